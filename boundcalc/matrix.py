@@ -1,0 +1,405 @@
+"""Validated preference matrices and their Copeland structure.
+
+A preference matrix ``mu`` is K x K with ``mu[i, j]`` = P(arm i beats arm j),
+``mu[i, j] + mu[j, i] = 1`` and ``mu[i, i] = 1/2`` (THEORY.md section 1; paper 000,
+Komiyama, Honda & Nakagawa, ICML 2016, Sec. 2).  :class:`PreferenceMatrix` validates
+once, stores an exactly antisymmetric copy, and exposes the Copeland structure that every
+bound downstream relies on.
+
+>>> pm = PreferenceMatrix([[0.5, 0.6, 0.6], [0.4, 0.5, 0.7], [0.4, 0.3, 0.5]])
+>>> pm.K, pm.L.tolist(), pm.copeland_winners.tolist(), pm.condorcet_winner
+(3, [0, 1, 2], [0], 0)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+__all__ = [
+    "PreferenceMatrix",
+    "PreferenceMatrixError",
+    "as_preference_matrix",
+    "kl_half",
+    "kl_bernoulli",
+]
+
+#: Tolerance on ``mu + mu.T == 1`` and on the diagonal being 1/2.
+DEFAULT_ATOL = 1e-8
+#: An off-diagonal entry within this distance of 1/2 counts as an exact tie.
+TIE_ATOL = 1e-12
+
+
+class PreferenceMatrixError(ValueError):
+    """A preference matrix failed validation; the message names the problem and entry."""
+
+
+def kl_bernoulli(p, q):
+    """Bernoulli KL divergence ``d(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q))`` (natural log).
+
+    Vectorised; ``0 log 0 = 0``.
+
+    >>> round(float(kl_bernoulli(0.6, 0.5)), 6)
+    0.020136
+    """
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0) / q), 0.0)
+        b = np.where(p < 1, (1 - p) * np.log(np.where(p < 1, 1 - p, 1.0) / (1 - q)), 0.0)
+    return a + b
+
+
+def kl_half(p):
+    """``d(p) = d_KL(p, 1/2) = p log(2p) + (1-p) log(2(1-p))`` (THEORY.md section 1).
+
+    Symmetric about 1/2, so ``d(mu_ij) = d(mu_ji)``.
+
+    >>> round(float(kl_half(0.9)), 6), round(float(kl_half(0.1)), 6)
+    (0.368064, 0.368064)
+    """
+    return kl_bernoulli(p, 0.5)
+
+
+def _load_array(path: str | os.PathLike, key: str | None = None) -> np.ndarray:
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such preference-matrix file: {path}")
+    suffix = path.suffix.lower()
+    if suffix == ".npy":
+        return np.load(path, allow_pickle=False)
+    if suffix == ".npz":
+        with np.load(path, allow_pickle=False) as z:
+            names = list(z.files)
+            if key is not None:
+                if key not in names:
+                    raise PreferenceMatrixError(
+                        f"{path}: no array named {key!r}; the file holds {names}"
+                    )
+                return z[key]
+            if len(names) == 1:
+                return z[names[0]]
+            raise PreferenceMatrixError(
+                f"{path}: holds {len(names)} arrays {names}; name one with key=..."
+                " (CLI: --key NAME)"
+            )
+    if suffix == ".json":
+        with open(path) as fh:
+            obj = json.load(fh)
+        if isinstance(obj, dict):
+            if key is not None:
+                if key not in obj:
+                    raise PreferenceMatrixError(
+                        f"{path}: no entry {key!r}; keys are {sorted(obj)}"
+                    )
+                obj = obj[key]
+            else:
+                for cand in ("mu", "matrix", "preference_matrix", "P", "PMat"):
+                    if cand in obj:
+                        obj = obj[cand]
+                        break
+                else:
+                    raise PreferenceMatrixError(
+                        f"{path}: JSON object without a 'mu' or 'matrix' entry; keys are "
+                        f"{sorted(obj)}; name one with key=..."
+                    )
+        try:
+            return np.asarray(obj, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise PreferenceMatrixError(f"{path}: JSON is not a numeric 2-D array ({exc})")
+    # text: whitespace or comma separated, '#' comments
+    rows = []
+    with open(path) as fh:
+        for lineno, line in enumerate(fh, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = [t for t in line.replace(",", " ").replace(";", " ").split()]
+            try:
+                rows.append([float(t) for t in parts])
+            except ValueError as exc:
+                raise PreferenceMatrixError(f"{path}:{lineno}: not a number ({exc})")
+    if not rows:
+        raise PreferenceMatrixError(f"{path}: no numbers found")
+    widths = {len(r) for r in rows}
+    if len(widths) != 1:
+        raise PreferenceMatrixError(
+            f"{path}: rows have different lengths {sorted(widths)}; expected a square matrix"
+        )
+    return np.asarray(rows, dtype=float)
+
+
+class PreferenceMatrix:
+    """An immutable, validated K x K preference matrix with its Copeland structure.
+
+    Parameters
+    ----------
+    mu : array_like, shape (K, K)
+        ``mu[i, j]`` = P(arm i beats arm j).
+    atol : float
+        Tolerance for ``mu + mu.T == 1`` and for the diagonal being 1/2.  The stored
+        matrix is made exactly antisymmetric from its upper triangle.
+    ties : {"raise", "break"}
+        Exact ties ``mu[i, j] == 1/2`` (i != j) are excluded by the theory (paper 000,
+        Sec. 2: ``d(1/2) = 0`` makes the pair uninformative).  ``"raise"`` (default)
+        refuses them and names the pair; ``"break"`` moves every tie to
+        ``1/2 + tie_epsilon`` in favour of the lower-indexed arm (a documented
+        perturbation: the resulting bounds scale like ``1/tie_epsilon**2``).
+    tie_epsilon : float
+        Size of the perturbation used by ``ties="break"``.
+    name : str, optional
+        A label carried into reports.
+
+    Attributes (all read-only)
+    --------------------------
+    mu, K, beats (``beats[i, j]``: i beats j), L (Copeland losses ``L_i = |S_i|``),
+    L_sorted, copeland_winners, n_winners (C), condorcet_winner (or None), d (``d(mu_ij)``),
+    gap (``|mu_ij - 1/2|``), regret (000's pair regret ``r_ij``).
+    """
+
+    __slots__ = ("_mu", "name", "__dict__")
+
+    def __init__(
+        self,
+        mu: Any,
+        *,
+        atol: float = DEFAULT_ATOL,
+        ties: str = "raise",
+        tie_epsilon: float = 1e-6,
+        name: str | None = None,
+    ):
+        if isinstance(mu, PreferenceMatrix):
+            name = name if name is not None else mu.name
+            mu = mu.mu
+        try:
+            a = np.array(mu, dtype=float, copy=True)
+        except (TypeError, ValueError) as exc:
+            raise PreferenceMatrixError(f"preference matrix is not numeric: {exc}") from None
+        if a.ndim != 2 or a.shape[0] != a.shape[1]:
+            raise PreferenceMatrixError(
+                f"preference matrix must be square (K x K); got shape {a.shape}"
+            )
+        K = a.shape[0]
+        if K < 2:
+            raise PreferenceMatrixError(f"need at least K = 2 arms; got K = {K}")
+        bad = ~np.isfinite(a)
+        if bad.any():
+            i, j = map(int, np.argwhere(bad)[0])
+            raise PreferenceMatrixError(
+                f"entry ({i}, {j}) is {a[i, j]}: NaN or inf is not a probability"
+                f" ({int(bad.sum())} such entries)"
+            )
+        out = (a < 0) | (a > 1)
+        if out.any():
+            i, j = map(int, np.argwhere(out)[0])
+            raise PreferenceMatrixError(
+                f"entry ({i}, {j}) = {a[i, j]!r} lies outside [0, 1]"
+                f" ({int(out.sum())} such entries)"
+            )
+        diag = np.abs(np.diag(a) - 0.5)
+        if (diag > atol).any():
+            i = int(np.argmax(diag))
+            raise PreferenceMatrixError(
+                f"diagonal entry ({i}, {i}) = {a[i, i]!r}, expected 1/2 (an arm ties with itself)"
+            )
+        asym = np.abs(a + a.T - 1.0)
+        np.fill_diagonal(asym, 0.0)
+        if (asym > atol).any():
+            i, j = map(int, np.unravel_index(np.argmax(asym), asym.shape))
+            i, j = min(i, j), max(i, j)
+            raise PreferenceMatrixError(
+                f"mu[{i},{j}] + mu[{j},{i}] = {a[i, j]} + {a[j, i]} = {a[i, j] + a[j, i]!r},"
+                f" not 1 (tolerance atol={atol:g}): the matrix must satisfy mu + mu.T = 1"
+            )
+        iu = np.triu_indices(K, 1)
+        upper = a[iu]
+        tie = np.abs(upper - 0.5) <= TIE_ATOL
+        if tie.any():
+            if ties == "raise":
+                pairs = [(int(iu[0][t]), int(iu[1][t])) for t in np.flatnonzero(tie)]
+                shown = ", ".join(map(str, pairs[:5])) + (" ..." if len(pairs) > 5 else "")
+                raise PreferenceMatrixError(
+                    f"exact tie mu[i,j] = 1/2 for pair(s) {shown}: the Copeland theory (paper 000)"
+                    " assumes no ties. Pass ties='break' (CLI: --break-ties EPS) to move each"
+                    " tie to 1/2 + eps in favour of the lower-indexed arm."
+                )
+            if ties != "break":
+                raise PreferenceMatrixError(f"ties must be 'raise' or 'break'; got {ties!r}")
+            if not (0 < tie_epsilon < 0.5):
+                raise PreferenceMatrixError(f"tie_epsilon must lie in (0, 1/2); got {tie_epsilon}")
+            upper = np.where(tie, 0.5 + tie_epsilon, upper)
+        elif ties not in ("raise", "break"):
+            raise PreferenceMatrixError(f"ties must be 'raise' or 'break'; got {ties!r}")
+        m = np.full((K, K), 0.5)
+        m[iu] = upper
+        m[(iu[1], iu[0])] = 1.0 - upper
+        m.setflags(write=False)
+        self._mu = m
+        self.name = name
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_file(cls, path: str | os.PathLike, key: str | None = None, **kwargs) -> "PreferenceMatrix":
+        """Load from text (whitespace/comma separated), ``.npy``, ``.npz`` or JSON.
+
+        ``key`` names the array in an ``.npz`` holding several, or the entry of a JSON
+        object (default: ``mu``, ``matrix``, ``P`` or ``PMat``).
+        """
+        arr = _load_array(path, key)
+        kwargs.setdefault("name", Path(path).stem)
+        try:
+            return cls(arr, **kwargs)
+        except PreferenceMatrixError as exc:
+            raise PreferenceMatrixError(f"{path}: {exc}") from None
+
+    # ------------------------------------------------------------------ basic views
+    @property
+    def mu(self) -> np.ndarray:
+        """The (read-only, exactly antisymmetric) matrix."""
+        return self._mu
+
+    @property
+    def K(self) -> int:
+        return self._mu.shape[0]
+
+    def __array__(self, dtype=None, copy=None):
+        return np.array(self._mu, dtype=dtype, copy=True)
+
+    def __repr__(self) -> str:
+        nm = f" {self.name!r}" if self.name else ""
+        return (
+            f"<PreferenceMatrix{nm} K={self.K} Copeland winners={self.copeland_winners.tolist()}"
+            f" L(1)={int(self.L_sorted[0])}>"
+        )
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PreferenceMatrix) and np.array_equal(self._mu, other._mu)
+
+    def __hash__(self) -> int:
+        return hash(self._mu.tobytes())
+
+    # ------------------------------------------------------------------ structure
+    @cached_property
+    def beats(self) -> np.ndarray:
+        """``beats[i, j]`` is True when arm i beats arm j (``mu[i, j] > 1/2``)."""
+        b = self._mu > 0.5
+        b.setflags(write=False)
+        return b
+
+    @cached_property
+    def L(self) -> np.ndarray:
+        """Copeland losses ``L_i = |S_i|``, the number of arms that beat arm i."""
+        v = self.beats.sum(axis=0).astype(np.int64)
+        v.setflags(write=False)
+        return v
+
+    @cached_property
+    def L_sorted(self) -> np.ndarray:
+        """``L(1) <= L(2) <= ...``: the sorted Copeland losses."""
+        v = np.sort(self.L)
+        v.setflags(write=False)
+        return v
+
+    def superiors(self, i: int) -> np.ndarray:
+        """``S_i``: indices of the arms that beat arm i."""
+        return np.flatnonzero(self.beats[:, i])
+
+    def inferiors(self, i: int) -> np.ndarray:
+        """``I_i``: indices of the arms that arm i beats."""
+        return np.flatnonzero(self.beats[i, :])
+
+    @cached_property
+    def copeland_winners(self) -> np.ndarray:
+        """Arms with the fewest Copeland losses ``L(1)``."""
+        v = np.flatnonzero(self.L == self.L_sorted[0])
+        v.setflags(write=False)
+        return v
+
+    @property
+    def n_winners(self) -> int:
+        """C, the number of Copeland winners."""
+        return int(self.copeland_winners.size)
+
+    @property
+    def condorcet_winner(self) -> int | None:
+        """The arm that beats every other arm, or None."""
+        return int(self.copeland_winners[0]) if self.L_sorted[0] == 0 else None
+
+    @cached_property
+    def copeland_scores(self) -> np.ndarray:
+        """Normalised Copeland scores ``(K - 1 - L_i) / (K - 1)`` (002's cpld, 001's zeta)."""
+        return (self.K - 1 - self.L) / (self.K - 1)
+
+    @cached_property
+    def gap(self) -> np.ndarray:
+        """``|mu_ij - 1/2|`` (zero on the diagonal)."""
+        g = np.abs(self._mu - 0.5)
+        g.setflags(write=False)
+        return g
+
+    @property
+    def min_gap(self) -> float:
+        """Smallest off-diagonal ``|mu_ij - 1/2|``."""
+        g = self.gap + np.eye(self.K)
+        return float(g.min())
+
+    @cached_property
+    def d(self) -> np.ndarray:
+        """``d(mu_ij) = KL(mu_ij, 1/2)`` (zero on the diagonal)."""
+        v = kl_half(self._mu)
+        np.fill_diagonal(v, 0.0)
+        v = 0.5 * (v + v.T)  # exact symmetry
+        v.setflags(write=False)
+        return v
+
+    @cached_property
+    def regret(self) -> np.ndarray:
+        """Paper 000's pair regret ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))`` (Sec. 2).
+
+        Zoghi's (002) regret is twice this; D-TS's (001) equals it.
+        """
+        L = self.L.astype(float)
+        r = (L[:, None] + L[None, :] - 2 * self.L_sorted[0]) / (2 * (self.K - 1))
+        r.setflags(write=False)
+        return r
+
+    # ------------------------------------------------------------------ derived
+    def submatrix(self, arms: Sequence[int]) -> "PreferenceMatrix":
+        """The matrix restricted to ``arms`` (in that order)."""
+        idx = np.asarray(arms, dtype=int)
+        if idx.ndim != 1 or idx.size < 2:
+            raise PreferenceMatrixError("submatrix needs at least two arm indices")
+        if len(set(idx.tolist())) != idx.size:
+            raise PreferenceMatrixError(f"submatrix arm indices repeat: {idx.tolist()}")
+        if idx.min() < 0 or idx.max() >= self.K:
+            raise PreferenceMatrixError(f"arm index out of range 0..{self.K - 1}: {idx.tolist()}")
+        return PreferenceMatrix(self._mu[np.ix_(idx, idx)], name=self.name)
+
+    def permute(self, perm: Sequence[int]) -> "PreferenceMatrix":
+        """Relabel arms: new arm k is old arm ``perm[k]``."""
+        perm = np.asarray(perm, dtype=int)
+        if sorted(perm.tolist()) != list(range(self.K)):
+            raise PreferenceMatrixError(f"not a permutation of 0..{self.K - 1}: {perm.tolist()}")
+        return self.submatrix(perm)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "mu": self._mu.tolist()}
+
+
+def as_preference_matrix(matrix: Any, **kwargs) -> PreferenceMatrix:
+    """Accept a :class:`PreferenceMatrix`, an array-like, or a path, and return a validated matrix."""
+    if isinstance(matrix, PreferenceMatrix) and not kwargs:
+        return matrix
+    if isinstance(matrix, (str, os.PathLike)):
+        return PreferenceMatrix.from_file(matrix, **kwargs)
+    return PreferenceMatrix(matrix, **kwargs)
+
+
+def pair_index(K: int) -> tuple[np.ndarray, np.ndarray]:
+    """Upper-triangle pair indices ``(i, j), i < j``, in the order used for LP variables."""
+    return np.triu_indices(K, 1)
