@@ -1,0 +1,111 @@
+"""Closed-form upper bounds on the ECW-RMED constant (Komiyama, Honda & Nakagawa, ICML 2016 = 000, Sec. 4.4).
+
+000 Sec. 4.4 compares ECW-RMED with CCB.  With ``Delta = min_{i != j} |mu_ij - 1/2|`` and
+``L_1`` the number of losses of a Copeland winner, the feasible point of ``R^E*_{i1}``
+
+    ``q_ij d(mu_ij) = 1`` for ``i = i1, j in I_{i1}``;
+    ``= 1/(L_{i2} - L_1 + 1)`` for ``i = i2, j in S_{i2} minus {i1}``; 0 otherwise,
+
+costs at most (every ``r_ij <= 1`` in 000's unit and every ``d(mu_ij) >= d(1/2 + Delta)``)
+
+    (11)  ``min_{i1} C^E*_{i1} <= 1/d(1/2 + Delta, 1/2) * sum_{i2 != i1} (1 + L_{i2} / (L_{i2} - L_1 + 1))``,
+
+and maximising (11) over the ``L_{i2}`` with ``L_1 <= L_{i2} <= K``, ``sum L_{i2} <= K^2/2``, 000 states
+
+    (12)  ``min_{i1} C^E*_{i1} <= K/d(1/2 + Delta, 1/2) * ((L_1 + 3)/2 + L_1^2/K)``.
+
+Both are in 000's regret unit.  (11) has the same value for every Copeland winner ``i1``
+(the winners share ``L_1``), so no choice is involved.
+
+Caveat found while implementing: (12) is *not* always above (11).  The term
+``1 + L/(L - L_1 + 1)`` decreases in ``L`` when ``L_1 >= 1`` but increases when ``L_1 = 0``
+(it is ``2 - 1/(L + 1)``), so for Condorcet matrices (11) approaches ``2(K - 1)/d`` while (12)
+is ``1.5 K/d``.  Both sides depend on the matrix only through its tournament and
+``Delta``; enumerating every tournament gives (11) <= (12) for all ``K <= 6``, for all
+``K = 7`` with ``L_1 >= 1``, and counterexamples with ``L_1 = 0`` from ``K = 7`` on (e.g. the
+transitive 10-arm tournament); 20,000 random tournaments for each of several K up to 29 found
+no counterexample with ``L_1 >= 1`` (no proof of that case is claimed).  (12) stays a valid bound on ``min C^E*`` in that case anyway: with a Condorcet
+winner ``R^E`` has no ``i2`` rows at all (the pool ``S_{i2} minus {i1}`` has ``L_{i2} - 1 <
+L_{i2} + 1`` arms), so ``C^E* = sum_j r_{1j}/d(mu_1j) <= (K - 1)/d(1/2 + Delta) < 1.5 K/d``.
+``ecw_eq12(...).extra["above_eq11"]`` records whether the ordering holds.
+
+>>> m = [[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]]
+>>> round(ecw_eq11(m).value, 2), round(ecw_eq12(m).value, 2)   # (19/6)/d(0.6), 4.5/d(0.6)
+(157.27, 223.49)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..matrix import PreferenceMatrix, as_preference_matrix, kl_half
+from .units import UNIT_000, Constant
+
+__all__ = ["ecw_eq11", "ecw_eq12"]
+
+SOURCE = "Komiyama, Honda & Nakagawa 2016 (000), Sec. 4.4"
+
+
+def _common(pm: PreferenceMatrix):
+    delta = pm.min_gap
+    d = float(kl_half(0.5 + delta))
+    return delta, d, int(pm.L_sorted[0])
+
+
+def _eq11_sum(pm: PreferenceMatrix, L_1: int) -> float:
+    i1 = int(pm.copeland_winners[0])
+    L = np.delete(pm.L.astype(float), i1)
+    return float(np.sum(1.0 + L / (L - L_1 + 1.0)))
+
+
+def ecw_eq11(matrix) -> Constant:
+    """000 eq. (11): ``1/d(1/2+Delta, 1/2) * sum_{i2 != i1} (1 + L_{i2}/(L_{i2} - L_1 + 1))``.
+
+    Paper 000, Sec. 4.4, eq. (11): an upper bound on ``min_{i1} C^E*_{i1}`` (ECW-RMED's
+    ``ln T`` coefficient, Theorem 5) from one explicit feasible point of ``R^E*_{i1}``.
+    ``Delta = Delta_min`` (000's own definition in Sec. 4.4), ``L_1 = L(1)``, ``i1`` any
+    Copeland winner (all give the same sum).  Unit: 000's regret per ln T.
+
+    >>> r = ecw_eq11([[0.5, 0.6, 0.3], [0.4, 0.5, 0.8], [0.7, 0.2, 0.5]])  # 3-cycle, L_1 = 1
+    >>> round(r.value, 2), r.value == r.value_in_000_unit                    # (2 + 2)/d(0.6)
+    (198.65, True)
+    """
+    pm = as_preference_matrix(matrix)
+    delta, d, L_1 = _common(pm)
+    s = _eq11_sum(pm, L_1)
+    value = s / d
+    return Constant(
+        key="ecw_eq11",
+        value=value,
+        unit=UNIT_000,
+        value_in_000_unit=value,
+        source=SOURCE + ", eq. (11) (upper bound on min C^E*)",
+        extra={"delta": delta, "d_half_plus_delta": d, "L_1": L_1, "sum_term": s},
+    )
+
+
+def ecw_eq12(matrix) -> Constant:
+    """000 eq. (12): ``K/d(1/2+Delta, 1/2) * ((L_1 + 3)/2 + L_1^2/K)``.
+
+    Paper 000, Sec. 4.4, eq. (12): 000's L-free relaxation of (11), an upper bound on
+    ``min_{i1} C^E*_{i1}`` in 000's regret unit, ``Delta = Delta_min``, ``L_1 = L(1)``.
+    See the module note: (12) >= (11) fails for some Condorcet matrices with ``K >= 7``;
+    ``extra["above_eq11"]`` says whether it holds for this matrix.
+
+    >>> r = ecw_eq12([[0.5, 0.6, 0.3], [0.4, 0.5, 0.8], [0.7, 0.2, 0.5]])  # 3/d * (2 + 1/3)
+    >>> round(r.value, 2), r.extra["above_eq11"]
+    (347.64, True)
+    """
+    pm = as_preference_matrix(matrix)
+    delta, d, L_1 = _common(pm)
+    K = pm.K
+    value = K / d * ((L_1 + 3) / 2.0 + L_1**2 / K)
+    eq11 = _eq11_sum(pm, L_1) / d
+    return Constant(
+        key="ecw_eq12",
+        value=value,
+        unit=UNIT_000,
+        value_in_000_unit=value,
+        source=SOURCE + ", eq. (12) (upper bound on min C^E*)",
+        extra={"delta": delta, "d_half_plus_delta": d, "L_1": L_1, "above_eq11": bool(value >= eq11)},
+    )

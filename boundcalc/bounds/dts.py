@@ -1,0 +1,240 @@
+"""D-TS's regret constants (Wu & Liu, NIPS 2016 = paper 001, Proposition 1 and Theorem 1).
+
+001 bounds the regret of Double Thompson Sampling by bounding the expected number of
+comparisons of every pair (Lemmas 1-3 and 5) and weighting each comparison by 1, which is
+valid because every pair regret ``r_ij = zeta* - (zeta_i + zeta_j)/2`` is at most 1.  The
+constants below are therefore *comparison counts* per ``ln T`` (or ``ln ln T``); because
+001's regret unit is 000's (THEORY.md section 1) and every ``r_ij <= 1``, the same number is
+an upper bound on the regret coefficient in 000's unit, which is what ``value_in_000_unit``
+reports (the paper's own statement "its regret is bounded as ...").
+
+Notation (001 Sec. 4.2): ``Delta_ij = |p_ij - 1/2|``, ``D(p||q)`` the Bernoulli KL divergence,
+``alpha > 0.5`` D-TS's RUCB parameter (0.51 in 001's experiments), ``epsilon > 0`` arbitrary
+(the limit epsilon -> 0 is reported), ``beta > 2`` (the limit beta -> 2+ is the default).
+
+* Proposition 1, eq. (2): ``sum_{i != j: p_ij < 1/2} [4 alpha / Delta_ij^2 + 1/D(p_ij||1/2)]``.
+* Theorem 1, eq. (6), under Assumptions 1 and 2 (and for D-TS+, Corollary 1): for a
+  non-winner ``i`` sort all arms ``j`` (``i`` itself included, ``p_ii = 1/2``) by ``p_ji``
+  descending as ``sigma_i(1), sigma_i(2), ...``; then the ``ln T`` coefficient is
+  ``sum_{i in C*} [sum_{j: p_ji > 1/2} 4 alpha / Delta_ji^2 + sum_{j: p_ji < 1/2} 1/D(p_ji||1/2)]
+  + sum_{i not in C*} sum_{j=1}^{L_C+1} 4 alpha / Delta_{sigma_i(j), i}^2``
+  and the ``ln ln T`` coefficient is
+  ``beta (1 + epsilon)^2 sum_{i not in C*} sum_{j=L_C+2}^{K} 1/D(p_{sigma_i(j),i} || p_{sigma_i(L_C+1),i})``.
+
+Assumption 2 (001 Sec. 4.2.2): for each ``i not in C*``,
+``p_{sigma_i(L_C+1), i} > p_{sigma_i(j), i}`` for all ``j > L_C + 1`` -- the ``(L_C+1)``-th
+strongest opponent of ``i`` is strictly stronger than the next one (otherwise the ``ln ln T``
+term divides by ``D(p||p) = 0``).  Values within ``TIE_ATOL`` (1e-12) count as equal.
+
+>>> m = [[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]]
+>>> round(dts_prop1(m).value, 3), round(dts_thm1(m).value, 3)
+(344.672, 288.483)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..matrix import TIE_ATOL, PreferenceMatrix, as_preference_matrix, kl_bernoulli
+from .units import UNIT_COMPARISONS, UNIT_COMPARISONS_LOGLOG, Constant
+
+__all__ = ["dts_prop1", "dts_thm1", "dts_thm1_loglog", "dts_assumption2", "dts_sigma"]
+
+SOURCE_PROP1 = "Wu & Liu 2016 (001), Proposition 1, eq. (2)"
+SOURCE_THM1 = "Wu & Liu 2016 (001), Theorem 1, eq. (6) (also D-TS+, Corollary 1)"
+_IN_000 = (
+    "upper bound: 001's regret unit equals 000's and 001 weights every comparison by 1 >= r_ij,"
+    " so the comparison count is itself the regret bound in 000's unit"
+)
+
+
+def _check_alpha(alpha: float) -> float:
+    alpha = float(alpha)
+    if not alpha > 0.5:
+        raise ValueError(f"D-TS's bounds need alpha > 0.5 (001, Proposition 1); got alpha={alpha}")
+    return alpha
+
+
+def dts_sigma(matrix, i: int) -> np.ndarray:
+    """``sigma_i``: all arms (``i`` included) sorted by ``p_ji`` descending (001 Sec. 4.2.2).
+
+    Equal values keep index order (stable sort); Assumption 2 is what makes the order
+    around position ``L_C + 1`` meaningful.
+
+    >>> dts_sigma([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]], 2).tolist()
+    [1, 0, 2]
+    """
+    pm = as_preference_matrix(matrix)
+    return np.argsort(-pm.mu[:, i], kind="stable")
+
+
+def dts_assumption2(matrix) -> dict:
+    """Check 001's Assumption 2; return ``{"holds": bool, "failing_arms": [...], "detail": str}``.
+
+    For each non-winner ``i``: ``p_{sigma_i(L_C+1), i} > p_{sigma_i(L_C+2), i}`` (the sorted
+    column makes this the only comparison needed).  A non-winner with ``L_i = L_C + 1`` always
+    passes (its next entry is ``p_ii = 1/2``); a failure needs two opponents tied at the
+    ``(L_C+1)``-th place.
+
+    >>> dts_assumption2([[0.5, 0.6, 0.7], [0.4, 0.5, 0.7], [0.3, 0.3, 0.5]])["failing_arms"]
+    [2]
+    """
+    pm = as_preference_matrix(matrix)
+    L_C = int(pm.L_sorted[0])
+    winners = set(pm.copeland_winners.tolist())
+    failing, notes = [], []
+    for i in range(pm.K):
+        if i in winners:
+            continue
+        col = np.sort(pm.mu[:, i])[::-1]
+        a, b = col[L_C], col[L_C + 1]  # L_i >= L_C + 1 and K >= L_i + 1, so both exist
+        if not a - b > TIE_ATOL:
+            failing.append(i)
+            notes.append(
+                f"arm {i}: p_(sigma_{i}({L_C + 1}), {i}) = {a:.12g} does not exceed"
+                f" p_(sigma_{i}({L_C + 2}), {i}) = {b:.12g}"
+            )
+    detail = "; ".join(notes) if notes else "every non-winner's (L_C+1)-th opponent is strictly stronger than the next"
+    return {"holds": not failing, "failing_arms": failing, "detail": detail}
+
+
+def dts_prop1(matrix, alpha: float = 0.51) -> Constant:
+    """D-TS's ``O(K^2 ln T)`` coefficient ``sum_{p_ij < 1/2} [4 alpha/Delta_ij^2 + 1/D(p_ij||1/2)]``.
+
+    Paper 001, Proposition 1, eq. (2), in the limit epsilon -> 0 (the ``(1 + epsilon)`` factor
+    of the KL term); needs only Assumption 1 (no ties), so it always applies.  The sum runs
+    over the ordered pairs with ``p_ij < 1/2``, i.e. once over every unordered pair (its loser
+    first), Copeland winners included.
+
+    Unit: comparisons per ln T; ``value_in_000_unit`` is the same number, an upper bound on
+    the regret coefficient in 000's unit (every ``r_ij <= 1``; 001's regret is 000's).
+
+    >>> r = dts_prop1([[0.5, 0.6], [0.4, 0.5]], alpha=0.51)  # 4*0.51/0.01 + 1/D(0.4||0.5)
+    >>> round(r.value, 4), r.unit
+    (253.6635, 'comparisons per ln T')
+    """
+    pm = as_preference_matrix(matrix)
+    alpha = _check_alpha(alpha)
+    mu = pm.mu
+    lose = mu < 0.5  # diagonal is exactly 1/2
+    gap = pm.gap[lose]
+    d = kl_bernoulli(mu[lose], 0.5)
+    value = float(np.sum(4.0 * alpha / gap**2) + np.sum(1.0 / d))
+    return Constant(
+        key="dts_prop1",
+        value=value,
+        unit=UNIT_COMPARISONS,
+        value_in_000_unit=value,
+        source=SOURCE_PROP1 + ", epsilon -> 0",
+        extra={"alpha": alpha, "epsilon": 0.0, "value_in_000_unit_is": _IN_000},
+    )
+
+
+def _thm1_parts(pm: PreferenceMatrix, alpha: float, beta: float):
+    """(ln T coefficient, ln ln T coefficient) of 001 eq. (6); assumes Assumption 2 holds."""
+    mu, gap = pm.mu, pm.gap
+    K, L_C = pm.K, int(pm.L_sorted[0])
+    winners = set(pm.copeland_winners.tolist())
+    log_t = 0.0
+    loglog_t = 0.0
+    for i in range(K):
+        col = mu[:, i]  # p_ji over j
+        if i in winners:
+            sup = col > 0.5
+            inf = col < 0.5
+            log_t += np.sum(4.0 * alpha / gap[sup, i] ** 2)
+            log_t += np.sum(1.0 / kl_bernoulli(col[inf], 0.5))
+        else:
+            sigma = np.argsort(-col, kind="stable")
+            head, tail = sigma[: L_C + 1], sigma[L_C + 1 :]
+            log_t += np.sum(4.0 * alpha / gap[head, i] ** 2)
+            ref = col[sigma[L_C]]
+            loglog_t += np.sum(1.0 / kl_bernoulli(col[tail], ref))
+    return float(log_t), float(beta * loglog_t)
+
+
+def dts_thm1(matrix, alpha: float = 0.51) -> Constant:
+    """D-TS's refined ``ln T`` coefficient (001, Theorem 1, eq. (6)); None if Assumption 2 fails.
+
+    ``sum_{i in C*} [sum_{j: p_ji > 1/2} 4 alpha/Delta_ji^2 + sum_{j: p_ji < 1/2} 1/D(p_ji||1/2)]
+    + sum_{i not in C*} sum_{j=1}^{L_C+1} 4 alpha/Delta_{sigma_i(j),i}^2`` (epsilon -> 0).
+    The ``ln ln T`` terms are :func:`dts_thm1_loglog`.  The same bound holds for D-TS+
+    (001 Corollary 1).  Never larger than :func:`dts_prop1`: eq. (6) keeps Proposition 1's
+    terms for first candidates in ``C*`` and only the ``L_C + 1`` strongest opponents of the
+    others.
+
+    Assumption 2 is checked (:func:`dts_assumption2`; ``extra["assumption2"]``); when it
+    fails Theorem 1 does not apply, ``value`` is None and only Proposition 1 holds.
+
+    Unit: comparisons per ln T; ``value_in_000_unit`` is the same number (an upper bound on
+    the regret coefficient in 000's unit, as for :func:`dts_prop1`).
+
+    >>> r = dts_thm1([[0.5, 0.6, 0.7], [0.4, 0.5, 0.7], [0.3, 0.3, 0.5]])
+    >>> r.value, r.extra["assumption2_failing_arms"]   # arm 2 loses to arms 0 and 1 with 0.7 each
+    (None, [2])
+    """
+    pm = as_preference_matrix(matrix)
+    alpha = _check_alpha(alpha)
+    a2 = dts_assumption2(pm)
+    extra = {
+        "alpha": alpha,
+        "epsilon": 0.0,
+        "assumption2": a2["holds"],
+        "assumption2_failing_arms": a2["failing_arms"],
+        "L_C": int(pm.L_sorted[0]),
+    }
+    if not a2["holds"]:
+        return Constant.not_applicable(
+            "dts_thm1",
+            UNIT_COMPARISONS,
+            SOURCE_THM1,
+            f"001's Assumption 2 fails ({a2['detail']}); only Proposition 1 (dts_prop1) applies",
+            extra,
+        )
+    value, _ = _thm1_parts(pm, alpha, 2.0)
+    extra["value_in_000_unit_is"] = _IN_000
+    return Constant("dts_thm1", value, UNIT_COMPARISONS, value, SOURCE_THM1 + ", epsilon -> 0", None, extra)
+
+
+def dts_thm1_loglog(matrix, alpha: float = 0.51, beta: float = 2.0) -> Constant:
+    """D-TS's ``ln ln T`` coefficient (001, Theorem 1, eq. (6), Lemma 5); None if Assumption 2 fails.
+
+    ``beta (1 + epsilon)^2 sum_{i not in C*} sum_{j=L_C+2}^{K} 1/D(p_{sigma_i(j),i} || p_{sigma_i(L_C+1),i})``
+    with epsilon -> 0 and ``beta`` defaulting to 2, the limit of 001's ``beta > 2``.  The inner
+    sum includes ``sigma_i(j) = i`` itself (``p_ii = 1/2``), as eq. (6) is written.  Zero when
+    every arm is a Copeland winner.  ``alpha`` does not enter this term; it is accepted (and
+    checked) so that all three D-TS functions share one signature.
+
+    Unit: comparisons per ln ln T; ``value_in_000_unit`` is the same number (an upper bound,
+    as for :func:`dts_prop1`).
+
+    >>> r = dts_thm1_loglog([[0.5, 0.6, 0.3], [0.4, 0.5, 0.8], [0.7, 0.2, 0.5]])  # all winners
+    >>> r.value, r.unit
+    (0.0, 'comparisons per ln ln T')
+    """
+    pm = as_preference_matrix(matrix)
+    alpha = _check_alpha(alpha)
+    beta = float(beta)
+    if not beta >= 2.0:
+        raise ValueError(f"001 Theorem 1 needs beta > 2 (beta = 2 is the limit); got beta={beta}")
+    a2 = dts_assumption2(pm)
+    extra = {
+        "alpha": alpha,
+        "beta": beta,
+        "epsilon": 0.0,
+        "assumption2": a2["holds"],
+        "assumption2_failing_arms": a2["failing_arms"],
+        "L_C": int(pm.L_sorted[0]),
+    }
+    source = SOURCE_THM1 + " ln ln T term (Lemma 5)"
+    if not a2["holds"]:
+        return Constant.not_applicable(
+            "dts_thm1_loglog",
+            UNIT_COMPARISONS_LOGLOG,
+            source,
+            f"001's Assumption 2 fails ({a2['detail']}): the ln ln T term divides by D(p||p) = 0",
+            extra,
+        )
+    _, value = _thm1_parts(pm, alpha, beta)
+    extra["value_in_000_unit_is"] = _IN_000
+    return Constant("dts_thm1_loglog", value, UNIT_COMPARISONS_LOGLOG, value, source + ", epsilon -> 0", None, extra)

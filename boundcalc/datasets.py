@@ -1,0 +1,66 @@
+"""Matrices printed in the papers themselves, bundled as examples (numbers are facts; cited).
+
+* ``table2`` -- paper 000 (Komiyama, Honda & Nakagawa, ICML 2016), Table 2: 4 arms, Condorcet
+  winner arm 0 (arm 1 in the paper), arms 1-3 in a 0.9/0.1 cycle.
+* ``mslr5-condorcet`` -- paper 001 (Wu & Liu, NIPS 2016), Appendix D.1.3 / Fig. 1(a): a 5-arm
+  MSLR submatrix with a total order (3 decimals as printed).
+* ``mslr5-noncondorcet`` -- paper 001, Appendix D.1.3 / Fig. 1(b): a 5-arm MSLR submatrix with
+  three Copeland winners (3 decimals as printed).
+* ``arithmetic8`` -- the synthetic ``mu_ij = 1/2 + 0.05 (j - i)`` matrix (8 arms) of Komiyama
+  et al., COLT 2015; generated from its formula.
+
+>>> load_example("table2").copeland_winners.tolist()
+[0]
+>>> load_example("mslr5-noncondorcet").n_winners
+3
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import numpy as np
+
+from .matrix import PreferenceMatrix
+
+__all__ = ["EXAMPLES", "load_example", "example_path", "random_matrix"]
+
+EXAMPLES = {
+    "table2": ("table2_komiyama2016.txt", "Komiyama, Honda & Nakagawa (2016), Table 2"),
+    "mslr5-condorcet": ("mslr5_condorcet_wuliu2016.txt", "Wu & Liu (2016), App. D.1.3, Fig. 1(a)"),
+    "mslr5-noncondorcet": ("mslr5_noncondorcet_wuliu2016.txt", "Wu & Liu (2016), App. D.1.3, Fig. 1(b)"),
+}
+
+
+def example_path(name: str):
+    """Path of a bundled example file."""
+    if name not in EXAMPLES:
+        raise KeyError(f"unknown example {name!r}; choose one of {sorted(EXAMPLES) + ['arithmetic8']}")
+    return resources.files("boundcalc") / "data" / EXAMPLES[name][0]
+
+
+def load_example(name: str) -> PreferenceMatrix:
+    """A bundled matrix by name (see the module docstring)."""
+    if name == "arithmetic8":
+        i = np.arange(8)
+        return PreferenceMatrix(0.5 + 0.05 * (i[None, :] - i[:, None]), name=name)
+    with resources.as_file(example_path(name)) as p:
+        return PreferenceMatrix.from_file(p, name=name)
+
+
+def random_matrix(K: int, rng: np.random.Generator | int | None = None, *, min_gap: float = 1e-3,
+                  condorcet: bool = False) -> PreferenceMatrix:
+    """A random K x K preference matrix: upper triangle uniform on (0, 1) with every
+    ``|mu_ij - 1/2| >= min_gap``; ``condorcet=True`` makes arm 0 beat every other arm."""
+    rng = np.random.default_rng(rng)
+    iu = np.triu_indices(K, 1)
+    u = rng.uniform(0.0, 1.0, iu[0].size)
+    sign = np.where(u >= 0.5, 1.0, -1.0)
+    u = 0.5 + sign * np.maximum(np.abs(u - 0.5), min_gap)
+    u = np.clip(u, 0.0, 1.0)
+    mu = np.full((K, K), 0.5)
+    mu[iu] = u
+    if condorcet:
+        mu[0, 1:] = 0.5 + np.abs(mu[0, 1:] - 0.5)
+    mu[(iu[1], iu[0])] = 1.0 - mu[iu]
+    return PreferenceMatrix(mu)
