@@ -6,6 +6,11 @@ hardness constants of the field for comparison.
 """
 
 from .matrix import PreferenceMatrix, PreferenceMatrixError, as_preference_matrix, kl_half, kl_bernoulli
+from .result import BoundResult, Certificate
+from .bounds.lower_bound import lower_bound, ecw_bound
+from .lp.cutting import CopelandLPSolver
+from .lp.highs import SolverError
+from .datasets import load_example
 
 __version__ = "0.1.0"
 
@@ -15,4 +20,11 @@ __all__ = [
     "as_preference_matrix",
     "kl_half",
     "kl_bernoulli",
+    "BoundResult",
+    "Certificate",
+    "lower_bound",
+    "ecw_bound",
+    "CopelandLPSolver",
+    "SolverError",
+    "load_example",
 ]

@@ -11,7 +11,7 @@ __all__ = ["BoundResult", "Certificate", "UNIT_000"]
 
 #: Paper 000's regret unit: r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1)) per pair draw; constants
 #: are coefficients of log T.
-UNIT_000 = "000 regret per log T"
+UNIT_000 = "000 regret per ln T"
 
 
 @dataclass(frozen=True)

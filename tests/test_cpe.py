@@ -7,7 +7,6 @@ matchings, enumerated here independently of the package (itertools over assignme
 
 from __future__ import annotations
 
-import doctest
 import itertools
 import json
 import math
@@ -731,23 +730,3 @@ def test_size_limits_refuse_with_advice():
     assert np.allclose(est.values, 0.5) and np.allclose(est.stderr, 0)
 
 
-def test_docstring_examples_run():
-    import boundcalc.cpe.borda
-    import boundcalc.cpe.condorcet
-    import boundcalc.cpe.instance
-    import boundcalc.cpe.matchings
-    import boundcalc.cpe.single
-    import boundcalc.cpe.theorems
-
-    for mod in (
-        boundcalc.cpe,
-        boundcalc.cpe.instance,
-        boundcalc.cpe.matchings,
-        boundcalc.cpe.borda,
-        boundcalc.cpe.condorcet,
-        boundcalc.cpe.single,
-        boundcalc.cpe.theorems,
-    ):
-        res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert res.failed == 0, mod.__name__
-        assert res.attempted > 0, mod.__name__

@@ -10,7 +10,6 @@ relabelling arms) run over random matrices with hypothesis.
 
 from __future__ import annotations
 
-import doctest
 import itertools
 import json
 import math
@@ -22,8 +21,6 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from boundcalc import PreferenceMatrix
-from boundcalc.bounds import ccb as ccb_mod
-from boundcalc.bounds import closed_forms, dts, rmed, savage, scb, units
 from boundcalc.bounds.ccb import ccb, ccb_delta_z, delta_z
 from boundcalc.bounds.closed_forms import ecw_eq11, ecw_eq12
 from boundcalc.bounds.dts import dts_assumption2, dts_prop1, dts_sigma, dts_thm1, dts_thm1_loglog
@@ -184,10 +181,6 @@ def test_accepts_preference_matrix_and_arrays():
         assert a.value == b.value
 
 
-@pytest.mark.parametrize("mod", [units, ccb_mod, scb, dts, rmed, closed_forms, savage])
-def test_doctests(mod):
-    res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.attempted > 0 and res.failed == 0
 
 
 # ================================================================ CCB (002, Theorem 3)

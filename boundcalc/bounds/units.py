@@ -41,8 +41,9 @@ __all__ = [
     "to_000_unit",
 ]
 
-#: Paper 000's pair regret ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))`` (001's equals it).
-UNIT_000 = "000 regret per ln T"
+#: Paper 000's pair regret ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))`` (001's equals it);
+#: defined once, in :mod:`boundcalc.result`.
+from ..result import UNIT_000  # noqa: E402
 #: Paper 002's (Zoghi et al.) regret, exactly twice 000's.
 UNIT_002 = "002 regret (2x 000's) per ln T"
 #: D-TS (001) counts comparisons, each weighted 1 (an upper bound on every ``r_ij``).

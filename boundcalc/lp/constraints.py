@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..matrix import PreferenceMatrix, as_preference_matrix
+from ..matrix import as_preference_matrix
 
 __all__ = ["CopelandFamily", "ECWFamily", "pair_ids", "TooLargeError"]
 

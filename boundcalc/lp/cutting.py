@@ -103,8 +103,8 @@ class CopelandLPSolver:
     0
     """
 
-    def __init__(self, *, tol: float = 1e-9, per_i2: int = 1, max_rounds: int = 10_000,
-                 levels: Iterable[int] | None = None, neighbours: int = 4, tiebreak: bool = True):
+    def __init__(self, *, tol: float = 1e-9, per_i2: int = 4, max_rounds: int = 10_000,
+                 levels: Iterable[int] | None = None, neighbours: int = 2, tiebreak: bool = False):
         self.tol = float(tol)
         self.neighbours = int(neighbours)
         self.tiebreak = bool(tiebreak)
@@ -192,11 +192,11 @@ class CopelandLPSolver:
         }
         return BoundResult(
             value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-            kind="lower_bound", method="cutting-plane", unit=UNIT_000 if regret is None else "custom regret per log T",
+            kind="lower_bound", method="cutting-plane", unit=UNIT_000 if regret is None else "custom regret per ln T",
             stats=stats, certificate=certs[best], certificates=certs,
         )
 
 
-def lower_bound_cutting_plane(matrix, *, regret=None, levels=None, tol=1e-9, per_i2=1) -> BoundResult:
+def lower_bound_cutting_plane(matrix, *, regret=None, levels=None, tol=1e-9, per_i2=4) -> BoundResult:
     """One-shot :class:`CopelandLPSolver` solve."""
     return CopelandLPSolver(tol=tol, per_i2=per_i2, levels=levels).solve(matrix, regret=regret)

@@ -110,7 +110,7 @@ def ecw_bound(matrix, *, regret=None, certify: bool = True) -> BoundResult:
     best = min(per, key=lambda k: (per[k], k))
     return BoundResult(
         value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-        kind="ecw", method="closed-form", unit=UNIT_000 if regret is None else "custom regret per log T",
+        kind="ecw", method="closed-form", unit=UNIT_000 if regret is None else "custom regret per ln T",
         stats={"seconds": time.perf_counter() - t0},
         certificate=certs.get(best), certificates=certs,
     )

@@ -73,7 +73,7 @@ def lower_bound_enumerate(matrix, *, regret=None, levels=None, max_rows: int = D
     best = min(per, key=lambda k: (per[k], k))
     return BoundResult(
         value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-        kind="lower_bound", method="enumerate", unit=UNIT_000 if regret is None else "custom regret per log T",
+        kind="lower_bound", method="enumerate", unit=UNIT_000 if regret is None else "custom regret per ln T",
         stats={"rows": nrows, "solver": solver, "seconds": time.perf_counter() - t0},
         certificate=certs[best], certificates=certs,
     )
@@ -98,7 +98,7 @@ def ecw_enumerate(matrix, *, regret=None, max_rows: int = DEFAULT_MAX_ROWS, solv
     best = min(per, key=lambda k: (per[k], k))
     return BoundResult(
         value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-        kind="ecw", method="enumerate", unit=UNIT_000 if regret is None else "custom regret per log T",
+        kind="ecw", method="enumerate", unit=UNIT_000 if regret is None else "custom regret per ln T",
         stats={"solver": solver, "seconds": time.perf_counter() - t0},
         certificate=certs[best], certificates=certs,
     )

@@ -39,6 +39,7 @@ class CoveringLP:
 
     >>> lp = CoveringLP(np.array([1.0, 2.0, 3.0]))
     >>> lp.add_rows([np.array([0, 1]), np.array([1, 2])])
+    2
     >>> sol = lp.solve()
     >>> round(sol.objective, 9), sol.x.round(9).tolist()
     (2.0, [0.0, 1.0, 0.0])
@@ -114,6 +115,6 @@ class CoveringLP:
         if status != highspy.HighsModelStatus.kOptimal:
             raise SolverError(f"HiGHS returned status {name!r} on the covering LP ({self.n_rows} rows)")
         sol = h.getSolution()
-        x = np.clip(np.asarray(sol.col_value, dtype=float), 0.0, 1.0)
+        x = np.clip(np.asarray(sol.col_value, dtype=float), 0.0, 1.0) + 0.0  # no -0.0
         duals = np.asarray(sol.row_dual, dtype=float)
         return LPSolution(x, float(info.objective_function_value), duals, name, its)
