@@ -58,12 +58,20 @@ def kl_bernoulli(p, q):
 def kl_half(p):
     """``d(p) = d_KL(p, 1/2) = p log(2p) + (1-p) log(2(1-p))`` (THEORY.md section 1).
 
-    Symmetric about 1/2, so ``d(mu_ij) = d(mu_ji)``.
+    Symmetric about 1/2, so ``d(mu_ij) = d(mu_ji)``.  Evaluated as
+    ``x atanh(x) + log1p(-x^2) / 2`` with ``x = 2p - 1``, which keeps full relative accuracy
+    near ties (the textbook form loses ``~1e-16 / (p - 1/2)^2`` to cancellation).
 
     >>> round(float(kl_half(0.9)), 6), round(float(kl_half(0.1)), 6)
     (0.368064, 0.368064)
+    >>> round(float(kl_half(0.5 + 1e-6)) / 2e-12, 9)   # d ~ 2 (p - 1/2)^2 near a tie
+    1.0
     """
-    return kl_bernoulli(p, 0.5)
+    x = 2.0 * np.asarray(p, dtype=float) - 1.0
+    ax = np.abs(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inner = x * np.arctanh(np.where(ax < 1, x, 0.0)) + 0.5 * np.log1p(-np.where(ax < 1, x * x, 0.0))
+    return np.where(ax >= 1, np.log(2.0), inner)
 
 
 def _load_array(path: str | os.PathLike, key: str | None = None) -> np.ndarray:
@@ -191,21 +199,21 @@ class PreferenceMatrix:
         if bad.any():
             i, j = map(int, np.argwhere(bad)[0])
             raise PreferenceMatrixError(
-                f"entry ({i}, {j}) is {a[i, j]}: NaN or inf is not a probability"
+                f"entry ({i}, {j}) is {float(a[i, j])}: NaN or inf is not a probability"
                 f" ({int(bad.sum())} such entries)"
             )
         out = (a < 0) | (a > 1)
         if out.any():
             i, j = map(int, np.argwhere(out)[0])
             raise PreferenceMatrixError(
-                f"entry ({i}, {j}) = {a[i, j]!r} lies outside [0, 1]"
+                f"entry ({i}, {j}) = {float(a[i, j])!r} lies outside [0, 1]"
                 f" ({int(out.sum())} such entries)"
             )
         diag = np.abs(np.diag(a) - 0.5)
         if (diag > atol).any():
             i = int(np.argmax(diag))
             raise PreferenceMatrixError(
-                f"diagonal entry ({i}, {i}) = {a[i, i]!r}, expected 1/2 (an arm ties with itself)"
+                f"diagonal entry ({i}, {i}) = {float(a[i, i])!r}, expected 1/2 (an arm ties with itself)"
             )
         asym = np.abs(a + a.T - 1.0)
         np.fill_diagonal(asym, 0.0)
@@ -213,7 +221,7 @@ class PreferenceMatrix:
             i, j = map(int, np.unravel_index(np.argmax(asym), asym.shape))
             i, j = min(i, j), max(i, j)
             raise PreferenceMatrixError(
-                f"mu[{i},{j}] + mu[{j},{i}] = {a[i, j]} + {a[j, i]} = {a[i, j] + a[j, i]!r},"
+                f"mu[{i},{j}] + mu[{j},{i}] = {float(a[i, j])} + {float(a[j, i])} = {float(a[i, j] + a[j, i])!r},"
                 f" not 1 (tolerance atol={atol:g}): the matrix must satisfy mu + mu.T = 1"
             )
         iu = np.triu_indices(K, 1)

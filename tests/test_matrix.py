@@ -1,0 +1,188 @@
+"""PreferenceMatrix: loaders, Copeland structure, and every validation error."""
+
+import json
+
+import numpy as np
+import pytest
+
+from boundcalc import PreferenceMatrix, PreferenceMatrixError, kl_half
+from boundcalc.datasets import load_example, random_matrix
+
+TABLE2 = np.array([
+    [0.5, 0.6, 0.6, 0.6],
+    [0.4, 0.5, 0.9, 0.1],
+    [0.4, 0.1, 0.5, 0.9],
+    [0.4, 0.9, 0.1, 0.5],
+])
+
+
+def test_copeland_structure_table2():
+    pm = PreferenceMatrix(TABLE2)
+    # arm 0 beats all; each of 1, 2, 3 beats one other and loses to 0 and one other
+    assert pm.L.tolist() == [0, 2, 2, 2]
+    assert pm.L_sorted.tolist() == [0, 2, 2, 2]
+    assert pm.copeland_winners.tolist() == [0]
+    assert pm.condorcet_winner == 0 and pm.n_winners == 1
+    assert pm.superiors(1).tolist() == [0, 3] and pm.inferiors(1).tolist() == [2]
+    # r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1)): r_01 = 2/6, r_12 = 4/6
+    assert pm.regret[0, 1] == pytest.approx(1 / 3) and pm.regret[1, 2] == pytest.approx(2 / 3)
+    # d(0.6) = 0.6 ln 1.2 + 0.4 ln 0.8
+    assert pm.d[0, 1] == pytest.approx(0.6 * np.log(1.2) + 0.4 * np.log(0.8))
+    assert pm.min_gap == pytest.approx(0.1)
+
+
+def test_three_copeland_winners():
+    pm = load_example("mslr5-noncondorcet")
+    assert pm.copeland_winners.tolist() == [0, 1, 2] and pm.condorcet_winner is None
+    assert pm.L.tolist() == [1, 1, 1, 3, 4]
+
+
+def test_kl_half_symmetric_and_known_value():
+    assert kl_half(0.5) == 0.0
+    assert kl_half(0.9) == pytest.approx(0.9 * np.log(1.8) + 0.1 * np.log(0.2))
+    assert kl_half(0.0) == pytest.approx(np.log(2)) and kl_half(1.0) == pytest.approx(np.log(2))
+    p = np.linspace(0.01, 0.99, 17)
+    assert np.allclose(kl_half(p), kl_half(1 - p))
+
+
+def test_stored_matrix_is_exactly_antisymmetric_and_readonly():
+    a = TABLE2.copy()
+    a[0, 1] += 1e-10
+    pm = PreferenceMatrix(a)
+    assert np.array_equal(pm.mu + pm.mu.T, np.ones((4, 4)))
+    with pytest.raises(ValueError):
+        pm.mu[0, 1] = 0.7
+
+
+@pytest.mark.parametrize("fmt", ["txt", "csv", "npy", "npz", "npz-key", "json", "json-obj"])
+def test_loaders_round_trip(tmp_path, fmt):
+    mu = random_matrix(6, 3).mu
+    if fmt == "txt":
+        p = tmp_path / "m.txt"
+        np.savetxt(p, mu, fmt="%.17g", header="a comment")
+        pm = PreferenceMatrix.from_file(p)
+    elif fmt == "csv":
+        p = tmp_path / "m.csv"
+        np.savetxt(p, mu, fmt="%.17g", delimiter=",")
+        pm = PreferenceMatrix.from_file(p)
+    elif fmt == "npy":
+        p = tmp_path / "m.npy"
+        np.save(p, mu)
+        pm = PreferenceMatrix.from_file(p)
+    elif fmt == "npz":
+        p = tmp_path / "m.npz"
+        np.savez(p, PMat=mu)
+        pm = PreferenceMatrix.from_file(p)
+    elif fmt == "npz-key":
+        p = tmp_path / "m.npz"
+        np.savez(p, other=np.eye(2), PMat=mu)
+        pm = PreferenceMatrix.from_file(p, key="PMat")
+    elif fmt == "json":
+        p = tmp_path / "m.json"
+        p.write_text(json.dumps(mu.tolist()))
+        pm = PreferenceMatrix.from_file(p)
+    else:
+        p = tmp_path / "m.json"
+        p.write_text(json.dumps({"name": "x", "mu": mu.tolist()}))
+        pm = PreferenceMatrix.from_file(p)
+    assert np.array_equal(pm.mu, mu)
+    assert pm.name == "m"
+
+
+def test_npz_with_several_arrays_needs_key(tmp_path):
+    p = tmp_path / "m.npz"
+    np.savez(p, a=TABLE2, b=TABLE2)
+    with pytest.raises(PreferenceMatrixError, match="holds 2 arrays"):
+        PreferenceMatrix.from_file(p)
+    with pytest.raises(PreferenceMatrixError, match="no array named 'c'"):
+        PreferenceMatrix.from_file(p, key="c")
+
+
+def test_missing_file():
+    with pytest.raises(FileNotFoundError, match="no such preference-matrix file"):
+        PreferenceMatrix.from_file("/nonexistent/m.txt")
+
+
+def test_text_with_ragged_rows(tmp_path):
+    p = tmp_path / "m.txt"
+    p.write_text("0.5 0.4\n0.6\n")
+    with pytest.raises(PreferenceMatrixError, match="different lengths"):
+        PreferenceMatrix.from_file(p)
+
+
+def test_text_with_non_number(tmp_path):
+    p = tmp_path / "m.txt"
+    p.write_text("0.5 x\n0.6 0.5\n")
+    with pytest.raises(PreferenceMatrixError, match=r"m.txt:1: not a number"):
+        PreferenceMatrix.from_file(p)
+
+
+def _bad(a, match):
+    with pytest.raises(PreferenceMatrixError, match=match):
+        PreferenceMatrix(a)
+
+
+def test_error_not_square():
+    _bad(np.full((2, 3), 0.5), r"square.*\(2, 3\)")
+    _bad(np.full(4, 0.5), "square")
+
+
+def test_error_too_few_arms():
+    _bad([[0.5]], "at least K = 2")
+
+
+def test_error_nan_and_inf_named():
+    a = TABLE2.copy()
+    a[2, 3] = np.nan
+    _bad(a, r"entry \(2, 3\) is nan")
+    a = TABLE2.copy()
+    a[1, 0] = np.inf
+    _bad(a, r"entry \(1, 0\) is inf")
+
+
+def test_error_outside_unit_interval():
+    a = TABLE2.copy()
+    a[0, 1], a[1, 0] = 1.2, -0.2
+    _bad(a, r"entry \(0, 1\) = 1.2 lies outside \[0, 1\]")
+
+
+def test_error_asymmetry_names_pair():
+    a = TABLE2.copy()
+    a[1, 3] = 0.2  # mu[3,1] = 0.9, sum 1.1
+    _bad(a, r"mu\[1,3\] \+ mu\[3,1\].*not 1")
+
+
+def test_error_diagonal():
+    a = TABLE2.copy()
+    a[2, 2] = 0.4
+    _bad(a, r"diagonal entry \(2, 2\)")
+
+
+def test_error_exact_tie_names_pair_and_option():
+    a = TABLE2.copy()
+    a[1, 2] = a[2, 1] = 0.5
+    with pytest.raises(PreferenceMatrixError, match=r"\(1, 2\).*ties='break'"):
+        PreferenceMatrix(a)
+    pm = PreferenceMatrix(a, ties="break", tie_epsilon=1e-3)
+    assert pm.mu[1, 2] == pytest.approx(0.501) and pm.mu[2, 1] == pytest.approx(0.499)
+
+
+def test_error_bad_ties_option():
+    with pytest.raises(PreferenceMatrixError, match="ties must be"):
+        PreferenceMatrix(TABLE2, ties="ignore")
+
+
+def test_error_non_numeric():
+    _bad([["a", "b"], ["c", "d"]], "not numeric")
+
+
+def test_submatrix_and_permute():
+    pm = PreferenceMatrix(TABLE2)
+    sub = pm.submatrix([3, 0])
+    assert sub.mu[0, 1] == pytest.approx(0.4)
+    perm = pm.permute([2, 0, 3, 1])
+    assert perm.copeland_winners.tolist() == [1]
+    with pytest.raises(PreferenceMatrixError, match="repeat"):
+        pm.submatrix([0, 0])
+    with pytest.raises(PreferenceMatrixError, match="not a permutation"):
+        pm.permute([0, 1, 2, 2])
