@@ -23,7 +23,7 @@ METHODS = ("cutting-plane", "enumerate")
 
 
 def lower_bound(matrix, method: str = "cutting-plane", *, regret=None, levels: Iterable[int] | None = None,
-                tol: float = 1e-9, max_rows: int = DEFAULT_MAX_ROWS, solver: str = "CLARABEL") -> BoundResult:
+                tol: float = 1e-9, max_rows: int = DEFAULT_MAX_ROWS, solver: str = "auto") -> BoundResult:
     """The Copeland regret lower bound ``min_{i1} C*_{i1}`` of paper 000, Theorem 2 (eq. (2)).
 
     ``E[R(T)] >= (min over Copeland winners i1 of C*_{i1}) log T - o(log T)`` for every
@@ -44,7 +44,8 @@ def lower_bound(matrix, method: str = "cutting-plane", *, regret=None, levels: I
     tol : float
         Cutting plane: rows violated by more than ``tol`` are added.
     max_rows, solver :
-        Enumeration: size limit and cvxpy solver.
+        Enumeration: size limit and cvxpy solver (``"auto"``: Clarabel, falling back to HiGHS
+        through cvxpy when Clarabel reports an inaccurate solution; the one used is in ``stats``).
 
     Returns
     -------

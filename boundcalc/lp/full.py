@@ -2,7 +2,7 @@
 
 Every row of ``R_{i1}`` (or ``R^E_{i1}``) is enumerated from the definition
 (:meth:`~boundcalc.lp.constraints.CopelandFamily.enumerate`) and the LP is handed to an
-interior-point solver (Clarabel by default), i.e. a code path that shares neither the
+interior-point solver (Clarabel by default; HiGHS through cvxpy as a reported fallback), i.e. a code path that shares neither the
 separation oracle nor HiGHS with the cutting-plane method.  Refuses clearly when the
 enumeration is larger than ``max_rows``.
 """
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import time
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -18,6 +20,8 @@ from ..matrix import as_preference_matrix
 from ..result import UNIT_000, BoundResult, Certificate
 from .constraints import CopelandFamily, ECWFamily
 from .cutting import _q_matrix, certificate_for, pair_costs
+from .ecw import _cost_matrix as _ecw_costs
+from .ecw import ecw_winner
 from .highs import SolverError
 
 __all__ = ["lower_bound_enumerate", "ecw_enumerate", "DEFAULT_MAX_ROWS"]
@@ -25,7 +29,14 @@ __all__ = ["lower_bound_enumerate", "ecw_enumerate", "DEFAULT_MAX_ROWS"]
 DEFAULT_MAX_ROWS = 200_000
 
 
-def _solve_covering(costs, rows, lower=None, solver="CLARABEL"):
+def _solve_covering(costs, rows, lower=None, solver="CLARABEL", scale=None):
+    """Solve ``min c.x, lower <= x <= 1, rows >= 1`` through cvxpy.
+
+    ``scale`` should be the objective of some feasible point (an upper bound within a small
+    factor of the optimum): the objective is divided by it so that the solver's absolute
+    tolerances act as relative ones.  Near ties make costs span ~10 orders of magnitude, and
+    without this an interior-point solver stops ~1% away from the optimum.
+    """
     import cvxpy as cp
 
     n = costs.size
@@ -39,20 +50,38 @@ def _solve_covering(costs, rows, lower=None, solver="CLARABEL"):
         A = sp.csr_matrix((data, np.concatenate(rows), indptr), shape=(len(rows), n))
         row_con = A @ x >= 1
         cons.append(row_con)
-    prob = cp.Problem(cp.Minimize(costs @ x), cons)
-    try:
-        prob.solve(solver=solver)
-    except cp.error.SolverError as exc:
-        raise SolverError(f"cvxpy/{solver} failed: {exc}") from exc
+    if scale is None or not np.isfinite(scale) or scale <= 0:
+        scale = 1.0
+    prob = cp.Problem(cp.Minimize((costs / scale) @ x), cons)
+    # "auto": Clarabel (interior point, independent of HiGHS) with tight tolerances, then its
+    # defaults, then HiGHS through cvxpy; anything but "optimal" at the end is reported
+    if solver == "auto":
+        attempts = [("CLARABEL", dict(tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11, max_iter=500)),
+                    ("CLARABEL", {}), ("HIGHS", {})]
+    else:
+        attempts = [(solver, {})]
+    used = None
+    for name, opts in attempts:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                prob.solve(solver=name, **opts)
+        except cp.error.SolverError as exc:
+            if len(attempts) == 1:
+                raise SolverError(f"cvxpy/{name} failed: {exc}") from exc
+            continue
+        used = name
+        if prob.status == cp.OPTIMAL:
+            break
     if prob.status != cp.OPTIMAL:
-        raise SolverError(f"cvxpy/{solver} returned status {prob.status!r}")
+        raise SolverError(f"cvxpy/{used or solver} returned status {prob.status!r}")
     xv = np.clip(np.asarray(x.value, dtype=float), 0.0, 1.0)
-    duals = np.asarray(row_con.dual_value, dtype=float) if row_con is not None else np.zeros(0)
-    return xv, float(prob.value), duals
+    duals = scale * np.asarray(row_con.dual_value, dtype=float) if row_con is not None else np.zeros(0)
+    return xv, scale * float(prob.value), duals, used
 
 
 def lower_bound_enumerate(matrix, *, regret=None, levels=None, max_rows: int = DEFAULT_MAX_ROWS,
-                          solver: str = "CLARABEL") -> BoundResult:
+                          solver: str = "auto") -> BoundResult:
     """Paper 000's lower bound with every row of ``R_{i1}`` written out (small K only).
 
     Raises :class:`~boundcalc.lp.constraints.TooLargeError` when a winner's family has more
@@ -61,36 +90,41 @@ def lower_bound_enumerate(matrix, *, regret=None, levels=None, max_rows: int = D
     t0 = time.perf_counter()
     pm = as_preference_matrix(matrix)
     costs = pair_costs(pm, regret)
-    per, allocs, certs, nrows = {}, {}, {}, {}
+    per, allocs, certs, nrows, used_solvers = {}, {}, {}, {}, {}
     for w in pm.copeland_winners.tolist():
         fam = CopelandFamily(pm, w, levels)
         rows = fam.enumerate(max_rows=max_rows)
-        x, _, duals = _solve_covering(costs, rows, solver=solver)
+        # ECW's allocation lies in R_{w} (000 Theorem 6), so its value scales the objective
+        scale = ecw_winner(pm, w, _ecw_costs(pm, regret))[0]
+        x, _, duals, used = _solve_covering(costs, rows, solver=solver, scale=scale)
         per[w] = float(costs @ x)
         allocs[w] = _q_matrix(pm, x)
         certs[w] = certificate_for(fam, costs, x, rows, duals)
         nrows[str(w)] = len(rows)
+        used_solvers[str(w)] = used
     best = min(per, key=lambda k: (per[k], k))
     return BoundResult(
         value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
         kind="lower_bound", method="enumerate", unit=UNIT_000 if regret is None else "custom regret per ln T",
-        stats={"rows": nrows, "solver": solver, "seconds": time.perf_counter() - t0},
+        stats={"rows": nrows, "solver": used_solvers, "seconds": time.perf_counter() - t0},
         certificate=certs[best], certificates=certs,
     )
 
 
-def ecw_enumerate(matrix, *, regret=None, max_rows: int = DEFAULT_MAX_ROWS, solver: str = "CLARABEL") -> BoundResult:
+def ecw_enumerate(matrix, *, regret=None, max_rows: int = DEFAULT_MAX_ROWS, solver: str = "auto") -> BoundResult:
     """The ECW LP ``min c.e over R^E_{i1}`` with all rows written out (checks Theorem 5)."""
     t0 = time.perf_counter()
     pm = as_preference_matrix(matrix)
     costs = pair_costs(pm, regret)
-    per, allocs, certs = {}, {}, {}
+    per, allocs, certs, used_solvers = {}, {}, {}, {}
     for w in pm.copeland_winners.tolist():
         fam = ECWFamily(pm, w)
         rows = fam.enumerate(max_rows=max_rows)
         lower = np.zeros(costs.size)
         lower[fam.fixed_vars] = 1.0
-        x, _, duals = _solve_covering(costs, rows, lower=lower, solver=solver)
+        scale = ecw_winner(pm, w, _ecw_costs(pm, regret))[0]
+        x, _, duals, used = _solve_covering(costs, rows, lower=lower, solver=solver, scale=scale)
+        used_solvers[str(w)] = used
         per[w] = float(costs @ x)
         allocs[w] = _q_matrix(pm, x)
         v = fam.max_violation(x)
@@ -99,6 +133,6 @@ def ecw_enumerate(matrix, *, regret=None, max_rows: int = DEFAULT_MAX_ROWS, solv
     return BoundResult(
         value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
         kind="ecw", method="enumerate", unit=UNIT_000 if regret is None else "custom regret per ln T",
-        stats={"solver": solver, "seconds": time.perf_counter() - t0},
+        stats={"solver": used_solvers, "seconds": time.perf_counter() - t0},
         certificate=certs[best], certificates=certs,
     )
