@@ -44,8 +44,9 @@ def lower_bound(matrix, method: str = "cutting-plane", *, regret=None, levels: I
     tol : float
         Cutting plane: rows violated by more than ``tol`` are added.
     max_rows, solver :
-        Enumeration: size limit and cvxpy solver (``"auto"``: Clarabel, falling back to HiGHS
-        through cvxpy when Clarabel reports an inaccurate solution; the one used is in ``stats``).
+        Enumeration: size limit and cvxpy solver (``"auto"``: HiGHS's simplex through cvxpy,
+        falling back to Clarabel; ``"CLARABEL"``: interior point only; the one used is in
+        ``stats``).
 
     Returns
     -------

@@ -2,8 +2,10 @@
 
 Every row of ``R_{i1}`` (or ``R^E_{i1}``) is enumerated from the definition
 (:meth:`~boundcalc.lp.constraints.CopelandFamily.enumerate`) and the LP is handed to an
-interior-point solver (Clarabel by default; HiGHS through cvxpy as a reported fallback), i.e. a code path that shares neither the
-separation oracle nor HiGHS with the cutting-plane method.  Refuses clearly when the
+LP solver through cvxpy: by default HiGHS's simplex on cvxpy's canonical form of the whole LP
+(a code path that shares neither the separation oracle nor the incremental model with the
+cutting-plane method), or Clarabel's interior point (``solver="CLARABEL"``), which shares no
+solver with it either.  Refuses clearly when the
 enumeration is larger than ``max_rows``.
 """
 
@@ -52,16 +54,27 @@ def _solve_covering(costs, rows, lower=None, solver="CLARABEL", scale=None):
         cons.append(row_con)
     if scale is None or not np.isfinite(scale) or scale <= 0:
         scale = 1.0
-    prob = cp.Problem(cp.Minimize((costs / scale) @ x), cons)
-    # "auto": Clarabel (interior point, independent of HiGHS) with tight tolerances, then its
-    # defaults, then HiGHS through cvxpy; anything but "optimal" at the end is reported
+    # the scaled objective serves Clarabel only: HiGHS scales internally, and dividing by a
+    # large value would push small costs under its absolute dual tolerance (1e-7)
+    problems = {
+        "CLARABEL": cp.Problem(cp.Minimize((costs / scale) @ x), cons),
+        "HIGHS": cp.Problem(cp.Minimize(costs @ x), cons),
+    }
+    factor = {"CLARABEL": scale, "HIGHS": 1.0}
+    # "auto": HiGHS's simplex through cvxpy (a vertex, exact to the solver's tolerance; the
+    # model is cvxpy's canonicalisation of the full LP, sharing nothing with the incremental
+    # model or the oracle), then Clarabel if HiGHS fails.  "CLARABEL" alone gives a check
+    # independent of HiGHS, accurate to ~1e-6 relative when costs span many orders of magnitude.
+    clarabel_tight = dict(tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11, max_iter=500)
     if solver == "auto":
-        attempts = [("CLARABEL", dict(tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11, max_iter=500)),
-                    ("CLARABEL", {}), ("HIGHS", {})]
+        attempts = [("HIGHS", {}), ("CLARABEL", clarabel_tight), ("CLARABEL", {})]
+    elif solver == "CLARABEL":
+        attempts = [("CLARABEL", clarabel_tight), ("CLARABEL", {})]
     else:
         attempts = [(solver, {})]
     used = None
     for name, opts in attempts:
+        prob = problems.get(name) or cp.Problem(cp.Minimize(costs @ x), cons)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
@@ -76,8 +89,24 @@ def _solve_covering(costs, rows, lower=None, solver="CLARABEL", scale=None):
     if prob.status != cp.OPTIMAL:
         raise SolverError(f"cvxpy/{used or solver} returned status {prob.status!r}")
     xv = np.clip(np.asarray(x.value, dtype=float), 0.0, 1.0)
-    duals = scale * np.asarray(row_con.dual_value, dtype=float) if row_con is not None else np.zeros(0)
-    return xv, scale * float(prob.value), duals, used
+    xv = _purify(xv, costs, A if rows else None, lo)
+    f = factor.get(used, 1.0)
+    duals = f * np.asarray(row_con.dual_value, dtype=float) if row_con is not None else np.zeros(0)
+    return xv, f * float(prob.value), duals, used
+
+
+def _purify(x, costs, A, lower):
+    """Interior-point solutions keep ~1e-12 on variables that should be 0, which costs
+    ``1e-12 * c`` with ``c`` up to ~1e10 near ties.  Zero the entries below 1e-7, restore
+    feasibility by scaling (rows are 0/1 covering rows), and keep the result if cheaper."""
+    y = np.where((x < 1e-7) & (lower <= 0), 0.0, x)
+    if A is not None:
+        v = float(np.max(1.0 - A @ y, initial=-np.inf))
+        if v > 0:
+            if v >= 1:
+                return x
+            y = np.maximum(lower, np.minimum(1.0, y / (1.0 - v)))
+    return y if costs @ y <= costs @ x else x
 
 
 def lower_bound_enumerate(matrix, *, regret=None, levels=None, max_rows: int = DEFAULT_MAX_ROWS,
