@@ -8,6 +8,7 @@ hardness constants of the field for comparison.
 from .matrix import PreferenceMatrix, PreferenceMatrixError, as_preference_matrix, kl_half, kl_bernoulli
 from .result import BoundResult, Certificate
 from .bounds.lower_bound import lower_bound, ecw_bound
+from .bounds.compare import compare, Comparison
 from .lp.cutting import CopelandLPSolver
 from .lp.highs import SolverError
 from .datasets import load_example
@@ -24,6 +25,8 @@ __all__ = [
     "Certificate",
     "lower_bound",
     "ecw_bound",
+    "compare",
+    "Comparison",
     "CopelandLPSolver",
     "SolverError",
     "load_example",
