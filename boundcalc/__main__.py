@@ -1,0 +1,7 @@
+"""``python -m boundcalc`` runs the ``boundcalc`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

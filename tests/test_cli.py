@@ -1,0 +1,101 @@
+"""The `boundcalc bounds` command: output, JSON, examples, stdin, and error exits."""
+
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from boundcalc import ecw_bound, load_example, lower_bound
+from boundcalc.cli import EXAMPLE_NAMES, main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("name", EXAMPLE_NAMES)
+def test_bounds_examples_json_matches_library(capsys, name):
+    code, out, err = run(capsys, "bounds", "--example", name, "--json")
+    assert code == 0, err
+    rep = json.loads(out)
+    pm = load_example(name)
+    assert rep["lower_bound"] == pytest.approx(lower_bound(pm).value, rel=1e-9)
+    assert rep["ecw"] == pytest.approx(ecw_bound(pm).value, rel=1e-12)
+    assert rep["copeland_winners"] == pm.copeland_winners.tolist()
+    assert rep["losses"] == pm.L.tolist()
+    assert rep["ratio_ecw_to_lower_bound"] == pytest.approx(rep["ecw"] / rep["lower_bound"])
+    assert rep["certificate"]["max_violation"] <= 1e-9
+    assert "allocation" not in rep
+
+
+def test_bounds_table_shows_table2_numbers(capsys):
+    code, out, _ = run(capsys, "bounds", "--example", "table2")
+    assert code == 0
+    assert "27.5487" in out and "49.6635" in out and "Condorcet winner 0" in out
+    assert "ECW / lower bound = 1.80276" in out
+
+
+def test_bounds_allocation_and_enumerate(capsys, tmp_path):
+    code, out, _ = run(capsys, "bounds", "--example", "mslr5-noncondorcet", "--json", "--allocation", "--method", "enumerate")
+    assert code == 0
+    rep = json.loads(out)
+    Q = np.array(rep["allocation"])
+    pm = load_example("mslr5-noncondorcet")
+    assert rep["method"] == "enumerate" and Q.shape == (5, 5)
+    assert 0.5 * (pm.regret * Q).sum() == pytest.approx(rep["lower_bound"], rel=1e-9)
+
+
+def test_bounds_reads_file_and_stdin(capsys, tmp_path, monkeypatch):
+    pm = load_example("table2")
+    p = tmp_path / "m.csv"
+    np.savetxt(p, pm.mu, delimiter=",")
+    code, out, _ = run(capsys, "bounds", str(p), "--json")
+    assert code == 0 and json.loads(out)["lower_bound"] == pytest.approx(27.548665, abs=1e-5)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(" ".join(map(str, r)) for r in pm.mu)))
+    code, out, _ = run(capsys, "bounds", "-", "--json")
+    assert code == 0 and json.loads(out)["lower_bound"] == pytest.approx(27.548665, abs=1e-5)
+
+
+def test_bounds_errors_exit_2_with_message(capsys, tmp_path):
+    code, _, err = run(capsys, "bounds", str(tmp_path / "missing.txt"))
+    assert code == 2 and "no such preference-matrix file" in err
+    p = tmp_path / "tie.txt"
+    p.write_text("0.5 0.5\n0.5 0.5\n")
+    code, _, err = run(capsys, "bounds", str(p))
+    assert code == 2 and "exact tie" in err and "--break-ties" in err
+    code, out, _ = run(capsys, "bounds", str(p), "--break-ties", "0.01", "--json")
+    assert code == 0 and json.loads(out)["lower_bound"] > 0
+    p2 = tmp_path / "asym.txt"
+    p2.write_text("0.5 0.7\n0.7 0.5\n")
+    code, _, err = run(capsys, "bounds", str(p2))
+    assert code == 2 and "mu + mu.T = 1" in err
+    code, _, err = run(capsys, "bounds")
+    assert code == 2 and "no matrix" in err
+    code, _, err = run(capsys, "bounds", str(p2), "--example", "table2")
+    assert code == 2 and "not both" in err
+
+
+def test_enumerate_too_large_is_a_clear_error(capsys, tmp_path):
+    from boundcalc.datasets import random_matrix
+
+    p = tmp_path / "big.npy"
+    np.save(p, random_matrix(40, 1).mu)
+    code, _, err = run(capsys, "bounds", str(p), "--method", "enumerate")
+    assert code == 2 and "use the cutting-plane method" in err
+
+
+def test_no_subcommand_prints_help(capsys):
+    code, _, err = run(capsys)
+    assert code == 2 and "bounds" in err
+
+
+def test_python_dash_m_entry_point():
+    proc = subprocess.run([sys.executable, "-m", "boundcalc", "bounds", "--example", "table2", "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["ecw"] == pytest.approx(49.663496, abs=1e-5)
