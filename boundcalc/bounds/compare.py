@@ -63,15 +63,13 @@ from typing import Any
 from ..matrix import PreferenceMatrix, as_preference_matrix
 from .ccb import ccb, ccb_delta_z
 from .closed_forms import ecw_eq11, ecw_eq12
-from .dts import _IN_000, SOURCE_THM1, _thm1_parts, dts_assumption2, dts_prop1
+from .dts import dts_prop1, dts_thm1_rows
 from .lower_bound import METHODS, ecw_bound, lower_bound
 from .rmed import rmed1, rmed_lb
 from .savage import savage_hardness
 from .scb import scb_hardness
 from .units import (
     UNIT_000,
-    UNIT_COMPARISONS,
-    UNIT_COMPARISONS_LOGLOG,
     UNIT_HARDNESS,
     Constant,
 )
@@ -133,7 +131,8 @@ class _Shared:
     def dts_thm1_rows(self) -> dict[str, Constant]:
         """Both rows of 001 Theorem 1 from one Assumption-2 check and one pass over the arms."""
         if self._dts is None:
-            self._dts = _dts_thm1_rows(self.pm, self.alpha, self.beta)
+            a, b = dts_thm1_rows(self.pm, self.alpha, self.beta)
+            self._dts = {a.key: a, b.key: b}
         return self._dts
 
     def cpe(self):
@@ -171,40 +170,6 @@ def _row_ecw(s: _Shared) -> Constant:
     res = ecw_bound(s.pm, certify=s.certify)
     s.results["ecw"] = res
     return _bound_row("ecw", res, SOURCE_ECW)
-
-
-def _dts_thm1_rows(pm: PreferenceMatrix, alpha: float, beta: float) -> dict[str, Constant]:
-    """``dts_thm1`` and ``dts_thm1_loglog`` (Wu & Liu 2016 = 001, Theorem 1, eq. (6)) at once.
-
-    The same rows, field for field, as :func:`~boundcalc.bounds.dts.dts_thm1` and
-    :func:`~boundcalc.bounds.dts.dts_thm1_loglog` (the tests compare them on random matrices),
-    but 001's Assumption 2 is checked once and eq. (6)'s ``ln T`` and ``ln ln T`` sums come
-    from one pass over the arms instead of two.
-    """
-    a2 = dts_assumption2(pm)
-    L_C = int(pm.L_sorted[0])
-    base = {"alpha": alpha, "epsilon": 0.0, "assumption2": a2["holds"],
-            "assumption2_failing_arms": a2["failing_arms"], "L_C": L_C}
-    ex1 = dict(base)
-    ex2 = {"alpha": alpha, "beta": beta, **{k: v for k, v in base.items() if k != "alpha"}}
-    src2 = SOURCE_THM1 + " ln ln T term (Lemma 5)"
-    if not a2["holds"]:
-        return {
-            "dts_thm1": Constant.not_applicable(
-                "dts_thm1", UNIT_COMPARISONS, SOURCE_THM1,
-                f"001's Assumption 2 fails ({a2['detail']}); only Proposition 1 (dts_prop1) applies", ex1),
-            "dts_thm1_loglog": Constant.not_applicable(
-                "dts_thm1_loglog", UNIT_COMPARISONS_LOGLOG, src2,
-                f"001's Assumption 2 fails ({a2['detail']}): the ln ln T term divides by D(p||p) = 0", ex2),
-        }
-    log_t, loglog_t = _thm1_parts(pm, alpha, beta)
-    ex1["value_in_000_unit_is"] = _IN_000
-    ex2["value_in_000_unit_is"] = _IN_000
-    return {
-        "dts_thm1": Constant("dts_thm1", log_t, UNIT_COMPARISONS, log_t, SOURCE_THM1 + ", epsilon -> 0", None, ex1),
-        "dts_thm1_loglog": Constant("dts_thm1_loglog", loglog_t, UNIT_COMPARISONS_LOGLOG, loglog_t,
-                                    src2 + ", epsilon -> 0", None, ex2),
-    }
 
 
 def _cpe_row(key: str, source: str, v) -> Constant:

@@ -38,7 +38,7 @@ import numpy as np
 from ..matrix import TIE_ATOL, PreferenceMatrix, as_preference_matrix, kl_bernoulli
 from .units import UNIT_COMPARISONS, UNIT_COMPARISONS_LOGLOG, Constant
 
-__all__ = ["dts_prop1", "dts_thm1", "dts_thm1_loglog", "dts_assumption2", "dts_sigma"]
+__all__ = ["dts_prop1", "dts_thm1", "dts_thm1_loglog", "dts_thm1_rows", "dts_assumption2", "dts_sigma"]
 
 SOURCE_PROP1 = "Wu & Liu 2016 (001), Proposition 1, eq. (2)"
 SOURCE_THM1 = "Wu & Liu 2016 (001), Theorem 1, eq. (6) (also D-TS+, Corollary 1)"
@@ -173,27 +173,7 @@ def dts_thm1(matrix, alpha: float = 0.51) -> Constant:
     >>> r.value, r.extra["assumption2_failing_arms"]   # arm 2 loses to arms 0 and 1 with 0.7 each
     (None, [2])
     """
-    pm = as_preference_matrix(matrix)
-    alpha = _check_alpha(alpha)
-    a2 = dts_assumption2(pm)
-    extra = {
-        "alpha": alpha,
-        "epsilon": 0.0,
-        "assumption2": a2["holds"],
-        "assumption2_failing_arms": a2["failing_arms"],
-        "L_C": int(pm.L_sorted[0]),
-    }
-    if not a2["holds"]:
-        return Constant.not_applicable(
-            "dts_thm1",
-            UNIT_COMPARISONS,
-            SOURCE_THM1,
-            f"001's Assumption 2 fails ({a2['detail']}); only Proposition 1 (dts_prop1) applies",
-            extra,
-        )
-    value, _ = _thm1_parts(pm, alpha, 2.0)
-    extra["value_in_000_unit_is"] = _IN_000
-    return Constant("dts_thm1", value, UNIT_COMPARISONS, value, SOURCE_THM1 + ", epsilon -> 0", None, extra)
+    return dts_thm1_rows(matrix, alpha)[0]
 
 
 def dts_thm1_loglog(matrix, alpha: float = 0.51, beta: float = 2.0) -> Constant:
@@ -212,29 +192,43 @@ def dts_thm1_loglog(matrix, alpha: float = 0.51, beta: float = 2.0) -> Constant:
     >>> r.value, r.unit
     (0.0, 'comparisons per ln ln T')
     """
+    return dts_thm1_rows(matrix, alpha, beta)[1]
+
+
+def dts_thm1_rows(matrix, alpha: float = 0.51, beta: float = 2.0) -> tuple[Constant, Constant]:
+    """:func:`dts_thm1` and :func:`dts_thm1_loglog` together (001, Theorem 1, eq. (6)).
+
+    Assumption 2 is checked once and eq. (6)'s ``ln T`` and ``ln ln T`` sums come from one
+    pass over the arms; both public functions are this one's two halves.
+
+    >>> a, b = dts_thm1_rows([[0.5, 0.6, 0.7], [0.4, 0.5, 0.6], [0.3, 0.4, 0.5]])
+    >>> a.key, b.key, a.extra["assumption2"]
+    ('dts_thm1', 'dts_thm1_loglog', True)
+    """
     pm = as_preference_matrix(matrix)
     alpha = _check_alpha(alpha)
     beta = float(beta)
     if not beta >= 2.0:
         raise ValueError(f"001 Theorem 1 needs beta > 2 (beta = 2 is the limit); got beta={beta}")
     a2 = dts_assumption2(pm)
-    extra = {
-        "alpha": alpha,
-        "beta": beta,
-        "epsilon": 0.0,
-        "assumption2": a2["holds"],
-        "assumption2_failing_arms": a2["failing_arms"],
-        "L_C": int(pm.L_sorted[0]),
-    }
-    source = SOURCE_THM1 + " ln ln T term (Lemma 5)"
+    base = {"epsilon": 0.0, "assumption2": a2["holds"], "assumption2_failing_arms": a2["failing_arms"],
+            "L_C": int(pm.L_sorted[0])}
+    ex1 = {"alpha": alpha, **base}
+    ex2 = {"alpha": alpha, "beta": beta, **base}
+    src2 = SOURCE_THM1 + " ln ln T term (Lemma 5)"
     if not a2["holds"]:
-        return Constant.not_applicable(
-            "dts_thm1_loglog",
-            UNIT_COMPARISONS_LOGLOG,
-            source,
-            f"001's Assumption 2 fails ({a2['detail']}): the ln ln T term divides by D(p||p) = 0",
-            extra,
+        return (
+            Constant.not_applicable(
+                "dts_thm1", UNIT_COMPARISONS, SOURCE_THM1,
+                f"001's Assumption 2 fails ({a2['detail']}); only Proposition 1 (dts_prop1) applies", ex1),
+            Constant.not_applicable(
+                "dts_thm1_loglog", UNIT_COMPARISONS_LOGLOG, src2,
+                f"001's Assumption 2 fails ({a2['detail']}): the ln ln T term divides by D(p||p) = 0", ex2),
         )
-    _, value = _thm1_parts(pm, alpha, beta)
-    extra["value_in_000_unit_is"] = _IN_000
-    return Constant("dts_thm1_loglog", value, UNIT_COMPARISONS_LOGLOG, value, source + ", epsilon -> 0", None, extra)
+    log_t, loglog_t = _thm1_parts(pm, alpha, beta)
+    ex1["value_in_000_unit_is"] = _IN_000
+    ex2["value_in_000_unit_is"] = _IN_000
+    return (
+        Constant("dts_thm1", log_t, UNIT_COMPARISONS, log_t, SOURCE_THM1 + ", epsilon -> 0", None, ex1),
+        Constant("dts_thm1_loglog", loglog_t, UNIT_COMPARISONS_LOGLOG, loglog_t, src2 + ", epsilon -> 0", None, ex2),
+    )
