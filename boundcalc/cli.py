@@ -4,6 +4,11 @@ Subcommands (``boundcalc SUBCOMMAND --help`` for each):
 
 * ``bounds PATH`` / ``bounds --example NAME``: the exact Copeland lower bound (000 Theorem 2)
   and ECW-RMED's constant (Theorem 5), as a table or ``--json``.
+* ``batch PATH --size k --count N --min-gap g --seed s --out FILE``: constants of N random
+  k-arm submatrices (000 Table 1), in-process or on Dask, resumable JSON Lines rows, summary.
+* ``compare PATH`` / ``compare --example NAME``: every published constant of the field on one
+  matrix (:func:`boundcalc.compare`), one row each with its unit and source, as a table,
+  ``--json`` or ``--csv``.
 
 Unix habits: results go to stdout, diagnostics to stderr, ``-`` reads a matrix from stdin,
 exit status 0 on success, 1 on a solver failure, 2 on bad input or usage.
@@ -178,8 +183,143 @@ def _add_bounds(sub) -> None:
     p.set_defaults(func=_cmd_bounds)
 
 
+# ----------------------------------------------------------------------------- compare
+def _cmd_compare(args) -> int:
+    from .bounds.compare import check_options, compare
+
+    keys = None
+    if args.keys:
+        keys = [k.strip() for k in args.keys.split(",") if k.strip()]
+    try:
+        alpha, _, keys, _ = check_options(alpha=args.alpha, keys=keys)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    pm = read_matrix(args)
+    t0 = time.perf_counter()
+    cmp = compare(pm, alpha=alpha, keys=keys, certify=args.certify)
+    seconds = time.perf_counter() - t0
+    if args.json:
+        sys.stdout.write(cmp.to_json(indent=2) + "\n")
+        return EXIT_OK
+    if args.csv:
+        sys.stdout.write(cmp.to_csv())
+        return EXIT_OK
+    out = io.StringIO()
+    name = f" {pm.name}" if pm.name else ""
+    cw = pm.condorcet_winner
+    out.write(f"matrix{name}: K = {pm.K}, losses L = {pm.L.tolist()}\n")
+    out.write(
+        f"Copeland winners {pm.copeland_winners.tolist()} (L(1) = {int(pm.L_sorted[0])}); "
+        + (f"Condorcet winner {cw}" if cw is not None else "no Condorcet winner")
+        + f"; smallest gap {pm.min_gap:.6g}\n"
+    )
+    out.write(f"coefficients of ln T (ln ln T where the unit says so), each in its paper's unit; alpha = {alpha:g}\n\n")
+    out.write(cmp.format() + "\n\n")
+    out.write(f"{len(cmp)} rows in {seconds * 1e3:.1f} ms\n")
+    sys.stdout.write(out.getvalue())
+    return EXIT_OK
+
+
+def _add_compare(sub) -> None:
+    from .bounds.compare import COMPARE_KEYS
+
+    p = sub.add_parser(
+        "compare", help="every published constant of the field on one matrix, each in its paper's unit",
+        description="Compare the exact Copeland lower bound (000 Thm 2) and ECW-RMED (Thm 5) with the "
+                    "constants of CCB/SCB (002), D-TS (001), RMED, 000's closed forms (11)-(12), SAVAGE (003) "
+                    "and CPE (004): one row per constant with its unit, its value in 000's unit where a "
+                    "conversion exists, and its source; rows that do not apply give the reason.")
+    add_matrix_arguments(p)
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help='print {"rows": [...]} as JSON instead of a table')
+    fmt.add_argument("--csv", action="store_true", help="print a CSV table with a header instead of a table")
+    p.add_argument("--alpha", type=float, default=0.51, help="D-TS's alpha > 0.5 (001; default 0.51)")
+    p.add_argument("--keys", metavar="KEY[,KEY...]",
+                   help="compute only these rows, in this order; one of: " + ", ".join(COMPARE_KEYS))
+    p.add_argument("--certify", action="store_true",
+                   help="also check ECW's closed-form allocation against every row of R^E (slower)")
+    p.set_defaults(func=_cmd_compare)
+
+
+# ----------------------------------------------------------------------------- batch
+def _cmd_batch(args) -> int:
+    from .batch import BatchFileError, run_batch
+
+    pm = read_matrix(args)
+    keys = None
+    if args.keys:
+        keys = [k.strip() for part in args.keys for k in part.split(",") if k.strip()]
+    workers = 0 if args.no_dask else args.workers
+    try:
+        res = run_batch(pm, args.size, args.count, args.min_gap, args.seed, args.out, keys=keys,
+                        alpha=args.alpha, workers=workers, scheduler=args.scheduler,
+                        chunk_size=args.chunk_size, progress=False if args.no_progress else None,
+                        overwrite=args.overwrite)
+    except (BatchFileError, ValueError, ImportError) as exc:
+        raise InputError(str(exc)) from None
+    except KeyboardInterrupt:
+        if args.out:
+            print(f"boundcalc: rows computed so far are in {args.out}; rerun the same command to resume",
+                  file=sys.stderr)
+        raise
+    m, st = res.meta, res.stats
+    if st["dropped_partial_line_bytes"]:
+        print(f"boundcalc: {args.out}: dropped a partial last line ({st['dropped_partial_line_bytes']} bytes)"
+              " left by an interrupted run", file=sys.stderr)
+    if args.json:
+        json.dump(res.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        name = f" of {m['matrix_name']}" if m.get("matrix_name") else ""
+        how = st["backend"] + (f", {st['workers']} workers, {st['chunk_size']} per task" if st["backend"] == "dask" else "")
+        out = io.StringIO()
+        out.write(f"batch: {args.count} accepted {m['size']}-arm submatrices{name} (K = {m['K']}),"
+                  f" every gap >= {m['min_gap']:g}, seed {m['seed']}\n")
+        out.write(f"{st['drawn']} candidates drawn (acceptance {st['acceptance_rate']:.2%});"
+                  f" {st['resumed']} rows resumed, {st['computed']} computed ({how}) in {st['seconds']:.1f} s\n")
+        if args.out:
+            out.write(f"rows: {args.out}\n")
+        out.write("mean and standard error over the submatrices where each constant applies (n):\n\n")
+        out.write(res.format_summary() + "\n")
+        sys.stdout.write(out.getvalue())
+    if st["errors"]:
+        print(f"boundcalc: {st['errors']} submatrices failed (rows carry an 'error' field);"
+              " rerunning with the same arguments retries them", file=sys.stderr)
+        return EXIT_SOLVER
+    return EXIT_OK
+
+
+def _add_batch(sub) -> None:
+    p = sub.add_parser(
+        "batch", help="constants of many random k-arm submatrices (000 Table 1), on Dask, resumable",
+        description="Evaluate the constants on N random k-arm submatrices of the matrix (rejecting those with"
+                    " a gap |mu_ij - 1/2| below --min-gap), write one JSON Lines row per submatrix as it is"
+                    " computed (a rerun resumes), and print mean and standard error per constant.")
+    add_matrix_arguments(p)
+    p.add_argument("--size", "-k", type=int, required=True, help="arms per submatrix")
+    p.add_argument("--count", "-n", type=int, required=True, help="number of accepted submatrices")
+    p.add_argument("--min-gap", type=float, default=0.0, metavar="G",
+                   help="reject submatrices with some |mu_ij - 1/2| < G (000 Table 1: 0.005; default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
+    p.add_argument("--out", "-o", metavar="FILE",
+                   help="JSON Lines row file (header line + one row per submatrix); resumed when it exists")
+    p.add_argument("--overwrite", action="store_true", help="discard an existing --out file instead of resuming it")
+    p.add_argument("--keys", action="append", metavar="K1,K2,...",
+                   help="constants to compute (comma-separated; default all rows of the comparison)")
+    p.add_argument("--alpha", type=float, default=0.51, help="D-TS's alpha (default 0.51)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="local Dask cluster of N worker processes (default: number of cores; 0 = in-process)")
+    p.add_argument("--no-dask", action="store_true", help="evaluate in-process (same as --workers 0)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--chunk-size", type=int, default=None, metavar="M",
+                   help="submatrices per Dask task (default: about 4 tasks per worker, at most 100)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway when stderr is not a TTY)")
+    p.add_argument("--json", action="store_true", help="print the summary, run metadata and statistics as JSON")
+    p.set_defaults(func=_cmd_batch)
+
+
 # ----------------------------------------------------------------------------- main
-SUBCOMMANDS = [_add_bounds]
+SUBCOMMANDS = [_add_bounds, _add_batch, _add_compare]
 
 
 def build_parser() -> argparse.ArgumentParser:

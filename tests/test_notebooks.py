@@ -1,0 +1,79 @@
+"""Execute the notebooks with nbclient (a python3 kernel of this interpreter) and check what they print.
+
+``notebooks/table1.ipynb`` reproduces paper 000's Table 1 on the public MSLR matrix with a small
+count here (``BOUNDCALC_TABLE1_COUNT``, default 200 in this test); without the data it must run
+through and say the data are absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("BOUNDCALC_SHARED") or REPO.parent / "shared")
+MSLR = SHARED / "data" / "public" / "nightingal3_MSLR_Informational_PMat.npz"
+TABLE1 = REPO / "notebooks" / "table1.ipynb"
+PAPER = {"lower_bound": 6.7e2, "ecw": 7.3e2, "ccb": 8.8e5}  # 000 Table 1, 000's unit
+
+
+def execute(path: Path):
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                                     resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    return nb
+
+
+def printed(nb) -> str:
+    out = []
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            if o.get("output_type") == "stream":
+                out.append(o["text"])
+            elif "data" in o and "text/plain" in o["data"]:
+                out.append(o["data"]["text/plain"])
+    return "\n".join(out)
+
+
+def summary_line(nb) -> dict:
+    lines = [ln for ln in printed(nb).splitlines() if ln.startswith("table1-summary: ")]
+    assert len(lines) == 1, "the notebook must print one machine-readable summary"
+    return json.loads(lines[0][len("table1-summary: "):])
+
+
+@pytest.mark.skipif(not MSLR.exists(), reason=f"public data absent ({MSLR})")
+def test_table1_notebook_reproduces_the_paper(monkeypatch):
+    count = int(os.environ.get("BOUNDCALC_TABLE1_COUNT", "200"))
+    monkeypatch.setenv("BOUNDCALC_TABLE1_COUNT", str(count))
+    monkeypatch.setenv("BOUNDCALC_SHARED", str(SHARED))
+    nb = execute(TABLE1)
+    rep = summary_line(nb)
+    assert rep["count"] == count
+    s = {x["key"]: x for x in rep["summary"]}
+    for key, paper in PAPER.items():
+        assert s[key]["n_000"] == count
+        # 200 submatrices: s.e. about 4 % of the mean; the paper's numbers have two digits
+        assert 0.8 * paper < s[key]["mean_000"] < 1.2 * paper, (key, s[key]["mean_000"], paper)
+    assert s["ecw"]["mean_000"] >= s["lower_bound"]["mean_000"]  # 000 Theorem 6, on average too
+    images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    assert len(images) == 1  # the ECW / lower-bound plot
+    table = printed(nb)[printed(nb).index("mean / paper"):].splitlines()
+    lb = next(ln for ln in table if ln.startswith("optimal (000 Thm 2)")).split()
+    assert lb[4:6] == ["6.7e+02", f"{s['lower_bound']['mean_000']:.4g}"]  # paper, mean side by side
+
+
+def test_table1_notebook_without_data_says_so(monkeypatch, tmp_path):
+    monkeypatch.setenv("BOUNDCALC_SHARED", str(tmp_path))  # an empty directory: no data
+    monkeypatch.setenv("BOUNDCALC_TABLE1_COUNT", "5")
+    nb = execute(TABLE1)
+    text = printed(nb)
+    assert "The public MSLR matrix is absent" in text
+    assert "skipped" in summary_line(nb)
