@@ -66,7 +66,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .bounds.compare import COMPARE_KEYS, check_options, compare
+from .bounds.compare import check_options, compare
 from .matrix import PreferenceMatrix, as_preference_matrix
 
 __all__ = [

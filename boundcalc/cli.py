@@ -21,7 +21,6 @@ import io
 import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 

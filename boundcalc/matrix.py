@@ -23,6 +23,7 @@ import numpy as np
 
 __all__ = [
     "PreferenceMatrix",
+    "check_preference_array",
     "PreferenceMatrixError",
     "as_preference_matrix",
     "kl_half",
@@ -142,6 +143,77 @@ def _load_array(path: str | os.PathLike, key: str | None = None) -> np.ndarray:
     return np.asarray(rows, dtype=float)
 
 
+def check_preference_array(
+    mu: Any,
+    *,
+    atol: float = DEFAULT_ATOL,
+    labels: Sequence[Any] | None = None,
+    where: str = "",
+    symbol: str = "mu",
+    error: type[Exception] = PreferenceMatrixError,
+    label_kind: str = "labels",
+) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Validate a square preference array; the one place where preference values are checked.
+
+    Checks, in this order, with an ``error`` naming the problem and the entry: numeric,
+    square, finite (no NaN or inf), entries in [0, 1], diagonal 1/2 and
+    ``mu + mu.T = 1`` (both within ``atol``).  ``labels`` name the rows in messages
+    (default: indices; strings appear quoted), ``where`` prefixes them.  Returns a float copy
+    (values as given) and the exact ties ``|mu_ij - 1/2| <= TIE_ATOL``, i < j, which the
+    caller accepts or refuses (:class:`PreferenceMatrix` and :mod:`boundcalc.cpe` differ).
+
+    >>> check_preference_array([[0.5, 0.5], [0.5, 0.5]])[1]
+    [(0, 1)]
+    >>> check_preference_array([[0.5, 0.7], [0.7, 0.5]])
+    Traceback (most recent call last):
+    ...
+    boundcalc.matrix.PreferenceMatrixError: mu[0,1] + mu[1,0] = 0.7 + 0.7 = 1.4, not 1 (tolerance atol=1e-08): the matrix must satisfy mu + mu.T = 1
+    """
+    pre = f"{where}: " if where else ""
+    try:
+        a = np.array(mu, dtype=float, copy=True)
+    except (TypeError, ValueError) as exc:
+        raise error(f"{pre}preference matrix is not numeric: {exc}") from None
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise error(f"{pre}preference matrix must be square (K x K); got shape {a.shape}")
+    n = a.shape[0]
+    if labels is not None and len(labels) != n:
+        raise error(f"{pre}shape {a.shape} does not match the {len(labels)} {label_kind} {list(labels)}")
+    lab = [repr(x) if isinstance(x, str) else str(x) for x in labels] if labels is not None else [str(i) for i in range(n)]
+
+    def pair(i, j):
+        return f"({lab[i]}, {lab[j]})"
+
+    bad = ~np.isfinite(a)
+    if bad.any():
+        i, j = map(int, np.argwhere(bad)[0])
+        raise error(
+            f"{pre}entry {pair(i, j)} is {float(a[i, j])}: NaN or inf is not a probability"
+            f" ({int(bad.sum())} such entries)"
+        )
+    out = (a < 0) | (a > 1)
+    if out.any():
+        i, j = map(int, np.argwhere(out)[0])
+        raise error(f"{pre}entry {pair(i, j)} = {float(a[i, j])!r} lies outside [0, 1] ({int(out.sum())} such entries)")
+    diag = np.abs(np.diag(a) - 0.5)
+    if (diag > atol).any():
+        i = int(np.argmax(diag))
+        raise error(f"{pre}diagonal entry {pair(i, i)} = {float(a[i, i])!r}, expected 1/2 (an arm ties with itself)")
+    asym = np.abs(a + a.T - 1.0)
+    np.fill_diagonal(asym, 0.0)
+    if (asym > atol).any():
+        i, j = map(int, np.unravel_index(np.argmax(asym), asym.shape))
+        i, j = min(i, j), max(i, j)
+        raise error(
+            f"{pre}{symbol}[{lab[i]},{lab[j]}] + {symbol}[{lab[j]},{lab[i]}] = {float(a[i, j])} + {float(a[j, i])}"
+            f" = {float(a[i, j] + a[j, i])!r}, not 1 (tolerance atol={atol:g}): the matrix must satisfy"
+            f" {symbol} + {symbol}.T = 1"
+        )
+    iu = np.triu_indices(n, 1)
+    tie = np.flatnonzero(np.abs(a[iu] - 0.5) <= TIE_ATOL)
+    return a, [(int(iu[0][t]), int(iu[1][t])) for t in tie]
+
+
 class PreferenceMatrix:
     """An immutable, validated K x K preference matrix with its Copeland structure.
 
@@ -184,65 +256,26 @@ class PreferenceMatrix:
         if isinstance(mu, PreferenceMatrix):
             name = name if name is not None else mu.name
             mu = mu.mu
-        try:
-            a = np.array(mu, dtype=float, copy=True)
-        except (TypeError, ValueError) as exc:
-            raise PreferenceMatrixError(f"preference matrix is not numeric: {exc}") from None
-        if a.ndim != 2 or a.shape[0] != a.shape[1]:
-            raise PreferenceMatrixError(
-                f"preference matrix must be square (K x K); got shape {a.shape}"
-            )
+        if ties not in ("raise", "break"):
+            raise PreferenceMatrixError(f"ties must be 'raise' or 'break'; got {ties!r}")
+        a, tied = check_preference_array(mu, atol=atol)
         K = a.shape[0]
         if K < 2:
             raise PreferenceMatrixError(f"need at least K = 2 arms; got K = {K}")
-        bad = ~np.isfinite(a)
-        if bad.any():
-            i, j = map(int, np.argwhere(bad)[0])
-            raise PreferenceMatrixError(
-                f"entry ({i}, {j}) is {float(a[i, j])}: NaN or inf is not a probability"
-                f" ({int(bad.sum())} such entries)"
-            )
-        out = (a < 0) | (a > 1)
-        if out.any():
-            i, j = map(int, np.argwhere(out)[0])
-            raise PreferenceMatrixError(
-                f"entry ({i}, {j}) = {float(a[i, j])!r} lies outside [0, 1]"
-                f" ({int(out.sum())} such entries)"
-            )
-        diag = np.abs(np.diag(a) - 0.5)
-        if (diag > atol).any():
-            i = int(np.argmax(diag))
-            raise PreferenceMatrixError(
-                f"diagonal entry ({i}, {i}) = {float(a[i, i])!r}, expected 1/2 (an arm ties with itself)"
-            )
-        asym = np.abs(a + a.T - 1.0)
-        np.fill_diagonal(asym, 0.0)
-        if (asym > atol).any():
-            i, j = map(int, np.unravel_index(np.argmax(asym), asym.shape))
-            i, j = min(i, j), max(i, j)
-            raise PreferenceMatrixError(
-                f"mu[{i},{j}] + mu[{j},{i}] = {float(a[i, j])} + {float(a[j, i])} = {float(a[i, j] + a[j, i])!r},"
-                f" not 1 (tolerance atol={atol:g}): the matrix must satisfy mu + mu.T = 1"
-            )
         iu = np.triu_indices(K, 1)
         upper = a[iu]
         tie = np.abs(upper - 0.5) <= TIE_ATOL
         if tie.any():
             if ties == "raise":
-                pairs = [(int(iu[0][t]), int(iu[1][t])) for t in np.flatnonzero(tie)]
-                shown = ", ".join(map(str, pairs[:5])) + (" ..." if len(pairs) > 5 else "")
+                shown = ", ".join(map(str, tied[:5])) + (" ..." if len(tied) > 5 else "")
                 raise PreferenceMatrixError(
                     f"exact tie mu[i,j] = 1/2 for pair(s) {shown}: the Copeland theory (paper 000)"
                     " assumes no ties. Pass ties='break' (CLI: --break-ties EPS) to move each"
                     " tie to 1/2 + eps in favour of the lower-indexed arm."
                 )
-            if ties != "break":
-                raise PreferenceMatrixError(f"ties must be 'raise' or 'break'; got {ties!r}")
             if not (0 < tie_epsilon < 0.5):
                 raise PreferenceMatrixError(f"tie_epsilon must lie in (0, 1/2); got {tie_epsilon}")
             upper = np.where(tie, 0.5 + tie_epsilon, upper)
-        elif ties not in ("raise", "break"):
-            raise PreferenceMatrixError(f"ties must be 'raise' or 'break'; got {ties!r}")
         m = np.full((K, K), 0.5)
         m[iu] = upper
         m[(iu[1], iu[0])] = 1.0 - upper

@@ -31,6 +31,8 @@ from typing import Any, Hashable, Iterable, Mapping, Sequence
 import networkx as nx
 import numpy as np
 
+from ..matrix import DEFAULT_ATOL, TIE_ATOL, check_preference_array
+
 __all__ = [
     "CPEInstance",
     "CPEInstanceError",
@@ -42,9 +44,7 @@ __all__ = [
 ]
 
 #: Tolerance on ``p + p^T = 1`` and on the diagonal being 1/2 (as boundcalc.matrix).
-PREF_ATOL = 1e-8
-#: An off-diagonal preference within this distance of 1/2 is an exact tie (as boundcalc.matrix).
-TIE_ATOL = 1e-12
+PREF_ATOL = DEFAULT_ATOL
 #: The ``format`` tag written by :meth:`CPEInstance.to_json`.
 JSON_FORMAT = "boundcalc.cpe.instance/1"
 
@@ -93,61 +93,18 @@ def validate_block(
     ``TIE_ATOL`` of 1/2.  Errors name the offending pair by its labels.  The values are
     kept as given (not symmetrised).
     """
-    try:
-        p = np.array(a, dtype=float, copy=True)
-    except (TypeError, ValueError) as exc:
-        raise CPEInstanceError(f"{where}: not a numeric matrix ({exc})") from None
-    d = len(labels) if labels is not None else (p.shape[0] if p.ndim == 2 else -1)
-    if p.ndim != 2 or p.shape[0] != p.shape[1]:
-        raise CPEInstanceError(f"{where}: must be square; got shape {p.shape}")
-    if labels is not None and p.shape[0] != d:
+    p, tied = check_preference_array(
+        a, atol=atol, labels=labels, where=where, symbol="p", error=CPEInstanceError,
+        label_kind="edge(s) incident to it: candidates",
+    )
+    if tied and not allow_ties:
+        lab = list(labels) if labels is not None else list(range(p.shape[0]))
+        i, j = tied[0]
         raise CPEInstanceError(
-            f"{where}: shape {p.shape} does not match the {d} edge(s) incident to it "
-            f"(candidates {list(labels)})"
+            f"{where}: exact tie p({_label_str(lab[i])}, {_label_str(lab[j])}) = 1/2 "
+            f"({len(tied)} tied pair(s) in this matrix). 004's winners and gaps assume "
+            "strict preferences; pass allow_ties=True to accept ties."
         )
-    lab = list(labels) if labels is not None else list(range(p.shape[0]))
-    bad = ~np.isfinite(p)
-    if bad.any():
-        i, j = map(int, np.argwhere(bad)[0])
-        raise CPEInstanceError(
-            f"{where}: entry for ({_label_str(lab[i])}, {_label_str(lab[j])}) is {p[i, j]}; "
-            "NaN or inf is not a probability"
-        )
-    out = (p < 0) | (p > 1)
-    if out.any():
-        i, j = map(int, np.argwhere(out)[0])
-        raise CPEInstanceError(
-            f"{where}: entry for ({_label_str(lab[i])}, {_label_str(lab[j])}) = {p[i, j]!r} "
-            "lies outside [0, 1]"
-        )
-    diag = np.abs(np.diag(p) - 0.5)
-    if (diag > atol).any():
-        i = int(np.argmax(diag))
-        raise CPEInstanceError(
-            f"{where}: diagonal entry for {_label_str(lab[i])} is {p[i, i]!r}, expected 1/2 "
-            "(an edge ties with itself, 004 Sec. 2)"
-        )
-    asym = np.abs(p + p.T - 1.0)
-    np.fill_diagonal(asym, 0.0)
-    if (asym > atol).any():
-        i, j = map(int, np.unravel_index(np.argmax(asym), asym.shape))
-        i, j = min(i, j), max(i, j)
-        raise CPEInstanceError(
-            f"{where}: p({_label_str(lab[i])}, {_label_str(lab[j])}) + "
-            f"p({_label_str(lab[j])}, {_label_str(lab[i])}) = {p[i, j]!r} + {p[j, i]!r} "
-            f"= {p[i, j] + p[j, i]!r}, not 1 (atol={atol:g}); 004 requires p_{{e,e'}} = 1 - p_{{e',e}}"
-        )
-    if not allow_ties:
-        iu = np.triu_indices(p.shape[0], 1)
-        tie = np.abs(p[iu] - 0.5) <= TIE_ATOL
-        if tie.any():
-            t = int(np.flatnonzero(tie)[0])
-            i, j = int(iu[0][t]), int(iu[1][t])
-            raise CPEInstanceError(
-                f"{where}: exact tie p({_label_str(lab[i])}, {_label_str(lab[j])}) = 1/2 "
-                f"({int(tie.sum())} tied pair(s) in this matrix). 004's winners and gaps assume "
-                "strict preferences; pass allow_ties=True to accept ties."
-            )
     p.setflags(write=False)
     return p
 
