@@ -94,6 +94,18 @@ def format_table(headers, rows) -> str:
     return "\n".join(lines)
 
 
+def matrix_header(pm: PreferenceMatrix) -> str:
+    """Two lines describing a matrix: name, K, losses; winners and smallest gap."""
+    name = f" {pm.name}" if pm.name else ""
+    cw = pm.condorcet_winner
+    return (
+        f"matrix{name}: K = {pm.K}, losses L = {pm.L.tolist()}\n"
+        f"Copeland winners {pm.copeland_winners.tolist()} (L(1) = {int(pm.L_sorted[0])}); "
+        + (f"Condorcet winner {cw}" if cw is not None else "no Condorcet winner")
+        + f"; smallest gap {pm.min_gap:.6g}\n"
+    )
+
+
 # ----------------------------------------------------------------------------- bounds
 def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane") -> dict:
     """Lower bound and ECW for one matrix, as a JSON-ready dict (what ``bounds --json`` prints)."""
@@ -140,13 +152,7 @@ def _cmd_bounds(args) -> int:
         sys.stdout.write("\n")
         return EXIT_OK
     out = io.StringIO()
-    name = f" {pm.name}" if pm.name else ""
-    out.write(f"matrix{name}: K = {pm.K}, losses L = {pm.L.tolist()}\n")
-    cw = pm.condorcet_winner
-    out.write(
-        f"Copeland winners {rep['copeland_winners']} (L(1) = {int(pm.L_sorted[0])}); "
-        + (f"Condorcet winner {cw}\n" if cw is not None else "no Condorcet winner\n")
-    )
+    out.write(matrix_header(pm))
     out.write(f"constants in {rep['unit']} (coefficients of ln T)\n\n")
     rows = [
         (w["winner"], w["lower_bound"], w["ecw"], w["ecw"] / w["lower_bound"] if w["lower_bound"] > 0 else None)
@@ -204,14 +210,7 @@ def _cmd_compare(args) -> int:
         sys.stdout.write(cmp.to_csv())
         return EXIT_OK
     out = io.StringIO()
-    name = f" {pm.name}" if pm.name else ""
-    cw = pm.condorcet_winner
-    out.write(f"matrix{name}: K = {pm.K}, losses L = {pm.L.tolist()}\n")
-    out.write(
-        f"Copeland winners {pm.copeland_winners.tolist()} (L(1) = {int(pm.L_sorted[0])}); "
-        + (f"Condorcet winner {cw}" if cw is not None else "no Condorcet winner")
-        + f"; smallest gap {pm.min_gap:.6g}\n"
-    )
+    out.write(matrix_header(pm))
     out.write(f"coefficients of ln T (ln ln T where the unit says so), each in its paper's unit; alpha = {alpha:g}\n\n")
     out.write(cmp.format() + "\n\n")
     out.write(f"{len(cmp)} rows in {seconds * 1e3:.1f} ms\n")
