@@ -6,6 +6,8 @@ Subcommands (``boundcalc SUBCOMMAND --help`` for each):
   and ECW-RMED's constant (Theorem 5), as a table or ``--json``.
 * ``batch PATH --size k --count N --min-gap g --seed s --out FILE``: constants of N random
   k-arm submatrices (000 Table 1), in-process or on Dask, resumable JSON Lines rows, summary.
+* ``cpe PATH`` / ``cpe --example chen2020-fig1``: 004's pure-exploration constants of a
+  candidate-position instance (JSON) or of a plain matrix's one-position instance.
 * ``compare PATH`` / ``compare --example NAME``: every published constant of the field on one
   matrix (:func:`boundcalc.compare`), one row each with its unit and source, as a table,
   ``--json`` or ``--csv``.
@@ -21,6 +23,7 @@ import io
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -316,8 +319,95 @@ def _add_batch(sub) -> None:
     p.set_defaults(func=_cmd_batch)
 
 
+# ----------------------------------------------------------------------------- cpe
+def _read_cpe_instance(args):
+    from .cpe import CPEInstance, CPEInstanceError, load_cpe_example
+
+    if args.example and args.path:
+        raise InputError("give either PATH or --example, not both")
+    if args.example:
+        return load_cpe_example()
+    if not args.path:
+        raise InputError("no instance: give PATH (instance JSON or a preference matrix) or --example chen2020-fig1")
+    path = Path(args.path)
+    try:
+        if path.suffix.lower() == ".json":
+            obj = json.loads(path.read_text())
+            if isinstance(obj, dict) and "format" in obj:
+                return CPEInstance.load(path)
+        pm = PreferenceMatrix.from_file(path, key=args.key)
+        return CPEInstance.from_matrix(pm.mu)
+    except FileNotFoundError as exc:
+        raise InputError(str(exc)) from None
+    except (CPEInstanceError, PreferenceMatrixError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: {exc}") from None
+
+
+def _cmd_cpe(args) -> int:
+    from .cpe import CPETooLargeError, cpe_report
+
+    inst = _read_cpe_instance(args)
+    try:
+        rep = cpe_report(inst, monte_carlo=args.monte_carlo, seed=args.seed)
+    except CPETooLargeError as exc:
+        raise InputError(str(exc)) from None
+    if args.json:
+        json.dump(rep, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return EXIT_OK
+    out = io.StringIO()
+    name = f" {rep['name']}" if rep.get("name") else ""
+    out.write(f"instance{name}: {rep['candidates']} candidates, {rep['positions']} positions, {len(rep['edges'])} edges\n")
+    if "maximum_matchings" in rep:
+        out.write(f"maximum matchings: {rep['maximum_matchings']}\n")
+    out.write(f"width (Def. 2): {rep['width'] if rep['width'] is not None else rep.get('width_reason')}\n\n")
+    w = rep["edge_rewards"]
+    b, c = rep["borda"], rep["condorcet"]
+    rows = []
+    for k, e in enumerate(rep["edges"]):
+        rows.append([
+            f"({e[0]}, {e[1]})",
+            rep["matchings_per_edge"][k] if "matchings_per_edge" in rep else None,
+            w["values"][k] if w.get("values") else None,
+            b["gaps"][k] if "gaps" in b else None,
+            c["gaps"][k] if "gaps" in c else None,
+            c["verification_gaps"][k] if "verification_gaps" in c else None,
+        ])
+    out.write(format_table(["edge", "matchings", "w(e)", "Borda gap", "Condorcet gap", "verification gap"], rows) + "\n\n")
+    if w.get("method") == "monte-carlo":
+        out.write(f"w(e) estimated by Monte Carlo ({w['n_samples']} samples); standard errors in --json\n")
+    if "winner" in b:
+        out.write(f"Borda winner {b['winner']}: score {b['winner_score']:.6g}; H^B = {b['hardness']:.6g}\n")
+    else:
+        out.write(f"Borda: {b.get('reason')}\n")
+    if "winner" in c:
+        extra = f" (Borda score {c['winner_borda_score']:.6g})" if "winner_borda_score" in c else ""
+        out.write(f"Condorcet winner {c['winner']}{extra}: hardness {c['hardness']:.6g}; H^C_ver = {c['verification_hardness']:.6g}\n")
+    else:
+        out.write(f"Condorcet: {c.get('reason')}\n")
+    sys.stdout.write(out.getvalue())
+    return EXIT_OK
+
+
+def _add_cpe(sub) -> None:
+    p = sub.add_parser(
+        "cpe", help="pure-exploration constants of a candidate-position instance (004)",
+        description="Constants of combinatorial pure exploration for dueling bandits (Chen et al. 2020, 004) for a "
+                    "bipartite candidate-position instance (JSON, format boundcalc.cpe.instance/1) or, for a plain "
+                    "preference matrix, its one-position instance: width, w(e), Borda and Condorcet winners, gaps "
+                    "and hardness, verification gaps.")
+    p.add_argument("path", nargs="?", help="instance JSON, or a preference matrix file (text/.npy/.npz/.json)")
+    p.add_argument("--example", choices=["chen2020-fig1"], help="004's own example (Figures 1-2)")
+    p.add_argument("--key", help="array name inside an .npz, or entry of a JSON object")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--monte-carlo", type=int, metavar="N", default=None,
+                   help="estimate w(e) from N sampled matchings when exact counting is too large")
+    p.add_argument("--seed", type=int, default=0, help="seed of the Monte-Carlo estimate")
+    p.set_defaults(func=_cmd_cpe)
+
+
 # ----------------------------------------------------------------------------- main
-SUBCOMMANDS = [_add_bounds, _add_batch, _add_compare]
+SUBCOMMANDS = [_add_bounds, _add_compare, _add_cpe, _add_batch]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -99,3 +99,50 @@ def test_python_dash_m_entry_point():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["ecw"] == pytest.approx(49.663496, abs=1e-5)
+
+
+# ----------------------------------------------------------------------------- cpe
+def test_cpe_example_reproduces_004(capsys):
+    code, out, err = run(capsys, "cpe", "--example", "chen2020-fig1", "--json")
+    assert code == 0, err
+    rep = json.loads(out)
+    # 004 Figures 1-2: Borda winner {e1, e5} scores 0.64, the Condorcet winner {e2, e5} 0.615
+    assert rep["borda"]["winner"] == [["c1", "s1"], ["c4", "s2"]]
+    assert rep["borda"]["winner_score"] == pytest.approx(0.64)
+    assert rep["condorcet"]["winner"] == [["c2", "s1"], ["c4", "s2"]]
+    assert rep["condorcet"]["winner_borda_score"] == pytest.approx(0.615)
+    # hand count: s1 takes c1, c2 or c3, s2 takes c3 or c4, minus {c3-s1, c3-s2}: 5 matchings
+    assert rep["maximum_matchings"] == 5 and rep["matchings_per_edge"] == [2, 2, 1, 2, 3]
+    code, out, _ = run(capsys, "cpe", "--example", "chen2020-fig1")
+    assert code == 0 and "score 0.64" in out and "Borda score 0.615" in out
+
+
+def test_cpe_plain_matrix_and_instance_file_agree_with_compare(capsys, tmp_path):
+    from boundcalc import compare
+    from boundcalc.cpe import CPEInstance
+
+    pm = load_example("mslr5-condorcet")
+    p = tmp_path / "m.txt"
+    np.savetxt(p, pm.mu, fmt="%.17g")
+    code, out, _ = run(capsys, "cpe", str(p), "--json")
+    assert code == 0
+    rep = json.loads(out)
+    cmp = compare(pm, keys=["cpe_borda_hardness", "cpe_condorcet_hardness", "cpe_condorcet_ver"])
+    assert rep["borda"]["hardness"] == pytest.approx(cmp["cpe_borda_hardness"].value, rel=1e-12)
+    assert rep["condorcet"]["hardness"] == pytest.approx(cmp["cpe_condorcet_hardness"].value, rel=1e-12)
+    assert rep["condorcet"]["verification_hardness"] == pytest.approx(cmp["cpe_condorcet_ver"].value, rel=1e-12)
+    inst_path = tmp_path / "inst.json"
+    CPEInstance.from_matrix(pm.mu).save(inst_path)
+    code, out2, _ = run(capsys, "cpe", str(inst_path), "--json")
+    assert code == 0 and json.loads(out2)["borda"] == rep["borda"]
+
+
+def test_cpe_errors(capsys, tmp_path):
+    code, _, err = run(capsys, "cpe", str(tmp_path / "nope.json"))
+    assert code == 2 and "nope.json" in err
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "boundcalc.cpe.instance/1", "candidates": ["a"], "positions": [{"position": "s"}]}))
+    code, _, err = run(capsys, "cpe", str(bad))
+    assert code == 2 and "positions[0]" in err
+    code, _, err = run(capsys, "cpe")
+    assert code == 2 and "no instance" in err

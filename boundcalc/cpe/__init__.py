@@ -82,6 +82,7 @@ from .single import (
     cpe_condorcet_ver,
     single_position_rewards,
 )
+from .report import cpe_report, load_cpe_example
 from .theorems import sample_complexity_expressions
 
 __all__ = [
@@ -129,4 +130,6 @@ __all__ = [
     "cpe_condorcet_gaps",
     "cpe_condorcet_hardness",
     "cpe_condorcet_ver",
+    "cpe_report",
+    "load_cpe_example",
 ]
