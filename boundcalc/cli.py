@@ -110,8 +110,8 @@ def matrix_header(pm: PreferenceMatrix) -> str:
 
 
 # ----------------------------------------------------------------------------- bounds
-def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane") -> dict:
-    """Lower bound and ECW for one matrix, as a JSON-ready dict (what ``bounds --json`` prints)."""
+def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane"):
+    """``(lower bound result, ECW result, seconds for each)`` for one matrix."""
     from .bounds.lower_bound import lower_bound
     from .lp.ecw import ecw_bound
 
@@ -120,7 +120,14 @@ def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane") -> dict:
     t_lb = time.perf_counter() - t0
     t0 = time.perf_counter()
     ecw = ecw_bound(pm)
-    t_ecw = time.perf_counter() - t0
+    return lb, ecw, t_lb, time.perf_counter() - t0
+
+
+def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane", computed=None) -> dict:
+    """Lower bound and ECW for one matrix, as a JSON-ready dict (what ``bounds --json`` prints).
+
+    ``computed``: the output of :func:`compute_bounds`, if already at hand."""
+    lb, ecw, t_lb, t_ecw = computed if computed is not None else compute_bounds(pm, method)
     winners = pm.copeland_winners.tolist()
     return {
         "matrix": pm.name,
@@ -147,7 +154,10 @@ def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane") -> dict:
 
 def _cmd_bounds(args) -> int:
     pm = read_matrix(args)
-    rep = bounds_report(pm, method=args.method)
+    computed = compute_bounds(pm, args.method)
+    rep = bounds_report(pm, args.method, computed)
+    if args.plot:
+        _save_allocation_plot(pm, computed[0], args.plot)
     if args.json:
         if not args.allocation:
             rep.pop("allocation")
@@ -180,6 +190,23 @@ def _cmd_bounds(args) -> int:
     return EXIT_OK
 
 
+def _save_allocation_plot(pm: PreferenceMatrix, result, path: str) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+    except ImportError:
+        raise InputError("--plot needs matplotlib: pip install 'boundcalc[plot]'") from None
+    from .plot import plot_allocation
+
+    fig = plot_allocation(pm, result)
+    try:
+        fig.savefig(path, dpi=120)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot write {path}: {exc}") from None
+    print(f"wrote {path}", file=sys.stderr)
+
+
 def _add_bounds(sub) -> None:
     p = sub.add_parser("bounds", help="exact Copeland lower bound (000 Thm 2) and ECW constant (Thm 5)",
                        description="Exact Copeland regret lower bound and ECW-RMED constant of a preference matrix.")
@@ -188,6 +215,7 @@ def _add_bounds(sub) -> None:
     p.add_argument("--method", choices=["cutting-plane", "enumerate"], default="cutting-plane",
                    help="LP backend (default: cutting-plane over HiGHS; enumerate = full LP via cvxpy, small K)")
     p.add_argument("--allocation", action="store_true", help="also print the optimal allocation q")
+    p.add_argument("--plot", metavar="FILE", help="save a heat map of mu and of the optimal allocation (PNG/PDF/SVG; needs matplotlib)")
     p.set_defaults(func=_cmd_bounds)
 
 

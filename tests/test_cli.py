@@ -146,3 +146,13 @@ def test_cpe_errors(capsys, tmp_path):
     assert code == 2 and "positions[0]" in err
     code, _, err = run(capsys, "cpe")
     assert code == 2 and "no instance" in err
+
+
+def test_bounds_plot_writes_a_png(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "alloc.png"
+    code, _, err = run(capsys, "bounds", "--example", "table2", "--plot", str(out))
+    assert code == 0 and f"wrote {out}" in err
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, _, err = run(capsys, "bounds", "--example", "table2", "--plot", str(tmp_path / "no" / "dir.png"))
+    assert code == 2 and "cannot write" in err
