@@ -4,8 +4,8 @@
 >>> from boundcalc import load_example, lower_bound
 >>> pm = load_example("table2")
 >>> fig = plot_allocation(pm, lower_bound(pm))
->>> len(fig.axes)
-3
+>>> len(fig.axes)   # two heat maps and their colour bars
+4
 """
 
 from __future__ import annotations
@@ -46,8 +46,7 @@ def plot_allocation(matrix, result: BoundResult, *, order: str = "losses", title
     im1 = a1.imshow(mu, cmap="RdBu_r", vmin=0, vmax=1, interpolation="nearest")
     a1.set_title("preference matrix mu[i, j] = P(i beats j)")
     fig.colorbar(im1, ax=a1, shrink=0.8)
-    cmap = plt.get_cmap("viridis").copy()
-    cmap.set_bad("white")
+    cmap = plt.get_cmap("viridis").with_extremes(bad="white")
     im2 = a2.imshow(logq, cmap=cmap, interpolation="nearest")
     a2.set_title(f"{result.kind} allocation: log10 q (draws per ln T)\nvalue {result.value:.6g} ({result.unit})")
     fig.colorbar(im2, ax=a2, shrink=0.8)
