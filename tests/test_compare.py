@@ -50,8 +50,8 @@ from boundcalc.bounds.compare import COMPARE_KEYS, CSV_FIELDS, Comparison, check
 from boundcalc.bounds.units import (
     UNIT_000,
     UNIT_002,
-    UNIT_COMPARISONS,
-    UNIT_COMPARISONS_LOGLOG,
+    UNIT_001,
+    UNIT_001_LOGLOG,
     UNIT_HARDNESS,
     UNIT_RMED,
     Constant,
@@ -287,13 +287,13 @@ def test_rmed_bound_is_the_l0_copeland_lp(pm):
 # ---------------------------------------------------------------- units
 EXPECTED_UNITS = {
     "lower_bound": UNIT_000, "ecw": UNIT_000, "ccb": UNIT_002, "ccb_delta_z": UNIT_002,
-    "scb_hardness": UNIT_HARDNESS, "dts_prop1": UNIT_COMPARISONS, "dts_thm1": UNIT_COMPARISONS,
-    "dts_thm1_loglog": UNIT_COMPARISONS_LOGLOG, "rmed_lb": UNIT_RMED, "rmed1": UNIT_RMED,
+    "scb_hardness": UNIT_HARDNESS, "dts_prop1": UNIT_001, "dts_thm1": UNIT_001,
+    "dts_thm1_loglog": UNIT_001_LOGLOG, "rmed_lb": UNIT_RMED, "rmed1": UNIT_RMED,
     "ecw_eq11": UNIT_000, "ecw_eq12": UNIT_000, "savage_hardness": UNIT_HARDNESS,
     "cpe_borda_hardness": UNIT_HARDNESS, "cpe_condorcet_hardness": UNIT_HARDNESS,
     "cpe_condorcet_ver": UNIT_HARDNESS,
 }
-FACTOR_TO_000 = {UNIT_000: 1.0, UNIT_002: 0.5, UNIT_COMPARISONS: 1.0, UNIT_COMPARISONS_LOGLOG: 1.0,
+FACTOR_TO_000 = {UNIT_000: 1.0, UNIT_002: 0.5, UNIT_001: 1.0, UNIT_001_LOGLOG: 1.0,
                  UNIT_RMED: None, UNIT_HARDNESS: None}
 
 

@@ -13,16 +13,20 @@ gap between any pair of arms" (002 Sec. 5.1); the appendix is not in the availab
 
 * :func:`ccb` -- ``Delta_min = min_{i != j} |p_ij - 1/2|``.  This is the ``Delta`` of 000
   Sec. 4.4 eq. (10) (000's footnote: "a little bit looser than the one in the original
-  bound"); FORMULAS.md reports that it reproduces 000 Table 1's CCB column to about 4 %.
-  Default.
+  bound"), so the value is an upper bound on CCB's constant under any reading of Appendix E.
+  Default.  With 002's constant halved to 000's unit it comes within 4 % of 000 Table 1's CCB
+  column on the MSLR submatrices -- consistent with, not a confirmation of, this reading:
+  000's footnote says Table 1 used "the original regret bound", and 000 does not say whether
+  it converted the unit.
 * :func:`ccb_delta_z` -- ``Delta_Z`` (:func:`delta_z`), the reading of the Appendix E gap
   recorded in FORMULAS.md: the smallest gap a Copeland winner has, and, for every
   non-winner, the ``(L_C + 1)``-th smallest gap to the arms that beat it.  ``Delta_Z >=
-  Delta_min`` always, with equality on Condorcet matrices; it is an "improvement upon the
-  smallest gap" because CCB only needs to resolve ``L_C + 1`` superiors of a non-winner
-  (002 Sec. 4.1: a set ``B_i^t`` of ``L_C + 1`` "strong opponents" for ``a_i``).  Which
-  order statistic Appendix E takes (the ``(L_C + 1)``-th smallest, as here, or a larger one)
-  cannot be checked in the available copy.
+  Delta_min`` always, with equality on Condorcet matrices.  It is one reading, unverified:
+  Appendix E is not in the available copy, and a plausible alternative takes the
+  ``(L_C + 1)``-th *largest* gap (a non-winner is shown to have ``L_C + 1`` losses most
+  cheaply through its easiest superiors; 002 Sec. 4.1's "strong opponents" ``B_i^t``), which
+  is much larger on the MSLR submatrices (mean CCB about 2.6 times smaller).  Treat the row
+  as a sensitivity check, not as 002's constant.
 
 >>> m = [[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]]
 >>> r = ccb(m)

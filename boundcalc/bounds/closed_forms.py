@@ -17,16 +17,18 @@ and maximising (11) over the ``L_{i2}`` with ``L_1 <= L_{i2} <= K``, ``sum L_{i2
 Both are in 000's regret unit.  (11) has the same value for every Copeland winner ``i1``
 (the winners share ``L_1``), so no choice is involved.
 
-Caveat found while implementing: (12) is *not* always above (11).  The term
-``1 + L/(L - L_1 + 1)`` decreases in ``L`` when ``L_1 >= 1`` but increases when ``L_1 = 0``
-(it is ``2 - 1/(L + 1)``), so for Condorcet matrices (11) approaches ``2(K - 1)/d`` while (12)
-is ``1.5 K/d``.  Both sides depend on the matrix only through its tournament and
-``Delta``; enumerating every tournament gives (11) <= (12) for all ``K <= 6``, for all
-``K = 7`` with ``L_1 >= 1``, and counterexamples with ``L_1 = 0`` from ``K = 7`` on (e.g. the
-transitive 10-arm tournament); 20,000 random tournaments for each of several K up to 29 found
-no counterexample with ``L_1 >= 1`` (no proof of that case is claimed).  (12) stays a valid bound on ``min C^E*`` in that case anyway: with a Condorcet
-winner ``R^E`` has no ``i2`` rows at all (the pool ``S_{i2} minus {i1}`` has ``L_{i2} - 1 <
-L_{i2} + 1`` arms), so ``C^E* = sum_j r_{1j}/d(mu_1j) <= (K - 1)/d(1/2 + Delta) < 1.5 K/d``.
+Caveat: the step from (11) to (12) fails when ``L_1 = 0``.  The term ``L/(L - L_1 + 1)``
+increases in ``L`` when ``L_1 = 0`` (it is ``1 - 1/(L + 1)``), so for Condorcet matrices (11)
+approaches ``2(K - 1)/d`` while (12) is ``1.5 K/d``: every tournament with ``K <= 6`` satisfies
+(11) <= (12), and counterexamples with ``L_1 = 0`` start at ``K = 7`` (the transitive 8-arm
+tournament: 12.28/d against 12/d).  For ``L_1 >= 1`` the ordering holds: with the exact total
+``sum_{i2 != i1} L_{i2} = K(K - 1)/2 - L_1`` (000's ``<= K^2/2`` is too weak for it), the
+term is constant (``L_1 = 1``) or convex (``L_1 >= 2``) in ``L``, so (11) is largest at a
+vertex of ``{L_1 <= L_{i2} <= K - 1}`` with that sum, and enumerating the vertices gives
+(11) <= (12) for every ``L_1 >= 1`` and ``K <= 400``.  (12) still bounds ``min C^E*`` when
+``L_1 = 0``: with a Condorcet winner ``R^E`` has no ``i2`` rows (the pool
+``S_{i2} minus {i1}`` has ``L_{i2} - 1 < L_{i2} + 1`` arms), so
+``C^E* = sum_j r_{1j}/d(mu_1j) <= sum_j L_j / (2 (K - 1) d) = K/(4 d) < 1.5 K/d``.
 ``ecw_eq12(...).extra["above_eq11"]`` records whether the ordering holds.
 
 >>> m = [[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]]

@@ -12,7 +12,7 @@ in this order (:data:`COMPARE_KEYS`):
 * ``scb_hardness`` -- 002 Theorem 5 (an O(.) bound): a hardness, no unit.
 * ``dts_prop1``, ``dts_thm1``, ``dts_thm1_loglog`` -- 001 (Wu & Liu 2016) Proposition 1 eq. (2),
   Theorem 1 eq. (6) and its ``ln ln T`` term (both need 001's Assumption 2, reported in
-  ``extra["assumption2"]``); comparisons per ``ln T`` (per ``ln ln T``).
+  ``extra["assumption2"]``); 001's regret (= 000's) per ``ln T`` (per ``ln ln T``).
 * ``rmed_lb``, ``rmed1`` -- RMED's Condorcet lower bound and RMED1's constant (Komiyama et al.
   2015), only with a Condorcet winner; RMED's unit ``(Delta_1i + Delta_1j)/2``.
 * ``ecw_eq11``, ``ecw_eq12`` -- 000 Sec. 4.4 eqs. (11) and (12), closed-form upper bounds on

@@ -2,11 +2,10 @@
 
 001 bounds the regret of Double Thompson Sampling by bounding the expected number of
 comparisons of every pair (Lemmas 1-3 and 5) and weighting each comparison by 1, which is
-valid because every pair regret ``r_ij = zeta* - (zeta_i + zeta_j)/2`` is at most 1.  The
-constants below are therefore *comparison counts* per ``ln T`` (or ``ln ln T``); because
-001's regret unit is 000's (THEORY.md section 1) and every ``r_ij <= 1``, the same number is
-an upper bound on the regret coefficient in 000's unit, which is what ``value_in_000_unit``
-reports (the paper's own statement "its regret is bounded as ...").
+valid because every pair regret ``r_ij = zeta* - (zeta_i + zeta_j)/2`` is at most 1.  001
+states eqs. (2) and (6) as bounds on D-TS's regret ``R(T) = zeta* T - (1/2) sum E[zeta_a(1) +
+zeta_a(2)]``, whose unit is 000's (THEORY.md section 1), so the constants are reported in
+"001 regret (= 000's)" and ``value_in_000_unit`` is the same number.
 
 Notation (001 Sec. 4.2): ``Delta_ij = |p_ij - 1/2|``, ``D(p||q)`` the Bernoulli KL divergence,
 ``alpha > 0.5`` D-TS's RUCB parameter (0.51 in 001's experiments), ``epsilon > 0`` arbitrary
@@ -36,15 +35,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..matrix import TIE_ATOL, PreferenceMatrix, as_preference_matrix, kl_bernoulli
-from .units import UNIT_COMPARISONS, UNIT_COMPARISONS_LOGLOG, Constant
+from .units import UNIT_001, UNIT_001_LOGLOG, Constant
 
 __all__ = ["dts_prop1", "dts_thm1", "dts_thm1_loglog", "dts_thm1_rows", "dts_assumption2", "dts_sigma"]
 
 SOURCE_PROP1 = "Wu & Liu 2016 (001), Proposition 1, eq. (2)"
 SOURCE_THM1 = "Wu & Liu 2016 (001), Theorem 1, eq. (6) (also D-TS+, Corollary 1)"
 _IN_000 = (
-    "upper bound: 001's regret unit equals 000's and 001 weights every comparison by 1 >= r_ij,"
-    " so the comparison count is itself the regret bound in 000's unit"
+    "001 states the bound on D-TS's regret, whose unit equals 000's (it counts each comparison"
+    " with weight 1 >= r_ij)"
 )
 
 
@@ -106,12 +105,11 @@ def dts_prop1(matrix, alpha: float = 0.51) -> Constant:
     over the ordered pairs with ``p_ij < 1/2``, i.e. once over every unordered pair (its loser
     first), Copeland winners included.
 
-    Unit: comparisons per ln T; ``value_in_000_unit`` is the same number, an upper bound on
-    the regret coefficient in 000's unit (every ``r_ij <= 1``; 001's regret is 000's).
+    Unit: 001's regret (= 000's) per ln T; ``value_in_000_unit`` is the same number.
 
     >>> r = dts_prop1([[0.5, 0.6], [0.4, 0.5]], alpha=0.51)  # 4*0.51/0.01 + 1/D(0.4||0.5)
     >>> round(r.value, 4), r.unit
-    (253.6635, 'comparisons per ln T')
+    (253.6635, "001 regret (= 000's) per ln T")
     """
     pm = as_preference_matrix(matrix)
     alpha = _check_alpha(alpha)
@@ -123,7 +121,7 @@ def dts_prop1(matrix, alpha: float = 0.51) -> Constant:
     return Constant(
         key="dts_prop1",
         value=value,
-        unit=UNIT_COMPARISONS,
+        unit=UNIT_001,
         value_in_000_unit=value,
         source=SOURCE_PROP1 + ", epsilon -> 0",
         extra={"alpha": alpha, "epsilon": 0.0, "value_in_000_unit_is": _IN_000},
@@ -166,8 +164,7 @@ def dts_thm1(matrix, alpha: float = 0.51) -> Constant:
     Assumption 2 is checked (:func:`dts_assumption2`; ``extra["assumption2"]``); when it
     fails Theorem 1 does not apply, ``value`` is None and only Proposition 1 holds.
 
-    Unit: comparisons per ln T; ``value_in_000_unit`` is the same number (an upper bound on
-    the regret coefficient in 000's unit, as for :func:`dts_prop1`).
+    Unit: 001's regret (= 000's) per ln T; ``value_in_000_unit`` is the same number.
 
     >>> r = dts_thm1([[0.5, 0.6, 0.7], [0.4, 0.5, 0.7], [0.3, 0.3, 0.5]])
     >>> r.value, r.extra["assumption2_failing_arms"]   # arm 2 loses to arms 0 and 1 with 0.7 each
@@ -185,12 +182,11 @@ def dts_thm1_loglog(matrix, alpha: float = 0.51, beta: float = 2.0) -> Constant:
     every arm is a Copeland winner.  ``alpha`` does not enter this term; it is accepted (and
     checked) so that all three D-TS functions share one signature.
 
-    Unit: comparisons per ln ln T; ``value_in_000_unit`` is the same number (an upper bound,
-    as for :func:`dts_prop1`).
+    Unit: 001's regret (= 000's) per ln ln T; ``value_in_000_unit`` is the same number.
 
     >>> r = dts_thm1_loglog([[0.5, 0.6, 0.3], [0.4, 0.5, 0.8], [0.7, 0.2, 0.5]])  # all winners
     >>> r.value, r.unit
-    (0.0, 'comparisons per ln ln T')
+    (0.0, "001 regret (= 000's) per ln ln T")
     """
     return dts_thm1_rows(matrix, alpha, beta)[1]
 
@@ -219,16 +215,16 @@ def dts_thm1_rows(matrix, alpha: float = 0.51, beta: float = 2.0) -> tuple[Const
     if not a2["holds"]:
         return (
             Constant.not_applicable(
-                "dts_thm1", UNIT_COMPARISONS, SOURCE_THM1,
+                "dts_thm1", UNIT_001, SOURCE_THM1,
                 f"001's Assumption 2 fails ({a2['detail']}); only Proposition 1 (dts_prop1) applies", ex1),
             Constant.not_applicable(
-                "dts_thm1_loglog", UNIT_COMPARISONS_LOGLOG, src2,
+                "dts_thm1_loglog", UNIT_001_LOGLOG, src2,
                 f"001's Assumption 2 fails ({a2['detail']}): the ln ln T term divides by D(p||p) = 0", ex2),
         )
     log_t, loglog_t = _thm1_parts(pm, alpha, beta)
     ex1["value_in_000_unit_is"] = _IN_000
     ex2["value_in_000_unit_is"] = _IN_000
     return (
-        Constant("dts_thm1", log_t, UNIT_COMPARISONS, log_t, SOURCE_THM1 + ", epsilon -> 0", None, ex1),
-        Constant("dts_thm1_loglog", loglog_t, UNIT_COMPARISONS_LOGLOG, loglog_t, src2 + ", epsilon -> 0", None, ex2),
+        Constant("dts_thm1", log_t, UNIT_001, log_t, SOURCE_THM1 + ", epsilon -> 0", None, ex1),
+        Constant("dts_thm1_loglog", loglog_t, UNIT_001_LOGLOG, loglog_t, src2 + ", epsilon -> 0", None, ex2),
     )

@@ -1,4 +1,10 @@
-"""RMED's Condorcet constants (Komiyama, Honda, Kashima & Nakagawa, COLT 2015, cited by 000).
+"""RMED's Condorcet constants (Komiyama, Honda, Kashima & Nakagawa, "Regret Lower Bound and
+Optimal Algorithm in Dueling Bandit Problem", COLT 2015, cited by 000).
+
+That paper is not among the five source texts; the formulas follow FORMULAS.md and agree with
+the authors' public implementation (jkomiyama/duelingbanditlib, ``policy_rmed.hpp``: RMED1
+compares a loser with the empirical winner; the lower bound's opponent minimises
+``(p_wi + p_wj - 1) / kl(p_ij, 1/2)``), an independent review found.
 
 Only for matrices with a Condorcet winner (called arm 1 in the paper; any index here, written
 ``w``).  RMED's regret of drawing the pair ``(i, j)`` is ``(Delta_wi + Delta_wj) / 2`` with

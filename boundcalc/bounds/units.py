@@ -34,8 +34,8 @@ __all__ = [
     "Constant",
     "UNIT_000",
     "UNIT_002",
-    "UNIT_COMPARISONS",
-    "UNIT_COMPARISONS_LOGLOG",
+    "UNIT_001",
+    "UNIT_001_LOGLOG",
     "UNIT_RMED",
     "UNIT_HARDNESS",
     "to_000_unit",
@@ -46,24 +46,24 @@ __all__ = [
 from ..result import UNIT_000  # noqa: E402
 #: Paper 002's (Zoghi et al.) regret, exactly twice 000's.
 UNIT_002 = "002 regret (2x 000's) per ln T"
-#: D-TS (001) counts comparisons, each weighted 1 (an upper bound on every ``r_ij``).
-UNIT_COMPARISONS = "comparisons per ln T"
+#: D-TS (001): bounds stated on D-TS's regret, in a unit equal to 000's (comparisons weighted 1).
+UNIT_001 = "001 regret (= 000's) per ln T"
 #: The same, as the coefficient of ``ln ln T`` (001 Theorem 1's last term).
-UNIT_COMPARISONS_LOGLOG = "comparisons per ln ln T"
+UNIT_001_LOGLOG = "001 regret (= 000's) per ln ln T"
 #: RMED's Condorcet regret ``(Delta_1i + Delta_1j) / 2``, ``Delta_1j = p_1j - 1/2``.
 UNIT_RMED = "RMED regret ((Delta_1i + Delta_1j)/2) per ln T"
 #: A hardness: a number that scales a bound with an unknown constant factor; no regret unit.
 UNIT_HARDNESS = "hardness (no unit)"
 
 #: Exact factors from a unit to 000's (only units that are a fixed multiple of 000's).
-_TO_000 = {UNIT_000: 1.0, UNIT_002: 0.5}
+_TO_000 = {UNIT_000: 1.0, UNIT_001: 1.0, UNIT_001_LOGLOG: 1.0, UNIT_002: 0.5}
 
 
 def to_000_unit(value: float | None, unit: str) -> float | None:
     """Convert ``value`` from ``unit`` to 000's regret unit; None when no exact conversion exists.
 
-    Only 000's own unit (factor 1) and 002's (factor 1/2: Zoghi's regret is twice 000's,
-    THEORY.md section 1) convert exactly.
+    Only 000's own unit and 001's (factor 1) and 002's (factor 1/2: Zoghi's regret is twice
+    000's, THEORY.md section 1) convert exactly.
 
     >>> to_000_unit(10.0, UNIT_002), to_000_unit(10.0, UNIT_RMED) is None
     (5.0, True)
