@@ -267,7 +267,7 @@ def test_invariance_under_permutation(data):
     assert ea.value >= a.value * (1 - 1e-8)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mu_strategy)
 def test_property_cutting_plane_equals_enumeration(data):
     K, upper, _ = data
