@@ -401,18 +401,22 @@ def _cmd_cpe(args) -> int:
             c["gaps"][k] if "gaps" in c else None,
             c["verification_gaps"][k] if "verification_gaps" in c else None,
         ])
-    out.write(format_table(["edge", "matchings", "w(e)", "Borda gap", "Condorcet gap", "verification gap"], rows) + "\n\n")
+    out.write(format_table(["edge", "matchings", "w(e)", "Borda gap (w units)", "Condorcet gap (f units)",
+                            "verification gap"], rows) + "\n\n")
     if w.get("method") == "monte-carlo":
         out.write(f"w(e) estimated by Monte Carlo ({w['n_samples']} samples); standard errors in --json\n")
     if "winner" in b:
-        out.write(f"Borda winner {b['winner']}: score {b['winner_score']:.6g}; H^B = {b['hardness']:.6g}\n")
+        out.write(f"Borda winner {b['winner']}: Borda score B = w(M)/l = {b['winner_score']:.6g};"
+                  f" H^B = sum_e 1/(Delta^B_e)^2 = {b['hardness']:.6g} (Def. 4)\n")
     else:
         out.write(f"Borda: {b.get('reason')}\n")
     if "winner" in c:
         extra = f" (Borda score {c['winner_borda_score']:.6g})" if "winner_borda_score" in c else ""
-        out.write(f"Condorcet winner {c['winner']}{extra}: hardness {c['hardness']:.6g}; H^C_ver = {c['verification_hardness']:.6g}\n")
+        out.write(f"Condorcet winner {c['winner']}{extra}: Theorem 4 hardness (unordered comparable pairs)"
+                  f" {c['hardness']:.6g}; H^C_ver = {c['verification_hardness']:.6g} (Sec. 4.3)\n")
     else:
         out.write(f"Condorcet: {c.get('reason')}\n")
+    out.write("hardness values multiply ln(1/delta) in 004's sample complexities (no regret unit)\n")
     sys.stdout.write(out.getvalue())
     return EXIT_OK
 

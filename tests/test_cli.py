@@ -114,7 +114,7 @@ def test_cpe_example_reproduces_004(capsys):
     # hand count: s1 takes c1, c2 or c3, s2 takes c3 or c4, minus {c3-s1, c3-s2}: 5 matchings
     assert rep["maximum_matchings"] == 5 and rep["matchings_per_edge"] == [2, 2, 1, 2, 3]
     code, out, _ = run(capsys, "cpe", "--example", "chen2020-fig1")
-    assert code == 0 and "score 0.64" in out and "Borda score 0.615" in out
+    assert code == 0 and "B = w(M)/l = 0.64" in out and "Borda score 0.615" in out
 
 
 def test_cpe_plain_matrix_and_instance_file_agree_with_compare(capsys, tmp_path):

@@ -284,8 +284,11 @@ def test_lower_bounds_hand_examples():
         cpe.borda_lower_bound(inst, 0.01, 0.05)
     with pytest.raises(ValueError, match=r"\|M\|/\(\|M\| - \|M_e\|\)"):
         cpe.borda_lower_bound(inst, 0.2, 0.05)  # (1 - .8)/(.8) = .25 < 2
-    # check=False evaluates the expression regardless of the conditions
-    assert cpe.borda_lower_bound(inst, 0.2, 0.05, check=False) > 0
+    # check=False evaluates the expression regardless of the conditions:
+    # 0.2 * .2 * .8 * (4 * .2 * 1 / (1 - .8))^2 * ln 20 * 800 = 0.032 * 16 * 800 ln 20
+    assert cpe.borda_lower_bound(inst, 0.2, 0.05, check=False) == pytest.approx(
+        0.2 * 0.2 * 0.8 * 16.0 * math.log(20) * 800, rel=1e-9
+    )
 
 
 def test_ex004_lower_bound_conditions_fail(ex004):

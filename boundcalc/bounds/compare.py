@@ -101,9 +101,13 @@ CSV_FIELDS: tuple[str, ...] = ("key", "value", "unit", "value_in_000_unit", "sou
 
 SOURCE_LOWER_BOUND = "Komiyama et al. 2016 (000), Theorem 2"
 SOURCE_ECW = "Komiyama et al. 2016 (000), Theorem 5"
-SOURCE_CPE_BORDA = "Chen et al. 2020 (004), Definition 4 (H^B), one position"
+SOURCE_CPE_BORDA = (
+    "Chen et al. 2020 (004), Definition 4 (H^B), one position; w(i) averages over all K arms,"
+    " diagonal included (eq. (4)), so gaps are (K-1)/K of the usual Borda gaps"
+)
 SOURCE_CPE_CONDORCET = (
-    "Chen et al. 2020 (004), Theorem 4 (sum over comparable pairs of 1/(Delta^C_{e,e'})^2), one position"
+    "Chen et al. 2020 (004), Theorem 4 (sum over unordered comparable pairs of 1/(Delta^C_{e,e'})^2;"
+    " the literal double sum counts each pair twice), one position"
 )
 SOURCE_CPE_VER = "Chen et al. 2020 (004), Sec. 4.3 (H^C_ver, Theorem 5), one position"
 _CPE_NOTE = (
