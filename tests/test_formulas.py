@@ -17,7 +17,6 @@ import math
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from boundcalc import PreferenceMatrix
@@ -37,6 +36,7 @@ from boundcalc.bounds.units import (
     Constant,
     to_000_unit,
 )
+from builders import st_mu, st_mu_and_perm
 
 ALPHA = 0.51
 FOUR_ALPHA = 4 * ALPHA  # 2.04
@@ -77,40 +77,6 @@ G = [[0.5, 0.9, 0.9],
 
 def close(a, b, rel=1e-9):
     return a == pytest.approx(b, rel=rel, abs=1e-12)
-
-
-# ---------------------------------------------------------------- random matrices
-def random_matrix(K: int, rng: np.random.Generator, condorcet: bool = False) -> np.ndarray:
-    """Upper triangle uniform in (0, 1), nothing within 1e-3 of 1/2, mu[j, i] = 1 - mu[i, j].
-
-    ``condorcet=True`` flips row 0 above 1/2 (arm 0 becomes the Condorcet winner).
-    """
-    mu = np.full((K, K), 0.5)
-    for i in range(K):
-        for j in range(i + 1, K):
-            x = rng.uniform()
-            while abs(x - 0.5) < 1e-3 or x <= 0.0:
-                x = rng.uniform()
-            if condorcet and i == 0:
-                x = max(x, 1.0 - x)
-            mu[i, j], mu[j, i] = x, 1.0 - x
-    return mu
-
-
-@st.composite
-def matrices(draw, min_K=2, max_K=6, condorcet=None):
-    """A random preference matrix; ``condorcet`` None draws both kinds."""
-    K = draw(st.integers(min_K, max_K))
-    seed = draw(st.integers(0, 2**32 - 1))
-    cond = draw(st.booleans()) if condorcet is None else condorcet
-    return random_matrix(K, np.random.default_rng(seed), cond)
-
-
-@st.composite
-def matrix_and_perm(draw, min_K=2, max_K=6):
-    mu = draw(matrices(min_K, max_K))
-    perm = draw(st.permutations(range(mu.shape[0])))
-    return mu, list(perm)
 
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -216,14 +182,14 @@ def test_ccb_deltas_differ_on_C4():
 
 
 @SETTINGS
-@given(matrices(condorcet=True, max_K=8))
+@given(st_mu(condorcet=True, max_K=8))
 def test_ccb_two_deltas_agree_on_condorcet(mu):
     assert close(delta_z(mu), PreferenceMatrix(mu).min_gap, rel=0)
     assert close(ccb(mu).value, ccb_delta_z(mu).value, rel=1e-12)
 
 
 @SETTINGS
-@given(matrices(max_K=8))
+@given(st_mu(max_K=8))
 def test_ccb_delta_z_never_below_delta_min(mu):
     assert delta_z(mu) >= PreferenceMatrix(mu).min_gap
     assert ccb_delta_z(mu).value <= ccb(mu).value * (1 + 1e-12)
@@ -342,7 +308,7 @@ def test_dts_parameter_checks():
 
 
 @SETTINGS
-@given(matrices(max_K=8))
+@given(st_mu(max_K=8))
 def test_dts_thm1_never_above_prop1(mu):
     p, t = dts_prop1(mu), dts_thm1(mu)
     assume(t.value is not None)
@@ -393,13 +359,13 @@ def test_rmed_without_condorcet_winner():
 
 
 @SETTINGS
-@given(matrices(condorcet=True, max_K=8))
+@given(st_mu(condorcet=True, max_K=8))
 def test_rmed_lb_never_above_rmed1(mu):
     assert rmed_lb(mu).value <= rmed1(mu).value * (1 + 1e-12)
 
 
 @SETTINGS
-@given(matrices(condorcet=True, max_K=8))
+@given(st_mu(condorcet=True, max_K=8))
 def test_rmed_regret_matrix_shape(mu):
     pm = PreferenceMatrix(mu)
     R = rmed_regret_matrix(pm)
@@ -454,7 +420,7 @@ def _copeland_l0_lp(mu, R):
 
 
 @settings(max_examples=40, deadline=None)
-@given(matrices(condorcet=True, min_K=2, max_K=6))
+@given(st_mu(condorcet=True, min_K=2, max_K=6))
 def test_rmed_lb_is_the_l0_copeland_lp_with_rmed_regret(mu):
     # FORMULAS.md: with RMED's regret the Copeland LP restricted to l = 0 equals rmed_lb.
     lp = _copeland_l0_lp(mu, rmed_regret_matrix(mu))
@@ -514,13 +480,13 @@ def test_ecw_eq11_below_eq12_every_tournament_small_K(K):
 
 
 @SETTINGS
-@given(matrices(min_K=2, max_K=6))
+@given(st_mu(min_K=2, max_K=6))
 def test_ecw_eq11_below_eq12_up_to_6_arms(mu):
     assert ecw_eq11(mu).value <= ecw_eq12(mu).value * (1 + 1e-12)
 
 
 @SETTINGS
-@given(matrices(min_K=7, max_K=14, condorcet=False))
+@given(st_mu(min_K=7, max_K=14, condorcet=False))
 def test_ecw_eq11_below_eq12_when_winner_loses(mu):
     assume(PreferenceMatrix(mu).L_sorted[0] >= 1)
     assert ecw_eq11(mu).value <= ecw_eq12(mu).value * (1 + 1e-12)
@@ -539,7 +505,7 @@ def test_savage_hand():
 
 # ================================================================ units, across rows
 @SETTINGS
-@given(matrices(max_K=7))
+@given(st_mu(max_K=7))
 def test_unit_conversions_consistent(mu):
     for f in (ccb, ccb_delta_z):
         r = f(mu)
@@ -556,7 +522,7 @@ def test_unit_conversions_consistent(mu):
 
 # ================================================================ relabelling arms
 @SETTINGS
-@given(matrix_and_perm(max_K=6))
+@given(st_mu_and_perm(max_K=6))
 def test_invariant_under_arm_permutation(mp):
     mu, perm = mp
     pm = PreferenceMatrix(mu)

@@ -15,12 +15,12 @@ import itertools
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
 
 from boundcalc import PreferenceMatrix, ecw_bound, load_example, lower_bound
 from boundcalc.datasets import random_matrix
 from boundcalc.lp import CopelandFamily, CopelandLPSolver, CoveringLP, ECWFamily, SolverError, TooLargeError
 from boundcalc.lp.full import ecw_enumerate, lower_bound_enumerate
+from builders import pm_from_upper, st_upper_and_perm, tournament_cases
 
 RTOL = 1e-7  # two simplex vertices (incremental HiGHS model vs cvxpy's full LP)
 RTOL_IPM = 1e-5  # Clarabel's interior point: costs spanning ~1e7 limit its accuracy
@@ -32,50 +32,7 @@ def d_half(p):
 
 
 # ----------------------------------------------------------------------------- generators
-def _tournament_matrix(K, rng, kind):
-    """Random matrices of several kinds: plain, near-ties, forced C >= 2, Condorcet."""
-    iu = np.triu_indices(K, 1)
-    n = iu[0].size
-    if kind == "plain":
-        u = rng.uniform(0.02, 0.98, n)
-    elif kind == "near-tie":
-        # a mixture: most pairs ordinary, some within 1e-4 .. 1e-2 of 1/2
-        u = rng.uniform(0.02, 0.98, n)
-        m = rng.random(n) < 0.4
-        u[m] = 0.5 + rng.choice([-1, 1], m.sum()) * 10 ** rng.uniform(-4, -2, m.sum())
-    elif kind == "cyclic":
-        # a regular tournament (every arm loses (K-1)/2 duels) for odd K: C = K
-        u = np.empty(n)
-        for t, (i, j) in enumerate(zip(*iu)):
-            win = ((j - i) % K) <= (K - 1) // 2
-            u[t] = rng.uniform(0.55, 0.95) if win else rng.uniform(0.05, 0.45)
-    elif kind == "condorcet":
-        u = rng.uniform(0.02, 0.98, n)
-    else:
-        raise ValueError(kind)
-    u = np.where(np.abs(u - 0.5) < 1e-6, 0.5 + 1e-3, u)
-    mu = np.full((K, K), 0.5)
-    mu[iu] = u
-    if kind == "condorcet":
-        mu[0, 1:] = 0.5 + np.abs(mu[0, 1:] - 0.5)
-    mu[(iu[1], iu[0])] = 1 - mu[iu]
-    return PreferenceMatrix(mu)
-
-
-def _cases(n_per_K=50, Ks=range(3, 9), seed=2016):
-    rng = np.random.default_rng(seed)
-    kinds = ["plain", "near-tie", "condorcet", "cyclic"]
-    out = []
-    for K in Ks:
-        for t in range(n_per_K):
-            kind = kinds[t % 4]
-            if kind == "cyclic" and K % 2 == 0:
-                kind = "plain"
-            out.append((K, kind, _tournament_matrix(K, rng, kind)))
-    return out
-
-
-CASES = _cases()
+CASES = tournament_cases()  # 300 matrices: K = 3..8, kinds plain / near-tie / condorcet / cyclic
 
 
 def test_case_mix_covers_multiple_winners_and_near_ties():
@@ -225,35 +182,11 @@ def test_allocation_feasible_and_attains_value():
 
 
 # ----------------------------------------------------------------------------- permutations
-mu_strategy = st.integers(3, 7).flatmap(
-    lambda K: st.tuples(
-        st.just(K),
-        st.lists(
-            st.one_of(
-                st.floats(0.01, 0.99),
-                st.sampled_from([0.5 - 1e-4, 0.5 + 1e-4, 0.5 - 1e-3, 0.5 + 1e-3]),
-            ).filter(lambda x: abs(x - 0.5) > 1e-5),
-            min_size=K * (K - 1) // 2,
-            max_size=K * (K - 1) // 2,
-        ),
-        st.permutations(list(range(K))),
-    )
-)
-
-
-def _from_upper(K, upper):
-    mu = np.full((K, K), 0.5)
-    iu = np.triu_indices(K, 1)
-    mu[iu] = upper
-    mu[(iu[1], iu[0])] = 1 - np.asarray(upper)
-    return PreferenceMatrix(mu)
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(mu_strategy)
+@given(st_upper_and_perm)
 def test_invariance_under_permutation(data):
     K, upper, perm = data
-    pm = _from_upper(K, upper)
+    pm = pm_from_upper(K, upper)
     pp = pm.permute(perm)
     a, b = lower_bound(pm), lower_bound(pp)
     assert b.value == pytest.approx(a.value, rel=1e-7)
@@ -268,10 +201,10 @@ def test_invariance_under_permutation(data):
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(mu_strategy)
+@given(st_upper_and_perm)
 def test_property_cutting_plane_equals_enumeration(data):
     K, upper, _ = data
-    pm = _from_upper(K, upper)
+    pm = pm_from_upper(K, upper)
     assume(all(CopelandFamily(pm, w).n_rows() < 20_000 for w in pm.copeland_winners))
     assert lower_bound(pm).value == pytest.approx(lower_bound(pm, method="enumerate").value, rel=RTOL, abs=1e-9)
 
