@@ -1,0 +1,303 @@
+"""Run many independent tasks in-process or on Dask, optionally into a resumable row store.
+
+:func:`run_tasks` is generic over the task: a task is a picklable dict with a unique integer
+``"index"``, and a module-level function ``fn(task, shared) -> row`` turns it into a
+JSON-serialisable dict that carries the same ``"index"``.  ``shared`` is one object every task
+needs (a parent matrix, a policy configuration); on Dask it is scattered to every worker once.
+
+Determinism
+    Each row depends only on its task and ``shared``: the runner never passes seeds, worker
+    ids or chunk positions, and every row is returned (and stored) as JSON reads it back, so
+    the rows are identical in-process, on any number of workers, with any chunk size, and
+    whether a row was computed now or resumed from the store.  Rows come back sorted by index.
+
+Failures
+    When ``fn`` raises, the exception propagates (in-process directly, on Dask from the
+    future); the rows finished before it are already in the store and a rerun computes only
+    the others.  The runner itself never records an error row.  A task that should not end a
+    long run catches its own exception and returns ``{"index": i, "error": "...", ...}``: such
+    a row is returned and stored like any other, and retried on resume (:attr:`JsonlStore.done
+    <boundcalc.runner.store.JsonlStore.done>` leaves it out).
+
+>>> def square(task, shared):
+...     return {"index": task["index"], "y": task["x"] ** 2 + shared}
+>>> rows = run_tasks(square, [{"index": i, "x": x} for i, x in enumerate([3, 1, 2])], shared=10)
+>>> rows
+[{'index': 0, 'y': 19}, {'index': 1, 'y': 11}, {'index': 2, 'y': 14}]
+>>> rows.stats["backend"], rows.stats["computed"], rows.stats["resumed"]
+('in-process', 3, 0)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import logging
+import math
+import os
+import sys
+import time
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from .store import JsonlStore
+
+__all__ = ["run_tasks", "Rows", "default_workers", "dask_client"]
+
+#: Default upper bound on tasks per Dask chunk.
+MAX_CHUNK = 100
+
+
+class Rows(list):
+    """The rows :func:`run_tasks` returns (a plain ``list`` of dicts, sorted by index), with the
+    run's figures in :attr:`stats`.
+
+    Attributes
+    ----------
+    stats : dict
+        ``tasks``, ``resumed`` (rows taken from the store), ``computed``, ``errors`` (rows with
+        an ``"error"`` key), ``backend`` (``"in-process"`` or ``"dask"``), ``workers`` (Dask
+        worker threads; 0 in-process), ``chunk_size`` (tasks per Dask task; 1 in-process),
+        ``seconds_cluster`` (starting or connecting to Dask) and ``seconds_run`` (computing).
+    """
+
+    stats: dict
+
+    def __init__(self, rows=(), stats: dict | None = None):
+        super().__init__(rows)
+        self.stats = dict(stats or {})
+
+
+def default_workers() -> int:
+    """The default size of a local cluster: the number of cores when dask.distributed is
+    installed, else 0 (in-process)."""
+    return (os.cpu_count() or 1) if importlib.util.find_spec("distributed") else 0
+
+
+@contextlib.contextmanager
+def dask_client(workers: int = 0, scheduler=None) -> Iterator[Any]:
+    """A ``distributed.Client``: ``scheduler`` itself when it is a client, one connected to
+    ``scheduler`` (an address such as ``"tcp://host:8786"`` or a cluster object), or one on a
+    new ``LocalCluster`` of ``workers`` single-threaded worker processes, closed on exit."""
+    try:
+        import distributed
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("running on Dask needs dask.distributed (pip install 'boundcalc[dask]');"
+                          " use workers=0 to run in-process") from None
+    if isinstance(scheduler, distributed.Client):
+        yield scheduler
+        return
+    if scheduler is not None:
+        target = scheduler if isinstance(scheduler, str) else getattr(scheduler, "scheduler_address", scheduler)
+        client = distributed.Client(target, set_as_default=False)
+        try:
+            yield client
+        finally:
+            client.close()
+        return
+    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=logging.ERROR)
+    client = distributed.Client(cluster, set_as_default=False)
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()
+
+
+def _progress_bar(total: int, initial: int, progress, desc):
+    if progress is None:
+        progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    if not progress:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is optional
+        return None
+    return tqdm(total=total, initial=initial, file=sys.stderr, desc=desc, unit="task", dynamic_ncols=True)
+
+
+def _check_tasks(tasks) -> list[dict]:
+    out, seen = [], set()
+    for n, t in enumerate(tasks):
+        if not isinstance(t, Mapping):
+            raise TypeError(f"task {n} is a {type(t).__name__}, not a dict with an integer 'index'")
+        i = t.get("index")
+        if isinstance(i, bool) or not isinstance(i, int):
+            try:
+                import numpy as np
+
+                ok = isinstance(i, np.integer)
+            except ImportError:  # pragma: no cover
+                ok = False
+            if not ok:
+                raise TypeError(f"task {n} has index {i!r}; every task needs an integer 'index'")
+        if int(i) in seen:
+            raise ValueError(f"task index {int(i)} occurs twice; task indices must be unique")
+        seen.add(int(i))
+        out.append(t)
+    return out
+
+
+def _normalise(row, index: int) -> tuple[str, dict]:
+    """The row as a JSON line and as JSON reads it back; check it carries the task's index."""
+    if not isinstance(row, Mapping):
+        raise TypeError(f"task {index}: the task function returned a {type(row).__name__}, not a dict")
+    try:
+        line = json.dumps(row)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"task {index}: the row is not JSON-serialisable ({exc})") from None
+    back = json.loads(line)
+    if back.get("index") != index:
+        raise ValueError(f"task {index}: the task function returned a row with index {back.get('index')!r}")
+    return line, back
+
+
+def _run_chunk(fn: Callable, chunk: list[dict], shared) -> list[dict]:
+    """Dask task: the rows of a chunk of tasks, in order."""
+    return [fn(t, shared) for t in chunk]
+
+
+def run_tasks(fn: Callable[[dict, Any], dict], tasks: Sequence[dict], *, shared=None,
+              store: JsonlStore | None = None, workers: int | None = 0, scheduler=None,
+              chunk_size: int | None = None, progress: bool | None = False, desc: str | None = None) -> Rows:
+    """Compute ``fn(task, shared)`` for every task not already in ``store``; rows sorted by index.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(task, shared) -> dict``, a JSON-serialisable row carrying ``task["index"]``.  Must be
+        a module-level function (Dask pickles it by reference).
+    tasks : sequence of dict
+        Picklable dicts, each with a unique integer ``"index"``.
+    shared : object, optional
+        Passed to every call; on Dask scattered to every worker once (broadcast), so a large
+        matrix is sent once, not once per task.
+    store : JsonlStore, optional
+        Rows already :attr:`~boundcalc.runner.store.JsonlStore.done` there (same index, no
+        ``"error"`` key) are returned without being computed; every new row is appended and
+        flushed as soon as it arrives.  The store is opened (header written) even when nothing
+        is left to compute, and closed on return.
+    workers : int or None
+        ``0``: in-process (default).  ``n > 0``: a new local Dask cluster of ``n``
+        single-threaded worker processes, shut down on return.  None: :func:`default_workers`.
+        Ignored when ``scheduler`` is given.  No cluster is started when nothing is left to do.
+    scheduler : str, distributed.Client or cluster object, optional
+        Run on an existing Dask cluster (e.g. ``"tcp://host:8786"``).
+    chunk_size : int, optional
+        Tasks per Dask task (default: about 4 Dask tasks per worker thread, at most
+        :data:`MAX_CHUNK`); results never depend on it.  Ignored in-process.
+    progress : bool or None
+        A tqdm bar on stderr (nothing when tqdm is not installed); None: only when stderr is a
+        terminal.
+    desc : str, optional
+        The bar's label.
+
+    Returns
+    -------
+    Rows
+        A ``list`` of the rows of all ``tasks`` (resumed or computed), sorted by index, each as
+        JSON reads it back; ``.stats`` holds the run's figures (see :class:`Rows`).
+
+    Raises
+    ------
+    TypeError, ValueError
+        A task without a unique integer index; a row that is not a JSON-serialisable dict with
+        its task's index; bad ``workers`` / ``chunk_size``.
+    Exception
+        Whatever ``fn`` raises (rows finished before it are kept in ``store``).
+    """
+    tasks = _check_tasks(tasks)
+    if workers is None:
+        workers = default_workers()
+    if isinstance(workers, bool) or int(workers) != workers or workers < 0:
+        raise ValueError(f"workers must be an integer >= 0; got {workers!r}")
+    workers = int(workers)
+    if chunk_size is not None and (int(chunk_size) != chunk_size or chunk_size < 1):
+        raise ValueError(f"chunk_size must be an integer >= 1; got {chunk_size!r}")
+    if not callable(fn):
+        raise TypeError(f"fn must be callable; got {type(fn).__name__}")
+
+    done: dict[int, dict] = {}
+    if store is not None:
+        stored = store.done
+        done = {int(t["index"]): stored[int(t["index"])] for t in tasks if int(t["index"]) in stored}
+    resumed = len(done)
+    todo = [t for t in tasks if int(t["index"]) not in done]
+    stats: dict[str, Any] = {"tasks": len(tasks), "resumed": resumed, "computed": 0, "errors": 0,
+                             "backend": "in-process", "workers": 0, "chunk_size": 1,
+                             "seconds_cluster": 0.0, "seconds_run": 0.0}
+    bar = _progress_bar(len(tasks), resumed, progress, desc)
+
+    def consume(chunk: list[dict], rows: list) -> None:
+        pairs = [_normalise(r, int(t["index"])) for t, r in zip(chunk, rows)]
+        if store is not None:
+            store.append(back for _, back in pairs)
+        for _, back in pairs:
+            done[back["index"]] = back
+        stats["computed"] += len(pairs)
+        if bar is not None:
+            bar.update(len(pairs))
+
+    t0 = time.perf_counter()
+    try:
+        if store is not None:
+            store.open()
+        if todo and (scheduler is not None or workers > 0):
+            stats["backend"] = "dask"
+            with dask_client(workers, scheduler) as client:
+                n_threads = max(1, sum(client.nthreads().values()))
+                stats["workers"] = n_threads
+                stats["seconds_cluster"] = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                cs = int(chunk_size) if chunk_size else max(1, min(MAX_CHUNK, math.ceil(len(todo) / (4 * n_threads))))
+                stats["chunk_size"] = cs
+                _run_dask(client, fn, todo, shared, cs, n_threads, consume)
+        else:
+            for t in todo:
+                consume([t], [fn(t, shared)])
+    finally:
+        stats["seconds_run"] = time.perf_counter() - t0
+        if bar is not None:
+            bar.close()
+        if store is not None:
+            store.close()
+    rows = [done[int(t["index"])] for t in sorted(tasks, key=lambda t: int(t["index"]))]
+    stats["errors"] = sum(1 for r in rows if "error" in r)
+    return Rows(rows, stats)
+
+
+def _run_dask(client, fn, todo: list[dict], shared, chunk_size: int, n_threads: int, consume) -> None:
+    """Scatter ``shared`` once, submit chunks (a bounded number in flight), consume rows in
+    completion order; on an exception cancel what is still queued and re-raise."""
+    from distributed import as_completed
+
+    # wrapped in a list so that a list or dict is scattered as one object, not element-wise
+    shared_f = client.scatter([shared], broadcast=True)[0] if shared is not None else None
+    chunks = (todo[s:s + chunk_size] for s in range(0, len(todo), chunk_size))
+    in_flight = max(4, 2 * n_threads)
+    pending: dict = {}  # key -> (future, chunk)
+
+    def submit(ch):
+        fut = client.submit(_run_chunk, fn, ch, shared_f, pure=False)
+        pending[fut.key] = (fut, ch)
+        return fut
+
+    ac = as_completed([submit(ch) for _, ch in zip(range(in_flight), chunks)], loop=client.loop)
+    try:
+        for fut in ac:
+            rows = fut.result()
+            consume(pending.pop(fut.key)[1], rows)
+            fut.release()
+            nxt = next(chunks, None)
+            if nxt is not None:
+                ac.add(submit(nxt))
+    except BaseException:
+        ac.clear()  # drop what is still queued
+        left = [f for f, _ in pending.values()]
+        if left:
+            client.cancel(left)
+        raise
+    finally:
+        if shared_f is not None:
+            shared_f.release()

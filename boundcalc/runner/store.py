@@ -1,0 +1,268 @@
+"""A resumable JSON Lines row store: one header line, then one JSON object per finished task.
+
+File layout
+    Line 1 is ``{TAG: header}`` (``TAG`` is ``"boundcalc_run"`` unless the caller names its
+    own, e.g. ``"boundcalc_batch"`` for :mod:`boundcalc.batch`); every further line is one row,
+    a JSON object with an integer ``"index"``.  Rows are appended and flushed as tasks finish,
+    in completion order, so an interrupted run loses at most the line being written.
+
+Resuming
+    Opening a store on an existing file reads it back: the header must agree with the new one
+    on every *identity* field (all fields by default), otherwise :class:`StoreMismatch` is
+    raised, naming each differing field, and the file is left untouched (``overwrite=True``
+    discards it instead).  A partial last line (an interruption mid-write) is dropped.  When an
+    index occurs on several lines the last one wins.  Rows with an ``"error"`` key are kept in
+    :attr:`JsonlStore.rows` but are not :attr:`JsonlStore.done`: the runner computes them again.
+
+>>> import json, tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.jsonl"
+>>> with JsonlStore(path, {"seed": 1, "note": "first"}, identity=["seed"]) as st:
+...     _ = st.append([{"index": 1, "x": 2.5}, {"index": 0, "error": "boom"}])
+>>> again = JsonlStore(path, {"seed": 1, "note": "second"}, identity=["seed"])
+>>> again.header["note"], sorted(again.rows), sorted(again.done)   # the file's header is kept
+('first', [0, 1], [1])
+>>> try:
+...     JsonlStore(path, {"seed": 2}, identity=["seed"])
+... except StoreMismatch as exc:
+...     print(exc.differences, "seed: file 1, now 2" in str(exc))
+[('seed', 1, 2)] True
+>>> load_store(path)
+({'seed': 1, 'note': 'first'}, [{'index': 0, 'error': 'boom'}, {'index': 1, 'x': 2.5}])
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+__all__ = ["JsonlStore", "StoreError", "StoreMismatch", "load_store", "DEFAULT_TAG"]
+
+#: Key of the header object on a store's first line unless the caller gives its own.
+DEFAULT_TAG = "boundcalc_run"
+
+
+class StoreError(ValueError):
+    """A row file cannot be used (not a row file of this kind, or corrupt); the message says why."""
+
+
+class StoreMismatch(StoreError):
+    """A row file was written with another header than the current run's.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The file.
+    differences : list of (field, file value, new value)
+        Every identity field whose values differ.
+    """
+
+    def __init__(self, message: str, path: Path, differences: list[tuple[str, Any, Any]]):
+        super().__init__(message)
+        self.path = path
+        self.differences = differences
+
+
+def _label(tag: str) -> str:
+    return tag.replace("_", " ")
+
+
+def _read(path: Path, tag: str) -> tuple[dict | None, dict[int, dict], int]:
+    """``(header or None, rows by index (last wins), bytes of a dropped partial last line)``.
+
+    None as header means the file holds nothing but a header line cut short (it starts with
+    ``{"TAG"`` and has no newline): nothing worth keeping.
+    """
+    raw = path.read_bytes()
+    data, dropped = raw, 0
+    if data and not data.endswith(b"\n"):  # interrupted in the middle of a line
+        cut = data.rfind(b"\n") + 1
+        dropped = len(data) - cut
+        data = data[:cut]
+    not_ours = StoreError(f"{path}: not a {_label(tag)} file (its first line is not a {tag!r} header)")
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    if not lines:
+        if not raw.startswith(('{"' + tag + '"').encode()):  # never overwrite a foreign file
+            raise not_ours
+        return None, {}, dropped
+    try:
+        head = json.loads(lines[0])
+    except json.JSONDecodeError:
+        head = None
+    if not isinstance(head, dict) or not isinstance(head.get(tag), dict):
+        raise not_ours
+    rows: dict[int, dict] = {}
+    for n, line in enumerate(lines[1:], 2):
+        if not line.strip():
+            continue
+        try:
+            r = json.loads(line)
+            i = r["index"]
+            if isinstance(i, bool) or not isinstance(i, int):
+                raise TypeError
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise StoreError(f"{path}:{n}: corrupt row (not a JSON object with an integer index)") from None
+        rows[i] = r
+    return head[tag], rows, dropped
+
+
+def load_store(path, *, tag: str = DEFAULT_TAG) -> tuple[dict, list[dict]]:
+    """Read a row file: ``(header, rows sorted by index)``; the last line of an index wins and a
+    partial last line is ignored.
+
+    Raises
+    ------
+    StoreError
+        The file is empty, not a row file with a ``tag`` header, or has a corrupt row.
+    """
+    path = Path(path)
+    head, rows, _ = _read(path, tag)
+    if head is None:
+        raise StoreError(f"{path}: empty {_label(tag)} file (only a header cut short)")
+    return head, [rows[i] for i in sorted(rows)]
+
+
+class JsonlStore:
+    """A JSON Lines row file that a run appends to and a rerun resumes.
+
+    Creating the object only reads: an existing file is checked against ``header`` and its
+    rows loaded; nothing is written until :meth:`open` (the runner calls it), which writes the
+    header of a new file, or drops a partial last line of an existing one, and opens it for
+    appending.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file (its directory is created on :meth:`open`).
+    header : dict
+        JSON-serialisable description of the run, written on the first line as ``{tag: header}``.
+    overwrite : bool
+        Discard an existing file (even one with another header) instead of resuming it.
+    tag : str
+        Key of the header object; a file whose first line lacks it is refused (never
+        overwritten unless ``overwrite``).
+    identity : sequence of str or mapping of str to callable, optional
+        Header fields that must agree for the file to be resumed (default: every field of
+        ``header``); other fields (dates, versions) are informational.  A mapping gives a
+        normaliser per field applied to both sides before comparing, e.g. ``{"keys": sorted}``
+        to accept the same set in another order.
+
+    Attributes
+    ----------
+    header : dict
+        The file's header when resuming (so a resumed run keeps the original fields), else
+        ``header``.
+    resumed : bool
+        Whether an existing file is being resumed.
+    rows : dict[int, dict]
+        Every stored row by index (the last line of an index wins), updated by :meth:`append`.
+    dropped_bytes : int
+        Length of a partial last line found in the file (dropped on :meth:`open`).
+
+    Raises
+    ------
+    StoreMismatch
+        The file's header differs on an identity field (and not ``overwrite``).
+    StoreError
+        The file is not a row file with a ``tag`` header, or has a corrupt row.
+    """
+
+    def __init__(self, path, header: Mapping[str, Any], *, overwrite: bool = False, tag: str = DEFAULT_TAG,
+                 identity: Sequence[str] | Mapping[str, Callable[[Any], Any]] | None = None):
+        if not isinstance(header, Mapping):
+            raise TypeError(f"header must be a dict; got {type(header).__name__}")
+        self.path = Path(path)
+        self.tag = str(tag)
+        new_header = json.loads(json.dumps(dict(header)))  # JSON-ready, as it will read back
+        if identity is None:
+            identity = list(new_header)
+        norm: dict[str, Callable[[Any], Any]] = (
+            dict(identity) if isinstance(identity, Mapping) else {f: (lambda v: v) for f in identity})
+        self.identity = tuple(norm)
+        self.header: dict = new_header
+        self.resumed = False
+        self.rows: dict[int, dict] = {}
+        self.dropped_bytes = 0
+        self._fh = None
+        self._fresh = True
+        if overwrite or not self.path.exists() or self.path.stat().st_size == 0:
+            return
+        old, rows, dropped = _read(self.path, self.tag)
+        if old is None:  # only a header cut short: start afresh
+            return
+        diffs = []
+        for f, fn in norm.items():
+            a, b = old.get(f), new_header.get(f)
+            try:
+                same = fn(a) == fn(b) if a is not None and b is not None else a == b
+            except TypeError:
+                same = a == b
+            if not same:
+                diffs.append((f, a, b))
+        if diffs:
+            said = "; ".join(f"{f}: file {a!r}, now {b!r}" for f, a, b in diffs)
+            raise StoreMismatch(
+                f"{self.path} was made with other settings ({said}). Use another file, rerun with the"
+                " file's settings to resume it, or overwrite it (overwrite=True).", self.path, diffs)
+        self.header, self.rows, self.dropped_bytes = old, rows, dropped
+        self.resumed, self._fresh = True, False
+
+    @property
+    def done(self) -> dict[int, dict]:
+        """The stored rows without an ``"error"`` key, by index: what a rerun need not compute."""
+        return {i: r for i, r in self.rows.items() if "error" not in r}
+
+    @property
+    def is_open(self) -> bool:
+        return self._fh is not None
+
+    def open(self) -> "JsonlStore":
+        """Prepare the file for appending (idempotent): write the header of a new file, or cut a
+        partial last line off an existing one."""
+        if self._fh is not None:
+            return self
+        if self._fresh:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fh = open(self.path, "w", encoding="utf-8")
+            fh.write(json.dumps({self.tag: self.header}) + "\n")
+            fh.flush()
+            self._fresh = False
+        else:
+            if self.dropped_bytes:
+                with open(self.path, "r+b") as f:
+                    f.truncate(self.path.stat().st_size - self.dropped_bytes)
+            fh = open(self.path, "a", encoding="utf-8")
+        self._fh = fh
+        return self
+
+    def append(self, rows: Iterable[Mapping[str, Any]]) -> list[dict]:
+        """Write ``rows`` (dicts with an integer ``"index"``) and flush; return them as read back
+        from JSON (plain lists, floats, ...), which is also what :attr:`rows` now holds."""
+        if self._fh is None:
+            self.open()
+        lines, back = [], []
+        for r in rows:
+            line = json.dumps(r)
+            lines.append(line + "\n")
+            rr = json.loads(line)
+            back.append(rr)
+        self._fh.write("".join(lines))
+        self._fh.flush()
+        for rr in back:
+            self.rows[rr["index"]] = rr
+        return back
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def __enter__(self) -> "JsonlStore":
+        return self.open()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (f"JsonlStore({str(self.path)!r}, tag={self.tag!r}, rows={len(self.rows)},"
+                f" resumed={self.resumed})")

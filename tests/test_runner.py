@@ -1,0 +1,259 @@
+"""Tests of boundcalc.runner on its own, with trivial picklable task functions: rows sorted by
+index and identical in-process, on a new two-worker local cluster and on an existing one with
+any chunk size; resuming after an interrupted run (a task raising, a cut last line); error
+rows retried; headers that differ refused; bad tasks and rows named.
+
+The expected rows are computed here by calling the task function directly on each task, so
+every comparison is against the runner's job description, not against the runner.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from boundcalc.runner import JsonlStore, StoreError, StoreMismatch, load_store, run_tasks
+
+
+# ----------------------------------------------------------------------------- task functions
+def noisy_sum(task, shared):
+    """A row that depends on the task's seed and on every part of ``shared`` (a dict)."""
+    rng = np.random.default_rng([shared["seed"], task["index"]])
+    x = rng.normal(size=3) @ shared["weights"]
+    return {"index": task["index"], "label": task["label"], "x": float(x),
+            "draws": rng.integers(0, 100, size=2).tolist()}
+
+
+def fail_once(task, shared):
+    """Raises for index ``shared["bad"]`` until the marker file exists (it creates it)."""
+    marker = Path(shared["marker"])
+    if task["index"] == shared["bad"] and not marker.exists():
+        marker.write_text("failed once")
+        raise RuntimeError(f"task {task['index']} failed")
+    return {"index": task["index"], "y": task["index"] ** 2}
+
+
+def error_row(task, shared):
+    """Records its own failure as an error row while the marker file is absent."""
+    if task["index"] % 3 == 1 and not Path(shared).exists():
+        return {"index": task["index"], "y": None, "error": "RuntimeError: transient"}
+    return {"index": task["index"], "y": task["index"] ** 2}
+
+
+def wrong_index(task, shared):
+    return {"index": task["index"] + 1}
+
+
+def not_json(task, shared):
+    return {"index": task["index"], "value": {1, 2}}
+
+
+SHARED = {"seed": 7, "weights": np.array([1.0, -2.0, 0.5])}
+
+
+def _tasks(n: int, order_seed: int = 0) -> list[dict]:
+    """Tasks with indices 0..n-1 in a shuffled order."""
+    idx = np.random.default_rng(order_seed).permutation(n)
+    return [{"index": int(i), "label": f"t{int(i)}"} for i in idx]
+
+
+def _expected(tasks) -> list[dict]:
+    return [noisy_sum(t, SHARED) for t in sorted(tasks, key=lambda t: t["index"])]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    import logging
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, silence_logs=logging.ERROR) as c:
+        yield c
+
+
+# ----------------------------------------------------------------------------- order and identity
+def test_in_process_rows_sorted_by_index():
+    tasks = _tasks(12)
+    assert [t["index"] for t in tasks] != list(range(12))  # really shuffled
+    rows = run_tasks(noisy_sum, tasks, shared=SHARED)
+    assert [r["index"] for r in rows] == list(range(12))
+    assert rows == _expected(tasks)
+    assert rows.stats == {**rows.stats, "tasks": 12, "resumed": 0, "computed": 12, "errors": 0,
+                          "backend": "in-process", "workers": 0}
+
+
+def test_identical_rows_on_a_new_local_cluster():
+    tasks = _tasks(20, 1)
+    rows = run_tasks(noisy_sum, tasks, shared=SHARED, workers=2)
+    assert rows.stats["backend"] == "dask" and rows.stats["workers"] == 2
+    assert rows == _expected(tasks) == run_tasks(noisy_sum, tasks, shared=SHARED)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 3, 100])
+def test_identical_rows_whatever_the_chunk_size(cluster, chunk_size, tmp_path):
+    tasks = _tasks(17, 2)
+    store = JsonlStore(tmp_path / "rows.jsonl", {"run": "chunks"})
+    rows = run_tasks(noisy_sum, tasks, shared=SHARED, scheduler=cluster, chunk_size=chunk_size, store=store)
+    assert rows.stats["chunk_size"] == chunk_size and rows.stats["backend"] == "dask"
+    assert rows == _expected(tasks)
+    head, stored = load_store(store.path)
+    assert head == {"run": "chunks"} and stored == rows  # the file holds every row once
+    assert len(store.path.read_text().splitlines()) == 18
+
+
+def test_scheduler_address_string(cluster):
+    tasks = _tasks(5, 3)
+    rows = run_tasks(noisy_sum, tasks, shared=SHARED, scheduler=cluster.scheduler_address)
+    assert rows.stats["workers"] == 2 and rows == _expected(tasks)
+
+
+# ----------------------------------------------------------------------------- resuming
+def test_resume_after_a_task_raised(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    shared = {"marker": str(tmp_path / "marker"), "bad": 4}
+    tasks = [{"index": i} for i in range(8)]
+    with pytest.raises(RuntimeError, match="task 4 failed"):
+        run_tasks(fail_once, tasks, shared=shared, store=JsonlStore(path, {"n": 8}))
+    # in-process the tasks run in the given order: 0..3 are stored, nothing for 4 (no error row)
+    assert [r["index"] for r in load_store(path)[1]] == [0, 1, 2, 3]
+    rows = run_tasks(fail_once, tasks, shared=shared, store=JsonlStore(path, {"n": 8}))
+    assert (rows.stats["resumed"], rows.stats["computed"]) == (4, 4)
+    assert rows == [{"index": i, "y": i * i} for i in range(8)]
+    assert load_store(path)[1] == rows
+
+
+def test_resume_on_dask_after_a_task_raised(cluster, tmp_path):
+    path = tmp_path / "rows.jsonl"
+    shared = {"marker": str(tmp_path / "marker"), "bad": 5}
+    tasks = [{"index": i} for i in range(12)]
+    with pytest.raises(RuntimeError, match="task 5 failed"):
+        run_tasks(fail_once, tasks, shared=shared, store=JsonlStore(path, {"n": 12}), scheduler=cluster,
+                  chunk_size=1)
+    kept = {r["index"] for r in load_store(path)[1]}
+    assert 5 not in kept
+    rows = run_tasks(fail_once, tasks, shared=shared, store=JsonlStore(path, {"n": 12}), scheduler=cluster,
+                     chunk_size=2)
+    assert rows.stats["resumed"] == len(kept) and rows.stats["computed"] == 12 - len(kept)
+    assert rows == [{"index": i, "y": i * i} for i in range(12)]
+
+
+def test_error_rows_are_stored_and_retried(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    marker = tmp_path / "healthy"
+    tasks = [{"index": i} for i in range(7)]
+    first = run_tasks(error_row, tasks, shared=str(marker), store=JsonlStore(path, {}))
+    assert first.stats["errors"] == 2 and [r["index"] for r in first if "error" in r] == [1, 4]
+    marker.write_text("")
+    again = run_tasks(error_row, tasks, shared=str(marker), store=JsonlStore(path, {}))
+    assert (again.stats["resumed"], again.stats["computed"], again.stats["errors"]) == (5, 2, 0)
+    assert again == [{"index": i, "y": i * i} for i in range(7)]
+    assert load_store(path)[1] == again  # the retried rows supersede the error rows
+
+
+def test_partial_last_line_is_dropped_and_recomputed(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    tasks = _tasks(6)
+    run_tasks(noisy_sum, tasks, shared=SHARED, store=JsonlStore(path, {"v": 1}))
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:4]) + "\n" + lines[4][:10])  # header, 3 rows, a cut row
+    store = JsonlStore(path, {"v": 1})
+    assert store.resumed and store.dropped_bytes == 10 and len(store.done) == 3
+    rows = run_tasks(noisy_sum, tasks, shared=SHARED, store=store)
+    assert (rows.stats["resumed"], rows.stats["computed"]) == (3, 3)
+    assert rows == _expected(tasks) == load_store(path)[1]
+    assert len(path.read_text().splitlines()) == 7  # the cut line gone
+
+
+def test_a_finished_store_starts_no_cluster(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    tasks = _tasks(4)
+    run_tasks(noisy_sum, tasks, shared=SHARED, store=JsonlStore(path, {}))
+    rows = run_tasks(noisy_sum, tasks, shared=SHARED, store=JsonlStore(path, {}), workers=2)
+    assert (rows.stats["backend"], rows.stats["resumed"], rows.stats["computed"]) == ("in-process", 4, 0)
+    # fewer tasks than stored: only those are returned, the file keeps the others
+    assert run_tasks(noisy_sum, tasks[:2], shared=SHARED, store=JsonlStore(path, {})) == \
+        _expected(tasks[:2])
+    assert len(load_store(path)[1]) == 4
+
+
+# ----------------------------------------------------------------------------- headers and files
+def test_header_mismatch_is_refused_and_the_file_untouched(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    head = {"seed": 3, "keys": ["a", "b"], "created": "monday"}
+    ident = {"seed": (lambda v: v), "keys": sorted}
+    run_tasks(noisy_sum, _tasks(3), shared=SHARED, store=JsonlStore(path, head, identity=ident))
+    before = path.read_bytes()
+    with pytest.raises(StoreMismatch, match=r"seed: file 3, now 4") as exc:
+        JsonlStore(path, dict(head, seed=4, keys=["a"]), identity=ident)
+    assert [d[0] for d in exc.value.differences] == ["seed", "keys"]
+    assert path.read_bytes() == before
+    # informational fields and the order of a normalised field do not matter
+    st = JsonlStore(path, dict(head, created="tuesday", keys=["b", "a"]), identity=ident)
+    assert st.resumed and st.header["created"] == "monday" and st.header["keys"] == ["a", "b"]
+    # by default every field counts
+    with pytest.raises(StoreMismatch, match="created"):
+        JsonlStore(path, dict(head, created="tuesday"))
+    # overwrite discards the file
+    rows = run_tasks(noisy_sum, _tasks(2), shared=SHARED, store=JsonlStore(path, {"seed": 4}, overwrite=True))
+    assert load_store(path) == ({"seed": 4}, rows) and rows.stats["resumed"] == 0
+
+
+def test_foreign_and_corrupt_files_are_refused(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my precious notes\n")
+    with pytest.raises(StoreError, match="not a boundcalc run file"):
+        JsonlStore(notes, {})
+    assert notes.read_text() == "my precious notes\n"
+    path = tmp_path / "rows.jsonl"
+    run_tasks(noisy_sum, _tasks(3), shared=SHARED, store=JsonlStore(path, {}, tag="my_tag"))
+    with pytest.raises(StoreError, match="'boundcalc_run' header"):
+        JsonlStore(path, {})  # another tag
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:2] + ['{"no index": 1}'] + lines[3:]) + "\n")
+    with pytest.raises(StoreError, match=r"rows.jsonl:3: corrupt row"):
+        JsonlStore(path, {}, tag="my_tag")
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text('{"boundcalc_run": {"a"')  # only a header cut short: started afresh
+    assert not JsonlStore(cut, {"a": 1}).resumed
+
+
+# ----------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("tasks, exc, match", [
+    ([{"index": 0}, {"index": 0}], ValueError, "index 0 occurs twice"),
+    ([{"index": 0}, {"label": "x"}], TypeError, "task 1 has index None"),
+    ([{"index": 1.0}], TypeError, "integer 'index'"),
+    ([[0, 1]], TypeError, "task 0 is a list"),
+])
+def test_bad_tasks_are_named(tasks, exc, match):
+    with pytest.raises(exc, match=match):
+        run_tasks(wrong_index, tasks)
+
+
+def test_bad_rows_and_arguments_are_named():
+    with pytest.raises(ValueError, match="task 0: .* row with index 1"):
+        run_tasks(wrong_index, [{"index": 0}])
+    with pytest.raises(TypeError, match="task 2: the row is not JSON-serialisable"):
+        run_tasks(not_json, [{"index": 2}])
+    with pytest.raises(ValueError, match="workers"):
+        run_tasks(noisy_sum, _tasks(1), shared=SHARED, workers=-1)
+    with pytest.raises(ValueError, match="chunk_size"):
+        run_tasks(noisy_sum, _tasks(1), shared=SHARED, chunk_size=0)
+
+
+def test_progress_bar_on_stderr_only_when_asked(capsys):
+    run_tasks(noisy_sum, _tasks(3), shared=SHARED, progress=True, desc="squares")
+    err = capsys.readouterr().err
+    assert "squares" in err and "3/3" in err
+    run_tasks(noisy_sum, _tasks(3), shared=SHARED)
+    assert capsys.readouterr().err == ""
+
+
+def test_rows_are_returned_as_json_reads_them_back():
+    def tuple_row(task, shared):
+        return {"index": task["index"], "pair": (1, 2), "v": np.float64(0.1).item()}
+
+    assert run_tasks(tuple_row, [{"index": 0}]) == [{"index": 0, "pair": [1, 2], "v": 0.1}]
+    assert json.dumps(run_tasks(tuple_row, [{"index": 0}])[0]) == '{"index": 0, "pair": [1, 2], "v": 0.1}'
