@@ -29,7 +29,7 @@ import numpy as np
 
 from . import __version__
 from .datasets import EXAMPLES, load_example
-from .matrix import PreferenceMatrix, PreferenceMatrixError
+from .matrix import PreferenceMatrix, PreferenceMatrixError, decode_matrix_text, parse_matrix_text
 
 EXIT_OK, EXIT_SOLVER, EXIT_INPUT = 0, 1, 2
 EXAMPLE_NAMES = sorted(EXAMPLES) + ["arithmetic8"]
@@ -63,17 +63,20 @@ def read_matrix(args) -> PreferenceMatrix:
         if not args.path:
             raise InputError("no matrix: give PATH (or '-' for stdin) or --example NAME")
         if args.path == "-":
-            text = sys.stdin.read()
-            rows = [ln.split("#", 1)[0].replace(",", " ").split() for ln in text.splitlines()]
-            rows = [r for r in rows if r]
-            try:
-                arr = np.array([[float(t) for t in r] for r in rows])
-            except ValueError as exc:
-                raise InputError(f"stdin: not a numeric matrix ({exc})") from None
-            return PreferenceMatrix(arr, name="stdin", **kw)
+            return read_stdin_matrix(**kw)
         return PreferenceMatrix.from_file(args.path, key=args.key, **kw)
-    except (PreferenceMatrixError, FileNotFoundError) as exc:
+    except (PreferenceMatrixError, OSError) as exc:  # OSError: missing, a directory, unreadable
         raise InputError(str(exc)) from None
+
+
+def read_stdin_matrix(**kwargs) -> PreferenceMatrix:
+    """A text matrix from stdin, parsed like a text file (:func:`boundcalc.matrix.parse_matrix_text`)."""
+    buf = getattr(sys.stdin, "buffer", None)  # bytes when stdin is a real stream, so bad UTF-8 is named
+    arr = parse_matrix_text(buf.read() if buf is not None else sys.stdin.read(), "stdin")
+    try:
+        return PreferenceMatrix(arr, name="stdin", **kwargs)
+    except PreferenceMatrixError as exc:
+        raise PreferenceMatrixError(f"stdin: {exc}") from None
 
 
 def _fmt(x, digits=6) -> str:
@@ -359,15 +362,17 @@ def _read_cpe_instance(args):
         raise InputError("no instance: give PATH (instance JSON or a preference matrix) or --example chen2020-fig1")
     path = Path(args.path)
     try:
-        if path.suffix.lower() == ".json":
-            obj = json.loads(path.read_text())
+        if path.suffix.lower() == ".json" and not path.is_dir():
+            obj = json.loads(decode_matrix_text(path.read_bytes(), str(path)))
             if isinstance(obj, dict) and "format" in obj:
-                return CPEInstance.load(path)
+                return CPEInstance.from_json(obj)
         pm = PreferenceMatrix.from_file(path, key=args.key)
         return CPEInstance.from_matrix(pm.mu)
-    except FileNotFoundError as exc:
+    except OSError as exc:  # missing, a directory, unreadable
+        raise InputError(f"{path}: {exc.strerror}" if exc.strerror else str(exc)) from None
+    except PreferenceMatrixError as exc:  # its message names the path already
         raise InputError(str(exc)) from None
-    except (CPEInstanceError, PreferenceMatrixError, json.JSONDecodeError) as exc:
+    except (CPEInstanceError, json.JSONDecodeError) as exc:
         raise InputError(f"{path}: {exc}") from None
 
 
@@ -476,6 +481,10 @@ def main(argv=None) -> int:
         return EXIT_SOLVER
     except BrokenPipeError:  # e.g. `boundcalc ... | head`
         return EXIT_OK
+    except OSError as exc:  # a file named on the command line (e.g. --out) is a directory, unwritable, ...
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"boundcalc: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INPUT
     except KeyboardInterrupt:
         print("boundcalc: interrupted", file=sys.stderr)
         return 130

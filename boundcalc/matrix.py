@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import zipfile
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Sequence
@@ -28,6 +30,8 @@ __all__ = [
     "as_preference_matrix",
     "kl_half",
     "kl_bernoulli",
+    "parse_matrix_text",
+    "decode_matrix_text",
 ]
 
 #: Tolerance on ``mu + mu.T == 1`` and on the diagonal being 1/2.
@@ -75,15 +79,117 @@ def kl_half(p):
     return np.where(ax >= 1, np.log(2.0), inner)
 
 
+#: Separators of a text matrix: whitespace, commas or semicolons; ``#`` starts a comment.
+_TOKEN = re.compile(r"[^\s,;]+")
+_LINE = re.compile(r"\r\n|\r|\n")
+_TEXT_FORMATS = "text (whitespace/comma separated), .npy, .npz or .json"
+
+
+def decode_matrix_text(data: bytes, source: str = "<bytes>") -> str:
+    """The UTF-8 text of a matrix file's bytes (a byte-order mark is dropped).
+
+    Raises :class:`PreferenceMatrixError` naming ``source`` and the offending byte for binary
+    data (a NUL byte) or text that is not UTF-8 (e.g. latin-1).
+
+    >>> decode_matrix_text(b"0.5 0.6\\n0.4 0.5\\n")
+    '0.5 0.6\\n0.4 0.5\\n'
+    >>> decode_matrix_text("0.5 # caf\\xe9".encode("latin-1"), "m.txt")
+    Traceback (most recent call last):
+    ...
+    boundcalc.matrix.PreferenceMatrixError: m.txt: not UTF-8 text (byte 0xe9 on line 1, offset 9); save the matrix as UTF-8 text, or give .npy, .npz or .json
+    """
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise PreferenceMatrixError(
+            f"{source}: binary data (a NUL byte at offset {nul}), not a text matrix; give {_TEXT_FORMATS}"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise PreferenceMatrixError(
+            f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}, offset {exc.start});"
+            " save the matrix as UTF-8 text, or give .npy, .npz or .json"
+        ) from None
+
+
+def _entries(n: int) -> str:
+    return f"{n} entry" if n == 1 else f"{n} entries"
+
+
+def parse_matrix_text(text: str | bytes, source: str = "<text>") -> np.ndarray:
+    """Parse a text matrix: one row per line, entries separated by whitespace, commas or
+    semicolons, ``#`` to the end of a line is a comment, blank lines are skipped.
+
+    The one parser behind :meth:`PreferenceMatrix.from_file` (text files) and the command
+    line's ``-`` (stdin).  ``bytes`` are decoded first (:func:`decode_matrix_text`).  Only the
+    syntax is checked here (numbers, equal row lengths); the values are checked by
+    :func:`check_preference_array`.
+
+    Raises
+    ------
+    PreferenceMatrixError
+        Naming ``source``, line and column of a token that is not a number, the two lines of
+        rows with different lengths, or that no number was found.
+
+    >>> parse_matrix_text("0.5, 0.6  # arm 0\\n0.4, 0.5\\n").tolist()
+    [[0.5, 0.6], [0.4, 0.5]]
+    >>> parse_matrix_text("0.5 0.6\\n0.4 O.5\\n", "m.txt")
+    Traceback (most recent call last):
+    ...
+    boundcalc.matrix.PreferenceMatrixError: m.txt: line 2, column 5: 'O.5' is not a number
+    """
+    if isinstance(text, (bytes, bytearray)):
+        text = decode_matrix_text(bytes(text), source)
+    text = text.removeprefix("\ufeff")  # a byte-order mark left by an editor
+    rows: list[list[float]] = []
+    first = 0
+    for lineno, line in enumerate(_LINE.split(text), 1):
+        row = []
+        for m in _TOKEN.finditer(line.split("#", 1)[0]):
+            try:
+                row.append(float(m.group()))
+            except ValueError:
+                raise PreferenceMatrixError(
+                    f"{source}: line {lineno}, column {m.start() + 1}: {m.group()!r} is not a number"
+                ) from None
+        if not row:
+            continue
+        if not rows:
+            first = lineno
+        elif len(row) != len(rows[0]):
+            raise PreferenceMatrixError(
+                f"{source}: line {lineno} has {_entries(len(row))} but line {first} has {_entries(len(rows[0]))}:"
+                " rows of different lengths; expected a square K x K matrix"
+            )
+        rows.append(row)
+    if not rows:
+        raise PreferenceMatrixError(f"{source}: no numbers found (the text is empty or only comments)")
+    return np.asarray(rows, dtype=float)
+
+
 def _load_array(path: str | os.PathLike, key: str | None = None) -> np.ndarray:
+    """The raw array in a matrix file (text, ``.npy``, ``.npz`` or JSON, by suffix)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such preference-matrix file: {path}")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory, not a preference-matrix file")
     suffix = path.suffix.lower()
-    if suffix == ".npy":
-        return np.load(path, allow_pickle=False)
-    if suffix == ".npz":
-        with np.load(path, allow_pickle=False) as z:
+    if suffix in (".npy", ".npz"):
+        with open(path, "rb") as fh:
+            magic = fh.read(6)
+        if not (magic == b"\x93NUMPY" or magic[:4] == b"PK\x03\x04"):
+            raise PreferenceMatrixError(
+                f"{path}: not a NumPy {suffix} file (it does not start with the .npy or .npz magic bytes)"
+            )
+        try:
+            loaded = np.load(path, allow_pickle=False)
+        except (ValueError, EOFError, OSError, zipfile.BadZipFile) as exc:
+            raise PreferenceMatrixError(f"{path}: unreadable NumPy {suffix} file ({exc})") from None
+        if not hasattr(loaded, "files"):  # a single .npy array
+            return loaded
+        with loaded as z:
             names = list(z.files)
             if key is not None:
                 if key not in names:
@@ -98,8 +204,12 @@ def _load_array(path: str | os.PathLike, key: str | None = None) -> np.ndarray:
                 " (CLI: --key NAME)"
             )
     if suffix == ".json":
-        with open(path) as fh:
-            obj = json.load(fh)
+        try:
+            obj = json.loads(decode_matrix_text(path.read_bytes(), str(path)))
+        except json.JSONDecodeError as exc:
+            raise PreferenceMatrixError(
+                f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+            ) from None
         if isinstance(obj, dict):
             if key is not None:
                 if key not in obj:
@@ -120,27 +230,8 @@ def _load_array(path: str | os.PathLike, key: str | None = None) -> np.ndarray:
         try:
             return np.asarray(obj, dtype=float)
         except (TypeError, ValueError) as exc:
-            raise PreferenceMatrixError(f"{path}: JSON is not a numeric 2-D array ({exc})")
-    # text: whitespace or comma separated, '#' comments
-    rows = []
-    with open(path) as fh:
-        for lineno, line in enumerate(fh, 1):
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            parts = [t for t in line.replace(",", " ").replace(";", " ").split()]
-            try:
-                rows.append([float(t) for t in parts])
-            except ValueError as exc:
-                raise PreferenceMatrixError(f"{path}:{lineno}: not a number ({exc})")
-    if not rows:
-        raise PreferenceMatrixError(f"{path}: no numbers found")
-    widths = {len(r) for r in rows}
-    if len(widths) != 1:
-        raise PreferenceMatrixError(
-            f"{path}: rows have different lengths {sorted(widths)}; expected a square matrix"
-        )
-    return np.asarray(rows, dtype=float)
+            raise PreferenceMatrixError(f"{path}: JSON is not a numeric 2-D array ({exc})") from None
+    return parse_matrix_text(path.read_bytes(), str(path))
 
 
 def check_preference_array(

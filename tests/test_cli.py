@@ -80,6 +80,79 @@ def test_bounds_errors_exit_2_with_message(capsys, tmp_path):
     assert code == 2 and "not both" in err
 
 
+BAD_PATHS = {
+    # name: (how to make it, what stderr must say)
+    "directory": (lambda p: p.mkdir(), "is a directory"),
+    "directory.json": (lambda p: p.mkdir(), "is a directory"),
+    "random.bin": (lambda p: p.write_bytes(np.random.default_rng(7).bytes(2048)), "binary data (a NUL byte"),
+    "random.json": (lambda p: p.write_bytes(np.random.default_rng(8).bytes(2048)), "binary data (a NUL byte"),
+    "random.npy": (lambda p: p.write_bytes(np.random.default_rng(9).bytes(2048)), "not a NumPy .npy file"),
+    "latin1.txt": (lambda p: p.write_bytes("0.5 0.6\n0.4 0.5 # \u00e9t\u00e9\n".encode("latin-1")),
+                   "not UTF-8 text (byte 0xe9 on line 2"),
+    "empty.txt": (lambda p: p.write_bytes(b""), "no numbers found"),
+    "missing.txt": (lambda p: None, "missing.txt"),
+}
+
+
+@pytest.mark.parametrize("command", [["bounds"], ["compare"], ["cpe"], ["batch", "--size", "2", "--count", "1", "--no-dask"]])
+@pytest.mark.parametrize("name", list(BAD_PATHS))
+def test_bad_path_is_a_message_and_exit_2(capsys, tmp_path, command, name):
+    make, says = BAD_PATHS[name]
+    p = tmp_path / name
+    make(p)
+    code, out, err = run(capsys, command[0], str(p), *command[1:])
+    assert (code, out) == (2, "")
+    assert err.startswith("boundcalc: error: ") and says in err and name in err
+    assert err.count("\n") == 1  # one line, no traceback
+
+
+def test_bad_path_through_the_installed_command(tmp_path):
+    # the real entry point, a real process: one line on stderr, no traceback, status 2
+    for name in ("directory", "random.bin", "latin1.txt"):
+        p = tmp_path / name
+        BAD_PATHS[name][0](p)
+        proc = subprocess.run([sys.executable, "-m", "boundcalc", "bounds", str(p)],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+        assert "Traceback" not in proc.stderr and BAD_PATHS[name][1] in proc.stderr
+
+
+def test_stdin_uses_the_file_parser(capsys, tmp_path, monkeypatch):
+    # the same text gives the same matrix, or the same error (line and column), from a file and from stdin
+    def stdin(data: bytes):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+    good = b"# table 2\n0.5 0.6 0.6 0.6\n0.4,0.5,0.9,0.1\n0.4;0.1;0.5;0.9\n\n0.4 0.9 0.1 0.5 # last\n"
+    stdin(good)
+    code, out, _ = run(capsys, "bounds", "-", "--json")
+    assert code == 0 and json.loads(out)["lower_bound"] == pytest.approx(27.548665, abs=1e-5)
+    for data, says in [
+        (b"0.5 0.6\n0.4 zero\n", "line 2, column 5: 'zero' is not a number"),
+        (b"0.5 0.6\n0.4\n", "line 2 has 1 entry but line 1 has 2 entries"),
+        (b"\xff\xfe0\x005\x00", "binary data"),
+        ("0.5 0.6\n0.4 0.5 # \u00e9\n".encode("latin-1"), "not UTF-8 text (byte 0xe9 on line 2"),
+        (b"", "no numbers found"),
+        (b"0.5 0.5\n0.5 0.5\n", "exact tie"),
+    ]:
+        stdin(data)
+        code, out, err = run(capsys, "bounds", "-")
+        assert (code, out) == (2, "") and err.startswith("boundcalc: error: stdin: ") and says in err
+        p = tmp_path / "m.txt"
+        p.write_bytes(data)
+        code, _, err_file = run(capsys, "bounds", str(p))
+        assert code == 2 and err_file.replace(str(p), "stdin") == err
+
+
+def test_directory_as_output_file_is_a_message(capsys, tmp_path):
+    # a directory given where a file is written: exit 2 with the path, not a traceback
+    code, out, err = run(capsys, "batch", "--example", "table2", "--size", "2", "--count", "1", "--no-dask",
+                         "--out", str(tmp_path))
+    assert (code, out) == (2, "") and str(tmp_path) in err and err.count("\n") == 1
+    (tmp_path / "p.png").mkdir()
+    code, out, err = run(capsys, "bounds", "--example", "table2", "--plot", str(tmp_path / "p.png"))
+    assert (code, out) == (2, "") and "p.png" in err and err.count("\n") == 1
+
+
 def test_enumerate_too_large_is_a_clear_error(capsys, tmp_path):
     from boundcalc.datasets import random_matrix
 

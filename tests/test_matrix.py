@@ -4,9 +4,13 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from boundcalc import PreferenceMatrix, PreferenceMatrixError, kl_half
 from boundcalc.datasets import load_example, random_matrix
+from boundcalc.matrix import parse_matrix_text
+from builders import st_mu
 
 TABLE2 = np.array([
     [0.5, 0.6, 0.6, 0.6],
@@ -103,17 +107,69 @@ def test_missing_file():
         PreferenceMatrix.from_file("/nonexistent/m.txt")
 
 
-def test_text_with_ragged_rows(tmp_path):
+# ----------------------------------------------------------------------------- the text parser
+def test_text_parser_separators_comments_and_line_ends():
+    # every separator, comments, blank lines, CRLF and a UTF-8 byte-order mark; values by hand
+    text = "\ufeff# a 3-arm matrix\r\n0.5, 0.6;0.7\r\n\n  0.4\t0.5 0.8 # row 1\n0.3,0.2,0.5"
+    assert parse_matrix_text(text).tolist() == [[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]]
+    assert parse_matrix_text(text.encode("utf-8")).tolist() == parse_matrix_text(text).tolist()
+
+
+@pytest.mark.parametrize("text, match", [
+    ("0.5 x\n0.6 0.5\n", r"m.txt: line 1, column 5: 'x' is not a number"),
+    ("# header\n0.5 0.4\n\n0.6, 0.5e\n", r"m.txt: line 4, column 6: '0.5e' is not a number"),
+    ("0.5 0.4\n0.6\n", r"m.txt: line 2 has 1 entry but line 1 has 2 entries: rows of different lengths"),
+    ("\n# c\n0.5 0.4 0.1\n0.6 0.5\n", r"m.txt: line 4 has 2 entries but line 3 has 3"),
+    ("", r"m.txt: no numbers found"),
+    ("# only a comment\n\n", r"m.txt: no numbers found"),
+])
+def test_text_parser_errors_name_line_and_column(tmp_path, text, match):
+    with pytest.raises(PreferenceMatrixError, match=match):
+        parse_matrix_text(text, "m.txt")
     p = tmp_path / "m.txt"
-    p.write_text("0.5 0.4\n0.6\n")
-    with pytest.raises(PreferenceMatrixError, match="different lengths"):
+    p.write_text(text)
+    with pytest.raises(PreferenceMatrixError, match=match):  # the file loader uses the same parser
         PreferenceMatrix.from_file(p)
 
 
-def test_text_with_non_number(tmp_path):
-    p = tmp_path / "m.txt"
-    p.write_text("0.5 x\n0.6 0.5\n")
-    with pytest.raises(PreferenceMatrixError, match=r"m.txt:1: not a number"):
+@settings(max_examples=60, deadline=None)
+@given(st_mu(min_K=2, max_K=9), st.sampled_from([" ", "\t", ",", ", ", ";", " ; "]), st.booleans())
+def test_text_parser_round_trips_repr(mu, sep, comments):
+    # written with Python's repr (shortest round-trip digits), read back bit for bit
+    lines = [sep.join(repr(float(x)) for x in row) + ("  # row" if comments else "") for row in mu]
+    assert np.array_equal(parse_matrix_text("\n".join(lines)), mu)
+
+
+@pytest.mark.parametrize("content, match", [
+    (np.random.default_rng(0).bytes(4096), r"binary data \(a NUL byte at offset \d+\)"),
+    (bytes(np.random.default_rng(1).integers(0x80, 0x100, 512, dtype=np.uint8)), r"not UTF-8 text \(byte 0x"),
+    ("0.5 0.6\n0.4 0.5 # 0,6 ou 60 \u00b0\n".encode("latin-1"), r"not UTF-8 text \(byte 0xb0 on line 2, offset 28\)"),
+])
+@pytest.mark.parametrize("suffix", [".txt", ".csv", ".json"])
+def test_binary_and_non_utf8_files_are_named(tmp_path, content, match, suffix):
+    p = tmp_path / f"m{suffix}"
+    p.write_bytes(content)
+    with pytest.raises(PreferenceMatrixError, match=match):
+        PreferenceMatrix.from_file(p)
+
+
+@pytest.mark.parametrize("suffix", [".npy", ".npz"])
+def test_garbage_numpy_files_are_named(tmp_path, suffix):
+    p = tmp_path / f"m{suffix}"
+    p.write_bytes(b"0.5 0.6\n0.4 0.5\n")
+    with pytest.raises(PreferenceMatrixError, match=rf"not a NumPy \{suffix} file"):
+        PreferenceMatrix.from_file(p)
+    p.write_bytes(b"\x93NUMPY\x01\x00")  # the magic, then nothing: truncated
+    with pytest.raises(PreferenceMatrixError, match=rf"unreadable NumPy \{suffix} file"):
+        PreferenceMatrix.from_file(p)
+
+
+def test_directory_and_bad_json_are_named(tmp_path):
+    with pytest.raises(IsADirectoryError, match="is a directory, not a preference-matrix file"):
+        PreferenceMatrix.from_file(tmp_path)
+    p = tmp_path / "m.json"
+    p.write_text('[[0.5, 0.6],\n [0.4, 0.5]')
+    with pytest.raises(PreferenceMatrixError, match=r"not valid JSON \(line 2, column 12"):
         PreferenceMatrix.from_file(p)
 
 
