@@ -4,7 +4,10 @@ Paper 000 (Komiyama, Honda & Nakagawa, ICML 2016), Sec. 5 / Table 1 averages the
 Copeland constant, ECW-RMED's constant and CCB's over random 16-arm submatrices of the
 136-ranker MSLR matrix, leaving out submatrices with a pair closer than 0.005 to a tie.
 :func:`run_batch` does this for any matrix, submatrix size, count, gap threshold and set of
-constants (any rows of :func:`~boundcalc.bounds.compare.compare`), in-process or on Dask.
+constants (any rows of :func:`boundcalc.compare`), in-process or on Dask.  It has three parts:
+the draw (here), the evaluation of one submatrix (here, :func:`evaluate_task`), and the
+execution and storage, done by the generic runner :func:`boundcalc.runner.run_tasks` with a
+:class:`boundcalc.runner.JsonlStore`.
 
 The draw (deterministic, done in the driver)
     Candidate subsets come one after another from ``numpy.random.default_rng(seed)``: keys
@@ -15,14 +18,15 @@ The draw (deterministic, done in the driver)
     cheap and sequential, so submatrix ``i`` is the same whatever the parallelism, the count or
     the chunking (:func:`draw_submatrices`).
 
-Evaluation (parallel, any order)
-    Each accepted submatrix is evaluated by :func:`~boundcalc.bounds.compare.compare` and gives
+Evaluation (one task per submatrix, any order)
+    Task ``{"index": i, "arms": [...]}`` is evaluated by :func:`boundcalc.compare` on the
+    submatrix of the parent matrix (which the runner sends to every Dask worker once) and gives
     one row: ``index``, ``arms`` (indices into the parent matrix), ``min_gap`` of the
     submatrix, and for every constant ``KEY`` its value in the paper's own unit and
     ``KEY_000``, the value in 000's regret unit (None where no exact conversion exists, or
-    when the bound does not apply to that submatrix).  In-process (``workers=0``) or on a
-    Dask cluster: the parent matrix is scattered to the workers once and each task takes a
-    chunk of index arrays.
+    when the bound does not apply to that submatrix).  A submatrix whose evaluation raises
+    gives a row with every constant None and an ``error`` field (one failure does not end a
+    long run); such rows are retried when the run is resumed.
 
 Rows on disk (JSON Lines, resumable)
     With ``out=FILE`` the first line is a header ``{"boundcalc_batch": {...}}`` recording the
@@ -52,13 +56,9 @@ rows where it applies, the mean and the standard error of the mean, in its own u
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import importlib.util
 import json
 import math
-import os
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,8 +66,13 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .bounds.compare import check_options, compare
 from .matrix import PreferenceMatrix, as_preference_matrix
+from .runner import JsonlStore, StoreError, StoreMismatch, default_workers, load_store, run_tasks
+
+try:  # boundcalc.compare (module above bounds/ and cpe/) where it exists
+    from .compare import check_options, compare
+except ImportError:  # pragma: no cover - the layout before the move
+    from .bounds.compare import check_options, compare
 
 __all__ = [
     "run_batch",
@@ -75,6 +80,7 @@ __all__ = [
     "draw_submatrices",
     "iter_candidates",
     "evaluate_submatrix",
+    "evaluate_task",
     "summarize",
     "load_batch",
     "BatchFileError",
@@ -88,17 +94,19 @@ FORMAT_VERSION = 1
 #: Name of the candidate-drawing scheme (recorded in row files; changing the scheme changes it).
 DRAW_SCHEME = "smallest-of-uniform-keys/block-1024/v1"
 _DRAW_BLOCK = 1024
-#: Header fields that must match for a row file to be resumed.
+#: Key of the header object on a row file's first line.
+HEADER_TAG = "boundcalc_batch"
+#: Header fields that must match for a row file to be resumed (``keys`` as a set).
 _IDENTITY = ("format", "draw", "matrix_sha256", "K", "size", "min_gap", "seed", "keys", "alpha", "beta")
 #: Suffix of the column holding a constant's value in 000's unit.
 SUFFIX_000 = "_000"
 
 
-class BatchFileError(ValueError):
+class BatchFileError(StoreError):
     """A row file cannot be used (not a batch file, or corrupt); the message says why."""
 
 
-class BatchFileMismatch(BatchFileError):
+class BatchFileMismatch(BatchFileError, StoreMismatch):
     """A row file was made with other arguments (or another matrix) than the current run."""
 
 
@@ -199,6 +207,7 @@ def draw_submatrices(matrix, size: int, count: int, min_gap: float = 0.0, seed: 
     return Draws(a, g, drawn)
 
 
+
 # ----------------------------------------------------------------------------- evaluation
 def _submatrix(mu: np.ndarray, arms) -> PreferenceMatrix:
     idx = np.asarray(arms, dtype=np.int64)
@@ -236,10 +245,20 @@ def evaluate_submatrix(matrix, arms, keys: Iterable[str] | None = None, *, index
     return _row(index, arms, _submatrix(pm.mu, arms), keys, alpha, beta)
 
 
-def _eval_chunk(mu: np.ndarray, indices, arms, keys, alpha, beta) -> list[dict]:
-    """Worker task: the rows of submatrices ``arms[t]`` (numbered ``indices[t]``) of ``mu``."""
-    mu = np.asarray(mu)
-    return [_row(int(i), a, _submatrix(mu, a), keys, alpha, beta) for i, a in zip(indices, arms)]
+def evaluate_task(task: dict, shared: dict) -> dict:
+    """The runner's task function (:func:`boundcalc.runner.run_tasks`): the row of submatrix
+    ``task["arms"]`` (numbered ``task["index"]``) of ``shared["mu"]``, with the constants
+    ``shared["keys"]`` and D-TS's ``shared["alpha"]``, ``shared["beta"]``.
+
+    >>> from boundcalc.datasets import load_example
+    >>> shared = {"mu": load_example("arithmetic8").mu, "keys": ["ccb"], "alpha": 0.51, "beta": 2.0}
+    >>> evaluate_task({"index": 4, "arms": [0, 2, 5]}, shared) == evaluate_submatrix(
+    ...     load_example("arithmetic8"), [0, 2, 5], keys=["ccb"], index=4)
+    True
+    """
+    mu = np.asarray(shared["mu"])
+    return _row(task["index"], task["arms"], _submatrix(mu, task["arms"]), shared["keys"],
+                shared["alpha"], shared["beta"])
 
 
 # ----------------------------------------------------------------------------- summary
@@ -366,6 +385,7 @@ class BatchResult:
         return {"meta": self.meta, "stats": self.stats, "summary": self.summary}
 
 
+
 # ----------------------------------------------------------------------------- row files
 def matrix_sha256(pm: PreferenceMatrix) -> str:
     """SHA-256 of the matrix's shape and float64 entries (identifies it in row files)."""
@@ -374,112 +394,39 @@ def matrix_sha256(pm: PreferenceMatrix) -> str:
     return h.hexdigest()
 
 
-def _read_file(path: Path) -> tuple[dict | None, dict[int, dict], int]:
-    """Header, rows by index (the last row of an index wins), bytes of a dropped partial line."""
-    data = path.read_bytes()
-    dropped = 0
-    if data and not data.endswith(b"\n"):  # interrupted in the middle of a line
-        cut = data.rfind(b"\n") + 1
-        dropped = len(data) - cut
-        data = data[:cut]
-    lines = data.decode("utf-8", errors="replace").splitlines()
-    if not lines:
-        if not path.read_bytes().startswith(b'{"boundcalc_batch"'):  # never overwrite a foreign file
-            raise BatchFileError(f"{path}: not a boundcalc batch file (its first line is not a batch header)")
-        return None, {}, dropped  # only a header cut short: start afresh
-    try:
-        head = json.loads(lines[0])
-    except json.JSONDecodeError:
-        head = None
-    if not isinstance(head, dict) or "boundcalc_batch" not in head:
-        raise BatchFileError(f"{path}: not a boundcalc batch file (its first line is not a batch header)")
-    rows: dict[int, dict] = {}
-    for n, line in enumerate(lines[1:], 2):
-        if not line.strip():
-            continue
-        try:
-            r = json.loads(line)
-            i = int(r["index"])
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-            raise BatchFileError(f"{path}:{n}: corrupt row (not a JSON object with an index)") from None
-        rows[i] = r
-    return head["boundcalc_batch"], rows, dropped
-
-
 def load_batch(path) -> tuple[dict, list[dict]]:
     """Read a row file: ``(header, rows sorted by index)`` (a partial last line is ignored)."""
-    head, rows, _ = _read_file(Path(path))
-    if head is None:
-        raise BatchFileError(f"{path}: empty file")
-    return head, [rows[i] for i in sorted(rows)]
+    try:
+        return load_store(path, tag=HEADER_TAG)
+    except StoreError as exc:
+        raise BatchFileError(str(exc)) from None
 
 
-def _mismatch(path, old: dict, new: dict) -> str | None:
-    diffs = []
-    for f in _IDENTITY:
-        a, b = old.get(f), new.get(f)
-        if f == "keys" and a is not None and b is not None:
-            same = sorted(a) == sorted(b)
-        else:
-            same = a == b
-        if not same:
-            label = "matrix (SHA-256)" if f == "matrix_sha256" else f
+def _open_store(path, meta: dict, overwrite: bool) -> JsonlStore:
+    """The row file as a :class:`~boundcalc.runner.JsonlStore`; errors as batch errors, a
+    mismatch explained in the batch's terms (the matrix by name and hash, the CLI flag)."""
+    identity = {f: (sorted if f == "keys" else (lambda v: v)) for f in _IDENTITY}
+    try:
+        return JsonlStore(path, meta, overwrite=overwrite, tag=HEADER_TAG, identity=identity)
+    except StoreMismatch as exc:
+        old = load_batch(path)[0]
+        diffs = []
+        for f, a, b in exc.differences:
+            label = f
             if f == "matrix_sha256":
+                label = "matrix (SHA-256)"
                 a = f"{old.get('matrix_name') or '?'} {str(a)[:12]}"
-                b = f"{new.get('matrix_name') or '?'} {str(b)[:12]}"
+                b = f"{meta.get('matrix_name') or '?'} {str(b)[:12]}"
             diffs.append(f"{label}: file {a!r}, now {b!r}")
-    if not diffs:
-        return None
-    return (f"{path} was made by a batch run with other arguments ({'; '.join(diffs)}). Use another"
+        raise BatchFileMismatch(
+            f"{path} was made by a batch run with other arguments ({'; '.join(diffs)}). Use another"
             " output file, rerun with the file's arguments to resume it, or overwrite it"
-            " (overwrite=True; CLI --overwrite).")
+            " (overwrite=True; CLI --overwrite).", exc.path, exc.differences) from None
+    except StoreError as exc:
+        raise BatchFileError(str(exc)) from None
 
 
 # ----------------------------------------------------------------------------- execution
-@contextlib.contextmanager
-def _client(workers: int, scheduler):
-    """A ``distributed.Client``: the given one, one connected to ``scheduler`` (an address or a
-    cluster object), or one on a new ``LocalCluster`` of ``workers`` single-threaded processes."""
-    try:
-        import distributed
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError("running on Dask needs dask.distributed (pip install 'boundcalc[dask]');"
-                          " use workers=0 (CLI --no-dask) to run in-process") from None
-    if isinstance(scheduler, distributed.Client):
-        yield scheduler
-        return
-    if scheduler is not None:
-        target = scheduler if isinstance(scheduler, str) else getattr(scheduler, "scheduler_address", scheduler)
-        client = distributed.Client(target, set_as_default=False)
-        try:
-            yield client
-        finally:
-            client.close()
-        return
-    import logging
-
-    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
-    client = distributed.Client(cluster, set_as_default=False)
-    try:
-        yield client
-    finally:
-        client.close()
-        cluster.close()
-
-
-def _progress_bar(total: int, initial: int, progress):
-    if progress is None:
-        progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
-    if not progress:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm is optional
-        return None
-    return tqdm(total=total, initial=initial, file=sys.stderr, unit="submatrix", desc="batch", dynamic_ncols=True)
-
-
 def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | None = 0, out=None, *,
               keys: Iterable[str] | None = None, alpha: float = 0.51, beta: float = 2.0,
               workers: int | None = None, scheduler=None, chunk_size: int | None = None,
@@ -489,8 +436,8 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
 
     The submatrices are drawn in the driver (:func:`draw_submatrices`; submatrix ``i`` is fixed
     by the matrix, ``size``, ``min_gap``, ``seed`` and ``i``) and evaluated by
-    :func:`~boundcalc.bounds.compare.compare` in-process or on Dask; every row records its
-    submatrix's arm indices.  See the module docstring for the row format and the file.
+    :func:`boundcalc.compare` through :func:`boundcalc.runner.run_tasks`, in-process or on
+    Dask; every row records its submatrix's arm indices.  See the module docstring for the row format and the file.
 
     Parameters
     ----------
@@ -508,10 +455,9 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
         existing file made with the same arguments is resumed; one made otherwise is refused
         (:class:`BatchFileMismatch`) unless ``overwrite``.
     keys : iterable of str, optional
-        Constants to compute (rows of :func:`~boundcalc.bounds.compare.compare`; default all of
-        :data:`~boundcalc.bounds.compare.COMPARE_KEYS`).
+        Constants to compute (rows of :func:`boundcalc.compare`; default all of them).
     alpha, beta : float
-        D-TS's parameters, passed to :func:`~boundcalc.bounds.compare.compare`.
+        D-TS's parameters, passed to :func:`boundcalc.compare`.
     workers : int, optional
         Size of a local Dask cluster (single-threaded worker processes); default the number of
         cores (in-process when dask.distributed is not installed); ``0`` evaluates in-process.
@@ -551,11 +497,10 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
         seed = int(np.random.SeedSequence().entropy % (2**63))
     seed = int(seed)
     if workers is None:  # default: a local cluster on every core, in-process without dask installed
-        workers = (os.cpu_count() or 1) if importlib.util.find_spec("distributed") else 0
+        workers = default_workers()
     workers = int(workers)
     if workers < 0:
         raise ValueError(f"workers must be >= 0; got {workers}")
-    use_dask = scheduler is not None or workers > 0
 
     draws = draw_submatrices(pm, size, count, min_gap, seed, max_draws=max_draws)
     t_draw = time.perf_counter() - t_start
@@ -574,130 +519,53 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
         "beta": beta,
     }
 
-    done: dict[int, dict] = {}
-    dropped = 0
-    path = Path(out) if out is not None else None
-    head = None
-    if path is not None and path.exists() and path.stat().st_size > 0 and not overwrite:
-        head, stored, dropped = _read_file(path)
-        if head is not None:
-            msg = _mismatch(path, head, meta)
-            if msg:
-                raise BatchFileMismatch(msg)
-            for i, r in stored.items():
-                if i >= count or r.get("error"):
-                    continue  # beyond this run's count, or failed before: retried
-                if r.get("arms") != draws.arms[i].tolist():
-                    raise BatchFileMismatch(
-                        f"{path}: row {i} has arms {r.get('arms')} but the draw gives"
-                        f" {draws.arms[i].tolist()}; the file was not made by this run's draw"
-                        " (use another output file or overwrite it)")
-                if any(k not in r for k in keys):
-                    raise BatchFileError(f"{path}: row {i} lacks some of the constants {list(keys)}")
-                done[i] = r
-            meta = dict(head, count=count)
-            keys = tuple(head["keys"])  # the file's order
-    if head is None:
+    store = _open_store(out, meta, overwrite) if out is not None else None
+    if store is not None and store.resumed:
+        for i, r in store.done.items():
+            if i >= count:
+                continue  # beyond this run's count: kept in the file, not part of this run
+            if r.get("arms") != draws.arms[i].tolist():
+                raise BatchFileMismatch(
+                    f"{out}: row {i} has arms {r.get('arms')} but the draw gives"
+                    f" {draws.arms[i].tolist()}; the file was not made by this run's draw"
+                    " (use another output file or overwrite it)", store.path, [("arms", r.get("arms"),
+                                                                                draws.arms[i].tolist())])
+            if any(k not in r for k in keys):
+                raise BatchFileError(f"{out}: row {i} lacks some of the constants {list(keys)}")
+        meta = dict(store.header, count=count)
+        keys = tuple(store.header["keys"])  # the file's order
+    else:
         first = compare(_submatrix(pm.mu, draws.arms[0]), alpha=alpha, beta=beta, keys=keys)
         meta["units"] = {c.key: c.unit for c in first.rows}
         meta["count"] = count
         meta["boundcalc_version"] = _version()
         meta["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    fh = None
-    if path is not None:
-        if head is not None:
-            if dropped:  # a line cut short by an interruption: drop it, then append
-                with open(path, "r+b") as f:
-                    f.truncate(path.stat().st_size - dropped)
-            fh = open(path, "a", encoding="utf-8")
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fh = open(path, "w", encoding="utf-8")
-            fh.write(json.dumps({"boundcalc_batch": meta}) + "\n")
-            fh.flush()
+        if store is not None:
+            store.header = dict(meta)  # written on the first line when the runner opens the store
 
-    resumed = len(done)
-    todo = np.array([i for i in range(count) if i not in done], dtype=np.int64)
-    bar = _progress_bar(count, resumed, progress)
-    state = {"computed": 0}
-
-    def consume(rows: list[dict]) -> None:
-        for r in rows:
-            done[r["index"]] = r
-        if fh is not None:
-            fh.write("".join(json.dumps(r) + "\n" for r in rows))
-            fh.flush()
-        state["computed"] += len(rows)
-        if bar is not None:
-            bar.update(len(rows))
-
-    backend, n_threads, cs = "in-process", 0, 1
-    t0 = time.perf_counter()
-    t_start_cluster = 0.0
-    try:
-        if todo.size and use_dask:
-            backend = "dask"
-            with _client(workers, scheduler) as client:
-                n_threads = max(1, sum(client.nthreads().values()))
-                t_start_cluster = time.perf_counter() - t0
-                t0 = time.perf_counter()
-                cs = int(chunk_size) if chunk_size else max(1, min(100, math.ceil(todo.size / (4 * n_threads))))
-                _run_dask(client, pm.mu, todo, draws.arms, keys, alpha, beta, cs, consume)
-                t_eval = time.perf_counter() - t0
-        else:
-            for i in todo:
-                consume(_eval_chunk(pm.mu, [i], draws.arms[[i]], keys, alpha, beta))
-            t_eval = time.perf_counter() - t0
-    finally:
-        if bar is not None:
-            bar.close()
-        if fh is not None:
-            fh.close()
-
-    rows = [done[i] for i in range(count)]
-    errors = sum(1 for r in rows if r.get("error"))
+    tasks = [{"index": i, "arms": a} for i, a in enumerate(draws.arms.tolist())]
+    shared = {"mu": np.asarray(pm.mu), "keys": list(keys), "alpha": alpha, "beta": beta}
+    rows = run_tasks(evaluate_task, tasks, shared=shared, store=store, workers=workers, scheduler=scheduler,
+                     chunk_size=chunk_size, progress=progress, desc="batch")
+    rs = rows.stats
     stats = {
         "drawn": draws.drawn,
         "accepted": count,
         "acceptance_rate": count / draws.drawn,
-        "resumed": resumed,
-        "computed": state["computed"],
-        "errors": errors,
-        "backend": backend,
-        "workers": n_threads,
-        "chunk_size": cs,
-        "dropped_partial_line_bytes": dropped,
+        "resumed": rs["resumed"],
+        "computed": rs["computed"],
+        "errors": rs["errors"],
+        "backend": rs["backend"],
+        "workers": rs["workers"],
+        "chunk_size": rs["chunk_size"],
+        "dropped_partial_line_bytes": store.dropped_bytes if store is not None else 0,
         "seconds": time.perf_counter() - t_start,
         "seconds_draw": t_draw,
-        "seconds_cluster": t_start_cluster,
-        "seconds_evaluate": t_eval,
+        "seconds_cluster": rs["seconds_cluster"],
+        "seconds_evaluate": rs["seconds_run"],
     }
+    rows = list(rows)
     return BatchResult(rows, summarize(rows, keys, meta.get("units")), meta, stats)
-
-
-def _run_dask(client, mu, todo, arms, keys, alpha, beta, chunk_size, consume) -> None:
-    """Scatter ``mu`` once, submit chunks of indices (a bounded number in flight), consume rows
-    in completion order."""
-    from distributed import as_completed
-
-    mu_f = client.scatter(np.asarray(mu), broadcast=True)
-    chunks = (todo[s:s + chunk_size] for s in range(0, todo.size, chunk_size))
-    in_flight = max(4, 2 * sum(client.nthreads().values()))
-
-    def submit(ch):
-        return client.submit(_eval_chunk, mu_f, ch, arms[ch], keys, alpha, beta, pure=False)
-
-    ac = as_completed([submit(ch) for _, ch in zip(range(in_flight), chunks)], loop=client.loop)
-    try:
-        for fut in ac:
-            consume(fut.result())
-            fut.release()
-            nxt = next(chunks, None)
-            if nxt is not None:
-                ac.add(submit(nxt))
-    except BaseException:
-        ac.clear()  # drop (and so release) what is still queued
-        raise
 
 
 def _version() -> str:

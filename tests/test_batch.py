@@ -29,10 +29,15 @@ from boundcalc.batch import (
     run_batch,
     summarize,
 )
-from boundcalc.bounds.compare import COMPARE_KEYS
+
+try:
+    from boundcalc.compare import COMPARE_KEYS
+except ImportError:  # the layout before compare moved above bounds/
+    from boundcalc.bounds.compare import COMPARE_KEYS
 from boundcalc.cli import main
 from boundcalc.datasets import random_matrix
 
+V1_FILE = Path(__file__).resolve().parent / "data" / "batch_v1_arithmetic8.jsonl"
 SHARED = Path(os.environ.get("BOUNDCALC_SHARED") or Path(__file__).resolve().parents[1].parent / "shared")
 MSLR = SHARED / "data" / "public" / "nightingal3_MSLR_Informational_PMat.npz"
 
@@ -191,7 +196,9 @@ def test_resume_after_interruption(pm, cluster, tmp_path):
     full = run_batch(pm, SIZE, 30, MIN_GAP, seed=21, out=out, keys=FEW_KEYS, scheduler=cluster,
                      chunk_size=3, progress=False)
     lines = _lines(out)
-    assert len(lines) == 31 and "boundcalc_batch" in json.loads(lines[0])
+    assert len(lines) == 31 and set(json.loads(lines[0])["boundcalc_batch"]) == {
+        "format", "draw", "matrix_sha256", "matrix_name", "K", "size", "min_gap", "seed", "keys", "alpha",
+        "beta", "units", "count", "boundcalc_version", "created"}
     assert sorted(json.loads(ln)["index"] for ln in lines[1:]) == list(range(30))
     # simulate an interruption: keep the header and 12 rows, and a row cut in the middle
     kept = lines[:13]
@@ -210,6 +217,26 @@ def test_resume_after_interruption(pm, cluster, tmp_path):
     done = run_batch(pm, SIZE, 30, MIN_GAP, seed=21, out=out, keys=FEW_KEYS, workers=2, progress=False)
     assert (done.stats["resumed"], done.stats["computed"], done.stats["backend"]) == (30, 0, "in-process")
     assert done.rows == clean.rows
+
+
+def test_file_written_before_the_runner_is_resumed(tmp_path):
+    """tests/data/batch_v1_arithmetic8.jsonl was written by the batch module before it was
+    rebuilt on boundcalc.runner (commit 7b5b900): same header, same draw, resumed as is."""
+    out = tmp_path / "v1.jsonl"
+    out.write_bytes(V1_FILE.read_bytes())
+    head, old_rows = load_batch(out)
+    assert head["draw"] == "smallest-of-uniform-keys/block-1024/v1" and len(old_rows) == 5
+    pm = boundcalc.load_example("arithmetic8")
+    args = dict(size=4, min_gap=0.09, seed=1, keys=["ccb", "rmed_lb"], workers=0, progress=False)
+    res = run_batch(pm, count=7, out=out, **args)
+    assert (res.stats["resumed"], res.stats["computed"]) == (5, 2)
+    assert res.rows[:5] == old_rows and res.meta["created"] == head["created"]
+    fresh = run_batch(pm, count=7, **args)
+    for a, b in zip(fresh.rows, res.rows):  # the same submatrices, the same constants
+        assert (a["index"], a["arms"], a["min_gap"]) == (b["index"], b["arms"], b["min_gap"])
+        for k in ("ccb", "ccb_000", "rmed_lb"):
+            assert a[k] == pytest.approx(b[k], rel=1e-12)
+    assert load_batch(out)[1] == res.rows and _lines(out)[:6] == V1_FILE.read_text().splitlines()
 
 
 def test_larger_count_extends_the_file(pm, tmp_path):

@@ -57,10 +57,11 @@ class StoreMismatch(StoreError):
         Every identity field whose values differ.
     """
 
-    def __init__(self, message: str, path: Path, differences: list[tuple[str, Any, Any]]):
+    def __init__(self, message: str, path: Path | None = None,
+                 differences: Sequence[tuple[str, Any, Any]] = ()):
         super().__init__(message)
         self.path = path
-        self.differences = differences
+        self.differences = list(differences)
 
 
 def _label(tag: str) -> str:
