@@ -519,9 +519,6 @@ class PreferenceMatrix:
             raise PreferenceMatrixError(f"not a permutation of 0..{self.K - 1}: {perm.tolist()}")
         return self.submatrix(perm)
 
-    def to_json(self) -> dict:
-        return {"name": self.name, "mu": self._mu.tolist()}
-
 
 def as_preference_matrix(matrix: Any, **kwargs) -> PreferenceMatrix:
     """Accept a :class:`PreferenceMatrix`, an array-like, or a path, and return a validated matrix."""
@@ -531,7 +528,3 @@ def as_preference_matrix(matrix: Any, **kwargs) -> PreferenceMatrix:
         return PreferenceMatrix.from_file(matrix, **kwargs)
     return PreferenceMatrix(matrix, **kwargs)
 
-
-def pair_index(K: int) -> tuple[np.ndarray, np.ndarray]:
-    """Upper-triangle pair indices ``(i, j), i < j``, in the order used for LP variables."""
-    return np.triu_indices(K, 1)
