@@ -43,7 +43,10 @@ class InputError(Exception):
 def add_matrix_arguments(p: argparse.ArgumentParser) -> None:
     """PATH / --example / --key / --break-ties, shared by every subcommand that reads a matrix."""
     p.add_argument("path", nargs="?", help="preference matrix: text (whitespace/comma), .npy, .npz, .json; '-' = stdin (text)")
-    p.add_argument("--example", choices=EXAMPLE_NAMES, help="use a bundled matrix from the papers instead of PATH")
+    p.add_argument("--example", choices=EXAMPLE_NAMES, metavar="NAME",
+                   help="use a bundled matrix from the papers instead of PATH: "
+                        + "; ".join(f"{k} ({src})" for k, (_, src) in sorted(EXAMPLES.items()))
+                        + "; arithmetic8 (mu_ij = 1/2 + 0.05 (j - i), Komiyama et al. 2015)")
     p.add_argument("--key", help="array name inside an .npz, or entry of a JSON object")
     p.add_argument("--break-ties", type=float, metavar="EPS", default=None,
                    help="move exact ties mu_ij = 1/2 to 1/2 + EPS (lower index wins) instead of refusing them")
@@ -281,13 +284,15 @@ def _cmd_batch(args) -> int:
     keys = None
     if args.keys:
         keys = [k.strip() for part in args.keys for k in part.split(",") if k.strip()]
+    if args.scheduler and (args.no_dask or args.workers is not None):
+        raise InputError("give --scheduler ADDRESS or --workers N / --no-dask, not both")
     workers = 0 if args.no_dask else args.workers
     try:
         res = run_batch(pm, args.size, args.count, args.min_gap, args.seed, args.out, keys=keys,
                         alpha=args.alpha, workers=workers, scheduler=args.scheduler,
                         chunk_size=args.chunk_size, progress=False if args.no_progress else None,
                         overwrite=args.overwrite)
-    except (BatchFileError, ValueError, ImportError) as exc:
+    except (BatchFileError, ValueError, ImportError, ConnectionError) as exc:
         raise InputError(str(exc)) from None
     except KeyboardInterrupt:
         if args.out:

@@ -162,6 +162,15 @@ def test_enumerate_too_large_is_a_clear_error(capsys, tmp_path):
     assert code == 2 and "use the cutting-plane method" in err
 
 
+def test_example_help_names_every_example_and_its_source(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["bounds", "--help"])
+    out = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    assert exc.value.code == 0
+    assert all(name in out for name in EXAMPLE_NAMES)
+    assert "Komiyama, Honda & Nakagawa (2016), Table 2" in out and "Wu & Liu (2016)" in out
+
+
 def test_no_subcommand_prints_help(capsys):
     code, _, err = run(capsys)
     assert code == 2 and "bounds" in err
