@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boundcalc import PreferenceMatrix, PreferenceMatrixError, kl_half
+from boundcalc import PreferenceMatrix, PreferenceMatrixError, kl_bernoulli, kl_half
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.matrix import parse_matrix_text
 from builders import st_mu
@@ -47,6 +47,27 @@ def test_kl_half_symmetric_and_known_value():
     assert kl_half(0.0) == pytest.approx(np.log(2)) and kl_half(1.0) == pytest.approx(np.log(2))
     p = np.linspace(0.01, 0.99, 17)
     assert np.allclose(kl_half(p), kl_half(1 - p))
+
+
+def test_kl_against_scipy_rel_entr(rng):
+    # an independent implementation: scipy's elementwise relative entropy x log(x / y)
+    from scipy.special import rel_entr
+
+    p = np.concatenate([rng.uniform(0, 1, 200), [0.0, 1.0, 0.5]])
+    q = np.concatenate([rng.uniform(0.01, 0.99, 200), [0.3, 0.7, 0.5]])
+    ref = rel_entr(p, q) + rel_entr(1 - p, 1 - q)
+    assert np.allclose(kl_bernoulli(p, q), ref, rtol=1e-12, atol=1e-15)
+    ref_half = rel_entr(p, 0.5) + rel_entr(1 - p, 0.5)
+    far = np.abs(p - 0.5) > 1e-2  # away from ties the textbook form is accurate too
+    assert np.allclose(kl_half(p[far]), ref_half[far], rtol=1e-12, atol=0)
+
+
+def test_kl_half_near_ties_follows_its_series():
+    # d(1/2 + e) = 2 e^2 + 4 e^4 / 3 + 32 e^6 / 15 + ...: the series, not the cancelling textbook form
+    for p in (0.5 + np.array([1e-9, 1e-7, 1e-5, 1e-3]), 0.5 - np.array([1e-9, 1e-7, 1e-5, 1e-3])):
+        e = p - 0.5  # exact (Sterbenz): the distance that p really has from 1/2
+        series = 2 * e**2 + 4 * e**4 / 3 + 32 * e**6 / 15
+        assert np.allclose(kl_half(p), series, rtol=1e-12, atol=0)
 
 
 def test_stored_matrix_is_exactly_antisymmetric_and_readonly():
