@@ -30,10 +30,7 @@ from boundcalc.batch import (
     summarize,
 )
 
-try:
-    from boundcalc.compare import COMPARE_KEYS
-except ImportError:  # the layout before compare moved above bounds/
-    from boundcalc.bounds.compare import COMPARE_KEYS
+from boundcalc.comparison import COMPARE_KEYS
 from boundcalc.cli import main
 from boundcalc.datasets import random_matrix
 
@@ -350,6 +347,20 @@ def test_cli_end_to_end(pm, tmp_path, capsys):
 
     assert main(["batch", str(mat), "--size", "6", "--count", "2", "--keys", "bogus", "--no-dask"]) == 2
     assert "bogus" in capsys.readouterr().err
+    for both in (["--no-dask"], ["--workers", "2"]):
+        assert main(["batch", str(mat), "--size", "6", "--count", "2", "--scheduler", "tcp://127.0.0.1:9", *both]) == 2
+        assert "not both" in capsys.readouterr().err
+
+
+def test_cli_unreachable_scheduler(pm, tmp_path, capsys):
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("distributed")
+    mat = tmp_path / "parent.npy"
+    np.save(mat, np.asarray(pm.mu))
+    with dask.config.set({"distributed.comm.timeouts.connect": "0.5s"}):
+        rc = main(["batch", str(mat), "--size", "6", "--count", "2", "--keys", "ccb",
+                   "--scheduler", "tcp://127.0.0.1:9"])
+    assert rc == 2 and "cannot connect to the Dask scheduler at 'tcp://127.0.0.1:9'" in capsys.readouterr().err
 
 
 def test_cli_on_an_existing_scheduler(pm, cluster, tmp_path, capsys):

@@ -257,3 +257,11 @@ def test_rows_are_returned_as_json_reads_them_back():
 
     assert run_tasks(tuple_row, [{"index": 0}]) == [{"index": 0, "pair": [1, 2], "v": 0.1}]
     assert json.dumps(run_tasks(tuple_row, [{"index": 0}])[0]) == '{"index": 0, "pair": [1, 2], "v": 0.1}'
+
+
+def test_unreachable_scheduler_is_named():
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("distributed")
+    with dask.config.set({"distributed.comm.timeouts.connect": "0.5s"}):
+        with pytest.raises(ConnectionError, match="Dask scheduler at 'tcp://127.0.0.1:9'"):
+            run_tasks(noisy_sum, _tasks(2), shared=SHARED, scheduler="tcp://127.0.0.1:9")

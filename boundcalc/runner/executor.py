@@ -78,7 +78,11 @@ def default_workers() -> int:
 def dask_client(workers: int = 0, scheduler=None) -> Iterator[Any]:
     """A ``distributed.Client``: ``scheduler`` itself when it is a client, one connected to
     ``scheduler`` (an address such as ``"tcp://host:8786"`` or a cluster object), or one on a
-    new ``LocalCluster`` of ``workers`` single-threaded worker processes, closed on exit."""
+    new ``LocalCluster`` of ``workers`` single-threaded worker processes, closed on exit.
+
+    Raises ``ConnectionError`` naming the address when the scheduler cannot be reached (after
+    dask's ``distributed.comm.timeouts.connect``), ``ImportError`` without dask.distributed.
+    """
     try:
         import distributed
     except ImportError:  # pragma: no cover - depends on the environment
@@ -89,7 +93,10 @@ def dask_client(workers: int = 0, scheduler=None) -> Iterator[Any]:
         return
     if scheduler is not None:
         target = scheduler if isinstance(scheduler, str) else getattr(scheduler, "scheduler_address", scheduler)
-        client = distributed.Client(target, set_as_default=False)
+        try:
+            client = distributed.Client(target, set_as_default=False)
+        except (OSError, TimeoutError) as exc:  # unreachable, refused, timed out
+            raise ConnectionError(f"cannot connect to the Dask scheduler at {target!r}: {exc}") from exc
         try:
             yield client
         finally:
@@ -204,6 +211,8 @@ def run_tasks(fn: Callable[[dict, Any], dict], tasks: Sequence[dict], *, shared=
     TypeError, ValueError
         A task without a unique integer index; a row that is not a JSON-serialisable dict with
         its task's index; bad ``workers`` / ``chunk_size``.
+    ConnectionError
+        ``scheduler`` cannot be reached.
     Exception
         Whatever ``fn`` raises (rows finished before it are kept in ``store``).
     """
