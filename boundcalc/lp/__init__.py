@@ -1,10 +1,21 @@
-"""The optimisation core shared by offline bounds and online policies (paper 000, Sec. 3-4)."""
+"""The optimisation core shared by offline bounds and online policies (paper 000, Sec. 3-4).
 
-from .constraints import CopelandFamily, ECWFamily, TooLargeError
-from .cutting import CopelandLPSolver
-from .ecw import ecw_bound
+* :mod:`~boundcalc.lp.structure` -- the Copeland structure (who beats whom), empirical ties;
+* :mod:`~boundcalc.lp.constraints` -- the families ``R_{i1}`` and ``R^E_{i1}``: enumeration,
+  the vectorised separation oracle, check (3);
+* :mod:`~boundcalc.lp.highs` -- the incremental covering LP on HiGHS;
+* :mod:`~boundcalc.lp.cutting` -- the cutting-plane driver and the online solver;
+* :mod:`~boundcalc.lp.full` -- the whole LP through cvxpy (reference, small K);
+* :mod:`~boundcalc.lp.ecw` -- Theorem 5's closed form.
+"""
+
+from .constraints import CopelandFamily, ECWFamily, RowBlock, TooLargeError
+from .cutting import CopelandLPSolver, Violation
+from .ecw import ecw_allocation, ecw_bound, ecw_empirical
 from .full import ecw_enumerate, lower_bound_enumerate
 from .highs import CoveringLP, SolverError
+from .structure import Structure, check_regret, empirical_mu, empirical_structure
 
-__all__ = ["CopelandFamily", "ECWFamily", "TooLargeError", "CopelandLPSolver", "ecw_bound",
-           "ecw_enumerate", "lower_bound_enumerate", "CoveringLP", "SolverError"]
+__all__ = ["CopelandFamily", "ECWFamily", "RowBlock", "TooLargeError", "CopelandLPSolver", "Violation",
+           "ecw_bound", "ecw_empirical", "ecw_allocation", "ecw_enumerate", "lower_bound_enumerate",
+           "CoveringLP", "SolverError", "Structure", "check_regret", "empirical_mu", "empirical_structure"]

@@ -6,13 +6,21 @@ Both are written in the *normalised* variables of THEORY.md section 2: one varia
 ``sum_{p in P} e_p >= 1`` whatever the gaps, which is what makes the cutting-plane loop
 well conditioned.
 
-A family offers
+A family is built from the Copeland *structure* alone (who beats whom,
+:class:`~boundcalc.lp.structure.Structure`): the gaps enter only through ``e`` and the costs, so
+an online policy whose empirical matrix keeps its structure reuses the family as it is.  A
+family offers
 
 * :meth:`enumerate` -- every row, straight from the definition (reference; small K only),
-* :meth:`separate` -- the most violated rows for a given ``e`` (sorting-based oracle,
-  000 Sec. 4.1.1), ``O(K^2 log K)`` per pass,
+* :meth:`separate_csr` / :meth:`separate` -- the most violated rows for a given ``e``
+  (sorting-based oracle, 000 Sec. 4.1.1), ``O(K^2 log K)`` per pass, vectorised; ties among
+  equal ``e`` values are broken at random *per i2* (a seeded generator), so that different
+  ``i2`` offer different pairs when many ``e`` are equal (typically 0),
 * :meth:`min_row_sum` / :meth:`max_violation` / :meth:`contains` -- Algorithm 1's check (3):
   "is ``{N_ij / log t}`` in ``R_{i1}(mu_hat)``?".
+
+Rows are exchanged in CSR form (:class:`RowBlock`): ``starts`` and ``idx`` (the variables of row
+``r`` are ``idx[starts[r]:starts[r+1]]``, sorted), ready for one bulk ``Highs.addRows``.
 
 >>> from boundcalc import PreferenceMatrix
 >>> pm = PreferenceMatrix([[.5, .6, .6, .6], [.4, .5, .9, .1], [.4, .1, .5, .9], [.4, .9, .1, .5]])
@@ -21,19 +29,23 @@ A family offers
 10
 >>> fam.contains(np.ones(fam.n_vars))
 True
+>>> block = fam.separate_csr(np.zeros(fam.n_vars))   # every i2's most violated rows at e = 0
+>>> block.n_rows > 0, bool(np.all(block.violation == 1.0))
+(True, True)
 """
 
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from math import comb
 from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..matrix import as_preference_matrix
+from .structure import Structure, as_structure
 
-__all__ = ["CopelandFamily", "ECWFamily", "pair_ids", "TooLargeError"]
+__all__ = ["CopelandFamily", "ECWFamily", "RowBlock", "pair_ids", "TooLargeError", "rows_to_csr"]
 
 
 class TooLargeError(ValueError):
@@ -50,15 +62,25 @@ def pair_ids(K: int) -> np.ndarray:
     return pid
 
 
+_PID_CACHE: dict[int, np.ndarray] = {}
+
+
+def _pid(K: int) -> np.ndarray:
+    p = _PID_CACHE.get(K)
+    if p is None:
+        p = pair_ids(K)
+        p.setflags(write=False)
+        _PID_CACHE[K] = p
+    return p
+
+
 def _as_square(e: np.ndarray, K: int) -> np.ndarray:
     """Accept a pair vector (length K(K-1)/2) or a symmetric K x K matrix; return K x K."""
     e = np.asarray(e, dtype=float)
     n = K * (K - 1) // 2
     if e.shape == (n,):
-        E = np.zeros((K, K))
-        iu = np.triu_indices(K, 1)
-        E[iu] = e
-        E[(iu[1], iu[0])] = e
+        E = e[_pid(K)]
+        np.fill_diagonal(E, 0.0)
         return E
     if e.shape == (K, K):
         return e
@@ -67,51 +89,99 @@ def _as_square(e: np.ndarray, K: int) -> np.ndarray:
 
 def _prefix(sorted_vals: np.ndarray) -> np.ndarray:
     """Prefix sums along the last axis with a leading zero; +inf entries are kept as inf."""
-    shape = sorted_vals.shape[:-1] + (1,)
+    out = np.empty(sorted_vals.shape[:-1] + (sorted_vals.shape[-1] + 1,))
+    out[..., 0] = 0.0
     with np.errstate(invalid="ignore"):
-        return np.concatenate([np.zeros(shape), np.cumsum(sorted_vals, axis=-1)], axis=-1)
+        np.cumsum(sorted_vals, axis=-1, out=out[..., 1:])
+    return out
+
+
+@dataclass
+class RowBlock:
+    """Covering rows in CSR form: row ``r`` is ``idx[starts[r]:starts[r + 1]]`` (in no particular order).
+
+    ``violation[r] = 1 - sum_{p in row r} e_p`` for the ``e`` they were separated from
+    (NaN when unknown).
+    """
+
+    starts: np.ndarray  # (n_rows + 1,) int64
+    idx: np.ndarray  # (nnz,) int64
+    violation: np.ndarray  # (n_rows,)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.starts.size - 1)
+
+    def rows(self) -> list[np.ndarray]:
+        """The rows as a list of index arrays."""
+        s = self.starts
+        return [np.sort(self.idx[s[r]:s[r + 1]]) for r in range(self.n_rows)]
+
+    @classmethod
+    def empty(cls) -> "RowBlock":
+        return cls(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+
+
+def rows_to_csr(rows: Sequence[np.ndarray]) -> RowBlock:
+    """A :class:`RowBlock` from a list of index arrays (each sorted here)."""
+    rows = [np.sort(np.asarray(r, dtype=np.int64)) for r in rows]
+    lens = np.array([r.size for r in rows], dtype=np.int64)
+    starts = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lens, out=starts[1:])
+    idx = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+    return RowBlock(starts, idx.astype(np.int64), np.full(len(rows), np.nan))
+
+
+def _membership_to_csr(mask_w, var_w, mask_p, var_p, extra_var):
+    """Build CSR rows from two boolean membership matrices (winner side, pool side) and an
+    optional extra variable per row (-1 for none).  ``var_w``/``var_p`` give the variable of
+    every column, per row (2-D) or shared (1-D).  Entries come out grouped by row (row-major
+    ``nonzero``), not sorted within a row: HiGHS and the row hashes do not need that."""
+    R = mask_w.shape[0]
+    M = np.concatenate([mask_w, mask_p, (extra_var >= 0)[:, None]], axis=1)
+    V = np.concatenate([np.broadcast_to(var_w, mask_w.shape), np.broadcast_to(var_p, mask_p.shape),
+                        extra_var[:, None]], axis=1)
+    idx = V[M]
+    starts = np.zeros(R + 1, dtype=np.int64)
+    np.cumsum(M.sum(axis=1), out=starts[1:])
+    return starts, idx.astype(np.int64, copy=False)
+
+
+def _csr_sums(starts, idx, x):
+    """Row sums of ``x`` over CSR rows (empty rows give 0)."""
+    cs = np.zeros(idx.size + 1)
+    np.cumsum(x[idx], out=cs[1:])
+    return cs[starts[1:]] - cs[starts[:-1]]
 
 
 class _FamilyBase:
     def __init__(self, matrix, winner: int):
-        pm = as_preference_matrix(matrix)
-        self.pm = pm
-        K = pm.K
+        st = as_structure(matrix)
+        self.structure = st
+        # kept for callers that pass a PreferenceMatrix (contains_q uses its d)
+        self.pm = matrix if not isinstance(matrix, Structure) and hasattr(matrix, "beats") else None
+        K = st.K
         self.K = K
         winner = int(winner)
-        if winner not in set(pm.copeland_winners.tolist()):
-            raise ValueError(
-                f"arm {winner} is not a Copeland winner (winners: {pm.copeland_winners.tolist()})"
-            )
+        if winner not in set(st.winners.tolist()):
+            raise ValueError(f"arm {winner} is not a Copeland winner (winners: {st.winners.tolist()})")
         self.winner = winner
         self.n_vars = K * (K - 1) // 2
-        self.pid = pair_ids(K)
-        beats = pm.beats
+        self.pid = _pid(K)
+        beats = st.beats
         # pool[i2, j]: j beats i2 and j != winner; i2 != winner (S_{i2} \ {i1})
         pool = beats.T.copy()
         pool[:, winner] = False
         pool[winner, :] = False
         self.pool = pool
         self.pool_size = pool.sum(axis=1)
-        self.inferiors = pm.inferiors(winner)
+        self.inferiors = st.inferiors(winner)
 
-    # -- helpers ----------------------------------------------------------------
-    def _sorted_pools(self, E: np.ndarray, T: np.ndarray | None = None):
-        """Per arm i2, the pool's values ``E[i2, j]`` sorted ascending (ties broken by ``T``).
-
-        Returns ``(order, prefix sums of E, prefix sums of T or None)``; entries past the
-        pool's size are +inf.
-        """
+    def _pool_sorted_sums(self, E: np.ndarray) -> np.ndarray:
+        """Per arm i2, prefix sums of the pool's values sorted ascending (inf past the pool)."""
         keys = np.where(self.pool, E, np.inf)
-        if T is None:
-            order = np.argsort(keys, axis=1, kind="stable")
-        else:
-            order = np.lexsort((np.where(self.pool, T, np.inf), keys), axis=1)
-        PE = _prefix(np.take_along_axis(keys, order, axis=1))
-        PT = None
-        if T is not None:
-            PT = _prefix(np.take_along_axis(np.where(self.pool, T, np.inf), order, axis=1))
-        return order, PE, PT
+        keys.sort(axis=1)
+        return _prefix(keys)
 
     def rows_to_dense(self, rows: Sequence[np.ndarray]) -> np.ndarray:
         """0/1 matrix (n_rows x n_vars) of the given rows."""
@@ -122,7 +192,7 @@ class _FamilyBase:
 
     def min_row_sum(self, e) -> float:
         """Smallest left-hand side ``sum_{p in row} e_p`` over *all* rows (inf when there are none)."""
-        return float(self._scan(_as_square(e, self.K))[0].min(initial=np.inf))
+        return float(self._best(_as_square(e, self.K)).min(initial=np.inf))
 
     def max_violation(self, e) -> float:
         """Largest ``1 - sum_{p in row} e_p`` over all rows (<= 0 means feasible)."""
@@ -132,10 +202,15 @@ class _FamilyBase:
         """Algorithm 1's check (3): does ``e`` (normalised) satisfy every row, up to ``tol``?"""
         return self.max_violation(e) <= tol
 
+    def _d(self) -> np.ndarray:
+        if self.structure.d is None:
+            raise ValueError("this family's structure carries no d; pass normalised e instead")
+        return self.structure.d
+
     def contains_q(self, q, tol: float = 1e-9) -> bool:
         """As :meth:`contains` but for raw rates ``q`` (e.g. ``N_ij / log t``), K x K or a pair vector."""
         Q = _as_square(q, self.K)
-        return self.contains(Q * self.pm.d, tol)
+        return self.contains(Q * self._d(), tol)
 
 
 class CopelandFamily(_FamilyBase):
@@ -148,7 +223,9 @@ class CopelandFamily(_FamilyBase):
 
     Parameters
     ----------
-    matrix : PreferenceMatrix or array_like
+    matrix : PreferenceMatrix, Structure or array_like
+        Only its Copeland structure is read (an array is read as an empirical matrix:
+        :func:`~boundcalc.lp.structure.empirical_structure`).
     winner : int
         A Copeland winner ``i1``.
     levels : iterable of int, optional
@@ -158,23 +235,24 @@ class CopelandFamily(_FamilyBase):
 
     def __init__(self, matrix, winner: int, levels: Iterable[int] | None = None):
         super().__init__(matrix, winner)
-        pm = self.pm
-        L1 = int(pm.L_sorted[0])
-        L2 = int(pm.L_sorted[1])
+        st = self.structure
+        L1 = int(st.L_sorted[0])
+        L2 = int(st.L_sorted[1])
         self.L1 = L1
         ls = np.arange(max(0, L1 - 1), L2 + 1)
         if levels is not None:
             ls = np.array(sorted(set(int(x) for x in levels) & set(ls.tolist())), dtype=np.int64)
         self.levels = ls
         K, a = self.K, self.winner
-        L = pm.L.astype(np.int64)
+        L = st.L.astype(np.int64)
         nI = self.inferiors.size
-        in_Ia = pm.beats[a].copy()  # i2 in I_{i1}
+        in_Ia = st.beats[a].copy()  # i2 in I_{i1}
         self.in_Ia = in_Ia
         mI = ls + 1 - L1  # (nl,)
         # case A: i2 not in I
         mIA = np.broadcast_to(mI, (K, ls.size)).copy()
         capA = nI - in_Ia.astype(np.int64)  # |I_{i1} \ {i2}|
+        self.capI = capA
         mSA = np.maximum(0, L[:, None] - ls[None, :])
         okA = (mIA >= 0) & (mIA <= capA[:, None]) & (mSA <= self.pool_size[:, None])
         # case B: i2 in I (needs i2 in I_{i1} and |I| >= 1)
@@ -183,8 +261,29 @@ class CopelandFamily(_FamilyBase):
         okB = in_Ia[:, None] & (mIB >= 0) & (mIB <= capA[:, None]) & (mSB <= self.pool_size[:, None])
         okA[a] = False
         okB[a] = False
+        # combined (l, case) tables: columns 0..nl-1 case A, nl..2nl-1 case B
+        self._mI = np.concatenate([mIA, mIB], axis=1)
+        self._mS = np.concatenate([mSA, mSB], axis=1)
+        self._ok = np.concatenate([okA, okB], axis=1)
+        self._caseB = np.concatenate([np.zeros(ls.size, bool), np.ones(ls.size, bool)])
         self._mIA, self._mSA, self._okA = mIA, mSA, okA
         self._mIB, self._mSB, self._okB = mIB, mSB, okB
+        # clipped gather indices
+        self._gI = np.clip(self._mI, 0, nI)
+        self._gI1 = np.minimum(self._gI + 1, nI)
+        self._gS = np.clip(self._mS, 0, K)
+        self._rowsK = np.arange(K)[:, None]
+        self._has_rows = bool(self._ok.any())
+        # winner-side variables, and i2's own winner pair (case B), per arm
+        self._var_w = self.pid[a, self.inferiors] if nI else np.zeros(0, dtype=np.int64)
+        self._var_own = np.where(in_Ia, self.pid[a], -1)
+        # position of i2 within I_{i1} (nI if absent)
+        pos = np.full(K, nI, dtype=np.int64)
+        pos[self.inferiors] = np.arange(nI)
+        self._posI = pos
+        self._arange_nI = np.arange(nI)
+        self._arange_K = np.arange(K)
+        self._iu = np.triu_indices(K, 1)
 
     # -- counting / enumeration -------------------------------------------------------
     def n_rows(self) -> int:
@@ -216,15 +315,15 @@ class CopelandFamily(_FamilyBase):
                 f"R_{{{self.winner}}} has {n} rows for K={self.K} (limit {max_rows}); use the"
                 " cutting-plane method"
             )
-        pm, a, pid = self.pm, self.winner, self.pid
-        L = pm.L
-        Ia = set(pm.inferiors(a).tolist())
+        st, a, pid = self.structure, self.winner, self.pid
+        L = st.L
+        Ia = set(st.inferiors(a).tolist())
         seen: set[tuple[int, ...]] = set()
         rows: list[np.ndarray] = []
         for i2 in range(self.K):
             if i2 == a:
                 continue
-            pool = [j for j in pm.superiors(i2).tolist() if j != a]
+            pool = [j for j in st.superiors(i2).tolist() if j != a]
             for l in self.levels.tolist():
                 size_I = l + 1 - self.L1
                 if size_I < 0 or size_I > len(Ia):
@@ -242,130 +341,180 @@ class CopelandFamily(_FamilyBase):
         return rows
 
     # -- separation -------------------------------------------------------------------
-    def _scan(self, E: np.ndarray, T: np.ndarray | None = None):
-        """Minimal row sum for every (i2, l, case).
+    def _sums(self, E: np.ndarray) -> np.ndarray:
+        """Minimal row sum of every ``(i2, l, case)`` (K x 2nl; inf where no row exists).
 
-        Returns ``best`` (per i2), the tables ``sumA``/``sumB`` (rows i2, columns levels) for
-        the two cases, the same tables for the tie-break key ``T`` (or None), and the
-        orderings used.  Values are sorted by ``E`` with ties broken by ``T``.
+        The winner's values over ``I_{i1}`` are sorted once; "the smallest ``m`` of
+        ``I_{i1} \\ {i2}``" is the smallest ``m`` of the whole list, or the smallest ``m + 1``
+        minus ``e_{i1 i2}`` when ``i2`` is among them (ties do not change a sum).
         """
         a = self.winner
         Ia = self.inferiors
-        nI = Ia.size
-        va = E[a, Ia]
-        orderA = np.argsort(va, kind="stable") if T is None else np.lexsort((T[a, Ia], va))
-        rankA = np.full(self.K, nI, dtype=np.int64)  # rank of i2 within sorted I_{i1}; nI if absent
-        rankA[Ia[orderA]] = np.arange(nI)
-        order_pool, PSE, PST = self._sorted_pools(E, T)
+        ea = E[a]
+        va = np.sort(ea[Ia])
+        PA = _prefix(va)
+        PS = self._pool_sorted_sums(E)
+        base = PA[self._gI]
+        # i2 is among the m smallest when its value is below the m-th smallest (or equal and
+        # it would be chosen): use "value < (m)th order statistic, or <= when the m-th equals it".
+        # With ties the two readings give the same sum, so compare by value.
+        own = ea[:, None]
+        kth = np.where(self._gI > 0, np.concatenate([[-np.inf], va])[self._gI], -np.inf)
+        inside = self.in_Ia[:, None] & (own <= kth)
+        alt = PA[self._gI1] - own
+        wsum = np.where(inside, alt, base)
+        wsum = wsum + np.where(self._caseB[None, :], own, 0.0)
+        psum = np.take_along_axis(PS, self._gS, axis=1)
+        return np.where(self._ok, wsum + psum, np.inf)
 
-        def tables(M, PS):
-            PA = _prefix(M[a, Ia][orderA])
-            mi2 = M[a]
+    def _best(self, E: np.ndarray) -> np.ndarray:
+        if not self._has_rows:
+            return np.full(self.K, np.inf)
+        return self._sums(E).min(axis=1)
 
-            def excl(m):
-                # smallest-by-order m values of M[i1, .] over I_{i1} \ {i2}, for every i2
-                m = np.clip(m, 0, nI)
-                base = PA[m]
-                alt = PA[np.minimum(m + 1, nI)] - mi2[:, None]
-                return np.where(rankA[:, None] < m, alt, base)
+    def separate_csr(self, e, tol: float = 1e-9, per_i2: int = 4, neighbours: int = 2,
+                     rng: np.random.Generator | None = None, sums: np.ndarray | None = None) -> RowBlock:
+        """The most violated rows for ``e`` (000 Sec. 4.1.1), as a :class:`RowBlock`.
 
-            sA = excl(self._mIA) + np.take_along_axis(PS, np.clip(self._mSA, 0, self.K), axis=1)
-            sB = mi2[:, None] + excl(self._mIB) + np.take_along_axis(PS, np.clip(self._mSB, 0, self.K), axis=1)
-            return np.where(self._okA, sA, np.inf), np.where(self._okB, sB, np.inf)
-
-        sumA, sumB = tables(E, PSE)
-        tie = tables(T, PST) if T is not None else None
-        best = np.minimum(sumA.min(axis=1, initial=np.inf), sumB.min(axis=1, initial=np.inf))
-        return best, sumA, sumB, tie, orderA, order_pool
-
-    def separate(self, e, tol: float = 1e-9, per_i2: int = 1, tiebreak=None,
-                 neighbours: int = 0) -> tuple[list[np.ndarray], np.ndarray]:
-        """The most violated rows for ``e`` (000 Sec. 4.1.1).
-
-        For each ``i2`` and each admissible ``(l, case)``, the row with the smallest left-hand
-        side takes the smallest ``e`` values on both sides; this returns, for every ``i2``
-        whose best row is violated by more than ``tol``, up to ``per_i2`` distinct such rows
-        (most violated first).  Among equally violated rows the one with the smallest
-        ``tiebreak`` total (e.g. the LP costs) is preferred.  Returns ``(rows, violations)``.
+        For every ``i2`` whose best row is violated by more than ``tol``, up to ``per_i2``
+        ``(l, case)`` choices with the smallest left-hand sides are taken (most violated first);
+        each row takes the smallest ``e`` values on both sides, ties among equal values broken
+        by a random order drawn *per i2* from ``rng`` (index order when ``rng`` is None).  With
+        ``neighbours = n`` each such row also yields up to ``n`` rows per side that swap one of
+        its largest chosen values for the next one in order.  Only rows violated by more than
+        ``tol`` are returned (duplicates are possible; the LP model skips rows it has).
+        ``sums`` may pass :meth:`_sums` of the same ``e`` when the caller has it.
         """
         E = _as_square(e, self.K)
-        T = None if tiebreak is None else _as_square(tiebreak, self.K)
-        return self._rows_from_scan(E, T, tol, per_i2, neighbours)
-
-    def cheapest_rows(self, costs, per_i2: int = 1) -> list[np.ndarray]:
-        """For every ``i2``, the rows with the smallest total cost (a warm start for the LP)."""
-        Cm = _as_square(costs, self.K)
-        rows, _ = self._rows_from_scan(Cm, None, -np.inf, per_i2)
-        return rows
-
-    def _rows_from_scan(self, E, T, tol, per_i2, neighbours=0):
-        best, sumA, sumB, tie, orderA, order_pool = self._scan(E, T)
-        a, Ia, pid = self.winner, self.inferiors, self.pid
-        sortedI = Ia[orderA]
-        nl = self.levels.size
+        if not self._has_rows:
+            return RowBlock.empty()
+        S = self._sums(E) if sums is None else sums
+        best = S.min(axis=1)
         targets = np.flatnonzero(1.0 - best > tol)
         if targets.size == 0:
-            return [], np.zeros(0)
-        cand = np.concatenate([sumA[targets], sumB[targets]], axis=1)  # (n_targets, 2 nl)
-        npick = min(cand.shape[1], max(1, per_i2) * 2)
-        if tie is None:
-            picks = np.argsort(cand, axis=1, kind="stable")[:, :npick]
+            return RowBlock.empty()
+        K, a = self.K, self.winner
+        nI = self.inferiors.size
+        cand = S[targets]
+        npick = min(cand.shape[1], max(1, int(per_i2)))
+        picks = np.argsort(cand, axis=1, kind="stable")[:, :npick]
+        pv = np.take_along_axis(cand, picks, axis=1)
+        t_idx, k_idx = np.nonzero(np.isfinite(pv) & (1.0 - pv > tol))
+        col = picks[t_idx, k_idx]
+        i2s = targets[t_idx]
+        mI = self._mI[i2s, col]
+        mS = self._mS[i2s, col]
+        caseB = self._caseB[col]
+        nt = targets.size
+        # per-target orders (random among equal values) -> ranks, on both sides
+        keyw = np.repeat(E[a, self.inferiors][None, :], nt, axis=0)
+        own = self._posI[targets]
+        has_own = own < nI
+        keyw[has_own, own[has_own]] = np.inf  # I_{i1} \ {i2}
+        keyp = np.where(self.pool[targets], E[targets], np.inf)
+        if rng is None:
+            ordw = np.argsort(keyw, axis=1, kind="stable")
+            ordp = np.argsort(keyp, axis=1, kind="stable")
         else:
-            tcand = np.concatenate([tie[0][targets], tie[1][targets]], axis=1)
-            picks = np.lexsort((tcand, np.round(cand, 12)), axis=1)[:, :npick]
-        rows, viols, seen = [], [], set()
-        pidA = pid[a]
-        Ea = E[a]
+            ordw = np.lexsort((rng.random((nt, nI)), keyw), axis=1)
+            ordp = np.lexsort((rng.random((nt, K)), keyp), axis=1)
+        rankw = np.empty_like(ordw)
+        np.put_along_axis(rankw, ordw, self._arange_nI[None, :], axis=1)
+        rankp = np.empty_like(ordp)
+        np.put_along_axis(rankp, ordp, self._arange_K[None, :], axis=1)
+        # row specs: base rows, then neighbour swaps (exclude rank ex, include rank inc)
+        nb = int(neighbours)
+        n0 = t_idx.size
+        if nb:
+            k = np.arange(nb)
+            okp = (mS < self.pool_size[i2s])[:, None] & (mS[:, None] - 1 - k[None, :] >= 0)
+            okw = (mI < self.capI[i2s])[:, None] & (mI[:, None] - 1 - k[None, :] >= 0)
+            rp_, kp_ = np.nonzero(okp)
+            rw_, kw_ = np.nonzero(okw)
+            base = np.arange(n0)
+            sel = np.concatenate([base, rp_, rw_])
+            m1 = np.full(n0, -1)
+            exp_ = np.concatenate([m1, mS[rp_] - 1 - kp_, np.full(rw_.size, -1)])
+            incp = np.concatenate([m1, mS[rp_], np.full(rw_.size, -1)])
+            exw = np.concatenate([m1, np.full(rp_.size, -1), mI[rw_] - 1 - kw_])
+            incw = np.concatenate([m1, np.full(rp_.size, -1), mI[rw_]])
+            st_, smI, smS, sB = t_idx[sel], mI[sel], mS[sel], caseB[sel]
+            rw = rankw[st_]
+            rp = rankp[st_]
+            mask_w = ((rw < smI[:, None]) & (rw != exw[:, None])) | (rw == incw[:, None])
+            mask_p = ((rp < smS[:, None]) & (rp != exp_[:, None])) | (rp == incp[:, None])
+        else:
+            st_, sB = t_idx, caseB
+            mask_w = rankw[st_] < mI[:, None]
+            mask_p = rankp[st_] < mS[:, None]
+        row_i2 = targets[st_]
+        extra = np.where(sB, self._var_own[row_i2], -1)
+        starts, idx = _membership_to_csr(mask_w, self._var_w, mask_p, self.pid[row_i2], extra)
+        x = E[self._iu]
+        viol = 1.0 - _csr_sums(starts, idx, x)
+        good = viol > tol
+        block = RowBlock(starts, idx, viol)
+        if not good.all():
+            block = _select_rows(block, np.flatnonzero(good))
+        return block
 
-        def emit(i2, Ipart, Spart, case_b):
-            lhs = float(Ea[Ipart].sum() + E[i2, Spart].sum() + (Ea[i2] if case_b else 0.0))
-            if 1.0 - lhs <= tol:
-                return False
-            parts = [pidA[Ipart], pid[i2, Spart]]
-            if case_b:
-                parts.append(pidA[i2 : i2 + 1])
-            idx = np.sort(np.concatenate(parts))
-            k = idx.tobytes()
-            if k in seen:
-                return False
-            seen.add(k)
-            rows.append(idx)
-            viols.append(1.0 - lhs)
-            return True
+    def separate(self, e, tol: float = 1e-9, per_i2: int = 1, tiebreak=None,
+                 neighbours: int = 0, rng: np.random.Generator | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+        """The most violated rows for ``e`` as a list of index arrays and their violations.
 
-        for ti, i2 in enumerate(targets.tolist()):
-            got = 0
-            Iorder = sortedI[sortedI != i2]
-            for t in picks[ti].tolist():
-                c = cand[ti, t]
-                if not np.isfinite(c) or 1.0 - c <= tol:
-                    break
-                case_b = t >= nl
-                lt = t - nl if case_b else t
-                mI = int((self._mIB if case_b else self._mIA)[i2, lt])
-                mS = int((self._mSB if case_b else self._mSA)[i2, lt])
-                Ipart = Iorder[:mI]
-                Spart = order_pool[i2, :mS]
-                if not emit(i2, Ipart, Spart, case_b):
-                    continue
-                got += 1
-                # neighbour cuts: swap one of the largest chosen values for the next one in order
-                if neighbours:
-                    if mS < self.pool_size[i2]:
-                        nxt = order_pool[i2, mS]
-                        for r in range(mS - 1, max(-1, mS - 1 - neighbours), -1):
-                            S2 = Spart.copy()
-                            S2[r] = nxt
-                            emit(i2, Ipart, S2, case_b)
-                    if mI < Iorder.size:
-                        nxt = Iorder[mI]
-                        for r in range(mI - 1, max(-1, mI - 1 - neighbours), -1):
-                            I2 = Ipart.copy()
-                            I2[r] = nxt
-                            emit(i2, I2, Spart, case_b)
-                if got >= per_i2:
-                    break
-        return rows, np.asarray(viols)
+        A list-returning wrapper of :meth:`separate_csr` (duplicates removed).  ``tiebreak``
+        is accepted for compatibility and ignored: ties are broken by ``rng`` (or index order).
+        """
+        block = dedupe(self.separate_csr(e, tol, per_i2, neighbours, rng))
+        return block.rows(), block.violation
+
+    def cheapest_rows(self, costs, per_i2: int = 1, rng: np.random.Generator | None = None) -> RowBlock:
+        """For every ``i2``, the rows with the smallest total cost (a warm start for the LP)."""
+        return self.separate_csr(costs, -np.inf, per_i2, 0, rng)
+
+
+def _select_rows(block: RowBlock, keep: np.ndarray) -> RowBlock:
+    s = block.starts
+    lens = np.diff(s)[keep]
+    starts = np.zeros(keep.size + 1, dtype=np.int64)
+    np.cumsum(lens, out=starts[1:])
+    take = np.repeat(s[:-1][keep] - starts[:-1], lens) + np.arange(starts[-1])
+    return RowBlock(starts, block.idx[take], block.violation[keep])
+
+
+_Z_CACHE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def row_hashes(block: RowBlock, n_vars: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two independent 64-bit Zobrist hashes per row (sums of fixed random words, mod 2^64).
+
+    Equal rows hash equally; two different rows collide on both with probability 2^-128.
+    """
+    Z = _Z_CACHE.get(n_vars)
+    if Z is None:
+        g = np.random.default_rng(0x5EED_B0C)
+        Z = (g.integers(0, 2**63, n_vars, dtype=np.uint64) * np.uint64(2) + np.uint64(1),
+             g.integers(0, 2**63, n_vars, dtype=np.uint64) * np.uint64(2) + np.uint64(1))
+        _Z_CACHE[n_vars] = Z
+    out = []
+    for z in Z:
+        cs = np.zeros(block.idx.size + 1, dtype=np.uint64)
+        np.cumsum(z[block.idx], out=cs[1:])
+        out.append(cs[block.starts[1:]] - cs[block.starts[:-1]])
+    return out[0], out[1]
+
+
+def dedupe(block: RowBlock, n_vars: int | None = None) -> RowBlock:
+    """The block without repeated rows (first occurrence kept, order preserved)."""
+    if block.n_rows <= 1:
+        return block
+    n = n_vars if n_vars is not None else int(block.idx.max(initial=0)) + 1
+    h1, h2 = row_hashes(block, n)
+    pairs = np.stack([h1, h2], axis=1)
+    _, first = np.unique(pairs, axis=0, return_index=True)
+    if first.size == block.n_rows:
+        return block
+    return _select_rows(block, np.sort(first))
 
 
 class ECWFamily(_FamilyBase):
@@ -378,11 +527,12 @@ class ECWFamily(_FamilyBase):
 
     def __init__(self, matrix, winner: int):
         super().__init__(matrix, winner)
-        pm = self.pm
-        L = pm.L.astype(np.int64)
+        st = self.structure
+        L = st.L.astype(np.int64)
         self.m = L - L[self.winner] + 1  # required |S| per i2
         self.has_row = (self.m <= self.pool_size) & (np.arange(self.K) != self.winner)
         self.fixed_vars = np.sort(self.pid[self.winner, self.inferiors])
+        self._gm = np.clip(self.m, 0, self.K)[:, None]
 
     def n_rows(self) -> int:
         return int(
@@ -394,24 +544,23 @@ class ECWFamily(_FamilyBase):
         n = self.n_rows()
         if n > max_rows:
             raise TooLargeError(f"R^E_{{{self.winner}}} has {n} rows (limit {max_rows})")
-        pm, a, pid = self.pm, self.winner, self.pid
+        st, a, pid = self.structure, self.winner, self.pid
         rows = []
         for i2 in range(self.K):
             if i2 == a:
                 continue
-            pool = [j for j in pm.superiors(i2).tolist() if j != a]
-            size = int(pm.L[i2] - pm.L[a] + 1)
+            pool = [j for j in st.superiors(i2).tolist() if j != a]
+            size = int(st.L[i2] - st.L[a] + 1)
             if size > len(pool):
                 continue
             for S in itertools.combinations(pool, size):
                 rows.append(np.array(sorted(int(pid[j, i2]) for j in S), dtype=np.int64))
         return rows
 
-    def _scan(self, E: np.ndarray):
-        _, PS, _ = self._sorted_pools(E)
-        s = np.take_along_axis(PS, np.clip(self.m, 0, self.K)[:, None], axis=1)[:, 0]
+    def _best(self, E: np.ndarray) -> np.ndarray:
+        """Per i2 the smallest covering-row sum; the fixed part ``e_{i1 j} >= 1`` counts as rows."""
+        PS = self._pool_sorted_sums(E)
+        s = np.take_along_axis(PS, self._gm, axis=1)[:, 0]
         s = np.where(self.has_row, s, np.inf)
         fixed = E[self.winner, self.inferiors]
-        # the fixed part e_{i1 j} = 1 acts as rows {e_{i1 j} >= 1}
-        fixed_min = fixed.min(initial=np.inf)
-        return np.array([min(s.min(initial=np.inf), fixed_min)]), s
+        return np.append(s, fixed)

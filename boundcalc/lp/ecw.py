@@ -15,31 +15,49 @@ import time
 
 import numpy as np
 
-from ..matrix import PreferenceMatrix, as_preference_matrix
-from ..result import UNIT_000, BoundResult, Certificate
+from ..matrix import as_preference_matrix
+from ..result import BoundResult, Certificate
+from ..units import UNIT_000, UNIT_CUSTOM
+from .structure import Structure, as_structure, check_regret, empirical_structure
 
-__all__ = ["ecw_bound", "ecw_winner"]
+__all__ = ["ecw_bound", "ecw_allocation", "ecw_winner", "ecw_empirical"]
 
 
-def _cost_matrix(pm: PreferenceMatrix, regret=None) -> np.ndarray:
-    R = pm.regret if regret is None else np.asarray(regret, dtype=float)
-    if R.shape != (pm.K, pm.K):
-        raise ValueError(f"regret must be {pm.K}x{pm.K}; got {R.shape}")
-    d = pm.d.copy()
-    np.fill_diagonal(d, 1.0)
-    if np.any(d <= 0):
-        raise ValueError("a pair has d(mu) = 0 (a tie); the ECW constant is undefined")
-    C = R / d
+def _cost_matrix(st: Structure, regret=None) -> np.ndarray:
+    """``C = r / d`` (K x K), ``inf`` on the diagonal; tied pairs (``d = 0``, in no row) get cost 1."""
+    R = st.regret if regret is None else check_regret(regret, st.K)
+    d = st.d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        C = np.where(d > 0, R / np.where(d > 0, d, 1.0), 1.0)
     np.fill_diagonal(C, np.inf)
     return C
 
 
-def ecw_winner(pm: PreferenceMatrix, winner: int, C: np.ndarray) -> tuple[float, np.ndarray]:
-    """``C^E*_{winner}`` and its normalised allocation (K x K ``e``) for cost matrix ``C``."""
-    K = pm.K
+def ecw_allocation(beats: np.ndarray, C: np.ndarray, winner: int) -> tuple[float, np.ndarray]:
+    """``C^E*_{winner}`` and its normalised allocation ``E`` (K x K, ``e = q d``), Theorem 5.
+
+    Parameters
+    ----------
+    beats : ndarray of bool (K, K)
+        ``beats[i, j]``: ``i`` beats ``j`` strictly (the Copeland structure; empirical ties are
+        pairs in neither direction).
+    C : ndarray (K, K)
+        Pair costs ``c_ij = r_ij / d(mu_ij)`` (symmetric; the diagonal is ignored).
+    winner : int
+        A Copeland winner ``i1`` of ``beats``.
+
+    Every pair lies in at most one pool (that of its loser), so the per-``i2`` problems are
+    independent and one row sort of a K x K matrix solves them all.
+
+    >>> b = np.array([[0, 1, 1], [0, 0, 1], [0, 0, 0]], bool)
+    >>> v, E = ecw_allocation(b, np.ones((3, 3)), 0)
+    >>> v, E[0].tolist(), E[1, 2]
+    (3.0, [0.0, 1.0, 1.0], 1.0)
+    """
+    beats = np.asarray(beats, dtype=bool)
+    K = beats.shape[0]
     a = int(winner)
-    beats = pm.beats
-    L = pm.L
+    L = beats.sum(axis=0)
     pool = beats.T.copy()  # pool[i2, j]: j beats i2
     pool[:, a] = False
     pool[a, :] = False
@@ -71,17 +89,24 @@ def ecw_winner(pm: PreferenceMatrix, winner: int, C: np.ndarray) -> tuple[float,
     return value, E
 
 
+def ecw_winner(pm, winner: int, C: np.ndarray) -> tuple[float, np.ndarray]:
+    """``C^E*_{winner}`` and its normalised allocation for a PreferenceMatrix (see :func:`ecw_allocation`)."""
+    return ecw_allocation(as_structure(pm).beats, C, winner)
+
+
 def ecw_bound(matrix, *, regret=None, certify: bool = True) -> BoundResult:
     """ECW-RMED's regret constant ``min_{i1} C^E*_{i1}`` (paper 000, Theorems 4-5).
 
     Parameters
     ----------
     matrix : PreferenceMatrix or array_like
+        Validated (exact ties refused); for an empirical matrix use :func:`ecw_empirical`.
     regret : ndarray, optional
-        Override paper 000's pair regret (K x K, symmetric).
+        Override paper 000's pair regret (K x K, symmetric, finite, non-negative).
     certify : bool
         Also check the returned allocation against every row of ``R^E_{i1}`` with the
-        sorting oracle (the certificate's ``max_violation``).
+        sorting oracle (the certificate's ``max_violation``; a closed form has no dual bound,
+        hence NaN there).
 
     Examples
     --------
@@ -89,28 +114,44 @@ def ecw_bound(matrix, *, regret=None, certify: bool = True) -> BoundResult:
     >>> round(ecw_bound(load_example("table2")).value, 4)
     49.6635
     """
+    return _ecw(as_structure(as_preference_matrix(matrix)), regret, certify)
+
+
+def ecw_empirical(mu_hat, *, regret=None, certify: bool = False) -> BoundResult:
+    """:func:`ecw_bound` on an empirical matrix (exact ties allowed: a tied pair is in no row)."""
+    st = mu_hat if isinstance(mu_hat, Structure) else empirical_structure(mu_hat)
+    return _ecw(st, regret, certify)
+
+
+def _ecw(st: Structure, regret, certify: bool) -> BoundResult:
     t0 = time.perf_counter()
-    pm = as_preference_matrix(matrix)
-    C = _cost_matrix(pm, regret)
+    C = _cost_matrix(st, regret)
     per, allocs, certs = {}, {}, {}
-    d = pm.d
-    for w in pm.copeland_winners.tolist():
-        v, E = ecw_winner(pm, w, C)
+    d = st.d
+    failures = []
+    for w in st.winners.tolist():
+        v, E = ecw_allocation(st.beats, C, w)
         per[w] = v
         with np.errstate(divide="ignore", invalid="ignore"):
-            Q = np.where(d > 0, E / d, 0.0)
+            Q = np.where(d > 0, E / np.where(d > 0, d, 1.0), 0.0)
         allocs[w] = Q
         if certify:
             from .constraints import ECWFamily
 
-            fam = ECWFamily(pm, w)
-            iu = np.triu_indices(pm.K, 1)
-            # closed form (Theorem 5): no dual bound is computed, hence NaN
-            certs[w] = Certificate(fam.max_violation(E[iu]), v, float("nan"))
+            fam = ECWFamily(st, w)
+            iu = np.triu_indices(st.K, 1)
+            mv = fam.max_violation(E[iu])
+            certs[w] = Certificate(mv, v, float("nan"))
+            if mv > 1e-9:
+                failures.append(f"winner {w}: closed-form allocation violates R^E by {mv:.3g}")
     best = min(per, key=lambda k: (per[k], k))
+    stats = {"method": "closed-form", "seconds": time.perf_counter() - t0, "rounds": 0, "lp_solves": 0,
+             "simplex_iterations": 0, "rows": 0, "rows_added": 0, "rows_removed": 0, "warm_start": False,
+             "solver": "closed-form"}
     return BoundResult(
         value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-        kind="ecw", method="closed-form", unit=UNIT_000 if regret is None else "custom regret per ln T",
-        stats={"seconds": time.perf_counter() - t0},
-        certificate=certs.get(best), certificates=certs,
+        kind="ecw", method="closed-form", unit=UNIT_000 if regret is None else UNIT_CUSTOM,
+        stats=stats, certificate=certs.get(best), certificates=certs,
+        status="failed" if failures else "ok",
+        message="; ".join(failures) if failures else "closed form (000 Theorem 5)",
     )

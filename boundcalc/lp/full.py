@@ -19,12 +19,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..matrix import as_preference_matrix
-from ..result import UNIT_000, BoundResult, Certificate
+from ..result import BoundResult, Certificate
+from ..units import UNIT_000, UNIT_CUSTOM
 from .constraints import CopelandFamily, ECWFamily
 from .cutting import _q_matrix, certificate_for, pair_costs
 from .ecw import _cost_matrix as _ecw_costs
-from .ecw import ecw_winner
+from .ecw import ecw_allocation
 from .highs import SolverError
+from .structure import as_structure
 
 __all__ = ["lower_bound_enumerate", "ecw_enumerate", "DEFAULT_MAX_ROWS"]
 
@@ -109,34 +111,57 @@ def _purify(x, costs, A, lower):
     return y if costs @ y <= costs @ x else x
 
 
+def _stats(t0: float, nrows: int, used: dict) -> dict:
+    solvers = sorted(set(used.values()))
+    return {"method": "enumerate", "seconds": time.perf_counter() - t0, "rounds": 0, "lp_solves": len(used),
+            "simplex_iterations": None, "rows": nrows, "rows_added": nrows, "rows_removed": 0,
+            "warm_start": False, "solver": "cvxpy/" + "+".join(s.lower() for s in solvers),
+            "solver_per_winner": dict(used)}
+
+
+def _status(certs: dict, value: float, gap_tol: float = 1e-6) -> tuple[str, str]:
+    bad = []
+    for w, c in certs.items():
+        if c.max_violation > 1e-7:
+            bad.append(f"winner {w}: allocation violates a row by {c.max_violation:.3g}")
+        if np.isfinite(c.dual_bound) and abs(c.gap) > gap_tol * max(1.0, abs(c.primal_bound)):
+            bad.append(f"winner {w}: duality gap {c.gap:.3g}")
+    return ("failed", "; ".join(bad)) if bad else ("ok", "optimal (every row enumerated)")
+
+
 def lower_bound_enumerate(matrix, *, regret=None, levels=None, max_rows: int = DEFAULT_MAX_ROWS,
                           solver: str = "auto") -> BoundResult:
     """Paper 000's lower bound with every row of ``R_{i1}`` written out (small K only).
 
     Raises :class:`~boundcalc.lp.constraints.TooLargeError` when a winner's family has more
-    than ``max_rows`` rows.
+    than ``max_rows`` rows.  The certificate is acted upon as in the cutting plane: a row
+    violated by more than 1e-7 or a relative duality gap above 1e-6 gives ``status = "failed"``.
     """
     t0 = time.perf_counter()
     pm = as_preference_matrix(matrix)
-    costs = pair_costs(pm, regret)
-    per, allocs, certs, nrows, used_solvers = {}, {}, {}, {}, {}
+    st = as_structure(pm)
+    costs = pair_costs(st, regret)
+    C = _ecw_costs(st, regret)
+    per, allocs, certs, used_solvers = {}, {}, {}, {}
+    nrows = 0
     for w in pm.copeland_winners.tolist():
-        fam = CopelandFamily(pm, w, levels)
+        fam = CopelandFamily(st, w, levels)
         rows = fam.enumerate(max_rows=max_rows)
         # ECW's allocation lies in R_{w} (000 Theorem 6), so its value scales the objective
-        scale = ecw_winner(pm, w, _ecw_costs(pm, regret))[0]
+        scale = ecw_allocation(st.beats, C, w)[0]
         x, _, duals, used = _solve_covering(costs, rows, solver=solver, scale=scale)
         per[w] = float(costs @ x)
-        allocs[w] = _q_matrix(pm, x)
+        allocs[w] = _q_matrix(st.d, x)
         certs[w] = certificate_for(fam, costs, x, rows, duals)
-        nrows[str(w)] = len(rows)
+        nrows += len(rows)
         used_solvers[str(w)] = used
     best = min(per, key=lambda k: (per[k], k))
+    status, message = _status(certs, per[best])
     return BoundResult(
         value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-        kind="lower_bound", method="enumerate", unit=UNIT_000 if regret is None else "custom regret per ln T",
-        stats={"rows": nrows, "solver": used_solvers, "seconds": time.perf_counter() - t0},
-        certificate=certs[best], certificates=certs,
+        kind="lower_bound", method="enumerate", unit=UNIT_000 if regret is None else UNIT_CUSTOM,
+        stats=_stats(t0, nrows, used_solvers), certificate=certs[best], certificates=certs,
+        status=status, message=message,
     )
 
 
@@ -144,24 +169,29 @@ def ecw_enumerate(matrix, *, regret=None, max_rows: int = DEFAULT_MAX_ROWS, solv
     """The ECW LP ``min c.e over R^E_{i1}`` with all rows written out (checks Theorem 5)."""
     t0 = time.perf_counter()
     pm = as_preference_matrix(matrix)
-    costs = pair_costs(pm, regret)
+    st = as_structure(pm)
+    costs = pair_costs(st, regret)
+    C = _ecw_costs(st, regret)
     per, allocs, certs, used_solvers = {}, {}, {}, {}
+    nrows = 0
     for w in pm.copeland_winners.tolist():
-        fam = ECWFamily(pm, w)
+        fam = ECWFamily(st, w)
         rows = fam.enumerate(max_rows=max_rows)
+        nrows += len(rows)
         lower = np.zeros(costs.size)
         lower[fam.fixed_vars] = 1.0
-        scale = ecw_winner(pm, w, _ecw_costs(pm, regret))[0]
+        scale = ecw_allocation(st.beats, C, w)[0]
         x, _, duals, used = _solve_covering(costs, rows, lower=lower, solver=solver, scale=scale)
         used_solvers[str(w)] = used
         per[w] = float(costs @ x)
-        allocs[w] = _q_matrix(pm, x)
+        allocs[w] = _q_matrix(st.d, x)
         v = fam.max_violation(x)
         certs[w] = Certificate(max_violation=v, primal_bound=per[w], dual_bound=float("nan"))
     best = min(per, key=lambda k: (per[k], k))
+    status, message = _status(certs, per[best])
     return BoundResult(
         value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-        kind="ecw", method="enumerate", unit=UNIT_000 if regret is None else "custom regret per ln T",
-        stats={"solver": used_solvers, "seconds": time.perf_counter() - t0},
-        certificate=certs[best], certificates=certs,
+        kind="ecw", method="enumerate", unit=UNIT_000 if regret is None else UNIT_CUSTOM,
+        stats=_stats(t0, nrows, used_solvers), certificate=certs[best], certificates=certs,
+        status=status, message=message,
     )

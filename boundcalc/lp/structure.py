@@ -1,0 +1,186 @@
+"""The Copeland structure of a preference matrix -- who beats whom -- apart from the gaps.
+
+The constraint families of paper 000 (``R_{i1}``, eq. (2); ``R^E_{i1}``, eqs. (4)-(5)) depend
+on the matrix only through its *structure*: the sets ``S_i`` (arms that beat ``i``) and
+``I_i`` (arms that ``i`` beats), the losses ``L_i = |S_i|`` and the Copeland winners.  The gaps
+enter only through the costs ``c_p = r_p / d(mu_p)`` and the normalisation ``e_p = q_p d(mu_p)``
+(THEORY.md section 2).  An online policy's empirical matrix ``mu_hat(t)`` keeps the same
+structure for long stretches, so everything built from a :class:`Structure` (families, HiGHS
+models) is reused while only the costs move.
+
+Empirical ties
+    A user's matrix with an exact tie ``mu_ij = 1/2`` is refused by
+    :class:`~boundcalc.PreferenceMatrix` (the theory assumes none).  An empirical matrix has ties
+    all the time (an undrawn pair, or as many wins as losses).  :func:`empirical_structure`
+    takes the reading of paper 000's Algorithm 1 that THEORY.md section 4 states: a tied pair is
+    in neither ``S`` nor ``I`` (it counts as a loss for neither arm), its ``d = 0``, and it
+    lies in no row of any family, so no amount of drawing it is ever asked for.
+
+>>> s = empirical_structure([[.5, .5, .7], [.5, .5, .2], [.3, .8, .5]])
+>>> s.L.tolist(), s.winners.tolist(), s.ties
+([1, 1, 1], [0, 1, 2], 1)
+>>> float(s.d[0, 1]), round(float(s.d[0, 2]), 6)
+(0.0, 0.082283)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..matrix import PreferenceMatrix, kl_half
+
+__all__ = ["Structure", "empirical_structure", "as_structure", "empirical_mu", "check_regret", "pair_regret"]
+
+
+@dataclass(frozen=True, eq=False)
+class Structure:
+    """Who beats whom, and the quantities of paper 000 that follow from it.
+
+    Attributes
+    ----------
+    beats : ndarray of bool (K, K)
+        ``beats[i, j]``: arm ``i`` beats arm ``j`` strictly (``mu_ij > 1/2``).
+    d : ndarray (K, K) or None
+        ``d(mu_ij) = KL(mu_ij, 1/2)``, symmetric, 0 on the diagonal and on ties.
+    """
+
+    beats: np.ndarray
+    d: np.ndarray | None = None
+
+    def __post_init__(self):
+        b = np.asarray(self.beats, dtype=bool)
+        if b.ndim != 2 or b.shape[0] != b.shape[1] or b.shape[0] < 2:
+            raise ValueError(f"beats must be a square K x K array with K >= 2; got shape {b.shape}")
+        if np.any(b & b.T) or np.any(np.diag(b)):
+            raise ValueError("beats must be antisymmetric with a False diagonal")
+        b = b.copy()
+        b.setflags(write=False)
+        object.__setattr__(self, "beats", b)
+        L = b.sum(axis=0).astype(np.int64)
+        L.setflags(write=False)
+        object.__setattr__(self, "L", L)
+        Ls = np.sort(L)
+        Ls.setflags(write=False)
+        object.__setattr__(self, "L_sorted", Ls)
+        w = np.flatnonzero(L == Ls[0])
+        w.setflags(write=False)
+        object.__setattr__(self, "winners", w)
+        object.__setattr__(self, "key", np.packbits(b).tobytes() + int(b.shape[0]).to_bytes(4, "little"))
+
+    @property
+    def K(self) -> int:
+        return int(self.beats.shape[0])
+
+    @property
+    def ties(self) -> int:
+        """Number of unordered pairs in neither direction of ``beats`` (empirical ties)."""
+        K = self.K
+        return int((K * (K - 1) - 2 * int(self.beats.sum())) // 2)
+
+    def superiors(self, i: int) -> np.ndarray:
+        """``S_i``: the arms that beat ``i``."""
+        return np.flatnonzero(self.beats[:, i])
+
+    def inferiors(self, i: int) -> np.ndarray:
+        """``I_i``: the arms that ``i`` beats."""
+        return np.flatnonzero(self.beats[i, :])
+
+    @property
+    def regret(self) -> np.ndarray:
+        """Paper 000's pair regret ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))`` on this structure."""
+        return pair_regret(self.L, self.K)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Structure) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+def pair_regret(L: np.ndarray, K: int) -> np.ndarray:
+    """``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))`` (000 Sec. 2), 0 on the diagonal."""
+    L = np.asarray(L, dtype=float)
+    r = (L[:, None] + L[None, :] - 2.0 * L.min()) / (2.0 * (K - 1))
+    np.fill_diagonal(r, 0.0)
+    return r
+
+
+def empirical_mu(wins: np.ndarray) -> np.ndarray:
+    """``mu_hat_ij = W_ij / (W_ij + W_ji)`` from a win-count matrix, ``1/2`` where a pair is undrawn.
+
+    >>> empirical_mu(np.array([[0, 3], [1, 0]])).tolist()
+    [[0.5, 0.75], [0.25, 0.5]]
+    """
+    W = np.asarray(wins, dtype=float)
+    N = W + W.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = np.where(N > 0, W / np.where(N > 0, N, 1.0), 0.5)
+    np.fill_diagonal(mu, 0.5)
+    return mu
+
+
+def empirical_structure(mu_hat) -> Structure:
+    """The structure of an empirical matrix ``mu_hat`` (exact ties allowed; see the module text).
+
+    Only the shape, finiteness, range ``[0, 1]`` and ``mu_hat + mu_hat.T == 1`` (to 1e-9) are
+    checked: an online caller builds ``mu_hat`` from counts, so these hold by construction.
+    ``d(0) = d(1) = log 2`` exactly.
+    """
+    mu = np.asarray(mu_hat, dtype=float)
+    if mu.ndim != 2 or mu.shape[0] != mu.shape[1] or mu.shape[0] < 2:
+        raise ValueError(f"mu_hat must be a square K x K array with K >= 2; got shape {mu.shape}")
+    if not np.all(np.isfinite(mu)) or np.any(mu < 0) or np.any(mu > 1):
+        raise ValueError("mu_hat must be finite with entries in [0, 1]")
+    off = ~np.eye(mu.shape[0], dtype=bool)
+    if np.any(np.abs((mu + mu.T - 1.0)[off]) > 1e-9):
+        raise ValueError("mu_hat must satisfy mu_hat[i, j] + mu_hat[j, i] = 1 off the diagonal")
+    beats = (mu > 0.5) & off
+    d = kl_half(mu)
+    d = 0.5 * (d + d.T)
+    d[~(beats | beats.T)] = 0.0  # ties and the diagonal
+    d.setflags(write=False)
+    return Structure(beats, d)
+
+
+def as_structure(matrix) -> Structure:
+    """A :class:`Structure` (with ``d``) from a PreferenceMatrix, a Structure, or an empirical array."""
+    if isinstance(matrix, Structure):
+        return matrix
+    if isinstance(matrix, PreferenceMatrix):
+        s = matrix.__dict__.get("_lp_structure")
+        if s is None:
+            s = Structure(matrix.beats, matrix.d)
+            matrix.__dict__["_lp_structure"] = s  # cached on the (immutable) matrix
+        return s
+    return empirical_structure(matrix)
+
+
+def check_regret(regret, K: int) -> np.ndarray:
+    """Validate a custom pair regret (one check for every method): K x K, finite, symmetric, >= 0.
+
+    Returns it as a float array with a zero diagonal.
+
+    >>> check_regret(-np.ones((2, 2)), 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: regret must be non-negative; entry (0, 1) is -1.0
+    """
+    R = np.array(regret, dtype=float)
+    if R.shape != (K, K):
+        raise ValueError(f"regret must be a {K}x{K} array; got shape {R.shape}")
+    off = ~np.eye(K, dtype=bool)
+    bad = np.argwhere(~np.isfinite(R) & off)
+    if bad.size:
+        i, j = bad[0]
+        raise ValueError(f"regret must be finite; entry ({i}, {j}) is {R[i, j]}")
+    bad = np.argwhere((R < 0) & off)
+    if bad.size:
+        i, j = bad[0]
+        raise ValueError(f"regret must be non-negative; entry ({i}, {j}) is {R[i, j]}")
+    if not np.allclose(R, R.T, atol=1e-12, rtol=1e-12):
+        i, j = np.unravel_index(np.argmax(np.abs(R - R.T)), R.shape)
+        raise ValueError(f"regret must be symmetric; entries ({i}, {j}) and ({j}, {i}) differ")
+    np.fill_diagonal(R, 0.0)
+    return R
