@@ -313,7 +313,7 @@ class CopelandLPSolver:
                 lp.set_bounds(np.zeros(lp.n), upper)
             s0, i0 = lp.solves, lp.iterations
             v = np.inf
-            for _ in range(self.max_rounds):
+            for rnd in range(self.max_rounds):
                 sol = lp.solve()
                 rounds += 1
                 E = _as_square(sol.x, st.K)
@@ -321,18 +321,19 @@ class CopelandLPSolver:
                 v = float(1.0 - S.min()) if S is not None else -np.inf
                 if v <= self.tol:
                     break
-                block = fam.separate_csr(sol.x, self.tol, self.per_i2, self.neighbours, rng, S)
-                if self.drop_slack:
-                    removed += lp.drop_slack(sol, self.tol)
-                n_new = lp.add_rows(block)
+                if rnd == self.max_rounds - 1:
+                    failures.append(f"winner {w}: no convergence in {self.max_rounds} rounds (max violation {v:.3g})")
+                    break
+                block = fam.separate_csr(E, self.tol, self.per_i2, self.neighbours, rng, S)
+                n_new = lp.add_rows(block)  # appended: sol's row indices stay valid for drop_slack
                 added += n_new
                 if n_new == 0:
                     failures.append(
                         f"winner {w}: the oracle's violated rows (max violation {v:.3g}) are all in the"
                         " model already (numerical trouble)")
                     break
-            else:
-                failures.append(f"winner {w}: no convergence in {self.max_rounds} rounds (max violation {v:.3g})")
+                if self.drop_slack:
+                    removed += lp.drop_slack(sol, self.tol)
             solves += lp.solves - s0
             iters += lp.iterations - i0
             x = sol.x
@@ -358,12 +359,17 @@ class CopelandLPSolver:
             "solver": "highs",
             "max_violation": float(max(viols.values())),
         }
-        status = "failed" if failures else "ok"
-        message = "; ".join(failures) if failures else "optimal: no row violated by more than tol"
+        unit = UNIT_000 if regret is None else UNIT_CUSTOM
+        if failures:
+            # a failed solve passes no number on; what it reached is kept for diagnosis
+            return BoundResult.failed(
+                "lower_bound", message="; ".join(failures), unit=unit, method="cutting-plane", stats=stats,
+                extra={"last_per_winner": {str(k): v for k, v in per.items()},
+                       "certificates": {str(k): c.to_dict() for k, c in certs.items()}})
         return BoundResult(
             value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-            kind="lower_bound", method="cutting-plane", unit=UNIT_000 if regret is None else UNIT_CUSTOM,
-            stats=stats, certificate=certs.get(best), certificates=certs, status=status, message=message,
+            kind="lower_bound", method="cutting-plane", unit=unit, stats=stats, certificate=certs.get(best),
+            certificates=certs, status="ok", message="optimal: no row of the family violated by more than tol",
         )
 
 

@@ -148,10 +148,12 @@ def _ecw(st: Structure, regret, certify: bool) -> BoundResult:
     stats = {"method": "closed-form", "seconds": time.perf_counter() - t0, "rounds": 0, "lp_solves": 0,
              "simplex_iterations": 0, "rows": 0, "rows_added": 0, "rows_removed": 0, "warm_start": False,
              "solver": "closed-form"}
+    unit = UNIT_000 if regret is None else UNIT_CUSTOM
+    if failures:
+        return BoundResult.failed("ecw", message="; ".join(failures), unit=unit, method="closed-form", stats=stats,
+                                  extra={"last_per_winner": {str(k): v for k, v in per.items()}})
     return BoundResult(
         value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-        kind="ecw", method="closed-form", unit=UNIT_000 if regret is None else UNIT_CUSTOM,
-        stats=stats, certificate=certs.get(best), certificates=certs,
-        status="failed" if failures else "ok",
-        message="; ".join(failures) if failures else "closed form (000 Theorem 5)",
+        kind="ecw", method="closed-form", unit=unit, stats=stats, certificate=certs.get(best),
+        certificates=certs, message="closed form (000 Theorem 5)",
     )

@@ -157,11 +157,15 @@ def lower_bound_enumerate(matrix, *, regret=None, levels=None, max_rows: int = D
         used_solvers[str(w)] = used
     best = min(per, key=lambda k: (per[k], k))
     status, message = _status(certs, per[best])
+    unit = UNIT_000 if regret is None else UNIT_CUSTOM
+    stats = _stats(t0, nrows, used_solvers)
+    if status == "failed":
+        return BoundResult.failed("lower_bound", message=message, unit=unit, method="enumerate", stats=stats,
+                                  extra={"last_per_winner": {str(k): v for k, v in per.items()}})
     return BoundResult(
         value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-        kind="lower_bound", method="enumerate", unit=UNIT_000 if regret is None else UNIT_CUSTOM,
-        stats=_stats(t0, nrows, used_solvers), certificate=certs[best], certificates=certs,
-        status=status, message=message,
+        kind="lower_bound", method="enumerate", unit=unit, stats=stats, certificate=certs[best], certificates=certs,
+        message=message,
     )
 
 
@@ -189,9 +193,13 @@ def ecw_enumerate(matrix, *, regret=None, max_rows: int = DEFAULT_MAX_ROWS, solv
         certs[w] = Certificate(max_violation=v, primal_bound=per[w], dual_bound=float("nan"))
     best = min(per, key=lambda k: (per[k], k))
     status, message = _status(certs, per[best])
+    unit = UNIT_000 if regret is None else UNIT_CUSTOM
+    stats = _stats(t0, nrows, used_solvers)
+    if status == "failed":
+        return BoundResult.failed("ecw", message=message, unit=unit, method="enumerate", stats=stats,
+                                  extra={"last_per_winner": {str(k): v for k, v in per.items()}})
     return BoundResult(
         value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-        kind="ecw", method="enumerate", unit=UNIT_000 if regret is None else UNIT_CUSTOM,
-        stats=_stats(t0, nrows, used_solvers), certificate=certs[best], certificates=certs,
-        status=status, message=message,
+        kind="ecw", method="enumerate", unit=unit, stats=stats, certificate=certs[best], certificates=certs,
+        message=message,
     )

@@ -190,13 +190,17 @@ class CoveringLP:
     def drop_slack(self, sol: LPSolution, tol: float = 1e-9) -> int:
         """Delete the rows with activity above ``1 + tol`` and zero dual at ``sol``; return how many.
 
+        ``sol`` must come from this model; rows added since are kept.
+
         Binding rows (and every row with a nonzero dual) stay, so the optimum, the basis and
         the dual bound of the certificate are unchanged.
         """
         m = self.n_rows
-        if m == 0 or sol.row_values.size != m:
+        m0 = sol.row_values.size  # rows added after the solve (appended) are left alone
+        if m == 0 or m0 == 0 or m0 > m:
             return 0
-        slack = (sol.row_values > 1.0 + tol) & (np.abs(sol.row_duals) <= 1e-12)
+        slack = np.zeros(m, dtype=bool)
+        slack[:m0] = (sol.row_values > 1.0 + tol) & (np.abs(sol.row_duals) <= 1e-12)
         k = int(slack.sum())
         if k == 0:
             return 0

@@ -1,0 +1,324 @@
+"""The LP core's online surface (issue 6, point 2) against independent references.
+
+* empirical matrices with exact ties: the family is the definition's with tied pairs in no row,
+  and the cutting plane equals an LP written out here with itertools and solved by scipy;
+* ``violation``: the amount equals brute force over the enumerated rows; the rows it returns are
+  rows of the family and the first is a most violated one;
+* the structure-keyed LRU (two structures alternating stay warm), pickling, seeded tie-breaks
+  (reproducible; the value never depends on the seed), slack-row deletion (same values);
+* failures are reported (status "failed", message), never returned as optimal.
+"""
+
+from __future__ import annotations
+
+import itertools
+import pickle
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from boundcalc import PreferenceMatrix, load_example
+from boundcalc.datasets import random_matrix
+from boundcalc.lp import (
+    CopelandFamily,
+    CopelandLPSolver,
+    ECWFamily,
+    ecw_allocation,
+    ecw_bound,
+    ecw_empirical,
+    empirical_mu,
+    empirical_structure,
+)
+from boundcalc.lp.constraints import pair_ids
+
+
+# ----------------------------------------------------------------------------- references
+def definition_rows(mu: np.ndarray, winner: int) -> list[frozenset]:
+    """Rows of R_{winner} for an empirical matrix, from THEORY.md section 2 with ties read as
+    "in neither S nor I" (section 4): written out with itertools, sharing no code with boundcalc."""
+    K = mu.shape[0]
+    beats = lambda i, j: mu[i, j] > 0.5  # noqa: E731
+    S = {i: [j for j in range(K) if beats(j, i)] for i in range(K)}
+    I = {i: [j for j in range(K) if beats(i, j)] for i in range(K)}
+    L = {i: len(S[i]) for i in range(K)}
+    Ls = sorted(L.values())
+    L1, L2 = Ls[0], Ls[1]
+    a = winner
+    rows = set()
+    for i2 in range(K):
+        if i2 == a:
+            continue
+        pool = [j for j in S[i2] if j != a]
+        for l in range(max(0, L1 - 1), L2 + 1):
+            size_I = l + 1 - L1
+            if size_I < 0 or size_I > len(I[a]):
+                continue
+            for Iset in itertools.combinations(I[a], size_I):
+                size_S = max(0, L[i2] - l - (1 if i2 in Iset else 0))
+                if size_S > len(pool):
+                    continue
+                for Sset in itertools.combinations(pool, size_S):
+                    pairs = {tuple(sorted((a, j))) for j in Iset} | {tuple(sorted((i2, j))) for j in Sset}
+                    rows.add(frozenset(pairs))
+    return sorted(rows, key=sorted)
+
+
+def d_half(p):
+    p = np.asarray(p, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(p > 0, p * np.log(2 * np.where(p > 0, p, 1)), 0.0)
+        b = np.where(p < 1, (1 - p) * np.log(2 * np.where(p < 1, 1 - p, 1)), 0.0)
+    return a + b
+
+
+def reference_value(mu: np.ndarray, winner: int) -> float:
+    """C*_{winner}(mu) by scipy's linprog on the written-out LP in the raw variables q."""
+    K = mu.shape[0]
+    rows = definition_rows(mu, winner)
+    L = np.array([(mu[:, i] > 0.5).sum() for i in range(K)])
+    pairs = list(itertools.combinations(range(K), 2))
+    col = {p: k for k, p in enumerate(pairs)}
+    r = np.array([(L[i] + L[j] - 2 * L.min()) / (2 * (K - 1)) for i, j in pairs])
+    d = np.array([d_half(mu[i, j]) for i, j in pairs])
+    if not rows:
+        return 0.0
+    A = np.zeros((len(rows), len(pairs)))
+    for k, row in enumerate(rows):
+        for p in row:
+            A[k, col[p]] = d[col[p]]
+    ub = np.where(d > 0, 1 / np.where(d > 0, d, 1), 0.0)
+    res = linprog(r, A_ub=-A, b_ub=-np.ones(len(rows)), bounds=list(zip(np.zeros(len(pairs)), ub)),
+                  method="highs")
+    assert res.status == 0, res.message
+    return float(res.fun)
+
+
+def empirical_state(K: int, rng: np.random.Generator, draws: int = 6) -> np.ndarray:
+    """mu_hat from few Bernoulli draws per pair: exact ties and undrawn pairs are frequent."""
+    mu = random_matrix(K, rng, min_gap=0.05).mu
+    W = np.zeros((K, K))
+    for i, j in itertools.combinations(range(K), 2):
+        n = rng.integers(0, draws + 1)
+        w = rng.binomial(n, mu[i, j])
+        W[i, j], W[j, i] = w, n - w
+    return empirical_mu(W)
+
+
+STATES = [empirical_state(K, np.random.default_rng(100 + s)) for K in (3, 4, 5, 6) for s in range(15)]
+
+
+def test_states_have_ties():
+    n_ties = [empirical_structure(m).ties for m in STATES]
+    assert sum(t > 0 for t in n_ties) >= 40
+
+
+# ----------------------------------------------------------------------------- empirical ties
+def test_empirical_d_and_ties():
+    s = empirical_structure([[0.5, 1.0, 0.5], [0.0, 0.5, 0.25], [0.5, 0.75, 0.5]])
+    assert s.d[0, 1] == np.log(2) and s.d[1, 0] == np.log(2)  # d(0) = d(1) = log 2, no NaN
+    assert s.d[0, 2] == 0.0 and not s.beats[0, 2] and not s.beats[2, 0]
+    assert s.L.tolist() == [0, 2, 0] and s.winners.tolist() == [0, 2]
+    with pytest.raises(ValueError, match=r"mu_hat\[i, j\] \+ mu_hat\[j, i\] = 1"):
+        empirical_structure([[0.5, 0.7], [0.7, 0.5]])
+    with pytest.raises(ValueError, match="finite"):
+        empirical_structure([[0.5, np.nan], [np.nan, 0.5]])
+    # a user's matrix still refuses exact ties
+    with pytest.raises(ValueError, match="tie"):
+        PreferenceMatrix([[0.5, 0.5], [0.5, 0.5]])
+
+
+@pytest.mark.parametrize("k", range(0, len(STATES), 3))
+def test_empirical_family_is_the_definition(k):
+    mu = STATES[k]
+    st = empirical_structure(mu)
+    pid = pair_ids(mu.shape[0])
+    for w in st.winners.tolist():
+        fam = CopelandFamily(st, w)
+        got = {frozenset(map(int, r)) for r in fam.enumerate()}
+        want = {frozenset(int(pid[i, j]) for i, j in row) for row in definition_rows(mu, w)}
+        assert got == want
+
+
+@pytest.mark.parametrize("k", range(len(STATES)))
+def test_empirical_cutting_plane_equals_written_out_lp(k):
+    mu = STATES[k]
+    st = empirical_structure(mu)
+    res = CopelandLPSolver().solve_empirical(mu, certify=True)
+    assert res.status == "ok", res.message
+    for w in st.winners.tolist():
+        ref = reference_value(mu, w)
+        assert res.per_winner[w] == pytest.approx(ref, rel=1e-7, abs=1e-9)
+    # tied pairs are never explored
+    tied = ~(st.beats | st.beats.T) & ~np.eye(mu.shape[0], dtype=bool)
+    assert np.all(res.allocation[tied] == 0)
+
+
+def test_empirical_equals_validated_when_no_ties():
+    pm = random_matrix(7, 3, min_gap=0.01)
+    a = CopelandLPSolver().solve(pm)
+    b = CopelandLPSolver().solve_empirical(pm.mu)
+    assert b.value == pytest.approx(a.value, rel=1e-12)
+    assert ecw_empirical(pm.mu).value == pytest.approx(ecw_bound(pm).value, rel=1e-12)
+
+
+def test_ecw_on_empirical_states_is_feasible_and_dominates_lb():
+    # Theorem 6 on empirical structures, ties included; the closed form's allocation lies in R^E
+    for mu in STATES:
+        st = empirical_structure(mu)
+        lb = CopelandLPSolver().solve_empirical(mu)
+        ecw = ecw_empirical(mu, certify=True)
+        assert ecw.status == "ok", ecw.message
+        for w in st.winners.tolist():
+            assert ecw.per_winner[w] >= lb.per_winner[w] * (1 - 1e-9) - 1e-12
+
+
+# ----------------------------------------------------------------------------- violation queries
+def test_violation_equals_brute_force_and_names_real_rows():
+    rng = np.random.default_rng(7)
+    solver = CopelandLPSolver()
+    for mu in STATES:
+        st = empirical_structure(mu)
+        K = mu.shape[0]
+        for w in st.winners.tolist():
+            rows = definition_rows(mu, w)
+            for scale in (0.0, 0.3, 3.0, 30.0):
+                q = rng.random((K, K)) * scale
+                q = np.triu(q, 1) + np.triu(q, 1).T
+                if rng.random() < 0.5:  # many equal values: ties in the oracle's sort
+                    q = np.round(q)
+                viol = solver.violation(mu, q, w)
+                lhs = [sum(q[i, j] * st.d[i, j] for i, j in row) for row in rows]
+                brute = 1.0 - min(lhs) if rows else -np.inf
+                assert viol.amount == pytest.approx(brute, abs=1e-12)
+                assert solver.contains(mu, q, w) == (brute <= 1e-9)
+                if brute > 1e-9:
+                    assert viol.rows, "a violated q must name rows"
+                    rowset = set(rows)
+                    for r in viol.rows:
+                        assert frozenset(map(tuple, r.tolist())) in rowset
+                    first = viol.rows[0]
+                    assert 1.0 - sum(q[i, j] * st.d[i, j] for i, j in first) == pytest.approx(brute, abs=1e-12)
+                else:
+                    assert viol.rows == []
+
+
+def test_violation_of_the_optimum_is_zero_and_of_less_is_positive():
+    pm = load_example("table2")
+    solver = CopelandLPSolver()
+    res = solver.solve(pm)
+    assert solver.violation(pm.mu, res.allocation, 0).amount <= 1e-9
+    half = solver.violation(pm.mu, 0.5 * res.allocation, 0)
+    assert half.amount == pytest.approx(0.5, abs=1e-9)  # every binding row drops to 1/2
+    # over-drawing never hurts: the box q <= 1/d does not apply to observed counts
+    assert solver.violation(pm.mu, 100 * res.allocation, 0).amount < 0
+
+
+# ----------------------------------------------------------------------------- cache, pickle, seeds
+def test_lru_keeps_two_alternating_structures_warm():
+    rng = np.random.default_rng(3)
+    pm = random_matrix(10, rng, min_gap=0.05)
+    other = pm.permute(list(range(1, 10)) + [0])
+    solver = CopelandLPSolver(cache_size=4)
+    ref = {id(pm): CopelandLPSolver().solve(pm).value, id(other): CopelandLPSolver().solve(other).value}
+    seen = []
+    for m in [pm, other, pm, other, pm]:
+        r = solver.solve(m)
+        assert r.value == pytest.approx(ref[id(m)], rel=1e-10)
+        seen.append(r.stats["rows_added"])
+    assert seen[2] == 0 and seen[3] == 0 and seen[4] == 0  # both models found warm
+    small = CopelandLPSolver(cache_size=1)
+    small.solve(pm), small.solve(other)
+    assert small.solve(pm).stats["rows_added"] > 0  # evicted: rebuilt cold, same value
+    assert small.solve(pm).value == pytest.approx(ref[id(pm)], rel=1e-10)
+
+
+def test_solver_pickles_and_rebuilds_models():
+    pm = random_matrix(9, 5, min_gap=0.02)
+    solver = CopelandLPSolver(seed=4, per_i2=2)
+    v = solver.solve(pm).value
+    clone = pickle.loads(pickle.dumps(solver))
+    assert clone.per_i2 == 2 and clone.seed == 4
+    r = clone.solve(pm)
+    assert r.value == pytest.approx(v, rel=1e-12) and r.stats["warm_start"] is False
+
+
+def test_seeded_tie_breaks_are_reproducible_and_never_change_the_value():
+    pm = random_matrix(12, 8, min_gap=0.02)
+    a, b = CopelandLPSolver(seed=1).solve(pm), CopelandLPSolver(seed=1).solve(pm)
+    assert a.stats["rows_added"] == b.stats["rows_added"] and a.value == b.value
+    assert np.array_equal(a.allocation, b.allocation)
+    values = [CopelandLPSolver(seed=s).solve(pm).value for s in range(6)]
+    assert max(values) - min(values) <= 1e-9 * values[0]
+
+
+@pytest.mark.parametrize("kw", [dict(drop_slack=False), dict(per_i2=1, neighbours=0), dict(per_i2=8, neighbours=3),
+                                dict(presolve=True)])
+def test_options_change_the_path_not_the_value(kw):
+    for s in range(12):
+        pm = random_matrix(8 + s % 5, 40 + s, min_gap=0.01)
+        assert CopelandLPSolver(**kw).solve(pm).value == pytest.approx(CopelandLPSolver().solve(pm).value,
+                                                                        rel=1e-9)
+
+
+def test_random_tie_break_spreads_rows_over_i2():
+    # at e = 0 every value ties; with per-i2 random orders different i2 offer different winner
+    # pairs, in index order they all offer the same ones (the cause of slow convergence)
+    pm = random_matrix(14, 2, min_gap=0.05, condorcet=True)
+    fam = CopelandFamily(pm, 0)
+    zero = np.zeros(fam.n_vars)
+    winner_pairs = set(fam.pid[0, fam.inferiors].tolist())
+
+    def first_winner_pairs(block):
+        return {frozenset(set(r.tolist()) & winner_pairs) for r in block.rows()}
+
+    fixed = first_winner_pairs(fam.separate_csr(zero, per_i2=1, neighbours=0))
+    rand = first_winner_pairs(fam.separate_csr(zero, per_i2=1, neighbours=0, rng=np.random.default_rng(0)))
+    assert len(rand) > len(fixed)
+
+
+# ----------------------------------------------------------------------------- failures and validation
+def test_failure_is_reported_with_a_message():
+    pm = random_matrix(12, 9, min_gap=0.01)
+    res = CopelandLPSolver(max_rounds=1).solve(pm)
+    assert res.status == "failed" and "no convergence in 1 rounds" in res.message
+    assert not res.success
+    from boundcalc import SolverError, lower_bound
+
+    assert lower_bound(pm).status == "ok"
+    with pytest.raises(ValueError, match="per_i2"):
+        CopelandLPSolver(per_i2=0)
+
+
+def test_custom_regret_validated_once_for_every_method():
+    pm = load_example("table2")
+    neg = -np.ones((4, 4))
+    from boundcalc import lower_bound
+
+    for call in (lambda: ecw_bound(pm, regret=neg), lambda: lower_bound(pm, regret=neg),
+                 lambda: lower_bound(pm, regret=neg, method="enumerate"),
+                 lambda: CopelandLPSolver().solve_empirical(pm.mu, regret=neg)):
+        with pytest.raises(ValueError, match="non-negative"):
+            call()
+    nan = np.ones((4, 4))
+    nan[1, 2] = nan[2, 1] = np.nan
+    with pytest.raises(ValueError, match=r"finite; entry \(1, 2\)"):
+        ecw_bound(pm, regret=nan)
+
+
+def test_ecw_allocation_is_theorem5_on_structures():
+    # a hand-worked case: arm 0 beats 1 and 2, arm 1 beats 2; unit costs.
+    # R^E_0: e01 = e02 = 1; i2 = 2 has pool {1} and needs |S| = L_2 - L_0 + 1 = 3 > 1: no row;
+    # i2 = 1 has pool {} (0 excluded): no row.  So C^E* = c01 + c02 = 2.
+    beats = np.array([[0, 1, 1], [0, 0, 1], [0, 0, 0]], dtype=bool)
+    v, E = ecw_allocation(beats, np.ones((3, 3)), 0)
+    assert v == 2.0 and E[0, 1] == 1 and E[0, 2] == 1 and E[1, 2] == 0
+    # against the ECW family's oracle on the empirical states
+    for mu in STATES[::4]:
+        st = empirical_structure(mu)
+        from boundcalc.lp.ecw import _cost_matrix
+
+        C = _cost_matrix(st)
+        for w in st.winners.tolist():
+            v, E = ecw_allocation(st.beats, C, w)
+            assert ECWFamily(st, w).max_violation(E[np.triu_indices(st.K, 1)]) <= 1e-12
