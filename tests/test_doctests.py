@@ -23,7 +23,7 @@ FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 WITHOUT_EXAMPLES = {
     "boundcalc.cli": "the command line: tested through main() and a real process in test_cli.py",
     "boundcalc.lp.full": "the enumeration reference LP (cvxpy/Clarabel): checked against the cutting plane in test_lp.py",
-    "boundcalc.result": "being rewritten as the one result type (issue 6, point 3); drop this entry when it has examples",
+    "boundcalc.result": "being rewritten as the one result type (issue 6, point 3): drop this entry when that lands",
 }
 
 # (boundcalc.__main__ runs the command on import)
@@ -57,11 +57,11 @@ def test_module_has_examples_and_they_pass(name):
 
 
 @pytest.mark.parametrize("name", sorted(WITHOUT_EXAMPLES))
-def test_exemptions_are_current(name):
-    # the list stays honest: an exempt module exists, defines code, and still has no example
+def test_exemptions_name_modules_that_define_code(name):
+    # an exempt module that gains examples has them run like any other's (no failure: its owner
+    # may land examples before this list is edited); a renamed or emptied module must leave the list
     assert name in MODULES, f"{name} is listed in WITHOUT_EXAMPLES but is no module of the package"
-    mod = importlib.import_module(name)
-    assert defines_code(mod) and n_examples(mod) == 0, f"{name} has examples now: remove it from WITHOUT_EXAMPLES"
+    assert defines_code(importlib.import_module(name)), f"{name} defines nothing: remove it from WITHOUT_EXAMPLES"
 
 
 def test_harness_fails_on_a_wrong_example_and_counts_examples():
