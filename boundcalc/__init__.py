@@ -3,12 +3,16 @@
 The exact Copeland regret lower bound of Komiyama, Honda & Nakagawa (ICML 2016, Theorem 2)
 by a cutting-plane loop over HiGHS, the ECW-RMED constant (Theorem 5), and the published
 hardness constants of the field for comparison.
+
+Every constant is a :class:`Result` (an LP bound a :class:`BoundResult`); each bound module
+registers its constant (:mod:`boundcalc.registry`) and :func:`compare` (in
+:mod:`boundcalc.comparison`) reads the registry.
 """
 
 from .matrix import PreferenceMatrix, PreferenceMatrixError, as_preference_matrix, kl_half, kl_bernoulli
-from .result import BoundResult, Certificate
-from .bounds.lower_bound import lower_bound, ecw_bound
-from .bounds.compare import compare, Comparison
+from .result import BoundResult, Certificate, Result
+from .bounds.exact import lower_bound, ecw_bound
+from .comparison import compare, Comparison, COMPARE_KEYS
 from .lp.cutting import CopelandLPSolver
 from .lp.highs import SolverError
 from .datasets import load_example
@@ -21,12 +25,14 @@ __all__ = [
     "as_preference_matrix",
     "kl_half",
     "kl_bernoulli",
+    "Result",
     "BoundResult",
     "Certificate",
     "lower_bound",
     "ecw_bound",
     "compare",
     "Comparison",
+    "COMPARE_KEYS",
     "CopelandLPSolver",
     "SolverError",
     "load_example",

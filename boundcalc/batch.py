@@ -69,10 +69,7 @@ import numpy as np
 from .matrix import PreferenceMatrix, as_preference_matrix
 from .runner import JsonlStore, StoreError, StoreMismatch, default_workers, load_store, run_tasks
 
-try:  # boundcalc.compare (module above bounds/ and cpe/) where it exists
-    from .compare import check_options, compare
-except ImportError:  # pragma: no cover - the layout before the move
-    from .bounds.compare import check_options, compare
+from .comparison import check_options, compare
 
 __all__ = [
     "run_batch",

@@ -118,8 +118,7 @@ def matrix_header(pm: PreferenceMatrix) -> str:
 # ----------------------------------------------------------------------------- bounds
 def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane"):
     """``(lower bound result, ECW result, seconds for each)`` for one matrix."""
-    from .bounds.lower_bound import lower_bound
-    from .lp.ecw import ecw_bound
+    from .bounds.exact import ecw_bound, lower_bound
 
     t0 = time.perf_counter()
     lb = lower_bound(pm, method=method)
@@ -227,7 +226,7 @@ def _add_bounds(sub) -> None:
 
 # ----------------------------------------------------------------------------- compare
 def _cmd_compare(args) -> int:
-    from .bounds.compare import check_options, compare
+    from .comparison import check_options, compare
 
     keys = None
     if args.keys:
@@ -240,23 +239,27 @@ def _cmd_compare(args) -> int:
     t0 = time.perf_counter()
     cmp = compare(pm, alpha=alpha, keys=keys, certify=args.certify)
     seconds = time.perf_counter() - t0
+    # a failed row (solver failure) is printed with its message and sets exit status 1
+    status = EXIT_SOLVER if cmp.failed() else EXIT_OK
+    for r in cmp.failed():
+        print(f"boundcalc: solver failure on row {r.key}: {r.message}", file=sys.stderr)
     if args.json:
         sys.stdout.write(cmp.to_json(indent=2) + "\n")
-        return EXIT_OK
+        return status
     if args.csv:
         sys.stdout.write(cmp.to_csv())
-        return EXIT_OK
+        return status
     out = io.StringIO()
     out.write(matrix_header(pm))
     out.write(f"coefficients of ln T (ln ln T where the unit says so), each in its paper's unit; alpha = {alpha:g}\n\n")
     out.write(cmp.format() + "\n\n")
     out.write(f"{len(cmp)} rows in {seconds * 1e3:.1f} ms\n")
     sys.stdout.write(out.getvalue())
-    return EXIT_OK
+    return status
 
 
 def _add_compare(sub) -> None:
-    from .bounds.compare import COMPARE_KEYS
+    from .comparison import COMPARE_KEYS
 
     p = sub.add_parser(
         "compare", help="every published constant of the field on one matrix, each in its paper's unit",

@@ -1,17 +1,32 @@
-"""Every published constant of the comparison, one module each (FORMULAS.md)."""
+"""Every published constant, one module each (FORMULAS.md); each module registers its constants.
 
-from .ccb import ccb, ccb_delta_z
+=================  ==========================================================================
+module             constants (registered keys of :mod:`boundcalc.registry`)
+=================  ==========================================================================
+``exact``          000 Theorem 2 :func:`lower_bound` (LP), Theorem 5 :func:`ecw_bound`
+``ccb_bound``      002 Theorem 3: :func:`ccb`, :func:`ccb_delta_z`
+``scb``            002 Theorem 5: :func:`scb_hardness`
+``dts``            001: :func:`dts_prop1`, :func:`dts_thm1`, :func:`dts_thm1_loglog`
+``rmed``           RMED (COLT 2015): :func:`rmed_lb`, :func:`rmed1`
+``closed_forms``   000 Sec. 4.4: :func:`ecw_eq11`, :func:`ecw_eq12`
+``savage``         003: :func:`savage_hardness`
+=================  ==========================================================================
+
+No module shares its name with a function, so ``boundcalc.bounds.<module>`` is always the
+module.  :func:`boundcalc.compare` (in :mod:`boundcalc.comparison`, above this package and
+:mod:`boundcalc.cpe`) assembles the registered constants into one table.
+"""
+
+from .ccb_bound import ccb, ccb_delta_z, delta_z
 from .closed_forms import ecw_eq11, ecw_eq12
-from .compare import COMPARE_KEYS, Comparison, compare
-from .dts import dts_prop1, dts_thm1, dts_thm1_loglog
-from .lower_bound import ecw_bound, lower_bound
+from .dts import dts_assumption2, dts_prop1, dts_thm1, dts_thm1_loglog, dts_thm1_rows
+from .exact import ecw_bound, lower_bound
 from .rmed import rmed1, rmed_lb, rmed_regret_matrix
 from .savage import savage_hardness
 from .scb import scb_hardness
-from .units import Constant
 
 __all__ = [
-    "lower_bound", "ecw_bound", "ccb", "ccb_delta_z", "scb_hardness", "dts_prop1", "dts_thm1",
-    "dts_thm1_loglog", "rmed_lb", "rmed1", "rmed_regret_matrix", "ecw_eq11", "ecw_eq12",
-    "savage_hardness", "Constant", "compare", "Comparison", "COMPARE_KEYS",
+    "lower_bound", "ecw_bound", "ccb", "ccb_delta_z", "delta_z", "scb_hardness", "dts_prop1", "dts_thm1",
+    "dts_thm1_loglog", "dts_thm1_rows", "dts_assumption2", "rmed_lb", "rmed1", "rmed_regret_matrix",
+    "ecw_eq11", "ecw_eq12", "savage_hardness",
 ]

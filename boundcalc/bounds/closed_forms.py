@@ -41,11 +41,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..matrix import PreferenceMatrix, as_preference_matrix, kl_half
-from .units import UNIT_000, Constant
+from ..registry import Context, register_constant
+from ..result import Result
+from ..units import UNIT_000
 
 __all__ = ["ecw_eq11", "ecw_eq12"]
 
 SOURCE = "Komiyama, Honda & Nakagawa 2016 (000), Sec. 4.4"
+
+EQ11 = register_constant("ecw_eq11", unit=UNIT_000, source=SOURCE + ", eq. (11) (upper bound on min C^E*)",
+                         order=110)
+EQ12 = register_constant("ecw_eq12", unit=UNIT_000, source=SOURCE + ", eq. (12) (upper bound on min C^E*)",
+                         order=120)
 
 
 def _common(pm: PreferenceMatrix):
@@ -60,7 +67,7 @@ def _eq11_sum(pm: PreferenceMatrix, L_1: int) -> float:
     return float(np.sum(1.0 + L / (L - L_1 + 1.0)))
 
 
-def ecw_eq11(matrix) -> Constant:
+def ecw_eq11(matrix) -> Result:
     """000 eq. (11): ``1/d(1/2+Delta, 1/2) * sum_{i2 != i1} (1 + L_{i2}/(L_{i2} - L_1 + 1))``.
 
     Paper 000, Sec. 4.4, eq. (11): an upper bound on ``min_{i1} C^E*_{i1}`` (ECW-RMED's
@@ -76,17 +83,10 @@ def ecw_eq11(matrix) -> Constant:
     delta, d, L_1 = _common(pm)
     s = _eq11_sum(pm, L_1)
     value = s / d
-    return Constant(
-        key="ecw_eq11",
-        value=value,
-        unit=UNIT_000,
-        value_in_000_unit=value,
-        source=SOURCE + ", eq. (11) (upper bound on min C^E*)",
-        extra={"delta": delta, "d_half_plus_delta": d, "L_1": L_1, "sum_term": s},
-    )
+    return EQ11.result(value, extra={"delta": delta, "d_half_plus_delta": d, "L_1": L_1, "sum_term": s})
 
 
-def ecw_eq12(matrix) -> Constant:
+def ecw_eq12(matrix) -> Result:
     """000 eq. (12): ``K/d(1/2+Delta, 1/2) * ((L_1 + 3)/2 + L_1^2/K)``.
 
     Paper 000, Sec. 4.4, eq. (12): 000's L-free relaxation of (11), an upper bound on
@@ -103,11 +103,15 @@ def ecw_eq12(matrix) -> Constant:
     K = pm.K
     value = K / d * ((L_1 + 3) / 2.0 + L_1**2 / K)
     eq11 = _eq11_sum(pm, L_1) / d
-    return Constant(
-        key="ecw_eq12",
-        value=value,
-        unit=UNIT_000,
-        value_in_000_unit=value,
-        source=SOURCE + ", eq. (12) (upper bound on min C^E*)",
-        extra={"delta": delta, "d_half_plus_delta": d, "L_1": L_1, "above_eq11": bool(value >= eq11)},
-    )
+    return EQ12.result(value, extra={"delta": delta, "d_half_plus_delta": d, "L_1": L_1,
+                                     "above_eq11": bool(value >= eq11)})
+
+
+@EQ11
+def _eq11_row(ctx: Context) -> Result:
+    return ecw_eq11(ctx.pm)
+
+
+@EQ12
+def _eq12_row(ctx: Context) -> Result:
+    return ecw_eq12(ctx.pm)

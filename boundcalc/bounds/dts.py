@@ -35,7 +35,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..matrix import TIE_ATOL, PreferenceMatrix, as_preference_matrix, kl_bernoulli
-from .units import UNIT_001, UNIT_001_LOGLOG, Constant
+from ..registry import Context, register_constant
+from ..result import Result
+from ..units import UNIT_001, UNIT_001_LOGLOG
 
 __all__ = ["dts_prop1", "dts_thm1", "dts_thm1_loglog", "dts_thm1_rows", "dts_assumption2", "dts_sigma"]
 
@@ -45,6 +47,14 @@ _IN_000 = (
     "001 states the bound on D-TS's regret, whose unit equals 000's (it counts each comparison"
     " with weight 1 >= r_ij)"
 )
+
+PROP1 = register_constant("dts_prop1", unit=UNIT_001, source=SOURCE_PROP1 + ", epsilon -> 0", order=60,
+                          needs=("alpha",))
+THM1 = register_constant("dts_thm1", unit=UNIT_001, source=SOURCE_THM1 + ", epsilon -> 0", order=70,
+                         needs=("alpha",))
+THM1_LOGLOG = register_constant("dts_thm1_loglog", unit=UNIT_001_LOGLOG,
+                                source=SOURCE_THM1 + " ln ln T term (Lemma 5), epsilon -> 0", order=80,
+                                needs=("alpha", "beta"))
 
 
 def _check_alpha(alpha: float) -> float:
@@ -97,7 +107,7 @@ def dts_assumption2(matrix) -> dict:
     return {"holds": not failing, "failing_arms": failing, "detail": detail}
 
 
-def dts_prop1(matrix, alpha: float = 0.51) -> Constant:
+def dts_prop1(matrix, alpha: float = 0.51) -> Result:
     """D-TS's ``O(K^2 ln T)`` coefficient ``sum_{p_ij < 1/2} [4 alpha/Delta_ij^2 + 1/D(p_ij||1/2)]``.
 
     Paper 001, Proposition 1, eq. (2), in the limit epsilon -> 0 (the ``(1 + epsilon)`` factor
@@ -118,14 +128,7 @@ def dts_prop1(matrix, alpha: float = 0.51) -> Constant:
     gap = pm.gap[lose]
     d = kl_bernoulli(mu[lose], 0.5)
     value = float(np.sum(4.0 * alpha / gap**2) + np.sum(1.0 / d))
-    return Constant(
-        key="dts_prop1",
-        value=value,
-        unit=UNIT_001,
-        value_in_000_unit=value,
-        source=SOURCE_PROP1 + ", epsilon -> 0",
-        extra={"alpha": alpha, "epsilon": 0.0, "value_in_000_unit_is": _IN_000},
-    )
+    return PROP1.result(value, extra={"alpha": alpha, "epsilon": 0.0, "value_in_000_unit_is": _IN_000})
 
 
 def _thm1_parts(pm: PreferenceMatrix, alpha: float, beta: float):
@@ -151,7 +154,7 @@ def _thm1_parts(pm: PreferenceMatrix, alpha: float, beta: float):
     return float(log_t), float(beta * loglog_t)
 
 
-def dts_thm1(matrix, alpha: float = 0.51) -> Constant:
+def dts_thm1(matrix, alpha: float = 0.51) -> Result:
     """D-TS's refined ``ln T`` coefficient (001, Theorem 1, eq. (6)); None if Assumption 2 fails.
 
     ``sum_{i in C*} [sum_{j: p_ji > 1/2} 4 alpha/Delta_ji^2 + sum_{j: p_ji < 1/2} 1/D(p_ji||1/2)]
@@ -173,7 +176,7 @@ def dts_thm1(matrix, alpha: float = 0.51) -> Constant:
     return dts_thm1_rows(matrix, alpha)[0]
 
 
-def dts_thm1_loglog(matrix, alpha: float = 0.51, beta: float = 2.0) -> Constant:
+def dts_thm1_loglog(matrix, alpha: float = 0.51, beta: float = 2.0) -> Result:
     """D-TS's ``ln ln T`` coefficient (001, Theorem 1, eq. (6), Lemma 5); None if Assumption 2 fails.
 
     ``beta (1 + epsilon)^2 sum_{i not in C*} sum_{j=L_C+2}^{K} 1/D(p_{sigma_i(j),i} || p_{sigma_i(L_C+1),i})``
@@ -191,7 +194,7 @@ def dts_thm1_loglog(matrix, alpha: float = 0.51, beta: float = 2.0) -> Constant:
     return dts_thm1_rows(matrix, alpha, beta)[1]
 
 
-def dts_thm1_rows(matrix, alpha: float = 0.51, beta: float = 2.0) -> tuple[Constant, Constant]:
+def dts_thm1_rows(matrix, alpha: float = 0.51, beta: float = 2.0) -> tuple[Result, Result]:
     """:func:`dts_thm1` and :func:`dts_thm1_loglog` together (001, Theorem 1, eq. (6)).
 
     Assumption 2 is checked once and eq. (6)'s ``ln T`` and ``ln ln T`` sums come from one
@@ -211,20 +214,34 @@ def dts_thm1_rows(matrix, alpha: float = 0.51, beta: float = 2.0) -> tuple[Const
             "L_C": int(pm.L_sorted[0])}
     ex1 = {"alpha": alpha, **base}
     ex2 = {"alpha": alpha, "beta": beta, **base}
-    src2 = SOURCE_THM1 + " ln ln T term (Lemma 5)"
     if not a2["holds"]:
         return (
-            Constant.not_applicable(
-                "dts_thm1", UNIT_001, SOURCE_THM1,
-                f"001's Assumption 2 fails ({a2['detail']}); only Proposition 1 (dts_prop1) applies", ex1),
-            Constant.not_applicable(
-                "dts_thm1_loglog", UNIT_001_LOGLOG, src2,
-                f"001's Assumption 2 fails ({a2['detail']}): the ln ln T term divides by D(p||p) = 0", ex2),
+            THM1.not_applicable(
+                f"001's Assumption 2 fails ({a2['detail']}); only Proposition 1 (dts_prop1) applies", extra=ex1),
+            THM1_LOGLOG.not_applicable(
+                f"001's Assumption 2 fails ({a2['detail']}): the ln ln T term divides by D(p||p) = 0", extra=ex2),
         )
     log_t, loglog_t = _thm1_parts(pm, alpha, beta)
     ex1["value_in_000_unit_is"] = _IN_000
     ex2["value_in_000_unit_is"] = _IN_000
-    return (
-        Constant("dts_thm1", log_t, UNIT_001, log_t, SOURCE_THM1 + ", epsilon -> 0", None, ex1),
-        Constant("dts_thm1_loglog", loglog_t, UNIT_001_LOGLOG, loglog_t, src2 + ", epsilon -> 0", None, ex2),
-    )
+    return THM1.result(log_t, extra=ex1), THM1_LOGLOG.result(loglog_t, extra=ex2)
+
+
+@PROP1
+def _prop1_row(ctx: Context) -> Result:
+    return dts_prop1(ctx.pm, ctx.alpha)
+
+
+def _shared_thm1_rows(ctx: Context) -> tuple[Result, Result]:
+    # one Assumption-2 check and one pass over the arms for both Theorem 1 rows of a context
+    return ctx.shared("dts_thm1_rows", lambda: dts_thm1_rows(ctx.pm, ctx.alpha, ctx.beta))
+
+
+@THM1
+def _thm1_row(ctx: Context) -> Result:
+    return _shared_thm1_rows(ctx)[0]
+
+
+@THM1_LOGLOG
+def _thm1_loglog_row(ctx: Context) -> Result:
+    return _shared_thm1_rows(ctx)[1]

@@ -33,11 +33,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..matrix import PreferenceMatrix, as_preference_matrix, kl_half
-from .units import UNIT_RMED, Constant
+from ..registry import Context, register_constant
+from ..result import Result
+from ..units import UNIT_RMED
 
 __all__ = ["rmed_lb", "rmed1", "rmed_regret_matrix"]
 
 SOURCE = "Komiyama et al. 2015 (COLT, RMED; cited by 000)"
+
+RMED_LB = register_constant("rmed_lb", unit=UNIT_RMED, source=SOURCE + ", Condorcet regret lower bound", order=90)
+RMED1 = register_constant("rmed1", unit=UNIT_RMED, source=SOURCE + ", RMED1 regret upper bound", order=100)
 
 
 def _winner_or_none(pm: PreferenceMatrix) -> int | None:
@@ -74,7 +79,7 @@ def rmed_regret_matrix(matrix) -> np.ndarray:
     return R
 
 
-def rmed_lb(matrix) -> Constant:
+def rmed_lb(matrix) -> Result:
     """RMED's Condorcet regret lower bound ``sum_{i != w} min_{j beats i} (Delta_wi + Delta_wj) / (2 D(p_ij||1/2))``.
 
     Komiyama et al. (COLT 2015), the asymptotic lower bound for the Condorcet dueling bandit
@@ -88,7 +93,7 @@ def rmed_lb(matrix) -> Constant:
     pm = as_preference_matrix(matrix)
     w = _winner_or_none(pm)
     if w is None:
-        return Constant.not_applicable("rmed_lb", UNIT_RMED, SOURCE + ", lower bound", _no_winner_reason(pm))
+        return RMED_LB.not_applicable(_no_winner_reason(pm))
     R = rmed_regret_matrix(pm)
     cost = R / np.where(pm.d > 0, pm.d, np.inf)  # (Delta_wi + Delta_wj) / (2 d(p_ij))
     total = 0.0
@@ -101,17 +106,10 @@ def rmed_lb(matrix) -> Constant:
         k = int(np.argmin(cost[sup, i]))
         j_star.append(int(sup[k]))
         total += float(cost[sup[k], i])
-    return Constant(
-        key="rmed_lb",
-        value=total,
-        unit=UNIT_RMED,
-        value_in_000_unit=None,
-        source=SOURCE + ", Condorcet regret lower bound",
-        extra={"condorcet_winner": int(w), "j_star": j_star},
-    )
+    return RMED_LB.result(total, extra={"condorcet_winner": int(w), "j_star": j_star})
 
 
-def rmed1(matrix) -> Constant:
+def rmed1(matrix) -> Result:
     """RMED1's constant ``sum_{i != w} Delta_wi / (2 D(p_iw||1/2))`` (Komiyama et al., COLT 2015).
 
     The ``j = w`` term of :func:`rmed_lb` for every arm: RMED1 compares each arm with the
@@ -125,15 +123,18 @@ def rmed1(matrix) -> Constant:
     pm = as_preference_matrix(matrix)
     w = _winner_or_none(pm)
     if w is None:
-        return Constant.not_applicable("rmed1", UNIT_RMED, SOURCE + ", RMED1", _no_winner_reason(pm))
+        return RMED1.not_applicable(_no_winner_reason(pm))
     others = np.array([i for i in range(pm.K) if i != w], dtype=int)
     delta = pm.mu[w, others] - 0.5
     value = float(np.sum(delta / (2.0 * kl_half(pm.mu[others, w]))))
-    return Constant(
-        key="rmed1",
-        value=value,
-        unit=UNIT_RMED,
-        value_in_000_unit=None,
-        source=SOURCE + ", RMED1 regret upper bound",
-        extra={"condorcet_winner": int(w)},
-    )
+    return RMED1.result(value, extra={"condorcet_winner": int(w)})
+
+
+@RMED_LB
+def _rmed_lb_row(ctx: Context) -> Result:
+    return rmed_lb(ctx.pm)
+
+
+@RMED1
+def _rmed1_row(ctx: Context) -> Result:
+    return rmed1(ctx.pm)

@@ -19,12 +19,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..matrix import as_preference_matrix
-from .units import UNIT_HARDNESS, Constant
+from ..registry import Context, register_constant
+from ..result import Result
+from ..units import UNIT_HARDNESS
 
 __all__ = ["savage_hardness"]
 
+SAVAGE = register_constant(
+    "savage_hardness", unit=UNIT_HARDNESS,
+    source="Urvoy et al. 2013 (003), Copeland SAVAGE sample complexity (structure only)", order=130)
 
-def savage_hardness(matrix) -> Constant:
+
+def savage_hardness(matrix) -> Result:
     """``sum_{i<j} 1/Delta_ij^2`` -- SAVAGE's (003) sample-complexity structure as a hardness.
 
     Paper 003 (Urvoy et al. 2013), the Copeland sample-complexity bound
@@ -38,15 +44,13 @@ def savage_hardness(matrix) -> Constant:
     pm = as_preference_matrix(matrix)
     iu = np.triu_indices(pm.K, 1)
     value = float(np.sum(1.0 / pm.gap[iu] ** 2))
-    return Constant(
-        key="savage_hardness",
-        value=value,
-        unit=UNIT_HARDNESS,
-        value_in_000_unit=None,
-        source="Urvoy et al. 2013 (003), Copeland SAVAGE sample complexity (structure only)",
-        extra={
-            "label": "sum_{i<j} 1/Delta_ij^2",
-            "n_parameters": int(iu[0].size),
-            "note": "boundcalc's computable reading of an O(.) bound; not a regret constant",
-        },
-    )
+    return SAVAGE.result(value, extra={
+        "label": "sum_{i<j} 1/Delta_ij^2",
+        "n_parameters": int(iu[0].size),
+        "note": "boundcalc's computable reading of an O(.) bound; not a regret constant",
+    })
+
+
+@SAVAGE
+def _savage_row(ctx: Context) -> Result:
+    return savage_hardness(ctx.pm)

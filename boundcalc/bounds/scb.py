@@ -24,12 +24,17 @@ import math
 import numpy as np
 
 from ..matrix import as_preference_matrix
-from .units import UNIT_HARDNESS, Constant
+from ..registry import Context, register_constant
+from ..result import Result
+from ..units import UNIT_HARDNESS
 
 __all__ = ["scb_hardness"]
 
+SCB = register_constant("scb_hardness", unit=UNIT_HARDNESS,
+                        source="Zoghi et al. 2015 (002), Theorem 5 (Lemma 6, Definition 4, epsilon = 0)", order=50)
 
-def scb_hardness(matrix) -> Constant:
+
+def scb_hardness(matrix) -> Result:
     """SCB's hardness ``(1/K) sum_i H_i (1 - cpld_i) / Delta_i^2`` (002, Theorem 5, Definition 4).
 
     Paper 002, Theorem 5 (and Lemma 6 with epsilon = 0).  The value multiplies ``log T``
@@ -55,19 +60,17 @@ def scb_hardness(matrix) -> Constant:
     H = inv.sum(axis=1)
     value = float(np.sum(H * (1.0 - cpld) / delta_i**2) / K)
     L_C = int(pm.L_sorted[0])
-    return Constant(
-        key="scb_hardness",
-        value=value,
-        unit=UNIT_HARDNESS,
-        value_in_000_unit=None,
-        source="Zoghi et al. 2015 (002), Theorem 5 (Lemma 6, Definition 4, epsilon = 0)",
-        extra={
-            "H": H.tolist(),
-            "H_1": float(H.max()),
-            "Delta_i": delta_i.tolist(),
-            "cpld": cpld.tolist(),
-            "L_C": L_C,
-            "coarse_form": K * (L_C + math.log(K)) / pm.min_gap**2,
-            "note": "O(.) only: the constant factor of Theorem 5 is not published",
-        },
-    )
+    return SCB.result(value, extra={
+        "H": H.tolist(),
+        "H_1": float(H.max()),
+        "Delta_i": delta_i.tolist(),
+        "cpld": cpld.tolist(),
+        "L_C": L_C,
+        "coarse_form": K * (L_C + math.log(K)) / pm.min_gap**2,
+        "note": "O(.) only: the constant factor of Theorem 5 is not published",
+    })
+
+
+@SCB
+def _scb_row(ctx: Context) -> Result:
+    return scb_hardness(ctx.pm)

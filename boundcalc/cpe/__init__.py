@@ -17,8 +17,14 @@ constants:
   :func:`condorcet_lower_bound` (Theorem 6, App. C.4);
 * :func:`sample_complexity_expressions` (Theorems 1-6 without constants);
 * one position (a K x K dueling matrix): :func:`cpe_borda_hardness`,
-  :func:`cpe_condorcet_hardness`, :func:`cpe_condorcet_ver` returning :class:`CPEValue`.
+  :func:`cpe_condorcet_hardness`, :func:`cpe_condorcet_ver` returning a
+  :class:`~boundcalc.result.Result` (registered constants of :func:`boundcalc.compare`).
 
+The names are loaded on first use (PEP 562): ``import boundcalc.cpe`` and the registration of
+the one-position constants cost no networkx or scipy.optimize import; the first access to any
+other name imports its submodule.
+
+>>> from boundcalc.cpe import CPEInstance, borda_score, borda_winner, condorcet_winner
 >>> inst = CPEInstance.from_edge_matrix(
 ...     [("c1", "s1"), ("c2", "s1"), ("c3", "s1"), ("c3", "s2"), ("c4", "s2")],
 ...     [[.5, .45, 1, 0, 0], [.55, .5, .55, 0, 0], [0, .45, .5, 0, 0],
@@ -29,61 +35,32 @@ constants:
 ((('c2', 's1'), ('c4', 's2')), 0.615)
 """
 
-from .borda import (
-    EdgeRewardEstimate,
-    borda_gaps,
-    borda_hardness,
-    borda_lower_bound,
-    borda_pac_hardness,
-    borda_score,
-    borda_scores_by_enumeration,
-    borda_winner,
-    edge_rewards,
-    estimate_edge_rewards,
-    matching_reward,
-    pairwise_preferences,
-)
-from .condorcet import (
-    condorcet_gaps,
-    condorcet_hardness,
-    condorcet_lower_bound,
-    condorcet_margin,
-    condorcet_pair_gaps,
-    condorcet_ver_hardness,
-    condorcet_winner,
-    is_condorcet_winner,
-    theorem6_assumption_holds,
-    verification_gaps,
-)
-from .instance import (
-    JSON_FORMAT,
-    CPEInstance,
-    CPEInstanceError,
-    CPETooLargeError,
-    NoWinnerError,
-    as_instance,
-)
-from .matchings import (
-    MatchingCounts,
-    best_matching,
-    count_maximum_matchings,
-    iter_maximum_matchings,
-    matching_counts,
-    maximum_matchings,
-    sample_matchings,
-    width,
-)
-from .single import (
-    CPEValue,
-    cpe_borda_gaps,
-    cpe_borda_hardness,
-    cpe_condorcet_gaps,
-    cpe_condorcet_hardness,
-    cpe_condorcet_ver,
-    single_position_rewards,
-)
-from .report import cpe_report, load_cpe_example
-from .theorems import sample_complexity_expressions
+from __future__ import annotations
+
+import importlib
+
+#: Public name -> submodule that defines it.
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(
+        ["EdgeRewardEstimate", "borda_gaps", "borda_hardness", "borda_lower_bound", "borda_pac_hardness",
+         "borda_score", "borda_scores_by_enumeration", "borda_winner", "edge_rewards", "estimate_edge_rewards",
+         "matching_reward", "pairwise_preferences"], "borda"),
+    **dict.fromkeys(
+        ["condorcet_gaps", "condorcet_hardness", "condorcet_lower_bound", "condorcet_margin",
+         "condorcet_pair_gaps", "condorcet_ver_hardness", "condorcet_winner", "is_condorcet_winner",
+         "theorem6_assumption_holds", "verification_gaps"], "condorcet"),
+    **dict.fromkeys(
+        ["JSON_FORMAT", "CPEInstance", "CPEInstanceError", "CPETooLargeError", "NoWinnerError", "as_instance"],
+        "instance"),
+    **dict.fromkeys(
+        ["MatchingCounts", "best_matching", "count_maximum_matchings", "iter_maximum_matchings",
+         "matching_counts", "maximum_matchings", "sample_matchings", "width"], "matchings"),
+    **dict.fromkeys(
+        ["cpe_borda_gaps", "cpe_borda_hardness", "cpe_condorcet_gaps", "cpe_condorcet_hardness",
+         "cpe_condorcet_ver", "single_position_rewards"], "single"),
+    **dict.fromkeys(["cpe_report", "load_cpe_example"], "report"),
+    "sample_complexity_expressions": "theorems",
+}
 
 __all__ = [
     "CPEInstance",
@@ -123,7 +100,6 @@ __all__ = [
     "condorcet_lower_bound",
     "theorem6_assumption_holds",
     "sample_complexity_expressions",
-    "CPEValue",
     "single_position_rewards",
     "cpe_borda_gaps",
     "cpe_borda_hardness",
@@ -133,3 +109,16 @@ __all__ = [
     "cpe_report",
     "load_cpe_example",
 ]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -35,6 +35,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
+from ..lp.highs import SolverError
 from .borda import pairwise_preferences
 from .instance import CPEInstance, CPETooLargeError, NoWinnerError, as_instance
 from .matchings import best_matching, constrained_best_values, matching_counts, maximum_matchings
@@ -100,6 +101,10 @@ def _lp_candidate(inst: CPEInstance) -> tuple | None:
     ``sum_{e at c} y_e <= 1``, ``y >= 0`` equals ``max sum_j u_j + sum_c v_c`` s.t.
     ``u_{s(e)} + v_{c(e)} <= (P^T x)_e``, ``v <= 0``.  The game is symmetric (value ``l/2``); a
     Condorcet winner is then its unique optimal strategy, so a 0/1 optimum is the candidate.
+
+    Returns None when the optimum is not a 0/1 matching (no candidate).  The LP is always
+    feasible and bounded, so any HiGHS status but optimal is a solver failure: it raises
+    :class:`~boundcalc.lp.highs.SolverError` and is never read as "no Condorcet winner".
     """
     m, l, n = inst.n_edges, inst.n_positions, inst.n_candidates
     P = inst.edge_matrix
@@ -127,7 +132,10 @@ def _lp_candidate(inst: CPEInstance) -> tuple | None:
     bounds = [(0, 1)] * m + [(None, None)] * l + [(None, 0)] * n
     res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
     if res.status != 0:
-        return None
+        raise SolverError(
+            f"HiGHS failed on 004's Condorcet max-min LP (eq. (5); {m} edges, {l} positions): "
+            f"status {res.status}, {res.message}"
+        )
     x = res.x[:m]
     M = []
     for ix in inst.position_edges:
@@ -159,7 +167,8 @@ def condorcet_winner(inst: CPEInstance, *, method: str = "auto") -> tuple | None
     and, when it finds no verified winner on an instance with at most 5000 maximum matchings,
     confirms by enumeration.  A returned matching is always verified exactly; the LP itself
     works to HiGHS's tolerances (about 1e-7), so on a large instance whose winner wins by less
-    than that it may report ``None`` (use ``"enumerate"`` when feasible).
+    than that it may report ``None`` (use ``"enumerate"`` when feasible).  A HiGHS failure on
+    the LP raises :class:`~boundcalc.lp.highs.SolverError` (it is not an answer).
 
     >>> from boundcalc.cpe import CPEInstance
     >>> condorcet_winner(CPEInstance.from_matrix([[0.5, 0.4, 0.6], [0.6, 0.5, 0.7], [0.4, 0.3, 0.5]]))

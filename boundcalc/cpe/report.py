@@ -41,6 +41,8 @@ def cpe_report(inst: CPEInstance, *, monte_carlo: int | None = None, seed: int |
     hardness (Def. 5, Theorem 4), verification gaps and ``H^C_ver`` (Sec. 4.3).
 
     ``monte_carlo``: number of samples for the edge rewards when the exact count is too large.
+    A HiGHS failure on the Condorcet LP raises :class:`~boundcalc.lp.highs.SolverError` (it is
+    never reported as "no Condorcet winning matching").
     """
     rep: dict = {
         "name": inst.name,

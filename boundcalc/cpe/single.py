@@ -13,23 +13,26 @@ Paper 004 (Chen, Du, Huang & Zhao, ICML 2020) with ``l = 1`` position and ``K`` 
 
 These closed forms are what the general code in :mod:`boundcalc.cpe.borda` and
 :mod:`boundcalc.cpe.condorcet` returns on ``CPEInstance.from_matrix(mu)`` (tested).  Each
-function returns a :class:`CPEValue`; ``value`` is ``None`` with a ``reason`` when the constant
-is undefined (no unique Borda winner, no Condorcet winner).
+function returns a :class:`~boundcalc.result.Result` (unit: hardness, no unit; ``extra`` names
+the ``winner``); it is not applicable, with a ``reason``, when the constant is undefined (no
+unique Borda winner, no Condorcet winner).  The three are registered constants
+(:mod:`boundcalc.registry`), the ``cpe_*`` rows of :func:`boundcalc.compare`.
+
+This module imports nothing heavy at load time (the rest of :mod:`boundcalc.cpe` needs
+networkx), so registering its constants costs :func:`boundcalc.compare` no import time.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .borda import BORDA_TIE_TOL
-from .condorcet import CONDORCET_TOL
-from .instance import validate_block
+from ..registry import Context, register_constant
+from ..result import Result
+from ..units import UNIT_HARDNESS
 
 __all__ = [
-    "CPEValue",
     "single_position_rewards",
     "cpe_borda_gaps",
     "cpe_borda_hardness",
@@ -38,34 +41,35 @@ __all__ = [
     "cpe_condorcet_ver",
 ]
 
+SOURCE_BORDA = (
+    "Chen et al. 2020 (004), Definition 4 (H^B), one position; w(i) averages over all K arms,"
+    " diagonal included (eq. (4)), so gaps are (K-1)/K of the usual Borda gaps"
+)
+SOURCE_CONDORCET = (
+    "Chen et al. 2020 (004), Theorem 4 (sum over unordered comparable pairs of 1/(Delta^C_{e,e'})^2;"
+    " the literal double sum counts each pair twice), one position"
+)
+SOURCE_VER = "Chen et al. 2020 (004), Sec. 4.3 (H^C_ver, Theorem 5), one position"
+NOTE = (
+    "sample-complexity hardness of 004's fixed-confidence pure exploration (multiplies"
+    " ln(1/delta) up to constants and logarithmic factors); not a regret constant"
+)
 
-@dataclass(frozen=True)
-class CPEValue:
-    """A constant of paper 004, or the reason it is undefined.
+BORDA = register_constant("cpe_borda_hardness", unit=UNIT_HARDNESS, source=SOURCE_BORDA, order=140)
+CONDORCET = register_constant("cpe_condorcet_hardness", unit=UNIT_HARDNESS, source=SOURCE_CONDORCET, order=150)
+VER = register_constant("cpe_condorcet_ver", unit=UNIT_HARDNESS, source=SOURCE_VER, order=160)
 
-    Attributes
-    ----------
-    value : float or None
-    reason : str or None
-        Why ``value`` is None (None when it is defined).
-    winner : int or None
-        The winning arm the constant belongs to.
-    """
 
-    value: float | None
-    reason: str | None = None
-    winner: int | None = None
-
-    def __bool__(self) -> bool:
-        return self.value is not None
-
-    def __float__(self) -> float:
-        if self.value is None:
-            raise ValueError(f"undefined: {self.reason}")
-        return float(self.value)
+def _result(spec, value: float | None, winner: int | None, reason: str | None) -> Result:
+    extra = {"winner": winner, "positions": 1, "note": NOTE}
+    if reason:
+        return spec.not_applicable(reason, extra=extra)
+    return spec.result(value, extra=extra)
 
 
 def _mu(mu: Any) -> np.ndarray:
+    from .instance import validate_block
+
     m = getattr(mu, "mu", mu)
     return validate_block(m, where="dueling matrix")
 
@@ -80,6 +84,8 @@ def single_position_rewards(mu: Any) -> np.ndarray:
 
 
 def _borda(mu: Any):
+    from .borda import BORDA_TIE_TOL
+
     p = _mu(mu)
     w = p.mean(axis=1)
     K = len(w)
@@ -108,22 +114,25 @@ def cpe_borda_gaps(mu: Any) -> np.ndarray:
     return g
 
 
-def cpe_borda_hardness(mu: Any) -> CPEValue:
+def cpe_borda_hardness(mu: Any) -> Result:
     """``H^B = sum_i 1/(Delta^B_i)^2`` for a K x K dueling matrix (004 Definition 4, one position).
 
     Accepts an array-like or anything with ``.mu`` (e.g. :class:`boundcalc.PreferenceMatrix`).
+    Not applicable without a unique Borda winner.
 
-    >>> v = cpe_borda_hardness([[0.5, 0.7], [0.3, 0.5]])
-    >>> round(v.value, 9), v.winner
+    >>> v = cpe_borda_hardness([[0.5, 0.7], [0.3, 0.5]])   # gaps 0.1 and 0.1 (w = 0.6, 0.4)
+    >>> round(v.value, 9), v.extra["winner"]
     (50.0, 0)
     """
     i, g, reason = _borda(mu)
     if reason:
-        return CPEValue(None, reason)
-    return CPEValue(float(np.sum(1.0 / g**2)), None, i)
+        return _result(BORDA, None, None, reason)
+    return _result(BORDA, float(np.sum(1.0 / g**2)), i, None)
 
 
 def _condorcet(mu: Any):
+    from .condorcet import CONDORCET_TOL
+
     p = _mu(mu)
     K = p.shape[0]
     off = p - 0.5
@@ -151,7 +160,7 @@ def cpe_condorcet_gaps(mu: Any) -> np.ndarray:
     return g
 
 
-def cpe_condorcet_hardness(mu: Any) -> CPEValue:
+def cpe_condorcet_hardness(mu: Any) -> Result:
     """``sum_{i<j} 1/max(Delta^C_i, Delta^C_j)^2`` (004 Theorem 4's sum over unordered pairs, ``l = 1``).
 
     >>> round(cpe_condorcet_hardness([[0.5, 0.4, 0.6], [0.6, 0.5, 0.7], [0.4, 0.3, 0.5]]).value, 9)
@@ -159,13 +168,13 @@ def cpe_condorcet_hardness(mu: Any) -> CPEValue:
     """
     i, g, reason = _condorcet(mu)
     if reason:
-        return CPEValue(None, reason)
+        return _result(CONDORCET, None, None, reason)
     D = np.maximum(g[:, None], g[None, :])
     iu = np.triu_indices(len(g), 1)
-    return CPEValue(float(np.sum(1.0 / D[iu] ** 2)), None, i)
+    return _result(CONDORCET, float(np.sum(1.0 / D[iu] ** 2)), i, None)
 
 
-def cpe_condorcet_ver(mu: Any) -> CPEValue:
+def cpe_condorcet_ver(mu: Any) -> Result:
     """``H^C_ver = sum_{i != i*} 1/(p_{i*,i} - 1/2)^2`` (004 Sec. 4.3 with ``l = 1``).
 
     >>> round(cpe_condorcet_ver([[0.5, 0.4, 0.6], [0.6, 0.5, 0.7], [0.4, 0.3, 0.5]]).value, 9)
@@ -173,7 +182,22 @@ def cpe_condorcet_ver(mu: Any) -> CPEValue:
     """
     i, g, reason = _condorcet(mu)
     if reason:
-        return CPEValue(None, reason)
+        return _result(VER, None, None, reason)
     p = _mu(mu)
     d = np.delete(p[i] - 0.5, i)
-    return CPEValue(float(np.sum(1.0 / d**2)), None, i)
+    return _result(VER, float(np.sum(1.0 / d**2)), i, None)
+
+
+@BORDA
+def _borda_row(ctx: Context) -> Result:
+    return cpe_borda_hardness(ctx.pm)
+
+
+@CONDORCET
+def _condorcet_row(ctx: Context) -> Result:
+    return cpe_condorcet_hardness(ctx.pm)
+
+
+@VER
+def _ver_row(ctx: Context) -> Result:
+    return cpe_condorcet_ver(ctx.pm)

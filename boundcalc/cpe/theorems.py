@@ -26,13 +26,24 @@ import math
 
 import numpy as np
 
+from ..result import Result
+from ..units import UNIT_DUELS
 from .borda import borda_gaps, borda_hardness, borda_pac_hardness
 from .condorcet import condorcet_gaps, condorcet_pair_gaps, condorcet_ver_hardness, condorcet_winner
 from .instance import CPEInstance, NoWinnerError, as_instance
 from .matchings import width
-from .single import CPEValue
 
 __all__ = ["sample_complexity_expressions"]
+
+_KIND = {1: "O", 2: "O", 3: "Omega", 4: "O", 5: "O", 6: "Omega"}
+
+
+def _expr(n: int, value: float | None = None, reason: str | None = None) -> Result:
+    """Theorem ``n``'s expression as a :class:`~boundcalc.result.Result` (not applicable with a reason)."""
+    source = f"Chen et al. 2020 (004), Theorem {n} (the expression inside {_KIND[n]}(.), no constant factor)"
+    if reason is not None:
+        return Result.not_applicable(f"theorem{n}", unit=UNIT_DUELS, source=source, reason=reason)
+    return Result(key=f"theorem{n}", value=value, unit=UNIT_DUELS, source=source)
 
 
 def _pairs(inst: CPEInstance) -> np.ndarray:
@@ -44,12 +55,12 @@ def _pairs(inst: CPEInstance) -> np.ndarray:
 
 def sample_complexity_expressions(
     inst: CPEInstance, delta: float, eps: float | None = None
-) -> dict[str, CPEValue]:
+) -> dict[str, Result]:
     """The bracketed expressions of 004 Theorems 1-6 for one instance (see the module docstring).
 
-    Returns ``{"theorem1": ..., ..., "theorem6": ...}`` of :class:`CPEValue`; a value is
-    ``None`` with a reason when its winner does not exist (or, for Theorem 1, when ``eps`` is
-    not given).
+    Returns ``{"theorem1": ..., ..., "theorem6": ...}`` of :class:`~boundcalc.result.Result`
+    (unit: duels); a result is not applicable, with a reason, when its winner does not exist
+    (or, for Theorem 1, when ``eps`` is not given).
 
     >>> from boundcalc.cpe import CPEInstance
     >>> ex = sample_complexity_expressions(CPEInstance.from_matrix([[0.5, 0.7], [0.3, 0.5]]), 0.05)
@@ -59,7 +70,7 @@ def sample_complexity_expressions(
     inst = as_instance(inst)
     if not 0 < delta < 1:
         raise ValueError(f"delta must lie in (0, 1); got {delta}")
-    out: dict[str, CPEValue] = {}
+    out: dict[str, Result] = {}
     l = inst.n_positions
     K = inst.n_duels
     try:
@@ -67,35 +78,35 @@ def sample_complexity_expressions(
         gB = borda_gaps(inst)
         wd = width(inst)
         if eps is None:
-            out["theorem1"] = CPEValue(None, "Theorem 1 needs the accuracy eps")
+            out["theorem1"] = _expr(1, reason="Theorem 1 needs the accuracy eps")
         else:
             He = borda_pac_hardness(inst, eps, width_value=wd)
-            out["theorem1"] = CPEValue(He * math.log(He / delta) if He > 0 else 0.0)
+            out["theorem1"] = _expr(1, He * math.log(He / delta) if He > 0 else 0.0)
         dmin = float(np.min(gB))
         if HB == 0 or not math.isfinite(dmin):
-            out["theorem2"] = CPEValue(0.0)
+            out["theorem2"] = _expr(2, 0.0)
         elif dmin >= l:
-            out["theorem2"] = CPEValue(None, f"ln(l/Delta^B_min) <= 0 (Delta^B_min = {dmin} >= l)")
+            out["theorem2"] = _expr(2, reason=f"ln(l/Delta^B_min) <= 0 (Delta^B_min = {dmin} >= l)")
         else:
             L = math.log(l / dmin)
-            out["theorem2"] = CPEValue(wd**2 * HB * L * (math.log(wd * HB / delta) + math.log(L)))
-        out["theorem3"] = CPEValue(HB * math.log(1 / delta))
+            out["theorem2"] = _expr(2, wd**2 * HB * L * (math.log(wd * HB / delta) + math.log(L)))
+        out["theorem3"] = _expr(3, HB * math.log(1 / delta))
     except NoWinnerError as exc:
-        for k in ("theorem1", "theorem2", "theorem3"):
-            out[k] = CPEValue(None, str(exc))
+        for n in (1, 2, 3):
+            out[f"theorem{n}"] = _expr(n, reason=str(exc))
     try:
         d = _pairs(inst)
-        out["theorem4"] = CPEValue(float(np.sum(np.log(K / (delta * d**2)) / d**2)))
+        out["theorem4"] = _expr(4, float(np.sum(np.log(K / (delta * d**2)) / d**2)))
         Hv = condorcet_ver_hardness(inst)
-        out["theorem5"] = CPEValue(
-            float(np.sum(np.log(K / d**2) / d**2)) + (Hv * math.log(Hv / delta) if Hv > 0 else 0.0)
+        out["theorem5"] = _expr(
+            5, float(np.sum(np.log(K / d**2) / d**2)) + (Hv * math.log(Hv / delta) if Hv > 0 else 0.0)
         )
         g = condorcet_gaps(inst)
         M = condorcet_winner(inst)
         mask = np.ones(inst.n_edges, dtype=bool)
         mask[list(M)] = False
-        out["theorem6"] = CPEValue(float(np.sum(1.0 / (l**2 * g[mask] ** 2)) * math.log(1 / delta)))
+        out["theorem6"] = _expr(6, float(np.sum(1.0 / (l**2 * g[mask] ** 2)) * math.log(1 / delta)))
     except NoWinnerError as exc:
-        for k in ("theorem4", "theorem5", "theorem6"):
-            out[k] = CPEValue(None, str(exc))
+        for n in (4, 5, 6):
+            out[f"theorem{n}"] = _expr(n, reason=str(exc))
     return {k: out[k] for k in sorted(out)}

@@ -23,21 +23,32 @@ in this order (:data:`COMPARE_KEYS`):
   ``sum over comparable pairs of 1/(Delta^C_{e,e'})^2`` and ``H^C_ver`` (Sec. 4.3); sample-
   complexity hardnesses, no regret unit.
 
-Each row is a :class:`~boundcalc.bounds.units.Constant`: the value in the paper's own regret
-unit, ``value_in_000_unit`` where an exact conversion (or, for D-TS, an upper bound) exists,
-the source, and -- when the bound does not apply to the matrix (no Condorcet winner for RMED
-and the Condorcet CPE rows, 001's Assumption 2 failing, no unique Borda winner) -- a
-``reason`` instead of a value.  Every value is the coefficient of ``ln T`` (``ln ln T`` for
-``dts_thm1_loglog``); the papers' additive constants are not published in closed form
-(FORMULAS.md), so no finite-T regret is formed.
+The rows come from the registry of constants (:mod:`boundcalc.registry`): each bound module
+registers its key, unit, source and place in the table next to its function, so a new bound
+is one module and one registration (and :data:`COMPARE_KEYS` is the registered keys, in
+order).  This module sits above :mod:`boundcalc.bounds` and :mod:`boundcalc.cpe` and imports
+both so their constants are registered.
+
+Each row is a :class:`~boundcalc.result.Result` (the ``lower_bound`` and ``ecw`` rows are the
+full :class:`~boundcalc.result.BoundResult`, with winner, allocation and certificate): the
+value in the paper's own unit, ``value_in_000_unit`` where an exact conversion exists, the
+source, and a ``status``.  When the bound does not apply to the matrix (no Condorcet winner
+for RMED and the Condorcet CPE rows, 001's Assumption 2 failing, no unique Borda winner) the
+row is ``"not-applicable"`` with a ``reason`` instead of a value; when a computation fails
+(a HiGHS failure) the row is ``"failed"`` with a ``message`` and no value -- never a silent
+number.  Every value is the coefficient of ``ln T`` (``ln ln T`` for ``dts_thm1_loglog``);
+the papers' additive constants are not published in closed form (FORMULAS.md), so no
+finite-T regret is formed.
 
 Speed: the matrix is validated once and every row reads the same
 :class:`~boundcalc.PreferenceMatrix` (its Copeland structure, gaps and KL divergences are
-cached on it); the only LP (``lower_bound``) is solved once; 001's Assumption 2 is checked
-once and eq. (6)'s ``ln T`` and ``ln ln T`` sums come from one pass for both D-TS Theorem 1
-rows; ECW's optional self-check (``certify``) is off by default.  ``keys=[...]`` computes only the rows asked for (e.g.
-leave out ``lower_bound`` to skip the LP).  :attr:`Comparison.seconds` records the time of
-every row.
+cached on it); the constants of one call share a :class:`~boundcalc.registry.Context` whose
+cache holds what several rows need (001's Assumption 2 is checked once and eq. (6)'s
+``ln T`` and ``ln ln T`` sums come from one pass for both D-TS Theorem 1 rows); the only LP
+(``lower_bound``) is solved once; the rest of :mod:`boundcalc.cpe` (networkx) is imported
+only if a CPE row needs it; ECW's optional self-check (``certify``) is off by default.
+``keys=[...]`` computes only the rows asked for (e.g. leave out ``lower_bound`` to skip the
+LP).  :attr:`Comparison.seconds` records the time of every row.
 
 >>> from boundcalc.datasets import load_example
 >>> cmp = compare(load_example("table2"))
@@ -57,172 +68,54 @@ import io
 import json
 import math
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..matrix import PreferenceMatrix, as_preference_matrix
-from .ccb import ccb, ccb_delta_z
-from .closed_forms import ecw_eq11, ecw_eq12
-from .dts import dts_prop1, dts_thm1_rows
-from .lower_bound import METHODS, ecw_bound, lower_bound
-from .rmed import rmed1, rmed_lb
-from .savage import savage_hardness
-from .scb import scb_hardness
-from .units import (
-    UNIT_000,
-    UNIT_HARDNESS,
-    Constant,
-)
+from . import bounds as _bounds  # noqa: F401  (importing the modules registers their constants)
+from .bounds.exact import METHODS
+from .cpe import single as _cpe_single  # noqa: F401  (light: no networkx until a CPE row is computed)
+from .lp.highs import SolverError
+from .matrix import PreferenceMatrix, as_preference_matrix
+from .registry import ConstantSpec, Context, registered
+from .result import BoundResult, Result
 
-__all__ = ["COMPARE_KEYS", "CSV_FIELDS", "Comparison", "check_options", "compare"]
+__all__ = ["COMPARE_KEYS", "CSV_FIELDS", "Comparison", "check_options", "compare", "constants"]
 
-#: Every row of :func:`compare`, in the order they are reported.
-COMPARE_KEYS: tuple[str, ...] = (
-    "lower_bound",
-    "ecw",
-    "ccb",
-    "ccb_delta_z",
-    "scb_hardness",
-    "dts_prop1",
-    "dts_thm1",
-    "dts_thm1_loglog",
-    "rmed_lb",
-    "rmed1",
-    "ecw_eq11",
-    "ecw_eq12",
-    "savage_hardness",
-    "cpe_borda_hardness",
-    "cpe_condorcet_hardness",
-    "cpe_condorcet_ver",
-)
+
+def constants() -> tuple[ConstantSpec, ...]:
+    """The registered constants (:func:`boundcalc.registry.registered`), in table order."""
+    return registered()
+
+
+#: Every row of :func:`compare`, in the order they are reported (the registered constants by
+#: ``order``; read from the registry when this module is imported).
+COMPARE_KEYS: tuple[str, ...] = tuple(s.key for s in registered())
 
 #: Columns of :meth:`Comparison.to_csv` (``extra`` is left to the JSON form).
-CSV_FIELDS: tuple[str, ...] = ("key", "value", "unit", "value_in_000_unit", "source", "reason")
-
-SOURCE_LOWER_BOUND = "Komiyama et al. 2016 (000), Theorem 2"
-SOURCE_ECW = "Komiyama et al. 2016 (000), Theorem 5"
-SOURCE_CPE_BORDA = (
-    "Chen et al. 2020 (004), Definition 4 (H^B), one position; w(i) averages over all K arms,"
-    " diagonal included (eq. (4)), so gaps are (K-1)/K of the usual Borda gaps"
-)
-SOURCE_CPE_CONDORCET = (
-    "Chen et al. 2020 (004), Theorem 4 (sum over unordered comparable pairs of 1/(Delta^C_{e,e'})^2;"
-    " the literal double sum counts each pair twice), one position"
-)
-SOURCE_CPE_VER = "Chen et al. 2020 (004), Sec. 4.3 (H^C_ver, Theorem 5), one position"
-_CPE_NOTE = (
-    "sample-complexity hardness of 004's fixed-confidence pure exploration (multiplies"
-    " ln(1/delta) up to constants and logarithmic factors); not a regret constant"
-)
+CSV_FIELDS: tuple[str, ...] = ("key", "value", "unit", "value_in_000_unit", "source", "reason", "status",
+                               "message")
 
 
-class _Shared:
-    """What the rows of one :func:`compare` call share: the matrix, the parameters, and
-    intermediate results computed at most once."""
-
-    __slots__ = ("_cpe", "_dts", "alpha", "beta", "certify", "method", "pm", "results")
-
-    def __init__(self, pm: PreferenceMatrix, alpha: float, beta: float, method: str, certify: bool):
-        self.pm = pm
-        self.alpha = alpha
-        self.beta = beta
-        self.method = method
-        self.certify = certify
-        self.results: dict[str, Any] = {}
-        self._dts: dict[str, Constant] | None = None
-        self._cpe = None
-
-    def dts_thm1_rows(self) -> dict[str, Constant]:
-        """Both rows of 001 Theorem 1 from one Assumption-2 check and one pass over the arms."""
-        if self._dts is None:
-            a, b = dts_thm1_rows(self.pm, self.alpha, self.beta)
-            self._dts = {a.key: a, b.key: b}
-        return self._dts
-
-    def cpe(self):
-        """:mod:`boundcalc.cpe.single`, imported on first use (it pulls in networkx)."""
-        if self._cpe is None:
-            from ..cpe import single
-
-            self._cpe = single
-        return self._cpe
-
-
-# ----------------------------------------------------------------------------- rows
-def _bound_row(key: str, res, source: str) -> Constant:
-    extra: dict[str, Any] = {
-        "winner": res.winner,
-        "per_winner": {str(k): v for k, v in res.per_winner.items()},
-        "method": res.method,
-    }
-    if res.certificate is not None:
-        extra["certificate"] = res.certificate.to_dict()
-    if res.stats:
-        extra["stats"] = res.stats
-    return Constant(key, res.value, UNIT_000, res.value, source, None, extra)
-
-
-def _row_lower_bound(s: _Shared) -> Constant:
-    """000 Theorem 2 through :func:`~boundcalc.bounds.lower_bound.lower_bound` (one LP solve)."""
-    res = lower_bound(s.pm, method=s.method)
-    s.results["lower_bound"] = res
-    return _bound_row("lower_bound", res, SOURCE_LOWER_BOUND)
-
-
-def _row_ecw(s: _Shared) -> Constant:
-    """000 Theorem 5 through :func:`~boundcalc.lp.ecw.ecw_bound` (closed form)."""
-    res = ecw_bound(s.pm, certify=s.certify)
-    s.results["ecw"] = res
-    return _bound_row("ecw", res, SOURCE_ECW)
-
-
-def _cpe_row(key: str, source: str, v) -> Constant:
-    extra = {"winner": v.winner, "positions": 1, "note": _CPE_NOTE}
-    if v.value is None:
-        return Constant.not_applicable(key, UNIT_HARDNESS, source, v.reason, extra)
-    return Constant(key, v.value, UNIT_HARDNESS, None, source, None, extra)
-
-
-_ROWS: dict[str, Callable[[_Shared], Constant]] = {
-    "lower_bound": _row_lower_bound,
-    "ecw": _row_ecw,
-    "ccb": lambda s: ccb(s.pm),
-    "ccb_delta_z": lambda s: ccb_delta_z(s.pm),
-    "scb_hardness": lambda s: scb_hardness(s.pm),
-    "dts_prop1": lambda s: dts_prop1(s.pm, s.alpha),
-    "dts_thm1": lambda s: s.dts_thm1_rows()["dts_thm1"],
-    "dts_thm1_loglog": lambda s: s.dts_thm1_rows()["dts_thm1_loglog"],
-    "rmed_lb": lambda s: rmed_lb(s.pm),
-    "rmed1": lambda s: rmed1(s.pm),
-    "ecw_eq11": lambda s: ecw_eq11(s.pm),
-    "ecw_eq12": lambda s: ecw_eq12(s.pm),
-    "savage_hardness": lambda s: savage_hardness(s.pm),
-    "cpe_borda_hardness": lambda s: _cpe_row(
-        "cpe_borda_hardness", SOURCE_CPE_BORDA, s.cpe().cpe_borda_hardness(s.pm.mu)),
-    "cpe_condorcet_hardness": lambda s: _cpe_row(
-        "cpe_condorcet_hardness", SOURCE_CPE_CONDORCET, s.cpe().cpe_condorcet_hardness(s.pm.mu)),
-    "cpe_condorcet_ver": lambda s: _cpe_row(
-        "cpe_condorcet_ver", SOURCE_CPE_VER, s.cpe().cpe_condorcet_ver(s.pm.mu)),
-}
-if tuple(_ROWS) != COMPARE_KEYS:  # pragma: no cover - a guard against editing one list only
-    raise RuntimeError("boundcalc.bounds.compare: _ROWS and COMPARE_KEYS disagree")
+def _specs() -> dict[str, ConstantSpec]:
+    return {s.key: s for s in registered()}
 
 
 def _check_keys(keys: Iterable[str] | None) -> tuple[str, ...]:
+    specs = _specs()
     if keys is None:
-        return COMPARE_KEYS
+        return tuple(specs)
     if isinstance(keys, str):
         keys = [keys]
     out = tuple(str(k) for k in keys)
-    unknown = [k for k in out if k not in _ROWS]
+    unknown = [k for k in out if k not in specs]
     if unknown:
-        raise ValueError(f"unknown comparison key(s) {unknown}; choose from {list(COMPARE_KEYS)}")
+        raise ValueError(f"unknown comparison key(s) {unknown}; choose from {list(specs)}")
     seen = set()
     dup = sorted({k for k in out if k in seen or seen.add(k)})
     if dup:
         raise ValueError(f"comparison key(s) {dup} given more than once")
     if not out:
-        raise ValueError(f"keys is empty; choose at least one of {list(COMPARE_KEYS)}")
+        raise ValueError(f"keys is empty; choose at least one of {list(specs)}")
     return out
 
 
@@ -250,6 +143,15 @@ def check_options(*, alpha: float = 0.51, beta: float = 2.0, keys: Iterable[str]
     return alpha, beta, _check_keys(keys), method
 
 
+def evaluate(spec: ConstantSpec, ctx: Context) -> Result:
+    """One registered constant on a context; a :class:`~boundcalc.lp.highs.SolverError` becomes a
+    failed row (status ``"failed"``, the error as ``message``, no value)."""
+    try:
+        return spec.evaluate(ctx)
+    except SolverError as exc:
+        return spec.failed(str(exc) or type(exc).__name__)
+
+
 def compare(matrix, *, alpha: float = 0.51, beta: float = 2.0, keys: Iterable[str] | None = None,
             method: str = "cutting-plane", certify: bool = False) -> Comparison:
     """Every regret constant and hardness of the field on one preference matrix (see the module table).
@@ -264,53 +166,51 @@ def compare(matrix, *, alpha: float = 0.51, beta: float = 2.0, keys: Iterable[st
     beta : float
         001 Theorem 1's ``beta > 2`` of the ``ln ln T`` term; the default 2 is the limit.
     keys : iterable of str, optional
-        Compute only these rows, in this order (default: all of :data:`COMPARE_KEYS`).  Leave
-        out ``"lower_bound"`` to skip the only LP.
+        Compute only these rows, in this order (default: every registered constant, i.e.
+        :data:`COMPARE_KEYS`).  Leave out ``"lower_bound"`` to skip the only LP.
     method : {"cutting-plane", "enumerate"}
-        Backend of the ``lower_bound`` row (:func:`~boundcalc.bounds.lower_bound.lower_bound`).
-        Its certificate (largest violation over *all* rows of ``R_{i1}``, dual bound) is always
-        in ``extra["certificate"]``.
+        Backend of the ``lower_bound`` row (:func:`boundcalc.lower_bound`).  The row is the
+        :class:`~boundcalc.result.BoundResult` itself, so its certificate (largest violation
+        over *all* rows of ``R_{i1}``, dual bound) is ``cmp["lower_bound"].certificate``.
     certify : bool
         Also check ECW's closed-form allocation against every row of ``R^E_{i1}``
-        (``ecw_bound(..., certify=True)``; the ``ecw`` row's ``extra["certificate"]``).  The
-        value is the same either way; the check costs about as much as the rest of the
-        ``ecw`` row, so batch runs leave it off (the default).
+        (``ecw_bound(..., certify=True)``; ``cmp["ecw"].certificate``).  The value is the same
+        either way; the check costs about as much as the rest of the ``ecw`` row, so batch runs
+        leave it off (the default).
 
     Returns
     -------
     Comparison
-        ``rows`` (a list of :class:`~boundcalc.bounds.units.Constant`), lookup by key, and
+        ``rows`` (a list of :class:`~boundcalc.result.Result`), lookup by key, and
         ``to_dict()`` / ``to_json()`` / ``to_csv()`` / ``to_frame()`` / ``format()``.  A row
-        whose bound does not apply has ``value = None`` and a ``reason``.
+        whose bound does not apply has status ``"not-applicable"``, ``value = None`` and a
+        ``reason``; a row whose solver failed has status ``"failed"`` and a ``message``.
 
     Raises
     ------
     ValueError
         Bad options (:func:`check_options`) or an invalid matrix
         (:class:`~boundcalc.PreferenceMatrixError`).
-    boundcalc.SolverError
-        HiGHS failed on the lower-bound LP.
 
     Examples
     --------
     >>> from boundcalc.datasets import load_example
     >>> cmp = compare(load_example("mslr5-noncondorcet"))
-    >>> len(cmp.rows), cmp["dts_thm1"].extra["assumption2"], cmp["cpe_condorcet_ver"].applies
-    (16, True, False)
-    >>> cmp["ecw"].value >= cmp["lower_bound"].value
-    True
+    >>> len(cmp.rows), cmp["dts_thm1"].extra["assumption2"], cmp["cpe_condorcet_ver"].status
+    (16, True, 'not-applicable')
+    >>> cmp["ecw"].value >= cmp["lower_bound"].value, cmp["lower_bound"].winner in (0, 1, 2, 3, 4)
+    (True, True)
     """
     alpha, beta, keys, method = check_options(alpha=alpha, beta=beta, keys=keys, method=method)
     pm = as_preference_matrix(matrix)
-    shared = _Shared(pm, alpha, beta, method, bool(certify))
+    ctx = Context(pm, alpha=alpha, beta=beta, method=method, certify=certify)
+    specs = _specs()
     rows, seconds = [], {}
     for key in keys:
         t0 = time.perf_counter()
-        row = _ROWS[key](shared)
+        rows.append(evaluate(specs[key], ctx))
         seconds[key] = time.perf_counter() - t0
-        rows.append(row)
-    return Comparison(rows, matrix=pm, seconds=seconds, results=shared.results,
-                      parameters={"alpha": alpha, "beta": beta, "method": method, "certify": bool(certify)})
+    return Comparison(rows, matrix=pm, seconds=seconds, parameters=ctx.options())
 
 
 # ----------------------------------------------------------------------------- result
@@ -321,19 +221,19 @@ def _num(x: float | None, digits: int = 6) -> str:
 
 
 class Comparison:
-    """The rows of :func:`compare`: one :class:`~boundcalc.bounds.units.Constant` per constant.
+    """The rows of :func:`compare`: one :class:`~boundcalc.result.Result` per constant.
 
     Attributes
     ----------
-    rows : list[Constant]
+    rows : list[Result]
         In the order computed (:data:`COMPARE_KEYS` by default).
     matrix : PreferenceMatrix or None
         The matrix the rows describe.
     seconds : dict[str, float]
         Wall time of each row.
     results : dict[str, BoundResult]
-        The full :class:`~boundcalc.result.BoundResult` of the ``lower_bound`` and ``ecw`` rows
-        when computed (optimal allocations, certificates), which the rows summarise.
+        The rows that are :class:`~boundcalc.result.BoundResult` (``lower_bound``, ``ecw``),
+        by key: optimal allocations, certificates.
     parameters : dict
         ``alpha``, ``beta``, the lower-bound ``method`` and ``certify`` as used.
 
@@ -341,30 +241,31 @@ class Comparison:
     :meth:`keys` work as for a mapping of rows.
     """
 
-    def __init__(self, rows: Iterable[Constant], *, matrix: PreferenceMatrix | None = None,
-                 seconds: dict | None = None, results: dict | None = None, parameters: dict | None = None):
-        self.rows: list[Constant] = list(rows)
+    def __init__(self, rows: Iterable[Result], *, matrix: PreferenceMatrix | None = None,
+                 seconds: dict | None = None, parameters: dict | None = None):
+        self.rows: list[Result] = list(rows)
         self._index = {r.key: r for r in self.rows}
         if len(self._index) != len(self.rows):
             raise ValueError("Comparison rows must have distinct keys")
         self.matrix = matrix
         self.seconds: dict[str, float] = dict(seconds or {})
-        self.results: dict[str, Any] = dict(results or {})
+        self.results: dict[str, BoundResult] = {r.key: r for r in self.rows if isinstance(r, BoundResult)}
         self.parameters: dict[str, Any] = dict(parameters or {})
 
     # -------------------------------------------------------------- mapping-like access
-    def __getitem__(self, key: str) -> Constant:
+    def __getitem__(self, key: str) -> Result:
         try:
             return self._index[key]
         except (KeyError, TypeError):
-            if key in _ROWS:
+            specs = _specs()
+            if isinstance(key, str) and key in specs:
                 raise KeyError(f"row {key!r} was not computed (this comparison has {self.keys()})") from None
-            raise KeyError(f"no comparison row {key!r}; rows are {list(COMPARE_KEYS)}") from None
+            raise KeyError(f"no comparison row {key!r}; rows are {list(specs)}") from None
 
     def __contains__(self, key) -> bool:
         return key in self._index
 
-    def __iter__(self) -> Iterator[Constant]:
+    def __iter__(self) -> Iterator[Result]:
         return iter(self.rows)
 
     def __len__(self) -> int:
@@ -375,12 +276,13 @@ class Comparison:
         return [r.key for r in self.rows]
 
     def values(self) -> dict[str, float | None]:
-        """``{key: value}`` (None where a row does not apply)."""
+        """``{key: value}`` (None where a row does not apply or failed)."""
         return {r.key: r.value for r in self.rows}
 
     # -------------------------------------------------------------- exports
     def to_dict(self) -> dict:
-        """``{"rows": [Constant.to_dict(), ...]}``, JSON-serialisable."""
+        """``{"rows": [Result.to_dict(), ...]}``, JSON-serialisable (the ``lower_bound`` and ``ecw``
+        rows add winner, per_winner, method, stats and certificate; no allocation)."""
         return {"rows": [r.to_dict() for r in self.rows]}
 
     def to_json(self, **kwargs) -> str:
@@ -404,28 +306,31 @@ class Comparison:
                 "" if r.value_in_000_unit is None else repr(r.value_in_000_unit),
                 r.source,
                 r.reason or "",
+                r.status,
+                r.message,
             ])
         return buf.getvalue()
 
     def to_frame(self):
         """A :class:`pandas.DataFrame` indexed by key (columns value, unit, value_in_000_unit,
-        source, reason, extra).  Needs pandas (``pip install boundcalc[plot]``)."""
+        source, reason, status, message, extra).  Needs pandas (``pip install boundcalc[plot]``)."""
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover - depends on the environment
             raise ImportError("Comparison.to_frame() needs pandas (pip install pandas)") from None
         data = [r.to_dict() for r in self.rows]
         return pd.DataFrame(data, columns=["key", "value", "unit", "value_in_000_unit", "source", "reason",
-                                           "extra"]).set_index("key")
+                                           "status", "message", "extra"]).set_index("key")
 
     def format(self, *, digits: int = 6, reasons: bool = True) -> str:
         """A readable aligned table: key, value, value in 000's unit, unit, source; rows that do
-        not apply show ``n/a`` and their reasons are listed below the table (``reasons=False``
-        leaves the list out)."""
+        not apply show ``n/a`` and failed rows ``FAILED``; the reasons and failure messages are
+        listed below the table (``reasons=False`` leaves out the reasons, never the failures)."""
         head = ("key", "value", "in 000's unit", "unit", "source")
         cells = [head]
         for r in self.rows:
-            cells.append((r.key, "n/a" if r.value is None else _num(r.value, digits),
+            shown = {"not-applicable": "n/a", "failed": "FAILED"}.get(r.status) or _num(r.value, digits)
+            cells.append((r.key, shown,
                           _num(r.value_in_000_unit, digits), r.unit, r.source))
         widths = [max(len(c[i]) for c in cells) for i in range(len(head) - 1)]
         lines = []
@@ -434,12 +339,21 @@ class Comparison:
             lines.append("  ".join(parts).rstrip())
             if n == 0:
                 lines.append("  ".join("-" * w for w in widths) + "  " + "-" * len(head[-1]))
-        missing = [r for r in self.rows if not r.applies]
+        missing = [r for r in self.rows if r.status == "not-applicable"]
         if reasons and missing:
             lines.append("")
             lines.append("n/a (the bound does not apply to this matrix):")
             lines.extend(f"  {r.key}: {r.reason}" for r in missing)
+        failed = self.failed()
+        if failed:
+            lines.append("")
+            lines.append("FAILED (no value; the computation did not succeed):")
+            lines.extend(f"  {r.key}: {r.message}" for r in failed)
         return "\n".join(lines)
+
+    def failed(self) -> list[Result]:
+        """The rows whose computation failed (status ``"failed"``)."""
+        return [r for r in self.rows if r.status == "failed"]
 
     def __str__(self) -> str:
         return self.format()
@@ -448,4 +362,6 @@ class Comparison:
         name = f" {self.matrix.name!r}" if self.matrix is not None and self.matrix.name else ""
         K = f" K={self.matrix.K}" if self.matrix is not None else ""
         applies = sum(r.applies for r in self.rows)
-        return f"<Comparison{name}{K}: {len(self.rows)} rows, {applies} with a value>"
+        failed = len(self.failed())
+        tail = f", {failed} failed" if failed else ""
+        return f"<Comparison{name}{K}: {len(self.rows)} rows, {applies} with a value{tail}>"

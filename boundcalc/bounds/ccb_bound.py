@@ -39,11 +39,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..matrix import PreferenceMatrix, as_preference_matrix
-from .units import UNIT_002, Constant, to_000_unit
+from ..registry import Context, register_constant
+from ..result import Result
+from ..units import UNIT_002
 
 __all__ = ["ccb", "ccb_delta_z", "delta_z"]
 
 SOURCE = "Zoghi et al. 2015 (002), Theorem 3"
+_FORMULA = " (ln T coefficient 2K(C+L_C+1)/Delta^2; Delta = {})"
+
+CCB = register_constant("ccb", unit=UNIT_002, source=SOURCE + _FORMULA.format("Delta_min"), order=30)
+CCB_DELTA_Z = register_constant("ccb_delta_z", unit=UNIT_002, source=SOURCE + _FORMULA.format("Delta_Z"), order=40)
 
 
 def delta_z(matrix) -> float:
@@ -74,20 +80,13 @@ def delta_z(matrix) -> float:
     return float(min(cands))
 
 
-def _ccb(pm: PreferenceMatrix, key: str, delta: float, reading: str) -> Constant:
+def _ccb(pm: PreferenceMatrix, spec, delta: float, reading: str) -> Result:
     K, C, L_C = pm.K, pm.n_winners, int(pm.L_sorted[0])
     value = 2.0 * K * (C + L_C + 1) / delta**2
-    return Constant(
-        key=key,
-        value=value,
-        unit=UNIT_002,
-        value_in_000_unit=to_000_unit(value, UNIT_002),
-        source=SOURCE + f" (ln T coefficient 2K(C+L_C+1)/Delta^2; Delta = {reading})",
-        extra={"delta": float(delta), "delta_reading": reading, "K": K, "C": C, "L_C": L_C},
-    )
+    return spec.result(value, extra={"delta": float(delta), "delta_reading": reading, "K": K, "C": C, "L_C": L_C})
 
 
-def ccb(matrix) -> Constant:
+def ccb(matrix) -> Result:
     """CCB's ``ln T`` coefficient ``2 K (C + L_C + 1) / Delta_min^2`` (002, Theorem 3).
 
     Paper 002 (Zoghi et al., NIPS 2015), Theorem 3, the high-probability bound
@@ -102,10 +101,10 @@ def ccb(matrix) -> Constant:
     (3000, "002 regret (2x 000's) per ln T")
     """
     pm = as_preference_matrix(matrix)
-    return _ccb(pm, "ccb", pm.min_gap, "Delta_min")
+    return _ccb(pm, CCB, pm.min_gap, "Delta_min")
 
 
-def ccb_delta_z(matrix) -> Constant:
+def ccb_delta_z(matrix) -> Result:
     """CCB's ``ln T`` coefficient ``2 K (C + L_C + 1) / Delta_Z^2`` (002, Theorem 3, Appendix E gap).
 
     Same bound as :func:`ccb` with the ``Delta_Z`` reading of 002's Appendix E gap
@@ -118,4 +117,14 @@ def ccb_delta_z(matrix) -> Constant:
     (3200, 12800)
     """
     pm = as_preference_matrix(matrix)
-    return _ccb(pm, "ccb_delta_z", delta_z(pm), "Delta_Z")
+    return _ccb(pm, CCB_DELTA_Z, delta_z(pm), "Delta_Z")
+
+
+@CCB
+def _ccb_row(ctx: Context) -> Result:
+    return ccb(ctx.pm)
+
+
+@CCB_DELTA_Z
+def _ccb_delta_z_row(ctx: Context) -> Result:
+    return ccb_delta_z(ctx.pm)
