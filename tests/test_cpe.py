@@ -22,9 +22,11 @@ from boundcalc.cpe import (
     CPEInstance,
     CPEInstanceError,
     CPETooLargeError,
-    CPEValue,
     NoWinnerError,
 )
+from boundcalc.lp.highs import SolverError
+from boundcalc.result import Result
+from boundcalc.units import UNIT_DUELS, UNIT_HARDNESS
 
 # --------------------------------------------------------------------------------- fixtures
 # 004 Figures 1-2 as transcribed in paper_matrices.md: e1=(c1,s1) e2=(c2,s1) e3=(c3,s1)
@@ -233,7 +235,7 @@ def test_single_position_hand_example():
     # Delta^B = (.2 [winner vs runner-up], .2, .3): H^B = 25 + 25 + 1/.09
     assert cpe.cpe_borda_gaps(mu) == pytest.approx([0.2, 0.2, 0.3])
     hb = cpe.cpe_borda_hardness(mu)
-    assert hb.winner == 0 and hb.value == pytest.approx(50 + 1 / 0.09)
+    assert hb.extra["winner"] == 0 and hb.value == pytest.approx(50 + 1 / 0.09)
     # Condorcet winner 0: Delta^C = (min(.2, .3), .2, .3); pairs {0,1}: .2, {0,2}: .3, {1,2}: .3
     assert cpe.cpe_condorcet_gaps(mu) == pytest.approx([0.2, 0.2, 0.3])
     assert cpe.cpe_condorcet_hardness(mu).value == pytest.approx(25 + 2 / 0.09)
@@ -326,7 +328,11 @@ def test_sample_complexity_expressions_single_position():
     cyc = [[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]]
     ex2 = cpe.sample_complexity_expressions(CPEInstance.from_matrix(cyc), 0.05)
     assert ex2["theorem4"].value is None and "Condorcet" in ex2["theorem4"].reason
-    assert ex2["theorem1"].value is None
+    assert ex2["theorem1"].value is None and ex2["theorem1"].status == "not-applicable"
+    for n in range(1, 7):
+        r = ex[f"theorem{n}"]
+        assert isinstance(r, Result) and r.key == f"theorem{n}" and r.unit == UNIT_DUELS and r.success
+        assert f"Theorem {n}" in r.source
 
 
 # --------------------------------------------------------------------------------- brute force
@@ -497,7 +503,7 @@ def test_single_position_formulas_equal_general_code(seed, K):
     assert cpe.edge_rewards(inst) == pytest.approx(w, abs=1e-13)
     hb = cpe.cpe_borda_hardness(mu)
     assert hb.value == pytest.approx(cpe.borda_hardness(inst), rel=1e-9)
-    assert hb.winner == cpe.borda_winner(inst)[0]
+    assert hb.extra["winner"] == cpe.borda_winner(inst)[0]
     assert cpe.cpe_borda_gaps(mu) == pytest.approx(cpe.borda_gaps(inst), rel=1e-9)
     if K >= 2:
         assert cpe.width(inst) == 2
@@ -508,7 +514,7 @@ def test_single_position_formulas_equal_general_code(seed, K):
         with pytest.raises(NoWinnerError):
             cpe.condorcet_hardness(inst)
     else:
-        assert hc.winner == hv.winner == cw[0]
+        assert hc.extra["winner"] == hv.extra["winner"] == cw[0]
         assert hc.value == pytest.approx(cpe.condorcet_hardness(inst), rel=1e-9)
         assert hv.value == pytest.approx(cpe.condorcet_ver_hardness(inst), rel=1e-9)
         assert cpe.cpe_condorcet_gaps(mu) == pytest.approx(cpe.condorcet_gaps(inst), rel=1e-9)
@@ -523,16 +529,16 @@ def test_single_position_accepts_preference_matrix_and_reports_undefined():
     # a 3-cycle has no Condorcet winner; a symmetric Borda tie has no unique Borda winner
     cyc = [[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]]
     v = cpe.cpe_condorcet_ver(cyc)
-    assert v.value is None and "no Condorcet winner" in v.reason and not v
-    with pytest.raises(ValueError, match="undefined"):
-        float(v)
+    assert v.value is None and "no Condorcet winner" in v.reason and v.status == "not-applicable"
+    assert not v.success and v.extra["winner"] is None
     b = cpe.cpe_borda_hardness(cyc)
-    assert b.value is None and "Borda" in b.reason
+    assert b.value is None and "Borda" in b.reason and b.status == "not-applicable"
     with pytest.raises(NoWinnerError, match="no unique Borda winner"):
         cpe.borda_hardness(CPEInstance.from_matrix(cyc))
     assert cpe.condorcet_winner(CPEInstance.from_matrix(cyc)) is None
-    assert float(cpe.cpe_condorcet_ver(mu)) == pytest.approx(25 + 1 / 0.09)
-    assert isinstance(cpe.cpe_condorcet_ver(mu), CPEValue)
+    ok = cpe.cpe_condorcet_ver(mu)
+    assert isinstance(ok, Result) and ok.success and ok.value == pytest.approx(25 + 1 / 0.09)
+    assert ok.key == "cpe_condorcet_ver" and ok.unit == UNIT_HARDNESS and ok.value_in_000_unit is None
     with pytest.raises(CPEInstanceError, match="not 1"):
         cpe.cpe_borda_hardness([[0.5, 0.7], [0.4, 0.5]])
 
@@ -733,3 +739,44 @@ def test_size_limits_refuse_with_advice():
     assert np.allclose(est.values, 0.5) and np.allclose(est.stderr, 0)
 
 
+
+
+# --------------------------------------------------------------------------------- solver failures
+def _failing_linprog(*args, **kwargs):
+    """What scipy's linprog returns when HiGHS gives up (status 4: numerical difficulties)."""
+    from scipy.optimize import OptimizeResult
+
+    return OptimizeResult(status=4, success=False, message="Numerical difficulties encountered (forced)", x=None)
+
+
+@pytest.mark.parametrize("method", ["lp", "auto"])
+def test_condorcet_lp_failure_is_reported_not_read_as_no_winner(monkeypatch, ex004, method):
+    """A HiGHS failure in 004's Condorcet max-min LP raises SolverError (issue 6, point 3): it
+    never becomes "no Condorcet winner", and nothing wrong is cached on the instance."""
+    import boundcalc.cpe.condorcet as cond
+
+    cyc = CPEInstance.from_matrix([[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]])  # no winner
+    monkeypatch.setattr(cond, "linprog", _failing_linprog)
+    for inst in (ex004, cyc):
+        with pytest.raises(SolverError, match="Condorcet max-min LP.*status 4.*forced"):
+            cpe.condorcet_winner(inst, method=method)
+    with pytest.raises(SolverError):
+        cpe.condorcet_gaps(ex004)  # everything that needs the winner fails loudly too
+    with pytest.raises(SolverError):
+        cpe.cpe_report(ex004)
+    # enumeration does not use the LP
+    assert ex004.matching_edges(cpe.condorcet_winner(ex004, method="enumerate")) == (("c2", "s1"), ("c4", "s2"))
+    monkeypatch.undo()
+    # with the solver back the LP answers, and the failed calls cached nothing
+    assert ex004.matching_edges(cpe.condorcet_winner(ex004, method=method)) == (("c2", "s1"), ("c4", "s2"))
+    assert cpe.condorcet_winner(cyc, method=method) is None
+
+
+def test_condorcet_lp_failure_in_the_command(monkeypatch, capsys):
+    import boundcalc.cpe.condorcet as cond
+    from boundcalc.cli import main
+
+    monkeypatch.setattr(cond, "linprog", _failing_linprog)
+    assert main(["cpe", "--example", "chen2020-fig1"]) == 1
+    err = capsys.readouterr().err
+    assert "solver failure" in err and "Condorcet max-min LP" in err

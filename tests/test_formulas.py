@@ -1,5 +1,5 @@
-"""Tests of the published closed-form constants (boundcalc.bounds: ccb, scb, dts, rmed,
-closed_forms, savage, units).
+"""Tests of the published closed-form constants (boundcalc.bounds: ccb_bound, scb, dts, rmed,
+closed_forms, savage) and of boundcalc.units.
 
 Hand-worked values are written out as arithmetic in the test (with a KL divergence written
 here from its definition, not boundcalc's), so a formula is never checked against itself.
@@ -20,20 +20,20 @@ from hypothesis import HealthCheck, assume, given, settings
 from scipy.optimize import linprog
 
 from boundcalc import PreferenceMatrix
-from boundcalc.bounds.ccb import ccb, ccb_delta_z, delta_z
+from boundcalc.bounds.ccb_bound import ccb, ccb_delta_z, delta_z
 from boundcalc.bounds.closed_forms import ecw_eq11, ecw_eq12
 from boundcalc.bounds.dts import dts_assumption2, dts_prop1, dts_sigma, dts_thm1, dts_thm1_loglog
 from boundcalc.bounds.rmed import rmed1, rmed_lb, rmed_regret_matrix
 from boundcalc.bounds.savage import savage_hardness
 from boundcalc.bounds.scb import scb_hardness
-from boundcalc.bounds.units import (
+from boundcalc.result import Result
+from boundcalc.units import (
     UNIT_000,
     UNIT_002,
     UNIT_001,
     UNIT_001_LOGLOG,
     UNIT_HARDNESS,
     UNIT_RMED,
-    Constant,
     to_000_unit,
 )
 from builders import st_mu, st_mu_and_perm
@@ -97,20 +97,18 @@ ALL_CONSTANTS = [
 
 
 # ================================================================ the result type
-def test_constant_requires_reason_when_missing():
-    with pytest.raises(ValueError, match="reason"):
-        Constant("x", None, UNIT_000, None, "src")
-
-
-def test_constant_to_dict_is_json_for_every_row():
+# (the Result type itself and every registered constant's contract: tests/test_contract_constants.py)
+def test_every_formula_returns_a_json_ready_result():
     for mu in (A, B, C4, F):
         for f in ALL_CONSTANTS:
             c = f(mu)
+            assert isinstance(c, Result)
             d = c.to_dict()
-            json.dumps(d)  # must not raise
+            json.dumps(d, allow_nan=False)  # must not raise
             assert d["key"] == c.key and d["unit"] == c.unit and d["value"] == c.value
-            assert set(d) == {"key", "value", "unit", "value_in_000_unit", "source", "reason", "extra"}
-            assert (c.value is None) == (c.reason is not None)
+            assert set(d) == {"key", "value", "unit", "value_in_000_unit", "source", "reason", "status",
+                              "message", "extra"}
+            assert (c.value is None) == (c.reason is not None) == (c.status == "not-applicable")
             assert c.source  # every row names its paper
 
 
