@@ -550,6 +550,13 @@ def test_cli_table_keys_and_example(capsys):
     assert "no Condorcet winner" in text and "000 regret per ln T" in text
 
 
+def test_cli_certify_json_is_strict_json(capsys):
+    # ECW's certificate has no dual bound (NaN): written as null, not a crash (it was a traceback)
+    assert main(["compare", "--example", "table2", "--certify", "--json", "--keys", "ecw"]) == 0
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    assert row["certificate"]["dual_bound"] is None and row["certificate"]["max_violation"] <= 1e-9
+
+
 def test_cli_errors(capsys, tmp_path):
     assert main(["compare", "--example", "table2", "--alpha", "0.3"]) == 2
     assert "alpha" in capsys.readouterr().err
