@@ -25,8 +25,10 @@ Evaluation (one task per submatrix, any order)
     submatrix, and for every constant ``KEY`` its value in the paper's own unit and
     ``KEY_000``, the value in 000's regret unit (None where no exact conversion exists, or
     when the bound does not apply to that submatrix).  A submatrix whose evaluation raises
-    gives a row with every constant None and an ``error`` field (one failure does not end a
-    long run); such rows are retried when the run is resumed.
+    gives a row with every constant None and an ``error`` field; one where a constant comes
+    back ``"failed"`` (e.g. a HiGHS failure) keeps the other values, that constant None, and an
+    ``error`` field naming it.  One failure does not end a long run; error rows count for no
+    constant in the summary and are retried when the run is resumed.
 
 Rows on disk (JSON Lines, resumable)
     With ``out=FILE`` the first line is a header ``{"boundcalc_batch": {...}}`` recording the
@@ -70,6 +72,7 @@ from .matrix import PreferenceMatrix, as_preference_matrix
 from .runner import JsonlStore, StoreError, StoreMismatch, default_workers, load_store, run_tasks
 
 from .comparison import check_options, compare
+from .registry import get_constant
 
 __all__ = [
     "run_batch",
@@ -224,6 +227,9 @@ def _row(index: int, arms, sub: PreferenceMatrix, keys: Sequence[str], alpha: fl
     for c in cmp.rows:
         row[c.key] = c.value
         row[c.key + SUFFIX_000] = c.value_in_000_unit
+    failed = [c for c in cmp.rows if c.status == "failed"]
+    if failed:  # reported (and retried on resume), never summarised as "does not apply"
+        row["error"] = "; ".join(f"{c.key} failed: {c.message}" for c in failed)
     return row
 
 
@@ -532,8 +538,7 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
         meta = dict(store.header, count=count)
         keys = tuple(store.header["keys"])  # the file's order
     else:
-        first = compare(_submatrix(pm.mu, draws.arms[0]), alpha=alpha, beta=beta, keys=keys)
-        meta["units"] = {c.key: c.unit for c in first.rows}
+        meta["units"] = {k: get_constant(k).unit for k in keys}
         meta["count"] = count
         meta["boundcalc_version"] = _version()
         meta["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")

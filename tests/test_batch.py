@@ -178,6 +178,37 @@ def test_failed_submatrix_is_recorded_then_retried(pm, tmp_path, monkeypatch):
     assert load_batch(out)[1] == again.rows  # the retried row supersedes the failed one
 
 
+def test_failed_constant_marks_the_row_and_is_retried(pm, tmp_path, monkeypatch):
+    """A constant that comes back "failed" (e.g. HiGHS stopped) is reported in the row's
+    ``error`` and retried on resume -- never summarised as a constant that does not apply."""
+    import boundcalc.batch as batch
+    from boundcalc.comparison import Comparison
+    from boundcalc.registry import get_constant
+
+    real = batch.compare
+    bad = draw_submatrices(pm, SIZE, 5, MIN_GAP, seed=6).arms[1].tolist()
+
+    def lp_fails(sub, **kw):
+        cmp = real(sub, **kw)
+        if np.array_equal(sub.mu, pm.submatrix(bad).mu):
+            rows = [get_constant("lower_bound").failed("HiGHS: time limit reached") if r.key == "lower_bound"
+                    else r for r in cmp.rows]
+            return Comparison(rows, matrix=sub)
+        return cmp
+
+    out = tmp_path / "rows.jsonl"
+    monkeypatch.setattr(batch, "compare", lp_fails)
+    res = run_batch(pm, SIZE, 5, MIN_GAP, seed=6, out=out, keys=FEW_KEYS, workers=0, progress=False)
+    row = res.rows[1]
+    assert row["error"] == "lower_bound failed: HiGHS: time limit reached"
+    assert row["lower_bound"] is None and row["ecw"] is not None  # the other constants are kept
+    assert res.stats["errors"] == 1 and res.summary_dict()["ecw"]["n"] == 4  # the row counts for none
+    monkeypatch.setattr(batch, "compare", real)
+    again = run_batch(pm, SIZE, 5, MIN_GAP, seed=6, out=out, keys=FEW_KEYS, workers=0, progress=False)
+    assert (again.stats["resumed"], again.stats["computed"], again.stats["errors"]) == (4, 1, 0)
+    assert again.rows[1]["lower_bound"] == boundcalc.lower_bound(pm.submatrix(bad)).value
+
+
 # ----------------------------------------------------------------------------- Dask
 def test_dask_gives_the_same_rows_as_in_process(pm, cluster):
     local = run_batch(pm, 7, 30, MIN_GAP, seed=11, workers=0, progress=False)
