@@ -282,6 +282,9 @@ class CopelandFamily(_FamilyBase):
         pos[self.inferiors] = np.arange(nI)
         self._posI = pos
         self._arange_nI = np.arange(nI)
+        self._flatS = np.arange(K)[:, None] * (K + 1) + self._gS
+        self._inIa_col = in_Ia[:, None]
+        self._caseB_f = self._caseB.astype(float)[None, :]
         self._arange_K = np.arange(K)
         self._iu = np.triu_indices(K, 1)
 
@@ -346,26 +349,32 @@ class CopelandFamily(_FamilyBase):
 
         The winner's values over ``I_{i1}`` are sorted once; "the smallest ``m`` of
         ``I_{i1} \\ {i2}``" is the smallest ``m`` of the whole list, or the smallest ``m + 1``
-        minus ``e_{i1 i2}`` when ``i2`` is among them (ties do not change a sum).
+        minus ``e_{i1 i2}`` when ``e_{i1 i2}`` is at most the ``m``-th smallest (with ties
+        either reading gives the same sum).  Written for speed: this is Algorithm 1's check (3).
         """
         a = self.winner
-        Ia = self.inferiors
         ea = E[a]
-        va = np.sort(ea[Ia])
-        PA = _prefix(va)
-        PS = self._pool_sorted_sums(E)
-        base = PA[self._gI]
-        # i2 is among the m smallest when its value is below the m-th smallest (or equal and
-        # it would be chosen): use "value < (m)th order statistic, or <= when the m-th equals it".
-        # With ties the two readings give the same sum, so compare by value.
+        va = np.sort(ea[self.inferiors])
+        nI = va.size
+        PA = np.empty(nI + 1)
+        PA[0] = 0.0
+        np.cumsum(va, out=PA[1:])
+        keys = np.where(self.pool, E, np.inf)
+        keys.sort(axis=1)
+        PS = np.empty((self.K, self.K + 1))
+        PS[:, 0] = 0.0
+        np.cumsum(keys, axis=1, out=PS[:, 1:])
+        psum = PS.ravel()[self._flatS]
         own = ea[:, None]
-        kth = np.where(self._gI > 0, np.concatenate([[-np.inf], va])[self._gI], -np.inf)
-        inside = self.in_Ia[:, None] & (own <= kth)
-        alt = PA[self._gI1] - own
-        wsum = np.where(inside, alt, base)
-        wsum = wsum + np.where(self._caseB[None, :], own, 0.0)
-        psum = np.take_along_axis(PS, self._gS, axis=1)
-        return np.where(self._ok, wsum + psum, np.inf)
+        vext = np.empty(nI + 1)
+        vext[0] = -np.inf
+        vext[1:] = va
+        inside = self._inIa_col & (own <= vext[self._gI])
+        wsum = np.where(inside, PA[self._gI1] - own, PA[self._gI])
+        wsum += self._caseB_f * own
+        wsum += psum
+        wsum[~self._ok] = np.inf
+        return wsum
 
     def _best(self, E: np.ndarray) -> np.ndarray:
         if not self._has_rows:

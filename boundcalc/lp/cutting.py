@@ -44,7 +44,7 @@ from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
 from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
 from .highs import CoveringLP, SolverError
-from .structure import Structure, as_structure, check_regret, empirical_structure
+from .structure import Structure, as_structure, check_regret, empirical_structure, triu
 
 __all__ = ["CopelandLPSolver", "Violation", "pair_costs", "certificate_for", "lower_bound_cutting_plane"]
 
@@ -59,7 +59,7 @@ def pair_costs(matrix, regret: np.ndarray | None = None) -> np.ndarray:
     """
     st = as_structure(matrix)
     K = st.K
-    iu = np.triu_indices(K, 1)
+    iu = triu(K)
     R = st.regret if regret is None else check_regret(regret, K)
     r = R[iu]
     d = st.d[iu]
@@ -162,7 +162,10 @@ class CopelandLPSolver:
     cache_size : int
         ``(structure, winner)`` models kept warm (least recently used dropped first).
     drop_slack : bool
-        Delete non-binding rows after each solve.
+        Delete non-binding rows (activity above 1, zero dual) after a solve once the model
+        holds more than ``slack_floor * K`` rows.  Below that floor rows are kept: an online
+        re-solve with moved costs often needs yesterday's slack rows again, and small models
+        are cheap (measured: dropping everything doubles the rounds of a warm 16-arm re-solve).
     gap_tol : float
         Largest accepted relative duality gap of the certificate.
 
@@ -182,7 +185,8 @@ class CopelandLPSolver:
 
     def __init__(self, *, tol: float = 1e-9, per_i2: int = 4, neighbours: int = 2, max_rounds: int = 10_000,
                  levels: Iterable[int] | None = None, seed: int = 0, cache_size: int = 8,
-                 drop_slack: bool = True, presolve: bool = False, gap_tol: float = 1e-7):
+                 drop_slack: bool = True, slack_floor: float = 8.0, presolve: bool = False,
+                 gap_tol: float = 1e-7):
         self.tol = float(tol)
         self.per_i2 = int(per_i2)
         self.neighbours = int(neighbours)
@@ -193,6 +197,7 @@ class CopelandLPSolver:
         self.seed = int(seed)
         self.cache_size = max(1, int(cache_size))
         self.drop_slack = bool(drop_slack)
+        self.slack_floor = float(slack_floor)
         self.presolve = bool(presolve)
         self.gap_tol = float(gap_tol)
         self._cache: OrderedDict[tuple, _Entry] = OrderedDict()
@@ -276,18 +281,50 @@ class CopelandLPSolver:
                         winners: Iterable[int] | None = None, certify: bool = False) -> BoundResult:
         """Solve on an empirical matrix ``mu_hat`` (exact ties allowed: a tied pair is in no row).
 
-        ``mu_hat`` may also be a :class:`~boundcalc.lp.structure.Structure` with ``d``.
+        ``mu_hat`` may also be a :class:`~boundcalc.lp.structure.Structure` with ``d``.  With
+        ``certify=False`` (the online default), two or more Copeland winners, no ties and 000's
+        regret, the answer comes from Theorem 6 (``C* = C^E*``; ECW's allocation, checked
+        feasible by the oracle) instead of the LP; ``stats["method"]`` says which.
         """
         st = mu_hat if isinstance(mu_hat, Structure) else empirical_structure(mu_hat)
-        return self._solve(st, regret, winners, certify)
+        return self._solve(st, regret, winners, certify, theorem6=not certify)
 
-    def _solve(self, st: Structure, regret, winners, certify: bool) -> BoundResult:
+    def _theorem6(self, st: Structure, winners, t0: float) -> BoundResult | None:
+        """With two or more Copeland winners (and no ties), ``C*_{i1} = C^E*_{i1}`` (000 Theorem 6)
+        and ECW's closed-form allocation, which lies in ``R^E_{i1} c R_{i1}``, is optimal for the
+        LP.  Its feasibility is checked by the oracle; None (use the LP) if that ever fails."""
+        from .ecw import _cost_matrix, ecw_allocation
+
+        C = _cost_matrix(st)
+        winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
+        per, allocs, viols = {}, {}, {}
+        for w in winners:
+            v, E = ecw_allocation(st.beats, C, w)
+            fam = self._entry(st, w).family
+            viol = float(1.0 - fam._sums(E).min()) if fam._has_rows else -np.inf
+            if viol > self.tol:
+                return None
+            per[w] = v
+            allocs[w] = _q_matrix(st.d, E)
+            viols[w] = viol
+        best = min(per, key=lambda k: (per[k], k))
+        stats = {"method": "closed-form (000 Theorem 6)", "seconds": time.perf_counter() - t0, "rounds": 0,
+                 "lp_solves": 0, "simplex_iterations": 0, "rows": 0, "rows_added": 0, "rows_removed": 0,
+                 "warm_start": False, "solver": "closed-form", "max_violation": float(max(viols.values()))}
+        return BoundResult(value=per[best], winner=best, per_winner=per, allocation=allocs[best],
+                           allocations=allocs, kind="lower_bound", method="closed-form (000 Theorem 6)",
+                           stats=stats, message="C >= 2: ECW's allocation is optimal (000 Theorem 6)")
+
+    def _solve(self, st: Structure, regret, winners, certify: bool, theorem6: bool = False) -> BoundResult:
         t0 = time.perf_counter()
         if st.d is None:
             raise ValueError("the structure carries no d (KL divergences); build it from a matrix")
+        if theorem6 and regret is None and st.winners.size >= 2 and st.ties == 0:
+            res = self._theorem6(st, winners, t0)
+            if res is not None:
+                return res
         costs = pair_costs(st, regret)
-        iu = np.triu_indices(st.K, 1)
-        upper = np.where(st.d[iu] > 0, 1.0, 0.0)
+        upper = np.where(st.d[triu(st.K)] > 0, 1.0, 0.0)
         warm = st.key == self._last_key
         self._last_key = st.key
         if winners is None:
@@ -310,7 +347,8 @@ class CopelandLPSolver:
                 ent.lp = lp
             else:
                 lp.set_costs(costs)
-                lp.set_bounds(np.zeros(lp.n), upper)
+                if not np.array_equal(lp._ub, upper):
+                    lp.set_bounds(np.zeros(lp.n), upper)
             s0, i0 = lp.solves, lp.iterations
             v = np.inf
             for rnd in range(self.max_rounds):
@@ -332,7 +370,7 @@ class CopelandLPSolver:
                         f"winner {w}: the oracle's violated rows (max violation {v:.3g}) are all in the"
                         " model already (numerical trouble)")
                     break
-                if self.drop_slack:
+                if self.drop_slack and lp.n_rows > self.slack_floor * st.K:
                     removed += lp.drop_slack(sol, self.tol)
             solves += lp.solves - s0
             iters += lp.iterations - i0

@@ -49,10 +49,10 @@ def ecw_allocation(beats: np.ndarray, C: np.ndarray, winner: int) -> tuple[float
     Every pair lies in at most one pool (that of its loser), so the per-``i2`` problems are
     independent and one row sort of a K x K matrix solves them all.
 
-    >>> b = np.array([[0, 1, 1], [0, 0, 1], [0, 0, 0]], bool)
-    >>> v, E = ecw_allocation(b, np.ones((3, 3)), 0)
-    >>> v, E[0].tolist(), E[1, 2]
-    (3.0, [0.0, 1.0, 1.0], 1.0)
+    >>> b = np.array([[0, 1, 1], [0, 0, 1], [0, 0, 0]], bool)   # 0 > 1 > 2 and 0 > 2
+    >>> v, E = ecw_allocation(b, np.ones((3, 3)), 0)   # e01 = e02 = 1; no pool is large enough
+    >>> v, E[0].tolist(), float(E[1, 2])
+    (2.0, [0.0, 1.0, 1.0], 0.0)
     """
     beats = np.asarray(beats, dtype=bool)
     K = beats.shape[0]

@@ -16,9 +16,9 @@ Empirical ties
     in neither ``S`` nor ``I`` (it counts as a loss for neither arm), its ``d = 0``, and it
     lies in no row of any family, so no amount of drawing it is ever asked for.
 
->>> s = empirical_structure([[.5, .5, .7], [.5, .5, .2], [.3, .8, .5]])
+>>> s = empirical_structure([[.5, .5, .7], [.5, .5, .2], [.3, .8, .5]])   # arms 0 and 1 tied
 >>> s.L.tolist(), s.winners.tolist(), s.ties
-([1, 1, 1], [0, 1, 2], 1)
+([0, 1, 1], [0], 1)
 >>> float(s.d[0, 1]), round(float(s.d[0, 2]), 6)
 (0.0, 0.082283)
 """
@@ -31,7 +31,7 @@ import numpy as np
 
 from ..matrix import PreferenceMatrix, kl_half
 
-__all__ = ["Structure", "empirical_structure", "as_structure", "empirical_mu", "check_regret", "pair_regret"]
+__all__ = ["Structure", "empirical_structure", "as_structure", "empirical_mu", "check_regret", "pair_regret", "triu"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,12 +50,11 @@ class Structure:
     d: np.ndarray | None = None
 
     def __post_init__(self):
-        b = np.asarray(self.beats, dtype=bool)
+        b = np.array(self.beats, dtype=bool)
         if b.ndim != 2 or b.shape[0] != b.shape[1] or b.shape[0] < 2:
             raise ValueError(f"beats must be a square K x K array with K >= 2; got shape {b.shape}")
-        if np.any(b & b.T) or np.any(np.diag(b)):
+        if np.any(b & b.T):  # also catches a True diagonal
             raise ValueError("beats must be antisymmetric with a False diagonal")
-        b = b.copy()
         b.setflags(write=False)
         object.__setattr__(self, "beats", b)
         L = b.sum(axis=0).astype(np.int64)
@@ -90,7 +89,12 @@ class Structure:
     @property
     def regret(self) -> np.ndarray:
         """Paper 000's pair regret ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))`` on this structure."""
-        return pair_regret(self.L, self.K)
+        r = self.__dict__.get("_regret")
+        if r is None:
+            r = pair_regret(self.L, self.K)
+            r.setflags(write=False)
+            object.__setattr__(self, "_regret", r)
+        return r
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Structure) and self.key == other.key
@@ -121,23 +125,51 @@ def empirical_mu(wins: np.ndarray) -> np.ndarray:
     return mu
 
 
-def empirical_structure(mu_hat) -> Structure:
+_EYE: dict[int, np.ndarray] = {}
+_IU: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def triu(K: int) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.triu_indices(K, 1)``, cached (the pair order of every variable vector)."""
+    iu = _IU.get(K)
+    if iu is None:
+        iu = np.triu_indices(K, 1)
+        _IU[K] = iu
+    return iu
+
+
+def _off(K: int) -> np.ndarray:
+    e = _EYE.get(K)
+    if e is None:
+        e = ~np.eye(K, dtype=bool)
+        _EYE[K] = e
+    return e
+
+
+def empirical_structure(mu_hat, *, check: bool = True) -> Structure:
     """The structure of an empirical matrix ``mu_hat`` (exact ties allowed; see the module text).
 
     Only the shape, finiteness, range ``[0, 1]`` and ``mu_hat + mu_hat.T == 1`` (to 1e-9) are
-    checked: an online caller builds ``mu_hat`` from counts, so these hold by construction.
-    ``d(0) = d(1) = log 2`` exactly.
+    checked (``check=False`` skips even that, for a caller that builds ``mu_hat`` from counts
+    as :func:`empirical_mu` does).  ``d(0) = d(1) = log 2`` exactly.
     """
     mu = np.asarray(mu_hat, dtype=float)
     if mu.ndim != 2 or mu.shape[0] != mu.shape[1] or mu.shape[0] < 2:
         raise ValueError(f"mu_hat must be a square K x K array with K >= 2; got shape {mu.shape}")
-    if not np.all(np.isfinite(mu)) or np.any(mu < 0) or np.any(mu > 1):
-        raise ValueError("mu_hat must be finite with entries in [0, 1]")
-    off = ~np.eye(mu.shape[0], dtype=bool)
-    if np.any(np.abs((mu + mu.T - 1.0)[off]) > 1e-9):
-        raise ValueError("mu_hat must satisfy mu_hat[i, j] + mu_hat[j, i] = 1 off the diagonal")
+    off = _off(mu.shape[0])
+    if check:
+        if not np.all((mu >= 0) & (mu <= 1)):  # NaN fails too
+            raise ValueError("mu_hat must be finite with entries in [0, 1]")
+        if np.any(np.abs(mu + mu.T - 1.0)[off] > 1e-9):
+            raise ValueError("mu_hat must satisfy mu_hat[i, j] + mu_hat[j, i] = 1 off the diagonal")
     beats = (mu > 0.5) & off
-    d = kl_half(mu)
+    # d(p) = x atanh(x) + log1p(-x^2)/2 with x = 2p - 1 (matrix.kl_half), log 2 at x = +-1
+    x = 2.0 * mu - 1.0
+    x2 = x * x
+    inner = x2 < 1.0
+    xs = np.where(inner, x, 0.0)
+    d = xs * np.arctanh(xs) + 0.5 * np.log1p(-xs * xs)
+    d[~inner] = np.log(2.0)
     d = 0.5 * (d + d.T)
     d[~(beats | beats.T)] = 0.0  # ties and the diagonal
     d.setflags(write=False)
