@@ -322,3 +322,26 @@ def test_ecw_allocation_is_theorem5_on_structures():
         for w in st.winners.tolist():
             v, E = ecw_allocation(st.beats, C, w)
             assert ECWFamily(st, w).max_violation(E[np.triu_indices(st.K, 1)]) <= 1e-12
+
+
+def test_theorem6_shortcut_equals_the_lp():
+    # online (certify=False) re-solves with C >= 2 and no ties use 000 Theorem 6; the LP agrees
+    n = 0
+    for s in range(60):
+        pm = random_matrix(5 + s % 6, 500 + s, min_gap=0.02)
+        if pm.n_winners < 2:
+            continue
+        n += 1
+        fast = CopelandLPSolver().solve_empirical(pm.mu)
+        assert fast.method == "closed-form (000 Theorem 6)"
+        lp = CopelandLPSolver().solve_empirical(pm.mu, certify=True)
+        assert lp.method == "cutting-plane"
+        for w in pm.copeland_winners.tolist():
+            assert fast.per_winner[w] == pytest.approx(lp.per_winner[w], rel=1e-9, abs=1e-12)
+        # the shortcut's allocation is feasible for every row of R_w and attains the value
+        for w, Q in fast.allocations.items():
+            assert CopelandFamily(pm, w).contains_q(Q, tol=1e-9)
+            assert 0.5 * (pm.regret * Q).sum() == pytest.approx(fast.per_winner[w], rel=1e-12)
+    assert n >= 5
+    # ties or a single winner: the LP is used
+    assert CopelandLPSolver().solve_empirical(load_example("table2").mu).method == "cutting-plane"
