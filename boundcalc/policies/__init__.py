@@ -1,0 +1,28 @@
+"""Online dueling-bandit policies behind one small protocol (DESIGN.md ``policies/``).
+
+* :mod:`~boundcalc.policies.base` -- the protocol (:class:`Policy`: built from ``K``,
+  validated hyperparameters and a ``numpy.random.Generator``; ``select_pair() -> (i, j)``,
+  ``update(i, j, i_won)``; self-duels legal; never sees the matrix).
+* :mod:`~boundcalc.policies.registry` -- name -> class; the simulator, the CLI and the contract
+  test read it.  A new policy joins everything by ``@register_policy`` and an import below.
+* :mod:`~boundcalc.policies.copeland_rmed` -- paper 000's Algorithm 1 skeleton
+  (:class:`CopelandRMED`) and ECW-RMED (``"ecw-rmed"``).
+* :mod:`~boundcalc.policies.rmed1` -- RMED1 of Komiyama et al. (COLT 2015) (``"rmed1"``).
+* :mod:`~boundcalc.policies.fast` -- compiled whole-run kernels (numba) of the deterministic
+  policies, tested to choose the same pairs as the classes.
+
+>>> from boundcalc.policies import make_policy
+>>> p = make_policy("ecw-rmed", 3)
+>>> i, j = p.select_pair(); p.update(i, j, True); p.t
+2
+"""
+
+from .base import Hyperparameter, Integer, Policy, PolicyError, Real
+from .registry import (POLICIES, get_policy, make_policy, parse_param_spec, policy_names,
+                       register_policy, resolve_policy_list)
+from .copeland_rmed import CopelandRMED, ECWRMED, EmpiricalState
+from .rmed1 import RMED1
+
+__all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
+           "get_policy", "make_policy", "policy_names", "parse_param_spec", "resolve_policy_list",
+           "CopelandRMED", "ECWRMED", "EmpiricalState", "RMED1"]

@@ -1,0 +1,269 @@
+"""The policy protocol: what every online dueling-bandit policy offers (DESIGN.md ``policies/``).
+
+A policy is built from the number of arms ``K``, its hyperparameters (keyword arguments,
+validated against the class's :attr:`Policy.hyperparameters`) and a
+:class:`numpy.random.Generator`.  It then alternates
+
+* :meth:`Policy.select_pair` ``-> (i, j)``: the next duel; ``i == j`` (a self-duel, pure
+  exploitation, paper 000 Sec. 4.1) is a legal move;
+* :meth:`Policy.update` ``(i, j, i_won)``: the outcome of that duel (``i_won`` is True when arm
+  ``i`` won).  For a self-duel the outcome carries no information and is ignored.
+
+A policy never sees the preference matrix: it learns only from outcomes.  The base class keeps
+the observed counts (``wins[i, j]`` = times ``i`` beat ``j``, ``draws = wins + wins.T``) and the
+round counter ``t`` (the 1-based round of the next duel); subclasses implement
+:meth:`Policy._select` and :meth:`Policy._learn`.
+
+Subclasses join the simulator, the CLI and the contract test by registering
+(:func:`boundcalc.policies.register_policy`).
+
+>>> import numpy as np
+>>> class Fixed(Policy):
+...     '''Always duels arms 0 and 1 (a toy for this example).'''
+...     name = "fixed"
+...     hyperparameters = {"alpha": Real(1.0, low=0.0, low_open=True, doc="a positive number")}
+...     def _select(self):
+...         return (0, 1)
+>>> p = Fixed(3, rng=np.random.default_rng(0), alpha=2.0)
+>>> p.select_pair(), p.params
+((0, 1), {'alpha': 2.0})
+>>> p.update(0, 1, True); p.wins[0, 1], p.t
+(1, 2)
+>>> Fixed(3, alpha=-1.0)
+Traceback (most recent call last):
+...
+ValueError: policy 'fixed': hyperparameter alpha = -1.0 must be > 0 (a positive number)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, ClassVar, Mapping
+
+import numpy as np
+
+__all__ = ["Policy", "Hyperparameter", "Real", "Integer", "PolicyError"]
+
+
+class PolicyError(RuntimeError):
+    """A policy was driven against its protocol (e.g. ``update`` with another pair than selected)."""
+
+
+class Hyperparameter:
+    """Specification of one hyperparameter: default, domain, documentation.
+
+    Subclasses implement :meth:`validate` (return the cleaned value or raise ``ValueError``
+    with a message saying what is allowed) and :meth:`invalid_examples` (values outside the
+    domain, used by the contract test to check that each is refused).
+    """
+
+    def __init__(self, default, doc: str = ""):
+        self.default = default
+        self.doc = doc
+
+    def validate(self, name: str, value):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def invalid_examples(self) -> list:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def parse(self, text: str):
+        """Convert a command-line string (``--param POLICY.NAME=VALUE``) to a value."""
+        return float(text)
+
+    def describe(self) -> str:
+        return self.doc
+
+
+class Real(Hyperparameter):
+    """A finite real number in ``[low, high]`` (either end open or absent)."""
+
+    def __init__(self, default: float, *, low: float | None = None, high: float | None = None,
+                 low_open: bool = False, high_open: bool = False, doc: str = ""):
+        super().__init__(float(default), doc)
+        self.low, self.high, self.low_open, self.high_open = low, high, low_open, high_open
+        self.validate("default", self.default)
+
+    def _domain(self) -> str:
+        parts = []
+        if self.low is not None:
+            parts.append(f"{'>' if self.low_open else '>='} {self.low:g}")
+        if self.high is not None:
+            parts.append(f"{'<' if self.high_open else '<='} {self.high:g}")
+        return " and ".join(parts) if parts else "finite"
+
+    def validate(self, name: str, value) -> float:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ValueError(f"hyperparameter {name} = {value!r} must be a real number ({self._domain()})")
+        v = float(value)
+        bad = not math.isfinite(v)
+        if self.low is not None:
+            bad |= v <= self.low if self.low_open else v < self.low
+        if self.high is not None:
+            bad |= v >= self.high if self.high_open else v > self.high
+        if bad:
+            extra = f" ({self.doc})" if self.doc else ""
+            raise ValueError(f"hyperparameter {name} = {value!r} must be {self._domain()}{extra}")
+        return v
+
+    def invalid_examples(self) -> list:
+        out: list[Any] = [float("nan"), float("inf"), "abc", None]
+        if self.low is not None:
+            out += [self.low - 1.0] + ([self.low] if self.low_open else [])
+        if self.high is not None:
+            out += [self.high + 1.0] + ([self.high] if self.high_open else [])
+        return out
+
+
+class Integer(Hyperparameter):
+    """An integer in ``[low, high]`` (``high`` optional)."""
+
+    def __init__(self, default: int, *, low: int | None = None, high: int | None = None, doc: str = ""):
+        super().__init__(int(default), doc)
+        self.low, self.high = low, high
+        self.validate("default", self.default)
+
+    def validate(self, name: str, value) -> int:
+        ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        if not ok and isinstance(value, float) and value.is_integer():
+            ok, value = True, int(value)
+        if not ok:
+            raise ValueError(f"hyperparameter {name} = {value!r} must be an integer")
+        v = int(value)
+        if (self.low is not None and v < self.low) or (self.high is not None and v > self.high):
+            rng = f">= {self.low}" if self.high is None else f"in [{self.low}, {self.high}]"
+            raise ValueError(f"hyperparameter {name} = {value!r} must be {rng}")
+        return v
+
+    def invalid_examples(self) -> list:
+        out: list[Any] = [1.5, "abc", None]
+        if self.low is not None:
+            out.append(self.low - 1)
+        if self.high is not None:
+            out.append(self.high + 1)
+        return out
+
+    def parse(self, text: str):
+        return int(text)
+
+
+class Policy:
+    """Base class of every online policy (the protocol of DESIGN.md ``policies/``).
+
+    Parameters
+    ----------
+    K : int
+        Number of arms (>= 2).
+    rng : numpy.random.Generator, optional
+        The policy's own randomness (tie-breaking, sampling).  Defaults to
+        ``numpy.random.default_rng(0)``; deterministic policies never draw from it.
+    **params
+        Hyperparameters, each declared in :attr:`hyperparameters` (unknown names and values
+        outside a parameter's domain raise ``ValueError`` naming the parameter).
+
+    Attributes
+    ----------
+    name : str
+        Registry name (e.g. ``"ecw-rmed"``).
+    hyperparameters : dict of str -> Hyperparameter
+        Declared hyperparameters with defaults (the papers' experimental values).
+    deterministic : bool
+        True when the policy never draws from ``rng`` (its pairs are a function of the
+        outcomes alone).
+    fast_kernel : str or None
+        Name of a compiled whole-run kernel in :mod:`boundcalc.policies.fast` that the
+        simulator may use instead of the step-by-step protocol; it must reproduce this
+        class's pairs exactly (checked by the contract test) for deterministic policies.
+    wins, draws : ndarray (K, K) of int
+        ``wins[i, j]``: times ``i`` beat ``j``; ``draws[i, j] = wins[i, j] + wins[j, i]``.
+    t : int
+        1-based round of the next duel (``t - 1`` duels played).
+    stats : dict
+        Counters of the policy's work (e.g. ``"solves"``); filled by subclasses.
+    """
+
+    name: ClassVar[str] = ""
+    hyperparameters: ClassVar[Mapping[str, Hyperparameter]] = {}
+    deterministic: ClassVar[bool] = False
+    fast_kernel: ClassVar[str | None] = None
+    #: Short citation of the paper and algorithm (shown by the CLI).
+    reference: ClassVar[str] = ""
+
+    def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params):
+        label = f"policy {self.name or type(self).__name__!r}"
+        if isinstance(K, bool) or not isinstance(K, numbers.Integral) or int(K) < 2:
+            raise ValueError(f"{label}: K = {K!r} must be an integer >= 2 (the number of arms)")
+        if rng is None:
+            rng = np.random.default_rng(0)
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"{label}: rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        self.K = int(K)
+        self.rng = rng
+        self.params = self.validate_params(params)
+        self.wins = np.zeros((self.K, self.K), dtype=np.int64)
+        self.draws = np.zeros((self.K, self.K), dtype=np.int64)
+        self.t = 1
+        self.stats: dict[str, int] = {}
+        self._pending: tuple[int, int] | None = None
+
+    # -- hyperparameters ----------------------------------------------------------------
+    @classmethod
+    def validate_params(cls, params: Mapping[str, Any]) -> dict:
+        """Defaults completed and every value checked; ``ValueError`` names the bad one."""
+        label = f"policy {cls.name or cls.__name__!r}"
+        unknown = sorted(set(params) - set(cls.hyperparameters))
+        if unknown:
+            known = ", ".join(sorted(cls.hyperparameters)) or "none"
+            raise ValueError(f"{label}: unknown hyperparameter(s) {', '.join(unknown)}; known: {known}")
+        out = {}
+        for key, spec in cls.hyperparameters.items():
+            value = params.get(key, spec.default)
+            try:
+                out[key] = spec.validate(key, value)
+            except ValueError as exc:
+                raise ValueError(f"{label}: {exc}") from None
+        return out
+
+    # -- the protocol ------------------------------------------------------------------
+    def select_pair(self) -> tuple[int, int]:
+        """The next duel ``(i, j)`` (``i == j`` allowed).  Call :meth:`update` before the next one."""
+        if self._pending is not None:
+            raise PolicyError(f"policy {self.name!r}: select_pair called twice without update "
+                              f"(pair {self._pending} is still waiting for its outcome)")
+        i, j = self._select()
+        pair = (int(i), int(j))
+        self._pending = pair
+        return pair
+
+    def update(self, i: int, j: int, i_won: bool) -> None:
+        """Learn the outcome of the duel ``(i, j)`` that :meth:`select_pair` returned."""
+        pair = (int(i), int(j))
+        if self._pending is None:
+            raise PolicyError(f"policy {self.name!r}: update({i}, {j}) without a pending select_pair")
+        if pair != self._pending:
+            raise PolicyError(f"policy {self.name!r}: update({i}, {j}) reports another pair than the "
+                              f"selected {self._pending}")
+        self._pending = None
+        won = bool(i_won)
+        i, j = pair
+        if i != j:
+            if won:
+                self.wins[i, j] += 1
+            else:
+                self.wins[j, i] += 1
+            self.draws[i, j] += 1
+            self.draws[j, i] += 1
+        self._learn(pair[0], pair[1], won)
+        self.t += 1
+
+    # -- for subclasses -------------------------------------------------------------------
+    def _select(self) -> tuple[int, int]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _learn(self, i: int, j: int, i_won: bool) -> None:
+        """Hook called by :meth:`update` after the counts are updated and before ``t`` advances."""
+
+    def __repr__(self) -> str:
+        ps = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"{type(self).__name__}(K={self.K}{', ' if ps else ''}{ps})"

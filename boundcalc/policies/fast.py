@@ -1,0 +1,694 @@
+"""Compiled whole-run kernels (numba) for the deterministic policies, and the duel stream they share
+with the step-by-step simulator.
+
+A kernel runs one simulation of ``T`` rounds of one policy on one matrix: it draws each duel
+from the counter-based stream :func:`duel_uniform` (exactly as
+:class:`boundcalc.simulate.DuelEnvironment` does), lets the policy's state learn only from the
+outcomes (the matrix is read for drawing and for the regret, never by the policy's logic), and
+accumulates the regret.  Each kernel re-implements its policy class step for step, with the
+same arithmetic in the same order, so that both choose the same pairs for the same outcomes;
+the contract test checks this on many matrices and seeds (``tests/test_policies.py``).
+
+* :func:`ecw_rmed_run` -- :class:`~boundcalc.policies.copeland_rmed.ECWRMED`.  Between two real
+  duels nothing but ``t`` changes, so check (3)'s smallest row sum per winner and line 11's
+  allocation are cached and reused (a self-duel costs O(K)).
+* :func:`rmed1_run` -- :class:`~boundcalc.policies.rmed1.RMED1`, with the empirical divergences
+  updated for the two arms of each duel (O(K) per round).
+* :func:`ecw_closed_form` -- Theorem 5 of paper 000 for one empirical winner (tested equal to
+  :mod:`boundcalc.lp.ecw`).
+
+The duel stream
+    The ``n``-th duel (``n = 0, 1, ...``) of the unordered pair ``lo <= hi`` in a run with keys
+    ``(key0, key1)`` uses ``u = duel_uniform(key0, key1, lo * K + hi, n)``; arm ``lo`` wins when
+    ``u < mu[lo, hi]``.  ``u`` is a SplitMix64 output (Steele, Lea & Flood, OOPSLA 2014) of a
+    per-pair stream, so two policies given the same keys see the same outcome for the same
+    draw of the same pair (common random numbers), whatever else they draw.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+try:  # numba is a core dependency; the import is guarded only to give a clear message
+    import numba
+    from numba import njit
+except ImportError as exc:  # pragma: no cover - exercised only without numba
+    raise ImportError("boundcalc.policies.fast needs numba (pip install numba)") from exc
+
+__all__ = ["duel_uniform", "duel_uniform_py", "ecw_rmed_run", "rmed1_run", "ecw_closed_form",
+           "KERNELS", "kernel_stats_names", "run_kernel"]
+
+_MASK = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+_M1 = 0xBF58476D1CE4E5B9
+_M2 = 0x94D049BB133111EB
+
+
+def _mix64_py(z: int) -> int:
+    z = ((z ^ (z >> 30)) * _M1) & _MASK
+    z = ((z ^ (z >> 27)) * _M2) & _MASK
+    return z ^ (z >> 31)
+
+
+def duel_uniform_py(key0: int, key1: int, code: int, n: int) -> float:
+    """Pure-Python :func:`duel_uniform` (the reference the compiled one is tested against)."""
+    s = _mix64_py((key0 + (code + 1) * _GOLDEN) & _MASK) ^ key1
+    z = _mix64_py((s + (n + 1) * _GOLDEN) & _MASK)
+    return (z >> 11) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def _mix64(z):
+    z = (z ^ (z >> numba.uint64(30))) * numba.uint64(_M1)
+    z = (z ^ (z >> numba.uint64(27))) * numba.uint64(_M2)
+    return z ^ (z >> numba.uint64(31))
+
+
+@njit(cache=True)
+def duel_uniform(key0, key1, code, n):
+    """Uniform on [0, 1) for the ``n``-th duel of pair ``code`` under keys ``(key0, key1)`` (uint64)."""
+    g = numba.uint64(_GOLDEN)
+    s = _mix64(numba.uint64(key0) + numba.uint64(code + 1) * g) ^ numba.uint64(key1)
+    z = _mix64(s + numba.uint64(n + 1) * g)
+    return float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def _kl(p):
+    # d(p) = KL(p, 1/2) as boundcalc.matrix.kl_half computes it (bit for bit)
+    x = 2.0 * p - 1.0
+    if abs(x) >= 1.0:
+        return math.log(2.0)
+    return x * math.atanh(x) + 0.5 * math.log1p(-x * x)
+
+
+@njit(cache=True, inline="always")
+def _duel(mu, counts, key0, key1, i, j):
+    K = mu.shape[0]
+    lo = min(i, j)
+    hi = max(i, j)
+    code = lo * K + hi
+    u = duel_uniform(key0, key1, code, counts[code])
+    counts[code] += 1
+    lo_wins = u < mu[lo, hi]
+    if i == lo:
+        return lo_wins
+    return not lo_wins
+
+
+@njit(cache=True, inline="always")
+def _record(regrets, cum, out, checkpoints, c, t, i, j):
+    for u in range(regrets.shape[0]):
+        cum[u] += regrets[u, i, j]
+    while c < checkpoints.shape[0] and checkpoints[c] == t:
+        for u in range(regrets.shape[0]):
+            out[u, c] = cum[u]
+        c += 1
+    return c
+
+
+@njit(cache=True)
+def _sort_by_key(keys, idx, n):
+    """Insertion sort of idx[:n] by (keys[idx], idx) ascending (stable, ties by index)."""
+    for a in range(1, n):
+        v = idx[a]
+        kv = keys[v]
+        b = a - 1
+        while b >= 0 and (keys[idx[b]] > kv or (keys[idx[b]] == kv and idx[b] > v)):
+            idx[b + 1] = idx[b]
+            b -= 1
+        idx[b + 1] = v
+
+
+@njit(cache=True)
+def ecw_closed_form(beats, L, C, a, E):
+    """Theorem 5 of paper 000 for winner ``a``: returns ``C^E*_a``, writes the normalised ``E``.
+
+    ``beats`` (bool K x K, strict), ``L`` (losses), ``C`` (costs ``r/d``, finite on every
+    strictly decided pair).  Pools sorted by (cost, arm index); ``h`` the first minimiser of
+    ``(sum of the h cheapest) / (h - k)``; ``e = 1/(h - k)`` on those ``h``; ``e_{a j} = 1`` on
+    ``I_a`` (same arithmetic order as :func:`boundcalc.lp.ecw.ecw_winner`).
+    """
+    K = beats.shape[0]
+    for i in range(K):
+        for j in range(K):
+            E[i, j] = 0.0
+    idx = np.empty(K, dtype=np.int64)
+    keys = np.empty(K)
+    total_I = 0.0
+    for j in range(K):
+        if beats[a, j]:
+            total_I += C[a, j]
+    parts = 0.0
+    for i2 in range(K):
+        if i2 == a:
+            continue
+        n = 0
+        for j in range(K):
+            if beats[j, i2] and j != a:
+                idx[n] = j
+                n += 1
+        m = L[i2] - L[a] + 1
+        k = n - m
+        if k < 0:
+            continue
+        for q in range(n):
+            keys[idx[q]] = C[i2, idx[q]]
+        _sort_by_key(keys, idx, n)
+        best = np.inf
+        hbest = 0
+        cum = 0.0
+        for h in range(1, n + 1):
+            cum += keys[idx[h - 1]]
+            if h >= k + 1:
+                r = cum / float(h - k)
+                if r < best:
+                    best = r
+                    hbest = h
+        parts += best
+        level = 1.0 / float(hbest - k)
+        for q in range(hbest):
+            E[i2, idx[q]] = level
+            E[idx[q], i2] = level
+    for j in range(K):
+        if beats[a, j]:
+            E[a, j] = 1.0
+            E[j, a] = 1.0
+    return total_I + parts
+
+
+@njit(cache=True)
+def _chk_row(beats, L, info, a, i2, vals):
+    """Check (3), eq. (5) row of ``i2`` for winner ``a``: the ``m`` smallest ``N d`` of the pool
+    summed in ascending order (``inf`` when the pool is too small to give a row)."""
+    K = beats.shape[0]
+    n = 0
+    for j in range(K):
+        if beats[j, i2] and j != a:
+            vals[n] = info[i2, j]
+            n += 1
+    m = L[i2] - L[a] + 1
+    if n < m:
+        return np.inf
+    s = np.sort(vals[:n])
+    tot = 0.0
+    for q in range(m):
+        tot += s[q]
+    return tot
+
+
+@njit(cache=True)
+def _chk_I(beats, info, a):
+    """Check (3), eq. (4) read as ``>=``: the smallest ``N_{a j} d`` over ``j in I_a``."""
+    best = np.inf
+    for j in range(beats.shape[0]):
+        if beats[a, j] and info[a, j] < best:
+            best = info[a, j]
+    return best
+
+
+@njit(cache=True)
+def _tgt_row(beats, L, C, a, i2, idx, keys):
+    """Theorem 5 on the pool of ``i2`` for winner ``a``: ``(part, h, level)``; ``idx[:h]`` are the
+    selected arms (stable order by (cost, arm)).  ``h = 0`` when there is no row."""
+    K = beats.shape[0]
+    n = 0
+    for j in range(K):
+        if beats[j, i2] and j != a:
+            idx[n] = j
+            keys[j] = C[i2, j]
+            n += 1
+    m = L[i2] - L[a] + 1
+    k = n - m
+    if k < 0:
+        return 0.0, 0, 0.0
+    _sort_by_key(keys, idx, n)
+    best = np.inf
+    hbest = 0
+    cum = 0.0
+    for h in range(1, n + 1):
+        cum += keys[idx[h - 1]]
+        if h >= k + 1:
+            r = cum / float(h - k)
+            if r < best:
+                best = r
+                hbest = h
+    return best, hbest, 1.0 / float(hbest - k)
+
+
+@njit(cache=True)
+def _set_pair_stats(W, N, beats, L, d, info, C, i, j):
+    """d, N d and cost of the pair (i, j) after a duel that left the structure unchanged."""
+    K = W.shape[0]
+    if beats[i, j] or beats[j, i]:
+        n = N[i, j]
+        x = 0.5 * (_kl(W[i, j] / n) + _kl(W[j, i] / n))
+        d[i, j] = x
+        d[j, i] = x
+    else:
+        d[i, j] = 0.0
+        d[j, i] = 0.0
+    L1 = L[0]
+    for q in range(K):
+        if L[q] < L1:
+            L1 = L[q]
+    for (x, y) in ((i, j), (j, i)):
+        info[x, y] = float(N[x, y]) * d[x, y]
+        if d[x, y] > 0:
+            r = (float(L[x]) + float(L[y]) - 2.0 * float(L1)) / (2.0 * (K - 1))
+            C[x, y] = r / d[x, y]
+        else:
+            C[x, y] = np.inf
+
+
+@njit(cache=True)
+def _ecw_refresh(W, N, beats, L, d, info, C):
+    """Recompute the empirical structure, d, N d and the costs from the counts."""
+    K = W.shape[0]
+    for j in range(K):
+        L[j] = 0
+    for i in range(K):
+        for j in range(K):
+            beats[i, j] = i != j and 2 * W[i, j] > N[i, j]
+    for i in range(K):
+        for j in range(K):
+            if beats[i, j]:
+                L[j] += 1
+    L1 = L[0]
+    for j in range(K):
+        if L[j] < L1:
+            L1 = L[j]
+    for i in range(K):
+        for j in range(K):
+            if beats[i, j] or beats[j, i]:
+                n = N[i, j]
+                a = _kl(W[i, j] / n)
+                b = _kl(W[j, i] / n)
+                d[i, j] = 0.5 * (a + b)
+            else:
+                d[i, j] = 0.0
+            info[i, j] = float(N[i, j]) * d[i, j]
+            if i != j and d[i, j] > 0:
+                r = (float(L[i]) + float(L[j]) - 2.0 * float(L1)) / (2.0 * (K - 1))
+                C[i, j] = r / d[i, j]
+            else:
+                C[i, j] = np.inf
+
+
+@njit(cache=True)
+def ecw_rmed_run(mu, T, alpha, beta, key0, key1, checkpoints, regrets):
+    """One run of ECW-RMED (000 Algorithm 1 with Theorem 5), ``T`` rounds.
+
+    Returns ``(out, stats)``: ``out[u, c]`` the cumulative regret in unit ``u``
+    (``regrets[u]``, K x K including the diagonal) after round ``checkpoints[c]``;
+    ``stats = [forced, checks, targets, solves, self_duels]``.
+
+    Caches: a duel that keeps the empirical structure changes one pair's ``d``, ``N d`` and
+    cost, hence only the eq. (5) rows of that pair's loser and the eq. (4) row of its winner;
+    those rows of check (3) and of Theorem 5 are recomputed, the others reused (a change of
+    structure recomputes everything).  The arithmetic of each row is that of the Python class.
+    """
+    K = mu.shape[0]
+    P = K * K
+    W = np.zeros((K, K), dtype=np.int64)
+    N = np.zeros((K, K), dtype=np.int64)
+    counts = np.zeros(P, dtype=np.int64)
+    beats = np.zeros((K, K), dtype=np.bool_)
+    L = np.zeros(K, dtype=np.int64)
+    d = np.zeros((K, K))
+    info = np.zeros((K, K))
+    C = np.zeros((K, K))
+    Q = np.zeros((K, K))
+    vals = np.empty(K)
+    keys = np.empty(K)
+    chk_row = np.full((K, K), np.inf)
+    chk_I = np.full(K, np.inf)
+    chk_dirty = np.ones(K, dtype=np.bool_)
+    chkI_dirty = np.ones(K, dtype=np.bool_)
+    tgt_part = np.zeros((K, K))
+    tgt_h = np.zeros((K, K), dtype=np.int64)
+    tgt_level = np.zeros((K, K))
+    tgt_sel = np.zeros((K, K, K), dtype=np.int64)
+    tgt_I = np.zeros(K)
+    tgt_dirty = np.ones(K, dtype=np.bool_)
+    tgtI_dirty = np.ones(K, dtype=np.bool_)
+    is_win = np.zeros(K, dtype=np.bool_)
+    wval = np.empty(K)
+    LC = np.empty(P, dtype=np.int64)
+    inLR = np.zeros(P, dtype=np.bool_)
+    inLN = np.zeros(P, dtype=np.bool_)
+    forced = np.empty(P, dtype=np.int64)
+    nLC = 0
+    for i in range(1, K):
+        for j in range(i):
+            LC[nLC] = i * K + j
+            inLR[i * K + j] = True
+            nLC += 1
+    pos = 0
+    nF = 0
+    fpos = 0
+    pass_start = True
+    full = True  # the structure changed: every cache is stale
+    have_target = False
+    istar = 0
+    U = regrets.shape[0]
+    cum = np.zeros(U)
+    out = np.zeros((U, checkpoints.shape[0]))
+    stats = np.zeros(5, dtype=np.int64)
+    c = 0
+    t = 1
+    while t <= T:
+        if pass_start:
+            pass_start = False
+            fpos = 0
+            nF = 0
+            log_t = math.log(t)
+            thr = alpha * math.sqrt(log_t)
+            loglog = math.log(log_t) if log_t > 0 else -np.inf
+            use_beta = loglog > 0 and beta > 0
+            band = beta / loglog if use_beta else 0.0
+            for i in range(1, K):
+                for j in range(i):
+                    n = N[i, j]
+                    if n < thr:
+                        forced[nF] = i * K + j
+                        nF += 1
+                    elif use_beta:
+                        m_ = W[i, j] / n if n > 0 else 0.5
+                        if abs(m_ - 0.5) < band:
+                            forced[nF] = i * K + j
+                            nF += 1
+        in_loop = fpos >= nF
+        if in_loop:
+            code = LC[pos]
+        else:
+            code = forced[fpos]
+            fpos += 1
+            stats[0] += 1
+        i = code // K
+        j = code % K
+        if in_loop and i == j:
+            stats[4] += 1
+        won = _duel(mu, counts, key0, key1, i, j)
+        if i != j:
+            old_ij = beats[i, j]
+            old_ji = beats[j, i]
+            if won:
+                W[i, j] += 1
+            else:
+                W[j, i] += 1
+            N[i, j] += 1
+            N[j, i] += 1
+            have_target = False
+            if full or (2 * W[i, j] > N[i, j]) != old_ij or (2 * W[j, i] > N[j, i]) != old_ji:
+                full = True
+            else:
+                _set_pair_stats(W, N, beats, L, d, info, C, i, j)
+                if beats[i, j] or beats[j, i]:
+                    lo_ = j if beats[i, j] else i  # the pair's loser: its eq. (5) rows change
+                    hi_ = i if beats[i, j] else j  # the pair's winner: its eq. (4) row changes
+                    chk_dirty[lo_] = True
+                    tgt_dirty[lo_] = True
+                    chkI_dirty[hi_] = True
+                    tgtI_dirty[hi_] = True
+        c = _record(regrets, cum, out, checkpoints, c, t, i, j)
+        if in_loop:
+            if full:
+                _ecw_refresh(W, N, beats, L, d, info, C)
+                L1 = L[0]
+                for q in range(K):
+                    if L[q] < L1:
+                        L1 = L[q]
+                for q in range(K):
+                    is_win[q] = L[q] == L1
+                    chk_dirty[q] = True
+                    tgt_dirty[q] = True
+                    chkI_dirty[q] = True
+                    tgtI_dirty[q] = True
+                full = False
+            # refresh the stale rows of check (3) for every empirical winner
+            for a in range(K):
+                if not is_win[a]:
+                    continue
+                if chkI_dirty[a]:
+                    chk_I[a] = _chk_I(beats, info, a)
+                for i2 in range(K):
+                    if i2 != a and chk_dirty[i2]:
+                        chk_row[a, i2] = _chk_row(beats, L, info, a, i2, vals)
+            for q in range(K):
+                chk_dirty[q] = False
+                chkI_dirty[q] = False
+            log_t = math.log(t)
+            exploit = -1
+            if log_t <= 0:
+                for a in range(K):
+                    if is_win[a]:
+                        exploit = a
+                        break
+            else:
+                stats[1] += 1
+                for a in range(K):
+                    if is_win[a]:
+                        mr = chk_I[a]
+                        for i2 in range(K):
+                            if i2 != a and chk_row[a, i2] < mr:
+                                mr = chk_row[a, i2]
+                        if mr >= log_t:
+                            exploit = a
+                            break
+            inLR[code] = False
+            if exploit >= 0:
+                p = exploit * K + exploit
+                if not inLR[p]:
+                    inLN[p] = True
+            else:
+                stats[2] += 1
+                if not have_target:
+                    stats[3] += 1
+                    vmin = np.inf
+                    for a in range(K):
+                        wval[a] = np.inf
+                        if not is_win[a]:
+                            continue
+                        if tgtI_dirty[a]:
+                            s_ = 0.0
+                            for q in range(K):
+                                if beats[a, q]:
+                                    s_ += C[a, q]
+                            tgt_I[a] = s_
+                        v = tgt_I[a]
+                        for i2 in range(K):
+                            if i2 == a:
+                                continue
+                            if tgt_dirty[i2]:
+                                part, h, level = _tgt_row(beats, L, C, a, i2, tgt_sel[a, i2], keys)
+                                tgt_part[a, i2] = part
+                                tgt_h[a, i2] = h
+                                tgt_level[a, i2] = level
+                            v += tgt_part[a, i2]
+                        wval[a] = v
+                        if v < vmin:
+                            vmin = v
+                    for q in range(K):
+                        tgt_dirty[q] = False
+                        tgtI_dirty[q] = False
+                    # near-ties (relative WINNER_TIE_RTOL = 1e-12) go to the smaller index
+                    tol = 1e-12 * abs(vmin)
+                    for a in range(K):
+                        if is_win[a] and wval[a] <= vmin + tol:
+                            istar = a
+                            break
+                    # Q = E / d for the chosen winner (E normalised, Theorem 5)
+                    for x in range(K):
+                        for y in range(K):
+                            Q[x, y] = 0.0
+                    for i2 in range(K):
+                        if i2 == istar:
+                            continue
+                        h = tgt_h[istar, i2]
+                        for q in range(h):
+                            y = tgt_sel[istar, i2, q]
+                            Q[i2, y] = tgt_level[istar, i2] / d[i2, y]
+                            Q[y, i2] = Q[i2, y]
+                    for y in range(K):
+                        if beats[istar, y]:
+                            Q[istar, y] = 1.0 / d[istar, y]
+                            Q[y, istar] = Q[istar, y]
+                    have_target = True
+                for a in range(1, K):
+                    for b in range(a):
+                        if Q[a, b] > N[a, b] / log_t:
+                            p = a * K + b
+                            if not inLR[p]:
+                                inLN[p] = True
+                p = istar * K + istar
+                if not inLR[p]:
+                    inLN[p] = True
+            pos += 1
+            if pos == nLC:
+                nLC = 0
+                for p in range(P):
+                    inLR[p] = inLN[p]
+                    if inLN[p]:
+                        LC[nLC] = p
+                        nLC += 1
+                    inLN[p] = False
+                pos = 0
+                pass_start = True
+        t += 1
+    return out, stats
+
+
+@njit(cache=True)
+def _rmed1_row(W, N, G, I, i):
+    K = W.shape[0]
+    s = 0.0
+    for j in range(K):
+        s += G[i, j]
+    I[i] = s
+
+
+@njit(cache=True)
+def rmed1_run(mu, T, f_scale, f_power, n_init, key0, key1, checkpoints, regrets):
+    """One run of RMED1 (Komiyama et al., COLT 2015, Algorithms 1-2), ``T`` rounds.
+
+    Returns ``(out, stats)`` as :func:`ecw_rmed_run`; ``stats = [initial, self_duels]``.
+    """
+    K = mu.shape[0]
+    W = np.zeros((K, K), dtype=np.int64)
+    N = np.zeros((K, K), dtype=np.int64)
+    G = np.zeros((K, K))
+    I = np.zeros(K)
+    counts = np.zeros(K * K, dtype=np.int64)
+    LC = np.empty(K, dtype=np.int64)
+    inLR = np.zeros(K, dtype=np.bool_)
+    inLN = np.zeros(K, dtype=np.bool_)
+    fK = f_scale * float(K) ** f_power
+    for a in range(K):
+        LC[a] = a
+        inLR[a] = True
+    nLC = K
+    pos = 0
+    U = regrets.shape[0]
+    cum = np.zeros(U)
+    out = np.zeros((U, checkpoints.shape[0]))
+    stats = np.zeros(2, dtype=np.int64)
+    c = 0
+    initial = True
+    t = 1
+    while t <= T:
+        in_loop = False
+        i = -1
+        j = -1
+        if initial:
+            for a in range(K):
+                for b in range(a + 1, K):
+                    if i < 0 and N[a, b] < n_init:
+                        i = a
+                        j = b
+            if i >= 0:
+                stats[0] += 1
+            else:
+                initial = False
+        if not initial:
+            in_loop = True
+            l = LC[pos]
+            istar = 0
+            for a in range(1, K):
+                if I[a] < I[istar]:
+                    istar = a
+            n_opp = 0
+            istar_opp = False
+            for b in range(K):
+                if b != l and 2 * W[l, b] <= N[l, b]:
+                    n_opp += 1
+                    if b == istar:
+                        istar_opp = True
+            if istar_opp or n_opp == 0:
+                m = istar
+            else:
+                best = np.inf
+                m = -1
+                for b in range(K):
+                    if b == l:
+                        continue
+                    x = W[l, b] / N[l, b] if N[l, b] > 0 else 0.5
+                    if x < best:
+                        best = x
+                        m = b
+            i = l
+            j = m
+            if i == j:
+                stats[1] += 1
+        won = _duel(mu, counts, key0, key1, i, j)
+        if i != j:
+            if won:
+                W[i, j] += 1
+            else:
+                W[j, i] += 1
+            N[i, j] += 1
+            N[j, i] += 1
+            for (x, y) in ((i, j), (j, i)):
+                n = N[x, y]
+                if 2 * W[x, y] < n:
+                    G[x, y] = float(n) * _kl(W[x, y] / n)
+                else:
+                    G[x, y] = 0.0
+            _rmed1_row(W, N, G, I, i)
+            _rmed1_row(W, N, G, I, j)
+        c = _record(regrets, cum, out, checkpoints, c, t, i, j)
+        if in_loop:
+            l = LC[pos]
+            inLR[l] = False
+            istar = 0
+            for a in range(1, K):
+                if I[a] < I[istar]:
+                    istar = a
+            bound = math.log(t) + fK
+            for a in range(K):
+                if not inLR[a] and I[a] - I[istar] <= bound:
+                    inLN[a] = True
+            pos += 1
+            if pos == nLC:
+                nLC = 0
+                for a in range(K):
+                    inLR[a] = inLN[a]
+                    if inLN[a]:
+                        LC[nLC] = a
+                        nLC += 1
+                    inLN[a] = False
+                pos = 0
+        t += 1
+    return out, stats
+
+
+def _run_ecw(mu, T, params, key0, key1, checkpoints, regrets):
+    return ecw_rmed_run(mu, T, params["alpha"], params["beta"], key0, key1, checkpoints, regrets)
+
+
+def _run_rmed1(mu, T, params, key0, key1, checkpoints, regrets):
+    return rmed1_run(mu, T, params["f_scale"], params["f_power"], params["n_init"], key0, key1,
+                     checkpoints, regrets)
+
+
+#: kernel name -> (driver, names of the stats it returns)
+KERNELS = {
+    "ecw_rmed": (_run_ecw, ("forced", "checks", "targets", "solves", "self_duels")),
+    "rmed1": (_run_rmed1, ("initial", "self_duels")),
+}
+
+
+def kernel_stats_names(name: str) -> tuple[str, ...]:
+    return KERNELS[name][1]
+
+
+def run_kernel(name: str, mu: np.ndarray, T: int, params: dict, key0: int, key1: int,
+               checkpoints: np.ndarray, regrets: np.ndarray):
+    """Run kernel ``name`` once; returns ``(out, stats dict)`` (see :func:`ecw_rmed_run`)."""
+    fn, names = KERNELS[name]
+    out, st = fn(np.ascontiguousarray(mu, dtype=np.float64), int(T), params, np.uint64(key0),
+                 np.uint64(key1), np.ascontiguousarray(checkpoints, dtype=np.int64),
+                 np.ascontiguousarray(regrets, dtype=np.float64))
+    return out, dict(zip(names, (int(x) for x in st)))

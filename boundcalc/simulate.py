@@ -1,0 +1,557 @@
+"""Simulate online dueling-bandit policies on a preference matrix: regret curves against the bounds.
+
+Environment
+    Bernoulli duels drawn from the true matrix ``mu``: in the duel ``(i, j)`` arm ``i`` wins
+    with probability ``mu[i, j]``.  The ``n``-th duel of the unordered pair ``{lo, hi}`` in a
+    run uses the uniform ``duel_uniform(key0, key1, lo * K + hi, n)``
+    (:mod:`boundcalc.policies.fast`), so with common random numbers (``crn=True``, the default)
+    every policy of a run sees the same outcome for the same draw of the same pair.
+
+Regret (per round, summed to the cumulative regret ``R(t)``)
+    * ``"000"``: paper 000's ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))`` (Sec. 2), including
+      the self-duel ``r_ii = (L_i - L(1)) / (K - 1)``; equal to D-TS's (001) regret;
+    * ``"condorcet"`` (matrices with a Condorcet winner ``w`` only): RMED's
+      ``(Delta_wi + Delta_wj) / 2`` with ``Delta_wi = mu_wi - 1/2`` (Komiyama et al. 2015);
+    * ``"nonwinner"``: 1 unless both arms are Copeland winners (000 Sec. 2's alternative
+      regret), so ``R(t) / t`` is the share of rounds outside the Copeland winners.
+
+Seeding
+    Run ``r`` draws everything from ``SeedSequence(seed, spawn_key=(r, ...))`` -- the ``r``-th
+    child of ``SeedSequence(seed).spawn(runs)`` and its descendants: the duel keys from
+    ``(r, 0)`` (with ``crn``; otherwise ``(r, 0, id)`` with ``id`` a CRC-32 of the policy's
+    label), the policy's Generator from ``(r, 1, id)``, the arm shuffle (``shuffle=True``) from
+    ``(r, 2)``.  A run's numbers therefore depend on ``(seed, r, policy)`` only: not on how many
+    runs there are, how they are batched, or on how many workers.
+
+Execution
+    One task per (policy, run) through :func:`boundcalc.runner.run_tasks` (in-process,
+    a local Dask cluster with ``workers=n``, or ``scheduler=ADDRESS``; optional resumable
+    JSON Lines store).  A deterministic policy with a compiled kernel
+    (:mod:`boundcalc.policies.fast`) runs the whole horizon compiled; any other runs the
+    protocol step by step (:func:`run_protocol`).
+
+>>> from boundcalc.datasets import load_example
+>>> res = simulate(load_example("table2"), ["ecw-rmed", "rmed1"], horizon=2000, runs=3, seed=1)
+>>> res.checkpoints[-1], sorted(res.policy_names)
+(2000, ['ecw-rmed', 'rmed1'])
+>>> bool(res.mean("ecw-rmed")[-1] > 0), round(res.lower_bound, 2), round(res.ecw, 2)
+(True, 27.55, 49.66)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .matrix import PreferenceMatrix, as_preference_matrix
+from .policies import Policy, PolicyError, get_policy, resolve_policy_list
+from .policies.fast import duel_uniform_py, run_kernel
+from .units import UNIT_000, UNIT_RMED
+
+__all__ = ["simulate", "SimulationResult", "PolicyRuns", "DuelEnvironment", "checkpoints",
+           "regret_matrices", "run_protocol", "run_one", "simulation_task", "run_seeds", "UNIT_NAMES"]
+
+#: Regret units a simulation records (key -> description).
+UNIT_NAMES = {
+    "000": UNIT_000.replace(" per ln T", ""),
+    "condorcet": UNIT_RMED.replace(" per ln T", ""),
+    "nonwinner": "rounds with an arm outside the Copeland winners",
+}
+
+
+# ----------------------------------------------------------------------------- environment
+class DuelEnvironment:
+    """Bernoulli duels from ``mu`` on the counter-based stream of :mod:`boundcalc.policies.fast`.
+
+    >>> env = DuelEnvironment(np.array([[0.5, 1.0], [0.0, 0.5]]), 1, 2)
+    >>> env.duel(0, 1), env.duel(1, 0), env.draws_of(0, 1)
+    (True, False, 2)
+    """
+
+    def __init__(self, mu: np.ndarray, key0: int, key1: int):
+        self.mu = np.asarray(mu, dtype=float)
+        self.K = int(self.mu.shape[0])
+        self.key0 = int(key0)
+        self.key1 = int(key1)
+        self._counts: dict[int, int] = {}
+
+    def draws_of(self, i: int, j: int) -> int:
+        lo, hi = min(i, j), max(i, j)
+        return self._counts.get(lo * self.K + hi, 0)
+
+    def duel(self, i: int, j: int) -> bool:
+        """One duel; True when arm ``i`` wins."""
+        lo, hi = (i, j) if i <= j else (j, i)
+        code = lo * self.K + hi
+        n = self._counts.get(code, 0)
+        self._counts[code] = n + 1
+        lo_wins = duel_uniform_py(self.key0, self.key1, code, n) < self.mu[lo, hi]
+        return lo_wins if i == lo else not lo_wins
+
+
+def checkpoints(T: int, per_decade: int = 10) -> np.ndarray:
+    """Rounds at which the cumulative regret is recorded: log-spaced from 1, plus ``T``.
+
+    >>> checkpoints(100, per_decade=2).tolist()
+    [1, 3, 10, 32, 100]
+    """
+    T = int(T)
+    if T < 1:
+        raise ValueError(f"horizon T = {T} must be >= 1")
+    if per_decade < 1:
+        raise ValueError(f"per_decade = {per_decade} must be >= 1")
+    n = int(math.ceil(per_decade * math.log10(T))) + 1 if T > 1 else 1
+    pts = np.unique(np.round(np.geomspace(1, T, n)).astype(np.int64))
+    return np.unique(np.append(pts, T))
+
+
+def regret_matrices(pm: PreferenceMatrix) -> dict[str, np.ndarray]:
+    """Per-round regret of every pair ``(i, j)`` (diagonal included) in each unit (module text)."""
+    K = pm.K
+    L = pm.L.astype(float)
+    L1 = L.min()
+    out = {"000": (L[:, None] + L[None, :] - 2 * L1) / (2.0 * (K - 1))}
+    w = pm.condorcet_winner
+    if w is not None:
+        delta = pm.mu[w] - 0.5
+        delta[w] = 0.0
+        out["condorcet"] = 0.5 * (delta[:, None] + delta[None, :])
+    win = np.zeros(K, dtype=bool)
+    win[pm.copeland_winners] = True
+    out["nonwinner"] = (~(win[:, None] & win[None, :])).astype(float)
+    return out
+
+
+def _label_id(label: str) -> int:
+    return zlib.crc32(label.encode())
+
+
+def run_seeds(seed: int, run: int, label: str, crn: bool = True):
+    """``(key0, key1, policy SeedSequence, shuffle SeedSequence)`` of run ``run`` (module text)."""
+    lid = _label_id(label)
+    env_ss = np.random.SeedSequence(seed, spawn_key=(run, 0) if crn else (run, 0, lid))
+    k0, k1 = (int(x) for x in env_ss.generate_state(2, np.uint64))
+    pol_ss = np.random.SeedSequence(seed, spawn_key=(run, 1, lid))
+    shuf_ss = np.random.SeedSequence(seed, spawn_key=(run, 2))
+    return k0, k1, pol_ss, shuf_ss
+
+
+def run_protocol(policy: Policy, env: DuelEnvironment, T: int, cps: np.ndarray,
+                 regrets: np.ndarray) -> np.ndarray:
+    """Drive ``policy`` for ``T`` rounds through the protocol; cumulative regret at ``cps``.
+
+    Returns ``out[u, c]`` (units x checkpoints).  A pair outside ``[0, K)`` raises
+    :class:`~boundcalc.policies.PolicyError`.
+    """
+    K = env.K
+    U = regrets.shape[0]
+    out = np.zeros((U, len(cps)))
+    cum = np.zeros(U)
+    c = 0
+    for t in range(1, T + 1):
+        i, j = policy.select_pair()
+        if not (0 <= i < K and 0 <= j < K):
+            raise PolicyError(f"policy {policy.name!r} proposed ({i}, {j}) at round {t}; arms are 0..{K - 1}")
+        won = env.duel(i, j)
+        policy.update(i, j, won)
+        cum += regrets[:, i, j]
+        while c < len(cps) and cps[c] == t:
+            out[:, c] = cum
+            c += 1
+    return out
+
+
+def _policy_label(name: str, params: Mapping[str, Any]) -> str:
+    cls = get_policy(name)
+    diff = {k: v for k, v in params.items() if cls.hyperparameters[k].default != v}
+    if not diff:
+        return name
+    return name + "(" + ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(diff.items())) + ")"
+
+
+def run_one(name: str, params: Mapping[str, Any], mu: np.ndarray, T: int, cps: np.ndarray,
+            regrets: np.ndarray, *, seed: int, run: int, crn: bool = True, shuffle: bool = False,
+            fast: bool = True, label: str | None = None) -> dict:
+    """One run of one policy: ``{"regret": out (units x checkpoints), "stats", "seconds", "kernel"}``.
+
+    With ``shuffle`` the arms are relabelled by a permutation drawn for the run (the same for
+    every policy); the regret matrices are relabelled with them.
+    """
+    cls = get_policy(name)
+    params = cls.validate_params(params)
+    label = label or _policy_label(name, params)
+    k0, k1, pol_ss, shuf_ss = run_seeds(seed, run, label, crn)
+    mu = np.asarray(mu, dtype=float)
+    K = mu.shape[0]
+    if shuffle:
+        perm = np.random.default_rng(shuf_ss).permutation(K)
+        mu = mu[np.ix_(perm, perm)]
+        regrets = regrets[:, perm][:, :, perm]
+    t0 = time.perf_counter()
+    use_kernel = fast and cls.fast_kernel is not None and cls.deterministic
+    if use_kernel:
+        out, stats = run_kernel(cls.fast_kernel, mu, T, params, k0, k1, cps, regrets)
+    else:
+        pol = cls(K, rng=np.random.default_rng(pol_ss), **params)
+        out = run_protocol(pol, DuelEnvironment(mu, k0, k1), T, cps, regrets)
+        stats = {k: int(v) for k, v in pol.stats.items()}
+    return {"regret": out, "stats": stats, "seconds": time.perf_counter() - t0, "kernel": bool(use_kernel)}
+
+
+def simulation_task(task: dict, shared: dict) -> dict:
+    """The runner's task function: one (policy, run) -> a JSON row (see :func:`simulate`)."""
+    spec = shared["policies"][task["policy"]]
+    res = run_one(spec["name"], spec["params"], shared["mu"], shared["horizon"],
+                  shared["checkpoints"], shared["regrets"], seed=shared["seed"], run=task["run"],
+                  crn=shared["crn"], shuffle=shared["shuffle"], fast=shared["fast"], label=spec["label"])
+    return {
+        "index": task["index"],
+        "policy": spec["label"],
+        "run": task["run"],
+        "regret": {u: res["regret"][k].tolist() for k, u in enumerate(shared["units"])},
+        "stats": res["stats"],
+        "seconds": res["seconds"],
+        "kernel": res["kernel"],
+    }
+
+
+def _warm_kernels(specs, fast: bool) -> None:
+    """Compile (or load from numba's cache) each kernel once, so timings exclude compilation."""
+    if not fast:
+        return
+    mu = np.array([[0.5, 0.6], [0.4, 0.5]])
+    R = np.zeros((1, 2, 2))
+    for s in specs:
+        cls = get_policy(s["name"])
+        if cls.fast_kernel and cls.deterministic:
+            run_kernel(cls.fast_kernel, mu, 3, s["params"], 1, 2, np.array([3]), R)
+
+
+# ----------------------------------------------------------------------------- results
+@dataclass
+class PolicyRuns:
+    """All runs of one policy: ``regret[unit]`` is ``runs x checkpoints``."""
+
+    name: str
+    label: str
+    params: dict
+    regret: dict[str, np.ndarray]
+    stats: dict[str, int]
+    seconds: float
+    steps: int
+    kernel: bool
+
+    @property
+    def seconds_per_step(self) -> float:
+        return self.seconds / self.steps if self.steps else float("nan")
+
+
+@dataclass
+class SimulationResult:
+    """Regret curves of every policy, with the matrix's lower-bound and ECW constants.
+
+    Attributes
+    ----------
+    matrix : PreferenceMatrix
+    horizon, runs, seed : int
+    crn, shuffle : bool
+    checkpoints : ndarray of int
+    units : list of str
+        Recorded units (keys of :data:`UNIT_NAMES`).
+    policies : list of PolicyRuns
+    lower_bound, ecw : float or None
+        ``min C*`` (000 Theorem 2) and ``min C^E*`` (Theorem 4), 000's unit per ln T.
+    bounds : dict
+        Also RMED's Condorcet constants (``rmed_lb``, ``rmed1``, RMED unit) where defined, and
+        ``errors`` naming any constant that could not be computed.
+    """
+
+    matrix: PreferenceMatrix
+    horizon: int
+    runs: int
+    seed: int
+    crn: bool
+    shuffle: bool
+    checkpoints: np.ndarray
+    units: list[str]
+    policies: list[PolicyRuns]
+    lower_bound: float | None = None
+    ecw: float | None = None
+    bounds: dict = field(default_factory=dict)
+    runner_stats: dict = field(default_factory=dict)
+
+    @property
+    def policy_names(self) -> list[str]:
+        return [p.label for p in self.policies]
+
+    def policy(self, label: str) -> PolicyRuns:
+        for p in self.policies:
+            if p.label == label or (p.name == label and sum(q.name == label for q in self.policies) == 1):
+                return p
+        raise KeyError(f"no policy {label!r} in this result; have {self.policy_names}")
+
+    def _unit(self, unit: str) -> str:
+        if unit not in self.units:
+            raise KeyError(f"unit {unit!r} not recorded; have {self.units}")
+        return unit
+
+    def regret(self, label: str, unit: str = "000") -> np.ndarray:
+        """Cumulative regret, runs x checkpoints."""
+        return self.policy(label).regret[self._unit(unit)]
+
+    def mean(self, label: str, unit: str = "000") -> np.ndarray:
+        return self.regret(label, unit).mean(axis=0)
+
+    def stderr(self, label: str, unit: str = "000") -> np.ndarray:
+        R = self.regret(label, unit)
+        if R.shape[0] < 2:
+            return np.full(R.shape[1], np.nan)
+        return R.std(axis=0, ddof=1) / math.sqrt(R.shape[0])
+
+    def to_frame(self):
+        """Tidy ``pandas.DataFrame``: one row per (policy, run, checkpoint, unit)."""
+        import pandas as pd
+
+        frames = []
+        C = len(self.checkpoints)
+        for p in self.policies:
+            for u in self.units:
+                R = p.regret[u]
+                frames.append(pd.DataFrame({
+                    "policy": p.label, "run": np.repeat(np.arange(R.shape[0]), C),
+                    "t": np.tile(self.checkpoints, R.shape[0]), "unit": u, "regret": R.ravel(),
+                }))
+        return pd.concat(frames, ignore_index=True)
+
+    def summary(self, unit: str = "000") -> list[dict]:
+        """One dict per policy: regret at T (mean, stderr), per ln T, work and time."""
+        rows = []
+        lnT = math.log(self.horizon) if self.horizon > 1 else float("nan")
+        for p in self.policies:
+            m = self.mean(p.label, unit)[-1]
+            rows.append({"policy": p.label, "mean": float(m), "stderr": float(self.stderr(p.label, unit)[-1]),
+                         "per_ln_T": float(m / lnT), "seconds": p.seconds,
+                         "us_per_step": 1e6 * p.seconds_per_step, "kernel": p.kernel, **p.stats})
+        return rows
+
+    def to_dict(self) -> dict:
+        """The JSON document of ``boundcalc simulate --json`` (issue 7 point 6 schema, plus extras)."""
+        pols = []
+        for p in self.policies:
+            d = {"name": p.label, "policy": p.name, "params": p.params,
+                 "mean": self.mean(p.label).tolist(), "stderr": _nan_to_none(self.stderr(p.label)),
+                 "seconds": p.seconds, "seconds_per_step": p.seconds_per_step, "kernel": p.kernel,
+                 "stats": p.stats,
+                 "units": {u: {"mean": self.mean(p.label, u).tolist(),
+                               "stderr": _nan_to_none(self.stderr(p.label, u))} for u in self.units}}
+            pols.append(d)
+        return {"matrix": self.matrix.name, "K": self.matrix.K, "horizon": self.horizon,
+                "runs": self.runs, "seed": self.seed, "crn": self.crn, "shuffle": self.shuffle,
+                "unit": UNIT_NAMES["000"], "units": {u: UNIT_NAMES[u] for u in self.units},
+                "checkpoints": self.checkpoints.tolist(), "lower_bound": self.lower_bound,
+                "ecw": self.ecw, "bounds": self.bounds, "policies": pols}
+
+    def to_json(self, **kw) -> str:
+        return json.dumps(self.to_dict(), **kw)
+
+    def plot(self, ax=None, unit: str = "000", band: str | None = "quantile", bounds: bool = True,
+             title: str | None = None):
+        """Semi-log plot of the cumulative regret against ``t`` (000 Figure 1 style).
+
+        Per policy the mean over runs and a spread band: ``"quantile"`` (10%-90% of runs),
+        ``"std"`` (mean +- one standard deviation), ``"stderr"`` or None.  With ``bounds``
+        (000's unit) the lines ``lower_bound * ln t`` and ``ecw * ln t``.
+        """
+        import matplotlib.pyplot as plt
+
+        unit = self._unit(unit)
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6.4, 4.2))
+        t = self.checkpoints
+        for p in self.policies:
+            R = p.regret[unit]
+            m = R.mean(axis=0)
+            (line,) = ax.plot(t, m, label=p.label)
+            if band and R.shape[0] > 1:
+                if band == "quantile":
+                    lo, hi = np.quantile(R, [0.1, 0.9], axis=0)
+                elif band == "std":
+                    s = R.std(axis=0, ddof=1)
+                    lo, hi = m - s, m + s
+                elif band == "stderr":
+                    s = R.std(axis=0, ddof=1) / math.sqrt(R.shape[0])
+                    lo, hi = m - s, m + s
+                else:
+                    raise ValueError(f"band must be 'quantile', 'std', 'stderr' or None; got {band!r}")
+                ax.fill_between(t, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+        if bounds and unit == "000":
+            lnt = np.log(np.maximum(t, 1))
+            if self.lower_bound is not None:
+                ax.plot(t, self.lower_bound * lnt, "k--", lw=1, label=f"LB {self.lower_bound:.3g} ln t")
+            if self.ecw is not None:
+                ax.plot(t, self.ecw * lnt, "k:", lw=1, label=f"ECW {self.ecw:.3g} ln t")
+        ax.set_xscale("log")
+        ax.set_xlabel("round t")
+        ax.set_ylabel(f"cumulative regret ({UNIT_NAMES[unit]})")
+        ax.set_title(title or f"{self.matrix.name or 'matrix'} (K = {self.matrix.K}), {self.runs} runs")
+        ax.legend(fontsize="small")
+        ax.set_ylim(bottom=0)
+        return ax
+
+    def format_table(self, unit: str = "000") -> str:
+        """A plain-text summary (what the CLI prints)."""
+        lnT = math.log(self.horizon) if self.horizon > 1 else float("nan")
+        lines = [f"matrix {self.matrix.name or ''}: K = {self.matrix.K}, horizon T = {self.horizon}, "
+                 f"{self.runs} runs, seed {self.seed}, crn {self.crn}, shuffle {self.shuffle}",
+                 f"regret in {UNIT_NAMES[unit]} units; ln T = {lnT:.4g}"]
+        if unit == "000":
+            lb = "n/a" if self.lower_bound is None else f"{self.lower_bound:.4g}"
+            ec = "n/a" if self.ecw is None else f"{self.ecw:.4g}"
+            lines.append(f"lower bound C* = {lb} per ln T; ECW C^E* = {ec} per ln T")
+        head = ["policy", "R(T) mean", "stderr", "R(T)/ln T", "seconds", "us/step", "path"]
+        rows = []
+        for s in self.summary(unit):
+            rows.append([s["policy"], f"{s['mean']:.4g}", f"{s['stderr']:.2g}", f"{s['per_ln_T']:.4g}",
+                         f"{s['seconds']:.3g}", f"{s['us_per_step']:.3g}", "compiled" if s["kernel"] else "protocol"])
+        widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(head)]
+        fmt = "  ".join("{:<%d}" % w if k == 0 else "{:>%d}" % w for k, w in enumerate(widths))
+        lines.append(fmt.format(*head))
+        lines.append(fmt.format(*["-" * w for w in widths]))
+        lines += [fmt.format(*r) for r in rows]
+        return "\n".join(lines)
+
+
+def _nan_to_none(a: np.ndarray) -> list:
+    return [None if not np.isfinite(x) else float(x) for x in a]
+
+
+def _bounds_of(pm: PreferenceMatrix) -> tuple[float | None, float | None, dict]:
+    from . import ecw_bound, lower_bound
+
+    extra: dict[str, Any] = {}
+    errors = {}
+    lb = ec = None
+    try:
+        lb = float(lower_bound(pm).value)
+    except Exception as exc:  # reported, not swallowed: the CLI prints bounds["errors"]
+        errors["lower_bound"] = f"{type(exc).__name__}: {exc}"
+    try:
+        ec = float(ecw_bound(pm).value)
+    except Exception as exc:
+        errors["ecw"] = f"{type(exc).__name__}: {exc}"
+    if pm.condorcet_winner is not None:
+        from .bounds.rmed import rmed1, rmed_lb
+
+        for key, fn in (("rmed_lb", rmed_lb), ("rmed1", rmed1)):
+            try:
+                extra[key] = float(fn(pm).value)
+            except Exception as exc:
+                errors[key] = f"{type(exc).__name__}: {exc}"
+        extra["rmed_unit"] = UNIT_RMED
+    if errors:
+        extra["errors"] = errors
+    return lb, ec, extra
+
+
+def _policy_specs(policies, params) -> list[dict]:
+    if isinstance(policies, str):
+        names = resolve_policy_list(policies)
+    else:
+        names = resolve_policy_list(list(policies))
+    params = dict(params or {})
+    unknown = set(params) - set(names)
+    if unknown:
+        raise ValueError(f"parameters given for policies not simulated: {sorted(unknown)}")
+    specs = []
+    for n in names:
+        cls = get_policy(n)
+        p = cls.validate_params(params.get(n, {}))
+        specs.append({"name": n, "params": p, "label": _policy_label(n, p)})
+    return specs
+
+
+def simulate(matrix, policies: str | Sequence[str] = ("ecw-rmed", "rmed1"), *, horizon: int,
+             runs: int = 10, seed: int = 0, params: Mapping[str, Mapping[str, Any]] | None = None,
+             crn: bool = True, shuffle: bool = False, per_decade: int = 10, fast: bool = True,
+             workers: int = 0, scheduler: str | None = None, store=None, progress: bool = False,
+             chunk_size: int | None = None, bounds: bool = True) -> SimulationResult:
+    """Run every policy ``runs`` times for ``horizon`` rounds on ``matrix``.
+
+    Parameters
+    ----------
+    matrix : PreferenceMatrix or array_like
+    policies : str or sequence of str
+        Registered names (``"a,b"`` or a list; ``"all"`` = every registered policy).
+    horizon, runs, seed : int
+    params : dict, optional
+        ``{policy name: {hyperparameter: value}}``.
+    crn : bool
+        Common random numbers across policies (module text).
+    shuffle : bool
+        Relabel the arms by a random permutation per run (shared by the run's policies).
+    per_decade : int
+        Checkpoints per decade of ``t`` (plus ``T``).
+    fast : bool
+        Use compiled kernels where a policy has one (False: the protocol, step by step).
+    workers, scheduler, store, progress, chunk_size
+        Passed to :func:`boundcalc.runner.run_tasks` (``store`` a path or a JsonlStore).
+    bounds : bool
+        Compute the lower bound and ECW constants of the matrix (000 Theorems 2 and 4).
+    """
+    from .runner import JsonlStore, run_tasks
+
+    pm = as_preference_matrix(matrix)
+    T = int(horizon)
+    R = int(runs)
+    if T < 1 or R < 1:
+        raise ValueError(f"horizon ({T}) and runs ({R}) must be >= 1")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed = {seed!r} must be a non-negative integer")
+    specs = _policy_specs(policies, params)
+    cps = checkpoints(T, per_decade)
+    reg = regret_matrices(pm)
+    units = list(reg)
+    shared = {"mu": pm.mu, "horizon": T, "checkpoints": cps, "units": units,
+              "regrets": np.stack([reg[u] for u in units]), "seed": int(seed), "crn": bool(crn),
+              "shuffle": bool(shuffle), "fast": bool(fast), "policies": specs}
+    tasks = [{"index": p * R + r, "policy": p, "run": r} for p in range(len(specs)) for r in range(R)]
+    if store is not None and not isinstance(store, JsonlStore):
+        header = {"kind": "simulate", "matrix": pm.mu.tolist(), "horizon": T, "seed": int(seed),
+                  "crn": bool(crn), "shuffle": bool(shuffle), "per_decade": per_decade,
+                  "policies": [{"label": s["label"], "params": s["params"]} for s in specs],
+                  "runs": R, "fast": bool(fast)}
+        store = JsonlStore(store, header)
+    if workers == 0 and scheduler is None:
+        _warm_kernels(specs, fast)
+    rows = run_tasks(simulation_task, tasks, shared=shared, store=store, workers=workers,
+                     scheduler=scheduler, chunk_size=chunk_size, progress=progress,
+                     desc="simulate")
+    errors = [r for r in rows if "error" in r]
+    if errors:
+        raise RuntimeError(f"{len(errors)} simulation task(s) failed; first: {errors[0]['error']}")
+    out = []
+    for p, s in enumerate(specs):
+        mine = [r for r in rows if r["index"] // R == p]
+        mine.sort(key=lambda r: r["run"])
+        reg_arr = {u: np.array([r["regret"][u] for r in mine], dtype=float) for u in units}
+        stats: dict[str, int] = {}
+        for r in mine:
+            for k, v in r["stats"].items():
+                stats[k] = stats.get(k, 0) + int(v)
+        out.append(PolicyRuns(name=s["name"], label=s["label"], params=s["params"], regret=reg_arr,
+                              stats=stats, seconds=float(sum(r["seconds"] for r in mine)),
+                              steps=T * len(mine), kernel=all(r["kernel"] for r in mine)))
+    lb = ec = None
+    extra: dict = {}
+    if bounds:
+        lb, ec, extra = _bounds_of(pm)
+    return SimulationResult(matrix=pm, horizon=T, runs=R, seed=int(seed), crn=bool(crn),
+                            shuffle=bool(shuffle), checkpoints=cps, units=units, policies=out,
+                            lower_bound=lb, ecw=ec, bounds=extra,
+                            runner_stats=dict(getattr(rows, "stats", {})))
