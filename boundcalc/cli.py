@@ -8,6 +8,9 @@ Subcommands (``boundcalc SUBCOMMAND --help`` for each):
   k-arm submatrices (000 Table 1), in-process or on Dask, resumable JSON Lines rows, summary.
 * ``cpe PATH`` / ``cpe --example chen2020-fig1``: 004's pure-exploration constants of a
   candidate-position instance (JSON) or of a plain matrix's one-position instance.
+* ``simulate PATH --policies ecw-rmed,rmed1 --horizon T --runs R``: online policies on Bernoulli
+  duels from the matrix, regret curves against the lower bound and ECW lines (table, ``--json``,
+  ``--plot FILE``; local Dask cluster by default, ``--scheduler ADDRESS``).
 * ``compare PATH`` / ``compare --example NAME``: every published constant of the field on one
   matrix (:func:`boundcalc.compare`), one row each with its unit and source, as a table,
   ``--json`` or ``--csv``.
@@ -451,8 +454,91 @@ def _add_cpe(sub) -> None:
     p.set_defaults(func=_cmd_cpe)
 
 
+# ----------------------------------------------------------------------------- simulate
+def _cmd_simulate(args) -> int:
+    from .policies import parse_param_spec, resolve_policy_list
+    from .simulate import simulate
+
+    pm = read_matrix(args)
+    if args.scheduler and args.workers is not None:
+        raise InputError("give --scheduler ADDRESS or --workers N, not both")
+    try:
+        names = resolve_policy_list(args.policies)
+        params: dict = {}
+        for spec in args.param or []:
+            pol, key, value = parse_param_spec(spec)
+            if pol not in names:
+                raise ValueError(f"--param {spec!r}: policy {pol!r} is not among --policies {','.join(names)}")
+            params.setdefault(pol, {})[key] = value
+    except (KeyError, ValueError) as exc:
+        raise InputError(str(exc).strip("'\"")) from None
+    try:
+        res = simulate(pm, names, horizon=args.horizon, runs=args.runs, seed=args.seed, params=params,
+                       crn=not args.no_crn, shuffle=args.shuffle, per_decade=args.per_decade,
+                       fast=not args.protocol, workers=args.workers, scheduler=args.scheduler,
+                       store=args.out, progress=False if args.no_progress else None,
+                       chunk_size=args.chunk_size)
+    except (ValueError, ImportError, ConnectionError) as exc:
+        raise InputError(str(exc)) from None
+    except KeyboardInterrupt:
+        if args.out:
+            print(f"boundcalc: runs finished so far are in {args.out}; rerun the same command to resume",
+                  file=sys.stderr)
+        raise
+    for key, msg in res.bounds.get("errors", {}).items():
+        print(f"boundcalc: {key} not computed: {msg}", file=sys.stderr)
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        ax = res.plot()
+        ax.figure.savefig(args.plot, dpi=150, bbox_inches="tight")
+        plt.close(ax.figure)
+    if args.json:
+        json.dump(res.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(res.format_table() + "\n")
+        if args.plot:
+            sys.stdout.write(f"plot: {args.plot}\n")
+    return EXIT_OK
+
+
+def _add_simulate(sub) -> None:
+    p = sub.add_parser(
+        "simulate", help="run online policies (ECW-RMED, RMED1, ...) on a matrix; regret against the bounds",
+        description="Simulate registered dueling-bandit policies on Bernoulli duels from the matrix: R runs of T"
+                    " rounds each, cumulative regret (000's unit) at log-spaced checkpoints, compared with the"
+                    " lower bound and ECW constants times ln T.  Runs go to a local Dask cluster by default"
+                    " (--workers 0: in-process), or to --scheduler ADDRESS.")
+    add_matrix_arguments(p)
+    p.add_argument("--policies", default="all", metavar="P1,P2,...",
+                   help="registered policy names, comma-separated, or 'all' (default)")
+    p.add_argument("--horizon", "-T", type=int, required=True, help="rounds per run")
+    p.add_argument("--runs", "-R", type=int, default=10, help="independent runs per policy (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="root seed; run r uses SeedSequence(seed).spawn()[r] (default 0)")
+    p.add_argument("--param", action="append", metavar="POLICY.NAME=VALUE",
+                   help="set a hyperparameter, e.g. ecw-rmed.beta=0 (repeatable)")
+    p.add_argument("--no-crn", action="store_true", help="independent duel streams per policy (default: common random numbers)")
+    p.add_argument("--shuffle", action="store_true", help="relabel the arms by a random permutation in every run")
+    p.add_argument("--per-decade", type=int, default=10, help="checkpoints per decade of t (default 10)")
+    p.add_argument("--protocol", action="store_true",
+                   help="drive every policy step by step through its protocol (no compiled kernels; slow)")
+    p.add_argument("--json", action="store_true", help="print the curves and statistics as JSON")
+    p.add_argument("--plot", metavar="FILE", help="save the semi-log regret plot (png, pdf, svg)")
+    p.add_argument("--out", "-o", metavar="FILE", help="JSON Lines row file, one row per (policy, run); resumed when it exists")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="local Dask cluster of N worker processes (default: number of cores; 0 = in-process)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--chunk-size", type=int, default=None, metavar="M", help="runs per Dask task")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway when stderr is not a TTY)")
+    p.set_defaults(func=_cmd_simulate)
+
+
 # ----------------------------------------------------------------------------- main
-SUBCOMMANDS = [_add_bounds, _add_compare, _add_cpe, _add_batch]
+SUBCOMMANDS = [_add_bounds, _add_compare, _add_cpe, _add_batch, _add_simulate]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -32,7 +32,7 @@ Execution
 
 >>> from boundcalc.datasets import load_example
 >>> res = simulate(load_example("table2"), ["ecw-rmed", "rmed1"], horizon=2000, runs=3, seed=1)
->>> res.checkpoints[-1], sorted(res.policy_names)
+>>> int(res.checkpoints[-1]), sorted(res.policy_names)
 (2000, ['ecw-rmed', 'rmed1'])
 >>> bool(res.mean("ecw-rmed")[-1] > 0), round(res.lower_bound, 2), round(res.ecw, 2)
 (True, 27.55, 49.66)
@@ -92,7 +92,7 @@ class DuelEnvironment:
         n = self._counts.get(code, 0)
         self._counts[code] = n + 1
         lo_wins = duel_uniform_py(self.key0, self.key1, code, n) < self.mu[lo, hi]
-        return lo_wins if i == lo else not lo_wins
+        return bool(lo_wins) if i == lo else not lo_wins
 
 
 def checkpoints(T: int, per_decade: int = 10) -> np.ndarray:
@@ -193,8 +193,10 @@ def run_one(name: str, params: Mapping[str, Any], mu: np.ndarray, T: int, cps: n
         perm = np.random.default_rng(shuf_ss).permutation(K)
         mu = mu[np.ix_(perm, perm)]
         regrets = regrets[:, perm][:, :, perm]
-    t0 = time.perf_counter()
     use_kernel = fast and cls.fast_kernel is not None and cls.deterministic
+    if use_kernel:
+        _ensure_compiled(cls.fast_kernel, params)
+    t0 = time.perf_counter()
     if use_kernel:
         out, stats = run_kernel(cls.fast_kernel, mu, T, params, k0, k1, cps, regrets)
     else:
@@ -221,16 +223,16 @@ def simulation_task(task: dict, shared: dict) -> dict:
     }
 
 
-def _warm_kernels(specs, fast: bool) -> None:
-    """Compile (or load from numba's cache) each kernel once, so timings exclude compilation."""
-    if not fast:
+_COMPILED: set[str] = set()
+
+
+def _ensure_compiled(kernel: str, params: Mapping[str, Any]) -> None:
+    """Compile (or load from numba's cache) a kernel once per process, so timings exclude it."""
+    if kernel in _COMPILED:
         return
-    mu = np.array([[0.5, 0.6], [0.4, 0.5]])
-    R = np.zeros((1, 2, 2))
-    for s in specs:
-        cls = get_policy(s["name"])
-        if cls.fast_kernel and cls.deterministic:
-            run_kernel(cls.fast_kernel, mu, 3, s["params"], 1, 2, np.array([3]), R)
+    run_kernel(kernel, np.array([[0.5, 0.6], [0.4, 0.5]]), 3, dict(params), 1, 2, np.array([3]),
+               np.zeros((1, 2, 2)))
+    _COMPILED.add(kernel)
 
 
 # ----------------------------------------------------------------------------- results
@@ -527,8 +529,6 @@ def simulate(matrix, policies: str | Sequence[str] = ("ecw-rmed", "rmed1"), *, h
                   "policies": [{"label": s["label"], "params": s["params"]} for s in specs],
                   "runs": R, "fast": bool(fast)}
         store = JsonlStore(store, header)
-    if workers == 0 and scheduler is None:
-        _warm_kernels(specs, fast)
     rows = run_tasks(simulation_task, tasks, shared=shared, store=store, workers=workers,
                      scheduler=scheduler, chunk_size=chunk_size, progress=progress,
                      desc="simulate")

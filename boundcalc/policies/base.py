@@ -27,7 +27,7 @@ Subclasses join the simulator, the CLI and the contract test by registering
 >>> p = Fixed(3, rng=np.random.default_rng(0), alpha=2.0)
 >>> p.select_pair(), p.params
 ((0, 1), {'alpha': 2.0})
->>> p.update(0, 1, True); p.wins[0, 1], p.t
+>>> p.update(0, 1, True); int(p.wins[0, 1]), p.t
 (1, 2)
 >>> Fixed(3, alpha=-1.0)
 Traceback (most recent call last):
