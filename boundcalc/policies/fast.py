@@ -59,7 +59,7 @@ def duel_uniform_py(key0: int, key1: int, code: int, n: int) -> float:
     return (z >> 11) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _mix64(z):
     z = (z ^ (z >> numba.uint64(30))) * numba.uint64(_M1)
     z = (z ^ (z >> numba.uint64(27))) * numba.uint64(_M2)
@@ -75,7 +75,7 @@ def duel_uniform(key0, key1, code, n):
     return float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _kl(p):
     # d(p) = KL(p, 1/2) as boundcalc.matrix.kl_half computes it (bit for bit)
     x = 2.0 * p - 1.0
@@ -84,7 +84,7 @@ def _kl(p):
     return x * math.atanh(x) + 0.5 * math.log1p(-x * x)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _duel(mu, counts, key0, key1, i, j):
     K = mu.shape[0]
     lo = min(i, j)
@@ -98,7 +98,7 @@ def _duel(mu, counts, key0, key1, i, j):
     return not lo_wins
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _record(regrets, cum, out, checkpoints, c, t, i, j):
     for u in range(regrets.shape[0]):
         cum[u] += regrets[u, i, j]
