@@ -1,0 +1,112 @@
+"""Speed of the online policies: time per run-step, runs batched, against the D-TS paper's C++.
+
+Measures, for ECW-RMED and RMED1 at K = 5 (the two 5-arm MSLR matrices of 001) and K = 16
+(16-arm submatrices of the MSLR informational matrix, gaps >= 0.005 as 000 Sec. 5 / Table 1;
+a seeded random matrix when ../shared/data is absent):
+
+* the compiled path (:mod:`boundcalc.policies.fast`, what ``simulate`` uses): R runs of T rounds,
+  one after another in this process (the batch), wall time / (R T), the duel draws and the
+  regret bookkeeping included, compilation excluded (warmed first);
+* the protocol path (the Python classes driven step by step through ``select_pair``/``update``)
+  on a shorter horizon, to show what compiling buys.
+
+The C++ figures (D-TS paper's code, g++ -O2, one run at a time, per step including its
+simulator) are those quoted in issue 7: ECW-RMED 2.3 us (K = 5) and 10.3 us (K = 16), RMED1
+0.56 us and 2.9 us.  Prints one table and writes benchmarks/results/policies.json.
+
+    python3 benchmarks/policies.py [--horizon 100000] [--runs 10] [--protocol-horizon 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+from boundcalc.datasets import load_example, random_matrix
+from boundcalc.matrix import PreferenceMatrix
+from boundcalc.simulate import checkpoints, regret_matrices, run_one
+
+CPP_US = {("ecw-rmed", 5): 2.3, ("ecw-rmed", 16): 10.3, ("rmed1", 5): 0.56, ("rmed1", 16): 2.9}
+
+
+def shared_dir() -> Path:
+    env = os.environ.get("BOUNDCALC_SHARED")
+    return Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared"
+
+
+def matrices(seed: int = 0) -> list[tuple[str, PreferenceMatrix]]:
+    out = [("mslr5-condorcet", load_example("mslr5-condorcet")),
+           ("mslr5-noncondorcet", load_example("mslr5-noncondorcet"))]
+    path = shared_dir() / "data" / "public" / "nightingal3_MSLR_Informational_PMat.npz"
+    if path.exists():
+        from boundcalc.batch import draw_submatrices
+
+        P = PreferenceMatrix.from_file(path, key="PMat")
+        d = draw_submatrices(P, 16, 600, min_gap=0.005, seed=seed)  # 1 in ~250 has no Condorcet winner
+        got = {}
+        for k, arms in enumerate(d.arms):
+            sub = P.submatrix(arms)
+            kind = "condorcet" if sub.condorcet_winner is not None else "noncondorcet"
+            got.setdefault(kind, (f"mslr16-{kind} (draw {k})", sub))
+        out += [got[k] for k in sorted(got)]
+    else:
+        out.append(("random16 (seed 0)", random_matrix(16, 0, min_gap=0.005)))
+    return out
+
+
+def time_runs(policy: str, pm: PreferenceMatrix, T: int, R: int, fast: bool) -> tuple[float, dict]:
+    reg = regret_matrices(pm)
+    regs = np.stack([reg[u] for u in reg])
+    cps = checkpoints(T)
+    run_one(policy, {}, pm.mu, 10, checkpoints(10), regs, seed=0, run=0, fast=fast)  # warm-up / compile
+    t0 = time.perf_counter()
+    last = None
+    for r in range(R):
+        last = run_one(policy, {}, pm.mu, T, cps, regs, seed=0, run=r, fast=fast)
+    sec = time.perf_counter() - t0
+    return 1e6 * sec / (R * T), last["stats"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--horizon", type=int, default=100_000)
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--protocol-horizon", type=int, default=2000)
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "policies.json"))
+    args = ap.parse_args()
+    rows = []
+    for name, pm in matrices():
+        for policy in ("ecw-rmed", "rmed1"):
+            us, st = time_runs(policy, pm, args.horizon, args.runs, fast=True)
+            us_py, _ = time_runs(policy, pm, args.protocol_horizon, 1, fast=False)
+            cpp = CPP_US[(policy, 16 if pm.K >= 16 else 5)]
+            rows.append({"matrix": name, "K": pm.K, "policy": policy, "compiled_us_per_step": us,
+                         "protocol_us_per_step": us_py, "cpp_us_per_step": cpp,
+                         "speedup_vs_cpp": cpp / us, "horizon": args.horizon, "runs": args.runs,
+                         "protocol_horizon": args.protocol_horizon, "stats_last_run": st})
+    head = f"{'matrix':34s} {'K':>3s} {'policy':9s} {'compiled us':>11s} {'protocol us':>11s} {'C++ us':>7s} {'C++/ours':>8s}"
+    print(f"per run-step, {args.runs} runs x T = {args.horizon} batched in one process (compiled); "
+          f"protocol path: 1 run x T = {args.protocol_horizon}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        print(f"{r['matrix']:34s} {r['K']:3d} {r['policy']:9s} {r['compiled_us_per_step']:11.3f} "
+              f"{r['protocol_us_per_step']:11.1f} {r['cpp_us_per_step']:7.2f} {r['speedup_vs_cpp']:8.1f}")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    doc = {"machine": {"python": platform.python_version(), "processor": platform.processor(),
+                       "cpu_count": os.cpu_count()},
+           "cpp_source": "D-TS paper's C++ (g++ -O2), per step including its simulator, as quoted in issue 7",
+           "rows": rows}
+    out.write_text(json.dumps(doc, indent=2))
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
