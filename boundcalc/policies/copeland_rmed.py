@@ -82,12 +82,16 @@ class EmpiricalState:
         Observed counts (read-only views of the policy's arrays).
     """
 
-    def __init__(self, t: int, wins: np.ndarray, draws: np.ndarray):
+    def __init__(self, t: int, wins: np.ndarray, draws: np.ndarray, *, reuse: "EmpiricalState | None" = None):
         self.t = int(t)
         self.log_t = math.log(self.t)
         self.wins = wins
         self.draws = draws
         self.K = int(wins.shape[0])
+        if reuse is not None:  # same counts, later t: mu_hat, structure and N d carry over
+            for key in ("mu_hat", "structure", "information"):
+                if key in reuse.__dict__:
+                    self.__dict__[key] = reuse.__dict__[key]
 
     @cached_property
     def mu_hat(self) -> np.ndarray:
@@ -125,20 +129,14 @@ def forced_exploration_pairs(wins: np.ndarray, draws: np.ndarray, t: int, alpha:
     log_t = math.log(t)
     thr = alpha * math.sqrt(log_t)
     loglog = math.log(log_t) if log_t > 0 else -math.inf
-    use_beta = loglog > 0 and beta > 0
-    band = beta / loglog if use_beta else 0.0
-    out = []
-    K = wins.shape[0]
-    for i in range(1, K):
-        for j in range(i):
-            n = int(draws[i, j])
-            if n < thr:
-                out.append((i, j))
-            elif use_beta:
-                mu = wins[i, j] / n if n > 0 else 0.5
-                if abs(mu - 0.5) < band:
-                    out.append((i, j))
-    return out
+    N = np.asarray(draws)
+    need = N < thr
+    if loglog > 0 and beta > 0:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mu = np.where(N > 0, wins / np.where(N > 0, N, 1), 0.5)
+        need |= np.abs(mu - 0.5) < beta / loglog
+    ii, jj = np.nonzero(np.tril(need, -1))  # row-major: lexicographic (i, j), i > j
+    return list(zip(ii.tolist(), jj.tolist()))
 
 
 def argmin_winner(values: dict[int, float]) -> int:
@@ -175,6 +173,8 @@ class CopelandRMED(Policy):
         self._in_loop = False
         self._version = 0  # bumped by every informative duel
         self._target_cache: tuple[int, int, np.ndarray] | None = None
+        self._state: EmpiricalState | None = None  # the last state, reused while counts are unchanged
+        self._state_version = -1
         self.stats = {"forced": 0, "checks": 0, "targets": 0, "solves": 0, "self_duels": 0}
 
     # -- the hooks a variant implements --------------------------------------------------
@@ -225,10 +225,8 @@ class CopelandRMED(Policy):
             istar, Q = self.target(state)
             self._target_cache = (self._version, int(istar), np.asarray(Q, dtype=float))
         _, istar, Q = self._target_cache
-        N = state.draws
-        lt = state.log_t
-        K = self.K
-        out = [(i, j) for i in range(1, K) for j in range(i) if Q[i, j] > N[i, j] / lt]
+        ii, jj = np.nonzero(np.tril(Q > state.draws / state.log_t, -1))  # lexicographic, i > j
+        out = list(zip(ii.tolist(), jj.tolist()))
         out.append((int(istar), int(istar)))
         return out
 
@@ -238,7 +236,9 @@ class CopelandRMED(Policy):
         if not self._in_loop:
             return
         self._in_loop = False
-        state = EmpiricalState(self.t, self.wins, self.draws)
+        prev = self._state if self._state is not None and self._state_version == self._version else None
+        state = EmpiricalState(self.t, self.wins, self.draws, reuse=prev)
+        self._state, self._state_version = state, self._version
         LNC = self.next_candidates(state)
         self._LR.discard(self._LC[self._pos])
         for p in LNC:
@@ -314,23 +314,21 @@ def canonical_ties(structure: Structure, C: np.ndarray, winner: int, E: np.ndarr
             continue
         pool = beats[:, i2].copy()
         pool[a] = False
+        chosen = pool & (E[i2] > 0)
+        rest = pool & ~chosen
+        if not chosen.any() or not rest.any():
+            continue
+        cut = C[i2, chosen].max()
+        if C[i2, rest].min() != cut:
+            continue  # the h cheapest are unique: nothing to choose
         members = np.flatnonzero(pool)
-        if members.size == 0:
-            continue
-        vals = E[i2, members]
-        sel = members[vals > 0]
-        if sel.size == 0 or sel.size == members.size:
-            continue
-        level = float(E[i2, sel[0]])
-        cost = C[i2, members]
-        cut = C[i2, sel].max()
-        tied = members[cost == cut]
-        n_keep = int(np.sum(C[i2, sel] == cut))
-        keep = set(sel[C[i2, sel] < cut].tolist()) | set(tied[:n_keep].tolist())
-        for j in members.tolist():
-            v = level if j in keep else 0.0
-            E[i2, j] = v
-            E[j, i2] = v
+        level = float(E[i2, chosen][0])
+        tied = members[C[i2, members] == cut]
+        n_keep = int(np.sum(C[i2, chosen] == cut))
+        keep = pool & (C[i2] < cut)
+        keep[tied[:n_keep]] = True
+        E[i2, members] = np.where(keep[members], level, 0.0)
+        E[members, i2] = E[i2, members]
     return E
 
 

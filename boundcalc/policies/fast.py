@@ -23,6 +23,14 @@ The duel stream
     ``u < mu[lo, hi]``.  ``u`` is a SplitMix64 output (Steele, Lea & Flood, OOPSLA 2014) of a
     per-pair stream, so two policies given the same keys see the same outcome for the same
     draw of the same pair (common random numbers), whatever else they draw.
+
+>>> duel_uniform(np.uint64(1), np.uint64(2), 3, 0) == duel_uniform_py(1, 2, 3, 0)
+True
+>>> mu = np.array([[0.5, 0.9], [0.1, 0.5]])
+>>> out, st = run_kernel("rmed1", mu, 100, {"f_scale": 0.3, "f_power": 1.01, "n_init": 1}, 1, 2,
+...                      np.array([10, 100]), np.ones((1, 2, 2)) - np.eye(2)[None])
+>>> out.shape, st["initial"], bool(out[0, 1] <= 100)
+((1, 2), 1, True)
 """
 
 from __future__ import annotations
