@@ -253,7 +253,8 @@ def test_seeded_tie_breaks_are_reproducible_and_never_change_the_value():
 
 
 @pytest.mark.parametrize("kw", [dict(drop_slack=False), dict(per_i2=1, neighbours=0), dict(per_i2=8, neighbours=3),
-                                dict(presolve=True)])
+                                dict(presolve=True), dict(in_out=0.5, in_out_min_arms=2),
+                                dict(in_out=0.1, in_out_min_arms=2, slack_floor=0)])
 def test_options_change_the_path_not_the_value(kw):
     for s in range(12):
         pm = random_matrix(8 + s % 5, 40 + s, min_gap=0.01)
@@ -345,3 +346,16 @@ def test_theorem6_shortcut_equals_the_lp():
     assert n >= 5
     # ties or a single winner: the LP is used
     assert CopelandLPSolver().solve_empirical(load_example("table2").mu).method == "cutting-plane"
+
+
+@pytest.mark.parametrize("K", [20, 28])
+def test_in_out_separation_on_larger_matrices(K):
+    # K >= 20 uses in-out separation by default: same value as plain separation, tight certificate
+    for seed in range(3):
+        pm = random_matrix(K, 900 + seed, min_gap=0.005)
+        a = CopelandLPSolver().solve(pm)
+        b = CopelandLPSolver(in_out=0.0).solve(pm)
+        assert a.status == b.status == "ok"
+        assert a.value == pytest.approx(b.value, rel=1e-9)
+        assert a.certificate.max_violation <= 1e-9
+        assert abs(a.certificate.gap) <= 1e-7 * a.value
