@@ -8,7 +8,7 @@ Cases (every offline solve is cold: a fresh solver):
   in the final model, and peak memory of the solve (resident set size above the process's
   size before the solve, measured in a fresh subprocess);
 * random 16- and 64-arm submatrices of the informational matrix: median and max time;
-* a 200-arm synthetic matrix (:func:`boundcalc.datasets.random_matrix`, seed 0);
+* a 200-arm ranker-like synthetic matrix (:func:`boundcalc.datasets.utility_matrix`, seed 0);
 * online (CW-RMED's use, 000 Algorithm 1): a 16-arm empirical matrix built from counts, one
   duel added per step; the warm re-solve (structure unchanged) and the violation query
   (check (3)) per call;
@@ -47,7 +47,7 @@ import numpy as np
 
 import boundcalc
 from boundcalc import PreferenceMatrix
-from boundcalc.datasets import random_matrix
+from boundcalc.datasets import random_matrix, utility_matrix
 from boundcalc.lp import CopelandFamily, CopelandLPSolver, empirical_mu, empirical_structure
 from boundcalc.lp.full import lower_bound_enumerate
 
@@ -220,11 +220,17 @@ def main(argv=None) -> int:
             statistics.median(lts) if lts else None, 0.003 if K == 16 else 0.04, max_seconds=max(ts),
             enumerate_median_seconds=statistics.median(en_t) if en_t else None, enumerated=n_enum)
 
-    # ---- 200 arms
-    pm200 = random_matrix(200, 0, min_gap=1e-3)
+    # ---- 200 arms: a ranker-like synthetic matrix (Bradley-Terry utilities plus noise)
+    pm200 = utility_matrix(200, 0, noise=0.05)
     t, res = best_of(lambda: CopelandLPSolver().solve(pm200), 1)
-    add("synthetic K=200 (random_matrix seed 0)", t, None, None, value=res.value, rounds=res.stats["rounds"],
-        rows=res.stats["rows"])
+    lt = None
+    if landed is not None and not args.quick:
+        lt, lres = best_of(lambda: landed.CopelandLPSolver().solve(landed.PreferenceMatrix(pm200.mu)), 1)
+        if abs(lres.value - res.value) > 1e-7 * res.value:
+            print(f"MISMATCH K=200: {res.value} vs landed {lres.value}", file=sys.stderr)
+            return 1
+    add("synthetic K=200 (utility_matrix seed 0, noise 0.05)", t, lt, None, value=res.value,
+        rounds=res.stats["rounds"], rows=res.stats["rows"])
 
     # ---- online: warm re-solve and check (3) on a 16-arm empirical matrix
     pm16, seq = online_case(16, 400 if not args.quick else 150, 1, info)

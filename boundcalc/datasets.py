@@ -23,7 +23,7 @@ import numpy as np
 
 from .matrix import PreferenceMatrix
 
-__all__ = ["EXAMPLES", "load_example", "example_path", "random_matrix"]
+__all__ = ["EXAMPLES", "load_example", "example_path", "random_matrix", "utility_matrix"]
 
 EXAMPLES = {
     "table2": ("table2_komiyama2016.txt", "Komiyama, Honda & Nakagawa (2016), Table 2"),
@@ -63,4 +63,31 @@ def random_matrix(K: int, rng: np.random.Generator | int | None = None, *, min_g
     if condorcet:
         mu[0, 1:] = 0.5 + np.abs(mu[0, 1:] - 0.5)
     mu[(iu[1], iu[0])] = 1.0 - mu[iu]
+    return PreferenceMatrix(mu)
+
+
+def utility_matrix(K: int, rng: np.random.Generator | int | None = None, *, noise: float = 0.05,
+                   min_gap: float = 1e-3) -> PreferenceMatrix:
+    """A ranker-like K x K matrix: Bradley-Terry preferences of latent utilities, plus noise.
+
+    ``u_i ~ N(0, 1)``, ``mu_ij = sigmoid(u_i - u_j) + eps_ij`` with ``eps_ij ~ N(0, noise^2)``
+    on the upper triangle, clipped to ``[0.01, 0.99]`` and kept at least ``min_gap`` from 1/2
+    (``mu_ji = 1 - mu_ij``).  Small noise gives the near-total orders of the MSLR matrices
+    (few Copeland winners, small ``L(2)``); larger noise adds cycles.  A stand-in for real
+    ranker matrices larger than the public ones (e.g. the 200-arm benchmark case).
+
+    >>> pm = utility_matrix(50, 0)
+    >>> pm.K, int(pm.L_sorted[0]) <= 2
+    (50, True)
+    """
+    rng = np.random.default_rng(rng)
+    u = rng.normal(0.0, 1.0, K)
+    iu = np.triu_indices(K, 1)
+    up = 1.0 / (1.0 + np.exp(-(u[iu[0]] - u[iu[1]]))) + rng.normal(0.0, noise, iu[0].size)
+    up = np.clip(up, 0.01, 0.99)
+    side = np.where(up >= 0.5, 1.0, -1.0)
+    up = 0.5 + side * np.maximum(np.abs(up - 0.5), min_gap)
+    mu = np.full((K, K), 0.5)
+    mu[iu] = up
+    mu[(iu[1], iu[0])] = 1.0 - up
     return PreferenceMatrix(mu)
