@@ -43,6 +43,14 @@ Plugging in a variant
         line 11: the argmin winner and one optimal allocation ``Q`` (K x K, symmetric,
         draws per ``log t``; 0 on the diagonal and on tied pairs).
 
+    For CW-RMED with :class:`boundcalc.lp.CopelandLPSolver` (kept on ``self`` between steps):
+    ``check_winner`` returns the first ``a`` in ``state.structure.winners`` with
+    ``solver.violation(state.structure, state.rates, a, rows=False).amount <= 0`` (or a small
+    tolerance), and ``target`` solves ``res = solver.solve_empirical(state.structure)`` and
+    returns ``a = argmin_winner(res.per_winner)`` with ``res.allocations[a]`` (the same
+    tie rule as ECW-RMED).  ``fast_kernel`` stays None: the simulator then drives the policy
+    step by step.
+
     ``state`` is an :class:`EmpiricalState`.  The skeleton calls ``target`` only when the counts
     changed since its last call (line 11's solution depends on ``mu_hat`` alone; after a
     self-duel only ``log t`` moved, so the cached ``Q`` is reused and compared with the new
@@ -286,13 +294,9 @@ def ecw_check(structure: Structure, information: np.ndarray, log_t: float, winne
 
 
 def _ecw_allocation(structure: Structure, C: np.ndarray, winner: int):
-    """``(C^E*_{winner}, E)`` by Theorem 5 from :mod:`boundcalc.lp.ecw` (E normalised, K x K),
-    with cost ties broken towards the smaller arm index (:func:`canonical_ties`)."""
-    fn = getattr(_ecw, "ecw_allocation", None)
-    if fn is not None:
-        value, E = fn(structure.beats, C, winner)
-    else:
-        value, E = _ecw.ecw_winner(structure, winner, C)
+    """``(C^E*_{winner}, E)`` by Theorem 5 (:func:`boundcalc.lp.ecw.ecw_allocation`, E normalised,
+    K x K), with cost ties broken towards the smaller arm index (:func:`canonical_ties`)."""
+    value, E = _ecw.ecw_allocation(structure.beats, C, winner)
     return value, canonical_ties(structure, C, winner, np.array(E, dtype=float))
 
 
