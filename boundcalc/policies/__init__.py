@@ -7,6 +7,8 @@
   test read it.  A new policy joins everything by ``@register_policy`` and an import below.
 * :mod:`~boundcalc.policies.copeland_rmed` -- paper 000's Algorithm 1 skeleton
   (:class:`CopelandRMED`) and ECW-RMED (``"ecw-rmed"``).
+* :mod:`~boundcalc.policies.cw_rmed` -- CW-RMED (``"cw-rmed"``): the skeleton with the exact
+  lower-bound LP of :mod:`boundcalc.lp`, warm between steps.
 * :mod:`~boundcalc.policies.rmed1` -- RMED1 of Komiyama et al. (COLT 2015) (``"rmed1"``).
 * :mod:`~boundcalc.policies.fast` -- compiled whole-run kernels (numba) of the deterministic
   policies, tested to choose the same pairs as the classes.
@@ -22,7 +24,8 @@ from .registry import (POLICIES, get_policy, make_policy, parse_param_spec, poli
                        register_policy, resolve_policy_list)
 from .copeland_rmed import CopelandRMED, ECWRMED, EmpiricalState
 from .rmed1 import RMED1
+from .cw_rmed import CWRMED
 
 __all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
            "get_policy", "make_policy", "policy_names", "parse_param_spec", "resolve_policy_list",
-           "CopelandRMED", "ECWRMED", "EmpiricalState", "RMED1"]
+           "CopelandRMED", "ECWRMED", "CWRMED", "EmpiricalState", "RMED1"]
