@@ -43,6 +43,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from . import _kernels
 from .structure import Structure, as_structure
 
 __all__ = ["CopelandFamily", "ECWFamily", "RowBlock", "pair_ids", "TooLargeError", "rows_to_csr"]
@@ -345,6 +346,18 @@ class CopelandFamily(_FamilyBase):
 
     # -- separation -------------------------------------------------------------------
     def _sums(self, E: np.ndarray) -> np.ndarray:
+        """Minimal row sum of every ``(i2, l, case)`` (K x 2nl; inf where no row exists).
+
+        Compiled (:func:`boundcalc.lp._kernels.copeland_sums`) where numba is available; the
+        same numbers as :meth:`_sums_numpy`, which documents the method.
+        """
+        if _kernels.AVAILABLE:
+            out = np.empty(self._ok.shape)
+            return _kernels.copeland_sums(np.ascontiguousarray(E, dtype=float), self.winner, self.inferiors,
+                                          self.pool, self._gI, self._gS, self._ok, self._caseB, self.in_Ia, out)
+        return self._sums_numpy(E)
+
+    def _sums_numpy(self, E: np.ndarray) -> np.ndarray:
         """Minimal row sum of every ``(i2, l, case)`` (K x 2nl; inf where no row exists).
 
         The winner's values over ``I_{i1}`` are sorted once; "the smallest ``m`` of

@@ -18,9 +18,10 @@ import numpy as np
 from ..matrix import as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
+from . import _kernels
 from .structure import Structure, as_structure, check_regret, empirical_structure
 
-__all__ = ["ecw_bound", "ecw_allocation", "ecw_winner", "ecw_empirical"]
+__all__ = ["ecw_bound", "ecw_allocation", "ecw_allocation_numpy", "ecw_winner", "ecw_empirical"]
 
 
 def _cost_matrix(st: Structure, regret=None) -> np.ndarray:
@@ -53,7 +54,22 @@ def ecw_allocation(beats: np.ndarray, C: np.ndarray, winner: int) -> tuple[float
     >>> v, E = ecw_allocation(b, np.ones((3, 3)), 0)   # e01 = e02 = 1; no pool is large enough
     >>> v, E[0].tolist(), float(E[1, 2])
     (2.0, [0.0, 1.0, 1.0], 0.0)
+
+    Among pairs of equal cost the smaller arm index is taken first (a stable sort), so the
+    allocation is reproducible on every machine.  Compiled
+    (:func:`boundcalc.lp._kernels.ecw_closed_form`) where numba is available;
+    :func:`ecw_allocation_numpy` is the same computation in numpy.
     """
+    if _kernels.AVAILABLE:
+        b = np.ascontiguousarray(beats, dtype=bool)
+        E = np.empty(b.shape)
+        v = _kernels.ecw_closed_form(b, np.ascontiguousarray(C, dtype=float), int(winner), E)
+        return float(v), E
+    return ecw_allocation_numpy(beats, C, winner)
+
+
+def ecw_allocation_numpy(beats: np.ndarray, C: np.ndarray, winner: int) -> tuple[float, np.ndarray]:
+    """:func:`ecw_allocation` in numpy (the reference the compiled kernel is tested against)."""
     beats = np.asarray(beats, dtype=bool)
     K = beats.shape[0]
     a = int(winner)
@@ -62,7 +78,7 @@ def ecw_allocation(beats: np.ndarray, C: np.ndarray, winner: int) -> tuple[float
     pool[:, a] = False
     pool[a, :] = False
     keys = np.where(pool, C, np.inf)
-    order = np.argsort(keys, axis=1)
+    order = np.argsort(keys, axis=1, kind="stable")
     vals = np.take_along_axis(keys, order, axis=1)
     cums = np.cumsum(vals, axis=1)  # cums[:, h-1] = sum of h cheapest
     n = pool.sum(axis=1)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _kernels
 from ..matrix import PreferenceMatrix, kl_half
 
 __all__ = ["Structure", "empirical_structure", "as_structure", "empirical_mu", "check_regret", "pair_regret", "triu"]
@@ -162,6 +163,11 @@ def empirical_structure(mu_hat, *, check: bool = True) -> Structure:
             raise ValueError("mu_hat must be finite with entries in [0, 1]")
         if np.any(np.abs(mu + mu.T - 1.0)[off] > 1e-9):
             raise ValueError("mu_hat must satisfy mu_hat[i, j] + mu_hat[j, i] = 1 off the diagonal")
+    if _kernels.AVAILABLE:
+        K = mu.shape[0]
+        beats, d = _kernels.kl_structure(np.ascontiguousarray(mu), np.empty((K, K), dtype=bool), np.empty((K, K)))
+        d.setflags(write=False)
+        return Structure(beats, d)
     beats = (mu > 0.5) & off
     # d(p) = x atanh(x) + log1p(-x^2)/2 with x = 2p - 1 (matrix.kl_half), log 2 at x = +-1
     x = 2.0 * mu - 1.0

@@ -1,0 +1,178 @@
+"""Compiled (numba) versions of the LP core's two per-step hot spots, for online callers.
+
+* :func:`copeland_sums` -- the minimal row sum of every ``(i2, l, case)`` of ``R_{i1}``
+  (:meth:`boundcalc.lp.constraints.CopelandFamily._sums`, the sorting oracle of 000 Sec. 4.1.1
+  and Algorithm 1's check (3));
+* :func:`kl_structure` -- ``beats`` and ``d = KL(mu_hat, 1/2)`` of an empirical matrix
+  (:func:`boundcalc.lp.structure.empirical_structure`);
+* :func:`ecw_closed_form` -- Theorem 5's closed form for one winner
+  (:func:`boundcalc.lp.ecw.ecw_allocation`).
+
+Each computes what the numpy code next to it computes, in the same order (sorted values,
+sequential prefix sums; equal costs in arm order), so the results agree to rounding (the
+oracle's sums to the last bit); the tests check this on many random inputs
+(``tests/test_lp_online.py``).  numba compiles them on first use and caches
+the machine code; where numba is missing the numpy code is used (:data:`AVAILABLE`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:  # numba is a core dependency; without it the numpy code paths are used
+    from numba import njit
+
+    AVAILABLE = True
+except ImportError:  # pragma: no cover - exercised only without numba
+    AVAILABLE = False
+
+    def njit(*args, **kwargs):
+        def wrap(f):
+            return f
+        return wrap if not args or not callable(args[0]) else args[0]
+
+__all__ = ["AVAILABLE", "copeland_sums", "kl_structure", "ecw_closed_form"]
+
+
+@njit(cache=True, nogil=True)
+def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):  # pragma: no cover - compiled
+    """Fill ``out`` (K x 2nl) with every ``(i2, l, case)``'s smallest row sum (inf: no row)."""
+    K = E.shape[0]
+    nI = Ia.shape[0]
+    va = np.empty(nI)
+    for k in range(nI):
+        va[k] = E[a, Ia[k]]
+    va.sort()
+    PA = np.empty(nI + 1)
+    PA[0] = 0.0
+    for k in range(nI):
+        PA[k + 1] = PA[k] + va[k]
+    tmp = np.empty(K)
+    PS = np.empty(K + 1)
+    nc = out.shape[1]
+    for i2 in range(K):
+        anyok = False
+        for c in range(nc):
+            if ok[i2, c]:
+                anyok = True
+                break
+        if not anyok:
+            for c in range(nc):
+                out[i2, c] = np.inf
+            continue
+        n = 0
+        for j in range(K):
+            if pool[i2, j]:
+                tmp[n] = E[i2, j]
+                n += 1
+        srt = np.sort(tmp[:n])
+        PS[0] = 0.0
+        for k in range(n):
+            PS[k + 1] = PS[k] + srt[k]
+        own = E[a, i2]
+        for c in range(nc):
+            if not ok[i2, c]:
+                out[i2, c] = np.inf
+                continue
+            m = mI[i2, c]
+            w = PA[m]
+            if in_Ia[i2] and m > 0 and own <= va[m - 1]:
+                w = PA[m + 1] - own
+            if caseB[c]:
+                w += own
+            out[i2, c] = w + PS[mS[i2, c]]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def kl_structure(mu, beats, d):  # pragma: no cover - compiled
+    """``beats = mu > 1/2`` off the diagonal; ``d = KL(mu, 1/2)`` symmetrised, 0 on ties."""
+    K = mu.shape[0]
+    log2 = np.log(2.0)
+    for i in range(K):
+        for j in range(K):
+            beats[i, j] = (i != j) and (mu[i, j] > 0.5)
+    for i in range(K):
+        d[i, i] = 0.0
+        for j in range(i + 1, K):
+            if not (beats[i, j] or beats[j, i]):
+                d[i, j] = 0.0
+                d[j, i] = 0.0
+                continue
+            x = 2.0 * mu[i, j] - 1.0
+            y = 2.0 * mu[j, i] - 1.0
+            if x * x < 1.0:
+                dx = x * np.arctanh(x) + 0.5 * np.log1p(-x * x)
+            else:
+                dx = log2
+            if y * y < 1.0:
+                dy = y * np.arctanh(y) + 0.5 * np.log1p(-y * y)
+            else:
+                dy = log2
+            v = 0.5 * (dx + dy)
+            d[i, j] = v
+            d[j, i] = v
+    return beats, d
+
+
+@njit(cache=True, nogil=True)
+def ecw_closed_form(beats, C, a, E):  # pragma: no cover - compiled
+    """Theorem 5 of 000 for winner ``a``: fill ``E`` (K x K, normalised) and return ``C^E*_a``.
+
+    The same computation as :func:`boundcalc.lp.ecw.ecw_allocation`: per ``i2``, the pool
+    ``S_{i2} \\ {a}`` sorted by cost (stable: equal costs in arm order), prefix sums, the first
+    ``h`` minimising ``sum of the h cheapest / (h - k)``.
+    """
+    K = beats.shape[0]
+    for i in range(K):
+        for j in range(K):
+            E[i, j] = 0.0
+    L = np.zeros(K, dtype=np.int64)
+    for i in range(K):
+        for j in range(K):
+            if beats[j, i]:
+                L[i] += 1
+    value = 0.0
+    for j in range(K):
+        if beats[a, j]:
+            value += C[a, j]
+    idx = np.empty(K, dtype=np.int64)
+    keys = np.empty(K)
+    part = 0.0
+    for i2 in range(K):
+        if i2 == a:
+            continue
+        n = 0
+        for j in range(K):
+            if j != a and beats[j, i2]:
+                idx[n] = j
+                keys[n] = C[i2, j]
+                n += 1
+        m = L[i2] - L[a] + 1
+        k = n - m
+        if k < 0:
+            continue
+        order = np.argsort(keys[:n], kind="mergesort")
+        best = np.inf
+        hbest = 0
+        cum = 0.0
+        for h in range(1, n + 1):
+            cum += keys[order[h - 1]]
+            if h >= k + 1:
+                r = cum / max(h - k, 1)
+                if r < best:
+                    best = r
+                    hbest = h
+        if hbest == 0:
+            continue
+        part += best
+        level = 1.0 / max(hbest - k, 1)
+        for h in range(hbest):
+            j = idx[order[h]]
+            E[i2, j] = level
+            E[j, i2] = level
+    for j in range(K):
+        if beats[a, j]:
+            E[a, j] = 1.0
+            E[j, a] = 1.0
+    return value + part
