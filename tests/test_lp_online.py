@@ -359,3 +359,45 @@ def test_in_out_separation_on_larger_matrices(K):
         assert a.value == pytest.approx(b.value, rel=1e-9)
         assert a.certificate.max_violation <= 1e-9
         assert abs(a.certificate.gap) <= 1e-7 * a.value
+
+
+# ----------------------------------------------------------------------------- compiled kernels
+def test_compiled_kernels_equal_the_numpy_code():
+    from boundcalc.lp import _kernels
+    from boundcalc.lp.ecw import _cost_matrix, ecw_allocation, ecw_allocation_numpy
+    from boundcalc.matrix import kl_half
+
+    if not _kernels.AVAILABLE:
+        pytest.skip("numba not installed: the numpy code is the only path")
+    rng = np.random.default_rng(17)
+    for k, mu in enumerate(STATES + [random_matrix(K, 60 + K).mu for K in (2, 7, 12, 20)]):
+        st = empirical_structure(mu)
+        # d against the textbook KL, written out independently (0 on ties and the diagonal)
+        tied = ~(st.beats | st.beats.T)
+        assert np.allclose(st.d, np.where(tied, 0.0, d_half(mu)), rtol=1e-12, atol=1e-300)
+        assert np.allclose(st.d, np.where(tied, 0.0, kl_half(mu)), rtol=1e-14, atol=0)
+        C = _cost_matrix(st)
+        for w in st.winners.tolist():
+            fam = CopelandFamily(st, w)
+            for _ in range(3):
+                E = rng.random((st.K, st.K)) * rng.choice([0.0, 0.5, 2.0])
+                E = np.round(np.triu(E, 1) + np.triu(E, 1).T, int(rng.integers(0, 3)))  # ties too
+                assert np.array_equal(fam._sums(E), fam._sums_numpy(E))
+            v1, E1 = ecw_allocation(st.beats, C, w)
+            v2, E2 = ecw_allocation_numpy(st.beats, C, w)
+            assert v1 == pytest.approx(v2, rel=1e-13)
+            assert np.array_equal(E1, E2)  # the same pairs: equal costs are taken in arm order
+
+
+def test_numpy_paths_without_numba(monkeypatch):
+    # the fallback used where numba is missing gives the same structures, sums and values
+    from boundcalc.lp import _kernels
+
+    compiled = [(empirical_structure(mu), CopelandLPSolver().solve_empirical(mu, certify=True).value)
+                for mu in STATES[::5]]
+    monkeypatch.setattr(_kernels, "AVAILABLE", False)
+    for (st, v), mu in zip(compiled, STATES[::5]):
+        st2 = empirical_structure(mu)
+        assert np.array_equal(st.beats, st2.beats)
+        assert np.allclose(st.d, st2.d, rtol=1e-14, atol=0)
+        assert CopelandLPSolver().solve_empirical(mu, certify=True).value == pytest.approx(v, rel=1e-12)
