@@ -31,7 +31,7 @@ except ImportError:  # pragma: no cover - exercised only without numba
             return f
         return wrap if not args or not callable(args[0]) else args[0]
 
-__all__ = ["AVAILABLE", "copeland_sums", "kl_structure", "ecw_closed_form"]
+__all__ = ["AVAILABLE", "copeland_sums", "kl_structure", "check_empirical", "ecw_closed_form"]
 
 
 @njit(cache=True, nogil=True)
@@ -82,6 +82,23 @@ def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):  # pragma: no 
                 w += own
             out[i2, c] = w + PS[mS[i2, c]]
     return out
+
+
+@njit(cache=True, nogil=True)
+def check_empirical(mu):  # pragma: no cover - compiled
+    """0 when every entry is in [0, 1] (not NaN) and ``mu + mu.T = 1`` off the diagonal (to 1e-9);
+    1 for a range/NaN problem, 2 for asymmetry."""
+    K = mu.shape[0]
+    for i in range(K):
+        for j in range(K):
+            v = mu[i, j]
+            if not (v >= 0.0 and v <= 1.0):
+                return 1
+    for i in range(K):
+        for j in range(i + 1, K):
+            if abs(mu[i, j] + mu[j, i] - 1.0) > 1e-9:
+                return 2
+    return 0
 
 
 @njit(cache=True, nogil=True)

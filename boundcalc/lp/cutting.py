@@ -96,11 +96,9 @@ def certificate_for(family, costs: np.ndarray, x: np.ndarray, rows, duals,
 
 
 def _q_matrix(d: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``q = e / d`` (K x K), 0 where ``d = 0`` (the diagonal and empirical ties)."""
     E = _as_square(x, d.shape[0])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        Q = np.where(d > 0, E / np.where(d > 0, d, 1.0), 0.0)
-    np.fill_diagonal(Q, 0.0)
-    return Q
+    return np.divide(E, d, out=np.zeros(d.shape), where=d > 0)
 
 
 @dataclass(frozen=True)

@@ -50,12 +50,15 @@ class Structure:
     beats: np.ndarray
     d: np.ndarray | None = None
 
-    def __post_init__(self):
-        b = np.array(self.beats, dtype=bool)
-        if b.ndim != 2 or b.shape[0] != b.shape[1] or b.shape[0] < 2:
-            raise ValueError(f"beats must be a square K x K array with K >= 2; got shape {b.shape}")
-        if np.any(b & b.T):  # also catches a True diagonal
-            raise ValueError("beats must be antisymmetric with a False diagonal")
+    def __post_init__(self, _trusted: bool = False):
+        if _trusted:  # built here from a matrix: a fresh, antisymmetric array
+            b = self.beats
+        else:
+            b = np.array(self.beats, dtype=bool)
+            if b.ndim != 2 or b.shape[0] != b.shape[1] or b.shape[0] < 2:
+                raise ValueError(f"beats must be a square K x K array with K >= 2; got shape {b.shape}")
+            if np.any(b & b.T):  # also catches a True diagonal
+                raise ValueError("beats must be antisymmetric with a False diagonal")
         b.setflags(write=False)
         object.__setattr__(self, "beats", b)
         L = b.sum(axis=0).astype(np.int64)
@@ -68,6 +71,15 @@ class Structure:
         w.setflags(write=False)
         object.__setattr__(self, "winners", w)
         object.__setattr__(self, "key", np.packbits(b).tobytes() + int(b.shape[0]).to_bytes(4, "little"))
+
+    @classmethod
+    def _from_fresh(cls, beats: np.ndarray, d: np.ndarray) -> "Structure":
+        """Skip the checks for arrays this module has just built (empirical_structure)."""
+        self = object.__new__(cls)
+        object.__setattr__(self, "beats", beats)
+        object.__setattr__(self, "d", d)
+        self.__post_init__(_trusted=True)
+        return self
 
     @property
     def K(self) -> int:
@@ -157,17 +169,24 @@ def empirical_structure(mu_hat, *, check: bool = True) -> Structure:
     mu = np.asarray(mu_hat, dtype=float)
     if mu.ndim != 2 or mu.shape[0] != mu.shape[1] or mu.shape[0] < 2:
         raise ValueError(f"mu_hat must be a square K x K array with K >= 2; got shape {mu.shape}")
+    if _kernels.AVAILABLE:
+        mu = np.ascontiguousarray(mu)
+        if check:
+            code = _kernels.check_empirical(mu)
+            if code == 1:
+                raise ValueError("mu_hat must be finite with entries in [0, 1]")
+            if code == 2:
+                raise ValueError("mu_hat must satisfy mu_hat[i, j] + mu_hat[j, i] = 1 off the diagonal")
+        K = mu.shape[0]
+        beats, d = _kernels.kl_structure(mu, np.empty((K, K), dtype=bool), np.empty((K, K)))
+        d.setflags(write=False)
+        return Structure._from_fresh(beats, d)
     off = _off(mu.shape[0])
     if check:
         if not np.all((mu >= 0) & (mu <= 1)):  # NaN fails too
             raise ValueError("mu_hat must be finite with entries in [0, 1]")
         if np.any(np.abs(mu + mu.T - 1.0)[off] > 1e-9):
             raise ValueError("mu_hat must satisfy mu_hat[i, j] + mu_hat[j, i] = 1 off the diagonal")
-    if _kernels.AVAILABLE:
-        K = mu.shape[0]
-        beats, d = _kernels.kl_structure(np.ascontiguousarray(mu), np.empty((K, K), dtype=bool), np.empty((K, K)))
-        d.setflags(write=False)
-        return Structure(beats, d)
     beats = (mu > 0.5) & off
     # d(p) = x atanh(x) + log1p(-x^2)/2 with x = 2p - 1 (matrix.kl_half), log 2 at x = +-1
     x = 2.0 * mu - 1.0
