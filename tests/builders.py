@@ -156,3 +156,33 @@ st_upper_and_perm = st.integers(3, 7).flatmap(
         st.permutations(list(range(K))),
     )
 )
+
+
+def dueling_mu(seed: int, K: int) -> np.ndarray:
+    """Upper triangle uniform on (0.02, 0.98), values within 1e-3 of 1/2 moved up by 0.01
+    (test_cpe's generator; same numbers for the same seed)."""
+    rng = np.random.default_rng(seed)
+    U = rng.uniform(0.02, 0.98, (K, K))
+    U = np.where(np.abs(U - 0.5) < 1e-3, U + 0.01, U)
+    mu = np.full((K, K), 0.5)
+    iu = np.triu_indices(K, 1)
+    mu[iu] = U[iu]
+    mu[(iu[1], iu[0])] = 1 - U[iu]
+    return mu
+
+
+def empirical_state(K: int, rng: np.random.Generator, draws: int = 6) -> np.ndarray:
+    """An empirical ``mu_hat`` from at most ``draws`` Bernoulli duels per pair of a random matrix
+    (gaps >= 0.05): exact ties and undrawn pairs are frequent, as early in an online run."""
+    import itertools
+
+    from boundcalc.datasets import random_matrix
+    from boundcalc.lp import empirical_mu
+
+    mu = random_matrix(K, rng, min_gap=0.05).mu
+    W = np.zeros((K, K))
+    for i, j in itertools.combinations(range(K), 2):
+        n = rng.integers(0, draws + 1)
+        w = rng.binomial(n, mu[i, j])
+        W[i, j], W[j, i] = w, n - w
+    return empirical_mu(W)

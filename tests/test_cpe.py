@@ -17,6 +17,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from builders import dueling_mu
+
 import boundcalc.cpe as cpe
 from boundcalc.cpe import (
     CPEInstance,
@@ -93,17 +95,6 @@ def random_instance(seed, n_pos=None, n_cand=None, p_edge=0.5):
         mat[(iu[1], iu[0])] = 1 - U[iu]
         prefs[s] = (order, mat)
     return CPEInstance(G, prefs)
-
-
-def random_dueling(seed, K):
-    rng = np.random.default_rng(seed)
-    U = rng.uniform(0.02, 0.98, (K, K))
-    U = np.where(np.abs(U - 0.5) < 1e-3, U + 0.01, U)
-    mu = np.full((K, K), 0.5)
-    iu = np.triu_indices(K, 1)
-    mu[iu] = U[iu]
-    mu[(iu[1], iu[0])] = 1 - U[iu]
-    return mu
 
 
 SEEDS = st.integers(0, 2**32 - 1)
@@ -480,7 +471,7 @@ def test_counts_are_exact_beyond_int64():
     # Complete bipartite K_{30,14}: |M| = 30!/16! ~ 1.3e19 > 2^63, |M_e| = 29!/16! for every edge.
     n, l = 30, 14
     G = nx.complete_bipartite_graph(n, l)  # nodes 0..29 (bipartite=0), 30..43 (bipartite=1)
-    prefs = {s: (list(range(n)), np.array(random_dueling(s, n))) for s in range(n, n + l)}
+    prefs = {s: (list(range(n)), np.array(dueling_mu(s, n))) for s in range(n, n + l)}
     inst = CPEInstance(G, prefs)
     c = cpe.matching_counts(inst)
     assert c.total == math.factorial(30) // math.factorial(16) > 2**63
@@ -495,7 +486,7 @@ def test_counts_are_exact_beyond_int64():
 @settings(max_examples=60, deadline=None)
 @given(SEEDS, st.integers(1, 7))
 def test_single_position_formulas_equal_general_code(seed, K):
-    mu = random_dueling(seed, K)
+    mu = dueling_mu(seed, K)
     inst = CPEInstance.from_matrix(mu)
     w = mu.mean(axis=1)
     srt = np.sort(w)
@@ -733,7 +724,7 @@ def test_size_limits_refuse_with_advice():
     with pytest.raises(CPETooLargeError, match="max_states"):
         cpe.width(random_instance(3, n_pos=6, n_cand=8, p_edge=0.9), max_states=3)
     with pytest.raises(CPETooLargeError, match="limit"):
-        cpe.maximum_matchings(CPEInstance.from_matrix(random_dueling(0, 5)), limit=3)
+        cpe.maximum_matchings(CPEInstance.from_matrix(dueling_mu(0, 5)), limit=3)
     # the Monte-Carlo route works past the limit: one candidate per position -> w = 1/2 exactly
     est = cpe.estimate_edge_rewards(inst, 50, rng=0)
     assert np.allclose(est.values, 0.5) and np.allclose(est.stderr, 0)

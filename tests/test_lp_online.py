@@ -31,6 +31,7 @@ from boundcalc.lp import (
     empirical_structure,
 )
 from boundcalc.lp.constraints import pair_ids
+from builders import empirical_state
 
 
 # ----------------------------------------------------------------------------- references
@@ -92,17 +93,6 @@ def reference_value(mu: np.ndarray, winner: int) -> float:
                   method="highs")
     assert res.status == 0, res.message
     return float(res.fun)
-
-
-def empirical_state(K: int, rng: np.random.Generator, draws: int = 6) -> np.ndarray:
-    """mu_hat from few Bernoulli draws per pair: exact ties and undrawn pairs are frequent."""
-    mu = random_matrix(K, rng, min_gap=0.05).mu
-    W = np.zeros((K, K))
-    for i, j in itertools.combinations(range(K), 2):
-        n = rng.integers(0, draws + 1)
-        w = rng.binomial(n, mu[i, j])
-        W[i, j], W[j, i] = w, n - w
-    return empirical_mu(W)
 
 
 STATES = [empirical_state(K, np.random.default_rng(100 + s)) for K in (3, 4, 5, 6) for s in range(15)]
