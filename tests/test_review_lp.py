@@ -94,8 +94,6 @@ def test_exact_reference_reproduces_table2():
     assert exact_lower_bound(st, int(st.winners[0])) == pytest.approx(27.5487, abs=1e-4)  # 000 Table 2
 
 
-@pytest.mark.xfail(strict=True, reason="review bug: solve_empirical's Theorem 6 shortcut ignores the solver's "
-                                        "levels (cutting.py _solve: the condition lacks `self.levels is None`)")
 @pytest.mark.parametrize("levels", [[0], [1]])
 def test_solve_empirical_with_levels_is_not_answered_by_theorem6(levels):
     pm = PreferenceMatrix(MU_C2)

@@ -296,8 +296,8 @@ class CopelandLPSolver:
         """Solve on an empirical matrix ``mu_hat`` (exact ties allowed: a tied pair is in no row).
 
         ``mu_hat`` may also be a :class:`~boundcalc.lp.structure.Structure` with ``d``.  With
-        ``certify=False`` (the online default), two or more Copeland winners, no ties and 000's
-        regret, the answer comes from Theorem 6 (``C* = C^E*``; ECW's allocation, checked
+        ``certify=False`` (the online default), two or more Copeland winners, no ties, 000's
+        regret and the whole family (no ``levels``), the answer comes from Theorem 6 (``C* = C^E*``; ECW's allocation, checked
         feasible by the oracle) instead of the LP; ``stats["method"]`` says which.
         """
         st = mu_hat if isinstance(mu_hat, Structure) else empirical_structure(mu_hat)
@@ -333,7 +333,7 @@ class CopelandLPSolver:
         t0 = time.perf_counter()
         if st.d is None:
             raise ValueError("the structure carries no d (KL divergences); build it from a matrix")
-        if theorem6 and regret is None and st.winners.size >= 2 and st.ties == 0:
+        if theorem6 and regret is None and self.levels is None and st.winners.size >= 2 and st.ties == 0:
             res = self._theorem6(st, winners, t0)
             if res is not None:
                 return res
