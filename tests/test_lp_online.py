@@ -391,3 +391,18 @@ def test_numpy_paths_without_numba(monkeypatch):
         assert np.array_equal(st.beats, st2.beats)
         assert np.allclose(st.d, st2.d, rtol=1e-14, atol=0)
         assert CopelandLPSolver().solve_empirical(mu, certify=True).value == pytest.approx(v, rel=1e-12)
+
+
+def test_violation_refuses_bad_rates():
+    pm = load_example("table2")
+    solver = CopelandLPSolver()
+    q = np.zeros((4, 4))
+    q[0, 2] = 5.0  # one direction only
+    with pytest.raises(ValueError, match="symmetric"):
+        solver.violation(pm.mu, q, 0)
+    with pytest.raises(ValueError, match="non-negative"):
+        solver.violation(pm.mu, -np.ones((4, 4)), 0)
+    with pytest.raises(ValueError, match="finite"):
+        solver.violation(pm.mu, np.full((4, 4), np.inf), 0)
+    v = solver.violation(pm.mu, np.zeros((4, 4)), 0, tol=0.5)
+    assert v.amount == 1.0 and not v.satisfied and v.tol == 0.5

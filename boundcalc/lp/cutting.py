@@ -119,10 +119,12 @@ class Violation:
     amount: float
     rows: list
     winner: int
+    tol: float = 1e-9
 
     @property
     def satisfied(self) -> bool:
-        return self.amount <= 1e-9
+        """``amount <= tol``: the rates satisfy every covering row (check (3) passes)."""
+        return self.amount <= self.tol
 
     def pairs(self) -> np.ndarray:
         """The distinct pairs ``(i, j)``, ``i < j``, that appear in :attr:`rows`."""
@@ -160,11 +162,15 @@ class CopelandLPSolver:
         solve is reproducible (the value never depends on it).
     cache_size : int
         ``(structure, winner)`` models kept warm (least recently used dropped first).
+    presolve : bool
+        HiGHS presolve (off: measured to only cost time on these LPs).
     drop_slack : bool
         Delete non-binding rows (activity above 1, zero dual) after a solve once the model
         holds more than ``slack_floor * K`` rows.  Below that floor rows are kept: an online
         re-solve with moved costs often needs yesterday's slack rows again, and small models
         are cheap (measured: dropping everything doubles the rounds of a warm 16-arm re-solve).
+    slack_floor : float
+        The floor above, in rows per arm.
     gap_tol : float
         Largest accepted relative duality gap of the certificate.
     in_out : float
@@ -203,7 +209,7 @@ class CopelandLPSolver:
         self.max_rounds = int(max_rounds)
         if self.per_i2 < 1 or self.neighbours < 0 or self.max_rounds < 1 or not self.tol >= 0:
             raise ValueError("per_i2 and max_rounds must be >= 1, neighbours >= 0, tol >= 0")
-        self.levels = None if levels is None else tuple(sorted(set(int(l) for l in levels)))
+        self._levels = None if levels is None else tuple(sorted(set(int(l) for l in levels)))
         self.seed = int(seed)
         self.cache_size = max(1, int(cache_size))
         self.drop_slack = bool(drop_slack)
@@ -265,9 +271,13 @@ class CopelandLPSolver:
         st = mu_hat if isinstance(mu_hat, Structure) else as_structure(mu_hat)
         fam = self._entry(st, winner).family
         Q = _as_square(q, st.K)
+        if not (np.all(Q >= 0) and np.all(np.isfinite(Q))):
+            raise ValueError("q must be finite and non-negative (observed rates N / log t)")
+        if Q.shape == (st.K, st.K) and not np.array_equal(Q, Q.T):
+            raise ValueError("q must be symmetric: q[i, j] is the rate of the unordered pair {i, j}")
         E = Q * st.d
         if not fam._has_rows:
-            return Violation(-np.inf, [], int(winner))
+            return Violation(-np.inf, [], int(winner), tol)
         S = fam._sums(E)
         amount = float(1.0 - S.min())
         out: list = []
@@ -278,16 +288,42 @@ class CopelandLPSolver:
             order = np.argsort(-block.violation, kind="stable")
             s = block.starts
             out = [pairs[block.idx[s[r]:s[r + 1]]] for r in order.tolist()]
-        return Violation(amount, out, int(winner))
+        return Violation(amount, out, int(winner), tol)
 
     def contains(self, matrix, q, winner: int, tol: float = 1e-9) -> bool:
         """Algorithm 1's check (3): is the rate matrix ``q`` (K x K) in ``R_{winner}(matrix)``?"""
         return self.violation(matrix, q, winner, tol=tol, rows=False).amount <= tol
 
     # ------------------------------------------------------------------ solves
-    def solve(self, matrix, regret: np.ndarray | None = None, winners: Iterable[int] | None = None, *,
+    def solve(self, matrix, *, regret: np.ndarray | None = None, winners: Iterable[int] | None = None,
               certify: bool = True) -> BoundResult:
-        """Solve the lower-bound LP on a (validated) preference matrix for its Copeland winners."""
+        """Solve the lower-bound LP on a (validated) preference matrix for its Copeland winners.
+
+        Parameters
+        ----------
+        matrix : PreferenceMatrix or array_like
+            Validated (:func:`~boundcalc.as_preference_matrix`: exact ties refused).
+        regret : ndarray (K, K), optional
+            A custom pair regret (symmetric, finite, >= 0) instead of 000's.
+        winners : iterable of int, optional
+            Solve only for these Copeland winners (default: all).
+        certify : bool
+            Compute the dual bound of the certificate (the oracle's violation is always known).
+
+        Returns
+        -------
+        BoundResult
+            ``status == "ok"``: value, winner, per-winner values, allocations, certificate,
+            ``stats`` (:data:`boundcalc.result.STATS_KEYS`).  ``status == "failed"`` (no value,
+            ``message`` says why): the loop did not converge, stalled, or the certificate's gap
+            exceeded ``gap_tol``.
+
+        Raises
+        ------
+        SolverError
+            HiGHS reported a status other than optimal.  This happens, reported and never as a
+            wrong value, when gaps ``|mu_ij - 1/2|`` below about 1e-9 push costs past 1e18.
+        """
         pm = matrix if isinstance(matrix, PreferenceMatrix) else as_preference_matrix(matrix)
         return self._solve(as_structure(pm), regret, winners, certify)
 
@@ -302,6 +338,11 @@ class CopelandLPSolver:
         """
         st = mu_hat if isinstance(mu_hat, Structure) else empirical_structure(mu_hat)
         return self._solve(st, regret, winners, certify, theorem6=not certify)
+
+    @property
+    def levels(self) -> tuple | None:
+        """The ``l`` restriction of every family (read-only: cached families depend on it)."""
+        return self._levels
 
     def _theorem6(self, st: Structure, winners, t0: float) -> BoundResult | None:
         """With two or more Copeland winners (and no ties), ``C*_{i1} = C^E*_{i1}`` (000 Theorem 6)
@@ -322,6 +363,7 @@ class CopelandLPSolver:
             allocs[w] = _q_matrix(st.d, E)
             viols[w] = viol
         best = min(per, key=lambda k: (per[k], k))
+        self._last_key = st.key
         stats = {"method": "closed-form (000 Theorem 6)", "seconds": time.perf_counter() - t0, "rounds": 0,
                  "lp_solves": 0, "simplex_iterations": 0, "rows": 0, "rows_added": 0, "rows_removed": 0,
                  "warm_start": False, "solver": "closed-form", "max_violation": float(max(viols.values()))}
