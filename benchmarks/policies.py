@@ -8,13 +8,16 @@ a seeded random matrix when ../shared/data is absent):
   one after another in this process (the batch), wall time / (R T), the duel draws and the
   regret bookkeeping included, compilation excluded (warmed first);
 * the protocol path (the Python classes driven step by step through ``select_pair``/``update``)
-  on a shorter horizon, to show what compiling buys.
+  on a shorter horizon, to show what compiling buys;
+* CW-RMED (no compiled kernel: the exact LP online, :mod:`boundcalc.policies.cw_rmed`), one run of
+  ``--cw-horizon`` steps through the protocol, with its seconds per 10^5 steps (issue 7's goal on
+  16 arms: under 60 s).
 
 The C++ figures (D-TS paper's code, g++ -O2, one run at a time, per step including its
 simulator) are those quoted in issue 7: ECW-RMED 2.3 us (K = 5) and 10.3 us (K = 16), RMED1
 0.56 us and 2.9 us.  Prints one table and writes benchmarks/results/policies.json.
 
-    python3 benchmarks/policies.py [--horizon 100000] [--runs 10] [--protocol-horizon 2000]
+    python3 benchmarks/policies.py [--horizon 100000] [--runs 10] [--protocol-horizon 2000] [--cw-horizon 10000]
 """
 
 from __future__ import annotations
@@ -78,6 +81,8 @@ def main() -> None:
     ap.add_argument("--horizon", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--protocol-horizon", type=int, default=2000)
+    ap.add_argument("--cw-horizon", type=int, default=10_000,
+                    help="steps of the one CW-RMED run per matrix (protocol path, exact LP online); 0 skips it")
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "policies.json"))
     args = ap.parse_args()
     rows = []
@@ -90,12 +95,22 @@ def main() -> None:
                          "protocol_us_per_step": us_py, "cpp_us_per_step": cpp,
                          "speedup_vs_cpp": cpp / us, "horizon": args.horizon, "runs": args.runs,
                          "protocol_horizon": args.protocol_horizon, "stats_last_run": st})
+        if args.cw_horizon > 0:  # CW-RMED has no compiled kernel: one run through the protocol
+            us_cw, st_cw = time_runs("cw-rmed", pm, args.cw_horizon, 1, fast=False)
+            rows.append({"matrix": name, "K": pm.K, "policy": "cw-rmed", "compiled_us_per_step": None,
+                         "protocol_us_per_step": us_cw, "cpp_us_per_step": None, "speedup_vs_cpp": None,
+                         "horizon": args.cw_horizon, "runs": 1, "protocol_horizon": args.cw_horizon,
+                         "seconds_per_1e5_steps": 0.1 * us_cw, "stats_last_run": st_cw})
     head = f"{'matrix':34s} {'K':>3s} {'policy':9s} {'compiled us':>11s} {'protocol us':>11s} {'C++ us':>7s} {'C++/ours':>8s}"
     print(f"per run-step, {args.runs} runs x T = {args.horizon} batched in one process (compiled); "
           f"protocol path: 1 run x T = {args.protocol_horizon}")
     print(head)
     print("-" * len(head))
     for r in rows:
+        if r["compiled_us_per_step"] is None:  # CW-RMED: protocol only, no C++ figure
+            print(f"{r['matrix']:34s} {r['K']:3d} {r['policy']:9s} {'-':>11s} {r['protocol_us_per_step']:11.1f} "
+                  f"{'-':>7s} {'-':>8s}   ({r['horizon']} steps; {r['seconds_per_1e5_steps']:.0f} s per 10^5)")
+            continue
         print(f"{r['matrix']:34s} {r['K']:3d} {r['policy']:9s} {r['compiled_us_per_step']:11.3f} "
               f"{r['protocol_us_per_step']:11.1f} {r['cpp_us_per_step']:7.2f} {r['speedup_vs_cpp']:8.1f}")
     out = Path(args.out)
