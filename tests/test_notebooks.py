@@ -77,3 +77,64 @@ def test_table1_notebook_without_data_says_so(monkeypatch, tmp_path):
     text = printed(nb)
     assert "The public MSLR matrix is absent" in text
     assert "skipped" in summary_line(nb)
+
+
+# ----------------------------------------------------------------------------- cw_vs_ecw.ipynb
+CWECW = REPO / "notebooks" / "cw_vs_ecw.ipynb"
+
+
+def cwecw_summary(nb) -> dict:
+    lines = [ln for ln in printed(nb).splitlines() if ln.startswith("cw_vs_ecw-summary: ")]
+    assert len(lines) == 1, "the notebook must print one machine-readable summary"
+    return json.loads(lines[0][len("cw_vs_ecw-summary: "):])
+
+
+def _run_cwecw(monkeypatch, shared: Path):
+    monkeypatch.setenv("BOUNDCALC_CWECW_HORIZON", "300")  # CI size (the notebook's default is 10^5)
+    monkeypatch.setenv("BOUNDCALC_CWECW_RUNS", "2")
+    monkeypatch.setenv("BOUNDCALC_CWECW_SEED", "0")
+    monkeypatch.setenv("BOUNDCALC_CWECW_WORKERS", "0")
+    monkeypatch.setenv("BOUNDCALC_SHARED", str(shared))
+    nb = execute(CWECW)
+    return nb, cwecw_summary(nb)
+
+
+def _check_table2_panel(panel):
+    """000 Table 2: C* = 27.5, C^E* = 49.7; the notebook's numbers are the simulator's for its seed."""
+    from boundcalc.datasets import load_example
+    from boundcalc.simulate import simulate
+
+    assert panel["K"] == 4 and panel["condorcet"]
+    assert abs(panel["lower_bound"] - 27.5487) < 1e-3 and abs(panel["ecw"] - 49.6635) < 1e-3
+    assert set(panel["policies"]) == {"cw-rmed", "ecw-rmed", "rmed1"}
+    ref = simulate(load_example("table2"), ["cw-rmed", "ecw-rmed", "rmed1"], horizon=300, runs=2, seed=0,
+                   bounds=False)
+    for name, got in panel["policies"].items():
+        assert got["mean"] == ref.mean(name)[-1] and got["stderr"] == ref.stderr(name)[-1]
+
+
+def test_cw_vs_ecw_notebook(monkeypatch):
+    """Figure 1 style panels: Table 2 always, the two 16-arm MSLR submatrices when the data exist."""
+    nb, rep = _run_cwecw(monkeypatch, SHARED)
+    assert (rep["horizon"], rep["runs"], rep["seed"]) == (300, 2, 0)
+    assert rep["have_data"] == MSLR.exists()
+    panels = rep["panels"]
+    _check_table2_panel(panels[0])
+    images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    assert len(images) == 1  # one figure, a panel per matrix
+    if not MSLR.exists():
+        assert len(panels) == 1
+        return
+    assert [(p["K"], p["condorcet"]) for p in panels[1:]] == [(16, True), (16, False)]
+    for p in panels[1:]:
+        assert 0 < p["lower_bound"] <= p["ecw"] * (1 + 1e-9)  # 000 Theorem 6, (8)
+    # the non-Condorcet draw has several Copeland winners: C* = C^E* (000 Theorem 6, (9))
+    assert len(panels[2]["copeland_winners"]) >= 2
+    assert abs(panels[2]["lower_bound"] - panels[2]["ecw"]) <= 1e-6 * panels[2]["ecw"]
+
+
+def test_cw_vs_ecw_notebook_without_data(monkeypatch, tmp_path):
+    nb, rep = _run_cwecw(monkeypatch, tmp_path)  # an empty directory: no data
+    assert "The public MSLR matrix is absent" in printed(nb)
+    assert rep["have_data"] is False and len(rep["panels"]) == 1
+    _check_table2_panel(rep["panels"][0])
