@@ -3,6 +3,10 @@
 ``notebooks/table1.ipynb`` reproduces paper 000's Table 1 on the public MSLR matrix with a small
 count here (``BOUNDCALC_TABLE1_COUNT``, default 200 in this test); without the data it must run
 through and say the data are absent.
+
+``notebooks/cw_vs_ecw.ipynb`` (000 Figure 1 style regret curves) runs at ``T = 300``, 2 runs
+(``BOUNDCALC_CWECW_*``): its Table 2 numbers must equal the simulator's for the same seed, the MSLR
+panels (when the data exist) must be one Condorcet and one non-Condorcet 16-arm draw.
 """
 
 from __future__ import annotations
