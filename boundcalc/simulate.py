@@ -26,9 +26,12 @@ Seeding
 Execution
     One task per (policy, run) through :func:`boundcalc.runner.run_tasks` (in-process,
     a local Dask cluster with ``workers=n``, or ``scheduler=ADDRESS``; optional resumable
-    JSON Lines store).  A deterministic policy with a compiled kernel
-    (:mod:`boundcalc.policies.fast`) runs the whole horizon compiled; any other runs the
-    protocol step by step (:func:`run_protocol`).
+    JSON Lines store).  A policy with a compiled kernel (:mod:`boundcalc.policies.fast`) runs the
+    whole horizon compiled; any other runs the protocol step by step (:func:`run_protocol`).
+    A deterministic policy's kernel chooses exactly the class's pairs; a randomized policy's
+    kernel (RUCB, D-TS, D-TS+) draws from its own SplitMix64 stream seeded by
+    ``pol_ss.generate_state(1, uint64)[0]`` (``pol_ss`` the policy SeedSequence above), so
+    ``fast=True`` and ``fast=False`` give the same distribution of runs, not the same runs.
 
 >>> from boundcalc.datasets import load_example
 >>> res = simulate(load_example("table2"), ["ecw-rmed", "rmed1"], horizon=2000, runs=3, seed=1)
@@ -193,12 +196,17 @@ def run_one(name: str, params: Mapping[str, Any], mu: np.ndarray, T: int, cps: n
         perm = np.random.default_rng(shuf_ss).permutation(K)
         mu = mu[np.ix_(perm, perm)]
         regrets = regrets[:, perm][:, :, perm]
-    use_kernel = fast and cls.fast_kernel is not None and cls.deterministic
+    use_kernel = fast and cls.fast_kernel is not None
+    kparams = dict(params)
+    if use_kernel and not cls.deterministic:
+        # a randomized policy's kernel draws from its own stream (policies/fast.py), seeded from
+        # the run's policy SeedSequence: the class's distribution, not numpy's Generator stream
+        kparams["stream_seed"] = int(pol_ss.generate_state(1, np.uint64)[0])
     if use_kernel:
-        _ensure_compiled(cls.fast_kernel, params)
+        _ensure_compiled(cls.fast_kernel, kparams)
     t0 = time.perf_counter()
     if use_kernel:
-        out, stats = run_kernel(cls.fast_kernel, mu, T, params, k0, k1, cps, regrets)
+        out, stats = run_kernel(cls.fast_kernel, mu, T, kparams, k0, k1, cps, regrets)
     else:
         pol = cls(K, rng=np.random.default_rng(pol_ss), **params)
         out = run_protocol(pol, DuelEnvironment(mu, k0, k1), T, cps, regrets)

@@ -10,8 +10,12 @@
 * :mod:`~boundcalc.policies.cw_rmed` -- CW-RMED (``"cw-rmed"``): the skeleton with the exact
   lower-bound LP of :mod:`boundcalc.lp`, warm between steps.
 * :mod:`~boundcalc.policies.rmed1` -- RMED1 of Komiyama et al. (COLT 2015) (``"rmed1"``).
+* :mod:`~boundcalc.policies.rucb` -- RUCB of Zoghi et al. (ICML 2014) (``"rucb"``).
+* :mod:`~boundcalc.policies.dts` -- D-TS and D-TS+ of paper 001 (Wu & Liu, NIPS 2016)
+  (``"dts"``, ``"dts+"``).
 * :mod:`~boundcalc.policies.fast` -- compiled whole-run kernels (numba) of the deterministic
-  policies, tested to choose the same pairs as the classes.
+  policies, tested to choose the same pairs as the classes, and of the randomized ones (RUCB,
+  D-TS, D-TS+) on their own documented random stream.
 
 >>> from boundcalc.policies import make_policy
 >>> p = make_policy("ecw-rmed", 3)
@@ -25,7 +29,9 @@ from .registry import (POLICIES, get_policy, make_policy, parse_param_spec, poli
 from .copeland_rmed import CopelandRMED, ECWRMED, EmpiricalState
 from .rmed1 import RMED1
 from .cw_rmed import CWRMED
+from .rucb import RUCB
+from .dts import DTS, DTSPlus
 
 __all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
            "get_policy", "make_policy", "policy_names", "parse_param_spec", "resolve_policy_list",
-           "CopelandRMED", "ECWRMED", "CWRMED", "EmpiricalState", "RMED1"]
+           "CopelandRMED", "ECWRMED", "CWRMED", "EmpiricalState", "RMED1", "RUCB", "DTS", "DTSPlus"]

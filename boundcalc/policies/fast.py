@@ -16,6 +16,11 @@ the contract test checks this on many matrices and seeds (``tests/test_policies.
   updated for the two arms of each duel (O(K) per round).
 * :func:`ecw_closed_form` -- Theorem 5 of paper 000 for one empirical winner (tested equal to
   :mod:`boundcalc.lp.ecw`).
+* :func:`rucb_run`, :func:`dts_run` -- the randomized policies :class:`~boundcalc.policies.rucb.RUCB`
+  and :class:`~boundcalc.policies.dts.DTS` / ``DTSPlus``, drawing from their own documented
+  policy stream (:func:`stream_uniform`, :func:`stream_beta`, ...; SplitMix64, seeded by
+  ``params["stream_seed"]``): the same pairs as the class whose draws are routed to that
+  stream, the class's distribution otherwise (``tests/test_policies_dts.py``).
 
 The duel stream
     The ``n``-th duel (``n = 0, 1, ...``) of the unordered pair ``lo <= hi`` in a run with keys
@@ -46,7 +51,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without numba
     raise ImportError("boundcalc.policies.fast needs numba (pip install numba)") from exc
 
 __all__ = ["duel_uniform", "duel_uniform_py", "ecw_rmed_run", "rmed1_run", "ecw_closed_form",
-           "KERNELS", "kernel_stats_names", "run_kernel"]
+           "KERNELS", "kernel_stats_names", "run_kernel", "rucb_run", "dts_run", "stream_next",
+           "stream_uniform", "stream_index", "stream_normal", "stream_gamma", "stream_beta"]
 
 _MASK = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -672,6 +678,328 @@ def rmed1_run(mu, T, f_scale, f_power, n_init, key0, key1, checkpoints, regrets)
     return out, stats
 
 
+# ----------------------------------------------------------------------------- randomized policies
+# The policy stream of a randomized kernel (RUCB, D-TS, D-TS+): SplitMix64 (Steele, Lea & Flood,
+# OOPSLA 2014) -- ``state += 0x9E3779B97F4A7C15; output = mix64(state)`` with the mixer of
+# :func:`_mix64` -- started from ``params["stream_seed"]`` (uint64; the simulator takes it from
+# the run's policy SeedSequence, ``generate_state(1, uint64)[0]``).  From its outputs:
+# uniforms ``(x >> 11) 2^-53`` on [0, 1); indices ``floor(u n)``; standard normals by Box-Muller
+# in pairs (``r = sqrt(-2 ln(1 - u1))``: ``r cos(2 pi u2)`` is returned, ``r sin(2 pi u2)`` kept in
+# ``spare`` -- a float64 array ``[has_spare, value]`` -- for the next call); Gamma(a), a >= 1, by
+# Marsaglia & Tsang (ACM TOMS 2000); Beta(a, b) = X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b).
+# These kernels draw in the order their class documents, so a class whose draws are routed to
+# this stream chooses exactly the kernel's pairs (tests/test_policies_dts.py); with numpy's
+# Generator (the protocol path) the class has the same distribution, not the same stream.
+
+
+@njit(cache=True)
+def stream_next(state):
+    """Next SplitMix64 output of the stream ``state`` (a uint64 array of length 1, advanced)."""
+    state[0] += numba.uint64(_GOLDEN)
+    return _mix64(state[0])
+
+
+@njit(cache=True)
+def stream_uniform(state):
+    """Uniform on [0, 1) (53 bits)."""
+    return float(stream_next(state) >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def stream_index(state, n):
+    """Uniform index in [0, n): ``floor(u n)``."""
+    k = int(stream_uniform(state) * n)
+    return k if k < n else n - 1
+
+
+@njit(cache=True)
+def stream_normal(state, spare):
+    """Standard normal by Box-Muller in pairs (the sine of a pair waits in ``spare``)."""
+    if spare[0] != 0.0:
+        spare[0] = 0.0
+        return spare[1]
+    u1 = 1.0 - stream_uniform(state)
+    u2 = stream_uniform(state)
+    r = math.sqrt(-2.0 * math.log(u1))
+    w = 2.0 * math.pi * u2
+    spare[0] = 1.0
+    spare[1] = r * math.sin(w)
+    return r * math.cos(w)
+
+
+@njit(cache=True)
+def stream_gamma(state, spare, a):
+    """Gamma(a, 1) for ``a >= 1`` by Marsaglia & Tsang's squeeze-and-reject method."""
+    d = a - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        x = stream_normal(state, spare)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = stream_uniform(state)
+        x2 = x * x
+        if u < 1.0 - 0.0331 * x2 * x2:
+            return d * v
+        if u > 0.0 and math.log(u) < 0.5 * x2 + d * (1.0 - v + math.log(v)):
+            return d * v
+
+
+@njit(cache=True)
+def stream_beta(state, spare, a, b):
+    """Beta(a, b) for ``a, b >= 1`` as ``X / (X + Y)``, X ~ Gamma(a) drawn first."""
+    x = stream_gamma(state, spare, a)
+    y = stream_gamma(state, spare, b)
+    return x / (x + y)
+
+
+@njit(cache=True)
+def _ucb(W, N, al, i, j):
+    # u_ij of RUCB / 001 line 4: W/N + sqrt(alpha ln t / N); x/0 := 1 gives 2 on an undrawn pair
+    n = N[i, j]
+    if n == 0:
+        return 2.0
+    return W[i, j] / n + math.sqrt(al / n)
+
+
+@njit(cache=True)
+def _lcb(W, N, al, i, j):
+    # l_ij of 001 line 4: W/N - sqrt(alpha ln t / N); x/0 := 1 gives 0 on an undrawn pair
+    n = N[i, j]
+    if n == 0:
+        return 0.0
+    return W[i, j] / n - math.sqrt(al / n)
+
+
+@njit(cache=True)
+def rucb_run(mu, T, alpha, seed, key0, key1, checkpoints, regrets):
+    """One run of RUCB (Zoghi et al., ICML 2014, Algorithm 1), ``T`` rounds, policy stream ``seed``.
+
+    Returns ``(out, stats)`` as :func:`ecw_rmed_run`; ``stats = [self_duels, empty_C]``.  Step for
+    step :class:`boundcalc.policies.rucb.RUCB` (same bounds arithmetic, same draws in the same
+    order).
+    """
+    K = mu.shape[0]
+    W = np.zeros((K, K), dtype=np.int64)
+    N = np.zeros((K, K), dtype=np.int64)
+    counts = np.zeros(K * K, dtype=np.int64)
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = seed
+    cand = np.empty(K, dtype=np.int64)
+    col = np.empty(K)
+    ties = np.empty(K, dtype=np.int64)
+    U = regrets.shape[0]
+    cum = np.zeros(U)
+    out = np.zeros((U, checkpoints.shape[0]))
+    stats = np.zeros(2, dtype=np.int64)
+    B = -1
+    c = 0
+    for t in range(1, T + 1):
+        al = alpha * math.log(t)
+        nC = 0  # line 6
+        for i in range(K):
+            ok = True
+            for j in range(K):
+                if j != i and _ucb(W, N, al, i, j) < 0.5:
+                    ok = False
+                    break
+            if ok:
+                cand[nC] = i
+                nC += 1
+        if nC == 0:  # line 7
+            a = stream_index(state, K)
+            B = -1
+            stats[1] += 1
+        else:
+            if B >= 0:  # line 8
+                inC = False
+                for q in range(nC):
+                    if cand[q] == B:
+                        inC = True
+                if not inC:
+                    B = -1
+            if nC == 1:  # line 9
+                a = cand[0]
+                B = a
+            elif B < 0:  # line 11, B empty
+                a = cand[stream_index(state, nC)]
+            elif stream_uniform(state) < 0.5:  # line 11, p(B) = 1/2
+                a = B
+            else:
+                k = stream_index(state, nC - 1)
+                a = -1
+                for q in range(nC):
+                    if cand[q] != B:
+                        if k == 0:
+                            a = cand[q]
+                            break
+                        k -= 1
+        m = -np.inf  # line 13
+        for j in range(K):
+            col[j] = 0.5 if j == a else _ucb(W, N, al, j, a)
+            if col[j] > m:
+                m = col[j]
+        nt = 0
+        for j in range(K):
+            if col[j] == m:
+                ties[nt] = j
+                nt += 1
+        if nt > 1:
+            nt = 0
+            for j in range(K):
+                if col[j] == m and j != a:
+                    ties[nt] = j
+                    nt += 1
+        d = ties[0] if nt == 1 else ties[stream_index(state, nt)]
+        if d == a:
+            stats[0] += 1
+        won = _duel(mu, counts, key0, key1, a, d)
+        if a != d:
+            if won:
+                W[a, d] += 1
+            else:
+                W[d, a] += 1
+            N[a, d] += 1
+            N[d, a] += 1
+        c = _record(regrets, cum, out, checkpoints, c, t, a, d)
+    return out, stats
+
+
+@njit(cache=True)
+def dts_run(mu, T, alpha, plus, seed, key0, key1, checkpoints, regrets):
+    """One run of D-TS (001 Algorithm 1) or, with ``plus``, D-TS+ (001 Sec. 4.3), policy stream ``seed``.
+
+    Returns ``(out, stats)`` as :func:`ecw_rmed_run`; ``stats = [self_duels, eliminations, ties]``.
+    Step for step :class:`boundcalc.policies.dts.DTS` / ``DTSPlus`` (same arithmetic, same draws
+    in the same order).
+    """
+    K = mu.shape[0]
+    W = np.zeros((K, K), dtype=np.int64)
+    N = np.zeros((K, K), dtype=np.int64)
+    counts = np.zeros(K * K, dtype=np.int64)
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = seed
+    spare = np.zeros(2)
+    theta = np.full((K, K), 0.5)
+    cand = np.empty(K, dtype=np.int64)
+    best = np.empty(K, dtype=np.int64)
+    score = np.zeros(K, dtype=np.int64)
+    U = regrets.shape[0]
+    cum = np.zeros(U)
+    out = np.zeros((U, checkpoints.shape[0]))
+    stats = np.zeros(3, dtype=np.int64)
+    c = 0
+    for t in range(1, T + 1):
+        al = alpha * math.log(t)
+        mx = -1  # lines 4-6: upper Copeland scores and the candidates C
+        for i in range(K):
+            s = 0
+            for j in range(K):
+                if j != i and _ucb(W, N, al, i, j) > 0.5:
+                    s += 1
+            score[i] = s
+            if s > mx:
+                mx = s
+        nC = 0
+        for i in range(K):
+            if score[i] == mx:
+                cand[nC] = i
+                nC += 1
+        if nC < K:
+            stats[1] += 1
+        for i in range(K):  # lines 7-10
+            for j in range(i + 1, K):
+                x = stream_beta(state, spare, W[i, j] + 1.0, W[j, i] + 1.0)
+                theta[i, j] = x
+                theta[j, i] = 1.0 - x
+        for i in range(K):
+            s = 0
+            for j in range(K):
+                if j != i and theta[i, j] > 0.5:
+                    s += 1
+            score[i] = s
+        mx = -1  # line 11 (D-TS+: Sec. 4.3)
+        for q in range(nC):
+            if score[cand[q]] > mx:
+                mx = score[cand[q]]
+        nb = 0
+        for q in range(nC):
+            if score[cand[q]] == mx:
+                best[nb] = cand[q]
+                nb += 1
+        if nb == 1:
+            a1 = best[0]
+        else:
+            stats[2] += 1
+            if plus:
+                zstar = 0.0
+                for i in range(K):
+                    z = score[i] / (K - 1)
+                    if z > zstar:
+                        zstar = z
+                a1 = best[0]
+                rbest = np.inf
+                for q in range(nb):
+                    i = best[q]
+                    zi = score[i] / (K - 1)
+                    r = 0.0
+                    for j in range(K):
+                        if j != i and theta[i, j] != 0.5:
+                            r += (zstar - 0.5 * (zi + score[j] / (K - 1))) / _kl(theta[i, j])
+                    if r < rbest:
+                        rbest = r
+                        a1 = i
+            else:
+                a1 = best[stream_index(state, nb)]
+        a2 = a1  # lines 13-14: fresh theta2_{i a1}; argmax over l_{i a1} <= 1/2
+        vbest = -np.inf
+        for i in range(K):
+            if i == a1:
+                v = 0.5
+                eligible = True
+            else:
+                v = stream_beta(state, spare, W[i, a1] + 1.0, W[a1, i] + 1.0)
+                eligible = _lcb(W, N, al, i, a1) <= 0.5
+            if eligible and v > vbest:
+                vbest = v
+                a2 = i
+        if a1 == a2:
+            stats[0] += 1
+        won = _duel(mu, counts, key0, key1, a1, a2)
+        if a1 != a2:
+            if won:
+                W[a1, a2] += 1
+            else:
+                W[a2, a1] += 1
+            N[a1, a2] += 1
+            N[a2, a1] += 1
+        c = _record(regrets, cum, out, checkpoints, c, t, a1, a2)
+    return out, stats
+
+
+def _stream_seed(params):
+    try:
+        return np.uint64(params["stream_seed"])
+    except KeyError:
+        raise KeyError("a randomized policy's kernel needs params['stream_seed'] (its policy stream; "
+                       "boundcalc.simulate.run_one sets it)") from None
+
+
+def _run_rucb(mu, T, params, key0, key1, checkpoints, regrets):
+    return rucb_run(mu, T, float(params["alpha"]), _stream_seed(params), key0, key1, checkpoints, regrets)
+
+
+def _run_dts(mu, T, params, key0, key1, checkpoints, regrets):
+    return dts_run(mu, T, float(params["alpha"]), False, _stream_seed(params), key0, key1, checkpoints,
+                   regrets)
+
+
+def _run_dts_plus(mu, T, params, key0, key1, checkpoints, regrets):
+    return dts_run(mu, T, float(params["alpha"]), True, _stream_seed(params), key0, key1, checkpoints,
+                   regrets)
+
+
 def _run_ecw(mu, T, params, key0, key1, checkpoints, regrets):
     return ecw_rmed_run(mu, T, params["alpha"], params["beta"], key0, key1, checkpoints, regrets)
 
@@ -685,6 +1013,9 @@ def _run_rmed1(mu, T, params, key0, key1, checkpoints, regrets):
 KERNELS = {
     "ecw_rmed": (_run_ecw, ("forced", "checks", "targets", "solves", "self_duels")),
     "rmed1": (_run_rmed1, ("initial", "self_duels")),
+    "rucb": (_run_rucb, ("self_duels", "empty_C")),
+    "dts": (_run_dts, ("self_duels", "eliminations", "ties")),
+    "dts_plus": (_run_dts_plus, ("self_duels", "eliminations", "ties")),
 }
 
 
