@@ -133,63 +133,71 @@ def kl_structure(mu, beats, d):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def ecw_closed_form(beats, C, a, E):  # pragma: no cover - compiled
-    """Theorem 5 of 000 for winner ``a``: fill ``E`` (K x K, normalised) and return ``C^E*_a``.
+def _sort_by_key(keys, idx, n):
+    """Insertion sort of idx[:n] by (keys[idx], idx) ascending (stable, ties by index)."""
+    for a in range(1, n):
+        v = idx[a]
+        kv = keys[v]
+        b = a - 1
+        while b >= 0 and (keys[idx[b]] > kv or (keys[idx[b]] == kv and idx[b] > v)):
+            idx[b + 1] = idx[b]
+            b -= 1
+        idx[b + 1] = v
 
-    The same computation as :func:`boundcalc.lp.ecw.ecw_allocation`: per ``i2``, the pool
-    ``S_{i2} \\ {a}`` sorted by cost (stable: equal costs in arm order), prefix sums, the first
-    ``h`` minimising ``sum of the h cheapest / (h - k)``.
+
+@njit(cache=True, nogil=True)
+def ecw_closed_form(beats, L, C, a, E):
+    """Theorem 5 of paper 000 for winner ``a``: returns ``C^E*_a``, writes the normalised ``E``.
+
+    ``beats`` (bool K x K, strict), ``L`` (losses), ``C`` (costs ``r/d``, finite on every
+    strictly decided pair).  Pools sorted by (cost, arm index); ``h`` the first minimiser of
+    ``(sum of the h cheapest) / (h - k)``; ``e = 1/(h - k)`` on those ``h``; ``e_{a j} = 1`` on
+    ``I_a`` (:func:`boundcalc.lp.ecw.ecw_allocation` in numpy; also called inside the policies'
+    whole-run kernels, :mod:`boundcalc.policies.fast`).
     """
     K = beats.shape[0]
     for i in range(K):
         for j in range(K):
             E[i, j] = 0.0
-    L = np.zeros(K, dtype=np.int64)
-    for i in range(K):
-        for j in range(K):
-            if beats[j, i]:
-                L[i] += 1
-    value = 0.0
-    for j in range(K):
-        if beats[a, j]:
-            value += C[a, j]
     idx = np.empty(K, dtype=np.int64)
     keys = np.empty(K)
-    part = 0.0
+    total_I = 0.0
+    for j in range(K):
+        if beats[a, j]:
+            total_I += C[a, j]
+    parts = 0.0
     for i2 in range(K):
         if i2 == a:
             continue
         n = 0
         for j in range(K):
-            if j != a and beats[j, i2]:
+            if beats[j, i2] and j != a:
                 idx[n] = j
-                keys[n] = C[i2, j]
                 n += 1
         m = L[i2] - L[a] + 1
         k = n - m
         if k < 0:
             continue
-        order = np.argsort(keys[:n], kind="mergesort")
+        for q in range(n):
+            keys[idx[q]] = C[i2, idx[q]]
+        _sort_by_key(keys, idx, n)
         best = np.inf
         hbest = 0
         cum = 0.0
         for h in range(1, n + 1):
-            cum += keys[order[h - 1]]
+            cum += keys[idx[h - 1]]
             if h >= k + 1:
-                r = cum / max(h - k, 1)
+                r = cum / float(h - k)
                 if r < best:
                     best = r
                     hbest = h
-        if hbest == 0:
-            continue
-        part += best
-        level = 1.0 / max(hbest - k, 1)
-        for h in range(hbest):
-            j = idx[order[h]]
-            E[i2, j] = level
-            E[j, i2] = level
+        parts += best
+        level = 1.0 / float(hbest - k)
+        for q in range(hbest):
+            E[i2, idx[q]] = level
+            E[idx[q], i2] = level
     for j in range(K):
         if beats[a, j]:
             E[a, j] = 1.0
             E[j, a] = 1.0
-    return value + part
+    return total_I + parts

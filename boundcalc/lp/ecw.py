@@ -63,7 +63,8 @@ def ecw_allocation(beats: np.ndarray, C: np.ndarray, winner: int) -> tuple[float
     if _kernels.AVAILABLE:
         b = np.ascontiguousarray(beats, dtype=bool)
         E = np.empty(b.shape)
-        v = _kernels.ecw_closed_form(b, np.ascontiguousarray(C, dtype=float), int(winner), E)
+        L = b.sum(axis=0).astype(np.int64)
+        v = _kernels.ecw_closed_form(b, L, np.ascontiguousarray(C, dtype=float), int(winner), E)
         return float(v), E
     return ecw_allocation_numpy(beats, C, winner)
 
