@@ -16,9 +16,9 @@ a seeded random matrix when ../shared/data is absent):
 The C++ figures (D-TS paper's code, g++ -O2, one run at a time, per step including its
 simulator) are those quoted in issue 7: ECW-RMED 2.3 us (K = 5) and 10.3 us (K = 16), RMED1
 0.56 us and 2.9 us; and in issue 8: RUCB 0.7 us and 4.0 us, D-TS 3.1 us and 28.9 us, D-TS+
-3.1 us (K = 5).  RUCB, D-TS and D-TS+ are randomized: their compiled path draws from the
-kernels' own stream (:mod:`boundcalc.policies.fast`), their protocol path from numpy's
-Generator.  Prints one table and writes benchmarks/results/policies.json.
+3.1 us (K = 5), CCB 1.9 us and 10.2 us.  RUCB, D-TS, D-TS+ and CCB are randomized: their
+compiled path draws from the kernels' own stream (:mod:`boundcalc.policies.fast`), their
+protocol path from numpy's Generator.  Prints one table and writes benchmarks/results/policies.json.
 
     python3 benchmarks/policies.py [--horizon 100000] [--runs 10] [--protocol-horizon 2000] [--cw-horizon 10000]
 """
@@ -41,6 +41,9 @@ from boundcalc.simulate import checkpoints, regret_matrices, run_one
 CPP_US = {("ecw-rmed", 5): 2.3, ("ecw-rmed", 16): 10.3, ("rmed1", 5): 0.56, ("rmed1", 16): 2.9}
 # issue 8's figures of the same C++ (D-TS+ at K = 16 is not quoted there)
 CPP_US.update({("rucb", 5): 0.7, ("rucb", 16): 4.0, ("dts", 5): 3.1, ("dts", 16): 28.9, ("dts+", 5): 3.1})
+CPP_US.update({("ccb", 5): 1.9, ("ccb", 16): 10.2})
+# issue 8: SAVAGE 0.28 us and 1.9 us; RMED2 has no quoted figure (measured only)
+CPP_US.update({("savage", 5): 0.28, ("savage", 16): 1.9})
 
 
 def shared_dir() -> Path:
@@ -92,7 +95,7 @@ def main() -> None:
     args = ap.parse_args()
     rows = []
     for name, pm in matrices():
-        for policy in ("ecw-rmed", "rmed1", "rucb", "dts", "dts+"):
+        for policy in ("ecw-rmed", "rmed1", "rucb", "dts", "dts+", "ccb", "rmed2", "savage"):
             us, st = time_runs(policy, pm, args.horizon, args.runs, fast=True)
             us_py, _ = time_runs(policy, pm, args.protocol_horizon, 1, fast=False)
             cpp = CPP_US.get((policy, 16 if pm.K >= 16 else 5))

@@ -13,9 +13,10 @@
 * :mod:`~boundcalc.policies.rucb` -- RUCB of Zoghi et al. (ICML 2014) (``"rucb"``).
 * :mod:`~boundcalc.policies.dts` -- D-TS and D-TS+ of paper 001 (Wu & Liu, NIPS 2016)
   (``"dts"``, ``"dts+"``).
+* :mod:`~boundcalc.policies.ccb` -- CCB of paper 002 (Zoghi et al., NIPS 2015) (``"ccb"``).
 * :mod:`~boundcalc.policies.fast` -- compiled whole-run kernels (numba) of the deterministic
   policies, tested to choose the same pairs as the classes, and of the randomized ones (RUCB,
-  D-TS, D-TS+) on their own documented random stream.
+  D-TS, D-TS+, CCB) on their own documented random stream.
 
 >>> from boundcalc.policies import make_policy
 >>> p = make_policy("ecw-rmed", 3)
@@ -31,7 +32,8 @@ from .rmed1 import RMED1
 from .cw_rmed import CWRMED
 from .rucb import RUCB
 from .dts import DTS, DTSPlus
+from .ccb import CCB
 
 __all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
            "get_policy", "make_policy", "policy_names", "parse_param_spec", "resolve_policy_list",
-           "CopelandRMED", "ECWRMED", "CWRMED", "EmpiricalState", "RMED1", "RUCB", "DTS", "DTSPlus"]
+           "CopelandRMED", "ECWRMED", "CWRMED", "EmpiricalState", "RMED1", "RUCB", "DTS", "DTSPlus", "CCB"]

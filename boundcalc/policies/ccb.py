@@ -1,0 +1,218 @@
+"""CCB: Copeland Confidence Bound (Zoghi, Karnin, Whiteson & de Rijke, "Copeland Dueling Bandits",
+NIPS 2015 -- paper 002), Algorithm 1.
+
+002 Algorithm 1, with its line numbers (``W`` = the protocol's ``wins``, ``t`` the 1-based round;
+``B^i`` is the set of "potential to beat ``a_i``" arms, ``L_C`` the estimated largest number of
+losses of a Copeland winner):
+
+* lines 1-4: ``W = 0``; ``B = {a_1, ..., a_K}``; ``B^i = {}`` for every ``i``; ``L_C = K``;
+* line 6: ``U = W / N + sqrt(alpha ln t / N)``, ``L = W / N - sqrt(alpha ln t / N)``
+  (``N = W + W^T``), ``u_ii = l_ii = 1/2``; ``x / 0 := 1`` read literally as in RUCB (an
+  undrawn pair has ``u = 2``, ``l = 0``; :func:`~boundcalc.policies.rucb.relative_bounds`);
+* line 7: ``Cpld_up(a_i) = #{k != i : u_ik >= 1/2}``, ``Cpld_lo(a_i) = #{k != i : l_ik >= 1/2}``
+  (``>=`` as printed);
+* line 8: ``C_t = {a_i : Cpld_up(a_i) = max_j Cpld_up(a_j)}``;
+* line 9A: if some ``i`` and ``a_j in B^i`` have ``l_ij > 1/2``, reset ``B``, ``L_C`` and every
+  ``B^k`` (lines 2-4);
+* line 9B: every ``a_i in B`` with ``Cpld_up(a_i) < Cpld_lo(a_j)`` for some ``j`` leaves ``B``,
+  and if ``|B^i| != L_C + 1`` then ``B^i = {a_k : u_ik < 1/2}``; if ``B`` is then empty, reset
+  (lines 2-4);
+* line 9C: for every ``a_i in C_t`` (ascending) with ``Cpld_up(a_i) = Cpld_lo(a_i)``:
+  ``B = B + {a_i}``, ``B^i = {}``, ``L_C = K - 1 - Cpld_up(a_i)``; then for every ``j != i``:
+  ``|B^j| < L_C + 1`` empties ``B^j``, ``|B^j| > L_C + 1`` keeps ``L_C + 1`` of its elements
+  chosen uniformly at random;
+* line 10: with probability 1/4, ``(c, d)`` uniform on ``{(i, j) : a_j in B^i, l_ij <= 1/2 <=
+  u_ij}`` if that set is non-empty, and skip to line 14;
+* line 11: if ``B`` and ``C_t`` meet, with probability 2/3 ``C_t = B & C_t``;
+* line 12: ``a_c`` uniform on ``C_t``;
+* line 13: with probability 1/2 the set ``B^c`` is ``B^c_t``, otherwise all arms; ``d = argmax
+  {u_jc : a_j in B^c, l_jc <= 1/2}``; "if there is a tie, ``d`` is not allowed to be equal to
+  ``c``" -- ties otherwise broken uniformly at random (as RUCB's line 13 in this package).
+  The champion may duel itself: ``c`` is in "all arms" with ``l_cc = u_cc = 1/2``, so ``d = c``
+  (the exploiting self-duel) whenever every other eligible ``u_jc < 1/2``.  Public code that
+  drops ``c`` from this argmax never exploits (the pitfall of issue 8, tested against in
+  ``tests/test_policies_ccb_scb.py``).
+* line 14: duel ``(a_c, a_d)``; the protocol's ``update`` increments the count of the arm that won.
+
+Readings where the text leaves a choice:
+
+* line 13 with ``B^c = B^c_t`` and no ``a_j in B^c_t`` with ``l_jc <= 1/2`` (e.g. ``B^c_t``
+  empty, the usual state of a Copeland winner after line 9C): the argmax over the empty set is
+  read as the argmax over all arms.  The D-TS authors' C++ (``HuasenWu/DuelingBandits``,
+  ``Alg_CCB.cpp``; read, not copied) does the same: it computes the all-arms choice first and
+  overwrites it only when the ``B^c_t`` search finds an arm.
+* line 9A's sets ``B^i`` never contain ``a_i`` (line 9B's ``u_ii = 1/2`` is not ``< 1/2``).
+* the coin of line 10 is drawn every round; the coin of line 11 whenever ``B & C_t`` is non-empty;
+  the index of line 12 only when ``|C_t| > 1``; the coin of line 13 every round that reaches it.
+
+What public code gets wrong, and this module does not: the same C++ creates a fresh
+``std::default_random_engine{}`` inside every ``pull`` (the same seed each round), so line 9C's
+random subset is the same permutation every time -- the generator must be created once and
+advanced (issue 8's "must not reseed its generator every step"); here the policy's
+``numpy.random.Generator`` (or the kernel's stream) is created once per run.  The C++ also
+starts from pseudo-counts (``W = 1e-5``, ``N = 1e-6``), takes the first maximiser in line 13
+(``d = c`` allowed on a tie) and tests ``rand() / RAND_MAX <= p``; this module follows the text.
+
+``alpha = 0.51``: 002 requires ``alpha > 1/2``; 001 Sec. 5 ran CCB on the MSLR matrices with
+"for algorithms using RUCB and RLCB ... the scale factor alpha = 0.51" (002's experimental
+appendix, which would give its own value, is not in ``../shared/papers``).
+
+The random draws, in order per round (what :func:`boundcalc.policies.fast.ccb_run` reproduces
+from its own stream): line 9C, for each trimmed ``B^j`` (``i`` ascending, then ``j`` ascending),
+``m = L_C + 1`` indices of a partial Fisher-Yates shuffle of ``B^j``'s elements listed ascending
+(the ``q``-th draws an index in ``[0, n - q)`` and swaps position ``q`` with ``q`` plus it; the
+first ``m`` positions are kept); line 10 one uniform, then, if it is ``< 1/4`` and the set is
+non-empty, one index over the set listed ``(i, j)`` row-major; line 11 one uniform (``< 2/3``
+restricts); line 12 one index over ``C_t`` ascending when ``|C_t| > 1``; line 13 one uniform
+(``< 1/2``: ``B^c_t``) and one index over the tied arms (ascending) when more than one is tied.
+
+>>> import numpy as np
+>>> p = CCB(4, rng=np.random.default_rng(0))
+>>> i, j = p.select_pair(); i != j      # every pair undrawn: u = 2 off the diagonal
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Policy, Real
+from .registry import register_policy
+from .rucb import relative_bounds
+
+__all__ = ["CCB", "copeland_bounds"]
+
+
+def copeland_bounds(U: np.ndarray, L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """002 Algorithm 1 line 7: ``(Cpld_up, Cpld_lo)`` -- per arm, the number of ``k != i`` with
+    ``u_ik >= 1/2``, resp. ``l_ik >= 1/2``.
+
+    >>> U = np.array([[0.5, 0.5, 0.9], [0.7, 0.5, 0.4], [0.2, 0.8, 0.5]])
+    >>> L = np.array([[0.5, 0.3, 0.7], [0.5, 0.5, 0.2], [0.0, 0.6, 0.5]])
+    >>> up, lo = copeland_bounds(U, L)
+    >>> up.tolist(), lo.tolist()           # >= 1/2 counts (row 0: u_01 = 1/2; row 1: l_10 = 1/2)
+    ([2, 1, 1], [1, 1, 1])
+    """
+    up = np.asarray(U) >= 0.5
+    lo = np.asarray(L) >= 0.5
+    np.fill_diagonal(up, False)
+    np.fill_diagonal(lo, False)
+    return up.sum(axis=1), lo.sum(axis=1)
+
+
+@register_policy
+class CCB(Policy):
+    """CCB, Zoghi, Karnin, Whiteson & de Rijke (NIPS 2015, paper 002), Algorithm 1 (lines 1-15).
+
+    Hyperparameter ``alpha = 0.51`` (``> 1/2`` as Algorithm 1's input requires; the value 001
+    Sec. 5 used for CCB).  The module text gives the reading of every line and the order of the
+    random draws.  State: ``B`` (bool ``K``, line 2), ``Bi`` (bool ``K x K``, ``Bi[i, k]``: ``a_k
+    in B^i``, line 3), ``LC`` (line 4).  ``stats``: ``"self_duels"`` (``d = c``), ``"explore"``
+    (rounds decided by line 10), ``"explore_eligible"`` (rounds where line 10's set was
+    non-empty), ``"resets"`` (lines 9A and 9B's resets).
+    """
+
+    name = "ccb"
+    reference = "Zoghi, Karnin, Whiteson & de Rijke (NIPS 2015), Algorithm 1 (CCB)"
+    hyperparameters = {
+        "alpha": Real(0.51, low=0.5, low_open=True, doc="confidence scale of the U/L bounds (> 1/2)"),
+    }
+    deterministic = False
+    fast_kernel = "ccb"
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.stats = {"self_duels": 0, "explore": 0, "explore_eligible": 0, "resets": 0}
+        self._reset()
+
+    def _reset(self) -> None:
+        """Lines 2-4: ``B`` = all arms, ``B^i`` empty, ``L_C = K``."""
+        self.B = np.ones(self.K, dtype=bool)
+        self.Bi = np.zeros((self.K, self.K), dtype=bool)
+        self.LC = self.K
+
+    # random draws (overridable, e.g. to replay the compiled kernel's stream in a test)
+    def _draw_index(self, n: int) -> int:
+        """Uniform index in ``[0, n)``."""
+        return int(self.rng.integers(n))
+
+    def _draw_uniform(self) -> float:
+        """Uniform on ``[0, 1)``."""
+        return float(self.rng.random())
+
+    # the algorithm
+    def _update_hypotheses(self, U: np.ndarray, L: np.ndarray, up: np.ndarray, lo: np.ndarray,
+                           C: np.ndarray) -> None:
+        """Line 9 (A, B, C)."""
+        K = self.K
+        if np.any(self.Bi & (L > 0.5)):  # 9A
+            self._reset()
+            self.stats["resets"] += 1
+        top_lo = lo.max()  # 9B
+        for i in np.flatnonzero(self.B):
+            if up[i] < top_lo:
+                self.B[i] = False
+                if int(self.Bi[i].sum()) != self.LC + 1:
+                    self.Bi[i] = U[i] < 0.5
+        if not self.B.any():
+            self._reset()
+            self.stats["resets"] += 1
+        for i in C:  # 9C
+            if up[i] != lo[i]:
+                continue
+            self.B[i] = True
+            self.Bi[i] = False
+            self.LC = K - 1 - int(up[i])
+            m = self.LC + 1
+            for j in range(K):
+                if j == i:
+                    continue
+                n = int(self.Bi[j].sum())
+                if n < m:
+                    self.Bi[j] = False
+                elif n > m:
+                    elems = np.flatnonzero(self.Bi[j])
+                    for q in range(m):  # partial Fisher-Yates
+                        r = q + self._draw_index(n - q)
+                        elems[q], elems[r] = elems[r], elems[q]
+                    self.Bi[j] = False
+                    self.Bi[j, elems[:m]] = True
+
+    def _opponent(self, c: int, U: np.ndarray, L: np.ndarray) -> int:
+        """Line 13: ``d = argmax {u_jc : a_j in B^c, l_jc <= 1/2}``, ``B^c`` = ``B^c_t`` or all
+        arms with probability 1/2 each (all arms when ``B^c_t`` has no eligible arm); ties
+        uniform, ``d != c`` on a tie."""
+        eligible = L[:, c] <= 0.5
+        if self._draw_uniform() < 0.5:
+            own = eligible & self.Bi[c]
+            if own.any():
+                eligible = own
+        col = np.where(eligible, U[:, c], -np.inf)
+        ties = np.flatnonzero(col == col.max())
+        if ties.size > 1:
+            ties = ties[ties != c]
+        return int(ties[0]) if ties.size == 1 else int(ties[self._draw_index(ties.size)])
+
+    def _select(self) -> tuple[int, int]:
+        U, L = relative_bounds(self.wins, self.draws, self.params["alpha"], self.t)  # line 6
+        up, lo = copeland_bounds(U, L)  # line 7
+        C = np.flatnonzero(up == up.max())  # line 8
+        self._update_hypotheses(U, L, up, lo, C)  # line 9
+        explore = self.Bi & (L <= 0.5) & (U >= 0.5)  # line 10
+        has = bool(explore.any())
+        if has:
+            self.stats["explore_eligible"] += 1
+        if self._draw_uniform() < 0.25 and has:
+            pairs = np.flatnonzero(explore.ravel())
+            code = int(pairs[self._draw_index(pairs.size)])
+            self.stats["explore"] += 1
+            c, d = divmod(code, self.K)
+        else:
+            both = C[self.B[C]]  # line 11
+            if both.size and self._draw_uniform() < 2.0 / 3.0:
+                C = both
+            c = int(C[0]) if C.size == 1 else int(C[self._draw_index(C.size)])  # line 12
+            d = self._opponent(c, U, L)  # line 13
+        if c == d:
+            self.stats["self_duels"] += 1
+        return (c, d)
