@@ -52,6 +52,8 @@ try:  # numba is a core dependency; the import is guarded only to give a clear m
 except ImportError as exc:  # pragma: no cover - exercised only without numba
     raise ImportError("boundcalc.policies.fast needs numba (pip install numba)") from exc
 
+from ..lp._kernels import _sort_by_key, ecw_closed_form  # noqa: E402  (one closed form, shared)
+
 __all__ = ["duel_uniform", "duel_uniform_py", "ecw_rmed_run", "rmed1_run", "ecw_closed_form",
            "KERNELS", "kernel_stats_names", "run_kernel", "rucb_run", "dts_run", "stream_next",
            "stream_uniform", "stream_index", "stream_normal", "stream_gamma", "stream_beta", "ccb_run"]
@@ -123,76 +125,6 @@ def _record(regrets, cum, out, checkpoints, c, t, i, j):
             out[u, c] = cum[u]
         c += 1
     return c
-
-
-@njit(cache=True)
-def _sort_by_key(keys, idx, n):
-    """Insertion sort of idx[:n] by (keys[idx], idx) ascending (stable, ties by index)."""
-    for a in range(1, n):
-        v = idx[a]
-        kv = keys[v]
-        b = a - 1
-        while b >= 0 and (keys[idx[b]] > kv or (keys[idx[b]] == kv and idx[b] > v)):
-            idx[b + 1] = idx[b]
-            b -= 1
-        idx[b + 1] = v
-
-
-@njit(cache=True)
-def ecw_closed_form(beats, L, C, a, E):
-    """Theorem 5 of paper 000 for winner ``a``: returns ``C^E*_a``, writes the normalised ``E``.
-
-    ``beats`` (bool K x K, strict), ``L`` (losses), ``C`` (costs ``r/d``, finite on every
-    strictly decided pair).  Pools sorted by (cost, arm index); ``h`` the first minimiser of
-    ``(sum of the h cheapest) / (h - k)``; ``e = 1/(h - k)`` on those ``h``; ``e_{a j} = 1`` on
-    ``I_a`` (same arithmetic order as :func:`boundcalc.lp.ecw.ecw_winner`).
-    """
-    K = beats.shape[0]
-    for i in range(K):
-        for j in range(K):
-            E[i, j] = 0.0
-    idx = np.empty(K, dtype=np.int64)
-    keys = np.empty(K)
-    total_I = 0.0
-    for j in range(K):
-        if beats[a, j]:
-            total_I += C[a, j]
-    parts = 0.0
-    for i2 in range(K):
-        if i2 == a:
-            continue
-        n = 0
-        for j in range(K):
-            if beats[j, i2] and j != a:
-                idx[n] = j
-                n += 1
-        m = L[i2] - L[a] + 1
-        k = n - m
-        if k < 0:
-            continue
-        for q in range(n):
-            keys[idx[q]] = C[i2, idx[q]]
-        _sort_by_key(keys, idx, n)
-        best = np.inf
-        hbest = 0
-        cum = 0.0
-        for h in range(1, n + 1):
-            cum += keys[idx[h - 1]]
-            if h >= k + 1:
-                r = cum / float(h - k)
-                if r < best:
-                    best = r
-                    hbest = h
-        parts += best
-        level = 1.0 / float(hbest - k)
-        for q in range(hbest):
-            E[i2, idx[q]] = level
-            E[idx[q], i2] = level
-    for j in range(K):
-        if beats[a, j]:
-            E[a, j] = 1.0
-            E[j, a] = 1.0
-    return total_I + parts
 
 
 @njit(cache=True)
@@ -1203,6 +1135,261 @@ def _run_rmed1(mu, T, params, key0, key1, checkpoints, regrets):
                      checkpoints, regrets)
 
 
+# ----------------------------------------------------------------------------- RMED2 and SAVAGE
+@njit(cache=True)
+def _mu_hat(W, N, a, b):
+    n = N[a, b]
+    if n > 0:
+        return W[a, b] / n
+    return 0.5
+
+
+@njit(cache=True)
+def rmed2_run(mu, T, f_scale, f_power, n_init, alpha, floor, key0, key1, checkpoints, regrets):
+    """One run of RMED2 (Komiyama et al., COLT 2015, Algorithms 1 and 3), ``T`` rounds.
+
+    Returns ``(out, stats)`` as :func:`ecw_rmed_run`; ``stats = [initial, forced, self_duels,
+    to_winner, to_target]``.  Step for step :class:`boundcalc.policies.rmed2.RMED2` (RMED1's
+    skeleton of :func:`rmed1_run`, plus line 1's forced exploration and the target ``b(l)``).
+    """
+    K = mu.shape[0]
+    W = np.zeros((K, K), dtype=np.int64)
+    N = np.zeros((K, K), dtype=np.int64)
+    G = np.zeros((K, K))
+    I = np.zeros(K)
+    counts = np.zeros(K * K, dtype=np.int64)
+    LC = np.empty(K, dtype=np.int64)
+    inLR = np.zeros(K, dtype=np.bool_)
+    inLN = np.zeros(K, dtype=np.bool_)
+    fK = f_scale * float(K) ** f_power
+    for a in range(K):
+        LC[a] = a
+        inLR[a] = True
+    nLC = K
+    pos = 0
+    U = regrets.shape[0]
+    cum = np.zeros(U)
+    out = np.zeros((U, checkpoints.shape[0]))
+    stats = np.zeros(5, dtype=np.int64)
+    c = 0
+    initial = True
+    t = 1
+    while t <= T:
+        in_loop = False
+        i = -1
+        j = -1
+        if initial:
+            for a in range(K):
+                for b in range(a + 1, K):
+                    if i < 0 and N[a, b] < n_init:
+                        i = a
+                        j = b
+            if i >= 0:
+                stats[0] += 1
+            else:
+                initial = False
+        if not initial and t >= 3:
+            thr = alpha * math.log(math.log(t))
+            for a in range(K):
+                for b in range(a + 1, K):
+                    if i < 0 and N[a, b] < thr:
+                        i = a
+                        j = b
+            if i >= 0:
+                stats[1] += 1
+        if not initial and i < 0:
+            in_loop = True
+            l = LC[pos]
+            istar = 0
+            for a in range(1, K):
+                if I[a] < I[istar]:
+                    istar = a
+            # b(l): argmin over j beating l of max(Delta_{i* l} + Delta_{i* j}, floor) / d(mu_lj)
+            dl = _mu_hat(W, N, istar, l) - 0.5
+            best = np.inf
+            bt = -1
+            for b in range(K):
+                if b == l or not 2 * W[l, b] < N[l, b]:
+                    continue
+                num = dl + (_mu_hat(W, N, istar, b) - 0.5)
+                if num < floor:
+                    num = floor
+                x = num / _kl(W[l, b] / N[l, b])
+                if x < best:
+                    best = x
+                    bt = b
+            if bt >= 0:
+                loglog = math.log(math.log(t))
+                if istar != l and 2 * W[l, istar] <= N[l, istar] and N[l, istar] * loglog <= N[l, bt]:
+                    m = istar
+                    stats[3] += 1
+                else:
+                    m = bt
+                    stats[4] += 1
+            else:
+                n_opp = 0
+                istar_opp = False
+                for b in range(K):
+                    if b != l and 2 * W[l, b] <= N[l, b]:
+                        n_opp += 1
+                        if b == istar:
+                            istar_opp = True
+                if istar_opp or n_opp == 0:
+                    m = istar
+                else:
+                    best = np.inf
+                    m = -1
+                    for b in range(K):
+                        if b != l and 2 * W[l, b] <= N[l, b]:
+                            x = W[l, b] / N[l, b] if N[l, b] > 0 else 0.5
+                            if x < best:
+                                best = x
+                                m = b
+            i = l
+            j = m
+            if i == j:
+                stats[2] += 1
+        won = _duel(mu, counts, key0, key1, i, j)
+        if i != j:
+            if won:
+                W[i, j] += 1
+            else:
+                W[j, i] += 1
+            N[i, j] += 1
+            N[j, i] += 1
+            for (x, y) in ((i, j), (j, i)):
+                n = N[x, y]
+                if 2 * W[x, y] < n:
+                    G[x, y] = float(n) * _kl(W[x, y] / n)
+                else:
+                    G[x, y] = 0.0
+            _rmed1_row(W, N, G, I, i)
+            _rmed1_row(W, N, G, I, j)
+        c = _record(regrets, cum, out, checkpoints, c, t, i, j)
+        if in_loop:
+            l = LC[pos]
+            inLR[l] = False
+            istar = 0
+            for a in range(1, K):
+                if I[a] < I[istar]:
+                    istar = a
+            bound = math.log(t) + fK
+            for a in range(K):
+                if not inLR[a] and I[a] - I[istar] <= bound:
+                    inLN[a] = True
+            pos += 1
+            if pos == nLC:
+                nLC = 0
+                for a in range(K):
+                    inLR[a] = inLN[a]
+                    if inLN[a]:
+                        LC[nLC] = a
+                        nLC += 1
+                    inLN[a] = False
+                pos = 0
+        t += 1
+    return out, stats
+
+
+def _run_rmed2(mu, T, params, key0, key1, checkpoints, regrets):
+    return rmed2_run(mu, T, params["f_scale"], params["f_power"], params["n_init"], float(params["alpha"]),
+                     float(params["delta_floor"]), key0, key1, checkpoints, regrets)
+
+
+@njit(cache=True)
+def savage_run(mu, T, log_term, key0, key1, checkpoints, regrets):
+    """One run of Copeland SAVAGE (003 Algorithm 1, Copeland predicate, explore then exploit), ``T``
+    rounds; ``log_term = log(2 N T_h / delta)`` of eq. (1) (:func:`boundcalc.policies.savage.savage_log_term`).
+
+    Returns ``(out, stats)`` as :func:`ecw_rmed_run`; ``stats = [exploration, self_duels]``.  Step
+    for step :class:`boundcalc.policies.savage.SAVAGE`; the Copeland scores ``Lo``/``Up`` are kept
+    up to date per duel (only the drawn pair's box changes), and once ``W`` is empty the winner's
+    self-duel is replayed to ``T`` without recomputation.
+    """
+    K = mu.shape[0]
+    W = np.zeros((K, K), dtype=np.int64)
+    N = np.zeros((K, K), dtype=np.int64)
+    counts = np.zeros(K * K, dtype=np.int64)
+    lo = np.zeros((K, K))
+    hi = np.ones((K, K))
+    for a in range(K):
+        lo[a, a] = 0.5
+        hi[a, a] = 0.5
+    low = np.zeros(K, dtype=np.int64)
+    up = np.full(K, K - 1, dtype=np.int64)
+    U = regrets.shape[0]
+    cum = np.zeros(U)
+    out = np.zeros((U, checkpoints.shape[0]))
+    stats = np.zeros(2, dtype=np.int64)
+    c = 0
+    done = False
+    w = 0
+    t = 1
+    while t <= T:
+        if done:
+            stats[1] += 1
+            c = _record(regrets, cum, out, checkpoints, c, t, w, w)
+            t += 1
+            continue
+        top = low[0]
+        for a in range(1, K):
+            if low[a] > top:
+                top = low[a]
+        bi = -1
+        bj = -1
+        bn = 0
+        for a in range(K):
+            for b in range(a + 1, K):
+                if lo[a, b] <= 0.5 <= hi[a, b] and (up[a] >= top or up[b] >= top):
+                    if bi < 0 or N[a, b] < bn:
+                        bi = a
+                        bj = b
+                        bn = N[a, b]
+        if bi < 0:
+            done = True
+            w = 0
+            for a in range(1, K):
+                if low[a] > low[w]:
+                    w = a
+            continue
+        stats[0] += 1
+        won = _duel(mu, counts, key0, key1, bi, bj)
+        if won:
+            W[bi, bj] += 1
+        else:
+            W[bj, bi] += 1
+        N[bi, bj] += 1
+        N[bj, bi] += 1
+        n = N[bi, bj]
+        m = W[bi, bj] / n
+        r = math.sqrt(log_term / (2.0 * n))
+        old_lo = lo[bi, bj] > 0.5
+        old_hi = hi[bi, bj] > 0.5
+        lo[bi, bj] = max(lo[bi, bj], m - r)
+        hi[bi, bj] = min(hi[bi, bj], m + r)
+        lo[bj, bi] = 1.0 - hi[bi, bj]
+        hi[bj, bi] = 1.0 - lo[bi, bj]
+        # Copeland score bounds: (bi, bj)'s entries only (lo_ji > 1/2 iff hi_ij < 1/2, etc.)
+        low[bi] += int(lo[bi, bj] > 0.5) - int(old_lo)
+        up[bi] += int(hi[bi, bj] > 0.5) - int(old_hi)
+        low[bj] = 0
+        up[bj] = 0
+        for b in range(K):
+            if b != bj:
+                low[bj] += lo[bj, b] > 0.5
+                up[bj] += hi[bj, b] > 0.5
+        c = _record(regrets, cum, out, checkpoints, c, t, bi, bj)
+        t += 1
+    return out, stats
+
+
+def _run_savage(mu, T, params, key0, key1, checkpoints, regrets):
+    from .savage import savage_log_term
+
+    lt = savage_log_term(mu.shape[0], int(params["horizon"]), float(params["delta_scale"]))
+    return savage_run(mu, T, lt, key0, key1, checkpoints, regrets)
+
+
 #: kernel name -> (driver, names of the stats it returns)
 KERNELS = {
     "ecw_rmed": (_run_ecw, ("forced", "checks", "targets", "solves", "self_duels")),
@@ -1210,6 +1397,8 @@ KERNELS = {
     "rucb": (_run_rucb, ("self_duels", "empty_C")),
     "dts": (_run_dts, ("self_duels", "eliminations", "ties")),
     "dts_plus": (_run_dts_plus, ("self_duels", "eliminations", "ties")),
+    "rmed2": (_run_rmed2, ("initial", "forced", "self_duels", "to_winner", "to_target")),
+    "savage": (_run_savage, ("exploration", "self_duels")),
     "ccb": (_run_ccb, ("self_duels", "explore", "explore_eligible", "resets")),
 }
 
