@@ -14,6 +14,9 @@
 * :mod:`~boundcalc.policies.dts` -- D-TS and D-TS+ of paper 001 (Wu & Liu, NIPS 2016)
   (``"dts"``, ``"dts+"``).
 * :mod:`~boundcalc.policies.ccb` -- CCB of paper 002 (Zoghi et al., NIPS 2015) (``"ccb"``).
+* :mod:`~boundcalc.policies.rmed2` -- RMED2 of Komiyama et al. (COLT 2015) (``"rmed2"``).
+* :mod:`~boundcalc.policies.savage` -- Copeland SAVAGE of paper 003 (Urvoy et al., ICML 2013)
+  (``"savage"``).
 * :mod:`~boundcalc.policies.fast` -- compiled whole-run kernels (numba) of the deterministic
   policies, tested to choose the same pairs as the classes, and of the randomized ones (RUCB,
   D-TS, D-TS+, CCB) on their own documented random stream.
@@ -32,6 +35,8 @@ from .rmed1 import RMED1
 from .cw_rmed import CWRMED
 from .rucb import RUCB
 from .dts import DTS, DTSPlus
+from .rmed2 import RMED2
+from .savage import SAVAGE
 from .ccb import CCB
 
 __all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
