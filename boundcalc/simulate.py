@@ -469,7 +469,10 @@ def _bounds_of(pm: PreferenceMatrix) -> tuple[float | None, float | None, dict]:
     return lb, ec, extra
 
 
-def _policy_specs(policies, params) -> list[dict]:
+def _policy_specs(policies, params, horizon: int | None = None) -> list[dict]:
+    """Validated parameters per policy.  A policy with a ``horizon`` hyperparameter (a
+    finite-horizon algorithm such as SAVAGE, whose confidence radius uses T) gets the
+    simulation's horizon unless the caller set it."""
     if isinstance(policies, str):
         names = resolve_policy_list(policies)
     else:
@@ -481,7 +484,10 @@ def _policy_specs(policies, params) -> list[dict]:
     specs = []
     for n in names:
         cls = get_policy(n)
-        p = cls.validate_params(params.get(n, {}))
+        given = dict(params.get(n, {}))
+        if horizon is not None and "horizon" in cls.hyperparameters and "horizon" not in given:
+            given["horizon"] = int(horizon)
+        p = cls.validate_params(given)
         specs.append({"name": n, "params": p, "label": _policy_label(n, p)})
     return specs
 
@@ -523,7 +529,7 @@ def simulate(matrix, policies: str | Sequence[str] = ("ecw-rmed", "rmed1"), *, h
         raise ValueError(f"horizon ({T}) and runs ({R}) must be >= 1")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed = {seed!r} must be a non-negative integer")
-    specs = _policy_specs(policies, params)
+    specs = _policy_specs(policies, params, T)
     cps = checkpoints(T, per_decade)
     reg = regret_matrices(pm)
     units = list(reg)

@@ -277,3 +277,12 @@ def test_mslr5_noncondorcet_bands():
     r4 = res.mean("rmed1")[k4] / math.log(10**4)
     assert _per_ln_t(res, "rmed1") > 3 * r4
     assert e < 3.5 * e4
+
+
+def test_finite_horizon_policies_get_the_simulation_horizon():
+    # SAVAGE's confidence radius uses T (003): the simulator passes its horizon unless it is set
+    from boundcalc.simulate import _policy_specs
+
+    spec = _policy_specs(["savage", "rmed1"], None, 1234)
+    assert spec[0]["params"]["horizon"] == 1234 and "horizon" not in spec[1]["params"]
+    assert _policy_specs(["savage"], {"savage": {"horizon": 99}}, 1234)[0]["params"]["horizon"] == 99
