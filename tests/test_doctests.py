@@ -23,7 +23,6 @@ FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 WITHOUT_EXAMPLES = {
     "boundcalc.cli": "the command line: tested through main() and a real process in test_cli.py",
     "boundcalc.lp.full": "the enumeration reference LP (cvxpy/Clarabel): checked against the cutting plane in test_lp.py",
-    "boundcalc.result": "being rewritten as the one result type (issue 6, point 3): drop this entry when that lands",
 }
 
 # (boundcalc.__main__ runs the command on import)

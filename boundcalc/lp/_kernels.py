@@ -12,29 +12,60 @@ Each computes what the numpy code next to it computes, in the same order (sorted
 sequential prefix sums; equal costs in arm order), so the results agree to rounding (the
 oracle's sums to the last bit); the tests check this on many random inputs
 (``tests/test_lp_online.py``).  numba compiles them on first use and caches
-the machine code; where numba is missing the numpy code is used (:data:`AVAILABLE`).
+the machine code; where numba is missing the numpy code is used.  They are compiled on demand
+(:func:`load`), by the online entry points only.
+
+>>> load() in (True, False)   # False only without numba: then these are plain Python functions
+True
+>>> mu = np.array([[0.5, 0.8], [0.2, 0.5]])
+>>> beats, d = kl_structure(mu, np.empty((2, 2), dtype=bool), np.empty((2, 2)))
+>>> beats.tolist(), round(float(d[0, 1]), 6), check_empirical(mu)
+([[False, True], [False, False]], 0.192745, 0)
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-try:  # numba is a core dependency; without it the numpy code paths are used
-    from numba import njit
+_NAMES = ("copeland_sums", "check_empirical", "kl_structure", "_sort_by_key", "ecw_closed_form")
 
-    AVAILABLE = True
-except ImportError:  # pragma: no cover - exercised only without numba
-    AVAILABLE = False
-
-    def njit(*args, **kwargs):
-        def wrap(f):
-            return f
-        return wrap if not args or not callable(args[0]) else args[0]
-
-__all__ = ["AVAILABLE", "copeland_sums", "kl_structure", "check_empirical", "ecw_closed_form"]
+#: True once :func:`load` has compiled (or loaded from numba's cache) the kernels.  The LP core
+#: uses them only then; offline one-shot solves stay in numpy and never import numba (importing
+#: it and loading the kernels costs about half a second, more than a whole 16-arm solve).
+AVAILABLE = False
+_COMPILED = False
+#: Why the kernels could not be loaded (None when they could or were never asked for).
+UNAVAILABLE_REASON: str | None = None
 
 
-@njit(cache=True, nogil=True)
+def load() -> bool:
+    """Compile (or load from numba's cache) every kernel of this module; True on success.
+
+    Called by the online entry points (:meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical`,
+    :meth:`~boundcalc.lp.CopelandLPSolver.violation`) and by :mod:`boundcalc.policies.fast`.
+    Without numba the numpy code is used and this returns False.
+    """
+    global AVAILABLE, UNAVAILABLE_REASON, _COMPILED
+    if _COMPILED:
+        AVAILABLE = True
+        return True
+    if UNAVAILABLE_REASON is not None:
+        return False
+    try:
+        from numba import njit
+    except ImportError as exc:  # pragma: no cover - exercised only without numba
+        UNAVAILABLE_REASON = f"numba is not installed ({exc})"
+        return False
+    g = globals()
+    for name in _NAMES:  # _sort_by_key before ecw_closed_form, which calls it
+        g[name] = njit(cache=True, nogil=True)(g[name])
+    _COMPILED = AVAILABLE = True
+    return True
+
+
+__all__ = ["AVAILABLE", "load", "copeland_sums", "kl_structure", "check_empirical", "ecw_closed_form"]
+
+
 def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):  # pragma: no cover - compiled
     """Fill ``out`` (K x 2nl) with every ``(i2, l, case)``'s smallest row sum (inf: no row)."""
     K = E.shape[0]
@@ -84,7 +115,6 @@ def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):  # pragma: no 
     return out
 
 
-@njit(cache=True, nogil=True)
 def check_empirical(mu):  # pragma: no cover - compiled
     """0 when every entry is in [0, 1] (not NaN) and ``mu + mu.T = 1`` off the diagonal (to 1e-9);
     1 for a range/NaN problem, 2 for asymmetry."""
@@ -101,7 +131,6 @@ def check_empirical(mu):  # pragma: no cover - compiled
     return 0
 
 
-@njit(cache=True, nogil=True)
 def kl_structure(mu, beats, d):  # pragma: no cover - compiled
     """``beats = mu > 1/2`` off the diagonal; ``d = KL(mu, 1/2)`` symmetrised, 0 on ties."""
     K = mu.shape[0]
@@ -132,7 +161,6 @@ def kl_structure(mu, beats, d):  # pragma: no cover - compiled
     return beats, d
 
 
-@njit(cache=True, nogil=True)
 def _sort_by_key(keys, idx, n):
     """Insertion sort of idx[:n] by (keys[idx], idx) ascending (stable, ties by index)."""
     for a in range(1, n):
@@ -145,7 +173,6 @@ def _sort_by_key(keys, idx, n):
         idx[b + 1] = v
 
 
-@njit(cache=True, nogil=True)
 def ecw_closed_form(beats, L, C, a, E):
     """Theorem 5 of paper 000 for winner ``a``: returns ``C^E*_a``, writes the normalised ``E``.
 

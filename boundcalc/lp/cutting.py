@@ -43,6 +43,7 @@ import numpy as np
 from ..matrix import PreferenceMatrix, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
+from . import _kernels
 from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
 from .highs import CoveringLP, SolverError
 from .structure import Structure, as_structure, check_regret, empirical_structure, triu
@@ -268,6 +269,7 @@ class CopelandLPSolver:
         ``d``; ``q`` a K x K rate matrix (or pair vector).  Observed counts are tested against the
         covering rows only: the box ``q <= 1/d`` does not apply to them (THEORY.md section 4).
         """
+        _kernels.load()
         st = mu_hat if isinstance(mu_hat, Structure) else as_structure(mu_hat)
         fam = self._entry(st, winner).family
         Q = _as_square(q, st.K)
@@ -336,6 +338,7 @@ class CopelandLPSolver:
         regret and the whole family (no ``levels``), the answer comes from Theorem 6 (``C* = C^E*``; ECW's allocation, checked
         feasible by the oracle) instead of the LP; ``stats["method"]`` says which.
         """
+        _kernels.load()
         st = mu_hat if isinstance(mu_hat, Structure) else empirical_structure(mu_hat)
         return self._solve(st, regret, winners, certify, theorem6=not certify)
 

@@ -52,7 +52,11 @@ try:  # numba is a core dependency; the import is guarded only to give a clear m
 except ImportError as exc:  # pragma: no cover - exercised only without numba
     raise ImportError("boundcalc.policies.fast needs numba (pip install numba)") from exc
 
-from ..lp._kernels import _sort_by_key, ecw_closed_form  # noqa: E402  (one closed form, shared)
+from ..lp import _kernels  # noqa: E402
+
+_kernels.load()  # the shared compiled helpers below are called from inside this module's kernels
+_sort_by_key = _kernels._sort_by_key
+ecw_closed_form = _kernels.ecw_closed_form  # one closed form, shared with the LP core
 
 __all__ = ["duel_uniform", "duel_uniform_py", "ecw_rmed_run", "rmed1_run", "ecw_closed_form",
            "KERNELS", "kernel_stats_names", "run_kernel", "rucb_run", "dts_run", "stream_next",
