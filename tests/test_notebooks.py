@@ -7,6 +7,9 @@ through and say the data are absent.
 ``notebooks/cw_vs_ecw.ipynb`` (000 Figure 1 style regret curves) runs at ``T = 300``, 2 runs
 (``BOUNDCALC_CWECW_*``): its Table 2 numbers must equal the simulator's for the same seed, the MSLR
 panels (when the data exist) must be one Condorcet and one non-Condorcet 16-arm draw.
+
+``notebooks/dueling_policies.ipynb`` (001 and 000 Figure 1 panels, every registered policy) runs at
+``T = 300``, 2 runs (``BOUNDCALC_DUEL_*``): its numbers must equal the simulator's for the same seed.
 """
 
 from __future__ import annotations
@@ -142,3 +145,55 @@ def test_cw_vs_ecw_notebook_without_data(monkeypatch, tmp_path):
     assert "The public MSLR matrix is absent" in printed(nb)
     assert rep["have_data"] is False and len(rep["panels"]) == 1
     _check_table2_panel(rep["panels"][0])
+
+
+# ----------------------------------------------------------------------------- dueling_policies.ipynb
+DUEL = REPO / "notebooks" / "dueling_policies.ipynb"
+
+
+def _run_duel(monkeypatch, shared: Path):
+    """``dueling_policies.ipynb`` at T = 300, 2 runs (CW-RMED included at that size)."""
+    for k, v in {"HORIZON": "300", "RUNS": "2", "SEED": "0", "WORKERS": "0", "CW_HORIZON": "", "CW_RUNS": ""}.items():
+        monkeypatch.setenv(f"BOUNDCALC_DUEL_{k}", v)
+    monkeypatch.setenv("BOUNDCALC_SHARED", str(shared))
+    nb = execute(DUEL)
+    lines = [ln for ln in printed(nb).splitlines() if ln.startswith("dueling_policies-summary: ")]
+    assert len(lines) == 1, "the notebook must print one machine-readable summary"
+    return nb, json.loads(lines[0][len("dueling_policies-summary: "):])
+
+
+def test_dueling_policies_notebook(monkeypatch):
+    """001 Figure 1 panels (both MSLR5 matrices) and 000 Figure 1 panels (Table 2, a 16-arm MSLR draw),
+    every registered policy; the numbers are the simulator's for the same seed."""
+    from boundcalc.datasets import load_example
+    from boundcalc.policies import policy_names
+    from boundcalc.simulate import simulate
+
+    nb, rep = _run_duel(monkeypatch, SHARED)
+    assert (rep["horizon"], rep["runs"], rep["seed"]) == (300, 2, 0)
+    assert rep["have_data"] == MSLR.exists()
+    assert set(rep["policies"]) == set(policy_names()) and "cw-rmed" in rep["policies"]
+    panels = {p["panel"]: p for p in rep["panels"]}
+    expected = ["mslr5-condorcet", "mslr5-noncondorcet", "Table 2 (000)"]
+    assert list(panels)[:3] == expected and len(panels) == (4 if MSLR.exists() else 3)
+    t2 = panels["Table 2 (000)"]
+    assert abs(t2["lower_bound"] - 27.5487) < 1e-3 and abs(t2["ecw"] - 49.6635) < 1e-3  # 000 Table 2
+    assert panels["mslr5-condorcet"]["condorcet"] and not panels["mslr5-noncondorcet"]["condorcet"]
+    for name in expected:
+        p = panels[name]
+        assert set(p["policies"]) == set(policy_names())
+        assert all(v["horizon"] == 300 and v["runs"] == 2 for v in p["policies"].values())
+        assert 0 < p["lower_bound"] <= p["ecw"] * (1 + 1e-9)  # 000 Theorem 6, (8)
+    # independent re-run of one panel through the simulator: the same numbers for the same seed
+    ref = simulate(load_example("mslr5-noncondorcet"), ["dts", "ecw-rmed", "cw-rmed"], horizon=300, runs=2,
+                   seed=0, bounds=False)
+    for name in ("dts", "ecw-rmed", "cw-rmed"):
+        got = panels["mslr5-noncondorcet"]["policies"][name]
+        assert got["mean"] == ref.mean(name)[-1] and got["stderr"] == ref.stderr(name)[-1]
+    images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    assert len(images) == 1  # one figure, a panel per matrix
+    if MSLR.exists():
+        p16 = panels[f"MSLR K = 16, Condorcet"]
+        assert p16["K"] == 16 and p16["condorcet"]
+    else:
+        assert "The public MSLR matrix is absent" in printed(nb)
