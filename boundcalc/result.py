@@ -412,6 +412,31 @@ class BoundResult(Result):
         """A bound whose computation failed: no value, no winner, no allocation; ``message`` says why."""
         return cls(key=key, unit=unit, source=source, status="failed", message=message, extra=extra, **kwargs)
 
+    @classmethod
+    def from_winners(cls, key: str, per_winner: dict, allocations: dict, certificates: dict, *, method: str,
+                     unit: str = UNIT_000, stats: dict | None = None, failures=(), message: str = "",
+                     **kwargs) -> "BoundResult":
+        """The result of a bound computed per Copeland winner: the minimum over winners (ties to
+        the smaller arm), or -- when ``failures`` lists any -- a failed result that passes no
+        number on (the per-winner values it reached are kept in ``extra`` for diagnosis).
+
+        >>> r = BoundResult.from_winners("ecw", {2: 5.0, 0: 5.0}, {}, {}, method="closed-form")
+        >>> r.value, r.winner
+        (5.0, 0)
+        >>> BoundResult.from_winners("ecw", {0: 5.0}, {}, {}, method="x", failures=["gap"]).status
+        'failed'
+        """
+        if failures:
+            extra = {"last_per_winner": {str(k): v for k, v in per_winner.items()},
+                     "certificates": {str(k): c.to_dict() for k, c in certificates.items()}}
+            return cls.failed(key, message="; ".join(failures), unit=unit, method=method, stats=stats,
+                              extra=extra)
+        best = min(per_winner, key=lambda k: (per_winner[k], k))
+        return cls(value=per_winner[best], winner=best, per_winner=per_winner,
+                   allocation=allocations.get(best), allocations=allocations, key=key, method=method,
+                   unit=unit, stats=stats, certificate=certificates.get(best), certificates=certificates,
+                   message=message, **kwargs)
+
     def __repr__(self) -> str:
         if self.status != "ok":
             return super().__repr__()

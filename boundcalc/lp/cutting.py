@@ -365,14 +365,13 @@ class CopelandLPSolver:
             per[w] = v
             allocs[w] = _q_matrix(st.d, E)
             viols[w] = viol
-        best = min(per, key=lambda k: (per[k], k))
         self._last_key = st.key
         stats = {"method": "closed-form (000 Theorem 6)", "seconds": time.perf_counter() - t0, "rounds": 0,
                  "lp_solves": 0, "simplex_iterations": 0, "rows": 0, "rows_added": 0, "rows_removed": 0,
                  "warm_start": False, "solver": "closed-form", "max_violation": float(max(viols.values()))}
-        return BoundResult(value=per[best], winner=best, per_winner=per, allocation=allocs[best],
-                           allocations=allocs, kind="lower_bound", method="closed-form (000 Theorem 6)",
-                           stats=stats, message="C >= 2: ECW's allocation is optimal (000 Theorem 6)")
+        return BoundResult.from_winners("lower_bound", per, allocs, {}, method="closed-form (000 Theorem 6)",
+                                        stats=stats,
+                                        message="C >= 2: ECW's allocation is optimal (000 Theorem 6)")
 
     def _solve(self, st: Structure, regret, winners, certify: bool, theorem6: bool = False) -> BoundResult:
         t0 = time.perf_counter()
@@ -460,7 +459,6 @@ class CopelandLPSolver:
                 certs[w] = c
                 if abs(c.gap) > self.gap_tol * max(1.0, abs(c.primal_bound)):
                     failures.append(f"winner {w}: duality gap {c.gap:.3g} above tolerance {self.gap_tol:g}")
-        best = min(per, key=lambda k: (per[k], k))
         stats = {
             "method": "cutting-plane",
             "seconds": time.perf_counter() - t0,
@@ -474,18 +472,10 @@ class CopelandLPSolver:
             "solver": "highs",
             "max_violation": float(max(viols.values())),
         }
-        unit = UNIT_000 if regret is None else UNIT_CUSTOM
-        if failures:
-            # a failed solve passes no number on; what it reached is kept for diagnosis
-            return BoundResult.failed(
-                "lower_bound", message="; ".join(failures), unit=unit, method="cutting-plane", stats=stats,
-                extra={"last_per_winner": {str(k): v for k, v in per.items()},
-                       "certificates": {str(k): c.to_dict() for k, c in certs.items()}})
-        return BoundResult(
-            value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-            kind="lower_bound", method="cutting-plane", unit=unit, stats=stats, certificate=certs.get(best),
-            certificates=certs, status="ok", message="optimal: no row of the family violated by more than tol",
-        )
+        return BoundResult.from_winners(
+            "lower_bound", per, allocs, certs, method="cutting-plane",
+            unit=UNIT_000 if regret is None else UNIT_CUSTOM, stats=stats, failures=failures,
+            message="optimal: no row of the family violated by more than tol")
 
 
 def lower_bound_cutting_plane(matrix, *, regret=None, levels=None, tol=1e-9, per_i2=4) -> BoundResult:

@@ -161,16 +161,9 @@ def _ecw(st: Structure, regret, certify: bool) -> BoundResult:
             certs[w] = Certificate(mv, v, float("nan"))
             if mv > 1e-9:
                 failures.append(f"winner {w}: closed-form allocation violates R^E by {mv:.3g}")
-    best = min(per, key=lambda k: (per[k], k))
     stats = {"method": "closed-form", "seconds": time.perf_counter() - t0, "rounds": 0, "lp_solves": 0,
              "simplex_iterations": 0, "rows": 0, "rows_added": 0, "rows_removed": 0, "warm_start": False,
              "solver": "closed-form"}
-    unit = UNIT_000 if regret is None else UNIT_CUSTOM
-    if failures:
-        return BoundResult.failed("ecw", message="; ".join(failures), unit=unit, method="closed-form", stats=stats,
-                                  extra={"last_per_winner": {str(k): v for k, v in per.items()}})
-    return BoundResult(
-        value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-        kind="ecw", method="closed-form", unit=unit, stats=stats, certificate=certs.get(best),
-        certificates=certs, message="closed form (000 Theorem 5)",
-    )
+    return BoundResult.from_winners("ecw", per, allocs, certs, method="closed-form",
+                                    unit=UNIT_000 if regret is None else UNIT_CUSTOM, stats=stats,
+                                    failures=failures, message="closed form (000 Theorem 5)")

@@ -119,14 +119,16 @@ def _stats(t0: float, nrows: int, used: dict) -> dict:
             "solver_per_winner": dict(used)}
 
 
-def _status(certs: dict, value: float, gap_tol: float = 1e-6) -> tuple[str, str]:
+def _status(certs: dict, gap_tol: float = 1e-6) -> tuple[list[str], str]:
+    """The certificate acted upon: failures (a row violated by more than 1e-7, a relative gap
+    above ``gap_tol``) and the message of a success."""
     bad = []
     for w, c in certs.items():
         if c.max_violation > 1e-7:
             bad.append(f"winner {w}: allocation violates a row by {c.max_violation:.3g}")
         if np.isfinite(c.dual_bound) and abs(c.gap) > gap_tol * max(1.0, abs(c.primal_bound)):
             bad.append(f"winner {w}: duality gap {c.gap:.3g}")
-    return ("failed", "; ".join(bad)) if bad else ("ok", "optimal (every row enumerated)")
+    return bad, "optimal (every row enumerated)"
 
 
 def lower_bound_enumerate(matrix, *, regret=None, levels=None, max_rows: int = DEFAULT_MAX_ROWS,
@@ -155,18 +157,10 @@ def lower_bound_enumerate(matrix, *, regret=None, levels=None, max_rows: int = D
         certs[w] = certificate_for(fam, costs, x, rows, duals)
         nrows += len(rows)
         used_solvers[str(w)] = used
-    best = min(per, key=lambda k: (per[k], k))
-    status, message = _status(certs, per[best])
-    unit = UNIT_000 if regret is None else UNIT_CUSTOM
-    stats = _stats(t0, nrows, used_solvers)
-    if status == "failed":
-        return BoundResult.failed("lower_bound", message=message, unit=unit, method="enumerate", stats=stats,
-                                  extra={"last_per_winner": {str(k): v for k, v in per.items()}})
-    return BoundResult(
-        value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-        kind="lower_bound", method="enumerate", unit=unit, stats=stats, certificate=certs[best], certificates=certs,
-        message=message,
-    )
+    failures, message = _status(certs)
+    return BoundResult.from_winners("lower_bound", per, allocs, certs, method="enumerate",
+                                    unit=UNIT_000 if regret is None else UNIT_CUSTOM,
+                                    stats=_stats(t0, nrows, used_solvers), failures=failures, message=message)
 
 
 def ecw_enumerate(matrix, *, regret=None, max_rows: int = DEFAULT_MAX_ROWS, solver: str = "auto") -> BoundResult:
@@ -191,15 +185,7 @@ def ecw_enumerate(matrix, *, regret=None, max_rows: int = DEFAULT_MAX_ROWS, solv
         allocs[w] = _q_matrix(st.d, x)
         v = fam.max_violation(x)
         certs[w] = Certificate(max_violation=v, primal_bound=per[w], dual_bound=float("nan"))
-    best = min(per, key=lambda k: (per[k], k))
-    status, message = _status(certs, per[best])
-    unit = UNIT_000 if regret is None else UNIT_CUSTOM
-    stats = _stats(t0, nrows, used_solvers)
-    if status == "failed":
-        return BoundResult.failed("ecw", message=message, unit=unit, method="enumerate", stats=stats,
-                                  extra={"last_per_winner": {str(k): v for k, v in per.items()}})
-    return BoundResult(
-        value=per[best], winner=best, per_winner=per, allocation=allocs[best], allocations=allocs,
-        kind="ecw", method="enumerate", unit=unit, stats=stats, certificate=certs[best], certificates=certs,
-        message=message,
-    )
+    failures, message = _status(certs)
+    return BoundResult.from_winners("ecw", per, allocs, certs, method="enumerate",
+                                    unit=UNIT_000 if regret is None else UNIT_CUSTOM,
+                                    stats=_stats(t0, nrows, used_solvers), failures=failures, message=message)
