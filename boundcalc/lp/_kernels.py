@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-_NAMES = ("copeland_sums", "check_empirical", "kl_structure", "_sort_by_key", "ecw_closed_form")
+_NAMES = ("copeland_sums", "check_empirical", "kl_structure", "_sort_by_key", "ecw_pool_row", "ecw_closed_form")
 
 #: True once :func:`load` has compiled (or loaded from numba's cache) the kernels.  The LP core
 #: uses them only then; offline one-shot solves stay in numpy and never import numba (importing
@@ -57,7 +57,7 @@ def load() -> bool:
         UNAVAILABLE_REASON = f"numba is not installed ({exc})"
         return False
     g = globals()
-    for name in _NAMES:  # _sort_by_key before ecw_closed_form, which calls it
+    for name in _NAMES:  # callees before their callers
         g[name] = njit(cache=True, nogil=True)(g[name])
     _COMPILED = AVAILABLE = True
     return True
@@ -173,6 +173,34 @@ def _sort_by_key(keys, idx, n):
         idx[b + 1] = v
 
 
+def ecw_pool_row(beats, L, C, a, i2, idx, keys):  # pragma: no cover - compiled
+    """Theorem 5 on the pool of ``i2`` for winner ``a``: ``(part, h, level)``; ``idx[:h]`` are the
+    selected arms (stable order by (cost, arm)).  ``h = 0`` when there is no row."""
+    K = beats.shape[0]
+    n = 0
+    for j in range(K):
+        if beats[j, i2] and j != a:
+            idx[n] = j
+            keys[j] = C[i2, j]
+            n += 1
+    m = L[i2] - L[a] + 1
+    k = n - m
+    if k < 0:
+        return 0.0, 0, 0.0
+    _sort_by_key(keys, idx, n)
+    best = np.inf
+    hbest = 0
+    cum = 0.0
+    for h in range(1, n + 1):
+        cum += keys[idx[h - 1]]
+        if h >= k + 1:
+            r = cum / float(h - k)
+            if r < best:
+                best = r
+                hbest = h
+    return best, hbest, 1.0 / float(hbest - k)
+
+
 def ecw_closed_form(beats, L, C, a, E):
     """Theorem 5 of paper 000 for winner ``a``: returns ``C^E*_a``, writes the normalised ``E``.
 
@@ -196,30 +224,10 @@ def ecw_closed_form(beats, L, C, a, E):
     for i2 in range(K):
         if i2 == a:
             continue
-        n = 0
-        for j in range(K):
-            if beats[j, i2] and j != a:
-                idx[n] = j
-                n += 1
-        m = L[i2] - L[a] + 1
-        k = n - m
-        if k < 0:
+        best, hbest, level = ecw_pool_row(beats, L, C, a, i2, idx, keys)
+        if hbest == 0:
             continue
-        for q in range(n):
-            keys[idx[q]] = C[i2, idx[q]]
-        _sort_by_key(keys, idx, n)
-        best = np.inf
-        hbest = 0
-        cum = 0.0
-        for h in range(1, n + 1):
-            cum += keys[idx[h - 1]]
-            if h >= k + 1:
-                r = cum / float(h - k)
-                if r < best:
-                    best = r
-                    hbest = h
         parts += best
-        level = 1.0 / float(hbest - k)
         for q in range(hbest):
             E[i2, idx[q]] = level
             E[idx[q], i2] = level

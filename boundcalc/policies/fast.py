@@ -56,6 +56,7 @@ from ..lp import _kernels  # noqa: E402
 
 _kernels.load()  # the shared compiled helpers below are called from inside this module's kernels
 _sort_by_key = _kernels._sort_by_key
+_tgt_row = _kernels.ecw_pool_row
 ecw_closed_form = _kernels.ecw_closed_form  # one closed form, shared with the LP core
 
 __all__ = ["duel_uniform", "duel_uniform_py", "ecw_rmed_run", "rmed1_run", "ecw_closed_form",
@@ -159,35 +160,6 @@ def _chk_I(beats, info, a):
         if beats[a, j] and info[a, j] < best:
             best = info[a, j]
     return best
-
-
-@njit(cache=True)
-def _tgt_row(beats, L, C, a, i2, idx, keys):
-    """Theorem 5 on the pool of ``i2`` for winner ``a``: ``(part, h, level)``; ``idx[:h]`` are the
-    selected arms (stable order by (cost, arm)).  ``h = 0`` when there is no row."""
-    K = beats.shape[0]
-    n = 0
-    for j in range(K):
-        if beats[j, i2] and j != a:
-            idx[n] = j
-            keys[j] = C[i2, j]
-            n += 1
-    m = L[i2] - L[a] + 1
-    k = n - m
-    if k < 0:
-        return 0.0, 0, 0.0
-    _sort_by_key(keys, idx, n)
-    best = np.inf
-    hbest = 0
-    cum = 0.0
-    for h in range(1, n + 1):
-        cum += keys[idx[h - 1]]
-        if h >= k + 1:
-            r = cum / float(h - k)
-            if r < best:
-                best = r
-                hbest = h
-    return best, hbest, 1.0 / float(hbest - k)
 
 
 @njit(cache=True)
