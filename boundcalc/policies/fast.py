@@ -475,6 +475,57 @@ def _rmed1_row(W, N, G, I, i):
 
 
 @njit(cache=True)
+def _rmed_learn(mu, counts, key0, key1, W, N, G, I, i, j):
+    """Draw the duel ``(i, j)`` and update RMED's counts, ``G = N d`` and the row sums ``I``
+    of the two arms (shared by RMED1 and RMED2)."""
+    won = _duel(mu, counts, key0, key1, i, j)
+    if i != j:
+        if won:
+            W[i, j] += 1
+        else:
+            W[j, i] += 1
+        N[i, j] += 1
+        N[j, i] += 1
+        for (x, y) in ((i, j), (j, i)):
+            n = N[x, y]
+            if 2 * W[x, y] < n:
+                G[x, y] = float(n) * _kl(W[x, y] / n)
+            else:
+                G[x, y] = 0.0
+        _rmed1_row(W, N, G, I, i)
+        _rmed1_row(W, N, G, I, j)
+
+
+@njit(cache=True)
+def _rmed_next_list(LC, inLR, inLN, I, pos, nLC, t, fK):
+    """RMED's list step after a draw of the loop (shared by RMED1 and RMED2): the arm just
+    drawn leaves L_R, every arm within ``log t + f(K)`` of the best ``I`` joins L_N, and a
+    finished pass starts the next.  Returns ``(pos, nLC)``."""
+    K = I.shape[0]
+    l = LC[pos]
+    inLR[l] = False
+    istar = 0
+    for a in range(1, K):
+        if I[a] < I[istar]:
+            istar = a
+    bound = math.log(t) + fK
+    for a in range(K):
+        if not inLR[a] and I[a] - I[istar] <= bound:
+            inLN[a] = True
+    pos += 1
+    if pos == nLC:
+        nLC = 0
+        for a in range(K):
+            inLR[a] = inLN[a]
+            if inLN[a]:
+                LC[nLC] = a
+                nLC += 1
+            inLN[a] = False
+        pos = 0
+    return pos, nLC
+
+
+@njit(cache=True)
 def rmed1_run(mu, T, f_scale, f_power, n_init, key0, key1, checkpoints, regrets):
     """One run of RMED1 (Komiyama et al., COLT 2015, Algorithms 1-2), ``T`` rounds.
 
@@ -546,44 +597,10 @@ def rmed1_run(mu, T, f_scale, f_power, n_init, key0, key1, checkpoints, regrets)
             j = m
             if i == j:
                 stats[1] += 1
-        won = _duel(mu, counts, key0, key1, i, j)
-        if i != j:
-            if won:
-                W[i, j] += 1
-            else:
-                W[j, i] += 1
-            N[i, j] += 1
-            N[j, i] += 1
-            for (x, y) in ((i, j), (j, i)):
-                n = N[x, y]
-                if 2 * W[x, y] < n:
-                    G[x, y] = float(n) * _kl(W[x, y] / n)
-                else:
-                    G[x, y] = 0.0
-            _rmed1_row(W, N, G, I, i)
-            _rmed1_row(W, N, G, I, j)
+        _rmed_learn(mu, counts, key0, key1, W, N, G, I, i, j)
         c = _record(regrets, cum, out, checkpoints, c, t, i, j)
         if in_loop:
-            l = LC[pos]
-            inLR[l] = False
-            istar = 0
-            for a in range(1, K):
-                if I[a] < I[istar]:
-                    istar = a
-            bound = math.log(t) + fK
-            for a in range(K):
-                if not inLR[a] and I[a] - I[istar] <= bound:
-                    inLN[a] = True
-            pos += 1
-            if pos == nLC:
-                nLC = 0
-                for a in range(K):
-                    inLR[a] = inLN[a]
-                    if inLN[a]:
-                        LC[nLC] = a
-                        nLC += 1
-                    inLN[a] = False
-                pos = 0
+            pos, nLC = _rmed_next_list(LC, inLR, inLN, I, pos, nLC, t, fK)
         t += 1
     return out, stats
 
@@ -1225,44 +1242,10 @@ def rmed2_run(mu, T, f_scale, f_power, n_init, alpha, floor, key0, key1, checkpo
             j = m
             if i == j:
                 stats[2] += 1
-        won = _duel(mu, counts, key0, key1, i, j)
-        if i != j:
-            if won:
-                W[i, j] += 1
-            else:
-                W[j, i] += 1
-            N[i, j] += 1
-            N[j, i] += 1
-            for (x, y) in ((i, j), (j, i)):
-                n = N[x, y]
-                if 2 * W[x, y] < n:
-                    G[x, y] = float(n) * _kl(W[x, y] / n)
-                else:
-                    G[x, y] = 0.0
-            _rmed1_row(W, N, G, I, i)
-            _rmed1_row(W, N, G, I, j)
+        _rmed_learn(mu, counts, key0, key1, W, N, G, I, i, j)
         c = _record(regrets, cum, out, checkpoints, c, t, i, j)
         if in_loop:
-            l = LC[pos]
-            inLR[l] = False
-            istar = 0
-            for a in range(1, K):
-                if I[a] < I[istar]:
-                    istar = a
-            bound = math.log(t) + fK
-            for a in range(K):
-                if not inLR[a] and I[a] - I[istar] <= bound:
-                    inLN[a] = True
-            pos += 1
-            if pos == nLC:
-                nLC = 0
-                for a in range(K):
-                    inLR[a] = inLN[a]
-                    if inLN[a]:
-                        LC[nLC] = a
-                        nLC += 1
-                    inLN[a] = False
-                pos = 0
+            pos, nLC = _rmed_next_list(LC, inLR, inLN, I, pos, nLC, t, fK)
         t += 1
     return out, stats
 
