@@ -106,7 +106,8 @@ class RMED1(Policy):
         I = empirical_divergence(self.wins, self.draws)
         return int(np.argmin(I)), I
 
-    def _select(self) -> tuple[int, int]:
+    def _pre_loop_pair(self):
+        """A draw that precedes the loop over ``L_C`` (RMED1: the initial phase), or None."""
         if self._initial:
             pair = self._initial_pair()
             if pair is not None:
@@ -114,21 +115,32 @@ class RMED1(Policy):
                 self.stats["initial"] += 1
                 return pair
             self._initial = False
-        self._in_loop = True
-        l = self._LC[self._pos]
-        istar, _ = self.best_arm()
+        return None
+
+    def _rmed1_opponent(self, l: int, istar: int) -> int:
+        """RMED1's opponent of ``l``: ``i*`` if it is not empirically beaten by ``l`` (or no arm is),
+        else the arm ``l`` does worst against (smallest ``mu_hat_lj``, the first on ties)."""
         W, N = self.wins, self.draws
         opp = [j for j in range(self.K) if j != l and 2 * W[l, j] <= N[l, j]]
         if istar in opp or not opp:
-            m = istar
-        else:
-            best, m = math.inf, -1
-            for j in range(self.K):
-                if j == l:
-                    continue
-                mu = W[l, j] / N[l, j] if N[l, j] > 0 else 0.5
-                if mu < best:
-                    best, m = mu, j
+            return istar
+        best, m = math.inf, -1
+        for j in range(self.K):
+            if j == l:
+                continue
+            mu = W[l, j] / N[l, j] if N[l, j] > 0 else 0.5
+            if mu < best:
+                best, m = mu, j
+        return m
+
+    def _select(self) -> tuple[int, int]:
+        pair = self._pre_loop_pair()
+        if pair is not None:
+            return pair
+        self._in_loop = True
+        l = self._LC[self._pos]
+        istar, _ = self.best_arm()
+        m = self._rmed1_opponent(l, istar)
         if m == l:
             self.stats["self_duels"] += 1
         return (l, m)

@@ -128,18 +128,19 @@ class RMED2(RMED1):
                     return (i, j)
         return None
 
-    def _select(self) -> tuple[int, int]:
-        if self._initial:
-            pair = self._initial_pair()
+    def _pre_loop_pair(self):
+        """RMED1's initial phase, then Algorithm 1's forced exploration (``N_ij < alpha log log t``)."""
+        pair = super()._pre_loop_pair()
+        if pair is None:
+            pair = self._forced_pair()
             if pair is not None:
                 self._in_loop = False
-                self.stats["initial"] += 1
-                return pair
-            self._initial = False
-        pair = self._forced_pair()
+                self.stats["forced"] += 1
+        return pair
+
+    def _select(self) -> tuple[int, int]:
+        pair = self._pre_loop_pair()
         if pair is not None:
-            self._in_loop = False
-            self.stats["forced"] += 1
             return pair
         self._in_loop = True
         l = self._LC[self._pos]
@@ -154,16 +155,8 @@ class RMED2(RMED1):
             else:
                 m = b
                 self.stats["to_target"] += 1
-        else:  # no arm beats l empirically: RMED1's rule
-            opp = [j for j in range(self.K) if j != l and 2 * W[l, j] <= N[l, j]]
-            if istar in opp or not opp:
-                m = istar
-            else:
-                best, m = math.inf, -1
-                for j in opp:
-                    mu = W[l, j] / N[l, j] if N[l, j] > 0 else 0.5
-                    if mu < best:
-                        best, m = mu, j
+        else:  # no arm beats l empirically: RMED1's rule (its minimiser lies among the arms l does not beat)
+            m = self._rmed1_opponent(l, istar)
         if m == l:
             self.stats["self_duels"] += 1
         return (l, m)
