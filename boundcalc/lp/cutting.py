@@ -45,6 +45,7 @@ from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
 from . import _kernels
 from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
+from .ecw import _cost_matrix, ecw_allocation
 from .highs import CoveringLP, SolverError
 from .structure import Structure, as_structure, check_regret, empirical_structure, triu
 
@@ -351,8 +352,6 @@ class CopelandLPSolver:
         """With two or more Copeland winners (and no ties), ``C*_{i1} = C^E*_{i1}`` (000 Theorem 6)
         and ECW's closed-form allocation, which lies in ``R^E_{i1} c R_{i1}``, is optimal for the
         LP.  Its feasibility is checked by the oracle; None (use the LP) if that ever fails."""
-        from .ecw import _cost_matrix, ecw_allocation
-
         C = _cost_matrix(st)
         winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
         per, allocs, viols = {}, {}, {}
@@ -394,6 +393,7 @@ class CopelandLPSolver:
         rounds = added = removed = solves = iters = 0
         warm_all = True
         failures: list[str] = []
+        C_square = None
         for w in winners:
             ent = self._entry(st, w)
             fam = ent.family
@@ -411,10 +411,12 @@ class CopelandLPSolver:
             v = np.inf
             core = None
             if self.in_out > 0 and fam._has_rows and st.K >= self.in_out_min_arms:
-                # a feasible "core" point: ECW's closed-form allocation (R^E c R, 000 Theorem 6)
-                from .ecw import _cost_matrix, ecw_allocation
-
-                core = ecw_allocation(st.beats, _cost_matrix(st, regret), w)[1]
+                # a feasible "core" point: ECW's closed-form allocation (R^E c R, 000 Theorem 6),
+                # on the same costs as the LP, in square form (computed once per solve)
+                if C_square is None:
+                    C_square = _as_square(costs, st.K).copy()
+                    np.fill_diagonal(C_square, np.inf)
+                core = ecw_allocation(st.beats, C_square, w)[1]
             for rnd in range(self.max_rounds):
                 sol = lp.solve()
                 rounds += 1
