@@ -407,3 +407,12 @@ def test_violation_refuses_bad_rates():
         solver.violation(pm.mu, np.full((4, 4), np.inf), 0)
     v = solver.violation(pm.mu, np.zeros((4, 4)), 0, tol=0.5)
     assert v.amount == 1.0 and not v.satisfied and v.tol == 0.5
+
+
+def test_duality_gap_out_of_tolerance_is_a_failure():
+    # the certificate's second channel: a gap above gap_tol fails the solve (here any gap, even 0,
+    # exceeds a negative tolerance); without certify there is no dual bound to act on
+    pm = random_matrix(8, 21, min_gap=0.02)
+    res = CopelandLPSolver(gap_tol=-1.0).solve(pm)
+    assert res.status == "failed" and "duality gap" in res.message and res.value is None
+    assert CopelandLPSolver(gap_tol=-1.0).solve(pm, certify=False).status == "ok"
