@@ -60,6 +60,9 @@ _EXPORTS: dict[str, str] = {
          "cpe_condorcet_ver", "single_position_rewards"], "single"),
     **dict.fromkeys(["cpe_report", "load_cpe_example"], "report"),
     "sample_complexity_expressions": "theorems",
+    **dict.fromkeys(
+        ["ALGORITHMS", "AlgorithmSpec", "Decision", "DuelOracle", "ExplorationResult", "run_algorithm"],
+        "exploration"),
 }
 
 __all__ = [
@@ -108,6 +111,12 @@ __all__ = [
     "cpe_condorcet_ver",
     "cpe_report",
     "load_cpe_example",
+    "ALGORITHMS",
+    "AlgorithmSpec",
+    "Decision",
+    "DuelOracle",
+    "ExplorationResult",
+    "run_algorithm",
 ]
 
 
