@@ -11,6 +11,9 @@ Subcommands (``boundcalc SUBCOMMAND --help`` for each):
 * ``simulate PATH --policies ecw-rmed,rmed1 --horizon T --runs R``: online policies on Bernoulli
   duels from the matrix, regret curves against the lower bound and ECW lines (table, ``--json``,
   ``--plot FILE``; local Dask cluster by default, ``--scheduler ADDRESS``).
+* ``explore PATH`` / ``explore --example chen2020-fig1 --algorithm car-cond --delta 0.05 --runs R``:
+  one of 004's pure-exploration algorithms run R times; correct rate against delta, duels used
+  against the hardness constants (table, ``--json``, ``--plot FILE``; Dask like ``simulate``).
 * ``compare PATH`` / ``compare --example NAME``: every published constant of the field on one
   matrix (:func:`boundcalc.compare`), one row each with its unit and source, as a table,
   ``--json`` or ``--csv``.
@@ -537,8 +540,112 @@ def _add_simulate(sub) -> None:
     p.set_defaults(func=_cmd_simulate)
 
 
+# ----------------------------------------------------------------------------- explore
+CPE_EXAMPLE = "chen2020-fig1"
+
+
+def _read_explore_instance(args):
+    """004's example, a one-position instance of a bundled matrix, or PATH (as ``cpe`` reads it)."""
+    from .cpe import CPEInstance, load_cpe_example
+
+    if args.example and args.path:
+        raise InputError("give either PATH or --example, not both")
+    if args.example == CPE_EXAMPLE:
+        return load_cpe_example()
+    if args.example:
+        return CPEInstance.from_matrix(load_example(args.example).mu, name=args.example)
+    if not args.path:
+        raise InputError(f"no instance: give PATH (instance JSON or a preference matrix) or --example NAME"
+                         f" ({', '.join([CPE_EXAMPLE] + EXAMPLE_NAMES)})")
+    return _read_cpe_instance(argparse.Namespace(path=args.path, example=None, key=args.key))
+
+
+def _cmd_explore(args) -> int:
+    from .cpe import CPETooLargeError
+    from .cpe.exploration import ALGORITHMS
+    from .explore import explore
+
+    if args.algorithm not in ALGORITHMS:
+        raise InputError(f"unknown algorithm {args.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+    if not 0 < args.delta < 1:
+        raise InputError(f"--delta must lie in (0, 1); got {args.delta:g}")
+    spec = ALGORITHMS[args.algorithm]
+    if spec.needs_epsilon and args.epsilon is None:
+        raise InputError(f"{args.algorithm} is a PAC algorithm: give --epsilon E (the accuracy, > 0)")
+    if not spec.needs_epsilon and args.epsilon is not None:
+        raise InputError(f"{args.algorithm} identifies the exact winner and takes no --epsilon"
+                         " (only clucb-borda-pac does)")
+    if args.scheduler and args.workers is not None:
+        raise InputError("give --scheduler ADDRESS or --workers N, not both")
+    inst = _read_explore_instance(args)
+    try:
+        res = explore(inst, args.algorithm, delta=args.delta, epsilon=args.epsilon, runs=args.runs, seed=args.seed,
+                      max_duels=args.max_duels, workers=args.workers, scheduler=args.scheduler, store=args.out,
+                      chunk_size=args.chunk_size, progress=False if args.no_progress else None)
+    except (ValueError, ImportError, ConnectionError, CPETooLargeError) as exc:  # NoWinnerError is a ValueError
+        raise InputError(str(exc)) from None
+    except KeyboardInterrupt:
+        if args.out:
+            print(f"boundcalc: runs finished so far are in {args.out}; rerun the same command to resume",
+                  file=sys.stderr)
+        raise
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        ax = res.plot()
+        ax.figure.savefig(args.plot, dpi=150, bbox_inches="tight")
+        plt.close(ax.figure)
+    if args.json:
+        json.dump(res.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(res.format_table() + "\n")
+        if args.plot:
+            sys.stdout.write(f"plot: {args.plot}\n")
+    return EXIT_OK
+
+
+def _add_explore(sub) -> None:
+    p = sub.add_parser(
+        "explore", help="run one of 004's pure-exploration algorithms many times; sample complexity vs hardness",
+        description="Combinatorial pure exploration for dueling bandits (Chen et al. 2020, 004): run the algorithm"
+                    " R times (seeded) on a candidate-position instance, report the rate of correct answers"
+                    " against delta and the number of duels used (mean, standard error, spread) next to 004's"
+                    " hardness constants H^B, H^B_eps, H^C, H^C_ver and the expressions of its Theorems 1-6."
+                    "  Runs go to a local Dask cluster by default (--workers 0: in-process), or to --scheduler"
+                    " ADDRESS.")
+    p.add_argument("path", nargs="?", help="instance JSON (format boundcalc.cpe.instance/1) or a preference matrix"
+                                           " file (its one-position instance)")
+    p.add_argument("--example", choices=[CPE_EXAMPLE] + EXAMPLE_NAMES, metavar="NAME",
+                   help=f"{CPE_EXAMPLE} (004's Figures 1-2 instance) or a bundled matrix as a one-position instance:"
+                        f" {', '.join(EXAMPLE_NAMES)}")
+    p.add_argument("--key", help="array name inside an .npz, or entry of a JSON object")
+    p.add_argument("--algorithm", "-a", required=True, metavar="NAME",
+                   help="clucb-borda-pac, clucb-borda-exact, car-cond, car-verify or car-parallel")
+    p.add_argument("--delta", type=float, required=True, help="confidence, in (0, 1)")
+    p.add_argument("--epsilon", type=float, default=None, help="accuracy of clucb-borda-pac (> 0; only there)")
+    p.add_argument("--runs", "-R", type=int, default=10, help="independent runs (default 10)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="root seed; run r uses SeedSequence(seed).spawn()[r] (default 0)")
+    p.add_argument("--max-duels", type=int, default=None, metavar="N",
+                   help="budget per run (a run that reaches it stops without an answer)")
+    p.add_argument("--json", action="store_true", help="print the summary, hardness and per-run rows as JSON")
+    p.add_argument("--plot", metavar="FILE", help="save sample complexity against hardness (log-log; png, pdf, svg)")
+    p.add_argument("--out", "-o", metavar="FILE", help="JSON Lines row file, one row per run; resumed when it exists")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="local Dask cluster of N worker processes (default: number of cores; 0 = in-process)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--chunk-size", type=int, default=None, metavar="M", help="runs per Dask task")
+    p.add_argument("--no-progress", "--quiet", dest="no_progress", action="store_true",
+                   help="no progress bar (it is off anyway when stderr is not a TTY)")
+    p.set_defaults(func=_cmd_explore)
+
+
 # ----------------------------------------------------------------------------- main
-SUBCOMMANDS = [_add_bounds, _add_compare, _add_cpe, _add_batch, _add_simulate]
+SUBCOMMANDS = [_add_bounds, _add_compare, _add_cpe, _add_batch, _add_simulate, _add_explore]
 
 
 def build_parser() -> argparse.ArgumentParser:
