@@ -12,7 +12,8 @@ along edges.  A matching is a tuple of ``l`` edge indices in position order.
 * :func:`sample_matchings` -- sequential importance sampling (Knuth's estimator) of maximum
   matchings with importance weights, the Monte-Carlo alternative for large instances.
 * :func:`best_matching` -- 004's MWMC oracle (maximum-weight maximum-cardinality matching,
-  Algorithm 1), with one edge forced in or out, by ``scipy.optimize.linear_sum_assignment``.
+  Algorithm 1), with edge sets forced in or out, by ``scipy.optimize.linear_sum_assignment``
+  (:func:`boundcalc.cpe.oracle.mwmc` is the same oracle under 004's name).
 * :func:`width` -- Definition 2, by exhaustive search over alternating paths and cycles.
 """
 
@@ -265,43 +266,77 @@ def sample_matchings(
 
 
 # ---------------------------------------------------------------------------- max-weight oracle
-def _weight_table(inst: CPEInstance, weights: np.ndarray) -> np.ndarray:
-    T = np.full((inst.n_positions, inst.n_candidates), -np.inf)
-    T[inst.edge_position, inst.edge_candidate] = weights
+def _edge_table(inst: CPEInstance) -> np.ndarray:
+    """``l x n`` int table: the edge index joining position ``j`` and candidate ``c``, ``-1`` if none (cached)."""
+    T = inst._cache.get("edge_table")
+    if T is None:
+        T = np.full((inst.n_positions, inst.n_candidates), -1, dtype=np.intp)
+        T[inst.edge_position, inst.edge_candidate] = np.arange(inst.n_edges)
+        T.setflags(write=False)
+        inst._cache["edge_table"] = T
     return T
 
 
-def _solve(inst: CPEInstance, T: np.ndarray, weights: np.ndarray) -> tuple[float, tuple | None]:
-    try:
-        rows, cols = linear_sum_assignment(T, maximize=True)
-    except ValueError:  # infeasible: no maximum matching satisfies the constraints
-        return -np.inf, None
-    if np.isneginf(T[rows, cols]).any():
-        return -np.inf, None
-    M = tuple(inst.edge_index((inst.candidates[c], inst.positions[r])) for r, c in zip(rows, cols))
-    return float(sum(weights[e] for e in M)), M
+def _edge_set(inst: CPEInstance, edges, what: str) -> np.ndarray:
+    """Normalise ``None`` / one edge index / an iterable of edge indices to a sorted unique int array."""
+    if edges is None:
+        return np.zeros(0, dtype=np.intp)
+    if isinstance(edges, (int, np.integer)) and not isinstance(edges, bool):
+        edges = (int(edges),)
+    out = []
+    for e in edges:
+        if isinstance(e, bool) or not isinstance(e, (int, np.integer)):
+            raise TypeError(f"{what}: edge indices must be integers; got {e!r}")
+        k = int(e)
+        if not 0 <= k < inst.n_edges:
+            raise ValueError(f"{what}: edge index {k} out of range 0..{inst.n_edges - 1}")
+        out.append(k)
+    return np.unique(np.asarray(out, dtype=np.intp))
+
+
+def forced_sets_consistent(inst: CPEInstance, include: np.ndarray, exclude: np.ndarray) -> bool:
+    """Necessary condition for ``P(M, A, R)`` to be non-empty: ``A`` is itself a matching
+    (distinct positions, distinct candidates) and ``A`` and ``R`` are disjoint."""
+    if include.size == 0:
+        return True
+    if np.intersect1d(include, exclude).size:
+        return False
+    return (np.unique(inst.edge_position[include]).size == include.size
+            and np.unique(inst.edge_candidate[include]).size == include.size)
 
 
 def best_matching(
     inst: CPEInstance,
     weights,
     *,
-    include: int | None = None,
-    exclude: int | None = None,
+    include=None,
+    exclude=None,
     minimize: bool = False,
 ) -> tuple[float, tuple | None]:
     """004's MWMC oracle: the maximum matching of largest total edge weight (Algorithm 1).
 
-    ``include``/``exclude`` force one edge index into / out of the matching (the constrained
-    maxima of Definitions 3 and 5).  ``minimize=True`` returns the lightest one instead.
-    Returns ``(value, matching)``; ``(-inf, None)`` (``(+inf, None)`` when minimising) if no
-    maximum matching meets the constraint -- 004's convention that the maximum of an empty
-    set is ``-inf`` (Definition 3).  Solved by ``scipy.optimize.linear_sum_assignment``.
+    ``include``/``exclude`` force edges into / out of the matching: each is ``None``, one edge
+    index (the constrained maxima of Definitions 3 and 5) or an iterable of edge indices
+    (004's accepted / rejected sets ``A``, ``R`` of Algorithms 1-5).  ``minimize=True`` returns
+    the lightest one instead.  Returns ``(value, matching)``; ``(-inf, None)`` (``(+inf, None)``
+    when minimising) if no maximum matching meets the constraints -- 004's convention that the
+    maximum of an empty set is ``-inf`` (Definition 3).
+
+    Maximum cardinality comes first: under 004's standing assumption (checked by
+    :class:`CPEInstance`) every maximum matching fills all ``l`` positions, and the solver,
+    ``scipy.optimize.linear_sum_assignment`` on the ``l x n`` position-candidate table with
+    ``-inf`` at non-edges and forbidden edges, assigns *every* position (``l <= n`` rows) or
+    reports the table infeasible; an assignment through a ``-inf`` entry is also read as
+    infeasible.  So a heavier smaller matching is never returned.  ``include`` is applied by
+    blocking the rest of the forced edges' rows and columns; a forced set that is not itself a
+    matching, or meets ``exclude``, is infeasible.
 
     >>> from boundcalc.cpe import CPEInstance
     >>> inst = CPEInstance.from_matrix([[0.5, 0.7], [0.3, 0.5]])
     >>> best_matching(inst, [0.6, 0.4]), best_matching(inst, [0.6, 0.4], exclude=0)
     ((0.6, (0,)), (0.4, (1,)))
+    >>> best_matching(inst, [0.6, 0.4], include=[0, 1])
+    (-inf, None)
     """
     inst = as_instance(inst)
     w = np.asarray(weights, dtype=float)
@@ -309,18 +344,31 @@ def best_matching(
         raise ValueError(f"weights must have shape ({inst.n_edges},); got {w.shape}")
     if not np.isfinite(w).all():
         raise ValueError("weights must be finite")
+    A = _edge_set(inst, include, "include")
+    R = _edge_set(inst, exclude, "exclude")
     sgn = -1.0 if minimize else 1.0
-    T = _weight_table(inst, sgn * w)
-    if include is not None:
-        j, c = int(inst.edge_position[include]), int(inst.edge_candidate[include])
-        keep = T[j, c]
-        T[j, :] = -np.inf
-        T[:, c] = -np.inf
-        T[j, c] = keep
-    if exclude is not None:
-        T[int(inst.edge_position[exclude]), int(inst.edge_candidate[exclude])] = -np.inf
-    val, M = _solve(inst, T, sgn * w)
-    return sgn * val, M
+    empty = (-np.inf if not minimize else np.inf, None)
+    if not forced_sets_consistent(inst, A, R):
+        return empty
+    ep, ec = inst.edge_position, inst.edge_candidate
+    T = np.full((inst.n_positions, inst.n_candidates), -np.inf)
+    T[ep, ec] = sgn * w
+    if A.size:
+        keep = T[ep[A], ec[A]]
+        T[ep[A], :] = -np.inf
+        T[:, ec[A]] = -np.inf
+        T[ep[A], ec[A]] = keep
+    if R.size:
+        T[ep[R], ec[R]] = -np.inf
+    try:
+        rows, cols = linear_sum_assignment(T, maximize=True)
+    except ValueError:  # infeasible: no maximum matching satisfies the constraints
+        return empty
+    if rows.size != inst.n_positions or np.isneginf(T[rows, cols]).any():
+        return empty
+    E = _edge_table(inst)[rows, cols]  # rows come back sorted: position order
+    M = tuple(int(e) for e in E)
+    return float(w[E].sum()), M
 
 
 def constrained_best_values(inst: CPEInstance, weights, reference: tuple, *, minimize: bool = False) -> np.ndarray:
