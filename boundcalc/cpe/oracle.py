@@ -35,6 +35,7 @@ __all__ = [
     "OracleResult",
     "mwmc",
     "condorcet_oracle",
+    "frank_wolfe_oracle",
     "matching_polytope",
     "SolverError",
 ]
@@ -100,10 +101,14 @@ def _face(inst: CPEInstance, A: np.ndarray, R: np.ndarray) -> _Face:
     ep, ec = inst.edge_position, inst.edge_candidate
     blocked = np.zeros(inst.n_edges, dtype=bool)
     blocked[R] = True
+    pcov = np.zeros(inst.n_positions, dtype=bool)
     if A.size:
-        blocked |= np.isin(ep, ep[A]) | np.isin(ec, ec[A])
+        ccov = np.zeros(inst.n_candidates, dtype=bool)
+        pcov[ep[A]] = True
+        ccov[ec[A]] = True
+        blocked |= pcov[ep] | ccov[ec]
     free = np.flatnonzero(~blocked)
-    pos = np.setdiff1d(np.arange(inst.n_positions), ep[A])
+    pos = np.flatnonzero(~pcov)
     cnt = np.bincount(ec[free], minlength=inst.n_candidates)
     cands = np.flatnonzero(cnt >= 2)
     return _Face(A, free, pos, cands)
@@ -314,34 +319,35 @@ def condorcet_oracle(inst: CPEInstance, Q, A1=(), R1=(), A2=(), R2=(), *, presol
     ncol = n1 + nu + nv
     cost = np.concatenate([Qb[F1] / l, np.ones(nu), -np.ones(nv)])
     lo = np.concatenate([np.zeros(n1), np.full(nu, -np.inf), np.zeros(nv)])
-    hi = np.concatenate([np.full(n1, np.inf), np.full(nu, np.inf), np.full(nv, np.inf)])
-    upos = {int(j): n1 + k for k, j in enumerate(f2.positions)}
-    vpos = {int(c): n1 + nu + k for k, c in enumerate(f2.candidates)}
-
-    # rows block 1 (f in F2): u_{s(f)} - v_{c(f)} - (1/l) sum_e Q_{e f} z_e <= (1/l) (Q^T a)_f
-    QF = sparse.csr_matrix(Qa[np.ix_(F1, F2)].T / l)  # (|F2|, |F1|)
-    rows_u = np.array([upos[int(ep[f])] for f in F2], dtype=np.intp)
-    vmask = np.array([int(ec[f]) in vpos for f in F2], dtype=bool)
-    rows_v = np.array([vpos[int(ec[f])] for f in F2[vmask]], dtype=np.intp)
-    k2 = F2.size
-    B1 = sparse.hstack([
-        -QF,
-        sparse.csr_matrix((np.ones(k2), (np.arange(k2), rows_u - n1)), shape=(k2, nu)),
-        sparse.csr_matrix((-np.ones(vmask.sum()), (np.flatnonzero(vmask), rows_v - n1 - nu)), shape=(k2, nv)),
-    ], format="csr")
-    # rows block 2 (j in J1): sum_{e in E_j cap F1} z_e = 1 ; block 3 (c in C1): sum z_e <= 1
-    jrow = {int(j): k for k, j in enumerate(f1.positions)}
-    B2 = sparse.csr_matrix(
-        (np.ones(n1), ([jrow[int(ep[e])] for e in F1], np.arange(n1))), shape=(f1.positions.size, ncol))
-    crow = {int(c): k for k, c in enumerate(f1.candidates)}
-    cm = np.array([int(ec[e]) in crow for e in F1], dtype=bool)
-    B3 = sparse.csr_matrix(
-        (np.ones(cm.sum()), ([crow[int(ec[e])] for e in F1[cm]], np.flatnonzero(cm))),
-        shape=(f1.candidates.size, ncol))
-    Amat = sparse.vstack([B1, B2, B3], format="csc")
-    rlo = np.concatenate([np.full(k2, -np.inf), np.ones(f1.positions.size), np.full(f1.candidates.size, -np.inf)])
-    rhi = np.concatenate([Qta[F2] / l, np.ones(f1.positions.size), np.ones(f1.candidates.size)])
-    nrow = Amat.shape[0]
+    hi = np.full(ncol, np.inf)
+    ucol = np.full(l, -1, dtype=np.intp)
+    ucol[f2.positions] = n1 + np.arange(nu)
+    vcol = np.full(inst.n_candidates, -1, dtype=np.intp)
+    vcol[f2.candidates] = n1 + nu + np.arange(nv)
+    k2, nj1, nc1 = F2.size, f1.positions.size, f1.candidates.size
+    # rows 0..k2-1 (f in F2): u_{s(f)} - v_{c(f)} - (1/l) sum_e Q_{e f} z_e <= (1/l) (Q^T a)_f
+    QF = Qa[np.ix_(F1, F2)]  # (|F1|, |F2|)
+    zi, fr = np.nonzero(QF)
+    vc = vcol[ec[F2]]
+    hasv = vc >= 0
+    # rows k2 + (j in J1): sum_{e in E_j cap F1} z_e = 1 ; then (c in C1): sum_{e at c} z_e <= 1
+    jrow = np.full(l, -1, dtype=np.intp)
+    jrow[f1.positions] = k2 + np.arange(nj1)
+    crow = np.full(inst.n_candidates, -1, dtype=np.intp)
+    crow[f1.candidates] = k2 + nj1 + np.arange(nc1)
+    cr = crow[ec[F1]]
+    hasc = cr >= 0
+    ar1, ar2 = np.arange(n1), np.arange(k2)
+    rows = np.concatenate([fr, ar2, ar2[hasv], jrow[ep[F1]], cr[hasc]])
+    cols = np.concatenate([zi, ucol[ep[F2]], vc[hasv], ar1, ar1[hasc]])
+    vals = np.concatenate([-QF[zi, fr] / l, np.ones(k2), -np.ones(int(hasv.sum())), np.ones(n1),
+                           np.ones(int(hasc.sum()))])
+    order = np.lexsort((rows, cols))
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(cols, minlength=ncol))])
+    Amat = (indptr, rows[order], vals[order])
+    rlo = np.concatenate([np.full(k2, -np.inf), np.ones(nj1), np.full(nc1, -np.inf)])
+    rhi = np.concatenate([Qta[F2] / l, np.ones(nj1), np.ones(nc1)])
+    nrow = rlo.size
 
     if ncol == 0:  # both players fully forced
         value = const
@@ -353,19 +359,21 @@ def condorcet_oracle(inst: CPEInstance, Q, A1=(), R1=(), A2=(), R2=(), *, presol
         x = a.copy()
         x[F1] = np.clip(x_z[:n1], 0.0, 1.0)
         y, y_source = _dual_y(inst, Qa, x, b, F2, duals[:k2], value, a2, r2)
-        stats = {"rows": int(nrow), "cols": int(ncol), "nnz": int(Amat.nnz), "iterations": iters,
+        stats = {"rows": int(nrow), "cols": int(ncol), "nnz": int(vals.size), "iterations": iters,
                  "y_source": y_source}
     stats["time"] = time.perf_counter() - t0
     return OracleResult(float(value), x, y, "optimal", stats)
 
 
 def _solve_highs(cost, lo, hi, Amat, rlo, rhi, presolve, inst):
+    """Maximise ``cost . z`` s.t. ``rlo <= A z <= rhi``, ``lo <= z <= hi`` (``A`` as CSC triplet
+    ``(indptr, indices, values)``) on HiGHS; returns ``(z, row_duals, objective, iterations)``."""
     import highspy
 
     inf = highspy.kHighsInf
     lp = highspy.HighsLp()
     lp.num_col_ = int(cost.size)
-    lp.num_row_ = int(Amat.shape[0])
+    lp.num_row_ = int(rlo.size)
     lp.col_cost_ = cost
     lp.col_lower_ = np.where(np.isinf(lo), -inf, lo)
     lp.col_upper_ = np.where(np.isinf(hi), inf, hi)
@@ -373,9 +381,9 @@ def _solve_highs(cost, lo, hi, Amat, rlo, rhi, presolve, inst):
     lp.row_upper_ = np.where(np.isinf(rhi), inf, rhi)
     lp.sense_ = highspy.ObjSense.kMaximize
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = Amat.indptr.astype(np.int32)
-    lp.a_matrix_.index_ = Amat.indices.astype(np.int32)
-    lp.a_matrix_.value_ = Amat.data.astype(float)
+    lp.a_matrix_.start_ = Amat[0].astype(np.int32)
+    lp.a_matrix_.index_ = Amat[1].astype(np.int32)
+    lp.a_matrix_.value_ = Amat[2].astype(float)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
@@ -416,3 +424,189 @@ def _dual_y(inst, Qa, x, b, F2, duals, value, a2, r2):
         return np.clip(y, 0.0, 1.0), "duals"
     _, M = best_matching(inst, Qa.T @ x / l, include=a2, exclude=r2, minimize=True)
     return _indicator(m, M), "best-response"
+
+
+# ---------------------------------------------------------------------------- Frank-Wolfe (004 App. C.2)
+class _LMO:
+    """Linear minimisation over ``P(M, A, R)``: ``argmin_{x} c^T x`` = a min-cost maximum matching
+    with the forced sets (the oracle of 004 Algorithm 7, Line 6), on a prepared position x
+    candidate table (``linear_sum_assignment``), or per position when no candidate is shared
+    (the polytope is then a product of simplices and the matching problem separates)."""
+
+    def __init__(self, inst: CPEInstance, A: np.ndarray, R: np.ndarray):
+        self.inst = inst
+        self.face = _face(inst, A, R)
+        self.m = inst.n_edges
+        ep, ec = inst.edge_position, inst.edge_candidate
+        self.base = _indicator(self.m, A)
+        F = self.face.free
+        self.F = F
+        self.separable = self.face.candidates.size == 0
+        if self.separable:
+            order = np.argsort(ep[F], kind="stable")
+            self.Fs = F[order]
+            self.pos_sorted = ep[self.Fs]
+            self.starts = np.flatnonzero(np.r_[True, np.diff(self.pos_sorted) != 0])
+        else:
+            J, C = self.face.positions, np.unique(ec[F])
+            self.ri = np.searchsorted(J, ep[F])
+            self.ci = np.searchsorted(C, ec[F])
+            self.shape = (J.size, C.size)
+            self.table = np.full((J.size, C.size), -1, dtype=np.intp)
+            self.table[self.ri, self.ci] = F
+
+    def __call__(self, c: np.ndarray) -> np.ndarray:
+        from scipy.optimize import linear_sum_assignment
+
+        x = self.base.copy()
+        if self.F.size == 0:
+            return x
+        if self.separable:
+            # sorted by position, then cost: the first edge of each position's run is its argmin
+            order = np.lexsort((c[self.Fs], self.pos_sorted))
+            x[self.Fs[order[self.starts]]] = 1.0
+            return x
+        T = np.full(self.shape, np.inf)
+        T[self.ri, self.ci] = c[self.F]
+        r, cc = linear_sum_assignment(T)
+        x[self.table[r, cc]] = 1.0
+        return x
+
+
+def _fw_projection(point: np.ndarray, lmo: _LMO, x1: np.ndarray, n_iter: int) -> np.ndarray:
+    """004 Algorithm 7: approximate Euclidean projection of ``point`` onto ``P(M, A, R)`` by
+    Frank-Wolfe on ``(1/2)||x - point||^2`` with steps ``2/(t+1)``, ``n_iter`` iterations from
+    the vertex ``x1``."""
+    x = x1.copy()
+    for t in range(1, n_iter + 1):
+        chi = lmo(x - point)  # Line 5-7: cost c = x^(t) - x, min-cost maximum matching
+        g = 2.0 / (t + 1)
+        x *= 1.0 - g
+        x += g * chi
+    return x
+
+
+def frank_wolfe_oracle(
+    inst: CPEInstance,
+    Q,
+    A1=(),
+    R1=(),
+    A2=(),
+    R2=(),
+    *,
+    epsilon: float = 1e-3,
+    max_iter: int = 1000,
+    max_inner: int = 200,
+    lipschitz: float | None = None,
+    rng: np.random.Generator | int | None = None,
+) -> OracleResult:
+    """004's own Condorcet oracle (App. C.2, Algorithms 6 and 7): the slow inexact reference.
+
+    Projected sub-gradient ascent on ``f(x) = min_{y in P(M,A2,R2)} (1/l) x^T Q y`` over
+    ``P(M, A1, R1)`` (Algorithm 6), each projection done approximately by Frank-Wolfe
+    (Algorithm 7).  Use :func:`condorcet_oracle` (exact, one LP) for anything but comparisons.
+
+    Algorithm 6 as written: ``x^(1) = chi_M`` for a feasible matching ``M`` (Line 3); horizon
+    ``T = ceil((4 l K)^2 / epsilon^2)``, step ``eta = 2 l / (K sqrt(T))``, projection accuracy
+    ``epsilon' = epsilon / (2 K sqrt(T))`` (Line 4; the paper's ``M`` in these formulas is this
+    ``T``, as in the proof of Lemma 9); per step the sub-gradient ``(1/l) Q y0`` with ``y0`` a
+    best response (a min-cost maximum matching, Sec. 4.2), the ascent step ``x + eta grad``
+    (Line 7) and the approximate projection (Line 8).  Algorithm 7: Frank-Wolfe from a feasible
+    vertex with steps ``2/(t+1)`` for ``ceil(16 l^2 / epsilon'^2)`` iterations (Line 4; its
+    Line 10 says ``8 l^2`` but Lemma 8's proof uses ``16 l^2``, taken here); each iteration one
+    min-cost maximum matching with the forced sets.  ``K`` is the Lipschitz constant of Lemma 7
+    (004 writes the number of duels ``K``); here ``max(inst.n_duels, ||Q||_2 / sqrt(l))``, the
+    second term being a proven Lipschitz bound of ``f`` (``||(1/l) Q y||_2 <= ||Q||_2 sqrt(l)/l``
+    for ``y`` in the polytope), unless ``lipschitz`` is given.  The returned point is the best
+    iterate, ``argmax_t f(x^(t))``, which is what Lemma 9 bounds (Line 10 returns the last one;
+    its value is in ``stats["last_value"]``).
+
+    Budget.  With 004's counts the guarantee ``f(x) >= OPT - epsilon`` (Lemma 9) holds, but
+    the counts are astronomical (``T = 2.3e9`` for ``l = 4, K = 12, epsilon = 1e-3``, and
+    ``ceil(16 l^2/epsilon'^2) = 64 l^2 K^2 T / epsilon^2`` Frank-Wolfe steps per projection).
+    ``max_iter`` caps the horizon and ``max_inner`` the Frank-Wolfe steps: the run is then 004's
+    Algorithm 6 with horizon ``T_run = min(T, max_iter)`` (step size and ``epsilon'`` from the
+    same formulas with ``T_run``, i.e. the guarantee of ``epsilon_run = 4 l K / sqrt(T_run)``)
+    and projections truncated at ``min(ceil(16 l^2/epsilon'^2), max_inner)`` steps; status
+    ``"max_iter"`` and no a-priori guarantee.  Either way ``stats["gap_bound"]`` is an
+    a-posteriori certificate: with ``bar y`` the average of the best responses,
+    ``OPT <= max_{x in P1} (1/l) x^T Q bar y = value + gap_bound`` (weak duality).
+
+    Returns
+    -------
+    OracleResult
+        ``value = f(x)`` at the returned ``x`` (``<= OPT``, since ``x`` is feasible), ``y`` a
+        best response to it; status ``"converged"`` (004's full counts run) or ``"max_iter"``;
+        emptiness as in :func:`condorcet_oracle` (``-inf`` / ``+inf``).  ``stats``: ``T_paper``,
+        ``inner_paper``, ``iterations``, ``inner_iterations``, ``eta``, ``epsilon_prime``, ``K``,
+        ``epsilon_run``, ``last_value``, ``gap_bound``, ``lmo_calls``, ``time``.
+
+    >>> from boundcalc.cpe import CPEInstance
+    >>> inst = CPEInstance.from_matrix([[0.5, 0.8], [0.2, 0.5]])
+    >>> r = frank_wolfe_oracle(inst, inst.edge_matrix, max_iter=50, max_inner=50)
+    >>> round(r.value, 6), r.status, r.x.tolist()
+    (0.5, 'max_iter', [1.0, 0.0])
+    """
+    t0 = time.perf_counter()
+    inst = as_instance(inst)
+    Qa = _check_Q(inst, Q)
+    if not (isinstance(epsilon, (int, float)) and 0 < epsilon and math.isfinite(epsilon)):
+        raise ValueError(f"epsilon must be a positive finite number; got {epsilon!r}")
+    for nm, v in (("max_iter", max_iter), ("max_inner", max_inner)):
+        if not (isinstance(v, (int, np.integer)) and v >= 1):
+            raise ValueError(f"{nm} must be an integer >= 1; got {v!r}")
+    m, l = inst.n_edges, inst.n_positions
+    a1, r1, a2, r2 = (_edge_set(inst, s, nm) for s, nm in ((A1, "A1"), (R1, "R1"), (A2, "A2"), (R2, "R2")))
+    gen = np.random.default_rng(rng) if rng is not None else None
+    w0 = gen.random(m) if gen is not None else np.zeros(m)
+    M1 = best_matching(inst, w0, include=a1, exclude=r1)[1] if forced_sets_consistent(inst, a1, r1) else None
+    if M1 is None:
+        return OracleResult(-np.inf, None, None, "empty-max", {"time": time.perf_counter() - t0})
+    M2 = best_matching(inst, np.zeros(m), include=a2, exclude=r2)[1] if forced_sets_consistent(inst, a2, r2) else None
+    if M2 is None:
+        return OracleResult(np.inf, _indicator(m, M1), None, "empty-min", {"time": time.perf_counter() - t0})
+
+    if lipschitz is None:
+        K = max(float(inst.n_duels), float(np.linalg.norm(Qa, 2)) / math.sqrt(l), 1e-12)
+    else:
+        K = float(lipschitz)
+        if not (K > 0 and math.isfinite(K)):
+            raise ValueError(f"lipschitz must be positive and finite; got {lipschitz!r}")
+    T_paper = math.ceil((4 * l * K) ** 2 / epsilon**2)
+    T_run = min(T_paper, int(max_iter))
+    eta = 2 * l / (K * math.sqrt(T_run))
+    eps_run = epsilon if T_run == T_paper else 4 * l * K / math.sqrt(T_run)
+    eps_prime = eps_run / (2 * K * math.sqrt(T_run))
+    inner_paper = math.ceil(16 * l**2 / eps_prime**2)
+    n_inner = min(inner_paper, int(max_inner))
+
+    lmo1, lmo2 = _LMO(inst, a1, r1), _LMO(inst, a2, r2)
+    x1 = _indicator(m, M1)
+    x = x1.copy()
+    best_val, best_x, best_y = -np.inf, x, None
+    ysum = np.zeros(m)
+    val = -np.inf
+    for _t in range(T_run):
+        y0 = lmo2(Qa.T @ x / l)  # best response: argmin_y (1/l) x^T Q y (Sec. 4.2)
+        val = float(x @ Qa @ y0) / l
+        ysum += y0
+        if val > best_val:
+            best_val, best_x, best_y = val, x.copy(), y0
+        grad = Qa @ y0 / l  # a super-gradient of the concave f at x
+        x = _fw_projection(x + eta * grad, lmo1, x1, n_inner)  # Lines 7-8
+    # the point Line 10 returns (x^(T+1)) enters the best-iterate choice too
+    y0 = lmo2(Qa.T @ x / l)
+    last = float(x @ Qa @ y0) / l
+    ysum += y0
+    if last > best_val:
+        best_val, best_x, best_y = last, x.copy(), y0
+    ybar = ysum / (T_run + 1)
+    upper = best_matching(inst, Qa @ ybar / l, include=a1, exclude=r1)[0]
+    status = "converged" if (T_run == T_paper and n_inner == inner_paper) else "max_iter"
+    stats = {
+        "T_paper": T_paper, "inner_paper": inner_paper, "iterations": T_run, "inner_iterations": n_inner,
+        "eta": eta, "epsilon_prime": eps_prime, "epsilon_run": eps_run, "K": K, "last_value": last,
+        "gap_bound": max(0.0, float(upper) - best_val), "lmo_calls": T_run * (n_inner + 1) + 1,
+        "time": time.perf_counter() - t0,
+    }
+    return OracleResult(float(best_val), best_x, best_y, status, stats)
