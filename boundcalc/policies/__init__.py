@@ -14,12 +14,13 @@
 * :mod:`~boundcalc.policies.dts` -- D-TS and D-TS+ of paper 001 (Wu & Liu, NIPS 2016)
   (``"dts"``, ``"dts+"``).
 * :mod:`~boundcalc.policies.ccb` -- CCB of paper 002 (Zoghi et al., NIPS 2015) (``"ccb"``).
+* :mod:`~boundcalc.policies.scb` -- SCB of paper 002 (Algorithms 2-4) (``"scb"``).
 * :mod:`~boundcalc.policies.rmed2` -- RMED2 of Komiyama et al. (COLT 2015) (``"rmed2"``).
 * :mod:`~boundcalc.policies.savage` -- Copeland SAVAGE of paper 003 (Urvoy et al., ICML 2013)
   (``"savage"``).
 * :mod:`~boundcalc.policies.fast` -- compiled whole-run kernels (numba) of the deterministic
   policies, tested to choose the same pairs as the classes, and of the randomized ones (RUCB,
-  D-TS, D-TS+, CCB) on their own documented random stream.
+  D-TS, D-TS+, CCB, SCB) on their own documented random stream.
 
 >>> from boundcalc.policies import make_policy
 >>> p = make_policy("ecw-rmed", 3)
@@ -38,7 +39,9 @@ from .dts import DTS, DTSPlus
 from .rmed2 import RMED2
 from .savage import SAVAGE
 from .ccb import CCB
+from .scb import SCB
 
 __all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
            "get_policy", "make_policy", "policy_names", "parse_param_spec", "resolve_policy_list",
-           "CopelandRMED", "ECWRMED", "CWRMED", "EmpiricalState", "RMED1", "RUCB", "DTS", "DTSPlus", "CCB"]
+           "CopelandRMED", "ECWRMED", "CWRMED", "EmpiricalState", "RMED1", "RUCB", "DTS", "DTSPlus", "CCB",
+           "SCB"]

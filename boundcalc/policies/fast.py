@@ -23,6 +23,8 @@ the contract test checks this on many matrices and seeds (``tests/test_policies.
   stream, the class's distribution otherwise (``tests/test_policies_dts.py``).
 * :func:`ccb_run` -- :class:`~boundcalc.policies.ccb.CCB` (paper 002 Algorithm 1) on the same
   policy stream, tested the same way (``tests/test_policies_ccb_scb.py``).
+* :func:`scb_run` -- :class:`~boundcalc.policies.scb.SCB` (paper 002 Algorithms 2-4) on the
+  same stream, calling the class's own helpers compiled in place (``scb._compile``).
 
 The duel stream
     The ``n``-th duel (``n = 0, 1, ...``) of the unordered pair ``lo <= hi`` in a run with keys
@@ -61,7 +63,8 @@ ecw_closed_form = _kernels.ecw_closed_form  # one closed form, shared with the L
 
 __all__ = ["duel_uniform", "duel_uniform_py", "ecw_rmed_run", "rmed1_run", "ecw_closed_form",
            "KERNELS", "kernel_stats_names", "run_kernel", "rucb_run", "dts_run", "stream_next",
-           "stream_uniform", "stream_index", "stream_normal", "stream_gamma", "stream_beta", "ccb_run"]
+           "stream_uniform", "stream_index", "stream_normal", "stream_gamma", "stream_beta", "ccb_run",
+           "scb_run", "scb_pair_decided", "scb_kl_bounds", "scb_eliminate"]
 
 _MASK = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -1349,6 +1352,103 @@ def _run_savage(mu, T, params, key0, key1, checkpoints, regrets):
     return savage_run(mu, T, lt, key0, key1, checkpoints, regrets)
 
 
+# ----------------------------------------------------------------------------- SCB (002 Algorithms 2-4)
+# The class's helpers (boundcalc/policies/scb.py), compiled in place: the kernel below and the
+# class call the same functions.
+from . import scb as _scb  # noqa: E402
+
+_scb._compile()
+scb_pair_decided = _scb.scb_pair_decided
+scb_kl_bounds = _scb.scb_kl_bounds
+scb_eliminate = _scb.scb_eliminate
+
+
+@njit(cache=True)
+def scb_run(mu, T, eps, seed, key0, key1, checkpoints, regrets):
+    """One run of SCB (002 Algorithm 3 over Algorithms 2 and 4), ``T`` rounds, ``eps`` of
+    Algorithm 4's stopping rule, policy stream ``seed``.
+
+    Returns ``(out, stats)`` as :func:`ecw_rmed_run`; ``stats = [self_duels, rounds,
+    identified, rewards]``.  Step for step :class:`boundcalc.policies.scb.SCB` (same helpers, same
+    draws in the same order); a round costs O(1) per duel and O(K) per completed pass.
+    """
+    K = mu.shape[0]
+    counts = np.zeros(K * K, dtype=np.int64)
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = seed
+    S = np.ones(K, dtype=np.bool_)
+    R = np.zeros(K, dtype=np.int64)
+    U = regrets.shape[0]
+    cum = np.zeros(U)
+    out = np.zeros((U, checkpoints.shape[0]))
+    stats = np.zeros(4, dtype=np.int64)
+    Tr = 4.0
+    delta = math.log(Tr) / Tr
+    used = 0.0
+    winner = -1
+    t4 = 1
+    pos = 0
+    opp = -1
+    qn = 0
+    qw = 0
+    stats[1] = 1
+    c = 0
+    for t in range(1, T + 1):
+        if winner >= 0:  # Algorithm 3 line 3
+            a = winner
+            d = winner
+        else:
+            while not S[pos]:
+                pos += 1
+            a = pos
+            if opp < 0:  # Algorithm 2 line 1: a new reward(a)
+                k = stream_index(state, K - 1)
+                opp = k + 1 if k >= a else k
+                qn = 0
+                qw = 0
+            d = opp
+        won = _duel(mu, counts, key0, key1, a, d)
+        if a == d:
+            stats[0] += 1
+        else:
+            qn += 1
+            if won:
+                qw += 1
+            if scb_pair_decided(qw, qn, K, delta):
+                stats[3] += 1
+                if 2 * qw > qn:
+                    R[a] += 1
+                opp = -1
+                pos += 1
+                while pos < K and not S[pos]:
+                    pos += 1
+                if pos == K:  # a pass of Algorithm 4 is complete
+                    winner = scb_eliminate(S, R, t4, K, delta, eps)
+                    if winner >= 0:
+                        stats[2] += 1
+                    t4 += 1
+                    pos = 0
+        used += 1.0
+        if used >= Tr:  # force-terminate: the next round of Algorithm 3
+            stats[1] += 1
+            Tr = Tr * Tr
+            delta = math.log(Tr) / Tr
+            used = 0.0
+            winner = -1
+            t4 = 1
+            pos = 0
+            opp = -1
+            for i in range(K):
+                S[i] = True
+                R[i] = 0
+        c = _record(regrets, cum, out, checkpoints, c, t, a, d)
+    return out, stats
+
+
+def _run_scb(mu, T, params, key0, key1, checkpoints, regrets):
+    return scb_run(mu, T, float(params["eps"]), _stream_seed(params), key0, key1, checkpoints, regrets)
+
+
 #: kernel name -> (driver, names of the stats it returns)
 KERNELS = {
     "ecw_rmed": (_run_ecw, ("forced", "checks", "targets", "solves", "self_duels")),
@@ -1359,6 +1459,7 @@ KERNELS = {
     "rmed2": (_run_rmed2, ("initial", "forced", "self_duels", "to_winner", "to_target")),
     "savage": (_run_savage, ("exploration", "self_duels")),
     "ccb": (_run_ccb, ("self_duels", "explore", "explore_eligible", "resets")),
+    "scb": (_run_scb, ("self_duels", "rounds", "identified", "rewards")),
 }
 
 
