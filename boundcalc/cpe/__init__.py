@@ -60,6 +60,7 @@ _EXPORTS: dict[str, str] = {
          "cpe_condorcet_ver", "single_position_rewards"], "single"),
     **dict.fromkeys(["cpe_report", "load_cpe_example"], "report"),
     **dict.fromkeys(["OracleResult", "mwmc", "condorcet_oracle", "frank_wolfe_oracle", "matching_polytope"], "oracle"),
+    **dict.fromkeys(["MatchingSampler"], "sampler"),
     "sample_complexity_expressions": "theorems",
     **dict.fromkeys(
         ["ALGORITHMS", "AlgorithmSpec", "Decision", "DuelOracle", "ExplorationResult", "run_algorithm"],
