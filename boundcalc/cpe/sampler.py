@@ -160,9 +160,9 @@ class MatchingSampler:
         else:
             # ln |Omega| <= ln(prod_j deg(j)) + ln(l + 1)
             deg = np.bincount(self._jloc, minlength=nJ)
-            log_states = float(np.log(np.maximum(deg, 1)).sum()) + math.log(nJ + 1)
+            self._log_states = float(np.log(np.maximum(deg, 1)).sum()) + math.log(nJ + 1)
             self.steps = int(steps) if steps is not None else mcmc_steps(
-                self.free.size, nJ, log_states, self.eta, mix_factor)
+                self.free.size, nJ, self._log_states, self.eta, mix_factor)
 
     # ------------------------------------------------------------------ exact
     def _build_tables(self) -> None:
