@@ -1,0 +1,836 @@
+"""The pure-exploration algorithms of paper 004 (Chen, Du, Huang & Zhao, ICML 2020).
+
+* :func:`clucb_borda_pac` -- Algorithm 1 (Sec. 3.2), the epsilon-approximate Borda winner.
+* :func:`clucb_borda_exact` -- Algorithm 5 (App. B.5), the exact Borda winner.
+* :func:`car_cond` -- Algorithm 2 (Sec. 4.1), the Condorcet winner by accept/reject.
+* :func:`car_verify` -- Algorithm 4 (Sec. 4.3), CAR-Cond at ``delta_0 = 0.01`` then verification.
+* :func:`car_parallel` -- Algorithm 3 (Sec. 4.3), CAR-Verify_k (confidence ``delta/2^{k+1}``)
+  simulated in parallel, one duel at a time.
+
+Each takes a :class:`~boundcalc.cpe.CPEInstance` (or a K x K matrix: the one-position
+instance), draws its duels from a :class:`~boundcalc.cpe.exploration.DuelOracle` and returns an
+:class:`~boundcalc.cpe.exploration.ExplorationResult`.  Use them through
+:func:`boundcalc.cpe.run_algorithm` (validation, registry names) or directly.
+
+Readings common to all five (where 004's text leaves a choice):
+
+* ``K`` is 004's number of comparable duels ``sum_j |E_j| (|E_j| - 1)/2`` (Sec. 2), in every
+  confidence radius ``c_t = sqrt(ln(4 K t^3 / delta) / (2 T_t))`` -- also in the Borda
+  algorithms, whose union bound (App. B.4) runs over the ``m`` edges; ``K`` is used as written
+  (``K = 0`` only when every position has one edge: one matching, returned without a duel).
+* ``x/0 := 1`` (Algorithm 1, line 6): an edge or pair never sampled has radius ``c = 1``;
+  then ``bar p = 1`` and ``underline p = 0`` (eq. (8)), and ``bar w(e) := 0`` (line 12).
+* Ties in an ``argmax`` go to the smallest edge index (or the first position); the MWMC oracle
+  is ``scipy.optimize.linear_sum_assignment`` on the position x candidate table with forced sets
+  (the same oracle as :func:`boundcalc.cpe.oracle.mwmc`, called directly to save its input
+  checks in the inner loops).
+* ``max_duels``: a run that would draw more stops with ``stopped="budget"`` and no matching.
+
+>>> from boundcalc.cpe import CPEInstance
+>>> res = car_cond(CPEInstance.from_matrix([[0.5, 0.9], [0.1, 0.5]]), 0.05, rng=1)
+>>> res.matching, res.stopped, [d.action for d in res.trace]
+((0,), 'identified', ['accept', 'output'])
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Generator
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from .exploration import Decision, DuelOracle, ExplorationResult, check_delta, check_epsilon, check_max_duels
+from .instance import CPEInstance, as_instance
+
+__all__ = ["clucb_borda_pac", "clucb_borda_exact", "car_cond", "car_verify", "car_parallel", "DELTA0"]
+
+#: CAR-Verify's constant confidence for its CAR-Cond phase (004 Algorithm 4, line 2).
+DELTA0 = 0.01
+#: Algorithm 5 line 18 tests ``w~(M~_t) = w~(M_t)``; sums over different edge orders are equal
+#: up to rounding, so equality is read as a difference at most this (times l).
+EQUAL_TOL = 1e-12
+#: Tolerance on a cached oracle point's forced coordinates (1 on A, 0 on R).
+_FEAS_TOL = 1e-7
+#: Samples drawn from the matching sampler at a time.
+_SAMPLE_BLOCK = 256
+
+
+# ---------------------------------------------------------------------------- linear oracle
+class _Lin:
+    """Linear optimisation over the maximum matchings with forced sets -- 004's MWMC.
+
+    ``best(w, include, exclude, minimize)`` returns ``(value, M)`` with ``M`` an int array of
+    ``l`` edge indices in position order, or ``(-inf, None)`` (``+inf`` when minimising) if no
+    maximum matching contains ``include`` and avoids ``exclude``.
+    """
+
+    def __init__(self, inst: CPEInstance):
+        self.l, self.n, self.m = inst.n_positions, inst.n_candidates, inst.n_edges
+        self.ep = np.asarray(inst.edge_position)
+        self.ec = np.asarray(inst.edge_candidate)
+        self.epl = self.ep.tolist()
+        self.ecl = self.ec.tolist()
+        self.E = np.full((self.l, self.n), -1, dtype=np.intp)
+        self.E[self.ep, self.ec] = np.arange(self.m)
+        self.blank = np.full((self.l, self.n), -np.inf)
+        self.calls = 0
+
+    def best(self, w, include=(), exclude=(), minimize: bool = False):
+        self.calls += 1
+        C = self.blank.copy()
+        C[self.ep, self.ec] = -w if minimize else w
+        ep, ec = self.epl, self.ecl
+        for e in include:
+            j, c = ep[e], ec[e]
+            keep = C[j, c]
+            C[j, :] = -np.inf
+            C[:, c] = -np.inf
+            C[j, c] = keep
+        for e in exclude:
+            C[ep[e], ec[e]] = -np.inf
+        empty = (np.inf if minimize else -np.inf), None
+        try:
+            r, c = linear_sum_assignment(C, maximize=True)
+        except ValueError:  # infeasible
+            return empty
+        if r.size < self.l or np.isneginf(C[r, c]).any():
+            return empty
+        M = self.E[r, c]  # rows come back sorted: position order
+        return float(w[M].sum()), M
+
+
+def _indicator(m: int, M) -> np.ndarray:
+    x = np.zeros(m)
+    x[np.asarray(M, dtype=np.intp)] = 1.0
+    return x
+
+
+def _K(inst: CPEInstance) -> int:
+    return max(int(inst.n_duels), 1)
+
+
+def _radius(log_term: float, T: np.ndarray) -> np.ndarray:
+    """``sqrt(log_term / (2 T))`` with 004's ``x/0 := 1`` (radius 1 where ``T = 0``)."""
+    out = np.ones(T.shape)
+    pos = T > 0
+    out[pos] = np.sqrt(log_term / (2.0 * T[pos]))
+    return out
+
+
+class _Budget(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------- samplers
+class _SampleStream:
+    """004's almost uniform sampler ``S(eta)`` (Definition 1) read one matching at a time.
+
+    Backed by :class:`boundcalc.cpe.sampler.MatchingSampler` with bias parameter ``eta``
+    (``method`` passed through), drawn in blocks of ``_SAMPLE_BLOCK`` with the run's generator.
+    """
+
+    def __init__(self, inst: CPEInstance, eta: float, rng: np.random.Generator, method: str):
+        from .sampler import MatchingSampler
+
+        self.sampler = MatchingSampler(inst, method=method, eta=eta)
+        self.rng = rng
+        self.buf = np.zeros((0, inst.n_positions), dtype=np.intp)
+        self.k = 0
+        self.drawn = 0
+
+    def next(self) -> np.ndarray:
+        if self.k >= len(self.buf):
+            self.buf = np.asarray(self.sampler.sample_many(_SAMPLE_BLOCK, self.rng), dtype=np.intp)
+            self.k = 0
+        M = self.buf[self.k]
+        self.k += 1
+        self.drawn += 1
+        return M
+
+
+# ---------------------------------------------------------------------------- CLUCB-Borda
+def _clucb_phase(inst, lin, oracle, stream, K, eps, delta, exact, max_duels, stats):
+    """One run of Algorithm 1's loop (lines 3-23) -- or one epoch of Algorithm 5 (lines 6-29).
+
+    Returns ``("output", M)``, ``("break", None)`` (Algorithm 5 line 23) or raises _Budget.
+    """
+    m, l = inst.n_edges, inst.n_positions
+    ep = lin.ep
+    T = np.zeros(m)  # line 3 / 6
+    S = np.zeros(m)
+    t = 1
+    while True:
+        wbar = np.zeros(m)
+        pos = T > 0
+        wbar[pos] = S[pos] / T[pos]  # bar w(e) := 0 if T(e) = 0 (line 12)
+        _, Mt = lin.best(wbar)  # line 5 / 8
+        c = _radius(math.log(4.0 * K * t**3 / delta), T)  # line 6 / 9
+        inM = np.zeros(m, dtype=bool)
+        inM[Mt] = True
+        wt = np.where(inM, wbar - c - eps / 4.0, wbar + c + eps / 4.0)  # lines 7-13 / 10-16
+        vt, Mtil = lin.best(wt)  # line 14 / 17
+        diff = vt - float(wt[Mt].sum())
+        if exact:
+            if diff <= EQUAL_TOL * l:  # Algorithm 5 line 18
+                stats["rounds"] = stats.get("rounds", 0) + t
+                return "output", Mt
+            if diff <= l * eps:  # line 22
+                stats["rounds"] = stats.get("rounds", 0) + t
+                return "break", None
+        elif diff <= l * eps:  # Algorithm 1 line 15
+            stats["rounds"] = stats.get("rounds", 0) + t
+            return "output", Mt
+        inTil = np.zeros(m, dtype=bool)
+        inTil[Mtil] = True
+        sym = np.flatnonzero(inM ^ inTil)
+        z = int(sym[np.argmax(c[sym])])  # line 19 / 25 (ties: smallest edge index)
+        if max_duels is not None and oracle.n_duels >= max_duels:
+            stats["rounds"] = stats.get("rounds", 0) + t
+            raise _Budget
+        Mp = stream.next()  # line 20 / 26
+        e2 = int(Mp[ep[z]])  # line 21 / 27: e' = e(M', s(z_t)), possibly z_t itself
+        X = oracle.duel(z, e2)
+        S[z] += X  # line 22 / 28
+        T[z] += 1
+        t += 1
+
+
+def clucb_borda_pac(
+    inst,
+    delta: float,
+    *,
+    epsilon: float,
+    rng=None,
+    max_duels: int | None = None,
+    sampler: str = "auto",
+) -> ExplorationResult:
+    """CLUCB-Borda-PAC, 004 Algorithm 1: a matching whose Borda score is within ``epsilon`` of
+    the Borda winner's, with probability at least ``1 - delta`` (Theorem 1).
+
+    Line by line: bias ``eta = epsilon/8`` for the sampler (line 2); ``M_t = MWMC(bar w_t)``
+    (line 5); radius ``c_t(e) = sqrt(ln(4 K t^3/delta)/(2 T_t(e)))`` with ``x/0 := 1`` (line 6);
+    ``tilde w_t = bar w_t -/+ (c_t + epsilon/4)`` on / off ``M_t`` (lines 7-13);
+    ``tilde M_t = MWMC(tilde w_t)`` (line 14); stop with ``M_t`` when
+    ``tilde w_t(tilde M_t) - tilde w_t(M_t) <= l epsilon`` (line 15); else ``z_t`` = the edge of
+    the symmetric difference with the largest radius (line 19), ``M'`` from the sampler (line
+    20), the duel ``(z_t, e(M', s(z_t)))`` (line 21) updates ``bar w(z_t)`` (line 22).  ``t``
+    counts rounds, one duel each; a duel of ``z_t`` with itself (when ``M'`` contains it) is a
+    fair coin, drawn and counted like the others (``p_{e,e} = 1/2`` is a term of ``w(e)``).
+
+    Parameters
+    ----------
+    inst : CPEInstance or K x K matrix
+    delta : float in (0, 1)
+    epsilon : float > 0
+        Accuracy on the Borda score ``B`` (rewards ``w = l B``, hence ``l epsilon`` in line 15).
+    rng : numpy.random.Generator or seed
+    max_duels : int, optional
+    sampler : str
+        ``method`` of :class:`~boundcalc.cpe.sampler.MatchingSampler` (``"auto"``, ``"exact"``,
+        ``"mcmc"``).
+
+    Returns
+    -------
+    ExplorationResult
+        Trace: the ``"output"`` entry only (Algorithm 1 takes no accept/reject decisions).
+        Stats: ``rounds``, ``mwmc_calls``, ``samples``.
+
+    >>> res = clucb_borda_pac([[0.5, 0.9], [0.1, 0.5]], 0.05, epsilon=0.1, rng=0)
+    >>> res.matching, res.stopped
+    ((0,), 'identified')
+    """
+    inst = as_instance(inst)
+    delta = check_delta(delta)
+    eps = check_epsilon(epsilon)
+    max_duels = check_max_duels(max_duels)
+    rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    oracle = DuelOracle(inst, rng)
+    lin = _Lin(inst)
+    stream = _SampleStream(inst, eps / 8.0, rng, sampler)  # line 2
+    stats: dict = {}
+    params = {"delta": delta, "epsilon": eps, "eta": eps / 8.0, "max_duels": max_duels, "sampler": sampler,
+              "K": _K(inst)}
+    try:
+        _, M = _clucb_phase(inst, lin, oracle, stream, _K(inst), eps, delta, False, max_duels, stats)
+    except _Budget:
+        M = None
+    stats.update(mwmc_calls=lin.calls, samples=stream.drawn)
+    trace = [] if M is None else [Decision(oracle.n_duels, -1, "output", None)]
+    return ExplorationResult("clucb-borda-pac", None if M is None else tuple(int(e) for e in M), oracle.n_duels,
+                             trace, "identified" if M is not None else "budget", params, stats)
+
+
+def clucb_borda_exact(
+    inst,
+    delta: float,
+    *,
+    rng=None,
+    max_duels: int | None = None,
+    sampler: str = "auto",
+) -> ExplorationResult:
+    """CLUCB-Borda-Exact, 004 Algorithm 5 (App. B.5): the Borda winner with probability at
+    least ``1 - delta`` (Theorem 2).
+
+    Epochs ``q = 1, 2, ...`` with ``eps_q = 2^-q`` (line 3), ``delta_q = delta/(2 q^2)``
+    (line 4), bias ``eta_q = eps_q/8`` (line 5); each epoch restarts its statistics and its
+    round counter ``t`` (lines 6-7: the samples of earlier epochs are not reused) and runs
+    Algorithm 1's loop with ``(eps_q, delta_q)``; it returns ``M_t`` when
+    ``tilde w_t(tilde M_t) = tilde w_t(M_t)`` (line 18, read as equal within ``1e-12 l``:
+    ``M_t`` itself maximises ``tilde w_t``) and ends the epoch when the difference is at most
+    ``l eps_q`` (line 22).
+
+    Returns
+    -------
+    ExplorationResult
+        Trace: the ``"output"`` entry, with the epoch.  Stats: ``epochs``, ``rounds``,
+        ``mwmc_calls``, ``samples``.
+
+    >>> clucb_borda_exact([[0.5, 0.9], [0.1, 0.5]], 0.05, rng=0).matching
+    (0,)
+    """
+    inst = as_instance(inst)
+    delta = check_delta(delta)
+    max_duels = check_max_duels(max_duels)
+    rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    oracle = DuelOracle(inst, rng)
+    lin = _Lin(inst)
+    stats: dict = {"samples": 0}
+    K = _K(inst)
+    M = None
+    q = 0
+    try:
+        while True:
+            q += 1
+            eps_q = 2.0**-q
+            delta_q = delta / (2.0 * q * q)
+            stream = _SampleStream(inst, eps_q / 8.0, rng, sampler)
+            try:
+                kind, M = _clucb_phase(inst, lin, oracle, stream, K, eps_q, delta_q, True, max_duels, stats)
+            finally:
+                stats["samples"] += stream.drawn
+            if kind == "output":
+                break
+    except _Budget:
+        M = None
+    stats.update(epochs=q, mwmc_calls=lin.calls)
+    params = {"delta": delta, "max_duels": max_duels, "sampler": sampler, "K": K}
+    trace = [] if M is None else [Decision(oracle.n_duels, -1, "output", q)]
+    return ExplorationResult("clucb-borda-exact", None if M is None else tuple(int(e) for e in M), oracle.n_duels,
+                             trace, "identified" if M is not None else "budget", params, stats)
+
+
+# ---------------------------------------------------------------------------- Condorcet max-min tests
+class _MaxMin:
+    """004's Condorcet oracle values for CAR-Cond's line 9 tests, computed only as far as the test needs.
+
+    A value ``V = max_{x in P(A1,R1)} min_{y in P(A,R)} (1/l) x^T Q y`` (eq. (6)) lies between
+    ``min_{y} (1/l) xh^T Q y`` for any feasible ``xh`` and ``max_{x} (1/l) x^T Q yh`` for any
+    feasible ``yh`` -- each one MWMC.  The points are those of the last exact solve for the
+    same value (warm), so the bounds are tight while ``Q`` moves little; a test ``a > b + eps``
+    is settled by the bounds when they decide it, and otherwise by the exact LP
+    (:func:`boundcalc.cpe.oracle.condorcet_oracle`) for ``a`` and/or ``b``.
+
+    Before that, :meth:`screen` rules tests out for all undecided edges at once: InL and ExL
+    are at most 1/2 (take ``y = x``, feasible since ``P(A1, R1)`` lies in ``P(A, R)``:
+    ``x^T underline P x <= (1/2) sum_j (sum_{e in E_j} x_e)^2 = l/2`` because
+    ``underline p_{e,f} + underline p_{f,e} <= 1``), so line 15 cannot accept ``e`` when
+    ``ExU >= 1/2 - eps_q`` and line 17 cannot reject it when ``InU >= 1/2 - eps_q``; a lower
+    bound on ``ExU`` / ``InU`` is ``(1/l) sum_j min_{f in E_j allowed} (Q^T xh)_f`` (the min
+    over ``y`` with the candidate constraints dropped), one matrix product for all edges.
+    Every decision is the one the exact oracle values give.
+    """
+
+    def __init__(self, inst: CPEInstance, lin: _Lin):
+        self.inst, self.lin = inst, lin
+        self.l = inst.n_positions
+        self.m = inst.n_edges
+        self.starts = np.array([int(ix[0]) for ix in inst.position_edges], dtype=np.intp)
+        self.points: dict = {}
+        self.version = None
+        self.lp_calls = 0
+        self.bound_decided = 0
+        self.screened = 0
+
+    def new_round(self, Qs: dict, A: np.ndarray, R: np.ndarray):
+        """``Qs``: {"U": bar P_t, "L": underline P_t}; ``A``, ``R``: A_{t-1}, R_{t-1}.
+
+        Returns False when ``P(M, A, R)`` is empty."""
+        self.Qs, self.A, self.R = Qs, A, R
+        self.exact: dict = {}
+        self.bounds: dict = {}
+        version = (A.size, R.size)
+        if version != self.version:  # A and R only grow: their sizes identify them
+            self.version = version
+            self.vertex: dict = {}
+            _, My = self.lin.best(np.zeros(self.m), A, R)
+            self.y_vertex = None if My is None else _indicator(self.m, My)
+            allowed = np.ones(self.m, dtype=bool)
+            allowed[R] = False
+            for a in A.tolist():
+                allowed[self.inst.position_edges[self.lin.epl[a]]] = False
+                allowed[a] = True
+            self.allowed = allowed
+        return self.y_vertex is not None
+
+    def _sets(self, e: int, side: str):
+        if side == "in":
+            return np.append(self.A, e), self.R
+        return self.A, np.append(self.R, e)
+
+    def feasible_vertex(self, e: int, side: str):
+        """A matching of ``P(A u {e}, R)`` (side "in") or ``P(A, R u {e})`` ("ex"), or None."""
+        key = (e, side)
+        if key not in self.vertex:
+            A1, R1 = self._sets(e, side)
+            self.vertex[key] = self.lin.best(np.zeros(self.m), A1, R1)[1]
+        return self.vertex[key]
+
+    @staticmethod
+    def _feasible(x, A1, R1) -> bool:
+        if x is None:
+            return False
+        return (A1.size == 0 or x[A1].min() >= 1 - _FEAS_TOL) and (R1.size == 0 or x[R1].max() <= _FEAS_TOL)
+
+    def _start_point(self, e: int, side: str, which: str):
+        x = self.points.get((e, side, which), (None, None))[0]
+        A1, R1 = self._sets(e, side)
+        if self._feasible(x, A1, R1):
+            return x
+        M = self.feasible_vertex(e, side)
+        return None if M is None else _indicator(self.m, M)
+
+    def screen(self, U: list, eps: float):
+        """For each ``e`` in ``U``: (accept possible, reject possible) -- see the class docstring."""
+        out = {}
+        thr = 0.5 - eps
+        rows, keys = [], []
+        for e in U:
+            xin = self._start_point(e, "in", "U")
+            xex = self._start_point(e, "ex", "U")
+            if xin is None or xex is None:  # an empty polytope: leave it to the exact test
+                out[e] = (True, True)
+                continue
+            rows += [xin, xex]
+            keys.append(e)
+        if keys:
+            G = np.vstack(rows) @ self.Qs["U"]  # row r: (Q^T x_r)_f
+            G[:, ~self.allowed] = np.inf
+            lo = np.minimum.reduceat(G, self.starts, axis=1).sum(axis=1) / self.l
+            for k, e in enumerate(keys):
+                lo_in, lo_ex = lo[2 * k], lo[2 * k + 1]
+                out[e] = (not lo_ex >= thr, not lo_in >= thr)
+                self.screened += int(lo_ex >= thr) + int(lo_in >= thr)
+        return out
+
+    def get_bounds(self, key):
+        if key in self.exact:
+            v = self.exact[key]
+            return v, v
+        if key in self.bounds:
+            return self.bounds[key]
+        e, side, which = key
+        Q = self.Qs[which]
+        A1, R1 = self._sets(e, side)
+        if self.feasible_vertex(e, side) is None:  # P(A1, R1) empty: -inf (a max over an empty set)
+            self.exact[key] = -np.inf
+            return -np.inf, -np.inf
+        xh, yh = self.points.get(key, (None, None))
+        if not self._feasible(yh, self.A, self.R):
+            yh = self.y_vertex
+        hi, Mx = self.lin.best(Q @ yh, A1, R1)
+        if not self._feasible(xh, A1, R1):
+            xh = _indicator(self.m, Mx)
+        lo, _ = self.lin.best(Q.T @ xh, self.A, self.R, minimize=True)
+        out = (lo / self.l, hi / self.l)
+        self.bounds[key] = out
+        return out
+
+    def solve(self, key) -> float:
+        if key in self.exact:
+            return self.exact[key]
+        from .oracle import condorcet_oracle
+
+        e, side, which = key
+        A1, R1 = self._sets(e, side)
+        self.lp_calls += 1
+        r = condorcet_oracle(self.inst, self.Qs[which], A1, R1, self.A, self.R)
+        if r.x is not None and r.y is not None:
+            self.points[key] = (r.x, r.y)
+        self.exact[key] = float(r.value)
+        return float(r.value)
+
+    def greater(self, ka, kb, eps: float) -> bool:
+        """The test ``V(ka) > V(kb) + eps`` of Algorithm 2 lines 15/17."""
+        for _ in range(3):
+            la, ha = self.get_bounds(ka)
+            lb, hb = self.get_bounds(kb)
+            if la == ha and lb == hb:
+                return la > lb + eps
+            if la > hb + eps:
+                self.bound_decided += 1
+                return True
+            if ha <= lb + eps:
+                self.bound_decided += 1
+                return False
+            # refine the wider interval exactly
+            if (ha - la) >= (hb - lb):
+                self.solve(ka)
+            else:
+                self.solve(kb)
+        raise AssertionError("unreachable: both values are exact after two solves")
+
+
+def _confidence(W: np.ndarray, N: np.ndarray, log_term: float, comparable: np.ndarray):
+    """``bar P_t`` and ``underline P_t`` of eq. (8), with ``P_ii = 1/2`` and 0 between incomparable edges."""
+    c = _radius(log_term, N)
+    phat = np.divide(W, N, out=np.full(W.shape, 0.5), where=N > 0)
+    Pu = np.where(comparable, np.minimum(1.0, phat + c), 0.0)
+    Pl = np.where(comparable, np.maximum(0.0, phat - c), 0.0)
+    np.fill_diagonal(Pu, 0.5)
+    np.fill_diagonal(Pl, 0.5)
+    return Pu, Pl, c
+
+
+# A generator protocol: an algorithm yields a duel request (e, f), receives the outcome (bool);
+# it returns ("output", matching) or ("error", reason).  `record(edge, action, epoch)` logs decisions.
+_Gen = Generator[tuple, bool, tuple]
+
+
+def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, stats: dict) -> _Gen:
+    """004 Algorithm 2 (CAR-Cond) as a coroutine (see :func:`car_cond` for the reading)."""
+    m, l = inst.n_edges, inst.n_positions
+    K = _K(inst)
+    comparable = np.asarray(inst.comparable)
+    mm = _MaxMin(inst, lin)
+    stats.setdefault("lp_calls", 0)
+    A: list = []  # line 2
+    R: list = []
+    inU = np.ones(m, dtype=bool)
+    W = np.zeros((m, m))
+    N = np.zeros((m, m))
+    iu = np.triu_indices(m, 1)
+    pair_ok = comparable[iu]
+    t = 0
+    e_prev = 0
+    q = 0
+    try:
+        while True:
+            q += 1  # line 3
+            eps_q = 2.0**-q  # line 4
+            e_q = 4**q
+            stats["epochs"] = q
+            for t in range(e_prev + 1, e_q + 1):  # line 5
+                stats["rounds"] = t
+                sel = pair_ok & inU[iu[0]] & inU[iu[1]]  # line 6: comparable pairs inside U_{t-1}
+                P1, P2 = iu[0][sel], iu[1][sel]
+                for a, b in zip(P1.tolist(), P2.tolist()):
+                    x = yield (a, b)
+                    W[a, b] += x
+                    W[b, a] += 1 - x
+                    N[a, b] += 1
+                    N[b, a] += 1
+                Pu, Pl, _ = _confidence(W, N, math.log(4.0 * K * t**3 / delta), comparable)  # line 7
+                Aarr = np.asarray(A, dtype=np.intp)
+                Rarr = np.asarray(R, dtype=np.intp)
+                if not mm.new_round({"U": Pu, "L": Pl}, Aarr, Rarr):
+                    return ("error", "P(M, A, R) is empty: accepted/rejected sets admit no matching "
+                                     "(a wrong decision, probability <= delta)")
+                changed = False
+                U_prev = np.flatnonzero(inU)
+                possible = mm.screen(U_prev.tolist(), eps_q)
+                for e in U_prev.tolist():  # line 9, A and R are A_{t-1}, R_{t-1} (line 10)
+                    InL, ExU = (e, "in", "L"), (e, "ex", "U")
+                    ExL, InU = (e, "ex", "L"), (e, "in", "U")
+                    can_acc, can_rej = possible[e]
+                    if can_acc and mm.greater(InL, ExU, eps_q):  # line 15
+                        A.append(e)
+                        inU[e] = False
+                        record(e, "accept", q)
+                        changed = True
+                    elif can_rej and mm.greater(ExL, InU, eps_q):  # line 17
+                        R.append(e)
+                        inU[e] = False
+                        record(e, "reject", q)
+                        changed = True
+                    if len(A) == l:  # line 20
+                        Aa = np.asarray(A)
+                        ok = (np.unique(lin.ep[Aa]).size == l and np.unique(lin.ec[Aa]).size == l)
+                        if not ok:
+                            return ("error", "the accepted set has l edges but is not a matching "
+                                             "(a wrong decision, probability <= delta)")
+                        return ("output", tuple(int(x) for x in Aa[np.argsort(lin.ep[Aa])]))
+                if P1.size == 0 and not changed:
+                    return ("error", "no duel left to draw and no decision possible: the run cannot progress")
+            e_prev = e_q
+    finally:
+        stats["lp_calls"] += mm.lp_calls
+        stats["bound_decided"] = stats.get("bound_decided", 0) + mm.bound_decided
+        stats["screened"] = stats.get("screened", 0) + mm.screened
+
+
+def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, record: Callable,
+                    stats: dict) -> _Gen:
+    """004 Algorithm 4 (CAR-Verify) as a coroutine (see :func:`car_verify` for the reading)."""
+    cond_stats: dict = {}
+    try:
+        kind, Mhat = yield from _car_cond_gen(inst, lin, delta0, record, cond_stats)  # line 3
+    finally:
+        stats["cond"] = cond_stats
+    if kind != "output":
+        return kind, Mhat
+    m, l = inst.n_edges, inst.n_positions
+    K = _K(inst)
+    Mhat = np.asarray(Mhat, dtype=np.intp)
+    opp = Mhat[lin.ep]  # e(M^, s(e)) for every edge e
+    W = np.zeros(m)  # wins of e over e(M^, s(e)), fresh statistics for the verification
+    N = np.zeros(m)
+    excl = [[int(e)] for e in Mhat]
+    t = 0
+    while True:
+        t += 1  # line 4
+        stats["verify_rounds"] = t
+        c = _radius(math.log(4.0 * K * t**3 / delta), N)  # line 5: c_t(e, e(M^, s(e)))
+        phat = np.divide(W, N, out=np.full(m, 0.5), where=N > 0)
+        au = np.minimum(1.0, phat + c)
+        al = np.maximum(0.0, phat - c)
+        au[Mhat] = 0.5
+        al[Mhat] = 0.5
+        # line 6: max_{M != M^} f(M, M^, underline P_t) >= 1/2 -> error
+        vl = max(lin.best(al, exclude=ex)[0] for ex in excl) / l
+        if vl >= 0.5:
+            return ("error", "CAR-Verify line 7: a matching beats the hypothesis under the lower confidence bounds")
+        # line 9: M_t = argmax_{M != M^} f(M, M^, bar P_t)
+        best_v, Mt = -np.inf, None
+        for ex in excl:
+            v, M = lin.best(au, exclude=ex)
+            if v > best_v:
+                best_v, Mt = v, M
+        if Mt is None or best_v / l <= 0.5:  # line 10 (None: M^ is the only matching)
+            return ("output", tuple(int(e) for e in Mhat))  # lines 11-12
+        diff = np.flatnonzero(Mt != Mhat)  # positions where M_t and M^ differ
+        cand = Mt[diff]  # e_t in M_t \ M^, paired with f_t = M^[same position]
+        e_t = int(cand[np.argmax(c[cand])])  # line 14 (ties: first position)
+        f_t = int(opp[e_t])
+        x = yield (e_t, f_t)  # line 15
+        W[e_t] += x
+        N[e_t] += 1
+
+
+def _drive(gen: _Gen, oracle: DuelOracle, max_duels: int | None):
+    """Run one coroutine against the oracle; returns (kind, payload) with kind 'output', 'error' or 'budget'."""
+    try:
+        req = next(gen)
+        while True:
+            if max_duels is not None and oracle.n_duels >= max_duels:
+                gen.close()
+                return "budget", None
+            req = gen.send(oracle.duel(*req))
+    except StopIteration as stop:
+        return stop.value
+
+
+def _finish(name, inst, oracle, kind, payload, trace, params, stats) -> ExplorationResult:
+    stopped = {"output": "identified", "error": "error", "budget": "budget"}[kind]
+    M = payload if kind == "output" else None
+    if kind == "error":
+        stats["error"] = payload
+    if M is not None:
+        trace = trace + [Decision(oracle.n_duels, -1, "output", None)]
+    return ExplorationResult(name, M, oracle.n_duels, trace, stopped, params, stats)
+
+
+def _setup(inst, delta, rng, max_duels):
+    inst = as_instance(inst)
+    delta = check_delta(delta)
+    max_duels = check_max_duels(max_duels)
+    rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    return inst, delta, DuelOracle(inst, rng), max_duels
+
+
+def car_cond(inst, delta: float, *, rng=None, max_duels: int | None = None) -> ExplorationResult:
+    """CAR-Cond, 004 Algorithm 2 (Sec. 4.1): the Condorcet winning matching with probability at
+    least ``1 - delta`` (Theorem 4), by accepting and rejecting edges.
+
+    Reading, line by line.  Epochs ``q = 1, 2, ...`` with ``eps_q = 2^-q`` and ``e_q = 1/eps_q^2
+    = 4^q`` (line 4); epoch ``q`` runs rounds ``t = e_{q-1}+1 .. e_q`` (line 5), ``t`` counting
+    rounds over the whole run.  Round ``t`` duels every unordered comparable pair of
+    undecided edges once (line 6; position order, then edge order), so ``T_t(e, e') = t`` on
+    pairs inside ``U``.  Line 7 forms ``bar P_t``, ``underline P_t`` of eq. (8) with
+    ``c_t(e, e') = sqrt(ln(4 K t^3/delta)/(2 T_t(e, e')))``.  For every ``e`` in ``U_{t-1}``
+    (edge order; ``A``, ``R`` are ``A_{t-1}``, ``R_{t-1}`` throughout the round, line 10) the
+    four oracle values of lines 11-14 are 004's eq. (6) with ``(A u {e}, R, A, R)`` and
+    ``(A, R u {e}, A, R)`` on ``bar P_t`` (InU, ExU) and ``underline P_t`` (InL, ExL); ``e`` is
+    accepted if ``InL > ExU + eps_q`` (line 15), else rejected if ``ExL > InU + eps_q`` (line
+    17); the run returns ``A`` as soon as ``|A_t| = l`` (line 20, inside the loop).  A value
+    over an empty polytope is ``-inf`` (e.g. ``A u {e}`` not a matching: never accepted).
+
+    Oracle: the exact one (:func:`boundcalc.cpe.oracle.condorcet_oracle`, one HiGHS LP), which
+    is an ``O_eps`` for every ``eps``; the threshold ``eps_q`` of lines 15/17 is kept as
+    written.  A test is settled by certified bounds on the two values it compares (each an
+    MWMC at the last exact solution for that value) when they decide it, and by the exact LP
+    otherwise -- the decision is always the exact oracle's (stats: ``lp_calls``,
+    ``bound_decided``).
+
+    A run stops with ``stopped="error"`` (never a wrong matching) if the accepted and rejected
+    sets leave no matching or ``l`` accepted edges are not a matching (only after a wrong
+    decision), or if no duel is left and no decision can follow.
+
+    Returns
+    -------
+    ExplorationResult
+        Trace: accept/reject decisions (with epochs), then ``"output"``.  Stats: ``epochs``,
+        ``rounds``, ``lp_calls``, ``bound_decided``, ``mwmc_calls``.
+
+    >>> res = car_cond([[0.5, 0.3, 0.8], [0.7, 0.5, 0.9], [0.2, 0.1, 0.5]], 0.05, rng=3)
+    >>> res.matching, res.accepted(), sorted(res.rejected())
+    ((1,), [1], [0, 2])
+    """
+    inst, delta, oracle, max_duels = _setup(inst, delta, rng, max_duels)
+    lin = _Lin(inst)
+    trace: list = []
+    stats: dict = {}
+
+    def record(e, action, q):
+        trace.append(Decision(oracle.n_duels, int(e), action, q))
+
+    kind, payload = _drive(_car_cond_gen(inst, lin, delta, record, stats), oracle, max_duels)
+    stats["mwmc_calls"] = lin.calls
+    params = {"delta": delta, "max_duels": max_duels, "K": _K(inst)}
+    return _finish("car-cond", inst, oracle, kind, payload, trace, params, stats)
+
+
+def car_verify(inst, delta: float, *, rng=None, max_duels: int | None = None,
+               delta0: float = DELTA0) -> ExplorationResult:
+    """CAR-Verify, 004 Algorithm 4 (Sec. 4.3): CAR-Cond at the constant confidence
+    ``delta_0 = 0.01`` (lines 2-3) proposes ``M^``, then a verification at confidence ``delta``
+    returns ``M^`` or an error (Lemmas 10-11: with probability ``>= 1 - delta`` the answer is
+    the Condorcet winner *or an error*).
+
+    Reading.  The verification keeps its own statistics of the duels ``(e, e(M^, s(e)))`` and
+    its own round counter ``t = 1, 2, ...`` (line 4; CAR-Cond's samples are not reused: the
+    verification's confidence is separate from ``delta_0``).  Round ``t``: ``c_t`` as in eq.
+    (7) (``x/0 := 1``); line 6 returns an error when ``max_{M != M^} f(M, M^, underline P_t)
+    >= 1/2``; line 9 takes ``M_t = argmax_{M != M^} f(M, M^, bar P_t)`` (``l`` MWMC calls, each
+    excluding one edge of ``M^``); line 10 returns ``M^`` when ``f(M_t, M^, bar P_t) <= 1/2``;
+    otherwise line 14 duels the pair ``(e_t, f_t)`` with ``e_t in M_t \\ M^``, ``f_t`` the edge
+    of ``M^`` at the same position, of largest radius (ties: first position).
+    ``f(M, M^, Q) = (1/l) sum_j Q[e(M, j), e(M^, j)]`` only reads the entries
+    ``Q[e, e(M^, s(e))]`` (1/2 on ``M^`` itself).
+
+    ``delta`` may be any value in (0, 1) (004 states ``delta < 0.01``).  Returns
+    ``stopped="error"`` on line 7 (``stats["error"]`` says why); the trace holds CAR-Cond's
+    decisions; stats ``cond`` (CAR-Cond's), ``verify_rounds``.
+
+    >>> car_verify([[0.5, 0.3, 0.8], [0.7, 0.5, 0.9], [0.2, 0.1, 0.5]], 0.05, rng=3).matching
+    (1,)
+    """
+    inst, delta, oracle, max_duels = _setup(inst, delta, rng, max_duels)
+    delta0 = check_delta(delta0)
+    lin = _Lin(inst)
+    trace: list = []
+    stats: dict = {}
+
+    def record(e, action, q):
+        trace.append(Decision(oracle.n_duels, int(e), action, q))
+
+    kind, payload = _drive(_car_verify_gen(inst, lin, delta, delta0, record, stats), oracle, max_duels)
+    stats["mwmc_calls"] = lin.calls
+    params = {"delta": delta, "delta0": delta0, "max_duels": max_duels, "K": _K(inst)}
+    return _finish("car-verify", inst, oracle, kind, payload, trace, params, stats)
+
+
+def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
+                 delta0: float = DELTA0) -> ExplorationResult:
+    """CAR-Parallel, 004 Algorithm 3 (Sec. 4.3): the Condorcet winner with probability at least
+    ``1 - delta`` and expected sample complexity of Theorem 5.
+
+    ``CAR-Verify_k`` (``k = 0, 1, 2, ...``) is CAR-Verify at confidence ``delta/2^{k+1}``
+    (line 2; the union over ``k`` is ``delta``).  They are simulated in parallel (line 3): at
+    step ``t = 1, 2, ...`` (line 4), for each ``k`` with ``t mod 2^k = 0`` in increasing ``k``
+    (line 5), ``CAR-Verify_k`` is started (at ``t = 2^k``) or resumed, allowed exactly one duel,
+    and suspended (line 6) -- each instance is a coroutine suspended at its next duel request,
+    with its own statistics; every duel of every instance is drawn from the one environment
+    and counted.  The first instance that returns a matching ends the run (lines 7-9).  An
+    instance that returns an *error* (Algorithm 4, line 7) has terminated without an answer:
+    it is no longer resumed and the others go on (the parallel-simulation reading of Chen et
+    al. 2017, where only answers are returned).
+
+    Returns
+    -------
+    ExplorationResult
+        ``n_duels`` counts the duels of all instances.  Trace: the decisions of the instance
+        that answered (``t`` = the run's duel count when taken), then ``"output"``.  Stats:
+        ``answered_by`` (k), ``instances`` (started), ``errors`` (instances that returned an
+        error), ``duels_per_instance``, ``steps``.
+
+    >>> car_parallel([[0.5, 0.3, 0.8], [0.7, 0.5, 0.9], [0.2, 0.1, 0.5]], 0.05, rng=3).matching
+    (1,)
+    """
+    inst, delta, oracle, max_duels = _setup(inst, delta, rng, max_duels)
+    delta0 = check_delta(delta0)
+    lin = _Lin(inst)
+    gens: list = []  # per k: dict(gen, req, trace, stats, done)
+    stats: dict = {"errors": [], "steps": 0}
+    params = {"delta": delta, "delta0": delta0, "max_duels": max_duels, "K": _K(inst)}
+
+    def start(k):
+        tr: list = []
+        st: dict = {}
+
+        def record(e, action, q, tr=tr):
+            tr.append(Decision(oracle.n_duels, int(e), action, q))
+
+        g = _car_verify_gen(inst, lin, delta / 2.0 ** (k + 1), delta0, record, st)
+        slot = {"gen": g, "req": None, "trace": tr, "stats": st, "done": False, "duels": 0}
+        gens.append(slot)
+        try:
+            slot["req"] = next(g)
+        except StopIteration as stop:
+            slot["done"] = True
+            return stop.value
+        return None
+
+    def finish(kind, payload, k):
+        stats["instances"] = len(gens)
+        stats["duels_per_instance"] = [s["duels"] for s in gens]
+        stats["mwmc_calls"] = lin.calls
+        stats["lp_calls"] = sum(s["stats"].get("cond", {}).get("lp_calls", 0) for s in gens)
+        if k is not None:
+            stats["answered_by"] = k
+            stats["instance_stats"] = gens[k]["stats"]
+        trace = gens[k]["trace"] if k is not None else []
+        for s in gens:
+            if not s["done"]:
+                s["gen"].close()
+        return _finish("car-parallel", inst, oracle, kind, payload, trace, params, stats)
+
+    t = 0
+    while True:
+        t += 1  # line 4
+        stats["steps"] = t
+        k = 0
+        while t % (2**k) == 0:  # line 5
+            if k == len(gens):
+                out = start(k)  # started at t = 2^k
+                if out is not None:
+                    if out[0] == "output":
+                        return finish("output", out[1], k)
+                    stats["errors"].append(k)
+                    k += 1
+                    continue
+            slot = gens[k]
+            if not slot["done"]:
+                if max_duels is not None and oracle.n_duels >= max_duels:
+                    return finish("budget", None, None)
+                x = oracle.duel(*slot["req"])  # line 6: one sample
+                slot["duels"] += 1
+                try:
+                    slot["req"] = slot["gen"].send(x)
+                except StopIteration as stop:
+                    slot["done"] = True
+                    kind, payload = stop.value
+                    if kind == "output":  # lines 7-9
+                        return finish("output", payload, k)
+                    stats["errors"].append(k)
+            k += 1
