@@ -2,7 +2,7 @@
 
 Wu & Liu (NIPS 2016, paper 001) Figure 1 shows D-TS and D-TS+ with the lowest regret among the
 Copeland dueling-bandit policies on 5-arm MSLR matrices. Here every compiled policy (D-TS, D-TS+,
-RUCB, CCB, RMED1, RMED2, SAVAGE, ECW-RMED; :mod:`boundcalc.policies.fast`) runs 20 runs of
+RUCB, CCB, SCB, RMED1, RMED2, SAVAGE, ECW-RMED; :mod:`boundcalc.policies.fast`) runs 20 runs of
 ``T = 10^5`` with ``seed = 0`` on ``mslr5-condorcet`` and ``mslr5-noncondorcet``
 (:func:`boundcalc.datasets.load_example`), common random numbers, regret in 000's unit (equal to
 001's).  CW-RMED is left out: it has no compiled kernel and costs about 15-25 s per run of
@@ -18,6 +18,7 @@ D-TS               37.6 +- 3.4      593 +- 36
 D-TS+              38.3 +- 3.4      546 +- 34
 RUCB               91.0 +- 5.3      931 +- 37
 CCB                90.2 +- 5.5      1181 +- 50
+SCB                5635 +- 322      1104 +- 183
 RMED1              73.9 +- 5.6      856 +- 43
 RMED2              77.9 +- 5.5      779 +- 49
 SAVAGE             334 +- 12        2150 +- 4
@@ -27,10 +28,14 @@ lower bound C*     66.8             262.0
 
 What holds and is asserted:
 
-* Condorcet matrix: D-TS and D-TS+ lowest of all eight.  The nearest other policy (RMED1) is
+* Condorcet matrix: D-TS and D-TS+ lowest of all nine.  The nearest other policy (RMED1) is
   about 36 per ln T above, about 5.5 combined standard errors.
-* non-Condorcet matrix: D-TS and D-TS+ below RUCB, CCB, RMED1, RMED2 and SAVAGE.  The tightest
-  margin is D-TS against RMED2: 186 per ln T, about 3 combined standard errors.
+* non-Condorcet matrix: D-TS and D-TS+ below RUCB, CCB, SCB, RMED1, RMED2 and SAVAGE.  The
+  tightest margins are D-TS against SCB (511 per ln T, 2.7 combined standard errors: SCB's runs
+  spread widely, its rewards on the 0.003-0.04 gaps costing ~5 10^5 duels each) and against
+  RMED2 (186 per ln T, about 3 combined standard errors).  SCB (``eps = 0``) never exploits
+  before ~10^7 rounds on these matrices (002 Algorithm 3's ``2^32`` round), so at ``10^5`` it
+  is pure exploration.
 * **001's claim does not hold against ECW-RMED on the non-Condorcet matrix at this T**:
   ECW-RMED (000's Algorithm, paper 000) is *below* D-TS and D-TS+ there (370 against 546-593,
   about 3.5 combined standard errors), and it is the only policy that is.  Paper 001 did not
@@ -54,7 +59,7 @@ from boundcalc.simulate import simulate
 T = 10**5
 RUNS = 20
 SEED = 0
-FAST = ["dts", "dts+", "rucb", "ccb", "rmed1", "rmed2", "savage", "ecw-rmed"]
+FAST = ["dts", "dts+", "rucb", "ccb", "scb", "rmed1", "rmed2", "savage", "ecw-rmed"]
 
 
 @pytest.fixture(scope="module", params=["mslr5-condorcet", "mslr5-noncondorcet"])
@@ -87,9 +92,9 @@ def test_dts_ordering_of_001_figure_1(measured):
                 assert _margin(table, d, o) > 3, (d, o, table)  # measured >= 5.5
     else:
         for d in ("dts", "dts+"):
-            for o in ("rucb", "ccb", "rmed1", "rmed2", "savage"):
+            for o in ("rucb", "ccb", "scb", "rmed1", "rmed2", "savage"):
                 assert table[d][0] < table[o][0], (d, o, table)
-                assert _margin(table, d, o) > 2, (d, o, table)  # measured >= 3 (RMED2)
+                assert _margin(table, d, o) > 2, (d, o, table)  # measured >= 2.7 (SCB), 3 (RMED2)
 
 
 def test_ecw_rmed_below_dts_on_the_noncondorcet_matrix(measured):
