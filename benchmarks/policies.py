@@ -16,7 +16,8 @@ a seeded random matrix when ../shared/data is absent):
 The C++ figures (D-TS paper's code, g++ -O2, one run at a time, per step including its
 simulator) are those quoted in issue 7: ECW-RMED 2.3 us (K = 5) and 10.3 us (K = 16), RMED1
 0.56 us and 2.9 us; and in issue 8: RUCB 0.7 us and 4.0 us, D-TS 3.1 us and 28.9 us, D-TS+
-3.1 us (K = 5), CCB 1.9 us and 10.2 us.  RUCB, D-TS, D-TS+ and CCB are randomized: their
+3.1 us (K = 5), CCB 1.9 us and 10.2 us, SCB 0.29 us and 1.2 us.  RUCB, D-TS, D-TS+, CCB and
+SCB are randomized: their
 compiled path draws from the kernels' own stream (:mod:`boundcalc.policies.fast`), their
 protocol path from numpy's Generator.  Prints one table and writes benchmarks/results/policies.json.
 
@@ -44,6 +45,7 @@ CPP_US.update({("rucb", 5): 0.7, ("rucb", 16): 4.0, ("dts", 5): 3.1, ("dts", 16)
 CPP_US.update({("ccb", 5): 1.9, ("ccb", 16): 10.2})
 # issue 8: SAVAGE 0.28 us and 1.9 us; RMED2 has no quoted figure (measured only)
 CPP_US.update({("savage", 5): 0.28, ("savage", 16): 1.9})
+CPP_US.update({("scb", 5): 0.29, ("scb", 16): 1.2})
 
 
 def shared_dir() -> Path:
@@ -95,7 +97,7 @@ def main() -> None:
     args = ap.parse_args()
     rows = []
     for name, pm in matrices():
-        for policy in ("ecw-rmed", "rmed1", "rucb", "dts", "dts+", "ccb", "rmed2", "savage"):
+        for policy in ("ecw-rmed", "rmed1", "rucb", "dts", "dts+", "ccb", "scb", "rmed2", "savage"):
             us, st = time_runs(policy, pm, args.horizon, args.runs, fast=True)
             us_py, _ = time_runs(policy, pm, args.protocol_horizon, 1, fast=False)
             cpp = CPP_US.get((policy, 16 if pm.K >= 16 else 5))
