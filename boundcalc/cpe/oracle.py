@@ -21,6 +21,7 @@ the matchings that fill every position, contain ``A`` and avoid ``R``.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -365,6 +366,29 @@ def condorcet_oracle(inst: CPEInstance, Q, A1=(), R1=(), A2=(), R2=(), *, presol
     return OracleResult(float(value), x, y, "optimal", stats)
 
 
+_HIGHS = threading.local()
+
+
+def _highs(presolve: bool):
+    """One HiGHS object per thread and presolve setting, reused across calls (``passModel``
+    replaces the model; creating a ``Highs`` costs about as much as solving these LPs)."""
+    import highspy
+
+    cache = getattr(_HIGHS, "solvers", None)
+    if cache is None:
+        cache = _HIGHS.solvers = {}
+    h = cache.get(presolve)
+    if h is None:
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", 1)
+        h.setOptionValue("primal_feasibility_tolerance", HIGHS_TOL)
+        h.setOptionValue("dual_feasibility_tolerance", HIGHS_TOL)
+        h.setOptionValue("presolve", "on" if presolve else "off")
+        cache[presolve] = h
+    return h
+
+
 def _solve_highs(cost, lo, hi, Amat, rlo, rhi, presolve, inst):
     """Maximise ``cost . z`` s.t. ``rlo <= A z <= rhi``, ``lo <= z <= hi`` (``A`` as CSC triplet
     ``(indptr, indices, values)``) on HiGHS; returns ``(z, row_duals, objective, iterations)``."""
@@ -384,13 +408,7 @@ def _solve_highs(cost, lo, hi, Amat, rlo, rhi, presolve, inst):
     lp.a_matrix_.start_ = Amat[0].astype(np.int32)
     lp.a_matrix_.index_ = Amat[1].astype(np.int32)
     lp.a_matrix_.value_ = Amat[2].astype(float)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("primal_feasibility_tolerance", HIGHS_TOL)
-    h.setOptionValue("dual_feasibility_tolerance", HIGHS_TOL)
-    if not presolve:
-        h.setOptionValue("presolve", "off")
+    h = _highs(bool(presolve))
     h.passModel(lp)
     h.run()
     status = h.getModelStatus()
@@ -537,9 +555,11 @@ def frank_wolfe_oracle(
     OracleResult
         ``value = f(x)`` at the returned ``x`` (``<= OPT``, since ``x`` is feasible), ``y`` a
         best response to it; status ``"converged"`` (004's full counts run) or ``"max_iter"``;
-        emptiness as in :func:`condorcet_oracle` (``-inf`` / ``+inf``).  ``stats``: ``T_paper``,
-        ``inner_paper``, ``iterations``, ``inner_iterations``, ``eta``, ``epsilon_prime``, ``K``,
-        ``epsilon_run``, ``last_value``, ``gap_bound``, ``lmo_calls``, ``time``.
+        emptiness as in :func:`condorcet_oracle` (``-inf`` / ``+inf``).  ``stats``: ``T_paper``
+        and ``inner_paper`` (004's counts at ``epsilon``), ``inner_for_horizon`` (Algorithm 7's
+        count for the run's horizon), ``iterations``, ``inner_iterations`` (what was run),
+        ``eta``, ``epsilon_prime``, ``K``, ``epsilon_run``, ``last_value``, ``gap_bound``,
+        ``lmo_calls``, ``time``.
 
     >>> from boundcalc.cpe import CPEInstance
     >>> inst = CPEInstance.from_matrix([[0.5, 0.8], [0.2, 0.5]])
@@ -577,8 +597,9 @@ def frank_wolfe_oracle(
     eta = 2 * l / (K * math.sqrt(T_run))
     eps_run = epsilon if T_run == T_paper else 4 * l * K / math.sqrt(T_run)
     eps_prime = eps_run / (2 * K * math.sqrt(T_run))
-    inner_paper = math.ceil(16 * l**2 / eps_prime**2)
-    n_inner = min(inner_paper, int(max_inner))
+    inner_run = math.ceil(16 * l**2 / eps_prime**2)  # Algorithm 7's count for this horizon
+    n_inner = min(inner_run, int(max_inner))
+    inner_paper = math.ceil(16 * l**2 * (2 * K * math.sqrt(T_paper) / epsilon) ** 2)  # at 004's T
 
     lmo1, lmo2 = _LMO(inst, a1, r1), _LMO(inst, a2, r2)
     x1 = _indicator(m, M1)
@@ -602,9 +623,10 @@ def frank_wolfe_oracle(
         best_val, best_x, best_y = last, x.copy(), y0
     ybar = ysum / (T_run + 1)
     upper = best_matching(inst, Qa @ ybar / l, include=a1, exclude=r1)[0]
-    status = "converged" if (T_run == T_paper and n_inner == inner_paper) else "max_iter"
+    status = "converged" if (T_run == T_paper and n_inner == inner_run) else "max_iter"
     stats = {
-        "T_paper": T_paper, "inner_paper": inner_paper, "iterations": T_run, "inner_iterations": n_inner,
+        "T_paper": T_paper, "inner_paper": inner_paper, "inner_for_horizon": inner_run,
+        "iterations": T_run, "inner_iterations": n_inner,
         "eta": eta, "epsilon_prime": eps_prime, "epsilon_run": eps_run, "K": K, "last_value": last,
         "gap_bound": max(0.0, float(upper) - best_val), "lmo_calls": T_run * (n_inner + 1) + 1,
         "time": time.perf_counter() - t0,
