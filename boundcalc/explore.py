@@ -133,8 +133,8 @@ def _explicit_lower_bounds(inst, delta: float) -> dict:
     Both bounds grow with ``gamma``; the conditions are ``|p - 1/2| <= gamma`` on comparable
     pairs and, for Theorem 3, ``gamma < 1/4`` and ``|M| / (|M| - |M_e|) <= (1 - 4 gamma) / (4 gamma
     l)`` for every edge (so ``gamma <= 1 / (4 (l r + 1))`` with ``r`` the largest ratio), for
-    Theorem 6 ``gamma < 1/(2 (2 + l))`` (taken as that limit times ``1 - 1e-9``) and the
-    structural supposition checked by enumeration.  ``delta`` must lie in (0, 0.1).
+    Theorem 6 ``gamma < 1/(2 (2 + l))`` and the structural supposition checked by enumeration.
+    Each limit is taken times ``1 - 1e-9`` (strict inequalities, and rounding).  ``delta`` must lie in (0, 0.1).
     """
     from .cpe import (CPETooLargeError, NoWinnerError, borda_lower_bound, condorcet_lower_bound,
                       matching_counts)
@@ -146,7 +146,7 @@ def _explicit_lower_bounds(inst, delta: float) -> dict:
         counts = matching_counts(inst)
         ratios = [math.inf if me == counts.total else counts.total / (counts.total - me) for me in counts.per_edge]
         r = max(ratios)
-        gamma = min(0.25 * (1 - 1e-9), 1.0 / (4.0 * (l * r + 1.0))) if math.isfinite(r) else 0.0
+        gamma = min(0.25, 1.0 / (4.0 * (l * r + 1.0))) * (1 - 1e-9) if math.isfinite(r) else 0.0
         if gamma < dev:
             raise ValueError(f"no valid gamma: the conditions need gamma <= {gamma:.6g} but |p - 1/2| reaches {dev:.6g}")
         out["theorem3"] = {"value": borda_lower_bound(inst, gamma, delta), "gamma": gamma}
