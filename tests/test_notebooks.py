@@ -10,6 +10,10 @@ panels (when the data exist) must be one Condorcet and one non-Condorcet 16-arm 
 
 ``notebooks/dueling_policies.ipynb`` (001 and 000 Figure 1 panels, every registered policy) runs at
 ``T = 300``, 2 runs (``BOUNDCALC_DUEL_*``): its numbers must equal the simulator's for the same seed.
+
+``notebooks/cpe_exploration.ipynb`` (004's five pure-exploration algorithms, sample complexity
+against hardness; exact vs Frank-Wolfe oracle) runs on two 2-position instances, 2 runs
+(``BOUNDCALC_CPEX_*``): its numbers must equal ``explore()``'s for the same seed.
 """
 
 from __future__ import annotations
@@ -197,3 +201,48 @@ def test_dueling_policies_notebook(monkeypatch):
         assert p16["K"] == 16 and p16["condorcet"]
     else:
         assert "The public MSLR matrix is absent" in printed(nb)
+
+
+# ----------------------------------------------------------------------------- cpe_exploration.ipynb
+CPEX = REPO / "notebooks" / "cpe_exploration.ipynb"
+
+
+def test_cpe_exploration_notebook(monkeypatch):
+    """004's five algorithms on a family of two small random instances (2 runs each, 004's example left
+    out: CLUCB-Borda-Exact needs ~10^6 duels there) and the exact vs Frank-Wolfe oracle on 2 and 3
+    positions; the numbers are explore()'s for the same seed, the oracle's value bounds Frank-Wolfe's."""
+    from boundcalc.cpe import borda_winner, condorcet_winner
+    from boundcalc.cpe.exploration import ALGORITHMS
+    from boundcalc.explore import explore
+
+    env = {"RUNS": "2", "SEED": "0", "INSTANCES": "2", "POSITIONS": "2", "EXAMPLE": "0", "H_MAX": "100",
+           "ORACLE_POSITIONS": "2,3", "ORACLE_REPS": "1", "FW_MAX_ITER": "20", "WORKERS": "0"}
+    for k, v in env.items():
+        monkeypatch.setenv(f"BOUNDCALC_CPEX_{k}", v)
+    monkeypatch.setenv("PYTHONPATH", str(REPO))  # the kernel imports this checkout
+    nb = execute(CPEX)
+    lines = [ln for ln in printed(nb).splitlines() if ln.startswith("cpe_exploration-summary: ")]
+    assert len(lines) == 1, "the notebook must print one machine-readable summary"
+    rep = json.loads(lines[0][len("cpe_exploration-summary: "):])
+    assert (rep["runs"], rep["seed"], len(rep["instances"])) == (2, 0, 2)
+    rows = rep["explore"]
+    assert {r["algorithm"] for r in rows} == set(ALGORITHMS) and len(rows) == 2 * len(ALGORITHMS)
+    assert all(r["correct_rate"] == 1.0 and r["H^B"] <= 100 for r in rows)
+    # independent re-run of one family member: the same instance draw, winners and duel counts
+    from boundcalc.explore import random_cpe_instance
+
+    inst = random_cpe_instance(2, 2, 2020, gap=0.3, spread=0.1)
+    for name in ("car-cond", "clucb-borda-pac"):
+        got = next(r for r in rows if r["algorithm"] == name and r["instance"].startswith("random-0"))
+        eps = 0.05 if ALGORITHMS[name].needs_epsilon else None
+        ref = explore(inst, name, delta=0.05, epsilon=eps, runs=2, seed=0)
+        assert got["n_duels"] == ref.n_duels.tolist()
+        win = borda_winner(inst) if ALGORITHMS[name].target == "borda" else condorcet_winner(inst)
+        assert got["winner"] == [list(e) for e in inst.matching_edges(win)]
+    oracle = rep["oracle"]
+    assert [r["positions"] for r in oracle] == [2, 3]
+    for r in oracle:  # Frank-Wolfe returns a feasible x: its value is at most the exact maximum
+        assert r["fw"] <= r["exact"] + 1e-7 and r["gap"] >= -1e-7
+        assert r["gap"] <= r["fw_gap_bound"] + 1e-7  # its own certificate bounds the true difference
+    images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    assert len(images) == 1  # one figure: Borda and Condorcet panels
