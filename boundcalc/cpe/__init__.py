@@ -65,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
         ["ALGORITHMS", "AlgorithmSpec", "Decision", "DuelOracle", "ExplorationResult", "run_algorithm"],
         "exploration"),
+    **dict.fromkeys(["car_cond", "car_parallel", "car_verify", "clucb_borda_exact", "clucb_borda_pac"], "algorithms"),
 }
 
 __all__ = [
@@ -119,6 +120,11 @@ __all__ = [
     "DuelOracle",
     "ExplorationResult",
     "run_algorithm",
+    "clucb_borda_pac",
+    "clucb_borda_exact",
+    "car_cond",
+    "car_verify",
+    "car_parallel",
 ]
 
 

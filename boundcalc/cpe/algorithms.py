@@ -78,6 +78,9 @@ class _Lin:
 
     def best(self, w, include=(), exclude=(), minimize: bool = False):
         self.calls += 1
+        if self.l == 1 and not len(include) and not len(exclude):  # one position: an argmax
+            k = int(np.argmin(w)) if minimize else int(np.argmax(w))
+            return float(w[k]), np.array([k], dtype=np.intp)
         C = self.blank.copy()
         C[self.ep, self.ec] = -w if minimize else w
         ep, ec = self.epl, self.ecl
@@ -156,19 +159,24 @@ def _clucb_phase(inst, lin, oracle, stream, K, eps, delta, exact, max_duels, sta
     Returns ``("output", M)``, ``("break", None)`` (Algorithm 5 line 23) or raises _Budget.
     """
     m, l = inst.n_edges, inst.n_positions
-    ep = lin.ep
+    ep = lin.epl
     T = np.zeros(m)  # line 3 / 6
     S = np.zeros(m)
+    wbar = np.zeros(m)  # bar w(e) := 0 if T(e) = 0 (line 12)
+    h = np.zeros(m)  # 1/(2 T(e)), 0 where T(e) = 0
+    unseen = np.ones(m, dtype=bool)
+    inM = np.zeros(m, dtype=bool)
+    inTil = np.zeros(m, dtype=bool)
+    bonus = eps / 4.0
+    log4K_d = math.log(4.0 * K / delta)
     t = 1
     while True:
-        wbar = np.zeros(m)
-        pos = T > 0
-        wbar[pos] = S[pos] / T[pos]  # bar w(e) := 0 if T(e) = 0 (line 12)
         _, Mt = lin.best(wbar)  # line 5 / 8
-        c = _radius(math.log(4.0 * K * t**3 / delta), T)  # line 6 / 9
-        inM = np.zeros(m, dtype=bool)
+        c = np.sqrt((log4K_d + 3.0 * math.log(t)) * h)  # line 6 / 9: ln(4 K t^3 / delta)
+        c[unseen] = 1.0  # x/0 := 1
+        inM[:] = False
         inM[Mt] = True
-        wt = np.where(inM, wbar - c - eps / 4.0, wbar + c + eps / 4.0)  # lines 7-13 / 10-16
+        wt = np.where(inM, wbar - c - bonus, wbar + c + bonus)  # lines 7-13 / 10-16
         vt, Mtil = lin.best(wt)  # line 14 / 17
         diff = vt - float(wt[Mt].sum())
         if exact:
@@ -181,18 +189,19 @@ def _clucb_phase(inst, lin, oracle, stream, K, eps, delta, exact, max_duels, sta
         elif diff <= l * eps:  # Algorithm 1 line 15
             stats["rounds"] = stats.get("rounds", 0) + t
             return "output", Mt
-        inTil = np.zeros(m, dtype=bool)
+        inTil[:] = False
         inTil[Mtil] = True
-        sym = np.flatnonzero(inM ^ inTil)
-        z = int(sym[np.argmax(c[sym])])  # line 19 / 25 (ties: smallest edge index)
+        z = int(np.argmax(np.where(inM ^ inTil, c, -1.0)))  # line 19 / 25 (ties: smallest edge index)
         if max_duels is not None and oracle.n_duels >= max_duels:
             stats["rounds"] = stats.get("rounds", 0) + t
             raise _Budget
         Mp = stream.next()  # line 20 / 26
-        e2 = int(Mp[ep[z]])  # line 21 / 27: e' = e(M', s(z_t)), possibly z_t itself
-        X = oracle.duel(z, e2)
+        X = oracle.duel(z, int(Mp[ep[z]]))  # line 21 / 27: e' = e(M', s(z_t)), possibly z_t itself
         S[z] += X  # line 22 / 28
         T[z] += 1
+        wbar[z] = S[z] / T[z]
+        h[z] = 0.5 / T[z]
+        unseen[z] = False
         t += 1
 
 
@@ -363,6 +372,7 @@ class _MaxMin:
         if version != self.version:  # A and R only grow: their sizes identify them
             self.version = version
             self.vertex: dict = {}
+            self.start: dict = {}
             _, My = self.lin.best(np.zeros(self.m), A, R)
             self.y_vertex = None if My is None else _indicator(self.m, My)
             allowed = np.ones(self.m, dtype=bool)
@@ -392,13 +402,17 @@ class _MaxMin:
             return False
         return (A1.size == 0 or x[A1].min() >= 1 - _FEAS_TOL) and (R1.size == 0 or x[R1].max() <= _FEAS_TOL)
 
-    def _start_point(self, e: int, side: str, which: str):
-        x = self.points.get((e, side, which), (None, None))[0]
-        A1, R1 = self._sets(e, side)
-        if self._feasible(x, A1, R1):
-            return x
-        M = self.feasible_vertex(e, side)
-        return None if M is None else _indicator(self.m, M)
+    def _start_point(self, e: int, side: str):
+        """A feasible point for the screen: the last exact maximiser on bar P (if still feasible), else a vertex."""
+        key = (e, side)
+        if key not in self.start:
+            x = self.points.get((e, side, "U"), (None, None))[0]
+            A1, R1 = self._sets(e, side)
+            if not self._feasible(x, A1, R1):
+                M = self.feasible_vertex(e, side)
+                x = None if M is None else _indicator(self.m, M)
+            self.start[key] = x
+        return self.start[key]
 
     def screen(self, U: list, eps: float):
         """For each ``e`` in ``U``: (accept possible, reject possible) -- see the class docstring."""
@@ -406,8 +420,8 @@ class _MaxMin:
         thr = 0.5 - eps
         rows, keys = [], []
         for e in U:
-            xin = self._start_point(e, "in", "U")
-            xex = self._start_point(e, "ex", "U")
+            xin = self._start_point(e, "in")
+            xex = self._start_point(e, "ex")
             if xin is None or xex is None:  # an empty polytope: leave it to the exact test
                 out[e] = (True, True)
                 continue
@@ -457,6 +471,8 @@ class _MaxMin:
         r = condorcet_oracle(self.inst, self.Qs[which], A1, R1, self.A, self.R)
         if r.x is not None and r.y is not None:
             self.points[key] = (r.x, r.y)
+            if which == "U":
+                self.start.pop((e, side), None)
         self.exact[key] = float(r.value)
         return float(r.value)
 

@@ -90,6 +90,8 @@ class DuelOracle:
         self.n_duels = 0
         self._P = np.asarray(self.inst.edge_matrix)
         self._pos = np.asarray(self.inst.edge_position)
+        self._posl = self._pos.tolist()
+        self._Pl = self._P.tolist()
         self._m = self.inst.n_edges
 
     def _check(self, e, f) -> None:
@@ -111,9 +113,10 @@ class DuelOracle:
     def duel(self, e: int, f: int) -> bool:
         """One duel: True when ``e`` beats ``f`` (probability ``p_{e,f}``)."""
         e, f = int(e), int(f)
-        self._check(e, f)
+        if not (0 <= e < self._m and 0 <= f < self._m and self._posl[e] == self._posl[f]):
+            self._check(e, f)  # raises with the reason
         self.n_duels += 1
-        return bool(self.rng.random() < self._P[e, f])
+        return bool(self.rng.random() < self._Pl[e][f])
 
     def duel_many(self, e, f) -> np.ndarray:
         """Independent duels ``e[k]`` vs ``f[k]`` drawn at once (one uniform per duel, in order);
