@@ -29,10 +29,11 @@ Execution
     cluster with ``workers=n``, or ``scheduler=ADDRESS``; optional resumable JSON Lines store;
     progress bar on stderr).
 
->>> from boundcalc.cpe import load_cpe_example
->>> res = explore(load_cpe_example(), "car-cond", delta=0.05, runs=2, seed=0)  # doctest: +SKIP
->>> res.to_dict()["winner"]  # doctest: +SKIP
-[['c2', 's1'], ['c4', 's2']]
+>>> res = explore([[0.5, 0.8], [0.2, 0.5]], "car-cond", delta=0.05, runs=3, seed=0)
+>>> res.to_dict()["winner"], res.correct_rate, res.hardness["H^C"]
+([[0, 's']], 1.0, 11.11...)
+>>> bool(res.n_duels.min() > 0), res.summary()["stopped"]
+(True, {'identified': 3})
 """
 
 from __future__ import annotations
