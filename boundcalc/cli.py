@@ -458,6 +458,44 @@ def _add_cpe(sub) -> None:
 
 
 # ----------------------------------------------------------------------------- simulate
+def _add_run_arguments(p: argparse.ArgumentParser, rows: str) -> None:
+    """The options every long seeded run shares (``simulate``, ``explore``): row store, Dask, progress bar."""
+    p.add_argument("--out", "-o", metavar="FILE", help=f"JSON Lines row file, {rows}; resumed when it exists")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="local Dask cluster of N worker processes (default: number of cores; 0 = in-process)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--chunk-size", type=int, default=None, metavar="M", help="runs per Dask task")
+    p.add_argument("--no-progress", "--quiet", dest="no_progress", action="store_true",
+                   help="no progress bar (it is off anyway when stderr is not a TTY)")
+
+
+def _interrupted(args) -> None:
+    if args.out:
+        print(f"boundcalc: runs finished so far are in {args.out}; rerun the same command to resume",
+              file=sys.stderr)
+
+
+def _emit_run(res, args) -> int:
+    """Write a run's result: the plot (``--plot``), then JSON (``--json``) or the table."""
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        ax = res.plot()
+        ax.figure.savefig(args.plot, dpi=150, bbox_inches="tight")
+        plt.close(ax.figure)
+    if args.json:
+        json.dump(res.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(res.format_table() + "\n")
+        if args.plot:
+            sys.stdout.write(f"plot: {args.plot}\n")
+    return EXIT_OK
+
+
 def _cmd_simulate(args) -> int:
     from .policies import parse_param_spec, resolve_policy_list
     from .simulate import simulate
@@ -484,29 +522,11 @@ def _cmd_simulate(args) -> int:
     except (ValueError, ImportError, ConnectionError) as exc:
         raise InputError(str(exc)) from None
     except KeyboardInterrupt:
-        if args.out:
-            print(f"boundcalc: runs finished so far are in {args.out}; rerun the same command to resume",
-                  file=sys.stderr)
+        _interrupted(args)
         raise
     for key, msg in res.bounds.get("errors", {}).items():
         print(f"boundcalc: {key} not computed: {msg}", file=sys.stderr)
-    if args.plot:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        ax = res.plot()
-        ax.figure.savefig(args.plot, dpi=150, bbox_inches="tight")
-        plt.close(ax.figure)
-    if args.json:
-        json.dump(res.to_dict(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(res.format_table() + "\n")
-        if args.plot:
-            sys.stdout.write(f"plot: {args.plot}\n")
-    return EXIT_OK
+    return _emit_run(res, args)
 
 
 def _add_simulate(sub) -> None:
@@ -531,12 +551,7 @@ def _add_simulate(sub) -> None:
                    help="drive every policy step by step through its protocol (no compiled kernels; slow)")
     p.add_argument("--json", action="store_true", help="print the curves and statistics as JSON")
     p.add_argument("--plot", metavar="FILE", help="save the semi-log regret plot (png, pdf, svg)")
-    p.add_argument("--out", "-o", metavar="FILE", help="JSON Lines row file, one row per (policy, run); resumed when it exists")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="local Dask cluster of N worker processes (default: number of cores; 0 = in-process)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask scheduler, e.g. tcp://host:8786")
-    p.add_argument("--chunk-size", type=int, default=None, metavar="M", help="runs per Dask task")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway when stderr is not a TTY)")
+    _add_run_arguments(p, "one row per (policy, run)")
     p.set_defaults(func=_cmd_simulate)
 
 
@@ -585,27 +600,9 @@ def _cmd_explore(args) -> int:
     except (ValueError, ImportError, ConnectionError, CPETooLargeError) as exc:  # NoWinnerError is a ValueError
         raise InputError(str(exc)) from None
     except KeyboardInterrupt:
-        if args.out:
-            print(f"boundcalc: runs finished so far are in {args.out}; rerun the same command to resume",
-                  file=sys.stderr)
+        _interrupted(args)
         raise
-    if args.plot:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        ax = res.plot()
-        ax.figure.savefig(args.plot, dpi=150, bbox_inches="tight")
-        plt.close(ax.figure)
-    if args.json:
-        json.dump(res.to_dict(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(res.format_table() + "\n")
-        if args.plot:
-            sys.stdout.write(f"plot: {args.plot}\n")
-    return EXIT_OK
+    return _emit_run(res, args)
 
 
 def _add_explore(sub) -> None:
@@ -634,13 +631,7 @@ def _add_explore(sub) -> None:
                    help="budget per run (a run that reaches it stops without an answer)")
     p.add_argument("--json", action="store_true", help="print the summary, hardness and per-run rows as JSON")
     p.add_argument("--plot", metavar="FILE", help="save sample complexity against hardness (log-log; png, pdf, svg)")
-    p.add_argument("--out", "-o", metavar="FILE", help="JSON Lines row file, one row per run; resumed when it exists")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="local Dask cluster of N worker processes (default: number of cores; 0 = in-process)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask scheduler, e.g. tcp://host:8786")
-    p.add_argument("--chunk-size", type=int, default=None, metavar="M", help="runs per Dask task")
-    p.add_argument("--no-progress", "--quiet", dest="no_progress", action="store_true",
-                   help="no progress bar (it is off anyway when stderr is not a TTY)")
+    _add_run_arguments(p, "one row per run")
     p.set_defaults(func=_cmd_explore)
 
 
