@@ -396,3 +396,83 @@ def test_result_types():
                           {"delta": np.float64(0.1)}, {"x": np.arange(2)})
     d = json.loads(json.dumps(r.to_dict(ONE)))
     assert d["matching"] == [1] and d["edges"] == [[1, "s"]] and d["stats"]["x"] == [0, 1]
+
+
+# ---------------------------------------------------------------------------- fast CLUCB loop
+def _planted(l, seed):
+    """``l`` positions, ``l + 2`` candidates, 2-3 per position, a planted winner (as benchmarks/cpe_algorithms.py)."""
+    rng = np.random.default_rng(seed)
+    n = l + 2
+    planted = rng.permutation(n)[:l]
+    edges, blocks = [], []
+    for j in range(l):
+        others = [int(c) for c in rng.permutation(n) if c != planted[j]][: int(rng.integers(1, 3))]
+        cands = [int(planted[j])] + others
+        k = len(cands)
+        P = np.full((k, k), 0.5)
+        for a in range(k):
+            for b in range(a + 1, k):
+                p = 0.5 + rng.uniform(0.05, 0.2) if a == 0 else rng.uniform(0.2, 0.8)
+                P[a, b], P[b, a] = p, 1 - p
+        order = np.argsort(cands)
+        edges += [(f"c{cands[i]}", f"s{j:02d}") for i in order]
+        blocks.append(P[np.ix_(order, order)])
+    m = len(edges)
+    E = np.zeros((m, m))
+    o = 0
+    for B in blocks:
+        E[o:o + len(B), o:o + len(B)] = B
+        o += len(B)
+    return CPEInstance.from_edge_matrix(edges, E.tolist(), name=f"planted{l}")
+
+
+def _run_both(func, inst, seed, **kw):
+    out = []
+    for fast in (False, True):
+        log, rng = [], np.random.default_rng(seed)
+        r = func(inst, DELTA, rng=rng, fast=fast, duel_log=log, **kw)
+        out.append((r, log, rng.bit_generator.state))
+    return out
+
+
+FAST_CASES = [
+    ("pac", EXAMPLE, 0.05, None, range(3)), ("pac", TWO, 0.05, None, range(3)),
+    ("pac", _planted(9, 4), 0.1, 6000, range(2)),  # l = 9 >= 8: numpy's 8-accumulator sums
+    ("exact", ONE, None, None, range(2)), ("exact", TWO, None, 7000, range(2)),
+]
+
+
+@pytest.mark.parametrize("kind,inst,eps,budget,seeds", FAST_CASES, ids=[f"{c[0]}-{c[1].name}" for c in FAST_CASES])
+def test_fast_clucb_loop_equals_lsa_path_duel_for_duel(kind, inst, eps, budget, seeds, monkeypatch):
+    """The compiled loop over the enumerated matchings takes the LSA path's every decision: the
+    same duels (z_t, e', outcome) in the same order, the same matching, statistics and stop, and
+    leaves the generator in the same state (its uniforms are drawn per block and rewound)."""
+    calls = {"n": 0}
+    best = alg._Lin.best
+
+    def counted(self, *a, **k):
+        calls["n"] += 1
+        return best(self, *a, **k)
+
+    monkeypatch.setattr(alg._Lin, "best", counted)
+    func = alg.clucb_borda_exact if kind == "exact" else alg.clucb_borda_pac
+    kw = {"max_duels": budget}
+    if eps is not None:
+        kw["epsilon"] = eps
+    for seed in seeds:
+        (slow, log_s, st_s), (fast, log_f, st_f) = _run_both(func, inst, seed, **kw)
+        assert not slow.params["fast"] and fast.params["fast"]
+        assert log_f == log_s and len(log_s) == slow.n_duels
+        assert (fast.matching, fast.n_duels, fast.stopped, fast.trace, fast.stats) == \
+               (slow.matching, slow.n_duels, slow.stopped, slow.trace, slow.stats)
+        assert st_f == st_s
+        assert fast.stopped == ("budget" if budget else "identified")
+    assert calls["n"] > 0  # tied rounds (every epoch starts at bar w = 0) went through the LSA oracle
+
+
+def test_fast_option_checks(monkeypatch):
+    monkeypatch.setattr(alg, "FAST_MAX_MATCHINGS", 2)  # TWO has 5 maximum matchings
+    with pytest.raises(ValueError, match="fast=True needs"):
+        alg.clucb_borda_pac(TWO, DELTA, epsilon=0.1, rng=0, fast=True, max_duels=10)
+    r = alg.clucb_borda_pac(TWO, DELTA, epsilon=0.1, rng=0, max_duels=10)  # auto: the LSA path
+    assert not r.params["fast"] and r.stopped == "budget"

@@ -40,6 +40,7 @@ from typing import Callable, Generator
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from . import exploration as _expl
 from .exploration import Decision, DuelOracle, ExplorationResult, check_delta, check_epsilon, check_max_duels
 from .instance import CPEInstance, as_instance
 
@@ -153,7 +154,7 @@ class _SampleStream:
 
 
 # ---------------------------------------------------------------------------- CLUCB-Borda
-def _clucb_phase(inst, lin, oracle, stream, K, eps, delta, exact, max_duels, stats):
+def _clucb_phase(inst, lin, oracle, stream, K, eps, delta, exact, max_duels, stats, log=None):
     """One run of Algorithm 1's loop (lines 3-23) -- or one epoch of Algorithm 5 (lines 6-29).
 
     Returns ``("output", M)``, ``("break", None)`` (Algorithm 5 line 23) or raises _Budget.
@@ -197,12 +198,290 @@ def _clucb_phase(inst, lin, oracle, stream, K, eps, delta, exact, max_duels, sta
             raise _Budget
         Mp = stream.next()  # line 20 / 26
         X = oracle.duel(z, int(Mp[ep[z]]))  # line 21 / 27: e' = e(M', s(z_t)), possibly z_t itself
+        if log is not None:
+            log.append((z, int(Mp[ep[z]]), bool(X)))
         S[z] += X  # line 22 / 28
         T[z] += 1
         wbar[z] = S[z] / T[z]
         h[z] = 0.5 / T[z]
         unseen[z] = False
         t += 1
+
+
+# ---------------------------------------------------------------------------- CLUCB fast path
+#: The fast CLUCB loop enumerates the maximum matchings when there are at most this many.
+FAST_MAX_MATCHINGS = 4096
+#: Two matchings whose values differ by at most this count as tied: the fast loop then hands
+#: the round to the LSA oracle (whose tie-breaking it does not reproduce).
+_TIE_TOL = 1e-9
+# Return codes of the compiled CLUCB kernel.
+_K_OUTPUT, _K_BREAK, _K_TIE, _K_MORE = 0, 1, 2, 3
+_clucb_kernel = None
+
+
+def _np_pairwise_sum(x, idx, n):  # pragma: no cover - compiled
+    """``x[idx[:n]].sum()`` in numpy's summation order (pairwise_sum for n <= 128: 8 accumulators)."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += x[idx[i]]
+        return res
+    r0, r1, r2, r3 = x[idx[0]], x[idx[1]], x[idx[2]], x[idx[3]]
+    r4, r5, r6, r7 = x[idx[4]], x[idx[5]], x[idx[6]], x[idx[7]]
+    i = 8
+    stop = n - (n % 8)
+    while i < stop:
+        r0 += x[idx[i]]
+        r1 += x[idx[i + 1]]
+        r2 += x[idx[i + 2]]
+        r3 += x[idx[i + 3]]
+        r4 += x[idx[i + 4]]
+        r5 += x[idx[i + 5]]
+        r6 += x[idx[i + 6]]
+        r7 += x[idx[i + 7]]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += x[idx[i]]
+        i += 1
+    return res
+
+
+def _clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_end,
+                  log4K_d, bonus, l_eps, eq_tol, exact, tie_tol, res, zlog):  # pragma: no cover - compiled
+    """Rounds of Algorithm 1 / 5's loop from round ``t``, duel ``k`` of the block, as
+    :func:`_clucb_phase` runs them, on the enumerated matchings ``Ms``.
+
+    Stops before a round's duel when the block (or budget) ends at ``k_end`` (code MORE), when
+    an MWMC argmax is tied within ``tie_tol`` or a stop test is within ``1e-9`` of its threshold
+    (TIE: the caller runs that round with the LSA oracle), or at line 15 / 18 / 22 (OUTPUT /
+    BREAK).  ``res`` receives (t, k, index of M_t).
+    """
+    nM, l = Ms.shape
+    m = wbar.shape[0]
+    code = _K_MORE
+    while True:
+        # line 5 / 8: M_t = MWMC(bar w_t)
+        best, second, ib = -np.inf, -np.inf, -1
+        for i in range(nM):
+            v = _np_pairwise_sum(wbar, Ms[i], l)
+            if v > best:
+                second = best
+                best, ib = v, i
+            elif v > second:
+                second = v
+        if second >= best - tie_tol:
+            code = _K_TIE
+            break
+        # line 6 / 9: c_t(e) = sqrt(ln(4 K t^3 / delta) / (2 T_t(e))), x/0 := 1
+        L = log4K_d + 3.0 * math.log(t)
+        for e in range(m):
+            if unseen[e]:
+                c[e] = 1.0
+            else:
+                c[e] = math.sqrt(L * h[e])
+            if inc[ib, e]:  # lines 7-13 / 10-16
+                wt[e] = wbar[e] - c[e] - bonus
+            else:
+                wt[e] = wbar[e] + c[e] + bonus
+        # line 14 / 17: tilde M_t = MWMC(tilde w_t)
+        best, second, it = -np.inf, -np.inf, -1
+        for i in range(nM):
+            v = _np_pairwise_sum(wt, Ms[i], l)
+            if v > best:
+                second = best
+                best, it = v, i
+            elif v > second:
+                second = v
+        if second >= best - tie_tol:
+            code = _K_TIE
+            break
+        if it == ib:  # both paths then compute the same sum twice: diff = 0 exactly
+            diff = 0.0
+        else:
+            diff = best - _np_pairwise_sum(wt, Ms[ib], l)
+            if abs(diff - l_eps) <= 1e-9 or (exact and abs(diff - eq_tol) <= 1e-9):
+                code = _K_TIE
+                break
+        if exact and diff <= eq_tol:  # Algorithm 5 line 18
+            code = _K_OUTPUT
+            break
+        if diff <= l_eps:  # Algorithm 1 line 15 / Algorithm 5 line 22
+            code = _K_OUTPUT if not exact else _K_BREAK
+            break
+        # line 19 / 25: z_t, ties to the smallest edge index
+        z, cz = 0, -np.inf
+        for e in range(m):
+            v = c[e] if inc[ib, e] != inc[it, e] else -1.0
+            if v > cz:
+                z, cz = e, v
+        if k >= k_end:
+            code = _K_MORE
+            break
+        # lines 20-22 / 26-28: the duel (z_t, e(M', s(z_t))) with the block's sample and uniform
+        f = buf[k, ep[z]]
+        x = 1.0 if U[k] < P[z, f] else 0.0
+        zlog[k, 0], zlog[k, 1], zlog[k, 2] = z, f, int(x)
+        S[z] += x
+        T[z] += 1.0
+        wbar[z] = S[z] / T[z]
+        h[z] = 0.5 / T[z]
+        unseen[z] = False
+        t += 1
+        k += 1
+    res[0], res[1], res[2] = t, k, ib
+    return code
+
+
+def _load_kernel():
+    """Compile (or load from numba's cache) the fast CLUCB kernel once per process."""
+    global _clucb_kernel, _np_pairwise_sum
+    if _clucb_kernel is None:
+        from numba import njit
+
+        g = globals()
+        g["_np_pairwise_sum"] = njit(cache=True, inline="always")(_np_pairwise_sum)
+        _clucb_kernel = njit(cache=True)(_clucb_rounds)
+    return _clucb_kernel
+
+
+class _Enum:
+    """The maximum matchings enumerated for the fast CLUCB loop (None-like when too many)."""
+
+    def __init__(self, inst: CPEInstance, limit: int):
+        from .instance import CPETooLargeError
+        from .matchings import maximum_matchings
+
+        self.Ms = None
+        if inst.n_positions > 128:  # _np_pairwise_sum reproduces numpy's order up to 128 terms
+            return
+        try:
+            Ms = maximum_matchings(inst, limit=limit)
+        except CPETooLargeError:
+            return
+        self.Ms = np.ascontiguousarray(Ms, dtype=np.intp)
+        self.inc = np.zeros((len(Ms), inst.n_edges), dtype=np.bool_)
+        self.inc[np.repeat(np.arange(len(Ms)), inst.n_positions), self.Ms.ravel()] = True
+        self.ep = np.asarray(inst.edge_position, dtype=np.intp)
+        self.P = np.ascontiguousarray(inst.edge_matrix, dtype=np.float64)
+
+
+def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_duels, stats, log=None):
+    """:func:`_clucb_phase` with the same decisions, duels and random numbers, compiled.
+
+    The two MWMC calls per round become argmaxes over the enumerated matchings ``en.Ms``
+    (values summed in numpy's order); a round whose argmax is tied within ``_TIE_TOL`` (or
+    whose stop test is within 1e-9 of its threshold) is run by the LSA oracle instead, so every
+    decision is the LSA path's.  The duels use the sampler's blocks of ``_SAMPLE_BLOCK``
+    matchings and a block of as many uniforms drawn right after each (the order in which
+    :func:`_clucb_phase` consumes the generator); at the end the generator is rewound to the
+    uniforms actually used.  ``oracle`` must be a plain :class:`DuelOracle` (its counter is
+    advanced; its ``duel`` is not called).
+    """
+    kernel = _load_kernel()
+    m, l = inst.n_edges, inst.n_positions
+    Ms, inc, ep, P = en.Ms, en.inc, en.ep, en.P
+    rng = oracle.rng
+    T = np.zeros(m)  # line 3 / 6
+    S = np.zeros(m)
+    wbar = np.zeros(m)
+    h = np.zeros(m)
+    unseen = np.ones(m, dtype=np.bool_)
+    c = np.zeros(m)
+    wt = np.zeros(m)
+    res = np.zeros(3, dtype=np.int64)
+    zlog = np.zeros((_SAMPLE_BLOCK, 3), dtype=np.int64)
+    bonus = eps / 4.0
+    log4K_d = math.log(4.0 * K / delta)
+    l_eps, eq_tol = l * eps, EQUAL_TOL * l
+    buf = np.zeros((0, l), dtype=np.intp)
+    U = np.zeros(0)
+    saved = None  # generator state before the current block's uniforms
+    t, k, n0 = 1, 0, oracle.n_duels
+
+    def settle():
+        used = oracle.n_duels - n0
+        stream.drawn += used
+        if saved is not None:  # rewind: consume exactly the uniforms used
+            rng.bit_generator.state = saved
+            if k:
+                rng.random(k)
+        stats["rounds"] = stats.get("rounds", 0) + t
+        lin.calls += 2 * t
+
+    while True:
+        k_end = len(buf)
+        if max_duels is not None:
+            k_end = min(k_end, k + max_duels - oracle.n_duels)
+        k_before = k
+        code = kernel(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_end,
+                      log4K_d, bonus, l_eps, eq_tol, exact, _TIE_TOL, res, zlog)
+        t, k, ib = int(res[0]), int(res[1]), int(res[2])
+        oracle.n_duels += k - k_before
+        if log is not None:
+            log.extend((int(a), int(b), bool(x)) for a, b, x in zlog[k_before:k])
+        if code == _K_OUTPUT:
+            settle()
+            return "output", Ms[ib].copy()
+        if code == _K_BREAK:
+            settle()
+            return "break", None
+        if code == _K_TIE:  # this round through the LSA oracle, exactly as _clucb_phase
+            _, Mt = lin.best(wbar)
+            lin.calls -= 1
+            cc = np.sqrt((log4K_d + 3.0 * math.log(t)) * h)
+            cc[unseen] = 1.0
+            inM = np.zeros(m, dtype=bool)
+            inM[Mt] = True
+            wtt = np.where(inM, wbar - cc - bonus, wbar + cc + bonus)
+            vt, Mtil = lin.best(wtt)
+            lin.calls -= 1
+            diff = vt - float(wtt[Mt].sum())
+            if exact and diff <= eq_tol:
+                settle()
+                return "output", Mt
+            if diff <= l_eps:
+                settle()
+                return ("break", None) if exact else ("output", Mt)
+            inTil = np.zeros(m, dtype=bool)
+            inTil[Mtil] = True
+            z = int(np.argmax(np.where(inM ^ inTil, cc, -1.0)))
+        # a duel is needed (code MORE, or after a TIE round)
+        if max_duels is not None and oracle.n_duels >= max_duels:
+            settle()
+            raise _Budget
+        if k >= len(buf):  # the next block: samples, then the uniforms of its duels
+            buf = np.asarray(stream.sampler.sample_many(_SAMPLE_BLOCK, rng), dtype=np.intp)
+            saved = rng.bit_generator.state
+            U = rng.random(len(buf))
+            k = 0
+        if code == _K_TIE:
+            f = int(buf[k, ep[z]])
+            x = 1.0 if U[k] < P[z, f] else 0.0
+            if log is not None:
+                log.append((z, f, bool(x)))
+            S[z] += x
+            T[z] += 1
+            wbar[z] = S[z] / T[z]
+            h[z] = 0.5 / T[z]
+            unseen[z] = False
+            oracle.n_duels += 1
+            t += 1
+            k += 1
+
+
+def _use_fast(fast, oracle, inst):
+    """The enumerated matchings when the fast loop runs (``fast`` None: where it can), else None."""
+    if fast is False:
+        return None
+    plain = type(oracle) is _expl.DuelOracle  # an instrumented subclass sees every duel() call
+    en = _Enum(inst, FAST_MAX_MATCHINGS) if plain else None
+    if en is None or en.Ms is None:
+        if fast:
+            raise ValueError("fast=True needs a plain DuelOracle and at most FAST_MAX_MATCHINGS "
+                             f"({FAST_MAX_MATCHINGS}) maximum matchings on at most 128 positions")
+        return None
+    return en
 
 
 def clucb_borda_pac(
@@ -213,6 +492,8 @@ def clucb_borda_pac(
     rng=None,
     max_duels: int | None = None,
     sampler: str = "auto",
+    fast: bool | None = None,
+    duel_log: list | None = None,
 ) -> ExplorationResult:
     """CLUCB-Borda-PAC, 004 Algorithm 1: a matching whose Borda score is within ``epsilon`` of
     the Borda winner's, with probability at least ``1 - delta`` (Theorem 1).
@@ -260,8 +541,11 @@ def clucb_borda_pac(
     stats: dict = {}
     params = {"delta": delta, "epsilon": eps, "eta": eps / 8.0, "max_duels": max_duels, "sampler": sampler,
               "K": _K(inst)}
+    en = _use_fast(fast, oracle, inst)
+    phase = _clucb_phase if en is None else (lambda *a: _clucb_phase_fast(a[0], a[1], en, *a[2:]))
+    params["fast"] = en is not None
     try:
-        _, M = _clucb_phase(inst, lin, oracle, stream, _K(inst), eps, delta, False, max_duels, stats)
+        _, M = phase(inst, lin, oracle, stream, _K(inst), eps, delta, False, max_duels, stats, duel_log)
     except _Budget:
         M = None
     stats.update(mwmc_calls=lin.calls, samples=stream.drawn)
@@ -277,6 +561,8 @@ def clucb_borda_exact(
     rng=None,
     max_duels: int | None = None,
     sampler: str = "auto",
+    fast: bool | None = None,
+    duel_log: list | None = None,
 ) -> ExplorationResult:
     """CLUCB-Borda-Exact, 004 Algorithm 5 (App. B.5): the Borda winner with probability at
     least ``1 - delta`` (Theorem 2).
@@ -308,6 +594,8 @@ def clucb_borda_exact(
     K = _K(inst)
     M = None
     q = 0
+    en = _use_fast(fast, oracle, inst)
+    phase = _clucb_phase if en is None else (lambda *a: _clucb_phase_fast(a[0], a[1], en, *a[2:]))
     try:
         while True:
             q += 1
@@ -315,7 +603,7 @@ def clucb_borda_exact(
             delta_q = delta / (2.0 * q * q)
             stream = _SampleStream(inst, eps_q / 8.0, rng, sampler)
             try:
-                kind, M = _clucb_phase(inst, lin, oracle, stream, K, eps_q, delta_q, True, max_duels, stats)
+                kind, M = phase(inst, lin, oracle, stream, K, eps_q, delta_q, True, max_duels, stats, duel_log)
             finally:
                 stats["samples"] += stream.drawn
             if kind == "output":
@@ -323,7 +611,7 @@ def clucb_borda_exact(
     except _Budget:
         M = None
     stats.update(epochs=q, mwmc_calls=lin.calls)
-    params = {"delta": delta, "max_duels": max_duels, "sampler": sampler, "K": K}
+    params = {"delta": delta, "max_duels": max_duels, "sampler": sampler, "K": K, "fast": en is not None}
     trace = [] if M is None else [Decision(oracle.n_duels, -1, "output", q)]
     return ExplorationResult("clucb-borda-exact", None if M is None else tuple(int(e) for e in M), oracle.n_duels,
                              trace, "identified" if M is not None else "budget", params, stats)
