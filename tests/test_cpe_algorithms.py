@@ -265,6 +265,10 @@ def test_exact_epochs_exceed_the_claimed_q_star():
     q_star = math.floor(math.log2(ONE.n_positions / float(np.min(borda_gaps(ONE))))) + 1
     assert r.matching == borda_winner(ONE)
     assert q_star == 2 and r.stats["epochs"] > q_star + 5
+    # every epoch but the last ended at line 22, the difference having just entered (0, l eps_q]
+    ratios = np.array(r.stats["break_ratios"])
+    assert len(ratios) == r.stats["epochs"] - 1 and np.all((ratios > 0) & (ratios <= 1))
+    assert np.median(ratios) > 0.9
 
 
 def test_paper_example_borda_and_condorcet_winners():

@@ -20,10 +20,14 @@ Readings common to all five (where 004's text leaves a choice):
   (``K = 0`` only when every position has one edge: one matching, returned without a duel).
 * ``x/0 := 1`` (Algorithm 1, line 6): an edge or pair never sampled has radius ``c = 1``;
   then ``bar p = 1`` and ``underline p = 0`` (eq. (8)), and ``bar w(e) := 0`` (line 12).
-* Ties in an ``argmax`` go to the smallest edge index (or the first position); the MWMC oracle
-  is ``scipy.optimize.linear_sum_assignment`` on the position x candidate table with forced sets
-  (the same oracle as :func:`boundcalc.cpe.oracle.mwmc`, called directly to save its input
-  checks in the inner loops).
+* Ties in an ``argmax`` over edges go to the smallest edge index (or the first position); the
+  MWMC oracle is ``scipy.optimize.linear_sum_assignment`` on the position x candidate table
+  with forced sets (the same oracle as :func:`boundcalc.cpe.oracle.mwmc`, called directly to
+  save its input checks in the inner loops), and tied matchings are whichever it returns.
+* Speed: the CLUCB loops (Algorithms 1 and 5) run compiled (numba) over the enumerated maximum
+  matchings where there are at most :data:`FAST_MAX_MATCHINGS` of them, taking exactly the LSA
+  loop's decisions and duels (rounds with tied matchings are handed to LSA); ``fast=False``
+  gives the LSA loop.
 * ``max_duels``: a run that would draw more stops with ``stopped="budget"`` and no matching.
 
 >>> from boundcalc.cpe import CPEInstance
@@ -186,6 +190,7 @@ def _clucb_phase(inst, lin, oracle, stream, K, eps, delta, exact, max_duels, sta
                 return "output", Mt
             if diff <= l * eps:  # line 22
                 stats["rounds"] = stats.get("rounds", 0) + t
+                stats.setdefault("break_ratios", []).append(diff / (l * eps))
                 return "break", None
         elif diff <= l * eps:  # Algorithm 1 line 15
             stats["rounds"] = stats.get("rounds", 0) + t
@@ -248,7 +253,7 @@ def _np_pairwise_sum(x, idx, n):  # pragma: no cover - compiled
 
 
 def _clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_end,
-                  log4K_d, bonus, l_eps, eq_tol, exact, tie_tol, res, zlog):  # pragma: no cover - compiled
+                  log4K_d, bonus, l_eps, eq_tol, exact, tie_tol, res, zlog, dout):  # pragma: no cover - compiled
     """Rounds of Algorithm 1 / 5's loop from round ``t``, duel ``k`` of the block, as
     :func:`_clucb_phase` runs them, on the enumerated matchings ``Ms``.
 
@@ -260,6 +265,7 @@ def _clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_
     nM, l = Ms.shape
     m = wbar.shape[0]
     code = _K_MORE
+    diff = 0.0
     while True:
         # line 5 / 8: M_t = MWMC(bar w_t)
         best, second, ib = -np.inf, -np.inf, -1
@@ -330,6 +336,7 @@ def _clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_
         t += 1
         k += 1
     res[0], res[1], res[2] = t, k, ib
+    dout[0] = diff
     return code
 
 
@@ -391,6 +398,7 @@ def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_d
     wt = np.zeros(m)
     res = np.zeros(3, dtype=np.int64)
     zlog = np.zeros((_SAMPLE_BLOCK, 3), dtype=np.int64)
+    dout = np.zeros(1)
     bonus = eps / 4.0
     log4K_d = math.log(4.0 * K / delta)
     l_eps, eq_tol = l * eps, EQUAL_TOL * l
@@ -415,7 +423,7 @@ def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_d
             k_end = min(k_end, k + max_duels - oracle.n_duels)
         k_before = k
         code = kernel(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_end,
-                      log4K_d, bonus, l_eps, eq_tol, exact, _TIE_TOL, res, zlog)
+                      log4K_d, bonus, l_eps, eq_tol, exact, _TIE_TOL, res, zlog, dout)
         t, k, ib = int(res[0]), int(res[1]), int(res[2])
         oracle.n_duels += k - k_before
         if log is not None:
@@ -425,6 +433,7 @@ def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_d
             return "output", Ms[ib].copy()
         if code == _K_BREAK:
             settle()
+            stats.setdefault("break_ratios", []).append(float(dout[0]) / l_eps)
             return "break", None
         if code == _K_TIE:  # this round through the LSA oracle, exactly as _clucb_phase
             _, Mt = lin.best(wbar)
@@ -442,7 +451,10 @@ def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_d
                 return "output", Mt
             if diff <= l_eps:
                 settle()
-                return ("break", None) if exact else ("output", Mt)
+                if not exact:
+                    return "output", Mt
+                stats.setdefault("break_ratios", []).append(diff / l_eps)
+                return "break", None
             inTil = np.zeros(m, dtype=bool)
             inTil[Mtil] = True
             z = int(np.argmax(np.where(inM ^ inTil, cc, -1.0)))
@@ -519,6 +531,14 @@ def clucb_borda_pac(
     sampler : str
         ``method`` of :class:`~boundcalc.cpe.sampler.MatchingSampler` (``"auto"``, ``"exact"``,
         ``"mcmc"``).
+    fast : bool or None
+        The compiled loop over the enumerated maximum matchings (see :func:`_clucb_phase_fast`):
+        the same duels, decisions and generator state as the LSA oracle's loop, duel for duel
+        (``tests/test_cpe_algorithms.py``).  None (default): where there are at most
+        :data:`FAST_MAX_MATCHINGS` maximum matchings and the oracle is a plain
+        :class:`DuelOracle`; True: required (``ValueError`` otherwise); False: the LSA loop.
+    duel_log : list, optional
+        Receives every duel as ``(z_t, e', z_t won)``.
 
     Returns
     -------
@@ -573,13 +593,27 @@ def clucb_borda_exact(
     Algorithm 1's loop with ``(eps_q, delta_q)``; it returns ``M_t`` when
     ``tilde w_t(tilde M_t) = tilde w_t(M_t)`` (line 18, read as equal within ``1e-12 l``:
     ``M_t`` itself maximises ``tilde w_t``) and ends the epoch when the difference is at most
-    ``l eps_q`` (line 22).
+    ``l eps_q`` (line 22).  ``fast`` and ``duel_log`` as in :func:`clucb_borda_pac`.
+
+    **A problem in 004, not in this reading.**  App. B.5 claims the run ends by epoch
+    ``q* = floor(log2(l/Delta^B_min)) + 1``.  Within an epoch the difference
+    ``D_t = tilde w_t(tilde M_t) - tilde w_t(M_t) >= 0`` starts large (every radius 1) and
+    shrinks by small steps (one edge's mean and radius per duel, plus ``ln t^3``); it reaches 0
+    (line 18) only after passing through ``(0, l eps_q]``, where line 22 ends the epoch -- so an
+    epoch ends at line 18 only when one duel moves ``D_t`` from above ``l eps_q`` to 0, i.e. once
+    ``l eps_q`` is below the size of a step.  The proof's contradiction does not hold: from
+    ``0 < D_t <= l eps_q* < Delta^B_min`` it derives ``w(tilde M_t) - w(M_t) < Delta^B_min``, which
+    is no contradiction (it holds, e.g., whenever ``M_t`` is the winner).  Measured
+    (``test_exact_epochs_exceed_the_claimed_q_star``): on the 3-arm instance with ``q* = 2``, 11
+    epochs end at line 22 with ``D_t`` just below ``l eps_q`` and epoch 12 returns; on 004's
+    example (``q* = 6``) 18 epochs and ~8e5 duels (``delta = 0.05``, seed 0).
 
     Returns
     -------
     ExplorationResult
         Trace: the ``"output"`` entry, with the epoch.  Stats: ``epochs``, ``rounds``,
-        ``mwmc_calls``, ``samples``.
+        ``mwmc_calls``, ``samples``, ``break_ratios`` (``D_t / (l eps_q)`` where an epoch ended
+        at line 22).
 
     >>> clucb_borda_exact([[0.5, 0.9], [0.1, 0.5]], 0.05, rng=0).matching
     (0,)
@@ -969,6 +1003,15 @@ def car_cond(inst, delta: float, *, rng=None, max_duels: int | None = None) -> E
     17); the run returns ``A`` as soon as ``|A_t| = l`` (line 20, inside the loop).  A value
     over an empty polytope is ``-inf`` (e.g. ``A u {e}`` not a matching: never accepted).
 
+    Three places where 004's text is read rather than copied: (i) eq. (7) calls ``T_t`` the
+    duels "at the beginning of round t" but ``hat p_t`` counts those "up to round t's
+    exploration phase"; ``T_t`` here counts the same duels as ``hat p_t`` (after line 6), the
+    pairing every confidence bound needs; (ii) line 18 writes ``R_t <- R_{t-1} u {e}``, which
+    would undo an earlier rejection of the same round: read as ``R_t <- R_t u {e}``, like line
+    16; (iii) line 20's ``Out <- A`` is ``A_t`` (the set that reached ``l`` edges).
+    ``tests/test_cpe_algorithms.py::test_car_cond_equals_a_direct_reading_of_algorithm_2``
+    checks whole runs against a plain transcription (four LP values per edge and round).
+
     Oracle: the exact one (:func:`boundcalc.cpe.oracle.condorcet_oracle`, one HiGHS LP), which
     is an ``O_eps`` for every ``eps``; the threshold ``eps_q`` of lines 15/17 is kept as
     written.  A test is settled by certified bounds on the two values it compares (each an
@@ -1022,7 +1065,8 @@ def car_verify(inst, delta: float, *, rng=None, max_duels: int | None = None,
     ``f(M, M^, Q) = (1/l) sum_j Q[e(M, j), e(M^, j)]`` only reads the entries
     ``Q[e, e(M^, s(e))]`` (1/2 on ``M^`` itself).
 
-    ``delta`` may be any value in (0, 1) (004 states ``delta < 0.01``).  Returns
+    A CAR-Cond phase that stops with an error (see :func:`car_cond`) makes CAR-Verify return
+    that error.  ``delta`` may be any value in (0, 1) (004 states ``delta < 0.01``).  Returns
     ``stopped="error"`` on line 7 (``stats["error"]`` says why); the trace holds CAR-Cond's
     decisions; stats ``cond`` (CAR-Cond's), ``verify_rounds``.
 
