@@ -144,12 +144,12 @@ def test_duel_oracle_frequency_count_and_errors():
 
 def test_lin_oracle_equals_mwmc_with_forced_sets():
     rng = np.random.default_rng(11)
-    for inst in (TWO, EXAMPLE, ONE):
+    for inst in (TWO, EXAMPLE, ONE, _planted(6, 1)):
         lin = alg._Lin(inst)
         Ms = list(iter_maximum_matchings(inst))
-        for _ in range(40):
+        for _ in range(200):
             w = rng.normal(size=inst.n_edges)
-            inc = [int(e) for e in rng.choice(inst.n_edges, size=rng.integers(0, 2), replace=False)]
+            inc = [int(e) for e in rng.choice(inst.n_edges, size=rng.integers(0, 4))]  # clashes, repeats
             exc = [int(e) for e in rng.choice(inst.n_edges, size=rng.integers(0, 3), replace=False)]
             mini = bool(rng.integers(2))
             v, M = lin.best(w, inc, exc, minimize=mini)
@@ -640,3 +640,23 @@ def test_car_parallel_schedule_is_algorithm_3s(monkeypatch):
         assert r.stats["instances"] == len(gens)
         assert r.stats["duels_per_instance"] == [sum(1 for d in per if d == k) for k in range(len(gens))]
         assert sum(r.stats["duels_per_instance"]) == r.n_duels == len(log)
+
+
+@pytest.mark.parametrize("name", ["car_verify", "car_parallel"])
+def test_fast_verification_equals_lsa_path_duel_for_duel(name, monkeypatch):
+    """CAR-Verify's lines 6 and 9 over the enumerated matchings (ties handed to the l LSA calls)
+    take the same decisions as the LSA calls: same duels and outcomes, trace, stats and answer."""
+    monkeypatch.setattr(alg, "DuelOracle", _LogOracle)
+    for inst, seed in ((TWO, 0), (TWO, 1), (ONE, 0), (_planted(3, 0), 0)):  # the last: l = 3, 8 matchings
+        runs = []
+        for fast in (False, True):
+            _LogOracle.log = []
+            r = getattr(alg, name)(inst, 0.01, rng=seed, fast=fast)
+            runs.append((r, list(_LogOracle.log)))
+        (slow, log_s), (fast, log_f) = runs
+        assert not slow.params["fast"] and fast.params["fast"] and slow.stopped == "identified"
+        st = slow.stats if name == "car_verify" else slow.stats["instance_stats"]
+        assert st["verify_rounds"] > 1
+        assert log_f == log_s and len(log_s) == slow.n_duels
+        assert (fast.matching, fast.n_duels, fast.stopped, fast.trace, fast.stats) == \
+               (slow.matching, slow.n_duels, slow.stopped, slow.trace, slow.stats)

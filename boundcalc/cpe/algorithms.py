@@ -89,20 +89,24 @@ class _Lin:
         C = self.blank.copy()
         C[self.ep, self.ec] = -w if minimize else w
         ep, ec = self.epl, self.ecl
-        for e in include:
-            j, c = ep[e], ec[e]
-            keep = C[j, c]
-            C[j, :] = -np.inf
-            C[:, c] = -np.inf
-            C[j, c] = keep
+        empty = (np.inf if minimize else -np.inf), None
+        if len(include):  # forced in: its row and column hold only it
+            inc = list(dict.fromkeys(int(e) for e in include))
+            rows = [ep[e] for e in inc]
+            cols = [ec[e] for e in inc]
+            if len(set(rows)) < len(rows) or len(set(cols)) < len(cols):  # two forced edges clash
+                return empty
+            keep = C[rows, cols]
+            C[rows, :] = -np.inf
+            C[:, cols] = -np.inf
+            C[rows, cols] = keep
         for e in exclude:
             C[ep[e], ec[e]] = -np.inf
-        empty = (np.inf if minimize else -np.inf), None
         try:
             r, c = linear_sum_assignment(C, maximize=True)
         except ValueError:  # infeasible
             return empty
-        if r.size < self.l or np.isneginf(C[r, c]).any():
+        if r.size < self.l or C[r, c].min() == -np.inf:
             return empty
         M = self.E[r, c]  # rows come back sorted: position order
         return float(w[M].sum()), M
@@ -907,9 +911,21 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
         stats["screened"] = stats.get("screened", 0) + mm.screened
 
 
+def _unique_argmax(vals: np.ndarray) -> int:
+    """The argmax of ``vals`` if no other entry is within ``_TIE_TOL`` of it, else -1."""
+    i = int(vals.argmax())
+    return i if np.count_nonzero(vals >= vals[i] - _TIE_TOL) == 1 else -1
+
+
 def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, record: Callable,
-                    stats: dict) -> _Gen:
-    """004 Algorithm 4 (CAR-Verify) as a coroutine (see :func:`car_verify` for the reading)."""
+                    stats: dict, en: "_Enum | None" = None) -> _Gen:
+    """004 Algorithm 4 (CAR-Verify) as a coroutine (see :func:`car_verify` for the reading).
+
+    With ``en`` (the enumerated maximum matchings), lines 6 and 9 take the maximum over the
+    matchings other than ``M^`` as one matrix-vector product when it is unique (by more than
+    ``_TIE_TOL``), its value summed as the LSA path sums it; tied maxima go to the ``l`` LSA
+    calls -- the same decisions either way.
+    """
     cond_stats: dict = {}
     try:
         kind, Mhat = yield from _car_cond_gen(inst, lin, delta0, record, cond_stats)  # line 3
@@ -924,6 +940,11 @@ def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, r
     W = np.zeros(m)  # wins of e over e(M^, s(e)), fresh statistics for the verification
     N = np.zeros(m)
     excl = [[int(e)] for e in Mhat]
+    if en is not None:
+        keep = ~np.all(en.Ms == Mhat, axis=1)
+        Mv, Bv = en.Ms[keep], en.inc[keep].astype(float)
+        if not len(Mv):  # M^ is the only matching: the LSA calls find no other (line 10)
+            en = None
     t = 0
     while True:
         t += 1  # line 4
@@ -935,15 +956,26 @@ def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, r
         au[Mhat] = 0.5
         al[Mhat] = 0.5
         # line 6: max_{M != M^} f(M, M^, underline P_t) >= 1/2 -> error
-        vl = max(lin.best(al, exclude=ex)[0] for ex in excl) / l
+        i = -1 if en is None else _unique_argmax(Bv @ al)
+        if i >= 0:
+            lin.calls += l
+            vl = float(al[Mv[i]].sum()) / l
+        else:
+            vl = max(lin.best(al, exclude=ex)[0] for ex in excl) / l
         if vl >= 0.5:
             return ("error", "CAR-Verify line 7: a matching beats the hypothesis under the lower confidence bounds")
         # line 9: M_t = argmax_{M != M^} f(M, M^, bar P_t)
-        best_v, Mt = -np.inf, None
-        for ex in excl:
-            v, M = lin.best(au, exclude=ex)
-            if v > best_v:
-                best_v, Mt = v, M
+        i = -1 if en is None else _unique_argmax(Bv @ au)
+        if i >= 0:
+            lin.calls += l
+            Mt = Mv[i]
+            best_v = float(au[Mt].sum())
+        else:
+            best_v, Mt = -np.inf, None
+            for ex in excl:
+                v, M = lin.best(au, exclude=ex)
+                if v > best_v:
+                    best_v, Mt = v, M
         if Mt is None or best_v / l <= 0.5:  # line 10 (None: M^ is the only matching)
             return ("output", tuple(int(e) for e in Mhat))  # lines 11-12
         diff = np.flatnonzero(Mt != Mhat)  # positions where M_t and M^ differ
@@ -953,6 +985,18 @@ def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, r
         x = yield (e_t, f_t)  # line 15
         W[e_t] += x
         N[e_t] += 1
+
+
+def _verify_enum(fast, inst):
+    """The enumerated matchings for CAR-Verify's lines 6 and 9 (``fast`` as in :func:`car_verify`)."""
+    if fast is False:
+        return None
+    en = _Enum(inst, FAST_MAX_MATCHINGS)
+    if en.Ms is None:
+        if fast:
+            raise ValueError(f"fast=True needs at most FAST_MAX_MATCHINGS ({FAST_MAX_MATCHINGS}) maximum matchings")
+        return None
+    return en
 
 
 def _drive(gen: _Gen, oracle: DuelOracle, max_duels: int | None):
@@ -1048,7 +1092,7 @@ def car_cond(inst, delta: float, *, rng=None, max_duels: int | None = None) -> E
 
 
 def car_verify(inst, delta: float, *, rng=None, max_duels: int | None = None,
-               delta0: float = DELTA0) -> ExplorationResult:
+               delta0: float = DELTA0, fast: bool | None = None) -> ExplorationResult:
     """CAR-Verify, 004 Algorithm 4 (Sec. 4.3): CAR-Cond at the constant confidence
     ``delta_0 = 0.01`` (lines 2-3) proposes ``M^``, then a verification at confidence ``delta``
     returns ``M^`` or an error (Lemmas 10-11: with probability ``>= 1 - delta`` the answer is
@@ -1066,7 +1110,10 @@ def car_verify(inst, delta: float, *, rng=None, max_duels: int | None = None,
     ``Q[e, e(M^, s(e))]`` (1/2 on ``M^`` itself).
 
     A CAR-Cond phase that stops with an error (see :func:`car_cond`) makes CAR-Verify return
-    that error.  ``delta`` may be any value in (0, 1) (004 states ``delta < 0.01``).  Returns
+    that error.  ``fast`` (None: where there are at most :data:`FAST_MAX_MATCHINGS` maximum
+    matchings; True: required; False: never) evaluates lines 6 and 9 as one matrix-vector
+    product over the enumerated matchings when their maximum is unique, else by the ``l`` LSA
+    calls -- the same duels and decisions either way (tested duel for duel).  ``delta`` may be any value in (0, 1) (004 states ``delta < 0.01``).  Returns
     ``stopped="error"`` on line 7 (``stats["error"]`` says why); the trace holds CAR-Cond's
     decisions; stats ``cond`` (CAR-Cond's), ``verify_rounds``.
 
@@ -1082,14 +1129,15 @@ def car_verify(inst, delta: float, *, rng=None, max_duels: int | None = None,
     def record(e, action, q):
         trace.append(Decision(oracle.n_duels, int(e), action, q))
 
-    kind, payload = _drive(_car_verify_gen(inst, lin, delta, delta0, record, stats), oracle, max_duels)
+    en = _verify_enum(fast, inst)
+    kind, payload = _drive(_car_verify_gen(inst, lin, delta, delta0, record, stats, en), oracle, max_duels)
     stats["mwmc_calls"] = lin.calls
-    params = {"delta": delta, "delta0": delta0, "max_duels": max_duels, "K": _K(inst)}
+    params = {"delta": delta, "delta0": delta0, "max_duels": max_duels, "K": _K(inst), "fast": en is not None}
     return _finish("car-verify", inst, oracle, kind, payload, trace, params, stats)
 
 
 def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
-                 delta0: float = DELTA0) -> ExplorationResult:
+                 delta0: float = DELTA0, fast: bool | None = None) -> ExplorationResult:
     """CAR-Parallel, 004 Algorithm 3 (Sec. 4.3): the Condorcet winner with probability at least
     ``1 - delta`` and expected sample complexity of Theorem 5.
 
@@ -1099,7 +1147,8 @@ def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
     (line 5), ``CAR-Verify_k`` is started (at ``t = 2^k``) or resumed, allowed exactly one duel,
     and suspended (line 6) -- each instance is a coroutine suspended at its next duel request,
     with its own statistics; every duel of every instance is drawn from the one environment
-    and counted.  The first instance that returns a matching ends the run (lines 7-9).  An
+    and counted.  The first instance that returns a matching ends the run (lines 7-9).
+    ``fast`` as in :func:`car_verify`.  An
     instance that returns an *error* (Algorithm 4, line 7) has terminated without an answer:
     it is no longer resumed and the others go on (the parallel-simulation reading of Chen et
     al. 2017, where only answers are returned).
@@ -1118,9 +1167,10 @@ def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
     inst, delta, oracle, max_duels = _setup(inst, delta, rng, max_duels)
     delta0 = check_delta(delta0)
     lin = _Lin(inst)
+    en = _verify_enum(fast, inst)
     gens: list = []  # per k: dict(gen, req, trace, stats, done)
     stats: dict = {"errors": [], "steps": 0}
-    params = {"delta": delta, "delta0": delta0, "max_duels": max_duels, "K": _K(inst)}
+    params = {"delta": delta, "delta0": delta0, "max_duels": max_duels, "K": _K(inst), "fast": en is not None}
 
     def start(k):
         tr: list = []
@@ -1129,7 +1179,7 @@ def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
         def record(e, action, q, tr=tr):
             tr.append(Decision(oracle.n_duels, int(e), action, q))
 
-        g = _car_verify_gen(inst, lin, delta / 2.0 ** (k + 1), delta0, record, st)
+        g = _car_verify_gen(inst, lin, delta / 2.0 ** (k + 1), delta0, record, st, en)
         slot = {"gen": g, "req": None, "trace": tr, "stats": st, "done": False, "duels": 0}
         gens.append(slot)
         try:
