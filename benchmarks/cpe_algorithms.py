@@ -12,7 +12,7 @@ one CAR-Parallel run on the 8-position instance at ``delta = 0.01`` in under a m
 Prints one table (mean duels, right answers, seconds per run, duels per second) and writes
 ``benchmarks/results/cpe_algorithms.json``.
 
-    python3 benchmarks/cpe_algorithms.py [--seed 0] [--runs 3] [--delta 0.01]
+    python3 benchmarks/cpe_algorithms.py [--seed 0] [--runs 3] [--delta 0.01] [--no-fast]
 """
 
 from __future__ import annotations
@@ -76,6 +76,9 @@ def main(argv=None) -> dict:
     ap.add_argument("--gap-hi", type=float, default=0.2)
     ap.add_argument("--sizes", default="4,8")
     ap.add_argument("--algorithms", default=",".join(ALGORITHMS))
+    ap.add_argument("--no-fast", action="store_true",
+                    help="fast=False: the LSA oracle in every round (the path the compiled CLUCB loop and the "
+                         "enumerated CAR-Verify tests are checked against); car-cond has no such option")
     args = ap.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     instances = [load_cpe_example()]
@@ -92,6 +95,8 @@ def main(argv=None) -> dict:
                 print(f"{inst.name:<16}{name:<20}  (no unique {spec.target} winner: skipped)")
                 continue
             kw = {"epsilon": args.epsilon} if spec.needs_epsilon else {}
+            if args.no_fast and name != "car-cond":
+                kw["fast"] = False
             duels, right, secs = [], 0, []
             for r in range(args.runs):
                 t0 = time.perf_counter()
