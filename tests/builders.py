@@ -13,7 +13,9 @@ Plain helpers (same seed -> same matrix; the tests' fixed case mixes rely on it)
 * :func:`random_mu` -- a plain ``ndarray``: upper triangle uniform on (0, 1), nothing within
   1e-3 of 1/2, optionally a Condorcet winner at arm 0 (an entry-by-entry generator written
   independently of :func:`boundcalc.datasets.random_matrix`);
-* :func:`pm_from_upper` -- a matrix from its upper triangle.
+* :func:`pm_from_upper` -- a matrix from its upper triangle;
+* :func:`random_cpe_instance` -- a random candidate-position instance of paper 004 (graph not
+  necessarily complete, a planted matching filling every position), for the CPE tests.
 
 Hypothesis strategies:
 
@@ -27,10 +29,12 @@ Hypothesis strategies:
 
 from __future__ import annotations
 
+import networkx as nx
 import numpy as np
 from hypothesis import strategies as st
 
 from boundcalc import PreferenceMatrix
+from boundcalc.cpe import CPEInstance
 from boundcalc.datasets import random_matrix
 
 TOURNAMENT_KINDS = ("plain", "near-tie", "condorcet", "cyclic")
@@ -186,3 +190,34 @@ def empirical_state(K: int, rng: np.random.Generator, draws: int = 6) -> np.ndar
         w = rng.binomial(n, mu[i, j])
         W[i, j], W[j, i] = w, n - w
     return empirical_mu(W)
+
+
+def random_cpe_instance(seed, n_pos=None, n_cand=None, p_edge=0.5):
+    """A random CPE instance (``seed``: an int or a Generator, used as is) whose graph need not be
+    complete; a planted matching keeps every position fillable, preferences avoid |p - 1/2| < 1e-3."""
+    rng = np.random.default_rng(seed)
+    l = int(n_pos if n_pos is not None else rng.integers(1, 5))
+    n = int(n_cand if n_cand is not None else rng.integers(l, l + 3))
+    G = nx.Graph()
+    cands = [f"c{i}" for i in range(n)]
+    poss = [f"s{j}" for j in range(l)]
+    G.add_nodes_from(cands, bipartite=0)
+    G.add_nodes_from(poss, bipartite=1)
+    perm = rng.permutation(n)[:l]  # guarantees a matching that fills every position
+    for j, s in enumerate(poss):
+        G.add_edge(cands[perm[j]], s)
+        for c in cands:
+            if rng.random() < p_edge:
+                G.add_edge(c, s)
+    prefs = {}
+    for s in poss:
+        order = list(G[s])
+        d = len(order)
+        U = rng.uniform(0.03, 0.97, (d, d))
+        U = np.where(np.abs(U - 0.5) < 1e-3, U + 0.01, U)
+        mat = np.full((d, d), 0.5)
+        iu = np.triu_indices(d, 1)
+        mat[iu] = U[iu]
+        mat[(iu[1], iu[0])] = 1 - U[iu]
+        prefs[s] = (order, mat)
+    return CPEInstance(G, prefs)

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from builders import dueling_mu
+from builders import random_cpe_instance as random_instance
 
 import boundcalc.cpe as cpe
 from boundcalc.cpe import (
@@ -66,35 +67,6 @@ def brute_f(inst, M1, M2):
     """004 eq. (1): f(M1, M2) = (1/l) sum_j p_{e(M1,j), e(M2,j)}."""
     P = inst.edge_matrix
     return sum(P[a, b] for a, b in zip(M1, M2)) / inst.n_positions
-
-
-def random_instance(seed, n_pos=None, n_cand=None, p_edge=0.5):
-    rng = np.random.default_rng(seed)
-    l = int(n_pos if n_pos is not None else rng.integers(1, 5))
-    n = int(n_cand if n_cand is not None else rng.integers(l, l + 3))
-    G = nx.Graph()
-    cands = [f"c{i}" for i in range(n)]
-    poss = [f"s{j}" for j in range(l)]
-    G.add_nodes_from(cands, bipartite=0)
-    G.add_nodes_from(poss, bipartite=1)
-    perm = rng.permutation(n)[:l]  # guarantees a matching that fills every position
-    for j, s in enumerate(poss):
-        G.add_edge(cands[perm[j]], s)
-        for c in cands:
-            if rng.random() < p_edge:
-                G.add_edge(c, s)
-    prefs = {}
-    for s in poss:
-        order = list(G[s])
-        d = len(order)
-        U = rng.uniform(0.03, 0.97, (d, d))
-        U = np.where(np.abs(U - 0.5) < 1e-3, U + 0.01, U)
-        mat = np.full((d, d), 0.5)
-        iu = np.triu_indices(d, 1)
-        mat[iu] = U[iu]
-        mat[(iu[1], iu[0])] = 1 - U[iu]
-        prefs[s] = (order, mat)
-    return CPEInstance(G, prefs)
 
 
 SEEDS = st.integers(0, 2**32 - 1)

@@ -20,11 +20,11 @@ import collections
 import itertools
 import math
 
-import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from builders import random_cpe_instance as random_instance
 from scipy.optimize import linprog
 from scipy.stats import chisquare
 
@@ -42,35 +42,6 @@ P_004 = [[0.5, 0.45, 1, 0, 0], [0.55, 0.5, 0.55, 0, 0], [0, 0.45, 0.5, 0, 0], [0
 
 
 # --------------------------------------------------------------------------------- helpers
-def random_instance(rng, n_pos=None, n_cand=None, p_edge=0.5):
-    """A random instance whose graph need not be complete (a planted matching keeps it valid)."""
-    l = int(n_pos if n_pos is not None else rng.integers(1, 5))
-    n = int(n_cand if n_cand is not None else rng.integers(l, l + 3))
-    G = nx.Graph()
-    cands = [f"c{i}" for i in range(n)]
-    poss = [f"s{j}" for j in range(l)]
-    G.add_nodes_from(cands, bipartite=0)
-    G.add_nodes_from(poss, bipartite=1)
-    perm = rng.permutation(n)[:l]
-    for j, s in enumerate(poss):
-        G.add_edge(cands[perm[j]], s)
-        for c in cands:
-            if rng.random() < p_edge:
-                G.add_edge(c, s)
-    prefs = {}
-    for s in poss:
-        order = list(G[s])
-        d = len(order)
-        U = rng.uniform(0.03, 0.97, (d, d))
-        U = np.where(np.abs(U - 0.5) < 1e-3, U + 0.01, U)
-        mat = np.full((d, d), 0.5)
-        iu = np.triu_indices(d, 1)
-        mat[iu] = U[iu]
-        mat[(iu[1], iu[0])] = 1 - U[iu]
-        prefs[s] = (order, mat)
-    return CPEInstance(G, prefs)
-
-
 def all_matchings(inst):
     """Every injective position -> candidate assignment along edges (independent of matchings.py)."""
     out = []
