@@ -256,6 +256,20 @@ def _np_pairwise_sum(x, idx, n):  # pragma: no cover - compiled
     return res
 
 
+def _best_two(w, Ms, nM, l):  # pragma: no cover - compiled
+    """The largest and second-largest weight ``w(M)`` over the enumerated matchings, and the
+    first index reaching the largest (MWMC by enumeration; ties are detected by the caller)."""
+    best, second, ib = -np.inf, -np.inf, -1
+    for i in range(nM):
+        v = _np_pairwise_sum(w, Ms[i], l)
+        if v > best:
+            second = best
+            best, ib = v, i
+        elif v > second:
+            second = v
+    return best, second, ib
+
+
 def _clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_end,
                   log4K_d, bonus, l_eps, eq_tol, exact, tie_tol, res, zlog, dout):  # pragma: no cover - compiled
     """Rounds of Algorithm 1 / 5's loop from round ``t``, duel ``k`` of the block, as
@@ -272,14 +286,7 @@ def _clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_
     diff = 0.0
     while True:
         # line 5 / 8: M_t = MWMC(bar w_t)
-        best, second, ib = -np.inf, -np.inf, -1
-        for i in range(nM):
-            v = _np_pairwise_sum(wbar, Ms[i], l)
-            if v > best:
-                second = best
-                best, ib = v, i
-            elif v > second:
-                second = v
+        best, second, ib = _best_two(wbar, Ms, nM, l)
         if second >= best - tie_tol:
             code = _K_TIE
             break
@@ -295,14 +302,7 @@ def _clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_
             else:
                 wt[e] = wbar[e] + c[e] + bonus
         # line 14 / 17: tilde M_t = MWMC(tilde w_t)
-        best, second, it = -np.inf, -np.inf, -1
-        for i in range(nM):
-            v = _np_pairwise_sum(wt, Ms[i], l)
-            if v > best:
-                second = best
-                best, it = v, i
-            elif v > second:
-                second = v
+        best, second, it = _best_two(wt, Ms, nM, l)
         if second >= best - tie_tol:
             code = _K_TIE
             break
@@ -346,12 +346,13 @@ def _clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_
 
 def _load_kernel():
     """Compile (or load from numba's cache) the fast CLUCB kernel once per process."""
-    global _clucb_kernel, _np_pairwise_sum
+    global _clucb_kernel
     if _clucb_kernel is None:
         from numba import njit
 
         g = globals()
         g["_np_pairwise_sum"] = njit(cache=True, inline="always")(_np_pairwise_sum)
+        g["_best_two"] = njit(cache=True, inline="always")(_best_two)
         _clucb_kernel = njit(cache=True)(_clucb_rounds)
     return _clucb_kernel
 
