@@ -210,10 +210,12 @@ def test_bound_settled_tests_equal_exact_lp_decisions(inst):
 
 # ---------------------------------------------------------------------------- correctness over seeds
 CASES = [
-    ("clucb-borda-pac", ONE, 10), ("clucb-borda-exact", ONE, 2), ("car-cond", ONE, 15),
-    ("car-verify", ONE, 10), ("car-parallel", ONE, 6),
-    ("clucb-borda-pac", TWO, 4), ("car-cond", TWO, 5), ("car-verify", TWO, 4), ("car-parallel", TWO, 3),
-    ("clucb-borda-pac", NEAR, 2), ("car-cond", NEAR, 2), ("car-verify", NEAR, 2), ("car-parallel", NEAR, 1),
+    ("clucb-borda-pac", ONE, 30), ("clucb-borda-exact", ONE, 30), ("car-cond", ONE, 30),
+    ("car-verify", ONE, 30), ("car-parallel", ONE, 20),
+    ("clucb-borda-pac", TWO, 20), ("clucb-borda-exact", TWO, 10), ("car-cond", TWO, 20), ("car-verify", TWO, 20),
+    ("car-parallel", TWO, 12),
+    ("clucb-borda-pac", NEAR, 10), ("clucb-borda-exact", NEAR, 3), ("car-cond", NEAR, 10), ("car-verify", NEAR, 10),
+    ("car-parallel", NEAR, 5),
 ]
 
 
