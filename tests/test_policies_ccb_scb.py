@@ -41,6 +41,23 @@ def _at(cls, W, t, **kw):
     return p
 
 
+def _kernel_and_class_agree(pm, name, *, horizon, seeds):
+    """Compiled path (kernel stream, seed ``seeds[0]``) against the protocol path (numpy Generator,
+    ``seeds[1]``): 30 runs, regret at every checkpoint from t = 30 -- Welch 4 s.e., KS p > 1e-3."""
+    kw = dict(horizon=horizon, runs=30, per_decade=3, bounds=False)
+    a = simulate(pm, [name], seed=seeds[0], fast=True, **kw)
+    b = simulate(pm, [name], seed=seeds[1], fast=False, **kw)
+    assert a.policy(name).kernel and not b.policy(name).kernel
+    Ra, Rb = a.regret(name), b.regret(name)
+    for c, t in enumerate(a.checkpoints):
+        if t < 30:
+            continue
+        x, y = Ra[:, c], Rb[:, c]
+        se = math.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
+        assert abs(x.mean() - y.mean()) < 4 * se + 1e-12, int(t)
+        assert stats.ks_2samp(x, y).pvalue > 1e-3, int(t)
+
+
 def _bounds(p):
     U, L = relative_bounds(p.wins, p.draws, p.params["alpha"], p.t)
     up, lo = copeland_bounds(U, L)
@@ -299,18 +316,7 @@ def test_kernel_equals_class_in_distribution():
     independent seeds, on 001's Table-2-like 4-arm matrix: regret at every checkpoint from t = 30
     to 800 over 30 runs -- means within 4 standard errors (Welch) and two-sample KS p > 1e-3."""
     pm = load_example("table2")
-    kw = dict(horizon=800, runs=30, per_decade=3, bounds=False)
-    a = simulate(pm, ["ccb"], seed=11, fast=True, **kw)
-    b = simulate(pm, ["ccb"], seed=12, fast=False, **kw)
-    assert a.policy("ccb").kernel and not b.policy("ccb").kernel
-    Ra, Rb = a.regret("ccb"), b.regret("ccb")
-    for c, t in enumerate(a.checkpoints):
-        if t < 30:
-            continue
-        x, y = Ra[:, c], Rb[:, c]
-        se = math.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
-        assert abs(x.mean() - y.mean()) < 4 * se + 1e-12, int(t)
-        assert stats.ks_2samp(x, y).pvalue > 1e-3, int(t)
+    _kernel_and_class_agree(pm, "ccb", horizon=800, seeds=(11, 12))
 
 
 # ----------------------------------------------------------------------------- behaviour
@@ -522,18 +528,7 @@ def test_scb_kernel_equals_class_in_distribution():
     """Compiled path (kernel stream) against protocol path (numpy Generator) on a 3-arm matrix,
     30 runs of 3000 rounds, regret at every checkpoint from t = 30: Welch 4 s.e., KS p > 1e-3."""
     pm = PreferenceMatrix(np.array([[0.5, 0.7, 0.8], [0.3, 0.5, 0.6], [0.2, 0.4, 0.5]]))
-    kw = dict(horizon=3000, runs=30, per_decade=3, bounds=False)
-    a = simulate(pm, ["scb"], seed=21, fast=True, **kw)
-    b = simulate(pm, ["scb"], seed=22, fast=False, **kw)
-    assert a.policy("scb").kernel and not b.policy("scb").kernel
-    Ra, Rb = a.regret("scb"), b.regret("scb")
-    for c, t in enumerate(a.checkpoints):
-        if t < 30:
-            continue
-        x, y = Ra[:, c], Rb[:, c]
-        se = math.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
-        assert abs(x.mean() - y.mean()) < 4 * se + 1e-12, int(t)
-        assert stats.ks_2samp(x, y).pvalue > 1e-3, int(t)
+    _kernel_and_class_agree(pm, "scb", horizon=3000, seeds=(21, 22))
 
 
 def _shares(res, name, Ts):
