@@ -500,6 +500,66 @@ def _rmed_learn(mu, counts, key0, key1, W, N, G, I, i, j):
 
 
 @njit(cache=True)
+def _rmed_state(K):
+    """RMED's counts and lists at t = 1 (shared by RMED1 and RMED2): ``W, N``, ``G = N d``, the
+    row sums ``I``, the duel counters, ``L_C = [K]`` (all arms in ``L_R``), ``L_N`` empty."""
+    LC = np.arange(K)
+    inLR = np.ones(K, dtype=np.bool_)
+    inLN = np.zeros(K, dtype=np.bool_)
+    return (np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), np.zeros((K, K)),
+            np.zeros(K), np.zeros(K * K, dtype=np.int64), LC, inLR, inLN)
+
+
+@njit(cache=True)
+def _rmed_first_pair(N, thr):
+    """The first pair ``a < b`` (row-major) drawn fewer than ``thr`` times, or ``(-1, -1)``:
+    RMED's initial phase (``thr = n_init``) and RMED2's forced exploration (``alpha log log t``)."""
+    K = N.shape[0]
+    for a in range(K):
+        for b in range(a + 1, K):
+            if N[a, b] < thr:
+                return a, b
+    return -1, -1
+
+
+@njit(cache=True)
+def _argmin(x):
+    """The first index of the smallest entry (RMED's ``i*(t)``, ties to the smallest arm)."""
+    m = 0
+    for a in range(1, x.shape[0]):
+        if x[a] < x[m]:
+            m = a
+    return m
+
+
+@njit(cache=True)
+def _rmed1_opponent(W, N, l, istar):
+    """RMED1's opponent of ``l`` (Algorithm 2): ``i*`` when it is in ``O_l = {j : mu_lj <= 1/2}``
+    or ``O_l`` is empty, else ``argmin_{j != l} mu_lj`` (undrawn pairs 1/2; that argmin lies in
+    ``O_l``, whose members are the only arms with ``mu_lj <= 1/2``)."""
+    K = W.shape[0]
+    n_opp = 0
+    istar_opp = False
+    for b in range(K):
+        if b != l and 2 * W[l, b] <= N[l, b]:
+            n_opp += 1
+            if b == istar:
+                istar_opp = True
+    if istar_opp or n_opp == 0:
+        return istar
+    best = np.inf
+    m = -1
+    for b in range(K):
+        if b == l:
+            continue
+        x = W[l, b] / N[l, b] if N[l, b] > 0 else 0.5
+        if x < best:
+            best = x
+            m = b
+    return m
+
+
+@njit(cache=True)
 def _rmed_next_list(LC, inLR, inLN, I, pos, nLC, t, fK):
     """RMED's list step after a draw of the loop (shared by RMED1 and RMED2): the arm just
     drawn leaves L_R, every arm within ``log t + f(K)`` of the best ``I`` joins L_N, and a
@@ -507,10 +567,7 @@ def _rmed_next_list(LC, inLR, inLN, I, pos, nLC, t, fK):
     K = I.shape[0]
     l = LC[pos]
     inLR[l] = False
-    istar = 0
-    for a in range(1, K):
-        if I[a] < I[istar]:
-            istar = a
+    istar = _argmin(I)
     bound = math.log(t) + fK
     for a in range(K):
         if not inLR[a] and I[a] - I[istar] <= bound:
@@ -535,18 +592,8 @@ def rmed1_run(mu, T, f_scale, f_power, n_init, key0, key1, checkpoints, regrets)
     Returns ``(out, stats)`` as :func:`ecw_rmed_run`; ``stats = [initial, self_duels]``.
     """
     K = mu.shape[0]
-    W = np.zeros((K, K), dtype=np.int64)
-    N = np.zeros((K, K), dtype=np.int64)
-    G = np.zeros((K, K))
-    I = np.zeros(K)
-    counts = np.zeros(K * K, dtype=np.int64)
-    LC = np.empty(K, dtype=np.int64)
-    inLR = np.zeros(K, dtype=np.bool_)
-    inLN = np.zeros(K, dtype=np.bool_)
+    W, N, G, I, counts, LC, inLR, inLN = _rmed_state(K)
     fK = f_scale * float(K) ** f_power
-    for a in range(K):
-        LC[a] = a
-        inLR[a] = True
     nLC = K
     pos = 0
     U = regrets.shape[0]
@@ -561,11 +608,7 @@ def rmed1_run(mu, T, f_scale, f_power, n_init, key0, key1, checkpoints, regrets)
         i = -1
         j = -1
         if initial:
-            for a in range(K):
-                for b in range(a + 1, K):
-                    if i < 0 and N[a, b] < n_init:
-                        i = a
-                        j = b
+            i, j = _rmed_first_pair(N, n_init)
             if i >= 0:
                 stats[0] += 1
             else:
@@ -573,29 +616,8 @@ def rmed1_run(mu, T, f_scale, f_power, n_init, key0, key1, checkpoints, regrets)
         if not initial:
             in_loop = True
             l = LC[pos]
-            istar = 0
-            for a in range(1, K):
-                if I[a] < I[istar]:
-                    istar = a
-            n_opp = 0
-            istar_opp = False
-            for b in range(K):
-                if b != l and 2 * W[l, b] <= N[l, b]:
-                    n_opp += 1
-                    if b == istar:
-                        istar_opp = True
-            if istar_opp or n_opp == 0:
-                m = istar
-            else:
-                best = np.inf
-                m = -1
-                for b in range(K):
-                    if b == l:
-                        continue
-                    x = W[l, b] / N[l, b] if N[l, b] > 0 else 0.5
-                    if x < best:
-                        best = x
-                        m = b
+            istar = _argmin(I)
+            m = _rmed1_opponent(W, N, l, istar)
             i = l
             j = m
             if i == j:
@@ -1149,18 +1171,8 @@ def rmed2_run(mu, T, f_scale, f_power, n_init, alpha, floor, key0, key1, checkpo
     skeleton of :func:`rmed1_run`, plus line 1's forced exploration and the target ``b(l)``).
     """
     K = mu.shape[0]
-    W = np.zeros((K, K), dtype=np.int64)
-    N = np.zeros((K, K), dtype=np.int64)
-    G = np.zeros((K, K))
-    I = np.zeros(K)
-    counts = np.zeros(K * K, dtype=np.int64)
-    LC = np.empty(K, dtype=np.int64)
-    inLR = np.zeros(K, dtype=np.bool_)
-    inLN = np.zeros(K, dtype=np.bool_)
+    W, N, G, I, counts, LC, inLR, inLN = _rmed_state(K)
     fK = f_scale * float(K) ** f_power
-    for a in range(K):
-        LC[a] = a
-        inLR[a] = True
     nLC = K
     pos = 0
     U = regrets.shape[0]
@@ -1175,31 +1187,19 @@ def rmed2_run(mu, T, f_scale, f_power, n_init, alpha, floor, key0, key1, checkpo
         i = -1
         j = -1
         if initial:
-            for a in range(K):
-                for b in range(a + 1, K):
-                    if i < 0 and N[a, b] < n_init:
-                        i = a
-                        j = b
+            i, j = _rmed_first_pair(N, n_init)
             if i >= 0:
                 stats[0] += 1
             else:
                 initial = False
         if not initial and t >= 3:
-            thr = alpha * math.log(math.log(t))
-            for a in range(K):
-                for b in range(a + 1, K):
-                    if i < 0 and N[a, b] < thr:
-                        i = a
-                        j = b
+            i, j = _rmed_first_pair(N, alpha * math.log(math.log(t)))
             if i >= 0:
                 stats[1] += 1
         if not initial and i < 0:
             in_loop = True
             l = LC[pos]
-            istar = 0
-            for a in range(1, K):
-                if I[a] < I[istar]:
-                    istar = a
+            istar = _argmin(I)
             # b(l): argmin over j beating l of max(Delta_{i* l} + Delta_{i* j}, floor) / d(mu_lj)
             dl = _mu_hat(W, N, istar, l) - 0.5
             best = np.inf
@@ -1223,24 +1223,7 @@ def rmed2_run(mu, T, f_scale, f_power, n_init, alpha, floor, key0, key1, checkpo
                     m = bt
                     stats[4] += 1
             else:
-                n_opp = 0
-                istar_opp = False
-                for b in range(K):
-                    if b != l and 2 * W[l, b] <= N[l, b]:
-                        n_opp += 1
-                        if b == istar:
-                            istar_opp = True
-                if istar_opp or n_opp == 0:
-                    m = istar
-                else:
-                    best = np.inf
-                    m = -1
-                    for b in range(K):
-                        if b != l and 2 * W[l, b] <= N[l, b]:
-                            x = W[l, b] / N[l, b] if N[l, b] > 0 else 0.5
-                            if x < best:
-                                best = x
-                                m = b
+                m = _rmed1_opponent(W, N, l, istar)
             i = l
             j = m
             if i == j:
