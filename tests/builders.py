@@ -23,6 +23,8 @@ Hypothesis strategies:
 * :func:`st_mu_and_perm` -- such an array and a permutation of its arms;
 * :func:`st_shuffled_pm` -- a :func:`boundcalc.datasets.random_matrix` (gaps >= 0.02) with its
   arms shuffled, so the winner is not always arm 0;
+* :func:`st_counts_and_perm` -- win counts of an online run (undrawn pairs, exact ties, lopsided
+  records, large counts), a round ``t`` and a permutation of the arms (policy relabelling tests);
 * :data:`st_upper_and_perm` -- ``(K, upper, perm)`` with K in 3..7, upper-triangle entries
   drawn from floats and from near-ties ``1/2 +- 1e-4, 1e-3``, and a permutation of the arms.
 """
@@ -221,3 +223,21 @@ def random_cpe_instance(seed, n_pos=None, n_cand=None, p_edge=0.5):
         mat[(iu[1], iu[0])] = 1 - U[iu]
         prefs[s] = (order, mat)
     return CPEInstance(G, prefs)
+
+
+@st.composite
+def st_counts_and_perm(draw, max_K=7, max_t=10**7):
+    """Win counts as early or late in a run (undrawn pairs, exact ties, lopsided records, large
+    counts), a round t and a permutation of the arms."""
+    K = draw(st.integers(2, max_K))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    scale = draw(st.sampled_from([0, 3, 30, 10**4]))
+    W = np.zeros((K, K), dtype=np.int64)
+    for i in range(K):
+        for j in range(i + 1, K):
+            n = int(rng.integers(0, scale + 1))
+            kind = rng.integers(4)
+            w = n // 2 if kind == 0 and n % 2 == 0 else (n if kind == 1 else int(rng.integers(0, n + 1)))
+            W[i, j], W[j, i] = w, n - w
+    t = draw(st.integers(1, max_t))
+    return W, t, draw(st.permutations(range(K)))

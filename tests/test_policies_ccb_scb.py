@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 import pytest
-from builders import tournament_pm
+from builders import st_counts_and_perm, tournament_pm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, stats
@@ -235,23 +235,10 @@ def test_reseeded_variant_repeats_its_draws():
 
 
 # ----------------------------------------------------------------------------- relabelling
-@st.composite
-def st_counts_and_perm(draw):
-    K = draw(st.integers(2, 6))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    scale = draw(st.sampled_from([0, 3, 30, 10**4]))
-    W = np.zeros((K, K), dtype=np.int64)
-    for i in range(K):
-        for j in range(i + 1, K):
-            n = int(rng.integers(0, scale + 1))
-            kind = rng.integers(4)
-            w = n // 2 if kind == 0 and n % 2 == 0 else (n if kind == 1 else int(rng.integers(0, n + 1)))
-            W[i, j], W[j, i] = w, n - w
-    return W, draw(st.integers(1, 10**6)), draw(st.permutations(range(K)))
 
 
 @settings(max_examples=100, deadline=None)
-@given(st_counts_and_perm())
+@given(st_counts_and_perm(max_K=6, max_t=10**6))
 def test_hypothesis_update_relabels(case):
     """Lines 7-9 from the initial state commute with relabelling the arms: B, L_C and the sizes
     of the B^i (9C's random trimming keeps sizes, not members) relabel; B^i stays inside

@@ -10,14 +10,13 @@ import math
 
 import numpy as np
 import pytest
-from builders import tournament_pm
+from builders import st_counts_and_perm, tournament_pm
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from scipy import integrate, stats
 
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.matrix import kl_half
-from boundcalc.policies import DTS, RUCB, DTSPlus, make_policy
+from boundcalc.policies import DTS, RUCB, DTSPlus
 from boundcalc.policies import fast
 from boundcalc.policies.dts import copeland_candidates, dts_plus_regret
 from boundcalc.policies.rucb import relative_bounds
@@ -66,22 +65,6 @@ def test_copeland_candidates_lines_5_6():
     assert copeland_candidates(np.full((3, 3), 0.5)).tolist() == [0, 1, 2]
 
 
-@st.composite
-def st_counts_and_perm(draw):
-    """Win counts as early or late in a run (undrawn pairs, exact ties, lopsided records, large
-    counts), a round t and a permutation of the arms."""
-    K = draw(st.integers(2, 7))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    scale = draw(st.sampled_from([0, 3, 30, 10**4]))
-    W = np.zeros((K, K), dtype=np.int64)
-    for i in range(K):
-        for j in range(i + 1, K):
-            n = int(rng.integers(0, scale + 1))
-            kind = rng.integers(4)
-            w = n // 2 if kind == 0 and n % 2 == 0 else (n if kind == 1 else int(rng.integers(0, n + 1)))
-            W[i, j], W[j, i] = w, n - w
-    t = draw(st.integers(1, 10**7))
-    return W, t, draw(st.permutations(range(K)))
 
 
 @settings(max_examples=150, deadline=None)
