@@ -159,15 +159,19 @@ class DTS(Policy):
         return th
 
     def _first(self, theta: np.ndarray, C: np.ndarray) -> int:
-        """Line 11: the arm of ``C`` beating the most arms under ``theta``; random ties."""
+        """Line 11: the arm of ``C`` beating the most arms under ``theta``; ties to :meth:`_tie_break`."""
         above = theta > 0.5
         np.fill_diagonal(above, False)
         score = above.sum(axis=1)[C]
-        best = C[score == score.max()]
-        if best.size == 1:
-            return int(best[0])
+        A = C[score == score.max()]
+        if A.size == 1:
+            return int(A[0])
         self.stats["ties"] += 1
-        return int(best[self._draw_index(best.size)])
+        return self._tie_break(theta, A)
+
+    def _tie_break(self, theta: np.ndarray, A: np.ndarray) -> int:
+        """D-TS: uniformly at random among the tied arms ``A``."""
+        return int(A[self._draw_index(A.size)])
 
     def _second(self, a1: int, L: np.ndarray) -> int:
         """Lines 13-14: ``argmax`` of fresh ``theta2_{i a1}`` over ``{i : l_{i a1} <= 1/2}``."""
@@ -204,13 +208,7 @@ class DTSPlus(DTS):
     reference = "Wu & Liu (NIPS 2016), Sec. 4.3 (D-TS+)"
     fast_kernel = "dts_plus"
 
-    def _first(self, theta: np.ndarray, C: np.ndarray) -> int:
-        above = theta > 0.5
-        np.fill_diagonal(above, False)
-        score = above.sum(axis=1)[C]
-        A = C[score == score.max()]
-        if A.size == 1:
-            return int(A[0])
-        self.stats["ties"] += 1
+    def _tie_break(self, theta: np.ndarray, A: np.ndarray) -> int:
+        """D-TS+: the tied arm of smallest estimated regret ``R_i`` (first on equal ``R``)."""
         R = dts_plus_regret(theta, A)
         return int(A[int(np.argmin(R))])
