@@ -203,6 +203,20 @@ def test_cli_json_and_plot(tmp_path, capsys):
     assert d["winner"] == [["a", "s"]] and d["epsilon"] == 0.1 and d["hardness"]["H^B_eps"] is not None
 
 
+@pytest.mark.parametrize("name", ["clucb-borda-pac", "clucb-borda-exact", "car-cond", "car-verify", "car-parallel"])
+def test_cli_runs_each_algorithm_name(name, capsys):
+    """Every command-line name of issue 9 runs through ``boundcalc explore`` and finds Table 2's
+    winner (arm 0 beats every arm: Borda and Condorcet winner of the one-position instance)."""
+    argv = ["explore", "--example", "table2", "--algorithm", name, "--delta", "0.05", "--runs", "2",
+            "--seed", "1", "--workers", "0", "--json", "--no-progress"]
+    if name == "clucb-borda-pac":
+        argv += ["--epsilon", "0.05"]
+    assert main(argv) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["algorithm"] == name and d["winner"] == [[0, "s"]] and d["correct_rate"] == 1.0
+    assert d["samples"]["min"] > 0
+
+
 @pytest.mark.parametrize("argv, msg", [
     (["--example", "chen2020-fig1", "-a", "nope", "--delta", "0.1"], "unknown algorithm 'nope'"),
     (["--example", "chen2020-fig1", "-a", "car-cond", "--delta", "1.5"], "--delta must lie in (0, 1)"),
