@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
+from .._highs import new_highs
 from ..lp.highs import SolverError
 from .instance import CPEInstance, as_instance
 from .matchings import _edge_set, best_matching, forced_sets_consistent
@@ -372,19 +373,13 @@ _HIGHS = threading.local()
 def _highs(presolve: bool):
     """One HiGHS object per thread and presolve setting, reused across calls (``passModel``
     replaces the model; creating a ``Highs`` costs about as much as solving these LPs)."""
-    import highspy
-
     cache = getattr(_HIGHS, "solvers", None)
     if cache is None:
         cache = _HIGHS.solvers = {}
     h = cache.get(presolve)
     if h is None:
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("threads", 1)
-        h.setOptionValue("primal_feasibility_tolerance", HIGHS_TOL)
-        h.setOptionValue("dual_feasibility_tolerance", HIGHS_TOL)
-        h.setOptionValue("presolve", "on" if presolve else "off")
+        h = new_highs(threads=1, primal_feasibility_tolerance=HIGHS_TOL,
+                      dual_feasibility_tolerance=HIGHS_TOL, presolve="on" if presolve else "off")
         cache[presolve] = h
     return h
 

@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from .._highs import solve_quietly
 from ..matrix import as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
@@ -80,7 +81,7 @@ def _solve_covering(costs, rows, lower=None, solver="CLARABEL", scale=None):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
-                prob.solve(solver=name, **opts)
+                solve_quietly(lambda: prob.solve(solver=name, **opts))
         except cp.error.SolverError as exc:
             if len(attempts) == 1:
                 raise SolverError(f"cvxpy/{name} failed: {exc}") from exc

@@ -26,6 +26,7 @@ try:  # pragma: no cover - import guard
 except ImportError as exc:  # pragma: no cover
     raise ImportError("boundcalc needs highspy (pip install highspy)") from exc
 
+from .._highs import new_highs
 from .constraints import RowBlock, row_hashes, rows_to_csr
 
 __all__ = ["CoveringLP", "SolverError", "LPSolution"]
@@ -77,13 +78,8 @@ class CoveringLP:
             raise ValueError("LP costs must be non-negative (a variable in no row is left at its lower bound)")
         n = costs.size
         self.n = n
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("threads", int(threads))
-        h.setOptionValue("primal_feasibility_tolerance", 1e-9)
-        h.setOptionValue("dual_feasibility_tolerance", 1e-9)
-        if not presolve:
-            h.setOptionValue("presolve", "off")
+        h = new_highs(threads=int(threads), primal_feasibility_tolerance=1e-9,
+                      dual_feasibility_tolerance=1e-9, presolve="on" if presolve else "off")
         self._lb = np.zeros(n) if lower is None else np.asarray(lower, dtype=float).copy()
         self._ub = np.ones(n) if upper is None else np.asarray(upper, dtype=float).copy()
         # Columns are created lazily: a variable enters HiGHS with the first row that uses it

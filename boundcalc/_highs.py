@@ -1,0 +1,138 @@
+"""Building HiGHS objects without anything reaching standard output.
+
+``highspy`` 1.16 prints a banner ("Running HiGHS 1.16.0 ... Copyright", "Includes third-party
+software components ...") from the C++ ``Highs()`` constructor, to file descriptor 1 and before
+any option (``output_flag``) can be set.  In a command whose standard output is a result
+(``boundcalc bounds --json``) that banner breaks the output.  Python's ``sys.stdout`` does not
+see it, so silencing must happen at the file-descriptor level:
+
+* :func:`fd_stdout_captured` points file descriptor 1 at a temporary file for the duration of a
+  block (C stdio flushed before and after), then restores it.  What was captured is returned;
+  lines that are not HiGHS's banner are passed on to standard error, so nothing HiGHS reports
+  beyond its banner is lost.
+* :func:`new_highs` builds a ``highspy.Highs`` inside that block with logging off
+  (``output_flag = False``).  Every HiGHS object boundcalc makes comes from here, in every
+  process (a Dask worker builds its models through the same function).
+* :func:`solve_quietly` runs a callable (e.g. a cvxpy ``solve`` that builds its own HiGHS
+  object) inside the block.
+
+Errors are not silenced: HiGHS's status of every call is checked by its caller and reported as
+:class:`~boundcalc.lp.highs.SolverError`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import tempfile
+import threading
+from contextlib import contextmanager
+from typing import Callable, Iterator, TypeVar
+
+__all__ = ["new_highs", "fd_stdout_captured", "solve_quietly", "BANNER_PREFIXES"]
+
+T = TypeVar("T")
+
+#: Lines HiGHS prints on construction; they are dropped, anything else goes to stderr.
+BANNER_PREFIXES = ("Running HiGHS", "Includes third-party software", "Copyright (c)")
+
+_LOCK = threading.RLock()
+_depth = 0
+
+try:  # the C library's fflush(NULL) flushes every C stdio stream (HiGHS may buffer in stdout)
+    _libc = ctypes.CDLL(None)
+    _fflush = _libc.fflush
+    _fflush.argtypes = [ctypes.c_void_p]
+except (OSError, AttributeError):  # pragma: no cover - not a POSIX C library
+    _fflush = None
+
+
+def _flush_all() -> None:
+    for stream in (sys.stdout, sys.__stdout__):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # closed or detached stream
+            pass
+    if _fflush is not None:
+        _fflush(None)
+
+
+def _pass_on(text: str) -> None:
+    """Write what HiGHS printed, other than its banner, to standard error."""
+    rest = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith(BANNER_PREFIXES)]
+    if rest:
+        err = sys.stderr if sys.stderr is not None else sys.__stderr__
+        if err is not None:
+            err.write("\n".join(rest) + "\n")
+            err.flush()
+
+
+@contextmanager
+def fd_stdout_captured() -> Iterator[list]:
+    """Point file descriptor 1 at a temporary file inside the block; the captured text is
+    appended to the yielded list when the block ends (and anything but HiGHS's banner is
+    written to standard error).
+
+    Re-entrant and serialised by a process-wide lock (file descriptors are per process).
+    Where file descriptor 1 is closed or cannot be duplicated, the block runs unchanged.
+    """
+    global _depth
+    out: list = []
+    with _LOCK:
+        if _depth:  # nested: the outer block already captures
+            _depth += 1
+            try:
+                yield out
+            finally:
+                _depth -= 1
+            return
+        try:
+            saved = os.dup(1)
+        except OSError:  # no file descriptor 1 at all
+            yield out
+            return
+        _flush_all()
+        tmp = tempfile.TemporaryFile(mode="w+b")
+        _depth = 1
+        try:
+            os.dup2(tmp.fileno(), 1)
+            try:
+                yield out
+            finally:
+                _flush_all()
+                os.dup2(saved, 1)
+        finally:
+            _depth = 0
+            os.close(saved)
+            tmp.seek(0)
+            text = tmp.read().decode("utf-8", "replace")
+            tmp.close()
+            out.append(text)
+            _pass_on(text)
+
+
+def new_highs(**options):
+    """A ``highspy.Highs`` with logging off and the given options, built with nothing reaching
+    standard output (see the module docstring).
+
+    >>> h = new_highs(threads=1)
+    >>> h.getOptionValue("output_flag"), h.getOptionValue("threads")
+    (False, 1)
+    """
+    import highspy
+
+    with fd_stdout_captured():
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+    for key, value in options.items():
+        h.setOptionValue(key, value)
+    return h
+
+
+def solve_quietly(fn: Callable[[], T]) -> T:
+    """``fn()`` with file descriptor 1 captured (for solvers that build HiGHS objects of their
+    own, such as cvxpy's HiGHS interface)."""
+    with fd_stdout_captured():
+        return fn()
