@@ -7,8 +7,25 @@ import mode, so pyproject.toml puts ``tests/`` on ``sys.path`` (``pythonpath``) 
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
+from hypothesis import settings
+from hypothesis.database import DirectoryBasedExampleDatabase, ReadOnlyDatabase
+
+# Hypothesis profiles.  "ci" (the default, what `python3 -m pytest` and .ci/run use) is
+# deterministic: every test draws from a fixed seed (``--hypothesis-seed=0`` in pyproject's
+# addopts) and first replays the stored failures in tests/hypothesis-db, read-only, so a CI run
+# can never fail by chance and never writes to the checkout.  "explore"
+# (``HYPOTHESIS_PROFILE=explore python3 -m pytest --hypothesis-seed=$RANDOM``) searches with new
+# random examples and saves any failure it finds into that same directory, to be committed.
+HYPOTHESIS_DB = Path(__file__).parent / "hypothesis-db"
+settings.register_profile("ci", database=ReadOnlyDatabase(DirectoryBasedExampleDatabase(HYPOTHESIS_DB)),
+                          print_blob=True)
+settings.register_profile("explore", database=DirectoryBasedExampleDatabase(HYPOTHESIS_DB), print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture
