@@ -69,7 +69,8 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from .matrix import PreferenceMatrix, as_preference_matrix
-from .runner import JsonlStore, StoreError, StoreMismatch, default_workers, load_store, run_tasks
+from .runner import JsonlStore, StoreError, StoreMismatch, load_store
+from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job
 
 from .comparison import check_options, compare
 from .registry import get_constant
@@ -142,6 +143,36 @@ def iter_candidates(K: int, size: int, seed: int) -> Iterator[np.ndarray]:
         yield cand
 
 
+#: Largest default candidate budget of :func:`draw_submatrices` (about a minute of drawing).
+MAX_DRAWS = 10**8
+#: Candidates drawn before the acceptance rate is trusted to project the budget.
+_PROJECT_AFTER = 10**5
+
+
+def _check_feasible(G: np.ndarray, size: int, min_gap: float) -> None:
+    """Refuse at once a ``min_gap`` that no ``size``-arm submatrix can meet.
+
+    Arms pairwise at gap ``>= min_gap`` form a clique of the graph of such pairs, so each needs
+    ``size - 1`` such partners among the others: removing arms with fewer, repeatedly (the
+    ``(size - 1)``-core), must leave ``size`` arms.  (A necessary condition; a draw that still
+    finds nothing stops at its budget.)
+    """
+    good = G >= min_gap
+    alive = np.ones(G.shape[0], dtype=bool)
+    while True:
+        deg = (good & alive[None, :] & alive[:, None]).sum(axis=1)
+        drop = alive & (deg < size - 1)
+        if not drop.any():
+            break
+        alive &= ~drop
+    if alive.sum() < size:
+        best = np.sort(G[np.isfinite(G)])[::-1]
+        raise ValueError(
+            f"no {size}-arm submatrix has every gap >= {min_gap:g}: after removing arms with fewer than"
+            f" {size - 1} partners at that gap, {int(alive.sum())} arms remain (the largest gap of the"
+            f" matrix is {best[0] if best.size else 0:.4g}); lower min_gap or size")
+
+
 @dataclass(frozen=True)
 class Draws:
     """Accepted submatrices of a draw (:func:`draw_submatrices`)."""
@@ -158,8 +189,10 @@ def draw_submatrices(matrix, size: int, count: int, min_gap: float = 0.0, seed: 
     Submatrix ``i`` depends only on ``(matrix, size, min_gap, seed)`` and ``i``: drawing more
     (a larger ``count``) extends the list without changing its beginning.
 
-    Raises ``ValueError`` when fewer than ``count`` are accepted after ``max_draws`` candidates
-    (default ``max(10**6, 1000 * count)``): the threshold is too strict for this size.
+    Raises ``ValueError`` at once when no ``size``-arm submatrix can meet ``min_gap`` (a core
+    argument, :func:`_check_feasible`), and when fewer than ``count`` are accepted within
+    ``max_draws`` candidates (default ``min(max(10**6, 1000 count), 10**8)``), as soon as the
+    acceptance rate seen after ``10**5`` candidates projects past that budget.
 
     >>> from boundcalc.datasets import load_example
     >>> d = draw_submatrices(load_example("arithmetic8"), 3, 4, min_gap=0.09, seed=0)
@@ -176,17 +209,24 @@ def draw_submatrices(matrix, size: int, count: int, min_gap: float = 0.0, seed: 
     if not (math.isfinite(min_gap) and 0.0 <= min_gap <= 0.5):
         raise ValueError(f"min_gap must lie in [0, 1/2]; got {min_gap}")
     if max_draws is None:
-        max_draws = max(10**6, 1000 * count)
+        max_draws = min(max(10**6, 1000 * count), MAX_DRAWS)
     G = _gap_matrix(pm)
+    if count > 0:
+        _check_feasible(G, size, min_gap)
     arms, gaps, drawn = [], [], 0
     accepted = 0
     it = iter_candidates(pm.K, size, seed)
     while accepted < count:
-        if drawn >= max_draws:
+        # give up as soon as the acceptance seen so far says the budget cannot be enough
+        # (with none accepted yet, optimistically as if the next candidate were accepted)
+        projected = drawn * count / max(accepted, 1)
+        if drawn >= max_draws or (drawn >= _PROJECT_AFTER and projected > max_draws):
+            rate = accepted / drawn
             raise ValueError(
                 f"only {accepted} of {count} {size}-arm submatrices have every gap >= {min_gap:g} after"
-                f" {drawn} candidates (acceptance {accepted / drawn:.2e}); lower min_gap or size,"
-                " or raise max_draws"
+                f" {drawn:,} candidates (acceptance {rate:.2e}; {count} would need"
+                f" {'more than ' if not accepted else 'about '}{projected:,.0f} candidates, the budget is"
+                f" {max_draws:,}); lower min_gap or size, or raise max_draws"
             )
         cand = next(it)
         g = G[cand[:, :, None], cand[:, None, :]].min(axis=(1, 2))
@@ -432,7 +472,7 @@ def _open_store(path, meta: dict, overwrite: bool) -> JsonlStore:
 # ----------------------------------------------------------------------------- execution
 def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | None = 0, out=None, *,
               keys: Iterable[str] | None = None, alpha: float = 0.51, beta: float = 2.0,
-              workers: int | None = None, scheduler=None, chunk_size: int | None = None,
+              workers: int | None = 0, scheduler=None, chunk_size: int | None = None,
               progress: bool | None = None, overwrite: bool = False,
               max_draws: int | None = None) -> BatchResult:
     """Evaluate constants on ``count`` random ``size``-arm submatrices whose gaps are all ``>= min_gap``.
@@ -461,10 +501,10 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
         Constants to compute (rows of :func:`boundcalc.compare`; default all of them).
     alpha, beta : float
         D-TS's parameters, passed to :func:`boundcalc.compare`.
-    workers : int, optional
-        Size of a local Dask cluster (single-threaded worker processes); default the number of
-        cores (in-process when dask.distributed is not installed); ``0`` evaluates in-process.
-        The rows are the same whatever the choice.
+    workers : int or None
+        ``0`` (default): in-process; ``n``: a local Dask cluster of ``n`` single-threaded worker
+        processes; None: one per core when dask.distributed is installed, else in-process
+        (:func:`boundcalc.runner.resolve_workers`).  The rows are the same whatever the choice.
     scheduler : str, distributed.Client or cluster, optional
         Use an existing Dask cluster (an address like ``"tcp://host:8786"``) instead of a local
         one; ``workers`` is then ignored.
@@ -493,20 +533,9 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
     t_start = time.perf_counter()
     pm = as_preference_matrix(matrix)
     alpha, beta, keys, _ = check_options(alpha=alpha, beta=beta, keys=keys)
-    size, count = int(size), int(count)
-    if count < 1:
-        raise ValueError(f"count must be >= 1; got {count}")
-    if seed is None:
-        seed = int(np.random.SeedSequence().entropy % (2**63))
-    seed = int(seed)
-    if workers is None:  # default: a local cluster on every core, in-process without dask installed
-        workers = default_workers()
-    workers = int(workers)
-    if workers < 0:
-        raise ValueError(f"workers must be >= 0; got {workers}")
-
-    draws = draw_submatrices(pm, size, count, min_gap, seed, max_draws=max_draws)
-    t_draw = time.perf_counter() - t_start
+    size = check_count(size, "size", low=2, high=pm.K)
+    count = check_count(count, "count", low=1, high=MAX_TASKS)
+    seed = int(np.random.SeedSequence().entropy % (2**63)) if seed is None else check_seed(seed)
 
     meta: dict[str, Any] = {
         "format": FORMAT_VERSION,
@@ -521,34 +550,41 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
         "alpha": alpha,
         "beta": beta,
     }
-
+    # the row file is opened (and locked) before the draw, so an unusable file is refused at once
     store = _open_store(out, meta, overwrite) if out is not None else None
-    if store is not None and store.resumed:
-        for i, r in store.done.items():
-            if i >= count:
-                continue  # beyond this run's count: kept in the file, not part of this run
-            if r.get("arms") != draws.arms[i].tolist():
-                raise BatchFileMismatch(
-                    f"{out}: row {i} has arms {r.get('arms')} but the draw gives"
-                    f" {draws.arms[i].tolist()}; the file was not made by this run's draw"
-                    " (use another output file or overwrite it)", store.path, [("arms", r.get("arms"),
-                                                                                draws.arms[i].tolist())])
-            if any(k not in r for k in keys):
-                raise BatchFileError(f"{out}: row {i} lacks some of the constants {list(keys)}")
-        meta = dict(store.header, count=count)
-        keys = tuple(store.header["keys"])  # the file's order
-    else:
-        meta["units"] = {k: get_constant(k).unit for k in keys}
-        meta["count"] = count
-        meta["boundcalc_version"] = _version()
-        meta["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    try:
+        draws = draw_submatrices(pm, size, count, min_gap, seed, max_draws=max_draws)
+        t_draw = time.perf_counter() - t_start
+        if store is not None and store.resumed:
+            for i, r in store.done.items():
+                if i >= count:
+                    continue  # beyond this run's count: kept in the file, not part of this run
+                if r.get("arms") != draws.arms[i].tolist():
+                    raise BatchFileMismatch(
+                        f"{out}: row {i} has arms {r.get('arms')} but the draw gives"
+                        f" {draws.arms[i].tolist()}; the file was not made by this run's draw"
+                        " (use another output file or overwrite it)", store.path,
+                        [("arms", r.get("arms"), draws.arms[i].tolist())])
+                if any(k not in r for k in keys):
+                    raise BatchFileError(f"{out}: row {i} lacks some of the constants {list(keys)}")
+            meta = dict(store.header, count=count)
+            keys = tuple(store.header["keys"])  # the file's order
+        else:
+            meta["units"] = {k: get_constant(k).unit for k in keys}
+            meta["count"] = count
+            meta["boundcalc_version"] = _version()
+            meta["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            if store is not None:
+                store.header = dict(meta)  # written on the first line when the runner opens the store
+        job = Job("batch", evaluate_task, header=meta, tag=HEADER_TAG,
+                  shared={"mu": np.asarray(pm.mu), "keys": list(keys), "alpha": alpha, "beta": beta},
+                  tasks=[{"index": i, "arms": a} for i, a in enumerate(draws.arms.tolist())])
+        dropped = store.dropped_bytes if store is not None else 0
+        rows = run_job(job, store=store, workers=workers, scheduler=scheduler, chunk_size=chunk_size,
+                       progress=progress)
+    finally:
         if store is not None:
-            store.header = dict(meta)  # written on the first line when the runner opens the store
-
-    tasks = [{"index": i, "arms": a} for i, a in enumerate(draws.arms.tolist())]
-    shared = {"mu": np.asarray(pm.mu), "keys": list(keys), "alpha": alpha, "beta": beta}
-    rows = run_tasks(evaluate_task, tasks, shared=shared, store=store, workers=workers, scheduler=scheduler,
-                     chunk_size=chunk_size, progress=progress, desc="batch")
+            store.close()
     rs = rows.stats
     stats = {
         "drawn": draws.drawn,
@@ -560,7 +596,7 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
         "backend": rs["backend"],
         "workers": rs["workers"],
         "chunk_size": rs["chunk_size"],
-        "dropped_partial_line_bytes": store.dropped_bytes if store is not None else 0,
+        "dropped_partial_line_bytes": dropped,
         "seconds": time.perf_counter() - t_start,
         "seconds_draw": t_draw,
         "seconds_cluster": rs["seconds_cluster"],

@@ -63,8 +63,9 @@ def run_seed(seed: int, run: int) -> int:
     >>> run_seed(0, 0) == run_seed(0, 0) != run_seed(0, 1)
     True
     """
-    ss = np.random.SeedSequence(int(seed), spawn_key=(int(run),))
-    return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+    from .runner.job import seed_sequence
+
+    return int(seed_sequence(seed, run).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
 def _spec(name: str):
@@ -381,7 +382,8 @@ class ExploreResult:
         return "\n".join(lines)
 
     def plot(self, ax=None, hardness: str | None = None, **kw):
-        """This result's point on :func:`plot_sample_complexity` (mean, 10 %-90 % bar, against H)."""
+        """This result's point on :func:`plot_sample_complexity` (mean, 10 %-90 % bar, against H);
+        ``ax`` an Axes or a file path to save to."""
         return plot_sample_complexity([self], ax=ax, hardness=hardness, **kw)
 
 
@@ -398,8 +400,8 @@ def _check_unit_interval(name: str, x) -> float:
 
 def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = None, runs: int = 10,
             seed: int = 0, max_duels: int | None = None, options: Mapping[str, Any] | None = None,
-            workers: int | None = 0, scheduler=None, store=None, chunk_size: int | None = None,
-            progress: bool | None = False) -> ExploreResult:
+            out=None, overwrite: bool = False, workers: int | None = 0, scheduler=None,
+            chunk_size: int | None = None, progress: bool | None = None) -> ExploreResult:
     """Run the registered algorithm ``runs`` times on ``instance`` (module text).
 
     Parameters
@@ -420,8 +422,11 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
         A budget per run (the algorithm stops with ``stopped == "budget"``).
     options : dict, optional
         Extra keywords of the algorithm (:func:`boundcalc.cpe.exploration.run_algorithm`).
-    workers, scheduler, store, chunk_size, progress
-        Passed to :func:`boundcalc.runner.run_tasks` (``store`` a path or a JsonlStore).
+    out, overwrite, workers, scheduler, chunk_size, progress
+        The run options shared with :func:`boundcalc.batch.run_batch` and
+        :func:`boundcalc.simulate.simulate` (:func:`boundcalc.runner.run_job`): a resumable JSON
+        Lines row file (one row per run), in-process by default (``workers=n``: a local Dask
+        cluster), a progress bar when stderr is a terminal.
 
     Raises
     ------
@@ -431,7 +436,7 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
         target (:class:`boundcalc.cpe.NoWinnerError`, a ValueError).
     """
     from .cpe import NoWinnerError, as_instance, borda_winner, condorcet_winner, edge_rewards
-    from .runner import JsonlStore, run_tasks
+    from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job
 
     spec = _spec(algorithm)
     delta = _check_unit_interval("delta", delta)
@@ -446,13 +451,10 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
         raise ValueError(f"{algorithm} is a PAC algorithm: give the accuracy epsilon (> 0)")
     if not spec.needs_epsilon and epsilon is not None:
         raise ValueError(f"{algorithm} takes no epsilon (it identifies the exact winner); got epsilon = {epsilon!r}")
-    if isinstance(runs, bool) or int(runs) != runs or runs < 1:
-        raise ValueError(f"runs must be an integer >= 1; got {runs!r}")
-    runs = int(runs)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed = {seed!r} must be a non-negative integer")
-    if max_duels is not None and (isinstance(max_duels, bool) or int(max_duels) != max_duels or max_duels < 1):
-        raise ValueError(f"max_duels must be an integer >= 1; got {max_duels!r}")
+    runs = check_count(runs, "runs", low=1, high=MAX_TASKS)
+    seed = check_seed(seed)
+    if max_duels is not None:
+        max_duels = check_count(max_duels, "max_duels", low=1)
     inst = as_instance(instance)
     options = dict(options or {})
     w = None
@@ -474,13 +476,12 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
     shared = {"instance": inst, "algorithm": spec.name, "delta": delta, "epsilon": epsilon,
               "max_duels": None if max_duels is None else int(max_duels), "options": options,
               "winner": winner, "w": w}
-    tasks = [{"index": r, "run": r, "seed": run_seed(seed, r)} for r in range(runs)]
-    if store is not None and not isinstance(store, JsonlStore):
-        header = {"kind": "explore", "instance": inst.to_json(), "algorithm": spec.name, "delta": delta,
-                  "epsilon": epsilon, "seed": int(seed), "max_duels": shared["max_duels"], "options": options}
-        store = JsonlStore(store, header)
-    rows = run_tasks(explore_task, tasks, shared=shared, store=store, workers=workers, scheduler=scheduler,
-                     chunk_size=chunk_size, progress=progress, desc=f"explore {spec.name}")
+    header = {"kind": "explore", "instance": inst.to_json(), "algorithm": spec.name, "delta": delta,
+              "epsilon": epsilon, "seed": int(seed), "max_duels": shared["max_duels"], "options": options}
+    job = Job("explore", explore_task, shared=shared, header=header, desc=f"explore {spec.name}",
+              tasks=lambda: [{"index": r, "run": r, "seed": run_seed(seed, r)} for r in range(runs)])
+    rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler,
+                   chunk_size=chunk_size, progress=progress)
     hardness = compute_hardness(inst, delta, epsilon)
     return ExploreResult(instance=inst, algorithm=spec.name, target=spec.target, paper=spec.paper, delta=delta,
                          epsilon=epsilon, runs=runs, seed=int(seed), max_duels=shared["max_duels"], options=options,
@@ -500,17 +501,22 @@ def plot_sample_complexity(results: Iterable[ExploreResult], *, hardness: str | 
     algorithm; default :data:`DEFAULT_HARDNESS` of each algorithm's target.  With
     ``reference`` the line ``H ln(1/delta)`` (the shape of 004's lower bounds, Theorems 3 and 6,
     without their constants) is drawn dashed when every result has the same ``delta``.
-    Results whose hardness is undefined are left out (a warning names them).
+    Results whose hardness is undefined are left out (a warning names them).  ``ax``: an Axes,
+    a file path to save the figure to, or None (a new figure); the Axes is returned.
     """
-    import warnings
-
-    import matplotlib.pyplot as plt
+    from .plot import axes_for
 
     results = list(results)
     if not results:
         raise ValueError("no results to plot")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.4))
+    with axes_for(ax, figsize=(6.4, 4.4)) as ax:
+        _draw_sample_complexity(ax, results, hardness, band, reference, title)
+    return ax
+
+
+def _draw_sample_complexity(ax, results, hardness, band, reference, title) -> None:
+    import warnings
+
     groups: dict[str, list] = {}
     for r in results:
         groups.setdefault(r.algorithm, []).append(r)
@@ -566,7 +572,6 @@ def plot_sample_complexity(results: Iterable[ExploreResult], *, hardness: str | 
                 f" ({'/'.join(map(str, runs))} runs)"
     ax.set_title(title, fontsize="medium")
     ax.legend(fontsize="small")
-    return ax
 
 
 # ----------------------------------------------------------------------------- instances

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from boundcalc.runner import JsonlStore, StoreError, StoreMismatch, load_store, run_tasks
+from boundcalc.runner import JsonlStore, StoreError, StoreMismatch, StoreLocked, load_store, run_tasks
 
 
 # ----------------------------------------------------------------------------- task functions
@@ -193,6 +193,13 @@ def test_header_mismatch_is_refused_and_the_file_untouched(tmp_path):
     # informational fields and the order of a normalised field do not matter
     st = JsonlStore(path, dict(head, created="tuesday", keys=["b", "a"]), identity=ident)
     assert st.resumed and st.header["created"] == "monday" and st.header["keys"] == ["a", "b"]
+    # while st holds the file, a second writer is refused, even with overwrite
+    with pytest.raises(StoreLocked, match="locked"):
+        JsonlStore(path, dict(head, created="tuesday", keys=["b", "a"]), identity=ident)
+    with pytest.raises(StoreLocked):
+        JsonlStore(path, {"seed": 4}, overwrite=True)
+    assert path.read_bytes() == before
+    st.close()
     # by default every field counts
     with pytest.raises(StoreMismatch, match="created"):
         JsonlStore(path, dict(head, created="tuesday"))

@@ -146,8 +146,8 @@ def test_numbers_independent_of_batch_size_and_workers(tmp_path):
             assert np.array_equal(big.regret(name, u)[:3], small.regret(name, u))
     # a resumable store: a second call computes nothing and returns the same numbers
     path = tmp_path / "sim.jsonl"
-    first = simulate(pm, ["ecw-rmed", "rmed1"], runs=6, store=path, **kw)
-    again = simulate(pm, ["ecw-rmed", "rmed1"], runs=6, store=path, **kw)
+    first = simulate(pm, ["ecw-rmed", "rmed1"], runs=6, out=path, **kw)
+    again = simulate(pm, ["ecw-rmed", "rmed1"], runs=6, out=path, **kw)
     assert again.runner_stats["resumed"] == 12 and again.runner_stats["computed"] == 0
     for name in ("ecw-rmed", "rmed1"):
         assert np.array_equal(first.regret(name), big.regret(name))
