@@ -4,7 +4,7 @@ Environment
     Bernoulli duels drawn from the true matrix ``mu``: in the duel ``(i, j)`` arm ``i`` wins
     with probability ``mu[i, j]``.  The ``n``-th duel of the unordered pair ``{lo, hi}`` in a
     run uses the uniform ``duel_uniform(key0, key1, lo * K + hi, n)``
-    (:mod:`boundcalc.policies.fast`), so with common random numbers (``crn=True``, the default)
+    (:mod:`boundcalc.policies.kernel`), so with common random numbers (``crn=True``, the default)
     every policy of a run sees the same outcome for the same draw of the same pair.
 
 Regret (per round, summed to the cumulative regret ``R(t)``)
@@ -26,12 +26,12 @@ Seeding
 Execution
     One task per (policy, run) through :func:`boundcalc.runner.run_tasks` (in-process,
     a local Dask cluster with ``workers=n``, or ``scheduler=ADDRESS``; optional resumable
-    JSON Lines store).  A policy with a compiled kernel (:mod:`boundcalc.policies.fast`) runs the
-    whole horizon compiled; any other runs the protocol step by step (:func:`run_protocol`).
-    A deterministic policy's kernel chooses exactly the class's pairs; a randomized policy's
-    kernel (RUCB, D-TS, D-TS+) draws from its own SplitMix64 stream seeded by
-    ``pol_ss.generate_state(1, uint64)[0]`` (``pol_ss`` the policy SeedSequence above), so
-    ``fast=True`` and ``fast=False`` give the same distribution of runs, not the same runs.
+    JSON Lines store).  A compiled policy (:class:`~boundcalc.policies.kernel.CompiledPolicy`:
+    every registered one) runs the whole horizon in its own whole-run kernel, which loops over
+    the very step functions ``select_pair``/``update`` call; ``fast=False`` drives the same
+    policy through the protocol step by step (:func:`run_protocol`) and gives the same numbers.
+    A randomized policy's stream is seeded by ``pol_ss.generate_state(1, uint64)[0]``
+    (``pol_ss`` the policy SeedSequence above) on both paths.
 
 >>> from boundcalc.datasets import load_example
 >>> res = simulate(load_example("table2"), ["ecw-rmed", "rmed1"], horizon=2000, runs=3, seed=1)
@@ -54,7 +54,7 @@ import numpy as np
 
 from .matrix import PreferenceMatrix, as_preference_matrix
 from .policies import Policy, PolicyError, get_policy, resolve_policy_list
-from .policies.fast import duel_uniform_py, run_kernel
+from .policies.kernel import duel_uniform_py, new_env
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
 from .units import UNIT_000, UNIT_RMED
 
@@ -74,7 +74,7 @@ UNIT_NAMES = {
 
 # ----------------------------------------------------------------------------- environment
 class DuelEnvironment:
-    """Bernoulli duels from ``mu`` on the counter-based stream of :mod:`boundcalc.policies.fast`.
+    """Bernoulli duels from ``mu`` on the counter-based stream of :mod:`boundcalc.policies.kernel`.
 
     >>> env = DuelEnvironment(np.array([[0.5, 1.0], [0.0, 0.5]]), 1, 2)
     >>> env.duel(0, 1), env.duel(1, 0), env.draws_of(0, 1)
@@ -200,22 +200,28 @@ def run_one(name: str, params: Mapping[str, Any], mu: np.ndarray, T: int, cps: n
         perm = np.random.default_rng(shuf_ss).permutation(K)
         mu = mu[np.ix_(perm, perm)]
         regrets = regrets[:, perm][:, :, perm]
-    use_kernel = fast and cls.fast_kernel is not None
-    kparams = dict(params)
-    if use_kernel and not cls.deterministic:
-        # a randomized policy's kernel draws from its own stream (policies/fast.py), seeded from
-        # the run's policy SeedSequence: the class's distribution, not numpy's Generator stream
-        kparams["stream_seed"] = int(pol_ss.generate_state(1, np.uint64)[0])
+    use_kernel = fast and cls.compiled
     if use_kernel:
-        _ensure_compiled(cls.fast_kernel, kparams)
+        _ensure_compiled(cls, params)
+    pol = _new_policy(cls, K, pol_ss, params)
     t0 = time.perf_counter()
     if use_kernel:
-        out, stats = run_kernel(cls.fast_kernel, mu, T, kparams, k0, k1, cps, regrets)
+        env_arrays, env = new_env(mu, T, k0, k1, cps, regrets)
+        pol.run_environment(env)
+        out = env_arrays.out
     else:
-        pol = cls(K, rng=np.random.default_rng(pol_ss), **params)
         out = run_protocol(pol, DuelEnvironment(mu, k0, k1), T, cps, regrets)
-        stats = {k: int(v) for k, v in pol.stats.items()}
+    stats = {k: int(v) for k, v in pol.stats.items()}
     return {"regret": out, "stats": stats, "seconds": time.perf_counter() - t0, "kernel": bool(use_kernel)}
+
+
+def _new_policy(cls, K: int, pol_ss: np.random.SeedSequence, params: Mapping[str, Any]) -> Policy:
+    """The run's policy: its Generator from the policy SeedSequence; a compiled randomized policy's
+    stream seeded by ``pol_ss.generate_state(1, uint64)[0]`` (module text)."""
+    pol = cls(K, rng=np.random.default_rng(pol_ss), **params)
+    if cls.compiled and not cls.deterministic:
+        pol.seed_stream(int(pol_ss.generate_state(1, np.uint64)[0]))
+    return pol
 
 
 def simulation_task(task: dict, shared: dict) -> dict:
@@ -235,16 +241,16 @@ def simulation_task(task: dict, shared: dict) -> dict:
     }
 
 
-_COMPILED: set[str] = set()
+_COMPILED: set[type] = set()
 
 
-def _ensure_compiled(kernel: str, params: Mapping[str, Any]) -> None:
-    """Compile (or load from numba's cache) a kernel once per process, so timings exclude it."""
-    if kernel in _COMPILED:
+def _ensure_compiled(cls, params: Mapping[str, Any]) -> None:
+    """Compile (or load from numba's cache) a policy's kernels once per process, so timings exclude it."""
+    if cls in _COMPILED:
         return
-    run_kernel(kernel, np.array([[0.5, 0.6], [0.4, 0.5]]), 3, dict(params), 1, 2, np.array([3]),
-               np.zeros((1, 2, 2)))
-    _COMPILED.add(kernel)
+    pol = _new_policy(cls, 2, np.random.SeedSequence(0), params)
+    pol.run_environment(new_env(np.array([[0.5, 0.6], [0.4, 0.5]]), 3, 1, 2, np.array([3]), np.zeros((1, 2, 2)))[1])
+    _COMPILED.add(cls)
 
 
 # ----------------------------------------------------------------------------- results

@@ -353,9 +353,16 @@ class CopelandFamily(_FamilyBase):
         """
         if _kernels.AVAILABLE:
             out = np.empty(self._ok.shape)
-            return _kernels.copeland_sums(np.ascontiguousarray(E, dtype=float), self.winner, self.inferiors,
-                                          self.pool, self._gI, self._gS, self._ok, self._caseB, self.in_Ia, out)
+            return _kernels.copeland_sums(np.ascontiguousarray(E, dtype=float), *self.oracle_args(), out)
         return self._sums_numpy(E)
+
+    def oracle_args(self) -> tuple:
+        """The arguments of :func:`boundcalc.lp._kernels.copeland_sums` between ``E`` and ``out`` for
+        this family: ``(winner, I_winner, pool, m_I, m_S, ok, case_B, in_I)`` (``ok``, ``m_I``, ``m_S``
+        K x 2nl).  What :meth:`_sums` passes; for callers that evaluate check (3) many times in their
+        own compiled loop (CW-RMED, :mod:`boundcalc.policies.cw_rmed`).
+        """
+        return (self.winner, self.inferiors, self.pool, self._gI, self._gS, self._ok, self._caseB, self.in_Ia)
 
     def _sums_numpy(self, E: np.ndarray) -> np.ndarray:
         """Minimal row sum of every ``(i2, l, case)`` (K x 2nl; inf where no row exists).

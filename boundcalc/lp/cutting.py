@@ -261,6 +261,12 @@ class CopelandLPSolver:
             raise KeyError(f"no cached family for winner {winner}")
         return self._entry(as_structure(matrix), winner).family
 
+    def model(self, structure: Structure, winner: int) -> CoveringLP | None:
+        """The warm HiGHS model kept for ``(structure, winner)``, or None (never solved, or dropped
+        from the cache).  Its :meth:`~boundcalc.lp.highs.CoveringLP.basis` is that of its last solve."""
+        e = self._cache.get((structure.key, int(winner)))
+        return None if e is None else e.lp
+
     # ------------------------------------------------------------------ check (3)
     def violation(self, mu_hat, q, winner: int, *, tol: float = 1e-9, rows: bool = True,
                   per_i2: int = 1) -> Violation:

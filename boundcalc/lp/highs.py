@@ -29,7 +29,7 @@ except ImportError as exc:  # pragma: no cover
 from .._highs import new_highs
 from .constraints import RowBlock, row_hashes, rows_to_csr
 
-__all__ = ["CoveringLP", "SolverError", "LPSolution"]
+__all__ = ["CoveringLP", "SolverError", "LPSolution", "LPBasis"]
 
 
 class SolverError(RuntimeError):
@@ -44,6 +44,26 @@ class LPSolution:
     row_values: np.ndarray
     status: str
     simplex_iterations: int
+
+
+@dataclass
+class LPBasis:
+    """A simplex basis of a :class:`CoveringLP` (:meth:`CoveringLP.basis`).
+
+    ``x``: the solution (as :meth:`CoveringLP.solve` returns it); ``status[j]``: 0 nonbasic at its
+    lower bound, 1 basic, 2 nonbasic at its upper bound, 3 not in the model (at its lower bound) or
+    another HiGHS status; ``row_basic[r]``: row ``r``'s slack is basic (the row is not held at 1);
+    ``starts``/``idx``: the model's rows in CSR form (row ``r`` is ``idx[starts[r]:starts[r+1]]``);
+    ``lower``/``upper``: the variables' bounds.
+    """
+
+    x: np.ndarray
+    status: np.ndarray
+    row_basic: np.ndarray
+    starts: np.ndarray
+    idx: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
 
 
 class CoveringLP:
@@ -246,6 +266,29 @@ class CoveringLP:
         """``A^T y`` for row weights ``y`` (one per model row)."""
         w = np.repeat(np.asarray(y, dtype=float), np.diff(self._starts))
         return np.bincount(self._idx, weights=w, minlength=self.n)
+
+    def basis(self) -> LPBasis:
+        """The simplex basis and solution of the last :meth:`solve`, in the variables' numbering.
+
+        For a caller that tests, without HiGHS, whether the basis stays optimal under new costs
+        (rows and bounds unchanged: the basis stays primal feasible and its solution is unchanged;
+        it is optimal while the reduced costs keep their signs -- CW-RMED's line 11,
+        :mod:`boundcalc.policies.cw_rmed`).  See :class:`LPBasis`.
+        """
+        n = self.n
+        status = np.full(n, 3, dtype=np.int8)
+        row_basic = np.zeros(self.n_rows, dtype=bool)
+        x = self._lb.copy()
+        if self._var.size:
+            b = self.h.getBasis()
+            # HighsBasisStatus values: kLower 0, kBasic 1, kUpper 2, kZero 3, kNonbasic 4
+            col = np.array([c.value for c in b.col_status], dtype=np.int8)
+            col[col > 2] = 3
+            status[self._var] = col
+            row_basic[:] = np.array([c.value for c in b.row_status], dtype=np.int8) == 1
+            x[self._var] = np.asarray(self.h.getSolution().col_value, dtype=float)
+        x = np.clip(x, 0.0, 1.0) + 0.0  # as solve() returns it
+        return LPBasis(x, status, row_basic, self._starts.copy(), self._idx.copy(), self._lb.copy(), self._ub.copy())
 
     # ------------------------------------------------------------------ solve
     def solve(self) -> LPSolution:

@@ -2,13 +2,17 @@
 
 * :mod:`~boundcalc.policies.base` -- the protocol (:class:`Policy`: built from ``K``,
   validated hyperparameters and a ``numpy.random.Generator``; ``select_pair() -> (i, j)``,
-  ``update(i, j, i_won)``; self-duels legal; never sees the matrix).
+  ``update(i, j, i_won)``, ``run(duel, steps)``; self-duels legal; never sees the matrix).
+* :mod:`~boundcalc.policies.kernel` -- how every policy below is written once: its state a few
+  arrays, its decisions compiled ``select``/``update`` functions that the class calls from the
+  user's loop and its whole-run kernel (the simulator's) loops over; the duel and policy streams.
 * :mod:`~boundcalc.policies.registry` -- name -> class; the simulator, the CLI and the contract
   test read it.  A new policy joins everything by ``@register_policy`` and an import below.
 * :mod:`~boundcalc.policies.copeland_rmed` -- paper 000's Algorithm 1 skeleton
   (:class:`CopelandRMED`) and ECW-RMED (``"ecw-rmed"``).
 * :mod:`~boundcalc.policies.cw_rmed` -- CW-RMED (``"cw-rmed"``): the skeleton with the exact
-  lower-bound LP of :mod:`boundcalc.lp`, warm between steps.
+  lower-bound LP of :mod:`boundcalc.lp`, warm between steps, HiGHS asked only when its answer can
+  change.
 * :mod:`~boundcalc.policies.rmed1` -- RMED1 of Komiyama et al. (COLT 2015) (``"rmed1"``).
 * :mod:`~boundcalc.policies.rucb` -- RUCB of Zoghi et al. (ICML 2014) (``"rucb"``).
 * :mod:`~boundcalc.policies.dts` -- D-TS and D-TS+ of paper 001 (Wu & Liu, NIPS 2016)
@@ -18,9 +22,6 @@
 * :mod:`~boundcalc.policies.rmed2` -- RMED2 of Komiyama et al. (COLT 2015) (``"rmed2"``).
 * :mod:`~boundcalc.policies.savage` -- Copeland SAVAGE of paper 003 (Urvoy et al., ICML 2013)
   (``"savage"``).
-* :mod:`~boundcalc.policies.fast` -- compiled whole-run kernels (numba) of the deterministic
-  policies, tested to choose the same pairs as the classes, and of the randomized ones (RUCB,
-  D-TS, D-TS+, CCB, SCB) on their own documented random stream.
 
 >>> from boundcalc.policies import make_policy
 >>> p = make_policy("ecw-rmed", 3)
@@ -31,7 +32,8 @@
 from .base import Hyperparameter, Integer, Policy, PolicyError, Real
 from .registry import (POLICIES, get_policy, make_policy, parse_param_spec, policy_names,
                        register_policy, resolve_policy_list)
-from .copeland_rmed import CopelandRMED, ECWRMED, EmpiricalState
+from .kernel import CompiledPolicy
+from .copeland_rmed import CopelandRMED, ECWRMED
 from .rmed1 import RMED1
 from .cw_rmed import CWRMED
 from .rucb import RUCB
@@ -43,5 +45,5 @@ from .scb import SCB
 
 __all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
            "get_policy", "make_policy", "policy_names", "parse_param_spec", "resolve_policy_list",
-           "CopelandRMED", "ECWRMED", "CWRMED", "EmpiricalState", "RMED1", "RUCB", "DTS", "DTSPlus", "CCB",
-           "SCB"]
+           "CompiledPolicy", "CopelandRMED", "ECWRMED", "CWRMED", "RMED1", "RMED2", "RUCB", "DTS", "DTSPlus",
+           "CCB", "SCB", "SAVAGE"]

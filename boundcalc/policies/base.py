@@ -171,10 +171,10 @@ class Policy:
     deterministic : bool
         True when the policy never draws from ``rng`` (its pairs are a function of the
         outcomes alone).
-    fast_kernel : str or None
-        Name of a compiled whole-run kernel in :mod:`boundcalc.policies.fast` that the
-        simulator may use instead of the step-by-step protocol; it must reproduce this
-        class's pairs exactly (checked by the contract test) for deterministic policies.
+    compiled : bool
+        True for a :class:`~boundcalc.policies.kernel.CompiledPolicy` (compiled step functions
+        and a whole-run kernel, which the simulator uses); False for a policy written in Python
+        (the simulator drives it through the protocol).
     wins, draws : ndarray (K, K) of int
         ``wins[i, j]``: times ``i`` beat ``j``; ``draws[i, j] = wins[i, j] + wins[j, i]``.
     t : int
@@ -186,7 +186,7 @@ class Policy:
     name: ClassVar[str] = ""
     hyperparameters: ClassVar[Mapping[str, Hyperparameter]] = {}
     deterministic: ClassVar[bool] = False
-    fast_kernel: ClassVar[str | None] = None
+    compiled: ClassVar[bool] = False
     #: Short citation of the paper and algorithm (shown by the CLI).
     reference: ClassVar[str] = ""
 
@@ -201,11 +201,15 @@ class Policy:
         self.K = int(K)
         self.rng = rng
         self.params = self.validate_params(params)
+        self._pending: tuple[int, int] | None = None
+        self._init_state()
+
+    def _init_state(self) -> None:
+        """The counts at ``t = 1`` (a compiled policy keeps them in its state arrays instead)."""
         self.wins = np.zeros((self.K, self.K), dtype=np.int64)
         self.draws = np.zeros((self.K, self.K), dtype=np.int64)
         self.t = 1
         self.stats: dict[str, int] = {}
-        self._pending: tuple[int, int] | None = None
 
     # -- hyperparameters ----------------------------------------------------------------
     @classmethod
@@ -256,6 +260,23 @@ class Policy:
             self.draws[j, i] += 1
         self._learn(pair[0], pair[1], won)
         self.t += 1
+
+    def run(self, duel, steps: int) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``steps`` rounds against the environment ``duel(i, j) -> bool`` (True when ``i`` wins).
+
+        The batch form of :meth:`select_pair`/:meth:`update`; returns ``(pairs, outcomes)``:
+        ``pairs[k] = (i, j)`` of round ``t + k`` and ``outcomes[k] = i won``.
+        """
+        steps = int(steps)
+        pairs = np.empty((steps, 2), dtype=np.int64)
+        won = np.empty(steps, dtype=bool)
+        for k in range(steps):
+            i, j = self.select_pair()
+            w = bool(duel(i, j))
+            self.update(i, j, w)
+            pairs[k] = (i, j)
+            won[k] = w
+        return pairs, won
 
     # -- for subclasses -------------------------------------------------------------------
     def _select(self) -> tuple[int, int]:  # pragma: no cover - interface

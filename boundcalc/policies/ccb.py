@@ -48,8 +48,8 @@ Readings where the text leaves a choice:
 What public code gets wrong, and this module does not: the same C++ creates a fresh
 ``std::default_random_engine{}`` inside every ``pull`` (the same seed each round), so line 9C's
 random subset is the same permutation every time -- the generator must be created once and
-advanced (issue 8's "must not reseed its generator every step"); here the policy's
-``numpy.random.Generator`` (or the kernel's stream) is created once per run.  The C++ also
+advanced (issue 8's "must not reseed its generator every step"); here the policy stream is seeded
+once per policy (per run in the simulator) and only advances.  The C++ also
 starts from pseudo-counts (``W = 1e-5``, ``N = 1e-6``), takes the first maximiser in line 13
 (``d = c`` allowed on a tie) and tests ``rand() / RAND_MAX <= p``; this module follows the text.
 
@@ -57,8 +57,8 @@ starts from pseudo-counts (``W = 1e-5``, ``N = 1e-6``), takes the first maximise
 "for algorithms using RUCB and RLCB ... the scale factor alpha = 0.51" (002's experimental
 appendix, which would give its own value, is not in ``../shared/papers``).
 
-The random draws, in order per round (what :func:`boundcalc.policies.fast.ccb_run` reproduces
-from its own stream): line 9C, for each trimmed ``B^j`` (``i`` ascending, then ``j`` ascending),
+Written once (:mod:`boundcalc.policies.kernel`): the compiled :func:`ccb_select` over
+:class:`CCBState`.  The random draws, from the policy stream, in order per round: line 9C, for each trimmed ``B^j`` (``i`` ascending, then ``j`` ascending),
 ``m = L_C + 1`` indices of a partial Fisher-Yates shuffle of ``B^j``'s elements listed ascending
 (the ``q``-th draws an index in ``[0, n - q)`` and swaps position ``q`` with ``q`` plus it; the
 first ``m`` positions are kept); line 10 one uniform, then, if it is ``< 1/4`` and the set is
@@ -74,40 +74,192 @@ True
 
 from __future__ import annotations
 
+import math
+from collections import namedtuple
+
 import numpy as np
+from numba import njit
 
-from .base import Policy, Real
+from .base import Real
+from .kernel import T_, CompiledPolicy, env_more, play, stream_index, stream_uniform
 from .registry import register_policy
-from .rucb import relative_bounds
+from .rucb import argmax_ties, lcb, plain_update, ucb
 
-__all__ = ["CCB", "copeland_bounds"]
+__all__ = ["CCB", "CCBState", "ccb_select", "ccb_run"]
+
+#: CCB's state: the counts, the policy stream, ``U`` and ``L`` (K x K), ``Cpld_up``/``Cpld_lo``,
+#: ``B`` (bool K, line 2), ``Bi`` (bool K x K, ``Bi[i, k]``: ``a_k in B^i``, line 3), scratch
+#: (candidates, ``B & C``, a pool, ties, a column, line 10's pairs); ``reg = [t, L_C]``, ``fr = [alpha]``.
+CCBState = namedtuple("CCBState", ["W", "N", "rs", "Uc", "Lc", "up", "lo", "B", "Bi", "cand", "both", "elems",
+                                   "ties", "col", "xp", "reg", "fr", "stats"])
+LC_ = 1
 
 
-def copeland_bounds(U: np.ndarray, L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """002 Algorithm 1 line 7: ``(Cpld_up, Cpld_lo)`` -- per arm, the number of ``k != i`` with
-    ``u_ik >= 1/2``, resp. ``l_ik >= 1/2``.
+@njit(cache=True)
+def _reset(s):
+    """Lines 2-4: ``B`` = all arms, every ``B^i`` empty, ``L_C = K``."""
+    K = s.B.shape[0]
+    for i in range(K):
+        s.B[i] = True
+        for j in range(K):
+            s.Bi[i, j] = False
+    s.reg[LC_] = K
+    s.stats[3] += 1
 
-    >>> U = np.array([[0.5, 0.5, 0.9], [0.7, 0.5, 0.4], [0.2, 0.8, 0.5]])
-    >>> L = np.array([[0.5, 0.3, 0.7], [0.5, 0.5, 0.2], [0.0, 0.6, 0.5]])
-    >>> up, lo = copeland_bounds(U, L)
-    >>> up.tolist(), lo.tolist()           # >= 1/2 counts (row 0: u_01 = 1/2; row 1: l_10 = 1/2)
-    ([2, 1, 1], [1, 1, 1])
-    """
-    up = np.asarray(U) >= 0.5
-    lo = np.asarray(L) >= 0.5
-    np.fill_diagonal(up, False)
-    np.fill_diagonal(lo, False)
-    return up.sum(axis=1), lo.sum(axis=1)
+
+@njit(cache=True)
+def ccb_select(s):
+    """CCB's pair (002 Algorithm 1 lines 6-13).  ``stats = [self_duels, explore, explore_eligible, resets]``."""
+    W = s.W
+    N = s.N
+    K = W.shape[0]
+    Uc = s.Uc
+    Lc = s.Lc
+    up = s.up
+    lo = s.lo
+    B = s.B
+    Bi = s.Bi
+    cand = s.cand
+    st = s.rs
+    al = s.fr[0] * math.log(s.reg[T_])
+    for i in range(K):  # line 6
+        for j in range(K):
+            if i == j:
+                Uc[i, j] = 0.5
+                Lc[i, j] = 0.5
+            else:
+                Uc[i, j] = ucb(W, N, al, i, j)
+                Lc[i, j] = lcb(W, N, al, i, j)
+    mxu = -1  # lines 7-8
+    mxl = -1
+    for i in range(K):
+        su = 0
+        sl = 0
+        for j in range(K):
+            if j != i:
+                if Uc[i, j] >= 0.5:
+                    su += 1
+                if Lc[i, j] >= 0.5:
+                    sl += 1
+        up[i] = su
+        lo[i] = sl
+        if su > mxu:
+            mxu = su
+        if sl > mxl:
+            mxl = sl
+    nC = 0
+    for i in range(K):
+        if up[i] == mxu:
+            cand[nC] = i
+            nC += 1
+    bad = False  # line 9A
+    for i in range(K):
+        for j in range(K):
+            if Bi[i, j] and Lc[i, j] > 0.5:
+                bad = True
+    if bad:
+        _reset(s)
+    anyB = False  # line 9B
+    for i in range(K):
+        if B[i] and up[i] < mxl:
+            B[i] = False
+            n = 0
+            for k in range(K):
+                if Bi[i, k]:
+                    n += 1
+            if n != s.reg[LC_] + 1:
+                for k in range(K):
+                    Bi[i, k] = Uc[i, k] < 0.5
+        if B[i]:
+            anyB = True
+    if not anyB:
+        _reset(s)
+    elems = s.elems
+    for q in range(nC):  # line 9C
+        i = cand[q]
+        if up[i] != lo[i]:
+            continue
+        B[i] = True
+        for k in range(K):
+            Bi[i, k] = False
+        s.reg[LC_] = K - 1 - up[i]
+        m = s.reg[LC_] + 1
+        for j in range(K):
+            if j == i:
+                continue
+            n = 0
+            for k in range(K):
+                if Bi[j, k]:
+                    elems[n] = k
+                    n += 1
+            if n < m:
+                for k in range(K):
+                    Bi[j, k] = False
+            elif n > m:
+                for h in range(m):  # partial Fisher-Yates
+                    r = h + stream_index(st, n - h)
+                    tmp = elems[h]
+                    elems[h] = elems[r]
+                    elems[r] = tmp
+                for k in range(K):
+                    Bi[j, k] = False
+                for h in range(m):
+                    Bi[j, elems[h]] = True
+    nx = 0  # line 10
+    for i in range(K):
+        for j in range(K):
+            if Bi[i, j] and Lc[i, j] <= 0.5 and Uc[i, j] >= 0.5:
+                s.xp[nx] = i * K + j
+                nx += 1
+    if nx > 0:
+        s.stats[2] += 1
+    if stream_uniform(st) < 0.25 and nx > 0:
+        code = s.xp[stream_index(st, nx)]
+        s.stats[1] += 1
+        a = code // K
+        d = code % K
+    else:
+        nb = 0  # line 11
+        for q in range(nC):
+            if B[cand[q]]:
+                s.both[nb] = cand[q]
+                nb += 1
+        if nb > 0 and stream_uniform(st) < 2.0 / 3.0:
+            for q in range(nb):
+                cand[q] = s.both[q]
+            nC = nb
+        a = cand[0] if nC == 1 else cand[stream_index(st, nC)]  # line 12
+        own = stream_uniform(st) < 0.5  # line 13
+        if own:
+            found = False
+            for j in range(K):
+                if Bi[a, j] and Lc[j, a] <= 0.5:
+                    found = True
+            own = found
+        for j in range(K):
+            s.col[j] = Uc[j, a] if Lc[j, a] <= 0.5 and (Bi[a, j] or not own) else -np.inf
+        d = argmax_ties(st, s.col, a, s.ties)
+    if d == a:
+        s.stats[0] += 1
+    return a, d
+
+
+@njit(cache=True)
+def ccb_run(s, env):
+    """CCB's whole-run kernel: :func:`ccb_select`, the duel, the counts, to the horizon."""
+    while env_more(env):
+        i, j = ccb_select(s)
+        plain_update(s, i, j, play(env, i, j))
 
 
 @register_policy
-class CCB(Policy):
+class CCB(CompiledPolicy):
     """CCB, Zoghi, Karnin, Whiteson & de Rijke (NIPS 2015, paper 002), Algorithm 1 (lines 1-15).
 
     Hyperparameter ``alpha = 0.51`` (``> 1/2`` as Algorithm 1's input requires; the value 001
     Sec. 5 used for CCB).  The module text gives the reading of every line and the order of the
     random draws.  State: ``B`` (bool ``K``, line 2), ``Bi`` (bool ``K x K``, ``Bi[i, k]``: ``a_k
-    in B^i``, line 3), ``LC`` (line 4).  ``stats``: ``"self_duels"`` (``d = c``), ``"explore"``
+    in B^i``, line 3), ``L_C`` (line 4).  ``stats``: ``"self_duels"`` (``d = c``), ``"explore"``
     (rounds decided by line 10), ``"explore_eligible"`` (rounds where line 10's set was
     non-empty), ``"resets"`` (lines 9A and 9B's resets).
     """
@@ -118,101 +270,14 @@ class CCB(Policy):
         "alpha": Real(0.51, low=0.5, low_open=True, doc="confidence scale of the U/L bounds (> 1/2)"),
     }
     deterministic = False
-    fast_kernel = "ccb"
+    State = CCBState
+    stat_names = ("self_duels", "explore", "explore_eligible", "resets")
+    kernels = (ccb_select, plain_update, ccb_run)
 
-    def __init__(self, K: int, *, rng=None, **params):
-        super().__init__(K, rng=rng, **params)
-        self.stats = {"self_duels": 0, "explore": 0, "explore_eligible": 0, "resets": 0}
-        self._reset()
-
-    def _reset(self) -> None:
-        """Lines 2-4: ``B`` = all arms, ``B^i`` empty, ``L_C = K``."""
-        self.B = np.ones(self.K, dtype=bool)
-        self.Bi = np.zeros((self.K, self.K), dtype=bool)
-        self.LC = self.K
-
-    # random draws (overridable, e.g. to replay the compiled kernel's stream in a test)
-    def _draw_index(self, n: int) -> int:
-        """Uniform index in ``[0, n)``."""
-        return int(self.rng.integers(n))
-
-    def _draw_uniform(self) -> float:
-        """Uniform on ``[0, 1)``."""
-        return float(self.rng.random())
-
-    # the algorithm
-    def _update_hypotheses(self, U: np.ndarray, L: np.ndarray, up: np.ndarray, lo: np.ndarray,
-                           C: np.ndarray) -> None:
-        """Line 9 (A, B, C)."""
+    def initial_state(self) -> CCBState:
         K = self.K
-        if np.any(self.Bi & (L > 0.5)):  # 9A
-            self._reset()
-            self.stats["resets"] += 1
-        top_lo = lo.max()  # 9B
-        for i in np.flatnonzero(self.B):
-            if up[i] < top_lo:
-                self.B[i] = False
-                if int(self.Bi[i].sum()) != self.LC + 1:
-                    self.Bi[i] = U[i] < 0.5
-        if not self.B.any():
-            self._reset()
-            self.stats["resets"] += 1
-        for i in C:  # 9C
-            if up[i] != lo[i]:
-                continue
-            self.B[i] = True
-            self.Bi[i] = False
-            self.LC = K - 1 - int(up[i])
-            m = self.LC + 1
-            for j in range(K):
-                if j == i:
-                    continue
-                n = int(self.Bi[j].sum())
-                if n < m:
-                    self.Bi[j] = False
-                elif n > m:
-                    elems = np.flatnonzero(self.Bi[j])
-                    for q in range(m):  # partial Fisher-Yates
-                        r = q + self._draw_index(n - q)
-                        elems[q], elems[r] = elems[r], elems[q]
-                    self.Bi[j] = False
-                    self.Bi[j, elems[:m]] = True
-
-    def _opponent(self, c: int, U: np.ndarray, L: np.ndarray) -> int:
-        """Line 13: ``d = argmax {u_jc : a_j in B^c, l_jc <= 1/2}``, ``B^c`` = ``B^c_t`` or all
-        arms with probability 1/2 each (all arms when ``B^c_t`` has no eligible arm); ties
-        uniform, ``d != c`` on a tie."""
-        eligible = L[:, c] <= 0.5
-        if self._draw_uniform() < 0.5:
-            own = eligible & self.Bi[c]
-            if own.any():
-                eligible = own
-        col = np.where(eligible, U[:, c], -np.inf)
-        ties = np.flatnonzero(col == col.max())
-        if ties.size > 1:
-            ties = ties[ties != c]
-        return int(ties[0]) if ties.size == 1 else int(ties[self._draw_index(ties.size)])
-
-    def _select(self) -> tuple[int, int]:
-        U, L = relative_bounds(self.wins, self.draws, self.params["alpha"], self.t)  # line 6
-        up, lo = copeland_bounds(U, L)  # line 7
-        C = np.flatnonzero(up == up.max())  # line 8
-        self._update_hypotheses(U, L, up, lo, C)  # line 9
-        explore = self.Bi & (L <= 0.5) & (U >= 0.5)  # line 10
-        has = bool(explore.any())
-        if has:
-            self.stats["explore_eligible"] += 1
-        if self._draw_uniform() < 0.25 and has:
-            pairs = np.flatnonzero(explore.ravel())
-            code = int(pairs[self._draw_index(pairs.size)])
-            self.stats["explore"] += 1
-            c, d = divmod(code, self.K)
-        else:
-            both = C[self.B[C]]  # line 11
-            if both.size and self._draw_uniform() < 2.0 / 3.0:
-                C = both
-            c = int(C[0]) if C.size == 1 else int(C[self._draw_index(C.size)])  # line 12
-            d = self._opponent(c, U, L)  # line 13
-        if c == d:
-            self.stats["self_duels"] += 1
-        return (c, d)
+        z = lambda dt=np.int64: np.zeros(K, dtype=dt)  # noqa: E731
+        return CCBState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), self._stream(),
+                        np.zeros((K, K)), np.zeros((K, K)), z(), z(), np.ones(K, dtype=np.bool_),
+                        np.zeros((K, K), dtype=np.bool_), z(), z(), z(), z(), np.zeros(K), np.zeros(K * K, dtype=np.int64),
+                        np.array([1, K], dtype=np.int64), np.array([self.params["alpha"]]), np.zeros(4, dtype=np.int64))

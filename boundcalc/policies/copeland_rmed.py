@@ -1,12 +1,12 @@
 """Paper 000's Algorithm 1 (CW-RMED / ECW-RMED, Komiyama, Honda & Nakagawa, ICML 2016, Sec. 4).
 
-:class:`CopelandRMED` is the algorithm's skeleton, shared by both variants: the candidate lists
+The algorithm's skeleton is shared by both variants and written once, compiled: the candidate lists
 ``L_C`` (this pass), ``L_R`` (still to be drawn in this pass), ``L_N`` (next pass), the forced
-exploration of line 4, check (3) and the target allocation of line 11.  A variant supplies the
-two places where CW and ECW differ (:meth:`CopelandRMED.check_winner` and
-:meth:`CopelandRMED.target`); :class:`ECWRMED` does so with Theorem 5's closed form
-(:mod:`boundcalc.lp.ecw`).  CW-RMED is the same skeleton with the exact LP of eq. (2)
-(:class:`boundcalc.lp.CopelandLPSolver`).
+exploration of line 4, the empirical structure kept up to date duel by duel, and the list step of
+lines 11-15 (:func:`skeleton_select`, :func:`skeleton_learn`, :func:`skeleton_refresh`,
+:func:`skeleton_finish`).  A variant supplies check (3) and line 11's target allocation:
+ECW-RMED (:class:`ECWRMED`, :func:`ecw_decide`) with ``R^E`` (eqs. (4)-(5)) and Theorem 5's closed
+form; CW-RMED (:mod:`boundcalc.policies.cw_rmed`) with the exact LP of eq. (2).
 
 Readings of the text taken here (THEORY.md section 4; issue 7, point 2)
     * Line 4, forced exploration: at the start of every pass (each iteration of the ``while``
@@ -30,132 +30,456 @@ Readings of the text taken here (THEORY.md section 4; issue 7, point 2)
       ``(i*, i*)`` reaches the next pass; a pair still in ``L_R`` (to be drawn later in this
       pass) is not added, and ``L_N`` holds no duplicates.
     * ``mu_hat = 1/2`` for an undrawn or tied pair; such a pair is in neither ``S`` nor ``I``,
-      has ``d = 0`` and lies in no row.  ``d(0) = d(1) = log 2`` exactly.
+      has ``d = 0`` and lies in no row.  ``d(0) = d(1) = log 2``.
     * A self-duel ``(i, i)`` carries no information: counts are unchanged, ``t`` advances.
+    * Line 11's allocation depends on ``mu_hat`` alone: after a self-duel only ``log t`` moved, so
+      the last allocation is reused and compared with the new ``N / log t``.
 
-Plugging in a variant
-    Subclass :class:`CopelandRMED`, set ``name`` (and register it), and implement
+The empirical state (fields of :class:`ECWState`, shared by name with CW-RMED's state)
+    ``beats`` (strict, ties in neither direction), ``L`` (losses), ``d`` (``d(mu_hat)``, 0 on
+    ties), ``info = N d``, ``C = r / d`` (000's regret on the empirical losses; ``inf`` on ties and
+    the diagonal), ``Q`` (line 11's allocation, draws per ``log t``).  A duel that keeps the
+    structure changes one pair's ``d``, ``N d`` and cost (:func:`skeleton_learn`); a duel that flips
+    it marks the structure stale and the next decision recomputes everything
+    (:func:`skeleton_refresh`).  ``mu_hat``, ``d`` and the costs are computed with the arithmetic of
+    :func:`boundcalc.lp.structure.empirical_structure` and :func:`boundcalc.lp.ecw._cost_matrix`,
+    bit for bit.
 
-    ``check_winner(state) -> int | None``
-        check (3): an empirical Copeland winner ``i1`` (from ``state.structure.winners``) with
-        ``{N_ij / log t}`` in the variant's ``R_{i1}(mu_hat)``, or ``None``.  ``state.log_t > 0``.
-    ``target(state) -> (i_star, Q)``
-        line 11: the argmin winner and one optimal allocation ``Q`` (K x K, symmetric,
-        draws per ``log t``; 0 on the diagonal and on tied pairs).
+ECW-RMED's caches
+    A duel that keeps the empirical structure changes only the eq. (5) rows of the pair's loser
+    and the eq. (4) row of its winner; those rows of check (3) and of Theorem 5 are recomputed, the
+    others reused (a self-duel costs O(K)).
 
-    For CW-RMED with :class:`boundcalc.lp.CopelandLPSolver` (kept on ``self`` between steps):
-    ``check_winner`` returns the first ``a`` in ``state.structure.winners`` with
-    ``solver.violation(state.structure, state.rates, a, rows=False).amount <= 0`` (or a small
-    tolerance), and ``target`` solves ``res = solver.solve_empirical(state.structure)`` and
-    returns ``a = argmin_winner(res.per_winner)`` with ``res.allocations[a]`` (the same
-    tie rule as ECW-RMED).  ``fast_kernel`` stays None: the simulator then drives the policy
-    step by step.
-
-    ``state`` is an :class:`EmpiricalState`.  The skeleton calls ``target`` only when the counts
-    changed since its last call (line 11's solution depends on ``mu_hat`` alone; after a
-    self-duel only ``log t`` moved, so the cached ``Q`` is reused and compared with the new
-    ``N / log t``).  ``stats``: ``checks`` (check (3) evaluations), ``targets`` (times line 11
-    is reached), ``solves`` (``target`` calls), ``forced`` (line 4 draws), ``self_duels``.
+``stats``: ``forced`` (line 4 draws), ``checks`` (check (3) evaluations), ``targets`` (times line
+11 is reached), ``solves`` (line 11 computed anew: the counts changed since the last one),
+``self_duels``.
 """
 
 from __future__ import annotations
 
 import math
-from functools import cached_property
+from collections import namedtuple
 
 import numpy as np
+from numba import njit
 
-from ..lp import ecw as _ecw
-from ..lp.structure import Structure, empirical_structure, pair_regret
+from ..lp import _kernels
 from .base import Policy, Real
+from .kernel import T_, CompiledPolicy, count, env_more, kl_half_c, play
 from .registry import register_policy
 
-__all__ = ["CopelandRMED", "ECWRMED", "EmpiricalState", "forced_exploration_pairs", "ecw_check",
-           "ecw_target", "argmin_winner"]
+__all__ = ["CopelandRMED", "ECWRMED", "ECWState", "Decision", "skeleton_state", "skeleton_select",
+           "skeleton_learn", "skeleton_refresh", "skeleton_finish", "ecw_decide", "ecw_update", "ecw_run",
+           "WINNER_TIE_RTOL"]
+
+_kernels.load()  # Theorem 5's compiled pool row (the LP core's) is called inside ecw_decide
+_pool_row = _kernels.ecw_pool_row
 
 #: Relative tolerance under which two per-winner constants count as tied (line 11).
 WINNER_TIE_RTOL = 1e-12
 
+#: The skeleton's fields (every variant's state has them, by these names).
+SKELETON_FIELDS = ["W", "N", "beats", "L", "d", "info", "C", "Q", "is_win", "wval", "dirty_lo", "dirty_hi",
+                   "LC", "inLR", "inLN", "forced", "reg", "fr", "stats"]
+# reg: the round t, position in L_C, |L_C|, forced pairs of this pass, position among them, a pass
+# starts, the structure is stale, line 11's allocation is current, i*, the selected pair is a
+# draw of the loop over L_C, the structure's version (bumped by every refresh)
+POS, NLC, NF, FPOS, PASS_START, FULL, HAVE_TARGET, ISTAR, IN_LOOP, STRUCT = range(1, 11)
+N_REG = 11
+ALPHA, BETA = 0, 1
+S_FORCED, S_CHECKS, S_TARGETS, S_SOLVES, S_SELF = range(5)
 
-class EmpiricalState:
-    """What check (3) and line 11 of 000's Algorithm 1 see after a draw.
+#: ECW-RMED's state: the skeleton's fields and the caches of check (3) (``chk_*``) and of
+#: Theorem 5 (``tgt_*``: per winner and pool, the pool's part of ``C^E*``, the number ``h`` of
+#: pairs taken, their level ``1 / (h - k)`` and which they are), scratch rows ``vals``, ``keys``.
+ECWState = namedtuple("ECWState", SKELETON_FIELDS + [
+    "vals", "keys", "chk_row", "chk_I", "chk_dirty", "chkI_dirty", "tgt_part", "tgt_h", "tgt_level", "tgt_sel",
+    "tgt_I", "tgt_dirty", "tgtI_dirty"])
 
-    Attributes
-    ----------
-    t : int
-        The round just played (1-based).
-    log_t : float
-        ``log t`` (natural log).
-    wins, draws : ndarray (K, K) of int
-        Observed counts (read-only views of the policy's arrays).
-    """
-
-    def __init__(self, t: int, wins: np.ndarray, draws: np.ndarray, *, reuse: "EmpiricalState | None" = None):
-        self.t = int(t)
-        self.log_t = math.log(self.t)
-        self.wins = wins
-        self.draws = draws
-        self.K = int(wins.shape[0])
-        if reuse is not None:  # same counts, later t: mu_hat, structure and N d carry over
-            for key in ("mu_hat", "structure", "information"):
-                if key in reuse.__dict__:
-                    self.__dict__[key] = reuse.__dict__[key]
-
-    @cached_property
-    def mu_hat(self) -> np.ndarray:
-        """``N_{i>j} / N_ij``, 1/2 where undrawn and on the diagonal (000 Sec. 2: ``0/0 = 1/2``)."""
-        N = self.draws
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mu = np.where(N > 0, self.wins / np.where(N > 0, N, 1), 0.5)
-        np.fill_diagonal(mu, 0.5)
-        return mu
-
-    @cached_property
-    def structure(self) -> Structure:
-        """The empirical Copeland structure (:func:`boundcalc.lp.structure.empirical_structure`)."""
-        return empirical_structure(self.mu_hat)
-
-    @cached_property
-    def information(self) -> np.ndarray:
-        """``N_ij d(mu_hat_ij)`` (K x K, symmetric; 0 on ties): ``log t`` times the normalised rate."""
-        return self.draws * self.structure.d
-
-    @cached_property
-    def rates(self) -> np.ndarray:
-        """``N_ij / log t`` (the observed ``q`` of check (3)); requires ``t >= 2``."""
-        if self.log_t <= 0:
-            raise ValueError("rates N / log t are undefined at t = 1")
-        return self.draws / self.log_t
+#: A decision of line 7-13 on given counts (:meth:`CopelandRMED.decide`): the winner check (3)
+#: passed for (None when it failed), line 11's ``i*``, allocation ``Q`` and per-winner constants
+#: (None when check (3) passed), and ``L_NC`` (lexicographic, then ``(i*, i*)``).
+Decision = namedtuple("Decision", ["check", "istar", "Q", "values", "next"])
 
 
-def forced_exploration_pairs(wins: np.ndarray, draws: np.ndarray, t: int, alpha: float, beta: float):
-    """Line 4 of 000's Algorithm 1: pairs ``(i, j)``, ``i > j``, lexicographic, to draw now.
+def skeleton_state(K: int, params: dict, n_stats: int) -> dict:
+    """The skeleton's arrays at ``t = 1`` (a dict by field name): counts 0, every structure stale,
+    the first pass ``L_C = P_{i != j}`` in lexicographic order."""
+    P = K * K
+    LC = np.zeros(P, dtype=np.int64)
+    inLR = np.zeros(P, dtype=np.bool_)
+    n = 0
+    for i in range(1, K):
+        for j in range(i):
+            LC[n] = i * K + j
+            inLR[i * K + j] = True
+            n += 1
+    reg = np.zeros(N_REG, dtype=np.int64)
+    reg[T_], reg[NLC], reg[PASS_START], reg[FULL] = 1, n, 1, 1
+    return dict(W=np.zeros((K, K), dtype=np.int64), N=np.zeros((K, K), dtype=np.int64),
+                beats=np.zeros((K, K), dtype=np.bool_), L=np.zeros(K, dtype=np.int64), d=np.zeros((K, K)),
+                info=np.zeros((K, K)), C=np.zeros((K, K)), Q=np.zeros((K, K)), is_win=np.zeros(K, dtype=np.bool_),
+                wval=np.zeros(K), dirty_lo=np.ones(K, dtype=np.bool_), dirty_hi=np.ones(K, dtype=np.bool_),
+                LC=LC, inLR=inLR, inLN=np.zeros(P, dtype=np.bool_), forced=np.zeros(P, dtype=np.int64), reg=reg,
+                fr=np.array([params["alpha"], params["beta"]]), stats=np.zeros(n_stats, dtype=np.int64))
 
-    ``N_ij < alpha sqrt(log t)`` or ``|mu_hat_ij - 1/2| < beta / log log t`` (the latter only
-    when ``log log t > 0``), with ``mu_hat = 1/2`` on undrawn pairs.
-    """
-    log_t = math.log(t)
-    thr = alpha * math.sqrt(log_t)
-    loglog = math.log(log_t) if log_t > 0 else -math.inf
-    N = np.asarray(draws)
-    need = N < thr
-    if loglog > 0 and beta > 0:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mu = np.where(N > 0, wins / np.where(N > 0, N, 1), 0.5)
-        need |= np.abs(mu - 0.5) < beta / loglog
-    ii, jj = np.nonzero(np.tril(need, -1))  # row-major: lexicographic (i, j), i > j
-    return list(zip(ii.tolist(), jj.tolist()))
+
+# ----------------------------------------------------------------------------- the skeleton
+@njit(cache=True)
+def skeleton_select(s):
+    """The next pair: line 4's forced pairs of this pass (listed when the pass starts), then the
+    pass's loop over ``L_C``."""
+    K = s.W.shape[0]
+    reg = s.reg
+    if reg[PASS_START]:
+        reg[PASS_START] = 0
+        reg[FPOS] = 0
+        nF = 0
+        log_t = math.log(reg[T_])
+        thr = s.fr[ALPHA] * math.sqrt(log_t)
+        loglog = math.log(log_t) if log_t > 0 else -np.inf
+        use_beta = loglog > 0 and s.fr[BETA] > 0
+        band = s.fr[BETA] / loglog if use_beta else 0.0
+        for i in range(1, K):
+            for j in range(i):
+                n = s.N[i, j]
+                if n < thr:
+                    s.forced[nF] = i * K + j
+                    nF += 1
+                elif use_beta:
+                    m_ = s.W[i, j] / n if n > 0 else 0.5
+                    if abs(m_ - 0.5) < band:
+                        s.forced[nF] = i * K + j
+                        nF += 1
+        reg[NF] = nF
+    if reg[FPOS] < reg[NF]:
+        code = s.forced[reg[FPOS]]
+        reg[FPOS] += 1
+        reg[IN_LOOP] = 0
+        s.stats[S_FORCED] += 1
+    else:
+        code = s.LC[reg[POS]]
+        reg[IN_LOOP] = 1
+    i = code // K
+    j = code % K
+    if reg[IN_LOOP] and i == j:
+        s.stats[S_SELF] += 1
+    return i, j
 
 
-def argmin_winner(values: dict[int, float]) -> int:
-    """The winner with the smallest constant; near-ties (``WINNER_TIE_RTOL``) go to the smaller index."""
-    vmin = min(values.values())
+@njit(cache=True)
+def _pair_regret(L, K, x, y, L1):
+    return (float(L[x]) + float(L[y]) - 2.0 * float(L1)) / (2.0 * (K - 1))
+
+
+@njit(cache=True)
+def _min_loss(L):
+    L1 = L[0]
+    for q in range(L.shape[0]):
+        if L[q] < L1:
+            L1 = L[q]
+    return L1
+
+
+@njit(cache=True)
+def skeleton_learn(s, i, j, won):
+    """The counts after the duel ``(i, j)``; if the structure is kept, that pair's ``d``, ``N d``
+    and cost, with its loser's eq. (5) rows and its winner's eq. (4) row marked changed; if it
+    flips, the structure is marked stale.  Line 11's allocation is no longer current."""
+    if i == j:
+        return
+    beats = s.beats
+    W = s.W
+    N = s.N
+    old_ij = beats[i, j]
+    old_ji = beats[j, i]
+    count(s, i, j, won)
+    s.reg[HAVE_TARGET] = 0
+    if s.reg[FULL] or (2 * W[i, j] > N[i, j]) != old_ij or (2 * W[j, i] > N[j, i]) != old_ji:
+        s.reg[FULL] = 1
+        return
+    K = W.shape[0]
+    if beats[i, j] or beats[j, i]:
+        n = N[i, j]
+        x = 0.5 * (kl_half_c(W[i, j] / n) + kl_half_c(W[j, i] / n))
+        s.d[i, j] = x
+        s.d[j, i] = x
+    else:
+        s.d[i, j] = 0.0
+        s.d[j, i] = 0.0
+    L1 = _min_loss(s.L)
+    for (x, y) in ((i, j), (j, i)):
+        s.info[x, y] = float(N[x, y]) * s.d[x, y]
+        if s.d[x, y] > 0:
+            s.C[x, y] = _pair_regret(s.L, K, x, y, L1) / s.d[x, y]
+        else:
+            s.C[x, y] = np.inf
+    if beats[i, j] or beats[j, i]:
+        s.dirty_lo[j if beats[i, j] else i] = True  # the pair's loser: its eq. (5) rows change
+        s.dirty_hi[i if beats[i, j] else j] = True  # the pair's winner: its eq. (4) row changes
+
+
+@njit(cache=True)
+def skeleton_refresh(s):
+    """The empirical structure, ``d``, ``N d``, the costs and the winners recomputed from the counts
+    (when stale); every row marked changed and the structure's version bumped."""
+    if not s.reg[FULL]:
+        return
+    W = s.W
+    N = s.N
+    K = W.shape[0]
+    beats = s.beats
+    L = s.L
+    for j in range(K):
+        L[j] = 0
+    for i in range(K):
+        for j in range(K):
+            beats[i, j] = i != j and 2 * W[i, j] > N[i, j]
+    for i in range(K):
+        for j in range(K):
+            if beats[i, j]:
+                L[j] += 1
+    L1 = _min_loss(L)
+    for i in range(K):
+        for j in range(K):
+            if beats[i, j] or beats[j, i]:
+                n = N[i, j]
+                s.d[i, j] = 0.5 * (kl_half_c(W[i, j] / n) + kl_half_c(W[j, i] / n))
+            else:
+                s.d[i, j] = 0.0
+            s.info[i, j] = float(N[i, j]) * s.d[i, j]
+            if i != j and s.d[i, j] > 0:
+                s.C[i, j] = _pair_regret(L, K, i, j, L1) / s.d[i, j]
+            else:
+                s.C[i, j] = np.inf
+    for q in range(K):
+        s.is_win[q] = L[q] == L1
+        s.dirty_lo[q] = True
+        s.dirty_hi[q] = True
+    s.reg[FULL] = 0
+    s.reg[STRUCT] += 1
+
+
+@njit(cache=True)
+def first_winner(s):
+    """The first empirical Copeland winner (what ``t = 1`` exploits)."""
+    for a in range(s.is_win.shape[0]):
+        if s.is_win[a]:
+            return a
+    return -1
+
+
+@njit(cache=True)
+def argmin_winner(s):
+    """``i*``: the winner with the smallest ``wval``; values within ``WINNER_TIE_RTOL`` relative of
+    the minimum are tied and go to the smaller index."""
+    K = s.is_win.shape[0]
+    vmin = np.inf
+    for a in range(K):
+        if s.is_win[a] and s.wval[a] < vmin:
+            vmin = s.wval[a]
     tol = WINNER_TIE_RTOL * abs(vmin)
-    return min(a for a, v in values.items() if v <= vmin + tol)
+    for a in range(K):
+        if s.is_win[a] and s.wval[a] <= vmin + tol:
+            return a
+    return -1
 
 
-class CopelandRMED(Policy):
-    """The skeleton of 000's Algorithm 1; see the module text for the readings and the hooks.
+@njit(cache=True)
+def skeleton_finish(s, exploit, log_t):
+    """Lines 7-15 after check (3) (``exploit``: the winner it passed, or -1) and, when it failed,
+    line 11 (``Q`` and ``reg[ISTAR]`` current): ``L_NC`` joins ``L_N`` (pairs still in ``L_R``
+    excepted), the drawn pair leaves ``L_R``, a finished pass starts the next."""
+    K = s.W.shape[0]
+    P = K * K
+    reg = s.reg
+    code = s.LC[reg[POS]]
+    s.inLR[code] = False
+    if exploit >= 0:
+        p = exploit * K + exploit
+        if not s.inLR[p]:
+            s.inLN[p] = True
+    else:
+        for a in range(1, K):
+            for b in range(a):
+                if s.Q[a, b] > s.N[a, b] / log_t:
+                    p = a * K + b
+                    if not s.inLR[p]:
+                        s.inLN[p] = True
+        p = reg[ISTAR] * K + reg[ISTAR]
+        if not s.inLR[p]:
+            s.inLN[p] = True
+    reg[POS] += 1
+    if reg[POS] == reg[NLC]:
+        n = 0
+        for p in range(P):
+            s.inLR[p] = s.inLN[p]
+            if s.inLN[p]:
+                s.LC[n] = p
+                n += 1
+            s.inLN[p] = False
+        reg[NLC] = n
+        reg[POS] = 0
+        reg[PASS_START] = 1
+
+
+# ----------------------------------------------------------------------------- ECW-RMED
+@njit(cache=True)
+def _chk_row(beats, L, info, a, i2, vals):
+    """Check (3), eq. (5) row of ``i2`` for winner ``a``: the ``m`` smallest ``N d`` of the pool
+    summed in ascending order (``inf`` when the pool is too small to give a row)."""
+    K = beats.shape[0]
+    n = 0
+    for j in range(K):
+        if beats[j, i2] and j != a:
+            vals[n] = info[i2, j]
+            n += 1
+    m = L[i2] - L[a] + 1
+    if n < m:
+        return np.inf
+    srt = np.sort(vals[:n])
+    tot = 0.0
+    for q in range(m):
+        tot += srt[q]
+    return tot
+
+
+@njit(cache=True)
+def _chk_I(beats, info, a):
+    """Check (3), eq. (4) read as ``>=``: the smallest ``N_{a j} d`` over ``j in I_a``."""
+    best = np.inf
+    for j in range(beats.shape[0]):
+        if beats[a, j] and info[a, j] < best:
+            best = info[a, j]
+    return best
+
+
+@njit(cache=True)
+def ecw_check(s, log_t):
+    """Check (3) for ECW-RMED: the first empirical Copeland winner ``a`` (index order) whose counts
+    lie in ``R^E_a(mu_hat)`` -- every eq. (4) ``N_{a j} d >= log t`` and every eq. (5) row's ``m``
+    smallest ``N d`` summing to at least ``log t`` -- or -1.  Stale rows are recomputed first."""
+    K = s.W.shape[0]
+    for q in range(K):
+        if s.dirty_lo[q]:
+            s.chk_dirty[q] = True
+            s.tgt_dirty[q] = True
+        if s.dirty_hi[q]:
+            s.chkI_dirty[q] = True
+            s.tgtI_dirty[q] = True
+        s.dirty_lo[q] = False
+        s.dirty_hi[q] = False
+    for a in range(K):
+        if not s.is_win[a]:
+            continue
+        if s.chkI_dirty[a]:
+            s.chk_I[a] = _chk_I(s.beats, s.info, a)
+        for i2 in range(K):
+            if i2 != a and s.chk_dirty[i2]:
+                s.chk_row[a, i2] = _chk_row(s.beats, s.L, s.info, a, i2, s.vals)
+    for q in range(K):
+        s.chk_dirty[q] = False
+        s.chkI_dirty[q] = False
+    for a in range(K):
+        if s.is_win[a]:
+            mr = s.chk_I[a]
+            for i2 in range(K):
+                if i2 != a and s.chk_row[a, i2] < mr:
+                    mr = s.chk_row[a, i2]
+            if mr >= log_t:
+                return a
+    return -1
+
+
+@njit(cache=True)
+def ecw_target(s):
+    """Line 11 for ECW-RMED: ``C^E*_a`` by Theorem 5 for every empirical winner (stale pool rows
+    recomputed, others reused; pools sorted by (cost, arm)), ``i*`` by :func:`argmin_winner`, and
+    ``Q = E / d`` of ``i*``'s allocation (``E`` normalised)."""
+    K = s.W.shape[0]
+    for a in range(K):
+        s.wval[a] = np.inf
+        if not s.is_win[a]:
+            continue
+        if s.tgtI_dirty[a]:
+            acc = 0.0
+            for q in range(K):
+                if s.beats[a, q]:
+                    acc += s.C[a, q]
+            s.tgt_I[a] = acc
+        v = s.tgt_I[a]
+        for i2 in range(K):
+            if i2 == a:
+                continue
+            if s.tgt_dirty[i2]:
+                part, h, level = _pool_row(s.beats, s.L, s.C, a, i2, s.tgt_sel[a, i2], s.keys)
+                s.tgt_part[a, i2] = part
+                s.tgt_h[a, i2] = h
+                s.tgt_level[a, i2] = level
+            v += s.tgt_part[a, i2]
+        s.wval[a] = v
+    for q in range(K):
+        s.tgt_dirty[q] = False
+        s.tgtI_dirty[q] = False
+    istar = argmin_winner(s)
+    s.reg[ISTAR] = istar
+    Q = s.Q
+    for x in range(K):
+        for y in range(K):
+            Q[x, y] = 0.0
+    for i2 in range(K):
+        if i2 == istar:
+            continue
+        for q in range(s.tgt_h[istar, i2]):
+            y = s.tgt_sel[istar, i2, q]
+            Q[i2, y] = s.tgt_level[istar, i2] / s.d[i2, y]
+            Q[y, i2] = Q[i2, y]
+    for y in range(K):
+        if s.beats[istar, y]:
+            Q[istar, y] = 1.0 / s.d[istar, y]
+            Q[y, istar] = Q[istar, y]
+
+
+@njit(cache=True)
+def ecw_decide(s):
+    """Lines 7-15 of Algorithm 1 for ECW-RMED after a draw of the loop, ``t`` the round just played."""
+    skeleton_refresh(s)
+    log_t = math.log(s.reg[T_])
+    if log_t <= 0:
+        exploit = first_winner(s)
+    else:
+        s.stats[S_CHECKS] += 1
+        exploit = ecw_check(s, log_t)
+    if exploit < 0:
+        s.stats[S_TARGETS] += 1
+        if not s.reg[HAVE_TARGET]:
+            s.stats[S_SOLVES] += 1
+            ecw_target(s)
+            s.reg[HAVE_TARGET] = 1
+    skeleton_finish(s, exploit, log_t)
+
+
+@njit(cache=True)
+def ecw_update(s, i, j, won):
+    """ECW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15."""
+    skeleton_learn(s, i, j, won)
+    if s.reg[IN_LOOP]:
+        s.reg[IN_LOOP] = 0
+        ecw_decide(s)
+    s.reg[T_] += 1
+
+
+@njit(cache=True)
+def ecw_run(s, env):
+    """ECW-RMED's whole-run kernel: :func:`skeleton_select`, the duel, :func:`ecw_update`, to the horizon."""
+    while env_more(env):
+        i, j = skeleton_select(s)
+        ecw_update(s, i, j, play(env, i, j))
+
+
+# ----------------------------------------------------------------------------- the classes
+class CopelandRMED(CompiledPolicy):
+    """The skeleton of 000's Algorithm 1 (see the module text); ECW-RMED and CW-RMED derive from it.
 
     Hyperparameters: ``alpha > 0`` (forced exploration ``N_ij < alpha sqrt(log t)``) and
     ``beta >= 0`` (``|mu_hat_ij - 1/2| < beta / log log t``); defaults 3 and 0.01, the values of
@@ -167,216 +491,61 @@ class CopelandRMED(Policy):
         "beta": Real(0.01, low=0.0, doc="forced exploration |mu_hat - 1/2| < beta / log log t; 0 disables"),
     }
     deterministic = True
+    stat_names = ("forced", "checks", "targets", "solves", "self_duels")
 
-    def __init__(self, K: int, *, rng=None, **params):
-        super().__init__(K, rng=rng, **params)
-        first = [(i, j) for i in range(1, self.K) for j in range(i)]
-        self._LC: list[tuple[int, int]] = first
-        self._LR: set[tuple[int, int]] = set(first)
-        self._LN: set[tuple[int, int]] = set()
-        self._pos = 0
-        self._forced: list[tuple[int, int]] = []
-        self._fpos = 0
-        self._pass_start = True
-        self._in_loop = False
-        self._version = 0  # bumped by every informative duel
-        self._target_cache: tuple[int, int, np.ndarray] | None = None
-        self._state: EmpiricalState | None = None  # the last state, reused while counts are unchanged
-        self._state_version = -1
-        self.stats = {"forced": 0, "checks": 0, "targets": 0, "solves": 0, "self_duels": 0}
-
-    # -- the hooks a variant implements --------------------------------------------------
-    def check_winner(self, state: EmpiricalState) -> int | None:  # pragma: no cover - interface
-        """Check (3): an empirical Copeland winner whose feasible set contains ``N / log t``, or None."""
-        raise NotImplementedError
-
-    def target(self, state: EmpiricalState) -> tuple[int, np.ndarray]:  # pragma: no cover - interface
-        """Line 11: ``(i*, Q)``, the argmin winner and an optimal allocation (K x K, per log t)."""
-        raise NotImplementedError
-
-    # -- Algorithm 1 ----------------------------------------------------------------------
     @property
     def candidates(self) -> list[tuple[int, int]]:
-        """``L_C``, the current pass's list (read-only copy)."""
-        return list(self._LC)
+        """``L_C``, the current pass's list (a copy)."""
+        a = self._arrays
+        return [divmod(int(c), self.K) for c in a.LC[:a.reg[NLC]]]
 
-    def _select(self) -> tuple[int, int]:
-        if self._pass_start:
-            self._forced = forced_exploration_pairs(self.wins, self.draws, self.t,
-                                                    self.params["alpha"], self.params["beta"])
-            self._fpos = 0
-            self._pass_start = False
-        if self._fpos < len(self._forced):
-            self._in_loop = False
-            pair = self._forced[self._fpos]
-            self._fpos += 1
-            self.stats["forced"] += 1
-            return pair
-        self._in_loop = True
-        pair = self._LC[self._pos]
-        if pair[0] == pair[1]:
-            self.stats["self_duels"] += 1
-        return pair
+    def decide(self, t: int, wins, draws) -> Decision:
+        """Lines 7-13 of Algorithm 1 on the counts ``wins`` (``draws = wins + wins.T``) after round
+        ``t``, as this policy decides them (its own state is left alone): check (3), line 11 and
+        ``L_NC``.  For tests and inspection."""
+        W = np.array(wins, dtype=np.int64)
+        N = np.array(draws, dtype=np.int64)
+        K = self.K
+        if W.shape != (K, K) or N.shape != (K, K) or not np.array_equal(N, W + W.T) or np.any(np.diag(N)):
+            raise ValueError(f"wins must be a {K}x{K} count matrix with draws = wins + wins.T")
+        arrays = self.initial_state()
+        arrays.W[:] = W
+        arrays.N[:] = N
+        reg = arrays.reg
+        reg[T_], reg[NLC], reg[POS], reg[PASS_START], reg[IN_LOOP] = int(t), 1, 0, 0, 1
+        arrays.LC[0] = 1 * K + 0  # a stand-in for the drawn pair (its L_R bit is cleared)
+        arrays.inLR[:] = False
+        saved = (self._arrays, self._s, self._calls)
+        try:
+            self._attach(arrays)
+            self._decide()
+        finally:
+            self._arrays, self._s, self._calls = saved
+        nxt = [divmod(int(c), K) for c in arrays.LC[:arrays.reg[NLC]]]
+        nxt = [p for p in nxt if p[0] != p[1]] + [p for p in nxt if p[0] == p[1]]
+        if len(nxt) == 1 and nxt[0][0] == nxt[0][1] and (arrays.stats[S_TARGETS] == 0):
+            return Decision(nxt[0][0], None, None, None, nxt)
+        values = {a: float(arrays.wval[a]) for a in np.flatnonzero(arrays.is_win).tolist()}
+        return Decision(None, int(arrays.reg[ISTAR]), arrays.Q.copy(), values, nxt)
 
-    def next_candidates(self, state: EmpiricalState) -> list[tuple[int, int]]:
-        """``L_NC`` after a draw of the loop (lines 7-13)."""
-        if state.log_t <= 0:
-            w = int(state.structure.winners[0])
-            return [(w, w)]
-        self.stats["checks"] += 1
-        w = self.check_winner(state)
-        if w is not None:
-            return [(int(w), int(w))]
-        self.stats["targets"] += 1
-        if self._target_cache is None or self._target_cache[0] != self._version:
-            self.stats["solves"] += 1
-            istar, Q = self.target(state)
-            self._target_cache = (self._version, int(istar), np.asarray(Q, dtype=float))
-        _, istar, Q = self._target_cache
-        ii, jj = np.nonzero(np.tril(Q > state.draws / state.log_t, -1))  # lexicographic, i > j
-        out = list(zip(ii.tolist(), jj.tolist()))
-        out.append((int(istar), int(istar)))
-        return out
-
-    def _learn(self, i: int, j: int, i_won: bool) -> None:
-        if i != j:
-            self._version += 1
-        if not self._in_loop:
-            return
-        self._in_loop = False
-        prev = self._state if self._state is not None and self._state_version == self._version else None
-        state = EmpiricalState(self.t, self.wins, self.draws, reuse=prev)
-        self._state, self._state_version = state, self._version
-        LNC = self.next_candidates(state)
-        self._LR.discard(self._LC[self._pos])
-        for p in LNC:
-            if p not in self._LR:
-                self._LN.add(p)
-        self._pos += 1
-        if self._pos == len(self._LC):
-            self._LC = sorted(self._LN)
-            self._LR = set(self._LN)
-            self._LN = set()
-            self._pos = 0
-            self._pass_start = True
-
-
-# ----------------------------------------------------------------------------- ECW-RMED
-def ecw_check(structure: Structure, information: np.ndarray, log_t: float, winner: int) -> bool:
-    """Check (3) for ECW-RMED: are the observed counts in ``R^E_{winner}(mu_hat)`` (000 eqs. (4)-(5))?
-
-    ``information[i, j] = N_ij d(mu_hat_ij)``.  Eq. (4) read as ``>=``:
-    ``N_{i1 j} d >= log t`` for every ``j in I_{i1}``; eq. (5): for every ``i2 != i1`` whose pool
-    ``P = S_{i2} \\ {i1}`` holds at least ``m = L_{i2} - L_{i1} + 1`` arms, the ``m`` smallest
-    ``N_{j i2} d`` over ``P`` sum to at least ``log t`` (the binding subset of each size-``m``
-    family is its ``m`` smallest members; sums are taken in ascending order).
-    """
-    a = int(winner)
-    beats = structure.beats
-    L = structure.L
-    K = structure.K
-    Ia = beats[a]
-    if np.any(information[a, Ia] < log_t):
-        return False
-    for i2 in range(K):
-        if i2 == a:
-            continue
-        pool = beats[:, i2].copy()
-        pool[a] = False
-        m = int(L[i2] - L[a] + 1)
-        n = int(pool.sum())
-        if n < m:
-            continue
-        vals = np.sort(information[i2, pool])
-        if np.cumsum(vals)[m - 1] < log_t:
-            return False
-    return True
-
-
-def _ecw_allocation(structure: Structure, C: np.ndarray, winner: int):
-    """``(C^E*_{winner}, E)`` by Theorem 5 (:func:`boundcalc.lp.ecw.ecw_allocation`, E normalised,
-    K x K), with cost ties broken towards the smaller arm index (:func:`canonical_ties`)."""
-    value, E = _ecw.ecw_allocation(structure.beats, C, winner)
-    return value, canonical_ties(structure, C, winner, np.array(E, dtype=float))
-
-
-def canonical_ties(structure: Structure, C: np.ndarray, winner: int, E: np.ndarray) -> np.ndarray:
-    """Make Theorem 5's choice among equal-cost pairs deterministic: the smaller arm index first.
-
-    Theorem 5 puts ``e = 1/(h - k)`` on the ``h`` cheapest pairs of each pool ``S_{i2} \\ {i1}``;
-    when the ``h``-th and the ``(h+1)``-th cheapest cost the same, either choice is optimal and
-    the one returned depends on the sort (numpy's default ``argsort`` is not stable on every
-    CPU).  Early in a run many pairs have equal counts, hence equal costs, so the policy fixes
-    the choice: within each group of equal costs the selected members are those of smallest
-    index (a stable sort by ``(cost, arm)``, as the compiled kernel does).
-    """
-    a = int(winner)
-    beats = structure.beats
-    K = structure.K
-    for i2 in range(K):
-        if i2 == a:
-            continue
-        pool = beats[:, i2].copy()
-        pool[a] = False
-        chosen = pool & (E[i2] > 0)
-        rest = pool & ~chosen
-        if not chosen.any() or not rest.any():
-            continue
-        cut = C[i2, chosen].max()
-        if C[i2, rest].min() != cut:
-            continue  # the h cheapest are unique: nothing to choose
-        members = np.flatnonzero(pool)
-        level = float(E[i2, chosen][0])
-        tied = members[C[i2, members] == cut]
-        n_keep = int(np.sum(C[i2, chosen] == cut))
-        keep = pool & (C[i2] < cut)
-        keep[tied[:n_keep]] = True
-        E[i2, members] = np.where(keep[members], level, 0.0)
-        E[members, i2] = E[i2, members]
-    return E
-
-
-def ecw_target(structure: Structure) -> tuple[int, np.ndarray, dict[int, float]]:
-    """Line 11 for ECW-RMED on an empirical structure: ``(i*, Q, per-winner values)``.
-
-    Costs ``c_ij = r_hat_ij / d(mu_hat_ij)`` with 000's regret on the empirical losses
-    (``r_hat``, Sec. 3); Theorem 5's closed form per empirical Copeland winner; ``Q = E / d``
-    (0 where ``d = 0``).
-    """
-    K = structure.K
-    d = structure.d
-    R = pair_regret(structure.L, K)
-    pos = d > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        C = np.where(pos, R / np.where(pos, d, 1.0), np.inf)
-    np.fill_diagonal(C, np.inf)
-    values, allocs = {}, {}
-    for a in structure.winners.tolist():
-        v, E = _ecw_allocation(structure, C, a)
-        values[a] = float(v)
-        allocs[a] = E
-    istar = argmin_winner(values)
-    E = allocs[istar]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        Q = np.where(pos, E / np.where(pos, d, 1.0), 0.0)
-    np.fill_diagonal(Q, 0.0)
-    return istar, Q, values
+    def _decide(self) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
 
 
 @register_policy
 class ECWRMED(CopelandRMED):
     """ECW-RMED: 000's Algorithm 1 with ``R^E`` (eqs. (4)-(5)) and Theorem 5's closed form.
 
-    Check (3) tests the observed counts against ``R^E_{i1}(mu_hat)`` (:func:`ecw_check`) for each
-    empirical Copeland winner in index order; when none passes, line 11 takes the winner with
-    the smallest ``C^E*_{i1}(mu_hat)`` and its closed-form allocation (:func:`ecw_target`).
-    Defaults ``alpha = 3``, ``beta = 0.01`` (000's experiments); ``beta = 0`` allowed.  The
-    readings of the loose parts of the text are listed in :mod:`boundcalc.policies.copeland_rmed`.
-    Regret is at most ``C^E* log T + o(log T)`` (Theorem 4).
+    Check (3) tests the observed counts against ``R^E_{i1}(mu_hat)`` for each empirical Copeland
+    winner in index order (:func:`ecw_check`); when none passes, line 11 takes the winner with the
+    smallest ``C^E*_{i1}(mu_hat)`` and its closed-form allocation, cost ties broken towards the
+    smaller arm index (:func:`ecw_target`).  Defaults ``alpha = 3``, ``beta = 0.01`` (000's
+    experiments); ``beta = 0`` allowed.  The readings of the loose parts of the text are listed
+    in :mod:`boundcalc.policies.copeland_rmed`.  Regret is at most ``C^E* log T + o(log T)``
+    (Theorem 4).
 
     Examples
     --------
-    >>> import numpy as np
     >>> p = ECWRMED(3)
     >>> [p.select_pair() for _ in range(1)]
     [(1, 0)]
@@ -384,16 +553,23 @@ class ECWRMED(CopelandRMED):
 
     name = "ecw-rmed"
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (ECW), Theorem 5"
-    fast_kernel = "ecw_rmed"
+    State = ECWState
+    kernels = (skeleton_select, ecw_update, ecw_run)
 
-    def check_winner(self, state: EmpiricalState) -> int | None:
-        s = state.structure
-        info = state.information
-        for a in s.winners.tolist():
-            if ecw_check(s, info, state.log_t, a):
-                return int(a)
-        return None
+    def initial_state(self) -> ECWState:
+        K = self.K
+        base = skeleton_state(K, self.params, len(self.stat_names))
+        return ECWState(**base, vals=np.empty(K), keys=np.empty(K), chk_row=np.full((K, K), np.inf),
+                        chk_I=np.full(K, np.inf), chk_dirty=np.ones(K, dtype=np.bool_),
+                        chkI_dirty=np.ones(K, dtype=np.bool_), tgt_part=np.zeros((K, K)),
+                        tgt_h=np.zeros((K, K), dtype=np.int64), tgt_level=np.zeros((K, K)),
+                        tgt_sel=np.zeros((K, K, K), dtype=np.int64), tgt_I=np.zeros(K),
+                        tgt_dirty=np.ones(K, dtype=np.bool_), tgtI_dirty=np.ones(K, dtype=np.bool_))
 
-    def target(self, state: EmpiricalState) -> tuple[int, np.ndarray]:
-        istar, Q, _ = ecw_target(state.structure)
-        return istar, Q
+    def _decide(self) -> None:
+        _decide_ecw(self._s)
+
+
+@njit(cache=True)
+def _decide_ecw(s):
+    ecw_decide(s)

@@ -2,50 +2,328 @@
 
 Paper 000 proves that CW-RMED attains the Copeland regret lower bound (Theorem 3) but could not
 run it: its check (3) and line 11 need the LP of eq. (2), whose constraints are exponentially
-many, on the empirical matrix at every step.  Here both go to boundcalc's LP core
-(:class:`boundcalc.lp.CopelandLPSolver`), kept on the policy between steps:
+many, on the empirical matrix at every step.  Here everything but line 11's LP runs compiled --
+the skeleton shared with ECW-RMED (:mod:`boundcalc.policies.copeland_rmed`: line 4, ``L_C``,
+``L_R``, ``L_N``, the empirical structure), check (3) and the cases of line 11 that need no LP
+solve -- and the LP goes to boundcalc's LP core (:class:`boundcalc.lp.CopelandLPSolver`), kept on
+the policy between steps:
 
-* check (3) is :meth:`~boundcalc.lp.CopelandLPSolver.violation` on the observed rates
-  ``N / log t``: the largest ``1 - sum_{p in row} (N_p / log t) d(mu_hat_p)`` over every
-  covering row of ``R_{i1}(mu_hat)``, by the sorting oracle (no LP); the counts pass when it is
-  at most ``check_tol``.  Observed counts are tested against the covering rows only (the box
-  ``q <= 1/d`` does not apply to them; THEORY.md section 4);
-* line 11 is :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical`: ``C*_{i1}(mu_hat)`` and an
-  optimal allocation for every empirical Copeland winner, warm from the last solve while the
-  empirical structure is unchanged (a small LRU keeps the last few structures warm), exact
-  ties read as "in neither S nor I" (THEORY.md section 4).  With two or more empirical
-  Copeland winners (and no ties) the answer comes from 000 Theorem 6 (``C* = C^E*``, ECW's
-  closed-form allocation, oracle-checked).
+* check (3) evaluates, for each empirical Copeland winner ``i1`` in index order, the LP core's
+  sorting oracle (:func:`boundcalc.lp._kernels.copeland_sums` over the family's tables,
+  :meth:`~boundcalc.lp.constraints.CopelandFamily.oracle_args`) on ``E = (N / log t) d``: the
+  counts pass when ``1 - min_row sum <= check_tol``.  Observed counts are tested against the
+  covering rows only (the box ``q <= 1/d`` does not apply to them; THEORY.md section 4).  The
+  tables are fetched from the LP core once per empirical structure.
+* line 11, with two or more empirical Copeland winners and no tie: 000 Theorem 6 (``C* =
+  C^E*``), ECW's closed-form allocation (:func:`boundcalc.lp._kernels.ecw_closed_form`) checked
+  feasible by the oracle -- what :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical` answers
+  there, computed in place.
+* line 11 otherwise: :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical` (``C*_{i1}`` and an
+  optimal allocation per winner, warm per structure, exact ties in no row), asked **only when its
+  answer can change**.  With the structure unchanged the rows and bounds do not depend on the
+  counts, only the costs ``c = r / d`` move, so the basis of the model's last solve stays primal
+  feasible with the same solution ``e*``; it stays optimal while every reduced cost keeps its sign.
+  That check (the duals ``y`` of the basis's tight rows from ``M^T y = c_B``, ``M`` the basis
+  matrix on those rows; ``c_j - a_j.y >= 0`` at the lower bound, ``<= 0`` at the upper, ``y >= 0``)
+  runs compiled; within a margin of HiGHS's dual tolerance (``5e-10``, less an allowance for
+  rounding) the basis is kept and ``e*`` is the answer HiGHS's warm re-solve would return with
+  zero simplex iterations, otherwise HiGHS re-solves.
 
-Everything else -- the lists ``L_C``, ``L_R``, ``L_N``, forced exploration, the readings of the
-loose parts of the text -- is the skeleton shared with ECW-RMED
-(:class:`boundcalc.policies.copeland_rmed.CopelandRMED`; its module text lists the readings).
-The skeleton calls line 11 only when the counts changed since the last call.
+The decisions are those of the step-by-step version this replaces (issue 14): the same check (3)
+numbers, Theorem 6's allocation, and HiGHS called from the same warm bases whenever it could pivot.
+Where they can differ: the LP core keeps warm models in an LRU cache (``cache_size``, 64 here); a
+model dropped and rebuilt cold may land on another optimal vertex of a degenerate LP (both
+optimal; the earlier version kept 8 and touched the cache at every check).  A failed LP (status
+"failed": a HiGHS error or a certificate out of tolerance) raises :class:`boundcalc.SolverError`:
+the policy never acts on an unverified allocation.
 
-A failed LP (status "failed": a HiGHS error or a certificate out of tolerance) raises
-:class:`boundcalc.SolverError`: the policy never acts on an unverified allocation.
+Python is entered only when the empirical structure changes (the oracle's tables and any warm
+basis of that structure) and when HiGHS must re-solve; the whole-run kernel :func:`cw_run` returns
+to :class:`CWRMED` then and resumes.  ``stats`` adds to the skeleton's: ``lp_solves`` (HiGHS
+solves), ``theorem6`` (line 11 answered by Theorem 6), ``warm_answers`` (line 11 answered by the
+reduced-cost check, no HiGHS), ``structures`` (structure changes served).
 """
 
 from __future__ import annotations
 
-import numpy as np
+import math
+from collections import namedtuple
 
+import numpy as np
+from numba import njit
+
+from ..lp import _kernels
 from ..lp.cutting import CopelandLPSolver
 from ..lp.highs import SolverError
+from ..lp.structure import Structure
 from .base import Real
-from .copeland_rmed import CopelandRMED, EmpiricalState, argmin_winner
+from .copeland_rmed import (HAVE_TARGET, IN_LOOP, ISTAR, S_CHECKS, S_SOLVES, S_TARGETS, SKELETON_FIELDS, STRUCT,
+                            CopelandRMED, argmin_winner, first_winner, skeleton_finish, skeleton_learn,
+                            skeleton_refresh, skeleton_select, skeleton_state)
+from .kernel import T_, env_more, play
 from .registry import register_policy
 
-__all__ = ["CWRMED"]
+__all__ = ["CWRMED", "CWState", "cw_decide", "cw_update", "cw_resume", "cw_run"]
+
+_kernels.load()  # the LP core's compiled oracle and Theorem 5, called inside this module's functions
+_copeland_sums = _kernels.copeland_sums
+_closed_form = _kernels.ecw_closed_form
+
+#: What a compiled step may ask of Python: nothing, the oracle's tables of a new structure, an LP solve.
+DONE, NEED_TABLES, NEED_LP = 0, 1, 2
+# reg beyond the skeleton's: the structure version the tables are for, a decision waiting for Python
+TAB, PENDING = 11, 12
+N_REG = 13
+CHECK_TOL, LP_TOL = 2, 3
+S_LP, S_THM6, S_WARM, S_STRUCT = 5, 6, 7, 8
+#: Half of HiGHS's dual feasibility tolerance (1e-9, :class:`boundcalc.lp.highs.CoveringLP`):
+#: reduced costs down to minus this (less the rounding allowance) keep the basis.
+DUAL_MARGIN = 5e-10
+#: Rounding allowance of a reduced cost, relative to the magnitudes summed into it.
+ROUNDING = 1e-13
+
+#: CW-RMED's state: the skeleton's fields, ``E = (N / log t) d``, the oracle's tables per winner
+#: (``tab_*``: flat arrays with per-winner offsets), the warm bases per winner (``lp_*``: solution,
+#: variable status, the basis's variables and tight rows, ``(M^-1)^T``), the pair ids and scratch.
+CWState = namedtuple("CWState", SKELETON_FIELDS + [
+    "E", "Etmp", "pid", "tab_nc", "tab_off", "tab_coff", "tab_nI", "tab_Ia", "tab_pool", "tab_inIa", "tab_gI",
+    "tab_gS", "tab_ok", "tab_caseB", "tab_out", "lp_valid", "lp_x", "lp_status", "lp_nb", "lp_boff", "lp_moff",
+    "lp_soff", "lp_bvar", "lp_minvT", "lp_rstart", "lp_ridx", "cvec", "aty", "atyabs", "yv", "cB"])
 
 
+# ----------------------------------------------------------------------------- compiled steps
+@njit(cache=True)
+def _min_row_sum(s, a, E):
+    """The smallest row sum of ``R_a`` at ``E`` by the LP core's oracle on the stored tables."""
+    K = s.W.shape[0]
+    nc = s.tab_nc[a]
+    if nc <= 0:
+        return np.inf
+    o = s.tab_off[a]
+    n = K * nc
+    out = s.tab_out[:n].reshape((K, nc))
+    _copeland_sums(E, a, s.tab_Ia[a, :s.tab_nI[a]], s.tab_pool[a], s.tab_gI[o:o + n].reshape((K, nc)),
+                   s.tab_gS[o:o + n].reshape((K, nc)), s.tab_ok[o:o + n].reshape((K, nc)),
+                   s.tab_caseB[s.tab_coff[a]:s.tab_coff[a] + nc], s.tab_inIa[a], out)
+    m = np.inf
+    for x in range(K):
+        for c in range(nc):
+            if out[x, c] < m:
+                m = out[x, c]
+    return m
+
+
+@njit(cache=True)
+def cw_check(s, log_t):
+    """Check (3): the first empirical Copeland winner ``a`` whose counts satisfy every row of
+    ``R_a(mu_hat)``, ``1 - min_row sum of (N / log t) d <= check_tol``, or -1."""
+    K = s.W.shape[0]
+    E = s.E
+    for i in range(K):
+        for j in range(K):
+            E[i, j] = (s.N[i, j] / log_t) * s.d[i, j]
+    tol = s.fr[CHECK_TOL]
+    for a in range(K):
+        if s.is_win[a] and 1.0 - _min_row_sum(s, a, E) <= tol:
+            return a
+    return -1
+
+
+@njit(cache=True)
+def _set_q_from_pairs(s, x):
+    """``Q = e / d`` (0 where ``d = 0``) from a pair vector ``e`` in ``triu_indices`` order."""
+    K = s.W.shape[0]
+    for i in range(K):
+        s.Q[i, i] = 0.0
+        for j in range(i + 1, K):
+            v = x[s.pid[i, j]] / s.d[i, j] if s.d[i, j] > 0 else 0.0
+            s.Q[i, j] = v
+            s.Q[j, i] = v
+
+
+@njit(cache=True)
+def _theorem6(s):
+    """Line 11 with two or more winners and no tie (000 Theorem 6): ECW's closed form per winner,
+    feasible for ``R_a`` by the oracle (else -1: the LP decides), ``Q = E / d`` of ``i*``."""
+    K = s.W.shape[0]
+    for a in range(K):
+        s.wval[a] = np.inf
+    for a in range(K):
+        if s.is_win[a]:
+            v = _closed_form(s.beats, s.L, s.C, a, s.Etmp)
+            if 1.0 - _min_row_sum(s, a, s.Etmp) > s.fr[LP_TOL]:
+                return -1
+            s.wval[a] = v
+    istar = argmin_winner(s)
+    _closed_form(s.beats, s.L, s.C, istar, s.Etmp)
+    for i in range(K):
+        for j in range(K):
+            s.Q[i, j] = s.Etmp[i, j] / s.d[i, j] if s.d[i, j] > 0 else 0.0
+    return istar
+
+
+@njit(cache=True)
+def _basis_optimal(s, a):
+    """Whether the stored basis of winner ``a`` is optimal for the costs ``cvec`` (module text)."""
+    nb = s.lp_nb[a]
+    bo = s.lp_boff[a]
+    mo = s.lp_moff[a]
+    so = s.lp_soff[a]
+    for b in range(nb):
+        s.cB[b] = s.cvec[s.lp_bvar[bo + b]]
+    for r in range(nb):
+        y = 0.0
+        mag = 0.0
+        for b in range(nb):
+            z = s.lp_minvT[mo + r * nb + b] * s.cB[b]
+            y += z
+            mag += abs(z)
+        if y < -DUAL_MARGIN + ROUNDING * mag:  # a tight row's dual must stay >= 0
+            return False
+        s.yv[r] = y
+    P2 = s.cvec.shape[0]
+    for p in range(P2):
+        s.aty[p] = 0.0
+        s.atyabs[p] = 0.0
+    for r in range(nb):
+        for k in range(s.lp_rstart[so + r], s.lp_rstart[so + r + 1]):
+            s.aty[s.lp_ridx[k]] += s.yv[r]
+            s.atyabs[s.lp_ridx[k]] += abs(s.yv[r])
+    for p in range(P2):
+        st = s.lp_status[a, p]
+        if st == 0 or st == 2:
+            dj = s.cvec[p] - s.aty[p]
+            allowance = -DUAL_MARGIN + ROUNDING * (abs(s.cvec[p]) + s.atyabs[p])
+            if (st == 0 and dj < allowance) or (st == 2 and -dj < allowance):
+                return False
+    return True
+
+
+@njit(cache=True)
+def _warm_lp(s):
+    """Line 11 from the stored bases when every winner's stays optimal (else -1: HiGHS re-solves):
+    ``C*_a = c.e*_a``, ``i*``, ``Q = e*_{i*} / d``."""
+    K = s.W.shape[0]
+    for i in range(K):
+        for j in range(i + 1, K):
+            s.cvec[s.pid[i, j]] = s.C[i, j] if s.d[i, j] > 0 else 1.0  # pair_costs: a tie costs 1
+    for a in range(K):
+        s.wval[a] = np.inf
+    for a in range(K):
+        if s.is_win[a]:
+            if not s.lp_valid[a] or not _basis_optimal(s, a):
+                return -1
+            v = 0.0
+            for p in range(s.cvec.shape[0]):
+                v += s.cvec[p] * s.lp_x[a, p]
+            s.wval[a] = v
+    istar = argmin_winner(s)
+    _set_q_from_pairs(s, s.lp_x[istar])
+    return istar
+
+
+@njit(cache=True)
+def _has_ties(s):
+    K = s.W.shape[0]
+    for i in range(K):
+        for j in range(i + 1, K):
+            if not (s.beats[i, j] or s.beats[j, i]):
+                return True
+    return False
+
+
+@njit(cache=True)
+def cw_decide(s):
+    """Lines 7-15 of Algorithm 1 for CW-RMED after a draw of the loop, ``t`` the round just played.
+    Returns DONE, or what Python must provide first (NEED_TABLES, NEED_LP; nothing is counted or
+    changed beyond the structure's refresh, so the decision is simply made again afterwards)."""
+    skeleton_refresh(s)
+    log_t = math.log(s.reg[T_])
+    if log_t <= 0:
+        exploit = first_winner(s)
+    else:
+        if s.reg[TAB] != s.reg[STRUCT]:
+            return NEED_TABLES
+        exploit = cw_check(s, log_t)
+        if exploit < 0 and not s.reg[HAVE_TARGET]:
+            nwin = 0
+            for a in range(s.is_win.shape[0]):
+                nwin += s.is_win[a]
+            if nwin >= 2 and not _has_ties(s):
+                istar = _theorem6(s)
+                thm6 = True
+            else:
+                istar = _warm_lp(s)
+                thm6 = False
+            if istar < 0:
+                return NEED_LP
+            s.stats[S_THM6 if thm6 else S_WARM] += 1
+            s.stats[S_SOLVES] += 1
+            s.reg[ISTAR] = istar
+            s.reg[HAVE_TARGET] = 1
+        s.stats[S_CHECKS] += 1
+    if exploit < 0:
+        s.stats[S_TARGETS] += 1
+    skeleton_finish(s, exploit, log_t)
+    return DONE
+
+
+@njit(cache=True)
+def cw_resume(s):
+    """Make the waiting decision (Python has provided what it asked for); then ``t`` advances."""
+    status = cw_decide(s)
+    if status == DONE:
+        s.reg[PENDING] = 0
+        s.reg[T_] += 1
+    return status
+
+
+@njit(cache=True)
+def cw_update(s, i, j, won):
+    """CW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
+    decision that needs Python waits (``reg[PENDING]``) and :func:`cw_resume` completes it."""
+    skeleton_learn(s, i, j, won)
+    if s.reg[IN_LOOP]:
+        s.reg[IN_LOOP] = 0
+        s.reg[PENDING] = 1
+        return cw_resume(s)
+    s.reg[T_] += 1
+    return DONE
+
+
+@njit(cache=True)
+def cw_run(s, env):
+    """CW-RMED's whole-run kernel: select, duel, learn to the horizon; returns early (NEED_*) when a
+    decision needs Python, and continues from there when called again."""
+    if s.reg[PENDING]:
+        status = cw_resume(s)
+        if status != DONE:
+            return status
+    while env_more(env):
+        i, j = skeleton_select(s)
+        status = cw_update(s, i, j, play(env, i, j))
+        if status != DONE:
+            return status
+    return DONE
+
+
+@njit(cache=True)
+def _istar_from_values(s):
+    """``i*`` from the per-winner constants in ``wval`` (Python's LP answer), set in ``reg``."""
+    istar = argmin_winner(s)
+    s.reg[ISTAR] = istar
+    return istar
+
+
+# ----------------------------------------------------------------------------- the class
 @register_policy
 class CWRMED(CopelandRMED):
     """CW-RMED: 000's Algorithm 1 with the exact LP ``R_{i1}`` of eq. (2) (Theorems 2-3).
 
     Hyperparameters ``alpha = 3``, ``beta = 0.01`` (000's experiments; ``beta = 0`` allowed) and
     ``check_tol`` (check (3) passes when the largest row violation of ``N / log t`` is at most
-    this; default 1e-12, i.e. exact up to rounding).
+    this; default 1e-12, i.e. exact up to rounding).  See the module text for how the LP is kept
+    out of most steps; :attr:`solver` is the LP core's solver it keeps between steps.
 
     Examples
     --------
@@ -61,34 +339,222 @@ class CWRMED(CopelandRMED):
 
     name = "cw-rmed"
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (CW), eq. (2), Theorems 2-3"
-    fast_kernel = None
     hyperparameters = {
         **CopelandRMED.hyperparameters,
         "check_tol": Real(1e-12, low=0.0, high=1.0, doc="check (3) passes when the largest row violation is <= this"),
     }
+    State = CWState
+    stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers", "structures")
+    kernels = (skeleton_select, cw_update, cw_run)
+    #: Warm models kept by the LP core's cache (per structure and winner).
+    cache_size = 64
 
     def __init__(self, K: int, *, rng=None, **params):
-        super().__init__(K, rng=rng, **params)
         # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
         # pairs are a function of the outcomes alone) and never draws from ``rng``
-        self.solver = CopelandLPSolver(seed=0)
-        # counters (ints, like the skeleton's): HiGHS solves, line-11 answers from Theorem 6
-        self.stats.update({"lp_solves": 0, "theorem6": 0})
+        self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size)
+        super().__init__(K, rng=rng, **params)
 
-    def check_winner(self, state: EmpiricalState) -> int | None:
-        st = state.structure
-        q = state.rates
-        tol = self.params["check_tol"]
-        for a in st.winners.tolist():
-            if self.solver.violation(st, q, a, rows=False).amount <= tol:
-                return int(a)
-        return None
+    def initial_state(self) -> CWState:
+        K = self.K
+        base = skeleton_state(K, self.params, len(self.stat_names))
+        reg = np.zeros(N_REG, dtype=np.int64)
+        reg[:base["reg"].size] = base["reg"]
+        reg[TAB] = -1
+        base["reg"] = reg
+        base["fr"] = np.append(base["fr"], [self.params["check_tol"], self.solver.tol])
+        P2 = K * (K - 1) // 2
+        pid = np.zeros((K, K), dtype=np.int64)
+        iu = np.triu_indices(K, 1)
+        pid[iu] = np.arange(P2)
+        pid[(iu[1], iu[0])] = np.arange(P2)
+        z = lambda n, dt=np.int64: np.zeros(n, dtype=dt)  # noqa: E731
+        return CWState(**base, E=np.zeros((K, K)), Etmp=np.zeros((K, K)), pid=pid, tab_nc=z(K), tab_off=z(K),
+                       tab_coff=z(K), tab_nI=z(K), tab_Ia=np.zeros((K, K), dtype=np.int64),
+                       tab_pool=np.zeros((K, K, K), dtype=np.bool_), tab_inIa=np.zeros((K, K), dtype=np.bool_),
+                       tab_gI=z(0), tab_gS=z(0), tab_ok=z(0, np.bool_), tab_caseB=z(0, np.bool_), tab_out=np.zeros(0),
+                       lp_valid=z(K, np.bool_), lp_x=np.zeros((K, P2)), lp_status=np.full((K, P2), 3, dtype=np.int8),
+                       lp_nb=z(K), lp_boff=z(K), lp_moff=z(K), lp_soff=z(K), lp_bvar=z(0), lp_minvT=np.zeros(0),
+                       lp_rstart=z(0), lp_ridx=z(0), cvec=np.zeros(P2), aty=np.zeros(P2), atyabs=np.zeros(P2),
+                       yv=np.zeros(0), cB=np.zeros(0))
 
-    def target(self, state: EmpiricalState) -> tuple[int, np.ndarray]:
-        res = self.solver.solve_empirical(state.structure)
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_resume", None)
+        return state
+
+    def _attach(self, arrays) -> None:
+        super()._attach(arrays)
+        self._resume = _resume_entry(self._s)
+
+    # -- stepping with Python's help ----------------------------------------------------------
+    def _learn_compiled(self, i: int, j: int, won: bool) -> None:
+        status = self._calls[1](self._s, i, j, won)
+        while status != DONE:
+            self._serve(status)
+            status = self._resume(self._s)
+
+    def run_environment(self, env) -> None:
+        status = cw_run(self._s, env)
+        while status != DONE:
+            self._serve(status)
+            status = cw_run(self._s, env)
+
+    def _decide(self) -> None:
+        status = cw_resume(self._s)
+        while status != DONE:
+            self._serve(status)
+            status = cw_resume(self._s)
+
+    def _structure(self) -> Structure:
+        a = self._arrays
+        return Structure(a.beats.copy(), a.d.copy())
+
+    def _serve(self, status: int) -> None:
+        """Provide what the compiled decision asked for (module text)."""
+        st = self._structure()
+        if status == NEED_TABLES:
+            self._load_tables(st)
+            self._load_bases(st)
+            self._arrays.reg[TAB] = self._arrays.reg[STRUCT]
+            self._arrays.stats[S_STRUCT] += 1
+        elif status == NEED_LP:
+            self._solve(st)
+        else:  # pragma: no cover - defensive
+            raise RuntimeError(f"CW-RMED: unknown request {status} from the compiled step")
+
+    def _solve(self, st: Structure) -> None:
+        """Line 11 by the LP core (HiGHS, warm per structure): ``Q``, ``i*``, and the new bases."""
+        a = self._arrays
+        res = self.solver.solve_empirical(st)
         if not res.success:
-            raise SolverError(f"CW-RMED at t = {state.t}: the lower-bound LP failed: {res.message}")
-        self.stats["lp_solves"] += int(res.stats["lp_solves"])
-        self.stats["theorem6"] += int(res.stats["method"].startswith("closed-form"))
-        a = argmin_winner(res.per_winner)
-        return a, res.allocations[a]
+            raise SolverError(f"CW-RMED at t = {self.t}: the lower-bound LP failed: {res.message}")
+        a.stats[S_LP] += int(res.stats["lp_solves"])
+        a.stats[S_THM6] += int(res.stats["method"].startswith("closed-form"))
+        a.wval[:] = np.inf
+        for w, v in res.per_winner.items():
+            a.wval[w] = v
+        istar = _istar_from_values(self._s)
+        a.Q[:] = res.allocations[istar]
+        a.reg[HAVE_TARGET] = 1
+        a.stats[S_SOLVES] += 1
+        self._load_bases(st)
+
+    def _load_tables(self, st: Structure) -> None:
+        """The oracle's tables of every empirical winner of ``st`` (from the LP core's families)."""
+        a = self._arrays
+        K = self.K
+        winners = st.winners.tolist()
+        args = {w: self.solver.family(w, st).oracle_args() for w in winners}
+        size = sum(K * v[5].shape[1] for v in args.values())
+        csize = sum(v[6].shape[0] for v in args.values())
+        gI = np.zeros(size, dtype=np.int64)
+        gS = np.zeros(size, dtype=np.int64)
+        ok = np.zeros(size, dtype=np.bool_)
+        caseB = np.zeros(csize, dtype=np.bool_)
+        a.tab_nc[:] = 0
+        o = co = 0
+        for w, (_, Ia, pool, mI, mS, okw, cB, inIa) in args.items():
+            nc = okw.shape[1]
+            n = K * nc
+            a.tab_nc[w], a.tab_off[w], a.tab_coff[w], a.tab_nI[w] = nc, o, co, Ia.size
+            a.tab_Ia[w, :Ia.size] = Ia
+            a.tab_pool[w] = pool
+            a.tab_inIa[w] = inIa
+            gI[o:o + n] = mI.ravel()
+            gS[o:o + n] = mS.ravel()
+            ok[o:o + n] = okw.ravel()
+            caseB[co:co + nc] = cB
+            o += n
+            co += nc
+        out = a.tab_out if a.tab_out.size >= max(size, 1) else np.zeros(max(size, 1))
+        self._replace(tab_gI=gI, tab_gS=gS, tab_ok=ok, tab_caseB=caseB, tab_out=out)
+
+    def _load_bases(self, st: Structure) -> None:
+        """The last basis of every winner's warm model of ``st`` (where the LP core keeps one)."""
+        a = self._arrays
+        K = self.K
+        P2 = K * (K - 1) // 2
+        a.lp_valid[:] = False
+        parts = []
+        for w in st.winners.tolist():
+            lp = self.solver.model(st, w)
+            got = _basis_parts(lp) if lp is not None and lp.n == P2 else None
+            if got is not None:
+                parts.append((w, got))
+        bo = mo = so = 0
+        bvar, minv, rstart, ridx = [], [], [], []
+        nnz = 0
+        for w, (x, status, bv, minvT, rs, ri) in parts:
+            nb = bv.size
+            a.lp_x[w] = x
+            a.lp_status[w] = status
+            a.lp_nb[w], a.lp_boff[w], a.lp_moff[w], a.lp_soff[w] = nb, bo, mo, so
+            bvar.append(bv)
+            minv.append(minvT.ravel())
+            rstart.append(rs + nnz)
+            ridx.append(ri)
+            nnz += ri.size
+            bo += nb
+            mo += nb * nb
+            so += nb + 1
+            a.lp_valid[w] = True
+        cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dtype=dt)  # noqa: E731
+        nbmax = max([p[1][2].size for p in parts], default=0)
+        yv = a.yv if a.yv.size >= nbmax else np.zeros(nbmax)
+        cB = a.cB if a.cB.size >= nbmax else np.zeros(nbmax)
+        self._replace(lp_bvar=cat(bvar, np.int64), lp_minvT=cat(minv, np.float64), lp_rstart=cat(rstart, np.int64),
+                      lp_ridx=cat(ridx, np.int64), yv=yv, cB=cB)
+
+    def _replace(self, **arrays) -> None:
+        """New arrays for some fields (sizes changed): the bundle is rebuilt over them."""
+        self._attach(self._arrays._replace(**arrays))
+
+
+def _basis_parts(lp):
+    """``(x, status, basic variables, (M^-1)^T, tight rows' starts, their variables)`` of ``lp``'s
+    last basis, ``M`` the basis matrix restricted to the tight rows; None when it cannot serve
+    (no rows, or ``M`` not square and well conditioned)."""
+    b = lp.basis()
+    status = b.status.copy()
+    status[(b.upper <= b.lower) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
+    bvar = np.flatnonzero(status == 1)
+    tight = np.flatnonzero(~b.row_basic)
+    if bvar.size != tight.size:
+        return None
+    s, idx = b.starts, b.idx
+    lens = np.diff(s)[tight]
+    rs = np.zeros(tight.size + 1, dtype=np.int64)
+    np.cumsum(lens, out=rs[1:])
+    ri = idx[np.repeat(s[:-1][tight] - rs[:-1], lens) + np.arange(rs[-1])]  # the tight rows, in order
+    pos = np.full(b.x.size, -1, dtype=np.int64)
+    pos[bvar] = np.arange(bvar.size)
+    M = np.zeros((tight.size, bvar.size))
+    rows_of = np.repeat(np.arange(tight.size), lens)
+    cols = pos[ri]
+    keep = cols >= 0
+    M[rows_of[keep], cols[keep]] = 1.0
+    if bvar.size:
+        try:
+            Minv = np.linalg.inv(M)
+        except np.linalg.LinAlgError:
+            return None
+        if not np.abs(Minv @ M - np.eye(bvar.size)).max() <= 1e-9:
+            return None
+    else:
+        Minv = np.zeros((0, 0))
+    return b.x, status.astype(np.int8), bvar, np.ascontiguousarray(Minv.T), rs, ri
+
+
+_RESUME: dict = {}
+
+
+def _resume_entry(s):
+    from .kernel import bind
+
+    key = s._numba_type_
+    got = _RESUME.get(key)
+    if got is None:
+        got = bind(cw_resume, s)
+        _RESUME[key] = got
+    return got

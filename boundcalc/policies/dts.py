@@ -38,8 +38,9 @@ over arms with ``l[i][a1] <= 1/2`` (as line 14); the C++ differs from the printe
 this module follows, in counting ``u_ij >= 1/2`` in line 5, starting from pseudo-counts
 (``W = 1e-5``, ``N = 1e-6``) and, in D-TS+, taking ``zeta*`` over ``C``.
 
-Random draws, in order per round (what :func:`boundcalc.policies.fast.dts_run` reproduces
-from its own stream): the ``K (K - 1) / 2`` Beta draws of lines 7-10 for ``(i, j)``, ``i < j``,
+Written once (:mod:`boundcalc.policies.kernel`): the compiled :func:`dts_select` over
+:class:`DTSState` (D-TS+ is the same function with its flag set).  Random draws, from the policy
+stream, in order per round: the ``K (K - 1) / 2`` Beta draws of lines 7-10 for ``(i, j)``, ``i < j``,
 row by row; D-TS only: one index over the tied maximisers of line 11 (ascending) when more than
 one; the ``K - 1`` Beta draws of line 13 for ``i != a1`` ascending.
 
@@ -51,64 +52,125 @@ True
 
 from __future__ import annotations
 
+import math
+from collections import namedtuple
+
 import numpy as np
+from numba import njit
 
-from ..matrix import kl_half
-from .base import Policy, Real
+from .base import Real
+from .kernel import T_, CompiledPolicy, env_more, kl_half_c, play, stream_beta, stream_index
 from .registry import register_policy
-from .rucb import relative_bounds
+from .rucb import lcb, plain_update, ucb
 
-__all__ = ["DTS", "DTSPlus", "copeland_candidates", "dts_plus_regret"]
+__all__ = ["DTS", "DTSPlus", "DTSState", "dts_select", "dts_run"]
 
-
-def copeland_candidates(U: np.ndarray) -> np.ndarray:
-    """Lines 5-6 of 001 Algorithm 1: the arms maximising ``sum_{j != i} 1(u_ij > 1/2)`` (ascending).
-
-    >>> copeland_candidates(np.array([[0.5, 0.7, 0.2], [0.6, 0.5, 0.9], [0.9, 0.4, 0.5]])).tolist()
-    [1]
-    """
-    U = np.asarray(U, dtype=float)
-    above = U > 0.5
-    np.fill_diagonal(above, False)
-    score = above.sum(axis=1)
-    return np.flatnonzero(score == score.max())
+#: D-TS's state: the counts, the policy stream and its Box-Muller spare, ``theta1`` (K x K), scratch
+#: (candidates, line 11's maximisers, scores); ``reg = [t, plus]`` (``plus``: D-TS+), ``fr = [alpha]``.
+DTSState = namedtuple("DTSState", ["W", "N", "rs", "spare", "theta", "cand", "best", "score", "reg", "fr",
+                                   "stats"])
+PLUS = 1
 
 
-def dts_plus_regret(theta: np.ndarray, arms) -> np.ndarray:
-    """001 Sec. 4.3: ``R_i = sum_{j != i, theta_ij != 1/2} r_ij / D(theta_ij || 1/2)`` for ``i`` in ``arms``.
-
-    ``r_ij = zeta* - (zeta_i + zeta_j) / 2`` with ``zeta_i = (1 / (K - 1)) sum_{j != i}
-    1(theta_ij > 1/2)`` and ``zeta* = max_i zeta_i`` over all arms; the sum runs over ``j``
-    ascending (sequentially, as the compiled kernel does).
-
-    >>> th = np.array([[0.5, 0.9, 0.8], [0.1, 0.5, 0.7], [0.2, 0.3, 0.5]])
-    >>> r = dts_plus_regret(th, [0, 1])     # zeta = (1, 1/2, 0): R_0 = 0.25 / d(0.9) + 0.5 / d(0.8)
-    >>> [round(float(x), 4) for x in r]
-    [3.2733, 9.7941]
-    """
-    th = np.asarray(theta, dtype=float)
-    K = th.shape[0]
-    above = th > 0.5
-    np.fill_diagonal(above, False)
-    zeta = (above.sum(axis=1) / (K - 1)).tolist()
-    zstar = max(zeta)
-    arms = [int(i) for i in arms]
-    d = kl_half(th[arms]).tolist()
-    rows = th[arms].tolist()
-    out = np.empty(len(arms))
-    for k, i in enumerate(arms):
-        s = 0.0
-        zi = zeta[i]
-        row, drow = rows[k], d[k]
+@njit(cache=True)
+def dts_select(s):
+    """D-TS's pair (001 Algorithm 1 lines 4-14; D-TS+'s line 11 when ``reg[PLUS]``).
+    ``stats = [self_duels, eliminations, ties]``."""
+    W = s.W
+    N = s.N
+    K = W.shape[0]
+    theta = s.theta
+    score = s.score
+    cand = s.cand
+    best = s.best
+    al = s.fr[0] * math.log(s.reg[T_])
+    mx = -1  # lines 4-6: upper Copeland scores and the candidates C
+    for i in range(K):
+        c = 0
         for j in range(K):
-            if j != i and row[j] != 0.5:
-                s += (zstar - 0.5 * (zi + zeta[j])) / drow[j]
-        out[k] = s
-    return out
+            if j != i and ucb(W, N, al, i, j) > 0.5:
+                c += 1
+        score[i] = c
+        if c > mx:
+            mx = c
+    nC = 0
+    for i in range(K):
+        if score[i] == mx:
+            cand[nC] = i
+            nC += 1
+    if nC < K:
+        s.stats[1] += 1
+    for i in range(K):  # lines 7-10
+        for j in range(i + 1, K):
+            x = stream_beta(s.rs, s.spare, W[i, j] + 1.0, W[j, i] + 1.0)
+            theta[i, j] = x
+            theta[j, i] = 1.0 - x
+    for i in range(K):
+        c = 0
+        for j in range(K):
+            if j != i and theta[i, j] > 0.5:
+                c += 1
+        score[i] = c
+    mx = -1  # line 11 (D-TS+: Sec. 4.3)
+    for q in range(nC):
+        if score[cand[q]] > mx:
+            mx = score[cand[q]]
+    nb = 0
+    for q in range(nC):
+        if score[cand[q]] == mx:
+            best[nb] = cand[q]
+            nb += 1
+    if nb == 1:
+        a1 = best[0]
+    else:
+        s.stats[2] += 1
+        if s.reg[PLUS]:
+            zstar = 0.0
+            for i in range(K):
+                z = score[i] / (K - 1)
+                if z > zstar:
+                    zstar = z
+            a1 = best[0]
+            rbest = np.inf
+            for q in range(nb):
+                i = best[q]
+                zi = score[i] / (K - 1)
+                r = 0.0
+                for j in range(K):
+                    if j != i and theta[i, j] != 0.5:
+                        r += (zstar - 0.5 * (zi + score[j] / (K - 1))) / kl_half_c(theta[i, j])
+                if r < rbest:
+                    rbest = r
+                    a1 = i
+        else:
+            a1 = best[stream_index(s.rs, nb)]
+    a2 = a1  # lines 13-14: fresh theta2_{i a1}; argmax over l_{i a1} <= 1/2
+    vbest = -np.inf
+    for i in range(K):
+        if i == a1:
+            v = 0.5
+            eligible = True
+        else:
+            v = stream_beta(s.rs, s.spare, W[i, a1] + 1.0, W[a1, i] + 1.0)
+            eligible = lcb(W, N, al, i, a1) <= 0.5
+        if eligible and v > vbest:
+            vbest = v
+            a2 = i
+    if a1 == a2:
+        s.stats[0] += 1
+    return a1, a2
+
+
+@njit(cache=True)
+def dts_run(s, env):
+    """D-TS's (D-TS+'s) whole-run kernel: :func:`dts_select`, the duel, the counts, to the horizon."""
+    while env_more(env):
+        i, j = dts_select(s)
+        plain_update(s, i, j, play(env, i, j))
 
 
 @register_policy
-class DTS(Policy):
+class DTS(CompiledPolicy):
     """D-TS, Wu & Liu (NIPS 2016, paper 001), Algorithm 1 (lines 1-18).
 
     Hyperparameter ``alpha = 0.51`` (001 Sec. 5; ``> 1/2`` as Proposition 1 and Theorem 1
@@ -124,81 +186,23 @@ class DTS(Policy):
         "alpha": Real(0.51, low=0.5, low_open=True, doc="confidence scale of the RUCB/RLCB (> 1/2)"),
     }
     deterministic = False
-    fast_kernel = "dts"
+    State = DTSState
+    stat_names = ("self_duels", "eliminations", "ties")
+    kernels = (dts_select, plain_update, dts_run)
+    _plus = 0
 
-    def __init__(self, K: int, *, rng=None, **params):
-        super().__init__(K, rng=rng, **params)
-        self._iu = np.triu_indices(self.K, 1)
-        self._others = [np.delete(np.arange(self.K), a) for a in range(self.K)]
-        self._theta = np.full((self.K, self.K), 0.5)
-        self.stats = {"self_duels": 0, "eliminations": 0, "ties": 0}
-
-    # random draws (overridable, e.g. to replay the compiled kernel's stream in a test)
-    def _draw_beta(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Independent ``Beta(a_k, b_k)`` draws, in the order of the arrays: ``X / (X + Y)`` with
-        ``X ~ Gamma(a_k)``, ``Y ~ Gamma(b_k)`` from one ``standard_gamma`` call over ``(a, b)``
-        (the same distribution as ``Generator.beta``, about three times cheaper per call)."""
-        n = len(a)
-        g = self.rng.standard_gamma(np.concatenate((a, b)))
-        x = g[:n]
-        return x / (x + g[n:])
-
-    def _draw_index(self, n: int) -> int:
-        """Uniform index in ``[0, n)``."""
-        return int(self.rng.integers(n))
-
-    # the algorithm
-    def _sample_theta1(self) -> np.ndarray:
-        """Lines 7-10: ``theta1`` (K x K, ``theta1_ii = 1/2``, ``theta1_ji = 1 - theta1_ij``)."""
-        W = self.wins
-        iu = self._iu
-        s = self._draw_beta(W[iu] + 1.0, W.T[iu] + 1.0)
-        th = self._theta
-        th[iu] = s
-        th[iu[1], iu[0]] = 1.0 - s
-        return th
-
-    def _first(self, theta: np.ndarray, C: np.ndarray) -> int:
-        """Line 11: the arm of ``C`` beating the most arms under ``theta``; ties to :meth:`_tie_break`."""
-        above = theta > 0.5
-        np.fill_diagonal(above, False)
-        score = above.sum(axis=1)[C]
-        A = C[score == score.max()]
-        if A.size == 1:
-            return int(A[0])
-        self.stats["ties"] += 1
-        return self._tie_break(theta, A)
-
-    def _tie_break(self, theta: np.ndarray, A: np.ndarray) -> int:
-        """D-TS: uniformly at random among the tied arms ``A``."""
-        return int(A[self._draw_index(A.size)])
-
-    def _second(self, a1: int, L: np.ndarray) -> int:
-        """Lines 13-14: ``argmax`` of fresh ``theta2_{i a1}`` over ``{i : l_{i a1} <= 1/2}``."""
-        W = self.wins
-        others = self._others[a1]
-        th2 = np.full(self.K, 0.5)
-        th2[others] = self._draw_beta(W[others, a1] + 1.0, W[a1, others] + 1.0)
-        th2[L[:, a1] > 0.5] = -np.inf
-        return int(np.argmax(th2))
-
-    def _select(self) -> tuple[int, int]:
-        U, L = relative_bounds(self.wins, self.draws, self.params["alpha"], self.t)
-        C = copeland_candidates(U)
-        if C.size < self.K:
-            self.stats["eliminations"] += 1
-        theta = self._sample_theta1()
-        a1 = self._first(theta, C)
-        a2 = self._second(a1, L)
-        if a1 == a2:
-            self.stats["self_duels"] += 1
-        return (a1, a2)
+    def initial_state(self) -> DTSState:
+        K = self.K
+        return DTSState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), self._stream(),
+                        np.zeros(2), np.full((K, K), 0.5), np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64),
+                        np.zeros(K, dtype=np.int64), np.array([1, self._plus], dtype=np.int64),
+                        np.array([self.params["alpha"]]), np.zeros(3, dtype=np.int64))
 
 
 @register_policy
 class DTSPlus(DTS):
     """D-TS+, Wu & Liu (NIPS 2016, paper 001), Sec. 4.3: D-TS (Algorithm 1) with line 11's random
-    tie-break replaced by the smallest estimated regret ``R_i`` (:func:`dts_plus_regret`).
+    tie-break replaced by the smallest estimated regret ``R_i`` (first on equal ``R``; module text).
 
     Hyperparameter ``alpha = 0.51`` (001 Sec. 5).  ``stats`` as :class:`DTS`; ``"ties"`` counts
     the rounds where ``A`` had more than one arm (and ``R`` decided).
@@ -206,9 +210,4 @@ class DTSPlus(DTS):
 
     name = "dts+"
     reference = "Wu & Liu (NIPS 2016), Sec. 4.3 (D-TS+)"
-    fast_kernel = "dts_plus"
-
-    def _tie_break(self, theta: np.ndarray, A: np.ndarray) -> int:
-        """D-TS+: the tied arm of smallest estimated regret ``R_i`` (first on equal ``R``)."""
-        R = dts_plus_regret(theta, A)
-        return int(A[int(np.argmin(R))])
+    _plus = 1

@@ -23,6 +23,11 @@ Differences from the C++ (all deliberate, each the paper's text): the main loop 
 index (the C++'s ``<=`` scan keeps the last).  Comparisons ``mu_hat <= 1/2`` and
 ``mu_hat < 1/2`` are made on integer counts (``2 W_lj <= N_lj``), so they are exact.
 
+Written once (:mod:`boundcalc.policies.kernel`): the state is :class:`RMEDState` (shared with
+RMED2), the decisions the compiled :func:`rmed1_select` and :func:`rmed_update`; the class and the
+whole-run kernel :func:`rmed1_run` call the same functions.  ``I`` is kept per arm and updated for
+the two arms of each duel (O(K) per round).
+
 RMED1's regret is asymptotically ``sum_{i != w} Delta_wi / (2 d(mu_iw)) log T`` in RMED's unit
 (:func:`boundcalc.bounds.rmed.rmed1`) on a Condorcet matrix; it is not meant for matrices
 without a Condorcet winner.
@@ -35,41 +40,182 @@ without a Condorcet winner.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
+from numba import njit
 
-from ..matrix import kl_half
-from .base import Integer, Policy, Real
+from .base import Integer, Real
+from .kernel import T_, CompiledPolicy, count, env_more, kl_half_c, play
 from .registry import register_policy
 
-__all__ = ["RMED1", "empirical_divergence"]
+__all__ = ["RMED1", "RMEDState", "rmed1_select", "rmed_update", "rmed1_run"]
+
+#: RMED's state (RMED1 and RMED2): the counts, ``G = N d`` on the losing side (``G_ij = N_ij
+#: d(mu_hat_ij)`` when ``mu_hat_ij < 1/2``, else 0), ``I_i = sum_j G_ij``, the list ``L_C`` (its
+#: first ``reg[NLC]`` entries) and the membership flags of ``L_R`` and ``L_N``.
+RMEDState = namedtuple("RMEDState", ["W", "N", "G", "I", "LC", "inLR", "inLN", "reg", "fr", "stats"])
+# reg: the round t, the position in L_C, |L_C|, the initial phase still on, the selected pair is a
+# draw of the loop over L_C, n_init; fr: f(K), RMED2's alpha and delta_floor
+POS, NLC, INITIAL, IN_LOOP, N_INIT = 1, 2, 3, 4, 5
+FK, ALPHA, FLOOR = 0, 1, 2
 
 
-def empirical_divergence(wins: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """``I_i = sum_{j: mu_hat_ij < 1/2} N_ij d(mu_hat_ij)`` per arm (RMED, COLT 2015, eq. (3)).
+def rmed_state(K: int, params: dict, n_stats: int) -> RMEDState:
+    """RMED's state at ``t = 1``: counts 0, ``L_C = L_R = [K]``, ``L_N`` empty, the initial phase on."""
+    fK = params["f_scale"] * float(K) ** params["f_power"]
+    return RMEDState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), np.zeros((K, K)),
+                     np.zeros(K), np.arange(K, dtype=np.int64), np.ones(K, dtype=np.bool_),
+                     np.zeros(K, dtype=np.bool_), np.array([1, 0, K, 1, 0, params["n_init"]], dtype=np.int64),
+                     np.array([fK, float(params.get("alpha", 0.0)), float(params.get("delta_floor", 0.0))]),
+                     np.zeros(n_stats, dtype=np.int64))
 
-    Sums run over ``j`` in ascending order (sequentially, so that compiled kernels agree bit for
-    bit).
 
-    >>> empirical_divergence(np.array([[0, 1], [3, 0]]), np.array([[0, 4], [4, 0]])).round(6).tolist()
-    [0.523248, 0.0]
-    """
-    W = np.asarray(wins)
-    N = np.asarray(draws)
-    losing = 2 * W < N
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mu = np.where(N > 0, W / np.where(N > 0, N, 1), 0.5)
-    G = np.where(losing, N * kl_half(mu), 0.0)
-    return np.cumsum(G, axis=1)[:, -1]
+@njit(cache=True)
+def first_pair(N, thr):
+    """The first pair ``a < b`` (row-major) drawn fewer than ``thr`` times, or ``(-1, -1)``:
+    RMED's initial phase (``thr = n_init``) and RMED2's forced exploration (``alpha log log t``)."""
+    K = N.shape[0]
+    for a in range(K):
+        for b in range(a + 1, K):
+            if N[a, b] < thr:
+                return a, b
+    return -1, -1
+
+
+@njit(cache=True)
+def argmin_first(x):
+    """The first index of the smallest entry (RMED's ``i*(t)``, ties to the smallest arm)."""
+    m = 0
+    for a in range(1, x.shape[0]):
+        if x[a] < x[m]:
+            m = a
+    return m
+
+
+@njit(cache=True)
+def initial_pair(s):
+    """RMED's initial phase: the next pair drawn fewer than ``n_init`` times (counted in ``stats[0]``),
+    or ``(-1, -1)`` once every pair has its draws (the phase then ends for good)."""
+    if s.reg[INITIAL]:
+        i, j = first_pair(s.N, s.reg[N_INIT])
+        if i >= 0:
+            s.stats[0] += 1
+            s.reg[IN_LOOP] = 0
+            return i, j
+        s.reg[INITIAL] = 0
+    return -1, -1
+
+
+@njit(cache=True)
+def rmed1_opponent(W, N, l, istar):
+    """RMED1's opponent of ``l`` (Algorithm 2): ``i*`` when it is in ``O_l = {j : mu_lj <= 1/2}``
+    or ``O_l`` is empty, else ``argmin_{j != l} mu_lj`` (undrawn pairs 1/2; that argmin lies in
+    ``O_l``, whose members are the only arms with ``mu_lj <= 1/2``)."""
+    K = W.shape[0]
+    n_opp = 0
+    istar_opp = False
+    for b in range(K):
+        if b != l and 2 * W[l, b] <= N[l, b]:
+            n_opp += 1
+            if b == istar:
+                istar_opp = True
+    if istar_opp or n_opp == 0:
+        return istar
+    best = np.inf
+    m = -1
+    for b in range(K):
+        if b == l:
+            continue
+        x = W[l, b] / N[l, b] if N[l, b] > 0 else 0.5
+        if x < best:
+            best = x
+            m = b
+    return m
+
+
+@njit(cache=True)
+def rmed1_select(s):
+    """RMED1's next pair: the initial phase, then ``(l, m)`` for ``l`` the next arm of ``L_C``."""
+    i, j = initial_pair(s)
+    if i >= 0:
+        return i, j
+    s.reg[IN_LOOP] = 1
+    l = s.LC[s.reg[POS]]
+    m = rmed1_opponent(s.W, s.N, l, argmin_first(s.I))
+    if m == l:
+        s.stats[1] += 1
+    return l, m
+
+
+@njit(cache=True)
+def _divergence_row(s, i):
+    K = s.W.shape[0]
+    acc = 0.0
+    for j in range(K):
+        acc += s.G[i, j]
+    s.I[i] = acc
+
+
+@njit(cache=True)
+def rmed_update(s, i, j, won):
+    """RMED's learning step (RMED1 and RMED2): the counts, ``G`` and ``I`` of the two arms; after a
+    draw of the loop the list step -- ``l`` leaves ``L_R``, every arm within ``log t + f(K)`` of the
+    best ``I`` joins ``L_N``, a finished pass starts the next -- then ``t`` advances."""
+    count(s, i, j, won)
+    W = s.W
+    N = s.N
+    if i != j:
+        for (x, y) in ((i, j), (j, i)):
+            n = N[x, y]
+            if 2 * W[x, y] < n:
+                s.G[x, y] = float(n) * kl_half_c(W[x, y] / n)
+            else:
+                s.G[x, y] = 0.0
+        _divergence_row(s, i)
+        _divergence_row(s, j)
+    t = s.reg[T_]
+    if s.reg[IN_LOOP]:
+        s.reg[IN_LOOP] = 0
+        K = W.shape[0]
+        pos = s.reg[POS]
+        s.inLR[s.LC[pos]] = False
+        istar = argmin_first(s.I)
+        bound = math.log(t) + s.fr[FK]
+        for a in range(K):
+            if not s.inLR[a] and s.I[a] - s.I[istar] <= bound:
+                s.inLN[a] = True
+        pos += 1
+        if pos == s.reg[NLC]:
+            n = 0
+            for a in range(K):
+                s.inLR[a] = s.inLN[a]
+                if s.inLN[a]:
+                    s.LC[n] = a
+                    n += 1
+                s.inLN[a] = False
+            s.reg[NLC] = n
+            pos = 0
+        s.reg[POS] = pos
+    s.reg[T_] = t + 1
+
+
+@njit(cache=True)
+def rmed1_run(s, env):
+    """RMED1's whole-run kernel: :func:`rmed1_select`, the duel, :func:`rmed_update`, to the horizon."""
+    while env_more(env):
+        i, j = rmed1_select(s)
+        rmed_update(s, i, j, play(env, i, j))
 
 
 @register_policy
-class RMED1(Policy):
+class RMED1(CompiledPolicy):
     """RMED1, Komiyama et al. (COLT 2015), Algorithm 1 with the RMED1 subroutine (Algorithm 2).
 
     Hyperparameters: ``f_scale = 0.3`` and ``f_power = 1.01`` (``f(K) = f_scale K^f_power``, the
     paper's experimental choice) and ``n_init = 1`` (initial draws per pair, the paper's ``l``).
-    See the module text for the reading of each step.
+    See the module text for the reading of each step.  ``stats``: ``"initial"`` (initial-phase
+    draws), ``"self_duels"``.
     """
 
     name = "rmed1"
@@ -80,85 +226,9 @@ class RMED1(Policy):
         "n_init": Integer(1, low=1, doc="draws of every pair in the initial phase"),
     }
     deterministic = True
-    fast_kernel = "rmed1"
+    State = RMEDState
+    stat_names = ("initial", "self_duels")
+    kernels = (rmed1_select, rmed_update, rmed1_run)
 
-    def __init__(self, K: int, *, rng=None, **params):
-        super().__init__(K, rng=rng, **params)
-        self.fK = self.params["f_scale"] * float(self.K) ** self.params["f_power"]
-        self._LC = list(range(self.K))
-        self._LR = set(self._LC)
-        self._LN: set[int] = set()
-        self._pos = 0
-        self._initial = True
-        self._in_loop = False
-        self.stats = {"initial": 0, "self_duels": 0}
-
-    def _initial_pair(self):
-        n0 = self.params["n_init"]
-        for i in range(self.K):
-            for j in range(i + 1, self.K):
-                if self.draws[i, j] < n0:
-                    return (i, j)
-        return None
-
-    def best_arm(self) -> tuple[int, np.ndarray]:
-        """``(i*, I)``: the arm of smallest empirical divergence and the divergences."""
-        I = empirical_divergence(self.wins, self.draws)
-        return int(np.argmin(I)), I
-
-    def _pre_loop_pair(self):
-        """A draw that precedes the loop over ``L_C`` (RMED1: the initial phase), or None."""
-        if self._initial:
-            pair = self._initial_pair()
-            if pair is not None:
-                self._in_loop = False
-                self.stats["initial"] += 1
-                return pair
-            self._initial = False
-        return None
-
-    def _rmed1_opponent(self, l: int, istar: int) -> int:
-        """RMED1's opponent of ``l``: ``i*`` if it is not empirically beaten by ``l`` (or no arm is),
-        else the arm ``l`` does worst against (smallest ``mu_hat_lj``, the first on ties)."""
-        W, N = self.wins, self.draws
-        opp = [j for j in range(self.K) if j != l and 2 * W[l, j] <= N[l, j]]
-        if istar in opp or not opp:
-            return istar
-        best, m = math.inf, -1
-        for j in range(self.K):
-            if j == l:
-                continue
-            mu = W[l, j] / N[l, j] if N[l, j] > 0 else 0.5
-            if mu < best:
-                best, m = mu, j
-        return m
-
-    def _select(self) -> tuple[int, int]:
-        pair = self._pre_loop_pair()
-        if pair is not None:
-            return pair
-        self._in_loop = True
-        l = self._LC[self._pos]
-        istar, _ = self.best_arm()
-        m = self._rmed1_opponent(l, istar)
-        if m == l:
-            self.stats["self_duels"] += 1
-        return (l, m)
-
-    def _learn(self, i: int, j: int, i_won: bool) -> None:
-        if not self._in_loop:
-            return
-        self._in_loop = False
-        l = self._LC[self._pos]
-        self._LR.discard(l)
-        istar, I = self.best_arm()
-        bound = math.log(self.t) + self.fK
-        for a in range(self.K):
-            if a not in self._LR and I[a] - I[istar] <= bound:
-                self._LN.add(a)
-        self._pos += 1
-        if self._pos == len(self._LC):
-            self._LC = sorted(self._LN)
-            self._LR = set(self._LN)
-            self._LN = set()
-            self._pos = 0
+    def initial_state(self) -> RMEDState:
+        return rmed_state(self.K, self.params, len(self.stat_names))

@@ -37,6 +37,8 @@ RMED2 changes only how the opponent ``m(t)`` of ``l(t)`` is chosen (Algorithm 3)
   ``mu_hat_lj``), which is what the C++'s fall-through does.
 
 ``f(K) = 0.3 K^1.01`` and the one initial draw per pair are RMED1's (the paper's experiments).
+Written once: RMED1's state (:class:`~boundcalc.policies.rmed1.RMEDState`) and learning step
+(:func:`~boundcalc.policies.rmed1.rmed_update`), this module's compiled :func:`rmed2_select`.
 RMED2's regret is asymptotically the Condorcet lower bound
 (:func:`boundcalc.bounds.rmed.rmed_lb`) in RMED's unit on a Condorcet matrix.
 
@@ -49,20 +51,27 @@ from __future__ import annotations
 
 import math
 
-from ..matrix import kl_half
+from numba import njit
+
 from .base import Real
+from .kernel import T_, CompiledPolicy, env_more, kl_half_c, play
 from .registry import register_policy
-from .rmed1 import RMED1
+from .rmed1 import (ALPHA, FLOOR, IN_LOOP, POS, RMED1, argmin_first, first_pair, initial_pair, rmed1_opponent,
+                    rmed_state, rmed_update)
 
-__all__ = ["RMED2", "rmed2_target"]
+__all__ = ["RMED2", "rmed2_target", "rmed2_select", "rmed2_run"]
 
 
-def _mu(W, N, a, b) -> float:
+@njit(cache=True)
+def _mu_hat(W, N, a, b):
     n = N[a, b]
-    return W[a, b] / n if n > 0 else 0.5
+    if n > 0:
+        return W[a, b] / n
+    return 0.5
 
 
-def rmed2_target(W, N, istar: int, l: int, floor: float = 0.01) -> int:
+@njit(cache=True)
+def rmed2_target(W, N, istar, l, floor):
     """``b(l)``: the arm ``j`` with ``mu_hat_lj < 1/2`` minimising
     ``max(Delta_{i* l} + Delta_{i* j}, floor) / d(mu_hat_lj)`` (RMED2, COLT 2015, Algorithm 3),
     ``Delta_{i* j} = mu_hat_{i* j} - 1/2``; ``-1`` when no arm beats ``l`` empirically.
@@ -70,26 +79,72 @@ def rmed2_target(W, N, istar: int, l: int, floor: float = 0.01) -> int:
 
     >>> import numpy as np
     >>> W = np.array([[0, 6, 9], [4, 0, 1], [1, 9, 0]]); N = W + W.T
-    >>> rmed2_target(W, N, 0, 1), rmed2_target(W, N, 0, 0)
+    >>> rmed2_target(W, N, 0, 1, 0.01), rmed2_target(W, N, 0, 0, 0.01)
     (2, -1)
     """
     K = W.shape[0]
-    dl = _mu(W, N, istar, l) - 0.5
-    best, arg = math.inf, -1
-    for j in range(K):
-        if j == l or not 2 * W[l, j] < N[l, j]:
+    dl = _mu_hat(W, N, istar, l) - 0.5
+    best = math.inf
+    bt = -1
+    for b in range(K):
+        if b == l or not 2 * W[l, b] < N[l, b]:
             continue
-        num = dl + (_mu(W, N, istar, j) - 0.5)
+        num = dl + (_mu_hat(W, N, istar, b) - 0.5)
         if num < floor:
             num = floor
-        c = num / float(kl_half(W[l, j] / N[l, j]))
-        if c < best:
-            best, arg = c, j
-    return arg
+        x = num / kl_half_c(W[l, b] / N[l, b])
+        if x < best:
+            best = x
+            bt = b
+    return bt
+
+
+@njit(cache=True)
+def rmed2_select(s):
+    """RMED2's next pair: the initial phase, line 1's forced exploration, then ``(l, m)`` by
+    Algorithm 3 for ``l`` the next arm of ``L_C``.  ``stats = [initial, forced, self_duels,
+    to_winner, to_target]``."""
+    i, j = initial_pair(s)
+    if i >= 0:
+        return i, j
+    t = s.reg[T_]
+    if t >= 3:
+        i, j = first_pair(s.N, s.fr[ALPHA] * math.log(math.log(t)))
+        if i >= 0:
+            s.stats[1] += 1
+            s.reg[IN_LOOP] = 0
+            return i, j
+    s.reg[IN_LOOP] = 1
+    W = s.W
+    N = s.N
+    l = s.LC[s.reg[POS]]
+    istar = argmin_first(s.I)
+    bt = rmed2_target(W, N, istar, l, s.fr[FLOOR])
+    if bt >= 0:
+        loglog = math.log(math.log(t))
+        if istar != l and 2 * W[l, istar] <= N[l, istar] and N[l, istar] * loglog <= N[l, bt]:
+            m = istar
+            s.stats[3] += 1
+        else:
+            m = bt
+            s.stats[4] += 1
+    else:  # no arm beats l empirically: RMED1's rule (its minimiser lies among the arms l does not beat)
+        m = rmed1_opponent(W, N, l, istar)
+    if m == l:
+        s.stats[2] += 1
+    return l, m
+
+
+@njit(cache=True)
+def rmed2_run(s, env):
+    """RMED2's whole-run kernel: :func:`rmed2_select`, the duel, RMED's update, to the horizon."""
+    while env_more(env):
+        i, j = rmed2_select(s)
+        rmed_update(s, i, j, play(env, i, j))
 
 
 @register_policy
-class RMED2(RMED1):
+class RMED2(CompiledPolicy):
     """RMED2, Komiyama et al. (COLT 2015), Algorithm 1 with the RMED2 subroutine (Algorithm 3).
 
     Hyperparameters: RMED1's ``f_scale = 0.3``, ``f_power = 1.01``, ``n_init = 1``; ``alpha = 3``
@@ -108,55 +163,9 @@ class RMED2(RMED1):
                             doc="floor of the regret numerator Delta_{i* l} + Delta_{i* j} (> 0)"),
     }
     deterministic = True
-    fast_kernel = "rmed2"
+    State = RMED1.State
+    stat_names = ("initial", "forced", "self_duels", "to_winner", "to_target")
+    kernels = (rmed2_select, rmed_update, rmed2_run)
 
-    def __init__(self, K: int, *, rng=None, **params):
-        super().__init__(K, rng=rng, **params)
-        self.stats = {"initial": 0, "forced": 0, "self_duels": 0, "to_winner": 0, "to_target": 0}
-
-    def _target(self, istar: int, l: int) -> int:
-        """``b(l)`` of Algorithm 3 (:func:`rmed2_target`), ``-1`` when no arm beats ``l``."""
-        return rmed2_target(self.wins, self.draws, istar, l, self.params["delta_floor"])
-
-    def _forced_pair(self):
-        if self.t < 3:
-            return None
-        thr = self.params["alpha"] * math.log(math.log(self.t))
-        for i in range(self.K):
-            for j in range(i + 1, self.K):
-                if self.draws[i, j] < thr:
-                    return (i, j)
-        return None
-
-    def _pre_loop_pair(self):
-        """RMED1's initial phase, then Algorithm 1's forced exploration (``N_ij < alpha log log t``)."""
-        pair = super()._pre_loop_pair()
-        if pair is None:
-            pair = self._forced_pair()
-            if pair is not None:
-                self._in_loop = False
-                self.stats["forced"] += 1
-        return pair
-
-    def _select(self) -> tuple[int, int]:
-        pair = self._pre_loop_pair()
-        if pair is not None:
-            return pair
-        self._in_loop = True
-        l = self._LC[self._pos]
-        istar, _ = self.best_arm()
-        W, N = self.wins, self.draws
-        b = self._target(istar, l)
-        if b >= 0:
-            loglog = math.log(math.log(self.t))
-            if istar != l and 2 * W[l, istar] <= N[l, istar] and N[l, istar] * loglog <= N[l, b]:
-                m = istar
-                self.stats["to_winner"] += 1
-            else:
-                m = b
-                self.stats["to_target"] += 1
-        else:  # no arm beats l empirically: RMED1's rule (its minimiser lies among the arms l does not beat)
-            m = self._rmed1_opponent(l, istar)
-        if m == l:
-            self.stats["self_duels"] += 1
-        return (l, m)
+    def initial_state(self):
+        return rmed_state(self.K, self.params, len(self.stat_names))

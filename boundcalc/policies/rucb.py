@@ -36,8 +36,9 @@ takes the first maximiser in line 13 (no random ties, ``d = c`` allowed on a tie
 authors' ``HuasenWu/DuelingBandits`` (``Alg_RUCB.cpp``) starts from pseudo-counts
 (``W = 1e-5``, ``N = 1e-6``) and also takes the first maximiser.
 
-The random draws, in order per round (what the compiled kernel
-:func:`boundcalc.policies.fast.rucb_run` reproduces from its own stream): line 7 one index in
+Written once (:mod:`boundcalc.policies.kernel`): the compiled :func:`rucb_select` over
+:class:`RUCBState`; the bounds ``u_ij`` are computed where they are read (:func:`ucb`, shared with
+D-TS and CCB).  The random draws come from the policy stream, in this order per round: line 7 one index in
 ``[0, K)``; lines 10-11 with ``B`` empty one index in ``[0, |C|)``, with ``B = {b}`` one uniform
 (``< 1/2``: ``c = b``) then, if not ``b``, one index in ``[0, |C| - 1)`` over ``C \\ {b}``
 ascending; line 13 one index over the tied arms (ascending) when more than one is tied.
@@ -51,44 +52,138 @@ True
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
+from numba import njit
 
-from .base import Policy, Real
+from .base import Real
+from .kernel import T_, CompiledPolicy, count, env_more, play, stream_index, stream_uniform
 from .registry import register_policy
 
-__all__ = ["RUCB", "relative_bounds"]
+__all__ = ["RUCB", "RUCBState", "ucb", "lcb", "rucb_select", "plain_update", "rucb_run"]
+
+#: RUCB's state: the counts, the policy stream, scratch rows (candidates, a column of ``U``, ties);
+#: ``reg = [t, B]`` (``B = -1``: empty), ``fr = [alpha]``.
+RUCBState = namedtuple("RUCBState", ["W", "N", "rs", "cand", "col", "ties", "reg", "fr", "stats"])
+B_ = 1
 
 
-def relative_bounds(wins: np.ndarray, draws: np.ndarray, alpha: float, t: int) -> tuple[np.ndarray, np.ndarray]:
-    """Relative upper and lower confidence bounds ``(U, L)`` (RUCB, ICML 2014, Algorithm 1 lines
-    4-5; paper 001, Algorithm 1 line 4).
+@njit(cache=True)
+def ucb(W, N, al, i, j):
+    """``u_ij = W_ij / N_ij + sqrt(al / N_ij)`` with ``al = alpha ln t`` (RUCB line 4; 001 Algorithm 1
+    line 4); ``x / 0 := 1`` gives 2 on an undrawn pair."""
+    n = N[i, j]
+    if n == 0:
+        return 2.0
+    return W[i, j] / n + math.sqrt(al / n)
 
-    ``u_ij = W_ij / N_ij + sqrt(alpha ln t / N_ij)`` and ``l_ij = W_ij / N_ij - sqrt(alpha ln t / N_ij)``
-    with ``N = W + W^T``; ``x / 0 := 1`` for any ``x`` (so an undrawn pair has ``u = 2``,
-    ``l = 0``); ``u_ii = l_ii = 1/2``.  ``t`` is the 1-based round.
 
-    >>> U, L = relative_bounds(np.array([[0, 3], [1, 0]]), np.array([[0, 4], [4, 0]]), 0.5, 1)
-    >>> U.tolist(), L.tolist()            # ln 1 = 0: the bounds are the empirical means
-    ([[0.5, 0.75], [0.25, 0.5]], [[0.5, 0.75], [0.25, 0.5]])
-    >>> relative_bounds(np.zeros((2, 2)), np.zeros((2, 2)), 0.51, 7)[0].tolist()
-    [[0.5, 2.0], [2.0, 0.5]]
-    """
-    W = np.asarray(wins, dtype=float)
-    N = np.asarray(draws, dtype=float)
-    played = N > 0
-    Nn = np.where(played, N, 1.0)
-    mean = np.where(played, W / Nn, 1.0)
-    rad = np.where(played, np.sqrt(alpha * math.log(t) / Nn), 1.0)
-    U = mean + rad
-    L = mean - rad
-    np.fill_diagonal(U, 0.5)
-    np.fill_diagonal(L, 0.5)
-    return U, L
+@njit(cache=True)
+def lcb(W, N, al, i, j):
+    """``l_ij = W_ij / N_ij - sqrt(al / N_ij)`` (001 Algorithm 1 line 4); 0 on an undrawn pair."""
+    n = N[i, j]
+    if n == 0:
+        return 0.0
+    return W[i, j] / n - math.sqrt(al / n)
+
+
+@njit(cache=True)
+def argmax_ties(state, col, c, ties):
+    """Line 13's ``argmax_j col[j]``, ties uniform on the policy stream (ascending), ``!= c`` on a tie."""
+    K = col.shape[0]
+    m = -np.inf
+    for j in range(K):
+        if col[j] > m:
+            m = col[j]
+    nt = 0
+    for j in range(K):
+        if col[j] == m:
+            ties[nt] = j
+            nt += 1
+    if nt > 1:
+        nt = 0
+        for j in range(K):
+            if col[j] == m and j != c:
+                ties[nt] = j
+                nt += 1
+    return ties[0] if nt == 1 else ties[stream_index(state, nt)]
+
+
+@njit(cache=True)
+def rucb_select(s):
+    """RUCB's pair (lines 4-13).  ``stats = [self_duels, empty_C]``."""
+    W = s.W
+    N = s.N
+    K = W.shape[0]
+    cand = s.cand
+    al = s.fr[0] * math.log(s.reg[T_])
+    nC = 0  # line 6
+    for i in range(K):
+        ok = True
+        for j in range(K):
+            if j != i and ucb(W, N, al, i, j) < 0.5:
+                ok = False
+                break
+        if ok:
+            cand[nC] = i
+            nC += 1
+    B = s.reg[B_]
+    if nC == 0:  # line 7
+        a = stream_index(s.rs, K)
+        B = -1
+        s.stats[1] += 1
+    else:
+        if B >= 0:  # line 8
+            inC = False
+            for q in range(nC):
+                if cand[q] == B:
+                    inC = True
+            if not inC:
+                B = -1
+        if nC == 1:  # line 9
+            a = cand[0]
+            B = a
+        elif B < 0:  # line 11, B empty
+            a = cand[stream_index(s.rs, nC)]
+        elif stream_uniform(s.rs) < 0.5:  # line 11, p(B) = 1/2
+            a = B
+        else:
+            k = stream_index(s.rs, nC - 1)
+            a = -1
+            for q in range(nC):
+                if cand[q] != B:
+                    if k == 0:
+                        a = cand[q]
+                        break
+                    k -= 1
+    s.reg[B_] = B
+    for j in range(K):  # line 13
+        s.col[j] = 0.5 if j == a else ucb(W, N, al, j, a)
+    d = argmax_ties(s.rs, s.col, a, s.ties)
+    if d == a:
+        s.stats[0] += 1
+    return a, d
+
+
+@njit(cache=True)
+def plain_update(s, i, j, won):
+    """The learning step of a policy whose state beyond the counts is recomputed at each select
+    (RUCB, D-TS, CCB): the counts, then ``t`` advances."""
+    count(s, i, j, won)
+    s.reg[T_] += 1
+
+
+@njit(cache=True)
+def rucb_run(s, env):
+    """RUCB's whole-run kernel: :func:`rucb_select`, the duel, :func:`plain_update`, to the horizon."""
+    while env_more(env):
+        i, j = rucb_select(s)
+        plain_update(s, i, j, play(env, i, j))
 
 
 @register_policy
-class RUCB(Policy):
+class RUCB(CompiledPolicy):
     """RUCB, Zoghi, Whiteson, Munos & de Rijke (ICML 2014), Algorithm 1 (ICML version, with the
     hypothesised best arm ``B``).
 
@@ -104,48 +199,13 @@ class RUCB(Policy):
         "alpha": Real(0.51, low=0.5, low_open=True, doc="confidence scale of the RUCB (> 1/2)"),
     }
     deterministic = False
-    fast_kernel = "rucb"
+    State = RUCBState
+    stat_names = ("self_duels", "empty_C")
+    kernels = (rucb_select, plain_update, rucb_run)
 
-    def __init__(self, K: int, *, rng=None, **params):
-        super().__init__(K, rng=rng, **params)
-        self._B = -1  # the hypothesised best arm (line 2: empty)
-        self.stats = {"self_duels": 0, "empty_C": 0}
-
-    # random draws (overridable, e.g. to replay the compiled kernel's stream in a test)
-    def _draw_index(self, n: int) -> int:
-        """Uniform index in ``[0, n)``."""
-        return int(self.rng.integers(n))
-
-    def _draw_uniform(self) -> float:
-        """Uniform on ``[0, 1)``."""
-        return float(self.rng.random())
-
-    def _select(self) -> tuple[int, int]:
+    def initial_state(self) -> RUCBState:
         K = self.K
-        U, _ = relative_bounds(self.wins, self.draws, self.params["alpha"], self.t)
-        C = np.flatnonzero((U >= 0.5).all(axis=1))  # line 6 (u_cc = 1/2 passes)
-        if C.size == 0:  # line 7
-            c = self._draw_index(K)
-            self._B = -1  # line 8: B intersect {} = {}
-            self.stats["empty_C"] += 1
-        else:
-            if self._B >= 0 and self._B not in C:  # line 8
-                self._B = -1
-            if C.size == 1:  # line 9
-                c = int(C[0])
-                self._B = c
-            elif self._B < 0:  # line 11 with B = {}: uniform on C
-                c = int(C[self._draw_index(C.size)])
-            elif self._draw_uniform() < 0.5:  # line 11: p(B) = 1/2
-                c = self._B
-            else:  # line 11: 1 / (2 |C \ B|) each
-                rest = C[C != self._B]
-                c = int(rest[self._draw_index(rest.size)])
-        col = U[:, c]  # line 13: d = argmax_j u_jc
-        ties = np.flatnonzero(col == col.max())
-        if ties.size > 1:
-            ties = ties[ties != c]  # on a tie d != c
-        d = int(ties[0]) if ties.size == 1 else int(ties[self._draw_index(ties.size)])
-        if d == c:
-            self.stats["self_duels"] += 1
-        return (c, d)
+        return RUCBState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), self._stream(),
+                         np.empty(K, dtype=np.int64), np.empty(K), np.empty(K, dtype=np.int64),
+                         np.array([1, -1], dtype=np.int64), np.array([self.params["alpha"]]),
+                         np.zeros(2, dtype=np.int64))

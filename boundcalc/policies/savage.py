@@ -34,21 +34,34 @@ copied.
 * Exploit (Appendix B.1): once ``W`` is empty every potential winner's score is known; the
   self-duel ``(w, w)`` of ``w = argmax_k Lo_k`` (smallest index on ties) is played to the end.
 
+Written once (:mod:`boundcalc.policies.kernel`): the compiled :func:`savage_select` and
+:func:`savage_update` over :class:`SAVAGEState`; the Copeland score bounds ``Lo``/``Up`` are kept
+up to date per duel (only the drawn pair's box changes), and once ``W`` is empty the winner's
+self-duel is replayed to the end without recomputation.
+
 >>> p = SAVAGE(3)
->>> p.select_pair(), round(p.radius(1), 4)      # sqrt(log(6 * 10^5 * 10^5) / 2)
+>>> p.select_pair(), round(math.sqrt(savage_log_term(3, 10**5, 1.0) / 2), 4)   # c(1) of eq. (1)
 ((0, 1), 3.5226)
 """
 
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
+from numba import njit
 
-from .base import Integer, Policy, Real
+from .base import Integer, Real
+from .kernel import T_, CompiledPolicy, count, env_more, play
 from .registry import register_policy
 
-__all__ = ["SAVAGE", "savage_log_term", "copeland_active_pairs"]
+__all__ = ["SAVAGE", "SAVAGEState", "savage_log_term", "savage_select", "savage_update", "savage_run"]
+
+#: SAVAGE's state: the counts, the box ``[lo, hi]`` of every ``x_ij``, the Copeland score bounds
+#: ``Lo`` (``low``) and ``Up`` (``up``); ``reg = [t, W empty, exploited arm]``, ``fr = [log(2 N T / delta)]``.
+SAVAGEState = namedtuple("SAVAGEState", ["W", "N", "lo", "hi", "low", "up", "reg", "fr", "stats"])
+DONE, WINNER = 1, 2
 
 
 def savage_log_term(K: int, horizon: int, delta_scale: float) -> float:
@@ -61,29 +74,83 @@ def savage_log_term(K: int, horizon: int, delta_scale: float) -> float:
     return math.log(K * (K - 1) * horizon / delta)
 
 
-def copeland_active_pairs(lo: np.ndarray, hi: np.ndarray) -> list[tuple[int, int]]:
-    """The pairs ``(i, j)``, ``i < j``, that 003's Copeland predicate keeps in ``W`` (module text).
+@njit(cache=True)
+def savage_select(s):
+    """Algorithm 1's next pair: the undecided pair of ``W`` with the fewest samples (the
+    lexicographically first on ties), or the exploiting self-duel once ``W`` is empty.
+    ``stats = [exploration, self_duels]``."""
+    if not s.reg[DONE]:
+        K = s.W.shape[0]
+        low = s.low
+        up = s.up
+        top = low[0]
+        for a in range(1, K):
+            if low[a] > top:
+                top = low[a]
+        bi = -1
+        bj = -1
+        bn = 0
+        for a in range(K):
+            for b in range(a + 1, K):
+                if s.lo[a, b] <= 0.5 <= s.hi[a, b] and (up[a] >= top or up[b] >= top):
+                    if bi < 0 or s.N[a, b] < bn:
+                        bi = a
+                        bj = b
+                        bn = s.N[a, b]
+        if bi >= 0:
+            s.stats[0] += 1
+            return bi, bj
+        s.reg[DONE] = 1
+        w = 0
+        for a in range(1, K):
+            if low[a] > low[w]:
+                w = a
+        s.reg[WINNER] = w
+    s.stats[1] += 1
+    w = s.reg[WINNER]
+    return w, w
 
-    >>> lo = np.array([[.5, .6, .1], [.3, .5, .2], [.2, .5, .5]])
-    >>> hi = 1 - lo.T
-    >>> copeland_active_pairs(lo, hi)   # (0, 2) and (1, 2) undecided; arm 2 can still win one
-    [(0, 2), (1, 2)]
-    """
-    K = lo.shape[0]
-    off = ~np.eye(K, dtype=bool)
-    low = ((lo > 0.5) & off).sum(axis=1)
-    up = ((hi > 0.5) & off).sum(axis=1)
-    top = low.max()
-    out = []
-    for i in range(K):
-        for j in range(i + 1, K):
-            if lo[i, j] <= 0.5 <= hi[i, j] and max(up[i], up[j]) >= top:
-                out.append((i, j))
-    return out
+
+@njit(cache=True)
+def savage_update(s, i, j, won):
+    """The outcome of ``(i, j)``, ``i < j``: the box is intersected with ``|x_ij - mu_hat_ij| <= c(N_ij)``
+    (003 eq. (1)) and the Copeland score bounds of the two arms follow."""
+    count(s, i, j, won)
+    if i != j:
+        K = s.W.shape[0]
+        lo = s.lo
+        hi = s.hi
+        n = s.N[i, j]
+        m = s.W[i, j] / n
+        r = math.sqrt(s.fr[0] / (2.0 * n))
+        old_lo = lo[i, j] > 0.5
+        old_hi = hi[i, j] > 0.5
+        lo[i, j] = max(lo[i, j], m - r)
+        hi[i, j] = min(hi[i, j], m + r)
+        lo[j, i] = 1.0 - hi[i, j]
+        hi[j, i] = 1.0 - lo[i, j]
+        # Copeland score bounds: (i, j)'s entries only (lo_ji > 1/2 iff hi_ij < 1/2, etc.)
+        s.low[i] += int(lo[i, j] > 0.5) - int(old_lo)
+        s.up[i] += int(hi[i, j] > 0.5) - int(old_hi)
+        s.low[j] = 0
+        s.up[j] = 0
+        for b in range(K):
+            if b != j:
+                s.low[j] += lo[j, b] > 0.5
+                s.up[j] += hi[j, b] > 0.5
+    s.reg[T_] += 1
+
+
+@njit(cache=True)
+def savage_run(s, env):
+    """SAVAGE's whole-run kernel: :func:`savage_select`, the duel, :func:`savage_update`, to the horizon."""
+    while env_more(env):
+        i, j = savage_select(s)
+        savage_update(s, i, j, play(env, i, j))
 
 
 @register_policy
-class SAVAGE(Policy):
+class SAVAGE(CompiledPolicy):
     """Copeland SAVAGE, Urvoy et al. (ICML 2013, paper 003), Algorithm 1 with the Copeland
     predicate (Sec. 4.1) and the finite-horizon radius of eq. (1), then exploit (App. B.1).
 
@@ -100,50 +167,17 @@ class SAVAGE(Policy):
                             doc="confidence delta = delta_scale / horizon"),
     }
     deterministic = True
-    fast_kernel = "savage"
+    State = SAVAGEState
+    stat_names = ("exploration", "self_duels")
+    kernels = (savage_select, savage_update, savage_run)
 
-    def __init__(self, K: int, *, rng=None, **params):
-        super().__init__(K, rng=rng, **params)
-        self.log_term = savage_log_term(self.K, self.params["horizon"], self.params["delta_scale"])
-        self.lo = np.zeros((self.K, self.K))
-        self.hi = np.ones((self.K, self.K))
-        np.fill_diagonal(self.lo, 0.5)
-        np.fill_diagonal(self.hi, 0.5)
-        self.stats = {"exploration": 0, "self_duels": 0}
-
-    def radius(self, n: int) -> float:
-        """``c(n) = sqrt(log(2 N T / delta) / (2 n))`` (003 eq. (1)), ``n >= 1`` samples."""
-        return math.sqrt(self.log_term / (2.0 * n))
-
-    def active_pairs(self) -> list[tuple[int, int]]:
-        return copeland_active_pairs(self.lo, self.hi)
-
-    def winner(self) -> int:
-        """``argmax_k Lo_k`` (smallest index on ties): the decision once ``W`` is empty."""
-        off = ~np.eye(self.K, dtype=bool)
-        return int(np.argmax(((self.lo > 0.5) & off).sum(axis=1)))
-
-    def _select(self) -> tuple[int, int]:
-        act = self.active_pairs()
-        if not act:
-            w = self.winner()
-            self.stats["self_duels"] += 1
-            return (w, w)
-        self.stats["exploration"] += 1
-        best = min(self.draws[i, j] for i, j in act)
-        for i, j in act:
-            if self.draws[i, j] == best:
-                return (i, j)
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _learn(self, i: int, j: int, i_won: bool) -> None:
-        if i == j:
-            return
-        p, q = (i, j) if i < j else (j, i)
-        n = int(self.draws[p, q])
-        m = self.wins[p, q] / n
-        c = self.radius(n)
-        self.lo[p, q] = max(self.lo[p, q], m - c)
-        self.hi[p, q] = min(self.hi[p, q], m + c)
-        self.lo[q, p] = 1.0 - self.hi[p, q]
-        self.hi[q, p] = 1.0 - self.lo[p, q]
+    def initial_state(self) -> SAVAGEState:
+        K = self.K
+        lo = np.zeros((K, K))
+        hi = np.ones((K, K))
+        np.fill_diagonal(lo, 0.5)
+        np.fill_diagonal(hi, 0.5)
+        lt = savage_log_term(K, self.params["horizon"], self.params["delta_scale"])
+        return SAVAGEState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), lo, hi,
+                           np.zeros(K, dtype=np.int64), np.full(K, K - 1, dtype=np.int64),
+                           np.array([1, 0, 0], dtype=np.int64), np.array([lt]), np.zeros(2, dtype=np.int64))

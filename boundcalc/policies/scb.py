@@ -61,13 +61,11 @@ arms' rewards (starting at 2 each); the C++ reuses a pair's earlier samples (a d
 never queried again), decides a pair by a KL test against 1/2 with ``ln(4 T_r K) + 2 max(1,
 ln max(1, ln t))`` scaled by a tuning factor, and starts ``T_r`` at 1000 (squared each round).
 
-The random draws, in order (what :func:`boundcalc.policies.fast.scb_run` reproduces from its
-own stream): one index in ``[0, K - 1)`` per ``reward(i)`` call (the opponent: ``j = k`` if
-``k < i`` else ``k + 1``); nothing else is random.
-
-The helpers :func:`scb_pair_decided`, :func:`scb_kl_bounds` and :func:`scb_eliminate` are plain
-Python; :mod:`boundcalc.policies.fast` compiles them in place (:func:`_compile`) and its kernel
-calls the very same functions, so the class and the kernel compute identically.
+Written once (:mod:`boundcalc.policies.kernel`): the compiled :func:`scb_select` and
+:func:`scb_update` over :class:`SCBState`, with the helpers :func:`scb_pair_decided`,
+:func:`scb_kl_bounds` and :func:`scb_eliminate`; a round costs O(1) per duel and O(K) per completed
+pass.  The random draws, from the policy stream: one index in ``[0, K - 1)`` per ``reward(i)`` call
+(the opponent: ``j = k`` if ``k < i`` else ``k + 1``); nothing else is random.
 
 >>> import numpy as np
 >>> p = SCB(3, rng=np.random.default_rng(0))
@@ -78,19 +76,27 @@ calls the very same functions, so the class and the kernel compute identically.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
+from numba import njit
 
-from .base import Policy, Real
+from .base import Real
+from .kernel import T_, CompiledPolicy, count, env_more, play, stream_index
 from .registry import register_policy
 
-__all__ = ["SCB", "scb_pair_decided", "scb_kl_bounds", "scb_eliminate", "bernoulli_kl"]
+__all__ = ["SCB", "SCBState", "scb_pair_decided", "scb_kl_bounds", "scb_eliminate", "bernoulli_kl", "scb_select",
+           "scb_update", "scb_run"]
 
-#: the helpers compiled in place by :func:`_compile` (callees before their callers)
-_HELPERS = ("bernoulli_kl", "scb_pair_decided", "scb_kl_bounds", "scb_eliminate")
-_COMPILED = False
+#: SCB's state: the counts, the policy stream, Algorithm 4's candidates ``S`` and rewards ``R``;
+#: ``reg = [t, pass t of Algorithm 4, position in S, opponent (-1: a new reward), its duels, its
+#: wins, identified arm (-1: none), round r]``, ``fr = [T_r, delta_r, duels used in the round, eps]``.
+SCBState = namedtuple("SCBState", ["W", "N", "rs", "S", "R", "reg", "fr", "stats"])
+PASS, POS, OPP, QN, QW, WINNER, ROUND = 1, 2, 3, 4, 5, 6, 7
+TR, DELTA, USED, EPS = 0, 1, 2, 3
 
 
+@njit(cache=True)
 def bernoulli_kl(p, q):
     """``d(p, q) = p ln(p / q) + (1 - p) ln((1 - p) / (1 - q))`` with ``0 ln 0 = 0`` (``inf`` when
     ``q`` gives no mass where ``p`` does).
@@ -110,6 +116,7 @@ def bernoulli_kl(p, q):
     return s
 
 
+@njit(cache=True)
 def scb_pair_decided(w, n, K, delta):
     """002 Algorithm 2 line 1: after ``n`` fresh duels of ``(i, j)`` with ``w`` wins of ``i``, is
     ``p_ij > 1/2`` determined at level ``delta / K^2``?
@@ -128,6 +135,7 @@ def scb_pair_decided(w, n, K, delta):
     return abs(x) > rad
 
 
+@njit(cache=True)
 def scb_kl_bounds(mu_hat, t, K, delta):
     """002 Algorithm 4's KL confidence interval after ``t`` rewards of mean ``mu_hat``:
     ``{q : t d(mu_hat, q) <= ln(4 t K / delta) + 2 ln ln t}`` (``ln ln t`` taken as 0 while
@@ -158,6 +166,7 @@ def scb_kl_bounds(mu_hat, t, K, delta):
     return hi, u
 
 
+@njit(cache=True)
 def scb_eliminate(S, R, t, K, delta, eps):
     """002 Algorithm 4 after a pass in which every arm of ``S`` got its ``t``-th reward.
 
@@ -200,32 +209,100 @@ def scb_eliminate(S, R, t, K, delta, eps):
     return -1
 
 
-def _compile() -> None:
-    """Replace the helpers above by numba dispatchers (called by :mod:`boundcalc.policies.fast`,
-    whose kernel calls them; the class then calls the compiled code too)."""
-    global _COMPILED
-    if _COMPILED:
-        return
-    from numba import njit
+@njit(cache=True)
+def _new_round(s):
+    """Algorithm 3 line 2: a fresh Algorithm 2 / 4 run with budget ``T_r``."""
+    s.fr[USED] = 0.0
+    s.reg[WINNER] = -1
+    s.reg[PASS] = 1
+    s.reg[POS] = 0
+    s.reg[OPP] = -1
+    s.reg[QN] = 0
+    s.reg[QW] = 0
+    for i in range(s.S.shape[0]):
+        s.S[i] = True
+        s.R[i] = 0
 
-    g = globals()
-    for name in _HELPERS:
-        g[name] = njit(cache=True)(g[name])
-    _COMPILED = True
+
+@njit(cache=True)
+def scb_select(s):
+    """Algorithm 3 line 3's exploitation once an arm is identified, else Algorithm 2's next duel:
+    the current arm of ``S`` against its ``reward`` opponent (drawn uniformly when a new ``reward``
+    starts)."""
+    w = s.reg[WINNER]
+    if w >= 0:
+        return w, w
+    pos = s.reg[POS]
+    while not s.S[pos]:
+        pos += 1
+    s.reg[POS] = pos
+    if s.reg[OPP] < 0:  # Algorithm 2 line 1: a new reward(a)
+        k = stream_index(s.rs, s.S.shape[0] - 1)
+        s.reg[OPP] = k + 1 if k >= pos else k
+        s.reg[QN] = 0
+        s.reg[QW] = 0
+    return pos, s.reg[OPP]
+
+
+@njit(cache=True)
+def scb_update(s, i, j, won):
+    """The outcome of ``(i, j)``: a decided ``reward`` ends (Algorithm 2), a completed pass runs
+    Algorithm 4's elimination, an exhausted budget starts the next round (Algorithm 3).
+    ``stats = [self_duels, rounds, identified, rewards]``."""
+    count(s, i, j, won)
+    K = s.S.shape[0]
+    if i == j:
+        s.stats[0] += 1
+    else:
+        s.reg[QN] += 1
+        if won:
+            s.reg[QW] += 1
+        if scb_pair_decided(s.reg[QW], s.reg[QN], K, s.fr[DELTA]):
+            s.stats[3] += 1
+            if 2 * s.reg[QW] > s.reg[QN]:
+                s.R[i] += 1
+            s.reg[OPP] = -1
+            pos = s.reg[POS] + 1
+            while pos < K and not s.S[pos]:
+                pos += 1
+            if pos == K:  # a pass of Algorithm 4 is complete
+                w = scb_eliminate(s.S, s.R, s.reg[PASS], K, s.fr[DELTA], s.fr[EPS])
+                s.reg[WINNER] = w
+                if w >= 0:
+                    s.stats[2] += 1
+                s.reg[PASS] += 1
+                pos = 0
+            s.reg[POS] = pos
+    s.fr[USED] += 1.0
+    if s.fr[USED] >= s.fr[TR]:  # force-terminate: the next round of Algorithm 3
+        s.reg[ROUND] += 1
+        s.stats[1] += 1
+        s.fr[TR] = s.fr[TR] * s.fr[TR]
+        s.fr[DELTA] = math.log(s.fr[TR]) / s.fr[TR]
+        _new_round(s)
+    s.reg[T_] += 1
+
+
+@njit(cache=True)
+def scb_run(s, env):
+    """SCB's whole-run kernel: :func:`scb_select`, the duel, :func:`scb_update`, to the horizon."""
+    while env_more(env):
+        i, j = scb_select(s)
+        scb_update(s, i, j, play(env, i, j))
 
 
 @register_policy
-class SCB(Policy):
+class SCB(CompiledPolicy):
     """SCB, Zoghi, Karnin, Whiteson & de Rijke (NIPS 2015, paper 002), Algorithm 3 with
     Algorithms 2 and 4.
 
     Hyperparameter ``eps = 0`` (Algorithm 3 line 2: an exact Copeland winner); ``eps > 0`` is
     Algorithm 2's approximation parameter, used by Algorithm 4's stopping rule ``(1 - max l) /
-    (1 - max u) <= 1 + eps``.  ``T_r`` and ``delta_r`` are fixed by Algorithm 3.  The module
-    text gives the reading of every line, the rebuilt Algorithm 4, the behaviour with several
-    Copeland winners and the order of the random draws.  ``stats``: ``"self_duels"`` (line 3's
-    exploitation), ``"rounds"`` (Algorithm 3 rounds started), ``"identified"`` (rounds where
-    Algorithm 2 returned an arm), ``"rewards"`` (completed ``reward`` calls).
+    (1 - max u) <= 1 + eps``.  ``T_r`` and ``delta_r`` are fixed by Algorithm 3 (:attr:`T_r`).
+    The module text gives the reading of every line, the rebuilt Algorithm 4, the behaviour with
+    several Copeland winners and the order of the random draws.  ``stats``: ``"self_duels"``
+    (line 3's exploitation), ``"rounds"`` (Algorithm 3 rounds started), ``"identified"`` (rounds
+    where Algorithm 2 returned an arm), ``"rewards"`` (completed ``reward`` calls).
     """
 
     name = "scb"
@@ -235,69 +312,20 @@ class SCB(Policy):
                                       "Copeland winner, Algorithm 3 line 2)"),
     }
     deterministic = False
-    fast_kernel = "scb"
+    State = SCBState
+    stat_names = ("self_duels", "rounds", "identified", "rewards")
+    kernels = (scb_select, scb_update, scb_run)
 
-    def __init__(self, K: int, *, rng=None, **params):
-        super().__init__(K, rng=rng, **params)
-        self.stats = {"self_duels": 0, "rounds": 1, "identified": 0, "rewards": 0}
-        self.r = 1
-        self.T_r = 4.0
-        self.delta = math.log(self.T_r) / self.T_r
-        self._new_round()
+    def initial_state(self) -> SCBState:
+        K = self.K
+        Tr = 4.0
+        return SCBState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), self._stream(),
+                        np.ones(K, dtype=np.bool_), np.zeros(K, dtype=np.int64),
+                        np.array([1, 1, 0, -1, 0, 0, -1, 1], dtype=np.int64),
+                        np.array([Tr, math.log(Tr) / Tr, 0.0, self.params["eps"]]),
+                        np.array([0, 1, 0, 0], dtype=np.int64))
 
-    def _new_round(self) -> None:
-        """Algorithm 3 line 2: a fresh Algorithm 2 / 4 run with budget ``T_r``."""
-        self.used = 0.0
-        self.winner = -1
-        self.S = np.ones(self.K, dtype=bool)
-        self.R = np.zeros(self.K, dtype=np.int64)
-        self.pass_t = 1
-        self.pos = 0
-        self.opp = -1
-        self.qn = 0
-        self.qw = 0
-
-    def _draw_index(self, n: int) -> int:
-        """Uniform index in ``[0, n)`` (overridable, e.g. to replay the kernel's stream)."""
-        return int(self.rng.integers(n))
-
-    def _select(self) -> tuple[int, int]:
-        if self.winner >= 0:  # Algorithm 3 line 3
-            return (self.winner, self.winner)
-        while not self.S[self.pos]:
-            self.pos += 1
-        a = self.pos
-        if self.opp < 0:  # Algorithm 2 line 1: a new reward(a), uniform opponent
-            k = self._draw_index(self.K - 1)
-            self.opp = k + 1 if k >= a else k
-            self.qn = self.qw = 0
-        return (a, self.opp)
-
-    def _learn(self, i: int, j: int, i_won: bool) -> None:
-        if i == j:
-            self.stats["self_duels"] += 1
-        else:
-            self.qn += 1
-            self.qw += int(i_won)
-            if scb_pair_decided(self.qw, self.qn, self.K, self.delta):
-                self.stats["rewards"] += 1
-                if 2 * self.qw > self.qn:
-                    self.R[i] += 1
-                self.opp = -1
-                self.pos += 1
-                while self.pos < self.K and not self.S[self.pos]:
-                    self.pos += 1
-                if self.pos == self.K:  # a pass of Algorithm 4 is complete
-                    self.winner = int(scb_eliminate(self.S, self.R, self.pass_t, self.K, self.delta,
-                                                    self.params["eps"]))
-                    if self.winner >= 0:
-                        self.stats["identified"] += 1
-                    self.pass_t += 1
-                    self.pos = 0
-        self.used += 1.0
-        if self.used >= self.T_r:  # force-terminate: next round of Algorithm 3
-            self.r += 1
-            self.stats["rounds"] += 1
-            self.T_r = self.T_r * self.T_r
-            self.delta = math.log(self.T_r) / self.T_r
-            self._new_round()
+    @property
+    def T_r(self) -> float:
+        """Algorithm 3's budget of the current round (``2^(2^r)``)."""
+        return float(self._arrays.fr[TR])

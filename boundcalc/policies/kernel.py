@@ -1,0 +1,460 @@
+"""The compiled machinery every policy shares: its state bundle, the two random streams, the simulator's
+environment, and :class:`CompiledPolicy`, the Python class that owns a state and calls the policy's
+compiled step functions.
+
+Each policy is written once (DESIGN.md, "Key objects"): its state is a few numpy arrays (a
+``namedtuple`` class, ``Policy.State``), its decisions two compiled functions,
+``select(s) -> (i, j)`` and ``update(s, i, j, won)``, and its whole-run kernel ``run(s, env)``
+loops over those very functions.  The Python class (:class:`CompiledPolicy`) owns the arrays and
+calls ``select``/``update``; the simulator calls ``run``.
+
+State bundles
+    :func:`bundle` turns the namedtuple of arrays into one numba structref (:class:`StateType`)
+    whose fields are *the same arrays* (no copy): compiled code reads ``s.W``, ``s.reg[...]``,
+    and a call from Python unboxes one pointer instead of one array per field (0.2-0.3 us a call
+    through :func:`bind`'s pre-resolved entry point, against 1.2-1.5 us through numba's dispatcher
+    or for a tuple of 30 arrays).  Scalars live in the integer and float register arrays ``reg``
+    and ``fr`` (named indices per policy); counters in ``stats``.  Pickling copies the arrays and
+    rebuilds the bundle.
+
+The duel stream (the simulator's environment)
+    The ``n``-th duel (``n = 0, 1, ...``) of the unordered pair ``lo <= hi`` in a run with keys
+    ``(key0, key1)`` uses ``u = duel_uniform(key0, key1, lo * K + hi, n)``; arm ``lo`` wins when
+    ``u < mu[lo, hi]``.  ``u`` is a SplitMix64 output (Steele, Lea & Flood, OOPSLA 2014) of a
+    per-pair stream, so two policies given the same keys see the same outcome for the same draw
+    of the same pair (common random numbers), whatever else they draw.
+
+The policy stream (randomized policies: RUCB, D-TS, D-TS+, CCB, SCB)
+    SplitMix64 -- ``state += 0x9E3779B97F4A7C15; output = mix64(state)`` -- started from a 64-bit
+    seed (:meth:`CompiledPolicy.seed_stream`; by default one draw of the policy's
+    ``numpy.random.Generator``, in the simulator ``pol_ss.generate_state(1, uint64)[0]`` of the
+    run's policy SeedSequence).  From its outputs: uniforms ``(x >> 11) 2^-53`` on [0, 1);
+    indices ``floor(u n)``; standard normals by Box-Muller in pairs (``r = sqrt(-2 ln(1 - u1))``:
+    ``r cos(2 pi u2)`` is returned, ``r sin(2 pi u2)`` kept in ``spare`` -- a float64 array
+    ``[has_spare, value]`` -- for the next call); Gamma(a), a >= 1, by Marsaglia & Tsang (ACM TOMS
+    2000); Beta(a, b) = X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b).  Each policy's module text
+    lists the draws it makes, in order.
+
+>>> duel_uniform(np.uint64(1), np.uint64(2), 3, 0) == duel_uniform_py(1, 2, 3, 0)
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+
+try:  # numba is a core dependency; the import is guarded only to give a clear message
+    import numba
+    from numba import njit, types
+    from numba.core import cgutils
+    from numba.core.extending import intrinsic
+    from numba.experimental import structref
+except ImportError as exc:  # pragma: no cover - exercised only without numba
+    raise ImportError("boundcalc.policies needs numba (pip install numba)") from exc
+
+from .base import Policy, PolicyError
+
+__all__ = ["CompiledPolicy", "StateType", "bundle", "bind", "duel_uniform", "duel_uniform_py",
+           "stream_next", "stream_uniform", "stream_index", "stream_normal", "stream_gamma", "stream_beta",
+           "kl_half_c", "count", "Env", "new_env", "env_more", "play", "T_"]
+
+#: Index of the round counter ``t`` (1-based round of the next duel) in every state's ``reg``.
+T_ = 0
+
+
+# ----------------------------------------------------------------------------- state bundles
+@structref.register
+class StateType(types.StructRef):
+    """numba type of a policy state bundle: one field per array of the policy's ``State`` namedtuple."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+class StateBundle(structref.StructRefProxy):
+    """Python handle of a state bundle (opaque: the arrays are read through the namedtuple)."""
+
+
+structref.define_boxing(StateType, StateBundle)
+
+
+@intrinsic
+def _bundle(typingctx, values):
+    """A new struct of :class:`StateType` whose fields are the namedtuple's elements (references)."""
+    if not isinstance(values, types.BaseNamedTuple):
+        return None
+    inst_type = StateType(list(zip(values.fields, values.types)))
+
+    def codegen(context, builder, sig, args):
+        from numba.experimental.jitclass.base import imp_dtor
+
+        # allocation as numba.experimental.structref.new, then every field set (with an incref)
+        model = context.data_model_manager[inst_type.get_data_type()]
+        alloc_type = model.get_value_type()
+        meminfo = context.nrt.meminfo_alloc_dtor(
+            builder, context.get_constant(types.uintp, context.get_abi_sizeof(alloc_type)),
+            imp_dtor(context, builder.module, inst_type))
+        data = builder.bitcast(context.nrt.meminfo_data(builder, meminfo), alloc_type.as_pointer())
+        builder.store(cgutils.get_null_value(alloc_type), data)
+        inst = context.make_helper(builder, inst_type)
+        inst.meminfo = meminfo
+        fields = cgutils.create_struct_proxy(inst_type.get_data_type())(context, builder, ref=data)
+        for k, (name, fty) in enumerate(zip(values.fields, values.types)):
+            v = builder.extract_value(args[0], k)
+            context.nrt.incref(builder, fty, v)
+            setattr(fields, name, v)
+        return inst._getvalue()
+
+    return inst_type(values), codegen
+
+
+@njit(cache=True)
+def bundle(values):
+    """One :class:`StateType` struct over the arrays of the namedtuple ``values`` (shared, not copied)."""
+    return _bundle(values)
+
+
+def bind(fn, *args) -> Callable:
+    """The compiled entry point of the numba function ``fn`` for the types of ``args``.
+
+    Compiles (or loads from numba's cache) the specialisation now; calling the entry point skips
+    the dispatcher's per-call type resolution (about 1 us for a state bundle).  The caller must
+    pass arguments of exactly these types.  Falls back to ``fn`` itself where numba offers no
+    entry point.
+    """
+    sig = tuple(numba.typeof(a) for a in args)
+    fn.compile(sig)
+    ep = getattr(fn.overloads.get(sig), "entry_point", None)
+    return ep if callable(ep) else fn
+
+
+# ----------------------------------------------------------------------------- SplitMix64 streams
+_MASK = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+_M1 = 0xBF58476D1CE4E5B9
+_M2 = 0x94D049BB133111EB
+
+
+def _mix64_py(z: int) -> int:
+    z = ((z ^ (z >> 30)) * _M1) & _MASK
+    z = ((z ^ (z >> 27)) * _M2) & _MASK
+    return z ^ (z >> 31)
+
+
+def duel_uniform_py(key0: int, key1: int, code: int, n: int) -> float:
+    """Pure-Python :func:`duel_uniform` (the reference the compiled one is tested against)."""
+    s = _mix64_py((key0 + (code + 1) * _GOLDEN) & _MASK) ^ key1
+    z = _mix64_py((s + (n + 1) * _GOLDEN) & _MASK)
+    return (z >> 11) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _mix64(z):
+    z = (z ^ (z >> numba.uint64(30))) * numba.uint64(_M1)
+    z = (z ^ (z >> numba.uint64(27))) * numba.uint64(_M2)
+    return z ^ (z >> numba.uint64(31))
+
+
+@njit(cache=True)
+def duel_uniform(key0, key1, code, n):
+    """Uniform on [0, 1) for the ``n``-th duel of pair ``code`` under keys ``(key0, key1)`` (uint64)."""
+    g = numba.uint64(_GOLDEN)
+    s = _mix64(numba.uint64(key0) + numba.uint64(code + 1) * g) ^ numba.uint64(key1)
+    z = _mix64(s + numba.uint64(n + 1) * g)
+    return float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def stream_next(state):
+    """Next SplitMix64 output of the stream ``state`` (a uint64 array of length 1, advanced)."""
+    state[0] += numba.uint64(_GOLDEN)
+    return _mix64(state[0])
+
+
+@njit(cache=True)
+def stream_uniform(state):
+    """Uniform on [0, 1) (53 bits)."""
+    return float(stream_next(state) >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def stream_index(state, n):
+    """Uniform index in [0, n): ``floor(u n)``."""
+    k = int(stream_uniform(state) * n)
+    return k if k < n else n - 1
+
+
+@njit(cache=True)
+def stream_normal(state, spare):
+    """Standard normal by Box-Muller in pairs (the sine of a pair waits in ``spare``)."""
+    if spare[0] != 0.0:
+        spare[0] = 0.0
+        return spare[1]
+    u1 = 1.0 - stream_uniform(state)
+    u2 = stream_uniform(state)
+    r = math.sqrt(-2.0 * math.log(u1))
+    w = 2.0 * math.pi * u2
+    spare[0] = 1.0
+    spare[1] = r * math.sin(w)
+    return r * math.cos(w)
+
+
+@njit(cache=True)
+def stream_gamma(state, spare, a):
+    """Gamma(a, 1) for ``a >= 1`` by Marsaglia & Tsang's squeeze-and-reject method."""
+    d = a - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        x = stream_normal(state, spare)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = stream_uniform(state)
+        x2 = x * x
+        if u < 1.0 - 0.0331 * x2 * x2:
+            return d * v
+        if u > 0.0 and math.log(u) < 0.5 * x2 + d * (1.0 - v + math.log(v)):
+            return d * v
+
+
+@njit(cache=True)
+def stream_beta(state, spare, a, b):
+    """Beta(a, b) for ``a, b >= 1`` as ``X / (X + Y)``, X ~ Gamma(a) drawn first."""
+    x = stream_gamma(state, spare, a)
+    y = stream_gamma(state, spare, b)
+    return x / (x + y)
+
+
+# ----------------------------------------------------------------------------- shared arithmetic
+@njit(cache=True)
+def kl_half_c(p):
+    """``d(p) = KL(p, 1/2)`` as :func:`boundcalc.matrix.kl_half` computes it (bit for bit)."""
+    x = 2.0 * p - 1.0
+    if abs(x) >= 1.0:
+        return math.log(2.0)
+    return x * math.atanh(x) + 0.5 * math.log1p(-x * x)
+
+
+@njit(cache=True)
+def count(s, i, j, won):
+    """The protocol's counts after the duel ``(i, j)``: ``W[i, j]`` (or ``W[j, i]``) and ``N``;
+    a self-duel changes nothing."""
+    if i != j:
+        if won:
+            s.W[i, j] += 1
+        else:
+            s.W[j, i] += 1
+        s.N[i, j] += 1
+        s.N[j, i] += 1
+
+
+# ----------------------------------------------------------------------------- the simulator's environment
+#: The whole-run environment: the matrix (read for drawing and for the regret only), the per-pair
+#: draw counters, the keys, the regret matrices (units x K x K), the running sums, the output
+#: (units x checkpoints), the checkpoints, and ``reg = [t, next checkpoint, T]``.
+Env = namedtuple("Env", ["mu", "counts", "keys", "regrets", "cum", "out", "checkpoints", "reg"])
+
+
+def new_env(mu: np.ndarray, T: int, key0: int, key1: int, checkpoints: np.ndarray, regrets: np.ndarray):
+    """``(arrays, bundle)`` of a fresh environment for ``T`` rounds (see :data:`Env`)."""
+    mu = np.ascontiguousarray(mu, dtype=np.float64)
+    K = mu.shape[0]
+    regrets = np.ascontiguousarray(regrets, dtype=np.float64)
+    cps = np.ascontiguousarray(checkpoints, dtype=np.int64)
+    arrays = Env(mu, np.zeros(K * K, dtype=np.int64), np.array([key0, key1], dtype=np.uint64), regrets,
+                 np.zeros(regrets.shape[0]), np.zeros((regrets.shape[0], cps.shape[0])), cps,
+                 np.array([1, 0, int(T)], dtype=np.int64))
+    return arrays, bundle(arrays)
+
+
+@njit(cache=True)
+def env_more(env):
+    """Rounds left to play."""
+    return env.reg[0] <= env.reg[2]
+
+
+@njit(cache=True)
+def play(env, i, j):
+    """Round ``t`` of the environment: duel ``(i, j)`` on the duel stream (True when ``i`` wins),
+    add the pair's regret, record the checkpoints that fall on ``t``, advance ``t``."""
+    mu = env.mu
+    K = mu.shape[0]
+    lo = min(i, j)
+    hi = max(i, j)
+    code = lo * K + hi
+    u = duel_uniform(env.keys[0], env.keys[1], code, env.counts[code])
+    env.counts[code] += 1
+    lo_wins = u < mu[lo, hi]
+    won = lo_wins if i == lo else not lo_wins
+    R = env.regrets
+    for k in range(R.shape[0]):
+        env.cum[k] += R[k, i, j]
+    t = env.reg[0]
+    c = env.reg[1]
+    cps = env.checkpoints
+    while c < cps.shape[0] and cps[c] == t:
+        for k in range(R.shape[0]):
+            env.out[k, c] = env.cum[k]
+        c += 1
+    env.reg[1] = c
+    env.reg[0] = t + 1
+    return won
+
+
+# ----------------------------------------------------------------------------- the Python class
+class CompiledPolicy(Policy):
+    """A policy written once as compiled step functions over its state arrays.
+
+    A subclass sets
+
+    ``State``
+        a ``namedtuple`` class of the state arrays, with at least ``W``, ``N`` (int64 K x K: the
+        protocol's counts), ``reg`` (int64 registers; ``reg[T_]`` is the round ``t``) and
+        ``stats`` (int64 counters named by ``stat_names``); randomized policies also ``rs``
+        (uint64 ``[stream state]``);
+    ``stat_names``
+        the names of the ``stats`` entries;
+    ``kernels``
+        ``(select, update, run)``: compiled ``select(s) -> (i, j)``, ``update(s, i, j, won)`` and the
+        whole-run kernel ``run(s, env)`` (a loop over ``select``, :func:`play` and ``update``);
+
+    and implements :meth:`initial_state` (the arrays at ``t = 1``).  ``wins``, ``draws``, ``t``
+    and ``stats`` read the state.  :meth:`select_pair`/:meth:`update` keep the protocol's checks
+    and cost one compiled call each; :meth:`run` drives the policy against the user's own duel
+    function without the per-step protocol checks.
+    """
+
+    State: ClassVar[type]
+    stat_names: ClassVar[tuple[str, ...]] = ()
+    kernels: ClassVar[tuple] = ()
+    compiled: ClassVar[bool] = True
+
+    # -- state ----------------------------------------------------------------------------
+    def initial_state(self):  # pragma: no cover - interface
+        """The namedtuple ``State`` of arrays at ``t = 1``."""
+        raise NotImplementedError
+
+    def _init_state(self) -> None:
+        self._pending = None
+        if not self.deterministic:
+            self._seed = int(self.rng.integers(0, 2**64, dtype=np.uint64))
+        self._attach(self.initial_state())
+
+    def _attach(self, arrays) -> None:
+        self._arrays = arrays
+        self._s = bundle(arrays)
+        self._calls = _entry_points(type(self), self._s)
+
+    def seed_stream(self, seed: int) -> None:
+        """Restart the policy stream (randomized policies) at the 64-bit ``seed``.
+
+        By default the stream is seeded by one draw of the policy's ``rng``; the simulator seeds it
+        from the run's policy SeedSequence (``generate_state(1, uint64)[0]``), so that a run through
+        the protocol and a run through the whole-run kernel draw the same numbers.
+        """
+        if self.deterministic:
+            raise PolicyError(f"policy {self.name!r} is deterministic: it has no stream")
+        if self.t != 1 or self._pending is not None:
+            raise PolicyError(f"policy {self.name!r}: seed_stream before the first select_pair only")
+        self._seed = int(seed) & ((1 << 64) - 1)
+        self._attach(self.initial_state())
+
+    def _stream(self) -> np.ndarray:
+        """The policy stream's state array ``[seed]`` for :meth:`initial_state`."""
+        return np.array([self._seed], dtype=np.uint64)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        for key in ("_s", "_calls"):
+            state.pop(key, None)
+        return state
+
+    def __setstate__(self, state):
+        arrays = state.pop("_arrays")
+        self.__dict__.update(state)
+        self._attach(arrays)
+
+    @property
+    def wins(self) -> np.ndarray:
+        return self._arrays.W
+
+    @property
+    def draws(self) -> np.ndarray:
+        return self._arrays.N
+
+    @property
+    def t(self) -> int:
+        return int(self._arrays.reg[T_])
+
+    @property
+    def stats(self) -> dict:
+        return dict(zip(self.stat_names, (int(x) for x in self._arrays.stats)))
+
+    # -- the protocol ---------------------------------------------------------------------
+    def select_pair(self) -> tuple[int, int]:
+        if self._pending is not None:
+            raise PolicyError(f"policy {self.name!r}: select_pair called twice without update "
+                              f"(pair {self._pending} is still waiting for its outcome)")
+        pair = self._calls[0](self._s)
+        self._pending = pair
+        return pair
+
+    def update(self, i: int, j: int, i_won: bool) -> None:
+        pair = self._pending
+        if pair is None:
+            raise PolicyError(f"policy {self.name!r}: update({i}, {j}) without a pending select_pair")
+        if i != pair[0] or j != pair[1]:
+            raise PolicyError(f"policy {self.name!r}: update({i}, {j}) reports another pair than the "
+                              f"selected {pair}")
+        self._pending = None
+        self._learn_compiled(pair[0], pair[1], bool(i_won))
+
+    def _learn_compiled(self, i: int, j: int, won: bool) -> None:
+        self._calls[1](self._s, i, j, won)
+
+    def run(self, duel: Callable[[int, int], Any], steps: int) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``steps`` rounds against the environment ``duel(i, j) -> bool`` (True when ``i`` wins).
+
+        The batch form of ``select_pair``/``update`` for a loop that owns no other state: the
+        same pairs, without the per-step protocol checks.  Returns ``(pairs, outcomes)``:
+        ``pairs[k] = (i, j)`` of round ``t + k`` and ``outcomes[k] = i won``.
+        """
+        if self._pending is not None:
+            raise PolicyError(f"policy {self.name!r}: run with pair {self._pending} still waiting for its outcome")
+        steps = int(steps)
+        pairs = np.empty((steps, 2), dtype=np.int64)
+        won = np.empty(steps, dtype=bool)
+        select, s, learn = self._calls[0], self._s, self._learn_compiled
+        for k in range(steps):
+            i, j = select(s)
+            w = bool(duel(i, j))
+            learn(i, j, w)
+            pairs[k, 0] = i
+            pairs[k, 1] = j
+            won[k] = w
+        return pairs, won
+
+    def run_environment(self, env) -> None:
+        """Play the environment bundle ``env`` (:func:`new_env`) to its horizon with the whole-run kernel."""
+        if self._pending is not None:
+            raise PolicyError(f"policy {self.name!r}: a pair is waiting for its outcome")
+        type(self).kernels[2](self._s, env)
+
+
+_ENTRY: dict[tuple[type, Any], tuple] = {}
+
+
+def _entry_points(cls: type, s) -> tuple:
+    """``(select, update)`` entry points of ``cls``'s kernels for the state type of ``s`` (cached)."""
+    key = (cls, s._numba_type_)
+    got = _ENTRY.get(key)
+    if got is None:
+        select, update = cls.kernels[0], cls.kernels[1]
+        got = (bind(select, s), bind(update, s, 0, 0, True))
+        _ENTRY[key] = got
+    return got
