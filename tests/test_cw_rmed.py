@@ -35,6 +35,11 @@ straddles ``N_p / log t``: the optimum is not unique and either answer is the al
 the optimum is unique the two allocations coincide and the comparison is exact; the test requires
 most states to give the same ``L_NC`` outright.
 
+The decisions come from :meth:`boundcalc.policies.CWRMED.decide` (the compiled decision on given
+counts: check (3) through the LP core's oracle, line 11 by Theorem 6 in place, by the reduced-cost
+check of a warm basis, or by HiGHS), on fresh policies and, with the solver warm, on the states a
+run visits.  A warm answer (no HiGHS) is also checked against a cold LP solve of the same state.
+
 Behaviour with fixed seeds (the simulator, common random numbers): on 000's Table 2 matrix, where the
 LP's constant is 0.555 x ECW's, CW-RMED's regret at T = 10^5 is well below ECW-RMED's; on the two
 5-arm MSLR matrices of 001, where the two constants are equal, CW-RMED tracks ECW-RMED and its regret
@@ -52,7 +57,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from boundcalc.policies import CWRMED, EmpiricalState
+from boundcalc.lp import CopelandLPSolver
+from boundcalc.policies import CWRMED
+from boundcalc.policies.copeland_rmed import ISTAR
 
 # ----------------------------------------------------------------------------- brute force
 CHECK_AMBIGUOUS = 1e-9  # |min row sum - 1| below this: check (3) too close to call in floating point
@@ -194,53 +201,17 @@ def random_state(rng: np.random.Generator):
     return max(t, 2), W, N
 
 
-def _record(policy):
-    """Wrap the policy's hooks, its solver's line-11 call and ``next_candidates``: ``calls`` gets one
-    entry per decision, with the state's counts, L_NC, what check (3) returned and line 11's answer
-    (``target`` is ``(i*, Q, solve result, counts it was solved on)``, the last one when the skeleton
-    reused it because the counts had not changed)."""
-    calls = []
-    last = {"check": None, "target": None, "solve": None}
-    check, target, solve, nc = (policy.check_winner, policy.target, policy.solver.solve_empirical,
-                                policy.next_candidates)
-
-    def check_rec(state):
-        last["check"] = check(state)
-        return last["check"]
-
-    def solve_rec(*a, **k):
-        last["solve"] = solve(*a, **k)
-        return last["solve"]
-
-    def target_rec(state):
-        last["solve"] = None
-        istar, Q = target(state)
-        last["target"] = (istar, np.array(Q), last["solve"], state.draws.copy(), state.wins.copy())
-        return istar, Q
-
-    def nc_rec(state):
-        last["check"] = "not called"
-        out = nc(state)
-        calls.append({"t": state.t, "W": state.wins.copy(), "N": state.draws.copy(), "got": list(out),
-                      "check": last["check"], "target": last["target"]})
-        return out
-
-    policy.check_winner, policy.target, policy.solver.solve_empirical = check_rec, target_rec, solve_rec
-    policy.next_candidates = nc_rec
-    return calls
-
-
-def decide(t, W, N) -> dict:
-    """A fresh CW-RMED's decision on the state ``(t, W, N)`` (a cold solver), as :func:`_record` keeps it."""
-    policy = CWRMED(W.shape[0])
-    calls = _record(policy)
-    policy.next_candidates(EmpiricalState(t, W, N))
-    return calls[0]
+def decide(t, W, N, policy=None) -> dict:
+    """CW-RMED's decision on the state ``(t, W, N)`` (a fresh policy, cold solver, unless one is given)."""
+    policy = policy or CWRMED(W.shape[0])
+    dec = policy.decide(t, W, N)
+    return {"t": t, "W": W, "N": N, "decision": dec, "warm": dec.stats["warm_answers"] > 0}
 
 
 def compare_state(call: dict) -> dict:
     """Compare one recorded decision of CW-RMED with brute force; return what was compared."""
-    t, W, N, got = call["t"], call["W"], call["N"], call["got"]
+    t, W, N, dec = call["t"], call["W"], call["N"], call["decision"]
+    got = dec.next
     K = W.shape[0]
     mu, S, I, L, winners, d = brute_structure(W, N)
     info = {"C": len(winners), "ties": sum(v == 0 for v in d.values()),
@@ -259,24 +230,21 @@ def compare_state(call: dict) -> dict:
         if m >= 1.0:
             passed = a
             break
-    assert call["check"] == passed
+    assert dec.check == passed
     if passed is not None:
         assert got == [(passed, passed)]
         return {**info, "outcome": "pass"}
     # line 11: the whole LP for every empirical Copeland winner
-    got_istar, Q, res, N_solved, W_solved = call["target"]
-    assert np.array_equal(N_solved, N) and np.array_equal(W_solved, W), "line 11 answered for other counts"
+    got_istar, Q = dec.istar, dec.Q
     brute = {a: brute_lp(brute_rows(S, I, L, a), d, L, K) for a in winners}
     values = {a: v[0] for a, v in brute.items()}
-    assert res is not None, "line 11 did not go through policy.solver.solve_empirical (the recorder missed it)"
-    assert res.success, res.message
-    assert sorted(res.per_winner) == winners
+    assert sorted(dec.values) == winners
     for a in winners:
-        assert res.per_winner[a] == pytest.approx(values[a], rel=VALUE_RTOL, abs=1e-12), a
+        assert dec.values[a] == pytest.approx(values[a], rel=VALUE_RTOL, abs=1e-12), a
     vmin = min(values.values())
     near = [a for a in winners if values[a] <= vmin + VALUE_RTOL * max(abs(vmin), 1e-12)]
     istar = min(near)  # ties to the smaller index
-    assert got_istar == istar, (values, res.per_winner)
+    assert got_istar == istar, (values, dec.values)
     # boundcalc's allocation is optimal: feasible for every enumerated row, in the box, 0 on ties,
     # and of the brute-force cost
     rows = brute_rows(S, I, L, istar)
@@ -307,8 +275,8 @@ def compare_state(call: dict) -> dict:
         differ += 1
         lo, hi = face_range((j, i))
         assert lo <= thr + eps and hi >= thr - eps, ((i, j), (lo, hi), thr, body)
-    return {**info, "outcome": "target", "same": differ == 0,
-            "theorem6": res.stats["method"].startswith("closed-form")}
+    return {**info, "outcome": "target", "same": differ == 0, "warm": call["warm"],
+            "theorem6": len(winners) >= 2 and info["ties"] == 0}
 
 
 def test_next_candidates_equal_brute_force(rng):
@@ -372,7 +340,7 @@ def test_decision_against_brute_force_and_relabelling(case):
     assert oa["outcome"] == ob["outcome"]
     new = np.argsort(perm)  # old arm i is new arm new[i]
     if oa["outcome"] == "target":
-        va, vb = a["target"][2].per_winner, b["target"][2].per_winner
+        va, vb = a["decision"].values, b["decision"].values
         assert sorted(int(new[w]) for w in va) == sorted(vb)
         for w, v in va.items():
             assert vb[int(new[w])] == pytest.approx(v, rel=VALUE_RTOL, abs=1e-12)
@@ -380,12 +348,13 @@ def test_decision_against_brute_force_and_relabelling(case):
 
 @pytest.mark.parametrize("example, steps, seed", [("table2", 3000, 11), ("mslr5-noncondorcet", 2500, 12)])
 def test_decisions_along_a_run_equal_brute_force(example, steps, seed):
-    """The same comparison on the states a real run visits, with the solver warm between steps
-    (models kept per structure, the skeleton's cached line-11 answer reused after self-duels).
+    """The same comparison on the states a real run visits, decided by the run's own policy (its
+    solver warm: models kept per structure, so line 11 is often answered by the reduced-cost check
+    of a stored basis, without HiGHS).
 
     ``table2`` (000 Table 2, a Condorcet winner, C* < C^E*) exercises the LP; mslr5-noncondorcet
-    (001 Fig. 1(b), three Copeland winners) also 000 Theorem 6's closed form.  Every decision
-    of the run after ``t = 50`` is recorded; 25 that ran line 11 and (on table2; on
+    (001 Fig. 1(b), three Copeland winners) also 000 Theorem 6's closed form.  Every decision state
+    of the run after ``t = 50`` is kept; 25 that reached line 11 and (on table2; on
     mslr5-noncondorcet, whose 0.003 gap keeps check (3) failing for ~10^5 rounds, none pass this
     early) 5 that passed check (3), evenly spread over the run, are compared."""
     from boundcalc.datasets import load_example
@@ -393,24 +362,62 @@ def test_decisions_along_a_run_equal_brute_force(example, steps, seed):
 
     pm = load_example(example)
     policy = CWRMED(pm.K)
-    calls = _record(policy)
     env = DuelEnvironment(pm.mu, seed, seed + 1)
+    states = []
     for _ in range(steps):
+        before = policy.stats
         i, j = policy.select_pair()
         policy.update(i, j, env.duel(i, j))
-    later = [c for c in calls if c["t"] > 50]
-    target = [c for c in later if c["check"] is None]
-    passed = [c for c in later if c["check"] not in (None, "not called")]
+        after = policy.stats
+        if after["checks"] > before["checks"] and policy.t - 1 > 50:
+            line11 = after["targets"] > before["targets"]
+            states.append((policy.t - 1, policy.wins.copy(), policy.draws.copy(), line11))
+    target = [x for x in states if x[3]]
+    passed = [x for x in states if not x[3]]
     n_pass = 5 if example == "table2" else 0
     assert len(target) >= 25 and len(passed) >= n_pass
     pick = [target[k] for k in np.linspace(0, len(target) - 1, 25).astype(int)]
     pick += [passed[k] for k in np.linspace(0, len(passed) - 1, n_pass).astype(int)]
-    outcomes = [compare_state(c) for c in pick]
+    outcomes = [compare_state(decide(t, W, N, policy)) for t, W, N, _ in pick]
     assert sum(o["outcome"] == "target" for o in outcomes) >= 24
     assert sum(o["outcome"] == "pass" for o in outcomes) >= n_pass - 1
     assert sum(o["outcome"] == "target" and o["same"] for o in outcomes) >= 15
+    assert any(o.get("warm") for o in outcomes)  # the reduced-cost check answered some
     if example == "mslr5-noncondorcet":
         assert any(o.get("theorem6") for o in outcomes)
+
+
+@pytest.mark.parametrize("example, seed", [("table2", 3), ("mslr5-condorcet", 4)])
+def test_warm_answers_equal_a_cold_solve(example, seed):
+    """Every line-11 answer of a run that the reduced-cost check gave without HiGHS: its per-winner
+    constants equal those of a cold LP solve of the same empirical matrix (a fresh solver), and the
+    answer's allocation is optimal for it (feasible in R_{i*}, of the same cost)."""
+    from boundcalc.datasets import load_example
+    from boundcalc.simulate import DuelEnvironment
+
+    pm = load_example(example)
+    policy = CWRMED(pm.K)
+    env = DuelEnvironment(pm.mu, seed, seed + 1)
+    checked = 0
+    for _ in range(2500):
+        before = policy.stats["warm_answers"]
+        i, j = policy.select_pair()
+        policy.update(i, j, env.duel(i, j))
+        if policy.stats["warm_answers"] == before or policy.t % 7:
+            continue
+        a = policy._arrays
+        st = policy._structure()
+        cold = CopelandLPSolver(seed=0).solve_empirical(st)
+        assert cold.success
+        for w, v in cold.per_winner.items():
+            assert a.wval[w] == pytest.approx(v, rel=1e-9, abs=1e-12), (policy.t, w)
+        istar = int(a.reg[ISTAR])
+        fam = CopelandLPSolver().family(istar, st)
+        E = a.Q * st.d
+        assert fam.max_violation(E) <= 1e-9
+        assert 0.5 * float((st.regret * a.Q).sum()) == pytest.approx(cold.per_winner[istar], rel=1e-9, abs=1e-12)
+        checked += 1
+    assert checked >= 20, checked
 
 
 # ----------------------------------------------------------------------------- behaviour (fixed seeds)

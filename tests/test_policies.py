@@ -3,7 +3,9 @@
 The contract (issue 7 point 7, DESIGN.md ``policies/``) runs over ``policy_names()``: a policy
 of the next issue joins it by registering.  Independent checks: check (3) of ECW-RMED against a
 brute-force enumeration of every row of ``R^E`` (000 eqs. (4)-(5)); the compiled closed form
-against :mod:`boundcalc.lp.ecw`; every compiled kernel against its class, step by step.
+against :mod:`boundcalc.lp.ecw`'s numpy form.  The readings of ECW-RMED's and RMED1's lines are
+checked on their plain transcriptions (``tests/reference_policies.py``), which the compiled
+policies equal pair for pair (``tests/test_policy_reference.py``).
 """
 
 from __future__ import annotations
@@ -16,18 +18,17 @@ import pickle
 import numpy as np
 import pytest
 
+from reference_policies import (ECWRMED, RMED1, EmpiricalState, canonical_ties, ecw_check, ecw_target,
+                               empirical_divergence, forced_exploration_pairs)
+
 from boundcalc.datasets import load_example, random_matrix
+from boundcalc.lp import _kernels
 from boundcalc.lp import ecw as lp_ecw
 from boundcalc.lp.structure import empirical_structure, pair_regret
 from boundcalc.matrix import kl_half
-from boundcalc.policies import (ECWRMED, RMED1, EmpiricalState, Policy, PolicyError, get_policy,
-                                make_policy, parse_param_spec, policy_names, register_policy,
-                                resolve_policy_list)
-from boundcalc.policies.copeland_rmed import (canonical_ties, ecw_check, ecw_target,
-                                              forced_exploration_pairs)
-from boundcalc.policies.fast import ecw_closed_form
-from boundcalc.policies.rmed1 import empirical_divergence
-from boundcalc.simulate import DuelEnvironment, regret_matrices, run_one, checkpoints
+from boundcalc.policies import (Policy, PolicyError, get_policy, make_policy, parse_param_spec, policy_names,
+                                register_policy, resolve_policy_list)
+from boundcalc.simulate import DuelEnvironment
 
 ALL = policy_names()
 
@@ -181,32 +182,18 @@ class TestContract:
         assert np.all(np.diag(p.draws) == 0) and np.all(np.diag(p.wins) == 0)
         assert p.draws.sum() == 2 * (n - selfduels)  # the self-duels are counted nowhere
 
-    def test_kernel_reproduces_the_class(self, name):
-        """A compiled whole-run kernel chooses exactly the class's pairs (same regret, same stats)."""
-        cls = get_policy(name)
-        if cls.fast_kernel is None:
-            pytest.skip("no compiled kernel")
-        if not cls.deterministic:
-            pytest.skip("randomized kernel (own stream): tested pair for pair on that stream and in "
-                        "distribution against the class in tests/test_policies_dts.py")
-        rng = np.random.default_rng(sum(map(ord, name)))
-        cases = [load_example("table2"), load_example("mslr5-noncondorcet")]
-        cases += [random_matrix(int(K), rng, min_gap=0.01, condorcet=bool(c))
-                  for K, c in zip(rng.integers(2, 7, size=6), [0, 1, 0, 1, 0, 0])]
-        default = cls.validate_params({})
-        for k, pm in enumerate(cases):
-            regs = regret_matrices(pm)
-            R = np.stack([regs[u] for u in ("000", "nonwinner")])
-            T = 500
-            cps = checkpoints(T, per_decade=20)
-            params = dict(default)
-            if name == "ecw-rmed" and k % 2:
-                params.update(alpha=1.0, beta=0.2)
-            a = run_one(name, params, pm.mu, T, cps, R, seed=k, run=0, fast=True)
-            b = run_one(name, params, pm.mu, T, cps, R, seed=k, run=0, fast=False)
-            assert a["kernel"] and not b["kernel"]
-            assert np.array_equal(a["regret"], b["regret"]), (k, pm.K)
-            assert a["stats"] == b["stats"]
+    def test_run_batch_form(self, name):
+        """``policy.run(duel, steps)`` plays the same pairs as the ``select_pair``/``update`` loop."""
+        pm = random_matrix(4, 11, min_gap=0.05)
+        p = make_policy(name, 4, rng=np.random.default_rng(3))
+        pairs, outcomes = _drive(p, DuelEnvironment(pm.mu, 7, 8), 250)
+        q = make_policy(name, 4, rng=np.random.default_rng(3))
+        got_pairs, got_won = q.run(DuelEnvironment(pm.mu, 7, 8).duel, 250)
+        assert [tuple(x) for x in got_pairs.tolist()] == pairs and got_won.tolist() == outcomes
+        assert np.array_equal(q.wins, p.wins) and q.t == p.t == 251 and q.stats == p.stats
+        i, j = q.select_pair()
+        with pytest.raises(PolicyError, match="waiting"):
+            q.run(DuelEnvironment(pm.mu, 7, 8).duel, 1)
 
 
 def test_registry():
@@ -345,8 +332,11 @@ def test_lists_follow_algorithm_1():
 
 
 def test_closed_form_kernel_equals_lp(rng):
-    """The compiled Theorem 5 (fast.ecw_closed_form) == boundcalc.lp.ecw on random empirical states:
-    the value to 1e-12 and the allocation exactly once ties in cost are broken by arm index."""
+    """The compiled Theorem 5 (the LP core's ``ecw_closed_form``, which ECW-RMED's line 11 calls per
+    pool) == boundcalc.lp.ecw's numpy form on random empirical states: the value to 1e-12 and the
+    allocation exactly once ties in cost are broken by arm index."""
+    _kernels.load()
+    ecw_closed_form = _kernels.ecw_closed_form
     n_cut_ties = 0
     for _ in range(600):
         K = int(rng.integers(2, 9))
@@ -358,7 +348,7 @@ def test_closed_form_kernel_equals_lp(rng):
         C = np.where(pos, R / np.where(pos, d, 1.0), np.inf)
         np.fill_diagonal(C, np.inf)
         for a in s.winners.tolist():
-            v_lp, E_lp = lp_ecw.ecw_allocation(s.beats, C, a)
+            v_lp, E_lp = lp_ecw.ecw_allocation_numpy(s.beats, C, a)
             E = np.zeros((K, K))
             v = ecw_closed_form(s.beats, np.asarray(s.L, dtype=np.int64), C, a, E)
             assert v == pytest.approx(v_lp, rel=1e-12, abs=1e-12)
@@ -394,6 +384,7 @@ def test_target_value_equals_bound_on_true_matrix():
         assert istar in pm.copeland_winners.tolist()
 
 
+@pytest.mark.slow
 def test_ecw_regret_grows_like_its_constant():
     """ECW-RMED on 000's Table 2 (ECW constant 49.66, lower bound 27.55): mean regret per ln T
     at T = 10^5 over 40 runs lies in [0.85, 1.3] x 49.66.  Why this band: Theorem 4 bounds the

@@ -1,7 +1,9 @@
 """RUCB (Zoghi et al., ICML 2014) and D-TS / D-TS+ (paper 001): the papers' rules on hand-built
-states, the two published pitfalls (each test fails on the buggy variant), the compiled kernels
-against the classes (pair for pair on the kernel's stream, in distribution on numpy's), the
-kernels' random stream against scipy's distributions, and behaviour on 001's two MSLR matrices.
+states (on the plain transcriptions of ``tests/reference_policies.py``, which the compiled policies
+equal pair for pair), the two published pitfalls (each test passes on the compiled policy and
+fails on the buggy variant), the compiled policies against the transcriptions on tie-heavy
+tournaments, the policy stream against scipy's distributions, and behaviour on 001's two MSLR
+matrices.
 """
 
 from __future__ import annotations
@@ -14,21 +16,16 @@ from builders import st_counts_and_perm, tournament_pm
 from hypothesis import given, settings
 from scipy import integrate, stats
 
+from reference_policies import DTS, RUCB, DTSPlus, copeland_candidates, drive_both, dts_plus_regret, relative_bounds
+
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.matrix import kl_half
-from boundcalc.policies import DTS, RUCB, DTSPlus
-from boundcalc.policies import fast
-from boundcalc.policies.dts import copeland_candidates, dts_plus_regret
-from boundcalc.policies.rucb import relative_bounds
-from boundcalc.simulate import (DuelEnvironment, checkpoints, regret_matrices, run_one, run_protocol,
-                                run_seeds, simulate)
-
-KERNEL = {"rucb": "rucb", "dts": "dts", "dts+": "dts_plus"}
-CLASSES = {"rucb": RUCB, "dts": DTS, "dts+": DTSPlus}
+from boundcalc.policies import PolicyError, kernel, make_policy
+from boundcalc.simulate import DuelEnvironment, checkpoints, regret_matrices, run_one, run_protocol, run_seeds, simulate
 
 
 def _at(cls, W, t, **kw):
-    """A policy of class ``cls`` put in the state of win counts ``W`` at round ``t``."""
+    """A transcription of class ``cls`` put in the state of win counts ``W`` at round ``t``."""
     W = np.asarray(W, dtype=np.int64)
     p = cls(W.shape[0], **kw)
     p.wins[:] = W
@@ -99,7 +96,7 @@ def test_bounds_candidates_and_regret_under_relabelling(case):
 
 # ----------------------------------------------------------------------------- RUCB rules
 def _rucb_pairs(W, t, n, B=-1, seed=0):
-    p = _at(RUCB, W, t, rng=np.random.default_rng(seed))
+    p = _at(RUCB, W, t, seed=seed)
     out = []
     for _ in range(n):
         p._B = B
@@ -165,15 +162,16 @@ class _CreditsFirstArm(RUCB):
         super().update(i, j, True)
 
 
-@pytest.mark.parametrize("cls,ok", [(RUCB, True), (_CreditsFirstArm, False)])
-def test_rucb_records_the_actual_winner(cls, ok):
+@pytest.mark.parametrize("make,ok", [(lambda K: make_policy("rucb", K, rng=np.random.default_rng(0)), True),
+                                     (lambda K: _CreditsFirstArm(K, seed=0), False)])
+def test_rucb_records_the_actual_winner(make, ok):
     """RUCB's estimates W/N converge to the matrix and the Condorcet winner's self-duel takes
     over (its O(log T) regret, ICML 2014 Theorem 4) only if the arm that actually won is
     recorded.  On 001's Condorcet MSLR matrix, after 20000 rounds the correct policy plays
     (0, 0) in > 90% of the last 5000 rounds (measured: 99.4-99.9% on three seeds) with every
     mu_hat_0j > 1/2; the buggy one never self-duels and its mu_hat are 1/2."""
     pm = load_example("mslr5-condorcet")
-    p = cls(5, rng=np.random.default_rng(0))
+    p = make(5)
     env = DuelEnvironment(pm.mu, 0, 7)
     pairs = []
     for _ in range(20000):
@@ -199,7 +197,7 @@ def test_dts_second_candidate_distribution():
     over l_{i a1} <= 1/2 with theta2_{a1 a1} = 1/2), by numerical integration, against the
     frequencies of the class's choice; an arm confidently beating a1 is never chosen."""
     W = np.array([[0, 2, 4, 10], [3, 0, 0, 0], [1, 0, 0, 0], [90, 0, 0, 0]])
-    p = _at(DTS, W, 20, rng=np.random.default_rng(5))
+    p = _at(DTS, W, 20, seed=5)
     _, L = relative_bounds(p.wins, p.draws, 0.51, 20)
     assert L[1, 0] <= 0.5 and L[2, 0] <= 0.5 and L[3, 0] > 0.5
     F1, f1 = _beta_cdf_pdf(W, 1, 0)
@@ -230,7 +228,7 @@ def test_dts_second_candidate_challenges_the_first(cls, ok):
     l_30 <= 1/2).  Line 14 picks the arm most likely to beat a1 (3, or a1 itself when theta2_30 <
     1/2), never 1 or 2; the buggy row-of-a1 rule picks 1 or 2 (the arms a1 beats)."""
     W = np.array([[0, 90, 90, 4], [10, 0, 50, 50], [10, 50, 0, 50], [6, 50, 50, 0]])
-    p = _at(cls, W, 500, rng=np.random.default_rng(1))
+    p = _at(cls, W, 500, seed=1)
     _, L = relative_bounds(p.wins, p.draws, 0.51, 500)
     got = []
     for _ in range(300):
@@ -243,14 +241,15 @@ def test_dts_second_candidate_challenges_the_first(cls, ok):
         assert got[1] + got[2] == 300
 
 
-@pytest.mark.parametrize("cls,ok", [(DTS, True), (_FirstCandidateRow, False)])
-def test_dts_exploits_the_condorcet_winner(cls, ok):
+@pytest.mark.parametrize("make,ok", [(lambda K: make_policy("dts", K, rng=np.random.default_rng(0)), True),
+                                     (lambda K: _FirstCandidateRow(K, seed=0), False)])
+def test_dts_exploits_the_condorcet_winner(make, ok):
     """001 Sec. 4 (Theorem 2): on a Condorcet matrix D-TS's comparisons concentrate on the
     winner's self-duel.  On the Condorcet MSLR matrix, 3000 rounds: the correct policy self-duels
     in > 30% of the last 1000 rounds (measured 56% and 74% on two seeds) and its share of rounds
     outside the winner falls below 0.8; the buggy second candidate never self-duels."""
     pm = load_example("mslr5-condorcet")
-    p = cls(5, rng=np.random.default_rng(0))
+    p = make(5)
     env = DuelEnvironment(pm.mu, 0, 9)
     pairs = []
     for _ in range(3000):
@@ -271,7 +270,7 @@ def test_dts_first_candidate_rules():
                    [0.6, 0.5, 0.3, 0.8],
                    [0.3, 0.7, 0.5, 0.2],
                    [0.1, 0.2, 0.8, 0.5]])  # sampled scores: 2, 2, 1, 1
-    p = DTS(4, rng=np.random.default_rng(3))
+    p = DTS(4, seed=3)
     picks = np.bincount([p._first(th, np.array([0, 1, 2])) for _ in range(4000)], minlength=4)
     assert picks[2] == picks[3] == 0 and abs(picks[0] / 4000 - 0.5) < 4 * math.sqrt(0.25 / 4000)
     assert p.stats["ties"] == 4000
@@ -281,7 +280,7 @@ def test_dts_first_candidate_rules():
     R = [sum((z.max() - (z[i] + z[j]) / 2) / float(kl_half(th[i, j])) for j in range(4) if j != i)
          for i in (0, 1)]
     assert dts_plus_regret(th, [0, 1]) == pytest.approx(R, rel=1e-12)
-    q = DTSPlus(4, rng=np.random.default_rng(3))
+    q = DTSPlus(4, seed=3)
     assert q._first(th, np.array([0, 1, 2])) == int(np.argmin(R))
     th2 = th.copy()  # swap the roles: the other arm is now the cheaper one
     th2[0, 3], th2[3, 0] = 0.55, 0.45
@@ -289,55 +288,31 @@ def test_dts_first_candidate_rules():
     assert np.argmin(R2) != np.argmin(R) and q._first(th2, np.array([0, 1, 2])) == int(np.argmin(R2))
 
 
-# ----------------------------------------------------------------------------- kernels
-def _on_kernel_stream(cls):
-    """The class with every draw routed to the compiled kernel's stream (fast.stream_*)."""
-
-    class Streamed(cls):
-        def __init__(self, K, seed, **kw):
-            super().__init__(K, **kw)
-            self._st = np.array([seed], dtype=np.uint64)
-            self._spare = np.zeros(2)
-
-        def _draw_beta(self, a, b):
-            return np.array([fast.stream_beta(self._st, self._spare, float(x), float(y))
-                             for x, y in zip(a, b)])
-
-        def _draw_index(self, n):
-            return int(fast.stream_index(self._st, n))
-
-        def _draw_uniform(self):
-            return float(fast.stream_uniform(self._st))
-
-    return Streamed
-
-
+# ----------------------------------------------------------------------------- compiled = transcription
 @pytest.mark.parametrize("name", ["rucb", "dts", "dts+"])
-def test_kernel_equals_class_on_the_kernel_stream(name):
-    """Pair for pair: the kernel and the class fed the same stream choose the same pairs (every
-    round's pair recovered from a regret matrix that numbers the pairs), same stats."""
-    cases = [load_example("mslr5-noncondorcet"), load_example("table2"),
-             random_matrix(2, 1, min_gap=0.05), random_matrix(3, 2, min_gap=0.02),
+def test_compiled_equals_transcription_on_tie_heavy_tournaments(name):
+    """Pair for pair on the policy stream (tests/test_policy_reference.py covers the papers'
+    matrices): K = 2, 3, 8 and two 5-arm tournaments built for ties (near-tie and cyclic), where the
+    random tie-breaks of lines 7, 11 and 13 are drawn most."""
+    cases = [random_matrix(2, 1, min_gap=0.05), random_matrix(3, 2, min_gap=0.02),
              random_matrix(8, 3, min_gap=0.01), tournament_pm(5, np.random.default_rng(4), "near-tie"),
              tournament_pm(5, np.random.default_rng(5), "cyclic")]
     for k, pm in enumerate(cases):
-        K = pm.K
-        T = 1200 if K <= 5 else 400
-        code = np.arange(K * K, dtype=float).reshape(1, K, K)
-        cps = np.arange(1, T + 1)
-        seed = 1000 + k
-        out, st = fast.run_kernel(KERNEL[name], pm.mu, T, {"alpha": 0.51, "stream_seed": seed}, 3, k, cps, code)
-        p = _on_kernel_stream(CLASSES[name])(K, seed)
-        ref = run_protocol(p, DuelEnvironment(pm.mu, 3, k), T, cps, code)
-        assert np.array_equal(out, ref), (name, k)
-        assert st == p.stats
-        assert len(np.unique(np.diff(out[0]))) > 2  # several distinct pairs were played
+        first, p, r = drive_both(name, pm, 500 if pm.K <= 5 else 250, seed=1000 + k)
+        assert first is None, (name, k, first)
+        assert p.stats == r.stats
+        assert pm.K == 2 or (np.triu(p.draws) > 0).sum() > 2  # several distinct pairs were played
 
 
-def test_kernel_needs_its_stream_seed():
-    with pytest.raises(KeyError, match="stream_seed"):
-        fast.run_kernel("dts", np.array([[0.5, 0.6], [0.4, 0.5]]), 3, {"alpha": 0.51}, 1, 2,
-                        np.array([3]), np.zeros((1, 2, 2)))
+def test_seed_stream_only_before_the_first_round():
+    p = make_policy("dts", 3, rng=np.random.default_rng(0))
+    p.seed_stream(7)
+    assert p._seed == 7
+    i, j = p.select_pair()
+    with pytest.raises(PolicyError, match="before the first"):
+        p.seed_stream(8)
+    with pytest.raises(PolicyError, match="deterministic"):
+        make_policy("rmed1", 3).seed_stream(1)
 
 
 def _draws(fn, n, seed, *args, spare=False):
@@ -347,59 +322,41 @@ def _draws(fn, n, seed, *args, spare=False):
 
 @pytest.mark.parametrize("a,b", [(1.0, 1.0), (1.0, 40.0), (3.0, 7.0), (30.0, 70.0), (2000.0, 2100.0)])
 def test_stream_beta_against_scipy(a, b):
-    """The kernels' Beta sampler (Marsaglia-Tsang gammas on Box-Muller normals): KS against scipy."""
-    x = _draws(fast.stream_beta, 8000, 17 + int(a), a, b, spare=True)
+    """The policy stream's Beta sampler (Marsaglia-Tsang gammas on Box-Muller normals): KS against scipy."""
+    x = _draws(kernel.stream_beta, 8000, 17 + int(a), a, b, spare=True)
     assert stats.kstest(x, stats.beta(a, b).cdf).pvalue > 1e-3
     assert x.mean() == pytest.approx(a / (a + b), abs=5 * math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)) / 8000))
 
 
 def test_stream_uniform_normal_index():
-    u = _draws(fast.stream_uniform, 20000, 5)
+    u = _draws(kernel.stream_uniform, 20000, 5)
     assert u.min() >= 0.0 and u.max() < 1.0 and stats.kstest(u, "uniform").pvalue > 1e-3
-    z = _draws(fast.stream_normal, 20000, 6, spare=True)
+    z = _draws(kernel.stream_normal, 20000, 6, spare=True)
     assert stats.kstest(z, "norm").pvalue > 1e-3
     assert stats.kstest(z[0::2], "norm").pvalue > 1e-3 and stats.kstest(z[1::2], "norm").pvalue > 1e-3
     assert abs(np.corrcoef(z[0::2], z[1::2])[0, 1]) < 4 / math.sqrt(10000)  # the two of a pair
-    g = _draws(fast.stream_gamma, 20000, 7, 1.0, spare=True)  # Gamma(1) = Exp(1): the boundary shape
+    g = _draws(kernel.stream_gamma, 20000, 7, 1.0, spare=True)  # Gamma(1) = Exp(1): the boundary shape
     assert stats.kstest(g, "expon").pvalue > 1e-3
-    k = _draws(fast.stream_index, 21000, 8, 7)
+    k = _draws(kernel.stream_index, 21000, 8, 7)
     assert k.min() == 0 and k.max() == 6 and stats.chisquare(np.bincount(k)).pvalue > 1e-3
     # consecutive outputs are not correlated
     assert abs(np.corrcoef(u[:-1], u[1:])[0, 1]) < 4 / math.sqrt(20000)
 
 
-@pytest.mark.parametrize("name", ["rucb", "dts", "dts+"])
-def test_kernel_equals_class_in_distribution(name):
-    """The simulator's compiled path (kernel stream) and protocol path (numpy Generator), on
-    independent seeds: regret at every checkpoint from t = 30 to 600 over 30 runs -- means within
-    4 standard errors (Welch) and two-sample KS p > 1e-3."""
-    pm = load_example("mslr5-noncondorcet")
-    kw = dict(horizon=600, runs=30, per_decade=3, bounds=False)
-    a = simulate(pm, [name], seed=11, fast=True, **kw)
-    b = simulate(pm, [name], seed=12, fast=False, **kw)
-    assert a.policy(name).kernel and not b.policy(name).kernel
-    Ra, Rb = a.regret(name), b.regret(name)
-    for c, t in enumerate(a.checkpoints):
-        if t < 30:
-            continue
-        x, y = Ra[:, c], Rb[:, c]
-        se = math.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
-        assert abs(x.mean() - y.mean()) < 4 * se, (name, int(t))
-        assert stats.ks_2samp(x, y).pvalue > 1e-3, (name, int(t))
-
-
-def test_simulator_seeds_the_kernel_stream():
-    """run_one's compiled path = run_kernel with stream_seed = the policy SeedSequence's first
-    uint64 (simulate.py's module text); reproducible; another run index, another stream."""
+def test_simulator_seeds_the_policy_stream():
+    """run_one's compiled path = the policy driven through the protocol with its stream seeded by
+    the policy SeedSequence's first uint64 (simulate.py's module text); another run index, another
+    stream."""
     pm = load_example("mslr5-condorcet")
     regs = regret_matrices(pm)
     R = np.stack([regs[u] for u in regs])
     cps = checkpoints(2000)
     got = run_one("dts", {}, pm.mu, 2000, cps, R, seed=4, run=2)
     k0, k1, pol_ss, _ = run_seeds(4, 2, "dts")
-    seed = int(pol_ss.generate_state(1, np.uint64)[0])
-    out, st = fast.run_kernel("dts", pm.mu, 2000, {"alpha": 0.51, "stream_seed": seed}, k0, k1, cps, R)
-    assert got["kernel"] and np.array_equal(got["regret"], out) and got["stats"] == st
+    p = make_policy("dts", 5, rng=np.random.default_rng(123))
+    p.seed_stream(int(pol_ss.generate_state(1, np.uint64)[0]))
+    out = run_protocol(p, DuelEnvironment(pm.mu, k0, k1), 2000, cps, R)
+    assert got["kernel"] and np.array_equal(got["regret"], out) and got["stats"] == p.stats
     other = run_one("dts", {}, pm.mu, 2000, cps, R, seed=4, run=3)
     assert not np.array_equal(other["regret"], out)
 
@@ -416,6 +373,7 @@ def mslr_runs():
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("matrix", ["mslr5-condorcet", "mslr5-noncondorcet"])
 @pytest.mark.parametrize("name", ["rucb", "dts", "dts+"])
 def test_share_outside_copeland_winners_falls(mslr_runs, matrix, name):
@@ -429,6 +387,7 @@ def test_share_outside_copeland_winners_falls(mslr_runs, matrix, name):
     assert share[0] > share[1] > share[2], share
 
 
+@pytest.mark.slow
 def test_figure1_ordering(mslr_runs):
     """001 Figure 1: D-TS and D-TS+ below RUCB on both matrices, and below ECW-RMED and RMED1 on
     the Condorcet one, at T = 10^5 (mean regret per ln T, seed 0: Condorcet D-TS 37.5, D-TS+ 38.3,

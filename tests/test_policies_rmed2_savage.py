@@ -1,8 +1,9 @@
 """RMED2 (Komiyama et al., COLT 2015, Algorithm 3) and Copeland SAVAGE (paper 003): the rules on
-hand-built states, RMED2's target against the LP core's l = 0 rows with RMED's regret, SAVAGE's
-Copeland predicate against brute force, the two pitfalls of issue 8 (each test fails on the buggy
-variant), the compiled kernels against the classes over long runs, and behaviour on the two 5-arm
-MSLR matrices.
+hand-built states (on the plain transcriptions of ``tests/reference_policies.py``), RMED2's target
+(the package's compiled one and the transcription's) against the LP core's l = 0 rows with RMED's
+regret, SAVAGE's Copeland predicate against brute force, the two pitfalls of issue 8 (each test
+fails on the buggy variant), the compiled policies against the transcriptions and their whole-run
+kernels against their protocol path over long runs, and behaviour on the two 5-arm MSLR matrices.
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reference_policies import (RMED2, SAVAGE, copeland_active_pairs, drive_both, empirical_divergence,
+                               rmed2_target, savage_log_term)
+
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.lp import CopelandLPSolver
 from boundcalc.matrix import kl_half
-from boundcalc.policies import RMED2, SAVAGE
-from boundcalc.policies.rmed1 import empirical_divergence
-from boundcalc.policies.rmed2 import rmed2_target
-from boundcalc.policies.savage import copeland_active_pairs, savage_log_term
-from boundcalc.simulate import DuelEnvironment, checkpoints, regret_matrices, run_one, simulate
+from boundcalc.policies import make_policy
+from boundcalc.policies import rmed2 as compiled_rmed2
+from boundcalc.policies import savage as compiled_savage
+from boundcalc.simulate import DuelEnvironment, run_one, simulate
 
 
 def _d(p):
@@ -61,6 +64,7 @@ def test_rmed2_target_by_hand():
     assert costs[0] == pytest.approx(9.99, abs=0.01) and costs[1] == pytest.approx(1.215, abs=1e-3)
     assert rmed2_target(W, N, 0, 2) == 1
     assert rmed2_target(W, N, 0, 0) == -1  # nobody beats the winner
+    assert [compiled_rmed2.rmed2_target(W, N, 0, l, 0.01) for l in (2, 0, 3)] == [1, -1, 0]
     # l = 3 is beaten by 0 (mu_hat_30 = .05) and 1 (.40): (.45 + 0)/d(.05) = 0.91 < (.45 + .05)/d(.40) = 24.9
     assert 0.45 / _d(0.05) == pytest.approx(0.910, abs=1e-3) and 0.5 / _d(0.40) > 24
     assert rmed2_target(W, N, 0, 3) == 0
@@ -193,7 +197,7 @@ def test_savage_radius_by_hand():
     assert p.radius(7) == pytest.approx(math.sqrt(math.log(2e7) / 14), rel=1e-15)
     for K, T, ds in itertools.product([2, 3, 16], [1, 10, 10**7], [1e-9, 0.5, 1.0]):
         lt = savage_log_term(K, T, ds)
-        assert lt >= math.log(2.0) - 1e-15
+        assert lt >= math.log(2.0) - 1e-15 and compiled_savage.savage_log_term(K, T, ds) == lt
         q = SAVAGE(K, horizon=T, delta_scale=ds)
         assert all(q.radius(n) > 0 for n in (1, 2, 10**6))
 
@@ -303,7 +307,7 @@ def test_savage_explores_then_exploits_the_copeland_winner():
     """With a short horizon (small radius) on a matrix with clear gaps, W empties and the Copeland
     winner's self-duel is played from then on; pairs are drawn least-sampled first."""
     pm = load_example("mslr5-condorcet")
-    p = SAVAGE(5, horizon=100)
+    p = make_policy("savage", 5, horizon=100)
     env = DuelEnvironment(pm.mu, 1, 2)
     pairs = []
     for _ in range(20000):
@@ -316,21 +320,34 @@ def test_savage_explores_then_exploits_the_copeland_winner():
     assert p.stats == {"exploration": first, "self_duels": 20000 - first}
 
 
-# ----------------------------------------------------------------------------- kernels
-@pytest.mark.parametrize("name,params", [("rmed2", {}), ("rmed2", {"alpha": 1.0, "delta_floor": 0.2}),
-                                         ("savage", {"horizon": 30}), ("savage", {"horizon": 10**5})])
-def test_kernel_equals_class_long_runs(name, params):
-    """Exact replay over long runs (the contract test uses T = 500): every round's pair recovered
-    from a regret matrix that numbers the pairs; same stats; every branch of the policy visited."""
-    cls = RMED2 if name == "rmed2" else SAVAGE
-    cases = [load_example("mslr5-condorcet"), load_example("mslr5-noncondorcet"), load_example("table2"),
-             random_matrix(2, 5, min_gap=0.1), random_matrix(4, 6, min_gap=0.05, condorcet=True),
-             random_matrix(7, 7, min_gap=0.02)]
+# ----------------------------------------------------------------------------- compiled = transcription
+CASES = [load_example("mslr5-condorcet"), load_example("mslr5-noncondorcet"), load_example("table2"),
+         random_matrix(2, 5, min_gap=0.1), random_matrix(4, 6, min_gap=0.05, condorcet=True),
+         random_matrix(7, 7, min_gap=0.02)]
+PARAMS = [("rmed2", {}), ("rmed2", {"alpha": 1.0, "delta_floor": 0.2}), ("savage", {"horizon": 30}),
+          ("savage", {"horizon": 10**5})]
+
+
+@pytest.mark.parametrize("name,params", PARAMS)
+def test_compiled_equals_transcription(name, params):
+    """Pair for pair against the transcription (1,500 rounds on three matrices), with non-default
+    hyperparameters too."""
+    for k in (0, 2, 5):
+        first, p, r = drive_both(name, CASES[k], 1500, seed=k, params=params)
+        assert first is None, (name, k, first)
+        assert p.stats == r.stats
+
+
+@pytest.mark.parametrize("name,params", PARAMS)
+def test_kernel_equals_protocol_long_runs(name, params):
+    """The whole-run kernel against the protocol path (the contract test uses T = 600): 5,000
+    rounds, the same regret at every round (the regret matrix numbers the pairs) and stats, every
+    branch of the policy visited."""
     seen = {}
-    full = cls.validate_params(params)
-    for k, pm in enumerate(cases):
+    full = make_policy(name, 2, **params).params
+    for k, pm in enumerate(CASES):
         K = pm.K
-        T = 3000
+        T = 5000
         code = np.arange(K * K, dtype=float).reshape(1, K, K)
         cps = np.arange(1, T + 1)
         a = run_one(name, full, pm.mu, T, cps, code, seed=k, run=0, fast=True)
@@ -347,6 +364,7 @@ def test_kernel_equals_class_long_runs(name, params):
 
 
 # ----------------------------------------------------------------------------- behaviour
+@pytest.mark.slow
 @pytest.mark.parametrize("matrix,horizons", [("mslr5-condorcet", (10**3, 10**4, 10**5)),
                                              ("mslr5-noncondorcet", (10**3, 10**4, 10**5))])
 def test_rmed2_share_outside_copeland_winners_falls(matrix, horizons):
@@ -358,6 +376,7 @@ def test_rmed2_share_outside_copeland_winners_falls(matrix, horizons):
     assert share[0] > share[1] > share[2], share
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("matrix,horizons", [("mslr5-condorcet", (10**3, 10**4, 10**5)),
                                              ("mslr5-noncondorcet", (10**3, 10**5, 10**7))])
 def test_savage_share_outside_copeland_winners_falls(matrix, horizons):

@@ -96,10 +96,11 @@ ECWState = namedtuple("ECWState", SKELETON_FIELDS + [
     "vals", "keys", "chk_row", "chk_I", "chk_dirty", "chkI_dirty", "tgt_part", "tgt_h", "tgt_level", "tgt_sel",
     "tgt_I", "tgt_dirty", "tgtI_dirty"])
 
-#: A decision of line 7-13 on given counts (:meth:`CopelandRMED.decide`): the winner check (3)
+#: A decision of lines 7-13 on given counts (:meth:`CopelandRMED.decide`): the winner check (3)
 #: passed for (None when it failed), line 11's ``i*``, allocation ``Q`` and per-winner constants
-#: (None when check (3) passed), and ``L_NC`` (lexicographic, then ``(i*, i*)``).
-Decision = namedtuple("Decision", ["check", "istar", "Q", "values", "next"])
+#: (None when check (3) passed), ``L_NC`` (lexicographic, then ``(i*, i*)``), and the policy's
+#: counters for this one decision (e.g. CW-RMED's ``warm_answers``: line 11 without HiGHS).
+Decision = namedtuple("Decision", ["check", "istar", "Q", "values", "next", "stats"])
 
 
 def skeleton_state(K: int, params: dict, n_stats: int) -> dict:
@@ -523,10 +524,11 @@ class CopelandRMED(CompiledPolicy):
             self._arrays, self._s, self._calls = saved
         nxt = [divmod(int(c), K) for c in arrays.LC[:arrays.reg[NLC]]]
         nxt = [p for p in nxt if p[0] != p[1]] + [p for p in nxt if p[0] == p[1]]
-        if len(nxt) == 1 and nxt[0][0] == nxt[0][1] and (arrays.stats[S_TARGETS] == 0):
-            return Decision(nxt[0][0], None, None, None, nxt)
+        stats = dict(zip(self.stat_names, (int(x) for x in arrays.stats)))
+        if arrays.stats[S_TARGETS] == 0:
+            return Decision(nxt[0][0], None, None, None, nxt, stats)
         values = {a: float(arrays.wval[a]) for a in np.flatnonzero(arrays.is_win).tolist()}
-        return Decision(None, int(arrays.reg[ISTAR]), arrays.Q.copy(), values, nxt)
+        return Decision(None, int(arrays.reg[ISTAR]), arrays.Q.copy(), values, nxt, stats)
 
     def _decide(self) -> None:  # pragma: no cover - interface
         raise NotImplementedError
