@@ -122,7 +122,7 @@ def _near_tie_cases(n: int, seed: int):
     return out
 
 
-@pytest.mark.parametrize("kw", [dict(), dict(in_out=0.5, in_out_min_arms=2, slack_floor=0)])
+@pytest.mark.parametrize("kw", [dict(), dict(promote=0, per_i2=3), dict(promote=10**9)])
 def test_near_ties_match_the_exact_rational_lp(kw):
     solver = CopelandLPSolver(**kw)
     for mu in _near_tie_cases(25, seed=61):

@@ -69,28 +69,34 @@ def _solve_covering(costs, rows, lower=None, solver="CLARABEL", scale=None):
     # model or the oracle), then Clarabel if HiGHS fails.  "CLARABEL" alone gives a check
     # independent of HiGHS, accurate to ~1e-6 relative when costs span many orders of magnitude.
     clarabel_tight = dict(tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11, max_iter=500)
+    # one HiGHS thread, as every HiGHS model of boundcalc asks (the process has one HiGHS thread
+    # scheduler; a model asking for another number afterwards fails: CoveringLP's ``threads``),
+    # and every finite cost a cost (HiGHS reads 1e20 as infinite; a pair 1e-11 from 1/2 costs 6e20)
+    highs_opts = {"threads": 1, "infinite_cost": np.inf}
     if solver == "auto":
-        attempts = [("HIGHS", {}), ("CLARABEL", clarabel_tight), ("CLARABEL", {})]
+        attempts = [("HIGHS", highs_opts), ("CLARABEL", clarabel_tight), ("CLARABEL", {})]
     elif solver == "CLARABEL":
         attempts = [("CLARABEL", clarabel_tight), ("CLARABEL", {})]
     else:
-        attempts = [(solver, {})]
-    used = None
+        attempts = [(solver, highs_opts if solver == "HIGHS" else {})]
+    used, tried = None, []
     for name, opts in attempts:
         prob = problems.get(name) or cp.Problem(cp.Minimize(costs @ x), cons)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
                 solve_quietly(lambda: prob.solve(solver=name, **opts))
-        except cp.error.SolverError as exc:
-            if len(attempts) == 1:
-                raise SolverError(f"cvxpy/{name} failed: {exc}") from exc
+        except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
+            # cvxpy raises ValueError ("Cannot unpack invalid solution") when the solver stops
+            # without one, e.g. HiGHS with status UNKNOWN on a pair 1e-11 from 1/2
+            tried.append(f"{name}: {type(exc).__name__}: {exc}")
             continue
-        used = name
         if prob.status == cp.OPTIMAL:
+            used = name
             break
-    if prob.status != cp.OPTIMAL:
-        raise SolverError(f"cvxpy/{used or solver} returned status {prob.status!r}")
+        tried.append(f"{name}: status {prob.status!r}")
+    if used is None:
+        raise SolverError("cvxpy found no optimal solution of the full LP (" + "; ".join(tried) + ")")
     xv = np.clip(np.asarray(x.value, dtype=float), 0.0, 1.0)
     xv = _purify(xv, costs, A if rows else None, lo)
     f = factor.get(used, 1.0)
