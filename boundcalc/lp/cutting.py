@@ -65,7 +65,7 @@ from .lifted import CopelandModel
 from .structure import Structure, as_structure, check_regret, empirical_structure, triu
 
 __all__ = ["CopelandLPSolver", "Violation", "pair_costs", "certificate_for", "lower_bound_cutting_plane",
-           "COMPILE_MIN_ARMS"]
+           "COMPILE_MIN_ARMS", "MIN_SOLVABLE_GAP", "ALLOCATION_COST_RATIO", "Conditioning", "check_conditioning"]
 
 #: One-shot solves with at least this many arms load the compiled kernels (:func:`boundcalc.lp.
 #: _kernels.load`: about half a second to import numba and load its cache, once per process);
@@ -89,6 +89,86 @@ def pair_costs(matrix, regret: np.ndarray | None = None) -> np.ndarray:
     d = st.d[iu]
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(d > 0, r / np.where(d > 0, d, 1.0), 1.0)
+
+
+#: The smallest gap ``|mu_ij - 1/2|`` a double holds next to 1/2 (``2**-53``; ``1/2 + eps`` rounds
+#: to 1/2 below about that).  Both methods solve and certify the LP down to it: checked against an
+#: exact rational LP with pairs at 1/2 + 1e-4 .. 1.1e-16 (``tests/test_lp_lifted.py``), costs
+#: ``c = r / d ~ r / (2 gap^2)`` then spanning 31 orders of magnitude.
+MIN_SOLVABLE_GAP = 2.0 ** -53
+
+#: ``1 / machine epsilon`` (4.5e15): when the largest pair cost exceeds the smallest positive one by
+#: more, the optimal value is still exact, but the allocation of the cheap pairs no longer changes
+#: it in double precision (it is one optimum among many that the objective cannot tell apart).
+ALLOCATION_COST_RATIO = 1.0 / float(np.finfo(float).eps)
+
+
+@dataclass(frozen=True)
+class Conditioning:
+    """How well posed the lower-bound LP of a matrix is (see :func:`check_conditioning`).
+
+    Attributes
+    ----------
+    min_gap : float
+        Smallest ``|mu_ij - 1/2|``, ``i != j`` (0 for a tie left in place, e.g. by ``1/2 + eps``
+        rounding to 1/2).
+    max_cost, min_cost : float
+        Largest and smallest positive pair cost ``c_p = r_p / d(mu_p)`` (NaN when no cost is
+        positive, e.g. every arm a Copeland winner).
+    """
+
+    min_gap: float
+    max_cost: float
+    min_cost: float
+
+    @property
+    def cost_ratio(self) -> float:
+        return self.max_cost / self.min_cost if self.min_cost > 0 else float("nan")
+
+    @property
+    def solvable(self) -> bool:
+        """Every gap at least :data:`MIN_SOLVABLE_GAP` (and every cost finite)."""
+        return bool(self.min_gap >= MIN_SOLVABLE_GAP and not np.isinf(self.max_cost))
+
+    @property
+    def allocation_resolved(self) -> bool:
+        """The cost ratio is below :data:`ALLOCATION_COST_RATIO` (or undefined)."""
+        r = self.cost_ratio
+        return bool(not np.isfinite(r) or r < ALLOCATION_COST_RATIO)
+
+    @property
+    def message(self) -> str:
+        if not self.solvable:
+            return (f"a pair lies {self.min_gap:.3g} from 1/2, below {MIN_SOLVABLE_GAP:.3g} (1/2 + eps rounds"
+                    " to 1/2 in double precision): the LP is not defined")
+        if not self.allocation_resolved:
+            return (f"pair costs span {self.cost_ratio:.3g} (smallest gap {self.min_gap:.3g}): the value is"
+                    f" exact but the allocation of the cheapest pairs is not determined beyond"
+                    f" {ALLOCATION_COST_RATIO:.2g}")
+        return f"well posed: smallest gap {self.min_gap:.3g}, pair costs span {self.cost_ratio:.3g}"
+
+
+def check_conditioning(matrix, regret: np.ndarray | None = None) -> Conditioning:
+    """The :class:`Conditioning` of the lower-bound LP of ``matrix`` (a PreferenceMatrix, array or path).
+
+    ``solvable`` says whether :func:`boundcalc.lower_bound` is defined and verified there; a
+    caller breaking ties at ``1/2 + eps`` (e.g. ``--break-ties EPS``) can refuse an ``eps`` for
+    which it is False.
+
+    >>> from boundcalc.datasets import load_example
+    >>> c = check_conditioning(load_example("table2"))
+    >>> c.solvable, c.allocation_resolved, round(c.min_gap, 3)
+    (True, True, 0.1)
+    """
+    pm = matrix if isinstance(matrix, PreferenceMatrix) else as_preference_matrix(matrix)
+    st = pm.structure
+    iu = triu(st.K)
+    decided = (st.beats | st.beats.T)[iu]
+    c = pair_costs(st, regret)[decided]
+    pos = c[c > 0]
+    return Conditioning(float(np.abs(pm.mu[iu] - 0.5).min()),
+                        float(pos.max()) if pos.size else float("nan"),
+                        float(pos.min()) if pos.size else float("nan"))
 
 
 def certificate_for(family, costs: np.ndarray, x: np.ndarray, rows, duals,
