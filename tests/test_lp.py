@@ -17,10 +17,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from boundcalc import PreferenceMatrix, ecw_bound, load_example, lower_bound
-from boundcalc.datasets import random_matrix
+from boundcalc.datasets import random_matrix, tournament_matrix
 from boundcalc.lp import CopelandFamily, CopelandLPSolver, CoveringLP, ECWFamily, SolverError, TooLargeError
 from boundcalc.lp.full import ecw_enumerate, lower_bound_enumerate
 from builders import pm_from_upper, st_upper_and_perm, tournament_cases
+from test_review_lp import exact_lower_bound
 
 RTOL = 1e-7  # two simplex vertices (incremental HiGHS model vs cvxpy's full LP)
 RTOL_IPM = 1e-5  # Clarabel's interior point: costs spanning ~1e7 limit its accuracy
@@ -58,6 +59,39 @@ def test_cutting_plane_equals_enumeration(K):
         assert c.max_violation <= 1e-9
         assert c.dual_bound <= cp.value * (1 + 1e-9) + 1e-9
         assert c.gap <= 1e-7 * max(1.0, cp.value)
+
+
+# uniform random tournaments (the hard family: every pair's winner by a coin, gaps U(0.05, 0.5);
+# large pools on both sides of every row, where the cuts are lifted)
+TOURNAMENTS = [(K, tournament_matrix(K, 1000 * K + s)) for K in range(6, 10) for s in range(10)]
+
+
+@pytest.mark.parametrize("K", range(6, 10))
+def test_tournaments_cutting_plane_equals_enumeration(K):
+    for _, pm in [c for c in TOURNAMENTS if c[0] == K]:
+        en = lower_bound_enumerate(pm)
+        for kw in ({}, {"promote": 0}, {"promote": 10**9}):  # default, every cut lifted, none
+            cp = CopelandLPSolver(**kw).solve(pm)
+            assert cp.status == "ok", cp.message
+            for w in pm.copeland_winners.tolist():
+                assert cp.per_winner[w] == pytest.approx(en.per_winner[w], rel=RTOL, abs=1e-9), kw
+            c = cp.certificate
+            assert c.max_violation <= 1e-9 and c.gap <= 1e-7 * max(1.0, cp.value)
+
+
+@pytest.mark.parametrize("K", [6, 7])
+def test_tournaments_equal_the_exact_rational_lp(K):
+    for _, pm in [c for c in TOURNAMENTS if c[0] == K][:5]:
+        st = pm.structure
+        res = lower_bound(pm)
+        for w in st.winners.tolist():
+            assert res.per_winner[w] == pytest.approx(exact_lower_bound(st, w), rel=1e-9)
+
+
+def test_tournament_mix_is_hard():
+    # what the cases claim: Copeland winners losing about a third of their duels, several winners
+    assert sum(pm.n_winners >= 2 for _, pm in TOURNAMENTS) >= 8
+    assert np.mean([pm.L_sorted[0] / (pm.K - 1) for _, pm in TOURNAMENTS]) >= 0.2
 
 
 @pytest.mark.parametrize("K", [3, 5, 7, 8])

@@ -97,6 +97,8 @@ class CopelandModel:
         self._win_y = np.full(nI + 1, -1, dtype=np.int64)  # y_k of the winner block at level k
         self._win_u = np.full((nI + 1, K), -1, dtype=np.int64)  # u_{k, j} of that block
         self._keys: set[tuple[int, int, int]] = set()  # (column, h1, h2) of the explicit rows
+        #: every block: (its pair variables, level k, and its variables t, u (one per pair), z)
+        self.blocks: list[tuple[np.ndarray, int, int, np.ndarray, int]] = []
         self.explicit_rows = 0
         self.lifted_rows = 0
         self.block_rows = 0
@@ -123,11 +125,12 @@ class CopelandModel:
         np.cumsum(nv, out=vstart[1:])
         ub[vstart[1:] - 1] = ks  # z <= k (z = SS_k <= k at the optimum)
         ids = self.lp.add_vars(np.zeros(ub.size), ub)
-        out, starts, idx, val = [], [0], [], []
+        out, idx, val = [], [], []
         for b in range(nb):
             v = ids[vstart[b]:vstart[b + 1]]
             t, u, z = int(v[0]), v[1:-1], int(v[-1])
             m = sizes[b]
+            self.blocks.append((members[b], int(ks[b]), t, u, z))
             idx.append(np.stack([members[b], u, np.full(m, t)], axis=1).ravel())
             val.append(np.tile([1.0, 1.0, -1.0], m))
             idx.append(np.concatenate([[t], u, [z]]))
