@@ -1,4 +1,5 @@
-"""Compiled (numba) versions of the LP core's two per-step hot spots, for online callers.
+"""Compiled (numba) kernels of the LP core's hot spots: the oracle, the row builder, the
+empirical structure and Theorem 5.
 
 * :func:`copeland_sums` -- the minimal row sum of every ``(i2, l, case)`` of ``R_{i1}``
   (:meth:`boundcalc.lp.constraints.CopelandFamily._sums`, the sorting oracle of 000 Sec. 4.1.1
@@ -10,12 +11,14 @@
 * :func:`ecw_closed_form` -- Theorem 5's closed form for one winner
   (:func:`boundcalc.lp.ecw.ecw_allocation`).
 
-Each computes what the numpy code next to it computes, in the same order (sorted values,
-sequential prefix sums; equal costs in arm order), so the results agree to rounding (the
-oracle's sums to the last bit); the tests check this on many random inputs
-(``tests/test_lp_online.py``).  numba compiles them on first use and caches
-the machine code; where numba is missing the numpy code is used.  They are compiled on demand
-(:func:`load`), by the online entry points only.
+:func:`copeland_sums` and :func:`ecw_closed_form` compute what the numpy code next to them
+computes, in the same order (sorted values, sequential prefix sums; equal costs in arm order),
+so the results agree to rounding (the oracle's sums to the last bit); the tests check this on
+many random inputs (``tests/test_lp_online.py``).  :func:`copeland_rows` has no numpy twin: until
+:func:`load` compiles it, its Python source runs as it is (the tests check that both give the
+same rows and hashes, ``tests/test_lp_lifted.py``).  numba compiles the kernels on first use and
+caches the machine code.  They are compiled on demand (:func:`load`): by the online entry points,
+and by one-shot solves of at least :data:`boundcalc.lp.cutting.COMPILE_MIN_ARMS` arms.
 
 >>> load() in (True, False)   # False only without numba: then these are plain Python functions
 True
@@ -33,8 +36,8 @@ _NAMES = ("copeland_sums", "_ordered", "copeland_rows", "check_empirical", "kl_s
           "ecw_pool_row", "ecw_closed_form")
 
 #: True once :func:`load` has compiled (or loaded from numba's cache) the kernels.  The LP core
-#: uses them only then; offline one-shot solves stay in numpy and never import numba (importing
-#: it and loading the kernels costs about half a second, more than a whole 16-arm solve).
+#: uses them only then; small one-shot solves never import numba (importing it and loading the
+#: kernels costs about half a second, more than a whole 16-arm solve).
 AVAILABLE = False
 _COMPILED = False
 #: Why the kernels could not be loaded (None when they could or were never asked for).

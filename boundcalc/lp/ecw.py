@@ -1,6 +1,6 @@
 """ECW-RMED's constant by the sorted closed form of paper 000, Theorem 5.
 
-``R^E_{i1}`` (000 eqs. (4)-(5), THEORY.md section 3) fixes ``e_{i1 j} = 1`` for every
+``R^E_{i1}`` (000 eqs. (4)-(5)) fixes ``e_{i1 j} = 1`` for every
 ``j in I_{i1}`` and asks, for every ``i2 != i1``, that every ``S`` subset of
 ``P = S_{i2} \\ {i1}`` with ``|S| = m = L_{i2} - L_{i1} + 1`` covers: ``sum_{j in S} e_{j i2} >= 1``.
 The rows of different ``i2`` share no variable, so each ``i2`` is solved alone.  With

@@ -7,7 +7,7 @@ The constraint families of paper 000 (``R_{i1}``, eq. (2); ``R^E_{i1}``, eqs. (4
 on the matrix only through its *structure*: the sets ``S_i`` (arms that beat ``i``) and
 ``I_i`` (arms that ``i`` beats), the losses ``L_i = |S_i|`` and the Copeland winners.  The gaps
 enter only through the costs ``c_p = r_p / d(mu_p)`` and the normalisation ``e_p = q_p d(mu_p)``
-(THEORY.md section 2).  An online policy's empirical matrix ``mu_hat(t)`` keeps the same
+(000 Sec. 3).  An online policy's empirical matrix ``mu_hat(t)`` keeps the same
 structure for long stretches, so everything built from a :class:`Structure` (families, HiGHS
 models) is reused while only the costs move.
 
@@ -15,7 +15,7 @@ Empirical ties
     A user's matrix with an exact tie ``mu_ij = 1/2`` is refused by
     :class:`~boundcalc.PreferenceMatrix` (the theory assumes none).  An empirical matrix has ties
     all the time (an undrawn pair, or as many wins as losses).  :func:`empirical_structure`
-    takes the reading of paper 000's Algorithm 1 that THEORY.md section 4 states: a tied pair is
+    takes this reading of paper 000's Algorithm 1 (Sec. 4): a tied pair is
     in neither ``S`` nor ``I`` (it counts as a loss for neither arm), its ``d = 0``, and it
     lies in no row of any family, so no amount of drawing it is ever asked for.
 
