@@ -268,7 +268,7 @@ def main(argv=None) -> int:
     for fam, ks in sizes.items():
         landed_on = landed is not None
         for K in ks:
-            n = 1 if args.quick else (8 if K <= 32 else 3 if K <= 128 else 1)
+            n = 1 if args.quick else (8 if K <= 32 else 3)
             mats = []
             for s in range(n):
                 if fam == "mslr-sub":

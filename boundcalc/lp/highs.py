@@ -148,6 +148,8 @@ class CoveringLP:
         self.costs = costs.copy()
         self._col = np.full(n, -1, dtype=np.int64)  # variable -> HiGHS column (-1: none yet)
         self._var = np.zeros(0, dtype=np.int64)  # HiGHS column -> variable
+        self._pcols = np.zeros(0, dtype=np.int32)  # the HiGHS columns of pair variables
+        self._empty_row = False  # some row has no entry and a positive lower bound (0 >= lo)
         # the model's rows, CSR over variables, in HiGHS order
         self._starts = np.zeros(1, dtype=np.int64)
         self._idx = np.zeros(0, dtype=np.int64)
@@ -180,7 +182,7 @@ class CoveringLP:
     @property
     def n_pair_cols(self) -> int:
         """Pair variables that are HiGHS columns (used by some row so far)."""
-        return int(np.count_nonzero(self._col[: self.n] >= 0))
+        return int(self._pcols.size)
 
     @property
     def nnz(self) -> int:
@@ -262,6 +264,7 @@ class CoveringLP:
 
     def _append(self, starts, idx, val, lower, h1, h2) -> int:
         m = starts.size - 1
+        self._empty_row |= bool(np.any((np.diff(starts) == 0) & (lower > 0)))
         self._ensure_cols(idx)
         self.h.addRows(m, lower, np.full(m, highspy.kHighsInf), int(idx.size),
                        (starts[:-1] - starts[0]).astype(np.int32), self._col[idx].astype(np.int32), val)
@@ -281,6 +284,7 @@ class CoveringLP:
         first = self._var.size
         self._col[new] = first + np.arange(new.size)
         self._var = np.concatenate([self._var, new])
+        self._pcols = np.concatenate([self._pcols, np.arange(first, first + new.size, dtype=np.int32)])
         self.h.addVars(int(new.size), self._lb[new], self._ub[new])
         cols = np.arange(first, first + new.size, dtype=np.int32)
         self.h.changeColsCost(int(new.size), cols, self.costs[new])
@@ -328,18 +332,18 @@ class CoveringLP:
         if np.any(costs < 0):
             raise ValueError("LP costs must be non-negative")
         self.costs = costs.copy()
-        cols = np.flatnonzero(self._var < self.n)
+        cols = self._pcols
         if cols.size:
-            self.h.changeColsCost(int(cols.size), cols.astype(np.int32), costs[self._var[cols]])
+            self.h.changeColsCost(int(cols.size), cols, costs[self._var[cols]])
 
     def set_bounds(self, lower: np.ndarray, upper: np.ndarray | None = None) -> None:
         """New bounds of the pair variables."""
         self._lb[: self.n] = np.asarray(lower, dtype=float)
         self._ub[: self.n] = 1.0 if upper is None else np.asarray(upper, dtype=float)
-        cols = np.flatnonzero(self._var < self.n)
+        cols = self._pcols
         if cols.size:
             v = self._var[cols]
-            self.h.changeColsBounds(int(cols.size), cols.astype(np.int32), self._lb[v], self._ub[v])
+            self.h.changeColsBounds(int(cols.size), cols, self._lb[v], self._ub[v])
 
     def set_lower(self, lower: np.ndarray) -> None:
         self.set_bounds(lower, self._ub[: self.n])
@@ -376,8 +380,7 @@ class CoveringLP:
 
         Raises :class:`SolverError` when no method reports an optimal solution.
         """
-        lens = np.diff(self._starts)
-        if self.n_rows and np.any((lens == 0) & (self._lo > 0)):
+        if self._empty_row:
             self.solves += 1
             raise SolverError("the covering LP is Infeasible: it has an empty row (0 >= 1)")
         if self._var.size == 0 and self.n_rows == 0:
@@ -411,23 +414,23 @@ class CoveringLP:
                 raise SolverError(f"HiGHS found no optimal solution of the LP ({self.n_rows} rows,"
                                   f" {self.n_cols} columns): " + "; ".join(tried))
         sol = h.getSolution()
-        info = h.getInfo()
         v = self._lb.copy()  # pair variables in no row sit at their lower bound
         v[self._var] = np.asarray(sol.col_value, dtype=float)
         x = np.clip(v[: self.n], 0.0, 1.0) + 0.0  # no -0.0
         duals = np.asarray(sol.row_dual, dtype=float)
         rv = np.asarray(sol.row_value, dtype=float)
-        return LPSolution(x, float(info.objective_function_value), duals, rv, "Optimal", self._last_its,
-                          v[self.n:], used)
+        return LPSolution(x, self._last_obj, duals, rv, "Optimal", self._last_its, v[self.n:], used)
 
     def _run(self) -> str:
         h = self.h
         h.run()
         status = h.getModelStatus()
         self.solves += 1
-        its = int(max(h.getInfo().simplex_iteration_count, 0))
+        info = h.getInfo()
+        its = int(max(info.simplex_iteration_count, 0))
         self.iterations += its
         self._last_its = its
+        self._last_obj = float(info.objective_function_value)
         if status == highspy.HighsModelStatus.kOptimal:
             return "Optimal"
         return h.modelStatusToString(status)
