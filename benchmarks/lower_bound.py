@@ -268,7 +268,7 @@ def main(argv=None) -> int:
     for fam, ks in sizes.items():
         landed_on = landed is not None
         for K in ks:
-            n = 1 if args.quick else (8 if K <= 32 else 3)
+            n = 1 if args.quick else (8 if K <= 32 else 5 if K >= 160 else 3)
             mats = []
             for s in range(n):
                 if fam == "mslr-sub":
@@ -291,8 +291,11 @@ def main(argv=None) -> int:
                 landed_on = False  # the next size would take longer than the budget (K^3.6 growth)
                 print(f"  landed {fam} stops after K={K} ({max(r[0] for r in lts):.1f} s)", file=sys.stderr)
             med = sorted(rows, key=lambda r: r[0])[len(rows) // 2]
+            per_lp = [r[0] / len(r[1].per_winner) for r in rows]  # one LP per Copeland winner
             rec = {"case": f"{fam} K={K}", "family": fam, "K": K, "matrices": n,
                    "seconds": statistics.median(r[0] for r in rows), "max_seconds": max(r[0] for r in rows),
+                   "seconds_per_winner": statistics.median(per_lp),
+                   "winners": [len(r[1].per_winner) for r in rows],
                    "target_seconds": TARGETS.get((fam, K)),
                    **{k: med[1].stats[k] for k in STAT_KEYS}}
             if lts and len(lts) == len(rows):
@@ -312,6 +315,9 @@ def main(argv=None) -> int:
         exponents[fam] = {
             "ours": fit_exponent(ks, [r["seconds"] for r in recs]),
             "ours_K>=64": fit_exponent([k for k in ks if k >= 64], [r["seconds"] for r in recs if r["K"] >= 64]),
+            "per_winner": fit_exponent(ks, [r["seconds_per_winner"] for r in recs]),
+            "per_winner_K>=64": fit_exponent([k for k in ks if k >= 64],
+                                             [r["seconds_per_winner"] for r in recs if r["K"] >= 64]),
             "landed": fit_exponent([r["K"] for r in recs if "landed_seconds" in r],
                                    [r["landed_seconds"] for r in recs if "landed_seconds" in r]),
             "landed_K_max": max([r["K"] for r in recs if "landed_seconds" in r], default=None),
@@ -378,7 +384,7 @@ def main(argv=None) -> int:
 
     # ---- tables
     def ms(x):
-        return "-" if x is None else f"{x * 1e3:.1f}"
+        return "-" if x is None else f"{x * 1e3:.3f}" if x < 1e-3 else f"{x * 1e3:.1f}"
 
     print("\nMSLR 136 x 136 (CPU ms, best of runs; churn = rows added / deleted / re-added)")
     hdr = ["matrix", "ours ms", "landed ms", "speed-up", "target", "rounds (landed)", "rows (landed)",
@@ -395,8 +401,8 @@ def main(argv=None) -> int:
                       f"{r['peak_mb'] or 0:.0f} ({r.get('landed_peak_mb') or 0:.0f})"])
     _print(hdr, table)
     print("\nScaling (CPU s, median over matrices; HiGHS / separation share of our time; model size)")
-    hdr = ["case", "ours s", "landed s", "speed-up", "target s", "rounds (landed)", "rows", "pool blocks",
-           "columns", "HiGHS %", "churn landed"]
+    hdr = ["case", "ours s", "landed s", "speed-up", "target s", "winners", "rounds (landed)", "rows",
+           "pool blocks", "columns", "HiGHS %", "churn landed"]
     table = []
     for fam, recs in scaling.items():
         for r in recs:
@@ -405,6 +411,7 @@ def main(argv=None) -> int:
                           f"{r['landed_seconds']:.3f}" if r.get("landed_seconds") is not None else "-",
                           f"{r['landed_seconds'] / r['seconds']:.1f}x" if r.get("landed_seconds") else "-",
                           "-" if r["target_seconds"] is None else f"{r['target_seconds']:.0f}",
+                          ",".join(map(str, r["winners"])),
                           f"{r['rounds']} ({r.get('landed_rounds', '-')})", r["rows"], r["pool_blocks"],
                           r["columns"], f"{100 * share:.0f}",
                           f"{r.get('landed_rows_added', '-')}/{r.get('landed_rows_removed', '-')}/"
@@ -413,8 +420,8 @@ def main(argv=None) -> int:
     print("\nFitted growth exponents (time ~ K^a; target a <= 2.5 on tournaments)")
     for fam, e in exponents.items():
         f = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
-        print(f"  {fam}: ours {f(e['ours'])} (K >= 64: {f(e['ours_K>=64'])}), landed {f(e['landed'])}"
-              f" (up to K = {e['landed_K_max']})")
+        print(f"  {fam}: ours {f(e['ours'])} (K >= 64: {f(e['ours_K>=64'])}; per winner's LP {f(e['per_winner'])},"
+              f" K >= 64: {f(e['per_winner_K>=64'])}), landed {f(e['landed'])} (up to K = {e['landed_K_max']})")
     print(f"\npeak memory of a {300 if not args.quick else 128}-arm tournament solve: "
           f"{'-' if peak300 is None else f'{peak300:.0f}'} MB (target < {TARGETS['peak_mb_300']:.0f})")
     print(f"cutting plane == enumeration on {n_enum} matrices")

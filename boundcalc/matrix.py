@@ -443,11 +443,11 @@ class PreferenceMatrix:
 
     def superiors(self, i: int) -> np.ndarray:
         """``S_i``: indices of the arms that beat arm i."""
-        return np.flatnonzero(self.beats[:, i])
+        return self.structure.superiors(i)
 
     def inferiors(self, i: int) -> np.ndarray:
         """``I_i``: indices of the arms that arm i beats."""
-        return np.flatnonzero(self.beats[i, :])
+        return self.structure.inferiors(i)
 
     @property
     def copeland_winners(self) -> np.ndarray:

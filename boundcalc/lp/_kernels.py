@@ -196,27 +196,22 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
             pick_i2[n] = i2
             pick_c[n] = c
             pick_v[n] = 1.0 - s
-            g1 = np.uint64(0)
-            g2 = np.uint64(0)
+            first = nnz
             if winner_side:
                 for k in range(mI[i2, c]):
-                    v = pid[a, word[k]]
-                    idx[nnz] = v
+                    idx[nnz] = pid[a, word[k]]
                     nnz += 1
-                    g1 += z1[v]
-                    g2 += z2[v]
                 if caseB[c]:
-                    v = pid[a, i2]
-                    idx[nnz] = v
+                    idx[nnz] = pid[a, i2]
                     nnz += 1
-                    g1 += z1[v]
-                    g2 += z2[v]
             for k in range(mS[i2, c]):
-                v = pid[i2, porder[k]]
-                idx[nnz] = v
+                idx[nnz] = pid[i2, porder[k]]
                 nnz += 1
-                g1 += z1[v]
-                g2 += z2[v]
+            g1 = np.uint64(0)
+            g2 = np.uint64(0)
+            for k in range(first, nnz):
+                g1 += z1[idx[k]]
+                g2 += z2[idx[k]]
             h1[n] = g1
             h2[n] = g2
             n += 1
