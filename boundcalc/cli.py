@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
+from ._table import format_table
 from .datasets import EXAMPLES, load_example
 from .matrix import (PreferenceMatrix, PreferenceMatrixError, array_from_json, check_tie_epsilon,
                      decode_matrix_text, parse_matrix_text)
@@ -327,27 +328,6 @@ def read_matrix(args) -> PreferenceMatrix:
     return read_input(args)
 
 
-def _fmt(x, digits=6) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float):
-        if not np.isfinite(x):
-            return str(x)
-        return f"{x:.{digits}g}"
-    return str(x)
-
-
-def format_table(headers, rows) -> str:
-    """A plain aligned text table."""
-    cells = [[str(h) for h in headers]] + [[_fmt(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(cells[0], widths))]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in cells[1:]:
-        lines.append("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
-    return "\n".join(lines)
-
-
 def matrix_header(pm: PreferenceMatrix) -> str:
     """Two lines describing a matrix: name, K, losses; winners and smallest gap."""
     name = f" {pm.name}" if pm.name else ""
@@ -505,7 +485,7 @@ def _cmd_compare(args) -> int:
     out = io.StringIO()
     out.write(matrix_header(pm))
     out.write(f"coefficients of ln T (ln ln T where the unit says so), each in its paper's unit; alpha = {alpha:g}\n\n")
-    out.write(cmp.format() + "\n\n")
+    out.write(cmp.summary() + "\n\n")
     out.write(f"{len(cmp)} rows in {seconds * 1e3:.1f} ms\n")
     sys.stdout.write(out.getvalue())
     return status
@@ -546,7 +526,7 @@ def _cmd_batch(args) -> int:
     except KeyboardInterrupt:
         _interrupted(args)
         raise
-    m, st = res.meta, res.stats
+    st = res.stats
     if st["dropped_partial_line_bytes"]:
         print(f"boundcalc: {args.out}: dropped a partial last line ({st['dropped_partial_line_bytes']} bytes)"
               " left by an interrupted run", file=sys.stderr)
@@ -554,18 +534,7 @@ def _cmd_batch(args) -> int:
         json.dump(res.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        name = f" of {m['matrix_name']}" if m.get("matrix_name") else ""
-        how = st["backend"] + (f", {st['workers']} workers, {st['chunk_size']} per task" if st["backend"] == "dask" else "")
-        out = io.StringIO()
-        out.write(f"batch: {args.count} accepted {m['size']}-arm submatrices{name} (K = {m['K']}),"
-                  f" every gap >= {m['min_gap']:g}, seed {m['seed']}\n")
-        out.write(f"{st['drawn']} candidates drawn (acceptance {st['acceptance_rate']:.2%});"
-                  f" {st['resumed']} rows resumed, {st['computed']} computed ({how}) in {st['seconds']:.1f} s\n")
-        if args.out:
-            out.write(f"rows: {args.out}\n")
-        out.write("mean and standard error over the submatrices where each constant applies (n):\n\n")
-        out.write(res.format_summary() + "\n")
-        sys.stdout.write(out.getvalue())
+        sys.stdout.write(res.summary() + "\n" + (f"rows: {args.out}\n" if args.out else ""))
     if st["errors"]:
         print(f"boundcalc: {st['errors']} submatrices failed (rows carry an 'error' field);"
               " rerunning with the same arguments retries them", file=sys.stderr)
@@ -607,44 +576,9 @@ def _cmd_cpe(args) -> int:
     except CPETooLargeError as exc:
         raise InputError(str(exc)) from None
     if args.json:
-        json.dump(rep, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return EXIT_OK
-    out = io.StringIO()
-    name = f" {rep['name']}" if rep.get("name") else ""
-    out.write(f"instance{name}: {rep['candidates']} candidates, {rep['positions']} positions, {len(rep['edges'])} edges\n")
-    if "maximum_matchings" in rep:
-        out.write(f"maximum matchings: {rep['maximum_matchings']}\n")
-    out.write(f"width (Def. 2): {rep['width'] if rep['width'] is not None else rep.get('width_reason')}\n\n")
-    w = rep["edge_rewards"]
-    b, c = rep["borda"], rep["condorcet"]
-    rows = []
-    for k, e in enumerate(rep["edges"]):
-        rows.append([
-            f"({e[0]}, {e[1]})",
-            rep["matchings_per_edge"][k] if "matchings_per_edge" in rep else None,
-            w["values"][k] if w.get("values") else None,
-            b["gaps"][k] if "gaps" in b else None,
-            c["gaps"][k] if "gaps" in c else None,
-            c["verification_gaps"][k] if "verification_gaps" in c else None,
-        ])
-    out.write(format_table(["edge", "matchings", "w(e)", "Borda gap (w units)", "Condorcet gap (f units)",
-                            "verification gap"], rows) + "\n\n")
-    if w.get("method") == "monte-carlo":
-        out.write(f"w(e) estimated by Monte Carlo ({w['n_samples']} samples); standard errors in --json\n")
-    if "winner" in b:
-        out.write(f"Borda winner {b['winner']}: Borda score B = w(M)/l = {b['winner_score']:.6g};"
-                  f" H^B = sum_e 1/(Delta^B_e)^2 = {b['hardness']:.6g} (Def. 4)\n")
+        sys.stdout.write(rep.to_json(indent=2) + "\n")
     else:
-        out.write(f"Borda: {b.get('reason')}\n")
-    if "winner" in c:
-        extra = f" (Borda score {c['winner_borda_score']:.6g})" if "winner_borda_score" in c else ""
-        out.write(f"Condorcet winner {c['winner']}{extra}: Theorem 4 hardness (unordered comparable pairs)"
-                  f" {c['hardness']:.6g}; H^C_ver = {c['verification_hardness']:.6g} (Sec. 4.3)\n")
-    else:
-        out.write(f"Condorcet: {c.get('reason')}\n")
-    out.write("hardness values multiply ln(1/delta) in 004's sample complexities (no regret unit)\n")
-    sys.stdout.write(out.getvalue())
+        sys.stdout.write(rep.summary() + "\n")
     return EXIT_OK
 
 
@@ -683,7 +617,7 @@ def _emit_run(res, args) -> int:
         json.dump(res.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(res.format_table() + "\n")
+        sys.stdout.write(res.summary() + "\n")
         if args.plot:
             sys.stdout.write(f"plot: {args.plot}\n")
     return EXIT_OK

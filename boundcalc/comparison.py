@@ -77,7 +77,7 @@ from .cpe import single as _cpe_single  # noqa: F401  (light: no networkx until 
 from .lp.highs import SolverError
 from .matrix import PreferenceMatrix, as_preference_matrix
 from .registry import ConstantSpec, Context, registered
-from .result import BoundResult, Result
+from .result import BoundResult, Result, RichResult
 
 __all__ = ["COMPARE_KEYS", "CSV_FIELDS", "Comparison", "check_options", "compare", "constants"]
 
@@ -220,7 +220,7 @@ def _num(x: float | None, digits: int = 6) -> str:
     return f"{x:.{digits}g}"
 
 
-class Comparison:
+class Comparison(RichResult):
     """The rows of :func:`compare`: one :class:`~boundcalc.result.Result` per constant.
 
     Attributes
@@ -285,11 +285,6 @@ class Comparison:
         rows add winner, per_winner, method, stats and certificate; no allocation)."""
         return {"rows": [r.to_dict() for r in self.rows]}
 
-    def to_json(self, **kwargs) -> str:
-        """:meth:`to_dict` as JSON text (``kwargs`` go to :func:`json.dumps`; NaN/inf are refused)."""
-        kwargs.setdefault("allow_nan", False)
-        return json.dumps(self.to_dict(), **kwargs)
-
     def to_csv(self) -> str:
         """A CSV table with a header row :data:`CSV_FIELDS`; empty cells for missing values.
 
@@ -322,7 +317,7 @@ class Comparison:
         return pd.DataFrame(data, columns=["key", "value", "unit", "value_in_000_unit", "source", "reason",
                                            "status", "message", "extra"]).set_index("key")
 
-    def format(self, *, digits: int = 6, reasons: bool = True) -> str:
+    def summary(self, *, digits: int = 6, reasons: bool = True) -> str:
         """A readable aligned table: key, value, value in 000's unit, unit, source; rows that do
         not apply show ``n/a`` and failed rows ``FAILED``; the reasons and failure messages are
         listed below the table (``reasons=False`` leaves out the reasons, never the failures)."""
@@ -354,9 +349,6 @@ class Comparison:
     def failed(self) -> list[Result]:
         """The rows whose computation failed (status ``"failed"``)."""
         return [r for r in self.rows if r.status == "failed"]
-
-    def __str__(self) -> str:
-        return self.format()
 
     def __repr__(self) -> str:
         name = f" {self.matrix.name!r}" if self.matrix is not None and self.matrix.name else ""

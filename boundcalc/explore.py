@@ -32,7 +32,7 @@ Execution
 >>> res = explore([[0.5, 0.8], [0.2, 0.5]], "car-cond", delta=0.05, runs=3, seed=0)
 >>> res.to_dict()["winner"], res.correct_rate, res.hardness["H^C"]
 ([[0, 's']], 1.0, 11.11...)
->>> bool(res.n_duels.min() > 0), res.summary()["stopped"]
+>>> bool(res.n_duels.min() > 0), res.statistics()["stopped"]
 (True, {'identified': 3})
 """
 
@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
+
+from .result import RichResult, to_jsonable
 
 __all__ = ["explore", "ExploreResult", "explore_task", "run_seed", "plot_sample_complexity",
            "random_cpe_instance", "compute_hardness", "HARDNESS_KEYS", "DEFAULT_HARDNESS"]
@@ -108,19 +110,8 @@ def explore_task(task: dict, shared: dict) -> dict:
         if shared["epsilon"] is not None:  # only a PAC algorithm has one
             eps = float(shared["epsilon"])
             row["correct"] = score is not None and score >= best - eps - PAC_RTOL * max(1.0, abs(best))
-    stats = res.to_dict().get("stats", {}) if hasattr(res, "to_dict") else dict(getattr(res, "stats", {}))
-    row["stats"] = json.loads(json.dumps(stats, default=_json_default))
+    row["stats"] = to_jsonable(dict(getattr(res, "stats", {})))
     return row
-
-
-def _json_default(x):
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.floating):
-        return float(x)
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    return str(x)
 
 
 # ----------------------------------------------------------------------------- hardness
@@ -213,8 +204,8 @@ def compute_hardness(inst, delta: float, epsilon: float | None = None) -> dict:
 
 
 # ----------------------------------------------------------------------------- result
-@dataclass
-class ExploreResult:
+@dataclass(repr=False)
+class ExploreResult(RichResult):
     """All runs of one pure-exploration algorithm on one instance, with 004's constants.
 
     Attributes
@@ -282,7 +273,12 @@ class ExploreResult:
             return self.hardness["expressions"][key]
         raise KeyError(f"unknown hardness {key!r}; choose one of {list(HARDNESS_KEYS)} or theorem1..theorem6")
 
-    def summary(self) -> dict:
+    def __repr__(self) -> str:
+        name = f" {self.instance.name!r}" if self.instance.name else ""
+        return (f"<ExploreResult {self.algorithm} on{name} ({self.instance.n_edges} edges): {self.runs} runs,"
+                f" delta {self.delta:g}, correct rate {self.correct_rate:.3g}>")
+
+    def statistics(self) -> dict:
         """Correct rate, error rate (with a one-sided 95 % Clopper-Pearson upper limit, to hold
         against ``delta``), how the runs stopped, and the sample complexity's mean, standard
         error, min, max and 10 %, 50 %, 90 % quantiles."""
@@ -327,7 +323,7 @@ class ExploreResult:
     def to_dict(self) -> dict:
         """The JSON document of ``boundcalc explore --json``."""
         inst = self.instance
-        s = self.summary()
+        s = self.statistics()
         per_run = []
         for r in self.rows:
             d = {k: r[k] for k in ("run", "seed", "n_duels", "correct", "exact", "stopped", "seconds")}
@@ -347,12 +343,9 @@ class ExploreResult:
             "seconds": s["seconds"], "per_run": per_run,
         }
 
-    def to_json(self, **kw) -> str:
-        return json.dumps(self.to_dict(), **kw)
-
-    def format_table(self) -> str:
-        """A plain-text summary (what the CLI prints)."""
-        s = self.summary()
+    def summary(self) -> str:
+        """A short text: the instance, the algorithm, correct rate, duels, hardness (what the CLI prints)."""
+        s = self.statistics()
         inst = self.instance
         h = self.hardness
         eps = "" if self.epsilon is None else f", epsilon = {self.epsilon:g}"

@@ -56,6 +56,7 @@ from .matrix import PreferenceMatrix, as_preference_matrix
 from .policies import Policy, PolicyError, get_policy, resolve_policy_list
 from .policies.fast import duel_uniform_py, run_kernel
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
+from .result import RichResult, to_jsonable
 from .units import UNIT_000, UNIT_RMED
 
 #: Longest horizon a simulation accepts (beyond, even the fastest compiled policy runs for hours).
@@ -266,8 +267,8 @@ class PolicyRuns:
         return self.seconds / self.steps if self.steps else float("nan")
 
 
-@dataclass
-class SimulationResult:
+@dataclass(repr=False)
+class SimulationResult(RichResult):
     """Regret curves of every policy, with the matrix's lower-bound and ECW constants.
 
     Attributes
@@ -303,6 +304,11 @@ class SimulationResult:
     @property
     def policy_names(self) -> list[str]:
         return [p.label for p in self.policies]
+
+    def __repr__(self) -> str:
+        name = f" {self.matrix.name!r}" if self.matrix.name else ""
+        return (f"<SimulationResult{name} K={self.matrix.K}: {len(self.policies)} policies x {self.runs} runs,"
+                f" T={self.horizon}, seed {self.seed}>")
 
     def policy(self, label: str) -> PolicyRuns:
         for p in self.policies:
@@ -343,7 +349,7 @@ class SimulationResult:
                 }))
         return pd.concat(frames, ignore_index=True)
 
-    def summary(self, unit: str = "000") -> list[dict]:
+    def table(self, unit: str = "000") -> list[dict]:
         """One dict per policy: regret at T (mean, stderr), per ln T, work and time."""
         rows = []
         lnT = math.log(self.horizon) if self.horizon > 1 else float("nan")
@@ -359,20 +365,17 @@ class SimulationResult:
         pols = []
         for p in self.policies:
             d = {"name": p.label, "policy": p.name, "params": p.params,
-                 "mean": self.mean(p.label).tolist(), "stderr": _nan_to_none(self.stderr(p.label)),
+                 "mean": self.mean(p.label).tolist(), "stderr": to_jsonable(self.stderr(p.label)),
                  "seconds": p.seconds, "seconds_per_step": p.seconds_per_step, "kernel": p.kernel,
                  "stats": p.stats,
                  "units": {u: {"mean": self.mean(p.label, u).tolist(),
-                               "stderr": _nan_to_none(self.stderr(p.label, u))} for u in self.units}}
+                               "stderr": to_jsonable(self.stderr(p.label, u))} for u in self.units}}
             pols.append(d)
         return {"matrix": self.matrix.name, "K": self.matrix.K, "horizon": self.horizon,
                 "runs": self.runs, "seed": self.seed, "crn": self.crn, "shuffle": self.shuffle,
                 "unit": UNIT_NAMES["000"], "units": {u: UNIT_NAMES[u] for u in self.units},
                 "checkpoints": self.checkpoints.tolist(), "lower_bound": self.lower_bound,
                 "ecw": self.ecw, "bounds": self.bounds, "policies": pols}
-
-    def to_json(self, **kw) -> str:
-        return json.dumps(self.to_dict(), **kw)
 
     def plot(self, ax=None, unit: str = "000", band: str | None = "quantile", bounds: bool = True,
              title: str | None = None):
@@ -422,8 +425,8 @@ class SimulationResult:
         ax.legend(fontsize="small")
         ax.set_ylim(bottom=0)
 
-    def format_table(self, unit: str = "000") -> str:
-        """A plain-text summary (what the CLI prints)."""
+    def summary(self, unit: str = "000") -> str:
+        """A short text: the run, the constants, one line per policy (what the CLI prints)."""
         lnT = math.log(self.horizon) if self.horizon > 1 else float("nan")
         lines = [f"matrix {self.matrix.name or ''}: K = {self.matrix.K}, horizon T = {self.horizon}, "
                  f"{self.runs} runs, seed {self.seed}, crn {self.crn}, shuffle {self.shuffle}",
@@ -434,7 +437,7 @@ class SimulationResult:
             lines.append(f"lower bound C* = {lb} per ln T; ECW C^E* = {ec} per ln T")
         head = ["policy", "R(T) mean", "stderr", "R(T)/ln T", "seconds", "us/step", "path"]
         rows = []
-        for s in self.summary(unit):
+        for s in self.table(unit):
             rows.append([s["policy"], f"{s['mean']:.4g}", f"{s['stderr']:.2g}", f"{s['per_ln_T']:.4g}",
                          f"{s['seconds']:.3g}", f"{s['us_per_step']:.3g}", "compiled" if s["kernel"] else "protocol"])
         widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(head)]
@@ -443,10 +446,6 @@ class SimulationResult:
         lines.append(fmt.format(*["-" * w for w in widths]))
         lines += [fmt.format(*r) for r in rows]
         return "\n".join(lines)
-
-
-def _nan_to_none(a: np.ndarray) -> list:
-    return [None if not np.isfinite(x) else float(x) for x in a]
 
 
 def _bounds_of(pm: PreferenceMatrix) -> tuple[float | None, float | None, dict]:

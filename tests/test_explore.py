@@ -121,8 +121,8 @@ def test_pac_correctness_is_epsilon_optimality(monkeypatch):
     monkeypatch.setattr(ex, "run_algorithm",
                         lambda *a, **k: ExplorationResult("clucb-borda-pac", None, 50, stopped="budget"))
     res = explore(EXAMPLE, "clucb-borda-pac", delta=0.1, epsilon=0.5, runs=3, seed=0, max_duels=50)
-    assert res.correct_rate == 0.0 and res.summary()["stopped"] == {"budget": 3}
-    assert res.summary()["error_rate_upper95"] == 1.0
+    assert res.correct_rate == 0.0 and res.statistics()["stopped"] == {"budget": 3}
+    assert res.statistics()["error_rate_upper95"] == 1.0
 
 
 # ----------------------------------------------------------------------------- seeds and workers

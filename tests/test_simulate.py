@@ -203,7 +203,7 @@ def test_results_table_json_frame_plot(tmp_path):
     assert labels[:2] == res.policy_names and any(lab.startswith("LB 27.5") for lab in labels)
     assert ax.get_xscale() == "log"
     ax.figure.savefig(tmp_path / "p.png")
-    text = res.format_table()
+    text = res.summary()
     assert "ecw-rmed(beta=0)" in text and "27.55" in text
 
 

@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..result import RichResult, to_jsonable
 from .instance import CPEInstance, NoWinnerError, as_instance
 
 __all__ = [
@@ -161,27 +162,8 @@ class Decision:
                 "epoch": None if self.epoch is None else int(self.epoch)}
 
 
-def _json_safe(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {str(k): _json_safe(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_json_safe(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return _json_safe(x.tolist())
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.floating, float)):
-        v = float(x)
-        return v if math.isfinite(v) else None
-    if isinstance(x, (np.bool_,)):
-        return bool(x)
-    if x is None or isinstance(x, (str, int, bool)):
-        return x
-    return repr(x)
-
-
 @dataclass
-class ExplorationResult:
+class ExplorationResult(RichResult):
     """What one run of a pure-exploration algorithm returns.
 
     Attributes
@@ -238,6 +220,11 @@ class ExplorationResult:
         """Edges with a ``"reject"`` decision, in order."""
         return [d.edge for d in self.trace if d.action == "reject"]
 
+    def summary(self) -> str:
+        """One line: the algorithm, how it stopped, the matching and the duels used."""
+        what = f"matching {list(self.matching)}" if self.matching is not None else "no matching"
+        return f"{self.algorithm}: {self.stopped}, {what} after {self.n_duels} duels"
+
     def to_dict(self, inst=None) -> dict:
         """A JSON-safe dict; with ``inst`` the matching is also given as labels (``"edges"``)."""
         out = {
@@ -246,11 +233,11 @@ class ExplorationResult:
             "n_duels": int(self.n_duels),
             "stopped": self.stopped,
             "trace": [d.to_dict() for d in self.trace],
-            "params": _json_safe(self.params),
-            "stats": _json_safe(self.stats),
+            "params": to_jsonable(self.params),
+            "stats": to_jsonable(self.stats),
         }
         if inst is not None:
-            out["edges"] = _json_safe(self.edges(inst))
+            out["edges"] = to_jsonable(self.edges(inst))
         return out
 
 
