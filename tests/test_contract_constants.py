@@ -225,7 +225,7 @@ def test_complete_stats_schema():
 @pytest.fixture
 def scratch_registry(monkeypatch):
     """A copy of the registry that the test may extend; the real one is restored afterwards."""
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(registry.CONSTANTS, "_items", dict(registry.CONSTANTS._items))
     return registry
 
 
@@ -257,7 +257,7 @@ def test_registry_refuses_bad_registrations(scratch_registry):
     spec(lambda ctx: spec.result(1.0))
     with pytest.raises(ValueError, match="already has an evaluator"):
         spec(lambda ctx: spec.result(2.0))
-    with pytest.raises(KeyError, match="no registered constant 'nope'"):
+    with pytest.raises(KeyError, match="unknown constant 'nope'"):
         registry.get_constant("nope")
 
 
