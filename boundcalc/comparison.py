@@ -2,7 +2,7 @@
 
 :func:`compare` evaluates, on one K x K preference matrix, the exact Copeland lower bound and
 ECW-RMED's constant of Komiyama, Honda & Nakagawa (ICML 2016, paper 000) next to the
-published constants of the other dueling-bandit papers (FORMULAS.md), one row per constant,
+published constants of the other dueling-bandit papers (001-004, RMED), one row per constant,
 in this order (:data:`COMPARE_KEYS`):
 
 * ``lower_bound`` -- 000 Theorem 2, ``min_{i1} C*_{i1}`` (the exact LP, cutting plane); 000's unit.
@@ -37,7 +37,7 @@ for RMED and the Condorcet CPE rows, 001's Assumption 2 failing, no unique Borda
 row is ``"not-applicable"`` with a ``reason`` instead of a value; when a computation fails
 (a HiGHS failure) the row is ``"failed"`` with a ``message`` and no value -- never a silent
 number.  Every value is the coefficient of ``ln T`` (``ln ln T`` for ``dts_thm1_loglog``);
-the papers' additive constants are not published in closed form (FORMULAS.md), so no
+the papers' additive constants are not published in closed form, so no
 finite-T regret is formed.
 
 Speed: the matrix is validated once and every row reads the same

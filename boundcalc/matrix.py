@@ -1,7 +1,7 @@
 """Validated preference matrices and their Copeland structure.
 
 A preference matrix ``mu`` is K x K with ``mu[i, j]`` = P(arm i beats arm j),
-``mu[i, j] + mu[j, i] = 1`` and ``mu[i, i] = 1/2`` (THEORY.md section 1; paper 000,
+``mu[i, j] + mu[j, i] = 1`` and ``mu[i, i] = 1/2`` (paper 000,
 Komiyama, Honda & Nakagawa, ICML 2016, Sec. 2).  :class:`PreferenceMatrix` validates
 once, stores an exactly antisymmetric copy, and exposes the Copeland structure that every
 bound downstream relies on.
@@ -62,7 +62,7 @@ def kl_bernoulli(p, q):
 
 
 def kl_half(p):
-    """``d(p) = d_KL(p, 1/2) = p log(2p) + (1-p) log(2(1-p))`` (THEORY.md section 1).
+    """``d(p) = d_KL(p, 1/2) = p log(2p) + (1-p) log(2(1-p))`` (000 Sec. 2, the divergence of eq. (2)).
 
     Symmetric about 1/2, so ``d(mu_ij) = d(mu_ji)``.  Evaluated as
     ``x atanh(x) + log1p(-x^2) / 2`` with ``x = 2p - 1``, which keeps full relative accuracy
