@@ -77,7 +77,8 @@ STATS_SCHEMA: dict[str, str] = {
     "rows_added": "rows added by separation, summed over winners",
     "rows_removed": "slack rows removed from the model(s), summed over winners",
     "warm_start": "True when a model kept from an earlier solve was reused",
-    "solver": "the solver used ('highspy', 'cvxpy/HIGHS', 'cvxpy/CLARABEL', None for a closed form)",
+    "solver": "the solver used: 'highs' (the cutting plane on highspy), 'cvxpy/highs' or 'cvxpy/clarabel'"
+              " (the enumerated LP; '+'-joined when winners needed different ones), 'closed-form'",
 }
 #: The keys of :data:`STATS_SCHEMA`, in order.
 STATS_KEYS: tuple[str, ...] = tuple(STATS_SCHEMA)
