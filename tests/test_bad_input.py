@@ -205,3 +205,17 @@ def test_second_writer_of_one_out_file_is_refused(capsys, tmp_path):
         holder.close()
     assert not path.exists()  # the holder created nothing it did not write
     assert main(["batch", "--example", "table2", "--size", "3", "--count", "2", "--workers", "0", "--out", str(path)]) == 0
+
+
+def test_tiny_epsilon_is_not_a_division_by_zero(capsys):
+    """Before: explore --epsilon 1e-300 raised ZeroDivisionError (1/eps**2 underflows) in H^B_eps."""
+    from boundcalc.cpe import CPEInstance
+    from boundcalc.cpe.borda import borda_pac_hardness
+
+    inst = CPEInstance.from_matrix([[0.5, 0.7], [0.3, 0.5]])
+    # the cap 1/eps^2 binds nowhere once eps is below every gap/width: same value as at eps = 1e-3
+    assert borda_pac_hardness(inst, 1e-300) == borda_pac_hardness(inst, 1e-3) == pytest.approx(200.0)
+    assert main(["explore", "--example", "table2", "--algorithm", "clucb-borda-pac", "--epsilon", "1e-300",
+                 "--delta", "0.2", "--runs", "1", "--workers", "0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["hardness"]["H^B_eps"] == pytest.approx(1600.0)  # width 2, four pairs' gaps: printed H^B 400 x 2^2

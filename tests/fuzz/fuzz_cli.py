@@ -226,7 +226,7 @@ def classify(proc) -> str:
         return "accepted"
     if proc.returncode == 2 and len(err) == 1 and err[0].startswith("boundcalc: error:"):
         return "clear"
-    if proc.returncode == 1 and err and any("solver failure" in e for e in err):
+    if proc.returncode == 1 and err and any("solver failure" in e or " failed" in e for e in err):
         return "solver"
     return "unclear"
 
