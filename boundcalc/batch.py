@@ -533,7 +533,7 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
     workers : int or None
         ``0`` (default): in-process; ``n``: a local Dask cluster of ``n`` single-threaded worker
         processes; None: one per core when dask.distributed is installed, else in-process
-        (:func:`boundcalc.runner.resolve_workers`).  The rows are the same whatever the choice.
+        (:func:`boundcalc.runner.job.resolve_workers`).  The rows are the same whatever the choice.
     scheduler : str, distributed.Client or cluster, optional
         Use an existing Dask cluster (an address like ``"tcp://host:8786"``) instead of a local
         one; ``workers`` is then ignored.

@@ -417,7 +417,7 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
         Extra keywords of the algorithm (:func:`boundcalc.cpe.exploration.run_algorithm`).
     out, overwrite, workers, scheduler, chunk_size, progress
         The run options shared with :func:`boundcalc.batch.run_batch` and
-        :func:`boundcalc.simulate.simulate` (:func:`boundcalc.runner.run_job`): a resumable JSON
+        :func:`boundcalc.simulate.simulate` (:func:`boundcalc.runner.job.run_job`): a resumable JSON
         Lines row file (one row per run), in-process by default (``workers=n``: a local Dask
         cluster), a progress bar when stderr is a terminal.
 

@@ -525,7 +525,7 @@ def simulate(matrix, policies: str | Sequence[str] = ("ecw-rmed", "rmed1"), *, h
         Use compiled kernels where a policy has one (False: the protocol, step by step).
     out, overwrite, workers, scheduler, chunk_size, progress
         The run options shared with :func:`boundcalc.batch.run_batch` and
-        :func:`boundcalc.explore.explore` (:func:`boundcalc.runner.run_job`): a resumable JSON
+        :func:`boundcalc.explore.explore` (:func:`boundcalc.runner.job.run_job`): a resumable JSON
         Lines row file (one row per policy and run), in-process by default (``workers=n``: a
         local Dask cluster), a progress bar when stderr is a terminal.
     bounds : bool
