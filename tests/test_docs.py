@@ -1,0 +1,162 @@
+"""The documentation site (``mkdocs.yml``, ``docs/``) builds, and its examples run.
+
+* every ``python`` block of a page runs, in order, in one namespace per page (in a scratch
+  directory, matplotlib on Agg);
+* every ``pycon`` block of a page is a doctest: its outputs must be what the page shows;
+* every ``boundcalc ...`` command in a ``bash`` or ``console`` block is accepted by the real
+  parser (:func:`boundcalc.cli.build_parser`), so no page shows an option that does not exist;
+  the ``console`` blocks also run, and must print what the page shows (``slow``: a subprocess each);
+* ``mkdocs build --strict`` succeeds (``slow``; skipped when the ``docs`` extra is not installed).
+
+The README's own blocks are checked by ``tests/test_readme.py``, whose helpers run the commands here.
+"""
+
+from __future__ import annotations
+
+import doctest
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_readme import BLOCK, logical_lines, normalise, run_shell
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = sorted(DOCS.glob("*.md"))
+REDIRECTS = {">", ">>", "<", "2>", "2>&1", "&>"}  # the shell's, not the command's
+
+
+def page_blocks(page: Path, kind: str) -> list[str]:
+    return [body for k, body in BLOCK.findall(page.read_text(encoding="utf-8")) if k == kind]
+
+
+def pages_with(kind: str) -> list[Path]:
+    return [p for p in PAGES if page_blocks(p, kind)]
+
+
+def commands(page: Path) -> list[str]:
+    """The ``boundcalc`` command lines of a page's ``bash`` and ``console`` blocks."""
+    out = []
+    for line in (ln for body in page_blocks(page, "bash") for ln in logical_lines(body)):
+        parts = [p.strip() for chain in line.split("&&") for p in chain.split(" | ")]
+        out += [p for p in parts if p.startswith("boundcalc ")]
+    for body in page_blocks(page, "console"):
+        out += [ln[2:].strip() for ln in body.splitlines() if ln.startswith("$ boundcalc ")]
+    return out
+
+
+def console_commands(page: Path) -> list[tuple[str, list[str]]]:
+    out = []
+    for body in page_blocks(page, "console"):
+        cmd, expected = None, []
+        for line in body.splitlines():
+            if line.startswith("$ "):
+                if cmd is not None:
+                    out.append((cmd, expected))
+                cmd, expected = line[2:].strip(), []
+            elif cmd is not None:
+                expected.append(line)
+        if cmd is not None:
+            out.append((cmd, expected))
+    return out
+
+
+def test_the_pages_have_examples():
+    """Guards the collection below: the pages exist and carry the examples the tests run."""
+    names = {p.name for p in PAGES}
+    assert {"index.md", "quickstart.md", "cli.md", "online-lp.md", "policies.md", "readings.md",
+            "notebooks.md"} <= names
+    assert {p.name for p in pages_with("pycon")} >= {"quickstart.md", "online-lp.md"}
+    assert {p.name for p in pages_with("python")} >= {"online-lp.md", "policies.md"}
+    assert sum(len(commands(p)) for p in PAGES) >= 10
+
+
+@pytest.fixture
+def scratch(tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("page", pages_with("python"), ids=lambda p: p.name)
+def test_python_blocks_run(page, scratch):
+    ns: dict = {"__name__": f"__docs_{page.stem}__"}
+    for n, body in enumerate(page_blocks(page, "python")):
+        try:
+            exec(compile(body, f"{page.name} python block {n + 1}", "exec"), ns)
+        except Exception as exc:  # pragma: no cover - the failure this test reports
+            raise AssertionError(f"{page.name} python block {n + 1} failed: {type(exc).__name__}: {exc}\n{body}") from exc
+
+
+@pytest.mark.parametrize("page", pages_with("pycon"), ids=lambda p: p.name)
+def test_pycon_blocks_show_their_output(page, scratch):
+    text = page.read_text(encoding="utf-8")
+    globs: dict = {"__name__": f"__docs_{page.stem}__"}
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    out: list[str] = []
+    for m in BLOCK.finditer(text):
+        if m[1] != "pycon":
+            continue
+        line = text.count("\n", 0, m.start(2))  # doctest reports page lines
+        test = doctest.DocTestParser().get_doctest(m[2], globs, page.name, str(page), line)
+        assert test.examples, f"{page.name} line {line + 1}: a pycon block without examples"
+        runner.run(test, out=out.append, clear_globs=False)
+        globs = test.globs  # DocTest copies its globals: the next block goes on from these
+    assert runner.tries and runner.failures == 0, "".join(out)
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if commands(p)], ids=lambda p: p.name)
+def test_commands_are_accepted_by_the_parser(page, scratch):
+    from boundcalc.cli import build_parser
+
+    parser = build_parser()
+    for cmd in commands(page):
+        argv = shlex.split(cmd, comments=True)[1:]
+        argv = argv[:next((k for k, a in enumerate(argv) if a in REDIRECTS), len(argv))]
+        try:
+            parser.parse_args(argv)
+        except SystemExit as exc:  # --help and --version exit 0; a usage error exits 2
+            assert exc.code == 0, f"{page.name}: the parser refuses `{cmd}`"
+
+
+def test_commands_catch_an_unknown_option(scratch):
+    """The check above can fail: an option that does not exist is refused."""
+    from boundcalc.cli import build_parser
+
+    with pytest.raises(SystemExit) as exc:
+        build_parser().parse_args(shlex.split("bounds --example table2 --no-such-option"))
+    assert exc.value.code == 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", [p for p in PAGES if console_commands(p)], ids=lambda p: p.name)
+def test_console_blocks_print_what_the_page_shows(page, tmp_path):
+    for cmd, expected in console_commands(page):
+        proc = run_shell(cmd, tmp_path)
+        assert proc.returncode == 0, f"{page.name}: {cmd}\n{proc.stderr}"
+        if expected:
+            assert normalise(proc.stdout) == normalise("\n".join(expected)), f"{page.name}: {cmd}\n{proc.stdout}"
+
+
+@pytest.mark.slow
+def test_mkdocs_build_strict(tmp_path):
+    """What ``.ci/run`` runs: every warning (broken link, unresolved API object, docstring that
+    does not parse, a subcommand without its help on the CLI page) fails the build."""
+    for module in ("mkdocs", "mkdocstrings_handlers.python", "material", "mkdocs_jupyter"):
+        pytest.importorskip(module, reason="the docs extra is not installed: pip install '.[docs]'")
+    site = tmp_path / "site"
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    cli = (site / "cli" / "index.html").read_text(encoding="utf-8")
+    assert "boundcalc simulate --help" in cli and "--horizon HORIZON" in cli  # generated from the parser
+    lp = (site / "api" / "lp" / "index.html").read_text(encoding="utf-8")
+    assert 'id="boundcalc.lp.cutting.CopelandLPSolver.violation"' in lp
+    assert ":class:" not in lp and ":func:" not in lp  # the reStructuredText roles were converted
