@@ -15,6 +15,7 @@ which fails ``mkdocs build`` (strict or not).
 from __future__ import annotations
 
 import argparse
+import html
 import os
 import re
 
@@ -68,7 +69,9 @@ def cli_help(markdown: str, where: str) -> str:
 
 
 def cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Plain text in a Markdown table cell: math such as ``K**f_power`` is not emphasis."""
+    text = html.escape(str(text), quote=False).replace("\n", " ")
+    return re.sub(r"([|*_`\\])", r"\\\1", text)
 
 
 def policy_table() -> str:
