@@ -134,6 +134,75 @@ def test_commands_catch_an_unknown_option(scratch):
     assert exc.value.code == 2
 
 
+# ----------------------------------------------------------------------------- docs/hooks/griffe_rst.py
+@pytest.fixture(scope="module")
+def rst():
+    pytest.importorskip("griffe", reason="the docs extra is not installed: pip install '.[docs]'")
+    sys.path.insert(0, str(DOCS / "hooks"))
+    try:
+        import griffe_rst
+    finally:
+        sys.path.remove(str(DOCS / "hooks"))
+    return griffe_rst
+
+
+def test_rst_blocks_become_markdown(rst):
+    text = """Intro::
+
+    literal  block
+
+=====  ======
+key    value
+=====  ======
+``a``  one
+       more
+b      two
+=====  ======
+
+Term (the first)
+    Its definition,
+    two lines.
+Term two
+    * a list
+
+>>> 1 + 1
+2
+"""
+    assert rst.convert_blocks(text).splitlines() == [
+        "Intro:", "", "```text", "literal  block", "```", "",
+        "| key | value |", "|---|---|", "| ``a`` | one more |", "| b | two |", "",
+        "**Term (the first)**", "", "Its definition,", "two lines.", "",
+        "**Term two**", "", "* a list", "",
+        "```pycon", ">>> 1 + 1", "2", "```"]
+
+
+def test_rst_sections_keep_their_items_and_close_on_text(rst):
+    text = ("Intro.\n\nParameters\n----------\nx : int\n    The x.\n\n"
+            "Prose after the items, which numpydoc would read as one more item.\nSecond line.\n\n"
+            ">>> x = 1\n\nAttributes\n----------\ny : int\n    The y.\n")
+    assert rst.convert_sections(text).splitlines() == [
+        "Intro.", "", "Parameters", "----------", "x : int", "    The x.", "",  # items stay items
+        "Notes", "-----", "Prose after the items, which numpydoc would read as one more item.", "Second line.", "",
+        "```pycon", ">>> x = 1", "```", "",
+        "Attributes", "----------", "y : int", "    The y."]
+    examples = "Examples\n--------\n>>> 1\n1"
+    assert rst.convert_sections(examples) == examples  # griffe reads these itself
+
+
+def test_rst_roles_become_cross_references(rst):
+    import griffe
+
+    pkg = griffe.load("boundcalc", search_paths=[str(ROOT)], docstring_parser="numpy",
+                      extensions=griffe.load_extensions(rst.SphinxToMarkdown))
+    exact = pkg["bounds.exact"].docstring.value
+    assert "[`lower_bound`][boundcalc.bounds.exact.lower_bound]" in exact  # relative, resolved in scope
+    assert "[`BoundResult`][boundcalc.result.BoundResult]" in exact  # ~ shows the last name
+    assert ":func:" not in exact and ":class:" not in exact
+    registry = pkg["registry"].docstring.value
+    assert "[`boundcalc.cpe.ALGORITHMS`][boundcalc.cpe.exploration.ALGORITHMS]" in registry  # lazy export
+    assert "(`boundcalc.lp._kernels.ecw_closed_form`)" in pkg["lp.ecw.ecw_allocation"].docstring.value  # private
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("page", [p for p in PAGES if console_commands(p)], ids=lambda p: p.name)
 def test_console_blocks_print_what_the_page_shows(page, tmp_path):

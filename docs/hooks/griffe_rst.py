@@ -46,7 +46,7 @@ def _indent(line: str) -> int:
 # ----------------------------------------------------------------------------- block constructs
 def _fence(lines: list[str], lang: str, indent: int) -> list[str]:
     pad = " " * indent
-    body = textwrap.dedent("\n".join(lines)).splitlines()
+    body = textwrap.dedent("\n".join(lines)).strip("\n").splitlines()
     return [f"{pad}```{lang}", *[f"{pad}{ln}" if ln.strip() else "" for ln in body], f"{pad}```"]
 
 
@@ -93,8 +93,8 @@ def _block_end(lines: list[str], start: int, indent: int) -> int:
 
 
 def _join_open_literals(lines: list[str]) -> list[str]:
-    """Join a line whose ````literal```` runs on into the next (Markdown would read a ``+`` or ``*``
-    opening the next line as a list item before it sees the code span)."""
+    """Join a line whose double-backtick literal runs on into the next line (Markdown would read a
+    ``+`` or ``*`` opening that next line as a list item before it sees the code span)."""
     out: list[str] = []
     for ln in lines:
         if out and out[-1].count("``") % 2 and ln.strip() and not out[-1].lstrip().startswith(">>>"):
@@ -139,7 +139,7 @@ def convert_blocks(text: str, *, deflists: bool = True, doctests: bool = True) -
             out.extend(_fence(lines[k:end], "pycon", ind))
             k = end
             continue
-        if stripped.endswith("::") and not ROLE.search(stripped[-3:]) and k + 1 < len(lines) and not lines[k + 1].strip():
+        if stripped.endswith("::") and k + 1 < len(lines) and not lines[k + 1].strip():
             end = _block_end(lines, k + 1, ind)
             if end > k + 1:
                 head = ln.rstrip()[:-2].rstrip()
@@ -156,6 +156,8 @@ def convert_blocks(text: str, *, deflists: bool = True, doctests: bool = True) -
             out.append("")
             out.extend(" " * ind + b if b.strip() else "" for b in
                        convert_blocks(body, deflists=deflists, doctests=doctests).splitlines())
+            if end < len(lines) and lines[end].strip():
+                out.append("")  # RST lets the next term follow at once; Markdown needs a paragraph break
             k = end
             continue
         out.append(ln)
@@ -179,11 +181,15 @@ def convert_sections(text: str) -> str:
                                                            else [(title, body)])]
     out = []
     for title, body in parts:
+        if not title and not body:
+            continue  # the docstring opens with a section
         head, rest = (body[:2], body[2:]) if title else ([], body)
         converted = convert_blocks("\n".join(rest), deflists=title not in ITEM_SECTIONS,
                                    doctests=title != "examples")
+        trailing = len(rest) - len("\n".join(rest).rstrip("\n").split("\n")) if rest else 0
         out.extend(head)
         out.append(converted)
+        out.extend([""] * trailing)  # the blank line before the next section title stays
     return "\n".join(x for x in out if x is not None)
 
 
