@@ -134,6 +134,14 @@ def test_commands_catch_an_unknown_option(scratch):
     assert exc.value.code == 2
 
 
+def test_the_api_overview_lists_every_top_level_name():
+    import boundcalc
+
+    text = (DOCS / "api" / "index.md").read_text(encoding="utf-8")
+    missing = [n for n in boundcalc.__all__ if f"[`{n}`][" not in text]
+    assert not missing, f"docs/api/index.md does not list boundcalc.{', boundcalc.'.join(missing)}"
+
+
 # ----------------------------------------------------------------------------- docs/hooks/griffe_rst.py
 @pytest.fixture(scope="module")
 def rst():
