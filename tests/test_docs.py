@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from test_readme import BLOCK, logical_lines, normalise, run_shell
+from test_readme import BLOCK, console_pairs, logical_lines, normalise, run_shell
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -50,19 +50,7 @@ def commands(page: Path) -> list[str]:
 
 
 def console_commands(page: Path) -> list[tuple[str, list[str]]]:
-    out = []
-    for body in page_blocks(page, "console"):
-        cmd, expected = None, []
-        for line in body.splitlines():
-            if line.startswith("$ "):
-                if cmd is not None:
-                    out.append((cmd, expected))
-                cmd, expected = line[2:].strip(), []
-            elif cmd is not None:
-                expected.append(line)
-        if cmd is not None:
-            out.append((cmd, expected))
-    return out
+    return console_pairs(page_blocks(page, "console"))
 
 
 def test_the_pages_have_examples():

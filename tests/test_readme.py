@@ -134,8 +134,13 @@ def test_python_blocks_run(tmp_path, monkeypatch):
 
 # ----------------------------------------------------------------------------- shell blocks
 def console_commands() -> list[tuple[str, list[str]]]:
+    return console_pairs(blocks("console"))
+
+
+def console_pairs(bodies: list[str]) -> list[tuple[str, list[str]]]:
+    """``(command, the lines printed under it)`` for every ``$ command`` of ``console`` blocks."""
     out = []
-    for body in blocks("console"):
+    for body in bodies:
         cmd, expected = None, []
         for line in body.splitlines():
             if line.startswith("$ "):
