@@ -6,7 +6,11 @@
 * every ``boundcalc ...`` command in a ``bash`` or ``console`` block is accepted by the real
   parser (:func:`boundcalc.cli.build_parser`), so no page shows an option that does not exist;
   the ``console`` blocks also run, and must print what the page shows (``slow``: a subprocess each);
-* ``mkdocs build --strict`` succeeds (``slow``; skipped when the ``docs`` extra is not installed).
+* ``docs/api/index.md`` lists every name of ``boundcalc.__all__``;
+* the griffe extension that reads the docstrings' reStructuredText as Markdown
+  (``docs/hooks/griffe_rst.py``) converts each construct, and resolves roles on the real package;
+* ``mkdocs build --strict`` succeeds (``slow``). These two need the ``docs`` extra and are skipped
+  without it.
 
 The README's own blocks are checked by ``tests/test_readme.py``, whose helpers run the commands here.
 """
