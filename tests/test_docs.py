@@ -134,6 +134,22 @@ def test_the_api_overview_lists_every_top_level_name():
     assert not missing, f"docs/api/index.md does not list boundcalc.{', boundcalc.'.join(missing)}"
 
 
+def test_every_public_module_has_its_reference():
+    """A new module must be added to a page of docs/api/ (else references to it break the build)."""
+    import pkgutil
+    import re
+
+    import boundcalc
+
+    modules = [m.name for m in pkgutil.walk_packages(boundcalc.__path__, "boundcalc.")
+               if not any(part.startswith("_") for part in m.name.split("."))]
+    shown = {m for page in (DOCS / "api").glob("*.md")
+             for m in re.findall(r"^::: (\S+)", page.read_text(encoding="utf-8"), re.M)}
+    assert "boundcalc.lp.cutting" in modules and "boundcalc" in shown
+    missing = [m for m in modules if m not in shown]
+    assert not missing, f"no '::: MODULE' in docs/api/*.md for {', '.join(missing)}"
+
+
 # ----------------------------------------------------------------------------- docs/hooks/griffe_rst.py
 @pytest.fixture(scope="module")
 def rst():
