@@ -8,9 +8,11 @@ Zhao, ICML 2020).
   its maximum is unique (:class:`boundcalc.cpe.algorithms._Lin`);
 * :func:`clucb_rounds` -- rounds of Algorithm 1 / 5's loop over the enumerated maximum
   matchings (:func:`boundcalc.cpe.algorithms.clucb_borda_pac`);
-* :func:`car_round` -- CAR-Cond's counts after a round's duels, the confidence matrix ``bar P_t``
-  of eq. (8) and the screen of its line 9 tests (:class:`boundcalc.cpe.algorithms._MaxMin`), as
-  a filter: True only when no test of the round can succeed, by a margin;
+* :func:`confidence` -- the confidence matrices ``bar P_t``, ``underline P_t`` of eq. (8);
+* :func:`car_round` -- CAR-Cond's counts after a round's duels, its confidence matrices and the
+  screen of its line 9 tests (:class:`boundcalc.cpe.algorithms._MaxMin`), as a filter: True only
+  when no test of the round can succeed, by a margin;
+* :func:`bounds01` -- CAR-Cond's certified bounds on an oracle value at 0/1 points;
 * :func:`verify_round` -- one round of CAR-Verify's verification (Algorithm 4, lines 5-14) over
   the enumerated matchings;
 * :func:`condorcet_lp`, :func:`dual_point` -- the emptiness tests, the LP and the points read
@@ -33,12 +35,12 @@ import math
 
 import numpy as np
 
-__all__ = ["load", "exact_draws", "best_forced", "clucb_rounds", "car_round", "verify_round", "condorcet_lp",
+__all__ = ["load", "exact_draws", "best_forced", "clucb_rounds", "confidence", "car_round", "bounds01", "verify_round", "condorcet_lp",
            "dual_point", "pairwise_sum", "OUTPUT", "BREAK", "TIE", "MORE", "ERROR", "DUEL", "FALLBACK"]
 
-_NAMES = ("pairwise_sum", "best_forced", "best_two", "_raw64", "_bounded", "exact_draws", "clucb_rounds", "car_round",
-          "_unique_best", "verify_round", "_face", "_saturates", "condorcet_lp",
-          "dual_point")
+_NAMES = ("pairwise_sum", "best_forced", "best_two", "_raw64", "_bounded", "exact_draws", "clucb_rounds",
+          "confidence", "car_round", "bounds01", "_unique_best", "verify_round", "_face", "_saturates",
+          "condorcet_lp", "dual_point")
 _MODULE = None  # this module, once its kernels are wrapped
 
 # Return codes of clucb_rounds.
@@ -295,41 +297,56 @@ def clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_e
 
 
 # ---------------------------------------------------------------------------- CAR-Cond's screen
-def car_round(W, N, pa, pb, xs, comp, X, allowed, starts, log_term, thr, margin, Pu):  # pragma: no cover - compiled
+def confidence(W, N, comp, log_term, Pu, Pl):  # pragma: no cover - compiled
+    """``bar P_t`` (into ``Pu``) and ``underline P_t`` (into ``Pl``) of 004 eq. (8) from the win
+    counts ``W`` and duel counts ``N``: ``hat p +- c`` clipped to [0, 1] with ``c = sqrt(log_term /
+    (2 N))`` (``log_term = ln(4 K t^3 / delta)``; ``x/0 := 1``: ``hat p = 1/2``, ``c = 1`` where
+    ``N = 0``), 1/2 on the diagonal, 0 between incomparable edges."""
+    m = W.shape[0]
+    for e in range(m):
+        for f in range(m):
+            if e == f:
+                Pu[e, f] = 0.5
+                Pl[e, f] = 0.5
+            elif comp[e, f]:
+                n = N[e, f]
+                if n > 0:
+                    ph = W[e, f] / n
+                    c = math.sqrt(log_term / (2.0 * n))
+                else:
+                    ph = 0.5
+                    c = 1.0
+                v = ph + c
+                Pu[e, f] = v if v < 1.0 else 1.0
+                v = ph - c
+                Pl[e, f] = v if v > 0.0 else 0.0
+            else:
+                Pu[e, f] = 0.0
+                Pl[e, f] = 0.0
+
+
+def car_round(W, N, pa, pb, xs, comp, X, allowed, starts, log_term, thr, margin, Pu, Pl):  # pragma: no cover - compiled
     """One round of CAR-Cond after its duels (:func:`boundcalc.cpe.algorithms._car_cond_gen`).
 
     Adds the round's outcomes to the counts (pair ``(pa[k], pb[k])``: ``W[a, b] += x``, ``W[b, a]
-    += 1 - x``, ``N[a, b] += 1``, ``N[b, a] += 1``, in order), then -- when ``X`` has rows --
+    += 1 - x``, ``N[a, b] += 1``, ``N[b, a] += 1``, in order), fills ``Pu``, ``Pl`` with the
+    round's confidence matrices (:func:`confidence`, line 7), then -- when ``X`` has rows --
     returns True when every screen bound of the round clears ``thr`` by ``margin``: no line 15 /
     17 test can succeed (see :meth:`boundcalc.cpe.algorithms._MaxMin.screen`).
 
-    The screen: ``Pu`` receives ``bar P_t`` of eq. (8) (``x/0 := 1``, 1/2 on the diagonal, 0
-    between incomparable edges) from the counts and ``log_term = ln(4 K t^3 / delta)``, the same
-    arithmetic as the numpy code; each row ``x`` of ``X`` (the screen's start points) gives
-    ``(1/l) sum_j min_{f in E_j allowed} (Q^T x)_f``, a sum whose order may differ from numpy's
-    matrix product by rounding -- hence the margin."""
+    The screen: each row ``x`` of ``X`` (the screen's start points) gives ``(1/l) sum_j min_{f in
+    E_j allowed} (Pu^T x)_f``, a sum whose order may differ from numpy's matrix product by
+    rounding -- hence the margin."""
     for k in range(pa.shape[0]):
         a, b, x = pa[k], pb[k], xs[k]
         W[a, b] += x
         W[b, a] += 1.0 - x
         N[a, b] += 1.0
         N[b, a] += 1.0
+    confidence(W, N, comp, log_term, Pu, Pl)
     if X.shape[0] == 0:
         return False
     m = W.shape[0]
-    for e in range(m):
-        for f in range(m):
-            if e == f:
-                Pu[e, f] = 0.5
-            elif comp[e, f]:
-                n = N[e, f]
-                if n > 0:
-                    v = W[e, f] / n + math.sqrt(log_term / (2.0 * n))
-                else:
-                    v = 0.5 + 1.0
-                Pu[e, f] = v if v < 1.0 else 1.0
-            else:
-                Pu[e, f] = 0.0
     l = starts.shape[0]
     for r in range(X.shape[0]):
         tot = 0.0
@@ -347,6 +364,27 @@ def car_round(W, N, pa, pb, xs, comp, X, allowed, starts, log_term, thr, margin,
         if not tot / l >= thr + margin:
             return False
     return True
+
+
+def bounds01(Q, ysel, xsel, A1, R1, A, R, Ms, inc, ep, tie_tol, w, out):  # pragma: no cover - compiled
+    """The certified bounds of one CAR-Cond oracle value at 0/1 points, as
+    :meth:`boundcalc.cpe.algorithms._MaxMin.get_bounds` computes them: ``out[0] = max_{M in
+    P(A1, R1)} w(M)`` with ``w = Q y`` and ``out[1] = min_{M in P(A, R)} w'(M)`` with ``w' = Q^T x``,
+    ``y`` the matching ``ysel`` and ``x`` the matching ``xsel`` (empty: the first maximiser).
+
+    ``Q`` must vanish between edges of different positions (as ``bar P``, ``underline P`` do):
+    then ``(Q y)_e = Q[e, y's edge at s(e)]`` exactly, whatever the order of a matrix product's
+    sum.  False when an MWMC optimum is tied (the caller's numpy / LSA path decides)."""
+    m = Q.shape[0]
+    for e in range(m):
+        w[e] = Q[e, ysel[ep[e]]]
+    i = best_forced(w, Ms, inc, A1, R1, False, tie_tol, out[0:1])
+    if i < 0:
+        return False
+    x = xsel if xsel.shape[0] > 0 else Ms[i]
+    for f in range(m):
+        w[f] = Q[x[ep[f]], f]
+    return best_forced(w, Ms, inc, A, R, True, tie_tol, out[1:2]) >= 0
 
 
 # ---------------------------------------------------------------------------- CAR-Verify's rounds

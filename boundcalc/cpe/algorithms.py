@@ -24,10 +24,15 @@ Readings common to all five (where 004's text leaves a choice):
   MWMC oracle is ``scipy.optimize.linear_sum_assignment`` on the position x candidate table
   with forced sets (the same oracle as :func:`boundcalc.cpe.oracle.mwmc`, called directly to
   save its input checks in the inner loops), and tied matchings are whichever it returns.
-* Speed: the CLUCB loops (Algorithms 1 and 5) run compiled (numba) over the enumerated maximum
-  matchings where there are at most :data:`FAST_MAX_MATCHINGS` of them, taking exactly the LSA
-  loop's decisions and duels (rounds with tied matchings are handed to LSA); ``fast=False``
-  gives the LSA loop.
+* Speed: the inner loops run compiled (numba, :mod:`boundcalc.cpe._kernels`), each taking
+  exactly the decisions and duels of the numpy / LSA code it stands for, which keeps every
+  case a rounding error could decide (tied matchings, sums within a margin of a threshold):
+  the CLUCB loops (Algorithms 1 and 5) and CAR-Verify's rounds over the enumerated maximum
+  matchings where there are at most :data:`FAST_MAX_MATCHINGS` of them (``fast=False``: the
+  LSA path); the MWMC oracle by enumeration where its optimum is unique; CAR-Cond's counts,
+  confidence matrices and screen, so that only a round where some test can succeed runs in
+  Python; the sampler's draws and the Condorcet oracle's assembly (their modules).
+  ``tests/test_cpe_algorithms.py`` replays runs recorded from the numpy implementation.
 * ``max_duels``: a run that would draw more stops with ``stopped="budget"`` and no matching.
 
 >>> from boundcalc.cpe import CPEInstance
@@ -561,6 +566,11 @@ class _MaxMin:
     bound on ``ExU`` / ``InU`` is ``(1/l) sum_j min_{f in E_j allowed} (Q^T xh)_f`` (the min
     over ``y`` with the candidate constraints dropped), one matrix product for all edges.
     Every decision is the one the exact oracle values give.
+
+    Compiled: bounds at 0/1 points (vertices) by :func:`boundcalc.cpe._kernels.bounds01` when
+    ``Q`` vanishes between positions (then ``Q y`` has one term per entry, the same number in any
+    summation order) and both MWMC optima are unique; at fractional points through numpy's
+    matrix products and :class:`_Lin`.
     """
 
     def __init__(self, inst: CPEInstance, lin: _Lin):
@@ -568,7 +578,14 @@ class _MaxMin:
         self.l = inst.n_positions
         self.m = inst.n_edges
         self.starts = np.array([int(ix[0]) for ix in inst.position_edges], dtype=np.intp)
+        self.ep = np.asarray(inst.edge_position, dtype=np.intp)
+        self.off_block = ~np.asarray(inst.comparable)
         self.points: dict = {}
+        self.matchings: dict = {}  # key -> the points as matchings (None where fractional)
+        self.kern = lin.kern  # compiled bounds at 0/1 points, with the enumerated matchings
+        self.work, self.out = np.empty(self.m), np.empty(2)
+        self.no_sel = np.zeros(0, dtype=np.intp)
+        self.start_gen = 0  # changes whenever a start point of the screen may change
         self.version = None
         self.lp_calls = 0
         self.bound_decided = 0
@@ -581,6 +598,7 @@ class _MaxMin:
         self.Qs = Qs
         self.exact: dict = {}
         self.bounds: dict = {}
+        self.blocked: dict = {}  # which of Qs vanish between positions (bar P, underline P do)
         return self.set_sets(A, R)
 
     def set_sets(self, A: np.ndarray, R: np.ndarray) -> bool:
@@ -591,10 +609,12 @@ class _MaxMin:
             self.version = version
             self.vertex: dict = {}
             self.start: dict = {}
+            self.start_gen += 1
             self.sets: dict = {}
             self.Al, self.Rl = A.tolist(), R.tolist()
             _, My = self.lin.best(np.zeros(self.m), A, R)
             self.y_vertex = None if My is None else _indicator(self.m, My)
+            self.y_matching = My
             allowed = np.ones(self.m, dtype=bool)
             allowed[R] = False
             for a in A.tolist():
@@ -694,15 +714,33 @@ class _MaxMin:
             self.exact[key] = -np.inf
             return -np.inf, -np.inf
         xh, yh = self.points.get(key, (None, None))
+        xM, yM = self.matchings.get(key, (None, None))
         if not self._feasible(yh, self.Al, self.Rl):
-            yh = self.y_vertex
-        hi, Mx = self.lin.best(Q @ yh, A1, R1)
+            yh, yM = self.y_vertex, self.y_matching
         if not self._feasible(xh, A1l, R1l):
+            xh, xM = None, self.no_sel
+        if which not in self.blocked:
+            self.blocked[which] = not Q[self.off_block].any()
+        if self.kern is not None and self.blocked[which] and yM is not None and xM is not None:
+            if self.kern.bounds01(Q, yM, xM, A1, R1, self.A, self.R, self.lin.en.Ms, self.lin.en.inc, self.ep,
+                                  _TIE_TOL, self.work, self.out):
+                self.lin.calls += 2
+                out = self.bounds[key] = (float(self.out[1]) / self.l, float(self.out[0]) / self.l)
+                return out
+        hi, Mx = self.lin.best(Q @ yh, A1, R1)
+        if xh is None:
             xh = _indicator(self.m, Mx)
         lo, _ = self.lin.best(Q.T @ xh, self.A, self.R, minimize=True)
         out = (lo / self.l, hi / self.l)
         self.bounds[key] = out
         return out
+
+    def _matching(self, v):
+        """The edges of a 0/1 point with one 1 per position, in position order (else None)."""
+        if v is None or not np.all((v == 0.0) | (v == 1.0)):
+            return None
+        M = np.flatnonzero(v)
+        return M if M.size == self.l and np.array_equal(self.ep[M], np.arange(self.l)) else None
 
     def solve(self, key) -> float:
         if key in self.exact:
@@ -715,8 +753,9 @@ class _MaxMin:
         r = condorcet_oracle(self.inst, self.Qs[which], A1, R1, self.A, self.R)
         if r.x is not None and r.y is not None:
             self.points[key] = (r.x, r.y)
-            if which == "U":
-                self.start.pop((e, side), None)
+            self.matchings[key] = (self._matching(r.x), self._matching(r.y))
+            if which == "U" and self.start.pop((e, side), None) is not None:
+                self.start_gen += 1
         self.exact[key] = float(r.value)
         return float(r.value)
 
@@ -742,14 +781,12 @@ class _MaxMin:
 
 
 def _confidence(W: np.ndarray, N: np.ndarray, log_term: float, comparable: np.ndarray):
-    """``bar P_t`` and ``underline P_t`` of eq. (8), with ``P_ii = 1/2`` and 0 between incomparable edges."""
-    c = _radius(log_term, N)
-    phat = np.divide(W, N, out=np.full(W.shape, 0.5), where=N > 0)
-    Pu = np.where(comparable, np.minimum(1.0, phat + c), 0.0)
-    Pl = np.where(comparable, np.maximum(0.0, phat - c), 0.0)
-    np.fill_diagonal(Pu, 0.5)
-    np.fill_diagonal(Pl, 0.5)
-    return Pu, Pl, c
+    """``bar P_t`` and ``underline P_t`` of eq. (8), with ``P_ii = 1/2`` and 0 between incomparable
+    edges (:func:`boundcalc.cpe._kernels.confidence`)."""
+    Pu, Pl = np.empty(W.shape), np.empty(W.shape)
+    _kernels.load().confidence(np.asarray(W, dtype=float), np.asarray(N, dtype=float), np.asarray(comparable),
+                               float(log_term), Pu, Pl)
+    return Pu, Pl
 
 
 # A generator protocol: an algorithm yields a duel request (e, f), receives the outcome (bool);
@@ -772,7 +809,7 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
     iu = np.triu_indices(m, 1)
     pair_ok = comparable[iu]
     kern = _kernels.load()
-    Pu_work = np.empty((m, m))
+    Pu, Pl = np.empty((m, m)), np.empty((m, m))  # line 7's matrices, refilled every round
     starts = mm.starts.astype(np.int64)
     no_points = np.zeros((0, m))
     pairs = None  # the comparable pairs inside U (line 6), rebuilt when U changes
@@ -802,17 +839,18 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
                 # the counts of eq. (7); a round where the screen rules out every test (by a
                 # margin) changes nothing but the screen's count: settled by the kernel; any
                 # other round as written below
+                if X is not None and X_gen != mm.start_gen:
+                    X = None
                 if X is None and mm.set_sets(Aarr, Rarr):
                     X = mm.screen_points(U_prev)
+                    X_gen = mm.start_gen
                 if kern.car_round(W, N, pa, pb, xs, comparable, no_points if X is None else X, mm.allowed, starts,
-                                  log_term, 0.5 - eps_q, _MARGIN, Pu_work):
+                                  log_term, 0.5 - eps_q, _MARGIN, Pu, Pl):
                     mm.screened += X.shape[0]
                     if not pairs:
                         return ("error", "no duel left to draw and no decision possible: the run cannot progress")
                     continue
-                X = None
-                Pu, Pl, _ = _confidence(W, N, log_term, comparable)  # line 7
-                if not mm.new_round({"U": Pu, "L": Pl}, Aarr, Rarr):
+                if not mm.new_round({"U": Pu, "L": Pl}, Aarr, Rarr):  # line 7's matrices (car_round)
                     return ("error", "P(M, A, R) is empty: accepted/rejected sets admit no matching "
                                      "(a wrong decision, probability <= delta)")
                 changed = False
@@ -839,7 +877,7 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
                                              "(a wrong decision, probability <= delta)")
                         return ("output", tuple(int(x) for x in Aa[np.argsort(lin.ep[Aa])]))
                 if changed:
-                    pairs = None
+                    pairs = X = None
                 elif not pairs:
                     return ("error", "no duel left to draw and no decision possible: the run cannot progress")
             e_prev = e_q
@@ -1002,7 +1040,9 @@ def car_cond(inst, delta: float, *, rng=None, max_duels: int | None = None) -> E
     written.  A test is settled by certified bounds on the two values it compares (each an
     MWMC at the last exact solution for that value) when they decide it, and by the exact LP
     otherwise -- the decision is always the exact oracle's (stats: ``lp_calls``,
-    ``bound_decided``).
+    ``bound_decided``).  A round whose screen rules out every test (see :class:`_MaxMin`) is
+    settled by :func:`boundcalc.cpe._kernels.car_round` when every bound clears its threshold
+    by ``_MARGIN``, and otherwise by the numpy screen.
 
     A run stops with ``stopped="error"`` (never a wrong matching) if the accepted and rejected
     sets leave no matching or ``l`` accepted edges are not a matching (only after a wrong
@@ -1131,6 +1171,7 @@ def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
         return None
 
     def finish(kind, payload, k):
+        stats["steps"] = t
         stats["instances"] = len(gens)
         stats["duels_per_instance"] = [s["duels"] for s in gens]
         stats["mwmc_calls"] = lin.calls
@@ -1147,16 +1188,13 @@ def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
     t = 0
     while True:
         t += 1  # line 4
-        stats["steps"] = t
-        k = 0
-        while t % (2**k) == 0:  # line 5
+        for k in range((t & -t).bit_length()):  # line 5: every k with 2^k | t, in increasing k
             if k == len(gens):
                 out = start(k)  # started at t = 2^k
                 if out is not None:
                     if out[0] == "output":
                         return finish("output", out[1], k)
                     stats["errors"].append(k)
-                    k += 1
                     continue
             slot = gens[k]
             if not slot["done"]:
@@ -1172,4 +1210,3 @@ def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
                     if kind == "output":  # lines 7-9
                         return finish("output", payload, k)
                     stats["errors"].append(k)
-            k += 1

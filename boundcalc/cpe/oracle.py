@@ -101,16 +101,10 @@ class _Face:
 
 
 def _face(inst: CPEInstance, A: np.ndarray, R: np.ndarray) -> _Face:
-    ep, ec = inst.edge_position, inst.edge_candidate
-    blocked = np.zeros(inst.n_edges, dtype=bool)
-    blocked[R] = True
-    pcov = np.zeros(inst.n_positions, dtype=bool)
-    if A.size:
-        ccov = np.zeros(inst.n_candidates, dtype=bool)
-        pcov[ep[A]] = True
-        ccov[ec[A]] = True
-        blocked |= pcov[ep] | ccov[ec]
-    free = np.flatnonzero(~blocked)
+    ec = inst.edge_candidate
+    free_mask, pcov, _ = _kernels.load()._face(inst.edge_position, ec, inst.n_positions, inst.n_candidates,
+                                               np.asarray(A, dtype=np.intp), np.asarray(R, dtype=np.intp))
+    free = np.flatnonzero(free_mask)
     pos = np.flatnonzero(~pcov)
     cnt = np.bincount(ec[free], minlength=inst.n_candidates)
     cands = np.flatnonzero(cnt >= 2)
@@ -241,7 +235,9 @@ def condorcet_oracle(inst: CPEInstance, Q, A1=(), R1=(), A2=(), R2=(), *, presol
         ``nnz``, ``time`` (seconds), ``iterations``.  ``value = -inf`` (status
         ``"empty-max"``, ``x = y = None``) when ``P(M,A1,R1)`` is empty; ``value = +inf``
         (status ``"empty-min"``, ``x`` one feasible matching, ``y = None``) when only
-        ``P(M,A2,R2)`` is empty.  Emptiness is decided exactly by :func:`mwmc` before the LP.
+        ``P(M,A2,R2)`` is empty.  Emptiness is decided exactly before the LP (``A`` a matching
+        disjoint from ``R``, and augmenting paths matching every position ``A`` leaves free
+        with free edges); the feasible matching of ``"empty-min"`` is :func:`mwmc`'s.
 
     Raises
     ------
@@ -282,7 +278,11 @@ def condorcet_oracle(inst: CPEInstance, Q, A1=(), R1=(), A2=(), R2=(), *, presol
     player's optimal strategy ``y* = b + w*`` (von Neumann: the bilinear game over two
     polytopes has a saddle point), with ``max_{x in P1} (1/l) x^T Q y* = value``.
 
-    Size: ``|F1| + |J2| + |C2|`` columns, ``|F2| + |J1| + |C1|`` rows.
+    Size: ``|F1| + |J2| + |C2|`` columns, ``|F2| + |J1| + |C1|`` rows.  The faces, the LP
+    (column-wise, rows ascending in each column) and the points read from its solution are
+    assembled by :func:`boundcalc.cpe._kernels.condorcet_lp` and
+    :func:`boundcalc.cpe._kernels.dual_point`; ``Q chi_A``, ``Q^T chi_A`` and ``x^T Q y`` stay
+    numpy products (their summation order is numpy's).
 
     >>> from boundcalc.cpe import CPEInstance
     >>> inst = CPEInstance.from_matrix([[0.5, 0.8, 0.4], [0.2, 0.5, 0.9], [0.6, 0.1, 0.5]])

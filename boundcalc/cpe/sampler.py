@@ -11,7 +11,8 @@ obtains one from the Jerrum-Sinclair-Vigoda perfect-matching sampler.
   subset dynamic program of :func:`boundcalc.cpe.matching_counts`: candidates are decided
   last to first, each staying unused or taking one free adjacent position with probability
   proportional to the number of completions.  Costs ``O(n 2^l)`` memory once and ``O(n deg)``
-  per sample; refused above ``max_exact`` table entries.
+  per sample (compiled: :func:`boundcalc.cpe._kernels.exact_draws`, reading the generator as
+  ``Generator.integers`` on an array of bounds would); refused above ``max_exact`` table entries.
 * ``"mcmc"`` -- a Markov chain (Broder's chain on perfect and near-perfect matchings, as
   analysed by Jerrum & Sinclair 1989, adapted to "every position filled"); see
   :class:`MatchingSampler` for what is proven and what is heuristic.
