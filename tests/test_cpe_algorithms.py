@@ -4,6 +4,9 @@ Checked against things that do not come from the algorithms: the true winners (M
 enumeration in boundcalc.cpe), 004's lower bounds with the explicit constants of App. B.6 and
 C.4, and upper bounds with the constants of the proofs (stated below), the exact Condorcet LP
 (boundcalc.cpe.oracle) for the bound-settled tests of CAR-Cond, and brute force for the MWMC.
+The compiled loops (boundcalc.cpe._kernels) are checked against runs recorded from the numpy
+implementation they replaced (tests/cpe_recorded.py: whole duel sequences, traces, statistics)
+and against the numpy / LSA path they fall back to.
 
 Upper-bound constants used (sample counts in duels, delta the run's confidence):
 
@@ -672,12 +675,14 @@ def test_runs_equal_the_recorded_numpy_runs(case):
 
 
 def _numpy_car_rounds(monkeypatch):
-    """CAR-Cond's rounds all through the numpy screen and tests (the kernel only adds the counts),
-    and every MWMC through linear_sum_assignment (no enumerated matchings)."""
+    """CAR-Cond's rounds all through the numpy screen and tests (the kernel only adds the counts
+    and forms the confidence matrices), and every MWMC through linear_sum_assignment (no
+    enumerated matchings)."""
     kern = _kernels.load()
     counts_only = kern.car_round
 
     def no_screen(W, N, pa, pb, xs, comp, X, *rest):
+        rest[-1][:] = np.nan  # no screen bounds either
         return counts_only(W, N, pa, pb, xs, comp, X[:0], *rest)
 
     monkeypatch.setattr(kern, "car_round", no_screen)

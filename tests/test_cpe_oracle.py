@@ -11,7 +11,10 @@ Independent checks:
 * the exact sampler by a chi-square test against the enumerated count, the chain by its total
   variation from uniform;
 * 004's Frank-Wolfe oracle (Algorithms 6-7) by weak duality: its value is a lower bound and
-  its certificate an upper bound of the exact value.
+  its certificate an upper bound of the exact value;
+* the compiled sampler draws and oracle assembly (boundcalc.cpe._kernels) against a plain
+  transcription of the numpy sampler, ``Generator.integers`` itself, and draws and oracle
+  answers recorded from the numpy implementation (tests/cpe_recorded.py), bit for bit.
 """
 
 from __future__ import annotations

@@ -325,7 +325,7 @@ def confidence(W, N, comp, log_term, Pu, Pl):  # pragma: no cover - compiled
                 Pl[e, f] = 0.0
 
 
-def car_round(W, N, pa, pb, xs, comp, X, allowed, starts, log_term, thr, margin, Pu, Pl):  # pragma: no cover - compiled
+def car_round(W, N, pa, pb, xs, comp, X, allowed, starts, log_term, thr, margin, Pu, Pl, bounds):  # pragma: no cover - compiled
     """One round of CAR-Cond after its duels (:func:`boundcalc.cpe.algorithms._car_cond_gen`).
 
     Adds the round's outcomes to the counts (pair ``(pa[k], pb[k])``: ``W[a, b] += x``, ``W[b, a]
@@ -334,9 +334,9 @@ def car_round(W, N, pa, pb, xs, comp, X, allowed, starts, log_term, thr, margin,
     returns True when every screen bound of the round clears ``thr`` by ``margin``: no line 15 /
     17 test can succeed (see :meth:`boundcalc.cpe.algorithms._MaxMin.screen`).
 
-    The screen: each row ``x`` of ``X`` (the screen's start points) gives ``(1/l) sum_j min_{f in
-    E_j allowed} (Pu^T x)_f``, a sum whose order may differ from numpy's matrix product by
-    rounding -- hence the margin."""
+    The screen: each row ``x`` of ``X`` (the screen's start points) gives the bound ``(1/l)
+    sum_j min_{f in E_j allowed} (Pu^T x)_f`` (into ``bounds``), a sum whose order may differ
+    from numpy's matrix product by rounding -- hence the margin."""
     for k in range(pa.shape[0]):
         a, b, x = pa[k], pb[k], xs[k]
         W[a, b] += x
@@ -348,6 +348,7 @@ def car_round(W, N, pa, pb, xs, comp, X, allowed, starts, log_term, thr, margin,
         return False
     m = W.shape[0]
     l = starts.shape[0]
+    settled = True
     for r in range(X.shape[0]):
         tot = 0.0
         for j in range(l):
@@ -361,9 +362,10 @@ def car_round(W, N, pa, pb, xs, comp, X, allowed, starts, log_term, thr, margin,
                     if g < lo:
                         lo = g
             tot += lo
-        if not tot / l >= thr + margin:
-            return False
-    return True
+        bounds[r] = tot / l
+        if not bounds[r] >= thr + margin:
+            settled = False
+    return settled
 
 
 def bounds01(Q, ysel, xsel, A1, R1, A, R, Ms, inc, ep, tie_tol, w, out):  # pragma: no cover - compiled

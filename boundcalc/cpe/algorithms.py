@@ -245,7 +245,7 @@ FAST_MAX_MATCHINGS = 4096
 _TIE_TOL = 1e-9
 #: Kernel decisions on a sum compared with a threshold are taken only this far from it (a
 #: different summation order moves a sum by far less); closer ones go to the numpy / LSA path.
-_MARGIN = 1e-12
+_MARGIN = 1e-9
 
 
 class _Enum:
@@ -678,8 +678,12 @@ class _MaxMin:
             rows += [xin, xex]
         return np.vstack(rows) if rows else None
 
-    def screen(self, U: list, eps: float):
-        """For each ``e`` in ``U``: (accept possible, reject possible) -- see the class docstring."""
+    def screen(self, U: list, eps: float, near=None):
+        """For each ``e`` in ``U``: (accept possible, reject possible) -- see the class docstring.
+
+        ``near``: the bounds :func:`boundcalc.cpe._kernels.car_round` computed for the rows of
+        :meth:`screen_points` (every point present); where each clears or misses ``1/2 - eps``
+        by ``_MARGIN`` they decide as these would, and the numpy bounds are computed otherwise."""
         out = {}
         thr = 0.5 - eps
         rows, keys = [], []
@@ -692,9 +696,11 @@ class _MaxMin:
             rows += [xin, xex]
             keys.append(e)
         if keys:
-            G = np.vstack(rows) @ self.Qs["U"]  # row r: (Q^T x_r)_f
-            G[:, ~self.allowed] = np.inf
-            lo = np.minimum.reduceat(G, self.starts, axis=1).sum(axis=1) / self.l
+            lo = None if near is None else near[:len(rows)]
+            if lo is None or not np.all(np.abs(lo - thr) >= _MARGIN):  # (NaN: not computed)
+                G = np.vstack(rows) @ self.Qs["U"]  # row r: (Q^T x_r)_f
+                G[:, ~self.allowed] = np.inf
+                lo = np.minimum.reduceat(G, self.starts, axis=1).sum(axis=1) / self.l
             for k, e in enumerate(keys):
                 lo_in, lo_ex = lo[2 * k], lo[2 * k + 1]
                 out[e] = (not lo_ex >= thr, not lo_in >= thr)
@@ -812,6 +818,7 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
     Pu, Pl = np.empty((m, m)), np.empty((m, m))  # line 7's matrices, refilled every round
     starts = mm.starts.astype(np.int64)
     no_points = np.zeros((0, m))
+    screen_bounds = np.empty(2 * m)
     pairs = None  # the comparable pairs inside U (line 6), rebuilt when U changes
     X = None  # the screen's start points, rebuilt after every round the kernel does not settle
     t = 0
@@ -845,7 +852,7 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
                     X = mm.screen_points(U_prev)
                     X_gen = mm.start_gen
                 if kern.car_round(W, N, pa, pb, xs, comparable, no_points if X is None else X, mm.allowed, starts,
-                                  log_term, 0.5 - eps_q, _MARGIN, Pu, Pl):
+                                  log_term, 0.5 - eps_q, _MARGIN, Pu, Pl, screen_bounds):
                     mm.screened += X.shape[0]
                     if not pairs:
                         return ("error", "no duel left to draw and no decision possible: the run cannot progress")
@@ -854,7 +861,7 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
                     return ("error", "P(M, A, R) is empty: accepted/rejected sets admit no matching "
                                      "(a wrong decision, probability <= delta)")
                 changed = False
-                possible = mm.screen(U_prev, eps_q)
+                possible = mm.screen(U_prev, eps_q, None if X is None else screen_bounds)
                 for e in U_prev:  # line 9, A and R are A_{t-1}, R_{t-1} (line 10)
                     InL, ExU = (e, "in", "L"), (e, "ex", "U")
                     ExL, InU = (e, "ex", "L"), (e, "in", "U")
