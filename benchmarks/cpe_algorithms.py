@@ -13,8 +13,9 @@ in ``[0.2, 0.8]``.  Each algorithm runs ``--runs`` seeded times at ``--delta`` (
 archive main boundcalc | tar -x -C DIR``) imports that version as ``boundcalc_landed`` and runs
 every seed with both, alternately, checking that both draw the same duels to the same answer;
 the table then shows both CPU times per duel and their ratio.  Times are CPU seconds
-(``time.process_time``), after one short warm-up run per algorithm and version (numba's import
-and kernel loading, reported as ``load s``, are excluded from the per-duel figures).
+(``time.process_time``), after one warm-up run per algorithm and version on a small instance
+(numba's import and kernel loading, reported as ``load s``, are excluded from the per-duel
+figures).
 
 The oracle line: every Condorcet-oracle call (004 eq. (6)) of one CAR-Cond run on 004's example
 is recorded and replayed ``--oracle-repeats`` times with each version (median CPU time per call).
@@ -42,6 +43,12 @@ from boundcalc.cpe import CPEInstance, borda_winner, condorcet_winner, load_cpe_
 from boundcalc.cpe.exploration import ALGORITHMS, run_algorithm
 
 HERE = Path(__file__).resolve().parent
+#: A small instance every algorithm runs once, to completion, before the timed runs (so every
+#: compiled kernel is loaded -- or compiled, on a fresh cache -- outside the figures).
+WARM_UP = CPEInstance.from_edge_matrix(
+    [("a", "s1"), ("b", "s1"), ("b", "s2"), ("c", "s2"), ("d", "s2")],
+    [[.5, .85, 0, 0, 0], [.15, .5, 0, 0, 0], [0, 0, .5, .2, .25], [0, 0, .8, .5, .7], [0, 0, .75, .3, .5]],
+    name="warm-up")
 
 
 def planted_instance(l: int, rng: np.random.Generator, gap_lo: float, gap_hi: float) -> CPEInstance:
@@ -178,7 +185,7 @@ def main(argv=None) -> dict:
             for tag, cpe, run in versions:  # warm-up: numba's import and kernels, excluded below
                 if (tag, name) not in load:
                     t = time.process_time()
-                    run(name, same_instance(cpe, inst), delta=args.delta, seed=10**6, max_duels=200, **kw)
+                    run(name, same_instance(cpe, WARM_UP), delta=0.05, seed=0, **kw)
                     load[tag, name] = time.process_time() - t
             cpu = {tag: 0.0 for tag, _, _ in versions}
             duels, right = [], 0
@@ -209,7 +216,7 @@ def main(argv=None) -> dict:
                 line += f"{row['landed_cpu_us_per_duel']:>16.1f}{row['speedup']:>10.1f}"
             rows.append(row)
             print(line)
-    print("load s (first short run: numba's import and kernel loading): "
+    print("load s (warm-up run: numba's import and kernel loading, or compiling on a fresh cache): "
           + ", ".join(f"{tag} {name} {v:.2f}" for (tag, name), v in load.items()))
 
     example = instances[0]

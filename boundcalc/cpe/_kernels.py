@@ -27,6 +27,14 @@ reference paths and with runs recorded from the numpy implementation
 
 :func:`load` wraps them with ``numba.njit(cache=True)`` once per process; each compiles on its
 first call (or loads from numba's cache).
+
+>>> kern = load()
+>>> x = np.array([0.1, 0.2, 0.3])
+>>> bool(kern.pairwise_sum(x, np.array([2, 0]), 2) == x[[2, 0]].sum())
+True
+>>> a, b = np.random.default_rng(5), np.random.default_rng(5)
+>>> [int(kern._bounded(a, np.int64(h))) for h in (7, 2**40)] == b.integers(0, [7, 2**40]).tolist()
+True
 """
 
 from __future__ import annotations
