@@ -365,7 +365,7 @@ def car_round(W, N, pa, pb, xs, comp, X, allowed, starts, log_term, thr, margin,
             for f in range(starts[j], end):
                 if allowed[f]:
                     g = 0.0
-                    for e in range(m):
+                    for e in range(starts[j], end):  # Pu vanishes outside the position's block
                         g += X[r, e] * Pu[e, f]
                     if g < lo:
                         lo = g
