@@ -48,7 +48,7 @@ __all__ = ["load", "exact_draws", "best_forced", "clucb_rounds", "confidence", "
 
 _NAMES = ("pairwise_sum", "best_forced", "best_two", "_raw64", "_bounded", "exact_draws", "clucb_rounds",
           "confidence", "car_round", "bounds01", "_unique_best", "verify_round", "_face", "_saturates",
-          "condorcet_lp", "dual_point")
+          "_numbered", "condorcet_lp", "dual_point")
 _MODULE = None  # this module, once its kernels are wrapped
 
 # Return codes of clucb_rounds.
@@ -401,17 +401,8 @@ def bounds01(Q, ysel, xsel, A1, R1, A, R, Ms, inc, ep, tie_tol, w, out):  # prag
 def _unique_best(x, Mv, l, tie_tol, margin):  # pragma: no cover - compiled
     """The index of the largest ``x(M)`` over the rows of ``Mv`` when every other row is below
     it by more than ``tie_tol + margin``, else -1 (tied, or too close to tell)."""
-    best, second, ib = -np.inf, -np.inf, -1
-    for i in range(Mv.shape[0]):
-        v = pairwise_sum(x, Mv[i], l)
-        if v > best:
-            second = best
-            best, ib = v, i
-        elif v > second:
-            second = v
-    if second >= best - tie_tol - margin:
-        return -1
-    return ib
+    best, second, ib = best_two(x, Mv, Mv.shape[0], l)
+    return -1 if second >= best - tie_tol - margin else ib
 
 
 def verify_round(W, N, inMhat, Mhat, Mv, log_term, tie_tol, margin, c, au, al, out):  # pragma: no cover - compiled
@@ -527,6 +518,17 @@ def _saturates(ep, ec, pstart, n, free, pcov):  # pragma: no cover - compiled
     return True
 
 
+def _numbered(keep, first):  # pragma: no cover - compiled
+    """``first, first + 1, ...`` at the kept indices in order, -1 elsewhere; and how many."""
+    out = np.full(keep.shape[0], -1, dtype=np.int64)
+    k = 0
+    for i in range(keep.shape[0]):
+        if keep[i]:
+            out[i] = first + k
+            k += 1
+    return out, k
+
+
 def condorcet_lp(Q, Qb, Qta, ep, ec, pstart, n, A1, R1, A2, R2):  # pragma: no cover - compiled
     """The LP of :func:`boundcalc.cpe.oracle.condorcet_oracle` (its docstring derives it) for
     ``P1 = P(M, A1, R1)``, ``P2 = P(M, A2, R2)``, given ``Qb = Q chi_{A2}`` and
@@ -558,32 +560,11 @@ def condorcet_lp(Q, Qb, Qta, ep, ec, pstart, n, A1, R1, A2, R2):  # pragma: no c
         cnt1[ec[e]] += 1
     for f in F2:
         cnt2[ec[f]] += 1
-    # columns: z (F1) | u (positions J2) | v (candidates C2)
-    ucol = np.full(l, -1, dtype=np.int64)
-    nu = 0
-    for j in range(l):
-        if not pcov2[j]:
-            ucol[j] = n1 + nu
-            nu += 1
-    vcol = np.full(n, -1, dtype=np.int64)
-    nv = 0
-    for c in range(n):
-        if cnt2[c] >= 2:
-            vcol[c] = n1 + nu + nv
-            nv += 1
-    # rows: f in F2 | positions J1 | candidates C1
-    jrow = np.full(l, -1, dtype=np.int64)
-    nj1 = 0
-    for j in range(l):
-        if not pcov1[j]:
-            jrow[j] = k2 + nj1
-            nj1 += 1
-    crow = np.full(n, -1, dtype=np.int64)
-    nc1 = 0
-    for c in range(n):
-        if cnt1[c] >= 2:
-            crow[c] = k2 + nj1 + nc1
-            nc1 += 1
+    # columns: z (F1) | u (positions J2) | v (candidates C2); rows: f in F2 | J1 | C1
+    ucol, nu = _numbered(~pcov2, n1)
+    vcol, nv = _numbered(cnt2 >= 2, n1 + nu)
+    jrow, nj1 = _numbered(~pcov1, k2)
+    crow, nc1 = _numbered(cnt1 >= 2, k2 + nj1)
     ncol, nrow = n1 + nu + nv, k2 + nj1 + nc1
     cost = np.empty(ncol)
     col_lo = np.empty(ncol)
