@@ -40,7 +40,7 @@ import networkx as nx
 import numpy as np
 
 from boundcalc.cpe import CPEInstance, borda_winner, condorcet_winner, load_cpe_example
-from boundcalc.cpe.exploration import ALGORITHMS, run_algorithm
+from boundcalc.cpe.algorithms import ALGORITHMS, run_algorithm
 
 HERE = Path(__file__).resolve().parent
 #: A small instance every algorithm runs once, to completion, before the timed runs (so every
@@ -96,10 +96,13 @@ def load_landed(path: str):
     sys.modules["boundcalc_landed"] = mod
     spec.loader.exec_module(mod)
     import boundcalc_landed.cpe as cpe
-    import boundcalc_landed.cpe.exploration as expl
+    import boundcalc_landed.cpe.algorithms as alg
     import boundcalc_landed.cpe.oracle as oracle
 
-    return {"cpe": cpe, "run": expl.run_algorithm, "oracle": oracle.condorcet_oracle}
+    run = getattr(alg, "run_algorithm", None)
+    if run is None:  # a version before run_algorithm moved to cpe.algorithms (cpe.exploration)
+        run = importlib.import_module("boundcalc_landed.cpe.exploration").run_algorithm
+    return {"cpe": cpe, "run": run, "oracle": oracle.condorcet_oracle}
 
 
 def same_instance(cpe, inst: CPEInstance):

@@ -697,7 +697,7 @@ def _add_simulate(sub) -> None:
 
 # ----------------------------------------------------------------------------- explore
 def _cmd_explore(args) -> int:
-    from .cpe.exploration import ALGORITHMS
+    from .cpe.algorithms import ALGORITHMS
     from .explore import explore
 
     if args.algorithm not in ALGORITHMS:
@@ -720,7 +720,7 @@ def _cmd_explore(args) -> int:
 
 
 def _algorithm_help() -> str:
-    from .cpe.exploration import ALGORITHMS
+    from .cpe.algorithms import ALGORITHMS
 
     lines = ["algorithms (--algorithm NAME):"]
     for name, spec in ALGORITHMS.items():

@@ -1,7 +1,7 @@
 """Pure exploration on candidate-position instances: many seeded runs of one of paper 004's algorithms.
 
 Chen, Du, Huang & Zhao, "Combinatorial Pure Exploration for Dueling Bandits", ICML 2020 (004).
-:func:`explore` runs one registered algorithm (:data:`boundcalc.cpe.exploration.ALGORITHMS`:
+:func:`explore` runs one registered algorithm (:data:`boundcalc.cpe.algorithms.ALGORITHMS`:
 CLUCB-Borda-PAC and CLUCB-Borda-Exact, Algorithms 1 and 5; CAR-Cond, CAR-Parallel and
 CAR-Verify, Algorithms 2-4) ``runs`` times on one instance and reports, next to the hardness
 constants boundcalc computes exactly (:mod:`boundcalc.cpe`):
@@ -71,7 +71,7 @@ def run_seed(seed: int, run: int) -> int:
 
 
 def _spec(name: str):
-    from .cpe.exploration import ALGORITHMS
+    from .cpe.algorithms import ALGORITHMS
 
     try:
         return ALGORITHMS[name]
@@ -87,7 +87,7 @@ def explore_task(task: dict, shared: dict) -> dict:
     """
     import time
 
-    from .cpe.exploration import run_algorithm
+    from .cpe.algorithms import run_algorithm
 
     inst = shared["instance"]
     t0 = time.perf_counter()
@@ -402,7 +402,7 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
     instance : CPEInstance, PreferenceMatrix or array_like
         A K x K matrix is its one-position instance (:meth:`CPEInstance.from_matrix`).
     algorithm : str
-        A key of :data:`boundcalc.cpe.exploration.ALGORITHMS` (``clucb-borda-pac``,
+        A key of :data:`boundcalc.cpe.algorithms.ALGORITHMS` (``clucb-borda-pac``,
         ``clucb-borda-exact``, ``car-cond``, ``car-verify``, ``car-parallel``).
     delta : float
         Confidence, in (0, 1).
@@ -414,7 +414,7 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
     max_duels : int, optional
         A budget per run (the algorithm stops with ``stopped == "budget"``).
     options : dict, optional
-        Extra keywords of the algorithm (:func:`boundcalc.cpe.exploration.run_algorithm`).
+        Extra keywords of the algorithm (:func:`boundcalc.cpe.algorithms.run_algorithm`).
     out, overwrite, workers, scheduler, chunk_size, progress
         The run options shared with :func:`boundcalc.batch.run_batch` and
         :func:`boundcalc.simulate.simulate` (:func:`boundcalc.runner.job.run_job`): a resumable JSON

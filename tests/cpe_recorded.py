@@ -204,7 +204,7 @@ def oracle_case(oracle_mod, cpe, seed: int) -> dict:
 def record() -> dict:
     from boundcalc import cpe
     from boundcalc.cpe import algorithms as alg
-    from boundcalc.cpe import exploration as expl
+    from boundcalc.cpe import base as expl
     from boundcalc.cpe import oracle, sampler
 
     return {

@@ -56,8 +56,9 @@ from boundcalc.cpe import (
 )
 from boundcalc.cpe import _kernels
 from boundcalc.cpe import algorithms as alg
-from boundcalc.cpe import exploration as expl
-from boundcalc.cpe.exploration import ALGORITHMS, Decision, DuelOracle, ExplorationResult, run_algorithm
+from boundcalc.cpe import base as expl
+from boundcalc.cpe.algorithms import ALGORITHMS, run_algorithm
+from boundcalc.cpe.base import Decision, DuelOracle, ExplorationResult
 from boundcalc.cpe.oracle import condorcet_oracle, mwmc
 
 DELTA = 0.05
@@ -129,9 +130,16 @@ def test_registry_names_and_specs():
     assert list(ALGORITHMS) == ["clucb-borda-pac", "clucb-borda-exact", "car-cond", "car-verify", "car-parallel"]
     assert [s.target for s in ALGORITHMS.values()] == ["borda", "borda", "condorcet", "condorcet", "condorcet"]
     assert [s.needs_epsilon for s in ALGORITHMS.values()] == [True, False, False, False, False]
-    for s in ALGORITHMS.values():
-        assert callable(s.func) and s.func.__name__ == s.func_name
+    from boundcalc.cpe import algorithms
+
+    for s in ALGORITHMS.values():  # the registry holds the functions themselves (no name looked up later)
+        assert s.func is getattr(algorithms, s.func.__name__)
         assert s.paper.startswith("004 Algorithm")
+    with pytest.raises(ValueError, match="already registered"):
+        algorithms.register_algorithm("car-cond", target="condorcet", needs_epsilon=False, paper="x")(lambda: None)
+    with pytest.raises(ValueError, match="target"):
+        algorithms.register_algorithm("new", target="copeland", needs_epsilon=False, paper="x")(lambda: None)
+    assert "new" not in ALGORITHMS
 
 
 def test_duel_oracle_frequency_count_and_errors():

@@ -215,7 +215,7 @@ def test_rst_roles_become_cross_references(rst):
     assert "[`BoundResult`][boundcalc.result.BoundResult]" in exact  # ~ shows the last name
     assert ":func:" not in exact and ":class:" not in exact
     registry = pkg["registry"].docstring.value
-    assert "[`boundcalc.cpe.ALGORITHMS`][boundcalc.cpe.exploration.ALGORITHMS]" in registry  # lazy export
+    assert "[`boundcalc.cpe.ALGORITHMS`][boundcalc.cpe.algorithms.ALGORITHMS]" in registry  # lazy export
     assert "(`boundcalc.lp._kernels.ecw_closed_form`)" in pkg["lp.ecw.ecw_allocation"].docstring.value  # private
 
 

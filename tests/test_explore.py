@@ -18,7 +18,8 @@ import pytest
 from boundcalc.cli import main
 from boundcalc.cpe import (CPEInstance, NoWinnerError, borda_scores_by_enumeration, borda_winner, condorcet_winner,
                            cpe_report, load_cpe_example, pairwise_preferences)
-from boundcalc.cpe.exploration import ALGORITHMS, ExplorationResult, run_algorithm
+from boundcalc.cpe.algorithms import ALGORITHMS, run_algorithm
+from boundcalc.cpe.base import ExplorationResult
 from boundcalc.explore import (ExploreResult, compute_hardness, explore, explore_task, plot_sample_complexity,
                                random_cpe_instance, run_seed)
 
@@ -108,7 +109,7 @@ def test_pac_correctness_is_epsilon_optimality(monkeypatch):
     """004 Theorem 1: CLUCB-Borda-PAC is right when B(Out) >= B(M^B_*) - epsilon.  On 004's example
     B(M^B_*) = 0.64 and the Condorcet winner has B = 0.615 (Figures 1-2): an output of the
     Condorcet winner is right for epsilon = 0.03, wrong for epsilon = 0.02."""
-    import boundcalc.cpe.exploration as ex
+    import boundcalc.cpe.algorithms as ex
 
     Mc = condorcet_winner(EXAMPLE)
     monkeypatch.setattr(ex, "run_algorithm", lambda *a, **k: ExplorationResult("clucb-borda-pac", Mc, 17))

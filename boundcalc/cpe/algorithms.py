@@ -8,8 +8,8 @@
   simulated in parallel, one duel at a time.
 
 Each takes a :class:`~boundcalc.cpe.CPEInstance` (or a K x K matrix: the one-position
-instance), draws its duels from a :class:`~boundcalc.cpe.exploration.DuelOracle` and returns an
-:class:`~boundcalc.cpe.exploration.ExplorationResult`.  Use them through
+instance), draws its duels from a :class:`~boundcalc.cpe.base.DuelOracle` and returns an
+:class:`~boundcalc.cpe.base.ExplorationResult`.  Use them through
 :func:`boundcalc.cpe.run_algorithm` (validation, registry names) or directly.
 
 Readings common to all five (where 004's text leaves a choice):
@@ -49,12 +49,32 @@ from typing import Callable, Generator
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from ..registry import Registry
 from . import _kernels
-from . import exploration as _expl
-from .exploration import Decision, DuelOracle, ExplorationResult, check_delta, check_epsilon, check_max_duels
+from . import base as _expl
+from .base import (AlgorithmSpec, Decision, DuelOracle, ExplorationResult, check_delta, check_epsilon,
+                   check_max_duels, check_winner)
 from .instance import CPEInstance, as_instance
 
-__all__ = ["clucb_borda_pac", "clucb_borda_exact", "car_cond", "car_verify", "car_parallel", "DELTA0"]
+__all__ = ["clucb_borda_pac", "clucb_borda_exact", "car_cond", "car_verify", "car_parallel", "DELTA0",
+           "ALGORITHMS", "register_algorithm", "run_algorithm"]
+
+#: The algorithms of paper 004 under their command-line names (an :class:`AlgorithmSpec` each),
+#: registered by :func:`register_algorithm` where each is defined below.
+ALGORITHMS: Registry[AlgorithmSpec] = Registry("algorithm")
+
+
+def register_algorithm(name: str, *, target: str, needs_epsilon: bool, paper: str):
+    """Decorator: register a pure-exploration algorithm under its command-line ``name``.
+
+    >>> sorted(ALGORITHMS)[:2], ALGORITHMS["car-cond"].func is car_cond
+    (['car-cond', 'car-parallel'], True)
+    """
+    def deco(func):
+        ALGORITHMS.add(name, AlgorithmSpec(name, func, target, needs_epsilon, paper))
+        return func
+
+    return deco
 
 #: CAR-Verify's constant confidence for its CAR-Cond phase (004 Algorithm 4, line 2).
 DELTA0 = 0.01
@@ -392,6 +412,8 @@ def _use_fast(fast, oracle, inst):
     return en
 
 
+@register_algorithm("clucb-borda-pac", target="borda", needs_epsilon=True,
+                    paper="004 Algorithm 1 (Sec. 3.2), Theorem 1")
 def clucb_borda_pac(
     inst,
     delta: float,
@@ -470,6 +492,8 @@ def clucb_borda_pac(
                              trace, "identified" if M is not None else "budget", params, stats)
 
 
+@register_algorithm("clucb-borda-exact", target="borda", needs_epsilon=False,
+                    paper="004 Algorithm 5 (App. B.5), Theorem 2")
 def clucb_borda_exact(
     inst,
     delta: float,
@@ -1016,6 +1040,8 @@ def _setup(inst, delta, rng, max_duels):
     return inst, delta, DuelOracle(inst, rng), max_duels
 
 
+@register_algorithm("car-cond", target="condorcet", needs_epsilon=False,
+                    paper="004 Algorithm 2 (Sec. 4.1), Theorem 4")
 def car_cond(inst, delta: float, *, rng=None, max_duels: int | None = None) -> ExplorationResult:
     """CAR-Cond, 004 Algorithm 2 (Sec. 4.1): the Condorcet winning matching with probability at
     least ``1 - delta`` (Theorem 4), by accepting and rejecting edges.
@@ -1079,6 +1105,8 @@ def car_cond(inst, delta: float, *, rng=None, max_duels: int | None = None) -> E
     return _finish("car-cond", inst, oracle, kind, payload, trace, params, stats)
 
 
+@register_algorithm("car-verify", target="condorcet", needs_epsilon=False,
+                    paper="004 Algorithm 4 (Sec. 4.3), Lemmas 10-11 (App. C.3)")
 def car_verify(inst, delta: float, *, rng=None, max_duels: int | None = None,
                delta0: float = DELTA0, fast: bool | None = None) -> ExplorationResult:
     """CAR-Verify, 004 Algorithm 4 (Sec. 4.3): CAR-Cond at the constant confidence
@@ -1124,6 +1152,8 @@ def car_verify(inst, delta: float, *, rng=None, max_duels: int | None = None,
     return _finish("car-verify", inst, oracle, kind, payload, trace, params, stats)
 
 
+@register_algorithm("car-parallel", target="condorcet", needs_epsilon=False,
+                    paper="004 Algorithm 3 (Sec. 4.3), Theorem 5")
 def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
                  delta0: float = DELTA0, fast: bool | None = None) -> ExplorationResult:
     """CAR-Parallel, 004 Algorithm 3 (Sec. 4.3): the Condorcet winner with probability at least
@@ -1217,3 +1247,63 @@ def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
                     if kind == "output":  # lines 7-9
                         return finish("output", payload, k)
                     stats["errors"].append(k)
+
+
+def run_algorithm(
+    name: str,
+    inst,
+    *,
+    delta: float,
+    epsilon: float | None = None,
+    seed=None,
+    rng: np.random.Generator | None = None,
+    max_duels: int | None = None,
+    require_winner: bool = True,
+    **options,
+) -> ExplorationResult:
+    """Run one of 004's algorithms by its registry name on ``inst``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`ALGORITHMS`.
+    inst : CPEInstance or K x K matrix
+        A plain dueling matrix is the one-position instance (``CPEInstance.from_matrix``).
+    delta : float
+        Confidence, in (0, 1).
+    epsilon : float, optional
+        Accuracy, required (> 0) by ``clucb-borda-pac`` and refused by the others.
+    seed, rng
+        The duel outcomes' (and sampler's) randomness: a ``numpy.random.Generator`` as ``rng``,
+        or a seed; not both.
+    max_duels : int, optional
+        Budget; a run that reaches it stops with ``stopped="budget"`` and no matching.
+    require_winner : bool
+        Default True: refuse (``NoWinnerError``) an instance without the unique winner the
+        algorithm assumes (004 Sec. 2: unique Borda winner; a Condorcet winning matching), so
+        that no run is started that cannot be correct.  False skips the check.
+    **options
+        Passed to the algorithm (see :mod:`boundcalc.cpe.algorithms`).
+    """
+    try:
+        spec = ALGORITHMS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown algorithm {name!r}; choose one of {sorted(ALGORITHMS)}") from None
+    inst = as_instance(inst)
+    d = check_delta(delta)
+    kwargs: dict = dict(options)
+    if spec.needs_epsilon:
+        kwargs["epsilon"] = check_epsilon(epsilon)
+    elif epsilon is not None:
+        raise ValueError(f"{name} takes no epsilon (it identifies the exact winner); got epsilon={epsilon!r}")
+    if seed is not None and rng is not None:
+        raise ValueError("give either seed or rng, not both")
+    gen = rng if rng is not None else np.random.default_rng(seed)
+    if not isinstance(gen, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator; got {type(gen).__name__}")
+    mx = check_max_duels(max_duels)
+    if require_winner:
+        check_winner(inst, spec.target)
+    res = spec.func(inst, d, rng=gen, max_duels=mx, **kwargs)
+    res.params.setdefault("seed", seed if isinstance(seed, (int, type(None))) else repr(seed))
+    return res
