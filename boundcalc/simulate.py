@@ -449,7 +449,7 @@ class SimulationResult(RichResult):
 
 
 def _bounds_of(pm: PreferenceMatrix) -> tuple[float | None, float | None, dict]:
-    from . import ecw_bound, lower_bound
+    from .bounds.exact import ecw_bound, lower_bound
 
     extra: dict[str, Any] = {}
     errors = {}
