@@ -51,7 +51,7 @@ rows where it applies, the mean and the standard error of the mean, in its own u
 ([0, 1, 2], [1, 3, 5, 7], 14.9224)
 >>> all(r["min_gap"] >= 0.09 for r in res.rows), res.stats["drawn"]   # 16 candidates rejected
 (True, 19)
->>> s = res.summary_dict()["ccb"]
+>>> s = res.constants_dict()["ccb"]
 >>> s["n"], round(s["mean_000"]), s["unit"]
 (3, 800, "002 regret (2x 000's) per ln T")
 """
@@ -69,10 +69,12 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from .matrix import PreferenceMatrix, as_preference_matrix
-from .runner import JsonlStore, StoreError, StoreMismatch, default_workers, load_store, run_tasks
+from .runner import JsonlStore, StoreError, StoreMismatch, load_store
+from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job
 
 from .comparison import check_options, compare
 from .registry import get_constant
+from .result import RichResult
 
 __all__ = [
     "run_batch",
@@ -142,13 +144,54 @@ def iter_candidates(K: int, size: int, seed: int) -> Iterator[np.ndarray]:
         yield cand
 
 
-@dataclass(frozen=True)
-class Draws:
+#: Largest default candidate budget of :func:`draw_submatrices` (about a minute of drawing).
+MAX_DRAWS = 10**8
+#: Candidates drawn before the acceptance rate is trusted to project the budget.
+_PROJECT_AFTER = 10**5
+
+
+def _check_feasible(G: np.ndarray, size: int, min_gap: float) -> None:
+    """Refuse at once a ``min_gap`` that no ``size``-arm submatrix can meet.
+
+    Arms pairwise at gap ``>= min_gap`` form a clique of the graph of such pairs, so each needs
+    ``size - 1`` such partners among the others: removing arms with fewer, repeatedly (the
+    ``(size - 1)``-core), must leave ``size`` arms.  (A necessary condition; a draw that still
+    finds nothing stops at its budget.)
+    """
+    good = G >= min_gap
+    alive = np.ones(G.shape[0], dtype=bool)
+    while True:
+        deg = (good & alive[None, :] & alive[:, None]).sum(axis=1)
+        drop = alive & (deg < size - 1)
+        if not drop.any():
+            break
+        alive &= ~drop
+    if alive.sum() < size:
+        best = np.sort(G[np.isfinite(G)])[::-1]
+        raise ValueError(
+            f"no {size}-arm submatrix has every gap >= {min_gap:g}: after removing arms with fewer than"
+            f" {size - 1} partners at that gap, {int(alive.sum())} arms remain (the largest gap of the"
+            f" matrix is {best[0] if best.size else 0:.4g}); lower min_gap or size")
+
+
+@dataclass(frozen=True, repr=False)
+class Draws(RichResult):
     """Accepted submatrices of a draw (:func:`draw_submatrices`)."""
 
     arms: np.ndarray  #: (count, size) arm indices of each accepted submatrix, increasing
     min_gaps: np.ndarray  #: (count,) smallest gap of each accepted submatrix
     drawn: int  #: candidates drawn until the last acceptance (accepted + rejected)
+
+    def __repr__(self) -> str:
+        return f"<Draws: {self.arms.shape[0]} submatrices of {self.arms.shape[1]} arms, {self.drawn} drawn>"
+
+    def summary(self) -> str:
+        n = self.arms.shape[0]
+        rate = f" (acceptance {n / self.drawn:.2%})" if self.drawn else ""
+        return f"{n} {self.arms.shape[1]}-arm submatrices accepted of {self.drawn} candidates{rate}"
+
+    def to_dict(self) -> dict:
+        return {"arms": self.arms.tolist(), "min_gaps": self.min_gaps.tolist(), "drawn": int(self.drawn)}
 
 
 def draw_submatrices(matrix, size: int, count: int, min_gap: float = 0.0, seed: int = 0, *,
@@ -158,8 +201,10 @@ def draw_submatrices(matrix, size: int, count: int, min_gap: float = 0.0, seed: 
     Submatrix ``i`` depends only on ``(matrix, size, min_gap, seed)`` and ``i``: drawing more
     (a larger ``count``) extends the list without changing its beginning.
 
-    Raises ``ValueError`` when fewer than ``count`` are accepted after ``max_draws`` candidates
-    (default ``max(10**6, 1000 * count)``): the threshold is too strict for this size.
+    Raises ``ValueError`` at once when no ``size``-arm submatrix can meet ``min_gap`` (a core
+    argument, :func:`_check_feasible`), and when fewer than ``count`` are accepted within
+    ``max_draws`` candidates (default ``min(max(10**6, 1000 count), 10**8)``), as soon as the
+    acceptance rate seen after ``10**5`` candidates projects past that budget.
 
     >>> from boundcalc.datasets import load_example
     >>> d = draw_submatrices(load_example("arithmetic8"), 3, 4, min_gap=0.09, seed=0)
@@ -176,17 +221,24 @@ def draw_submatrices(matrix, size: int, count: int, min_gap: float = 0.0, seed: 
     if not (math.isfinite(min_gap) and 0.0 <= min_gap <= 0.5):
         raise ValueError(f"min_gap must lie in [0, 1/2]; got {min_gap}")
     if max_draws is None:
-        max_draws = max(10**6, 1000 * count)
+        max_draws = min(max(10**6, 1000 * count), MAX_DRAWS)
     G = _gap_matrix(pm)
+    if count > 0:
+        _check_feasible(G, size, min_gap)
     arms, gaps, drawn = [], [], 0
     accepted = 0
     it = iter_candidates(pm.K, size, seed)
     while accepted < count:
-        if drawn >= max_draws:
+        # give up as soon as the acceptance seen so far says the budget cannot be enough
+        # (with none accepted yet, optimistically as if the next candidate were accepted)
+        projected = drawn * count / max(accepted, 1)
+        if drawn >= max_draws or (drawn >= _PROJECT_AFTER and projected > max_draws):
+            rate = accepted / drawn
             raise ValueError(
                 f"only {accepted} of {count} {size}-arm submatrices have every gap >= {min_gap:g} after"
-                f" {drawn} candidates (acceptance {accepted / drawn:.2e}); lower min_gap or size,"
-                " or raise max_draws"
+                f" {drawn:,} candidates (acceptance {rate:.2e}; {count} would need"
+                f" {'more than ' if not accepted else 'about '}{projected:,.0f} candidates, the budget is"
+                f" {max_draws:,}); lower min_gap or size, or raise max_draws"
             )
         cand = next(it)
         g = G[cand[:, :, None], cand[:, None, :]].min(axis=(1, 2))
@@ -321,8 +373,8 @@ def format_summary(summary: Sequence[dict]) -> str:
     return "\n".join(lines)
 
 
-@dataclass
-class BatchResult:
+@dataclass(repr=False)
+class BatchResult(RichResult):
     """What :func:`run_batch` returns.
 
     Attributes
@@ -330,8 +382,9 @@ class BatchResult:
     rows : list[dict]
         One per accepted submatrix, sorted by ``index`` (``0 .. count-1``): ``index``, ``arms``,
         ``min_gap``, ``KEY`` / ``KEY_000`` per constant, and ``error`` when it failed.
-    summary : list[dict]
-        :func:`summarize` over the rows (one dict per constant).
+    constants : list[dict]
+        :func:`summarize` over the rows: one dict per constant (``n``, ``mean``, ``se`` in its
+        own unit and in 000's).
     meta : dict
         The run's header (what a row file records): matrix SHA-256 and name, ``K``, ``size``,
         ``min_gap``, ``seed``, ``keys``, ``alpha``, ``beta``, ``units``, the draw scheme.
@@ -343,7 +396,7 @@ class BatchResult:
     """
 
     rows: list
-    summary: list
+    constants: list
     meta: dict
     stats: dict = field(default_factory=dict)
 
@@ -351,9 +404,14 @@ class BatchResult:
     def keys(self) -> list[str]:
         return list(self.meta["keys"])
 
-    def summary_dict(self) -> dict[str, dict]:
-        """The summary keyed by constant."""
-        return {s["key"]: s for s in self.summary}
+    def __repr__(self) -> str:
+        name = f" of {self.meta.get('matrix_name')!r}" if self.meta.get("matrix_name") else ""
+        return (f"<BatchResult{name}: {len(self.rows)} {self.meta['size']}-arm submatrices,"
+                f" {len(self.keys)} constants, seed {self.meta['seed']}>")
+
+    def constants_dict(self) -> dict[str, dict]:
+        """:attr:`constants` keyed by constant."""
+        return {s["key"]: s for s in self.constants}
 
     def values(self, key: str, unit: str = "own") -> np.ndarray:
         """The column of constant ``key`` over the rows (NaN where it does not apply);
@@ -374,18 +432,29 @@ class BatchResult:
             cols.append("error")
         return pd.DataFrame(self.rows, columns=cols).set_index("index")
 
-    def summary_frame(self):
-        """The summary as a :class:`pandas.DataFrame` indexed by constant (needs pandas)."""
+    def constants_frame(self):
+        """:attr:`constants` as a :class:`pandas.DataFrame` indexed by constant (needs pandas)."""
         import pandas as pd
 
-        return pd.DataFrame(self.summary).set_index("key")
+        return pd.DataFrame(self.constants).set_index("key")
 
-    def format_summary(self) -> str:
-        return format_summary(self.summary)
+    def summary(self) -> str:
+        """A short text: the draw, the work done, and per constant its mean and standard error
+        over the submatrices where it applies (what the CLI prints)."""
+        m, st = self.meta, self.stats
+        name = f" of {m['matrix_name']}" if m.get("matrix_name") else ""
+        how = st["backend"] + (f", {st['workers']} workers, {st['chunk_size']} per task"
+                               if st["backend"] == "dask" else "")
+        return (f"batch: {len(self.rows)} accepted {m['size']}-arm submatrices{name} (K = {m['K']}),"
+                f" every gap >= {m['min_gap']:g}, seed {m['seed']}\n"
+                f"{st['drawn']} candidates drawn (acceptance {st['acceptance_rate']:.2%});"
+                f" {st['resumed']} rows resumed, {st['computed']} computed ({how}) in {st['seconds']:.1f} s\n"
+                "mean and standard error over the submatrices where each constant applies (n):\n\n"
+                + format_summary(self.constants))
 
     def to_dict(self) -> dict:
-        """``meta``, ``stats`` and ``summary`` (not the rows), JSON-ready."""
-        return {"meta": self.meta, "stats": self.stats, "summary": self.summary}
+        """``meta``, ``stats`` and ``constants`` (the per-constant summary; not the rows), JSON-ready."""
+        return {"meta": self.meta, "stats": self.stats, "constants": self.constants}
 
 
 
@@ -432,7 +501,7 @@ def _open_store(path, meta: dict, overwrite: bool) -> JsonlStore:
 # ----------------------------------------------------------------------------- execution
 def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | None = 0, out=None, *,
               keys: Iterable[str] | None = None, alpha: float = 0.51, beta: float = 2.0,
-              workers: int | None = None, scheduler=None, chunk_size: int | None = None,
+              workers: int | None = 0, scheduler=None, chunk_size: int | None = None,
               progress: bool | None = None, overwrite: bool = False,
               max_draws: int | None = None) -> BatchResult:
     """Evaluate constants on ``count`` random ``size``-arm submatrices whose gaps are all ``>= min_gap``.
@@ -461,10 +530,10 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
         Constants to compute (rows of :func:`boundcalc.compare`; default all of them).
     alpha, beta : float
         D-TS's parameters, passed to :func:`boundcalc.compare`.
-    workers : int, optional
-        Size of a local Dask cluster (single-threaded worker processes); default the number of
-        cores (in-process when dask.distributed is not installed); ``0`` evaluates in-process.
-        The rows are the same whatever the choice.
+    workers : int or None
+        ``0`` (default): in-process; ``n``: a local Dask cluster of ``n`` single-threaded worker
+        processes; None: one per core when dask.distributed is installed, else in-process
+        (:func:`boundcalc.runner.job.resolve_workers`).  The rows are the same whatever the choice.
     scheduler : str, distributed.Client or cluster, optional
         Use an existing Dask cluster (an address like ``"tcp://host:8786"``) instead of a local
         one; ``workers`` is then ignored.
@@ -493,20 +562,9 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
     t_start = time.perf_counter()
     pm = as_preference_matrix(matrix)
     alpha, beta, keys, _ = check_options(alpha=alpha, beta=beta, keys=keys)
-    size, count = int(size), int(count)
-    if count < 1:
-        raise ValueError(f"count must be >= 1; got {count}")
-    if seed is None:
-        seed = int(np.random.SeedSequence().entropy % (2**63))
-    seed = int(seed)
-    if workers is None:  # default: a local cluster on every core, in-process without dask installed
-        workers = default_workers()
-    workers = int(workers)
-    if workers < 0:
-        raise ValueError(f"workers must be >= 0; got {workers}")
-
-    draws = draw_submatrices(pm, size, count, min_gap, seed, max_draws=max_draws)
-    t_draw = time.perf_counter() - t_start
+    size = check_count(size, "size", low=2, high=pm.K)
+    count = check_count(count, "count", low=1, high=MAX_TASKS)
+    seed = int(np.random.SeedSequence().entropy % (2**63)) if seed is None else check_seed(seed)
 
     meta: dict[str, Any] = {
         "format": FORMAT_VERSION,
@@ -521,34 +579,41 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
         "alpha": alpha,
         "beta": beta,
     }
-
+    # the row file is opened (and locked) before the draw, so an unusable file is refused at once
     store = _open_store(out, meta, overwrite) if out is not None else None
-    if store is not None and store.resumed:
-        for i, r in store.done.items():
-            if i >= count:
-                continue  # beyond this run's count: kept in the file, not part of this run
-            if r.get("arms") != draws.arms[i].tolist():
-                raise BatchFileMismatch(
-                    f"{out}: row {i} has arms {r.get('arms')} but the draw gives"
-                    f" {draws.arms[i].tolist()}; the file was not made by this run's draw"
-                    " (use another output file or overwrite it)", store.path, [("arms", r.get("arms"),
-                                                                                draws.arms[i].tolist())])
-            if any(k not in r for k in keys):
-                raise BatchFileError(f"{out}: row {i} lacks some of the constants {list(keys)}")
-        meta = dict(store.header, count=count)
-        keys = tuple(store.header["keys"])  # the file's order
-    else:
-        meta["units"] = {k: get_constant(k).unit for k in keys}
-        meta["count"] = count
-        meta["boundcalc_version"] = _version()
-        meta["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    try:
+        draws = draw_submatrices(pm, size, count, min_gap, seed, max_draws=max_draws)
+        t_draw = time.perf_counter() - t_start
+        if store is not None and store.resumed:
+            for i, r in store.done.items():
+                if i >= count:
+                    continue  # beyond this run's count: kept in the file, not part of this run
+                if r.get("arms") != draws.arms[i].tolist():
+                    raise BatchFileMismatch(
+                        f"{out}: row {i} has arms {r.get('arms')} but the draw gives"
+                        f" {draws.arms[i].tolist()}; the file was not made by this run's draw"
+                        " (use another output file or overwrite it)", store.path,
+                        [("arms", r.get("arms"), draws.arms[i].tolist())])
+                if any(k not in r for k in keys):
+                    raise BatchFileError(f"{out}: row {i} lacks some of the constants {list(keys)}")
+            meta = dict(store.header, count=count)
+            keys = tuple(store.header["keys"])  # the file's order
+        else:
+            meta["units"] = {k: get_constant(k).unit for k in keys}
+            meta["count"] = count
+            meta["boundcalc_version"] = _version()
+            meta["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            if store is not None:
+                store.header = dict(meta)  # written on the first line when the runner opens the store
+        job = Job("batch", evaluate_task, header=meta, tag=HEADER_TAG,
+                  shared={"mu": np.asarray(pm.mu), "keys": list(keys), "alpha": alpha, "beta": beta},
+                  tasks=[{"index": i, "arms": a} for i, a in enumerate(draws.arms.tolist())])
+        dropped = store.dropped_bytes if store is not None else 0
+        rows = run_job(job, store=store, workers=workers, scheduler=scheduler, chunk_size=chunk_size,
+                       progress=progress)
+    finally:
         if store is not None:
-            store.header = dict(meta)  # written on the first line when the runner opens the store
-
-    tasks = [{"index": i, "arms": a} for i, a in enumerate(draws.arms.tolist())]
-    shared = {"mu": np.asarray(pm.mu), "keys": list(keys), "alpha": alpha, "beta": beta}
-    rows = run_tasks(evaluate_task, tasks, shared=shared, store=store, workers=workers, scheduler=scheduler,
-                     chunk_size=chunk_size, progress=progress, desc="batch")
+            store.close()
     rs = rows.stats
     stats = {
         "drawn": draws.drawn,
@@ -560,14 +625,14 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
         "backend": rs["backend"],
         "workers": rs["workers"],
         "chunk_size": rs["chunk_size"],
-        "dropped_partial_line_bytes": store.dropped_bytes if store is not None else 0,
+        "dropped_partial_line_bytes": dropped,
         "seconds": time.perf_counter() - t_start,
         "seconds_draw": t_draw,
         "seconds_cluster": rs["seconds_cluster"],
         "seconds_evaluate": rs["seconds_run"],
     }
     rows = list(rows)
-    return BatchResult(rows, summarize(rows, keys, meta.get("units")), meta, stats)
+    return BatchResult(rows, summarize(rows, keys, meta.get("units")), meta, stats)  # rows, constants, meta, stats
 
 
 def _version() -> str:

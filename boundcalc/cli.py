@@ -27,6 +27,8 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -34,79 +36,296 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
+from ._table import format_table
 from .datasets import EXAMPLES, load_example
-from .matrix import PreferenceMatrix, PreferenceMatrixError, decode_matrix_text, parse_matrix_text
+from .matrix import (PreferenceMatrix, PreferenceMatrixError, array_from_json, check_tie_epsilon,
+                     decode_matrix_text, parse_matrix_text)
 
 EXIT_OK, EXIT_SOLVER, EXIT_INPUT = 0, 1, 2
 EXAMPLE_NAMES = sorted(EXAMPLES) + ["arithmetic8"]
+CPE_EXAMPLE = "chen2020-fig1"
+
+#: The papers behind the constants and policies, by the codes used in every message and table.
+PAPERS = """\
+paper codes (used in units, sources and help texts):
+  000  Komiyama, Honda & Nakagawa, "Copeland Dueling Bandit Problem: Regret Lower Bound, Optimal
+       Algorithm, and Computationally Efficient Algorithm", ICML 2016: the lower bound C*
+       (Theorem 2), ECW's constant C^E* (Theorem 5), CW-RMED and ECW-RMED (Algorithm 1)
+  001  Wu & Liu, "Double Thompson Sampling for Dueling Bandits", NIPS 2016: D-TS, D-TS+
+  002  Zoghi, Karnin, Whiteson & de Rijke, "Copeland Dueling Bandits", NIPS 2015: CCB, SCB
+  003  Urvoy, Clerot, Feraud & Naamane, "Generic Exploration and K-armed Voting Bandits",
+       ICML 2013: SAVAGE
+  004  Chen, Du, Huang & Zhao, "Combinatorial Pure Exploration for Dueling Bandits", ICML 2020:
+       Borda / Condorcet hardness H^B, H^C; CLUCB-Borda-PAC/Exact, CAR-Cond/Verify/Parallel
+  also: RMED1/RMED2 (Komiyama, Honda, Kashima & Nakagawa, COLT 2015), RUCB (Zoghi, Whiteson,
+       Munos & de Rijke, ICML 2014)
+"""
 
 
 class InputError(Exception):
     """Bad input from the command line (exit status 2)."""
 
 
-# ----------------------------------------------------------------------------- helpers
-def add_matrix_arguments(p: argparse.ArgumentParser) -> None:
-    """PATH / --example / --key / --break-ties, shared by every subcommand that reads a matrix."""
-    p.add_argument("path", nargs="?", help="preference matrix: text (whitespace/comma), .npy, .npz, .json; '-' = stdin (text)")
-    p.add_argument("--example", choices=EXAMPLE_NAMES, metavar="NAME",
-                   help="use a bundled matrix from the papers instead of PATH: "
-                        + "; ".join(f"{k} ({src})" for k, (_, src) in sorted(EXAMPLES.items()))
-                        + "; arithmetic8 (mu_ij = 1/2 + 0.05 (j - i), Komiyama et al. 2015)")
-    p.add_argument("--key", help="array name inside an .npz, or entry of a JSON object")
-    p.add_argument("--break-ties", type=float, metavar="EPS", default=None,
-                   help="move exact ties mu_ij = 1/2 to 1/2 + EPS (lower index wins) instead of refusing them")
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with one-line errors (``boundcalc: error: argument --X: ...``) and exit status 2."""
+
+    def error(self, message):  # noqa: D401 - argparse's hook
+        self.exit(EXIT_INPUT, f"boundcalc: error: {message} (see '{self.prog} --help')\n")
+
+
+# ----------------------------------------------------------------------------- option values
+def _int_option(low: int, high: int | None = None):
+    """An argparse ``type``: an integer in ``[low, high]`` (decimal, ``1e5`` or ``10**5`` forms)."""
+    rng = f">= {low}" if high is None else f"in [{low}, {high:,}]"
+
+    def conv(text: str) -> int:
+        t = text.strip().replace("_", "")
+        v = None
+        try:
+            v = int(t)
+        except ValueError:
+            try:
+                if "**" in t:
+                    b, e = t.split("**", 1)
+                    v = int(b) ** int(e)
+                else:
+                    f = float(t)
+                    if math.isfinite(f) and f.is_integer():
+                        v = int(f)
+            except (ValueError, OverflowError):
+                v = None
+        if v is None or v < low or (high is not None and v > high):
+            raise argparse.ArgumentTypeError(f"must be an integer {rng}; got {text!r}")
+        return v
+
+    conv.__name__ = "integer"
+    return conv
+
+
+def _float_option(low: float | None = None, high: float | None = None, *, low_open: bool = False,
+                  high_open: bool = False):
+    """An argparse ``type``: a finite real number in the given interval."""
+    parts = []
+    if low is not None:
+        parts.append(f"{'>' if low_open else '>='} {low:g}")
+    if high is not None:
+        parts.append(f"{'<' if high_open else '<='} {high:g}")
+    dom = " and ".join(parts) or "finite"
+
+    def conv(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number ({dom}); got {text!r}") from None
+        bad = not math.isfinite(v)
+        if low is not None:
+            bad |= v <= low if low_open else v < low
+        if high is not None:
+            bad |= v >= high if high_open else v > high
+        if bad:
+            raise argparse.ArgumentTypeError(f"must be a number {dom}; got {text!r}")
+        return v
+
+    conv.__name__ = "number"
+    return conv
+
+
+def _tie_epsilon(text: str) -> float:
+    try:
+        eps = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1/2); got {text!r}") from None
+    try:
+        return check_tie_epsilon(eps, what="EPS")
+    except PreferenceMatrixError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _figure_path(text: str) -> str:
+    """``--plot FILE``: checked before any computation (suffix, directory, permission)."""
+    from .plot import check_figure_path
+
+    try:
+        check_figure_path(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _rows_path(text: str) -> str:
+    """``--out FILE``: not a directory; its directory is created when missing, else writable."""
+    p = Path(text)
+    if p.is_dir():
+        raise argparse.ArgumentTypeError(f"{p} is a directory, not a row file")
+    parent = p.parent if str(p.parent) else Path(".")
+    existing = next((d for d in [parent, *parent.parents] if d.exists()), Path("."))
+    if not existing.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot create {p}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"cannot write {p}: permission denied")
+    return text
+
+
+SEED = _int_option(0, 2**63 - 1)
+HORIZON_MAX = 10**10
+RUNS_MAX = 10**6
+
+
+# ----------------------------------------------------------------------------- shared option groups
+def add_input_arguments(p: argparse.ArgumentParser, *, instances: bool = False) -> None:
+    """PATH / --example / --key / --break-ties: the input of every subcommand."""
+    g = p.add_argument_group("input")
+    if instances:
+        g.add_argument("path", nargs="?", metavar="PATH",
+                       help="CPE instance JSON (format boundcalc.cpe.instance/1) or a preference matrix"
+                            " (text, .npy, .npz, .json: its one-position instance); '-' = stdin")
+        names = [CPE_EXAMPLE] + EXAMPLE_NAMES
+        g.add_argument("--example", choices=names, metavar="NAME",
+                       help=f"{CPE_EXAMPLE} (004's Figures 1-2 instance) or a bundled matrix as a one-position"
+                            f" instance: {', '.join(EXAMPLE_NAMES)}")
+    else:
+        g.add_argument("path", nargs="?", metavar="PATH",
+                       help="preference matrix: text (whitespace/comma), .npy, .npz, .json; '-' = stdin")
+        g.add_argument("--example", choices=EXAMPLE_NAMES, metavar="NAME",
+                       help="use a bundled matrix from the papers instead of PATH: "
+                            + "; ".join(f"{k} ({src})" for k, (_, src) in sorted(EXAMPLES.items()))
+                            + "; arithmetic8 (mu_ij = 1/2 + 0.05 (j - i), Komiyama et al. 2015)")
+    g.add_argument("--key", help="array name inside an .npz, or entry of a JSON object")
+    g.add_argument("--break-ties", type=_tie_epsilon, metavar="EPS", default=None,
+                   help="move exact ties mu_ij = 1/2 to 1/2 + EPS (lower index wins) instead of refusing them;"
+                        " the constants then scale like 1/EPS^2")
+
+
+def add_output_arguments(p: argparse.ArgumentParser, *, what: str, csv: bool = False, plot: str | None = None) -> None:
+    """--json (and --csv) / --plot: how a subcommand prints its result."""
+    g = p.add_argument_group("output (results on stdout, messages on stderr)")
+    fmt = g.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help=f"print {what} as JSON instead of a table")
+    if csv:
+        fmt.add_argument("--csv", action="store_true", help="print a CSV table with a header instead of a table")
+    if plot:
+        g.add_argument("--plot", metavar="FILE", type=_figure_path,
+                       help=f"save {plot} (.png, .pdf, .svg; needs matplotlib)")
+
+
+def add_run_arguments(p: argparse.ArgumentParser, rows: str) -> None:
+    """The options every long seeded run shares (``batch``, ``simulate``, ``explore``)."""
+    g = p.add_argument_group("run (resumable row file, Dask, progress)")
+    g.add_argument("--out", "-o", metavar="FILE", type=_rows_path,
+                   help=f"JSON Lines row file, {rows}; a rerun with the same arguments resumes it; locked while"
+                        " a run writes it")
+    g.add_argument("--overwrite", action="store_true", help="discard an existing --out file instead of resuming it")
+    g.add_argument("--workers", type=_int_option(0, 4096), default=None, metavar="N",
+                   help="local Dask cluster of N worker processes (default: one per core when dask.distributed"
+                        " is installed, else in-process); 0 = in-process")
+    g.add_argument("--no-dask", dest="workers", action="store_const", const=0, help=argparse.SUPPRESS)
+    g.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask scheduler, e.g. tcp://host:8786")
+    g.add_argument("--chunk-size", type=_int_option(1), default=None, metavar="M",
+                   help="tasks per Dask task (default: about 4 per worker, at most 100)")
+    g.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
+                   help="no progress bar (it is shown only when stderr is a terminal anyway)")
+
+
+def _run_options(args) -> dict:
+    """The keyword arguments of :func:`boundcalc.runner.run_job` from the parsed run options."""
+    if args.scheduler and args.workers is not None:
+        raise InputError("give --scheduler ADDRESS or --workers N, not both")
+    return {"out": args.out, "overwrite": args.overwrite, "workers": args.workers, "scheduler": args.scheduler,
+            "chunk_size": args.chunk_size, "progress": False if args.quiet else None}
+
+
+# ----------------------------------------------------------------------------- reading input
+def _stdin_bytes() -> bytes:
+    buf = getattr(sys.stdin, "buffer", None)  # bytes when stdin is a real stream, so bad UTF-8 is named
+    data = buf.read() if buf is not None else sys.stdin.read()
+    return data.encode() if isinstance(data, str) else data
+
+
+def _is_instance_json(obj) -> bool:
+    """A JSON object that describes a CPE instance (not a matrix): it has 'format', 'positions' or
+    'candidates' -- such an object without 'format' is refused with that message, not read as a matrix."""
+    return isinstance(obj, dict) and any(k in obj for k in ("format", "positions", "candidates"))
+
+
+def read_input(args, *, instances: bool = False):
+    """The matrix (or, with ``instances``, the CPE instance) named by PATH, '-' or --example.
+
+    PreferenceMatrix / CPE errors and unreadable files become :class:`InputError` (exit 2) with
+    the source named.
+    """
+    from .cpe import CPEInstance, CPEInstanceError, load_cpe_example
+
+    kw = {"ties": "break", "tie_epsilon": args.break_ties} if args.break_ties is not None else {}
+    if args.example and args.path:
+        raise InputError("give either PATH or --example, not both")
+    if not args.example and not args.path:
+        what = "PATH (an instance JSON or a preference matrix)" if instances else "PATH"
+        raise InputError(f"no input: give {what}, '-' for stdin, or --example NAME")
+    source = "stdin" if args.path == "-" else str(args.path or args.example)
+    try:
+        if args.example == CPE_EXAMPLE:
+            if kw:
+                raise InputError("--break-ties applies to a preference matrix; a CPE instance says itself"
+                                 " whether it allows ties ('allow_ties')")
+            return load_cpe_example()
+        if args.example:
+            pm = load_example(args.example)
+            pm = PreferenceMatrix(pm, name=args.example, **kw) if kw else pm
+        else:
+            obj = None
+            if args.path == "-":
+                data = _stdin_bytes()
+                text = decode_matrix_text(data, "stdin")
+                if text.lstrip()[:1] in ("{", "["):
+                    try:
+                        obj = json.loads(text)
+                    except json.JSONDecodeError as exc:
+                        raise InputError(f"stdin: not valid JSON (line {exc.lineno}, column {exc.colno}:"
+                                         f" {exc.msg})") from None
+            else:
+                path = Path(args.path)
+                if not path.exists():
+                    raise InputError(f"{source}: no such file")
+                if path.is_dir():
+                    raise InputError(f"{source}: is a directory, not a {'file' if instances else 'matrix file'}")
+                if path.suffix.lower() == ".json":
+                    try:
+                        obj = json.loads(decode_matrix_text(path.read_bytes(), source))
+                    except json.JSONDecodeError as exc:
+                        raise InputError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}:"
+                                         f" {exc.msg})") from None
+            if obj is not None and _is_instance_json(obj) and args.key is None:
+                if not instances:
+                    raise InputError(f"{source}: this is a CPE candidate-position instance, not a preference"
+                                     " matrix; 'boundcalc cpe' and 'boundcalc explore' read it")
+                if kw:
+                    raise InputError("--break-ties applies to a preference matrix; a CPE instance says itself"
+                                     " whether it allows ties ('allow_ties')")
+                return CPEInstance.from_json(obj)
+            if obj is not None:
+                pm = PreferenceMatrix(array_from_json(obj, args.key, source), name=Path(source).stem, **kw)
+            elif args.path == "-":
+                pm = PreferenceMatrix(parse_matrix_text(text, "stdin"), name="stdin", **kw)
+            else:
+                pm = PreferenceMatrix.from_file(args.path, key=args.key, **kw)
+    except PreferenceMatrixError as exc:
+        msg = str(exc)
+        raise InputError(msg if msg.startswith(source) else f"{source}: {msg}") from None
+    except CPEInstanceError as exc:
+        raise InputError(f"{source}: {exc}") from None
+    except OSError as exc:  # missing, a directory, unreadable
+        raise InputError(f"{source}: {exc.strerror}" if exc.strerror else str(exc)) from None
+    if instances:
+        try:
+            return CPEInstance.from_matrix(pm.mu, name=pm.name)
+        except CPEInstanceError as exc:
+            raise InputError(f"{source}: {exc}") from None
+    return pm
 
 
 def read_matrix(args) -> PreferenceMatrix:
-    """The matrix named by PATH or --example (see :func:`add_matrix_arguments`)."""
-    kw = {}
-    if args.break_ties is not None:
-        kw = {"ties": "break", "tie_epsilon": args.break_ties}
-    if args.example and args.path:
-        raise InputError("give either PATH or --example, not both")
-    try:
-        if args.example:
-            pm = load_example(args.example)
-            return PreferenceMatrix(pm, name=args.example, **kw) if kw else pm
-        if not args.path:
-            raise InputError("no matrix: give PATH (or '-' for stdin) or --example NAME")
-        if args.path == "-":
-            return read_stdin_matrix(**kw)
-        return PreferenceMatrix.from_file(args.path, key=args.key, **kw)
-    except (PreferenceMatrixError, OSError) as exc:  # OSError: missing, a directory, unreadable
-        raise InputError(str(exc)) from None
-
-
-def read_stdin_matrix(**kwargs) -> PreferenceMatrix:
-    """A text matrix from stdin, parsed like a text file (:func:`boundcalc.matrix.parse_matrix_text`)."""
-    buf = getattr(sys.stdin, "buffer", None)  # bytes when stdin is a real stream, so bad UTF-8 is named
-    arr = parse_matrix_text(buf.read() if buf is not None else sys.stdin.read(), "stdin")
-    try:
-        return PreferenceMatrix(arr, name="stdin", **kwargs)
-    except PreferenceMatrixError as exc:
-        raise PreferenceMatrixError(f"stdin: {exc}") from None
-
-
-def _fmt(x, digits=6) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float):
-        if not np.isfinite(x):
-            return str(x)
-        return f"{x:.{digits}g}"
-    return str(x)
-
-
-def format_table(headers, rows) -> str:
-    """A plain aligned text table."""
-    cells = [[str(h) for h in headers]] + [[_fmt(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(cells[0], widths))]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in cells[1:]:
-        lines.append("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
-    return "\n".join(lines)
+    """The matrix named by PATH or --example (see :func:`read_input`)."""
+    return read_input(args)
 
 
 def matrix_header(pm: PreferenceMatrix) -> str:
@@ -210,23 +429,31 @@ def _save_allocation_plot(pm: PreferenceMatrix, result, path: str) -> None:
         raise InputError("--plot needs matplotlib: pip install 'boundcalc[plot]'") from None
     from .plot import plot_allocation
 
-    fig = plot_allocation(pm, result)
-    try:
-        fig.savefig(path, dpi=120)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot write {path}: {exc}") from None
+    plot_allocation(pm, result, path)
     print(f"wrote {path}", file=sys.stderr)
 
 
+def _check_plot_backend(args) -> None:
+    """--plot needs matplotlib: say so before the computation, not after it."""
+    if getattr(args, "plot", None):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise InputError("--plot needs matplotlib: pip install 'boundcalc[plot]'") from None
+
+
 def _add_bounds(sub) -> None:
-    p = sub.add_parser("bounds", help="exact Copeland lower bound (000 Thm 2) and ECW constant (Thm 5)",
-                       description="Exact Copeland regret lower bound and ECW-RMED constant of a preference matrix.")
-    add_matrix_arguments(p)
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p = sub.add_parser("bounds", help="exact Copeland lower bound (000 Thm 2) and ECW constant (000 Thm 5)",
+                       description="Exact Copeland regret lower bound C* (000 Theorem 2: the LP of eq. (2) by"
+                                   " cutting planes over HiGHS, with a certificate) and ECW-RMED's constant C^E*"
+                                   " (000 Theorem 5) of a preference matrix, in 000's regret unit per ln T.",
+                       epilog=PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_input_arguments(p)
     p.add_argument("--method", choices=["cutting-plane", "enumerate"], default="cutting-plane",
                    help="LP backend (default: cutting-plane over HiGHS; enumerate = full LP via cvxpy, small K)")
     p.add_argument("--allocation", action="store_true", help="also print the optimal allocation q")
-    p.add_argument("--plot", metavar="FILE", help="save a heat map of mu and of the optimal allocation (PNG/PDF/SVG; needs matplotlib)")
+    add_output_arguments(p, what="the constants, winners, certificate and statistics",
+                         plot="a heat map of mu and of the optimal allocation")
     p.set_defaults(func=_cmd_bounds)
 
 
@@ -258,7 +485,7 @@ def _cmd_compare(args) -> int:
     out = io.StringIO()
     out.write(matrix_header(pm))
     out.write(f"coefficients of ln T (ln ln T where the unit says so), each in its paper's unit; alpha = {alpha:g}\n\n")
-    out.write(cmp.format() + "\n\n")
+    out.write(cmp.summary() + "\n\n")
     out.write(f"{len(cmp)} rows in {seconds * 1e3:.1f} ms\n")
     sys.stdout.write(out.getvalue())
     return status
@@ -269,46 +496,37 @@ def _add_compare(sub) -> None:
 
     p = sub.add_parser(
         "compare", help="every published constant of the field on one matrix, each in its paper's unit",
-        description="Compare the exact Copeland lower bound (000 Thm 2) and ECW-RMED (Thm 5) with the "
+        description="Compare the exact Copeland lower bound (000 Thm 2) and ECW-RMED (000 Thm 5) with the "
                     "constants of CCB/SCB (002), D-TS (001), RMED, 000's closed forms (11)-(12), SAVAGE (003) "
                     "and CPE (004): one row per constant with its unit, its value in 000's unit where a "
-                    "conversion exists, and its source; rows that do not apply give the reason.")
-    add_matrix_arguments(p)
-    fmt = p.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help='print {"rows": [...]} as JSON instead of a table')
-    fmt.add_argument("--csv", action="store_true", help="print a CSV table with a header instead of a table")
-    p.add_argument("--alpha", type=float, default=0.51, help="D-TS's alpha > 0.5 (001; default 0.51)")
+                    "conversion exists, and its source; rows that do not apply give the reason.",
+        epilog=PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_input_arguments(p)
+    p.add_argument("--alpha", type=_float_option(0.5, low_open=True), default=0.51,
+                   help="D-TS's alpha > 0.5 (001; default 0.51)")
     p.add_argument("--keys", metavar="KEY[,KEY...]",
                    help="compute only these rows, in this order; one of: " + ", ".join(COMPARE_KEYS))
     p.add_argument("--certify", action="store_true",
                    help="also check ECW's closed-form allocation against every row of R^E (slower)")
+    add_output_arguments(p, what='{"rows": [...]}', csv=True)
     p.set_defaults(func=_cmd_compare)
 
 
 # ----------------------------------------------------------------------------- batch
 def _cmd_batch(args) -> int:
-    from .batch import BatchFileError, run_batch
+    from .batch import run_batch
 
-    pm = read_matrix(args)
     keys = None
     if args.keys:
         keys = [k.strip() for part in args.keys for k in part.split(",") if k.strip()]
-    if args.scheduler and (args.no_dask or args.workers is not None):
-        raise InputError("give --scheduler ADDRESS or --workers N / --no-dask, not both")
-    workers = 0 if args.no_dask else args.workers
+    run = _run_options(args)
+    pm = read_matrix(args)
     try:
-        res = run_batch(pm, args.size, args.count, args.min_gap, args.seed, args.out, keys=keys,
-                        alpha=args.alpha, workers=workers, scheduler=args.scheduler,
-                        chunk_size=args.chunk_size, progress=False if args.no_progress else None,
-                        overwrite=args.overwrite)
-    except (BatchFileError, ValueError, ImportError, ConnectionError) as exc:
-        raise InputError(str(exc)) from None
+        res = run_batch(pm, args.size, args.count, args.min_gap, args.seed, keys=keys, alpha=args.alpha, **run)
     except KeyboardInterrupt:
-        if args.out:
-            print(f"boundcalc: rows computed so far are in {args.out}; rerun the same command to resume",
-                  file=sys.stderr)
+        _interrupted(args)
         raise
-    m, st = res.meta, res.stats
+    st = res.stats
     if st["dropped_partial_line_bytes"]:
         print(f"boundcalc: {args.out}: dropped a partial last line ({st['dropped_partial_line_bytes']} bytes)"
               " left by an interrupted run", file=sys.stderr)
@@ -316,18 +534,7 @@ def _cmd_batch(args) -> int:
         json.dump(res.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        name = f" of {m['matrix_name']}" if m.get("matrix_name") else ""
-        how = st["backend"] + (f", {st['workers']} workers, {st['chunk_size']} per task" if st["backend"] == "dask" else "")
-        out = io.StringIO()
-        out.write(f"batch: {args.count} accepted {m['size']}-arm submatrices{name} (K = {m['K']}),"
-                  f" every gap >= {m['min_gap']:g}, seed {m['seed']}\n")
-        out.write(f"{st['drawn']} candidates drawn (acceptance {st['acceptance_rate']:.2%});"
-                  f" {st['resumed']} rows resumed, {st['computed']} computed ({how}) in {st['seconds']:.1f} s\n")
-        if args.out:
-            out.write(f"rows: {args.out}\n")
-        out.write("mean and standard error over the submatrices where each constant applies (n):\n\n")
-        out.write(res.format_summary() + "\n")
-        sys.stdout.write(out.getvalue())
+        sys.stdout.write(res.summary() + "\n" + (f"rows: {args.out}\n" if args.out else ""))
     if st["errors"]:
         print(f"boundcalc: {st['errors']} submatrices failed (rows carry an 'error' field);"
               " rerunning with the same arguments retries them", file=sys.stderr)
@@ -336,107 +543,42 @@ def _cmd_batch(args) -> int:
 
 
 def _add_batch(sub) -> None:
+    from .runner.job import MAX_TASKS
+
     p = sub.add_parser(
         "batch", help="constants of many random k-arm submatrices (000 Table 1), on Dask, resumable",
         description="Evaluate the constants on N random k-arm submatrices of the matrix (rejecting those with"
                     " a gap |mu_ij - 1/2| below --min-gap), write one JSON Lines row per submatrix as it is"
-                    " computed (a rerun resumes), and print mean and standard error per constant.")
-    add_matrix_arguments(p)
-    p.add_argument("--size", "-k", type=int, required=True, help="arms per submatrix")
-    p.add_argument("--count", "-n", type=int, required=True, help="number of accepted submatrices")
-    p.add_argument("--min-gap", type=float, default=0.0, metavar="G",
+                    " computed (a rerun resumes), and print mean and standard error per constant.",
+        epilog=PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_input_arguments(p)
+    g = p.add_argument_group("the draw and the constants")
+    g.add_argument("--size", "-k", type=_int_option(2), required=True, help="arms per submatrix")
+    g.add_argument("--count", "-n", type=_int_option(1, MAX_TASKS), required=True, help="number of accepted submatrices")
+    g.add_argument("--min-gap", type=_float_option(0.0, 0.5), default=0.0, metavar="G",
                    help="reject submatrices with some |mu_ij - 1/2| < G (000 Table 1: 0.005; default 0)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
-    p.add_argument("--out", "-o", metavar="FILE",
-                   help="JSON Lines row file (header line + one row per submatrix); resumed when it exists")
-    p.add_argument("--overwrite", action="store_true", help="discard an existing --out file instead of resuming it")
-    p.add_argument("--keys", action="append", metavar="K1,K2,...",
+    g.add_argument("--seed", type=SEED, default=0, help="seed of the draw (default 0)")
+    g.add_argument("--keys", action="append", metavar="K1,K2,...",
                    help="constants to compute (comma-separated; default all rows of the comparison)")
-    p.add_argument("--alpha", type=float, default=0.51, help="D-TS's alpha (default 0.51)")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="local Dask cluster of N worker processes (default: number of cores; 0 = in-process)")
-    p.add_argument("--no-dask", action="store_true", help="evaluate in-process (same as --workers 0)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask scheduler, e.g. tcp://host:8786")
-    p.add_argument("--chunk-size", type=int, default=None, metavar="M",
-                   help="submatrices per Dask task (default: about 4 tasks per worker, at most 100)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway when stderr is not a TTY)")
-    p.add_argument("--json", action="store_true", help="print the summary, run metadata and statistics as JSON")
+    g.add_argument("--alpha", type=_float_option(0.5, low_open=True), default=0.51, help="D-TS's alpha (default 0.51)")
+    add_output_arguments(p, what="the summary, run metadata and statistics")
+    add_run_arguments(p, "header line + one row per submatrix")
     p.set_defaults(func=_cmd_batch)
 
 
 # ----------------------------------------------------------------------------- cpe
-def _read_cpe_instance(args):
-    from .cpe import CPEInstance, CPEInstanceError, load_cpe_example
-
-    if args.example and args.path:
-        raise InputError("give either PATH or --example, not both")
-    if args.example:
-        return load_cpe_example()
-    if not args.path:
-        raise InputError("no instance: give PATH (instance JSON or a preference matrix) or --example chen2020-fig1")
-    path = Path(args.path)
-    try:
-        if path.suffix.lower() == ".json" and not path.is_dir():
-            obj = json.loads(decode_matrix_text(path.read_bytes(), str(path)))
-            if isinstance(obj, dict) and "format" in obj:
-                return CPEInstance.from_json(obj)
-        pm = PreferenceMatrix.from_file(path, key=args.key)
-        return CPEInstance.from_matrix(pm.mu)
-    except OSError as exc:  # missing, a directory, unreadable
-        raise InputError(f"{path}: {exc.strerror}" if exc.strerror else str(exc)) from None
-    except PreferenceMatrixError as exc:  # its message names the path already
-        raise InputError(str(exc)) from None
-    except (CPEInstanceError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: {exc}") from None
-
-
 def _cmd_cpe(args) -> int:
     from .cpe import CPETooLargeError, cpe_report
 
-    inst = _read_cpe_instance(args)
+    inst = read_input(args, instances=True)
     try:
         rep = cpe_report(inst, monte_carlo=args.monte_carlo, seed=args.seed)
     except CPETooLargeError as exc:
         raise InputError(str(exc)) from None
     if args.json:
-        json.dump(rep, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return EXIT_OK
-    out = io.StringIO()
-    name = f" {rep['name']}" if rep.get("name") else ""
-    out.write(f"instance{name}: {rep['candidates']} candidates, {rep['positions']} positions, {len(rep['edges'])} edges\n")
-    if "maximum_matchings" in rep:
-        out.write(f"maximum matchings: {rep['maximum_matchings']}\n")
-    out.write(f"width (Def. 2): {rep['width'] if rep['width'] is not None else rep.get('width_reason')}\n\n")
-    w = rep["edge_rewards"]
-    b, c = rep["borda"], rep["condorcet"]
-    rows = []
-    for k, e in enumerate(rep["edges"]):
-        rows.append([
-            f"({e[0]}, {e[1]})",
-            rep["matchings_per_edge"][k] if "matchings_per_edge" in rep else None,
-            w["values"][k] if w.get("values") else None,
-            b["gaps"][k] if "gaps" in b else None,
-            c["gaps"][k] if "gaps" in c else None,
-            c["verification_gaps"][k] if "verification_gaps" in c else None,
-        ])
-    out.write(format_table(["edge", "matchings", "w(e)", "Borda gap (w units)", "Condorcet gap (f units)",
-                            "verification gap"], rows) + "\n\n")
-    if w.get("method") == "monte-carlo":
-        out.write(f"w(e) estimated by Monte Carlo ({w['n_samples']} samples); standard errors in --json\n")
-    if "winner" in b:
-        out.write(f"Borda winner {b['winner']}: Borda score B = w(M)/l = {b['winner_score']:.6g};"
-                  f" H^B = sum_e 1/(Delta^B_e)^2 = {b['hardness']:.6g} (Def. 4)\n")
+        sys.stdout.write(rep.to_json(indent=2) + "\n")
     else:
-        out.write(f"Borda: {b.get('reason')}\n")
-    if "winner" in c:
-        extra = f" (Borda score {c['winner_borda_score']:.6g})" if "winner_borda_score" in c else ""
-        out.write(f"Condorcet winner {c['winner']}{extra}: Theorem 4 hardness (unordered comparable pairs)"
-                  f" {c['hardness']:.6g}; H^C_ver = {c['verification_hardness']:.6g} (Sec. 4.3)\n")
-    else:
-        out.write(f"Condorcet: {c.get('reason')}\n")
-    out.write("hardness values multiply ln(1/delta) in 004's sample complexities (no regret unit)\n")
-    sys.stdout.write(out.getvalue())
+        sys.stdout.write(rep.summary() + "\n")
     return EXIT_OK
 
 
@@ -446,32 +588,21 @@ def _add_cpe(sub) -> None:
         description="Constants of combinatorial pure exploration for dueling bandits (Chen et al. 2020, 004) for a "
                     "bipartite candidate-position instance (JSON, format boundcalc.cpe.instance/1) or, for a plain "
                     "preference matrix, its one-position instance: width, w(e), Borda and Condorcet winners, gaps "
-                    "and hardness, verification gaps.")
-    p.add_argument("path", nargs="?", help="instance JSON, or a preference matrix file (text/.npy/.npz/.json)")
-    p.add_argument("--example", choices=["chen2020-fig1"], help="004's own example (Figures 1-2)")
-    p.add_argument("--key", help="array name inside an .npz, or entry of a JSON object")
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.add_argument("--monte-carlo", type=int, metavar="N", default=None,
+                    "and hardness, verification gaps.",
+        epilog=PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_input_arguments(p, instances=True)
+    g = p.add_argument_group("edge rewards")
+    g.add_argument("--monte-carlo", type=_int_option(1, 10**8), metavar="N", default=None,
                    help="estimate w(e) from N sampled matchings when exact counting is too large")
-    p.add_argument("--seed", type=int, default=0, help="seed of the Monte-Carlo estimate")
+    g.add_argument("--seed", type=SEED, default=0, help="seed of the Monte-Carlo estimate (default 0)")
+    add_output_arguments(p, what="the report")
     p.set_defaults(func=_cmd_cpe)
 
 
 # ----------------------------------------------------------------------------- simulate
-def _add_run_arguments(p: argparse.ArgumentParser, rows: str) -> None:
-    """The options every long seeded run shares (``simulate``, ``explore``): row store, Dask, progress bar."""
-    p.add_argument("--out", "-o", metavar="FILE", help=f"JSON Lines row file, {rows}; resumed when it exists")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="local Dask cluster of N worker processes (default: number of cores; 0 = in-process)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask scheduler, e.g. tcp://host:8786")
-    p.add_argument("--chunk-size", type=int, default=None, metavar="M", help="runs per Dask task")
-    p.add_argument("--no-progress", "--quiet", dest="no_progress", action="store_true",
-                   help="no progress bar (it is off anyway when stderr is not a TTY)")
-
-
 def _interrupted(args) -> None:
     if args.out:
-        print(f"boundcalc: runs finished so far are in {args.out}; rerun the same command to resume",
+        print(f"boundcalc: rows finished so far are in {args.out}; rerun the same command to resume",
               file=sys.stderr)
 
 
@@ -481,16 +612,12 @@ def _emit_run(res, args) -> int:
         import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        ax = res.plot()
-        ax.figure.savefig(args.plot, dpi=150, bbox_inches="tight")
-        plt.close(ax.figure)
+        res.plot(args.plot)
     if args.json:
         json.dump(res.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(res.format_table() + "\n")
+        sys.stdout.write(res.summary() + "\n")
         if args.plot:
             sys.stdout.write(f"plot: {args.plot}\n")
     return EXIT_OK
@@ -500,9 +627,7 @@ def _cmd_simulate(args) -> int:
     from .policies import parse_param_spec, resolve_policy_list
     from .simulate import simulate
 
-    pm = read_matrix(args)
-    if args.scheduler and args.workers is not None:
-        raise InputError("give --scheduler ADDRESS or --workers N, not both")
+    run = _run_options(args)
     try:
         names = resolve_policy_list(args.policies)
         params: dict = {}
@@ -513,14 +638,13 @@ def _cmd_simulate(args) -> int:
             params.setdefault(pol, {})[key] = value
     except (KeyError, ValueError) as exc:
         raise InputError(str(exc).strip("'\"")) from None
+    if args.runs * len(names) > RUNS_MAX:
+        raise InputError(f"--runs {args.runs} x {len(names)} policies is more than one run holds ({RUNS_MAX:,} tasks)")
+    pm = read_matrix(args)
     try:
         res = simulate(pm, names, horizon=args.horizon, runs=args.runs, seed=args.seed, params=params,
                        crn=not args.no_crn, shuffle=args.shuffle, per_decade=args.per_decade,
-                       fast=not args.protocol, workers=args.workers, scheduler=args.scheduler,
-                       store=args.out, progress=False if args.no_progress else None,
-                       chunk_size=args.chunk_size)
-    except (ValueError, ImportError, ConnectionError) as exc:
-        raise InputError(str(exc)) from None
+                       fast=not args.protocol, **run)
     except KeyboardInterrupt:
         _interrupted(args)
         raise
@@ -529,80 +653,80 @@ def _cmd_simulate(args) -> int:
     return _emit_run(res, args)
 
 
+def _policy_help() -> str:
+    """The registered policies with their sources and hyperparameters (``simulate --help``)."""
+    from .policies import POLICIES
+
+    lines = ["policies (--policies NAME,...; hyperparameters by --param NAME.PARAM=VALUE):"]
+    for name, cls in POLICIES.items():
+        lines.append(f"  {name:10s} {cls.reference}")
+        for key, hp in cls.hyperparameters.items():
+            doc = f": {hp.doc}" if hp.doc else ""
+            lines.append(f"  {'':10s}   {key} = {hp.default!r}{doc}")
+    return "\n".join(lines) + "\n\n"
+
+
 def _add_simulate(sub) -> None:
     p = sub.add_parser(
-        "simulate", help="run online policies (ECW-RMED, RMED1, ...) on a matrix; regret against the bounds",
+        "simulate", help="run online policies (CW-RMED, ECW-RMED, D-TS, ...) on a matrix; regret against the bounds",
         description="Simulate registered dueling-bandit policies on Bernoulli duels from the matrix: R runs of T"
                     " rounds each, cumulative regret (000's unit) at log-spaced checkpoints, compared with the"
-                    " lower bound and ECW constants times ln T.  Runs go to a local Dask cluster by default"
-                    " (--workers 0: in-process), or to --scheduler ADDRESS.")
-    add_matrix_arguments(p)
-    p.add_argument("--policies", default="all", metavar="P1,P2,...",
-                   help="registered policy names, comma-separated, or 'all' (default)")
-    p.add_argument("--horizon", "-T", type=int, required=True, help="rounds per run")
-    p.add_argument("--runs", "-R", type=int, default=10, help="independent runs per policy (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="root seed; run r uses SeedSequence(seed).spawn()[r] (default 0)")
-    p.add_argument("--param", action="append", metavar="POLICY.NAME=VALUE",
+                    " lower bound and ECW constants times ln T.  Runs go to a local Dask cluster when"
+                    " dask.distributed is installed (--workers 0: in-process), or to --scheduler ADDRESS.",
+        epilog=_policy_help() + PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_input_arguments(p)
+    g = p.add_argument_group("the simulation")
+    g.add_argument("--policies", default="all", metavar="P1,P2,...",
+                   help="registered policy names, comma-separated, or 'all' (default); listed below")
+    g.add_argument("--horizon", "-T", type=_int_option(1, HORIZON_MAX), required=True, help="rounds per run")
+    g.add_argument("--runs", "-R", type=_int_option(1, RUNS_MAX), default=10,
+                   help="independent runs per policy (default 10)")
+    g.add_argument("--seed", type=SEED, default=0,
+                   help="root seed; run r uses SeedSequence(seed).spawn()[r] (default 0)")
+    g.add_argument("--param", action="append", metavar="POLICY.NAME=VALUE",
                    help="set a hyperparameter, e.g. ecw-rmed.beta=0 (repeatable)")
-    p.add_argument("--no-crn", action="store_true", help="independent duel streams per policy (default: common random numbers)")
-    p.add_argument("--shuffle", action="store_true", help="relabel the arms by a random permutation in every run")
-    p.add_argument("--per-decade", type=int, default=10, help="checkpoints per decade of t (default 10)")
-    p.add_argument("--protocol", action="store_true",
-                   help="drive every policy step by step through its protocol (no compiled kernels; slow)")
-    p.add_argument("--json", action="store_true", help="print the curves and statistics as JSON")
-    p.add_argument("--plot", metavar="FILE", help="save the semi-log regret plot (png, pdf, svg)")
-    _add_run_arguments(p, "one row per (policy, run)")
+    g.add_argument("--no-crn", action="store_true", help="independent duel streams per policy (default: common random numbers)")
+    g.add_argument("--shuffle", action="store_true", help="relabel the arms by a random permutation in every run")
+    g.add_argument("--per-decade", type=_int_option(1, 1000), default=10, help="checkpoints per decade of t (default 10)")
+    g.add_argument("--protocol", action="store_true",
+                   help="drive every policy step by step through its Python protocol (no whole-run kernels; slow)")
+    add_output_arguments(p, what="the curves and statistics", plot="the semi-log regret plot")
+    add_run_arguments(p, "one row per (policy, run)")
     p.set_defaults(func=_cmd_simulate)
 
 
 # ----------------------------------------------------------------------------- explore
-CPE_EXAMPLE = "chen2020-fig1"
-
-
-def _read_explore_instance(args):
-    """004's example, a one-position instance of a bundled matrix, or PATH (as ``cpe`` reads it)."""
-    from .cpe import CPEInstance, load_cpe_example
-
-    if args.example and args.path:
-        raise InputError("give either PATH or --example, not both")
-    if args.example == CPE_EXAMPLE:
-        return load_cpe_example()
-    if args.example:
-        return CPEInstance.from_matrix(load_example(args.example).mu, name=args.example)
-    if not args.path:
-        raise InputError(f"no instance: give PATH (instance JSON or a preference matrix) or --example NAME"
-                         f" ({', '.join([CPE_EXAMPLE] + EXAMPLE_NAMES)})")
-    return _read_cpe_instance(argparse.Namespace(path=args.path, example=None, key=args.key))
-
-
 def _cmd_explore(args) -> int:
-    from .cpe import CPETooLargeError
-    from .cpe.exploration import ALGORITHMS
+    from .cpe.algorithms import ALGORITHMS
     from .explore import explore
 
     if args.algorithm not in ALGORITHMS:
         raise InputError(f"unknown algorithm {args.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
-    if not 0 < args.delta < 1:
-        raise InputError(f"--delta must lie in (0, 1); got {args.delta:g}")
     spec = ALGORITHMS[args.algorithm]
     if spec.needs_epsilon and args.epsilon is None:
         raise InputError(f"{args.algorithm} is a PAC algorithm: give --epsilon E (the accuracy, > 0)")
     if not spec.needs_epsilon and args.epsilon is not None:
         raise InputError(f"{args.algorithm} identifies the exact winner and takes no --epsilon"
                          " (only clucb-borda-pac does)")
-    if args.scheduler and args.workers is not None:
-        raise InputError("give --scheduler ADDRESS or --workers N, not both")
-    inst = _read_explore_instance(args)
+    run = _run_options(args)
+    inst = read_input(args, instances=True)
     try:
         res = explore(inst, args.algorithm, delta=args.delta, epsilon=args.epsilon, runs=args.runs, seed=args.seed,
-                      max_duels=args.max_duels, workers=args.workers, scheduler=args.scheduler, store=args.out,
-                      chunk_size=args.chunk_size, progress=False if args.no_progress else None)
-    except (ValueError, ImportError, ConnectionError, CPETooLargeError) as exc:  # NoWinnerError is a ValueError
-        raise InputError(str(exc)) from None
+                      max_duels=args.max_duels, **run)
     except KeyboardInterrupt:
         _interrupted(args)
         raise
     return _emit_run(res, args)
+
+
+def _algorithm_help() -> str:
+    from .cpe.algorithms import ALGORITHMS
+
+    lines = ["algorithms (--algorithm NAME):"]
+    for name, spec in ALGORITHMS.items():
+        eps = "; needs --epsilon" if spec.needs_epsilon else ""
+        lines.append(f"  {name:18s} {spec.paper}: the {spec.target} winner{eps}")
+    return "\n".join(lines) + "\n\n"
 
 
 def _add_explore(sub) -> None:
@@ -612,26 +736,25 @@ def _add_explore(sub) -> None:
                     " R times (seeded) on a candidate-position instance, report the rate of correct answers"
                     " against delta and the number of duels used (mean, standard error, spread) next to 004's"
                     " hardness constants H^B, H^B_eps, H^C, H^C_ver and the expressions of its Theorems 1-6."
-                    "  Runs go to a local Dask cluster by default (--workers 0: in-process), or to --scheduler"
-                    " ADDRESS.")
-    p.add_argument("path", nargs="?", help="instance JSON (format boundcalc.cpe.instance/1) or a preference matrix"
-                                           " file (its one-position instance)")
-    p.add_argument("--example", choices=[CPE_EXAMPLE] + EXAMPLE_NAMES, metavar="NAME",
-                   help=f"{CPE_EXAMPLE} (004's Figures 1-2 instance) or a bundled matrix as a one-position instance:"
-                        f" {', '.join(EXAMPLE_NAMES)}")
-    p.add_argument("--key", help="array name inside an .npz, or entry of a JSON object")
-    p.add_argument("--algorithm", "-a", required=True, metavar="NAME",
-                   help="clucb-borda-pac, clucb-borda-exact, car-cond, car-verify or car-parallel")
-    p.add_argument("--delta", type=float, required=True, help="confidence, in (0, 1)")
-    p.add_argument("--epsilon", type=float, default=None, help="accuracy of clucb-borda-pac (> 0; only there)")
-    p.add_argument("--runs", "-R", type=int, default=10, help="independent runs (default 10)")
-    p.add_argument("--seed", type=int, default=0,
+                    "  Runs go to a local Dask cluster when dask.distributed is installed (--workers 0:"
+                    " in-process), or to --scheduler ADDRESS.",
+        epilog=_algorithm_help() + PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_input_arguments(p, instances=True)
+    g = p.add_argument_group("the algorithm")
+    g.add_argument("--algorithm", "-a", required=True, metavar="NAME",
+                   help="clucb-borda-pac, clucb-borda-exact, car-cond, car-verify or car-parallel (listed below)")
+    g.add_argument("--delta", type=_float_option(0.0, 1.0, low_open=True, high_open=True), required=True,
+                   help="confidence, in (0, 1)")
+    g.add_argument("--epsilon", type=_float_option(0.0, low_open=True), default=None,
+                   help="accuracy of clucb-borda-pac (> 0; only there)")
+    g.add_argument("--runs", "-R", type=_int_option(1, RUNS_MAX), default=10, help="independent runs (default 10)")
+    g.add_argument("--seed", type=SEED, default=0,
                    help="root seed; run r uses SeedSequence(seed).spawn()[r] (default 0)")
-    p.add_argument("--max-duels", type=int, default=None, metavar="N",
+    g.add_argument("--max-duels", type=_int_option(1, 10**12), default=None, metavar="N",
                    help="budget per run (a run that reaches it stops without an answer)")
-    p.add_argument("--json", action="store_true", help="print the summary, hardness and per-run rows as JSON")
-    p.add_argument("--plot", metavar="FILE", help="save sample complexity against hardness (log-log; png, pdf, svg)")
-    _add_run_arguments(p, "one row per run")
+    add_output_arguments(p, what="the summary, hardness and per-run rows",
+                         plot="sample complexity against hardness (log-log)")
+    add_run_arguments(p, "one row per run")
     p.set_defaults(func=_cmd_explore)
 
 
@@ -640,12 +763,15 @@ SUBCOMMANDS = [_add_bounds, _add_compare, _add_cpe, _add_batch, _add_simulate, _
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="boundcalc",
-        description="Exact regret constants of dueling bandits (Komiyama, Honda & Nakagawa 2016 and peers).",
-    )
+        description="Exact regret constants of dueling bandits (Komiyama, Honda & Nakagawa 2016 and peers),"
+                    " the online policies that reach them, and 004's pure-exploration algorithms."
+                    " Results go to stdout, messages to stderr; exit status 0 on success, 1 on a solver"
+                    " failure, 2 on bad input.",
+        epilog=PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"boundcalc {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for add in SUBCOMMANDS:
         add(sub)
     return parser
@@ -653,19 +779,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error (already printed, one line)
+        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_INPUT
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_INPUT
+    from .cpe import CPEInstanceError, CPETooLargeError
     from .lp.constraints import TooLargeError
     from .lp.highs import SolverError
+    from .runner import StoreError
 
     try:
+        _check_plot_backend(args)
         return int(args.func(args) or 0)
-    except InputError as exc:
-        print(f"boundcalc: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except TooLargeError as exc:
+    except (InputError, TooLargeError, CPETooLargeError, CPEInstanceError, PreferenceMatrixError, StoreError,
+            ValueError, ImportError, ConnectionError) as exc:
+        # bad input, an unusable row file, a missing optional dependency, an unreachable scheduler
         print(f"boundcalc: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except SolverError as exc:

@@ -2,7 +2,7 @@
 
 :func:`compare` evaluates, on one K x K preference matrix, the exact Copeland lower bound and
 ECW-RMED's constant of Komiyama, Honda & Nakagawa (ICML 2016, paper 000) next to the
-published constants of the other dueling-bandit papers (FORMULAS.md), one row per constant,
+published constants of the other dueling-bandit papers (001-004, RMED), one row per constant,
 in this order (:data:`COMPARE_KEYS`):
 
 * ``lower_bound`` -- 000 Theorem 2, ``min_{i1} C*_{i1}`` (the exact LP, cutting plane); 000's unit.
@@ -37,7 +37,7 @@ for RMED and the Condorcet CPE rows, 001's Assumption 2 failing, no unique Borda
 row is ``"not-applicable"`` with a ``reason`` instead of a value; when a computation fails
 (a HiGHS failure) the row is ``"failed"`` with a ``message`` and no value -- never a silent
 number.  Every value is the coefficient of ``ln T`` (``ln ln T`` for ``dts_thm1_loglog``);
-the papers' additive constants are not published in closed form (FORMULAS.md), so no
+the papers' additive constants are not published in closed form, so no
 finite-T regret is formed.
 
 Speed: the matrix is validated once and every row reads the same
@@ -77,7 +77,7 @@ from .cpe import single as _cpe_single  # noqa: F401  (light: no networkx until 
 from .lp.highs import SolverError
 from .matrix import PreferenceMatrix, as_preference_matrix
 from .registry import ConstantSpec, Context, registered
-from .result import BoundResult, Result
+from .result import BoundResult, Result, RichResult
 
 __all__ = ["COMPARE_KEYS", "CSV_FIELDS", "Comparison", "check_options", "compare", "constants"]
 
@@ -220,7 +220,7 @@ def _num(x: float | None, digits: int = 6) -> str:
     return f"{x:.{digits}g}"
 
 
-class Comparison:
+class Comparison(RichResult):
     """The rows of :func:`compare`: one :class:`~boundcalc.result.Result` per constant.
 
     Attributes
@@ -285,11 +285,6 @@ class Comparison:
         rows add winner, per_winner, method, stats and certificate; no allocation)."""
         return {"rows": [r.to_dict() for r in self.rows]}
 
-    def to_json(self, **kwargs) -> str:
-        """:meth:`to_dict` as JSON text (``kwargs`` go to :func:`json.dumps`; NaN/inf are refused)."""
-        kwargs.setdefault("allow_nan", False)
-        return json.dumps(self.to_dict(), **kwargs)
-
     def to_csv(self) -> str:
         """A CSV table with a header row :data:`CSV_FIELDS`; empty cells for missing values.
 
@@ -322,7 +317,7 @@ class Comparison:
         return pd.DataFrame(data, columns=["key", "value", "unit", "value_in_000_unit", "source", "reason",
                                            "status", "message", "extra"]).set_index("key")
 
-    def format(self, *, digits: int = 6, reasons: bool = True) -> str:
+    def summary(self, *, digits: int = 6, reasons: bool = True) -> str:
         """A readable aligned table: key, value, value in 000's unit, unit, source; rows that do
         not apply show ``n/a`` and failed rows ``FAILED``; the reasons and failure messages are
         listed below the table (``reasons=False`` leaves out the reasons, never the failures)."""
@@ -354,9 +349,6 @@ class Comparison:
     def failed(self) -> list[Result]:
         """The rows whose computation failed (status ``"failed"``)."""
         return [r for r in self.rows if r.status == "failed"]
-
-    def __str__(self) -> str:
-        return self.format()
 
     def __repr__(self) -> str:
         name = f" {self.matrix.name!r}" if self.matrix is not None and self.matrix.name else ""

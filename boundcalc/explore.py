@@ -1,7 +1,7 @@
 """Pure exploration on candidate-position instances: many seeded runs of one of paper 004's algorithms.
 
 Chen, Du, Huang & Zhao, "Combinatorial Pure Exploration for Dueling Bandits", ICML 2020 (004).
-:func:`explore` runs one registered algorithm (:data:`boundcalc.cpe.exploration.ALGORITHMS`:
+:func:`explore` runs one registered algorithm (:data:`boundcalc.cpe.algorithms.ALGORITHMS`:
 CLUCB-Borda-PAC and CLUCB-Borda-Exact, Algorithms 1 and 5; CAR-Cond, CAR-Parallel and
 CAR-Verify, Algorithms 2-4) ``runs`` times on one instance and reports, next to the hardness
 constants boundcalc computes exactly (:mod:`boundcalc.cpe`):
@@ -32,7 +32,7 @@ Execution
 >>> res = explore([[0.5, 0.8], [0.2, 0.5]], "car-cond", delta=0.05, runs=3, seed=0)
 >>> res.to_dict()["winner"], res.correct_rate, res.hardness["H^C"]
 ([[0, 's']], 1.0, 11.11...)
->>> bool(res.n_duels.min() > 0), res.summary()["stopped"]
+>>> bool(res.n_duels.min() > 0), res.statistics()["stopped"]
 (True, {'identified': 3})
 """
 
@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
+
+from .result import RichResult, to_jsonable
 
 __all__ = ["explore", "ExploreResult", "explore_task", "run_seed", "plot_sample_complexity",
            "random_cpe_instance", "compute_hardness", "HARDNESS_KEYS", "DEFAULT_HARDNESS"]
@@ -63,12 +65,13 @@ def run_seed(seed: int, run: int) -> int:
     >>> run_seed(0, 0) == run_seed(0, 0) != run_seed(0, 1)
     True
     """
-    ss = np.random.SeedSequence(int(seed), spawn_key=(int(run),))
-    return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+    from .runner.job import seed_sequence
+
+    return int(seed_sequence(seed, run).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
 def _spec(name: str):
-    from .cpe.exploration import ALGORITHMS
+    from .cpe.algorithms import ALGORITHMS
 
     try:
         return ALGORITHMS[name]
@@ -84,7 +87,7 @@ def explore_task(task: dict, shared: dict) -> dict:
     """
     import time
 
-    from .cpe.exploration import run_algorithm
+    from .cpe.algorithms import run_algorithm
 
     inst = shared["instance"]
     t0 = time.perf_counter()
@@ -107,19 +110,8 @@ def explore_task(task: dict, shared: dict) -> dict:
         if shared["epsilon"] is not None:  # only a PAC algorithm has one
             eps = float(shared["epsilon"])
             row["correct"] = score is not None and score >= best - eps - PAC_RTOL * max(1.0, abs(best))
-    stats = res.to_dict().get("stats", {}) if hasattr(res, "to_dict") else dict(getattr(res, "stats", {}))
-    row["stats"] = json.loads(json.dumps(stats, default=_json_default))
+    row["stats"] = to_jsonable(dict(getattr(res, "stats", {})))
     return row
-
-
-def _json_default(x):
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.floating):
-        return float(x)
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    return str(x)
 
 
 # ----------------------------------------------------------------------------- hardness
@@ -212,8 +204,8 @@ def compute_hardness(inst, delta: float, epsilon: float | None = None) -> dict:
 
 
 # ----------------------------------------------------------------------------- result
-@dataclass
-class ExploreResult:
+@dataclass(repr=False)
+class ExploreResult(RichResult):
     """All runs of one pure-exploration algorithm on one instance, with 004's constants.
 
     Attributes
@@ -281,7 +273,12 @@ class ExploreResult:
             return self.hardness["expressions"][key]
         raise KeyError(f"unknown hardness {key!r}; choose one of {list(HARDNESS_KEYS)} or theorem1..theorem6")
 
-    def summary(self) -> dict:
+    def __repr__(self) -> str:
+        name = f" {self.instance.name!r}" if self.instance.name else ""
+        return (f"<ExploreResult {self.algorithm} on{name} ({self.instance.n_edges} edges): {self.runs} runs,"
+                f" delta {self.delta:g}, correct rate {self.correct_rate:.3g}>")
+
+    def statistics(self) -> dict:
         """Correct rate, error rate (with a one-sided 95 % Clopper-Pearson upper limit, to hold
         against ``delta``), how the runs stopped, and the sample complexity's mean, standard
         error, min, max and 10 %, 50 %, 90 % quantiles."""
@@ -326,7 +323,7 @@ class ExploreResult:
     def to_dict(self) -> dict:
         """The JSON document of ``boundcalc explore --json``."""
         inst = self.instance
-        s = self.summary()
+        s = self.statistics()
         per_run = []
         for r in self.rows:
             d = {k: r[k] for k in ("run", "seed", "n_duels", "correct", "exact", "stopped", "seconds")}
@@ -346,12 +343,9 @@ class ExploreResult:
             "seconds": s["seconds"], "per_run": per_run,
         }
 
-    def to_json(self, **kw) -> str:
-        return json.dumps(self.to_dict(), **kw)
-
-    def format_table(self) -> str:
-        """A plain-text summary (what the CLI prints)."""
-        s = self.summary()
+    def summary(self) -> str:
+        """A short text: the instance, the algorithm, correct rate, duels, hardness (what the CLI prints)."""
+        s = self.statistics()
         inst = self.instance
         h = self.hardness
         eps = "" if self.epsilon is None else f", epsilon = {self.epsilon:g}"
@@ -381,7 +375,8 @@ class ExploreResult:
         return "\n".join(lines)
 
     def plot(self, ax=None, hardness: str | None = None, **kw):
-        """This result's point on :func:`plot_sample_complexity` (mean, 10 %-90 % bar, against H)."""
+        """This result's point on :func:`plot_sample_complexity` (mean, 10 %-90 % bar, against H);
+        ``ax`` an Axes or a file path to save to."""
         return plot_sample_complexity([self], ax=ax, hardness=hardness, **kw)
 
 
@@ -398,8 +393,8 @@ def _check_unit_interval(name: str, x) -> float:
 
 def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = None, runs: int = 10,
             seed: int = 0, max_duels: int | None = None, options: Mapping[str, Any] | None = None,
-            workers: int | None = 0, scheduler=None, store=None, chunk_size: int | None = None,
-            progress: bool | None = False) -> ExploreResult:
+            out=None, overwrite: bool = False, workers: int | None = 0, scheduler=None,
+            chunk_size: int | None = None, progress: bool | None = None) -> ExploreResult:
     """Run the registered algorithm ``runs`` times on ``instance`` (module text).
 
     Parameters
@@ -407,7 +402,7 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
     instance : CPEInstance, PreferenceMatrix or array_like
         A K x K matrix is its one-position instance (:meth:`CPEInstance.from_matrix`).
     algorithm : str
-        A key of :data:`boundcalc.cpe.exploration.ALGORITHMS` (``clucb-borda-pac``,
+        A key of :data:`boundcalc.cpe.algorithms.ALGORITHMS` (``clucb-borda-pac``,
         ``clucb-borda-exact``, ``car-cond``, ``car-verify``, ``car-parallel``).
     delta : float
         Confidence, in (0, 1).
@@ -419,9 +414,12 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
     max_duels : int, optional
         A budget per run (the algorithm stops with ``stopped == "budget"``).
     options : dict, optional
-        Extra keywords of the algorithm (:func:`boundcalc.cpe.exploration.run_algorithm`).
-    workers, scheduler, store, chunk_size, progress
-        Passed to :func:`boundcalc.runner.run_tasks` (``store`` a path or a JsonlStore).
+        Extra keywords of the algorithm (:func:`boundcalc.cpe.algorithms.run_algorithm`).
+    out, overwrite, workers, scheduler, chunk_size, progress
+        The run options shared with :func:`boundcalc.batch.run_batch` and
+        :func:`boundcalc.simulate.simulate` (:func:`boundcalc.runner.job.run_job`): a resumable JSON
+        Lines row file (one row per run), in-process by default (``workers=n``: a local Dask
+        cluster), a progress bar when stderr is a terminal.
 
     Raises
     ------
@@ -431,7 +429,7 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
         target (:class:`boundcalc.cpe.NoWinnerError`, a ValueError).
     """
     from .cpe import NoWinnerError, as_instance, borda_winner, condorcet_winner, edge_rewards
-    from .runner import JsonlStore, run_tasks
+    from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job
 
     spec = _spec(algorithm)
     delta = _check_unit_interval("delta", delta)
@@ -446,13 +444,10 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
         raise ValueError(f"{algorithm} is a PAC algorithm: give the accuracy epsilon (> 0)")
     if not spec.needs_epsilon and epsilon is not None:
         raise ValueError(f"{algorithm} takes no epsilon (it identifies the exact winner); got epsilon = {epsilon!r}")
-    if isinstance(runs, bool) or int(runs) != runs or runs < 1:
-        raise ValueError(f"runs must be an integer >= 1; got {runs!r}")
-    runs = int(runs)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed = {seed!r} must be a non-negative integer")
-    if max_duels is not None and (isinstance(max_duels, bool) or int(max_duels) != max_duels or max_duels < 1):
-        raise ValueError(f"max_duels must be an integer >= 1; got {max_duels!r}")
+    runs = check_count(runs, "runs", low=1, high=MAX_TASKS)
+    seed = check_seed(seed)
+    if max_duels is not None:
+        max_duels = check_count(max_duels, "max_duels", low=1)
     inst = as_instance(instance)
     options = dict(options or {})
     w = None
@@ -474,13 +469,12 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
     shared = {"instance": inst, "algorithm": spec.name, "delta": delta, "epsilon": epsilon,
               "max_duels": None if max_duels is None else int(max_duels), "options": options,
               "winner": winner, "w": w}
-    tasks = [{"index": r, "run": r, "seed": run_seed(seed, r)} for r in range(runs)]
-    if store is not None and not isinstance(store, JsonlStore):
-        header = {"kind": "explore", "instance": inst.to_json(), "algorithm": spec.name, "delta": delta,
-                  "epsilon": epsilon, "seed": int(seed), "max_duels": shared["max_duels"], "options": options}
-        store = JsonlStore(store, header)
-    rows = run_tasks(explore_task, tasks, shared=shared, store=store, workers=workers, scheduler=scheduler,
-                     chunk_size=chunk_size, progress=progress, desc=f"explore {spec.name}")
+    header = {"kind": "explore", "instance": inst.to_json(), "algorithm": spec.name, "delta": delta,
+              "epsilon": epsilon, "seed": int(seed), "max_duels": shared["max_duels"], "options": options}
+    job = Job("explore", explore_task, shared=shared, header=header, desc=f"explore {spec.name}",
+              tasks=lambda: [{"index": r, "run": r, "seed": run_seed(seed, r)} for r in range(runs)])
+    rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler,
+                   chunk_size=chunk_size, progress=progress)
     hardness = compute_hardness(inst, delta, epsilon)
     return ExploreResult(instance=inst, algorithm=spec.name, target=spec.target, paper=spec.paper, delta=delta,
                          epsilon=epsilon, runs=runs, seed=int(seed), max_duels=shared["max_duels"], options=options,
@@ -500,17 +494,22 @@ def plot_sample_complexity(results: Iterable[ExploreResult], *, hardness: str | 
     algorithm; default :data:`DEFAULT_HARDNESS` of each algorithm's target.  With
     ``reference`` the line ``H ln(1/delta)`` (the shape of 004's lower bounds, Theorems 3 and 6,
     without their constants) is drawn dashed when every result has the same ``delta``.
-    Results whose hardness is undefined are left out (a warning names them).
+    Results whose hardness is undefined are left out (a warning names them).  ``ax``: an Axes,
+    a file path to save the figure to, or None (a new figure); the Axes is returned.
     """
-    import warnings
-
-    import matplotlib.pyplot as plt
+    from .plot import axes_for
 
     results = list(results)
     if not results:
         raise ValueError("no results to plot")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.4))
+    with axes_for(ax, figsize=(6.4, 4.4)) as ax:
+        _draw_sample_complexity(ax, results, hardness, band, reference, title)
+    return ax
+
+
+def _draw_sample_complexity(ax, results, hardness, band, reference, title) -> None:
+    import warnings
+
     groups: dict[str, list] = {}
     for r in results:
         groups.setdefault(r.algorithm, []).append(r)
@@ -566,7 +565,6 @@ def plot_sample_complexity(results: Iterable[ExploreResult], *, hardness: str | 
                 f" ({'/'.join(map(str, runs))} runs)"
     ax.set_title(title, fontsize="medium")
     ax.legend(fontsize="small")
-    return ax
 
 
 # ----------------------------------------------------------------------------- instances

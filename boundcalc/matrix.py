@@ -1,7 +1,7 @@
 """Validated preference matrices and their Copeland structure.
 
 A preference matrix ``mu`` is K x K with ``mu[i, j]`` = P(arm i beats arm j),
-``mu[i, j] + mu[j, i] = 1`` and ``mu[i, i] = 1/2`` (THEORY.md section 1; paper 000,
+``mu[i, j] + mu[j, i] = 1`` and ``mu[i, i] = 1/2`` (paper 000,
 Komiyama, Honda & Nakagawa, ICML 2016, Sec. 2).  :class:`PreferenceMatrix` validates
 once, stores an exactly antisymmetric copy, and exposes the Copeland structure that every
 bound downstream relies on.
@@ -14,6 +14,7 @@ bound downstream relies on.
 from __future__ import annotations
 
 import json
+import numbers
 import os
 import re
 import zipfile
@@ -64,7 +65,7 @@ def kl_bernoulli(p, q):
 
 
 def kl_half(p):
-    """``d(p) = d_KL(p, 1/2) = p log(2p) + (1-p) log(2(1-p))`` (THEORY.md section 1).
+    """``d(p) = d_KL(p, 1/2) = p log(2p) + (1-p) log(2(1-p))`` (000 Sec. 2, the divergence of eq. (2)).
 
     Symmetric about 1/2, so ``d(mu_ij) = d(mu_ji)``.  Evaluated as
     ``x atanh(x) + log1p(-x^2) / 2`` with ``x = 2p - 1``, which keeps full relative accuracy
@@ -213,28 +214,42 @@ def _load_array(path: str | os.PathLike, key: str | None = None) -> np.ndarray:
             raise PreferenceMatrixError(
                 f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
             ) from None
-        if isinstance(obj, dict):
-            if key is not None:
-                if key not in obj:
-                    raise PreferenceMatrixError(
-                        f"{path}: no entry {key!r}; keys are {sorted(obj)}"
-                    )
-                obj = obj[key]
-            else:
-                for cand in ("mu", "matrix", "preference_matrix", "P", "PMat"):
-                    if cand in obj:
-                        obj = obj[cand]
-                        break
-                else:
-                    raise PreferenceMatrixError(
-                        f"{path}: JSON object without a 'mu' or 'matrix' entry; keys are "
-                        f"{sorted(obj)}; name one with key=..."
-                    )
-        try:
-            return np.asarray(obj, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise PreferenceMatrixError(f"{path}: JSON is not a numeric 2-D array ({exc})") from None
+        return array_from_json(obj, key, str(path))
     return parse_matrix_text(path.read_bytes(), str(path))
+
+
+#: Entries of a JSON object tried in turn for the matrix when no key is named.
+JSON_MATRIX_KEYS = ("mu", "matrix", "preference_matrix", "P", "PMat")
+
+
+def array_from_json(obj: Any, key: str | None = None, source: str = "<json>") -> np.ndarray:
+    """The matrix in decoded JSON: a list of rows, or an object holding one under ``key`` (by
+    default the first of :data:`JSON_MATRIX_KEYS` present).
+
+    >>> array_from_json({"mu": [[0.5, 0.7], [0.3, 0.5]]}).tolist()
+    [[0.5, 0.7], [0.3, 0.5]]
+    """
+    if isinstance(obj, dict):
+        if key is not None:
+            if key not in obj:
+                raise PreferenceMatrixError(f"{source}: no entry {key!r}; keys are {sorted(obj)}")
+            obj = obj[key]
+        else:
+            for cand in JSON_MATRIX_KEYS:
+                if cand in obj:
+                    obj = obj[cand]
+                    break
+            else:
+                raise PreferenceMatrixError(
+                    f"{source}: JSON object without a 'mu' or 'matrix' entry; keys are "
+                    f"{sorted(obj)}; name one with key=... (CLI: --key NAME)"
+                )
+    if isinstance(obj, (str, bool)) or obj is None:
+        raise PreferenceMatrixError(f"{source}: JSON is not a numeric 2-D array (got {type(obj).__name__})")
+    try:
+        return np.asarray(obj, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise PreferenceMatrixError(f"{source}: JSON is not a numeric 2-D array ({exc})") from None
 
 
 def check_preference_array(
@@ -264,6 +279,17 @@ def check_preference_array(
     boundcalc.matrix.PreferenceMatrixError: mu[0,1] + mu[1,0] = 0.7 + 0.7 = 1.4, not 1 (tolerance atol=1e-08): the matrix must satisfy mu + mu.T = 1
     """
     pre = f"{where}: " if where else ""
+    try:
+        raw = np.asarray(mu)
+    except (TypeError, ValueError):  # ragged or not array-like: the float conversion below names it
+        raw = None
+    if raw is not None and np.iscomplexobj(raw):
+        bad = np.argwhere(np.imag(raw) != 0) if raw.ndim else np.zeros((0, 0))
+        where_imag = f" (entry {tuple(int(x) for x in bad[0])} = {raw[tuple(bad[0])]!r})" if bad.size else ""
+        raise error(f"{pre}preference matrix has complex dtype {raw.dtype}{where_imag}: probabilities are real;"
+                    " convert with .real only if the imaginary parts are meaningless")
+    if raw is not None and raw.dtype.kind not in "biuf" and raw.dtype != object:
+        raise error(f"{pre}preference matrix is not numeric: dtype {raw.dtype}")
     try:
         a = np.array(mu, dtype=float, copy=True)
     except (TypeError, ValueError) as exc:
@@ -306,6 +332,36 @@ def check_preference_array(
     iu = np.triu_indices(n, 1)
     tie = np.flatnonzero(np.abs(a[iu] - 0.5) <= TIE_ATOL)
     return a, [(int(iu[0][t]), int(iu[1][t])) for t in tie]
+
+
+def check_tie_epsilon(eps: Any, *, what: str = "tie_epsilon") -> float:
+    """Validate the perturbation that breaks exact ties (``ties="break"``, CLI ``--break-ties EPS``).
+
+    ``1/2 + eps`` must be a number in ``(1/2, 1)`` that is not itself a tie: in double precision
+    ``1/2 + eps`` rounds to ``1/2`` for ``eps < 2**-54`` (about 5.6e-17), and a stored gap of at most
+    :data:`TIE_ATOL` would still be read as a tie, leaving the Copeland structure undefined.
+    Returns ``eps`` as a float; raises :class:`PreferenceMatrixError` naming the problem.
+
+    >>> check_tie_epsilon(1e-6)
+    1e-06
+    >>> check_tie_epsilon(1e-17)
+    Traceback (most recent call last):
+    ...
+    boundcalc.matrix.PreferenceMatrixError: tie_epsilon = 1e-17: 1/2 + 1e-17 rounds to exactly 1/2 in double precision, so the tie would stay; use a value above 1e-12 (e.g. 1e-6)
+    """
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+        raise PreferenceMatrixError(f"{what} must be a real number in (0, 1/2); got {eps!r}")
+    e = float(eps)
+    if not (0.0 < e < 0.5):  # NaN fails too
+        raise PreferenceMatrixError(f"{what} must lie in (0, 1/2); got {eps!r}")
+    stored = (0.5 + e) - 0.5
+    if stored == 0.0:
+        raise PreferenceMatrixError(f"{what} = {e:g}: 1/2 + {e:g} rounds to exactly 1/2 in double precision, so the"
+                                    f" tie would stay; use a value above {TIE_ATOL:g} (e.g. 1e-6)")
+    if stored <= TIE_ATOL:
+        raise PreferenceMatrixError(f"{what} = {e:g}: 1/2 + {e:g} is stored as 1/2 + {stored:.6g}, still a tie"
+                                    f" (|mu - 1/2| <= {TIE_ATOL:g}); use a value above {TIE_ATOL:g} (e.g. 1e-6)")
+    return e
 
 
 class PreferenceMatrix:
@@ -367,8 +423,7 @@ class PreferenceMatrix:
                     " assumes no ties. Pass ties='break' (CLI: --break-ties EPS) to move each"
                     " tie to 1/2 + eps in favour of the lower-indexed arm."
                 )
-            if not (0 < tie_epsilon < 0.5):
-                raise PreferenceMatrixError(f"tie_epsilon must lie in (0, 1/2); got {tie_epsilon}")
+            check_tie_epsilon(tie_epsilon)
             upper = np.where(tie, 0.5 + tie_epsilon, upper)
         m = np.full((K, K), 0.5)
         m[iu] = upper

@@ -1,4 +1,6 @@
-"""Pictures of a bound: the optimal exploration allocation as a heat map (needs matplotlib).
+"""Pictures (needs matplotlib): the optimal exploration allocation as a heat map, and the one way
+every ``plot`` of boundcalc takes its target -- a matplotlib Axes to draw on, or a file path to save
+to (:func:`axes_for`, :func:`check_figure_path`).
 
 >>> import matplotlib; matplotlib.use("Agg")
 >>> from boundcalc import load_example, lower_bound
@@ -10,24 +12,94 @@
 
 from __future__ import annotations
 
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
 import numpy as np
 
 from .matrix import PreferenceMatrix, as_preference_matrix
 from .result import BoundResult
 
-__all__ = ["plot_allocation"]
+__all__ = ["plot_allocation", "axes_for", "check_figure_path", "FIGURE_SUFFIXES"]
+
+#: File suffixes a figure can be saved as (matplotlib's Agg, PDF, PS and SVG backends).
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
 
 
-def plot_allocation(matrix, result: BoundResult, *, order: str = "losses", title: str | None = None):
+def check_figure_path(path) -> Path:
+    """``path`` as a :class:`~pathlib.Path` a figure can be saved to, checked *before* any work:
+    a known suffix (:data:`FIGURE_SUFFIXES`), not a directory, in an existing writable directory.
+    Raises ``ValueError`` naming the problem.
+
+    >>> check_figure_path("regret.txt")
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot save a figure as regret.txt: unknown suffix '.txt' (use .png, .pdf, .svg, .svgz, .eps, .ps, .jpg, .jpeg, .tif, .tiff, .webp)
+    """
+    p = Path(path)
+    if p.suffix.lower() not in FIGURE_SUFFIXES:
+        raise ValueError(f"cannot save a figure as {p}: unknown suffix {p.suffix!r}"
+                         f" (use {', '.join(FIGURE_SUFFIXES)})")
+    _check_writable(p, "a figure")
+    return p
+
+
+def _check_writable(p: Path, what: str) -> None:
+    if p.is_dir():
+        raise ValueError(f"cannot write {what} to {p}: it is a directory")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise ValueError(f"cannot write {what} to {p}: no directory {parent}")
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise ValueError(f"cannot write {what} to {p}: permission denied")
+
+
+@contextmanager
+def axes_for(target=None, *, figsize=(6.4, 4.2), dpi: int = 150) -> Iterator:
+    """The Axes a ``plot`` method draws on: ``target`` itself when it is an Axes, else a new
+    figure's; when ``target`` is a path (str or path-like) the figure is saved there
+    (``bbox_inches="tight"``) and closed after the block.
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "line.png"
+    >>> with axes_for(out) as ax:
+    ...     _ = ax.plot([1, 2], [3, 4])
+    >>> out.stat().st_size > 0
+    True
+    """
+    import matplotlib.pyplot as plt
+
+    path = None
+    if target is None or isinstance(target, (str, os.PathLike)):
+        if target is not None:
+            path = check_figure_path(target)
+        fig, ax = plt.subplots(figsize=figsize)
+    elif hasattr(target, "plot") and hasattr(target, "figure"):
+        ax = target
+    else:
+        raise TypeError(f"plot target must be a matplotlib Axes or a file path; got {type(target).__name__}")
+    yield ax
+    if path is not None:
+        ax.figure.savefig(path, dpi=dpi, bbox_inches="tight")
+        plt.close(ax.figure)
+
+
+def plot_allocation(matrix, result: BoundResult, path=None, *, order: str = "losses", title: str | None = None):
     """Heat maps of the preference matrix and of the optimal allocation ``q`` (draws per ln T).
 
     Left: ``mu`` (who beats whom); right: ``log10 q`` of every pair, white where ``q = 0``, with
     the winner's row and column outlined.  ``order="losses"`` sorts the arms by Copeland losses
-    (winners first), ``"index"`` keeps their order.  Returns the matplotlib Figure.
+    (winners first), ``"index"`` keeps their order.  Returns the matplotlib Figure; with ``path``
+    the figure is also saved there and closed.
     """
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
+    if path is not None:
+        path = check_figure_path(path)
     pm: PreferenceMatrix = as_preference_matrix(matrix)
     Q = np.asarray(result.allocation, dtype=float)
     if Q.shape != (pm.K, pm.K):
@@ -60,4 +132,7 @@ def plot_allocation(matrix, result: BoundResult, *, order: str = "losses", title
         ax.set_xlabel("arm j" + (" (sorted by Copeland losses)" if order == "losses" else ""))
         ax.set_ylabel("arm i")
     fig.suptitle(title or f"{pm.name or 'matrix'}: K = {pm.K}, winner {result.winner} (red)")
+    if path is not None:
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
     return fig

@@ -55,7 +55,12 @@ import numpy as np
 from .matrix import PreferenceMatrix, as_preference_matrix
 from .policies import Policy, PolicyError, get_policy, resolve_policy_list
 from .policies.fast import duel_uniform_py, run_kernel
+from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
+from .result import RichResult, to_jsonable
 from .units import UNIT_000, UNIT_RMED
+
+#: Longest horizon a simulation accepts (beyond, even the fastest compiled policy runs for hours).
+MAX_HORIZON = 10**10
 
 __all__ = ["simulate", "SimulationResult", "PolicyRuns", "DuelEnvironment", "checkpoints",
            "regret_matrices", "run_protocol", "run_one", "simulation_task", "run_seeds", "UNIT_NAMES"]
@@ -138,10 +143,10 @@ def _label_id(label: str) -> int:
 def run_seeds(seed: int, run: int, label: str, crn: bool = True):
     """``(key0, key1, policy SeedSequence, shuffle SeedSequence)`` of run ``run`` (module text)."""
     lid = _label_id(label)
-    env_ss = np.random.SeedSequence(seed, spawn_key=(run, 0) if crn else (run, 0, lid))
+    env_ss = seed_sequence(seed, run, 0) if crn else seed_sequence(seed, run, 0, lid)
     k0, k1 = (int(x) for x in env_ss.generate_state(2, np.uint64))
-    pol_ss = np.random.SeedSequence(seed, spawn_key=(run, 1, lid))
-    shuf_ss = np.random.SeedSequence(seed, spawn_key=(run, 2))
+    pol_ss = seed_sequence(seed, run, 1, lid)
+    shuf_ss = seed_sequence(seed, run, 2)
     return k0, k1, pol_ss, shuf_ss
 
 
@@ -262,8 +267,8 @@ class PolicyRuns:
         return self.seconds / self.steps if self.steps else float("nan")
 
 
-@dataclass
-class SimulationResult:
+@dataclass(repr=False)
+class SimulationResult(RichResult):
     """Regret curves of every policy, with the matrix's lower-bound and ECW constants.
 
     Attributes
@@ -299,6 +304,11 @@ class SimulationResult:
     @property
     def policy_names(self) -> list[str]:
         return [p.label for p in self.policies]
+
+    def __repr__(self) -> str:
+        name = f" {self.matrix.name!r}" if self.matrix.name else ""
+        return (f"<SimulationResult{name} K={self.matrix.K}: {len(self.policies)} policies x {self.runs} runs,"
+                f" T={self.horizon}, seed {self.seed}>")
 
     def policy(self, label: str) -> PolicyRuns:
         for p in self.policies:
@@ -339,7 +349,7 @@ class SimulationResult:
                 }))
         return pd.concat(frames, ignore_index=True)
 
-    def summary(self, unit: str = "000") -> list[dict]:
+    def table(self, unit: str = "000") -> list[dict]:
         """One dict per policy: regret at T (mean, stderr), per ln T, work and time."""
         rows = []
         lnT = math.log(self.horizon) if self.horizon > 1 else float("nan")
@@ -355,11 +365,11 @@ class SimulationResult:
         pols = []
         for p in self.policies:
             d = {"name": p.label, "policy": p.name, "params": p.params,
-                 "mean": self.mean(p.label).tolist(), "stderr": _nan_to_none(self.stderr(p.label)),
+                 "mean": self.mean(p.label).tolist(), "stderr": to_jsonable(self.stderr(p.label)),
                  "seconds": p.seconds, "seconds_per_step": p.seconds_per_step, "kernel": p.kernel,
                  "stats": p.stats,
                  "units": {u: {"mean": self.mean(p.label, u).tolist(),
-                               "stderr": _nan_to_none(self.stderr(p.label, u))} for u in self.units}}
+                               "stderr": to_jsonable(self.stderr(p.label, u))} for u in self.units}}
             pols.append(d)
         return {"matrix": self.matrix.name, "K": self.matrix.K, "horizon": self.horizon,
                 "runs": self.runs, "seed": self.seed, "crn": self.crn, "shuffle": self.shuffle,
@@ -367,22 +377,24 @@ class SimulationResult:
                 "checkpoints": self.checkpoints.tolist(), "lower_bound": self.lower_bound,
                 "ecw": self.ecw, "bounds": self.bounds, "policies": pols}
 
-    def to_json(self, **kw) -> str:
-        return json.dumps(self.to_dict(), **kw)
-
     def plot(self, ax=None, unit: str = "000", band: str | None = "quantile", bounds: bool = True,
              title: str | None = None):
         """Semi-log plot of the cumulative regret against ``t`` (000 Figure 1 style).
 
-        Per policy the mean over runs and a spread band: ``"quantile"`` (10%-90% of runs),
-        ``"std"`` (mean +- one standard deviation), ``"stderr"`` or None.  With ``bounds``
-        (000's unit) the lines ``lower_bound * ln t`` and ``ecw * ln t``.
+        ``ax`` is a matplotlib Axes to draw on, or a file path (``"regret.png"``, ``.pdf``,
+        ``.svg``) to save the figure to; None draws on a new figure.  Per policy the mean over
+        runs and a spread band: ``"quantile"`` (10%-90% of runs), ``"std"`` (mean +- one standard
+        deviation), ``"stderr"`` or None.  With ``bounds`` (000's unit) the lines
+        ``lower_bound * ln t`` and ``ecw * ln t``.  Returns the Axes.
         """
-        import matplotlib.pyplot as plt
+        from .plot import axes_for
 
         unit = self._unit(unit)
-        if ax is None:
-            _, ax = plt.subplots(figsize=(6.4, 4.2))
+        with axes_for(ax) as ax:
+            self._draw(ax, unit, band, bounds, title)
+        return ax
+
+    def _draw(self, ax, unit: str, band, bounds: bool, title) -> None:
         t = self.checkpoints
         for p in self.policies:
             R = p.regret[unit]
@@ -412,10 +424,9 @@ class SimulationResult:
         ax.set_title(title or f"{self.matrix.name or 'matrix'} (K = {self.matrix.K}), {self.runs} runs")
         ax.legend(fontsize="small")
         ax.set_ylim(bottom=0)
-        return ax
 
-    def format_table(self, unit: str = "000") -> str:
-        """A plain-text summary (what the CLI prints)."""
+    def summary(self, unit: str = "000") -> str:
+        """A short text: the run, the constants, one line per policy (what the CLI prints)."""
         lnT = math.log(self.horizon) if self.horizon > 1 else float("nan")
         lines = [f"matrix {self.matrix.name or ''}: K = {self.matrix.K}, horizon T = {self.horizon}, "
                  f"{self.runs} runs, seed {self.seed}, crn {self.crn}, shuffle {self.shuffle}",
@@ -426,7 +437,7 @@ class SimulationResult:
             lines.append(f"lower bound C* = {lb} per ln T; ECW C^E* = {ec} per ln T")
         head = ["policy", "R(T) mean", "stderr", "R(T)/ln T", "seconds", "us/step", "path"]
         rows = []
-        for s in self.summary(unit):
+        for s in self.table(unit):
             rows.append([s["policy"], f"{s['mean']:.4g}", f"{s['stderr']:.2g}", f"{s['per_ln_T']:.4g}",
                          f"{s['seconds']:.3g}", f"{s['us_per_step']:.3g}", "compiled" if s["kernel"] else "protocol"])
         widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(head)]
@@ -437,12 +448,8 @@ class SimulationResult:
         return "\n".join(lines)
 
 
-def _nan_to_none(a: np.ndarray) -> list:
-    return [None if not np.isfinite(x) else float(x) for x in a]
-
-
 def _bounds_of(pm: PreferenceMatrix) -> tuple[float | None, float | None, dict]:
-    from . import ecw_bound, lower_bound
+    from .bounds.exact import ecw_bound, lower_bound
 
     extra: dict[str, Any] = {}
     errors = {}
@@ -495,8 +502,9 @@ def _policy_specs(policies, params, horizon: int | None = None) -> list[dict]:
 def simulate(matrix, policies: str | Sequence[str] = ("ecw-rmed", "rmed1"), *, horizon: int,
              runs: int = 10, seed: int = 0, params: Mapping[str, Mapping[str, Any]] | None = None,
              crn: bool = True, shuffle: bool = False, per_decade: int = 10, fast: bool = True,
-             workers: int = 0, scheduler: str | None = None, store=None, progress: bool = False,
-             chunk_size: int | None = None, bounds: bool = True) -> SimulationResult:
+             out=None, overwrite: bool = False, workers: int | None = 0, scheduler: str | None = None,
+             chunk_size: int | None = None, progress: bool | None = None,
+             bounds: bool = True) -> SimulationResult:
     """Run every policy ``runs`` times for ``horizon`` rounds on ``matrix``.
 
     Parameters
@@ -515,37 +523,34 @@ def simulate(matrix, policies: str | Sequence[str] = ("ecw-rmed", "rmed1"), *, h
         Checkpoints per decade of ``t`` (plus ``T``).
     fast : bool
         Use compiled kernels where a policy has one (False: the protocol, step by step).
-    workers, scheduler, store, progress, chunk_size
-        Passed to :func:`boundcalc.runner.run_tasks` (``store`` a path or a JsonlStore).
+    out, overwrite, workers, scheduler, chunk_size, progress
+        The run options shared with :func:`boundcalc.batch.run_batch` and
+        :func:`boundcalc.explore.explore` (:func:`boundcalc.runner.job.run_job`): a resumable JSON
+        Lines row file (one row per policy and run), in-process by default (``workers=n``: a
+        local Dask cluster), a progress bar when stderr is a terminal.
     bounds : bool
         Compute the lower bound and ECW constants of the matrix (000 Theorems 2 and 4).
     """
-    from .runner import JsonlStore, run_tasks
-
     pm = as_preference_matrix(matrix)
-    T = int(horizon)
-    R = int(runs)
-    if T < 1 or R < 1:
-        raise ValueError(f"horizon ({T}) and runs ({R}) must be >= 1")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed = {seed!r} must be a non-negative integer")
+    T = check_count(horizon, "horizon", low=1, high=MAX_HORIZON)
+    seed = check_seed(seed)
     specs = _policy_specs(policies, params, T)
+    R = check_count(runs, "runs", low=1, high=MAX_TASKS // len(specs))
+    per_decade = check_count(per_decade, "per_decade", low=1, high=1000)
     cps = checkpoints(T, per_decade)
     reg = regret_matrices(pm)
     units = list(reg)
     shared = {"mu": pm.mu, "horizon": T, "checkpoints": cps, "units": units,
               "regrets": np.stack([reg[u] for u in units]), "seed": int(seed), "crn": bool(crn),
               "shuffle": bool(shuffle), "fast": bool(fast), "policies": specs}
-    tasks = [{"index": p * R + r, "policy": p, "run": r} for p in range(len(specs)) for r in range(R)]
-    if store is not None and not isinstance(store, JsonlStore):
-        header = {"kind": "simulate", "matrix": pm.mu.tolist(), "horizon": T, "seed": int(seed),
-                  "crn": bool(crn), "shuffle": bool(shuffle), "per_decade": per_decade,
-                  "policies": [{"label": s["label"], "params": s["params"]} for s in specs],
-                  "runs": R, "fast": bool(fast)}
-        store = JsonlStore(store, header)
-    rows = run_tasks(simulation_task, tasks, shared=shared, store=store, workers=workers,
-                     scheduler=scheduler, chunk_size=chunk_size, progress=progress,
-                     desc="simulate")
+    header = {"kind": "simulate", "matrix": pm.mu.tolist(), "horizon": T, "seed": int(seed),
+              "crn": bool(crn), "shuffle": bool(shuffle), "per_decade": per_decade,
+              "policies": [{"label": s["label"], "params": s["params"]} for s in specs],
+              "runs": R, "fast": bool(fast)}
+    job = Job("simulate", simulation_task, shared=shared, header=header,
+              tasks=lambda: [{"index": p * R + r, "policy": p, "run": r} for p in range(len(specs)) for r in range(R)])
+    rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler,
+                   chunk_size=chunk_size, progress=progress)
     errors = [r for r in rows if "error" in r]
     if errors:
         raise RuntimeError(f"{len(errors)} simulation task(s) failed; first: {errors[0]['error']}")

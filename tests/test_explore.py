@@ -18,7 +18,8 @@ import pytest
 from boundcalc.cli import main
 from boundcalc.cpe import (CPEInstance, NoWinnerError, borda_scores_by_enumeration, borda_winner, condorcet_winner,
                            cpe_report, load_cpe_example, pairwise_preferences)
-from boundcalc.cpe.exploration import ALGORITHMS, ExplorationResult, run_algorithm
+from boundcalc.cpe.algorithms import ALGORITHMS, run_algorithm
+from boundcalc.cpe.base import ExplorationResult
 from boundcalc.explore import (ExploreResult, compute_hardness, explore, explore_task, plot_sample_complexity,
                                random_cpe_instance, run_seed)
 
@@ -108,7 +109,7 @@ def test_pac_correctness_is_epsilon_optimality(monkeypatch):
     """004 Theorem 1: CLUCB-Borda-PAC is right when B(Out) >= B(M^B_*) - epsilon.  On 004's example
     B(M^B_*) = 0.64 and the Condorcet winner has B = 0.615 (Figures 1-2): an output of the
     Condorcet winner is right for epsilon = 0.03, wrong for epsilon = 0.02."""
-    import boundcalc.cpe.exploration as ex
+    import boundcalc.cpe.algorithms as ex
 
     Mc = condorcet_winner(EXAMPLE)
     monkeypatch.setattr(ex, "run_algorithm", lambda *a, **k: ExplorationResult("clucb-borda-pac", Mc, 17))
@@ -121,8 +122,8 @@ def test_pac_correctness_is_epsilon_optimality(monkeypatch):
     monkeypatch.setattr(ex, "run_algorithm",
                         lambda *a, **k: ExplorationResult("clucb-borda-pac", None, 50, stopped="budget"))
     res = explore(EXAMPLE, "clucb-borda-pac", delta=0.1, epsilon=0.5, runs=3, seed=0, max_duels=50)
-    assert res.correct_rate == 0.0 and res.summary()["stopped"] == {"budget": 3}
-    assert res.summary()["error_rate_upper95"] == 1.0
+    assert res.correct_rate == 0.0 and res.statistics()["stopped"] == {"budget": 3}
+    assert res.statistics()["error_rate_upper95"] == 1.0
 
 
 # ----------------------------------------------------------------------------- seeds and workers
@@ -150,8 +151,8 @@ def test_numbers_independent_of_workers_and_chunks(tmp_path):
     assert strip(dask) == strip(ref)
     # resumable store: a rerun computes nothing and returns the same rows
     path = tmp_path / "runs.jsonl"
-    first = explore(CLEAR, "car-verify", store=path, **kw)
-    again = explore(CLEAR, "car-verify", store=path, **kw)
+    first = explore(CLEAR, "car-verify", out=path, **kw)
+    again = explore(CLEAR, "car-verify", out=path, **kw)
     assert again.runner_stats["resumed"] == 6 and again.runner_stats["computed"] == 0
     assert strip(again) == strip(first) == strip(ref)
 
@@ -164,8 +165,9 @@ def test_numbers_independent_of_workers_and_chunks(tmp_path):
     (dict(algorithm="clucb-borda-pac", delta=0.1), "give the accuracy epsilon"),
     (dict(algorithm="clucb-borda-pac", delta=0.1, epsilon=0.0), "epsilon must be > 0"),
     (dict(algorithm="car-cond", delta=0.1, epsilon=0.1), "takes no epsilon"),
-    (dict(algorithm="car-cond", delta=0.1, runs=0), "runs must be an integer >= 1"),
-    (dict(algorithm="car-cond", delta=0.1, seed=-1), "non-negative integer"),
+    (dict(algorithm="car-cond", delta=0.1, runs=0), r"runs must be an integer in \[1, "),
+    (dict(algorithm="car-cond", delta=0.1, runs=10**7), r"runs must be an integer in \[1, 1,000,000\]; got 10000000"),
+    (dict(algorithm="car-cond", delta=0.1, seed=-1), r"seed must be an integer in \[0, "),
 ])
 def test_explore_refuses_bad_input(kw, msg):
     with pytest.raises(ValueError, match=msg.replace("(", r"\(").replace(")", r"\)")):
@@ -219,17 +221,17 @@ def test_cli_runs_each_algorithm_name(name, capsys):
 
 @pytest.mark.parametrize("argv, msg", [
     (["--example", "chen2020-fig1", "-a", "nope", "--delta", "0.1"], "unknown algorithm 'nope'"),
-    (["--example", "chen2020-fig1", "-a", "car-cond", "--delta", "1.5"], "--delta must lie in (0, 1)"),
-    (["--example", "chen2020-fig1", "-a", "car-cond", "--delta", "0"], "--delta must lie in (0, 1)"),
+    (["--example", "chen2020-fig1", "-a", "car-cond", "--delta", "1.5"], "argument --delta: must be a number > 0 and < 1; got '1.5'"),
+    (["--example", "chen2020-fig1", "-a", "car-cond", "--delta", "0"], "argument --delta: must be a number > 0 and < 1"),
     (["--example", "chen2020-fig1", "-a", "clucb-borda-pac", "--delta", "0.1"], "give --epsilon"),
     (["--example", "chen2020-fig1", "-a", "car-cond", "--delta", "0.1", "--epsilon", "0.1"], "takes no --epsilon"),
     (["--example", "chen2020-fig1", "-a", "clucb-borda-pac", "--delta", "0.1", "--epsilon", "-1", "--workers", "0"],
-     "epsilon must be > 0"),
+     "argument --epsilon: must be a number > 0"),
     (["--example", "mslr5-noncondorcet", "-a", "car-cond", "--delta", "0.1", "--workers", "0"],
      "no Condorcet winning matching"),
-    (["-a", "car-cond", "--delta", "0.1"], "no instance"),
-    (["/nonexistent/x.json", "-a", "car-cond", "--delta", "0.1"], "No such file"),
-    (["--example", "table2", "-a", "car-cond", "--delta", "0.1", "--runs", "0", "--workers", "0"], "runs must be"),
+    (["-a", "car-cond", "--delta", "0.1"], "no input: give PATH"),
+    (["/nonexistent/x.json", "-a", "car-cond", "--delta", "0.1"], "x.json: no such file"),
+    (["--example", "table2", "-a", "car-cond", "--delta", "0.1", "--runs", "0", "--workers", "0"], "argument --runs/-R: must be an integer in [1, "),
 ])
 def test_cli_bad_input_exits_2(argv, msg, capsys):
     assert main(["explore", *argv]) == 2

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from boundcalc.runner import JsonlStore, StoreError, StoreMismatch, load_store, run_tasks
+from boundcalc.runner import JsonlStore, StoreError, StoreMismatch, StoreLocked, load_store, run_tasks
 
 
 # ----------------------------------------------------------------------------- task functions
@@ -193,6 +193,13 @@ def test_header_mismatch_is_refused_and_the_file_untouched(tmp_path):
     # informational fields and the order of a normalised field do not matter
     st = JsonlStore(path, dict(head, created="tuesday", keys=["b", "a"]), identity=ident)
     assert st.resumed and st.header["created"] == "monday" and st.header["keys"] == ["a", "b"]
+    # while st holds the file, a second writer is refused, even with overwrite
+    with pytest.raises(StoreLocked, match="locked"):
+        JsonlStore(path, dict(head, created="tuesday", keys=["b", "a"]), identity=ident)
+    with pytest.raises(StoreLocked):
+        JsonlStore(path, {"seed": 4}, overwrite=True)
+    assert path.read_bytes() == before
+    st.close()
     # by default every field counts
     with pytest.raises(StoreMismatch, match="created"):
         JsonlStore(path, dict(head, created="tuesday"))
@@ -265,3 +272,59 @@ def test_unreachable_scheduler_is_named():
     with dask.config.set({"distributed.comm.timeouts.connect": "0.5s"}):
         with pytest.raises(ConnectionError, match="Dask scheduler at 'tcp://127.0.0.1:9'"):
             run_tasks(noisy_sum, _tasks(2), shared=SHARED, scheduler="tcp://127.0.0.1:9")
+
+
+# ----------------------------------------------------------------------------- the runner entry
+def test_default_workers_without_dask_run_in_process_and_say_so_once(monkeypatch, capsys):
+    """``pip install .`` (no Dask): every long command runs in its default form, in-process, and
+    says so once per process."""
+    from boundcalc.runner import job
+
+    monkeypatch.setattr(job, "dask_available", lambda: False)
+    monkeypatch.setattr(job, "_NOTED_IN_PROCESS", False)
+    assert job.resolve_workers(None) == 0 and job.resolve_workers(None) == 0
+    err = capsys.readouterr().err
+    assert err.count("running in-process") == 1 and "boundcalc[dask]" in err
+    with pytest.raises(ImportError, match="--workers 0"):
+        job.resolve_workers(2)
+    assert job.resolve_workers(0) == 0
+
+
+def test_default_workers_with_dask_is_one_per_core(monkeypatch):
+    import os
+
+    from boundcalc.runner import job
+
+    monkeypatch.setattr(job, "dask_available", lambda: True)
+    assert job.resolve_workers(None) == (os.cpu_count() or 1)
+    with pytest.raises(ValueError, match="not both"):
+        job.resolve_workers(3, "tcp://127.0.0.1:1")
+
+
+def test_run_job_opens_the_store_before_building_tasks(tmp_path):
+    """An unusable --out is refused before any task is built (the task builder never runs)."""
+    from boundcalc.runner import JsonlStore, StoreLocked
+    from boundcalc.runner.job import Job, run_job
+
+    path = tmp_path / "rows.jsonl"
+    built = []
+    job = Job("demo", noisy_sum, shared=SHARED, header={"v": 1}, tasks=lambda: built.append(1) or _tasks(2))
+    holder = JsonlStore(path, {"v": 1})
+    with pytest.raises(StoreLocked):
+        run_job(job, out=path, workers=0)
+    holder.close()
+    assert built == []
+    rows = run_job(job, out=path, workers=0)
+    assert built == [1] and rows.stats["computed"] == 2 and load_store(path)[0] == {"v": 1}
+
+
+def test_seed_sequence_is_the_spawned_child():
+    """Task r's randomness is the r-th child of SeedSequence(seed).spawn(n) (the module's promise)."""
+    from boundcalc.runner.job import check_seed, seed_sequence
+
+    kids = np.random.SeedSequence(42).spawn(5)
+    for r in range(5):
+        assert np.array_equal(seed_sequence(42, r).generate_state(4), kids[r].generate_state(4))
+    for bad in (-1, 2**63, 1.5, True, "3"):
+        with pytest.raises(ValueError):
+            check_seed(bad)

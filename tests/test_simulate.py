@@ -146,8 +146,8 @@ def test_numbers_independent_of_batch_size_and_workers(tmp_path):
             assert np.array_equal(big.regret(name, u)[:3], small.regret(name, u))
     # a resumable store: a second call computes nothing and returns the same numbers
     path = tmp_path / "sim.jsonl"
-    first = simulate(pm, ["ecw-rmed", "rmed1"], runs=6, store=path, **kw)
-    again = simulate(pm, ["ecw-rmed", "rmed1"], runs=6, store=path, **kw)
+    first = simulate(pm, ["ecw-rmed", "rmed1"], runs=6, out=path, **kw)
+    again = simulate(pm, ["ecw-rmed", "rmed1"], runs=6, out=path, **kw)
     assert again.runner_stats["resumed"] == 12 and again.runner_stats["computed"] == 0
     for name in ("ecw-rmed", "rmed1"):
         assert np.array_equal(first.regret(name), big.regret(name))
@@ -203,7 +203,7 @@ def test_results_table_json_frame_plot(tmp_path):
     assert labels[:2] == res.policy_names and any(lab.startswith("LB 27.5") for lab in labels)
     assert ax.get_xscale() == "log"
     ax.figure.savefig(tmp_path / "p.png")
-    text = res.format_table()
+    text = res.summary()
     assert "ecw-rmed(beta=0)" in text and "27.55" in text
 
 

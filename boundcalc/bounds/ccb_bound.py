@@ -9,7 +9,7 @@ The coefficient of ``ln T`` is reported here, in 002's regret unit
 
 ``Delta`` is "a notion of gap defined in Appendix E, which is an improvement upon the smallest
 gap between any pair of arms" (002 Sec. 5.1); the appendix is not in the available copy
-(FORMULAS.md marks the gap [choice]).  Two readings are offered:
+(so the gap is a reading, not a transcription).  Two readings are offered:
 
 * :func:`ccb` -- ``Delta_min = min_{i != j} |p_ij - 1/2|``.  This is the ``Delta`` of 000
   Sec. 4.4 eq. (10) (000's footnote: "a little bit looser than the one in the original
@@ -19,7 +19,7 @@ gap between any pair of arms" (002 Sec. 5.1); the appendix is not in the availab
   000's footnote says Table 1 used "the original regret bound", and 000 does not say whether
   it converted the unit.
 * :func:`ccb_delta_z` -- ``Delta_Z`` (:func:`delta_z`), the reading of the Appendix E gap
-  recorded in FORMULAS.md: the smallest gap a Copeland winner has, and, for every
+  described by 002 Appendix E's text: the smallest gap a Copeland winner has, and, for every
   non-winner, the ``(L_C + 1)``-th smallest gap to the arms that beat it.  ``Delta_Z >=
   Delta_min`` always, with equality on Condorcet matrices.  It is one reading, unverified:
   Appendix E is not in the available copy, and a plausible alternative takes the
@@ -53,7 +53,7 @@ CCB_DELTA_Z = register_constant("ccb_delta_z", unit=UNIT_002, source=SOURCE + _F
 
 
 def delta_z(matrix) -> float:
-    """The ``Delta_Z`` reading of 002's Appendix E gap (FORMULAS.md, CCB [choice]).
+    """The ``Delta_Z`` reading of 002's Appendix E gap (a reading: that appendix is not in our copy).
 
     ``Delta_Z = min( min_{c in C*, j != c} Delta_cj,
     min_{i not in C*} (L_C + 1)-th smallest of {Delta_ij : j beats i} )``

@@ -4,7 +4,7 @@
 comparisons of every pair (Lemmas 1-3 and 5) and weighting each comparison by 1, which is
 valid because every pair regret ``r_ij = zeta* - (zeta_i + zeta_j)/2`` is at most 1.  001
 states eqs. (2) and (6) as bounds on D-TS's regret ``R(T) = zeta* T - (1/2) sum E[zeta_a(1) +
-zeta_a(2)]``, whose unit is 000's (THEORY.md section 1), so the constants are reported in
+zeta_a(2)]``, whose unit is 000's (000 Sec. 2: the pair regret ``(r_i + r_j) / 2``), so the constants are reported in
 "001 regret (= 000's)" and ``value_in_000_unit`` is the same number.
 
 Notation (001 Sec. 4.2): ``Delta_ij = |p_ij - 1/2|``, ``D(p||q)`` the Bernoulli KL divergence,

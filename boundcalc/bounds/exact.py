@@ -42,7 +42,7 @@ def lower_bound(matrix, method: str = "cutting-plane", *, regret=None, levels: I
 
     ``E[R(T)] >= (min over Copeland winners i1 of C*_{i1}) log T - o(log T)`` for every
     consistent algorithm, with ``C*_{i1} = min { sum_p r_p q_p : q in R_{i1} }``
-    (000 eq. (2)).
+    (000 Theorem 2, eq. (2)).
 
     Parameters
     ----------

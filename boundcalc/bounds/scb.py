@@ -10,7 +10,7 @@ Theorem 5: the expected regret of SCB is
 ``O( (1/K) sum_i H_i (1 - cpld(a_i)) / Delta_i^2 * log T )`` (from Lemma 6 by the squaring
 trick), which in turn is ``O(K (L_C + log K) / Delta_min^2 * log T)``.  The constant hidden in
 the O(.) is not published, so this is a *hardness*: a number that orders matrices, not a
-regret constant, and it has no conversion to 000's unit (FORMULAS.md, SCB [rebuilt; O(.) only]).
+regret constant, and it has no conversion to 000's unit (002 Theorem 5 gives only the O(.) form).
 
 >>> r = scb_hardness([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])
 >>> round(r.value, 4), r.unit, r.value_in_000_unit    # 775/9

@@ -266,7 +266,9 @@ def borda_pac_hardness(inst: CPEInstance, eps: float, w=None, *, width_value: in
     inst = as_instance(inst)
     g = borda_gaps(inst, w)
     wd = width(inst) if width_value is None else int(width_value)
-    return float(np.sum(np.minimum(wd**2 / g**2, 1.0 / eps**2)))
+    with np.errstate(over="ignore", divide="ignore"):  # eps**2 may underflow: the cap is then infinite
+        cap = np.float64(1.0) / np.square(np.float64(eps))
+    return float(np.sum(np.minimum(wd**2 / g**2, cap)))
 
 
 def borda_lower_bound(

@@ -539,34 +539,51 @@ class CPEInstance:
                 raise CPEInstanceError(f"not valid JSON: {exc}") from None
         if not isinstance(obj, Mapping):
             raise CPEInstanceError(f"expected a JSON object; got {type(obj).__name__}")
+        if "format" not in obj:
+            raise CPEInstanceError(f"JSON object lacks the 'format' entry (expected {JSON_FORMAT!r}); a preference"
+                                   " matrix in JSON is an object with a 'mu' or 'matrix' entry")
         fmt = obj.get("format")
         if fmt != JSON_FORMAT:
             raise CPEInstanceError(f"unknown format {fmt!r}; expected {JSON_FORMAT!r}")
         for key in ("candidates", "positions"):
             if key not in obj:
                 raise CPEInstanceError(f"JSON object lacks the {key!r} entry")
+        candidates = _json_list(obj["candidates"], "'candidates'")
+        labels = [_json_label(c, f"candidates[{n}]") for n, c in enumerate(candidates)]
+        if len(set(labels)) != len(labels):
+            dup = next(c for c in labels if labels.count(c) > 1)
+            raise CPEInstanceError(f"'candidates' lists {dup!r} twice")
         g = nx.Graph()
-        g.add_nodes_from(obj["candidates"], bipartite=0)
+        g.add_nodes_from(labels, bipartite=0)
         prefs = {}
-        for k, entry in enumerate(obj["positions"]):
-            try:
-                s, order, mat = entry["position"], list(entry["candidates"]), entry["matrix"]
-            except (KeyError, TypeError):
+        for k, entry in enumerate(_json_list(obj["positions"], "'positions'")):
+            if not isinstance(entry, Mapping) or not all(f in entry for f in ("position", "candidates", "matrix")):
                 raise CPEInstanceError(
-                    f"positions[{k}] must be an object with 'position', 'candidates' and 'matrix'"
-                ) from None
+                    f"positions[{k}] must be an object with 'position', 'candidates' and 'matrix'")
+            s = _json_label(entry["position"], f"positions[{k}].position")
+            order = [_json_label(c, f"positions[{k}].candidates[{n}]")
+                     for n, c in enumerate(_json_list(entry["candidates"], f"positions[{k}].candidates"))]
+            mat = entry["matrix"]
+            if not isinstance(mat, list):
+                raise CPEInstanceError(f"positions[{k}].matrix must be a list of rows; got {_json_type(mat)}")
             if s in g and g.nodes[s].get("bipartite") == 0:
                 raise CPEInstanceError(f"label {s!r} is used both as candidate and as position")
             if s in prefs:
                 raise CPEInstanceError(f"position {s!r} appears twice")
             g.add_node(s, bipartite=1)
             for c in order:
-                if c not in g:
+                if c not in g or g.nodes[c].get("bipartite") != 0:
                     raise CPEInstanceError(f"position {s!r} lists candidate {c!r}, which is not in 'candidates'")
                 g.add_edge(c, s)
             prefs[s] = (order, mat)
-        kwargs.setdefault("allow_ties", bool(obj.get("allow_ties", False)))
-        kwargs.setdefault("name", obj.get("name"))
+        allow = obj.get("allow_ties", False)
+        if not isinstance(allow, bool):
+            raise CPEInstanceError(f"'allow_ties' must be true or false; got {_json_type(allow)} {allow!r}")
+        name = obj.get("name")
+        if name is not None and not isinstance(name, str):
+            raise CPEInstanceError(f"'name' must be a string; got {_json_type(name)}")
+        kwargs.setdefault("allow_ties", allow)
+        kwargs.setdefault("name", name)
         return cls(g, prefs, **kwargs)
 
     def save(self, path: str | os.PathLike) -> None:
@@ -580,6 +597,36 @@ class CPEInstance:
         if not path.exists():
             raise FileNotFoundError(f"no such CPE instance file: {path}")
         return cls.from_json(path.read_text(encoding="utf-8"), **kwargs)
+
+
+def _json_type(v: Any) -> str:
+    """The JSON name of a decoded value's type, for messages."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, Mapping):
+        return "an object"
+    return type(v).__name__
+
+
+def _json_list(v: Any, where: str) -> list:
+    if not isinstance(v, list):
+        raise CPEInstanceError(f"{where} must be a list; got {_json_type(v)}")
+    return v
+
+
+def _json_label(v: Any, where: str):
+    """A candidate or position label: a string or an integer (not a boolean, list or object)."""
+    if isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)):
+        return v
+    raise CPEInstanceError(f"{where} must be a string or an integer label; got {_json_type(v)} {v!r}")
 
 
 def as_instance(x: Any) -> CPEInstance:

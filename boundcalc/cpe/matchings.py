@@ -291,7 +291,7 @@ def _edge_set(inst: CPEInstance, edges, what: str) -> np.ndarray:
         if not 0 <= k < inst.n_edges:
             raise ValueError(f"{what}: edge index {k} out of range 0..{inst.n_edges - 1}")
         out.append(k)
-    return np.unique(np.asarray(out, dtype=np.intp))
+    return np.array(sorted(set(out)), dtype=np.intp)
 
 
 def forced_sets_consistent(inst: CPEInstance, include: np.ndarray, exclude: np.ndarray) -> bool:

@@ -20,7 +20,7 @@ the policy simulator are built on them.
 """
 
 from .executor import Rows, dask_client, default_workers, run_tasks
-from .store import DEFAULT_TAG, JsonlStore, StoreError, StoreMismatch, load_store
+from .store import DEFAULT_TAG, JsonlStore, StoreError, StoreLocked, StoreMismatch, load_store
 
 __all__ = [
     "run_tasks",
@@ -30,6 +30,7 @@ __all__ = [
     "JsonlStore",
     "StoreError",
     "StoreMismatch",
+    "StoreLocked",
     "load_store",
     "DEFAULT_TAG",
 ]

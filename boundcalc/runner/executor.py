@@ -40,6 +40,7 @@ import sys
 import time
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from ..result import RichResult
 from .store import JsonlStore
 
 __all__ = ["run_tasks", "Rows", "default_workers", "dask_client"]
@@ -48,7 +49,7 @@ __all__ = ["run_tasks", "Rows", "default_workers", "dask_client"]
 MAX_CHUNK = 100
 
 
-class Rows(list):
+class Rows(list, RichResult):
     """The rows :func:`run_tasks` returns (a plain ``list`` of dicts, sorted by index), with the
     run's figures in :attr:`stats`.
 
@@ -66,6 +67,17 @@ class Rows(list):
     def __init__(self, rows=(), stats: dict | None = None):
         super().__init__(rows)
         self.stats = dict(stats or {})
+
+    def summary(self) -> str:
+        st = self.stats
+        where = st.get("backend", "in-process")
+        if where == "dask":
+            where += f" ({st.get('workers')} workers)"
+        return (f"{len(self)} rows: {st.get('resumed', 0)} resumed, {st.get('computed', 0)} computed {where},"
+                f" {st.get('errors', 0)} with an error")
+
+    def to_dict(self) -> dict:
+        return {"rows": list(self), "stats": dict(self.stats)}
 
 
 def default_workers() -> int:

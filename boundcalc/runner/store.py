@@ -32,11 +32,18 @@ Resuming
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-__all__ = ["JsonlStore", "StoreError", "StoreMismatch", "load_store", "DEFAULT_TAG"]
+try:  # POSIX advisory locks; elsewhere a store is not locked
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
+
+__all__ = ["JsonlStore", "StoreError", "StoreMismatch", "StoreLocked", "load_store", "DEFAULT_TAG"]
 
 #: Key of the header object on a store's first line unless the caller gives its own.
 DEFAULT_TAG = "boundcalc_run"
@@ -62,6 +69,10 @@ class StoreMismatch(StoreError):
         super().__init__(message)
         self.path = path
         self.differences = list(differences)
+
+
+class StoreLocked(StoreError):
+    """Another process (or another store object) is writing the same row file."""
 
 
 def _label(tag: str) -> str:
@@ -126,10 +137,11 @@ def load_store(path, *, tag: str = DEFAULT_TAG) -> tuple[dict, list[dict]]:
 class JsonlStore:
     """A JSON Lines row file that a run appends to and a rerun resumes.
 
-    Creating the object only reads: an existing file is checked against ``header`` and its
-    rows loaded; nothing is written until :meth:`open` (the runner calls it), which writes the
-    header of a new file, or drops a partial last line of an existing one, and opens it for
-    appending.
+    Creating the object reads and locks: an existing file is checked against ``header`` and its
+    rows loaded, then the file is locked for this store alone (a second store on the same file,
+    in this or another process, raises :class:`StoreLocked` until :meth:`close`); nothing is
+    written until :meth:`open` (the runner calls it), which writes the header of a new file, or
+    drops a partial last line of an existing one, and opens it for appending.
 
     Parameters
     ----------
@@ -164,6 +176,9 @@ class JsonlStore:
     ------
     StoreMismatch
         The file's header differs on an identity field (and not ``overwrite``).
+    StoreLocked
+        Another run (another process, or another open store object) holds the file: the
+        store takes an exclusive lock when it is created and keeps it until :meth:`close`.
     StoreError
         The file is not a row file with a ``tag`` header, or has a corrupt row.
     """
@@ -186,7 +201,10 @@ class JsonlStore:
         self.dropped_bytes = 0
         self._fh = None
         self._fresh = True
+        self._lock_fd: int | None = None
+        self._created = False
         if overwrite or not self.path.exists() or self.path.stat().st_size == 0:
+            self._lock()
             return
         old, rows, dropped = _read(self.path, self.tag)
         if old is None:  # only a header cut short: start afresh
@@ -207,6 +225,32 @@ class JsonlStore:
                 " file's settings to resume it, or overwrite it (overwrite=True).", self.path, diffs)
         self.header, self.rows, self.dropped_bytes = old, rows, dropped
         self.resumed, self._fresh = True, False
+        self._lock()
+
+    # ------------------------------------------------------------------ the exclusive lock
+    def _lock(self) -> None:
+        """Take an exclusive advisory lock (``flock``) on the file, held until :meth:`close`,
+        so that a second writer of the same file is refused (:class:`StoreLocked`) instead of
+        interleaving its lines.  A missing file is created empty (and removed again by
+        :meth:`close` when nothing was written); its directory is created too."""
+        if fcntl is None:  # pragma: no cover - no POSIX locks on this platform
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        existed = self.path.exists()
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        except IsADirectoryError:
+            raise StoreError(f"{self.path} is a directory, not a row file") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise StoreLocked(f"{self.path} is being written by another run (it is locked); wait for"
+                                  " that run to finish, or write to another file") from None
+            return  # a file system without locks (e.g. some network mounts): proceed unlocked
+        self._lock_fd = fd
+        self._created = not existed
 
     @property
     def done(self) -> dict[int, dict]:
@@ -254,9 +298,26 @@ class JsonlStore:
         return back
 
     def close(self) -> None:
+        """Close the file and release the lock (a file this store created but never wrote to
+        is removed)."""
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+        if self._lock_fd is not None:
+            if self._created and self._fresh:
+                try:
+                    if self.path.stat().st_size == 0:
+                        self.path.unlink()
+                except OSError:
+                    pass
+            os.close(self._lock_fd)  # releases the flock
+            self._lock_fd = None
+
+    def __del__(self):  # a store dropped without close() must not keep its lock
+        try:
+            self.close()
+        except Exception:
+            pass
 
     def __enter__(self) -> "JsonlStore":
         return self.open()

@@ -1,0 +1,219 @@
+"""The one entry point of long work: a :class:`Job` (what to compute) and :func:`run_job` (how).
+
+``boundcalc batch``, ``simulate`` and ``explore`` (and their Python functions) are each a task
+definition plus one call of :func:`run_job`, which
+
+* validates the run options the three share, with the same names and defaults everywhere:
+  ``seed`` (:func:`check_seed`), ``out`` / ``overwrite`` (the resumable, exclusively locked
+  :class:`~boundcalc.runner.store.JsonlStore`), ``workers`` / ``scheduler`` / ``chunk_size``
+  (the executor, :func:`resolve_workers`) and ``progress`` (a bar on stderr, by default only
+  on a terminal);
+* opens or resumes the store *before* anything is computed, so a wrong or busy ``out`` file is
+  refused at once;
+* bounds the number of tasks (:data:`MAX_TASKS`) before building them;
+* runs the tasks through :func:`~boundcalc.runner.executor.run_tasks` and closes the store.
+
+Seeds
+    A run's randomness comes from :func:`seed_sequence`: task ``r`` of a job with root seed
+    ``s`` draws from ``SeedSequence(s, spawn_key=(r,))`` -- the ``r``-th child of
+    ``SeedSequence(s).spawn(n)`` -- and its descendants, so a task's numbers depend on
+    ``(s, r)`` alone, not on the number of tasks, the chunking or the workers.
+
+>>> import tempfile, pathlib
+>>> def square(task, shared):
+...     return {"index": task["index"], "y": task["x"] ** 2 + shared}
+>>> job = Job("demo", square, shared=1, header={"what": "squares"},
+...           tasks=lambda: [{"index": i, "x": i} for i in range(3)])
+>>> rows = run_job(job, out=pathlib.Path(tempfile.mkdtemp()) / "rows.jsonl", workers=0)
+>>> [r["y"] for r in rows], rows.stats["computed"]
+([1, 2, 5], 3)
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import numbers
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from .executor import Rows, run_tasks
+from .store import DEFAULT_TAG, JsonlStore
+
+__all__ = ["Job", "run_job", "check_seed", "check_count", "resolve_workers", "seed_sequence",
+           "MAX_TASKS", "MAX_SEED", "dask_available"]
+
+#: Most tasks one job may have (each is a dict held in memory and a row in the store).
+MAX_TASKS = 1_000_000
+#: Seeds are integers in ``[0, MAX_SEED]`` (they are stored in JSON and fit a signed 64-bit integer).
+MAX_SEED = 2**63 - 1
+
+
+def check_count(value: Any, what: str, *, low: int = 1, high: int | None = None) -> int:
+    """``value`` as an int in ``[low, high]``; ``ValueError`` naming ``what`` otherwise.
+
+    >>> check_count(3.0, "runs")
+    3
+    >>> check_count(0, "runs")
+    Traceback (most recent call last):
+    ...
+    ValueError: runs must be an integer >= 1; got 0
+    """
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if not ok and isinstance(value, float) and value.is_integer():
+        ok = True
+    rng = f">= {low}" if high is None else f"in [{low}, {high:,}]"
+    if not ok:
+        raise ValueError(f"{what} must be an integer {rng}; got {value!r}")
+    v = int(value)
+    if v < low or (high is not None and v > high):
+        raise ValueError(f"{what} must be an integer {rng}; got {value!r}")
+    return v
+
+
+def check_seed(seed: Any, what: str = "seed") -> int:
+    """A root seed: an integer in ``[0, 2**63 - 1]``.
+
+    >>> check_seed(7)
+    7
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be an integer in [0, 9,223,372,036,854,775,807]; got -1
+    """
+    return check_count(seed, what, low=0, high=MAX_SEED)
+
+
+def seed_sequence(seed: int, *key: int) -> np.random.SeedSequence:
+    """``SeedSequence(seed, spawn_key=key)``: the randomness of task ``key[0]`` of a job (module text).
+
+    >>> a = seed_sequence(0, 3)
+    >>> a.spawn_key, seed_sequence(0, 3, 1).spawn_key == a.spawn(2)[1].spawn_key
+    ((3,), True)
+    """
+    return np.random.SeedSequence(int(seed), spawn_key=tuple(int(k) for k in key))
+
+
+def dask_available() -> bool:
+    """Whether ``dask.distributed`` is installed (``pip install 'boundcalc[dask]'``)."""
+    return importlib.util.find_spec("distributed") is not None
+
+
+_NOTED_IN_PROCESS = False
+
+
+def resolve_workers(workers: Any = None, scheduler: Any = None) -> int:
+    """The size of the local Dask cluster to start (0: in-process).
+
+    ``workers=None`` (the default of the command line) means a local cluster on every core when
+    dask.distributed is installed, and in-process otherwise -- said once per process on stderr.
+    ``workers=n > 0`` without dask.distributed raises ``ImportError`` saying how to install it or
+    run in-process.  With a ``scheduler`` the local size does not matter (0 is returned).
+    """
+    global _NOTED_IN_PROCESS
+    if scheduler is not None:
+        if workers not in (None, 0):
+            raise ValueError("give a scheduler address or a number of local workers, not both")
+        if not dask_available():
+            raise ImportError("a Dask scheduler needs dask.distributed: pip install 'boundcalc[dask]'")
+        return 0
+    if workers is None:
+        if dask_available():
+            return os.cpu_count() or 1
+        if not _NOTED_IN_PROCESS:
+            print("boundcalc: dask.distributed is not installed; running in-process"
+                  " (pip install 'boundcalc[dask]' for a local cluster)", file=sys.stderr)
+            _NOTED_IN_PROCESS = True
+        return 0
+    n = check_count(workers, "workers", low=0, high=4096)
+    if n > 0 and not dask_available():
+        raise ImportError(f"{n} workers need dask.distributed: pip install 'boundcalc[dask]',"
+                          " or run in-process with 0 workers (CLI: --workers 0)")
+    return n
+
+
+@dataclass
+class Job:
+    """A long run's definition: the task function, its tasks and what identifies the run.
+
+    Attributes
+    ----------
+    kind : str
+        Short name (the progress bar's label unless ``desc`` is given), e.g. ``"simulate"``.
+    fn : callable
+        ``fn(task, shared) -> row``, a module-level function (Dask pickles it by reference).
+    shared : object
+        What every task needs (sent to each Dask worker once).
+    header : dict
+        The store's header: the run's identity (what must agree for a file to be resumed).
+    tasks : sequence of dict or callable
+        Each task a dict with a unique integer ``"index"``; a callable is called after the
+        store was opened (so an unusable ``out`` file is refused before the work of building
+        them).
+    identity : sequence of str or mapping, optional
+        The header fields that must agree to resume (default all); see
+        :class:`~boundcalc.runner.store.JsonlStore`.
+    tag : str
+        The store's header key.
+    desc : str, optional
+        The progress bar's label.
+    """
+
+    kind: str
+    fn: Callable[[dict, Any], dict]
+    shared: Any = None
+    header: dict = field(default_factory=dict)
+    tasks: Sequence[dict] | Callable[[], Sequence[dict]] = ()
+    identity: Sequence[str] | Mapping[str, Callable] | None = None
+    tag: str = DEFAULT_TAG
+    desc: str | None = None
+
+    def open_store(self, out, overwrite: bool = False) -> JsonlStore | None:
+        """The job's store at ``out`` (None: no store; a :class:`JsonlStore` is used as it is)."""
+        if out is None or isinstance(out, JsonlStore):
+            return out
+        return JsonlStore(out, self.header, overwrite=overwrite, tag=self.tag, identity=self.identity)
+
+
+def run_job(job: Job, *, out=None, overwrite: bool = False, workers: int | None = None, scheduler=None,
+            chunk_size: int | None = None, progress: bool | None = None, store: JsonlStore | None = None) -> Rows:
+    """Run ``job``: open or resume the store, build the tasks, compute what is missing, close.
+
+    Parameters
+    ----------
+    job : Job
+    out : path or JsonlStore, optional
+        The resumable JSON Lines row file (locked while the job runs).
+    overwrite : bool
+        Discard an existing ``out`` file instead of resuming it.
+    workers, scheduler, chunk_size
+        The executor (:func:`resolve_workers`; ``chunk_size`` tasks per Dask task).
+    progress : bool or None
+        Progress bar on stderr; None: only when stderr is a terminal.
+    store : JsonlStore, optional
+        An already opened store (the caller opened it, e.g. to check rows against its draw);
+        it is closed on return like one opened here.
+
+    Returns
+    -------
+    Rows
+        The rows of every task, sorted by index, with the run's figures in ``.stats``.
+    """
+    n_workers = resolve_workers(workers, scheduler)
+    if chunk_size is not None:
+        chunk_size = check_count(chunk_size, "chunk_size", low=1)
+    if store is None:
+        store = job.open_store(out, overwrite)
+    try:
+        tasks = job.tasks() if callable(job.tasks) else job.tasks
+        if len(tasks) > MAX_TASKS:
+            raise ValueError(f"{job.kind}: {len(tasks):,} tasks is more than one run holds ({MAX_TASKS:,});"
+                             " split the work into several runs")
+        return run_tasks(job.fn, tasks, shared=job.shared, store=store, workers=n_workers, scheduler=scheduler,
+                         chunk_size=chunk_size, progress=progress, desc=job.desc or job.kind)
+    finally:
+        if store is not None:
+            store.close()
