@@ -25,7 +25,7 @@ import pytest
 from boundcalc import PreferenceMatrix, load_example, lower_bound
 from boundcalc.datasets import random_matrix, tournament_matrix
 from boundcalc.lp import (MIN_SOLVABLE_GAP, CopelandFamily, CopelandLPSolver, CoveringLP, SolverError,
-                          _kernels, check_conditioning)
+                          _kernels, check_conditioning, empirical_structure)
 from boundcalc.lp.constraints import RowBlock, _zobrist, row_hashes
 from boundcalc.lp.ecw import _cost_matrix, ecw_allocation
 from test_review_lp import exact_lower_bound
@@ -199,6 +199,8 @@ def test_near_ties_on_bundled_matrices_equal_the_exact_lp(name, eps):
 
 
 def test_near_ties_down_to_the_last_double_equal_the_exact_lp():
+    # a user's matrix takes gaps above 1e-12 (PreferenceMatrix reads closer ones as ties): both
+    # methods; an empirical matrix takes any gap a double holds: the cutting plane
     rng = np.random.default_rng(7)
     n = 0
     for _ in range(8):
@@ -207,13 +209,21 @@ def test_near_ties_down_to_the_last_double_equal_the_exact_lp():
         iu = np.triu_indices(K, 1)
         for t in rng.choice(iu[0].size, int(rng.integers(1, 4)), replace=False):
             mu = _with_pair(mu, iu[0][t], iu[1][t], 0.5)
-        for eps in (1e-8, 1e-12, 1e-14, 1.2e-16):
+        for eps in (1e-8, 1e-11, 1.5e-12):
             pm = PreferenceMatrix(mu, ties="break", tie_epsilon=eps)
-            assert check_conditioning(pm).solvable
             ref = _exact(pm)
             for method in ("cutting-plane", "enumerate"):
                 assert lower_bound(pm, method=method).value == pytest.approx(ref, rel=1e-9), (method, eps)
                 n += 1
+        for eps in (1e-14, 1.2e-16):
+            emp = np.where(mu == 0.5, mu + eps * np.triu(np.ones((K, K)), 1) - eps * np.tril(np.ones((K, K)), -1), mu)
+            assert check_conditioning(emp).solvable
+            st = empirical_structure(emp)
+            assert st.ties == 0
+            ref = min(exact_lower_bound(st, w) for w in st.winners.tolist())
+            res = CopelandLPSolver().solve_empirical(emp, certify=True)
+            assert res.status == "ok" and res.value == pytest.approx(ref, rel=1e-9), eps
+            n += 1
     assert n == 64
 
 
@@ -224,7 +234,7 @@ def test_near_ties_on_larger_matrices_agree_across_cut_kinds():
         iu = np.triu_indices(K, 1)
         for t in rng.choice(iu[0].size, 4, replace=False):
             mu = _with_pair(mu, iu[0][t], iu[1][t], 0.5)
-        pm = PreferenceMatrix(mu, ties="break", tie_epsilon=1e-13)
+        pm = PreferenceMatrix(mu, ties="break", tie_epsilon=2e-12)
         vals = [CopelandLPSolver(promote=p).solve(pm) for p in (2, 0, 10**9)]
         assert all(r.status == "ok" for r in vals)
         assert max(r.value for r in vals) == pytest.approx(min(r.value for r in vals), rel=1e-9)
@@ -234,11 +244,16 @@ def test_check_conditioning():
     mu = np.array([[0.5, 0.5, 0.7], [0.5, 0.5, 0.6], [0.3, 0.4, 0.5]])
     well = check_conditioning(PreferenceMatrix(mu, ties="break", tie_epsilon=1e-3))
     assert well.solvable and well.allocation_resolved and well.min_gap == pytest.approx(1e-3)
-    far = check_conditioning(PreferenceMatrix(mu, ties="break", tie_epsilon=1e-12))
+    assert "well posed" in well.message
+    far = check_conditioning(PreferenceMatrix(mu, ties="break", tie_epsilon=2e-12))
     assert far.solvable and not far.allocation_resolved and "allocation" in far.message
-    # 1/2 + 1e-17 is 1/2: the tie is still there
-    gone = check_conditioning(PreferenceMatrix(mu, ties="break", tie_epsilon=1e-17))
+    assert far.cost_ratio > 1e20
+    # an array is read as an empirical matrix: a tie left in place (1/2 + 1e-17 is 1/2) is reported
+    gone = check_conditioning(mu + 1e-17 * (mu == 0.5))
     assert not gone.solvable and gone.min_gap == 0 and "not defined" in gone.message
+    last = mu.copy()
+    last[0, 1], last[1, 0] = np.nextafter(0.5, 1.0), 1.0 - np.nextafter(0.5, 1.0)
+    assert check_conditioning(last).solvable
     assert MIN_SOLVABLE_GAP == np.nextafter(0.5, 1.0) - 0.5
 
 

@@ -47,6 +47,7 @@ Online use (paper 000, Algorithm 1: CW-RMED)
 
 from __future__ import annotations
 
+import os
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -92,9 +93,10 @@ def pair_costs(matrix, regret: np.ndarray | None = None) -> np.ndarray:
 
 
 #: The smallest gap ``|mu_ij - 1/2|`` a double holds next to 1/2 (``2**-53``; ``1/2 + eps`` rounds
-#: to 1/2 below about that).  Both methods solve and certify the LP down to it: checked against an
-#: exact rational LP with pairs at 1/2 + 1e-4 .. 1.1e-16 (``tests/test_lp_lifted.py``), costs
-#: ``c = r / d ~ r / (2 gap^2)`` then spanning 31 orders of magnitude.
+#: to 1/2 below about that).  The cutting plane solves and certifies the LP down to it (checked
+#: against an exact rational LP on empirical matrices with pairs at 1/2 + 1e-14 and 1/2 + 1.1e-16,
+#: costs ``c = r / d ~ r / (2 gap^2)`` then spanning 31 orders of magnitude; and with both methods
+#: on every gap a :class:`~boundcalc.PreferenceMatrix` takes, above 1e-12: ``tests/test_lp_lifted.py``).
 MIN_SOLVABLE_GAP = 2.0 ** -53
 
 #: ``1 / machine epsilon`` (4.5e15): when the largest pair cost exceeds the smallest positive one by
@@ -149,24 +151,32 @@ class Conditioning:
 
 
 def check_conditioning(matrix, regret: np.ndarray | None = None) -> Conditioning:
-    """The :class:`Conditioning` of the lower-bound LP of ``matrix`` (a PreferenceMatrix, array or path).
+    """The :class:`Conditioning` of the lower-bound LP of ``matrix``.
 
-    ``solvable`` says whether :func:`boundcalc.lower_bound` is defined and verified there; a
-    caller breaking ties at ``1/2 + eps`` (e.g. ``--break-ties EPS``) can refuse an ``eps`` for
-    which it is False.
+    ``matrix`` is a PreferenceMatrix or a path to one, or an array read as an empirical matrix
+    (exact ties allowed, so that a tie left in place is reported rather than refused).
+    ``solvable`` says whether the LP is defined and verified there; ``allocation_resolved``
+    whether the objective still tells the cheap pairs' allocation apart.
 
     >>> from boundcalc.datasets import load_example
     >>> c = check_conditioning(load_example("table2"))
     >>> c.solvable, c.allocation_resolved, round(c.min_gap, 3)
     (True, True, 0.1)
+    >>> check_conditioning([[0.5, 0.5 + 1e-17], [0.5 - 1e-17, 0.5]]).solvable   # 1/2 + 1e-17 is 1/2
+    False
     """
-    pm = matrix if isinstance(matrix, PreferenceMatrix) else as_preference_matrix(matrix)
-    st = pm.structure
+    if isinstance(matrix, (str, os.PathLike)):
+        matrix = as_preference_matrix(matrix)
+    if isinstance(matrix, PreferenceMatrix):
+        mu, st = matrix.mu, matrix.structure
+    else:
+        mu = np.asarray(matrix, dtype=float)
+        st = empirical_structure(mu)
     iu = triu(st.K)
     decided = (st.beats | st.beats.T)[iu]
     c = pair_costs(st, regret)[decided]
     pos = c[c > 0]
-    return Conditioning(float(np.abs(pm.mu[iu] - 0.5).min()),
+    return Conditioning(float(np.abs(mu[iu] - 0.5).min()),
                         float(pos.max()) if pos.size else float("nan"),
                         float(pos.min()) if pos.size else float("nan"))
 
