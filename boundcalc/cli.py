@@ -382,8 +382,18 @@ def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane", computed=
     }
 
 
+def _note_conditioning(pm: PreferenceMatrix) -> None:
+    """Say on stderr when the LP's value is exact but its allocation is not determined (near ties)."""
+    from .lp import check_conditioning
+
+    cond = check_conditioning(pm)
+    if not cond.allocation_resolved:
+        print(f"boundcalc: note: {cond.message}", file=sys.stderr)
+
+
 def _cmd_bounds(args) -> int:
     pm = read_matrix(args)
+    _note_conditioning(pm)
     computed = compute_bounds(pm, args.method)
     rep = bounds_report(pm, args.method, computed)
     if args.plot:
@@ -469,6 +479,7 @@ def _cmd_compare(args) -> int:
     except ValueError as exc:
         raise InputError(str(exc)) from None
     pm = read_matrix(args)
+    _note_conditioning(pm)
     t0 = time.perf_counter()
     cmp = compare(pm, alpha=alpha, keys=keys, certify=args.certify)
     seconds = time.perf_counter() - t0

@@ -219,3 +219,18 @@ def test_tiny_epsilon_is_not_a_division_by_zero(capsys):
                  "--delta", "0.2", "--runs", "1", "--workers", "0", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["hardness"]["H^B_eps"] == pytest.approx(1600.0)  # width 2, four pairs' gaps: printed H^B 400 x 2^2
+
+
+def test_near_tie_is_solved_and_an_unresolved_allocation_is_said(capsys, monkeypatch):
+    """Before: mu_01 = 1/2 + 1e-10 made the cutting plane fail ("Solve error"); now solved (the value
+    is the enumerated LP's) and, past the cost ratio where the cheap pairs' allocation is not
+    determined, a note on stderr says so."""
+    import boundcalc
+
+    mu = [[0.5, 0.5 + 1e-9, 0.7], [0.5 - 1e-9, 0.5, 0.6], [0.3, 0.4, 0.5]]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(" ".join(repr(x) for x in r) for r in mu)))
+    assert main(["bounds", "-", "--json"]) == 0
+    cap = capsys.readouterr()
+    assert "note: pair costs span" in cap.err
+    ref = boundcalc.lower_bound(PreferenceMatrix(mu), method="enumerate").value
+    assert json.loads(cap.out)["lower_bound"] == pytest.approx(ref, rel=1e-7)

@@ -159,8 +159,7 @@ def _ecw(st: Structure, regret, certify: bool) -> BoundResult:
             iu = np.triu_indices(st.K, 1)
             mv = fam.max_violation(E[iu])
             certs[w] = Certificate(mv, v, float("nan"))
-            if mv > 1e-9:
-                failures.append(f"winner {w}: closed-form allocation violates R^E by {mv:.3g}")
+            failures += [f"winner {w}: closed-form allocation: {p}" for p in certs[w].problems()]
     stats = {"method": "closed-form", "seconds": time.perf_counter() - t0, "rounds": 0, "lp_solves": 0,
              "simplex_iterations": 0, "rows": 0, "rows_added": 0, "rows_removed": 0, "warm_start": False,
              "solver": "closed-form"}
