@@ -59,22 +59,24 @@ rows where it applies, the mean and the standard error of the mean, in its own u
 from __future__ import annotations
 
 import hashlib
-import json
 import math
+import os
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .matrix import PreferenceMatrix, as_preference_matrix
+from .comparison import check_options, compare
+from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
+from .registry import get_constant
+from .result import RichResult
 from .runner import JsonlStore, StoreError, StoreMismatch, load_store
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job
 
-from .comparison import check_options, compare
-from .registry import get_constant
-from .result import RichResult
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "run_batch",
@@ -194,7 +196,7 @@ class Draws(RichResult):
         return {"arms": self.arms.tolist(), "min_gaps": self.min_gaps.tolist(), "drawn": int(self.drawn)}
 
 
-def draw_submatrices(matrix, size: int, count: int, min_gap: float = 0.0, seed: int = 0, *,
+def draw_submatrices(matrix: MatrixLike, size: int, count: int, min_gap: float = 0.0, seed: int = 0, *,
                      max_draws: int | None = None) -> Draws:
     """The first ``count`` candidates of :func:`iter_candidates` whose smallest gap is ``>= min_gap``.
 
@@ -285,7 +287,7 @@ def _row(index: int, arms, sub: PreferenceMatrix, keys: Sequence[str], alpha: fl
     return row
 
 
-def evaluate_submatrix(matrix, arms, keys: Iterable[str] | None = None, *, index: int = 0,
+def evaluate_submatrix(matrix: MatrixLike, arms: ArrayLike, keys: Iterable[str] | None = None, *, index: int = 0,
                        alpha: float = 0.51, beta: float = 2.0) -> dict:
     """The batch row of one submatrix: ``index``, ``arms``, ``min_gap``, ``KEY`` and ``KEY_000``
     for every constant (exactly what :func:`run_batch` stores for it).
@@ -421,7 +423,7 @@ class BatchResult(RichResult):
             raise KeyError(f"constant {key!r} was not computed; this batch has {self.meta['keys']}")
         return np.array([np.nan if r.get(col) is None else r[col] for r in self.rows], dtype=float)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The rows as a :class:`pandas.DataFrame` indexed by ``index`` (needs pandas)."""
         import pandas as pd
 
@@ -432,7 +434,7 @@ class BatchResult(RichResult):
             cols.append("error")
         return pd.DataFrame(self.rows, columns=cols).set_index("index")
 
-    def constants_frame(self):
+    def constants_frame(self) -> pd.DataFrame:
         """:attr:`constants` as a :class:`pandas.DataFrame` indexed by constant (needs pandas)."""
         import pandas as pd
 
@@ -466,7 +468,7 @@ def matrix_sha256(pm: PreferenceMatrix) -> str:
     return h.hexdigest()
 
 
-def load_batch(path) -> tuple[dict, list[dict]]:
+def load_batch(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     """Read a row file: ``(header, rows sorted by index)`` (a partial last line is ignored)."""
     try:
         return load_store(path, tag=HEADER_TAG)
@@ -499,9 +501,9 @@ def _open_store(path, meta: dict, overwrite: bool) -> JsonlStore:
 
 
 # ----------------------------------------------------------------------------- execution
-def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | None = 0, out=None, *,
+def run_batch(matrix: MatrixLike, size: int, count: int, min_gap: float = 0.0, seed: int | None = 0, out: str | os.PathLike | None = None, *,
               keys: Iterable[str] | None = None, alpha: float = 0.51, beta: float = 2.0,
-              workers: int | None = 0, scheduler=None, chunk_size: int | None = None,
+              workers: int | None = 0, scheduler: Any = None, chunk_size: int | None = None,
               progress: bool | None = None, overwrite: bool = False,
               max_draws: int | None = None) -> BatchResult:
     """Evaluate constants on ``count`` random ``size``-arm submatrices whose gaps are all ``>= min_gap``.

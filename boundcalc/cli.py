@@ -31,15 +31,27 @@ import math
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 import numpy as np
 
 from . import __version__
 from ._table import format_table
 from .datasets import EXAMPLES, load_example
-from .matrix import (PreferenceMatrix, PreferenceMatrixError, array_from_json, check_tie_epsilon,
-                     decode_matrix_text, parse_matrix_text)
+from .matrix import (
+    PreferenceMatrix,
+    PreferenceMatrixError,
+    array_from_json,
+    check_tie_epsilon,
+    decode_matrix_text,
+    parse_matrix_text,
+)
+from .result import BoundResult
+
+if TYPE_CHECKING:
+    from .cpe.instance import CPEInstance
 
 EXIT_OK, EXIT_SOLVER, EXIT_INPUT = 0, 1, 2
 EXAMPLE_NAMES = sorted(EXAMPLES) + ["arithmetic8"]
@@ -69,7 +81,7 @@ class InputError(Exception):
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with one-line errors (``boundcalc: error: argument --X: ...``) and exit status 2."""
 
-    def error(self, message):  # noqa: D401 - argparse's hook
+    def error(self, message: str) -> NoReturn:  # noqa: D401 - argparse's hook
         self.exit(EXIT_INPUT, f"boundcalc: error: {message} (see '{self.prog} --help')\n")
 
 
@@ -247,7 +259,7 @@ def _is_instance_json(obj) -> bool:
     return isinstance(obj, dict) and any(k in obj for k in ("format", "positions", "candidates"))
 
 
-def read_input(args, *, instances: bool = False):
+def read_input(args: argparse.Namespace, *, instances: bool = False) -> PreferenceMatrix | CPEInstance:
     """The matrix (or, with ``instances``, the CPE instance) named by PATH, '-' or --example.
 
     PreferenceMatrix / CPE errors and unreadable files become :class:`InputError` (exit 2) with
@@ -323,7 +335,7 @@ def read_input(args, *, instances: bool = False):
     return pm
 
 
-def read_matrix(args) -> PreferenceMatrix:
+def read_matrix(args: argparse.Namespace) -> PreferenceMatrix:
     """The matrix named by PATH or --example (see :func:`read_input`)."""
     return read_input(args)
 
@@ -341,7 +353,7 @@ def matrix_header(pm: PreferenceMatrix) -> str:
 
 
 # ----------------------------------------------------------------------------- bounds
-def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane"):
+def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane") -> tuple[BoundResult, BoundResult, float, float]:
     """``(lower bound result, ECW result, seconds for each)`` for one matrix."""
     from .bounds.exact import ecw_bound, lower_bound
 
@@ -353,7 +365,7 @@ def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane"):
     return lb, ecw, t_lb, time.perf_counter() - t0
 
 
-def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane", computed=None) -> dict:
+def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane", computed: dict | None = None) -> dict:
     """Lower bound and ECW for one matrix, as a JSON-ready dict (what ``bounds --json`` prints).
 
     ``computed``: the output of :func:`compute_bounds`, if already at hand."""
@@ -788,7 +800,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

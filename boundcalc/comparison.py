@@ -65,19 +65,21 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import time
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import bounds as _bounds  # noqa: F401  (importing the modules registers their constants)
 from .bounds.exact import METHODS
 from .cpe import single as _cpe_single  # noqa: F401  (light: no networkx until a CPE row is computed)
 from .lp.highs import SolverError
-from .matrix import PreferenceMatrix, as_preference_matrix
+from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .registry import ConstantSpec, Context, registered
 from .result import BoundResult, Result, RichResult
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["COMPARE_KEYS", "CSV_FIELDS", "Comparison", "check_options", "compare", "constants"]
 
@@ -152,7 +154,7 @@ def evaluate(spec: ConstantSpec, ctx: Context) -> Result:
         return spec.failed(str(exc) or type(exc).__name__)
 
 
-def compare(matrix, *, alpha: float = 0.51, beta: float = 2.0, keys: Iterable[str] | None = None,
+def compare(matrix: MatrixLike, *, alpha: float = 0.51, beta: float = 2.0, keys: Iterable[str] | None = None,
             method: str = "cutting-plane", certify: bool = False) -> Comparison:
     """Every regret constant and hardness of the field on one preference matrix (see the module table).
 
@@ -306,7 +308,7 @@ class Comparison(RichResult):
             ])
         return buf.getvalue()
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """A :class:`pandas.DataFrame` indexed by key (columns value, unit, value_in_000_unit,
         source, reason, status, message, extra).  Needs pandas (``pip install boundcalc[plot]``)."""
         try:

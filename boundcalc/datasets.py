@@ -18,10 +18,14 @@
 from __future__ import annotations
 
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .matrix import PreferenceMatrix
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 __all__ = ["EXAMPLES", "load_example", "example_path", "random_matrix", "utility_matrix", "tournament_matrix"]
 
@@ -32,7 +36,7 @@ EXAMPLES = {
 }
 
 
-def example_path(name: str):
+def example_path(name: str) -> Traversable:
     """Path of a bundled example file."""
     if name not in EXAMPLES:
         raise KeyError(f"unknown example {name!r}; choose one of {sorted(EXAMPLES) + ['arithmetic8']}")

@@ -38,14 +38,20 @@ Execution
 
 from __future__ import annotations
 
-import json
 import math
+import os
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
 
 from .result import RichResult, to_jsonable
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from .cpe.instance import CPEInstance
 
 __all__ = ["explore", "ExploreResult", "explore_task", "run_seed", "plot_sample_complexity",
            "random_cpe_instance", "compute_hardness", "HARDNESS_KEYS", "DEFAULT_HARDNESS"]
@@ -129,8 +135,7 @@ def _explicit_lower_bounds(inst, delta: float) -> dict:
     Theorem 6 ``gamma < 1/(2 (2 + l))`` and the structural supposition checked by enumeration.
     Each limit is taken times ``1 - 1e-9`` (strict inequalities, and rounding).  ``delta`` must lie in (0, 0.1).
     """
-    from .cpe import (CPETooLargeError, NoWinnerError, borda_lower_bound, condorcet_lower_bound,
-                      matching_counts)
+    from .cpe import CPETooLargeError, NoWinnerError, borda_lower_bound, condorcet_lower_bound, matching_counts
 
     out: dict = {}
     l = inst.n_positions
@@ -156,7 +161,7 @@ def _explicit_lower_bounds(inst, delta: float) -> dict:
     return out
 
 
-def compute_hardness(inst, delta: float, epsilon: float | None = None) -> dict:
+def compute_hardness(inst: CPEInstance, delta: float, epsilon: float | None = None) -> dict:
     """The constants of 004 an exploration result is compared with, as a JSON-ready dict.
 
     ``{"width", "H^B", "H^B_eps", "H^C", "H^C_ver", "expressions": {"theorem1".. "theorem6"},
@@ -167,8 +172,16 @@ def compute_hardness(inst, delta: float, epsilon: float | None = None) -> dict:
     :func:`_explicit_lower_bounds`).  A quantity that does not exist (no unique Borda winner,
     no Condorcet winner, too large to compute exactly) is None with its reason.
     """
-    from .cpe import (CPETooLargeError, NoWinnerError, borda_hardness, borda_pac_hardness, condorcet_hardness,
-                      condorcet_ver_hardness, sample_complexity_expressions, width)
+    from .cpe import (
+        CPETooLargeError,
+        NoWinnerError,
+        borda_hardness,
+        borda_pac_hardness,
+        condorcet_hardness,
+        condorcet_ver_hardness,
+        sample_complexity_expressions,
+        width,
+    )
 
     out: dict = {"width": None, "H^B": None, "H^B_eps": None, "H^C": None, "H^C_ver": None}
     reasons: dict = {}
@@ -303,7 +316,7 @@ class ExploreResult(RichResult):
             "seconds": float(sum(r["seconds"] for r in self.rows)),
         }
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Tidy ``pandas.DataFrame``: one row per run (``run, seed, n_duels, correct, exact,
         matching`` as ``[[candidate, position], ...]`` or None, ``stopped, seconds``)."""
         import pandas as pd
@@ -374,7 +387,7 @@ class ExploreResult(RichResult):
                      + ", ".join(f"Thm {k[-1]} {f(v.get('value'))}" for k, v in lb.items()))
         return "\n".join(lines)
 
-    def plot(self, ax=None, hardness: str | None = None, **kw):
+    def plot(self, ax: Axes | str | os.PathLike | None = None, hardness: str | None = None, **kw: Any) -> Axes:
         """This result's point on :func:`plot_sample_complexity` (mean, 10 %-90 % bar, against H);
         ``ax`` an Axes or a file path to save to."""
         return plot_sample_complexity([self], ax=ax, hardness=hardness, **kw)
@@ -391,9 +404,9 @@ def _check_unit_interval(name: str, x) -> float:
     return v
 
 
-def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = None, runs: int = 10,
+def explore(instance: CPEInstance | Mapping[str, Any] | str | os.PathLike, algorithm: str, *, delta: float, epsilon: float | None = None, runs: int = 10,
             seed: int = 0, max_duels: int | None = None, options: Mapping[str, Any] | None = None,
-            out=None, overwrite: bool = False, workers: int | None = 0, scheduler=None,
+            out: str | os.PathLike | None = None, overwrite: bool = False, workers: int | None = 0, scheduler: Any = None,
             chunk_size: int | None = None, progress: bool | None = None) -> ExploreResult:
     """Run the registered algorithm ``runs`` times on ``instance`` (module text).
 
@@ -484,7 +497,8 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
 
 # ----------------------------------------------------------------------------- plot
 def plot_sample_complexity(results: Iterable[ExploreResult], *, hardness: str | Mapping[str, str] | None = None,
-                           ax=None, band: str | None = "quantile", reference: bool = True, title: str | None = None):
+                           ax: Axes | str | os.PathLike | None = None, band: str | None = "quantile", reference: bool = True,
+                           title: str | None = None) -> Axes:
     """Sample complexity against hardness for a family of instances: log-log, one series per algorithm.
 
     Per result a marker at ``(H, mean duels)`` with a bar over the runs' spread (``band``:
@@ -568,9 +582,9 @@ def _draw_sample_complexity(ax, results, hardness, band, reference, title) -> No
 
 
 # ----------------------------------------------------------------------------- instances
-def random_cpe_instance(n_positions: int, candidates_per_position: int = 2, rng=None, *, n_candidates: int | None = None,
+def random_cpe_instance(n_positions: int, candidates_per_position: int = 2, rng: np.random.Generator | int | None = None, *, n_candidates: int | None = None,
                         gap: float = 0.2, spread: float = 0.5, condorcet: bool = True, max_tries: int = 200,
-                        name: str | None = None):
+                        name: str | None = None) -> CPEInstance:
     """A random candidate-position instance of 004's kind, for families of exploration runs.
 
     ``n_candidates`` candidates (default ``n_positions + candidates_per_position - 1``) on a

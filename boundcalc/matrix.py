@@ -21,11 +21,13 @@ import zipfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = [
+    "MatrixLike",
     "PreferenceMatrix",
     "Structure",
     "pair_regret",
@@ -48,7 +50,7 @@ class PreferenceMatrixError(ValueError):
     """A preference matrix failed validation; the message names the problem and entry."""
 
 
-def kl_bernoulli(p, q):
+def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> np.ndarray:
     """Bernoulli KL divergence ``d(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q))`` (natural log).
 
     Vectorised; ``0 log 0 = 0``.
@@ -64,7 +66,7 @@ def kl_bernoulli(p, q):
     return a + b
 
 
-def kl_half(p):
+def kl_half(p: ArrayLike) -> np.ndarray:
     """``d(p) = d_KL(p, 1/2) = p log(2p) + (1-p) log(2(1-p))`` (000 Sec. 2, the divergence of eq. (2)).
 
     Symmetric about 1/2, so ``d(mu_ij) = d(mu_ji)``.  Evaluated as
@@ -577,7 +579,13 @@ class PreferenceMatrix:
         return self.submatrix(perm)
 
 
-def as_preference_matrix(matrix: Any, **kwargs) -> PreferenceMatrix:
+#: What a function taking a preference matrix accepts: a :class:`PreferenceMatrix`, a square
+#: array-like of probabilities ``mu[i, j]`` (validated by :func:`as_preference_matrix`), or the path of
+#: a matrix file (``.npy``, ``.npz``, ``.json``, ``.csv``, ``.txt``).
+MatrixLike = Union[PreferenceMatrix, ArrayLike, str, os.PathLike]
+
+
+def as_preference_matrix(matrix: MatrixLike, **kwargs: Any) -> PreferenceMatrix:
     """Accept a :class:`PreferenceMatrix`, an array-like, or a path, and return a validated matrix."""
     if isinstance(matrix, PreferenceMatrix) and not kwargs:
         return matrix

@@ -37,10 +37,11 @@ pass).  ``needs`` names the options a constant reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, ItemsView, Iterable, Iterator, ValuesView
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from .matrix import PreferenceMatrix
 from .result import Result
 from .units import UNITS
 
@@ -100,7 +101,7 @@ class Registry(Generic[T]):
         except (KeyError, TypeError):
             raise KeyError(f"unknown {self.kind} {name!r}; registered: {', '.join(self._items) or 'none'}") from None
 
-    def get(self, name: str, default=None):
+    def get(self, name: str, default: Any = None) -> T | Any:
         return self._items.get(name, default)
 
     def __contains__(self, name) -> bool:
@@ -115,10 +116,10 @@ class Registry(Generic[T]):
     def names(self) -> list[str]:
         return list(self._items)
 
-    def items(self):
+    def items(self) -> ItemsView[str, T]:
         return self._items.items()
 
-    def values(self):
+    def values(self) -> ValuesView[T]:
         return self._items.values()
 
     def __repr__(self) -> str:
@@ -154,7 +155,7 @@ class Context:
 
     __slots__ = ("pm", "alpha", "beta", "method", "certify", "cache")
 
-    def __init__(self, pm, *, alpha: float = 0.51, beta: float = 2.0, method: str = "cutting-plane",
+    def __init__(self, pm: PreferenceMatrix, *, alpha: float = 0.51, beta: float = 2.0, method: str = "cutting-plane",
                  certify: bool = False):
         self.pm = pm
         self.alpha = float(alpha)

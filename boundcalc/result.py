@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -462,7 +463,7 @@ class BoundResult(Result):
                  status: str = "ok", message: str = "", extra: dict | None = None,
                  value_in_000_unit_override: float | None = None):
         if kind is not None and key is not None and kind != key:
-            raise ValueError(f"BoundResult: kind={kind!r} and key={key!r} disagree (kind is an alias of key)")
+            raise ValueError(f"BoundResult: kind = {kind!r} and key={key!r} disagree (kind is an alias of key)")
         key = key if key is not None else kind
         if not key:
             raise ValueError("BoundResult needs key= (or its alias kind=)")
@@ -500,7 +501,7 @@ class BoundResult(Result):
 
     @classmethod
     def from_winners(cls, key: str, per_winner: dict, allocations: dict, certificates: dict, *, method: str,
-                     unit: str = UNIT_000, stats: dict | None = None, failures=(), message: str = "",
+                     unit: str = UNIT_000, stats: dict | None = None, failures: Iterable[tuple[int, str]] = (), message: str = "",
                      **kwargs) -> "BoundResult":
         """The result of a bound computed per Copeland winner: the minimum over winners (ties to
         the smaller arm), or -- when ``failures`` lists any -- a failed result that passes no

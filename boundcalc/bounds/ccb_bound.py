@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..matrix import PreferenceMatrix, as_preference_matrix
+from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..registry import Context, register_constant
 from ..result import Result
 from ..units import UNIT_002
@@ -52,7 +52,7 @@ CCB = register_constant("ccb", unit=UNIT_002, source=SOURCE + _FORMULA.format("D
 CCB_DELTA_Z = register_constant("ccb_delta_z", unit=UNIT_002, source=SOURCE + _FORMULA.format("Delta_Z"), order=40)
 
 
-def delta_z(matrix) -> float:
+def delta_z(matrix: MatrixLike) -> float:
     """The ``Delta_Z`` reading of 002's Appendix E gap (a reading: that appendix is not in our copy).
 
     ``Delta_Z = min( min_{c in C*, j != c} Delta_cj,
@@ -86,7 +86,7 @@ def _ccb(pm: PreferenceMatrix, spec, delta: float, reading: str) -> Result:
     return spec.result(value, extra={"delta": float(delta), "delta_reading": reading, "K": K, "C": C, "L_C": L_C})
 
 
-def ccb(matrix) -> Result:
+def ccb(matrix: MatrixLike) -> Result:
     """CCB's ``ln T`` coefficient ``2 K (C + L_C + 1) / Delta_min^2`` (002, Theorem 3).
 
     Paper 002 (Zoghi et al., NIPS 2015), Theorem 3, the high-probability bound
@@ -104,7 +104,7 @@ def ccb(matrix) -> Result:
     return _ccb(pm, CCB, pm.min_gap, "Delta_min")
 
 
-def ccb_delta_z(matrix) -> Result:
+def ccb_delta_z(matrix: MatrixLike) -> Result:
     """CCB's ``ln T`` coefficient ``2 K (C + L_C + 1) / Delta_Z^2`` (002, Theorem 3, Appendix E gap).
 
     Same bound as :func:`ccb` with the ``Delta_Z`` reading of 002's Appendix E gap

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..matrix import PreferenceMatrix, as_preference_matrix, kl_half
+from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix, kl_half
 from ..registry import Context, register_constant
 from ..result import Result
 from ..units import UNIT_RMED
@@ -57,7 +57,7 @@ def _no_winner_reason(pm: PreferenceMatrix) -> str:
     )
 
 
-def rmed_regret_matrix(matrix) -> np.ndarray:
+def rmed_regret_matrix(matrix: MatrixLike) -> np.ndarray:
     """RMED's pair regret ``R[i, j] = (Delta_wi + Delta_wj) / 2`` as a K x K array.
 
     ``w`` is the Condorcet winner, ``Delta_wj = p_wj - 1/2`` (``Delta_ww = 0``).  The array is
@@ -80,7 +80,7 @@ def rmed_regret_matrix(matrix) -> np.ndarray:
     return R
 
 
-def rmed_lb(matrix) -> Result:
+def rmed_lb(matrix: MatrixLike) -> Result:
     """RMED's Condorcet regret lower bound ``sum_{i != w} min_{j beats i} (Delta_wi + Delta_wj) / (2 D(p_ij||1/2))``.
 
     Komiyama et al. (COLT 2015), the asymptotic lower bound for the Condorcet dueling bandit
@@ -110,7 +110,7 @@ def rmed_lb(matrix) -> Result:
     return RMED_LB.result(total, extra={"condorcet_winner": int(w), "j_star": j_star})
 
 
-def rmed1(matrix) -> Result:
+def rmed1(matrix: MatrixLike) -> Result:
     """RMED1's constant ``sum_{i != w} Delta_wi / (2 D(p_iw||1/2))`` (Komiyama et al., COLT 2015).
 
     The ``j = w`` term of :func:`rmed_lb` for every arm: RMED1 compares each arm with the

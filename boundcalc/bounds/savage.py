@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..matrix import as_preference_matrix
+from ..matrix import MatrixLike, as_preference_matrix
 from ..registry import Context, register_constant
 from ..result import Result
 from ..units import UNIT_HARDNESS
@@ -30,7 +30,7 @@ SAVAGE = register_constant(
     source="Urvoy et al. 2013 (003), Copeland SAVAGE sample complexity (structure only)", order=130)
 
 
-def savage_hardness(matrix) -> Result:
+def savage_hardness(matrix: MatrixLike) -> Result:
     """``sum_{i<j} 1/Delta_ij^2`` -- SAVAGE's (003) sample-complexity structure as a hardness.
 
     Paper 003 (Urvoy et al. 2013), the Copeland sample-complexity bound

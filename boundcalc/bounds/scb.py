@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..matrix import as_preference_matrix
+from ..matrix import MatrixLike, as_preference_matrix
 from ..registry import Context, register_constant
 from ..result import Result
 from ..units import UNIT_HARDNESS
@@ -34,7 +34,7 @@ SCB = register_constant("scb_hardness", unit=UNIT_HARDNESS,
                         source="Zoghi et al. 2015 (002), Theorem 5 (Lemma 6, Definition 4, epsilon = 0)", order=50)
 
 
-def scb_hardness(matrix) -> Result:
+def scb_hardness(matrix: MatrixLike) -> Result:
     """SCB's hardness ``(1/K) sum_i H_i (1 - cpld_i) / Delta_i^2`` (002, Theorem 5, Definition 4).
 
     Paper 002, Theorem 5 (and Lemma 6 with epsilon = 0).  The value multiplies ``log T``

@@ -52,8 +52,16 @@ from scipy.optimize import linear_sum_assignment
 from ..registry import Registry
 from . import _kernels
 from . import base as _expl
-from .base import (AlgorithmSpec, Decision, DuelOracle, ExplorationResult, check_delta, check_epsilon,
-                   check_max_duels, check_winner)
+from .base import (
+    AlgorithmSpec,
+    Decision,
+    DuelOracle,
+    ExplorationResult,
+    check_delta,
+    check_epsilon,
+    check_max_duels,
+    check_winner,
+)
 from .instance import CPEInstance, as_instance
 
 __all__ = ["clucb_borda_pac", "clucb_borda_exact", "car_cond", "car_verify", "car_parallel", "DELTA0",
@@ -64,7 +72,7 @@ __all__ = ["clucb_borda_pac", "clucb_borda_exact", "car_cond", "car_verify", "ca
 ALGORITHMS: Registry[AlgorithmSpec] = Registry("algorithm")
 
 
-def register_algorithm(name: str, *, target: str, needs_epsilon: bool, paper: str):
+def register_algorithm(name: str, *, target: str, needs_epsilon: bool, paper: str) -> Callable[[Callable], Callable]:
     """Decorator: register a pure-exploration algorithm under its command-line ``name``.
 
     >>> sorted(ALGORITHMS)[:2], ALGORITHMS["car-cond"].func is car_cond
@@ -415,11 +423,11 @@ def _use_fast(fast, oracle, inst):
 @register_algorithm("clucb-borda-pac", target="borda", needs_epsilon=True,
                     paper="004 Algorithm 1 (Sec. 3.2), Theorem 1")
 def clucb_borda_pac(
-    inst,
+    inst: CPEInstance,
     delta: float,
     *,
     epsilon: float,
-    rng=None,
+    rng: np.random.Generator | int | None = None,
     max_duels: int | None = None,
     sampler: str = "auto",
     fast: bool | None = None,
@@ -495,10 +503,10 @@ def clucb_borda_pac(
 @register_algorithm("clucb-borda-exact", target="borda", needs_epsilon=False,
                     paper="004 Algorithm 5 (App. B.5), Theorem 2")
 def clucb_borda_exact(
-    inst,
+    inst: CPEInstance,
     delta: float,
     *,
-    rng=None,
+    rng: np.random.Generator | int | None = None,
     max_duels: int | None = None,
     sampler: str = "auto",
     fast: bool | None = None,
@@ -702,7 +710,7 @@ class _MaxMin:
             rows += [xin, xex]
         return np.vstack(rows) if rows else None
 
-    def screen(self, U: list, eps: float, near=None):
+    def screen(self, U: list, eps: float, near = None):
         """For each ``e`` in ``U``: (accept possible, reject possible) -- see the class docstring.
 
         ``near``: the bounds :func:`boundcalc.cpe._kernels.car_round` computed for the rows of
@@ -844,6 +852,7 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
     no_points = np.zeros((0, m))
     screen_bounds = np.empty(2 * m)
     pairs = None  # the comparable pairs inside U (line 6), rebuilt when U changes
+    X_gen = -1
     X = None  # the screen's start points, rebuilt after every round the kernel does not settle
     t = 0
     e_prev = 0
@@ -1042,7 +1051,7 @@ def _setup(inst, delta, rng, max_duels):
 
 @register_algorithm("car-cond", target="condorcet", needs_epsilon=False,
                     paper="004 Algorithm 2 (Sec. 4.1), Theorem 4")
-def car_cond(inst, delta: float, *, rng=None, max_duels: int | None = None) -> ExplorationResult:
+def car_cond(inst: CPEInstance, delta: float, *, rng: np.random.Generator | int | None = None, max_duels: int | None = None) -> ExplorationResult:
     """CAR-Cond, 004 Algorithm 2 (Sec. 4.1): the Condorcet winning matching with probability at
     least ``1 - delta`` (Theorem 4), by accepting and rejecting edges.
 
@@ -1107,7 +1116,7 @@ def car_cond(inst, delta: float, *, rng=None, max_duels: int | None = None) -> E
 
 @register_algorithm("car-verify", target="condorcet", needs_epsilon=False,
                     paper="004 Algorithm 4 (Sec. 4.3), Lemmas 10-11 (App. C.3)")
-def car_verify(inst, delta: float, *, rng=None, max_duels: int | None = None,
+def car_verify(inst: CPEInstance, delta: float, *, rng: np.random.Generator | int | None = None, max_duels: int | None = None,
                delta0: float = DELTA0, fast: bool | None = None) -> ExplorationResult:
     """CAR-Verify, 004 Algorithm 4 (Sec. 4.3): CAR-Cond at the constant confidence
     ``delta_0 = 0.01`` (lines 2-3) proposes ``M^``, then a verification at confidence ``delta``
@@ -1154,7 +1163,7 @@ def car_verify(inst, delta: float, *, rng=None, max_duels: int | None = None,
 
 @register_algorithm("car-parallel", target="condorcet", needs_epsilon=False,
                     paper="004 Algorithm 3 (Sec. 4.3), Theorem 5")
-def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
+def car_parallel(inst: CPEInstance, delta: float, *, rng: np.random.Generator | int | None = None, max_duels: int | None = None,
                  delta0: float = DELTA0, fast: bool | None = None) -> ExplorationResult:
     """CAR-Parallel, 004 Algorithm 3 (Sec. 4.3): the Condorcet winner with probability at least
     ``1 - delta`` and expected sample complexity of Theorem 5.
@@ -1251,11 +1260,11 @@ def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
 
 def run_algorithm(
     name: str,
-    inst,
+    inst: CPEInstance,
     *,
     delta: float,
     epsilon: float | None = None,
-    seed=None,
+    seed: int | None = None,
     rng: np.random.Generator | None = None,
     max_duels: int | None = None,
     require_winner: bool = True,

@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..result import RichResult, to_jsonable
 from .instance import CPEInstance, NoWinnerError, as_instance
@@ -85,7 +86,7 @@ class DuelOracle:
     ``ValueError``.
     """
 
-    def __init__(self, inst, rng=None):
+    def __init__(self, inst: CPEInstance, rng: np.random.Generator | int | None = None):
         self.inst = as_instance(inst)
         self.rng = _as_rng(rng)
         self.n_duels = 0
@@ -119,7 +120,7 @@ class DuelOracle:
         self.n_duels += 1
         return bool(self.rng.random() < self._Pl[e][f])
 
-    def duel_many(self, e, f) -> np.ndarray:
+    def duel_many(self, e: ArrayLike, f: ArrayLike) -> np.ndarray:
         """Independent duels ``e[k]`` vs ``f[k]`` drawn at once (one uniform per duel, in order);
         returns a bool array, True where ``e[k]`` won.  Counts ``len(e)`` duels."""
         e = np.asarray(e, dtype=np.intp).ravel()
@@ -205,7 +206,7 @@ class ExplorationResult(RichResult):
         """True when the algorithm returned a matching."""
         return self.stopped == "identified"
 
-    def edges(self, inst) -> list | None:
+    def edges(self, inst: CPEInstance) -> list | None:
         """The returned matching as ``[candidate, position]`` labels (None if not identified)."""
         if self.matching is None:
             return None
@@ -225,7 +226,7 @@ class ExplorationResult(RichResult):
         what = f"matching {list(self.matching)}" if self.matching is not None else "no matching"
         return f"{self.algorithm}: {self.stopped}, {what} after {self.n_duels} duels"
 
-    def to_dict(self, inst=None) -> dict:
+    def to_dict(self, inst: CPEInstance = None) -> dict:
         """A JSON-safe dict; with ``inst`` the matching is also given as labels (``"edges"``)."""
         out = {
             "algorithm": self.algorithm,
@@ -271,7 +272,7 @@ class AlgorithmSpec:
             raise ValueError(f"algorithm {self.name!r}: target must be 'borda' or 'condorcet'; got {self.target!r}")
 
 
-def check_delta(delta) -> float:
+def check_delta(delta: float) -> float:
     """``delta`` as a float in (0, 1); ``ValueError`` naming the value otherwise."""
     try:
         d = float(delta)
@@ -282,7 +283,7 @@ def check_delta(delta) -> float:
     return d
 
 
-def check_epsilon(epsilon) -> float:
+def check_epsilon(epsilon: float | None) -> float:
     """``epsilon`` as a finite float > 0; ``ValueError`` otherwise."""
     if epsilon is None:
         raise ValueError("epsilon is required (an accuracy > 0, e.g. 0.05)")
@@ -295,7 +296,7 @@ def check_epsilon(epsilon) -> float:
     return e
 
 
-def check_max_duels(max_duels) -> int | None:
+def check_max_duels(max_duels: int | None) -> int | None:
     """``None`` (no budget) or a positive int."""
     if max_duels is None:
         return None
@@ -317,5 +318,5 @@ def check_winner(inst: CPEInstance, target: str) -> None:
             raise NoWinnerError(
                 "the instance has no Condorcet winning matching (004 Sec. 2 assumes one); CAR-Cond, "
                 "CAR-Verify and CAR-Parallel need it to terminate correctly. Pass require_winner=False "
-                "to run anyway (then give max_duels: the run may end with stopped='budget' or 'error')"
+                "to run anyway (then give max_duels: the run may end with stopped = 'budget' or 'error')"
             )

@@ -23,14 +23,16 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import sparse
 
-from . import _kernels
 from .._highs import new_highs
 from ..lp.highs import SolverError
+from . import _kernels
 from .instance import CPEInstance, as_instance
 from .matchings import _edge_set, best_matching, forced_sets_consistent
 
@@ -45,7 +47,7 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------- MWMC
-def mwmc(inst: CPEInstance, weights, *, include=(), exclude=(), minimize: bool = False) -> tuple[float, tuple | None]:
+def mwmc(inst: CPEInstance, weights: ArrayLike, *, include: Iterable[int] = (), exclude: Iterable[int] = (), minimize: bool = False) -> tuple[float, tuple | None]:
     """004's MWMC oracle: maximum-weight maximum-cardinality matching with forced edge sets.
 
     Parameters
@@ -111,7 +113,7 @@ def _face(inst: CPEInstance, A: np.ndarray, R: np.ndarray) -> _Face:
     return _Face(A, free, pos, cands)
 
 
-def matching_polytope(inst: CPEInstance, include=(), exclude=()) -> tuple:
+def matching_polytope(inst: CPEInstance, include: Iterable[int] = (), exclude: Iterable[int] = ()) -> tuple:
     """Inequality description of 004's ``P(M, A, R)`` (Sec. 4.1) in all ``m`` edge variables.
 
     Returns ``(A_eq, b_eq, A_ub, b_ub, bounds)`` for ``scipy.optimize.linprog``: one equality
@@ -204,7 +206,7 @@ HIGHS_TOL = 1e-9
 Y_CHECK_TOL = 1e-7
 
 
-def condorcet_oracle(inst: CPEInstance, Q, A1=(), R1=(), A2=(), R2=(), *, presolve: bool = False) -> OracleResult:
+def condorcet_oracle(inst: CPEInstance, Q: ArrayLike, A1: Iterable[int] = (), R1: Iterable[int] = (), A2: Iterable[int] = (), R2: Iterable[int] = (), *, presolve: bool = False) -> OracleResult:
     """004's Condorcet oracle, eq. (6), solved exactly by one HiGHS linear program.
 
     Computes ``max_{x in P(M,A1,R1)} min_{y in P(M,A2,R2)} (1/l) x^T Q y`` where
@@ -448,11 +450,11 @@ def _fw_projection(point: np.ndarray, lmo: _LMO, x1: np.ndarray, n_iter: int) ->
 
 def frank_wolfe_oracle(
     inst: CPEInstance,
-    Q,
-    A1=(),
-    R1=(),
-    A2=(),
-    R2=(),
+    Q: ArrayLike,
+    A1: Iterable[int] = (),
+    R1: Iterable[int] = (),
+    A2: Iterable[int] = (),
+    R2: Iterable[int] = (),
     *,
     epsilon: float = 1e-3,
     max_iter: int = 1000,

@@ -21,6 +21,7 @@ obtains one from the Jerrum-Sinclair-Vigoda perfect-matching sampler.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -105,7 +106,7 @@ class MatchingSampler:
     (4, 1)
     """
 
-    def __init__(self, inst: CPEInstance, *, method: str = "auto", eta: float | None = None, A=(), R=(),
+    def __init__(self, inst: CPEInstance, *, method: str = "auto", eta: float | None = None, A: Iterable[int] = (), R: Iterable[int] = (),
                  max_exact: int = MAX_EXACT_ENTRIES, steps: int | None = None, mix_factor: float = 1.0):
         inst = as_instance(inst)
         if method not in ("auto", "exact", "mcmc"):

@@ -42,7 +42,9 @@ from math import comb
 from typing import Iterable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..matrix import MatrixLike
 from . import _kernels
 from .structure import Structure, as_structure
 
@@ -212,7 +214,7 @@ class CopelandFamily(_FamilyBase):
         compare with RMED's Condorcet bound, which is the ``l = 0`` part (FORMULAS.md).
     """
 
-    def __init__(self, matrix, winner: int, levels: Iterable[int] | None = None):
+    def __init__(self, matrix: MatrixLike, winner: int, levels: Iterable[int] | None = None):
         super().__init__(matrix, winner)
         st = self.structure
         L1 = int(st.L_sorted[0])
@@ -231,7 +233,6 @@ class CopelandFamily(_FamilyBase):
         # case A: i2 not in I
         mIA = np.broadcast_to(mI, (K, ls.size)).copy()
         capA = nI - in_Ia.astype(np.int64)  # |I_{i1} \ {i2}|
-        self.capI = capA
         mSA = np.maximum(0, L[:, None] - ls[None, :])
         okA = (mIA >= 0) & (mIA <= capA[:, None]) & (mSA <= self.pool_size[:, None])
         # case B: i2 in I (needs i2 in I_{i1} and |I| >= 1)
@@ -377,7 +378,7 @@ class CopelandFamily(_FamilyBase):
                                           self.pool, self._mI, self._mS, self._ok, self._caseB, self.in_Ia,
                                           self.pid, sums, tb, float(tol), int(per_i2), bool(winner_side), z1, z2)
 
-    def separate_csr(self, e, tol: float = 1e-9, per_i2: int = 4, rng: np.random.Generator | None = None,
+    def separate_csr(self, e: ArrayLike, tol: float = 1e-9, per_i2: int = 4, rng: np.random.Generator | None = None,
                      sums: np.ndarray | None = None) -> RowBlock:
         """The most violated rows for ``e`` (000 Sec. 4.1.1), as a :class:`RowBlock`.
 
@@ -395,7 +396,7 @@ class CopelandFamily(_FamilyBase):
         n, _, _, viol, starts, idx, _, _ = self._rows(E, S, tol, per_i2, rng, True)
         return RowBlock(np.array(starts), np.array(idx), np.array(viol))
 
-    def separate(self, e, tol: float = 1e-9, per_i2: int = 1,
+    def separate(self, e: ArrayLike, tol: float = 1e-9, per_i2: int = 1,
                  rng: np.random.Generator | None = None) -> tuple[list[np.ndarray], np.ndarray]:
         """The most violated rows for ``e`` as a list of sorted index arrays and their violations
         (:meth:`separate_csr`; two ``(l, case)`` choices can give the same row: kept once)."""
@@ -463,7 +464,7 @@ class ECWFamily(_FamilyBase):
     The fixed part is exposed as :attr:`fixed_vars` (variables whose lower bound is 1).
     """
 
-    def __init__(self, matrix, winner: int):
+    def __init__(self, matrix: MatrixLike, winner: int):
         super().__init__(matrix, winner)
         st = self.structure
         L = st.L.astype(np.int64)

@@ -50,22 +50,24 @@ from __future__ import annotations
 import os
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..matrix import PreferenceMatrix, as_preference_matrix
+from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
 from . import _kernels
 from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
 from .ecw import _cost_matrix, ecw_allocation
-from .highs import CoveringLP, SolverError, lagrangian_bound
+from .highs import CoveringLP, lagrangian_bound
 from .lifted import CopelandModel
 from .structure import Structure, as_structure, check_regret, empirical_structure, triu
 
-__all__ = ["CopelandLPSolver", "Violation", "pair_costs", "certificate_for", "lower_bound_cutting_plane",
+__all__ = ["CopelandLPSolver", "Violation", "pair_costs", "certificate_for",
            "COMPILE_MIN_ARMS", "MIN_SOLVABLE_GAP", "ALLOCATION_COST_RATIO", "Conditioning", "check_conditioning"]
 
 #: One-shot solves with at least this many arms load the compiled kernels (:func:`boundcalc.lp.
@@ -74,7 +76,7 @@ __all__ = ["CopelandLPSolver", "Violation", "pair_costs", "certificate_for", "lo
 COMPILE_MIN_ARMS = 24
 
 
-def pair_costs(matrix, regret: np.ndarray | None = None) -> np.ndarray:
+def pair_costs(matrix: MatrixLike, regret: np.ndarray | None = None) -> np.ndarray:
     """Normalised costs ``c_p = r_p / d(mu_p)`` per pair, in ``triu_indices`` order.
 
     ``matrix`` is a PreferenceMatrix or a :class:`~boundcalc.lp.structure.Structure` with ``d``;
@@ -150,7 +152,7 @@ class Conditioning:
         return f"well posed: smallest gap {self.min_gap:.3g}, pair costs span {self.cost_ratio:.3g}"
 
 
-def check_conditioning(matrix, regret: np.ndarray | None = None) -> Conditioning:
+def check_conditioning(matrix: MatrixLike, regret: np.ndarray | None = None) -> Conditioning:
     """The :class:`Conditioning` of the lower-bound LP of ``matrix``.
 
     ``matrix`` is a PreferenceMatrix or a path to one, or an array read as an empirical matrix
@@ -181,7 +183,7 @@ def check_conditioning(matrix, regret: np.ndarray | None = None) -> Conditioning
                         float(pos.min()) if pos.size else float("nan"))
 
 
-def certificate_for(family, costs: np.ndarray, x: np.ndarray, rows, duals,
+def certificate_for(family: CopelandFamily, costs: np.ndarray, x: np.ndarray, rows: RowBlock | Sequence[np.ndarray], duals: np.ndarray,
                     max_violation: float | None = None) -> Certificate:
     """The optimality certificate of ``x`` for ``min c.e`` over ``family`` (see :class:`Certificate`).
 
@@ -350,7 +352,7 @@ class CopelandLPSolver:
             self._cache.popitem(last=False)
         return e
 
-    def family(self, winner: int, matrix=None) -> CopelandFamily:
+    def family(self, winner: int, matrix: MatrixLike = None) -> CopelandFamily:
         """The (cached) family ``R_{winner}`` of ``matrix`` (default: of the last solve)."""
         if matrix is None:
             for (k, w), e in reversed(self._cache.items()):
@@ -360,7 +362,7 @@ class CopelandLPSolver:
         return self._entry(as_structure(matrix), winner).family
 
     # ------------------------------------------------------------------ check (3)
-    def violation(self, mu_hat, q, winner: int, *, tol: float = 1e-9, rows: bool = True,
+    def violation(self, mu_hat: ArrayLike, q: ArrayLike, winner: int, *, tol: float = 1e-9, rows: bool = True,
                   per_i2: int = 1) -> Violation:
         """Algorithm 1's check (3) on ``q`` (e.g. ``N / log t``): by how much, and where, it fails.
 
@@ -391,12 +393,12 @@ class CopelandLPSolver:
             out = [pairs[block.idx[s[r]:s[r + 1]]] for r in order.tolist()]
         return Violation(amount, out, int(winner), tol)
 
-    def contains(self, matrix, q, winner: int, tol: float = 1e-9) -> bool:
+    def contains(self, matrix: MatrixLike, q: ArrayLike, winner: int, tol: float = 1e-9) -> bool:
         """Algorithm 1's check (3): is the rate matrix ``q`` (K x K) in ``R_{winner}(matrix)``?"""
         return self.violation(matrix, q, winner, tol=tol, rows=False).amount <= tol
 
     # ------------------------------------------------------------------ solves
-    def solve(self, matrix, *, regret: np.ndarray | None = None, winners: Iterable[int] | None = None,
+    def solve(self, matrix: MatrixLike, *, regret: np.ndarray | None = None, winners: Iterable[int] | None = None,
               certify: bool = True) -> BoundResult:
         """Solve the lower-bound LP on a (validated) preference matrix for its Copeland winners.
 
@@ -428,7 +430,7 @@ class CopelandLPSolver:
         pm = matrix if isinstance(matrix, PreferenceMatrix) else as_preference_matrix(matrix)
         return self._solve(as_structure(pm), regret, winners, certify)
 
-    def solve_empirical(self, mu_hat, *, regret: np.ndarray | None = None,
+    def solve_empirical(self, mu_hat: ArrayLike, *, regret: np.ndarray | None = None,
                         winners: Iterable[int] | None = None, certify: bool = False) -> BoundResult:
         """Solve on an empirical matrix ``mu_hat`` (exact ties allowed: a tied pair is in no row).
 
@@ -581,7 +583,3 @@ class CopelandLPSolver:
             unit=UNIT_000 if regret is None else UNIT_CUSTOM, stats=stats, failures=failures,
             message="optimal: no row of the family violated by more than tol")
 
-
-def lower_bound_cutting_plane(matrix, *, regret=None, levels=None, tol=1e-9, per_i2=1) -> BoundResult:
-    """One-shot :class:`CopelandLPSolver` solve."""
-    return CopelandLPSolver(tol=tol, per_i2=per_i2, levels=levels).solve(matrix, regret=regret)

@@ -12,14 +12,15 @@ enumeration is larger than ``max_rows``.
 from __future__ import annotations
 
 import time
-
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 from .._highs import solve_quietly
-from ..matrix import as_preference_matrix
+from ..matrix import MatrixLike, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
 from .constraints import CopelandFamily, ECWFamily
@@ -133,7 +134,7 @@ def _status(certs: dict) -> tuple[list[str], str]:
     return bad, "optimal (every row enumerated)"
 
 
-def lower_bound_enumerate(matrix, *, regret=None, levels=None, max_rows: int = DEFAULT_MAX_ROWS,
+def lower_bound_enumerate(matrix: MatrixLike, *, regret: ArrayLike | None = None, levels: Sequence[int] | None = None, max_rows: int = DEFAULT_MAX_ROWS,
                           solver: str = "auto") -> BoundResult:
     """Paper 000's lower bound with every row of ``R_{i1}`` written out (small K only).
 
@@ -165,7 +166,7 @@ def lower_bound_enumerate(matrix, *, regret=None, levels=None, max_rows: int = D
                                     stats=_stats(t0, nrows, used_solvers), failures=failures, message=message)
 
 
-def ecw_enumerate(matrix, *, regret=None, max_rows: int = DEFAULT_MAX_ROWS, solver: str = "auto") -> BoundResult:
+def ecw_enumerate(matrix: MatrixLike, *, regret: ArrayLike | None = None, max_rows: int = DEFAULT_MAX_ROWS, solver: str = "auto") -> BoundResult:
     """The ECW LP ``min c.e over R^E_{i1}`` with all rows written out (checks Theorem 5)."""
     t0 = time.perf_counter()
     pm = as_preference_matrix(matrix)

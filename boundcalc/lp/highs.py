@@ -60,7 +60,7 @@ def _option(h, name: str):
     return v[1] if isinstance(v, tuple) else v
 
 
-def lagrangian_bound(costs, lb, ub, starts, idx, val, lo, y) -> float:
+def lagrangian_bound(costs: np.ndarray, lb: np.ndarray, ub: np.ndarray, starts: np.ndarray, idx: np.ndarray, val: np.ndarray, lo: np.ndarray, y: np.ndarray) -> float:
     """Weak duality for ``min c.v, lb <= v <= ub, A v >= lo`` (``A`` in CSR: ``starts, idx, val``).
 
     For row weights ``y`` (negative entries read as 0), ``sum_r y_r lo_r + sum_v min(lb_v g_v,
@@ -161,7 +161,6 @@ class CoveringLP:
         self.solves = 0
         self.iterations = 0
         self.rows_added = 0
-        self.rows_removed = 0
         self.fallbacks = 0
 
     # ------------------------------------------------------------------ sizes
@@ -198,12 +197,6 @@ class CoveringLP:
     def block(self) -> RowBlock:
         """The model's rows as one :class:`~boundcalc.lp.constraints.RowBlock` (variables only)."""
         return RowBlock(self._starts.copy(), self._idx.copy(), np.full(self.n_rows, np.nan))
-
-    def has_row(self, idx: np.ndarray) -> bool:
-        """Is the covering row ``sum_{p in idx} x_p >= 1`` in the model?"""
-        b = rows_to_csr([idx])
-        h1, h2 = row_hashes(b, self.n)
-        return (int(h1[0]), int(h2[0])) in self._keys
 
     def add_rows(self, rows: RowBlock | Sequence[np.ndarray]) -> int:
         """Add covering rows (a RowBlock, or index arrays of pair variables); rows already present
@@ -289,40 +282,6 @@ class CoveringLP:
         cols = np.arange(first, first + new.size, dtype=np.int32)
         self.h.changeColsCost(int(new.size), cols, self.costs[new])
 
-    def drop_slack(self, sol: LPSolution, tol: float = 1e-9) -> int:
-        """Delete the rows with activity above ``lo + tol`` and zero dual at ``sol``; return how many.
-
-        ``sol`` must come from this model; rows added since are kept.  Binding rows (and every
-        row with a nonzero dual) stay, so the optimum, the basis and the Lagrangian bound are
-        unchanged.
-        """
-        m = self.n_rows
-        m0 = sol.row_values.size  # rows added after the solve (appended) are left alone
-        if m == 0 or m0 == 0 or m0 > m:
-            return 0
-        slack = np.zeros(m, dtype=bool)
-        slack[:m0] = (sol.row_values > self._lo[:m0] + tol) & (np.abs(sol.row_duals) <= 1e-12)
-        k = int(slack.sum())
-        if k == 0:
-            return 0
-        gone = np.flatnonzero(slack)
-        self.h.deleteRows(k, gone.astype(np.int32))
-        keep = ~slack
-        lens = np.diff(self._starts)
-        entry_keep = np.repeat(keep, lens)
-        self._idx = self._idx[entry_keep]
-        self._val = self._val[entry_keep]
-        nl = lens[keep]
-        self._starts = np.zeros(nl.size + 1, dtype=np.int64)
-        np.cumsum(nl, out=self._starts[1:])
-        for a, b in zip(self._h1[gone].tolist(), self._h2[gone].tolist()):
-            self._keys.discard((a, b))
-        self._h1 = self._h1[keep]
-        self._h2 = self._h2[keep]
-        self._lo = self._lo[keep]
-        self.rows_removed += k
-        return k
-
     # ------------------------------------------------------------------ data
     def set_costs(self, costs: np.ndarray) -> None:
         """New costs of the pair variables (auxiliary variables cost 0)."""
@@ -345,9 +304,6 @@ class CoveringLP:
             v = self._var[cols]
             self.h.changeColsBounds(int(cols.size), cols, self._lb[v], self._ub[v])
 
-    def set_lower(self, lower: np.ndarray) -> None:
-        self.set_bounds(lower, self._ub[: self.n])
-
     @property
     def upper(self) -> np.ndarray:
         """Upper bounds of the pair variables."""
@@ -362,11 +318,6 @@ class CoveringLP:
         cs = np.zeros(self._idx.size + 1)
         np.cumsum(v[self._idx] * self._val, out=cs[1:])
         return cs[self._starts[1:]] - cs[self._starts[:-1]]
-
-    def dual_aty(self, y: np.ndarray) -> np.ndarray:
-        """``A^T y`` for row weights ``y`` (one per model row), over every variable."""
-        w = np.repeat(np.asarray(y, dtype=float), np.diff(self._starts)) * self._val
-        return np.bincount(self._idx, weights=w, minlength=self.n_vars)
 
     def lagrangian_bound(self, y: np.ndarray) -> float:
         """:func:`lagrangian_bound` of this model for the row weights ``y`` (e.g. the row duals of

@@ -29,9 +29,10 @@ Empirical ties
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..matrix import MatrixLike, PreferenceMatrix, Structure, pair_regret
 from . import _kernels
-from ..matrix import PreferenceMatrix, Structure, pair_regret
 
 __all__ = ["Structure", "empirical_structure", "as_structure", "empirical_mu", "check_regret", "pair_regret", "triu"]
 
@@ -71,7 +72,7 @@ def _off(K: int) -> np.ndarray:
     return e
 
 
-def empirical_structure(mu_hat, *, check: bool = True) -> Structure:
+def empirical_structure(mu_hat: ArrayLike, *, check: bool = True) -> Structure:
     """The structure of an empirical matrix ``mu_hat`` (exact ties allowed; see the module text).
 
     Only the shape, finiteness, range ``[0, 1]`` and ``mu_hat + mu_hat.T == 1`` (to 1e-9) are
@@ -113,7 +114,7 @@ def empirical_structure(mu_hat, *, check: bool = True) -> Structure:
     return Structure(beats, d)
 
 
-def as_structure(matrix) -> Structure:
+def as_structure(matrix: MatrixLike | Structure) -> Structure:
     """A :class:`Structure` (with ``d``) from a PreferenceMatrix, a Structure, or an empirical array."""
     if isinstance(matrix, Structure):
         return matrix
@@ -122,7 +123,7 @@ def as_structure(matrix) -> Structure:
     return empirical_structure(matrix)
 
 
-def check_regret(regret, K: int) -> np.ndarray:
+def check_regret(regret: ArrayLike | None, K: int) -> np.ndarray:
     """Validate a custom pair regret (one check for every method): K x K, finite, symmetric, >= 0.
 
     Returns it as a float array with a zero diagonal.

@@ -38,6 +38,7 @@ import math
 import os
 import sys
 import time
+from collections.abc import Iterable
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ..result import RichResult
@@ -64,7 +65,7 @@ class Rows(list, RichResult):
 
     stats: dict
 
-    def __init__(self, rows=(), stats: dict | None = None):
+    def __init__(self, rows: Iterable[Mapping[str, Any]] = (), stats: dict | None = None):
         super().__init__(rows)
         self.stats = dict(stats or {})
 
@@ -87,7 +88,7 @@ def default_workers() -> int:
 
 
 @contextlib.contextmanager
-def dask_client(workers: int = 0, scheduler=None) -> Iterator[Any]:
+def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
     """A ``distributed.Client``: ``scheduler`` itself when it is a client, one connected to
     ``scheduler`` (an address such as ``"tcp://host:8786"`` or a cluster object), or one on a
     new ``LocalCluster`` of ``workers`` single-threaded worker processes, closed on exit.
@@ -177,8 +178,8 @@ def _run_chunk(fn: Callable, chunk: list[dict], shared) -> list[dict]:
     return [fn(t, shared) for t in chunk]
 
 
-def run_tasks(fn: Callable[[dict, Any], dict], tasks: Sequence[dict], *, shared=None,
-              store: JsonlStore | None = None, workers: int | None = 0, scheduler=None,
+def run_tasks(fn: Callable[[dict, Any], dict], tasks: Sequence[dict], *, shared: Mapping[str, Any] | None = None,
+              store: JsonlStore | None = None, workers: int | None = 0, scheduler: Any = None,
               chunk_size: int | None = None, progress: bool | None = False, desc: str | None = None) -> Rows:
     """Compute ``fn(task, shared)`` for every task not already in ``store``; rows sorted by index.
 
