@@ -61,11 +61,12 @@ def _pair(a: int, b: int) -> tuple[int, int]:
     return (a, b) if a < b else (b, a)
 
 
-def copeland_rows(S, I, L, i1) -> list[frozenset]:
+def copeland_rows(S, I, L, i1, levels=None) -> list[frozenset]:
     """Every row ``P_IS`` of ``R_{i1}`` (000 eq. (2)), as frozensets of pairs ``(lo, hi)``:
     for ``i2 != i1``, ``l`` in ``max(0, L(1) - 1) .. L(2)``, ``I`` a subset of ``I_{i1}`` with
     ``|I| = l + 1 - L(1)`` and ``S`` a subset of ``S_{i2} \\ {i1}`` with
-    ``|S| = max(0, L_{i2} - l - [i2 in I])``."""
+    ``|S| = max(0, L_{i2} - l - [i2 in I])``.  ``levels`` (optional) keeps only the rows of those
+    ``l`` (a restricted family: a relaxation of the LP)."""
     K = len(L)
     Ls = sorted(L)
     L1, L2 = Ls[0], Ls[1]
@@ -75,6 +76,8 @@ def copeland_rows(S, I, L, i1) -> list[frozenset]:
             continue
         pool = sorted(S[i2] - {i1})
         for l in range(max(0, L1 - 1), L2 + 1):
+            if levels is not None and l not in levels:
+                continue
             size_I = l + 1 - L1
             if size_I < 0:
                 continue

@@ -30,8 +30,6 @@ from boundcalc.result import Result
 from boundcalc.units import (
     UNIT_000,
     UNIT_002,
-    UNIT_001,
-    UNIT_001_LOGLOG,
     UNIT_HARDNESS,
     UNIT_RMED,
     to_000_unit,
@@ -110,24 +108,6 @@ def test_every_formula_returns_a_json_ready_result():
                               "message", "extra"}
             assert (c.value is None) == (c.reason is not None) == (c.status == "not-applicable")
             assert c.source  # every row names its paper
-
-
-def test_keys_and_units():
-    expected = {
-        "ccb": UNIT_002,
-        "ccb_delta_z": UNIT_002,
-        "scb_hardness": UNIT_HARDNESS,
-        "dts_prop1": UNIT_001,
-        "dts_thm1": UNIT_001,
-        "dts_thm1_loglog": UNIT_001_LOGLOG,
-        "rmed_lb": UNIT_RMED,
-        "rmed1": UNIT_RMED,
-        "ecw_eq11": UNIT_000,
-        "ecw_eq12": UNIT_000,
-        "savage_hardness": UNIT_HARDNESS,
-    }
-    got = {f(A).key: f(A).unit for f in ALL_CONSTANTS}
-    assert got == expected
 
 
 def test_to_000_unit():

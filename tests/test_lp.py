@@ -23,6 +23,8 @@ from boundcalc.lp.full import ecw_enumerate, lower_bound_enumerate
 from builders import pm_from_upper, st_upper_and_perm, tournament_cases
 from test_review_lp import exact_lower_bound
 
+import reference
+
 RTOL = 1e-7  # two simplex vertices (incremental HiGHS model vs cvxpy's full LP)
 RTOL_IPM = 1e-5  # Clarabel's interior point: costs spanning ~1e7 limit its accuracy
 
@@ -113,13 +115,26 @@ def test_enumeration_certificate_and_allocation(K):
 
 
 # ----------------------------------------------------------------------------- separation oracle == brute force
+def _reference_rows(fam, mu, winner: int, kind: str = "copeland") -> list[np.ndarray]:
+    """Every row of 000's family (eq. (2), or eqs. (4)-(5) for ``kind="ecw"``) from tests/reference.py,
+    as arrays of ``fam``'s variable ids; also checks ``fam.enumerate()`` against them."""
+    S, I, L, _, _ = reference.structure(mu)
+    ref = (reference.copeland_rows if kind == "copeland" else reference.ecw_rows)(S, I, L, winner)
+    rows = [np.array(sorted(int(fam.pid[i, j]) for i, j in r)) for r in ref]
+    got = {frozenset(map(int, r)) for r in fam.enumerate()}
+    if kind == "ecw":
+        got |= {frozenset([int(v)]) for v in fam.fixed_vars}
+    assert got == {frozenset(r.tolist()) for r in rows}
+    return rows
+
+
 @pytest.mark.parametrize("K", [3, 4, 5, 6, 7])
 def test_separation_oracle_equals_brute_force(K):
     rng = np.random.default_rng(K)
     for _, _, pm in [c for c in CASES if c[0] == K][:20]:
         for w in pm.copeland_winners.tolist():
             fam = CopelandFamily(pm, w)
-            rows = fam.enumerate()
+            rows = _reference_rows(fam, pm.mu, w)
             A = fam.rows_to_dense(rows)
             assert fam.n_rows() >= len(rows)
             for _ in range(5):
@@ -142,7 +157,7 @@ def test_separation_oracle_equals_brute_force(K):
 def test_contains_matches_enumeration_and_q_scaling():
     pm = load_example("table2")
     fam = CopelandFamily(pm, 0)
-    A = fam.rows_to_dense(fam.enumerate())
+    A = fam.rows_to_dense(_reference_rows(fam, pm.mu, 0))
     rng = np.random.default_rng(0)
     for _ in range(200):
         e = rng.random(fam.n_vars)
@@ -157,10 +172,10 @@ def test_ecw_oracle_equals_brute_force():
     for _, _, pm in [c for c in CASES if c[0] in (4, 5, 6)][:40]:
         for w in pm.copeland_winners.tolist():
             fam = ECWFamily(pm, w)
-            rows = fam.enumerate()
+            rows = _reference_rows(fam, pm.mu, w, kind="ecw")
             for _ in range(5):
                 e = rng.random(fam.n_vars)
-                vals = [e[r].sum() for r in rows] + [e[v] for v in fam.fixed_vars]
+                vals = [e[r].sum() for r in rows]
                 brute = 1.0 - min(vals) if vals else -np.inf
                 assert fam.max_violation(e) == pytest.approx(brute, abs=1e-12)
 
