@@ -210,6 +210,7 @@ def test_failed_constant_marks_the_row_and_is_retried(pm, tmp_path, monkeypatch)
 
 
 # ----------------------------------------------------------------------------- Dask
+@pytest.mark.slow
 def test_dask_gives_the_same_rows_as_in_process(pm, cluster):
     local = run_batch(pm, 7, 30, MIN_GAP, seed=11, workers=0, progress=False)
     dist = run_batch(pm, 7, 30, MIN_GAP, seed=11, scheduler=cluster, chunk_size=4, progress=False)

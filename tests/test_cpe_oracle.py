@@ -442,6 +442,7 @@ def test_sampler_single_draw_and_errors():
 MCMC_TV_BOUND = 0.03
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["six-cycle", "ex004", "random", "forced"])
 def test_mcmc_sampler_close_to_uniform(case):
     rng = np.random.default_rng(5)

@@ -139,6 +139,7 @@ def test_seed_reproducibility_and_prefix():
     assert len({r["seed"] for r in a.rows}) == 5
 
 
+@pytest.mark.slow
 def test_numbers_independent_of_workers_and_chunks(tmp_path):
     kw = dict(delta=0.1, runs=6, seed=5)
     ref = explore(CLEAR, "car-verify", **kw)

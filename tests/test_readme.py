@@ -171,7 +171,14 @@ def bash_commands() -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("cmd", bash_commands())
+def _long(cmd: str):
+    """A README command that runs for seconds (explore, batch, simulate) is part of the whole suite
+    and left out of the quick ``-m "not slow"`` loop."""
+    long = any(f"boundcalc {c}" in cmd for c in ("explore", "batch", "simulate"))
+    return pytest.param(cmd, marks=pytest.mark.slow) if long else cmd
+
+
+@pytest.mark.parametrize("cmd", [_long(c) for c in bash_commands()])
 def test_bash_blocks_run(cmd, tmp_path):
     proc = run_shell(cmd, tmp_path)
     assert proc.returncode == 0, f"{cmd}\n{proc.stderr[-3000:]}"

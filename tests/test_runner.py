@@ -85,6 +85,7 @@ def test_in_process_rows_sorted_by_index():
                           "backend": "in-process", "workers": 0}
 
 
+@pytest.mark.slow
 def test_identical_rows_on_a_new_local_cluster():
     tasks = _tasks(20, 1)
     rows = run_tasks(noisy_sum, tasks, shared=SHARED, workers=2)

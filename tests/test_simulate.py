@@ -135,6 +135,7 @@ def test_shuffle_is_a_relabelling():
     assert np.array_equal(a["regret"], b["regret"])
 
 
+@pytest.mark.slow
 def test_numbers_independent_of_batch_size_and_workers(tmp_path):
     pm = load_example("table2")
     kw = dict(horizon=3000, seed=11, per_decade=5)
@@ -221,6 +222,7 @@ def test_simulate_rejects_bad_input():
         simulate(pm, "ecw-rmed", horizon=10, params={"ecw-rmed": {"beta": -1}})
 
 
+@pytest.mark.slow
 def test_cli_simulate(tmp_path):
     plot = tmp_path / "r.png"
     cmd = [sys.executable, "-m", "boundcalc", "simulate", "--example", "mslr5-condorcet", "--policies",
