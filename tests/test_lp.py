@@ -260,7 +260,7 @@ def test_property_cutting_plane_equals_enumeration(data):
 
 # ----------------------------------------------------------------------------- Table 2, by hand
 def test_table2_worked_example():
-    """Paper 000, Table 2 (THEORY.md section 3: about 27.5 against 49.7).
+    """Paper 000, Table 2 (Sec. 4.4: about 27.5 against 49.7).
 
     Costs c = r/d: pairs (0, j) have r = 2/6 and d = d(0.6); pairs inside the cycle have
     r = 4/6 and d = d(0.9).  The rows for winner 0 are (hand-enumerated):

@@ -36,8 +36,8 @@ from builders import empirical_state
 
 # ----------------------------------------------------------------------------- references
 def definition_rows(mu: np.ndarray, winner: int) -> list[frozenset]:
-    """Rows of R_{winner} for an empirical matrix, from THEORY.md section 2 with ties read as
-    "in neither S nor I" (section 4): written out with itertools, sharing no code with boundcalc."""
+    """Rows of R_{winner} for an empirical matrix, from 000 eq. (2) with ties read as
+    "in neither S nor I" (the reading of 000 Algorithm 1 in boundcalc.lp.structure): written out with itertools, sharing no code with boundcalc."""
     K = mu.shape[0]
     beats = lambda i, j: mu[i, j] > 0.5  # noqa: E731
     S = {i: [j for j in range(K) if beats(j, i)] for i in range(K)}

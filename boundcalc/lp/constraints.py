@@ -1,6 +1,7 @@
 """The constraint families of paper 000: ``R_{i1}`` (eq. (2), Theorem 2) and ``R^E_{i1}`` (eqs. (4)-(5)).
 
-Both are written in the *normalised* variables of THEORY.md section 2: one variable
+Both are written in *normalised* variables (the box ``0 <= q_p <= 1/d(mu_p)`` of 000 eq. (2)
+scaled by ``d``): one variable
 ``e_p = q_p d(mu_p)`` in ``[0, 1]`` per unordered pair ``p = {i, j}``, ordered as
 ``numpy.triu_indices(K, 1)``.  Every row of either family is then a 0/1 covering row
 ``sum_{p in P} e_p >= 1`` whatever the gaps, which is what makes the cutting-plane loop
@@ -200,7 +201,7 @@ class CopelandFamily(_FamilyBase):
     For every ``i2 != i1``, ``l in max(0, L(1)-1) .. L(2)``, ``I`` a subset of ``I_{i1}`` with
     ``|I| = l + 1 - L(1)`` and ``S`` a subset of ``S_{i2} \\ {i1}`` with
     ``|S| = max(0, L_{i2} - l - [i2 in I])``: ``sum_{p in P_IS} e_p >= 1`` where
-    ``P_IS = {(i1, j): j in I} u {(i2, j): j in S}`` (THEORY.md section 2).
+    ``P_IS = {(i1, j): j in I} u {(i2, j): j in S}`` (000 eq. (2)).
 
     Parameters
     ----------
@@ -211,7 +212,8 @@ class CopelandFamily(_FamilyBase):
         A Copeland winner ``i1``.
     levels : iterable of int, optional
         Restrict ``l`` to these values (intersected with the admissible range); used e.g. to
-        compare with RMED's Condorcet bound, which is the ``l = 0`` part (FORMULAS.md).
+        compare with the Condorcet regret lower bound of RMED (Komiyama et al. 2015), which is the
+        ``l = 0`` part of the family with RMED's regret.
     """
 
     def __init__(self, matrix: MatrixLike, winner: int, levels: Iterable[int] | None = None):
@@ -275,7 +277,7 @@ class CopelandFamily(_FamilyBase):
         return total
 
     def enumerate(self, max_rows: int = 200_000) -> list[np.ndarray]:
-        """Every row of ``R_{i1}``, written literally from the definition (THEORY.md section 2).
+        """Every row of ``R_{i1}``, written literally from the definition (000 eq. (2)).
 
         Deliberately independent of the separation code: it loops over ``i2``, ``l``, and all
         subsets ``I``, ``S`` with :func:`itertools.combinations`.  Duplicate rows are removed.
@@ -457,7 +459,7 @@ def dedupe(block: RowBlock, n_vars: int | None = None) -> RowBlock:
 
 
 class ECWFamily(_FamilyBase):
-    """``R^E_{i1}``: ECW-RMED's feasible set (paper 000, eqs. (4)-(5); THEORY.md section 3).
+    """``R^E_{i1}``: ECW-RMED's feasible set (paper 000, eqs. (4)-(5), Theorem 4).
 
     ``e_{i1 j} = 1`` for every ``j in I_{i1}``, and for every ``i2 != i1`` and every ``S``
     subset of ``S_{i2} \\ {i1}`` with ``|S| = L_{i2} - L_{i1} + 1``: ``sum_{j in S} e_{j i2} >= 1``.

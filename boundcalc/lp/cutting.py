@@ -368,7 +368,8 @@ class CopelandLPSolver:
 
         ``mu_hat`` is an empirical matrix (ties allowed), a PreferenceMatrix or a Structure with
         ``d``; ``q`` a K x K rate matrix (or pair vector).  Observed counts are tested against the
-        covering rows only: the box ``q <= 1/d`` does not apply to them (THEORY.md section 4).
+        covering rows only: the box ``q <= 1/d`` does not apply to them (000 Algorithm 1, check (3)
+        compares ``N_ij / ln t`` with the set's rows, not with its box).
         """
         _kernels.load()
         st = mu_hat if isinstance(mu_hat, Structure) else as_structure(mu_hat)
