@@ -348,9 +348,12 @@ class Certificate(RichResult):
         Objective of a feasible point: the returned allocation, scaled by ``1/(1 - v)``
         and clipped to 1 when ``v = max_violation > 0``.  An upper bound on the optimum.
     dual_bound : float
-        Lagrangian bound ``sum_r y_r + sum_p min(0, c_p - (A^T y)_p)`` from the solver's row
-        duals ``y >= 0``; valid for *any* ``y >= 0``, hence a lower bound on the optimum of
-        the full LP (rows not in the model carry ``y = 0``).  NaN when no dual is computed
+        Lagrangian bound ``sum_r y_r lo_r + sum_v min(lb_v g_v, ub_v g_v)``, ``g = c - A^T y``,
+        from the solver's row duals ``y >= 0`` over every row and variable of the solved model
+        (the lifted rows and their auxiliary variables included; for plain covering rows
+        ``lo = 1``, ``lb = 0``, ``ub = 1`` and it reads ``sum_r y_r + sum_p min(0, g_p)``).  Valid
+        for *any* ``y >= 0``: every model row is implied by the full family of 000 eq. (2), so
+        it is a lower bound on the optimum of the full LP.  NaN when no dual is computed
         (closed forms).
     """
 
@@ -365,6 +368,7 @@ class Certificate(RichResult):
 
     @property
     def relative_gap(self) -> float:
+        """``gap / |primal_bound|``: what :meth:`problems` compares with its tolerance."""
         return self.gap / max(abs(self.primal_bound), 1e-300)
 
     def problems(self, *, violation_tol: float = CERTIFICATE_VIOLATION_TOL,
