@@ -368,7 +368,7 @@ class Certificate(RichResult):
 
     @property
     def relative_gap(self) -> float:
-        """``gap / |primal_bound|``: what :meth:`problems` compares with its tolerance."""
+        """``gap / |primal_bound|`` (:meth:`problems` tests ``|gap| <= rtol max(1, |primal_bound|)``)."""
         return self.gap / max(abs(self.primal_bound), 1e-300)
 
     def problems(self, *, violation_tol: float = CERTIFICATE_VIOLATION_TOL,
