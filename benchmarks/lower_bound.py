@@ -1,30 +1,36 @@
 #!/usr/bin/env python
-"""Speed of the exact Copeland lower bound (000 Theorem 2), offline and online, against the landed
-version and the naive reference.
+"""Speed of the exact Copeland lower bound (000 Theorem 2): three families from 16 to 300 arms,
+the 136-arm MSLR matrices, online use, all against the landed version in the same process.
 
-Cases (every offline solve is cold: a fresh solver):
+Cases (every offline solve is cold: a fresh solver; times are CPU seconds of this process,
+``time.process_time``, best of ``--repeat`` for one matrix, median over several matrices):
 
-* the three 136 x 136 MSLR matrices (informational, navigational, perfect): time, rounds, rows
-  in the final model, and peak memory of the solve (resident set size above the process's
-  size before the solve, sampled every 0.5 ms in a fresh subprocess after a small warm-up
-  solve has loaded the imports and compiled kernels);
-* random 16- and 64-arm submatrices of the informational matrix: median and max time;
-* a 200-arm ranker-like synthetic matrix (:func:`boundcalc.datasets.utility_matrix`, seed 0);
-* online (CW-RMED's use, 000 Algorithm 1): a 16-arm empirical matrix built from counts, one
-  duel added per step; the warm re-solve (structure unchanged) and the violation query
-  (check (3)) per call;
+* the three 136 x 136 MSLR matrices (informational, navigational, perfect): time, rounds, rows,
+  columns, churn (rows added / deleted / re-added), peak memory of one solve (resident set size
+  above the process's size before the solve, sampled every 0.5 ms in a fresh subprocess after a
+  small warm-up solve has loaded the imports and compiled kernels);
+* a scaling table over K = 16 .. 300 for three families, with fitted growth exponents
+  (least squares of log time on log K): random submatrices of the MSLR informational matrix
+  (K <= 136), :func:`boundcalc.datasets.utility_matrix` (ranker-like, noise 0.05) and
+  :func:`boundcalc.datasets.tournament_matrix` (uniform random tournaments, ``|mu - 1/2| ~
+  U(0.05, 0.5)``, random orientation: the hard family); the time per part (HiGHS, separation and
+  cut building) and the model's size; the peak memory of a 300-arm tournament solve;
+* online (CW-RMED's use, 000 Algorithm 1): a 16-arm empirical matrix one duel apart per step,
+  the warm re-solve and the violation query (check (3));
 * the naive reference: every row enumerated and solved through cvxpy (small K only), whose
-  value must agree with the cutting plane.
+  value must agree with the cutting plane (and so must the landed version's).
 
-The *landed* version is the package at ``--baseline`` (a git revision, default ``7b5b900``,
-the last commit before the LP core was rebuilt), extracted with ``git archive`` into a
-temporary folder and imported in this same process as ``boundcalc_landed``; its figures are
-printed beside ours.  ``--no-baseline`` skips it (e.g. outside a git checkout).
+The *landed* version is the package at ``--baseline`` (a git revision, default ``eccb83b``, the
+last commit before the lifted cuts), extracted with ``git archive`` into a temporary folder and
+imported in this same process as ``boundcalc_landed``; its churn is counted by wrapping its
+``CoveringLP.add_rows`` (a row whose hashes were added before is a re-add).  When the next size
+of a family would take the landed version longer than ``--landed-budget`` seconds (predicted
+from the last one with its K^3.6 growth on tournaments: K = 128 took 257-343 s), larger K of
+that family are not run landed.  ``--no-baseline`` skips it.
 
-Prints a table and writes JSON (``benchmarks/results/lower_bound.json`` by default).  Skips
-what it cannot find: the data are read from ``../shared/data/public`` (or ``$BOUNDCALC_SHARED``).
-Timings are wall-clock, best of ``--repeat`` runs for single matrices, and depend on the
-machine's load: compare columns of one run, not runs of different days.
+Prints tables and writes JSON (``benchmarks/results/lower_bound.json`` by default).  Skips what it
+cannot find: the MSLR data are read from ``../shared/data/public`` (or ``$BOUNDCALC_SHARED``).
+Machine load moves times by 20-40 %: compare columns of one run, not runs of different days.
 
     python benchmarks/lower_bound.py [--quick] [--no-baseline] [--out FILE]
 """
@@ -33,12 +39,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import timeit
@@ -48,12 +56,14 @@ import numpy as np
 
 import boundcalc
 from boundcalc import PreferenceMatrix
-from boundcalc.datasets import random_matrix, utility_matrix
-from boundcalc.lp import CopelandFamily, CopelandLPSolver, empirical_mu, empirical_structure
+from boundcalc.datasets import tournament_matrix, utility_matrix
+from boundcalc.lp import CopelandFamily, CopelandLPSolver, _kernels, empirical_mu, empirical_structure
 from boundcalc.lp.full import lower_bound_enumerate
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+TARGETS = {"mslr136": 0.030, ("tournament", 128): 5.0, ("tournament", 200): 20.0, ("tournament", 300): 60.0,
+           "exponent": 2.5, "peak_mb_300": 500.0}
 
 
 def shared_dir() -> Path:
@@ -61,12 +71,12 @@ def shared_dir() -> Path:
     return Path(env) if env else REPO.parent / "shared"
 
 
-def best_of(f, repeat: int):
+def cpu_best(f, repeat: int):
     best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
+    for _ in range(max(1, repeat)):
+        t0 = time.process_time()
         out = f()
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.process_time() - t0)
     return best, out
 
 
@@ -78,18 +88,44 @@ def load_landed(rev: str, tmp: Path):
     except (OSError, subprocess.CalledProcessError) as exc:
         print(f"landed version skipped: git archive {rev} failed ({exc})", file=sys.stderr)
         return None
-    import io
-    import tarfile
-
     with tarfile.open(fileobj=io.BytesIO(data)) as tf:
         tf.extractall(tmp, filter="data")
     (tmp / "boundcalc").rename(tmp / "boundcalc_landed")
     sys.path.insert(0, str(tmp))
     try:
-        return importlib.import_module("boundcalc_landed")
+        mod = importlib.import_module("boundcalc_landed")
     except Exception as exc:  # noqa: BLE001 - report and go on without it
         print(f"landed version skipped: import failed ({exc!r})", file=sys.stderr)
         return None
+    _count_landed_churn(mod)
+    return mod
+
+
+def _count_landed_churn(mod) -> None:
+    """Wrap the landed ``CoveringLP.add_rows`` to count rows added again after a deletion."""
+    highs = importlib.import_module(mod.__name__ + ".lp.highs")
+    cons = importlib.import_module(mod.__name__ + ".lp.constraints")
+    orig = highs.CoveringLP.add_rows
+
+    def add_rows(self, rows):
+        block = rows if isinstance(rows, cons.RowBlock) else cons.rows_to_csr(list(rows))
+        h1, h2 = cons.row_hashes(block, self.n)
+        ever = self.__dict__.setdefault("_ever", set())
+        before = set(self._keys)
+        n = orig(self, block)
+        new = [k for k in zip(h1.tolist(), h2.tolist()) if k in self._keys and k not in before]
+        self.__dict__["readded"] = self.__dict__.get("readded", 0) + sum(k in ever for k in set(new))
+        ever.update(new)
+        return n
+
+    highs.CoveringLP.add_rows = add_rows
+
+
+def landed_solve(landed, mu: np.ndarray):
+    solver = landed.CopelandLPSolver()
+    res = solver.solve(landed.PreferenceMatrix(mu))
+    res.stats["rows_readded"] = sum(e.lp.__dict__.get("readded", 0) for e in solver._cache.values() if e.lp)
+    return res
 
 
 _MEM_SCRIPT = r"""
@@ -104,7 +140,7 @@ def rss_kb():
                 return int(line.split()[1])
     return 0
 pm = mod.PreferenceMatrix.from_file(sys.argv[2])
-small = mod.PreferenceMatrix(pm.mu[:6, :6])
+small = mod.PreferenceMatrix(pm.mu[:30, :30])
 mod.CopelandLPSolver().solve(small)  # imports, compiled kernels loaded: not part of the solve
 before = rss_kb()
 peak = [before]
@@ -124,25 +160,23 @@ print((peak[0] - before) / 1024)
 
 
 def peak_memory_mb(module: str, path: Path, extra_path: str = "") -> float | None:
-    """Peak resident memory (MB) of one cold solve above the process's size before it (sampled
-    every 0.5 ms; imports and compiled kernels are loaded by a small solve first)."""
+    """Peak resident memory (MB) of one cold solve above the process's size before it."""
     if not Path("/proc/self/status").exists():
         return None
     try:
         out = subprocess.run([sys.executable, "-c", _MEM_SCRIPT, module, str(path), extra_path],
-                             check=True, capture_output=True, text=True, timeout=600).stdout
+                             check=True, capture_output=True, text=True, timeout=900).stdout
         return float(out.strip().splitlines()[-1])
     except Exception as exc:  # noqa: BLE001
         print(f"memory of {module} on {path.name} not measured: {exc}", file=sys.stderr)
         return None
 
 
-def online_case(K: int = 16, steps: int = 400, seed: int = 1, info=None):
-    """A sequence of empirical matrices, one duel apart, and how often the structure is unchanged."""
+def online_case(info, K: int = 16, steps: int = 400, seed: int = 1):
+    """A sequence of empirical matrices, one duel apart (one Copeland winner: the LP path)."""
     rng = np.random.default_rng(seed)
-    while True:  # one Copeland winner: the LP path (with two or more, Theorem 6 answers in closed form)
-        pm = info.submatrix(np.sort(rng.choice(info.K, K, replace=False))) if info is not None else \
-            random_matrix(K, rng, min_gap=0.02)
+    while True:
+        pm = info.submatrix(np.sort(rng.choice(info.K, K, replace=False)))
         if pm.n_winners == 1:
             break
     mu = pm.mu
@@ -161,162 +195,260 @@ def online_case(K: int = 16, steps: int = 400, seed: int = 1, info=None):
     return pm, seq
 
 
+def fit_exponent(ks, ts) -> float | None:
+    ks, ts = np.asarray(ks, dtype=float), np.asarray(ts, dtype=float)
+    ok = ts > 0
+    if ok.sum() < 2:
+        return None
+    return float(np.polyfit(np.log(ks[ok]), np.log(ts[ok]), 1)[0])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="fewer submatrices and repeats (a smoke run)")
+    ap.add_argument("--quick", action="store_true", help="fewer sizes, matrices and repeats (a smoke run)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=3, help="runs per single matrix (best is reported)")
-    ap.add_argument("--baseline", default="7b5b900", help="git revision of the landed version")
+    ap.add_argument("--baseline", default="eccb83b", help="git revision of the landed version")
     ap.add_argument("--no-baseline", action="store_true")
+    ap.add_argument("--landed-budget", type=float, default=30.0,
+                    help="run the landed version on the next size only if predicted to take less (s)")
     ap.add_argument("--max-rows", type=int, default=20_000, help="enumerate only below this many rows")
     ap.add_argument("--out", default=str(HERE / "results" / "lower_bound.json"))
     args = ap.parse_args(argv)
 
     data = shared_dir() / "data" / "public"
     info_path = data / "nightingal3_MSLR_Informational_PMat.npz"
-    if not info_path.exists():
-        print(f"skipped: {info_path} not found (set BOUNDCALC_SHARED)", file=sys.stderr)
-        return 0
+    have_mslr = info_path.exists()
+    if not have_mslr:
+        print(f"MSLR cases skipped: {info_path} not found (set BOUNDCALC_SHARED)", file=sys.stderr)
     tmp = Path(tempfile.mkdtemp(prefix="boundcalc_landed_"))
     landed = None if args.no_baseline else load_landed(args.baseline, tmp)
     repeat = 1 if args.quick else args.repeat
+    _kernels.load()  # compiled kernels loaded once, outside every timing
+    CopelandLPSolver().solve(tournament_matrix(30, 99))
+    if landed is not None:
+        landed.CopelandLPSolver().solve(landed.PreferenceMatrix(tournament_matrix(30, 99).mu))
     records: list[dict] = []
 
-    def add(case, ours, landed_s=None, target=None, **kw):
-        rec = {"case": case, "seconds": ours, "landed_seconds": landed_s, "target_seconds": target}
-        rec.update(kw)
-        records.append(rec)
-        print(f"  {case}: {ours * 1e3:.3f} ms" + (f" (landed {landed_s * 1e3:.1f} ms)" if landed_s else ""),
-              file=sys.stderr)
+    def check(case, ours, theirs, rtol=1e-7):
+        if abs(ours - theirs) > rtol * max(1.0, abs(ours)):
+            raise SystemExit(f"MISMATCH {case}: {ours} vs {theirs}")
 
-    # ---- full MSLR matrices
-    for name, target in (("Informational", 0.1), ("Navigational", 0.1), ("Perfect", 0.1)):
-        p = data / f"nightingal3_MSLR_{name}_PMat.npz"
-        if not p.exists():
-            print(f"skipped: {p}", file=sys.stderr)
-            continue
-        pm = PreferenceMatrix.from_file(p)
-        t, res = best_of(lambda: CopelandLPSolver().solve(pm), repeat)
-        lt = lval = None
-        if landed is not None:
-            lpm = landed.PreferenceMatrix(pm.mu)
-            lt, lres = best_of(lambda: landed.CopelandLPSolver().solve(lpm), 1 if args.quick else 2)
-            lval = lres.value
-            if abs(lval - res.value) > 1e-7 * res.value:
-                print(f"MISMATCH {name}: {res.value} vs landed {lval}", file=sys.stderr)
-                return 1
-        mem = peak_memory_mb("boundcalc", p)
-        lmem = peak_memory_mb("boundcalc_landed", p, str(tmp)) if landed is not None else None
-        add(f"MSLR {name.lower()} 136x136", t, lt, target, value=res.value, rounds=res.stats["rounds"],
-            rows=res.stats["rows"], rows_added=res.stats["rows_added"], peak_mb=mem, landed_peak_mb=lmem,
-            target_peak_mb=120, gap=res.certificate.gap, max_violation=res.certificate.max_violation,
-            landed_rounds=None if landed is None else lres.stats["rounds"])
-
-    # ---- submatrices
-    info = PreferenceMatrix.from_file(info_path)
-    rng = np.random.default_rng(args.seed)
-    counts = {16: 40, 64: 6} if not args.quick else {16: 8, 64: 2}
-    for K, n in counts.items():
-        ts, lts, n_enum, en_t = [], [], 0, []
-        for _ in range(n):
-            pm = info.submatrix(np.sort(rng.choice(info.K, K, replace=False)))
-            t, res = best_of(lambda: CopelandLPSolver().solve(pm), repeat)
-            ts.append(t)
+    # ---- the 136-arm MSLR matrices
+    if have_mslr:
+        for name in ("Informational", "Navigational", "Perfect"):
+            p = data / f"nightingal3_MSLR_{name}_PMat.npz"
+            if not p.exists():
+                continue
+            pm = PreferenceMatrix.from_file(p)
+            t, res = cpu_best(lambda: CopelandLPSolver().solve(pm), 5 * repeat)
+            rec = {"case": f"MSLR {name.lower()} 136x136", "family": "mslr136", "K": 136, "seconds": t,
+                   "target_seconds": TARGETS["mslr136"], "value": res.value, "gap": res.certificate.gap,
+                   "peak_mb": peak_memory_mb("boundcalc", p), **{k: res.stats[k] for k in STAT_KEYS}}
             if landed is not None:
-                lpm = landed.PreferenceMatrix(pm.mu)
-                lts.append(best_of(lambda: landed.CopelandLPSolver().solve(lpm), repeat)[0])
-            if K <= 16 and sum(CopelandFamily(pm, w).n_rows() for w in pm.copeland_winners) <= args.max_rows:
-                te, en = best_of(lambda: lower_bound_enumerate(pm, max_rows=args.max_rows), 1)
-                en_t.append(te)
-                n_enum += 1
-                if abs(en.value - res.value) > 1e-6 * max(1.0, res.value):
-                    print(f"MISMATCH K={K}: cutting plane {res.value} vs enumeration {en.value}", file=sys.stderr)
-                    return 1
-        add(f"MSLR-info submatrices K={K} (median of {n})", statistics.median(ts),
-            statistics.median(lts) if lts else None, 0.003 if K == 16 else 0.04, max_seconds=max(ts),
-            enumerate_median_seconds=statistics.median(en_t) if en_t else None, enumerated=n_enum)
+                lt, lres = cpu_best(lambda: landed_solve(landed, pm.mu), repeat)
+                check(name, res.value, lres.value)
+                rec.update(landed_seconds=lt, landed_rounds=lres.stats["rounds"], landed_rows=lres.stats["rows"],
+                           landed_rows_added=lres.stats["rows_added"], landed_rows_removed=lres.stats["rows_removed"],
+                           landed_rows_readded=lres.stats["rows_readded"],
+                           landed_peak_mb=peak_memory_mb("boundcalc_landed", p, str(tmp)))
+            records.append(rec)
+            print(f"  {rec['case']}: {t * 1e3:.1f} ms", file=sys.stderr)
 
-    # ---- 200 arms: a ranker-like synthetic matrix (Bradley-Terry utilities plus noise)
-    pm200 = utility_matrix(200, 0, noise=0.05)
-    t, res = best_of(lambda: CopelandLPSolver().solve(pm200), 1)
-    lt = None
-    if landed is not None and not args.quick:
-        lt, lres = best_of(lambda: landed.CopelandLPSolver().solve(landed.PreferenceMatrix(pm200.mu)), 1)
-        if abs(lres.value - res.value) > 1e-7 * res.value:
-            print(f"MISMATCH K=200: {res.value} vs landed {lres.value}", file=sys.stderr)
-            return 1
-    add("synthetic K=200 (utility_matrix seed 0, noise 0.05)", t, lt, None, value=res.value,
-        rounds=res.stats["rounds"], rows=res.stats["rows"])
+    # ---- scaling: three families, K = 16 .. 300
+    info = PreferenceMatrix.from_file(info_path) if have_mslr else None
+    sizes = {"mslr-sub": [16, 24, 32, 48, 64, 96, 128], "utility": [16, 32, 64, 128, 200, 300],
+             "tournament": [16, 24, 32, 48, 64, 80, 96, 128, 160, 200, 250, 300]}
+    if args.quick:
+        sizes = {"mslr-sub": [16, 64], "utility": [16, 128], "tournament": [16, 64, 128]}
+    if info is None:
+        sizes.pop("mslr-sub")
+    rng = np.random.default_rng(args.seed)
+    scaling: dict[str, list[dict]] = {}
+    for fam, ks in sizes.items():
+        landed_on = landed is not None
+        for K in ks:
+            n = 1 if args.quick else (8 if K <= 32 else 5 if K >= 160 else 3)
+            mats = []
+            for s in range(n):
+                if fam == "mslr-sub":
+                    mats.append(info.submatrix(np.sort(rng.choice(info.K, K, replace=False))))
+                elif fam == "utility":
+                    mats.append(utility_matrix(K, 100 * K + s, noise=0.05))
+                else:
+                    mats.append(tournament_matrix(K, 100 * K + s))
+            rows, lts = [], []
+            for pm in mats:
+                t, res = cpu_best(lambda: CopelandLPSolver().solve(pm), repeat if K <= 128 else 1)
+                assert res.status == "ok", res.message
+                rows.append((t, res))
+                if landed_on:
+                    lt, lres = cpu_best(lambda: landed_solve(landed, pm.mu), 1)
+                    check(f"{fam} K={K}", res.value, lres.value)
+                    lts.append((lt, lres))
+            nxt = [k for k in ks if k > K]
+            if lts and nxt and max(r[0] for r in lts) * (nxt[0] / K) ** 3.6 > args.landed_budget:
+                landed_on = False  # the next size would take longer than the budget (K^3.6 growth)
+                print(f"  landed {fam} stops after K={K} ({max(r[0] for r in lts):.1f} s)", file=sys.stderr)
+            med = sorted(rows, key=lambda r: r[0])[len(rows) // 2]
+            per_lp = [r[0] / len(r[1].per_winner) for r in rows]  # one LP per Copeland winner
+            rec = {"case": f"{fam} K={K}", "family": fam, "K": K, "matrices": n,
+                   "seconds": statistics.median(r[0] for r in rows), "max_seconds": max(r[0] for r in rows),
+                   "seconds_per_winner": statistics.median(per_lp),
+                   "winners": [len(r[1].per_winner) for r in rows],
+                   "target_seconds": TARGETS.get((fam, K)),
+                   **{k: med[1].stats[k] for k in STAT_KEYS}}
+            if lts and len(lts) == len(rows):
+                lmed = sorted(lts, key=lambda r: r[0])[len(lts) // 2]
+                rec.update(landed_seconds=statistics.median(r[0] for r in lts),
+                           landed_rounds=lmed[1].stats["rounds"], landed_rows=lmed[1].stats["rows"],
+                           landed_rows_added=lmed[1].stats["rows_added"],
+                           landed_rows_removed=lmed[1].stats["rows_removed"],
+                           landed_rows_readded=lmed[1].stats["rows_readded"])
+            records.append(rec)
+            scaling.setdefault(fam, []).append(rec)
+            print(f"  {rec['case']}: {rec['seconds']:.3f} s" + (
+                f" (landed {rec['landed_seconds']:.3f} s)" if "landed_seconds" in rec else ""), file=sys.stderr)
+    exponents = {}
+    for fam, recs in scaling.items():
+        ks = [r["K"] for r in recs]
+        exponents[fam] = {
+            "ours": fit_exponent(ks, [r["seconds"] for r in recs]),
+            "ours_K>=64": fit_exponent([k for k in ks if k >= 64], [r["seconds"] for r in recs if r["K"] >= 64]),
+            "per_winner": fit_exponent(ks, [r["seconds_per_winner"] for r in recs]),
+            "per_winner_K>=64": fit_exponent([k for k in ks if k >= 64],
+                                             [r["seconds_per_winner"] for r in recs if r["K"] >= 64]),
+            "landed": fit_exponent([r["K"] for r in recs if "landed_seconds" in r],
+                                   [r["landed_seconds"] for r in recs if "landed_seconds" in r]),
+            "landed_K_max": max([r["K"] for r in recs if "landed_seconds" in r], default=None),
+        }
+
+    # ---- peak memory of a 300-arm tournament solve
+    big = tmp / "tournament300.npy"
+    np.save(big, tournament_matrix(300 if not args.quick else 128, 30000).mu)
+    peak300 = peak_memory_mb("boundcalc", big)
+
+    # ---- enumeration agrees (small K)
+    n_enum = 0
+    for K, mk in ((8, lambda s: tournament_matrix(8, 800 + s)),
+                  (16, (lambda s: info.submatrix(np.sort(np.random.default_rng(s).choice(info.K, 16, replace=False))))
+                   if info is not None else None)):
+        if mk is None:
+            continue
+        for s in range(3 if args.quick else 10):
+            pm = mk(s)
+            if sum(CopelandFamily(pm, w).n_rows() for w in pm.copeland_winners) > args.max_rows:
+                continue
+            check(f"enumeration K={K}", CopelandLPSolver().solve(pm).value, lower_bound_enumerate(pm).value, 1e-6)
+            n_enum += 1
 
     # ---- online: warm re-solve and check (3) on a 16-arm empirical matrix
-    pm16, seq = online_case(16, 400 if not args.quick else 150, 1, info)
-    st0 = empirical_structure(seq[0])
-    same = all(np.array_equal(empirical_structure(m).beats, st0.beats) for m in seq)
-    lwarm = None
-    if landed is not None:  # the landed warm re-solve on validated matrices (no ties allowed there)
-        lsolver = landed.CopelandLPSolver()
-        lmats = [landed.PreferenceMatrix(m) for m in seq]
-        for m in lmats[: len(lmats) // 4]:
-            lsolver.solve(m)
-        t0 = time.perf_counter()
-        for m in lmats[len(lmats) // 4:]:
-            lsolver.solve(m)
-        lwarm = (time.perf_counter() - t0) / (len(lmats) - len(lmats) // 4)
-    for label, kw, tgt in (("LP (certify=True)", dict(certify=True), None), ("online default", {}, 0.0005)):
+    online = []
+    if info is not None:
+        pm16, seq = online_case(info, 16, 400 if not args.quick else 150, 1)
+        for label, kw in (("LP (certify=True)", dict(certify=True)), ("online default", {})):
+            solver = CopelandLPSolver()
+            for m in seq[: len(seq) // 4]:
+                solver.solve_empirical(m, **kw)
+            t0 = time.process_time()
+            for m in seq[len(seq) // 4:]:
+                r = solver.solve_empirical(m, **kw)
+            t = (time.process_time() - t0) / (len(seq) - len(seq) // 4)
+            lt = None
+            if landed is not None:
+                lsolver = landed.CopelandLPSolver()
+                for m in seq[: len(seq) // 4]:
+                    lsolver.solve_empirical(m, **kw)
+                t0 = time.process_time()
+                for m in seq[len(seq) // 4:]:
+                    lsolver.solve_empirical(m, **kw)
+                lt = (time.process_time() - t0) / (len(seq) - len(seq) // 4)
+            online.append({"case": f"online warm re-solve K=16, {label}", "seconds": t, "landed_seconds": lt,
+                           "method": r.method, "rows": r.stats["rows"]})
         solver = CopelandLPSolver()
-        warm = seq[: len(seq) // 4]
-        for m in warm:
-            solver.solve_empirical(m, **kw)
-        rest = seq[len(seq) // 4:]
-        t0 = time.perf_counter()
-        for m in rest:
-            r = solver.solve_empirical(m, **kw)
-        t = (time.perf_counter() - t0) / len(rest)
-        add(f"online warm re-solve K=16, {label}", t, lwarm, tgt, winners=int(st0.winners.size),
-            structure_unchanged=bool(same), method=r.method)
-    solver = CopelandLPSolver()
-    res = solver.solve_empirical(seq[-1])
-    st = empirical_structure(seq[-1])
-    w = res.winner
-    q = res.allocations[w] * 1.05
-    n = 2000
-    tq = min(timeit.repeat(lambda: solver.violation(st, q, w, rows=False), number=n, repeat=5)) / n
-    ltq = None
-    if landed is not None:  # the landed check (3): contains() on a validated matrix, warm
-        lsolver = landed.CopelandLPSolver()
-        lpm = landed.PreferenceMatrix(seq[-1])
-        lsolver.solve(lpm)
-        ltq = min(timeit.repeat(lambda: lsolver.contains(lpm, q, w), number=n // 4, repeat=5)) / (n // 4)
-    add("violation query K=16 (structure given)", tq, ltq, 5e-5)
-    tq2 = min(timeit.repeat(lambda: solver.violation(seq[-1], q, w, rows=False), number=n // 4, repeat=5)) / (n // 4)
-    add("violation query K=16 (from mu_hat)", tq2, None, None)
-    calib = min(timeit.repeat(lambda: np.where(pm16.mu > 0.5, pm16.mu, 1.0), number=n, repeat=5)) / n
-    add("calibration: one numpy np.where on 16x16", calib, None, None)
+        res = solver.solve_empirical(seq[-1])
+        st = empirical_structure(seq[-1])
+        q = res.allocations[res.winner] * 1.05
+        n = 2000
+        tq = min(timeit.repeat(lambda: solver.violation(st, q, res.winner, rows=False), number=n, repeat=5,
+                               timer=time.process_time)) / n
+        ltq = None
+        if landed is not None:
+            lsolver = landed.CopelandLPSolver()
+            lst = landed.lp.empirical_structure(seq[-1])
+            lsolver.solve_empirical(lst)
+            ltq = min(timeit.repeat(lambda: lsolver.violation(lst, q, res.winner, rows=False), number=n, repeat=5,
+                                    timer=time.process_time)) / n
+        online.append({"case": "violation query K=16 (structure given)", "seconds": tq, "landed_seconds": ltq})
+    records += online
 
-    # ---- table
+    # ---- tables
     def ms(x):
-        return "-" if x is None else (f"{x * 1e3:.3f}" if x < 0.01 else f"{x * 1e3:.1f}")
+        return "-" if x is None else f"{x * 1e3:.3f}" if x < 1e-3 else f"{x * 1e3:.1f}"
 
-    hdr = ["case", "ours ms", "landed ms", "speed-up", "target ms", "rounds", "rows", "peak MB (landed)"]
+    print("\nMSLR 136 x 136 (CPU ms, best of runs; churn = rows added / deleted / re-added)")
+    hdr = ["matrix", "ours ms", "landed ms", "speed-up", "target", "rounds (landed)", "rows (landed)",
+           "churn ours", "churn landed", "peak MB (landed)"]
     table = []
-    for r in records:
-        sp = f"{r['landed_seconds'] / r['seconds']:.1f}x" if r.get("landed_seconds") else "-"
-        mem = "-" if r.get("peak_mb") is None else f"{r['peak_mb']:.0f}" + (
-            f" ({r['landed_peak_mb']:.0f})" if r.get("landed_peak_mb") is not None else "")
-        table.append([r["case"], ms(r["seconds"]), ms(r.get("landed_seconds")), sp, ms(r.get("target_seconds")),
-                      r.get("rounds", "-"), r.get("rows", "-"), mem])
+    for r in (r for r in records if r.get("family") == "mslr136"):
+        table.append([r["case"], ms(r["seconds"]), ms(r.get("landed_seconds")),
+                      f"{r['landed_seconds'] / r['seconds']:.1f}x" if r.get("landed_seconds") else "-",
+                      ms(r["target_seconds"]), f"{r['rounds']} ({r.get('landed_rounds', '-')})",
+                      f"{r['rows']} ({r.get('landed_rows', '-')})",
+                      f"{r['rows_added']}/{r['rows_removed']}/{r['rows_readded']}",
+                      f"{r.get('landed_rows_added', '-')}/{r.get('landed_rows_removed', '-')}/"
+                      f"{r.get('landed_rows_readded', '-')}",
+                      f"{r['peak_mb'] or 0:.0f} ({r.get('landed_peak_mb') or 0:.0f})"])
+    _print(hdr, table)
+    print("\nScaling (CPU s, median over matrices; HiGHS / separation share of our time; model size)")
+    hdr = ["case", "ours s", "landed s", "speed-up", "target s", "winners", "rounds (landed)", "rows",
+           "pool blocks", "columns", "HiGHS %", "churn landed"]
+    table = []
+    for fam, recs in scaling.items():
+        for r in recs:
+            share = r["lp_seconds"] / max(r["lp_seconds"] + r["separation_seconds"], 1e-12)
+            table.append([r["case"], f"{r['seconds']:.3f}",
+                          f"{r['landed_seconds']:.3f}" if r.get("landed_seconds") is not None else "-",
+                          f"{r['landed_seconds'] / r['seconds']:.1f}x" if r.get("landed_seconds") else "-",
+                          "-" if r["target_seconds"] is None else f"{r['target_seconds']:.0f}",
+                          ",".join(map(str, r["winners"])),
+                          f"{r['rounds']} ({r.get('landed_rounds', '-')})", r["rows"], r["pool_blocks"],
+                          r["columns"], f"{100 * share:.0f}",
+                          f"{r.get('landed_rows_added', '-')}/{r.get('landed_rows_removed', '-')}/"
+                          f"{r.get('landed_rows_readded', '-')}"])
+    _print(hdr, table)
+    print("\nFitted growth exponents (time ~ K^a; target a <= 2.5 on tournaments)")
+    for fam, e in exponents.items():
+        f = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
+        print(f"  {fam}: ours {f(e['ours'])} (K >= 64: {f(e['ours_K>=64'])}; per winner's LP {f(e['per_winner'])},"
+              f" K >= 64: {f(e['per_winner_K>=64'])}), landed {f(e['landed'])} (up to K = {e['landed_K_max']})")
+    print(f"\npeak memory of a {300 if not args.quick else 128}-arm tournament solve: "
+          f"{'-' if peak300 is None else f'{peak300:.0f}'} MB (target < {TARGETS['peak_mb_300']:.0f})")
+    print(f"cutting plane == enumeration on {n_enum} matrices")
+    for r in online:
+        print(f"  {r['case']}: {r['seconds'] * 1e3:.3f} ms (landed {ms(r['landed_seconds'])} ms)"
+              + (f", {r['method']}" if "method" in r else ""))
+
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"boundcalc": boundcalc.__version__, "python": platform.python_version(), "numpy": np.__version__,
+            "machine": platform.machine(), "cpus": os.cpu_count(), "seed": args.seed, "timer": "process_time",
+            "baseline": None if landed is None else args.baseline, "load_average": os.getloadavg()}
+    out.write_text(json.dumps({"meta": meta, "results": records, "exponents": exponents,
+                               "peak_mb_tournament": peak300, "enumerated": n_enum}, indent=2, default=float))
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+STAT_KEYS = ("rounds", "rows", "rows_added", "rows_removed", "rows_readded", "cut_rows", "block_rows",
+             "pool_blocks", "columns", "pair_columns", "lp_seconds", "separation_seconds", "simplex_iterations")
+
+
+def _print(hdr, table):
     widths = [max(len(str(x)) for x in col) for col in zip(hdr, *table)]
     print("  ".join(h.ljust(w) for h, w in zip(hdr, widths)))
     for row in table:
         print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"boundcalc": boundcalc.__version__, "python": platform.python_version(), "numpy": np.__version__,
-            "machine": platform.machine(), "cpus": os.cpu_count(), "seed": args.seed,
-            "baseline": None if landed is None else args.baseline, "load_average": os.getloadavg()}
-    out.write_text(json.dumps({"meta": meta, "results": records}, indent=2, default=float))
-    print(f"wrote {out}", file=sys.stderr)
-    return 0
 
 
 if __name__ == "__main__":

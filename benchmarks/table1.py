@@ -101,7 +101,7 @@ def main(argv=None) -> int:
     if same is not None:
         print(f"\nrows identical in-process and on Dask: {same}")
 
-    s = ref.summary_dict()
+    s = ref.constants_dict()
     prow = []
     for k, paper in PAPER.items():
         m, se = s[k]["mean_000"], s[k]["se_000"]
@@ -109,7 +109,7 @@ def main(argv=None) -> int:
     print()
     print(_table(["constant (000's unit)", "paper", "mean", "s.e.", "mean/paper", "(mean-paper)/s.e."], prow))
     print()
-    print(ref.format_summary())
+    print(ref.summary())
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -131,7 +131,7 @@ def main(argv=None) -> int:
         "identical_rows": same,
         "draw": {"drawn": ref.stats["drawn"], "acceptance_rate": ref.stats["acceptance_rate"]},
         "paper": {k: {"paper": PAPER[k], "mean": s[k]["mean_000"], "se": s[k]["se_000"]} for k in PAPER},
-        "summary": ref.summary,
+        "constants": ref.constants,
         "errors": ref.stats["errors"],
     }
     out.write_text(json.dumps(record, indent=2))

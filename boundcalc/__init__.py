@@ -17,7 +17,12 @@ from .lp.cutting import CopelandLPSolver
 from .lp.highs import SolverError
 from .datasets import load_example
 
-__version__ = "0.1.0"
+try:  # one version source: pyproject.toml, read back from the installed distribution
+    from importlib.metadata import PackageNotFoundError, version as _version
+
+    __version__ = _version("boundcalc")
+except PackageNotFoundError:  # pragma: no cover - a source tree on sys.path, never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "PreferenceMatrix",

@@ -117,8 +117,8 @@ def new_highs(**options):
     """A ``highspy.Highs`` with logging off and the given options, built with nothing reaching
     standard output (see the module docstring).
 
-    >>> h = new_highs(threads=1)
-    >>> h.getOptionValue("output_flag"), h.getOptionValue("threads")
+    >>> opts = new_highs(threads=1).getOptions()
+    >>> opts.output_flag, opts.threads
     (False, 1)
     """
     import highspy

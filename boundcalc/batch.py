@@ -51,7 +51,7 @@ rows where it applies, the mean and the standard error of the mean, in its own u
 ([0, 1, 2], [1, 3, 5, 7], 14.9224)
 >>> all(r["min_gap"] >= 0.09 for r in res.rows), res.stats["drawn"]   # 16 candidates rejected
 (True, 19)
->>> s = res.summary_dict()["ccb"]
+>>> s = res.constants_dict()["ccb"]
 >>> s["n"], round(s["mean_000"]), s["unit"]
 (3, 800, "002 regret (2x 000's) per ln T")
 """
@@ -59,21 +59,24 @@ rows where it applies, the mean and the standard error of the mean, in its own u
 from __future__ import annotations
 
 import hashlib
-import json
 import math
+import os
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .matrix import PreferenceMatrix, as_preference_matrix
+from .comparison import check_options, compare
+from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
+from .registry import get_constant
+from .result import RichResult
 from .runner import JsonlStore, StoreError, StoreMismatch, load_store
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job
 
-from .comparison import check_options, compare
-from .registry import get_constant
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "run_batch",
@@ -173,16 +176,27 @@ def _check_feasible(G: np.ndarray, size: int, min_gap: float) -> None:
             f" matrix is {best[0] if best.size else 0:.4g}); lower min_gap or size")
 
 
-@dataclass(frozen=True)
-class Draws:
+@dataclass(frozen=True, repr=False)
+class Draws(RichResult):
     """Accepted submatrices of a draw (:func:`draw_submatrices`)."""
 
     arms: np.ndarray  #: (count, size) arm indices of each accepted submatrix, increasing
     min_gaps: np.ndarray  #: (count,) smallest gap of each accepted submatrix
     drawn: int  #: candidates drawn until the last acceptance (accepted + rejected)
 
+    def __repr__(self) -> str:
+        return f"<Draws: {self.arms.shape[0]} submatrices of {self.arms.shape[1]} arms, {self.drawn} drawn>"
 
-def draw_submatrices(matrix, size: int, count: int, min_gap: float = 0.0, seed: int = 0, *,
+    def summary(self) -> str:
+        n = self.arms.shape[0]
+        rate = f" (acceptance {n / self.drawn:.2%})" if self.drawn else ""
+        return f"{n} {self.arms.shape[1]}-arm submatrices accepted of {self.drawn} candidates{rate}"
+
+    def to_dict(self) -> dict:
+        return {"arms": self.arms.tolist(), "min_gaps": self.min_gaps.tolist(), "drawn": int(self.drawn)}
+
+
+def draw_submatrices(matrix: MatrixLike, size: int, count: int, min_gap: float = 0.0, seed: int = 0, *,
                      max_draws: int | None = None) -> Draws:
     """The first ``count`` candidates of :func:`iter_candidates` whose smallest gap is ``>= min_gap``.
 
@@ -273,7 +287,7 @@ def _row(index: int, arms, sub: PreferenceMatrix, keys: Sequence[str], alpha: fl
     return row
 
 
-def evaluate_submatrix(matrix, arms, keys: Iterable[str] | None = None, *, index: int = 0,
+def evaluate_submatrix(matrix: MatrixLike, arms: ArrayLike, keys: Iterable[str] | None = None, *, index: int = 0,
                        alpha: float = 0.51, beta: float = 2.0) -> dict:
     """The batch row of one submatrix: ``index``, ``arms``, ``min_gap``, ``KEY`` and ``KEY_000``
     for every constant (exactly what :func:`run_batch` stores for it).
@@ -361,8 +375,8 @@ def format_summary(summary: Sequence[dict]) -> str:
     return "\n".join(lines)
 
 
-@dataclass
-class BatchResult:
+@dataclass(repr=False)
+class BatchResult(RichResult):
     """What :func:`run_batch` returns.
 
     Attributes
@@ -370,8 +384,9 @@ class BatchResult:
     rows : list[dict]
         One per accepted submatrix, sorted by ``index`` (``0 .. count-1``): ``index``, ``arms``,
         ``min_gap``, ``KEY`` / ``KEY_000`` per constant, and ``error`` when it failed.
-    summary : list[dict]
-        :func:`summarize` over the rows (one dict per constant).
+    constants : list[dict]
+        :func:`summarize` over the rows: one dict per constant (``n``, ``mean``, ``se`` in its
+        own unit and in 000's).
     meta : dict
         The run's header (what a row file records): matrix SHA-256 and name, ``K``, ``size``,
         ``min_gap``, ``seed``, ``keys``, ``alpha``, ``beta``, ``units``, the draw scheme.
@@ -383,7 +398,7 @@ class BatchResult:
     """
 
     rows: list
-    summary: list
+    constants: list
     meta: dict
     stats: dict = field(default_factory=dict)
 
@@ -391,9 +406,14 @@ class BatchResult:
     def keys(self) -> list[str]:
         return list(self.meta["keys"])
 
-    def summary_dict(self) -> dict[str, dict]:
-        """The summary keyed by constant."""
-        return {s["key"]: s for s in self.summary}
+    def __repr__(self) -> str:
+        name = f" of {self.meta.get('matrix_name')!r}" if self.meta.get("matrix_name") else ""
+        return (f"<BatchResult{name}: {len(self.rows)} {self.meta['size']}-arm submatrices,"
+                f" {len(self.keys)} constants, seed {self.meta['seed']}>")
+
+    def constants_dict(self) -> dict[str, dict]:
+        """:attr:`constants` keyed by constant."""
+        return {s["key"]: s for s in self.constants}
 
     def values(self, key: str, unit: str = "own") -> np.ndarray:
         """The column of constant ``key`` over the rows (NaN where it does not apply);
@@ -403,7 +423,7 @@ class BatchResult:
             raise KeyError(f"constant {key!r} was not computed; this batch has {self.meta['keys']}")
         return np.array([np.nan if r.get(col) is None else r[col] for r in self.rows], dtype=float)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The rows as a :class:`pandas.DataFrame` indexed by ``index`` (needs pandas)."""
         import pandas as pd
 
@@ -414,18 +434,29 @@ class BatchResult:
             cols.append("error")
         return pd.DataFrame(self.rows, columns=cols).set_index("index")
 
-    def summary_frame(self):
-        """The summary as a :class:`pandas.DataFrame` indexed by constant (needs pandas)."""
+    def constants_frame(self) -> pd.DataFrame:
+        """:attr:`constants` as a :class:`pandas.DataFrame` indexed by constant (needs pandas)."""
         import pandas as pd
 
-        return pd.DataFrame(self.summary).set_index("key")
+        return pd.DataFrame(self.constants).set_index("key")
 
-    def format_summary(self) -> str:
-        return format_summary(self.summary)
+    def summary(self) -> str:
+        """A short text: the draw, the work done, and per constant its mean and standard error
+        over the submatrices where it applies (what the CLI prints)."""
+        m, st = self.meta, self.stats
+        name = f" of {m['matrix_name']}" if m.get("matrix_name") else ""
+        how = st["backend"] + (f", {st['workers']} workers, {st['chunk_size']} per task"
+                               if st["backend"] == "dask" else "")
+        return (f"batch: {len(self.rows)} accepted {m['size']}-arm submatrices{name} (K = {m['K']}),"
+                f" every gap >= {m['min_gap']:g}, seed {m['seed']}\n"
+                f"{st['drawn']} candidates drawn (acceptance {st['acceptance_rate']:.2%});"
+                f" {st['resumed']} rows resumed, {st['computed']} computed ({how}) in {st['seconds']:.1f} s\n"
+                "mean and standard error over the submatrices where each constant applies (n):\n\n"
+                + format_summary(self.constants))
 
     def to_dict(self) -> dict:
-        """``meta``, ``stats`` and ``summary`` (not the rows), JSON-ready."""
-        return {"meta": self.meta, "stats": self.stats, "summary": self.summary}
+        """``meta``, ``stats`` and ``constants`` (the per-constant summary; not the rows), JSON-ready."""
+        return {"meta": self.meta, "stats": self.stats, "constants": self.constants}
 
 
 
@@ -437,7 +468,7 @@ def matrix_sha256(pm: PreferenceMatrix) -> str:
     return h.hexdigest()
 
 
-def load_batch(path) -> tuple[dict, list[dict]]:
+def load_batch(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     """Read a row file: ``(header, rows sorted by index)`` (a partial last line is ignored)."""
     try:
         return load_store(path, tag=HEADER_TAG)
@@ -470,9 +501,9 @@ def _open_store(path, meta: dict, overwrite: bool) -> JsonlStore:
 
 
 # ----------------------------------------------------------------------------- execution
-def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | None = 0, out=None, *,
+def run_batch(matrix: MatrixLike, size: int, count: int, min_gap: float = 0.0, seed: int | None = 0, out: str | os.PathLike | None = None, *,
               keys: Iterable[str] | None = None, alpha: float = 0.51, beta: float = 2.0,
-              workers: int | None = 0, scheduler=None, chunk_size: int | None = None,
+              workers: int | None = 0, scheduler: Any = None, chunk_size: int | None = None,
               progress: bool | None = None, overwrite: bool = False,
               max_draws: int | None = None) -> BatchResult:
     """Evaluate constants on ``count`` random ``size``-arm submatrices whose gaps are all ``>= min_gap``.
@@ -504,7 +535,7 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
     workers : int or None
         ``0`` (default): in-process; ``n``: a local Dask cluster of ``n`` single-threaded worker
         processes; None: one per core when dask.distributed is installed, else in-process
-        (:func:`boundcalc.runner.resolve_workers`).  The rows are the same whatever the choice.
+        (:func:`boundcalc.runner.job.resolve_workers`).  The rows are the same whatever the choice.
     scheduler : str, distributed.Client or cluster, optional
         Use an existing Dask cluster (an address like ``"tcp://host:8786"``) instead of a local
         one; ``workers`` is then ignored.
@@ -603,7 +634,7 @@ def run_batch(matrix, size: int, count: int, min_gap: float = 0.0, seed: int | N
         "seconds_evaluate": rs["seconds_run"],
     }
     rows = list(rows)
-    return BatchResult(rows, summarize(rows, keys, meta.get("units")), meta, stats)
+    return BatchResult(rows, summarize(rows, keys, meta.get("units")), meta, stats)  # rows, constants, meta, stats
 
 
 def _version() -> str:

@@ -31,14 +31,27 @@ import math
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 import numpy as np
 
 from . import __version__
+from ._table import format_table
 from .datasets import EXAMPLES, load_example
-from .matrix import (PreferenceMatrix, PreferenceMatrixError, array_from_json, check_tie_epsilon,
-                     decode_matrix_text, parse_matrix_text)
+from .matrix import (
+    PreferenceMatrix,
+    PreferenceMatrixError,
+    array_from_json,
+    check_tie_epsilon,
+    decode_matrix_text,
+    parse_matrix_text,
+)
+from .result import BoundResult
+
+if TYPE_CHECKING:
+    from .cpe.instance import CPEInstance
 
 EXIT_OK, EXIT_SOLVER, EXIT_INPUT = 0, 1, 2
 EXAMPLE_NAMES = sorted(EXAMPLES) + ["arithmetic8"]
@@ -68,7 +81,7 @@ class InputError(Exception):
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with one-line errors (``boundcalc: error: argument --X: ...``) and exit status 2."""
 
-    def error(self, message):  # noqa: D401 - argparse's hook
+    def error(self, message: str) -> NoReturn:  # noqa: D401 - argparse's hook
         self.exit(EXIT_INPUT, f"boundcalc: error: {message} (see '{self.prog} --help')\n")
 
 
@@ -246,7 +259,7 @@ def _is_instance_json(obj) -> bool:
     return isinstance(obj, dict) and any(k in obj for k in ("format", "positions", "candidates"))
 
 
-def read_input(args, *, instances: bool = False):
+def read_input(args: argparse.Namespace, *, instances: bool = False) -> PreferenceMatrix | CPEInstance:
     """The matrix (or, with ``instances``, the CPE instance) named by PATH, '-' or --example.
 
     PreferenceMatrix / CPE errors and unreadable files become :class:`InputError` (exit 2) with
@@ -322,30 +335,9 @@ def read_input(args, *, instances: bool = False):
     return pm
 
 
-def read_matrix(args) -> PreferenceMatrix:
+def read_matrix(args: argparse.Namespace) -> PreferenceMatrix:
     """The matrix named by PATH or --example (see :func:`read_input`)."""
     return read_input(args)
-
-
-def _fmt(x, digits=6) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float):
-        if not np.isfinite(x):
-            return str(x)
-        return f"{x:.{digits}g}"
-    return str(x)
-
-
-def format_table(headers, rows) -> str:
-    """A plain aligned text table."""
-    cells = [[str(h) for h in headers]] + [[_fmt(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(cells[0], widths))]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in cells[1:]:
-        lines.append("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
-    return "\n".join(lines)
 
 
 def matrix_header(pm: PreferenceMatrix) -> str:
@@ -361,7 +353,7 @@ def matrix_header(pm: PreferenceMatrix) -> str:
 
 
 # ----------------------------------------------------------------------------- bounds
-def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane"):
+def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane") -> tuple[BoundResult, BoundResult, float, float]:
     """``(lower bound result, ECW result, seconds for each)`` for one matrix."""
     from .bounds.exact import ecw_bound, lower_bound
 
@@ -373,7 +365,7 @@ def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane"):
     return lb, ecw, t_lb, time.perf_counter() - t0
 
 
-def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane", computed=None) -> dict:
+def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane", computed: dict | None = None) -> dict:
     """Lower bound and ECW for one matrix, as a JSON-ready dict (what ``bounds --json`` prints).
 
     ``computed``: the output of :func:`compute_bounds`, if already at hand."""
@@ -402,8 +394,18 @@ def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane", computed=
     }
 
 
+def _note_conditioning(pm: PreferenceMatrix) -> None:
+    """Say on stderr when the LP's value is exact but its allocation is not determined (near ties)."""
+    from .lp import check_conditioning
+
+    cond = check_conditioning(pm)
+    if not cond.allocation_resolved:
+        print(f"boundcalc: note: {cond.message}", file=sys.stderr)
+
+
 def _cmd_bounds(args) -> int:
     pm = read_matrix(args)
+    _note_conditioning(pm)
     computed = compute_bounds(pm, args.method)
     rep = bounds_report(pm, args.method, computed)
     if args.plot:
@@ -489,6 +491,7 @@ def _cmd_compare(args) -> int:
     except ValueError as exc:
         raise InputError(str(exc)) from None
     pm = read_matrix(args)
+    _note_conditioning(pm)
     t0 = time.perf_counter()
     cmp = compare(pm, alpha=alpha, keys=keys, certify=args.certify)
     seconds = time.perf_counter() - t0
@@ -505,7 +508,7 @@ def _cmd_compare(args) -> int:
     out = io.StringIO()
     out.write(matrix_header(pm))
     out.write(f"coefficients of ln T (ln ln T where the unit says so), each in its paper's unit; alpha = {alpha:g}\n\n")
-    out.write(cmp.format() + "\n\n")
+    out.write(cmp.summary() + "\n\n")
     out.write(f"{len(cmp)} rows in {seconds * 1e3:.1f} ms\n")
     sys.stdout.write(out.getvalue())
     return status
@@ -546,7 +549,7 @@ def _cmd_batch(args) -> int:
     except KeyboardInterrupt:
         _interrupted(args)
         raise
-    m, st = res.meta, res.stats
+    st = res.stats
     if st["dropped_partial_line_bytes"]:
         print(f"boundcalc: {args.out}: dropped a partial last line ({st['dropped_partial_line_bytes']} bytes)"
               " left by an interrupted run", file=sys.stderr)
@@ -554,18 +557,7 @@ def _cmd_batch(args) -> int:
         json.dump(res.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        name = f" of {m['matrix_name']}" if m.get("matrix_name") else ""
-        how = st["backend"] + (f", {st['workers']} workers, {st['chunk_size']} per task" if st["backend"] == "dask" else "")
-        out = io.StringIO()
-        out.write(f"batch: {args.count} accepted {m['size']}-arm submatrices{name} (K = {m['K']}),"
-                  f" every gap >= {m['min_gap']:g}, seed {m['seed']}\n")
-        out.write(f"{st['drawn']} candidates drawn (acceptance {st['acceptance_rate']:.2%});"
-                  f" {st['resumed']} rows resumed, {st['computed']} computed ({how}) in {st['seconds']:.1f} s\n")
-        if args.out:
-            out.write(f"rows: {args.out}\n")
-        out.write("mean and standard error over the submatrices where each constant applies (n):\n\n")
-        out.write(res.format_summary() + "\n")
-        sys.stdout.write(out.getvalue())
+        sys.stdout.write(res.summary() + "\n" + (f"rows: {args.out}\n" if args.out else ""))
     if st["errors"]:
         print(f"boundcalc: {st['errors']} submatrices failed (rows carry an 'error' field);"
               " rerunning with the same arguments retries them", file=sys.stderr)
@@ -607,44 +599,9 @@ def _cmd_cpe(args) -> int:
     except CPETooLargeError as exc:
         raise InputError(str(exc)) from None
     if args.json:
-        json.dump(rep, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return EXIT_OK
-    out = io.StringIO()
-    name = f" {rep['name']}" if rep.get("name") else ""
-    out.write(f"instance{name}: {rep['candidates']} candidates, {rep['positions']} positions, {len(rep['edges'])} edges\n")
-    if "maximum_matchings" in rep:
-        out.write(f"maximum matchings: {rep['maximum_matchings']}\n")
-    out.write(f"width (Def. 2): {rep['width'] if rep['width'] is not None else rep.get('width_reason')}\n\n")
-    w = rep["edge_rewards"]
-    b, c = rep["borda"], rep["condorcet"]
-    rows = []
-    for k, e in enumerate(rep["edges"]):
-        rows.append([
-            f"({e[0]}, {e[1]})",
-            rep["matchings_per_edge"][k] if "matchings_per_edge" in rep else None,
-            w["values"][k] if w.get("values") else None,
-            b["gaps"][k] if "gaps" in b else None,
-            c["gaps"][k] if "gaps" in c else None,
-            c["verification_gaps"][k] if "verification_gaps" in c else None,
-        ])
-    out.write(format_table(["edge", "matchings", "w(e)", "Borda gap (w units)", "Condorcet gap (f units)",
-                            "verification gap"], rows) + "\n\n")
-    if w.get("method") == "monte-carlo":
-        out.write(f"w(e) estimated by Monte Carlo ({w['n_samples']} samples); standard errors in --json\n")
-    if "winner" in b:
-        out.write(f"Borda winner {b['winner']}: Borda score B = w(M)/l = {b['winner_score']:.6g};"
-                  f" H^B = sum_e 1/(Delta^B_e)^2 = {b['hardness']:.6g} (Def. 4)\n")
+        sys.stdout.write(rep.to_json(indent=2) + "\n")
     else:
-        out.write(f"Borda: {b.get('reason')}\n")
-    if "winner" in c:
-        extra = f" (Borda score {c['winner_borda_score']:.6g})" if "winner_borda_score" in c else ""
-        out.write(f"Condorcet winner {c['winner']}{extra}: Theorem 4 hardness (unordered comparable pairs)"
-                  f" {c['hardness']:.6g}; H^C_ver = {c['verification_hardness']:.6g} (Sec. 4.3)\n")
-    else:
-        out.write(f"Condorcet: {c.get('reason')}\n")
-    out.write("hardness values multiply ln(1/delta) in 004's sample complexities (no regret unit)\n")
-    sys.stdout.write(out.getvalue())
+        sys.stdout.write(rep.summary() + "\n")
     return EXIT_OK
 
 
@@ -683,7 +640,7 @@ def _emit_run(res, args) -> int:
         json.dump(res.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(res.format_table() + "\n")
+        sys.stdout.write(res.summary() + "\n")
         if args.plot:
             sys.stdout.write(f"plot: {args.plot}\n")
     return EXIT_OK
@@ -763,7 +720,7 @@ def _add_simulate(sub) -> None:
 
 # ----------------------------------------------------------------------------- explore
 def _cmd_explore(args) -> int:
-    from .cpe.exploration import ALGORITHMS
+    from .cpe.algorithms import ALGORITHMS
     from .explore import explore
 
     if args.algorithm not in ALGORITHMS:
@@ -786,7 +743,7 @@ def _cmd_explore(args) -> int:
 
 
 def _algorithm_help() -> str:
-    from .cpe.exploration import ALGORITHMS
+    from .cpe.algorithms import ALGORITHMS
 
     lines = ["algorithms (--algorithm NAME):"]
     for name, spec in ALGORITHMS.items():
@@ -843,7 +800,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -2,7 +2,7 @@
 
 :func:`compare` evaluates, on one K x K preference matrix, the exact Copeland lower bound and
 ECW-RMED's constant of Komiyama, Honda & Nakagawa (ICML 2016, paper 000) next to the
-published constants of the other dueling-bandit papers (FORMULAS.md), one row per constant,
+published constants of the other dueling-bandit papers (001-004, RMED), one row per constant,
 in this order (:data:`COMPARE_KEYS`):
 
 * ``lower_bound`` -- 000 Theorem 2, ``min_{i1} C*_{i1}`` (the exact LP, cutting plane); 000's unit.
@@ -37,7 +37,7 @@ for RMED and the Condorcet CPE rows, 001's Assumption 2 failing, no unique Borda
 row is ``"not-applicable"`` with a ``reason`` instead of a value; when a computation fails
 (a HiGHS failure) the row is ``"failed"`` with a ``message`` and no value -- never a silent
 number.  Every value is the coefficient of ``ln T`` (``ln ln T`` for ``dts_thm1_loglog``);
-the papers' additive constants are not published in closed form (FORMULAS.md), so no
+the papers' additive constants are not published in closed form, so no
 finite-T regret is formed.
 
 Speed: the matrix is validated once and every row reads the same
@@ -65,19 +65,21 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import time
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import bounds as _bounds  # noqa: F401  (importing the modules registers their constants)
 from .bounds.exact import METHODS
 from .cpe import single as _cpe_single  # noqa: F401  (light: no networkx until a CPE row is computed)
 from .lp.highs import SolverError
-from .matrix import PreferenceMatrix, as_preference_matrix
+from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .registry import ConstantSpec, Context, registered
-from .result import BoundResult, Result
+from .result import BoundResult, Result, RichResult
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["COMPARE_KEYS", "CSV_FIELDS", "Comparison", "check_options", "compare", "constants"]
 
@@ -152,7 +154,7 @@ def evaluate(spec: ConstantSpec, ctx: Context) -> Result:
         return spec.failed(str(exc) or type(exc).__name__)
 
 
-def compare(matrix, *, alpha: float = 0.51, beta: float = 2.0, keys: Iterable[str] | None = None,
+def compare(matrix: MatrixLike, *, alpha: float = 0.51, beta: float = 2.0, keys: Iterable[str] | None = None,
             method: str = "cutting-plane", certify: bool = False) -> Comparison:
     """Every regret constant and hardness of the field on one preference matrix (see the module table).
 
@@ -220,7 +222,7 @@ def _num(x: float | None, digits: int = 6) -> str:
     return f"{x:.{digits}g}"
 
 
-class Comparison:
+class Comparison(RichResult):
     """The rows of :func:`compare`: one :class:`~boundcalc.result.Result` per constant.
 
     Attributes
@@ -285,11 +287,6 @@ class Comparison:
         rows add winner, per_winner, method, stats and certificate; no allocation)."""
         return {"rows": [r.to_dict() for r in self.rows]}
 
-    def to_json(self, **kwargs) -> str:
-        """:meth:`to_dict` as JSON text (``kwargs`` go to :func:`json.dumps`; NaN/inf are refused)."""
-        kwargs.setdefault("allow_nan", False)
-        return json.dumps(self.to_dict(), **kwargs)
-
     def to_csv(self) -> str:
         """A CSV table with a header row :data:`CSV_FIELDS`; empty cells for missing values.
 
@@ -311,7 +308,7 @@ class Comparison:
             ])
         return buf.getvalue()
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """A :class:`pandas.DataFrame` indexed by key (columns value, unit, value_in_000_unit,
         source, reason, status, message, extra).  Needs pandas (``pip install boundcalc[plot]``)."""
         try:
@@ -322,7 +319,7 @@ class Comparison:
         return pd.DataFrame(data, columns=["key", "value", "unit", "value_in_000_unit", "source", "reason",
                                            "status", "message", "extra"]).set_index("key")
 
-    def format(self, *, digits: int = 6, reasons: bool = True) -> str:
+    def summary(self, *, digits: int = 6, reasons: bool = True) -> str:
         """A readable aligned table: key, value, value in 000's unit, unit, source; rows that do
         not apply show ``n/a`` and failed rows ``FAILED``; the reasons and failure messages are
         listed below the table (``reasons=False`` leaves out the reasons, never the failures)."""
@@ -354,9 +351,6 @@ class Comparison:
     def failed(self) -> list[Result]:
         """The rows whose computation failed (status ``"failed"``)."""
         return [r for r in self.rows if r.status == "failed"]
-
-    def __str__(self) -> str:
-        return self.format()
 
     def __repr__(self) -> str:
         name = f" {self.matrix.name!r}" if self.matrix is not None and self.matrix.name else ""

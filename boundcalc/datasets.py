@@ -18,12 +18,16 @@
 from __future__ import annotations
 
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .matrix import PreferenceMatrix
 
-__all__ = ["EXAMPLES", "load_example", "example_path", "random_matrix", "utility_matrix"]
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
+__all__ = ["EXAMPLES", "load_example", "example_path", "random_matrix", "utility_matrix", "tournament_matrix"]
 
 EXAMPLES = {
     "table2": ("table2_komiyama2016.txt", "Komiyama, Honda & Nakagawa (2016), Table 2"),
@@ -32,7 +36,7 @@ EXAMPLES = {
 }
 
 
-def example_path(name: str):
+def example_path(name: str) -> Traversable:
     """Path of a bundled example file."""
     if name not in EXAMPLES:
         raise KeyError(f"unknown example {name!r}; choose one of {sorted(EXAMPLES) + ['arithmetic8']}")
@@ -87,6 +91,28 @@ def utility_matrix(K: int, rng: np.random.Generator | int | None = None, *, nois
     up = np.clip(up, 0.01, 0.99)
     side = np.where(up >= 0.5, 1.0, -1.0)
     up = 0.5 + side * np.maximum(np.abs(up - 0.5), min_gap)
+    mu = np.full((K, K), 0.5)
+    mu[iu] = up
+    mu[(iu[1], iu[0])] = 1.0 - up
+    return PreferenceMatrix(mu)
+
+
+def tournament_matrix(K: int, rng: np.random.Generator | int | None = None, *, low: float = 0.05,
+                      high: float = 0.5) -> PreferenceMatrix:
+    """A uniform random tournament: every pair's winner by a fair coin, ``|mu_ij - 1/2| ~ U(low, high)``.
+
+    Copeland winners lose about a third of their duels and several arms come close, the hard
+    case for paper 000's lower-bound LP (large pools on both sides of every row).
+
+    >>> pm = tournament_matrix(9, 0)
+    >>> pm.K, bool(pm.min_gap >= 0.05)
+    (9, True)
+    """
+    if not 0 <= low <= high <= 0.5:
+        raise ValueError(f"need 0 <= low <= high <= 1/2; got low={low}, high={high}")
+    rng = np.random.default_rng(rng)
+    iu = np.triu_indices(K, 1)
+    up = 0.5 + rng.choice([-1.0, 1.0], iu[0].size) * rng.uniform(low, high, iu[0].size)
     mu = np.full((K, K), 0.5)
     mu[iu] = up
     mu[(iu[1], iu[0])] = 1.0 - up

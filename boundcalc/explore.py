@@ -1,7 +1,7 @@
 """Pure exploration on candidate-position instances: many seeded runs of one of paper 004's algorithms.
 
 Chen, Du, Huang & Zhao, "Combinatorial Pure Exploration for Dueling Bandits", ICML 2020 (004).
-:func:`explore` runs one registered algorithm (:data:`boundcalc.cpe.exploration.ALGORITHMS`:
+:func:`explore` runs one registered algorithm (:data:`boundcalc.cpe.algorithms.ALGORITHMS`:
 CLUCB-Borda-PAC and CLUCB-Borda-Exact, Algorithms 1 and 5; CAR-Cond, CAR-Parallel and
 CAR-Verify, Algorithms 2-4) ``runs`` times on one instance and reports, next to the hardness
 constants boundcalc computes exactly (:mod:`boundcalc.cpe`):
@@ -32,18 +32,26 @@ Execution
 >>> res = explore([[0.5, 0.8], [0.2, 0.5]], "car-cond", delta=0.05, runs=3, seed=0)
 >>> res.to_dict()["winner"], res.correct_rate, res.hardness["H^C"]
 ([[0, 's']], 1.0, 11.11...)
->>> bool(res.n_duels.min() > 0), res.summary()["stopped"]
+>>> bool(res.n_duels.min() > 0), res.statistics()["stopped"]
 (True, {'identified': 3})
 """
 
 from __future__ import annotations
 
-import json
 import math
+import os
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
+
+from .result import RichResult, to_jsonable
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from .cpe.instance import CPEInstance
 
 __all__ = ["explore", "ExploreResult", "explore_task", "run_seed", "plot_sample_complexity",
            "random_cpe_instance", "compute_hardness", "HARDNESS_KEYS", "DEFAULT_HARDNESS"]
@@ -69,7 +77,7 @@ def run_seed(seed: int, run: int) -> int:
 
 
 def _spec(name: str):
-    from .cpe.exploration import ALGORITHMS
+    from .cpe.algorithms import ALGORITHMS
 
     try:
         return ALGORITHMS[name]
@@ -85,7 +93,7 @@ def explore_task(task: dict, shared: dict) -> dict:
     """
     import time
 
-    from .cpe.exploration import run_algorithm
+    from .cpe.algorithms import run_algorithm
 
     inst = shared["instance"]
     t0 = time.perf_counter()
@@ -108,19 +116,8 @@ def explore_task(task: dict, shared: dict) -> dict:
         if shared["epsilon"] is not None:  # only a PAC algorithm has one
             eps = float(shared["epsilon"])
             row["correct"] = score is not None and score >= best - eps - PAC_RTOL * max(1.0, abs(best))
-    stats = res.to_dict().get("stats", {}) if hasattr(res, "to_dict") else dict(getattr(res, "stats", {}))
-    row["stats"] = json.loads(json.dumps(stats, default=_json_default))
+    row["stats"] = to_jsonable(dict(getattr(res, "stats", {})))
     return row
-
-
-def _json_default(x):
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.floating):
-        return float(x)
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    return str(x)
 
 
 # ----------------------------------------------------------------------------- hardness
@@ -138,8 +135,7 @@ def _explicit_lower_bounds(inst, delta: float) -> dict:
     Theorem 6 ``gamma < 1/(2 (2 + l))`` and the structural supposition checked by enumeration.
     Each limit is taken times ``1 - 1e-9`` (strict inequalities, and rounding).  ``delta`` must lie in (0, 0.1).
     """
-    from .cpe import (CPETooLargeError, NoWinnerError, borda_lower_bound, condorcet_lower_bound,
-                      matching_counts)
+    from .cpe import CPETooLargeError, NoWinnerError, borda_lower_bound, condorcet_lower_bound, matching_counts
 
     out: dict = {}
     l = inst.n_positions
@@ -165,7 +161,7 @@ def _explicit_lower_bounds(inst, delta: float) -> dict:
     return out
 
 
-def compute_hardness(inst, delta: float, epsilon: float | None = None) -> dict:
+def compute_hardness(inst: CPEInstance, delta: float, epsilon: float | None = None) -> dict:
     """The constants of 004 an exploration result is compared with, as a JSON-ready dict.
 
     ``{"width", "H^B", "H^B_eps", "H^C", "H^C_ver", "expressions": {"theorem1".. "theorem6"},
@@ -176,8 +172,16 @@ def compute_hardness(inst, delta: float, epsilon: float | None = None) -> dict:
     :func:`_explicit_lower_bounds`).  A quantity that does not exist (no unique Borda winner,
     no Condorcet winner, too large to compute exactly) is None with its reason.
     """
-    from .cpe import (CPETooLargeError, NoWinnerError, borda_hardness, borda_pac_hardness, condorcet_hardness,
-                      condorcet_ver_hardness, sample_complexity_expressions, width)
+    from .cpe import (
+        CPETooLargeError,
+        NoWinnerError,
+        borda_hardness,
+        borda_pac_hardness,
+        condorcet_hardness,
+        condorcet_ver_hardness,
+        sample_complexity_expressions,
+        width,
+    )
 
     out: dict = {"width": None, "H^B": None, "H^B_eps": None, "H^C": None, "H^C_ver": None}
     reasons: dict = {}
@@ -213,8 +217,8 @@ def compute_hardness(inst, delta: float, epsilon: float | None = None) -> dict:
 
 
 # ----------------------------------------------------------------------------- result
-@dataclass
-class ExploreResult:
+@dataclass(repr=False)
+class ExploreResult(RichResult):
     """All runs of one pure-exploration algorithm on one instance, with 004's constants.
 
     Attributes
@@ -282,7 +286,12 @@ class ExploreResult:
             return self.hardness["expressions"][key]
         raise KeyError(f"unknown hardness {key!r}; choose one of {list(HARDNESS_KEYS)} or theorem1..theorem6")
 
-    def summary(self) -> dict:
+    def __repr__(self) -> str:
+        name = f" {self.instance.name!r}" if self.instance.name else ""
+        return (f"<ExploreResult {self.algorithm} on{name} ({self.instance.n_edges} edges): {self.runs} runs,"
+                f" delta {self.delta:g}, correct rate {self.correct_rate:.3g}>")
+
+    def statistics(self) -> dict:
         """Correct rate, error rate (with a one-sided 95 % Clopper-Pearson upper limit, to hold
         against ``delta``), how the runs stopped, and the sample complexity's mean, standard
         error, min, max and 10 %, 50 %, 90 % quantiles."""
@@ -307,7 +316,7 @@ class ExploreResult:
             "seconds": float(sum(r["seconds"] for r in self.rows)),
         }
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Tidy ``pandas.DataFrame``: one row per run (``run, seed, n_duels, correct, exact,
         matching`` as ``[[candidate, position], ...]`` or None, ``stopped, seconds``)."""
         import pandas as pd
@@ -327,7 +336,7 @@ class ExploreResult:
     def to_dict(self) -> dict:
         """The JSON document of ``boundcalc explore --json``."""
         inst = self.instance
-        s = self.summary()
+        s = self.statistics()
         per_run = []
         for r in self.rows:
             d = {k: r[k] for k in ("run", "seed", "n_duels", "correct", "exact", "stopped", "seconds")}
@@ -347,12 +356,9 @@ class ExploreResult:
             "seconds": s["seconds"], "per_run": per_run,
         }
 
-    def to_json(self, **kw) -> str:
-        return json.dumps(self.to_dict(), **kw)
-
-    def format_table(self) -> str:
-        """A plain-text summary (what the CLI prints)."""
-        s = self.summary()
+    def summary(self) -> str:
+        """A short text: the instance, the algorithm, correct rate, duels, hardness (what the CLI prints)."""
+        s = self.statistics()
         inst = self.instance
         h = self.hardness
         eps = "" if self.epsilon is None else f", epsilon = {self.epsilon:g}"
@@ -381,7 +387,7 @@ class ExploreResult:
                      + ", ".join(f"Thm {k[-1]} {f(v.get('value'))}" for k, v in lb.items()))
         return "\n".join(lines)
 
-    def plot(self, ax=None, hardness: str | None = None, **kw):
+    def plot(self, ax: Axes | str | os.PathLike | None = None, hardness: str | None = None, **kw: Any) -> Axes:
         """This result's point on :func:`plot_sample_complexity` (mean, 10 %-90 % bar, against H);
         ``ax`` an Axes or a file path to save to."""
         return plot_sample_complexity([self], ax=ax, hardness=hardness, **kw)
@@ -398,9 +404,9 @@ def _check_unit_interval(name: str, x) -> float:
     return v
 
 
-def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = None, runs: int = 10,
+def explore(instance: CPEInstance | Mapping[str, Any] | str | os.PathLike, algorithm: str, *, delta: float, epsilon: float | None = None, runs: int = 10,
             seed: int = 0, max_duels: int | None = None, options: Mapping[str, Any] | None = None,
-            out=None, overwrite: bool = False, workers: int | None = 0, scheduler=None,
+            out: str | os.PathLike | None = None, overwrite: bool = False, workers: int | None = 0, scheduler: Any = None,
             chunk_size: int | None = None, progress: bool | None = None) -> ExploreResult:
     """Run the registered algorithm ``runs`` times on ``instance`` (module text).
 
@@ -409,7 +415,7 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
     instance : CPEInstance, PreferenceMatrix or array_like
         A K x K matrix is its one-position instance (:meth:`CPEInstance.from_matrix`).
     algorithm : str
-        A key of :data:`boundcalc.cpe.exploration.ALGORITHMS` (``clucb-borda-pac``,
+        A key of :data:`boundcalc.cpe.algorithms.ALGORITHMS` (``clucb-borda-pac``,
         ``clucb-borda-exact``, ``car-cond``, ``car-verify``, ``car-parallel``).
     delta : float
         Confidence, in (0, 1).
@@ -421,10 +427,10 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
     max_duels : int, optional
         A budget per run (the algorithm stops with ``stopped == "budget"``).
     options : dict, optional
-        Extra keywords of the algorithm (:func:`boundcalc.cpe.exploration.run_algorithm`).
+        Extra keywords of the algorithm (:func:`boundcalc.cpe.algorithms.run_algorithm`).
     out, overwrite, workers, scheduler, chunk_size, progress
         The run options shared with :func:`boundcalc.batch.run_batch` and
-        :func:`boundcalc.simulate.simulate` (:func:`boundcalc.runner.run_job`): a resumable JSON
+        :func:`boundcalc.simulate.simulate` (:func:`boundcalc.runner.job.run_job`): a resumable JSON
         Lines row file (one row per run), in-process by default (``workers=n``: a local Dask
         cluster), a progress bar when stderr is a terminal.
 
@@ -491,7 +497,8 @@ def explore(instance, algorithm: str, *, delta: float, epsilon: float | None = N
 
 # ----------------------------------------------------------------------------- plot
 def plot_sample_complexity(results: Iterable[ExploreResult], *, hardness: str | Mapping[str, str] | None = None,
-                           ax=None, band: str | None = "quantile", reference: bool = True, title: str | None = None):
+                           ax: Axes | str | os.PathLike | None = None, band: str | None = "quantile", reference: bool = True,
+                           title: str | None = None) -> Axes:
     """Sample complexity against hardness for a family of instances: log-log, one series per algorithm.
 
     Per result a marker at ``(H, mean duels)`` with a bar over the runs' spread (``band``:
@@ -575,9 +582,9 @@ def _draw_sample_complexity(ax, results, hardness, band, reference, title) -> No
 
 
 # ----------------------------------------------------------------------------- instances
-def random_cpe_instance(n_positions: int, candidates_per_position: int = 2, rng=None, *, n_candidates: int | None = None,
+def random_cpe_instance(n_positions: int, candidates_per_position: int = 2, rng: np.random.Generator | int | None = None, *, n_candidates: int | None = None,
                         gap: float = 0.2, spread: float = 0.5, condorcet: bool = True, max_tries: int = 200,
-                        name: str | None = None):
+                        name: str | None = None) -> CPEInstance:
     """A random candidate-position instance of 004's kind, for families of exploration runs.
 
     ``n_candidates`` candidates (default ``n_positions + candidates_per_position - 1``) on a

@@ -1,7 +1,7 @@
 """Validated preference matrices and their Copeland structure.
 
 A preference matrix ``mu`` is K x K with ``mu[i, j]`` = P(arm i beats arm j),
-``mu[i, j] + mu[j, i] = 1`` and ``mu[i, i] = 1/2`` (THEORY.md section 1; paper 000,
+``mu[i, j] + mu[j, i] = 1`` and ``mu[i, i] = 1/2`` (paper 000,
 Komiyama, Honda & Nakagawa, ICML 2016, Sec. 2).  :class:`PreferenceMatrix` validates
 once, stores an exactly antisymmetric copy, and exposes the Copeland structure that every
 bound downstream relies on.
@@ -18,14 +18,19 @@ import numbers
 import os
 import re
 import zipfile
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = [
+    "MatrixLike",
     "PreferenceMatrix",
+    "Structure",
+    "pair_regret",
     "check_preference_array",
     "PreferenceMatrixError",
     "as_preference_matrix",
@@ -45,7 +50,7 @@ class PreferenceMatrixError(ValueError):
     """A preference matrix failed validation; the message names the problem and entry."""
 
 
-def kl_bernoulli(p, q):
+def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> np.ndarray:
     """Bernoulli KL divergence ``d(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q))`` (natural log).
 
     Vectorised; ``0 log 0 = 0``.
@@ -61,8 +66,8 @@ def kl_bernoulli(p, q):
     return a + b
 
 
-def kl_half(p):
-    """``d(p) = d_KL(p, 1/2) = p log(2p) + (1-p) log(2(1-p))`` (THEORY.md section 1).
+def kl_half(p: ArrayLike) -> np.ndarray:
+    """``d(p) = d_KL(p, 1/2) = p log(2p) + (1-p) log(2(1-p))`` (000 Sec. 2, the divergence of eq. (2)).
 
     Symmetric about 1/2, so ``d(mu_ij) = d(mu_ji)``.  Evaluated as
     ``x atanh(x) + log1p(-x^2) / 2`` with ``x = 2p - 1``, which keeps full relative accuracy
@@ -472,40 +477,39 @@ class PreferenceMatrix:
 
     # ------------------------------------------------------------------ structure
     @cached_property
+    def structure(self) -> "Structure":
+        """The Copeland structure (:class:`Structure`: ``beats``, ``L``, ``L_sorted``, winners and
+        ``d``), computed once; :attr:`beats`, :attr:`L`, :attr:`L_sorted` and
+        :attr:`copeland_winners` are its arrays, and the LP core reads it as it is."""
+        return Structure._from_fresh(self._mu > 0.5, self.d)
+
+    @property
     def beats(self) -> np.ndarray:
         """``beats[i, j]`` is True when arm i beats arm j (``mu[i, j] > 1/2``)."""
-        b = self._mu > 0.5
-        b.setflags(write=False)
-        return b
+        return self.structure.beats
 
-    @cached_property
+    @property
     def L(self) -> np.ndarray:
         """Copeland losses ``L_i = |S_i|``, the number of arms that beat arm i."""
-        v = self.beats.sum(axis=0).astype(np.int64)
-        v.setflags(write=False)
-        return v
+        return self.structure.L
 
-    @cached_property
+    @property
     def L_sorted(self) -> np.ndarray:
         """``L(1) <= L(2) <= ...``: the sorted Copeland losses."""
-        v = np.sort(self.L)
-        v.setflags(write=False)
-        return v
+        return self.structure.L_sorted
 
     def superiors(self, i: int) -> np.ndarray:
         """``S_i``: indices of the arms that beat arm i."""
-        return np.flatnonzero(self.beats[:, i])
+        return self.structure.superiors(i)
 
     def inferiors(self, i: int) -> np.ndarray:
         """``I_i``: indices of the arms that arm i beats."""
-        return np.flatnonzero(self.beats[i, :])
+        return self.structure.inferiors(i)
 
-    @cached_property
+    @property
     def copeland_winners(self) -> np.ndarray:
         """Arms with the fewest Copeland losses ``L(1)``."""
-        v = np.flatnonzero(self.L == self.L_sorted[0])
-        v.setflags(write=False)
-        return v
+        return self.structure.winners
 
     @property
     def n_winners(self) -> int:
@@ -575,7 +579,13 @@ class PreferenceMatrix:
         return self.submatrix(perm)
 
 
-def as_preference_matrix(matrix: Any, **kwargs) -> PreferenceMatrix:
+#: What a function taking a preference matrix accepts: a :class:`PreferenceMatrix`, a square
+#: array-like of probabilities ``mu[i, j]`` (validated by :func:`as_preference_matrix`), or the path of
+#: a matrix file (``.npy``, ``.npz``, ``.json``, ``.csv``, ``.txt``).
+MatrixLike = Union[PreferenceMatrix, ArrayLike, str, os.PathLike]
+
+
+def as_preference_matrix(matrix: MatrixLike, **kwargs: Any) -> PreferenceMatrix:
     """Accept a :class:`PreferenceMatrix`, an array-like, or a path, and return a validated matrix."""
     if isinstance(matrix, PreferenceMatrix) and not kwargs:
         return matrix
@@ -583,3 +593,107 @@ def as_preference_matrix(matrix: Any, **kwargs) -> PreferenceMatrix:
         return PreferenceMatrix.from_file(matrix, **kwargs)
     return PreferenceMatrix(matrix, **kwargs)
 
+
+
+@dataclass(frozen=True, eq=False)
+class Structure:
+    """Who beats whom, and the quantities of paper 000 that follow from it (Sec. 2).
+
+    The constraint families of paper 000 (``R_{i1}``, eq. (2); ``R^E_{i1}``, eqs. (4)-(5))
+    depend on a matrix only through this: the superiors ``S_i`` and inferiors ``I_i``, the
+    Copeland losses ``L_i = |S_i|`` and the Copeland winners; the gaps enter only through ``d``.
+    A :class:`PreferenceMatrix` computes its structure once (:attr:`PreferenceMatrix.structure`);
+    :func:`boundcalc.lp.structure.empirical_structure` builds one from an empirical matrix
+    (exact ties allowed: a tied pair is in neither direction of ``beats``).
+
+    Attributes
+    ----------
+    beats : ndarray of bool (K, K)
+        ``beats[i, j]``: arm ``i`` beats arm ``j`` strictly (``mu_ij > 1/2``).
+    d : ndarray (K, K) or None
+        ``d(mu_ij) = KL(mu_ij, 1/2)``, symmetric, 0 on the diagonal and on ties.
+    L, L_sorted, winners : ndarray
+        Copeland losses, their sorted values, the arms with ``L_i = L(1)``.
+    key : bytes
+        Identifies ``beats`` (equal structures have equal keys; used to cache LP models).
+
+    >>> s = Structure(np.array([[0, 1, 1], [0, 0, 1], [0, 0, 0]], bool))
+    >>> s.L.tolist(), s.winners.tolist(), s.K
+    ([0, 1, 2], [0], 3)
+    """
+
+    beats: np.ndarray
+    d: np.ndarray | None = None
+
+    def __post_init__(self, _trusted: bool = False):
+        if _trusted:  # built from a matrix: a fresh, antisymmetric array
+            b = self.beats
+        else:
+            b = np.array(self.beats, dtype=bool)
+            if b.ndim != 2 or b.shape[0] != b.shape[1] or b.shape[0] < 2:
+                raise ValueError(f"beats must be a square K x K array with K >= 2; got shape {b.shape}")
+            if np.any(b & b.T):  # also catches a True diagonal
+                raise ValueError("beats must be antisymmetric with a False diagonal")
+        b.setflags(write=False)
+        object.__setattr__(self, "beats", b)
+        L = b.sum(axis=0).astype(np.int64)
+        L.setflags(write=False)
+        object.__setattr__(self, "L", L)
+        Ls = np.sort(L)
+        Ls.setflags(write=False)
+        object.__setattr__(self, "L_sorted", Ls)
+        w = np.flatnonzero(L == Ls[0])
+        w.setflags(write=False)
+        object.__setattr__(self, "winners", w)
+        object.__setattr__(self, "key", np.packbits(b).tobytes() + int(b.shape[0]).to_bytes(4, "little"))
+
+    @classmethod
+    def _from_fresh(cls, beats: np.ndarray, d: np.ndarray | None) -> "Structure":
+        """Skip the checks for arrays the caller has just built (a matrix's ``mu > 1/2``)."""
+        self = object.__new__(cls)
+        object.__setattr__(self, "beats", beats)
+        object.__setattr__(self, "d", d)
+        self.__post_init__(_trusted=True)
+        return self
+
+    @property
+    def K(self) -> int:
+        return int(self.beats.shape[0])
+
+    @property
+    def ties(self) -> int:
+        """Number of unordered pairs in neither direction of ``beats`` (empirical ties)."""
+        K = self.K
+        return int((K * (K - 1) - 2 * int(self.beats.sum())) // 2)
+
+    def superiors(self, i: int) -> np.ndarray:
+        """``S_i``: the arms that beat ``i``."""
+        return np.flatnonzero(self.beats[:, i])
+
+    def inferiors(self, i: int) -> np.ndarray:
+        """``I_i``: the arms that ``i`` beats."""
+        return np.flatnonzero(self.beats[i, :])
+
+    @property
+    def regret(self) -> np.ndarray:
+        """Paper 000's pair regret ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))``, 0 on the diagonal."""
+        r = self.__dict__.get("_regret")
+        if r is None:
+            r = pair_regret(self.L, self.K)
+            r.setflags(write=False)
+            object.__setattr__(self, "_regret", r)
+        return r
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Structure) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+def pair_regret(L: np.ndarray, K: int) -> np.ndarray:
+    """``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))`` (000 Sec. 2), 0 on the diagonal."""
+    L = np.asarray(L, dtype=float)
+    r = (L[:, None] + L[None, :] - 2.0 * L.min()) / (2.0 * (K - 1))
+    np.fill_diagonal(r, 0.0)
+    return r

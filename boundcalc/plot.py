@@ -15,12 +15,15 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
-from .matrix import PreferenceMatrix, as_preference_matrix
+from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .result import BoundResult
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["plot_allocation", "axes_for", "check_figure_path", "FIGURE_SUFFIXES"]
 
@@ -28,7 +31,7 @@ __all__ = ["plot_allocation", "axes_for", "check_figure_path", "FIGURE_SUFFIXES"
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
 
 
-def check_figure_path(path) -> Path:
+def check_figure_path(path: str | os.PathLike) -> Path:
     """``path`` as a :class:`~pathlib.Path` a figure can be saved to, checked *before* any work:
     a known suffix (:data:`FIGURE_SUFFIXES`), not a directory, in an existing writable directory.
     Raises ``ValueError`` naming the problem.
@@ -57,7 +60,7 @@ def _check_writable(p: Path, what: str) -> None:
 
 
 @contextmanager
-def axes_for(target=None, *, figsize=(6.4, 4.2), dpi: int = 150) -> Iterator:
+def axes_for(target: Any = None, *, figsize: tuple[float, float] = (6.4, 4.2), dpi: int = 150) -> Iterator:
     """The Axes a ``plot`` method draws on: ``target`` itself when it is an Axes, else a new
     figure's; when ``target`` is a path (str or path-like) the figure is saved there
     (``bbox_inches="tight"``) and closed after the block.
@@ -87,7 +90,8 @@ def axes_for(target=None, *, figsize=(6.4, 4.2), dpi: int = 150) -> Iterator:
         plt.close(ax.figure)
 
 
-def plot_allocation(matrix, result: BoundResult, path=None, *, order: str = "losses", title: str | None = None):
+def plot_allocation(matrix: MatrixLike, result: BoundResult, path: str | os.PathLike | None = None, *, order: str = "losses",
+                    title: str | None = None) -> Figure:
     """Heat maps of the preference matrix and of the optimal allocation ``q`` (draws per ln T).
 
     Left: ``mu`` (who beats whom); right: ``log10 q`` of every pair, white where ``q = 0``, with

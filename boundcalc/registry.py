@@ -1,4 +1,13 @@
-"""The registry of constants: each bound module declares its key, unit and source next to its function.
+"""Registries: the one mechanism by which constants, policies and pure-exploration algorithms join
+the package, and the registry of constants.
+
+:class:`Registry` maps names to objects (classes, functions, specs) registered by decorator where
+they are defined; nothing is looked up by name through ``importlib``.  The constants of
+:func:`boundcalc.compare` (:data:`CONSTANTS`, below), the online policies
+(:data:`boundcalc.policies.POLICIES`) and 004's algorithms (:data:`boundcalc.cpe.ALGORITHMS`) are
+three instances.
+
+Constants: each bound module declares its key, unit and source next to its function.
 
 A constant joins :func:`boundcalc.compare` (and the contract test that checks every
 constant) by one registration in its own module::
@@ -28,19 +37,100 @@ pass).  ``needs`` names the options a constant reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, ItemsView, Iterable, Iterator, ValuesView
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
+from .matrix import PreferenceMatrix
 from .result import Result
 from .units import UNITS
 
-__all__ = ["Context", "ConstantSpec", "OPTIONS", "register_constant", "registered", "get_constant"]
+__all__ = ["Registry", "CONSTANTS", "Context", "ConstantSpec", "OPTIONS", "register_constant", "registered",
+           "get_constant"]
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    """Names to objects, in registration order; filled by decorators when the defining modules
+    are imported.
+
+    ``registry[name]`` raises ``KeyError`` naming the registered names; ``name in registry``,
+    ``len``, iteration over names, :meth:`items` and :meth:`values` work as for a dict.
+    Registering another object under a taken name raises ``ValueError``, except the same
+    definition again (a module reloaded).
+
+    >>> shapes = Registry("shape")
+    >>> @shapes.register("square")
+    ... def square(x):
+    ...     return x * x
+    >>> shapes["square"](3), list(shapes)
+    (9, ['square'])
+    >>> shapes["circle"]
+    Traceback (most recent call last):
+    ...
+    KeyError: "unknown shape 'circle'; registered: square"
+    """
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self._items: dict[str, T] = {}
+
+    @staticmethod
+    def _identity(obj) -> tuple:
+        target = getattr(obj, "func", None) or obj
+        return (getattr(target, "__module__", None), getattr(target, "__qualname__", None))
+
+    def add(self, name: str, obj: T) -> T:
+        """Register ``obj`` under ``name``; return ``obj``."""
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a {self.kind} needs a non-empty string name; got {name!r}")
+        old = self._items.get(name)
+        if old is not None and old is not obj and self._identity(old) != self._identity(obj):
+            raise ValueError(f"a {self.kind} named {name!r} is already registered ({self._identity(old)[1]})")
+        self._items[name] = obj
+        return obj
+
+    def register(self, name: str) -> Callable[[T], T]:
+        """A decorator registering the decorated object under ``name``."""
+        return lambda obj: self.add(name, obj)
+
+    def __getitem__(self, name: str) -> T:
+        try:
+            return self._items[name]
+        except (KeyError, TypeError):
+            raise KeyError(f"unknown {self.kind} {name!r}; registered: {', '.join(self._items) or 'none'}") from None
+
+    def get(self, name: str, default: Any = None) -> T | Any:
+        return self._items.get(name, default)
+
+    def __contains__(self, name) -> bool:
+        return name in self._items
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def names(self) -> list[str]:
+        return list(self._items)
+
+    def items(self) -> ItemsView[str, T]:
+        return self._items.items()
+
+    def values(self) -> ValuesView[T]:
+        return self._items.values()
+
+    def __repr__(self) -> str:
+        return f"<Registry of {len(self)} {self.kind}s: {', '.join(self._items)}>"
+
 
 #: The options of a :class:`Context` a constant may declare in ``needs``.
 OPTIONS: tuple[str, ...] = ("alpha", "beta", "method", "certify")
 
-_REGISTRY: dict[str, "ConstantSpec"] = {}
+#: Every constant of :func:`boundcalc.compare`, by key (a :class:`ConstantSpec` each).
+CONSTANTS: "Registry[ConstantSpec]" = Registry("constant")
 
 
 class Context:
@@ -65,7 +155,7 @@ class Context:
 
     __slots__ = ("pm", "alpha", "beta", "method", "certify", "cache")
 
-    def __init__(self, pm, *, alpha: float = 0.51, beta: float = 2.0, method: str = "cutting-plane",
+    def __init__(self, pm: PreferenceMatrix, *, alpha: float = 0.51, beta: float = 2.0, method: str = "cutting-plane",
                  certify: bool = False):
         self.pm = pm
         self.alpha = float(alpha)
@@ -191,24 +281,17 @@ def register_constant(key: str, *, unit: str, source: str, order: int, needs: It
 
 
 def _add(spec: ConstantSpec) -> None:
-    old = _REGISTRY.get(spec.key)
-    if old is not None and old.func is not None and (
-        old.func.__module__, old.func.__qualname__) != (spec.func.__module__, spec.func.__qualname__):
-        raise ValueError(f"constant {spec.key!r} is already registered by {old.func.__module__}")
-    clash = [s.key for s in _REGISTRY.values() if s.order == spec.order and s.key != spec.key]
+    clash = [s.key for s in CONSTANTS.values() if s.order == spec.order and s.key != spec.key]
     if clash:
         raise ValueError(f"constant {spec.key!r}: order {spec.order} is already taken by {clash[0]!r}")
-    _REGISTRY[spec.key] = spec  # a module reloaded re-registers the same function
+    CONSTANTS.add(spec.key, spec)  # a module reloaded re-registers the same function
 
 
 def registered() -> tuple[ConstantSpec, ...]:
     """Every registered constant, by ``order``."""
-    return tuple(sorted(_REGISTRY.values(), key=lambda s: s.order))
+    return tuple(sorted(CONSTANTS.values(), key=lambda s: s.order))
 
 
 def get_constant(key: str) -> ConstantSpec:
     """The registered constant ``key``; ``KeyError`` naming the registered keys otherwise."""
-    try:
-        return _REGISTRY[key]
-    except KeyError:
-        raise KeyError(f"no registered constant {key!r}; registered: {[s.key for s in registered()]}") from None
+    return CONSTANTS[key]

@@ -1,5 +1,12 @@
-"""The one result type of boundcalc: every constant is a :class:`Result`, every LP bound a :class:`BoundResult`.
+"""The result types of boundcalc: one base for everything the package returns, one for constants.
 
+:class:`RichResult` is the base of every result (constants, comparisons, simulations, batch runs,
+pure-exploration runs, CPE reports, oracle answers, runner rows), as scipy's ``_RichResult`` is:
+one short readable :meth:`~RichResult.summary` (also ``str(result)``), one JSON form
+(:meth:`~RichResult.to_dict` / :meth:`~RichResult.to_json`) with one convention -- NaN and
+infinities become ``null`` (:func:`to_jsonable`) -- and ``to_frame()`` where the result is a table.
+
+Every constant is a :class:`Result`, every LP bound a :class:`BoundResult`.
 Modelled on :class:`scipy.optimize.OptimizeResult`: a result says what it is (``key``), its
 value in a named unit (:mod:`boundcalc.units`), where the formula comes from (``source``) and
 how the computation went -- ``status`` is one of
@@ -26,7 +33,9 @@ optimality :class:`Certificate`.
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +44,7 @@ import numpy as np
 from .units import UNIT_000, to_000_unit
 
 __all__ = [
+    "RichResult",
     "Result",
     "BoundResult",
     "Certificate",
@@ -46,6 +56,11 @@ __all__ = [
     "to_jsonable",
     "UNIT_000",
 ]
+
+#: The certificate check's tolerances (:meth:`Certificate.problems`): the largest row violation
+#: (normalised units) and the relative duality gap an LP bound may have and still be "ok".
+CERTIFICATE_VIOLATION_TOL = 1e-7
+CERTIFICATE_GAP_RTOL = 1e-7
 
 #: The values of :attr:`Result.status`.
 STATUSES: tuple[str, ...] = ("ok", "not-applicable", "failed")
@@ -63,7 +78,8 @@ STATS_SCHEMA: dict[str, str] = {
     "rows_added": "rows added by separation, summed over winners",
     "rows_removed": "slack rows removed from the model(s), summed over winners",
     "warm_start": "True when a model kept from an earlier solve was reused",
-    "solver": "the solver used ('highspy', 'cvxpy/HIGHS', 'cvxpy/CLARABEL', None for a closed form)",
+    "solver": "the solver used: 'highs' (the cutting plane on highspy), 'cvxpy/highs' or 'cvxpy/clarabel'"
+              " (the enumerated LP; '+'-joined when winners needed different ones), 'closed-form'",
 }
 #: The keys of :data:`STATS_SCHEMA`, in order.
 STATS_KEYS: tuple[str, ...] = tuple(STATS_SCHEMA)
@@ -76,8 +92,9 @@ BOUND_SOURCES: dict[str, str] = {
 
 
 def to_jsonable(x: Any) -> Any:
-    """``x`` with numpy scalars and arrays made plain Python, dict keys made strings and
-    non-finite floats made None (strict JSON has no NaN or infinity).
+    """``x`` with numpy scalars and arrays made plain Python, dict keys made strings,
+    non-finite floats made None (strict JSON has no NaN or infinity) and any other object its
+    ``repr``: the one JSON convention of every result.
 
     >>> to_jsonable({1: np.float64(2.5), "a": np.array([1.0, np.nan]), "b": (np.int64(3), True)})
     {'1': 2.5, 'a': [1.0, None], 'b': [3, True]}
@@ -95,7 +112,42 @@ def to_jsonable(x: Any) -> Any:
     if isinstance(x, (float, np.floating)):
         x = float(x)
         return x if math.isfinite(x) else None
-    return x
+    if x is None or isinstance(x, str):
+        return x
+    return repr(x)  # anything else (an enum, an object in a stats dict) as its repr
+
+
+class RichResult:
+    """Base of every result boundcalc returns.
+
+    Subclasses implement :meth:`to_dict` (a dict of plain Python values) and :meth:`summary`
+    (a short readable text, at most a screenful); ``str(result)`` is the summary and
+    :meth:`to_json` the dict as strict JSON, NaN and infinities written as ``null``.  A tabular
+    result adds ``to_frame()`` (a :class:`pandas.DataFrame`).
+
+    >>> class Demo(RichResult):
+    ...     def to_dict(self): return {"x": float("inf"), "y": np.float64(2.0)}
+    ...     def summary(self): return "x is infinite"
+    >>> str(Demo()), Demo().to_json()
+    ('x is infinite', '{"x": null, "y": 2.0}')
+    """
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def summary(self) -> str:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def to_json(self, **kwargs) -> str:
+        """:meth:`to_dict` as strict JSON (NaN and infinities as ``null``; ``kwargs`` go to
+        :func:`json.dumps`)."""
+        kwargs.setdefault("allow_nan", False)
+        return json.dumps(to_jsonable(self.to_dict()), **kwargs)
+
+    def __str__(self) -> str:
+        return self.summary()
 
 
 def complete_stats(stats: dict | None, method: str | None = None) -> dict:
@@ -127,7 +179,7 @@ def _check_float(value: Any, what: str) -> float | None:
 
 
 @dataclass(kw_only=True)
-class Result:
+class Result(RichResult):
     """One constant evaluated on one input: value, unit, source and how it went.
 
     Attributes
@@ -239,6 +291,16 @@ class Result:
         return (f"{type(self).__name__}(key={self.key!r}, value={v}, unit={self.unit!r},"
                 f" status={self.status!r}{tail[self.status]})")
 
+    def summary(self) -> str:
+        """One line: the key, the value and unit (or why there is none), the source."""
+        if self.status == "ok":
+            v000 = self.value_in_000_unit
+            conv = f" ({v000:.6g} in 000's unit)" if v000 is not None and self.unit != UNIT_000 else ""
+            return f"{self.key} = {self.value:.6g} {self.unit}{conv}; {self.source}"
+        if self.status == "not-applicable":
+            return f"{self.key}: does not apply ({self.reason}); {self.source}"
+        return f"{self.key}: FAILED ({self.message}); {self.source}"
+
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: key, value, unit, value_in_000_unit, source, reason, status, message, extra."""
@@ -274,7 +336,7 @@ def _base_kwargs(d: dict) -> dict:
 
 
 @dataclass(frozen=True)
-class Certificate:
+class Certificate(RichResult):
     """Evidence that a returned allocation is optimal.
 
     Attributes
@@ -286,9 +348,12 @@ class Certificate:
         Objective of a feasible point: the returned allocation, scaled by ``1/(1 - v)``
         and clipped to 1 when ``v = max_violation > 0``.  An upper bound on the optimum.
     dual_bound : float
-        Lagrangian bound ``sum_r y_r + sum_p min(0, c_p - (A^T y)_p)`` from the solver's row
-        duals ``y >= 0``; valid for *any* ``y >= 0``, hence a lower bound on the optimum of
-        the full LP (rows not in the model carry ``y = 0``).  NaN when no dual is computed
+        Lagrangian bound ``sum_r y_r lo_r + sum_v min(lb_v g_v, ub_v g_v)``, ``g = c - A^T y``,
+        from the solver's row duals ``y >= 0`` over every row and variable of the solved model
+        (the lifted rows and their auxiliary variables included; for plain covering rows
+        ``lo = 1``, ``lb = 0``, ``ub = 1`` and it reads ``sum_r y_r + sum_p min(0, g_p)``).  Valid
+        for *any* ``y >= 0``: every model row is implied by the full family of 000 eq. (2), so
+        it is a lower bound on the optimum of the full LP.  NaN when no dual is computed
         (closed forms).
     """
 
@@ -303,7 +368,33 @@ class Certificate:
 
     @property
     def relative_gap(self) -> float:
+        """``gap / |primal_bound|`` (:meth:`problems` tests ``|gap| <= rtol max(1, |primal_bound|)``)."""
         return self.gap / max(abs(self.primal_bound), 1e-300)
+
+    def problems(self, *, violation_tol: float = CERTIFICATE_VIOLATION_TOL,
+                 gap_rtol: float = CERTIFICATE_GAP_RTOL) -> list[str]:
+        """What is wrong with the certificate, as messages (empty: it certifies optimality).
+
+        The one check every LP bound is acted upon with: the allocation violates no row of the
+        whole family by more than ``violation_tol`` (normalised units, rows ``sum e >= 1``), and
+        the duality gap is at most ``gap_rtol`` relative to ``max(1, |primal bound|)`` (skipped
+        when no dual bound was computed, as for a closed form).
+
+        >>> Certificate(1e-12, 2.0, 2.0).problems(), Certificate(1e-3, 2.0, 1.0).problems()
+        ([], ['a row is violated by 0.001 (tolerance 1e-07)', 'duality gap 1 above 2e-07 (relative tolerance 1e-07)'])
+        """
+        out = []
+        if self.max_violation > violation_tol:
+            out.append(f"a row is violated by {self.max_violation:.3g} (tolerance {violation_tol:g})")
+        if np.isfinite(self.dual_bound) and abs(self.gap) > gap_rtol * max(1.0, abs(self.primal_bound)):
+            out.append(f"duality gap {self.gap:.3g} above {gap_rtol * max(1.0, abs(self.primal_bound)):.3g}"
+                       f" (relative tolerance {gap_rtol:g})")
+        return out
+
+    def summary(self) -> str:
+        """One line: the largest violation, the primal and dual bounds and their gap."""
+        return (f"max violation {self.max_violation:.1e}, primal bound {self.primal_bound:.10g},"
+                f" dual bound {self.dual_bound:.10g}, gap {self.gap:.1e}")
 
     def to_dict(self) -> dict:
         """JSON-ready: max_violation, primal_bound, dual_bound, gap (None where NaN)."""
@@ -376,7 +467,7 @@ class BoundResult(Result):
                  status: str = "ok", message: str = "", extra: dict | None = None,
                  value_in_000_unit_override: float | None = None):
         if kind is not None and key is not None and kind != key:
-            raise ValueError(f"BoundResult: kind={kind!r} and key={key!r} disagree (kind is an alias of key)")
+            raise ValueError(f"BoundResult: kind = {kind!r} and key={key!r} disagree (kind is an alias of key)")
         key = key if key is not None else kind
         if not key:
             raise ValueError("BoundResult needs key= (or its alias kind=)")
@@ -414,7 +505,7 @@ class BoundResult(Result):
 
     @classmethod
     def from_winners(cls, key: str, per_winner: dict, allocations: dict, certificates: dict, *, method: str,
-                     unit: str = UNIT_000, stats: dict | None = None, failures=(), message: str = "",
+                     unit: str = UNIT_000, stats: dict | None = None, failures: Iterable[tuple[int, str]] = (), message: str = "",
                      **kwargs) -> "BoundResult":
         """The result of a bound computed per Copeland winner: the minimum over winners (ties to
         the smaller arm), or -- when ``failures`` lists any -- a failed result that passes no
@@ -447,6 +538,23 @@ class BoundResult(Result):
             f"BoundResult(kind={self.kind!r}, value={self.value:.6g}, winner={self.winner},"
             f" method={self.method!r}{cert})"
         )
+
+    def summary(self) -> str:
+        """A few lines: the value and winner, every winner's constant, how it was computed, the
+        certificate (the allocation itself is in :attr:`allocation`)."""
+        if self.status != "ok":
+            return super().summary()
+        lines = [f"{self.key} = {self.value:.8g} {self.unit} (winner {self.winner}; {self.source})"]
+        if len(self.per_winner) > 1:
+            lines.append("per Copeland winner: " + ", ".join(f"{w}: {v:.6g}" for w, v in sorted(self.per_winner.items())))
+        secs = self.stats.get("seconds")
+        took = f" in {secs * 1e3:.3g} ms" if isinstance(secs, (int, float)) else ""
+        lines.append(f"method {self.method}{took}")
+        if self.certificate is not None:
+            lines.append("certificate: " + self.certificate.summary())
+        if self.message:
+            lines.append(self.message)
+        return "\n".join(lines)
 
     def to_dict(self, allocation: bool = False) -> dict[str, Any]:
         """A JSON-ready dict: :meth:`Result.to_dict`'s fields, then winner, per_winner, method,

@@ -43,20 +43,25 @@ Execution
 
 from __future__ import annotations
 
-import json
 import math
+import os
 import time
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
-from .matrix import PreferenceMatrix, as_preference_matrix
+from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .policies import Policy, PolicyError, get_policy, resolve_policy_list
 from .policies.kernel import duel_uniform_py, new_env
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
+from .result import RichResult, to_jsonable
 from .units import UNIT_000, UNIT_RMED
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
 
 #: Longest horizon a simulation accepts (beyond, even the fastest compiled policy runs for hours).
 MAX_HORIZON = 10**10
@@ -139,7 +144,7 @@ def _label_id(label: str) -> int:
     return zlib.crc32(label.encode())
 
 
-def run_seeds(seed: int, run: int, label: str, crn: bool = True):
+def run_seeds(seed: int, run: int, label: str, crn: bool = True) -> tuple[int, int, np.random.SeedSequence, np.random.SeedSequence]:
     """``(key0, key1, policy SeedSequence, shuffle SeedSequence)`` of run ``run`` (module text)."""
     lid = _label_id(label)
     env_ss = seed_sequence(seed, run, 0) if crn else seed_sequence(seed, run, 0, lid)
@@ -272,8 +277,8 @@ class PolicyRuns:
         return self.seconds / self.steps if self.steps else float("nan")
 
 
-@dataclass
-class SimulationResult:
+@dataclass(repr=False)
+class SimulationResult(RichResult):
     """Regret curves of every policy, with the matrix's lower-bound and ECW constants.
 
     Attributes
@@ -310,6 +315,11 @@ class SimulationResult:
     def policy_names(self) -> list[str]:
         return [p.label for p in self.policies]
 
+    def __repr__(self) -> str:
+        name = f" {self.matrix.name!r}" if self.matrix.name else ""
+        return (f"<SimulationResult{name} K={self.matrix.K}: {len(self.policies)} policies x {self.runs} runs,"
+                f" T={self.horizon}, seed {self.seed}>")
+
     def policy(self, label: str) -> PolicyRuns:
         for p in self.policies:
             if p.label == label or (p.name == label and sum(q.name == label for q in self.policies) == 1):
@@ -334,7 +344,7 @@ class SimulationResult:
             return np.full(R.shape[1], np.nan)
         return R.std(axis=0, ddof=1) / math.sqrt(R.shape[0])
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Tidy ``pandas.DataFrame``: one row per (policy, run, checkpoint, unit)."""
         import pandas as pd
 
@@ -349,7 +359,7 @@ class SimulationResult:
                 }))
         return pd.concat(frames, ignore_index=True)
 
-    def summary(self, unit: str = "000") -> list[dict]:
+    def table(self, unit: str = "000") -> list[dict]:
         """One dict per policy: regret at T (mean, stderr), per ln T, work and time."""
         rows = []
         lnT = math.log(self.horizon) if self.horizon > 1 else float("nan")
@@ -365,11 +375,11 @@ class SimulationResult:
         pols = []
         for p in self.policies:
             d = {"name": p.label, "policy": p.name, "params": p.params,
-                 "mean": self.mean(p.label).tolist(), "stderr": _nan_to_none(self.stderr(p.label)),
+                 "mean": self.mean(p.label).tolist(), "stderr": to_jsonable(self.stderr(p.label)),
                  "seconds": p.seconds, "seconds_per_step": p.seconds_per_step, "kernel": p.kernel,
                  "stats": p.stats,
                  "units": {u: {"mean": self.mean(p.label, u).tolist(),
-                               "stderr": _nan_to_none(self.stderr(p.label, u))} for u in self.units}}
+                               "stderr": to_jsonable(self.stderr(p.label, u))} for u in self.units}}
             pols.append(d)
         return {"matrix": self.matrix.name, "K": self.matrix.K, "horizon": self.horizon,
                 "runs": self.runs, "seed": self.seed, "crn": self.crn, "shuffle": self.shuffle,
@@ -377,11 +387,8 @@ class SimulationResult:
                 "checkpoints": self.checkpoints.tolist(), "lower_bound": self.lower_bound,
                 "ecw": self.ecw, "bounds": self.bounds, "policies": pols}
 
-    def to_json(self, **kw) -> str:
-        return json.dumps(self.to_dict(), **kw)
-
-    def plot(self, ax=None, unit: str = "000", band: str | None = "quantile", bounds: bool = True,
-             title: str | None = None):
+    def plot(self, ax: Axes | str | os.PathLike | None = None, unit: str = "000", band: str | None = "quantile",
+             bounds: bool = True, title: str | None = None) -> Axes:
         """Semi-log plot of the cumulative regret against ``t`` (000 Figure 1 style).
 
         ``ax`` is a matplotlib Axes to draw on, or a file path (``"regret.png"``, ``.pdf``,
@@ -428,8 +435,8 @@ class SimulationResult:
         ax.legend(fontsize="small")
         ax.set_ylim(bottom=0)
 
-    def format_table(self, unit: str = "000") -> str:
-        """A plain-text summary (what the CLI prints)."""
+    def summary(self, unit: str = "000") -> str:
+        """A short text: the run, the constants, one line per policy (what the CLI prints)."""
         lnT = math.log(self.horizon) if self.horizon > 1 else float("nan")
         lines = [f"matrix {self.matrix.name or ''}: K = {self.matrix.K}, horizon T = {self.horizon}, "
                  f"{self.runs} runs, seed {self.seed}, crn {self.crn}, shuffle {self.shuffle}",
@@ -440,7 +447,7 @@ class SimulationResult:
             lines.append(f"lower bound C* = {lb} per ln T; ECW C^E* = {ec} per ln T")
         head = ["policy", "R(T) mean", "stderr", "R(T)/ln T", "seconds", "us/step", "path"]
         rows = []
-        for s in self.summary(unit):
+        for s in self.table(unit):
             rows.append([s["policy"], f"{s['mean']:.4g}", f"{s['stderr']:.2g}", f"{s['per_ln_T']:.4g}",
                          f"{s['seconds']:.3g}", f"{s['us_per_step']:.3g}", "compiled" if s["kernel"] else "protocol"])
         widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(head)]
@@ -451,12 +458,8 @@ class SimulationResult:
         return "\n".join(lines)
 
 
-def _nan_to_none(a: np.ndarray) -> list:
-    return [None if not np.isfinite(x) else float(x) for x in a]
-
-
 def _bounds_of(pm: PreferenceMatrix) -> tuple[float | None, float | None, dict]:
-    from . import ecw_bound, lower_bound
+    from .bounds.exact import ecw_bound, lower_bound
 
     extra: dict[str, Any] = {}
     errors = {}
@@ -506,10 +509,10 @@ def _policy_specs(policies, params, horizon: int | None = None) -> list[dict]:
     return specs
 
 
-def simulate(matrix, policies: str | Sequence[str] = ("ecw-rmed", "rmed1"), *, horizon: int,
+def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "rmed1"), *, horizon: int,
              runs: int = 10, seed: int = 0, params: Mapping[str, Mapping[str, Any]] | None = None,
              crn: bool = True, shuffle: bool = False, per_decade: int = 10, fast: bool = True,
-             out=None, overwrite: bool = False, workers: int | None = 0, scheduler: str | None = None,
+             out: str | os.PathLike | None = None, overwrite: bool = False, workers: int | None = 0, scheduler: str | None = None,
              chunk_size: int | None = None, progress: bool | None = None,
              bounds: bool = True) -> SimulationResult:
     """Run every policy ``runs`` times for ``horizon`` rounds on ``matrix``.
@@ -532,7 +535,7 @@ def simulate(matrix, policies: str | Sequence[str] = ("ecw-rmed", "rmed1"), *, h
         Use compiled kernels where a policy has one (False: the protocol, step by step).
     out, overwrite, workers, scheduler, chunk_size, progress
         The run options shared with :func:`boundcalc.batch.run_batch` and
-        :func:`boundcalc.explore.explore` (:func:`boundcalc.runner.run_job`): a resumable JSON
+        :func:`boundcalc.explore.explore` (:func:`boundcalc.runner.job.run_job`): a resumable JSON
         Lines row file (one row per policy and run), in-process by default (``workers=n``: a
         local Dask cluster), a progress bar when stderr is a terminal.
     bounds : bool

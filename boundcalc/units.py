@@ -3,7 +3,7 @@
 Every constant of the comparison (the exact lower bound, ECW, CCB, SCB, D-TS, RMED, the 000
 Sec. 4.4 closed forms, SAVAGE, 004's hardnesses) is the coefficient of ``ln T`` (or
 ``ln ln T``) of some paper's bound, and the papers measure regret in different units
-(THEORY.md section 1, FORMULAS.md):
+(000 Sec. 2; 001 Sec. 3; 002 Sec. 2; Komiyama et al. 2015):
 
 * 000 (Komiyama, Honda & Nakagawa 2016): ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))``;
   001 (D-TS) uses ``zeta* - (zeta_i + zeta_j)/2``, which is the same number;
@@ -66,7 +66,7 @@ _TO_000 = {UNIT_000: 1.0, UNIT_001: 1.0, UNIT_001_LOGLOG: 1.0, UNIT_002: 0.5}
 def to_000_unit(value: float | None, unit: str) -> float | None:
     """Convert ``value`` from ``unit`` to 000's regret unit; None when no exact conversion exists.
 
-    Only 000's own unit, 001's (factor 1: D-TS's regret is 000's, THEORY.md section 1) and
+    Only 000's own unit, 001's (factor 1: D-TS's regret is 000's, 001 Sec. 3) and
     002's (factor 1/2: Zoghi's regret is twice 000's) convert exactly; RMED's unit depends on
     gaps, a custom regret on the caller, and hardnesses have no unit.
 

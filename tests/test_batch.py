@@ -129,7 +129,7 @@ def test_rows_carry_arms_and_match_compare(pm):
 
 def test_summary_is_mean_and_standard_error_over_applicable_rows(pm):
     res = run_batch(pm, SIZE, 25, MIN_GAP, seed=2, keys=FEW_KEYS, workers=0, progress=False)
-    s = res.summary_dict()
+    s = res.constants_dict()
     for k in FEW_KEYS:
         vals = [r[k] for r in res.rows if r[k] is not None]
         assert s[k]["n"] == len(vals)
@@ -145,7 +145,7 @@ def test_summary_is_mean_and_standard_error_over_applicable_rows(pm):
     assert np.isnan(res.values("rmed_lb")).sum() == 25 - n_condorcet
     df = res.to_frame()
     assert list(df.index) == list(range(25)) and df.loc[4, "arms"] == res.rows[4]["arms"]
-    assert res.summary_frame().loc["ecw", "n"] == 25
+    assert res.constants_frame().loc["ecw", "n"] == 25
 
 
 def test_summarize_skips_error_rows():
@@ -170,7 +170,7 @@ def test_failed_submatrix_is_recorded_then_retried(pm, tmp_path, monkeypatch):
     monkeypatch.setattr(batch, "compare", flaky)
     res = run_batch(pm, SIZE, 6, MIN_GAP, seed=5, out=out, keys=FEW_KEYS, workers=0, progress=False)
     assert res.stats["errors"] == 1 and "solver exploded" in res.rows[2]["error"]
-    assert res.rows[2]["lower_bound"] is None and res.summary_dict()["lower_bound"]["n"] == 5
+    assert res.rows[2]["lower_bound"] is None and res.constants_dict()["lower_bound"]["n"] == 5
     monkeypatch.setattr(batch, "compare", real)
     again = run_batch(pm, SIZE, 6, MIN_GAP, seed=5, out=out, keys=FEW_KEYS, workers=0, progress=False)
     assert (again.stats["resumed"], again.stats["computed"], again.stats["errors"]) == (5, 1, 0)
@@ -202,7 +202,7 @@ def test_failed_constant_marks_the_row_and_is_retried(pm, tmp_path, monkeypatch)
     row = res.rows[1]
     assert row["error"] == "lower_bound failed: HiGHS: time limit reached"
     assert row["lower_bound"] is None and row["ecw"] is not None  # the other constants are kept
-    assert res.stats["errors"] == 1 and res.summary_dict()["ecw"]["n"] == 4  # the row counts for none
+    assert res.stats["errors"] == 1 and res.constants_dict()["ecw"]["n"] == 4  # the row counts for none
     monkeypatch.setattr(batch, "compare", real)
     again = run_batch(pm, SIZE, 5, MIN_GAP, seed=6, out=out, keys=FEW_KEYS, workers=0, progress=False)
     assert (again.stats["resumed"], again.stats["computed"], again.stats["errors"]) == (4, 1, 0)
@@ -210,13 +210,14 @@ def test_failed_constant_marks_the_row_and_is_retried(pm, tmp_path, monkeypatch)
 
 
 # ----------------------------------------------------------------------------- Dask
+@pytest.mark.slow
 def test_dask_gives_the_same_rows_as_in_process(pm, cluster):
     local = run_batch(pm, 7, 30, MIN_GAP, seed=11, workers=0, progress=False)
     dist = run_batch(pm, 7, 30, MIN_GAP, seed=11, scheduler=cluster, chunk_size=4, progress=False)
     assert dist.stats["backend"] == "dask" and dist.stats["workers"] == 2
     assert local.stats["backend"] == "in-process"
     assert dist.rows == local.rows
-    assert dist.summary == local.summary
+    assert dist.constants == local.constants
 
 
 def test_resume_after_interruption(pm, cluster, tmp_path):
@@ -357,7 +358,7 @@ def test_cli_end_to_end(pm, tmp_path, capsys):
     ref = run_batch(pm, SIZE, 9, MIN_GAP, seed=13, keys=["lower_bound", "ecw", "ccb"], workers=0, progress=False)
     head, rows = load_batch(out)
     assert rows == ref.rows and head["keys"] == ["lower_bound", "ecw", "ccb"] and len(_lines(out)) == 10
-    s = ref.summary_dict()
+    s = ref.constants_dict()
     lb_line = next(ln for ln in text.splitlines() if ln.startswith("lower_bound"))
     assert lb_line.split()[1:4] == ["9", f"{s['lower_bound']['mean']:.4g}", f"{s['lower_bound']['se']:.4g}"]
     assert "0 rows resumed, 9 computed (in-process)" in text
@@ -374,7 +375,7 @@ def test_cli_end_to_end(pm, tmp_path, capsys):
     assert main(bad + ["--overwrite", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["meta"]["seed"] == 14 and rep["stats"]["computed"] == 9
-    assert {x["key"] for x in rep["summary"]} == {"lower_bound", "ecw", "ccb"}
+    assert {x["key"] for x in rep["constants"]} == {"lower_bound", "ecw", "ccb"}
 
     assert main(["batch", str(mat), "--size", "6", "--count", "2", "--keys", "bogus", "--no-dask"]) == 2
     assert "bogus" in capsys.readouterr().err

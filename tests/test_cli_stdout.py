@@ -82,6 +82,7 @@ def test_batch_json_in_process(tmp_path):
     assert out
 
 
+@pytest.mark.slow
 def test_simulate_and_explore_json_on_two_dask_workers(tmp_path):
     """Dask worker processes build HiGHS models of their own (the CPE oracle, CW-RMED's LP):
     their banners must not reach the client's stdout."""

@@ -189,11 +189,11 @@ def test_exports_and_formats():
     assert json.loads(cmp.to_json()) == json.loads(json.dumps(d))
     assert cmp.values()["ecw"] == cmp["ecw"].value and cmp.values()["rmed1"] is None
     text = str(cmp)
-    assert text == cmp.format()
+    assert text == cmp.summary()
     for key in ISSUE_KEYS:
         assert key in text
     assert "n/a" in text and "no Condorcet winner" in text
-    assert "no Condorcet winner" not in cmp.format(reasons=False)
+    assert "no Condorcet winner" not in cmp.summary(reasons=False)
     assert "16 rows" in repr(cmp) and "failed" not in repr(cmp)
     # CSV: header and one line per row, numbers written to round-trip
     rows = list(csv.DictReader(io.StringIO(cmp.to_csv())))
@@ -459,7 +459,7 @@ def test_solver_failure_is_a_failed_row_never_a_number(monkeypatch, fail):
     others = [r for r in cmp if r.key != "lower_bound"]
     assert all(r.status == "ok" for r in others)  # one failure does not take the table down
     assert cmp["ecw"].value == pytest.approx(1 / kl(0.6), rel=1e-12)
-    text = cmp.format(reasons=False)
+    text = cmp.summary(reasons=False)
     assert "FAILED" in text and "forced" in text
     d = json.loads(cmp.to_json())
     assert d["rows"][0]["status"] == "failed" and d["rows"][0]["value"] is None

@@ -67,7 +67,7 @@ def test_rmed2_proves_losers_among_themselves_copeland_policy_compares_arm_1(see
 def test_rmed2_stays_below_the_copeland_bound_it_is_not_bound_by():
     """RMED2's regret per ln T on Table 2 is below C* = 27.55, Copeland-consistent policies' above it."""
     res = simulate(TABLE2, "rmed2,ecw-rmed", horizon=100_000, runs=10, seed=0, bounds=True)
-    rows = {r["policy"]: r for r in res.summary()}
+    rows = {r["policy"]: r for r in res.table()}
     C = res.lower_bound
     assert C == pytest.approx(27.5487, abs=1e-3)
     assert rows["rmed2"]["per_ln_T"] + 3 * rows["rmed2"]["stderr"] / np.log(100_000) < C

@@ -4,6 +4,9 @@ Checked against things that do not come from the algorithms: the true winners (M
 enumeration in boundcalc.cpe), 004's lower bounds with the explicit constants of App. B.6 and
 C.4, and upper bounds with the constants of the proofs (stated below), the exact Condorcet LP
 (boundcalc.cpe.oracle) for the bound-settled tests of CAR-Cond, and brute force for the MWMC.
+The compiled loops (boundcalc.cpe._kernels) are checked against runs recorded from the numpy
+implementation they replaced (tests/cpe_recorded.py: whole duel sequences, traces, statistics)
+and against the numpy / LSA path they fall back to.
 
 Upper-bound constants used (sample counts in duels, delta the run's confidence):
 
@@ -31,9 +34,11 @@ from __future__ import annotations
 import json
 import math
 
+import cpe_recorded
 import numpy as np
 import pytest
 
+import boundcalc.cpe as cpe_pkg
 from boundcalc.cpe import (
     CPEInstance,
     NoWinnerError,
@@ -49,8 +54,11 @@ from boundcalc.cpe import (
     iter_maximum_matchings,
     load_cpe_example,
 )
+from boundcalc.cpe import _kernels
 from boundcalc.cpe import algorithms as alg
-from boundcalc.cpe.exploration import ALGORITHMS, Decision, DuelOracle, ExplorationResult, run_algorithm
+from boundcalc.cpe import base as expl
+from boundcalc.cpe.algorithms import ALGORITHMS, run_algorithm
+from boundcalc.cpe.base import Decision, DuelOracle, ExplorationResult
 from boundcalc.cpe.oracle import condorcet_oracle, mwmc
 
 DELTA = 0.05
@@ -122,9 +130,16 @@ def test_registry_names_and_specs():
     assert list(ALGORITHMS) == ["clucb-borda-pac", "clucb-borda-exact", "car-cond", "car-verify", "car-parallel"]
     assert [s.target for s in ALGORITHMS.values()] == ["borda", "borda", "condorcet", "condorcet", "condorcet"]
     assert [s.needs_epsilon for s in ALGORITHMS.values()] == [True, False, False, False, False]
-    for s in ALGORITHMS.values():
-        assert callable(s.func) and s.func.__name__ == s.func_name
+    from boundcalc.cpe import algorithms
+
+    for s in ALGORITHMS.values():  # the registry holds the functions themselves (no name looked up later)
+        assert s.func is getattr(algorithms, s.func.__name__)
         assert s.paper.startswith("004 Algorithm")
+    with pytest.raises(ValueError, match="already registered"):
+        algorithms.register_algorithm("car-cond", target="condorcet", needs_epsilon=False, paper="x")(lambda: None)
+    with pytest.raises(ValueError, match="target"):
+        algorithms.register_algorithm("new", target="copeland", needs_epsilon=False, paper="x")(lambda: None)
+    assert "new" not in ALGORITHMS
 
 
 def test_duel_oracle_frequency_count_and_errors():
@@ -143,12 +158,16 @@ def test_duel_oracle_frequency_count_and_errors():
 
 
 def test_lin_oracle_equals_mwmc_with_forced_sets():
+    """_Lin (LSA) against mwmc and brute force; _Lin over the enumerated matchings (compiled where
+    the optimum is unique) returns the LSA's very answer, ties (integer weights) included."""
     rng = np.random.default_rng(11)
     for inst in (TWO, EXAMPLE, ONE, _planted(6, 1)):
         lin = alg._Lin(inst)
+        lin_en = alg._Lin(inst, alg._Enum(inst, alg.FAST_MAX_MATCHINGS))
+        assert lin_en.en is not None
         Ms = list(iter_maximum_matchings(inst))
-        for _ in range(200):
-            w = rng.normal(size=inst.n_edges)
+        for k in range(300):
+            w = rng.normal(size=inst.n_edges) if k % 2 else rng.integers(0, 3, size=inst.n_edges).astype(float)
             inc = [int(e) for e in rng.choice(inst.n_edges, size=rng.integers(0, 4))]  # clashes, repeats
             exc = [int(e) for e in rng.choice(inst.n_edges, size=rng.integers(0, 3), replace=False)]
             mini = bool(rng.integers(2))
@@ -158,6 +177,9 @@ def test_lin_oracle_equals_mwmc_with_forced_sets():
             brute = (min(ok) if mini else max(ok)) if ok else (math.inf if mini else -math.inf)
             assert v == pytest.approx(v2, abs=1e-12) and v == pytest.approx(brute, abs=1e-12)
             assert (M is None) == (M2 is None)
+            v3, M3 = lin_en.best(w, np.asarray(inc, dtype=np.intp), exc, minimize=mini)
+            assert v3 == v and (M3 is None if M is None else M3.tolist() == M.tolist())
+        assert lin_en.calls == lin.calls == 300
 
 
 def _confidence_pair(inst, rng):
@@ -180,7 +202,7 @@ def test_bound_settled_tests_equal_exact_lp_decisions(inst):
     Mstar = condorcet_winner(inst)
     checked = 0
     for trial in range(25):
-        Pu, Pl, _ = _confidence_pair(inst, rng)
+        Pu, Pl = _confidence_pair(inst, rng)
         A = np.array([e for e in Mstar if rng.random() < 0.3], dtype=np.intp)
         R = np.array([e for e in range(inst.n_edges) if e not in Mstar and rng.random() < 0.2], dtype=np.intp)
         mm = alg._MaxMin(inst, lin)
@@ -408,29 +430,7 @@ def test_result_types():
 # ---------------------------------------------------------------------------- fast CLUCB loop
 def _planted(l, seed):
     """``l`` positions, ``l + 2`` candidates, 2-3 per position, a planted winner (as benchmarks/cpe_algorithms.py)."""
-    rng = np.random.default_rng(seed)
-    n = l + 2
-    planted = rng.permutation(n)[:l]
-    edges, blocks = [], []
-    for j in range(l):
-        others = [int(c) for c in rng.permutation(n) if c != planted[j]][: int(rng.integers(1, 3))]
-        cands = [int(planted[j])] + others
-        k = len(cands)
-        P = np.full((k, k), 0.5)
-        for a in range(k):
-            for b in range(a + 1, k):
-                p = 0.5 + rng.uniform(0.05, 0.2) if a == 0 else rng.uniform(0.2, 0.8)
-                P[a, b], P[b, a] = p, 1 - p
-        order = np.argsort(cands)
-        edges += [(f"c{cands[i]}", f"s{j:02d}") for i in order]
-        blocks.append(P[np.ix_(order, order)])
-    m = len(edges)
-    E = np.zeros((m, m))
-    o = 0
-    for B in blocks:
-        E[o:o + len(B), o:o + len(B)] = B
-        o += len(B)
-    return CPEInstance.from_edge_matrix(edges, E.tolist(), name=f"planted{l}")
+    return CPEInstance.from_edge_matrix(*cpe_recorded.planted_edges(l, seed), name=f"planted{l}")
 
 
 def _run_both(func, inst, seed, **kw):
@@ -662,3 +662,62 @@ def test_fast_verification_equals_lsa_path_duel_for_duel(name, monkeypatch):
         assert log_f == log_s and len(log_s) == slow.n_duels
         assert (fast.matching, fast.n_duels, fast.stopped, fast.trace, fast.stats) == \
                (slow.matching, slow.n_duels, slow.stopped, slow.trace, slow.stats)
+
+
+# ---------------------------------------------------------------------------- compiled loops = numpy runs
+RECORDED = json.loads(cpe_recorded.PATH.read_text())
+RUN_CASES = [(a, i, d, kw, s) for a, i, d, kw, seeds in cpe_recorded.RUNS for s in seeds]
+
+
+def _case_id(a, i, d, kw, s):
+    return f"{a}/{i}/{d}/{json.dumps(kw, sort_keys=True)}/{s}"
+
+
+@pytest.mark.parametrize("case", RUN_CASES, ids=[_case_id(*c) for c in RUN_CASES])
+def test_runs_equal_the_recorded_numpy_runs(case):
+    """Every run of tests/cpe_recorded.py equals the one recorded from the numpy implementation
+    before 004's loops were compiled: the whole duel sequence (its SHA-256), the trace, the answer
+    and every statistic (LP and MWMC calls, screened tests, rounds, break ratios as exact floats)."""
+    got = cpe_recorded.run_case(alg, expl, cpe_pkg, *case)
+    assert got == RECORDED["runs"][_case_id(*case)]
+
+
+def _numpy_car_rounds(monkeypatch):
+    """CAR-Cond's rounds all through the numpy screen and tests (the kernel only adds the counts
+    and forms the confidence matrices), and every MWMC through linear_sum_assignment (no
+    enumerated matchings)."""
+    kern = _kernels.load()
+    counts_only = kern.car_round
+
+    def no_screen(W, N, pa, pb, xs, comp, X, *rest):
+        rest[-1][:] = np.nan  # no screen bounds either
+        return counts_only(W, N, pa, pb, xs, comp, X[:0], *rest)
+
+    monkeypatch.setattr(kern, "car_round", no_screen)
+    monkeypatch.setattr(alg, "FAST_MAX_MATCHINGS", 0)
+
+
+@pytest.mark.parametrize("name", ["car_cond", "car_verify", "car_parallel"])
+def test_compiled_car_loops_equal_the_numpy_path(name, monkeypatch):
+    """On seeds and instances not recorded: the compiled screen, the enumerated MWMC and the
+    compiled verification rounds take the numpy / LSA path's every duel, decision and statistic."""
+    cases = [(TWO, 5, None), (_planted(4, 1), 0, 3000), (ONE, 9, None)]
+    kern = _kernels.load()
+    real = kern.car_round
+    settled = []
+
+    def counted(*a):
+        settled.append(real(*a))
+        return settled[-1]
+
+    monkeypatch.setattr(kern, "car_round", counted)
+    runs = {}
+    for mode in ("compiled", "numpy"):
+        if mode == "numpy":
+            assert sum(settled) > 0.9 * len(settled)  # the kernel settled most rounds
+            _numpy_car_rounds(monkeypatch)
+        kw = {} if name == "car_cond" or mode == "compiled" else {"fast": False}
+        runs[mode] = [cpe_recorded.run_case(alg, expl, cpe_pkg, name, inst, DELTA, {**kw, "max_duels": b}, s)
+                      for inst, s, b in cases]
+    assert runs["compiled"] == runs["numpy"]
+    assert [r["stopped"] for r in runs["numpy"]] == ["identified", "budget", "identified"]

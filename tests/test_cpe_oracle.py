@@ -11,24 +11,32 @@ Independent checks:
 * the exact sampler by a chi-square test against the enumerated count, the chain by its total
   variation from uniform;
 * 004's Frank-Wolfe oracle (Algorithms 6-7) by weak duality: its value is a lower bound and
-  its certificate an upper bound of the exact value.
+  its certificate an upper bound of the exact value;
+* the compiled sampler draws and oracle assembly (boundcalc.cpe._kernels) against a plain
+  transcription of the numpy sampler, ``Generator.integers`` itself, and draws and oracle
+  answers recorded from the numpy implementation (tests/cpe_recorded.py), bit for bit.
 """
 
 from __future__ import annotations
 
 import collections
 import itertools
+import json
 import math
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+import cpe_recorded
 from builders import random_cpe_instance as random_instance
 from scipy.optimize import linprog
 from scipy.stats import chisquare
 
-from boundcalc.cpe import CPEInstance, best_matching, condorcet_winner, matching_counts
+import boundcalc.cpe as cpe_pkg
+from boundcalc.cpe import CPEInstance, _kernels, best_matching, condorcet_winner, matching_counts
+from boundcalc.cpe import oracle as oracle_mod
+from boundcalc.cpe import sampler as sampler_mod
 from boundcalc.cpe.oracle import OracleResult, condorcet_oracle, frank_wolfe_oracle, matching_polytope, mwmc
 from boundcalc.cpe.sampler import MatchingSampler, mcmc_steps
 from boundcalc.cpe.instance import CPETooLargeError
@@ -315,6 +323,103 @@ def test_exact_sampler_respects_forced_sets(seed):
         assert chisquare(obs).pvalue > 1e-3
 
 
+def ref_exact_many(inst, A, R, n, rng, use_float=False):
+    """The exact sampler's draws as the numpy implementation before compilation made them, from
+    tables built here by the subset recursion ``f_i[S] = f_{i-1}[S] + sum_{p in S ~ c_i}
+    f_{i-1}[S - p]`` over the free edges (candidates in index order, edges in index order);
+    ``use_float``: float tables and ``r = random() * f_i[S]`` (the rule above 2^62 matchings)."""
+    ep, ec = np.asarray(inst.edge_position), np.asarray(inst.edge_candidate)
+    pcov = np.zeros(inst.n_positions, bool)
+    ccov = np.zeros(inst.n_candidates, bool)
+    pcov[ep[list(A)]] = True
+    ccov[ec[list(A)]] = True
+    free = [e for e in range(inst.n_edges) if not (pcov[ep[e]] or ccov[ec[e]] or e in R)]
+    J = np.flatnonzero(~pcov).tolist()
+    C = sorted({int(ec[e]) for e in free})
+    adj = [[(J.index(int(ep[e])), e) for e in free if ec[e] == c] for c in C]
+    size = 1 << len(J)
+    tables = [np.zeros(size, dtype=float if use_float else np.int64)]
+    tables[0][0] = 1
+    for a in adj:
+        f = tables[-1].copy()
+        for S in range(size):
+            f[S] += sum(tables[-1][S ^ (1 << p)] for p, _ in a if S >> p & 1)
+        tables.append(f)
+    S = np.full(n, size - 1, dtype=np.int64)
+    chosen = np.full((n, inst.n_positions), -1, dtype=np.intp)
+    chosen[:, ep[list(A)]] = list(A)
+    for i in range(len(C), 0, -1):
+        pos = np.array([p for p, _ in adj[i - 1]], dtype=np.int64)
+        edges = np.array([e for _, e in adj[i - 1]], dtype=np.intp)
+        prev, tot = tables[i - 1], tables[i][S]
+        w = np.empty((n, pos.size + 1), dtype=prev.dtype)
+        w[:, 0] = prev[S]
+        for k, p in enumerate(pos):
+            bit = np.int64(1) << p
+            w[:, k + 1] = np.where((S & bit) != 0, prev[S ^ bit], 0)
+        r = rng.random(n) * tot if use_float else rng.integers(0, tot)
+        pick = np.argmax(np.cumsum(w, axis=1) > r[:, None], axis=1)
+        take = pick > 0
+        kk = pick[take] - 1
+        chosen[np.flatnonzero(take), ep[edges[kk]]] = edges[kk]
+        S[take] ^= np.left_shift(np.int64(1), pos[kk])
+    return chosen
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_sampler_draws_equal_the_numpy_reference(seed):
+    """The compiled draws equal the reference's sample for sample and leave the generator in the
+    same state -- with forced sets, and on float tables (forced here; used above 2^62 matchings)."""
+    rng = np.random.default_rng(200 + seed)
+    inst = random_instance(rng, n_pos=4, n_cand=6, p_edge=0.6)
+    Ms = all_matchings(inst)
+    A = (Ms[0][1],) if seed % 2 else ()
+    R = tuple(e for e in {M[2] for M in Ms} if e not in Ms[0])[:1]
+    for use_float in (False, True):
+        s = MatchingSampler(inst, method="exact", A=A, R=R)
+        if use_float:
+            s._int, s._tables = False, s._tables.astype(float)
+        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+        for n in (1, 5, 300):
+            assert np.array_equal(s.sample_many(n, a), ref_exact_many(inst, A, R, n, b, use_float))
+        assert a.bit_generator.state == b.bit_generator.state
+
+
+def test_bounded_integers_are_the_generators():
+    """The kernels' integer rule draws what Generator.integers(0, high) draws for each entry of an
+    int64 array (32-bit and 64-bit rejection, high = 1 drawing nothing), leaving the same state."""
+    kern = _kernels.load()
+    highs = np.array([1, 2, 3, 7, 100, 2**31, 2**32 - 1, 2**32, 2**32 + 1, 3 * 2**40 + 5, 2**62, 2**63 - 1],
+                     dtype=np.int64)
+    for seed in range(20):
+        h = np.random.default_rng(seed).permutation(np.repeat(highs, 25))
+        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+        want = a.integers(0, h)
+        got = [kern._bounded(b, np.int64(x)) for x in h]
+        assert want.tolist() == got and a.bit_generator.state == b.bit_generator.state
+
+
+RECORDED = json.loads(cpe_recorded.PATH.read_text())
+
+
+@pytest.mark.parametrize("case", [(i, n, s) for i, n, seeds in cpe_recorded.SAMPLES for s in seeds],
+                         ids=lambda c: "/".join(map(str, c)))
+def test_sampler_draws_equal_the_recorded_numpy_draws(case):
+    """Draws (their SHA-256), count and generator state equal those recorded from the numpy
+    sampler (tests/cpe_recorded.py); ``wide0`` has 1.8e10 matchings (64-bit draws)."""
+    i, n, s = case
+    assert cpe_recorded.sample_case(sampler_mod, cpe_pkg, i, n, s) == RECORDED["samples"][f"{i}/{n}/{s}"]
+
+
+def test_condorcet_oracle_equals_the_recorded_numpy_oracle():
+    """Sixty calls (CAR-Cond's shapes, free, independent sets; bar P-like and dense matrices):
+    value, points and statistics (LP size, iterations, source of y) bit for bit as recorded from
+    the oracle before its assembly was compiled."""
+    for s in cpe_recorded.ORACLE_SEEDS:
+        assert cpe_recorded.oracle_case(oracle_mod, cpe_pkg, s) == RECORDED["oracle"][str(s)], s
+    assert {r["status"] for r in RECORDED["oracle"].values()} == {"optimal", "empty-max", "empty-min"}
+
+
 def test_sampler_single_draw_and_errors():
     inst = CPEInstance.from_edge_matrix(EDGES_004, P_004)
     s = MatchingSampler(inst)
@@ -337,6 +442,7 @@ def test_sampler_single_draw_and_errors():
 MCMC_TV_BOUND = 0.03
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["six-cycle", "ex004", "random", "forced"])
 def test_mcmc_sampler_close_to_uniform(case):
     rng = np.random.default_rng(5)

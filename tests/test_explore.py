@@ -18,7 +18,8 @@ import pytest
 from boundcalc.cli import main
 from boundcalc.cpe import (CPEInstance, NoWinnerError, borda_scores_by_enumeration, borda_winner, condorcet_winner,
                            cpe_report, load_cpe_example, pairwise_preferences)
-from boundcalc.cpe.exploration import ALGORITHMS, ExplorationResult, run_algorithm
+from boundcalc.cpe.algorithms import ALGORITHMS, run_algorithm
+from boundcalc.cpe.base import ExplorationResult
 from boundcalc.explore import (ExploreResult, compute_hardness, explore, explore_task, plot_sample_complexity,
                                random_cpe_instance, run_seed)
 
@@ -108,7 +109,7 @@ def test_pac_correctness_is_epsilon_optimality(monkeypatch):
     """004 Theorem 1: CLUCB-Borda-PAC is right when B(Out) >= B(M^B_*) - epsilon.  On 004's example
     B(M^B_*) = 0.64 and the Condorcet winner has B = 0.615 (Figures 1-2): an output of the
     Condorcet winner is right for epsilon = 0.03, wrong for epsilon = 0.02."""
-    import boundcalc.cpe.exploration as ex
+    import boundcalc.cpe.algorithms as ex
 
     Mc = condorcet_winner(EXAMPLE)
     monkeypatch.setattr(ex, "run_algorithm", lambda *a, **k: ExplorationResult("clucb-borda-pac", Mc, 17))
@@ -121,8 +122,8 @@ def test_pac_correctness_is_epsilon_optimality(monkeypatch):
     monkeypatch.setattr(ex, "run_algorithm",
                         lambda *a, **k: ExplorationResult("clucb-borda-pac", None, 50, stopped="budget"))
     res = explore(EXAMPLE, "clucb-borda-pac", delta=0.1, epsilon=0.5, runs=3, seed=0, max_duels=50)
-    assert res.correct_rate == 0.0 and res.summary()["stopped"] == {"budget": 3}
-    assert res.summary()["error_rate_upper95"] == 1.0
+    assert res.correct_rate == 0.0 and res.statistics()["stopped"] == {"budget": 3}
+    assert res.statistics()["error_rate_upper95"] == 1.0
 
 
 # ----------------------------------------------------------------------------- seeds and workers
@@ -138,6 +139,7 @@ def test_seed_reproducibility_and_prefix():
     assert len({r["seed"] for r in a.rows}) == 5
 
 
+@pytest.mark.slow
 def test_numbers_independent_of_workers_and_chunks(tmp_path):
     kw = dict(delta=0.1, runs=6, seed=5)
     ref = explore(CLEAR, "car-verify", **kw)

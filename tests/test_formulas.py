@@ -30,8 +30,6 @@ from boundcalc.result import Result
 from boundcalc.units import (
     UNIT_000,
     UNIT_002,
-    UNIT_001,
-    UNIT_001_LOGLOG,
     UNIT_HARDNESS,
     UNIT_RMED,
     to_000_unit,
@@ -110,24 +108,6 @@ def test_every_formula_returns_a_json_ready_result():
                               "message", "extra"}
             assert (c.value is None) == (c.reason is not None) == (c.status == "not-applicable")
             assert c.source  # every row names its paper
-
-
-def test_keys_and_units():
-    expected = {
-        "ccb": UNIT_002,
-        "ccb_delta_z": UNIT_002,
-        "scb_hardness": UNIT_HARDNESS,
-        "dts_prop1": UNIT_001,
-        "dts_thm1": UNIT_001,
-        "dts_thm1_loglog": UNIT_001_LOGLOG,
-        "rmed_lb": UNIT_RMED,
-        "rmed1": UNIT_RMED,
-        "ecw_eq11": UNIT_000,
-        "ecw_eq12": UNIT_000,
-        "savage_hardness": UNIT_HARDNESS,
-    }
-    got = {f(A).key: f(A).unit for f in ALL_CONSTANTS}
-    assert got == expected
 
 
 def test_to_000_unit():
@@ -377,7 +357,7 @@ def test_rmed_regret_matrix_shape(mu):
 
 
 def _copeland_l0_lp(mu, R):
-    """000's Copeland LP (THEORY.md section 2) restricted to the l = 0 rows, by scipy linprog.
+    """000's Copeland LP (eq. (2)) restricted to the l = 0 rows, by scipy linprog.
 
     Rows built straight from the definition: i1 the winner, every i2 != i1, I subset of I_{i1}
     with |I| = l + 1 - L(1), S subset of S_{i2} minus {i1} with |S| = max(0, L_{i2} - l - [i2 in I]).
@@ -420,7 +400,7 @@ def _copeland_l0_lp(mu, R):
 @settings(max_examples=40, deadline=None)
 @given(st_mu(condorcet=True, min_K=2, max_K=6))
 def test_rmed_lb_is_the_l0_copeland_lp_with_rmed_regret(mu):
-    # FORMULAS.md: with RMED's regret the Copeland LP restricted to l = 0 equals rmed_lb.
+    # with RMED's regret the Copeland LP restricted to l = 0 equals rmed_lb.
     lp = _copeland_l0_lp(mu, rmed_regret_matrix(mu))
     assert close(lp, rmed_lb(mu).value, rel=1e-7)
 

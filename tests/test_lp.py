@@ -17,10 +17,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from boundcalc import PreferenceMatrix, ecw_bound, load_example, lower_bound
-from boundcalc.datasets import random_matrix
+from boundcalc.datasets import random_matrix, tournament_matrix
 from boundcalc.lp import CopelandFamily, CopelandLPSolver, CoveringLP, ECWFamily, SolverError, TooLargeError
 from boundcalc.lp.full import ecw_enumerate, lower_bound_enumerate
 from builders import pm_from_upper, st_upper_and_perm, tournament_cases
+from test_review_lp import exact_lower_bound
+
+import reference
 
 RTOL = 1e-7  # two simplex vertices (incremental HiGHS model vs cvxpy's full LP)
 RTOL_IPM = 1e-5  # Clarabel's interior point: costs spanning ~1e7 limit its accuracy
@@ -60,6 +63,39 @@ def test_cutting_plane_equals_enumeration(K):
         assert c.gap <= 1e-7 * max(1.0, cp.value)
 
 
+# uniform random tournaments (the hard family: every pair's winner by a coin, gaps U(0.05, 0.5);
+# large pools on both sides of every row, where the cuts are lifted)
+TOURNAMENTS = [(K, tournament_matrix(K, 1000 * K + s)) for K in range(6, 10) for s in range(10)]
+
+
+@pytest.mark.parametrize("K", range(6, 10))
+def test_tournaments_cutting_plane_equals_enumeration(K):
+    for _, pm in [c for c in TOURNAMENTS if c[0] == K]:
+        en = lower_bound_enumerate(pm)
+        for kw in ({}, {"promote": 0}, {"promote": 10**9}):  # default, every cut lifted, none
+            cp = CopelandLPSolver(**kw).solve(pm)
+            assert cp.status == "ok", cp.message
+            for w in pm.copeland_winners.tolist():
+                assert cp.per_winner[w] == pytest.approx(en.per_winner[w], rel=RTOL, abs=1e-9), kw
+            c = cp.certificate
+            assert c.max_violation <= 1e-9 and c.gap <= 1e-7 * max(1.0, cp.value)
+
+
+@pytest.mark.parametrize("K", [6, 7])
+def test_tournaments_equal_the_exact_rational_lp(K):
+    for _, pm in [c for c in TOURNAMENTS if c[0] == K][:5]:
+        st = pm.structure
+        res = lower_bound(pm)
+        for w in st.winners.tolist():
+            assert res.per_winner[w] == pytest.approx(exact_lower_bound(st, w), rel=1e-9)
+
+
+def test_tournament_mix_is_hard():
+    # what the cases claim: Copeland winners losing about a third of their duels, several winners
+    assert sum(pm.n_winners >= 2 for _, pm in TOURNAMENTS) >= 8
+    assert np.mean([pm.L_sorted[0] / (pm.K - 1) for _, pm in TOURNAMENTS]) >= 0.2
+
+
 @pytest.mark.parametrize("K", [3, 5, 7, 8])
 def test_cutting_plane_equals_independent_interior_point(K):
     # a solver that shares nothing with HiGHS: Clarabel on the full enumerated LP
@@ -79,13 +115,26 @@ def test_enumeration_certificate_and_allocation(K):
 
 
 # ----------------------------------------------------------------------------- separation oracle == brute force
+def _reference_rows(fam, mu, winner: int, kind: str = "copeland") -> list[np.ndarray]:
+    """Every row of 000's family (eq. (2), or eqs. (4)-(5) for ``kind="ecw"``) from tests/reference.py,
+    as arrays of ``fam``'s variable ids; also checks ``fam.enumerate()`` against them."""
+    S, I, L, _, _ = reference.structure(mu)
+    ref = (reference.copeland_rows if kind == "copeland" else reference.ecw_rows)(S, I, L, winner)
+    rows = [np.array(sorted(int(fam.pid[i, j]) for i, j in r)) for r in ref]
+    got = {frozenset(map(int, r)) for r in fam.enumerate()}
+    if kind == "ecw":
+        got |= {frozenset([int(v)]) for v in fam.fixed_vars}
+    assert got == {frozenset(r.tolist()) for r in rows}
+    return rows
+
+
 @pytest.mark.parametrize("K", [3, 4, 5, 6, 7])
 def test_separation_oracle_equals_brute_force(K):
     rng = np.random.default_rng(K)
     for _, _, pm in [c for c in CASES if c[0] == K][:20]:
         for w in pm.copeland_winners.tolist():
             fam = CopelandFamily(pm, w)
-            rows = fam.enumerate()
+            rows = _reference_rows(fam, pm.mu, w)
             A = fam.rows_to_dense(rows)
             assert fam.n_rows() >= len(rows)
             for _ in range(5):
@@ -94,7 +143,7 @@ def test_separation_oracle_equals_brute_force(K):
                 brute = 1.0 - (A @ e).min() if len(rows) else -np.inf
                 assert fam.max_violation(e) == pytest.approx(brute, abs=1e-12)
                 # every separated row is a genuine row and its violation is reported correctly
-                found, viol = fam.separate(e, tol=1e-12, per_i2=3, neighbours=2)
+                found, viol = fam.separate(e, tol=1e-12, per_i2=3, rng=rng if rng.random() < 0.5 else None)
                 rowset = {tuple(r.tolist()) for r in rows}
                 for r, v in zip(found, viol):
                     assert tuple(r.tolist()) in rowset
@@ -108,7 +157,7 @@ def test_separation_oracle_equals_brute_force(K):
 def test_contains_matches_enumeration_and_q_scaling():
     pm = load_example("table2")
     fam = CopelandFamily(pm, 0)
-    A = fam.rows_to_dense(fam.enumerate())
+    A = fam.rows_to_dense(_reference_rows(fam, pm.mu, 0))
     rng = np.random.default_rng(0)
     for _ in range(200):
         e = rng.random(fam.n_vars)
@@ -123,10 +172,10 @@ def test_ecw_oracle_equals_brute_force():
     for _, _, pm in [c for c in CASES if c[0] in (4, 5, 6)][:40]:
         for w in pm.copeland_winners.tolist():
             fam = ECWFamily(pm, w)
-            rows = fam.enumerate()
+            rows = _reference_rows(fam, pm.mu, w, kind="ecw")
             for _ in range(5):
                 e = rng.random(fam.n_vars)
-                vals = [e[r].sum() for r in rows] + [e[v] for v in fam.fixed_vars]
+                vals = [e[r].sum() for r in rows]
                 brute = 1.0 - min(vals) if vals else -np.inf
                 assert fam.max_violation(e) == pytest.approx(brute, abs=1e-12)
 
@@ -211,7 +260,7 @@ def test_property_cutting_plane_equals_enumeration(data):
 
 # ----------------------------------------------------------------------------- Table 2, by hand
 def test_table2_worked_example():
-    """Paper 000, Table 2 (THEORY.md section 3: about 27.5 against 49.7).
+    """Paper 000, Table 2 (Sec. 4.4: about 27.5 against 49.7).
 
     Costs c = r/d: pairs (0, j) have r = 2/6 and d = d(0.6); pairs inside the cycle have
     r = 4/6 and d = d(0.9).  The rows for winner 0 are (hand-enumerated):

@@ -5,7 +5,7 @@
 * ``violation``: the amount equals brute force over the enumerated rows; the rows it returns are
   rows of the family and the first is a most violated one;
 * the structure-keyed LRU (two structures alternating stay warm), pickling, seeded tie-breaks
-  (reproducible; the value never depends on the seed), slack-row deletion (same values);
+  (reproducible; the value never depends on the seed), lifted or plain cuts (same values);
 * failures are reported (status "failed", message), never returned as optimal.
 """
 
@@ -36,8 +36,8 @@ from builders import empirical_state
 
 # ----------------------------------------------------------------------------- references
 def definition_rows(mu: np.ndarray, winner: int) -> list[frozenset]:
-    """Rows of R_{winner} for an empirical matrix, from THEORY.md section 2 with ties read as
-    "in neither S nor I" (section 4): written out with itertools, sharing no code with boundcalc."""
+    """Rows of R_{winner} for an empirical matrix, from 000 eq. (2) with ties read as
+    "in neither S nor I" (the reading of 000 Algorithm 1 in boundcalc.lp.structure): written out with itertools, sharing no code with boundcalc."""
     K = mu.shape[0]
     beats = lambda i, j: mu[i, j] > 0.5  # noqa: E731
     S = {i: [j for j in range(K) if beats(j, i)] for i in range(K)}
@@ -242,9 +242,8 @@ def test_seeded_tie_breaks_are_reproducible_and_never_change_the_value():
     assert max(values) - min(values) <= 1e-9 * values[0]
 
 
-@pytest.mark.parametrize("kw", [dict(drop_slack=False), dict(per_i2=1, neighbours=0), dict(per_i2=8, neighbours=3),
-                                dict(presolve=True), dict(in_out=0.5, in_out_min_arms=2),
-                                dict(in_out=0.1, in_out_min_arms=2, slack_floor=0)])
+@pytest.mark.parametrize("kw", [dict(per_i2=3), dict(per_i2=8, promote=0), dict(promote=0), dict(promote=10**9),
+                                dict(presolve=True), dict(promote=1, seed=5)])
 def test_options_change_the_path_not_the_value(kw):
     for s in range(12):
         pm = random_matrix(8 + s % 5, 40 + s, min_gap=0.01)
@@ -263,8 +262,8 @@ def test_random_tie_break_spreads_rows_over_i2():
     def first_winner_pairs(block):
         return {frozenset(set(r.tolist()) & winner_pairs) for r in block.rows()}
 
-    fixed = first_winner_pairs(fam.separate_csr(zero, per_i2=1, neighbours=0))
-    rand = first_winner_pairs(fam.separate_csr(zero, per_i2=1, neighbours=0, rng=np.random.default_rng(0)))
+    fixed = first_winner_pairs(fam.separate_csr(zero, per_i2=1))
+    rand = first_winner_pairs(fam.separate_csr(zero, per_i2=1, rng=np.random.default_rng(0)))
     assert len(rand) > len(fixed)
 
 
@@ -339,16 +338,18 @@ def test_theorem6_shortcut_equals_the_lp():
 
 
 @pytest.mark.parametrize("K", [20, 28])
-def test_in_out_separation_on_larger_matrices(K):
-    # K >= 20 uses in-out separation by default: same value as plain separation, tight certificate
+def test_lifted_and_plain_cuts_agree_on_larger_matrices(K):
+    # lifting every (i2, l, case) at once, never lifting the pool side (a plain cutting plane),
+    # and the default (lift after two explicit rows): one value, tight certificates
     for seed in range(3):
         pm = random_matrix(K, 900 + seed, min_gap=0.005)
-        a = CopelandLPSolver().solve(pm)
-        b = CopelandLPSolver(in_out=0.0).solve(pm)
-        assert a.status == b.status == "ok"
-        assert a.value == pytest.approx(b.value, rel=1e-9)
-        assert a.certificate.max_violation <= 1e-9
-        assert abs(a.certificate.gap) <= 1e-7 * a.value
+        runs = [CopelandLPSolver(promote=p).solve(pm) for p in (2, 0, 10**9)]
+        assert [r.status for r in runs] == ["ok"] * 3
+        assert runs[1].stats["pool_blocks"] > 0 and runs[2].stats["pool_blocks"] == 0
+        for r in runs:
+            assert r.value == pytest.approx(runs[0].value, rel=1e-9)
+            assert r.certificate.max_violation <= 1e-9
+            assert abs(r.certificate.gap) <= 1e-7 * r.value
 
 
 # ----------------------------------------------------------------------------- compiled kernels

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each notebook runs for seconds: the whole suite runs them, -m 'not slow' does not
+
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
@@ -212,7 +214,7 @@ def test_cpe_exploration_notebook(monkeypatch):
     out: CLUCB-Borda-Exact needs ~10^6 duels there) and the exact vs Frank-Wolfe oracle on 2 and 3
     positions; the numbers are explore()'s for the same seed, the oracle's value bounds Frank-Wolfe's."""
     from boundcalc.cpe import borda_winner, condorcet_winner
-    from boundcalc.cpe.exploration import ALGORITHMS
+    from boundcalc.cpe.algorithms import ALGORITHMS
     from boundcalc.explore import explore
 
     env = {"RUNS": "2", "SEED": "0", "INSTANCES": "2", "POSITIONS": "2", "EXAMPLE": "0", "H_MAX": "100",

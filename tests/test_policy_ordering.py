@@ -75,7 +75,7 @@ def measured(request):
     for p in res.policies:
         assert p.kernel, f"{p.label} ran the protocol, not its compiled kernel"
     lnT = math.log(T)
-    table = {s["policy"]: (s["mean"] / lnT, s["stderr"] / lnT) for s in res.summary()}
+    table = {s["policy"]: (s["mean"] / lnT, s["stderr"] / lnT) for s in res.table()}
     return request.param, res, table
 
 

@@ -85,6 +85,7 @@ def test_in_process_rows_sorted_by_index():
                           "backend": "in-process", "workers": 0}
 
 
+@pytest.mark.slow
 def test_identical_rows_on_a_new_local_cluster():
     tasks = _tasks(20, 1)
     rows = run_tasks(noisy_sum, tasks, shared=SHARED, workers=2)
@@ -272,3 +273,59 @@ def test_unreachable_scheduler_is_named():
     with dask.config.set({"distributed.comm.timeouts.connect": "0.5s"}):
         with pytest.raises(ConnectionError, match="Dask scheduler at 'tcp://127.0.0.1:9'"):
             run_tasks(noisy_sum, _tasks(2), shared=SHARED, scheduler="tcp://127.0.0.1:9")
+
+
+# ----------------------------------------------------------------------------- the runner entry
+def test_default_workers_without_dask_run_in_process_and_say_so_once(monkeypatch, capsys):
+    """``pip install .`` (no Dask): every long command runs in its default form, in-process, and
+    says so once per process."""
+    from boundcalc.runner import job
+
+    monkeypatch.setattr(job, "dask_available", lambda: False)
+    monkeypatch.setattr(job, "_NOTED_IN_PROCESS", False)
+    assert job.resolve_workers(None) == 0 and job.resolve_workers(None) == 0
+    err = capsys.readouterr().err
+    assert err.count("running in-process") == 1 and "boundcalc[dask]" in err
+    with pytest.raises(ImportError, match="--workers 0"):
+        job.resolve_workers(2)
+    assert job.resolve_workers(0) == 0
+
+
+def test_default_workers_with_dask_is_one_per_core(monkeypatch):
+    import os
+
+    from boundcalc.runner import job
+
+    monkeypatch.setattr(job, "dask_available", lambda: True)
+    assert job.resolve_workers(None) == (os.cpu_count() or 1)
+    with pytest.raises(ValueError, match="not both"):
+        job.resolve_workers(3, "tcp://127.0.0.1:1")
+
+
+def test_run_job_opens_the_store_before_building_tasks(tmp_path):
+    """An unusable --out is refused before any task is built (the task builder never runs)."""
+    from boundcalc.runner import JsonlStore, StoreLocked
+    from boundcalc.runner.job import Job, run_job
+
+    path = tmp_path / "rows.jsonl"
+    built = []
+    job = Job("demo", noisy_sum, shared=SHARED, header={"v": 1}, tasks=lambda: built.append(1) or _tasks(2))
+    holder = JsonlStore(path, {"v": 1})
+    with pytest.raises(StoreLocked):
+        run_job(job, out=path, workers=0)
+    holder.close()
+    assert built == []
+    rows = run_job(job, out=path, workers=0)
+    assert built == [1] and rows.stats["computed"] == 2 and load_store(path)[0] == {"v": 1}
+
+
+def test_seed_sequence_is_the_spawned_child():
+    """Task r's randomness is the r-th child of SeedSequence(seed).spawn(n) (the module's promise)."""
+    from boundcalc.runner.job import check_seed, seed_sequence
+
+    kids = np.random.SeedSequence(42).spawn(5)
+    for r in range(5):
+        assert np.array_equal(seed_sequence(42, r).generate_state(4), kids[r].generate_state(4))
+    for bad in (-1, 2**63, 1.5, True, "3"):
+        with pytest.raises(ValueError):
+            check_seed(bad)

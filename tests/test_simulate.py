@@ -14,7 +14,7 @@ from scipy import stats
 
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.policies import make_policy
-from boundcalc.policies.fast import duel_uniform, duel_uniform_py
+from boundcalc.policies.kernel import duel_uniform, duel_uniform_py
 from boundcalc.simulate import (DuelEnvironment, checkpoints, regret_matrices, run_one, run_protocol,
                                 run_seeds, simulate)
 
@@ -135,6 +135,7 @@ def test_shuffle_is_a_relabelling():
     assert np.array_equal(a["regret"], b["regret"])
 
 
+@pytest.mark.slow
 def test_numbers_independent_of_batch_size_and_workers(tmp_path):
     pm = load_example("table2")
     kw = dict(horizon=3000, seed=11, per_decade=5)
@@ -203,7 +204,7 @@ def test_results_table_json_frame_plot(tmp_path):
     assert labels[:2] == res.policy_names and any(lab.startswith("LB 27.5") for lab in labels)
     assert ax.get_xscale() == "log"
     ax.figure.savefig(tmp_path / "p.png")
-    text = res.format_table()
+    text = res.summary()
     assert "ecw-rmed(beta=0)" in text and "27.55" in text
 
 
@@ -221,6 +222,7 @@ def test_simulate_rejects_bad_input():
         simulate(pm, "ecw-rmed", horizon=10, params={"ecw-rmed": {"beta": -1}})
 
 
+@pytest.mark.slow
 def test_cli_simulate(tmp_path):
     plot = tmp_path / "r.png"
     cmd = [sys.executable, "-m", "boundcalc", "simulate", "--example", "mslr5-condorcet", "--policies",

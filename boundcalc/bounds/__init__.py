@@ -1,4 +1,5 @@
-"""Every published constant, one module each (FORMULAS.md); each module registers its constants.
+"""Every published constant, one module each (cited by paper, theorem and equation); each module
+registers its constants.
 
 =================  ==========================================================================
 module             constants (registered keys of :mod:`boundcalc.registry`)

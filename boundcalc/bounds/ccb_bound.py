@@ -9,7 +9,7 @@ The coefficient of ``ln T`` is reported here, in 002's regret unit
 
 ``Delta`` is "a notion of gap defined in Appendix E, which is an improvement upon the smallest
 gap between any pair of arms" (002 Sec. 5.1); the appendix is not in the available copy
-(FORMULAS.md marks the gap [choice]).  Two readings are offered:
+(so the gap is a reading, not a transcription).  Two readings are offered:
 
 * :func:`ccb` -- ``Delta_min = min_{i != j} |p_ij - 1/2|``.  This is the ``Delta`` of 000
   Sec. 4.4 eq. (10) (000's footnote: "a little bit looser than the one in the original
@@ -19,7 +19,7 @@ gap between any pair of arms" (002 Sec. 5.1); the appendix is not in the availab
   000's footnote says Table 1 used "the original regret bound", and 000 does not say whether
   it converted the unit.
 * :func:`ccb_delta_z` -- ``Delta_Z`` (:func:`delta_z`), the reading of the Appendix E gap
-  recorded in FORMULAS.md: the smallest gap a Copeland winner has, and, for every
+  described by 002 Appendix E's text: the smallest gap a Copeland winner has, and, for every
   non-winner, the ``(L_C + 1)``-th smallest gap to the arms that beat it.  ``Delta_Z >=
   Delta_min`` always, with equality on Condorcet matrices.  It is one reading, unverified:
   Appendix E is not in the available copy, and a plausible alternative takes the
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..matrix import PreferenceMatrix, as_preference_matrix
+from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..registry import Context, register_constant
 from ..result import Result
 from ..units import UNIT_002
@@ -52,8 +52,8 @@ CCB = register_constant("ccb", unit=UNIT_002, source=SOURCE + _FORMULA.format("D
 CCB_DELTA_Z = register_constant("ccb_delta_z", unit=UNIT_002, source=SOURCE + _FORMULA.format("Delta_Z"), order=40)
 
 
-def delta_z(matrix) -> float:
-    """The ``Delta_Z`` reading of 002's Appendix E gap (FORMULAS.md, CCB [choice]).
+def delta_z(matrix: MatrixLike) -> float:
+    """The ``Delta_Z`` reading of 002's Appendix E gap (a reading: that appendix is not in our copy).
 
     ``Delta_Z = min( min_{c in C*, j != c} Delta_cj,
     min_{i not in C*} (L_C + 1)-th smallest of {Delta_ij : j beats i} )``
@@ -86,7 +86,7 @@ def _ccb(pm: PreferenceMatrix, spec, delta: float, reading: str) -> Result:
     return spec.result(value, extra={"delta": float(delta), "delta_reading": reading, "K": K, "C": C, "L_C": L_C})
 
 
-def ccb(matrix) -> Result:
+def ccb(matrix: MatrixLike) -> Result:
     """CCB's ``ln T`` coefficient ``2 K (C + L_C + 1) / Delta_min^2`` (002, Theorem 3).
 
     Paper 002 (Zoghi et al., NIPS 2015), Theorem 3, the high-probability bound
@@ -104,7 +104,7 @@ def ccb(matrix) -> Result:
     return _ccb(pm, CCB, pm.min_gap, "Delta_min")
 
 
-def ccb_delta_z(matrix) -> Result:
+def ccb_delta_z(matrix: MatrixLike) -> Result:
     """CCB's ``ln T`` coefficient ``2 K (C + L_C + 1) / Delta_Z^2`` (002, Theorem 3, Appendix E gap).
 
     Same bound as :func:`ccb` with the ``Delta_Z`` reading of 002's Appendix E gap

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..matrix import PreferenceMatrix, as_preference_matrix, kl_half
+from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix, kl_half
 from ..registry import Context, register_constant
 from ..result import Result
 from ..units import UNIT_000
@@ -67,7 +67,7 @@ def _eq11_sum(pm: PreferenceMatrix, L_1: int) -> float:
     return float(np.sum(1.0 + L / (L - L_1 + 1.0)))
 
 
-def ecw_eq11(matrix) -> Result:
+def ecw_eq11(matrix: MatrixLike) -> Result:
     """000 eq. (11): ``1/d(1/2+Delta, 1/2) * sum_{i2 != i1} (1 + L_{i2}/(L_{i2} - L_1 + 1))``.
 
     Paper 000, Sec. 4.4, eq. (11): an upper bound on ``min_{i1} C^E*_{i1}`` (ECW-RMED's
@@ -86,7 +86,7 @@ def ecw_eq11(matrix) -> Result:
     return EQ11.result(value, extra={"delta": delta, "d_half_plus_delta": d, "L_1": L_1, "sum_term": s})
 
 
-def ecw_eq12(matrix) -> Result:
+def ecw_eq12(matrix: MatrixLike) -> Result:
     """000 eq. (12): ``K/d(1/2+Delta, 1/2) * ((L_1 + 3)/2 + L_1^2/K)``.
 
     Paper 000, Sec. 4.4, eq. (12): 000's L-free relaxation of (11), an upper bound on

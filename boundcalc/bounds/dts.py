@@ -4,7 +4,7 @@
 comparisons of every pair (Lemmas 1-3 and 5) and weighting each comparison by 1, which is
 valid because every pair regret ``r_ij = zeta* - (zeta_i + zeta_j)/2`` is at most 1.  001
 states eqs. (2) and (6) as bounds on D-TS's regret ``R(T) = zeta* T - (1/2) sum E[zeta_a(1) +
-zeta_a(2)]``, whose unit is 000's (THEORY.md section 1), so the constants are reported in
+zeta_a(2)]``, whose unit is 000's (000 Sec. 2: the pair regret ``(r_i + r_j) / 2``), so the constants are reported in
 "001 regret (= 000's)" and ``value_in_000_unit`` is the same number.
 
 Notation (001 Sec. 4.2): ``Delta_ij = |p_ij - 1/2|``, ``D(p||q)`` the Bernoulli KL divergence,
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..matrix import TIE_ATOL, PreferenceMatrix, as_preference_matrix, kl_bernoulli
+from ..matrix import TIE_ATOL, MatrixLike, PreferenceMatrix, as_preference_matrix, kl_bernoulli
 from ..registry import Context, register_constant
 from ..result import Result
 from ..units import UNIT_001, UNIT_001_LOGLOG
@@ -64,7 +64,7 @@ def _check_alpha(alpha: float) -> float:
     return alpha
 
 
-def dts_sigma(matrix, i: int) -> np.ndarray:
+def dts_sigma(matrix: MatrixLike, i: int) -> np.ndarray:
     """``sigma_i``: all arms (``i`` included) sorted by ``p_ji`` descending (001 Sec. 4.2.2).
 
     Equal values keep index order (stable sort); Assumption 2 is what makes the order
@@ -77,7 +77,7 @@ def dts_sigma(matrix, i: int) -> np.ndarray:
     return np.argsort(-pm.mu[:, i], kind="stable")
 
 
-def dts_assumption2(matrix) -> dict:
+def dts_assumption2(matrix: MatrixLike) -> dict:
     """Check 001's Assumption 2; return ``{"holds": bool, "failing_arms": [...], "detail": str}``.
 
     For each non-winner ``i``: ``p_{sigma_i(L_C+1), i} > p_{sigma_i(L_C+2), i}`` (the sorted
@@ -107,7 +107,7 @@ def dts_assumption2(matrix) -> dict:
     return {"holds": not failing, "failing_arms": failing, "detail": detail}
 
 
-def dts_prop1(matrix, alpha: float = 0.51) -> Result:
+def dts_prop1(matrix: MatrixLike, alpha: float = 0.51) -> Result:
     """D-TS's ``O(K^2 ln T)`` coefficient ``sum_{p_ij < 1/2} [4 alpha/Delta_ij^2 + 1/D(p_ij||1/2)]``.
 
     Paper 001, Proposition 1, eq. (2), in the limit epsilon -> 0 (the ``(1 + epsilon)`` factor
@@ -154,7 +154,7 @@ def _thm1_parts(pm: PreferenceMatrix, alpha: float, beta: float):
     return float(log_t), float(beta * loglog_t)
 
 
-def dts_thm1(matrix, alpha: float = 0.51) -> Result:
+def dts_thm1(matrix: MatrixLike, alpha: float = 0.51) -> Result:
     """D-TS's refined ``ln T`` coefficient (001, Theorem 1, eq. (6)); None if Assumption 2 fails.
 
     ``sum_{i in C*} [sum_{j: p_ji > 1/2} 4 alpha/Delta_ji^2 + sum_{j: p_ji < 1/2} 1/D(p_ji||1/2)]
@@ -176,7 +176,7 @@ def dts_thm1(matrix, alpha: float = 0.51) -> Result:
     return dts_thm1_rows(matrix, alpha)[0]
 
 
-def dts_thm1_loglog(matrix, alpha: float = 0.51, beta: float = 2.0) -> Result:
+def dts_thm1_loglog(matrix: MatrixLike, alpha: float = 0.51, beta: float = 2.0) -> Result:
     """D-TS's ``ln ln T`` coefficient (001, Theorem 1, eq. (6), Lemma 5); None if Assumption 2 fails.
 
     ``beta (1 + epsilon)^2 sum_{i not in C*} sum_{j=L_C+2}^{K} 1/D(p_{sigma_i(j),i} || p_{sigma_i(L_C+1),i})``
@@ -194,7 +194,7 @@ def dts_thm1_loglog(matrix, alpha: float = 0.51, beta: float = 2.0) -> Result:
     return dts_thm1_rows(matrix, alpha, beta)[1]
 
 
-def dts_thm1_rows(matrix, alpha: float = 0.51, beta: float = 2.0) -> tuple[Result, Result]:
+def dts_thm1_rows(matrix: MatrixLike, alpha: float = 0.51, beta: float = 2.0) -> tuple[Result, Result]:
     """:func:`dts_thm1` and :func:`dts_thm1_loglog` together (001, Theorem 1, eq. (6)).
 
     Assumption 2 is checked once and eq. (6)'s ``ln T`` and ``ln ln T`` sums come from one

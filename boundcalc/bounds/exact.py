@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from numpy.typing import ArrayLike
+
 from ..lp.cutting import CopelandLPSolver
 from ..lp.ecw import ecw_bound as _ecw_closed_form
 from ..lp.full import DEFAULT_MAX_ROWS, lower_bound_enumerate
 from ..lp.highs import SolverError
-from ..matrix import as_preference_matrix
+from ..matrix import MatrixLike, as_preference_matrix
 from ..registry import Context, register_constant
 from ..result import BOUND_SOURCES, BoundResult
 from ..units import UNIT_000, UNIT_CUSTOM
@@ -35,14 +37,14 @@ LOWER_BOUND = register_constant("lower_bound", unit=UNIT_000, source=BOUND_SOURC
 ECW = register_constant("ecw", unit=UNIT_000, source=BOUND_SOURCES["ecw"], order=20, needs=("certify",))
 
 
-def lower_bound(matrix, method: str = "cutting-plane", *, regret=None, levels: Iterable[int] | None = None,
+def lower_bound(matrix: MatrixLike, method: str = "cutting-plane", *, regret: ArrayLike | None = None, levels: Iterable[int] | None = None,
                 tol: float = 1e-9, max_rows: int = DEFAULT_MAX_ROWS, solver: str = "auto",
                 on_failure: str = "raise") -> BoundResult:
     """The Copeland regret lower bound ``min_{i1} C*_{i1}`` of paper 000, Theorem 2 (eq. (2)).
 
     ``E[R(T)] >= (min over Copeland winners i1 of C*_{i1}) log T - o(log T)`` for every
     consistent algorithm, with ``C*_{i1} = min { sum_p r_p q_p : q in R_{i1} }``
-    (THEORY.md section 2).
+    (000 Theorem 2, eq. (2)).
 
     Parameters
     ----------
@@ -108,7 +110,7 @@ def lower_bound(matrix, method: str = "cutting-plane", *, regret=None, levels: I
     return res
 
 
-def ecw_bound(matrix, *, regret=None, certify: bool = True) -> BoundResult:
+def ecw_bound(matrix: MatrixLike, *, regret: ArrayLike | None = None, certify: bool = True) -> BoundResult:
     """ECW-RMED's regret constant ``min_{i1} C^E*_{i1}`` (paper 000, Theorems 4-5), in closed form.
 
     The front door to :func:`boundcalc.lp.ecw.ecw_bound`: Theorem 5's sorted closed form per

@@ -1,7 +1,8 @@
 """RMED's Condorcet constants (Komiyama, Honda, Kashima & Nakagawa, "Regret Lower Bound and
 Optimal Algorithm in Dueling Bandit Problem", COLT 2015, cited by 000).
 
-That paper is not among the five source texts; the formulas follow FORMULAS.md and agree with
+That paper is not among the five source texts; the formulas are its Condorcet lower bound and
+RMED1's constant as read in, and agreeing with,
 the authors' public implementation (jkomiyama/duelingbanditlib, ``policy_rmed.hpp``: RMED1
 compares a loser with the empirical winner; the lower bound's opponent minimises
 ``(p_wi + p_wj - 1) / kl(p_ij, 1/2)``), an independent review found.
@@ -11,7 +12,7 @@ Only for matrices with a Condorcet winner (called arm 1 in the paper; any index 
 ``Delta_wj = p_wj - 1/2`` and ``Delta_ww = 0`` -- yet another unit, not a multiple of 000's
 ``r_ij`` (it depends on gaps, 000's on Copeland losses), so ``value_in_000_unit`` is None.
 
-* Lower bound (FORMULAS.md, RMED [exact]):
+* Lower bound (Komiyama et al. 2015's regret lower bound for a Condorcet winner):
   ``sum_{i != w} min_{j: p_ji > 1/2} (Delta_wi + Delta_wj) / (2 D(p_ij || 1/2))``;
   ``j = w`` is always a candidate since the winner beats every ``i``.
 * RMED1's constant: the ``j = w`` term alone, ``sum_{i != w} Delta_wi / (2 D(p_iw || 1/2))``,
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..matrix import PreferenceMatrix, as_preference_matrix, kl_half
+from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix, kl_half
 from ..registry import Context, register_constant
 from ..result import Result
 from ..units import UNIT_RMED
@@ -56,7 +57,7 @@ def _no_winner_reason(pm: PreferenceMatrix) -> str:
     )
 
 
-def rmed_regret_matrix(matrix) -> np.ndarray:
+def rmed_regret_matrix(matrix: MatrixLike) -> np.ndarray:
     """RMED's pair regret ``R[i, j] = (Delta_wi + Delta_wj) / 2`` as a K x K array.
 
     ``w`` is the Condorcet winner, ``Delta_wj = p_wj - 1/2`` (``Delta_ww = 0``).  The array is
@@ -79,7 +80,7 @@ def rmed_regret_matrix(matrix) -> np.ndarray:
     return R
 
 
-def rmed_lb(matrix) -> Result:
+def rmed_lb(matrix: MatrixLike) -> Result:
     """RMED's Condorcet regret lower bound ``sum_{i != w} min_{j beats i} (Delta_wi + Delta_wj) / (2 D(p_ij||1/2))``.
 
     Komiyama et al. (COLT 2015), the asymptotic lower bound for the Condorcet dueling bandit
@@ -109,7 +110,7 @@ def rmed_lb(matrix) -> Result:
     return RMED_LB.result(total, extra={"condorcet_winner": int(w), "j_star": j_star})
 
 
-def rmed1(matrix) -> Result:
+def rmed1(matrix: MatrixLike) -> Result:
     """RMED1's constant ``sum_{i != w} Delta_wi / (2 D(p_iw||1/2))`` (Komiyama et al., COLT 2015).
 
     The ``j = w`` term of :func:`rmed_lb` for every arm: RMED1 compares each arm with the

@@ -4,7 +4,7 @@
 generic explorer of ``N = K(K - 1)/2`` parameters (the preferences ``p_ij``, ``i < j``); its
 Copeland sample complexity is a sum over the parameters of ``O(ln(N T/delta) / Delta_i^2)``,
 i.e. ``O(K^2 log T)``.  The paper's own constants and per-parameter gaps could not be read
-from the available copy (FORMULAS.md, SAVAGE [choice; structure only]), so boundcalc reports
+from the available copy (only its structure is), so boundcalc reports
 the defensible computable hardness ``sum_{i<j} 1/Delta_ij^2`` with ``Delta_ij = |p_ij - 1/2|``:
 the sample-complexity structure with every parameter charged its own gap to 1/2.  It is a
 hardness, not a regret constant, and has no unit.
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..matrix import as_preference_matrix
+from ..matrix import MatrixLike, as_preference_matrix
 from ..registry import Context, register_constant
 from ..result import Result
 from ..units import UNIT_HARDNESS
@@ -30,7 +30,7 @@ SAVAGE = register_constant(
     source="Urvoy et al. 2013 (003), Copeland SAVAGE sample complexity (structure only)", order=130)
 
 
-def savage_hardness(matrix) -> Result:
+def savage_hardness(matrix: MatrixLike) -> Result:
     """``sum_{i<j} 1/Delta_ij^2`` -- SAVAGE's (003) sample-complexity structure as a hardness.
 
     Paper 003 (Urvoy et al. 2013), the Copeland sample-complexity bound

@@ -10,7 +10,7 @@ Theorem 5: the expected regret of SCB is
 ``O( (1/K) sum_i H_i (1 - cpld(a_i)) / Delta_i^2 * log T )`` (from Lemma 6 by the squaring
 trick), which in turn is ``O(K (L_C + log K) / Delta_min^2 * log T)``.  The constant hidden in
 the O(.) is not published, so this is a *hardness*: a number that orders matrices, not a
-regret constant, and it has no conversion to 000's unit (FORMULAS.md, SCB [rebuilt; O(.) only]).
+regret constant, and it has no conversion to 000's unit (002 Theorem 5 gives only the O(.) form).
 
 >>> r = scb_hardness([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])
 >>> round(r.value, 4), r.unit, r.value_in_000_unit    # 775/9
@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..matrix import as_preference_matrix
+from ..matrix import MatrixLike, as_preference_matrix
 from ..registry import Context, register_constant
 from ..result import Result
 from ..units import UNIT_HARDNESS
@@ -34,7 +34,7 @@ SCB = register_constant("scb_hardness", unit=UNIT_HARDNESS,
                         source="Zoghi et al. 2015 (002), Theorem 5 (Lemma 6, Definition 4, epsilon = 0)", order=50)
 
 
-def scb_hardness(matrix) -> Result:
+def scb_hardness(matrix: MatrixLike) -> Result:
     """SCB's hardness ``(1/K) sum_i H_i (1 - cpld_i) / Delta_i^2`` (002, Theorem 5, Definition 4).
 
     Paper 002, Theorem 5 (and Lemma 6 with epsilon = 0).  The value multiplies ``log T``

@@ -62,10 +62,9 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(["OracleResult", "mwmc", "condorcet_oracle", "frank_wolfe_oracle", "matching_polytope"], "oracle"),
     **dict.fromkeys(["MatchingSampler"], "sampler"),
     "sample_complexity_expressions": "theorems",
-    **dict.fromkeys(
-        ["ALGORITHMS", "AlgorithmSpec", "Decision", "DuelOracle", "ExplorationResult", "run_algorithm"],
-        "exploration"),
-    **dict.fromkeys(["car_cond", "car_parallel", "car_verify", "clucb_borda_exact", "clucb_borda_pac"], "algorithms"),
+    **dict.fromkeys(["AlgorithmSpec", "Decision", "DuelOracle", "ExplorationResult"], "base"),
+    **dict.fromkeys(["ALGORITHMS", "register_algorithm", "run_algorithm", "car_cond", "car_parallel", "car_verify",
+                     "clucb_borda_exact", "clucb_borda_pac"], "algorithms"),
 }
 
 __all__ = [
@@ -115,6 +114,7 @@ __all__ = [
     "cpe_report",
     "load_cpe_example",
     "ALGORITHMS",
+    "register_algorithm",
     "AlgorithmSpec",
     "Decision",
     "DuelOracle",

@@ -8,8 +8,8 @@
   simulated in parallel, one duel at a time.
 
 Each takes a :class:`~boundcalc.cpe.CPEInstance` (or a K x K matrix: the one-position
-instance), draws its duels from a :class:`~boundcalc.cpe.exploration.DuelOracle` and returns an
-:class:`~boundcalc.cpe.exploration.ExplorationResult`.  Use them through
+instance), draws its duels from a :class:`~boundcalc.cpe.base.DuelOracle` and returns an
+:class:`~boundcalc.cpe.base.ExplorationResult`.  Use them through
 :func:`boundcalc.cpe.run_algorithm` (validation, registry names) or directly.
 
 Readings common to all five (where 004's text leaves a choice):
@@ -24,10 +24,15 @@ Readings common to all five (where 004's text leaves a choice):
   MWMC oracle is ``scipy.optimize.linear_sum_assignment`` on the position x candidate table
   with forced sets (the same oracle as :func:`boundcalc.cpe.oracle.mwmc`, called directly to
   save its input checks in the inner loops), and tied matchings are whichever it returns.
-* Speed: the CLUCB loops (Algorithms 1 and 5) run compiled (numba) over the enumerated maximum
-  matchings where there are at most :data:`FAST_MAX_MATCHINGS` of them, taking exactly the LSA
-  loop's decisions and duels (rounds with tied matchings are handed to LSA); ``fast=False``
-  gives the LSA loop.
+* Speed: the inner loops run compiled (numba, :mod:`boundcalc.cpe._kernels`), each taking
+  exactly the decisions and duels of the numpy / LSA code it stands for, which keeps every
+  case a rounding error could decide (tied matchings, sums within a margin of a threshold):
+  the CLUCB loops (Algorithms 1 and 5) and CAR-Verify's rounds over the enumerated maximum
+  matchings where there are at most :data:`FAST_MAX_MATCHINGS` of them (``fast=False``: the
+  LSA path); the MWMC oracle by enumeration where its optimum is unique; CAR-Cond's counts,
+  confidence matrices and screen, so that only a round where some test can succeed runs in
+  Python; the sampler's draws and the Condorcet oracle's assembly (their modules).
+  ``tests/test_cpe_algorithms.py`` replays runs recorded from the numpy implementation.
 * ``max_duels``: a run that would draw more stops with ``stopped="budget"`` and no matching.
 
 >>> from boundcalc.cpe import CPEInstance
@@ -44,11 +49,40 @@ from typing import Callable, Generator
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from . import exploration as _expl
-from .exploration import Decision, DuelOracle, ExplorationResult, check_delta, check_epsilon, check_max_duels
+from ..registry import Registry
+from . import _kernels
+from . import base as _expl
+from .base import (
+    AlgorithmSpec,
+    Decision,
+    DuelOracle,
+    ExplorationResult,
+    check_delta,
+    check_epsilon,
+    check_max_duels,
+    check_winner,
+)
 from .instance import CPEInstance, as_instance
 
-__all__ = ["clucb_borda_pac", "clucb_borda_exact", "car_cond", "car_verify", "car_parallel", "DELTA0"]
+__all__ = ["clucb_borda_pac", "clucb_borda_exact", "car_cond", "car_verify", "car_parallel", "DELTA0",
+           "ALGORITHMS", "register_algorithm", "run_algorithm"]
+
+#: The algorithms of paper 004 under their command-line names (an :class:`AlgorithmSpec` each),
+#: registered by :func:`register_algorithm` where each is defined below.
+ALGORITHMS: Registry[AlgorithmSpec] = Registry("algorithm")
+
+
+def register_algorithm(name: str, *, target: str, needs_epsilon: bool, paper: str) -> Callable[[Callable], Callable]:
+    """Decorator: register a pure-exploration algorithm under its command-line ``name``.
+
+    >>> sorted(ALGORITHMS)[:2], ALGORITHMS["car-cond"].func is car_cond
+    (['car-cond', 'car-parallel'], True)
+    """
+    def deco(func):
+        ALGORITHMS.add(name, AlgorithmSpec(name, func, target, needs_epsilon, paper))
+        return func
+
+    return deco
 
 #: CAR-Verify's constant confidence for its CAR-Cond phase (004 Algorithm 4, line 2).
 DELTA0 = 0.01
@@ -67,10 +101,14 @@ class _Lin:
 
     ``best(w, include, exclude, minimize)`` returns ``(value, M)`` with ``M`` an int array of
     ``l`` edge indices in position order, or ``(-inf, None)`` (``+inf`` when minimising) if no
-    maximum matching contains ``include`` and avoids ``exclude``.
+    maximum matching contains ``include`` and avoids ``exclude``.  With ``en`` (the enumerated
+    maximum matchings, :class:`_Enum`) a call whose optimum is unique by more than ``_TIE_TOL``
+    is answered by :func:`boundcalc.cpe._kernels.best_forced` -- the matching the LSA finds and
+    its value summed in numpy's order, as ``w[M].sum()`` -- and any other by
+    ``linear_sum_assignment``.
     """
 
-    def __init__(self, inst: CPEInstance):
+    def __init__(self, inst: CPEInstance, en: "_Enum | None" = None):
         self.l, self.n, self.m = inst.n_positions, inst.n_candidates, inst.n_edges
         self.ep = np.asarray(inst.edge_position)
         self.ec = np.asarray(inst.edge_candidate)
@@ -80,16 +118,26 @@ class _Lin:
         self.E[self.ep, self.ec] = np.arange(self.m)
         self.blank = np.full((self.l, self.n), -np.inf)
         self.calls = 0
+        self.en = en if en is not None and en.Ms is not None else None
+        self.kern = _kernels.load() if self.en is not None else None
+        self.val = np.zeros(1)
 
     def best(self, w, include=(), exclude=(), minimize: bool = False):
         self.calls += 1
         if self.l == 1 and not len(include) and not len(exclude):  # one position: an argmax
             k = int(np.argmin(w)) if minimize else int(np.argmax(w))
             return float(w[k]), np.array([k], dtype=np.intp)
+        empty = (np.inf if minimize else -np.inf), None
+        if self.en is not None:
+            i = self.kern.best_forced(w, self.en.Ms, self.en.inc, np.asarray(include, dtype=np.intp),
+                                      np.asarray(exclude, dtype=np.intp), minimize, _TIE_TOL, self.val)
+            if i == -2:
+                return empty
+            if i >= 0:
+                return float(self.val[0]), self.en.Ms[i].copy()
         C = self.blank.copy()
         C[self.ep, self.ec] = -w if minimize else w
         ep, ec = self.epl, self.ecl
-        empty = (np.inf if minimize else -np.inf), None
         if len(include):  # forced in: its row and column hold only it
             inc = list(dict.fromkeys(int(e) for e in include))
             rows = [ep[e] for e in inc]
@@ -223,138 +271,9 @@ FAST_MAX_MATCHINGS = 4096
 #: Two matchings whose values differ by at most this count as tied: the fast loop then hands
 #: the round to the LSA oracle (whose tie-breaking it does not reproduce).
 _TIE_TOL = 1e-9
-# Return codes of the compiled CLUCB kernel.
-_K_OUTPUT, _K_BREAK, _K_TIE, _K_MORE = 0, 1, 2, 3
-_clucb_kernel = None
-
-
-def _np_pairwise_sum(x, idx, n):  # pragma: no cover - compiled
-    """``x[idx[:n]].sum()`` in numpy's summation order (pairwise_sum for n <= 128: 8 accumulators)."""
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += x[idx[i]]
-        return res
-    r0, r1, r2, r3 = x[idx[0]], x[idx[1]], x[idx[2]], x[idx[3]]
-    r4, r5, r6, r7 = x[idx[4]], x[idx[5]], x[idx[6]], x[idx[7]]
-    i = 8
-    stop = n - (n % 8)
-    while i < stop:
-        r0 += x[idx[i]]
-        r1 += x[idx[i + 1]]
-        r2 += x[idx[i + 2]]
-        r3 += x[idx[i + 3]]
-        r4 += x[idx[i + 4]]
-        r5 += x[idx[i + 5]]
-        r6 += x[idx[i + 6]]
-        r7 += x[idx[i + 7]]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += x[idx[i]]
-        i += 1
-    return res
-
-
-def _best_two(w, Ms, nM, l):  # pragma: no cover - compiled
-    """The largest and second-largest weight ``w(M)`` over the enumerated matchings, and the
-    first index reaching the largest (MWMC by enumeration; ties are detected by the caller)."""
-    best, second, ib = -np.inf, -np.inf, -1
-    for i in range(nM):
-        v = _np_pairwise_sum(w, Ms[i], l)
-        if v > best:
-            second = best
-            best, ib = v, i
-        elif v > second:
-            second = v
-    return best, second, ib
-
-
-def _clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_end,
-                  log4K_d, bonus, l_eps, eq_tol, exact, tie_tol, res, zlog, dout):  # pragma: no cover - compiled
-    """Rounds of Algorithm 1 / 5's loop from round ``t``, duel ``k`` of the block, as
-    :func:`_clucb_phase` runs them, on the enumerated matchings ``Ms``.
-
-    Stops before a round's duel when the block (or budget) ends at ``k_end`` (code MORE), when
-    an MWMC argmax is tied within ``tie_tol`` or a stop test is within ``1e-9`` of its threshold
-    (TIE: the caller runs that round with the LSA oracle), or at line 15 / 18 / 22 (OUTPUT /
-    BREAK).  ``res`` receives (t, k, index of M_t).
-    """
-    nM, l = Ms.shape
-    m = wbar.shape[0]
-    code = _K_MORE
-    diff = 0.0
-    while True:
-        # line 5 / 8: M_t = MWMC(bar w_t)
-        best, second, ib = _best_two(wbar, Ms, nM, l)
-        if second >= best - tie_tol:
-            code = _K_TIE
-            break
-        # line 6 / 9: c_t(e) = sqrt(ln(4 K t^3 / delta) / (2 T_t(e))), x/0 := 1
-        L = log4K_d + 3.0 * math.log(t)
-        for e in range(m):
-            if unseen[e]:
-                c[e] = 1.0
-            else:
-                c[e] = math.sqrt(L * h[e])
-            if inc[ib, e]:  # lines 7-13 / 10-16
-                wt[e] = wbar[e] - c[e] - bonus
-            else:
-                wt[e] = wbar[e] + c[e] + bonus
-        # line 14 / 17: tilde M_t = MWMC(tilde w_t)
-        best, second, it = _best_two(wt, Ms, nM, l)
-        if second >= best - tie_tol:
-            code = _K_TIE
-            break
-        if it == ib:  # both paths then compute the same sum twice: diff = 0 exactly
-            diff = 0.0
-        else:
-            diff = best - _np_pairwise_sum(wt, Ms[ib], l)
-            if abs(diff - l_eps) <= 1e-9 or (exact and abs(diff - eq_tol) <= 1e-9):
-                code = _K_TIE
-                break
-        if exact and diff <= eq_tol:  # Algorithm 5 line 18
-            code = _K_OUTPUT
-            break
-        if diff <= l_eps:  # Algorithm 1 line 15 / Algorithm 5 line 22
-            code = _K_OUTPUT if not exact else _K_BREAK
-            break
-        # line 19 / 25: z_t, ties to the smallest edge index
-        z, cz = 0, -np.inf
-        for e in range(m):
-            v = c[e] if inc[ib, e] != inc[it, e] else -1.0
-            if v > cz:
-                z, cz = e, v
-        if k >= k_end:
-            code = _K_MORE
-            break
-        # lines 20-22 / 26-28: the duel (z_t, e(M', s(z_t))) with the block's sample and uniform
-        f = buf[k, ep[z]]
-        x = 1.0 if U[k] < P[z, f] else 0.0
-        zlog[k, 0], zlog[k, 1], zlog[k, 2] = z, f, int(x)
-        S[z] += x
-        T[z] += 1.0
-        wbar[z] = S[z] / T[z]
-        h[z] = 0.5 / T[z]
-        unseen[z] = False
-        t += 1
-        k += 1
-    res[0], res[1], res[2] = t, k, ib
-    dout[0] = diff
-    return code
-
-
-def _load_kernel():
-    """Compile (or load from numba's cache) the fast CLUCB kernel once per process."""
-    global _clucb_kernel
-    if _clucb_kernel is None:
-        from numba import njit
-
-        g = globals()
-        g["_np_pairwise_sum"] = njit(cache=True, inline="always")(_np_pairwise_sum)
-        g["_best_two"] = njit(cache=True, inline="always")(_best_two)
-        _clucb_kernel = njit(cache=True)(_clucb_rounds)
-    return _clucb_kernel
+#: Kernel decisions on a sum compared with a threshold are taken only this far from it (a
+#: different summation order moves a sum by far less); closer ones go to the numpy / LSA path.
+_MARGIN = 1e-9
 
 
 class _Enum:
@@ -365,7 +284,7 @@ class _Enum:
         from .matchings import maximum_matchings
 
         self.Ms = None
-        if inst.n_positions > 128:  # _np_pairwise_sum reproduces numpy's order up to 128 terms
+        if inst.n_positions > 128:  # _kernels.pairwise_sum reproduces numpy's order up to 128 terms
             return
         try:
             Ms = maximum_matchings(inst, limit=limit)
@@ -390,7 +309,7 @@ def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_d
     uniforms actually used.  ``oracle`` must be a plain :class:`DuelOracle` (its counter is
     advanced; its ``duel`` is not called).
     """
-    kernel = _load_kernel()
+    kern = _kernels.load()
     m, l = inst.n_edges, inst.n_positions
     Ms, inc, ep, P = en.Ms, en.inc, en.ep, en.P
     rng = oracle.rng
@@ -427,20 +346,20 @@ def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_d
         if max_duels is not None:
             k_end = min(k_end, k + max_duels - oracle.n_duels)
         k_before = k
-        code = kernel(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_end,
-                      log4K_d, bonus, l_eps, eq_tol, exact, _TIE_TOL, res, zlog, dout)
+        code = kern.clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_end,
+                                 log4K_d, bonus, l_eps, eq_tol, exact, _TIE_TOL, res, zlog, dout)
         t, k, ib = int(res[0]), int(res[1]), int(res[2])
         oracle.n_duels += k - k_before
         if log is not None:
             log.extend((int(a), int(b), bool(x)) for a, b, x in zlog[k_before:k])
-        if code == _K_OUTPUT:
+        if code == kern.OUTPUT:
             settle()
             return "output", Ms[ib].copy()
-        if code == _K_BREAK:
+        if code == kern.BREAK:
             settle()
             stats.setdefault("break_ratios", []).append(float(dout[0]) / l_eps)
             return "break", None
-        if code == _K_TIE:  # this round through the LSA oracle, exactly as _clucb_phase
+        if code == kern.TIE:  # this round through the LSA oracle, exactly as _clucb_phase
             _, Mt = lin.best(wbar)
             lin.calls -= 1
             cc = np.sqrt((log4K_d + 3.0 * math.log(t)) * h)
@@ -472,7 +391,7 @@ def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_d
             saved = rng.bit_generator.state
             U = rng.random(len(buf))
             k = 0
-        if code == _K_TIE:
+        if code == kern.TIE:
             f = int(buf[k, ep[z]])
             x = 1.0 if U[k] < P[z, f] else 0.0
             if log is not None:
@@ -501,12 +420,14 @@ def _use_fast(fast, oracle, inst):
     return en
 
 
+@register_algorithm("clucb-borda-pac", target="borda", needs_epsilon=True,
+                    paper="004 Algorithm 1 (Sec. 3.2), Theorem 1")
 def clucb_borda_pac(
-    inst,
+    inst: CPEInstance,
     delta: float,
     *,
     epsilon: float,
-    rng=None,
+    rng: np.random.Generator | int | None = None,
     max_duels: int | None = None,
     sampler: str = "auto",
     fast: bool | None = None,
@@ -561,12 +482,12 @@ def clucb_borda_pac(
     max_duels = check_max_duels(max_duels)
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     oracle = DuelOracle(inst, rng)
-    lin = _Lin(inst)
+    en = _use_fast(fast, oracle, inst)
+    lin = _Lin(inst, en)
     stream = _SampleStream(inst, eps / 8.0, rng, sampler)  # line 2
     stats: dict = {}
     params = {"delta": delta, "epsilon": eps, "eta": eps / 8.0, "max_duels": max_duels, "sampler": sampler,
               "K": _K(inst)}
-    en = _use_fast(fast, oracle, inst)
     phase = _clucb_phase if en is None else (lambda *a: _clucb_phase_fast(a[0], a[1], en, *a[2:]))
     params["fast"] = en is not None
     try:
@@ -579,11 +500,13 @@ def clucb_borda_pac(
                              trace, "identified" if M is not None else "budget", params, stats)
 
 
+@register_algorithm("clucb-borda-exact", target="borda", needs_epsilon=False,
+                    paper="004 Algorithm 5 (App. B.5), Theorem 2")
 def clucb_borda_exact(
-    inst,
+    inst: CPEInstance,
     delta: float,
     *,
-    rng=None,
+    rng: np.random.Generator | int | None = None,
     max_duels: int | None = None,
     sampler: str = "auto",
     fast: bool | None = None,
@@ -628,12 +551,12 @@ def clucb_borda_exact(
     max_duels = check_max_duels(max_duels)
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     oracle = DuelOracle(inst, rng)
-    lin = _Lin(inst)
+    en = _use_fast(fast, oracle, inst)
+    lin = _Lin(inst, en)
     stats: dict = {"samples": 0}
     K = _K(inst)
     M = None
     q = 0
-    en = _use_fast(fast, oracle, inst)
     phase = _clucb_phase if en is None else (lambda *a: _clucb_phase_fast(a[0], a[1], en, *a[2:]))
     try:
         while True:
@@ -675,6 +598,11 @@ class _MaxMin:
     bound on ``ExU`` / ``InU`` is ``(1/l) sum_j min_{f in E_j allowed} (Q^T xh)_f`` (the min
     over ``y`` with the candidate constraints dropped), one matrix product for all edges.
     Every decision is the one the exact oracle values give.
+
+    Compiled: bounds at 0/1 points (vertices) by :func:`boundcalc.cpe._kernels.bounds01` when
+    ``Q`` vanishes between positions (then ``Q y`` has one term per entry, the same number in any
+    summation order) and both MWMC optima are unique; at fractional points through numpy's
+    matrix products and :class:`_Lin`.
     """
 
     def __init__(self, inst: CPEInstance, lin: _Lin):
@@ -682,7 +610,14 @@ class _MaxMin:
         self.l = inst.n_positions
         self.m = inst.n_edges
         self.starts = np.array([int(ix[0]) for ix in inst.position_edges], dtype=np.intp)
+        self.ep = np.asarray(inst.edge_position, dtype=np.intp)
+        self.off_block = ~np.asarray(inst.comparable)
         self.points: dict = {}
+        self.matchings: dict = {}  # key -> the points as matchings (None where fractional)
+        self.kern = lin.kern  # compiled bounds at 0/1 points, with the enumerated matchings
+        self.work, self.out = np.empty(self.m), np.empty(2)
+        self.no_sel = np.zeros(0, dtype=np.intp)
+        self.start_gen = 0  # changes whenever a start point of the screen may change
         self.version = None
         self.lp_calls = 0
         self.bound_decided = 0
@@ -692,16 +627,26 @@ class _MaxMin:
         """``Qs``: {"U": bar P_t, "L": underline P_t}; ``A``, ``R``: A_{t-1}, R_{t-1}.
 
         Returns False when ``P(M, A, R)`` is empty."""
-        self.Qs, self.A, self.R = Qs, A, R
+        self.Qs = Qs
         self.exact: dict = {}
         self.bounds: dict = {}
+        self.blocked: dict = {}  # which of Qs vanish between positions (bar P, underline P do)
+        return self.set_sets(A, R)
+
+    def set_sets(self, A: np.ndarray, R: np.ndarray) -> bool:
+        """The round's ``A_{t-1}``, ``R_{t-1}``; False when ``P(M, A, R)`` is empty."""
+        self.A, self.R = A, R
         version = (A.size, R.size)
         if version != self.version:  # A and R only grow: their sizes identify them
             self.version = version
             self.vertex: dict = {}
             self.start: dict = {}
+            self.start_gen += 1
+            self.sets: dict = {}
+            self.Al, self.Rl = A.tolist(), R.tolist()
             _, My = self.lin.best(np.zeros(self.m), A, R)
             self.y_vertex = None if My is None else _indicator(self.m, My)
+            self.y_matching = My
             allowed = np.ones(self.m, dtype=bool)
             allowed[R] = False
             for a in A.tolist():
@@ -711,38 +656,66 @@ class _MaxMin:
         return self.y_vertex is not None
 
     def _sets(self, e: int, side: str):
-        if side == "in":
-            return np.append(self.A, e), self.R
-        return self.A, np.append(self.R, e)
+        """``(A u {e}, R)`` (side "in") or ``(A, R u {e})`` ("ex"), as arrays and as lists (cached per version)."""
+        key = (e, side)
+        out = self.sets.get(key)
+        if out is None:
+            A1, R1 = (np.append(self.A, e), self.R) if side == "in" else (self.A, np.append(self.R, e))
+            out = self.sets[key] = (A1, R1, A1.tolist(), R1.tolist())
+        return out
 
     def feasible_vertex(self, e: int, side: str):
         """A matching of ``P(A u {e}, R)`` (side "in") or ``P(A, R u {e})`` ("ex"), or None."""
         key = (e, side)
         if key not in self.vertex:
-            A1, R1 = self._sets(e, side)
+            A1, R1, _, _ = self._sets(e, side)
             self.vertex[key] = self.lin.best(np.zeros(self.m), A1, R1)[1]
         return self.vertex[key]
 
     @staticmethod
-    def _feasible(x, A1, R1) -> bool:
+    def _feasible(x, A1: list, R1: list) -> bool:
+        """``x`` is 1 on ``A1`` and 0 on ``R1`` within ``_FEAS_TOL`` (None: False)."""
         if x is None:
             return False
-        return (A1.size == 0 or x[A1].min() >= 1 - _FEAS_TOL) and (R1.size == 0 or x[R1].max() <= _FEAS_TOL)
+        for a in A1:
+            if not x[a] >= 1 - _FEAS_TOL:
+                return False
+        for r in R1:
+            if not x[r] <= _FEAS_TOL:
+                return False
+        return True
 
     def _start_point(self, e: int, side: str):
         """A feasible point for the screen: the last exact maximiser on bar P (if still feasible), else a vertex."""
         key = (e, side)
         if key not in self.start:
             x = self.points.get((e, side, "U"), (None, None))[0]
-            A1, R1 = self._sets(e, side)
+            _, _, A1, R1 = self._sets(e, side)
             if not self._feasible(x, A1, R1):
                 M = self.feasible_vertex(e, side)
                 x = None if M is None else _indicator(self.m, M)
             self.start[key] = x
         return self.start[key]
 
-    def screen(self, U: list, eps: float):
-        """For each ``e`` in ``U``: (accept possible, reject possible) -- see the class docstring."""
+    def screen_points(self, U: list):
+        """The screen's start points (rows ``x_in(e)``, ``x_ex(e)`` for ``e`` in ``U``) stacked for
+        :func:`boundcalc.cpe._kernels.car_round`, or None when a polytope is empty (the round
+        then goes through :meth:`screen`).  The same points :meth:`screen` computes and caches."""
+        rows = []
+        for e in U:
+            xin = self._start_point(e, "in")
+            xex = self._start_point(e, "ex")
+            if xin is None or xex is None:
+                return None
+            rows += [xin, xex]
+        return np.vstack(rows) if rows else None
+
+    def screen(self, U: list, eps: float, near = None):
+        """For each ``e`` in ``U``: (accept possible, reject possible) -- see the class docstring.
+
+        ``near``: the bounds :func:`boundcalc.cpe._kernels.car_round` computed for the rows of
+        :meth:`screen_points` (every point present); where each clears or misses ``1/2 - eps``
+        by ``_MARGIN`` they decide as these would, and the numpy bounds are computed otherwise."""
         out = {}
         thr = 0.5 - eps
         rows, keys = [], []
@@ -755,9 +728,11 @@ class _MaxMin:
             rows += [xin, xex]
             keys.append(e)
         if keys:
-            G = np.vstack(rows) @ self.Qs["U"]  # row r: (Q^T x_r)_f
-            G[:, ~self.allowed] = np.inf
-            lo = np.minimum.reduceat(G, self.starts, axis=1).sum(axis=1) / self.l
+            lo = None if near is None else near[:len(rows)]
+            if lo is None or not np.all(np.abs(lo - thr) >= _MARGIN):  # (NaN: not computed)
+                G = np.vstack(rows) @ self.Qs["U"]  # row r: (Q^T x_r)_f
+                G[:, ~self.allowed] = np.inf
+                lo = np.minimum.reduceat(G, self.starts, axis=1).sum(axis=1) / self.l
             for k, e in enumerate(keys):
                 lo_in, lo_ex = lo[2 * k], lo[2 * k + 1]
                 out[e] = (not lo_ex >= thr, not lo_in >= thr)
@@ -772,20 +747,38 @@ class _MaxMin:
             return self.bounds[key]
         e, side, which = key
         Q = self.Qs[which]
-        A1, R1 = self._sets(e, side)
+        A1, R1, A1l, R1l = self._sets(e, side)
         if self.feasible_vertex(e, side) is None:  # P(A1, R1) empty: -inf (a max over an empty set)
             self.exact[key] = -np.inf
             return -np.inf, -np.inf
         xh, yh = self.points.get(key, (None, None))
-        if not self._feasible(yh, self.A, self.R):
-            yh = self.y_vertex
+        xM, yM = self.matchings.get(key, (None, None))
+        if not self._feasible(yh, self.Al, self.Rl):
+            yh, yM = self.y_vertex, self.y_matching
+        if not self._feasible(xh, A1l, R1l):
+            xh, xM = None, self.no_sel
+        if which not in self.blocked:
+            self.blocked[which] = not Q[self.off_block].any()
+        if self.kern is not None and self.blocked[which] and yM is not None and xM is not None:
+            if self.kern.bounds01(Q, yM, xM, A1, R1, self.A, self.R, self.lin.en.Ms, self.lin.en.inc, self.ep,
+                                  _TIE_TOL, self.work, self.out):
+                self.lin.calls += 2
+                out = self.bounds[key] = (float(self.out[1]) / self.l, float(self.out[0]) / self.l)
+                return out
         hi, Mx = self.lin.best(Q @ yh, A1, R1)
-        if not self._feasible(xh, A1, R1):
+        if xh is None:
             xh = _indicator(self.m, Mx)
         lo, _ = self.lin.best(Q.T @ xh, self.A, self.R, minimize=True)
         out = (lo / self.l, hi / self.l)
         self.bounds[key] = out
         return out
+
+    def _matching(self, v):
+        """The edges of a 0/1 point with one 1 per position, in position order (else None)."""
+        if v is None or not np.all((v == 0.0) | (v == 1.0)):
+            return None
+        M = np.flatnonzero(v)
+        return M if M.size == self.l and np.array_equal(self.ep[M], np.arange(self.l)) else None
 
     def solve(self, key) -> float:
         if key in self.exact:
@@ -793,13 +786,14 @@ class _MaxMin:
         from .oracle import condorcet_oracle
 
         e, side, which = key
-        A1, R1 = self._sets(e, side)
+        A1, R1, _, _ = self._sets(e, side)
         self.lp_calls += 1
         r = condorcet_oracle(self.inst, self.Qs[which], A1, R1, self.A, self.R)
         if r.x is not None and r.y is not None:
             self.points[key] = (r.x, r.y)
-            if which == "U":
-                self.start.pop((e, side), None)
+            self.matchings[key] = (self._matching(r.x), self._matching(r.y))
+            if which == "U" and self.start.pop((e, side), None) is not None:
+                self.start_gen += 1
         self.exact[key] = float(r.value)
         return float(r.value)
 
@@ -825,14 +819,12 @@ class _MaxMin:
 
 
 def _confidence(W: np.ndarray, N: np.ndarray, log_term: float, comparable: np.ndarray):
-    """``bar P_t`` and ``underline P_t`` of eq. (8), with ``P_ii = 1/2`` and 0 between incomparable edges."""
-    c = _radius(log_term, N)
-    phat = np.divide(W, N, out=np.full(W.shape, 0.5), where=N > 0)
-    Pu = np.where(comparable, np.minimum(1.0, phat + c), 0.0)
-    Pl = np.where(comparable, np.maximum(0.0, phat - c), 0.0)
-    np.fill_diagonal(Pu, 0.5)
-    np.fill_diagonal(Pl, 0.5)
-    return Pu, Pl, c
+    """``bar P_t`` and ``underline P_t`` of eq. (8), with ``P_ii = 1/2`` and 0 between incomparable
+    edges (:func:`boundcalc.cpe._kernels.confidence`)."""
+    Pu, Pl = np.empty(W.shape), np.empty(W.shape)
+    _kernels.load().confidence(np.asarray(W, dtype=float), np.asarray(N, dtype=float), np.asarray(comparable),
+                               float(log_term), Pu, Pl)
+    return Pu, Pl
 
 
 # A generator protocol: an algorithm yields a duel request (e, f), receives the outcome (bool);
@@ -854,6 +846,14 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
     N = np.zeros((m, m))
     iu = np.triu_indices(m, 1)
     pair_ok = comparable[iu]
+    kern = _kernels.load()
+    Pu, Pl = np.empty((m, m)), np.empty((m, m))  # line 7's matrices, refilled every round
+    starts = mm.starts.astype(np.int64)
+    no_points = np.zeros((0, m))
+    screen_bounds = np.empty(2 * m)
+    pairs = None  # the comparable pairs inside U (line 6), rebuilt when U changes
+    X_gen = -1
+    X = None  # the screen's start points, rebuilt after every round the kernel does not settle
     t = 0
     e_prev = 0
     q = 0
@@ -865,24 +865,37 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
             stats["epochs"] = q
             for t in range(e_prev + 1, e_q + 1):  # line 5
                 stats["rounds"] = t
-                sel = pair_ok & inU[iu[0]] & inU[iu[1]]  # line 6: comparable pairs inside U_{t-1}
-                P1, P2 = iu[0][sel], iu[1][sel]
-                for a, b in zip(P1.tolist(), P2.tolist()):
-                    x = yield (a, b)
-                    W[a, b] += x
-                    W[b, a] += 1 - x
-                    N[a, b] += 1
-                    N[b, a] += 1
-                Pu, Pl, _ = _confidence(W, N, math.log(4.0 * K * t**3 / delta), comparable)  # line 7
-                Aarr = np.asarray(A, dtype=np.intp)
-                Rarr = np.asarray(R, dtype=np.intp)
-                if not mm.new_round({"U": Pu, "L": Pl}, Aarr, Rarr):
+                if pairs is None:
+                    sel = pair_ok & inU[iu[0]] & inU[iu[1]]  # line 6: comparable pairs inside U_{t-1}
+                    pa, pb = iu[0][sel].astype(np.int64), iu[1][sel].astype(np.int64)
+                    pairs = list(enumerate(zip(pa.tolist(), pb.tolist())))
+                    xs = np.zeros(len(pairs))
+                    U_prev = np.flatnonzero(inU).tolist()
+                    Aarr = np.asarray(A, dtype=np.intp)
+                    Rarr = np.asarray(R, dtype=np.intp)
+                for k, req in pairs:
+                    xs[k] = yield req
+                log_term = math.log(4.0 * K * t**3 / delta)
+                # the counts of eq. (7); a round where the screen rules out every test (by a
+                # margin) changes nothing but the screen's count: settled by the kernel; any
+                # other round as written below
+                if X is not None and X_gen != mm.start_gen:
+                    X = None
+                if X is None and mm.set_sets(Aarr, Rarr):
+                    X = mm.screen_points(U_prev)
+                    X_gen = mm.start_gen
+                if kern.car_round(W, N, pa, pb, xs, comparable, no_points if X is None else X, mm.allowed, starts,
+                                  log_term, 0.5 - eps_q, _MARGIN, Pu, Pl, screen_bounds):
+                    mm.screened += X.shape[0]
+                    if not pairs:
+                        return ("error", "no duel left to draw and no decision possible: the run cannot progress")
+                    continue
+                if not mm.new_round({"U": Pu, "L": Pl}, Aarr, Rarr):  # line 7's matrices (car_round)
                     return ("error", "P(M, A, R) is empty: accepted/rejected sets admit no matching "
                                      "(a wrong decision, probability <= delta)")
                 changed = False
-                U_prev = np.flatnonzero(inU)
-                possible = mm.screen(U_prev.tolist(), eps_q)
-                for e in U_prev.tolist():  # line 9, A and R are A_{t-1}, R_{t-1} (line 10)
+                possible = mm.screen(U_prev, eps_q, None if X is None else screen_bounds)
+                for e in U_prev:  # line 9, A and R are A_{t-1}, R_{t-1} (line 10)
                     InL, ExU = (e, "in", "L"), (e, "ex", "U")
                     ExL, InU = (e, "ex", "L"), (e, "in", "U")
                     can_acc, can_rej = possible[e]
@@ -903,7 +916,9 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
                             return ("error", "the accepted set has l edges but is not a matching "
                                              "(a wrong decision, probability <= delta)")
                         return ("output", tuple(int(x) for x in Aa[np.argsort(lin.ep[Aa])]))
-                if P1.size == 0 and not changed:
+                if changed:
+                    pairs = X = None
+                elif not pairs:
                     return ("error", "no duel left to draw and no decision possible: the run cannot progress")
             e_prev = e_q
     finally:
@@ -912,20 +927,15 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
         stats["screened"] = stats.get("screened", 0) + mm.screened
 
 
-def _unique_argmax(vals: np.ndarray) -> int:
-    """The argmax of ``vals`` if no other entry is within ``_TIE_TOL`` of it, else -1."""
-    i = int(vals.argmax())
-    return i if np.count_nonzero(vals >= vals[i] - _TIE_TOL) == 1 else -1
-
-
 def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, record: Callable,
                     stats: dict, en: "_Enum | None" = None) -> _Gen:
     """004 Algorithm 4 (CAR-Verify) as a coroutine (see :func:`car_verify` for the reading).
 
-    With ``en`` (the enumerated maximum matchings), lines 6 and 9 take the maximum over the
-    matchings other than ``M^`` as one matrix-vector product when it is unique (by more than
-    ``_TIE_TOL``), its value summed as the LSA path sums it; tied maxima go to the ``l`` LSA
-    calls -- the same decisions either way.
+    With ``en`` (the enumerated maximum matchings), a round whose maxima in lines 6 and 9 over
+    the matchings other than ``M^`` are unique (by more than ``_TIE_TOL``) is run by
+    :func:`boundcalc.cpe._kernels.verify_round` (sums in the LSA path's order; ``lin.calls``
+    advanced by the ``l`` MWMC calls each line stands for); any other round by the ``l`` MWMC
+    calls below -- the same decisions and duels either way.
     """
     cond_stats: dict = {}
     try:
@@ -942,46 +952,54 @@ def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, r
     N = np.zeros(m)
     excl = [[int(e)] for e in Mhat]
     if en is not None:
-        keep = ~np.all(en.Ms == Mhat, axis=1)
-        Mv, Bv = en.Ms[keep], en.inc[keep].astype(float)
-        if not len(Mv):  # M^ is the only matching: the LSA calls find no other (line 10)
+        Mv = np.ascontiguousarray(en.Ms[~np.all(en.Ms == Mhat, axis=1)])
+        if not len(Mv):  # M^ is the only matching: the MWMC calls find no other (line 10)
             en = None
+        else:
+            kern = _kernels.load()
+            inMhat = np.zeros(m, dtype=np.bool_)
+            inMhat[Mhat] = True
+            c_k, au_k, al_k = np.empty(m), np.empty(m), np.empty(m)
+            out = np.zeros(1, dtype=np.int64)
     t = 0
     while True:
         t += 1  # line 4
         stats["verify_rounds"] = t
-        c = _radius(math.log(4.0 * K * t**3 / delta), N)  # line 5: c_t(e, e(M^, s(e)))
-        phat = np.divide(W, N, out=np.full(m, 0.5), where=N > 0)
-        au = np.minimum(1.0, phat + c)
-        al = np.maximum(0.0, phat - c)
-        au[Mhat] = 0.5
-        al[Mhat] = 0.5
-        # line 6: max_{M != M^} f(M, M^, underline P_t) >= 1/2 -> error
-        i = -1 if en is None else _unique_argmax(Bv @ al)
-        if i >= 0:
+        log_term = math.log(4.0 * K * t**3 / delta)
+        code = _kernels.FALLBACK
+        if en is not None:
+            code = kern.verify_round(W, N, inMhat, Mhat, Mv, log_term, _TIE_TOL, _MARGIN, c_k, au_k, al_k, out)
+        if code == _kernels.ERROR:
             lin.calls += l
-            vl = float(al[Mv[i]].sum()) / l
-        else:
-            vl = max(lin.best(al, exclude=ex)[0] for ex in excl) / l
-        if vl >= 0.5:
             return ("error", "CAR-Verify line 7: a matching beats the hypothesis under the lower confidence bounds")
-        # line 9: M_t = argmax_{M != M^} f(M, M^, bar P_t)
-        i = -1 if en is None else _unique_argmax(Bv @ au)
-        if i >= 0:
-            lin.calls += l
-            Mt = Mv[i]
-            best_v = float(au[Mt].sum())
+        if code == _kernels.OUTPUT:
+            lin.calls += 2 * l
+            return ("output", tuple(int(e) for e in Mhat))
+        if code == _kernels.DUEL:
+            lin.calls += 2 * l
+            e_t = int(out[0])
         else:
+            c = _radius(log_term, N)  # line 5: c_t(e, e(M^, s(e)))
+            phat = np.divide(W, N, out=np.full(m, 0.5), where=N > 0)
+            au = np.minimum(1.0, phat + c)
+            al = np.maximum(0.0, phat - c)
+            au[Mhat] = 0.5
+            al[Mhat] = 0.5
+            # line 6: max_{M != M^} f(M, M^, underline P_t) >= 1/2 -> error
+            vl = max(lin.best(al, exclude=ex)[0] for ex in excl) / l
+            if vl >= 0.5:
+                return ("error", "CAR-Verify line 7: a matching beats the hypothesis under the lower confidence bounds")
+            # line 9: M_t = argmax_{M != M^} f(M, M^, bar P_t)
             best_v, Mt = -np.inf, None
             for ex in excl:
                 v, M = lin.best(au, exclude=ex)
                 if v > best_v:
                     best_v, Mt = v, M
-        if Mt is None or best_v / l <= 0.5:  # line 10 (None: M^ is the only matching)
-            return ("output", tuple(int(e) for e in Mhat))  # lines 11-12
-        diff = np.flatnonzero(Mt != Mhat)  # positions where M_t and M^ differ
-        cand = Mt[diff]  # e_t in M_t \ M^, paired with f_t = M^[same position]
-        e_t = int(cand[np.argmax(c[cand])])  # line 14 (ties: first position)
+            if Mt is None or best_v / l <= 0.5:  # line 10 (None: M^ is the only matching)
+                return ("output", tuple(int(e) for e in Mhat))  # lines 11-12
+            diff = np.flatnonzero(Mt != Mhat)  # positions where M_t and M^ differ
+            cand = Mt[diff]  # e_t in M_t \ M^, paired with f_t = M^[same position]
+            e_t = int(cand[np.argmax(c[cand])])  # line 14 (ties: first position)
         f_t = int(opp[e_t])
         x = yield (e_t, f_t)  # line 15
         W[e_t] += x
@@ -1031,7 +1049,9 @@ def _setup(inst, delta, rng, max_duels):
     return inst, delta, DuelOracle(inst, rng), max_duels
 
 
-def car_cond(inst, delta: float, *, rng=None, max_duels: int | None = None) -> ExplorationResult:
+@register_algorithm("car-cond", target="condorcet", needs_epsilon=False,
+                    paper="004 Algorithm 2 (Sec. 4.1), Theorem 4")
+def car_cond(inst: CPEInstance, delta: float, *, rng: np.random.Generator | int | None = None, max_duels: int | None = None) -> ExplorationResult:
     """CAR-Cond, 004 Algorithm 2 (Sec. 4.1): the Condorcet winning matching with probability at
     least ``1 - delta`` (Theorem 4), by accepting and rejecting edges.
 
@@ -1062,7 +1082,9 @@ def car_cond(inst, delta: float, *, rng=None, max_duels: int | None = None) -> E
     written.  A test is settled by certified bounds on the two values it compares (each an
     MWMC at the last exact solution for that value) when they decide it, and by the exact LP
     otherwise -- the decision is always the exact oracle's (stats: ``lp_calls``,
-    ``bound_decided``).
+    ``bound_decided``).  A round whose screen rules out every test (see :class:`_MaxMin`) is
+    settled by :func:`boundcalc.cpe._kernels.car_round` when every bound clears its threshold
+    by ``_MARGIN``, and otherwise by the numpy screen.
 
     A run stops with ``stopped="error"`` (never a wrong matching) if the accepted and rejected
     sets leave no matching or ``l`` accepted edges are not a matching (only after a wrong
@@ -1079,7 +1101,7 @@ def car_cond(inst, delta: float, *, rng=None, max_duels: int | None = None) -> E
     ((1,), [1], [0, 2])
     """
     inst, delta, oracle, max_duels = _setup(inst, delta, rng, max_duels)
-    lin = _Lin(inst)
+    lin = _Lin(inst, _Enum(inst, FAST_MAX_MATCHINGS))
     trace: list = []
     stats: dict = {}
 
@@ -1092,7 +1114,9 @@ def car_cond(inst, delta: float, *, rng=None, max_duels: int | None = None) -> E
     return _finish("car-cond", inst, oracle, kind, payload, trace, params, stats)
 
 
-def car_verify(inst, delta: float, *, rng=None, max_duels: int | None = None,
+@register_algorithm("car-verify", target="condorcet", needs_epsilon=False,
+                    paper="004 Algorithm 4 (Sec. 4.3), Lemmas 10-11 (App. C.3)")
+def car_verify(inst: CPEInstance, delta: float, *, rng: np.random.Generator | int | None = None, max_duels: int | None = None,
                delta0: float = DELTA0, fast: bool | None = None) -> ExplorationResult:
     """CAR-Verify, 004 Algorithm 4 (Sec. 4.3): CAR-Cond at the constant confidence
     ``delta_0 = 0.01`` (lines 2-3) proposes ``M^``, then a verification at confidence ``delta``
@@ -1123,21 +1147,23 @@ def car_verify(inst, delta: float, *, rng=None, max_duels: int | None = None,
     """
     inst, delta, oracle, max_duels = _setup(inst, delta, rng, max_duels)
     delta0 = check_delta(delta0)
-    lin = _Lin(inst)
+    en = _verify_enum(fast, inst)
+    lin = _Lin(inst, en)
     trace: list = []
     stats: dict = {}
 
     def record(e, action, q):
         trace.append(Decision(oracle.n_duels, int(e), action, q))
 
-    en = _verify_enum(fast, inst)
     kind, payload = _drive(_car_verify_gen(inst, lin, delta, delta0, record, stats, en), oracle, max_duels)
     stats["mwmc_calls"] = lin.calls
     params = {"delta": delta, "delta0": delta0, "max_duels": max_duels, "K": _K(inst), "fast": en is not None}
     return _finish("car-verify", inst, oracle, kind, payload, trace, params, stats)
 
 
-def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
+@register_algorithm("car-parallel", target="condorcet", needs_epsilon=False,
+                    paper="004 Algorithm 3 (Sec. 4.3), Theorem 5")
+def car_parallel(inst: CPEInstance, delta: float, *, rng: np.random.Generator | int | None = None, max_duels: int | None = None,
                  delta0: float = DELTA0, fast: bool | None = None) -> ExplorationResult:
     """CAR-Parallel, 004 Algorithm 3 (Sec. 4.3): the Condorcet winner with probability at least
     ``1 - delta`` and expected sample complexity of Theorem 5.
@@ -1167,8 +1193,8 @@ def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
     """
     inst, delta, oracle, max_duels = _setup(inst, delta, rng, max_duels)
     delta0 = check_delta(delta0)
-    lin = _Lin(inst)
     en = _verify_enum(fast, inst)
+    lin = _Lin(inst, en)
     gens: list = []  # per k: dict(gen, req, trace, stats, done)
     stats: dict = {"errors": [], "steps": 0}
     params = {"delta": delta, "delta0": delta0, "max_duels": max_duels, "K": _K(inst), "fast": en is not None}
@@ -1191,6 +1217,7 @@ def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
         return None
 
     def finish(kind, payload, k):
+        stats["steps"] = t
         stats["instances"] = len(gens)
         stats["duels_per_instance"] = [s["duels"] for s in gens]
         stats["mwmc_calls"] = lin.calls
@@ -1207,16 +1234,13 @@ def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
     t = 0
     while True:
         t += 1  # line 4
-        stats["steps"] = t
-        k = 0
-        while t % (2**k) == 0:  # line 5
+        for k in range((t & -t).bit_length()):  # line 5: every k with 2^k | t, in increasing k
             if k == len(gens):
                 out = start(k)  # started at t = 2^k
                 if out is not None:
                     if out[0] == "output":
                         return finish("output", out[1], k)
                     stats["errors"].append(k)
-                    k += 1
                     continue
             slot = gens[k]
             if not slot["done"]:
@@ -1232,4 +1256,63 @@ def car_parallel(inst, delta: float, *, rng=None, max_duels: int | None = None,
                     if kind == "output":  # lines 7-9
                         return finish("output", payload, k)
                     stats["errors"].append(k)
-            k += 1
+
+
+def run_algorithm(
+    name: str,
+    inst: CPEInstance,
+    *,
+    delta: float,
+    epsilon: float | None = None,
+    seed: int | None = None,
+    rng: np.random.Generator | None = None,
+    max_duels: int | None = None,
+    require_winner: bool = True,
+    **options,
+) -> ExplorationResult:
+    """Run one of 004's algorithms by its registry name on ``inst``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`ALGORITHMS`.
+    inst : CPEInstance or K x K matrix
+        A plain dueling matrix is the one-position instance (``CPEInstance.from_matrix``).
+    delta : float
+        Confidence, in (0, 1).
+    epsilon : float, optional
+        Accuracy, required (> 0) by ``clucb-borda-pac`` and refused by the others.
+    seed, rng
+        The duel outcomes' (and sampler's) randomness: a ``numpy.random.Generator`` as ``rng``,
+        or a seed; not both.
+    max_duels : int, optional
+        Budget; a run that reaches it stops with ``stopped="budget"`` and no matching.
+    require_winner : bool
+        Default True: refuse (``NoWinnerError``) an instance without the unique winner the
+        algorithm assumes (004 Sec. 2: unique Borda winner; a Condorcet winning matching), so
+        that no run is started that cannot be correct.  False skips the check.
+    **options
+        Passed to the algorithm (see :mod:`boundcalc.cpe.algorithms`).
+    """
+    try:
+        spec = ALGORITHMS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown algorithm {name!r}; choose one of {sorted(ALGORITHMS)}") from None
+    inst = as_instance(inst)
+    d = check_delta(delta)
+    kwargs: dict = dict(options)
+    if spec.needs_epsilon:
+        kwargs["epsilon"] = check_epsilon(epsilon)
+    elif epsilon is not None:
+        raise ValueError(f"{name} takes no epsilon (it identifies the exact winner); got epsilon={epsilon!r}")
+    if seed is not None and rng is not None:
+        raise ValueError("give either seed or rng, not both")
+    gen = rng if rng is not None else np.random.default_rng(seed)
+    if not isinstance(gen, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator; got {type(gen).__name__}")
+    mx = check_max_duels(max_duels)
+    if require_winner:
+        check_winner(inst, spec.target)
+    res = spec.func(inst, d, rng=gen, max_duels=mx, **kwargs)
+    res.params.setdefault("seed", seed if isinstance(seed, (int, type(None))) else repr(seed))
+    return res

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .instance import CPEInstance, NoWinnerError, as_instance
 from .matchings import (
@@ -160,7 +161,7 @@ def estimate_edge_rewards(
     return EdgeRewardEstimate(values, se, int(n_samples), ess, log_count)
 
 
-def matching_reward(inst: CPEInstance, matching: Iterable, w=None) -> float:
+def matching_reward(inst: CPEInstance, matching: Iterable, w: ArrayLike | None = None) -> float:
     """``w(M) = sum_{e in M} w(e)`` (004 eq. (4)), which equals ``l B(M)``.
 
     >>> from boundcalc.cpe import CPEInstance
@@ -173,7 +174,7 @@ def matching_reward(inst: CPEInstance, matching: Iterable, w=None) -> float:
     return float(sum(w[e] for e in M))
 
 
-def borda_score(inst: CPEInstance, matching: Iterable, w=None) -> float:
+def borda_score(inst: CPEInstance, matching: Iterable, w: ArrayLike | None = None) -> float:
     """Borda score ``B(M) = (1/|M|) sum_{M'} f(M, M') = w(M)/l`` (004 eqs. (2) and (4)).
 
     >>> from boundcalc.cpe import CPEInstance
@@ -210,7 +211,7 @@ def _winner_and_gaps(inst: CPEInstance, w) -> tuple[tuple, np.ndarray]:
     return out
 
 
-def borda_winner(inst: CPEInstance, w=None) -> tuple:
+def borda_winner(inst: CPEInstance, w: ArrayLike | None = None) -> tuple:
     """The Borda winner ``M^B_* = argmax_M B(M) = argmax_M w(M)`` (004 eqs. (3)-(4)), as edge indices.
 
     Found with the MWMC oracle (maximum-weight maximum matching).  ``w`` defaults to the exact
@@ -225,7 +226,7 @@ def borda_winner(inst: CPEInstance, w=None) -> tuple:
     return _winner_and_gaps(inst, w)[0]
 
 
-def borda_gaps(inst: CPEInstance, w=None) -> np.ndarray:
+def borda_gaps(inst: CPEInstance, w: ArrayLike | None = None) -> np.ndarray:
     """Borda gaps ``Delta^B_e`` of 004 Definition 3, indexed by edge (``inf`` for an empty constraint set).
 
     For ``e`` outside ``M^B_*``: ``w(M^B_*) - max_{M: e in M} w(M)``; for ``e`` in it:
@@ -240,7 +241,7 @@ def borda_gaps(inst: CPEInstance, w=None) -> np.ndarray:
     return _winner_and_gaps(inst, w)[1]
 
 
-def borda_hardness(inst: CPEInstance, w=None) -> float:
+def borda_hardness(inst: CPEInstance, w: ArrayLike | None = None) -> float:
     """Borda hardness ``H^B = sum_e 1/(Delta^B_e)^2`` (004 Definition 4; infinite gaps add 0).
 
     >>> from boundcalc.cpe import CPEInstance
@@ -251,7 +252,7 @@ def borda_hardness(inst: CPEInstance, w=None) -> float:
     return float(np.sum(1.0 / g**2))
 
 
-def borda_pac_hardness(inst: CPEInstance, eps: float, w=None, *, width_value: int | None = None) -> float:
+def borda_pac_hardness(inst: CPEInstance, eps: float, w: ArrayLike | None = None, *, width_value: int | None = None) -> float:
     """``H^B_eps = sum_e min(width(G)^2/(Delta^B_e)^2, 1/eps^2)`` of 004 Theorem 1.
 
     Theorem 1 bounds CLUCB-Borda-PAC's sample complexity by ``O(H^B_eps ln(H^B_eps/delta))``.
@@ -266,11 +267,13 @@ def borda_pac_hardness(inst: CPEInstance, eps: float, w=None, *, width_value: in
     inst = as_instance(inst)
     g = borda_gaps(inst, w)
     wd = width(inst) if width_value is None else int(width_value)
-    return float(np.sum(np.minimum(wd**2 / g**2, 1.0 / eps**2)))
+    with np.errstate(over="ignore", divide="ignore"):  # eps**2 may underflow: the cap is then infinite
+        cap = np.float64(1.0) / np.square(np.float64(eps))
+    return float(np.sum(np.minimum(wd**2 / g**2, cap)))
 
 
 def borda_lower_bound(
-    inst: CPEInstance, gamma: float, delta: float, w=None, *, check: bool = True
+    inst: CPEInstance, gamma: float, delta: float, w: ArrayLike | None = None, *, check: bool = True
 ) -> float:
     """Theorem 3's explicit lower bound (004 App. B.6) on the expected number of duels.
 

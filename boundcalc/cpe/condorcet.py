@@ -29,6 +29,7 @@ For one position (a K x K dueling matrix with Condorcet winner ``i*``):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Iterable
 
 import numpy as np
@@ -57,10 +58,6 @@ __all__ = [
 CONDORCET_TOL = 1e-12
 #: The automatic method falls back to enumeration up to this many maximum matchings.
 ENUMERATION_FALLBACK = 5000
-
-
-def _loc(inst: CPEInstance, M: tuple) -> list:
-    return [inst.local_index(e) for e in M]
 
 
 def _against(inst: CPEInstance, M: tuple, *, rows: bool) -> np.ndarray:
@@ -213,7 +210,7 @@ def _require_winner(inst: CPEInstance, winner) -> tuple:
     return M
 
 
-def condorcet_gaps(inst: CPEInstance, winner=None) -> np.ndarray:
+def condorcet_gaps(inst: CPEInstance, winner: Sequence[int] | None = None) -> np.ndarray:
     """Condorcet gaps ``Delta^C_e`` of 004 Definition 5, indexed by edge (``inf`` for an empty set).
 
     ``1/2 - max_{M: e in M} f(M, M^C_*)`` for ``e`` outside the winner and
@@ -239,7 +236,7 @@ def condorcet_gaps(inst: CPEInstance, winner=None) -> np.ndarray:
     return gaps
 
 
-def condorcet_pair_gaps(inst: CPEInstance, winner=None) -> np.ndarray:
+def condorcet_pair_gaps(inst: CPEInstance, winner: Sequence[int] | None = None) -> np.ndarray:
     """``m x m`` array of ``Delta^C_{e,e'} = max(Delta^C_e, Delta^C_{e'})`` (004 Definition 5)
     for comparable ``e != e'``; NaN elsewhere (incomparable pairs and the diagonal)."""
     inst = as_instance(inst)
@@ -249,7 +246,7 @@ def condorcet_pair_gaps(inst: CPEInstance, winner=None) -> np.ndarray:
     return np.where(mask, D, np.nan)
 
 
-def condorcet_hardness(inst: CPEInstance, winner=None, *, ordered: bool = False) -> float:
+def condorcet_hardness(inst: CPEInstance, winner: Sequence[int] | None = None, *, ordered: bool = False) -> float:
     """``sum_j sum_{{e, e'} in E_j, e != e'} 1/(Delta^C_{e,e'})^2`` -- 004 Theorem 4's sum without its log.
 
     Unordered pairs by default (each comparable duel once); ``ordered=True`` counts ``(e, e')``
@@ -269,7 +266,7 @@ def condorcet_hardness(inst: CPEInstance, winner=None, *, ordered: bool = False)
     return 2 * total if ordered else total
 
 
-def verification_gaps(inst: CPEInstance, winner=None, *, max_iter: int = 100) -> np.ndarray:
+def verification_gaps(inst: CPEInstance, winner: Sequence[int] | None = None, *, max_iter: int = 100) -> np.ndarray:
     """Verification gaps ``tilde Delta^C_e`` of 004 Sec. 4.3, indexed by edge.
 
     For ``e`` outside ``M^C_*``: ``min_{M != M^C_*, e in M} (l/d(M^C_*, M)) (1/2 - f(M, M^C_*))
@@ -313,7 +310,7 @@ def verification_gaps(inst: CPEInstance, winner=None, *, max_iter: int = 100) ->
     return out
 
 
-def condorcet_ver_hardness(inst: CPEInstance, winner=None) -> float:
+def condorcet_ver_hardness(inst: CPEInstance, winner: Sequence[int] | None = None) -> float:
     """``H^C_ver = sum_{e not in M^C_*} 1/(tilde Delta^C_e)^2`` (004 Sec. 4.3, Theorem 5).
 
     One position: ``sum_{i != i*} 1/(p_{i*,i} - 1/2)^2``.
@@ -328,7 +325,7 @@ def condorcet_ver_hardness(inst: CPEInstance, winner=None) -> float:
     return float(np.sum(1.0 / g**2))
 
 
-def theorem6_assumption_holds(inst: CPEInstance, winner=None, *, limit: int = 5000) -> bool:
+def theorem6_assumption_holds(inst: CPEInstance, winner: Sequence[int] | None = None, *, limit: int = 5000) -> bool:
     """Check the structural supposition of 004 Theorem 6 by enumeration (at most ``limit`` matchings).
 
     For every ``M != M^C_*`` and every ``M_x != M`` with ``f(M_x, M) >= 1/2`` (the set
@@ -357,7 +354,7 @@ def theorem6_assumption_holds(inst: CPEInstance, winner=None, *, limit: int = 50
 
 
 def condorcet_lower_bound(
-    inst: CPEInstance, gamma: float, delta: float, winner=None, *, check: bool = True
+    inst: CPEInstance, gamma: float, delta: float, winner: Sequence[int] | None = None, *, check: bool = True
 ) -> float:
     """004 Theorem 6's explicit lower bound (App. C.4) on the expected number of duels.
 

@@ -19,10 +19,12 @@ along edges.  A matching is a tuple of ``l`` edge indices in position order.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
 from .instance import CPEInstance, CPETooLargeError, as_instance
@@ -291,7 +293,7 @@ def _edge_set(inst: CPEInstance, edges, what: str) -> np.ndarray:
         if not 0 <= k < inst.n_edges:
             raise ValueError(f"{what}: edge index {k} out of range 0..{inst.n_edges - 1}")
         out.append(k)
-    return np.unique(np.asarray(out, dtype=np.intp))
+    return np.array(sorted(set(out)), dtype=np.intp)
 
 
 def forced_sets_consistent(inst: CPEInstance, include: np.ndarray, exclude: np.ndarray) -> bool:
@@ -307,10 +309,10 @@ def forced_sets_consistent(inst: CPEInstance, include: np.ndarray, exclude: np.n
 
 def best_matching(
     inst: CPEInstance,
-    weights,
+    weights: ArrayLike,
     *,
-    include=None,
-    exclude=None,
+    include: Iterable[int] = None,
+    exclude: Iterable[int] = None,
     minimize: bool = False,
 ) -> tuple[float, tuple | None]:
     """004's MWMC oracle: the maximum matching of largest total edge weight (Algorithm 1).
@@ -371,7 +373,7 @@ def best_matching(
     return float(w[E].sum()), M
 
 
-def constrained_best_values(inst: CPEInstance, weights, reference: tuple, *, minimize: bool = False) -> np.ndarray:
+def constrained_best_values(inst: CPEInstance, weights: ArrayLike, reference: tuple, *, minimize: bool = False) -> np.ndarray:
     """For every edge ``e``: the best total weight over maximum matchings with ``e`` forced *in*
     when ``e`` is not in ``reference``, and forced *out* when it is (the case split of 004
     Definitions 3 and 5).  ``-inf`` (``+inf`` when minimising) marks an empty set."""

@@ -23,13 +23,16 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import sparse
 
 from .._highs import new_highs
 from ..lp.highs import SolverError
+from . import _kernels
 from .instance import CPEInstance, as_instance
 from .matchings import _edge_set, best_matching, forced_sets_consistent
 
@@ -44,7 +47,7 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------- MWMC
-def mwmc(inst: CPEInstance, weights, *, include=(), exclude=(), minimize: bool = False) -> tuple[float, tuple | None]:
+def mwmc(inst: CPEInstance, weights: ArrayLike, *, include: Iterable[int] = (), exclude: Iterable[int] = (), minimize: bool = False) -> tuple[float, tuple | None]:
     """004's MWMC oracle: maximum-weight maximum-cardinality matching with forced edge sets.
 
     Parameters
@@ -100,23 +103,17 @@ class _Face:
 
 
 def _face(inst: CPEInstance, A: np.ndarray, R: np.ndarray) -> _Face:
-    ep, ec = inst.edge_position, inst.edge_candidate
-    blocked = np.zeros(inst.n_edges, dtype=bool)
-    blocked[R] = True
-    pcov = np.zeros(inst.n_positions, dtype=bool)
-    if A.size:
-        ccov = np.zeros(inst.n_candidates, dtype=bool)
-        pcov[ep[A]] = True
-        ccov[ec[A]] = True
-        blocked |= pcov[ep] | ccov[ec]
-    free = np.flatnonzero(~blocked)
+    ec = inst.edge_candidate
+    free_mask, pcov, _ = _kernels.load()._face(inst.edge_position, ec, inst.n_positions, inst.n_candidates,
+                                               np.asarray(A, dtype=np.intp), np.asarray(R, dtype=np.intp))
+    free = np.flatnonzero(free_mask)
     pos = np.flatnonzero(~pcov)
     cnt = np.bincount(ec[free], minlength=inst.n_candidates)
     cands = np.flatnonzero(cnt >= 2)
     return _Face(A, free, pos, cands)
 
 
-def matching_polytope(inst: CPEInstance, include=(), exclude=()) -> tuple:
+def matching_polytope(inst: CPEInstance, include: Iterable[int] = (), exclude: Iterable[int] = ()) -> tuple:
     """Inequality description of 004's ``P(M, A, R)`` (Sec. 4.1) in all ``m`` edge variables.
 
     Returns ``(A_eq, b_eq, A_ub, b_ub, bounds)`` for ``scipy.optimize.linprog``: one equality
@@ -199,7 +196,7 @@ def _check_Q(inst: CPEInstance, Q) -> np.ndarray:
 
 def _indicator(m: int, M) -> np.ndarray:
     x = np.zeros(m)
-    x[list(M)] = 1.0
+    x[np.asarray(M, dtype=np.intp)] = 1.0
     return x
 
 
@@ -209,7 +206,7 @@ HIGHS_TOL = 1e-9
 Y_CHECK_TOL = 1e-7
 
 
-def condorcet_oracle(inst: CPEInstance, Q, A1=(), R1=(), A2=(), R2=(), *, presolve: bool = False) -> OracleResult:
+def condorcet_oracle(inst: CPEInstance, Q: ArrayLike, A1: Iterable[int] = (), R1: Iterable[int] = (), A2: Iterable[int] = (), R2: Iterable[int] = (), *, presolve: bool = False) -> OracleResult:
     """004's Condorcet oracle, eq. (6), solved exactly by one HiGHS linear program.
 
     Computes ``max_{x in P(M,A1,R1)} min_{y in P(M,A2,R2)} (1/l) x^T Q y`` where
@@ -240,7 +237,9 @@ def condorcet_oracle(inst: CPEInstance, Q, A1=(), R1=(), A2=(), R2=(), *, presol
         ``nnz``, ``time`` (seconds), ``iterations``.  ``value = -inf`` (status
         ``"empty-max"``, ``x = y = None``) when ``P(M,A1,R1)`` is empty; ``value = +inf``
         (status ``"empty-min"``, ``x`` one feasible matching, ``y = None``) when only
-        ``P(M,A2,R2)`` is empty.  Emptiness is decided exactly by :func:`mwmc` before the LP.
+        ``P(M,A2,R2)`` is empty.  Emptiness is decided exactly before the LP (``A`` a matching
+        disjoint from ``R``, and augmenting paths matching every position ``A`` leaves free
+        with free edges); the feasible matching of ``"empty-min"`` is :func:`mwmc`'s.
 
     Raises
     ------
@@ -281,7 +280,11 @@ def condorcet_oracle(inst: CPEInstance, Q, A1=(), R1=(), A2=(), R2=(), *, presol
     player's optimal strategy ``y* = b + w*`` (von Neumann: the bilinear game over two
     polytopes has a saddle point), with ``max_{x in P1} (1/l) x^T Q y* = value``.
 
-    Size: ``|F1| + |J2| + |C2|`` columns, ``|F2| + |J1| + |C1|`` rows.
+    Size: ``|F1| + |J2| + |C2|`` columns, ``|F2| + |J1| + |C1|`` rows.  The faces, the LP
+    (column-wise, rows ascending in each column) and the points read from its solution are
+    assembled by :func:`boundcalc.cpe._kernels.condorcet_lp` and
+    :func:`boundcalc.cpe._kernels.dual_point`; ``Q chi_A``, ``Q^T chi_A`` and ``x^T Q y`` stay
+    numpy products (their summation order is numpy's).
 
     >>> from boundcalc.cpe import CPEInstance
     >>> inst = CPEInstance.from_matrix([[0.5, 0.8, 0.4], [0.2, 0.5, 0.9], [0.6, 0.1, 0.5]])
@@ -297,74 +300,53 @@ def condorcet_oracle(inst: CPEInstance, Q, A1=(), R1=(), A2=(), R2=(), *, presol
     m, l = inst.n_edges, inst.n_positions
     sets = [_edge_set(inst, s, name) for s, name in ((A1, "A1"), (R1, "R1"), (A2, "A2"), (R2, "R2"))]
     a1, r1, a2, r2 = sets
-    zero = np.zeros(m)
-
-    # emptiness, exactly (a max-weight matching with the forced sets)
-    M1 = best_matching(inst, zero, include=a1, exclude=r1)[1] if forced_sets_consistent(inst, a1, r1) else None
-    if M1 is None:
-        return OracleResult(-np.inf, None, None, "empty-max", {"time": time.perf_counter() - t0, "rows": 0, "cols": 0})
-    M2 = best_matching(inst, zero, include=a2, exclude=r2)[1] if forced_sets_consistent(inst, a2, r2) else None
-    if M2 is None:
-        return OracleResult(np.inf, _indicator(m, M1), None, "empty-min",
-                            {"time": time.perf_counter() - t0, "rows": 0, "cols": 0})
-
-    f1, f2 = _face(inst, a1, r1), _face(inst, a2, r2)
     a, b = _indicator(m, a1), _indicator(m, a2)
-    F1, F2 = f1.free, f2.free
-    ep, ec = inst.edge_position, inst.edge_candidate
-    n1, nu, nv = F1.size, f2.positions.size, f2.candidates.size
     Qb = Qa @ b  # (Q b)_e
     Qta = Qa.T @ a  # (Q^T a)_f
-    const = float(a @ Qb) / l
 
-    # columns: z (F1) | u (J2) | v (C2)
-    ncol = n1 + nu + nv
-    cost = np.concatenate([Qb[F1] / l, np.ones(nu), -np.ones(nv)])
-    lo = np.concatenate([np.zeros(n1), np.full(nu, -np.inf), np.zeros(nv)])
-    hi = np.full(ncol, np.inf)
-    ucol = np.full(l, -1, dtype=np.intp)
-    ucol[f2.positions] = n1 + np.arange(nu)
-    vcol = np.full(inst.n_candidates, -1, dtype=np.intp)
-    vcol[f2.candidates] = n1 + nu + np.arange(nv)
-    k2, nj1, nc1 = F2.size, f1.positions.size, f1.candidates.size
-    # rows 0..k2-1 (f in F2): u_{s(f)} - v_{c(f)} - (1/l) sum_e Q_{e f} z_e <= (1/l) (Q^T a)_f
-    QF = Qa[np.ix_(F1, F2)]  # (|F1|, |F2|)
-    zi, fr = np.nonzero(QF)
-    vc = vcol[ec[F2]]
-    hasv = vc >= 0
-    # rows k2 + (j in J1): sum_{e in E_j cap F1} z_e = 1 ; then (c in C1): sum_{e at c} z_e <= 1
-    jrow = np.full(l, -1, dtype=np.intp)
-    jrow[f1.positions] = k2 + np.arange(nj1)
-    crow = np.full(inst.n_candidates, -1, dtype=np.intp)
-    crow[f1.candidates] = k2 + nj1 + np.arange(nc1)
-    cr = crow[ec[F1]]
-    hasc = cr >= 0
-    ar1, ar2 = np.arange(n1), np.arange(k2)
-    rows = np.concatenate([fr, ar2, ar2[hasv], jrow[ep[F1]], cr[hasc]])
-    cols = np.concatenate([zi, ucol[ep[F2]], vc[hasv], ar1, ar1[hasc]])
-    vals = np.concatenate([-QF[zi, fr] / l, np.ones(k2), -np.ones(int(hasv.sum())), np.ones(n1),
-                           np.ones(int(hasc.sum()))])
-    order = np.lexsort((rows, cols))
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(cols, minlength=ncol))])
-    Amat = (indptr, rows[order], vals[order])
-    rlo = np.concatenate([np.full(k2, -np.inf), np.ones(nj1), np.full(nc1, -np.inf)])
-    rhi = np.concatenate([Qta[F2] / l, np.ones(nj1), np.ones(nc1)])
-    nrow = rlo.size
+    # emptiness, exactly (augmenting paths on the free edges), then the LP (see Notes)
+    kern = _kernels.load()
+    ep, ec, n = inst.edge_position, inst.edge_candidate, inst.n_candidates
+    code, F1, F2, cost, lo, hi, rlo, rhi, start, index, vals = kern.condorcet_lp(
+        Qa, Qb, Qta, ep, ec, _position_starts(inst), n, a1, r1, a2, r2)
+    if code == 1:
+        return OracleResult(-np.inf, None, None, "empty-max", {"time": time.perf_counter() - t0, "rows": 0, "cols": 0})
+    if code == 2:
+        M1 = best_matching(inst, np.zeros(m), include=a1, exclude=r1)[1]
+        return OracleResult(np.inf, _indicator(m, M1), None, "empty-min",
+                            {"time": time.perf_counter() - t0, "rows": 0, "cols": 0})
+    const = float(a @ Qb) / l
+    n1, k2, ncol, nrow = F1.size, F2.size, cost.size, rlo.size
 
     if ncol == 0:  # both players fully forced
         value = const
         x, y = a, b
         stats = {"rows": 0, "cols": 0, "nnz": 0, "iterations": 0, "y_source": "forced"}
     else:
-        x_z, duals, objective, iters = _solve_highs(cost, lo, hi, Amat, rlo, rhi, presolve, inst)
+        x_z, duals, objective, iters = _solve_highs(cost, lo, hi, (start, index, vals), rlo, rhi, presolve, inst)
         value = const + objective
-        x = a.copy()
-        x[F1] = np.clip(x_z[:n1], 0.0, 1.0)
-        y, y_source = _dual_y(inst, Qa, x, b, F2, duals[:k2], value, a2, r2)
+        # the min player's optimal strategy from the duals of the f in F2 rows (sign-normalised),
+        # checked for membership in P(M, A2, R2) and for (1/l) x^T Q y = value; otherwise a
+        # best-response vertex to x (a min-cost matching)
+        x, y, y_clipped, ok = kern.dual_point(x_z, duals, a, b, F1, F2, ep, ec, l, n, r2, Y_CHECK_TOL)
+        if ok and abs(float(x @ Qa @ y) / l - value) <= Y_CHECK_TOL * max(1.0, abs(value)):
+            y, y_source = y_clipped, "duals"
+        else:
+            y = _indicator(m, best_matching(inst, Qa.T @ x / l, include=a2, exclude=r2, minimize=True)[1])
+            y_source = "best-response"
         stats = {"rows": int(nrow), "cols": int(ncol), "nnz": int(vals.size), "iterations": iters,
                  "y_source": y_source}
     stats["time"] = time.perf_counter() - t0
     return OracleResult(float(value), x, y, "optimal", stats)
+
+
+def _position_starts(inst: CPEInstance) -> np.ndarray:
+    """``pstart`` with the edges of position ``j`` at ``pstart[j] .. pstart[j+1] - 1`` (cached)."""
+    p = inst._cache.get("position_starts")
+    if p is None:
+        p = np.array([int(ix[0]) for ix in inst.position_edges] + [inst.n_edges], dtype=np.int64)
+        inst._cache["position_starts"] = p
+    return p
 
 
 _HIGHS = threading.local()
@@ -389,54 +371,21 @@ def _solve_highs(cost, lo, hi, Amat, rlo, rhi, presolve, inst):
     ``(indptr, indices, values)``) on HiGHS; returns ``(z, row_duals, objective, iterations)``."""
     import highspy
 
-    inf = highspy.kHighsInf
-    lp = highspy.HighsLp()
-    lp.num_col_ = int(cost.size)
-    lp.num_row_ = int(rlo.size)
-    lp.col_cost_ = cost
-    lp.col_lower_ = np.where(np.isinf(lo), -inf, lo)
-    lp.col_upper_ = np.where(np.isinf(hi), inf, hi)
-    lp.row_lower_ = np.where(np.isinf(rlo), -inf, rlo)
-    lp.row_upper_ = np.where(np.isinf(rhi), inf, rhi)
-    lp.sense_ = highspy.ObjSense.kMaximize
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = Amat[0].astype(np.int32)
-    lp.a_matrix_.index_ = Amat[1].astype(np.int32)
-    lp.a_matrix_.value_ = Amat[2].astype(float)
     h = _highs(bool(presolve))
-    h.passModel(lp)
+    # HiGHS's infinity is IEEE's (kHighsInf == inf): the bounds pass as they are
+    h.passModel(int(cost.size), int(rlo.size), int(Amat[2].size), int(highspy.MatrixFormat.kColwise),
+                int(highspy.ObjSense.kMaximize), 0.0, cost, lo, hi, rlo, rhi, Amat[0], Amat[1], Amat[2],
+                np.zeros(cost.size, dtype=np.int32))  # integrality: all continuous
     h.run()
     status = h.getModelStatus()
     if status != highspy.HighsModelStatus.kOptimal:
         raise SolverError(
             f"HiGHS did not solve 004's Condorcet oracle LP (eq. (6); {inst.n_edges} edges, "
-            f"{lp.num_row_} rows, {lp.num_col_} columns): status {h.modelStatusToString(status)}"
+            f"{rlo.size} rows, {cost.size} columns): status {h.modelStatusToString(status)}"
         )
     sol = h.getSolution()
-    info = h.getInfo()
-    return (np.asarray(sol.col_value), np.asarray(sol.row_dual), float(info.objective_function_value),
-            int(info.simplex_iteration_count))
-
-
-def _dual_y(inst, Qa, x, b, F2, duals, value, a2, r2):
-    """The min player's optimal strategy from the duals of the ``f in F2`` rows (sign-normalised),
-    checked for membership in ``P(M, A2, R2)`` and for ``(1/l) x^T Q y = value``; otherwise a best-response vertex to ``x`` (a min-cost matching)."""
-    m, l = inst.n_edges, inst.n_positions
-    w = np.abs(duals)
-    y = b.copy()
-    y[F2] = w
-    pos_sum = np.bincount(inst.edge_position, weights=y, minlength=l)
-    cand_sum = np.bincount(inst.edge_candidate, weights=y, minlength=inst.n_candidates)
-    ok = bool(
-        np.all(np.abs(pos_sum - 1) <= Y_CHECK_TOL)
-        and np.all(cand_sum <= 1 + Y_CHECK_TOL)
-        and np.all(y[r2] <= Y_CHECK_TOL)
-        and abs(float(x @ Qa @ y) / l - value) <= Y_CHECK_TOL * max(1.0, abs(value))
-    )
-    if ok:
-        return np.clip(y, 0.0, 1.0), "duals"
-    _, M = best_matching(inst, Qa.T @ x / l, include=a2, exclude=r2, minimize=True)
-    return _indicator(m, M), "best-response"
+    return (np.asarray(sol.col_value), np.asarray(sol.row_dual), float(h.getObjectiveValue()),
+            int(h.getInfoValue("simplex_iteration_count")[1]))
 
 
 # ---------------------------------------------------------------------------- Frank-Wolfe (004 App. C.2)
@@ -501,11 +450,11 @@ def _fw_projection(point: np.ndarray, lmo: _LMO, x1: np.ndarray, n_iter: int) ->
 
 def frank_wolfe_oracle(
     inst: CPEInstance,
-    Q,
-    A1=(),
-    R1=(),
-    A2=(),
-    R2=(),
+    Q: ArrayLike,
+    A1: Iterable[int] = (),
+    R1: Iterable[int] = (),
+    A2: Iterable[int] = (),
+    R2: Iterable[int] = (),
     *,
     epsilon: float = 1e-3,
     max_iter: int = 1000,

@@ -11,7 +11,8 @@ obtains one from the Jerrum-Sinclair-Vigoda perfect-matching sampler.
   subset dynamic program of :func:`boundcalc.cpe.matching_counts`: candidates are decided
   last to first, each staying unused or taking one free adjacent position with probability
   proportional to the number of completions.  Costs ``O(n 2^l)`` memory once and ``O(n deg)``
-  per sample; refused above ``max_exact`` table entries.
+  per sample (compiled: :func:`boundcalc.cpe._kernels.exact_draws`, reading the generator as
+  ``Generator.integers`` on an array of bounds would); refused above ``max_exact`` table entries.
 * ``"mcmc"`` -- a Markov chain (Broder's chain on perfect and near-perfect matchings, as
   analysed by Jerrum & Sinclair 1989, adapted to "every position filled"); see
   :class:`MatchingSampler` for what is proven and what is heuristic.
@@ -20,6 +21,7 @@ obtains one from the Jerrum-Sinclair-Vigoda perfect-matching sampler.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -104,7 +106,7 @@ class MatchingSampler:
     (4, 1)
     """
 
-    def __init__(self, inst: CPEInstance, *, method: str = "auto", eta: float | None = None, A=(), R=(),
+    def __init__(self, inst: CPEInstance, *, method: str = "auto", eta: float | None = None, A: Iterable[int] = (), R: Iterable[int] = (),
                  max_exact: int = MAX_EXACT_ENTRIES, steps: int | None = None, mix_factor: float = 1.0):
         inst = as_instance(inst)
         if method not in ("auto", "exact", "mcmc"):
@@ -140,6 +142,7 @@ class MatchingSampler:
         self.J = np.flatnonzero(~pcov)  # free positions
         self.C = np.unique(ec[self.free])  # candidates with a free edge
         self._jloc = np.searchsorted(self.J, ep[self.free])
+        self._edge_pos = np.asarray(ep, dtype=np.int64)
         self._cloc = np.searchsorted(self.C, ec[self.free])
         nJ = self.J.size
         entries = max(self.C.size, 1) * (1 << nJ)
@@ -173,18 +176,18 @@ class MatchingSampler:
             bound *= int(d)
         self._int = bound < 2**62
         dtype = np.int64 if self._int else float
-        self._adj = []  # per candidate (in C order): (local positions, edge indices)
+        # per candidate (in C order) its free adjacent positions and edges, in edge order, as CSR
+        order = np.argsort(self._cloc, kind="stable")
+        self._adj_start = np.searchsorted(self._cloc[order], np.arange(self.C.size + 1)).astype(np.int64)
+        self._adj_pos = self._jloc[order].astype(np.int64)
+        self._adj_edge = self.free[order].astype(np.int64)
+        tables = np.zeros((self.C.size + 1, size), dtype=dtype)  # row i: f_i
+        tables[0, 0] = 1
         for k in range(self.C.size):
-            sel = np.flatnonzero(self._cloc == k)
-            self._adj.append((self._jloc[sel], self.free[sel]))
-        f = np.zeros(size, dtype=dtype)
-        f[0] = 1
-        tables = [f]
-        for pos, _ in self._adj:
-            f = _apply_candidate(f, [int(p) for p in pos])
-            tables.append(f)
+            a, b = self._adj_start[k], self._adj_start[k + 1]
+            tables[k + 1] = _apply_candidate(tables[k], [int(p) for p in self._adj_pos[a:b]])
         self._tables = tables
-        self._count = int(f[size - 1]) if self._int else float(f[size - 1])
+        self._count = int(tables[-1, size - 1]) if self._int else float(tables[-1, size - 1])
 
     @property
     def count(self) -> int | None:
@@ -192,30 +195,12 @@ class MatchingSampler:
         return self._count
 
     def _exact_many(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        nJ = self.J.size
-        S = np.full(n, (1 << nJ) - 1, dtype=np.int64)
+        from . import _kernels
+
         chosen = np.full((n, self.inst.n_positions), -1, dtype=np.intp)
         chosen[:, self.inst.edge_position[self.A]] = self.A
-        for i in range(self.C.size, 0, -1):
-            pos, edges = self._adj[i - 1]
-            prev = self._tables[i - 1]
-            tot = self._tables[i][S]
-            w = np.empty((n, pos.size + 1), dtype=prev.dtype)
-            w[:, 0] = prev[S]
-            for k, p in enumerate(pos):
-                bit = np.int64(1) << np.int64(p)
-                has = (S & bit) != 0
-                w[:, k + 1] = np.where(has, prev[S ^ bit], 0)
-            if self._int:
-                r = rng.integers(0, tot)  # tot >= 1 on every reachable S
-            else:
-                r = rng.random(n) * tot
-            pick = np.argmax(np.cumsum(w, axis=1) > r[:, None], axis=1)
-            take = pick > 0
-            if take.any():
-                kk = pick[take] - 1
-                chosen[np.flatnonzero(take), self.inst.edge_position[edges[kk]]] = edges[kk]
-                S[take] ^= np.left_shift(np.int64(1), pos[kk].astype(np.int64))
+        _kernels.load().exact_draws(rng, self._tables, self._adj_start, self._adj_pos, self._adj_edge,
+                                    self._edge_pos, chosen, self._int)
         return chosen
 
     # ------------------------------------------------------------------ Markov chain

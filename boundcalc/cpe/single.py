@@ -1,7 +1,7 @@
 """004's constants for a plain K x K dueling matrix: the one-position instance, in closed form.
 
 Paper 004 (Chen, Du, Huang & Zhao, ICML 2020) with ``l = 1`` position and ``K`` candidates
-(FORMULAS.md, "CPE for dueling bandits (004)"): every maximum matching is one edge, so
+(004 Sec. 2, Definitions 3-5): every maximum matching is one edge, so
 
 * ``w(i) = (1/K) sum_j p_ij`` (eq. (4), diagonal ``p_ii = 1/2`` included), Borda winner
   ``i* = argmax w``; ``Delta^B_i = w(i*) - w(i)`` and, for the winner, ``w(i*) - max_{j != i*} w(j)``

@@ -3,19 +3,24 @@
 * :mod:`~boundcalc.lp.structure` -- the Copeland structure (who beats whom), empirical ties;
 * :mod:`~boundcalc.lp.constraints` -- the families ``R_{i1}`` and ``R^E_{i1}``: enumeration,
   the vectorised separation oracle, check (3);
-* :mod:`~boundcalc.lp.highs` -- the incremental covering LP on HiGHS;
-* :mod:`~boundcalc.lp.cutting` -- the cutting-plane driver and the online solver;
+* :mod:`~boundcalc.lp.highs` -- the incremental LP on HiGHS (fallbacks, Lagrangian bound);
+* :mod:`~boundcalc.lp.lifted` -- one winner's model: lifted blocks for "the sum of the k
+  smallest values" and explicit rows;
+* :mod:`~boundcalc.lp.cutting` -- the cutting-plane driver, the online solver, and
+  :func:`check_conditioning` (near ties: :data:`MIN_SOLVABLE_GAP`);
 * :mod:`~boundcalc.lp.full` -- the whole LP through cvxpy (reference, small K);
 * :mod:`~boundcalc.lp.ecw` -- Theorem 5's closed form.
 """
 
 from .constraints import CopelandFamily, ECWFamily, RowBlock, TooLargeError
-from .cutting import CopelandLPSolver, Violation
+from .cutting import (MIN_SOLVABLE_GAP, Conditioning, CopelandLPSolver, Violation, check_conditioning)
 from .ecw import ecw_allocation, ecw_bound, ecw_empirical
 from .full import ecw_enumerate, lower_bound_enumerate
 from .highs import CoveringLP, SolverError
+from .lifted import CopelandModel
 from .structure import Structure, check_regret, empirical_mu, empirical_structure
 
 __all__ = ["CopelandFamily", "ECWFamily", "RowBlock", "TooLargeError", "CopelandLPSolver", "Violation",
+           "MIN_SOLVABLE_GAP", "Conditioning", "check_conditioning", "CopelandModel",
            "ecw_bound", "ecw_empirical", "ecw_allocation", "ecw_enumerate", "lower_bound_enumerate",
            "CoveringLP", "SolverError", "Structure", "check_regret", "empirical_mu", "empirical_structure"]

@@ -1,19 +1,24 @@
-"""Compiled (numba) versions of the LP core's two per-step hot spots, for online callers.
+"""Compiled (numba) kernels of the LP core's hot spots: the oracle, the row builder, the
+empirical structure and Theorem 5.
 
 * :func:`copeland_sums` -- the minimal row sum of every ``(i2, l, case)`` of ``R_{i1}``
   (:meth:`boundcalc.lp.constraints.CopelandFamily._sums`, the sorting oracle of 000 Sec. 4.1.1
   and Algorithm 1's check (3));
+* :func:`copeland_rows` -- the most violated rows themselves, as index lists with their hashes
+  (:meth:`boundcalc.lp.constraints.CopelandFamily.separate_csr` and the cutting plane's cuts);
 * :func:`kl_structure` -- ``beats`` and ``d = KL(mu_hat, 1/2)`` of an empirical matrix
   (:func:`boundcalc.lp.structure.empirical_structure`);
 * :func:`ecw_closed_form` -- Theorem 5's closed form for one winner
   (:func:`boundcalc.lp.ecw.ecw_allocation`).
 
-Each computes what the numpy code next to it computes, in the same order (sorted values,
-sequential prefix sums; equal costs in arm order), so the results agree to rounding (the
-oracle's sums to the last bit); the tests check this on many random inputs
-(``tests/test_lp_online.py``).  numba compiles them on first use and caches
-the machine code; where numba is missing the numpy code is used.  They are compiled on demand
-(:func:`load`), by the online entry points only.
+:func:`copeland_sums` and :func:`ecw_closed_form` compute what the numpy code next to them
+computes, in the same order (sorted values, sequential prefix sums; equal costs in arm order),
+so the results agree to rounding (the oracle's sums to the last bit); the tests check this on
+many random inputs (``tests/test_lp_online.py``).  :func:`copeland_rows` has no numpy twin: until
+:func:`load` compiles it, its Python source runs as it is (the tests check that both give the
+same rows and hashes, ``tests/test_lp_lifted.py``).  numba compiles the kernels on first use and
+caches the machine code.  They are compiled on demand (:func:`load`): by the online entry points,
+and by one-shot solves of at least :data:`boundcalc.lp.cutting.COMPILE_MIN_ARMS` arms.
 
 >>> load() in (True, False)   # False only without numba: then these are plain Python functions
 True
@@ -27,11 +32,12 @@ from __future__ import annotations
 
 import numpy as np
 
-_NAMES = ("copeland_sums", "check_empirical", "kl_structure", "_sort_by_key", "ecw_pool_row", "ecw_closed_form")
+_NAMES = ("copeland_sums", "_ordered", "copeland_rows", "check_empirical", "kl_structure", "_sort_by_key",
+          "ecw_pool_row", "ecw_closed_form")
 
 #: True once :func:`load` has compiled (or loaded from numba's cache) the kernels.  The LP core
-#: uses them only then; offline one-shot solves stay in numpy and never import numba (importing
-#: it and loading the kernels costs about half a second, more than a whole 16-arm solve).
+#: uses them only then; small one-shot solves never import numba (importing it and loading the
+#: kernels costs about half a second, more than a whole 16-arm solve).
 AVAILABLE = False
 _COMPILED = False
 #: Why the kernels could not be loaded (None when they could or were never asked for).
@@ -63,7 +69,8 @@ def load() -> bool:
     return True
 
 
-__all__ = ["AVAILABLE", "load", "copeland_sums", "kl_structure", "check_empirical", "ecw_closed_form"]
+__all__ = ["AVAILABLE", "load", "copeland_sums", "copeland_rows", "kl_structure", "check_empirical",
+           "ecw_closed_form"]
 
 
 def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):  # pragma: no cover - compiled
@@ -113,6 +120,104 @@ def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):  # pragma: no 
                 w += own
             out[i2, c] = w + PS[mS[i2, c]]
     return out
+
+
+def _ordered(vals, tb, members):
+    """``members`` (ascending arm indices) sorted by ``(vals[j], tb[j], j)``: two stable sorts."""
+    o1 = np.argsort(tb[members], kind="mergesort")
+    m1 = members[o1]
+    o2 = np.argsort(vals[m1], kind="mergesort")
+    return m1[o2]
+
+
+def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, per_i2, winner_side, z1, z2):
+    """The most violated rows of ``R_a`` at ``E``, built as sparse index lists and hashed in one pass.
+
+    ``sums`` is :func:`copeland_sums` of the same ``E``.  For every ``i2`` whose smallest row sum
+    is below ``1 - tol``, up to ``per_i2`` of its ``(l, case)`` columns with the smallest sums
+    (violated by more than ``tol``; equal sums in column order) each give one row: the ``mS``
+    smallest values of ``i2``'s pool and, with ``winner_side``, the ``mI`` smallest of
+    ``I_a \\ {i2}`` plus ``(a, i2)`` in case B (000 Sec. 4.1.1).  Equal values are taken in the
+    order of ``tb[i2, j]`` (random keys, or zeros for arm order), then arm order.  Each row's two
+    Zobrist hashes are the wrapping sums of ``z1``, ``z2`` over its pair variables.
+
+    Returns ``(n, i2, col, violation, starts, idx, h1, h2)``: ``n`` rows, row ``r``'s pair
+    variables ``idx[starts[r]:starts[r + 1]]`` (winner side first, pool in ascending order).
+    """
+    K = E.shape[0]
+    nc = sums.shape[1]
+    nI = Ia.shape[0]
+    npick = min(per_i2, nc)
+    maxr = K * npick
+    width = K + 1
+    if winner_side:
+        width += nI
+    pick_i2 = np.empty(maxr, dtype=np.int64)
+    pick_c = np.empty(maxr, dtype=np.int64)
+    pick_v = np.empty(maxr)
+    starts = np.zeros(maxr + 1, dtype=np.int64)
+    idx = np.empty(maxr * width, dtype=np.int64)
+    h1 = np.zeros(maxr, dtype=np.uint64)
+    h2 = np.zeros(maxr, dtype=np.uint64)
+    members = np.empty(K, dtype=np.int64)
+    wmem = np.empty(nI, dtype=np.int64)
+    word = wmem[:0]
+    n = 0
+    nnz = 0
+    for i2 in range(K):
+        best = np.inf
+        for c in range(nc):
+            if sums[i2, c] < best:
+                best = sums[i2, c]
+        if not (1.0 - best > tol):
+            continue
+        corder = np.argsort(sums[i2], kind="mergesort")
+        m = 0
+        for j in range(K):
+            if pool[i2, j]:
+                members[m] = j
+                m += 1
+        porder = _ordered(E[i2], tb[i2], members[:m])
+        if winner_side:
+            w = 0
+            for k in range(nI):
+                if Ia[k] != i2:
+                    wmem[w] = Ia[k]
+                    w += 1
+            word = _ordered(E[a], tb[i2], wmem[:w])
+        taken = 0
+        for q in range(nc):
+            if taken >= npick:
+                break
+            c = corder[q]
+            s = sums[i2, c]
+            if not (1.0 - s > tol):
+                break
+            pick_i2[n] = i2
+            pick_c[n] = c
+            pick_v[n] = 1.0 - s
+            first = nnz
+            if winner_side:
+                for k in range(mI[i2, c]):
+                    idx[nnz] = pid[a, word[k]]
+                    nnz += 1
+                if caseB[c]:
+                    idx[nnz] = pid[a, i2]
+                    nnz += 1
+            for k in range(mS[i2, c]):
+                idx[nnz] = pid[i2, porder[k]]
+                nnz += 1
+            g1 = np.uint64(0)
+            g2 = np.uint64(0)
+            for k in range(first, nnz):
+                g1 += z1[idx[k]]
+                g2 += z2[idx[k]]
+            h1[n] = g1
+            h2[n] = g2
+            n += 1
+            starts[n] = nnz
+            taken += 1
+    return n, pick_i2[:n], pick_c[:n], pick_v[:n], starts[:n + 1], idx[:nnz], h1[:n], h2[:n]
 
 
 def check_empirical(mu):  # pragma: no cover - compiled

@@ -1,6 +1,7 @@
 """The constraint families of paper 000: ``R_{i1}`` (eq. (2), Theorem 2) and ``R^E_{i1}`` (eqs. (4)-(5)).
 
-Both are written in the *normalised* variables of THEORY.md section 2: one variable
+Both are written in *normalised* variables (the box ``0 <= q_p <= 1/d(mu_p)`` of 000 eq. (2)
+scaled by ``d``): one variable
 ``e_p = q_p d(mu_p)`` in ``[0, 1]`` per unordered pair ``p = {i, j}``, ordered as
 ``numpy.triu_indices(K, 1)``.  Every row of either family is then a 0/1 covering row
 ``sum_{p in P} e_p >= 1`` whatever the gaps, which is what makes the cutting-plane loop
@@ -42,7 +43,9 @@ from math import comb
 from typing import Iterable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..matrix import MatrixLike
 from . import _kernels
 from .structure import Structure, as_structure
 
@@ -133,28 +136,6 @@ def rows_to_csr(rows: Sequence[np.ndarray]) -> RowBlock:
     return RowBlock(starts, idx.astype(np.int64), np.full(len(rows), np.nan))
 
 
-def _membership_to_csr(mask_w, var_w, mask_p, var_p, extra_var):
-    """Build CSR rows from two boolean membership matrices (winner side, pool side) and an
-    optional extra variable per row (-1 for none).  ``var_w``/``var_p`` give the variable of
-    every column, per row (2-D) or shared (1-D).  Entries come out grouped by row (row-major
-    ``nonzero``), not sorted within a row: HiGHS and the row hashes do not need that."""
-    R = mask_w.shape[0]
-    M = np.concatenate([mask_w, mask_p, (extra_var >= 0)[:, None]], axis=1)
-    V = np.concatenate([np.broadcast_to(var_w, mask_w.shape), np.broadcast_to(var_p, mask_p.shape),
-                        extra_var[:, None]], axis=1)
-    idx = V[M]
-    starts = np.zeros(R + 1, dtype=np.int64)
-    np.cumsum(M.sum(axis=1), out=starts[1:])
-    return starts, idx.astype(np.int64, copy=False)
-
-
-def _csr_sums(starts, idx, x):
-    """Row sums of ``x`` over CSR rows (empty rows give 0)."""
-    cs = np.zeros(idx.size + 1)
-    np.cumsum(x[idx], out=cs[1:])
-    return cs[starts[1:]] - cs[starts[:-1]]
-
-
 class _FamilyBase:
     def __init__(self, matrix, winner: int):
         st = as_structure(matrix)
@@ -220,7 +201,7 @@ class CopelandFamily(_FamilyBase):
     For every ``i2 != i1``, ``l in max(0, L(1)-1) .. L(2)``, ``I`` a subset of ``I_{i1}`` with
     ``|I| = l + 1 - L(1)`` and ``S`` a subset of ``S_{i2} \\ {i1}`` with
     ``|S| = max(0, L_{i2} - l - [i2 in I])``: ``sum_{p in P_IS} e_p >= 1`` where
-    ``P_IS = {(i1, j): j in I} u {(i2, j): j in S}`` (THEORY.md section 2).
+    ``P_IS = {(i1, j): j in I} u {(i2, j): j in S}`` (000 eq. (2)).
 
     Parameters
     ----------
@@ -231,10 +212,11 @@ class CopelandFamily(_FamilyBase):
         A Copeland winner ``i1``.
     levels : iterable of int, optional
         Restrict ``l`` to these values (intersected with the admissible range); used e.g. to
-        compare with RMED's Condorcet bound, which is the ``l = 0`` part (FORMULAS.md).
+        compare with the Condorcet regret lower bound of RMED (Komiyama et al. 2015), which is the
+        ``l = 0`` part of the family with RMED's regret.
     """
 
-    def __init__(self, matrix, winner: int, levels: Iterable[int] | None = None):
+    def __init__(self, matrix: MatrixLike, winner: int, levels: Iterable[int] | None = None):
         super().__init__(matrix, winner)
         st = self.structure
         L1 = int(st.L_sorted[0])
@@ -253,7 +235,6 @@ class CopelandFamily(_FamilyBase):
         # case A: i2 not in I
         mIA = np.broadcast_to(mI, (K, ls.size)).copy()
         capA = nI - in_Ia.astype(np.int64)  # |I_{i1} \ {i2}|
-        self.capI = capA
         mSA = np.maximum(0, L[:, None] - ls[None, :])
         okA = (mIA >= 0) & (mIA <= capA[:, None]) & (mSA <= self.pool_size[:, None])
         # case B: i2 in I (needs i2 in I_{i1} and |I| >= 1)
@@ -273,21 +254,10 @@ class CopelandFamily(_FamilyBase):
         self._gI = np.clip(self._mI, 0, nI)
         self._gI1 = np.minimum(self._gI + 1, nI)
         self._gS = np.clip(self._mS, 0, K)
-        self._rowsK = np.arange(K)[:, None]
         self._has_rows = bool(self._ok.any())
-        # winner-side variables, and i2's own winner pair (case B), per arm
-        self._var_w = self.pid[a, self.inferiors] if nI else np.zeros(0, dtype=np.int64)
-        self._var_own = np.where(in_Ia, self.pid[a], -1)
-        # position of i2 within I_{i1} (nI if absent)
-        pos = np.full(K, nI, dtype=np.int64)
-        pos[self.inferiors] = np.arange(nI)
-        self._posI = pos
-        self._arange_nI = np.arange(nI)
         self._flatS = np.arange(K)[:, None] * (K + 1) + self._gS
         self._inIa_col = in_Ia[:, None]
         self._caseB_f = self._caseB.astype(float)[None, :]
-        self._arange_K = np.arange(K)
-        self._iu = np.triu_indices(K, 1)
 
     # -- counting / enumeration -------------------------------------------------------
     def n_rows(self) -> int:
@@ -307,7 +277,7 @@ class CopelandFamily(_FamilyBase):
         return total
 
     def enumerate(self, max_rows: int = 200_000) -> list[np.ndarray]:
-        """Every row of ``R_{i1}``, written literally from the definition (THEORY.md section 2).
+        """Every row of ``R_{i1}``, written literally from the definition (000 eq. (2)).
 
         Deliberately independent of the separation code: it loops over ``i2``, ``l``, and all
         subsets ``I``, ``S`` with :func:`itertools.combinations`.  Duplicate rows are removed.
@@ -401,105 +371,46 @@ class CopelandFamily(_FamilyBase):
             return np.full(self.K, np.inf)
         return self._sums(E).min(axis=1)
 
-    def separate_csr(self, e, tol: float = 1e-9, per_i2: int = 4, neighbours: int = 2,
-                     rng: np.random.Generator | None = None, sums: np.ndarray | None = None) -> RowBlock:
+    def _rows(self, E: np.ndarray, sums: np.ndarray, tol: float, per_i2: int,
+              rng: np.random.Generator | None, winner_side: bool):
+        """The compiled row builder (:func:`boundcalc.lp._kernels.copeland_rows`) on ``E``; see there.
+
+        Ties among equal ``e`` values are broken by random keys drawn *per i2* from ``rng`` (arm
+        order when ``rng`` is None), so that different ``i2`` offer different winner pairs when
+        many values are equal (typically 0).
+        """
+        K = self.K
+        tb = np.zeros((K, K)) if rng is None else rng.random((K, K))
+        z1, z2 = _zobrist(self.n_vars)
+        with np.errstate(over="ignore"):  # the hashes wrap mod 2^64 (numpy warns when not compiled)
+            return _kernels.copeland_rows(np.ascontiguousarray(E, dtype=float), self.winner, self.inferiors,
+                                          self.pool, self._mI, self._mS, self._ok, self._caseB, self.in_Ia,
+                                          self.pid, sums, tb, float(tol), int(per_i2), bool(winner_side), z1, z2)
+
+    def separate_csr(self, e: ArrayLike, tol: float = 1e-9, per_i2: int = 4, rng: np.random.Generator | None = None,
+                     sums: np.ndarray | None = None) -> RowBlock:
         """The most violated rows for ``e`` (000 Sec. 4.1.1), as a :class:`RowBlock`.
 
-        For every ``i2`` whose best row is violated by more than ``tol``, up to ``per_i2``
-        ``(l, case)`` choices with the smallest left-hand sides are taken (most violated first);
-        each row takes the smallest ``e`` values on both sides, ties among equal values broken
-        by a random order drawn *per i2* from ``rng`` (index order when ``rng`` is None).  With
-        ``neighbours = n`` each such row also yields up to ``n`` rows per side that swap one of
-        its largest chosen values for the next one in order.  Only rows violated by more than
-        ``tol`` are returned (duplicates are possible; the LP model skips rows it has).
-        ``sums`` may pass :meth:`_sums` of the same ``e`` when the caller has it.
+        For every ``i2`` whose best row is violated by more than ``tol``, the rows of up to
+        ``per_i2`` ``(l, case)`` choices with the smallest left-hand sides (most violated first),
+        each taking the smallest ``e`` values on both sides; equal values are taken in a random
+        order drawn per ``i2`` from ``rng`` (arm order when ``rng`` is None).  ``sums`` may pass
+        :meth:`_sums` of the same ``e`` when the caller has it.  Every row returned is a row of
+        the family, violated by more than ``tol`` (its ``violation``).
         """
         E = _as_square(e, self.K)
         if not self._has_rows:
             return RowBlock.empty()
         S = self._sums(E) if sums is None else sums
-        best = S.min(axis=1)
-        targets = np.flatnonzero(1.0 - best > tol)
-        if targets.size == 0:
-            return RowBlock.empty()
-        K, a = self.K, self.winner
-        nI = self.inferiors.size
-        cand = S[targets]
-        npick = min(cand.shape[1], max(1, int(per_i2)))
-        picks = np.argsort(cand, axis=1, kind="stable")[:, :npick]
-        pv = np.take_along_axis(cand, picks, axis=1)
-        t_idx, k_idx = np.nonzero(np.isfinite(pv) & (1.0 - pv > tol))
-        col = picks[t_idx, k_idx]
-        i2s = targets[t_idx]
-        mI = self._mI[i2s, col]
-        mS = self._mS[i2s, col]
-        caseB = self._caseB[col]
-        nt = targets.size
-        # per-target orders (random among equal values) -> ranks, on both sides
-        keyw = np.repeat(E[a, self.inferiors][None, :], nt, axis=0)
-        own = self._posI[targets]
-        has_own = own < nI
-        keyw[has_own, own[has_own]] = np.inf  # I_{i1} \ {i2}
-        keyp = np.where(self.pool[targets], E[targets], np.inf)
-        if rng is None:
-            ordw = np.argsort(keyw, axis=1, kind="stable")
-            ordp = np.argsort(keyp, axis=1, kind="stable")
-        else:
-            ordw = np.lexsort((rng.random((nt, nI)), keyw), axis=1)
-            ordp = np.lexsort((rng.random((nt, K)), keyp), axis=1)
-        rankw = np.empty_like(ordw)
-        np.put_along_axis(rankw, ordw, self._arange_nI[None, :], axis=1)
-        rankp = np.empty_like(ordp)
-        np.put_along_axis(rankp, ordp, self._arange_K[None, :], axis=1)
-        # row specs: base rows, then neighbour swaps (exclude rank ex, include rank inc)
-        nb = int(neighbours)
-        n0 = t_idx.size
-        if nb:
-            k = np.arange(nb)
-            okp = (mS < self.pool_size[i2s])[:, None] & (mS[:, None] - 1 - k[None, :] >= 0)
-            okw = (mI < self.capI[i2s])[:, None] & (mI[:, None] - 1 - k[None, :] >= 0)
-            rp_, kp_ = np.nonzero(okp)
-            rw_, kw_ = np.nonzero(okw)
-            base = np.arange(n0)
-            sel = np.concatenate([base, rp_, rw_])
-            m1 = np.full(n0, -1)
-            exp_ = np.concatenate([m1, mS[rp_] - 1 - kp_, np.full(rw_.size, -1)])
-            incp = np.concatenate([m1, mS[rp_], np.full(rw_.size, -1)])
-            exw = np.concatenate([m1, np.full(rp_.size, -1), mI[rw_] - 1 - kw_])
-            incw = np.concatenate([m1, np.full(rp_.size, -1), mI[rw_]])
-            st_, smI, smS, sB = t_idx[sel], mI[sel], mS[sel], caseB[sel]
-            rw = rankw[st_]
-            rp = rankp[st_]
-            mask_w = ((rw < smI[:, None]) & (rw != exw[:, None])) | (rw == incw[:, None])
-            mask_p = ((rp < smS[:, None]) & (rp != exp_[:, None])) | (rp == incp[:, None])
-        else:
-            st_, sB = t_idx, caseB
-            mask_w = rankw[st_] < mI[:, None]
-            mask_p = rankp[st_] < mS[:, None]
-        row_i2 = targets[st_]
-        extra = np.where(sB, self._var_own[row_i2], -1)
-        starts, idx = _membership_to_csr(mask_w, self._var_w, mask_p, self.pid[row_i2], extra)
-        x = E[self._iu]
-        viol = 1.0 - _csr_sums(starts, idx, x)
-        good = viol > tol
-        block = RowBlock(starts, idx, viol)
-        if not good.all():
-            block = _select_rows(block, np.flatnonzero(good))
-        return block
+        n, _, _, viol, starts, idx, _, _ = self._rows(E, S, tol, per_i2, rng, True)
+        return RowBlock(np.array(starts), np.array(idx), np.array(viol))
 
-    def separate(self, e, tol: float = 1e-9, per_i2: int = 1, tiebreak=None,
-                 neighbours: int = 0, rng: np.random.Generator | None = None) -> tuple[list[np.ndarray], np.ndarray]:
-        """The most violated rows for ``e`` as a list of index arrays and their violations.
-
-        A list-returning wrapper of :meth:`separate_csr` (duplicates removed).  ``tiebreak``
-        is accepted for compatibility and ignored: ties are broken by ``rng`` (or index order).
-        """
-        block = dedupe(self.separate_csr(e, tol, per_i2, neighbours, rng))
+    def separate(self, e: ArrayLike, tol: float = 1e-9, per_i2: int = 1,
+                 rng: np.random.Generator | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+        """The most violated rows for ``e`` as a list of sorted index arrays and their violations
+        (:meth:`separate_csr`; two ``(l, case)`` choices can give the same row: kept once)."""
+        block = dedupe(self.separate_csr(e, tol, per_i2, rng), self.n_vars)
         return block.rows(), block.violation
-
-    def cheapest_rows(self, costs, per_i2: int = 1, rng: np.random.Generator | None = None) -> RowBlock:
-        """For every ``i2``, the rows with the smallest total cost (a warm start for the LP)."""
-        return self.separate_csr(costs, -np.inf, per_i2, 0, rng)
 
 
 def _select_rows(block: RowBlock, keep: np.ndarray) -> RowBlock:
@@ -514,19 +425,27 @@ def _select_rows(block: RowBlock, keep: np.ndarray) -> RowBlock:
 _Z_CACHE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def row_hashes(block: RowBlock, n_vars: int) -> tuple[np.ndarray, np.ndarray]:
-    """Two independent 64-bit Zobrist hashes per row (sums of fixed random words, mod 2^64).
-
-    Equal rows hash equally; two different rows collide on both with probability 2^-128.
-    """
+def _zobrist(n_vars: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two fixed random odd 64-bit words per variable (the same for every family of that size)."""
     Z = _Z_CACHE.get(n_vars)
     if Z is None:
         g = np.random.default_rng(0x5EED_B0C)
         Z = (g.integers(0, 2**63, n_vars, dtype=np.uint64) * np.uint64(2) + np.uint64(1),
              g.integers(0, 2**63, n_vars, dtype=np.uint64) * np.uint64(2) + np.uint64(1))
+        for z in Z:
+            z.setflags(write=False)
         _Z_CACHE[n_vars] = Z
+    return Z
+
+
+def row_hashes(block: RowBlock, n_vars: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two independent 64-bit Zobrist hashes per row (sums of fixed random words, mod 2^64).
+
+    Equal rows hash equally; two different rows collide on both with probability 2^-128.  The
+    compiled row builder computes the same hashes while it builds the rows.
+    """
     out = []
-    for z in Z:
+    for z in _zobrist(n_vars):
         cs = np.zeros(block.idx.size + 1, dtype=np.uint64)
         np.cumsum(z[block.idx], out=cs[1:])
         out.append(cs[block.starts[1:]] - cs[block.starts[:-1]])
@@ -547,14 +466,14 @@ def dedupe(block: RowBlock, n_vars: int | None = None) -> RowBlock:
 
 
 class ECWFamily(_FamilyBase):
-    """``R^E_{i1}``: ECW-RMED's feasible set (paper 000, eqs. (4)-(5); THEORY.md section 3).
+    """``R^E_{i1}``: ECW-RMED's feasible set (paper 000, eqs. (4)-(5), Theorem 4).
 
     ``e_{i1 j} = 1`` for every ``j in I_{i1}``, and for every ``i2 != i1`` and every ``S``
     subset of ``S_{i2} \\ {i1}`` with ``|S| = L_{i2} - L_{i1} + 1``: ``sum_{j in S} e_{j i2} >= 1``.
     The fixed part is exposed as :attr:`fixed_vars` (variables whose lower bound is 1).
     """
 
-    def __init__(self, matrix, winner: int):
+    def __init__(self, matrix: MatrixLike, winner: int):
         super().__init__(matrix, winner)
         st = self.structure
         L = st.L.astype(np.int64)

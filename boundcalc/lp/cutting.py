@@ -1,58 +1,82 @@
 """Cutting-plane solution of paper 000's lower-bound LP (eq. (2), Theorem 2) over HiGHS.
 
 For each Copeland winner ``i1`` the covering LP ``min c.e, 0 <= e <= 1, e in R_{i1}`` (normalised
-variables, THEORY.md section 2) is solved with its exponentially many rows generated on demand:
+variables ``e_p = q_p d(mu_p)``, costs ``c_p = r_p / d(mu_p)``) is solved with its exponentially
+many rows generated on demand:
 
-1. start from, for every ``i2``, the cheapest rows (smallest total cost);
-2. solve the restricted LP with HiGHS (warm: the basis survives added and deleted rows);
-3. run the sorting-based separation oracle over *all* rows
-   (:meth:`~boundcalc.lp.constraints.CopelandFamily.separate_csr`): for every violated ``i2``
-   the most violated rows of up to ``per_i2`` ``(l, case)`` choices, each with ``neighbours``
-   swapped variants, ties among equal ``e`` broken at random per ``i2`` (seeded), at a point
-   between the LP optimum and a feasible core (in-out separation, see ``in_out``); delete the
-   model's slack rows (activity above 1, zero dual); add the new rows in one call; repeat until
-   no row of the whole family is violated by more than ``tol``.
+1. solve the restricted LP with HiGHS (warm: the basis survives added rows);
+2. run the sorting-based separation oracle over *all* rows of the family (000 Sec. 4.1.1;
+   :meth:`~boundcalc.lp.constraints.CopelandFamily._sums`, compiled); stop when no row is
+   violated by more than ``tol``;
+3. for every violated ``i2``, the most violated ``(l, case)`` choices (up to ``per_i2``) become
+   cuts (:meth:`~boundcalc.lp.lifted.CopelandModel.add_cuts`): a *lifted* row that stands for
+   every row of its ``(i2, l, case)`` at once, through blocks of auxiliary variables that
+   express "the sum of the ``k`` smallest values" by LP duality, or, until an ``(i2, k)`` has
+   needed ``promote`` of them, an ordinary row (:mod:`boundcalc.lp.lifted` explains why and
+   proves it exact); added in one bulk call; repeat.
+
+Nothing is ever deleted (no churn): the model is bounded by one lifted row per ``(i2, l, case)``
+plus the blocks and a few explicit rows.  Equal values are taken in a random order per ``i2``
+(seeded; every solve starts from ``seed``, so solves are reproducible and the value never depends
+on it).  The model, the costs (one pair vector, from :func:`pair_costs` to HiGHS) and the
+allocation are kept per winner; the oracle reads the LP solution as a K x K array (one gather per
+round).
 
 The result carries a :class:`~boundcalc.result.Certificate`: the oracle's largest violation of the
-returned allocation over the whole family and a Lagrangian dual bound from the row duals.  As
-``scipy.optimize`` does with its ``_check_result``, the certificate is acted upon: a solve whose
-violation exceeds ``tol`` or whose relative duality gap exceeds ``gap_tol`` has
-``status = "failed"`` and a ``message`` saying which (the front door
-:func:`boundcalc.lower_bound` raises :class:`~boundcalc.lp.highs.SolverError` on it).
+returned allocation over the whole family and a Lagrangian dual bound from the row duals
+(:func:`~boundcalc.lp.highs.lagrangian_bound`; valid for the full LP, whose lifted form the model
+is a part of).  As ``scipy.optimize`` does with its ``_check_result``, the certificate is acted
+upon: a solve whose violation exceeds ``tol`` or whose relative duality gap exceeds ``gap_tol``
+has ``status = "failed"`` and a ``message`` saying which (the front door
+:func:`boundcalc.lower_bound` raises :class:`~boundcalc.lp.highs.SolverError` on it).  When
+HiGHS's warm dual simplex fails (near ties: costs spanning ~18 orders of magnitude), the model is
+solved again by other methods (:data:`~boundcalc.lp.highs.FALLBACKS`; ``stats["fallbacks"]``)
+and the answer is certified the same way.
 
 Online use (paper 000, Algorithm 1: CW-RMED)
     :class:`CopelandLPSolver` keeps a small LRU cache of ``(family, HiGHS model)`` per
     ``(Copeland structure, winner)``.  An empirical matrix ``mu_hat(t)`` whose structure is
     unchanged costs only new costs and a warm primal-simplex re-solve; a matrix flipping back
     and forth between two structures finds both warm.  :meth:`CopelandLPSolver.solve_empirical`
-    accepts exact ties (a tied pair lies in no row, THEORY.md section 4);
-    :meth:`CopelandLPSolver.violation` answers check (3) with the amount *and* the most violated
-    rows; ``certify=False`` skips the dual bound.  The solver pickles (its HiGHS models are
-    dropped and rebuilt on first use), so it can travel to Dask workers.
+    accepts exact ties (a tied pair lies in no row: 000 Algorithm 1 reads an undrawn or tied pair
+    as in neither ``S`` nor ``I``); :meth:`CopelandLPSolver.violation` answers check (3) with the
+    amount *and* the most violated rows; ``certify=False`` skips the dual bound.  The solver
+    pickles (its HiGHS models are dropped and rebuilt on first use), so it can travel to Dask
+    workers.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..matrix import PreferenceMatrix, as_preference_matrix
+from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
 from . import _kernels
 from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
 from .ecw import _cost_matrix, ecw_allocation
-from .highs import CoveringLP, SolverError
+from .highs import CoveringLP, lagrangian_bound
+from .lifted import CopelandModel
 from .structure import Structure, as_structure, check_regret, empirical_structure, triu
 
-__all__ = ["CopelandLPSolver", "Violation", "pair_costs", "certificate_for", "lower_bound_cutting_plane"]
+__all__ = ["CopelandLPSolver", "Violation", "pair_costs", "certificate_for",
+           "COMPILE_MIN_ARMS", "MIN_SOLVABLE_GAP", "ALLOCATION_COST_RATIO", "Conditioning", "check_conditioning"]
+
+#: One-shot solves with at least this many arms load the compiled kernels (:func:`boundcalc.lp.
+#: _kernels.load`: about half a second to import numba and load its cache, once per process);
+#: smaller ones run the same kernels as plain Python, which is faster than loading numba there.
+COMPILE_MIN_ARMS = 24
 
 
-def pair_costs(matrix, regret: np.ndarray | None = None) -> np.ndarray:
+def pair_costs(matrix: MatrixLike, regret: np.ndarray | None = None) -> np.ndarray:
     """Normalised costs ``c_p = r_p / d(mu_p)`` per pair, in ``triu_indices`` order.
 
     ``matrix`` is a PreferenceMatrix or a :class:`~boundcalc.lp.structure.Structure` with ``d``;
@@ -70,15 +94,105 @@ def pair_costs(matrix, regret: np.ndarray | None = None) -> np.ndarray:
         return np.where(d > 0, r / np.where(d > 0, d, 1.0), 1.0)
 
 
-def certificate_for(family, costs: np.ndarray, x: np.ndarray, rows, duals,
+#: The smallest gap ``|mu_ij - 1/2|`` a double holds next to 1/2 (``2**-53``; ``1/2 + eps`` rounds
+#: to 1/2 below about that).  The cutting plane solves and certifies the LP down to it (checked
+#: against an exact rational LP on empirical matrices with pairs at 1/2 + 1e-14 and 1/2 + 1.1e-16,
+#: costs ``c = r / d ~ r / (2 gap^2)`` then spanning 31 orders of magnitude; and with both methods
+#: on every gap a :class:`~boundcalc.PreferenceMatrix` takes, above 1e-12: ``tests/test_lp_lifted.py``).
+MIN_SOLVABLE_GAP = 2.0 ** -53
+
+#: ``1 / machine epsilon`` (4.5e15): when the largest pair cost exceeds the smallest positive one by
+#: more, the optimal value is still exact, but the allocation of the cheap pairs no longer changes
+#: it in double precision (it is one optimum among many that the objective cannot tell apart).
+ALLOCATION_COST_RATIO = 1.0 / float(np.finfo(float).eps)
+
+
+@dataclass(frozen=True)
+class Conditioning:
+    """How well posed the lower-bound LP of a matrix is (see :func:`check_conditioning`).
+
+    Attributes
+    ----------
+    min_gap : float
+        Smallest ``|mu_ij - 1/2|``, ``i != j`` (0 for a tie left in place, e.g. by ``1/2 + eps``
+        rounding to 1/2).
+    max_cost, min_cost : float
+        Largest and smallest positive pair cost ``c_p = r_p / d(mu_p)`` (NaN when no cost is
+        positive, e.g. every arm a Copeland winner).
+    """
+
+    min_gap: float
+    max_cost: float
+    min_cost: float
+
+    @property
+    def cost_ratio(self) -> float:
+        return self.max_cost / self.min_cost if self.min_cost > 0 else float("nan")
+
+    @property
+    def solvable(self) -> bool:
+        """Every gap at least :data:`MIN_SOLVABLE_GAP` (and every cost finite)."""
+        return bool(self.min_gap >= MIN_SOLVABLE_GAP and not np.isinf(self.max_cost))
+
+    @property
+    def allocation_resolved(self) -> bool:
+        """The cost ratio is below :data:`ALLOCATION_COST_RATIO` (or undefined)."""
+        r = self.cost_ratio
+        return bool(not np.isfinite(r) or r < ALLOCATION_COST_RATIO)
+
+    @property
+    def message(self) -> str:
+        if not self.solvable:
+            return (f"a pair lies {self.min_gap:.3g} from 1/2, below {MIN_SOLVABLE_GAP:.3g} (1/2 + eps rounds"
+                    " to 1/2 in double precision): the LP is not defined")
+        if not self.allocation_resolved:
+            return (f"pair costs span {self.cost_ratio:.3g} (smallest gap {self.min_gap:.3g}): the value is"
+                    f" exact but the allocation of the cheapest pairs is not determined beyond"
+                    f" {ALLOCATION_COST_RATIO:.2g}")
+        return f"well posed: smallest gap {self.min_gap:.3g}, pair costs span {self.cost_ratio:.3g}"
+
+
+def check_conditioning(matrix: MatrixLike, regret: np.ndarray | None = None) -> Conditioning:
+    """The :class:`Conditioning` of the lower-bound LP of ``matrix``.
+
+    ``matrix`` is a PreferenceMatrix or a path to one, or an array read as an empirical matrix
+    (exact ties allowed, so that a tie left in place is reported rather than refused).
+    ``solvable`` says whether the LP is defined and verified there; ``allocation_resolved``
+    whether the objective still tells the cheap pairs' allocation apart.
+
+    >>> from boundcalc.datasets import load_example
+    >>> c = check_conditioning(load_example("table2"))
+    >>> c.solvable, c.allocation_resolved, round(c.min_gap, 3)
+    (True, True, 0.1)
+    >>> check_conditioning([[0.5, 0.5 + 1e-17], [0.5 - 1e-17, 0.5]]).solvable   # 1/2 + 1e-17 is 1/2
+    False
+    """
+    if isinstance(matrix, (str, os.PathLike)):
+        matrix = as_preference_matrix(matrix)
+    if isinstance(matrix, PreferenceMatrix):
+        mu, st = matrix.mu, matrix.structure
+    else:
+        mu = np.asarray(matrix, dtype=float)
+        st = empirical_structure(mu)
+    iu = triu(st.K)
+    decided = (st.beats | st.beats.T)[iu]
+    c = pair_costs(st, regret)[decided]
+    pos = c[c > 0]
+    return Conditioning(float(np.abs(mu[iu] - 0.5).min()),
+                        float(pos.max()) if pos.size else float("nan"),
+                        float(pos.min()) if pos.size else float("nan"))
+
+
+def certificate_for(family: CopelandFamily, costs: np.ndarray, x: np.ndarray, rows: RowBlock | Sequence[np.ndarray], duals: np.ndarray,
                     max_violation: float | None = None) -> Certificate:
     """The optimality certificate of ``x`` for ``min c.e`` over ``family`` (see :class:`Certificate`).
 
-    ``rows`` are the rows the duals belong to: a :class:`~boundcalc.lp.highs.CoveringLP` (its
-    model rows), a :class:`~boundcalc.lp.constraints.RowBlock` or a list of index arrays.
+    ``rows`` are the rows the duals belong to: a :class:`~boundcalc.lp.lifted.CopelandModel` or
+    :class:`~boundcalc.lp.highs.CoveringLP` (its model rows, lifted ones included), a
+    :class:`~boundcalc.lp.constraints.RowBlock` or a list of index arrays (covering rows).
     ``max_violation`` is the oracle's largest violation over the whole family (recomputed when
-    not given); the dual bound ``sum_r y_r + sum_p min(0, c_p - (A^T y)_p)`` uses ``y = max(0,
-    duals)`` and is valid for any ``y >= 0`` (rows outside the model carry ``y = 0``).
+    not given); the dual bound is :func:`~boundcalc.lp.highs.lagrangian_bound` for ``y = max(0,
+    duals)``, valid for any ``y >= 0`` (rows outside the model carry ``y = 0``).
     """
     v = family.max_violation(x) if max_violation is None else float(max_violation)
     if v > 0:
@@ -86,14 +200,15 @@ def certificate_for(family, costs: np.ndarray, x: np.ndarray, rows, duals,
     else:
         xf = x
     primal = float(costs @ xf)
-    y = np.maximum(0.0, np.asarray(duals, dtype=float))
+    if isinstance(rows, CopelandModel):
+        rows = rows.lp
     if isinstance(rows, CoveringLP):
-        aty = rows.dual_aty(y) if y.size else np.zeros_like(costs)
+        dual = rows.lagrangian_bound(duals)
     else:
         block = rows if isinstance(rows, RowBlock) else rows_to_csr(list(rows))
-        w = np.repeat(y, np.diff(block.starts)) if y.size else np.zeros(0)
-        aty = np.bincount(block.idx, weights=w, minlength=costs.size) if y.size else np.zeros_like(costs)
-    dual = float(y.sum() + np.minimum(0.0, costs - aty).sum())
+        m = block.n_rows
+        dual = lagrangian_bound(costs, np.zeros(costs.size), np.ones(costs.size), block.starts, block.idx,
+                                np.ones(block.idx.size), np.ones(m), duals)
     return Certificate(max_violation=float(v), primal_bound=primal, dual_bound=dual)
 
 
@@ -136,12 +251,11 @@ class Violation:
 
 
 class _Entry:
-    __slots__ = ("family", "lp", "levels")
+    __slots__ = ("family", "model")
 
-    def __init__(self, family, lp, levels):
+    def __init__(self, family, model):
         self.family = family
-        self.lp = lp
-        self.levels = levels
+        self.model = model
 
 
 class CopelandLPSolver:
@@ -152,9 +266,19 @@ class CopelandLPSolver:
     tol : float
         A row counts as violated when ``1 - row.e > tol``.
     per_i2 : int
-        ``(l, case)`` choices per ``i2`` and round whose most violated rows are added.
-    neighbours : int
-        Swapped variants added per row and side (see the module text).
+        ``(l, case)`` choices per violated ``i2`` and round that become cuts.  Measured on uniform
+        random tournaments (K = 64..300): 1 builds the fewest pool blocks and is fastest; MSLR
+        and ``utility_matrix`` do not care (``benchmarks/lower_bound.py``).
+    promote : int
+        Explicit rows an ``(i2, k)`` gets before its pool block is built (see
+        :mod:`boundcalc.lp.lifted`).  0 lifts at once (MSLR-136: 0.8 s instead of 40 ms, every
+        ``i2`` building a 135-row block); never lifting is a plain cutting plane (tournament
+        K = 128: 311 rounds, 2 minutes); 2 keeps both fast.
+    warm_rows : int
+        A new model starts with, for every ``i2``, the rows of its ``warm_rows`` tightest
+        ``(l, case)`` at ECW's closed-form allocation (feasible: ``R^E c R``, 000 Theorem 6); 0
+        starts empty.  Measured: the 136-arm MSLR matrices then solve in one round instead of
+        three, tournaments in about 40 % fewer.
     max_rounds : int
         Safety limit on separation rounds per winner; hitting it gives ``status = "failed"``.
     levels : iterable of int, optional
@@ -166,26 +290,12 @@ class CopelandLPSolver:
         ``(structure, winner)`` models kept warm (least recently used dropped first).
     presolve : bool
         HiGHS presolve (off: measured to only cost time on these LPs).
-    drop_slack : bool
-        Delete non-binding rows (activity above 1, zero dual) after a solve once the model
-        holds more than ``slack_floor * K`` rows.  Below that floor rows are kept: an online
-        re-solve with moved costs often needs yesterday's slack rows again, and small models
-        are cheap (measured: dropping everything doubles the rounds of a warm 16-arm re-solve).
-    slack_floor : float
-        The floor above, in rows per arm.
     gap_tol : float
         Largest accepted relative duality gap of the certificate.
-    in_out : float
-        In-out separation (Ben-Ameur & Neto 2007): separate at ``in_out * e_LP + (1 - in_out) *
-        core`` where the core is a feasible point -- ECW's closed-form allocation at first (it
-        lies in ``R^E_{i1} c R_{i1}``), then every separation point found feasible.  A row
-        violated there is violated at ``e_LP`` too and cuts deeper; when none is, the point
-        becomes the core and ``e_LP`` itself is separated.  0 turns it off.  Measured on the
-        136-arm MSLR matrices: about half the time of plain separation, and a third on harder
-        random structures (``benchmarks/lower_bound.py``).
-    in_out_min_arms : int
-        Below this many arms plain separation is used (measured: the core costs more than it
-        saves on 16 arms).
+    lift : bool
+        False: a plain cutting plane, every cut one 0/1 row of the family (see
+        :class:`~boundcalc.lp.lifted.CopelandModel`); what CW-RMED uses, whose line 11 tests the
+        stored basis of such a model against new costs.
 
     Examples
     --------
@@ -201,27 +311,22 @@ class CopelandLPSolver:
     27.5487
     """
 
-    def __init__(self, *, tol: float = 1e-9, per_i2: int = 4, neighbours: int = 2, max_rounds: int = 10_000,
-                 levels: Iterable[int] | None = None, seed: int = 0, cache_size: int = 8,
-                 drop_slack: bool = True, slack_floor: float = 8.0, presolve: bool = False,
-                 gap_tol: float = 1e-7, in_out: float = 0.3, in_out_min_arms: int = 20):
+    def __init__(self, *, tol: float = 1e-9, per_i2: int = 1, promote: int = 2, warm_rows: int = 3,
+                 max_rounds: int = 10_000, levels: Iterable[int] | None = None, seed: int = 0, cache_size: int = 8,
+                 presolve: bool = False, gap_tol: float = 1e-7, lift: bool = True):
         self.tol = float(tol)
+        self.lift = bool(lift)
         self.per_i2 = int(per_i2)
-        self.neighbours = int(neighbours)
+        self.promote = int(promote)
+        self.warm_rows = int(warm_rows)
         self.max_rounds = int(max_rounds)
-        if self.per_i2 < 1 or self.neighbours < 0 or self.max_rounds < 1 or not self.tol >= 0:
-            raise ValueError("per_i2 and max_rounds must be >= 1, neighbours >= 0, tol >= 0")
+        if self.per_i2 < 1 or self.promote < 0 or self.warm_rows < 0 or self.max_rounds < 1 or not self.tol >= 0:
+            raise ValueError("per_i2 and max_rounds must be >= 1, promote >= 0, warm_rows >= 0, tol >= 0")
         self._levels = None if levels is None else tuple(sorted(set(int(l) for l in levels)))
         self.seed = int(seed)
         self.cache_size = max(1, int(cache_size))
-        self.drop_slack = bool(drop_slack)
-        self.slack_floor = float(slack_floor)
         self.presolve = bool(presolve)
         self.gap_tol = float(gap_tol)
-        self.in_out = float(in_out)
-        if not 0.0 <= self.in_out <= 1.0:
-            raise ValueError(f"in_out must lie in [0, 1]; got {in_out}")
-        self.in_out_min_arms = int(in_out_min_arms)
         self._cache: OrderedDict[tuple, _Entry] = OrderedDict()
         self._last_key: bytes | None = None
 
@@ -246,13 +351,13 @@ class CopelandLPSolver:
         if e is not None:
             self._cache.move_to_end(key)
             return e
-        e = _Entry(CopelandFamily(st, winner, self.levels), None, self.levels)
+        e = _Entry(CopelandFamily(st, winner, self.levels), None)
         self._cache[key] = e
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
         return e
 
-    def family(self, winner: int, matrix=None) -> CopelandFamily:
+    def family(self, winner: int, matrix: MatrixLike = None) -> CopelandFamily:
         """The (cached) family ``R_{winner}`` of ``matrix`` (default: of the last solve)."""
         if matrix is None:
             for (k, w), e in reversed(self._cache.items()):
@@ -265,16 +370,17 @@ class CopelandLPSolver:
         """The warm HiGHS model kept for ``(structure, winner)``, or None (never solved, or dropped
         from the cache).  Its :meth:`~boundcalc.lp.highs.CoveringLP.basis` is that of its last solve."""
         e = self._cache.get((structure.key, int(winner)))
-        return None if e is None else e.lp
+        return None if e is None or e.model is None else e.model.lp
 
     # ------------------------------------------------------------------ check (3)
-    def violation(self, mu_hat, q, winner: int, *, tol: float = 1e-9, rows: bool = True,
+    def violation(self, mu_hat: ArrayLike, q: ArrayLike, winner: int, *, tol: float = 1e-9, rows: bool = True,
                   per_i2: int = 1) -> Violation:
         """Algorithm 1's check (3) on ``q`` (e.g. ``N / log t``): by how much, and where, it fails.
 
         ``mu_hat`` is an empirical matrix (ties allowed), a PreferenceMatrix or a Structure with
         ``d``; ``q`` a K x K rate matrix (or pair vector).  Observed counts are tested against the
-        covering rows only: the box ``q <= 1/d`` does not apply to them (THEORY.md section 4).
+        covering rows only: the box ``q <= 1/d`` does not apply to them (000 Algorithm 1, check (3)
+        compares ``N_ij / ln t`` with the set's rows, not with its box).
         """
         _kernels.load()
         st = mu_hat if isinstance(mu_hat, Structure) else as_structure(mu_hat)
@@ -291,7 +397,7 @@ class CopelandLPSolver:
         amount = float(1.0 - S.min())
         out: list = []
         if rows and amount > tol:
-            block = fam.separate_csr(E, tol, per_i2, 0, None, S)
+            block = fam.separate_csr(E, tol, per_i2, None, S)
             iu = np.triu_indices(st.K, 1)
             pairs = np.stack(iu, axis=1)
             order = np.argsort(-block.violation, kind="stable")
@@ -299,12 +405,12 @@ class CopelandLPSolver:
             out = [pairs[block.idx[s[r]:s[r + 1]]] for r in order.tolist()]
         return Violation(amount, out, int(winner), tol)
 
-    def contains(self, matrix, q, winner: int, tol: float = 1e-9) -> bool:
+    def contains(self, matrix: MatrixLike, q: ArrayLike, winner: int, tol: float = 1e-9) -> bool:
         """Algorithm 1's check (3): is the rate matrix ``q`` (K x K) in ``R_{winner}(matrix)``?"""
         return self.violation(matrix, q, winner, tol=tol, rows=False).amount <= tol
 
     # ------------------------------------------------------------------ solves
-    def solve(self, matrix, *, regret: np.ndarray | None = None, winners: Iterable[int] | None = None,
+    def solve(self, matrix: MatrixLike, *, regret: np.ndarray | None = None, winners: Iterable[int] | None = None,
               certify: bool = True) -> BoundResult:
         """Solve the lower-bound LP on a (validated) preference matrix for its Copeland winners.
 
@@ -336,7 +442,7 @@ class CopelandLPSolver:
         pm = matrix if isinstance(matrix, PreferenceMatrix) else as_preference_matrix(matrix)
         return self._solve(as_structure(pm), regret, winners, certify)
 
-    def solve_empirical(self, mu_hat, *, regret: np.ndarray | None = None,
+    def solve_empirical(self, mu_hat: ArrayLike, *, regret: np.ndarray | None = None,
                         winners: Iterable[int] | None = None, certify: bool = False) -> BoundResult:
         """Solve on an empirical matrix ``mu_hat`` (exact ties allowed: a tied pair is in no row).
 
@@ -386,6 +492,8 @@ class CopelandLPSolver:
             res = self._theorem6(st, winners, t0)
             if res is not None:
                 return res
+        if st.K >= COMPILE_MIN_ARMS:
+            _kernels.load()
         costs = pair_costs(st, regret)
         upper = np.where(st.d[triu(st.K)] > 0, 1.0, 0.0)
         warm = st.key == self._last_key
@@ -396,96 +504,94 @@ class CopelandLPSolver:
             winners = [int(w) for w in winners]
         rng = np.random.default_rng(self.seed)
         per, allocs, certs, viols = {}, {}, {}, {}
-        rounds = added = removed = solves = iters = 0
+        rounds = added = solves = iters = fallbacks = 0
+        C_square = None  # the costs K x K, gathered once for ECW's allocation
+        t_lp = t_sep = 0.0
         warm_all = True
         failures: list[str] = []
-        C_square = None
         for w in winners:
             ent = self._entry(st, w)
             fam = ent.family
-            lp = ent.lp
-            if lp is None:
+            model = ent.model
+            s0 = i0 = a0 = f0 = 0  # a new model's counts start at 0 (its warm rows are counted)
+            if model is None:
                 warm_all = False
-                lp = CoveringLP(costs, upper=upper, presolve=self.presolve)
-                added += lp.add_rows(fam.cheapest_rows(costs, self.per_i2, rng))
-                ent.lp = lp
+                model = CopelandModel(fam, costs, upper, promote=self.promote, presolve=self.presolve, lift=self.lift)
+                ent.model = model
+                if self.warm_rows and fam._has_rows:
+                    # first rows: the tightest at ECW's allocation (feasible, R^E c R: 000 Theorem 6),
+                    # whose zeros sit on the expensive pairs the optimum also leaves out
+                    t1 = time.perf_counter()
+                    if C_square is None:
+                        C_square = _as_square(costs, st.K).copy()
+                        np.fill_diagonal(C_square, np.inf)
+                    core = ecw_allocation(st.beats, C_square, w)[1]
+                    model.add_cuts(core, -np.inf, self.warm_rows, rng)
+                    t_sep += time.perf_counter() - t1
             else:
+                lp = model.lp
+                s0, i0, a0, f0 = lp.solves, lp.iterations, lp.rows_added, lp.fallbacks
                 lp.set_costs(costs)
-                if not np.array_equal(lp._ub, upper):
+                if not np.array_equal(lp.upper, upper):
                     lp.set_bounds(np.zeros(lp.n), upper)
-            s0, i0 = lp.solves, lp.iterations
+            lp = model.lp
             v = np.inf
-            core = None
-            if self.in_out > 0 and fam._has_rows and st.K >= self.in_out_min_arms:
-                # a feasible "core" point: ECW's closed-form allocation (R^E c R, 000 Theorem 6),
-                # on the same costs as the LP, in square form (computed once per solve)
-                if C_square is None:
-                    C_square = _as_square(costs, st.K).copy()
-                    np.fill_diagonal(C_square, np.inf)
-                core = ecw_allocation(st.beats, C_square, w)[1]
             for rnd in range(self.max_rounds):
-                sol = lp.solve()
+                t1 = time.perf_counter()
+                sol = model.solve()
+                t2 = time.perf_counter()
+                t_lp += t2 - t1
                 rounds += 1
-                E = _as_square(sol.x, st.K)
+                E = _as_square(sol.x, st.K)  # the oracle reads the LP solution K x K
                 S = fam._sums(E) if fam._has_rows else None
                 v = float(1.0 - S.min()) if S is not None else -np.inf
                 if v <= self.tol:
+                    t_sep += time.perf_counter() - t2
                     break
                 if rnd == self.max_rounds - 1:
                     failures.append(f"winner {w}: no convergence in {self.max_rounds} rounds (max violation {v:.3g})")
                     break
-                if core is not None:
-                    # in-out separation: cut at a point between the LP optimum and the core; a row
-                    # violated there is violated at the optimum too (the core satisfies it), and cuts
-                    # deeper.  If that point is feasible it becomes the new core.
-                    Y = self.in_out * E + (1.0 - self.in_out) * core
-                    SY = fam._sums(Y)
-                    if float(1.0 - SY.min()) > self.tol:
-                        block = fam.separate_csr(Y, self.tol, self.per_i2, self.neighbours, rng, SY)
-                    else:
-                        core = Y
-                        block = fam.separate_csr(E, self.tol, self.per_i2, self.neighbours, rng, S)
-                else:
-                    block = fam.separate_csr(E, self.tol, self.per_i2, self.neighbours, rng, S)
-                n_new = lp.add_rows(block)  # appended: sol's row indices stay valid for drop_slack
-                added += n_new
+                n_new = model.add_cuts(E, self.tol, self.per_i2, rng, S)
+                t_sep += time.perf_counter() - t2
                 if n_new == 0:
                     failures.append(
                         f"winner {w}: the oracle's violated rows (max violation {v:.3g}) are all in the"
                         " model already (numerical trouble)")
                     break
-                if self.drop_slack and lp.n_rows > self.slack_floor * st.K:
-                    removed += lp.drop_slack(sol, self.tol)
             solves += lp.solves - s0
             iters += lp.iterations - i0
+            added += lp.rows_added - a0
+            fallbacks += lp.fallbacks - f0
             x = sol.x
             per[w] = float(costs @ x)
             allocs[w] = _q_matrix(st.d, x)
             viols[w] = v
             if certify:
-                c = certificate_for(fam, costs, x, lp, sol.row_duals, max_violation=v)
+                c = certificate_for(fam, costs, x, model, sol.row_duals, max_violation=v)
                 certs[w] = c
-                if abs(c.gap) > self.gap_tol * max(1.0, abs(c.primal_bound)):
-                    failures.append(f"winner {w}: duality gap {c.gap:.3g} above tolerance {self.gap_tol:g}")
+                failures += [f"winner {w}: {p}" for p in c.problems(gap_rtol=self.gap_tol)]
+        sizes = [self._cache[(st.key, w)].model.sizes() for w in winners if (st.key, w) in self._cache]
+        size = {k: int(sum(z[k] for z in sizes)) for k in sizes[0]} if sizes else {}
         stats = {
             "method": "cutting-plane",
             "seconds": time.perf_counter() - t0,
             "rounds": rounds,
             "lp_solves": solves,
             "simplex_iterations": iters,
-            "rows": int(sum(self._cache[(st.key, w)].lp.n_rows for w in winners if (st.key, w) in self._cache)),
+            "rows": size.pop("rows", 0),
             "rows_added": added,
-            "rows_removed": removed,
+            "rows_removed": 0,
             "warm_start": bool(warm and warm_all),
             "solver": "highs",
             "max_violation": float(max(viols.values())),
+            "rows_readded": 0,
+            **size,
+            "fallbacks": fallbacks,
+            "lp_seconds": t_lp,
+            "separation_seconds": t_sep,
         }
         return BoundResult.from_winners(
             "lower_bound", per, allocs, certs, method="cutting-plane",
             unit=UNIT_000 if regret is None else UNIT_CUSTOM, stats=stats, failures=failures,
             message="optimal: no row of the family violated by more than tol")
 
-
-def lower_bound_cutting_plane(matrix, *, regret=None, levels=None, tol=1e-9, per_i2=4) -> BoundResult:
-    """One-shot :class:`CopelandLPSolver` solve."""
-    return CopelandLPSolver(tol=tol, per_i2=per_i2, levels=levels).solve(matrix, regret=regret)

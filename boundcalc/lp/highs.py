@@ -1,14 +1,27 @@
-"""An incremental covering LP on HiGHS (``highspy``): add rows, drop slack rows, change costs, re-solve warm.
+"""An incremental LP on HiGHS (``highspy``): add rows and columns, change costs, re-solve warm.
 
-The model is ``min c.e  s.t.  lb <= e <= ub,  A e >= 1`` with 0/1 rows added over time in bulk
-(one ``addRows`` call per :class:`~boundcalc.lp.constraints.RowBlock`).  HiGHS keeps its simplex
-basis between calls, so after :meth:`CoveringLP.add_rows` the dual simplex restarts from the
-previous optimum, and after :meth:`CoveringLP.set_costs` the primal simplex does.
-:meth:`CoveringLP.drop_slack` deletes rows that are not binding (activity above 1 and zero
-dual): their slacks are basic, so the basis stays valid and the optimum is unchanged, and each
-later re-solve pays only for the rows that matter.  Rows are identified by two 64-bit hashes
-(:func:`~boundcalc.lp.constraints.row_hashes`), so a row already in the model is never added
-twice.  Solver status is never ignored: anything but "Optimal" raises :class:`SolverError`.
+The model is ``min c.x  s.t.  lb <= x <= ub,  A (x, w) >= lo`` over the *pair variables* ``x``
+(one per unordered pair, ``c >= 0``) and *auxiliary variables* ``w`` (cost 0, bounded), with
+rows added over time in bulk:
+
+* :meth:`CoveringLP.add_rows` -- 0/1 covering rows ``sum_{p in row} x_p >= 1``, identified by two
+  64-bit hashes (:func:`~boundcalc.lp.constraints.row_hashes`) so that none is added twice;
+* :meth:`CoveringLP.add_vars` and :meth:`CoveringLP.add_general_rows` -- auxiliary variables and
+  rows with any coefficients and lower bounds (the lifted rows of
+  :mod:`boundcalc.lp.lifted`).
+
+HiGHS keeps its simplex basis between calls, so after adding rows the dual simplex restarts from
+the previous optimum, and after :meth:`CoveringLP.set_costs` the primal simplex does.  A pair
+variable becomes a HiGHS column only when a row first uses it (a variable in no row sits at its
+lower bound, optimal for ``c >= 0``); :attr:`CoveringLP.n_cols` counts the columns.
+
+Solver status is never ignored.  When HiGHS does not report "Optimal" -- its dual simplex can stop
+with "Solve error" on costs spanning 18 orders of magnitude (a pair within 1e-10 of 1/2 has
+``c = r / d ~ 1e19``) -- the model is solved again from scratch by other methods in turn
+(:data:`FALLBACKS`: cold dual simplex, presolve, primal simplex, interior point with crossover);
+the first optimal answer is taken and counted in :attr:`CoveringLP.fallbacks`.  When none is
+optimal, :class:`SolverError` names every status.  The caller certifies the answer (the oracle's
+violation and the Lagrangian bound :meth:`CoveringLP.lagrangian_bound`).
 
 A ``CoveringLP`` holds a live HiGHS object and does not pickle; the solvers that own one
 (:class:`~boundcalc.lp.cutting.CopelandLPSolver`) drop it when pickled and rebuild it on the other side.
@@ -27,9 +40,44 @@ except ImportError as exc:  # pragma: no cover
     raise ImportError("boundcalc needs highspy (pip install highspy)") from exc
 
 from .._highs import new_highs
-from .constraints import RowBlock, row_hashes, rows_to_csr
+from .constraints import RowBlock, _select_rows, row_hashes, rows_to_csr
 
-__all__ = ["CoveringLP", "SolverError", "LPSolution", "LPBasis"]
+__all__ = ["CoveringLP", "SolverError", "LPSolution", "LPBasis", "FALLBACKS", "lagrangian_bound"]
+
+#: What :meth:`CoveringLP.solve` tries, from scratch and in this order, when the warm dual
+#: simplex does not end "Optimal": ``(name, HiGHS options)``.
+FALLBACKS: tuple[tuple[str, dict], ...] = (
+    ("cold dual simplex", {}),
+    ("presolve", {"presolve": "on"}),
+    ("primal simplex", {"simplex_strategy": 4}),
+    ("interior point", {"solver": "ipm", "run_crossover": "on"}),
+)
+
+
+def _option(h, name: str):
+    """An option's value (highspy answers ``(status, value)`` for some types, the value for others)."""
+    v = h.getOptionValue(name)
+    return v[1] if isinstance(v, tuple) else v
+
+
+def lagrangian_bound(costs: np.ndarray, lb: np.ndarray, ub: np.ndarray, starts: np.ndarray, idx: np.ndarray, val: np.ndarray, lo: np.ndarray, y: np.ndarray) -> float:
+    """Weak duality for ``min c.v, lb <= v <= ub, A v >= lo`` (``A`` in CSR: ``starts, idx, val``).
+
+    For row weights ``y`` (negative entries read as 0), ``sum_r y_r lo_r + sum_v min(lb_v g_v,
+    ub_v g_v)`` with ``g = c - A^T y`` is at most the optimum -- of this LP and of every LP with
+    more rows (a row outside carries ``y = 0``).  For 0/1 covering rows over ``[0, 1]`` it reads
+    ``sum_r y_r + sum_p min(0, c_p - (A^T y)_p)``.
+
+    >>> lagrangian_bound(np.array([1.0, 2.0]), np.zeros(2), np.ones(2), np.array([0, 2]),
+    ...                  np.array([0, 1]), np.ones(2), np.ones(1), np.array([1.0]))
+    1.0
+    """
+    y = np.maximum(0.0, np.asarray(y, dtype=float))
+    g = np.asarray(costs, dtype=float).copy()
+    if y.size:
+        w = np.repeat(y, np.diff(starts)) * val
+        g -= np.bincount(idx, weights=w, minlength=g.size)
+    return float(y @ np.asarray(lo, dtype=float) + np.minimum(lb * g, ub * g).sum())
 
 
 class SolverError(RuntimeError):
@@ -38,12 +86,18 @@ class SolverError(RuntimeError):
 
 @dataclass
 class LPSolution:
+    """One HiGHS solve: ``x`` (pair variables), ``aux`` (auxiliary variables), row duals and
+    activities in model order, HiGHS's status and simplex iterations, and the fallback used
+    (None when the warm solve was optimal)."""
+
     x: np.ndarray
     objective: float
     row_duals: np.ndarray
     row_values: np.ndarray
     status: str
     simplex_iterations: int
+    aux: np.ndarray | None = None
+    fallback: str | None = None
 
 
 @dataclass
@@ -67,16 +121,19 @@ class LPBasis:
 
 
 class CoveringLP:
-    """``min c.x, lb <= x <= ub, rows: sum_{j in row} x_j >= 1`` kept warm in one HiGHS instance.
+    """``min c.x, lb <= x <= ub, rows >= lo`` kept warm in one HiGHS instance (see the module text).
 
     Parameters
     ----------
     costs : ndarray
-        Finite objective coefficients.
+        Finite, non-negative costs of the pair variables.
     lower, upper : ndarray, optional
-        Variable bounds (default 0 and 1).
+        Bounds of the pair variables (default 0 and 1).
     threads : int
-        HiGHS threads (1: the models are small and solved many times).
+        HiGHS threads (1: the models are small and solved many times).  HiGHS has one thread
+        scheduler per process, made by the first solve; a model that then asks for another
+        number fails with status "Not Set".  Every HiGHS solve in boundcalc therefore asks for
+        1 (the reference backend passes it to cvxpy's HiGHS interface too).
     presolve : bool
         HiGHS presolve; off by default (measured: on these LPs it only costs time, and a
         warm start skips it anyway).
@@ -87,6 +144,8 @@ class CoveringLP:
     >>> sol = lp.solve()
     >>> round(sol.objective, 9), sol.x.round(9).tolist()
     (2.0, [0.0, 1.0, 0.0])
+    >>> lp.n_cols, lp.n_rows            # columns only for the variables some row uses
+    (3, 2)
     """
 
     def __init__(self, costs: np.ndarray, lower: np.ndarray | None = None, upper: np.ndarray | None = None,
@@ -98,62 +157,81 @@ class CoveringLP:
             raise ValueError("LP costs must be non-negative (a variable in no row is left at its lower bound)")
         n = costs.size
         self.n = n
-        h = new_highs(threads=int(threads), primal_feasibility_tolerance=1e-9,
-                      dual_feasibility_tolerance=1e-9, presolve="on" if presolve else "off")
+        # infinite_cost: HiGHS reads a cost of 1e20 or more as infinite (the variable pinned to a
+        # bound), which a pair 1e-11 from 1/2 reaches (c = r / d ~ 6e20); every finite cost is a cost
+        self.h = new_highs(threads=int(threads), primal_feasibility_tolerance=1e-9,
+                           dual_feasibility_tolerance=1e-9, presolve="on" if presolve else "off",
+                           infinite_cost=np.inf)
+        # bounds, costs and HiGHS column of every variable: pair variables 0..n-1, then auxiliary
         self._lb = np.zeros(n) if lower is None else np.asarray(lower, dtype=float).copy()
         self._ub = np.ones(n) if upper is None else np.asarray(upper, dtype=float).copy()
-        # Columns are created lazily: a variable enters HiGHS with the first row that uses it
-        # (a variable in no row sits at its lower bound, which is optimal for costs >= 0 and is
-        # checked by the certificate for the rest).  On K = 136 this keeps ~1,000 of 9,180 columns.
-        self._col = np.full(n, -1, dtype=np.int64)  # variable -> HiGHS column
-        self._var = np.zeros(0, dtype=np.int64)  # HiGHS column -> variable
-        self.h = h
         self.costs = costs.copy()
-        # the model's rows, CSR, in HiGHS order
+        self._col = np.full(n, -1, dtype=np.int64)  # variable -> HiGHS column (-1: none yet)
+        self._var = np.zeros(0, dtype=np.int64)  # HiGHS column -> variable
+        self._pcols = np.zeros(0, dtype=np.int32)  # the HiGHS columns of pair variables
+        self._empty_row = False  # some row has no entry and a positive lower bound (0 >= lo)
+        # the model's rows, CSR over variables, in HiGHS order
         self._starts = np.zeros(1, dtype=np.int64)
         self._idx = np.zeros(0, dtype=np.int64)
-        self._h1 = np.zeros(0, dtype=np.uint64)
+        self._val = np.zeros(0)
+        self._lo = np.zeros(0)
+        self._h1 = np.zeros(0, dtype=np.uint64)  # covering rows' hashes (0, 0 for general rows)
         self._h2 = np.zeros(0, dtype=np.uint64)
         self._keys: set[tuple[int, int]] = set()
         self.solves = 0
         self.iterations = 0
         self.rows_added = 0
-        self.rows_removed = 0
+        self.fallbacks = 0
 
-    # ------------------------------------------------------------------ rows
+    # ------------------------------------------------------------------ sizes
     @property
     def n_rows(self) -> int:
         return int(self._starts.size - 1)
 
     @property
+    def n_vars(self) -> int:
+        """Pair variables plus auxiliary variables."""
+        return int(self._lb.size)
+
+    @property
+    def n_cols(self) -> int:
+        """Columns in the HiGHS model (auxiliary variables and the pair variables some row used)."""
+        return int(self._var.size)
+
+    @property
+    def n_pair_cols(self) -> int:
+        """Pair variables that are HiGHS columns (used by some row so far)."""
+        return int(self._pcols.size)
+
+    @property
+    def nnz(self) -> int:
+        return int(self._idx.size)
+
+    # ------------------------------------------------------------------ rows
+    @property
     def rows(self) -> list[np.ndarray]:
-        """The model's rows (index arrays), in HiGHS order."""
+        """The model's rows (variable index arrays), in HiGHS order."""
         s = self._starts
         return [self._idx[s[r]:s[r + 1]] for r in range(self.n_rows)]
 
     def block(self) -> RowBlock:
-        """The model's rows as one :class:`~boundcalc.lp.constraints.RowBlock`."""
+        """The model's rows as one :class:`~boundcalc.lp.constraints.RowBlock` (variables only)."""
         return RowBlock(self._starts.copy(), self._idx.copy(), np.full(self.n_rows, np.nan))
 
-    def has_row(self, idx: np.ndarray) -> bool:
-        b = rows_to_csr([idx])
-        h1, h2 = row_hashes(b, self.n)
-        return (int(h1[0]), int(h2[0])) in self._keys
-
     def add_rows(self, rows: RowBlock | Sequence[np.ndarray]) -> int:
-        """Add covering rows (a RowBlock, or index arrays); rows already present are skipped.
-
-        Returns the number of rows added.
-        """
+        """Add covering rows (a RowBlock, or index arrays of pair variables); rows already present
+        are skipped.  Returns the number of rows added."""
         block = rows if isinstance(rows, RowBlock) else rows_to_csr(list(rows))
         if block.n_rows == 0:
             return 0
+        if block.idx.size and (block.idx.min() < 0 or block.idx.max() >= self.n):
+            raise ValueError(f"covering rows must use pair variables 0..{self.n - 1}")
         h1, h2 = row_hashes(block, self.n)
         # first occurrence of each row within the block ...
         _, first = np.unique(np.stack([h1, h2], axis=1), axis=0, return_index=True)
         first.sort()
         # ... that the model does not hold (h1 screens, the exact (h1, h2) pair decides)
-        maybe = np.isin(h1[first], self._h1, assume_unique=False)
+        maybe = np.isin(h1[first], self._h1)
         if maybe.any():
             keys = self._keys
             hit = np.array([(a, b) in keys for a, b in zip(h1[first[maybe]].tolist(), h2[first[maybe]].tolist())])
@@ -162,110 +240,110 @@ class CoveringLP:
             first = first[~drop]
         if first.size == 0:
             return 0
-        new = first
-        self._keys.update(zip(h1[new].tolist(), h2[new].tolist()))
-        s = block.starts
-        if len(new) == block.n_rows:
-            starts, idx = s, block.idx
-            nh1, nh2 = h1, h2
-        else:
-            keep = np.asarray(new)
-            lens = np.diff(s)[keep]
-            starts = np.zeros(keep.size + 1, dtype=np.int64)
-            np.cumsum(lens, out=starts[1:])
-            take = np.repeat(s[:-1][keep] - starts[:-1], lens) + np.arange(starts[-1])
-            idx = block.idx[take]
-            nh1, nh2 = h1[keep], h2[keep]
+        self._keys.update(zip(h1[first].tolist(), h2[first].tolist()))
+        if first.size < block.n_rows:
+            block = _select_rows(block, first)
+        starts, idx = block.starts, block.idx
         m = starts.size - 1
+        return self._append(starts, idx, np.ones(idx.size), np.ones(m), h1[first], h2[first])
+
+    def add_vars(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        """Add auxiliary variables (cost 0) with these bounds; returns their variable indices."""
+        lower = np.asarray(lower, dtype=float)
+        upper = np.asarray(upper, dtype=float)
+        k = lower.size
+        first = self._lb.size
+        ids = np.arange(first, first + k, dtype=np.int64)
+        if k == 0:
+            return ids
+        self._lb = np.concatenate([self._lb, lower])
+        self._ub = np.concatenate([self._ub, upper])
+        c0 = self._var.size
+        self._col = np.concatenate([self._col, c0 + np.arange(k, dtype=np.int64)])
+        self._var = np.concatenate([self._var, ids])
+        self.h.addVars(int(k), lower, upper)
+        return ids
+
+    def add_general_rows(self, starts: np.ndarray, idx: np.ndarray, val: np.ndarray, lower: np.ndarray) -> int:
+        """Add rows ``sum_k val[k] v[idx[k]] >= lower[r]`` over ``starts`` (CSR; any variables,
+        pair or auxiliary).  No de-duplication: the caller keys its rows.  Returns how many."""
+        starts = np.asarray(starts, dtype=np.int64)
+        m = starts.size - 1
+        if m <= 0:
+            return 0
+        z = np.zeros(m, dtype=np.uint64)
+        return self._append(starts, np.asarray(idx, dtype=np.int64), np.asarray(val, dtype=float),
+                            np.asarray(lower, dtype=float), z, z)
+
+    def _append(self, starts, idx, val, lower, h1, h2) -> int:
+        m = starts.size - 1
+        self._empty_row |= bool(np.any((np.diff(starts) == 0) & (lower > 0)))
         self._ensure_cols(idx)
-        self.h.addRows(m, np.ones(m), np.full(m, highspy.kHighsInf), int(idx.size),
-                       starts[:-1].astype(np.int32), self._col[idx].astype(np.int32), np.ones(idx.size))
-        self._starts = np.concatenate([self._starts, self._starts[-1] + starts[1:]])
+        self.h.addRows(m, lower, np.full(m, highspy.kHighsInf), int(idx.size),
+                       (starts[:-1] - starts[0]).astype(np.int32), self._col[idx].astype(np.int32), val)
+        self._starts = np.concatenate([self._starts, self._starts[-1] + (starts[1:] - starts[0])])
         self._idx = np.concatenate([self._idx, idx])
-        self._h1 = np.concatenate([self._h1, nh1])
-        self._h2 = np.concatenate([self._h2, nh2])
+        self._val = np.concatenate([self._val, val])
+        self._lo = np.concatenate([self._lo, lower])
+        self._h1 = np.concatenate([self._h1, h1])
+        self._h2 = np.concatenate([self._h2, h2])
         self.rows_added += m
         return m
 
     def _ensure_cols(self, idx: np.ndarray) -> None:
-        new = np.unique(idx[self._col[idx] < 0])
+        new = np.unique(idx[self._col[idx] < 0])  # only pair variables can lack a column
         if new.size == 0:
             return
         first = self._var.size
         self._col[new] = first + np.arange(new.size)
         self._var = np.concatenate([self._var, new])
+        self._pcols = np.concatenate([self._pcols, np.arange(first, first + new.size, dtype=np.int32)])
         self.h.addVars(int(new.size), self._lb[new], self._ub[new])
         cols = np.arange(first, first + new.size, dtype=np.int32)
         self.h.changeColsCost(int(new.size), cols, self.costs[new])
 
-    @property
-    def n_cols(self) -> int:
-        """Columns in the HiGHS model (variables used by some row so far)."""
-        return int(self._var.size)
-
-    def drop_slack(self, sol: LPSolution, tol: float = 1e-9) -> int:
-        """Delete the rows with activity above ``1 + tol`` and zero dual at ``sol``; return how many.
-
-        ``sol`` must come from this model; rows added since are kept.
-
-        Binding rows (and every row with a nonzero dual) stay, so the optimum, the basis and
-        the dual bound of the certificate are unchanged.
-        """
-        m = self.n_rows
-        m0 = sol.row_values.size  # rows added after the solve (appended) are left alone
-        if m == 0 or m0 == 0 or m0 > m:
-            return 0
-        slack = np.zeros(m, dtype=bool)
-        slack[:m0] = (sol.row_values > 1.0 + tol) & (np.abs(sol.row_duals) <= 1e-12)
-        k = int(slack.sum())
-        if k == 0:
-            return 0
-        gone = np.flatnonzero(slack)
-        self.h.deleteRows(k, gone.astype(np.int32))
-        keep = ~slack
-        lens = np.diff(self._starts)
-        entry_keep = np.repeat(keep, lens)
-        self._idx = self._idx[entry_keep]
-        nl = lens[keep]
-        self._starts = np.zeros(nl.size + 1, dtype=np.int64)
-        np.cumsum(nl, out=self._starts[1:])
-        for a, b in zip(self._h1[gone].tolist(), self._h2[gone].tolist()):
-            self._keys.discard((a, b))
-        self._h1 = self._h1[keep]
-        self._h2 = self._h2[keep]
-        self.rows_removed += k
-        return k
-
     # ------------------------------------------------------------------ data
     def set_costs(self, costs: np.ndarray) -> None:
+        """New costs of the pair variables (auxiliary variables cost 0)."""
         costs = np.asarray(costs, dtype=float)
         if costs.shape != (self.n,) or not np.all(np.isfinite(costs)):
             raise ValueError("costs must be a finite vector of the model's size")
+        if np.any(costs < 0):
+            raise ValueError("LP costs must be non-negative")
         self.costs = costs.copy()
-        k = self._var.size
-        if k:
-            self.h.changeColsCost(k, np.arange(k, dtype=np.int32), costs[self._var])
+        cols = self._pcols
+        if cols.size:
+            self.h.changeColsCost(int(cols.size), cols, costs[self._var[cols]])
 
     def set_bounds(self, lower: np.ndarray, upper: np.ndarray | None = None) -> None:
-        self._lb = np.asarray(lower, dtype=float).copy()
-        self._ub = np.ones(self.n) if upper is None else np.asarray(upper, dtype=float).copy()
-        k = self._var.size
-        if k:
-            self.h.changeColsBounds(k, np.arange(k, dtype=np.int32), self._lb[self._var], self._ub[self._var])
+        """New bounds of the pair variables."""
+        self._lb[: self.n] = np.asarray(lower, dtype=float)
+        self._ub[: self.n] = 1.0 if upper is None else np.asarray(upper, dtype=float)
+        cols = self._pcols
+        if cols.size:
+            v = self._var[cols]
+            self.h.changeColsBounds(int(cols.size), cols, self._lb[v], self._ub[v])
 
-    def set_lower(self, lower: np.ndarray) -> None:
-        self.set_bounds(lower, self._ub)
+    @property
+    def upper(self) -> np.ndarray:
+        """Upper bounds of the pair variables."""
+        return self._ub[: self.n]
 
-    def row_activity(self, x: np.ndarray) -> np.ndarray:
-        """``A x`` for the model's rows."""
+    def row_activity(self, v: np.ndarray) -> np.ndarray:
+        """``A v`` for the model's rows; ``v`` holds every variable (:attr:`n_vars`), or only the
+        pair variables when every row uses pair variables only."""
+        v = np.asarray(v, dtype=float)
+        if v.size < self.n_vars:
+            v = np.concatenate([v, np.zeros(self.n_vars - v.size)])
         cs = np.zeros(self._idx.size + 1)
-        np.cumsum(np.asarray(x, dtype=float)[self._idx], out=cs[1:])
+        np.cumsum(v[self._idx] * self._val, out=cs[1:])
         return cs[self._starts[1:]] - cs[self._starts[:-1]]
 
-    def dual_aty(self, y: np.ndarray) -> np.ndarray:
-        """``A^T y`` for row weights ``y`` (one per model row)."""
-        w = np.repeat(np.asarray(y, dtype=float), np.diff(self._starts))
-        return np.bincount(self._idx, weights=w, minlength=self.n)
+    def lagrangian_bound(self, y: np.ndarray) -> float:
+        """:func:`lagrangian_bound` of this model for the row weights ``y`` (e.g. the row duals of
+        :meth:`solve`): a lower bound on the optimum of any LP whose rows include these."""
+        c = np.concatenate([self.costs, np.zeros(self.n_vars - self.n)])
+        return lagrangian_bound(c, self._lb, self._ub, self._starts, self._idx, self._val, self._lo, y)
 
     def basis(self) -> LPBasis:
         """The simplex basis and solution of the last :meth:`solve`, in the variables' numbering.
@@ -292,29 +370,62 @@ class CoveringLP:
 
     # ------------------------------------------------------------------ solve
     def solve(self) -> LPSolution:
-        if self.n_rows and np.any(np.diff(self._starts) == 0):
+        """Solve (warm); on a status other than optimal, the :data:`FALLBACKS` from scratch.
+
+        Raises :class:`SolverError` when no method reports an optimal solution.
+        """
+        if self._empty_row:
             self.solves += 1
             raise SolverError("the covering LP is Infeasible: it has an empty row (0 >= 1)")
         if self._var.size == 0 and self.n_rows == 0:
             # no row at all: every variable at its lower bound (costs are >= 0); HiGHS would
             # answer "Empty"
-            x = np.clip(self._lb, 0.0, 1.0) + 0.0
+            x = np.clip(self._lb[: self.n], 0.0, 1.0) + 0.0
             self.solves += 1
-            return LPSolution(x, float(self.costs @ x), np.zeros(0), np.zeros(0), "Optimal", 0)
+            return LPSolution(x, float(self.costs @ x), np.zeros(0), np.zeros(0), "Optimal", 0, np.zeros(0))
+        h = self.h
+        name = self._run()
+        used = None
+        if name != "Optimal":
+            tried = [f"dual simplex: {name!r}"]
+            for label, opts in FALLBACKS:
+                h.clearSolver()
+                saved = {k: _option(h, k) for k in opts}
+                for k, v in opts.items():
+                    h.setOptionValue(k, v)
+                try:
+                    got = self._run()
+                finally:
+                    for k, v in saved.items():
+                        h.setOptionValue(k, v)
+                if got == "Optimal":
+                    used = label
+                    self.fallbacks += 1
+                    break
+                tried.append(f"{label}: {got!r}")
+            else:
+                h.clearSolver()  # leave no broken basis behind for the next call
+                raise SolverError(f"HiGHS found no optimal solution of the LP ({self.n_rows} rows,"
+                                  f" {self.n_cols} columns): " + "; ".join(tried))
+        sol = h.getSolution()
+        v = self._lb.copy()  # pair variables in no row sit at their lower bound
+        v[self._var] = np.asarray(sol.col_value, dtype=float)
+        x = np.clip(v[: self.n], 0.0, 1.0) + 0.0  # no -0.0
+        duals = np.asarray(sol.row_dual, dtype=float)
+        rv = np.asarray(sol.row_value, dtype=float)
+        return LPSolution(x, self._last_obj, duals, rv, "Optimal", self._last_its, v[self.n:], used)
+
+    def _run(self) -> str:
         h = self.h
         h.run()
         status = h.getModelStatus()
-        name = h.modelStatusToString(status)
         self.solves += 1
         info = h.getInfo()
         its = int(max(info.simplex_iteration_count, 0))
         self.iterations += its
-        if status != highspy.HighsModelStatus.kOptimal:
-            raise SolverError(f"HiGHS returned status {name!r} on the covering LP ({self.n_rows} rows)")
-        sol = h.getSolution()
-        x = self._lb.copy()  # variables in no row sit at their lower bound
-        x[self._var] = np.asarray(sol.col_value, dtype=float)
-        x = np.clip(x, 0.0, 1.0) + 0.0  # no -0.0
-        duals = np.asarray(sol.row_dual, dtype=float)
-        rv = np.asarray(sol.row_value, dtype=float)
-        return LPSolution(x, float(info.objective_function_value), duals, rv, name, its)
+        self._last_its = its
+        self._last_obj = float(info.objective_function_value)
+        if status == highspy.HighsModelStatus.kOptimal:
+            return "Optimal"
+        return h.modelStatusToString(status)
+

@@ -1,10 +1,13 @@
 """The Copeland structure of a preference matrix -- who beats whom -- apart from the gaps.
 
+:class:`~boundcalc.matrix.Structure` (defined with :class:`~boundcalc.PreferenceMatrix`, which
+computes its own once) is re-exported here with the empirical side of it.
+
 The constraint families of paper 000 (``R_{i1}``, eq. (2); ``R^E_{i1}``, eqs. (4)-(5)) depend
 on the matrix only through its *structure*: the sets ``S_i`` (arms that beat ``i``) and
 ``I_i`` (arms that ``i`` beats), the losses ``L_i = |S_i|`` and the Copeland winners.  The gaps
 enter only through the costs ``c_p = r_p / d(mu_p)`` and the normalisation ``e_p = q_p d(mu_p)``
-(THEORY.md section 2).  An online policy's empirical matrix ``mu_hat(t)`` keeps the same
+(000 Sec. 3).  An online policy's empirical matrix ``mu_hat(t)`` keeps the same
 structure for long stretches, so everything built from a :class:`Structure` (families, HiGHS
 models) is reused while only the costs move.
 
@@ -12,7 +15,7 @@ Empirical ties
     A user's matrix with an exact tie ``mu_ij = 1/2`` is refused by
     :class:`~boundcalc.PreferenceMatrix` (the theory assumes none).  An empirical matrix has ties
     all the time (an undrawn pair, or as many wins as losses).  :func:`empirical_structure`
-    takes the reading of paper 000's Algorithm 1 that THEORY.md section 4 states: a tied pair is
+    takes this reading of paper 000's Algorithm 1 (Sec. 4): a tied pair is
     in neither ``S`` nor ``I`` (it counts as a loss for neither arm), its ``d = 0``, and it
     lies in no row of any family, so no amount of drawing it is ever asked for.
 
@@ -25,103 +28,13 @@ Empirical ties
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..matrix import MatrixLike, PreferenceMatrix, Structure, pair_regret
 from . import _kernels
-from ..matrix import PreferenceMatrix, kl_half
 
 __all__ = ["Structure", "empirical_structure", "as_structure", "empirical_mu", "check_regret", "pair_regret", "triu"]
-
-
-@dataclass(frozen=True, eq=False)
-class Structure:
-    """Who beats whom, and the quantities of paper 000 that follow from it.
-
-    Attributes
-    ----------
-    beats : ndarray of bool (K, K)
-        ``beats[i, j]``: arm ``i`` beats arm ``j`` strictly (``mu_ij > 1/2``).
-    d : ndarray (K, K) or None
-        ``d(mu_ij) = KL(mu_ij, 1/2)``, symmetric, 0 on the diagonal and on ties.
-    """
-
-    beats: np.ndarray
-    d: np.ndarray | None = None
-
-    def __post_init__(self, _trusted: bool = False):
-        if _trusted:  # built here from a matrix: a fresh, antisymmetric array
-            b = self.beats
-        else:
-            b = np.array(self.beats, dtype=bool)
-            if b.ndim != 2 or b.shape[0] != b.shape[1] or b.shape[0] < 2:
-                raise ValueError(f"beats must be a square K x K array with K >= 2; got shape {b.shape}")
-            if np.any(b & b.T):  # also catches a True diagonal
-                raise ValueError("beats must be antisymmetric with a False diagonal")
-        b.setflags(write=False)
-        object.__setattr__(self, "beats", b)
-        L = b.sum(axis=0).astype(np.int64)
-        L.setflags(write=False)
-        object.__setattr__(self, "L", L)
-        Ls = np.sort(L)
-        Ls.setflags(write=False)
-        object.__setattr__(self, "L_sorted", Ls)
-        w = np.flatnonzero(L == Ls[0])
-        w.setflags(write=False)
-        object.__setattr__(self, "winners", w)
-        object.__setattr__(self, "key", np.packbits(b).tobytes() + int(b.shape[0]).to_bytes(4, "little"))
-
-    @classmethod
-    def _from_fresh(cls, beats: np.ndarray, d: np.ndarray) -> "Structure":
-        """Skip the checks for arrays this module has just built (empirical_structure)."""
-        self = object.__new__(cls)
-        object.__setattr__(self, "beats", beats)
-        object.__setattr__(self, "d", d)
-        self.__post_init__(_trusted=True)
-        return self
-
-    @property
-    def K(self) -> int:
-        return int(self.beats.shape[0])
-
-    @property
-    def ties(self) -> int:
-        """Number of unordered pairs in neither direction of ``beats`` (empirical ties)."""
-        K = self.K
-        return int((K * (K - 1) - 2 * int(self.beats.sum())) // 2)
-
-    def superiors(self, i: int) -> np.ndarray:
-        """``S_i``: the arms that beat ``i``."""
-        return np.flatnonzero(self.beats[:, i])
-
-    def inferiors(self, i: int) -> np.ndarray:
-        """``I_i``: the arms that ``i`` beats."""
-        return np.flatnonzero(self.beats[i, :])
-
-    @property
-    def regret(self) -> np.ndarray:
-        """Paper 000's pair regret ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))`` on this structure."""
-        r = self.__dict__.get("_regret")
-        if r is None:
-            r = pair_regret(self.L, self.K)
-            r.setflags(write=False)
-            object.__setattr__(self, "_regret", r)
-        return r
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Structure) and self.key == other.key
-
-    def __hash__(self) -> int:
-        return hash(self.key)
-
-
-def pair_regret(L: np.ndarray, K: int) -> np.ndarray:
-    """``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))`` (000 Sec. 2), 0 on the diagonal."""
-    L = np.asarray(L, dtype=float)
-    r = (L[:, None] + L[None, :] - 2.0 * L.min()) / (2.0 * (K - 1))
-    np.fill_diagonal(r, 0.0)
-    return r
 
 
 def empirical_mu(wins: np.ndarray) -> np.ndarray:
@@ -159,7 +72,7 @@ def _off(K: int) -> np.ndarray:
     return e
 
 
-def empirical_structure(mu_hat, *, check: bool = True) -> Structure:
+def empirical_structure(mu_hat: ArrayLike, *, check: bool = True) -> Structure:
     """The structure of an empirical matrix ``mu_hat`` (exact ties allowed; see the module text).
 
     Only the shape, finiteness, range ``[0, 1]`` and ``mu_hat + mu_hat.T == 1`` (to 1e-9) are
@@ -201,20 +114,16 @@ def empirical_structure(mu_hat, *, check: bool = True) -> Structure:
     return Structure(beats, d)
 
 
-def as_structure(matrix) -> Structure:
+def as_structure(matrix: MatrixLike | Structure) -> Structure:
     """A :class:`Structure` (with ``d``) from a PreferenceMatrix, a Structure, or an empirical array."""
     if isinstance(matrix, Structure):
         return matrix
     if isinstance(matrix, PreferenceMatrix):
-        s = matrix.__dict__.get("_lp_structure")
-        if s is None:
-            s = Structure(matrix.beats, matrix.d)
-            matrix.__dict__["_lp_structure"] = s  # cached on the (immutable) matrix
-        return s
+        return matrix.structure  # computed once by the matrix
     return empirical_structure(matrix)
 
 
-def check_regret(regret, K: int) -> np.ndarray:
+def check_regret(regret: ArrayLike | None, K: int) -> np.ndarray:
     """Validate a custom pair regret (one check for every method): K x K, finite, symmetric, >= 0.
 
     Returns it as a float array with a zero diagonal.

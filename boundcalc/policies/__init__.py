@@ -1,4 +1,4 @@
-"""Online dueling-bandit policies behind one small protocol (DESIGN.md ``policies/``).
+"""Online dueling-bandit policies behind one small protocol.
 
 * :mod:`~boundcalc.policies.base` -- the protocol (:class:`Policy`: built from ``K``,
   validated hyperparameters and a ``numpy.random.Generator``; ``select_pair() -> (i, j)``,

@@ -1,4 +1,4 @@
-"""The policy protocol: what every online dueling-bandit policy offers (DESIGN.md ``policies/``).
+"""The policy protocol: what every online dueling-bandit policy offers.
 
 A policy is built from the number of arms ``K``, its hyperparameters (keyword arguments,
 validated against the class's :attr:`Policy.hyperparameters`) and a
@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
 
@@ -58,17 +58,17 @@ class Hyperparameter:
     domain, used by the contract test to check that each is refused).
     """
 
-    def __init__(self, default, doc: str = ""):
+    def __init__(self, default: Any, doc: str = ""):
         self.default = default
         self.doc = doc
 
-    def validate(self, name: str, value):  # pragma: no cover - interface
+    def validate(self, name: str, value: Any) -> Any:  # pragma: no cover - interface
         raise NotImplementedError
 
     def invalid_examples(self) -> list:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def parse(self, text: str):
+    def parse(self, text: str) -> Any:
         """Convert a command-line string (``--param POLICY.NAME=VALUE``) to a value."""
         return float(text)
 
@@ -93,7 +93,7 @@ class Real(Hyperparameter):
             parts.append(f"{'<' if self.high_open else '<='} {self.high:g}")
         return " and ".join(parts) if parts else "finite"
 
-    def validate(self, name: str, value) -> float:
+    def validate(self, name: str, value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise ValueError(f"hyperparameter {name} = {value!r} must be a real number ({self._domain()})")
         v = float(value)
@@ -124,7 +124,7 @@ class Integer(Hyperparameter):
         self.low, self.high = low, high
         self.validate("default", self.default)
 
-    def validate(self, name: str, value) -> int:
+    def validate(self, name: str, value: Any) -> int:
         ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
         if not ok and isinstance(value, float) and value.is_integer():
             ok, value = True, int(value)
@@ -144,12 +144,12 @@ class Integer(Hyperparameter):
             out.append(self.high + 1)
         return out
 
-    def parse(self, text: str):
+    def parse(self, text: str) -> Any:
         return int(text)
 
 
 class Policy:
-    """Base class of every online policy (the protocol of DESIGN.md ``policies/``).
+    """Base class of every online policy (the protocol below).
 
     Parameters
     ----------
@@ -261,7 +261,7 @@ class Policy:
         self._learn(pair[0], pair[1], won)
         self.t += 1
 
-    def run(self, duel, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    def run(self, duel: Callable[[int, int], bool], steps: int) -> tuple[np.ndarray, np.ndarray]:
         """Play ``steps`` rounds against the environment ``duel(i, j) -> bool`` (True when ``i`` wins).
 
         The batch form of :meth:`select_pair`/:meth:`update`; returns ``(pairs, outcomes)``:

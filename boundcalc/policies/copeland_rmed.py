@@ -8,7 +8,7 @@ lines 11-15 (:func:`skeleton_select`, :func:`skeleton_learn`, :func:`skeleton_re
 ECW-RMED (:class:`ECWRMED`, :func:`ecw_decide`) with ``R^E`` (eqs. (4)-(5)) and Theorem 5's closed
 form; CW-RMED (:mod:`boundcalc.policies.cw_rmed`) with the exact LP of eq. (2).
 
-Readings of the text taken here (THEORY.md section 4; issue 7, point 2)
+Readings of the text taken here (000 Algorithm 1, Sec. 4)
     * Line 4, forced exploration: at the start of every pass (each iteration of the ``while``
       loop) the pairs ``(i, j)``, ``i > j``, with ``N_ij < alpha sqrt(log t)`` or
       ``|mu_hat_ij - 1/2| < beta / log log t`` are listed once, with ``t`` the round about to be
@@ -18,7 +18,7 @@ Readings of the text taken here (THEORY.md section 4; issue 7, point 2)
     * ``L_C`` is walked in lexicographic order of ``(i, j)``, ``i >= j`` (the "arbitrarily fixed
       order" of line 5); the first pass is ``P_{i != j}``.
     * Check (3) and line 11 use the counts *including* the draw just made and ``t`` = the round
-      just played.  In the normalised form of THEORY.md section 2, check (3) asks, for every
+      just played.  In normalised form (``e_p = q_p d(mu_p)``, 000 eq. (2)), check (3) asks, for every
       covering row ``P``, ``sum_{p in P} N_p d(mu_hat_p) >= log t``; the box ``q <= 1/d`` does
       not apply to observed counts.  At ``t = 1`` (``log t = 0``) the check holds trivially
       and the first empirical Copeland winner is exploited.
@@ -500,7 +500,7 @@ class CopelandRMED(CompiledPolicy):
         a = self._arrays
         return [divmod(int(c), self.K) for c in a.LC[:a.reg[NLC]]]
 
-    def decide(self, t: int, wins, draws) -> Decision:
+    def decide(self, t: int, wins: np.ndarray, draws: np.ndarray) -> Decision:
         """Lines 7-13 of Algorithm 1 on the counts ``wins`` (``draws = wins + wins.T``) after round
         ``t``, as this policy decides them (its own state is left alone): check (3), line 11 and
         ``L_NC``.  For tests and inspection."""

@@ -12,7 +12,7 @@ the policy between steps:
   sorting oracle (:func:`boundcalc.lp._kernels.copeland_sums` over the family's tables,
   :meth:`~boundcalc.lp.constraints.CopelandFamily.oracle_args`) on ``E = (N / log t) d``: the
   counts pass when ``1 - min_row sum <= check_tol``.  Observed counts are tested against the
-  covering rows only (the box ``q <= 1/d`` does not apply to them; THEORY.md section 4).  The
+  covering rows only (the box ``q <= 1/d`` of eq. (2) bounds the LP's rates, not observed counts).  The
   tables are fetched from the LP core once per empirical structure.
 * line 11, with two or more empirical Copeland winners and no tie: 000 Theorem 6 (``C* =
   C^E*``), ECW's closed-form allocation (:func:`boundcalc.lp._kernels.ecw_closed_form`) checked
@@ -47,6 +47,7 @@ reduced-cost check, no HiGHS), ``structures`` (structure changes served).
 from __future__ import annotations
 
 import math
+from typing import Any
 from collections import namedtuple
 
 import numpy as np
@@ -349,10 +350,10 @@ class CWRMED(CopelandRMED):
     #: Warm models kept by the LP core's cache (per structure and winner).
     cache_size = 64
 
-    def __init__(self, K: int, *, rng=None, **params):
+    def __init__(self, K: int, *, rng: np.random.Generator | int | None = None, **params: Any):
         # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
         # pairs are a function of the outcomes alone) and never draws from ``rng``
-        self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size)
+        self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, lift=False)
         super().__init__(K, rng=rng, **params)
 
     def initial_state(self) -> CWState:
@@ -394,7 +395,7 @@ class CWRMED(CopelandRMED):
             self._serve(status)
             status = self._resume(self._s)
 
-    def run_environment(self, env) -> None:
+    def run_environment(self, env: Any) -> None:
         status = cw_run(self._s, env)
         while status != DONE:
             self._serve(status)

@@ -2,7 +2,7 @@
 environment, and :class:`CompiledPolicy`, the Python class that owns a state and calls the policy's
 compiled step functions.
 
-Each policy is written once (DESIGN.md, "Key objects"): its state is a few numpy arrays (a
+Each policy is written once: its state is a few numpy arrays (a
 ``namedtuple`` class, ``Policy.State``), its decisions two compiled functions,
 ``select(s) -> (i, j)`` and ``update(s, i, j, won)``, and its whole-run kernel ``run(s, env)``
 loops over those very functions.  The Python class (:class:`CompiledPolicy`) owns the arrays and
@@ -71,7 +71,7 @@ T_ = 0
 class StateType(types.StructRef):
     """numba type of a policy state bundle: one field per array of the policy's ``State`` namedtuple."""
 
-    def preprocess_fields(self, fields):
+    def preprocess_fields(self, fields: Any) -> tuple:
         return tuple((name, types.unliteral(t)) for name, t in fields)
 
 
@@ -118,7 +118,7 @@ def bundle(values):
     return _bundle(values)
 
 
-def bind(fn, *args) -> Callable:
+def bind(fn: Callable, *args: Any) -> Callable:
     """The compiled entry point of the numba function ``fn`` for the types of ``args``.
 
     Compiles (or loads from numba's cache) the specialisation now; calling the entry point skips
@@ -260,7 +260,7 @@ def count(s, i, j, won):
 Env = namedtuple("Env", ["mu", "counts", "keys", "regrets", "cum", "out", "checkpoints", "reg"])
 
 
-def new_env(mu: np.ndarray, T: int, key0: int, key1: int, checkpoints: np.ndarray, regrets: np.ndarray):
+def new_env(mu: np.ndarray, T: int, key0: int, key1: int, checkpoints: np.ndarray, regrets: np.ndarray) -> Any:
     """``(arrays, bundle)`` of a fresh environment for ``T`` rounds (see :data:`Env`)."""
     mu = np.ascontiguousarray(mu, dtype=np.float64)
     K = mu.shape[0]
@@ -335,7 +335,7 @@ class CompiledPolicy(Policy):
     compiled: ClassVar[bool] = True
 
     # -- state ----------------------------------------------------------------------------
-    def initial_state(self):  # pragma: no cover - interface
+    def initial_state(self) -> Any:  # pragma: no cover - interface
         """The namedtuple ``State`` of arrays at ``t = 1``."""
         raise NotImplementedError
 
@@ -439,7 +439,7 @@ class CompiledPolicy(Policy):
             won[k] = w
         return pairs, won
 
-    def run_environment(self, env) -> None:
+    def run_environment(self, env: Any) -> None:
         """Play the environment bundle ``env`` (:func:`new_env`) to its horizon with the whole-run kernel."""
         if self._pending is not None:
             raise PolicyError(f"policy {self.name!r}: a pair is waiting for its outcome")

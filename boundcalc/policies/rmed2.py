@@ -3,7 +3,7 @@ Bandit Problem", COLT 2015, Algorithm 1 with the RMED2 subroutine, Algorithm 3),
 optimal sibling of :mod:`~boundcalc.policies.rmed1`.
 
 What was taken from where.  The COLT paper is not among ``../shared/papers/``; the algorithm is
-read from what 000 and FORMULAS.md say of it (the lower bound it attains, its opponent rule) and
+read from what 000 says of it (Sec. 3.1) (the lower bound it attains, its opponent rule) and
 from the first author's public C++ library (``jkomiyama/duelingbanditlib``,
 ``policy/policy_rmed.hpp``, mode 2), read, not copied.  The skeleton (Algorithm 1: initial
 phase, lists ``L_C, L_R, L_N``, the empirical divergence ``I_i`` and ``i* = argmin I``, the list
@@ -50,6 +50,7 @@ RMED2's regret is asymptotically the Condorcet lower bound
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from numba import njit
 
@@ -167,5 +168,5 @@ class RMED2(CompiledPolicy):
     stat_names = ("initial", "forced", "self_duels", "to_winner", "to_target")
     kernels = (rmed2_select, rmed_update, rmed2_run)
 
-    def initial_state(self):
+    def initial_state(self) -> Any:
         return rmed_state(self.K, self.params, len(self.stat_names))

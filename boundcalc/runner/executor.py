@@ -38,8 +38,10 @@ import math
 import os
 import sys
 import time
+from collections.abc import Iterable
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from ..result import RichResult
 from .store import JsonlStore
 
 __all__ = ["run_tasks", "Rows", "default_workers", "dask_client"]
@@ -48,7 +50,7 @@ __all__ = ["run_tasks", "Rows", "default_workers", "dask_client"]
 MAX_CHUNK = 100
 
 
-class Rows(list):
+class Rows(list, RichResult):
     """The rows :func:`run_tasks` returns (a plain ``list`` of dicts, sorted by index), with the
     run's figures in :attr:`stats`.
 
@@ -63,9 +65,20 @@ class Rows(list):
 
     stats: dict
 
-    def __init__(self, rows=(), stats: dict | None = None):
+    def __init__(self, rows: Iterable[Mapping[str, Any]] = (), stats: dict | None = None):
         super().__init__(rows)
         self.stats = dict(stats or {})
+
+    def summary(self) -> str:
+        st = self.stats
+        where = st.get("backend", "in-process")
+        if where == "dask":
+            where += f" ({st.get('workers')} workers)"
+        return (f"{len(self)} rows: {st.get('resumed', 0)} resumed, {st.get('computed', 0)} computed {where},"
+                f" {st.get('errors', 0)} with an error")
+
+    def to_dict(self) -> dict:
+        return {"rows": list(self), "stats": dict(self.stats)}
 
 
 def default_workers() -> int:
@@ -75,7 +88,7 @@ def default_workers() -> int:
 
 
 @contextlib.contextmanager
-def dask_client(workers: int = 0, scheduler=None) -> Iterator[Any]:
+def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
     """A ``distributed.Client``: ``scheduler`` itself when it is a client, one connected to
     ``scheduler`` (an address such as ``"tcp://host:8786"`` or a cluster object), or one on a
     new ``LocalCluster`` of ``workers`` single-threaded worker processes, closed on exit.
@@ -165,8 +178,8 @@ def _run_chunk(fn: Callable, chunk: list[dict], shared) -> list[dict]:
     return [fn(t, shared) for t in chunk]
 
 
-def run_tasks(fn: Callable[[dict, Any], dict], tasks: Sequence[dict], *, shared=None,
-              store: JsonlStore | None = None, workers: int | None = 0, scheduler=None,
+def run_tasks(fn: Callable[[dict, Any], dict], tasks: Sequence[dict], *, shared: Mapping[str, Any] | None = None,
+              store: JsonlStore | None = None, workers: int | None = 0, scheduler: Any = None,
               chunk_size: int | None = None, progress: bool | None = False, desc: str | None = None) -> Rows:
     """Compute ``fn(task, shared)`` for every task not already in ``store``; rows sorted by index.
 

@@ -171,14 +171,14 @@ class Job:
     tag: str = DEFAULT_TAG
     desc: str | None = None
 
-    def open_store(self, out, overwrite: bool = False) -> JsonlStore | None:
+    def open_store(self, out: str | os.PathLike | None, overwrite: bool = False) -> JsonlStore | None:
         """The job's store at ``out`` (None: no store; a :class:`JsonlStore` is used as it is)."""
         if out is None or isinstance(out, JsonlStore):
             return out
         return JsonlStore(out, self.header, overwrite=overwrite, tag=self.tag, identity=self.identity)
 
 
-def run_job(job: Job, *, out=None, overwrite: bool = False, workers: int | None = None, scheduler=None,
+def run_job(job: Job, *, out: str | os.PathLike | None = None, overwrite: bool = False, workers: int | None = None, scheduler: Any = None,
             chunk_size: int | None = None, progress: bool | None = None, store: JsonlStore | None = None) -> Rows:
     """Run ``job``: open or resume the store, build the tasks, compute what is missing, close.
 

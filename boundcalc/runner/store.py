@@ -118,7 +118,7 @@ def _read(path: Path, tag: str) -> tuple[dict | None, dict[int, dict], int]:
     return head[tag], rows, dropped
 
 
-def load_store(path, *, tag: str = DEFAULT_TAG) -> tuple[dict, list[dict]]:
+def load_store(path: str | os.PathLike, *, tag: str = DEFAULT_TAG) -> tuple[dict, list[dict]]:
     """Read a row file: ``(header, rows sorted by index)``; the last line of an index wins and a
     partial last line is ignored.
 
@@ -183,7 +183,7 @@ class JsonlStore:
         The file is not a row file with a ``tag`` header, or has a corrupt row.
     """
 
-    def __init__(self, path, header: Mapping[str, Any], *, overwrite: bool = False, tag: str = DEFAULT_TAG,
+    def __init__(self, path: str | os.PathLike, header: Mapping[str, Any], *, overwrite: bool = False, tag: str = DEFAULT_TAG,
                  identity: Sequence[str] | Mapping[str, Callable[[Any], Any]] | None = None):
         if not isinstance(header, Mapping):
             raise TypeError(f"header must be a dict; got {type(header).__name__}")
@@ -256,10 +256,6 @@ class JsonlStore:
     def done(self) -> dict[int, dict]:
         """The stored rows without an ``"error"`` key, by index: what a rerun need not compute."""
         return {i: r for i, r in self.rows.items() if "error" not in r}
-
-    @property
-    def is_open(self) -> bool:
-        return self._fh is not None
 
     def open(self) -> "JsonlStore":
         """Prepare the file for appending (idempotent): write the header of a new file, or cut a

@@ -12,8 +12,10 @@ The algorithms of :mod:`boundcalc.cpe.algorithms` (004 Algorithms 1-5) run again
 * :class:`Decision` -- one entry of an algorithm's trace (accept / reject / output).
 * :class:`ExplorationResult` -- the identified matching, the number of duels, the trace, how
   the run stopped (``"identified"``, ``"budget"``, ``"error"``), parameters and statistics.
-* :data:`ALGORITHMS` -- the registry of the five algorithms under their command-line names,
-  and :func:`run_algorithm`, the one validated entry point.
+* :class:`AlgorithmSpec` -- what the registry of the five algorithms
+  (:data:`boundcalc.cpe.algorithms.ALGORITHMS`, filled by the ``register_algorithm`` decorator
+  where each is defined) holds per name; :func:`boundcalc.cpe.algorithms.run_algorithm` is the
+  one validated entry point.
 
 >>> import numpy as np
 >>> from boundcalc.cpe import CPEInstance
@@ -25,13 +27,14 @@ The algorithms of :mod:`boundcalc.cpe.algorithms` (004 Algorithms 1-5) run again
 
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..result import RichResult, to_jsonable
 from .instance import CPEInstance, NoWinnerError, as_instance
 
 __all__ = [
@@ -39,13 +42,12 @@ __all__ = [
     "Decision",
     "ExplorationResult",
     "AlgorithmSpec",
-    "ALGORITHMS",
     "STOP_REASONS",
     "ACTIONS",
-    "run_algorithm",
     "check_delta",
     "check_epsilon",
     "check_max_duels",
+    "check_winner",
 ]
 
 #: How a run can end: the algorithm returned a matching; the ``max_duels`` budget ran out
@@ -84,7 +86,7 @@ class DuelOracle:
     ``ValueError``.
     """
 
-    def __init__(self, inst, rng=None):
+    def __init__(self, inst: CPEInstance, rng: np.random.Generator | int | None = None):
         self.inst = as_instance(inst)
         self.rng = _as_rng(rng)
         self.n_duels = 0
@@ -118,7 +120,7 @@ class DuelOracle:
         self.n_duels += 1
         return bool(self.rng.random() < self._Pl[e][f])
 
-    def duel_many(self, e, f) -> np.ndarray:
+    def duel_many(self, e: ArrayLike, f: ArrayLike) -> np.ndarray:
         """Independent duels ``e[k]`` vs ``f[k]`` drawn at once (one uniform per duel, in order);
         returns a bool array, True where ``e[k]`` won.  Counts ``len(e)`` duels."""
         e = np.asarray(e, dtype=np.intp).ravel()
@@ -161,27 +163,8 @@ class Decision:
                 "epoch": None if self.epoch is None else int(self.epoch)}
 
 
-def _json_safe(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {str(k): _json_safe(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_json_safe(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return _json_safe(x.tolist())
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.floating, float)):
-        v = float(x)
-        return v if math.isfinite(v) else None
-    if isinstance(x, (np.bool_,)):
-        return bool(x)
-    if x is None or isinstance(x, (str, int, bool)):
-        return x
-    return repr(x)
-
-
 @dataclass
-class ExplorationResult:
+class ExplorationResult(RichResult):
     """What one run of a pure-exploration algorithm returns.
 
     Attributes
@@ -223,7 +206,7 @@ class ExplorationResult:
         """True when the algorithm returned a matching."""
         return self.stopped == "identified"
 
-    def edges(self, inst) -> list | None:
+    def edges(self, inst: CPEInstance) -> list | None:
         """The returned matching as ``[candidate, position]`` labels (None if not identified)."""
         if self.matching is None:
             return None
@@ -238,7 +221,12 @@ class ExplorationResult:
         """Edges with a ``"reject"`` decision, in order."""
         return [d.edge for d in self.trace if d.action == "reject"]
 
-    def to_dict(self, inst=None) -> dict:
+    def summary(self) -> str:
+        """One line: the algorithm, how it stopped, the matching and the duels used."""
+        what = f"matching {list(self.matching)}" if self.matching is not None else "no matching"
+        return f"{self.algorithm}: {self.stopped}, {what} after {self.n_duels} duels"
+
+    def to_dict(self, inst: CPEInstance = None) -> dict:
         """A JSON-safe dict; with ``inst`` the matching is also given as labels (``"edges"``)."""
         out = {
             "algorithm": self.algorithm,
@@ -246,25 +234,25 @@ class ExplorationResult:
             "n_duels": int(self.n_duels),
             "stopped": self.stopped,
             "trace": [d.to_dict() for d in self.trace],
-            "params": _json_safe(self.params),
-            "stats": _json_safe(self.stats),
+            "params": to_jsonable(self.params),
+            "stats": to_jsonable(self.stats),
         }
         if inst is not None:
-            out["edges"] = _json_safe(self.edges(inst))
+            out["edges"] = to_jsonable(self.edges(inst))
         return out
 
 
 @dataclass(frozen=True)
 class AlgorithmSpec:
-    """A registered algorithm.
+    """A registered algorithm (:func:`boundcalc.cpe.algorithms.register_algorithm`).
 
     Attributes
     ----------
     name : str
         Command-line name.
-    func_name : str
-        The function's name in :mod:`boundcalc.cpe.algorithms` (loaded on first use of
-        :attr:`func`, so importing this module costs no solver import).
+    func : callable
+        The algorithm: ``func(inst, delta, *, [epsilon,] rng, max_duels, **options)`` returning an
+        :class:`ExplorationResult`.
     target : str
         ``"borda"`` or ``"condorcet"`` -- which winner the algorithm identifies.
     needs_epsilon : bool
@@ -274,36 +262,17 @@ class AlgorithmSpec:
     """
 
     name: str
-    func_name: str
+    func: Callable[..., ExplorationResult]
     target: str
     needs_epsilon: bool
     paper: str
 
-    @property
-    def func(self) -> Callable[..., ExplorationResult]:
-        """The algorithm: ``func(inst, delta, *, [epsilon,] rng, max_duels, **options)``."""
-        return getattr(importlib.import_module(".algorithms", __package__), self.func_name)
+    def __post_init__(self):
+        if self.target not in ("borda", "condorcet"):
+            raise ValueError(f"algorithm {self.name!r}: target must be 'borda' or 'condorcet'; got {self.target!r}")
 
 
-#: The five algorithms of paper 004 under their command-line names.
-ALGORITHMS: dict[str, AlgorithmSpec] = {
-    s.name: s
-    for s in (
-        AlgorithmSpec("clucb-borda-pac", "clucb_borda_pac", "borda", True,
-                      "004 Algorithm 1 (Sec. 3.2), Theorem 1"),
-        AlgorithmSpec("clucb-borda-exact", "clucb_borda_exact", "borda", False,
-                      "004 Algorithm 5 (App. B.5), Theorem 2"),
-        AlgorithmSpec("car-cond", "car_cond", "condorcet", False,
-                      "004 Algorithm 2 (Sec. 4.1), Theorem 4"),
-        AlgorithmSpec("car-verify", "car_verify", "condorcet", False,
-                      "004 Algorithm 4 (Sec. 4.3), Lemmas 10-11 (App. C.3)"),
-        AlgorithmSpec("car-parallel", "car_parallel", "condorcet", False,
-                      "004 Algorithm 3 (Sec. 4.3), Theorem 5"),
-    )
-}
-
-
-def check_delta(delta) -> float:
+def check_delta(delta: float) -> float:
     """``delta`` as a float in (0, 1); ``ValueError`` naming the value otherwise."""
     try:
         d = float(delta)
@@ -314,7 +283,7 @@ def check_delta(delta) -> float:
     return d
 
 
-def check_epsilon(epsilon) -> float:
+def check_epsilon(epsilon: float | None) -> float:
     """``epsilon`` as a finite float > 0; ``ValueError`` otherwise."""
     if epsilon is None:
         raise ValueError("epsilon is required (an accuracy > 0, e.g. 0.05)")
@@ -327,7 +296,7 @@ def check_epsilon(epsilon) -> float:
     return e
 
 
-def check_max_duels(max_duels) -> int | None:
+def check_max_duels(max_duels: int | None) -> int | None:
     """``None`` (no budget) or a positive int."""
     if max_duels is None:
         return None
@@ -336,7 +305,8 @@ def check_max_duels(max_duels) -> int | None:
     return int(max_duels)
 
 
-def _check_winner(inst: CPEInstance, target: str) -> None:
+def check_winner(inst: CPEInstance, target: str) -> None:
+    """Refuse (``NoWinnerError``) an instance without the unique winner of ``target`` (004 Sec. 2)."""
     if target == "borda":
         from .borda import borda_winner
 
@@ -348,65 +318,5 @@ def _check_winner(inst: CPEInstance, target: str) -> None:
             raise NoWinnerError(
                 "the instance has no Condorcet winning matching (004 Sec. 2 assumes one); CAR-Cond, "
                 "CAR-Verify and CAR-Parallel need it to terminate correctly. Pass require_winner=False "
-                "to run anyway (then give max_duels: the run may end with stopped='budget' or 'error')"
+                "to run anyway (then give max_duels: the run may end with stopped = 'budget' or 'error')"
             )
-
-
-def run_algorithm(
-    name: str,
-    inst,
-    *,
-    delta: float,
-    epsilon: float | None = None,
-    seed=None,
-    rng: np.random.Generator | None = None,
-    max_duels: int | None = None,
-    require_winner: bool = True,
-    **options,
-) -> ExplorationResult:
-    """Run one of 004's algorithms by its registry name on ``inst``.
-
-    Parameters
-    ----------
-    name : str
-        A key of :data:`ALGORITHMS`.
-    inst : CPEInstance or K x K matrix
-        A plain dueling matrix is the one-position instance (``CPEInstance.from_matrix``).
-    delta : float
-        Confidence, in (0, 1).
-    epsilon : float, optional
-        Accuracy, required (> 0) by ``clucb-borda-pac`` and refused by the others.
-    seed, rng
-        The duel outcomes' (and sampler's) randomness: a ``numpy.random.Generator`` as ``rng``,
-        or a seed; not both.
-    max_duels : int, optional
-        Budget; a run that reaches it stops with ``stopped="budget"`` and no matching.
-    require_winner : bool
-        Default True: refuse (``NoWinnerError``) an instance without the unique winner the
-        algorithm assumes (004 Sec. 2: unique Borda winner; a Condorcet winning matching), so
-        that no run is started that cannot be correct.  False skips the check.
-    **options
-        Passed to the algorithm (see :mod:`boundcalc.cpe.algorithms`).
-    """
-    try:
-        spec = ALGORITHMS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown algorithm {name!r}; choose one of {sorted(ALGORITHMS)}") from None
-    inst = as_instance(inst)
-    d = check_delta(delta)
-    kwargs: dict = dict(options)
-    if spec.needs_epsilon:
-        kwargs["epsilon"] = check_epsilon(epsilon)
-    elif epsilon is not None:
-        raise ValueError(f"{name} takes no epsilon (it identifies the exact winner); got epsilon={epsilon!r}")
-    if seed is not None and rng is not None:
-        raise ValueError("give either seed or rng, not both")
-    gen = rng if rng is not None else np.random.default_rng(seed)
-    if not isinstance(gen, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(gen).__name__}")
-    mx = check_max_duels(max_duels)
-    if require_winner:
-        _check_winner(inst, spec.target)
-    res = spec.func(inst, d, rng=gen, max_duels=mx, **kwargs)
-    res.params.setdefault("seed", seed if isinstance(seed, (int, type(None))) else repr(seed))
-    return res

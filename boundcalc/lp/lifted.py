@@ -1,0 +1,250 @@
+"""The lower-bound LP of one Copeland winner as a HiGHS model: lifted blocks and explicit rows.
+
+Why lifting.  Every row of ``R_{i1}`` (paper 000, eq. (2)) for one ``(i2, l, case)`` reads
+
+    ``sum_{j in I} e_{i1 j}  [+ e_{i1 i2} in case B]  +  sum_{j in S} e_{i2 j}  >= 1``
+
+over all subsets ``I`` of ``W = I_{i1} \\ {i2}`` with ``|I| = mI`` and ``S`` of the pool
+``P = S_{i2} \\ {i1}`` with ``|S| = mS``.  All of them hold exactly when
+``SS_mI(e_{i1, W}) [+ e_{i1 i2}] + SS_mS(e_{i2, P}) >= 1``, ``SS_k`` being the sum of the ``k``
+smallest values.  A cutting plane that adds one subset at a time needs many rows per
+``(i2, l, case)`` on hard structures (on uniform random tournaments the optimum spreads ``e``
+over large pools, and each round the LP moves weight to the next-smallest values: K = 128 took
+1,881 rounds).  LP duality gives ``SS_k`` compactly instead:
+
+    ``SS_k(v_V) = max { k t - sum_{j in V} u_j  :  u_j >= t - v_j,  u_j >= 0 }``,
+
+the maximum attained for every ``t`` in ``[v_(k), v_(k+1)]`` (sorted values) with
+``u_j = (t - v_j)^+``.  A *block* over ``V`` at level ``k`` -- auxiliary variables ``t, u_j, z``
+with the rows ``v_j + u_j - t >= 0`` (``j in V``) and ``k t - sum u - z >= 0`` -- therefore gives
+``z <= SS_k(v_V)`` at every feasible point, with equality attainable.  One *lifted row*
+``(winner part) + z >= 1`` then stands for all the rows of its ``(i2, l, case)`` at once: it
+holds (for some block values) exactly when they all hold.
+
+Winner side, shared by every ``i2``.  One block per level ``k`` over the whole ``I_{i1}``
+(values ``v``), with ``y_k`` its ``z``, serves every ``i2``: ``y_k + u_{k, i2} <=
+k t - sum_{j != i2} u_j <= SS_k(v_{W})`` for any feasible block values (weak duality over
+``W = I_{i1} \\ {i2}``), and at ``t = v_(k+1)``, ``u = (t - v)^+`` both inequalities are
+equalities for *every* ``i2`` at once (if ``i2`` is among the ``k`` smallest, the ``k`` smallest
+of ``W`` are the ``k + 1`` smallest of ``I_{i1}`` but ``i2``, and the expression is
+``SS_{k+1} - v_{i2}``; otherwise ``u_{k, i2} = 0`` and it is ``SS_k``), and so is ``y_k = SS_k``
+for ``i2`` outside ``I_{i1}``.  The winner part of a lifted row is ``y_k [+ u_{k, i2}]
+[+ e_{i1 i2}]`` with ``k = mI``.
+
+Pool side, per ``(i2, k)``, created on demand.  A pool block has ``|P| + 1`` rows, so it is
+built only where it pays: an ``(i2, k)`` first gets ordinary cutting-plane rows (the ``mS``
+smallest values of the pool at the current point, with the lifted winner part); after
+``promote`` of them, the next violation builds its block and adds the lifted row.  Structured
+matrices (MSLR, near-total orders) then never build a pool block; tournaments build about one per
+``i2``.
+
+Exactness.  Every row added is implied by ``R_{i1}`` (there are block values satisfying all of
+them at every point of ``R_{i1}``: the ones above), and a lifted row present with its block
+implies every row of its ``(i2, l, case)``.  The separation oracle checks the *whole* family, so
+when it finds nothing violated the LP optimum is the optimum of ``C*_{i1}``.  Each round adds
+at least one new row (explicit rows are keyed by their hashes; a lifted row is added once per
+``(i2, l, case)``; a lifted ``(i2, l, case)`` still violated by more than the tolerance -- which
+only HiGHS's feasibility tolerance summed over a block can cause -- gets its explicit row too),
+and there are finitely many, so the loop ends.  Nothing is deleted: the model is at most one
+lifted row per ``(i2, l, case)``, ``promote`` explicit rows per ``(i2, k)`` and the blocks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .constraints import CopelandFamily, RowBlock
+from .highs import CoveringLP, LPSolution
+
+__all__ = ["CopelandModel"]
+
+
+class CopelandModel:
+    """The LP ``min c.e over R_{winner}`` on HiGHS, grown by :meth:`add_cuts` (see the module text).
+
+    Parameters
+    ----------
+    family : CopelandFamily
+    costs, upper : ndarray
+        Pair costs ``c_p = r_p / d_p`` and upper bounds (0 for empirical ties, else 1).
+    promote : int
+        Explicit rows per ``(i2, k)`` before its pool block is built (0: always lift; a large
+        number: never, i.e. a plain cutting plane on the pool side).
+    presolve : bool
+        HiGHS presolve (off: measured to cost time here).
+    lift : bool
+        False: no block at all -- every cut is the family's own 0/1 row over pair variables (the
+        plain cutting plane of 000 Sec. 4.1.1).  The model then holds covering rows only, whose
+        simplex basis a caller can test against new costs without HiGHS (CW-RMED's line 11,
+        :mod:`boundcalc.policies.cw_rmed`).  Same optimum, more rounds on hard structures.
+
+    >>> from boundcalc.datasets import load_example
+    >>> from boundcalc.lp.cutting import pair_costs
+    >>> pm = load_example("table2")
+    >>> m = CopelandModel(CopelandFamily(pm, 0), pair_costs(pm), np.ones(6))
+    >>> x = m.solve().x
+    >>> while m.add_cuts(x[m.family.pid], 1e-9, 1, None):
+    ...     x = m.solve().x
+    >>> round(float(pair_costs(pm) @ x), 4)     # 000 Table 2
+    27.5487
+    """
+
+    def __init__(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray, *, promote: int = 2,
+                 presolve: bool = False, lift: bool = True):
+        self.family = family
+        self.lift = bool(lift)
+        self.lp = CoveringLP(costs, upper=upper, presolve=presolve)
+        self.promote = int(promote)
+        K, nc = family.K, family._ok.shape[1]
+        nI = family.inferiors.size
+        self._pool_z = np.full((K, K + 1), -1, dtype=np.int64)  # z of the pool block (i2, k)
+        self._n_explicit = np.zeros((K, K + 1), dtype=np.int64)  # explicit rows per (i2, k)
+        self._lifted = np.zeros((K, nc), dtype=bool)  # lifted row of (i2, l, case) present
+        self._win_y = np.full(nI + 1, -1, dtype=np.int64)  # y_k of the winner block at level k
+        self._win_u = np.full((nI + 1, K), -1, dtype=np.int64)  # u_{k, j} of that block
+        self._keys: set[tuple[int, int, int]] = set()  # (column, h1, h2) of the explicit rows
+        #: every block: (its pair variables, level k, and its variables t, u (one per pair), z)
+        self.blocks: list[tuple[np.ndarray, int, int, np.ndarray, int]] = []
+        self.explicit_rows = 0
+        self.lifted_rows = 0
+        self.block_rows = 0
+        self.pool_blocks = 0
+        self.winner_blocks = 0
+
+    # ------------------------------------------------------------------ solve
+    def solve(self) -> LPSolution:
+        return self.lp.solve()
+
+    @property
+    def cut_rows(self) -> int:
+        return self.explicit_rows + self.lifted_rows
+
+    # ------------------------------------------------------------------ blocks
+    def _blocks(self, members: list[np.ndarray], ks: np.ndarray) -> list[tuple[int, np.ndarray, int]]:
+        """Build one block per ``(members[b], ks[b])`` (pair variables, level); returns ``(t, u, z)``
+        variable indices per block.  Rows: ``x_j + u_j - t >= 0``, ``k t - sum u - z >= 0``."""
+        sizes = np.array([m.size for m in members], dtype=np.int64)
+        nb = sizes.size
+        nv = sizes + 2
+        ub = np.ones(int(nv.sum()))
+        vstart = np.zeros(nb + 1, dtype=np.int64)
+        np.cumsum(nv, out=vstart[1:])
+        ub[vstart[1:] - 1] = ks  # z <= k (z = SS_k <= k at the optimum)
+        ids = self.lp.add_vars(np.zeros(ub.size), ub)
+        out, idx, val = [], [], []
+        for b in range(nb):
+            v = ids[vstart[b]:vstart[b + 1]]
+            t, u, z = int(v[0]), v[1:-1], int(v[-1])
+            m = sizes[b]
+            self.blocks.append((members[b], int(ks[b]), t, u, z))
+            idx.append(np.stack([members[b], u, np.full(m, t)], axis=1).ravel())
+            val.append(np.tile([1.0, 1.0, -1.0], m))
+            idx.append(np.concatenate([[t], u, [z]]))
+            val.append(np.concatenate([[float(ks[b])], -np.ones(m), [-1.0]]))
+            out.append((t, u, z))
+        lens = np.concatenate([np.concatenate([np.full(m, 3), [m + 2]]) for m in sizes])
+        starts = np.zeros(lens.size + 1, dtype=np.int64)
+        np.cumsum(lens, out=starts[1:])
+        self.block_rows += self.lp.add_general_rows(starts, np.concatenate(idx), np.concatenate(val),
+                                                    np.zeros(lens.size))
+        return out
+
+    def _winner_blocks(self, levels: np.ndarray) -> None:
+        fam = self.family
+        var = fam.pid[fam.winner, fam.inferiors]
+        for k, (t, u, z) in zip(levels.tolist(), self._blocks([var] * levels.size, levels.astype(float))):
+            self._win_y[k] = z
+            self._win_u[k, fam.inferiors] = u
+        self.winner_blocks += levels.size
+
+    def _pool_blocks(self, i2s: np.ndarray, ks: np.ndarray) -> None:
+        fam = self.family
+        members = [fam.pid[i2, np.flatnonzero(fam.pool[i2])] for i2 in i2s.tolist()]
+        for i2, k, (t, u, z) in zip(i2s.tolist(), ks.tolist(), self._blocks(members, ks.astype(float))):
+            self._pool_z[i2, k] = z
+        self.pool_blocks += i2s.size
+
+    # ------------------------------------------------------------------ cuts
+    def add_cuts(self, E: np.ndarray, tol: float, per_i2: int, rng: np.random.Generator | None,
+                 sums: np.ndarray | None = None) -> int:
+        """Separate at ``E`` (K x K values of the pair variables) and add the cuts; returns how many.
+
+        For every ``i2`` violated by more than ``tol``, up to ``per_i2`` of its most violated
+        ``(l, case)`` (:func:`boundcalc.lp._kernels.copeland_rows`), each as a lifted row or an
+        explicit one (see the module text).  0 means nothing is violated, or (numerical
+        trouble) every violated row is in the model already.
+        """
+        fam = self.family
+        S = fam._sums(E) if sums is None else sums
+        n, i2, c, viol, starts, idx, h1, h2 = fam._rows(E, S, tol, per_i2, rng, not self.lift)
+        if n == 0:
+            return 0
+        if not self.lift:  # whole rows, de-duplicated by CoveringLP's hashes
+            st = np.asarray(starts)[: n + 1]
+            added = self.lp.add_rows(RowBlock(st, np.asarray(idx)[: st[-1]], np.asarray(viol)[:n]))
+            self.explicit_rows += added
+            return added
+        i2, c = np.asarray(i2), np.asarray(c)
+        k = fam._mS[i2, c]
+        kw = fam._mI[i2, c]
+        lifted = ((k == 0) | (self._pool_z[i2, k] >= 0) | (self._n_explicit[i2, k] >= self.promote))
+        lifted &= ~self._lifted[i2, c]  # present and still violated: add the explicit row too
+        take = np.ones(n, dtype=bool)
+        keys = self._keys
+        for r in np.flatnonzero(~lifted).tolist():
+            key = (int(c[r]), int(h1[r]), int(h2[r]))
+            if key in keys:
+                take[r] = False
+            else:
+                keys.add(key)
+        if not take.any():
+            return 0
+        sel = np.flatnonzero(take)
+        i2, c, k, kw, lifted = i2[sel], c[sel], k[sel], kw[sel], lifted[sel]
+        starts, idx = np.asarray(starts), np.asarray(idx)
+        # blocks the new rows need
+        lv = np.unique(kw[kw > 0])
+        lv = lv[self._win_y[lv] < 0]
+        if lv.size:
+            self._winner_blocks(lv)
+        need = lifted & (k > 0)
+        if need.any():
+            pk = np.unique(np.stack([i2[need], k[need]], axis=1), axis=0)
+            pk = pk[self._pool_z[pk[:, 0], pk[:, 1]] < 0]
+            if pk.size:
+                self._pool_blocks(pk[:, 0], pk[:, 1])
+        # each row: up to four "head" variables, then the explicit pool values
+        m = sel.size
+        heads = np.full((m, 4), -1, dtype=np.int64)
+        has_w = kw > 0
+        heads[has_w, 0] = self._win_y[kw[has_w]]
+        heads[has_w, 1] = self._win_u[kw[has_w], i2[has_w]]  # -1 when i2 is not in I_{i1}
+        own = fam._caseB[c]
+        heads[own, 2] = fam.pid[fam.winner, i2[own]]
+        heads[need, 3] = self._pool_z[i2[need], k[need]]
+        hmask = heads >= 0
+        hl = hmask.sum(axis=1)
+        tl = np.where(lifted, 0, (starts[1:] - starts[:-1])[sel])
+        rs = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(hl + tl, out=rs[1:])
+        out = np.empty(int(rs[-1]), dtype=np.int64)
+        pos = rs[:-1, None] + np.cumsum(hmask, axis=1) - 1
+        out[pos[hmask]] = heads[hmask]
+        within = np.arange(int(tl.sum())) - np.repeat(np.cumsum(tl) - tl, tl)
+        out[np.repeat(rs[:-1] + hl, tl) + within] = idx[np.repeat(starts[:-1][sel], tl) + within]
+        added = self.lp.add_general_rows(rs, out, np.ones(out.size), np.ones(m))
+        ex = ~lifted
+        np.add.at(self._n_explicit, (i2[ex], k[ex]), 1)
+        self._lifted[i2[lifted], c[lifted]] = True
+        self.explicit_rows += int(ex.sum())
+        self.lifted_rows += int(lifted.sum())
+        return added
+
+    def sizes(self) -> dict:
+        """The model's size (the ``stats`` of a solve)."""
+        lp = self.lp
+        return {"rows": lp.n_rows, "cut_rows": self.cut_rows, "explicit_rows": self.explicit_rows,
+                "lifted_rows": self.lifted_rows, "block_rows": self.block_rows, "pool_blocks": self.pool_blocks,
+                "winner_blocks": self.winner_blocks, "columns": lp.n_cols, "pair_columns": lp.n_pair_cols,
+                "nonzeros": lp.nnz}
+

@@ -1,0 +1,190 @@
+"""Every code block of the README is executed: a README example that does not run fails the suite.
+
+* ``python`` blocks run in order in one namespace (so a later block may use an earlier block's
+  names), in a scratch directory, with matplotlib's Agg backend;
+* ``console`` blocks: each ``$ command`` runs through the shell in that directory and must exit 0;
+  the lines printed under it in the README must match its output, where a run-dependent figure
+  (a time such as ``5.1 ms``) is compared as "a time";
+* ``bash`` blocks: every command line runs and must exit 0, except the two set-up commands at the
+  top (``pip install`` and the test command itself), which are checked to be exactly what
+  ``.ci/run`` runs.
+
+Long runs are shrunk, never skipped: ``BOUNDCALC_README_SCALE`` (default 0.01 here; 1 runs the README
+as written) multiplies the values of ``--count``, ``--horizon``/``-T`` and ``--runs``/``-R`` in shell
+commands (to at least 2; a horizon to at least 1000, a count to at least 3).  A command reading the
+public MSLR files runs on them when ``../shared/data/public`` (or ``$BOUNDCALC_SHARED/data/public``)
+is present, else on a generated 136 x 136 stand-in with the same name (``utility_matrix(136)``), so
+the command itself is still exercised.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+SCALE = float(os.environ.get("BOUNDCALC_README_SCALE", "0.01"))
+SHRINK = {"--count": 3, "-n": 3, "--horizon": 1000, "-T": 1000, "--runs": 2, "-R": 2}
+TIME = re.compile(r"\d+(?:\.\d+)?\s?(?:ms|us|s)\b")
+BLOCK = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```", re.S | re.M)
+
+
+def blocks(kind: str) -> list[str]:
+    return [body for k, body in BLOCK.findall(README.read_text(encoding="utf-8")) if k == kind]
+
+
+def shared_public() -> Path:
+    base = Path(os.environ.get("BOUNDCALC_SHARED", ROOT.parent / "shared"))
+    return base / "data" / "public"
+
+
+def bin_dir() -> Path:
+    return Path(sys.executable).parent
+
+
+def shrink(argv: list[str]) -> list[str]:
+    out = list(argv)
+    for k, a in enumerate(out[:-1]):
+        if a in SHRINK and re.fullmatch(r"\d+", out[k + 1]):
+            out[k + 1] = str(max(SHRINK[a], min(int(out[k + 1]), math.ceil(int(out[k + 1]) * SCALE))))
+    return out
+
+
+def prepare(argv: list[str], workdir: Path) -> list[str]:
+    """Shrink; point a public-data path at the real file or at a same-named stand-in."""
+    from boundcalc.datasets import utility_matrix
+
+    out = shrink(argv)
+    for k, a in enumerate(out):
+        if "shared/data/public/" in a:
+            name = a.split("shared/data/public/", 1)[1]
+            real = shared_public() / name
+            if real.exists():
+                out[k] = str(real)
+            else:
+                stand_in = workdir / "public" / name
+                stand_in.parent.mkdir(exist_ok=True)
+                np.savez(stand_in, PMat=utility_matrix(136, 0).mu)
+                out[k] = str(stand_in)
+    return out
+
+
+def run_shell(command: str, workdir: Path) -> subprocess.CompletedProcess:
+    argv = prepare(shlex.split(command, comments=True), workdir)
+    env = dict(os.environ, PATH=f"{bin_dir()}{os.pathsep}{os.environ.get('PATH', '')}", PYTHONHASHSEED="0")
+    if argv and argv[0] in ("python", "python3"):
+        argv[0] = sys.executable
+    if argv and argv[0].startswith("benchmarks/") or (len(argv) > 1 and argv[1].startswith("benchmarks/")):
+        argv = [a if not a.startswith("benchmarks/") else str(ROOT / a) for a in argv]
+    return subprocess.run(argv, cwd=workdir, env=env, capture_output=True, text=True, timeout=600)
+
+
+def normalise(text: str) -> list[str]:
+    return [TIME.sub("<time>", ln.rstrip()) for ln in text.strip().splitlines()]
+
+
+def logical_lines(body: str) -> list[str]:
+    """Shell lines with backslash continuations joined; comments and blank lines dropped."""
+    lines, cur = [], ""
+    for raw in body.splitlines():
+        cur += raw.rstrip()[:-1] + " " if raw.rstrip().endswith("\\") else raw
+        if not raw.rstrip().endswith("\\"):
+            if cur.strip() and not cur.strip().startswith("#"):
+                lines.append(cur.strip())
+            cur = ""
+    return lines
+
+
+# ----------------------------------------------------------------------------- the set-up lines
+def test_setup_commands_are_what_ci_runs():
+    """The README opens with the two set-up commands; the second is exactly .ci/run's test command."""
+    first = blocks("bash")[0]
+    install, tests = logical_lines(first)
+    assert install.startswith("python3 -m pip install . && boundcalc ")
+    tests = tests.split("#")[0].strip()
+    assert tests == 'python3 -m pip install ".[test]" && python3 -m pytest -q'
+    assert tests in (ROOT / ".ci" / "run").read_text()
+    assert README.read_text().lstrip().startswith("```bash")  # the very first lines
+
+
+# ----------------------------------------------------------------------------- python blocks
+def test_python_blocks_run(tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    monkeypatch.chdir(tmp_path)
+    ns: dict = {"__name__": "__readme__"}
+    code = blocks("python")
+    assert code, "the README has Python examples"
+    for n, body in enumerate(code):
+        try:
+            exec(compile(body, f"README.md python block {n + 1}", "exec"), ns)
+        except Exception as exc:  # pragma: no cover - the failure this test reports
+            raise AssertionError(f"README python block {n + 1} failed: {type(exc).__name__}: {exc}\n{body}") from exc
+
+
+# ----------------------------------------------------------------------------- shell blocks
+def console_commands() -> list[tuple[str, list[str]]]:
+    return console_pairs(blocks("console"))
+
+
+def console_pairs(bodies: list[str]) -> list[tuple[str, list[str]]]:
+    """``(command, the lines printed under it)`` for every ``$ command`` of ``console`` blocks."""
+    out = []
+    for body in bodies:
+        cmd, expected = None, []
+        for line in body.splitlines():
+            if line.startswith("$ "):
+                if cmd is not None:
+                    out.append((cmd, expected))
+                cmd, expected = line[2:].strip(), []
+            elif cmd is not None:
+                expected.append(line)
+        if cmd is not None:
+            out.append((cmd, expected))
+    return out
+
+
+@pytest.mark.parametrize("cmd, expected", console_commands(), ids=lambda x: x if isinstance(x, str) else "")
+def test_console_blocks_print_what_the_readme_shows(cmd, expected, tmp_path):
+    proc = run_shell(cmd, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    if expected:
+        assert normalise(proc.stdout) == normalise("\n".join(expected)), proc.stdout
+
+
+def bash_commands() -> list[str]:
+    out = []
+    for n, body in enumerate(blocks("bash")):
+        if n == 0:
+            continue  # the set-up lines: test_setup_commands_are_what_ci_runs
+        out.extend(logical_lines(body))
+    return out
+
+
+def _long(cmd: str):
+    """A README command that runs for seconds (explore, batch, simulate) is part of the whole suite
+    and left out of the quick ``-m "not slow"`` loop."""
+    long = any(f"boundcalc {c}" in cmd for c in ("explore", "batch", "simulate"))
+    return pytest.param(cmd, marks=pytest.mark.slow) if long else cmd
+
+
+@pytest.mark.parametrize("cmd", [_long(c) for c in bash_commands()])
+def test_bash_blocks_run(cmd, tmp_path):
+    proc = run_shell(cmd, tmp_path)
+    assert proc.returncode == 0, f"{cmd}\n{proc.stderr[-3000:]}"
+
+
+def test_shrink_keeps_small_values_and_scales_large_ones():
+    assert shrink(["x", "--count", "10000", "--runs", "20", "-T", "100000", "--seed", "5"]) == \
+        ["x", "--count", str(max(3, math.ceil(10000 * SCALE))), "--runs", str(max(2, min(20, math.ceil(20 * SCALE)))),
+         "-T", str(max(1000, math.ceil(100000 * SCALE))), "--seed", "5"]
