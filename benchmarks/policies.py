@@ -1,27 +1,25 @@
-"""Speed of the online policies: time per run-step, runs batched, against the D-TS paper's C++.
+"""Speed of the online policies: a user's own loop, the whole-run kernel, and CW-RMED at 10^5 steps.
 
-Measures, for ECW-RMED and RMED1 at K = 5 (the two 5-arm MSLR matrices of 001) and K = 16
-(16-arm submatrices of the MSLR informational matrix, gaps >= 0.005 as 000 Sec. 5 / Table 1;
-a seeded random matrix when ../shared/data is absent):
+Three measurements, each in CPU seconds (``time.process_time``) in one worker process per package
+version (this checkout, and with ``--landed DIR`` an older checkout, e.g. ``git worktree add
+/tmp/landed 56885b8``, measured by the same code in its own process):
 
-* the compiled path (:mod:`boundcalc.policies.fast`, what ``simulate`` uses): R runs of T rounds,
-  one after another in this process (the batch), wall time / (R T), the duel draws and the
-  regret bookkeeping included, compilation excluded (warmed first);
-* the protocol path (the Python classes driven step by step through ``select_pair``/``update``)
-  on a shorter horizon, to show what compiling buys;
-* CW-RMED (no compiled kernel: the exact LP online, :mod:`boundcalc.policies.cw_rmed`), one run of
-  ``--cw-horizon`` steps through the protocol, with its seconds per 10^5 steps (issue 7's goal on
-  16 arms: under 60 s).
+* **user loop**: ``make_policy(...)`` driven step by step from Python, ``select_pair()`` then
+  ``update(i, j, won)`` with the outcome drawn by the loop itself (a Python float against
+  ``mu[i][j]``) -- what a researcher's own experiment loop costs per step (issue 14 point 2);
+* **kernel**: ``simulate(..., runs=R, horizon=T)``, the compiled whole-run path, per run-step
+  (Bernoulli draws and regret bookkeeping included; compiled first on a short run); beside it the
+  C++ figures of the D-TS authors' library quoted in the README (g++ -O2, per step including its
+  simulator): ECW-RMED 2.3 / 10.3 us (K = 5 / 16), RMED1 0.56 / 2.9, RUCB 0.7 / 4.0, D-TS 3.1 /
+  28.9, D-TS+ 3.1 / -, CCB 1.9 / 10.2, SCB 0.29 / 1.2, SAVAGE 0.28 / 1.9;
+* **CW-RMED**: one run of 10^5 steps through ``simulate`` on 000's Table 2 (K = 4) and on 16- and
+  64-arm submatrices of the MSLR informational matrix (``../shared``; skipped when absent), with
+  the issue's targets (under 1 / 5 / 60 s).
 
-The C++ figures (D-TS paper's code, g++ -O2, one run at a time, per step including its
-simulator) are those quoted in issue 7: ECW-RMED 2.3 us (K = 5) and 10.3 us (K = 16), RMED1
-0.56 us and 2.9 us; and in issue 8: RUCB 0.7 us and 4.0 us, D-TS 3.1 us and 28.9 us, D-TS+
-3.1 us (K = 5), CCB 1.9 us and 10.2 us, SCB 0.29 us and 1.2 us.  RUCB, D-TS, D-TS+, CCB and
-SCB are randomized: their
-compiled path draws from the kernels' own stream (:mod:`boundcalc.policies.fast`), their
-protocol path from numpy's Generator.  Prints one table and writes benchmarks/results/policies.json.
+K = 5 uses 001's two MSLR matrices (bundled); K = 16 a 16-arm MSLR submatrix (a seeded random
+matrix when ``../shared`` is absent).  Prints a table and writes ``benchmarks/results/policies.json``.
 
-    python3 benchmarks/policies.py [--horizon 100000] [--runs 10] [--protocol-horizon 2000] [--cw-horizon 10000]
+    python3 benchmarks/policies.py [--steps 20000] [--horizon 100000] [--runs 2] [--landed DIR]
 """
 
 from __future__ import annotations
@@ -30,109 +28,170 @@ import argparse
 import json
 import os
 import platform
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from boundcalc.datasets import load_example, random_matrix
-from boundcalc.matrix import PreferenceMatrix
-from boundcalc.simulate import checkpoints, regret_matrices, run_one
-
-CPP_US = {("ecw-rmed", 5): 2.3, ("ecw-rmed", 16): 10.3, ("rmed1", 5): 0.56, ("rmed1", 16): 2.9}
-# issue 8's figures of the same C++ (D-TS+ at K = 16 is not quoted there)
-CPP_US.update({("rucb", 5): 0.7, ("rucb", 16): 4.0, ("dts", 5): 3.1, ("dts", 16): 28.9, ("dts+", 5): 3.1})
-CPP_US.update({("ccb", 5): 1.9, ("ccb", 16): 10.2})
-# issue 8: SAVAGE 0.28 us and 1.9 us; RMED2 has no quoted figure (measured only)
-CPP_US.update({("savage", 5): 0.28, ("savage", 16): 1.9})
-CPP_US.update({("scb", 5): 0.29, ("scb", 16): 1.2})
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+CPP = {("ecw-rmed", 5): 2.3, ("ecw-rmed", 16): 10.3, ("rmed1", 5): 0.56, ("rmed1", 16): 2.9,
+       ("rucb", 5): 0.7, ("rucb", 16): 4.0, ("dts", 5): 3.1, ("dts", 16): 28.9, ("dts+", 5): 3.1,
+       ("ccb", 5): 1.9, ("ccb", 16): 10.2, ("scb", 5): 0.29, ("scb", 16): 1.2, ("savage", 5): 0.28,
+       ("savage", 16): 1.9}
+POLICIES = ["ecw-rmed", "rmed1", "rmed2", "rucb", "dts", "dts+", "ccb", "scb", "savage", "cw-rmed"]
+CW_TARGET = {4: 1.0, 16: 5.0, 64: 60.0}
 
 
 def shared_dir() -> Path:
-    env = os.environ.get("BOUNDCALC_SHARED")
-    return Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared"
+    return Path(os.environ.get("BOUNDCALC_SHARED", ROOT.parent / "shared"))
 
 
-def matrices(seed: int = 0) -> list[tuple[str, PreferenceMatrix]]:
-    out = [("mslr5-condorcet", load_example("mslr5-condorcet")),
-           ("mslr5-noncondorcet", load_example("mslr5-noncondorcet"))]
+def mslr_submatrix(K: int, seed: int, min_gap: float = 0.005) -> list[list[float]] | None:
+    """A K-arm submatrix of the MSLR informational matrix with every ``|mu - 1/2| >= min_gap`` (000
+    Sec. 5 uses 0.005; 64 arms that far from ties are not to be found, so K = 64 takes any gap
+    above 1e-6), arms drawn with a seeded generator; None when the public file is absent."""
     path = shared_dir() / "data" / "public" / "nightingal3_MSLR_Informational_PMat.npz"
-    if path.exists():
-        from boundcalc.batch import draw_submatrices
+    if not path.exists():
+        return None
+    with np.load(path) as z:
+        mu = np.asarray(z[z.files[0]], dtype=float)
+    rng = np.random.default_rng(seed)
+    for _ in range(100_000):
+        arms = np.sort(rng.choice(mu.shape[0], K, replace=False))
+        sub = mu[np.ix_(arms, arms)]
+        off = ~np.eye(K, dtype=bool)
+        if np.all(np.abs(sub[off] - 0.5) >= min_gap):
+            return sub.tolist()
+    raise RuntimeError(f"no {K}-arm MSLR submatrix without near ties found")
 
-        P = PreferenceMatrix.from_file(path, key="PMat")
-        d = draw_submatrices(P, 16, 600, min_gap=0.005, seed=seed)  # 1 in ~250 has no Condorcet winner
-        got = {}
-        for k, arms in enumerate(d.arms):
-            sub = P.submatrix(arms)
-            kind = "condorcet" if sub.condorcet_winner is not None else "noncondorcet"
-            got.setdefault(kind, (f"mslr16-{kind} (draw {k})", sub))
-        out += [got[k] for k in sorted(got)]
-    else:
-        out.append(("random16 (seed 0)", random_matrix(16, 0, min_gap=0.005)))
+
+# ------------------------------------------------------------------------------ worker side
+def _user_loop(name: str, mu: list[list[float]], steps: int) -> float:
+    from boundcalc.policies import make_policy
+
+    K = len(mu)
+    pol = make_policy(name, K, rng=np.random.default_rng(0))
+    u = np.random.default_rng(1).random(steps).tolist()
+    for k in range(min(200, steps)):  # compile / warm up outside the clock
+        i, j = pol.select_pair()
+        pol.update(i, j, u[k] < mu[i][j])
+    pol = make_policy(name, K, rng=np.random.default_rng(0))
+    t0 = time.process_time()
+    for k in range(steps):
+        i, j = pol.select_pair()
+        pol.update(i, j, u[k] < mu[i][j])
+    return (time.process_time() - t0) / steps
+
+
+def _kernel(name: str, mu: list[list[float]], horizon: int, runs: int) -> float:
+    from boundcalc.matrix import PreferenceMatrix
+    from boundcalc.simulate import simulate
+
+    pm = PreferenceMatrix(np.array(mu))
+    simulate(pm, [name], horizon=200, runs=1, seed=0, bounds=False, workers=0)  # compile
+    t0 = time.process_time()
+    simulate(pm, [name], horizon=horizon, runs=runs, seed=0, bounds=False, workers=0)
+    return (time.process_time() - t0) / (horizon * runs)
+
+
+def worker(spec: dict) -> dict:
+    out = {"user": {}, "kernel": {}, "cw": {}}
+    for label, mu in spec["matrices"].items():
+        K = len(mu)
+        for name in POLICIES:
+            steps = spec["steps"] if name != "cw-rmed" else spec["cw_steps"]
+            out["user"][f"{name}|{label}"] = (K, _user_loop(name, mu, steps))
+            if name != "cw-rmed":
+                out["kernel"][f"{name}|{label}"] = (K, _kernel(name, mu, spec["horizon"], spec["runs"]))
+    for label, mu in spec["cw_matrices"].items():
+        per = _kernel("cw-rmed", mu, spec["cw_horizon"], 1)
+        out["cw"][label] = (len(mu), per * spec["cw_horizon"])
     return out
 
 
-def time_runs(policy: str, pm: PreferenceMatrix, T: int, R: int, fast: bool) -> tuple[float, dict]:
-    reg = regret_matrices(pm)
-    regs = np.stack([reg[u] for u in reg])
-    cps = checkpoints(T)
-    run_one(policy, {}, pm.mu, 10, checkpoints(10), regs, seed=0, run=0, fast=fast)  # warm-up / compile
-    t0 = time.perf_counter()
-    last = None
-    for r in range(R):
-        last = run_one(policy, {}, pm.mu, T, cps, regs, seed=0, run=r, fast=fast)
-    sec = time.perf_counter() - t0
-    return 1e6 * sec / (R * T), last["stats"]
+# ------------------------------------------------------------------------------ parent side
+def run_worker(path: Path, spec: dict) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(path))
+    proc = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)], env=env, cwd=str(path),
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"worker in {path} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--horizon", type=int, default=100_000)
-    ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--protocol-horizon", type=int, default=2000)
-    ap.add_argument("--cw-horizon", type=int, default=10_000,
-                    help="steps of the one CW-RMED run per matrix (protocol path, exact LP online); 0 skips it")
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "policies.json"))
-    args = ap.parse_args()
+    ap.add_argument("--steps", type=int, default=20_000, help="user-loop steps per policy and matrix")
+    ap.add_argument("--cw-steps", type=int, default=3_000, help="user-loop steps of CW-RMED")
+    ap.add_argument("--horizon", type=int, default=100_000, help="kernel horizon")
+    ap.add_argument("--runs", type=int, default=2, help="kernel runs")
+    ap.add_argument("--cw-horizon", type=int, default=100_000)
+    ap.add_argument("--landed", default=None, help="an older checkout, measured the same way")
+    ap.add_argument("--landed-cw", action="store_true",
+                    help="also run CW-RMED's 10^5 steps on the landed checkout (K <= 16)")
+    ap.add_argument("--out", default=str(HERE / "results" / "policies.json"))
+    ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.worker:
+        print(json.dumps(worker(json.loads(a.worker))))
+        return
+
+    from boundcalc.datasets import load_example, random_matrix
+
+    mats = {"mslr5-condorcet": load_example("mslr5-condorcet").mu.tolist(),
+            "mslr5-noncondorcet": load_example("mslr5-noncondorcet").mu.tolist()}
+    m16 = mslr_submatrix(16, 0)
+    mats["mslr16" if m16 is not None else "random16"] = m16 if m16 is not None else random_matrix(
+        16, np.random.default_rng(0), min_gap=0.005).mu.tolist()
+    cw = {"table2 (K = 4)": load_example("table2").mu.tolist()}
+    for K in (16, 64):
+        sub = mslr_submatrix(K, K, 0.005 if K <= 16 else 1e-6)
+        if sub is not None:
+            cw[f"mslr K = {K}"] = sub
+    spec = dict(matrices=mats, cw_matrices=cw, steps=a.steps, cw_steps=a.cw_steps, horizon=a.horizon, runs=a.runs,
+                cw_horizon=a.cw_horizon)
+    t0 = time.time()
+    now = run_worker(ROOT, spec)
+    landed = None
+    if a.landed:
+        # the landed CW-RMED at 64 arms takes hours (issue 14: 1.39 ms a step at 16 arms)
+        lcw = {k: v for k, v in spec["cw_matrices"].items() if len(v) <= 16} if a.landed_cw else {}
+        lspec = dict(spec, cw_matrices=lcw)
+        landed = run_worker(Path(a.landed).resolve(), lspec)
+
     rows = []
-    for name, pm in matrices():
-        for policy in ("ecw-rmed", "rmed1", "rucb", "dts", "dts+", "ccb", "scb", "rmed2", "savage"):
-            us, st = time_runs(policy, pm, args.horizon, args.runs, fast=True)
-            us_py, _ = time_runs(policy, pm, args.protocol_horizon, 1, fast=False)
-            cpp = CPP_US.get((policy, 16 if pm.K >= 16 else 5))
-            rows.append({"matrix": name, "K": pm.K, "policy": policy, "compiled_us_per_step": us,
-                         "protocol_us_per_step": us_py, "cpp_us_per_step": cpp,
-                         "speedup_vs_cpp": None if cpp is None else cpp / us, "horizon": args.horizon, "runs": args.runs,
-                         "protocol_horizon": args.protocol_horizon, "stats_last_run": st})
-        if args.cw_horizon > 0:  # CW-RMED has no compiled kernel: one run through the protocol
-            us_cw, st_cw = time_runs("cw-rmed", pm, args.cw_horizon, 1, fast=False)
-            rows.append({"matrix": name, "K": pm.K, "policy": "cw-rmed", "compiled_us_per_step": None,
-                         "protocol_us_per_step": us_cw, "cpp_us_per_step": None, "speedup_vs_cpp": None,
-                         "horizon": args.cw_horizon, "runs": 1, "protocol_horizon": args.cw_horizon,
-                         "seconds_per_1e5_steps": 0.1 * us_cw, "stats_last_run": st_cw})
-    head = f"{'matrix':34s} {'K':>3s} {'policy':9s} {'compiled us':>11s} {'protocol us':>11s} {'C++ us':>7s} {'C++/ours':>8s}"
-    print(f"per run-step, {args.runs} runs x T = {args.horizon} batched in one process (compiled); "
-          f"protocol path: 1 run x T = {args.protocol_horizon}")
-    print(head)
-    print("-" * len(head))
-    for r in rows:
-        if r["compiled_us_per_step"] is None:  # CW-RMED: protocol only, no C++ figure
-            print(f"{r['matrix']:34s} {r['K']:3d} {r['policy']:9s} {'-':>11s} {r['protocol_us_per_step']:11.1f} "
-                  f"{'-':>7s} {'-':>8s}   ({r['horizon']} steps; {r['seconds_per_1e5_steps']:.0f} s per 10^5)")
-            continue
-        cpp = "-" if r["cpp_us_per_step"] is None else f"{r['cpp_us_per_step']:.2f}"
-        ratio = "-" if r["speedup_vs_cpp"] is None else f"{r['speedup_vs_cpp']:.1f}"
-        print(f"{r['matrix']:34s} {r['K']:3d} {r['policy']:9s} {r['compiled_us_per_step']:11.3f} "
-              f"{r['protocol_us_per_step']:11.1f} {cpp:>7s} {ratio:>8s}")
-    out = Path(args.out)
+    print(f"{'policy':10s} {'matrix':20s} {'K':>3s} {'user loop us':>13s} {'landed':>9s} {'kernel us':>10s} "
+          f"{'landed':>9s} {'C++ us':>7s} {'C++/kernel':>10s} {'user-kernel':>11s}")
+    for key, (K, user) in now["user"].items():
+        name, label = key.split("|")
+        kern = now["kernel"].get(key, (K, None))[1]
+        lu = landed["user"].get(key, (K, None))[1] if landed else None
+        lk = landed["kernel"].get(key, (K, None))[1] if landed else None
+        cpp = CPP.get((name, K))
+        f = lambda x, w=9: f"{x * 1e6:{w}.2f}" if x is not None else f"{'-':>{w}s}"  # noqa: E731
+        ratio = f"{cpp / (kern * 1e6):10.1f}" if (cpp and kern) else f"{'-':>10s}"
+        over = f"{(user - kern) * 1e6:11.2f}" if kern is not None else f"{'-':>11s}"
+        print(f"{name:10s} {label:20s} {K:3d} {f(user, 13)} {f(lu)} {f(kern, 10)} {f(lk)} "
+              f"{cpp if cpp else '-':>7} {ratio} {over}")
+        rows.append(dict(policy=name, matrix=label, K=K, user_us=user * 1e6, kernel_us=None if kern is None else kern * 1e6,
+                         landed_user_us=None if lu is None else lu * 1e6,
+                         landed_kernel_us=None if lk is None else lk * 1e6, cpp_us=cpp))
+    print()
+    print(f"{'CW-RMED, 10^5 steps':24s} {'K':>3s} {'CPU s':>8s} {'target':>7s} {'landed':>8s}")
+    cw_rows = []
+    for label, (K, sec) in now["cw"].items():
+        ls = landed["cw"].get(label, (K, None))[1] if landed else None
+        print(f"{label:24s} {K:3d} {sec:8.2f} {CW_TARGET.get(K, float('nan')):7.0f} "
+              f"{(f'{ls:8.2f}' if ls is not None else '-'):>8s}")
+        cw_rows.append(dict(matrix=label, K=K, cpu_seconds=sec, target=CW_TARGET.get(K), landed_cpu_seconds=ls))
+    out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    doc = {"machine": {"python": platform.python_version(), "processor": platform.processor(),
-                       "cpu_count": os.cpu_count()},
-           "cpp_source": "D-TS paper's C++ (g++ -O2), per step including its simulator, as quoted in issues 7 and 8",
-           "rows": rows}
-    out.write_text(json.dumps(doc, indent=2))
-    print(f"wrote {out}")
+    out.write_text(json.dumps(dict(rows=rows, cw_rmed=cw_rows, args=vars(a), python=platform.python_version(),
+                                   machine=platform.machine(), wall_seconds=time.time() - t0), indent=1) + "\n")
+    print(f"\nwritten {out}")
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ def test_lower_bound_allocation_compares_arm_1_with_the_others():
     assert arm1.sum() > 0.9 * q[np.triu_indices(4, 1)].sum()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_rmed2_proves_losers_among_themselves_copeland_policy_compares_arm_1(seed):
     T = 10_000
@@ -64,6 +65,7 @@ def test_rmed2_proves_losers_among_themselves_copeland_policy_compares_arm_1(see
     assert _arm1_vs_rest(ecw) > 3 * _arm1_vs_rest(rmed2)
 
 
+@pytest.mark.slow
 def test_rmed2_stays_below_the_copeland_bound_it_is_not_bound_by():
     """RMED2's regret per ln T on Table 2 is below C* = 27.55, Copeland-consistent policies' above it."""
     res = simulate(TABLE2, "rmed2,ecw-rmed", horizon=100_000, runs=10, seed=0, bounds=True)

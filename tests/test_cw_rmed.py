@@ -421,6 +421,7 @@ def test_warm_answers_equal_a_cold_solve(example, seed):
 
 
 # ----------------------------------------------------------------------------- behaviour (fixed seeds)
+@pytest.mark.slow
 def test_table2_cw_rmed_beats_ecw_rmed():
     """000's Table 2 matrix (4 arms, Condorcet winner): C* = 27.55 but C^E* = 49.66 (000 reports 27.5
     and 49.7), so CW-RMED's regret should be well below ECW-RMED's, as the LP predicts (ratio 0.555).
@@ -465,6 +466,7 @@ MSLR5_BANDS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", sorted(MSLR5_BANDS))
 def test_mslr5_cw_rmed_regret_per_log_t(example):
     """On the two 5-arm MSLR matrices of 001 (Fig. 1) C* = C^E* (000 Theorem 6 on the non-Condorcet

@@ -177,6 +177,7 @@ def condorcet_runs():
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ok", [True, False])
 def test_champion_duels_itself_in_a_run(condorcet_runs, ok):
     """002 Theorem 1's O(K log T) needs the Copeland winner to exploit by self-duels.  On the
@@ -200,6 +201,7 @@ class _Reseeded(CCB):
         return super()._select()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ok", [True, False])
 def test_generator_is_not_reseeded(condorcet_runs, ok):
     """Line 10's coin: among the rounds where its set is non-empty, the policy explores with

@@ -59,6 +59,8 @@ import math
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # statistical: tens of runs per policy
+
 from boundcalc.datasets import load_example
 from boundcalc.simulate import simulate
 

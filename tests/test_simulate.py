@@ -262,6 +262,7 @@ def _per_ln_t(res, name, unit="000"):
     return res.mean(name, unit)[-1] / math.log(res.horizon)
 
 
+@pytest.mark.slow
 def test_mslr5_condorcet_bands():
     """mslr5-condorcet (001 Fig. 1(a); C* = C^E* = 66.77, RMED1's constant 11.15 in RMED's unit).
 
@@ -279,6 +280,7 @@ def test_mslr5_condorcet_bands():
     assert 0.85 * res.bounds["rmed1"] <= r <= 1.35 * res.bounds["rmed1"]
 
 
+@pytest.mark.slow
 def test_mslr5_noncondorcet_bands():
     """mslr5-noncondorcet (001 Fig. 1(b); three Copeland winners, C* = C^E* = 261.95, smallest gap
     0.003, so d ~ 1.8e-5 and identifying that pair takes ~ ln T / d ~ 6e5 draws: T = 10^5 is not

@@ -76,13 +76,14 @@ def cell(text: str) -> str:
 
 def policy_table() -> str:
     from boundcalc.policies import POLICIES as registry
+    from boundcalc.policies.kernel import CompiledPolicy
 
-    rows = ["| name | class | paper, algorithm | compiled kernel | hyperparameters (default: meaning) |",
+    rows = ["| name | class | paper, algorithm | compiled | hyperparameters (default: meaning) |",
             "|---|---|---|---|---|"]
     for name, cls in registry.items():
         params = "<br>".join(f"`{k} = {hp.default!r}`" + (f": {cell(hp.doc)}" if hp.doc else "")
                              for k, hp in cls.hyperparameters.items()) or "none"
-        kernel = f"`{cls.fast_kernel}`" if cls.fast_kernel else "none (step by step)"
+        kernel = "select, update and the whole run" if issubclass(cls, CompiledPolicy) else "no (Python)"
         rows.append(f"| `{name}` | [`{cls.__name__}`][{cls.__module__}.{cls.__qualname__}] | {cell(cls.reference)}"
                     f" | {kernel} | {params} |")
     return "\n".join(rows)
