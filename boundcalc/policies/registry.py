@@ -19,13 +19,15 @@ from typing import Iterable
 
 import numpy as np
 
+from ..registry import Registry
 from .base import Policy
 
 __all__ = ["POLICIES", "register_policy", "get_policy", "policy_names", "make_policy",
            "parse_param_spec", "resolve_policy_list"]
 
-#: name -> Policy subclass, in registration order.
-POLICIES: dict[str, type[Policy]] = {}
+#: name -> Policy subclass, in registration order (the package's one :class:`~boundcalc.registry.Registry`
+#: mechanism, as for constants and 004's algorithms).
+POLICIES: Registry[type[Policy]] = Registry("policy")
 
 
 def register_policy(cls: type[Policy]) -> type[Policy]:
@@ -37,10 +39,7 @@ def register_policy(cls: type[Policy]) -> type[Policy]:
         raise ValueError(f"policy name {name!r} must be a non-empty lower-case word without ',', '.' or spaces")
     if name == "all":
         raise ValueError("'all' is reserved (it selects every registered policy)")
-    if name in POLICIES and POLICIES[name] is not cls:
-        raise ValueError(f"a policy named {name!r} is already registered ({POLICIES[name].__qualname__})")
-    POLICIES[name] = cls
-    return cls
+    return POLICIES.add(name, cls)
 
 
 def policy_names() -> list[str]:
@@ -50,10 +49,7 @@ def policy_names() -> list[str]:
 
 def get_policy(name: str) -> type[Policy]:
     """The class registered under ``name`` (``KeyError`` listing the known names otherwise)."""
-    try:
-        return POLICIES[name]
-    except KeyError:
-        raise KeyError(f"unknown policy {name!r}; registered: {', '.join(POLICIES) or 'none'}") from None
+    return POLICIES[name]
 
 
 def make_policy(name: str, K: int, rng: np.random.Generator | None = None, **params) -> Policy:
