@@ -1,0 +1,158 @@
+"""Paper 000's Figure 1 at its scale: regret against time on MSLR submatrices, with the lower bound.
+
+Panels as in Komiyama, Honda & Nakagawa (ICML 2016), Sec. 5, Figure 1: (a) a 16-arm submatrix of
+the MSLR informational matrix with a Condorcet winner, (b) a 16-arm one without, (c) a 64-arm one
+without.  Policies: ECW-RMED, CW-RMED, RMED1, D-TS, CCB, RUCB (the paper's six; CW-RMED is also
+run at 64 arms, which the paper could not).  The lower-bound line ``C* ln t`` is drawn on every
+panel, at 64 arms too (000 could not compute it there), with ECW's ``C^E* ln t``.
+
+Submatrices: arms drawn with a seeded generator until the matrix has the wanted Condorcet property
+and every ``|mu_ij - 1/2| >= min_gap`` (0.005 at 16 arms as in 000's Table 1; at 64 arms no draw
+is that far from ties, so 1e-6).  Every panel runs through :func:`boundcalc.simulate.simulate` (the
+runner): rows go to ``OUT/<panel>.jsonl``, so a killed run resumes where it stopped; ``--workers``
+as in ``boundcalc simulate``.  Writes ``OUT/figure1.json`` (per panel and policy: checkpoints, mean
+and standard error of the regret in 000's unit, CPU and wall seconds) and ``OUT/figure1.png``.
+
+    python3 benchmarks/figure1.py [--runs 100] [--horizon 100000] [--panels a,b,c] [--workers 2]
+
+Environment variables shrink a run for CI and quick looks: ``BOUNDCALC_FIG1_RUNS``,
+``BOUNDCALC_FIG1_HORIZON``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+POLICIES = ["ecw-rmed", "cw-rmed", "rmed1", "dts", "ccb", "rucb"]
+PANELS = {"a": ("MSLR K = 16, Condorcet", 16, True, 0.005),
+          "b": ("MSLR K = 16, non-Condorcet", 16, False, 0.005),
+          "c": ("MSLR K = 64, non-Condorcet", 64, False, 1e-6)}
+
+
+def shared_dir() -> Path:
+    return Path(os.environ.get("BOUNDCALC_SHARED", HERE.parent.parent / "shared"))
+
+
+def submatrix(mu: np.ndarray, K: int, condorcet: bool, min_gap: float, seed: int):
+    from boundcalc.matrix import PreferenceMatrix
+
+    rng = np.random.default_rng(seed)
+    off = ~np.eye(K, dtype=bool)
+    for _ in range(200_000):
+        arms = np.sort(rng.choice(mu.shape[0], K, replace=False))
+        sub = mu[np.ix_(arms, arms)]
+        if not np.all(np.abs(sub[off] - 0.5) >= min_gap):
+            continue
+        pm = PreferenceMatrix(sub, name=f"mslr-informational{arms.tolist()}")
+        if (pm.condorcet_winner is not None) == condorcet:
+            return pm, arms
+    raise RuntimeError(f"no {K}-arm submatrix with condorcet={condorcet} and gaps >= {min_gap}")
+
+
+def cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime + c.ru_utime + c.ru_stime
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=int(os.environ.get("BOUNDCALC_FIG1_RUNS", 100)))
+    ap.add_argument("--horizon", type=int, default=int(os.environ.get("BOUNDCALC_FIG1_HORIZON", 100_000)))
+    ap.add_argument("--panels", default="a,b,c")
+    ap.add_argument("--policies", default=",".join(POLICIES))
+    ap.add_argument("--workers", type=int, default=0)
+    ap.add_argument("--cw-runs", type=int, default=None, help="CW-RMED's runs (default: --runs)")
+    ap.add_argument("--cw-panels", default="a,b,c", help="panels CW-RMED runs on")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default=str(HERE / "results" / "figure1"))
+    a = ap.parse_args()
+
+    from boundcalc.simulate import simulate
+
+    path = shared_dir() / "data" / "public" / "nightingal3_MSLR_Informational_PMat.npz"
+    if not path.exists():
+        raise SystemExit(f"the public MSLR matrix is absent ({path}); see README, Data")
+    with np.load(path) as z:
+        mu = np.asarray(z[z.files[0]], dtype=float)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    policies = [p for p in a.policies.split(",") if p]
+    report = {"runs": a.runs, "horizon": a.horizon, "seed": a.seed, "panels": []}
+    results = []
+    for key in a.panels.split(","):
+        title, K, condorcet, gap = PANELS[key]
+        pm, arms = submatrix(mu, K, condorcet, gap, seed=1000 + K + int(condorcet))
+        panel = {"panel": key, "title": title, "K": K, "arms": arms.tolist(), "condorcet": condorcet,
+                 "min_gap": gap, "policies": {}}
+        for name in policies:  # one policy at a time: its own CPU and wall time
+            if name == "cw-rmed" and key not in a.cw_panels.split(","):
+                continue
+            runs = a.cw_runs if (name == "cw-rmed" and a.cw_runs) else a.runs
+            c0, w0 = cpu(), time.time()
+            sim = simulate(pm, [name], horizon=a.horizon, runs=runs, seed=a.seed, workers=a.workers,
+                           out=out / f"{key}-{name}.jsonl", progress=True)
+            panel["policies"][name] = {"runs": runs, "mean": sim.mean(name).tolist(), "stderr": sim.stderr(name).tolist(),
+                                       "cpu_seconds": cpu() - c0, "wall_seconds": time.time() - w0}
+            panel.update(checkpoints=sim.checkpoints.tolist(), lower_bound=sim.lower_bound, ecw=sim.ecw)
+            print(f"{title}: {name} regret at T {sim.mean(name)[-1]:.1f} +- {sim.stderr(name)[-1]:.1f} "
+                  f"({(cpu() - c0):.0f} s CPU, {time.time() - w0:.0f} s wall)", flush=True)
+            results.append((key, name, sim))
+        report["panels"].append(panel)
+        (out / "figure1.json").write_text(json.dumps(report, indent=1) + "\n")
+    draw(report, out / "figure1.png")
+    print(table(report))
+
+
+def table(report: dict) -> str:
+    lines = [f"regret at T = {report['horizon']} per ln T (000's unit), mean +- s.e. over the runs"]
+    for p in report["panels"]:
+        lnT = np.log(report["horizon"])
+        lines.append(f"\n{p['title']}: lower bound C* = {p['lower_bound']:.1f}, ECW C^E* = {p['ecw']:.1f}")
+        for name, v in p["policies"].items():
+            lines.append(f"  {name:10s} {v['mean'][-1] / lnT:9.1f} +- {v['stderr'][-1] / lnT:6.1f}"
+                         f"   ({v['runs']} runs, {v['cpu_seconds']:.0f} s CPU, {v['wall_seconds']:.0f} s wall)")
+    return "\n".join(lines)
+
+
+COLOURS = {"ecw-rmed": "tab:blue", "cw-rmed": "tab:red", "rmed1": "tab:green", "dts": "tab:purple",
+           "ccb": "tab:orange", "rucb": "tab:brown"}
+
+
+def draw(report: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = len(report["panels"])
+    fig, axes = plt.subplots(1, n, figsize=(5.2 * n, 4.2), squeeze=False)
+    for ax, p in zip(axes[0], report["panels"]):
+        t = np.asarray(p["checkpoints"], dtype=float)
+        for name, v in p["policies"].items():
+            m, s = np.asarray(v["mean"]), np.asarray(v["stderr"])
+            ax.plot(t, m, color=COLOURS.get(name), label=name)
+            ax.fill_between(t, m - s, m + s, color=COLOURS.get(name), alpha=0.2, lw=0)
+        ax.plot(t, p["lower_bound"] * np.log(t), "k--", label=f"C* ln t (C* = {p['lower_bound']:.0f})")
+        ax.plot(t, p["ecw"] * np.log(t), "k:", label=f"C^E* ln t (C^E* = {p['ecw']:.0f})")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("t")
+        ax.set_ylabel("regret (000's unit)")
+        ax.set_title(p["title"], fontsize=10)
+        ax.legend(fontsize=7, title=f"mean +- 1 s.e. ({report['runs']} runs; CW-RMED "
+                  f"{p['policies'].get('cw-rmed', {}).get('runs', 0)})", title_fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+
+
+if __name__ == "__main__":
+    main()
