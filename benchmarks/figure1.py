@@ -87,6 +87,11 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     policies = [p for p in a.policies.split(",") if p]
     report = {"runs": a.runs, "horizon": a.horizon, "seed": a.seed, "panels": []}
+    old = out / "figure1.json"
+    if old.exists():  # panels run by an earlier call (e.g. with other run counts) are kept
+        prev = json.loads(old.read_text())
+        if prev.get("horizon") == a.horizon:
+            report["panels"] = [p for p in prev["panels"] if p["panel"] not in a.panels.split(",")]
     results = []
     for key in a.panels.split(","):
         title, K, condorcet, gap = PANELS[key]
@@ -106,7 +111,9 @@ def main() -> None:
             print(f"{title}: {name} regret at T {sim.mean(name)[-1]:.1f} +- {sim.stderr(name)[-1]:.1f} "
                   f"({(cpu() - c0):.0f} s CPU, {time.time() - w0:.0f} s wall)", flush=True)
             results.append((key, name, sim))
+        panel["runs"] = a.runs
         report["panels"].append(panel)
+        report["panels"].sort(key=lambda p: p["panel"])
         (out / "figure1.json").write_text(json.dumps(report, indent=1) + "\n")
     draw(report, out / "figure1.png")
     print(table(report))
@@ -148,8 +155,9 @@ def draw(report: dict, path: Path) -> None:
         ax.set_xlabel("t")
         ax.set_ylabel("regret (000's unit)")
         ax.set_title(p["title"], fontsize=10)
-        ax.legend(fontsize=7, title=f"mean +- 1 s.e. ({report['runs']} runs; CW-RMED "
-                  f"{p['policies'].get('cw-rmed', {}).get('runs', 0)})", title_fontsize=7)
+        runs = sorted({v["runs"] for v in p["policies"].values()})
+        ax.legend(fontsize=7, title="mean +- 1 s.e. over " + "/".join(map(str, runs)) + " runs",
+                  title_fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=130)
 
