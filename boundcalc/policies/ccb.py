@@ -8,7 +8,7 @@ losses of a Copeland winner):
 * lines 1-4: ``W = 0``; ``B = {a_1, ..., a_K}``; ``B^i = {}`` for every ``i``; ``L_C = K``;
 * line 6: ``U = W / N + sqrt(alpha ln t / N)``, ``L = W / N - sqrt(alpha ln t / N)``
   (``N = W + W^T``), ``u_ii = l_ii = 1/2``; ``x / 0 := 1`` read literally as in RUCB (an
-  undrawn pair has ``u = 2``, ``l = 0``; :func:`~boundcalc.policies.rucb.relative_bounds`);
+  undrawn pair has ``u = 2``, ``l = 0``; :func:`~boundcalc.policies.rucb.ucb`, :func:`~boundcalc.policies.rucb.lcb`);
 * line 7: ``Cpld_up(a_i) = #{k != i : u_ik >= 1/2}``, ``Cpld_lo(a_i) = #{k != i : l_ik >= 1/2}``
   (``>=`` as printed);
 * line 8: ``C_t = {a_i : Cpld_up(a_i) = max_j Cpld_up(a_j)}``;

@@ -6,7 +6,7 @@ round):
 
 * line 4: ``u_ij = B_ij / N_ij + sqrt(alpha log t / N_ij)``, ``l_ij = B_ij / N_ij - sqrt(alpha log t / N_ij)``
   (``N = B + B^T``), ``u_ii = l_ii = 1/2``, ``x / 0 := 1`` for any ``x`` -- read literally, an
-  undrawn pair has ``u = 2`` and ``l = 0`` (:func:`~boundcalc.policies.rucb.relative_bounds`);
+  undrawn pair has ``u = 2`` and ``l = 0`` (:func:`~boundcalc.policies.rucb.ucb`, :func:`~boundcalc.policies.rucb.lcb`);
 * line 5: ``zeta_hat_i = (1 / (K - 1)) sum_{j != i} 1(u_ij > 1/2)`` (strict, as printed);
 * line 6: ``C = {i : zeta_hat_i = max_j zeta_hat_j}`` -- the Copeland-winner candidates of the
   RUCB-style bounds (never empty);
