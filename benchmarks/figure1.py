@@ -130,15 +130,13 @@ def table(report: dict) -> str:
     return "\n".join(lines)
 
 
-COLOURS = {"ecw-rmed": "tab:blue", "cw-rmed": "tab:red", "rmed1": "tab:green", "dts": "tab:purple",
-           "ccb": "tab:orange", "rucb": "tab:brown"}
-
-
 def draw(report: dict, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from boundcalc.plot import policy_colour  # one colour per policy, as on every boundcalc figure
 
     n = len(report["panels"])
     fig, axes = plt.subplots(1, n, figsize=(5.2 * n, 4.2), squeeze=False)
@@ -146,8 +144,8 @@ def draw(report: dict, path: Path) -> None:
         t = np.asarray(p["checkpoints"], dtype=float)
         for name, v in p["policies"].items():
             m, s = np.asarray(v["mean"]), np.asarray(v["stderr"])
-            ax.plot(t, m, color=COLOURS.get(name), label=name)
-            ax.fill_between(t, m - s, m + s, color=COLOURS.get(name), alpha=0.2, lw=0)
+            ax.plot(t, m, color=policy_colour(name), label=name)
+            ax.fill_between(t, m - s, m + s, color=policy_colour(name), alpha=0.2, lw=0)
         ax.plot(t, p["lower_bound"] * np.log(t), "k--", label=f"C* ln t (C* = {p['lower_bound']:.0f})")
         ax.plot(t, p["ecw"] * np.log(t), "k:", label=f"C^E* ln t (C^E* = {p['ecw']:.0f})")
         ax.set_xscale("log")

@@ -13,6 +13,7 @@ to (:func:`axes_for`, :func:`check_figure_path`).
 from __future__ import annotations
 
 import os
+import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
@@ -25,9 +26,32 @@ from .result import BoundResult
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["plot_allocation", "axes_for", "check_figure_path", "FIGURE_SUFFIXES"]
+__all__ = ["plot_allocation", "axes_for", "check_figure_path", "policy_colour", "POLICY_COLOURS", "FIGURE_SUFFIXES"]
 
 #: File suffixes a figure can be saved as (matplotlib's Agg, PDF, PS and SVG backends).
+#: One colour per registered policy, the same on every figure (matplotlib's tab10 order); other
+#: labels take the remaining colours in turn.
+POLICY_COLOURS: dict[str, str] = {
+    "ecw-rmed": "tab:blue", "cw-rmed": "tab:red", "rmed1": "tab:green", "dts": "tab:purple",
+    "ccb": "tab:orange", "rucb": "tab:brown", "dts+": "tab:pink", "rmed2": "tab:olive",
+    "scb": "tab:cyan", "savage": "tab:gray",
+}
+
+
+def policy_colour(label: str) -> str:
+    """The fixed colour of a policy (by registry name; a label ``"name[...]"`` or ``"name (...)"``
+    takes its policy's colour), so that every panel and figure agree.
+
+    >>> policy_colour("cw-rmed"), policy_colour("dts (alpha=0.6)")
+    ('tab:red', 'tab:purple')
+    """
+    name = re.split(r"[\[( ]", str(label).strip(), maxsplit=1)[0]
+    if name in POLICY_COLOURS:
+        return POLICY_COLOURS[name]
+    spare = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d"]
+    return spare[sum(map(ord, name)) % len(spare)]
+
+
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
 
 

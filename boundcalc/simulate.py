@@ -387,29 +387,36 @@ class SimulationResult(RichResult):
                 "checkpoints": self.checkpoints.tolist(), "lower_bound": self.lower_bound,
                 "ecw": self.ecw, "bounds": self.bounds, "policies": pols}
 
-    def plot(self, ax: Axes | str | os.PathLike | None = None, unit: str = "000", band: str | None = "quantile",
-             bounds: bool = True, title: str | None = None) -> Axes:
-        """Semi-log plot of the cumulative regret against ``t`` (000 Figure 1 style).
+    def plot(self, ax: Axes | str | os.PathLike | None = None, unit: str = "000", band: str | None = "stderr",
+             bounds: bool = True, title: str | None = None, yscale: str = "log") -> Axes:
+        """Cumulative regret against ``t`` on a log ``t`` axis (000 Figure 1 style).
 
         ``ax`` is a matplotlib Axes to draw on, or a file path (``"regret.png"``, ``.pdf``,
         ``.svg``) to save the figure to; None draws on a new figure.  Per policy the mean over
-        runs and a spread band: ``"quantile"`` (10%-90% of runs), ``"std"`` (mean +- one standard
-        deviation), ``"stderr"`` or None.  With ``bounds`` (000's unit) the lines
-        ``lower_bound * ln t`` and ``ecw * ln t``.  Returns the Axes.
+        runs, in a colour fixed per policy (:data:`boundcalc.plot.POLICY_COLOURS`), and a band:
+        ``"stderr"`` (mean +- one standard error, as in the tables; the default), ``"quantile"``
+        (10%-90% of runs), ``"std"`` (mean +- one standard deviation) or None; the legend's title
+        says which.  With ``bounds`` (000's unit) the lines ``C* ln t`` (lower bound) and
+        ``C^E* ln t`` (ECW), labelled with their constants.  ``yscale="log"`` (default) keeps close
+        policies apart when others are far above; ``"linear"`` as in 000.  Returns the Axes.
         """
         from .plot import axes_for
 
         unit = self._unit(unit)
+        if yscale not in ("log", "linear"):
+            raise ValueError(f"yscale must be 'log' or 'linear'; got {yscale!r}")
         with axes_for(ax) as ax:
-            self._draw(ax, unit, band, bounds, title)
+            self._draw(ax, unit, band, bounds, title, yscale)
         return ax
 
-    def _draw(self, ax, unit: str, band, bounds: bool, title) -> None:
+    def _draw(self, ax, unit: str, band, bounds: bool, title, yscale: str = "log") -> None:
+        from .plot import policy_colour
+
         t = self.checkpoints
         for p in self.policies:
             R = p.regret[unit]
             m = R.mean(axis=0)
-            (line,) = ax.plot(t, m, label=p.label)
+            (line,) = ax.plot(t, m, label=p.label, color=policy_colour(p.label))
             if band and R.shape[0] > 1:
                 if band == "quantile":
                     lo, hi = np.quantile(R, [0.1, 0.9], axis=0)
@@ -425,15 +432,24 @@ class SimulationResult(RichResult):
         if bounds and unit == "000":
             lnt = np.log(np.maximum(t, 1))
             if self.lower_bound is not None:
-                ax.plot(t, self.lower_bound * lnt, "k--", lw=1, label=f"LB {self.lower_bound:.3g} ln t")
+                ax.plot(t, self.lower_bound * lnt, "k--", lw=1, label=f"lower bound C* ln t (C* = {self.lower_bound:.3g})")
             if self.ecw is not None:
-                ax.plot(t, self.ecw * lnt, "k:", lw=1, label=f"ECW {self.ecw:.3g} ln t")
+                ax.plot(t, self.ecw * lnt, "k:", lw=1, label=f"ECW C^E* ln t (C^E* = {self.ecw:.3g})")
         ax.set_xscale("log")
         ax.set_xlabel("round t")
         ax.set_ylabel(f"cumulative regret ({UNIT_NAMES[unit]})")
         ax.set_title(title or f"{self.matrix.name or 'matrix'} (K = {self.matrix.K}), {self.runs} runs")
-        ax.legend(fontsize="small")
-        ax.set_ylim(bottom=0)
+        what = {"stderr": "mean +- 1 s.e.", "std": "mean +- 1 s.d.", "quantile": "mean, band 10%-90% of runs"}
+        ax.legend(fontsize="small", title=f"{what.get(band, 'mean')} over {self.runs} runs", title_fontsize="small")
+        if yscale == "log":
+            pos = [line.get_ydata() for line in ax.get_lines()]
+            pos = np.concatenate([np.asarray(y, dtype=float) for y in pos]) if pos else np.zeros(0)
+            pos = pos[pos > 0]
+            ax.set_yscale("log")
+            if pos.size:
+                ax.set_ylim(bottom=pos.min() / 2)
+        else:
+            ax.set_ylim(bottom=0)
 
     def summary(self, unit: str = "000") -> str:
         """A short text: the run, the constants, one line per policy (what the CLI prints)."""

@@ -248,3 +248,24 @@ def test_cpe_exploration_notebook(monkeypatch):
         assert r["gap"] <= r["fw_gap_bound"] + 1e-7  # its own certificate bounds the true difference
     images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(images) == 1  # one figure: Borda and Condorcet panels
+
+
+FIG1 = REPO / "notebooks" / "figure1.ipynb"
+FIG1_JSON = REPO / "benchmarks" / "results" / "figure1" / "figure1.json"
+
+
+@pytest.mark.skipif(not FIG1_JSON.exists(), reason="no stored Figure 1 run")
+def test_figure1_notebook_reads_the_stored_run():
+    """000's Figure 1 panels from the stored full-scale run: the lower bound is drawn at 64 arms too,
+    every lower bound is at most ECW's constant (000 Theorem 6, (8)), one figure."""
+    nb = execute(FIG1)
+    line = [ln for ln in printed(nb).splitlines() if ln.startswith("figure1-summary: ")]
+    assert len(line) == 1
+    rep = json.loads(line[0][len("figure1-summary: "):])
+    assert rep["K"] == [16, 16, 64] and all(v > 0 for v in rep["lower_bound"])
+    stored = json.loads(FIG1_JSON.read_text())
+    for p in stored["panels"]:
+        assert p["lower_bound"] <= p["ecw"] * (1 + 1e-9)
+        assert {"ecw-rmed", "rmed1", "dts", "ccb", "rucb"} <= set(p["policies"])
+    images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    assert len(images) == 1

@@ -201,8 +201,21 @@ def test_results_table_json_frame_plot(tmp_path):
     assert len(df) == 2 * 3 * len(res.checkpoints) * len(res.units)
     ax = res.plot()
     labels = [line.get_label() for line in ax.get_lines()]
-    assert labels[:2] == res.policy_names and any(lab.startswith("LB 27.5") for lab in labels)
-    assert ax.get_xscale() == "log"
+    assert labels[:2] == res.policy_names and any(lab.startswith("lower bound C* ln t (C* = 27.5") for lab in labels)
+    assert any(lab.startswith("ECW C^E* ln t (C^E* = 49.7") for lab in labels)
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    # the band's meaning in the legend (standard error, as in the tables); one colour per policy
+    assert ax.get_legend().get_title().get_text() == "mean +- 1 s.e. over 3 runs"
+    from matplotlib.colors import to_hex
+
+    from boundcalc.plot import POLICY_COLOURS
+    for line in ax.get_lines()[:2]:
+        name = line.get_label().split("(")[0]
+        assert to_hex(line.get_color()) == to_hex(POLICY_COLOURS[name])
+    lin = res.plot(band="quantile", yscale="linear")
+    assert lin.get_yscale() == "linear" and "10%-90%" in lin.get_legend().get_title().get_text()
+    with pytest.raises(ValueError, match="yscale"):
+        res.plot(yscale="symlog")
     ax.figure.savefig(tmp_path / "p.png")
     text = res.summary()
     assert "ecw-rmed(beta=0)" in text and "27.55" in text
