@@ -1,12 +1,12 @@
 """CW-RMED (paper 000, Algorithm 1 with the exact LP of eq. (2)): its per-step decision against brute force,
 and its regret with fixed seeds.
 
-Brute force (``brute_*`` below) is written from THEORY.md section 2 / 000 eq. (2) and shares no code
+Brute force (``brute_*`` below and ``tests/reference.py``) is written from 000 eq. (2) and shares no code
 with boundcalc: ``mu_hat``, ``d``, the Copeland structure and every row of ``R_{i1}(mu_hat)`` are
 enumerated with :mod:`itertools`; check (3) evaluates every row on ``N / log t``; line 11 solves the
 whole LP, in the unnormalised variables ``q``, with :func:`scipy.optimize.linprog`.
 
-Readings (000 Algorithm 1; THEORY.md section 4; :mod:`boundcalc.policies.copeland_rmed`)
+Readings (000 Algorithm 1; :mod:`boundcalc.policies.copeland_rmed`)
     * ``mu_hat_ij = W_ij / N_ij``, ``1/2`` when undrawn; a tied or undrawn pair is in neither ``S``
       nor ``I``, has ``d = 0``, lies in no row, and its ``q`` is 0 (no draw of it is ever asked for);
       ``d(0) = d(1) = log 2``.
@@ -48,11 +48,11 @@ per ln T lies in bands measured offline (stated in each test).
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
 import pytest
+import reference
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
@@ -114,28 +114,12 @@ def brute_structure(W, N):
 
 
 def brute_rows(S, I, L, i1):
-    """Every row ``P_IS`` of ``R_{i1}`` (THEORY.md section 2), as frozensets of pairs (lo, hi)."""
-    K = len(L)
-    Ls = sorted(L)
-    L1, L2 = Ls[0], Ls[1]
-    rows = set()
-    for i2 in range(K):
-        if i2 == i1:
-            continue
-        pool = sorted(S[i2] - {i1})
-        for l in range(max(0, L1 - 1), L2 + 1):
-            for Iset in itertools.combinations(sorted(I[i1]), l + 1 - L1):
-                size_S = max(0, L[i2] - l - (1 if i2 in Iset else 0))
-                for Sset in itertools.combinations(pool, size_S):
-                    row = {(min(i1, j), max(i1, j)) for j in Iset} | {(min(i2, j), max(i2, j)) for j in Sset}
-                    assert row, "the definition never gives an empty row"
-                    rows.add(frozenset(row))
-    return sorted(rows, key=sorted)
+    """Every row ``P_IS`` of ``R_{i1}`` (000 eq. (2)), as frozensets of pairs (lo, hi):
+    :func:`reference.copeland_rows`, the suite's one enumeration from the definition."""
+    return reference.copeland_rows(S, I, L, i1)
 
 
-def brute_min_row_sum(rows, q, d) -> float:
-    """``min over rows of sum_{p in row} q_p d_p`` (inf without rows)."""
-    return min((sum(q[p] * d[p] for p in row) for row in rows), default=math.inf)
+brute_min_row_sum = reference.min_row_sum
 
 
 def brute_lp(rows, d, L, K):
