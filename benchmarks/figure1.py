@@ -91,13 +91,15 @@ def main() -> None:
     if old.exists():  # panels run by an earlier call (e.g. with other run counts) are kept
         prev = json.loads(old.read_text())
         if prev.get("horizon") == a.horizon:
-            report["panels"] = [p for p in prev["panels"] if p["panel"] not in a.panels.split(",")]
+            report["panels"] = prev["panels"]  # panels and policies not run now are kept
     results = []
     for key in a.panels.split(","):
         title, K, condorcet, gap = PANELS[key]
         pm, arms = submatrix(mu, K, condorcet, gap, seed=1000 + K + int(condorcet))
+        kept = next((p for p in report["panels"] if p["panel"] == key), None)
+        report["panels"] = [p for p in report["panels"] if p["panel"] != key]
         panel = {"panel": key, "title": title, "K": K, "arms": arms.tolist(), "condorcet": condorcet,
-                 "min_gap": gap, "policies": {}}
+                 "min_gap": gap, "policies": dict(kept["policies"]) if kept and kept["arms"] == arms.tolist() else {}}
         for name in policies:  # one policy at a time: its own CPU and wall time
             if name == "cw-rmed" and key not in a.cw_panels.split(","):
                 continue
@@ -111,7 +113,6 @@ def main() -> None:
             print(f"{title}: {name} regret at T {sim.mean(name)[-1]:.1f} +- {sim.stderr(name)[-1]:.1f} "
                   f"({(cpu() - c0):.0f} s CPU, {time.time() - w0:.0f} s wall)", flush=True)
             results.append((key, name, sim))
-        panel["runs"] = a.runs
         report["panels"].append(panel)
         report["panels"].sort(key=lambda p: p["panel"])
         (out / "figure1.json").write_text(json.dumps(report, indent=1) + "\n")

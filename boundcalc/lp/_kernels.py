@@ -48,7 +48,7 @@ def load() -> bool:
     """Compile (or load from numba's cache) every kernel of this module; True on success.
 
     Called by the online entry points (:meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical`,
-    :meth:`~boundcalc.lp.CopelandLPSolver.violation`) and by :mod:`boundcalc.policies.fast`.
+    :meth:`~boundcalc.lp.CopelandLPSolver.violation`) and by the compiled policies (:mod:`boundcalc.policies.kernel`).
     Without numba the numpy code is used and this returns False.
     """
     global AVAILABLE, UNAVAILABLE_REASON, _COMPILED
@@ -313,7 +313,7 @@ def ecw_closed_form(beats, L, C, a, E):
     strictly decided pair).  Pools sorted by (cost, arm index); ``h`` the first minimiser of
     ``(sum of the h cheapest) / (h - k)``; ``e = 1/(h - k)`` on those ``h``; ``e_{a j} = 1`` on
     ``I_a`` (:func:`boundcalc.lp.ecw.ecw_allocation` in numpy; also called inside the policies'
-    whole-run kernels, :mod:`boundcalc.policies.fast`).
+    whole-run kernels, :mod:`boundcalc.policies.copeland_rmed`).
     """
     K = beats.shape[0]
     for i in range(K):
