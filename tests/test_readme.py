@@ -188,3 +188,59 @@ def test_shrink_keeps_small_values_and_scales_large_ones():
     assert shrink(["x", "--count", "10000", "--runs", "20", "-T", "100000", "--seed", "5"]) == \
         ["x", "--count", str(max(3, math.ceil(10000 * SCALE))), "--runs", str(max(2, min(20, math.ceil(20 * SCALE)))),
          "-T", str(max(1000, math.ceil(100000 * SCALE))), "--seed", "5"]
+
+
+# ----------------------------------------------------------------------------- stored Figure 1 run
+FIG1_JSON = ROOT / "benchmarks" / "results" / "figure1" / "figure1.json"
+FIG1_COLUMNS = ["ecw-rmed", "cw-rmed", "rmed1", "dts", "ccb", "rucb"]
+
+
+def figure1_rows() -> dict[str, list[str]]:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Paper 000's Figure 1 at its scale"):]
+    section = section[:section.index("\n## ", 1)]
+    rows = {}
+    for ln in section.splitlines():
+        m = re.match(r"\| \((\w)\) ", ln)
+        if m:
+            rows[m.group(1)] = [c.strip() for c in ln.strip().strip("|").split("|")]
+    return rows
+
+
+def test_figure1_table_is_the_stored_run():
+    """The README's Figure 1 table is the stored run (benchmarks/results/figure1/figure1.json), figure
+    for figure: regret at T per ln T, mean +- s.e., the bound and ECW's constant; a policy without a
+    stored run reads "not run"."""
+    import json
+
+    stored = json.loads(FIG1_JSON.read_text())
+    ln_t = math.log(stored["horizon"])
+    rows = figure1_rows()
+    assert sorted(rows) == [p["panel"] for p in stored["panels"]]
+    for p in stored["panels"]:
+        cells = rows[p["panel"]]
+        assert cells[1] == f"{p['lower_bound']:.1f}" and cells[2] == f"{p['ecw']:.1f}"
+        for name, cell in zip(FIG1_COLUMNS, cells[3:]):
+            run = p["policies"].get(name)
+            if run is None:
+                assert cell == "not run"
+            else:
+                assert cell == f"{run['mean'][-1] / ln_t:.1f} +- {run['stderr'][-1] / ln_t:.1f}", (p["panel"], name)
+
+
+def test_figure1_bounds_recomputed_from_the_public_matrix():
+    """The stored run's lower bound and ECW constant of every panel, recomputed now from the public
+    MSLR matrix and the panel's arms (skipped without ``../shared``)."""
+    import json
+
+    from boundcalc import PreferenceMatrix, ecw_bound, lower_bound
+
+    path = shared_public() / "nightingal3_MSLR_Informational_PMat.npz"
+    if not path.exists():
+        pytest.skip(f"{path} absent (public data, not bundled)")
+    with np.load(path) as z:
+        mu = np.asarray(z[z.files[0]], dtype=float)
+    for p in json.loads(FIG1_JSON.read_text())["panels"]:
+        sub = PreferenceMatrix(mu[np.ix_(p["arms"], p["arms"])])
+        assert lower_bound(sub).value == pytest.approx(p["lower_bound"], rel=1e-7)
+        assert ecw_bound(sub).value == pytest.approx(p["ecw"], rel=1e-9)
