@@ -59,7 +59,8 @@ from scipy.optimize import linprog
 
 from boundcalc.lp import CopelandLPSolver
 from boundcalc.policies import CWRMED
-from boundcalc.policies.copeland_rmed import ISTAR
+from boundcalc.policies.copeland_rmed import ISTAR, STRUCT
+from boundcalc.policies.cw_rmed import TAB
 
 # ----------------------------------------------------------------------------- brute force
 CHECK_AMBIGUOUS = 1e-9  # |min row sum - 1| below this: check (3) too close to call in floating point
@@ -413,6 +414,45 @@ def test_warm_answers_equal_a_cold_solve(example, seed):
         assert 0.5 * float((st.regret * a.Q).sum()) == pytest.approx(cold.per_winner[istar], rel=1e-9, abs=1e-12)
         checked += 1
     assert checked >= 20, checked
+
+
+@pytest.mark.parametrize("K,seed", [(5, 0), (8, 1), (12, 2)])
+def test_compiled_tables_equal_the_lp_cores(K, seed):
+    """The oracle's tables CW-RMED builds in place for each empirical structure of a run (ties and
+    undrawn pairs included) are the LP core's own (:meth:`CopelandFamily.oracle_args`), winner for
+    winner; check (3) and line 11's Theorem 6 read nothing else."""
+    from boundcalc.datasets import random_matrix
+    from boundcalc.lp.constraints import CopelandFamily
+    from boundcalc.simulate import DuelEnvironment
+
+    mu = random_matrix(K, seed).mu
+    policy = CWRMED(K)
+    env = DuelEnvironment(mu, seed, seed + 1)
+    seen = set()
+    for _ in range(1500):
+        i, j = policy.select_pair()
+        policy.update(i, j, env.duel(i, j))
+        a = policy._arrays
+        if a.reg[TAB] != a.reg[STRUCT]:
+            continue  # not built yet for this structure (built when a decision needs it)
+        st = policy._structure()
+        if st.key in seen:
+            continue
+        seen.add(st.key)
+        for w in range(K):
+            if w not in st.winners:
+                assert a.tab_nc[w] == 0
+                continue
+            _, Ia, pool, gI, gS, ok, caseB, inIa = CopelandFamily(st, w).oracle_args()
+            nc, o, co = int(a.tab_nc[w]), int(a.tab_off[w]), int(a.tab_coff[w])
+            assert nc == ok.shape[1] and a.tab_nI[w] == Ia.size
+            assert a.tab_Ia[w, :Ia.size].tolist() == Ia.tolist()
+            assert (a.tab_pool[w] == pool).all() and (a.tab_inIa[w] == inIa).all()
+            assert (a.tab_ok[o:o + K * nc].reshape(K, nc) == ok).all()
+            assert (a.tab_gI[o:o + K * nc].reshape(K, nc) == gI).all()
+            assert (a.tab_gS[o:o + K * nc].reshape(K, nc) == gS).all()
+            assert (a.tab_caseB[co:co + nc] == caseB).all()
+    assert len(seen) >= 10, len(seen)
 
 
 # ----------------------------------------------------------------------------- behaviour (fixed seeds)

@@ -13,7 +13,8 @@ the policy between steps:
   :meth:`~boundcalc.lp.constraints.CopelandFamily.oracle_args`) on ``E = (N / log t) d``: the
   counts pass when ``1 - min_row sum <= check_tol``.  Observed counts are tested against the
   covering rows only (the box ``q <= 1/d`` of eq. (2) bounds the LP's rates, not observed counts).  The
-  tables are fetched from the LP core once per empirical structure.
+  tables are built compiled (:func:`_build_tables`) once per empirical structure, equal to the LP
+  core's (tested).
 * line 11, with two or more empirical Copeland winners and no tie: 000 Theorem 6 (``C* =
   C^E*``), ECW's closed-form allocation (:func:`boundcalc.lp._kernels.ecw_closed_form`) checked
   feasible by the oracle -- what :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical` answers
@@ -37,8 +38,8 @@ optimal; the earlier version kept 8 and touched the cache at every check).  A fa
 "failed": a HiGHS error or a certificate out of tolerance) raises :class:`boundcalc.SolverError`:
 the policy never acts on an unverified allocation.
 
-Python is entered only when the empirical structure changes (the oracle's tables and any warm
-basis of that structure) and when HiGHS must re-solve; the whole-run kernel :func:`cw_run` returns
+Python is entered only when line 11 meets a new structure (to read any warm basis the LP core
+keeps for it), when HiGHS must re-solve, and when the tables outgrow their arrays; the whole-run kernel :func:`cw_run` returns
 to :class:`CWRMED` then and resumes.  ``stats`` adds to the skeleton's: ``lp_solves`` (HiGHS
 solves), ``theorem6`` (line 11 answered by Theorem 6), ``warm_answers`` (line 11 answered by the
 reduced-cost check, no HiGHS), ``structures`` (structure changes served).
@@ -70,11 +71,13 @@ _kernels.load()  # the LP core's compiled oracle and Theorem 5, called inside th
 _copeland_sums = _kernels.copeland_sums
 _closed_form = _kernels.ecw_closed_form
 
-#: What a compiled step may ask of Python: nothing, the oracle's tables of a new structure, an LP solve.
-DONE, NEED_TABLES, NEED_LP = 0, 1, 2
-# reg beyond the skeleton's: the structure version the tables are for, a decision waiting for Python
-TAB, PENDING = 11, 12
-N_REG = 13
+#: What a compiled step may ask of Python: nothing, larger table arrays, the warm bases of a new
+#: structure (from the LP core's cache), an LP solve.
+DONE, NEED_TABLES, NEED_LP, NEED_BASES = 0, 1, 2, 3
+# reg beyond the skeleton's: the structure version the tables are for, a decision waiting for Python,
+# the structure version the warm bases were loaded for
+TAB, PENDING, BAS = 11, 12, 13
+N_REG = 14
 CHECK_TOL, LP_TOL = 2, 3
 S_LP, S_THM6, S_WARM, S_STRUCT = 5, 6, 7, 8
 #: Half of HiGHS's dual feasibility tolerance (1e-9, :class:`boundcalc.lp.highs.CoveringLP`):
@@ -112,6 +115,79 @@ def _min_row_sum(s, a, E):
             if out[x, c] < m:
                 m = out[x, c]
     return m
+
+
+@njit(cache=True)
+def _build_tables(s):
+    """The oracle's tables of every empirical winner, built from the empirical structure in place:
+    for winner ``a``, what :meth:`CopelandFamily(st, a).oracle_args()
+    <boundcalc.lp.constraints.CopelandFamily.oracle_args>` holds (``I_a``, the pools
+    ``S_{i2} \\ {a}``, and per ``(i2, l, case)`` the clipped sizes ``|I|``, ``|S|`` and whether the
+    case has rows; 000 eq. (2), every level ``l in max(0, L(1) - 1) .. L(2)``).  False (nothing
+    written) when the flat arrays are too small: Python enlarges them (:meth:`CWRMED._grow_tables`)."""
+    K = s.W.shape[0]
+    L = s.L
+    L1 = np.iinfo(np.int64).max
+    L2 = L1
+    for q in range(K):  # the two smallest losses, L(1) <= L(2)
+        v = L[q]
+        if v < L1:
+            L2 = L1
+            L1 = v
+        elif v < L2:
+            L2 = v
+    lo = max(0, L1 - 1)
+    nl = L2 - lo + 1
+    nc = 2 * nl
+    nwin = 0
+    for a in range(K):
+        nwin += s.is_win[a]
+    if nwin * K * nc > s.tab_gI.shape[0] or nwin * nc > s.tab_caseB.shape[0] or K * nc > s.tab_out.shape[0]:
+        return False
+    o = 0
+    co = 0
+    for a in range(K):
+        if not s.is_win[a]:
+            s.tab_nc[a] = 0
+            continue
+        nI = 0
+        for j in range(K):
+            s.tab_inIa[a, j] = s.beats[a, j]
+            if s.beats[a, j]:
+                s.tab_Ia[a, nI] = j
+                nI += 1
+        s.tab_nI[a] = nI
+        for i2 in range(K):
+            size = 0
+            for j in range(K):
+                v = s.beats[j, i2] and j != a and i2 != a  # j in S_{i2} \ {a}
+                s.tab_pool[a, i2, j] = v
+                size += v
+            in_i = s.tab_inIa[a, i2]
+            cap = nI - (1 if in_i else 0)  # |I_a \ {i2}|
+            for t in range(nl):
+                lv = lo + t
+                mI = lv + 1 - L1
+                mS = max(0, L[i2] - lv)  # case A: i2 not in I
+                k = o + i2 * nc + t
+                s.tab_gI[k] = min(max(mI, 0), nI)
+                s.tab_gS[k] = min(mS, K)
+                s.tab_ok[k] = i2 != a and mI >= 0 and mI <= cap and mS <= size
+                mI -= 1
+                mS = max(0, L[i2] - lv - 1)  # case B: i2 in I
+                k += nl
+                s.tab_gI[k] = min(max(mI, 0), nI)
+                s.tab_gS[k] = min(mS, K)
+                s.tab_ok[k] = i2 != a and in_i and mI >= 0 and mI <= cap and mS <= size
+        for t in range(nl):
+            s.tab_caseB[co + t] = False
+            s.tab_caseB[co + nl + t] = True
+        s.tab_nc[a] = nc
+        s.tab_off[a] = o
+        s.tab_coff[a] = co
+        o += K * nc
+        co += nc
+    return True
 
 
 @njit(cache=True)
@@ -236,15 +312,21 @@ def _has_ties(s):
 @njit(cache=True)
 def cw_decide(s):
     """Lines 7-15 of Algorithm 1 for CW-RMED after a draw of the loop, ``t`` the round just played.
-    Returns DONE, or what Python must provide first (NEED_TABLES, NEED_LP; nothing is counted or
-    changed beyond the structure's refresh, so the decision is simply made again afterwards)."""
+    Returns DONE, or what Python must provide first (NEED_TABLES, NEED_BASES, NEED_LP; nothing is
+    counted or changed beyond the structure's refresh and its tables, so the decision is simply made
+    again afterwards)."""
     skeleton_refresh(s)
     log_t = math.log(s.reg[T_])
     if log_t <= 0:
         exploit = first_winner(s)
     else:
-        if s.reg[TAB] != s.reg[STRUCT]:
-            return NEED_TABLES
+        if s.reg[TAB] != s.reg[STRUCT]:  # a new structure: its tables, and its warm bases not yet read
+            if not _build_tables(s):
+                return NEED_TABLES
+            for a in range(s.lp_valid.shape[0]):
+                s.lp_valid[a] = False
+            s.reg[TAB] = s.reg[STRUCT]
+            s.stats[S_STRUCT] += 1
         exploit = cw_check(s, log_t)
         if exploit < 0 and not s.reg[HAVE_TARGET]:
             nwin = 0
@@ -257,7 +339,7 @@ def cw_decide(s):
                 istar = _warm_lp(s)
                 thm6 = False
             if istar < 0:
-                return NEED_LP
+                return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES
             s.stats[S_THM6 if thm6 else S_WARM] += 1
             s.stats[S_SOLVES] += 1
             s.reg[ISTAR] = istar
@@ -361,7 +443,7 @@ class CWRMED(CopelandRMED):
         base = skeleton_state(K, self.params, len(self.stat_names))
         reg = np.zeros(N_REG, dtype=np.int64)
         reg[:base["reg"].size] = base["reg"]
-        reg[TAB] = -1
+        reg[TAB] = reg[BAS] = -1
         base["reg"] = reg
         base["fr"] = np.append(base["fr"], [self.params["check_tol"], self.solver.tol])
         P2 = K * (K - 1) // 2
@@ -373,7 +455,7 @@ class CWRMED(CopelandRMED):
         return CWState(**base, E=np.zeros((K, K)), Etmp=np.zeros((K, K)), pid=pid, tab_nc=z(K), tab_off=z(K),
                        tab_coff=z(K), tab_nI=z(K), tab_Ia=np.zeros((K, K), dtype=np.int64),
                        tab_pool=np.zeros((K, K, K), dtype=np.bool_), tab_inIa=np.zeros((K, K), dtype=np.bool_),
-                       tab_gI=z(0), tab_gS=z(0), tab_ok=z(0, np.bool_), tab_caseB=z(0, np.bool_), tab_out=np.zeros(0),
+                       tab_gI=z(0), tab_gS=z(0), tab_ok=z(0, np.bool_), tab_caseB=z(0, np.bool_), tab_out=np.zeros(2 * K * K),
                        lp_valid=z(K, np.bool_), lp_x=np.zeros((K, P2)), lp_status=np.full((K, P2), 3, dtype=np.int8),
                        lp_nb=z(K), lp_boff=z(K), lp_moff=z(K), lp_soff=z(K), lp_bvar=z(0), lp_minvT=np.zeros(0),
                        lp_rstart=z(0), lp_ridx=z(0), cvec=np.zeros(P2), aty=np.zeros(P2), atyabs=np.zeros(P2),
@@ -413,14 +495,12 @@ class CWRMED(CopelandRMED):
 
     def _serve(self, status: int) -> None:
         """Provide what the compiled decision asked for (module text)."""
-        st = self._structure()
         if status == NEED_TABLES:
-            self._load_tables(st)
-            self._load_bases(st)
-            self._arrays.reg[TAB] = self._arrays.reg[STRUCT]
-            self._arrays.stats[S_STRUCT] += 1
+            self._grow_tables()
+        elif status == NEED_BASES:
+            self._load_bases(self._structure())
         elif status == NEED_LP:
-            self._solve(st)
+            self._solve(self._structure())
         else:  # pragma: no cover - defensive
             raise RuntimeError(f"CW-RMED: unknown request {status} from the compiled step")
 
@@ -441,39 +521,23 @@ class CWRMED(CopelandRMED):
         a.stats[S_SOLVES] += 1
         self._load_bases(st)
 
-    def _load_tables(self, st: Structure) -> None:
-        """The oracle's tables of every empirical winner of ``st`` (from the LP core's families)."""
+    def _grow_tables(self) -> None:
+        """Flat table arrays large enough for the current structure (twice that, at most every
+        level of every arm), for :func:`_build_tables` to fill."""
         a = self._arrays
         K = self.K
-        winners = st.winners.tolist()
-        args = {w: self.solver.family(w, st).oracle_args() for w in winners}
-        size = sum(K * v[5].shape[1] for v in args.values())
-        csize = sum(v[6].shape[0] for v in args.values())
-        gI = np.zeros(size, dtype=np.int64)
-        gS = np.zeros(size, dtype=np.int64)
-        ok = np.zeros(size, dtype=np.bool_)
-        caseB = np.zeros(csize, dtype=np.bool_)
-        a.tab_nc[:] = 0
-        o = co = 0
-        for w, (_, Ia, pool, mI, mS, okw, cB, inIa) in args.items():
-            nc = okw.shape[1]
-            n = K * nc
-            a.tab_nc[w], a.tab_off[w], a.tab_coff[w], a.tab_nI[w] = nc, o, co, Ia.size
-            a.tab_Ia[w, :Ia.size] = Ia
-            a.tab_pool[w] = pool
-            a.tab_inIa[w] = inIa
-            gI[o:o + n] = mI.ravel()
-            gS[o:o + n] = mS.ravel()
-            ok[o:o + n] = okw.ravel()
-            caseB[co:co + nc] = cB
-            o += n
-            co += nc
-        out = a.tab_out if a.tab_out.size >= max(size, 1) else np.zeros(max(size, 1))
-        self._replace(tab_gI=gI, tab_gS=gS, tab_ok=ok, tab_caseB=caseB, tab_out=out)
+        L = np.sort(a.L)
+        nc = 2 * (int(L[1]) - max(0, int(L[0]) - 1) + 1)
+        nwin = int(a.is_win.sum())
+        size = min(2 * nwin * K * nc, 2 * K ** 3)
+        csize = min(2 * nwin * nc, 2 * K * K)
+        self._replace(tab_gI=np.zeros(size, dtype=np.int64), tab_gS=np.zeros(size, dtype=np.int64),
+                      tab_ok=np.zeros(size, dtype=np.bool_), tab_caseB=np.zeros(csize, dtype=np.bool_))
 
     def _load_bases(self, st: Structure) -> None:
         """The last basis of every winner's warm model of ``st`` (where the LP core keeps one)."""
         a = self._arrays
+        a.reg[BAS] = a.reg[STRUCT]
         K = self.K
         P2 = K * (K - 1) // 2
         a.lp_valid[:] = False
