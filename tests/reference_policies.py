@@ -435,10 +435,11 @@ class CWRMED(CopelandRMED):
         super().__init__(K, rng=rng, **params)
         # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
         # pairs are a function of the outcomes alone) and never draws from ``rng``.  The LP is the
-        # one the policy solves (plain 0/1 rows, lift=False): where the optimum of line 11 is not
-        # unique the vertex returned depends on the model and e* on the vertex; test_cw_rmed.py
-        # checks the decisions against brute force over the whole optimal face.
-        self.solver = CopelandLPSolver(seed=0, cache_size=CACHE_SIZE, lift=False)
+        # one the policy solves (plain 0/1 rows, lift=False, below _CompiledCW.lift_min_arms arms;
+        # the lifted model from there): where the optimum of line 11 is not unique the vertex
+        # returned depends on the model and e* on the vertex; test_cw_rmed.py checks the decisions
+        # against brute force over the whole optimal face.
+        self.solver = CopelandLPSolver(seed=0, cache_size=CACHE_SIZE, lift=K >= _CompiledCW.lift_min_arms)
         # counters (ints, like the skeleton's): HiGHS solves, line-11 answers from Theorem 6
         self.stats.update({"lp_solves": 0, "theorem6": 0})
 

@@ -416,6 +416,42 @@ def test_warm_answers_equal_a_cold_solve(example, seed):
     assert checked >= 20, checked
 
 
+def test_lifted_line_11_from_32_arms_equals_a_plain_cold_solve():
+    """From ``CWRMED.lift_min_arms`` arms line 11 runs on the lifted model: every answer of a run
+    (per-winner constants, ``i*``) equals a cold solve of the same empirical structure by the plain
+    0/1 cutting plane (another model), and the allocation acted on is feasible for ``R_{i*}`` (the
+    oracle over the whole family) at the optimal cost."""
+    from boundcalc.datasets import random_matrix
+    from boundcalc.simulate import DuelEnvironment
+
+    K = CWRMED.lift_min_arms
+    mu = random_matrix(K, 3, min_gap=0.02).mu
+    policy = CWRMED(K)
+    assert policy.solver.lift and not CWRMED(K - 1).solver.lift
+    env = DuelEnvironment(mu, 3, 4)
+    checked = 0
+    for _ in range(1000):
+        before = policy.stats["solves"] - policy.stats["theorem6"] - policy.stats["warm_answers"]
+        i, j = policy.select_pair()
+        policy.update(i, j, env.duel(i, j))
+        if policy.stats["solves"] - policy.stats["theorem6"] - policy.stats["warm_answers"] == before:
+            continue  # line 11 not answered by HiGHS at this step
+        if checked and policy.t % 3:
+            continue
+        a = policy._arrays
+        st = policy._structure()
+        cold = CopelandLPSolver(seed=0, lift=False).solve_empirical(st)
+        assert cold.success
+        for w, v in cold.per_winner.items():
+            assert a.wval[w] == pytest.approx(v, rel=1e-7, abs=1e-9), (policy.t, w)
+        istar = int(a.reg[ISTAR])
+        fam = CopelandLPSolver().family(istar, st)
+        assert fam.max_violation(a.Q * st.d) <= 1e-9
+        assert 0.5 * float((st.regret * a.Q).sum()) == pytest.approx(cold.per_winner[istar], rel=1e-7, abs=1e-9)
+        checked += 1
+    assert checked >= 8, checked
+
+
 @pytest.mark.parametrize("K,seed", [(5, 0), (8, 1), (12, 2)])
 def test_compiled_tables_equal_the_lp_cores(K, seed):
     """The oracle's tables CW-RMED builds in place for each empirical structure of a run (ties and
