@@ -106,6 +106,7 @@ def test_bad_path_is_a_message_and_exit_2(capsys, tmp_path, command, name):
     assert err.count("\n") == 1  # one line, no traceback
 
 
+@pytest.mark.slow
 def test_bad_path_through_the_installed_command(tmp_path):
     # the real entry point, a real process: one line on stderr, no traceback, status 2
     for name in ("directory", "random.bin", "latin1.txt"):

@@ -536,7 +536,7 @@ def ref_car_cond(inst, delta, rng):
                     return tuple(sorted(A, key=lambda e: inst.edge_position[e])), oracle.n_duels, trace
 
 
-@pytest.mark.parametrize("inst,seeds", [(ONE, (1,)), (TWO, (0,))], ids=["one", "two"])
+@pytest.mark.parametrize("inst,seeds", [(ONE, (1,)), pytest.param(TWO, (0,), marks=pytest.mark.slow)], ids=["one", "two"])
 def test_car_cond_equals_a_direct_reading_of_algorithm_2(inst, seeds):
     """Whole runs, duel for duel and decision for decision (the screen, the certified bounds and
     the warm points of _MaxMin change nothing); 004's example agrees too (2 seeds, ~80 s each: not run here)."""
@@ -644,7 +644,7 @@ def test_car_parallel_schedule_is_algorithm_3s(monkeypatch):
         assert sum(r.stats["duels_per_instance"]) == r.n_duels == len(log)
 
 
-@pytest.mark.parametrize("name", ["car_verify", "car_parallel"])
+@pytest.mark.parametrize("name", ["car_verify", pytest.param("car_parallel", marks=pytest.mark.slow)])
 def test_fast_verification_equals_lsa_path_duel_for_duel(name, monkeypatch):
     """CAR-Verify's lines 6 and 9 over the enumerated matchings (ties handed to the l LSA calls)
     take the same decisions as the LSA calls: same duels and outcomes, trace, stats and answer."""
