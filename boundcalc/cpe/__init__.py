@@ -22,7 +22,7 @@ constants:
 
 The names are loaded on first use (PEP 562): ``import boundcalc.cpe`` and the registration of
 the one-position constants cost no networkx or scipy.optimize import; the first access to any
-other name imports its submodule.
+other name imports the submodules.
 
 >>> from boundcalc.cpe import CPEInstance, borda_score, borda_winner, condorcet_winner
 >>> inst = CPEInstance.from_edge_matrix(
@@ -36,8 +36,6 @@ other name imports its submodule.
 """
 
 from __future__ import annotations
-
-import importlib
 
 #: Public name -> submodule that defines it.
 _EXPORTS: dict[str, str] = {
@@ -132,7 +130,13 @@ def __getattr__(name: str):
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    from . import (algorithms, base, borda, condorcet, instance, matchings, oracle, report, sampler, single,
+                   theorems)
+
+    mods = {"algorithms": algorithms, "base": base, "borda": borda, "condorcet": condorcet, "instance": instance,
+            "matchings": matchings, "oracle": oracle, "report": report, "sampler": sampler, "single": single,
+            "theorems": theorems}
+    value = getattr(mods[module], name)
     globals()[name] = value  # later lookups skip this function
     return value
 
