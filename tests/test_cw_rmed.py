@@ -455,8 +455,9 @@ def test_lifted_line_11_from_32_arms_equals_a_plain_cold_solve():
 @pytest.mark.parametrize("K,seed", [(5, 0), (8, 1), (12, 2)])
 def test_compiled_tables_equal_the_lp_cores(K, seed):
     """The oracle's tables CW-RMED builds in place for each empirical structure of a run (ties and
-    undrawn pairs included) are the LP core's own (:meth:`CopelandFamily.oracle_args`), winner for
-    winner; check (3) and line 11's Theorem 6 read nothing else."""
+    undrawn pairs included) are the LP core's (:meth:`CopelandFamily.oracle_args`; the sizes and
+    cases from its numpy reading, not the shared kernel), winner for winner; check (3) and line
+    11's Theorem 6 read nothing else."""
     from boundcalc.datasets import random_matrix
     from boundcalc.lp.constraints import CopelandFamily
     from boundcalc.simulate import DuelEnvironment
@@ -479,7 +480,10 @@ def test_compiled_tables_equal_the_lp_cores(K, seed):
             if w not in st.winners:
                 assert a.tab_nc[w] == 0
                 continue
-            _, Ia, pool, gI, gS, ok, caseB, inIa = CopelandFamily(st, w).oracle_args()
+            fam = CopelandFamily(st, w)
+            _, Ia, pool, _, _, _, caseB, inIa = fam.oracle_args()
+            mI, mS, ok = fam._tables_numpy(fam.levels, st.L.astype(np.int64), Ia.size)  # not the kernel
+            gI, gS = np.clip(mI, 0, Ia.size), np.clip(mS, 0, K)
             nc, o, co = int(a.tab_nc[w]), int(a.tab_off[w]), int(a.tab_coff[w])
             assert nc == ok.shape[1] and a.tab_nI[w] == Ia.size
             assert a.tab_Ia[w, :Ia.size].tolist() == Ia.tolist()

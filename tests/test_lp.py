@@ -47,6 +47,33 @@ def test_case_mix_covers_multiple_winners_and_near_ties():
 
 
 # ----------------------------------------------------------------------------- cutting plane == enumeration
+def test_compiled_tables_equal_the_numpy_reading():
+    """The family's (i2, l, case) tables from the compiled kernel (what the LP core and CW-RMED use)
+    equal the numpy reading of 000 eq. (2), for every winner of random matrices, tournaments and
+    empirical matrices with ties, whole families and restricted levels."""
+    from boundcalc.lp import _kernels
+    from boundcalc.lp.structure import empirical_structure
+
+    assert _kernels.load()
+    rng = np.random.default_rng(5)
+    structures = [random_matrix(int(K), rng).structure for K in rng.integers(2, 12, size=15)]
+    structures += [tournament_matrix(int(K), int(K)).structure for K in (6, 9, 13)]
+    for _ in range(15):  # empirical: undrawn and tied pairs
+        K = int(rng.integers(3, 10))
+        W = rng.integers(0, 3, size=(K, K)) * (1 - np.eye(K, dtype=int))
+        N = W + W.T
+        structures.append(empirical_structure(np.where(N > 0, W / np.maximum(N, 1), 0.5)))
+    seen = 0
+    for st in structures:
+        for w in st.winners.tolist():
+            for levels in (None, [0], [int(st.L_sorted[1])]):
+                fam = CopelandFamily(st, w, levels)
+                mI, mS, ok = fam._tables_numpy(fam.levels, st.L.astype(np.int64), fam.inferiors.size)
+                assert np.array_equal(fam._mI, mI) and np.array_equal(fam._mS, mS) and np.array_equal(fam._ok, ok)
+                seen += int(ok.any())
+    assert seen >= 40, seen
+
+
 @pytest.mark.parametrize("K", [3, 4, 5, 6, pytest.param(7, marks=pytest.mark.slow), pytest.param(8, marks=pytest.mark.slow)])
 def test_cutting_plane_equals_enumeration(K):
     solver = CopelandLPSolver()  # one warm solver across matrices: also exercises model rebuilds

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-_NAMES = ("copeland_sums", "_ordered", "copeland_rows", "check_empirical", "kl_structure", "_sort_by_key",
+_NAMES = ("copeland_tables", "copeland_sums", "_ordered", "copeland_rows", "check_empirical", "kl_structure", "_sort_by_key",
           "ecw_pool_row", "ecw_closed_form")
 
 #: True once :func:`load` has compiled (or loaded from numba's cache) the kernels.  The LP core
@@ -69,8 +69,33 @@ def load() -> bool:
     return True
 
 
-__all__ = ["AVAILABLE", "load", "copeland_sums", "copeland_rows", "kl_structure", "check_empirical",
+__all__ = ["AVAILABLE", "load", "copeland_tables", "copeland_sums", "copeland_rows", "kl_structure", "check_empirical",
            "ecw_closed_form"]
+
+
+def copeland_tables(L, a, ls, L1, pool_size, in_Ia, nI, mI, mS, ok):  # pragma: no cover - compiled
+    """Fill the ``(i2, l, case)`` tables of ``R_a`` (K x 2nl; columns ``0..nl-1`` case A, ``i2`` not
+    in ``I``, then case B, ``i2`` in ``I``): ``mI = |I| = l + 1 - L(1)`` (less one in case B),
+    ``mS = |S| = max(0, L_{i2} - l [- 1])`` (unclipped) and whether the case has rows (both sizes
+    feasible in ``I_a \\ {i2}`` and the pool; never for ``i2 = a``).  000 eq. (2); what
+    :class:`~boundcalc.lp.constraints.CopelandFamily` holds, also built by CW-RMED per structure."""
+    K = L.shape[0]
+    nl = ls.shape[0]
+    for i2 in range(K):
+        cap = nI - (1 if in_Ia[i2] else 0)  # |I_a \\ {i2}|
+        for t in range(nl):
+            lv = ls[t]
+            m = lv + 1 - L1
+            s_ = max(0, L[i2] - lv)
+            mI[i2, t] = m
+            mS[i2, t] = s_
+            ok[i2, t] = i2 != a and m >= 0 and m <= cap and s_ <= pool_size[i2]
+            m -= 1
+            s_ = max(0, L[i2] - lv - 1)
+            mI[i2, nl + t] = m
+            mS[i2, nl + t] = s_
+            ok[i2, nl + t] = i2 != a and in_Ia[i2] and m >= 0 and m <= cap and s_ <= pool_size[i2]
+    return ok
 
 
 def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):  # pragma: no cover - compiled

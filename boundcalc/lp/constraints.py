@@ -231,25 +231,20 @@ class CopelandFamily(_FamilyBase):
         nI = self.inferiors.size
         in_Ia = st.beats[a].copy()  # i2 in I_{i1}
         self.in_Ia = in_Ia
-        mI = ls + 1 - L1  # (nl,)
-        # case A: i2 not in I
-        mIA = np.broadcast_to(mI, (K, ls.size)).copy()
-        capA = nI - in_Ia.astype(np.int64)  # |I_{i1} \ {i2}|
-        mSA = np.maximum(0, L[:, None] - ls[None, :])
-        okA = (mIA >= 0) & (mIA <= capA[:, None]) & (mSA <= self.pool_size[:, None])
-        # case B: i2 in I (needs i2 in I_{i1} and |I| >= 1)
-        mIB = mIA - 1
-        mSB = np.maximum(0, L[:, None] - ls[None, :] - 1)
-        okB = in_Ia[:, None] & (mIB >= 0) & (mIB <= capA[:, None]) & (mSB <= self.pool_size[:, None])
-        okA[a] = False
-        okB[a] = False
+        if _kernels.AVAILABLE:
+            nc = 2 * ls.size
+            self._mI = np.empty((K, nc), dtype=np.int64)
+            self._mS = np.empty((K, nc), dtype=np.int64)
+            self._ok = np.empty((K, nc), dtype=np.bool_)
+            _kernels.copeland_tables(L, a, ls, L1, self.pool_size.astype(np.int64), in_Ia, nI, self._mI, self._mS,
+                                     self._ok)
+        else:
+            self._mI, self._mS, self._ok = self._tables_numpy(ls, L, nI)
         # combined (l, case) tables: columns 0..nl-1 case A, nl..2nl-1 case B
-        self._mI = np.concatenate([mIA, mIB], axis=1)
-        self._mS = np.concatenate([mSA, mSB], axis=1)
-        self._ok = np.concatenate([okA, okB], axis=1)
         self._caseB = np.concatenate([np.zeros(ls.size, bool), np.ones(ls.size, bool)])
-        self._mIA, self._mSA, self._okA = mIA, mSA, okA
-        self._mIB, self._mSB, self._okB = mIB, mSB, okB
+        nl = ls.size
+        self._mIA, self._mSA, self._okA = self._mI[:, :nl], self._mS[:, :nl], self._ok[:, :nl]
+        self._mIB, self._mSB, self._okB = self._mI[:, nl:], self._mS[:, nl:], self._ok[:, nl:]
         # clipped gather indices
         self._gI = np.clip(self._mI, 0, nI)
         self._gI1 = np.minimum(self._gI + 1, nI)
@@ -258,6 +253,26 @@ class CopelandFamily(_FamilyBase):
         self._flatS = np.arange(K)[:, None] * (K + 1) + self._gS
         self._inIa_col = in_Ia[:, None]
         self._caseB_f = self._caseB.astype(float)[None, :]
+
+    def _tables_numpy(self, ls: np.ndarray, L: np.ndarray, nI: int) -> tuple:
+        """``(m_I, m_S, ok)`` (K x 2nl, unclipped) of every ``(i2, l, case)`` in numpy: what
+        :func:`boundcalc.lp._kernels.copeland_tables` computes (the LP core uses that once its
+        kernels are loaded; this documents the tables and checks the kernel in the tests)."""
+        K, a, in_Ia = self.K, self.winner, self.in_Ia
+        mI = ls + 1 - self.L1  # (nl,)
+        # case A: i2 not in I
+        mIA = np.broadcast_to(mI, (K, ls.size)).copy()
+        capA = nI - in_Ia.astype(np.int64)  # |I_{i1} \\ {i2}|
+        mSA = np.maximum(0, L[:, None] - ls[None, :])
+        okA = (mIA >= 0) & (mIA <= capA[:, None]) & (mSA <= self.pool_size[:, None])
+        # case B: i2 in I (needs i2 in I_{i1} and |I| >= 1)
+        mIB = mIA - 1
+        mSB = np.maximum(0, L[:, None] - ls[None, :] - 1)
+        okB = in_Ia[:, None] & (mIB >= 0) & (mIB <= capA[:, None]) & (mSB <= self.pool_size[:, None])
+        okA[a] = False
+        okB[a] = False
+        return (np.concatenate([mIA, mIB], axis=1), np.concatenate([mSA, mSB], axis=1),
+                np.concatenate([okA, okB], axis=1))
 
     # -- counting / enumeration -------------------------------------------------------
     def n_rows(self) -> int:

@@ -76,6 +76,7 @@ __all__ = ["CWRMED", "CWState", "cw_decide", "cw_update", "cw_resume", "cw_run"]
 
 _kernels.load()  # the LP core's compiled oracle and Theorem 5, called inside this module's functions
 _copeland_sums = _kernels.copeland_sums
+_copeland_tables = _kernels.copeland_tables
 _closed_form = _kernels.ecw_closed_form
 
 #: What a compiled step may ask of Python: nothing, larger table arrays, the warm bases of a new
@@ -130,7 +131,8 @@ def _build_tables(s):
     for winner ``a``, what :meth:`CopelandFamily(st, a).oracle_args()
     <boundcalc.lp.constraints.CopelandFamily.oracle_args>` holds (``I_a``, the pools
     ``S_{i2} \\ {a}``, and per ``(i2, l, case)`` the clipped sizes ``|I|``, ``|S|`` and whether the
-    case has rows; 000 eq. (2), every level ``l in max(0, L(1) - 1) .. L(2)``).  False (nothing
+    case has rows, by the LP core's :func:`~boundcalc.lp._kernels.copeland_tables`; 000 eq. (2),
+    every level ``l in max(0, L(1) - 1) .. L(2)``).  False (nothing
     written) when the flat arrays are too small: Python enlarges them (:meth:`CWRMED._grow_tables`)."""
     K = s.W.shape[0]
     L = s.L
@@ -146,6 +148,8 @@ def _build_tables(s):
     lo = max(0, L1 - 1)
     nl = L2 - lo + 1
     nc = 2 * nl
+    ls = np.arange(lo, L2 + 1)
+    psize = np.empty(K, dtype=np.int64)
     nwin = 0
     for a in range(K):
         nwin += s.is_win[a]
@@ -170,22 +174,14 @@ def _build_tables(s):
                 v = s.beats[j, i2] and j != a and i2 != a  # j in S_{i2} \ {a}
                 s.tab_pool[a, i2, j] = v
                 size += v
-            in_i = s.tab_inIa[a, i2]
-            cap = nI - (1 if in_i else 0)  # |I_a \ {i2}|
-            for t in range(nl):
-                lv = lo + t
-                mI = lv + 1 - L1
-                mS = max(0, L[i2] - lv)  # case A: i2 not in I
-                k = o + i2 * nc + t
-                s.tab_gI[k] = min(max(mI, 0), nI)
-                s.tab_gS[k] = min(mS, K)
-                s.tab_ok[k] = i2 != a and mI >= 0 and mI <= cap and mS <= size
-                mI -= 1
-                mS = max(0, L[i2] - lv - 1)  # case B: i2 in I
-                k += nl
-                s.tab_gI[k] = min(max(mI, 0), nI)
-                s.tab_gS[k] = min(mS, K)
-                s.tab_ok[k] = i2 != a and in_i and mI >= 0 and mI <= cap and mS <= size
+            psize[i2] = size
+        gI = s.tab_gI[o:o + K * nc].reshape((K, nc))
+        gS = s.tab_gS[o:o + K * nc].reshape((K, nc))
+        _copeland_tables(s.L, a, ls, L1, psize, s.tab_inIa[a], nI, gI, gS, s.tab_ok[o:o + K * nc].reshape((K, nc)))
+        for i2 in range(K):  # the oracle reads clipped sizes (family's _gI, _gS)
+            for c in range(nc):
+                gI[i2, c] = min(max(gI[i2, c], 0), nI)
+                gS[i2, c] = min(gS[i2, c], K)
         for t in range(nl):
             s.tab_caseB[co + t] = False
             s.tab_caseB[co + nl + t] = True
