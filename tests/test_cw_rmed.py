@@ -416,6 +416,36 @@ def test_warm_answers_equal_a_cold_solve(example, seed):
     assert checked >= 20, checked
 
 
+@pytest.mark.parametrize("example, seed", [("table2", 5), ("mslr5-noncondorcet", 6)])
+def test_check_decided_by_its_bound_fails_by_brute_force(example, seed):
+    """Check (3) skips the oracle when its bound (row sums grow only by the drawn pairs' ``N d``)
+    shows every winner fails: at each such step brute force (every row of every empirical winner
+    enumerated, ``N / log t``) agrees that no winner passes; and the bound decides many checks."""
+    from boundcalc.datasets import load_example
+    from boundcalc.simulate import DuelEnvironment
+
+    pm = load_example(example)
+    policy = CWRMED(pm.K)
+    env = DuelEnvironment(pm.mu, seed, seed + 1)
+    checked = 0
+    for _ in range(3000):
+        before = policy.stats["check_bound"]
+        i, j = policy.select_pair()
+        policy.update(i, j, env.duel(i, j))
+        if policy.stats["check_bound"] == before:
+            continue
+        a = policy._arrays
+        W, N = a.W.copy(), a.N.copy()
+        _, S, I, L, winners, d = brute_structure(W, N)
+        log_t = math.log(policy.t - 1)  # the decision was made for the round just played
+        q = {p: N[p] / log_t for p in d}
+        for w in winners:
+            m = brute_min_row_sum(brute_rows(S, I, L, w), q, d)
+            assert 1.0 - m > policy.params["check_tol"], (policy.t, w, m)
+        checked += 1
+    assert checked >= 300, (checked, policy.stats["checks"])  # 1,095 of 2,972 checks on table2
+
+
 def test_lifted_line_11_from_32_arms_equals_a_plain_cold_solve():
     """From ``CWRMED.lift_min_arms`` arms line 11 runs on the lifted model: every answer of a run
     (per-winner constants, ``i*``) equals a cold solve of the same empirical structure by the plain

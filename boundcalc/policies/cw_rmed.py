@@ -49,7 +49,8 @@ Python is entered only when line 11 meets a new structure (to read any warm basi
 keeps for it), when HiGHS must re-solve, and when the tables outgrow their arrays; the whole-run kernel :func:`cw_run` returns
 to :class:`CWRMED` then and resumes.  ``stats`` adds to the skeleton's: ``lp_solves`` (HiGHS
 solves), ``theorem6`` (line 11 answered by Theorem 6), ``warm_answers`` (line 11 answered by the
-reduced-cost check, no HiGHS), ``structures`` (structure changes served).
+reduced-cost check, no HiGHS), ``structures`` (structure changes served), ``check_bound`` (check (3)
+decided by its bound, no oracle: :func:`cw_check`).
 """
 
 from __future__ import annotations
@@ -84,15 +85,18 @@ _closed_form = _kernels.ecw_closed_form
 DONE, NEED_TABLES, NEED_LP, NEED_BASES = 0, 1, 2, 3
 # reg beyond the skeleton's: the structure version the tables are for, a decision waiting for Python,
 # the structure version the warm bases were loaded for
-TAB, PENDING, BAS = 11, 12, 13
-N_REG = 14
+TAB, PENDING, BAS, CHK = 11, 12, 13, 14
+N_REG = 15
 CHECK_TOL, LP_TOL = 2, 3
-S_LP, S_THM6, S_WARM, S_STRUCT = 5, 6, 7, 8
+S_LP, S_THM6, S_WARM, S_STRUCT, S_BOUND = 5, 6, 7, 8, 9
 #: Half of HiGHS's dual feasibility tolerance (1e-9, :class:`boundcalc.lp.highs.CoveringLP`):
 #: reduced costs down to minus this (less the rounding allowance) keep the basis.
 DUAL_MARGIN = 5e-10
 #: Rounding allowance of a reduced cost, relative to the magnitudes summed into it.
 ROUNDING = 1e-13
+#: Check (3) is decided by its bound (:func:`cw_check`) only when the bound clears the threshold by
+#: this much (row sums are O(1); their rounding is below 1e-13).
+CHECK_MARGIN = 1e-9
 
 #: CW-RMED's state: the skeleton's fields, ``E = (N / log t) d``, the oracle's tables per winner
 #: (``tab_*``: flat arrays with per-winner offsets), the warm bases per winner (``lp_*``: solution,
@@ -100,7 +104,8 @@ ROUNDING = 1e-13
 CWState = namedtuple("CWState", SKELETON_FIELDS + [
     "E", "Etmp", "pid", "tab_nc", "tab_off", "tab_coff", "tab_nI", "tab_Ia", "tab_pool", "tab_inIa", "tab_gI",
     "tab_gS", "tab_ok", "tab_caseB", "tab_out", "lp_valid", "lp_x", "lp_status", "lp_nb", "lp_boff", "lp_moff",
-    "lp_soff", "lp_bvar", "lp_minvT", "lp_rstart", "lp_ridx", "cvec", "aty", "atyabs", "yv", "cB"])
+    "lp_soff", "lp_bvar", "lp_minvT", "lp_rstart", "lp_ridx", "cvec", "aty", "atyabs", "yv", "cB", "chk_info",
+    "chk_m"])
 
 
 # ----------------------------------------------------------------------------- compiled steps
@@ -196,16 +201,45 @@ def _build_tables(s):
 @njit(cache=True)
 def cw_check(s, log_t):
     """Check (3): the first empirical Copeland winner ``a`` whose counts satisfy every row of
-    ``R_a(mu_hat)``, ``1 - min_row sum of (N / log t) d <= check_tol``, or -1."""
+    ``R_a(mu_hat)``, ``1 - min_row sum of (N / log t) d <= check_tol``, or -1.
+
+    The oracle runs only when its answer is not already known.  With the structure unchanged the
+    rows are fixed and a row's sum is ``sum N_p d_p / log t`` over its pairs; since the last
+    evaluation (at ``t0``, smallest row sum ``m_a``) only drawn pairs changed their ``N_p d_p``, so
+    the smallest row sum now is at most ``(m_a log t0 + g) / log t``, ``g`` the sum of the increases
+    of ``N_p d_p`` over all pairs.  When that bound is below the threshold by ``CHECK_MARGIN`` for
+    every winner, every winner fails, as the oracle would say; otherwise the oracle decides."""
     K = s.W.shape[0]
+    tol = s.fr[CHECK_TOL]
+    if s.reg[CHK] == s.reg[STRUCT]:
+        g = 0.0
+        for i in range(K):
+            for j in range(i + 1, K):
+                x = s.info[i, j] - s.chk_info[i, j]
+                if x > 0:
+                    g += x
+        known = True
+        for a in range(K):
+            if s.is_win[a] and not ((s.chk_m[a] + g) / log_t < 1.0 - tol - CHECK_MARGIN):
+                known = False
+                break
+        if known:
+            s.stats[S_BOUND] += 1
+            return -1
     E = s.E
     for i in range(K):
         for j in range(K):
             E[i, j] = (s.N[i, j] / log_t) * s.d[i, j]
-    tol = s.fr[CHECK_TOL]
+            s.chk_info[i, j] = s.info[i, j]
+    s.reg[CHK] = s.reg[STRUCT]
     for a in range(K):
-        if s.is_win[a] and 1.0 - _min_row_sum(s, a, E) <= tol:
-            return a
+        s.chk_m[a] = np.inf
+    for a in range(K):
+        if s.is_win[a]:
+            m = _min_row_sum(s, a, E)
+            s.chk_m[a] = m * log_t
+            if 1.0 - m <= tol:
+                return a
     return -1
 
 
@@ -430,7 +464,7 @@ class CWRMED(CopelandRMED):
         "check_tol": Real(1e-12, low=0.0, high=1.0, doc="check (3) passes when the largest row violation is <= this"),
     }
     State = CWState
-    stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers", "structures")
+    stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers", "structures", "check_bound")
     kernels = (skeleton_select, cw_update, cw_run)
     #: Warm models kept by the LP core's cache (per structure and winner).
     cache_size = 64
@@ -450,7 +484,7 @@ class CWRMED(CopelandRMED):
         base = skeleton_state(K, self.params, len(self.stat_names))
         reg = np.zeros(N_REG, dtype=np.int64)
         reg[:base["reg"].size] = base["reg"]
-        reg[TAB] = reg[BAS] = -1
+        reg[TAB] = reg[BAS] = reg[CHK] = -1
         base["reg"] = reg
         base["fr"] = np.append(base["fr"], [self.params["check_tol"], self.solver.tol])
         P2 = K * (K - 1) // 2
@@ -466,7 +500,7 @@ class CWRMED(CopelandRMED):
                        lp_valid=z(K, np.bool_), lp_x=np.zeros((K, P2)), lp_status=np.full((K, P2), 3, dtype=np.int8),
                        lp_nb=z(K), lp_boff=z(K), lp_moff=z(K), lp_soff=z(K), lp_bvar=z(0), lp_minvT=np.zeros(0),
                        lp_rstart=z(0), lp_ridx=z(0), cvec=np.zeros(P2), aty=np.zeros(P2), atyabs=np.zeros(P2),
-                       yv=np.zeros(0), cB=np.zeros(0))
+                       yv=np.zeros(0), cB=np.zeros(0), chk_info=np.zeros((K, K)), chk_m=np.full(K, np.inf))
 
     def __getstate__(self):
         state = super().__getstate__()
