@@ -624,22 +624,9 @@ def _basis_parts(lp):
     b = lp.basis()
     status = b.status.copy()
     status[(b.upper <= b.lower) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
-    bvar = np.flatnonzero(status == 1)
-    tight = np.flatnonzero(~b.row_basic)
-    if bvar.size != tight.size:
+    ok, bvar, rs, ri, M = _basis_matrix(status, b.row_basic, b.starts, b.idx)
+    if not ok:
         return None
-    s, idx = b.starts, b.idx
-    lens = np.diff(s)[tight]
-    rs = np.zeros(tight.size + 1, dtype=np.int64)
-    np.cumsum(lens, out=rs[1:])
-    ri = idx[np.repeat(s[:-1][tight] - rs[:-1], lens) + np.arange(rs[-1])]  # the tight rows, in order
-    pos = np.full(b.x.size, -1, dtype=np.int64)
-    pos[bvar] = np.arange(bvar.size)
-    M = np.zeros((tight.size, bvar.size))
-    rows_of = np.repeat(np.arange(tight.size), lens)
-    cols = pos[ri]
-    keep = cols >= 0
-    M[rows_of[keep], cols[keep]] = 1.0
     if bvar.size:
         try:
             Minv = np.linalg.inv(M)
@@ -650,6 +637,51 @@ def _basis_parts(lp):
     else:
         Minv = np.zeros((0, 0))
     return b.x, status.astype(np.int8), bvar, np.ascontiguousarray(Minv.T), rs, ri
+
+
+@njit(cache=True)
+def _basis_matrix(status, row_basic, starts, idx):
+    """The basic variables, the tight rows (CSR: starts, variables, in row order) and the 0/1
+    basis matrix ``M`` on them (rows: tight rows, columns: basic variables); ``ok`` False when
+    their numbers differ (the basis test cannot use it)."""
+    n = status.shape[0]
+    nb = 0
+    for j in range(n):
+        nb += status[j] == 1
+    nt = 0
+    for r in range(row_basic.shape[0]):
+        nt += not row_basic[r]
+    bvar = np.empty(nb, dtype=np.int64)
+    pos = np.full(n, -1, dtype=np.int64)
+    k = 0
+    for j in range(n):
+        if status[j] == 1:
+            bvar[k] = j
+            pos[j] = k
+            k += 1
+    rs = np.zeros(nt + 1, dtype=np.int64)
+    nnz = 0
+    r2 = 0
+    for r in range(row_basic.shape[0]):
+        if not row_basic[r]:
+            nnz += starts[r + 1] - starts[r]
+            r2 += 1
+            rs[r2] = nnz
+    ri = np.empty(nnz, dtype=np.int64)
+    M = np.zeros((nt, nb))
+    if nb != nt:
+        return False, bvar, rs, ri, M
+    r2 = 0
+    for r in range(row_basic.shape[0]):
+        if not row_basic[r]:
+            o = rs[r2]
+            for q in range(starts[r], starts[r + 1]):
+                v = idx[q]
+                ri[o + q - starts[r]] = v
+                if pos[v] >= 0:
+                    M[r2, pos[v]] = 1.0
+            r2 += 1
+    return True, bvar, rs, ri, M
 
 
 _RESUME: dict = {}
