@@ -417,3 +417,42 @@ def test_duality_gap_out_of_tolerance_is_a_failure():
     res = CopelandLPSolver(gap_tol=-1.0).solve(pm)
     assert res.status == "failed" and "duality gap" in res.message and res.value is None
     assert CopelandLPSolver(gap_tol=-1.0).solve(pm, certify=False).status == "ok"
+
+
+@pytest.mark.parametrize("lift", [True, False])
+def test_basis_kept_under_new_costs_is_optimal_by_scipy(lift):
+    """A model whose rows and bounds are unchanged answers new costs from its last basis when that
+    stays optimal (no HiGHS run; ``CoveringLP.reused``), else HiGHS re-solves.  Either way the
+    answer's cost equals the optimum of scipy's interior point (another method, another model) on
+    the same rows, lifted blocks included; both branches are exercised."""
+    pm = random_matrix(9, np.random.default_rng(11), min_gap=0.02)
+    solver = CopelandLPSolver(seed=0, lift=lift, promote=0)
+    st = pm.structure
+    w = int(st.winners[0])
+    solver.solve_empirical(st)
+    lp = solver.model(st, w)
+    rng = np.random.default_rng(3)
+    base = lp.costs.copy()
+    reused0, runs0 = lp.reused, lp.solves
+    costs = base
+    for k in range(40):
+        if k % 4:  # as online: one pair's cost moves a little
+            costs = costs.copy()
+            costs[rng.integers(costs.size)] *= np.exp(rng.normal(0.0, 1e-3))
+        else:
+            costs = base * np.exp(rng.normal(0.0, 0.3, base.size))
+        rows0 = lp.n_rows
+        lp.set_costs(costs)
+        sol = lp.solve()
+        assert lp.n_rows == rows0
+        n, nv = lp.n, lp.n_vars
+        c = np.concatenate([costs, np.zeros(nv - n)])
+        A = np.zeros((lp.n_rows, nv))
+        for r in range(lp.n_rows):
+            s = slice(lp._starts[r], lp._starts[r + 1])
+            A[r, lp._idx[s]] = lp._val[s]
+        ref = linprog(c, A_ub=-A, b_ub=-lp._lo, bounds=list(zip(lp._lb, lp._ub)), method="highs-ipm")
+        assert ref.status == 0
+        assert float(costs @ sol.x) == pytest.approx(ref.fun, rel=1e-7, abs=1e-9), k
+        assert np.all(A @ np.concatenate([sol.x, sol.aux]) >= lp._lo - 1e-7)
+    assert lp.reused - reused0 >= 5 and lp.solves - runs0 >= 5, (lp.reused - reused0, lp.solves - runs0)

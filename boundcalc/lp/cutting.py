@@ -36,7 +36,8 @@ and the answer is certified the same way.
 Online use (paper 000, Algorithm 1: CW-RMED)
     :class:`CopelandLPSolver` keeps a small LRU cache of ``(family, HiGHS model)`` per
     ``(Copeland structure, winner)``.  An empirical matrix ``mu_hat(t)`` whose structure is
-    unchanged costs only new costs and a warm primal-simplex re-solve; a matrix flipping back
+    unchanged costs only new costs and a warm re-solve, or none when the last basis stays optimal
+    for the new costs (:meth:`~boundcalc.lp.highs.CoveringLP.solve`); a matrix flipping back
     and forth between two structures finds both warm.  :meth:`CopelandLPSolver.solve_empirical`
     accepts exact ties (a tied pair lies in no row: 000 Algorithm 1 reads an undrawn or tied pair
     as in neither ``S`` nor ``I``); :meth:`CopelandLPSolver.violation` answers check (3) with the

@@ -46,6 +46,13 @@ __all__ = ["CoveringLP", "SolverError", "LPSolution", "LPBasis", "FALLBACKS", "l
 
 #: What :meth:`CoveringLP.solve` tries, from scratch and in this order, when the warm dual
 #: simplex does not end "Optimal": ``(name, HiGHS options)``.
+#: Half of HiGHS's dual feasibility tolerance (1e-9, set on every model): a reduced cost or row dual
+#: down to minus this (less the rounding allowance) keeps a basis (:meth:`CoveringLP._reuse_basis`;
+#: CW-RMED's compiled test, :mod:`boundcalc.policies.cw_rmed`).
+DUAL_MARGIN = 5e-10
+#: Rounding allowance of a reduced cost, relative to the magnitudes summed into it.
+ROUNDING = 1e-13
+
 FALLBACKS: tuple[tuple[str, dict], ...] = (
     ("cold dual simplex", {}),
     ("presolve", {"presolve": "on"}),
@@ -180,6 +187,8 @@ class CoveringLP:
         self.iterations = 0
         self.rows_added = 0
         self.fallbacks = 0
+        self.reused = 0  # solves answered by the last basis, no HiGHS run (:meth:`_reuse_basis`)
+        self._last: tuple | None = None  # (LPSolution, column values) of the last optimal dual simplex solve
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -251,6 +260,7 @@ class CoveringLP:
         ids = np.arange(first, first + k, dtype=np.int64)
         if k == 0:
             return ids
+        self._last = None
         self._lb = np.concatenate([self._lb, lower])
         self._ub = np.concatenate([self._ub, upper])
         c0 = self._var.size
@@ -271,6 +281,7 @@ class CoveringLP:
 
     def _append(self, starts, idx, val, lower) -> int:
         m = starts.size - 1
+        self._last = None
         self._empty_row |= bool(np.any((np.diff(starts) == 0) & (lower > 0)))
         self._ensure_cols(idx)
         self.h.addRows(m, lower, np.full(m, highspy.kHighsInf), int(idx.size),
@@ -309,6 +320,7 @@ class CoveringLP:
 
     def set_bounds(self, lower: np.ndarray, upper: np.ndarray | None = None) -> None:
         """New bounds of the pair variables."""
+        self._last = None
         self._lb[: self.n] = np.asarray(lower, dtype=float)
         self._ub[: self.n] = 1.0 if upper is None else np.asarray(upper, dtype=float)
         cols = self._pcols
@@ -371,6 +383,10 @@ class CoveringLP:
     def solve(self) -> LPSolution:
         """Solve (warm); on a status other than optimal, the :data:`FALLBACKS` from scratch.
 
+        When only the costs changed since the last optimal solve and its basis stays optimal for
+        them, that solution is returned without running HiGHS (:meth:`_reuse_basis`; counted in
+        :attr:`reused`, not in :attr:`solves`).
+
         Raises :class:`SolverError` when no method reports an optimal solution.
         """
         if self._empty_row:
@@ -382,6 +398,10 @@ class CoveringLP:
             x = np.clip(self._lb[: self.n], 0.0, 1.0) + 0.0
             self.solves += 1
             return LPSolution(x, float(self.costs @ x), np.zeros(0), np.zeros(0), "Optimal", 0, np.zeros(0))
+        if self._last is not None:
+            got = self._reuse_basis()
+            if got is not None:
+                return got
         h = self.h
         name = self._run()
         used = None
@@ -412,7 +432,61 @@ class CoveringLP:
         x = np.clip(v[: self.n], 0.0, 1.0) + 0.0  # no -0.0
         duals = np.asarray(sol.row_dual, dtype=float)
         rv = np.asarray(sol.row_value, dtype=float)
-        return LPSolution(x, self._last_obj, duals, rv, "Optimal", self._last_its, v[self.n:], used)
+        out = LPSolution(x, self._last_obj, duals, rv, "Optimal", self._last_its, v[self.n:], used)
+        self._last = (out, v[self._var]) if used is None else None
+        return out
+
+    def _reuse_basis(self) -> LPSolution | None:
+        """The last solve's answer when only the costs changed since and its basis stays optimal for
+        the new ones (else None: HiGHS re-solves).
+
+        With the rows and bounds unchanged the basis stays primal feasible with the same solution;
+        it stays optimal while the duals ``y`` of the new basic costs (``B^T y = c_B``, one solve with
+        HiGHS's factorisation, :meth:`highspy.Highs.getBasisTransposeSolve`) keep their signs: ``y_r
+        >= 0`` on the tight rows, reduced costs ``c_j - a_j.y >= 0`` at a lower bound, ``<= 0`` at an
+        upper one, ``= 0`` for a free nonbasic variable.  Signs are required with a margin of half
+        HiGHS's dual tolerance less a rounding allowance (:data:`DUAL_MARGIN`, :data:`ROUNDING`), so
+        that the basis is kept only where HiGHS's warm re-solve would pivot no more (0 iterations)
+        and return this solution."""
+        h = self.h
+        ok, bv = h.getBasicVariables()
+        if ok != highspy.HighsStatus.kOk:
+            return None
+        last, v = self._last
+        bv = np.asarray(bv, dtype=np.int64)
+        ncol = self._var.size
+        c = np.zeros(ncol)
+        c[self._pcols] = self.costs[self._var[self._pcols]]
+        colb = bv >= 0
+        rhs = np.zeros(bv.size)
+        rhs[colb] = c[bv[colb]]
+        ok, y = h.getBasisTransposeSolve(rhs)
+        if ok != highspy.HighsStatus.kOk:
+            return None
+        y = np.asarray(y, dtype=float)
+        scale = float(np.abs(rhs).max(initial=0.0))
+        tight = np.ones(y.size, dtype=bool)
+        tight[-1 - bv[~colb]] = False
+        if np.any(y[tight] < -DUAL_MARGIN + ROUNDING * scale):
+            return None
+        terms = self._val * np.repeat(y, np.diff(self._starts))
+        cols = self._col[self._idx]
+        dj = c - np.bincount(cols, weights=terms, minlength=ncol)
+        allow = -DUAL_MARGIN + ROUNDING * (np.abs(c) + np.bincount(cols, weights=np.abs(terms), minlength=ncol))
+        lo, up = self._lb[self._var], self._ub[self._var]
+        nonbasic = np.ones(ncol, dtype=bool)
+        nonbasic[bv[colb]] = False
+        moves = nonbasic & (up > lo)  # a fixed variable never moves
+        at_lo = moves & (v <= lo)
+        at_up = moves & (v >= up)
+        free = moves & ~at_lo & ~at_up
+        if (np.any(dj[at_lo] < allow[at_lo]) or np.any(-dj[at_up] < allow[at_up])
+                or np.any(np.abs(dj[free]) > -allow[free])):
+            return None
+        self.reused += 1
+        x = last.x
+        obj = float(self.costs @ x)
+        return LPSolution(x, obj, y, last.row_values, "Optimal", 0, last.aux, None)
 
     def _run(self) -> str:
         h = self.h

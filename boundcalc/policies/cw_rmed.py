@@ -31,8 +31,10 @@ the policy between steps:
   zero simplex iterations, otherwise HiGHS re-solves.
 * from ``CWRMED.lift_min_arms`` (32) arms, line 11 runs on the LP core's lifted model instead
   (:mod:`boundcalc.lp.lifted`: the same LP, eq. (2) exactly, with one row standing for all rows of
-  an ``(i2, l, case)``), re-solved warm by HiGHS whenever line 11 is reached; the basis test above
-  reads 0/1 rows only and is not used there.  Measured on 64-arm MSLR submatrices near ties: a
+  an ``(i2, l, case)``).  The compiled basis test above reads 0/1 rows only; there the LP core makes
+  the same test itself before any warm re-solve (:meth:`boundcalc.lp.highs.CoveringLP.solve`: the
+  duals of the new costs from HiGHS's factorisation of the last basis, no simplex run), and HiGHS
+  re-solves only when it fails (``warm_answers`` counts line-11 answers given with no HiGHS run).  Measured on 64-arm MSLR submatrices near ties: a
   cold solve of an empirical structure takes 3-10 rounds and 0.1-0.2 s on the lifted model against
   65-143 rounds and 2-7 s on the plain one, and while the last undrawn pairs are drawn (about
   2,000 steps in) the structure changes at every step.
@@ -64,7 +66,7 @@ from numba import njit
 
 from ..lp import _kernels
 from ..lp.cutting import CopelandLPSolver
-from ..lp.highs import SolverError
+from ..lp.highs import DUAL_MARGIN, ROUNDING, SolverError
 from ..lp.structure import Structure
 from .base import Real
 from .copeland_rmed import (HAVE_TARGET, IN_LOOP, ISTAR, S_CHECKS, S_SOLVES, S_TARGETS, SKELETON_FIELDS, STRUCT,
@@ -89,11 +91,6 @@ TAB, PENDING, BAS, CHK = 11, 12, 13, 14
 N_REG = 15
 CHECK_TOL, LP_TOL = 2, 3
 S_LP, S_THM6, S_WARM, S_STRUCT, S_BOUND = 5, 6, 7, 8, 9
-#: Half of HiGHS's dual feasibility tolerance (1e-9, :class:`boundcalc.lp.highs.CoveringLP`):
-#: reduced costs down to minus this (less the rounding allowance) keep the basis.
-DUAL_MARGIN = 5e-10
-#: Rounding allowance of a reduced cost, relative to the magnitudes summed into it.
-ROUNDING = 1e-13
 #: Check (3) is decided by its bound (:func:`cw_check`) only when the bound clears the threshold by
 #: this much (row sums are O(1); their rounding is below 1e-13).
 CHECK_MARGIN = 1e-9
@@ -552,7 +549,9 @@ class CWRMED(CopelandRMED):
         if not res.success:
             raise SolverError(f"CW-RMED at t = {self.t}: the lower-bound LP failed: {res.message}")
         a.stats[S_LP] += int(res.stats["lp_solves"])
-        a.stats[S_THM6] += int(res.stats["method"].startswith("closed-form"))
+        thm6 = res.stats["method"].startswith("closed-form")
+        a.stats[S_THM6] += int(thm6)
+        a.stats[S_WARM] += int(not thm6 and res.stats["lp_solves"] == 0)  # every model's basis kept
         a.wval[:] = np.inf
         for w, v in res.per_winner.items():
             a.wval[w] = v
@@ -624,26 +623,18 @@ def _basis_parts(lp):
     b = lp.basis()
     status = b.status.copy()
     status[(b.upper <= b.lower) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
-    ok, bvar, rs, ri, M = _basis_matrix(status, b.row_basic, b.starts, b.idx)
+    ok, bvar, rs, ri, minvT = _basis_matrix(status, b.row_basic, b.starts, b.idx)
     if not ok:
         return None
-    if bvar.size:
-        try:
-            Minv = np.linalg.inv(M)
-        except np.linalg.LinAlgError:
-            return None
-        if not np.abs(Minv @ M - np.eye(bvar.size)).max() <= 1e-9:
-            return None
-    else:
-        Minv = np.zeros((0, 0))
-    return b.x, status.astype(np.int8), bvar, np.ascontiguousarray(Minv.T), rs, ri
+    return b.x, status.astype(np.int8), bvar, minvT, rs, ri
 
 
 @njit(cache=True)
 def _basis_matrix(status, row_basic, starts, idx):
-    """The basic variables, the tight rows (CSR: starts, variables, in row order) and the 0/1
-    basis matrix ``M`` on them (rows: tight rows, columns: basic variables); ``ok`` False when
-    their numbers differ (the basis test cannot use it)."""
+    """The basic variables, the tight rows (CSR: starts, variables, in row order) and ``(M^-1)^T``,
+    ``M`` the 0/1 basis matrix on them (rows: tight rows, columns: basic variables); ``ok`` False
+    when their numbers differ or ``M`` is singular or ill conditioned (``|M^-1 M - I| > 1e-9``):
+    the basis test cannot use it."""
     n = status.shape[0]
     nb = 0
     for j in range(n):
@@ -681,7 +672,19 @@ def _basis_matrix(status, row_basic, starts, idx):
                 if pos[v] >= 0:
                     M[r2, pos[v]] = 1.0
             r2 += 1
-    return True, bvar, rs, ri, M
+    if nb == 0:
+        return True, bvar, rs, ri, M
+    try:
+        Minv = np.linalg.inv(M)
+    except Exception:  # singular
+        return False, bvar, rs, ri, M
+    P = Minv @ M
+    for a in range(nb):
+        for b in range(nb):
+            e = P[a, b] - (1.0 if a == b else 0.0)
+            if not abs(e) <= 1e-9:
+                return False, bvar, rs, ri, M
+    return True, bvar, rs, ri, np.ascontiguousarray(Minv.T)
 
 
 _RESUME: dict = {}
