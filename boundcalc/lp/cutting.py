@@ -297,6 +297,10 @@ class CopelandLPSolver:
         False: a plain cutting plane, every cut one 0/1 row of the family (see
         :class:`~boundcalc.lp.lifted.CopelandModel`); what CW-RMED uses, whose line 11 tests the
         stored basis of such a model against new costs.
+    reuse_basis : bool
+        A warm model whose costs alone changed answers from its last basis when that stays optimal
+        (:meth:`~boundcalc.lp.highs.CoveringLP.solve`); False: HiGHS always re-solves (CW-RMED's
+        plain models, whose bases its compiled step has tested already).
 
     Examples
     --------
@@ -314,8 +318,9 @@ class CopelandLPSolver:
 
     def __init__(self, *, tol: float = 1e-9, per_i2: int = 1, promote: int = 2, warm_rows: int = 3,
                  max_rounds: int = 10_000, levels: Iterable[int] | None = None, seed: int = 0, cache_size: int = 8,
-                 presolve: bool = False, gap_tol: float = 1e-7, lift: bool = True):
+                 presolve: bool = False, gap_tol: float = 1e-7, lift: bool = True, reuse_basis: bool = True):
         self.tol = float(tol)
+        self.reuse_basis = bool(reuse_basis)
         self.lift = bool(lift)
         self.per_i2 = int(per_i2)
         self.promote = int(promote)
@@ -518,6 +523,7 @@ class CopelandLPSolver:
             if model is None:
                 warm_all = False
                 model = CopelandModel(fam, costs, upper, promote=self.promote, presolve=self.presolve, lift=self.lift)
+                model.lp.reuse_basis = self.reuse_basis
                 ent.model = model
                 if self.warm_rows and fam._has_rows:
                     # first rows: the tightest at ECW's allocation (feasible, R^E c R: 000 Theorem 6),

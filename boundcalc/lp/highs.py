@@ -188,6 +188,7 @@ class CoveringLP:
         self.rows_added = 0
         self.fallbacks = 0
         self.reused = 0  # solves answered by the last basis, no HiGHS run (:meth:`_reuse_basis`)
+        self.reuse_basis = True  # False: every solve runs HiGHS
         self._last: tuple | None = None  # (LPSolution, column values) of the last optimal dual simplex solve
 
     # ------------------------------------------------------------------ sizes
@@ -398,7 +399,7 @@ class CoveringLP:
             x = np.clip(self._lb[: self.n], 0.0, 1.0) + 0.0
             self.solves += 1
             return LPSolution(x, float(self.costs @ x), np.zeros(0), np.zeros(0), "Optimal", 0, np.zeros(0))
-        if self._last is not None:
+        if self._last is not None and self.reuse_basis:
             got = self._reuse_basis()
             if got is not None:
                 return got

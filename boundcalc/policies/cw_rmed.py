@@ -471,7 +471,9 @@ class CWRMED(CopelandRMED):
     def __init__(self, K: int, *, rng: np.random.Generator | int | None = None, **params: Any):
         # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
         # pairs are a function of the outcomes alone) and never draws from ``rng``
-        self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, lift=False)
+        # the plain models' bases are tested in the compiled step (the LP core's own test would
+        # only repeat it; HiGHS's 0-iteration re-solve keeps the decisions of the landed version)
+        self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False)
         super().__init__(K, rng=rng, **params)  # validates K
         if self.K >= self.lift_min_arms:
             self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, lift=True)
