@@ -52,7 +52,7 @@ keeps for it), when HiGHS must re-solve, and when the tables outgrow their array
 to :class:`CWRMED` then and resumes.  ``stats`` adds to the skeleton's: ``lp_solves`` (HiGHS
 solves), ``theorem6`` (line 11 answered by Theorem 6), ``warm_answers`` (line 11 answered by the
 reduced-cost check, no HiGHS), ``structures`` (structure changes served), ``check_bound`` (check (3)
-decided by its bound, no oracle: :func:`cw_check`).
+decided by its bounds, no oracle: :func:`cw_check`).
 """
 
 from __future__ import annotations
@@ -87,8 +87,8 @@ _closed_form = _kernels.ecw_closed_form
 DONE, NEED_TABLES, NEED_LP, NEED_BASES = 0, 1, 2, 3
 # reg beyond the skeleton's: the structure version the tables are for, a decision waiting for Python,
 # the structure version the warm bases were loaded for
-TAB, PENDING, BAS, CHK = 11, 12, 13, 14
-N_REG = 15
+TAB, PENDING, BAS, CHK, BND = 11, 12, 13, 14, 15
+N_REG = 16
 CHECK_TOL, LP_TOL = 2, 3
 S_LP, S_THM6, S_WARM, S_STRUCT, S_BOUND = 5, 6, 7, 8, 9
 #: Check (3) is decided by its bound (:func:`cw_check`) only when the bound clears the threshold by
@@ -200,28 +200,41 @@ def cw_check(s, log_t):
     """Check (3): the first empirical Copeland winner ``a`` whose counts satisfy every row of
     ``R_a(mu_hat)``, ``1 - min_row sum of (N / log t) d <= check_tol``, or -1.
 
-    The oracle runs only when its answer is not already known.  With the structure unchanged the
-    rows are fixed and a row's sum is ``sum N_p d_p / log t`` over its pairs; since the last
-    evaluation (at ``t0``, smallest row sum ``m_a``) only drawn pairs changed their ``N_p d_p``, so
-    the smallest row sum now is at most ``(m_a log t0 + g) / log t``, ``g`` the sum of the increases
-    of ``N_p d_p`` over all pairs.  When that bound is below the threshold by ``CHECK_MARGIN`` for
-    every winner, every winner fails, as the oracle would say; otherwise the oracle decides."""
+    The oracle runs only when its answer is not known already.  With the structure unchanged the rows
+    are fixed and a row's sum is ``sum N_p d_p / log t`` over its pairs; since the last evaluation
+    (at ``t0``, smallest row sum ``m_a``) only drawn pairs changed their ``N_p d_p``, so the smallest
+    row sum now lies in ``[(m_a log t0 - g-) / log t, (m_a log t0 + g+) / log t]``, ``g+`` (``g-``)
+    the sum of the increases (decreases) of ``N_p d_p`` over all pairs.  Going through the winners
+    in index order, one whose upper end is below the threshold by ``CHECK_MARGIN`` fails and one
+    whose lower end is above it by ``CHECK_MARGIN`` passes, as the oracle would say; the first
+    winner neither of these decides sends the whole check to the oracle."""
     K = s.W.shape[0]
     tol = s.fr[CHECK_TOL]
+    s.reg[BND] = 0
     if s.reg[CHK] == s.reg[STRUCT]:
-        g = 0.0
+        gp = 0.0
+        gm = 0.0
         for i in range(K):
             for j in range(i + 1, K):
                 x = s.info[i, j] - s.chk_info[i, j]
                 if x > 0:
-                    g += x
+                    gp += x
+                else:
+                    gm -= x
         known = True
         for a in range(K):
-            if s.is_win[a] and not ((s.chk_m[a] + g) / log_t < 1.0 - tol - CHECK_MARGIN):
-                known = False
-                break
+            if not s.is_win[a]:
+                continue
+            m0 = s.chk_m[a]  # NaN: not evaluated at t0
+            if (m0 + gp) / log_t < 1.0 - tol - CHECK_MARGIN:
+                continue
+            if (m0 - gm) / log_t >= 1.0 - tol + CHECK_MARGIN:
+                s.reg[BND] = 1
+                return a
+            known = False
+            break
         if known:
-            s.stats[S_BOUND] += 1
+            s.reg[BND] = 1
             return -1
     E = s.E
     for i in range(K):
@@ -230,7 +243,7 @@ def cw_check(s, log_t):
             s.chk_info[i, j] = s.info[i, j]
     s.reg[CHK] = s.reg[STRUCT]
     for a in range(K):
-        s.chk_m[a] = np.inf
+        s.chk_m[a] = np.nan
     for a in range(K):
         if s.is_win[a]:
             m = _min_row_sum(s, a, E)
@@ -379,6 +392,7 @@ def cw_decide(s):
             s.reg[ISTAR] = istar
             s.reg[HAVE_TARGET] = 1
         s.stats[S_CHECKS] += 1
+        s.stats[S_BOUND] += s.reg[BND]
     if exploit < 0:
         s.stats[S_TARGETS] += 1
     skeleton_finish(s, exploit, log_t)
@@ -499,7 +513,7 @@ class CWRMED(CopelandRMED):
                        lp_valid=z(K, np.bool_), lp_x=np.zeros((K, P2)), lp_status=np.full((K, P2), 3, dtype=np.int8),
                        lp_nb=z(K), lp_boff=z(K), lp_moff=z(K), lp_soff=z(K), lp_bvar=z(0), lp_minvT=np.zeros(0),
                        lp_rstart=z(0), lp_ridx=z(0), cvec=np.zeros(P2), aty=np.zeros(P2), atyabs=np.zeros(P2),
-                       yv=np.zeros(0), cB=np.zeros(0), chk_info=np.zeros((K, K)), chk_m=np.full(K, np.inf))
+                       yv=np.zeros(0), cB=np.zeros(0), chk_info=np.zeros((K, K)), chk_m=np.full(K, np.nan))
 
     def __getstate__(self):
         state = super().__getstate__()
