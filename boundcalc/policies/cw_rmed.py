@@ -545,7 +545,7 @@ class CWRMED(CopelandRMED):
 
     def _structure(self) -> Structure:
         a = self._arrays
-        return Structure(a.beats.copy(), a.d.copy())
+        return Structure._from_fresh(a.beats.copy(), a.d.copy())  # antisymmetric by construction
 
     def _serve(self, status: int) -> None:
         """Provide what the compiled decision asked for (module text)."""
