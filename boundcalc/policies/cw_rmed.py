@@ -603,29 +603,33 @@ class CWRMED(CopelandRMED):
             got = _basis_parts(lp) if lp is not None and lp.n == P2 else None
             if got is not None:
                 parts.append((w, got))
-        bo = mo = so = 0
-        bvar, minv, rstart, ridx = [], [], [], []
-        nnz = 0
+        need = {"lp_bvar": 0, "lp_minvT": 0, "lp_rstart": 0, "lp_ridx": 0}
+        for _, (x, status, bv, minvT, rs, ri) in parts:
+            need["lp_bvar"] += bv.size
+            need["lp_minvT"] += minvT.size
+            need["lp_rstart"] += rs.size
+            need["lp_ridx"] += ri.size
+        nbmax = max([p[1][2].size for p in parts], default=0)
+        need["yv"] = need["cB"] = nbmax
+        grow = {k: np.zeros(2 * n, dtype=getattr(a, k).dtype) for k, n in need.items() if getattr(a, k).size < n}
+        if grow:  # larger arrays (twice what is needed), written in place from then on
+            self._replace(**grow)
+            a = self._arrays
+        bo = mo = so = ro = 0
         for w, (x, status, bv, minvT, rs, ri) in parts:
             nb = bv.size
             a.lp_x[w] = x
             a.lp_status[w] = status
             a.lp_nb[w], a.lp_boff[w], a.lp_moff[w], a.lp_soff[w] = nb, bo, mo, so
-            bvar.append(bv)
-            minv.append(minvT.ravel())
-            rstart.append(rs + nnz)
-            ridx.append(ri)
-            nnz += ri.size
+            a.lp_bvar[bo:bo + nb] = bv
+            a.lp_minvT[mo:mo + nb * nb] = minvT.ravel()
+            a.lp_rstart[so:so + nb + 1] = rs + ro
+            a.lp_ridx[ro:ro + ri.size] = ri
+            ro += ri.size
             bo += nb
             mo += nb * nb
             so += nb + 1
             a.lp_valid[w] = True
-        cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dtype=dt)  # noqa: E731
-        nbmax = max([p[1][2].size for p in parts], default=0)
-        yv = a.yv if a.yv.size >= nbmax else np.zeros(nbmax)
-        cB = a.cB if a.cB.size >= nbmax else np.zeros(nbmax)
-        self._replace(lp_bvar=cat(bvar, np.int64), lp_minvT=cat(minv, np.float64), lp_rstart=cat(rstart, np.int64),
-                      lp_ridx=cat(ridx, np.int64), yv=yv, cB=cB)
 
     def _replace(self, **arrays) -> None:
         """New arrays for some fields (sizes changed): the bundle is rebuilt over them."""
