@@ -43,7 +43,11 @@ The decisions are those of the step-by-step version this replaces (issue 14): th
 numbers, Theorem 6's allocation, and HiGHS called from the same warm bases whenever it could pivot.
 Where they can differ: the LP core keeps warm models in an LRU cache (``cache_size``, 64 here); a
 model dropped and rebuilt cold may land on another optimal vertex of a degenerate LP (both
-optimal; the earlier version kept 8 and touched the cache at every check).  A failed LP (status
+optimal; the earlier version kept 8 and touched the cache at every check); and from
+``lift_min_arms`` arms, where the LP core answers from a kept basis, its stored vertex is returned
+where HiGHS's re-solve could step to another vertex of a degenerate optimum (both optimal; below
+``lift_min_arms`` that test is off in the LP core, ``reuse_basis=False``, and the decisions are the
+landed version's).  A failed LP (status
 "failed": a HiGHS error or a certificate out of tolerance) raises :class:`boundcalc.SolverError`:
 the policy never acts on an unverified allocation.
 
