@@ -609,3 +609,29 @@ def test_mslr5_cw_rmed_regret_per_log_t(example):
     per = cw.mean() / math.log(T)
     assert lo * res.lower_bound <= per <= hi * res.lower_bound, per / res.lower_bound
     assert rlo <= cw.mean() / ecw.mean() <= rhi, cw / ecw
+
+
+def test_same_pairs_with_the_basis_read_of_old_highspy(monkeypatch):
+    """With highspy < 1.10's reading of the basis (status enums, no basis solves) CW-RMED draws the
+    same pairs as with the fast reading (a 5-arm MSLR run through its LP phase)."""
+    from boundcalc.datasets import load_example
+    from boundcalc.lp import highs
+    from boundcalc.simulate import DuelEnvironment
+
+    pm = load_example("mslr5-condorcet")
+
+    def pairs():
+        policy = CWRMED(pm.K)
+        env = DuelEnvironment(pm.mu, 8, 9)
+        out = []
+        for _ in range(1500):
+            i, j = policy.select_pair()
+            policy.update(i, j, env.duel(i, j))
+            out.append((i, j))
+        return out, policy.stats
+
+    fast, stats = pairs()
+    assert stats["warm_answers"] > 0 and stats["lp_solves"] > 0
+    monkeypatch.setattr(highs, "BASIS_SOLVES", False)
+    old, _ = pairs()
+    assert fast == old

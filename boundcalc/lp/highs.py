@@ -46,6 +46,11 @@ __all__ = ["CoveringLP", "SolverError", "LPSolution", "LPBasis", "FALLBACKS", "l
 
 #: What :meth:`CoveringLP.solve` tries, from scratch and in this order, when the warm dual
 #: simplex does not end "Optimal": ``(name, HiGHS options)``.
+#: highspy >= 1.10 lists the basic variables and solves with the basis factorisation
+#: (``Highs.getBasicVariables``, ``Highs.getBasisTransposeSolve``); older versions read the basis
+#: from ``HighsBasis``'s status enums and never keep a basis for new costs.
+BASIS_SOLVES = hasattr(highspy.Highs, "getBasicVariables") and hasattr(highspy.Highs, "getBasisTransposeSolve")
+
 #: Half of HiGHS's dual feasibility tolerance (1e-9, set on every model): a reduced cost or row dual
 #: down to minus this (less the rounding allowance) keeps a basis (:meth:`CoveringLP._reuse_basis`;
 #: CW-RMED's compiled test, :mod:`boundcalc.policies.cw_rmed`).
@@ -365,6 +370,8 @@ class CoveringLP:
             # the basic variables as HiGHS lists them (a column j >= 0, a row r as -1 - r) and the
             # values: a nonbasic column sits exactly at a bound (0 lower, 2 upper) or, free, at 0 (3).
             # (Reading HighsBasis.col_status instead converts one enum object per column: 20x slower.)
+            if not BASIS_SOLVES:
+                return self._basis_from_enums()
             ok, bv = self.h.getBasicVariables()
             if ok != highspy.HighsStatus.kOk:  # no valid basis: every row reads tight, none basic
                 return LPBasis(np.clip(x, 0.0, 1.0) + 0.0, status, row_basic, self._starts.copy(),
@@ -378,6 +385,22 @@ class CoveringLP:
             row_basic[-1 - bv[bv < 0]] = True
             x[self._var] = v
         x = np.clip(x, 0.0, 1.0) + 0.0  # as solve() returns it
+        return LPBasis(x, status, row_basic, self._starts.copy(), self._idx.copy(), self._lb.copy(), self._ub.copy())
+
+    def _basis_from_enums(self) -> LPBasis:
+        """:meth:`basis` read from ``HighsBasis``'s status enums (highspy < 1.10; 20x slower)."""
+        status = np.full(self.n_vars, 3, dtype=np.int8)
+        row_basic = np.zeros(self.n_rows, dtype=bool)
+        x = self._lb.copy()
+        if self._var.size:
+            b = self.h.getBasis()
+            # HighsBasisStatus values: kLower 0, kBasic 1, kUpper 2, kZero 3, kNonbasic 4
+            col = np.array([c.value for c in b.col_status], dtype=np.int8)
+            col[col > 2] = 3
+            status[self._var] = col
+            row_basic[:] = np.array([c.value for c in b.row_status], dtype=np.int8) == 1
+            x[self._var] = np.asarray(self.h.getSolution().col_value, dtype=float)
+        x = np.clip(x, 0.0, 1.0) + 0.0
         return LPBasis(x, status, row_basic, self._starts.copy(), self._idx.copy(), self._lb.copy(), self._ub.copy())
 
     # ------------------------------------------------------------------ solve
@@ -399,7 +422,7 @@ class CoveringLP:
             x = np.clip(self._lb[: self.n], 0.0, 1.0) + 0.0
             self.solves += 1
             return LPSolution(x, float(self.costs @ x), np.zeros(0), np.zeros(0), "Optimal", 0, np.zeros(0))
-        if self._last is not None and self.reuse_basis:
+        if self._last is not None and self.reuse_basis and BASIS_SOLVES:
             got = self._reuse_basis()
             if got is not None:
                 return got
