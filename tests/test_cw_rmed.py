@@ -622,13 +622,8 @@ def test_same_pairs_with_the_basis_read_of_old_highspy(monkeypatch):
 
     def pairs():
         policy = CWRMED(pm.K)
-        env = DuelEnvironment(pm.mu, 8, 9)
-        out = []
-        for _ in range(1500):
-            i, j = policy.select_pair()
-            policy.update(i, j, env.duel(i, j))
-            out.append((i, j))
-        return out, policy.stats
+        out, _ = policy.run(DuelEnvironment(pm.mu, 8, 9).duel, 1500)
+        return out.tolist(), policy.stats
 
     fast, stats = pairs()
     assert stats["warm_answers"] > 0 and stats["lp_solves"] > 0
