@@ -522,8 +522,8 @@ class CopelandLPSolver:
             s0 = i0 = a0 = f0 = 0  # a new model's counts start at 0 (its warm rows are counted)
             if model is None:
                 warm_all = False
-                model = CopelandModel(fam, costs, upper, promote=self.promote, presolve=self.presolve, lift=self.lift)
-                model.lp.reuse_basis = self.reuse_basis
+                model = CopelandModel(fam, costs, upper, promote=self.promote, presolve=self.presolve, lift=self.lift,
+                                      reuse_basis=self.reuse_basis)
                 ent.model = model
                 if self.warm_rows and fam._has_rows:
                     # first rows: the tightest at ECW's allocation (feasible, R^E c R: 000 Theorem 6),

@@ -44,8 +44,6 @@ from .constraints import RowBlock, _select_rows, row_hashes, rows_to_csr
 
 __all__ = ["CoveringLP", "SolverError", "LPSolution", "LPBasis", "FALLBACKS", "lagrangian_bound"]
 
-#: What :meth:`CoveringLP.solve` tries, from scratch and in this order, when the warm dual
-#: simplex does not end "Optimal": ``(name, HiGHS options)``.
 #: highspy >= 1.10 lists the basic variables and solves with the basis factorisation
 #: (``Highs.getBasicVariables``, ``Highs.getBasisTransposeSolve``); older versions read the basis
 #: from ``HighsBasis``'s status enums and never keep a basis for new costs.
@@ -58,6 +56,8 @@ DUAL_MARGIN = 5e-10
 #: Rounding allowance of a reduced cost, relative to the magnitudes summed into it.
 ROUNDING = 1e-13
 
+#: What :meth:`CoveringLP.solve` tries, from scratch and in this order, when the warm dual
+#: simplex does not end "Optimal": ``(name, HiGHS options)``.
 FALLBACKS: tuple[tuple[str, dict], ...] = (
     ("cold dual simplex", {}),
     ("presolve", {"presolve": "on"}),
@@ -149,6 +149,9 @@ class CoveringLP:
     presolve : bool
         HiGHS presolve; off by default (measured: on these LPs it only costs time, and a
         warm start skips it anyway).
+    reuse_basis : bool
+        When only the costs changed since the last optimal solve, answer from its basis if that
+        stays optimal for them (:meth:`solve`); False: every solve runs HiGHS.
 
     >>> lp = CoveringLP(np.array([1.0, 2.0, 3.0]))
     >>> lp.add_rows([np.array([0, 1]), np.array([1, 2])])
@@ -161,7 +164,7 @@ class CoveringLP:
     """
 
     def __init__(self, costs: np.ndarray, lower: np.ndarray | None = None, upper: np.ndarray | None = None,
-                 *, threads: int = 1, presolve: bool = False):
+                 *, threads: int = 1, presolve: bool = False, reuse_basis: bool = True):
         costs = np.asarray(costs, dtype=float)
         if not np.all(np.isfinite(costs)):
             raise ValueError("LP costs must be finite")
@@ -193,8 +196,8 @@ class CoveringLP:
         self.rows_added = 0
         self.fallbacks = 0
         self.reused = 0  # solves answered by the last basis, no HiGHS run (:meth:`_reuse_basis`)
-        self.reuse_basis = True  # False: every solve runs HiGHS
-        self._last: tuple | None = None  # (LPSolution, column values) of the last optimal dual simplex solve
+        self.reuse_basis = bool(reuse_basis)  # False: every solve runs HiGHS
+        self._last: LPSolution | None = None  # the last optimal dual simplex solve (its basis may be kept)
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -367,25 +370,35 @@ class CoveringLP:
         row_basic = np.zeros(self.n_rows, dtype=bool)
         x = self._lb.copy()
         if self._var.size:
-            # the basic variables as HiGHS lists them (a column j >= 0, a row r as -1 - r) and the
-            # values: a nonbasic column sits exactly at a bound (0 lower, 2 upper) or, free, at 0 (3).
-            # (Reading HighsBasis.col_status instead converts one enum object per column: 20x slower.)
             if not BASIS_SOLVES:
                 return self._basis_from_enums()
-            ok, bv = self.h.getBasicVariables()
-            if ok != highspy.HighsStatus.kOk:  # no valid basis: every row reads tight, none basic
+            got = self._column_status()
+            if got is None:  # no valid basis: every row reads tight, none basic
                 return LPBasis(np.clip(x, 0.0, 1.0) + 0.0, status, row_basic, self._starts.copy(),
                                self._idx.copy(), self._lb.copy(), self._ub.copy())
-            bv = np.asarray(bv, dtype=np.int64)
-            v = np.asarray(self.h.getSolution().col_value, dtype=float)
-            lo, up = self._lb[self._var], self._ub[self._var]
-            col = np.where(v >= up, 2, np.where(v <= lo, 0, 3)).astype(np.int8)
-            col[bv[bv >= 0]] = 1
+            col, row_basic, _, v = got
             status[self._var] = col
-            row_basic[-1 - bv[bv < 0]] = True
             x[self._var] = v
         x = np.clip(x, 0.0, 1.0) + 0.0  # as solve() returns it
         return LPBasis(x, status, row_basic, self._starts.copy(), self._idx.copy(), self._lb.copy(), self._ub.copy())
+
+    def _column_status(self):
+        """``(status per HiGHS column, row_basic, basic variables as HiGHS lists them, column
+        values)`` of the last solve, or None without a valid basis.  HiGHS lists a basic column
+        ``j`` as ``j`` and a basic row ``r`` as ``-1 - r``; a nonbasic column sits exactly at a
+        bound (status 0 lower, 2 upper) or, free, at 0 (3).  (Reading ``HighsBasis.col_status``
+        instead converts one enum object per column: 20x slower.)"""
+        ok, bv = self.h.getBasicVariables()
+        if ok != highspy.HighsStatus.kOk:
+            return None
+        bv = np.asarray(bv, dtype=np.int64)
+        v = np.asarray(self.h.getSolution().col_value, dtype=float)
+        lo, up = self._lb[self._var], self._ub[self._var]
+        col = np.where(v >= up, 2, np.where(v <= lo, 0, 3)).astype(np.int8)
+        col[bv[bv >= 0]] = 1
+        row_basic = np.zeros(self.n_rows, dtype=bool)
+        row_basic[-1 - bv[bv < 0]] = True
+        return col, row_basic, bv, v
 
     def _basis_from_enums(self) -> LPBasis:
         """:meth:`basis` read from ``HighsBasis``'s status enums (highspy < 1.10; 20x slower)."""
@@ -457,7 +470,7 @@ class CoveringLP:
         duals = np.asarray(sol.row_dual, dtype=float)
         rv = np.asarray(sol.row_value, dtype=float)
         out = LPSolution(x, self._last_obj, duals, rv, "Optimal", self._last_its, v[self.n:], used)
-        self._last = (out, v[self._var]) if used is None else None
+        self._last = out if used is None else None
         return out
 
     def _reuse_basis(self) -> LPSolution | None:
@@ -472,38 +485,29 @@ class CoveringLP:
         HiGHS's dual tolerance less a rounding allowance (:data:`DUAL_MARGIN`, :data:`ROUNDING`), so
         that the basis is kept only where HiGHS's warm re-solve would pivot no more (0 iterations)
         and return this solution."""
-        h = self.h
-        ok, bv = h.getBasicVariables()
-        if ok != highspy.HighsStatus.kOk:
+        got = self._column_status()
+        if got is None:
             return None
-        last, v = self._last
-        bv = np.asarray(bv, dtype=np.int64)
+        col, row_basic, bv, _ = got
+        last = self._last
         ncol = self._var.size
         c = np.zeros(ncol)
         c[self._pcols] = self.costs[self._var[self._pcols]]
         colb = bv >= 0
         rhs = np.zeros(bv.size)
         rhs[colb] = c[bv[colb]]
-        ok, y = h.getBasisTransposeSolve(rhs)
+        ok, y = self.h.getBasisTransposeSolve(rhs)
         if ok != highspy.HighsStatus.kOk:
             return None
         y = np.asarray(y, dtype=float)
-        scale = float(np.abs(rhs).max(initial=0.0))
-        tight = np.ones(y.size, dtype=bool)
-        tight[-1 - bv[~colb]] = False
-        if np.any(y[tight] < -DUAL_MARGIN + ROUNDING * scale):
-            return None
+        if np.any(y[~row_basic] < -DUAL_MARGIN + ROUNDING * float(np.abs(rhs).max(initial=0.0))):
+            return None  # a tight row's dual must stay >= 0
         terms = self._val * np.repeat(y, np.diff(self._starts))
         cols = self._col[self._idx]
         dj = c - np.bincount(cols, weights=terms, minlength=ncol)
         allow = -DUAL_MARGIN + ROUNDING * (np.abs(c) + np.bincount(cols, weights=np.abs(terms), minlength=ncol))
-        lo, up = self._lb[self._var], self._ub[self._var]
-        nonbasic = np.ones(ncol, dtype=bool)
-        nonbasic[bv[colb]] = False
-        moves = nonbasic & (up > lo)  # a fixed variable never moves
-        at_lo = moves & (v <= lo)
-        at_up = moves & (v >= up)
-        free = moves & ~at_lo & ~at_up
+        moves = self._ub[self._var] > self._lb[self._var]  # a fixed variable never moves
+        at_lo, at_up, free = moves & (col == 0), moves & (col == 2), moves & (col == 3)
         if (np.any(dj[at_lo] < allow[at_lo]) or np.any(-dj[at_up] < allow[at_up])
                 or np.any(np.abs(dj[free]) > -allow[free])):
             return None

@@ -77,6 +77,8 @@ class CopelandModel:
         plain cutting plane of 000 Sec. 4.1.1).  The model then holds covering rows only, whose
         simplex basis a caller can test against new costs without HiGHS (CW-RMED's line 11,
         :mod:`boundcalc.policies.cw_rmed`).  Same optimum, more rounds on hard structures.
+    reuse_basis : bool
+        See :class:`~boundcalc.lp.cutting.CopelandLPSolver`.
 
     >>> from boundcalc.datasets import load_example
     >>> from boundcalc.lp.cutting import pair_costs
@@ -90,10 +92,10 @@ class CopelandModel:
     """
 
     def __init__(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray, *, promote: int = 2,
-                 presolve: bool = False, lift: bool = True):
+                 presolve: bool = False, lift: bool = True, reuse_basis: bool = True):
         self.family = family
         self.lift = bool(lift)
-        self.lp = CoveringLP(costs, upper=upper, presolve=presolve)
+        self.lp = CoveringLP(costs, upper=upper, presolve=presolve, reuse_basis=reuse_basis)
         self.promote = int(promote)
         K, nc = family.K, family._ok.shape[1]
         nI = family.inferiors.size
