@@ -14,6 +14,7 @@ distributions it claims (``tests/test_policies_dts.py``).
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 import pytest
 import reference_policies as ref
 from reference_policies import REFERENCE, drive_both
@@ -89,6 +90,57 @@ def test_pure_python_stream_equals_the_compiled_stream():
             a, b = float(rng.integers(1, 30)), float(rng.integers(1, 30))
             assert kernel.stream_beta(st, spare, a, b) == s.beta(a, b)
         assert int(st[0]) == s.state
+
+
+@njit
+def _held_draws(st, spare, kinds, params, ends, out):
+    """The draws ``kinds`` (0 uniform, 1 index, 2 normal, 3 gamma, 4 beta; ``params`` their
+    arguments) from a register-held stream, loaded at each block start and stored at each block
+    end (``ends``); ``out[k]`` the k-th draw."""
+    k = 0
+    for e in ends:
+        g = kernel.held_stream(st, spare)
+        while k < e:
+            kind = kinds[k]
+            if kind == 0:
+                g, x = kernel.held_uniform(g)
+            elif kind == 1:
+                g, q = kernel.held_index(g, int(params[k, 0]))
+                x = float(q)
+            elif kind == 2:
+                g, x = kernel.held_normal(g)
+            elif kind == 3:
+                g, x = kernel.held_gamma(g, params[k, 0])
+            else:
+                g, x = kernel.held_beta(g, params[k, 0], params[k, 1])
+            out[k] = x
+            k += 1
+        kernel.store_stream(g, st, spare)
+
+
+def test_register_held_stream_equals_the_pure_python_stream():
+    """The register-held draws D-TS makes a round at a time (``held_*``: loaded once, stored once)
+    give :class:`reference_policies.Stream`'s numbers, and the stored arrays hold its state and
+    its Box-Muller spare: the array forms draw on from them as the reference does."""
+    rng = np.random.default_rng(1)
+    n = 3000
+    kinds = rng.integers(5, size=n)
+    params = np.column_stack([rng.integers(1, 3000, n), rng.integers(1, 30, n)]).astype(float)
+    params[kinds == 1, 0] = rng.integers(1, 50, int(np.sum(kinds == 1)))
+    ends = np.unique(np.append(rng.integers(1, n, 60), n))
+    st = np.array([987654321], dtype=np.uint64)
+    spare = np.zeros(2)
+    out = np.empty(n)
+    _held_draws(st, spare, kinds, params, ends, out)
+    s = ref.Stream(987654321)
+    draw = [s.uniform, lambda p: s.index(int(p[0])), s.normal, lambda p: s.gamma(p[0]),
+            lambda p: s.beta(p[0], p[1])]
+    for k in range(n):
+        want = draw[kinds[k]]() if kinds[k] in (0, 2) else draw[kinds[k]](params[k])
+        assert out[k] == want, k
+    assert int(st[0]) == s.state and bool(spare[0]) == (s.spare is not None)
+    assert kernel.stream_normal(st, spare) == s.normal()
+    assert kernel.stream_beta(st, spare, 7.0, 300.0) == s.beta(7.0, 300.0)
 
 
 @pytest.mark.parametrize("name", sorted(REFERENCE))

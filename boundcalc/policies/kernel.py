@@ -60,6 +60,8 @@ from .base import Policy, PolicyError
 
 __all__ = ["CompiledPolicy", "StateType", "bundle", "bind", "duel_uniform", "duel_uniform_py",
            "stream_next", "stream_uniform", "stream_index", "stream_normal", "stream_gamma", "stream_beta",
+           "held_stream", "store_stream", "held_next", "held_uniform", "held_index", "held_normal", "held_gamma",
+           "held_beta",
            "kl_half_c", "count", "Env", "new_env", "env_more", "play", "T_"]
 
 #: Index of the round counter ``t`` (1-based round of the next duel) in every state's ``reg``.
@@ -168,66 +170,132 @@ def duel_uniform(key0, key1, code, n):
     return float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
+# Each draw is written once, on a stream held in registers, ``g = (state, has_spare, spare)``: each
+# ``held_*`` function returns the advanced ``g`` with its draw.  A loop of many draws loads the
+# stream once (:func:`held_stream`) and stores it once (:func:`store_stream`) instead of reading and
+# writing the arrays at every draw (D-TS's K^2 / 2 Beta draws a round: 1.2-1.7x faster); the array
+# forms (``stream_*``) are the same functions between a load and a store.
+@njit(cache=True)
+def held_stream(state, spare):
+    """The stream ``state`` and Box-Muller ``spare`` arrays as a register-held ``g``."""
+    return (state[0], spare[0] != 0.0, spare[1])
+
+
+@njit(cache=True)
+def store_stream(g, state, spare):
+    """Write the register-held stream ``g`` back into its arrays."""
+    state[0] = g[0]
+    spare[0] = 1.0 if g[1] else 0.0
+    spare[1] = g[2]
+
+
+@njit(cache=True)
+def held_next(g):
+    """The next SplitMix64 output of a register-held stream: ``(g, z)``."""
+    st = g[0] + numba.uint64(_GOLDEN)
+    return (st, g[1], g[2]), _mix64(st)
+
+
+@njit(cache=True)
+def held_uniform(g):
+    """Uniform on [0, 1) (53 bits) from a register-held stream: ``(g, u)``."""
+    g, z = held_next(g)
+    return g, float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def held_index(g, n):
+    """:func:`stream_index` of a register-held stream: ``(g, k)``."""
+    g, u = held_uniform(g)
+    k = int(u * n)
+    return g, (k if k < n else n - 1)
+
+
+@njit(cache=True)
+def held_normal(g):
+    """Standard normal by Box-Muller in pairs, the sine of a pair kept as the spare: ``(g, x)``."""
+    if g[1]:
+        return (g[0], False, g[2]), g[2]
+    g, u1 = held_uniform(g)
+    g, u2 = held_uniform(g)
+    r = math.sqrt(-2.0 * math.log(1.0 - u1))
+    w = 2.0 * math.pi * u2
+    return (g[0], True, r * math.sin(w)), r * math.cos(w)
+
+
+@njit(cache=True)
+def held_gamma(g, a):
+    """Gamma(a, 1) for ``a >= 1`` by Marsaglia & Tsang's squeeze-and-reject method: ``(g, x)``."""
+    d = a - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        g, x = held_normal(g)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        g, u = held_uniform(g)
+        x2 = x * x
+        if u < 1.0 - 0.0331 * x2 * x2:
+            return g, d * v
+        if u > 0.0 and math.log(u) < 0.5 * x2 + d * (1.0 - v + math.log(v)):
+            return g, d * v
+
+
+@njit(cache=True)
+def held_beta(g, a, b):
+    """Beta(a, b) for ``a, b >= 1`` as ``X / (X + Y)``, X ~ Gamma(a) drawn first: ``(g, x)``."""
+    g, x = held_gamma(g, a)
+    g, y = held_gamma(g, b)
+    return g, x / (x + y)
+
+
 @njit(cache=True)
 def stream_next(state):
     """Next SplitMix64 output of the stream ``state`` (a uint64 array of length 1, advanced)."""
-    state[0] += numba.uint64(_GOLDEN)
-    return _mix64(state[0])
+    g, z = held_next((state[0], False, 0.0))
+    state[0] = g[0]
+    return z
 
 
 @njit(cache=True)
 def stream_uniform(state):
-    """Uniform on [0, 1) (53 bits)."""
-    return float(stream_next(state) >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
+    """Uniform on [0, 1) (53 bits) (:func:`held_uniform`)."""
+    g, u = held_uniform((state[0], False, 0.0))
+    state[0] = g[0]
+    return u
 
 
 @njit(cache=True)
 def stream_index(state, n):
-    """Uniform index in [0, n): ``floor(u n)``."""
-    k = int(stream_uniform(state) * n)
-    return k if k < n else n - 1
+    """Uniform index in [0, n): ``floor(u n)`` (:func:`held_index`)."""
+    g, k = held_index((state[0], False, 0.0), n)
+    state[0] = g[0]
+    return k
 
 
 @njit(cache=True)
 def stream_normal(state, spare):
     """Standard normal by Box-Muller in pairs (the sine of a pair waits in ``spare``)."""
-    if spare[0] != 0.0:
-        spare[0] = 0.0
-        return spare[1]
-    u1 = 1.0 - stream_uniform(state)
-    u2 = stream_uniform(state)
-    r = math.sqrt(-2.0 * math.log(u1))
-    w = 2.0 * math.pi * u2
-    spare[0] = 1.0
-    spare[1] = r * math.sin(w)
-    return r * math.cos(w)
+    g, x = held_normal(held_stream(state, spare))
+    store_stream(g, state, spare)
+    return x
 
 
 @njit(cache=True)
 def stream_gamma(state, spare, a):
-    """Gamma(a, 1) for ``a >= 1`` by Marsaglia & Tsang's squeeze-and-reject method."""
-    d = a - 1.0 / 3.0
-    c = 1.0 / math.sqrt(9.0 * d)
-    while True:
-        x = stream_normal(state, spare)
-        v = 1.0 + c * x
-        if v <= 0.0:
-            continue
-        v = v * v * v
-        u = stream_uniform(state)
-        x2 = x * x
-        if u < 1.0 - 0.0331 * x2 * x2:
-            return d * v
-        if u > 0.0 and math.log(u) < 0.5 * x2 + d * (1.0 - v + math.log(v)):
-            return d * v
+    """Gamma(a, 1) for ``a >= 1`` (:func:`held_gamma`)."""
+    g, x = held_gamma(held_stream(state, spare), a)
+    store_stream(g, state, spare)
+    return x
 
 
 @njit(cache=True)
 def stream_beta(state, spare, a, b):
-    """Beta(a, b) for ``a, b >= 1`` as ``X / (X + Y)``, X ~ Gamma(a) drawn first."""
-    x = stream_gamma(state, spare, a)
-    y = stream_gamma(state, spare, b)
-    return x / (x + y)
+    """Beta(a, b) for ``a, b >= 1`` (:func:`held_beta`)."""
+    g, x = held_beta(held_stream(state, spare), a, b)
+    store_stream(g, state, spare)
+    return x
 
 
 # ----------------------------------------------------------------------------- shared arithmetic
