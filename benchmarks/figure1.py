@@ -9,9 +9,11 @@ panel, at 64 arms too (000 could not compute it there), with ECW's ``C^E* ln t``
 Submatrices: arms drawn with a seeded generator until the matrix has the wanted Condorcet property
 and every ``|mu_ij - 1/2| >= min_gap`` (0.005 at 16 arms as in 000's Table 1; at 64 arms no draw
 is that far from ties, so 1e-6).  Every panel runs through :func:`boundcalc.simulate.simulate` (the
-runner): rows go to ``OUT/<panel>.jsonl``, so a killed run resumes where it stopped; ``--workers``
-as in ``boundcalc simulate``.  Writes ``OUT/figure1.json`` (per panel and policy: checkpoints, mean
-and standard error of the regret in 000's unit, CPU and wall seconds) and ``OUT/figure1.png``.
+runner): rows go to ``OUT/<panel>-<policy>.jsonl``, so a killed run resumes where it stopped and a
+call with more runs (``--cw-runs 20`` after 4) computes only the new ones (its CPU and wall time
+are added to the stored panel's when the panel held the resumed runs); ``--workers`` as in
+``boundcalc simulate``.  Writes ``OUT/figure1.json`` (per panel and policy: checkpoints, mean and
+standard error of the regret in 000's unit, CPU and wall seconds) and ``OUT/figure1.png``.
 
     python3 benchmarks/figure1.py [--runs 100] [--horizon 100000] [--panels a,b,c] [--workers 2]
 
@@ -107,11 +109,16 @@ def main() -> None:
             c0, w0 = cpu(), time.time()
             sim = simulate(pm, [name], horizon=a.horizon, runs=runs, seed=a.seed, workers=a.workers,
                            out=out / f"{key}-{name}.jsonl", progress=True)
+            cpu_s, wall_s = cpu() - c0, time.time() - w0
+            prev = panel["policies"].get(name)
+            resumed = sim.runner_stats.get("resumed", 0)
+            if resumed and prev and prev.get("runs") == resumed:  # more runs added to a stored panel
+                cpu_s, wall_s = cpu_s + prev["cpu_seconds"], wall_s + prev["wall_seconds"]
             panel["policies"][name] = {"runs": runs, "mean": sim.mean(name).tolist(), "stderr": sim.stderr(name).tolist(),
-                                       "cpu_seconds": cpu() - c0, "wall_seconds": time.time() - w0}
+                                       "cpu_seconds": cpu_s, "wall_seconds": wall_s}
             panel.update(checkpoints=sim.checkpoints.tolist(), lower_bound=sim.lower_bound, ecw=sim.ecw)
             print(f"{title}: {name} regret at T {sim.mean(name)[-1]:.1f} +- {sim.stderr(name)[-1]:.1f} "
-                  f"({(cpu() - c0):.0f} s CPU, {time.time() - w0:.0f} s wall)", flush=True)
+                  f"({cpu_s:.0f} s CPU, {wall_s:.0f} s wall)", flush=True)
             results.append((key, name, sim))
         report["panels"].append(panel)
         report["panels"].sort(key=lambda p: p["panel"])

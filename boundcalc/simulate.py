@@ -26,7 +26,10 @@ Seeding
 Execution
     One task per (policy, run) through :func:`boundcalc.runner.run_tasks` (in-process,
     a local Dask cluster with ``workers=n``, or ``scheduler=ADDRESS``; optional resumable
-    JSON Lines store).  A compiled policy (:class:`~boundcalc.policies.kernel.CompiledPolicy`:
+    JSON Lines store).  The row of policy ``p`` (of ``P``) in run ``r`` has index ``r P + p``, and
+    the number of runs is not part of the store's identity: a row file holds runs ``0, 1, ...``
+    of its settings, a rerun with more runs computes only the new ones (the result is that of
+    one job with all of them), one with fewer reads the first ones.  A compiled policy (:class:`~boundcalc.policies.kernel.CompiledPolicy`:
     every registered one) runs the whole horizon in its own whole-run kernel, which loops over
     the very step functions ``select_pair``/``update`` call; ``fast=False`` drives the same
     policy through the protocol step by step (:func:`run_protocol`) and gives the same numbers.
@@ -56,12 +59,18 @@ from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .policies import Policy, PolicyError, get_policy, resolve_policy_list
 from .policies.kernel import duel_uniform_py, new_env
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
+from .runner.store import StoreMismatch
 from .result import RichResult, to_jsonable
 from .units import UNIT_000, UNIT_RMED
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
+
+#: How a row file's rows are indexed: policy ``p`` of ``P`` in run ``r`` at ``r P + p``.  Part of the
+#: store's identity, so that a file of earlier versions (rows at ``p * runs + r``, no layout in the
+#: header) is refused, never misread.
+LAYOUT = "run-major"
 
 #: Longest horizon a simulation accepts (beyond, even the fastest compiled policy runs for hours).
 MAX_HORIZON = 10**10
@@ -572,17 +581,27 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
     header = {"kind": "simulate", "matrix": pm.mu.tolist(), "horizon": T, "seed": int(seed),
               "crn": bool(crn), "shuffle": bool(shuffle), "per_decade": per_decade,
               "policies": [{"label": s["label"], "params": s["params"]} for s in specs],
-              "runs": R, "fast": bool(fast)}
+              "fast": bool(fast), "layout": LAYOUT}
+    P = len(specs)
     job = Job("simulate", simulation_task, shared=shared, header=header,
-              tasks=lambda: [{"index": p * R + r, "policy": p, "run": r} for p in range(len(specs)) for r in range(R)])
-    rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler,
-                   chunk_size=chunk_size, progress=progress)
+              tasks=lambda: [{"index": r * P + p, "policy": p, "run": r} for r in range(R) for p in range(P)])
+    try:
+        rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler,
+                       chunk_size=chunk_size, progress=progress)
+    except StoreMismatch as exc:
+        if any(f == "layout" and old is None for f, old, _ in exc.differences):
+            raise StoreMismatch(
+                f"{exc.path} was written by an earlier boundcalc, whose rows are indexed by policy first;"
+                " this version indexes them by run first (so that a file can take more runs). Rerun with"
+                " overwrite=True (--overwrite), or read it with the version that wrote it.",
+                exc.path, exc.differences) from None
+        raise
     errors = [r for r in rows if "error" in r]
     if errors:
         raise RuntimeError(f"{len(errors)} simulation task(s) failed; first: {errors[0]['error']}")
     out = []
     for p, s in enumerate(specs):
-        mine = [r for r in rows if r["index"] // R == p]
+        mine = [r for r in rows if r["index"] % P == p]
         mine.sort(key=lambda r: r["run"])
         reg_arr = {u: np.array([r["regret"][u] for r in mine], dtype=float) for u in units}
         stats: dict[str, int] = {}

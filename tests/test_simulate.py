@@ -163,6 +163,56 @@ def test_numbers_independent_of_batch_size_and_workers(tmp_path):
     assert np.array_equal(nocrn.regret("ecw-rmed"), simulate(pm, ["ecw-rmed"], runs=2, crn=False, **kw).regret("ecw-rmed"))
 
 
+def test_a_row_file_takes_more_runs(tmp_path):
+    """A row file holds runs 0, 1, ... of its settings: rerun with more runs, only the new ones are
+    computed and the result is one job's with all of them; with fewer, the first ones are read."""
+    pm = load_example("table2")
+    kw = dict(horizon=2000, seed=5, per_decade=5)
+    names = ["dts", "rmed1"]
+    fresh = simulate(pm, names, runs=5, **kw)
+    path = tmp_path / "sim.jsonl"
+    two = simulate(pm, names, runs=2, out=path, **kw)
+    five = simulate(pm, names, runs=5, out=path, **kw)
+    assert (five.runner_stats["resumed"], five.runner_stats["computed"]) == (4, 6)
+    three = simulate(pm, names, runs=3, out=path, **kw)
+    assert (three.runner_stats["resumed"], three.runner_stats["computed"]) == (6, 0)
+    for name in names:
+        for u in fresh.units:
+            assert np.array_equal(five.regret(name, u), fresh.regret(name, u))
+            assert np.array_equal(three.regret(name, u), fresh.regret(name, u)[:3])
+            assert np.array_equal(two.regret(name, u), fresh.regret(name, u)[:2])
+        assert five.policy(name).stats == fresh.policy(name).stats
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert lines[0]["boundcalc_run"]["layout"] == "run-major" and "runs" not in lines[0]["boundcalc_run"]
+    assert sorted((r["run"], r["policy"]) for r in lines[1:]) == [(r, p) for r in range(5) for p in sorted(names)]
+    assert all(r["index"] == 2 * r["run"] + names.index(r["policy"]) for r in lines[1:])
+    # another setting is still refused
+    with pytest.raises(Exception, match="seed: file 5, now 6"):
+        simulate(pm, names, runs=5, out=path, **dict(kw, seed=6))
+
+
+def test_a_row_file_of_the_earlier_layout_is_refused_not_misread(tmp_path):
+    """A file written before the run-major layout (rows ``p * runs + r``, ``runs`` in the header, no
+    ``layout``) would be misread by the new indexing: it is refused with what to do."""
+    from boundcalc.runner import StoreMismatch
+
+    pm = load_example("table2")
+    kw = dict(horizon=500, seed=2, per_decade=5)
+    path = tmp_path / "old.jsonl"
+    simulate(pm, ["rmed1", "rucb"], runs=2, out=path, **kw)
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    head = lines[0]["boundcalc_run"]
+    del head["layout"]
+    head["runs"] = 2
+    for r in lines[1:]:
+        r["index"] = ["rmed1", "rucb"].index(r["policy"]) * 2 + r["run"]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    with pytest.raises(StoreMismatch, match="earlier boundcalc.*overwrite=True"):
+        simulate(pm, ["rmed1", "rucb"], runs=2, out=path, **kw)
+    again = simulate(pm, ["rmed1", "rucb"], runs=2, out=path, overwrite=True, **kw)
+    assert again.runner_stats["computed"] == 4
+
+
 def test_protocol_path_equals_compiled_path():
     pm = random_matrix(4, 5, min_gap=0.02)
     a = simulate(pm, ["ecw-rmed", "rmed1"], horizon=800, runs=2, seed=2, bounds=False)
