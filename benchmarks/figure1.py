@@ -10,9 +10,9 @@ Submatrices: arms drawn with a seeded generator until the matrix has the wanted 
 and every ``|mu_ij - 1/2| >= min_gap`` (0.005 at 16 arms as in 000's Table 1; at 64 arms no draw
 is that far from ties, so 1e-6).  Every panel runs through :func:`boundcalc.simulate.simulate` (the
 runner): rows go to ``OUT/<panel>-<policy>.jsonl``, so a killed run resumes where it stopped and a
-call with more runs (``--cw-runs 20`` after 4) computes only the new ones (its CPU and wall time
-are added to the stored panel's when the panel held the resumed runs); ``--workers`` as in
-``boundcalc simulate``.  Writes ``OUT/figure1.json`` (per panel and policy: checkpoints, mean and
+call with more runs (``--cw-runs 20`` after 4) computes only the new ones (the panel's CPU time is
+then the stored runs' plus each new run's own, its wall time the stored panel's plus this call's);
+``--workers`` as in ``boundcalc simulate``.  Writes ``OUT/figure1.json`` (per panel and policy: checkpoints, mean and
 standard error of the regret in 000's unit, CPU and wall seconds) and ``OUT/figure1.png``.
 
     python3 benchmarks/figure1.py [--runs 100] [--horizon 100000] [--panels a,b,c] [--workers 2]
@@ -111,9 +111,8 @@ def main() -> None:
                            out=out / f"{key}-{name}.jsonl", progress=True)
             cpu_s, wall_s = cpu() - c0, time.time() - w0
             prev = panel["policies"].get(name)
-            resumed = sim.runner_stats.get("resumed", 0)
-            if resumed and prev and prev.get("runs") == resumed:  # more runs added to a stored panel
-                cpu_s, wall_s = cpu_s + prev["cpu_seconds"], wall_s + prev["wall_seconds"]
+            if sim.runner_stats.get("resumed", 0) and prev:  # more runs added to a stored panel
+                cpu_s, wall_s = run_cpu(out / f"{key}-{name}.jsonl", runs, prev), wall_s + prev["wall_seconds"]
             panel["policies"][name] = {"runs": runs, "mean": sim.mean(name).tolist(), "stderr": sim.stderr(name).tolist(),
                                        "cpu_seconds": cpu_s, "wall_seconds": wall_s}
             panel.update(checkpoints=sim.checkpoints.tolist(), lower_bound=sim.lower_bound, ecw=sim.ecw)
@@ -125,6 +124,18 @@ def main() -> None:
         (out / "figure1.json").write_text(json.dumps(report, indent=1) + "\n")
     draw(report, out / "figure1.png")
     print(table(report))
+
+
+def run_cpu(path: Path, runs: int, prev: dict) -> float:
+    """CPU seconds of the first ``runs`` runs of a row file: each row's own (``cpu_seconds``), and
+    for rows written before rows carried it, the stored panel's figure for them (all or nothing)."""
+    rows = [json.loads(x) for x in path.read_text().splitlines()[1:] if x.strip()]
+    rows = {r["run"]: r for r in rows if "error" not in r and r["run"] < runs}
+    old = [r for r in rows.values() if "cpu_seconds" not in r]
+    new = sum(r["cpu_seconds"] for r in rows.values() if "cpu_seconds" in r)
+    if not old:
+        return new
+    return new + prev["cpu_seconds"] if len(old) == prev["runs"] else float("nan")
 
 
 def table(report: dict) -> str:

@@ -199,7 +199,8 @@ def _policy_label(name: str, params: Mapping[str, Any]) -> str:
 def run_one(name: str, params: Mapping[str, Any], mu: np.ndarray, T: int, cps: np.ndarray,
             regrets: np.ndarray, *, seed: int, run: int, crn: bool = True, shuffle: bool = False,
             fast: bool = True, label: str | None = None) -> dict:
-    """One run of one policy: ``{"regret": out (units x checkpoints), "stats", "seconds", "kernel"}``.
+    """One run of one policy: ``{"regret": out (units x checkpoints), "stats", "seconds", "cpu_seconds",
+    "kernel"}`` (wall and CPU seconds of the run itself, compilation excluded).
 
     With ``shuffle`` the arms are relabelled by a permutation drawn for the run (the same for
     every policy); the regret matrices are relabelled with them.
@@ -218,7 +219,7 @@ def run_one(name: str, params: Mapping[str, Any], mu: np.ndarray, T: int, cps: n
     if use_kernel:
         _ensure_compiled(cls, params)
     pol = _new_policy(cls, K, pol_ss, params)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     if use_kernel:
         env_arrays, env = new_env(mu, T, k0, k1, cps, regrets)
         pol.run_environment(env)
@@ -226,7 +227,8 @@ def run_one(name: str, params: Mapping[str, Any], mu: np.ndarray, T: int, cps: n
     else:
         out = run_protocol(pol, DuelEnvironment(mu, k0, k1), T, cps, regrets)
     stats = {k: int(v) for k, v in pol.stats.items()}
-    return {"regret": out, "stats": stats, "seconds": time.perf_counter() - t0, "kernel": bool(use_kernel)}
+    return {"regret": out, "stats": stats, "seconds": time.perf_counter() - t0,
+            "cpu_seconds": time.process_time() - c0, "kernel": bool(use_kernel)}
 
 
 def _new_policy(cls, K: int, pol_ss: np.random.SeedSequence, params: Mapping[str, Any]) -> Policy:
@@ -251,6 +253,7 @@ def simulation_task(task: dict, shared: dict) -> dict:
         "regret": {u: res["regret"][k].tolist() for k, u in enumerate(shared["units"])},
         "stats": res["stats"],
         "seconds": res["seconds"],
+        "cpu_seconds": res["cpu_seconds"],
         "kernel": res["kernel"],
     }
 
