@@ -301,6 +301,19 @@ def test_cli_simulate(tmp_path):
     assert bad.returncode == 2 and "alpha" in bad.stderr
     bad = subprocess.run(cmd[:6] + ["--policies", "nope", "--horizon", "10"], capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "unknown policy 'nope'" in bad.stderr
+    # --out: a larger --runs extends the file (docs/cli.md); the numbers are those of one run of the command
+    rows = tmp_path / "rows.jsonl"
+    more = [a if a != "2" else "3" for a in cmd[:-2]] + ["--out", str(rows)]
+    first = subprocess.run(cmd[:-2] + ["--out", str(rows)], capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    ext = subprocess.run(more, capture_output=True, text=True, timeout=300)
+    assert ext.returncode == 0, ext.stderr
+    whole = subprocess.run([a if a != "2" else "3" for a in cmd[:-2]], capture_output=True, text=True, timeout=300)
+    def numbers(out):
+        return [{k: v for k, v in p.items() if "seconds" not in k} for p in json.loads(out.stdout)["policies"]]
+
+    assert numbers(ext) == numbers(whole)
+    assert len(rows.read_text().splitlines()) == 1 + 2 * 3
 
 
 ISSUE_POLICY_NAMES = {"cw-rmed", "ecw-rmed", "rmed1", "dts", "dts+", "ccb", "scb", "rucb", "rmed2", "savage"}
