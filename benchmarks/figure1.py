@@ -72,6 +72,8 @@ def main() -> None:
     ap.add_argument("--panels", default="a,b,c")
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--workers", type=int, default=0)
+    ap.add_argument("--chunk-size", type=int, default=1,
+                    help="runs per Dask task (1: each run stored as soon as it ends; runs take minutes)")
     ap.add_argument("--cw-runs", type=int, default=None, help="CW-RMED's runs (default: --runs)")
     ap.add_argument("--cw-panels", default="a,b,c", help="panels CW-RMED runs on")
     ap.add_argument("--seed", type=int, default=0)
@@ -108,7 +110,7 @@ def main() -> None:
             runs = a.cw_runs if (name == "cw-rmed" and a.cw_runs) else a.runs
             c0, w0 = cpu(), time.time()
             sim = simulate(pm, [name], horizon=a.horizon, runs=runs, seed=a.seed, workers=a.workers,
-                           out=out / f"{key}-{name}.jsonl", progress=True)
+                           chunk_size=a.chunk_size, out=out / f"{key}-{name}.jsonl", progress=True)
             cpu_s, wall_s = cpu() - c0, time.time() - w0
             prev = panel["policies"].get(name)
             if sim.runner_stats.get("resumed", 0) and prev:  # more runs added to a stored panel
