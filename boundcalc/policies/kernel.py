@@ -173,7 +173,7 @@ def duel_uniform(key0, key1, code, n):
 # Each draw is written once, on a stream held in registers, ``g = (state, has_spare, spare)``: each
 # ``held_*`` function returns the advanced ``g`` with its draw.  A loop of many draws loads the
 # stream once (:func:`held_stream`) and stores it once (:func:`store_stream`) instead of reading and
-# writing the arrays at every draw (D-TS's K^2 / 2 Beta draws a round: 1.2-1.7x faster); the array
+# writing the arrays at every draw (D-TS's K^2 / 2 Beta draws a round: 1.2-1.5x faster); the array
 # forms (``stream_*``) are the same functions between a load and a store.
 @njit(cache=True)
 def held_stream(state, spare):
