@@ -30,9 +30,10 @@ Execution
     the number of runs is not part of the store's identity: a row file holds runs ``0, 1, ...``
     of its settings, a rerun with more runs computes only the new ones (the result is that of
     one job with all of them), one with fewer reads the first ones.  A compiled policy
-    (:class:`~boundcalc.policies.kernel.CompiledPolicy`: every registered one) runs the whole horizon in its own whole-run kernel, which loops over
-    the very step functions ``select_pair``/``update`` call; ``fast=False`` drives the same
-    policy through the protocol step by step (:func:`run_protocol`) and gives the same numbers.
+    (:class:`~boundcalc.policies.kernel.CompiledPolicy`: every registered one) runs the whole
+    horizon in its own whole-run kernel, which loops over the very step functions
+    ``select_pair``/``update`` call; ``fast=False`` drives the same policy through the protocol
+    step by step (:func:`run_protocol`) and gives the same numbers.
     A randomized policy's stream is seeded by ``pol_ss.generate_state(1, uint64)[0]``
     (``pol_ss`` the policy SeedSequence above) on both paths.
 
