@@ -234,15 +234,17 @@ class CoveringLP:
         """The model's rows as one :class:`~boundcalc.lp.constraints.RowBlock` (variables only)."""
         return RowBlock(self._starts.copy(), self._idx.copy(), np.full(self.n_rows, np.nan))
 
-    def add_rows(self, rows: RowBlock | Sequence[np.ndarray]) -> int:
+    def add_rows(self, rows: RowBlock | Sequence[np.ndarray], hashes: tuple[np.ndarray, np.ndarray] | None = None) -> int:
         """Add covering rows (a RowBlock, or index arrays of pair variables); rows already present
-        are skipped.  Returns the number of rows added."""
+        are skipped.  ``hashes``: the rows' :func:`~boundcalc.lp.constraints.row_hashes` when the
+        caller has them (the compiled row builder computes them as it builds the rows).  Returns
+        the number of rows added."""
         block = rows if isinstance(rows, RowBlock) else rows_to_csr(list(rows))
         if block.n_rows == 0:
             return 0
         if block.idx.size and (block.idx.min() < 0 or block.idx.max() >= self.n):
             raise ValueError(f"covering rows must use pair variables 0..{self.n - 1}")
-        h1, h2 = row_hashes(block, self.n)
+        h1, h2 = row_hashes(block, self.n) if hashes is None else hashes
         # the first occurrence of each row that the model does not hold: the (h1, h2) pair decides
         # (a set lookup per row: the blocks are small, where np.unique/np.isin cost ~0.1 ms a call)
         keys = self._keys

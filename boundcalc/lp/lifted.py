@@ -183,7 +183,8 @@ class CopelandModel:
             return 0
         if not self.lift:  # whole rows, de-duplicated by CoveringLP's hashes
             st = np.asarray(starts)[: n + 1]
-            added = self.lp.add_rows(RowBlock(st, np.asarray(idx)[: st[-1]], np.asarray(viol)[:n]))
+            added = self.lp.add_rows(RowBlock(st, np.asarray(idx)[: st[-1]], np.asarray(viol)[:n]),
+                                     (np.asarray(h1)[:n], np.asarray(h2)[:n]))
             self.explicit_rows += added
             return added
         i2, c = np.asarray(i2), np.asarray(c)
