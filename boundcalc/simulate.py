@@ -70,7 +70,8 @@ if TYPE_CHECKING:
 
 #: How a row file's rows are indexed: policy ``p`` of ``P`` in run ``r`` at ``r P + p``.  Part of the
 #: store's identity, so that a file of earlier versions (rows at ``p * runs + r``, no layout in the
-#: header) is refused, never misread.
+#: header) is refused, never misread -- except with one policy, where both layouts index run ``r``
+#: at ``r`` and such a file resumes (and takes more runs) as it is.
 LAYOUT = "run-major"
 
 #: Longest horizon a simulation accepts (beyond, even the fastest compiled policy runs for hours).
@@ -587,7 +588,9 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
               "policies": [{"label": s["label"], "params": s["params"]} for s in specs],
               "fast": bool(fast), "layout": LAYOUT}
     P = len(specs)
-    job = Job("simulate", simulation_task, shared=shared, header=header,
+    # with one policy both layouts index run r at r: a file of the earlier layout resumes as it is
+    identity = [f for f in header if not (f == "layout" and P == 1)]
+    job = Job("simulate", simulation_task, shared=shared, header=header, identity=identity,
               tasks=lambda: [{"index": r * P + p, "policy": p, "run": r} for r in range(R) for p in range(P)])
     try:
         rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler,

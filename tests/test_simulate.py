@@ -193,7 +193,8 @@ def test_a_row_file_takes_more_runs(tmp_path):
 
 def test_a_row_file_of_the_earlier_layout_is_refused_not_misread(tmp_path):
     """A file written before the run-major layout (rows ``p * runs + r``, ``runs`` in the header, no
-    ``layout``) would be misread by the new indexing: it is refused with what to do."""
+    ``layout``) would be misread by the new indexing: it is refused with what to do -- unless it has
+    one policy, where the two layouts agree."""
     from boundcalc.runner import StoreMismatch
 
     pm = load_example("table2")
@@ -211,6 +212,16 @@ def test_a_row_file_of_the_earlier_layout_is_refused_not_misread(tmp_path):
         simulate(pm, ["rmed1", "rucb"], runs=2, out=path, **kw)
     again = simulate(pm, ["rmed1", "rucb"], runs=2, out=path, overwrite=True, **kw)
     assert again.runner_stats["computed"] == 4
+    # one policy: both layouts put run r at r, so an earlier file resumes and takes more runs
+    one = tmp_path / "one.jsonl"
+    simulate(pm, ["rucb"], runs=2, out=one, **kw)
+    lines = [json.loads(x) for x in one.read_text().splitlines()]
+    del lines[0]["boundcalc_run"]["layout"]
+    lines[0]["boundcalc_run"]["runs"] = 2
+    one.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    more = simulate(pm, ["rucb"], runs=3, out=one, **kw)
+    assert (more.runner_stats["resumed"], more.runner_stats["computed"]) == (2, 1)
+    assert np.array_equal(more.regret("rucb"), simulate(pm, ["rucb"], runs=3, **kw).regret("rucb"))
 
 
 def test_protocol_path_equals_compiled_path():
