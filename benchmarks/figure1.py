@@ -139,8 +139,9 @@ def main() -> None:
 def run_cpu(path: Path, runs: int, prev: dict) -> float:
     """CPU seconds of the first ``runs`` runs of a row file: each row's own (``cpu_seconds``), and
     for rows written before rows carried it, the stored panel's figure for them (all or nothing)."""
-    rows = [json.loads(x) for x in path.read_text().splitlines()[1:] if x.strip()]
-    rows = {r["run"]: r for r in rows if "error" not in r and r["run"] < runs}
+    from boundcalc.runner import load_store
+
+    rows = {r["run"]: r for r in load_store(path)[1] if "error" not in r and r["run"] < runs}
     old = [r for r in rows.values() if "cpu_seconds" not in r]
     new = sum(r["cpu_seconds"] for r in rows.values() if "cpu_seconds" in r)
     if not old:

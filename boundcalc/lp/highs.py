@@ -369,15 +369,10 @@ class CoveringLP:
         :mod:`boundcalc.policies.cw_rmed`).  See :class:`LPBasis`.
         """
         status = np.full(self.n_vars, 3, dtype=np.int8)
-        row_basic = np.zeros(self.n_rows, dtype=bool)
+        row_basic = np.zeros(self.n_rows, dtype=bool)  # no valid basis: every row reads tight, none basic
         x = self._lb.copy()
-        if self._var.size:
-            if not BASIS_SOLVES:
-                return self._basis_from_enums()
-            got = self._column_status()
-            if got is None:  # no valid basis: every row reads tight, none basic
-                return LPBasis(np.clip(x, 0.0, 1.0) + 0.0, status, row_basic, self._starts.copy(),
-                               self._idx.copy(), self._lb.copy(), self._ub.copy())
+        got = self._column_status() if self._var.size else None
+        if got is not None:
             col, row_basic, _, v = got
             status[self._var] = col
             x[self._var] = v
@@ -389,7 +384,10 @@ class CoveringLP:
         values)`` of the last solve, or None without a valid basis.  HiGHS lists a basic column
         ``j`` as ``j`` and a basic row ``r`` as ``-1 - r``; a nonbasic column sits exactly at a
         bound (status 0 lower, 2 upper) or, free, at 0 (3).  (Reading ``HighsBasis.col_status``
-        instead converts one enum object per column: 20x slower.)"""
+        instead converts one enum object per column: 20x slower; highspy < 1.10 has only that,
+        :meth:`_column_status_from_enums`.)"""
+        if not BASIS_SOLVES:
+            return self._column_status_from_enums()
         ok, bv = self.h.getBasicVariables()
         if ok != highspy.HighsStatus.kOk:
             return None
@@ -402,21 +400,17 @@ class CoveringLP:
         row_basic[-1 - bv[bv < 0]] = True
         return col, row_basic, bv, v
 
-    def _basis_from_enums(self) -> LPBasis:
-        """:meth:`basis` read from ``HighsBasis``'s status enums (highspy < 1.10; 20x slower)."""
-        status = np.full(self.n_vars, 3, dtype=np.int8)
-        row_basic = np.zeros(self.n_rows, dtype=bool)
-        x = self._lb.copy()
-        if self._var.size:
-            b = self.h.getBasis()
-            # HighsBasisStatus values: kLower 0, kBasic 1, kUpper 2, kZero 3, kNonbasic 4
-            col = np.array([c.value for c in b.col_status], dtype=np.int8)
-            col[col > 2] = 3
-            status[self._var] = col
-            row_basic[:] = np.array([c.value for c in b.row_status], dtype=np.int8) == 1
-            x[self._var] = np.asarray(self.h.getSolution().col_value, dtype=float)
-        x = np.clip(x, 0.0, 1.0) + 0.0
-        return LPBasis(x, status, row_basic, self._starts.copy(), self._idx.copy(), self._lb.copy(), self._ub.copy())
+    def _column_status_from_enums(self):
+        """:meth:`_column_status` read from ``HighsBasis``'s status enums (highspy < 1.10), without
+        the basic-variable list (None)."""
+        b = self.h.getBasis()
+        if not b.valid:
+            return None
+        # HighsBasisStatus values: kLower 0, kBasic 1, kUpper 2, kZero 3, kNonbasic 4
+        col = np.array([c.value for c in b.col_status], dtype=np.int8)
+        col[col > 2] = 3
+        row_basic = np.array([c.value for c in b.row_status], dtype=np.int8) == 1
+        return col, row_basic, None, np.asarray(self.h.getSolution().col_value, dtype=float)
 
     # ------------------------------------------------------------------ solve
     def solve(self) -> LPSolution:
