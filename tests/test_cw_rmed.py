@@ -459,7 +459,8 @@ def test_lifted_line_11_from_32_arms_equals_a_plain_cold_solve():
     """From ``CWRMED.lift_min_arms`` arms line 11 runs on the lifted model: every answer of a run
     (per-winner constants, ``i*``) equals a cold solve of the same empirical structure by the plain
     0/1 cutting plane (another model), and the allocation acted on is feasible for ``R_{i*}`` (the
-    oracle over the whole family) at the optimal cost."""
+    oracle over the whole family) at the optimal cost -- new structures' models derived from the
+    last one's among them."""
     from boundcalc.datasets import random_matrix
     from boundcalc.simulate import DuelEnvironment
 
@@ -489,6 +490,7 @@ def test_lifted_line_11_from_32_arms_equals_a_plain_cold_solve():
         assert 0.5 * float((st.regret * a.Q).sum()) == pytest.approx(cold.per_winner[istar], rel=1e-7, abs=1e-9)
         checked += 1
     assert checked >= 8, checked
+    assert policy.solver.derive and policy.solver.derived >= 5, policy.solver.derived
 
 
 @pytest.mark.parametrize("K,seed", [(5, 0), (8, 1), (12, 2)])

@@ -7,6 +7,8 @@ near ties, against independent references.
   tournaments, with every ``(i2, l, case)`` lifted;
 * the model grows without deleting, within its bound; ``stats`` report its size and the pair
   columns a row uses;
+* a model derived from another structure's (``derive=True``) keeps only rows the new family
+  implies, as HiGHS holds them, and solves to the cold and the exact optimum;
 * the compiled row builder equals its own Python source, and its hashes equal ``row_hashes``;
 * near ties (issue 13, item 6): pairs down to 1.1e-16 from 1/2 solved by both methods and equal
   to an exact rational LP; HiGHS's failures answered by the fallbacks; cvxpy's failures reported
@@ -140,6 +142,93 @@ def test_model_grows_without_deleting_and_reports_its_size():
         mu = np.triu(mu, 1) + np.tril(1 - np.triu(mu, 1).T, -1) + 0.5 * np.eye(pm.K)
         r = solver.solve(PreferenceMatrix(mu), winners=[w])
         assert r.status == "ok" and r.stats["rows_removed"] == 0
+
+
+def _neighbours(pm: PreferenceMatrix, rng, n: int):
+    """``n`` matrices after ``pm``, each the last with one or two pairs flipped (``mu_ij`` and
+    ``mu_ji`` swapped) and, half the time, every gap moved a little: consecutive empirical
+    structures of an online run."""
+    mu = pm.mu.copy()
+    K = pm.K
+    iu = np.triu_indices(K, 1)
+    for _ in range(n):
+        for _ in range(int(rng.integers(1, 3))):
+            i, j = rng.choice(K, 2, replace=False)
+            mu[i, j], mu[j, i] = mu[j, i], mu[i, j]
+        if rng.random() < 0.5:
+            up = mu[iu]
+            up = np.clip(0.5 + (up - 0.5) * rng.uniform(0.8, 1.2, up.size), 0.01, 0.99)
+            mu[iu], mu[iu[1], iu[0]] = up, 1.0 - up
+        yield PreferenceMatrix(mu.copy())
+
+
+def _highs_matrix(lp) -> np.ndarray:
+    """The constraint matrix HiGHS holds, rows x variables (dense; small models only)."""
+    a = lp.h.getLp().a_matrix_
+    start, index, value = np.asarray(a.start_), np.asarray(a.index_), np.asarray(a.value_)
+    A = np.zeros((lp.n_rows, lp.n_vars))
+    for c in range(lp.n_cols):
+        A[index[start[c]:start[c + 1]], lp._var[c]] = value[start[c]:start[c + 1]]
+    return A
+
+
+@pytest.mark.parametrize("promote", [0, 2])
+def test_derived_models_keep_only_rows_the_new_structure_implies(promote):
+    """A model derived from the last structure's (``derive=True``, what CW-RMED runs from 32 arms)
+    holds only rows of the new family: every row holds at points of the new ``R_{i1}`` (block
+    variables by the module text's formula), HiGHS holds exactly the rows the model lists, and
+    each solve equals a cold one (a fresh solver) -- on random matrices and tournaments walked by
+    pair flips, lifted cuts with and without pool blocks."""
+    rng = np.random.default_rng(70 + promote)
+    derived = 0
+    for pm0 in [random_matrix(12, 71, min_gap=0.01), tournament_matrix(10, 72), tournament_matrix(14, 73)]:
+        solver = CopelandLPSolver(derive=True, promote=promote, cache_size=4)
+        solver.solve(pm0)
+        for pm in _neighbours(pm0, rng, 6):
+            before = solver.derived
+            res = solver.solve(pm)
+            assert res.status == "ok", res.message
+            cold = CopelandLPSolver(promote=promote).solve(pm)
+            assert res.per_winner == pytest.approx(cold.per_winner, rel=1e-9)
+            if solver.derived == before:
+                continue
+            derived += solver.derived - before
+            for w in pm.copeland_winners.tolist():
+                model = solver._entry(pm.structure, w).model
+                assert model.family.structure.key == pm.structure.key
+                lp = model.lp
+                dense = np.zeros((lp.n_rows, lp.n_vars))
+                for r, idx in enumerate(lp.rows):
+                    dense[r, idx] = lp._val[lp._starts[r]:lp._starts[r + 1]]
+                np.testing.assert_array_equal(_highs_matrix(lp), dense)
+                for e in _feasible_points(pm, w, res, rng):
+                    full = _block_values(model, e)
+                    assert np.all(lp.row_activity(full) >= lp._lo - 1e-9)
+    assert derived >= 8, derived
+
+
+def test_derived_models_on_empirical_structures_equal_the_exact_lp():
+    """Empirical structures with exact ties (a tied pair is in no row and bounded by 0), walked by
+    flips, ties made and undone: every value of a solver that derives its models equals the exact
+    rational LP over every row of 000 eq. (2)."""
+    from boundcalc.lp.structure import empirical_structure
+
+    rng = np.random.default_rng(75)
+    solver = CopelandLPSolver(derive=True, promote=0, cache_size=2)
+    checked = 0
+    for K in (6, 7, 8):
+        mu = random_matrix(K, 76 + K, min_gap=0.05).mu.copy()
+        for _ in range(16):
+            i, j = rng.choice(K, 2, replace=False)
+            mu[i, j] = rng.choice([0.5, 1.0 - mu[i, j], rng.uniform(0.05, 0.95)])
+            mu[j, i] = 1.0 - mu[i, j]
+            st = empirical_structure(mu)
+            res = solver.solve_empirical(st, certify=True)  # certify: the LP, never Theorem 6
+            assert res.status == "ok", res.message
+            for w, v in res.per_winner.items():
+                assert v == pytest.approx(exact_lower_bound(st, w), rel=1e-9, abs=1e-12)
+                checked += 1
+    assert solver.derived >= 10 and checked >= 30, (solver.derived, checked)
 
 
 # ----------------------------------------------------------------------------- the compiled row builder

@@ -174,6 +174,7 @@ class CoveringLP:
         self.n = n
         # infinite_cost: HiGHS reads a cost of 1e20 or more as infinite (the variable pinned to a
         # bound), which a pair 1e-11 from 1/2 reaches (c = r / d ~ 6e20); every finite cost is a cost
+        self._options = dict(threads=int(threads), presolve=bool(presolve))
         self.h = new_highs(threads=int(threads), primal_feasibility_tolerance=1e-9,
                            dual_feasibility_tolerance=1e-9, presolve="on" if presolve else "off",
                            infinite_cost=np.inf)
@@ -315,6 +316,43 @@ class CoveringLP:
         self.h.addVars(int(new.size), self._lb[new], self._ub[new])
         cols = np.arange(first, first + new.size, dtype=np.int32)
         self.h.changeColsCost(int(new.size), cols, self.costs[new])
+
+    def derived(self, drop: np.ndarray, costs: np.ndarray, upper: np.ndarray) -> "CoveringLP":
+        """A new model holding this one's variables and rows but ``drop`` (row indices), with new
+        pair costs and upper bounds, its HiGHS instance started from this model's last basis
+        (HiGHS keeps the status of the remaining rows and columns when rows are deleted); this
+        model is left as it is."""
+        new = CoveringLP.__new__(CoveringLP)
+        new.__dict__.update(self.__dict__)
+        new.h = new_highs(primal_feasibility_tolerance=1e-9, dual_feasibility_tolerance=1e-9,
+                          presolve="on" if self._options["presolve"] else "off", infinite_cost=np.inf,
+                          threads=self._options["threads"])
+        new.h.passModel(self.h.getLp())
+        basis = self.h.getBasis()
+        if basis.valid:
+            new.h.setBasis(basis)
+        drop = np.asarray(drop, dtype=np.int64)
+        keep = np.ones(self.n_rows, dtype=bool)
+        keep[drop] = False
+        if drop.size:
+            new.h.deleteRows(int(drop.size), drop.astype(np.int32))
+        lens = np.diff(self._starts)
+        new._starts = np.zeros(int(keep.sum()) + 1, dtype=np.int64)
+        np.cumsum(lens[keep], out=new._starts[1:])
+        inrow = np.repeat(keep, lens)
+        new._idx = self._idx[inrow]
+        new._val = self._val[inrow]
+        new._lo = self._lo[keep]
+        new._lb = self._lb.copy()
+        new._ub = self._ub.copy()
+        new._keys = set()  # covering-row hashes: only plain models use them, and those are not derived
+        new._empty_row = bool(np.any((np.diff(new._starts) == 0) & (new._lo > 0)))
+        new.solves = new.iterations = new.rows_added = new.fallbacks = new.reused = 0
+        new._last = None
+        new.costs = self.costs
+        new.set_bounds(self._lb[: self.n], upper)
+        new.set_costs(costs)
+        return new
 
     # ------------------------------------------------------------------ data
     def set_costs(self, costs: np.ndarray) -> None:

@@ -47,6 +47,13 @@ at least one new row (explicit rows are keyed by their hashes; a lifted row is a
 only HiGHS's feasibility tolerance summed over a block can cause -- gets its explicit row too),
 and there are finitely many, so the loop ends.  Nothing is deleted: the model is at most one
 lifted row per ``(i2, l, case)``, ``promote`` explicit rows per ``(i2, k)`` and the blocks.
+
+Another structure.  A model's rows read the structure only through ``I_{i1}`` (the winner blocks),
+the levels, and per ``i2`` its pool and table entries ``(m_I, m_S, ok)``.  For a structure with the
+same ``I_{i1}`` and levels, :meth:`CopelandModel.derived` keeps every row of the ``i2`` whose pool
+and entries are unchanged (rows, or lifted rows, of the new family itself) and the blocks (valid
+for any structure), drops the rest, and starts HiGHS from the old basis: an online policy's next
+empirical structure (a pair or two flipped) then costs a few pivots instead of a cold solve.
 """
 
 from __future__ import annotations
@@ -104,7 +111,10 @@ class CopelandModel:
         self._lifted = np.zeros((K, nc), dtype=bool)  # lifted row of (i2, l, case) present
         self._win_y = np.full(nI + 1, -1, dtype=np.int64)  # y_k of the winner block at level k
         self._win_u = np.full((nI + 1, K), -1, dtype=np.int64)  # u_{k, j} of that block
-        self._keys: set[tuple[int, int, int]] = set()  # (column, h1, h2) of the explicit rows
+        self._keys: dict[tuple[int, int, int], int] = {}  # (column, h1, h2) of the explicit rows -> i2
+        #: per model row: its i2 (-1 for block rows) and whether it is lifted (lifted models only)
+        self._row_i2 = np.zeros(0, dtype=np.int64)
+        self._row_lifted = np.zeros(0, dtype=bool)
         #: every block: (its pair variables, level k, and its variables t, u (one per pair), z)
         self.blocks: list[tuple[np.ndarray, int, int, np.ndarray, int]] = []
         self.explicit_rows = 0
@@ -147,8 +157,10 @@ class CopelandModel:
         lens = np.concatenate([np.concatenate([np.full(m, 3), [m + 2]]) for m in sizes])
         starts = np.zeros(lens.size + 1, dtype=np.int64)
         np.cumsum(lens, out=starts[1:])
-        self.block_rows += self.lp.add_general_rows(starts, np.concatenate(idx), np.concatenate(val),
-                                                    np.zeros(lens.size))
+        nr = self.lp.add_general_rows(starts, np.concatenate(idx), np.concatenate(val), np.zeros(lens.size))
+        self.block_rows += nr
+        self._row_i2 = np.concatenate([self._row_i2, np.full(nr, -1, dtype=np.int64)])
+        self._row_lifted = np.concatenate([self._row_lifted, np.zeros(nr, dtype=bool)])
         return out
 
     def _winner_blocks(self, levels: np.ndarray) -> None:
@@ -199,7 +211,7 @@ class CopelandModel:
             if key in keys:
                 take[r] = False
             else:
-                keys.add(key)
+                keys[key] = int(i2[r])
         if not take.any():
             return 0
         sel = np.flatnonzero(take)
@@ -236,12 +248,60 @@ class CopelandModel:
         within = np.arange(int(tl.sum())) - np.repeat(np.cumsum(tl) - tl, tl)
         out[np.repeat(rs[:-1] + hl, tl) + within] = idx[np.repeat(starts[:-1][sel], tl) + within]
         added = self.lp.add_general_rows(rs, out, np.ones(out.size), np.ones(m))
+        self._row_i2 = np.concatenate([self._row_i2, i2])
+        self._row_lifted = np.concatenate([self._row_lifted, lifted])
         ex = ~lifted
         np.add.at(self._n_explicit, (i2[ex], k[ex]), 1)
         self._lifted[i2[lifted], c[lifted]] = True
         self.explicit_rows += int(ex.sum())
         self.lifted_rows += int(lifted.sum())
         return added
+
+    def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> "CopelandModel | None":
+        """This model's rows that ``family`` (another structure, same winner) still implies, as a
+        new model started from this one's last basis; None where none carry over.
+
+        A lifted model's rows are the blocks (valid for any structure: a winner block depends on
+        ``I_{i1}`` only, a pool block states ``z <= SS_k`` over its own pool) and, per ``i2``, its
+        lifted and explicit rows of ``(i2, l, case)``, which read only ``I_{i1}``, the pool
+        ``S_{i2} \\ {i1}``, ``[i2 in I_{i1}]`` and the table entries ``(m_I, m_S, ok)`` of that
+        ``i2``.  Where ``family`` has the same ``I_{i1}`` and levels, the rows of every ``i2`` whose
+        pool and table entries are unchanged are rows (or lifted rows) of ``family`` itself: they
+        are kept; the others are dropped (their pool blocks are left unused) and the cutting plane
+        adds what ``family`` needs.  This model is not changed."""
+        old = self.family
+        if (not self.lift or family.K != old.K or family.winner != old.winner
+                or not np.array_equal(family.levels, old.levels) or not np.array_equal(family.in_Ia, old.in_Ia)):
+            return None
+        same = ((family.pool == old.pool).all(axis=1) & (family._mI == old._mI).all(axis=1)
+                & (family._mS == old._mS).all(axis=1) & (family._ok == old._ok).all(axis=1))
+        if not same.any():
+            return None
+        changed = ~same
+        r = self._row_i2
+        drop = np.flatnonzero((r >= 0) & changed[np.maximum(r, 0)])
+        new = CopelandModel.__new__(CopelandModel)
+        new.__dict__.update(self.__dict__)
+        new.family = family
+        new.lp = self.lp.derived(drop, costs, upper)
+        keep = np.ones(r.size, dtype=bool)
+        keep[drop] = False
+        new._row_i2 = r[keep]
+        new._row_lifted = self._row_lifted[keep]
+        new._win_y = self._win_y.copy()
+        new._win_u = self._win_u.copy()
+        new._pool_z = self._pool_z.copy()
+        new._pool_z[changed] = -1
+        new._n_explicit = self._n_explicit.copy()
+        new._n_explicit[changed] = 0
+        new._lifted = self._lifted.copy()
+        new._lifted[changed] = False
+        new._keys = {k: i for k, i in self._keys.items() if same[i]}
+        new.blocks = list(self.blocks)
+        kept = new._row_i2 >= 0
+        new.lifted_rows = int((new._row_lifted & kept).sum())
+        new.explicit_rows = int((~new._row_lifted & kept).sum())
+        return new
 
     def sizes(self) -> dict:
         """The model's size (the ``stats`` of a solve)."""
