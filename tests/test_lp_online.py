@@ -424,7 +424,8 @@ def test_basis_kept_under_new_costs_is_optimal_by_scipy(lift):
     """A model whose rows and bounds are unchanged answers new costs from its last basis when that
     stays optimal (no HiGHS run; ``CoveringLP.reused``), else HiGHS re-solves.  Either way the
     answer's cost equals the optimum of scipy's interior point (another method, another model) on
-    the same rows, lifted blocks included; both branches are exercised."""
+    the same rows, lifted blocks included, and its objective is of the new costs (HiGHS gets them
+    only before it runs); both branches are exercised."""
     pm = random_matrix(9, np.random.default_rng(11), min_gap=0.02)
     solver = CopelandLPSolver(seed=0, lift=lift, promote=0)
     st = pm.structure
@@ -454,6 +455,7 @@ def test_basis_kept_under_new_costs_is_optimal_by_scipy(lift):
         ref = linprog(c, A_ub=-A, b_ub=-lp._lo, bounds=list(zip(lp._lb, lp._ub)), method="highs-ipm")
         assert ref.status == 0
         assert float(costs @ sol.x) == pytest.approx(ref.fun, rel=1e-7, abs=1e-9), k
+        assert sol.objective == pytest.approx(float(costs @ sol.x), rel=1e-9, abs=1e-12), k  # HiGHS had these costs
         assert np.all(A @ np.concatenate([sol.x, sol.aux]) >= lp._lo - 1e-7)
     assert lp.reused - reused0 >= 5 and lp.solves - runs0 >= 5, (lp.reused - reused0, lp.solves - runs0)
 

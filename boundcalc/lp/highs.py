@@ -199,6 +199,9 @@ class CoveringLP:
         self.reused = 0  # solves answered by the last basis, no HiGHS run (:meth:`_reuse_basis`)
         self.reuse_basis = bool(reuse_basis)  # False: every solve runs HiGHS
         self._last: LPSolution | None = None  # the last optimal dual simplex solve (its basis may be kept)
+        self._last_v = None  # its values of every variable
+        self._read = None  # (its basis as read for _reuse_basis, the LPSolution it was read for)
+        self._costs_stale = False  # set_costs since HiGHS last got the costs
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -363,9 +366,8 @@ class CoveringLP:
         if np.any(costs < 0):
             raise ValueError("LP costs must be non-negative")
         self.costs = costs.copy()
-        cols = self._pcols
-        if cols.size:
-            self.h.changeColsCost(int(cols.size), cols, costs[self._var[cols]])
+        self._costs_stale = True  # HiGHS gets them before its next run (:meth:`_run`): a solve
+        # answered from the last basis never needs them there
 
     def set_bounds(self, lower: np.ndarray, upper: np.ndarray | None = None) -> None:
         """New bounds of the pair variables."""
@@ -417,7 +419,7 @@ class CoveringLP:
         x = np.clip(x, 0.0, 1.0) + 0.0  # as solve() returns it
         return LPBasis(x, status, row_basic, self._starts.copy(), self._idx.copy(), self._lb.copy(), self._ub.copy())
 
-    def _column_status(self):
+    def _column_status(self, values: np.ndarray | None = None):
         """``(status per HiGHS column, row_basic, basic variables as HiGHS lists them, column
         values)`` of the last solve, or None without a valid basis.  HiGHS lists a basic column
         ``j`` as ``j`` and a basic row ``r`` as ``-1 - r``; a nonbasic column sits exactly at a
@@ -430,7 +432,7 @@ class CoveringLP:
         if ok != highspy.HighsStatus.kOk:
             return None
         bv = np.asarray(bv, dtype=np.int64)
-        v = np.asarray(self.h.getSolution().col_value, dtype=float)
+        v = np.asarray(self.h.getSolution().col_value, dtype=float) if values is None else values
         lo, up = self._lb[self._var], self._ub[self._var]
         col = np.where(v >= up, 2, np.where(v <= lo, 0, 3)).astype(np.int8)
         col[bv[bv >= 0]] = 1
@@ -505,6 +507,7 @@ class CoveringLP:
         rv = np.asarray(sol.row_value, dtype=float)
         out = LPSolution(x, self._last_obj, duals, rv, "Optimal", self._last_its, v[self.n:], used)
         self._last = out if used is None else None
+        self._last_v = v
         return out
 
     def _reuse_basis(self) -> LPSolution | None:
@@ -519,15 +522,21 @@ class CoveringLP:
         HiGHS's dual tolerance less a rounding allowance (:data:`DUAL_MARGIN`, :data:`ROUNDING`), so
         that the basis is kept only where HiGHS's warm re-solve would pivot no more (0 iterations)
         and return this solution."""
-        got = self._column_status()
-        if got is None:
-            return None
-        col, row_basic, bv, _ = got
         last = self._last
+        if self._read is None or self._read[1] is not last:
+            # the basis is read once per HiGHS solve: a basis kept for new costs is unchanged
+            got = self._column_status(self._last_v[self._var])
+            if got is None:
+                return None
+            col, row_basic, bv, _ = got
+            moves = self._ub[self._var] > self._lb[self._var]  # a fixed variable never moves
+            read = (row_basic, bv, bv >= 0, np.repeat(np.arange(self.n_rows), np.diff(self._starts)),
+                    self._col[self._idx], moves & (col == 0), moves & (col == 2), moves & (col == 3))
+            self._read = (read, last)
+        row_basic, bv, colb, rowof, cols, at_lo, at_up, free = self._read[0]
         ncol = self._var.size
         c = np.zeros(ncol)
         c[self._pcols] = self.costs[self._var[self._pcols]]
-        colb = bv >= 0
         rhs = np.zeros(bv.size)
         rhs[colb] = c[bv[colb]]
         ok, y = self.h.getBasisTransposeSolve(rhs)
@@ -536,12 +545,9 @@ class CoveringLP:
         y = np.asarray(y, dtype=float)
         if np.any(y[~row_basic] < -DUAL_MARGIN + ROUNDING * float(np.abs(rhs).max(initial=0.0))):
             return None  # a tight row's dual must stay >= 0
-        terms = self._val * np.repeat(y, np.diff(self._starts))
-        cols = self._col[self._idx]
+        terms = self._val * y[rowof]
         dj = c - np.bincount(cols, weights=terms, minlength=ncol)
         allow = -DUAL_MARGIN + ROUNDING * (np.abs(c) + np.bincount(cols, weights=np.abs(terms), minlength=ncol))
-        moves = self._ub[self._var] > self._lb[self._var]  # a fixed variable never moves
-        at_lo, at_up, free = moves & (col == 0), moves & (col == 2), moves & (col == 3)
         if (np.any(dj[at_lo] < allow[at_lo]) or np.any(-dj[at_up] < allow[at_up])
                 or np.any(np.abs(dj[free]) > -allow[free])):
             return None
@@ -552,6 +558,11 @@ class CoveringLP:
 
     def _run(self) -> str:
         h = self.h
+        if self._costs_stale:
+            cols = self._pcols
+            if cols.size:
+                h.changeColsCost(int(cols.size), cols, self.costs[self._var[cols]])
+            self._costs_stale = False
         h.run()
         status = h.getModelStatus()
         self.solves += 1
