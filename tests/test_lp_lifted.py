@@ -172,12 +172,32 @@ def _highs_matrix(lp) -> np.ndarray:
     return A
 
 
+def test_derived_covering_lp_is_a_copy_its_source_keeps():
+    """``CoveringLP.derived`` drops the rows it is told, takes the new costs, and shares nothing
+    its source writes to: columns added to either later (pair variables the other never had) land
+    in that model's HiGHS matrix only, and both solve to their own optimum (hand-worked)."""
+    lp = CoveringLP(np.arange(1.0, 6.0))
+    lp.add_rows([np.array([0, 1]), np.array([1, 2])])
+    assert lp.solve().objective == pytest.approx(2.0)  # x1
+    new = lp.derived(np.array([0]), np.ones(5), np.ones(5))
+    assert (new.n_rows, lp.n_rows) == (1, 2)
+    new.add_rows([np.array([3, 4])])  # columns the source has not got
+    lp.add_rows([np.array([2, 4])])
+    for m in (lp, new):
+        dense = np.zeros((m.n_rows, m.n_vars))
+        for r, idx in enumerate(m.rows):
+            dense[r, idx] = 1.0
+        np.testing.assert_array_equal(_highs_matrix(m), dense)
+    assert lp.solve().objective == pytest.approx(4.0)  # x0 + x2 covers {0,1}, {1,2}, {2,4}
+    assert new.solve().objective == pytest.approx(2.0)  # one of {1, 2} and one of {3, 4}
+
+
 @pytest.mark.parametrize("promote", [0, 2])
 def test_derived_models_keep_only_rows_the_new_structure_implies(promote):
     """A model derived from the last structure's (``derive=True``, what CW-RMED runs from 32 arms)
     holds only rows of the new family: every row holds at points of the new ``R_{i1}`` (block
-    variables by the module text's formula), HiGHS holds exactly the rows the model lists, and
-    each solve equals a cold one (a fresh solver) -- on random matrices and tournaments walked by
+    variables by the module text's formula), HiGHS holds exactly the rows every model lists (the
+    models derived from untouched), and each solve equals a cold one (a fresh solver) -- on random matrices and tournaments walked by
     pair flips, lifted cuts with and without pool blocks."""
     rng = np.random.default_rng(70 + promote)
     derived = 0
@@ -190,6 +210,12 @@ def test_derived_models_keep_only_rows_the_new_structure_implies(promote):
             assert res.status == "ok", res.message
             cold = CopelandLPSolver(promote=promote).solve(pm)
             assert res.per_winner == pytest.approx(cold.per_winner, rel=1e-9)
+            for ent in solver._cache.values():  # every model, the ones derived from included
+                lp = ent.model.lp
+                dense = np.zeros((lp.n_rows, lp.n_vars))
+                for r, idx in enumerate(lp.rows):
+                    dense[r, idx] = lp._val[lp._starts[r]:lp._starts[r + 1]]
+                np.testing.assert_array_equal(_highs_matrix(lp), dense)
             if solver.derived == before:
                 continue
             derived += solver.derived - before
@@ -197,10 +223,6 @@ def test_derived_models_keep_only_rows_the_new_structure_implies(promote):
                 model = solver._entry(pm.structure, w).model
                 assert model.family.structure.key == pm.structure.key
                 lp = model.lp
-                dense = np.zeros((lp.n_rows, lp.n_vars))
-                for r, idx in enumerate(lp.rows):
-                    dense[r, idx] = lp._val[lp._starts[r]:lp._starts[r + 1]]
-                np.testing.assert_array_equal(_highs_matrix(lp), dense)
                 for e in _feasible_points(pm, w, res, rng):
                     full = _block_values(model, e)
                     assert np.all(lp.row_activity(full) >= lp._lo - 1e-9)

@@ -348,6 +348,8 @@ class CoveringLP:
         new._lo = self._lo[keep]
         new._lb = self._lb.copy()
         new._ub = self._ub.copy()
+        new._col = self._col.copy()  # _ensure_cols writes into it
+        new._last_v = new._read = None
         new._keys = set()  # covering-row hashes: only plain models use them, and those are not derived
         new._empty_row = bool(np.any((np.diff(new._starts) == 0) & (new._lo > 0)))
         new.solves = new.iterations = new.rows_added = new.fallbacks = new.reused = 0
