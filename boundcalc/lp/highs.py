@@ -174,10 +174,10 @@ class CoveringLP:
         self.n = n
         # infinite_cost: HiGHS reads a cost of 1e20 or more as infinite (the variable pinned to a
         # bound), which a pair 1e-11 from 1/2 reaches (c = r / d ~ 6e20); every finite cost is a cost
-        self._options = dict(threads=int(threads), presolve=bool(presolve))
-        self.h = new_highs(threads=int(threads), primal_feasibility_tolerance=1e-9,
-                           dual_feasibility_tolerance=1e-9, presolve="on" if presolve else "off",
-                           infinite_cost=np.inf)
+        self._options = dict(threads=int(threads), primal_feasibility_tolerance=1e-9,
+                             dual_feasibility_tolerance=1e-9, presolve="on" if presolve else "off",
+                             infinite_cost=np.inf)  # also those of a derived model (:meth:`derived`)
+        self.h = new_highs(**self._options)
         # bounds, costs and HiGHS column of every variable: pair variables 0..n-1, then auxiliary
         self._lb = np.zeros(n) if lower is None else np.asarray(lower, dtype=float).copy()
         self._ub = np.ones(n) if upper is None else np.asarray(upper, dtype=float).copy()
@@ -327,9 +327,7 @@ class CoveringLP:
         model is left as it is."""
         new = CoveringLP.__new__(CoveringLP)
         new.__dict__.update(self.__dict__)
-        new.h = new_highs(primal_feasibility_tolerance=1e-9, dual_feasibility_tolerance=1e-9,
-                          presolve="on" if self._options["presolve"] else "off", infinite_cost=np.inf,
-                          threads=self._options["threads"])
+        new.h = new_highs(**self._options)
         new.h.passModel(self.h.getLp())
         basis = self.h.getBasis()
         if basis.valid:
