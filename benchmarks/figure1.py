@@ -18,7 +18,7 @@ seconds) and ``OUT/figure1.png``.
 
     python3 benchmarks/figure1.py [--runs 100] [--horizon 100000] [--panels a,b,c] [--workers 2]
 
-CW-RMED at 64 arms takes 12-16 CPU minutes a run on a loaded 2-core machine; its 100 runs are a
+CW-RMED at 64 arms takes 13-15 CPU minutes a run on a loaded 2-core machine; its 100 runs are a
 Dask job (the rows already stored are kept, only the missing runs are computed):
 
     python3 benchmarks/figure1.py --panels c --policies cw-rmed --cw-runs 100 --scheduler tcp://host:8786

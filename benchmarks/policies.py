@@ -131,7 +131,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=2, help="kernel runs")
     ap.add_argument("--cw-horizon", type=int, default=100_000)
     ap.add_argument("--cw-horizon-64", type=int, default=5_000,
-                    help="CW-RMED's steps at 64 arms (10^5 take 10-14 minutes there: see the README)")
+                    help="CW-RMED's steps at 64 arms (10^5 take 13-15 CPU minutes there: see the README)")
     ap.add_argument("--landed", default=None, help="an older checkout, measured the same way")
     ap.add_argument("--landed-cw", action="store_true",
                     help="also run CW-RMED's 10^5 steps on the landed checkout (K <= 16)")
