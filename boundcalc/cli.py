@@ -79,7 +79,14 @@ class InputError(Exception):
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse with one-line errors (``boundcalc: error: argument --X: ...``) and exit status 2."""
+    """argparse with one-line errors (``boundcalc: error: argument --X: ...``) and exit status 2, and
+    an epilog that may be a function: called when the help is printed (the lists of policies and
+    algorithms import their modules, which a command that prints no help need not load)."""
+
+    def format_help(self) -> str:
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:  # noqa: D401 - argparse's hook
         self.exit(EXIT_INPUT, f"boundcalc: error: {message} (see '{self.prog} --help')\n")
@@ -696,7 +703,7 @@ def _add_simulate(sub) -> None:
                     " rounds each, cumulative regret (000's unit) at log-spaced checkpoints, compared with the"
                     " lower bound and ECW constants times ln T.  Runs go to a local Dask cluster when"
                     " dask.distributed is installed (--workers 0: in-process), or to --scheduler ADDRESS.",
-        epilog=_policy_help() + PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=lambda: _policy_help() + PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_arguments(p)
     g = p.add_argument_group("the simulation")
     g.add_argument("--policies", default="all", metavar="P1,P2,...",
@@ -761,7 +768,7 @@ def _add_explore(sub) -> None:
                     " hardness constants H^B, H^B_eps, H^C, H^C_ver and the expressions of its Theorems 1-6."
                     "  Runs go to a local Dask cluster when dask.distributed is installed (--workers 0:"
                     " in-process), or to --scheduler ADDRESS.",
-        epilog=_algorithm_help() + PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=lambda: _algorithm_help() + PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_arguments(p, instances=True)
     g = p.add_argument_group("the algorithm")
     g.add_argument("--algorithm", "-a", required=True, metavar="NAME",

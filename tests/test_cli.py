@@ -170,6 +170,21 @@ def test_example_help_names_every_example_and_its_source(capsys):
     assert "Komiyama, Honda & Nakagawa (2016), Table 2" in out and "Wu & Liu (2016)" in out
 
 
+def test_help_lists_every_policy_and_algorithm(capsys):
+    """The lists are built when the help is printed (the parser itself does not import the policy and
+    algorithm modules): every registered name is there, with its paper."""
+    from boundcalc.cpe.algorithms import ALGORITHMS
+    from boundcalc.policies import POLICIES
+
+    assert main(["simulate", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "policies (--policies NAME,...;" in out
+    assert all(f"  {name:10s} {cls.reference}" in out for name, cls in POLICIES.items())
+    assert main(["explore", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"  {name:18s} {spec.paper}" in out for name, spec in ALGORITHMS.items())
+
+
 def test_no_subcommand_prints_help(capsys):
     code, _, err = run(capsys)
     assert code == 2 and "bounds" in err
