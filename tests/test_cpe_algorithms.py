@@ -231,17 +231,23 @@ def test_bound_settled_tests_equal_exact_lp_decisions(inst):
 
 
 # ---------------------------------------------------------------------------- correctness over seeds
-CASES = [
+def _cases(cases, slow=False):
+    """``pytest.param``s named ``algorithm-instance``; ``slow``: in the full suite only."""
+    return [pytest.param(*c, id=f"{c[0]}-{c[1].name}", marks=[pytest.mark.slow] if slow else []) for c in cases]
+
+
+CASES = _cases([
     ("clucb-borda-pac", ONE, 30), ("clucb-borda-exact", ONE, 30), ("car-cond", ONE, 30),
     ("car-verify", ONE, 30), ("car-parallel", ONE, 20),
+]) + _cases(slow=True, cases=[
     ("clucb-borda-pac", TWO, 20), ("clucb-borda-exact", TWO, 10), ("car-cond", TWO, 20), ("car-verify", TWO, 20),
     ("car-parallel", TWO, 12),
     ("clucb-borda-pac", NEAR, 10), ("clucb-borda-exact", NEAR, 3), ("car-cond", NEAR, 10), ("car-verify", NEAR, 10),
     ("car-parallel", NEAR, 5),
-]
+])
 
 
-@pytest.mark.parametrize("name,inst,runs", CASES, ids=[f"{n}-{i.name}" for n, i, _ in CASES])
+@pytest.mark.parametrize("name,inst,runs", CASES)
 def test_every_seeded_run_identifies_the_winner(name, inst, runs):
     want = truth(name, inst)
     results = [run_algorithm(name, inst, delta=DELTA, epsilon=0.05 if name == "clucb-borda-pac" else None, seed=s)
@@ -442,14 +448,14 @@ def _run_both(func, inst, seed, **kw):
     return out
 
 
-FAST_CASES = [
-    ("pac", EXAMPLE, 0.05, None, range(3)), ("pac", TWO, 0.05, None, range(3)),
+FAST_CASES = _cases([("pac", EXAMPLE, 0.05, None, range(3)), ("exact", ONE, None, None, range(2))]) + _cases(slow=True, cases=[
+    ("pac", TWO, 0.05, None, range(3)),
     ("pac", _planted(9, 4), 0.1, 6000, range(2)),  # l = 9 >= 8: numpy's 8-accumulator sums
-    ("exact", ONE, None, None, range(2)), ("exact", TWO, None, 7000, range(2)),
-]
+    ("exact", TWO, None, 7000, range(2)),
+])
 
 
-@pytest.mark.parametrize("kind,inst,eps,budget,seeds", FAST_CASES, ids=[f"{c[0]}-{c[1].name}" for c in FAST_CASES])
+@pytest.mark.parametrize("kind,inst,eps,budget,seeds", FAST_CASES)
 def test_fast_clucb_loop_equals_lsa_path_duel_for_duel(kind, inst, eps, budget, seeds, monkeypatch):
     """The compiled loop over the enumerated matchings takes the LSA path's every decision: the
     same duels (z_t, e', outcome) in the same order, the same matching, statistics and stop, and

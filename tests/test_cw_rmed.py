@@ -416,7 +416,7 @@ def test_warm_answers_equal_a_cold_solve(example, seed):
     assert checked >= 20, checked
 
 
-@pytest.mark.parametrize("example, seed", [("table2", 5), ("mslr5-noncondorcet", 6)])
+@pytest.mark.parametrize("example, seed", [("table2", 5), pytest.param("mslr5-noncondorcet", 6, marks=pytest.mark.slow)])
 def test_check_decided_by_its_bounds_equals_brute_force(example, seed):
     """Check (3) skips the oracle when its bounds (row sums move only by the drawn pairs' ``N d``)
     decide it: at each such step brute force (every row of every empirical winner enumerated,

@@ -74,7 +74,7 @@ def test_compiled_tables_equal_the_numpy_reading():
     assert seen >= 40, seen
 
 
-@pytest.mark.parametrize("K", [3, 4, 5, 6, pytest.param(7, marks=pytest.mark.slow), pytest.param(8, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("K", [3, 4] + [pytest.param(k, marks=pytest.mark.slow) for k in (5, 6, 7, 8)])
 def test_cutting_plane_equals_enumeration(K):
     solver = CopelandLPSolver()  # one warm solver across matrices: also exercises model rebuilds
     for _, kind, pm in [c for c in CASES if c[0] == K]:
@@ -95,7 +95,7 @@ def test_cutting_plane_equals_enumeration(K):
 TOURNAMENTS = [(K, tournament_matrix(K, 1000 * K + s)) for K in range(6, 10) for s in range(10)]
 
 
-@pytest.mark.parametrize("K", range(6, 10))
+@pytest.mark.parametrize("K", [6, 7] + [pytest.param(k, marks=pytest.mark.slow) for k in (8, 9)])
 def test_tournaments_cutting_plane_equals_enumeration(K):
     for _, pm in [c for c in TOURNAMENTS if c[0] == K]:
         en = lower_bound_enumerate(pm)
@@ -108,7 +108,7 @@ def test_tournaments_cutting_plane_equals_enumeration(K):
             assert c.max_violation <= 1e-9 and c.gap <= 1e-7 * max(1.0, cp.value)
 
 
-@pytest.mark.parametrize("K", [6, 7])
+@pytest.mark.parametrize("K", [6, pytest.param(7, marks=pytest.mark.slow)])
 def test_tournaments_equal_the_exact_rational_lp(K):
     for _, pm in [c for c in TOURNAMENTS if c[0] == K][:5]:
         st = pm.structure
@@ -123,7 +123,7 @@ def test_tournament_mix_is_hard():
     assert np.mean([pm.L_sorted[0] / (pm.K - 1) for _, pm in TOURNAMENTS]) >= 0.2
 
 
-@pytest.mark.parametrize("K", [3, 5, 7, 8])
+@pytest.mark.parametrize("K", [3, 5] + [pytest.param(k, marks=pytest.mark.slow) for k in (7, 8)])
 def test_cutting_plane_equals_independent_interior_point(K):
     # a solver that shares nothing with HiGHS: Clarabel on the full enumerated LP
     for _, kind, pm in [c for c in CASES if c[0] == K][::3]:
@@ -208,7 +208,7 @@ def test_ecw_oracle_equals_brute_force():
 
 
 # ----------------------------------------------------------------------------- ECW: Theorem 5 and 6
-@pytest.mark.parametrize("K", range(3, 9))
+@pytest.mark.parametrize("K", [3, 4, 5, 6] + [pytest.param(k, marks=pytest.mark.slow) for k in (7, 8)])
 def test_ecw_closed_form_equals_ecw_lp(K):
     for _, kind, pm in [c for c in CASES if c[0] == K][:25]:
         cf = ecw_bound(pm)
