@@ -632,3 +632,47 @@ def test_same_pairs_with_the_basis_read_of_old_highspy(monkeypatch):
     monkeypatch.setattr(highs, "BASIS_SOLVES", False)
     old, _ = pairs()
     assert fast == old
+
+
+def test_basis_matrix_inverse_equals_numpy_and_refuses_singular_ones():
+    """The compiled basis test's ``(M^-1)^T`` (Gauss-Jordan, :func:`_invert`) equals numpy's inverse
+    on random nonsingular 0/1 basis matrices given as tight rows; a singular ``M`` (two equal tight
+    rows), and one whose tight rows and basic variables differ in number, are refused."""
+    from boundcalc.policies.cw_rmed import _basis_matrix
+
+    rng = np.random.default_rng(7)
+    checked = 0
+    for trial in range(300):
+        n, nb = int(rng.integers(3, 12)), int(rng.integers(1, 30))
+        n = max(n, nb)
+        M = (rng.random((nb, nb)) < 0.3).astype(float)
+        if abs(np.linalg.det(M)) < 0.5:  # 0/1: |det| is an integer
+            continue
+        bvar = np.sort(rng.choice(n, nb, replace=False))
+        status = np.zeros(n, dtype=np.int8)
+        status[bvar] = 1
+        # tight rows: M's rows over the basic variables, plus some nonbasic ones; basic rows between them
+        rows, row_basic = [], []
+        for r in range(nb):
+            extra = [j for j in range(n) if status[j] != 1 and rng.random() < 0.3]
+            rows.append(sorted(bvar[M[r] > 0].tolist() + extra))
+            row_basic.append(False)
+            if rng.random() < 0.3:
+                rows.append(sorted(rng.choice(n, 2, replace=False).tolist()))
+                row_basic.append(True)
+        starts = np.cumsum([0] + [len(r) for r in rows]).astype(np.int64)
+        idx = np.array([v for r in rows for v in r], dtype=np.int64)
+        ok, bv, rs, ri, minvT = _basis_matrix(status, np.array(row_basic), starts, idx)
+        assert ok and np.array_equal(bv, bvar)
+        np.testing.assert_allclose(minvT, np.linalg.inv(M).T, rtol=1e-10, atol=1e-12)
+        tight = [r for r, b in zip(rows, row_basic) if not b]
+        assert ri.tolist() == [v for r in tight for v in r] and np.array_equal(np.diff(rs), [len(r) for r in tight])
+        checked += 1
+        if nb >= 2:  # a tight row repeated in place of another: singular
+            rows2 = [r for r, b in zip(rows, row_basic) if not b]
+            rows2[1] = rows2[0]
+            st2 = np.cumsum([0] + [len(r) for r in rows2]).astype(np.int64)
+            idx2 = np.array([v for r in rows2 for v in r], dtype=np.int64)
+            assert not _basis_matrix(status, np.zeros(nb, dtype=bool), st2, idx2)[0]
+            assert not _basis_matrix(status, np.zeros(nb - 1, dtype=bool), st2[:-1], idx2[:st2[-2]])[0]
+    assert checked >= 100

@@ -709,17 +709,57 @@ def _basis_matrix(status, row_basic, starts, idx):
             r2 += 1
     if nb == 0:
         return True, bvar, rs, ri, M
-    try:
-        Minv = np.linalg.inv(M)
-    except Exception:  # singular
+    ok, Minv = _invert(M)
+    if not ok:  # singular
         return False, bvar, rs, ri, M
-    P = Minv @ M
+    P = np.zeros((nb, nb))  # M^-1 M, over M's nonzeros
+    for r in range(nt):
+        for b in range(nb):
+            m = M[r, b]
+            if m != 0.0:
+                for a in range(nb):
+                    P[a, b] += Minv[a, r] * m
     for a in range(nb):
         for b in range(nb):
             e = P[a, b] - (1.0 if a == b else 0.0)
             if not abs(e) <= 1e-9:
                 return False, bvar, rs, ri, M
     return True, bvar, rs, ri, np.ascontiguousarray(Minv.T)
+
+
+@njit(cache=True)
+def _invert(M):
+    """``(ok, M^-1)`` by Gauss-Jordan elimination with partial pivoting; ``ok`` False when a pivot is
+    below 1e-12 (singular, or too close to it for the basis test).  Written out rather than
+    ``np.linalg.inv``: the basis matrices are small (tens of rows) and LAPACK's threads, spinning on
+    a busy machine, made each inverse 2-3x slower than the elimination itself."""
+    n = M.shape[0]
+    A = M.copy()
+    inv = np.eye(n)
+    for c in range(n):
+        p = c
+        best = abs(A[c, c])
+        for r in range(c + 1, n):
+            if abs(A[r, c]) > best:
+                best = abs(A[r, c])
+                p = r
+        if not best > 1e-12:
+            return False, inv
+        if p != c:
+            for k in range(n):
+                A[c, k], A[p, k] = A[p, k], A[c, k]
+                inv[c, k], inv[p, k] = inv[p, k], inv[c, k]
+        f = 1.0 / A[c, c]
+        for k in range(n):
+            A[c, k] *= f
+            inv[c, k] *= f
+        for r in range(n):
+            g = A[r, c]
+            if r != c and g != 0.0:
+                for k in range(n):
+                    A[r, k] -= g * A[c, k]
+                    inv[r, k] -= g * inv[c, k]
+    return True, inv
 
 
 _RESUME: dict = {}
