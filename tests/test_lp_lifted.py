@@ -192,6 +192,24 @@ def test_derived_covering_lp_is_a_copy_its_source_keeps():
     assert new.solve().objective == pytest.approx(2.0)  # one of {1, 2} and one of {3, 4}
 
 
+def _check_blocks(model) -> int:
+    """A model's blocks: every live block has all its rows (``|V| + 1``), no row belongs to a block
+    that is not live, and the live pool blocks are exactly those the model's ``(i2, k)`` use (a
+    derived model drops the blocks of the ``i2`` whose rows it dropped); returns the live pool
+    blocks."""
+    rb = model._row_block
+    assert rb.size == model.lp.n_rows
+    sizes = np.array([members.size + 1 for members, *_ in model.blocks], dtype=np.int64)
+    counts = np.bincount(rb[rb >= 0], minlength=sizes.size)
+    live = model._block_live
+    np.testing.assert_array_equal(counts, np.where(live, sizes, 0))
+    assert model.block_rows == int(sizes[live].sum())
+    z_used = set(model._pool_z[model._pool_z >= 0].tolist())
+    z_live = {model.blocks[b][4] for b in np.flatnonzero(live & (model._block_i2 >= 0)).tolist()}
+    assert z_live == z_used and model.pool_blocks == len(z_live)
+    return len(z_live)
+
+
 @pytest.mark.parametrize("promote", [0, 2])
 def test_derived_models_keep_only_rows_the_new_structure_implies(promote):
     """A model derived from the last structure's (``derive=True``, what CW-RMED runs from 32 arms)
@@ -200,7 +218,7 @@ def test_derived_models_keep_only_rows_the_new_structure_implies(promote):
     models derived from untouched), and each solve equals a cold one (a fresh solver) -- on random matrices and tournaments walked by
     pair flips, lifted cuts with and without pool blocks."""
     rng = np.random.default_rng(70 + promote)
-    derived = 0
+    derived = pool = 0
     for pm0 in [random_matrix(12, 71, min_gap=0.01), tournament_matrix(10, 72), tournament_matrix(14, 73)]:
         solver = CopelandLPSolver(derive=True, promote=promote, cache_size=4)
         solver.solve(pm0)
@@ -216,6 +234,7 @@ def test_derived_models_keep_only_rows_the_new_structure_implies(promote):
                 for r, idx in enumerate(lp.rows):
                     dense[r, idx] = lp._val[lp._starts[r]:lp._starts[r + 1]]
                 np.testing.assert_array_equal(_highs_matrix(lp), dense)
+                pool += _check_blocks(ent.model)
             if solver.derived == before:
                 continue
             derived += solver.derived - before
@@ -226,7 +245,7 @@ def test_derived_models_keep_only_rows_the_new_structure_implies(promote):
                 for e in _feasible_points(pm, w, res, rng):
                     full = _block_values(model, e)
                     assert np.all(lp.row_activity(full) >= lp._lo - 1e-9)
-    assert derived >= 8, derived
+    assert derived >= 8 and (pool > 0 or promote > 0), (derived, pool)
 
 
 def test_derived_models_on_empirical_structures_equal_the_exact_lp():

@@ -51,8 +51,10 @@ lifted row per ``(i2, l, case)``, ``promote`` explicit rows per ``(i2, k)`` and 
 Another structure.  A model's rows read the structure only through ``I_{i1}`` (the winner blocks),
 the levels, and per ``i2`` its pool and table entries ``(m_I, m_S, ok)``.  For a structure with the
 same ``I_{i1}`` and levels, :meth:`CopelandModel.derived` keeps every row of the ``i2`` whose pool
-and entries are unchanged (rows, or lifted rows, of the new family itself) and the blocks (valid
-for any structure), drops the rest, and starts HiGHS from the old basis: an online policy's next
+and entries are unchanged (rows, or lifted rows, of the new family itself), the winner blocks and
+those ``i2``'s pool blocks (valid for any structure), drops the rest (the other ``i2``'s rows and
+pool blocks: along an online run's structures, blocks no row reads would otherwise make up most
+of the model), and starts HiGHS from the old basis: an online policy's next
 empirical structure (a pair or two flipped) then costs a few pivots instead of a cold solve.
 """
 
@@ -115,6 +117,11 @@ class CopelandModel:
         #: per model row: its i2 (-1 for block rows) and whether it is lifted (lifted models only)
         self._row_i2 = np.zeros(0, dtype=np.int64)
         self._row_lifted = np.zeros(0, dtype=bool)
+        #: per model row: its block (index into :attr:`blocks`; -1 for cut rows); per block: its
+        #: ``i2`` (pool blocks; -1 for winner blocks) and whether its rows are in the model
+        self._row_block = np.zeros(0, dtype=np.int64)
+        self._block_i2 = np.zeros(0, dtype=np.int64)
+        self._block_live = np.zeros(0, dtype=bool)
         #: every block: (its pair variables, level k, and its variables t, u (one per pair), z)
         self.blocks: list[tuple[np.ndarray, int, int, np.ndarray, int]] = []
         self.explicit_rows = 0
@@ -132,9 +139,10 @@ class CopelandModel:
         return self.explicit_rows + self.lifted_rows
 
     # ------------------------------------------------------------------ blocks
-    def _blocks(self, members: list[np.ndarray], ks: np.ndarray) -> list[tuple[int, np.ndarray, int]]:
+    def _blocks(self, members: list[np.ndarray], ks: np.ndarray, i2s: np.ndarray) -> list[tuple[int, np.ndarray, int]]:
         """Build one block per ``(members[b], ks[b])`` (pair variables, level); returns ``(t, u, z)``
-        variable indices per block.  Rows: ``x_j + u_j - t >= 0``, ``k t - sum u - z >= 0``."""
+        variable indices per block (``i2s``: each block's ``i2``, -1 for a winner block).  Rows:
+        ``x_j + u_j - t >= 0``, ``k t - sum u - z >= 0``."""
         sizes = np.array([m.size for m in members], dtype=np.int64)
         nb = sizes.size
         nv = sizes + 2
@@ -159,6 +167,10 @@ class CopelandModel:
         np.cumsum(lens, out=starts[1:])
         nr = self.lp.add_general_rows(starts, np.concatenate(idx), np.concatenate(val), np.zeros(lens.size))
         self.block_rows += nr
+        first = self._block_i2.size
+        self._row_block = np.concatenate([self._row_block, np.repeat(np.arange(first, first + nb), sizes + 1)])
+        self._block_i2 = np.concatenate([self._block_i2, np.asarray(i2s, dtype=np.int64)])
+        self._block_live = np.concatenate([self._block_live, np.ones(nb, dtype=bool)])
         self._row_i2 = np.concatenate([self._row_i2, np.full(nr, -1, dtype=np.int64)])
         self._row_lifted = np.concatenate([self._row_lifted, np.zeros(nr, dtype=bool)])
         return out
@@ -166,7 +178,8 @@ class CopelandModel:
     def _winner_blocks(self, levels: np.ndarray) -> None:
         fam = self.family
         var = fam.pid[fam.winner, fam.inferiors]
-        for k, (t, u, z) in zip(levels.tolist(), self._blocks([var] * levels.size, levels.astype(float))):
+        blocks = self._blocks([var] * levels.size, levels.astype(float), np.full(levels.size, -1))
+        for k, (t, u, z) in zip(levels.tolist(), blocks):
             self._win_y[k] = z
             self._win_u[k, fam.inferiors] = u
         self.winner_blocks += levels.size
@@ -174,7 +187,7 @@ class CopelandModel:
     def _pool_blocks(self, i2s: np.ndarray, ks: np.ndarray) -> None:
         fam = self.family
         members = [fam.pid[i2, np.flatnonzero(fam.pool[i2])] for i2 in i2s.tolist()]
-        for i2, k, (t, u, z) in zip(i2s.tolist(), ks.tolist(), self._blocks(members, ks.astype(float))):
+        for i2, k, (t, u, z) in zip(i2s.tolist(), ks.tolist(), self._blocks(members, ks.astype(float), i2s)):
             self._pool_z[i2, k] = z
         self.pool_blocks += i2s.size
 
@@ -250,6 +263,7 @@ class CopelandModel:
         added = self.lp.add_general_rows(rs, out, np.ones(out.size), np.ones(m))
         self._row_i2 = np.concatenate([self._row_i2, i2])
         self._row_lifted = np.concatenate([self._row_lifted, lifted])
+        self._row_block = np.concatenate([self._row_block, np.full(m, -1, dtype=np.int64)])
         ex = ~lifted
         np.add.at(self._n_explicit, (i2[ex], k[ex]), 1)
         self._lifted[i2[lifted], c[lifted]] = True
@@ -267,8 +281,8 @@ class CopelandModel:
         ``S_{i2} \\ {i1}``, ``[i2 in I_{i1}]`` and the table entries ``(m_I, m_S, ok)`` of that
         ``i2``.  Where ``family`` has the same ``I_{i1}`` and levels, the rows of every ``i2`` whose
         pool and table entries are unchanged are rows (or lifted rows) of ``family`` itself: they
-        are kept; the others are dropped (their pool blocks are left unused) and the cutting plane
-        adds what ``family`` needs.  This model is not changed."""
+        are kept; the others are dropped with their pool blocks (no other row reads them) and the
+        cutting plane adds what ``family`` needs.  This model is not changed."""
         old = self.family
         if (not self.lift or family.K != old.K or family.winner != old.winner
                 or not np.array_equal(family.levels, old.levels) or not np.array_equal(family.in_Ia, old.in_Ia)):
@@ -279,7 +293,12 @@ class CopelandModel:
             return None
         changed = ~same
         r = self._row_i2
-        drop = np.flatnonzero((r >= 0) & changed[np.maximum(r, 0)])
+        gone = (r >= 0) & changed[np.maximum(r, 0)]
+        # the pool blocks of those i2 are used by no row any more: their rows go too
+        dead = self._block_live & (self._block_i2 >= 0) & changed[np.maximum(self._block_i2, 0)]
+        rb = self._row_block
+        unused = (rb >= 0) & dead[np.maximum(rb, 0)]
+        drop = np.flatnonzero(gone | unused)
         new = CopelandModel.__new__(CopelandModel)
         new.__dict__.update(self.__dict__)
         new.family = family
@@ -288,6 +307,10 @@ class CopelandModel:
         keep[drop] = False
         new._row_i2 = r[keep]
         new._row_lifted = self._row_lifted[keep]
+        new._row_block = rb[keep]
+        new._block_live = self._block_live & ~dead
+        new.block_rows = self.block_rows - int(unused.sum())
+        new.pool_blocks = self.pool_blocks - int(dead.sum())
         new._win_y = self._win_y.copy()
         new._win_u = self._win_u.copy()
         new._pool_z = self._pool_z.copy()
