@@ -220,6 +220,7 @@ def test_dask_gives_the_same_rows_as_in_process(pm, cluster):
     assert dist.constants == local.constants
 
 
+@pytest.mark.slow  # the full suite; test_dask_gives_the_same_rows_as_in_process is the quick one
 def test_resume_after_interruption(pm, cluster, tmp_path):
     out = tmp_path / "rows.jsonl"
     full = run_batch(pm, SIZE, 30, MIN_GAP, seed=21, out=out, keys=FEW_KEYS, scheduler=cluster,
@@ -395,6 +396,7 @@ def test_cli_unreachable_scheduler(pm, tmp_path, capsys):
     assert rc == 2 and "cannot connect to the Dask scheduler at 'tcp://127.0.0.1:9'" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # the full suite; test_dask_gives_the_same_rows_as_in_process is the quick one
 def test_cli_on_an_existing_scheduler(pm, cluster, tmp_path, capsys):
     mat = tmp_path / "parent.npy"
     np.save(mat, np.asarray(pm.mu))

@@ -54,12 +54,14 @@ def test_bounds_json_is_the_whole_stdout():
     assert "HiGHS" not in run_cli("bounds", "--example", "table2").stdout
 
 
+@pytest.mark.slow  # the full suite; test_bounds_json_is_the_whole_stdout is the quick one
 def test_bounds_enumerate_json():
     # cvxpy's HiGHS interface builds its own Highs object: silenced too
     out = parse_json(run_cli("bounds", "--example", "table2", "--method", "enumerate", "--json"))
     assert out["lower_bound"] == pytest.approx(27.5487, abs=1e-4)
 
 
+@pytest.mark.slow  # the full suite; test_bounds_json_is_the_whole_stdout is the quick one
 def test_compare_json_and_csv():
     out = parse_json(run_cli("compare", "--example", "table2", "--json", "--keys", "lower_bound,ecw,cpe_condorcet_hardness"))
     keys = [r["key"] for r in out["rows"]]
@@ -75,6 +77,7 @@ def test_cpe_json():
     assert out  # a non-empty report (its numbers are checked in test_cpe.py)
 
 
+@pytest.mark.slow  # the full suite; test_bounds_json_is_the_whole_stdout is the quick one
 def test_batch_json_in_process(tmp_path):
     out = parse_json(run_cli("batch", "--example", "mslr5-condorcet", "--size", "3", "--count", "3",
                              "--seed", "0", "--keys", "lower_bound,ecw", "--workers", "0", "--json",

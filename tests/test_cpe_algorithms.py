@@ -650,7 +650,8 @@ def test_car_parallel_schedule_is_algorithm_3s(monkeypatch):
         assert sum(r.stats["duels_per_instance"]) == r.n_duels == len(log)
 
 
-@pytest.mark.parametrize("name", ["car_verify", pytest.param("car_parallel", marks=pytest.mark.slow)])
+@pytest.mark.slow  # the full suite; test_fast_clucb_loop_equals_lsa_path_duel_for_duel is the quick one
+@pytest.mark.parametrize("name", ["car_verify", "car_parallel"])
 def test_fast_verification_equals_lsa_path_duel_for_duel(name, monkeypatch):
     """CAR-Verify's lines 6 and 9 over the enumerated matchings (ties handed to the l LSA calls)
     take the same decisions as the LSA calls: same duels and outcomes, trace, stats and answer."""

@@ -490,7 +490,7 @@ def test_frank_wolfe_bracketed_by_exact_value(seed):
 FW_TOL = 0.06
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2] + [pytest.param(s, marks=pytest.mark.slow) for s in range(3, 8)])
+@pytest.mark.parametrize("seed", [0, 1] + [pytest.param(s, marks=pytest.mark.slow) for s in range(2, 8)])
 def test_frank_wolfe_close_to_exact_on_small_instances(seed):
     rng = np.random.default_rng(300 + seed)
     inst = random_instance(rng, n_pos=int(rng.integers(1, 3)), n_cand=3)

@@ -418,6 +418,7 @@ def test_cvxpy_failures_are_solver_errors(monkeypatch):
         lower_bound(load_example("table2"), method="enumerate")
 
 
+@pytest.mark.slow  # the full suite
 def test_one_highs_thread_count_whatever_solves_first():
     # HiGHS has one thread scheduler per process; cvxpy's HiGHS used to make it with the default
     # count, after which every model asking for one thread ended "Not Set"

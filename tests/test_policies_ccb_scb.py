@@ -247,6 +247,7 @@ def test_hypothesis_update_relabels(case):
 
 
 # ----------------------------------------------------------------------------- compiled = transcription
+@pytest.mark.slow  # the full suite; test_policy_reference checks CCB and SCB pair for pair in the quick one
 def test_compiled_equals_transcription_on_tie_heavy_tournaments():
     """Pair for pair on the policy stream, same stats (tests/test_policy_reference.py covers more
     matrices); the mix includes exploitation (self-duels), line 10 explorations and 9C trimming."""
