@@ -101,12 +101,12 @@ def worker(spec: dict) -> dict:
     out = {"user": {}, "kernel": {}, "cw": {}}
     for label, mu in spec["matrices"].items():
         K = len(mu)
-        for name in POLICIES:
+        for name in spec["policies"]:
             steps = spec["steps"] if name != "cw-rmed" else spec["cw_steps"]
             out["user"][f"{name}|{label}"] = (K, _user_loop(name, mu, steps))
             if name != "cw-rmed":
                 out["kernel"][f"{name}|{label}"] = (K, _kernel(name, mu, spec["horizon"], spec["runs"]))
-    for label, mu in spec["cw_matrices"].items():
+    for label, mu in (spec["cw_matrices"] if "cw-rmed" in spec["policies"] else {}).items():
         steps = spec["cw_horizon"] if len(mu) <= 16 else spec["cw_horizon_64"]
         per = _kernel("cw-rmed", mu, steps, 1)
         out["cw"][label] = (len(mu), per * steps, steps)
@@ -135,9 +135,16 @@ def main() -> None:
     ap.add_argument("--landed", default=None, help="an older checkout, measured the same way")
     ap.add_argument("--landed-cw", action="store_true",
                     help="also run CW-RMED's 10^5 steps on the landed checkout (K <= 16)")
+    ap.add_argument("--policies", default=",".join(POLICIES),
+                    help="comma-separated policies to measure (default: all; CW-RMED's one-run table only with cw-rmed)")
     ap.add_argument("--out", default=str(HERE / "results" / "policies.json"))
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    policies = [p for p in a.policies.split(",") if p]
+    unknown = sorted(set(policies) - set(POLICIES))
+    if unknown or not policies:
+        ap.error(f"--policies: unknown {', '.join(unknown)}; choose from {', '.join(POLICIES)}" if unknown
+                 else "--policies: name at least one policy")
     if a.worker:
         print(json.dumps(worker(json.loads(a.worker))))
         return
@@ -154,7 +161,7 @@ def main() -> None:
         sub = mslr_submatrix(K, K, 0.005 if K <= 16 else 1e-6)
         if sub is not None:
             cw[f"mslr K = {K}"] = sub
-    spec = dict(matrices=mats, cw_matrices=cw, steps=a.steps, cw_steps=a.cw_steps, horizon=a.horizon, runs=a.runs,
+    spec = dict(policies=policies, matrices=mats, cw_matrices=cw, steps=a.steps, cw_steps=a.cw_steps, horizon=a.horizon, runs=a.runs,
                 cw_horizon=a.cw_horizon, cw_horizon_64=a.cw_horizon_64)
     t0 = time.time()
     now = run_worker(ROOT, spec)
