@@ -126,8 +126,6 @@ class CopelandModel:
         self.blocks: list[tuple[np.ndarray, int, int, np.ndarray, int]] = []
         self.explicit_rows = 0
         self.lifted_rows = 0
-        self.block_rows = 0
-        self.pool_blocks = 0
         self.winner_blocks = 0
 
     # ------------------------------------------------------------------ solve
@@ -137,6 +135,16 @@ class CopelandModel:
     @property
     def cut_rows(self) -> int:
         return self.explicit_rows + self.lifted_rows
+
+    @property
+    def block_rows(self) -> int:
+        """The rows of the blocks in the model."""
+        return int((self._row_block >= 0).sum())
+
+    @property
+    def pool_blocks(self) -> int:
+        """The pool blocks in the model (a derived model's are those of the ``i2`` it kept)."""
+        return int((self._block_live & (self._block_i2 >= 0)).sum())
 
     # ------------------------------------------------------------------ blocks
     def _blocks(self, members: list[np.ndarray], ks: np.ndarray, i2s: np.ndarray) -> list[tuple[int, np.ndarray, int]]:
@@ -166,7 +174,6 @@ class CopelandModel:
         starts = np.zeros(lens.size + 1, dtype=np.int64)
         np.cumsum(lens, out=starts[1:])
         nr = self.lp.add_general_rows(starts, np.concatenate(idx), np.concatenate(val), np.zeros(lens.size))
-        self.block_rows += nr
         first = self._block_i2.size
         self._row_block = np.concatenate([self._row_block, np.repeat(np.arange(first, first + nb), sizes + 1)])
         self._block_i2 = np.concatenate([self._block_i2, np.asarray(i2s, dtype=np.int64)])
@@ -189,7 +196,6 @@ class CopelandModel:
         members = [fam.pid[i2, np.flatnonzero(fam.pool[i2])] for i2 in i2s.tolist()]
         for i2, k, (t, u, z) in zip(i2s.tolist(), ks.tolist(), self._blocks(members, ks.astype(float), i2s)):
             self._pool_z[i2, k] = z
-        self.pool_blocks += i2s.size
 
     # ------------------------------------------------------------------ cuts
     def add_cuts(self, E: np.ndarray, tol: float, per_i2: int, rng: np.random.Generator | None,
@@ -309,8 +315,6 @@ class CopelandModel:
         new._row_lifted = self._row_lifted[keep]
         new._row_block = rb[keep]
         new._block_live = self._block_live & ~dead
-        new.block_rows = self.block_rows - int(unused.sum())
-        new.pool_blocks = self.pool_blocks - int(dead.sum())
         new._win_y = self._win_y.copy()
         new._win_u = self._win_u.copy()
         new._pool_z = self._pool_z.copy()
