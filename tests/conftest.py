@@ -33,3 +33,36 @@ def rng() -> np.random.Generator:
     """A fresh generator with a fixed seed (each test gets the same stream)."""
     return np.random.default_rng(20240601)
 
+
+def _numba_cache_is_empty() -> bool:
+    """Whether numba's cache holds no kernel of ``boundcalc.policies.kernel`` (a fresh clone or
+    install); found without importing numba (where numba writes: next to the source in
+    ``__pycache__``, or under ``NUMBA_CACHE_DIR``; a cache elsewhere reads as empty)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("boundcalc.policies.kernel")
+    if spec is None or spec.origin is None:
+        return False
+    custom = os.environ.get("NUMBA_CACHE_DIR")
+    where = Path(custom) if custom else Path(spec.origin).parent / "__pycache__"
+    pattern = "**/kernel.*.nbi" if custom else "kernel.*.nbi"
+    return next(where.glob(pattern), None) is None
+
+
+def pytest_sessionstart(session) -> None:
+    """For the whole suite (no test paths given) on an empty numba cache, compile the kernels first
+    in two processes at once (``tests/numba_warmup.py``: the suite on a fresh clone otherwise
+    compiled most kernels in both xdist workers).  Runs in the controlling process only, before
+    xdist starts its workers."""
+    config = session.config
+    whole = getattr(getattr(config, "args_source", None), "name", None) == "TESTPATHS"  # pytest >= 7.2
+    if hasattr(config, "workerinput") or not whole or config.option.collectonly or not _numba_cache_is_empty():
+        return
+    import subprocess
+    import sys
+
+    script = Path(__file__).with_name("numba_warmup.py")
+    procs = [subprocess.Popen([sys.executable, str(script), str(g)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL) for g in (0, 1)]
+    for p in procs:  # a failure here shows up again, with its message, in the tests themselves
+        p.wait()
