@@ -61,8 +61,10 @@ def pytest_sessionstart(session) -> None:
     import subprocess
     import sys
 
-    script = Path(__file__).with_name("numba_warmup.py")
-    procs = [subprocess.Popen([sys.executable, str(script), str(g)], stdout=subprocess.DEVNULL,
+    # the workers import what this process imports (xdist gives them its sys.path): so do these
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p or os.getcwd() for p in sys.path))
+    code = "import sys, numba_warmup; numba_warmup.warm(int(sys.argv[1]))"
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(g)], env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL) for g in (0, 1)]
     for p in procs:  # a failure here shows up again, with its message, in the tests themselves
         p.wait()

@@ -2,7 +2,8 @@
 
 Run by ``conftest.py`` (``pytest_sessionstart`` of the controlling process) when the cache holds
 nothing yet -- a fresh clone or install, as in CI -- as two processes at once, one per half of the
-kernels (``python tests/numba_warmup.py 0`` and ``... 1``).  Without it each xdist worker compiles
+kernels (:func:`warm` ``(0)`` and ``(1)``, on the controller's ``sys.path``: the copy of boundcalc the
+workers import, whose cache they read).  Without it each xdist worker compiles
 the kernels its tests meet first, so the kernels shared by many test modules (the policy machinery,
 every policy's step functions) were compiled by both workers, and a worker compiling CW-RMED's
 (about half a minute) held up the rest of its modules.  The work done here is a small run of every
