@@ -389,9 +389,10 @@ def test_bad_delta(delta):
 
 
 def test_bad_epsilon_name_seed_budget():
-    for eps in (None, 0, -0.1, float("inf"), "x"):
+    for eps in (None, 0, -0.1, float("inf"), "x", 8.0, 20):  # 8: the sampler's eta = epsilon/8 reaches 1
         with pytest.raises(ValueError, match="epsilon"):
             run_algorithm("clucb-borda-pac", ONE, delta=DELTA, epsilon=eps, seed=0)
+    assert run_algorithm("clucb-borda-pac", ONE, delta=DELTA, epsilon=7.9, seed=0).matching is not None
     with pytest.raises(ValueError, match="takes no epsilon"):
         run_algorithm("car-cond", ONE, delta=DELTA, epsilon=0.1, seed=0)
     with pytest.raises(ValueError, match="unknown algorithm"):

@@ -450,8 +450,10 @@ def clucb_borda_pac(
     ----------
     inst : CPEInstance or K x K matrix
     delta : float in (0, 1)
-    epsilon : float > 0
+    epsilon : float in (0, 8)
         Accuracy on the Borda score ``B`` (rewards ``w = l B``, hence ``l epsilon`` in line 15).
+        Below 8 because the sampler's bias ``eta = epsilon/8`` (line 2) must lie in (0, 1); a Borda
+        score lies in [0, 1], so any ``epsilon >= 1`` already accepts every matching.
     rng : numpy.random.Generator or seed
     max_duels : int, optional
     sampler : str
@@ -479,6 +481,9 @@ def clucb_borda_pac(
     inst = as_instance(inst)
     delta = check_delta(delta)
     eps = check_epsilon(epsilon)
+    if not eps < 8:
+        raise ValueError(f"epsilon must be below 8 for clucb-borda-pac: the sampler's bias eta = epsilon/8 "
+                         f"(004 Algorithm 1, line 2) must lie in (0, 1); got {epsilon!r}")
     max_duels = check_max_duels(max_duels)
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     oracle = DuelOracle(inst, rng)
@@ -1178,7 +1183,8 @@ def car_parallel(inst: CPEInstance, delta: float, *, rng: np.random.Generator | 
     ``fast`` as in :func:`car_verify`.  An
     instance that returns an *error* (Algorithm 4, line 7) has terminated without an answer:
     it is no longer resumed and the others go on (the parallel-simulation reading of Chen et
-    al. 2017, where only answers are returned).
+    al. 2017, where only answers are returned).  ``delta`` may be any value in (0, 1), as in
+    :func:`car_verify` (004 states ``delta < 0.01``; Theorem 5 is not claimed above it).
 
     Returns
     -------
