@@ -92,7 +92,8 @@ def ccb(matrix: MatrixLike) -> Result:
     Paper 002 (Zoghi et al., NIPS 2015), Theorem 3, the high-probability bound
     ``A(1) + A(2) sqrt(ln T) + 2K(C + L_C + 1)/Delta^2 ln T``; the additive constants are not
     published in closed form and are not reported.  Reading: ``Delta = Delta_min =
-    min_{i != j} |p_ij - 1/2|`` (000 Sec. 4.4 eq. (10); matches 000 Table 1's CCB column).
+    min_{i != j} |p_ij - 1/2|`` (000 Sec. 4.4 eq. (10); within 4 % of 000 Table 1's CCB column
+    in 000's unit, consistent with this reading but not a confirmation of it: see the module text).
 
     Unit: 002's regret (twice 000's); ``value_in_000_unit = K (C + L_C + 1) / Delta_min^2``.
 

@@ -256,7 +256,10 @@ def borda_pac_hardness(inst: CPEInstance, eps: float, w: ArrayLike | None = None
     """``H^B_eps = sum_e min(width(G)^2/(Delta^B_e)^2, 1/eps^2)`` of 004 Theorem 1.
 
     Theorem 1 bounds CLUCB-Borda-PAC's sample complexity by ``O(H^B_eps ln(H^B_eps/delta))``.
-    ``width_value`` overrides :func:`boundcalc.cpe.width` (exponential search).
+    ``width_value`` overrides :func:`boundcalc.cpe.width` (exponential search).  Read literally,
+    as Theorem 1 writes it: the gaps ``Delta^B_e`` are in reward units (``w = l B``, Definition 4)
+    while ``eps`` is an accuracy on the Borda score ``B`` (as in CLUCB-Borda-PAC's ``l eps`` stop);
+    with one position (``l = 1``) the two units agree.
 
     >>> from boundcalc.cpe import CPEInstance
     >>> round(borda_pac_hardness(CPEInstance.from_matrix([[0.5, 0.7], [0.3, 0.5]]), 0.1), 9)

@@ -120,7 +120,7 @@ def cpe_borda_hardness(mu: Any) -> Result:
     Accepts an array-like or anything with ``.mu`` (e.g. :class:`boundcalc.PreferenceMatrix`).
     Not applicable without a unique Borda winner.
 
-    >>> v = cpe_borda_hardness([[0.5, 0.7], [0.3, 0.5]])   # gaps 0.1 and 0.1 (w = 0.6, 0.4)
+    >>> v = cpe_borda_hardness([[0.5, 0.7], [0.3, 0.5]])   # gaps 0.2 and 0.2 (w = 0.6, 0.4)
     >>> round(v.value, 9), v.extra["winner"]
     (50.0, 0)
     """
