@@ -18,8 +18,9 @@ gap between any pair of arms" (002 Sec. 5.1); the appendix is not in the availab
   column on the MSLR submatrices -- consistent with, not a confirmation of, this reading:
   000's footnote says Table 1 used "the original regret bound", and 000 does not say whether
   it converted the unit.
-* :func:`ccb_delta_z` -- ``Delta_Z`` (:func:`delta_z`), the reading of the Appendix E gap
-  described by 002 Appendix E's text: the smallest gap a Copeland winner has, and, for every
+* :func:`ccb_delta_z` -- ``Delta_Z`` (:func:`delta_z`), a reading of the Appendix E gap from 002's
+  description of it (Sec. 5.1: "an improvement upon the smallest gap between any pair of
+  arms"): the smallest gap a Copeland winner has, and, for every
   non-winner, the ``(L_C + 1)``-th smallest gap to the arms that beat it.  ``Delta_Z >=
   Delta_min`` always, with equality on Condorcet matrices.  It is one reading, unverified:
   Appendix E is not in the available copy, and a plausible alternative takes the
