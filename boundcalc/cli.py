@@ -46,6 +46,8 @@ from .matrix import (
     array_from_json,
     check_tie_epsilon,
     decode_matrix_text,
+    is_numpy_data,
+    numpy_array,
     parse_matrix_text,
 )
 from .result import BoundResult
@@ -291,11 +293,14 @@ def read_input(args: argparse.Namespace, *, instances: bool = False) -> Preferen
             pm = load_example(args.example)
             pm = PreferenceMatrix(pm, name=args.example, **kw) if kw else pm
         else:
-            obj = None
+            obj = arr = None
             if args.path == "-":
                 data = _stdin_bytes()
-                text = decode_matrix_text(data, "stdin")
-                if text.lstrip()[:1] in ("{", "["):
+                if is_numpy_data(data):  # .npy / .npz bytes, as from a file of that suffix
+                    arr = numpy_array(io.BytesIO(data), "stdin", args.key)
+                else:
+                    text = decode_matrix_text(data, "stdin")
+                if arr is None and text.lstrip()[:1] in ("{", "["):
                     try:
                         obj = json.loads(text)
                     except json.JSONDecodeError as exc:
@@ -323,6 +328,8 @@ def read_input(args: argparse.Namespace, *, instances: bool = False) -> Preferen
                 return CPEInstance.from_json(obj)
             if obj is not None:
                 pm = PreferenceMatrix(array_from_json(obj, args.key, source), name=Path(source).stem, **kw)
+            elif arr is not None:
+                pm = PreferenceMatrix(arr, name="stdin", **kw)
             elif args.path == "-":
                 pm = PreferenceMatrix(parse_matrix_text(text, "stdin"), name="stdin", **kw)
             else:
@@ -444,7 +451,8 @@ def _cmd_bounds(args) -> int:
         out.write(f"ECW / lower bound = {rep['ratio_ecw_to_lower_bound']:.6g}\n")
     if args.allocation:
         out.write("\noptimal exploration allocation q (draws per ln T):\n")
-        out.write(np.array2string(np.asarray(rep["allocation"]), precision=4, max_line_width=120) + "\n")
+        out.write(np.array2string(np.asarray(rep["allocation"]), precision=4, max_line_width=120,
+                                  threshold=sys.maxsize) + "\n")
     sys.stdout.write(out.getvalue())
     return EXIT_OK
 
@@ -487,12 +495,21 @@ def _add_bounds(sub) -> None:
 
 
 # ----------------------------------------------------------------------------- compare
+def _key_list(parts: list[str]) -> list[str]:
+    """The names of ``--keys`` (comma-separated, repeatable); an empty list is refused, not read as
+    "all" (leave the option out for every row)."""
+    keys = [k.strip() for part in parts for k in part.split(",") if k.strip()]
+    if not keys:
+        raise InputError("--keys names no constant; give one or more (comma-separated), or leave it out for all")
+    return keys
+
+
 def _cmd_compare(args) -> int:
     from .comparison import check_options, compare
 
     keys = None
-    if args.keys:
-        keys = [k.strip() for k in args.keys.split(",") if k.strip()]
+    if args.keys is not None:
+        keys = _key_list([args.keys])
     try:
         alpha, _, keys, _ = check_options(alpha=args.alpha, keys=keys)
     except ValueError as exc:
@@ -547,8 +564,8 @@ def _cmd_batch(args) -> int:
     from .batch import run_batch
 
     keys = None
-    if args.keys:
-        keys = [k.strip() for part in args.keys for k in part.split(",") if k.strip()]
+    if args.keys is not None:
+        keys = _key_list(args.keys)
     run = _run_options(args)
     pm = read_matrix(args)
     try:
@@ -643,13 +660,12 @@ def _emit_run(res, args) -> int:
 
         matplotlib.use("Agg")
         res.plot(args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)  # a message, as bounds --plot says it: stdout holds results
     if args.json:
         json.dump(res.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(res.summary() + "\n")
-        if args.plot:
-            sys.stdout.write(f"plot: {args.plot}\n")
     return EXIT_OK
 
 
@@ -720,7 +736,7 @@ def _add_simulate(sub) -> None:
     g.add_argument("--per-decade", type=_int_option(1, 1000), default=10, help="checkpoints per decade of t (default 10)")
     g.add_argument("--protocol", action="store_true",
                    help="drive every policy step by step through its Python protocol (no whole-run kernels; slow)")
-    add_output_arguments(p, what="the curves and statistics", plot="the semi-log regret plot")
+    add_output_arguments(p, what="the curves and statistics", plot="the regret plot (log-log)")
     add_run_arguments(p, "one row per (policy, run)")
     p.set_defaults(func=_cmd_simulate)
 
@@ -807,12 +823,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_stdout() -> None:
+    """After a closed pipe: stdout points at /dev/null, so that the interpreter's last flush of
+    what is still buffered does not print "Exception ignored ... BrokenPipeError"."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error (already printed, one line)
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_INPUT
+    if extra:  # argparse's own message would send a subcommand's user to the top-level help
+        prog = f"{parser.prog} {args.command}" if getattr(args, "command", None) else parser.prog
+        print(f"boundcalc: error: unrecognized arguments: {' '.join(extra)} (see '{prog} --help')", file=sys.stderr)
+        return EXIT_INPUT
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_INPUT
@@ -821,9 +851,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .lp.highs import SolverError
     from .runner import StoreError
 
+    if sys.stdout is None:  # started with stdout closed (`>&-`): nowhere to put results
+        print("boundcalc: error: standard output is closed; redirect it to a file or /dev/null", file=sys.stderr)
+        return EXIT_INPUT
     try:
         _check_plot_backend(args)
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a reader that went away shows here, inside the handlers below
+        return code
+    except BrokenPipeError:  # e.g. `boundcalc ... | head`: the reader stopped; not an error of ours
+        _quiet_stdout()
+        return EXIT_OK
     except (InputError, TooLargeError, CPETooLargeError, CPEInstanceError, PreferenceMatrixError, StoreError,
             ValueError, ImportError, ConnectionError) as exc:
         # bad input, an unusable row file, a missing optional dependency, an unreachable scheduler
@@ -832,8 +870,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SolverError as exc:
         print(f"boundcalc: solver failure: {exc}", file=sys.stderr)
         return EXIT_SOLVER
-    except BrokenPipeError:  # e.g. `boundcalc ... | head`
-        return EXIT_OK
     except OSError as exc:  # a file named on the command line (e.g. --out) is a directory, unwritable, ...
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"boundcalc: error: {where}{exc.strerror or exc}", file=sys.stderr)

@@ -174,6 +174,34 @@ def parse_matrix_text(text: str | bytes, source: str = "<text>") -> np.ndarray:
     return np.asarray(rows, dtype=float)
 
 
+def is_numpy_data(head: bytes) -> bool:
+    """Whether bytes start like a ``.npy`` (``\\x93NUMPY``) or ``.npz`` (a zip archive) file."""
+    return head[:6] == b"\x93NUMPY" or head[:4] == b"PK\x03\x04"
+
+
+def numpy_array(src: Any, source: str, key: str | None = None, what: str = "NumPy file") -> np.ndarray:
+    """The array in a ``.npy`` or ``.npz`` (a path or a binary file object, e.g. stdin's bytes):
+    an ``.npz`` with several arrays needs ``key``.  Errors name ``source``; pickled objects are
+    refused (``allow_pickle=False``)."""
+    try:
+        loaded = np.load(src, allow_pickle=False)
+    except (ValueError, EOFError, OSError, zipfile.BadZipFile) as exc:
+        raise PreferenceMatrixError(f"{source}: unreadable {what} ({exc})") from None
+    if not hasattr(loaded, "files"):  # a single .npy array
+        return loaded
+    with loaded as z:
+        names = list(z.files)
+        if key is not None:
+            if key not in names:
+                raise PreferenceMatrixError(f"{source}: no array named {key!r}; the file holds {names}")
+            return z[key]
+        if len(names) == 1:
+            return z[names[0]]
+        raise PreferenceMatrixError(
+            f"{source}: holds {len(names)} arrays {names}; name one with key=... (CLI: --key NAME)"
+        )
+
+
 def _load_array(path: str | os.PathLike, key: str | None = None) -> np.ndarray:
     """The raw array in a matrix file (text, ``.npy``, ``.npz`` or JSON, by suffix)."""
     path = Path(path)
@@ -185,30 +213,11 @@ def _load_array(path: str | os.PathLike, key: str | None = None) -> np.ndarray:
     if suffix in (".npy", ".npz"):
         with open(path, "rb") as fh:
             magic = fh.read(6)
-        if not (magic == b"\x93NUMPY" or magic[:4] == b"PK\x03\x04"):
+        if not is_numpy_data(magic):
             raise PreferenceMatrixError(
                 f"{path}: not a NumPy {suffix} file (it does not start with the .npy or .npz magic bytes)"
             )
-        try:
-            loaded = np.load(path, allow_pickle=False)
-        except (ValueError, EOFError, OSError, zipfile.BadZipFile) as exc:
-            raise PreferenceMatrixError(f"{path}: unreadable NumPy {suffix} file ({exc})") from None
-        if not hasattr(loaded, "files"):  # a single .npy array
-            return loaded
-        with loaded as z:
-            names = list(z.files)
-            if key is not None:
-                if key not in names:
-                    raise PreferenceMatrixError(
-                        f"{path}: no array named {key!r}; the file holds {names}"
-                    )
-                return z[key]
-            if len(names) == 1:
-                return z[names[0]]
-            raise PreferenceMatrixError(
-                f"{path}: holds {len(names)} arrays {names}; name one with key=..."
-                " (CLI: --key NAME)"
-            )
+        return numpy_array(path, str(path), key, f"NumPy {suffix} file")
     if suffix == ".json":
         try:
             obj = json.loads(decode_matrix_text(path.read_bytes(), str(path)))
@@ -421,9 +430,9 @@ class PreferenceMatrix:
             if ties == "raise":
                 shown = ", ".join(map(str, tied[:5])) + (" ..." if len(tied) > 5 else "")
                 raise PreferenceMatrixError(
-                    f"exact tie mu[i,j] = 1/2 for pair(s) {shown}: the Copeland theory (paper 000)"
-                    " assumes no ties. Pass ties='break' (CLI: --break-ties EPS) to move each"
-                    " tie to 1/2 + eps in favour of the lower-indexed arm."
+                    f"exact tie mu[i,j] = 1/2 (within {TIE_ATOL:g}) for pair(s) {shown}: the Copeland theory"
+                    " (paper 000) assumes no ties. Build PreferenceMatrix(mu, ties='break') (CLI: --break-ties"
+                    " EPS) to move each tie to 1/2 + eps in favour of the lower-indexed arm."
                 )
             check_tie_epsilon(tie_epsilon)
             upper = np.where(tie, 0.5 + tie_epsilon, upper)

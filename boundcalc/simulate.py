@@ -467,7 +467,7 @@ class SimulationResult(RichResult):
 
     def summary(self, unit: str = "000") -> str:
         """A short text: the run, the constants, one line per policy (what the CLI prints)."""
-        lnT = math.log(self.horizon) if self.horizon > 1 else float("nan")
+        lnT = math.log(self.horizon)  # 0 at T = 1, where the table's R(T)/ln T is nan
         lines = [f"matrix {self.matrix.name or ''}: K = {self.matrix.K}, horizon T = {self.horizon}, "
                  f"{self.runs} runs, seed {self.seed}, crn {self.crn}, shuffle {self.shuffle}",
                  f"regret in {UNIT_NAMES[unit]} units; ln T = {lnT:.4g}"]

@@ -144,6 +144,53 @@ def test_stdin_uses_the_file_parser(capsys, tmp_path, monkeypatch):
         assert code == 2 and err_file.replace(str(p), "stdin") == err
 
 
+def test_stdin_takes_npy_and_npz_bytes_as_a_file_would(capsys, tmp_path, monkeypatch):
+    # `boundcalc bounds - < m.npy`: the same matrix (or the same error) as from the file itself
+    def stdin(data: bytes):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+    mu = load_example("table2").mu
+    np.save(tmp_path / "m.npy", mu)
+    np.savez(tmp_path / "m.npz", PMat=mu, other=mu.T)
+    stdin((tmp_path / "m.npy").read_bytes())
+    code, out, err = run(capsys, "bounds", "-", "--json")
+    assert code == 0 and json.loads(out)["lower_bound"] == pytest.approx(27.548665, abs=1e-5), err
+    stdin((tmp_path / "m.npz").read_bytes())
+    code, out, _ = run(capsys, "bounds", "-", "--key", "PMat", "--json")
+    assert code == 0 and json.loads(out)["lower_bound"] == pytest.approx(27.548665, abs=1e-5)
+    stdin((tmp_path / "m.npz").read_bytes())
+    code, out, err = run(capsys, "bounds", "-")
+    assert (code, out) == (2, "") and "stdin: holds 2 arrays ['PMat', 'other']" in err and "--key" in err
+    _, _, err_file = run(capsys, "bounds", str(tmp_path / "m.npz"))
+    assert err_file.replace(str(tmp_path / "m.npz"), "stdin") == err
+    stdin(b"\x93NUMPY broken")
+    code, _, err = run(capsys, "bounds", "-")
+    assert code == 2 and err.startswith("boundcalc: error: stdin: unreadable NumPy file")
+
+
+def test_allocation_text_prints_every_entry_at_large_k(capsys, tmp_path):
+    from builders import random_mu
+
+    mu = random_mu(40, np.random.default_rng(3))
+    np.savetxt(tmp_path / "m.txt", mu)
+    code, out, err = run(capsys, "bounds", str(tmp_path / "m.txt"), "--allocation")
+    assert code == 0, err
+    text = out.split("optimal exploration allocation q (draws per ln T):\n", 1)[1]
+    assert "..." not in text  # numpy summarises arrays of more than 1,000 entries unless told not to
+    assert text.count("[") == 41  # the outer bracket and one per row
+
+
+def test_empty_keys_and_unknown_options_name_the_right_help(capsys):
+    code, out, err = run(capsys, "compare", "--example", "table2", "--keys", "")
+    assert (code, out) == (2, "") and "--keys names no constant" in err
+    code, _, err = run(capsys, "batch", "--example", "table2", "--size", "3", "--count", "1", "--keys", " , ")
+    assert code == 2 and "--keys names no constant" in err
+    code, _, err = run(capsys, "bounds", "--example", "table2", "--bogus")
+    assert code == 2 and err == "boundcalc: error: unrecognized arguments: --bogus (see 'boundcalc bounds --help')\n"
+    code, _, err = run(capsys, "--bogus")
+    assert code == 2 and "(see 'boundcalc --help')" in err
+
+
 def test_directory_as_output_file_is_a_message(capsys, tmp_path):
     # a directory given where a file is written: exit 2 with the path, not a traceback
     code, out, err = run(capsys, "batch", "--example", "table2", "--size", "2", "--count", "1", "--no-dask",

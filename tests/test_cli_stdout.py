@@ -54,6 +54,24 @@ def test_bounds_json_is_the_whole_stdout():
     assert "HiGHS" not in run_cli("bounds", "--example", "table2").stdout
 
 
+def test_a_reader_that_stops_early_is_not_an_error():
+    # `boundcalc ... | head`: the pipe's read end is closed before the command writes (its start-up
+    # alone takes longer), so every write fails with EPIPE; exit 0 and nothing on stderr
+    for args in (["bounds", "--example", "table2", "--json"], ["compare", "--example", "table2", "--csv"]):
+        proc = subprocess.Popen(boundcalc_command() + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=240) == 0 and err == "", (args, err)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash to start the command with stdout closed")
+def test_closed_stdout_is_a_message_not_a_traceback():
+    cmd = " ".join(boundcalc_command()) + " bounds --example table2 >&-"
+    proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 2 and proc.stderr == (
+        "boundcalc: error: standard output is closed; redirect it to a file or /dev/null\n")
+
+
 @pytest.mark.slow  # the full suite; test_bounds_json_is_the_whole_stdout is the quick one
 def test_bounds_enumerate_json():
     # cvxpy's HiGHS interface builds its own Highs object: silenced too

@@ -209,6 +209,25 @@ def test_header_mismatch_is_refused_and_the_file_untouched(tmp_path):
     assert load_store(path) == ({"seed": 4}, rows) and rows.stats["resumed"] == 0
 
 
+def test_mismatch_message_names_the_differing_items_in_one_short_line(tmp_path):
+    # a long list header (a simulate run's policies, whose SAVAGE label carries the horizon) differs
+    # in one item: the message names that item, cuts long values short and gives the CLI's option
+    path = tmp_path / "run.jsonl"
+    pols = [{"label": f"policy-{k}", "params": {"alpha": 0.51, "beta": 0.01, "delta_scale": 1.0, "horizon": 2000}}
+            for k in range(8)]
+    st = JsonlStore(path, {"horizon": 2000, "policies": pols}).open()
+    st.close()
+    new = [dict(p) for p in pols]
+    new[5] = {"label": "policy-5", "params": {"alpha": 0.51, "beta": 0.01, "delta_scale": 1.0, "horizon": 3000}}
+    with pytest.raises(StoreMismatch) as exc:
+        JsonlStore(path, {"horizon": 3000, "policies": new})
+    msg = str(exc.value)
+    assert "horizon: file 2000, now 3000; policies: [5] file {'label': 'policy-5'" in msg
+    assert "[4]" not in msg and "policy-4" not in msg and "..." in msg
+    assert msg.endswith("(overwrite=True; CLI --overwrite).") and len(msg) < 450
+    assert exc.value.differences[1] == ("policies", pols, new)  # the full values stay on the exception
+
+
 def test_foreign_and_corrupt_files_are_refused(tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("my precious notes\n")

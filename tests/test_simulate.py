@@ -282,6 +282,11 @@ def test_results_table_json_frame_plot(tmp_path):
     assert "ecw-rmed(beta=0)" in text and "27.55" in text
 
 
+def test_summary_at_horizon_one_says_ln_t_is_zero():
+    res = simulate(load_example("table2"), "rmed1", horizon=1, runs=1, progress=False)
+    assert "ln T = 0\n" in res.summary() and math.isnan(res.table()[0]["per_ln_T"])  # R(1)/ln 1: undefined
+
+
 def test_simulate_rejects_bad_input():
     pm = load_example("table2")
     with pytest.raises(ValueError, match="horizon"):
@@ -307,7 +312,9 @@ def test_cli_simulate(tmp_path):
     doc = json.loads(out.stdout)
     assert [p["name"] for p in doc["policies"]] == ["ecw-rmed(alpha=2)", "rmed1"]
     assert doc["policies"][0]["params"]["alpha"] == 2.0
-    assert plot.stat().st_size > 1000
+    assert plot.stat().st_size > 1000 and f"wrote {plot}" in out.stderr  # a message: stderr, as bounds --plot
+    table = subprocess.run([a for a in cmd if a != "--json"], capture_output=True, text=True, timeout=300)
+    assert table.returncode == 0 and str(plot) not in table.stdout and f"wrote {plot}" in table.stderr
     bad = subprocess.run(cmd[:-3] + ["--param", "ecw-rmed.alpha=0"], capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "alpha" in bad.stderr
     bad = subprocess.run(cmd[:6] + ["--policies", "nope", "--horizon", "10"], capture_output=True, text=True, timeout=300)

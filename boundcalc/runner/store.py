@@ -75,6 +75,21 @@ class StoreLocked(StoreError):
     """Another process (or another store object) is writing the same row file."""
 
 
+def _short(v: Any, width: int = 80) -> str:
+    r = repr(v)
+    return r if len(r) <= width else r[:width - 3] + "..."
+
+
+def _difference(field: str, a: Any, b: Any) -> str:
+    """One field's difference, readable in one line: lists of equal length by their differing items
+    (at most three), long values cut short (the full values are on :class:`StoreMismatch`)."""
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        idx = [k for k in range(len(a)) if a[k] != b[k]]
+        items = ", ".join(f"[{k}] file {_short(a[k])}, now {_short(b[k])}" for k in idx[:3])
+        return f"{field}: {items}{' ...' if len(idx) > 3 else ''}"
+    return f"{field}: file {_short(a)}, now {_short(b)}"
+
+
 def _label(tag: str) -> str:
     return tag.replace("_", " ")
 
@@ -219,10 +234,10 @@ class JsonlStore:
             if not same:
                 diffs.append((f, a, b))
         if diffs:
-            said = "; ".join(f"{f}: file {a!r}, now {b!r}" for f, a, b in diffs)
+            said = "; ".join(_difference(f, a, b) for f, a, b in diffs)
             raise StoreMismatch(
                 f"{self.path} was made with other settings ({said}). Use another file, rerun with the"
-                " file's settings to resume it, or overwrite it (overwrite=True).", self.path, diffs)
+                " file's settings to resume it, or overwrite it (overwrite=True; CLI --overwrite).", self.path, diffs)
         self.header, self.rows, self.dropped_bytes = old, rows, dropped
         self.resumed, self._fresh = True, False
         self._lock()
