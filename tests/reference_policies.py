@@ -187,11 +187,15 @@ class CopelandRMED(Policy):
     hyperparameters = {
         "alpha": Real(3.0, low=0.0, low_open=True, doc="forced exploration N_ij < alpha sqrt(log t)"),
         "beta": Real(0.01, low=0.0, doc="forced exploration |mu_hat - 1/2| < beta / log log t; 0 disables"),
+        "check_tol": Real(1e-12, low=0.0, high=1.0, doc="check (3) passes when the largest row violation is <= this"),
     }
     deterministic = True
 
     def __init__(self, K: int, *, rng=None, **params):
         super().__init__(K, rng=rng, **params)
+        #: check (3)'s oracle (line 8, the same for both variants): the LP core's
+        #: ``CopelandLPSolver.violation``, whose rows are checked against brute force in the LP tests
+        self.checker = CopelandLPSolver(seed=0, cache_size=CACHE_SIZE)
         first = [(i, j) for i in range(1, self.K) for j in range(i)]
         self._LC: list[tuple[int, int]] = first
         self._LR: set[tuple[int, int]] = set(first)
@@ -207,10 +211,18 @@ class CopelandRMED(Policy):
         self._state_version = -1
         self.stats = {"forced": 0, "checks": 0, "targets": 0, "solves": 0, "self_duels": 0}
 
-    # -- the hooks a variant implements --------------------------------------------------
-    def check_winner(self, state: EmpiricalState) -> int | None:  # pragma: no cover - interface
-        """Check (3): an empirical Copeland winner whose feasible set contains ``N / log t``, or None."""
-        raise NotImplementedError
+    def check_winner(self, state: EmpiricalState) -> int | None:
+        """Check (3), line 8: the first empirical Copeland winner (index order) whose ``R_{i1}(mu_hat)``
+        of eq. (2) contains ``N / log t`` (rows only; the box does not bind observed counts), or None."""
+        st = state.structure
+        q = state.rates
+        tol = self.params["check_tol"]
+        for a in st.winners.tolist():
+            if self.checker.violation(st, q, a, rows=False).amount <= tol:
+                return int(a)
+        return None
+
+    # -- the hook a variant implements ----------------------------------------------------
 
     def target(self, state: EmpiricalState) -> tuple[int, np.ndarray]:  # pragma: no cover - interface
         """Line 11: ``(i*, Q)``, the argmin winner and an optimal allocation (K x K, per log t)."""
@@ -386,11 +398,11 @@ def ecw_target(structure: Structure) -> tuple[int, np.ndarray, dict[int, float]]
 
 
 class ECWRMED(CopelandRMED):
-    """ECW-RMED: 000's Algorithm 1 with ``R^E`` (eqs. (4)-(5)) and Theorem 5's closed form.
+    """ECW-RMED: 000's Algorithm 1 with line 11 over ``R^E`` (eqs. (4)-(5)), Theorem 5's closed form.
 
-    Check (3) tests the observed counts against ``R^E_{i1}(mu_hat)`` (:func:`ecw_check`) for each
-    empirical Copeland winner in index order; when none passes, line 11 takes the winner with
-    the smallest ``C^E*_{i1}(mu_hat)`` and its closed-form allocation (:func:`ecw_target`).
+    Check (3) is line 8's, CW-RMED's (:meth:`CopelandRMED.check_winner`: ``R_{i1}``, as printed);
+    when it fails, line 11 takes the winner with the smallest ``C^E*_{i1}(mu_hat)`` and its
+    closed-form allocation (:func:`ecw_target`).
     Defaults ``alpha = 3``, ``beta = 0.01`` (000's experiments); ``beta = 0`` allowed.  The
     readings of the loose parts of the text are listed in :mod:`boundcalc.policies.copeland_rmed`.
     Regret is at most ``C^E* log T + o(log T)`` (Theorem 4).
@@ -399,14 +411,6 @@ class ECWRMED(CopelandRMED):
 
     name = "ecw-rmed"
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (ECW), Theorem 5"
-
-    def check_winner(self, state: EmpiricalState) -> int | None:
-        s = state.structure
-        info = state.information
-        for a in s.winners.tolist():
-            if ecw_check(s, info, state.log_t, a):
-                return int(a)
-        return None
 
     def target(self, state: EmpiricalState) -> tuple[int, np.ndarray]:
         istar, Q, _ = ecw_target(state.structure)
@@ -426,10 +430,6 @@ class CWRMED(CopelandRMED):
 
     name = "cw-rmed"
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (CW), eq. (2), Theorems 2-3"
-    hyperparameters = {
-        **CopelandRMED.hyperparameters,
-        "check_tol": Real(1e-12, low=0.0, high=1.0, doc="check (3) passes when the largest row violation is <= this"),
-    }
 
     def __init__(self, K: int, *, rng=None, **params):
         super().__init__(K, rng=rng, **params)
@@ -440,17 +440,11 @@ class CWRMED(CopelandRMED):
         # returned depends on the model and e* on the vertex; test_cw_rmed.py checks the decisions
         # against brute force over the whole optimal face.
         self.solver = CopelandLPSolver(seed=0, cache_size=CACHE_SIZE, lift=K >= _CompiledCW.lift_min_arms)
+        # check (3) through the LP's own solver, as the package's step-by-step CW-RMED did (its
+        # checks touched the solver's cache of warm models)
+        self.checker = self.solver
         # counters (ints, like the skeleton's): HiGHS solves, line-11 answers from Theorem 6
         self.stats.update({"lp_solves": 0, "theorem6": 0})
-
-    def check_winner(self, state: EmpiricalState) -> int | None:
-        st = state.structure
-        q = state.rates
-        tol = self.params["check_tol"]
-        for a in st.winners.tolist():
-            if self.solver.violation(st, q, a, rows=False).amount <= tol:
-                return int(a)
-        return None
 
     def target(self, state: EmpiricalState) -> tuple[int, np.ndarray]:
         res = self.solver.solve_empirical(state.structure)

@@ -59,8 +59,7 @@ from scipy.optimize import linprog
 
 from boundcalc.lp import CopelandLPSolver
 from boundcalc.policies import CWRMED
-from boundcalc.policies.copeland_rmed import ISTAR, STRUCT
-from boundcalc.policies.cw_rmed import TAB
+from boundcalc.policies.copeland_rmed import ISTAR, STRUCT, TAB
 
 # ----------------------------------------------------------------------------- brute force
 CHECK_AMBIGUOUS = 1e-9  # |min row sum - 1| below this: check (3) too close to call in floating point
@@ -538,17 +537,19 @@ def test_compiled_tables_equal_the_lp_cores(K, seed):
 
 # ----------------------------------------------------------------------------- behaviour (fixed seeds)
 @pytest.mark.slow
-def test_table2_cw_rmed_beats_ecw_rmed():
+def test_table2_cw_rmed_and_ecw_rmed_at_their_constants():
     """000's Table 2 matrix (4 arms, Condorcet winner): C* = 27.55 but C^E* = 49.66 (000 reports 27.5
-    and 49.7), so CW-RMED's regret should be well below ECW-RMED's, as the LP predicts (ratio 0.555).
+    and 49.7).  The two policies share check (3) (line 8: counts in R) and differ in line 11's target:
+    ECW-RMED explores towards R^E's optimum, but stops exploring as soon as its counts lie in the larger
+    R, so at T = 10^5 its regret sits well below C^E* ln T and near CW-RMED's.
 
     Measured offline (T = 10^5, 20 runs, seed 1, common random numbers): CW-RMED 414.7 +- 28
-    (36.0 +- 2.4 per ln T, 1.31 x C*), ECW-RMED 604 +- 33 (52.5 +- 2.9 per ln T, 1.06 x C^E*); the
-    run-by-run ratio CW / ECW lies in 0.49 .. 0.84 (mean 0.69), CW below ECW in all 20 runs; one
-    CW-RMED run has a standard deviation near 11 per ln T.  Asserted here on the first 2 of those
-    runs (about 13 s each): CW below 0.9 x ECW in each run and below 0.8 x ECW on average; and, as
-    bands where a 2-run mean falls with ~95 % probability by those figures, CW-RMED's regret per
-    ln T in [0.75, 1.8] x C* and ECW-RMED's in [0.7, 1.45] x C^E*."""
+    (36.0 +- 2.4 per ln T, 1.31 x C*), ECW-RMED 447.3 +- 25 (38.8 +- 2.2 per ln T, 0.78 x C^E*);
+    paired, CW - ECW = -2.8 +- 2.6 per ln T (CW below ECW in 15 of 20 runs, ratio 0.54 .. 1.95).
+    Asserted here on the first 2 of those runs (about 13 s each), as bands where a 2-run mean falls
+    with ~95 % probability by those figures: CW-RMED's regret per ln T in [0.75, 1.8] x C*, ECW-RMED's
+    in [0.5, 1.1] x C^E* -- below C^E*, which a check (3) against R^E (boundcalc 0.1.0:
+    52.5 +- 2.9 per ln T, 1.06 x C^E*) does not reach."""
     from boundcalc.datasets import load_example
     from boundcalc.simulate import simulate
 
@@ -556,11 +557,9 @@ def test_table2_cw_rmed_beats_ecw_rmed():
     res = simulate(load_example("table2"), ["cw-rmed", "ecw-rmed"], horizon=T, runs=2, seed=1, per_decade=1)
     assert res.lower_bound == pytest.approx(27.5487, abs=1e-3) and res.ecw == pytest.approx(49.6635, abs=1e-3)
     cw, ecw = res.regret("cw-rmed")[:, -1], res.regret("ecw-rmed")[:, -1]
-    assert np.all(cw < 0.9 * ecw), (cw, ecw)
-    assert cw.mean() < 0.8 * ecw.mean()
     lnT = math.log(T)
-    assert 0.75 * res.lower_bound <= cw.mean() / lnT <= 1.8 * res.lower_bound
-    assert 0.7 * res.ecw <= ecw.mean() / lnT <= 1.45 * res.ecw
+    assert 0.75 * res.lower_bound <= cw.mean() / lnT <= 1.8 * res.lower_bound, cw
+    assert 0.5 * res.ecw <= ecw.mean() / lnT <= 1.1 * res.ecw, ecw
     assert res.policy("cw-rmed").stats["lp_solves"] > 0  # the LP really ran
 
 

@@ -1,8 +1,9 @@
 """Policies: the contract every registered policy meets, and the papers' readings of ECW-RMED / RMED1.
 
 The contract (issue 7 point 7, DESIGN.md ``policies/``) runs over ``policy_names()``: a policy
-of the next issue joins it by registering.  Independent checks: check (3) of ECW-RMED against a
-brute-force enumeration of every row of ``R^E`` (000 eqs. (4)-(5)); the compiled closed form
+of the next issue joins it by registering.  Independent checks: the ``R^E`` membership test
+(000 eqs. (4)-(5)) against a brute-force enumeration of its rows; check (3), which is line 8's
+``R`` for both variants, on a state where ``R`` and ``R^E`` part; the compiled closed form
 against :mod:`boundcalc.lp.ecw`'s numpy form.  The readings of ECW-RMED's and RMED1's lines are
 checked on their plain transcriptions (``tests/reference_policies.py``), which the compiled
 policies equal pair for pair (``tests/test_policy_reference.py``).
@@ -248,8 +249,9 @@ def _brute_ecw_rows(structure, winner):
     return rows
 
 
-def test_check3_equals_brute_force(rng):
-    """ecw_check (sorting) == every written-out row satisfied, on random empirical states."""
+def test_re_membership_equals_brute_force(rng):
+    """ecw_check (sorting: counts in R^E, used on Theorem 5's allocations below) == every
+    written-out row of eqs. (4)-(5) satisfied, on random empirical states."""
     seen = {True: 0, False: 0}
     for _ in range(400):
         K = int(rng.integers(2, 7))
@@ -264,6 +266,39 @@ def test_check3_equals_brute_force(rng):
             assert got == brute
             seen[got] += 1
     assert min(seen.values()) > 30
+
+
+def test_check3_is_line_8s_r_for_both_variants():
+    """000 prints check (3) once, line 8: ``N / log t in R_{i*}(mu_hat)``; only line 11 is split into
+    (CW) and (ECW).  Table 2's structure (arm 0 beats 1, 2, 3 at mu_hat 0.6, 200 draws each; the
+    cycle 1 > 2 > 3 > 1 at 0.9, 40 draws each), t = 721: the counts lie in R_0 (each pool row needs
+    its I-pair and S-pair together) but not in the smaller R^E_0 (eq. (4) asks N d >= log t of each
+    (0, j) alone: 200 d(0.6) = 4.03 < log 721 = 6.58).  Both variants exploit arm 0."""
+    from boundcalc.policies import CWRMED as CompiledCW
+    from boundcalc.policies import ECWRMED as CompiledECW
+    from reference_policies import CWRMED as ReferenceCW
+
+    W = np.zeros((4, 4), dtype=np.int64)
+    for j in (1, 2, 3):
+        W[0, j], W[j, 0] = 120, 80
+    for a, b in ((1, 2), (2, 3), (3, 1)):
+        W[a, b], W[b, a] = 36, 4
+    N = W + W.T
+    t = 721
+    st = EmpiricalState(t, W, N)
+    assert 200 * kl_half(0.6) < math.log(t)  # eq. (4) fails for every (0, j) ...
+    assert not ecw_check(st.structure, st.information, st.log_t, 0)  # ... so N / log t is not in R^E_0
+    for cls in (CompiledECW, CompiledCW):
+        dec = cls(4).decide(t, W, N)
+        assert dec.check == 0 and dec.istar is None and dec.next == [(0, 0)], cls.name
+    for cls in (ECWRMED, ReferenceCW):  # the transcriptions say the same
+        assert cls(4).check_winner(st) == 0
+    # 20 draws of each I-pair (mu_hat still 0.6) put the counts outside R_0 too: ECW-RMED explores
+    W2 = W.copy()
+    for j in (1, 2, 3):
+        W2[0, j], W2[j, 0] = 12, 8
+    dec = CompiledECW(4).decide(t, W2, W2 + W2.T)
+    assert dec.check is None and dec.istar == 0
 
 
 def test_check3_boundary_and_box():

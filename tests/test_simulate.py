@@ -242,7 +242,7 @@ def test_results_table_json_frame_plot(tmp_path):
     res = simulate(load_example("table2"), "ecw-rmed,rmed1", horizon=2000, runs=3, seed=0,
                    params={"ecw-rmed": {"beta": 0.0}})
     assert res.policy_names == ["ecw-rmed(beta=0)", "rmed1"]
-    assert res.policy("ecw-rmed").params == {"alpha": 3.0, "beta": 0.0}
+    assert res.policy("ecw-rmed").params == {"alpha": 3.0, "beta": 0.0, "check_tol": 1e-12}
     doc = json.loads(res.to_json())
     for key in ("horizon", "runs", "seed", "unit", "checkpoints", "lower_bound", "ecw", "policies"):
         assert key in doc

@@ -4,9 +4,11 @@ The algorithm's skeleton is shared by both variants and written once, compiled: 
 ``L_C`` (this pass), ``L_R`` (still to be drawn in this pass), ``L_N`` (next pass), the forced
 exploration of line 4, the empirical structure kept up to date duel by duel, and the list step of
 lines 11-15 (:func:`skeleton_select`, :func:`skeleton_learn`, :func:`skeleton_refresh`,
-:func:`skeleton_finish`).  A variant supplies check (3) and line 11's target allocation:
-ECW-RMED (:class:`ECWRMED`, :func:`ecw_decide`) with ``R^E`` (eqs. (4)-(5)) and Theorem 5's closed
-form; CW-RMED (:mod:`boundcalc.policies.cw_rmed`) with the exact LP of eq. (2).
+:func:`skeleton_finish`), and check (3) of line 8 (:func:`check3`), which 000 prints once for both
+variants: the observed counts against ``R_{i*}(mu_hat)`` of eq. (2), by the LP core's sorting oracle.
+A variant supplies line 11's target allocation: ECW-RMED (:class:`ECWRMED`, :func:`ecw_decide`)
+Theorem 5's closed form over ``R^E`` (eqs. (4)-(5)); CW-RMED (:mod:`boundcalc.policies.cw_rmed`) the
+exact LP of eq. (2).
 
 Readings of the text taken here (000 Algorithm 1, Sec. 4)
     * Line 4, forced exploration: at the start of every pass (each iteration of the ``while``
@@ -17,6 +19,13 @@ Readings of the text taken here (000 Algorithm 1, Sec. 4)
       beta test; ``beta = 0`` disables it always.
     * ``L_C`` is walked in lexicographic order of ``(i, j)``, ``i >= j`` (the "arbitrarily fixed
       order" of line 5); the first pass is ``P_{i != j}``.
+    * Check (3) is line 8's, the same for both variants: ``N / log t`` in ``R_{i*}(mu_hat)`` of
+      eq. (2), as printed (and as the D-TS authors' C++ ECW-RMED checks it); only line 11 differs
+      ("(CW)" / "(ECW)").  ECW-RMED does not test the smaller ``R^E`` (eqs. (4)-(5)) there: ``R^E``
+      is the set line 11's closed form optimises over, and Sec. 4.2's "the difference ... is the
+      amount of exploration" is line 11's target.  Since ``R^E c R``, ECW's target passes check (3)
+      once reached, as Theorem 4 needs.  (boundcalc 0.1.0 tested ``R^E`` here, which explores
+      more: ``tests/test_policies.py`` holds a state where the two checks part.)
     * Check (3) and line 11 use the counts *including* the draw just made and ``t`` = the round
       just played.  In normalised form (``e_p = q_p d(mu_p)``, 000 eq. (2)), check (3) asks, for every
       covering row ``P``, ``sum_{p in P} N_p d(mu_hat_p) >= log t``; the box ``q <= 1/d`` does
@@ -45,20 +54,32 @@ The empirical state (fields of :class:`ECWState`, shared by name with CW-RMED's 
     :func:`boundcalc.lp.structure.empirical_structure` and :func:`boundcalc.lp.ecw._cost_matrix`,
     bit for bit.
 
+Check (3) (:func:`check3`)
+    evaluates, for each empirical Copeland winner ``i1`` in index order, the LP core's sorting
+    oracle (:func:`boundcalc.lp._kernels.copeland_sums` over the family's tables,
+    :meth:`~boundcalc.lp.constraints.CopelandFamily.oracle_args`) on ``E = (N / log t) d``: the
+    counts pass when ``1 - min_row sum <= check_tol``.  The tables are built compiled
+    (:func:`build_tables`) once per empirical structure, equal to the LP core's (tested); when they
+    outgrow their arrays the compiled step returns ``NEED_TABLES`` and Python enlarges them
+    (:meth:`CopelandRMED._grow_tables`), then the decision is made again.  With the structure
+    unchanged the rows are fixed, and bounds on the row sums often decide without the oracle
+    (:func:`check3`).
+
 ECW-RMED's caches
-    A duel that keeps the empirical structure changes only the eq. (5) rows of the pair's loser
-    and the eq. (4) row of its winner; those rows of check (3) and of Theorem 5 are recomputed, the
-    others reused (a self-duel costs O(K)).
+    A duel that keeps the empirical structure changes only the eq. (5) pools of the pair's loser
+    and the eq. (4) row of its winner; those parts of Theorem 5 are recomputed, the others reused.
 
 ``stats``: ``forced`` (line 4 draws), ``checks`` (check (3) evaluations), ``targets`` (times line
 11 is reached), ``solves`` (line 11 computed anew: the counts changed since the last one),
-``self_duels``.
+``self_duels``, ``structures`` (empirical structures met by check (3)), ``check_bound`` (check (3)
+decided by its bounds, no oracle).
 """
 
 from __future__ import annotations
 
 import math
 from collections import namedtuple
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -69,32 +90,45 @@ from .kernel import T_, CompiledPolicy, count, env_more, kl_half_c, play
 from .registry import register_policy
 
 __all__ = ["CopelandRMED", "ECWRMED", "ECWState", "Decision", "skeleton_state", "skeleton_select",
-           "skeleton_learn", "skeleton_refresh", "skeleton_finish", "ecw_decide", "ecw_update", "ecw_run",
-           "WINNER_TIE_RTOL"]
+           "skeleton_learn", "skeleton_refresh", "skeleton_finish", "check3", "build_tables", "ecw_decide",
+           "ecw_update", "ecw_resume", "ecw_run", "WINNER_TIE_RTOL"]
 
-_kernels.load()  # Theorem 5's compiled pool row (the LP core's) is called inside ecw_decide
+_kernels.load()  # the LP core's oracle and Theorem 5's pool row are called inside the steps
 _pool_row = _kernels.ecw_pool_row
+_copeland_sums = _kernels.copeland_sums  # check (3)'s oracle and tables: the LP core's
+_copeland_tables = _kernels.copeland_tables
 
 #: Relative tolerance under which two per-winner constants count as tied (line 11).
 WINNER_TIE_RTOL = 1e-12
 
 #: The skeleton's fields (every variant's state has them, by these names).
 SKELETON_FIELDS = ["W", "N", "beats", "L", "d", "info", "C", "Q", "is_win", "wval", "dirty_lo", "dirty_hi",
-                   "LC", "inLR", "inLN", "forced", "reg", "fr", "stats"]
+                   "LC", "inLR", "inLN", "forced", "reg", "fr", "stats",
+                   # check (3): E = (N / log t) d, the oracle's tables per winner (flat arrays with
+                   # per-winner offsets), the N d and smallest row sums of the last oracle evaluation
+                   "E", "tab_nc", "tab_off", "tab_coff", "tab_nI", "tab_Ia", "tab_pool", "tab_inIa", "tab_gI",
+                   "tab_gS", "tab_ok", "tab_caseB", "tab_out", "chk_info", "chk_m"]
 # reg: the round t, position in L_C, |L_C|, forced pairs of this pass, position among them, a pass
 # starts, the structure is stale, line 11's allocation is current, i*, the selected pair is a
 # draw of the loop over L_C, the structure's version (bumped by every refresh)
 POS, NLC, NF, FPOS, PASS_START, FULL, HAVE_TARGET, ISTAR, IN_LOOP, STRUCT = range(1, 11)
-N_REG = 11
-ALPHA, BETA = 0, 1
-S_FORCED, S_CHECKS, S_TARGETS, S_SOLVES, S_SELF = range(5)
+# check (3): the structure version the tables are for, a decision waiting for Python, the structure
+# version of the last oracle evaluation, check (3) decided by its bounds
+TAB, PENDING, CHK, BND = 11, 12, 13, 14
+N_REG = 15
+ALPHA, BETA, CHECK_TOL = 0, 1, 2
+S_FORCED, S_CHECKS, S_TARGETS, S_SOLVES, S_SELF, S_STRUCT, S_BOUND = range(7)
+#: What a compiled decision may ask of Python: nothing, or larger table arrays (CW-RMED adds its own).
+DONE, NEED_TABLES = 0, 1
+#: Check (3) is decided by its bound (:func:`check3`) only when the bound clears the threshold by
+#: this much (row sums are O(1); their rounding is below 1e-13).
+CHECK_MARGIN = 1e-9
 
-#: ECW-RMED's state: the skeleton's fields and the caches of check (3) (``chk_*``) and of
-#: Theorem 5 (``tgt_*``: per winner and pool, the pool's part of ``C^E*``, the number ``h`` of
-#: pairs taken, their level ``1 / (h - k)`` and which they are), scratch rows ``vals``, ``keys``.
+#: ECW-RMED's state: the skeleton's fields and the caches of Theorem 5 (``tgt_*``: per winner and
+#: pool, the pool's part of ``C^E*``, the number ``h`` of pairs taken, their level ``1 / (h - k)``
+#: and which they are), a scratch row ``keys``.
 ECWState = namedtuple("ECWState", SKELETON_FIELDS + [
-    "vals", "keys", "chk_row", "chk_I", "chk_dirty", "chkI_dirty", "tgt_part", "tgt_h", "tgt_level", "tgt_sel",
-    "tgt_I", "tgt_dirty", "tgtI_dirty"])
+    "keys", "tgt_part", "tgt_h", "tgt_level", "tgt_sel", "tgt_I", "tgt_dirty", "tgtI_dirty"])
 
 #: A decision of lines 7-13 on given counts (:meth:`CopelandRMED.decide`): the winner check (3)
 #: passed for (None when it failed), line 11's ``i*``, allocation ``Q`` and per-winner constants
@@ -117,12 +151,19 @@ def skeleton_state(K: int, params: dict, n_stats: int) -> dict:
             n += 1
     reg = np.zeros(N_REG, dtype=np.int64)
     reg[T_], reg[NLC], reg[PASS_START], reg[FULL] = 1, n, 1, 1
+    reg[TAB] = reg[CHK] = -1
+    z = lambda n, dt=np.int64: np.zeros(n, dtype=dt)  # noqa: E731
     return dict(W=np.zeros((K, K), dtype=np.int64), N=np.zeros((K, K), dtype=np.int64),
                 beats=np.zeros((K, K), dtype=np.bool_), L=np.zeros(K, dtype=np.int64), d=np.zeros((K, K)),
                 info=np.zeros((K, K)), C=np.zeros((K, K)), Q=np.zeros((K, K)), is_win=np.zeros(K, dtype=np.bool_),
                 wval=np.zeros(K), dirty_lo=np.ones(K, dtype=np.bool_), dirty_hi=np.ones(K, dtype=np.bool_),
                 LC=LC, inLR=inLR, inLN=np.zeros(P, dtype=np.bool_), forced=np.zeros(P, dtype=np.int64), reg=reg,
-                fr=np.array([params["alpha"], params["beta"]]), stats=np.zeros(n_stats, dtype=np.int64))
+                fr=np.array([params["alpha"], params["beta"], params["check_tol"]]),
+                stats=np.zeros(n_stats, dtype=np.int64), E=np.zeros((K, K)), tab_nc=z(K), tab_off=z(K),
+                tab_coff=z(K), tab_nI=z(K), tab_Ia=np.zeros((K, K), dtype=np.int64),
+                tab_pool=np.zeros((K, K, K), dtype=np.bool_), tab_inIa=np.zeros((K, K), dtype=np.bool_),
+                tab_gI=z(0), tab_gS=z(0), tab_ok=z(0, np.bool_), tab_caseB=z(0, np.bool_), tab_out=np.zeros(2 * K * K),
+                chk_info=np.zeros((K, K)), chk_m=np.full(K, np.nan))
 
 
 # ----------------------------------------------------------------------------- the skeleton
@@ -324,72 +365,178 @@ def skeleton_finish(s, exploit, log_t):
         reg[PASS_START] = 1
 
 
+# ----------------------------------------------------------------------------- check (3), line 8
+@njit(cache=True)
+def _min_row_sum(s, a, E):
+    """The smallest row sum of ``R_a`` at ``E`` by the LP core's oracle on the stored tables."""
+    K = s.W.shape[0]
+    nc = s.tab_nc[a]
+    if nc <= 0:
+        return np.inf
+    o = s.tab_off[a]
+    n = K * nc
+    out = s.tab_out[:n].reshape((K, nc))
+    _copeland_sums(E, a, s.tab_Ia[a, :s.tab_nI[a]], s.tab_pool[a], s.tab_gI[o:o + n].reshape((K, nc)),
+                   s.tab_gS[o:o + n].reshape((K, nc)), s.tab_ok[o:o + n].reshape((K, nc)),
+                   s.tab_caseB[s.tab_coff[a]:s.tab_coff[a] + nc], s.tab_inIa[a], out)
+    m = np.inf
+    for x in range(K):
+        for c in range(nc):
+            if out[x, c] < m:
+                m = out[x, c]
+    return m
+
+
+@njit(cache=True)
+def build_tables(s):
+    """The oracle's tables of every empirical winner, built from the empirical structure in place:
+    for winner ``a``, what :meth:`CopelandFamily(st, a).oracle_args()
+    <boundcalc.lp.constraints.CopelandFamily.oracle_args>` holds (``I_a``, the pools
+    ``S_{i2} \\ {a}``, and per ``(i2, l, case)`` the clipped sizes ``|I|``, ``|S|`` and whether the
+    case has rows, by the LP core's :func:`~boundcalc.lp._kernels.copeland_tables`; 000 eq. (2),
+    every level ``l in max(0, L(1) - 1) .. L(2)``).  False (nothing
+    written) when the flat arrays are too small: Python enlarges them (:meth:`CopelandRMED._grow_tables`)."""
+    K = s.W.shape[0]
+    L = s.L
+    L1 = np.iinfo(np.int64).max
+    L2 = L1
+    for q in range(K):  # the two smallest losses, L(1) <= L(2)
+        v = L[q]
+        if v < L1:
+            L2 = L1
+            L1 = v
+        elif v < L2:
+            L2 = v
+    lo = max(0, L1 - 1)
+    nl = L2 - lo + 1
+    nc = 2 * nl
+    ls = np.arange(lo, L2 + 1)
+    psize = np.empty(K, dtype=np.int64)
+    nwin = 0
+    for a in range(K):
+        nwin += s.is_win[a]
+    if nwin * K * nc > s.tab_gI.shape[0] or nwin * nc > s.tab_caseB.shape[0] or K * nc > s.tab_out.shape[0]:
+        return False
+    o = 0
+    co = 0
+    for a in range(K):
+        if not s.is_win[a]:
+            s.tab_nc[a] = 0
+            continue
+        nI = 0
+        for j in range(K):
+            s.tab_inIa[a, j] = s.beats[a, j]
+            if s.beats[a, j]:
+                s.tab_Ia[a, nI] = j
+                nI += 1
+        s.tab_nI[a] = nI
+        for i2 in range(K):
+            size = 0
+            for j in range(K):
+                v = s.beats[j, i2] and j != a and i2 != a  # j in S_{i2} \ {a}
+                s.tab_pool[a, i2, j] = v
+                size += v
+            psize[i2] = size
+        gI = s.tab_gI[o:o + K * nc].reshape((K, nc))
+        gS = s.tab_gS[o:o + K * nc].reshape((K, nc))
+        _copeland_tables(s.L, a, ls, L1, psize, s.tab_inIa[a], nI, gI, gS, s.tab_ok[o:o + K * nc].reshape((K, nc)))
+        for i2 in range(K):  # the oracle reads clipped sizes (family's _gI, _gS)
+            for c in range(nc):
+                gI[i2, c] = min(max(gI[i2, c], 0), nI)
+                gS[i2, c] = min(gS[i2, c], K)
+        for t in range(nl):
+            s.tab_caseB[co + t] = False
+            s.tab_caseB[co + nl + t] = True
+        s.tab_nc[a] = nc
+        s.tab_off[a] = o
+        s.tab_coff[a] = co
+        o += K * nc
+        co += nc
+    return True
+
+
+@njit(cache=True)
+def check3(s, log_t):
+    """Check (3): the first empirical Copeland winner ``a`` whose counts satisfy every row of
+    ``R_a(mu_hat)``, ``1 - min_row sum of (N / log t) d <= check_tol``, or -1.
+
+    The oracle runs only when its answer is not known already.  With the structure unchanged the rows
+    are fixed and a row's sum is ``sum N_p d_p / log t`` over its pairs; since the last evaluation
+    (at ``t0``, smallest row sum ``m_a``) only drawn pairs changed their ``N_p d_p``, so the smallest
+    row sum now lies in ``[(m_a log t0 - g-) / log t, (m_a log t0 + g+) / log t]``, ``g+`` (``g-``)
+    the sum of the increases (decreases) of ``N_p d_p`` over all pairs.  Going through the winners
+    in index order, one whose upper end is below the threshold by ``CHECK_MARGIN`` fails and one
+    whose lower end is above it by ``CHECK_MARGIN`` passes, as the oracle would say; the first
+    winner neither of these decides sends the whole check to the oracle."""
+    K = s.W.shape[0]
+    tol = s.fr[CHECK_TOL]
+    s.reg[BND] = 0
+    if s.reg[CHK] == s.reg[STRUCT]:
+        gp = 0.0
+        gm = 0.0
+        for i in range(K):
+            for j in range(i + 1, K):
+                x = s.info[i, j] - s.chk_info[i, j]
+                if x > 0:
+                    gp += x
+                else:
+                    gm -= x
+        known = True
+        for a in range(K):
+            if not s.is_win[a]:
+                continue
+            m0 = s.chk_m[a]  # NaN: not evaluated at t0
+            if (m0 + gp) / log_t < 1.0 - tol - CHECK_MARGIN:
+                continue
+            if (m0 - gm) / log_t >= 1.0 - tol + CHECK_MARGIN:
+                s.reg[BND] = 1
+                return a
+            known = False
+            break
+        if known:
+            s.reg[BND] = 1
+            return -1
+    E = s.E
+    for i in range(K):
+        for j in range(K):
+            E[i, j] = (s.N[i, j] / log_t) * s.d[i, j]
+            s.chk_info[i, j] = s.info[i, j]
+    s.reg[CHK] = s.reg[STRUCT]
+    for a in range(K):
+        s.chk_m[a] = np.nan
+    for a in range(K):
+        if s.is_win[a]:
+            m = _min_row_sum(s, a, E)
+            s.chk_m[a] = m * log_t
+            if 1.0 - m <= tol:
+                return a
+    return -1
+
+
+@njit(cache=True)
+def structure_tables(s):
+    """The oracle's tables for the current empirical structure, built once per structure; False
+    when the arrays are too small (the decision returns ``NEED_TABLES``; Python enlarges them)."""
+    if s.reg[TAB] == s.reg[STRUCT]:
+        return True
+    if not build_tables(s):
+        return False
+    s.reg[TAB] = s.reg[STRUCT]
+    s.stats[S_STRUCT] += 1
+    return True
+
+
 # ----------------------------------------------------------------------------- ECW-RMED
 @njit(cache=True)
-def _chk_row(beats, L, info, a, i2, vals):
-    """Check (3), eq. (5) row of ``i2`` for winner ``a``: the ``m`` smallest ``N d`` of the pool
-    summed in ascending order (``inf`` when the pool is too small to give a row)."""
-    K = beats.shape[0]
-    n = 0
-    for j in range(K):
-        if beats[j, i2] and j != a:
-            vals[n] = info[i2, j]
-            n += 1
-    m = L[i2] - L[a] + 1
-    if n < m:
-        return np.inf
-    srt = np.sort(vals[:n])
-    tot = 0.0
-    for q in range(m):
-        tot += srt[q]
-    return tot
-
-
-@njit(cache=True)
-def _chk_I(beats, info, a):
-    """Check (3), eq. (4) read as ``>=``: the smallest ``N_{a j} d`` over ``j in I_a``."""
-    best = np.inf
-    for j in range(beats.shape[0]):
-        if beats[a, j] and info[a, j] < best:
-            best = info[a, j]
-    return best
-
-
-@njit(cache=True)
-def ecw_check(s, log_t):
-    """Check (3) for ECW-RMED: the first empirical Copeland winner ``a`` (index order) whose counts
-    lie in ``R^E_a(mu_hat)`` -- every eq. (4) ``N_{a j} d >= log t`` and every eq. (5) row's ``m``
-    smallest ``N d`` summing to at least ``log t`` -- or -1.  Stale rows are recomputed first."""
-    K = s.W.shape[0]
-    for q in range(K):
+def _mark_targets(s):
+    """Theorem 5's cached parts made stale by the duels since the last decision (``dirty_*``)."""
+    for q in range(s.W.shape[0]):
         if s.dirty_lo[q]:
-            s.chk_dirty[q] = True
             s.tgt_dirty[q] = True
         if s.dirty_hi[q]:
-            s.chkI_dirty[q] = True
             s.tgtI_dirty[q] = True
         s.dirty_lo[q] = False
         s.dirty_hi[q] = False
-    for a in range(K):
-        if not s.is_win[a]:
-            continue
-        if s.chkI_dirty[a]:
-            s.chk_I[a] = _chk_I(s.beats, s.info, a)
-        for i2 in range(K):
-            if i2 != a and s.chk_dirty[i2]:
-                s.chk_row[a, i2] = _chk_row(s.beats, s.L, s.info, a, i2, s.vals)
-    for q in range(K):
-        s.chk_dirty[q] = False
-        s.chkI_dirty[q] = False
-    for a in range(K):
-        if s.is_win[a]:
-            mr = s.chk_I[a]
-            for i2 in range(K):
-                if i2 != a and s.chk_row[a, i2] < mr:
-                    mr = s.chk_row[a, i2]
-            if mr >= log_t:
-                return a
-    return -1
 
 
 @njit(cache=True)
@@ -443,14 +590,20 @@ def ecw_target(s):
 
 @njit(cache=True)
 def ecw_decide(s):
-    """Lines 7-15 of Algorithm 1 for ECW-RMED after a draw of the loop, ``t`` the round just played."""
+    """Lines 7-15 of Algorithm 1 for ECW-RMED after a draw of the loop, ``t`` the round just played.
+    Returns DONE, or NEED_TABLES (nothing counted or changed beyond the structure's refresh, so the
+    decision is simply made again once Python has enlarged the tables)."""
     skeleton_refresh(s)
     log_t = math.log(s.reg[T_])
     if log_t <= 0:
         exploit = first_winner(s)
     else:
+        if not structure_tables(s):
+            return NEED_TABLES
+        exploit = check3(s, log_t)
         s.stats[S_CHECKS] += 1
-        exploit = ecw_check(s, log_t)
+        s.stats[S_BOUND] += s.reg[BND]
+    _mark_targets(s)
     if exploit < 0:
         s.stats[S_TARGETS] += 1
         if not s.reg[HAVE_TARGET]:
@@ -458,24 +611,46 @@ def ecw_decide(s):
             ecw_target(s)
             s.reg[HAVE_TARGET] = 1
     skeleton_finish(s, exploit, log_t)
+    return DONE
+
+
+@njit(cache=True)
+def ecw_resume(s):
+    """Make the waiting decision (Python has provided what it asked for); then ``t`` advances."""
+    status = ecw_decide(s)
+    if status == DONE:
+        s.reg[PENDING] = 0
+        s.reg[T_] += 1
+    return status
 
 
 @njit(cache=True)
 def ecw_update(s, i, j, won):
-    """ECW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15."""
+    """ECW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
+    decision that needs Python waits (``reg[PENDING]``) and :func:`ecw_resume` completes it."""
     skeleton_learn(s, i, j, won)
     if s.reg[IN_LOOP]:
         s.reg[IN_LOOP] = 0
-        ecw_decide(s)
+        s.reg[PENDING] = 1
+        return ecw_resume(s)
     s.reg[T_] += 1
+    return DONE
 
 
 @njit(cache=True)
 def ecw_run(s, env):
-    """ECW-RMED's whole-run kernel: :func:`skeleton_select`, the duel, :func:`ecw_update`, to the horizon."""
+    """ECW-RMED's whole-run kernel: select, duel, learn to the horizon; returns early (NEED_TABLES)
+    when a decision needs Python, and continues from there when called again."""
+    if s.reg[PENDING]:
+        status = ecw_resume(s)
+        if status != DONE:
+            return status
     while env_more(env):
         i, j = skeleton_select(s)
-        ecw_update(s, i, j, play(env, i, j))
+        status = ecw_update(s, i, j, play(env, i, j))
+        if status != DONE:
+            return status
+    return DONE
 
 
 # ----------------------------------------------------------------------------- the classes
@@ -484,15 +659,75 @@ class CopelandRMED(CompiledPolicy):
 
     Hyperparameters: ``alpha > 0`` (forced exploration ``N_ij < alpha sqrt(log t)``) and
     ``beta >= 0`` (``|mu_hat_ij - 1/2| < beta / log log t``); defaults 3 and 0.01, the values of
-    000's experiments.
+    000's experiments; ``check_tol`` (check (3) passes when the largest row violation of
+    ``N / log t`` is at most this; default 1e-12, i.e. exact up to rounding).
+
+    A compiled step that needs Python (larger tables; CW-RMED's LP) returns a request; the class
+    serves it (:meth:`_serve`) and resumes the step (the variant's ``resume`` kernel).
     """
 
     hyperparameters = {
         "alpha": Real(3.0, low=0.0, low_open=True, doc="forced exploration N_ij < alpha sqrt(log t)"),
         "beta": Real(0.01, low=0.0, doc="forced exploration |mu_hat - 1/2| < beta / log log t; 0 disables"),
+        "check_tol": Real(1e-12, low=0.0, high=1.0, doc="check (3) passes when the largest row violation is <= this"),
     }
     deterministic = True
-    stat_names = ("forced", "checks", "targets", "solves", "self_duels")
+    stat_names = ("forced", "checks", "targets", "solves", "self_duels", "structures", "check_bound")
+    #: The variant's compiled ``resume(s)``: makes a waiting decision once Python has served it.
+    resume: Any = None
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_resume", None)
+        return state
+
+    def _attach(self, arrays) -> None:
+        super()._attach(arrays)
+        self._resume = _resume_entry(type(self).resume, self._s)
+
+    # -- stepping with Python's help ----------------------------------------------------------
+    def _learn_compiled(self, i: int, j: int, won: bool) -> None:
+        status = self._calls[1](self._s, i, j, won)
+        while status != DONE:
+            self._serve(status)
+            status = self._resume(self._s)
+
+    def run_environment(self, env: Any) -> None:
+        run = type(self).kernels[2]
+        status = run(self._s, env)
+        while status != DONE:
+            self._serve(status)
+            status = run(self._s, env)
+
+    def _decide(self) -> None:
+        status = self._resume(self._s)
+        while status != DONE:
+            self._serve(status)
+            status = self._resume(self._s)
+
+    def _serve(self, status: int) -> None:
+        """Provide what the compiled decision asked for."""
+        if status == NEED_TABLES:
+            self._grow_tables()
+        else:  # pragma: no cover - defensive
+            raise RuntimeError(f"{self.name}: unknown request {status} from the compiled step")
+
+    def _grow_tables(self) -> None:
+        """Flat table arrays large enough for the current structure (twice that, at most every
+        level of every arm), for :func:`build_tables` to fill."""
+        a = self._arrays
+        K = self.K
+        L = np.sort(a.L)
+        nc = 2 * (int(L[1]) - max(0, int(L[0]) - 1) + 1)
+        nwin = int(a.is_win.sum())
+        size = min(2 * nwin * K * nc, 2 * K ** 3)
+        csize = min(2 * nwin * nc, 2 * K * K)
+        self._replace(tab_gI=np.zeros(size, dtype=np.int64), tab_gS=np.zeros(size, dtype=np.int64),
+                      tab_ok=np.zeros(size, dtype=np.bool_), tab_caseB=np.zeros(csize, dtype=np.bool_))
+
+    def _replace(self, **arrays) -> None:
+        """New arrays for some fields (sizes changed): the bundle is rebuilt over them."""
+        self._attach(self._arrays._replace(**arrays))
 
     @property
     def candidates(self) -> list[tuple[int, int]]:
@@ -530,19 +765,15 @@ class CopelandRMED(CompiledPolicy):
         values = {a: float(arrays.wval[a]) for a in np.flatnonzero(arrays.is_win).tolist()}
         return Decision(None, int(arrays.reg[ISTAR]), arrays.Q.copy(), values, nxt, stats)
 
-    def _decide(self) -> None:  # pragma: no cover - interface
-        raise NotImplementedError
-
-
 @register_policy
 class ECWRMED(CopelandRMED):
-    """ECW-RMED: 000's Algorithm 1 with ``R^E`` (eqs. (4)-(5)) and Theorem 5's closed form.
+    """ECW-RMED: 000's Algorithm 1 with line 11 over ``R^E`` (eqs. (4)-(5)), Theorem 5's closed form.
 
-    Check (3) tests the observed counts against ``R^E_{i1}(mu_hat)`` for each empirical Copeland
-    winner in index order (:func:`ecw_check`); when none passes, line 11 takes the winner with the
-    smallest ``C^E*_{i1}(mu_hat)`` and its closed-form allocation, cost ties broken towards the
-    smaller arm index (:func:`ecw_target`).  Defaults ``alpha = 3``, ``beta = 0.01`` (000's
-    experiments); ``beta = 0`` allowed.  The readings of the loose parts of the text are listed
+    Check (3) (line 8, the same as CW-RMED's) tests the observed counts against ``R_{i1}(mu_hat)``
+    of eq. (2) for each empirical Copeland winner in index order (:func:`check3`); when none passes,
+    line 11 takes the winner with the smallest ``C^E*_{i1}(mu_hat)`` and its closed-form allocation,
+    cost ties broken towards the smaller arm index (:func:`ecw_target`).  Defaults ``alpha = 3``,
+    ``beta = 0.01`` (000's experiments); ``beta = 0`` allowed; ``check_tol`` as CW-RMED's.  The readings of the loose parts of the text are listed
     in :mod:`boundcalc.policies.copeland_rmed`.  Regret is at most ``C^E* log T + o(log T)``
     (Theorem 4).
 
@@ -557,21 +788,27 @@ class ECWRMED(CopelandRMED):
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (ECW), Theorem 5"
     State = ECWState
     kernels = (skeleton_select, ecw_update, ecw_run)
+    resume = ecw_resume
 
     def initial_state(self) -> ECWState:
         K = self.K
         base = skeleton_state(K, self.params, len(self.stat_names))
-        return ECWState(**base, vals=np.empty(K), keys=np.empty(K), chk_row=np.full((K, K), np.inf),
-                        chk_I=np.full(K, np.inf), chk_dirty=np.ones(K, dtype=np.bool_),
-                        chkI_dirty=np.ones(K, dtype=np.bool_), tgt_part=np.zeros((K, K)),
+        return ECWState(**base, keys=np.empty(K), tgt_part=np.zeros((K, K)),
                         tgt_h=np.zeros((K, K), dtype=np.int64), tgt_level=np.zeros((K, K)),
                         tgt_sel=np.zeros((K, K, K), dtype=np.int64), tgt_I=np.zeros(K),
                         tgt_dirty=np.ones(K, dtype=np.bool_), tgtI_dirty=np.ones(K, dtype=np.bool_))
 
-    def _decide(self) -> None:
-        _decide_ecw(self._s)
+
+_RESUME: dict = {}
 
 
-@njit(cache=True)
-def _decide_ecw(s):
-    ecw_decide(s)
+def _resume_entry(kernel, s):
+    """``kernel`` (a variant's ``resume``) bound to the state's type (cached): one compiled call."""
+    from .kernel import bind
+
+    key = (kernel, s._numba_type_)
+    got = _RESUME.get(key)
+    if got is None:
+        got = bind(kernel, s)
+        _RESUME[key] = got
+    return got

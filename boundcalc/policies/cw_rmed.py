@@ -8,12 +8,13 @@ the skeleton shared with ECW-RMED (:mod:`boundcalc.policies.copeland_rmed`: line
 solve -- and the LP goes to boundcalc's LP core (:class:`boundcalc.lp.CopelandLPSolver`), kept on
 the policy between steps:
 
-* check (3) evaluates, for each empirical Copeland winner ``i1`` in index order, the LP core's
-  sorting oracle (:func:`boundcalc.lp._kernels.copeland_sums` over the family's tables,
+* check (3), line 8, is the skeleton's (:func:`boundcalc.policies.copeland_rmed.check3`, shared
+  with ECW-RMED as 000 prints it): for each empirical Copeland winner ``i1`` in index order, the LP
+  core's sorting oracle (:func:`boundcalc.lp._kernels.copeland_sums` over the family's tables,
   :meth:`~boundcalc.lp.constraints.CopelandFamily.oracle_args`) on ``E = (N / log t) d``: the
   counts pass when ``1 - min_row sum <= check_tol``.  Observed counts are tested against the
   covering rows only (the box ``q <= 1/d`` of eq. (2) bounds the LP's rates, not observed counts).  The
-  tables are built compiled (:func:`_build_tables`) once per empirical structure, equal to the LP
+  tables are built compiled (:func:`~boundcalc.policies.copeland_rmed.build_tables`) once per empirical structure, equal to the LP
   core's (tested).
 * line 11, with two or more empirical Copeland winners and no tie: 000 Theorem 6 (``C* =
   C^E*``), ECW's closed-form allocation (:func:`boundcalc.lp._kernels.ecw_closed_form`) checked
@@ -63,8 +64,7 @@ Python is entered only when line 11 meets a new structure (to read any warm basi
 keeps for it), when HiGHS must re-solve, and when the tables outgrow their arrays; the whole-run kernel :func:`cw_run` returns
 to :class:`CWRMED` then and resumes.  ``stats`` adds to the skeleton's: ``lp_solves`` (HiGHS
 solves), ``theorem6`` (line 11 answered by Theorem 6), ``warm_answers`` (line 11 answered by the
-reduced-cost check, no HiGHS), ``structures`` (structure changes served), ``check_bound`` (check (3)
-decided by its bounds, no oracle: :func:`cw_check`).
+reduced-cost check, no HiGHS).
 """
 
 from __future__ import annotations
@@ -80,191 +80,36 @@ from ..lp import _kernels
 from ..lp.cutting import CopelandLPSolver
 from ..lp.highs import DUAL_MARGIN, ROUNDING, SolverError
 from ..lp.structure import Structure
-from .base import Real
-from .copeland_rmed import (HAVE_TARGET, IN_LOOP, ISTAR, S_CHECKS, S_SOLVES, S_TARGETS, SKELETON_FIELDS, STRUCT,
-                            CopelandRMED, argmin_winner, first_winner, skeleton_finish, skeleton_learn,
-                            skeleton_refresh, skeleton_select, skeleton_state)
+from .copeland_rmed import (BND, DONE, HAVE_TARGET, IN_LOOP, ISTAR, N_REG as N_REG_SKELETON, NEED_TABLES, PENDING, TAB,
+                            S_BOUND, S_CHECKS, S_SOLVES, S_TARGETS, SKELETON_FIELDS, STRUCT, CopelandRMED,
+                            _min_row_sum, argmin_winner, check3, first_winner, skeleton_finish, skeleton_learn,
+                            skeleton_refresh, skeleton_select, skeleton_state, structure_tables)
 from .kernel import T_, env_more, play
 from .registry import register_policy
 
 __all__ = ["CWRMED", "CWState", "cw_decide", "cw_update", "cw_resume", "cw_run"]
 
-_kernels.load()  # the LP core's compiled oracle and Theorem 5, called inside this module's functions
-_copeland_sums = _kernels.copeland_sums
-_copeland_tables = _kernels.copeland_tables
+_kernels.load()  # the LP core's Theorem 5, called inside this module's functions
 _closed_form = _kernels.ecw_closed_form
 
-#: What a compiled step may ask of Python: nothing, larger table arrays, the warm bases of a new
-#: structure (from the LP core's cache), an LP solve.
-DONE, NEED_TABLES, NEED_LP, NEED_BASES = 0, 1, 2, 3
-# reg beyond the skeleton's: the structure version the tables are for, a decision waiting for Python,
-# the structure version the warm bases were loaded for
-TAB, PENDING, BAS, CHK, BND = 11, 12, 13, 14, 15
-N_REG = 16
-CHECK_TOL, LP_TOL = 2, 3
-S_LP, S_THM6, S_WARM, S_STRUCT, S_BOUND = 5, 6, 7, 8, 9
-#: Check (3) is decided by its bound (:func:`cw_check`) only when the bound clears the threshold by
-#: this much (row sums are O(1); their rounding is below 1e-13).
-CHECK_MARGIN = 1e-9
+#: What a compiled step may ask of Python beyond the skeleton's (``DONE``, ``NEED_TABLES``): an LP
+#: solve, the warm bases of a new structure (from the LP core's cache).
+NEED_LP, NEED_BASES = 2, 3
+# reg beyond the skeleton's: the structure version the warm bases were loaded for
+BAS = N_REG_SKELETON
+N_REG = N_REG_SKELETON + 1
+LP_TOL = 3  # fr beyond the skeleton's (alpha, beta, check_tol)
+S_LP, S_THM6, S_WARM = 7, 8, 9  # stats beyond the skeleton's
 
-#: CW-RMED's state: the skeleton's fields, ``E = (N / log t) d``, the oracle's tables per winner
-#: (``tab_*``: flat arrays with per-winner offsets), the warm bases per winner (``lp_*``: solution,
-#: variable status, the basis's variables and tight rows, ``(M^-1)^T``), the pair ids and scratch.
+#: CW-RMED's state: the skeleton's fields (check (3)'s included), the warm bases per winner
+#: (``lp_*``: solution, variable status, the basis's variables and tight rows, ``(M^-1)^T``), the pair
+#: ids and scratch.
 CWState = namedtuple("CWState", SKELETON_FIELDS + [
-    "E", "Etmp", "pid", "tab_nc", "tab_off", "tab_coff", "tab_nI", "tab_Ia", "tab_pool", "tab_inIa", "tab_gI",
-    "tab_gS", "tab_ok", "tab_caseB", "tab_out", "lp_valid", "lp_x", "lp_status", "lp_nb", "lp_boff", "lp_moff",
-    "lp_soff", "lp_bvar", "lp_minvT", "lp_rstart", "lp_ridx", "cvec", "aty", "atyabs", "yv", "cB", "chk_info",
-    "chk_m"])
+    "Etmp", "pid", "lp_valid", "lp_x", "lp_status", "lp_nb", "lp_boff", "lp_moff",
+    "lp_soff", "lp_bvar", "lp_minvT", "lp_rstart", "lp_ridx", "cvec", "aty", "atyabs", "yv", "cB"])
 
 
 # ----------------------------------------------------------------------------- compiled steps
-@njit(cache=True)
-def _min_row_sum(s, a, E):
-    """The smallest row sum of ``R_a`` at ``E`` by the LP core's oracle on the stored tables."""
-    K = s.W.shape[0]
-    nc = s.tab_nc[a]
-    if nc <= 0:
-        return np.inf
-    o = s.tab_off[a]
-    n = K * nc
-    out = s.tab_out[:n].reshape((K, nc))
-    _copeland_sums(E, a, s.tab_Ia[a, :s.tab_nI[a]], s.tab_pool[a], s.tab_gI[o:o + n].reshape((K, nc)),
-                   s.tab_gS[o:o + n].reshape((K, nc)), s.tab_ok[o:o + n].reshape((K, nc)),
-                   s.tab_caseB[s.tab_coff[a]:s.tab_coff[a] + nc], s.tab_inIa[a], out)
-    m = np.inf
-    for x in range(K):
-        for c in range(nc):
-            if out[x, c] < m:
-                m = out[x, c]
-    return m
-
-
-@njit(cache=True)
-def _build_tables(s):
-    """The oracle's tables of every empirical winner, built from the empirical structure in place:
-    for winner ``a``, what :meth:`CopelandFamily(st, a).oracle_args()
-    <boundcalc.lp.constraints.CopelandFamily.oracle_args>` holds (``I_a``, the pools
-    ``S_{i2} \\ {a}``, and per ``(i2, l, case)`` the clipped sizes ``|I|``, ``|S|`` and whether the
-    case has rows, by the LP core's :func:`~boundcalc.lp._kernels.copeland_tables`; 000 eq. (2),
-    every level ``l in max(0, L(1) - 1) .. L(2)``).  False (nothing
-    written) when the flat arrays are too small: Python enlarges them (:meth:`CWRMED._grow_tables`)."""
-    K = s.W.shape[0]
-    L = s.L
-    L1 = np.iinfo(np.int64).max
-    L2 = L1
-    for q in range(K):  # the two smallest losses, L(1) <= L(2)
-        v = L[q]
-        if v < L1:
-            L2 = L1
-            L1 = v
-        elif v < L2:
-            L2 = v
-    lo = max(0, L1 - 1)
-    nl = L2 - lo + 1
-    nc = 2 * nl
-    ls = np.arange(lo, L2 + 1)
-    psize = np.empty(K, dtype=np.int64)
-    nwin = 0
-    for a in range(K):
-        nwin += s.is_win[a]
-    if nwin * K * nc > s.tab_gI.shape[0] or nwin * nc > s.tab_caseB.shape[0] or K * nc > s.tab_out.shape[0]:
-        return False
-    o = 0
-    co = 0
-    for a in range(K):
-        if not s.is_win[a]:
-            s.tab_nc[a] = 0
-            continue
-        nI = 0
-        for j in range(K):
-            s.tab_inIa[a, j] = s.beats[a, j]
-            if s.beats[a, j]:
-                s.tab_Ia[a, nI] = j
-                nI += 1
-        s.tab_nI[a] = nI
-        for i2 in range(K):
-            size = 0
-            for j in range(K):
-                v = s.beats[j, i2] and j != a and i2 != a  # j in S_{i2} \ {a}
-                s.tab_pool[a, i2, j] = v
-                size += v
-            psize[i2] = size
-        gI = s.tab_gI[o:o + K * nc].reshape((K, nc))
-        gS = s.tab_gS[o:o + K * nc].reshape((K, nc))
-        _copeland_tables(s.L, a, ls, L1, psize, s.tab_inIa[a], nI, gI, gS, s.tab_ok[o:o + K * nc].reshape((K, nc)))
-        for i2 in range(K):  # the oracle reads clipped sizes (family's _gI, _gS)
-            for c in range(nc):
-                gI[i2, c] = min(max(gI[i2, c], 0), nI)
-                gS[i2, c] = min(gS[i2, c], K)
-        for t in range(nl):
-            s.tab_caseB[co + t] = False
-            s.tab_caseB[co + nl + t] = True
-        s.tab_nc[a] = nc
-        s.tab_off[a] = o
-        s.tab_coff[a] = co
-        o += K * nc
-        co += nc
-    return True
-
-
-@njit(cache=True)
-def cw_check(s, log_t):
-    """Check (3): the first empirical Copeland winner ``a`` whose counts satisfy every row of
-    ``R_a(mu_hat)``, ``1 - min_row sum of (N / log t) d <= check_tol``, or -1.
-
-    The oracle runs only when its answer is not known already.  With the structure unchanged the rows
-    are fixed and a row's sum is ``sum N_p d_p / log t`` over its pairs; since the last evaluation
-    (at ``t0``, smallest row sum ``m_a``) only drawn pairs changed their ``N_p d_p``, so the smallest
-    row sum now lies in ``[(m_a log t0 - g-) / log t, (m_a log t0 + g+) / log t]``, ``g+`` (``g-``)
-    the sum of the increases (decreases) of ``N_p d_p`` over all pairs.  Going through the winners
-    in index order, one whose upper end is below the threshold by ``CHECK_MARGIN`` fails and one
-    whose lower end is above it by ``CHECK_MARGIN`` passes, as the oracle would say; the first
-    winner neither of these decides sends the whole check to the oracle."""
-    K = s.W.shape[0]
-    tol = s.fr[CHECK_TOL]
-    s.reg[BND] = 0
-    if s.reg[CHK] == s.reg[STRUCT]:
-        gp = 0.0
-        gm = 0.0
-        for i in range(K):
-            for j in range(i + 1, K):
-                x = s.info[i, j] - s.chk_info[i, j]
-                if x > 0:
-                    gp += x
-                else:
-                    gm -= x
-        known = True
-        for a in range(K):
-            if not s.is_win[a]:
-                continue
-            m0 = s.chk_m[a]  # NaN: not evaluated at t0
-            if (m0 + gp) / log_t < 1.0 - tol - CHECK_MARGIN:
-                continue
-            if (m0 - gm) / log_t >= 1.0 - tol + CHECK_MARGIN:
-                s.reg[BND] = 1
-                return a
-            known = False
-            break
-        if known:
-            s.reg[BND] = 1
-            return -1
-    E = s.E
-    for i in range(K):
-        for j in range(K):
-            E[i, j] = (s.N[i, j] / log_t) * s.d[i, j]
-            s.chk_info[i, j] = s.info[i, j]
-    s.reg[CHK] = s.reg[STRUCT]
-    for a in range(K):
-        s.chk_m[a] = np.nan
-    for a in range(K):
-        if s.is_win[a]:
-            m = _min_row_sum(s, a, E)
-            s.chk_m[a] = m * log_t
-            if 1.0 - m <= tol:
-                return a
-    return -1
-
-
 @njit(cache=True)
 def _set_q_from_pairs(s, x):
     """``Q = e / d`` (0 where ``d = 0``) from a pair vector ``e`` in ``triu_indices`` order."""
@@ -380,13 +225,11 @@ def cw_decide(s):
         exploit = first_winner(s)
     else:
         if s.reg[TAB] != s.reg[STRUCT]:  # a new structure: its tables, and its warm bases not yet read
-            if not _build_tables(s):
+            if not structure_tables(s):
                 return NEED_TABLES
             for a in range(s.lp_valid.shape[0]):
                 s.lp_valid[a] = False
-            s.reg[TAB] = s.reg[STRUCT]
-            s.stats[S_STRUCT] += 1
-        exploit = cw_check(s, log_t)
+        exploit = check3(s, log_t)
         if exploit < 0 and not s.reg[HAVE_TARGET]:
             nwin = 0
             for a in range(s.is_win.shape[0]):
@@ -482,13 +325,10 @@ class CWRMED(CopelandRMED):
 
     name = "cw-rmed"
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (CW), eq. (2), Theorems 2-3"
-    hyperparameters = {
-        **CopelandRMED.hyperparameters,
-        "check_tol": Real(1e-12, low=0.0, high=1.0, doc="check (3) passes when the largest row violation is <= this"),
-    }
     State = CWState
-    stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers", "structures", "check_bound")
+    stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers")
     kernels = (skeleton_select, cw_update, cw_run)
+    resume = cw_resume
     #: Warm models kept by the LP core's cache (per structure and winner).
     cache_size = 64
     #: From this many arms line 11 runs on the LP core's lifted model (see the module text).
@@ -519,66 +359,33 @@ class CWRMED(CopelandRMED):
         base = skeleton_state(K, self.params, len(self.stat_names))
         reg = np.zeros(N_REG, dtype=np.int64)
         reg[:base["reg"].size] = base["reg"]
-        reg[TAB] = reg[BAS] = reg[CHK] = -1
+        reg[BAS] = -1
         base["reg"] = reg
-        base["fr"] = np.append(base["fr"], [self.params["check_tol"], self.solver.tol])
+        base["fr"] = np.append(base["fr"], [self.solver.tol])
         P2 = K * (K - 1) // 2
         pid = np.zeros((K, K), dtype=np.int64)
         iu = np.triu_indices(K, 1)
         pid[iu] = np.arange(P2)
         pid[(iu[1], iu[0])] = np.arange(P2)
         z = lambda n, dt=np.int64: np.zeros(n, dtype=dt)  # noqa: E731
-        return CWState(**base, E=np.zeros((K, K)), Etmp=np.zeros((K, K)), pid=pid, tab_nc=z(K), tab_off=z(K),
-                       tab_coff=z(K), tab_nI=z(K), tab_Ia=np.zeros((K, K), dtype=np.int64),
-                       tab_pool=np.zeros((K, K, K), dtype=np.bool_), tab_inIa=np.zeros((K, K), dtype=np.bool_),
-                       tab_gI=z(0), tab_gS=z(0), tab_ok=z(0, np.bool_), tab_caseB=z(0, np.bool_), tab_out=np.zeros(2 * K * K),
-                       lp_valid=z(K, np.bool_), lp_x=np.zeros((K, P2)), lp_status=np.full((K, P2), 3, dtype=np.int8),
+        return CWState(**base, Etmp=np.zeros((K, K)), pid=pid, lp_valid=z(K, np.bool_), lp_x=np.zeros((K, P2)), lp_status=np.full((K, P2), 3, dtype=np.int8),
                        lp_nb=z(K), lp_boff=z(K), lp_moff=z(K), lp_soff=z(K), lp_bvar=z(0), lp_minvT=np.zeros(0),
                        lp_rstart=z(0), lp_ridx=z(0), cvec=np.zeros(P2), aty=np.zeros(P2), atyabs=np.zeros(P2),
-                       yv=np.zeros(0), cB=np.zeros(0), chk_info=np.zeros((K, K)), chk_m=np.full(K, np.nan))
+                       yv=np.zeros(0), cB=np.zeros(0))
 
-    def __getstate__(self):
-        state = super().__getstate__()
-        state.pop("_resume", None)
-        return state
-
-    def _attach(self, arrays) -> None:
-        super()._attach(arrays)
-        self._resume = _resume_entry(self._s)
-
-    # -- stepping with Python's help ----------------------------------------------------------
-    def _learn_compiled(self, i: int, j: int, won: bool) -> None:
-        status = self._calls[1](self._s, i, j, won)
-        while status != DONE:
-            self._serve(status)
-            status = self._resume(self._s)
-
-    def run_environment(self, env: Any) -> None:
-        status = cw_run(self._s, env)
-        while status != DONE:
-            self._serve(status)
-            status = cw_run(self._s, env)
-
-    def _decide(self) -> None:
-        status = cw_resume(self._s)
-        while status != DONE:
-            self._serve(status)
-            status = cw_resume(self._s)
-
+    # -- what the compiled steps ask of Python ------------------------------------------------
     def _structure(self) -> Structure:
         a = self._arrays
         return Structure._from_fresh(a.beats.copy(), a.d.copy())  # antisymmetric by construction
 
     def _serve(self, status: int) -> None:
         """Provide what the compiled decision asked for (module text)."""
-        if status == NEED_TABLES:
-            self._grow_tables()
-        elif status == NEED_BASES:
+        if status == NEED_BASES:
             self._load_bases(self._structure())
         elif status == NEED_LP:
             self._solve(self._structure())
-        else:  # pragma: no cover - defensive
-            raise RuntimeError(f"CW-RMED: unknown request {status} from the compiled step")
+        else:
+            super()._serve(status)
 
     def _solve(self, st: Structure) -> None:
         """Line 11 by the LP core (HiGHS, warm per structure): ``Q``, ``i*``, and the new bases."""
@@ -598,19 +405,6 @@ class CWRMED(CopelandRMED):
         a.reg[HAVE_TARGET] = 1
         a.stats[S_SOLVES] += 1
         self._load_bases(st)
-
-    def _grow_tables(self) -> None:
-        """Flat table arrays large enough for the current structure (twice that, at most every
-        level of every arm), for :func:`_build_tables` to fill."""
-        a = self._arrays
-        K = self.K
-        L = np.sort(a.L)
-        nc = 2 * (int(L[1]) - max(0, int(L[0]) - 1) + 1)
-        nwin = int(a.is_win.sum())
-        size = min(2 * nwin * K * nc, 2 * K ** 3)
-        csize = min(2 * nwin * nc, 2 * K * K)
-        self._replace(tab_gI=np.zeros(size, dtype=np.int64), tab_gS=np.zeros(size, dtype=np.int64),
-                      tab_ok=np.zeros(size, dtype=np.bool_), tab_caseB=np.zeros(csize, dtype=np.bool_))
 
     def _load_bases(self, st: Structure) -> None:
         """The last basis of every winner's warm model of ``st`` (where the LP core keeps one)."""
@@ -652,10 +446,6 @@ class CWRMED(CopelandRMED):
             mo += nb * nb
             so += nb + 1
             a.lp_valid[w] = True
-
-    def _replace(self, **arrays) -> None:
-        """New arrays for some fields (sizes changed): the bundle is rebuilt over them."""
-        self._attach(self._arrays._replace(**arrays))
 
 
 def _basis_parts(lp):
@@ -767,17 +557,3 @@ def _invert(M):
                     A[r, k] -= g * A[c, k]
                     inv[r, k] -= g * inv[c, k]
     return True, inv
-
-
-_RESUME: dict = {}
-
-
-def _resume_entry(s):
-    from .kernel import bind
-
-    key = s._numba_type_
-    got = _RESUME.get(key)
-    if got is None:
-        got = bind(cw_resume, s)
-        _RESUME[key] = got
-    return got

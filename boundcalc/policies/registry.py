@@ -8,7 +8,7 @@ decorating the class with :func:`register_policy`; its module must be imported b
 >>> {"ecw-rmed", "rmed1"} <= set(policy_names())
 True
 >>> make_policy("ecw-rmed", 4, beta=0.0).params
-{'alpha': 3.0, 'beta': 0.0}
+{'alpha': 3.0, 'beta': 0.0, 'check_tol': 1e-12}
 >>> parse_param_spec("ecw-rmed.alpha=2")
 ('ecw-rmed', 'alpha', 2.0)
 """
