@@ -404,6 +404,15 @@ def _check_unit_interval(name: str, x) -> float:
     return v
 
 
+def _same(value):
+    return value
+
+
+def _revision(value):
+    """An exploration file's decisions revision; files written before it was recorded: 1."""
+    return 1 if value is None else value
+
+
 def explore(instance: CPEInstance | Mapping[str, Any] | str | os.PathLike, algorithm: str, *, delta: float, epsilon: float | None = None, runs: int = 10,
             seed: int = 0, max_duels: int | None = None, options: Mapping[str, Any] | None = None,
             out: str | os.PathLike | None = None, overwrite: bool = False, workers: int | None = 0, scheduler: Any = None,
@@ -482,9 +491,12 @@ def explore(instance: CPEInstance | Mapping[str, Any] | str | os.PathLike, algor
     shared = {"instance": inst, "algorithm": spec.name, "delta": delta, "epsilon": epsilon,
               "max_duels": None if max_duels is None else int(max_duels), "options": options,
               "winner": winner, "w": w}
-    header = {"kind": "explore", "instance": inst.to_json(), "algorithm": spec.name, "delta": delta,
-              "epsilon": epsilon, "seed": int(seed), "max_duels": shared["max_duels"], "options": options}
-    job = Job("explore", explore_task, shared=shared, header=header, desc=f"explore {spec.name}",
+    header = {"kind": "explore", "instance": inst.to_json(), "algorithm": spec.name, "revision": spec.revision,
+              "delta": delta, "epsilon": epsilon, "seed": int(seed), "max_duels": shared["max_duels"],
+              "options": options}
+    # a file written before revisions were recorded holds revision 1's runs (0.1.0's decisions)
+    identity = {f: (_revision if f == "revision" else _same) for f in header}
+    job = Job("explore", explore_task, shared=shared, header=header, identity=identity, desc=f"explore {spec.name}",
               tasks=lambda: [{"index": r, "run": r, "seed": run_seed(seed, r)} for r in range(runs)])
     rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler,
                    chunk_size=chunk_size, progress=progress)

@@ -389,7 +389,7 @@ class SimulationResult(RichResult):
         pols = []
         for p in self.policies:
             d = {"name": p.label, "policy": p.name, "params": p.params,
-                 "mean": self.mean(p.label).tolist(), "stderr": to_jsonable(self.stderr(p.label)),
+                 "revision": get_policy(p.name).revision, "mean": self.mean(p.label).tolist(), "stderr": to_jsonable(self.stderr(p.label)),
                  "seconds": p.seconds, "seconds_per_step": p.seconds_per_step, "kernel": p.kernel,
                  "stats": p.stats,
                  "units": {u: {"mean": self.mean(p.label, u).tolist(),
@@ -539,6 +539,37 @@ def _policy_specs(policies, params, horizon: int | None = None) -> list[dict]:
     return specs
 
 
+def _same(value):
+    return value
+
+
+def _with_revisions(policies):
+    """A row file's policy list with every entry's decisions revision (:attr:`Policy.revision`).
+    Files written before boundcalc recorded revisions have none: their policies' decisions are
+    read as revision 1 (0.1.0's), so such a file of a policy whose decisions changed since is
+    refused, and one of a policy whose decisions did not resumes."""
+    if not isinstance(policies, list):
+        return policies
+    return [dict(p, revision=p.get("revision", 1)) if isinstance(p, dict) else p for p in policies]
+
+
+def _changed_revisions(differences) -> list[str]:
+    """``"label: file revision a, this version b"`` for every policy of a mismatched row file that
+    only its decisions revision sets apart (empty when anything else differs)."""
+    if len(differences) != 1:
+        return []
+    for field, old, new in differences:
+        if field != "policies" or not isinstance(old, list) or not isinstance(new, list) or len(old) != len(new):
+            continue
+        a, b = _with_revisions(old), _with_revisions(new)
+        strip = [({k: v for k, v in x.items() if k != "revision"} if isinstance(x, dict) else x) for x in (a + b)]
+        if strip[:len(a)] != strip[len(a):]:
+            return []
+        return [f"{x['label']} revision {x['revision']} in the file, {y['revision']} here"
+                for x, y in zip(a, b) if x["revision"] != y["revision"]]
+    return []
+
+
 def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "rmed1"), *, horizon: int,
              runs: int = 10, seed: int = 0, params: Mapping[str, Mapping[str, Any]] | None = None,
              crn: bool = True, shuffle: bool = False, per_decade: int = 10, fast: bool = True,
@@ -585,17 +616,26 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
               "shuffle": bool(shuffle), "fast": bool(fast), "policies": specs}
     header = {"kind": "simulate", "matrix": pm.mu.tolist(), "horizon": T, "seed": int(seed),
               "crn": bool(crn), "shuffle": bool(shuffle), "per_decade": per_decade,
-              "policies": [{"label": s["label"], "params": s["params"]} for s in specs],
+              "policies": [{"label": s["label"], "params": s["params"],
+                            "revision": get_policy(s["name"]).revision} for s in specs],
               "fast": bool(fast), "layout": LAYOUT}
     P = len(specs)
     # with one policy both layouts index run r at r: a file of the earlier layout resumes as it is
-    identity = [f for f in header if not (f == "layout" and P == 1)]
+    identity = {f: (_with_revisions if f == "policies" else _same) for f in header
+                if not (f == "layout" and P == 1)}
     job = Job("simulate", simulation_task, shared=shared, header=header, identity=identity,
               tasks=lambda: [{"index": r * P + p, "policy": p, "run": r} for r in range(R) for p in range(P)])
     try:
         rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler,
                        chunk_size=chunk_size, progress=progress)
     except StoreMismatch as exc:
+        changed = _changed_revisions(exc.differences)
+        if changed:
+            raise StoreMismatch(
+                f"{exc.path} holds runs of other decisions than this version's: {'; '.join(changed)}"
+                " (a policy's revision is raised whenever its choices change). Write the new runs to"
+                " another file, rerun with overwrite=True (--overwrite), or read it with the version"
+                " that wrote it.", exc.path, exc.differences) from None
         if any(f == "layout" and old is None for f, old, _ in exc.differences):
             raise StoreMismatch(
                 f"{exc.path} was written by an earlier boundcalc, whose rows are indexed by policy first;"

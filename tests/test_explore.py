@@ -156,6 +156,18 @@ def test_numbers_independent_of_workers_and_chunks(tmp_path):
     again = explore(CLEAR, "car-verify", out=path, **kw)
     assert again.runner_stats["resumed"] == 6 and again.runner_stats["computed"] == 0
     assert strip(again) == strip(first) == strip(ref)
+    # the file records the algorithm's decisions revision; one without (written before boundcalc
+    # recorded it) holds revision 1's runs and resumes; another revision is refused
+    lines = path.read_text().splitlines()
+    head = json.loads(lines[0])
+    assert head["boundcalc_run"]["revision"] == 1
+    del head["boundcalc_run"]["revision"]
+    path.write_text("\n".join([json.dumps(head)] + lines[1:]) + "\n")
+    assert explore(CLEAR, "car-verify", out=path, **kw).runner_stats["computed"] == 0
+    head["boundcalc_run"]["revision"] = 2
+    path.write_text("\n".join([json.dumps(head)] + lines[1:]) + "\n")
+    with pytest.raises(Exception, match="revision: file 2, now 1"):
+        explore(CLEAR, "car-verify", out=path, **kw)
 
 
 # ----------------------------------------------------------------------------- bad input

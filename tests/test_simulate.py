@@ -224,6 +224,49 @@ def test_a_row_file_of_the_earlier_layout_is_refused_not_misread(tmp_path):
     assert np.array_equal(more.regret("rucb"), simulate(pm, ["rucb"], runs=3, **kw).regret("rucb"))
 
 
+def test_a_row_file_of_other_decisions_is_refused(tmp_path, monkeypatch):
+    """The header records each policy's decisions revision (``Policy.revision``): a file of another
+    revision is refused with what differs; one written before revisions were recorded holds revision
+    1's runs (0.1.0's decisions), so it resumes for a policy still at revision 1 and is refused for
+    one whose decisions changed since (ECW-RMED: check (3) against ``R``)."""
+    from boundcalc.policies import get_policy
+    from boundcalc.runner import StoreMismatch
+
+    pm = load_example("table2")
+    kw = dict(horizon=300, seed=4, per_decade=3, bounds=False)
+    path = tmp_path / "runs.jsonl"
+    simulate(pm, ["ecw-rmed", "rmed1"], runs=2, out=path, **kw)
+    lines = path.read_text().splitlines()
+    head = json.loads(lines[0])
+    assert [p["revision"] for p in head["boundcalc_run"]["policies"]] == [2, 1] == [
+        get_policy("ecw-rmed").revision, get_policy("rmed1").revision]
+
+    def write(policies):
+        head["boundcalc_run"]["policies"] = policies
+        path.write_text("".join(x + "\n" for x in [json.dumps(head)] + lines[1:]))
+
+    bare = [{k: v for k, v in p.items() if k != "revision"} for p in head["boundcalc_run"]["policies"]]
+    write(bare)
+    with pytest.raises(StoreMismatch, match=r"other decisions.*ecw-rmed revision 1 in the file, 2 here.*overwrite"):
+        simulate(pm, ["ecw-rmed", "rmed1"], runs=3, out=path, **kw)
+    # RMED1's decisions are 0.1.0's: its part of such a file would resume
+    one = tmp_path / "one.jsonl"
+    simulate(pm, ["rmed1"], runs=2, out=one, **kw)
+    rows = one.read_text().splitlines()
+    h = json.loads(rows[0])
+    del h["boundcalc_run"]["policies"][0]["revision"]
+    one.write_text("".join(x + "\n" for x in [json.dumps(h)] + rows[1:]))
+    more = simulate(pm, ["rmed1"], runs=3, out=one, **kw)
+    assert (more.runner_stats["resumed"], more.runner_stats["computed"]) == (2, 1)
+    # a raised revision refuses the file it wrote before
+    monkeypatch.setattr(get_policy("rmed1"), "revision", 2)
+    with pytest.raises(StoreMismatch, match="rmed1 revision 1 in the file, 2 here"):
+        simulate(pm, ["rmed1"], runs=3, out=one, **kw)
+    # with another setting as well, the message is the general one and names both
+    with pytest.raises(StoreMismatch, match="other settings.*seed"):
+        simulate(pm, ["rmed1"], runs=3, out=one, **dict(kw, seed=5))
+
+
 def test_protocol_path_equals_compiled_path():
     pm = random_matrix(4, 5, min_gap=0.02)
     a = simulate(pm, ["ecw-rmed", "rmed1"], horizon=800, runs=2, seed=2, bounds=False)
@@ -249,8 +292,9 @@ def test_results_table_json_frame_plot(tmp_path):
     assert doc["horizon"] == 2000 and doc["runs"] == 3 and doc["checkpoints"][-1] == 2000
     assert doc["lower_bound"] == pytest.approx(27.5487, abs=1e-3) and doc["ecw"] == pytest.approx(49.6635, abs=1e-3)
     for p in doc["policies"]:
-        for key in ("name", "params", "mean", "stderr", "seconds", "seconds_per_step"):
+        for key in ("name", "params", "revision", "mean", "stderr", "seconds", "seconds_per_step"):
             assert key in p
+        assert p["revision"] == {"ecw-rmed(beta=0)": 2, "rmed1": 1}[p["name"]]
         assert len(p["mean"]) == len(doc["checkpoints"]) == len(p["stderr"])
         assert np.all(np.diff(p["mean"]) >= 0)
         m = res.regret(p["name"])

@@ -72,14 +72,16 @@ __all__ = ["clucb_borda_pac", "clucb_borda_exact", "car_cond", "car_verify", "ca
 ALGORITHMS: Registry[AlgorithmSpec] = Registry("algorithm")
 
 
-def register_algorithm(name: str, *, target: str, needs_epsilon: bool, paper: str) -> Callable[[Callable], Callable]:
-    """Decorator: register a pure-exploration algorithm under its command-line ``name``.
+def register_algorithm(name: str, *, target: str, needs_epsilon: bool, paper: str,
+                       revision: int = 1) -> Callable[[Callable], Callable]:
+    """Decorator: register a pure-exploration algorithm under its command-line ``name``
+    (``revision``: :attr:`AlgorithmSpec.revision`, raised whenever its decisions change).
 
     >>> sorted(ALGORITHMS)[:2], ALGORITHMS["car-cond"].func is car_cond
     (['car-cond', 'car-parallel'], True)
     """
     def deco(func):
-        ALGORITHMS.add(name, AlgorithmSpec(name, func, target, needs_epsilon, paper))
+        ALGORITHMS.add(name, AlgorithmSpec(name, func, target, needs_epsilon, paper, revision))
         return func
 
     return deco

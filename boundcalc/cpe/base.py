@@ -259,6 +259,10 @@ class AlgorithmSpec:
         Whether the algorithm takes an accuracy ``epsilon`` (only CLUCB-Borda-PAC).
     paper : str
         Where the pseudocode is in 004.
+    revision : int
+        Version of the algorithm's decisions (its duels on a seeded stream), raised by every
+        change that alters them (1: as in boundcalc 0.1.0); an exploration's row file records
+        it, so a file is not resumed with runs of other decisions.
     """
 
     name: str
@@ -266,6 +270,7 @@ class AlgorithmSpec:
     target: str
     needs_epsilon: bool
     paper: str
+    revision: int = 1
 
     def __post_init__(self):
         if self.target not in ("borda", "condorcet"):

@@ -181,6 +181,12 @@ class Policy:
         1-based round of the next duel (``t - 1`` duels played).
     stats : dict
         Counters of the policy's work (e.g. ``"solves"``); filled by subclasses.
+    revision : int
+        Version of the policy's decisions, raised by every change that alters the pairs it
+        chooses on some seeded stream (a paper line read anew, another optimal vertex of an LP);
+        never by a change of speed alone.  A simulation's row file records it, so a file is not
+        resumed with runs of other decisions, and ``tests/policy_decisions.py`` holds each
+        revision to recorded seeded streams.
     """
 
     name: ClassVar[str] = ""
@@ -189,6 +195,8 @@ class Policy:
     compiled: ClassVar[bool] = False
     #: Short citation of the paper and algorithm (shown by the CLI).
     reference: ClassVar[str] = ""
+    #: Version of the decisions (1: as in boundcalc 0.1.0); see the class docstring.
+    revision: ClassVar[int] = 1
 
     def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params):
         label = f"policy {self.name or type(self).__name__!r}"

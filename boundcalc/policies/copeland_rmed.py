@@ -786,6 +786,8 @@ class ECWRMED(CopelandRMED):
 
     name = "ecw-rmed"
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (ECW), Theorem 5"
+    #: 2: check (3) against line 8's ``R``, as printed (0.1.0 tested ``R^E``).
+    revision = 2
     State = ECWState
     kernels = (skeleton_select, ecw_update, ecw_run)
     resume = ecw_resume

@@ -173,7 +173,8 @@ class JsonlStore:
         Header fields that must agree for the file to be resumed (default: every field of
         ``header``); other fields (dates, versions) are informational.  A mapping gives a
         normaliser per field applied to both sides before comparing, e.g. ``{"keys": sorted}``
-        to accept the same set in another order.
+        to accept the same set in another order (a field the file lacks is ``None``; a normaliser
+        that raises ``TypeError`` falls back to plain equality).
 
     Attributes
     ----------
@@ -227,8 +228,8 @@ class JsonlStore:
         diffs = []
         for f, fn in norm.items():
             a, b = old.get(f), new_header.get(f)
-            try:
-                same = fn(a) == fn(b) if a is not None and b is not None else a == b
+            try:  # a field missing from the file reads None (a normaliser may give it a default)
+                same = fn(a) == fn(b)
             except TypeError:
                 same = a == b
             if not same:

@@ -1,0 +1,91 @@
+"""Seeded streams of every registered policy's decisions, recorded per decisions revision.
+
+``tests/data/policy_decisions.json`` holds, for every policy and every value its
+:attr:`~boundcalc.policies.Policy.revision` has had since recording began, the SHA-256 of the pairs
+it chose on each stream below (the policy's own generator and the environment's seeded, default
+hyperparameters).  ``tests/test_policy_revisions.py`` replays the streams with the installed
+package: a policy whose pairs differ from its current revision's record changed its decisions
+without raising ``revision`` (so a simulation's row file could resume with runs of other decisions).
+
+After a change that alters a policy's decisions on purpose, raise its ``revision`` and record the
+new one with ``python tests/policy_decisions.py --write``: that adds a record and refuses to replace
+an existing one (an unchanged revision with other pairs is exactly what this guards against).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+PATH = Path(__file__).resolve().parent / "data" / "policy_decisions.json"
+
+#: (bundled example, seed): a Copeland tournament without a Condorcet winner (000 Table 2), 001's
+#: 5-arm MSLR matrices with and without one.
+STREAMS = (("table2", 0), ("mslr5-noncondorcet", 1), ("mslr5-condorcet", 2))
+STEPS = 3000
+
+
+def stream_pairs(name: str, example: str, seed: int, steps: int = STEPS) -> np.ndarray:
+    """The ``(steps, 2)`` pairs policy ``name`` (default hyperparameters, ``rng =
+    default_rng(seed)``) chooses against ``example``, outcomes drawn by ``default_rng([seed, 1])``."""
+    from boundcalc.datasets import load_example
+    from boundcalc.policies import make_policy
+
+    mu = load_example(example).mu
+    env = np.random.default_rng([seed, 1])
+    pol = make_policy(name, mu.shape[0], rng=np.random.default_rng(seed))
+    pairs = np.empty((steps, 2), dtype=np.int64)
+    for t in range(steps):
+        i, j = pol.select_pair()
+        pol.update(i, j, bool(env.random() < mu[i, j]))
+        pairs[t] = i, j
+    return pairs
+
+
+def digest(pairs: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(pairs, dtype=np.int64).tobytes()).hexdigest()
+
+
+def record(name: str) -> list[str]:
+    """The digests of ``name``'s pairs on every stream."""
+    return [digest(stream_pairs(name, ex, seed)) for ex, seed in STREAMS]
+
+
+def load() -> dict:
+    return json.loads(PATH.read_text())
+
+
+def main(argv=None) -> int:
+    from boundcalc.policies import get_policy, policy_names
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--write", action="store_true", help="add the records of revisions not yet recorded")
+    a = ap.parse_args(argv)
+    data = load() if PATH.exists() else {"streams": [list(s) for s in STREAMS], "steps": STEPS, "policies": {}}
+    if data["streams"] != [list(s) for s in STREAMS] or data["steps"] != STEPS:
+        raise SystemExit(f"{PATH} records other streams; the streams are fixed once recorded")
+    status = 0
+    for name in policy_names():
+        rev = str(get_policy(name).revision)
+        got = record(name)
+        known = data["policies"].setdefault(name, {})
+        if rev not in known:
+            known[rev] = got
+            print(f"{name} revision {rev}: recorded" if a.write else f"{name} revision {rev}: not recorded")
+            status |= not a.write
+        elif known[rev] != got:
+            print(f"{name} revision {rev}: other pairs than recorded -- raise {name}'s revision")
+            status = 1
+        else:
+            print(f"{name} revision {rev}: as recorded")
+    if a.write and status == 0:
+        PATH.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
