@@ -61,6 +61,7 @@ from .policies import Policy, PolicyError, get_policy, resolve_policy_list
 from .policies.kernel import duel_uniform_py, new_env
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
 from .runner.store import StoreMismatch
+from ._table import format_table
 from .result import RichResult, to_jsonable
 from .units import UNIT_000, UNIT_RMED
 
@@ -275,7 +276,9 @@ def _ensure_compiled(cls, params: Mapping[str, Any]) -> None:
 # ----------------------------------------------------------------------------- results
 @dataclass
 class PolicyRuns:
-    """All runs of one policy: ``regret[unit]`` is ``runs x checkpoints``."""
+    """All runs of one policy: ``regret[unit]`` is ``runs x checkpoints``; ``seconds`` and
+    ``cpu_seconds`` the wall and CPU time of its runs (compilation excluded; CPU ``nan`` when a row
+    of an earlier file lacks it), ``steps`` their duels."""
 
     name: str
     label: str
@@ -285,6 +288,7 @@ class PolicyRuns:
     seconds: float
     steps: int
     kernel: bool
+    cpu_seconds: float = float("nan")
 
     @property
     def seconds_per_step(self) -> float:
@@ -380,7 +384,7 @@ class SimulationResult(RichResult):
         for p in self.policies:
             m = self.mean(p.label, unit)[-1]
             rows.append({"policy": p.label, "mean": float(m), "stderr": float(self.stderr(p.label, unit)[-1]),
-                         "per_ln_T": float(m / lnT), "seconds": p.seconds,
+                         "per_ln_T": float(m / lnT), "seconds": p.seconds, "cpu_seconds": p.cpu_seconds,
                          "us_per_step": 1e6 * p.seconds_per_step, "kernel": p.kernel, **p.stats})
         return rows
 
@@ -390,7 +394,8 @@ class SimulationResult(RichResult):
         for p in self.policies:
             d = {"name": p.label, "policy": p.name, "params": p.params,
                  "revision": get_policy(p.name).revision, "mean": self.mean(p.label).tolist(), "stderr": to_jsonable(self.stderr(p.label)),
-                 "seconds": p.seconds, "seconds_per_step": p.seconds_per_step, "kernel": p.kernel,
+                 "seconds": p.seconds, "cpu_seconds": to_jsonable(p.cpu_seconds),
+                 "seconds_per_step": p.seconds_per_step, "kernel": p.kernel,
                  "stats": p.stats,
                  "units": {u: {"mean": self.mean(p.label, u).tolist(),
                                "stderr": to_jsonable(self.stderr(p.label, u))} for u in self.units}}
@@ -475,16 +480,11 @@ class SimulationResult(RichResult):
             lb = "n/a" if self.lower_bound is None else f"{self.lower_bound:.4g}"
             ec = "n/a" if self.ecw is None else f"{self.ecw:.4g}"
             lines.append(f"lower bound C* = {lb} per ln T; ECW C^E* = {ec} per ln T")
-        head = ["policy", "R(T) mean", "stderr", "R(T)/ln T", "seconds", "us/step", "path"]
-        rows = []
-        for s in self.table(unit):
-            rows.append([s["policy"], f"{s['mean']:.4g}", f"{s['stderr']:.2g}", f"{s['per_ln_T']:.4g}",
-                         f"{s['seconds']:.3g}", f"{s['us_per_step']:.3g}", "compiled" if s["kernel"] else "protocol"])
-        widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(head)]
-        fmt = "  ".join("{:<%d}" % w if k == 0 else "{:>%d}" % w for k, w in enumerate(widths))
-        lines.append(fmt.format(*head))
-        lines.append(fmt.format(*["-" * w for w in widths]))
-        lines += [fmt.format(*r) for r in rows]
+        head = ["policy", "R(T) mean", "stderr", "R(T)/ln T", "seconds", "CPU s", "us/step", "path"]
+        rows = [[s["policy"], f"{s['mean']:.4g}", f"{s['stderr']:.2g}", f"{s['per_ln_T']:.4g}",
+                 f"{s['seconds']:.3g}", f"{s['cpu_seconds']:.3g}", f"{s['us_per_step']:.3g}",
+                 "compiled" if s["kernel"] else "protocol"] for s in self.table(unit)]
+        lines.append(format_table(head, rows))
         return "\n".join(lines)
 
 
@@ -657,6 +657,7 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
                 stats[k] = stats.get(k, 0) + int(v)
         out.append(PolicyRuns(name=s["name"], label=s["label"], params=s["params"], regret=reg_arr,
                               stats=stats, seconds=float(sum(r["seconds"] for r in mine)),
+                              cpu_seconds=float(sum(r.get("cpu_seconds", math.nan) for r in mine)),
                               steps=T * len(mine), kernel=all(r["kernel"] for r in mine)))
     lb = ec = None
     extra: dict = {}

@@ -258,6 +258,9 @@ def test_a_row_file_of_other_decisions_is_refused(tmp_path, monkeypatch):
     one.write_text("".join(x + "\n" for x in [json.dumps(h)] + rows[1:]))
     more = simulate(pm, ["rmed1"], runs=3, out=one, **kw)
     assert (more.runner_stats["resumed"], more.runner_stats["computed"]) == (2, 1)
+    # the CPU time is the rows' own, resumed ones included
+    stored = [json.loads(x) for x in one.read_text().splitlines()[1:]]
+    assert more.policy("rmed1").cpu_seconds == pytest.approx(sum(r["cpu_seconds"] for r in stored))
     # a raised revision refuses the file it wrote before
     monkeypatch.setattr(get_policy("rmed1"), "revision", 2)
     with pytest.raises(StoreMismatch, match="rmed1 revision 1 in the file, 2 here"):
@@ -295,6 +298,7 @@ def test_results_table_json_frame_plot(tmp_path):
         for key in ("name", "params", "revision", "mean", "stderr", "seconds", "seconds_per_step"):
             assert key in p
         assert p["revision"] == {"ecw-rmed(beta=0)": 2, "rmed1": 1}[p["name"]]
+        assert 0 < p["cpu_seconds"] == res.policy(p["name"]).cpu_seconds
         assert len(p["mean"]) == len(doc["checkpoints"]) == len(p["stderr"])
         assert np.all(np.diff(p["mean"]) >= 0)
         m = res.regret(p["name"])
