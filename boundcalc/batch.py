@@ -73,6 +73,7 @@ from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .registry import get_constant
 from .result import RichResult
 from .runner import JsonlStore, StoreError, StoreMismatch, load_store
+from .runner.store import same
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job
 
 if TYPE_CHECKING:
@@ -479,7 +480,7 @@ def load_batch(path: str | os.PathLike) -> tuple[dict, list[dict]]:
 def _open_store(path, meta: dict, overwrite: bool) -> JsonlStore:
     """The row file as a :class:`~boundcalc.runner.JsonlStore`; errors as batch errors, a
     mismatch explained in the batch's terms (the matrix by name and hash, the CLI flag)."""
-    identity = {f: (sorted if f == "keys" else (lambda v: v)) for f in _IDENTITY}
+    identity = {f: (sorted if f == "keys" else same) for f in _IDENTITY}
     try:
         return JsonlStore(path, meta, overwrite=overwrite, tag=HEADER_TAG, identity=identity)
     except StoreMismatch as exc:

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 import numpy as np
 
 from .result import RichResult, to_jsonable
+from .runner.store import StoreMismatch, check_revision, revision, revision_mismatch, same
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,8 +94,9 @@ def explore_task(task: dict, shared: dict) -> dict:
     """
     import time
 
-    from .cpe.algorithms import run_algorithm
+    from .cpe.algorithms import ALGORITHMS, run_algorithm
 
+    check_revision(shared["algorithm"], shared.get("revision"), ALGORITHMS[shared["algorithm"]].revision)
     inst = shared["instance"]
     t0 = time.perf_counter()
     res = run_algorithm(shared["algorithm"], inst, delta=shared["delta"], epsilon=shared["epsilon"],
@@ -404,15 +406,6 @@ def _check_unit_interval(name: str, x) -> float:
     return v
 
 
-def _same(value):
-    return value
-
-
-def _revision(value):
-    """An exploration file's decisions revision; files written before it was recorded: 1."""
-    return 1 if value is None else value
-
-
 def explore(instance: CPEInstance | Mapping[str, Any] | str | os.PathLike, algorithm: str, *, delta: float, epsilon: float | None = None, runs: int = 10,
             seed: int = 0, max_duels: int | None = None, options: Mapping[str, Any] | None = None,
             out: str | os.PathLike | None = None, overwrite: bool = False, workers: int | None = 0, scheduler: Any = None,
@@ -488,18 +481,24 @@ def explore(instance: CPEInstance | Mapping[str, Any] | str | os.PathLike, algor
     else:  # pragma: no cover - the registry's contract
         raise ValueError(f"algorithm {algorithm!r} has an unknown target {spec.target!r}")
     winner = tuple(int(e) for e in winner)
-    shared = {"instance": inst, "algorithm": spec.name, "delta": delta, "epsilon": epsilon,
+    shared = {"instance": inst, "algorithm": spec.name, "revision": spec.revision, "delta": delta, "epsilon": epsilon,
               "max_duels": None if max_duels is None else int(max_duels), "options": options,
               "winner": winner, "w": w}
     header = {"kind": "explore", "instance": inst.to_json(), "algorithm": spec.name, "revision": spec.revision,
               "delta": delta, "epsilon": epsilon, "seed": int(seed), "max_duels": shared["max_duels"],
               "options": options}
     # a file written before revisions were recorded holds revision 1's runs (0.1.0's decisions)
-    identity = {f: (_revision if f == "revision" else _same) for f in header}
+    identity = {f: (revision if f == "revision" else same) for f in header}
     job = Job("explore", explore_task, shared=shared, header=header, identity=identity, desc=f"explore {spec.name}",
               tasks=lambda: [{"index": r, "run": r, "seed": run_seed(seed, r)} for r in range(runs)])
-    rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler,
-                   chunk_size=chunk_size, progress=progress)
+    try:
+        rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler,
+                       chunk_size=chunk_size, progress=progress)
+    except StoreMismatch as exc:
+        if [f for f, _, _ in exc.differences] == ["revision"]:
+            old = revision(exc.differences[0][1])
+            raise revision_mismatch(exc, [f"{spec.name} revision {old} in the file, {spec.revision} here"]) from None
+        raise
     hardness = compute_hardness(inst, delta, epsilon)
     return ExploreResult(instance=inst, algorithm=spec.name, target=spec.target, paper=spec.paper, delta=delta,
                          epsilon=epsilon, runs=runs, seed=int(seed), max_duels=shared["max_duels"], options=options,

@@ -60,7 +60,7 @@ from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .policies import Policy, PolicyError, get_policy, resolve_policy_list
 from .policies.kernel import duel_uniform_py, new_env
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
-from .runner.store import StoreMismatch
+from .runner.store import StoreMismatch, check_revision, revision, revision_mismatch, same
 from ._table import format_table
 from .result import RichResult, to_jsonable
 from .units import UNIT_000, UNIT_RMED
@@ -246,6 +246,7 @@ def _new_policy(cls, K: int, pol_ss: np.random.SeedSequence, params: Mapping[str
 def simulation_task(task: dict, shared: dict) -> dict:
     """The runner's task function: one (policy, run) -> a JSON row (see :func:`simulate`)."""
     spec = shared["policies"][task["policy"]]
+    check_revision(spec["name"], spec.get("revision"), get_policy(spec["name"]).revision)
     res = run_one(spec["name"], spec["params"], shared["mu"], shared["horizon"],
                   shared["checkpoints"], shared["regrets"], seed=shared["seed"], run=task["run"],
                   crn=shared["crn"], shuffle=shared["shuffle"], fast=shared["fast"], label=spec["label"])
@@ -278,7 +279,9 @@ def _ensure_compiled(cls, params: Mapping[str, Any]) -> None:
 class PolicyRuns:
     """All runs of one policy: ``regret[unit]`` is ``runs x checkpoints``; ``seconds`` and
     ``cpu_seconds`` the wall and CPU time of its runs (compilation excluded; CPU ``nan`` when a row
-    of an earlier file lacks it), ``steps`` their duels."""
+    of an earlier file lacks it; a run's CPU is its process's, so on a Dask worker running several
+    threads it includes the others'), ``steps`` their duels, ``revision`` the decisions revision
+    (:attr:`Policy.revision`) that chose them."""
 
     name: str
     label: str
@@ -289,6 +292,7 @@ class PolicyRuns:
     steps: int
     kernel: bool
     cpu_seconds: float = float("nan")
+    revision: int = 1
 
     @property
     def seconds_per_step(self) -> float:
@@ -393,7 +397,8 @@ class SimulationResult(RichResult):
         pols = []
         for p in self.policies:
             d = {"name": p.label, "policy": p.name, "params": p.params,
-                 "revision": get_policy(p.name).revision, "mean": self.mean(p.label).tolist(), "stderr": to_jsonable(self.stderr(p.label)),
+                 "revision": p.revision, "mean": self.mean(p.label).tolist(),
+                 "stderr": to_jsonable(self.stderr(p.label)),
                  "seconds": p.seconds, "cpu_seconds": to_jsonable(p.cpu_seconds),
                  "seconds_per_step": p.seconds_per_step, "kernel": p.kernel,
                  "stats": p.stats,
@@ -535,39 +540,32 @@ def _policy_specs(policies, params, horizon: int | None = None) -> list[dict]:
         if horizon is not None and "horizon" in cls.hyperparameters and "horizon" not in given:
             given["horizon"] = int(horizon)
         p = cls.validate_params(given)
-        specs.append({"name": n, "params": p, "label": _policy_label(n, p)})
+        specs.append({"name": n, "params": p, "label": _policy_label(n, p), "revision": cls.revision})
     return specs
 
 
-def _same(value):
-    return value
-
-
 def _with_revisions(policies):
-    """A row file's policy list with every entry's decisions revision (:attr:`Policy.revision`).
-    Files written before boundcalc recorded revisions have none: their policies' decisions are
-    read as revision 1 (0.1.0's), so such a file of a policy whose decisions changed since is
-    refused, and one of a policy whose decisions did not resumes."""
+    """A row file's policy list with every entry's decisions revision (:attr:`Policy.revision`;
+    one the file lacks is :func:`~boundcalc.runner.store.revision`'s 1)."""
     if not isinstance(policies, list):
         return policies
-    return [dict(p, revision=p.get("revision", 1)) if isinstance(p, dict) else p for p in policies]
+    return [dict(p, revision=revision(p.get("revision"))) if isinstance(p, dict) else p for p in policies]
 
 
 def _changed_revisions(differences) -> list[str]:
-    """``"label: file revision a, this version b"`` for every policy of a mismatched row file that
+    """``"label revision a in the file, b here"`` for every policy of a mismatched row file that
     only its decisions revision sets apart (empty when anything else differs)."""
     if len(differences) != 1:
         return []
-    for field, old, new in differences:
-        if field != "policies" or not isinstance(old, list) or not isinstance(new, list) or len(old) != len(new):
-            continue
-        a, b = _with_revisions(old), _with_revisions(new)
-        strip = [({k: v for k, v in x.items() if k != "revision"} if isinstance(x, dict) else x) for x in (a + b)]
-        if strip[:len(a)] != strip[len(a):]:
-            return []
-        return [f"{x['label']} revision {x['revision']} in the file, {y['revision']} here"
-                for x, y in zip(a, b) if x["revision"] != y["revision"]]
-    return []
+    field_, old, new = differences[0]
+    if field_ != "policies" or not isinstance(old, list) or not isinstance(new, list) or len(old) != len(new):
+        return []
+    a, b = _with_revisions(old), _with_revisions(new)
+    strip = [({k: v for k, v in x.items() if k != "revision"} if isinstance(x, dict) else x) for x in (a + b)]
+    if strip[:len(a)] != strip[len(a):]:
+        return []
+    return [f"{x['label']} revision {x['revision']} in the file, {y['revision']} here"
+            for x, y in zip(a, b) if x["revision"] != y["revision"]]
 
 
 def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "rmed1"), *, horizon: int,
@@ -616,12 +614,11 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
               "shuffle": bool(shuffle), "fast": bool(fast), "policies": specs}
     header = {"kind": "simulate", "matrix": pm.mu.tolist(), "horizon": T, "seed": int(seed),
               "crn": bool(crn), "shuffle": bool(shuffle), "per_decade": per_decade,
-              "policies": [{"label": s["label"], "params": s["params"],
-                            "revision": get_policy(s["name"]).revision} for s in specs],
+              "policies": [{"label": s["label"], "params": s["params"], "revision": s["revision"]} for s in specs],
               "fast": bool(fast), "layout": LAYOUT}
     P = len(specs)
     # with one policy both layouts index run r at r: a file of the earlier layout resumes as it is
-    identity = {f: (_with_revisions if f == "policies" else _same) for f in header
+    identity = {f: (_with_revisions if f == "policies" else same) for f in header
                 if not (f == "layout" and P == 1)}
     job = Job("simulate", simulation_task, shared=shared, header=header, identity=identity,
               tasks=lambda: [{"index": r * P + p, "policy": p, "run": r} for r in range(R) for p in range(P)])
@@ -631,11 +628,7 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
     except StoreMismatch as exc:
         changed = _changed_revisions(exc.differences)
         if changed:
-            raise StoreMismatch(
-                f"{exc.path} holds runs of other decisions than this version's: {'; '.join(changed)}"
-                " (a policy's revision is raised whenever its choices change). Write the new runs to"
-                " another file, rerun with overwrite=True (--overwrite), or read it with the version"
-                " that wrote it.", exc.path, exc.differences) from None
+            raise revision_mismatch(exc, changed) from None
         if any(f == "layout" and old is None for f, old, _ in exc.differences):
             raise StoreMismatch(
                 f"{exc.path} was written by an earlier boundcalc, whose rows are indexed by policy first;"
@@ -658,6 +651,7 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
         out.append(PolicyRuns(name=s["name"], label=s["label"], params=s["params"], regret=reg_arr,
                               stats=stats, seconds=float(sum(r["seconds"] for r in mine)),
                               cpu_seconds=float(sum(r.get("cpu_seconds", math.nan) for r in mine)),
+                              revision=s["revision"],
                               steps=T * len(mine), kernel=all(r["kernel"] for r in mine)))
     lb = ec = None
     extra: dict = {}

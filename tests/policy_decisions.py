@@ -23,19 +23,28 @@ import numpy as np
 
 PATH = Path(__file__).resolve().parent / "data" / "policy_decisions.json"
 
-#: (bundled example, seed): a Copeland tournament without a Condorcet winner (000 Table 2), 001's
-#: 5-arm MSLR matrices with and without one.
-STREAMS = (("table2", 0), ("mslr5-noncondorcet", 1), ("mslr5-condorcet", 2))
+#: (matrix, seed): a Copeland tournament without a Condorcet winner (000 Table 2), 001's 5-arm MSLR
+#: matrices with and without one, and a random 32-arm matrix (``random_matrix(32, 7, min_gap=0.01)``),
+#: where CW-RMED's line 11 runs on the lifted LP (its ``lift_min_arms``).
+STREAMS = (("table2", 0), ("mslr5-noncondorcet", 1), ("mslr5-condorcet", 2), ("random32", 7))
 STEPS = 3000
 
 
-def stream_pairs(name: str, example: str, seed: int, steps: int = STEPS) -> np.ndarray:
+def stream_matrix(matrix: str, seed: int) -> np.ndarray:
+    """A stream's matrix: a bundled example by name, or ``random32``."""
+    from boundcalc.datasets import load_example, random_matrix
+
+    if matrix == "random32":
+        return random_matrix(32, seed, min_gap=0.01).mu
+    return load_example(matrix).mu
+
+
+def stream_pairs(name: str, matrix: str, seed: int, steps: int = STEPS) -> np.ndarray:
     """The ``(steps, 2)`` pairs policy ``name`` (default hyperparameters, ``rng =
-    default_rng(seed)``) chooses against ``example``, outcomes drawn by ``default_rng([seed, 1])``."""
-    from boundcalc.datasets import load_example
+    default_rng(seed)``) chooses against ``matrix``, outcomes drawn by ``default_rng([seed, 1])``."""
     from boundcalc.policies import make_policy
 
-    mu = load_example(example).mu
+    mu = stream_matrix(matrix, seed)
     env = np.random.default_rng([seed, 1])
     pol = make_policy(name, mu.shape[0], rng=np.random.default_rng(seed))
     pairs = np.empty((steps, 2), dtype=np.int64)
@@ -50,9 +59,9 @@ def digest(pairs: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(pairs, dtype=np.int64).tobytes()).hexdigest()
 
 
-def record(name: str) -> list[str]:
-    """The digests of ``name``'s pairs on every stream."""
-    return [digest(stream_pairs(name, ex, seed)) for ex, seed in STREAMS]
+def record(name: str, streams=STREAMS) -> list[str]:
+    """The digests of ``name``'s pairs on ``streams`` (default: every stream)."""
+    return [digest(stream_pairs(name, ex, seed)) for ex, seed in streams]
 
 
 def load() -> dict:

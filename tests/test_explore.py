@@ -22,6 +22,7 @@ from boundcalc.cpe.algorithms import ALGORITHMS, run_algorithm
 from boundcalc.cpe.base import ExplorationResult
 from boundcalc.explore import (ExploreResult, compute_hardness, explore, explore_task, plot_sample_complexity,
                                random_cpe_instance, run_seed)
+from boundcalc.runner import StoreMismatch
 
 EXAMPLE = load_cpe_example()
 # a clear one-position instance: candidate 0 beats every other by >= 0.3 (Borda and Condorcet winner)
@@ -166,8 +167,21 @@ def test_numbers_independent_of_workers_and_chunks(tmp_path):
     assert explore(CLEAR, "car-verify", out=path, **kw).runner_stats["computed"] == 0
     head["boundcalc_run"]["revision"] = 2
     path.write_text("\n".join([json.dumps(head)] + lines[1:]) + "\n")
-    with pytest.raises(Exception, match="revision: file 2, now 1"):
+    with pytest.raises(StoreMismatch, match="other decisions.*car-verify revision 2 in the file, 1 here.*overwrite"):
         explore(CLEAR, "car-verify", out=path, **kw)
+
+
+def test_a_worker_of_other_decisions_refuses_the_task(monkeypatch):
+    """A task carries the client's revision of the algorithm; a process whose algorithm has another
+    (a Dask worker with another boundcalc) raises instead of returning a row."""
+    import boundcalc.explore as explore_module
+
+    def stale(task, shared):
+        return explore_task(task, dict(shared, revision=7))
+
+    monkeypatch.setattr(explore_module, "explore_task", stale)
+    with pytest.raises(RuntimeError, match="car-cond is revision 1, the run's 7: a worker with another boundcalc"):
+        explore(CLEAR, "car-cond", delta=0.1, runs=1, seed=0)
 
 
 # ----------------------------------------------------------------------------- bad input

@@ -270,6 +270,42 @@ def test_a_row_file_of_other_decisions_is_refused(tmp_path, monkeypatch):
         simulate(pm, ["rmed1"], runs=3, out=one, **dict(kw, seed=5))
 
 
+def test_a_worker_of_other_decisions_refuses_the_task(monkeypatch, tmp_path):
+    """A task carries the client's revision; a process whose policy has another (a Dask worker with
+    another boundcalc) raises instead of writing a row of other decisions into the file."""
+    import boundcalc.simulate as sim_module
+    from boundcalc.policies import get_policy
+
+    pm = load_example("table2")
+    path = tmp_path / "runs.jsonl"
+    simulate(pm, ["rmed1"], horizon=200, runs=2, out=path, bounds=False)
+    before = path.read_text()
+    task_fn = sim_module.simulation_task
+
+    def stale(task, shared):
+        monkeypatch.setattr(get_policy("rmed1"), "revision", 0)  # the worker's code is older
+        return task_fn(task, shared)
+
+    monkeypatch.setattr("boundcalc.simulate.simulation_task", stale)
+    with pytest.raises(RuntimeError, match="rmed1 is revision 0, the run's 1: a worker with another boundcalc"):
+        simulate(pm, ["rmed1"], horizon=200, runs=3, out=path, bounds=False)
+    assert path.read_text() == before
+
+
+def test_cpu_seconds_of_rows_without_them_is_nan_and_json_null(tmp_path):
+    """Rows of a file written before runs recorded their CPU time leave the total unknown (nan in
+    Python, null in the JSON document), never a partial sum."""
+    pm = load_example("table2")
+    path = tmp_path / "runs.jsonl"
+    simulate(pm, ["rmed1"], horizon=200, runs=2, out=path, bounds=False)
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    del lines[1]["cpu_seconds"]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    res = simulate(pm, ["rmed1"], horizon=200, runs=2, out=path, bounds=False)
+    assert res.runner_stats["resumed"] == 2 and math.isnan(res.policy("rmed1").cpu_seconds)
+    assert json.loads(res.to_json())["policies"][0]["cpu_seconds"] is None
+
+
 def test_protocol_path_equals_compiled_path():
     pm = random_matrix(4, 5, min_gap=0.02)
     a = simulate(pm, ["ecw-rmed", "rmed1"], horizon=800, runs=2, seed=2, bounds=False)

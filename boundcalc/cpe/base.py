@@ -262,7 +262,8 @@ class AlgorithmSpec:
     revision : int
         Version of the algorithm's decisions (its duels on a seeded stream), raised by every
         change that alters them (1: as in boundcalc 0.1.0); an exploration's row file records
-        it, so a file is not resumed with runs of other decisions.
+        it, so a file is not resumed with runs of other decisions.  The duel sequences recorded
+        by ``tests/cpe_recorded.py`` fail when an algorithm's duels change.
     """
 
     name: str

@@ -325,10 +325,9 @@ class CWRMED(CopelandRMED):
 
     name = "cw-rmed"
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (CW), eq. (2), Theorems 2-3"
-    #: 2: line 11 compiled around its LP, from 32 arms on the lifted and derived models: the same
-    #: pairs as 0.1.0 on every recorded stream, but line 11's LP is degenerate, and on long 64-arm
-    #: runs the pairs part from those of the code of 0.1.0's date (another optimal vertex, another
-    #: ``e*``), so the runs of 0.1.0 and of this code are not one set.
+    #: 2: line 11 compiled around its LP, from 32 arms on the lifted and derived models with kept
+    #: bases: the pairs equal 0.1.0's on the recorded 4- and 5-arm streams and part from them on
+    #: the 32-arm one, where line 11 runs on those models (tests/policy_decisions.py).
     revision = 2
     State = CWState
     stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers")

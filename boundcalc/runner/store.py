@@ -43,7 +43,8 @@ try:  # POSIX advisory locks; elsewhere a store is not locked
 except ImportError:  # pragma: no cover - Windows
     fcntl = None
 
-__all__ = ["JsonlStore", "StoreError", "StoreMismatch", "StoreLocked", "load_store", "DEFAULT_TAG"]
+__all__ = ["JsonlStore", "StoreError", "StoreMismatch", "StoreLocked", "load_store", "DEFAULT_TAG",
+           "same", "revision", "revision_mismatch", "check_revision"]
 
 #: Key of the header object on a store's first line unless the caller gives its own.
 DEFAULT_TAG = "boundcalc_run"
@@ -73,6 +74,38 @@ class StoreMismatch(StoreError):
 
 class StoreLocked(StoreError):
     """Another process (or another store object) is writing the same row file."""
+
+
+def same(value: Any) -> Any:
+    """The identity normaliser (a field compared as it is)."""
+    return value
+
+
+def revision(value: Any) -> Any:
+    """Normaliser of a decisions revision (``Policy.revision``, ``AlgorithmSpec.revision``): a file
+    written before boundcalc recorded revisions has none, and its runs are of revision 1 (0.1.0's
+    decisions), so it resumes for a policy whose decisions have not changed since and is refused
+    for one whose have."""
+    return 1 if value is None else value
+
+
+def revision_mismatch(exc: StoreMismatch, changed: Sequence[str]) -> StoreMismatch:
+    """The refusal of a row file that only decisions revisions set apart from this run;
+    ``changed``: ``"NAME revision a in the file, b here"`` per policy or algorithm."""
+    return StoreMismatch(
+        f"{exc.path} holds runs of other decisions than this version's: {'; '.join(changed)} (a"
+        " revision is raised whenever a policy's or algorithm's choices change). Write the new runs to"
+        " another file, rerun with overwrite=True (--overwrite), or read it with the version that"
+        " wrote it.", exc.path, exc.differences)
+
+
+def check_revision(name: str, wanted: Any, here: int) -> None:
+    """In a task: refuse to compute when this process's ``name`` has another decisions revision
+    than the run's (``wanted``; None skips), e.g. a Dask worker running another boundcalc, whose
+    rows would mix two sets of decisions in one file."""
+    if wanted is not None and wanted != here:
+        raise RuntimeError(f"this process's {name} is revision {here}, the run's {wanted}: a worker with"
+                           " another boundcalc than the client's (install the same version everywhere)")
 
 
 def _short(v: Any, width: int = 80) -> str:
