@@ -242,7 +242,7 @@ class JsonlStore:
         if identity is None:
             identity = list(new_header)
         norm: dict[str, Callable[[Any], Any]] = (
-            dict(identity) if isinstance(identity, Mapping) else {f: (lambda v: v) for f in identity})
+            dict(identity) if isinstance(identity, Mapping) else {f: same for f in identity})
         self.identity = tuple(norm)
         self.header: dict = new_header
         self.resumed = False
@@ -262,10 +262,10 @@ class JsonlStore:
         for f, fn in norm.items():
             a, b = old.get(f), new_header.get(f)
             try:  # a field missing from the file reads None (a normaliser may give it a default)
-                same = fn(a) == fn(b)
+                agree = fn(a) == fn(b)
             except TypeError:
-                same = a == b
-            if not same:
+                agree = a == b
+            if not agree:
                 diffs.append((f, a, b))
         if diffs:
             said = "; ".join(_difference(f, a, b) for f, a, b in diffs)
