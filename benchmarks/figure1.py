@@ -23,6 +23,17 @@ Dask job (the rows already stored are kept, only the missing runs are computed):
 
     python3 benchmarks/figure1.py --panels c --policies cw-rmed --cw-runs 100 --scheduler tcp://host:8786
 
+Where a policy's row file is gone but ``figure1.json`` holds its summary of ``n`` runs (the rows
+of a panel live on the machine that ran it), ``--carry`` keeps that summary for runs ``0, ...,
+n - 1`` and computes only runs ``n, ...`` (:func:`boundcalc.simulate.simulate`'s ``first_run``:
+each run has the numbers it has in one job of all runs), pooled with it exactly (:func:`pool`: the
+mean and standard error of all runs from the two parts' counts, means and standard errors).  The
+policy's entry then records the carried part (``"carried"``), and later calls pool with it again.
+
+Where a panel's row files hold both CW-RMED's and ECW-RMED's runs, ``"paired"`` gives CW-RMED -
+ECW-RMED at ``T`` per ln T over the runs both files hold (the runs share their duel outcomes, common
+random numbers), mean and standard error.
+
 Environment variables shrink a run for CI and quick looks: ``BOUNDCALC_FIG1_RUNS``,
 ``BOUNDCALC_FIG1_HORIZON``.
 """
@@ -83,6 +94,9 @@ def main() -> None:
                     help="runs per Dask task (1: each run stored as soon as it ends; runs take minutes)")
     ap.add_argument("--cw-runs", type=int, default=None, help="CW-RMED's runs (default: --runs)")
     ap.add_argument("--cw-panels", default="a,b,c", help="panels CW-RMED runs on")
+    ap.add_argument("--carry", action="store_true",
+                    help="a policy whose row file lacks the runs of its stored summary: keep that summary"
+                         " for its runs and compute only the later ones, pooled with it")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(HERE / "results" / "figure1"))
     a = ap.parse_args()
@@ -115,20 +129,34 @@ def main() -> None:
             if name == "cw-rmed" and key not in a.cw_panels.split(","):
                 continue
             runs = a.cw_runs if (name == "cw-rmed" and a.cw_runs) else a.runs
+            prev = panel["policies"].get(name)
+            carried = carried_part(prev, a.carry, out / f"{key}-{name}.jsonl")
+            first = carried["runs"] if carried else 0
+            if runs <= first:
+                raise SystemExit(f"panel {key}, {name}: {runs} runs asked, the carried summary holds {first}")
             c0, w0 = cpu(), time.time()
-            sim = simulate(pm, [name], horizon=a.horizon, runs=runs, seed=a.seed,
+            sim = simulate(pm, [name], horizon=a.horizon, runs=runs - first, first_run=first, seed=a.seed,
                            workers=None if a.scheduler else a.workers, scheduler=a.scheduler,
                            chunk_size=a.chunk_size, out=out / f"{key}-{name}.jsonl", progress=True)
             cpu_s, wall_s = cpu() - c0, time.time() - w0
-            prev = panel["policies"].get(name)
-            if sim.runner_stats.get("resumed", 0) and prev:  # more runs added to a stored panel
+            mean, stderr = sim.mean(name), sim.stderr(name)
+            if carried:
+                mean, stderr = pool(carried["runs"], carried["mean"], carried["stderr"], runs - first, mean, stderr)
+                cpu_s = carried["cpu_seconds"] + run_cpu(out / f"{key}-{name}.jsonl", runs, None, first)
+                wall_s += prev["wall_seconds"]
+            elif sim.runner_stats.get("resumed", 0) and prev:  # more runs added to a stored panel
                 cpu_s, wall_s = run_cpu(out / f"{key}-{name}.jsonl", runs, prev), wall_s + prev["wall_seconds"]
-            panel["policies"][name] = {"runs": runs, "mean": sim.mean(name).tolist(), "stderr": sim.stderr(name).tolist(),
+            panel["policies"][name] = {"runs": runs, "mean": list(map(float, mean)), "stderr": list(map(float, stderr)),
                                        "cpu_seconds": cpu_s, "wall_seconds": wall_s}
+            if carried:
+                panel["policies"][name]["carried"] = carried
             panel.update(checkpoints=sim.checkpoints.tolist(), lower_bound=sim.lower_bound, ecw=sim.ecw)
             print(f"{title}: {name} regret at T {sim.mean(name)[-1]:.1f} +- {sim.stderr(name)[-1]:.1f} "
                   f"({cpu_s:.0f} s CPU, {wall_s:.0f} s wall)", flush=True)
             results.append((key, name, sim))
+        pair = paired(out, key, a.horizon)
+        if pair:
+            panel["paired"] = pair
         report["panels"].append(panel)
         report["panels"].sort(key=lambda p: p["panel"])
         (out / "figure1.json").write_text(json.dumps(report, indent=1) + "\n")
@@ -136,17 +164,65 @@ def main() -> None:
     print(table(report))
 
 
-def run_cpu(path: Path, runs: int, prev: dict) -> float:
-    """CPU seconds of the first ``runs`` runs of a row file: each row's own (``cpu_seconds``), and
-    for rows written before rows carried it, the stored panel's figure for them (all or nothing)."""
+def carried_part(entry: dict | None, carry: bool, path: Path) -> dict | None:
+    """The part of a stored policy entry that stands for runs whose rows are gone: the entry's own
+    ``"carried"`` record, or (``carry``, first time, where the row file ``path`` lacks some of the
+    summary's runs) the whole stored summary."""
     from boundcalc.runner import load_store
 
-    rows = {r["run"]: r for r in load_store(path)[1] if "error" not in r and r["run"] < runs}
+    if not entry:
+        return None
+    if "carried" in entry:
+        return entry["carried"]
+    held = {r["run"] for r in load_store(path)[1] if "error" not in r} if path.exists() else set()
+    if carry and not set(range(entry["runs"])) <= held:
+        keep = ("runs", "mean", "stderr", "cpu_seconds", "wall_seconds")
+        return {k: entry[k] for k in keep}
+    return None
+
+
+def pool(n1: int, mean1, se1, n2: int, mean2, se2) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard error (``s.d. / sqrt(n)``, s.d. with ``n - 1``) of ``n1 + n2`` samples from
+    those of two parts: the sums and the sums of squares are recovered exactly from each part's
+    ``n``, mean and standard error (a part of one sample has none: its s.e. must be nan or 0)."""
+    m1, m2 = np.asarray(mean1, float), np.asarray(mean2, float)
+    ss = []
+    for n, m, se in ((n1, m1, np.asarray(se1, float)), (n2, m2, np.asarray(se2, float))):
+        var = np.zeros_like(m) if n == 1 else (se * np.sqrt(n)) ** 2
+        ss.append((n - 1) * var + n * m ** 2)  # sum of squares
+    n = n1 + n2
+    mean = (n1 * m1 + n2 * m2) / n
+    var = (ss[0] + ss[1] - n * mean ** 2) / (n - 1)
+    return mean, np.sqrt(np.maximum(var, 0.0) / n)
+
+
+def paired(out: Path, key: str, horizon: int) -> dict | None:
+    """CW-RMED - ECW-RMED at ``T`` per ln T over the runs both of panel ``key``'s row files hold."""
+    from boundcalc.runner import load_store
+
+    files = [out / f"{key}-{n}.jsonl" for n in ("cw-rmed", "ecw-rmed")]
+    if not all(f.exists() for f in files):
+        return None
+    last = [{r["run"]: r["regret"]["000"][-1] for r in load_store(f)[1] if "error" not in r} for f in files]
+    runs = sorted(set(last[0]) & set(last[1]))
+    if len(runs) < 2:
+        return None
+    d = np.array([last[0][r] - last[1][r] for r in runs]) / np.log(horizon)
+    return {"a": "cw-rmed", "b": "ecw-rmed", "runs": len(runs), "first_run": runs[0], "last_run": runs[-1],
+            "mean": float(d.mean()), "stderr": float(d.std(ddof=1) / np.sqrt(len(d)))}
+
+
+def run_cpu(path: Path, runs: int, prev: dict | None, first: int = 0) -> float:
+    """CPU seconds of runs ``first, ..., runs - 1`` of a row file: each row's own (``cpu_seconds``),
+    and for rows written before rows carried it, the stored panel's figure for them (all or nothing)."""
+    from boundcalc.runner import load_store
+
+    rows = {r["run"]: r for r in load_store(path)[1] if "error" not in r and first <= r["run"] < runs}
     old = [r for r in rows.values() if "cpu_seconds" not in r]
     new = sum(r["cpu_seconds"] for r in rows.values() if "cpu_seconds" in r)
     if not old:
         return new
-    return new + prev["cpu_seconds"] if len(old) == prev["runs"] else float("nan")
+    return new + prev["cpu_seconds"] if prev and len(old) == prev["runs"] else float("nan")
 
 
 def table(report: dict) -> str:
@@ -155,8 +231,14 @@ def table(report: dict) -> str:
         lnT = np.log(report["horizon"])
         lines.append(f"\n{p['title']}: lower bound C* = {p['lower_bound']:.1f}, ECW C^E* = {p['ecw']:.1f}")
         for name, v in p["policies"].items():
+            c = v.get("carried")
+            runs = f"{v['runs']} runs" + (f", 0-{c['runs'] - 1} carried from a stored summary" if c else "")
             lines.append(f"  {name:10s} {v['mean'][-1] / lnT:9.1f} +- {v['stderr'][-1] / lnT:6.1f}"
-                         f"   ({v['runs']} runs, {v['cpu_seconds']:.0f} s CPU, {v['wall_seconds']:.0f} s wall)")
+                         f"   ({runs}, {v['cpu_seconds']:.0f} s CPU, {v['wall_seconds']:.0f} s wall)")
+        if "paired" in p:
+            d = p["paired"]
+            lines.append(f"  paired {d['a']} - {d['b']}: {d['mean']:.1f} +- {d['stderr']:.1f} per ln T"
+                         f" over runs {d['first_run']}-{d['last_run']} ({d['runs']} runs both row files hold)")
     return "\n".join(lines)
 
 

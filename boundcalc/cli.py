@@ -684,13 +684,14 @@ def _cmd_simulate(args) -> int:
             params.setdefault(pol, {})[key] = value
     except (KeyError, ValueError) as exc:
         raise InputError(str(exc).strip("'\"")) from None
-    if args.runs * len(names) > RUNS_MAX:
-        raise InputError(f"--runs {args.runs} x {len(names)} policies is more than one run holds ({RUNS_MAX:,} tasks)")
+    if (args.first_run + args.runs) * len(names) > RUNS_MAX:
+        what = f"--first-run {args.first_run} + --runs {args.runs}" if args.first_run else f"--runs {args.runs}"
+        raise InputError(f"{what} x {len(names)} policies is more than one run holds ({RUNS_MAX:,} tasks)")
     pm = read_matrix(args)
     try:
         res = simulate(pm, names, horizon=args.horizon, runs=args.runs, seed=args.seed, params=params,
                        crn=not args.no_crn, shuffle=args.shuffle, per_decade=args.per_decade,
-                       fast=not args.protocol, **run)
+                       fast=not args.protocol, first_run=args.first_run, **run)
     except KeyboardInterrupt:
         _interrupted(args)
         raise
@@ -727,6 +728,9 @@ def _add_simulate(sub) -> None:
     g.add_argument("--horizon", "-T", type=_int_option(1, HORIZON_MAX), required=True, help="rounds per run")
     g.add_argument("--runs", "-R", type=_int_option(1, RUNS_MAX), default=10,
                    help="independent runs per policy (default 10)")
+    g.add_argument("--first-run", type=_int_option(0, RUNS_MAX), default=0, metavar="M",
+                   help="run runs M, ..., M + R - 1 instead of 0, ..., R - 1: the numbers they have in any"
+                        " longer job (split a long job between machines; default 0)")
     g.add_argument("--seed", type=SEED, default=0,
                    help="root seed; run r uses SeedSequence(seed).spawn()[r] (default 0)")
     g.add_argument("--param", action="append", metavar="POLICY.NAME=VALUE",

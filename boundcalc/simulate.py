@@ -29,7 +29,10 @@ Execution
     JSON Lines store).  The row of policy ``p`` (of ``P``) in run ``r`` has index ``r P + p``, and
     the number of runs is not part of the store's identity: a row file holds runs ``0, 1, ...``
     of its settings, a rerun with more runs computes only the new ones (the result is that of
-    one job with all of them), one with fewer reads the first ones.  A compiled policy
+    one job with all of them), one with fewer reads the first ones.  ``first_run=m`` runs
+    ``m, ..., m + runs - 1`` instead of ``0, ..., runs - 1``: the same numbers those runs have in
+    a job of ``m + runs`` runs, so a long job can be split between machines, or continued where
+    the rows of its first runs are gone.  A compiled policy
     (:class:`~boundcalc.policies.kernel.CompiledPolicy`: every registered one) runs the whole
     horizon in its own whole-run kernel, which loops over the very step functions
     ``select_pair``/``update`` call; ``fast=False`` drives the same policy through the protocol
@@ -309,6 +312,9 @@ class SimulationResult(RichResult):
     horizon, runs, seed : int
     crn, shuffle : bool
     checkpoints : ndarray of int
+    first_run : int
+        The first run's number: the rows of :attr:`PolicyRuns.regret` are runs ``first_run,
+        ..., first_run + runs - 1`` (0 unless :func:`simulate` was given ``first_run``).
     units : list of str
         Recorded units (keys of :data:`UNIT_NAMES`).
     policies : list of PolicyRuns
@@ -332,6 +338,7 @@ class SimulationResult(RichResult):
     ecw: float | None = None
     bounds: dict = field(default_factory=dict)
     runner_stats: dict = field(default_factory=dict)
+    first_run: int = 0
 
     @property
     def policy_names(self) -> list[str]:
@@ -376,7 +383,7 @@ class SimulationResult(RichResult):
             for u in self.units:
                 R = p.regret[u]
                 frames.append(pd.DataFrame({
-                    "policy": p.label, "run": np.repeat(np.arange(R.shape[0]), C),
+                    "policy": p.label, "run": np.repeat(self.first_run + np.arange(R.shape[0]), C),
                     "t": np.tile(self.checkpoints, R.shape[0]), "unit": u, "regret": R.ravel(),
                 }))
         return pd.concat(frames, ignore_index=True)
@@ -406,7 +413,7 @@ class SimulationResult(RichResult):
                                "stderr": to_jsonable(self.stderr(p.label, u))} for u in self.units}}
             pols.append(d)
         return {"matrix": self.matrix.name, "K": self.matrix.K, "horizon": self.horizon,
-                "runs": self.runs, "seed": self.seed, "crn": self.crn, "shuffle": self.shuffle,
+                "runs": self.runs, "first_run": self.first_run, "seed": self.seed, "crn": self.crn, "shuffle": self.shuffle,
                 "unit": UNIT_NAMES["000"], "units": {u: UNIT_NAMES[u] for u in self.units},
                 "checkpoints": self.checkpoints.tolist(), "lower_bound": self.lower_bound,
                 "ecw": self.ecw, "bounds": self.bounds, "policies": pols}
@@ -475,11 +482,15 @@ class SimulationResult(RichResult):
         else:
             ax.set_ylim(bottom=0)
 
+    def _span(self) -> str:
+        """`` (runs m-n)`` when the runs are not ``0, ..., runs - 1``."""
+        return f" (runs {self.first_run}-{self.first_run + self.runs - 1})" if self.first_run else ""
+
     def summary(self, unit: str = "000") -> str:
         """A short text: the run, the constants, one line per policy (what the CLI prints)."""
         lnT = math.log(self.horizon)  # 0 at T = 1, where the table's R(T)/ln T is nan
         lines = [f"matrix {self.matrix.name or ''}: K = {self.matrix.K}, horizon T = {self.horizon}, "
-                 f"{self.runs} runs, seed {self.seed}, crn {self.crn}, shuffle {self.shuffle}",
+                 f"{self.runs} runs{self._span()}, seed {self.seed}, crn {self.crn}, shuffle {self.shuffle}",
                  f"regret in {UNIT_NAMES[unit]} units; ln T = {lnT:.4g}"]
         if unit == "000":
             lb = "n/a" if self.lower_bound is None else f"{self.lower_bound:.4g}"
@@ -573,7 +584,7 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
              crn: bool = True, shuffle: bool = False, per_decade: int = 10, fast: bool = True,
              out: str | os.PathLike | None = None, overwrite: bool = False, workers: int | None = 0, scheduler: str | None = None,
              chunk_size: int | None = None, progress: bool | None = None,
-             bounds: bool = True) -> SimulationResult:
+             bounds: bool = True, first_run: int = 0) -> SimulationResult:
     """Run every policy ``runs`` times for ``horizon`` rounds on ``matrix``.
 
     Parameters
@@ -599,12 +610,16 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
         local Dask cluster), a progress bar when stderr is a terminal.
     bounds : bool
         Compute the lower bound and ECW constants of the matrix (000 Theorems 2 and 4).
+    first_run : int
+        Run runs ``first_run, ..., first_run + runs - 1`` (module text, Execution): each has the
+        numbers it has in any job that holds it, and a row file takes them beside its others.
     """
     pm = as_preference_matrix(matrix)
     T = check_count(horizon, "horizon", low=1, high=MAX_HORIZON)
     seed = check_seed(seed)
     specs = _policy_specs(policies, params, T)
     R = check_count(runs, "runs", low=1, high=MAX_TASKS // len(specs))
+    R0 = check_count(first_run, "first_run", low=0, high=MAX_TASKS // len(specs) - R)
     per_decade = check_count(per_decade, "per_decade", low=1, high=1000)
     cps = checkpoints(T, per_decade)
     reg = regret_matrices(pm)
@@ -621,7 +636,7 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
     identity = {f: (_with_revisions if f == "policies" else same) for f in header
                 if not (f == "layout" and P == 1)}
     job = Job("simulate", simulation_task, shared=shared, header=header, identity=identity,
-              tasks=lambda: [{"index": r * P + p, "policy": p, "run": r} for r in range(R) for p in range(P)])
+              tasks=lambda: [{"index": r * P + p, "policy": p, "run": r} for r in range(R0, R0 + R) for p in range(P)])
     try:
         rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler,
                        chunk_size=chunk_size, progress=progress)
@@ -660,4 +675,4 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
     return SimulationResult(matrix=pm, horizon=T, runs=R, seed=int(seed), crn=bool(crn),
                             shuffle=bool(shuffle), checkpoints=cps, units=units, policies=out,
                             lower_bound=lb, ecw=ec, bounds=extra,
-                            runner_stats=dict(getattr(rows, "stats", {})))
+                            runner_stats=dict(getattr(rows, "stats", {})), first_run=R0)

@@ -191,6 +191,50 @@ def test_a_row_file_takes_more_runs(tmp_path):
         simulate(pm, names, runs=5, out=path, **dict(kw, seed=6))
 
 
+def test_first_run_gives_the_numbers_of_those_runs_in_a_longer_job(tmp_path):
+    """``first_run=m``: runs m, ..., m + R - 1, each with the numbers it has in a job of all runs;
+    their rows join a file's others (a job split between machines, or continued where the rows of
+    its first runs are gone)."""
+    pm = load_example("table2")
+    kw = dict(horizon=2000, seed=3, per_decade=5)
+    names = ["ecw-rmed", "dts"]
+    whole = simulate(pm, names, runs=5, **kw)
+    path = tmp_path / "sim.jsonl"
+    tail = simulate(pm, names, runs=2, first_run=3, out=path, **kw)
+    assert tail.first_run == 3 and tail.runs == 2
+    for name in names:
+        for u in whole.units:
+            assert np.array_equal(tail.regret(name, u), whole.regret(name, u)[3:])
+    assert sorted(json.loads(x)["run"] for x in path.read_text().splitlines()[1:]) == [3, 3, 4, 4]
+    frame = tail.to_frame()
+    assert sorted(set(frame["run"])) == [3, 4]
+    assert tail.to_dict()["first_run"] == 3 and "(runs 3-4)" in tail.summary()
+    # the whole job on the same file computes only runs 0-2 and equals one job of five runs
+    five = simulate(pm, names, runs=5, out=path, **kw)
+    assert (five.runner_stats["resumed"], five.runner_stats["computed"]) == (4, 6)
+    for name in names:
+        assert np.array_equal(five.regret(name), whole.regret(name))
+    with pytest.raises(ValueError, match="first_run must be an integer"):
+        simulate(pm, names, runs=2, first_run=-1, **kw)
+
+
+def test_cli_simulate_first_run():
+    cmd = [sys.executable, "-m", "boundcalc", "simulate", "--example", "table2", "--policies", "rmed1",
+           "--horizon", "1000", "--seed", "2", "--workers", "0", "--json"]
+    whole = subprocess.run(cmd + ["--runs", "4"], capture_output=True, text=True, timeout=300)
+    tail = subprocess.run(cmd + ["--runs", "2", "--first-run", "2"], capture_output=True, text=True, timeout=300)
+    assert whole.returncode == 0 and tail.returncode == 0, whole.stderr + tail.stderr
+    w, t = json.loads(whole.stdout), json.loads(tail.stdout)
+    assert (w["first_run"], t["first_run"], t["runs"]) == (0, 2, 2)
+    # the mean of runs 2-3 from the whole job's rows: its mean and that of the first two
+    first = subprocess.run(cmd + ["--runs", "2"], capture_output=True, text=True, timeout=300)
+    f = json.loads(first.stdout)
+    assert np.allclose((np.array(f["policies"][0]["mean"]) + np.array(t["policies"][0]["mean"])) / 2,
+                       w["policies"][0]["mean"], rtol=1e-12)
+    bad = subprocess.run(cmd + ["--first-run", "-1"], capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "--first-run" in bad.stderr
+
+
 def test_a_row_file_of_the_earlier_layout_is_refused_not_misread(tmp_path):
     """A file written before the run-major layout (rows ``p * runs + r``, ``runs`` in the header, no
     ``layout``) would be misread by the new indexing: it is refused with what to do -- unless it has

@@ -1,0 +1,67 @@
+"""benchmarks/figure1.py's own arithmetic: pooling a stored summary with new runs (``--carry``) and
+the paired CW-RMED - ECW-RMED difference, against the statistics of all runs computed at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import figure1  # noqa: E402
+
+MSLR = Path(os.environ.get("BOUNDCALC_SHARED", ROOT.parent / "shared")) / "data" / "public" / \
+    "nightingal3_MSLR_Informational_PMat.npz"
+
+
+@pytest.mark.parametrize("n1,n2", [(1, 1), (1, 5), (74, 26), (3, 2), (50, 50)])
+def test_pool_is_the_statistics_of_all_runs(n1, n2):
+    rng = np.random.default_rng(n1 * 100 + n2)
+    x = rng.normal(3000.0, 40.0, size=(n1 + n2, 7)) * rng.uniform(0.5, 2.0, size=7)
+    def stats(part):
+        se = part.std(axis=0, ddof=1) / np.sqrt(len(part)) if len(part) > 1 else np.full(part.shape[1], np.nan)
+        return part.mean(axis=0), se
+    (m1, s1), (m2, s2), (m, s) = stats(x[:n1]), stats(x[n1:]), stats(x)
+    pm, ps = figure1.pool(n1, m1, s1, n2, m2, s2)
+    np.testing.assert_allclose(pm, m, rtol=1e-13)
+    np.testing.assert_allclose(ps, s, rtol=1e-9)
+
+
+def run(out: Path, *extra: str) -> dict:
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "figure1.py"), "--panels", "a", "--policies",
+           "ecw-rmed,cw-rmed", "--horizon", "400", "--workers", "0", "--out", str(out), *extra]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads((out / "figure1.json").read_text())["panels"][0]
+
+
+@pytest.mark.skipif(not MSLR.exists(), reason=f"{MSLR} absent (public data, not bundled)")
+def test_carry_pools_a_summary_whose_rows_are_gone_and_pairs_the_held_runs(tmp_path):
+    whole = run(tmp_path / "whole", "--runs", "4")
+    part = tmp_path / "part"
+    first = run(part, "--runs", "2")
+    (part / "a-cw-rmed.jsonl").unlink()  # CW-RMED's rows of runs 0-1 are gone, its summary stays
+    kept = run(part, "--runs", "4", "--carry")
+    cw, ecw = kept["policies"]["cw-rmed"], kept["policies"]["ecw-rmed"]
+    assert cw["runs"] == 4 and cw["carried"]["runs"] == 2 and cw["carried"]["mean"] == first["policies"]["cw-rmed"]["mean"]
+    assert "carried" not in ecw  # its rows are there: runs 2-3 added as usual
+    for name in ("cw-rmed", "ecw-rmed"):
+        np.testing.assert_allclose(kept["policies"][name]["mean"], whole["policies"][name]["mean"], rtol=1e-12)
+        np.testing.assert_allclose(kept["policies"][name]["stderr"], whole["policies"][name]["stderr"], rtol=1e-9)
+    # the pair: over the runs both row files hold (2-3 here, 0-3 in the whole run)
+    assert (kept["paired"]["first_run"], kept["paired"]["last_run"], kept["paired"]["runs"]) == (2, 3, 2)
+    w = whole["paired"]
+    assert (w["first_run"], w["runs"]) == (0, 4)
+    lnT = np.log(400)
+    diff = (whole["policies"]["cw-rmed"]["mean"][-1] - whole["policies"]["ecw-rmed"]["mean"][-1]) / lnT
+    assert w["mean"] == pytest.approx(diff, rel=1e-12)
+    # a later call pools with the recorded carried part again, computing nothing new
+    again = run(part, "--runs", "4")
+    assert again["policies"]["cw-rmed"]["carried"] == cw["carried"]
+    np.testing.assert_allclose(again["policies"]["cw-rmed"]["mean"], cw["mean"], rtol=0)
