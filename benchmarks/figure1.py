@@ -225,12 +225,18 @@ def run_cpu(path: Path, runs: int, prev: dict | None, first: int = 0) -> float:
     return new + prev["cpu_seconds"] if prev and len(old) == prev["runs"] else float("nan")
 
 
+def in_order(policies: dict) -> list:
+    """A panel's ``(name, entry)`` pairs in :data:`POLICIES`' order (legends and tables alike on
+    every panel, whichever call added a policy last)."""
+    return sorted(policies.items(), key=lambda kv: POLICIES.index(kv[0]) if kv[0] in POLICIES else len(POLICIES))
+
+
 def table(report: dict) -> str:
     lines = [f"regret at T = {report['horizon']} per ln T (000's unit), mean +- s.e. over the runs"]
     for p in report["panels"]:
         lnT = np.log(report["horizon"])
         lines.append(f"\n{p['title']}: lower bound C* = {p['lower_bound']:.1f}, ECW C^E* = {p['ecw']:.1f}")
-        for name, v in p["policies"].items():
+        for name, v in in_order(p["policies"]):
             c = v.get("carried")
             runs = f"{v['runs']} runs" + (f", 0-{c['runs'] - 1} carried from a stored summary" if c else "")
             lines.append(f"  {name:10s} {v['mean'][-1] / lnT:9.1f} +- {v['stderr'][-1] / lnT:6.1f}"
@@ -254,7 +260,7 @@ def draw(report: dict, path: Path) -> None:
     fig, axes = plt.subplots(1, n, figsize=(5.2 * n, 4.2), squeeze=False)
     for ax, p in zip(axes[0], report["panels"]):
         t = np.asarray(p["checkpoints"], dtype=float)
-        for name, v in p["policies"].items():
+        for name, v in in_order(p["policies"]):
             m, s = np.asarray(v["mean"]), np.asarray(v["stderr"])
             ax.plot(t, m, color=policy_colour(name), label=name)
             ax.fill_between(t, m - s, m + s, color=policy_colour(name), alpha=0.2, lw=0)
