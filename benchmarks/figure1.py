@@ -115,7 +115,7 @@ def main() -> None:
     old = out / "figure1.json"
     if old.exists():  # panels run by an earlier call (e.g. with other run counts) are kept
         prev = json.loads(old.read_text())
-        if prev.get("horizon") == a.horizon:
+        if prev.get("horizon") == a.horizon and prev.get("seed", 0) == a.seed:
             report["panels"] = prev["panels"]  # panels and policies not run now are kept
     results = []
     for key in a.panels.split(","):
@@ -130,10 +130,12 @@ def main() -> None:
                 continue
             runs = a.cw_runs if (name == "cw-rmed" and a.cw_runs) else a.runs
             prev = panel["policies"].get(name)
-            carried = carried_part(prev, a.carry, out / f"{key}-{name}.jsonl")
+            carried = carried_part(prev, a.carry, out / f"{key}-{name}.jsonl", runs)
             first = carried["runs"] if carried else 0
-            if runs <= first:
-                raise SystemExit(f"panel {key}, {name}: {runs} runs asked, the carried summary holds {first}")
+            if runs <= first:  # the stored entry holds more runs than asked, whose rows are gone: kept
+                print(f"{title}: {name} kept as stored ({prev['runs']} runs, 0-{first - 1} without rows;"
+                      f" {runs} asked)", flush=True)
+                continue
             c0, w0 = cpu(), time.time()
             sim = simulate(pm, [name], horizon=a.horizon, runs=runs - first, first_run=first, seed=a.seed,
                            workers=None if a.scheduler else a.workers, scheduler=a.scheduler,
@@ -151,10 +153,10 @@ def main() -> None:
             if carried:
                 panel["policies"][name]["carried"] = carried
             panel.update(checkpoints=sim.checkpoints.tolist(), lower_bound=sim.lower_bound, ecw=sim.ecw)
-            print(f"{title}: {name} regret at T {sim.mean(name)[-1]:.1f} +- {sim.stderr(name)[-1]:.1f} "
+            print(f"{title}: {name} regret at T {mean[-1]:.1f} +- {stderr[-1]:.1f} "
                   f"({cpu_s:.0f} s CPU, {wall_s:.0f} s wall)", flush=True)
             results.append((key, name, sim))
-        pair = paired(out, key, a.horizon)
+        pair = paired(out, key, a.horizon, a.seed)
         if pair:
             panel["paired"] = pair
         report["panels"].append(panel)
@@ -164,17 +166,21 @@ def main() -> None:
     print(table(report))
 
 
-def carried_part(entry: dict | None, carry: bool, path: Path) -> dict | None:
+def carried_part(entry: dict | None, carry: bool, path: Path, runs: int) -> dict | None:
     """The part of a stored policy entry that stands for runs whose rows are gone: the entry's own
     ``"carried"`` record, or (``carry``, first time, where the row file ``path`` lacks some of the
-    summary's runs) the whole stored summary."""
+    summary's runs) the whole stored summary; None where the row file holds the first ``runs`` runs
+    (rows, where there are any, replace a summary).  The stored entry is of this call's horizon and
+    seed (``main`` keeps stored panels only then), so its runs are the runs ``0, ...`` of this job."""
     from boundcalc.runner import load_store
 
     if not entry:
         return None
+    held = {r["run"] for r in load_store(path)[1] if "error" not in r} if path.exists() else set()
+    if set(range(runs)) <= held:
+        return None
     if "carried" in entry:
         return entry["carried"]
-    held = {r["run"] for r in load_store(path)[1] if "error" not in r} if path.exists() else set()
     if carry and not set(range(entry["runs"])) <= held:
         keep = ("runs", "mean", "stderr", "cpu_seconds", "wall_seconds")
         return {k: entry[k] for k in keep}
@@ -186,29 +192,36 @@ def pool(n1: int, mean1, se1, n2: int, mean2, se2) -> tuple[np.ndarray, np.ndarr
     those of two parts: the sums and the sums of squares are recovered exactly from each part's
     ``n``, mean and standard error (a part of one sample has none: its s.e. must be nan or 0)."""
     m1, m2 = np.asarray(mean1, float), np.asarray(mean2, float)
-    ss = []
-    for n, m, se in ((n1, m1, np.asarray(se1, float)), (n2, m2, np.asarray(se2, float))):
-        var = np.zeros_like(m) if n == 1 else (se * np.sqrt(n)) ** 2
-        ss.append((n - 1) * var + n * m ** 2)  # sum of squares
+    # each part's sum of squared deviations from its mean (0 for one sample), then the pooled one:
+    # no difference of large sums of squares, so no cancellation when the spread is small
+    dev = [np.zeros_like(m) if k == 1 else (k - 1) * k * np.asarray(se, float) ** 2
+           for k, m, se in ((n1, m1, se1), (n2, m2, se2))]
     n = n1 + n2
     mean = (n1 * m1 + n2 * m2) / n
-    var = (ss[0] + ss[1] - n * mean ** 2) / (n - 1)
-    return mean, np.sqrt(np.maximum(var, 0.0) / n)
+    var = (dev[0] + dev[1] + n1 * n2 / n * (m1 - m2) ** 2) / (n - 1)
+    return mean, np.sqrt(var / n)
 
 
-def paired(out: Path, key: str, horizon: int) -> dict | None:
-    """CW-RMED - ECW-RMED at ``T`` per ln T over the runs both of panel ``key``'s row files hold."""
+def paired(out: Path, key: str, horizon: int, seed: int) -> dict | None:
+    """CW-RMED - ECW-RMED at ``T`` per ln T over the runs both of panel ``key``'s row files hold
+    (None unless both files are of this horizon, seed and matrix); ``contiguous`` says whether
+    those runs are ``first_run, ..., last_run`` without a gap."""
     from boundcalc.runner import load_store
 
     files = [out / f"{key}-{n}.jsonl" for n in ("cw-rmed", "ecw-rmed")]
     if not all(f.exists() for f in files):
         return None
-    last = [{r["run"]: r["regret"]["000"][-1] for r in load_store(f)[1] if "error" not in r} for f in files]
+    stores = [load_store(f) for f in files]
+    heads = [h or {} for h, _ in stores]
+    if any(h.get("horizon") != horizon or h.get("seed") != seed for h in heads) or heads[0].get("matrix") != heads[1].get("matrix"):
+        return None
+    last = [{r["run"]: r["regret"]["000"][-1] for r in rows if "error" not in r} for _, rows in stores]
     runs = sorted(set(last[0]) & set(last[1]))
     if len(runs) < 2:
         return None
     d = np.array([last[0][r] - last[1][r] for r in runs]) / np.log(horizon)
     return {"a": "cw-rmed", "b": "ecw-rmed", "runs": len(runs), "first_run": runs[0], "last_run": runs[-1],
+            "contiguous": runs[-1] - runs[0] + 1 == len(runs),
             "mean": float(d.mean()), "stderr": float(d.std(ddof=1) / np.sqrt(len(d)))}
 
 
@@ -243,8 +256,9 @@ def table(report: dict) -> str:
                          f"   ({runs}, {v['cpu_seconds']:.0f} s CPU, {v['wall_seconds']:.0f} s wall)")
         if "paired" in p:
             d = p["paired"]
+            span = f"runs {d['first_run']}-{d['last_run']}" + ("" if d.get("contiguous", True) else " with gaps")
             lines.append(f"  paired {d['a']} - {d['b']}: {d['mean']:.1f} +- {d['stderr']:.1f} per ln T"
-                         f" over runs {d['first_run']}-{d['last_run']} ({d['runs']} runs both row files hold)")
+                         f" over {span} ({d['runs']} runs both row files hold)")
     return "\n".join(lines)
 
 

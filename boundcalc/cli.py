@@ -685,8 +685,11 @@ def _cmd_simulate(args) -> int:
     except (KeyError, ValueError) as exc:
         raise InputError(str(exc).strip("'\"")) from None
     if (args.first_run + args.runs) * len(names) > RUNS_MAX:
-        what = f"--first-run {args.first_run} + --runs {args.runs}" if args.first_run else f"--runs {args.runs}"
-        raise InputError(f"{what} x {len(names)} policies is more than one run holds ({RUNS_MAX:,} tasks)")
+        if args.first_run:
+            raise InputError(f"--first-run {args.first_run} + --runs {args.runs}: run numbers up to"
+                             f" {args.first_run + args.runs - 1} x {len(names)} policies go past the last row index a"
+                             f" file holds ({RUNS_MAX:,} tasks)")
+        raise InputError(f"--runs {args.runs} x {len(names)} policies is more than one run holds ({RUNS_MAX:,} tasks)")
     pm = read_matrix(args)
     try:
         res = simulate(pm, names, horizon=args.horizon, runs=args.runs, seed=args.seed, params=params,

@@ -27,8 +27,8 @@ Execution
     One task per (policy, run) through :func:`boundcalc.runner.run_tasks` (in-process,
     a local Dask cluster with ``workers=n``, or ``scheduler=ADDRESS``; optional resumable
     JSON Lines store).  The row of policy ``p`` (of ``P``) in run ``r`` has index ``r P + p``, and
-    the number of runs is not part of the store's identity: a row file holds runs ``0, 1, ...``
-    of its settings, a rerun with more runs computes only the new ones (the result is that of
+    the number of runs is not part of the store's identity: a row file holds runs of its
+    settings (``0, 1, ...`` unless ``first_run`` was given), a rerun with more runs computes only the new ones (the result is that of
     one job with all of them), one with fewer reads the first ones.  ``first_run=m`` runs
     ``m, ..., m + runs - 1`` instead of ``0, ..., runs - 1``: the same numbers those runs have in
     a job of ``m + runs`` runs, so a long job can be split between machines, or continued where
@@ -346,7 +346,7 @@ class SimulationResult(RichResult):
 
     def __repr__(self) -> str:
         name = f" {self.matrix.name!r}" if self.matrix.name else ""
-        return (f"<SimulationResult{name} K={self.matrix.K}: {len(self.policies)} policies x {self.runs} runs,"
+        return (f"<SimulationResult{name} K={self.matrix.K}: {len(self.policies)} policies x {self.runs} runs{self._span()},"
                 f" T={self.horizon}, seed {self.seed}>")
 
     def policy(self, label: str) -> PolicyRuns:
@@ -469,9 +469,9 @@ class SimulationResult(RichResult):
         ax.set_xscale("log")
         ax.set_xlabel("round t")
         ax.set_ylabel(f"cumulative regret ({UNIT_NAMES[unit]})")
-        ax.set_title(title or f"{self.matrix.name or 'matrix'} (K = {self.matrix.K}), {self.runs} runs")
+        ax.set_title(title or f"{self.matrix.name or 'matrix'} (K = {self.matrix.K}), {self.runs} runs{self._span()}")
         what = {"stderr": "mean +- 1 s.e.", "std": "mean +- 1 s.d.", "quantile": "mean, band 10%-90% of runs"}
-        ax.legend(fontsize="small", title=f"{what.get(band, 'mean')} over {self.runs} runs", title_fontsize="small")
+        ax.legend(fontsize="small", title=f"{what.get(band, 'mean')} over {self.runs} runs{self._span()}", title_fontsize="small")
         if yscale == "log":
             pos = [line.get_ydata() for line in ax.get_lines()]
             pos = np.concatenate([np.asarray(y, dtype=float) for y in pos]) if pos else np.zeros(0)

@@ -65,3 +65,23 @@ def test_carry_pools_a_summary_whose_rows_are_gone_and_pairs_the_held_runs(tmp_p
     again = run(part, "--runs", "4")
     assert again["policies"]["cw-rmed"]["carried"] == cw["carried"]
     np.testing.assert_allclose(again["policies"]["cw-rmed"]["mean"], cw["mean"], rtol=0)
+    # CPU: the carried part's and the rows' own (runs 2-3), nothing counted twice
+    rows = [json.loads(x) for x in (part / "a-cw-rmed.jsonl").read_text().splitlines()[1:]]
+    assert sorted(r["run"] for r in rows) == [2, 3]
+    assert again["policies"]["cw-rmed"]["cpu_seconds"] == pytest.approx(
+        cw["carried"]["cpu_seconds"] + sum(r["cpu_seconds"] for r in rows), rel=1e-12)
+    # fewer runs than the carried part holds: the stored entry is kept as it is
+    fewer = run(part, "--runs", "2")
+    assert fewer["policies"]["cw-rmed"] == again["policies"]["cw-rmed"]
+    # rows of every run again (here the whole job's): they replace the carried summary
+    (part / "a-cw-rmed.jsonl").write_text((tmp_path / "whole" / "a-cw-rmed.jsonl").read_text())
+    rows_again = run(part, "--runs", "4")
+    assert "carried" not in rows_again["policies"]["cw-rmed"]
+    assert rows_again["policies"]["cw-rmed"]["mean"] == whole["policies"]["cw-rmed"]["mean"]
+    assert rows_again["paired"]["runs"] == 4
+    # a summary of another seed is not carried (stored panels are kept only for this horizon and seed)
+    seed1 = tmp_path / "seed1"
+    seed1.mkdir()
+    (seed1 / "figure1.json").write_text((tmp_path / "whole" / "figure1.json").read_text())
+    other = run(seed1, "--runs", "3", "--seed", "1", "--carry")
+    assert "carried" not in other["policies"]["cw-rmed"] and other["paired"]["runs"] == 3

@@ -216,6 +216,15 @@ def test_first_run_gives_the_numbers_of_those_runs_in_a_longer_job(tmp_path):
         assert np.array_equal(five.regret(name), whole.regret(name))
     with pytest.raises(ValueError, match="first_run must be an integer"):
         simulate(pm, names, runs=2, first_run=-1, **kw)
+    # a job split between two files (docs/cli.md): the second's rows appended without its header
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    simulate(pm, names, runs=3, out=a, **kw)
+    simulate(pm, names, runs=2, first_run=3, out=b, **kw)
+    a.write_text(a.read_text() + "".join(b.read_text().splitlines(keepends=True)[1:]))
+    joined = simulate(pm, names, runs=5, out=a, **kw)
+    assert (joined.runner_stats["resumed"], joined.runner_stats["computed"]) == (10, 0)
+    for name in names:
+        assert np.array_equal(joined.regret(name), whole.regret(name))
 
 
 def test_cli_simulate_first_run():
@@ -233,6 +242,8 @@ def test_cli_simulate_first_run():
                        w["policies"][0]["mean"], rtol=1e-12)
     bad = subprocess.run(cmd + ["--first-run", "-1"], capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "--first-run" in bad.stderr
+    far = subprocess.run(cmd + ["--first-run", "999999", "--runs", "2"], capture_output=True, text=True, timeout=300)
+    assert far.returncode == 2 and "run numbers up to 1000000" in far.stderr
 
 
 def test_a_row_file_of_the_earlier_layout_is_refused_not_misread(tmp_path):
