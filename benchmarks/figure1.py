@@ -130,7 +130,8 @@ def main() -> None:
                 continue
             runs = a.cw_runs if (name == "cw-rmed" and a.cw_runs) else a.runs
             prev = panel["policies"].get(name)
-            carried = carried_part(prev, a.carry, out / f"{key}-{name}.jsonl", runs)
+            rows = out / f"{key}-{name}.jsonl"
+            carried = carried_part(prev, a.carry, rows, runs)
             first = carried["runs"] if carried else 0
             if runs <= first:  # the stored entry holds more runs than asked, whose rows are gone: kept
                 print(f"{title}: {name} kept as stored ({prev['runs']} runs, 0-{first - 1} without rows;"
@@ -139,15 +140,14 @@ def main() -> None:
             c0, w0 = cpu(), time.time()
             sim = simulate(pm, [name], horizon=a.horizon, runs=runs - first, first_run=first, seed=a.seed,
                            workers=None if a.scheduler else a.workers, scheduler=a.scheduler,
-                           chunk_size=a.chunk_size, out=out / f"{key}-{name}.jsonl", progress=True)
+                           chunk_size=a.chunk_size, out=rows, progress=True)
             cpu_s, wall_s = cpu() - c0, time.time() - w0
             mean, stderr = sim.mean(name), sim.stderr(name)
             if carried:
                 mean, stderr = pool(carried["runs"], carried["mean"], carried["stderr"], runs - first, mean, stderr)
-                cpu_s = carried["cpu_seconds"] + run_cpu(out / f"{key}-{name}.jsonl", runs, None, first)
+            if carried or (sim.runner_stats.get("resumed", 0) and prev):  # runs added to a stored entry
+                cpu_s = (carried["cpu_seconds"] if carried else 0.0) + run_cpu(rows, runs, None if carried else prev, first)
                 wall_s += prev["wall_seconds"]
-            elif sim.runner_stats.get("resumed", 0) and prev:  # more runs added to a stored panel
-                cpu_s, wall_s = run_cpu(out / f"{key}-{name}.jsonl", runs, prev), wall_s + prev["wall_seconds"]
             panel["policies"][name] = {"runs": runs, "mean": list(map(float, mean)), "stderr": list(map(float, stderr)),
                                        "cpu_seconds": cpu_s, "wall_seconds": wall_s}
             if carried:
@@ -189,11 +189,10 @@ def carried_part(entry: dict | None, carry: bool, path: Path, runs: int) -> dict
 
 def pool(n1: int, mean1, se1, n2: int, mean2, se2) -> tuple[np.ndarray, np.ndarray]:
     """Mean and standard error (``s.d. / sqrt(n)``, s.d. with ``n - 1``) of ``n1 + n2`` samples from
-    those of two parts: the sums and the sums of squares are recovered exactly from each part's
-    ``n``, mean and standard error (a part of one sample has none: its s.e. must be nan or 0)."""
+    those of two parts: each part's sum of squared deviations is ``(n - 1) n se^2`` (0 for a part
+    of one sample, whose s.e. is nan), the pooled one adds ``n1 n2 / n (m1 - m2)^2``."""
     m1, m2 = np.asarray(mean1, float), np.asarray(mean2, float)
-    # each part's sum of squared deviations from its mean (0 for one sample), then the pooled one:
-    # no difference of large sums of squares, so no cancellation when the spread is small
+    # deviations, not raw sums of squares: no cancellation when the spread is small against the mean
     dev = [np.zeros_like(m) if k == 1 else (k - 1) * k * np.asarray(se, float) ** 2
            for k, m, se in ((n1, m1, se1), (n2, m2, se2))]
     n = n1 + n2

@@ -27,12 +27,12 @@ Execution
     One task per (policy, run) through :func:`boundcalc.runner.run_tasks` (in-process,
     a local Dask cluster with ``workers=n``, or ``scheduler=ADDRESS``; optional resumable
     JSON Lines store).  The row of policy ``p`` (of ``P``) in run ``r`` has index ``r P + p``, and
-    the number of runs is not part of the store's identity: a row file holds runs of its
-    settings (``0, 1, ...`` unless ``first_run`` was given), a rerun with more runs computes only the new ones (the result is that of
-    one job with all of them), one with fewer reads the first ones.  ``first_run=m`` runs
-    ``m, ..., m + runs - 1`` instead of ``0, ..., runs - 1``: the same numbers those runs have in
-    a job of ``m + runs`` runs, so a long job can be split between machines, or continued where
-    the rows of its first runs are gone.  A compiled policy
+    the number of runs is not part of the store's identity: a row file holds runs of its settings
+    (``0, 1, ...`` unless ``first_run`` was given), a rerun with more runs computes only the new
+    ones (the result is that of one job with all of them), one with fewer reads the first ones.
+    ``first_run=m`` runs ``m, ..., m + runs - 1`` instead of ``0, ..., runs - 1``: the same numbers
+    those runs have in a job of ``m + runs`` runs, so a long job can be split between machines, or
+    continued where the rows of its first runs are gone.  A compiled policy
     (:class:`~boundcalc.policies.kernel.CompiledPolicy`: every registered one) runs the whole
     horizon in its own whole-run kernel, which loops over the very step functions
     ``select_pair``/``update`` call; ``fast=False`` drives the same policy through the protocol
