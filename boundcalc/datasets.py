@@ -9,16 +9,36 @@
 * ``arithmetic8`` -- the synthetic ``mu_ij = 1/2 + 0.05 (j - i)`` matrix (8 arms) of Komiyama
   et al., COLT 2015; generated from its formula.
 
+Public data (MIT licence; attribution and licence texts in ``boundcalc/data/SOURCES.md`` and
+``boundcalc/data/licenses/``):
+
+* ``mslr-informational``, ``mslr-navigational``, ``mslr-perfect`` -- the 136 x 136 MSLR-WEB30K
+  ranker matrices under three click models (nightingal3/duelling-bandits), bit for bit
+  (:func:`mslr_array`); the informational one is the matrix of paper 000's Sec. 5 (Table 1,
+  Figure 1).
+* ``fig1a``, ``fig1b``, ``fig1c`` -- 000's Figure 1 panels as ``benchmarks/figure1.py`` draws them
+  from the informational matrix (:func:`figure1_arms`): 16 arms with a Condorcet winner, 16
+  without (gaps >= 0.005), 64 without (gaps >= 1e-6).
+* ``arxiv6`` -- six arXiv.org rankers (Yue & Joachims 2011; jkomiyama/duelingbanditlib), two
+  decimals, with one exact tie ``mu[3, 5] = 1/2``: ``load_example("arxiv6")`` refuses it and names
+  the remedy, ``load_example("arxiv6", ties="break")`` breaks it (CLI ``--break-ties EPS``).
+
 >>> load_example("table2").copeland_winners.tolist()
 [0]
 >>> load_example("mslr5-noncondorcet").n_winners
 3
+>>> pm = load_example("mslr-informational")
+>>> pm.K, pm.condorcet_winner, pm.copeland_winners.tolist()
+(136, None, [114])
+>>> load_example("fig1c").K, load_example("fig1a").condorcet_winner is not None
+(64, True)
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,13 +47,34 @@ from .matrix import PreferenceMatrix
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
-__all__ = ["EXAMPLES", "load_example", "example_path", "random_matrix", "utility_matrix", "tournament_matrix"]
+__all__ = ["EXAMPLES", "load_example", "example_path", "random_matrix", "utility_matrix", "tournament_matrix",
+           "mslr_array", "figure1_arms", "FIGURE1_PANELS", "MSLR_FILE"]
+
+#: The bundled file of the three 136-arm MSLR matrices (see ``boundcalc/data/SOURCES.md``).
+MSLR_FILE = "mslr136_nightingal3.npz"
 
 EXAMPLES = {
     "table2": ("table2_komiyama2016.txt", "Komiyama, Honda & Nakagawa (2016), Table 2"),
     "mslr5-condorcet": ("mslr5_condorcet_wuliu2016.txt", "Wu & Liu (2016), App. D.1.3, Fig. 1(a)"),
     "mslr5-noncondorcet": ("mslr5_noncondorcet_wuliu2016.txt", "Wu & Liu (2016), App. D.1.3, Fig. 1(b)"),
+    "mslr-informational": (MSLR_FILE, "136 MSLR rankers, informational clicks; nightingal3/duelling-bandits, MIT"),
+    "mslr-navigational": (MSLR_FILE, "136 MSLR rankers, navigational clicks; nightingal3/duelling-bandits, MIT"),
+    "mslr-perfect": (MSLR_FILE, "136 MSLR rankers, perfect clicks; nightingal3/duelling-bandits, MIT"),
+    "fig1a": (MSLR_FILE, "000 Figure 1(a): 16 MSLR arms, Condorcet winner, as benchmarks/figure1.py draws them"),
+    "fig1b": (MSLR_FILE, "000 Figure 1(b): 16 MSLR arms, no Condorcet winner"),
+    "fig1c": (MSLR_FILE, "000 Figure 1(c): 64 MSLR arms, no Condorcet winner"),
+    "arxiv6": ("arxiv6_duelingbanditlib.txt", "6 arXiv rankers, Yue & Joachims 2011; jkomiyama/duelingbanditlib,"
+                                              " MIT; one exact tie: needs --break-ties"),
 }
+
+#: Figure 1 of paper 000 (Komiyama et al., ICML 2016, Sec. 5) as ``benchmarks/figure1.py`` draws its
+#: panels: ``name -> (K, condorcet, min_gap, seed)``; the seed is ``1000 + K + condorcet``.
+FIGURE1_PANELS = {
+    "fig1a": (16, True, 0.005, 1000 + 16 + 1),
+    "fig1b": (16, False, 0.005, 1000 + 16 + 0),
+    "fig1c": (64, False, 1e-6, 1000 + 64 + 0),
+}
+_MSLR_MODELS = ("informational", "navigational", "perfect")
 
 
 def example_path(name: str) -> Traversable:
@@ -43,13 +84,66 @@ def example_path(name: str) -> Traversable:
     return resources.files("boundcalc") / "data" / EXAMPLES[name][0]
 
 
-def load_example(name: str) -> PreferenceMatrix:
-    """A bundled matrix by name (see the module docstring)."""
+@lru_cache(maxsize=None)
+def mslr_array(model: str = "informational") -> np.ndarray:
+    """The 136 x 136 MSLR matrix of a click model (``"informational"``, ``"navigational"`` or
+    ``"perfect"``) exactly as the source file holds it (read-only float64; ``SOURCES.md`` gives the
+    storage and each array's SHA-256): the upper triangle as stored, the lower one rebuilt as
+    ``1 - mu[i, j]`` moved by the stored number of units in the last place."""
+    if model not in _MSLR_MODELS:
+        raise KeyError(f"unknown MSLR click model {model!r}; choose one of {list(_MSLR_MODELS)}")
+    with resources.as_file(resources.files("boundcalc") / "data" / MSLR_FILE) as p, np.load(p) as z:
+        upper = np.asarray(z[f"{model}_upper"], dtype=np.float64)
+        ulps = np.asarray(z[f"{model}_lower_ulps"], dtype=np.int64)
+    K = int(round((1 + np.sqrt(1 + 8 * upper.size)) / 2))
+    iu = np.triu_indices(K, 1)
+    mu = np.full((K, K), 0.5)
+    mu[iu] = upper
+    mu[(iu[1], iu[0])] = ((1.0 - upper).view(np.int64) + ulps).view(np.float64)
+    mu.setflags(write=False)
+    return mu
+
+
+def figure1_arms(panel: str) -> np.ndarray:
+    """The arms (indices into the informational MSLR matrix, increasing) of Figure 1's ``panel``
+    (``"fig1a"``, ``"fig1b"``, ``"fig1c"``; :data:`FIGURE1_PANELS`), drawn as
+    ``benchmarks/figure1.py``'s ``submatrix`` draws them: ``numpy.random.default_rng(seed)``,
+    ``K`` arms ``rng.choice(136, K, replace=False)`` sorted, until every gap is ``>= min_gap`` and
+    the matrix has (or has not) a Condorcet winner.
+
+    >>> figure1_arms("fig1a")[:5].tolist()
+    [2, 6, 23, 31, 34]
+    """
+    if panel not in FIGURE1_PANELS:
+        raise KeyError(f"unknown Figure 1 panel {panel!r}; choose one of {list(FIGURE1_PANELS)}")
+    K, condorcet, min_gap, seed = FIGURE1_PANELS[panel]
+    mu = mslr_array("informational")
+    rng = np.random.default_rng(seed)
+    off = ~np.eye(K, dtype=bool)
+    for _ in range(200_000):
+        arms = np.sort(rng.choice(mu.shape[0], K, replace=False))
+        sub = mu[np.ix_(arms, arms)]
+        if not np.all(np.abs(sub[off] - 0.5) >= min_gap):
+            continue
+        if (PreferenceMatrix(sub).condorcet_winner is not None) == condorcet:
+            return arms
+    raise RuntimeError(f"no {K}-arm submatrix with condorcet={condorcet} and gaps >= {min_gap}")  # pragma: no cover
+
+
+def load_example(name: str, **kwargs: Any) -> PreferenceMatrix:
+    """A bundled matrix by name (see the module docstring); ``kwargs`` go to
+    :class:`~boundcalc.PreferenceMatrix` (e.g. ``ties="break"`` for ``arxiv6``'s exact tie)."""
+    kwargs.setdefault("name", name)
     if name == "arithmetic8":
         i = np.arange(8)
-        return PreferenceMatrix(0.5 + 0.05 * (i[None, :] - i[:, None]), name=name)
+        return PreferenceMatrix(0.5 + 0.05 * (i[None, :] - i[:, None]), **kwargs)
+    if name.startswith("mslr-") and name in EXAMPLES:
+        return PreferenceMatrix(mslr_array(name[len("mslr-"):]), **kwargs)
+    if name in FIGURE1_PANELS:
+        arms = figure1_arms(name)
+        return PreferenceMatrix(mslr_array("informational")[np.ix_(arms, arms)], **kwargs)
     with resources.as_file(example_path(name)) as p:
-        return PreferenceMatrix.from_file(p, name=name)
+        return PreferenceMatrix.from_file(p, **kwargs)
 
 
 def random_matrix(K: int, rng: np.random.Generator | int | None = None, *, min_gap: float = 1e-3,

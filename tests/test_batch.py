@@ -35,8 +35,6 @@ from boundcalc.cli import main
 from boundcalc.datasets import random_matrix
 
 V1_FILE = Path(__file__).resolve().parent / "data" / "batch_v1_arithmetic8.jsonl"
-SHARED = Path(os.environ.get("BOUNDCALC_SHARED") or Path(__file__).resolve().parents[1].parent / "shared")
-MSLR = SHARED / "data" / "public" / "nightingal3_MSLR_Informational_PMat.npz"
 
 SIZE, MIN_GAP = 6, 0.04
 FEW_KEYS = ["lower_bound", "ecw", "ccb", "rmed_lb"]
@@ -410,9 +408,8 @@ def test_cli_on_an_existing_scheduler(pm, cluster, tmp_path, capsys):
 
 
 # ----------------------------------------------------------------------------- public data
-@pytest.mark.skipif(not MSLR.exists(), reason=f"public data absent ({MSLR})")
 def test_mslr_rows_index_the_parent_matrix():
-    parent = PreferenceMatrix.from_file(MSLR)
+    parent = boundcalc.load_example("mslr-informational")  # bundled
     res = run_batch(parent, 8, 5, 0.005, seed=0, keys=["lower_bound", "ecw", "ccb"], workers=0, progress=False)
     for r in res.rows:
         sub = parent.submatrix(r["arms"])

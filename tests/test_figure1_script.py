@@ -16,8 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import figure1  # noqa: E402
 
-MSLR = Path(os.environ.get("BOUNDCALC_SHARED", ROOT.parent / "shared")) / "data" / "public" / \
-    "nightingal3_MSLR_Informational_PMat.npz"
+from public_data import bundled_shared_dir  # noqa: E402  (the bundled MSLR matrix in the layout figure1.py reads)
 
 
 @pytest.mark.parametrize("n1,n2", [(1, 1), (1, 5), (74, 26), (3, 2), (50, 50)])
@@ -36,12 +35,12 @@ def test_pool_is_the_statistics_of_all_runs(n1, n2):
 def run(out: Path, *extra: str) -> dict:
     cmd = [sys.executable, str(ROOT / "benchmarks" / "figure1.py"), "--panels", "a", "--policies",
            "ecw-rmed,cw-rmed", "--horizon", "400", "--workers", "0", "--out", str(out), *extra]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    env = dict(os.environ, BOUNDCALC_SHARED=str(bundled_shared_dir()))
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     assert res.returncode == 0, res.stderr[-3000:]
     return json.loads((out / "figure1.json").read_text())["panels"][0]
 
 
-@pytest.mark.skipif(not MSLR.exists(), reason=f"{MSLR} absent (public data, not bundled)")
 def test_carry_pools_a_summary_whose_rows_are_gone_and_pairs_the_held_runs(tmp_path):
     whole = run(tmp_path / "whole", "--runs", "4")
     part = tmp_path / "part"

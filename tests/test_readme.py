@@ -12,9 +12,8 @@
 Long runs are shrunk, never skipped: ``BOUNDCALC_README_SCALE`` (default 0.01 here; 1 runs the README
 as written) multiplies the values of ``--count``, ``--horizon``/``-T`` and ``--runs``/``-R`` in shell
 commands (to at least 2; a horizon to at least 1000, a count to at least 3).  A command reading the
-public MSLR files runs on them when ``../shared/data/public`` (or ``$BOUNDCALC_SHARED/data/public``)
-is present, else on a generated 136 x 136 stand-in with the same name (``utility_matrix(136)``), so
-the command itself is still exercised.
+public MSLR files (``../shared/data/public/...``) runs on the copies bundled in the package, written
+in the source files' layout (``tests/public_data.py``).
 """
 
 from __future__ import annotations
@@ -43,8 +42,10 @@ def blocks(kind: str) -> list[str]:
 
 
 def shared_public() -> Path:
-    base = Path(os.environ.get("BOUNDCALC_SHARED", ROOT.parent / "shared"))
-    return base / "data" / "public"
+    """The public MSLR files as the README's commands name them, built from the bundled copy."""
+    from public_data import bundled_shared_dir
+
+    return bundled_shared_dir() / "data" / "public"
 
 
 def bin_dir() -> Path:
@@ -60,21 +61,14 @@ def shrink(argv: list[str]) -> list[str]:
 
 
 def prepare(argv: list[str], workdir: Path) -> list[str]:
-    """Shrink; point a public-data path at the real file or at a same-named stand-in."""
-    from boundcalc.datasets import utility_matrix
-
+    """Shrink; point a public-data path at the bundled copy in the source layout."""
     out = shrink(argv)
     for k, a in enumerate(out):
         if "shared/data/public/" in a:
             name = a.split("shared/data/public/", 1)[1]
             real = shared_public() / name
-            if real.exists():
-                out[k] = str(real)
-            else:
-                stand_in = workdir / "public" / name
-                stand_in.parent.mkdir(exist_ok=True)
-                np.savez(stand_in, PMat=utility_matrix(136, 0).mu)
-                out[k] = str(stand_in)
+            assert real.exists(), f"the README names {a}, which is not one of the bundled public files"
+            out[k] = str(real)
     return out
 
 
@@ -232,16 +226,14 @@ def test_figure1_table_is_the_stored_run():
 
 def test_figure1_bounds_recomputed_from_the_public_matrix():
     """The stored run's lower bound and ECW constant of every panel, recomputed now from the public
-    MSLR matrix and the panel's arms (skipped without ``../shared``)."""
+    MSLR matrix (bundled) and the panel's arms."""
     import json
 
     from boundcalc import PreferenceMatrix, ecw_bound, lower_bound
 
-    path = shared_public() / "nightingal3_MSLR_Informational_PMat.npz"
-    if not path.exists():
-        pytest.skip(f"{path} absent (public data, not bundled)")
-    with np.load(path) as z:
-        mu = np.asarray(z[z.files[0]], dtype=float)
+    from boundcalc.datasets import mslr_array
+
+    mu = mslr_array("informational")
     for p in json.loads(FIG1_JSON.read_text())["panels"]:
         sub = PreferenceMatrix(mu[np.ix_(p["arms"], p["arms"])])
         assert lower_bound(sub).value == pytest.approx(p["lower_bound"], rel=1e-7)
