@@ -290,8 +290,7 @@ def read_input(args: argparse.Namespace, *, instances: bool = False) -> Preferen
                                  " whether it allows ties ('allow_ties')")
             return load_cpe_example()
         if args.example:
-            pm = load_example(args.example)
-            pm = PreferenceMatrix(pm, name=args.example, **kw) if kw else pm
+            pm = load_example(args.example, **kw)  # kw: --break-ties (arxiv6 has an exact tie)
         else:
             obj = arr = None
             if args.path == "-":
@@ -350,8 +349,72 @@ def read_input(args: argparse.Namespace, *, instances: bool = False) -> Preferen
 
 
 def read_matrix(args: argparse.Namespace) -> PreferenceMatrix:
-    """The matrix named by PATH or --example (see :func:`read_input`)."""
-    return read_input(args)
+    """The matrix named by PATH or --example (see :func:`read_input`), or estimated from
+    --counts / --duels (:func:`read_data`)."""
+    pm = read_data(args)
+    return pm if pm is not None else read_input(args)
+
+
+# ----------------------------------------------------------------------------- comparison data
+def add_data_arguments(p: argparse.ArgumentParser) -> None:
+    """--counts / --duels (+ --columns, --names): a matrix estimated from comparison data
+    (:mod:`boundcalc.duels`), for ``bounds``, ``compare`` and ``simulate``."""
+    g = p.add_argument_group("comparison data instead of a matrix (mu estimated as W_ij / (W_ij + W_ji))")
+    src = g.add_mutually_exclusive_group()
+    src.add_argument("--counts", metavar="FILE",
+                     help="K x K win counts, W[i, j] = wins of arm i over arm j (text, .npy, .npz, .json; a JSON"
+                          " object may hold 'counts' and 'names')")
+    src.add_argument("--duels", metavar="FILE",
+                     help="a log of duels, one per row: CSV with a header line, JSON Lines (.jsonl), or Parquet"
+                          " (.parquet, needs pyarrow); columns a, b (the arms) and winner (a's or b's arm, empty"
+                          " for a tie: half a win each)")
+    g.add_argument("--columns", metavar="A,B,WINNER", default=None,
+                   help="the duel log's column names for the two arms and the winner (default a,b,winner)")
+    g.add_argument("--names", metavar="N1,N2,...", default=None,
+                   help="arm names in index order: of --counts, or the order of --duels' arms (default: sorted)")
+
+
+def read_data(args: argparse.Namespace) -> PreferenceMatrix | None:
+    """The matrix estimated from ``--counts FILE`` or ``--duels FILE`` (None when neither is given);
+    errors become :class:`InputError` naming the file."""
+    from .duels import DuelLogError
+    from .matrix import read_counts
+
+    counts, duels = getattr(args, "counts", None), getattr(args, "duels", None)
+    if not counts and not duels:
+        for opt in ("columns", "names"):
+            if getattr(args, opt, None):
+                raise InputError(f"--{opt} applies to comparison data: give --counts FILE or --duels FILE")
+        return None
+    if args.path or args.example:
+        raise InputError("give a matrix (PATH or --example) or comparison data (--counts / --duels), not both")
+    kw = {"ties": "break", "tie_epsilon": args.break_ties} if args.break_ties is not None else {}
+    names = [x.strip() for x in args.names.split(",")] if args.names else None
+    source = counts or duels
+    try:
+        if counts:
+            if args.columns:
+                raise InputError("--columns applies to --duels (a log), not to --counts")
+            if counts == "-":
+                raise InputError("--counts reads a file, not stdin")
+            W, file_names = read_counts(counts, key=args.key)
+            return PreferenceMatrix.from_counts(W, names if names is not None else file_names,
+                                                name=Path(counts).stem, **kw)
+        cols = [c.strip() for c in (args.columns or "a,b,winner").split(",")]
+        if len(cols) != 3 or not all(cols):
+            raise InputError(f"--columns {args.columns!r}: give three column names A,B,WINNER")
+        return PreferenceMatrix.from_duels(duels, a=cols[0], b=cols[1], winner=cols[2], names=names,
+                                           name=Path(duels).stem, **kw)
+    except (PreferenceMatrixError, DuelLogError) as exc:
+        msg = str(exc)
+        raise InputError(msg if msg.startswith(str(source)) else f"{source}: {msg}") from None
+    except OSError as exc:
+        raise InputError(f"{source}: {exc.strerror}" if exc.strerror else str(exc)) from None
+
+
+def _label_list(pm: PreferenceMatrix, arms) -> list:
+    """Arms by name when the matrix has names, else by index."""
+    return [pm.label(int(i)) for i in arms]
 
 
 def matrix_header(pm: PreferenceMatrix) -> str:
@@ -360,8 +423,9 @@ def matrix_header(pm: PreferenceMatrix) -> str:
     cw = pm.condorcet_winner
     return (
         f"matrix{name}: K = {pm.K}, losses L = {pm.L.tolist()}\n"
-        f"Copeland winners {pm.copeland_winners.tolist()} (L(1) = {int(pm.L_sorted[0])}); "
-        + (f"Condorcet winner {cw}" if cw is not None else "no Condorcet winner")
+        + (f"arms: {', '.join(f'{k} {n}' for k, n in enumerate(pm.names))}\n" if pm.names is not None else "")
+        + f"Copeland winners {_label_list(pm, pm.copeland_winners)} (L(1) = {int(pm.L_sorted[0])}); "
+        + (f"Condorcet winner {pm.label(cw)}" if cw is not None else "no Condorcet winner")
         + f"; smallest gap {pm.min_gap:.6g}\n"
     )
 
@@ -385,7 +449,7 @@ def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane", computed:
     ``computed``: the output of :func:`compute_bounds`, if already at hand."""
     lb, ecw, t_lb, t_ecw = computed if computed is not None else compute_bounds(pm, method)
     winners = pm.copeland_winners.tolist()
-    return {
+    rep = {
         "matrix": pm.name,
         "K": pm.K,
         "unit": lb.unit,
@@ -400,12 +464,19 @@ def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane", computed:
         "per_winner": [
             {"winner": w, "lower_bound": lb.per_winner[w], "ecw": ecw.per_winner[w]} for w in winners
         ],
+        "names": None if pm.names is None else list(pm.names),
         "method": lb.method,
         "certificate": lb.certificate.to_dict() if lb.certificate else None,
         "stats": lb.stats,
         "seconds": {"lower_bound": t_lb, "ecw": t_ecw},
         "allocation": lb.allocation.tolist(),
     }
+    if pm.names is not None:  # arms by name next to their indices
+        rep.update(copeland_winner_names=_label_list(pm, winners), lower_bound_winner_name=pm.label(lb.winner),
+                   ecw_winner_name=pm.label(ecw.winner))
+        for w in rep["per_winner"]:
+            w["name"] = pm.label(w["winner"])
+    return rep
 
 
 def _note_conditioning(pm: PreferenceMatrix) -> None:
@@ -434,18 +505,18 @@ def _cmd_bounds(args) -> int:
     out.write(matrix_header(pm))
     out.write(f"constants in {rep['unit']} (coefficients of ln T)\n\n")
     rows = [
-        (w["winner"], w["lower_bound"], w["ecw"], w["ecw"] / w["lower_bound"] if w["lower_bound"] > 0 else None)
+        (pm.label(w["winner"]), w["lower_bound"], w["ecw"], w["ecw"] / w["lower_bound"] if w["lower_bound"] > 0 else None)
         for w in rep["per_winner"]
     ]
     out.write(format_table(["winner", "lower bound C*", "ECW C^E*", "ECW/LB"], rows) + "\n\n")
     c = rep["certificate"] or {}
     out.write(
-        f"lower bound  {rep['lower_bound']:.8g}  (winner {rep['lower_bound_winner']}, {rep['method']},"
+        f"lower bound  {rep['lower_bound']:.8g}  (winner {pm.label(rep['lower_bound_winner'])}, {rep['method']},"
         f" {rep['seconds']['lower_bound'] * 1e3:.1f} ms; certificate: max violation"
         f" {c.get('max_violation', float('nan')):.1e}, dual bound {c.get('dual_bound', float('nan')):.8g})\n"
     )
     out.write(
-        f"ECW          {rep['ecw']:.8g}  (winner {rep['ecw_winner']}, closed form, {rep['seconds']['ecw'] * 1e3:.2f} ms)\n"
+        f"ECW          {rep['ecw']:.8g}  (winner {pm.label(rep['ecw_winner'])}, closed form, {rep['seconds']['ecw'] * 1e3:.2f} ms)\n"
     )
     if rep["ratio_ecw_to_lower_bound"] is not None:
         out.write(f"ECW / lower bound = {rep['ratio_ecw_to_lower_bound']:.6g}\n")
@@ -486,6 +557,7 @@ def _add_bounds(sub) -> None:
                                    " (000 Theorem 5) of a preference matrix, in 000's regret unit per ln T.",
                        epilog=PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_arguments(p)
+    add_data_arguments(p)
     p.add_argument("--method", choices=["cutting-plane", "enumerate"], default="cutting-plane",
                    help="LP backend (default: cutting-plane over HiGHS; enumerate = full LP via cvxpy, small K)")
     p.add_argument("--allocation", action="store_true", help="also print the optimal allocation q")
@@ -549,6 +621,7 @@ def _add_compare(sub) -> None:
                     "conversion exists, and its source; rows that do not apply give the reason.",
         epilog=PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_arguments(p)
+    add_data_arguments(p)
     p.add_argument("--alpha", type=_float_option(0.5, low_open=True), default=0.51,
                    help="D-TS's alpha > 0.5 (001; default 0.51)")
     p.add_argument("--keys", metavar="KEY[,KEY...]",
@@ -725,6 +798,7 @@ def _add_simulate(sub) -> None:
                     " dask.distributed is installed (--workers 0: in-process), or to --scheduler ADDRESS.",
         epilog=lambda: _policy_help() + PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_arguments(p)
+    add_data_arguments(p)
     g = p.add_argument_group("the simulation")
     g.add_argument("--policies", default="all", metavar="P1,P2,...",
                    help="registered policy names, comma-separated, or 'all' (default); listed below")

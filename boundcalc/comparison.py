@@ -284,8 +284,16 @@ class Comparison(RichResult):
     # -------------------------------------------------------------- exports
     def to_dict(self) -> dict:
         """``{"rows": [Result.to_dict(), ...]}``, JSON-serialisable (the ``lower_bound`` and ``ecw``
-        rows add winner, per_winner, method, stats and certificate; no allocation)."""
-        return {"rows": [r.to_dict() for r in self.rows]}
+        rows add winner, per_winner, method, stats and certificate; no allocation).  When the
+        matrix has arm names: ``"names"`` and each winner's ``"winner_name"``."""
+        d = {"rows": [r.to_dict() for r in self.rows]}
+        names = getattr(self.matrix, "names", None)
+        if names is not None:  # the arms by name: the matrix's, and each row's winner
+            d["names"] = list(names)
+            for row in d["rows"]:
+                if row.get("winner") is not None:
+                    row["winner_name"] = names[int(row["winner"])]
+        return d
 
     def to_csv(self) -> str:
         """A CSV table with a header row :data:`CSV_FIELDS`; empty cells for missing values.

@@ -38,6 +38,10 @@ __all__ = [
     "kl_bernoulli",
     "parse_matrix_text",
     "decode_matrix_text",
+    "check_arm_names",
+    "check_counts",
+    "matrix_from_counts",
+    "read_counts",
 ]
 
 #: Tolerance on ``mu + mu.T == 1`` and on the diagonal being 1/2.
@@ -345,6 +349,40 @@ def check_preference_array(
     return a, [(int(iu[0][t]), int(iu[1][t])) for t in tie]
 
 
+#: Longest arm name accepted (a name is a label, not data).
+MAX_NAME_LENGTH = 200
+
+
+def check_arm_names(names: Sequence[Any] | None, K: int | None = None) -> tuple[str, ...] | None:
+    """Validate arm names: ``K`` distinct, non-empty strings of at most :data:`MAX_NAME_LENGTH`
+    characters (other values are converted with ``str``); None stays None.
+
+    >>> check_arm_names(["a", 2])
+    ('a', '2')
+    >>> check_arm_names(["a", "a"])
+    Traceback (most recent call last):
+    ...
+    boundcalc.matrix.PreferenceMatrixError: arm names repeat: 'a' (names must be distinct)
+    """
+    if names is None:
+        return None
+    if isinstance(names, (str, bytes)):
+        raise PreferenceMatrixError(f"names must be a sequence of arm names, not one string {names!r}")
+    out = tuple(str(x) for x in names)
+    if K is not None and len(out) != K:
+        raise PreferenceMatrixError(f"{len(out)} names for {K} arms: give one name per arm")
+    seen: set[str] = set()
+    for x in out:
+        if not x.strip():
+            raise PreferenceMatrixError("an arm name is empty")
+        if len(x) > MAX_NAME_LENGTH:
+            raise PreferenceMatrixError(f"arm name {x[:40]!r}... is longer than {MAX_NAME_LENGTH} characters")
+        if x in seen:
+            raise PreferenceMatrixError(f"arm names repeat: {x!r} (names must be distinct)")
+        seen.add(x)
+    return out
+
+
 def check_tie_epsilon(eps: Any, *, what: str = "tie_epsilon") -> float:
     """Validate the perturbation that breaks exact ties (``ties="break"``, CLI ``--break-ties EPS``).
 
@@ -375,6 +413,139 @@ def check_tie_epsilon(eps: Any, *, what: str = "tie_epsilon") -> float:
     return e
 
 
+_REMEDY = ("ties='break' (CLI --break-ties EPS) moves it to 1/2 + EPS in favour of the lower-indexed arm;"
+           " boundcalc.bootstrap (CLI --bootstrap N) draws matrices from the posterior"
+           " Beta(W_ij + a, W_ji + a), which are never exactly 1/2; or collect duels of that pair")
+
+
+#: Largest file of win counts read (bytes).
+MAX_COUNTS_BYTES = 2**30
+
+
+# ----------------------------------------------------------------------------- matrices from win counts
+def _pairs_text(pairs: list[tuple[int, int]], names: Sequence[str] | None, W: np.ndarray | None = None) -> str:
+    def lab(k):
+        return repr(names[k]) if names is not None else str(k)
+
+    parts = []
+    for i, j in pairs[:5]:
+        extra = f" ({W[i, j]:g} wins each of {W[i, j] + W[j, i]:g} duels)" if W is not None else ""
+        parts.append(f"({lab(i)}, {lab(j)}){extra}")
+    return ", ".join(parts) + (f" and {len(pairs) - 5} more" if len(pairs) > 5 else "")
+
+
+def check_counts(W: Any, names: Sequence[Any] | None = None, *, source: str = "counts") -> tuple[np.ndarray, tuple | None]:
+    """Validate a K x K table of win counts: numeric, square, K >= 2, finite and >= 0 off the
+    diagonal (the diagonal is ignored and returned as 0); names, when given, one per arm.
+    Returns ``(W as float, names)``; :class:`PreferenceMatrixError` naming the entry otherwise."""
+    try:
+        a = np.array(W, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise PreferenceMatrixError(f"{source}: win counts are not numeric: {exc}") from None
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise PreferenceMatrixError(f"{source}: win counts must be a square K x K table; got shape {a.shape}")
+    K = a.shape[0]
+    if K < 2:
+        raise PreferenceMatrixError(f"{source}: need at least 2 arms; got {K}")
+    names = check_arm_names(names, K)
+    np.fill_diagonal(a, 0.0)
+
+    def lab(k):
+        return repr(names[k]) if names is not None else str(k)
+
+    bad = ~np.isfinite(a)
+    if bad.any():
+        i, j = map(int, np.argwhere(bad)[0])
+        raise PreferenceMatrixError(f"{source}: W[{lab(i)}, {lab(j)}] is {a[i, j]}: win counts must be finite")
+    neg = a < 0
+    if neg.any():
+        i, j = map(int, np.argwhere(neg)[0])
+        raise PreferenceMatrixError(f"{source}: W[{lab(i)}, {lab(j)}] = {a[i, j]:g} < 0: win counts cannot be negative")
+    return a, names
+
+
+def matrix_from_counts(cls: type, W: Any, names: Sequence[Any] | None = None, *, ties: str = "raise",
+                       tie_epsilon: float = 1e-6, name: str | None = None, tie_counts: Any = None,
+                       source: str = "counts") -> PreferenceMatrix:
+    """``mu_ij = W_ij / (W_ij + W_ji)`` as a ``cls`` (a :class:`~boundcalc.PreferenceMatrix`)
+    with ``names``, ``counts = W`` and ``tie_counts``.
+
+    Refuses, naming the arms and the remedies (module text), a pair never compared and a pair
+    whose estimate is exactly 1/2, unless ``ties="break"``: then both become ``1/2 + tie_epsilon``
+    in favour of the lower-indexed arm (:class:`~boundcalc.PreferenceMatrix`'s rule).
+
+    >>> pm = matrix_from_counts(PreferenceMatrix, [[0, 3], [3, 0]], ["p", "q"])
+    Traceback (most recent call last):
+    ...
+    boundcalc.matrix.PreferenceMatrixError: counts: the estimate of mu is exactly 1/2 for pair(s) ('p', 'q') (3 wins each of 6 duels), which paper 000's theory excludes (no ties); ties='break' (CLI --break-ties EPS) moves it to 1/2 + EPS in favour of the lower-indexed arm; boundcalc.bootstrap (CLI --bootstrap N) draws matrices from the posterior Beta(W_ij + a, W_ji + a), which are never exactly 1/2; or collect duels of that pair
+    """
+    if ties not in ("raise", "break"):
+        raise PreferenceMatrixError(f"ties must be 'raise' or 'break'; got {ties!r}")
+    a, names = check_counts(W, names, source=source)
+    K = a.shape[0]
+    n = a + a.T
+    iu = np.triu_indices(K, 1)
+    never = [(int(i), int(j)) for i, j in zip(*iu) if n[i, j] == 0]
+    if never and ties == "raise":
+        raise PreferenceMatrixError(
+            f"{source}: {len(never)} pair(s) never compared: {_pairs_text(never, names)}; mu has no estimate there."
+            " Remedies: " + _REMEDY.replace("moves it to", "treats such a pair as a tie, moved to"))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = np.where(n > 0, a / np.where(n > 0, n, 1.0), 0.5)
+    np.fill_diagonal(mu, 0.5)
+    half = [(int(i), int(j)) for i, j in zip(*iu) if n[i, j] > 0 and a[i, j] == a[j, i]]
+    if half and ties == "raise":
+        raise PreferenceMatrixError(
+            f"{source}: the estimate of mu is exactly 1/2 for pair(s) {_pairs_text(half, names, a)}, which paper"
+            f" 000's theory excludes (no ties); {_REMEDY}")
+    pm = cls(mu, ties=ties, tie_epsilon=tie_epsilon, name=name, names=names)
+    a.setflags(write=False)
+    pm.counts = a
+    if tie_counts is not None:
+        t = np.array(tie_counts, dtype=float)
+        if t.shape != a.shape or np.any(t < 0) or np.any(t != t.T) or np.any(t / 2 > a + 1e-9):
+            raise PreferenceMatrixError(f"{source}: tie_counts must be a symmetric K x K table of counts,"
+                                        " each at most twice the half-wins it adds to W")
+        t.setflags(write=False)
+        pm.tie_counts = t
+    return pm
+
+
+def read_counts(path: str | os.PathLike, key: str | None = None) -> tuple[np.ndarray, tuple | None]:
+    """A table of win counts from a file: ``(W, names or None)``.
+
+    Text (whitespace/comma separated), ``.npy``, ``.npz`` (``key`` names the array) or JSON: a
+    list of rows, or an object with ``"counts"`` (or ``key``) and optionally ``"names"``.  The
+    file size is bounded by :data:`MAX_COUNTS_BYTES`.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "wins.json"
+    >>> _ = p.write_text('{"counts": [[0, 3], [1, 0]], "names": ["p", "q"]}')
+    >>> W, names = read_counts(p)
+    >>> W.tolist(), names
+    ([[0.0, 3.0], [1.0, 0.0]], ('p', 'q'))
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such counts file: {path}")
+    if path.is_file() and path.stat().st_size > MAX_COUNTS_BYTES:
+        raise PreferenceMatrixError(f"{path}: {path.stat().st_size:,} bytes, more than a counts file may have"
+                                    f" ({MAX_COUNTS_BYTES:,})")
+    if path.suffix.lower() == ".json":
+        try:
+            obj = json.loads(decode_matrix_text(path.read_bytes(), str(path)))
+        except json.JSONDecodeError as exc:
+            raise PreferenceMatrixError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}:"
+                                        f" {exc.msg})") from None
+        if isinstance(obj, dict):
+            k = key or next((c for c in ("counts", "wins", "W") if c in obj), None)
+            if k is None or k not in obj:
+                raise PreferenceMatrixError(f"{path}: JSON object without a 'counts' entry; keys are {sorted(obj)}")
+            return np.asarray(obj[k], dtype=float), check_arm_names(obj.get("names"))
+        return np.asarray(obj, dtype=float), None
+    return np.asarray(_load_array(path, key), dtype=float), None
+
+
 class PreferenceMatrix:
     """An immutable, validated K x K preference matrix with its Copeland structure.
 
@@ -395,12 +566,20 @@ class PreferenceMatrix:
         Size of the perturbation used by ``ties="break"``.
     name : str, optional
         A label carried into reports.
+    names : sequence of str, optional
+        The arms' names, in index order (distinct, non-empty strings; other values are converted
+        with ``str``), carried into every result, table and plot; None (default): arms are known
+        by their indices.  :meth:`label` gives an arm's name or index.  Equality and hashing
+        compare ``mu`` only.
 
     Attributes (all read-only)
     --------------------------
     mu, K, beats (``beats[i, j]``: i beats j), L (Copeland losses ``L_i = |S_i|``),
     L_sorted, copeland_winners, n_winners (C), condorcet_winner (or None), d (``d(mu_ij)``),
-    gap (``|mu_ij - 1/2|``), regret (000's pair regret ``r_ij``).
+    gap (``|mu_ij - 1/2|``), regret (000's pair regret ``r_ij``), names (or None), and for a
+    matrix estimated from data (:meth:`from_counts`, :meth:`from_duels`) ``counts`` (``W[i, j]``,
+    wins of i over j, a tie counting half to each) and ``tie_counts`` (ties per pair, symmetric;
+    None when unknown), else None.
     """
 
     __slots__ = ("_mu", "name", "__dict__")
@@ -413,13 +592,18 @@ class PreferenceMatrix:
         ties: str = "raise",
         tie_epsilon: float = 1e-6,
         name: str | None = None,
+        names: Sequence[Any] | None = None,
     ):
+        counts = tie_counts = None
         if isinstance(mu, PreferenceMatrix):
             name = name if name is not None else mu.name
+            names = names if names is not None else mu.names
+            counts, tie_counts = mu.counts, mu.tie_counts
             mu = mu.mu
+        names = check_arm_names(names, np.shape(mu)[0] if np.ndim(mu) == 2 else None)
         if ties not in ("raise", "break"):
             raise PreferenceMatrixError(f"ties must be 'raise' or 'break'; got {ties!r}")
-        a, tied = check_preference_array(mu, atol=atol)
+        a, tied = check_preference_array(mu, atol=atol, labels=names, label_kind="names")
         K = a.shape[0]
         if K < 2:
             raise PreferenceMatrixError(f"need at least K = 2 arms; got K = {K}")
@@ -428,7 +612,8 @@ class PreferenceMatrix:
         tie = np.abs(upper - 0.5) <= TIE_ATOL
         if tie.any():
             if ties == "raise":
-                shown = ", ".join(map(str, tied[:5])) + (" ..." if len(tied) > 5 else "")
+                lab = (lambda k: repr(names[k])) if names is not None else str
+                shown = ", ".join(f"({lab(i)}, {lab(j)})" for i, j in tied[:5]) + (" ..." if len(tied) > 5 else "")
                 raise PreferenceMatrixError(
                     f"exact tie mu[i,j] = 1/2 (within {TIE_ATOL:g}) for pair(s) {shown}: the Copeland theory"
                     " (paper 000) assumes no ties. Build PreferenceMatrix(mu, ties='break') (CLI: --break-ties"
@@ -442,6 +627,9 @@ class PreferenceMatrix:
         m.setflags(write=False)
         self._mu = m
         self.name = name
+        self.names: tuple[str, ...] | None = names
+        self.counts: np.ndarray | None = counts
+        self.tie_counts: np.ndarray | None = tie_counts
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -458,7 +646,60 @@ class PreferenceMatrix:
         except PreferenceMatrixError as exc:
             raise PreferenceMatrixError(f"{path}: {exc}") from None
 
+    @classmethod
+    def from_counts(cls, W: Any, names: Sequence[Any] | None = None, *, ties: str = "raise",
+                    tie_epsilon: float = 1e-6, name: str | None = None,
+                    tie_counts: Any = None) -> "PreferenceMatrix":
+        """The matrix estimated from win counts: ``mu_ij = W_ij / (W_ij + W_ji)``.
+
+        ``W[i, j]`` is the number of duels arm i won against arm j (a tie counts half to each,
+        so entries may be halves); the diagonal is ignored (an arm's duels with itself say
+        nothing about ``mu``).  A pair never compared, or one whose estimate is exactly 1/2, is
+        refused with a :class:`PreferenceMatrixError` naming the arms and the remedies:
+        ``ties="break"`` (CLI ``--break-ties EPS``; a pair never compared then counts as a tie),
+        or :func:`boundcalc.bootstrap`, whose posterior draws are never exactly 1/2.  The result
+        keeps ``counts`` (and ``tie_counts``, ties per pair, when known) for the bootstrap.
+        The counts are checked by :func:`check_counts` (square, finite, >= 0).
+
+        >>> pm = PreferenceMatrix.from_counts([[0, 6, 3], [4, 0, 8], [1, 2, 0]], names=["x", "y", "z"])
+        >>> pm.mu[0].tolist(), pm.names, pm.label(1)
+        ([0.5, 0.6, 0.75], ('x', 'y', 'z'), 'y')
+        """
+        return matrix_from_counts(cls, W, names, ties=ties, tie_epsilon=tie_epsilon, name=name,
+                                  tie_counts=tie_counts)
+
+    @classmethod
+    def from_duels(cls, table: Any, *, a: str = "a", b: str = "b", winner: str = "winner",
+                   names: Sequence[Any] | None = None, ties: str = "raise", tie_epsilon: float = 1e-6,
+                   name: str | None = None, **limits: Any) -> "PreferenceMatrix":
+        """The matrix estimated from a log of duels, one duel per row.
+
+        ``table`` is a :class:`pandas.DataFrame` or the path of a CSV (header line), JSON Lines
+        (``.jsonl``/``.ndjson``) or Parquet file (needs pyarrow).  Columns ``a`` and ``b`` name
+        the two arms, ``winner`` names ``a``'s or ``b``'s arm, or is empty for a tie (half a win
+        each).  Arms are ordered by ``names`` when given (every arm of the log must be among them),
+        else sorted by name.  Read and counted by :func:`boundcalc.duels.read_duels` (limits on
+        file size and rows there; errors name file, line and column), then
+        :meth:`from_counts`.
+        """
+        from .duels import read_duels
+
+        log = read_duels(table, a=a, b=b, winner=winner, names=names, **limits)
+        if name is None and log.source != "DataFrame":
+            name = Path(log.source).stem
+        return matrix_from_counts(cls, log.wins, log.names, ties=ties, tie_epsilon=tie_epsilon, name=name,
+                                  tie_counts=log.tie_counts, source=log.source)
+
     # ------------------------------------------------------------------ basic views
+    def label(self, i: int) -> str | int:
+        """Arm ``i``'s name, or its index when the matrix has no names."""
+        return int(i) if self.names is None else self.names[int(i)]
+
+    def labels(self, arms: Sequence[int] | None = None) -> list:
+        """The names (or indices) of ``arms`` (default every arm)."""
+        arms = range(self.K) if arms is None else arms
+        return [self.label(i) for i in arms]
+
     @property
     def mu(self) -> np.ndarray:
         """The (read-only, exactly antisymmetric) matrix."""
@@ -578,7 +819,8 @@ class PreferenceMatrix:
             raise PreferenceMatrixError(f"submatrix arm indices repeat: {idx.tolist()}")
         if idx.min() < 0 or idx.max() >= self.K:
             raise PreferenceMatrixError(f"arm index out of range 0..{self.K - 1}: {idx.tolist()}")
-        return PreferenceMatrix(self._mu[np.ix_(idx, idx)], name=self.name)
+        names = None if self.names is None else [self.names[i] for i in idx.tolist()]
+        return PreferenceMatrix(self._mu[np.ix_(idx, idx)], name=self.name, names=names)
 
     def permute(self, perm: Sequence[int]) -> "PreferenceMatrix":
         """Relabel arms: new arm k is old arm ``perm[k]``."""

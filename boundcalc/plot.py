@@ -155,11 +155,11 @@ def plot_allocation(matrix: MatrixLike, result: BoundResult, path: str | os.Path
         ax.add_patch(Rectangle((-0.5, w - 0.5), pm.K, 1, fill=False, ec="red", lw=1.2))
         ax.add_patch(Rectangle((w - 0.5, -0.5), 1, pm.K, fill=False, ec="red", lw=1.2))
         if pm.K <= 20:
-            ax.set_xticks(range(pm.K), [str(i) for i in idx])
-            ax.set_yticks(range(pm.K), [str(i) for i in idx])
+            ax.set_xticks(range(pm.K), [str(pm.label(i)) for i in idx], rotation=90 if pm.names else 0)
+            ax.set_yticks(range(pm.K), [str(pm.label(i)) for i in idx])
         ax.set_xlabel("arm j" + (" (sorted by Copeland losses)" if order == "losses" else ""))
         ax.set_ylabel("arm i")
-    fig.suptitle(title or f"{pm.name or 'matrix'}: K = {pm.K}, winner {result.winner} (red)")
+    fig.suptitle(title or f"{pm.name or 'matrix'}: K = {pm.K}, winner {pm.label(result.winner)} (red)")
     if path is not None:
         fig.savefig(path, dpi=120)
         plt.close(fig)

@@ -17,11 +17,11 @@ PKG = Path(__file__).resolve().parents[1] / "boundcalc"
 #: Layers, lowest first: a module may import only from its own layer or below.
 LAYERS = [
     {"boundcalc.units", "boundcalc._table", "boundcalc._highs", "boundcalc.result"},
-    {"boundcalc.registry", "boundcalc.matrix", "boundcalc.datasets", "boundcalc.runner"},
+    {"boundcalc.registry", "boundcalc.matrix", "boundcalc.datasets", "boundcalc.runner", "boundcalc.duels"},
     {"boundcalc.lp"},
     {"boundcalc.bounds", "boundcalc.cpe", "boundcalc.plot"},
     {"boundcalc.comparison", "boundcalc.policies"},
-    {"boundcalc.batch", "boundcalc.simulate", "boundcalc.explore"},
+    {"boundcalc.batch", "boundcalc.simulate", "boundcalc.explore", "boundcalc.bootstrap", "boundcalc.plan"},
     {"boundcalc", "boundcalc.cli", "boundcalc.__main__"},
 ]
 

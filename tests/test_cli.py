@@ -18,7 +18,7 @@ def run(capsys, *argv):
     return code, out, err
 
 
-@pytest.mark.parametrize("name", EXAMPLE_NAMES)
+@pytest.mark.parametrize("name", [n for n in EXAMPLE_NAMES if n != "arxiv6"])  # arxiv6's tie: test_public_data
 def test_bounds_examples_json_matches_library(capsys, name):
     code, out, err = run(capsys, "bounds", "--example", name, "--json")
     assert code == 0, err
