@@ -377,8 +377,7 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
 def read_data(args: argparse.Namespace) -> PreferenceMatrix | None:
     """The matrix estimated from ``--counts FILE`` or ``--duels FILE`` (None when neither is given);
     errors become :class:`InputError` naming the file."""
-    from .duels import DuelLogError
-    from .matrix import read_counts
+    from .matrix import matrix_from_counts
 
     counts, duels = getattr(args, "counts", None), getattr(args, "duels", None)
     if not counts and not duels:
@@ -389,6 +388,24 @@ def read_data(args: argparse.Namespace) -> PreferenceMatrix | None:
     if args.path or args.example:
         raise InputError("give a matrix (PATH or --example) or comparison data (--counts / --duels), not both")
     kw = {"ties": "break", "tie_epsilon": args.break_ties} if args.break_ties is not None else {}
+    source = counts or duels
+    W, names, T = read_data_counts(args)
+    try:
+        return matrix_from_counts(PreferenceMatrix, W, names, tie_counts=T, name=Path(source).stem, source=source, **kw)
+    except PreferenceMatrixError as exc:
+        msg = str(exc)
+        raise InputError(msg if msg.startswith(str(source)) else f"{source}: {msg}") from None
+
+
+def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None, np.ndarray | None]:
+    """``(W, names, tie counts or None)`` of ``--counts FILE`` / ``--duels FILE`` (the counts before
+    any estimate: the bootstrap takes them even where an estimate is exactly 1/2)."""
+    from .duels import DuelLogError, read_duels
+    from .matrix import read_counts
+
+    counts, duels = getattr(args, "counts", None), getattr(args, "duels", None)
+    if not counts and not duels:
+        raise InputError("no comparison data: give --counts FILE or --duels FILE")
     names = [x.strip() for x in args.names.split(",")] if args.names else None
     source = counts or duels
     try:
@@ -398,18 +415,78 @@ def read_data(args: argparse.Namespace) -> PreferenceMatrix | None:
             if counts == "-":
                 raise InputError("--counts reads a file, not stdin")
             W, file_names = read_counts(counts, key=args.key)
-            return PreferenceMatrix.from_counts(W, names if names is not None else file_names,
-                                                name=Path(counts).stem, **kw)
+            return W, tuple(names) if names is not None else file_names, None
         cols = [c.strip() for c in (args.columns or "a,b,winner").split(",")]
         if len(cols) != 3 or not all(cols):
             raise InputError(f"--columns {args.columns!r}: give three column names A,B,WINNER")
-        return PreferenceMatrix.from_duels(duels, a=cols[0], b=cols[1], winner=cols[2], names=names,
-                                           name=Path(duels).stem, **kw)
+        log = read_duels(duels, a=cols[0], b=cols[1], winner=cols[2], names=names)
+        return log.wins, log.names, log.tie_counts
     except (PreferenceMatrixError, DuelLogError) as exc:
         msg = str(exc)
         raise InputError(msg if msg.startswith(str(source)) else f"{source}: {msg}") from None
     except OSError as exc:
         raise InputError(f"{source}: {exc.strerror}" if exc.strerror else str(exc)) from None
+
+
+def add_bootstrap_arguments(p: argparse.ArgumentParser) -> None:
+    """--bootstrap N and its options (``bounds``, ``compare``): every constant with its interval."""
+    g = p.add_argument_group("uncertainty (with --counts or --duels; boundcalc.bootstrap)")
+    g.add_argument("--bootstrap", type=_int_option(1, 10**6), metavar="N", default=None,
+                   help="draw N matrices from the data (per pair mu_ij ~ Beta(W_ij + A, W_ji + A)), recompute the"
+                        " constants on each, and report per constant the value, median and interval, the"
+                        " probability of each Copeland winner, how often the structure differs, and the pairs"
+                        " whose gaps drive the spread")
+    g.add_argument("--seed", type=SEED, default=0, help="root seed of the draws (default 0); draw r uses"
+                                                       " SeedSequence(seed, spawn_key=(r,))")
+    g.add_argument("--level", type=_float_option(0.0, 1.0, low_open=True, high_open=True), default=0.95,
+                   help="level of the equal-tailed intervals (default 0.95)")
+    g.add_argument("--prior", type=_float_option(0.0, low_open=True), default=0.5, metavar="A",
+                   help="the Beta prior's A (default 1/2, Jeffreys)")
+    g.add_argument("--resample", action="store_true",
+                   help="resample every pair's duels with replacement instead of drawing from the posterior")
+    add_run_arguments(p, "header line + one row per draw (with --bootstrap)")
+
+
+def _cmd_bootstrap(args, keys) -> int:
+    """``bounds`` / ``compare`` with ``--bootstrap N``: :func:`boundcalc.bootstrap.bootstrap`."""
+    from .bootstrap import bootstrap
+
+    if not (getattr(args, "counts", None) or getattr(args, "duels", None)):
+        raise InputError("--bootstrap needs comparison data: --counts FILE or --duels FILE (a matrix of"
+                         " probabilities has no sample size)")
+    for opt in ("plot", "allocation", "csv", "plan"):
+        if getattr(args, opt, None):
+            raise InputError(f"--{opt} describes one matrix; leave it out with --bootstrap")
+    if args.break_ties is not None:
+        raise InputError("--break-ties is not needed with --bootstrap: its draws are never exactly 1/2")
+    W, names, T = read_data_counts(args)
+    run = _run_options(args)
+    try:
+        res = bootstrap(W, args.bootstrap, seed=args.seed, keys=keys, level=args.level, prior=args.prior,
+                        scheme="resample" if args.resample else "posterior", names=names, tie_counts=T,
+                        alpha=getattr(args, "alpha", 0.51), **run)
+    except KeyboardInterrupt:
+        _interrupted(args)
+        raise
+    except PreferenceMatrixError as exc:
+        raise InputError(str(exc)) from None
+    if args.json:
+        sys.stdout.write(res.to_json(indent=2) + "\n")
+    else:
+        sys.stdout.write(res.summary() + "\n" + (f"rows: {args.out}\n" if args.out else ""))
+    if res.stats["errors"]:
+        print(f"boundcalc: {res.stats['errors']} draws failed (rows carry an 'error' field); rerunning with --out"
+              " retries them", file=sys.stderr)
+        return EXIT_SOLVER
+    return EXIT_OK
+
+
+def _check_no_bootstrap_options(args) -> None:
+    """Options of --bootstrap given without it."""
+    for opt, default in (("out", None), ("resample", False), ("overwrite", False), ("scheduler", None),
+                         ("chunk_size", None), ("workers", None)):
+        if getattr(args, opt, default) not in (default,):
+            raise InputError(f"--{opt.replace('_', '-')} applies to --bootstrap N")
 
 
 def _label_list(pm: PreferenceMatrix, arms) -> list:
@@ -489,6 +566,9 @@ def _note_conditioning(pm: PreferenceMatrix) -> None:
 
 
 def _cmd_bounds(args) -> int:
+    if args.bootstrap:
+        return _cmd_bootstrap(args, ["lower_bound", "ecw"])
+    _check_no_bootstrap_options(args)
     pm = read_matrix(args)
     _note_conditioning(pm)
     computed = compute_bounds(pm, args.method)
@@ -563,6 +643,7 @@ def _add_bounds(sub) -> None:
     p.add_argument("--allocation", action="store_true", help="also print the optimal allocation q")
     add_output_arguments(p, what="the constants, winners, certificate and statistics",
                          plot="a heat map of mu and of the optimal allocation")
+    add_bootstrap_arguments(p)
     p.set_defaults(func=_cmd_bounds)
 
 
@@ -586,6 +667,9 @@ def _cmd_compare(args) -> int:
         alpha, _, keys, _ = check_options(alpha=args.alpha, keys=keys)
     except ValueError as exc:
         raise InputError(str(exc)) from None
+    if args.bootstrap:
+        return _cmd_bootstrap(args, list(keys))
+    _check_no_bootstrap_options(args)
     pm = read_matrix(args)
     _note_conditioning(pm)
     t0 = time.perf_counter()
@@ -629,6 +713,7 @@ def _add_compare(sub) -> None:
     p.add_argument("--certify", action="store_true",
                    help="also check ECW's closed-form allocation against every row of R^E (slower)")
     add_output_arguments(p, what='{"rows": [...]}', csv=True)
+    add_bootstrap_arguments(p)
     p.set_defaults(func=_cmd_compare)
 
 

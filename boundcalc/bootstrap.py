@@ -1,0 +1,517 @@
+"""The uncertainty of every constant estimated from comparison data: a seeded parametric bootstrap.
+
+A matrix estimated from duels (:meth:`PreferenceMatrix.from_counts
+<boundcalc.PreferenceMatrix.from_counts>`, :meth:`~boundcalc.PreferenceMatrix.from_duels`) is
+known only up to sampling noise, and every constant of the field depends on its gaps through
+``1/d(mu_ij, 1/2) ~ 1/(2 (mu_ij - 1/2)^2)`` (paper 000, Sec. 2 and Theorem 2): a gap known to
++-0.01 can move a constant by a large factor and flip who beats whom.  :func:`bootstrap` draws
+``N`` matrices from the data, recomputes the constants on each (:func:`boundcalc.compare`'s
+rows; by default the exact lower bound of 000 Theorem 2 and ECW-RMED's constant, Theorem 5) and
+reports, per constant, the point value (on the estimate), the median and an equal-tailed
+interval of the draws at a stated level; the probability that each arm is a Copeland winner;
+how often the Copeland structure (who beats whom) differs from the estimate's; and the pairs
+whose gaps drive the spread.
+
+The draws (scheme, :data:`SCHEMES`)
+    ``"posterior"`` (default): every pair independently from the Beta posterior of its Bernoulli
+    parameter, ``mu_ij ~ Beta(W_ij + a, W_ji + a)`` (``W_ij`` wins of i over j, a tie half a win
+    each; ``mu_ji = 1 - mu_ij``), with the prior ``Beta(a, a)``; the default ``a = 1/2`` is
+    Jeffreys' prior for a Bernoulli parameter.  A continuous draw is exactly 1/2 with
+    probability 0; a draw within :data:`~boundcalc.matrix.TIE_ATOL` of 1/2 (floating point) is
+    drawn again from the same stream (at most 100 times), so every draw is a matrix the
+    theory accepts, also for a pair never compared (then ``Beta(a, a)``: the prior alone) and for
+    a pair whose estimate is exactly 1/2 -- where the point estimate has no constants and
+    ``value`` is None.
+    ``"resample"``: the stratified nonparametric bootstrap -- every pair's ``n_ij`` duels
+    resampled with replacement (wins, ties and losses of the pair, multinomially), the estimate
+    ``mu*_ij = (wins* + ties*/2) / n_ij``.  It needs integer duel counts and, for ties, their
+    number (a :class:`~boundcalc.duels.DuelLog` or ``tie_counts``); a pair never compared is
+    refused.  A resampled pair can be exactly 1/2: such a draw has no constants, is counted in
+    ``tied_draws`` and left out of the intervals (which then describe the untied draws).
+
+Seeds and reproducibility
+    Draw ``r`` comes from ``numpy.random.default_rng(SeedSequence(seed, spawn_key=(r,)))``
+    (:func:`boundcalc.runner.job.seed_sequence`), so it depends on ``(seed, r)`` and the data
+    alone: the same whatever the number of draws, the workers or the chunking, and a run with
+    more draws extends one with fewer.  The runner (:func:`boundcalc.runner.job.run_job`) does the
+    work, in-process or on Dask, into a resumable JSON Lines file (``out``), like
+    :func:`boundcalc.batch.run_batch`.  The lower bound is solved by a warm
+    :class:`~boundcalc.lp.cutting.CopelandLPSolver` kept per process (``derive=True``: a new
+    structure starts from the last model); its value is the LP optimum within the solver's
+    tolerance (relative 1e-7 certificate), so a row computed after other draws can differ from a
+    cold solve in the last digits, never more.
+
+The report
+    Per constant: ``value`` (on the point estimate; None where it does not apply or the estimate
+    has an exact tie), ``median`` and ``interval = [low, high]``, the ``(1 - level)/2`` and
+    ``(1 + level)/2`` quantiles of the draws where the constant applies (``numpy.quantile``,
+    linear interpolation), ``level``, and ``n`` (those draws) -- where it applies in only some
+    draws, ``applies`` says in what fraction.  ``copeland_winners``: per arm, the fraction of
+    draws in which it is a Copeland winner (several winners in a draw each count, so the
+    fractions can add up to more than 1).  ``structure_differs``: the fraction of draws whose
+    ``beats`` differs from the estimate's in at least one pair (a pair the estimate ties, or never
+    saw, differs in every draw); ``flip_pairs``: the pairs most often reversed.  ``drivers``: per constant, the pairs whose gap ``|mu_ij - 1/2|`` is most
+    strongly rank-correlated with the constant over the draws (Spearman's rho; negative: a
+    smaller gap, a larger constant), a screening of where more duels would narrow the interval
+    (what :func:`boundcalc.plan.plan` turns into duel counts).
+
+>>> import numpy as np
+>>> from boundcalc import PreferenceMatrix
+>>> pm = PreferenceMatrix.from_counts([[0, 30, 40], [20, 0, 35], [10, 15, 0]], names=["a", "b", "c"])
+>>> res = bootstrap(pm, draws=200, seed=1, workers=0)
+>>> c = res.constant("ecw")
+>>> c["level"], c["low"] <= c["median"] <= c["high"], res.winner_probability["a"]
+(0.95, True, 0.915)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from .comparison import check_options, compare
+from .matrix import TIE_ATOL, PreferenceMatrix, PreferenceMatrixError
+from .registry import get_constant
+from .result import RichResult, to_jsonable
+from .runner.store import same
+from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
+
+__all__ = ["bootstrap", "BootstrapResult", "draw_matrix", "draw_upper", "SCHEMES", "DEFAULT_PRIOR", "DEFAULT_LEVEL",
+           "DEFAULT_KEYS", "bootstrap_task"]
+
+#: The draw schemes (module text).
+SCHEMES = ("posterior", "resample")
+#: The Beta prior's ``a`` of the posterior scheme: Jeffreys' prior ``Beta(1/2, 1/2)``.
+DEFAULT_PRIOR = 0.5
+#: The default level of the intervals.
+DEFAULT_LEVEL = 0.95
+#: The constants recomputed by default: 000's lower bound (Theorem 2) and ECW's (Theorem 5).
+DEFAULT_KEYS = ("lower_bound", "ecw")
+#: Version of the row-file layout and of the draw.
+FORMAT_VERSION = 1
+HEADER_TAG = "boundcalc_bootstrap"
+_IDENTITY = ("format", "scheme", "prior", "seed", "data_sha256", "keys", "alpha", "beta")
+_MAX_REDRAWS = 100
+
+
+# ----------------------------------------------------------------------------- the draw
+def _upper_counts(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    iu = np.triu_indices(W.shape[0], 1)
+    return W[iu], W.T[iu], iu
+
+
+def draw_upper(W: np.ndarray, r: int, seed: int, *, scheme: str = "posterior", prior: float = DEFAULT_PRIOR,
+               tie_counts: np.ndarray | None = None) -> np.ndarray | None:
+    """Draw ``r``'s upper triangle ``mu[i, j]``, ``i < j`` (``numpy.triu_indices`` order), or None
+    for a resampled draw with an exact tie (module text: the schemes and the seeds).
+
+    >>> x = draw_upper(np.array([[0, 3.0], [1.0, 0]]), 0, seed=5)
+    >>> y = np.random.default_rng(np.random.SeedSequence(5, spawn_key=(0,))).beta(3.5, 1.5, 1)
+    >>> bool(x[0] == y[0])
+    True
+    """
+    wij, wji, _ = _upper_counts(W)
+    rng = np.random.default_rng(seed_sequence(seed, r))
+    if scheme == "posterior":
+        x = rng.beta(wij + prior, wji + prior)
+        for _ in range(_MAX_REDRAWS):  # a draw at 1/2 in floating point: again (probability ~1e-12 per pair)
+            tie = np.abs(x - 0.5) <= TIE_ATOL
+            if not tie.any():
+                return x
+            x[tie] = rng.beta(wij[tie] + prior, wji[tie] + prior)
+        raise PreferenceMatrixError(f"draw {r}: {int(tie.sum())} pair(s) drawn at exactly 1/2 {_MAX_REDRAWS} times")
+    if scheme == "resample":
+        n = wij + wji
+        t = np.zeros_like(n) if tie_counts is None else np.asarray(tie_counts, float)[np.triu_indices(W.shape[0], 1)]
+        p = np.stack([wij - t / 2, t, wji - t / 2], axis=-1) / n[:, None]
+        k = rng.multinomial(n.astype(np.int64), np.clip(p, 0.0, 1.0))
+        x = (k[:, 0] + 0.5 * k[:, 1]) / n
+        return None if np.any(np.abs(x - 0.5) <= TIE_ATOL) else x
+    raise ValueError(f"unknown scheme {scheme!r}; choose one of {SCHEMES}")
+
+
+def draw_matrix(W: Any, r: int, seed: int, *, scheme: str = "posterior", prior: float = DEFAULT_PRIOR,
+                tie_counts: Any = None, names: Sequence[str] | None = None) -> PreferenceMatrix | None:
+    """Draw ``r`` of :func:`bootstrap` as a :class:`~boundcalc.PreferenceMatrix` (None: a resampled
+    draw with an exact tie)."""
+    W = np.asarray(W, dtype=float)
+    x = draw_upper(W, r, seed, scheme=scheme, prior=prior, tie_counts=tie_counts)
+    if x is None:
+        return None
+    return PreferenceMatrix(_full(x, W.shape[0]), names=names)
+
+
+def _full(x: np.ndarray, K: int) -> np.ndarray:
+    iu = np.triu_indices(K, 1)
+    m = np.full((K, K), 0.5)
+    m[iu] = x
+    m[(iu[1], iu[0])] = 1.0 - x
+    return m
+
+
+# ----------------------------------------------------------------------------- one draw (a task)
+_SOLVER = None  # one warm lower-bound solver per process (a Dask worker keeps its own)
+
+
+def _lower_bound(pm: PreferenceMatrix):
+    global _SOLVER
+    from .lp.cutting import CopelandLPSolver
+
+    if _SOLVER is None:
+        _SOLVER = CopelandLPSolver(derive=True)
+    return _SOLVER.solve(pm, certify=False)
+
+
+def bootstrap_task(task: dict, shared: dict) -> dict:
+    """The runner's task function: draw ``task["index"]`` of ``shared``'s data and its row
+    (``index``, per constant its value or None, the Copeland ``winners``, ``flips`` -- the pairs
+    whose direction differs from the estimate's -- or ``tied`` for a resampled draw at 1/2)."""
+    r = int(task["index"])
+    W = np.asarray(shared["W"], dtype=float)
+    x = draw_upper(W, r, shared["seed"], scheme=shared["scheme"], prior=shared["prior"],
+                   tie_counts=shared.get("T"))
+    row: dict[str, Any] = {"index": r}
+    if x is None:
+        row["tied"] = True
+        return row
+    pm = PreferenceMatrix(_full(x, W.shape[0]))
+    point_sign = np.asarray(shared["point_sign"])  # +1: i beats j in the estimate, -1: j beats i, 0: tied
+    row["flips"] = int(np.count_nonzero(np.sign(x - 0.5) != point_sign))
+    row["winners"] = pm.copeland_winners.tolist()
+    keys = list(shared["keys"])
+    values: dict[str, Any] = {}
+    errors = []
+    if "lower_bound" in keys:
+        try:
+            lb = _lower_bound(pm)
+            values["lower_bound"] = lb.value if lb.status == "ok" else None
+            if lb.status == "failed":
+                errors.append(f"lower_bound failed: {lb.message}")
+        except Exception as exc:  # a solver failure ends no long run: the row says why
+            values["lower_bound"] = None
+            errors.append(f"lower_bound: {type(exc).__name__}: {exc}")
+    rest = [k for k in keys if k != "lower_bound"]
+    if rest:
+        cmp = compare(pm, keys=rest, alpha=shared["alpha"], beta=shared["beta"])
+        for c in cmp.rows:
+            values[c.key] = c.value
+            if c.status == "failed":
+                errors.append(f"{c.key} failed: {c.message}")
+    row["values"] = {k: values[k] for k in keys}
+    if errors:
+        row["error"] = "; ".join(errors)
+    return row
+
+
+# ----------------------------------------------------------------------------- the result
+@dataclass(repr=False)
+class BootstrapResult(RichResult):
+    """What :func:`bootstrap` returns (see the module text for every field).
+
+    Attributes
+    ----------
+    constants : list of dict
+        Per constant: ``key``, ``unit``, ``value``, ``median``, ``interval`` ``[low, high]``,
+        ``level``, ``n`` (draws where it applies), ``applies`` (that fraction of the untied draws),
+        ``reason`` (why ``value`` is None, if it is).
+    winner_probability : dict
+        Arm (name, or index) -> fraction of the draws in which it is a Copeland winner.
+    structure_differs : float
+        Fraction of draws whose who-beats-whom differs from the estimate's in some pair.
+    flip_pairs : list of dict
+        The pairs most often reversed: ``pair`` (two arms), ``point`` (the estimate of mu),
+        ``flip_probability``.
+    drivers : dict
+        Constant -> the pairs whose gap is most rank-correlated with it: ``pair``, ``point_gap``,
+        ``gap_interval``, ``rho`` (Spearman).
+    meta, stats : dict
+        The run's header (data SHA-256, scheme, prior, seed, keys, draws, level, names) and its figures.
+    rows : list of dict
+        One per draw (the row file's rows).
+    """
+
+    constants: list
+    winner_probability: dict
+    structure_differs: float
+    flip_pairs: list
+    drivers: dict
+    meta: dict
+    stats: dict = field(default_factory=dict)
+    rows: list = field(default_factory=list)
+
+    def constant(self, key: str) -> dict:
+        """One constant's entry, with ``low`` and ``high`` (the interval's ends) added."""
+        for c in self.constants:
+            if c["key"] == key:
+                lo, hi = c["interval"] if c["interval"] else (None, None)
+                return dict(c, low=lo, high=hi)
+        raise KeyError(f"constant {key!r} was not bootstrapped; these were: {[c['key'] for c in self.constants]}")
+
+    def values(self, key: str) -> np.ndarray:
+        """The draws' values of ``key`` (NaN where it does not apply or the draw was tied)."""
+        return np.array([np.nan if r.get("tied") or r["values"].get(key) is None else r["values"][key]
+                         for r in self.rows], dtype=float)
+
+    def to_dict(self) -> dict:
+        """JSON-ready: ``constants`` (keys ``value``, ``median``, ``interval``, ``level``, ...),
+        ``copeland_winners`` (arm -> probability), ``structure_differs``, ``flip_pairs``, ``drivers``,
+        ``meta``, ``stats`` (not the rows: they are in the ``out`` file)."""
+        return to_jsonable({"constants": self.constants, "copeland_winners": self.winner_probability,
+                            "structure_differs": self.structure_differs, "flip_pairs": self.flip_pairs,
+                            "drivers": self.drivers, "meta": self.meta, "stats": self.stats})
+
+    def __repr__(self) -> str:
+        m = self.meta
+        return (f"<BootstrapResult: {m['draws']} {m['scheme']} draws of a {m['K']}-arm matrix, seed {m['seed']},"
+                f" {len(self.constants)} constants>")
+
+    def summary(self) -> str:
+        """The table of constants with their intervals, the Copeland winners' probabilities, the
+        structure, and the pairs that drive the spread (what the CLI prints)."""
+        from ._table import format_table
+
+        m, st = self.meta, self.stats
+        pct = f"{m['level']:.0%}" if (m["level"] * 100).is_integer() else f"{m['level']:g}"
+        head = (f"bootstrap: {m['draws']} draws ({m['scheme']}"
+                + (f", prior Beta(W_ij + {m['prior']:g}, W_ji + {m['prior']:g})" if m["scheme"] == "posterior" else "")
+                + f"), seed {m['seed']}; {st.get('tied_draws', 0)} draws tied, {st.get('errors', 0)} failed;"
+                  f" {st.get('seconds', 0):.1f} s ({st.get('backend', 'in-process')})\n")
+        rows = [(c["key"], _fmt(c["value"]), _fmt(c["median"]),
+                 "-" if not c["interval"] else f"[{_fmt(c['interval'][0])}, {_fmt(c['interval'][1])}]",
+                 f"{c['applies']:.0%}" if c["applies"] is not None else "-", c["unit"]) for c in self.constants]
+        out = [head, format_table(["constant", "value", "median", f"{pct} interval", "applies", "unit"], rows)]
+        wp = sorted(self.winner_probability.items(), key=lambda kv: -kv[1])
+        out.append("\nP(Copeland winner): " + ", ".join(f"{a} {p:.3g}" for a, p in wp[:8] if p > 0)
+                   + (" ..." if sum(1 for _, p in wp if p > 0) > 8 else ""))
+        out.append(f"structure (who beats whom) differs from the estimate's in {self.structure_differs:.1%} of the draws")
+        if self.flip_pairs:
+            out.append("pairs most often reversed: " + ", ".join(
+                f"{_pair(f['pair'])} {f['flip_probability']:.2f}" for f in self.flip_pairs[:5]))
+        for key, ds in self.drivers.items():
+            if ds:
+                out.append(f"gaps driving {key}: " + ", ".join(
+                    f"{_pair(d['pair'])} (gap {d['point_gap']:.3g}, rho {d['rho']:+.2f})" for d in ds[:5]))
+        for n in self.stats.get("notes", []):
+            out.append(n)
+        return "\n".join(out)
+
+
+def _fmt(x) -> str:
+    return "-" if x is None else f"{x:.5g}"
+
+
+def _pair(p) -> str:
+    return f"({p[0]}, {p[1]})"
+
+
+# ----------------------------------------------------------------------------- the run
+def _data(data: Any, names: Sequence[Any] | None, tie_counts: Any) -> tuple[np.ndarray, Any, Any, PreferenceMatrix | None, str | None]:
+    """``(W, tie_counts, names, point matrix or None, why no point)`` from the accepted inputs."""
+    from .duels import DuelLog
+    from .matrix import check_counts, matrix_from_counts
+
+    if isinstance(data, DuelLog):
+        W, T, names = data.wins, data.tie_counts, data.names if names is None else names
+    elif isinstance(data, PreferenceMatrix):
+        if data.counts is None:
+            raise ValueError("bootstrap needs the data behind the matrix: build it with PreferenceMatrix.from_counts"
+                             " or from_duels (a matrix of probabilities has no sample size)")
+        W, T = data.counts, data.tie_counts if tie_counts is None else tie_counts
+        names = data.names if names is None else names
+    else:
+        W, T = data, tie_counts
+    W, names = check_counts(W, names)
+    try:
+        point = matrix_from_counts(PreferenceMatrix, W, names)
+        why = None
+    except PreferenceMatrixError as exc:
+        point, why = None, str(exc)
+    return W, T, names, point, why
+
+
+def _sha(W: np.ndarray, T) -> str:
+    h = hashlib.sha256(f"{W.shape[0]}:float64:".encode())
+    h.update(np.ascontiguousarray(W, dtype=np.float64).tobytes())
+    if T is not None:
+        h.update(b"ties")
+        h.update(np.ascontiguousarray(T, dtype=np.float64).tobytes())
+    return h.hexdigest()
+
+
+def _spearman(v: np.ndarray, G: np.ndarray) -> np.ndarray:
+    """Spearman's rho of ``v`` (n,) with every column of ``G`` (n, P) (average ranks for ties)."""
+    from scipy.stats import rankdata
+
+    rv = rankdata(v)
+    rg = rankdata(G, axis=0)
+    rv = rv - rv.mean()
+    rg = rg - rg.mean(axis=0)
+    den = np.sqrt((rv ** 2).sum() * (rg ** 2).sum(axis=0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (rv @ rg) / np.where(den > 0, den, 1.0), 0.0)
+
+
+def bootstrap(data: Any, draws: int = 1000, *, seed: int | None = 0, keys: Iterable[str] | None = None,
+              level: float = DEFAULT_LEVEL, prior: float = DEFAULT_PRIOR, scheme: str = "posterior",
+              names: Sequence[Any] | None = None, tie_counts: Any = None, alpha: float = 0.51, beta: float = 2.0,
+              top: int = 5, out: str | os.PathLike | None = None, overwrite: bool = False,
+              workers: int | None = 0, scheduler: Any = None, chunk_size: int | None = None,
+              progress: bool | None = None) -> BootstrapResult:
+    """Every constant's uncertainty: ``draws`` matrices drawn from the data, the constants
+    recomputed on each, summarised (module text: the draws, seeds and the report).
+
+    Parameters
+    ----------
+    data : PreferenceMatrix from data, DuelLog, or array_like (K, K)
+        A matrix built by :meth:`PreferenceMatrix.from_counts <boundcalc.PreferenceMatrix.from_counts>`
+        / :meth:`~boundcalc.PreferenceMatrix.from_duels` (it keeps its counts), a
+        :class:`~boundcalc.duels.DuelLog`, or the win counts ``W[i, j]`` themselves (then a point
+        estimate with an exact tie is allowed: the draws are not tied).
+    draws : int
+        Number of matrices drawn (``N``).
+    seed : int or None
+        Root seed (None: a fresh one, recorded in ``meta``).
+    keys : iterable of str, optional
+        The constants (rows of :func:`boundcalc.compare`); default :data:`DEFAULT_KEYS`.
+    level : float
+        Level of the intervals, in (0, 1).
+    prior : float
+        The posterior's ``a > 0`` (``Beta(W_ij + a, W_ji + a)``); default 1/2 (Jeffreys).
+    scheme : {"posterior", "resample"}
+        The draw (:data:`SCHEMES`).
+    names, tie_counts : optional
+        Arm names and ties per pair, when ``data`` is a plain count table.
+    alpha, beta : float
+        D-TS's parameters (:func:`boundcalc.compare`).
+    top : int
+        Pairs listed per constant in ``drivers`` and in ``flip_pairs``.
+    out, overwrite, workers, scheduler, chunk_size, progress
+        The runner's (:func:`boundcalc.runner.job.run_job`): a resumable JSON Lines row file,
+        in-process (``workers=0``, the default) or on Dask.
+
+    Returns
+    -------
+    BootstrapResult
+    """
+    t_start = time.perf_counter()
+    W, T, names, point, why = _data(data, names, tie_counts)
+    K = W.shape[0]
+    alpha, beta, keys, _ = check_options(alpha=alpha, beta=beta, keys=list(DEFAULT_KEYS) if keys is None else keys)
+    draws = check_count(draws, "draws", low=1, high=MAX_TASKS)
+    seed = int(np.random.SeedSequence().entropy % (2**63)) if seed is None else check_seed(seed)
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown scheme {scheme!r}; choose one of {SCHEMES}")
+    level = float(level)
+    if not (0.0 < level < 1.0):
+        raise ValueError(f"level must lie in (0, 1); got {level}")
+    prior = float(prior)
+    if not (math.isfinite(prior) and prior > 0):
+        raise ValueError(f"prior must be a number > 0 (the Beta prior's a); got {prior}")
+    top = check_count(top, "top", low=0)
+    iu = np.triu_indices(K, 1)
+    n = (W + W.T)[iu]
+    if scheme == "resample":
+        never = np.flatnonzero(n == 0)
+        if never.size:
+            i, j = iu[0][never[0]], iu[1][never[0]]
+            lab = names if names is not None else list(range(K))
+            raise ValueError(f"the resample scheme needs duels of every pair; ({lab[i]}, {lab[j]}) and"
+                             f" {never.size - 1} more were never compared (use scheme='posterior')")
+        if np.any(n != np.round(n)):
+            raise ValueError("the resample scheme needs whole numbers of duels per pair (W_ij + W_ji)")
+        if T is None and np.any(W != np.round(W)):
+            raise ValueError("the resample scheme needs the number of ties of each pair (half wins in W):"
+                             " give tie_counts or a duel log")
+    names_list = None if names is None else list(names)
+    meta: dict[str, Any] = {"format": FORMAT_VERSION, "scheme": scheme, "prior": prior if scheme == "posterior" else None,
+                            "seed": seed, "data_sha256": _sha(W, T), "keys": list(keys), "alpha": alpha, "beta": beta,
+                            "K": K, "names": names_list}
+    point_sign = np.sign(W[iu] - W.T[iu])  # the estimate's direction of every pair (0: tied or never compared)
+    shared = {"W": W, "T": None if T is None else np.asarray(T, float), "seed": seed, "scheme": scheme,
+              "prior": prior, "keys": list(keys), "alpha": alpha, "beta": beta, "point_sign": point_sign}
+    job = Job("bootstrap", bootstrap_task, shared=shared, header=meta, tag=HEADER_TAG,
+              identity={f: (sorted if f == "keys" else same) for f in _IDENTITY},
+              tasks=lambda: [{"index": r} for r in range(draws)])
+    rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler, chunk_size=chunk_size,
+                   progress=progress)
+    t_run = time.perf_counter() - t_start
+    rows_l = list(rows)
+
+    # the point estimate's constants
+    point_vals: dict[str, Any] = {}
+    reasons: dict[str, str] = {}
+    if point is not None:
+        cmp = compare(point, keys=keys, alpha=alpha, beta=beta)
+        for c in cmp.rows:
+            point_vals[c.key] = c.value
+            if c.value is None:
+                reasons[c.key] = c.reason or c.message
+    else:
+        reasons = {k: f"no point value: {why}" for k in keys}
+
+    untied = [r for r in rows_l if not r.get("tied")]
+    q_lo, q_hi = (1 - level) / 2, (1 + level) / 2
+    constants = []
+    for k in keys:
+        v = np.array([r["values"][k] for r in untied if r["values"].get(k) is not None], dtype=float)
+        entry = {"key": k, "unit": get_constant(k).unit, "value": point_vals.get(k), "median": None,
+                 "interval": None, "level": level, "n": int(v.size),
+                 "applies": (v.size / len(untied)) if untied else None}
+        if v.size:
+            entry["median"] = float(np.median(v))
+            entry["interval"] = [float(np.quantile(v, q_lo)), float(np.quantile(v, q_hi))]
+        if k in reasons:
+            entry["reason"] = reasons[k]
+        constants.append(entry)
+
+    lab = (lambda i: names_list[i]) if names_list is not None else (lambda i: int(i))
+    counts = np.zeros(K)
+    for r in untied:
+        counts[r["winners"]] += 1
+    winner_probability = {lab(i): float(counts[i] / len(untied)) if untied else None for i in range(K)}
+    structure_differs = float(np.mean([r["flips"] > 0 for r in untied])) if untied else None
+
+    # pairs: redraw the matrices (deterministic) for flips and the gap drivers
+    flip_pairs, drivers = [], {}
+    if untied and top:
+        X = np.array([draw_upper(W, r["index"], seed, scheme=scheme, prior=prior, tie_counts=T) for r in untied])
+        flip = (np.sign(X - 0.5) != point_sign[None, :]).mean(axis=0)
+        pup = (W[iu] + 0.0) / np.where(n > 0, n, 1.0)
+        for p in np.argsort(-flip, kind="stable")[:top]:
+            if flip[p] > 0:
+                flip_pairs.append({"pair": [lab(iu[0][p]), lab(iu[1][p])], "point": float(pup[p]) if n[p] else None,
+                                   "flip_probability": float(flip[p])})
+        G = np.abs(X - 0.5)
+        for k in keys:
+            ok = np.array([r["values"][k] is not None for r in untied])
+            if ok.sum() < 3:
+                continue
+            v = np.array([r["values"][k] for r in untied if r["values"][k] is not None], dtype=float)
+            if np.ptp(v) == 0:
+                drivers[k] = []
+                continue
+            rho = _spearman(v, G[ok])
+            lst = []
+            for p in np.argsort(-np.abs(rho), kind="stable")[:top]:
+                lst.append({"pair": [lab(iu[0][p]), lab(iu[1][p])], "point_gap": float(abs(pup[p] - 0.5)),
+                            "gap_interval": [float(np.quantile(G[ok, p], q_lo)), float(np.quantile(G[ok, p], q_hi))],
+                            "rho": float(rho[p])})
+            drivers[k] = lst
+    rs = rows.stats
+    tied = len(rows_l) - len(untied)
+    notes = []
+    if tied:
+        notes.append(f"note: {tied} of {len(rows_l)} resampled draws had a pair at exactly 1/2 and no constants;"
+                     " the intervals are over the others")
+    stats = {"draws": len(rows_l), "tied_draws": tied, "errors": rs["errors"], "resumed": rs["resumed"],
+             "computed": rs["computed"], "backend": rs["backend"], "workers": rs["workers"],
+             "chunk_size": rs["chunk_size"], "seconds": time.perf_counter() - t_start, "seconds_run": t_run,
+             "notes": notes}
+    meta = dict(meta, draws=draws, level=level)
+    return BootstrapResult(constants, winner_probability, structure_differs, flip_pairs, drivers, meta, stats, rows_l)
