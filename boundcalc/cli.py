@@ -575,6 +575,9 @@ def _cmd_bounds(args) -> int:
     rep = bounds_report(pm, args.method, computed)
     if args.plot:
         _save_allocation_plot(pm, computed[0], args.plot)
+    the_plan = _plan(args, pm, computed[0])
+    if the_plan is not None:
+        rep["plan"] = the_plan.to_dict()
     if args.json:
         if not args.allocation:
             rep.pop("allocation")
@@ -600,12 +603,26 @@ def _cmd_bounds(args) -> int:
     )
     if rep["ratio_ecw_to_lower_bound"] is not None:
         out.write(f"ECW / lower bound = {rep['ratio_ecw_to_lower_bound']:.6g}\n")
+    if the_plan is not None:
+        out.write("\n" + the_plan.summary() + "\n")
     if args.allocation:
         out.write("\noptimal exploration allocation q (draws per ln T):\n")
         out.write(np.array2string(np.asarray(rep["allocation"]), precision=4, max_line_width=120,
                                   threshold=sys.maxsize) + "\n")
     sys.stdout.write(out.getvalue())
     return EXIT_OK
+
+
+def _plan(args, pm: PreferenceMatrix, lb):
+    """``bounds --plan``: the duels per pair the lower bound's q* and 004's hardness call for
+    (:func:`boundcalc.plan.plan`); None without --plan."""
+    if not getattr(args, "plan", False):
+        if getattr(args, "plan_horizon", None) or getattr(args, "plan_delta", None):
+            raise InputError("--plan-horizon and --plan-delta apply to --plan")
+        return None
+    from .plan import plan
+
+    return plan(pm, horizon=args.plan_horizon, delta=args.plan_delta, lower_bound=lb)
 
 
 def _save_allocation_plot(pm: PreferenceMatrix, result, path: str) -> None:
@@ -641,6 +658,13 @@ def _add_bounds(sub) -> None:
     p.add_argument("--method", choices=["cutting-plane", "enumerate"], default="cutting-plane",
                    help="LP backend (default: cutting-plane over HiGHS; enumerate = full LP via cvxpy, small K)")
     p.add_argument("--allocation", action="store_true", help="also print the optimal allocation q")
+    p.add_argument("--plan", action="store_true",
+                   help="also print the duels each pair calls for: the lower bound's allocation q* (per ln T) and"
+                        " 004's CPE hardness terms (per ln(1/delta)), next to the duels so far (boundcalc.plan)")
+    p.add_argument("--plan-horizon", type=_float_option(1.0, low_open=True), metavar="T", default=None,
+                   help="with --plan: also the duels q* ln T by time T")
+    p.add_argument("--plan-delta", type=_float_option(0.0, 1.0, low_open=True, high_open=True), metavar="D",
+                   default=None, help="with --plan: also the duels of 004's Theorem 4 at confidence D")
     add_output_arguments(p, what="the constants, winners, certificate and statistics",
                          plot="a heat map of mu and of the optimal allocation")
     add_bootstrap_arguments(p)
