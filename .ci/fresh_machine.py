@@ -23,7 +23,10 @@ TMP = Path(tempfile.mkdtemp(prefix="boundcalc-fresh-"))
 # one invocation per subcommand of the README table, on bundled data, in its default form
 CHECKS = {
     "bounds": [["bounds", "--example", "table2", "--json"],
-               ["bounds", "--example", "mslr5-noncondorcet", "--method", "enumerate", "--json"]],
+               ["bounds", "--example", "mslr5-noncondorcet", "--method", "enumerate", "--json"],
+               # the public data and the duel log are package data: they must be in the wheel
+               ["bounds", "--example", "fig1a", "--json"],
+               ["bounds", "--duels", "mslr5-duels", "--bootstrap", "20", "--plan", "--json"]],
     "compare": [["compare", "--example", "table2", "--json"]],
     "cpe": [["cpe", "--example", "chen2020-fig1", "--json"]],
     "batch": [["batch", "--example", "mslr5-condorcet", "--size", "3", "--count", "4", "--seed", "0",

@@ -293,10 +293,14 @@ class BootstrapResult(RichResult):
         if self.flip_pairs:
             out.append("pairs most often reversed: " + ", ".join(
                 f"{_pair(f['pair'])} {f['flip_probability']:.2f}" for f in self.flip_pairs[:5]))
+        if any(abs(d["rho"]) >= 0.2 for ds in self.drivers.values() for d in ds):
+            out.append("gaps driving each constant (|Spearman rho| >= 0.2 between the pair's gap and the constant"
+                       " over the draws; at most 3):")
         for key, ds in self.drivers.items():
+            ds = [d for d in ds if abs(d["rho"]) >= 0.2][:3]  # the strong ones (all are in to_dict())
             if ds:
-                out.append(f"gaps driving {key}: " + ", ".join(
-                    f"{_pair(d['pair'])} (gap {d['point_gap']:.3g}, rho {d['rho']:+.2f})" for d in ds[:5]))
+                out.append(f"  {key}: " + ", ".join(
+                    f"{_pair(d['pair'])} (gap {d['point_gap']:.3g}, rho {d['rho']:+.2f})" for d in ds))
         for n in self.stats.get("notes", []):
             out.append(n)
         return "\n".join(out)
@@ -512,6 +516,7 @@ def bootstrap(data: Any, draws: int = 1000, *, seed: int | None = 0, keys: Itera
     stats = {"draws": len(rows_l), "tied_draws": tied, "errors": rs["errors"], "resumed": rs["resumed"],
              "computed": rs["computed"], "backend": rs["backend"], "workers": rs["workers"],
              "chunk_size": rs["chunk_size"], "seconds": time.perf_counter() - t_start, "seconds_run": t_run,
+             "seconds_cluster": rs["seconds_cluster"], "seconds_compute": rs["seconds_run"],
              "notes": notes}
     meta = dict(meta, draws=draws, level=level)
     return BootstrapResult(constants, winner_probability, structure_differs, flip_pairs, drivers, meta, stats, rows_l)

@@ -39,7 +39,7 @@ import numpy as np
 
 from . import __version__
 from ._table import format_table
-from .datasets import EXAMPLES, load_example
+from .datasets import DUEL_EXAMPLES, EXAMPLES, load_example
 from .matrix import (
     PreferenceMatrix,
     PreferenceMatrixError,
@@ -367,7 +367,8 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--duels", metavar="FILE",
                      help="a log of duels, one per row: CSV with a header line, JSON Lines (.jsonl), or Parquet"
                           " (.parquet, needs pyarrow); columns a, b (the arms) and winner (a's or b's arm, empty"
-                          " for a tie: half a win each)")
+                          " for a tie: half a win each); or a bundled log by name: "
+                          + "; ".join(f"{k} ({d})" for k, (_, d) in DUEL_EXAMPLES.items()))
     g.add_argument("--columns", metavar="A,B,WINNER", default=None,
                    help="the duel log's column names for the two arms and the winner (default a,b,winner)")
     g.add_argument("--names", metavar="N1,N2,...", default=None,
@@ -419,7 +420,12 @@ def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None
         cols = [c.strip() for c in (args.columns or "a,b,winner").split(",")]
         if len(cols) != 3 or not all(cols):
             raise InputError(f"--columns {args.columns!r}: give three column names A,B,WINNER")
-        log = read_duels(duels, a=cols[0], b=cols[1], winner=cols[2], names=names)
+        path = duels
+        if not Path(duels).exists() and duels in DUEL_EXAMPLES:  # a bundled log by name (a file wins)
+            from .datasets import duel_log_path
+
+            path = duel_log_path(duels)
+        log = read_duels(path, a=cols[0], b=cols[1], winner=cols[2], names=names)
         return log.wins, log.names, log.tie_counts
     except (PreferenceMatrixError, DuelLogError) as exc:
         msg = str(exc)
@@ -454,7 +460,7 @@ def _cmd_bootstrap(args, keys) -> int:
     if not (getattr(args, "counts", None) or getattr(args, "duels", None)):
         raise InputError("--bootstrap needs comparison data: --counts FILE or --duels FILE (a matrix of"
                          " probabilities has no sample size)")
-    for opt in ("plot", "allocation", "csv", "plan"):
+    for opt in ("plot", "allocation", "csv"):
         if getattr(args, opt, None):
             raise InputError(f"--{opt} describes one matrix; leave it out with --bootstrap")
     if args.break_ties is not None:
@@ -470,10 +476,18 @@ def _cmd_bootstrap(args, keys) -> int:
         raise
     except PreferenceMatrixError as exc:
         raise InputError(str(exc)) from None
+    the_plan = None
+    if getattr(args, "plan", False):  # the duels each pair calls for, on the point estimate
+        the_plan = _plan(args, read_data(args), None)
     if args.json:
-        sys.stdout.write(res.to_json(indent=2) + "\n")
+        d = res.to_dict()
+        if the_plan is not None:
+            d["plan"] = the_plan.to_dict()
+        sys.stdout.write(json.dumps(d, indent=2, allow_nan=False) + "\n")
     else:
         sys.stdout.write(res.summary() + "\n" + (f"rows: {args.out}\n" if args.out else ""))
+        if the_plan is not None:
+            sys.stdout.write("\n" + the_plan.summary() + "\n")
     if res.stats["errors"]:
         print(f"boundcalc: {res.stats['errors']} draws failed (rows carry an 'error' field); rerunning with --out"
               " retries them", file=sys.stderr)

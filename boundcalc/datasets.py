@@ -47,7 +47,7 @@ from .matrix import PreferenceMatrix
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
-__all__ = ["EXAMPLES", "load_example", "example_path", "random_matrix", "utility_matrix", "tournament_matrix",
+__all__ = ["EXAMPLES", "DUEL_EXAMPLES", "duel_log_path", "load_example", "example_path", "random_matrix", "utility_matrix", "tournament_matrix",
            "mslr_array", "figure1_arms", "FIGURE1_PANELS", "MSLR_FILE"]
 
 #: The bundled file of the three 136-arm MSLR matrices (see ``boundcalc/data/SOURCES.md``).
@@ -66,6 +66,27 @@ EXAMPLES = {
     "arxiv6": ("arxiv6_duelingbanditlib.txt", "6 arXiv rankers, Yue & Joachims 2011; jkomiyama/duelingbanditlib,"
                                               " MIT; one exact tie: needs --break-ties"),
 }
+
+#: Bundled logs of duels (``--duels NAME`` on the command line; :func:`duel_log_path`).
+DUEL_EXAMPLES = {
+    "mslr5-duels": ("mslr5_duels.csv", "4,000 duels (400 per pair, 10 % ties) of five named MSLR rankers, simulated"
+                                       " (seeded: scripts/make_example_duels.py) from the informational matrix"),
+}
+
+
+def duel_log_path(name: str) -> Traversable:
+    """Path of a bundled duel log (:data:`DUEL_EXAMPLES`), for
+    :meth:`PreferenceMatrix.from_duels <boundcalc.PreferenceMatrix.from_duels>`.
+
+    >>> from boundcalc import PreferenceMatrix
+    >>> pm = PreferenceMatrix.from_duels(duel_log_path("mslr5-duels"))
+    >>> pm.names, pm.condorcet_winner, int(pm.counts[0, 1] + pm.counts[1, 0])
+    (('mslr-0', 'mslr-1', 'mslr-2', 'mslr-3', 'mslr-4'), 1, 400)
+    """
+    if name not in DUEL_EXAMPLES:
+        raise KeyError(f"unknown duel log {name!r}; choose one of {sorted(DUEL_EXAMPLES)}")
+    return resources.files("boundcalc") / "data" / DUEL_EXAMPLES[name][0]
+
 
 #: Figure 1 of paper 000 (Komiyama et al., ICML 2016, Sec. 5) as ``benchmarks/figure1.py`` draws its
 #: panels: ``name -> (K, condorcet, min_gap, seed)``; the seed is ``1000 + K + condorcet``.
