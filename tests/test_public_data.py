@@ -126,3 +126,25 @@ def test_every_example_loads_and_is_a_cli_choice(capsys):
     assert main(["compare", "--example", "fig1a", "--keys", "ecw,ccb", "--json"]) == 0
     rows = {r["key"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
     assert rows["ecw"]["value"] == pytest.approx(boundcalc.ecw_bound(load_example("fig1a")).value, rel=1e-12)
+
+
+def test_bundled_duel_log_is_what_its_seeded_script_writes():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import make_example_duels
+    finally:
+        sys.path.pop(0)
+    from boundcalc.datasets import duel_log_path
+
+    text = duel_log_path("mslr5-duels").read_text(encoding="utf-8")
+    assert text == make_example_duels.make()  # bit for bit: seeded
+    pm = boundcalc.PreferenceMatrix.from_duels(duel_log_path("mslr5-duels"))
+    rows = make_example_duels.ROWS
+    true = mslr_array("informational")[np.ix_(rows, rows)]
+    order = [pm.names.index(f"mslr-{r}") for r in rows]  # the log's arms sorted by name
+    est = pm.mu[np.ix_(order, order)]
+    n = make_example_duels.DUELS
+    iu = np.triu_indices(5, 1)
+    # each estimate within 4 standard errors of the matrix it was drawn from (ties shrink the variance)
+    assert np.all(np.abs(est[iu] - true[iu]) < 4 * np.sqrt(0.25 / n))
+    assert pm.tie_counts[iu].sum() == pytest.approx(0.1 * 10 * n, rel=0.15)
