@@ -16,6 +16,7 @@ from .comparison import compare, Comparison, COMPARE_KEYS
 from .lp.cutting import CopelandLPSolver
 from .lp.highs import SolverError
 from .datasets import load_example
+from .uncertainty import bootstrap
 
 try:  # one version source: pyproject.toml, read back from the installed distribution
     from importlib.metadata import PackageNotFoundError, version as _version
@@ -41,4 +42,5 @@ __all__ = [
     "CopelandLPSolver",
     "SolverError",
     "load_example",
+    "bootstrap",
 ]

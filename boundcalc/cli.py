@@ -454,8 +454,8 @@ def add_bootstrap_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _cmd_bootstrap(args, keys) -> int:
-    """``bounds`` / ``compare`` with ``--bootstrap N``: :func:`boundcalc.bootstrap.bootstrap`."""
-    from .bootstrap import bootstrap
+    """``bounds`` / ``compare`` with ``--bootstrap N``: :func:`boundcalc.uncertainty.bootstrap`."""
+    from .uncertainty import bootstrap
 
     if not (getattr(args, "counts", None) or getattr(args, "duels", None)):
         raise InputError("--bootstrap needs comparison data: --counts FILE or --duels FILE (a matrix of"

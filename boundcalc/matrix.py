@@ -657,7 +657,7 @@ class PreferenceMatrix:
         nothing about ``mu``).  A pair never compared, or one whose estimate is exactly 1/2, is
         refused with a :class:`PreferenceMatrixError` naming the arms and the remedies:
         ``ties="break"`` (CLI ``--break-ties EPS``; a pair never compared then counts as a tie),
-        or :func:`boundcalc.bootstrap`, whose posterior draws are never exactly 1/2.  The result
+        or :func:`boundcalc.uncertainty.bootstrap`, whose posterior draws are never exactly 1/2.  The result
         keeps ``counts`` (and ``tie_counts``, ties per pair, when known) for the bootstrap.
         The counts are checked by :func:`check_counts` (square, finite, >= 0).
 

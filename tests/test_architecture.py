@@ -21,7 +21,7 @@ LAYERS = [
     {"boundcalc.lp"},
     {"boundcalc.bounds", "boundcalc.cpe", "boundcalc.plot"},
     {"boundcalc.comparison", "boundcalc.policies"},
-    {"boundcalc.batch", "boundcalc.simulate", "boundcalc.explore", "boundcalc.bootstrap", "boundcalc.plan"},
+    {"boundcalc.batch", "boundcalc.simulate", "boundcalc.explore", "boundcalc.uncertainty", "boundcalc.plan"},
     {"boundcalc", "boundcalc.cli", "boundcalc.__main__"},
 ]
 

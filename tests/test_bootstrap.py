@@ -1,4 +1,4 @@
-"""boundcalc.bootstrap: the posterior and resampling draws against hand-worked distributions, the
+"""boundcalc.uncertainty (boundcalc.bootstrap): the posterior and resampling draws against hand-worked distributions, the
 report (intervals, Copeland winners, structure, drivers), determinism and resuming through the
 runner, the command line, and the coverage of the intervals on simulated logs whose true matrix is
 known.
@@ -15,7 +15,7 @@ from scipy import stats
 
 import boundcalc
 from boundcalc import PreferenceMatrix
-from boundcalc.bootstrap import bootstrap, draw_matrix, draw_upper
+from boundcalc.uncertainty import bootstrap, draw_matrix, draw_upper
 from boundcalc.cli import main
 
 

@@ -1,0 +1,167 @@
+#!/usr/bin/env python
+"""The bootstrap of the constants (:func:`boundcalc.uncertainty.bootstrap`): its time on a 136-arm
+matrix, and how often its intervals cover the true constants.
+
+Timing (``--part timing``)
+    Win counts are simulated from the bundled 136 x 136 MSLR informational matrix
+    (``load_example("mslr-informational")``, Komiyama et al. 2016, Sec. 5) with ``n`` Bernoulli
+    duels per pair (seed 0), and ``D`` posterior draws are bootstrapped for a set of constants:
+    ``ecw`` (000 Theorem 5, closed form) and ``lower_bound,ecw`` (what ``bounds --bootstrap``
+    computes: the LP of 000 Theorem 2 on every draw).  Each configuration runs in-process (CPU
+    seconds by ``time.process_time``, one process) and on a local Dask cluster of ``--workers``
+    (default 2) processes (wall seconds); both must give the same rows (the warm LP within its
+    tolerance).  The machine's load average is recorded with each: wall seconds on a shared
+    machine overstate the time on two free cores, which is about the CPU seconds / 2.  Where ``D`` is below 1,000 (the LP on weak data is slow), the time of 1,000
+    draws is projected from the measured per-draw time, and said so.  Writes
+    ``benchmarks/results/bootstrap.json``.
+
+Coverage (``--part coverage``)
+    A known 4-arm matrix (gaps 0.08-0.25) and ``n`` duels per pair: ``--logs`` simulated logs,
+    each bootstrapped with ``--cov-draws`` posterior draws; the fraction of logs whose 95 %
+    interval contains the true constant, with its binomial standard error.  Writes
+    ``benchmarks/results/bootstrap_coverage.json``.
+
+    python3 benchmarks/bootstrap.py [--part timing|coverage|all] [--workers 2] [--logs 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import boundcalc
+from boundcalc.uncertainty import bootstrap
+from boundcalc.datasets import load_example
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+TRUE4 = np.array([[0.5, 0.62, 0.7, 0.75], [0.38, 0.5, 0.6, 0.68], [0.3, 0.4, 0.5, 0.58], [0.25, 0.32, 0.42, 0.5]])
+#: (duels per pair, constants, draws, also on Dask): the timing configurations.
+TIMING = [(1000, ["ecw"], 1000, True), (10**5, ["lower_bound", "ecw"], 1000, True),
+          (10**4, ["lower_bound", "ecw"], 100, False), (1000, ["lower_bound", "ecw"], 20, False)]
+
+
+def simulated_counts(mu: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Win counts of ``n`` Bernoulli duels per pair from ``mu``."""
+    K = mu.shape[0]
+    W = np.zeros((K, K))
+    iu = np.triu_indices(K, 1)
+    w = rng.binomial(n, mu[iu])
+    W[iu], W[(iu[1], iu[0])] = w, n - w
+    return W
+
+
+def table(headers, rows) -> str:
+    cells = [list(map(str, headers))] + [[str(c) for c in r] for r in rows]
+    w = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    out = ["  ".join(c.ljust(w[i]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(cells[0])),
+           "  ".join("-" * x for x in w)]
+    out += ["  ".join(c.ljust(w[i]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(r)) for r in cells[1:]]
+    return "\n".join(out)
+
+
+def same_rows(a, b) -> bool:
+    for x, y in zip(a, b):
+        if x["index"] != y["index"] or x.get("winners") != y.get("winners"):
+            return False
+        for k, v in x.get("values", {}).items():
+            w = y["values"][k]
+            if (v is None) != (w is None) or (v is not None and not math.isclose(v, w, rel_tol=1e-6, abs_tol=1e-9)):
+                return False
+    return len(a) == len(b)
+
+
+def timing(workers: int) -> dict:
+    mu = load_example("mslr-informational").mu
+    out = []
+    for n, keys, draws, on_dask in TIMING:
+        W = simulated_counts(mu, n, np.random.default_rng(0))
+        c0, w0 = time.process_time(), time.perf_counter()
+        local = bootstrap(W, draws, seed=0, keys=keys, workers=0, progress=False)
+        cpu, wall_local = time.process_time() - c0, time.perf_counter() - w0
+        entry = {"duels_per_pair": n, "keys": keys, "draws": draws, "cpu_seconds_in_process": cpu,
+                 "wall_seconds_in_process": wall_local, "cpu_ms_per_draw": 1e3 * cpu / draws,
+                 "projected_cpu_seconds_1000": cpu * 1000 / draws,
+                 "structure_differs": local.structure_differs,
+                 "interval": {k: local.constant(k)["interval"] for k in keys},
+                 "value": {k: local.constant(k)["value"] for k in keys}, "load_average": os.getloadavg()}
+        wall = None
+        if on_dask:
+            w0 = time.perf_counter()
+            dask = bootstrap(W, draws, seed=0, keys=keys, workers=workers, progress=False)
+            wall = time.perf_counter() - w0
+            entry.update(wall_seconds_dask=wall, workers=workers, seconds_cluster=dask.stats["seconds_cluster"],
+                         seconds_compute_dask=dask.stats["seconds_compute"], same_rows=same_rows(local.rows, dask.rows))
+        out.append(entry)
+        print(f"n = {n:>6}, {','.join(keys):15s} {draws:5d} draws: {cpu:7.1f} s CPU in-process"
+              f" ({entry['cpu_ms_per_draw']:.1f} ms/draw)"
+              + (f", {wall:6.1f} s wall on {workers} workers" if wall is not None else ""), flush=True)
+    rows = [(r["duels_per_pair"], ",".join(r["keys"]), r["draws"], f"{r['cpu_ms_per_draw']:.1f}",
+             f"{r['cpu_seconds_in_process']:.1f}", f"{r['projected_cpu_seconds_1000']:.0f}",
+             "-" if r.get("wall_seconds_dask") is None else f"{r['wall_seconds_dask']:.1f}",
+             f"{r['structure_differs']:.2f}", r.get("same_rows", "-"), f"{r['load_average'][0]:.1f}") for r in out]
+    print()
+    print(table(["duels/pair", "constants", "draws", "CPU ms/draw", "CPU s", "CPU s / 1000 draws",
+                 f"wall s ({workers} workers)", "P(structure differs)", "same rows", "load"], rows))
+    return {"matrix": "mslr-informational (136 arms)", "configurations": out}
+
+
+def coverage(logs: int, draws: int) -> dict:
+    truth = boundcalc.compare(TRUE4, keys=["lower_bound", "ecw"]).values()
+    out = []
+    for n in (300, 50):
+        rng = np.random.default_rng(2024 + n)
+        covered = {k: 0 for k in truth}
+        widths = {k: [] for k in truth}
+        c0 = time.process_time()
+        for rep in range(logs):
+            W = simulated_counts(TRUE4, n, rng)
+            res = bootstrap(W, draws, seed=rep, workers=0, progress=False)
+            for k in truth:
+                lo, hi = res.constant(k)["interval"]
+                covered[k] += lo <= truth[k] <= hi
+                widths[k].append(hi - lo)
+        cov = {k: covered[k] / logs for k in truth}
+        se = {k: math.sqrt(cov[k] * (1 - cov[k]) / logs) for k in truth}
+        out.append({"duels_per_pair": n, "logs": logs, "draws": draws, "level": 0.95, "true": truth,
+                    "coverage": cov, "coverage_se": se, "median_width": {k: float(np.median(widths[k])) for k in truth},
+                    "cpu_seconds": time.process_time() - c0})
+        print(f"n = {n}: coverage " + ", ".join(f"{k} {cov[k]:.3f} +- {se[k]:.3f}" for k in truth), flush=True)
+    print()
+    print(table(["duels/pair", "logs", "draws", "constant", "true value", "coverage (95 % intervals)", "s.e."],
+                [(r["duels_per_pair"], r["logs"], r["draws"], k, f"{r['true'][k]:.4g}", f"{r['coverage'][k]:.3f}",
+                  f"{r['coverage_se'][k]:.3f}") for r in out for k in r["true"]]))
+    return {"matrix": TRUE4.tolist(), "scheme": "posterior, Beta(W_ij + 1/2, W_ji + 1/2)", "settings": out}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--part", choices=["timing", "coverage", "all"], default="all")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--logs", type=int, default=200, help="simulated logs per coverage setting (default 200)")
+    ap.add_argument("--cov-draws", type=int, default=200, help="draws per log in the coverage part (default 200)")
+    a = ap.parse_args(argv)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    meta = {"boundcalc": boundcalc.__version__, "python": platform.python_version(), "machine": platform.machine(),
+            "cpu_count": os.cpu_count(), "date": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    if a.part in ("timing", "all"):
+        rep = dict(meta, **timing(a.workers))
+        (RESULTS / "bootstrap.json").write_text(json.dumps(rep, indent=1) + "\n")
+        print(f"wrote {RESULTS / 'bootstrap.json'}")
+    if a.part in ("coverage", "all"):
+        rep = dict(meta, **coverage(a.logs, a.cov_draws))
+        (RESULTS / "bootstrap_coverage.json").write_text(json.dumps(rep, indent=1) + "\n")
+        print(f"wrote {RESULTS / 'bootstrap_coverage.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
