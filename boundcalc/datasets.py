@@ -69,7 +69,7 @@ EXAMPLES = {
 
 #: Bundled logs of duels (``--duels NAME`` on the command line; :func:`duel_log_path`).
 DUEL_EXAMPLES = {
-    "mslr5-duels": ("mslr5_duels.csv", "4,000 duels (400 per pair, 10 % ties) of five named MSLR rankers, simulated"
+    "mslr5-duels": ("mslr5_duels.csv", "4,000 duels (400 per pair, one in ten a tie) of five named MSLR rankers, simulated"
                                        " (seeded: scripts/make_example_duels.py) from the informational matrix"),
 }
 
