@@ -52,7 +52,8 @@ The report
     ``beats`` differs from the estimate's in at least one pair (a pair the estimate ties, or never
     saw, differs in every draw); ``flip_pairs``: the pairs most often reversed.  ``drivers``: per constant, the pairs whose gap ``|mu_ij - 1/2|`` is most
     strongly rank-correlated with the constant over the draws (Spearman's rho; negative: a
-    smaller gap, a larger constant), a screening of where more duels would narrow the interval
+    smaller gap, a larger constant; both pair statistics over the first :data:`MAX_PAIR_DRAWS`
+    untied draws), a screening of where more duels would narrow the interval
     (what :func:`boundcalc.plan.plan` turns into duel counts).
 
 >>> import numpy as np
@@ -98,6 +99,9 @@ FORMAT_VERSION = 1
 HEADER_TAG = "boundcalc_bootstrap"
 _IDENTITY = ("format", "scheme", "prior", "seed", "data_sha256", "keys", "alpha", "beta")
 _MAX_REDRAWS = 100
+#: The pairs' statistics (``flip_pairs``, ``drivers``) are read from at most this many draws (the
+#: first ones, by index): they redraw the matrices, ``draws x K (K - 1) / 2`` numbers in memory.
+MAX_PAIR_DRAWS = 2000
 
 
 # ----------------------------------------------------------------------------- the draw
@@ -484,7 +488,8 @@ def bootstrap(data: Any, draws: int = 1000, *, seed: int | None = 0, keys: Itera
     # pairs: redraw the matrices (deterministic) for flips and the gap drivers
     flip_pairs, drivers = [], {}
     if untied and top:
-        X = np.array([draw_upper(W, r["index"], seed, scheme=scheme, prior=prior, tie_counts=T) for r in untied])
+        used = untied[:MAX_PAIR_DRAWS]  # bounded memory: draws x pairs floats
+        X = np.array([draw_upper(W, r["index"], seed, scheme=scheme, prior=prior, tie_counts=T) for r in used])
         flip = (np.sign(X - 0.5) != point_sign[None, :]).mean(axis=0)
         pup = (W[iu] + 0.0) / np.where(n > 0, n, 1.0)
         for p in np.argsort(-flip, kind="stable")[:top]:
@@ -493,10 +498,10 @@ def bootstrap(data: Any, draws: int = 1000, *, seed: int | None = 0, keys: Itera
                                    "flip_probability": float(flip[p])})
         G = np.abs(X - 0.5)
         for k in keys:
-            ok = np.array([r["values"][k] is not None for r in untied])
+            ok = np.array([r["values"][k] is not None for r in used])
             if ok.sum() < 3:
                 continue
-            v = np.array([r["values"][k] for r in untied if r["values"][k] is not None], dtype=float)
+            v = np.array([r["values"][k] for r in used if r["values"][k] is not None], dtype=float)
             if np.ptp(v) == 0:
                 drivers[k] = []
                 continue
