@@ -221,3 +221,28 @@ def test_stored_coverage_measurement():
         for k, c in s["coverage"].items():
             assert 0.85 <= c <= 1.0, (s["duels_per_pair"], k, c)
             assert s["coverage_se"][k] == pytest.approx(math.sqrt(c * (1 - c) / s["logs"]))
+
+
+def test_readme_speed_and_coverage_numbers_are_the_stored_ones():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = " ".join((root / "README.md").read_text(encoding="utf-8").split())
+    t = {(c["duels_per_pair"], tuple(c["keys"])): c for c in
+         json.loads((root / "benchmarks" / "results" / "bootstrap.json").read_text())["configurations"]}
+    lb = ("lower_bound", "ecw")
+    assert t[(10**5, lb)]["draws"] == 1000 and t[(1000, ("ecw",))]["draws"] == 1000
+    assert f"costs {t[(10**5, lb)]['cpu_ms_per_draw']:.1f} ms of CPU" in readme
+    assert f"1,000 draws take {t[(10**5, lb)]['cpu_seconds_in_process']:.0f} s of CPU" in readme
+    assert f"ECW alone costs {t[(1000, ('ecw',))]['cpu_ms_per_draw']:.1f} ms a draw" in readme
+    assert (f"{t[(10**4, lb)]['cpu_ms_per_draw']:.0f} ms a draw at 10^4 duels per pair and"
+            f" {t[(1000, lb)]['cpu_ms_per_draw']:.0f} ms at 10^3") in readme
+    assert (f"take {t[(10**4, lb)]['projected_cpu_seconds_1000'] / 60:.0f} and"
+            f" {t[(1000, lb)]['projected_cpu_seconds_1000'] / 60:.0f} CPU minutes") in readme
+    cov = {s["duels_per_pair"]: s for s in
+           json.loads((root / "benchmarks" / "results" / "bootstrap_coverage.json").read_text())["settings"]}
+    c300 = cov[300]
+    assert (f"true lower bound in {c300['coverage']['lower_bound']:.3f} (s.e. {c300['coverage_se']['lower_bound']:.3f})"
+            in readme)
+    assert f"true ECW constant in {c300['coverage']['ecw']:.3f} (s.e. {c300['coverage_se']['ecw']:.3f})" in readme
+    assert f"both in {min(cov[50]['coverage'].values()):.3f} at 50 duels per pair" in readme
