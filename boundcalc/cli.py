@@ -478,7 +478,10 @@ def _cmd_bootstrap(args, keys) -> int:
         raise InputError(str(exc)) from None
     the_plan = None
     if getattr(args, "plan", False):  # the duels each pair calls for, on the point estimate
-        the_plan = _plan(args, read_data(args), None)
+        try:
+            the_plan = _plan(args, read_data(args), None)
+        except InputError as exc:  # e.g. an estimate of exactly 1/2: the intervals stand, the plan cannot
+            print(f"boundcalc: no --plan: {exc}", file=sys.stderr)
     if args.json:
         d = res.to_dict()
         if the_plan is not None:
@@ -498,7 +501,7 @@ def _cmd_bootstrap(args, keys) -> int:
 def _check_no_bootstrap_options(args) -> None:
     """Options of --bootstrap given without it."""
     for opt, default in (("out", None), ("resample", False), ("overwrite", False), ("scheduler", None),
-                         ("chunk_size", None), ("workers", None)):
+                         ("chunk_size", None), ("workers", None), ("seed", 0), ("level", 0.95), ("prior", 0.5)):
         if getattr(args, opt, default) not in (default,):
             raise InputError(f"--{opt.replace('_', '-')} applies to --bootstrap N")
 

@@ -246,3 +246,15 @@ def test_readme_speed_and_coverage_numbers_are_the_stored_ones():
             in readme)
     assert f"true ECW constant in {c300['coverage']['ecw']:.3f} (s.e. {c300['coverage_se']['ecw']:.3f})" in readme
     assert f"both in {min(cov[50]['coverage'].values()):.3f} at 50 duels per pair" in readme
+
+
+def test_cli_bootstrap_options_need_bootstrap_and_a_tied_estimate_keeps_its_intervals(tmp_path, capsys):
+    assert main(["bounds", "--example", "table2", "--level", "0.9"]) == 2
+    assert "--level applies to --bootstrap" in capsys.readouterr().err
+    log = tmp_path / "tie.csv"
+    log.write_text("a,b,winner\nx,y,x\nx,y,y\nx,z,x\ny,z,y\nx,z,x\n")
+    assert main(["bounds", "--duels", str(log), "--bootstrap", "30", "--plan", "--workers", "0", "--json"]) == 0
+    out, err = capsys.readouterr()
+    rep = json.loads(out)
+    assert "no --plan" in err and "exactly 1/2" in err and "plan" not in rep
+    assert rep["constants"][0]["value"] is None and rep["constants"][0]["n"] == 30
