@@ -50,7 +50,7 @@ from .matrix import (
     numpy_array,
     parse_matrix_text,
 )
-from .result import BoundResult
+from .result import BoundResult, with_paper_legend
 
 if TYPE_CHECKING:
     from .cpe.instance import CPEInstance
@@ -354,13 +354,33 @@ def read_matrix(args: argparse.Namespace) -> PreferenceMatrix:
     return read_input(args)
 
 
-def matrix_header(pm: PreferenceMatrix) -> str:
-    """Two lines describing a matrix: name, K, losses; winners and smallest gap."""
+#: Vectors longer than this are summarised in text output (``--verbose`` prints them whole).
+SHORT_VECTOR = 16
+
+
+def short_vector(values, verbose: bool = False, limit: int = SHORT_VECTOR) -> str:
+    """A list as printed, or for more than ``limit`` entries its first and last few and a count.
+
+    >>> short_vector(range(5))
+    '[0, 1, 2, 3, 4]'
+    >>> short_vector(range(40))
+    '[0, 1, 2, 3, 4, 5, ..., 37, 38, 39] (40 values, min 0, max 39; --verbose prints all)'
+    """
+    vals = [int(v) if float(v).is_integer() else float(v) for v in values]
+    if verbose or len(vals) <= limit:
+        return str(vals)
+    head, tail = ", ".join(map(str, vals[:6])), ", ".join(map(str, vals[-3:]))
+    return f"[{head}, ..., {tail}] ({len(vals)} values, min {min(vals)}, max {max(vals)}; --verbose prints all)"
+
+
+def matrix_header(pm: PreferenceMatrix, verbose: bool = False) -> str:
+    """Two lines describing a matrix: name, K, losses; winners and smallest gap (vectors of more
+    than :data:`SHORT_VECTOR` entries summarised unless ``verbose``)."""
     name = f" {pm.name}" if pm.name else ""
     cw = pm.condorcet_winner
     return (
-        f"matrix{name}: K = {pm.K}, losses L = {pm.L.tolist()}\n"
-        f"Copeland winners {pm.copeland_winners.tolist()} (L(1) = {int(pm.L_sorted[0])}); "
+        f"matrix{name}: K = {pm.K}, losses L = {short_vector(pm.L.tolist(), verbose)}\n"
+        f"Copeland winners {short_vector(pm.copeland_winners.tolist(), verbose)} (L(1) = {int(pm.L_sorted[0])}); "
         + (f"Condorcet winner {cw}" if cw is not None else "no Condorcet winner")
         + f"; smallest gap {pm.min_gap:.6g}\n"
     )
@@ -431,7 +451,7 @@ def _cmd_bounds(args) -> int:
         sys.stdout.write("\n")
         return EXIT_OK
     out = io.StringIO()
-    out.write(matrix_header(pm))
+    out.write(matrix_header(pm, args.verbose))
     out.write(f"constants in {rep['unit']} (coefficients of ln T)\n\n")
     rows = [
         (w["winner"], w["lower_bound"], w["ecw"], w["ecw"] / w["lower_bound"] if w["lower_bound"] > 0 else None)
@@ -453,7 +473,7 @@ def _cmd_bounds(args) -> int:
         out.write("\noptimal exploration allocation q (draws per ln T):\n")
         out.write(np.array2string(np.asarray(rep["allocation"]), precision=4, max_line_width=120,
                                   threshold=sys.maxsize) + "\n")
-    sys.stdout.write(out.getvalue())
+    sys.stdout.write(with_paper_legend(out.getvalue()))
     return EXIT_OK
 
 
@@ -489,6 +509,8 @@ def _add_bounds(sub) -> None:
     p.add_argument("--method", choices=["cutting-plane", "enumerate"], default="cutting-plane",
                    help="LP backend (default: cutting-plane over HiGHS; enumerate = full LP via cvxpy, small K)")
     p.add_argument("--allocation", action="store_true", help="also print the optimal allocation q")
+    p.add_argument("--verbose", action="store_true",
+                   help=f"print vectors (losses, winners) whole; by default more than {SHORT_VECTOR} entries are summarised")
     add_output_arguments(p, what="the constants, winners, certificate and statistics",
                          plot="a heat map of mu and of the optimal allocation")
     p.set_defaults(func=_cmd_bounds)
@@ -530,11 +552,11 @@ def _cmd_compare(args) -> int:
         sys.stdout.write(cmp.to_csv())
         return status
     out = io.StringIO()
-    out.write(matrix_header(pm))
+    out.write(matrix_header(pm, args.verbose))
     out.write(f"coefficients of ln T (ln ln T where the unit says so), each in its paper's unit; alpha = {alpha:g}\n\n")
     out.write(cmp.summary() + "\n\n")
     out.write(f"{len(cmp)} rows in {seconds * 1e3:.1f} ms\n")
-    sys.stdout.write(out.getvalue())
+    sys.stdout.write(with_paper_legend(out.getvalue()))
     return status
 
 
@@ -555,6 +577,8 @@ def _add_compare(sub) -> None:
                    help="compute only these rows, in this order; one of: " + ", ".join(COMPARE_KEYS))
     p.add_argument("--certify", action="store_true",
                    help="also check ECW's closed-form allocation against every row of R^E (slower)")
+    p.add_argument("--verbose", action="store_true",
+                   help=f"print vectors (losses, winners) whole; by default more than {SHORT_VECTOR} entries are summarised")
     add_output_arguments(p, what='{"rows": [...]}', csv=True)
     p.set_defaults(func=_cmd_compare)
 
@@ -581,7 +605,7 @@ def _cmd_batch(args) -> int:
         json.dump(res.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(res.summary() + "\n" + (f"rows: {args.out}\n" if args.out else ""))
+        sys.stdout.write(with_paper_legend(res.summary() + "\n") + (f"rows: {args.out}\n" if args.out else ""))
     if st["errors"]:
         print(f"boundcalc: {st['errors']} submatrices failed (rows carry an 'error' field);"
               " rerunning with the same arguments retries them", file=sys.stderr)
@@ -625,7 +649,7 @@ def _cmd_cpe(args) -> int:
     if args.json:
         sys.stdout.write(rep.to_json(indent=2) + "\n")
     else:
-        sys.stdout.write(rep.summary() + "\n")
+        sys.stdout.write(with_paper_legend(rep.summary() + "\n"))
     return EXIT_OK
 
 
@@ -665,7 +689,7 @@ def _emit_run(res, args) -> int:
         json.dump(res.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(res.summary() + "\n")
+        sys.stdout.write(with_paper_legend(res.summary() + "\n"))
     return EXIT_OK
 
 
