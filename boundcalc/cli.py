@@ -31,7 +31,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -358,7 +358,7 @@ def read_matrix(args: argparse.Namespace) -> PreferenceMatrix:
 SHORT_VECTOR = 16
 
 
-def short_vector(values, verbose: bool = False, limit: int = SHORT_VECTOR) -> str:
+def short_vector(values: Iterable[float], verbose: bool = False, limit: int = SHORT_VECTOR) -> str:
     """A list as printed, or for more than ``limit`` entries its first and last few and a count.
 
     >>> short_vector(range(5))

@@ -405,7 +405,7 @@ class SimulationResult(RichResult):
         return rows
 
     def to_dict(self) -> dict:
-        """The JSON document of ``boundcalc simulate --json`` (issue 7 point 6 schema, plus extras)."""
+        """The JSON document of ``boundcalc simulate --json``."""
         pols = []
         for p in self.policies:
             d = {"name": p.label, "policy": p.name, "params": p.params,
