@@ -294,3 +294,66 @@ def test_python_call_overhead_is_the_stored_benchmark():
     assert len(over) == 27  # 9 policies x 3 matrices
     quoted = f"plus {min(over):.1f}-{max(over):.1f} us of Python"
     assert quoted in page(README) and quoted in page(DOCS / "policies.md")
+
+
+# ----------------------------------------------------------------------------- Choose a policy
+def test_readme_choose_a_policy_table_is_the_stored_run():
+    """README "Choose a policy": every cell is benchmarks/choose_policy.py's stored run
+    (benchmarks/results/choose_policy.json: T = 10^5, 20 runs, CW-RMED 5, seed 0)."""
+    rec = json.loads((RESULTS / "choose_policy.json").read_text())
+    assert (rec["horizon"], rec["runs"], rec["cw_runs"], rec["seed"]) == (10**5, 20, 5, 0)
+    text = README.read_text(encoding="utf-8")
+    head = re.search(r"^\| policy \| `mslr5-condorcet` \| `mslr5-noncondorcet` \| `table2` \(000\) \|$", text, re.M)
+    assert head, "the README's Choose a policy table"
+    cols = ["mslr5-condorcet", "mslr5-noncondorcet", "table2"]
+    names = {"D-TS": "dts", "D-TS+": "dts+"}
+    seen = set()
+    for line in text[head.end():].lstrip("\n").splitlines()[1:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip().strip("*") for c in line.strip().strip("|").split("|")]
+        label = cells[0].split(" (")[0]
+        for col, cell in zip(cols, cells[1:]):
+            m = rec["matrices"][col]
+            if label.startswith("lower bound"):
+                assert agrees(cell, m["lower_bound"]), (label, col)
+            elif label.startswith("ECW constant"):
+                assert agrees(cell, m["ecw"]), (label, col)
+            else:
+                run = m["policies"][names.get(label, label.lower())]
+                mean, se = cell.split(" +- ")
+                assert agrees(mean, run["per_ln_T"]) and agrees(se, run["stderr_per_ln_T"]), (label, col, cell)
+                assert ("(5 runs)" in cells[0]) == (run["runs"] == 5), label
+                seen.add(names.get(label, label.lower()))
+    assert seen == set(rec["matrices"]["table2"]["policies"])  # every policy has its row
+
+
+def test_readme_choose_a_policy_sentences():
+    """The figures the advice below the table quotes, from the same stored run."""
+    rec = json.loads((RESULTS / "choose_policy.json").read_text())["matrices"]
+    t2, nc, c = (rec[k]["policies"] for k in ("table2", "mslr5-noncondorcet", "mslr5-condorcet"))
+    text = page(README)
+    assert (f"CW-RMED ({t2['cw-rmed']['per_ln_T']:.0f}, 5 runs) or ECW-RMED ({t2['ecw-rmed']['per_ln_T']:.0f})"
+            in text)
+    assert f"D-TS gets as low ({t2['dts']['per_ln_T']:.0f})" in text
+    assert f"so {c['dts']['per_ln_T']:.1f} below `C* = {rec['mslr5-condorcet']['lower_bound']:.1f}`" in text
+    ratios = [nc[k]["per_ln_T"] / nc["ecw-rmed"]["per_ln_T"] for k in ("rucb", "rmed1", "rmed2")]
+    assert round(min(ratios), 1) >= 2 and round(max(ratios), 1) <= 2.5 and "ECW-RMED is 2-2.5x below RUCB, RMED1 and RMED2" in text
+    assert round(nc["ccb"]["per_ln_T"] / nc["ecw-rmed"]["per_ln_T"]) == 3 and "3x below CCB" in text
+    cw = sorted(m["policies"]["cw-rmed"]["cpu_seconds"] / m["policies"]["cw-rmed"]["runs"] for m in rec.values())
+    assert f"compiled around its LP: {cw[0]:.2f}-{cw[-1]:.2f} s of CPU per run here" in text
+
+
+def test_readme_opening_speed_claims():
+    """The README's opening figures: the 136-arm MSLR solves and the warm online re-solve at 16 arms,
+    from benchmarks/lower_bound.py's stored run (CPU time)."""
+    rec = json.loads((RESULTS / "lower_bound.json").read_text())
+    cases = {r["case"]: r for r in rec["results"]}
+    mslr = sorted(r["seconds"] * 1e3 for r in rec["results"] if r.get("family") == "mslr136")
+    assert len(mslr) == 3
+    online = {k: v for k, v in cases.items() if k.startswith("online warm re-solve K=16")}
+    lp = next(v for k, v in online.items() if "certify" in k)["seconds"] * 1e3
+    default = next(v for k, v in online.items() if "default" in k)["seconds"] * 1e3
+    assert (f"in {mslr[0]:.0f}-{mslr[-1]:.0f} ms of CPU each on a 2-core machine, and re-solves a 16-arm "
+            f"empirical matrix online, warm, in {default:.2f} ms ({lp:.1f} ms through the LP)") in page(README)
+
