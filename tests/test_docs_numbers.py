@@ -355,5 +355,12 @@ def test_readme_opening_speed_claims():
     lp = next(v for k, v in online.items() if "certify" in k)["seconds"] * 1e3
     default = next(v for k, v in online.items() if "default" in k)["seconds"] * 1e3
     assert (f"in {mslr[0]:.0f}-{mslr[-1]:.0f} ms of CPU each on a 2-core machine, and re-solves a 16-arm "
-            f"empirical matrix online, warm, in {default:.2f} ms ({lp:.1f} ms through the LP)") in page(README)
+            f"empirical matrix online, warm, in {lp:.1f} ms through the LP ({default:.2f} ms where 000's "
+            f"Theorem 6 answers it)") in page(README)
+    assert cases["online warm re-solve K=16, online default"]["method"] == "closed-form (000 Theorem 6)"
+    text = page(DOCS / "online-lp.md")
+    query = cases["violation query K=16 (structure given)"]["seconds"] * 1e6
+    assert f"the fastest form of check (3), {query:.0f} us of CPU on 16 arms" in text
+    assert (f"takes {lp:.1f} ms of CPU through the LP (`certify=True`), {default:.2f} ms where 000's "
+            f"Theorem 6 answers it") in text
 
