@@ -50,7 +50,7 @@ from .matrix import (
     numpy_array,
     parse_matrix_text,
 )
-from .result import BoundResult, with_paper_legend
+from .result import BoundResult, to_jsonable, with_paper_legend
 
 if TYPE_CHECKING:
     from .cpe.instance import CPEInstance
@@ -447,7 +447,7 @@ def _cmd_bounds(args) -> int:
     if args.json:
         if not args.allocation:
             rep.pop("allocation")
-        json.dump(rep, sys.stdout, indent=2)
+        json.dump(to_jsonable(rep), sys.stdout, indent=2, allow_nan=False)  # NaN/inf as null
         sys.stdout.write("\n")
         return EXIT_OK
     out = io.StringIO()
@@ -602,7 +602,7 @@ def _cmd_batch(args) -> int:
         print(f"boundcalc: {args.out}: dropped a partial last line ({st['dropped_partial_line_bytes']} bytes)"
               " left by an interrupted run", file=sys.stderr)
     if args.json:
-        json.dump(res.to_dict(), sys.stdout, indent=2)
+        json.dump(to_jsonable(res.to_dict()), sys.stdout, indent=2, allow_nan=False)  # NaN/inf as null
         sys.stdout.write("\n")
     else:
         sys.stdout.write(with_paper_legend(res.summary() + "\n") + (f"rows: {args.out}\n" if args.out else ""))
@@ -686,7 +686,7 @@ def _emit_run(res, args) -> int:
         res.plot(args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)  # a message, as bounds --plot says it: stdout holds results
     if args.json:
-        json.dump(res.to_dict(), sys.stdout, indent=2)
+        json.dump(to_jsonable(res.to_dict()), sys.stdout, indent=2, allow_nan=False)  # NaN/inf as null
         sys.stdout.write("\n")
     else:
         sys.stdout.write(with_paper_legend(res.summary() + "\n"))

@@ -75,3 +75,18 @@ def test_oracle_result_is_a_rich_result_with_null_infinities():
     assert d == {"value": None, "x": None, "y": None, "status": "empty-max", "stats": {"time": None, "rows": 3}}
     assert json.loads(empty.to_json()) == d
     assert OracleResult(math.inf, None, None, "empty-min").to_dict()["value"] is None
+
+
+def test_cli_json_writes_nan_and_inf_as_null(capsys):
+    """The CLI's --json of runs (simulate, explore, batch) goes through the same convention:
+    strict JSON, NaN and infinities as null (a row file written before CPU time was recorded has NaN)."""
+    import argparse
+
+    from boundcalc.cli import _emit_run
+
+    class Fake:
+        def to_dict(self):
+            return {"cpu_seconds": math.nan, "value": -math.inf, "ok": 1.5}
+
+    assert _emit_run(Fake(), argparse.Namespace(plot=None, json=True)) == 0
+    assert json.loads(capsys.readouterr().out) == {"cpu_seconds": None, "value": None, "ok": 1.5}
