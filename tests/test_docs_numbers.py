@@ -157,20 +157,39 @@ def test_readme_says_when_dask_wins():
 
 
 # ----------------------------------------------------------------------------- cw_vs_ecw.ipynb
+def text_tables(text: str) -> list[list[dict]]:
+    """The plain-text tables of a printed output (boundcalc._table: a header, a line of dashes whose
+    runs give the columns, then rows), each as a list of {column: cell} by the dashes' spans, so a
+    table read here does not depend on which columns a version prints."""
+    lines = text.splitlines()
+    tables = []
+    for k, line in enumerate(lines):
+        if k == 0 or not re.fullmatch(r"-+(\s+-+)+", line):
+            continue
+        spans = [m.span() for m in re.finditer(r"-+", line)]
+        spans = [(a, spans[n + 1][0] if n + 1 < len(spans) else None) for n, (a, _) in enumerate(spans)]
+        cut = lambda row: [row[a:b].strip() for a, b in spans]  # noqa: E731
+        names = cut(lines[k - 1])
+        rows = []
+        for row in lines[k + 1:]:
+            if not row.strip():
+                break
+            rows.append(dict(zip(names, cut(row))))
+        tables.append(rows)
+    return tables
+
+
 def cw_cpu_per_step() -> dict:
-    """CPU microseconds per step of every policy on every panel, from the stored tables' CPU s column."""
+    """CPU microseconds per step of every policy on every panel of the stored cw_vs_ecw.ipynb: its
+    tables' ``CPU s`` column over runs x T (the table printed after each panel's ``== name`` line)."""
+    text = printed("cw_vs_ecw")
     out: dict = {}
-    panel = None
-    for ln in printed("cw_vs_ecw").splitlines():
-        m = re.match(r"== (.+)$", ln)
-        if m:
-            panel = m.group(1).strip()
-        m = re.match(r"matrix .*horizon T = (\d+), (\d+) runs", ln)
-        if m:
-            steps = int(m.group(1)) * int(m.group(2))
-        m = re.match(r"(cw-rmed|ecw-rmed|rmed1)\s+\S+\s+\S+\s+\S+\s+\S+\s+(\S+)\s+\S+\s+\w+$", ln)
-        if m and panel:
-            out[(panel, m.group(1))] = float(m.group(2)) / steps * 1e6
+    for block in re.split(r"^== ", text, flags=re.M)[1:]:
+        panel = block.splitlines()[0].strip()
+        m = re.search(r"horizon T = (\d+), (\d+) runs", block)
+        steps = int(m.group(1)) * int(m.group(2))
+        for row in text_tables(block)[0]:
+            out[(panel, row["policy"])] = float(row["CPU s"]) / steps * 1e6
     return out
 
 
