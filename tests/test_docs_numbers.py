@@ -383,3 +383,46 @@ def test_readme_opening_speed_claims():
     assert (f"takes {lp:.1f} ms of CPU through the LP (`certify=True`), {default:.2f} ms where 000's "
             f"Theorem 6 answers it") in text
 
+
+
+# ----------------------------------------------------------------------------- the notebooks' own texts
+def markdown(name: str) -> str:
+    nb = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text(encoding="utf-8"))
+    return re.sub(r"\s+", " ", " ".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
+
+
+def test_cw_vs_ecw_notebook_text_is_its_stored_output():
+    cpu = cw_cpu_per_step()
+    lo, hi = sorted(v for (panel, pol), v in cpu.items() if pol == "cw-rmed" and panel.startswith("MSLR"))
+    assert (f"{cpu[('Table 2 (000)', 'cw-rmed')]:.1f} us of CPU per step on Table 2, and {lo:.0f}-{hi:.0f} us "
+            f"over the first 10^4 steps on 16 arms") in markdown("cw_vs_ecw")
+
+
+def dueling_cpu_per_step() -> dict:
+    """(panel, policy) -> CPU us per step from the stored dueling_policies tables (cpu_seconds column)."""
+    out: dict = {}
+    for block in re.split(r"^== ", printed("dueling_policies"), flags=re.M)[1:]:
+        panel = block.splitlines()[0].strip()
+        lines = block.splitlines()
+        head = next((k for k, ln in enumerate(lines) if ln.split()[:2] == ["policy", "T"]), None)
+        if head is None:
+            continue
+        names = lines[head].split()
+        for ln in lines[head + 1:]:
+            cells = ln.split()
+            if len(cells) != len(names):
+                break
+            row = dict(zip(names, cells))
+            out[(panel, row["policy"].split("(")[0])] = float(row["cpu_seconds"]) / (int(row["T"]) * int(row["runs"])) * 1e6
+    return out
+
+
+def test_dueling_policies_notebook_text_is_its_stored_output():
+    cpu = dueling_cpu_per_step()
+    assert len({p for p, _ in cpu}) == 4
+    others = [v for (_, pol), v in cpu.items() if pol != "cw-rmed"]
+    small = sorted(v for (panel, pol), v in cpu.items() if pol == "cw-rmed" and not panel.startswith("MSLR K = 16"))
+    big = [v for (panel, pol), v in cpu.items() if pol == "cw-rmed" and panel.startswith("MSLR K = 16")]
+    text = markdown("dueling_policies")
+    assert f"compiled whole-run kernel ({min(others):.2f}-{max(others):.1f} us of CPU per step in the stored run)" in text
+    assert f"about {small[0]:.0f}-{small[-1]:.0f} us per step on 4-5 arms, {big[0] / 1e3:.2f} ms per step" in text
