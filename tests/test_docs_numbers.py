@@ -426,3 +426,47 @@ def test_dueling_policies_notebook_text_is_its_stored_output():
     text = markdown("dueling_policies")
     assert f"compiled whole-run kernel ({min(others):.2f}-{max(others):.1f} us of CPU per step in the stored run)" in text
     assert f"about {small[0]:.0f}-{small[-1]:.0f} us per step on 4-5 arms, {big[0] / 1e3:.2f} ms per step" in text
+
+
+# ----------------------------------------------------------------------------- README: online policies' speed
+POLICY_ROWS = {"ECW-RMED": "ecw-rmed", "RMED1": "rmed1", "RMED2": "rmed2", "RUCB": "rucb", "D-TS": "dts",
+               "D-TS+": "dts+", "CCB": "ccb", "SCB": "scb", "SAVAGE": "savage"}
+
+
+def speed(v: float) -> str:
+    return f"{v:.0f}" if v >= 20 else f"{v:.1f}" if v >= 1 else f"{v:.2f}"
+
+
+def speed_range(values: list[float]) -> str:
+    lo, hi = speed(min(values)), speed(max(values))
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+def policy_speed_rows(rec: dict) -> list[str]:
+    """The README's table rows from benchmarks/results/policies.json: CPU us per step, K = 5 over
+    001's two MSLR matrices, K = 16 on the 16-arm MSLR submatrix; the C++ column quoted."""
+    rows = []
+    for label, name in POLICY_ROWS.items():
+        got = [r for r in rec["rows"] if r["policy"] == name]
+        five, sixteen = [r for r in got if r["K"] == 5], [r for r in got if r["K"] == 16]
+        cell = lambda key: f"{speed_range([r[key] for r in five])} / {speed_range([r[key] for r in sixteen])}"  # noqa: E731
+        cpp = [five[0]["cpp_us_quoted"], sixteen[0]["cpp_us_quoted"]]
+        cpp_cell = "-" if cpp == [None, None] else " / ".join("-" if c is None else str(c) for c in cpp)
+        rows.append(f"| {label} | 5 / 16 | {cell('user_us')} | {cell('landed_user_us')} | {cell('kernel_us')} | {cpp_cell} |")
+    return rows
+
+
+def test_readme_online_policy_speeds_are_the_stored_run():
+    rec = json.loads((RESULTS / "policies.json").read_text())
+    assert rec["args"]["landed"], "the stored run measured the landed version beside this one"
+    text = README.read_text(encoding="utf-8")
+    for row in policy_speed_rows(rec):
+        assert row in text, row
+
+
+def test_readme_kernels_against_the_quoted_cpp():
+    rec = json.loads((RESULTS / "policies.json").read_text())
+    ratio = [r["cpp_us_quoted"] / r["kernel_us"] for r in rec["rows"] if r["cpp_us_quoted"]]
+    dts = [r["cpp_us_quoted"] / r["kernel_us"] for r in rec["rows"] if r["cpp_us_quoted"] and r["policy"] in ("dts", "dts+")]
+    assert (f"The kernels take {1 / max(ratio):.2f}-{1 / min(ratio):.2f} of the quoted C++ figures' time "
+            f"({min(ratio):.1f}-{max(ratio):.1f}x faster; D-TS and D-TS+ {min(dts):.1f}-{max(dts):.1f}x:") in page(README)
