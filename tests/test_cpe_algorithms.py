@@ -58,7 +58,7 @@ from boundcalc.cpe import _kernels
 from boundcalc.cpe import algorithms as alg
 from boundcalc.cpe import base as expl
 from boundcalc.cpe.algorithms import ALGORITHMS, run_algorithm
-from boundcalc.cpe.base import EdgeDecision, DuelOracle, ExplorationResult
+from boundcalc.cpe.base import DuelOracle, EdgeDecision, ExplorationResult
 from boundcalc.cpe.oracle import condorcet_oracle, mwmc
 
 DELTA = 0.05

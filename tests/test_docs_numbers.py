@@ -103,7 +103,7 @@ def test_notebooks_page_table1_figures():
     assert f"computed exactly in {f['seconds']:.0f} s on two Dask workers" in text and f["workers"] == 2
     assert f"lower bound {lb['mean_000']:.0f} +- {lb['se_000']:.0f} (paper: 6.7e2)" in text
     assert f"ECW-RMED {ecw['mean_000']:.1f} +- {ecw['se_000']:.1f} (7.3e2)" in text
-    assert f"9.14e5 +- 0.03e5 (8.8e5)" in text and agrees("9.14e5", ccb["mean_000"]) and agrees("0.03e5", ccb["se_000"])
+    assert "9.14e5 +- 0.03e5 (8.8e5)" in text and agrees("9.14e5", ccb["mean_000"]) and agrees("0.03e5", ccb["se_000"])
     assert (f"at most {f['max']} times the lower bound (median {f['median']}) and equal to it on "
             f"{f['equal']} % of the submatrices") in text
 
@@ -184,7 +184,7 @@ def cw_cpu_per_step() -> dict:
     tables' ``CPU s`` column over runs x T (the table printed after each panel's ``== name`` line)."""
     text = printed("cw_vs_ecw")
     out: dict = {}
-    for block in re.split(r"^== ", text, flags=re.M)[1:]:
+    for block in re.split(r"^== ", text, flags=re.MULTILINE)[1:]:
         panel = block.splitlines()[0].strip()
         m = re.search(r"horizon T = (\d+), (\d+) runs", block)
         steps = int(m.group(1)) * int(m.group(2))
@@ -292,7 +292,7 @@ def test_readme_cpe_table_is_the_stored_run():
         assert agrees(header.group(2 * k + 1), r["H^B"]) and agrees(header.group(2 * k + 2), r["H^C"]), inst
     seen = 0
     for label, algo in names.items():
-        m = re.search(rf"^\| {label} \| (.+?) \| (.+?) \| (.+?) \|$", text, re.M)
+        m = re.search(rf"^\| {label} \| (.+?) \| (.+?) \| (.+?) \|$", text, re.MULTILINE)
         assert m, label
         for cell, inst in zip(m.groups(), ("chen2020-fig1", "random-0", "random-3")):
             mean, se = cell.split(" +- ")
@@ -322,7 +322,7 @@ def test_readme_choose_a_policy_table_is_the_stored_run():
     rec = json.loads((RESULTS / "choose_policy.json").read_text())
     assert (rec["horizon"], rec["runs"], rec["cw_runs"], rec["seed"]) == (10**5, 20, 5, 0)
     text = README.read_text(encoding="utf-8")
-    head = re.search(r"^\| policy \| `mslr5-condorcet` \| `mslr5-noncondorcet` \| `table2` \(000\) \|$", text, re.M)
+    head = re.search(r"^\| policy \| `mslr5-condorcet` \| `mslr5-noncondorcet` \| `table2` \(000\) \|$", text, re.MULTILINE)
     assert head, "the README's Choose a policy table"
     cols = ["mslr5-condorcet", "mslr5-noncondorcet", "table2"]
     names = {"D-TS": "dts", "D-TS+": "dts+"}
@@ -401,7 +401,7 @@ def test_cw_vs_ecw_notebook_text_is_its_stored_output():
 def dueling_cpu_per_step() -> dict:
     """(panel, policy) -> CPU us per step from the stored dueling_policies tables (cpu_seconds column)."""
     out: dict = {}
-    for block in re.split(r"^== ", printed("dueling_policies"), flags=re.M)[1:]:
+    for block in re.split(r"^== ", printed("dueling_policies"), flags=re.MULTILINE)[1:]:
         panel = block.splitlines()[0].strip()
         lines = block.splitlines()
         head = next((k for k, ln in enumerate(lines) if ln.split()[:2] == ["policy", "T"]), None)

@@ -16,8 +16,7 @@ import math
 
 import pytest
 
-import boundcalc.cpe as cpe
-import boundcalc.explore as explore
+from boundcalc import cpe, explore
 from boundcalc.cpe.base import EdgeDecision, ExplorationResult
 from boundcalc.cpe.instance import CPEInstance
 from boundcalc.cpe.oracle import OracleResult, condorcet_oracle

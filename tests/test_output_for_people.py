@@ -110,19 +110,19 @@ def test_simulate_table_per_ln_t_and_cpu_per_step():
 
 # ----------------------------------------------------------------------------- the version
 def pyproject_version() -> str:
-    return re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    return re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE).group(1)
 
 
 def newest_changelog_section() -> tuple[str, str]:
     text = (ROOT / "CHANGELOG.md").read_text()
-    m = re.search(r"^## \[([^\]]+)\][^\n]*\n(.*?)(?=^## \[)", text, re.M | re.S)
+    m = re.search(r"^## \[([^\]]+)\][^\n]*\n(.*?)(?=^## \[)", text, re.MULTILINE | re.DOTALL)
     return m.group(1), m.group(2)
 
 
 def test_version_is_0_2_0_in_pyproject_changelog_and_citation():
     assert pyproject_version() == "0.2.0"
     assert newest_changelog_section()[0] == "0.2.0"
-    assert re.search(r"^version: 0\.2\.0$", (ROOT / "CITATION.cff").read_text(), re.M)
+    assert re.search(r"^version: 0\.2\.0$", (ROOT / "CITATION.cff").read_text(), re.MULTILINE)
 
 
 def test_installed_version_is_the_checkout():
@@ -143,7 +143,7 @@ def test_changelog_names_every_decisions_change():
     from boundcalc.policies import POLICIES
 
     _, body = newest_changelog_section()
-    changed = re.search(r"^### Decisions changed\n(.*?)(?=^### )", body, re.M | re.S)
+    changed = re.search(r"^### Decisions changed\n(.*?)(?=^### )", body, re.MULTILINE | re.DOTALL)
     assert changed, "the newest CHANGELOG section has a 'Decisions changed' part"
     text = changed.group(1)
     revised = {name.upper(): cls.revision for name, cls in POLICIES.items() if cls.revision > 1}

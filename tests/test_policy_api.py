@@ -10,7 +10,6 @@ built anew on the same generator state.
 from __future__ import annotations
 
 import copy
-import itertools
 
 import numpy as np
 import pytest

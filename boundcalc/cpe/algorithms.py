@@ -54,8 +54,8 @@ from . import _kernels
 from . import base as _expl
 from .base import (
     AlgorithmSpec,
-    EdgeDecision,
     DuelOracle,
+    EdgeDecision,
     ExplorationResult,
     check_delta,
     check_epsilon,
