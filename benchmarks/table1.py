@@ -11,7 +11,10 @@ same rows; prints the timings and the means next to the paper's; and writes JSON
 (``benchmarks/results/table1.json`` by default).  The data are read from
 ``../shared/data/public`` (or ``$BOUNDCALC_SHARED``); without them the script says so and exits 0.
 
-    python benchmarks/table1.py [--count N] [--workers N] [--no-inprocess] [--out FILE]
+    python benchmarks/table1.py [--count N] [--workers N] [--no-inprocess] [--inprocess-first] [--out FILE]
+
+Wall time and this process's CPU time (``time.process_time``; the Dask workers' CPU is not in it) per
+backend; run it in both orders on a shared machine, where the order matters.
 """
 
 from __future__ import annotations
@@ -58,6 +61,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2, help="local Dask cluster size (default 2)")
     ap.add_argument("--no-inprocess", action="store_true", help="skip the in-process comparison run")
+    ap.add_argument("--inprocess-first", action="store_true",
+                    help="run the in-process pass before the Dask one (default: Dask first)")
     ap.add_argument("--progress", action="store_true", help="progress bars on stderr")
     ap.add_argument("--out", default=str(HERE / "results" / "table1.json"))
     args = ap.parse_args(argv)
@@ -71,13 +76,15 @@ def main(argv=None) -> int:
                   progress=args.progress or None)
 
     runs = {}
-    t0 = time.perf_counter()
-    runs["dask"] = run_batch(pm, workers=args.workers, **common)
-    wall = {"dask": time.perf_counter() - t0}
-    if not args.no_inprocess:
-        t0 = time.perf_counter()
-        runs["in-process"] = run_batch(pm, workers=0, **common)
-        wall["in-process"] = time.perf_counter() - t0
+    wall: dict[str, float] = {}
+    cpu: dict[str, float] = {}  # this process's CPU (time.process_time): Dask workers' CPU is not in it
+    order = ["dask"] if args.no_inprocess else (["in-process", "dask"] if args.inprocess_first
+                                                 else ["dask", "in-process"])
+    for name in order:
+        t0, c0 = time.perf_counter(), time.process_time()
+        runs[name] = run_batch(pm, workers=args.workers if name == "dask" else 0, **common)
+        wall[name], cpu[name] = time.perf_counter() - t0, time.process_time() - c0
+    runs = {"dask": runs["dask"], **{k: v for k, v in runs.items() if k != "dask"}}
     ref = runs["dask"]
     same = None
     if "in-process" in runs:
@@ -92,11 +99,11 @@ def main(argv=None) -> int:
     for name, res in runs.items():
         st = res.stats
         w = st["workers"] if name == "dask" else 1
-        trows.append((name, w, st["chunk_size"], f"{wall[name]:.1f}", f"{st['seconds_cluster']:.1f}",
+        trows.append((name, w, st["chunk_size"], f"{wall[name]:.1f}", f"{cpu[name]:.1f}", f"{st['seconds_cluster']:.1f}",
                       f"{st['seconds_evaluate']:.1f}",
                       f"{args.count / wall[name]:.0f}",
                       f"{wall['in-process'] / wall[name]:.2f}" if "in-process" in wall else "-"))
-    print(_table(["backend", "workers", "chunk", "wall s", "cluster start s", "evaluate s", "submatrices/s",
+    print(_table(["backend", "workers", "chunk", "wall s", "client CPU s", "cluster start s", "evaluate s", "submatrices/s",
                   "speed-up"], trows))
     if same is not None:
         print(f"\nrows identical in-process and on Dask: {same}")
@@ -124,7 +131,8 @@ def main(argv=None) -> int:
             "data": path.name,
             "parameters": {k: v for k, v in vars(args).items() if k not in ("out", "progress")},
         },
-        "timings": {name: {"wall_seconds": wall[name], "workers": res.stats["workers"],
+        "order": order,
+        "timings": {name: {"wall_seconds": wall[name], "client_cpu_seconds": cpu[name], "workers": res.stats["workers"],
                            "chunk_size": res.stats["chunk_size"], "seconds_draw": res.stats["seconds_draw"],
                            "seconds_cluster": res.stats["seconds_cluster"],
                            "seconds_evaluate": res.stats["seconds_evaluate"]} for name, res in runs.items()},

@@ -31,7 +31,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -50,7 +50,7 @@ from .matrix import (
     numpy_array,
     parse_matrix_text,
 )
-from .result import BoundResult
+from .result import BoundResult, to_jsonable, with_paper_legend
 
 if TYPE_CHECKING:
     from .cpe.instance import CPEInstance
@@ -511,14 +511,37 @@ def _label_list(pm: PreferenceMatrix, arms) -> list:
     return [pm.label(int(i)) for i in arms]
 
 
-def matrix_header(pm: PreferenceMatrix) -> str:
-    """Two lines describing a matrix: name, K, losses; winners and smallest gap."""
+#: Vectors longer than this are summarised in text output (``--verbose`` prints them whole).
+SHORT_VECTOR = 16
+
+
+def short_vector(values: Iterable[float], verbose: bool = False, limit: int = SHORT_VECTOR) -> str:
+    """A list as printed, or for more than ``limit`` entries its first and last few and a count.
+
+    >>> short_vector(range(5))
+    '[0, 1, 2, 3, 4]'
+    >>> short_vector(range(40))
+    '[0, 1, 2, 3, 4, 5, ..., 37, 38, 39] (40 values, min 0, max 39; --verbose prints all)'
+    """
+    vals = [int(v) if float(v).is_integer() else float(v) for v in values]
+    if verbose or len(vals) <= limit:
+        return str(vals)
+    head, tail = ", ".join(map(str, vals[:6])), ", ".join(map(str, vals[-3:]))
+    return f"[{head}, ..., {tail}] ({len(vals)} values, min {min(vals)}, max {max(vals)}; --verbose prints all)"
+
+
+def matrix_header(pm: PreferenceMatrix, verbose: bool = False) -> str:
+    """Two lines describing a matrix: name, K, losses; winners and smallest gap (vectors of more
+    than :data:`SHORT_VECTOR` entries summarised unless ``verbose``)."""
     name = f" {pm.name}" if pm.name else ""
     cw = pm.condorcet_winner
     return (
-        f"matrix{name}: K = {pm.K}, losses L = {pm.L.tolist()}\n"
+        f"matrix{name}: K = {pm.K}, losses L = {short_vector(pm.L.tolist(), verbose)}\n"
         + (f"arms: {', '.join(f'{k} {n}' for k, n in enumerate(pm.names))}\n" if pm.names is not None else "")
-        + f"Copeland winners {_label_list(pm, pm.copeland_winners)} (L(1) = {int(pm.L_sorted[0])}); "
+        + "Copeland winners "
+        + (_label_list(pm, pm.copeland_winners) if pm.names is not None
+           else short_vector(pm.copeland_winners.tolist(), verbose))
+        + f" (L(1) = {int(pm.L_sorted[0])}); "
         + (f"Condorcet winner {pm.label(cw)}" if cw is not None else "no Condorcet winner")
         + f"; smallest gap {pm.min_gap:.6g}\n"
     )
@@ -598,11 +621,11 @@ def _cmd_bounds(args) -> int:
     if args.json:
         if not args.allocation:
             rep.pop("allocation")
-        json.dump(rep, sys.stdout, indent=2)
+        json.dump(to_jsonable(rep), sys.stdout, indent=2, allow_nan=False)  # NaN/inf as null
         sys.stdout.write("\n")
         return EXIT_OK
     out = io.StringIO()
-    out.write(matrix_header(pm))
+    out.write(matrix_header(pm, args.verbose))
     out.write(f"constants in {rep['unit']} (coefficients of ln T)\n\n")
     rows = [
         (pm.label(w["winner"]), w["lower_bound"], w["ecw"], w["ecw"] / w["lower_bound"] if w["lower_bound"] > 0 else None)
@@ -626,7 +649,7 @@ def _cmd_bounds(args) -> int:
         out.write("\noptimal exploration allocation q (draws per ln T):\n")
         out.write(np.array2string(np.asarray(rep["allocation"]), precision=4, max_line_width=120,
                                   threshold=sys.maxsize) + "\n")
-    sys.stdout.write(out.getvalue())
+    sys.stdout.write(with_paper_legend(out.getvalue()))
     return EXIT_OK
 
 
@@ -682,6 +705,8 @@ def _add_bounds(sub) -> None:
                    help="with --plan: also the duels q* ln T by time T")
     p.add_argument("--plan-delta", type=_float_option(0.0, 1.0, low_open=True, high_open=True), metavar="D",
                    default=None, help="with --plan: also the duels of 004's Theorem 4 at confidence D")
+    p.add_argument("--verbose", action="store_true",
+                   help=f"print vectors (losses, winners) whole; by default more than {SHORT_VECTOR} entries are summarised")
     add_output_arguments(p, what="the constants, winners, certificate and statistics",
                          plot="a heat map of mu and of the optimal allocation")
     add_bootstrap_arguments(p)
@@ -727,11 +752,11 @@ def _cmd_compare(args) -> int:
         sys.stdout.write(cmp.to_csv())
         return status
     out = io.StringIO()
-    out.write(matrix_header(pm))
+    out.write(matrix_header(pm, args.verbose))
     out.write(f"coefficients of ln T (ln ln T where the unit says so), each in its paper's unit; alpha = {alpha:g}\n\n")
     out.write(cmp.summary() + "\n\n")
     out.write(f"{len(cmp)} rows in {seconds * 1e3:.1f} ms\n")
-    sys.stdout.write(out.getvalue())
+    sys.stdout.write(with_paper_legend(out.getvalue()))
     return status
 
 
@@ -753,6 +778,8 @@ def _add_compare(sub) -> None:
                    help="compute only these rows, in this order; one of: " + ", ".join(COMPARE_KEYS))
     p.add_argument("--certify", action="store_true",
                    help="also check ECW's closed-form allocation against every row of R^E (slower)")
+    p.add_argument("--verbose", action="store_true",
+                   help=f"print vectors (losses, winners) whole; by default more than {SHORT_VECTOR} entries are summarised")
     add_output_arguments(p, what='{"rows": [...]}', csv=True)
     add_bootstrap_arguments(p)
     p.set_defaults(func=_cmd_compare)
@@ -777,10 +804,10 @@ def _cmd_batch(args) -> int:
         print(f"boundcalc: {args.out}: dropped a partial last line ({st['dropped_partial_line_bytes']} bytes)"
               " left by an interrupted run", file=sys.stderr)
     if args.json:
-        json.dump(res.to_dict(), sys.stdout, indent=2)
+        json.dump(to_jsonable(res.to_dict()), sys.stdout, indent=2, allow_nan=False)  # NaN/inf as null
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(res.summary() + "\n" + (f"rows: {args.out}\n" if args.out else ""))
+        sys.stdout.write(with_paper_legend(res.summary() + "\n") + (f"rows: {args.out}\n" if args.out else ""))
     if st["errors"]:
         print(f"boundcalc: {st['errors']} submatrices failed (rows carry an 'error' field);"
               " rerunning with the same arguments retries them", file=sys.stderr)
@@ -824,7 +851,7 @@ def _cmd_cpe(args) -> int:
     if args.json:
         sys.stdout.write(rep.to_json(indent=2) + "\n")
     else:
-        sys.stdout.write(rep.summary() + "\n")
+        sys.stdout.write(with_paper_legend(rep.summary() + "\n"))
     return EXIT_OK
 
 
@@ -861,10 +888,10 @@ def _emit_run(res, args) -> int:
         res.plot(args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)  # a message, as bounds --plot says it: stdout holds results
     if args.json:
-        json.dump(res.to_dict(), sys.stdout, indent=2)
+        json.dump(to_jsonable(res.to_dict()), sys.stdout, indent=2, allow_nan=False)  # NaN/inf as null
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(res.summary() + "\n")
+        sys.stdout.write(with_paper_legend(res.summary() + "\n"))
     return EXIT_OK
 
 

@@ -54,10 +54,10 @@ if TYPE_CHECKING:
 
     from .cpe.instance import CPEInstance
 
-__all__ = ["explore", "ExploreResult", "explore_task", "run_seed", "plot_sample_complexity",
+__all__ = ["explore", "ExplorationRuns", "explore_task", "run_seed", "plot_sample_complexity",
            "random_cpe_instance", "compute_hardness", "HARDNESS_KEYS", "DEFAULT_HARDNESS"]
 
-#: The hardness constants an :class:`ExploreResult` carries (keys of ``result.hardness``).
+#: The hardness constants an :class:`ExplorationRuns` carries (keys of ``result.hardness``).
 HARDNESS_KEYS = ("H^B", "H^B_eps", "H^C", "H^C_ver")
 #: The hardness on the x axis of :func:`plot_sample_complexity` by default, per target.
 DEFAULT_HARDNESS = {"borda": "H^B", "condorcet": "H^C"}
@@ -220,7 +220,7 @@ def compute_hardness(inst: CPEInstance, delta: float, epsilon: float | None = No
 
 # ----------------------------------------------------------------------------- result
 @dataclass(repr=False)
-class ExploreResult(RichResult):
+class ExplorationRuns(RichResult):
     """All runs of one pure-exploration algorithm on one instance, with 004's constants.
 
     Attributes
@@ -290,7 +290,7 @@ class ExploreResult(RichResult):
 
     def __repr__(self) -> str:
         name = f" {self.instance.name!r}" if self.instance.name else ""
-        return (f"<ExploreResult {self.algorithm} on{name} ({self.instance.n_edges} edges): {self.runs} runs,"
+        return (f"<ExplorationRuns {self.algorithm} on{name} ({self.instance.n_edges} edges): {self.runs} runs,"
                 f" delta {self.delta:g}, correct rate {self.correct_rate:.3g}>")
 
     def statistics(self) -> dict:
@@ -409,7 +409,7 @@ def _check_unit_interval(name: str, x) -> float:
 def explore(instance: CPEInstance | Mapping[str, Any] | str | os.PathLike, algorithm: str, *, delta: float, epsilon: float | None = None, runs: int = 10,
             seed: int = 0, max_duels: int | None = None, options: Mapping[str, Any] | None = None,
             out: str | os.PathLike | None = None, overwrite: bool = False, workers: int | None = 0, scheduler: Any = None,
-            chunk_size: int | None = None, progress: bool | None = None) -> ExploreResult:
+            chunk_size: int | None = None, progress: bool | None = None) -> ExplorationRuns:
     """Run the registered algorithm ``runs`` times on ``instance`` (module text).
 
     Parameters
@@ -500,14 +500,14 @@ def explore(instance: CPEInstance | Mapping[str, Any] | str | os.PathLike, algor
             raise revision_mismatch(exc, [f"{spec.name} revision {old} in the file, {spec.revision} here"]) from None
         raise
     hardness = compute_hardness(inst, delta, epsilon)
-    return ExploreResult(instance=inst, algorithm=spec.name, target=spec.target, paper=spec.paper, delta=delta,
+    return ExplorationRuns(instance=inst, algorithm=spec.name, target=spec.target, paper=spec.paper, delta=delta,
                          epsilon=epsilon, runs=runs, seed=int(seed), max_duels=shared["max_duels"], options=options,
                          winner=winner, rows=list(rows), hardness=hardness,
                          runner_stats=dict(getattr(rows, "stats", {})))
 
 
 # ----------------------------------------------------------------------------- plot
-def plot_sample_complexity(results: Iterable[ExploreResult], *, hardness: str | Mapping[str, str] | None = None,
+def plot_sample_complexity(results: Iterable[ExplorationRuns], *, hardness: str | Mapping[str, str] | None = None,
                            ax: Axes | str | os.PathLike | None = None, band: str | None = "quantile", reference: bool = True,
                            title: str | None = None) -> Axes:
     """Sample complexity against hardness for a family of instances: log-log, one series per algorithm.
@@ -648,3 +648,15 @@ def random_cpe_instance(n_positions: int, candidates_per_position: int = 2, rng:
             return inst
     raise ValueError(f"no instance with a Condorcet and a unique Borda winner in {max_tries} draws; "
                      "raise gap or max_tries")
+
+
+def __getattr__(name: str):
+    """``ExploreResult``: the 0.1.0 name of :class:`ExplorationRuns` (deprecated: it read like
+    :class:`boundcalc.cpe.base.ExplorationResult`, the result of one run)."""
+    if name == "ExploreResult":
+        import warnings
+
+        warnings.warn("boundcalc.explore.ExploreResult is deprecated: use ExplorationRuns", DeprecationWarning,
+                      stacklevel=2)
+        return ExplorationRuns
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

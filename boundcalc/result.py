@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,7 +56,43 @@ __all__ = [
     "complete_stats",
     "to_jsonable",
     "UNIT_000",
+    "PAPER_CODES",
+    "paper_legend",
+    "with_paper_legend",
 ]
+
+#: The papers behind the codes that name units, sources and policies in every printed output
+#: (the CLI's ``--help`` epilog gives their full titles).
+PAPER_CODES = {
+    "000": "Komiyama, Honda & Nakagawa, ICML 2016",
+    "001": "Wu & Liu, NIPS 2016",
+    "002": "Zoghi, Karnin, Whiteson & de Rijke, NIPS 2015",
+    "003": "Urvoy, Clerot, Feraud & Naamane, ICML 2013",
+    "004": "Chen, Du, Huang & Zhao, ICML 2020",
+}
+_CODE = re.compile(r"(?<![\w.])(00[0-4])(?![\w.])")
+
+
+def paper_legend(text: str) -> str:
+    """``"paper codes: 000 = Komiyama, Honda & Nakagawa, ICML 2016; ..."`` for the codes ``text``
+    uses (in the order of their numbers), or ``""`` when it uses none.  A code is ``000``-``004``
+    standing alone (not inside a number such as ``0.004``).
+
+    >>> paper_legend("constants in 000 regret per ln T; CCB (002 Theorem 3)")
+    'paper codes: 000 = Komiyama, Honda & Nakagawa, ICML 2016; 002 = Zoghi, Karnin, Whiteson & de Rijke, NIPS 2015'
+    >>> paper_legend("gap 0.004, 1000 runs")
+    ''
+    """
+    codes = sorted(set(_CODE.findall(text)))
+    return "paper codes: " + "; ".join(f"{c} = {PAPER_CODES[c]}" for c in codes) if codes else ""
+
+
+def with_paper_legend(text: str) -> str:
+    """``text`` and, on a last line, its :func:`paper_legend` (once; nothing when no code is used)."""
+    legend = paper_legend(text)
+    if not legend or legend in text:
+        return text
+    return text.rstrip("\n") + "\n" + legend + ("\n" if text.endswith("\n") else "")
 
 #: The certificate check's tolerances (:meth:`Certificate.problems`): the largest row violation
 #: (normalised units) and the relative duality gap an LP bound may have and still be "ok".
@@ -121,7 +158,8 @@ class RichResult:
     """Base of every result boundcalc returns.
 
     Subclasses implement :meth:`to_dict` (a dict of plain Python values) and :meth:`summary`
-    (a short readable text, at most a screenful); ``str(result)`` is the summary and
+    (a short readable text, at most a screenful); ``str(result)`` is the summary, with a last line
+    naming the paper behind every code it uses (:func:`paper_legend`), and
     :meth:`to_json` the dict as strict JSON, NaN and infinities written as ``null``.  A tabular
     result adds ``to_frame()`` (a :class:`pandas.DataFrame`).
 
@@ -147,7 +185,7 @@ class RichResult:
         return json.dumps(to_jsonable(self.to_dict()), **kwargs)
 
     def __str__(self) -> str:
-        return self.summary()
+        return with_paper_legend(self.summary())
 
 
 def complete_stats(stats: dict | None, method: str | None = None) -> dict:

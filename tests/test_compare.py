@@ -181,6 +181,8 @@ def test_subset_of_keys_and_errors():
 
 
 def test_exports_and_formats():
+    from boundcalc.result import paper_legend
+
     cmp = compare(load_example("mslr5-noncondorcet"))
     assert isinstance(cmp, Comparison) and boundcalc.Comparison is Comparison
     assert boundcalc.compare is compare and boundcalc.COMPARE_KEYS == COMPARE_KEYS
@@ -189,7 +191,7 @@ def test_exports_and_formats():
     assert json.loads(cmp.to_json()) == json.loads(json.dumps(d))
     assert cmp.values()["ecw"] == cmp["ecw"].value and cmp.values()["rmed1"] is None
     text = str(cmp)
-    assert text == cmp.summary()
+    assert text == cmp.summary() + "\n" + paper_legend(cmp.summary())  # str() adds the papers' legend
     for key in ISSUE_KEYS:
         assert key in text
     assert "n/a" in text and "no Condorcet winner" in text

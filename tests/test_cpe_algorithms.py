@@ -58,7 +58,7 @@ from boundcalc.cpe import _kernels
 from boundcalc.cpe import algorithms as alg
 from boundcalc.cpe import base as expl
 from boundcalc.cpe.algorithms import ALGORITHMS, run_algorithm
-from boundcalc.cpe.base import Decision, DuelOracle, ExplorationResult
+from boundcalc.cpe.base import DuelOracle, EdgeDecision, ExplorationResult
 from boundcalc.cpe.oracle import condorcet_oracle, mwmc
 
 DELTA = 0.05
@@ -427,8 +427,8 @@ def test_result_types():
     with pytest.raises(ValueError, match="stopped"):
         ExplorationResult("car-cond", None, 0, [], "maybe")
     with pytest.raises(ValueError, match="action"):
-        Decision(0, 1, "keep")
-    r = ExplorationResult("car-cond", (np.int64(1),), 5, [Decision(5, -1, "output")], "identified",
+        EdgeDecision(0, 1, "keep")
+    r = ExplorationResult("car-cond", (np.int64(1),), 5, [EdgeDecision(5, -1, "output")], "identified",
                           {"delta": np.float64(0.1)}, {"x": np.arange(2)})
     d = json.loads(json.dumps(r.to_dict(ONE)))
     assert d["matching"] == [1] and d["edges"] == [[1, "s"]] and d["stats"]["x"] == [0, 1]

@@ -20,7 +20,7 @@ from boundcalc.cpe import (CPEInstance, NoWinnerError, borda_scores_by_enumerati
                            cpe_report, load_cpe_example, pairwise_preferences)
 from boundcalc.cpe.algorithms import ALGORITHMS, run_algorithm
 from boundcalc.cpe.base import ExplorationResult
-from boundcalc.explore import (ExploreResult, compute_hardness, explore, explore_task, plot_sample_complexity,
+from boundcalc.explore import (ExplorationRuns, compute_hardness, explore, explore_task, plot_sample_complexity,
                                random_cpe_instance, run_seed)
 from boundcalc.runner import StoreMismatch
 

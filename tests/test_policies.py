@@ -77,7 +77,7 @@ class TestContract:
         # built from K, rng and hyperparameters only: no argument through which a matrix could enter
         sig = inspect.signature(cls.__init__)
         kinds = {p.name: p.kind for p in sig.parameters.values()}
-        assert set(kinds) == {"self", "K", "rng", "params"}
+        assert {"self", "K", "rng", "params"} <= set(kinds) <= {"self", "K", "rng", "seed", "params"}  # seed: an int
         assert kinds["params"] is inspect.Parameter.VAR_KEYWORD
 
     @pytest.mark.parametrize("K", [2, 3, 5])

@@ -60,7 +60,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(["OracleResult", "mwmc", "condorcet_oracle", "frank_wolfe_oracle", "matching_polytope"], "oracle"),
     **dict.fromkeys(["MatchingSampler"], "sampler"),
     "sample_complexity_expressions": "theorems",
-    **dict.fromkeys(["AlgorithmSpec", "Decision", "DuelOracle", "ExplorationResult"], "base"),
+    **dict.fromkeys(["AlgorithmSpec", "EdgeDecision", "Decision", "DuelOracle", "ExplorationResult"], "base"),
     **dict.fromkeys(["ALGORITHMS", "register_algorithm", "run_algorithm", "car_cond", "car_parallel", "car_verify",
                      "clucb_borda_exact", "clucb_borda_pac"], "algorithms"),
 }
@@ -114,7 +114,7 @@ __all__ = [
     "ALGORITHMS",
     "register_algorithm",
     "AlgorithmSpec",
-    "Decision",
+    "EdgeDecision",
     "DuelOracle",
     "ExplorationResult",
     "run_algorithm",
@@ -137,7 +137,8 @@ def __getattr__(name: str):
             "matchings": matchings, "oracle": oracle, "report": report, "sampler": sampler, "single": single,
             "theorems": theorems}
     value = getattr(mods[module], name)
-    globals()[name] = value  # later lookups skip this function
+    if name != "Decision":  # a deprecated name warns at every use
+        globals()[name] = value  # later lookups skip this function
     return value
 
 

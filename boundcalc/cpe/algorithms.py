@@ -54,8 +54,8 @@ from . import _kernels
 from . import base as _expl
 from .base import (
     AlgorithmSpec,
-    Decision,
     DuelOracle,
+    EdgeDecision,
     ExplorationResult,
     check_delta,
     check_epsilon,
@@ -502,7 +502,7 @@ def clucb_borda_pac(
     except _Budget:
         M = None
     stats.update(mwmc_calls=lin.calls, samples=stream.drawn)
-    trace = [] if M is None else [Decision(oracle.n_duels, -1, "output", None)]
+    trace = [] if M is None else [EdgeDecision(oracle.n_duels, -1, "output", None)]
     return ExplorationResult("clucb-borda-pac", None if M is None else tuple(int(e) for e in M), oracle.n_duels,
                              trace, "identified" if M is not None else "budget", params, stats)
 
@@ -581,7 +581,7 @@ def clucb_borda_exact(
         M = None
     stats.update(epochs=q, mwmc_calls=lin.calls)
     params = {"delta": delta, "max_duels": max_duels, "sampler": sampler, "K": K, "fast": en is not None}
-    trace = [] if M is None else [Decision(oracle.n_duels, -1, "output", q)]
+    trace = [] if M is None else [EdgeDecision(oracle.n_duels, -1, "output", q)]
     return ExplorationResult("clucb-borda-exact", None if M is None else tuple(int(e) for e in M), oracle.n_duels,
                              trace, "identified" if M is not None else "budget", params, stats)
 
@@ -1044,7 +1044,7 @@ def _finish(name, inst, oracle, kind, payload, trace, params, stats) -> Explorat
     if kind == "error":
         stats["error"] = payload
     if M is not None:
-        trace = trace + [Decision(oracle.n_duels, -1, "output", None)]
+        trace = trace + [EdgeDecision(oracle.n_duels, -1, "output", None)]
     return ExplorationResult(name, M, oracle.n_duels, trace, stopped, params, stats)
 
 
@@ -1113,7 +1113,7 @@ def car_cond(inst: CPEInstance, delta: float, *, rng: np.random.Generator | int 
     stats: dict = {}
 
     def record(e, action, q):
-        trace.append(Decision(oracle.n_duels, int(e), action, q))
+        trace.append(EdgeDecision(oracle.n_duels, int(e), action, q))
 
     kind, payload = _drive(_car_cond_gen(inst, lin, delta, record, stats), oracle, max_duels)
     stats["mwmc_calls"] = lin.calls
@@ -1160,7 +1160,7 @@ def car_verify(inst: CPEInstance, delta: float, *, rng: np.random.Generator | in
     stats: dict = {}
 
     def record(e, action, q):
-        trace.append(Decision(oracle.n_duels, int(e), action, q))
+        trace.append(EdgeDecision(oracle.n_duels, int(e), action, q))
 
     kind, payload = _drive(_car_verify_gen(inst, lin, delta, delta0, record, stats, en), oracle, max_duels)
     stats["mwmc_calls"] = lin.calls
@@ -1212,7 +1212,7 @@ def car_parallel(inst: CPEInstance, delta: float, *, rng: np.random.Generator | 
         st: dict = {}
 
         def record(e, action, q, tr=tr):
-            tr.append(Decision(oracle.n_duels, int(e), action, q))
+            tr.append(EdgeDecision(oracle.n_duels, int(e), action, q))
 
         g = _car_verify_gen(inst, lin, delta / 2.0 ** (k + 1), delta0, record, st, en)
         slot = {"gen": g, "req": None, "trace": tr, "stats": st, "done": False, "duels": 0}

@@ -9,7 +9,7 @@ The algorithms of :mod:`boundcalc.cpe.algorithms` (004 Algorithms 1-5) run again
 
 * :class:`DuelOracle` -- draws the duels from the true instance and counts them; the only
   object an algorithm reads the preferences through.
-* :class:`Decision` -- one entry of an algorithm's trace (accept / reject / output).
+* :class:`EdgeDecision` -- one entry of an algorithm's trace (accept / reject / output).
 * :class:`ExplorationResult` -- the identified matching, the number of duels, the trace, how
   the run stopped (``"identified"``, ``"budget"``, ``"error"``), parameters and statistics.
 * :class:`AlgorithmSpec` -- what the registry of the five algorithms
@@ -39,7 +39,7 @@ from .instance import CPEInstance, NoWinnerError, as_instance
 
 __all__ = [
     "DuelOracle",
-    "Decision",
+    "EdgeDecision",
     "ExplorationResult",
     "AlgorithmSpec",
     "STOP_REASONS",
@@ -131,7 +131,7 @@ class DuelOracle:
 
 
 @dataclass(frozen=True)
-class Decision:
+class EdgeDecision:
     """One trace entry of an exploration run.
 
     Attributes
@@ -176,7 +176,7 @@ class ExplorationResult(RichResult):
         ``stopped == "identified"``.
     n_duels : int
         Duels drawn (equals the :class:`DuelOracle`'s count).
-    trace : list of Decision
+    trace : list of EdgeDecision
         Accept/reject decisions in the order taken, then one ``"output"`` entry if identified.
     stopped : str
         ``"identified"``, ``"budget"`` (``max_duels`` reached before the algorithm returned; the
@@ -326,3 +326,14 @@ def check_winner(inst: CPEInstance, target: str) -> None:
                 "CAR-Verify and CAR-Parallel need it to terminate correctly. Pass require_winner=False "
                 "to run anyway (then give max_duels: the run may end with stopped = 'budget' or 'error')"
             )
+
+
+def __getattr__(name: str):
+    """``Decision``: the 0.1.0 name of :class:`EdgeDecision` (deprecated; another class of the
+    package, in the policies, bore the same name)."""
+    if name == "Decision":
+        import warnings
+
+        warnings.warn("boundcalc.cpe.base.Decision is deprecated: use EdgeDecision", DeprecationWarning, stacklevel=2)
+        return EdgeDecision
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

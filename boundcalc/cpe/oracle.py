@@ -32,6 +32,7 @@ from scipy import sparse
 
 from .._highs import new_highs
 from ..lp.highs import SolverError
+from ..result import RichResult, to_jsonable
 from . import _kernels
 from .instance import CPEInstance, as_instance
 from .matchings import _edge_set, best_matching, forced_sets_consistent
@@ -138,8 +139,10 @@ def matching_polytope(inst: CPEInstance, include: Iterable[int] = (), exclude: I
 
 # ---------------------------------------------------------------------------- result
 @dataclass(frozen=True)
-class OracleResult:
-    """Answer of a Condorcet oracle for 004 eq. (6).
+class OracleResult(RichResult):
+    """Answer of a Condorcet oracle for 004 eq. (6) (a :class:`~boundcalc.result.RichResult`:
+    ``str()`` a one-line summary, ``to_dict()``/``to_json()`` with infinities as ``null`` -- the
+    ``status`` says which empty polytope gave ``-inf`` or ``+inf``).
 
     Attributes
     ----------
@@ -171,17 +174,16 @@ class OracleResult:
     stats: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        """A JSON-safe dict (infinities as the strings ``"inf"`` / ``"-inf"``)."""
-        def num(v):
-            return float(v) if math.isfinite(v) else ("inf" if v > 0 else "-inf")
+        """A JSON-safe dict; NaN and infinities are ``None`` (``null``), the package's one convention
+        (``status`` tells ``-inf``, ``"empty-max"``, from ``+inf``, ``"empty-min"``)."""
+        return to_jsonable({"value": self.value, "x": self.x, "y": self.y, "status": self.status,
+                            "stats": dict(self.stats)})
 
-        return {
-            "value": num(self.value),
-            "x": None if self.x is None else [float(t) for t in self.x],
-            "y": None if self.y is None else [float(t) for t in self.y],
-            "status": self.status,
-            "stats": {k: (num(v) if isinstance(v, float) else v) for k, v in self.stats.items()},
-        }
+    def summary(self) -> str:
+        """``Condorcet oracle (004 eq. (6)): value ..., status ...`` and the solver's time."""
+        secs = self.stats.get("time")
+        tail = f", {secs * 1e3:.3g} ms" if isinstance(secs, (int, float)) and math.isfinite(secs) else ""
+        return f"Condorcet oracle (004 eq. (6)): value {self.value:.8g}, status {self.status}{tail}"
 
 
 def _check_Q(inst: CPEInstance, Q) -> np.ndarray:

@@ -156,8 +156,14 @@ class Policy:
     K : int
         Number of arms (>= 2).
     rng : numpy.random.Generator, optional
-        The policy's own randomness (tie-breaking, sampling).  Defaults to
-        ``numpy.random.default_rng(0)``; deterministic policies never draw from it.
+        The policy's own randomness (tie-breaking, sampling); deterministic policies never draw
+        from it.  Without ``rng`` the policy makes its own generator, ``default_rng(seed)``.
+    seed : int, optional
+        The seed of that generator when ``rng`` is not given (not both).  Without either, the
+        policy draws fresh entropy from the operating system (``numpy.random.SeedSequence()``):
+        two policies built without ``rng``/``seed`` never share a stream.  The seed used is kept
+        in :attr:`seed`, so ``make_policy(name, K, seed=p.seed)`` replays ``p`` on the same
+        outcomes.
     **params
         Hyperparameters, each declared in :attr:`hyperparameters` (unknown names and values
         outside a parameter's domain raise ``ValueError`` naming the parameter).
@@ -181,6 +187,9 @@ class Policy:
         1-based round of the next duel (``t - 1`` duels played).
     stats : dict
         Counters of the policy's work (e.g. ``"solves"``); filled by subclasses.
+    seed : int or None
+        The seed of the policy's own generator (given, or drawn from fresh entropy); None when
+        the caller passed ``rng`` (whose seed the policy cannot know).
     revision : int
         Version of the policy's decisions, raised by every change that alters the pairs it
         chooses on some seeded stream (a paper line read anew, another optimal vertex of an LP);
@@ -198,16 +207,24 @@ class Policy:
     #: Version of the decisions (1: as in boundcalc 0.1.0); see the class docstring.
     revision: ClassVar[int] = 1
 
-    def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params):
+    def __init__(self, K: int, *, rng: np.random.Generator | None = None, seed: int | None = None, **params):
         label = f"policy {self.name or type(self).__name__!r}"
         if isinstance(K, bool) or not isinstance(K, numbers.Integral) or int(K) < 2:
             raise ValueError(f"{label}: K = {K!r} must be an integer >= 2 (the number of arms)")
+        if rng is not None and seed is not None:
+            raise ValueError(f"{label}: give rng or seed, not both")
         if rng is None:
-            rng = np.random.default_rng(0)
+            if seed is None:
+                seed = int(np.random.SeedSequence().entropy)  # fresh entropy, recorded below
+            elif isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
+                raise ValueError(f"{label}: seed = {seed!r} must be a non-negative integer")
+            seed = int(seed)
+            rng = np.random.default_rng(seed)
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"{label}: rng must be a numpy.random.Generator, got {type(rng).__name__}")
         self.K = int(K)
         self.rng = rng
+        self.seed: int | None = seed
         self.params = self.validate_params(params)
         self._pending: tuple[int, int] | None = None
         self._init_state()
@@ -285,6 +302,53 @@ class Policy:
             pairs[k] = (i, j)
             won[k] = w
         return pairs, won
+
+    def recommend(self) -> int:
+        """The arm the policy would name as the winner now: an empirical Copeland winner.
+
+        ``mu_hat[i, j] = wins[i, j] / draws[i, j]`` (an undrawn pair is a tie, 1/2); the
+        Copeland score of ``i`` is the number of ``j`` with ``mu_hat[i, j] > 1/2``; the winner has
+        the highest score, a tie broken by the larger sum of ``mu_hat[i, :]`` and then by the lower
+        index.  Deterministic (it never draws from ``rng``); before any duel arm 0 is named.
+
+        Per policy, this is the paper's own answer where the paper gives one, else the reading
+        boundcalc takes: ECW-RMED and CW-RMED (000 Algorithm 1) take their candidate
+        ``i^*(t)`` among the empirical Copeland winners (check (3), line 11 argmin over them): the
+        empirical Copeland winner is that set's member, ties broken as above rather than by the
+        LP; SAVAGE (003) names the Copeland winner of its estimates as its decision function, the
+        same rule; RMED1/RMED2 (Komiyama et al., COLT 2015), RUCB (Zoghi et al., ICML 2014), D-TS
+        and D-TS+ (001), CCB and SCB (002) state a regret and no recommendation, and the empirical
+        Copeland winner is the Copeland regret's natural one (for RMED and RUCB, which assume a
+        Condorcet winner, it is the empirical Condorcet winner whenever there is one).  A
+        subclass whose paper names its winner otherwise overrides this method.
+
+        >>> p = Policy(3, seed=0)
+        >>> p.wins[:] = [[0, 3, 1], [1, 0, 4], [3, 0, 0]]; p.draws[:] = p.wins + p.wins.T
+        >>> p.recommend()   # arm 0 beats 1 (3-1), loses to 2 (1-3); arm 1 beats 2 (4-0): all score 1
+        1
+        """
+        W = np.asarray(self.wins, dtype=float)
+        N = np.asarray(self.draws, dtype=float)
+        mu_hat = np.divide(W, N, out=np.full_like(W, 0.5), where=N > 0)
+        np.fill_diagonal(mu_hat, 0.5)
+        score = (mu_hat > 0.5).sum(axis=1)
+        strength = mu_hat.sum(axis=1)
+        order = np.lexsort((np.arange(self.K), -strength, -score))
+        return int(order[0])
+
+    def reset(self) -> None:
+        """Forget every outcome: the policy is as built (``t = 1``, no counts, counters at 0),
+        with the same ``K``, hyperparameters, ``rng`` and :attr:`seed`.
+
+        The generator is not rewound: a reset policy goes on drawing from ``rng`` where it stood,
+        so its next run is a new run, not a replay (to replay a run, build the policy anew with
+        ``seed=policy.seed``).  A compiled randomized policy's stream is seeded anew by one draw
+        of ``rng``, as at construction (a stream set by :meth:`seed_stream` is not kept).  Any
+        solver the policy holds is rebuilt, so no warm state of the last run carries over.
+        """
+        seed = self.seed
+        type(self).__init__(self, self.K, rng=self.rng, **self.params)  # a subclass's own set-up too
+        self.seed = seed
 
     # -- for subclasses -------------------------------------------------------------------
     def _select(self) -> tuple[int, int]:  # pragma: no cover - interface

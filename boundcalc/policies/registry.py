@@ -52,9 +52,22 @@ def get_policy(name: str) -> type[Policy]:
     return POLICIES[name]
 
 
-def make_policy(name: str, K: int, rng: np.random.Generator | None = None, **params) -> Policy:
-    """Instantiate a registered policy."""
-    return get_policy(name)(K, rng=rng, **params)
+def make_policy(name: str, K: int, rng: np.random.Generator | None = None, *, seed: int | None = None,
+                **params) -> Policy:
+    """Instantiate a registered policy on ``K`` arms with hyperparameters ``params``.
+
+    Its randomness: ``rng`` (a :class:`numpy.random.Generator`), or ``seed`` (its generator is
+    ``default_rng(seed)``), or neither, and then fresh entropy; the seed is kept in
+    ``policy.seed`` (None when ``rng`` was given).  Two policies made without ``rng``/``seed``
+    never share a stream:
+
+    >>> a, b = make_policy("dts", 5), make_policy("dts", 5)
+    >>> a.seed != b.seed
+    True
+    >>> make_policy("dts", 5, seed=a.seed).seed == a.seed
+    True
+    """
+    return get_policy(name)(K, rng=rng, seed=seed, **params)
 
 
 def resolve_policy_list(text: str | Iterable[str]) -> list[str]:

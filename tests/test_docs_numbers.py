@@ -1,0 +1,472 @@
+"""Every figure the README and the docs pages quote from a stored run is checked against that run.
+
+The sources are the stored result files: the notebooks' stored outputs (each notebook prints one
+machine-readable ``<name>-summary:`` line and its tables), ``benchmarks/results/figure1/figure1.json``
+(benchmarks/figure1.py), ``benchmarks/results/table1*.json`` (benchmarks/table1.py) and
+``benchmarks/results/policies.json`` (benchmarks/policies.py).  Each test formats the figure from its
+source as the page prints it and asserts that the page says exactly that, so a re-run that moves a
+figure, or a page edited by hand, fails here until the two agree.
+
+``agrees(printed, value)``: a printed figure agrees with a stored value when the value rounds to it
+at the printed precision (``9,213`` = 9213.4; ``934,000`` stands for anything within 500 of it).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+NOTEBOOKS = ROOT / "notebooks"
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+# ----------------------------------------------------------------------------- sources
+def page(path: Path) -> str:
+    """The page's text with every run of white space one blank (sentences wrap anywhere)."""
+    return re.sub(r"\s+", " ", path.read_text(encoding="utf-8"))
+
+
+def printed(name: str) -> str:
+    """Everything a stored notebook printed (stream and text/plain outputs), in order."""
+    nb = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text(encoding="utf-8"))
+    out = []
+    for cell in nb["cells"]:
+        for o in cell.get("outputs", []):
+            if o.get("output_type") == "stream":
+                out.append("".join(o["text"]))
+            elif "text/plain" in o.get("data", {}):
+                out.append("".join(o["data"]["text/plain"]))
+    return "\n".join(out)
+
+
+def summary(name: str) -> dict:
+    lines = [ln for ln in printed(name).splitlines() if ln.startswith(f"{name}-summary: ")]
+    assert len(lines) == 1, f"{name}.ipynb must hold one stored summary line"
+    return json.loads(lines[0][len(f"{name}-summary: "):])
+
+
+def agrees(text: str, value: float) -> bool:
+    """``value`` rounds to the printed figure ``text`` at its printed precision."""
+    t = text.replace(",", "")
+    m = re.fullmatch(r"(-?\d+)(?:\.(\d+))?(?:e([+-]?\d+))?", t)
+    assert m, f"not a figure: {text!r}"
+    exp = int(m.group(3) or 0)
+    if m.group(2):
+        step = 10.0 ** (exp - len(m.group(2)))
+    else:
+        digits = m.group(1).lstrip("-")
+        step = 10.0 ** (exp + len(digits) - len(digits.rstrip("0"))) if digits.strip("0") else 10.0 ** exp
+    return abs(float(t) - value) <= 0.5 * step * (1 + 1e-9)
+
+
+def test_agrees_reads_the_printed_precision():
+    assert agrees("9,213", 9213.4) and not agrees("9,213", 9213.6)
+    assert agrees("934,000", 934030.7) and not agrees("934,000", 934600)
+    assert agrees("32.9", 32.905) and not agrees("32.9", 32.96)
+    assert agrees("9.14e5", 914085) and not agrees("9.14e5", 915100)
+
+
+# ----------------------------------------------------------------------------- docs/index.md
+NUMBER_WORDS = {"three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+
+
+def test_the_notebook_count_is_the_notebooks_directory():
+    n = len(list(NOTEBOOKS.glob("*.ipynb")))
+    said = re.findall(r"the (\w+) notebooks", page(DOCS / "index.md"))
+    assert said and all(NUMBER_WORDS.get(w) == n for w in said), (said, n)
+    rows = [ln for ln in (DOCS / "notebooks.md").read_text().splitlines() if re.search(r"\(`\w+\.ipynb`\)", ln)]
+    assert len(rows) == n  # one row of the notebooks table per stored notebook
+
+
+# ----------------------------------------------------------------------------- Table 1 (000)
+def table1_figures() -> dict:
+    s = summary("table1")
+    c = {x["key"]: x for x in s["summary"]}
+    text = printed("table1")
+    ratio = re.search(r"ECW / lower bound: median ([\d.]+), mean [\d.]+, max ([\d.]+); equal .*? on ([\d.]+)%", text)
+    seconds = re.search(r"dask \((\d+) workers\) in ([\d.]+) s", text)
+    return dict(drawn=s["drawn"], accepted=s["count"], c=c, median=ratio.group(1), max=ratio.group(2),
+                equal=ratio.group(3), workers=int(seconds.group(1)), seconds=float(seconds.group(2)))
+
+
+def test_notebooks_page_table1_figures():
+    f, text = table1_figures(), page(DOCS / "notebooks.md")
+    lb, ecw, ccb = f["c"]["lower_bound"], f["c"]["ecw"], f["c"]["ccb"]
+    assert f"{f['drawn']:,} candidate subsets drawn to accept {f['accepted']:,} ({100 * f['accepted'] / f['drawn']:.2f} %)" in text
+    assert f"computed exactly in {f['seconds']:.0f} s on two Dask workers" in text and f["workers"] == 2
+    assert f"lower bound {lb['mean_000']:.0f} +- {lb['se_000']:.0f} (paper: 6.7e2)" in text
+    assert f"ECW-RMED {ecw['mean_000']:.1f} +- {ecw['se_000']:.1f} (7.3e2)" in text
+    assert "9.14e5 +- 0.03e5 (8.8e5)" in text and agrees("9.14e5", ccb["mean_000"]) and agrees("0.03e5", ccb["se_000"])
+    assert (f"at most {f['max']} times the lower bound (median {f['median']}) and equal to it on "
+            f"{f['equal']} % of the submatrices") in text
+
+
+def test_readme_table1_section():
+    f, text = table1_figures(), page(README)
+    lb, ecw, ccb, dz = (f["c"][k] for k in ("lower_bound", "ecw", "ccb", "ccb_delta_z"))
+    assert f"({f['drawn']:,} candidates drawn, {100 * f['accepted'] / f['drawn']:.2f} % accepted; seed 0)" in text
+    rows = {m.group(1): m.groups()[1:] for m in re.finditer(
+        r"\| (optimal|ECW-RMED|CCB)[^|]*\| ([\d.e]+) \| ([\d.e]+) \+- ([\d.e]+) \| ([\d.]+) \|", text)}
+    for key, stat in (("optimal", lb), ("ECW-RMED", ecw), ("CCB", ccb)):
+        paper, mean, se, ratio = rows[key]
+        assert agrees(mean, stat["mean_000"]) and agrees(se, stat["se_000"]), key
+        assert agrees(ratio, stat["mean_000"] / float(paper)), key
+    # the residue in standard errors below the paper's two-digit interval, and CCB's excess
+    assert f"our {lb['mean_000']:.0f} +- {lb['se_000']:.0f} lies one standard error below" in text
+    assert round((665 - lb["mean_000"]) / lb["se_000"]) == 1
+    assert (f"(ECW: {ecw['mean_000']:.0f} +- {ecw['se_000']:.0f} against [725, 735), "
+            f"{(725 - ecw['mean_000']) / ecw['se_000']:.1f} standard errors)") in text
+    assert f"CCB's {100 * (ccb['mean_000'] / 8.8e5 - 1):.0f} % excess ({(ccb['mean_000'] - 8.8e5) / ccb['se_000']:.1f} standard errors" in text
+    assert f"(`ccb_delta_z`, {dz['mean_000'] / 1e5:.2f}e5)" in text
+
+
+def test_readme_says_when_dask_wins():
+    """The README's backend sentence is the stored benchmarks/table1.py runs, both orders, both sizes."""
+    runs = {name: json.loads((RESULTS / f"{name}.json").read_text())
+            for name in ("table1", "table1-inprocess-first", "table1-300", "table1-300-inprocess-first")}
+    for name, r in runs.items():
+        assert r["identical_rows"] is True and r["meta"]["parameters"]["workers"] == 2, name
+        first = "in-process" if name.endswith("inprocess-first") else "dask"
+        assert r["order"][0] == first, name
+    full, full_b = runs["table1"]["timings"], runs["table1-inprocess-first"]["timings"]
+    small, small_b = runs["table1-300"]["timings"], runs["table1-300-inprocess-first"]["timings"]
+    assert runs["table1"]["meta"]["parameters"]["count"] == 10_000
+    assert runs["table1-300"]["meta"]["parameters"]["count"] == 300
+    text = page(README)
+    w = lambda t: f"{t['wall_seconds']:.0f} s"  # noqa: E731
+    assert (f"took {w(full['dask'])} and {w(full_b['dask'])} on a 2-worker local Dask cluster against "
+            f"{w(full['in-process'])} and {w(full_b['in-process'])} in-process") in text
+    cpu = sorted(t["in-process"]["client_cpu_seconds"] for t in (full, full_b))
+    assert f"({cpu[0]:.0f}-{cpu[1]:.0f} s of CPU in-process)" in text
+    cpu = sorted(t["in-process"]["client_cpu_seconds"] for t in (small, small_b))
+    w1 = lambda t: f"{t['wall_seconds']:.1f} s"  # noqa: E731
+    assert (f"300 submatrices ({cpu[0]:.1f}-{cpu[1]:.1f} s of CPU) took {w1(small['dask'])} and "
+            f"{w1(small_b['dask'])} on Dask against {w1(small['in-process'])} and {w1(small_b['in-process'])} in-process") in text
+    start = sorted(t["dask"]["seconds_cluster"] for t in (full, full_b, small, small_b))
+    assert f"({start[0]:.1f}-{start[-1]:.1f} s here)" in text
+    # the claim itself: Dask won the full size in both orders, in-process the small one in both
+    assert all(t["dask"]["wall_seconds"] < t["in-process"]["wall_seconds"] for t in (full, full_b))
+    assert all(t["dask"]["wall_seconds"] > t["in-process"]["wall_seconds"] for t in (small, small_b))
+
+
+# ----------------------------------------------------------------------------- cw_vs_ecw.ipynb
+def text_tables(text: str) -> list[list[dict]]:
+    """The plain-text tables of a printed output (boundcalc._table: a header, a line of dashes whose
+    runs give the columns, then rows), each as a list of {column: cell} by the dashes' spans, so a
+    table read here does not depend on which columns a version prints."""
+    lines = text.splitlines()
+    tables = []
+    for k, line in enumerate(lines):
+        if k == 0 or not re.fullmatch(r"-+(\s+-+)+", line):
+            continue
+        spans = [m.span() for m in re.finditer(r"-+", line)]
+        spans = [(a, spans[n + 1][0] if n + 1 < len(spans) else None) for n, (a, _) in enumerate(spans)]
+        cut = lambda row: [row[a:b].strip() for a, b in spans]  # noqa: E731
+        names = cut(lines[k - 1])
+        rows = []
+        for row in lines[k + 1:]:
+            if not row.strip():
+                break
+            rows.append(dict(zip(names, cut(row))))
+        tables.append(rows)
+    return tables
+
+
+def cw_cpu_per_step() -> dict:
+    """CPU microseconds per step of every policy on every panel of the stored cw_vs_ecw.ipynb: its
+    tables' ``CPU s`` column over runs x T (the table printed after each panel's ``== name`` line)."""
+    text = printed("cw_vs_ecw")
+    out: dict = {}
+    for block in re.split(r"^== ", text, flags=re.MULTILINE)[1:]:
+        panel = block.splitlines()[0].strip()
+        m = re.search(r"horizon T = (\d+), (\d+) runs", block)
+        steps = int(m.group(1)) * int(m.group(2))
+        for row in text_tables(block)[0]:
+            out[(panel, row["policy"])] = float(row["CPU s"]) / steps * 1e6
+    return out
+
+
+def test_notebooks_page_cw_vs_ecw_figures():
+    s, text = summary("cw_vs_ecw"), page(DOCS / "notebooks.md")
+    ln_t = math.log(s["horizon"])
+    panels = {p["panel"]: p for p in s["panels"]}
+    t2 = panels["Table 2 (000)"]
+    pol = lambda p, n: f"{p['policies'][n]['per_ln_T']:.1f} +- {p['policies'][n]['stderr'] / ln_t:.1f}"  # noqa: E731
+    assert f"(`C* = {t2['lower_bound']:.2f}`, `C^E* = {t2['ecw']:.2f}`)" in text
+    assert (f"CW-RMED {pol(t2, 'cw-rmed')}, ECW-RMED {pol(t2, 'ecw-rmed')}, RMED1 {pol(t2, 'rmed1')}") in text
+    assert f"ECW-RMED's constant is {t2['ecw'] / t2['lower_bound']:.1f} times it" in text
+    mslr = [panels["MSLR K = 16, Condorcet"], panels["MSLR K = 16, non-Condorcet"]]
+    for p in mslr:  # "within a standard error of each other"
+        cw, ecw = p["policies"]["cw-rmed"], p["policies"]["ecw-rmed"]
+        assert abs(cw["mean"] - ecw["mean"]) < min(cw["stderr"], ecw["stderr"]), p["panel"]
+    diff = [f"{100 * (p['ecw'] / p['lower_bound'] - 1):.0f} %" for p in mslr]
+    assert f"differ by {diff[0]} and {diff[1]} there" in text
+    cpu = cw_cpu_per_step()
+    lo, hi = sorted(cpu[(p["panel"], "cw-rmed")] for p in mslr)
+    assert (f"CW-RMED costs {cpu[('Table 2 (000)', 'cw-rmed')]:.1f} us of CPU per step on Table 2 and "
+            f"{lo:.0f}-{hi:.0f} us on 16 arms") in text
+
+
+def test_policies_page_cw_rmed_cost():
+    """docs/policies.md: CW-RMED's CPU per step on Table 2 (cw_vs_ecw.ipynb) and on Figure 1's 16-arm
+    panels (figure1.json: CPU seconds of 100 runs of 10^5 steps)."""
+    text = page(DOCS / "policies.md")
+    t2 = cw_cpu_per_step()[("Table 2 (000)", "cw-rmed")]
+    fig = json.loads((RESULTS / "figure1" / "figure1.json").read_text())
+    per_run = sorted(p["policies"]["cw-rmed"]["cpu_seconds"] / p["policies"]["cw-rmed"]["runs"]
+                     for p in fig["panels"] if p["K"] == 16)
+    per_step = [x / fig["horizon"] * 1e6 for x in per_run]
+    assert fig["horizon"] == 10**5
+    assert (f"{t2:.1f} us of CPU a step on Table 2 over 10^4 steps (`notebooks/cw_vs_ecw.ipynb`), "
+            f"{per_step[0]:.0f}-{per_step[1]:.0f} us on the 16-arm MSLR panels of 000's Figure 1 over 10^5 "
+            f"steps ({per_run[0]:.1f}-{per_run[1]:.1f} s of CPU a run,") in text
+
+
+# ----------------------------------------------------------------------------- dueling_policies.ipynb
+def test_notebooks_page_dueling_policies_figures():
+    s, text = summary("dueling_policies"), page(DOCS / "notebooks.md")
+    panels = {p["panel"]: p for p in s["panels"]}
+    best = {name: min(p["policies"], key=lambda n: p["policies"][n]["per_ln_T"]) for name, p in panels.items()}
+    # "D-TS or D-TS+ has the lowest regret on every panel but Table 2 ... where RMED2 is lowest"
+    assert {n for n, b in best.items() if b not in ("dts", "dts+")} == {"Table 2 (000)"}
+    assert best["Table 2 (000)"] == "rmed2"
+    c = panels["mslr5-condorcet"]
+    assert (f"`mslr5-condorcet` {c['policies']['dts']['per_ln_T']:.1f} per `ln T` against "
+            f"`C* = {c['lower_bound']:.1f}`") in text
+    assert f"RMED2 is lowest at {panels['Table 2 (000)']['policies']['rmed2']['per_ln_T']:.1f}" in text
+
+
+# ----------------------------------------------------------------------------- cpe_exploration.ipynb
+def cpe_ratios() -> dict:
+    s = summary("cpe_exploration")
+    ln = math.log(1 / s["delta"])
+    out: dict = {"car": [], "exact": []}
+    for r in s["explore"]:
+        if r["algorithm"].startswith("car-"):
+            out["car"].append(r["samples"]["mean"] / (r["H^C"] * ln))
+        elif r["algorithm"] == "clucb-borda-exact":
+            out["exact"].append(r["samples"]["mean"] / (r["H^B"] * ln))
+    return out
+
+
+def oracle_medians() -> list[tuple[float, float]]:
+    return [(float(a), float(b)) for a, b in
+            re.findall(r"l = \d+: exact ([\d.]+) ms, FW ([\d.]+) ms \(medians\)", printed("cpe_exploration"))]
+
+
+@pytest.mark.parametrize("path", [DOCS / "notebooks.md", README], ids=["notebooks.md", "README"])
+def test_cpe_ratio_ranges(path):
+    r, text = cpe_ratios(), page(path)
+    car, exact = (min(r["car"]), max(r["car"])), (min(r["exact"]), max(r["exact"]))
+    assert round(car[0]) == 1 and round(car[1]) == 15  # "about 1-15"
+    assert round(exact[0], -1) == 350 and round(exact[1], -2) == 2400  # "350-2400"
+    assert "about 1-15 `H^C ln(1/delta)` duels, CLUCB-Borda-Exact 350-2400 `H^B ln(1/delta)`" in text
+
+
+def test_notebooks_page_oracle_figures():
+    text, med = page(DOCS / "notebooks.md"), oracle_medians()
+    gaps = [float(x) for x in re.findall(r"largest exact - FW ([\d.e+-]+)", printed("cpe_exploration"))]
+    ex = sorted(a for a, _ in med)
+    fw = sorted(b / 1000 for _, b in med)
+    assert (f"takes {ex[0]:.1f}-{ex[-1]:.1f} ms (medians) where 004's Frank-Wolfe oracle takes "
+            f"{fw[0]:.1f}-{fw[-1]:.1f} s at 1,000 steps and returns values up to {max(gaps):.3f} below") in text
+
+
+def test_readme_cpe_table_is_the_stored_run():
+    s, text = summary("cpe_exploration"), README.read_text(encoding="utf-8")
+    runs = {(r["algorithm"], r["instance"].split(" ")[0]): r for r in s["explore"]}
+    names = {"CLUCB-Borda-PAC": "clucb-borda-pac", "CLUCB-Borda-Exact": "clucb-borda-exact",
+             "CAR-Cond": "car-cond", "CAR-Verify": "car-verify", "CAR-Parallel": "car-parallel"}
+    header = re.search(r"\| algorithm \| `chen2020-fig1`: `H\^B` ([\d.]+), `H\^C` ([\d.]+) \| random-0: `H\^B` "
+                       r"([\d.]+), `H\^C` ([\d.]+) \| random-3: `H\^B` ([\d.]+), `H\^C` ([\d.]+) \|", text)
+    assert header, "the README's CPE table header"
+    for k, inst in enumerate(("chen2020-fig1", "random-0", "random-3")):
+        r = runs[("car-cond", inst)]
+        assert agrees(header.group(2 * k + 1), r["H^B"]) and agrees(header.group(2 * k + 2), r["H^C"]), inst
+    seen = 0
+    for label, algo in names.items():
+        m = re.search(rf"^\| {label} \| (.+?) \| (.+?) \| (.+?) \|$", text, re.MULTILINE)
+        assert m, label
+        for cell, inst in zip(m.groups(), ("chen2020-fig1", "random-0", "random-3")):
+            mean, se = cell.split(" +- ")
+            r = runs[(algo, inst)]["samples"]
+            assert agrees(mean, r["mean"]) and agrees(se, r["stderr"]), (label, inst, cell)
+            seen += 1
+    assert seen == 15
+    assert s["runs"] == 10 and s["seed"] == 0 and s["delta"] == 0.05 and s["epsilon"] == 0.05
+    assert "Duels until stopping, mean +- standard error over 10 runs (`seed = 0`, `delta = 0.05`" in page(README)
+
+
+# ----------------------------------------------------------------------------- benchmarks/policies.py
+def test_python_call_overhead_is_the_stored_benchmark():
+    """README and docs/policies.md quote the same range: the user loop minus the whole-run kernel, in
+    CPU us per step, over every compiled policy but CW-RMED (whose step is its LP's)."""
+    rec = json.loads((RESULTS / "policies.json").read_text())
+    over = [r["user_us"] - r["kernel_us"] for r in rec["rows"] if r["policy"] != "cw-rmed"]
+    assert len(over) == 27  # 9 policies x 3 matrices
+    quoted = f"plus {min(over):.1f}-{max(over):.1f} us of Python"
+    assert quoted in page(README) and quoted in page(DOCS / "policies.md")
+
+
+# ----------------------------------------------------------------------------- Choose a policy
+def test_readme_choose_a_policy_table_is_the_stored_run():
+    """README "Choose a policy": every cell is benchmarks/choose_policy.py's stored run
+    (benchmarks/results/choose_policy.json: T = 10^5, 20 runs, CW-RMED 5, seed 0)."""
+    rec = json.loads((RESULTS / "choose_policy.json").read_text())
+    assert (rec["horizon"], rec["runs"], rec["cw_runs"], rec["seed"]) == (10**5, 20, 5, 0)
+    text = README.read_text(encoding="utf-8")
+    head = re.search(r"^\| policy \| `mslr5-condorcet` \| `mslr5-noncondorcet` \| `table2` \(000\) \|$", text, re.MULTILINE)
+    assert head, "the README's Choose a policy table"
+    cols = ["mslr5-condorcet", "mslr5-noncondorcet", "table2"]
+    names = {"D-TS": "dts", "D-TS+": "dts+"}
+    seen = set()
+    for line in text[head.end():].lstrip("\n").splitlines()[1:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip().strip("*") for c in line.strip().strip("|").split("|")]
+        label = cells[0].split(" (")[0]
+        for col, cell in zip(cols, cells[1:]):
+            m = rec["matrices"][col]
+            if label.startswith("lower bound"):
+                assert agrees(cell, m["lower_bound"]), (label, col)
+            elif label.startswith("ECW constant"):
+                assert agrees(cell, m["ecw"]), (label, col)
+            else:
+                run = m["policies"][names.get(label, label.lower())]
+                mean, se = cell.split(" +- ")
+                assert agrees(mean, run["per_ln_T"]) and agrees(se, run["stderr_per_ln_T"]), (label, col, cell)
+                assert ("(5 runs)" in cells[0]) == (run["runs"] == 5), label
+                seen.add(names.get(label, label.lower()))
+    assert seen == set(rec["matrices"]["table2"]["policies"])  # every policy has its row
+
+
+def test_readme_choose_a_policy_sentences():
+    """The figures the advice below the table quotes, from the same stored run."""
+    rec = json.loads((RESULTS / "choose_policy.json").read_text())["matrices"]
+    t2, nc, c = (rec[k]["policies"] for k in ("table2", "mslr5-noncondorcet", "mslr5-condorcet"))
+    text = page(README)
+    assert (f"CW-RMED ({t2['cw-rmed']['per_ln_T']:.0f}, 5 runs) or ECW-RMED ({t2['ecw-rmed']['per_ln_T']:.0f})"
+            in text)
+    assert f"D-TS gets as low ({t2['dts']['per_ln_T']:.0f})" in text
+    assert f"so {c['dts']['per_ln_T']:.1f} below `C* = {rec['mslr5-condorcet']['lower_bound']:.1f}`" in text
+    ratios = [nc[k]["per_ln_T"] / nc["ecw-rmed"]["per_ln_T"] for k in ("rucb", "rmed1", "rmed2")]
+    assert round(min(ratios), 1) >= 2 and round(max(ratios), 1) <= 2.5 and "ECW-RMED is 2-2.5x below RUCB, RMED1 and RMED2" in text
+    assert round(nc["ccb"]["per_ln_T"] / nc["ecw-rmed"]["per_ln_T"]) == 3 and "3x below CCB" in text
+    cw = sorted(m["policies"]["cw-rmed"]["cpu_seconds"] / m["policies"]["cw-rmed"]["runs"] for m in rec.values())
+    assert f"compiled around its LP: {cw[0]:.2f}-{cw[-1]:.2f} s of CPU per run here" in text
+
+
+def test_readme_opening_speed_claims():
+    """The README's opening figures: the 136-arm MSLR solves and the warm online re-solve at 16 arms,
+    from benchmarks/lower_bound.py's stored run (CPU time)."""
+    rec = json.loads((RESULTS / "lower_bound.json").read_text())
+    cases = {r["case"]: r for r in rec["results"]}
+    mslr = sorted(r["seconds"] * 1e3 for r in rec["results"] if r.get("family") == "mslr136")
+    assert len(mslr) == 3
+    online = {k: v for k, v in cases.items() if k.startswith("online warm re-solve K=16")}
+    lp = next(v for k, v in online.items() if "certify" in k)["seconds"] * 1e3
+    default = next(v for k, v in online.items() if "default" in k)["seconds"] * 1e3
+    assert (f"in {mslr[0]:.0f}-{mslr[-1]:.0f} ms of CPU each on a 2-core machine, and re-solves a 16-arm "
+            f"empirical matrix online, warm, in {lp:.1f} ms through the LP ({default:.2f} ms where 000's "
+            f"Theorem 6 answers it)") in page(README)
+    assert cases["online warm re-solve K=16, online default"]["method"] == "closed-form (000 Theorem 6)"
+    text = page(DOCS / "online-lp.md")
+    query = cases["violation query K=16 (structure given)"]["seconds"] * 1e6
+    assert f"the fastest form of check (3), {query:.0f} us of CPU on 16 arms" in text
+    assert (f"takes {lp:.1f} ms of CPU through the LP (`certify=True`), {default:.2f} ms where 000's "
+            f"Theorem 6 answers it") in text
+
+
+
+# ----------------------------------------------------------------------------- the notebooks' own texts
+def markdown(name: str) -> str:
+    nb = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text(encoding="utf-8"))
+    return re.sub(r"\s+", " ", " ".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
+
+
+def test_cw_vs_ecw_notebook_text_is_its_stored_output():
+    cpu = cw_cpu_per_step()
+    lo, hi = sorted(v for (panel, pol), v in cpu.items() if pol == "cw-rmed" and panel.startswith("MSLR"))
+    assert (f"{cpu[('Table 2 (000)', 'cw-rmed')]:.1f} us of CPU per step on Table 2, and {lo:.0f}-{hi:.0f} us "
+            f"over the first 10^4 steps on 16 arms") in markdown("cw_vs_ecw")
+
+
+def dueling_cpu_per_step() -> dict:
+    """(panel, policy) -> CPU us per step from the stored dueling_policies tables (cpu_seconds column)."""
+    out: dict = {}
+    for block in re.split(r"^== ", printed("dueling_policies"), flags=re.MULTILINE)[1:]:
+        panel = block.splitlines()[0].strip()
+        lines = block.splitlines()
+        head = next((k for k, ln in enumerate(lines) if ln.split()[:2] == ["policy", "T"]), None)
+        if head is None:
+            continue
+        names = lines[head].split()
+        for ln in lines[head + 1:]:
+            cells = ln.split()
+            if len(cells) != len(names):
+                break
+            row = dict(zip(names, cells))
+            out[(panel, row["policy"].split("(")[0])] = float(row["cpu_seconds"]) / (int(row["T"]) * int(row["runs"])) * 1e6
+    return out
+
+
+def test_dueling_policies_notebook_text_is_its_stored_output():
+    cpu = dueling_cpu_per_step()
+    assert len({p for p, _ in cpu}) == 4
+    others = [v for (_, pol), v in cpu.items() if pol != "cw-rmed"]
+    small = sorted(v for (panel, pol), v in cpu.items() if pol == "cw-rmed" and not panel.startswith("MSLR K = 16"))
+    big = [v for (panel, pol), v in cpu.items() if pol == "cw-rmed" and panel.startswith("MSLR K = 16")]
+    text = markdown("dueling_policies")
+    assert f"compiled whole-run kernel ({min(others):.2f}-{max(others):.1f} us of CPU per step in the stored run)" in text
+    assert f"about {small[0]:.0f}-{small[-1]:.0f} us per step on 4-5 arms, {big[0] / 1e3:.2f} ms per step" in text
+
+
+# ----------------------------------------------------------------------------- README: online policies' speed
+POLICY_ROWS = {"ECW-RMED": "ecw-rmed", "RMED1": "rmed1", "RMED2": "rmed2", "RUCB": "rucb", "D-TS": "dts",
+               "D-TS+": "dts+", "CCB": "ccb", "SCB": "scb", "SAVAGE": "savage"}
+
+
+def speed(v: float) -> str:
+    return f"{v:.0f}" if v >= 20 else f"{v:.1f}" if v >= 1 else f"{v:.2f}"
+
+
+def speed_range(values: list[float]) -> str:
+    lo, hi = speed(min(values)), speed(max(values))
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+def policy_speed_rows(rec: dict) -> list[str]:
+    """The README's table rows from benchmarks/results/policies.json: CPU us per step, K = 5 over
+    001's two MSLR matrices, K = 16 on the 16-arm MSLR submatrix; the C++ column quoted."""
+    rows = []
+    for label, name in POLICY_ROWS.items():
+        got = [r for r in rec["rows"] if r["policy"] == name]
+        five, sixteen = [r for r in got if r["K"] == 5], [r for r in got if r["K"] == 16]
+        cell = lambda key: f"{speed_range([r[key] for r in five])} / {speed_range([r[key] for r in sixteen])}"  # noqa: E731
+        cpp = [five[0]["cpp_us_quoted"], sixteen[0]["cpp_us_quoted"]]
+        cpp_cell = "-" if cpp == [None, None] else " / ".join("-" if c is None else str(c) for c in cpp)
+        rows.append(f"| {label} | 5 / 16 | {cell('user_us')} | {cell('landed_user_us')} | {cell('kernel_us')} | {cpp_cell} |")
+    return rows
+
+
+def test_readme_online_policy_speeds_are_the_stored_run():
+    rec = json.loads((RESULTS / "policies.json").read_text())
+    assert rec["args"]["landed"], "the stored run measured the landed version beside this one"
+    text = README.read_text(encoding="utf-8")
+    for row in policy_speed_rows(rec):
+        assert row in text, row
+
+
+def test_readme_kernels_against_the_quoted_cpp():
+    rec = json.loads((RESULTS / "policies.json").read_text())
+    ratio = [r["cpp_us_quoted"] / r["kernel_us"] for r in rec["rows"] if r["cpp_us_quoted"]]
+    dts = [r["cpp_us_quoted"] / r["kernel_us"] for r in rec["rows"] if r["cpp_us_quoted"] and r["policy"] in ("dts", "dts+")]
+    assert (f"The kernels take {1 / max(ratio):.2f}-{1 / min(ratio):.2f} of the quoted C++ figures' time "
+            f"({min(ratio):.1f}-{max(ratio):.1f}x faster; D-TS and D-TS+ {min(dts):.1f}-{max(dts):.1f}x:") in page(README)
