@@ -539,7 +539,7 @@ def matrix_header(pm: PreferenceMatrix, verbose: bool = False) -> str:
         f"matrix{name}: K = {pm.K}, losses L = {short_vector(pm.L.tolist(), verbose)}\n"
         + (f"arms: {', '.join(f'{k} {n}' for k, n in enumerate(pm.names))}\n" if pm.names is not None else "")
         + "Copeland winners "
-        + (_label_list(pm, pm.copeland_winners) if pm.names is not None
+        + (str(_label_list(pm, pm.copeland_winners)) if pm.names is not None
            else short_vector(pm.copeland_winners.tolist(), verbose))
         + f" (L(1) = {int(pm.L_sorted[0])}); "
         + (f"Condorcet winner {pm.label(cw)}" if cw is not None else "no Condorcet winner")
