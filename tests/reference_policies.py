@@ -1334,3 +1334,122 @@ def drive_both(name, pm, T, seed, params=None):
         p.update(*a, won)
         r.update(*b, won)
     return None, p, r
+
+
+# ----------------------------------------------------------------------------- interleaved-filter (issue 34)
+class InterleavedFilter(Streamed):
+    """Interleaved Filter 2, Yue, Broder, Kleinberg & Joachims (JCSS 2012), Algorithm 2, then exploit:
+    a plain transcription with Python sets (the readings: :mod:`boundcalc.policies.interleaved_filter`)."""
+
+    name = "interleaved-filter"
+    reference = "Yue, Broder, Kleinberg & Joachims (JCSS 2012), Algorithm 2 (IF2)"
+    hyperparameters = {"horizon": Integer(10**5, low=1)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.delta = 1.0 / (self.params["horizon"] * K * K)  # line 1
+        self.b_hat = self.stream.index(K)  # line 2
+        self.Wset = set(range(K)) - {self.b_hat}  # line 3
+        self.wins_hat = {b: 0 for b in range(K)}  # lines 4-5: counts since b_hat became the candidate
+        self.n_hat = {b: 0 for b in range(K)}
+        self.queue = sorted(self.Wset)  # lines 7-9: this round robin's arms, ascending
+        self.stats = {"exploration": 0, "self_duels": 0, "candidate_changes": 0}
+
+    def c(self, n: int) -> float:
+        return math.sqrt(4.0 * math.log(1.0 / self.delta) / n)
+
+    def p_hat(self, b: int) -> float:
+        return self.wins_hat[b] / self.n_hat[b]
+
+    def _select(self):
+        if not self.Wset:
+            self.stats["self_duels"] += 1
+            return (self.b_hat, self.b_hat)
+        self.stats["exploration"] += 1
+        return (self.b_hat, self.queue[0])
+
+    def _learn(self, i, j, i_won):
+        if not self.Wset:
+            return
+        self.n_hat[j] += 1
+        self.wins_hat[j] += int(i_won)
+        self.queue.pop(0)
+        if self.queue:
+            return
+        # lines 10-12 (C_hat open: 1/2 outside means P_hat - c >= 1/2)
+        for b in sorted(self.Wset):
+            if self.n_hat[b] and self.p_hat(b) > 0.5 and not (self.p_hat(b) - self.c(self.n_hat[b]) < 0.5):
+                self.Wset.discard(b)
+        # line 13: the first b' with P_hat < 1/2 and P_hat + c <= 1/2
+        beaten_by = [b for b in sorted(self.Wset)
+                     if self.n_hat[b] and self.p_hat(b) < 0.5 and self.p_hat(b) + self.c(self.n_hat[b]) <= 0.5]
+        if beaten_by:
+            new = beaten_by[0]
+            self.Wset = {b for b in self.Wset if not (self.n_hat[b] and self.p_hat(b) > 0.5)}  # lines 14-15
+            self.b_hat = new  # lines 16-17
+            self.Wset.discard(new)
+            self.wins_hat = {b: 0 for b in range(self.K)}
+            self.n_hat = {b: 0 for b in range(self.K)}
+            self.stats["candidate_changes"] += 1
+        self.queue = sorted(self.Wset)
+
+
+# ----------------------------------------------------------------------------- beat-the-mean (issue 34)
+class BeatTheMean(Streamed):
+    """Beat-the-Mean, Yue & Joachims (ICML 2011), Algorithm 1 online, then exploit: a plain
+    transcription (the readings: :mod:`boundcalc.policies.beat_the_mean`)."""
+
+    name = "beat-the-mean"
+    reference = "Yue & Joachims (ICML 2011), Algorithm 1 (BTM)"
+    hyperparameters = {"horizon": Integer(10**5, low=1), "gamma": Real(1.0, low=0.0, low_open=True)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.delta = 1.0 / (2.0 * self.params["horizon"] * K)
+        self.work = list(range(K))  # W_1 = B, kept ascending
+        self.comparisons = {}  # (b, b') -> [wins of b, comparisons], b the chosen arm of line 11
+        self.stats = {"exploration": 0, "self_duels": 0, "removals": 0}
+
+    def n_of(self, b):
+        return sum(v[1] for (x, y), v in self.comparisons.items() if x == b and y in self.work)
+
+    def w_of(self, b):
+        return sum(v[0] for (x, y), v in self.comparisons.items() if x == b and y in self.work)
+
+    def p_hat(self, b):
+        n = self.n_of(b)
+        return self.w_of(b) / n if n else 0.5
+
+    def radius(self, n):
+        g = self.params["gamma"]
+        return 1.0 if n == 0 else 3.0 * g * g * math.sqrt(math.log(1.0 / self.delta) / n)
+
+    def _select(self):
+        if len(self.work) == 1:
+            self.stats["self_duels"] += 1
+            return (self.work[0], self.work[0])
+        ns = [self.n_of(b) for b in self.work]
+        tied = [b for b, n in zip(self.work, ns) if n == min(ns)]  # line 11
+        b = tied[0] if len(tied) == 1 else tied[self.stream.index(len(tied))]
+        others = [x for x in self.work if x != b]  # line 12
+        self.stats["exploration"] += 1
+        return (b, others[self.stream.index(len(others))])
+
+    def _learn(self, i, j, i_won):
+        if i == j:
+            return
+        v = self.comparisons.setdefault((i, j), [0, 0])  # lines 13-14
+        v[0] += int(i_won)
+        v[1] += 1
+        P = {b: self.p_hat(b) for b in self.work}
+        c = self.radius(min(self.n_of(b) for b in self.work))
+        if min(P.values()) + c <= max(P.values()) - c:  # line 16
+            worst = min(self.work, key=lambda b: (P[b], b))  # line 17 (ties: smallest index)
+            self.work.remove(worst)  # lines 18-19: comparisons with it no longer count
+            for key in [k for k in self.comparisons if worst in k]:
+                del self.comparisons[key]
+            self.stats["removals"] += 1
+
+
+REFERENCE["interleaved-filter"] = InterleavedFilter
+REFERENCE["beat-the-mean"] = BeatTheMean

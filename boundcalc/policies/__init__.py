@@ -22,6 +22,10 @@
 * :mod:`~boundcalc.policies.rmed2` -- RMED2 of Komiyama et al. (COLT 2015) (``"rmed2"``).
 * :mod:`~boundcalc.policies.savage` -- Copeland SAVAGE of paper 003 (Urvoy et al., ICML 2013)
   (``"savage"``).
+* :mod:`~boundcalc.policies.interleaved_filter` -- Interleaved Filter 2 of Yue, Broder, Kleinberg &
+  Joachims (JCSS 2012) (``"interleaved-filter"``).
+* :mod:`~boundcalc.policies.beat_the_mean` -- Beat-the-Mean of Yue & Joachims (ICML 2011)
+  (``"beat-the-mean"``).
 
 >>> from boundcalc.policies import make_policy
 >>> p = make_policy("ecw-rmed", 3)
@@ -42,8 +46,11 @@ from .rmed2 import RMED2
 from .savage import SAVAGE
 from .ccb import CCB
 from .scb import SCB
+from .interleaved_filter import InterleavedFilter
+from .beat_the_mean import BeatTheMean
 
 __all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
            "get_policy", "make_policy", "policy_names", "parse_param_spec", "resolve_policy_list",
            "CompiledPolicy", "CopelandRMED", "ECWRMED", "CWRMED", "RMED1", "RMED2", "RUCB", "DTS", "DTSPlus",
-           "CCB", "SCB", "SAVAGE"]
+           "CCB", "SCB", "SAVAGE",
+           "InterleavedFilter", "BeatTheMean"]
