@@ -1,0 +1,156 @@
+"""The classical baselines of issue 34 (Interleaved Filter 2, Beat-the-Mean): the readings of their
+papers' lines, each checked on a hand-worked scripted run (the round at which a confidence
+interval first excludes 1/2 computed by hand from the paper's radius), and their guarantee on a
+clear total order.  The compiled policies equal their plain transcriptions pair for pair in
+``tests/test_policy_reference.py``; the contract is ``tests/test_policies.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from boundcalc.policies import make_policy
+from boundcalc.simulate import DuelEnvironment, simulate
+
+
+def _script(policy, outcome, T):
+    """Drive ``policy`` for T rounds with ``outcome(i, j) -> i won``; the pairs."""
+    pairs = []
+    for _ in range(T):
+        i, j = policy.select_pair()
+        policy.update(i, j, bool(outcome(i, j)))
+        pairs.append((i, j))
+    return pairs
+
+
+def _total_order(K, p):
+    """``mu_ij = 1/2 + p sign(j - i)``: arm 0 the Condorcet winner of a total order."""
+    mu = np.full((K, K), 0.5)
+    for i in range(K):
+        for j in range(K):
+            if i != j:
+                mu[i, j] = 0.5 + p * np.sign(j - i)
+    return mu
+
+
+# ----------------------------------------------------------------------------- interleaved-filter
+def _if_threshold(K, horizon, phat_gap):
+    """Smallest n with sqrt(4 log(T K^2) / n) <= phat_gap (IF eqs. (7)-(8), delta = 1/(T K^2))."""
+    return math.ceil(4.0 * math.log(horizon * K * K) / phat_gap ** 2)
+
+
+def test_if_switches_exactly_when_the_interval_excludes_one_half():
+    """K = 3, T = 1: log(1/delta) = log 9 and c(n) = sqrt(4 log 9 / n) <= 1/2 from n = 36 on (by
+    hand: 4 log 9 / 0.25 = 35.16).  The candidate always loses to the lower-numbered other arm and
+    always beats the higher one: after the 36th round robin (72 duels, not the 35th) the beaten arm
+    leaves W (lines 10-12, P_hat = 1), the winner becomes the candidate (line 16) and W is empty:
+    the rest is its self-duel."""
+    assert _if_threshold(3, 1, 0.5) == 36
+    p = make_policy("interleaved-filter", 3, rng=np.random.default_rng(5), horizon=1)
+    hb = p.candidate
+    others = sorted({0, 1, 2} - {hb})
+    lo, hi = others
+
+    def outcome(i, j):
+        assert i == hb or i == j
+        return j == hi  # the candidate beats hi, loses to lo
+
+    pairs = _script(p, outcome, 71)
+    assert pairs == [(hb, lo), (hb, hi)] * 35 + [(hb, lo)]  # round robins in ascending order
+    assert p.candidate == hb and p.stats["candidate_changes"] == 0
+    pairs = _script(p, outcome, 3)
+    assert p.candidate == lo and p.stats["candidate_changes"] == 1
+    assert pairs == [(hb, hi), (lo, lo), (lo, lo)]
+
+
+def test_if2_prunes_arms_the_old_candidate_beat_without_confidence():
+    """IF2's lines 14-15: at a switch, every b with P_hat_{b_hat, b} > 1/2 leaves W even without
+    confidence.  K = 4, T = 1: c(n) = sqrt(4 log 16 / n) <= 1/2 from n = 45 (4 log 16 / 0.25 = 44.4).
+    The candidate loses every duel to one arm, wins 3 of every 5 against a second (P_hat 0.6, not
+    confident: c(45) = 0.496) and 2 of 5 against the third (0.4): at the switch the second is pruned,
+    the third stays, so the new candidate's round robin is the third arm alone."""
+    assert _if_threshold(4, 1, 0.5) == 45
+    p = make_policy("interleaved-filter", 4, rng=np.random.default_rng(0), horizon=1)
+    hb = p.candidate
+    x, y, z = sorted({0, 1, 2, 3} - {hb})
+    seen = {y: 0, z: 0}
+
+    def outcome(i, j):
+        if j == x:
+            return False
+        seen[j] += 1
+        k = seen[j] % 5
+        return k in (1, 2, 3) if j == y else k in (1, 2)
+
+    _script(p, outcome, 3 * 45)
+    assert p.candidate == x and p.stats["candidate_changes"] == 1
+    assert _script(p, lambda i, j: True, 4) == [(x, z)] * 4
+
+
+def test_if_finds_the_condorcet_winner_of_a_clear_total_order():
+    """The paper's guarantee (IF2 returns the best arm with probability >= 1 - 1/T): on a 5-arm total
+    order with gaps 0.2, 30 seeds each exploit arm 0 by T = 20,000 (the exploration takes about
+    4 log(T K^2) / 0.2^2 = 1,300 duels per pair)."""
+    mu = _total_order(5, 0.2)
+    for seed in range(30):
+        p = make_policy("interleaved-filter", 5, rng=np.random.default_rng(seed), horizon=20_000)
+        env = DuelEnvironment(mu, seed, seed + 100)
+        pairs = _script(p, env.duel, 20_000)
+        assert pairs[-1] == (0, 0), seed
+
+
+# ----------------------------------------------------------------------------- beat-the-mean
+def test_btm_first_removal_at_the_hand_worked_round():
+    """K = 3, T = 1, gamma = 1: delta = 1/(2 T K) = 1/6 and c(n) = 3 sqrt(log 6 / n).  The lower
+    index always wins: P_hat_0 = 1, P_hat_2 = 0, and the elimination test 0 + c <= 1 - c first holds
+    when n* >= 36 log 6 = 64.5, i.e. n* = 65.  Line 11 keeps every n_b within one of the others, so
+    n* = 65 first after 3 x 65 = 195 rounds: arm 2 leaves there and not before, and the comparisons
+    with it are deleted from n_0 and n_1."""
+    assert math.ceil(36 * math.log(6)) == 65
+    p = make_policy("beat-the-mean", 3, rng=np.random.default_rng(3), horizon=1)
+    lower_wins = lambda i, j: i < j  # noqa: E731
+    pairs = _script(p, lower_wins, 194)
+    assert p.stats["removals"] == 0 and all(i != j for i, j in pairs)
+    _script(p, lower_wins, 1)
+    assert p.stats["removals"] == 1
+    s = p._arrays
+    assert s.act.tolist() == [True, True, False]
+    assert s.n[0] == s.bn[0, 1] and s.n[1] == s.bn[1, 0] and s.bn[0, 2] == s.bn[1, 2] == 0
+    assert s.w[0] == s.n[0] and s.w[1] == 0
+    # the draws from then on are between 0 and 1 only, until 1 leaves too and 0 is exploited
+    pairs = _script(p, lower_wins, 2000)
+    assert set(pairs[:10]) <= {(0, 1), (1, 0)} and pairs[-1] == (0, 0) and p.stats["removals"] == 2
+
+
+def test_btm_never_compares_an_arm_with_itself_while_exploring():
+    """Line 12's reading: b' is drawn from W without b (the module text says why); every exploring
+    round is a duel of two arms, and the opponents of the least-compared arm are spread uniformly."""
+    p = make_policy("beat-the-mean", 4, rng=np.random.default_rng(1), horizon=10**6)
+    rng = np.random.default_rng(2)
+    pairs = _script(p, lambda i, j: rng.random() < 0.5, 4000)
+    assert p.stats["removals"] == 0 and all(i != j for i, j in pairs)
+    opp = np.zeros((4, 4))
+    for i, j in pairs:
+        opp[i, j] += 1
+    assert np.all(np.abs(opp.sum(axis=1) - 1000) <= 1)  # line 11 balances n_b
+    off = opp[~np.eye(4, dtype=bool)]
+    assert np.all(np.abs(off - 1000 / 3) < 4 * math.sqrt(1000 * (1 / 3) * (2 / 3)))
+
+
+def test_btm_finds_the_condorcet_winner_of_a_clear_total_order():
+    """On a 5-arm total order with gaps 0.2 every one of 20 seeds exploits arm 0 by T = 40,000."""
+    mu = _total_order(5, 0.2)
+    for seed in range(20):
+        p = make_policy("beat-the-mean", 5, rng=np.random.default_rng(seed), horizon=40_000)
+        pairs = _script(p, DuelEnvironment(mu, seed, seed + 100).duel, 40_000)
+        assert pairs[-1] == (0, 0), seed
+
+
+@pytest.mark.parametrize("name", ["interleaved-filter", "beat-the-mean"])
+def test_simulate_sets_the_horizon(name):
+    """A finite-horizon policy gets the simulation's T in its ``horizon`` hyperparameter (as SAVAGE)."""
+    res = simulate(_total_order(3, 0.3), [name], horizon=500, runs=1, seed=0, workers=0, bounds=False)
+    assert res.policies[0].params["horizon"] == 500
