@@ -1453,3 +1453,45 @@ class BeatTheMean(Streamed):
 
 REFERENCE["interleaved-filter"] = InterleavedFilter
 REFERENCE["beat-the-mean"] = BeatTheMean
+
+
+# ----------------------------------------------------------------------------- rcs (issue 34)
+class RCS(Streamed):
+    """RCS, Zoghi, Whiteson, de Rijke & Munos (WSDM 2014), Algorithm 1: a plain transcription with
+    numpy (the readings: :mod:`boundcalc.policies.rcs`)."""
+
+    name = "rcs"
+    reference = "Zoghi et al. (WSDM 2014), Algorithm 1 (RCS)"
+    hyperparameters = {"alpha": Real(0.501, low=0.5, low_open=True)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.B = np.zeros(K, dtype=int)  # times each arm was the champion
+        self.stats = {"self_duels": 0, "no_sampled_winner": 0}
+
+    def _select(self):
+        K, W = self.K, self.wins
+        theta = np.full((K, K), 0.5)  # the simulated tournament
+        for i in range(K):
+            for j in range(i + 1, K):
+                theta[i, j] = self.stream.beta(W[i, j] + 1.0, W[j, i] + 1.0)
+                theta[j, i] = 1.0 - theta[i, j]
+        winners = np.flatnonzero((theta >= 0.5).all(axis=1))
+        if winners.size:
+            c = int(winners[0])
+        else:
+            c = int(np.argmin(self.B))
+            self.stats["no_sampled_winner"] += 1
+        self.B[c] += 1
+        U, _ = relative_bounds(self.wins, self.draws, self.params["alpha"], self.t)
+        col = U[:, c]  # u_cc = 1/2
+        ties = np.flatnonzero(col == col.max())
+        if ties.size > 1:
+            ties = ties[ties != c]
+        d = int(ties[0]) if ties.size == 1 else int(ties[self.stream.index(ties.size)])
+        if d == c:
+            self.stats["self_duels"] += 1
+        return (c, d)
+
+
+REFERENCE["rcs"] = RCS

@@ -26,6 +26,7 @@
   Joachims (JCSS 2012) (``"interleaved-filter"``).
 * :mod:`~boundcalc.policies.beat_the_mean` -- Beat-the-Mean of Yue & Joachims (ICML 2011)
   (``"beat-the-mean"``).
+* :mod:`~boundcalc.policies.rcs` -- Relative Confidence Sampling of Zoghi et al. (WSDM 2014) (``"rcs"``).
 
 >>> from boundcalc.policies import make_policy
 >>> p = make_policy("ecw-rmed", 3)
@@ -48,9 +49,10 @@ from .ccb import CCB
 from .scb import SCB
 from .interleaved_filter import InterleavedFilter
 from .beat_the_mean import BeatTheMean
+from .rcs import RCS
 
 __all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
            "get_policy", "make_policy", "policy_names", "parse_param_spec", "resolve_policy_list",
            "CompiledPolicy", "CopelandRMED", "ECWRMED", "CWRMED", "RMED1", "RMED2", "RUCB", "DTS", "DTSPlus",
            "CCB", "SCB", "SAVAGE",
-           "InterleavedFilter", "BeatTheMean"]
+           "InterleavedFilter", "BeatTheMean", "RCS"]
