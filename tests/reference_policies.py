@@ -1495,3 +1495,88 @@ class RCS(Streamed):
 
 
 REFERENCE["rcs"] = RCS
+
+
+# ----------------------------------------------------------------------------- sparring (issue 34)
+class UCB1:
+    """Auer, Cesa-Bianchi & Fischer (2002) UCB1 with exploration constant ``alpha`` (each arm once,
+    ascending; then the first maximiser of ``mean + sqrt(alpha ln n / N_k)``)."""
+
+    def __init__(self, K: int, alpha: float):
+        self.plays = [0] * K
+        self.rewards = [0.0] * K
+        self.alpha = alpha
+
+    def arm(self) -> int:
+        for k, n in enumerate(self.plays):
+            if n == 0:
+                return k
+        n = sum(self.plays)
+        idx = [self.rewards[k] / self.plays[k] + math.sqrt(self.alpha * math.log(n) / self.plays[k])
+               for k in range(len(self.plays))]
+        return idx.index(max(idx))
+
+    def reward(self, k: int, r: float) -> None:
+        self.plays[k] += 1
+        self.rewards[k] += r
+
+
+class Sparring(Policy):
+    """Sparring, Ailon, Karnin & Joachims (ICML 2014), Algorithm 3, two UCB1 sub-bandits: a plain
+    transcription (the readings: :mod:`boundcalc.policies.sparring`)."""
+
+    name = "sparring"
+    reference = "Ailon, Karnin & Joachims (ICML 2014), Algorithm 3 (Sparring)"
+    hyperparameters = {"alpha": Real(2.0, low=0.0, low_open=True)}
+    deterministic = True
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.left = UCB1(K, self.params["alpha"])
+        self.right = UCB1(K, self.params["alpha"])
+        self.stats = {"self_duels": 0}
+
+    def _select(self):
+        x, y = self.left.arm(), self.right.arm()
+        self.stats["self_duels"] += x == y
+        return (x, y)
+
+    def _learn(self, i, j, i_won):
+        self.left.reward(i, 1.0 if i_won else 0.0)
+        self.right.reward(j, 0.0 if i_won else 1.0)
+
+
+# ----------------------------------------------------------------------------- self-sparring (issue 34)
+class SelfSparring(Streamed):
+    """Self-Sparring, Sui et al. (UAI 2017), Algorithm 1 with Beta posteriors and m = 2: a plain
+    transcription (the readings: :mod:`boundcalc.policies.self_sparring`)."""
+
+    name = "self-sparring"
+    reference = "Sui, Zhuang, Burdick & Yue (UAI 2017), Algorithm 1 (Self-Sparring)"
+    hyperparameters = {"eta": Real(1.0, low=0.0, low_open=True)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.S = [0.0] * K
+        self.F = [0.0] * K
+        self.stats = {"self_duels": 0}
+
+    def _select(self):
+        x = []
+        for _ in range(2):
+            theta = [self.stream.beta(self.S[i] + 1.0, self.F[i] + 1.0) for i in range(self.K)]
+            x.append(theta.index(max(theta)))
+        self.stats["self_duels"] += x[0] == x[1]
+        return (x[0], x[1])
+
+    def _learn(self, i, j, i_won):
+        eta = self.params["eta"]
+        r = {(0, 1): 1.0 if i_won else 0.0, (1, 0): 0.0 if i_won else 1.0}  # r_jk over positions j != k
+        arms = (i, j)
+        for (a, b), rab in r.items():
+            self.S[arms[a]] += eta * rab
+            self.F[arms[a]] += eta * (1.0 - rab)
+
+
+REFERENCE["sparring"] = Sparring
+REFERENCE["self-sparring"] = SelfSparring

@@ -189,3 +189,68 @@ def test_rcs_champion_is_the_sampled_condorcet_winner_in_distribution():
     # the fallback takes the least-chosen champion, so the counts stay level (always taking arm 0
     # instead would leave them more than 1,000 apart)
     assert s.champ.sum() == 3000 and max(s.champ) - min(s.champ) <= 3
+
+
+# ----------------------------------------------------------------------------- sparring
+def test_sparring_ucb1_by_hand():
+    """Two UCB1s (alpha = 2): each plays every arm once in ascending order -- K self-duels first --
+    then takes the first maximiser of mean + sqrt(2 ln n / N).  K = 2, left always wins: after the
+    two self-duels both sub-bandits have seen arm 0 and arm 1 once each with reward 1 on the left
+    (indices 1 + sqrt(2 ln 2) for both arms: the first, 0) and 0 on the right (the same tie: 0),
+    so round 3 is (0, 0); the left's arm 0 then has mean 1 over 2 plays, index 1 + sqrt(2 ln 3 / 2)
+    = 2.048 against arm 1's 1 + sqrt(2 ln 3) = 2.482: round 4's left arm is 1; on the right the same
+    bonuses over means 0 (1.048 against 1.482): arm 1 too, round 4 is (1, 1)."""
+    p = make_policy("sparring", 2)
+    pairs = _script(p, lambda i, j: True, 4)
+    assert pairs[:3] == [(0, 0), (1, 1), (0, 0)]
+    assert 1 + math.sqrt(2 * math.log(3) / 2) < 1 + math.sqrt(2 * math.log(3))
+    assert pairs[3] == (1, 1)
+    s = p._arrays
+    assert s.P.tolist() == [[2, 2], [2, 2]] and s.G[0].tolist() == [2, 2] and s.G[1].tolist() == [0, 0]
+
+
+def test_sparring_self_duel_outcome_rewards_the_sides():
+    """A self-duel's reported outcome rewards the left side when True and the right when False (the
+    module text says why Sparring reads it)."""
+    p = make_policy("sparring", 3)
+    assert p.select_pair() == (0, 0)
+    p.update(0, 0, False)
+    s = p._arrays
+    assert s.G[0, 0] == 0 and s.G[1, 0] == 1 and s.P[:, 0].tolist() == [1, 1]
+    assert p.draws.sum() == 0  # the protocol's counts ignore it
+
+
+# ----------------------------------------------------------------------------- self-sparring
+def test_self_sparring_updates_by_hand():
+    """Distinct arms: the winner's S and the loser's F grow by eta; a self-duel adds eta to both of
+    its arm's parameters whatever the outcome (the two position pairs of Algorithm 1)."""
+    for won in (True, False):
+        p = make_policy("self-sparring", 3, rng=np.random.default_rng(0), eta=0.5)
+        i, j = p.select_pair()
+        p.update(i, j, won)
+        S, F = p._arrays.S, p._arrays.F
+        if i == j:
+            assert S[i] == F[i] == 0.5 and S.sum() == F.sum() == 0.5
+        else:
+            w, lo = (i, j) if won else (j, i)
+            assert S[w] == 0.5 and F[lo] == 0.5 and S.sum() == F.sum() == 0.5
+
+
+def test_self_sparring_choice_law():
+    """The first arm is the argmax of independent Beta(S + 1, F + 1) draws: with K = 2, S = (6, 2),
+    F = (2, 5) the frequency of arm 0 over 20,000 selections is P(Beta(7, 3) > Beta(3, 6)),
+    integrated with scipy (0.9328 ...)."""
+    from scipy import integrate
+    from scipy.stats import beta
+
+    from boundcalc.policies.self_sparring import ss_select
+
+    want = integrate.quad(lambda x: beta.pdf(x, 7, 3) * beta.cdf(x, 3, 6), 0, 1)[0]
+    p = make_policy("self-sparring", 2, rng=np.random.default_rng(4))
+    s = p._arrays
+    s.S[:] = [6, 2]
+    s.F[:] = [2, 5]
+    n = 20_000
+    firsts = [ss_select(p._s)[0] for _ in range(n)]
+    got = firsts.count(0) / n
+    assert abs(got - want) < 4 * math.sqrt(want * (1 - want) / n), (got, want)

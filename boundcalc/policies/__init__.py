@@ -27,6 +27,9 @@
 * :mod:`~boundcalc.policies.beat_the_mean` -- Beat-the-Mean of Yue & Joachims (ICML 2011)
   (``"beat-the-mean"``).
 * :mod:`~boundcalc.policies.rcs` -- Relative Confidence Sampling of Zoghi et al. (WSDM 2014) (``"rcs"``).
+* :mod:`~boundcalc.policies.sparring` -- Sparring of Ailon, Karnin & Joachims (ICML 2014) with UCB1
+  sub-bandits (``"sparring"``).
+* :mod:`~boundcalc.policies.self_sparring` -- Self-Sparring of Sui et al. (UAI 2017) (``"self-sparring"``).
 
 >>> from boundcalc.policies import make_policy
 >>> p = make_policy("ecw-rmed", 3)
@@ -50,9 +53,11 @@ from .scb import SCB
 from .interleaved_filter import InterleavedFilter
 from .beat_the_mean import BeatTheMean
 from .rcs import RCS
+from .sparring import Sparring
+from .self_sparring import SelfSparring
 
 __all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
            "get_policy", "make_policy", "policy_names", "parse_param_spec", "resolve_policy_list",
            "CompiledPolicy", "CopelandRMED", "ECWRMED", "CWRMED", "RMED1", "RMED2", "RUCB", "DTS", "DTSPlus",
            "CCB", "SCB", "SAVAGE",
-           "InterleavedFilter", "BeatTheMean", "RCS"]
+           "InterleavedFilter", "BeatTheMean", "RCS", "Sparring", "SelfSparring"]
