@@ -1580,3 +1580,55 @@ class SelfSparring(Streamed):
 
 REFERENCE["sparring"] = Sparring
 REFERENCE["self-sparring"] = SelfSparring
+
+
+# ----------------------------------------------------------------------------- winner-stays (issue 34)
+class WinnerStays(Streamed):
+    """Winner Stays for strong regret (WS-S), Chen & Frazier (ICML 2017): a plain transcription (the
+    readings: :mod:`boundcalc.policies.winner_stays`)."""
+
+    name = "winner-stays"
+    reference = "Chen & Frazier (ICML 2017), WS-S"
+    hyperparameters = {"beta": Real(2.0, low=1.0, low_open=True)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.C = [0] * K
+        self.prev = (None, None)
+        self.r = 0
+        self.exploit_left = 0  # self-duels left in this round
+        self.best = 0
+        self.stats = {"ws_duels": 0, "self_duels": 0}
+
+    def _choose(self, exclude):
+        arms = [k for k in range(self.K) if k != exclude]
+        top = max(self.C[k] for k in arms)
+        best = [k for k in arms if self.C[k] == top]
+        for k in self.prev:  # the previous i, then the previous j, stays
+            if k is not None and k in best:
+                return k
+        return best[0] if len(best) == 1 else best[self.stream.index(len(best))]
+
+    def _select(self):
+        if self.exploit_left == 0:
+            i = self._choose(None)
+            j = self._choose(i)
+            self.stats["ws_duels"] += 1
+            return (i, j)
+        self.stats["self_duels"] += 1
+        return (self.best, self.best)
+
+    def _learn(self, i, j, i_won):
+        if self.exploit_left:
+            self.exploit_left -= 1
+            return
+        w, lo = (i, j) if i_won else (j, i)
+        self.C[w] += 1
+        self.C[lo] -= 1
+        self.prev = (i, j)
+        self.r += 1
+        self.exploit_left = math.floor(self.params["beta"] ** self.r)
+        self.best = self.C.index(max(self.C))
+
+
+REFERENCE["winner-stays"] = WinnerStays

@@ -254,3 +254,34 @@ def test_self_sparring_choice_law():
     firsts = [ss_select(p._s)[0] for _ in range(n)]
     got = firsts.count(0) / n
     assert abs(got - want) < 4 * math.sqrt(want * (1 - want) / n), (got, want)
+
+
+# ----------------------------------------------------------------------------- winner-stays
+def test_winner_stays_schedule_and_the_winner_stays():
+    """WS-S's schedule: round r is one WS-W duel and floor(2^r) self-duels, so the first R rounds
+    take R + 2^(R+1) - 2 duels: 518 after 8 rounds, the 9th WS-W duel is duel 519 and the 9th round
+    ends at 1,031: 9 WS-W duels in the first 1,000.  When the first arm always wins it stays the
+    first arm of every WS-W duel (its C is the unique maximum), and the self-duels are its own."""
+    assert 8 + 2 ** 9 - 2 == 518 and 9 + 2 ** 10 - 2 == 1031
+    p = make_policy("winner-stays", 4, rng=np.random.default_rng(2))
+    pairs = _script(p, lambda i, j: True, 1000)
+    assert p.stats == {"ws_duels": 9, "self_duels": 991}
+    ws = [pq for pq in pairs if pq[0] != pq[1]]
+    assert len(ws) == 9 and len({i for i, _ in ws}) == 1
+    champion = ws[0][0]
+    assert all(pq == (champion, champion) for pq in pairs if pq[0] == pq[1])
+    assert p._arrays.C[champion] == 9
+
+
+def test_winner_stays_second_arm_by_hand():
+    """K = 3, the second arm always wins.  After the first (random) duel (a, b): C_b = 1, C_a = -1,
+    C_c = 0 for the third arm c; the winner b stays first and the second arm is the argmax of the
+    others, c.  c wins: C = (a: -1, b: 0, c: 1); c (the previous j) is first, and b (the previous i,
+    the largest C of the others) stays second.  From then on b and c alternate and a never returns."""
+    p = make_policy("winner-stays", 3, rng=np.random.default_rng(0))
+    ws = [pq for pq in _script(p, lambda i, j: False, 200) if pq[0] != pq[1]]
+    a, b = ws[0]
+    c = 3 - a - b
+    assert len(ws) == 7
+    assert ws[1:] == [(b, c), (c, b), (b, c), (c, b), (b, c), (c, b)]
+    assert p._arrays.C.tolist()[a] == -1

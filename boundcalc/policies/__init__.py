@@ -30,6 +30,8 @@
 * :mod:`~boundcalc.policies.sparring` -- Sparring of Ailon, Karnin & Joachims (ICML 2014) with UCB1
   sub-bandits (``"sparring"``).
 * :mod:`~boundcalc.policies.self_sparring` -- Self-Sparring of Sui et al. (UAI 2017) (``"self-sparring"``).
+* :mod:`~boundcalc.policies.winner_stays` -- Winner Stays (WS-S) of Chen & Frazier (ICML 2017)
+  (``"winner-stays"``).
 
 >>> from boundcalc.policies import make_policy
 >>> p = make_policy("ecw-rmed", 3)
@@ -55,9 +57,10 @@ from .beat_the_mean import BeatTheMean
 from .rcs import RCS
 from .sparring import Sparring
 from .self_sparring import SelfSparring
+from .winner_stays import WinnerStays
 
 __all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
            "get_policy", "make_policy", "policy_names", "parse_param_spec", "resolve_policy_list",
            "CompiledPolicy", "CopelandRMED", "ECWRMED", "CWRMED", "RMED1", "RMED2", "RUCB", "DTS", "DTSPlus",
            "CCB", "SCB", "SAVAGE",
-           "InterleavedFilter", "BeatTheMean", "RCS", "Sparring", "SelfSparring"]
+           "InterleavedFilter", "BeatTheMean", "RCS", "Sparring", "SelfSparring", "WinnerStays"]
