@@ -1632,3 +1632,41 @@ class WinnerStays(Streamed):
 
 
 REFERENCE["winner-stays"] = WinnerStays
+
+
+# ----------------------------------------------------------------------------- doubler (issue 34)
+class Doubler(Streamed):
+    """Doubler, Ailon, Karnin & Joachims (ICML 2014), Algorithm 1, UCB1 singleton bandit: a plain
+    transcription with a Python list as the multiset (the readings: :mod:`boundcalc.policies.doubler`)."""
+
+    name = "doubler"
+    reference = "Ailon, Karnin & Joachims (ICML 2014), Algorithm 1 (Doubler)"
+    hyperparameters = {"alpha": Real(2.0, low=0.0, low_open=True)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.L = [self.stream.index(K)]  # "any element"
+        self.epoch = 1
+        self.played = []  # the arms S played in this epoch
+        self.S = UCB1(K, self.params["alpha"])
+        self.stats = {"self_duels": 0, "epochs": 0}
+
+    def _select(self):
+        # the multiset sorted by arm: an index into it picks each arm with its multiplicity
+        Ls = sorted(self.L)
+        x = Ls[self.stream.index(len(Ls))] if len(Ls) > 1 else Ls[0]
+        y = self.S.arm()
+        self.stats["self_duels"] += x == y
+        return (x, y)
+
+    def _learn(self, i, j, i_won):
+        self.S.reward(j, 0.0 if i_won else 1.0)
+        self.played.append(j)
+        if len(self.played) == 2 ** self.epoch:
+            self.L, self.played = self.played, []
+            self.S = UCB1(self.K, self.params["alpha"])
+            self.epoch += 1
+            self.stats["epochs"] += 1
+
+
+REFERENCE["doubler"] = Doubler

@@ -285,3 +285,26 @@ def test_winner_stays_second_arm_by_hand():
     assert len(ws) == 7
     assert ws[1:] == [(b, c), (c, b), (b, c), (c, b), (b, c), (c, b)]
     assert p._arrays.C.tolist()[a] == -1
+
+
+# ----------------------------------------------------------------------------- doubler
+def test_doubler_epochs_and_the_multiset_by_hand():
+    """Epoch i lasts 2^i rounds (ends after rounds 2, 6, 14, ...).  K = 3, the right arm always wins
+    (reward 1 to UCB1 every round): epoch 1's UCB1 plays 0 then 1, so L = {0, 1}; epoch 2's (reset)
+    plays 0, 1, 2 and then the first of three equal indices, 0: L = {0, 0, 1, 2}.  The left arm is
+    then drawn with the multiplicities: arm 0 half of the time (20,000 selections on that state)."""
+    from boundcalc.policies.doubler import doubler_select
+
+    p = make_policy("doubler", 3, rng=np.random.default_rng(1))
+    pairs = _script(p, lambda i, j: False, 6)
+    assert [y for _, y in pairs] == [0, 1, 0, 1, 2, 0]
+    assert pairs[0][0] == pairs[1][0] == p.first_arm and {x for x, _ in pairs[2:]} <= {0, 1}
+    s = p._arrays
+    assert p.stats["epochs"] == 2 and s.L.tolist() == [2, 1, 1] and s.reg[3] == 4
+    assert s.P.sum() == 0  # UCB1 reset for epoch 3
+    n = 20_000
+    xs = [doubler_select(p._s)[0] for _ in range(n)]
+    for arm, share in ((0, 0.5), (1, 0.25), (2, 0.25)):
+        assert abs(xs.count(arm) / n - share) < 4 * math.sqrt(share * (1 - share) / n)
+    _script(p, lambda i, j: False, 8)
+    assert p.stats["epochs"] == 3 and p._arrays.reg[3] == 8
