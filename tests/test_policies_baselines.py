@@ -308,3 +308,33 @@ def test_doubler_epochs_and_the_multiset_by_hand():
         assert abs(xs.count(arm) / n - share) < 4 * math.sqrt(share * (1 - share) / n)
     _script(p, lambda i, j: False, 8)
     assert p.stats["epochs"] == 3 and p._arrays.reg[3] == 8
+
+
+# ----------------------------------------------------------------------------- transcriptions through every phase
+@pytest.mark.parametrize("name,params,stat,rounds", [
+    ("interleaved-filter", {"horizon": 1}, "candidate_changes", 3000),
+    ("interleaved-filter", {"horizon": 1}, "self_duels", 12000),
+    ("beat-the-mean", {"horizon": 1}, "removals", 3000),
+    ("beat-the-mean", {"horizon": 1, "gamma": 0.5}, "self_duels", 3000),
+    ("winner-stays", {"beta": 1.3}, "ws_duels", 3000),
+    ("doubler", {"alpha": 0.5}, "epochs", 3000),
+    ("sparring", {"alpha": 0.5}, "self_duels", 3000),
+    ("self-sparring", {"eta": 0.3}, "self_duels", 3000),
+    ("rcs", {"alpha": 0.9}, "self_duels", 3000),
+])
+def test_compiled_equals_transcription_through_every_phase(name, params, stat, rounds):
+    """With hyperparameters that make the phases come early (a horizon of 1 shrinks IF's and BTM's
+    radii), the compiled policy and its transcription choose the same pairs for 3,000 rounds (IF to
+    its exploitation: 12,000) on a
+    5-arm total order (gaps 0.25) and a random 7-arm Condorcet matrix (gaps >= 0.1), and the phase
+    (candidate changes, removals, exploitation) happens on each."""
+    from reference_policies import drive_both
+
+    from boundcalc.datasets import random_matrix
+    from boundcalc.matrix import PreferenceMatrix
+
+    for k, pm in enumerate([PreferenceMatrix(_total_order(5, 0.25)), random_matrix(7, 11, min_gap=0.1, condorcet=True)]):
+        first, p, r = drive_both(name, pm, rounds, seed=k, params=params)
+        assert first is None, f"{name} {params} on matrix {k}: pairs differ at round {first}"
+        assert p.stats == r.stats and np.array_equal(p.wins, r.wins)
+        assert p.stats[stat] > 0, p.stats
