@@ -338,3 +338,74 @@ def test_compiled_equals_transcription_through_every_phase(name, params, stat, r
         assert first is None, f"{name} {params} on matrix {k}: pairs differ at round {first}"
         assert p.stats == r.stats and np.array_equal(p.wins, r.wins)
         assert p.stats[stat] > 0, p.stats
+
+
+# ----------------------------------------------------------------------------- README and stored results
+def _readme():
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+
+def test_readme_policy_table_lists_every_policy_with_its_defaults():
+    """The README's table of every registered policy: one row each, with every hyperparameter's
+    default as the registry declares it."""
+    from boundcalc.policies import get_policy, policy_names
+
+    rows = {}
+    for line in _readme().splitlines():
+        if line.startswith("| `") and line.count("|") == 5:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows[cells[0].strip("`")] = cells
+    for name in policy_names():
+        assert name in rows, f"{name} has no row in the README's policy table"
+        for key, spec in get_policy(name).hyperparameters.items():
+            assert f"`{key} = {spec.default!r}`" in rows[name][3], (name, key)
+
+
+def test_readme_baseline_rows_are_the_stored_run():
+    """The seven baseline rows of the README's "Choose a policy" table are benchmarks/baselines.py's
+    stored run (benchmarks/results/baselines.json), rounded as the table rounds."""
+    import json
+    from pathlib import Path
+
+    stored = json.loads((Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "baselines.json").read_text())
+    choose = stored["choose"]
+    assert stored["horizon"] == 10**5 and stored["runs"] == 20 and stored["seed"] == 0
+    fmt = lambda m, s: f"{m:.1f} +- {s:.1f}" if m < 100 else f"{m:.0f} +- {s:.0f}"  # noqa: E731
+    labels = {"interleaved-filter": "IF2 (`interleaved-filter`)", "beat-the-mean": "Beat-the-Mean", "rcs": "RCS",
+              "sparring": "Sparring (UCB1)", "self-sparring": "Self-Sparring", "winner-stays": "Winner Stays (WS-S)",
+              "doubler": "Doubler (UCB1)"}
+    text = _readme()
+    for pol, label in labels.items():
+        cells = [fmt(choose[m][pol]["per_lnT"], choose[m][pol]["stderr_per_lnT"])
+                 for m in ("mslr5-condorcet", "mslr5-noncondorcet", "table2")]
+        assert f"| {label} | {cells[0]} | {cells[1]} | {cells[2]} |" in text, pol
+
+
+def test_readme_speed_rows_are_the_stored_run():
+    """The baselines' rows of the README's speed table are benchmarks/policies.py's stored run
+    (benchmarks/results/policies_baselines.json): user loop and kernel microseconds per step, the
+    range over the 5-arm matrices and the 16-arm one, to two decimals."""
+    import json
+    from pathlib import Path
+
+    rows = json.loads((Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+                       / "policies_baselines.json").read_text())["rows"]
+
+    def rng(vals):
+        a, b = f"{min(vals):.2f}", f"{max(vals):.2f}"
+        return a if a == b else f"{a}-{b}"
+
+    text = _readme()
+    labels = {"interleaved-filter": "IF2", "beat-the-mean": "Beat-the-Mean", "rcs": "RCS", "sparring": "Sparring",
+              "self-sparring": "Self-Sparring", "winner-stays": "Winner Stays", "doubler": "Doubler"}
+    for pol, label in labels.items():
+        r5 = [r for r in rows if r["policy"] == pol and r["K"] == 5]
+        r16 = [r for r in rows if r["policy"] == pol and r["K"] == 16]
+        assert len(r5) == 2 and len(r16) == 1
+        user = f"{rng([r['user_us'] for r in r5])} / {rng([r['user_us'] for r in r16])}"
+        kern = f"{rng([r['kernel_us'] for r in r5])} / {rng([r['kernel_us'] for r in r16])}"
+        assert f"| {label} | 5 / 16 | {user} | - | {kern} | - |" in text, pol
+        for r in r5 + r16:  # issue 34: at most kernel + 3 us a step from a user's loop
+            assert r["user_us"] - r["kernel_us"] < 3.0
