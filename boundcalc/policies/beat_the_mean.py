@@ -74,7 +74,7 @@ def btm_scale(K: int, horizon: int, gamma: float) -> float:
     """``3 gamma^2 sqrt(log(1 / delta))`` with ``delta = 1 / (2 T K)``: ``c(n)`` is this over ``sqrt(n)``.
 
     >>> round(btm_scale(5, 10**5, 1.0), 4)     # 3 sqrt(log(10^6))
-    11.1481
+    11.1508
     """
     return 3.0 * gamma * gamma * math.sqrt(math.log(2.0 * horizon * K))
 
