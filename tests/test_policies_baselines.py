@@ -422,3 +422,20 @@ def test_order_only_bounds_say_so():
         assert "order only" in r.source and r.value_in_000_unit is None and r.unit == "hardness (no unit)"
     cyc = bc.compare([[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]], keys=["if2_hardness", "ws_s_hardness"])
     assert all(r.status == "not-applicable" and "Condorcet" in r.reason for r in cyc)
+
+
+# ----------------------------------------------------------------------------- on Dask
+BASELINES = ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler"]
+
+
+def test_baselines_on_dask_equal_in_process():
+    """The seven baselines through simulate on two Dask workers (one run per task) give the in-process
+    numbers to the last bit, as every other policy does (their kernels are pickled to the workers)."""
+    pm = _total_order(5, 0.2)
+    kw = dict(horizon=3000, seed=3, per_decade=5, runs=3)
+    local = simulate(pm, BASELINES, workers=0, **kw)
+    dask = simulate(pm, BASELINES, workers=2, chunk_size=1, **kw)
+    assert dask.runner_stats["backend"] == "dask"
+    for p in local.policies:
+        assert np.array_equal(dask.regret(p.label), local.regret(p.label)), p.label
+        assert p.kernel
