@@ -16,7 +16,8 @@ For each matrix (the C++ library's own ``prefmats/pref_arithmetic.txt``, bundled
   ``std::mt19937``), compiled with ``g++ -O2``; it prints the same statistics.  Beside the C++'s
   BTM, boundcalc's is also run with ``gamma = sqrt(1.2^2 / 3)``, which gives the C++'s radius
   (``3 gamma^2 = 1.44``), labelled ``beat-the-mean(gamma=0.69282)``; beside its Sparring,
-  boundcalc's with ``alpha = 2.5``.  The C++ has no RCS, Self-Sparring, Winner Stays or Doubler.
+  boundcalc's with ``alpha = 2.5``; and its ``RMEDPolicy(K, T, 3)`` (RMED2FH).  The C++ has no RCS,
+  Self-Sparring, Winner Stays or Doubler.
 
 And the README's "Choose a policy" rows of these baselines: regret per ``ln T`` at ``T`` in 000's
 unit (mean +- standard error over R runs, ``seed = 0``, common random numbers, compiled kernels) on
@@ -42,7 +43,8 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-POLICIES = ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler"]
+POLICIES = ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler",
+            "rmed2fh"]
 CPP_GAMMA_EQUIV = math.sqrt(1.2 ** 2 / 3.0)
 
 #: The C++ driver (this script's own code; it only includes the library's headers).
@@ -57,6 +59,7 @@ DRIVER = r"""
 #include "policy/policy_if.hpp"
 #include "policy/policy_ucb.hpp"
 #include "policy/policy_sparring.hpp"
+#include "policy/policy_rmed.hpp"
 #include "bandit/simulator.hpp"
 using namespace bandit;
 struct SumLog {  // the Simulator's log interface: the cumulative regret of each policy in this run
@@ -78,6 +81,7 @@ int main(int argc, char** argv) {
     std::vector<PolicyPtr> pols;
     if (which == 0) pols.push_back(PolicyPtr(new IFPolicy(K, T)));
     else if (which == 1) pols.push_back(PolicyPtr(new BTMPolicy(K, T)));
+    else if (which == 3) pols.push_back(PolicyPtr(new RMEDPolicy(K, T, 3)));  // RMED2FH
     else {  // Sparring with two UCB(alpha = 2.5) bandits, as the library's main.cpp builds it
       MABPolicyPtr left(new UCBMABPolicy(K, 2.50)), right(new UCBMABPolicy(K, 2.50));
       pols.push_back(PolicyPtr(new SparringPolicy(K, T, left, right)));
@@ -108,7 +112,7 @@ def run_cpp(cpp_dir: Path, mu: np.ndarray, T: int, R: int) -> dict:
         subprocess.run(["g++", "-O2", "-std=c++11", "-I", str(cpp_dir), str(tmp / "driver.cpp"), "-o", str(exe)],
                        check=True, capture_output=True, text=True)
         for which, name in ((0, "IF (C++)"), (1, "BTM (C++, gamma 1.2, tight radius)"),
-                            (2, "Sparring (C++, UCB alpha 2.5)")):
+                            (2, "Sparring (C++, UCB alpha 2.5)"), (3, "RMED2FH (C++)")):
             proc = subprocess.run([str(exe), str(mat), str(T), str(R), str(which)], check=True,
                                   capture_output=True, text=True)
             line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT")][-1].split()

@@ -1670,3 +1670,56 @@ class Doubler(Streamed):
 
 
 REFERENCE["doubler"] = Doubler
+
+
+# ----------------------------------------------------------------------------- rmed2fh (issue 34)
+class RMED2FH(RMED2):
+    """RMED2FH, Komiyama et al. (COLT 2015): RMED2 with forced exploration to ``alpha log log T`` and
+    the targets fixed when the main loop starts (the readings: :mod:`boundcalc.policies.rmed2fh`)."""
+
+    name = "rmed2fh"
+    reference = "Komiyama, Honda, Kashima & Nakagawa (COLT 2015), RMED2FH"
+    hyperparameters = {**RMED2.hyperparameters, "horizon": Integer(10**5, low=1)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.fixed = None  # arm -> b(arm), fixed at the first main-loop round
+
+    def _forced_pair(self):
+        T = self.params["horizon"]
+        if T < 3:
+            return None
+        thr = self.params["alpha"] * math.log(math.log(T))
+        for i in range(self.K):
+            for j in range(i + 1, self.K):
+                if self.draws[i, j] < thr:
+                    return (i, j)
+        return None
+
+    def _select(self):
+        pair = self._pre_loop_pair()
+        if pair is not None:
+            return pair
+        self._in_loop = True
+        istar, _ = self.best_arm()
+        if self.fixed is None:
+            self.fixed = {a: self._target(istar, a) for a in range(self.K)}
+        l = self._LC[self._pos]
+        b = self.fixed[l]
+        W, N = self.wins, self.draws
+        m = None
+        if b >= 0:
+            if istar != l and 2 * W[l, istar] <= N[l, istar] and N[l, istar] * math.log(math.log(self.t)) <= N[l, b]:
+                m = istar
+                self.stats["to_winner"] += 1
+            elif 2 * W[l, b] <= N[l, b]:
+                m = b
+                self.stats["to_target"] += 1
+        if m is None:
+            m = self._rmed1_opponent(l, istar)
+        if m == l:
+            self.stats["self_duels"] += 1
+        return (l, m)
+
+
+REFERENCE["rmed2fh"] = RMED2FH

@@ -321,6 +321,7 @@ def test_doubler_epochs_and_the_multiset_by_hand():
     ("sparring", {"alpha": 0.5}, "self_duels", 3000),
     ("self-sparring", {"eta": 0.3}, "self_duels", 3000),
     ("rcs", {"alpha": 0.9}, "self_duels", 3000),
+    ("rmed2fh", {"horizon": 10**6}, "to_target", 3000),
 ])
 def test_compiled_equals_transcription_through_every_phase(name, params, stat, rounds):
     """With hyperparameters that make the phases come early (a horizon of 1 shrinks IF's and BTM's
@@ -425,11 +426,12 @@ def test_order_only_bounds_say_so():
 
 
 # ----------------------------------------------------------------------------- on Dask
-BASELINES = ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler"]
+BASELINES = ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler",
+             "rmed2fh"]
 
 
 def test_baselines_on_dask_equal_in_process():
-    """The seven baselines through simulate on two Dask workers (one run per task) give the in-process
+    """The eight baselines through simulate on two Dask workers (one run per task) give the in-process
     numbers to the last bit, as every other policy does (their kernels are pickled to the workers)."""
     pm = _total_order(5, 0.2)
     kw = dict(horizon=3000, seed=3, per_decade=5, runs=3)
@@ -439,3 +441,36 @@ def test_baselines_on_dask_equal_in_process():
     for p in local.policies:
         assert np.array_equal(dask.regret(p.label), local.regret(p.label)), p.label
         assert p.kernel
+
+
+# ----------------------------------------------------------------------------- rmed2fh
+def test_rmed2fh_fixed_forced_exploration_and_fixed_targets():
+    """T = 10^5, alpha = 3: the forced exploration draws every pair until N_ij >= 3 log log T = 7.33,
+    i.e. 8 times: after RMED1's one draw per pair (6 pairs at K = 4), pair (0, 1) seven more times,
+    then (0, 2), ... lexicographically -- 48 rounds in all, and never again (the threshold does not
+    grow with t).  At the first main-loop round the targets are RMED2's b(l) on that round's counts,
+    and they stay fixed."""
+    from boundcalc.matrix import kl_half
+    from boundcalc.policies.rmed2 import rmed2_target
+    from boundcalc.policies.rmed2fh import rmed2fh_threshold
+
+    assert 7 < rmed2fh_threshold(3.0, 10**5) < 8
+    mu = _total_order(4, 0.2)
+    p = make_policy("rmed2fh", 4)
+    env = DuelEnvironment(mu, 1, 2)
+    pairs = _script(p, env.duel, 48)
+    lex = [(i, j) for i in range(4) for j in range(i + 1, 4)]
+    assert pairs[:6] == lex and pairs[6:] == [pq for pq in lex for _ in range(7)]
+    assert p.stats["initial"] == 6 and p.stats["forced"] == 42
+    s = p._arrays
+    assert s.bfix.tolist() == [-2] * 4
+    W0, N0 = p.wins.copy(), p.draws.copy()
+    _script(p, env.duel, 1)
+    fixed = s.bfix.tolist()
+    # i* of the counts before that round: RMED's empirical divergence, written out (kl_half = d(., 1/2))
+    I0 = np.array([sum(N0[a, b] * float(kl_half(W0[a, b] / N0[a, b]))
+                       for b in range(4) if b != a and 2 * W0[a, b] < N0[a, b]) for a in range(4)])
+    i0 = int(np.argmin(I0))
+    assert fixed == [rmed2_target(W0, N0, i0, a, 0.01) for a in range(4)]
+    _script(p, env.duel, 3000)
+    assert s.bfix.tolist() == fixed and p.stats["forced"] == 42

@@ -32,6 +32,8 @@
 * :mod:`~boundcalc.policies.self_sparring` -- Self-Sparring of Sui et al. (UAI 2017) (``"self-sparring"``).
 * :mod:`~boundcalc.policies.winner_stays` -- Winner Stays (WS-S) of Chen & Frazier (ICML 2017)
   (``"winner-stays"``).
+* :mod:`~boundcalc.policies.rmed2fh` -- RMED2FH (RMED2 with a fixed horizon) of Komiyama et al.
+  (COLT 2015) (``"rmed2fh"``).
 * :mod:`~boundcalc.policies.doubler` -- Doubler of Ailon, Karnin & Joachims (ICML 2014) with a UCB1
   bandit (``"doubler"``).
 
@@ -61,9 +63,10 @@ from .sparring import Sparring
 from .self_sparring import SelfSparring
 from .winner_stays import WinnerStays
 from .doubler import Doubler
+from .rmed2fh import RMED2FH
 
 __all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
            "get_policy", "make_policy", "policy_names", "parse_param_spec", "resolve_policy_list",
            "CompiledPolicy", "CopelandRMED", "ECWRMED", "CWRMED", "RMED1", "RMED2", "RUCB", "DTS", "DTSPlus",
            "CCB", "SCB", "SAVAGE",
-           "InterleavedFilter", "BeatTheMean", "RCS", "Sparring", "SelfSparring", "WinnerStays", "Doubler"]
+           "InterleavedFilter", "BeatTheMean", "RCS", "Sparring", "SelfSparring", "WinnerStays", "Doubler", "RMED2FH"]
