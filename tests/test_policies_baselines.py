@@ -365,7 +365,7 @@ def test_readme_policy_table_lists_every_policy_with_its_defaults():
 
 
 def test_readme_baseline_rows_are_the_stored_run():
-    """The seven baseline rows of the README's "Choose a policy" table are benchmarks/baselines.py's
+    """The eight baseline rows of the README's "Choose a policy" table are benchmarks/baselines.py's
     stored run (benchmarks/results/baselines.json), rounded as the table rounds."""
     import json
     from pathlib import Path
@@ -376,7 +376,7 @@ def test_readme_baseline_rows_are_the_stored_run():
     fmt = lambda m, s: f"{m:.1f} +- {s:.1f}" if m < 100 else f"{m:.0f} +- {s:.0f}"  # noqa: E731
     labels = {"interleaved-filter": "IF2 (`interleaved-filter`)", "beat-the-mean": "Beat-the-Mean", "rcs": "RCS",
               "sparring": "Sparring (UCB1)", "self-sparring": "Self-Sparring", "winner-stays": "Winner Stays (WS-S)",
-              "doubler": "Doubler (UCB1)"}
+              "doubler": "Doubler (UCB1)", "rmed2fh": "RMED2FH"}
     text = _readme()
     for pol, label in labels.items():
         cells = [fmt(choose[m][pol]["per_lnT"], choose[m][pol]["stderr_per_lnT"])
@@ -400,7 +400,8 @@ def test_readme_speed_rows_are_the_stored_run():
 
     text = _readme()
     labels = {"interleaved-filter": "IF2", "beat-the-mean": "Beat-the-Mean", "rcs": "RCS", "sparring": "Sparring",
-              "self-sparring": "Self-Sparring", "winner-stays": "Winner Stays", "doubler": "Doubler"}
+              "self-sparring": "Self-Sparring", "winner-stays": "Winner Stays", "doubler": "Doubler",
+              "rmed2fh": "RMED2FH"}
     for pol, label in labels.items():
         r5 = [r for r in rows if r["policy"] == pol and r["K"] == 5]
         r16 = [r for r in rows if r["policy"] == pol and r["K"] == 16]
@@ -474,3 +475,37 @@ def test_rmed2fh_fixed_forced_exploration_and_fixed_targets():
     assert fixed == [rmed2_target(W0, N0, i0, a, 0.01) for a in range(4)]
     _script(p, env.duel, 3000)
     assert s.bfix.tolist() == fixed and p.stats["forced"] == 42
+
+
+def test_docs_cpp_table_is_the_stored_run():
+    """docs/policies.md's table beside the C++ is benchmarks/baselines.py's stored run: every row's
+    regret (mean +- standard error, the C++'s unit) and CPU per step on both matrices."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    mats = json.loads((root / "benchmarks" / "results" / "baselines.json").read_text())["matrices"]
+    text = (root / "docs" / "policies.md").read_text()
+    spec = [("IF2, boundcalc", "interleaved-filter", True), ("IF, C++", "IF (C++)", True),
+            ("BTM, boundcalc, `gamma = 0.6928` (the C++'s radius)", "beat-the-mean(gamma=0.69282)", True),
+            ('BTM, C++ (`gamma = 1.2`, "tight" radius)', "BTM (C++, gamma 1.2, tight radius)", True),
+            ("BTM, boundcalc, `gamma = 1` (the paper's radius)", "beat-the-mean", False),
+            ("Sparring, boundcalc, `alpha = 2.5`", "sparring(alpha=2.5)", True),
+            ("Sparring, C++, UCB `alpha = 2.5`", "Sparring (C++, UCB alpha 2.5)", True),
+            ("Sparring, boundcalc, `alpha = 2` (UCB1)", "sparring", False),
+            ("RMED2FH, boundcalc", "rmed2fh", True), ("RMED2FH, C++ (`RMEDPolicy(K, T, 3)`)", "RMED2FH (C++)", True)]
+
+    def cell(r, cpu):
+        m, s = r.get("mean_condorcet", r.get("mean")), r.get("stderr_condorcet", r.get("stderr"))
+        return f"{m:.0f} +- {s:.0f}" + (f" ({r['cpu_us_per_step']:.3f} us)" if cpu else "")
+
+    for label, key, cpu in spec:
+        row = f"| {label} | {cell(mats['arithmetic8']['rows'][key], cpu)} | {cell(mats['mslr5-condorcet']['rows'][key], cpu)} |"
+        assert row in text, label
+    # the agreement the text states: IF, BTM (C++'s radius) and Sparring within 1.2 combined standard errors
+    for ours, theirs in [("interleaved-filter", "IF (C++)"), ("beat-the-mean(gamma=0.69282)", "BTM (C++, gamma 1.2, tight radius)"),
+                         ("sparring(alpha=2.5)", "Sparring (C++, UCB alpha 2.5)"), ("rmed2fh", "RMED2FH (C++)")]:
+        for m in mats.values():
+            a, b = m["rows"][ours], m["rows"][theirs]
+            z = abs(a["mean_condorcet"] - b["mean"]) / math.hypot(a["stderr_condorcet"], b["stderr"])
+            assert z < (1.5 if ours == "rmed2fh" else 1.2), (ours, z)
