@@ -115,7 +115,7 @@ def rmed2fh_threshold(alpha: float, horizon: int) -> float:
     """``alpha log log T`` (0 for ``T <= 2``: nothing forced).
 
     >>> round(rmed2fh_threshold(3.0, 10**5), 4)     # 3 log(log(10^5))
-    7.3315
+    7.3304
     """
     return alpha * math.log(math.log(horizon)) if horizon >= 3 else 0.0
 
