@@ -1,11 +1,12 @@
-"""Beat-the-Mean (Yue & Joachims, "Beat the Mean Bandit", ICML 2011, pp. 241-248, Algorithm 1 run
-online as its Sec. 4 prescribes: ``N = infinity``, ``delta = 1 / (2 T K)``), explore then exploit.
+"""Beat-the-Mean (Yue & Joachims, "Beat the Mean Bandit", ICML 2011, pp. 241-248, Algorithm 1 run in
+the paper's online setting: ``N = infinity``, ``delta = 1 / (2 T K)``), explore then exploit.
 
 Where it was read.  The paper was found with the ``search`` tool (``docplayer.net/355676``,
 ``studylib.net/doc/7967687``, ``mlanthology.org/icml/2011/yue2011icml-beat``) but the tool returns a
 page's opening only, not Algorithm 1; the lines below are Algorithm 1 as cross-checked with two
 public implementations that cite it, ``jkomiyama/duelingbanditlib`` (``policy/policy_btm.hpp``, C++)
-and ``bengsV/duelpy`` (``duelpy/algorithms/beat_the_mean.py``), read, not copied.  Line by line:
+and ``bengsV/duelpy`` (``duelpy/algorithms/beat_the_mean.py``), read, not copied.  Step by step (the
+line numbers number the steps as reconstructed; they are not checked against the printed box):
 
 * lines 2-8: the working set ``W_1 = B`` (all arms); per arm ``n_b`` (comparisons *as the chosen
   arm*) and ``w_b`` (wins among them); ``P_hat_b = w_b / n_b`` (1/2 when ``n_b = 0``), the estimate of
@@ -26,7 +27,7 @@ and ``bengsV/duelpy`` (``duelpy/algorithms/beat_the_mean.py``), read, not copied
   ``W`` and every comparison with ``b_min`` is deleted from the others' ``w_b`` and ``n_b``;
 * then ``argmax_{b in W} P_hat_b`` -- the one arm left -- is exploited (the self-duel) to the end.
 
-The confidence radius of the online setting (the paper's Sec. 4):
+The confidence radius of the online setting (as both public codes cite it):
 ``c_{delta,gamma}(n) = 3 gamma^2 sqrt(log(1 / delta) / n)`` with ``delta = 1 / (2 T K)``; ``gamma``
 is the relaxed stochastic transitivity the user assumes (``gamma = 1``: strong stochastic
 transitivity; duelpy's default, and the factor ``3 gamma^2`` is duelpy's Hoeffding radius with

@@ -1,5 +1,5 @@
 """Doubler (Ailon, Karnin & Joachims, "Reducing Dueling Bandits to Cardinal Bandits", ICML 2014,
-Algorithm 1 "Doubler"), with a UCB1 singleton bandit (Auer, Cesa-Bianchi & Fischer 2002).
+Algorithm 1 "Doubler" -- the numbering as recalled), with a UCB1 singleton bandit (Auer, Cesa-Bianchi & Fischer 2002).
 
 Where it was read.  The ``search`` tool did not return the paper's Algorithm 1 (only pages'
 openings) and the public C++ (``jkomiyama/duelingbanditlib``) has Sparring and MultiSBM of the same

@@ -12,7 +12,8 @@ Problem"), but the tool returns a page's opening only, not the algorithm boxes; 
 therefore the paper's Algorithm 2 as cross-checked with two public implementations that cite it and
 agree on every line: ``jkomiyama/duelingbanditlib`` (``policy/policy_if.hpp``, C++, by RMED's first
 author) and ``bengsV/duelpy`` (``duelpy/algorithms/interleaved_filtering.py``), both read, not copied.
-The lines (the paper's Algorithm 2):
+The steps of the paper's Algorithm 2 (the line numbers below number these steps; they are not
+checked against the printed box, nor are the equation numbers):
 
 * line 1: ``delta = 1 / (T K^2)``, ``T`` the horizon (hyperparameter ``horizon``, set by the
   simulator to the run's ``T`` as for SAVAGE);

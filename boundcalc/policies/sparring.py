@@ -1,5 +1,5 @@
 """Sparring (Ailon, Karnin & Joachims, "Reducing Dueling Bandits to Cardinal Bandits", ICML 2014,
-Algorithm 3 "Sparring"), with two UCB1 sub-bandits (Auer, Cesa-Bianchi & Fischer, Machine Learning
+Algorithm 3 "Sparring" -- the numbering as recalled), with two UCB1 sub-bandits (Auer, Cesa-Bianchi & Fischer, Machine Learning
 47, 2002, "UCB1").
 
 Sparring, not Sparring-Exp3: the reduction runs any two singleton multi-armed bandit algorithms
@@ -23,9 +23,8 @@ openings); the reduction is as the paper's abstract and the C++ state it:
   index (the C++'s first maximiser).
 
 Sparring is deterministic: its pairs are a function of the outcomes.  Setting: Condorcet (a
-utility-based, linear-link model in the paper).  The paper proves its regret for Sparring with
-Exp3-type sub-bandits only as an order (``O(K log T / Delta)``-type for UCB is conjectured,
-not proven), so ``compare`` has no row for it.
+utility-based, linear-link model in the paper).  The paper's guarantee is for sub-bandits with
+adversarial guarantees, not for UCB1, so ``compare`` has no row for it.
 
 Written once (:mod:`boundcalc.policies.kernel`): compiled :func:`sparring_select` and
 :func:`sparring_update` over :class:`SparringState`.
