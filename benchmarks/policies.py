@@ -48,6 +48,9 @@ CPP = {("ecw-rmed", 5): 2.3, ("ecw-rmed", 16): 10.3, ("rmed1", 5): 0.56, ("rmed1
        ("ccb", 5): 1.9, ("ccb", 16): 10.2, ("scb", 5): 0.29, ("scb", 16): 1.2, ("savage", 5): 0.28,
        ("savage", 16): 1.9}
 POLICIES = ["ecw-rmed", "rmed1", "rmed2", "rucb", "dts", "dts+", "ccb", "scb", "savage", "cw-rmed"]
+#: issue 34's baselines (their C++ figures, where a C++ exists, are measured by benchmarks/baselines.py)
+POLICIES += ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler",
+             "rmed2fh"]
 CW_TARGET = {4: 1.0, 16: 5.0, 64: 60.0}
 
 

@@ -22,6 +22,9 @@ in this order (:data:`COMPARE_KEYS`):
   2020) on the one-position instance of the matrix: ``H^B`` (Definition 4), Theorem 4's
   ``sum over comparable pairs of 1/(Delta^C_{e,e'})^2`` and ``H^C_ver`` (Sec. 4.3); sample-
   complexity hardnesses, no regret unit.
+* ``if2_hardness``, ``ws_s_hardness`` -- the baselines' bounds that state only an order: IF2's
+  ``O((K / eps_12) log T)`` (Yue et al. 2012) and WS-S's ``O(N^2 + N log T)`` (Chen & Frazier
+  2017), only with a Condorcet winner; hardnesses, no unit.
 
 The rows come from the registry of constants (:mod:`boundcalc.registry`): each bound module
 registers its key, unit, source and place in the table next to its function, so a new bound
@@ -199,7 +202,7 @@ def compare(matrix: MatrixLike, *, alpha: float = 0.51, beta: float = 2.0, keys:
     >>> from boundcalc.datasets import load_example
     >>> cmp = compare(load_example("mslr5-noncondorcet"))
     >>> len(cmp.rows), cmp["dts_thm1"].extra["assumption2"], cmp["cpe_condorcet_ver"].status
-    (16, True, 'not-applicable')
+    (18, True, 'not-applicable')
     >>> cmp["ecw"].value >= cmp["lower_bound"].value, cmp["lower_bound"].winner in (0, 1, 2, 3, 4)
     (True, True)
     """

@@ -1334,3 +1334,392 @@ def drive_both(name, pm, T, seed, params=None):
         p.update(*a, won)
         r.update(*b, won)
     return None, p, r
+
+
+# ----------------------------------------------------------------------------- interleaved-filter (issue 34)
+class InterleavedFilter(Streamed):
+    """Interleaved Filter 2, Yue, Broder, Kleinberg & Joachims (JCSS 2012), Algorithm 2, then exploit:
+    a plain transcription with Python sets (the readings: :mod:`boundcalc.policies.interleaved_filter`)."""
+
+    name = "interleaved-filter"
+    reference = "Yue, Broder, Kleinberg & Joachims (JCSS 2012), Algorithm 2 (IF2)"
+    hyperparameters = {"horizon": Integer(10**5, low=1)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.delta = 1.0 / (self.params["horizon"] * K * K)  # line 1
+        self.b_hat = self.stream.index(K)  # line 2
+        self.Wset = set(range(K)) - {self.b_hat}  # line 3
+        self.wins_hat = {b: 0 for b in range(K)}  # lines 4-5: counts since b_hat became the candidate
+        self.n_hat = {b: 0 for b in range(K)}
+        self.queue = sorted(self.Wset)  # lines 7-9: this round robin's arms, ascending
+        self.stats = {"exploration": 0, "self_duels": 0, "candidate_changes": 0}
+
+    def c(self, n: int) -> float:
+        return math.sqrt(4.0 * math.log(1.0 / self.delta) / n)
+
+    def p_hat(self, b: int) -> float:
+        return self.wins_hat[b] / self.n_hat[b]
+
+    def _select(self):
+        if not self.Wset:
+            self.stats["self_duels"] += 1
+            return (self.b_hat, self.b_hat)
+        self.stats["exploration"] += 1
+        return (self.b_hat, self.queue[0])
+
+    def _learn(self, i, j, i_won):
+        if not self.Wset:
+            return
+        self.n_hat[j] += 1
+        self.wins_hat[j] += int(i_won)
+        self.queue.pop(0)
+        if self.queue:
+            return
+        # lines 10-12 (C_hat open: 1/2 outside means P_hat - c >= 1/2)
+        for b in sorted(self.Wset):
+            if self.n_hat[b] and self.p_hat(b) > 0.5 and not (self.p_hat(b) - self.c(self.n_hat[b]) < 0.5):
+                self.Wset.discard(b)
+        # line 13: the first b' with P_hat < 1/2 and P_hat + c <= 1/2
+        beaten_by = [b for b in sorted(self.Wset)
+                     if self.n_hat[b] and self.p_hat(b) < 0.5 and self.p_hat(b) + self.c(self.n_hat[b]) <= 0.5]
+        if beaten_by:
+            new = beaten_by[0]
+            self.Wset = {b for b in self.Wset if not (self.n_hat[b] and self.p_hat(b) > 0.5)}  # lines 14-15
+            self.b_hat = new  # lines 16-17
+            self.Wset.discard(new)
+            self.wins_hat = {b: 0 for b in range(self.K)}
+            self.n_hat = {b: 0 for b in range(self.K)}
+            self.stats["candidate_changes"] += 1
+        self.queue = sorted(self.Wset)
+
+
+# ----------------------------------------------------------------------------- beat-the-mean (issue 34)
+class BeatTheMean(Streamed):
+    """Beat-the-Mean, Yue & Joachims (ICML 2011), Algorithm 1 online, then exploit: a plain
+    transcription (the readings: :mod:`boundcalc.policies.beat_the_mean`)."""
+
+    name = "beat-the-mean"
+    reference = "Yue & Joachims (ICML 2011), Algorithm 1 (BTM)"
+    hyperparameters = {"horizon": Integer(10**5, low=1), "gamma": Real(1.0, low=0.0, low_open=True)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.delta = 1.0 / (2.0 * self.params["horizon"] * K)
+        self.work = list(range(K))  # W_1 = B, kept ascending
+        self.comparisons = {}  # (b, b') -> [wins of b, comparisons], b the chosen arm of line 11
+        self.stats = {"exploration": 0, "self_duels": 0, "removals": 0}
+
+    def n_of(self, b):
+        return sum(v[1] for (x, y), v in self.comparisons.items() if x == b and y in self.work)
+
+    def w_of(self, b):
+        return sum(v[0] for (x, y), v in self.comparisons.items() if x == b and y in self.work)
+
+    def p_hat(self, b):
+        n = self.n_of(b)
+        return self.w_of(b) / n if n else 0.5
+
+    def radius(self, n):
+        g = self.params["gamma"]
+        return 1.0 if n == 0 else 3.0 * g * g * math.sqrt(math.log(1.0 / self.delta) / n)
+
+    def _select(self):
+        if len(self.work) == 1:
+            self.stats["self_duels"] += 1
+            return (self.work[0], self.work[0])
+        ns = [self.n_of(b) for b in self.work]
+        tied = [b for b, n in zip(self.work, ns) if n == min(ns)]  # line 11
+        b = tied[0] if len(tied) == 1 else tied[self.stream.index(len(tied))]
+        others = [x for x in self.work if x != b]  # line 12
+        self.stats["exploration"] += 1
+        return (b, others[self.stream.index(len(others))])
+
+    def _learn(self, i, j, i_won):
+        if i == j:
+            return
+        v = self.comparisons.setdefault((i, j), [0, 0])  # lines 13-14
+        v[0] += int(i_won)
+        v[1] += 1
+        P = {b: self.p_hat(b) for b in self.work}
+        c = self.radius(min(self.n_of(b) for b in self.work))
+        if min(P.values()) + c <= max(P.values()) - c:  # line 16
+            worst = min(self.work, key=lambda b: (P[b], b))  # line 17 (ties: smallest index)
+            self.work.remove(worst)  # lines 18-19: comparisons with it no longer count
+            for key in [k for k in self.comparisons if worst in k]:
+                del self.comparisons[key]
+            self.stats["removals"] += 1
+
+
+REFERENCE["interleaved-filter"] = InterleavedFilter
+REFERENCE["beat-the-mean"] = BeatTheMean
+
+
+# ----------------------------------------------------------------------------- rcs (issue 34)
+class RCS(Streamed):
+    """RCS, Zoghi, Whiteson, de Rijke & Munos (WSDM 2014), Algorithm 1: a plain transcription with
+    numpy (the readings: :mod:`boundcalc.policies.rcs`)."""
+
+    name = "rcs"
+    reference = "Zoghi et al. (WSDM 2014), Algorithm 1 (RCS)"
+    hyperparameters = {"alpha": Real(0.501, low=0.5, low_open=True)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.B = np.zeros(K, dtype=int)  # times each arm was the champion
+        self.stats = {"self_duels": 0, "no_sampled_winner": 0}
+
+    def _select(self):
+        K, W = self.K, self.wins
+        theta = np.full((K, K), 0.5)  # the simulated tournament
+        for i in range(K):
+            for j in range(i + 1, K):
+                theta[i, j] = self.stream.beta(W[i, j] + 1.0, W[j, i] + 1.0)
+                theta[j, i] = 1.0 - theta[i, j]
+        winners = np.flatnonzero((theta >= 0.5).all(axis=1))
+        if winners.size:
+            c = int(winners[0])
+        else:
+            c = int(np.argmin(self.B))
+            self.stats["no_sampled_winner"] += 1
+        self.B[c] += 1
+        U, _ = relative_bounds(self.wins, self.draws, self.params["alpha"], self.t)
+        col = U[:, c]  # u_cc = 1/2
+        ties = np.flatnonzero(col == col.max())
+        if ties.size > 1:
+            ties = ties[ties != c]
+        d = int(ties[0]) if ties.size == 1 else int(ties[self.stream.index(ties.size)])
+        if d == c:
+            self.stats["self_duels"] += 1
+        return (c, d)
+
+
+REFERENCE["rcs"] = RCS
+
+
+# ----------------------------------------------------------------------------- sparring (issue 34)
+class UCB1:
+    """Auer, Cesa-Bianchi & Fischer (2002) UCB1 with exploration constant ``alpha`` (each arm once,
+    ascending; then the first maximiser of ``mean + sqrt(alpha ln n / N_k)``)."""
+
+    def __init__(self, K: int, alpha: float):
+        self.plays = [0] * K
+        self.rewards = [0.0] * K
+        self.alpha = alpha
+
+    def arm(self) -> int:
+        for k, n in enumerate(self.plays):
+            if n == 0:
+                return k
+        n = sum(self.plays)
+        idx = [self.rewards[k] / self.plays[k] + math.sqrt(self.alpha * math.log(n) / self.plays[k])
+               for k in range(len(self.plays))]
+        return idx.index(max(idx))
+
+    def reward(self, k: int, r: float) -> None:
+        self.plays[k] += 1
+        self.rewards[k] += r
+
+
+class Sparring(Policy):
+    """Sparring, Ailon, Karnin & Joachims (ICML 2014), Algorithm 3, two UCB1 sub-bandits: a plain
+    transcription (the readings: :mod:`boundcalc.policies.sparring`)."""
+
+    name = "sparring"
+    reference = "Ailon, Karnin & Joachims (ICML 2014), Algorithm 3 (Sparring)"
+    hyperparameters = {"alpha": Real(2.0, low=0.0, low_open=True)}
+    deterministic = True
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.left = UCB1(K, self.params["alpha"])
+        self.right = UCB1(K, self.params["alpha"])
+        self.stats = {"self_duels": 0}
+
+    def _select(self):
+        x, y = self.left.arm(), self.right.arm()
+        self.stats["self_duels"] += x == y
+        return (x, y)
+
+    def _learn(self, i, j, i_won):
+        self.left.reward(i, 1.0 if i_won else 0.0)
+        self.right.reward(j, 0.0 if i_won else 1.0)
+
+
+# ----------------------------------------------------------------------------- self-sparring (issue 34)
+class SelfSparring(Streamed):
+    """Self-Sparring, Sui et al. (UAI 2017), Algorithm 1 with Beta posteriors and m = 2: a plain
+    transcription (the readings: :mod:`boundcalc.policies.self_sparring`)."""
+
+    name = "self-sparring"
+    reference = "Sui, Zhuang, Burdick & Yue (UAI 2017), Algorithm 1 (Self-Sparring)"
+    hyperparameters = {"eta": Real(1.0, low=0.0, low_open=True)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.S = [0.0] * K
+        self.F = [0.0] * K
+        self.stats = {"self_duels": 0}
+
+    def _select(self):
+        x = []
+        for _ in range(2):
+            theta = [self.stream.beta(self.S[i] + 1.0, self.F[i] + 1.0) for i in range(self.K)]
+            x.append(theta.index(max(theta)))
+        self.stats["self_duels"] += x[0] == x[1]
+        return (x[0], x[1])
+
+    def _learn(self, i, j, i_won):
+        eta = self.params["eta"]
+        r = {(0, 1): 1.0 if i_won else 0.0, (1, 0): 0.0 if i_won else 1.0}  # r_jk over positions j != k
+        arms = (i, j)
+        for (a, b), rab in r.items():
+            self.S[arms[a]] += eta * rab
+            self.F[arms[a]] += eta * (1.0 - rab)
+
+
+REFERENCE["sparring"] = Sparring
+REFERENCE["self-sparring"] = SelfSparring
+
+
+# ----------------------------------------------------------------------------- winner-stays (issue 34)
+class WinnerStays(Streamed):
+    """Winner Stays for strong regret (WS-S), Chen & Frazier (ICML 2017): a plain transcription (the
+    readings: :mod:`boundcalc.policies.winner_stays`)."""
+
+    name = "winner-stays"
+    reference = "Chen & Frazier (ICML 2017), WS-S"
+    hyperparameters = {"beta": Real(2.0, low=1.0, low_open=True)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.C = [0] * K
+        self.prev = (None, None)
+        self.r = 0
+        self.exploit_left = 0  # self-duels left in this round
+        self.best = 0
+        self.stats = {"ws_duels": 0, "self_duels": 0}
+
+    def _choose(self, exclude):
+        arms = [k for k in range(self.K) if k != exclude]
+        top = max(self.C[k] for k in arms)
+        best = [k for k in arms if self.C[k] == top]
+        for k in self.prev:  # the previous i, then the previous j, stays
+            if k is not None and k in best:
+                return k
+        return best[0] if len(best) == 1 else best[self.stream.index(len(best))]
+
+    def _select(self):
+        if self.exploit_left == 0:
+            i = self._choose(None)
+            j = self._choose(i)
+            self.stats["ws_duels"] += 1
+            return (i, j)
+        self.stats["self_duels"] += 1
+        return (self.best, self.best)
+
+    def _learn(self, i, j, i_won):
+        if self.exploit_left:
+            self.exploit_left -= 1
+            return
+        w, lo = (i, j) if i_won else (j, i)
+        self.C[w] += 1
+        self.C[lo] -= 1
+        self.prev = (i, j)
+        self.r += 1
+        self.exploit_left = math.floor(self.params["beta"] ** self.r)
+        self.best = self.C.index(max(self.C))
+
+
+REFERENCE["winner-stays"] = WinnerStays
+
+
+# ----------------------------------------------------------------------------- doubler (issue 34)
+class Doubler(Streamed):
+    """Doubler, Ailon, Karnin & Joachims (ICML 2014), Algorithm 1, UCB1 singleton bandit: a plain
+    transcription with a Python list as the multiset (the readings: :mod:`boundcalc.policies.doubler`)."""
+
+    name = "doubler"
+    reference = "Ailon, Karnin & Joachims (ICML 2014), Algorithm 1 (Doubler)"
+    hyperparameters = {"alpha": Real(2.0, low=0.0, low_open=True)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.L = [self.stream.index(K)]  # "any element"
+        self.epoch = 1
+        self.played = []  # the arms S played in this epoch
+        self.S = UCB1(K, self.params["alpha"])
+        self.stats = {"self_duels": 0, "epochs": 0}
+
+    def _select(self):
+        # the multiset sorted by arm: an index into it picks each arm with its multiplicity
+        Ls = sorted(self.L)
+        x = Ls[self.stream.index(len(Ls))] if len(Ls) > 1 else Ls[0]
+        y = self.S.arm()
+        self.stats["self_duels"] += x == y
+        return (x, y)
+
+    def _learn(self, i, j, i_won):
+        self.S.reward(j, 0.0 if i_won else 1.0)
+        self.played.append(j)
+        if len(self.played) == 2 ** self.epoch:
+            self.L, self.played = self.played, []
+            self.S = UCB1(self.K, self.params["alpha"])
+            self.epoch += 1
+            self.stats["epochs"] += 1
+
+
+REFERENCE["doubler"] = Doubler
+
+
+# ----------------------------------------------------------------------------- rmed2fh (issue 34)
+class RMED2FH(RMED2):
+    """RMED2FH, Komiyama et al. (COLT 2015): RMED2 with forced exploration to ``alpha log log T`` and
+    the targets fixed when the main loop starts (the readings: :mod:`boundcalc.policies.rmed2fh`)."""
+
+    name = "rmed2fh"
+    reference = "Komiyama, Honda, Kashima & Nakagawa (COLT 2015), RMED2FH"
+    hyperparameters = {**RMED2.hyperparameters, "horizon": Integer(10**5, low=1)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.fixed = None  # arm -> b(arm), fixed at the first main-loop round
+
+    def _forced_pair(self):
+        T = self.params["horizon"]
+        if T < 3:
+            return None
+        thr = self.params["alpha"] * math.log(math.log(T))
+        for i in range(self.K):
+            for j in range(i + 1, self.K):
+                if self.draws[i, j] < thr:
+                    return (i, j)
+        return None
+
+    def _select(self):
+        pair = self._pre_loop_pair()
+        if pair is not None:
+            return pair
+        self._in_loop = True
+        istar, _ = self.best_arm()
+        if self.fixed is None:
+            self.fixed = {a: self._target(istar, a) for a in range(self.K)}
+        l = self._LC[self._pos]
+        b = self.fixed[l]
+        W, N = self.wins, self.draws
+        m = None
+        if b >= 0:
+            if istar != l and 2 * W[l, istar] <= N[l, istar] and N[l, istar] * math.log(math.log(self.t)) <= N[l, b]:
+                m = istar
+                self.stats["to_winner"] += 1
+            elif 2 * W[l, b] <= N[l, b]:
+                m = b
+                self.stats["to_target"] += 1
+        if m is None:
+            m = self._rmed1_opponent(l, istar)
+        if m == l:
+            self.stats["self_duels"] += 1
+        return (l, m)
+
+
+REFERENCE["rmed2fh"] = RMED2FH

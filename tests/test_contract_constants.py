@@ -50,6 +50,7 @@ def test_every_constant_of_the_issue_is_registered_in_order():
         "lower_bound", "ecw", "ccb", "ccb_delta_z", "scb_hardness", "dts_prop1", "dts_thm1",
         "dts_thm1_loglog", "rmed_lb", "rmed1", "ecw_eq11", "ecw_eq12", "savage_hardness",
         "cpe_borda_hardness", "cpe_condorcet_hardness", "cpe_condorcet_ver",
+        "if2_hardness", "ws_s_hardness",  # issue 34
     ]
     assert list(boundcalc.COMPARE_KEYS) == [s.key for s in SPECS]
 

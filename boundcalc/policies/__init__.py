@@ -22,6 +22,20 @@
 * :mod:`~boundcalc.policies.rmed2` -- RMED2 of Komiyama et al. (COLT 2015) (``"rmed2"``).
 * :mod:`~boundcalc.policies.savage` -- Copeland SAVAGE of paper 003 (Urvoy et al., ICML 2013)
   (``"savage"``).
+* :mod:`~boundcalc.policies.interleaved_filter` -- Interleaved Filter 2 of Yue, Broder, Kleinberg &
+  Joachims (JCSS 2012) (``"interleaved-filter"``).
+* :mod:`~boundcalc.policies.beat_the_mean` -- Beat-the-Mean of Yue & Joachims (ICML 2011)
+  (``"beat-the-mean"``).
+* :mod:`~boundcalc.policies.rcs` -- Relative Confidence Sampling of Zoghi et al. (WSDM 2014) (``"rcs"``).
+* :mod:`~boundcalc.policies.sparring` -- Sparring of Ailon, Karnin & Joachims (ICML 2014) with UCB1
+  sub-bandits (``"sparring"``).
+* :mod:`~boundcalc.policies.self_sparring` -- Self-Sparring of Sui et al. (UAI 2017) (``"self-sparring"``).
+* :mod:`~boundcalc.policies.winner_stays` -- Winner Stays (WS-S) of Chen & Frazier (ICML 2017)
+  (``"winner-stays"``).
+* :mod:`~boundcalc.policies.rmed2fh` -- RMED2FH (RMED2 with a fixed horizon) of Komiyama et al.
+  (COLT 2015) (``"rmed2fh"``).
+* :mod:`~boundcalc.policies.doubler` -- Doubler of Ailon, Karnin & Joachims (ICML 2014) with a UCB1
+  bandit (``"doubler"``).
 
 >>> from boundcalc.policies import make_policy
 >>> p = make_policy("ecw-rmed", 3)
@@ -42,8 +56,17 @@ from .rmed2 import RMED2
 from .savage import SAVAGE
 from .ccb import CCB
 from .scb import SCB
+from .interleaved_filter import InterleavedFilter
+from .beat_the_mean import BeatTheMean
+from .rcs import RCS
+from .sparring import Sparring
+from .self_sparring import SelfSparring
+from .winner_stays import WinnerStays
+from .doubler import Doubler
+from .rmed2fh import RMED2FH
 
 __all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
            "get_policy", "make_policy", "policy_names", "parse_param_spec", "resolve_policy_list",
            "CompiledPolicy", "CopelandRMED", "ECWRMED", "CWRMED", "RMED1", "RMED2", "RUCB", "DTS", "DTSPlus",
-           "CCB", "SCB", "SAVAGE"]
+           "CCB", "SCB", "SAVAGE",
+           "InterleavedFilter", "BeatTheMean", "RCS", "Sparring", "SelfSparring", "WinnerStays", "Doubler", "RMED2FH"]

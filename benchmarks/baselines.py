@@ -1,0 +1,206 @@
+"""The classical baselines of issue 34 beside a peer implementation: regret and CPU per step.
+
+For each matrix (the C++ library's own ``prefmats/pref_arithmetic.txt``, bundled here as
+``arithmetic8``, and 001's ``mslr5-condorcet``) and each baseline of :data:`POLICIES`:
+
+* **boundcalc**: ``simulate(..., runs=R, horizon=T, seed=0)`` (the compiled whole-run kernel;
+  finite-horizon policies get ``horizon = T``), mean +- standard error of the cumulative regret at
+  ``T`` in the C++'s unit -- ``(Delta_i + Delta_j) / 2`` with ``Delta_i = mu_{winner, i} - 1/2``
+  (``jkomiyama/duelingbanditlib``, ``ArmSet::regretIncrease``; boundcalc's ``"condorcet"`` unit) --
+  and in 000's unit, and the CPU per step of the whole run;
+* **C++** (``--cpp DIR``, a checkout of ``jkomiyama/duelingbanditlib``; never copied here): a
+  driver written by this script (``DRIVER`` below) includes the library's headers, runs its
+  ``IFPolicy(K, T)``, ``BTMPolicy(K, T)`` (the library's defaults: BTM with ``gamma = 1.2`` and
+  its "tight" radius ``gamma^2 sqrt(log(1/delta) / n)``) and ``SparringPolicy`` with two
+  ``UCBMABPolicy(K, 2.5)`` (as its ``main.cpp``) through its own ``Simulator`` for R runs (seeded
+  ``std::mt19937``), compiled with ``g++ -O2``; it prints the same statistics.  Beside the C++'s
+  BTM, boundcalc's is also run with ``gamma = sqrt(1.2^2 / 3)``, which gives the C++'s radius
+  (``3 gamma^2 = 1.44``), labelled ``beat-the-mean(gamma=0.69282)``; beside its Sparring,
+  boundcalc's with ``alpha = 2.5``; and its ``RMEDPolicy(K, T, 3)`` (RMED2FH).  The C++ has no RCS,
+  Self-Sparring, Winner Stays or Doubler.
+
+And the README's "Choose a policy" rows of these baselines: regret per ``ln T`` at ``T`` in 000's
+unit (mean +- standard error over R runs, ``seed = 0``, common random numbers, compiled kernels) on
+``mslr5-condorcet``, ``mslr5-noncondorcet`` and ``table2``, as the table's other rows (stored under
+``"choose"``).
+
+Prints a table and writes ``benchmarks/results/baselines.json``:
+
+    python3 benchmarks/baselines.py [--horizon 100000] [--runs 20] [--cpp DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+POLICIES = ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler",
+            "rmed2fh"]
+CPP_GAMMA_EQUIV = math.sqrt(1.2 ** 2 / 3.0)
+
+#: The C++ driver (this script's own code; it only includes the library's headers).
+DRIVER = r"""
+#include <iostream>
+#include <ctime>
+#include <cmath>
+#include "bandit/util.hpp"
+#include "arm/armset.hpp"
+#include "policy/policy.hpp"
+#include "policy/policy_btm.hpp"
+#include "policy/policy_if.hpp"
+#include "policy/policy_ucb.hpp"
+#include "policy/policy_sparring.hpp"
+#include "policy/policy_rmed.hpp"
+#include "bandit/simulator.hpp"
+using namespace bandit;
+struct SumLog {  // the Simulator's log interface: the cumulative regret of each policy in this run
+  std::vector<double> cum;
+  explicit SumLog(uint P) : cum(P, 0.0) {}
+  void startRun() { std::fill(cum.begin(), cum.end(), 0.0); }
+  void record(uint p, uint, const std::pair<uint, uint>&, double r) { cum[p] += r; }
+};
+int main(int argc, char** argv) {
+  const std::string file = argv[1];
+  const uint T = std::atoi(argv[2]), R = std::atoi(argv[3]), which = std::atoi(argv[4]);
+  randomEngine = std::mt19937(12345 + which);
+  std::vector<std::vector<double> > P = prefMatrixFromFile(file);
+  const uint K = P.size();
+  ArmSet armset(P, K);
+  std::vector<double> finals;
+  std::clock_t c0 = std::clock();
+  for (uint r = 0; r < R; ++r) {
+    std::vector<PolicyPtr> pols;
+    if (which == 0) pols.push_back(PolicyPtr(new IFPolicy(K, T)));
+    else if (which == 1) pols.push_back(PolicyPtr(new BTMPolicy(K, T)));
+    else if (which == 3) pols.push_back(PolicyPtr(new RMEDPolicy(K, T, 3)));  // RMED2FH
+    else {  // Sparring with two UCB(alpha = 2.5) bandits, as the library's main.cpp builds it
+      MABPolicyPtr left(new UCBMABPolicy(K, 2.50)), right(new UCBMABPolicy(K, 2.50));
+      pols.push_back(PolicyPtr(new SparringPolicy(K, T, left, right)));
+    }
+    SumLog log(1);
+    Simulator<SumLog> sim(armset, pols);
+    sim.run(log, T);
+    finals.push_back(log.cum[0]);
+  }
+  double cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
+  std::cout << "RESULT";
+  for (double f : finals) std::cout << " " << f;
+  std::cout << " CPU " << cpu << std::endl;
+  return 0;
+}
+"""
+
+
+def run_cpp(cpp_dir: Path, mu: np.ndarray, T: int, R: int) -> dict:
+    """Compile the driver against the library in ``cpp_dir`` and run IF and BTM: final regrets, CPU."""
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        (tmp / "driver.cpp").write_text(DRIVER)
+        mat = tmp / "pref.txt"
+        mat.write_text("\n".join(" ".join(f"{x:.17g}" for x in row) for row in mu) + "\n")
+        exe = tmp / "driver"
+        subprocess.run(["g++", "-O2", "-std=c++11", "-I", str(cpp_dir), str(tmp / "driver.cpp"), "-o", str(exe)],
+                       check=True, capture_output=True, text=True)
+        for which, name in ((0, "IF (C++)"), (1, "BTM (C++, gamma 1.2, tight radius)"),
+                            (2, "Sparring (C++, UCB alpha 2.5)"), (3, "RMED2FH (C++)")):
+            proc = subprocess.run([str(exe), str(mat), str(T), str(R), str(which)], check=True,
+                                  capture_output=True, text=True)
+            line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT")][-1].split()
+            k = line.index("CPU")
+            finals = np.array([float(x) for x in line[1:k]])
+            out[name] = dict(mean=float(finals.mean()), stderr=float(finals.std(ddof=1) / math.sqrt(len(finals))),
+                             runs=len(finals), cpu_us_per_step=float(line[k + 1]) / (T * R) * 1e6)
+    return out
+
+
+def run_boundcalc(mu: np.ndarray, name: str, T: int, R: int) -> dict:
+    from boundcalc.matrix import PreferenceMatrix
+    from boundcalc.simulate import simulate
+
+    pm = PreferenceMatrix(mu)
+    out = {}
+    specs = [(name, {})]
+    if name == "beat-the-mean":
+        specs.append((name, {"gamma": CPP_GAMMA_EQUIV}))
+    if name == "sparring":
+        specs.append((name, {"alpha": 2.5}))
+    for pol, params in specs:
+        simulate(pm, [pol], horizon=200, runs=1, seed=0, bounds=False, workers=0,
+                 params={pol: params} if params else None)  # compile outside the clock
+        t0 = time.process_time()
+        res = simulate(pm, [pol], horizon=T, runs=R, seed=0, bounds=False, workers=0,
+                       params={pol: params} if params else None)
+        cpu = time.process_time() - t0
+        label = res.policy_names[0]
+        row = {"cpu_us_per_step": cpu / (T * R) * 1e6, "runs": R}
+        for unit in ("condorcet", "000"):
+            m, se = res.mean(label, unit)[-1], res.stderr(label, unit)[-1]
+            row[f"mean_{unit}"] = float(m)
+            row[f"stderr_{unit}"] = float(se)
+        row["stats_summed_over_runs"] = dict(res.policies[0].stats)
+        out[label] = row
+    return out
+
+
+def run_choose(T: int, R: int) -> dict:
+    """Regret per ln T (000's unit) of every baseline on the README table's three matrices."""
+    from boundcalc.datasets import load_example
+    from boundcalc.simulate import simulate
+
+    out = {}
+    for label in ("mslr5-condorcet", "mslr5-noncondorcet", "table2"):
+        res = simulate(load_example(label), POLICIES, horizon=T, runs=R, seed=0, workers=0, bounds=False)
+        lnT = math.log(T)
+        out[label] = {s["policy"].split("(")[0]: {"per_lnT": s["mean"] / lnT, "stderr_per_lnT": s["stderr"] / lnT}
+                      for s in res.table()}
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--horizon", type=int, default=100_000)
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--cpp", default=None, help="a checkout of jkomiyama/duelingbanditlib (headers only are used)")
+    ap.add_argument("--out", default=str(HERE / "results" / "baselines.json"))
+    a = ap.parse_args()
+
+    from boundcalc.datasets import load_example
+
+    mats = {"arithmetic8": load_example("arithmetic8").mu, "mslr5-condorcet": load_example("mslr5-condorcet").mu}
+    result = {"horizon": a.horizon, "runs": a.runs, "seed": 0, "matrices": {}, "python": platform.python_version(),
+              "machine": platform.machine()}
+    print(f"{'matrix':16s} {'policy':40s} {'R(T) C++ unit':>18s} {'R(T) 000 unit':>18s} {'CPU us/step':>12s}")
+    for label, mu in mats.items():
+        rows = {}
+        for name in POLICIES:
+            rows.update(run_boundcalc(mu, name, a.horizon, a.runs))
+        if a.cpp:
+            rows.update(run_cpp(Path(a.cpp), mu, a.horizon, a.runs))
+        result["matrices"][label] = {"mu": mu.tolist(), "rows": rows}
+        for pol, r in rows.items():
+            c = f"{r['mean_condorcet'] if 'mean_condorcet' in r else r['mean']:9.1f} +- {r.get('stderr_condorcet', r.get('stderr')):6.1f}"
+            z = (f"{r['mean_000']:9.1f} +- {r['stderr_000']:6.1f}" if "mean_000" in r else f"{'-':>18s}")
+            print(f"{label:16s} {pol:40s} {c:>18s} {z:>18s} {r['cpu_us_per_step']:12.3f}")
+    result["choose"] = run_choose(a.horizon, a.runs)
+    print(f"\n{'policy':20s} " + " ".join(f"{m:>20s}" for m in result["choose"]))
+    for pol in POLICIES:
+        cells = [f"{v[pol]['per_lnT']:9.1f} +- {v[pol]['stderr_per_lnT']:6.1f}" for v in result["choose"].values()]
+        print(f"{pol:20s} " + " ".join(f"{c:>20s}" for c in cells))
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"\nwritten {out}")
+
+
+if __name__ == "__main__":
+    main()

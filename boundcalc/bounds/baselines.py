@@ -1,0 +1,88 @@
+"""The regret bounds of the classical baselines (issue 34) that state only an order.
+
+* ``if2_hardness`` -- Interleaved Filter 2 (Yue, Broder, Kleinberg & Joachims, JCSS 2012, the IF2
+  regret theorem): under a total order with strong stochastic transitivity and the stochastic
+  triangle inequality, ``E[R_T] = O((K / eps_{1,2}) log T)`` with ``eps_{1,2} = P(b_1 > b_2) - 1/2``,
+  ``b_1`` the best and ``b_2`` the second-best arm.  boundcalc reports ``K / eps_{1,2}``, reading
+  ``eps_{1,2}`` as the Condorcet winner's smallest margin ``min_{j != w} (mu_wj - 1/2)`` (under
+  strong stochastic transitivity the second-best arm is the one the winner beats by least); no
+  Condorcet winner: not applicable.
+* ``ws_s_hardness`` -- Winner Stays for strong regret (Chen & Frazier, ICML 2017; its abstract:
+  "WS for strong regret (WS-S) has expected cumulative strong regret of O(N^2 + N log(T))"): the
+  coefficient of ``log T`` is of order ``N = K``, which is what the row reports, with the
+  paper's assumption (a Condorcet winner) checked.
+
+Both are hardnesses in the sense of :mod:`boundcalc.bounds.savage`: numbers inside an ``O(.)``
+with no published constant, so no unit and no conversion to 000's.  The other baselines' papers
+state no regret bound for the policy as run here (RCS, Self-Sparring's dueling case, Sparring
+with UCB1) or were not read (Beat-the-Mean's, Doubler's): they have no row.
+
+>>> r = if2_hardness([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])
+>>> round(r.value, 6), r.unit                # K / eps_12 = 3 / 0.1
+(30.0, 'hardness (no unit)')
+>>> ws_s_hardness([[0.5, 0.6], [0.4, 0.5]]).value
+2.0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..matrix import MatrixLike, as_preference_matrix
+from ..registry import Context, register_constant
+from ..result import Result
+from ..units import UNIT_HARDNESS
+
+__all__ = ["if2_hardness", "ws_s_hardness"]
+
+IF2 = register_constant(
+    "if2_hardness", unit=UNIT_HARDNESS,
+    source="Yue, Broder, Kleinberg & Joachims 2012 (JCSS), IF2's regret O((K / eps_12) log T) (order only)",
+    order=170)
+WSS = register_constant(
+    "ws_s_hardness", unit=UNIT_HARDNESS,
+    source="Chen & Frazier 2017 (ICML), WS-S's strong regret O(N^2 + N log T) (order only)", order=180)
+
+_NO_CW = "no Condorcet winner (the paper assumes one)"
+
+
+def if2_hardness(matrix: MatrixLike) -> Result:
+    """``K / eps_{1,2}``, ``eps_{1,2} = min_{j != w} (mu_wj - 1/2)`` for the Condorcet winner ``w``:
+    IF2's regret ``O((K / eps_{1,2}) log T)`` (Yue et al. 2012), a hardness with no constant.
+
+    >>> if2_hardness([[0.5, 0.4, 0.6], [0.6, 0.5, 0.4], [0.4, 0.6, 0.5]]).status   # a 3-cycle
+    'not-applicable'
+    """
+    pm = as_preference_matrix(matrix)
+    w = pm.condorcet_winner
+    if w is None:
+        return IF2.not_applicable(_NO_CW)
+    margins = np.delete(pm.mu[w] - 0.5, w)
+    eps = float(margins.min())
+    return IF2.result(pm.K / eps, extra={
+        "label": "K / eps_12", "winner": int(w), "eps_12": eps,
+        "note": "O(.) only: the theorem's constant is not reproduced here; eps_12 read as the winner's smallest margin",
+    })
+
+
+def ws_s_hardness(matrix: MatrixLike) -> Result:
+    """``N = K``: the order of the ``log T`` coefficient of WS-S's strong regret ``O(N^2 + N log T)``
+    (Chen & Frazier 2017), with its Condorcet assumption checked; a hardness with no constant."""
+    pm = as_preference_matrix(matrix)
+    w = pm.condorcet_winner
+    if w is None:
+        return WSS.not_applicable(_NO_CW)
+    return WSS.result(float(pm.K), extra={
+        "label": "N (the log T term of O(N^2 + N log T))", "winner": int(w),
+        "note": "O(.) only: the paper's abstract states the order, no constant",
+    })
+
+
+@IF2
+def _if2_row(ctx: Context) -> Result:
+    return if2_hardness(ctx.pm)
+
+
+@WSS
+def _wss_row(ctx: Context) -> Result:
+    return ws_s_hardness(ctx.pm)

@@ -1,0 +1,130 @@
+"""Self-Sparring (Sui, Zhuang, Burdick & Yue, "Multi-dueling Bandits with Dependent Arms", UAI 2017,
+Algorithm 1, the independent-arms version with Beta posteriors), with ``m = 2`` arms a round: a
+dueling bandit.
+
+Where it was read.  The ``search`` tool finds the paper (``ar5iv.labs.arxiv.org/html/1705.00253``,
+``fdocuments.us``: its abstract and introduction) but returns a page's opening only, not Algorithm 1,
+and no public implementation was at hand; the steps below are Algorithm 1 as the paper describes it
+in its abstract ("reduces the multi-dueling bandits problem to a conventional bandit setting that can
+be solved using ... Thompson Sampling") and as recalled, with ``m = 2`` arms a round (the dueling
+case).  They are not checked against the printed lines; the numbering of the paper's lines is not
+claimed.  The steps:
+
+* ``S_i = F_i = 0`` for every arm (Beta(1, 1) priors);
+* for ``j = 1, ..., m`` (``m = 2``): draw ``theta_i ~ Beta(S_i + 1, F_i + 1)`` for every arm
+  (fresh draws for each ``j``) and take ``x_j = argmax_i theta_i`` (ties, of probability zero, to
+  the smallest index);
+* play ``(x_1, x_2)``, observe ``r_12`` (1 when ``x_1`` won) and ``r_21 = 1 - r_12``;
+* for every ordered pair of *positions* ``j != k``: ``S_{x_j} += eta r_jk``,
+  ``F_{x_j} += eta (1 - r_jk)``.  For two different arms: the winner's ``S`` and the loser's
+  ``F`` grow by ``eta``.  When ``x_1 = x_2`` (the self-duel, Self-Sparring's exploitation) the two
+  position pairs give that arm ``S += eta`` and ``F += eta`` **whatever the outcome** -- so this
+  policy, like the protocol, ignores a self-duel's outcome;
+* ``eta = 1`` (the plain Beta-Bernoulli update; a hyperparameter, ``eta > 0``).
+
+Self-Sparring assumes a utility-based (linear-link) preference model; it is run on any matrix, where
+it targets the arm with the best Borda-like score against the sampled opponents.  Setting:
+Condorcet (utility-based in the paper).  The paper proves no finite-time bound for the dueling
+version (it relates its regret to Thompson sampling's), so no row in ``compare``.
+
+Written once (:mod:`boundcalc.policies.kernel`): compiled :func:`ss_select` and :func:`ss_update`
+over :class:`SelfSparringState`.  Random draws, from the policy stream, per round: ``K`` Beta draws
+(arms ascending) for ``x_1``, then ``K`` more for ``x_2``; held in registers for the round.
+
+>>> import numpy as np
+>>> p = SelfSparring(3, rng=np.random.default_rng(0))
+>>> i, j = p.select_pair(); 0 <= i < 3 and 0 <= j < 3
+True
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .base import Real
+from .kernel import T_, CompiledPolicy, count, env_more, held_beta, held_stream, play, store_stream
+from .registry import register_policy
+
+__all__ = ["SelfSparring", "SelfSparringState", "ss_select", "ss_update", "ss_run"]
+
+#: Self-Sparring's state: the protocol's counts, the policy stream and its Box-Muller spare, the Beta
+#: parameters ``S``, ``F`` (float: ``eta`` may be fractional); ``reg = [t]``; ``fr = [eta]``.
+SelfSparringState = namedtuple("SelfSparringState", ["W", "N", "rs", "spare", "S", "F", "reg", "fr", "stats"])
+
+
+@njit(cache=True)
+def ss_select(s):
+    """Lines 3-5: two Thompson draws of the arm with the largest sampled utility.
+    ``stats = [self_duels]``."""
+    K = s.S.shape[0]
+    g = held_stream(s.rs, s.spare)
+    x = np.empty(2, dtype=np.int64)
+    for k in range(2):
+        best = -1.0
+        arg = 0
+        for i in range(K):
+            g, v = held_beta(g, s.S[i] + 1.0, s.F[i] + 1.0)
+            if v > best:
+                best = v
+                arg = i
+        x[k] = arg
+    store_stream(g, s.rs, s.spare)
+    if x[0] == x[1]:
+        s.stats[0] += 1
+    return x[0], x[1]
+
+
+@njit(cache=True)
+def ss_update(s, i, j, won):
+    """Lines 7-9 with ``m = 2``: the winner's ``S`` and the loser's ``F`` grow by ``eta``; a
+    self-duel adds ``eta`` to both of its arm's parameters."""
+    count(s, i, j, won)
+    eta = s.fr[0]
+    if i == j:
+        s.S[i] += eta
+        s.F[i] += eta
+    elif won:
+        s.S[i] += eta
+        s.F[j] += eta
+    else:
+        s.S[j] += eta
+        s.F[i] += eta
+    s.reg[T_] += 1
+
+
+@njit(cache=True)
+def ss_run(s, env):
+    """Self-Sparring's whole-run kernel: :func:`ss_select`, the duel, :func:`ss_update`, to the horizon."""
+    while env_more(env):
+        i, j = ss_select(s)
+        ss_update(s, i, j, play(env, i, j))
+
+
+@register_policy
+class SelfSparring(CompiledPolicy):
+    """Self-Sparring, Sui, Zhuang, Burdick & Yue (UAI 2017), Algorithm 1 with Beta posteriors and
+    ``m = 2``.
+
+    Hyperparameter ``eta = 1`` (learning rate).  Setting: Condorcet (utility-based in the paper).
+    ``stats``: ``"self_duels"``.
+    """
+
+    name = "self-sparring"
+    reference = ("Sui, Zhuang, Burdick & Yue (UAI 2017), Algorithm 1 (Self-Sparring, Beta posteriors, m = 2);"
+                 " Condorcet (utility-based)")
+    hyperparameters = {
+        "eta": Real(1.0, low=0.0, low_open=True, doc="learning rate of the Beta posterior updates"),
+    }
+    deterministic = False
+    State = SelfSparringState
+    stat_names = ("self_duels",)
+    kernels = (ss_select, ss_update, ss_run)
+
+    def initial_state(self) -> SelfSparringState:
+        K = self.K
+        return SelfSparringState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), self._stream(),
+                                 np.zeros(2), np.zeros(K), np.zeros(K), np.array([1], dtype=np.int64),
+                                 np.array([self.params["eta"]]), np.zeros(1, dtype=np.int64))

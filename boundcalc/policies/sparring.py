@@ -1,0 +1,133 @@
+"""Sparring (Ailon, Karnin & Joachims, "Reducing Dueling Bandits to Cardinal Bandits", ICML 2014,
+Algorithm 3 "Sparring" -- the numbering as recalled), with two UCB1 sub-bandits (Auer, Cesa-Bianchi & Fischer, Machine Learning
+47, 2002, "UCB1").
+
+Sparring, not Sparring-Exp3: the reduction runs any two singleton multi-armed bandit algorithms
+("left" and "right") against each other; the paper's analysis is for sub-bandits with adversarial
+guarantees (Exp3-like), and its experiments and the public C++ run UCB.  This module uses UCB1, as
+``jkomiyama/duelingbanditlib`` (``policy/policy_sparring.hpp`` with ``policy/policy_ucb.hpp``, read,
+not copied) does, so the two can be set side by side (``benchmarks/baselines.py``).
+
+Where it was read.  The ``search`` tool did not return the paper's Algorithm 3 (only pages'
+openings); the reduction is as the paper's abstract and the C++ state it:
+
+* each round the left bandit proposes ``x``, the right bandit ``y``; the duel ``(x, y)`` is played;
+* the left bandit gets reward 1 when ``x`` won and 0 otherwise, the right bandit the complement --
+  also on a self-duel ``x = y``, whose outcome is a fair coin under the model (``mu_xx = 1/2``): the
+  reported outcome is used (as the C++ does), the one place where a policy of this package reads a
+  self-duel's outcome; were it ignored, the two identical deterministic sub-bandits would propose
+  the same arm forever and never compare two arms;
+* UCB1 (Auer et al. 2002, Fig. 1): each arm once first (ascending: the arm of smallest index not yet
+  played), then ``argmax_k G_k / N_k + sqrt(alpha ln n / N_k)`` with ``n`` the sub-bandit's plays so
+  far (``alpha = 2``: UCB1's own constant; the C++'s experiments run 2.5) -- ties to the smallest
+  index (the C++'s first maximiser).
+
+Sparring is deterministic: its pairs are a function of the outcomes.  Setting: Condorcet (a
+utility-based, linear-link model in the paper).  The paper's guarantee is for sub-bandits with
+adversarial guarantees, not for UCB1, so ``compare`` has no row for it.
+
+Written once (:mod:`boundcalc.policies.kernel`): compiled :func:`sparring_select` and
+:func:`sparring_update` over :class:`SparringState`.
+
+>>> p = Sparring(3)
+>>> p.select_pair()          # both UCB1s start with arm 0: a self-duel
+(0, 0)
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .base import Real
+from .kernel import T_, CompiledPolicy, count, env_more, play
+from .registry import register_policy
+
+__all__ = ["Sparring", "SparringState", "ucb1_arm", "sparring_select", "sparring_update", "sparring_run"]
+
+#: Sparring's state: the protocol's counts; the two UCB1s' plays ``P[s, k]`` and rewards ``G[s, k]``
+#: (``s = 0`` left, ``1`` right); ``reg = [t]``; ``fr = [alpha]``.
+SparringState = namedtuple("SparringState", ["W", "N", "P", "G", "reg", "fr", "stats"])
+
+
+@njit(cache=True)
+def ucb1_arm(P, G, side, alpha):
+    """UCB1's arm for sub-bandit ``side``: the first unplayed arm, else the first maximiser of
+    ``G_k / N_k + sqrt(alpha ln n / N_k)``."""
+    K = P.shape[1]
+    n = 0
+    for k in range(K):
+        if P[side, k] == 0:
+            return k
+        n += P[side, k]
+    ln = math.log(n)
+    best = -np.inf
+    arg = 0
+    for k in range(K):
+        v = G[side, k] / P[side, k] + math.sqrt(alpha * ln / P[side, k])
+        if v > best:
+            best = v
+            arg = k
+    return arg
+
+
+@njit(cache=True)
+def sparring_select(s):
+    """The left and the right UCB1's arms.  ``stats = [self_duels]``."""
+    x = ucb1_arm(s.P, s.G, 0, s.fr[0])
+    y = ucb1_arm(s.P, s.G, 1, s.fr[0])
+    if x == y:
+        s.stats[0] += 1
+    return x, y
+
+
+@njit(cache=True)
+def sparring_update(s, i, j, won):
+    """Reward 1 to the side whose arm won (a self-duel included), 0 to the other."""
+    count(s, i, j, won)
+    s.P[0, i] += 1
+    s.P[1, j] += 1
+    if won:
+        s.G[0, i] += 1
+    else:
+        s.G[1, j] += 1
+    s.reg[T_] += 1
+
+
+@njit(cache=True)
+def sparring_run(s, env):
+    """Sparring's whole-run kernel: :func:`sparring_select`, the duel, :func:`sparring_update`."""
+    while env_more(env):
+        i, j = sparring_select(s)
+        sparring_update(s, i, j, play(env, i, j))
+
+
+@register_policy
+class Sparring(CompiledPolicy):
+    """Sparring, Ailon, Karnin & Joachims (ICML 2014), Algorithm 3, with two UCB1 sub-bandits.
+
+    Hyperparameter ``alpha = 2`` (UCB1's exploration constant ``sqrt(alpha ln n / N_k)``; Auer et
+    al.'s UCB1 is ``alpha = 2``).  Setting: Condorcet (utility-based in the paper).  ``stats``:
+    ``"self_duels"``.
+    """
+
+    name = "sparring"
+    reference = ("Ailon, Karnin & Joachims (ICML 2014), Algorithm 3 (Sparring) with UCB1 sub-bandits;"
+                 " Condorcet (utility-based)")
+    hyperparameters = {
+        "alpha": Real(2.0, low=0.0, low_open=True, doc="UCB1 exploration constant: sqrt(alpha ln n / N_k)"),
+    }
+    deterministic = True
+    State = SparringState
+    stat_names = ("self_duels",)
+    kernels = (sparring_select, sparring_update, sparring_run)
+
+    def initial_state(self) -> SparringState:
+        K = self.K
+        return SparringState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64),
+                             np.zeros((2, K), dtype=np.int64), np.zeros((2, K), dtype=np.int64),
+                             np.array([1], dtype=np.int64), np.array([self.params["alpha"]]),
+                             np.zeros(1, dtype=np.int64))

@@ -1,0 +1,511 @@
+"""The classical baselines of issue 34 (Interleaved Filter 2, Beat-the-Mean): the readings of their
+papers' lines, each checked on a hand-worked scripted run (the round at which a confidence
+interval first excludes 1/2 computed by hand from the paper's radius), and their guarantee on a
+clear total order.  The compiled policies equal their plain transcriptions pair for pair in
+``tests/test_policy_reference.py``; the contract is ``tests/test_policies.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from boundcalc.policies import make_policy
+from boundcalc.simulate import DuelEnvironment, simulate
+
+
+def _script(policy, outcome, T):
+    """Drive ``policy`` for T rounds with ``outcome(i, j) -> i won``; the pairs."""
+    pairs = []
+    for _ in range(T):
+        i, j = policy.select_pair()
+        policy.update(i, j, bool(outcome(i, j)))
+        pairs.append((i, j))
+    return pairs
+
+
+def _total_order(K, p):
+    """``mu_ij = 1/2 + p sign(j - i)``: arm 0 the Condorcet winner of a total order."""
+    mu = np.full((K, K), 0.5)
+    for i in range(K):
+        for j in range(K):
+            if i != j:
+                mu[i, j] = 0.5 + p * np.sign(j - i)
+    return mu
+
+
+# ----------------------------------------------------------------------------- interleaved-filter
+def _if_threshold(K, horizon, phat_gap):
+    """Smallest n with sqrt(4 log(T K^2) / n) <= phat_gap (IF eqs. (7)-(8), delta = 1/(T K^2))."""
+    return math.ceil(4.0 * math.log(horizon * K * K) / phat_gap ** 2)
+
+
+def test_if_switches_exactly_when_the_interval_excludes_one_half():
+    """K = 3, T = 1: log(1/delta) = log 9 and c(n) = sqrt(4 log 9 / n) <= 1/2 from n = 36 on (by
+    hand: 4 log 9 / 0.25 = 35.16).  The candidate always loses to the lower-numbered other arm and
+    always beats the higher one: after the 36th round robin (72 duels, not the 35th) the beaten arm
+    leaves W (lines 10-12, P_hat = 1), the winner becomes the candidate (line 16) and W is empty:
+    the rest is its self-duel."""
+    assert _if_threshold(3, 1, 0.5) == 36
+    p = make_policy("interleaved-filter", 3, rng=np.random.default_rng(5), horizon=1)
+    hb = p.candidate
+    others = sorted({0, 1, 2} - {hb})
+    lo, hi = others
+
+    def outcome(i, j):
+        assert i == hb or i == j
+        return j == hi  # the candidate beats hi, loses to lo
+
+    pairs = _script(p, outcome, 71)
+    assert pairs == [(hb, lo), (hb, hi)] * 35 + [(hb, lo)]  # round robins in ascending order
+    assert p.candidate == hb and p.stats["candidate_changes"] == 0
+    pairs = _script(p, outcome, 3)
+    assert p.candidate == lo and p.stats["candidate_changes"] == 1
+    assert pairs == [(hb, hi), (lo, lo), (lo, lo)]
+
+
+def test_if2_prunes_arms_the_old_candidate_beat_without_confidence():
+    """IF2's lines 14-15: at a switch, every b with P_hat_{b_hat, b} > 1/2 leaves W even without
+    confidence.  K = 4, T = 1: c(n) = sqrt(4 log 16 / n) <= 1/2 from n = 45 (4 log 16 / 0.25 = 44.4).
+    The candidate loses every duel to one arm, wins 3 of every 5 against a second (P_hat 0.6, not
+    confident: c(45) = 0.496) and 2 of 5 against the third (0.4): at the switch the second is pruned,
+    the third stays, so the new candidate's round robin is the third arm alone."""
+    assert _if_threshold(4, 1, 0.5) == 45
+    p = make_policy("interleaved-filter", 4, rng=np.random.default_rng(0), horizon=1)
+    hb = p.candidate
+    x, y, z = sorted({0, 1, 2, 3} - {hb})
+    seen = {y: 0, z: 0}
+
+    def outcome(i, j):
+        if j == x:
+            return False
+        seen[j] += 1
+        k = seen[j] % 5
+        return k in (1, 2, 3) if j == y else k in (1, 2)
+
+    _script(p, outcome, 3 * 45)
+    assert p.candidate == x and p.stats["candidate_changes"] == 1
+    assert _script(p, lambda i, j: True, 4) == [(x, z)] * 4
+
+
+def test_if_finds_the_condorcet_winner_of_a_clear_total_order():
+    """The paper's guarantee (IF2 returns the best arm with probability >= 1 - 1/T): on a 5-arm total
+    order with gaps 0.2, 30 seeds each exploit arm 0 by T = 20,000 (the exploration takes about
+    4 log(T K^2) / 0.2^2 = 1,300 duels per pair)."""
+    mu = _total_order(5, 0.2)
+    for seed in range(30):
+        p = make_policy("interleaved-filter", 5, rng=np.random.default_rng(seed), horizon=20_000)
+        env = DuelEnvironment(mu, seed, seed + 100)
+        pairs = _script(p, env.duel, 20_000)
+        assert pairs[-1] == (0, 0), seed
+
+
+# ----------------------------------------------------------------------------- beat-the-mean
+def test_btm_first_removal_at_the_hand_worked_round():
+    """K = 3, T = 1, gamma = 1: delta = 1/(2 T K) = 1/6 and c(n) = 3 sqrt(log 6 / n).  The lower
+    index always wins: P_hat_0 = 1, P_hat_2 = 0, and the elimination test 0 + c <= 1 - c first holds
+    when n* >= 36 log 6 = 64.5, i.e. n* = 65.  Line 11 keeps every n_b within one of the others, so
+    n* = 65 first after 3 x 65 = 195 rounds: arm 2 leaves there and not before, and the comparisons
+    with it are deleted from n_0 and n_1."""
+    assert math.ceil(36 * math.log(6)) == 65
+    p = make_policy("beat-the-mean", 3, rng=np.random.default_rng(3), horizon=1)
+    lower_wins = lambda i, j: i < j  # noqa: E731
+    pairs = _script(p, lower_wins, 194)
+    assert p.stats["removals"] == 0 and all(i != j for i, j in pairs)
+    _script(p, lower_wins, 1)
+    assert p.stats["removals"] == 1
+    s = p._arrays
+    assert s.act.tolist() == [True, True, False]
+    assert s.n[0] == s.bn[0, 1] and s.n[1] == s.bn[1, 0] and s.bn[0, 2] == s.bn[1, 2] == 0
+    assert s.w[0] == s.n[0] and s.w[1] == 0
+    # the draws from then on are between 0 and 1 only, until 1 leaves too and 0 is exploited
+    pairs = _script(p, lower_wins, 2000)
+    assert set(pairs[:10]) <= {(0, 1), (1, 0)} and pairs[-1] == (0, 0) and p.stats["removals"] == 2
+
+
+def test_btm_never_compares_an_arm_with_itself_while_exploring():
+    """Line 12's reading: b' is drawn from W without b (the module text says why); every exploring
+    round is a duel of two arms, and the opponents of the least-compared arm are spread uniformly."""
+    p = make_policy("beat-the-mean", 4, rng=np.random.default_rng(1), horizon=10**6)
+    rng = np.random.default_rng(2)
+    pairs = _script(p, lambda i, j: rng.random() < 0.5, 4000)
+    assert p.stats["removals"] == 0 and all(i != j for i, j in pairs)
+    opp = np.zeros((4, 4))
+    for i, j in pairs:
+        opp[i, j] += 1
+    assert np.all(np.abs(opp.sum(axis=1) - 1000) <= 1)  # line 11 balances n_b
+    off = opp[~np.eye(4, dtype=bool)]
+    assert np.all(np.abs(off - 1000 / 3) < 4 * math.sqrt(1000 * (1 / 3) * (2 / 3)))
+
+
+def test_btm_finds_the_condorcet_winner_of_a_clear_total_order():
+    """On a 5-arm total order with gaps 0.2 every one of 20 seeds exploits arm 0 by T = 40,000."""
+    mu = _total_order(5, 0.2)
+    for seed in range(20):
+        p = make_policy("beat-the-mean", 5, rng=np.random.default_rng(seed), horizon=40_000)
+        pairs = _script(p, DuelEnvironment(mu, seed, seed + 100).duel, 40_000)
+        assert pairs[-1] == (0, 0), seed
+
+
+@pytest.mark.parametrize("name", ["interleaved-filter", "beat-the-mean"])
+def test_simulate_sets_the_horizon(name):
+    """A finite-horizon policy gets the simulation's T in its ``horizon`` hyperparameter (as SAVAGE)."""
+    res = simulate(_total_order(3, 0.3), [name], horizon=500, runs=1, seed=0, workers=0, bounds=False)
+    assert res.policies[0].params["horizon"] == 500
+
+
+# ----------------------------------------------------------------------------- rcs
+def test_rcs_champion_is_the_sampled_condorcet_winner_in_distribution():
+    """The simulated tournament's champion: on fixed counts the frequency of each champion equals the
+    probability that it is the Condorcet winner of the Beta-sampled matrix (scipy's Beta law).  K = 2,
+    W = [[0, 7], [3, 0]]: P(c = 0) = P(Beta(8, 4) >= 1/2) = 0.8867; 20,000 calls of the compiled
+    select on the same counts agree within 4 standard errors.  K = 3 with a cycle of counts: some
+    rounds have no sampled winner and then the least-chosen champion is taken."""
+    from scipy.stats import beta
+
+    from boundcalc.policies.rcs import rcs_select
+
+    p = make_policy("rcs", 2, rng=np.random.default_rng(0))
+    s = p._arrays
+    s.W[:] = [[0, 7], [3, 0]]
+    s.N[:] = s.W + s.W.T
+    s.reg[0] = 11
+    n = 20_000
+    zero = sum(rcs_select(p._s)[0] == 0 for _ in range(n))
+    want = float(beta.sf(0.5, 8, 4))
+    assert abs(want - 0.8867) < 1e-4
+    assert abs(zero / n - want) < 4 * math.sqrt(want * (1 - want) / n)
+    assert s.champ.tolist() == [zero, n - zero] and s.stats[1] == 0  # K = 2 always has a sampled winner
+    q = make_policy("rcs", 3, rng=np.random.default_rng(0))
+    s = q._arrays
+    s.W[:] = [[0, 9, 1], [1, 0, 9], [9, 1, 0]]  # 0 > 1 > 2 > 0, each 9 to 1
+    s.N[:] = s.W + s.W.T
+    s.reg[0] = 31
+    for _ in range(3000):
+        rcs_select(q._s)
+    assert s.stats[1] > 1000  # often no sampled Condorcet winner in a cycle
+    # the fallback takes the least-chosen champion, so the counts stay level (always taking arm 0
+    # instead would leave them more than 1,000 apart)
+    assert s.champ.sum() == 3000 and max(s.champ) - min(s.champ) <= 3
+
+
+# ----------------------------------------------------------------------------- sparring
+def test_sparring_ucb1_by_hand():
+    """Two UCB1s (alpha = 2): each plays every arm once in ascending order -- K self-duels first --
+    then takes the first maximiser of mean + sqrt(2 ln n / N).  K = 2, left always wins: after the
+    two self-duels both sub-bandits have seen arm 0 and arm 1 once each with reward 1 on the left
+    (indices 1 + sqrt(2 ln 2) for both arms: the first, 0) and 0 on the right (the same tie: 0),
+    so round 3 is (0, 0); the left's arm 0 then has mean 1 over 2 plays, index 1 + sqrt(2 ln 3 / 2)
+    = 2.048 against arm 1's 1 + sqrt(2 ln 3) = 2.482: round 4's left arm is 1; on the right the same
+    bonuses over means 0 (1.048 against 1.482): arm 1 too, round 4 is (1, 1)."""
+    p = make_policy("sparring", 2)
+    pairs = _script(p, lambda i, j: True, 4)
+    assert pairs[:3] == [(0, 0), (1, 1), (0, 0)]
+    assert 1 + math.sqrt(2 * math.log(3) / 2) < 1 + math.sqrt(2 * math.log(3))
+    assert pairs[3] == (1, 1)
+    s = p._arrays
+    assert s.P.tolist() == [[2, 2], [2, 2]] and s.G[0].tolist() == [2, 2] and s.G[1].tolist() == [0, 0]
+
+
+def test_sparring_self_duel_outcome_rewards_the_sides():
+    """A self-duel's reported outcome rewards the left side when True and the right when False (the
+    module text says why Sparring reads it)."""
+    p = make_policy("sparring", 3)
+    assert p.select_pair() == (0, 0)
+    p.update(0, 0, False)
+    s = p._arrays
+    assert s.G[0, 0] == 0 and s.G[1, 0] == 1 and s.P[:, 0].tolist() == [1, 1]
+    assert p.draws.sum() == 0  # the protocol's counts ignore it
+
+
+# ----------------------------------------------------------------------------- self-sparring
+def test_self_sparring_updates_by_hand():
+    """Distinct arms: the winner's S and the loser's F grow by eta; a self-duel adds eta to both of
+    its arm's parameters whatever the outcome (the two position pairs of Algorithm 1)."""
+    for won in (True, False):
+        p = make_policy("self-sparring", 3, rng=np.random.default_rng(0), eta=0.5)
+        i, j = p.select_pair()
+        p.update(i, j, won)
+        S, F = p._arrays.S, p._arrays.F
+        if i == j:
+            assert S[i] == F[i] == 0.5 and S.sum() == F.sum() == 0.5
+        else:
+            w, lo = (i, j) if won else (j, i)
+            assert S[w] == 0.5 and F[lo] == 0.5 and S.sum() == F.sum() == 0.5
+
+
+def test_self_sparring_choice_law():
+    """The first arm is the argmax of independent Beta(S + 1, F + 1) draws: with K = 2, S = (6, 2),
+    F = (2, 5) the frequency of arm 0 over 20,000 selections is P(Beta(7, 3) > Beta(3, 6)),
+    integrated with scipy (0.9328 ...)."""
+    from scipy import integrate
+    from scipy.stats import beta
+
+    from boundcalc.policies.self_sparring import ss_select
+
+    want = integrate.quad(lambda x: beta.pdf(x, 7, 3) * beta.cdf(x, 3, 6), 0, 1)[0]
+    p = make_policy("self-sparring", 2, rng=np.random.default_rng(4))
+    s = p._arrays
+    s.S[:] = [6, 2]
+    s.F[:] = [2, 5]
+    n = 20_000
+    firsts = [ss_select(p._s)[0] for _ in range(n)]
+    got = firsts.count(0) / n
+    assert abs(got - want) < 4 * math.sqrt(want * (1 - want) / n), (got, want)
+
+
+# ----------------------------------------------------------------------------- winner-stays
+def test_winner_stays_schedule_and_the_winner_stays():
+    """WS-S's schedule: round r is one WS-W duel and floor(2^r) self-duels, so the first R rounds
+    take R + 2^(R+1) - 2 duels: 518 after 8 rounds, the 9th WS-W duel is duel 519 and the 9th round
+    ends at 1,031: 9 WS-W duels in the first 1,000.  When the first arm always wins it stays the
+    first arm of every WS-W duel (its C is the unique maximum), and the self-duels are its own."""
+    assert 8 + 2 ** 9 - 2 == 518 and 9 + 2 ** 10 - 2 == 1031
+    p = make_policy("winner-stays", 4, rng=np.random.default_rng(2))
+    pairs = _script(p, lambda i, j: True, 1000)
+    assert p.stats == {"ws_duels": 9, "self_duels": 991}
+    ws = [pq for pq in pairs if pq[0] != pq[1]]
+    assert len(ws) == 9 and len({i for i, _ in ws}) == 1
+    champion = ws[0][0]
+    assert all(pq == (champion, champion) for pq in pairs if pq[0] == pq[1])
+    assert p._arrays.C[champion] == 9
+
+
+def test_winner_stays_second_arm_by_hand():
+    """K = 3, the second arm always wins.  After the first (random) duel (a, b): C_b = 1, C_a = -1,
+    C_c = 0 for the third arm c; the winner b stays first and the second arm is the argmax of the
+    others, c.  c wins: C = (a: -1, b: 0, c: 1); c (the previous j) is first, and b (the previous i,
+    the largest C of the others) stays second.  From then on b and c alternate and a never returns."""
+    p = make_policy("winner-stays", 3, rng=np.random.default_rng(0))
+    ws = [pq for pq in _script(p, lambda i, j: False, 200) if pq[0] != pq[1]]
+    a, b = ws[0]
+    c = 3 - a - b
+    assert len(ws) == 7
+    assert ws[1:] == [(b, c), (c, b), (b, c), (c, b), (b, c), (c, b)]
+    assert p._arrays.C.tolist()[a] == -1
+
+
+# ----------------------------------------------------------------------------- doubler
+def test_doubler_epochs_and_the_multiset_by_hand():
+    """Epoch i lasts 2^i rounds (ends after rounds 2, 6, 14, ...).  K = 3, the right arm always wins
+    (reward 1 to UCB1 every round): epoch 1's UCB1 plays 0 then 1, so L = {0, 1}; epoch 2's (reset)
+    plays 0, 1, 2 and then the first of three equal indices, 0: L = {0, 0, 1, 2}.  The left arm is
+    then drawn with the multiplicities: arm 0 half of the time (20,000 selections on that state)."""
+    from boundcalc.policies.doubler import doubler_select
+
+    p = make_policy("doubler", 3, rng=np.random.default_rng(1))
+    pairs = _script(p, lambda i, j: False, 6)
+    assert [y for _, y in pairs] == [0, 1, 0, 1, 2, 0]
+    assert pairs[0][0] == pairs[1][0] == p.first_arm and {x for x, _ in pairs[2:]} <= {0, 1}
+    s = p._arrays
+    assert p.stats["epochs"] == 2 and s.L.tolist() == [2, 1, 1] and s.reg[3] == 4
+    assert s.P.sum() == 0  # UCB1 reset for epoch 3
+    n = 20_000
+    xs = [doubler_select(p._s)[0] for _ in range(n)]
+    for arm, share in ((0, 0.5), (1, 0.25), (2, 0.25)):
+        assert abs(xs.count(arm) / n - share) < 4 * math.sqrt(share * (1 - share) / n)
+    _script(p, lambda i, j: False, 8)
+    assert p.stats["epochs"] == 3 and p._arrays.reg[3] == 8
+
+
+# ----------------------------------------------------------------------------- transcriptions through every phase
+@pytest.mark.parametrize("name,params,stat,rounds", [
+    ("interleaved-filter", {"horizon": 1}, "candidate_changes", 3000),
+    ("interleaved-filter", {"horizon": 1}, "self_duels", 12000),
+    ("beat-the-mean", {"horizon": 1}, "removals", 3000),
+    ("beat-the-mean", {"horizon": 1, "gamma": 0.5}, "self_duels", 3000),
+    ("winner-stays", {"beta": 1.3}, "ws_duels", 3000),
+    ("doubler", {"alpha": 0.5}, "epochs", 3000),
+    ("sparring", {"alpha": 0.5}, "self_duels", 3000),
+    ("self-sparring", {"eta": 0.3}, "self_duels", 3000),
+    ("rcs", {"alpha": 0.9}, "self_duels", 3000),
+    ("rmed2fh", {"horizon": 10**6}, "to_target", 3000),
+])
+def test_compiled_equals_transcription_through_every_phase(name, params, stat, rounds):
+    """With hyperparameters that make the phases come early (a horizon of 1 shrinks IF's and BTM's
+    radii), the compiled policy and its transcription choose the same pairs for 3,000 rounds (IF to
+    its exploitation: 12,000) on a
+    5-arm total order (gaps 0.25) and a random 7-arm Condorcet matrix (gaps >= 0.1), and the phase
+    (candidate changes, removals, exploitation) happens on each."""
+    from reference_policies import drive_both
+
+    from boundcalc.datasets import random_matrix
+    from boundcalc.matrix import PreferenceMatrix
+
+    for k, pm in enumerate([PreferenceMatrix(_total_order(5, 0.25)), random_matrix(7, 11, min_gap=0.1, condorcet=True)]):
+        first, p, r = drive_both(name, pm, rounds, seed=k, params=params)
+        assert first is None, f"{name} {params} on matrix {k}: pairs differ at round {first}"
+        assert p.stats == r.stats and np.array_equal(p.wins, r.wins)
+        assert p.stats[stat] > 0, p.stats
+
+
+# ----------------------------------------------------------------------------- README and stored results
+def _readme():
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+
+def test_readme_policy_table_lists_every_policy_with_its_defaults():
+    """The README's table of every registered policy: one row each, with every hyperparameter's
+    default as the registry declares it."""
+    from boundcalc.policies import get_policy, policy_names
+
+    rows = {}
+    for line in _readme().splitlines():
+        if line.startswith("| `") and line.count("|") == 5:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows[cells[0].strip("`")] = cells
+    for name in policy_names():
+        assert name in rows, f"{name} has no row in the README's policy table"
+        for key, spec in get_policy(name).hyperparameters.items():
+            assert f"`{key} = {spec.default!r}`" in rows[name][3], (name, key)
+
+
+def test_readme_baseline_rows_are_the_stored_run():
+    """The eight baseline rows of the README's "Choose a policy" table are benchmarks/baselines.py's
+    stored run (benchmarks/results/baselines.json), rounded as the table rounds."""
+    import json
+    from pathlib import Path
+
+    stored = json.loads((Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "baselines.json").read_text())
+    choose = stored["choose"]
+    assert stored["horizon"] == 10**5 and stored["runs"] == 20 and stored["seed"] == 0
+    fmt = lambda m, s: f"{m:.1f} +- {s:.1f}" if m < 100 else f"{m:.0f} +- {s:.0f}"  # noqa: E731
+    labels = {"interleaved-filter": "IF2 (`interleaved-filter`)", "beat-the-mean": "Beat-the-Mean", "rcs": "RCS",
+              "sparring": "Sparring (UCB1)", "self-sparring": "Self-Sparring", "winner-stays": "Winner Stays (WS-S)",
+              "doubler": "Doubler (UCB1)", "rmed2fh": "RMED2FH"}
+    text = _readme()
+    for pol, label in labels.items():
+        cells = [fmt(choose[m][pol]["per_lnT"], choose[m][pol]["stderr_per_lnT"])
+                 for m in ("mslr5-condorcet", "mslr5-noncondorcet", "table2")]
+        assert f"| {label} | {cells[0]} | {cells[1]} | {cells[2]} |" in text, pol
+
+
+def test_readme_speed_rows_are_the_stored_run():
+    """The baselines' rows of the README's speed table are benchmarks/policies.py's stored run
+    (benchmarks/results/policies_baselines.json): user loop and kernel microseconds per step, the
+    range over the 5-arm matrices and the 16-arm one, to two decimals."""
+    import json
+    from pathlib import Path
+
+    rows = json.loads((Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+                       / "policies_baselines.json").read_text())["rows"]
+
+    def rng(vals):
+        a, b = f"{min(vals):.2f}", f"{max(vals):.2f}"
+        return a if a == b else f"{a}-{b}"
+
+    text = _readme()
+    labels = {"interleaved-filter": "IF2", "beat-the-mean": "Beat-the-Mean", "rcs": "RCS", "sparring": "Sparring",
+              "self-sparring": "Self-Sparring", "winner-stays": "Winner Stays", "doubler": "Doubler",
+              "rmed2fh": "RMED2FH"}
+    for pol, label in labels.items():
+        r5 = [r for r in rows if r["policy"] == pol and r["K"] == 5]
+        r16 = [r for r in rows if r["policy"] == pol and r["K"] == 16]
+        assert len(r5) == 2 and len(r16) == 1
+        user = f"{rng([r['user_us'] for r in r5])} / {rng([r['user_us'] for r in r16])}"
+        kern = f"{rng([r['kernel_us'] for r in r5])} / {rng([r['kernel_us'] for r in r16])}"
+        assert f"| {label} | 5 / 16 | {user} | - | {kern} | - |" in text, pol
+
+
+# ----------------------------------------------------------------------------- the baselines' bounds in compare
+def test_order_only_bounds_say_so():
+    """IF2's and WS-S's rows: hardnesses that say they are orders, with no conversion to 000's unit;
+    on a 5-arm total order with margins 0.25 (IF2: K / eps_12 = 5 / 0.25 = 20; WS-S: N = 5), and not
+    applicable without a Condorcet winner."""
+    import boundcalc as bc
+
+    cmp = bc.compare(_total_order(5, 0.25), keys=["if2_hardness", "ws_s_hardness"])
+    assert cmp["if2_hardness"].value == pytest.approx(20.0) and cmp["ws_s_hardness"].value == 5.0
+    for r in cmp:
+        assert "order only" in r.source and r.value_in_000_unit is None and r.unit == "hardness (no unit)"
+    cyc = bc.compare([[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]], keys=["if2_hardness", "ws_s_hardness"])
+    assert all(r.status == "not-applicable" and "Condorcet" in r.reason for r in cyc)
+
+
+# ----------------------------------------------------------------------------- on Dask
+BASELINES = ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler",
+             "rmed2fh"]
+
+
+def test_baselines_on_dask_equal_in_process():
+    """The eight baselines through simulate on two Dask workers (one run per task) give the in-process
+    numbers to the last bit, as every other policy does (their kernels are pickled to the workers)."""
+    pm = _total_order(5, 0.2)
+    kw = dict(horizon=3000, seed=3, per_decade=5, runs=3)
+    local = simulate(pm, BASELINES, workers=0, **kw)
+    dask = simulate(pm, BASELINES, workers=2, chunk_size=1, **kw)
+    assert dask.runner_stats["backend"] == "dask"
+    for p in local.policies:
+        assert np.array_equal(dask.regret(p.label), local.regret(p.label)), p.label
+        assert p.kernel
+
+
+# ----------------------------------------------------------------------------- rmed2fh
+def test_rmed2fh_fixed_forced_exploration_and_fixed_targets():
+    """T = 10^5, alpha = 3: the forced exploration draws every pair until N_ij >= 3 log log T = 7.33,
+    i.e. 8 times: after RMED1's one draw per pair (6 pairs at K = 4), pair (0, 1) seven more times,
+    then (0, 2), ... lexicographically -- 48 rounds in all, and never again (the threshold does not
+    grow with t).  At the first main-loop round the targets are RMED2's b(l) on that round's counts,
+    and they stay fixed."""
+    from boundcalc.matrix import kl_half
+    from boundcalc.policies.rmed2 import rmed2_target
+    from boundcalc.policies.rmed2fh import rmed2fh_threshold
+
+    assert 7 < rmed2fh_threshold(3.0, 10**5) < 8
+    mu = _total_order(4, 0.2)
+    p = make_policy("rmed2fh", 4)
+    env = DuelEnvironment(mu, 1, 2)
+    pairs = _script(p, env.duel, 48)
+    lex = [(i, j) for i in range(4) for j in range(i + 1, 4)]
+    assert pairs[:6] == lex and pairs[6:] == [pq for pq in lex for _ in range(7)]
+    assert p.stats["initial"] == 6 and p.stats["forced"] == 42
+    s = p._arrays
+    assert s.bfix.tolist() == [-2] * 4
+    W0, N0 = p.wins.copy(), p.draws.copy()
+    _script(p, env.duel, 1)
+    fixed = s.bfix.tolist()
+    # i* of the counts before that round: RMED's empirical divergence, written out (kl_half = d(., 1/2))
+    I0 = np.array([sum(N0[a, b] * float(kl_half(W0[a, b] / N0[a, b]))
+                       for b in range(4) if b != a and 2 * W0[a, b] < N0[a, b]) for a in range(4)])
+    i0 = int(np.argmin(I0))
+    assert fixed == [rmed2_target(W0, N0, i0, a, 0.01) for a in range(4)]
+    _script(p, env.duel, 3000)
+    assert s.bfix.tolist() == fixed and p.stats["forced"] == 42
+
+
+def test_docs_cpp_table_is_the_stored_run():
+    """docs/policies.md's table beside the C++ is benchmarks/baselines.py's stored run: every row's
+    regret (mean +- standard error, the C++'s unit) and CPU per step on both matrices."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    mats = json.loads((root / "benchmarks" / "results" / "baselines.json").read_text())["matrices"]
+    text = (root / "docs" / "policies.md").read_text()
+    spec = [("IF2, boundcalc", "interleaved-filter", True), ("IF, C++", "IF (C++)", True),
+            ("BTM, boundcalc, `gamma = 0.6928` (the C++'s radius)", "beat-the-mean(gamma=0.69282)", True),
+            ('BTM, C++ (`gamma = 1.2`, "tight" radius)', "BTM (C++, gamma 1.2, tight radius)", True),
+            ("BTM, boundcalc, `gamma = 1` (the paper's radius)", "beat-the-mean", False),
+            ("Sparring, boundcalc, `alpha = 2.5`", "sparring(alpha=2.5)", True),
+            ("Sparring, C++, UCB `alpha = 2.5`", "Sparring (C++, UCB alpha 2.5)", True),
+            ("Sparring, boundcalc, `alpha = 2` (UCB1)", "sparring", False),
+            ("RMED2FH, boundcalc", "rmed2fh", True), ("RMED2FH, C++ (`RMEDPolicy(K, T, 3)`)", "RMED2FH (C++)", True)]
+
+    def cell(r, cpu):
+        m, s = r.get("mean_condorcet", r.get("mean")), r.get("stderr_condorcet", r.get("stderr"))
+        return f"{m:.0f} +- {s:.0f}" + (f" ({r['cpu_us_per_step']:.3f} us)" if cpu else "")
+
+    for label, key, cpu in spec:
+        row = f"| {label} | {cell(mats['arithmetic8']['rows'][key], cpu)} | {cell(mats['mslr5-condorcet']['rows'][key], cpu)} |"
+        assert row in text, label
+    # the agreement the text states: IF, BTM (C++'s radius) and Sparring within 1.2 combined standard errors
+    for ours, theirs in [("interleaved-filter", "IF (C++)"), ("beat-the-mean(gamma=0.69282)", "BTM (C++, gamma 1.2, tight radius)"),
+                         ("sparring(alpha=2.5)", "Sparring (C++, UCB alpha 2.5)"), ("rmed2fh", "RMED2FH (C++)")]:
+        for m in mats.values():
+            a, b = m["rows"][ours], m["rows"][theirs]
+            z = abs(a["mean_condorcet"] - b["mean"]) / math.hypot(a["stderr_condorcet"], b["stderr"])
+            assert z < (1.5 if ours == "rmed2fh" else 1.2), (ours, z)
