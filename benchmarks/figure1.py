@@ -96,7 +96,7 @@ def main() -> None:
     ap.add_argument("--chunk-size", type=int, default=1,
                     help="runs per Dask task (1: each run stored as soon as it ends; runs take minutes)")
     ap.add_argument("--cw-runs", type=int, default=None, help="CW-RMED's runs (default: --runs)")
-    ap.add_argument("--cw-panels", default="a,b,c", help="panels CW-RMED runs on")
+    ap.add_argument("--cw-panels", default=None, help="panels CW-RMED runs on (default: every panel run)")
     ap.add_argument("--carry", action="store_true",
                     help="a policy whose row file lacks the runs of its stored summary: keep that summary"
                          " for its runs and compute only the later ones, pooled with it")
@@ -148,7 +148,7 @@ def main() -> None:
         panel = {"panel": key, "title": title, "K": K, "arms": arms.tolist(), "condorcet": condorcet,
                  "min_gap": gap, "policies": dict(kept["policies"]) if kept and kept["arms"] == arms.tolist() else {}}
         for name in policies:  # one policy at a time: its own CPU and wall time
-            if name == "cw-rmed" and key not in a.cw_panels.split(","):
+            if name == "cw-rmed" and a.cw_panels is not None and key not in a.cw_panels.split(","):
                 continue
             runs = a.cw_runs if (name == "cw-rmed" and a.cw_runs) else a.runs
             prev = panel["policies"].get(name)
