@@ -170,6 +170,12 @@ def main() -> None:
             if carried or (sim.runner_stats.get("resumed", 0) and prev):  # runs added to a stored entry
                 cpu_s = (carried["cpu_seconds"] if carried else 0.0) + run_cpu(rows, runs, None if carried else prev, first)
                 wall_s += prev["wall_seconds"]
+            elif sim.runner_stats.get("resumed", 0) == runs - first and not prev:
+                # every run read back from a row file made by another call (e.g. rows copied from
+                # the machine that ran them, without its figure1.json): the rows' own CPU, and as
+                # wall time the sum of the runs' own (the job's, where runs ran one at a time)
+                cpu_s = run_cpu(rows, runs, None, first)
+                wall_s = row_seconds(rows, runs, first)
             panel["policies"][name] = {"runs": runs, "mean": list(map(float, mean)), "stderr": list(map(float, stderr)),
                                        "cpu_seconds": cpu_s, "wall_seconds": wall_s}
             if carried:
@@ -288,6 +294,14 @@ def run_cpu(path: Path, runs: int, prev: dict | None, first: int = 0) -> float:
     if not old:
         return new
     return new + prev["cpu_seconds"] if prev and len(old) == prev["runs"] else float("nan")
+
+
+def row_seconds(path: Path, runs: int, first: int = 0) -> float:
+    """Sum of the wall seconds of runs ``first, ..., runs - 1`` as their rows record them."""
+    from boundcalc.runner import load_store
+
+    return float(sum(r.get("seconds", float("nan")) for r in load_store(path)[1]
+                     if "error" not in r and first <= r["run"] < runs))
 
 
 def in_order(policies: dict) -> list:
