@@ -260,10 +260,24 @@ def paired(out: Path, key: str, horizon: int, seed: int) -> dict | None:
         m = np.where(t > 1, D.mean(axis=0) / lnt, np.nan)
         se = np.where(t > 1, D.std(axis=0, ddof=1) / np.sqrt(len(runs)) / lnt, np.nan)
     none = lambda x: [None if not np.isfinite(v) else float(v) for v in x]  # noqa: E731
+    # the slope over each decade [10^k, 10^(k+1)] (regret added per unit of ln t there: where a
+    # policy has reached its ln T regime, its constant): per policy and paired, mean and s.e.
+    A = np.array([curves[0][r] for r in runs], dtype=float)
+    B = np.array([curves[1][r] for r in runs], dtype=float)
+    slopes = []
+    for k in range(int(np.log10(horizon))):
+        i, j = np.searchsorted(t, 10 ** k), np.searchsorted(t, 10 ** (k + 1))
+        if j >= len(t) or t[i] != 10 ** k or t[j] != 10 ** (k + 1):
+            continue
+        row = {"t0": int(t[i]), "t1": int(t[j])}
+        for key_, X in (("a", A), ("b", B), ("diff", A - B)):
+            x = (X[:, j] - X[:, i]) / np.log(10.0)
+            row[key_] = {"mean": float(x.mean()), "stderr": float(x.std(ddof=1) / np.sqrt(len(x)))}
+        slopes.append(row)
     return {"a": "cw-rmed", "b": "ecw-rmed", "runs": len(runs), "first_run": runs[0], "last_run": runs[-1],
             "contiguous": runs[-1] - runs[0] + 1 == len(runs),
             "mean": float(m[-1]), "stderr": float(se[-1]),
-            "curve": {"t": t.tolist(), "mean": none(m), "stderr": none(se)}}
+            "curve": {"t": t.tolist(), "mean": none(m), "stderr": none(se)}, "slopes": slopes}
 
 
 def redraw(out: Path) -> None:
@@ -325,6 +339,10 @@ def table(report: dict) -> str:
             span = f"runs {d['first_run']}-{d['last_run']}" + ("" if d.get("contiguous", True) else " with gaps")
             lines.append(f"  paired {d['a']} - {d['b']}: {d['mean']:.1f} +- {d['stderr']:.1f} per ln T"
                          f" over {span} ({d['runs']} runs both row files hold)")
+            for sl in d.get("slopes", [])[-2:]:
+                lines.append(f"  slope over t = {sl['t0']:.0e}-{sl['t1']:.0e} (regret per unit of ln t): {d['a']}"
+                             f" {sl['a']['mean']:.1f} +- {sl['a']['stderr']:.1f}, {d['b']} {sl['b']['mean']:.1f} +-"
+                             f" {sl['b']['stderr']:.1f}, paired {sl['diff']['mean']:.1f} +- {sl['diff']['stderr']:.1f}")
     return "\n".join(lines)
 
 

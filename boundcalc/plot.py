@@ -131,7 +131,12 @@ def draw_regret(ax, t, curves, *, lower_bound: float | None = None, ecw: float |
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, title=legend_title, title_fontsize=7, loc="upper left")
+    n = len(ax.get_legend_handles_labels()[1])
+    if n > 8:  # many policies: the legend beside the axes, where it hides no curve
+        ax.legend(fontsize=7, title=legend_title, title_fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  borderaxespad=0.0, alignment="left")
+    else:
+        ax.legend(fontsize=7, title=legend_title, title_fontsize=7, loc="upper left", alignment="left")
     return yscale
 
 
@@ -157,7 +162,7 @@ def draw_paired(ax, t, mean, stderr, *, label: str, reference: float | None = No
     ax.set_ylabel("difference per ln t (000's unit)")
     if title:
         ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, title="mean, bands +- 1 and 2 s.e.", title_fontsize=7, loc="best")
+    ax.legend(fontsize=7, title="mean, bands +- 1 and 2 s.e.", title_fontsize=7, loc="best", alignment="left")
 
 
 def plain_log_ticks(axis) -> None:
