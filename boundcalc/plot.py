@@ -16,7 +16,7 @@ import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .result import BoundResult
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 __all__ = ["plot_allocation", "axes_for", "check_figure_path", "policy_colour", "policy_style", "draw_regret",
@@ -81,7 +82,7 @@ def policy_style(label: str) -> dict:
             "markevery": (k % _MARK_EVERY, _MARK_EVERY), "linewidth": 1.4}
 
 
-def draw_regret(ax, t, curves, *, lower_bound: float | None = None, ecw: float | None = None,
+def draw_regret(ax: Axes, t: Sequence[float], curves: Sequence[tuple[str, Any, Any, Any]], *, lower_bound: float | None = None, ecw: float | None = None,
                 yscale: str = "auto", title: str | None = None, legend_title: str | None = None,
                 ylabel: str = "cumulative regret (000's unit)") -> str:
     """Regret curves as paper 000 draws them (Komiyama, Honda & Nakagawa, ICML 2016, Figure 1:
@@ -140,7 +141,7 @@ def draw_regret(ax, t, curves, *, lower_bound: float | None = None, ecw: float |
     return yscale
 
 
-def draw_paired(ax, t, mean, stderr, *, label: str, reference: float | None = None,
+def draw_paired(ax: Axes, t: Sequence[float], mean: Sequence[float | None], stderr: Sequence[float | None], *, label: str, reference: float | None = None,
                 reference_label: str | None = None, title: str | None = None) -> None:
     """A paired difference per ln t against ``t`` (log axis): the mean over runs (null entries,
     e.g. at ``t = 1`` where ``ln t = 0``, left out) with a band of +- 1 and +- 2 standard errors,
@@ -165,7 +166,7 @@ def draw_paired(ax, t, mean, stderr, *, label: str, reference: float | None = No
     ax.legend(fontsize=7, title="mean, bands +- 1 and 2 s.e.", title_fontsize=7, loc="best", alignment="left")
 
 
-def plain_log_ticks(axis) -> None:
+def plain_log_ticks(axis: Any) -> None:
     """Labels of a log axis that do not overlap: decades as ``10^k`` and, where the axis spans
     less than two decades (where matplotlib labels every minor tick, ``3x10^1 4x10^1 ...`` run
     into each other), only the minor ticks at 2 and 5 times a power of ten, as plain numbers."""
