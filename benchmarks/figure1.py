@@ -31,8 +31,20 @@ mean and standard error of all runs from the two parts' counts, means and standa
 policy's entry then records the carried part (``"carried"``), and later calls pool with it again.
 
 Where a panel's row files hold both CW-RMED's and ECW-RMED's runs, ``"paired"`` gives CW-RMED -
-ECW-RMED at ``T`` per ln T over the runs both files hold (the runs share their duel outcomes, common
-random numbers), mean and standard error.
+ECW-RMED per ln T over the runs both files hold (the runs share their duel outcomes, common
+random numbers), mean and standard error, at ``T`` and (``"curve"``) at every checkpoint, and
+(``"slopes"``) per decade the regret each policy adds per unit of ln t (its constant, once in its
+ln T regime) and their paired difference; the figure draws the curve below the panel.
+
+``--panels t2`` runs 000's Table 2 (4 arms, the bundled example) instead of an MSLR draw, e.g.
+to ``T = 10^7``::
+
+    python3 benchmarks/figure1.py --runs 100 --horizon 10000000 --panels t2 --policies ecw-rmed,cw-rmed --out benchmarks/results/table2-1e7
+
+``--draw-only`` computes nothing: it refreshes ``OUT/figure1.json``'s paired entries from the row
+files and redraws ``OUT/figure1.png`` (rows copied from another machine without its
+``figure1.json``: run the same command as there, which reads every run back and takes the CPU and
+wall seconds from the rows).
 
 Environment variables shrink a run for CI and quick looks: ``BOUNDCALC_FIG1_RUNS``,
 ``BOUNDCALC_FIG1_HORIZON``.
