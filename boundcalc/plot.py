@@ -91,7 +91,7 @@ def draw_regret(ax: Axes, t: Sequence[float], curves: Sequence[tuple[str, Any, A
     ``ecw`` add ``C* ln t`` (dashed) and ``C^E* ln t`` (dotted), from ``t = 2`` on (``ln 1 = 0``:
     no line drops to the axis at ``t = 1``), one line labelled with both when the constants are
     equal (their lines would lie on each other).  ``yscale="auto"``: linear, unless the lines'
-    values at ``T`` span more than a factor 20 (64-arm MSLR: ``C* ln T`` 60 times the policies'
+    values at ``T`` span more than a factor 20 (64-arm MSLR: ``C* ln T`` 57 times the policies'
     regret), where a linear axis would flatten the policies to its floor -- then log.
     Returns the scale used."""
     t = np.asarray(t, dtype=float)
