@@ -31,8 +31,20 @@ mean and standard error of all runs from the two parts' counts, means and standa
 policy's entry then records the carried part (``"carried"``), and later calls pool with it again.
 
 Where a panel's row files hold both CW-RMED's and ECW-RMED's runs, ``"paired"`` gives CW-RMED -
-ECW-RMED at ``T`` per ln T over the runs both files hold (the runs share their duel outcomes, common
-random numbers), mean and standard error.
+ECW-RMED per ln T over the runs both files hold (the runs share their duel outcomes, common
+random numbers), mean and standard error, at ``T`` and (``"curve"``) at every checkpoint, and
+(``"slopes"``) per decade the regret each policy adds per unit of ln t (its constant, once in its
+ln T regime) and their paired difference; the figure draws the curve below the panel.
+
+``--panels t2`` runs 000's Table 2 (4 arms, the bundled example) instead of an MSLR draw, e.g.
+to ``T = 10^7``::
+
+    python3 benchmarks/figure1.py --runs 100 --horizon 10000000 --panels t2 --policies ecw-rmed,cw-rmed --out benchmarks/results/table2-1e7
+
+``--draw-only`` computes nothing: it refreshes ``OUT/figure1.json``'s paired entries from the row
+files and redraws ``OUT/figure1.png`` (rows copied from another machine without its
+``figure1.json``: run the same command as there, which reads every run back and takes the CPU and
+wall seconds from the rows).
 
 Environment variables shrink a run for CI and quick looks: ``BOUNDCALC_FIG1_RUNS``,
 ``BOUNDCALC_FIG1_HORIZON``.
@@ -54,6 +66,9 @@ POLICIES = ["ecw-rmed", "cw-rmed", "rmed1", "dts", "ccb", "rucb"]
 PANELS = {"a": ("MSLR K = 16, Condorcet", 16, True, 0.005),
           "b": ("MSLR K = 16, non-Condorcet", 16, False, 0.005),
           "c": ("MSLR K = 64, non-Condorcet", 64, False, 1e-6)}
+#: Panels on a bundled example matrix (:func:`boundcalc.load_example`) instead of an MSLR draw:
+#: key -> (title, example name).  ``--panels t2`` runs 000's Table 2 (4 arms, C* < C^E*).
+EXAMPLE_PANELS = {"t2": ("000 Table 2, K = 4, Condorcet", "table2")}
 
 
 def shared_dir() -> Path:
@@ -93,22 +108,33 @@ def main() -> None:
     ap.add_argument("--chunk-size", type=int, default=1,
                     help="runs per Dask task (1: each run stored as soon as it ends; runs take minutes)")
     ap.add_argument("--cw-runs", type=int, default=None, help="CW-RMED's runs (default: --runs)")
-    ap.add_argument("--cw-panels", default="a,b,c", help="panels CW-RMED runs on")
+    ap.add_argument("--cw-panels", default=None, help="panels CW-RMED runs on (default: every panel run)")
     ap.add_argument("--carry", action="store_true",
                     help="a policy whose row file lacks the runs of its stored summary: keep that summary"
                          " for its runs and compute only the later ones, pooled with it")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(HERE / "results" / "figure1"))
+    ap.add_argument("--draw-only", action="store_true",
+                    help="compute nothing: refresh OUT/figure1.json's paired curves from its row files and draw OUT/figure1.png")
     a = ap.parse_args()
 
     from boundcalc.simulate import simulate
 
-    path = shared_dir() / "data" / "public" / "nightingal3_MSLR_Informational_PMat.npz"
-    if not path.exists():
-        raise SystemExit(f"the public MSLR matrix is absent ({path}); see README, Data")
-    with np.load(path) as z:
-        mu = np.asarray(z[z.files[0]], dtype=float)
     out = Path(a.out)
+    if a.draw_only:  # the stored report, its paired curves refreshed from the row files, drawn
+        redraw(out)
+        return
+    keys = [k for k in a.panels.split(",") if k]
+    bad = [k for k in keys if k not in PANELS and k not in EXAMPLE_PANELS]
+    if bad:
+        raise SystemExit(f"unknown panel(s) {bad}; have {sorted(PANELS) + sorted(EXAMPLE_PANELS)}")
+    mu = None
+    if any(k in PANELS for k in keys):
+        path = shared_dir() / "data" / "public" / "nightingal3_MSLR_Informational_PMat.npz"
+        if not path.exists():
+            raise SystemExit(f"the public MSLR matrix is absent ({path}); see README, Data")
+        with np.load(path) as z:
+            mu = np.asarray(z[z.files[0]], dtype=float)
     out.mkdir(parents=True, exist_ok=True)
     policies = [p for p in a.policies.split(",") if p]
     report = {"runs": a.runs, "horizon": a.horizon, "seed": a.seed, "panels": []}
@@ -118,15 +144,23 @@ def main() -> None:
         if prev.get("horizon") == a.horizon and prev.get("seed", 0) == a.seed:
             report["panels"] = prev["panels"]  # panels and policies not run now are kept
     results = []
-    for key in a.panels.split(","):
-        title, K, condorcet, gap = PANELS[key]
-        pm, arms = submatrix(mu, K, condorcet, gap, seed=1000 + K + int(condorcet))
+    for key in keys:
+        if key in EXAMPLE_PANELS:
+            from boundcalc import load_example
+
+            title, example = EXAMPLE_PANELS[key]
+            pm = load_example(example)
+            K, condorcet, gap = pm.K, pm.condorcet_winner is not None, float(pm.min_gap)
+            arms = np.arange(K)
+        else:
+            title, K, condorcet, gap = PANELS[key]
+            pm, arms = submatrix(mu, K, condorcet, gap, seed=1000 + K + int(condorcet))
         kept = next((p for p in report["panels"] if p["panel"] == key), None)
         report["panels"] = [p for p in report["panels"] if p["panel"] != key]
         panel = {"panel": key, "title": title, "K": K, "arms": arms.tolist(), "condorcet": condorcet,
                  "min_gap": gap, "policies": dict(kept["policies"]) if kept and kept["arms"] == arms.tolist() else {}}
         for name in policies:  # one policy at a time: its own CPU and wall time
-            if name == "cw-rmed" and key not in a.cw_panels.split(","):
+            if name == "cw-rmed" and a.cw_panels is not None and key not in a.cw_panels.split(","):
                 continue
             runs = a.cw_runs if (name == "cw-rmed" and a.cw_runs) else a.runs
             prev = panel["policies"].get(name)
@@ -148,6 +182,12 @@ def main() -> None:
             if carried or (sim.runner_stats.get("resumed", 0) and prev):  # runs added to a stored entry
                 cpu_s = (carried["cpu_seconds"] if carried else 0.0) + run_cpu(rows, runs, None if carried else prev, first)
                 wall_s += prev["wall_seconds"]
+            elif sim.runner_stats.get("resumed", 0) == runs - first and not prev:
+                # every run read back from a row file made by another call (e.g. rows copied from
+                # the machine that ran them, without its figure1.json): the rows' own CPU, and as
+                # wall time the sum of the runs' own (the job's, where runs ran one at a time)
+                cpu_s = run_cpu(rows, runs, None, first)
+                wall_s = row_seconds(rows, runs, first)
             panel["policies"][name] = {"runs": runs, "mean": list(map(float, mean)), "stderr": list(map(float, stderr)),
                                        "cpu_seconds": cpu_s, "wall_seconds": wall_s}
             if carried:
@@ -202,9 +242,12 @@ def pool(n1: int, mean1, se1, n2: int, mean2, se2) -> tuple[np.ndarray, np.ndarr
 
 
 def paired(out: Path, key: str, horizon: int, seed: int) -> dict | None:
-    """CW-RMED - ECW-RMED at ``T`` per ln T over the runs both of panel ``key``'s row files hold
-    (None unless both files are of this horizon, seed and matrix); ``contiguous`` says whether
-    those runs are ``first_run, ..., last_run`` without a gap."""
+    """CW-RMED - ECW-RMED over the runs both of panel ``key``'s row files hold (None unless both
+    files are of this horizon, seed and matrix), per run the difference of the two policies'
+    regrets on the same duel outcomes (common random numbers): ``mean`` and ``stderr`` (``s.d. /
+    sqrt(n)``, s.d. with ``n - 1``) of the difference per ln T at ``T``, and ``curve`` the same at
+    every checkpoint ``t`` (``curve["t"]``), per ln t (null at t = 1, where ln t = 0).
+    ``contiguous`` says whether those runs are ``first_run, ..., last_run`` without a gap."""
     from boundcalc.runner import load_store
 
     files = [out / f"{key}-{n}.jsonl" for n in ("cw-rmed", "ecw-rmed")]
@@ -214,14 +257,56 @@ def paired(out: Path, key: str, horizon: int, seed: int) -> dict | None:
     heads = [h or {} for h, _ in stores]
     if any(h.get("horizon") != horizon or h.get("seed") != seed for h in heads) or heads[0].get("matrix") != heads[1].get("matrix"):
         return None
-    last = [{r["run"]: r["regret"]["000"][-1] for r in rows if "error" not in r} for _, rows in stores]
-    runs = sorted(set(last[0]) & set(last[1]))
+    curves = [{r["run"]: r["regret"]["000"] for r in rows if "error" not in r} for _, rows in stores]
+    runs = sorted(set(curves[0]) & set(curves[1]))
     if len(runs) < 2:
         return None
-    d = np.array([last[0][r] - last[1][r] for r in runs]) / np.log(horizon)
+    from boundcalc.simulate import checkpoints
+
+    t = checkpoints(horizon, heads[0].get("per_decade", 10))
+    D = np.array([np.subtract(curves[0][r], curves[1][r]) for r in runs], dtype=float)  # runs x checkpoints
+    if D.shape[1] != len(t):
+        raise ValueError(f"{files[0]}: {D.shape[1]} checkpoints in its rows, {len(t)} for T = {horizon}")
+    lnt = np.log(t.astype(float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m = np.where(t > 1, D.mean(axis=0) / lnt, np.nan)
+        se = np.where(t > 1, D.std(axis=0, ddof=1) / np.sqrt(len(runs)) / lnt, np.nan)
+    none = lambda x: [None if not np.isfinite(v) else float(v) for v in x]  # noqa: E731
+    # the slope over each decade [10^k, 10^(k+1)] (regret added per unit of ln t there: where a
+    # policy has reached its ln T regime, its constant): per policy and paired, mean and s.e.
+    A = np.array([curves[0][r] for r in runs], dtype=float)
+    B = np.array([curves[1][r] for r in runs], dtype=float)
+    slopes = []
+    for k in range(int(np.log10(horizon))):
+        i, j = np.searchsorted(t, 10 ** k), np.searchsorted(t, 10 ** (k + 1))
+        if j >= len(t) or t[i] != 10 ** k or t[j] != 10 ** (k + 1):
+            continue
+        row = {"t0": int(t[i]), "t1": int(t[j])}
+        for key_, X in (("a", A), ("b", B), ("diff", A - B)):
+            x = (X[:, j] - X[:, i]) / np.log(10.0)
+            row[key_] = {"mean": float(x.mean()), "stderr": float(x.std(ddof=1) / np.sqrt(len(x)))}
+        slopes.append(row)
     return {"a": "cw-rmed", "b": "ecw-rmed", "runs": len(runs), "first_run": runs[0], "last_run": runs[-1],
             "contiguous": runs[-1] - runs[0] + 1 == len(runs),
-            "mean": float(d.mean()), "stderr": float(d.std(ddof=1) / np.sqrt(len(d)))}
+            "mean": float(m[-1]), "stderr": float(se[-1]),
+            "curve": {"t": t.tolist(), "mean": none(m), "stderr": none(se)}, "slopes": slopes}
+
+
+def redraw(out: Path) -> None:
+    """``--draw-only``: ``OUT/figure1.json`` as stored (nothing simulated), each panel's ``paired``
+    recomputed from its row files where both are there (kept as stored where not), written back,
+    drawn to ``OUT/figure1.png`` and tabled."""
+    path = out / "figure1.json"
+    if not path.exists():
+        raise SystemExit(f"--draw-only: no stored report {path}")
+    report = json.loads(path.read_text())
+    for panel in report["panels"]:
+        pair = paired(out, panel["panel"], report["horizon"], report.get("seed", 0))
+        if pair:
+            panel["paired"] = pair
+    path.write_text(json.dumps(report, indent=1) + "\n")
+    draw(report, out / "figure1.png")
+    print(table(report))
 
 
 def run_cpu(path: Path, runs: int, prev: dict | None, first: int = 0) -> float:
@@ -235,6 +320,14 @@ def run_cpu(path: Path, runs: int, prev: dict | None, first: int = 0) -> float:
     if not old:
         return new
     return new + prev["cpu_seconds"] if prev and len(old) == prev["runs"] else float("nan")
+
+
+def row_seconds(path: Path, runs: int, first: int = 0) -> float:
+    """Sum of the wall seconds of runs ``first, ..., runs - 1`` as their rows record them."""
+    from boundcalc.runner import load_store
+
+    return float(sum(r.get("seconds", float("nan")) for r in load_store(path)[1]
+                     if "error" not in r and first <= r["run"] < runs))
 
 
 def in_order(policies: dict) -> list:
@@ -258,37 +351,61 @@ def table(report: dict) -> str:
             span = f"runs {d['first_run']}-{d['last_run']}" + ("" if d.get("contiguous", True) else " with gaps")
             lines.append(f"  paired {d['a']} - {d['b']}: {d['mean']:.1f} +- {d['stderr']:.1f} per ln T"
                          f" over {span} ({d['runs']} runs both row files hold)")
+            for sl in d.get("slopes", [])[-2:]:
+                lines.append(f"  slope over t = {sl['t0']:.0e}-{sl['t1']:.0e} (regret per unit of ln t): {d['a']}"
+                             f" {sl['a']['mean']:.1f} +- {sl['a']['stderr']:.1f}, {d['b']} {sl['b']['mean']:.1f} +-"
+                             f" {sl['b']['stderr']:.1f}, paired {sl['diff']['mean']:.1f} +- {sl['diff']['stderr']:.1f}")
     return "\n".join(lines)
 
 
 def draw(report: dict, path: Path) -> None:
+    """:func:`figure` saved to ``path`` (Agg backend) and closed."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from boundcalc.plot import policy_colour  # one colour per policy, as on every boundcalc figure
-
-    n = len(report["panels"])
-    fig, axes = plt.subplots(1, n, figsize=(5.2 * n, 4.2), squeeze=False)
-    for ax, p in zip(axes[0], report["panels"]):
-        t = np.asarray(p["checkpoints"], dtype=float)
-        for name, v in in_order(p["policies"]):
-            m, s = np.asarray(v["mean"]), np.asarray(v["stderr"])
-            ax.plot(t, m, color=policy_colour(name), label=name)
-            ax.fill_between(t, m - s, m + s, color=policy_colour(name), alpha=0.2, lw=0)
-        ax.plot(t, p["lower_bound"] * np.log(t), "k--", label=f"C* ln t (C* = {p['lower_bound']:.0f})")
-        ax.plot(t, p["ecw"] * np.log(t), "k:", label=f"C^E* ln t (C^E* = {p['ecw']:.0f})")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("t")
-        ax.set_ylabel("regret (000's unit)")
-        ax.set_title(p["title"], fontsize=10)
-        runs = sorted({v["runs"] for v in p["policies"].values()})
-        ax.legend(fontsize=7, title="mean +- 1 s.e. over " + "/".join(map(str, runs)) + " runs",
-                  title_fontsize=7)
-    fig.tight_layout()
+    fig = figure(report)
     fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+def figure(report: dict):
+    """The figure of a report (a matplotlib Figure): per panel, regret against ``t`` as 000 draws it (linear regret, log ``t``;
+    log regret only where the lines span more than a factor 20, :func:`boundcalc.plot.draw_regret`),
+    every policy in its own colour, line style and marker; below it, where the panel has both
+    row files, the paired difference CW-RMED - ECW-RMED per ln t (mean, +- 1 and 2 s.e.) with the
+    difference of their constants ``C* - C^E*``."""
+    import matplotlib.pyplot as plt
+
+    from boundcalc.plot import draw_paired, draw_regret
+
+    panels = report["panels"]
+    n = len(panels)
+    two = any("curve" in p.get("paired", {}) for p in panels)
+    fig, axes = plt.subplots(2 if two else 1, n, figsize=(5.4 * n, 8.4 if two else 4.6), squeeze=False)
+    for k, p in enumerate(panels):
+        t = np.asarray(p["checkpoints"], dtype=float)
+        curves = [(name, np.asarray(v["mean"]), np.asarray(v["mean"]) - np.asarray(v["stderr"]),
+                   np.asarray(v["mean"]) + np.asarray(v["stderr"])) for name, v in in_order(p["policies"])]
+        runs = sorted({v["runs"] for v in p["policies"].values()})
+        draw_regret(axes[0, k], t, curves, lower_bound=p["lower_bound"], ecw=p["ecw"], title=p["title"],
+                    legend_title="mean +- 1 s.e. over " + "/".join(map(str, runs)) + " runs")
+        if not two:
+            continue
+        d = p.get("paired", {})
+        if "curve" not in d:
+            axes[1, k].set_visible(False)
+            continue
+        span = f"runs {d['first_run']}-{d['last_run']}" + ("" if d.get("contiguous", True) else " with gaps")
+        gap = p["lower_bound"] - p["ecw"]
+        gap = 0.0 if abs(gap) <= 1e-9 * abs(p["lower_bound"]) else gap  # equal constants (LP round-off)
+        draw_paired(axes[1, k], d["curve"]["t"], d["curve"]["mean"], d["curve"]["stderr"],
+                    label=f"{d['a']} - {d['b']} ({d['runs']} paired runs, {span})",
+                    reference=gap, reference_label=f"C* - C^E* = {gap:.1f}",
+                    title=f"{p['title']}: {d['a']} - {d['b']}")
+    fig.tight_layout()
+    return fig
 
 
 if __name__ == "__main__":

@@ -590,6 +590,9 @@ def _draw_sample_complexity(ax, results, hardness, band, reference, title) -> No
                 f" ({'/'.join(map(str, runs))} runs)"
     ax.set_title(title, fontsize="medium")
     ax.legend(fontsize="small")
+    from .plot import plain_log_ticks
+
+    plain_log_ticks(ax.xaxis)
 
 
 # ----------------------------------------------------------------------------- instances

@@ -16,7 +16,7 @@ import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 
@@ -24,9 +24,11 @@ from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .result import BoundResult
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["plot_allocation", "axes_for", "check_figure_path", "policy_colour", "POLICY_COLOURS", "FIGURE_SUFFIXES"]
+__all__ = ["plot_allocation", "axes_for", "check_figure_path", "policy_colour", "policy_style", "draw_regret",
+           "draw_paired", "POLICY_COLOURS", "POLICY_STYLES", "FIGURE_SUFFIXES"]
 
 #: File suffixes a figure can be saved as (matplotlib's Agg, PDF, PS and SVG backends).
 #: One colour per registered policy, the same on every figure (matplotlib's tab10 order); other
@@ -50,6 +52,134 @@ def policy_colour(label: str) -> str:
         return POLICY_COLOURS[name]
     spare = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d"]
     return spare[sum(map(ord, name)) % len(spare)]
+
+
+#: Line style and marker per registered policy, so that curves lying on each other stay apart:
+#: a dashed or dotted line over a solid one shows both colours, and markers of different shapes
+#: sit at different checkpoints (:func:`policy_style`'s ``markevery`` offsets).
+POLICY_STYLES: dict[str, tuple[str, str]] = {
+    "ecw-rmed": ("-", "o"), "cw-rmed": ("--", "s"), "rmed1": ("-", "^"), "dts": ("-.", "v"),
+    "ccb": ("-", "D"), "rucb": ((0, (4, 3)), "x"), "dts+": (":", "P"), "rmed2": ("-.", "<"),
+    "scb": ((0, (1, 2, 4, 2)), ">"), "savage": ((0, (6, 2)), "*"),
+}
+_MARK_EVERY = 7
+
+
+def policy_style(label: str) -> dict:
+    """Keyword arguments of ``Axes.plot`` for a policy's curve: its colour (:func:`policy_colour`),
+    line style and marker (:data:`POLICY_STYLES`), and ``markevery=(k, 7)`` with an offset ``k``
+    fixed per policy, so that two policies' markers never sit on the same checkpoint (on 000's
+    Figure 1, CCB's and RUCB's curves coincide: each stays visible by its own markers).
+
+    >>> policy_style("rucb")["marker"], policy_style("ccb")["markevery"] != policy_style("rucb")["markevery"]
+    ('x', True)
+    """
+    name = re.split(r"[\[( ]", str(label).strip(), maxsplit=1)[0]
+    names = list(POLICY_STYLES)
+    ls, marker = POLICY_STYLES.get(name, ("-", "o"))
+    k = names.index(name) if name in names else sum(map(ord, name))
+    return {"color": policy_colour(label), "linestyle": ls, "marker": marker, "markersize": 4.5,
+            "markevery": (k % _MARK_EVERY, _MARK_EVERY), "linewidth": 1.4}
+
+
+def draw_regret(ax: Axes, t: Sequence[float], curves: Sequence[tuple[str, Any, Any, Any]], *, lower_bound: float | None = None, ecw: float | None = None,
+                yscale: str = "auto", title: str | None = None, legend_title: str | None = None,
+                ylabel: str = "cumulative regret (000's unit)") -> str:
+    """Regret curves as paper 000 draws them (Komiyama, Honda & Nakagawa, ICML 2016, Figure 1:
+    linear regret against a log ``t`` axis) on ``ax``.  ``curves``: ``(label, mean, lo, hi)`` per
+    policy (``lo``/``hi`` None for no band), drawn with :func:`policy_style`.  ``lower_bound`` and
+    ``ecw`` add ``C* ln t`` (dashed) and ``C^E* ln t`` (dotted), from ``t = 2`` on (``ln 1 = 0``:
+    no line drops to the axis at ``t = 1``), one line labelled with both when the constants are
+    equal (their lines would lie on each other).  ``yscale="auto"``: linear, unless the lines'
+    values at ``T`` span more than a factor 20 (64-arm MSLR: ``C* ln T`` 57 times the policies'
+    regret), where a linear axis would flatten the policies to its floor -- then log.
+    Returns the scale used."""
+    t = np.asarray(t, dtype=float)
+    had = ax.get_legend() is not None  # a second call on the same Axes: keep the wider t range
+    x0, x1 = ax.get_xlim() if had else (t[0], t[-1])
+    ends = []
+    for label, m, lo, hi in curves:
+        m = np.asarray(m, dtype=float)
+        st = policy_style(label)
+        ax.plot(t, m, label=label, **st)
+        if lo is not None and hi is not None:
+            ax.fill_between(t, lo, hi, color=st["color"], alpha=0.15, linewidth=0)
+        ends.append(m[-1])
+    tb = t[t >= 2]
+    lnt = np.log(tb)
+    if lower_bound is not None and ecw is not None and np.isclose(lower_bound, ecw, rtol=1e-9, atol=0):
+        ax.plot(tb, lower_bound * lnt, "k--", lw=1, label=f"C* ln t = C^E* ln t (C* = C^E* = {lower_bound:.4g})")
+        ends.append(lower_bound * lnt[-1] if lnt.size else 0)
+    else:
+        if lower_bound is not None:
+            ax.plot(tb, lower_bound * lnt, "k--", lw=1, label=f"lower bound C* ln t (C* = {lower_bound:.4g})")
+            ends.append(lower_bound * lnt[-1] if lnt.size else 0)
+        if ecw is not None:
+            ax.plot(tb, ecw * lnt, ":", color="0.35", lw=1.6, label=f"ECW C^E* ln t (C^E* = {ecw:.4g})")
+            ends.append(ecw * lnt[-1] if lnt.size else 0)
+    pos = [e for e in ends if e > 0]
+    if yscale == "auto":
+        yscale = "log" if pos and max(pos) > 20 * min(pos) else "linear"
+    if yscale not in ("log", "linear"):
+        raise ValueError(f"yscale must be 'auto', 'log' or 'linear'; got {yscale!r}")
+    ax.set_xscale("log")
+    ax.set_yscale(yscale)
+    if yscale == "linear":
+        ax.set_ylim(bottom=0)
+        ax.ticklabel_format(axis="y", style="sci", scilimits=(-3, 4))
+    ax.set_xlim(min(x0, t[0]), max(x1, t[-1]))
+    ax.set_xlabel("round t")
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title, fontsize=10)
+    n = len(ax.get_legend_handles_labels()[1])
+    if n > 8:  # many policies: the legend beside the axes, where it hides no curve
+        ax.legend(fontsize=7, title=legend_title, title_fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  borderaxespad=0.0, alignment="left")
+    else:
+        ax.legend(fontsize=7, title=legend_title, title_fontsize=7, loc="upper left", alignment="left")
+    return yscale
+
+
+def draw_paired(ax: Axes, t: Sequence[float], mean: Sequence[float | None], stderr: Sequence[float | None], *, label: str, reference: float | None = None,
+                reference_label: str | None = None, title: str | None = None) -> None:
+    """A paired difference per ln t against ``t`` (log axis): the mean over runs (null entries,
+    e.g. at ``t = 1`` where ``ln t = 0``, left out) with a band of +- 1 and +- 2 standard errors,
+    the zero line, and ``reference`` (e.g. ``C* - C^E*``, the difference if both policies reached
+    their constants) as a horizontal dashed line."""
+    t = np.asarray(t, dtype=float)
+    m = np.array([np.nan if v is None else v for v in mean], dtype=float)
+    s = np.array([np.nan if v is None else v for v in stderr], dtype=float)
+    ok = np.isfinite(m) & np.isfinite(s)
+    ax.axhline(0.0, color="0.6", lw=0.8)
+    ax.fill_between(t[ok], (m - 2 * s)[ok], (m + 2 * s)[ok], color="tab:red", alpha=0.12, lw=0)
+    ax.fill_between(t[ok], (m - s)[ok], (m + s)[ok], color="tab:red", alpha=0.25, lw=0)
+    ax.plot(t[ok], m[ok], color="tab:red", marker="s", markersize=3, markevery=3, lw=1.4, label=label)
+    if reference is not None:
+        ax.axhline(reference, color="k", ls="--", lw=1, label=reference_label or f"{reference:.4g}")
+    ax.set_xscale("log")
+    ax.set_xlim(t[0], t[-1])
+    ax.set_xlabel("round t")
+    ax.set_ylabel("difference per ln t (000's unit)")
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, title="mean, bands +- 1 and 2 s.e.", title_fontsize=7, loc="best", alignment="left")
+
+
+def plain_log_ticks(axis: Any) -> None:
+    """Labels of a log axis that do not overlap: decades as ``10^k`` and, where the axis spans
+    less than two decades (where matplotlib labels every minor tick, ``3x10^1 4x10^1 ...`` run
+    into each other), only the minor ticks at 2 and 5 times a power of ten, as plain numbers."""
+    from matplotlib.ticker import LogLocator, NullFormatter, FuncFormatter
+
+    axis.axes.autoscale_view()
+    lo, hi = sorted(axis.get_view_interval())
+    if lo > 0 and hi / lo < 100:
+        axis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
+        axis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    else:
+        axis.set_minor_formatter(NullFormatter())
 
 
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")

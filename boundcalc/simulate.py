@@ -424,35 +424,39 @@ class SimulationResult(RichResult):
                 "ecw": self.ecw, "bounds": self.bounds, "policies": pols}
 
     def plot(self, ax: Axes | str | os.PathLike | None = None, unit: str = "000", band: str | None = "stderr",
-             bounds: bool = True, title: str | None = None, yscale: str = "log") -> Axes:
-        """Cumulative regret against ``t`` on a log ``t`` axis (000 Figure 1 style).
+             bounds: bool = True, title: str | None = None, yscale: str = "auto") -> Axes:
+        """Cumulative regret against ``t`` on a log ``t`` axis, linear regret (000 Figure 1 style).
 
         ``ax`` is a matplotlib Axes to draw on, or a file path (``"regret.png"``, ``.pdf``,
         ``.svg``) to save the figure to; None draws on a new figure.  Per policy the mean over
-        runs, in a colour fixed per policy (:data:`boundcalc.plot.POLICY_COLOURS`), and a band:
+        runs, in a colour, line style and marker fixed per policy (:func:`boundcalc.plot.policy_style`:
+        curves lying on each other stay visible), and a band:
         ``"stderr"`` (mean +- one standard error, as in the tables; the default), ``"quantile"``
         (10%-90% of runs), ``"std"`` (mean +- one standard deviation) or None; the legend's title
-        says which.  With ``bounds`` (000's unit) the lines ``C* ln t`` (lower bound) and
-        ``C^E* ln t`` (ECW), labelled with their constants.  ``yscale="log"`` (default) keeps close
-        policies apart when others are far above; ``"linear"`` as in 000.  Returns the Axes.
+        says which and over how many runs.  With ``bounds`` (000's unit) the lines ``C* ln t``
+        (lower bound) and ``C^E* ln t`` (ECW) from ``t = 2``, labelled with their constants.
+        ``yscale``: ``"auto"`` (default: linear as in 000, log where the lines at ``T`` span more
+        than a factor 20; :func:`boundcalc.plot.draw_regret`), ``"linear"`` or ``"log"``.
+        Drawn on an Axes that already holds another result's curves (e.g. CW-RMED's shorter run),
+        the legend's title names both run counts.  Returns the Axes.
         """
         from .plot import axes_for
 
         unit = self._unit(unit)
-        if yscale not in ("log", "linear"):
-            raise ValueError(f"yscale must be 'log' or 'linear'; got {yscale!r}")
+        if yscale not in ("auto", "log", "linear"):
+            raise ValueError(f"yscale must be 'auto', 'log' or 'linear'; got {yscale!r}")
         with axes_for(ax) as ax:
             self._draw(ax, unit, band, bounds, title, yscale)
         return ax
 
-    def _draw(self, ax, unit: str, band, bounds: bool, title, yscale: str = "log") -> None:
-        from .plot import policy_colour
+    def _draw(self, ax, unit: str, band, bounds: bool, title, yscale: str = "auto") -> None:
+        from .plot import draw_regret
 
-        t = self.checkpoints
+        curves = []
         for p in self.policies:
             R = p.regret[unit]
             m = R.mean(axis=0)
-            (line,) = ax.plot(t, m, label=p.label, color=policy_colour(p.label))
+            lo = hi = None
             if band and R.shape[0] > 1:
                 if band == "quantile":
                     lo, hi = np.quantile(R, [0.1, 0.9], axis=0)
@@ -464,28 +468,24 @@ class SimulationResult(RichResult):
                     lo, hi = m - s, m + s
                 else:
                     raise ValueError(f"band must be 'quantile', 'std', 'stderr' or None; got {band!r}")
-                ax.fill_between(t, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
-        if bounds and unit == "000":
-            lnt = np.log(np.maximum(t, 1))
-            if self.lower_bound is not None:
-                ax.plot(t, self.lower_bound * lnt, "k--", lw=1, label=f"lower bound C* ln t (C* = {self.lower_bound:.3g})")
-            if self.ecw is not None:
-                ax.plot(t, self.ecw * lnt, "k:", lw=1, label=f"ECW C^E* ln t (C^E* = {self.ecw:.3g})")
-        ax.set_xscale("log")
-        ax.set_xlabel("round t")
-        ax.set_ylabel(f"cumulative regret ({UNIT_NAMES[unit]})")
-        ax.set_title(title or f"{self.matrix.name or 'matrix'} (K = {self.matrix.K}), {self.runs} runs{self._span()}")
+            elif band not in (None, "quantile", "std", "stderr"):
+                raise ValueError(f"band must be 'quantile', 'std', 'stderr' or None; got {band!r}")
+            curves.append((p.label, m, lo, hi))
         what = {"stderr": "mean +- 1 s.e.", "std": "mean +- 1 s.d.", "quantile": "mean, band 10%-90% of runs"}
-        ax.legend(fontsize="small", title=f"{what.get(band, 'mean')} over {self.runs} runs{self._span()}", title_fontsize="small")
-        if yscale == "log":
-            pos = [line.get_ydata() for line in ax.get_lines()]
-            pos = np.concatenate([np.asarray(y, dtype=float) for y in pos]) if pos else np.zeros(0)
-            pos = pos[pos > 0]
-            ax.set_yscale("log")
-            if pos.size:
-                ax.set_ylim(bottom=pos.min() / 2)
-        else:
-            ax.set_ylim(bottom=0)
+        runs = f"{self.runs} runs{self._span()}"
+        old = ax.get_legend()
+        prior = getattr(ax, "_boundcalc_runs", None)  # another result drawn here before: both counts
+        if old is not None and prior and prior[0] != runs:
+            runs = f"{prior[0]} ({', '.join(self.policy_names)}: {runs})"
+        ax._boundcalc_runs = (runs,)
+        # the first result's scale stays when a second is drawn on the same Axes
+        scale = ax.get_yscale() if old is not None and yscale == "auto" else yscale
+        draw_regret(ax, self.checkpoints, curves,
+                    lower_bound=self.lower_bound if bounds and unit == "000" else None,
+                    ecw=self.ecw if bounds and unit == "000" else None, yscale=scale,
+                    title=title or f"{self.matrix.name or 'matrix'} (K = {self.matrix.K}), {self.runs} runs{self._span()}",
+                    legend_title=f"{what.get(band, 'mean')} over {runs}",
+                    ylabel=f"cumulative regret ({UNIT_NAMES[unit]})")
 
     def _span(self) -> str:
         """`` (runs m-n)`` when the runs are not ``0, ..., runs - 1``."""

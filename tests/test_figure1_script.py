@@ -84,3 +84,39 @@ def test_carry_pools_a_summary_whose_rows_are_gone_and_pairs_the_held_runs(tmp_p
     (seed1 / "figure1.json").write_text((tmp_path / "whole" / "figure1.json").read_text())
     other = run(seed1, "--runs", "3", "--seed", "1", "--carry")
     assert "carried" not in other["policies"]["cw-rmed"] and other["paired"]["runs"] == 3
+
+
+def test_table2_panel_pairs_cw_and_ecw_at_every_checkpoint_and_draw_only_redraws(tmp_path):
+    """``--panels t2`` (000's Table 2, no data needed): the stored paired curve at every checkpoint
+    is the per-run difference of the two policies' regrets on common random numbers, checked
+    against :func:`boundcalc.simulate.simulate` run directly (one call, both policies); its mean
+    is the difference of the two stored means; null at t = 1 (ln 1 = 0)."""
+    from boundcalc import load_example
+    from boundcalc.simulate import simulate
+
+    out = tmp_path / "t2"
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "figure1.py"), "--panels", "t2", "--policies",
+           "ecw-rmed,cw-rmed", "--horizon", "500", "--runs", "3", "--workers", "0", "--out", str(out)]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    panel = json.loads((out / "figure1.json").read_text())["panels"][0]
+    assert panel["panel"] == "t2" and panel["K"] == 4 and panel["lower_bound"] == pytest.approx(27.5487, abs=1e-3)
+    c = panel["paired"]["curve"]
+    sim = simulate(load_example("table2"), ["cw-rmed", "ecw-rmed"], horizon=500, runs=3, progress=False)
+    t = sim.checkpoints
+    assert c["t"] == t.tolist() and c["mean"][0] is None and c["stderr"][0] is None
+    D = sim.regret("cw-rmed") - sim.regret("ecw-rmed")
+    lnt = np.log(t[1:].astype(float))
+    np.testing.assert_allclose(c["mean"][1:], D.mean(axis=0)[1:] / lnt, rtol=1e-12)
+    np.testing.assert_allclose(c["stderr"][1:], D.std(axis=0, ddof=1)[1:] / np.sqrt(3) / lnt, rtol=1e-12)
+    diff = (np.array(panel["policies"]["cw-rmed"]["mean"]) - np.array(panel["policies"]["ecw-rmed"]["mean"]))[1:] / lnt
+    np.testing.assert_allclose(c["mean"][1:], diff, rtol=1e-9, atol=1e-12)
+    assert panel["paired"]["mean"] == c["mean"][-1] and panel["paired"]["stderr"] == c["stderr"][-1]
+    # --draw-only: nothing simulated, the same numbers, the picture redrawn
+    before = (out / "figure1.json").read_text()
+    (out / "figure1.png").unlink()
+    res = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "figure1.py"), "--draw-only", "--out", str(out)],
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert json.loads((out / "figure1.json").read_text()) == json.loads(before)
+    assert (out / "figure1.png").stat().st_size > 0 and "paired cw-rmed - ecw-rmed" in res.stdout

@@ -268,5 +268,17 @@ def test_figure1_notebook_reads_the_stored_run():
     for p in stored["panels"]:
         assert p["lower_bound"] <= p["ecw"] * (1 + 1e-9)
         assert {"ecw-rmed", "rmed1", "dts", "ccb", "rucb"} <= set(p["policies"])
+    # the longer runs (panel (a) to 10^6, Table 2 to 10^7): one figure each, the paired CW - ECW
+    # difference at T as stored
+    longer = [n for n in ("figure1-1e6", "table2-1e7") if (REPO / "benchmarks" / "results" / n / "figure1.json").exists()]
     images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
-    assert len(images) == 1
+    assert len(images) == 1 + len(longer)
+    line = [ln for ln in printed(nb).splitlines() if ln.startswith("paired-summary: ")]
+    assert len(line) == 1
+    pairs = json.loads(line[0][len("paired-summary: "):])
+    for n in longer:
+        rep = json.loads((REPO / "benchmarks" / "results" / n / "figure1.json").read_text())
+        for p in rep["panels"]:
+            if "paired" in p:
+                got = pairs[f"{n}/{p['panel']}"]
+                assert (got["mean"], got["stderr"], got["runs"]) == (p["paired"]["mean"], p["paired"]["stderr"], p["paired"]["runs"])

@@ -238,3 +238,28 @@ def test_figure1_bounds_recomputed_from_the_public_matrix():
         sub = PreferenceMatrix(mu[np.ix_(p["arms"], p["arms"])])
         assert lower_bound(sub).value == pytest.approx(p["lower_bound"], rel=1e-7)
         assert ecw_bound(sub).value == pytest.approx(p["ecw"], rel=1e-9)
+
+
+def test_long_cw_vs_ecw_runs_table_is_stored():
+    """The README's panel (a) to 10^6 / Table 2 to 10^7 table is the stored runs
+    (benchmarks/results/figure1-1e6, table2-1e7), figure for figure: per ln T at T, the paired
+    difference and the last decade's slopes."""
+    import json
+
+    text = README.read_text(encoding="utf-8")
+    for label, name in (("panel (a), T = 10^6", "figure1-1e6"), ("Table 2, T = 10^7", "table2-1e7")):
+        line = next(ln for ln in text.splitlines() if ln.startswith(f"| {label} |"))
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        stored = json.loads((ROOT / "benchmarks" / "results" / name / "figure1.json").read_text())
+        p = stored["panels"][0]
+        ln_t = math.log(stored["horizon"])
+        f = lambda m, s: f"{m:.1f} +- {s:.1f}"  # noqa: E731
+        d, sl = p["paired"], p["paired"]["slopes"][-1]
+        assert sl["t1"] == stored["horizon"] and d["runs"] == 100
+        want = [label, f"{p['lower_bound']:.1f}", f"{p['ecw']:.1f}",
+                *(f(p["policies"][n]["mean"][-1] / ln_t, p["policies"][n]["stderr"][-1] / ln_t) for n in ("ecw-rmed", "cw-rmed")),
+                f(d["mean"], d["stderr"]), f(sl["b"]["mean"], sl["b"]["stderr"]), f(sl["a"]["mean"], sl["a"]["stderr"]),
+                f(sl["diff"]["mean"], sl["diff"]["stderr"])]
+        assert cells == want
+        # the paired difference at T is the difference of the two policies' means (common runs)
+        assert d["mean"] == pytest.approx((p["policies"]["cw-rmed"]["mean"][-1] - p["policies"]["ecw-rmed"]["mean"][-1]) / ln_t, rel=1e-9)
