@@ -10,10 +10,14 @@
   :func:`check_conditioning` (near ties: :data:`MIN_SOLVABLE_GAP`);
 * :mod:`~boundcalc.lp.full` -- the whole LP through cvxpy (reference, small K);
 * :mod:`~boundcalc.lp.ecw` -- Theorem 5's closed form.
+
+The compiled twins of the hot spots live in the compiled layer (:mod:`boundcalc.kernels.lp`); the
+caller chooses them (``compiled=``; :func:`use_compiled` is the one size rule).
 """
 
 from .constraints import CopelandFamily, ECWFamily, RowBlock, TooLargeError
-from .cutting import (MIN_SOLVABLE_GAP, Conditioning, CopelandLPSolver, Violation, check_conditioning)
+from .cutting import (MIN_SOLVABLE_GAP, Conditioning, CopelandLPSolver, Violation, check_conditioning,
+                      use_compiled)
 from .ecw import ecw_allocation, ecw_bound, ecw_empirical
 from .full import ecw_enumerate, lower_bound_enumerate
 from .highs import CoveringLP, SolverError
@@ -21,6 +25,6 @@ from .lifted import CopelandModel
 from .structure import Structure, check_regret, empirical_mu, empirical_structure
 
 __all__ = ["CopelandFamily", "ECWFamily", "RowBlock", "TooLargeError", "CopelandLPSolver", "Violation",
-           "MIN_SOLVABLE_GAP", "Conditioning", "check_conditioning", "CopelandModel",
+           "MIN_SOLVABLE_GAP", "Conditioning", "check_conditioning", "use_compiled", "CopelandModel",
            "ecw_bound", "ecw_empirical", "ecw_allocation", "ecw_enumerate", "lower_bound_enumerate",
            "CoveringLP", "SolverError", "Structure", "check_regret", "empirical_mu", "empirical_structure"]
