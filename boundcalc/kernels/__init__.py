@@ -12,8 +12,8 @@ Rules (checked by ``tests/test_architecture.py``)
   source, or ``NUMBA_CACHE_DIR``).  Nothing is compiled or replaced at import, and no global flag
   changes which code a caller runs.
 * The caller chooses: where a numpy path remains beside a kernel (the LP core's oracle, tables,
-  rows, empirical structure and Theorem 5), the caller passes ``compiled=`` (the LP core's one
-  size rule is :func:`boundcalc.lp.cutting.use_compiled`), imports the kernel module only on the
+  rows, empirical structure and Theorem 5), the caller passes ``compiled=`` (numpy by default:
+  as fast for a one-shot solve, without loading numba), imports the kernel module only on the
   compiled path, and the tests check both paths equal.  The policies and the CPE algorithms have
   no numpy path: they always import their kernels.
 

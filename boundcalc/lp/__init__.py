@@ -12,12 +12,11 @@
 * :mod:`~boundcalc.lp.ecw` -- Theorem 5's closed form.
 
 The compiled twins of the hot spots live in the compiled layer (:mod:`boundcalc.kernels.lp`); the
-caller chooses them (``compiled=``; :func:`use_compiled` is the one size rule).
+caller chooses them (``compiled=``; numpy by default, the policies pass True).
 """
 
 from .constraints import CopelandFamily, ECWFamily, RowBlock, TooLargeError
-from .cutting import (MIN_SOLVABLE_GAP, Conditioning, CopelandLPSolver, Violation, check_conditioning,
-                      use_compiled)
+from .cutting import (MIN_SOLVABLE_GAP, Conditioning, CopelandLPSolver, Violation, check_conditioning)
 from .ecw import ecw_allocation, ecw_bound, ecw_empirical
 from .full import ecw_enumerate, lower_bound_enumerate
 from .highs import CoveringLP, SolverError
@@ -25,6 +24,6 @@ from .lifted import CopelandModel
 from .structure import Structure, check_regret, empirical_mu, empirical_structure
 
 __all__ = ["CopelandFamily", "ECWFamily", "RowBlock", "TooLargeError", "CopelandLPSolver", "Violation",
-           "MIN_SOLVABLE_GAP", "Conditioning", "check_conditioning", "use_compiled", "CopelandModel",
+           "MIN_SOLVABLE_GAP", "Conditioning", "check_conditioning", "CopelandModel",
            "ecw_bound", "ecw_empirical", "ecw_allocation", "ecw_enumerate", "lower_bound_enumerate",
            "CoveringLP", "SolverError", "Structure", "check_regret", "empirical_mu", "empirical_structure"]

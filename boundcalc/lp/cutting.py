@@ -68,27 +68,7 @@ from .lifted import CopelandModel
 from .structure import Structure, as_structure, check_regret, empirical_structure, triu
 
 __all__ = ["CopelandLPSolver", "Violation", "pair_costs", "certificate_for",
-           "COMPILE_MIN_ARMS", "use_compiled", "MIN_SOLVABLE_GAP", "ALLOCATION_COST_RATIO", "Conditioning", "check_conditioning"]
-
-#: Solves with at least this many arms run the LP core's compiled kernels by default
-#: (:func:`use_compiled`); measured by ``benchmarks/startup.py``.
-COMPILE_MIN_ARMS = 24
-
-
-def use_compiled(K: int) -> bool:
-    """The LP core's one size rule: run the compiled kernels (:mod:`boundcalc.kernels.lp`) on a
-    ``K``-arm solve when the caller does not say (``CopelandLPSolver(compiled=None)``).
-
-    Importing numba and loading the kernels from its cache costs about half a second of CPU once
-    per process (several seconds to compile them on an empty cache); below
-    :data:`COMPILE_MIN_ARMS` arms the numpy path solves faster than that.  The two paths give the
-    same numbers to the last bit (``tests/test_lp_online.py``).
-
-    >>> use_compiled(5), use_compiled(COMPILE_MIN_ARMS)
-    (False, True)
-    """
-    return int(K) >= COMPILE_MIN_ARMS
-
+           "MIN_SOLVABLE_GAP", "ALLOCATION_COST_RATIO", "Conditioning", "check_conditioning"]
 
 def pair_costs(matrix: MatrixLike, regret: np.ndarray | None = None) -> np.ndarray:
     """Normalised costs ``c_p = r_p / d(mu_p)`` per pair, in ``triu_indices`` order.
@@ -323,11 +303,13 @@ class CopelandLPSolver:
         on in CW-RMED, whose consecutive empirical structures differ by a pair or two (measured
         at 64 arms: new structures' first solves 3,200-3,600 simplex iterations cold, 1-100
         derived).  :attr:`derived` counts the models made so.
-    compiled : bool, optional
+    compiled : bool
         Run the LP core's compiled kernels (:mod:`boundcalc.kernels.lp`: the tables, the oracle,
-        the row builder, the empirical structure, Theorem 5) or their numpy twins (the same
-        numbers to the last bit).  None (default): :func:`use_compiled` of the solve's ``K``.
-        The online policies pass True.
+        the row builder, the empirical structure, Theorem 5) instead of their numpy twins (the
+        same numbers to the last bit).  False by default: HiGHS dominates a solve, so the numpy
+        path is as fast from 4 to 200 arms while loading the kernels costs a one-shot command
+        about 0.4 s of CPU (importing numba, reading its cache; ``benchmarks/startup.py``).  The
+        online policies, which call the oracle at every step, pass True.
 
     Examples
     --------
@@ -346,9 +328,9 @@ class CopelandLPSolver:
     def __init__(self, *, tol: float = 1e-9, per_i2: int = 1, promote: int = 2, warm_rows: int = 3,
                  max_rounds: int = 10_000, levels: Iterable[int] | None = None, seed: int = 0, cache_size: int = 8,
                  presolve: bool = False, gap_tol: float = 1e-7, lift: bool = True, reuse_basis: bool = True,
-                 derive: bool = False, compiled: bool | None = None):
+                 derive: bool = False, compiled: bool = False):
         self.tol = float(tol)
-        self.compiled = None if compiled is None else bool(compiled)
+        self.compiled = bool(compiled)
         self.derive = bool(derive)
         self.derived = 0  # models derived from another structure's (:meth:`_derived`)
         self.reuse_basis = bool(reuse_basis)
@@ -375,21 +357,17 @@ class CopelandLPSolver:
         return state
 
     def __setstate__(self, state):
-        state.setdefault("compiled", None)
+        state.setdefault("compiled", False)
         state.setdefault("derive", False)  # a solver pickled before derived models existed
         state.setdefault("derived", 0)
         self.__dict__.update(state)
-
-    def _compiled(self, K: int) -> bool:
-        """Whether a ``K``-arm solve runs the compiled kernels (the caller's choice, or the size rule)."""
-        return use_compiled(K) if self.compiled is None else self.compiled
 
     def _empirical(self, mu_hat) -> Structure:
         """The structure of an empirical matrix (or a PreferenceMatrix's own), on the chosen path."""
         if isinstance(mu_hat, PreferenceMatrix):
             return mu_hat.structure
         mu = np.asarray(mu_hat, dtype=float)
-        return empirical_structure(mu, compiled=self._compiled(mu.shape[0] if mu.ndim == 2 else 0))
+        return empirical_structure(mu, compiled=self.compiled)
 
     def reset(self) -> None:
         """Forget every model (the next solve starts cold)."""
@@ -402,7 +380,7 @@ class CopelandLPSolver:
         if e is not None:
             self._cache.move_to_end(key)
             return e
-        e = _Entry(CopelandFamily(st, winner, self.levels, compiled=self._compiled(st.K)), None)
+        e = _Entry(CopelandFamily(st, winner, self.levels, compiled=self.compiled), None)
         self._cache[key] = e
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
@@ -517,7 +495,7 @@ class CopelandLPSolver:
         winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
         per, allocs, viols = {}, {}, {}
         for w in winners:
-            v, E = ecw_allocation(st.beats, C, w, compiled=self._compiled(st.K))
+            v, E = ecw_allocation(st.beats, C, w, compiled=self.compiled)
             fam = self._entry(st, w).family
             viol = float(1.0 - fam._sums(E).min()) if fam._has_rows else -np.inf
             if viol > self.tol:
@@ -588,7 +566,7 @@ class CopelandLPSolver:
                     if C_square is None:
                         C_square = _as_square(costs, st.K).copy()
                         np.fill_diagonal(C_square, np.inf)
-                    core = ecw_allocation(st.beats, C_square, w, compiled=self._compiled(st.K))[1]
+                    core = ecw_allocation(st.beats, C_square, w, compiled=self.compiled)[1]
                     model.add_cuts(core, -np.inf, self.warm_rows, rng)
                     t_sep += time.perf_counter() - t1
             else:
