@@ -24,7 +24,7 @@ LAYERS = [
     {"boundcalc.lp"},
     {"boundcalc.bounds", "boundcalc.cpe", "boundcalc.plot"},
     {"boundcalc.comparison", "boundcalc.policies"},
-    {"boundcalc.batch", "boundcalc.simulate", "boundcalc.explore"},
+    {"boundcalc.batch", "boundcalc.simulate", "boundcalc.explore", "boundcalc.warmup"},
     {"boundcalc", "boundcalc.cli", "boundcalc.__main__"},
 ]
 
@@ -171,7 +171,7 @@ REBOUND = {
     ("boundcalc.runner.job", "_NOTED_IN_PROCESS"): "a note printed once per process",
     ("boundcalc._highs", "_depth"): "the nesting depth of a re-entrant capture",
     ("boundcalc.cpe", "globals()"): "the lazy exports cache the object they resolved",
-    ("boundcalc.warmup", "_NOTED"): "the compile notice printed once per process",
+    ("boundcalc.kernels", "_NOTED"): "the compile notice printed once per process",
 }
 
 

@@ -73,8 +73,9 @@ ALGORITHMS: Registry[AlgorithmSpec] = Registry("algorithm")
 
 def _kern():
     """The compiled loops (:mod:`boundcalc.kernels.cpe`), imported where they run (numba with them)."""
-    from ..kernels import cpe
+    from ..kernels import compile_notice, cpe
 
+    compile_notice(["cpe"], "the pure-exploration algorithms")
     return cpe
 
 

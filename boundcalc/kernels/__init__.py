@@ -29,9 +29,68 @@ Modules
   compiled ``select``/``update``/``run``;
 * :mod:`~boundcalc.kernels.cpe` -- paper 004's pure-exploration loops.
 
-``boundcalc warmup`` compiles them all ahead, in parallel (:mod:`boundcalc.warmup`).
+``boundcalc warmup`` compiles them all ahead, in parallel (:mod:`boundcalc.warmup`); on an empty
+cache, the first command that needs more than a second of compiling says so once on stderr
+(:func:`compile_notice`).
 """
+
+import sys
+from typing import Iterable
 
 #: Every kernel module, in the order ``boundcalc warmup`` compiles them (longest first).
 MODULES = ("cw_rmed", "copeland_rmed", "lp", "cpe", "dts", "ccb", "scb", "rucb", "rmed2", "rmed1", "savage", "policy",
            "kl")
+#: CPU seconds each kernel module takes to compile on an empty cache (2-core machine, measured by
+#: ``benchmarks/startup.py``, ``benchmarks/results/startup.json`` "compile_seconds"): the estimate
+#: the compile notice gives.
+COMPILE_SECONDS = {"cw_rmed": 14.0, "copeland_rmed": 9.0, "lp": 4.0, "cpe": 12.0, "dts": 3.0, "ccb": 3.0,
+                   "scb": 3.0, "rucb": 2.0, "rmed2": 2.0, "rmed1": 2.0, "savage": 1.5, "policy": 1.0, "kl": 0.2}
+
+#: The function whose cache entry stands for its module's (a whole-run kernel reaches the rest).
+_ENTRY = {"cw_rmed": "cw_run", "copeland_rmed": "ecw_run", "lp": "copeland_sums", "cpe": "confidence",
+          "dts": "dts_run", "ccb": "ccb_run", "scb": "scb_run", "rucb": "rucb_run", "rmed2": "rmed2_run",
+          "rmed1": "rmed1_run", "savage": "savage_run", "policy": "play", "kl": "kl_half"}
+
+_NOTED = False
+
+
+def _module(name: str):
+    """The kernel module ``name`` (imported: numba with it)."""
+    from importlib import import_module
+
+    return import_module(f"{__name__}.{name}")
+
+
+_KNOWN_CACHED: set = set()
+
+
+def cached(name: str) -> bool:
+    """Whether numba's on-disk cache holds the kernel module ``name`` (its entry function has an
+    index whose source stamp matches the file): loading it then takes milliseconds, not seconds.
+    True when numba's cache cannot be read this way (no notice is better than a wrong one)."""
+    if name in _KNOWN_CACHED:
+        return True
+    try:
+        disp = getattr(_module(name), _ENTRY[name])
+        ok = bool(disp._cache._cache_file._load_index())
+    except Exception:  # pragma: no cover - numba internals moved
+        ok = True
+    if ok:
+        _KNOWN_CACHED.add(name)
+    return ok
+
+
+def compile_notice(names: Iterable[str], what: str, stream=None) -> float:
+    """Say once per process, on stderr, that the kernel modules ``names`` are about to be compiled,
+    when they are not in numba's cache and compiling them takes more than a second: what, about
+    how long, that later runs start at once.  Returns the estimated seconds (0 when cached)."""
+    global _NOTED
+    todo = [n for n in dict.fromkeys(names) if not cached(n)]
+    seconds = sum(COMPILE_SECONDS.get(n, 1.0) for n in todo)
+    if _NOTED or seconds <= 1.0:
+        return seconds
+    _NOTED = True
+    print(f"boundcalc: compiling the numba kernels of {what} (about {seconds:.0f} s of CPU, once: numba caches "
+          "the machine code and later runs start at once; `boundcalc warmup` compiles every kernel ahead)",
+          file=sys.stderr if stream is None else stream, flush=True)
+    return seconds

@@ -317,19 +317,22 @@ def count(s, i, j, won):
 # ----------------------------------------------------------------------------- the simulator's environment
 #: The whole-run environment: the matrix (read for drawing and for the regret only), the per-pair
 #: draw counters, the keys, the regret matrices (units x K x K), the running sums, the output
-#: (units x checkpoints), the checkpoints, and ``reg = [t, next checkpoint, T]``.
-Env = namedtuple("Env", ["mu", "counts", "keys", "regrets", "cum", "out", "checkpoints", "reg"])
+#: (units x checkpoints), the checkpoints, ``reg = [t, next checkpoint, T]``, and the log (``n x 3``:
+#: round ``t``'s ``(i, j, i won)`` in row ``t - 1`` while ``t <= n``; ``0 x 3`` keeps none).
+Env = namedtuple("Env", ["mu", "counts", "keys", "regrets", "cum", "out", "checkpoints", "reg", "log"])
 
 
-def new_env(mu: np.ndarray, T: int, key0: int, key1: int, checkpoints: np.ndarray, regrets: np.ndarray) -> Any:
-    """``(arrays, bundle)`` of a fresh environment for ``T`` rounds (see :data:`Env`)."""
+def new_env(mu: np.ndarray, T: int, key0: int, key1: int, checkpoints: np.ndarray, regrets: np.ndarray,
+            log: bool = False) -> Any:
+    """``(arrays, bundle)`` of a fresh environment for ``T`` rounds (see :data:`Env`); ``log``: keep
+    every round's pair and outcome (``arrays.log``)."""
     mu = np.ascontiguousarray(mu, dtype=np.float64)
     K = mu.shape[0]
     regrets = np.ascontiguousarray(regrets, dtype=np.float64)
     cps = np.ascontiguousarray(checkpoints, dtype=np.int64)
     arrays = Env(mu, np.zeros(K * K, dtype=np.int64), np.array([key0, key1], dtype=np.uint64), regrets,
                  np.zeros(regrets.shape[0]), np.zeros((regrets.shape[0], cps.shape[0])), cps,
-                 np.array([1, 0, int(T)], dtype=np.int64))
+                 np.array([1, 0, int(T)], dtype=np.int64), np.zeros((int(T) if log else 0, 3), dtype=np.int64))
     return arrays, bundle(arrays)
 
 
@@ -342,7 +345,8 @@ def env_more(env):
 @njit(cache=True)
 def play(env, i, j):
     """Round ``t`` of the environment: duel ``(i, j)`` on the duel stream (True when ``i`` wins),
-    add the pair's regret, record the checkpoints that fall on ``t``, advance ``t``."""
+    add the pair's regret, record the checkpoints that fall on ``t`` (and the round in the log),
+    advance ``t``."""
     mu = env.mu
     K = mu.shape[0]
     lo = min(i, j)
@@ -364,6 +368,10 @@ def play(env, i, j):
         c += 1
     env.reg[1] = c
     env.reg[0] = t + 1
+    if t <= env.log.shape[0]:
+        env.log[t - 1, 0] = i
+        env.log[t - 1, 1] = j
+        env.log[t - 1, 2] = won
     return won
 
 

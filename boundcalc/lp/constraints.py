@@ -234,7 +234,10 @@ class CopelandFamily(_FamilyBase):
         self.in_Ia = in_Ia
         nc = 2 * ls.size
         if self.compiled:  # the one layout of the tables, shared with the RMED family's kernels
+            from ..kernels import compile_notice
             from ..kernels.lp import winner_tables
+
+            compile_notice(["lp"], "the LP core")
 
             self._mI = np.empty((K, nc), dtype=np.int64)
             self._mS = np.empty((K, nc), dtype=np.int64)

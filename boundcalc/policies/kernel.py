@@ -20,6 +20,7 @@ from typing import Any, Callable, ClassVar
 
 import numpy as np
 
+from ..kernels import compile_notice
 from ..kernels.policy import (T_, Env, StateType, bind, bundle, count, duel_uniform, duel_uniform_py, env_more,
                               held_beta, held_gamma, held_index, held_next, held_normal, held_stream, held_uniform,
                               kl_half_c, new_env, play, store_stream, stream_beta, stream_gamma, stream_index,
@@ -73,6 +74,7 @@ class CompiledPolicy(Policy):
         self._attach(self.initial_state())
 
     def _attach(self, arrays) -> None:
+        compile_notice(["policy", type(self).kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
         self._arrays = arrays
         self._s = bundle(arrays)
         self._calls = _entry_points(type(self), self._s)
@@ -144,8 +146,9 @@ class CompiledPolicy(Policy):
     def _learn_compiled(self, i: int, j: int, won: bool) -> None:
         self._calls[1](self._s, i, j, won)
 
-    def run(self, duel: Callable[[int, int], Any], steps: int) -> tuple[np.ndarray, np.ndarray]:
-        """Play ``steps`` rounds against the environment ``duel(i, j) -> bool`` (True when ``i`` wins).
+    def run(self, duel: Callable[[int, int], Any] | Any, steps: int, *, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``steps`` rounds against ``duel``: a function ``duel(i, j) -> bool`` (True when ``i``
+        wins), or a preference matrix, played in one compiled call (:meth:`Policy.run`).
 
         The batch form of ``select_pair``/``update`` for a loop that owns no other state: the
         same pairs, without the per-step protocol checks.  Returns ``(pairs, outcomes)``:
@@ -154,6 +157,16 @@ class CompiledPolicy(Policy):
         if self._pending is not None:
             raise PolicyError(f"policy {self.name!r}: run with pair {self._pending} still waiting for its outcome")
         steps = int(steps)
+        if steps < 0:
+            raise ValueError(f"steps = {steps} must be >= 0")
+        if not callable(duel):
+            mu = self._matrix(duel)
+            k0, k1 = (int(x) for x in np.random.SeedSequence(seed).generate_state(2, np.uint64))
+            K = self.K
+            env_arrays, env = new_env(mu, steps, k0, k1, np.zeros(0, dtype=np.int64), np.zeros((0, K, K)), log=True)
+            self.run_environment(env)
+            log = env_arrays.log
+            return log[:, :2].copy(), log[:, 2].astype(bool)
         pairs = np.empty((steps, 2), dtype=np.int64)
         won = np.empty(steps, dtype=bool)
         select, s, learn = self._calls[0], self._s, self._learn_compiled
