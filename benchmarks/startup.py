@@ -117,7 +117,7 @@ def solve_line(stdout: str) -> str:
     """The solve time the command printed (``bounds``: the lower bound's line)."""
     for line in stdout.splitlines():
         if line.startswith("lower bound  "):
-            return line.split(",")[-3].strip() if line.count(",") >= 3 else line
+            return line.split(",")[2].split(";")[0].strip() if line.count(",") >= 3 else line
     return ""
 
 
