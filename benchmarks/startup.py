@@ -76,6 +76,31 @@ else:
     simulate(mu, [task], runs=1, horizon=100, seed=0, workers=0, progress=False, bounds=False)
 print(time.process_time() - c1, c1 - c0)
 '''
+#: Where a policy's compile time goes: numba's compile events per function (inclusive of the
+#: callees compiled inside), on an empty cache, for the protocol's entry points and the run kernel.
+PROFILE = r'''
+import sys, time, json
+from numba.core import event
+from boundcalc.datasets import load_example
+from boundcalc.policies import make_policy
+rec, stack = {}, []
+class Listener(event.Listener):
+    def on_start(self, ev):
+        stack.append(time.process_time())
+    def on_end(self, ev):
+        d = ev.data["dispatcher"].py_func
+        key = d.__module__.rsplit(".", 1)[1] + "." + d.__name__
+        rec[key] = rec.get(key, 0.0) + time.process_time() - stack.pop()
+event.register("numba:compile", Listener())
+mu = load_example("table2").mu
+c0 = time.process_time()
+p = make_policy(sys.argv[1], 4)
+c1 = time.process_time()
+p.run(mu, 200)
+c2 = time.process_time()
+top = dict(sorted(rec.items(), key=lambda kv: -kv[1])[:12])
+print(json.dumps({"entry_points": c1 - c0, "run_on_matrix": c2 - c1, "inclusive": top}))
+'''
 TASKS = ["cw-rmed", "ecw-rmed", "rmed1", "rmed2", "rucb", "dts", "dts+", "ccb", "scb", "savage", "lp", "cpe"]
 
 
@@ -123,7 +148,6 @@ def solve_line(stdout: str) -> str:
 
 def in_process() -> dict:
     """This checkout's LP paths at 136 arms and Policy.run on a matrix against the step loop."""
-    import numpy as np
 
     sys.path.insert(0, str(ROOT))
     from boundcalc import as_preference_matrix
@@ -174,7 +198,23 @@ def main(argv=None) -> int:
     ap.add_argument("--no-cold", action="store_true")
     ap.add_argument("--no-kernels", action="store_true")
     ap.add_argument("--out", default=str(HERE / "results" / "startup.json"))
+    ap.add_argument("--profile-only", action="store_true",
+                    help="only the compile profile of cw-rmed and rmed1 (this checkout), added to --out")
     args = ap.parse_args(argv)
+    if args.profile_only:
+        out = Path(args.out)
+        result = json.loads(out.read_text()) if out.exists() else {}
+        result["compile_profile"] = {}
+        for name in ("cw-rmed", "rmed1"):
+            with tempfile.TemporaryDirectory() as cache:
+                m = measure([sys.executable, "-c", PROFILE, name], version_env(ROOT, Path(cache)), 1)
+            prof = json.loads(m["stdout"].strip().splitlines()[-1])
+            result["compile_profile"][name] = prof
+            print(f"{name}: entry points {prof['entry_points']:.2f} s, run kernel {prof['run_on_matrix']:.2f} s CPU")
+            for k, v in prof["inclusive"].items():
+                print(f"    {v:6.2f}  {k}")
+        out.write_text(json.dumps(result, indent=1))
+        return 0
 
     tmp = Path(tempfile.mkdtemp(prefix="boundcalc-startup-"))
     landed = tmp / "landed"
