@@ -13,6 +13,10 @@ Each task runs its public entry points on a tiny instance -- the protocol's ``se
 ``update``, :meth:`~boundcalc.policies.Policy.run` on a matrix, the simulator's whole-run kernel;
 the LP core with ``compiled=True``; every registered CPE algorithm -- so exactly the
 specialisations a user's command meets are compiled.
+
+>>> tasks = warmup_tasks()
+>>> tasks[0], {"lp", "cpe", "rmed1"} <= set(tasks)   # CW-RMED, the longest, first
+('cw-rmed', True)
 """
 
 from __future__ import annotations

@@ -1,7 +1,12 @@
 """The compiled skeleton of paper 000's Algorithm 1 (Komiyama, Honda & Nakagawa, ICML 2016) and
 ECW-RMED's steps: the state layout, the skeleton's select/learn/refresh, check (3) on the LP core's
 tables and oracle (:mod:`boundcalc.kernels.lp`), Theorem 5's target; the reading of each line is in
-:mod:`boundcalc.policies.copeland_rmed`."""
+:mod:`boundcalc.policies.copeland_rmed`.
+
+>>> from boundcalc.policies import make_policy
+>>> skeleton_select(make_policy("ecw-rmed", 3)._s)   # line 4's first forced pair: (1, 0) of P_{i != j}
+(1, 0)
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,13 @@
 """CW-RMED's compiled steps (paper 000: Komiyama, Honda & Nakagawa, ICML 2016, Algorithm 1 with the
 LP of eq. (2)): the state layout, Theorem 6's shortcut, the warm-basis test of line 11 and the
 run loop; the reading of each line, and the Python side that calls HiGHS, are in
-:mod:`boundcalc.policies.cw_rmed`."""
+:mod:`boundcalc.policies.cw_rmed`.
+
+>>> from boundcalc.policies import make_policy
+>>> from boundcalc.kernels.copeland_rmed import skeleton_select
+>>> skeleton_select(make_policy("cw-rmed", 3)._s)   # the skeleton's first forced pair, as ECW-RMED's
+(1, 0)
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,11 @@
 """RMED1's compiled state and steps (Komiyama, Honda, Kashima & Nakagawa, COLT 2015, Algorithms 1-2);
-the reading of each step is in :mod:`boundcalc.policies.rmed1`."""
+the reading of each step is in :mod:`boundcalc.policies.rmed1`.
+
+>>> from boundcalc.kernels.policy import bundle
+>>> s = rmed_state(3, {"f_scale": 0.3, "f_power": 1.01, "n_init": 1}, 2)
+>>> rmed1_select(bundle(s))   # the initial phase: the first pair drawn fewer than n_init times
+(0, 1)
+"""
 
 from __future__ import annotations
 

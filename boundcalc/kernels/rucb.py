@@ -1,5 +1,10 @@
 """RUCB's compiled state and steps (Zoghi, Whiteson, Munos & de Rijke, ICML 2014, Algorithm 1);
-the reading of each step and the draws it makes are in :mod:`boundcalc.policies.rucb`."""
+the reading of each step and the draws it makes are in :mod:`boundcalc.policies.rucb`.
+
+>>> W = np.array([[0, 3], [1, 0]]); N = W + W.T   # arm 0 won 3 of 4 duels against arm 1
+>>> round(ucb(W, N, 0.5, 0, 1), 6), round(lcb(W, N, 0.5, 0, 1), 6)   # 3/4 +- sqrt(0.5 / 4)
+(1.103553, 0.396447)
+"""
 
 from __future__ import annotations
 

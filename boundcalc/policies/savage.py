@@ -39,6 +39,7 @@ Written once (:mod:`boundcalc.policies.kernel`): the compiled :func:`savage_sele
 up to date per duel (only the drawn pair's box changes), and once ``W`` is empty the winner's
 self-duel is replayed to the end without recomputation.
 
+>>> import math
 >>> p = SAVAGE(3)
 >>> p.select_pair(), round(math.sqrt(savage_log_term(3, 10**5, 1.0) / 2), 4)   # c(1) of eq. (1)
 ((0, 1), 3.5226)
