@@ -99,7 +99,8 @@ c1 = time.process_time()
 p.run(mu, 200)
 c2 = time.process_time()
 top = dict(sorted(rec.items(), key=lambda kv: -kv[1])[:12])
-print(json.dumps({"entry_points": c1 - c0, "run_on_matrix": c2 - c1, "inclusive": top}))
+print(json.dumps({"entry_points": c1 - c0, "run_on_matrix": c2 - c1, "functions_compiled": len(rec),
+                  "inclusive": top}))
 '''
 TASKS = ["cw-rmed", "ecw-rmed", "rmed1", "rmed2", "rucb", "dts", "dts+", "ccb", "scb", "savage", "lp", "cpe"]
 
@@ -199,18 +200,19 @@ def main(argv=None) -> int:
     ap.add_argument("--no-kernels", action="store_true")
     ap.add_argument("--out", default=str(HERE / "results" / "startup.json"))
     ap.add_argument("--profile-only", action="store_true",
-                    help="only the compile profile of cw-rmed and rmed1 (this checkout), added to --out")
+                    help="only the compile profile of cw-rmed, ecw-rmed and rmed1 (this checkout), added to --out")
     args = ap.parse_args(argv)
     if args.profile_only:
         out = Path(args.out)
         result = json.loads(out.read_text()) if out.exists() else {}
         result["compile_profile"] = {}
-        for name in ("cw-rmed", "rmed1"):
+        for name in ("cw-rmed", "ecw-rmed", "rmed1"):
             with tempfile.TemporaryDirectory() as cache:
                 m = measure([sys.executable, "-c", PROFILE, name], version_env(ROOT, Path(cache)), 1)
             prof = json.loads(m["stdout"].strip().splitlines()[-1])
             result["compile_profile"][name] = prof
-            print(f"{name}: entry points {prof['entry_points']:.2f} s, run kernel {prof['run_on_matrix']:.2f} s CPU")
+            print(f"{name}: entry points {prof['entry_points']:.2f} s, run kernel {prof['run_on_matrix']:.2f} s CPU,"
+                  f" {prof['functions_compiled']} functions compiled")
             for k, v in prof["inclusive"].items():
                 print(f"    {v:6.2f}  {k}")
         out.write_text(json.dumps(result, indent=1))
