@@ -38,7 +38,7 @@ True
 """
 
 import sys
-from typing import Iterable
+from typing import Iterable, TextIO
 
 #: Every kernel module, in the order ``boundcalc warmup`` compiles them (longest first).
 MODULES = ("cw_rmed", "copeland_rmed", "lp", "cpe", "dts", "ccb", "scb", "rucb", "rmed2", "rmed1", "savage", "policy",
@@ -85,7 +85,7 @@ def cached(name: str) -> bool:
     return ok
 
 
-def compile_notice(names: Iterable[str], what: str, stream=None) -> float:
+def compile_notice(names: Iterable[str], what: str, stream: TextIO | None = None) -> float:
     """Say once per process, on stderr, that the kernel modules ``names`` are about to be compiled,
     when they are not in numba's cache and compiling them takes more than a second: what, about
     how long, that later runs start at once.  Returns the estimated seconds (0 when cached)."""
