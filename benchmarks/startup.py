@@ -111,7 +111,9 @@ def measure(cmd: list[str], env: dict, repeat: int = 1) -> dict:
     for _ in range(repeat):
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         w0 = time.perf_counter()
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        # cwd: a neutral directory (``python -m``/``-c`` put the working directory first on sys.path,
+        # which would shadow PYTHONPATH's version)
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=tempfile.gettempdir())
         wall = time.perf_counter() - w0
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         if p.returncode not in (0,):
@@ -198,6 +200,9 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-cold", action="store_true")
     ap.add_argument("--no-kernels", action="store_true")
+    ap.add_argument("--versions", default="this,landed", help="which versions to measure (comma-separated)")
+    ap.add_argument("--no-in-process", action="store_true")
+    ap.add_argument("--merge", action="store_true", help="update --out's sections instead of replacing the file")
     ap.add_argument("--out", default=str(HERE / "results" / "startup.json"))
     ap.add_argument("--profile-only", action="store_true",
                     help="only the compile profile of cw-rmed, ecw-rmed and rmed1 (this checkout), added to --out")
@@ -223,7 +228,7 @@ def main(argv=None) -> int:
     landed.mkdir()
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.landed], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(landed)], input=archive, check=True)
-    versions = {"this": ROOT, "landed": landed}
+    versions = {k: v for k, v in {"this": ROOT, "landed": landed}.items() if k in args.versions.split(",")}
     result = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
               "landed": args.landed, "floor": {}, "warm": {}, "cold": {}, "kernels": {}}
     fl = measure(FLOOR, dict(os.environ), args.repeat)
@@ -256,7 +261,18 @@ def main(argv=None) -> int:
                 result["kernels"].setdefault(task, {})[v] = {"compile_cpu": c_cold, "load_cpu": c_warm}
                 print(f"kernel {v:7s} {task:10s} compile (first run) {c_cold:6.2f} s   load (cached) {c_warm:6.2f} s",
                       flush=True)
-    result["in_process"] = in_process()
+    out = Path(args.out)
+    if args.merge and out.exists():
+        old = json.loads(out.read_text())
+        for sect in ("warm", "cold", "kernels"):
+            for name, row in old.get(sect, {}).items():
+                for v, cell in row.items():
+                    result[sect].setdefault(name, {}).setdefault(v, cell)
+        for key in ("in_process", "compile_profile", "notes"):
+            if key in old:
+                result[key] = old[key]
+    if not args.no_in_process:
+        result["in_process"] = in_process()
 
     print(f"\nfloor (import numpy, scipy.optimize, highspy): {floor:.2f} s CPU\n")
     targets = {"bounds mslr-informational": 0.15, "bounds mslr-navigational": 0.15, "bounds table2": 0.1,
@@ -277,14 +293,13 @@ def main(argv=None) -> int:
         for task, row in result["kernels"].items():
             print(f"{task:12s} {row['landed']['compile_cpu']:14.2f} {row['this']['compile_cpu']:12.2f} "
                   f"{row['landed']['load_cpu']:11.2f} {row['this']['load_cpu']:9.2f}")
-    ip = result["in_process"]
+    ip = result.get("in_process", {"lp_136": {}, "run_matrix": {}})
     print("\n136-arm solve in one process (CPU s): numpy path / compiled path")
     for k, row in ip["lp_136"].items():
         print(f"  {k}: {row['numpy']['cpu']:.4f} / {row['compiled']['cpu']:.4f}")
     print("\nPolicy.run on a matrix (one compiled call) vs the Python step loop, us per step")
     for k, row in ip["run_matrix"].items():
         print(f"  {k:16s} run {row['run_us']:7.2f}   loop {row['loop_us']:7.2f}   x{row['ratio']:.1f}")
-    out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     for sect in ("warm", "cold"):
         for row in result[sect].values():
