@@ -52,7 +52,7 @@ import numba
 import numpy as np
 from numba import njit, types
 from numba.core import cgutils
-from numba.core.extending import intrinsic
+from numba.core.extending import intrinsic, overload
 from numba.experimental import structref
 
 from .kl import kl_half
@@ -60,7 +60,7 @@ from .kl import kl_half
 __all__ = ["StateType", "bundle", "bind", "duel_uniform", "duel_uniform_py",
            "stream_next", "stream_uniform", "stream_index", "stream_normal", "stream_gamma", "stream_beta",
            "held_stream", "store_stream", "held_next", "held_uniform", "held_index", "held_normal", "held_gamma",
-           "held_beta", "kl_half_c", "count", "Env", "new_env", "env_more", "play", "T_"]
+           "held_beta", "kl_half_c", "count", "Env", "LoggedEnv", "new_env", "env_more", "play", "T_"]
 
 #: Index of the round counter ``t`` (1-based round of the next duel) in every state's ``reg``.
 T_ = 0
@@ -317,23 +317,44 @@ def count(s, i, j, won):
 # ----------------------------------------------------------------------------- the simulator's environment
 #: The whole-run environment: the matrix (read for drawing and for the regret only), the per-pair
 #: draw counters, the keys, the regret matrices (units x K x K), the running sums, the output
-#: (units x checkpoints), the checkpoints, ``reg = [t, next checkpoint, T]``, and the log (``n x 3``:
-#: round ``t``'s ``(i, j, i won)`` in row ``t - 1`` while ``t <= n``; ``0 x 3`` keeps none).
-Env = namedtuple("Env", ["mu", "counts", "keys", "regrets", "cum", "out", "checkpoints", "reg", "log"])
+#: (units x checkpoints), the checkpoints, and ``reg = [t, next checkpoint, T]``.
+Env = namedtuple("Env", ["mu", "counts", "keys", "regrets", "cum", "out", "checkpoints", "reg"])
+#: :data:`Env` with a log (``T x 3``: round ``t``'s ``(i, j, i won)`` in row ``t - 1``), for
+#: :meth:`~boundcalc.policies.Policy.run` on a matrix.  A separate type, so that :func:`play`
+#: records only where there is a log: the simulator's environment pays nothing for it (numba
+#: compiles :func:`record` to nothing for :data:`Env`).
+LoggedEnv = namedtuple("LoggedEnv", Env._fields + ("log",))
 
 
 def new_env(mu: np.ndarray, T: int, key0: int, key1: int, checkpoints: np.ndarray, regrets: np.ndarray,
             log: bool = False) -> Any:
-    """``(arrays, bundle)`` of a fresh environment for ``T`` rounds (see :data:`Env`); ``log``: keep
-    every round's pair and outcome (``arrays.log``)."""
+    """``(arrays, bundle)`` of a fresh environment for ``T`` rounds (see :data:`Env`); ``log``: a
+    :data:`LoggedEnv`, keeping every round's pair and outcome (``arrays.log``)."""
     mu = np.ascontiguousarray(mu, dtype=np.float64)
     K = mu.shape[0]
     regrets = np.ascontiguousarray(regrets, dtype=np.float64)
     cps = np.ascontiguousarray(checkpoints, dtype=np.int64)
-    arrays = Env(mu, np.zeros(K * K, dtype=np.int64), np.array([key0, key1], dtype=np.uint64), regrets,
-                 np.zeros(regrets.shape[0]), np.zeros((regrets.shape[0], cps.shape[0])), cps,
-                 np.array([1, 0, int(T)], dtype=np.int64), np.zeros((int(T) if log else 0, 3), dtype=np.int64))
+    fields = (mu, np.zeros(K * K, dtype=np.int64), np.array([key0, key1], dtype=np.uint64), regrets,
+              np.zeros(regrets.shape[0]), np.zeros((regrets.shape[0], cps.shape[0])), cps,
+              np.array([1, 0, int(T)], dtype=np.int64))
+    arrays = LoggedEnv(*fields, np.zeros((int(T), 3), dtype=np.int64)) if log else Env(*fields)
     return arrays, bundle(arrays)
+
+
+def record(env, t, i, j, won):
+    """Write round ``t``'s ``(i, j, won)`` into the environment's log, if it has one (compiled:
+    :func:`_record`)."""
+
+
+@overload(record)
+def _record(env, t, i, j, won):
+    if "log" in getattr(env, "field_dict", {}):
+        def impl(env, t, i, j, won):
+            env.log[t - 1, 0] = i
+            env.log[t - 1, 1] = j
+            env.log[t - 1, 2] = won
+        return impl
+    return lambda env, t, i, j, won: None
 
 
 @njit(cache=True)
@@ -368,10 +389,7 @@ def play(env, i, j):
         c += 1
     env.reg[1] = c
     env.reg[0] = t + 1
-    if t <= env.log.shape[0]:
-        env.log[t - 1, 0] = i
-        env.log[t - 1, 1] = j
-        env.log[t - 1, 2] = won
+    record(env, t, i, j, won)
     return won
 
 
