@@ -6,16 +6,17 @@ Rules (checked by ``tests/test_architecture.py``)
   nothing else of boundcalc.  Its functions take arrays and scalars (or a policy's state bundle, a
   numba structref over arrays) and return arrays and scalars.
 * One loading style: a kernel module is plain numba source, every function decorated
-  ``@njit(cache=True)`` where it is defined.  Importing the module imports numba (about 0.3 s of
-  CPU, once per process) and declares the functions; each compiles on its first call for the
+  ``@njit(cache=True)`` where it is defined.  Importing the module imports numba (once per
+  process) and declares the functions; each compiles on its first call for the
   argument types it meets, or loads from numba's on-disk cache (``__pycache__`` beside the
   source, or ``NUMBA_CACHE_DIR``).  Nothing is compiled or replaced at import, and no global flag
   changes which code a caller runs.
 * The caller chooses: where a numpy path remains beside a kernel (the LP core's oracle, tables,
   rows, empirical structure and Theorem 5), the caller passes ``compiled=`` (numpy by default:
   as fast for a one-shot solve, without loading numba), imports the kernel module only on the
-  compiled path, and the tests check both paths equal.  The policies and the CPE algorithms have
-  no numpy path: they always import their kernels.
+  compiled path, and the tests check both paths equal.  The CPE algorithms' compiled loops are
+  likewise their caller's choice (``fast=``, beside the numpy / LSA path); the policies' steps
+  exist only compiled (their independent reference is the plain transcription in the tests).
 
 Modules
 
