@@ -383,7 +383,7 @@ def test_compiled_kernels_equal_the_numpy_code():
                 assert np.array_equal(a.violation, b.violation)
             v1, E1 = ecw_allocation(st.beats, C, w, compiled=True)
             v2, E2 = ecw_allocation(st.beats, C, w, compiled=False)
-            assert v1 == pytest.approx(v2, rel=1e-13)
+            assert v1 == v2  # the same sums in the same order
             assert np.array_equal(E1, E2)  # the same pairs: equal costs are taken in arm order
 
 
@@ -392,7 +392,7 @@ def test_numpy_and_compiled_solves_agree():
     for mu in STATES[::5]:
         a = CopelandLPSolver(compiled=True).solve_empirical(mu, certify=True)
         b = CopelandLPSolver(compiled=False).solve_empirical(mu, certify=True)
-        assert a.value == pytest.approx(b.value, rel=1e-14) and a.stats["rounds"] == b.stats["rounds"]
+        assert a.value == pytest.approx(b.value, rel=1e-14) and a.stats["rounds"] == b.stats["rounds"]  # d to rounding
     for K in (5, 30):
         pm = random_matrix(K, 7)
         a, b = CopelandLPSolver(compiled=True).solve(pm), CopelandLPSolver(compiled=False).solve(pm)

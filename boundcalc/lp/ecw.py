@@ -96,7 +96,14 @@ def ecw_allocation_numpy(beats: np.ndarray, C: np.ndarray, winner: int) -> tuple
     part = ratio[np.arange(K), hbest - 1]
     part = np.where(has_row, part, 0.0)
     Ia = beats[a]
-    value = float(C[a, Ia].sum() + part.sum())
+    # sequential sums in arm order, as the compiled kernel adds them (the same value to the last bit)
+    total_I = 0.0
+    for x in C[a, Ia].tolist():
+        total_I += x
+    parts = 0.0
+    for x in part[has_row].tolist():
+        parts += x
+    value = total_I + parts
     # allocation: e = 1/(h-k) on the h cheapest of each pool
     level = np.where(has_row, 1.0 / np.maximum(hbest - k, 1), 0.0)
     take = np.arange(K)[None, :] < np.where(has_row, hbest, 0)[:, None]
