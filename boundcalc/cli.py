@@ -917,6 +917,12 @@ def _cmd_simulate(args) -> int:
                              f" file holds ({RUNS_MAX:,} tasks)")
         raise InputError(f"--runs {args.runs} x {len(names)} policies is more than one run holds ({RUNS_MAX:,} tasks)")
     pm = read_matrix(args)
+    if not args.protocol:  # one line on stderr when the policies' kernels are still to compile
+        from .kernels import compile_notice
+        from .policies import POLICIES
+
+        mods = [POLICIES[n].kernels[2].py_func.__module__.rsplit(".", 1)[1] for n in names if POLICIES[n].compiled]
+        compile_notice(["policy"] + mods, ", ".join(names))
     try:
         res = simulate(pm, names, horizon=args.horizon, runs=args.runs, seed=args.seed, params=params,
                        crn=not args.no_crn, shuffle=args.shuffle, per_decade=args.per_decade,
@@ -1038,8 +1044,31 @@ def _add_explore(sub) -> None:
     p.set_defaults(func=_cmd_explore)
 
 
+# ----------------------------------------------------------------------------- warmup
+def _cmd_warmup(args) -> int:
+    from .warmup import warmup
+
+    t0 = time.perf_counter()
+    done = warmup(workers=args.workers, progress=args.progress)
+    print(f"compiled the kernels of {len(done)} tasks ({', '.join(done)}) in {time.perf_counter() - t0:.1f} s;"
+          " numba's cache now holds them (later commands load them in milliseconds)")
+    return EXIT_OK
+
+
+def _add_warmup(sub) -> None:
+    p = sub.add_parser("warmup", help="compile every numba kernel ahead, in parallel (after an install or upgrade)",
+                       description="Compile every numba kernel of boundcalc into numba's on-disk cache, one task per"
+                                   " policy, one for the LP core and one for the CPE algorithms, on the available"
+                                   " cores; later commands then start at once.")
+    p.add_argument("--workers", type=_int_option(0, 1024), default=None, metavar="N",
+                   help="worker processes (default: the available cores; 0: in this process)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a progress bar on stderr (default: when stderr is a terminal; needs tqdm)")
+    p.set_defaults(func=_cmd_warmup)
+
+
 # ----------------------------------------------------------------------------- main
-SUBCOMMANDS = [_add_bounds, _add_compare, _add_cpe, _add_batch, _add_simulate, _add_explore]
+SUBCOMMANDS = [_add_bounds, _add_compare, _add_cpe, _add_batch, _add_simulate, _add_explore, _add_warmup]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -35,17 +35,17 @@ def rng() -> np.random.Generator:
 
 
 def _numba_cache_is_empty() -> bool:
-    """Whether numba's cache holds no kernel of ``boundcalc.policies.kernel`` (a fresh clone or
+    """Whether numba's cache holds no kernel of ``boundcalc.kernels.policy`` (a fresh clone or
     install); found without importing numba (where numba writes: next to the source in
     ``__pycache__``, or under ``NUMBA_CACHE_DIR``; a cache elsewhere reads as empty)."""
     import importlib.util
 
-    spec = importlib.util.find_spec("boundcalc.policies.kernel")
+    spec = importlib.util.find_spec("boundcalc.kernels.policy")
     if spec is None or spec.origin is None:
         return False
     custom = os.environ.get("NUMBA_CACHE_DIR")
     where = Path(custom) if custom else Path(spec.origin).parent / "__pycache__"
-    pattern = "**/kernel.*.nbi" if custom else "kernel.*.nbi"
+    pattern = "**/policy.*.nbi" if custom else "policy.*.nbi"
     return next(where.glob(pattern), None) is None
 
 

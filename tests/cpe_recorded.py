@@ -1,5 +1,5 @@
 """Seeded runs of paper 004's algorithms, oracle calls and sampler draws, recorded from the numpy
-implementation that preceded the compiled loops (``boundcalc.cpe._kernels``).
+implementation that preceded the compiled loops (``boundcalc.kernels.cpe``).
 
 ``tests/data/cpe_recorded.json`` holds what that implementation returned (commit eccb83b of
 ``main``, recorded with ``PYTHONPATH=<a checkout of it> python tests/cpe_recorded.py --write``):

@@ -29,7 +29,7 @@ from boundcalc.lp.structure import Structure, empirical_structure, pair_regret
 from boundcalc.matrix import kl_half
 from boundcalc.policies.base import Integer, Policy, Real
 from boundcalc.policies.cw_rmed import CWRMED as _CompiledCW
-from boundcalc.policies.kernel import _GOLDEN, _MASK, _mix64_py
+from boundcalc.kernels.policy import _GOLDEN, _MASK, _mix64_py
 
 #: Warm models the transcription's LP solver keeps (the compiled CW-RMED's).
 CACHE_SIZE = _CompiledCW.cache_size

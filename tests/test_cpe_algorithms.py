@@ -4,7 +4,7 @@ Checked against things that do not come from the algorithms: the true winners (M
 enumeration in boundcalc.cpe), 004's lower bounds with the explicit constants of App. B.6 and
 C.4, and upper bounds with the constants of the proofs (stated below), the exact Condorcet LP
 (boundcalc.cpe.oracle) for the bound-settled tests of CAR-Cond, and brute force for the MWMC.
-The compiled loops (boundcalc.cpe._kernels) are checked against runs recorded from the numpy
+The compiled loops (boundcalc.kernels.cpe) are checked against runs recorded from the numpy
 implementation they replaced (tests/cpe_recorded.py: whole duel sequences, traces, statistics)
 and against the numpy / LSA path they fall back to.
 
@@ -54,7 +54,7 @@ from boundcalc.cpe import (
     iter_maximum_matchings,
     load_cpe_example,
 )
-from boundcalc.cpe import _kernels
+from boundcalc.kernels import cpe as cpe_kernels
 from boundcalc.cpe import algorithms as alg
 from boundcalc.cpe import base as expl
 from boundcalc.cpe.algorithms import ALGORITHMS, run_algorithm
@@ -694,7 +694,7 @@ def _numpy_car_rounds(monkeypatch):
     """CAR-Cond's rounds all through the numpy screen and tests (the kernel only adds the counts
     and forms the confidence matrices), and every MWMC through linear_sum_assignment (no
     enumerated matchings)."""
-    kern = _kernels.load()
+    kern = cpe_kernels
     counts_only = kern.car_round
 
     def no_screen(W, N, pa, pb, xs, comp, X, *rest):
@@ -710,7 +710,7 @@ def test_compiled_car_loops_equal_the_numpy_path(name, monkeypatch):
     """On seeds and instances not recorded: the compiled screen, the enumerated MWMC and the
     compiled verification rounds take the numpy / LSA path's every duel, decision and statistic."""
     cases = [(TWO, 5, None), (_planted(4, 1), 0, 3000), (ONE, 9, None)]
-    kern = _kernels.load()
+    kern = cpe_kernels
     real = kern.car_round
     settled = []
 

@@ -12,7 +12,7 @@ Independent checks:
   variation from uniform;
 * 004's Frank-Wolfe oracle (Algorithms 6-7) by weak duality: its value is a lower bound and
   its certificate an upper bound of the exact value;
-* the compiled sampler draws and oracle assembly (boundcalc.cpe._kernels) against a plain
+* the compiled sampler draws and oracle assembly (boundcalc.kernels.cpe) against a plain
   transcription of the numpy sampler, ``Generator.integers`` itself, and draws and oracle
   answers recorded from the numpy implementation (tests/cpe_recorded.py), bit for bit.
 """
@@ -34,7 +34,7 @@ from scipy.optimize import linprog
 from scipy.stats import chisquare
 
 import boundcalc.cpe as cpe_pkg
-from boundcalc.cpe import CPEInstance, _kernels, best_matching, condorcet_winner, matching_counts
+from boundcalc.cpe import CPEInstance, best_matching, condorcet_winner, matching_counts
 from boundcalc.cpe import oracle as oracle_mod
 from boundcalc.cpe import sampler as sampler_mod
 from boundcalc.cpe.oracle import OracleResult, condorcet_oracle, frank_wolfe_oracle, matching_polytope, mwmc
@@ -388,14 +388,14 @@ def test_exact_sampler_draws_equal_the_numpy_reference(seed):
 def test_bounded_integers_are_the_generators():
     """The kernels' integer rule draws what Generator.integers(0, high) draws for each entry of an
     int64 array (32-bit and 64-bit rejection, high = 1 drawing nothing), leaving the same state."""
-    kern = _kernels.load()
+    from boundcalc.kernels import cpe as kern
     highs = np.array([1, 2, 3, 7, 100, 2**31, 2**32 - 1, 2**32, 2**32 + 1, 3 * 2**40 + 5, 2**62, 2**63 - 1],
                      dtype=np.int64)
     for seed in range(20):
         h = np.random.default_rng(seed).permutation(np.repeat(highs, 25))
         a, b = np.random.default_rng(seed), np.random.default_rng(seed)
         want = a.integers(0, h)
-        got = [kern._bounded(b, np.int64(x)) for x in h]
+        got = [kern.bounded(b, np.int64(x)) for x in h]
         assert want.tolist() == got and a.bit_generator.state == b.bit_generator.state
 
 

@@ -59,7 +59,7 @@ from scipy.optimize import linprog
 
 from boundcalc.lp import CopelandLPSolver
 from boundcalc.policies import CWRMED
-from boundcalc.policies.copeland_rmed import ISTAR, STRUCT, TAB
+from boundcalc.kernels.copeland_rmed import ISTAR, STRUCT, TAB
 
 # ----------------------------------------------------------------------------- brute force
 CHECK_AMBIGUOUS = 1e-9  # |min row sum - 1| below this: check (3) too close to call in floating point
@@ -637,7 +637,7 @@ def test_basis_matrix_inverse_equals_numpy_and_refuses_singular_ones():
     """The compiled basis test's ``(M^-1)^T`` (Gauss-Jordan, :func:`_invert`) equals numpy's inverse
     on random nonsingular 0/1 basis matrices given as tight rows; a singular ``M`` (two equal tight
     rows), and one whose tight rows and basic variables differ in number, are refused."""
-    from boundcalc.policies.cw_rmed import _basis_matrix
+    from boundcalc.kernels.cw_rmed import basis_matrix as _basis_matrix
 
     rng = np.random.default_rng(7)
     checked = 0

@@ -216,7 +216,7 @@ def test_rst_roles_become_cross_references(rst):
     assert ":func:" not in exact and ":class:" not in exact
     registry = pkg["registry"].docstring.value
     assert "[`boundcalc.cpe.ALGORITHMS`][boundcalc.cpe.algorithms.ALGORITHMS]" in registry  # lazy export
-    assert "(`boundcalc.lp._kernels.ecw_closed_form`)" in pkg["lp.ecw.ecw_allocation"].docstring.value  # private
+    assert "(`boundcalc.cpe.algorithms._car_cond_gen`)" in pkg["kernels.cpe.car_round"].docstring.value  # private
 
 
 @pytest.mark.slow

@@ -51,10 +51,8 @@ def test_compiled_tables_equal_the_numpy_reading():
     """The family's (i2, l, case) tables from the compiled kernel (what the LP core and CW-RMED use)
     equal the numpy reading of 000 eq. (2), for every winner of random matrices, tournaments and
     empirical matrices with ties, whole families and restricted levels."""
-    from boundcalc.lp import _kernels
     from boundcalc.lp.structure import empirical_structure
 
-    assert _kernels.load()
     rng = np.random.default_rng(5)
     structures = [random_matrix(int(K), rng).structure for K in rng.integers(2, 12, size=15)]
     structures += [tournament_matrix(int(K), int(K)).structure for K in (6, 9, 13)]
@@ -67,9 +65,12 @@ def test_compiled_tables_equal_the_numpy_reading():
     for st in structures:
         for w in st.winners.tolist():
             for levels in (None, [0], [int(st.L_sorted[1])]):
-                fam = CopelandFamily(st, w, levels)
+                fam = CopelandFamily(st, w, levels, compiled=True)
+                ref = CopelandFamily(st, w, levels, compiled=False)
                 mI, mS, ok = fam._tables_numpy(fam.levels, st.L.astype(np.int64), fam.inferiors.size)
                 assert np.array_equal(fam._mI, mI) and np.array_equal(fam._mS, mS) and np.array_equal(fam._ok, ok)
+                for name in ("_gI", "_gS", "_caseB", "pool", "inferiors", "in_Ia"):  # the one layout
+                    assert np.array_equal(getattr(fam, name), getattr(ref, name)), name
                 seen += int(ok.any())
     assert seen >= 40, seen
 

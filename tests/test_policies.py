@@ -23,7 +23,6 @@ from reference_policies import (ECWRMED, RMED1, EmpiricalState, canonical_ties, 
                                empirical_divergence, forced_exploration_pairs)
 
 from boundcalc.datasets import load_example, random_matrix
-from boundcalc.lp import _kernels
 from boundcalc.lp import ecw as lp_ecw
 from boundcalc.lp.structure import empirical_structure, pair_regret
 from boundcalc.matrix import kl_half
@@ -370,8 +369,8 @@ def test_closed_form_kernel_equals_lp(rng):
     """The compiled Theorem 5 (the LP core's ``ecw_closed_form``, which ECW-RMED's line 11 calls per
     pool) == boundcalc.lp.ecw's numpy form on random empirical states: the value to 1e-12 and the
     allocation exactly once ties in cost are broken by arm index."""
-    _kernels.load()
-    ecw_closed_form = _kernels.ecw_closed_form
+    from boundcalc.kernels.lp import ecw_closed_form
+
     n_cut_ties = 0
     for _ in range(600):
         K = int(rng.integers(2, 9))

@@ -24,7 +24,7 @@ Readings common to all five (where 004's text leaves a choice):
   MWMC oracle is ``scipy.optimize.linear_sum_assignment`` on the position x candidate table
   with forced sets (the same oracle as :func:`boundcalc.cpe.oracle.mwmc`, called directly to
   save its input checks in the inner loops), and tied matchings are whichever it returns.
-* Speed: the inner loops run compiled (numba, :mod:`boundcalc.cpe._kernels`), each taking
+* Speed: the inner loops run compiled (numba, :mod:`boundcalc.kernels.cpe`), each taking
   exactly the decisions and duels of the numpy / LSA code it stands for, which keeps every
   case a rounding error could decide (tied matchings, sums within a margin of a threshold):
   the CLUCB loops (Algorithms 1 and 5) and CAR-Verify's rounds over the enumerated maximum
@@ -50,7 +50,6 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ..registry import Registry
-from . import _kernels
 from . import base as _expl
 from .base import (
     AlgorithmSpec,
@@ -70,6 +69,14 @@ __all__ = ["clucb_borda_pac", "clucb_borda_exact", "car_cond", "car_verify", "ca
 #: The algorithms of paper 004 under their command-line names (an :class:`AlgorithmSpec` each),
 #: registered by :func:`register_algorithm` where each is defined below.
 ALGORITHMS: Registry[AlgorithmSpec] = Registry("algorithm")
+
+
+def _kern():
+    """The compiled loops (:mod:`boundcalc.kernels.cpe`), imported where they run (numba with them)."""
+    from ..kernels import compile_notice, cpe
+
+    compile_notice(["cpe"], "the pure-exploration algorithms")
+    return cpe
 
 
 def register_algorithm(name: str, *, target: str, needs_epsilon: bool, paper: str,
@@ -105,7 +112,7 @@ class _Lin:
     ``l`` edge indices in position order, or ``(-inf, None)`` (``+inf`` when minimising) if no
     maximum matching contains ``include`` and avoids ``exclude``.  With ``en`` (the enumerated
     maximum matchings, :class:`_Enum`) a call whose optimum is unique by more than ``_TIE_TOL``
-    is answered by :func:`boundcalc.cpe._kernels.best_forced` -- the matching the LSA finds and
+    is answered by :func:`boundcalc.kernels.cpe.best_forced` -- the matching the LSA finds and
     its value summed in numpy's order, as ``w[M].sum()`` -- and any other by
     ``linear_sum_assignment``.
     """
@@ -121,7 +128,7 @@ class _Lin:
         self.blank = np.full((self.l, self.n), -np.inf)
         self.calls = 0
         self.en = en if en is not None and en.Ms is not None else None
-        self.kern = _kernels.load() if self.en is not None else None
+        self.kern = _kern() if self.en is not None else None
         self.val = np.zeros(1)
 
     def best(self, w, include=(), exclude=(), minimize: bool = False):
@@ -286,7 +293,7 @@ class _Enum:
         from .matchings import maximum_matchings
 
         self.Ms = None
-        if inst.n_positions > 128:  # _kernels.pairwise_sum reproduces numpy's order up to 128 terms
+        if inst.n_positions > 128:  # kernels.cpe.pairwise_sum reproduces numpy's order up to 128 terms
             return
         try:
             Ms = maximum_matchings(inst, limit=limit)
@@ -311,7 +318,7 @@ def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_d
     uniforms actually used.  ``oracle`` must be a plain :class:`DuelOracle` (its counter is
     advanced; its ``duel`` is not called).
     """
-    kern = _kernels.load()
+    kern = _kern()
     m, l = inst.n_edges, inst.n_positions
     Ms, inc, ep, P = en.Ms, en.inc, en.ep, en.P
     rng = oracle.rng
@@ -354,7 +361,7 @@ def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_d
         oracle.n_duels += k - k_before
         if log is not None:
             log.extend((int(a), int(b), bool(x)) for a, b, x in zlog[k_before:k])
-        if code == kern.OUTPUT:
+        if code is not None and code == kern.OUTPUT:
             settle()
             return "output", Ms[ib].copy()
         if code == kern.BREAK:
@@ -606,7 +613,7 @@ class _MaxMin:
     over ``y`` with the candidate constraints dropped), one matrix product for all edges.
     Every decision is the one the exact oracle values give.
 
-    Compiled: bounds at 0/1 points (vertices) by :func:`boundcalc.cpe._kernels.bounds01` when
+    Compiled: bounds at 0/1 points (vertices) by :func:`boundcalc.kernels.cpe.bounds01` when
     ``Q`` vanishes between positions (then ``Q y`` has one term per entry, the same number in any
     summation order) and both MWMC optima are unique; at fractional points through numpy's
     matrix products and :class:`_Lin`.
@@ -706,7 +713,7 @@ class _MaxMin:
 
     def screen_points(self, U: list):
         """The screen's start points (rows ``x_in(e)``, ``x_ex(e)`` for ``e`` in ``U``) stacked for
-        :func:`boundcalc.cpe._kernels.car_round`, or None when a polytope is empty (the round
+        :func:`boundcalc.kernels.cpe.car_round`, or None when a polytope is empty (the round
         then goes through :meth:`screen`).  The same points :meth:`screen` computes and caches."""
         rows = []
         for e in U:
@@ -720,7 +727,7 @@ class _MaxMin:
     def screen(self, U: list, eps: float, near = None):
         """For each ``e`` in ``U``: (accept possible, reject possible) -- see the class docstring.
 
-        ``near``: the bounds :func:`boundcalc.cpe._kernels.car_round` computed for the rows of
+        ``near``: the bounds :func:`boundcalc.kernels.cpe.car_round` computed for the rows of
         :meth:`screen_points` (every point present); where each clears or misses ``1/2 - eps``
         by ``_MARGIN`` they decide as these would, and the numpy bounds are computed otherwise."""
         out = {}
@@ -827,9 +834,9 @@ class _MaxMin:
 
 def _confidence(W: np.ndarray, N: np.ndarray, log_term: float, comparable: np.ndarray):
     """``bar P_t`` and ``underline P_t`` of eq. (8), with ``P_ii = 1/2`` and 0 between incomparable
-    edges (:func:`boundcalc.cpe._kernels.confidence`)."""
+    edges (:func:`boundcalc.kernels.cpe.confidence`)."""
     Pu, Pl = np.empty(W.shape), np.empty(W.shape)
-    _kernels.load().confidence(np.asarray(W, dtype=float), np.asarray(N, dtype=float), np.asarray(comparable),
+    _kern().confidence(np.asarray(W, dtype=float), np.asarray(N, dtype=float), np.asarray(comparable),
                                float(log_term), Pu, Pl)
     return Pu, Pl
 
@@ -853,7 +860,7 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
     N = np.zeros((m, m))
     iu = np.triu_indices(m, 1)
     pair_ok = comparable[iu]
-    kern = _kernels.load()
+    kern = _kern()
     Pu, Pl = np.empty((m, m)), np.empty((m, m))  # line 7's matrices, refilled every round
     starts = mm.starts.astype(np.int64)
     no_points = np.zeros((0, m))
@@ -940,7 +947,7 @@ def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, r
 
     With ``en`` (the enumerated maximum matchings), a round whose maxima in lines 6 and 9 over
     the matchings other than ``M^`` are unique (by more than ``_TIE_TOL``) is run by
-    :func:`boundcalc.cpe._kernels.verify_round` (sums in the LSA path's order; ``lin.calls``
+    :func:`boundcalc.kernels.cpe.verify_round` (sums in the LSA path's order; ``lin.calls``
     advanced by the ``l`` MWMC calls each line stands for); any other round by the ``l`` MWMC
     calls below -- the same decisions and duels either way.
     """
@@ -963,7 +970,7 @@ def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, r
         if not len(Mv):  # M^ is the only matching: the MWMC calls find no other (line 10)
             en = None
         else:
-            kern = _kernels.load()
+            kern = _kern()
             inMhat = np.zeros(m, dtype=np.bool_)
             inMhat[Mhat] = True
             c_k, au_k, al_k = np.empty(m), np.empty(m), np.empty(m)
@@ -973,16 +980,16 @@ def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, r
         t += 1  # line 4
         stats["verify_rounds"] = t
         log_term = math.log(4.0 * K * t**3 / delta)
-        code = _kernels.FALLBACK
+        code = None  # the LSA path's round (no compiled verdict)
         if en is not None:
             code = kern.verify_round(W, N, inMhat, Mhat, Mv, log_term, _TIE_TOL, _MARGIN, c_k, au_k, al_k, out)
-        if code == _kernels.ERROR:
+        if code is not None and code == kern.ERROR:
             lin.calls += l
             return ("error", "CAR-Verify line 7: a matching beats the hypothesis under the lower confidence bounds")
-        if code == _kernels.OUTPUT:
+        if code is not None and code == kern.OUTPUT:
             lin.calls += 2 * l
             return ("output", tuple(int(e) for e in Mhat))
-        if code == _kernels.DUEL:
+        if code is not None and code == kern.DUEL:
             lin.calls += 2 * l
             e_t = int(out[0])
         else:
@@ -1090,7 +1097,7 @@ def car_cond(inst: CPEInstance, delta: float, *, rng: np.random.Generator | int 
     MWMC at the last exact solution for that value) when they decide it, and by the exact LP
     otherwise -- the decision is always the exact oracle's (stats: ``lp_calls``,
     ``bound_decided``).  A round whose screen rules out every test (see :class:`_MaxMin`) is
-    settled by :func:`boundcalc.cpe._kernels.car_round` when every bound clears its threshold
+    settled by :func:`boundcalc.kernels.cpe.car_round` when every bound clears its threshold
     by ``_MARGIN``, and otherwise by the numpy screen.
 
     A run stops with ``stopped="error"`` (never a wrong matching) if the accepted and rejected

@@ -33,7 +33,6 @@ from scipy import sparse
 from .._highs import new_highs
 from ..lp.highs import SolverError
 from ..result import RichResult, to_jsonable
-from . import _kernels
 from .instance import CPEInstance, as_instance
 from .matchings import _edge_set, best_matching, forced_sets_consistent
 
@@ -48,6 +47,14 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------- MWMC
+def _kern():
+    """The compiled loops (:mod:`boundcalc.kernels.cpe`), imported where they run (numba with them)."""
+    from ..kernels import compile_notice, cpe
+
+    compile_notice(["cpe"], "the pure-exploration algorithms")
+    return cpe
+
+
 def mwmc(inst: CPEInstance, weights: ArrayLike, *, include: Iterable[int] = (), exclude: Iterable[int] = (), minimize: bool = False) -> tuple[float, tuple | None]:
     """004's MWMC oracle: maximum-weight maximum-cardinality matching with forced edge sets.
 
@@ -105,7 +112,7 @@ class _Face:
 
 def _face(inst: CPEInstance, A: np.ndarray, R: np.ndarray) -> _Face:
     ec = inst.edge_candidate
-    free_mask, pcov, _ = _kernels.load()._face(inst.edge_position, ec, inst.n_positions, inst.n_candidates,
+    free_mask, pcov, _ = _kern().face(inst.edge_position, ec, inst.n_positions, inst.n_candidates,
                                                np.asarray(A, dtype=np.intp), np.asarray(R, dtype=np.intp))
     free = np.flatnonzero(free_mask)
     pos = np.flatnonzero(~pcov)
@@ -284,8 +291,8 @@ def condorcet_oracle(inst: CPEInstance, Q: ArrayLike, A1: Iterable[int] = (), R1
 
     Size: ``|F1| + |J2| + |C2|`` columns, ``|F2| + |J1| + |C1|`` rows.  The faces, the LP
     (column-wise, rows ascending in each column) and the points read from its solution are
-    assembled by :func:`boundcalc.cpe._kernels.condorcet_lp` and
-    :func:`boundcalc.cpe._kernels.dual_point`; ``Q chi_A``, ``Q^T chi_A`` and ``x^T Q y`` stay
+    assembled by :func:`boundcalc.kernels.cpe.condorcet_lp` and
+    :func:`boundcalc.kernels.cpe.dual_point`; ``Q chi_A``, ``Q^T chi_A`` and ``x^T Q y`` stay
     numpy products (their summation order is numpy's).
 
     >>> from boundcalc.cpe import CPEInstance
@@ -307,7 +314,7 @@ def condorcet_oracle(inst: CPEInstance, Q: ArrayLike, A1: Iterable[int] = (), R1
     Qta = Qa.T @ a  # (Q^T a)_f
 
     # emptiness, exactly (augmenting paths on the free edges), then the LP (see Notes)
-    kern = _kernels.load()
+    kern = _kern()
     ep, ec, n = inst.edge_position, inst.edge_candidate, inst.n_candidates
     code, F1, F2, cost, lo, hi, rlo, rhi, start, index, vals = kern.condorcet_lp(
         Qa, Qb, Qta, ep, ec, _position_starts(inst), n, a1, r1, a2, r2)

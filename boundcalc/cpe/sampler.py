@@ -11,7 +11,7 @@ obtains one from the Jerrum-Sinclair-Vigoda perfect-matching sampler.
   subset dynamic program of :func:`boundcalc.cpe.matching_counts`: candidates are decided
   last to first, each staying unused or taking one free adjacent position with probability
   proportional to the number of completions.  Costs ``O(n 2^l)`` memory once and ``O(n deg)``
-  per sample (compiled: :func:`boundcalc.cpe._kernels.exact_draws`, reading the generator as
+  per sample (compiled: :func:`boundcalc.kernels.cpe.exact_draws`, reading the generator as
   ``Generator.integers`` on an array of bounds would); refused above ``max_exact`` table entries.
 * ``"mcmc"`` -- a Markov chain (Broder's chain on perfect and near-perfect matchings, as
   analysed by Jerrum & Sinclair 1989, adapted to "every position filled"); see
@@ -32,6 +32,14 @@ __all__ = ["MatchingSampler", "MAX_EXACT_ENTRIES", "mcmc_steps"]
 
 #: Default size limit of the exact sampler's tables (candidates x 2^positions entries).
 MAX_EXACT_ENTRIES = 2**22
+
+
+def _kern():
+    """The compiled loops (:mod:`boundcalc.kernels.cpe`), imported where they run (numba with them)."""
+    from ..kernels import compile_notice, cpe
+
+    compile_notice(["cpe"], "the pure-exploration algorithms")
+    return cpe
 
 
 def mcmc_steps(n_edges: int, n_positions: int, log_states: float, eta: float, factor: float = 1.0) -> int:
@@ -195,11 +203,10 @@ class MatchingSampler:
         return self._count
 
     def _exact_many(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        from . import _kernels
-
+        
         chosen = np.full((n, self.inst.n_positions), -1, dtype=np.intp)
         chosen[:, self.inst.edge_position[self.A]] = self.A
-        _kernels.load().exact_draws(rng, self._tables, self._adj_start, self._adj_pos, self._adj_edge,
+        _kern().exact_draws(rng, self._tables, self._adj_start, self._adj_pos, self._adj_edge,
                                     self._edge_pos, chosen, self._int)
         return chosen
 

@@ -10,6 +10,9 @@
   :func:`check_conditioning` (near ties: :data:`MIN_SOLVABLE_GAP`);
 * :mod:`~boundcalc.lp.full` -- the whole LP through cvxpy (reference, small K);
 * :mod:`~boundcalc.lp.ecw` -- Theorem 5's closed form.
+
+The compiled twins of the hot spots live in the compiled layer (:mod:`boundcalc.kernels.lp`); the
+caller chooses them (``compiled=``; numpy by default, the policies pass True).
 """
 
 from .constraints import CopelandFamily, ECWFamily, RowBlock, TooLargeError

@@ -46,7 +46,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..matrix import MatrixLike
-from . import _kernels
 from .structure import Structure, as_structure
 
 __all__ = ["CopelandFamily", "ECWFamily", "RowBlock", "pair_ids", "TooLargeError", "rows_to_csr"]
@@ -216,8 +215,10 @@ class CopelandFamily(_FamilyBase):
         ``l = 0`` part of the family with RMED's regret.
     """
 
-    def __init__(self, matrix: MatrixLike, winner: int, levels: Iterable[int] | None = None):
+    def __init__(self, matrix: MatrixLike, winner: int, levels: Iterable[int] | None = None, *,
+                 compiled: bool = False):
         super().__init__(matrix, winner)
+        self.compiled = bool(compiled)
         st = self.structure
         L1 = int(st.L_sorted[0])
         L2 = int(st.L_sorted[1])
@@ -231,24 +232,32 @@ class CopelandFamily(_FamilyBase):
         nI = self.inferiors.size
         in_Ia = st.beats[a].copy()  # i2 in I_{i1}
         self.in_Ia = in_Ia
-        if _kernels.AVAILABLE:
-            nc = 2 * ls.size
+        nc = 2 * ls.size
+        if self.compiled:  # the one layout of the tables, shared with the RMED family's kernels
+            from ..kernels import compile_notice
+            from ..kernels.lp import winner_tables
+
+            compile_notice(["lp"], "the LP core")
+
             self._mI = np.empty((K, nc), dtype=np.int64)
             self._mS = np.empty((K, nc), dtype=np.int64)
             self._ok = np.empty((K, nc), dtype=np.bool_)
-            _kernels.copeland_tables(L, a, ls, L1, self.pool_size.astype(np.int64), in_Ia, nI, self._mI, self._mS,
-                                     self._ok)
+            self._gI = np.empty((K, nc), dtype=np.int64)
+            self._gS = np.empty((K, nc), dtype=np.int64)
+            self._caseB = np.empty(nc, dtype=np.bool_)
+            winner_tables(st.beats, L, a, ls, L1, np.empty(K, dtype=np.int64), np.empty(K, dtype=np.bool_),
+                          np.empty((K, K), dtype=np.bool_), np.empty(K, dtype=np.int64), self._mI, self._mS,
+                          self._ok, self._gI, self._gS, self._caseB)
         else:
             self._mI, self._mS, self._ok = self._tables_numpy(ls, L, nI)
-        # combined (l, case) tables: columns 0..nl-1 case A, nl..2nl-1 case B
-        self._caseB = np.concatenate([np.zeros(ls.size, bool), np.ones(ls.size, bool)])
+            # combined (l, case) tables: columns 0..nl-1 case A, nl..2nl-1 case B; clipped gather indices
+            self._caseB = np.concatenate([np.zeros(ls.size, bool), np.ones(ls.size, bool)])
+            self._gI = np.clip(self._mI, 0, nI)
+            self._gS = np.clip(self._mS, 0, K)
         nl = ls.size
         self._mIA, self._mSA, self._okA = self._mI[:, :nl], self._mS[:, :nl], self._ok[:, :nl]
         self._mIB, self._mSB, self._okB = self._mI[:, nl:], self._mS[:, nl:], self._ok[:, nl:]
-        # clipped gather indices
-        self._gI = np.clip(self._mI, 0, nI)
         self._gI1 = np.minimum(self._gI + 1, nI)
-        self._gS = np.clip(self._mS, 0, K)
         self._has_rows = bool(self._ok.any())
         self._flatS = np.arange(K)[:, None] * (K + 1) + self._gS
         self._inIa_col = in_Ia[:, None]
@@ -256,8 +265,8 @@ class CopelandFamily(_FamilyBase):
 
     def _tables_numpy(self, ls: np.ndarray, L: np.ndarray, nI: int) -> tuple:
         """``(m_I, m_S, ok)`` (K x 2nl, unclipped) of every ``(i2, l, case)`` in numpy: what
-        :func:`boundcalc.lp._kernels.copeland_tables` computes (the LP core uses that once its
-        kernels are loaded; this documents the tables and checks the kernel in the tests)."""
+        :func:`boundcalc.kernels.lp.winner_tables` lays out on the compiled path (the tests check
+        both equal)."""
         K, a, in_Ia = self.K, self.winner, self.in_Ia
         mI = ls + 1 - self.L1  # (nl,)
         # case A: i2 not in I
@@ -333,19 +342,22 @@ class CopelandFamily(_FamilyBase):
     def _sums(self, E: np.ndarray) -> np.ndarray:
         """Minimal row sum of every ``(i2, l, case)`` (K x 2nl; inf where no row exists).
 
-        Compiled (:func:`boundcalc.lp._kernels.copeland_sums`) where numba is available; the
-        same numbers as :meth:`_sums_numpy`, which documents the method.
+        Compiled (:func:`boundcalc.kernels.lp.copeland_sums`) when the family was built with
+        ``compiled=True``; otherwise :meth:`_sums_numpy`, which documents the method (the same
+        numbers to the last bit).
         """
-        if _kernels.AVAILABLE:
+        if self.compiled:
+            from ..kernels.lp import copeland_sums
+
             out = np.empty(self._ok.shape)
-            return _kernels.copeland_sums(np.ascontiguousarray(E, dtype=float), *self.oracle_args(), out)
+            return copeland_sums(np.ascontiguousarray(E, dtype=float), *self.oracle_args(), out)
         return self._sums_numpy(E)
 
     def oracle_args(self) -> tuple:
-        """The arguments of :func:`boundcalc.lp._kernels.copeland_sums` between ``E`` and ``out`` for
+        """The arguments of :func:`boundcalc.kernels.lp.copeland_sums` between ``E`` and ``out`` for
         this family: ``(winner, I_winner, pool, m_I, m_S, ok, case_B, in_I)`` (``ok``, ``m_I``, ``m_S``
         K x 2nl).  What :meth:`_sums` passes; for callers that evaluate check (3) many times in their
-        own compiled loop (CW-RMED, :mod:`boundcalc.policies.cw_rmed`).
+        own compiled loop.
         """
         return (self.winner, self.inferiors, self.pool, self._gI, self._gS, self._ok, self._caseB, self.in_Ia)
 
@@ -388,7 +400,9 @@ class CopelandFamily(_FamilyBase):
 
     def _rows(self, E: np.ndarray, sums: np.ndarray, tol: float, per_i2: int,
               rng: np.random.Generator | None, winner_side: bool):
-        """The compiled row builder (:func:`boundcalc.lp._kernels.copeland_rows`) on ``E``; see there.
+        """The most violated rows of ``R_a`` at ``E`` with their hashes: the compiled row builder
+        (:func:`boundcalc.kernels.lp.copeland_rows`, see there) when the family was built with
+        ``compiled=True``, else :meth:`_rows_numpy` (the same rows and hashes).
 
         Ties among equal ``e`` values are broken by random keys drawn *per i2* from ``rng`` (arm
         order when ``rng`` is None), so that different ``i2`` offer different winner pairs when
@@ -397,10 +411,51 @@ class CopelandFamily(_FamilyBase):
         K = self.K
         tb = np.zeros((K, K)) if rng is None else rng.random((K, K))
         z1, z2 = _zobrist(self.n_vars)
-        with np.errstate(over="ignore"):  # the hashes wrap mod 2^64 (numpy warns when not compiled)
-            return _kernels.copeland_rows(np.ascontiguousarray(E, dtype=float), self.winner, self.inferiors,
-                                          self.pool, self._mI, self._mS, self._ok, self._caseB, self.in_Ia,
-                                          self.pid, sums, tb, float(tol), int(per_i2), bool(winner_side), z1, z2)
+        E = np.ascontiguousarray(E, dtype=float)
+        if not self.compiled:
+            return self._rows_numpy(E, sums, float(tol), int(per_i2), tb, bool(winner_side), z1, z2)
+        from ..kernels.lp import copeland_rows
+
+        return copeland_rows(E, self.winner, self.inferiors, self.pool, self._mI, self._mS, self._ok, self._caseB,
+                             self.in_Ia, self.pid, sums, tb, float(tol), int(per_i2), bool(winner_side), z1, z2)
+
+    def _rows_numpy(self, E, sums, tol, per_i2, tb, winner_side, z1, z2):
+        """:func:`boundcalc.kernels.lp.copeland_rows` in numpy: for every ``i2`` whose smallest row
+        sum is below ``1 - tol``, up to ``per_i2`` of its ``(l, case)`` columns (smallest sums first,
+        equal sums in column order, each violated by more than ``tol``) give one row each: the
+        ``mS`` smallest of ``i2``'s pool and, with ``winner_side``, the ``mI`` smallest of
+        ``I_a \\ {i2}`` plus ``(a, i2)`` in case B; equal values in the order of ``tb[i2]``, then
+        arm order.  Returns the same ``(n, i2, col, violation, starts, idx, h1, h2)``."""
+        a, pid, Ia = self.winner, self.pid, self.inferiors
+        npick = min(per_i2, sums.shape[1])
+        pick_i2, pick_c, pick_v, rows = [], [], [], []
+        for i2 in range(self.K):
+            if not (1.0 - sums[i2].min() > tol):
+                continue
+            corder = np.argsort(sums[i2], kind="mergesort")
+            porder = _ordered(E[i2], tb[i2], np.flatnonzero(self.pool[i2]))
+            word = _ordered(E[a], tb[i2], Ia[Ia != i2]) if winner_side else Ia[:0]
+            for c in corder[:npick].tolist():
+                s = sums[i2, c]
+                if not (1.0 - s > tol):
+                    break
+                parts = []
+                if winner_side:
+                    parts.append(pid[a, word[:self._mI[i2, c]]])
+                    if self._caseB[c]:
+                        parts.append(pid[a, [i2]])
+                parts.append(pid[i2, porder[:self._mS[i2, c]]])
+                rows.append(np.concatenate(parts).astype(np.int64))
+                pick_i2.append(i2)
+                pick_c.append(c)
+                pick_v.append(1.0 - s)
+        starts = np.zeros(len(rows) + 1, dtype=np.int64)
+        starts[1:] = np.cumsum([r.size for r in rows], dtype=np.int64)
+        idx = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
+        h1 = np.array([z1[r].sum(dtype=np.uint64) for r in rows], dtype=np.uint64)
+        h2 = np.array([z2[r].sum(dtype=np.uint64) for r in rows], dtype=np.uint64)
+        return (len(rows), np.array(pick_i2, dtype=np.int64), np.array(pick_c, dtype=np.int64),
+                np.array(pick_v, dtype=float), starts, idx, h1, h2)
 
     def separate_csr(self, e: ArrayLike, tol: float = 1e-9, per_i2: int = 4, rng: np.random.Generator | None = None,
                      sums: np.ndarray | None = None) -> RowBlock:
@@ -435,6 +490,13 @@ def _select_rows(block: RowBlock, keep: np.ndarray) -> RowBlock:
     np.cumsum(lens, out=starts[1:])
     take = np.repeat(s[:-1][keep] - starts[:-1], lens) + np.arange(starts[-1])
     return RowBlock(starts, block.idx[take], block.violation[keep])
+
+
+def _ordered(vals: np.ndarray, tb: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """``members`` (ascending arm indices) sorted by ``(vals[j], tb[j], j)``: two stable sorts (the
+    numpy twin of the row builder's ordering)."""
+    m1 = members[np.argsort(tb[members], kind="mergesort")]
+    return m1[np.argsort(vals[m1], kind="mergesort")]
 
 
 _Z_CACHE: dict[int, tuple[np.ndarray, np.ndarray]] = {}

@@ -61,7 +61,6 @@ from numpy.typing import ArrayLike
 from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
-from . import _kernels
 from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
 from .ecw import _cost_matrix, ecw_allocation
 from .highs import CoveringLP, lagrangian_bound
@@ -69,12 +68,29 @@ from .lifted import CopelandModel
 from .structure import Structure, as_structure, check_regret, empirical_structure, triu
 
 __all__ = ["CopelandLPSolver", "Violation", "pair_costs", "certificate_for",
-           "COMPILE_MIN_ARMS", "MIN_SOLVABLE_GAP", "ALLOCATION_COST_RATIO", "Conditioning", "check_conditioning"]
+           "MIN_SOLVABLE_GAP", "ALLOCATION_COST_RATIO", "Conditioning", "check_conditioning"]
 
-#: One-shot solves with at least this many arms load the compiled kernels (:func:`boundcalc.lp.
-#: _kernels.load`: about half a second to import numba and load its cache, once per process);
-#: smaller ones run the same kernels as plain Python, which is faster than loading numba there.
-COMPILE_MIN_ARMS = 24
+_LOADED: set = set()
+
+
+def load_kernels() -> float:
+    """Load the LP core's compiled kernels (:mod:`boundcalc.kernels.lp`) from numba's cache -- or
+    compile them, on an empty cache -- for the argument types the solver passes, once per process;
+    returns the wall seconds it took (0 once loaded).  A compiled solve calls it before its clock
+    starts, so its ``stats["seconds"]`` is the solve and the one-time loading is
+    ``stats["load_seconds"]``."""
+    if "lp" in _LOADED:
+        return 0.0
+    t = time.perf_counter()
+    st = empirical_structure(np.array([[0.5, 0.7, 0.8], [0.3, 0.5, 0.6], [0.2, 0.4, 0.5]]), compiled=True)
+    fam = CopelandFamily(st, 0, compiled=True)
+    E = np.zeros((3, 3))
+    S = fam._sums(E)
+    for winner_side in (True, False):
+        fam._rows(E, S, 1e-9, 1, None, winner_side)
+    ecw_allocation(st.beats, np.ones((3, 3)), 0, compiled=True)
+    _LOADED.add("lp")
+    return time.perf_counter() - t
 
 
 def pair_costs(matrix: MatrixLike, regret: np.ndarray | None = None) -> np.ndarray:
@@ -310,6 +326,13 @@ class CopelandLPSolver:
         on in CW-RMED, whose consecutive empirical structures differ by a pair or two (measured
         at 64 arms: new structures' first solves 3,200-3,600 simplex iterations cold, 1-100
         derived).  :attr:`derived` counts the models made so.
+    compiled : bool
+        Run the LP core's compiled kernels (:mod:`boundcalc.kernels.lp`: the tables, the oracle,
+        the row builder, the empirical structure, Theorem 5) instead of their numpy twins (the
+        same numbers to the last bit).  False by default: HiGHS dominates a solve, so the numpy
+        path is as fast from 4 to 200 arms while loading the kernels costs a one-shot command
+        about 0.4 s of CPU (importing numba, reading its cache; ``benchmarks/startup.py``).  The
+        online policies, which call the oracle at every step, pass True.
 
     Examples
     --------
@@ -328,8 +351,9 @@ class CopelandLPSolver:
     def __init__(self, *, tol: float = 1e-9, per_i2: int = 1, promote: int = 2, warm_rows: int = 3,
                  max_rounds: int = 10_000, levels: Iterable[int] | None = None, seed: int = 0, cache_size: int = 8,
                  presolve: bool = False, gap_tol: float = 1e-7, lift: bool = True, reuse_basis: bool = True,
-                 derive: bool = False):
+                 derive: bool = False, compiled: bool = False):
         self.tol = float(tol)
+        self.compiled = bool(compiled)
         self.derive = bool(derive)
         self.derived = 0  # models derived from another structure's (:meth:`_derived`)
         self.reuse_basis = bool(reuse_basis)
@@ -356,9 +380,17 @@ class CopelandLPSolver:
         return state
 
     def __setstate__(self, state):
+        state.setdefault("compiled", False)
         state.setdefault("derive", False)  # a solver pickled before derived models existed
         state.setdefault("derived", 0)
         self.__dict__.update(state)
+
+    def _empirical(self, mu_hat) -> Structure:
+        """The structure of an empirical matrix (or a PreferenceMatrix's own), on the chosen path."""
+        if isinstance(mu_hat, PreferenceMatrix):
+            return mu_hat.structure
+        mu = np.asarray(mu_hat, dtype=float)
+        return empirical_structure(mu, compiled=self.compiled)
 
     def reset(self) -> None:
         """Forget every model (the next solve starts cold)."""
@@ -371,7 +403,7 @@ class CopelandLPSolver:
         if e is not None:
             self._cache.move_to_end(key)
             return e
-        e = _Entry(CopelandFamily(st, winner, self.levels), None)
+        e = _Entry(CopelandFamily(st, winner, self.levels, compiled=self.compiled), None)
         self._cache[key] = e
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
@@ -402,8 +434,7 @@ class CopelandLPSolver:
         covering rows only: the box ``q <= 1/d`` does not apply to them (000 Algorithm 1, check (3)
         compares ``N_ij / ln t`` with the set's rows, not with its box).
         """
-        _kernels.load()
-        st = mu_hat if isinstance(mu_hat, Structure) else as_structure(mu_hat)
+        st = mu_hat if isinstance(mu_hat, Structure) else self._empirical(mu_hat)
         fam = self._entry(st, winner).family
         Q = _as_square(q, st.K)
         if not (np.all(Q >= 0) and np.all(np.isfinite(Q))):
@@ -471,8 +502,7 @@ class CopelandLPSolver:
         regret and the whole family (no ``levels``), the answer comes from Theorem 6 (``C* = C^E*``; ECW's allocation, checked
         feasible by the oracle) instead of the LP; ``stats["method"]`` says which.
         """
-        _kernels.load()
-        st = mu_hat if isinstance(mu_hat, Structure) else empirical_structure(mu_hat)
+        st = mu_hat if isinstance(mu_hat, Structure) else self._empirical(mu_hat)
         return self._solve(st, regret, winners, certify, theorem6=not certify)
 
     @property
@@ -488,7 +518,7 @@ class CopelandLPSolver:
         winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
         per, allocs, viols = {}, {}, {}
         for w in winners:
-            v, E = ecw_allocation(st.beats, C, w)
+            v, E = ecw_allocation(st.beats, C, w, compiled=self.compiled)
             fam = self._entry(st, w).family
             viol = float(1.0 - fam._sums(E).min()) if fam._has_rows else -np.inf
             if viol > self.tol:
@@ -515,15 +545,15 @@ class CopelandLPSolver:
         return None
 
     def _solve(self, st: Structure, regret, winners, certify: bool, theorem6: bool = False) -> BoundResult:
+        load = load_kernels() if self.compiled else 0.0  # one-time, kept out of the solve's seconds
         t0 = time.perf_counter()
         if st.d is None:
             raise ValueError("the structure carries no d (KL divergences); build it from a matrix")
         if theorem6 and regret is None and self.levels is None and st.winners.size >= 2 and st.ties == 0:
             res = self._theorem6(st, winners, t0)
             if res is not None:
+                res.stats["load_seconds"] = load
                 return res
-        if st.K >= COMPILE_MIN_ARMS:
-            _kernels.load()
         costs = pair_costs(st, regret)
         upper = np.where(st.d[triu(st.K)] > 0, 1.0, 0.0)
         warm = st.key == self._last_key
@@ -561,7 +591,7 @@ class CopelandLPSolver:
                     if C_square is None:
                         C_square = _as_square(costs, st.K).copy()
                         np.fill_diagonal(C_square, np.inf)
-                    core = ecw_allocation(st.beats, C_square, w)[1]
+                    core = ecw_allocation(st.beats, C_square, w, compiled=self.compiled)[1]
                     model.add_cuts(core, -np.inf, self.warm_rows, rng)
                     t_sep += time.perf_counter() - t1
             else:
@@ -625,6 +655,7 @@ class CopelandLPSolver:
             "fallbacks": fallbacks,
             "lp_seconds": t_lp,
             "separation_seconds": t_sep,
+            "load_seconds": load,
         }
         return BoundResult.from_winners(
             "lower_bound", per, allocs, certs, method="cutting-plane",

@@ -19,7 +19,6 @@ from numpy.typing import ArrayLike
 from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
-from . import _kernels
 from .structure import Structure, as_structure, check_regret, empirical_structure
 
 __all__ = ["ecw_bound", "ecw_allocation", "ecw_allocation_numpy", "ecw_winner", "ecw_empirical"]
@@ -35,7 +34,7 @@ def _cost_matrix(st: Structure, regret = None) -> np.ndarray:
     return C
 
 
-def ecw_allocation(beats: np.ndarray, C: np.ndarray, winner: int) -> tuple[float, np.ndarray]:
+def ecw_allocation(beats: np.ndarray, C: np.ndarray, winner: int, *, compiled: bool = False) -> tuple[float, np.ndarray]:
     """``C^E*_{winner}`` and its normalised allocation ``E`` (K x K, ``e = q d``), Theorem 5.
 
     Parameters
@@ -57,21 +56,23 @@ def ecw_allocation(beats: np.ndarray, C: np.ndarray, winner: int) -> tuple[float
     (2.0, [0.0, 1.0, 1.0], 0.0)
 
     Among pairs of equal cost the smaller arm index is taken first (a stable sort), so the
-    allocation is reproducible on every machine.  Compiled
-    (:func:`boundcalc.lp._kernels.ecw_closed_form`) where numba is available;
-    :func:`ecw_allocation_numpy` is the same computation in numpy.
+    allocation is reproducible on every machine.  ``compiled=True`` runs the compiled kernel
+    (:func:`boundcalc.kernels.lp.ecw_closed_form`, for the online solves); otherwise
+    :func:`ecw_allocation_numpy`, the same computation in numpy (the tests check both equal).
     """
-    if _kernels.AVAILABLE:
+    if compiled:
+        from ..kernels.lp import ecw_closed_form
+
         b = np.ascontiguousarray(beats, dtype=bool)
         E = np.empty(b.shape)
         L = b.sum(axis=0).astype(np.int64)
-        v = _kernels.ecw_closed_form(b, L, np.ascontiguousarray(C, dtype=float), int(winner), E)
+        v = ecw_closed_form(b, L, np.ascontiguousarray(C, dtype=float), int(winner), E)
         return float(v), E
     return ecw_allocation_numpy(beats, C, winner)
 
 
 def ecw_allocation_numpy(beats: np.ndarray, C: np.ndarray, winner: int) -> tuple[float, np.ndarray]:
-    """:func:`ecw_allocation` in numpy (the reference the compiled kernel is tested against)."""
+    """:func:`ecw_allocation` in numpy (its ``compiled=False`` path)."""
     beats = np.asarray(beats, dtype=bool)
     K = beats.shape[0]
     a = int(winner)
@@ -95,7 +96,14 @@ def ecw_allocation_numpy(beats: np.ndarray, C: np.ndarray, winner: int) -> tuple
     part = ratio[np.arange(K), hbest - 1]
     part = np.where(has_row, part, 0.0)
     Ia = beats[a]
-    value = float(C[a, Ia].sum() + part.sum())
+    # sequential sums in arm order, as the compiled kernel adds them (the same value to the last bit)
+    total_I = 0.0
+    for x in C[a, Ia].tolist():
+        total_I += x
+    parts = 0.0
+    for x in part[has_row].tolist():
+        parts += x
+    value = total_I + parts
     # allocation: e = 1/(h-k) on the h cheapest of each pool
     level = np.where(has_row, 1.0 / np.maximum(hbest - k, 1), 0.0)
     take = np.arange(K)[None, :] < np.where(has_row, hbest, 0)[:, None]

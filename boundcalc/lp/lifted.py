@@ -203,7 +203,7 @@ class CopelandModel:
         """Separate at ``E`` (K x K values of the pair variables) and add the cuts; returns how many.
 
         For every ``i2`` violated by more than ``tol``, up to ``per_i2`` of its most violated
-        ``(l, case)`` (:func:`boundcalc.lp._kernels.copeland_rows`), each as a lifted row or an
+        ``(l, case)`` (:func:`boundcalc.kernels.lp.copeland_rows`), each as a lifted row or an
         explicit one (see the module text).  0 means nothing is violated, or (numerical
         trouble) every violated row is in the model already.
         """

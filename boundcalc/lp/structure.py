@@ -32,7 +32,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..matrix import MatrixLike, PreferenceMatrix, Structure, pair_regret
-from . import _kernels
 
 __all__ = ["Structure", "empirical_structure", "as_structure", "empirical_mu", "check_regret", "pair_regret", "triu"]
 
@@ -72,26 +71,30 @@ def _off(K: int) -> np.ndarray:
     return e
 
 
-def empirical_structure(mu_hat: ArrayLike, *, check: bool = True) -> Structure:
+def empirical_structure(mu_hat: ArrayLike, *, check: bool = True, compiled: bool = False) -> Structure:
     """The structure of an empirical matrix ``mu_hat`` (exact ties allowed; see the module text).
 
     Only the shape, finiteness, range ``[0, 1]`` and ``mu_hat + mu_hat.T == 1`` (to 1e-9) are
     checked (``check=False`` skips even that, for a caller that builds ``mu_hat`` from counts
-    as :func:`empirical_mu` does).  ``d(0) = d(1) = log 2`` exactly.
+    as :func:`empirical_mu` does).  ``d(0) = d(1) = log 2`` exactly.  ``compiled=True`` runs the
+    compiled kernel (:func:`boundcalc.kernels.lp.kl_structure`: one pass, no temporaries, for the
+    online solves); the numpy path below gives the same structure to the last bit.
     """
     mu = np.asarray(mu_hat, dtype=float)
     if mu.ndim != 2 or mu.shape[0] != mu.shape[1] or mu.shape[0] < 2:
         raise ValueError(f"mu_hat must be a square K x K array with K >= 2; got shape {mu.shape}")
-    if _kernels.AVAILABLE:
+    if compiled:
+        from ..kernels.lp import check_empirical, kl_structure
+
         mu = np.ascontiguousarray(mu)
         if check:
-            code = _kernels.check_empirical(mu)
+            code = check_empirical(mu)
             if code == 1:
                 raise ValueError("mu_hat must be finite with entries in [0, 1]")
             if code == 2:
                 raise ValueError("mu_hat must satisfy mu_hat[i, j] + mu_hat[j, i] = 1 off the diagonal")
         K = mu.shape[0]
-        beats, d = _kernels.kl_structure(mu, np.empty((K, K), dtype=bool), np.empty((K, K)))
+        beats, d = kl_structure(mu, np.empty((K, K), dtype=bool), np.empty((K, K)))
         d.setflags(write=False)
         return Structure._from_fresh(beats, d)
     off = _off(mu.shape[0])

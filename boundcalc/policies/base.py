@@ -43,7 +43,30 @@ from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
 
-__all__ = ["Policy", "Hyperparameter", "Real", "Integer", "PolicyError"]
+__all__ = ["Policy", "Hyperparameter", "Real", "Integer", "PolicyError", "matrix_duel"]
+
+
+def matrix_duel(mu: np.ndarray, seed: int = 0) -> Callable[[int, int], bool]:
+    """``duel(i, j) -> bool`` drawing from the preference matrix ``mu`` on the simulator's duel stream
+    (the ``n``-th duel of the pair ``lo < hi`` uses ``duel_uniform(k0, k1, lo K + hi, n)``; ``lo`` wins
+    when it is below ``mu[lo, hi]``) with ``(k0, k1) = SeedSequence(seed).generate_state(2, uint64)``:
+    what :meth:`Policy.run` on a matrix plays, as a Python function."""
+    from ..kernels.policy import duel_uniform_py
+
+    mu = np.asarray(mu, dtype=float)
+    K = mu.shape[0]
+    k0, k1 = (int(x) for x in np.random.SeedSequence(seed).generate_state(2, np.uint64))
+    counts: dict[int, int] = {}
+
+    def duel(i: int, j: int) -> bool:
+        lo, hi = min(i, j), max(i, j)
+        code = lo * K + hi
+        n = counts.get(code, 0)
+        counts[code] = n + 1
+        lo_wins = duel_uniform_py(k0, k1, code, n) < mu[lo, hi]
+        return lo_wins if i == lo else not lo_wins
+
+    return duel
 
 
 class PolicyError(RuntimeError):
@@ -286,13 +309,22 @@ class Policy:
         self._learn(pair[0], pair[1], won)
         self.t += 1
 
-    def run(self, duel: Callable[[int, int], bool], steps: int) -> tuple[np.ndarray, np.ndarray]:
-        """Play ``steps`` rounds against the environment ``duel(i, j) -> bool`` (True when ``i`` wins).
-
-        The batch form of :meth:`select_pair`/:meth:`update`; returns ``(pairs, outcomes)``:
+    def run(self, duel: Callable[[int, int], bool] | Any, steps: int, *, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``steps`` rounds against the environment ``duel``; returns ``(pairs, outcomes)``:
         ``pairs[k] = (i, j)`` of round ``t + k`` and ``outcomes[k] = i won``.
+
+        ``duel`` is a function ``duel(i, j) -> bool`` (True when ``i`` wins), or a preference matrix
+        (K x K array or :class:`~boundcalc.PreferenceMatrix`): then the outcomes are drawn from the
+        simulator's duel stream with the keys ``SeedSequence(seed).generate_state(2, uint64)``
+        (:mod:`boundcalc.kernels.policy`; the same outcomes as :func:`matrix_duel` gives a function),
+        and a compiled policy plays the whole run in one compiled call.  The batch form of
+        :meth:`select_pair`/:meth:`update`: the same pairs.
         """
         steps = int(steps)
+        if steps < 0:
+            raise ValueError(f"steps = {steps} must be >= 0")
+        if not callable(duel):
+            duel = matrix_duel(self._matrix(duel), seed)
         pairs = np.empty((steps, 2), dtype=np.int64)
         won = np.empty(steps, dtype=bool)
         for k in range(steps):
@@ -349,6 +381,14 @@ class Policy:
         seed = self.seed
         type(self).__init__(self, self.K, rng=self.rng, **self.params)  # a subclass's own set-up too
         self.seed = seed
+
+    def _matrix(self, duel: Any) -> np.ndarray:
+        """The K x K matrix ``run`` draws from (checked: this policy's K, entries in [0, 1])."""
+        mu = np.asarray(getattr(duel, "mu", duel), dtype=float)
+        if mu.shape != (self.K, self.K) or not np.all((mu >= 0) & (mu <= 1)):
+            raise ValueError(f"policy {self.name!r}: run needs a duel function or a {self.K} x {self.K} preference "
+                             f"matrix with entries in [0, 1] (got shape {mu.shape})")
+        return mu
 
     # -- for subclasses -------------------------------------------------------------------
     def _select(self) -> tuple[int, int]:  # pragma: no cover - interface

@@ -10,14 +10,14 @@ the policy between steps:
 
 * check (3), line 8, is the skeleton's (:func:`boundcalc.policies.copeland_rmed.check3`, shared
   with ECW-RMED as 000 prints it): for each empirical Copeland winner ``i1`` in index order, the LP
-  core's sorting oracle (:func:`boundcalc.lp._kernels.copeland_sums` over the family's tables,
+  core's sorting oracle (:func:`boundcalc.kernels.lp.copeland_sums` over the family's tables,
   :meth:`~boundcalc.lp.constraints.CopelandFamily.oracle_args`) on ``E = (N / log t) d``: the
   counts pass when ``1 - min_row sum <= check_tol``.  Observed counts are tested against the
   covering rows only (the box ``q <= 1/d`` of eq. (2) bounds the LP's rates, not observed counts).  The
   tables are built compiled (:func:`~boundcalc.policies.copeland_rmed.build_tables`) once per empirical structure, equal to the LP
   core's (tested).
 * line 11, with two or more empirical Copeland winners and no tie: 000 Theorem 6 (``C* =
-  C^E*``), ECW's closed-form allocation (:func:`boundcalc.lp._kernels.ecw_closed_form`) checked
+  C^E*``), ECW's closed-form allocation (:func:`boundcalc.kernels.lp.ecw_closed_form`) checked
   feasible by the oracle -- what :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical` answers
   there, computed in place.
 * line 11 otherwise: :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical` (``C*_{i1}`` and an
@@ -69,236 +69,40 @@ reduced-cost check, no HiGHS).
 
 from __future__ import annotations
 
-import math
 from typing import Any
-from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
-from ..lp import _kernels
+from ..kernels.copeland_rmed import (
+    HAVE_TARGET,
+    S_SOLVES,
+    STRUCT,
+    skeleton_select,
+    skeleton_state,
+)
+from ..kernels.cw_rmed import (
+    BAS,
+    N_REG,
+    NEED_BASES,
+    NEED_LP,
+    S_LP,
+    S_THM6,
+    S_WARM,
+    CWState,
+    basis_matrix,
+    cw_decide,
+    cw_resume,
+    cw_run,
+    cw_update,
+    istar_from_values,
+)
 from ..lp.cutting import CopelandLPSolver
-from ..lp.highs import DUAL_MARGIN, ROUNDING, SolverError
+from ..lp.highs import SolverError
 from ..lp.structure import Structure
-from .copeland_rmed import (BND, DONE, HAVE_TARGET, IN_LOOP, ISTAR, N_REG as N_REG_SKELETON, NEED_TABLES, PENDING, TAB,
-                            S_BOUND, S_CHECKS, S_SOLVES, S_TARGETS, SKELETON_FIELDS, STRUCT, CopelandRMED,
-                            _min_row_sum, argmin_winner, check3, first_winner, skeleton_finish, skeleton_learn,
-                            skeleton_refresh, skeleton_select, skeleton_state, structure_tables)
-from .kernel import T_, env_more, play
+from .copeland_rmed import CopelandRMED
 from .registry import register_policy
 
 __all__ = ["CWRMED", "CWState", "cw_decide", "cw_update", "cw_resume", "cw_run"]
-
-_kernels.load()  # the LP core's Theorem 5, called inside this module's functions
-_closed_form = _kernels.ecw_closed_form
-
-#: What a compiled step may ask of Python beyond the skeleton's (``DONE``, ``NEED_TABLES``): an LP
-#: solve, the warm bases of a new structure (from the LP core's cache).
-NEED_LP, NEED_BASES = 2, 3
-# reg beyond the skeleton's: the structure version the warm bases were loaded for
-BAS = N_REG_SKELETON
-N_REG = N_REG_SKELETON + 1
-LP_TOL = 3  # fr beyond the skeleton's (alpha, beta, check_tol)
-S_LP, S_THM6, S_WARM = 7, 8, 9  # stats beyond the skeleton's
-
-#: CW-RMED's state: the skeleton's fields (check (3)'s included), the warm bases per winner
-#: (``lp_*``: solution, variable status, the basis's variables and tight rows, ``(M^-1)^T``), the pair
-#: ids and scratch.
-CWState = namedtuple("CWState", SKELETON_FIELDS + [
-    "Etmp", "pid", "lp_valid", "lp_x", "lp_status", "lp_nb", "lp_boff", "lp_moff",
-    "lp_soff", "lp_bvar", "lp_minvT", "lp_rstart", "lp_ridx", "cvec", "aty", "atyabs", "yv", "cB"])
-
-
-# ----------------------------------------------------------------------------- compiled steps
-@njit(cache=True)
-def _set_q_from_pairs(s, x):
-    """``Q = e / d`` (0 where ``d = 0``) from a pair vector ``e`` in ``triu_indices`` order."""
-    K = s.W.shape[0]
-    for i in range(K):
-        s.Q[i, i] = 0.0
-        for j in range(i + 1, K):
-            v = x[s.pid[i, j]] / s.d[i, j] if s.d[i, j] > 0 else 0.0
-            s.Q[i, j] = v
-            s.Q[j, i] = v
-
-
-@njit(cache=True)
-def _theorem6(s):
-    """Line 11 with two or more winners and no tie (000 Theorem 6): ECW's closed form per winner,
-    feasible for ``R_a`` by the oracle (else -1: the LP decides), ``Q = E / d`` of ``i*``."""
-    K = s.W.shape[0]
-    for a in range(K):
-        s.wval[a] = np.inf
-    for a in range(K):
-        if s.is_win[a]:
-            v = _closed_form(s.beats, s.L, s.C, a, s.Etmp)
-            if 1.0 - _min_row_sum(s, a, s.Etmp) > s.fr[LP_TOL]:
-                return -1
-            s.wval[a] = v
-    istar = argmin_winner(s)
-    _closed_form(s.beats, s.L, s.C, istar, s.Etmp)
-    for i in range(K):
-        for j in range(K):
-            s.Q[i, j] = s.Etmp[i, j] / s.d[i, j] if s.d[i, j] > 0 else 0.0
-    return istar
-
-
-@njit(cache=True)
-def _basis_optimal(s, a):
-    """Whether the stored basis of winner ``a`` is optimal for the costs ``cvec`` (module text)."""
-    nb = s.lp_nb[a]
-    bo = s.lp_boff[a]
-    mo = s.lp_moff[a]
-    so = s.lp_soff[a]
-    for b in range(nb):
-        s.cB[b] = s.cvec[s.lp_bvar[bo + b]]
-    for r in range(nb):
-        y = 0.0
-        mag = 0.0
-        for b in range(nb):
-            z = s.lp_minvT[mo + r * nb + b] * s.cB[b]
-            y += z
-            mag += abs(z)
-        if y < -DUAL_MARGIN + ROUNDING * mag:  # a tight row's dual must stay >= 0
-            return False
-        s.yv[r] = y
-    P2 = s.cvec.shape[0]
-    for p in range(P2):
-        s.aty[p] = 0.0
-        s.atyabs[p] = 0.0
-    for r in range(nb):
-        for k in range(s.lp_rstart[so + r], s.lp_rstart[so + r + 1]):
-            s.aty[s.lp_ridx[k]] += s.yv[r]
-            s.atyabs[s.lp_ridx[k]] += abs(s.yv[r])
-    for p in range(P2):
-        st = s.lp_status[a, p]
-        if st == 0 or st == 2:
-            dj = s.cvec[p] - s.aty[p]
-            allowance = -DUAL_MARGIN + ROUNDING * (abs(s.cvec[p]) + s.atyabs[p])
-            if (st == 0 and dj < allowance) or (st == 2 and -dj < allowance):
-                return False
-    return True
-
-
-@njit(cache=True)
-def _warm_lp(s):
-    """Line 11 from the stored bases when every winner's stays optimal (else -1: HiGHS re-solves):
-    ``C*_a = c.e*_a``, ``i*``, ``Q = e*_{i*} / d``."""
-    K = s.W.shape[0]
-    for i in range(K):
-        for j in range(i + 1, K):
-            s.cvec[s.pid[i, j]] = s.C[i, j] if s.d[i, j] > 0 else 1.0  # pair_costs: a tie costs 1
-    for a in range(K):
-        s.wval[a] = np.inf
-    for a in range(K):
-        if s.is_win[a]:
-            if not s.lp_valid[a] or not _basis_optimal(s, a):
-                return -1
-            v = 0.0
-            for p in range(s.cvec.shape[0]):
-                v += s.cvec[p] * s.lp_x[a, p]
-            s.wval[a] = v
-    istar = argmin_winner(s)
-    _set_q_from_pairs(s, s.lp_x[istar])
-    return istar
-
-
-@njit(cache=True)
-def _has_ties(s):
-    K = s.W.shape[0]
-    for i in range(K):
-        for j in range(i + 1, K):
-            if not (s.beats[i, j] or s.beats[j, i]):
-                return True
-    return False
-
-
-@njit(cache=True)
-def cw_decide(s):
-    """Lines 7-15 of Algorithm 1 for CW-RMED after a draw of the loop, ``t`` the round just played.
-    Returns DONE, or what Python must provide first (NEED_TABLES, NEED_BASES, NEED_LP; nothing is
-    counted or changed beyond the structure's refresh and its tables, so the decision is simply made
-    again afterwards)."""
-    skeleton_refresh(s)
-    log_t = math.log(s.reg[T_])
-    if log_t <= 0:
-        exploit = first_winner(s)
-    else:
-        if s.reg[TAB] != s.reg[STRUCT]:  # a new structure: its tables, and its warm bases not yet read
-            if not structure_tables(s):
-                return NEED_TABLES
-            for a in range(s.lp_valid.shape[0]):
-                s.lp_valid[a] = False
-        exploit = check3(s, log_t)
-        if exploit < 0 and not s.reg[HAVE_TARGET]:
-            nwin = 0
-            for a in range(s.is_win.shape[0]):
-                nwin += s.is_win[a]
-            if nwin >= 2 and not _has_ties(s):
-                istar = _theorem6(s)
-                thm6 = True
-            else:
-                istar = _warm_lp(s)
-                thm6 = False
-            if istar < 0:
-                return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES
-            s.stats[S_THM6 if thm6 else S_WARM] += 1
-            s.stats[S_SOLVES] += 1
-            s.reg[ISTAR] = istar
-            s.reg[HAVE_TARGET] = 1
-        s.stats[S_CHECKS] += 1
-        s.stats[S_BOUND] += s.reg[BND]
-    if exploit < 0:
-        s.stats[S_TARGETS] += 1
-    skeleton_finish(s, exploit, log_t)
-    return DONE
-
-
-@njit(cache=True)
-def cw_resume(s):
-    """Make the waiting decision (Python has provided what it asked for); then ``t`` advances."""
-    status = cw_decide(s)
-    if status == DONE:
-        s.reg[PENDING] = 0
-        s.reg[T_] += 1
-    return status
-
-
-@njit(cache=True)
-def cw_update(s, i, j, won):
-    """CW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
-    decision that needs Python waits (``reg[PENDING]``) and :func:`cw_resume` completes it."""
-    skeleton_learn(s, i, j, won)
-    if s.reg[IN_LOOP]:
-        s.reg[IN_LOOP] = 0
-        s.reg[PENDING] = 1
-        return cw_resume(s)
-    s.reg[T_] += 1
-    return DONE
-
-
-@njit(cache=True)
-def cw_run(s, env):
-    """CW-RMED's whole-run kernel: select, duel, learn to the horizon; returns early (NEED_*) when a
-    decision needs Python, and continues from there when called again."""
-    if s.reg[PENDING]:
-        status = cw_resume(s)
-        if status != DONE:
-            return status
-    while env_more(env):
-        i, j = skeleton_select(s)
-        status = cw_update(s, i, j, play(env, i, j))
-        if status != DONE:
-            return status
-    return DONE
-
-
-@njit(cache=True)
-def _istar_from_values(s):
-    """``i*`` from the per-winner constants in ``wval`` (Python's LP answer), set in ``reg``."""
-    istar = argmin_winner(s)
-    s.reg[ISTAR] = istar
-    return istar
 
 
 # ----------------------------------------------------------------------------- the class
@@ -352,11 +156,12 @@ class CWRMED(CopelandRMED):
         # pairs are a function of the outcomes alone) and never draws from ``rng``
         # the plain models' bases are tested in the compiled step (the LP core's own test would
         # only repeat it; HiGHS's 0-iteration re-solve keeps the decisions of the landed version)
-        self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False)
+        self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False,
+                                       compiled=True)
         super().__init__(K, rng=rng, **params)  # validates K
         if self.K >= self.lift_min_arms:
             self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, lift=True, derive=self.derive,
-                                           promote=self.promote)
+                                           promote=self.promote, compiled=True)
 
     def initial_state(self) -> CWState:
         K = self.K
@@ -404,7 +209,7 @@ class CWRMED(CopelandRMED):
         a.wval[:] = np.inf
         for w, v in res.per_winner.items():
             a.wval[w] = v
-        istar = _istar_from_values(self._s)
+        istar = istar_from_values(self._s)
         a.Q[:] = res.allocations[istar]
         a.reg[HAVE_TARGET] = 1
         a.stats[S_SOLVES] += 1
@@ -459,105 +264,9 @@ def _basis_parts(lp):
     b = lp.basis()
     status = b.status.copy()
     status[(b.upper <= b.lower) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
-    ok, bvar, rs, ri, minvT = _basis_matrix(status, b.row_basic, b.starts, b.idx)
+    ok, bvar, rs, ri, minvT = basis_matrix(status, b.row_basic, b.starts, b.idx)
     if not ok:
         return None
     return b.x, status.astype(np.int8), bvar, minvT, rs, ri
 
 
-@njit(cache=True)
-def _basis_matrix(status, row_basic, starts, idx):
-    """The basic variables, the tight rows (CSR: starts, variables, in row order) and ``(M^-1)^T``,
-    ``M`` the 0/1 basis matrix on them (rows: tight rows, columns: basic variables); ``ok`` False
-    when their numbers differ or ``M`` is singular or ill conditioned (``|M^-1 M - I| > 1e-9``):
-    the basis test cannot use it."""
-    n = status.shape[0]
-    nb = 0
-    for j in range(n):
-        nb += status[j] == 1
-    nt = 0
-    for r in range(row_basic.shape[0]):
-        nt += not row_basic[r]
-    bvar = np.empty(nb, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int64)
-    k = 0
-    for j in range(n):
-        if status[j] == 1:
-            bvar[k] = j
-            pos[j] = k
-            k += 1
-    rs = np.zeros(nt + 1, dtype=np.int64)
-    nnz = 0
-    r2 = 0
-    for r in range(row_basic.shape[0]):
-        if not row_basic[r]:
-            nnz += starts[r + 1] - starts[r]
-            r2 += 1
-            rs[r2] = nnz
-    ri = np.empty(nnz, dtype=np.int64)
-    M = np.zeros((nt, nb))
-    if nb != nt:
-        return False, bvar, rs, ri, M
-    r2 = 0
-    for r in range(row_basic.shape[0]):
-        if not row_basic[r]:
-            o = rs[r2]
-            for q in range(starts[r], starts[r + 1]):
-                v = idx[q]
-                ri[o + q - starts[r]] = v
-                if pos[v] >= 0:
-                    M[r2, pos[v]] = 1.0
-            r2 += 1
-    if nb == 0:
-        return True, bvar, rs, ri, M
-    ok, Minv = _invert(M)
-    if not ok:  # singular
-        return False, bvar, rs, ri, M
-    P = np.zeros((nb, nb))  # M^-1 M, over M's nonzeros
-    for r in range(nt):
-        for b in range(nb):
-            m = M[r, b]
-            if m != 0.0:
-                for a in range(nb):
-                    P[a, b] += Minv[a, r] * m
-    for a in range(nb):
-        for b in range(nb):
-            e = P[a, b] - (1.0 if a == b else 0.0)
-            if not abs(e) <= 1e-9:
-                return False, bvar, rs, ri, M
-    return True, bvar, rs, ri, np.ascontiguousarray(Minv.T)
-
-
-@njit(cache=True)
-def _invert(M):
-    """``(ok, M^-1)`` by Gauss-Jordan elimination with partial pivoting; ``ok`` False when a pivot is
-    below 1e-12 (singular, or too close to it for the basis test).  Written out rather than
-    ``np.linalg.inv``: the basis matrices are small (tens of rows) and LAPACK's threads, spinning on
-    a busy machine, made each inverse 2-3x slower than the elimination itself."""
-    n = M.shape[0]
-    A = M.copy()
-    inv = np.eye(n)
-    for c in range(n):
-        p = c
-        best = abs(A[c, c])
-        for r in range(c + 1, n):
-            if abs(A[r, c]) > best:
-                best = abs(A[r, c])
-                p = r
-        if not best > 1e-12:
-            return False, inv
-        if p != c:
-            for k in range(n):
-                A[c, k], A[p, k] = A[p, k], A[c, k]
-                inv[c, k], inv[p, k] = inv[p, k], inv[c, k]
-        f = 1.0 / A[c, c]
-        for k in range(n):
-            A[c, k] *= f
-            inv[c, k] *= f
-        for r in range(n):
-            g = A[r, c]
-            if r != c and g != 0.0:
-                for k in range(n):
-                    A[r, k] -= g * A[c, k]
-                    inv[r, k] -= g * inv[c, k]
-    return True, inv

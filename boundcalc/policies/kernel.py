@@ -1,61 +1,30 @@
-"""The compiled machinery every policy shares: its state bundle, the two random streams, the simulator's
-environment, and :class:`CompiledPolicy`, the Python class that owns a state and calls the policy's
-compiled step functions.
+"""The Python side of the compiled policies: :class:`CompiledPolicy`, the class that owns a policy's
+state arrays and calls its compiled step functions.
 
-Each policy is written once: its state is a few numpy arrays (a
-``namedtuple`` class, ``Policy.State``), its decisions two compiled functions,
-``select(s) -> (i, j)`` and ``update(s, i, j, won)``, and its whole-run kernel ``run(s, env)``
-loops over those very functions.  The Python class (:class:`CompiledPolicy`) owns the arrays and
-calls ``select``/``update``; the simulator calls ``run``.
+Each policy is written once: its state is a few numpy arrays (a ``namedtuple`` class,
+``Policy.State``), its decisions two compiled functions, ``select(s) -> (i, j)`` and
+``update(s, i, j, won)``, and its whole-run kernel ``run(s, env)`` loops over those very functions;
+all three live in the compiled layer (:mod:`boundcalc.kernels.policy` for the shared machinery --
+state bundles, the duel and policy streams, the environment -- and one module per policy there).
+The Python class owns the arrays and calls ``select``/``update``; the simulator and
+:meth:`CompiledPolicy.run` on a matrix call ``run``.
 
-State bundles
-    :func:`bundle` turns the namedtuple of arrays into one numba structref (:class:`StateType`)
-    whose fields are *the same arrays* (no copy): compiled code reads ``s.W``, ``s.reg[...]``,
-    and a call from Python unboxes one pointer instead of one array per field (0.2-0.3 us a call
-    through :func:`bind`'s pre-resolved entry point, against 1.2-1.5 us through numba's dispatcher
-    or for a tuple of 30 arrays).  Scalars live in the integer and float register arrays ``reg``
-    and ``fr`` (named indices per policy); counters in ``stats``.  Pickling copies the arrays and
-    rebuilds the bundle.
-
-The duel stream (the simulator's environment)
-    The ``n``-th duel (``n = 0, 1, ...``) of the unordered pair ``lo <= hi`` in a run with keys
-    ``(key0, key1)`` uses ``u = duel_uniform(key0, key1, lo * K + hi, n)``; arm ``lo`` wins when
-    ``u < mu[lo, hi]``.  ``u`` is a SplitMix64 output (Steele, Lea & Flood, OOPSLA 2014) of a
-    per-pair stream, so two policies given the same keys see the same outcome for the same draw
-    of the same pair (common random numbers), whatever else they draw.
-
-The policy stream (randomized policies: RUCB, D-TS, D-TS+, CCB, SCB)
-    SplitMix64 -- ``state += 0x9E3779B97F4A7C15; output = mix64(state)`` -- started from a 64-bit
-    seed (:meth:`CompiledPolicy.seed_stream`; by default one draw of the policy's
-    ``numpy.random.Generator``, in the simulator ``pol_ss.generate_state(1, uint64)[0]`` of the
-    run's policy SeedSequence).  From its outputs: uniforms ``(x >> 11) 2^-53`` on [0, 1);
-    indices ``floor(u n)``; standard normals by Box-Muller in pairs (``r = sqrt(-2 ln(1 - u1))``:
-    ``r cos(2 pi u2)`` is returned, ``r sin(2 pi u2)`` kept in ``spare`` -- a float64 array
-    ``[has_spare, value]`` -- for the next call); Gamma(a), a >= 1, by Marsaglia & Tsang (ACM TOMS
-    2000); Beta(a, b) = X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b).  Each policy's module text
-    lists the draws it makes, in order.
-
+>>> from boundcalc.kernels.policy import duel_uniform
 >>> duel_uniform(np.uint64(1), np.uint64(2), 3, 0) == duel_uniform_py(1, 2, 3, 0)
 True
 """
 
 from __future__ import annotations
 
-import math
-from collections import namedtuple
 from typing import Any, Callable, ClassVar
 
 import numpy as np
 
-try:  # numba is a core dependency; the import is guarded only to give a clear message
-    import numba
-    from numba import njit, types
-    from numba.core import cgutils
-    from numba.core.extending import intrinsic
-    from numba.experimental import structref
-except ImportError as exc:  # pragma: no cover - exercised only without numba
-    raise ImportError("boundcalc.policies needs numba (pip install numba)") from exc
-
+from ..kernels import compile_notice
+from ..kernels.policy import (T_, Env, StateType, bind, bundle, count, duel_uniform, duel_uniform_py, env_more,
+                              held_beta, held_gamma, held_index, held_next, held_normal, held_stream, held_uniform,
+                              kl_half_c, new_env, play, store_stream, stream_beta, stream_gamma, stream_index,
+                              stream_next, stream_normal, stream_uniform)
 from .base import Policy, PolicyError
 
 __all__ = ["CompiledPolicy", "StateType", "bundle", "bind", "duel_uniform", "duel_uniform_py",
@@ -63,315 +32,6 @@ __all__ = ["CompiledPolicy", "StateType", "bundle", "bind", "duel_uniform", "due
            "held_stream", "store_stream", "held_next", "held_uniform", "held_index", "held_normal", "held_gamma",
            "held_beta",
            "kl_half_c", "count", "Env", "new_env", "env_more", "play", "T_"]
-
-#: Index of the round counter ``t`` (1-based round of the next duel) in every state's ``reg``.
-T_ = 0
-
-
-# ----------------------------------------------------------------------------- state bundles
-@structref.register
-class StateType(types.StructRef):
-    """numba type of a policy state bundle: one field per array of the policy's ``State`` namedtuple."""
-
-    def preprocess_fields(self, fields: Any) -> tuple:
-        return tuple((name, types.unliteral(t)) for name, t in fields)
-
-
-class StateBundle(structref.StructRefProxy):
-    """Python handle of a state bundle (opaque: the arrays are read through the namedtuple)."""
-
-
-structref.define_boxing(StateType, StateBundle)
-
-
-@intrinsic
-def _bundle(typingctx, values):
-    """A new struct of :class:`StateType` whose fields are the namedtuple's elements (references)."""
-    if not isinstance(values, types.BaseNamedTuple):
-        return None
-    inst_type = StateType(list(zip(values.fields, values.types)))
-
-    def codegen(context, builder, sig, args):
-        from numba.experimental.jitclass.base import imp_dtor
-
-        # allocation as numba.experimental.structref.new, then every field set (with an incref)
-        model = context.data_model_manager[inst_type.get_data_type()]
-        alloc_type = model.get_value_type()
-        meminfo = context.nrt.meminfo_alloc_dtor(
-            builder, context.get_constant(types.uintp, context.get_abi_sizeof(alloc_type)),
-            imp_dtor(context, builder.module, inst_type))
-        data = builder.bitcast(context.nrt.meminfo_data(builder, meminfo), alloc_type.as_pointer())
-        builder.store(cgutils.get_null_value(alloc_type), data)
-        inst = context.make_helper(builder, inst_type)
-        inst.meminfo = meminfo
-        fields = cgutils.create_struct_proxy(inst_type.get_data_type())(context, builder, ref=data)
-        for k, (name, fty) in enumerate(zip(values.fields, values.types)):
-            v = builder.extract_value(args[0], k)
-            context.nrt.incref(builder, fty, v)
-            setattr(fields, name, v)
-        return inst._getvalue()
-
-    return inst_type(values), codegen
-
-
-@njit(cache=True)
-def bundle(values):
-    """One :class:`StateType` struct over the arrays of the namedtuple ``values`` (shared, not copied)."""
-    return _bundle(values)
-
-
-def bind(fn: Callable, *args: Any) -> Callable:
-    """The compiled entry point of the numba function ``fn`` for the types of ``args``.
-
-    Compiles (or loads from numba's cache) the specialisation now; calling the entry point skips
-    the dispatcher's per-call type resolution (about 1 us for a state bundle).  The caller must
-    pass arguments of exactly these types.  Falls back to ``fn`` itself where numba offers no
-    entry point.
-    """
-    sig = tuple(numba.typeof(a) for a in args)
-    fn.compile(sig)
-    ep = getattr(fn.overloads.get(sig), "entry_point", None)
-    return ep if callable(ep) else fn
-
-
-# ----------------------------------------------------------------------------- SplitMix64 streams
-_MASK = (1 << 64) - 1
-_GOLDEN = 0x9E3779B97F4A7C15
-_M1 = 0xBF58476D1CE4E5B9
-_M2 = 0x94D049BB133111EB
-
-
-def _mix64_py(z: int) -> int:
-    z = ((z ^ (z >> 30)) * _M1) & _MASK
-    z = ((z ^ (z >> 27)) * _M2) & _MASK
-    return z ^ (z >> 31)
-
-
-def duel_uniform_py(key0: int, key1: int, code: int, n: int) -> float:
-    """Pure-Python :func:`duel_uniform` (the reference the compiled one is tested against)."""
-    s = _mix64_py((key0 + (code + 1) * _GOLDEN) & _MASK) ^ key1
-    z = _mix64_py((s + (n + 1) * _GOLDEN) & _MASK)
-    return (z >> 11) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True)
-def _mix64(z):
-    z = (z ^ (z >> numba.uint64(30))) * numba.uint64(_M1)
-    z = (z ^ (z >> numba.uint64(27))) * numba.uint64(_M2)
-    return z ^ (z >> numba.uint64(31))
-
-
-@njit(cache=True)
-def duel_uniform(key0, key1, code, n):
-    """Uniform on [0, 1) for the ``n``-th duel of pair ``code`` under keys ``(key0, key1)`` (uint64)."""
-    g = numba.uint64(_GOLDEN)
-    s = _mix64(numba.uint64(key0) + numba.uint64(code + 1) * g) ^ numba.uint64(key1)
-    z = _mix64(s + numba.uint64(n + 1) * g)
-    return float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-# Each draw is written once, on a stream held in registers, ``g = (state, has_spare, spare)``: each
-# ``held_*`` function returns the advanced ``g`` with its draw.  A loop of many draws loads the
-# stream once (:func:`held_stream`) and stores it once (:func:`store_stream`) instead of reading and
-# writing the arrays at every draw (D-TS's K^2 / 2 Beta draws a round: 1.2-1.5x faster); the array
-# forms (``stream_*``) are the same functions between a load and a store.
-@njit(cache=True)
-def held_stream(state, spare):
-    """The stream ``state`` and Box-Muller ``spare`` arrays as a register-held ``g``."""
-    return (state[0], spare[0] != 0.0, spare[1])
-
-
-@njit(cache=True)
-def store_stream(g, state, spare):
-    """Write the register-held stream ``g`` back into its arrays."""
-    state[0] = g[0]
-    spare[0] = 1.0 if g[1] else 0.0
-    spare[1] = g[2]
-
-
-@njit(cache=True)
-def held_next(g):
-    """The next SplitMix64 output of a register-held stream: ``(g, z)``."""
-    st = g[0] + numba.uint64(_GOLDEN)
-    return (st, g[1], g[2]), _mix64(st)
-
-
-@njit(cache=True)
-def held_uniform(g):
-    """Uniform on [0, 1) (53 bits) from a register-held stream: ``(g, u)``."""
-    g, z = held_next(g)
-    return g, float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True)
-def held_index(g, n):
-    """:func:`stream_index` of a register-held stream: ``(g, k)``."""
-    g, u = held_uniform(g)
-    k = int(u * n)
-    return g, (k if k < n else n - 1)
-
-
-@njit(cache=True)
-def held_normal(g):
-    """Standard normal by Box-Muller in pairs, the sine of a pair kept as the spare: ``(g, x)``."""
-    if g[1]:
-        return (g[0], False, g[2]), g[2]
-    g, u1 = held_uniform(g)
-    g, u2 = held_uniform(g)
-    r = math.sqrt(-2.0 * math.log(1.0 - u1))
-    w = 2.0 * math.pi * u2
-    return (g[0], True, r * math.sin(w)), r * math.cos(w)
-
-
-@njit(cache=True)
-def held_gamma(g, a):
-    """Gamma(a, 1) for ``a >= 1`` by Marsaglia & Tsang's squeeze-and-reject method: ``(g, x)``."""
-    d = a - 1.0 / 3.0
-    c = 1.0 / math.sqrt(9.0 * d)
-    while True:
-        g, x = held_normal(g)
-        v = 1.0 + c * x
-        if v <= 0.0:
-            continue
-        v = v * v * v
-        g, u = held_uniform(g)
-        x2 = x * x
-        if u < 1.0 - 0.0331 * x2 * x2:
-            return g, d * v
-        if u > 0.0 and math.log(u) < 0.5 * x2 + d * (1.0 - v + math.log(v)):
-            return g, d * v
-
-
-@njit(cache=True)
-def held_beta(g, a, b):
-    """Beta(a, b) for ``a, b >= 1`` as ``X / (X + Y)``, X ~ Gamma(a) drawn first: ``(g, x)``."""
-    g, x = held_gamma(g, a)
-    g, y = held_gamma(g, b)
-    return g, x / (x + y)
-
-
-@njit(cache=True)
-def stream_next(state):
-    """Next SplitMix64 output of the stream ``state`` (a uint64 array of length 1, advanced)."""
-    g, z = held_next((state[0], False, 0.0))
-    state[0] = g[0]
-    return z
-
-
-@njit(cache=True)
-def stream_uniform(state):
-    """Uniform on [0, 1) (53 bits) (:func:`held_uniform`)."""
-    g, u = held_uniform((state[0], False, 0.0))
-    state[0] = g[0]
-    return u
-
-
-@njit(cache=True)
-def stream_index(state, n):
-    """Uniform index in [0, n): ``floor(u n)`` (:func:`held_index`)."""
-    g, k = held_index((state[0], False, 0.0), n)
-    state[0] = g[0]
-    return k
-
-
-@njit(cache=True)
-def stream_normal(state, spare):
-    """Standard normal by Box-Muller in pairs (the sine of a pair waits in ``spare``)."""
-    g, x = held_normal(held_stream(state, spare))
-    store_stream(g, state, spare)
-    return x
-
-
-@njit(cache=True)
-def stream_gamma(state, spare, a):
-    """Gamma(a, 1) for ``a >= 1`` (:func:`held_gamma`)."""
-    g, x = held_gamma(held_stream(state, spare), a)
-    store_stream(g, state, spare)
-    return x
-
-
-@njit(cache=True)
-def stream_beta(state, spare, a, b):
-    """Beta(a, b) for ``a, b >= 1`` (:func:`held_beta`)."""
-    g, x = held_beta(held_stream(state, spare), a, b)
-    store_stream(g, state, spare)
-    return x
-
-
-# ----------------------------------------------------------------------------- shared arithmetic
-@njit(cache=True)
-def kl_half_c(p):
-    """``d(p) = KL(p, 1/2)`` as :func:`boundcalc.matrix.kl_half` computes it (bit for bit)."""
-    x = 2.0 * p - 1.0
-    if abs(x) >= 1.0:
-        return math.log(2.0)
-    return x * math.atanh(x) + 0.5 * math.log1p(-x * x)
-
-
-@njit(cache=True)
-def count(s, i, j, won):
-    """The protocol's counts after the duel ``(i, j)``: ``W[i, j]`` (or ``W[j, i]``) and ``N``;
-    a self-duel changes nothing."""
-    if i != j:
-        if won:
-            s.W[i, j] += 1
-        else:
-            s.W[j, i] += 1
-        s.N[i, j] += 1
-        s.N[j, i] += 1
-
-
-# ----------------------------------------------------------------------------- the simulator's environment
-#: The whole-run environment: the matrix (read for drawing and for the regret only), the per-pair
-#: draw counters, the keys, the regret matrices (units x K x K), the running sums, the output
-#: (units x checkpoints), the checkpoints, and ``reg = [t, next checkpoint, T]``.
-Env = namedtuple("Env", ["mu", "counts", "keys", "regrets", "cum", "out", "checkpoints", "reg"])
-
-
-def new_env(mu: np.ndarray, T: int, key0: int, key1: int, checkpoints: np.ndarray, regrets: np.ndarray) -> Any:
-    """``(arrays, bundle)`` of a fresh environment for ``T`` rounds (see :data:`Env`)."""
-    mu = np.ascontiguousarray(mu, dtype=np.float64)
-    K = mu.shape[0]
-    regrets = np.ascontiguousarray(regrets, dtype=np.float64)
-    cps = np.ascontiguousarray(checkpoints, dtype=np.int64)
-    arrays = Env(mu, np.zeros(K * K, dtype=np.int64), np.array([key0, key1], dtype=np.uint64), regrets,
-                 np.zeros(regrets.shape[0]), np.zeros((regrets.shape[0], cps.shape[0])), cps,
-                 np.array([1, 0, int(T)], dtype=np.int64))
-    return arrays, bundle(arrays)
-
-
-@njit(cache=True)
-def env_more(env):
-    """Rounds left to play."""
-    return env.reg[0] <= env.reg[2]
-
-
-@njit(cache=True)
-def play(env, i, j):
-    """Round ``t`` of the environment: duel ``(i, j)`` on the duel stream (True when ``i`` wins),
-    add the pair's regret, record the checkpoints that fall on ``t``, advance ``t``."""
-    mu = env.mu
-    K = mu.shape[0]
-    lo = min(i, j)
-    hi = max(i, j)
-    code = lo * K + hi
-    u = duel_uniform(env.keys[0], env.keys[1], code, env.counts[code])
-    env.counts[code] += 1
-    lo_wins = u < mu[lo, hi]
-    won = lo_wins if i == lo else not lo_wins
-    R = env.regrets
-    for k in range(R.shape[0]):
-        env.cum[k] += R[k, i, j]
-    t = env.reg[0]
-    c = env.reg[1]
-    cps = env.checkpoints
-    while c < cps.shape[0] and cps[c] == t:
-        for k in range(R.shape[0]):
-            env.out[k, c] = env.cum[k]
-        c += 1
-    env.reg[1] = c
-    env.reg[0] = t + 1
-    return won
 
 
 # ----------------------------------------------------------------------------- the Python class
@@ -414,6 +74,7 @@ class CompiledPolicy(Policy):
         self._attach(self.initial_state())
 
     def _attach(self, arrays) -> None:
+        compile_notice(["policy", type(self).kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
         self._arrays = arrays
         self._s = bundle(arrays)
         self._calls = _entry_points(type(self), self._s)
@@ -485,8 +146,9 @@ class CompiledPolicy(Policy):
     def _learn_compiled(self, i: int, j: int, won: bool) -> None:
         self._calls[1](self._s, i, j, won)
 
-    def run(self, duel: Callable[[int, int], Any], steps: int) -> tuple[np.ndarray, np.ndarray]:
-        """Play ``steps`` rounds against the environment ``duel(i, j) -> bool`` (True when ``i`` wins).
+    def run(self, duel: Callable[[int, int], Any] | Any, steps: int, *, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``steps`` rounds against ``duel``: a function ``duel(i, j) -> bool`` (True when ``i``
+        wins), or a preference matrix, played in one compiled call (:meth:`Policy.run`).
 
         The batch form of ``select_pair``/``update`` for a loop that owns no other state: the
         same pairs, without the per-step protocol checks.  Returns ``(pairs, outcomes)``:
@@ -495,6 +157,16 @@ class CompiledPolicy(Policy):
         if self._pending is not None:
             raise PolicyError(f"policy {self.name!r}: run with pair {self._pending} still waiting for its outcome")
         steps = int(steps)
+        if steps < 0:
+            raise ValueError(f"steps = {steps} must be >= 0")
+        if not callable(duel):
+            mu = self._matrix(duel)
+            k0, k1 = (int(x) for x in np.random.SeedSequence(seed).generate_state(2, np.uint64))
+            K = self.K
+            env_arrays, env = new_env(mu, steps, k0, k1, np.zeros(0, dtype=np.int64), np.zeros((0, K, K)), log=True)
+            self.run_environment(env)
+            log = env_arrays.log
+            return log[:, :2].copy(), log[:, 2].astype(bool)
         pairs = np.empty((steps, 2), dtype=np.int64)
         won = np.empty(steps, dtype=bool)
         select, s, learn = self._calls[0], self._s, self._learn_compiled

@@ -1,29 +1,28 @@
-"""Compiled (numba) kernels of the LP core's hot spots: the oracle, the row builder, the
-empirical structure and Theorem 5.
+"""The LP core's compiled kernels: the Copeland tables, the sorting oracle, the row builder, the
+empirical structure and Theorem 5 (paper 000: Komiyama, Honda & Nakagawa, ICML 2016).
 
-* :func:`copeland_sums` -- the minimal row sum of every ``(i2, l, case)`` of ``R_{i1}``
-  (:meth:`boundcalc.lp.constraints.CopelandFamily._sums`, the sorting oracle of 000 Sec. 4.1.1
-  and Algorithm 1's check (3));
-* :func:`copeland_rows` -- the most violated rows themselves, as index lists with their hashes
-  (:meth:`boundcalc.lp.constraints.CopelandFamily.separate_csr` and the cutting plane's cuts);
-* :func:`kl_structure` -- ``beats`` and ``d = KL(mu_hat, 1/2)`` of an empirical matrix
-  (:func:`boundcalc.lp.structure.empirical_structure`);
-* :func:`ecw_closed_form` -- Theorem 5's closed form for one winner
-  (:func:`boundcalc.lp.ecw.ecw_allocation`).
+* :func:`winner_tables` -- the one layout of the oracle's tables of a winner ``a`` (``I_a``, the
+  pools ``S_{i2} \\ {a}`` and, per ``(i2, l, case)``, the sizes ``|I|``, ``|S|`` and whether the
+  case has rows; 000 eq. (2)), read by the LP core
+  (:class:`boundcalc.lp.constraints.CopelandFamily`, compiled path) and by the RMED family
+  (:func:`boundcalc.kernels.copeland_rmed.build_tables`, per empirical winner);
+* :func:`copeland_sums` -- the minimal row sum of every ``(i2, l, case)`` of ``R_a``
+  (000 Sec. 4.1.1's sorting oracle and Algorithm 1's check (3));
+* :func:`copeland_rows` -- the most violated rows themselves, as index lists with their hashes;
+* :func:`kl_structure` -- ``beats`` and ``d = KL(mu_hat, 1/2)`` of an empirical matrix;
+* :func:`ecw_closed_form` -- Theorem 5's closed form for one winner (and its pool row,
+  :func:`ecw_pool_row`, which ECW-RMED caches per pool).
 
-:func:`copeland_sums` and :func:`ecw_closed_form` compute what the numpy code next to them
-computes, in the same order (sorted values, sequential prefix sums; equal costs in arm order),
-so the results agree to rounding (the oracle's sums to the last bit); the tests check this on
-many random inputs (``tests/test_lp_online.py``).  :func:`copeland_rows` has no numpy twin: until
-:func:`load` compiles it, its Python source runs as it is (the tests check that both give the
-same rows and hashes, ``tests/test_lp_lifted.py``).  numba compiles the kernels on first use and
-caches the machine code.  They are compiled on demand (:func:`load`): by the online entry points,
-and by one-shot solves of at least :data:`boundcalc.lp.cutting.COMPILE_MIN_ARMS` arms.
+Each has a numpy twin in :mod:`boundcalc.lp` (``CopelandFamily._tables_numpy``, ``._sums_numpy``,
+``._rows_numpy``, :func:`boundcalc.lp.structure.empirical_structure` with ``compiled=False``,
+:func:`boundcalc.lp.ecw.ecw_allocation` with ``compiled=False``) computing the same numbers in the
+same order (sorted values, sequential prefix sums; equal costs in arm order), so the results agree
+to the last bit; the caller chooses (``compiled=``, numpy by default: see
+:class:`boundcalc.lp.cutting.CopelandLPSolver`) and the tests check both on many random inputs
+(``tests/test_lp_online.py``, ``tests/test_lp_lifted.py``).
 
->>> load() in (True, False)   # False only without numba: then these are plain Python functions
-True
 >>> mu = np.array([[0.5, 0.8], [0.2, 0.5]])
->>> beats, d = kl_structure(mu, np.empty((2, 2), dtype=bool), np.empty((2, 2)))
+>>> beats, d = kl_structure(mu, np.empty((2, 2), dtype=np.bool_), np.empty((2, 2)))
 >>> beats.tolist(), round(float(d[0, 1]), 6), check_empirical(mu)
 ([[False, True], [False, False]], 0.192745, 0)
 """
@@ -31,49 +30,53 @@ True
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
-_NAMES = ("copeland_tables", "copeland_sums", "_ordered", "copeland_rows", "check_empirical", "kl_structure", "_sort_by_key",
-          "ecw_pool_row", "ecw_closed_form")
+from .kl import kl_half
 
-#: True once :func:`load` has compiled (or loaded from numba's cache) the kernels.  The LP core
-#: uses them only then; small one-shot solves never import numba (importing it and loading the
-#: kernels costs about half a second, more than a whole 16-arm solve).
-AVAILABLE = False
-_COMPILED = False
-#: Why the kernels could not be loaded (None when they could or were never asked for).
-UNAVAILABLE_REASON: str | None = None
+__all__ = ["winner_tables", "copeland_tables", "copeland_sums", "copeland_rows", "kl_structure", "check_empirical",
+           "ecw_pool_row", "ecw_closed_form"]
 
 
-def load() -> bool:
-    """Compile (or load from numba's cache) every kernel of this module; True on success.
+@njit(cache=True, nogil=True)
+def winner_tables(beats, L, a, ls, L1, Ia, in_Ia, pool, pool_size, mI, mS, ok, gI, gS, caseB):
+    """Fill the oracle's tables of winner ``a`` of the structure ``(beats, L)`` at the levels ``ls``
+    (``L1`` the smallest loss); returns ``|I_a|``.
 
-    Called by the online entry points (:meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical`,
-    :meth:`~boundcalc.lp.CopelandLPSolver.violation`) and by the compiled policies (:mod:`boundcalc.policies.kernel`).
-    Without numba the numpy code is used and this returns False.
-    """
-    global AVAILABLE, UNAVAILABLE_REASON, _COMPILED
-    if _COMPILED:
-        AVAILABLE = True
-        return True
-    if UNAVAILABLE_REASON is not None:
-        return False
-    try:
-        from numba import njit
-    except ImportError as exc:  # pragma: no cover - exercised only without numba
-        UNAVAILABLE_REASON = f"numba is not installed ({exc})"
-        return False
-    g = globals()
-    for name in _NAMES:  # callees before their callers
-        g[name] = njit(cache=True, nogil=True)(g[name])
-    _COMPILED = AVAILABLE = True
-    return True
+    ``Ia[:|I_a|]`` the arms ``a`` beats (ascending), ``in_Ia[j]`` whether ``j`` is one; ``pool[i2, j]``
+    whether ``j`` is in ``S_{i2} \\ {a}`` (``j`` beats ``i2``, ``j != a``; empty for ``i2 = a``),
+    ``pool_size`` its size; ``mI``, ``mS``, ``ok`` (K x 2nl) as :func:`copeland_tables` (unclipped);
+    ``gI``, ``gS`` the sizes clipped to ``[0, |I_a|]`` and ``[0, K]`` (what the oracle gathers by;
+    they may be ``mI``, ``mS`` themselves: then clipped in place); ``caseB[c]`` whether column ``c``
+    is case B.  The one layout of 000 eq. (2)'s tables."""
+    K = beats.shape[0]
+    nl = ls.shape[0]
+    nI = 0
+    for j in range(K):
+        in_Ia[j] = beats[a, j]
+        if beats[a, j]:
+            Ia[nI] = j
+            nI += 1
+    for i2 in range(K):
+        size = 0
+        for j in range(K):
+            v = beats[j, i2] and j != a and i2 != a
+            pool[i2, j] = v
+            size += v
+        pool_size[i2] = size
+    copeland_tables(L, a, ls, L1, pool_size, in_Ia, nI, mI, mS, ok)
+    for i2 in range(K):
+        for c in range(2 * nl):
+            gI[i2, c] = min(max(mI[i2, c], 0), nI)
+            gS[i2, c] = min(max(mS[i2, c], 0), K)
+    for t in range(nl):
+        caseB[t] = False
+        caseB[nl + t] = True
+    return nI
 
 
-__all__ = ["AVAILABLE", "load", "copeland_tables", "copeland_sums", "copeland_rows", "kl_structure", "check_empirical",
-           "ecw_closed_form"]
-
-
-def copeland_tables(L, a, ls, L1, pool_size, in_Ia, nI, mI, mS, ok):  # pragma: no cover - compiled
+@njit(cache=True, nogil=True)
+def copeland_tables(L, a, ls, L1, pool_size, in_Ia, nI, mI, mS, ok):
     """Fill the ``(i2, l, case)`` tables of ``R_a`` (K x 2nl; columns ``0..nl-1`` case A, ``i2`` not
     in ``I``, then case B, ``i2`` in ``I``): ``mI = |I| = l + 1 - L(1)`` (less one in case B),
     ``mS = |S| = max(0, L_{i2} - l [- 1])`` (unclipped) and whether the case has rows (both sizes
@@ -98,7 +101,8 @@ def copeland_tables(L, a, ls, L1, pool_size, in_Ia, nI, mI, mS, ok):  # pragma: 
     return ok
 
 
-def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):  # pragma: no cover - compiled
+@njit(cache=True, nogil=True)
+def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):
     """Fill ``out`` (K x 2nl) with every ``(i2, l, case)``'s smallest row sum (inf: no row)."""
     K = E.shape[0]
     nI = Ia.shape[0]
@@ -147,6 +151,7 @@ def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):  # pragma: no 
     return out
 
 
+@njit(cache=True, nogil=True)
 def _ordered(vals, tb, members):
     """``members`` (ascending arm indices) sorted by ``(vals[j], tb[j], j)``: two stable sorts."""
     o1 = np.argsort(tb[members], kind="mergesort")
@@ -155,6 +160,7 @@ def _ordered(vals, tb, members):
     return m1[o2]
 
 
+@njit(cache=True, nogil=True)
 def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, per_i2, winner_side, z1, z2):
     """The most violated rows of ``R_a`` at ``E``, built as sparse index lists and hashed in one pass.
 
@@ -245,7 +251,8 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
     return n, pick_i2[:n], pick_c[:n], pick_v[:n], starts[:n + 1], idx[:nnz], h1[:n], h2[:n]
 
 
-def check_empirical(mu):  # pragma: no cover - compiled
+@njit(cache=True, nogil=True)
+def check_empirical(mu):
     """0 when every entry is in [0, 1] (not NaN) and ``mu + mu.T = 1`` off the diagonal (to 1e-9);
     1 for a range/NaN problem, 2 for asymmetry."""
     K = mu.shape[0]
@@ -261,10 +268,10 @@ def check_empirical(mu):  # pragma: no cover - compiled
     return 0
 
 
-def kl_structure(mu, beats, d):  # pragma: no cover - compiled
+@njit(cache=True, nogil=True)
+def kl_structure(mu, beats, d):
     """``beats = mu > 1/2`` off the diagonal; ``d = KL(mu, 1/2)`` symmetrised, 0 on ties."""
     K = mu.shape[0]
-    log2 = np.log(2.0)
     for i in range(K):
         for j in range(K):
             beats[i, j] = (i != j) and (mu[i, j] > 0.5)
@@ -275,22 +282,13 @@ def kl_structure(mu, beats, d):  # pragma: no cover - compiled
                 d[i, j] = 0.0
                 d[j, i] = 0.0
                 continue
-            x = 2.0 * mu[i, j] - 1.0
-            y = 2.0 * mu[j, i] - 1.0
-            if x * x < 1.0:
-                dx = x * np.arctanh(x) + 0.5 * np.log1p(-x * x)
-            else:
-                dx = log2
-            if y * y < 1.0:
-                dy = y * np.arctanh(y) + 0.5 * np.log1p(-y * y)
-            else:
-                dy = log2
-            v = 0.5 * (dx + dy)
+            v = 0.5 * (kl_half(mu[i, j]) + kl_half(mu[j, i]))
             d[i, j] = v
             d[j, i] = v
     return beats, d
 
 
+@njit(cache=True, nogil=True)
 def _sort_by_key(keys, idx, n):
     """Insertion sort of idx[:n] by (keys[idx], idx) ascending (stable, ties by index)."""
     for a in range(1, n):
@@ -303,7 +301,8 @@ def _sort_by_key(keys, idx, n):
         idx[b + 1] = v
 
 
-def ecw_pool_row(beats, L, C, a, i2, idx, keys):  # pragma: no cover - compiled
+@njit(cache=True, nogil=True)
+def ecw_pool_row(beats, L, C, a, i2, idx, keys):
     """Theorem 5 on the pool of ``i2`` for winner ``a``: ``(part, h, level)``; ``idx[:h]`` are the
     selected arms (stable order by (cost, arm)).  ``h = 0`` when there is no row."""
     K = beats.shape[0]
@@ -331,6 +330,7 @@ def ecw_pool_row(beats, L, C, a, i2, idx, keys):  # pragma: no cover - compiled
     return best, hbest, 1.0 / float(hbest - k)
 
 
+@njit(cache=True, nogil=True)
 def ecw_closed_form(beats, L, C, a, E):
     """Theorem 5 of paper 000 for winner ``a``: returns ``C^E*_a``, writes the normalised ``E``.
 

@@ -25,15 +25,16 @@ different summation order could move by a rounding error are left to the callers
 reference paths and with runs recorded from the numpy implementation
 (``tests/test_cpe_algorithms.py``).
 
-:func:`load` wraps them with ``numba.njit(cache=True)`` once per process; each compiles on its
-first call (or loads from numba's cache).
+The callers (:mod:`boundcalc.cpe.algorithms`, :mod:`boundcalc.cpe.oracle`,
+:mod:`boundcalc.cpe.sampler`) import this module where they use it, so numba is imported only by
+the CPE algorithms that run compiled (the ``fast=`` choice of :func:`boundcalc.cpe.algorithms.clucb_borda_pac`
+and its siblings).
 
->>> kern = load()
 >>> x = np.array([0.1, 0.2, 0.3])
->>> bool(kern.pairwise_sum(x, np.array([2, 0]), 2) == x[[2, 0]].sum())
+>>> bool(pairwise_sum(x, np.array([2, 0]), 2) == x[[2, 0]].sum())
 True
 >>> a, b = np.random.default_rng(5), np.random.default_rng(5)
->>> [int(kern._bounded(a, np.int64(h))) for h in (7, 2**40)] == b.integers(0, [7, 2**40]).tolist()
+>>> [int(bounded(a, np.int64(h))) for h in (7, 2**40)] == b.integers(0, [7, 2**40]).tolist()
 True
 """
 
@@ -42,14 +43,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
-__all__ = ["load", "exact_draws", "best_forced", "clucb_rounds", "confidence", "car_round", "bounds01", "verify_round", "condorcet_lp",
+__all__ = ["exact_draws", "best_forced", "clucb_rounds", "confidence", "car_round", "bounds01", "verify_round", "condorcet_lp",
            "dual_point", "pairwise_sum", "OUTPUT", "BREAK", "TIE", "MORE", "ERROR", "DUEL", "FALLBACK"]
 
-_NAMES = ("pairwise_sum", "best_forced", "best_two", "_raw64", "_bounded", "exact_draws", "clucb_rounds",
-          "confidence", "car_round", "bounds01", "_unique_best", "verify_round", "_face", "_saturates",
-          "_numbered", "condorcet_lp", "dual_point")
-_MODULE = None  # this module, once its kernels are wrapped
 
 # Return codes of clucb_rounds.
 OUTPUT, BREAK, TIE, MORE = 0, 1, 2, 3
@@ -57,27 +55,9 @@ OUTPUT, BREAK, TIE, MORE = 0, 1, 2, 3
 ERROR, DUEL, FALLBACK = 4, 5, 6
 
 
-def load():
-    """Compile (or load from numba's cache) this module's kernels once per process; returns the module."""
-    if _MODULE is None:
-        _compile()
-    return _MODULE
-
-
-def _compile() -> None:
-    global _MODULE
-    import sys
-
-    from numba import njit
-
-    g = globals()
-    for name in _NAMES:
-        g[name] = njit(cache=True)(g[name])
-    _MODULE = sys.modules[__name__]
-
-
 # ---------------------------------------------------------------------------- shared helpers
-def pairwise_sum(x, idx, n):  # pragma: no cover - compiled
+@njit(cache=True)
+def pairwise_sum(x, idx, n):
     """``x[idx[:n]].sum()`` in numpy's summation order (pairwise_sum for n <= 128: 8 accumulators)."""
     if n < 8:
         res = 0.0
@@ -106,12 +86,14 @@ def pairwise_sum(x, idx, n):  # pragma: no cover - compiled
 
 
 # ---------------------------------------------------------------------------- exact sampler
-def _raw64(rng):  # pragma: no cover - compiled
+@njit(cache=True)
+def _raw64(rng):
     """One raw 64-bit output of the bit generator (``next_uint64``)."""
     return rng.integers(0, np.uint64(0xFFFFFFFFFFFFFFFF), dtype=np.uint64, endpoint=True)
 
 
-def _bounded(rng, high):  # pragma: no cover - compiled
+@njit(cache=True)
+def bounded(rng, high):
     """An integer uniform on ``[0, high)`` drawn exactly as ``Generator.integers(0, high)`` draws
     each entry of an int64 array ``high`` (numpy's ``random_bounded_uint64``: nothing when
     ``high = 1``, Lemire's rejection on 32 bits below ``2^32``, on 64 bits above).  numba's own
@@ -140,7 +122,8 @@ def _bounded(rng, high):  # pragma: no cover - compiled
     return np.int64(x1 * e1 + (t >> s32) + (w1 >> s32))
 
 
-def exact_draws(rng, tables, adj_start, adj_pos, adj_edge, edge_pos, chosen, use_int):  # pragma: no cover - compiled
+@njit(cache=True)
+def exact_draws(rng, tables, adj_start, adj_pos, adj_edge, edge_pos, chosen, use_int):
     """Sequential conditional sampling of ``chosen.shape[0]`` maximum matchings (see
     :class:`boundcalc.cpe.sampler.MatchingSampler`): candidates last to first, each sample
     drawing ``r`` uniform below ``f_i[S]`` and taking the first term of
@@ -160,7 +143,7 @@ def exact_draws(rng, tables, adj_start, adj_pos, adj_edge, edge_pos, chosen, use
             ri = np.int64(0)
             rf = 0.0
             if use_int:
-                ri = _bounded(rng, np.int64(tot))
+                ri = bounded(rng, np.int64(tot))
             else:
                 rf = rng.random() * tot
             acc = tables[i - 1, cur]
@@ -178,7 +161,8 @@ def exact_draws(rng, tables, adj_start, adj_pos, adj_edge, edge_pos, chosen, use
 
 
 # ---------------------------------------------------------------------------- MWMC by enumeration
-def best_forced(w, Ms, inc, include, exclude, minimize, tie_tol, val):  # pragma: no cover - compiled
+@njit(cache=True)
+def best_forced(w, Ms, inc, include, exclude, minimize, tie_tol, val):
     """004's MWMC over the enumerated maximum matchings ``Ms`` (rows in position order, ``inc``
     their edge indicators) that contain every edge of ``include`` and none of ``exclude``: the
     index of the one of largest ``w(M)`` (smallest when ``minimize``) if every other is worse by
@@ -216,7 +200,8 @@ def best_forced(w, Ms, inc, include, exclude, minimize, tie_tol, val):  # pragma
 
 
 # ---------------------------------------------------------------------------- CLUCB-Borda
-def best_two(w, Ms, nM, l):  # pragma: no cover - compiled
+@njit(cache=True)
+def best_two(w, Ms, nM, l):
     """The largest and second-largest weight ``w(M)`` over the enumerated matchings, and the
     first index reaching the largest (MWMC by enumeration; ties are detected by the caller)."""
     best, second, ib = -np.inf, -np.inf, -1
@@ -230,8 +215,9 @@ def best_two(w, Ms, nM, l):  # pragma: no cover - compiled
     return best, second, ib
 
 
+@njit(cache=True)
 def clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_end,
-                 log4K_d, bonus, l_eps, eq_tol, exact, tie_tol, res, zlog, dout):  # pragma: no cover - compiled
+                 log4K_d, bonus, l_eps, eq_tol, exact, tie_tol, res, zlog, dout):
     """Rounds of Algorithm 1 / 5's loop from round ``t``, duel ``k`` of the block, as
     :func:`boundcalc.cpe.algorithms._clucb_phase` runs them, on the enumerated matchings ``Ms``.
 
@@ -305,7 +291,8 @@ def clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_e
 
 
 # ---------------------------------------------------------------------------- CAR-Cond's screen
-def confidence(W, N, comp, log_term, Pu, Pl):  # pragma: no cover - compiled
+@njit(cache=True)
+def confidence(W, N, comp, log_term, Pu, Pl):
     """``bar P_t`` (into ``Pu``) and ``underline P_t`` (into ``Pl``) of 004 eq. (8) from the win
     counts ``W`` and duel counts ``N``: ``hat p +- c`` clipped to [0, 1] with ``c = sqrt(log_term /
     (2 N))`` (``log_term = ln(4 K t^3 / delta)``; ``x/0 := 1``: ``hat p = 1/2``, ``c = 1`` where
@@ -333,7 +320,8 @@ def confidence(W, N, comp, log_term, Pu, Pl):  # pragma: no cover - compiled
                 Pl[e, f] = 0.0
 
 
-def car_round(W, N, pa, pb, xs, comp, X, allowed, starts, log_term, thr, margin, Pu, Pl, bounds):  # pragma: no cover - compiled
+@njit(cache=True)
+def car_round(W, N, pa, pb, xs, comp, X, allowed, starts, log_term, thr, margin, Pu, Pl, bounds):
     """One round of CAR-Cond after its duels (:func:`boundcalc.cpe.algorithms._car_cond_gen`).
 
     Adds the round's outcomes to the counts (pair ``(pa[k], pb[k])``: ``W[a, b] += x``, ``W[b, a]
@@ -376,7 +364,8 @@ def car_round(W, N, pa, pb, xs, comp, X, allowed, starts, log_term, thr, margin,
     return settled
 
 
-def bounds01(Q, ysel, xsel, A1, R1, A, R, Ms, inc, ep, tie_tol, w, out):  # pragma: no cover - compiled
+@njit(cache=True)
+def bounds01(Q, ysel, xsel, A1, R1, A, R, Ms, inc, ep, tie_tol, w, out):
     """The certified bounds of one CAR-Cond oracle value at 0/1 points, as
     :meth:`boundcalc.cpe.algorithms._MaxMin.get_bounds` computes them: ``out[0] = max_{M in
     P(A1, R1)} w(M)`` with ``w = Q y`` and ``out[1] = min_{M in P(A, R)} w'(M)`` with ``w' = Q^T x``,
@@ -398,14 +387,16 @@ def bounds01(Q, ysel, xsel, A1, R1, A, R, Ms, inc, ep, tie_tol, w, out):  # prag
 
 
 # ---------------------------------------------------------------------------- CAR-Verify's rounds
-def _unique_best(x, Mv, l, tie_tol, margin):  # pragma: no cover - compiled
+@njit(cache=True)
+def _unique_best(x, Mv, l, tie_tol, margin):
     """The index of the largest ``x(M)`` over the rows of ``Mv`` when every other row is below
     it by more than ``tie_tol + margin``, else -1 (tied, or too close to tell)."""
     best, second, ib = best_two(x, Mv, Mv.shape[0], l)
     return -1 if second >= best - tie_tol - margin else ib
 
 
-def verify_round(W, N, inMhat, Mhat, Mv, log_term, tie_tol, margin, c, au, al, out):  # pragma: no cover - compiled
+@njit(cache=True)
+def verify_round(W, N, inMhat, Mhat, Mv, log_term, tie_tol, margin, c, au, al, out):
     """One round of CAR-Verify's verification (Algorithm 4, lines 5-14) over the enumerated
     matchings ``Mv`` other than ``M^`` (see :func:`boundcalc.cpe.algorithms._car_verify_gen`).
 
@@ -453,7 +444,8 @@ def verify_round(W, N, inMhat, Mhat, Mv, log_term, tie_tol, margin, c, au, al, o
 
 
 # ---------------------------------------------------------------------------- Condorcet oracle LP
-def _face(ep, ec, l, n, A, R):  # pragma: no cover - compiled
+@njit(cache=True)
+def face(ep, ec, l, n, A, R):
     """``P(M, A, R)``'s face data: (free edges mask, positions covered by A, A is a matching
     disjoint from R).  An edge is free when it is not in R and shares no position or candidate
     with A (A's own edges are not free: they are fixed at 1)."""
@@ -475,7 +467,8 @@ def _face(ep, ec, l, n, A, R):  # pragma: no cover - compiled
     return free, pcov, ok
 
 
-def _saturates(ep, ec, pstart, n, free, pcov):  # pragma: no cover - compiled
+@njit(cache=True)
+def _saturates(ep, ec, pstart, n, free, pcov):
     """Whether the free edges match every position outside ``pcov`` to distinct candidates
     (augmenting paths, breadth first): ``P(M, A, R)`` is non-empty exactly then."""
     l = pstart.shape[0] - 1
@@ -518,7 +511,8 @@ def _saturates(ep, ec, pstart, n, free, pcov):  # pragma: no cover - compiled
     return True
 
 
-def _numbered(keep, first):  # pragma: no cover - compiled
+@njit(cache=True)
+def _numbered(keep, first):
     """``first, first + 1, ...`` at the kept indices in order, -1 elsewhere; and how many."""
     out = np.full(keep.shape[0], -1, dtype=np.int64)
     k = 0
@@ -529,7 +523,8 @@ def _numbered(keep, first):  # pragma: no cover - compiled
     return out, k
 
 
-def condorcet_lp(Q, Qb, Qta, ep, ec, pstart, n, A1, R1, A2, R2):  # pragma: no cover - compiled
+@njit(cache=True)
+def condorcet_lp(Q, Qb, Qta, ep, ec, pstart, n, A1, R1, A2, R2):
     """The LP of :func:`boundcalc.cpe.oracle.condorcet_oracle` (its docstring derives it) for
     ``P1 = P(M, A1, R1)``, ``P2 = P(M, A2, R2)``, given ``Qb = Q chi_{A2}`` and
     ``Qta = Q^T chi_{A1}``.
@@ -542,13 +537,13 @@ def condorcet_lp(Q, Qb, Qta, ep, ec, pstart, n, A1, R1, A2, R2):  # pragma: no c
     is left out (implied)."""
     m = ep.shape[0]
     l = pstart.shape[0] - 1
-    free1, pcov1, ok1 = _face(ep, ec, l, n, A1, R1)
+    free1, pcov1, ok1 = face(ep, ec, l, n, A1, R1)
     e_i = np.zeros(0, dtype=np.int64)
     e_f = np.zeros(0)
     e_i32 = np.zeros(0, dtype=np.int32)
     if not (ok1 and _saturates(ep, ec, pstart, n, free1, pcov1)):
         return 1, e_i, e_i, e_f, e_f, e_f, e_f, e_f, e_i32, e_i32, e_f
-    free2, pcov2, ok2 = _face(ep, ec, l, n, A2, R2)
+    free2, pcov2, ok2 = face(ep, ec, l, n, A2, R2)
     if not (ok2 and _saturates(ep, ec, pstart, n, free2, pcov2)):
         return 2, e_i, e_i, e_f, e_f, e_f, e_f, e_f, e_i32, e_i32, e_f
     F1 = np.flatnonzero(free1)
@@ -638,7 +633,8 @@ def condorcet_lp(Q, Qb, Qta, ep, ec, pstart, n, A1, R1, A2, R2):  # pragma: no c
     return 0, F1, F2, cost, col_lo, col_hi, row_lo, row_hi, start, index, value
 
 
-def dual_point(x_z, duals, a, b, F1, F2, ep, ec, l, n, R2, tol):  # pragma: no cover - compiled
+@njit(cache=True)
+def dual_point(x_z, duals, a, b, F1, F2, ep, ec, l, n, R2, tol):
     """The oracle's points from the LP solution: ``x = chi_{A1}`` with ``z`` (clipped to [0, 1])
     on ``F1``; ``y = chi_{A2}`` with ``|duals|`` of the ``f in F2`` rows on ``F2``, its clipped
     copy, and whether ``y`` passes the membership checks of ``P(M, A2, R2)`` within ``tol``

@@ -1,0 +1,102 @@
+"""The one compiled layer: every numba function of boundcalc, and the only place that imports numba.
+
+Rules (checked by ``tests/test_architecture.py``)
+
+* A module here imports numpy, numba, the standard library and other modules of this layer --
+  nothing else of boundcalc.  Its functions take arrays and scalars (or a policy's state bundle, a
+  numba structref over arrays) and return arrays and scalars.
+* One loading style: a kernel module is plain numba source, every function decorated
+  ``@njit(cache=True)`` where it is defined.  Importing the module imports numba (once per
+  process) and declares the functions; each compiles on its first call for the
+  argument types it meets, or loads from numba's on-disk cache (``__pycache__`` beside the
+  source, or ``NUMBA_CACHE_DIR``).  Nothing is compiled or replaced at import, and no global flag
+  changes which code a caller runs.
+* The caller chooses: where a numpy path remains beside a kernel (the LP core's oracle, tables,
+  rows, empirical structure and Theorem 5), the caller passes ``compiled=`` (numpy by default:
+  as fast for a one-shot solve, without loading numba), imports the kernel module only on the
+  compiled path, and the tests check both paths equal.  The CPE algorithms' compiled loops are
+  likewise their caller's choice (``fast=``, beside the numpy / LSA path); the policies' steps
+  exist only compiled (their independent reference is the plain transcription in the tests).
+
+Modules
+
+* :mod:`~boundcalc.kernels.kl` -- the one ``KL(p, 1/2)``;
+* :mod:`~boundcalc.kernels.lp` -- the LP core's Copeland tables (read by the LP core and by the
+  RMED family), the sorting oracle, the row builder, the empirical structure, Theorem 5;
+* :mod:`~boundcalc.kernels.policy` -- state bundles, the two SplitMix64 streams, the protocol's
+  counts, the simulator's environment (and why each policy keeps its own run loop);
+* one module per policy family (:mod:`~boundcalc.kernels.rmed1`, ``rmed2``, ``rucb``, ``dts``,
+  ``ccb``, ``scb``, ``savage``, ``copeland_rmed``, ``cw_rmed``) -- the policy's state layout and its
+  compiled ``select``/``update``/``run``;
+* :mod:`~boundcalc.kernels.cpe` -- paper 004's pure-exploration loops.
+
+``boundcalc warmup`` compiles them all ahead, in parallel (:mod:`boundcalc.warmup`); on an empty
+cache, the first command that needs more than a second of compiling says so once on stderr
+(:func:`compile_notice`).
+
+>>> sorted(COMPILE_SECONDS) == sorted(MODULES) == sorted(_ENTRY)   # an estimate and an entry per module
+True
+"""
+
+import sys
+from typing import Iterable, TextIO
+
+#: Every kernel module, in the order ``boundcalc warmup`` compiles them (longest first).
+MODULES = ("cw_rmed", "copeland_rmed", "lp", "cpe", "dts", "ccb", "scb", "rucb", "rmed2", "rmed1", "savage", "policy",
+           "kl")
+#: CPU seconds each kernel module takes to compile on an empty cache, the estimate the compile notice
+#: gives: ``benchmarks/results/startup.json`` "kernels" (2-core machine), each policy's first-run
+#: compile time less the shared machinery of :mod:`~boundcalc.kernels.policy` (about 1.5 s, counted
+#: once); ``copeland_rmed`` and ``cw_rmed`` include the LP kernels they call (``kl`` is compiled
+#: into its callers).
+COMPILE_SECONDS = {"cw_rmed": 22.4, "copeland_rmed": 14.3, "cpe": 9.1, "lp": 6.3, "ccb": 3.1, "rmed2": 2.4,
+                   "dts": 2.3, "rmed1": 2.0, "rucb": 1.8, "scb": 1.7, "policy": 1.5, "savage": 0.6, "kl": 0.1}
+
+#: The function whose cache entry stands for its module's (a whole-run kernel reaches the rest).
+_ENTRY = {"cw_rmed": "cw_run", "copeland_rmed": "ecw_run", "lp": "copeland_sums", "cpe": "confidence",
+          "dts": "dts_run", "ccb": "ccb_run", "scb": "scb_run", "rucb": "rucb_run", "rmed2": "rmed2_run",
+          "rmed1": "rmed1_run", "savage": "savage_run", "policy": "play", "kl": "kl_half"}
+
+_NOTED = False
+
+
+def _module(name: str):
+    """The kernel module ``name`` (imported: numba with it)."""
+    from importlib import import_module
+
+    return import_module(f"{__name__}.{name}")
+
+
+_KNOWN_CACHED: set = set()
+
+
+def cached(name: str) -> bool:
+    """Whether numba's on-disk cache holds the kernel module ``name`` (its entry function has an
+    index whose source stamp matches the file): loading it then takes milliseconds, not seconds.
+    True when numba's cache cannot be read this way (no notice is better than a wrong one)."""
+    if name in _KNOWN_CACHED:
+        return True
+    try:
+        disp = getattr(_module(name), _ENTRY[name])
+        ok = bool(disp._cache._cache_file._load_index())
+    except Exception:  # pragma: no cover - numba internals moved
+        ok = True
+    if ok:
+        _KNOWN_CACHED.add(name)
+    return ok
+
+
+def compile_notice(names: Iterable[str], what: str, stream: TextIO | None = None) -> float:
+    """Say once per process, on stderr, that the kernel modules ``names`` are about to be compiled,
+    when they are not in numba's cache and compiling them takes more than a second: what, about
+    how long, that later runs start at once.  Returns the estimated seconds (0 when cached)."""
+    global _NOTED
+    todo = [n for n in dict.fromkeys(names) if not cached(n)]
+    seconds = sum(COMPILE_SECONDS.get(n, 1.0) for n in todo)
+    if _NOTED or seconds <= 1.0:
+        return seconds
+    _NOTED = True
+    print(f"boundcalc: compiling the numba kernels of {what} (about {seconds:.0f} s of CPU, once: numba caches "
+          "the machine code and later runs start at once; `boundcalc warmup` compiles every kernel ahead)",
+          file=sys.stderr if stream is None else stream, flush=True)
+    return seconds

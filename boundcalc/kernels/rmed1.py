@@ -1,0 +1,178 @@
+"""RMED1's compiled state and steps (Komiyama, Honda, Kashima & Nakagawa, COLT 2015, Algorithms 1-2);
+the reading of each step is in :mod:`boundcalc.policies.rmed1`.
+
+>>> from boundcalc.kernels.policy import bundle
+>>> s = rmed_state(3, {"f_scale": 0.3, "f_power": 1.01, "n_init": 1}, 2)
+>>> rmed1_select(bundle(s))   # the initial phase: the first pair drawn fewer than n_init times
+(0, 1)
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .policy import T_, count, env_more, kl_half_c, play
+
+#: RMED's state (RMED1 and RMED2): the counts, ``G = N d`` on the losing side (``G_ij = N_ij
+#: d(mu_hat_ij)`` when ``mu_hat_ij < 1/2``, else 0), ``I_i = sum_j G_ij``, the list ``L_C`` (its
+#: first ``reg[NLC]`` entries) and the membership flags of ``L_R`` and ``L_N``.
+RMEDState = namedtuple("RMEDState", ["W", "N", "G", "I", "LC", "inLR", "inLN", "reg", "fr", "stats"])
+
+
+# reg: the round t, the position in L_C, |L_C|, the initial phase still on, the selected pair is a
+# draw of the loop over L_C, n_init; fr: f(K), RMED2's alpha and delta_floor
+POS, NLC, INITIAL, IN_LOOP, N_INIT = 1, 2, 3, 4, 5
+
+
+FK, ALPHA, FLOOR = 0, 1, 2
+
+
+def rmed_state(K: int, params: dict, n_stats: int) -> RMEDState:
+    """RMED's state at ``t = 1``: counts 0, ``L_C = L_R = [K]``, ``L_N`` empty, the initial phase on."""
+    fK = params["f_scale"] * float(K) ** params["f_power"]
+    return RMEDState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), np.zeros((K, K)),
+                     np.zeros(K), np.arange(K, dtype=np.int64), np.ones(K, dtype=np.bool_),
+                     np.zeros(K, dtype=np.bool_), np.array([1, 0, K, 1, 0, params["n_init"]], dtype=np.int64),
+                     np.array([fK, float(params.get("alpha", 0.0)), float(params.get("delta_floor", 0.0))]),
+                     np.zeros(n_stats, dtype=np.int64))
+
+
+@njit(cache=True)
+def first_pair(N, thr):
+    """The first pair ``a < b`` (row-major) drawn fewer than ``thr`` times, or ``(-1, -1)``:
+    RMED's initial phase (``thr = n_init``) and RMED2's forced exploration (``alpha log log t``)."""
+    K = N.shape[0]
+    for a in range(K):
+        for b in range(a + 1, K):
+            if N[a, b] < thr:
+                return a, b
+    return -1, -1
+
+
+@njit(cache=True)
+def argmin_first(x):
+    """The first index of the smallest entry (RMED's ``i*(t)``, ties to the smallest arm)."""
+    m = 0
+    for a in range(1, x.shape[0]):
+        if x[a] < x[m]:
+            m = a
+    return m
+
+
+@njit(cache=True)
+def initial_pair(s):
+    """RMED's initial phase: the next pair drawn fewer than ``n_init`` times (counted in ``stats[0]``),
+    or ``(-1, -1)`` once every pair has its draws (the phase then ends for good)."""
+    if s.reg[INITIAL]:
+        i, j = first_pair(s.N, s.reg[N_INIT])
+        if i >= 0:
+            s.stats[0] += 1
+            s.reg[IN_LOOP] = 0
+            return i, j
+        s.reg[INITIAL] = 0
+    return -1, -1
+
+
+@njit(cache=True)
+def rmed1_opponent(W, N, l, istar):
+    """RMED1's opponent of ``l`` (Algorithm 2): ``i*`` when it is in ``O_l = {j : mu_lj <= 1/2}``
+    or ``O_l`` is empty, else ``argmin_{j != l} mu_lj`` (undrawn pairs 1/2; that argmin lies in
+    ``O_l``, whose members are the only arms with ``mu_lj <= 1/2``)."""
+    K = W.shape[0]
+    n_opp = 0
+    istar_opp = False
+    for b in range(K):
+        if b != l and 2 * W[l, b] <= N[l, b]:
+            n_opp += 1
+            if b == istar:
+                istar_opp = True
+    if istar_opp or n_opp == 0:
+        return istar
+    best = np.inf
+    m = -1
+    for b in range(K):
+        if b == l:
+            continue
+        x = W[l, b] / N[l, b] if N[l, b] > 0 else 0.5
+        if x < best:
+            best = x
+            m = b
+    return m
+
+
+@njit(cache=True)
+def rmed1_select(s):
+    """RMED1's next pair: the initial phase, then ``(l, m)`` for ``l`` the next arm of ``L_C``."""
+    i, j = initial_pair(s)
+    if i >= 0:
+        return i, j
+    s.reg[IN_LOOP] = 1
+    l = s.LC[s.reg[POS]]
+    m = rmed1_opponent(s.W, s.N, l, argmin_first(s.I))
+    if m == l:
+        s.stats[1] += 1
+    return l, m
+
+
+@njit(cache=True)
+def _divergence_row(s, i):
+    K = s.W.shape[0]
+    acc = 0.0
+    for j in range(K):
+        acc += s.G[i, j]
+    s.I[i] = acc
+
+
+@njit(cache=True)
+def rmed_update(s, i, j, won):
+    """RMED's learning step (RMED1 and RMED2): the counts, ``G`` and ``I`` of the two arms; after a
+    draw of the loop the list step -- ``l`` leaves ``L_R``, every arm within ``log t + f(K)`` of the
+    best ``I`` joins ``L_N``, a finished pass starts the next -- then ``t`` advances."""
+    count(s, i, j, won)
+    W = s.W
+    N = s.N
+    if i != j:
+        for (x, y) in ((i, j), (j, i)):
+            n = N[x, y]
+            if 2 * W[x, y] < n:
+                s.G[x, y] = float(n) * kl_half_c(W[x, y] / n)
+            else:
+                s.G[x, y] = 0.0
+        _divergence_row(s, i)
+        _divergence_row(s, j)
+    t = s.reg[T_]
+    if s.reg[IN_LOOP]:
+        s.reg[IN_LOOP] = 0
+        K = W.shape[0]
+        pos = s.reg[POS]
+        s.inLR[s.LC[pos]] = False
+        istar = argmin_first(s.I)
+        bound = math.log(t) + s.fr[FK]
+        for a in range(K):
+            if not s.inLR[a] and s.I[a] - s.I[istar] <= bound:
+                s.inLN[a] = True
+        pos += 1
+        if pos == s.reg[NLC]:
+            n = 0
+            for a in range(K):
+                s.inLR[a] = s.inLN[a]
+                if s.inLN[a]:
+                    s.LC[n] = a
+                    n += 1
+                s.inLN[a] = False
+            s.reg[NLC] = n
+            pos = 0
+        s.reg[POS] = pos
+    s.reg[T_] = t + 1
+
+
+@njit(cache=True)
+def rmed1_run(s, env):
+    """RMED1's whole-run kernel: :func:`rmed1_select`, the duel, :func:`rmed_update`, to the horizon."""
+    while env_more(env):
+        i, j = rmed1_select(s)
+        rmed_update(s, i, j, play(env, i, j))

@@ -1,0 +1,102 @@
+"""RMED2's compiled steps (Komiyama et al., COLT 2015, Algorithms 1 and 3); the reading of each step
+is in :mod:`boundcalc.policies.rmed2`."""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from .policy import T_, env_more, kl_half_c, play
+from .rmed1 import (
+    ALPHA,
+    FLOOR,
+    IN_LOOP,
+    POS,
+    argmin_first,
+    first_pair,
+    initial_pair,
+    rmed1_opponent,
+    rmed_update,
+)
+
+
+@njit(cache=True)
+def _mu_hat(W, N, a, b):
+    n = N[a, b]
+    if n > 0:
+        return W[a, b] / n
+    return 0.5
+
+
+@njit(cache=True)
+def rmed2_target(W, N, istar, l, floor):
+    """``b(l)``: the arm ``j`` with ``mu_hat_lj < 1/2`` minimising
+    ``max(Delta_{i* l} + Delta_{i* j}, floor) / d(mu_hat_lj)`` (RMED2, COLT 2015, Algorithm 3),
+    ``Delta_{i* j} = mu_hat_{i* j} - 1/2``; ``-1`` when no arm beats ``l`` empirically.
+    Ties go to the smaller index.
+
+    >>> import numpy as np
+    >>> W = np.array([[0, 6, 9], [4, 0, 1], [1, 9, 0]]); N = W + W.T
+    >>> rmed2_target(W, N, 0, 1, 0.01), rmed2_target(W, N, 0, 0, 0.01)
+    (2, -1)
+    """
+    K = W.shape[0]
+    dl = _mu_hat(W, N, istar, l) - 0.5
+    best = math.inf
+    bt = -1
+    for b in range(K):
+        if b == l or not 2 * W[l, b] < N[l, b]:
+            continue
+        num = dl + (_mu_hat(W, N, istar, b) - 0.5)
+        if num < floor:
+            num = floor
+        x = num / kl_half_c(W[l, b] / N[l, b])
+        if x < best:
+            best = x
+            bt = b
+    return bt
+
+
+@njit(cache=True)
+def rmed2_select(s):
+    """RMED2's next pair: the initial phase, line 1's forced exploration, then ``(l, m)`` by
+    Algorithm 3 for ``l`` the next arm of ``L_C``.  ``stats = [initial, forced, self_duels,
+    to_winner, to_target]``."""
+    i, j = initial_pair(s)
+    if i >= 0:
+        return i, j
+    t = s.reg[T_]
+    if t >= 3:
+        i, j = first_pair(s.N, s.fr[ALPHA] * math.log(math.log(t)))
+        if i >= 0:
+            s.stats[1] += 1
+            s.reg[IN_LOOP] = 0
+            return i, j
+    s.reg[IN_LOOP] = 1
+    W = s.W
+    N = s.N
+    l = s.LC[s.reg[POS]]
+    istar = argmin_first(s.I)
+    bt = rmed2_target(W, N, istar, l, s.fr[FLOOR])
+    if bt >= 0:
+        loglog = math.log(math.log(t))
+        if istar != l and 2 * W[l, istar] <= N[l, istar] and N[l, istar] * loglog <= N[l, bt]:
+            m = istar
+            s.stats[3] += 1
+        else:
+            m = bt
+            s.stats[4] += 1
+    else:  # no arm beats l empirically: RMED1's rule (its minimiser lies among the arms l does not beat)
+        m = rmed1_opponent(W, N, l, istar)
+    if m == l:
+        s.stats[2] += 1
+    return l, m
+
+
+@njit(cache=True)
+def rmed2_run(s, env):
+    """RMED2's whole-run kernel: :func:`rmed2_select`, the duel, RMED's update, to the horizon."""
+    while env_more(env):
+        i, j = rmed2_select(s)
+        rmed_update(s, i, j, play(env, i, j))

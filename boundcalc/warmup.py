@@ -1,0 +1,143 @@
+"""Compile every numba kernel of boundcalc ahead (``boundcalc warmup``), in parallel on the available cores.
+
+numba compiles a kernel the first time it runs and keeps the machine code in its on-disk cache
+(``__pycache__`` beside the source, or ``NUMBA_CACHE_DIR``), keyed on the source files and the CPU:
+a fresh install, every ``pip install -U`` and every CI run start with an empty cache.  Without a
+warm-up, the first command that runs a policy or a CPE algorithm pays its compilation (one line on
+stderr says so, :func:`boundcalc.kernels.compile_notice`); ``boundcalc warmup`` pays all of it at
+once, one task per policy, one for the LP core's kernels and one for the CPE algorithms, spread
+over worker processes (numba writes each cache entry atomically, so workers compiling a shared
+callee do not clash).
+
+Each task runs its public entry points on a tiny instance -- the protocol's ``select_pair`` /
+``update``, :meth:`~boundcalc.policies.Policy.run` on a matrix, the simulator's whole-run kernel;
+the LP core with ``compiled=True``; every registered CPE algorithm -- so exactly the
+specialisations a user's command meets are compiled.
+
+>>> tasks = warmup_tasks()
+>>> tasks[0], {"lp", "cpe", "rmed1"} <= set(tasks)   # CW-RMED, the longest, first
+('cw-rmed', True)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Callable
+
+__all__ = ["warmup_tasks", "run_task", "warmup"]
+
+
+def _policy(name: str) -> None:
+    import numpy as np
+
+    from .datasets import load_example
+    from .policies.registry import make_policy
+    from .simulate import simulate
+
+    mu = load_example("table2").mu
+    rng = np.random.default_rng(0)
+    p = make_policy(name, mu.shape[0], rng=np.random.default_rng(0))
+    for _ in range(30):
+        i, j = p.select_pair()
+        p.update(i, j, bool(rng.random() < mu[i, j]))
+    p.run(mu, 30)  # the compiled run on a matrix
+    simulate(mu, [name], runs=1, horizon=100, seed=0, workers=0, progress=False, bounds=False)
+
+
+def _lp() -> None:
+    import numpy as np
+
+    from .datasets import random_matrix
+    from .lp import CopelandLPSolver
+
+    pm = random_matrix(12, 0)
+    solver = CopelandLPSolver(compiled=True)
+    solver.solve(pm)
+    mu = np.clip(pm.mu + 0.01 * (np.arange(12)[:, None] - np.arange(12)[None, :]) / 12, 0, 1)
+    np.fill_diagonal(mu, 0.5)
+    solver.solve_empirical(mu, certify=True)
+    solver.violation(pm.mu, np.ones((12, 12)) - np.eye(12), int(pm.copeland_winners[0]))
+
+
+def _cpe() -> None:
+    from .cpe.algorithms import ALGORITHMS
+    from .datasets import load_example
+    from .explore import explore
+
+    mu = load_example("table2").mu
+    for name, spec in ALGORITHMS.items():
+        explore(mu, name, delta=0.1, epsilon=0.1 if spec.needs_epsilon else None, runs=1, workers=0, progress=False)
+
+
+def warmup_tasks() -> list[str]:
+    """The task names, longest first: every compiled policy of the registry, ``lp``, ``cpe``."""
+    from .kernels import COMPILE_SECONDS
+    from .policies.registry import POLICIES
+
+    names = [name for name, cls in POLICIES.items() if cls.compiled] + ["lp", "cpe"]
+    return sorted(names, key=lambda n: -COMPILE_SECONDS.get(_module_of(n), 1.0))
+
+
+def _module_of(task: str) -> str:
+    """The kernel module a task compiles (for its estimate)."""
+    if task in ("lp", "cpe"):
+        return task
+    from .policies.registry import POLICIES
+
+    return POLICIES[task].kernels[2].py_func.__module__.rsplit(".", 1)[1]
+
+
+def run_task(task: str) -> tuple[str, float]:
+    """Run one warm-up task in this process; ``(task, CPU seconds)``."""
+    import contextlib
+    import io
+
+    c0 = time.process_time()
+    fn: Callable[[], None] = _lp if task == "lp" else _cpe if task == "cpe" else (lambda: _policy(task))
+    with contextlib.redirect_stderr(io.StringIO()):  # the compile notices: compiling is what was asked
+        fn()
+    return task, time.process_time() - c0
+
+
+def warmup(workers: int | None = None, progress: bool | None = None, tasks: list[str] | None = None) -> dict:
+    """Compile every kernel ahead; ``{task: CPU seconds}`` (its worker's CPU for that task).
+
+    ``workers``: processes (default: the available cores; 0 runs in this process);
+    ``progress``: a tqdm bar on stderr (default: when stderr is a terminal; plain lines when tqdm
+    is missing).
+    """
+    tasks = warmup_tasks() if tasks is None else list(tasks)
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if progress is None:
+        progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    bar = None
+    if progress:
+        try:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(tasks), file=sys.stderr, desc="compiling kernels", unit="task", dynamic_ncols=True)
+        except ImportError:  # pragma: no cover - tqdm is optional
+            bar = None
+    out: dict = {}
+
+    def done(task: str, cpu: float) -> None:
+        out[task] = cpu
+        if bar is not None:
+            bar.set_postfix_str(task)
+            bar.update(1)
+
+    if workers <= 0 or len(tasks) <= 1:
+        for t in tasks:
+            done(*run_task(t))
+    else:
+        with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
+            futures = [pool.submit(run_task, t) for t in tasks]
+            for f in as_completed(futures):
+                done(*f.result())
+    if bar is not None:
+        bar.close()
+    return out
