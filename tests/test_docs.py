@@ -217,6 +217,10 @@ def test_rst_roles_become_cross_references(rst):
     registry = pkg["registry"].docstring.value
     assert "[`boundcalc.cpe.ALGORITHMS`][boundcalc.cpe.algorithms.ALGORITHMS]" in registry  # lazy export
     assert "(`boundcalc.cpe.algorithms._car_cond_gen`)" in pkg["kernels.cpe.car_round"].docstring.value  # private
+    duels = pkg["duels"].docstring.value  # explicit titles, one of them over a line break
+    assert "[`PreferenceMatrix.from_counts`][boundcalc.matrix.PreferenceMatrix.from_counts]" in duels
+    assert "[`PreferenceMatrix.from_duels`][boundcalc.matrix.PreferenceMatrix.from_duels]" in duels
+    assert "<boundcalc." not in duels and ":meth:" not in duels
 
 
 @pytest.mark.slow

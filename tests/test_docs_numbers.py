@@ -140,6 +140,10 @@ def test_readme_says_when_dask_wins():
     assert runs["table1"]["meta"]["parameters"]["count"] == 10_000
     assert runs["table1-300"]["meta"]["parameters"]["count"] == 300
     text = page(README)
+    from boundcalc import COMPARE_KEYS  # the script evaluates every row; the stored runs predate two of them
+    stored = {len(r["constants"]) for r in runs.values()}
+    assert (f"Every row of `compare` ({len(COMPARE_KEYS)}; the stored runs below hold the {stored.pop()} "
+            "from before IF2's and WS-S's order-only rows)") in text and not stored
     w = lambda t: f"{t['wall_seconds']:.0f} s"  # noqa: E731
     assert (f"took {w(full['dask'])} and {w(full_b['dask'])} on a 2-worker local Dask cluster against "
             f"{w(full['in-process'])} and {w(full_b['in-process'])} in-process") in text
@@ -275,7 +279,7 @@ def test_notebooks_page_oracle_figures():
     gaps = [float(x) for x in re.findall(r"largest exact - FW ([\d.e+-]+)", printed("cpe_exploration"))]
     ex = sorted(a for a, _ in med)
     fw = sorted(b / 1000 for _, b in med)
-    assert (f"takes {ex[0]:.1f}-{ex[-1]:.1f} ms (medians) where 004's Frank-Wolfe oracle takes "
+    assert (f"takes {ex[0]:.2f}-{ex[-1]:.2f} ms (medians) where 004's Frank-Wolfe oracle takes "
             f"{fw[0]:.1f}-{fw[-1]:.1f} s at 1,000 steps and returns values up to {max(gaps):.3f} below") in text
 
 
@@ -318,14 +322,25 @@ def test_python_call_overhead_is_the_stored_benchmark():
 # ----------------------------------------------------------------------------- Choose a policy
 def test_readme_choose_a_policy_table_is_the_stored_run():
     """README "Choose a policy": every cell is benchmarks/choose_policy.py's stored run
-    (benchmarks/results/choose_policy.json: T = 10^5, 20 runs, CW-RMED 5, seed 0)."""
+    (benchmarks/results/choose_policy.json: T = 10^5, 20 runs, CW-RMED 5, seed 0); the eight
+    classical baselines' rows are benchmarks/baselines.py's (benchmarks/results/baselines.json,
+    its "choose" part: the same T, runs and seed)."""
     rec = json.loads((RESULTS / "choose_policy.json").read_text())
     assert (rec["horizon"], rec["runs"], rec["cw_runs"], rec["seed"]) == (10**5, 20, 5, 0)
+    base = json.loads((RESULTS / "baselines.json").read_text())
+    assert (base["horizon"], base["runs"], base["seed"]) == (10**5, 20, 0)
+    for col, runs in base["choose"].items():  # the baselines as rows of the same table
+        for name, r in runs.items():
+            assert name not in rec["matrices"][col]["policies"], name
+            rec["matrices"][col]["policies"][name] = {"per_ln_T": r["per_lnT"], "stderr_per_ln_T": r["stderr_per_lnT"],
+                                                      "runs": base["runs"]}
     text = README.read_text(encoding="utf-8")
     head = re.search(r"^\| policy \| `mslr5-condorcet` \| `mslr5-noncondorcet` \| `table2` \(000\) \|$", text, re.MULTILINE)
     assert head, "the README's Choose a policy table"
     cols = ["mslr5-condorcet", "mslr5-noncondorcet", "table2"]
-    names = {"D-TS": "dts", "D-TS+": "dts+"}
+    names = {"D-TS": "dts", "D-TS+": "dts+", "IF2": "interleaved-filter", "Beat-the-Mean": "beat-the-mean",
+             "Sparring": "sparring", "Self-Sparring": "self-sparring", "Winner Stays": "winner-stays",
+             "Doubler": "doubler"}
     seen = set()
     for line in text[head.end():].lstrip("\n").splitlines()[1:]:
         if not line.startswith("|"):
@@ -345,6 +360,7 @@ def test_readme_choose_a_policy_table_is_the_stored_run():
                 assert ("(5 runs)" in cells[0]) == (run["runs"] == 5), label
                 seen.add(names.get(label, label.lower()))
     assert seen == set(rec["matrices"]["table2"]["policies"])  # every policy has its row
+    assert len(seen) == 18
 
 
 def test_readme_choose_a_policy_sentences():

@@ -5,7 +5,9 @@ renders the plain text (and its math such as ``C*_{i1}``) as written; this exten
 the reStructuredText constructs, once, when mkdocstrings loads the package:
 
 * roles -- ``:func:`lower_bound```, ``:class:`~boundcalc.result.BoundResult```, ``:mod:``,
-  ``:meth:``, ``:attr:``, ``:data:``, ``:exc:``, ``:obj:`` -- become cross-references
+  ``:meth:``, ``:attr:``, ``:data:``, ``:exc:``, ``:obj:``, also with Sphinx's explicit title
+  (``:meth:`PreferenceMatrix.from_counts <boundcalc.PreferenceMatrix.from_counts>```, the title
+  shown, the target resolved), also run over a line break -- become cross-references
   ``[`lower_bound`][boundcalc.bounds.exact.lower_bound]`` to the object's canonical path, resolved
   in the docstring's own scope (as Python would) or, for the lazily exported names of
   ``boundcalc.cpe``, by importing them. A target that is private (a ``_name`` anywhere in its
@@ -32,6 +34,7 @@ from typing import Any
 import griffe
 
 ROLE = re.compile(r":(?:py:)?(?P<role>class|func|meth|mod|attr|data|exc|obj):`(?P<tilde>~?)(?P<target>[^`]+)`")
+EXPLICIT_TITLE = re.compile(r"(?P<title>.*?\S)\s*<(?P<target>[^<>]+)>")
 SECTION_RULE = re.compile(r"^\s*-{3,}\s*$")
 TABLE_RULE = re.compile(r"^\s*=+(?:\s+=+)+\s*$")
 ITEM_SECTIONS = {"parameters", "other parameters", "returns", "yields", "receives", "raises", "warns",
@@ -298,10 +301,15 @@ class RoleResolver:
         return f"{base}.{rest}" if rest else base
 
     def __call__(self, match: re.Match, scope) -> str:
-        target = match["target"].strip().removesuffix("()")
-        shown = target.rsplit(".", 1)[-1] if match["tilde"] else target
-        if match["role"] in ("func", "meth") and match["target"].endswith("()"):
-            shown += "()"
+        raw = " ".join(match["target"].split())  # a role may run over a line break
+        titled = EXPLICIT_TITLE.fullmatch(raw)  # Sphinx's explicit title: :meth:`shown <target>`
+        target = (titled["target"] if titled else raw).strip().removesuffix("()")
+        if titled:
+            shown = titled["title"]
+        else:
+            shown = target.rsplit(".", 1)[-1] if match["tilde"] else target
+            if match["role"] in ("func", "meth") and raw.endswith("()"):
+                shown += "()"
         path = self.absolute(target, scope)
         if path.split(".")[0] != "boundcalc":
             return f"`{shown}`"  # numpy, scipy, the standard library: not ours to link
