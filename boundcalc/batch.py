@@ -300,7 +300,8 @@ def evaluate_submatrix(matrix: MatrixLike, arms: ArrayLike, keys: Iterable[str] 
     """
     pm = as_preference_matrix(matrix)
     alpha, beta, keys, _ = check_options(alpha=alpha, beta=beta, keys=keys)
-    return _row(index, arms, _submatrix(pm.mu, arms), keys, alpha, beta)
+    idx = np.asarray(arms, dtype=np.int64)
+    return _row(index, idx.tolist(), _submatrix(pm.mu, idx), keys, alpha, beta)
 
 
 def evaluate_task(task: dict, shared: dict) -> dict:
