@@ -157,7 +157,7 @@ def plan(matrix: MatrixLike, *, horizon: float | None = None, delta: float | Non
     reasons: dict[str, str] = {}
     istar, g, why = _condorcet(pm.mu)
     thm4 = ver = None
-    if why:
+    if istar is None or g is None:  # exactly when why says why
         reasons["cpe"] = f"004's Condorcet columns do not apply: {why}"
     else:
         thm4 = 1.0 / np.maximum(g[:, None], g[None, :]) ** 2
