@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 from contextlib import contextmanager
+from typing import Any
 from typing import Callable, Iterator, TypeVar
 
 __all__ = ["new_highs", "fd_stdout_captured", "solve_quietly", "BANNER_PREFIXES"]
@@ -42,7 +43,7 @@ _depth = 0
 
 try:  # the C library's fflush(NULL) flushes every C stdio stream (HiGHS may buffer in stdout)
     _libc = ctypes.CDLL(None)
-    _fflush = _libc.fflush
+    _fflush: Any = _libc.fflush
     _fflush.argtypes = [ctypes.c_void_p]
 except (OSError, AttributeError):  # pragma: no cover - not a POSIX C library
     _fflush = None
@@ -113,7 +114,7 @@ def fd_stdout_captured() -> Iterator[list]:
             _pass_on(text)
 
 
-def new_highs(**options):
+def new_highs(**options: Any) -> Any:
     """A ``highspy.Highs`` with logging off and the given options, built with nothing reaching
     standard output (see the module docstring).
 

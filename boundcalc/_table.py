@@ -31,7 +31,7 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, digit
     cells = [[str(h) for h in headers]] + [[fmt_cell(c, digits) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
 
-    def line(r, head=False):
+    def line(r: Sequence[str], head: bool = False) -> str:
         return "  ".join(c.ljust(w) if head or i in left else c.rjust(w)
                          for i, (c, w) in enumerate(zip(r, widths))).rstrip()
 

@@ -63,7 +63,7 @@ import math
 import os
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -264,12 +264,12 @@ def draw_submatrices(matrix: MatrixLike, size: int, count: int, min_gap: float =
 
 
 # ----------------------------------------------------------------------------- evaluation
-def _submatrix(mu: np.ndarray, arms) -> PreferenceMatrix:
+def _submatrix(mu: np.ndarray, arms: ArrayLike) -> PreferenceMatrix:
     idx = np.asarray(arms, dtype=np.int64)
     return PreferenceMatrix(mu[np.ix_(idx, idx)])
 
 
-def _row(index: int, arms, sub: PreferenceMatrix, keys: Sequence[str], alpha: float, beta: float) -> dict:
+def _row(index: int, arms: Iterable[int], sub: PreferenceMatrix, keys: Sequence[str], alpha: float, beta: float) -> dict:
     row: dict[str, Any] = {"index": int(index), "arms": [int(a) for a in arms], "min_gap": float(sub.min_gap)}
     try:
         cmp = compare(sub, alpha=alpha, beta=beta, keys=keys)
@@ -300,7 +300,8 @@ def evaluate_submatrix(matrix: MatrixLike, arms: ArrayLike, keys: Iterable[str] 
     """
     pm = as_preference_matrix(matrix)
     alpha, beta, keys, _ = check_options(alpha=alpha, beta=beta, keys=keys)
-    return _row(index, arms, _submatrix(pm.mu, arms), keys, alpha, beta)
+    idx = np.asarray(arms, dtype=np.int64)
+    return _row(index, idx.tolist(), _submatrix(pm.mu, idx), keys, alpha, beta)
 
 
 def evaluate_task(task: dict, shared: dict) -> dict:
@@ -353,7 +354,7 @@ def summarize(rows: Sequence[dict], keys: Sequence[str], units: dict | None = No
     return out
 
 
-def _fmt(x) -> str:
+def _fmt(x: Any) -> str:
     if x is None:
         return "-"
     if isinstance(x, float):
@@ -477,7 +478,7 @@ def load_batch(path: str | os.PathLike) -> tuple[dict, list[dict]]:
         raise BatchFileError(str(exc)) from None
 
 
-def _open_store(path, meta: dict, overwrite: bool) -> JsonlStore:
+def _open_store(path: str | os.PathLike, meta: dict, overwrite: bool) -> JsonlStore:
     """The row file as a :class:`~boundcalc.runner.JsonlStore`; errors as batch errors, a
     mismatch explained in the batch's terms (the matrix by name and hash, the CLI flag)."""
     identity = {f: (sorted if f == "keys" else same) for f in _IDENTITY}
@@ -567,7 +568,8 @@ def run_batch(matrix: MatrixLike, size: int, count: int, min_gap: float = 0.0, s
     alpha, beta, keys, _ = check_options(alpha=alpha, beta=beta, keys=keys)
     size = check_count(size, "size", low=2, high=pm.K)
     count = check_count(count, "count", low=1, high=MAX_TASKS)
-    seed = int(np.random.SeedSequence().entropy % (2**63)) if seed is None else check_seed(seed)
+    # a SeedSequence made without entropy draws an int from the OS (numpy's stub also allows the given kinds)
+    seed = int(cast(int, np.random.SeedSequence().entropy) % (2**63)) if seed is None else check_seed(seed)
 
     meta: dict[str, Any] = {
         "format": FORMAT_VERSION,
@@ -634,8 +636,8 @@ def run_batch(matrix: MatrixLike, size: int, count: int, min_gap: float = 0.0, s
         "seconds_cluster": rs["seconds_cluster"],
         "seconds_evaluate": rs["seconds_run"],
     }
-    rows = list(rows)
-    return BatchResult(rows, summarize(rows, keys, meta.get("units")), meta, stats)  # rows, constants, meta, stats
+    rows_l = list(rows)
+    return BatchResult(rows_l, summarize(rows_l, keys, meta.get("units")), meta, stats)  # rows, constants, meta, stats
 
 
 def _version() -> str:

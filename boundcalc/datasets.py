@@ -36,6 +36,7 @@ Public data (MIT licence; attribution and licence texts in ``boundcalc/data/SOUR
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -45,7 +46,10 @@ import numpy as np
 from .matrix import PreferenceMatrix
 
 if TYPE_CHECKING:
-    from importlib.resources.abc import Traversable
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
 
 __all__ = ["EXAMPLES", "DUEL_EXAMPLES", "duel_log_path", "load_example", "example_path", "random_matrix", "utility_matrix", "tournament_matrix",
            "mslr_array", "figure1_arms", "FIGURE1_PANELS", "MSLR_FILE"]

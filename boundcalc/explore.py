@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
 
+    from .cpe.algorithms import AlgorithmSpec
     from .cpe.instance import CPEInstance
 
 __all__ = ["explore", "ExplorationRuns", "explore_task", "run_seed", "plot_sample_complexity",
@@ -77,7 +78,7 @@ def run_seed(seed: int, run: int) -> int:
     return int(seed_sequence(seed, run).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def _spec(name: str):
+def _spec(name: str) -> AlgorithmSpec:
     from .cpe.algorithms import ALGORITHMS
 
     try:
@@ -123,12 +124,12 @@ def explore_task(task: dict, shared: dict) -> dict:
 
 
 # ----------------------------------------------------------------------------- hardness
-def _fin(x) -> float | None:
+def _fin(x: Any) -> float | None:
     x = float(x)
     return x if math.isfinite(x) else None
 
 
-def _explicit_lower_bounds(inst, delta: float) -> dict:
+def _explicit_lower_bounds(inst: CPEInstance, delta: float) -> dict:
     """Theorems 3 and 6 with their explicit constants (004 App. B.6, C.4) at the largest valid gamma.
 
     Both bounds grow with ``gamma``; the conditions are ``|p - 1/2| <= gamma`` on comparable
@@ -377,7 +378,7 @@ class ExplorationRuns(RichResult):
         lines.append(f"duels: mean {sm['mean']:.6g} (stderr {se}), min {sm['min']}, median {sm['median']:.6g},"
                      f" max {sm['max']}; {s['seconds']:.3g} s in all")
 
-        def f(x):
+        def f(x: float | None) -> str:
             return "n/a" if x is None else f"{x:.6g}"
 
         lines.append("hardness: " + ", ".join(f"{k} {f(h.get(k))}" for k in HARDNESS_KEYS) + f", width {h.get('width')}")
@@ -396,7 +397,7 @@ class ExplorationRuns(RichResult):
 
 
 # ----------------------------------------------------------------------------- explore
-def _check_unit_interval(name: str, x) -> float:
+def _check_unit_interval(name: str, x: Any) -> float:
     try:
         v = float(x)
     except (TypeError, ValueError):
@@ -527,18 +528,19 @@ def plot_sample_complexity(results: Iterable[ExplorationRuns], *, hardness: str 
     results = list(results)
     if not results:
         raise ValueError("no results to plot")
-    with axes_for(ax, figsize=(6.4, 4.4)) as ax:
-        _draw_sample_complexity(ax, results, hardness, band, reference, title)
-    return ax
+    with axes_for(ax, figsize=(6.4, 4.4)) as drawn:
+        _draw_sample_complexity(drawn, results, hardness, band, reference, title)
+    return drawn
 
 
-def _draw_sample_complexity(ax, results, hardness, band, reference, title) -> None:
+def _draw_sample_complexity(ax: Axes, results: list[ExplorationRuns], hardness: str | Mapping[str, str] | None,
+                            band: str | None, reference: bool, title: str | None) -> None:
     import warnings
 
     groups: dict[str, list] = {}
     for r in results:
         groups.setdefault(r.algorithm, []).append(r)
-    xs_all = []
+    xs_all: list[float] = []
     keys_used = set()
     for name, rs in groups.items():
         key = hardness.get(name) if isinstance(hardness, Mapping) else hardness
@@ -567,10 +569,10 @@ def _draw_sample_complexity(ax, results, hardness, band, reference, title) -> No
         if not pts:
             continue
         pts.sort()
-        H, m, lo, hi = (np.array(c) for c in zip(*pts))
-        xs_all.extend(H)
+        Hs, ms, los, his = (np.array(c) for c in zip(*pts))
+        xs_all.extend(Hs.tolist())
         label = name if len(groups) == 1 or isinstance(hardness, str) else f"{name} (x: {key})"
-        ax.errorbar(H, m, yerr=[m - lo, hi - m], fmt="o-", ms=4, capsize=3, lw=1, label=label)
+        ax.errorbar(Hs, ms, yerr=[ms - los, his - ms], fmt="o-", ms=4, capsize=3, lw=1, label=label)
     deltas = {r.delta for r in results}
     if reference and xs_all and len(deltas) == 1:
         d = deltas.pop()
@@ -653,7 +655,7 @@ def random_cpe_instance(n_positions: int, candidates_per_position: int = 2, rng:
                      "raise gap or max_tries")
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type:
     """``ExploreResult``: the 0.1.0 name of :class:`ExplorationRuns` (deprecated: it read like
     :class:`boundcalc.cpe.base.ExplorationResult`, the result of one run)."""
     if name == "ExploreResult":

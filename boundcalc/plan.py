@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .matrix import MatrixLike, as_preference_matrix
-from .result import RichResult, to_jsonable
+from .result import BoundResult, RichResult, to_jsonable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -96,7 +96,7 @@ class Plan(RichResult):
 
         m = self.meta
 
-        def f(x, d=4):
+        def f(x: float | None, d: int = 4) -> str:
             return "-" if x is None else f"{x:.{d}g}"
 
         head = ["pair", "mu", "duels so far", "q* per ln T", "004 Thm 4 per ln(1/delta)", "004 verify per ln(1/delta)"]
@@ -126,7 +126,7 @@ class Plan(RichResult):
         return "\n".join(out)
 
 
-def plan(matrix: MatrixLike, *, horizon: float | None = None, delta: float | None = None, lower_bound: Any = None) -> Plan:
+def plan(matrix: MatrixLike, *, horizon: float | None = None, delta: float | None = None, lower_bound: BoundResult | None = None) -> Plan:
     """The duels per pair that 000's lower-bound allocation and 004's CPE hardness call for (module text).
 
     Parameters
@@ -150,14 +150,14 @@ def plan(matrix: MatrixLike, *, horizon: float | None = None, delta: float | Non
     if delta is not None and not (0 < delta < 1):
         raise ValueError(f"delta must lie in (0, 1); got {delta}")
     lb = lower_bound if lower_bound is not None else _lower_bound(pm)
-    if lb.status != "ok" or lb.allocation is None:
+    if lb.status != "ok" or lb.allocation is None or lb.winner is None:  # ok: a winner (BoundResult)
         raise ValueError(f"the lower bound has no allocation on this matrix ({lb.status}: {lb.message or lb.reason})")
     K = pm.K
     q = np.asarray(lb.allocation, dtype=float)
-    reasons = {}
+    reasons: dict[str, str] = {}
     istar, g, why = _condorcet(pm.mu)
     thm4 = ver = None
-    if why:
+    if istar is None or g is None:  # exactly when why says why
         reasons["cpe"] = f"004's Condorcet columns do not apply: {why}"
     else:
         thm4 = 1.0 / np.maximum(g[:, None], g[None, :]) ** 2
@@ -167,18 +167,18 @@ def plan(matrix: MatrixLike, *, horizon: float | None = None, delta: float | Non
             if i != istar:
                 ver[istar, i] = ver[i, istar] = 1.0 / d[i] ** 2
     n = None if pm.counts is None else pm.counts + pm.counts.T
-    rows = []
+    rows: list[dict[str, Any]] = []
     lnT = math.log(horizon) if horizon else None
     lnd = math.log(1.0 / delta) if delta else None
     iu = np.triu_indices(K, 1)
-    for i, j in zip(*iu):
-        i, j = int(i), int(j)
+    for a, b in zip(*iu):
+        i, j = int(a), int(b)
         qq = float(q[i, j])
         t4 = None if thm4 is None else float(thm4[i, j])
         vv = None if ver is None else (float(ver[i, j]) if ver[i, j] > 0 else None)
         if qq <= 0 and not t4 and not vv:
             continue
-        r = {"pair": [pm.label(i), pm.label(j)], "arms": [i, j], "mu": float(pm.mu[i, j]),
+        r: dict[str, Any] = {"pair": [pm.label(i), pm.label(j)], "arms": [i, j], "mu": float(pm.mu[i, j]),
              "gap": float(abs(pm.mu[i, j] - 0.5)), "duels": None if n is None else float(n[i, j]),
              "lower_bound_q": qq, "cpe_condorcet": t4, "cpe_verify": vv}
         if lnT is not None:

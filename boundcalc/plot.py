@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .result import BoundResult
@@ -57,7 +58,10 @@ def policy_colour(label: str) -> str:
 #: Line style and marker per registered policy, so that curves lying on each other stay apart:
 #: a dashed or dotted line over a solid one shows both colours, and markers of different shapes
 #: sit at different checkpoints (:func:`policy_style`'s ``markevery`` offsets).
-POLICY_STYLES: dict[str, tuple[str, str]] = {
+#: A matplotlib line style: a name (``"-"``) or ``(offset, (on, off, ...))`` dashes.
+LineStyle = str | tuple[int, tuple[int, ...]]
+
+POLICY_STYLES: dict[str, tuple[LineStyle, str]] = {
     "ecw-rmed": ("-", "o"), "cw-rmed": ("--", "s"), "rmed1": ("-", "^"), "dts": ("-.", "v"),
     "ccb": ("-", "D"), "rucb": ((0, (4, 3)), "x"), "dts+": (":", "P"), "rmed2": ("-.", "<"),
     "scb": ((0, (1, 2, 4, 2)), ">"), "savage": ((0, (6, 2)), "*"),
@@ -82,7 +86,7 @@ def policy_style(label: str) -> dict:
             "markevery": (k % _MARK_EVERY, _MARK_EVERY), "linewidth": 1.4}
 
 
-def draw_regret(ax: Axes, t: Sequence[float], curves: Sequence[tuple[str, Any, Any, Any]], *, lower_bound: float | None = None, ecw: float | None = None,
+def draw_regret(ax: Axes, t: ArrayLike, curves: Sequence[tuple[str, Any, Any, Any]], *, lower_bound: float | None = None, ecw: float | None = None,
                 yscale: str = "auto", title: str | None = None, legend_title: str | None = None,
                 ylabel: str = "cumulative regret (000's unit)") -> str:
     """Regret curves as paper 000 draws them (Komiyama, Honda & Nakagawa, ICML 2016, Figure 1:
@@ -141,7 +145,7 @@ def draw_regret(ax: Axes, t: Sequence[float], curves: Sequence[tuple[str, Any, A
     return yscale
 
 
-def draw_paired(ax: Axes, t: Sequence[float], mean: Sequence[float | None], stderr: Sequence[float | None], *, label: str, reference: float | None = None,
+def draw_paired(ax: Axes, t: ArrayLike, mean: Sequence[float | None], stderr: Sequence[float | None], *, label: str, reference: float | None = None,
                 reference_label: str | None = None, title: str | None = None) -> None:
     """A paired difference per ln t against ``t`` (log axis): the mean over runs (null entries,
     e.g. at ``t = 1`` where ``ln t = 0``, left out) with a band of +- 1 and +- 2 standard errors,
@@ -230,6 +234,7 @@ def axes_for(target: Any = None, *, figsize: tuple[float, float] = (6.4, 4.2), d
     import matplotlib.pyplot as plt
 
     path = None
+    fig = None
     if target is None or isinstance(target, (str, os.PathLike)):
         if target is not None:
             path = check_figure_path(target)
@@ -239,9 +244,9 @@ def axes_for(target: Any = None, *, figsize: tuple[float, float] = (6.4, 4.2), d
     else:
         raise TypeError(f"plot target must be a matplotlib Axes or a file path; got {type(target).__name__}")
     yield ax
-    if path is not None:
-        ax.figure.savefig(path, dpi=dpi, bbox_inches="tight")
-        plt.close(ax.figure)
+    if path is not None and fig is not None:  # a path target: the figure made above
+        fig.savefig(path, dpi=dpi, bbox_inches="tight")
+        plt.close(fig)
 
 
 def plot_allocation(matrix: MatrixLike, result: BoundResult, path: str | os.PathLike | None = None, *, order: str = "losses",
@@ -289,7 +294,7 @@ def plot_allocation(matrix: MatrixLike, result: BoundResult, path: str | os.Path
             ax.set_yticks(range(pm.K), [str(pm.label(i)) for i in idx])
         ax.set_xlabel("arm j" + (" (sorted by Copeland losses)" if order == "losses" else ""))
         ax.set_ylabel("arm i")
-    fig.suptitle(title or f"{pm.name or 'matrix'}: K = {pm.K}, winner {pm.label(result.winner)} (red)")
+    fig.suptitle(title or f"{pm.name or 'matrix'}: K = {pm.K}, winner {pm.label(int(idx[w]))} (red)")
     if path is not None:
         fig.savefig(path, dpi=120)
         plt.close(fig)

@@ -77,7 +77,7 @@ class Registry(Generic[T]):
         self._items: dict[str, T] = {}
 
     @staticmethod
-    def _identity(obj) -> tuple:
+    def _identity(obj: Any) -> tuple:
         target = getattr(obj, "func", None) or obj
         return (getattr(target, "__module__", None), getattr(target, "__qualname__", None))
 
@@ -104,7 +104,7 @@ class Registry(Generic[T]):
     def get(self, name: str, default: Any = None) -> T | Any:
         return self._items.get(name, default)
 
-    def __contains__(self, name) -> bool:
+    def __contains__(self, name: object) -> bool:
         return name in self._items
 
     def __iter__(self) -> Iterator[str]:
@@ -216,7 +216,7 @@ class ConstantSpec:
         return func
 
     # -------------------------------------------------------------- building results
-    def result(self, value: float, *, extra: dict | None = None, **kwargs) -> Result:
+    def result(self, value: float, *, extra: dict | None = None, **kwargs: Any) -> Result:
         """An ok :class:`Result` of this constant."""
         return Result(key=self.key, value=value, unit=self.unit, source=self.source, extra=dict(extra or {}),
                       **kwargs)

@@ -38,7 +38,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -178,7 +178,7 @@ class RichResult:
     def summary(self) -> str:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def to_json(self, **kwargs) -> str:
+    def to_json(self, **kwargs: Any) -> str:
         """:meth:`to_dict` as strict JSON (NaN and infinities as ``null``; ``kwargs`` go to
         :func:`json.dumps`)."""
         kwargs.setdefault("allow_nan", False)
@@ -261,7 +261,7 @@ class Result(RichResult):
     extra: dict = field(default_factory=dict)
     value_in_000_unit_override: float | None = field(default=None, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self._validate()
 
     def _validate(self) -> None:
@@ -293,14 +293,14 @@ class Result(RichResult):
     # ------------------------------------------------------------------ constructors
     @classmethod
     def not_applicable(cls, key: str, *, unit: str, source: str, reason: str, extra: dict | None = None,
-                       **kwargs) -> "Result":
+                       **kwargs: Any) -> "Result":
         """A constant that does not exist for this input, with the reason."""
         return cls(key=key, value=None, unit=unit, source=source, reason=reason, status="not-applicable",
                    extra=dict(extra or {}), **kwargs)
 
     @classmethod
     def failed(cls, key: str, *, unit: str, source: str, message: str, extra: dict | None = None,
-               **kwargs) -> "Result":
+               **kwargs: Any) -> "Result":
         """A computation that failed (no value), with what happened."""
         return cls(key=key, value=None, unit=unit, source=source, status="failed", message=message,
                    extra=dict(extra or {}), **kwargs)
@@ -446,7 +446,7 @@ class Certificate(RichResult):
     @classmethod
     def from_dict(cls, d: dict) -> "Certificate":
         """Inverse of :meth:`to_dict` (None read back as NaN)."""
-        def f(x):
+        def f(x: Any) -> float:
             return float("nan") if x is None else float(x)
 
         return cls(f(d.get("max_violation")), f(d.get("primal_bound")), f(d.get("dual_bound")))
@@ -537,14 +537,14 @@ class BoundResult(Result):
 
     @classmethod
     def failed(cls, key: str, *, message: str, unit: str = UNIT_000, source: str | None = None,
-               extra: dict | None = None, **kwargs) -> "BoundResult":
+               extra: dict | None = None, **kwargs: Any) -> "BoundResult":
         """A bound whose computation failed: no value, no winner, no allocation; ``message`` says why."""
         return cls(key=key, unit=unit, source=source, status="failed", message=message, extra=extra, **kwargs)
 
     @classmethod
     def from_winners(cls, key: str, per_winner: dict, allocations: dict, certificates: dict, *, method: str,
-                     unit: str = UNIT_000, stats: dict | None = None, failures: Iterable[tuple[int, str]] = (), message: str = "",
-                     **kwargs) -> "BoundResult":
+                     unit: str = UNIT_000, stats: dict | None = None, failures: Iterable[str] = (), message: str = "",
+                     **kwargs: Any) -> "BoundResult":
         """The result of a bound computed per Copeland winner: the minimum over winners (ties to
         the smaller arm), or -- when ``failures`` lists any -- a failed result that passes no
         number on (the per-winner values it reached are kept in ``extra`` for diagnosis).
@@ -626,3 +626,18 @@ class BoundResult(Result):
             certificate=None if cert is None else Certificate.from_dict(cert),
             certificates={int(k): Certificate.from_dict(c) for k, c in (d.get("certificates") or {}).items()},
         )
+
+
+if TYPE_CHECKING:
+    class SolvedBoundResult(BoundResult):
+        """The static type of a :class:`BoundResult` that is known to be ok (no runtime class).
+
+        A function that raises on failure (:func:`boundcalc.bounds.exact.lower_bound` with
+        ``on_failure="raise"``, the default) returns a :class:`BoundResult` whose ``status`` is
+        ``"ok"``, which :meth:`BoundResult.__init__` guarantees has a ``value`` and a ``winner``:
+        its type says so, so ``lower_bound(pm).value`` is a ``float`` to a type checker.
+        Import it under ``typing.TYPE_CHECKING`` to annotate such a result.
+        """
+
+        value: float
+        winner: int

@@ -61,11 +61,11 @@ import numpy as np
 
 from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .policies import Policy, PolicyError, get_policy, resolve_policy_list
-from .policies.kernel import duel_uniform_py, new_env
+from .policies.kernel import CompiledPolicy, duel_uniform_py, new_env
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
 from .runner.store import StoreMismatch, check_revision, revision, revision_mismatch, same
 from ._table import format_table
-from .result import RichResult, to_jsonable
+from .result import Result, RichResult, to_jsonable
 from .units import UNIT_000, UNIT_RMED
 
 if TYPE_CHECKING:
@@ -228,6 +228,7 @@ def run_one(name: str, params: Mapping[str, Any], mu: np.ndarray, T: int, cps: n
     t0, c0 = time.perf_counter(), time.process_time()
     if use_kernel:
         env_arrays, env = new_env(mu, T, k0, k1, cps, regrets)
+        assert isinstance(pol, CompiledPolicy)  # cls.compiled: the class has kernels
         pol.run_environment(env)
         out = env_arrays.out
     else:
@@ -237,11 +238,12 @@ def run_one(name: str, params: Mapping[str, Any], mu: np.ndarray, T: int, cps: n
             "cpu_seconds": time.process_time() - c0, "kernel": bool(use_kernel)}
 
 
-def _new_policy(cls, K: int, pol_ss: np.random.SeedSequence, params: Mapping[str, Any]) -> Policy:
+def _new_policy(cls: type[Policy], K: int, pol_ss: np.random.SeedSequence, params: Mapping[str, Any]) -> Policy:
     """The run's policy: its Generator from the policy SeedSequence; a compiled randomized policy's
     stream seeded by ``pol_ss.generate_state(1, uint64)[0]`` (module text)."""
     pol = cls(K, rng=np.random.default_rng(pol_ss), **params)
     if cls.compiled and not cls.deterministic:
+        assert isinstance(pol, CompiledPolicy)  # compiled is True exactly for CompiledPolicy (policies.base)
         pol.seed_stream(int(pol_ss.generate_state(1, np.uint64)[0]))
     return pol
 
@@ -268,11 +270,12 @@ def simulation_task(task: dict, shared: dict) -> dict:
 _COMPILED: set[type] = set()
 
 
-def _ensure_compiled(cls, params: Mapping[str, Any]) -> None:
+def _ensure_compiled(cls: type[Policy], params: Mapping[str, Any]) -> None:
     """Compile (or load from numba's cache) a policy's kernels once per process, so timings exclude it."""
     if cls in _COMPILED:
         return
     pol = _new_policy(cls, 2, np.random.SeedSequence(0), params)
+    assert isinstance(pol, CompiledPolicy)  # called for compiled classes only
     pol.run_environment(new_env(np.array([[0.5, 0.6], [0.4, 0.5]]), 3, 1, 2, np.array([3]), np.zeros((1, 2, 2)))[1])
     _COMPILED.add(cls)
 
@@ -445,11 +448,12 @@ class SimulationResult(RichResult):
         unit = self._unit(unit)
         if yscale not in ("auto", "log", "linear"):
             raise ValueError(f"yscale must be 'auto', 'log' or 'linear'; got {yscale!r}")
-        with axes_for(ax) as ax:
-            self._draw(ax, unit, band, bounds, title, yscale)
-        return ax
+        with axes_for(ax) as drawn:
+            self._draw(drawn, unit, band, bounds, title, yscale)
+        return drawn
 
-    def _draw(self, ax, unit: str, band, bounds: bool, title, yscale: str = "auto") -> None:
+    def _draw(self, ax: Axes, unit: str, band: str | None, bounds: bool, title: str | None,
+              yscale: str = "auto") -> None:
         from .plot import draw_regret
 
         curves = []
@@ -477,14 +481,14 @@ class SimulationResult(RichResult):
         prior = getattr(ax, "_boundcalc_runs", None)  # another result drawn here before: both counts
         if old is not None and prior and prior[0] != runs:
             runs = f"{prior[0]} ({', '.join(self.policy_names)}: {runs})"
-        ax._boundcalc_runs = (runs,)
+        setattr(ax, "_boundcalc_runs", (runs,))  # our mark on matplotlib's Axes
         # the first result's scale stays when a second is drawn on the same Axes
         scale = ax.get_yscale() if old is not None and yscale == "auto" else yscale
         draw_regret(ax, self.checkpoints, curves,
                     lower_bound=self.lower_bound if bounds and unit == "000" else None,
                     ecw=self.ecw if bounds and unit == "000" else None, yscale=scale,
                     title=title or f"{self.matrix.name or 'matrix'} (K = {self.matrix.K}), {self.runs} runs{self._span()}",
-                    legend_title=f"{what.get(band, 'mean')} over {runs}",
+                    legend_title=f"{what.get(band or '', 'mean')} over {runs}",
                     ylabel=f"cumulative regret ({UNIT_NAMES[unit]})")
 
     def _span(self) -> str:
@@ -511,6 +515,13 @@ class SimulationResult(RichResult):
         return "\n".join(lines)
 
 
+def _ok_value(res: Result) -> float:
+    """An ok result's value; a failed or not-applicable one raises, naming its status."""
+    if res.value is None:
+        raise ValueError(f"{res.key} is {res.status}: {res.message or res.reason}")
+    return float(res.value)
+
+
 def _bounds_of(pm: PreferenceMatrix) -> tuple[float | None, float | None, dict]:
     from .bounds.exact import ecw_bound, lower_bound
 
@@ -522,7 +533,7 @@ def _bounds_of(pm: PreferenceMatrix) -> tuple[float | None, float | None, dict]:
     except Exception as exc:  # reported, not swallowed: the CLI prints bounds["errors"]
         errors["lower_bound"] = f"{type(exc).__name__}: {exc}"
     try:
-        ec = float(ecw_bound(pm).value)
+        ec = _ok_value(ecw_bound(pm))
     except Exception as exc:
         errors["ecw"] = f"{type(exc).__name__}: {exc}"
     if pm.condorcet_winner is not None:
@@ -530,7 +541,7 @@ def _bounds_of(pm: PreferenceMatrix) -> tuple[float | None, float | None, dict]:
 
         for key, fn in (("rmed_lb", rmed_lb), ("rmed1", rmed1)):
             try:
-                extra[key] = float(fn(pm).value)
+                extra[key] = _ok_value(fn(pm))
             except Exception as exc:
                 errors[key] = f"{type(exc).__name__}: {exc}"
         extra["rmed_unit"] = UNIT_RMED
@@ -539,7 +550,8 @@ def _bounds_of(pm: PreferenceMatrix) -> tuple[float | None, float | None, dict]:
     return lb, ec, extra
 
 
-def _policy_specs(policies, params, horizon: int | None = None) -> list[dict]:
+def _policy_specs(policies: str | Sequence[str], params: Mapping[str, Mapping[str, Any]] | None,
+                  horizon: int | None = None) -> list[dict]:
     """Validated parameters per policy.  A policy with a ``horizon`` hyperparameter (a
     finite-horizon algorithm such as SAVAGE, whose confidence radius uses T) gets the
     simulation's horizon unless the caller set it."""
@@ -562,7 +574,7 @@ def _policy_specs(policies, params, horizon: int | None = None) -> list[dict]:
     return specs
 
 
-def _with_revisions(policies):
+def _with_revisions(policies: Any) -> Any:
     """A row file's policy list with every entry's decisions revision (:attr:`Policy.revision`;
     one the file lacks is :func:`~boundcalc.runner.store.revision`'s 1)."""
     if not isinstance(policies, list):
@@ -570,7 +582,7 @@ def _with_revisions(policies):
     return [dict(p, revision=revision(p.get("revision"))) if isinstance(p, dict) else p for p in policies]
 
 
-def _changed_revisions(differences) -> list[str]:
+def _changed_revisions(differences: Sequence[tuple[str, Any, Any]]) -> list[str]:
     """``"label revision a in the file, b here"`` for every policy of a mismatched row file that
     only its decisions revision sets apart (empty when anything else differs)."""
     if len(differences) != 1:
@@ -661,7 +673,7 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
     errors = [r for r in rows if "error" in r]
     if errors:
         raise RuntimeError(f"{len(errors)} simulation task(s) failed; first: {errors[0]['error']}")
-    out = []
+    done = []
     for p, s in enumerate(specs):
         mine = [r for r in rows if r["index"] % P == p]
         mine.sort(key=lambda r: r["run"])
@@ -670,7 +682,7 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
         for r in mine:
             for k, v in r["stats"].items():
                 stats[k] = stats.get(k, 0) + int(v)
-        out.append(PolicyRuns(name=s["name"], label=s["label"], params=s["params"], regret=reg_arr,
+        done.append(PolicyRuns(name=s["name"], label=s["label"], params=s["params"], regret=reg_arr,
                               stats=stats, seconds=float(sum(r["seconds"] for r in mine)),
                               cpu_seconds=float(sum(r.get("cpu_seconds", math.nan) for r in mine)),
                               revision=s["revision"],
@@ -680,6 +692,6 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
     if bounds:
         lb, ec, extra = _bounds_of(pm)
     return SimulationResult(matrix=pm, horizon=T, runs=R, seed=int(seed), crn=bool(crn),
-                            shuffle=bool(shuffle), checkpoints=cps, units=units, policies=out,
+                            shuffle=bool(shuffle), checkpoints=cps, units=units, policies=done,
                             lower_bound=lb, ecw=ec, bounds=extra,
                             runner_stats=dict(getattr(rows, "stats", {})), first_run=R0)

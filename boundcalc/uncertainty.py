@@ -72,16 +72,19 @@ import math
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence, cast
 
 import numpy as np
 
 from .comparison import check_options, compare
 from .matrix import TIE_ATOL, PreferenceMatrix, PreferenceMatrixError
 from .registry import get_constant
-from .result import RichResult, to_jsonable
+from .result import BoundResult, RichResult, to_jsonable
 from .runner.store import same
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
+
+if TYPE_CHECKING:
+    from .lp.cutting import CopelandLPSolver
 
 __all__ = ["bootstrap", "BootstrapResult", "draw_matrix", "draw_upper", "SCHEMES", "DEFAULT_PRIOR", "DEFAULT_LEVEL",
            "DEFAULT_KEYS", "bootstrap_task"]
@@ -160,10 +163,10 @@ def _full(x: np.ndarray, K: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- one draw (a task)
-_SOLVER = None  # one warm lower-bound solver per process (a Dask worker keeps its own)
+_SOLVER: CopelandLPSolver | None = None  # one warm lower-bound solver per process (a Dask worker keeps its own)
 
 
-def _lower_bound(pm: PreferenceMatrix):
+def _lower_bound(pm: PreferenceMatrix) -> BoundResult:
     global _SOLVER
     from .lp.cutting import CopelandLPSolver
 
@@ -226,8 +229,9 @@ class BootstrapResult(RichResult):
         ``reason`` (why ``value`` is None, if it is).
     winner_probability : dict
         Arm (name, or index) -> fraction of the draws in which it is a Copeland winner.
-    structure_differs : float
-        Fraction of draws whose who-beats-whom differs from the estimate's in some pair.
+    structure_differs : float or None
+        Fraction of draws whose who-beats-whom differs from the estimate's in some pair (None when
+        every draw had a pair at exactly 1/2; ``winner_probability``'s values are then None too).
     flip_pairs : list of dict
         The pairs most often reversed: ``pair`` (two arms), ``point`` (the estimate of mu),
         ``flip_probability``.
@@ -242,7 +246,7 @@ class BootstrapResult(RichResult):
 
     constants: list
     winner_probability: dict
-    structure_differs: float
+    structure_differs: float | None
     flip_pairs: list
     drivers: dict
     meta: dict
@@ -290,10 +294,14 @@ class BootstrapResult(RichResult):
                  "-" if not c["interval"] else f"[{_fmt(c['interval'][0])}, {_fmt(c['interval'][1])}]",
                  f"{c['applies']:.0%}" if c["applies"] is not None else "-", c["unit"]) for c in self.constants]
         out = [head, format_table(["constant", "value", "median", f"{pct} interval", "applies", "unit"], rows)]
-        wp = sorted(self.winner_probability.items(), key=lambda kv: -kv[1])
-        out.append("\nP(Copeland winner): " + ", ".join(f"{a} {p:.3g}" for a, p in wp[:8] if p > 0)
-                   + (" ..." if sum(1 for _, p in wp if p > 0) > 8 else ""))
-        out.append(f"structure (who beats whom) differs from the estimate's in {self.structure_differs:.1%} of the draws")
+        if self.structure_differs is None:  # no untied draw: no winner probabilities either
+            out.append("\nevery resampled draw had a pair at exactly 1/2: no winner probabilities, no structure changes")
+        else:
+            wp = sorted(self.winner_probability.items(), key=lambda kv: -kv[1])
+            out.append("\nP(Copeland winner): " + ", ".join(f"{a} {p:.3g}" for a, p in wp[:8] if p > 0)
+                       + (" ..." if sum(1 for _, p in wp if p > 0) > 8 else ""))
+            out.append(f"structure (who beats whom) differs from the estimate's in {self.structure_differs:.1%}"
+                       " of the draws")
         if self.flip_pairs:
             out.append("pairs most often reversed: " + ", ".join(
                 f"{_pair(f['pair'])} {f['flip_probability']:.2f}" for f in self.flip_pairs[:5]))
@@ -310,11 +318,11 @@ class BootstrapResult(RichResult):
         return "\n".join(out)
 
 
-def _fmt(x) -> str:
+def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.5g}"
 
 
-def _pair(p) -> str:
+def _pair(p: Sequence[Any]) -> str:
     return f"({p[0]}, {p[1]})"
 
 
@@ -324,13 +332,15 @@ def _data(data: Any, names: Sequence[Any] | None, tie_counts: Any) -> tuple[np.n
     from .duels import DuelLog
     from .matrix import check_counts, matrix_from_counts
 
+    T: np.ndarray | None  # the tie counts, where the data has them
     if isinstance(data, DuelLog):
         W, T, names = data.wins, data.tie_counts, data.names if names is None else names
     elif isinstance(data, PreferenceMatrix):
-        if data.counts is None:
+        counts = data.counts
+        if counts is None:
             raise ValueError("bootstrap needs the data behind the matrix: build it with PreferenceMatrix.from_counts"
                              " or from_duels (a matrix of probabilities has no sample size)")
-        W, T = data.counts, data.tie_counts if tie_counts is None else tie_counts
+        W, T = counts, data.tie_counts if tie_counts is None else tie_counts
         names = data.names if names is None else names
     else:
         W, T = data, tie_counts
@@ -343,7 +353,7 @@ def _data(data: Any, names: Sequence[Any] | None, tie_counts: Any) -> tuple[np.n
     return W, T, names, point, why
 
 
-def _sha(W: np.ndarray, T) -> str:
+def _sha(W: np.ndarray, T: np.ndarray | None) -> str:
     h = hashlib.sha256(f"{W.shape[0]}:float64:".encode())
     h.update(np.ascontiguousarray(W, dtype=np.float64).tobytes())
     if T is not None:
@@ -412,7 +422,8 @@ def bootstrap(data: Any, draws: int = 1000, *, seed: int | None = 0, keys: Itera
     K = W.shape[0]
     alpha, beta, keys, _ = check_options(alpha=alpha, beta=beta, keys=list(DEFAULT_KEYS) if keys is None else keys)
     draws = check_count(draws, "draws", low=1, high=MAX_TASKS)
-    seed = int(np.random.SeedSequence().entropy % (2**63)) if seed is None else check_seed(seed)
+    # a SeedSequence made without entropy draws an int from the OS (numpy's stub also allows the given kinds)
+    seed = int(cast(int, np.random.SeedSequence().entropy) % (2**63)) if seed is None else check_seed(seed)
     if scheme not in SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r}; choose one of {SCHEMES}")
     level = float(level)
@@ -486,7 +497,8 @@ def bootstrap(data: Any, draws: int = 1000, *, seed: int | None = 0, keys: Itera
     structure_differs = float(np.mean([r["flips"] > 0 for r in untied])) if untied else None
 
     # pairs: redraw the matrices (deterministic) for flips and the gap drivers
-    flip_pairs, drivers = [], {}
+    flip_pairs: list[dict[str, Any]] = []
+    drivers: dict[str, list[dict[str, Any]]] = {}
     if untied and top:
         used = untied[:MAX_PAIR_DRAWS]  # bounded memory: draws x pairs floats
         X = np.array([draw_upper(W, r["index"], seed, scheme=scheme, prior=prior, tie_counts=T) for r in used])

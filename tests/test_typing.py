@@ -91,3 +91,110 @@ def test_annotations_resolve(module):
     for q, f in CALLABLES.items():
         if q.startswith(module + "."):
             typing.get_type_hints(f, localns=localns)
+
+
+# ---------------------------------------------------------------------------------------------
+# mypy's configuration (pyproject [tool.mypy]) and the types the public results tell.  No test
+# runs mypy (CI does); these check what can be checked at run time, each against the code.
+
+def _mypy_config() -> dict:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    root = Path(boundcalc.__file__).parent.parent
+    with open(root / "pyproject.toml", "rb") as fh:
+        return tomllib.load(fh)["tool"]["mypy"]
+
+
+def _strict_modules() -> list[str]:
+    cfg = _mypy_config()
+    return [m for o in cfg.get("overrides", []) if o.get("disallow_untyped_defs") for m in o["module"]]
+
+
+def test_mypy_config_states_its_strictness():
+    cfg = _mypy_config()
+    for flag in ("check_untyped_defs", "no_implicit_optional", "strict_equality", "warn_unused_ignores",
+                 "warn_redundant_casts"):
+        assert cfg.get(flag) is True, flag
+    # missing stubs are excused per library, never for the whole package
+    assert "ignore_missing_imports" not in cfg
+    excused = [m for o in cfg["overrides"] if o.get("ignore_missing_imports") for m in o["module"]]
+    assert excused and not any(m.startswith("boundcalc") for m in excused)
+
+
+def test_strict_modules_exist_and_every_def_in_them_is_annotated():
+    # what disallow_untyped_defs asks of these modules, read from their source: every parameter
+    # but self/cls annotated, every return annotated (an __init__ with annotated parameters may omit it)
+    import ast
+
+    names = _strict_modules()
+    assert "boundcalc.result" in names and "boundcalc.bounds.*" in names
+    files = []
+    for n in names:
+        mods = [m for m in _public_modules() + [f"boundcalc.{p}" for p in ("_table", "_highs")]
+                if m == n or (n.endswith(".*") and m.startswith(n[:-1]))]
+        if n == "boundcalc.cpe":
+            mods = ["boundcalc.cpe"]
+        assert mods, f"{n} in [tool.mypy] names no module"
+        files += [Path(importlib.import_module(m).__file__) for m in mods]
+    missing = []
+    for f in sorted(set(files)):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            a = node.args
+            params = [p for p in a.posonlyargs + a.args + a.kwonlyargs if p.arg not in ("self", "cls")]
+            params += [p for p in (a.vararg, a.kwarg) if p is not None]
+            untyped = [p.arg for p in params if p.annotation is None]
+            no_return = node.returns is None and not (node.name == "__init__" and params and not untyped)
+            if untyped or no_return:
+                missing.append(f"{f.name}:{node.lineno} {node.name}")
+    assert not missing, missing
+
+
+def test_lower_bound_is_typed_ok_when_it_raises():
+    # lower_bound(pm).value is a float to a type checker (on_failure="raise" never returns a failed
+    # result), and BoundResult | None where "return" passes a failure back
+    if not hasattr(typing, "get_overloads"):
+        pytest.skip("typing.get_overloads is Python 3.11+")
+    from boundcalc.bounds.exact import lower_bound
+    from boundcalc.datasets import load_example
+
+    sigs = [inspect.signature(o) for o in typing.get_overloads(lower_bound)]
+    assert [s.return_annotation for s in sigs] == ["SolvedBoundResult", "BoundResult"]
+    assert sigs[0].parameters["on_failure"].annotation.replace("'", '"') == 'Literal["raise"]'
+    r = lower_bound(load_example("table2"))
+    assert r.status == "ok" and isinstance(r.value, float) and isinstance(r.winner, int)
+    assert round(r.value, 3) == 27.549  # paper 000, Table 2's matrix (the docstring's value)
+
+
+def test_optional_fields_say_none_where_none_occurs():
+    from boundcalc.result import BoundResult, Result
+    from boundcalc.uncertainty import BootstrapResult
+
+    assert typing.get_type_hints(Result)["value"] == typing.Optional[float]
+    assert typing.get_type_hints(BoundResult)["winner"] == typing.Optional[int]
+    assert typing.get_type_hints(BootstrapResult)["structure_differs"] == typing.Optional[float]
+
+
+def test_bootstrap_summary_when_every_draw_is_tied():
+    # structure_differs is None when no draw is untied (uncertainty.py); the summary said
+    # "{None:.1%}" and raised TypeError before it was typed Optional
+    from boundcalc.uncertainty import BootstrapResult
+
+    stats = {"draws": 3, "tied_draws": 3, "errors": 0, "resumed": 0, "computed": 3, "backend": "in-process",
+             "workers": 0, "chunk_size": 1, "seconds": 0.0, "seconds_run": 0.0, "seconds_cluster": 0.0,
+             "seconds_compute": 0.0, "notes": []}
+    meta = {"draws": 3, "level": 0.9, "scheme": "resample", "seed": 0, "names": None}
+    res = BootstrapResult([], {0: None, 1: None}, None, [], {}, meta, stats, [])
+    text = res.summary()
+    assert "every resampled draw had a pair at exactly 1/2" in text
+
+
+def test_best_matching_rejects_a_bool_edge_by_name():
+    from boundcalc.cpe import CPEInstance
+    from boundcalc.cpe.matchings import best_matching
+
+    inst = CPEInstance.from_matrix([[0.5, 0.7], [0.3, 0.5]])
+    with pytest.raises(TypeError, match="include: edge indices must be integers; got True"):
+        best_matching(inst, [1.0, 2.0], include=True)
+    # unconstrained it is the heavier edge (one position, two candidates: edge 1 weighs 2)
+    assert best_matching(inst, [1.0, 2.0]) == (2.0, (1,))

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
-from ..registry import Context, register_constant
+from ..registry import ConstantSpec, Context, register_constant
 from ..result import Result
 from ..units import UNIT_002
 
@@ -81,7 +81,7 @@ def delta_z(matrix: MatrixLike) -> float:
     return float(min(cands))
 
 
-def _ccb(pm: PreferenceMatrix, spec, delta: float, reading: str) -> Result:
+def _ccb(pm: PreferenceMatrix, spec: ConstantSpec, delta: float, reading: str) -> Result:
     K, C, L_C = pm.K, pm.n_winners, int(pm.L_sorted[0])
     value = 2.0 * K * (C + L_C + 1) / delta**2
     return spec.result(value, extra={"delta": float(delta), "delta_reading": reading, "K": K, "C": C, "L_C": L_C})

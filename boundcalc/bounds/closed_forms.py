@@ -55,7 +55,7 @@ EQ12 = register_constant("ecw_eq12", unit=UNIT_000, source=SOURCE + ", eq. (12) 
                          order=120)
 
 
-def _common(pm: PreferenceMatrix):
+def _common(pm: PreferenceMatrix) -> tuple[float, float, int]:
     delta = pm.min_gap
     d = float(kl_half(0.5 + delta))
     return delta, d, int(pm.L_sorted[0])

@@ -131,7 +131,7 @@ def dts_prop1(matrix: MatrixLike, alpha: float = 0.51) -> Result:
     return PROP1.result(value, extra={"alpha": alpha, "epsilon": 0.0, "value_in_000_unit_is": _IN_000})
 
 
-def _thm1_parts(pm: PreferenceMatrix, alpha: float, beta: float):
+def _thm1_parts(pm: PreferenceMatrix, alpha: float, beta: float) -> tuple[float, float]:
     """(ln T coefficient, ln ln T coefficient) of 001 eq. (6); assumes Assumption 2 holds."""
     mu, gap = pm.mu, pm.gap
     K, L_C = pm.K, int(pm.L_sorted[0])

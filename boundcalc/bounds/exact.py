@@ -14,7 +14,9 @@ Both are registered constants (:mod:`boundcalc.registry`): ``lower_bound`` and `
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable, Literal, overload
+
+import numpy as np
 
 from numpy.typing import ArrayLike
 
@@ -27,6 +29,9 @@ from ..registry import Context, register_constant
 from ..result import BOUND_SOURCES, BoundResult
 from ..units import UNIT_000, UNIT_CUSTOM
 
+if TYPE_CHECKING:
+    from ..result import SolvedBoundResult
+
 __all__ = ["lower_bound", "ecw_bound", "METHODS", "ON_FAILURE"]
 
 METHODS = ("cutting-plane", "enumerate")
@@ -35,6 +40,18 @@ ON_FAILURE = ("raise", "return")
 LOWER_BOUND = register_constant("lower_bound", unit=UNIT_000, source=BOUND_SOURCES["lower_bound"], order=10,
                                 needs=("method",))
 ECW = register_constant("ecw", unit=UNIT_000, source=BOUND_SOURCES["ecw"], order=20, needs=("certify",))
+
+
+@overload
+def lower_bound(matrix: MatrixLike, method: str = ..., *, regret: ArrayLike | None = ...,
+                levels: Iterable[int] | None = ..., tol: float = ..., max_rows: int = ..., solver: str = ...,
+                on_failure: Literal["raise"] = ...) -> SolvedBoundResult: ...
+
+
+@overload
+def lower_bound(matrix: MatrixLike, method: str = ..., *, regret: ArrayLike | None = ...,
+                levels: Iterable[int] | None = ..., tol: float = ..., max_rows: int = ..., solver: str = ...,
+                on_failure: str) -> BoundResult: ...
 
 
 def lower_bound(matrix: MatrixLike, method: str = "cutting-plane", *, regret: ArrayLike | None = None, levels: Iterable[int] | None = None,
@@ -72,6 +89,8 @@ def lower_bound(matrix: MatrixLike, method: str = "cutting-plane", *, regret: Ar
     Returns
     -------
     BoundResult
+        With ``on_failure="raise"`` always ok, so typed :class:`~boundcalc.result.SolvedBoundResult`
+        (``.value: float``, ``.winner: int``); with ``"return"`` possibly failed (``.value`` None).
         ``.value`` (000's unit), ``.winner``, ``.per_winner``, ``.allocation`` (K x K ``q``),
         ``.stats``, ``.certificate`` (max violation over all rows, primal and dual bounds).
 
@@ -95,11 +114,13 @@ def lower_bound(matrix: MatrixLike, method: str = "cutting-plane", *, regret: Ar
     if on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure must be one of {ON_FAILURE}; got {on_failure!r}")
     pm = as_preference_matrix(matrix)
+    reg = None if regret is None else np.asarray(regret, dtype=float)
+    lev = None if levels is None else tuple(levels)
     try:
         if method == "cutting-plane":
-            res = CopelandLPSolver(tol=tol, levels=levels).solve(pm, regret=regret)
+            res = CopelandLPSolver(tol=tol, levels=lev).solve(pm, regret=reg)
         else:
-            res = lower_bound_enumerate(pm, regret=regret, levels=levels, max_rows=max_rows, solver=solver)
+            res = lower_bound_enumerate(pm, regret=reg, levels=lev, max_rows=max_rows, solver=solver)
     except SolverError as exc:
         if on_failure == "raise":
             raise

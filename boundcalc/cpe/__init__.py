@@ -37,6 +37,8 @@ other name imports the submodules.
 
 from __future__ import annotations
 
+from typing import Any
+
 #: Public name -> submodule that defines it.
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
@@ -126,7 +128,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -57,7 +57,7 @@ STOP_REASONS = ("identified", "budget", "error")
 ACTIONS = ("accept", "reject", "output")
 
 
-def _as_rng(rng) -> np.random.Generator:
+def _as_rng(rng: Any) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
     return np.random.default_rng(rng)
@@ -96,7 +96,7 @@ class DuelOracle:
         self._Pl = self._P.tolist()
         self._m = self.inst.n_edges
 
-    def _check(self, e, f) -> None:
+    def _check(self, e: ArrayLike, f: ArrayLike) -> None:
         e = np.asarray(e)
         f = np.asarray(f)
         if e.shape != f.shape:
@@ -154,7 +154,7 @@ class EdgeDecision:
     action: str
     epoch: int | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.action not in ACTIONS:
             raise ValueError(f"action must be one of {ACTIONS}; got {self.action!r}")
 
@@ -195,7 +195,7 @@ class ExplorationResult(RichResult):
     params: dict = field(default_factory=dict)
     stats: dict = field(default_factory=dict)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.stopped not in STOP_REASONS:
             raise ValueError(f"stopped must be one of {STOP_REASONS}; got {self.stopped!r}")
         if self.matching is not None:
@@ -226,7 +226,7 @@ class ExplorationResult(RichResult):
         what = f"matching {list(self.matching)}" if self.matching is not None else "no matching"
         return f"{self.algorithm}: {self.stopped}, {what} after {self.n_duels} duels"
 
-    def to_dict(self, inst: CPEInstance = None) -> dict:
+    def to_dict(self, inst: CPEInstance | None = None) -> dict:
         """A JSON-safe dict; with ``inst`` the matching is also given as labels (``"edges"``)."""
         out = {
             "algorithm": self.algorithm,
@@ -273,7 +273,7 @@ class AlgorithmSpec:
     paper: str
     revision: int = 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.target not in ("borda", "condorcet"):
             raise ValueError(f"algorithm {self.name!r}: target must be 'borda' or 'condorcet'; got {self.target!r}")
 
@@ -328,7 +328,7 @@ def check_winner(inst: CPEInstance, target: str) -> None:
             )
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type:
     """``Decision``: the 0.1.0 name of :class:`EdgeDecision` (deprecated; another class of the
     package, in the policies, bore the same name)."""
     if name == "Decision":

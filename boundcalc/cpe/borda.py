@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -59,7 +59,7 @@ __all__ = [
 BORDA_TIE_TOL = 1e-12
 
 
-def _check_w(inst: CPEInstance, w) -> np.ndarray:
+def _check_w(inst: CPEInstance, w: ArrayLike | None) -> np.ndarray:
     if w is None:
         return edge_rewards(inst)
     w = np.asarray(getattr(w, "values", w), dtype=float)
@@ -68,7 +68,7 @@ def _check_w(inst: CPEInstance, w) -> np.ndarray:
     return w
 
 
-def edge_rewards(inst: CPEInstance, **limits) -> np.ndarray:
+def edge_rewards(inst: CPEInstance, **limits: Any) -> np.ndarray:
     """Exact edge rewards ``w(e)`` of 004 eq. (4), indexed by edge.
 
     ``w(e) = (1/|M|) sum_{M} p_{e, e(M, s(e))} = sum_{e' in E_{s(e)}} p_{e,e'} |M_{e'}|/|M|``,
@@ -185,7 +185,7 @@ def borda_score(inst: CPEInstance, matching: Iterable, w: ArrayLike | None = Non
     return matching_reward(inst, matching, w) / inst.n_positions
 
 
-def _winner_and_gaps(inst: CPEInstance, w) -> tuple[tuple, np.ndarray]:
+def _winner_and_gaps(inst: CPEInstance, w: ArrayLike | None) -> tuple[tuple, np.ndarray]:
     key = "borda" if w is None else None
     if key and key in inst._cache:
         return inst._cache[key]
@@ -200,6 +200,7 @@ def _winner_and_gaps(inst: CPEInstance, w) -> tuple[tuple, np.ndarray]:
     if tied.size:
         e = int(tied[0])
         _, rival = best_matching(inst, w, exclude=e) if inM[e] else best_matching(inst, w, include=e)
+        assert rival is not None  # a finite gap: the constrained maximum exists
         raise NoWinnerError(
             f"no unique Borda winner: {inst.matching_edges(M)} and {inst.matching_edges(rival)} both "
             f"have reward w(M) = {best!r} (within {tol:g}); 004 (Sec. 2) assumes a unique Borda winner"

@@ -195,19 +195,19 @@ def condorcet_winner(inst: CPEInstance, *, method: str = "auto") -> tuple | None
     return out
 
 
-def _require_winner(inst: CPEInstance, winner) -> tuple:
+def _require_winner(inst: CPEInstance, winner: Iterable | None) -> tuple:
     if winner is not None:
         M = inst.as_matching(winner)
         if not is_condorcet_winner(inst, M):
             raise NoWinnerError(f"{inst.matching_edges(M)} is not a Condorcet winner of this instance")
         return M
-    M = condorcet_winner(inst)
-    if M is None:
+    found = condorcet_winner(inst)
+    if found is None:
         raise NoWinnerError(
             "the instance has no Condorcet winning matching (no M* with f(M*, M) > 1/2 for all M != M*); "
             "004's Condorcet gaps (Definition 5) and H^C_ver (Sec. 4.3) are undefined"
         )
-    return M
+    return found
 
 
 def condorcet_gaps(inst: CPEInstance, winner: Sequence[int] | None = None) -> np.ndarray:
@@ -299,6 +299,7 @@ def verification_gaps(inst: CPEInstance, winner: Sequence[int] | None = None, *,
         lam = val / sum(ind[k] for k in Mk)
         for _ in range(max_iter):
             val, Mk = best_matching(inst, a - lam * ind, include=int(e), minimize=True)
+            assert Mk is not None  # the same constraint as the first call, which met it
             if val >= -1e-13:
                 break
             lam = sum(a[k] for k in Mk) / sum(ind[k] for k in Mk)

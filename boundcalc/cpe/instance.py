@@ -371,7 +371,7 @@ class CPEInstance:
             f"{self.n_edges} edges>"
         )
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, CPEInstance):
             return NotImplemented
         return (
@@ -392,7 +392,7 @@ class CPEInstance:
         *,
         candidates: Sequence[Hashable] | None = None,
         position: Hashable = "s",
-        **kwargs,
+        **kwargs: Any,
     ) -> "CPEInstance":
         """The one-position instance of a ``K x K`` dueling matrix (004 Sec. 4.1: ``l = 1``).
 
@@ -427,7 +427,7 @@ class CPEInstance:
         *,
         candidates: Sequence[Hashable] | None = None,
         atol: float = PREF_ATOL,
-        **kwargs,
+        **kwargs: Any,
     ) -> "CPEInstance":
         """Build an instance from 004's edge-preference-matrix form (Sec. 2, Figure 2).
 
@@ -530,7 +530,7 @@ class CPEInstance:
         }
 
     @classmethod
-    def from_json(cls, obj: Mapping | str, **kwargs) -> "CPEInstance":
+    def from_json(cls, obj: Mapping | str, **kwargs: Any) -> "CPEInstance":
         """Rebuild an instance from :meth:`to_json` output (a dict or a JSON string)."""
         if isinstance(obj, (str, bytes)):
             try:
@@ -555,7 +555,7 @@ class CPEInstance:
             raise CPEInstanceError(f"'candidates' lists {dup!r} twice")
         g = nx.Graph()
         g.add_nodes_from(labels, bipartite=0)
-        prefs = {}
+        prefs: dict[Hashable, Any] = {}
         for k, entry in enumerate(_json_list(obj["positions"], "'positions'")):
             if not isinstance(entry, Mapping) or not all(f in entry for f in ("position", "candidates", "matrix")):
                 raise CPEInstanceError(
@@ -591,7 +591,7 @@ class CPEInstance:
         Path(path).write_text(json.dumps(self.to_json(), indent=1), encoding="utf-8")
 
     @classmethod
-    def load(cls, path: str | os.PathLike, **kwargs) -> "CPEInstance":
+    def load(cls, path: str | os.PathLike, **kwargs: Any) -> "CPEInstance":
         """Read an instance written by :meth:`save`."""
         path = Path(path)
         if not path.exists():
@@ -622,7 +622,7 @@ def _json_list(v: Any, where: str) -> list:
     return v
 
 
-def _json_label(v: Any, where: str):
+def _json_label(v: Any, where: str) -> str | int:
     """A candidate or position label: a string or an integer (not a boolean, list or object)."""
     if isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)):
         return v

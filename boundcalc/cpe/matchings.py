@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -64,7 +64,7 @@ def iter_maximum_matchings(inst: CPEInstance) -> Iterator[tuple]:
     used = [False] * inst.n_candidates
     cur: list = []
 
-    def rec(j: int):
+    def rec(j: int) -> Iterator[tuple[int, ...]]:
         if j == l:
             yield tuple(cur)
             return
@@ -204,7 +204,7 @@ def matching_counts(
     return out
 
 
-def count_maximum_matchings(inst: CPEInstance, **limits) -> int:
+def count_maximum_matchings(inst: CPEInstance, **limits: Any) -> int:
     """``|M|``, the number of maximum matchings (exact; see :func:`matching_counts`).
 
     >>> from boundcalc.cpe import CPEInstance
@@ -279,11 +279,13 @@ def _edge_table(inst: CPEInstance) -> np.ndarray:
     return T
 
 
-def _edge_set(inst: CPEInstance, edges, what: str) -> np.ndarray:
+def _edge_set(inst: CPEInstance, edges: int | Iterable[int] | None, what: str) -> np.ndarray:
     """Normalise ``None`` / one edge index / an iterable of edge indices to a sorted unique int array."""
     if edges is None:
         return np.zeros(0, dtype=np.intp)
-    if isinstance(edges, (int, np.integer)) and not isinstance(edges, bool):
+    if isinstance(edges, bool):  # an int to Python, not an edge index
+        raise TypeError(f"{what}: edge indices must be integers; got {edges!r}")
+    if isinstance(edges, (int, np.integer)):
         edges = (int(edges),)
     out = []
     for e in edges:
@@ -307,14 +309,24 @@ def forced_sets_consistent(inst: CPEInstance, include: np.ndarray, exclude: np.n
             and np.unique(inst.edge_candidate[include]).size == include.size)
 
 
+@overload
+def best_matching(inst: CPEInstance, weights: ArrayLike, *, include: None = None, exclude: None = None,
+                  minimize: bool = False) -> tuple[float, tuple[int, ...]]: ...
+
+
+@overload
+def best_matching(inst: CPEInstance, weights: ArrayLike, *, include: int | Iterable[int] | None = None,
+                  exclude: int | Iterable[int] | None = None, minimize: bool = False) -> tuple[float, tuple[int, ...] | None]: ...
+
+
 def best_matching(
     inst: CPEInstance,
     weights: ArrayLike,
     *,
-    include: Iterable[int] = None,
-    exclude: Iterable[int] = None,
+    include: int | Iterable[int] | None = None,
+    exclude: int | Iterable[int] | None = None,
     minimize: bool = False,
-) -> tuple[float, tuple | None]:
+) -> tuple[float, tuple[int, ...] | None]:
     """004's MWMC oracle: the maximum matching of largest total edge weight (Algorithm 1).
 
     ``include``/``exclude`` force edges into / out of the matching: each is ``None``, one edge
@@ -447,7 +459,7 @@ def width(inst: CPEInstance, *, max_states: int = 2_000_000) -> int:
     class _Done(Exception):
         pass
 
-    def dfs(start: int, end: int, pmask: int, cmask: int, k: int):
+    def dfs(start: int, end: int, pmask: int, cmask: int, k: int) -> None:
         nonlocal best, states
         states += 1
         if states > max_states:

@@ -13,7 +13,7 @@ reported with the reason instead of a value; with ``monte_carlo`` the edge rewar
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any, Iterator
 
@@ -36,7 +36,7 @@ def load_cpe_example() -> CPEInstance:
         return CPEInstance.load(p)
 
 
-def _floats(x):
+def _floats(x: Any) -> Any:
     return to_jsonable(np.asarray(x, dtype=float))
 
 
@@ -141,7 +141,7 @@ def cpe_report(inst: CPEInstance, *, monte_carlo: int | None = None, seed: int |
         rep["width"] = None
         rep["width_reason"] = str(exc)
 
-    def labels(M):
+    def labels(M: Sequence[int]) -> list[list]:
         return [list(e) for e in inst.matching_edges(M)]
 
     borda: dict = {}

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..registry import Context, register_constant
+from ..registry import ConstantSpec, Context, register_constant
 from ..result import Result
 from ..units import UNIT_HARDNESS
 
@@ -60,10 +60,11 @@ CONDORCET = register_constant("cpe_condorcet_hardness", unit=UNIT_HARDNESS, sour
 VER = register_constant("cpe_condorcet_ver", unit=UNIT_HARDNESS, source=SOURCE_VER, order=160)
 
 
-def _result(spec, value: float | None, winner: int | None, reason: str | None) -> Result:
+def _result(spec: ConstantSpec, value: float | None, winner: int | None, reason: str | None) -> Result:
     extra = {"winner": winner, "positions": 1, "note": NOTE}
     if reason:
         return spec.not_applicable(reason, extra=extra)
+    assert value is not None  # every caller gives a value or a reason
     return spec.result(value, extra=extra)
 
 
@@ -83,7 +84,7 @@ def single_position_rewards(mu: Any) -> np.ndarray:
     return _mu(mu).mean(axis=1)
 
 
-def _borda(mu: Any):
+def _borda(mu: Any) -> tuple[int | None, np.ndarray | None, str | None]:
     from .borda import BORDA_TIE_TOL
 
     p = _mu(mu)
@@ -109,7 +110,7 @@ def cpe_borda_gaps(mu: Any) -> np.ndarray:
     [0.2, 0.2]
     """
     i, g, reason = _borda(mu)
-    if reason:
+    if i is None or g is None:  # exactly when reason says why
         raise ValueError(reason)
     return g
 
@@ -125,12 +126,12 @@ def cpe_borda_hardness(mu: Any) -> Result:
     (50.0, 0)
     """
     i, g, reason = _borda(mu)
-    if reason:
+    if i is None or g is None:  # exactly when reason says why
         return _result(BORDA, None, None, reason)
     return _result(BORDA, float(np.sum(1.0 / g**2)), i, None)
 
 
-def _condorcet(mu: Any):
+def _condorcet(mu: Any) -> tuple[int | None, np.ndarray | None, str | None]:
     from .condorcet import CONDORCET_TOL
 
     p = _mu(mu)
@@ -155,7 +156,7 @@ def cpe_condorcet_gaps(mu: Any) -> np.ndarray:
     [0.1, 0.1, 0.2]
     """
     i, g, reason = _condorcet(mu)
-    if reason:
+    if i is None or g is None:  # exactly when reason says why
         raise ValueError(reason)
     return g
 
@@ -167,7 +168,7 @@ def cpe_condorcet_hardness(mu: Any) -> Result:
     150.0
     """
     i, g, reason = _condorcet(mu)
-    if reason:
+    if i is None or g is None:  # exactly when reason says why
         return _result(CONDORCET, None, None, reason)
     D = np.maximum(g[:, None], g[None, :])
     iu = np.triu_indices(len(g), 1)
@@ -181,7 +182,7 @@ def cpe_condorcet_ver(mu: Any) -> Result:
     125.0
     """
     i, g, reason = _condorcet(mu)
-    if reason:
+    if i is None or g is None:  # exactly when reason says why
         return _result(VER, None, None, reason)
     p = _mu(mu)
     d = np.delete(p[i] - 0.5, i)

@@ -29,7 +29,7 @@ import numpy as np
 from ..result import Result
 from ..units import UNIT_DUELS
 from .borda import borda_gaps, borda_hardness, borda_pac_hardness
-from .condorcet import condorcet_gaps, condorcet_pair_gaps, condorcet_ver_hardness, condorcet_winner
+from .condorcet import _require_winner, condorcet_gaps, condorcet_pair_gaps, condorcet_ver_hardness
 from .instance import CPEInstance, NoWinnerError, as_instance
 from .matchings import width
 
@@ -102,7 +102,7 @@ def sample_complexity_expressions(
             5, float(np.sum(np.log(K / d**2) / d**2)) + (Hv * math.log(Hv / delta) if Hv > 0 else 0.0)
         )
         g = condorcet_gaps(inst)
-        M = condorcet_winner(inst)
+        M = _require_winner(inst, None)  # condorcet_gaps above raised NoWinnerError if there is none
         mask = np.ones(inst.n_edges, dtype=bool)
         mask[list(M)] = False
         out["theorem6"] = _expr(6, float(np.sum(1.0 / (l**2 * g[mask] ** 2)) * math.log(1 / delta)))
