@@ -258,3 +258,27 @@ def test_cli_bootstrap_options_need_bootstrap_and_a_tied_estimate_keeps_its_inte
     rep = json.loads(out)
     assert "no --plan" in err and "exactly 1/2" in err and "plan" not in rep
     assert rep["constants"][0]["value"] is None and rep["constants"][0]["n"] == 30
+
+
+def test_each_draws_lower_bound_is_a_cold_lower_bound_of_the_drawn_matrix():
+    """The bootstrap's lower bound per draw (Theorem 6's closed form with two or more Copeland
+    winners, else the cutting plane) equals a cold boundcalc.lower_bound of that drawn matrix
+    (its own certified LP) to the certificate's tolerance, on draws with one and with several winners."""
+    from boundcalc.datasets import load_example
+    from boundcalc.uncertainty import draw_matrix
+
+    mu = load_example("mslr-informational").mu[:16, :16]
+    rng = np.random.default_rng(7)
+    iu = np.triu_indices(16, 1)
+    W = np.zeros((16, 16))
+    w = rng.binomial(200, mu[iu])
+    W[iu], W[(iu[1], iu[0])] = w, 200 - w
+    res = bootstrap(W, 24, seed=3, keys=["lower_bound"], workers=0, progress=False)
+    n_winners = []
+    for row in res.rows:
+        pm = draw_matrix(W, row["index"], 3)
+        n_winners.append(pm.copeland_winners.size)
+        cold = boundcalc.lower_bound(pm)
+        assert cold.status == "ok"
+        assert row["values"]["lower_bound"] == pytest.approx(cold.value, rel=1e-7)
+    assert min(n_winners) == 1 and max(n_winners) >= 2  # both paths are exercised
