@@ -282,3 +282,27 @@ def test_each_draws_lower_bound_is_a_cold_lower_bound_of_the_drawn_matrix():
         assert cold.status == "ok"
         assert row["values"]["lower_bound"] == pytest.approx(cold.value, rel=1e-7)
     assert min(n_winners) == 1 and max(n_winners) >= 2  # both paths are exercised
+
+
+def test_installed_cli_bootstrap_is_seeded_resumable_and_named(tmp_path):
+    """As a user runs it (installed command, subprocess): the same --seed gives the same report;
+    --out resumes (a longer run reads the shorter one's draws and computes only the new ones, and
+    its first draws' rows are the shorter run's); the arms' names key the report."""
+    from test_cli_stdout import parse_json, run_cli
+
+    log = tmp_path / "log.csv"
+    log.write_text("a,b,winner\n" + "x,y,x\n" * 6 + "x,y,y\n" * 3 + "x,z,x\n" * 5 + "x,z,z\n" * 2
+                   + "y,z,y\n" * 4 + "y,z,z\n" * 3 + "y,z,\n", encoding="utf-8")
+    args = ["compare", "--duels", "log.csv", "--keys", "lower_bound,ecw", "--workers", "0", "--json", "--seed", "4"]
+    a = parse_json(run_cli(*args, "--bootstrap", "12", "--out", "rows.jsonl", cwd=tmp_path))
+    again = parse_json(run_cli(*args, "--bootstrap", "12", cwd=tmp_path))
+    assert a["constants"] == again["constants"] and a["copeland_winners"] == again["copeland_winners"]
+    assert set(a["copeland_winners"]) == {"x", "y", "z"} and a["meta"]["names"] == ["x", "y", "z"]
+    first = (tmp_path / "rows.jsonl").read_text().splitlines()
+    b = parse_json(run_cli(*args, "--bootstrap", "20", "--out", "rows.jsonl", cwd=tmp_path))
+    assert b["stats"]["resumed"] == 12 and b["stats"]["computed"] == 8
+    assert (tmp_path / "rows.jsonl").read_text().splitlines()[: len(first)] == first
+    # the point value is the estimate's (W_xy = 6 of 9 duels, ...), the same in both runs
+    assert b["constants"][0]["value"] == a["constants"][0]["value"]
+    assert boundcalc.compare(PreferenceMatrix.from_duels(log), keys=["lower_bound"]).values()["lower_bound"] \
+        == pytest.approx(a["constants"][0]["value"], rel=1e-12)
