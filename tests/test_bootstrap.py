@@ -306,3 +306,11 @@ def test_installed_cli_bootstrap_is_seeded_resumable_and_named(tmp_path):
     assert b["constants"][0]["value"] == a["constants"][0]["value"]
     assert boundcalc.compare(PreferenceMatrix.from_duels(log), keys=["lower_bound"]).values()["lower_bound"] \
         == pytest.approx(a["constants"][0]["value"], rel=1e-12)
+
+
+@pytest.mark.parametrize("level,label", [(0.9, "90% interval"), (0.68, "68% interval"), (0.95, "95% interval"),
+                                         (0.975, "0.975 interval")])
+def test_summary_names_the_level(level, label):
+    """The table's header states the level (0.9 * 100 is 90.00000000000001 in floating point)."""
+    res = bootstrap([[0, 7], [3, 0]], 20, seed=0, keys=["ecw"], level=level, workers=0, progress=False)
+    assert label in res.summary()
