@@ -165,10 +165,12 @@ _SOLVER = None  # one warm lower-bound solver per process (a Dask worker keeps i
 
 
 #: The cutting plane's cuts per violated ``i2`` and round on the draws (CopelandLPSolver's
-#: ``per_i2``; same LP, same optimum).  A draw of weak data has a Copeland winner that is not a
-#: Condorcet winner, and its LP then needs a lifted row and a pool block for nearly every ``i2``
-#: (10,000-27,000 rows, against 675 for the Condorcet MSLR matrix): more cuts a round take fewer
-#: rounds of that large model (benchmarks/bootstrap.py, ``--part profile``).
+#: ``per_i2``; same LP, same optimum).  On a draw of weak data (many pairs near 1/2 drawn either
+#: way) the optimum of the MSLR matrices' LP spreads over every ``i2``'s pool: a lifted row with
+#: a row dual > 0 and a pool block for nearly every ``i2``, 10,000-29,000 rows against the true
+#: matrix's 675 (benchmarks/bootstrap.py ``--part profile``, results/bootstrap_profile.json);
+#: more cuts a round take fewer rounds of that large model (mean CPU a draw at 10^3 duels per
+#: pair 1,078 ms with 1 cut, 750 ms with 3).
 DRAW_PER_I2 = 3
 
 
