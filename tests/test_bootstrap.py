@@ -239,6 +239,15 @@ def test_readme_speed_and_coverage_numbers_are_the_stored_ones():
             f" {t[(1000, lb)]['cpu_ms_per_draw']:.0f} ms at 10^3") in readme
     assert (f"take {t[(10**4, lb)]['projected_cpu_seconds_1000'] / 60:.0f} and"
             f" {t[(1000, lb)]['projected_cpu_seconds_1000'] / 60:.0f} CPU minutes") in readme
+    assert f"(measured on {t[(10**4, lb)]['draws']} and {t[(1000, lb)]['draws']} draws)" in readme
+    prof = json.loads((root / "benchmarks" / "results" / "bootstrap_profile.json").read_text())
+    s1000 = next(s for s in prof["settings"] if s["duels_per_pair"] == 1000)
+    assert (f"the true matrix's LP has {prof['true_matrix']['rows']} rows, a draw's at 10^3 duels per pair up to"
+            f" {max(r['cold_per_i2_1']['rows'] for r in s1000['rows']):,}") in readme
+    for s in prof["settings"]:  # the profiled draws: the bootstrap's path gives the cold solve's values
+        assert max(s["max_rel_diff_to_cold"].values()) < 1e-9
+        assert s["multi_winner_draws"] == sum(len(r["winners"]) > 1 for r in s["rows"])
+        assert all(r["bootstrap_path"]["method"].startswith("closed-form") == (len(r["winners"]) > 1) for r in s["rows"])
     cov = {s["duels_per_pair"]: s for s in
            json.loads((root / "benchmarks" / "results" / "bootstrap_coverage.json").read_text())["settings"]}
     c300 = cov[300]
