@@ -15,13 +15,21 @@ Timing (``--part timing``)
     draws is projected from the measured per-draw time, and said so.  Writes
     ``benchmarks/results/bootstrap.json``.
 
+Profile (``--part profile``)
+    Why a draw of weak data costs more than the true matrix: for the first ``--profile-draws``
+    draws at 10^3 and 10^4 duels per pair, the Copeland winners of the draw and, per solver
+    setting, the CPU of one cold solve (``CopelandLPSolver(per_i2=1)``, what a cold
+    ``lower_bound`` runs; ``per_i2=3``) and of the bootstrap's path (Theorem 6's closed form with
+    two or more winners, else ``per_i2=3``), the LP's rows and rounds, and the values' largest
+    relative difference.  Writes ``benchmarks/results/bootstrap_profile.json``.
+
 Coverage (``--part coverage``)
     A known 4-arm matrix (gaps 0.08-0.25) and ``n`` duels per pair: ``--logs`` simulated logs,
     each bootstrapped with ``--cov-draws`` posterior draws; the fraction of logs whose 95 %
     interval contains the true constant, with its binomial standard error.  Writes
     ``benchmarks/results/bootstrap_coverage.json``.
 
-    python3 benchmarks/bootstrap.py [--part timing|coverage|all] [--workers 2] [--logs 200]
+    python3 benchmarks/bootstrap.py [--part timing|profile|coverage|all] [--workers 2] [--logs 200]
 """
 
 from __future__ import annotations
@@ -114,6 +122,52 @@ def timing(workers: int) -> dict:
     return {"matrix": "mslr-informational (136 arms)", "configurations": out}
 
 
+def profile(draws: int) -> dict:
+    from boundcalc.lp.cutting import CopelandLPSolver
+    from boundcalc.uncertainty import DRAW_PER_I2, _full, _lower_bound, draw_upper
+    from boundcalc.matrix import PreferenceMatrix
+
+    mu = load_example("mslr-informational").mu
+    true = PreferenceMatrix(mu)
+    CopelandLPSolver().solve(true)  # load the compiled kernels
+    c0 = time.process_time()
+    r0 = CopelandLPSolver().solve(true, certify=False)
+    out = {"true_matrix": {"cpu_ms": 1e3 * (time.process_time() - c0), "rows": r0.stats["rows"],
+                           "rounds": r0.stats["rounds"], "winners": true.copeland_winners.tolist(),
+                           "top_score": int((mu > 0.5).sum(1).max())}, "settings": []}
+    for n in (1000, 10**4):
+        W = simulated_counts(mu, n, np.random.default_rng(0))
+        rows = []
+        for r in range(draws):
+            pm = PreferenceMatrix(_full(draw_upper(W, r, 0), mu.shape[0]))
+            row = {"draw": r, "winners": pm.copeland_winners.tolist(), "top_score": int((pm.mu > 0.5).sum(1).max())}
+            for label, solve in (("cold_per_i2_1", lambda: CopelandLPSolver().solve(pm, certify=False)),
+                                 (f"cold_per_i2_{DRAW_PER_I2}",
+                                  lambda: CopelandLPSolver(per_i2=DRAW_PER_I2).solve(pm, certify=False)),
+                                 ("bootstrap_path", lambda: _lower_bound(pm))):
+                c0 = time.process_time()
+                res = solve()
+                row[label] = {"cpu_ms": 1e3 * (time.process_time() - c0), "value": res.value,
+                              "rows": res.stats["rows"], "rounds": res.stats["rounds"], "method": res.stats["method"]}
+            rows.append(row)
+            print(f"n = {n:>6} draw {r:2d}: winners {row['winners']} "
+                  + ", ".join(f"{k} {row[k]['cpu_ms']:.0f} ms ({row[k]['rows']} rows)" for k in row if k.startswith(("cold", "boot"))),
+                  flush=True)
+        labels = [k for k in rows[0] if k.startswith(("cold", "boot"))]
+        ref = np.array([x["cold_per_i2_1"]["value"] for x in rows])
+        out["settings"].append({
+            "duels_per_pair": n, "draws": draws, "rows": rows,
+            "mean_cpu_ms": {k: float(np.mean([x[k]["cpu_ms"] for x in rows])) for k in labels},
+            "max_rel_diff_to_cold": {k: float(np.max(np.abs(np.array([x[k]["value"] for x in rows]) - ref) / ref))
+                                     for k in labels},
+            "multi_winner_draws": sum(len(x["winners"]) > 1 for x in rows)})
+    print()
+    print(table(["duels/pair", "draws", "draws with >= 2 winners"] + [f"{k} ms" for k in labels],
+                [(s_["duels_per_pair"], s_["draws"], s_["multi_winner_draws"])
+                 + tuple(f"{s_['mean_cpu_ms'][k]:.0f}" for k in labels) for s_ in out["settings"]]))
+    return out
+
+
 def coverage(logs: int, draws: int) -> dict:
     truth = boundcalc.compare(TRUE4, keys=["lower_bound", "ecw"]).values()
     out = []
@@ -144,7 +198,8 @@ def coverage(logs: int, draws: int) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=["timing", "coverage", "all"], default="all")
+    ap.add_argument("--part", choices=["timing", "coverage", "profile", "all"], default="all")
+    ap.add_argument("--profile-draws", type=int, default=12, help="draws per setting in the profile part")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--logs", type=int, default=200, help="simulated logs per coverage setting (default 200)")
     ap.add_argument("--cov-draws", type=int, default=200, help="draws per log in the coverage part (default 200)")
@@ -156,6 +211,10 @@ def main(argv=None) -> int:
         rep = dict(meta, **timing(a.workers))
         (RESULTS / "bootstrap.json").write_text(json.dumps(rep, indent=1) + "\n")
         print(f"wrote {RESULTS / 'bootstrap.json'}")
+    if a.part in ("profile", "all"):
+        rep = dict(meta, **profile(a.profile_draws))
+        (RESULTS / "bootstrap_profile.json").write_text(json.dumps(rep, indent=1) + "\n")
+        print(f"wrote {RESULTS / 'bootstrap_profile.json'}")
     if a.part in ("coverage", "all"):
         rep = dict(meta, **coverage(a.logs, a.cov_draws))
         (RESULTS / "bootstrap_coverage.json").write_text(json.dumps(rep, indent=1) + "\n")

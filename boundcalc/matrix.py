@@ -435,8 +435,9 @@ def _pairs_text(pairs: list[tuple[int, int]], names: Sequence[str] | None, W: np
 
 
 def check_counts(W: Any, names: Sequence[Any] | None = None, *, source: str = "counts") -> tuple[np.ndarray, tuple | None]:
-    """Validate a K x K table of win counts: numeric, square, K >= 2, finite and >= 0 off the
-    diagonal (the diagonal is ignored and returned as 0); names, when given, one per arm.
+    """Validate a K x K table of win counts: numeric, square, K >= 2, finite, >= 0 and a multiple
+    of 1/2 (whole wins, a tie half a win to each) off the diagonal (the diagonal is ignored and
+    returned as 0); names, when given, one per arm.
     Returns ``(W as float, names)``; :class:`PreferenceMatrixError` naming the entry otherwise."""
     try:
         a = np.array(W, dtype=float)
@@ -461,6 +462,13 @@ def check_counts(W: Any, names: Sequence[Any] | None = None, *, source: str = "c
     if neg.any():
         i, j = map(int, np.argwhere(neg)[0])
         raise PreferenceMatrixError(f"{source}: W[{lab(i)}, {lab(j)}] = {a[i, j]:g} < 0: win counts cannot be negative")
+    frac = (2.0 * a) != np.round(2.0 * a)  # whole wins, a tie half a win to each: multiples of 1/2
+    if frac.any():
+        i, j = map(int, np.argwhere(frac)[0])
+        raise PreferenceMatrixError(
+            f"{source}: W[{lab(i)}, {lab(j)}] = {a[i, j]:g} is not a number of wins (a whole number, or a half"
+            " for ties): win counts count duels; a matrix of probabilities mu is a matrix, not counts"
+            " (PreferenceMatrix(mu); on the command line the file as PATH instead of --counts)")
     return a, names
 
 

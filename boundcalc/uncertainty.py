@@ -35,11 +35,12 @@ Seeds and reproducibility
     alone: the same whatever the number of draws, the workers or the chunking, and a run with
     more draws extends one with fewer.  The runner (:func:`boundcalc.runner.job.run_job`) does the
     work, in-process or on Dask, into a resumable JSON Lines file (``out``), like
-    :func:`boundcalc.batch.run_batch`.  The lower bound is solved by a warm
-    :class:`~boundcalc.lp.cutting.CopelandLPSolver` kept per process (``derive=True``: a new
-    structure starts from the last model); its value is the LP optimum within the solver's
-    tolerance (relative 1e-7 certificate), so a row computed after other draws can differ from a
-    cold solve in the last digits, never more.
+    :func:`boundcalc.batch.run_batch`.  The lower bound of a draw with two or more Copeland
+    winners is 000 Theorem 6's closed form (``C* = C^E*``, ECW's allocation checked feasible);
+    of the others, the cutting-plane LP (:class:`~boundcalc.lp.cutting.CopelandLPSolver`, one per
+    process, ``per_i2`` = :data:`DRAW_PER_I2`): its value is the LP optimum within the solver's
+    tolerance (the oracle's 1e-9 on every row), equal to a cold :func:`boundcalc.lower_bound` of
+    the drawn matrix to about 1e-9 relative (tested).
 
 The report
     Per constant: ``value`` (on the point estimate; None where it does not apply or the estimate
@@ -166,13 +167,29 @@ def _full(x: np.ndarray, K: int) -> np.ndarray:
 _SOLVER: CopelandLPSolver | None = None  # one warm lower-bound solver per process (a Dask worker keeps its own)
 
 
+#: The cutting plane's cuts per violated ``i2`` and round on the draws (CopelandLPSolver's
+#: ``per_i2``; same LP, same optimum).  On a draw of weak data (many pairs near 1/2 drawn either
+#: way) the optimum of the MSLR matrices' LP spreads over every ``i2``'s pool: a lifted row with
+#: a row dual > 0 and a pool block for nearly every ``i2``, 10,000-29,000 rows against the true
+#: matrix's 675 (benchmarks/bootstrap.py ``--part profile``, results/bootstrap_profile.json);
+#: more cuts a round take fewer rounds of that large model (mean CPU a draw at 10^3 duels per
+#: pair 1,078 ms with 1 cut, 750 ms with 3).
+DRAW_PER_I2 = 3
+
+
 def _lower_bound(pm: PreferenceMatrix) -> BoundResult:
+    """000 Theorem 2's ``C*`` of a drawn matrix: with two or more Copeland winners, Theorem 6's
+    closed form (``C* = C^E*``: ECW's allocation, checked feasible for ``R_{i1}`` by the oracle,
+    the LP when that ever fails); else the cutting-plane LP, certified by the oracle (no dual
+    bound).  Every draw's structure is new (one warm model would be a cold one), so the solver
+    keeps no model across structures (``derive`` off): a draw's answer is a function of its matrix."""
     global _SOLVER
     from .lp.cutting import CopelandLPSolver
+    from .lp.structure import as_structure
 
     if _SOLVER is None:
-        _SOLVER = CopelandLPSolver(derive=True)
-    return _SOLVER.solve(pm, certify=False)
+        _SOLVER = CopelandLPSolver(per_i2=DRAW_PER_I2, cache_size=1)
+    return _SOLVER.solve_empirical(as_structure(pm), certify=False)
 
 
 def bootstrap_task(task: dict, shared: dict) -> dict:

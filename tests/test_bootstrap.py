@@ -239,6 +239,15 @@ def test_readme_speed_and_coverage_numbers_are_the_stored_ones():
             f" {t[(1000, lb)]['cpu_ms_per_draw']:.0f} ms at 10^3") in readme
     assert (f"take {t[(10**4, lb)]['projected_cpu_seconds_1000'] / 60:.0f} and"
             f" {t[(1000, lb)]['projected_cpu_seconds_1000'] / 60:.0f} CPU minutes") in readme
+    assert f"(measured on {t[(10**4, lb)]['draws']} and {t[(1000, lb)]['draws']} draws)" in readme
+    prof = json.loads((root / "benchmarks" / "results" / "bootstrap_profile.json").read_text())
+    s1000 = next(s for s in prof["settings"] if s["duels_per_pair"] == 1000)
+    assert (f"the true matrix's LP has {prof['true_matrix']['rows']} rows, a draw's at 10^3 duels per pair up to"
+            f" {max(r['cold_per_i2_1']['rows'] for r in s1000['rows']):,}") in readme
+    for s in prof["settings"]:  # the profiled draws: the bootstrap's path gives the cold solve's values
+        assert max(s["max_rel_diff_to_cold"].values()) < 1e-9
+        assert s["multi_winner_draws"] == sum(len(r["winners"]) > 1 for r in s["rows"])
+        assert all(r["bootstrap_path"]["method"].startswith("closed-form") == (len(r["winners"]) > 1) for r in s["rows"])
     cov = {s["duels_per_pair"]: s for s in
            json.loads((root / "benchmarks" / "results" / "bootstrap_coverage.json").read_text())["settings"]}
     c300 = cov[300]
@@ -258,3 +267,59 @@ def test_cli_bootstrap_options_need_bootstrap_and_a_tied_estimate_keeps_its_inte
     rep = json.loads(out)
     assert "no --plan" in err and "exactly 1/2" in err and "plan" not in rep
     assert rep["constants"][0]["value"] is None and rep["constants"][0]["n"] == 30
+
+
+def test_each_draws_lower_bound_is_a_cold_lower_bound_of_the_drawn_matrix():
+    """The bootstrap's lower bound per draw (Theorem 6's closed form with two or more Copeland
+    winners, else the cutting plane) equals a cold boundcalc.lower_bound of that drawn matrix
+    (its own certified LP) to the certificate's tolerance, on draws with one and with several winners."""
+    from boundcalc.datasets import load_example
+    from boundcalc.uncertainty import draw_matrix
+
+    mu = load_example("mslr-informational").mu[:16, :16]
+    rng = np.random.default_rng(7)
+    iu = np.triu_indices(16, 1)
+    W = np.zeros((16, 16))
+    w = rng.binomial(200, mu[iu])
+    W[iu], W[(iu[1], iu[0])] = w, 200 - w
+    res = bootstrap(W, 24, seed=3, keys=["lower_bound"], workers=0, progress=False)
+    n_winners = []
+    for row in res.rows:
+        pm = draw_matrix(W, row["index"], 3)
+        n_winners.append(pm.copeland_winners.size)
+        cold = boundcalc.lower_bound(pm)
+        assert cold.status == "ok"
+        assert row["values"]["lower_bound"] == pytest.approx(cold.value, rel=1e-7)
+    assert min(n_winners) == 1 and max(n_winners) >= 2  # both paths are exercised
+
+
+def test_installed_cli_bootstrap_is_seeded_resumable_and_named(tmp_path):
+    """As a user runs it (installed command, subprocess): the same --seed gives the same report;
+    --out resumes (a longer run reads the shorter one's draws and computes only the new ones, and
+    its first draws' rows are the shorter run's); the arms' names key the report."""
+    from test_cli_stdout import parse_json, run_cli
+
+    log = tmp_path / "log.csv"
+    log.write_text("a,b,winner\n" + "x,y,x\n" * 6 + "x,y,y\n" * 3 + "x,z,x\n" * 5 + "x,z,z\n" * 2
+                   + "y,z,y\n" * 4 + "y,z,z\n" * 3 + "y,z,\n", encoding="utf-8")
+    args = ["compare", "--duels", "log.csv", "--keys", "lower_bound,ecw", "--workers", "0", "--json", "--seed", "4"]
+    a = parse_json(run_cli(*args, "--bootstrap", "12", "--out", "rows.jsonl", cwd=tmp_path))
+    again = parse_json(run_cli(*args, "--bootstrap", "12", cwd=tmp_path))
+    assert a["constants"] == again["constants"] and a["copeland_winners"] == again["copeland_winners"]
+    assert set(a["copeland_winners"]) == {"x", "y", "z"} and a["meta"]["names"] == ["x", "y", "z"]
+    first = (tmp_path / "rows.jsonl").read_text().splitlines()
+    b = parse_json(run_cli(*args, "--bootstrap", "20", "--out", "rows.jsonl", cwd=tmp_path))
+    assert b["stats"]["resumed"] == 12 and b["stats"]["computed"] == 8
+    assert (tmp_path / "rows.jsonl").read_text().splitlines()[: len(first)] == first
+    # the point value is the estimate's (W_xy = 6 of 9 duels, ...), the same in both runs
+    assert b["constants"][0]["value"] == a["constants"][0]["value"]
+    assert boundcalc.compare(PreferenceMatrix.from_duels(log), keys=["lower_bound"]).values()["lower_bound"] \
+        == pytest.approx(a["constants"][0]["value"], rel=1e-12)
+
+
+@pytest.mark.parametrize("level,label", [(0.9, "90% interval"), (0.68, "68% interval"), (0.95, "95% interval"),
+                                         (0.975, "0.975 interval")])
+def test_summary_names_the_level(level, label):
+    """The table's header states the level (0.9 * 100 is 90.00000000000001 in floating point)."""
+    res = bootstrap([[0, 7], [3, 0]], 20, seed=0, keys=["ecw"], level=level, workers=0, progress=False)
+    assert label in res.summary()

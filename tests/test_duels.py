@@ -138,7 +138,11 @@ def test_never_compared_and_exact_half_name_the_arms_and_the_remedy():
 
 @pytest.mark.parametrize("W,match", [([[0, -1], [1, 0]], r"W\[0, 1\] = -1 < 0"),
                                      ([[0, np.nan], [1, 0]], r"W\[0, 1\] is nan"),
-                                     ([[0, 1, 2]], "square"), ([[0]], "at least 2 arms")])
+                                     ([[0, 1, 2]], "square"), ([[0]], "at least 2 arms"),
+                                     # a matrix of probabilities passed as counts (mu would come out the
+                                     # same, but as if from one duel per pair): refused
+                                     ([[0, 0.6], [0.4, 0]], r"W\[0, 1\] = 0.6 is not a number of wins"),
+                                     ([[0, 2.25], [1, 0]], r"W\[0, 1\] = 2.25 is not a number of wins")])
 def test_bad_counts(W, match):
     with pytest.raises(PreferenceMatrixError, match=match):
         PreferenceMatrix.from_counts(W)
@@ -216,3 +220,29 @@ def test_allocation_plot_shows_names(tmp_path):
     fig = plot_allocation(pm, boundcalc.lower_bound(pm))
     ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
     assert sorted(ticks) == ["x", "y", "z"] and "winner x" in fig._suptitle.get_text()
+
+
+def test_half_wins_are_counts():
+    """Ties are half a win to each arm: W = 2.5 / 1.5 is a count (the hand log's x-y pair)."""
+    assert PreferenceMatrix.from_counts([[0, 2.5], [1.5, 0]]).mu[0, 1] == 2.5 / 4
+
+
+@pytest.mark.parametrize("name,text,opt,match", [
+    ("empty.csv", "a,b,winner\n", "--duels", "empty.csv: no duels"),
+    ("zero.csv", "", "--duels", "zero.csv: empty file (expected a header line a,b,winner)"),
+    ("unknown.csv", "a,b,winner\nx,y,x\nx,y,z\n", "--duels",
+     "unknown.csv: line 3, column 3 ('winner'): winner 'z' is neither arm of the duel ('x' vs 'y'); leave it empty"),
+    ("self.csv", "a,b,winner\nx,y,x\ny,y,y\n", "--duels", "self.csv: line 3: a duel of arm 'y' with itself"),
+    ("nan.csv", "0,3\nnan,0\n", "--counts", "nan.csv: W[1, 0] is nan: win counts must be finite"),
+    ("neg.csv", "0,3\n-1,0\n", "--counts", "neg.csv: W[1, 0] = -1 < 0"),
+    ("probs.csv", "0,0.6\n0.4,0\n", "--counts", "probs.csv: W[0, 1] = 0.6 is not a number of wins"),
+])
+def test_installed_cli_names_bad_comparison_data(tmp_path, name, text, opt, match):
+    """As a user runs it (the installed command, a subprocess): exit 2 and one line naming file, line and column."""
+    from test_cli_stdout import run_cli
+
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    proc = run_cli("bounds", opt, name, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout
+    assert match in proc.stderr
+    assert "Traceback" not in proc.stderr
