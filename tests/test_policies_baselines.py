@@ -322,6 +322,8 @@ def test_doubler_epochs_and_the_multiset_by_hand():
     ("self-sparring", {"eta": 0.3}, "self_duels", 3000),
     ("rcs", {"alpha": 0.9}, "self_duels", 3000),
     ("rmed2fh", {"horizon": 10**6}, "to_target", 3000),
+    ("merge-rucb", {}, "pruned", 3000),
+    ("merge-rucb", {"delta": 1.0}, "merges", 3000),
 ])
 def test_compiled_equals_transcription_through_every_phase(name, params, stat, rounds):
     """With hyperparameters that make the phases come early (a horizon of 1 shrinks IF's and BTM's
@@ -428,7 +430,7 @@ def test_order_only_bounds_say_so():
 
 # ----------------------------------------------------------------------------- on Dask
 BASELINES = ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler",
-             "rmed2fh"]
+             "rmed2fh", "merge-rucb"]
 
 
 def test_baselines_on_dask_equal_in_process():
@@ -509,3 +511,119 @@ def test_docs_cpp_table_is_the_stored_run():
             a, b = m["rows"][ours], m["rows"][theirs]
             z = abs(a["mean_condorcet"] - b["mean"]) / math.hypot(a["stderr_condorcet"], b["stderr"])
             assert z < (1.5 if ours == "rmed2fh" else 1.2), (ours, z)
+
+
+# ----------------------------------------------------------------------------- merge-rucb
+def _set_batches(p, batches):
+    """Overwrite a MergeRUCB policy's batches (rows of ``mem``, ``size``, the batch count)."""
+    s = p._arrays
+    for b, arms in enumerate(batches):
+        s.mem[b, :len(arms)] = arms
+        s.size[b] = len(arms)
+    s.reg[1] = len(batches)
+
+
+def test_merge_rucb_time_offset_by_hand():
+    """``C = ((4 alpha - 1) K^2 / ((2 alpha - 1) delta))^(1 / (2 alpha - 1))``: at K = 10, alpha = 1.01,
+    delta = 0.01 the base is 3.04 * 100 / 0.0102 = 29803.92 and the exponent 1 / 1.02, so
+    ln C = ln(29803.92) / 1.02 = 10.30240 / 1.02 = 10.10039, C = 24352.4, ceil 24353.  Too close to
+    1/2 (alpha = 0.51: exponent 50) the offset is refused with a clear error."""
+    from boundcalc.policies import PolicyError
+    from boundcalc.policies.merge_rucb import merge_constant
+
+    assert math.log(29803.92) == pytest.approx(10.30240, abs=1e-5)
+    assert math.exp(10.30240 / 1.02) == pytest.approx(24352.4, abs=0.5)
+    assert merge_constant(10, 1.01, 0.01) == 24353
+    with pytest.raises(PolicyError, match="alpha further from 1/2"):
+        make_policy("merge-rucb", 5, alpha=0.51)
+
+
+def test_merge_rucb_initial_batches_are_a_shuffled_partition():
+    """ceil(K / P) batches of P arms, the last shorter, together every arm once (K = 10, P = 4:
+    4, 4, 2; P = 3: 3, 3, 3, 1); the shuffle is uniform: arm 0 opens the first batch in about 1/K
+    of 4,000 seeds."""
+    p = make_policy("merge-rucb", 10, rng=np.random.default_rng(0))
+    assert [len(b) for b in p.batches] == [4, 4, 2] and sorted(sum(p.batches, [])) == list(range(10))
+    q = make_policy("merge-rucb", 10, batch_size=3, rng=np.random.default_rng(0))
+    assert [len(b) for b in q.batches] == [3, 3, 3, 1]
+    n = 4000
+    first = sum(make_policy("merge-rucb", 10, rng=np.random.default_rng(s)).batches[0][0] == 0 for s in range(n))
+    assert abs(first / n - 0.1) < 4 * math.sqrt(0.09 / n)
+
+
+@pytest.mark.parametrize("sizes,expected", [
+    ([1, 1, 4, 2], [5, 3]),   # sorted 1, 1, 2, 4: 1 + 4 <= 6 merged, then 1 + 2 merged
+    ([4, 4, 2], [6, 4]),      # sorted 2, 4, 4: 2 + 4 = 6 <= 1.5 P merged, the middle 4 alone
+    ([3, 4], [4, 3]),         # 3 + 4 = 7 > 6: the largest alone, then the 3 alone
+])
+def test_merge_rucb_batch_merging_by_hand(sizes, expected):
+    """``ArmTree.merge_batches`` with P = 4 (limit 1.5 P = 6), worked by hand: the batches sorted by
+    size are paired smallest with largest unless together above 6; a merged batch is the smaller's
+    arms followed by the larger's, in their order."""
+    from boundcalc.policies.merge_rucb import merge_batches
+
+    K = sum(sizes)
+    p = make_policy("merge-rucb", K, rng=np.random.default_rng(1))
+    arms, batches = list(range(K)), []
+    for n in sizes:
+        batches.append(arms[:n])
+        arms = arms[n:]
+    _set_batches(p, batches)
+    merge_batches(p._s)
+    got = p.batches
+    assert [len(b) for b in got] == expected and sorted(sum(got, [])) == list(range(K))
+    for b in got:
+        parts = [x for x in batches if x[0] in b]
+        assert b == sum(sorted(parts, key=lambda x: (len(x), b.index(x[0]))), [])  # smaller first
+
+
+def test_merge_rucb_stage_merge_when_survivors_fall_to_half():
+    """K = 8, P = 4: two batches; with 5 survivors (<= 8 / 2 + 1) the next select merges them (1 + 4 <= 6:
+    one batch, the singleton's arm first) and the stage advances; with 6 survivors nothing happens."""
+    p = make_policy("merge-rucb", 8, rng=np.random.default_rng(0))
+    _set_batches(p, [[0, 1], [2, 3, 4, 5]])
+    p.select_pair()
+    assert p.batches == [[0, 1], [2, 3, 4, 5]] and p._arrays.reg[2] == 1 and p.stats["merges"] == 0
+    q = make_policy("merge-rucb", 8, rng=np.random.default_rng(0))
+    _set_batches(q, [[7], [2, 3, 4, 5]])
+    q.select_pair()
+    assert q.batches == [[7, 2, 3, 4, 5]] and q._arrays.reg[2] == 2 and q.stats["merges"] == 1
+
+
+def test_merge_rucb_pruning_champion_and_challenger_by_hand():
+    """K = 4 in one batch; arm 2 lost 900 of 1,000 duels to arm 0: at t = 1, tau = ceil(C) + 1 = 4040
+    (C = (3.04 * 16 / 0.0102)^(1 / 1.02) = 4038.9), U_20 = 101 / 1002 + sqrt(1.01 ln 4040 / 1002) =
+    0.1008 + 0.0915 = 0.192 < 1/2, so arm 2 leaves the batch; every other pair is undrawn (U = 1/2 +
+    sqrt(1.01 ln 4040 / 2) > 1/2).  The champion is uniform over 0, 1, 3 and the challenger uniform
+    over the two others (tied bounds), never the champion."""
+    from boundcalc.policies.merge_rucb import merge_constant
+
+    assert merge_constant(4, 1.01, 0.01) == 4039
+    assert 101 / 1002 + math.sqrt(1.01 * math.log(4040) / 1002) == pytest.approx(0.192, abs=1e-3)
+    n = 3000
+    champs, pairs = [], set()
+    for seed in range(n):
+        p = make_policy("merge-rucb", 4, rng=np.random.default_rng(seed))
+        s = p._arrays
+        s.W[0, 2], s.W[2, 0], s.N[0, 2], s.N[2, 0] = 900, 100, 1000, 1000
+        c, d = p.select_pair()
+        assert sorted(p.batches[0]) == [0, 1, 3] and p.stats["pruned"] == 1 and c != d and 2 not in (c, d)
+        champs.append(c)
+        pairs.add((c, d))
+    assert pairs == {(a, b) for a in (0, 1, 3) for b in (0, 1, 3) if a != b}
+    for arm in (0, 1, 3):
+        assert abs(champs.count(arm) / n - 1 / 3) < 4 * math.sqrt(2 / 9 / n)
+
+
+def test_merge_rucb_one_arm_batch_duels_itself():
+    """K = 5, P = 4: batches of 4 and 1; the rounds whose batch index ``(ceil(C) + t) mod 2`` is the
+    one-arm batch's are the self-duel of that arm (the implementation's ``get_arms``)."""
+    from boundcalc.policies.merge_rucb import merge_constant
+
+    p = make_policy("merge-rucb", 5, rng=np.random.default_rng(0))
+    single = p.batches[1][0]
+    cc = merge_constant(5, 1.01, 0.01)
+    pairs = _script(p, lambda i, j: i < j, 40)
+    for t, (i, j) in enumerate(pairs, start=1):
+        assert ((i, j) == (single, single)) == ((cc + t) % 2 == 1), t
+    assert p.stats["self_duels"] == 20
