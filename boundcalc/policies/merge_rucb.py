@@ -66,7 +66,7 @@ from .registry import register_policy
 from .rucb import plain_update
 
 __all__ = ["MergeRUCB", "MergeRUCBState", "merge_rucb_select", "merge_rucb_run", "merge_constant",
-           "merge_batches"]
+           "merge_batches", "stage_merge", "prune_one"]
 
 #: MergeRUCB's state: the counts, the policy stream, the batches (row ``b`` of ``mem`` lists batch
 #: ``b``'s arms in order, ``size[b]`` of them), scratch (``tmp`` K x K, ``order``, ``ent`` of
@@ -155,25 +155,57 @@ def _ucb(W, N, al, i, j):
 
 
 @njit(cache=True)
-def merge_rucb_select(s):
-    """MergeRUCB's pair: stage merging, the round's batch, pruning, champion and challenger.
-    ``stats = [self_duels, pruned, merges]``."""
-    W = s.W
-    N = s.N
-    K = W.shape[0]
+def stage_merge(s):
+    """The stage merge before a round: with more than one batch and at most ``K / 2^s + 1``
+    survivors, :func:`merge_batches`, once more if the smallest batch has at most ``P / 2`` arms,
+    and the stage ``s`` advances.  ``stats[2]`` counts the merges."""
     survivors = 0
     for b in range(s.reg[NB]):
         survivors += s.size[b]
     if s.reg[NB] > 1 and survivors <= s.fr[1] / 2.0 ** s.reg[STAGE] + 1.0:
         merge_batches(s)
         s.stats[2] += 1
-        smallest = K
+        smallest = s.W.shape[0]
         for b in range(s.reg[NB]):
             smallest = min(smallest, s.size[b])
         if smallest <= 0.5 * s.reg[PP]:
             merge_batches(s)
             s.stats[2] += 1
         s.reg[STAGE] += 1
+
+
+@njit(cache=True)
+def prune_one(s, b, al):
+    """``ArmTree.prune_item``: if batch ``b`` has two arms or more and entries ``U_xy < 1/2``, remove
+    the arm of one entry drawn uniformly (entries row by row); True if an arm left.
+    ``stats[1]`` counts the removals."""
+    n = s.size[b]
+    if n < 2:
+        return False
+    mem = s.mem[b]
+    ne = 0
+    for x in range(n):
+        for y in range(n):
+            if x != y and _ucb(s.W, s.N, al, mem[x], mem[y]) < 0.5:
+                s.ent[ne] = x
+                ne += 1
+    if ne == 0:
+        return False
+    x = s.ent[stream_index(s.rs, ne)]
+    for k in range(x, n - 1):
+        mem[k] = mem[k + 1]
+    s.size[b] = n - 1
+    s.stats[1] += 1
+    return True
+
+
+@njit(cache=True)
+def merge_rucb_select(s):
+    """MergeRUCB's pair: stage merging, the round's batch, pruning, champion and challenger.
+    ``stats = [self_duels, pruned, merges]``."""
+    W = s.W
+    N = s.N
+    stage_merge(s)
     tau = s.reg[CC] + s.reg[T_]
     b = tau % s.reg[NB]
     mem = s.mem[b]
@@ -181,21 +213,8 @@ def merge_rucb_select(s):
         s.stats[0] += 1
         return mem[0], mem[0]
     al = s.fr[0] * math.log(tau)
-    while s.size[b] > 1:
-        n = s.size[b]
-        ne = 0
-        for x in range(n):
-            for y in range(n):
-                if x != y and _ucb(W, N, al, mem[x], mem[y]) < 0.5:
-                    s.ent[ne] = x
-                    ne += 1
-        if ne == 0:
-            break
-        x = s.ent[stream_index(s.rs, ne)]
-        for k in range(x, n - 1):
-            mem[k] = mem[k + 1]
-        s.size[b] = n - 1
-        s.stats[1] += 1
+    while prune_one(s, b, al):
+        pass
     n = s.size[b]
     ci = stream_index(s.rs, n)
     c = mem[ci]
