@@ -324,6 +324,8 @@ def test_doubler_epochs_and_the_multiset_by_hand():
     ("rmed2fh", {"horizon": 10**6}, "to_target", 3000),
     ("merge-rucb", {}, "pruned", 3000),
     ("merge-rucb", {"delta": 1.0}, "merges", 3000),
+    ("merge-dts", {}, "pruned", 3000),
+    ("merge-dts", {"batch_size": 3}, "single_merges", 3000),
 ])
 def test_compiled_equals_transcription_through_every_phase(name, params, stat, rounds):
     """With hyperparameters that make the phases come early (a horizon of 1 shrinks IF's and BTM's
@@ -430,7 +432,7 @@ def test_order_only_bounds_say_so():
 
 # ----------------------------------------------------------------------------- on Dask
 BASELINES = ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler",
-             "rmed2fh", "merge-rucb"]
+             "rmed2fh", "merge-rucb", "merge-dts"]
 
 
 def test_baselines_on_dask_equal_in_process():
@@ -627,3 +629,70 @@ def test_merge_rucb_one_arm_batch_duels_itself():
     for t, (i, j) in enumerate(pairs, start=1):
         assert ((i, j) == (single, single)) == ((cc + t) % 2 == 1), t
     assert p.stats["self_duels"] == 20
+
+
+# ----------------------------------------------------------------------------- merge-dts
+@pytest.mark.parametrize("before,b,after,at", [
+    ([[0, 1], [2], [3, 4, 5]], 1, [[0, 1], [3, 4, 5, 2]], 1),   # the next batch's arms, then the lone arm
+    ([[0, 1], [2, 3], [4]], 2, [[0, 1, 4], [2, 3]], 0),          # the last batch joins batch 0
+    ([[0, 1], [2, 3]], 1, [[0, 1], [2, 3]], 1),                  # two arms: nothing to do
+])
+def test_merge_dts_one_arm_batch_joins_the_next(before, b, after, at):
+    """``merge_single_batch`` worked by hand: a one-arm batch among others is appended to the next
+    batch (cyclically), which takes the place of the lone arm's batch."""
+    from boundcalc.policies.merge_dts import merge_single_batch
+
+    p = make_policy("merge-dts", 6, rng=np.random.default_rng(0))
+    _set_batches(p, before)
+    assert merge_single_batch(p._s, b) == at and p.batches == after
+
+
+def test_merge_dts_never_self_duels_while_batches_remain():
+    """K = 5, P = 4: batches of 4 and 1; the first round whose batch is the lone arm's merges it into
+    the other (that batch's arms, then the lone arm) and duels two different arms: MergeDTS duels an
+    arm with itself only when one arm is left in all."""
+    p = make_policy("merge-dts", 5, rng=np.random.default_rng(0))
+    four, (single,) = p.batches
+    pairs = _script(p, lambda i, j: i < j, 4)
+    assert p.batches == [four + [single]] and p.stats["single_merges"] == 1
+    assert all(i != j for i, j in pairs) and p.stats["self_duels"] == 0
+
+
+def _merge_dts_rule(W, rng, n):
+    """MergeDTS's champion and challenger as the module text states them, with numpy's Beta: the
+    frequencies of the pairs over n draws (the independent check of the compiled step)."""
+    K = W.shape[0]
+    freq = {}
+    for _ in range(n):
+        theta = rng.beta(W + 1.0, W.T + 1.0)
+        score = [(theta[x] > 0.5).sum() - (theta[x, x] > 0.5) for x in range(K)]
+        best = [x for x in range(K) if score[x] == max(score)]
+        c = best[rng.integers(len(best))]
+        phi = rng.beta(W[:, c] + 1.0, W[c, :] + 1.0)
+        phi[c] = 1.0
+        d = int(np.argmin(phi))
+        freq[(c, d)] = freq.get((c, d), 0) + 1
+    return {k: v / n for k, v in freq.items()}
+
+
+def test_merge_dts_champion_and_challenger_in_distribution():
+    """K = 3 in one batch, counts too small to prune anything (every radius above 0.9): the compiled
+    pair's frequencies over 3,000 seeds equal those of the rule written with numpy (champion: most
+    sampled wins, ties uniform; challenger: the smallest sampled chance of beating the champion), within
+    4 standard errors; the rule with D-TS's argmax instead would differ on the pair (0, 1) by far."""
+    W = np.array([[0, 6, 3], [1, 0, 4], [2, 3, 0]])
+    want = _merge_dts_rule(W, np.random.default_rng(5), 200_000)
+    n = 3000
+    got = {}
+    for seed in range(n):
+        p = make_policy("merge-dts", 3, rng=np.random.default_rng(seed))
+        s = p._arrays
+        s.W[:] = W
+        s.N[:] = W + W.T
+        pair = p.select_pair()
+        assert p.stats["pruned"] == 0
+        got[pair] = got.get(pair, 0) + 1
+    for pair in set(got) | set(want):
+        f, q = got.get(pair, 0) / n, want.get(pair, 0.0)
+        assert abs(f - q) < 4 * math.sqrt(max(q * (1 - q), 1e-4) / n) + 0.005, (pair, f, q)
+    assert want[(0, 1)] > 0.25 and want.get((0, 2), 0) < want[(0, 1)] / 2

@@ -66,7 +66,7 @@ from .registry import register_policy
 from .rucb import plain_update
 
 __all__ = ["MergeRUCB", "MergeRUCBState", "merge_rucb_select", "merge_rucb_run", "merge_constant",
-           "merge_batches", "stage_merge", "prune_one"]
+           "merge_batches", "stage_merge", "prune_one", "initial_batches"]
 
 #: MergeRUCB's state: the counts, the policy stream, the batches (row ``b`` of ``mem`` lists batch
 #: ``b``'s arms in order, ``size[b]`` of them), scratch (``tmp`` K x K, ``order``, ``ent`` of
@@ -243,6 +243,23 @@ def merge_rucb_run(s, env):
         plain_update(s, i, j, play(env, i, j))
 
 
+def initial_batches(rs: np.ndarray, K: int, P: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The arms shuffled (Fisher-Yates from the last position, one index each on the stream ``rs``)
+    and cut into ``ceil(K / P)`` batches of ``P``, the last shorter: ``(mem, size, batches)``."""
+    arms = list(range(K))
+    for i in range(K - 1, 0, -1):
+        j = int(stream_index(rs, i + 1))
+        arms[i], arms[j] = arms[j], arms[i]
+    nb = -(-K // P)
+    mem = np.zeros((K, K), dtype=np.int64)
+    size = np.zeros(K, dtype=np.int64)
+    for b in range(nb):
+        part = arms[b * P:(b + 1) * P]
+        mem[b, :len(part)] = part
+        size[b] = len(part)
+    return mem, size, nb
+
+
 @register_policy
 class MergeRUCB(CompiledPolicy):
     """MergeRUCB, Zoghi, Whiteson & de Rijke (WSDM 2015), Algorithm 1, as the authors' group's
@@ -278,17 +295,7 @@ class MergeRUCB(CompiledPolicy):
         P = int(self.params["batch_size"])
         cc = merge_constant(K, self.params["alpha"], self.params["delta"])
         rs = self._stream()
-        arms = list(range(K))
-        for i in range(K - 1, 0, -1):
-            j = int(stream_index(rs, i + 1))
-            arms[i], arms[j] = arms[j], arms[i]
-        nb = -(-K // P)
-        mem = np.zeros((K, K), dtype=np.int64)
-        size = np.zeros(K, dtype=np.int64)
-        for b in range(nb):
-            part = arms[b * P:(b + 1) * P]
-            mem[b, :len(part)] = part
-            size[b] = len(part)
+        mem, size, nb = initial_batches(rs, K, P)
         return MergeRUCBState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), rs, mem, size,
                               np.zeros((K, K), dtype=np.int64), np.zeros(K, dtype=np.int64),
                               np.zeros(K, dtype=np.int64), np.zeros(K * K, dtype=np.int64), np.empty(K),
