@@ -696,3 +696,55 @@ def test_merge_dts_champion_and_challenger_in_distribution():
         f, q = got.get(pair, 0) / n, want.get(pair, 0.0)
         assert abs(f - q) < 4 * math.sqrt(max(q * (1 - q), 1e-4) / n) + 0.005, (pair, f, q)
     assert want[(0, 1)] > 0.25 and want.get((0, 2), 0) < want[(0, 1)] / 2
+
+
+def test_readme_merge_rows_are_the_stored_runs():
+    """MergeRUCB's and MergeDTS's rows of the README's "Choose a policy" table and speed table are
+    benchmarks/baselines.py's and benchmarks/policies.py's stored runs (results/baselines_merge.json,
+    results/policies_merge.json), rounded as the tables round."""
+    import json
+    from pathlib import Path
+
+    res = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+    stored = json.loads((res / "baselines_merge.json").read_text())
+    assert stored["horizon"] == 10**5 and stored["runs"] == 20 and stored["seed"] == 0
+    rows = json.loads((res / "policies_merge.json").read_text())["rows"]
+    fmt = lambda m, s: f"{m:.1f} +- {s:.1f}" if m < 100 else f"{m:.0f} +- {s:.0f}"  # noqa: E731
+
+    def rng(vals):
+        a, b = f"{min(vals):.2f}", f"{max(vals):.2f}"
+        return a if a == b else f"{a}-{b}"
+
+    text = _readme()
+    for pol, label in {"merge-rucb": "MergeRUCB", "merge-dts": "MergeDTS"}.items():
+        cells = [fmt(stored["choose"][m][pol]["per_lnT"], stored["choose"][m][pol]["stderr_per_lnT"])
+                 for m in ("mslr5-condorcet", "mslr5-noncondorcet", "table2")]
+        assert f"| {label} | {cells[0]} | {cells[1]} | {cells[2]} |" in text, pol
+        r5 = [r for r in rows if r["policy"] == pol and r["K"] == 5]
+        r16 = [r for r in rows if r["policy"] == pol and r["K"] == 16]
+        assert len(r5) == 2 and len(r16) == 1
+        user = f"{rng([r['user_us'] for r in r5])} / {rng([r['user_us'] for r in r16])}"
+        kern = f"{rng([r['kernel_us'] for r in r5])} / {rng([r['kernel_us'] for r in r16])}"
+        assert f"| {label} | 5 / 16 | {user} | - | {kern} | - |" in text, pol
+
+
+def test_docs_merge_paragraph_is_the_stored_run():
+    """docs/policies.md's MergeRUCB/MergeDTS regret and speed figures are the stored runs."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    text = " ".join((root / "docs" / "policies.md").read_text().split())
+    mats = json.loads((root / "benchmarks" / "results" / "baselines_merge.json").read_text())["matrices"]
+    cell = lambda r: f"{r['mean_condorcet']:.0f} +- {r['stderr_condorcet']:.0f}"  # noqa: E731
+    a, m = mats["arithmetic8"]["rows"], mats["mslr5-condorcet"]["rows"]
+    assert (f"MergeRUCB {cell(a['merge-rucb'])} on `arithmetic8` and {cell(m['merge-rucb'])} on `mslr5-condorcet`, "
+            f"MergeDTS {cell(a['merge-dts'])} and {cell(m['merge-dts'])}") in text
+    assert all(a["merge-dts"]["mean_condorcet"] < a["merge-rucb"]["mean_condorcet"] for a in (a, m))
+    rows = json.loads((root / "benchmarks" / "results" / "policies_merge.json").read_text())["rows"]
+    k = {(r["policy"], r["K"]): [] for r in rows}
+    for r in rows:
+        k[(r["policy"], r["K"])].append(r["kernel_us"])
+    assert (f"kernels {min(k[('merge-rucb', 5)]):.2f}-{max(k[('merge-rucb', 5)]):.2f} us (MergeRUCB) and "
+            f"{min(k[('merge-dts', 5)]):.2f}-{max(k[('merge-dts', 5)]):.2f} us (MergeDTS) a step at K = 5, "
+            f"{k[('merge-rucb', 16)][0]:.2f} and {k[('merge-dts', 16)][0]:.2f} at K = 16") in text
