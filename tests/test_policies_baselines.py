@@ -417,16 +417,19 @@ def test_readme_speed_rows_are_the_stored_run():
 
 # ----------------------------------------------------------------------------- the baselines' bounds in compare
 def test_order_only_bounds_say_so():
-    """IF2's and WS-S's rows: hardnesses that say they are orders, with no conversion to 000's unit;
-    on a 5-arm total order with margins 0.25 (IF2: K / eps_12 = 5 / 0.25 = 20; WS-S: N = 5), and not
-    applicable without a Condorcet winner."""
+    """IF2's, WS-S's, Versatile-DB's and MergeRUCB's rows: hardnesses that say they are orders, with
+    no conversion to 000's unit; on a 5-arm total order with margins 0.25 (IF2: K / eps_12 = 5 / 0.25
+    = 20; WS-S: N = 5; Versatile-DB: 4 / 0.25 = 16; MergeRUCB: K = 5), and not applicable without a
+    Condorcet winner."""
     import boundcalc as bc
 
-    cmp = bc.compare(_total_order(5, 0.25), keys=["if2_hardness", "ws_s_hardness"])
+    keys = ["if2_hardness", "ws_s_hardness", "versatile_db_hardness", "merge_rucb_order"]
+    cmp = bc.compare(_total_order(5, 0.25), keys=keys)
     assert cmp["if2_hardness"].value == pytest.approx(20.0) and cmp["ws_s_hardness"].value == 5.0
+    assert cmp["versatile_db_hardness"].value == pytest.approx(16.0) and cmp["merge_rucb_order"].value == 5.0
     for r in cmp:
         assert "order only" in r.source and r.value_in_000_unit is None and r.unit == "hardness (no unit)"
-    cyc = bc.compare([[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]], keys=["if2_hardness", "ws_s_hardness"])
+    cyc = bc.compare([[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]], keys=keys)
     assert all(r.status == "not-applicable" and "Condorcet" in r.reason for r in cyc)
 
 
