@@ -36,8 +36,8 @@ diagonal and for ``j = c``: not reproduced (the stream is this package's in any 
 Hyperparameters ``alpha = 1.01``, ``delta = 0.01``, ``batch_size = 4``: the implementation's
 ``demo.py`` entry ``'MergeDTS'`` (its tuned ``'MergeDTSBest'``, ``alpha = 0.8^6`` with a given
 ``C = 400000`` and ``P = 16``, needs ``C`` given directly, which this package's ``C`` formula does
-not allow: ``alpha <= 1/2``).  MergeDTS assumes a Condorcet winner; it has an order row in
-``compare`` (:mod:`boundcalc.bounds.baselines`).
+not allow: ``alpha <= 1/2``).  MergeDTS assumes a Condorcet winner; its paper's regret theorem
+was not read (the abstract states none), so it has no row in ``compare``.
 
 >>> import numpy as np
 >>> p = MergeDTS(6, rng=np.random.default_rng(0))
