@@ -152,14 +152,14 @@ def run_boundcalc(mu: np.ndarray, name: str, T: int, R: int) -> dict:
     return out
 
 
-def run_choose(T: int, R: int) -> dict:
+def run_choose(T: int, R: int, policies: list[str] | None = None) -> dict:
     """Regret per ln T (000's unit) of every baseline on the README table's three matrices."""
     from boundcalc.datasets import load_example
     from boundcalc.simulate import simulate
 
     out = {}
     for label in ("mslr5-condorcet", "mslr5-noncondorcet", "table2"):
-        res = simulate(load_example(label), POLICIES, horizon=T, runs=R, seed=0, workers=0, bounds=False)
+        res = simulate(load_example(label), policies or POLICIES, horizon=T, runs=R, seed=0, workers=0, bounds=False)
         lnT = math.log(T)
         out[label] = {s["policy"].split("(")[0]: {"per_lnT": s["mean"] / lnT, "stderr_per_lnT": s["stderr"] / lnT}
                       for s in res.table()}
@@ -172,7 +172,11 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--cpp", default=None, help="a checkout of jkomiyama/duelingbanditlib (headers only are used)")
     ap.add_argument("--out", default=str(HERE / "results" / "baselines.json"))
+    ap.add_argument("--policies", default=",".join(POLICIES),
+                    help="comma-separated baselines (issue 34's second part: merge-rucb,merge-dts "
+                         "--out benchmarks/results/baselines_merge.json)")
     a = ap.parse_args()
+    policies = a.policies.split(",")
 
     from boundcalc.datasets import load_example
 
@@ -182,7 +186,7 @@ def main() -> None:
     print(f"{'matrix':16s} {'policy':40s} {'R(T) C++ unit':>18s} {'R(T) 000 unit':>18s} {'CPU us/step':>12s}")
     for label, mu in mats.items():
         rows = {}
-        for name in POLICIES:
+        for name in policies:
             rows.update(run_boundcalc(mu, name, a.horizon, a.runs))
         if a.cpp:
             rows.update(run_cpp(Path(a.cpp), mu, a.horizon, a.runs))
@@ -191,9 +195,9 @@ def main() -> None:
             c = f"{r['mean_condorcet'] if 'mean_condorcet' in r else r['mean']:9.1f} +- {r.get('stderr_condorcet', r.get('stderr')):6.1f}"
             z = (f"{r['mean_000']:9.1f} +- {r['stderr_000']:6.1f}" if "mean_000" in r else f"{'-':>18s}")
             print(f"{label:16s} {pol:40s} {c:>18s} {z:>18s} {r['cpu_us_per_step']:12.3f}")
-    result["choose"] = run_choose(a.horizon, a.runs)
+    result["choose"] = run_choose(a.horizon, a.runs, policies)
     print(f"\n{'policy':20s} " + " ".join(f"{m:>20s}" for m in result["choose"]))
-    for pol in POLICIES:
+    for pol in policies:
         cells = [f"{v[pol]['per_lnT']:9.1f} +- {v[pol]['stderr_per_lnT']:6.1f}" for v in result["choose"].values()]
         print(f"{pol:20s} " + " ".join(f"{c:>20s}" for c in cells))
     out = Path(a.out)

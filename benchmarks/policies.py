@@ -51,6 +51,7 @@ POLICIES = ["ecw-rmed", "rmed1", "rmed2", "rucb", "dts", "dts+", "ccb", "scb", "
 #: issue 34's baselines (their C++ figures, where a C++ exists, are measured by benchmarks/baselines.py)
 POLICIES += ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler",
              "rmed2fh"]
+POLICIES += ["merge-rucb", "merge-dts"]  # issue 34, second part (benchmarks/results/policies_merge.json)
 CW_TARGET = {4: 1.0, 16: 5.0, 64: 60.0}
 
 

@@ -25,6 +25,9 @@ in this order (:data:`COMPARE_KEYS`):
 * ``if2_hardness``, ``ws_s_hardness`` -- the baselines' bounds that state only an order: IF2's
   ``O((K / eps_12) log T)`` (Yue et al. 2012) and WS-S's ``O(N^2 + N log T)`` (Chen & Frazier
   2017), only with a Condorcet winner; hardnesses, no unit.
+* ``versatile_db_hardness``, ``merge_rucb_order`` -- the same for Versatile-DB's
+  ``O(sum_i log T / Delta_i)`` (Saha & Gaillard 2022) and MergeRUCB's ``O(K log T)`` (Zoghi et al.
+  2015, as duelpy states it).
 
 The rows come from the registry of constants (:mod:`boundcalc.registry`): each bound module
 registers its key, unit, source and place in the table next to its function, so a new bound
@@ -202,7 +205,7 @@ def compare(matrix: MatrixLike, *, alpha: float = 0.51, beta: float = 2.0, keys:
     >>> from boundcalc.datasets import load_example
     >>> cmp = compare(load_example("mslr5-noncondorcet"))
     >>> len(cmp.rows), cmp["dts_thm1"].extra["assumption2"], cmp["cpe_condorcet_ver"].status
-    (18, True, 'not-applicable')
+    (20, True, 'not-applicable')
     >>> cmp["ecw"].value >= cmp["lower_bound"].value, cmp["lower_bound"].winner in (0, 1, 2, 3, 4)
     (True, True)
     """

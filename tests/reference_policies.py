@@ -1723,3 +1723,153 @@ class RMED2FH(RMED2):
 
 
 REFERENCE["rmed2fh"] = RMED2FH
+
+
+# ----------------------------------------------------------------------------- merge-rucb (issue 34)
+class MergeRUCB(Streamed):
+    """MergeRUCB, Zoghi, Whiteson & de Rijke (WSDM 2015), Algorithm 1: a plain transcription with
+    Python lists of batches (the readings: :mod:`boundcalc.policies.merge_rucb`)."""
+
+    name = "merge-rucb"
+    reference = "Zoghi, Whiteson & de Rijke (WSDM 2015), Algorithm 1 (MergeRUCB)"
+    hyperparameters = {"alpha": Real(1.01, low=0.5, low_open=True), "delta": Real(0.01, low=0.0, high=1.0),
+                       "batch_size": Integer(4, low=2)}
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        a, d = self.params["alpha"], self.params["delta"]
+        self.C = math.ceil(((4 * a - 1) * K ** 2 / ((2 * a - 1) * d)) ** (1 / (2 * a - 1)))
+        self.P = self.params["batch_size"]
+        arms = list(range(K))
+        self._shuffle(arms)
+        self.batches = [arms[b:b + self.P] for b in range(0, K, self.P)]
+        self.stage = 1
+        self.stats = {"self_duels": 0, "pruned": 0, "merges": 0}
+
+    def _shuffle(self, xs):
+        for i in range(len(xs) - 1, 0, -1):
+            j = self.stream.index(i + 1)
+            xs[i], xs[j] = xs[j], xs[i]
+
+    def _merge(self):
+        old = list(self.batches)
+        self._shuffle(old)
+        old.sort(key=len)  # stable
+        new, i, j = [], 0, len(old) - 1
+        while i <= j:
+            if i == j:
+                new.append(old[i])
+                break
+            if len(old[i]) + len(old[j]) > 1.5 * self.P:
+                new.append(old[j])
+                j -= 1
+            else:
+                new.append(old[i] + old[j])
+                i, j = i + 1, j - 1
+        self.batches = new
+        self.stats["merges"] += 1
+
+    def _u(self, i, j, tau):
+        n = self.draws[i, j] + 2
+        return (self.wins[i, j] + 1) / n + math.sqrt(self.params["alpha"] * math.log(tau) / n)
+
+    def _select(self):
+        if len(self.batches) > 1 and sum(map(len, self.batches)) <= self.K / 2 ** self.stage + 1:
+            self._merge()
+            if min(map(len, self.batches)) <= 0.5 * self.P:
+                self._merge()
+            self.stage += 1
+        tau = self.C + self.t
+        B = self.batches[tau % len(self.batches)]
+        if len(B) == 1:
+            self.stats["self_duels"] += 1
+            return (B[0], B[0])
+        while len(B) > 1:
+            losers = [x for x in range(len(B)) for y in range(len(B)) if x != y and self._u(B[x], B[y], tau) < 0.5]
+            if not losers:
+                break
+            B.pop(losers[self.stream.index(len(losers))])
+            self.stats["pruned"] += 1
+        ci = self.stream.index(len(B))
+        c = B[ci]
+        if len(B) == 1:
+            self.stats["self_duels"] += 1
+            return (c, c)
+        col = [-1.0 if x == ci else self._u(B[x], c, tau) for x in range(len(B))]
+        ties = [x for x in range(len(B)) if col[x] == max(col)]
+        d = ties[0] if len(ties) == 1 else ties[self.stream.index(len(ties))]
+        return (c, B[d])
+
+
+REFERENCE["merge-rucb"] = MergeRUCB
+
+
+# ----------------------------------------------------------------------------- merge-dts (issue 34)
+class MergeDTS(MergeRUCB):
+    """MergeDTS, Li, Markov, de Rijke & Zoghi (TOIS 2020): a plain transcription with Python lists of
+    batches, MergeRUCB's batches, merges and pruning (the readings: :mod:`boundcalc.policies.merge_dts`)."""
+
+    name = "merge-dts"
+    reference = "Li, Markov, de Rijke & Zoghi (TOIS 2020), MergeDTS"
+
+    def __init__(self, K: int, *, rng=None, **params):
+        super().__init__(K, rng=rng, **params)
+        self.stats["single_merges"] = 0
+
+    def _single(self, b):
+        """A one-arm batch among others joins the next one, which takes its place."""
+        if len(self.batches[b]) != 1 or len(self.batches) < 2:
+            return b
+        o = (b + 1) % len(self.batches)
+        merged = self.batches[o] + self.batches[b]
+        self.stats["single_merges"] += 1
+        if o == 0:
+            self.batches[0] = merged
+            del self.batches[b]
+            return 0
+        self.batches[b] = merged
+        del self.batches[o]
+        return b
+
+    def _prune(self, b, tau):
+        B = self.batches[b]
+        if len(B) < 2:
+            return False
+        losers = [x for x in range(len(B)) for y in range(len(B)) if x != y and self._u(B[x], B[y], tau) < 0.5]
+        if not losers:
+            return False
+        B.pop(losers[self.stream.index(len(losers))])
+        self.stats["pruned"] += 1
+        return True
+
+    def _select(self):
+        if len(self.batches) > 1 and sum(map(len, self.batches)) <= self.K / 2 ** self.stage + 1:
+            self._merge()
+            if min(map(len, self.batches)) <= 0.5 * self.P:
+                self._merge()
+            self.stage += 1
+        tau = self.C + self.t
+        b = tau % len(self.batches)
+        if len(self.batches) == 1 and len(self.batches[0]) == 1:
+            self.stats["self_duels"] += 1
+            return (self.batches[0][0], self.batches[0][0])
+        b = self._single(b)
+        while self._prune(b, tau):
+            b = self._single(b)
+        B, W = self.batches[b], self.wins
+        if len(B) == 1:
+            self.stats["self_duels"] += 1
+            return (B[0], B[0])
+        n = len(B)
+        score = [sum(self.stream.beta(W[B[x], B[y]] + 1.0, W[B[y], B[x]] + 1.0) > 0.5 for y in range(n) if y != x)
+                 for x in range(n)]
+        ties = [x for x in range(n) if score[x] == max(score)]
+        ci = ties[0] if len(ties) == 1 else ties[self.stream.index(len(ties))]
+        c = B[ci]
+        phi = [1.0 if x == ci else self.stream.beta(W[B[x], c] + 1.0, W[c, B[x]] + 1.0) for x in range(n)]
+        ties = [x for x in range(n) if phi[x] == min(phi)]
+        d = ties[0] if len(ties) == 1 else ties[self.stream.index(len(ties))]
+        return (c, B[d])
+
+
+REFERENCE["merge-dts"] = MergeDTS

@@ -63,6 +63,7 @@ ISSUE_KEYS = [
     "dts_thm1_loglog", "rmed_lb", "rmed1", "ecw_eq11", "ecw_eq12", "savage_hardness",
     "cpe_borda_hardness", "cpe_condorcet_hardness", "cpe_condorcet_ver",
     "if2_hardness", "ws_s_hardness",  # issue 34: the baselines' order-only bounds
+    "versatile_db_hardness", "merge_rucb_order",  # issue 34, second part
 ]
 CORE_FIELDS = ("key", "value", "unit", "value_in_000_unit", "source", "reason", "status", "message")
 
@@ -110,7 +111,7 @@ def test_every_key_in_order():
     cmp = compare(load_example("table2"))
     assert list(COMPARE_KEYS) == ISSUE_KEYS
     assert cmp.keys() == ISSUE_KEYS == [r.key for r in cmp.rows] == [r.key for r in cmp]
-    assert len(cmp) == 18 and all(isinstance(r, Result) for r in cmp)
+    assert len(cmp) == 20 and all(isinstance(r, Result) for r in cmp)
     assert isinstance(cmp["lower_bound"], BoundResult) and isinstance(cmp["ecw"], BoundResult)
     assert set(cmp.results) == {"lower_bound", "ecw"} and cmp.results["ecw"] is cmp["ecw"]
     for r in cmp:
@@ -197,7 +198,7 @@ def test_exports_and_formats():
         assert key in text
     assert "n/a" in text and "no Condorcet winner" in text
     assert "no Condorcet winner" not in cmp.summary(reasons=False)
-    assert "18 rows" in repr(cmp) and "failed" not in repr(cmp)
+    assert "20 rows" in repr(cmp) and "failed" not in repr(cmp)
     # CSV: header and one line per row, numbers written to round-trip
     rows = list(csv.DictReader(io.StringIO(cmp.to_csv())))
     assert [r["key"] for r in rows] == ISSUE_KEYS and float(rows[1]["value"]) == cmp["ecw"].value
@@ -252,6 +253,9 @@ def _table2_by_hand(alpha=ALPHA, beta=2.0) -> dict:
         # IF2: K / eps_12 with the winner's smallest margin .1; WS-S: N
         "if2_hardness": 4 / 0.1,
         "ws_s_hardness": 4.0,
+        # Versatile-DB: the winner's margins .1 over arms 1-3; MergeRUCB: K
+        "versatile_db_hardness": 3 / 0.1,
+        "merge_rucb_order": 4.0,
     }
 
 
@@ -291,6 +295,8 @@ def test_formula_rows_of_a_three_arm_matrix_by_hand():
         "cpe_condorcet_ver": 1 / 0.1**2 + 1 / 0.2**2,
         "if2_hardness": 3 / 0.1,
         "ws_s_hardness": 3.0,
+        "versatile_db_hardness": 1 / 0.1 + 1 / 0.2,
+        "merge_rucb_order": 3.0,
     }
     assert cmp.keys() == list(hand)
     for key, value in hand.items():
@@ -370,6 +376,7 @@ EXPECTED_UNITS = {
     "cpe_borda_hardness": UNIT_HARDNESS, "cpe_condorcet_hardness": UNIT_HARDNESS,
     "cpe_condorcet_ver": UNIT_HARDNESS,
     "if2_hardness": UNIT_HARDNESS, "ws_s_hardness": UNIT_HARDNESS,
+    "versatile_db_hardness": UNIT_HARDNESS, "merge_rucb_order": UNIT_HARDNESS,
 }
 FACTOR_TO_000 = {UNIT_000: 1.0, UNIT_002: 0.5, UNIT_001: 1.0, UNIT_001_LOGLOG: 1.0,
                  UNIT_RMED: None, UNIT_HARDNESS: None}

@@ -51,6 +51,7 @@ def test_every_constant_of_the_issue_is_registered_in_order():
         "dts_thm1_loglog", "rmed_lb", "rmed1", "ecw_eq11", "ecw_eq12", "savage_hardness",
         "cpe_borda_hardness", "cpe_condorcet_hardness", "cpe_condorcet_ver",
         "if2_hardness", "ws_s_hardness",  # issue 34
+        "versatile_db_hardness", "merge_rucb_order",  # issue 34, second part
     ]
     assert list(boundcalc.COMPARE_KEYS) == [s.key for s in SPECS]
 

@@ -322,6 +322,10 @@ def test_doubler_epochs_and_the_multiset_by_hand():
     ("self-sparring", {"eta": 0.3}, "self_duels", 3000),
     ("rcs", {"alpha": 0.9}, "self_duels", 3000),
     ("rmed2fh", {"horizon": 10**6}, "to_target", 3000),
+    ("merge-rucb", {}, "pruned", 3000),
+    ("merge-rucb", {"delta": 1.0}, "merges", 3000),
+    ("merge-dts", {}, "pruned", 3000),
+    ("merge-dts", {"batch_size": 3}, "single_merges", 3000),
 ])
 def test_compiled_equals_transcription_through_every_phase(name, params, stat, rounds):
     """With hyperparameters that make the phases come early (a horizon of 1 shrinks IF's and BTM's
@@ -413,22 +417,25 @@ def test_readme_speed_rows_are_the_stored_run():
 
 # ----------------------------------------------------------------------------- the baselines' bounds in compare
 def test_order_only_bounds_say_so():
-    """IF2's and WS-S's rows: hardnesses that say they are orders, with no conversion to 000's unit;
-    on a 5-arm total order with margins 0.25 (IF2: K / eps_12 = 5 / 0.25 = 20; WS-S: N = 5), and not
-    applicable without a Condorcet winner."""
+    """IF2's, WS-S's, Versatile-DB's and MergeRUCB's rows: hardnesses that say they are orders, with
+    no conversion to 000's unit; on a 5-arm total order with margins 0.25 (IF2: K / eps_12 = 5 / 0.25
+    = 20; WS-S: N = 5; Versatile-DB: 4 / 0.25 = 16; MergeRUCB: K = 5), and not applicable without a
+    Condorcet winner."""
     import boundcalc as bc
 
-    cmp = bc.compare(_total_order(5, 0.25), keys=["if2_hardness", "ws_s_hardness"])
+    keys = ["if2_hardness", "ws_s_hardness", "versatile_db_hardness", "merge_rucb_order"]
+    cmp = bc.compare(_total_order(5, 0.25), keys=keys)
     assert cmp["if2_hardness"].value == pytest.approx(20.0) and cmp["ws_s_hardness"].value == 5.0
+    assert cmp["versatile_db_hardness"].value == pytest.approx(16.0) and cmp["merge_rucb_order"].value == 5.0
     for r in cmp:
         assert "order only" in r.source and r.value_in_000_unit is None and r.unit == "hardness (no unit)"
-    cyc = bc.compare([[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]], keys=["if2_hardness", "ws_s_hardness"])
+    cyc = bc.compare([[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]], keys=keys)
     assert all(r.status == "not-applicable" and "Condorcet" in r.reason for r in cyc)
 
 
 # ----------------------------------------------------------------------------- on Dask
 BASELINES = ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler",
-             "rmed2fh"]
+             "rmed2fh", "merge-rucb", "merge-dts"]
 
 
 def test_baselines_on_dask_equal_in_process():
@@ -509,3 +516,238 @@ def test_docs_cpp_table_is_the_stored_run():
             a, b = m["rows"][ours], m["rows"][theirs]
             z = abs(a["mean_condorcet"] - b["mean"]) / math.hypot(a["stderr_condorcet"], b["stderr"])
             assert z < (1.5 if ours == "rmed2fh" else 1.2), (ours, z)
+
+
+# ----------------------------------------------------------------------------- merge-rucb
+def _set_batches(p, batches):
+    """Overwrite a MergeRUCB policy's batches (rows of ``mem``, ``size``, the batch count)."""
+    s = p._arrays
+    for b, arms in enumerate(batches):
+        s.mem[b, :len(arms)] = arms
+        s.size[b] = len(arms)
+    s.reg[1] = len(batches)
+
+
+def test_merge_rucb_time_offset_by_hand():
+    """``C = ((4 alpha - 1) K^2 / ((2 alpha - 1) delta))^(1 / (2 alpha - 1))``: at K = 10, alpha = 1.01,
+    delta = 0.01 the base is 3.04 * 100 / 0.0102 = 29803.92 and the exponent 1 / 1.02, so
+    ln C = ln(29803.92) / 1.02 = 10.30240 / 1.02 = 10.10039, C = 24352.4, ceil 24353.  Too close to
+    1/2 (alpha = 0.51: exponent 50) the offset is refused with a clear error."""
+    from boundcalc.policies import PolicyError
+    from boundcalc.policies.merge_rucb import merge_constant
+
+    assert math.log(29803.92) == pytest.approx(10.30240, abs=1e-5)
+    assert math.exp(10.30240 / 1.02) == pytest.approx(24352.4, abs=0.5)
+    assert merge_constant(10, 1.01, 0.01) == 24353
+    with pytest.raises(PolicyError, match="alpha further from 1/2"):
+        make_policy("merge-rucb", 5, alpha=0.51)
+
+
+def test_merge_rucb_initial_batches_are_a_shuffled_partition():
+    """ceil(K / P) batches of P arms, the last shorter, together every arm once (K = 10, P = 4:
+    4, 4, 2; P = 3: 3, 3, 3, 1); the shuffle is uniform: arm 0 opens the first batch in about 1/K
+    of 4,000 seeds."""
+    p = make_policy("merge-rucb", 10, rng=np.random.default_rng(0))
+    assert [len(b) for b in p.batches] == [4, 4, 2] and sorted(sum(p.batches, [])) == list(range(10))
+    q = make_policy("merge-rucb", 10, batch_size=3, rng=np.random.default_rng(0))
+    assert [len(b) for b in q.batches] == [3, 3, 3, 1]
+    n = 4000
+    first = sum(make_policy("merge-rucb", 10, rng=np.random.default_rng(s)).batches[0][0] == 0 for s in range(n))
+    assert abs(first / n - 0.1) < 4 * math.sqrt(0.09 / n)
+
+
+@pytest.mark.parametrize("sizes,expected", [
+    ([1, 1, 4, 2], [5, 3]),   # sorted 1, 1, 2, 4: 1 + 4 <= 6 merged, then 1 + 2 merged
+    ([4, 4, 2], [6, 4]),      # sorted 2, 4, 4: 2 + 4 = 6 <= 1.5 P merged, the middle 4 alone
+    ([3, 4], [4, 3]),         # 3 + 4 = 7 > 6: the largest alone, then the 3 alone
+])
+def test_merge_rucb_batch_merging_by_hand(sizes, expected):
+    """``ArmTree.merge_batches`` with P = 4 (limit 1.5 P = 6), worked by hand: the batches sorted by
+    size are paired smallest with largest unless together above 6; a merged batch is the smaller's
+    arms followed by the larger's, in their order."""
+    from boundcalc.policies.merge_rucb import merge_batches
+
+    K = sum(sizes)
+    p = make_policy("merge-rucb", K, rng=np.random.default_rng(1))
+    arms, batches = list(range(K)), []
+    for n in sizes:
+        batches.append(arms[:n])
+        arms = arms[n:]
+    _set_batches(p, batches)
+    merge_batches(p._s)
+    got = p.batches
+    assert [len(b) for b in got] == expected and sorted(sum(got, [])) == list(range(K))
+    for b in got:
+        parts = [x for x in batches if x[0] in b]
+        assert b == sum(sorted(parts, key=lambda x: (len(x), b.index(x[0]))), [])  # smaller first
+
+
+def test_merge_rucb_stage_merge_when_survivors_fall_to_half():
+    """K = 8, P = 4: two batches; with 5 survivors (<= 8 / 2 + 1) the next select merges them (1 + 4 <= 6:
+    one batch, the singleton's arm first) and the stage advances; with 6 survivors nothing happens."""
+    p = make_policy("merge-rucb", 8, rng=np.random.default_rng(0))
+    _set_batches(p, [[0, 1], [2, 3, 4, 5]])
+    p.select_pair()
+    assert p.batches == [[0, 1], [2, 3, 4, 5]] and p._arrays.reg[2] == 1 and p.stats["merges"] == 0
+    q = make_policy("merge-rucb", 8, rng=np.random.default_rng(0))
+    _set_batches(q, [[7], [2, 3, 4, 5]])
+    q.select_pair()
+    assert q.batches == [[7, 2, 3, 4, 5]] and q._arrays.reg[2] == 2 and q.stats["merges"] == 1
+
+
+def test_merge_rucb_pruning_champion_and_challenger_by_hand():
+    """K = 4 in one batch; arm 2 lost 900 of 1,000 duels to arm 0: at t = 1, tau = ceil(C) + 1 = 4040
+    (C = (3.04 * 16 / 0.0102)^(1 / 1.02) = 4038.9), U_20 = 101 / 1002 + sqrt(1.01 ln 4040 / 1002) =
+    0.1008 + 0.0915 = 0.192 < 1/2, so arm 2 leaves the batch; every other pair is undrawn (U = 1/2 +
+    sqrt(1.01 ln 4040 / 2) > 1/2).  The champion is uniform over 0, 1, 3 and the challenger uniform
+    over the two others (tied bounds), never the champion."""
+    from boundcalc.policies.merge_rucb import merge_constant
+
+    assert merge_constant(4, 1.01, 0.01) == 4039
+    assert 101 / 1002 + math.sqrt(1.01 * math.log(4040) / 1002) == pytest.approx(0.192, abs=1e-3)
+    n = 3000
+    champs, pairs = [], set()
+    for seed in range(n):
+        p = make_policy("merge-rucb", 4, rng=np.random.default_rng(seed))
+        s = p._arrays
+        s.W[0, 2], s.W[2, 0], s.N[0, 2], s.N[2, 0] = 900, 100, 1000, 1000
+        c, d = p.select_pair()
+        assert sorted(p.batches[0]) == [0, 1, 3] and p.stats["pruned"] == 1 and c != d and 2 not in (c, d)
+        champs.append(c)
+        pairs.add((c, d))
+    assert pairs == {(a, b) for a in (0, 1, 3) for b in (0, 1, 3) if a != b}
+    for arm in (0, 1, 3):
+        assert abs(champs.count(arm) / n - 1 / 3) < 4 * math.sqrt(2 / 9 / n)
+
+
+def test_merge_rucb_one_arm_batch_duels_itself():
+    """K = 5, P = 4: batches of 4 and 1; the rounds whose batch index ``(ceil(C) + t) mod 2`` is the
+    one-arm batch's are the self-duel of that arm (the implementation's ``get_arms``)."""
+    from boundcalc.policies.merge_rucb import merge_constant
+
+    p = make_policy("merge-rucb", 5, rng=np.random.default_rng(0))
+    single = p.batches[1][0]
+    cc = merge_constant(5, 1.01, 0.01)
+    pairs = _script(p, lambda i, j: i < j, 40)
+    for t, (i, j) in enumerate(pairs, start=1):
+        assert ((i, j) == (single, single)) == ((cc + t) % 2 == 1), t
+    assert p.stats["self_duels"] == 20
+
+
+# ----------------------------------------------------------------------------- merge-dts
+@pytest.mark.parametrize("before,b,after,at", [
+    ([[0, 1], [2], [3, 4, 5]], 1, [[0, 1], [3, 4, 5, 2]], 1),   # the next batch's arms, then the lone arm
+    ([[0, 1], [2, 3], [4]], 2, [[0, 1, 4], [2, 3]], 0),          # the last batch joins batch 0
+    ([[0, 1], [2, 3]], 1, [[0, 1], [2, 3]], 1),                  # two arms: nothing to do
+])
+def test_merge_dts_one_arm_batch_joins_the_next(before, b, after, at):
+    """``merge_single_batch`` worked by hand: a one-arm batch among others is appended to the next
+    batch (cyclically), which takes the place of the lone arm's batch."""
+    from boundcalc.policies.merge_dts import merge_single_batch
+
+    p = make_policy("merge-dts", 6, rng=np.random.default_rng(0))
+    _set_batches(p, before)
+    assert merge_single_batch(p._s, b) == at and p.batches == after
+
+
+def test_merge_dts_never_self_duels_while_batches_remain():
+    """K = 5, P = 4: batches of 4 and 1; the first round whose batch is the lone arm's merges it into
+    the other (that batch's arms, then the lone arm) and duels two different arms: MergeDTS duels an
+    arm with itself only when one arm is left in all."""
+    p = make_policy("merge-dts", 5, rng=np.random.default_rng(0))
+    four, (single,) = p.batches
+    pairs = _script(p, lambda i, j: i < j, 4)
+    assert p.batches == [four + [single]] and p.stats["single_merges"] == 1
+    assert all(i != j for i, j in pairs) and p.stats["self_duels"] == 0
+
+
+def _merge_dts_rule(W, rng, n):
+    """MergeDTS's champion and challenger as the module text states them, with numpy's Beta: the
+    frequencies of the pairs over n draws (the independent check of the compiled step)."""
+    K = W.shape[0]
+    freq = {}
+    for _ in range(n):
+        theta = rng.beta(W + 1.0, W.T + 1.0)
+        score = [(theta[x] > 0.5).sum() - (theta[x, x] > 0.5) for x in range(K)]
+        best = [x for x in range(K) if score[x] == max(score)]
+        c = best[rng.integers(len(best))]
+        phi = rng.beta(W[:, c] + 1.0, W[c, :] + 1.0)
+        phi[c] = 1.0
+        d = int(np.argmin(phi))
+        freq[(c, d)] = freq.get((c, d), 0) + 1
+    return {k: v / n for k, v in freq.items()}
+
+
+def test_merge_dts_champion_and_challenger_in_distribution():
+    """K = 3 in one batch, counts too small to prune anything (every radius above 0.9): the compiled
+    pair's frequencies over 3,000 seeds equal those of the rule written with numpy (champion: most
+    sampled wins, ties uniform; challenger: the smallest sampled chance of beating the champion), within
+    4 standard errors; the rule with D-TS's argmax instead would differ on the pair (0, 1) by far."""
+    W = np.array([[0, 6, 3], [1, 0, 4], [2, 3, 0]])
+    want = _merge_dts_rule(W, np.random.default_rng(5), 200_000)
+    n = 3000
+    got = {}
+    for seed in range(n):
+        p = make_policy("merge-dts", 3, rng=np.random.default_rng(seed))
+        s = p._arrays
+        s.W[:] = W
+        s.N[:] = W + W.T
+        pair = p.select_pair()
+        assert p.stats["pruned"] == 0
+        got[pair] = got.get(pair, 0) + 1
+    for pair in set(got) | set(want):
+        f, q = got.get(pair, 0) / n, want.get(pair, 0.0)
+        assert abs(f - q) < 4 * math.sqrt(max(q * (1 - q), 1e-4) / n) + 0.005, (pair, f, q)
+    assert want[(0, 1)] > 0.25 and want.get((0, 2), 0) < want[(0, 1)] / 2
+
+
+def test_readme_merge_rows_are_the_stored_runs():
+    """MergeRUCB's and MergeDTS's rows of the README's "Choose a policy" table and speed table are
+    benchmarks/baselines.py's and benchmarks/policies.py's stored runs (results/baselines_merge.json,
+    results/policies_merge.json), rounded as the tables round."""
+    import json
+    from pathlib import Path
+
+    res = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+    stored = json.loads((res / "baselines_merge.json").read_text())
+    assert stored["horizon"] == 10**5 and stored["runs"] == 20 and stored["seed"] == 0
+    rows = json.loads((res / "policies_merge.json").read_text())["rows"]
+    fmt = lambda m, s: f"{m:.1f} +- {s:.1f}" if m < 100 else f"{m:.0f} +- {s:.0f}"  # noqa: E731
+
+    def rng(vals):
+        a, b = f"{min(vals):.2f}", f"{max(vals):.2f}"
+        return a if a == b else f"{a}-{b}"
+
+    text = _readme()
+    for pol, label in {"merge-rucb": "MergeRUCB", "merge-dts": "MergeDTS"}.items():
+        cells = [fmt(stored["choose"][m][pol]["per_lnT"], stored["choose"][m][pol]["stderr_per_lnT"])
+                 for m in ("mslr5-condorcet", "mslr5-noncondorcet", "table2")]
+        assert f"| {label} | {cells[0]} | {cells[1]} | {cells[2]} |" in text, pol
+        r5 = [r for r in rows if r["policy"] == pol and r["K"] == 5]
+        r16 = [r for r in rows if r["policy"] == pol and r["K"] == 16]
+        assert len(r5) == 2 and len(r16) == 1
+        user = f"{rng([r['user_us'] for r in r5])} / {rng([r['user_us'] for r in r16])}"
+        kern = f"{rng([r['kernel_us'] for r in r5])} / {rng([r['kernel_us'] for r in r16])}"
+        assert f"| {label} | 5 / 16 | {user} | - | {kern} | - |" in text, pol
+
+
+def test_docs_merge_paragraph_is_the_stored_run():
+    """docs/policies.md's MergeRUCB/MergeDTS regret and speed figures are the stored runs."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    text = " ".join((root / "docs" / "policies.md").read_text().split())
+    mats = json.loads((root / "benchmarks" / "results" / "baselines_merge.json").read_text())["matrices"]
+    cell = lambda r: f"{r['mean_condorcet']:.0f} +- {r['stderr_condorcet']:.0f}"  # noqa: E731
+    a, m = mats["arithmetic8"]["rows"], mats["mslr5-condorcet"]["rows"]
+    assert (f"MergeRUCB {cell(a['merge-rucb'])} on `arithmetic8` and {cell(m['merge-rucb'])} on `mslr5-condorcet`, "
+            f"MergeDTS {cell(a['merge-dts'])} and {cell(m['merge-dts'])}") in text
+    assert all(a["merge-dts"]["mean_condorcet"] < a["merge-rucb"]["mean_condorcet"] for a in (a, m))
+    rows = json.loads((root / "benchmarks" / "results" / "policies_merge.json").read_text())["rows"]
+    k = {(r["policy"], r["K"]): [] for r in rows}
+    for r in rows:
+        k[(r["policy"], r["K"])].append(r["kernel_us"])
+    assert (f"kernels {min(k[('merge-rucb', 5)]):.2f}-{max(k[('merge-rucb', 5)]):.2f} us (MergeRUCB) and "
+            f"{min(k[('merge-dts', 5)]):.2f}-{max(k[('merge-dts', 5)]):.2f} us (MergeDTS) a step at K = 5, "
+            f"{k[('merge-rucb', 16)][0]:.2f} and {k[('merge-dts', 16)][0]:.2f} at K = 16") in text

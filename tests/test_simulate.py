@@ -478,6 +478,7 @@ def test_cli_simulate(tmp_path):
 ISSUE_POLICY_NAMES = {"cw-rmed", "ecw-rmed", "rmed1", "dts", "dts+", "ccb", "scb", "rucb", "rmed2", "savage"}
 ISSUE_POLICY_NAMES |= {"interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays",
                        "doubler", "rmed2fh"}  # issue 34's baselines
+ISSUE_POLICY_NAMES |= {"merge-rucb", "merge-dts"}  # issue 34, second part
 
 
 def test_cli_simulate_all_runs_every_named_policy(capsys):

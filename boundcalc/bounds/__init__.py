@@ -11,8 +11,9 @@ module             constants (registered keys of :mod:`boundcalc.registry`)
 ``rmed``           RMED (COLT 2015): :func:`rmed_lb`, :func:`rmed1`
 ``closed_forms``   000 Sec. 4.4: :func:`ecw_eq11`, :func:`ecw_eq12`
 ``savage``         003: :func:`savage_hardness`
-``baselines``      IF2 (Yue et al. 2012), WS-S (Chen & Frazier 2017), order only: :func:`if2_hardness`,
-                   :func:`ws_s_hardness`
+``baselines``      IF2 (Yue et al. 2012), WS-S (Chen & Frazier 2017), Versatile-DB (Saha & Gaillard
+                   2022), MergeRUCB (Zoghi et al. 2015), order only: :func:`if2_hardness`,
+                   :func:`ws_s_hardness`, :func:`versatile_db_hardness`, :func:`merge_rucb_order`
 =================  ==========================================================================
 
 No module shares its name with a function, so ``boundcalc.bounds.<module>`` is always the
@@ -26,12 +27,12 @@ from .dts import dts_assumption2, dts_prop1, dts_thm1, dts_thm1_loglog, dts_thm1
 from .exact import ecw_bound, lower_bound
 from .rmed import rmed1, rmed_lb, rmed_regret_matrix
 from .savage import savage_hardness
-from .baselines import if2_hardness, ws_s_hardness
+from .baselines import if2_hardness, merge_rucb_order, versatile_db_hardness, ws_s_hardness
 from .scb import scb_hardness
 
 __all__ = [
     "lower_bound", "ecw_bound", "ccb", "ccb_delta_z", "delta_z", "scb_hardness", "dts_prop1", "dts_thm1",
     "dts_thm1_loglog", "dts_thm1_rows", "dts_assumption2", "rmed_lb", "rmed1", "rmed_regret_matrix",
     "ecw_eq11", "ecw_eq12", "savage_hardness",
-    "if2_hardness", "ws_s_hardness",
+    "if2_hardness", "ws_s_hardness", "versatile_db_hardness", "merge_rucb_order",
 ]

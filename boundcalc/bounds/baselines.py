@@ -12,16 +12,30 @@
   coefficient of ``log T`` is of order ``N = K``, which is what the row reports, with the
   paper's assumption (a Condorcet winner) checked.
 
-Both are hardnesses in the sense of :mod:`boundcalc.bounds.savage`: numbers inside an ``O(.)``
+* ``versatile_db_hardness`` -- Versatile-DB (Saha & Gaillard, ICML 2022; its abstract, as the
+  ICML 2022 virtual page ``icml.cc/virtual/2022/spotlight/18326`` prints it: "an optimal
+  O(sum_{i=1}^K log T / Delta_i) regret bound against the Condorcet-winner benchmark"): boundcalc
+  reports ``sum_{i != w} 1 / Delta_i``, reading ``Delta_i`` as the Condorcet winner's margin over
+  ``i``, ``mu_wi - 1/2`` (the winner's own term, ``Delta_w = 0``, is left out of the sum); no
+  Condorcet winner: not applicable.
+* ``merge_rucb_order`` -- MergeRUCB (Zoghi, Whiteson & de Rijke, WSDM 2015): its theorem was not
+  read (the ``search`` tool returns the abstract, which states none); ``bengsV/duelpy``'s MergeRUCB
+  docstring (``duelpy/algorithms/merge_rucb.py``, commit ``2e6b37eb``) states "The regret is bounded
+  by O(N log T)", which is what the row reports (``N = K``), with the Condorcet assumption checked.
+
+All four are hardnesses in the sense of :mod:`boundcalc.bounds.savage`: numbers inside an ``O(.)``
 with no published constant, so no unit and no conversion to 000's.  The other baselines' papers
 state no regret bound for the policy as run here (RCS, Self-Sparring's dueling case, Sparring
-with UCB1) or were not read (Beat-the-Mean's, Doubler's): they have no row.
+with UCB1), were not read (Beat-the-Mean's, Doubler's, MergeDTS's), or their constant is already a
+row (RMED2FH's is the Condorcet lower bound, ``rmed_lb``): they have no row.
 
 >>> r = if2_hardness([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])
 >>> round(r.value, 6), r.unit                # K / eps_12 = 3 / 0.1
 (30.0, 'hardness (no unit)')
 >>> ws_s_hardness([[0.5, 0.6], [0.4, 0.5]]).value
 2.0
+>>> round(versatile_db_hardness([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]]).value, 6)   # 1/.1 + 1/.2
+15.0
 """
 
 from __future__ import annotations
@@ -33,7 +47,7 @@ from ..registry import Context, register_constant
 from ..result import Result
 from ..units import UNIT_HARDNESS
 
-__all__ = ["if2_hardness", "ws_s_hardness"]
+__all__ = ["if2_hardness", "ws_s_hardness", "versatile_db_hardness", "merge_rucb_order"]
 
 IF2 = register_constant(
     "if2_hardness", unit=UNIT_HARDNESS,
@@ -42,6 +56,14 @@ IF2 = register_constant(
 WSS = register_constant(
     "ws_s_hardness", unit=UNIT_HARDNESS,
     source="Chen & Frazier 2017 (ICML), WS-S's strong regret O(N^2 + N log T) (order only)", order=180)
+
+VDB = register_constant(
+    "versatile_db_hardness", unit=UNIT_HARDNESS,
+    source="Saha & Gaillard 2022 (ICML), Versatile-DB's regret O(sum_i log T / Delta_i) (order only)", order=190)
+MRUCB = register_constant(
+    "merge_rucb_order", unit=UNIT_HARDNESS,
+    source="Zoghi, Whiteson & de Rijke 2015 (WSDM), MergeRUCB's regret O(K log T) as duelpy states it (order only)",
+    order=200)
 
 _NO_CW = "no Condorcet winner (the paper assumes one)"
 
@@ -86,3 +108,40 @@ def _if2_row(ctx: Context) -> Result:
 @WSS
 def _wss_row(ctx: Context) -> Result:
     return ws_s_hardness(ctx.pm)
+
+
+def versatile_db_hardness(matrix: MatrixLike) -> Result:
+    """``sum_{i != w} 1 / (mu_wi - 1/2)`` for the Condorcet winner ``w``: Versatile-DB's regret
+    ``O(sum_i log T / Delta_i)`` (Saha & Gaillard 2022), a hardness with no constant."""
+    pm = as_preference_matrix(matrix)
+    w = pm.condorcet_winner
+    if w is None:
+        return VDB.not_applicable(_NO_CW)
+    gaps = np.delete(pm.mu[w] - 0.5, w)
+    return VDB.result(float(np.sum(1.0 / gaps)), extra={
+        "label": "sum_i 1 / Delta_i", "winner": int(w), "gaps": gaps.tolist(),
+        "note": "O(.) only: the abstract states the order; Delta_i read as the winner's margin over i",
+    })
+
+
+def merge_rucb_order(matrix: MatrixLike) -> Result:
+    """``K``: the order of the ``log T`` coefficient of MergeRUCB's regret ``O(K log T)`` as
+    ``bengsV/duelpy`` states it, with the Condorcet assumption checked; a hardness with no constant."""
+    pm = as_preference_matrix(matrix)
+    w = pm.condorcet_winner
+    if w is None:
+        return MRUCB.not_applicable(_NO_CW)
+    return MRUCB.result(float(pm.K), extra={
+        "label": "K (the log T term of O(K log T))", "winner": int(w),
+        "note": "O(.) only: the paper's theorem was not read; duelpy's docstring states the order",
+    })
+
+
+@VDB
+def _vdb_row(ctx: Context) -> Result:
+    return versatile_db_hardness(ctx.pm)
+
+
+@MRUCB
+def _mrucb_row(ctx: Context) -> Result:
+    return merge_rucb_order(ctx.pm)

@@ -36,6 +36,10 @@
   (COLT 2015) (``"rmed2fh"``).
 * :mod:`~boundcalc.policies.doubler` -- Doubler of Ailon, Karnin & Joachims (ICML 2014) with a UCB1
   bandit (``"doubler"``).
+* :mod:`~boundcalc.policies.merge_rucb` -- MergeRUCB of Zoghi, Whiteson & de Rijke (WSDM 2015)
+  (``"merge-rucb"``).
+* :mod:`~boundcalc.policies.merge_dts` -- MergeDTS of Li, Markov, de Rijke & Zoghi (TOIS 2020)
+  (``"merge-dts"``).
 
 >>> from boundcalc.policies import make_policy
 >>> p = make_policy("ecw-rmed", 3)
@@ -64,9 +68,12 @@ from .self_sparring import SelfSparring
 from .winner_stays import WinnerStays
 from .doubler import Doubler
 from .rmed2fh import RMED2FH
+from .merge_rucb import MergeRUCB
+from .merge_dts import MergeDTS
 
 __all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
            "get_policy", "make_policy", "policy_names", "parse_param_spec", "resolve_policy_list",
            "CompiledPolicy", "CopelandRMED", "ECWRMED", "CWRMED", "RMED1", "RMED2", "RUCB", "DTS", "DTSPlus",
            "CCB", "SCB", "SAVAGE",
-           "InterleavedFilter", "BeatTheMean", "RCS", "Sparring", "SelfSparring", "WinnerStays", "Doubler", "RMED2FH"]
+           "InterleavedFilter", "BeatTheMean", "RCS", "Sparring", "SelfSparring", "WinnerStays", "Doubler", "RMED2FH",
+           "MergeRUCB", "MergeDTS"]

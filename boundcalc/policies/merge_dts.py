@@ -1,0 +1,210 @@
+"""MergeDTS (Li, Markov, de Rijke & Zoghi, "MergeDTS: A Method for Effective Large-Scale Online
+Ranker Evaluation", ACM TOIS 38(4), 2020; arXiv 1812.04412), Merge Double Thompson Sampling.
+
+Where it was read.  The ``search`` tool finds the paper's records (OpenAlex, ar5iv's opening,
+Papers with Code) but not its algorithm box.  The steps below are read from the authors' published
+implementation, ``chang-li/MergeDTS``, ``dueling_bandits/merge_dts.py`` at commit
+``296f3e2943ac1291f2ca2316c5c75e9d0f1868c5`` (class ``MergeDTS``; ``ArmTree`` as in its
+``merge_rucb.py``), read, not copied.  MergeDTS is MergeRUCB's divide and conquer
+(:mod:`boundcalc.policies.merge_rucb`: the same shuffled batches of ``P`` arms, the same confidence
+time ``tau = ceil(C) + t``, the same stage merges, the same pruning by ``U_ij < 1/2`` with the
+implementation's pseudo-counts; all shared compiled steps) with Thompson samples inside the
+batch.  Per round ``t``, with ``b = tau mod (number of batches)``:
+
+* a batch of one arm with no other batch: that arm duels itself;
+* a batch of one arm among others is merged into the next batch (``b + 1``, cyclically): that
+  batch's arms followed by the lone arm, in the next batch's place (``merge_single_batch``;
+  ``merge_batch_pair``); the round plays in the merged batch;
+* pruning as MergeRUCB's, the one-arm merge above after each removal;
+* the champion: ``theta_ij ~ Beta(W_ij + 1, W_ji + 1)`` drawn independently for every ordered pair
+  ``i != j`` of the batch, row by row (the implementation's ``prng.beta(batch_w, batch_w.T)`` over
+  the whole matrix; its commented-out alternative, ``theta_ji = 1 - theta_ij`` as in D-TS, is not
+  the one it runs), ``theta_ii = 1/2``; ``c = argmax_i #{j : theta_ij > 1/2}``, ties uniform (one
+  index, only on a tie);
+* the challenger: ``phi_j ~ Beta(W_jc + 1, W_cj + 1)`` for ``j != c`` of the batch in order,
+  ``phi_c = 1``; ``d = argmin_j phi_j`` (``relative_sample``: the arm whose sampled chance of
+  beating ``c`` is the smallest -- as the implementation runs it, unlike D-TS's ``argmax``), ties
+  uniform;
+* the duel ``(c, d)``; the winner's count is incremented.
+
+Random draws, from the policy stream, in order: the initial shuffle (when the policy is built);
+per round, the merges' shuffles, the pruning indices, the ``n (n - 1)`` Beta draws of the champion
+(Beta as a gamma ratio, :mod:`boundcalc.policies.kernel`), a tie index, the ``n - 1`` Beta draws of
+the challenger, a tie index.  The implementation also draws a discarded Beta(1, 1) on the
+diagonal and for ``j = c``: not reproduced (the stream is this package's in any case).
+
+Hyperparameters ``alpha = 1.01``, ``delta = 0.01``, ``batch_size = 4``: the implementation's
+``demo.py`` entry ``'MergeDTS'`` (its tuned ``'MergeDTSBest'``, ``alpha = 0.8^6`` with a given
+``C = 400000`` and ``P = 16``, needs ``C`` given directly, which this package's ``C`` formula does
+not allow: ``alpha <= 1/2``).  MergeDTS assumes a Condorcet winner; its paper's regret theorem
+was not read (the abstract states none), so it has no row in ``compare``.
+
+>>> import numpy as np
+>>> p = MergeDTS(6, rng=np.random.default_rng(0))
+>>> [len(b) for b in p.batches]
+[4, 2]
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .base import Integer, Real
+from .kernel import T_, CompiledPolicy, env_more, held_beta, held_index, held_stream, play, store_stream
+from .merge_rucb import CC, NB, initial_batches, merge_constant, prune_one, stage_merge
+from .registry import register_policy
+from .rucb import plain_update
+
+__all__ = ["MergeDTS", "MergeDTSState", "merge_dts_select", "merge_dts_run", "merge_single_batch"]
+
+#: MergeDTS's state: :class:`~boundcalc.policies.merge_rucb.MergeRUCBState`'s fields with the
+#: Box-Muller ``spare`` of the Beta draws and the champion's scores ``score``.
+MergeDTSState = namedtuple("MergeDTSState", ["W", "N", "rs", "spare", "mem", "size", "tmp", "tsize", "order", "ent",
+                                             "col", "ties", "score", "reg", "fr", "stats"])
+
+
+@njit(cache=True)
+def merge_single_batch(s, b):
+    """``merge_single_batch``: batch ``b`` of one arm, with other batches, joins the next one
+    (``o = b + 1`` cyclically: ``o``'s arms then the lone arm), which takes the place of ``b`` (of
+    ``0`` when ``b`` was last); the merged batch's index.  ``stats[3]`` counts these merges."""
+    nb = s.reg[NB]
+    if s.size[b] != 1 or nb < 2:
+        return b
+    a = s.mem[b, 0]
+    o = (b + 1) % nb
+    s.stats[3] += 1
+    if o == 0:
+        s.mem[0, s.size[0]] = a
+        s.size[0] += 1
+        s.reg[NB] = nb - 1
+        return 0
+    for k in range(s.size[o]):
+        s.mem[b, k] = s.mem[o, k]
+    s.mem[b, s.size[o]] = a
+    s.size[b] = s.size[o] + 1
+    for r in range(o, nb - 1):
+        for k in range(s.size[r + 1]):
+            s.mem[r, k] = s.mem[r + 1, k]
+        s.size[r] = s.size[r + 1]
+    s.reg[NB] = nb - 1
+    return b
+
+
+@njit(cache=True)
+def merge_dts_select(s):
+    """MergeDTS's pair.  ``stats = [self_duels, pruned, merges, single_merges]``."""
+    W = s.W
+    stage_merge(s)
+    tau = s.reg[CC] + s.reg[T_]
+    b = tau % s.reg[NB]
+    if s.size[b] == 1 and s.reg[NB] == 1:
+        s.stats[0] += 1
+        return s.mem[b, 0], s.mem[b, 0]
+    b = merge_single_batch(s, b)
+    al = s.fr[0] * math.log(tau)
+    while prune_one(s, b, al):
+        b = merge_single_batch(s, b)
+    mem = s.mem[b]
+    n = s.size[b]
+    if n == 1:
+        s.stats[0] += 1
+        return mem[0], mem[0]
+    g = held_stream(s.rs, s.spare)
+    best = -1
+    for x in range(n):
+        sc = 0
+        for y in range(n):
+            if y != x:
+                g, th = held_beta(g, W[mem[x], mem[y]] + 1.0, W[mem[y], mem[x]] + 1.0)
+                if th > 0.5:
+                    sc += 1
+        s.score[x] = sc
+        if sc > best:
+            best = sc
+    nt = 0
+    for x in range(n):
+        if s.score[x] == best:
+            s.ties[nt] = x
+            nt += 1
+    ci = s.ties[0]
+    if nt > 1:
+        g, k = held_index(g, nt)
+        ci = s.ties[k]
+    c = mem[ci]
+    lo = 2.0
+    for x in range(n):
+        if x == ci:
+            s.col[x] = 1.0
+        else:
+            g, ph = held_beta(g, W[mem[x], c] + 1.0, W[c, mem[x]] + 1.0)
+            s.col[x] = ph
+        if s.col[x] < lo:
+            lo = s.col[x]
+    nt = 0
+    for x in range(n):
+        if s.col[x] == lo:
+            s.ties[nt] = x
+            nt += 1
+    di = s.ties[0]
+    if nt > 1:
+        g, k = held_index(g, nt)
+        di = s.ties[k]
+    store_stream(g, s.rs, s.spare)
+    return c, mem[di]
+
+
+@njit(cache=True)
+def merge_dts_run(s, env):
+    """MergeDTS's whole-run kernel: :func:`merge_dts_select`, the duel, the counts, to the horizon."""
+    while env_more(env):
+        i, j = merge_dts_select(s)
+        plain_update(s, i, j, play(env, i, j))
+
+
+@register_policy
+class MergeDTS(CompiledPolicy):
+    """MergeDTS, Li, Markov, de Rijke & Zoghi (TOIS 2020), as the authors' implementation
+    (``chang-li/MergeDTS``, ``merge_dts.py``) runs it.
+
+    Hyperparameters ``alpha = 1.01`` (confidence scale of the pruning bounds, ``> 1/2``), ``delta =
+    0.01`` (failure probability in ``C``), ``batch_size = 4`` (``P``).  Setting: Condorcet.  The
+    module text gives the reading of every step and the order of the random draws.  ``stats``:
+    ``"self_duels"``, ``"pruned"``, ``"merges"`` (batch-list merges), ``"single_merges"`` (a
+    one-arm batch joined to the next).
+    """
+
+    name = "merge-dts"
+    reference = "Li, Markov, de Rijke & Zoghi (TOIS 2020), MergeDTS; Condorcet"
+    hyperparameters = {
+        "alpha": Real(1.01, low=0.5, low_open=True, doc="confidence scale of the pruning bounds (> 1/2)"),
+        "delta": Real(0.01, low=0.0, high=1.0, low_open=True, doc="failure probability in the time offset C"),
+        "batch_size": Integer(4, low=2, doc="initial batch size P"),
+    }
+    deterministic = False
+    State = MergeDTSState
+    stat_names = ("self_duels", "pruned", "merges", "single_merges")
+    kernels = (merge_dts_select, plain_update, merge_dts_run)
+
+    @property
+    def batches(self) -> list[list[int]]:
+        """The current batches, each a list of arms in the order the algorithm keeps them."""
+        s = self._arrays
+        return [s.mem[b, :s.size[b]].tolist() for b in range(int(s.reg[NB]))]
+
+    def initial_state(self) -> MergeDTSState:
+        K = self.K
+        P = int(self.params["batch_size"])
+        cc = merge_constant(K, self.params["alpha"], self.params["delta"])
+        rs = self._stream()
+        mem, size, nb = initial_batches(rs, K, P)
+        return MergeDTSState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), rs, np.zeros(2),
+                             mem, size, np.zeros((K, K), dtype=np.int64), np.zeros(K, dtype=np.int64),
+                             np.zeros(K, dtype=np.int64), np.zeros(K * K, dtype=np.int64), np.empty(K),
+                             np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64),
+                             np.array([1, nb, 1, cc, P], dtype=np.int64),
+                             np.array([self.params["alpha"], float(K)]), np.zeros(4, dtype=np.int64))

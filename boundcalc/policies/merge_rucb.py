@@ -1,0 +1,303 @@
+"""MergeRUCB (Zoghi, Whiteson & de Rijke, "MergeRUCB: A Method for Large-Scale Online Ranker
+Evaluation", WSDM 2015, pp. 17-26, Algorithm 1).
+
+Where it was read.  The ``search`` tool finds the paper's records (``cs.ox.ac.uk`` publication 9748,
+its abstract) but not its Algorithm 1.  The steps below are read from the implementation the
+authors' group published with MergeDTS (Li, Markov, de Rijke & Zoghi, TOIS 2020; Zoghi is an
+author of both): ``chang-li/MergeDTS``, ``dueling_bandits/merge_rucb.py`` at commit
+``296f3e2943ac1291f2ca2316c5c75e9d0f1868c5`` (class ``MergeRUCB`` and ``ArmTree``), compared with
+``bengsV/duelpy`` ``duelpy/algorithms/merge_rucb.py`` (commit ``2e6b37eb``), whose docstring
+paraphrases the paper's batches and merging; read, not copied.  Per round ``t`` (1-based):
+
+* the batches: at the start the arms are shuffled (Fisher-Yates from the last position, one index
+  each on the policy stream, when the policy is built) and cut into ``ceil(K / P)`` batches of
+  ``P = batch_size`` arms, the last one shorter (``ArmTree.__init__``);
+* the confidence time ``tau = ceil(C) + t`` with ``C = ((4 alpha - 1) K^2 / ((2 alpha - 1)
+  delta))^(1 / (2 alpha - 1))`` (the implementation starts its counter at ``int(C + 1)``, duelpy
+  and the authors' earlier code at ``ceil(C) + 1``: this package takes ``ceil``; the implementation
+  also sets its counter back to ``C + 1`` at every stage merge, which neither duelpy nor the paper's
+  description does: not followed);
+* stage merging, before the round's pair (the implementation does it after the previous duel: the
+  same thing): when the surviving arms number at most ``K / 2^s + 1`` (``s`` the stage, from 1) and
+  there is more than one batch, the batches are merged (below), merged once more if the smallest
+  has at most ``P / 2`` arms, and ``s`` advances;
+* the batch of the round: ``b = tau mod (number of batches)``;
+* a batch of one arm duels that arm with itself (``get_arms``);
+* otherwise the relative upper bounds inside the batch, ``U_ij = (W_ij + 1) / (N_ij + 2) +
+  sqrt(alpha ln tau / (N_ij + 2))`` -- the implementation starts its win counts at 1, a Beta(1, 1)
+  pseudo-count; ``U_ii = 1/2`` -- and pruning: while the batch has two arms or more and some entry
+  ``U_ij < 1/2`` (``j`` in the batch), the arm of one such entry, drawn uniformly over the entries
+  listed row by row (so an arm beaten by two others is twice as likely), leaves the batch for good
+  (``ArmTree.prune_item``);
+* the champion ``c``: uniform over the batch (one index); the challenger ``d = argmax_{j != c}
+  U_jc`` over the batch, ties uniform (one index, only on a tie); with one arm left, ``d = c``;
+* the duel ``(c, d)``; the winner's count is incremented.
+
+Merging the batches (``ArmTree.merge_batches``): the list of batches is shuffled (Fisher-Yates as
+above), sorted stably by size, then paired from both ends: ``i`` at the smallest, ``j`` at the
+largest; if they would together exceed ``1.5 P`` arms the largest stays alone, else the two are
+concatenated (smallest first); the middle one, when ``i = j``, stays alone.
+
+Hyperparameters: ``alpha = 1.01``, ``delta = 0.01``, ``batch_size = 4``, the implementation's
+defaults (and duelpy's).  MergeRUCB assumes a Condorcet winner.  Its paper's guarantee is stated
+as an order (duelpy: ``O(K log T)``); it has an order row in ``compare``
+(:mod:`boundcalc.bounds.baselines`).
+
+Written once (:mod:`boundcalc.policies.kernel`): the compiled :func:`merge_rucb_select` over
+:class:`MergeRUCBState` and RUCB's plain update.
+
+>>> import numpy as np
+>>> p = MergeRUCB(10, rng=np.random.default_rng(0))
+>>> sorted(len(b) for b in p.batches)           # ceil(10 / 4) batches: 4, 4 and the rest
+[2, 4, 4]
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .base import Integer, PolicyError, Real
+from .kernel import T_, CompiledPolicy, env_more, play, stream_index
+from .registry import register_policy
+from .rucb import plain_update
+
+__all__ = ["MergeRUCB", "MergeRUCBState", "merge_rucb_select", "merge_rucb_run", "merge_constant",
+           "merge_batches", "stage_merge", "prune_one", "initial_batches"]
+
+#: MergeRUCB's state: the counts, the policy stream, the batches (row ``b`` of ``mem`` lists batch
+#: ``b``'s arms in order, ``size[b]`` of them), scratch (``tmp`` K x K, ``order``, ``ent`` of
+#: 2 K^2 entries, ``col``, ``ties``); ``reg = [t, batches, stage, ceil(C), P]``, ``fr = [alpha, K]``.
+MergeRUCBState = namedtuple("MergeRUCBState", ["W", "N", "rs", "mem", "size", "tmp", "tsize", "order", "ent",
+                                               "col", "ties", "reg", "fr", "stats"])
+NB, STAGE, CC, PP = 1, 2, 3, 4
+_CAP = 2 ** 53
+
+
+def merge_constant(K: int, alpha: float, delta: float) -> int:
+    """``ceil(C)``, ``C = ((4 alpha - 1) K^2 / ((2 alpha - 1) delta))^(1 / (2 alpha - 1))`` (the
+    offset of MergeRUCB's confidence time).  Refused when it exceeds ``2^53`` (alpha too close to 1/2).
+
+    >>> merge_constant(10, 1.01, 0.01)
+    24353
+    """
+    base = (4 * alpha - 1) * K * K / ((2 * alpha - 1) * delta)
+    e = 1.0 / (2 * alpha - 1)
+    if e * math.log(base) > math.log(_CAP):
+        raise PolicyError(f"MergeRUCB: C = ({base:.4g})^{e:.4g} exceeds 2^53; choose alpha further from 1/2 "
+                          f"or a larger delta")
+    return int(math.ceil(base ** e))
+
+
+@njit(cache=True)
+def merge_batches(s):
+    """``ArmTree.merge_batches``: shuffle the batch list, sort it stably by size, pair the smallest
+    with the largest unless together they exceed ``1.5 P``."""
+    nb = s.reg[NB]
+    order = s.order
+    for b in range(nb):
+        order[b] = b
+    for i in range(nb - 1, 0, -1):  # Fisher-Yates, as numpy's shuffle
+        j = stream_index(s.rs, i + 1)
+        order[i], order[j] = order[j], order[i]
+    for i in range(1, nb):  # stable insertion sort by size
+        x = order[i]
+        k = i - 1
+        while k >= 0 and s.size[order[k]] > s.size[x]:
+            order[k + 1] = order[k]
+            k -= 1
+        order[k + 1] = x
+    lim = 1.5 * s.reg[PP]
+    n = 0
+    i = 0
+    j = nb - 1
+    while i <= j:
+        a = order[i]
+        c = order[j]
+        m = 0
+        if i == j:
+            for k in range(s.size[a]):
+                s.tmp[n, m] = s.mem[a, k]
+                m += 1
+            s.tsize[n] = m
+            n += 1
+            break
+        if s.size[a] + s.size[c] > lim:
+            for k in range(s.size[c]):
+                s.tmp[n, m] = s.mem[c, k]
+                m += 1
+            j -= 1
+        else:
+            for k in range(s.size[a]):
+                s.tmp[n, m] = s.mem[a, k]
+                m += 1
+            for k in range(s.size[c]):
+                s.tmp[n, m] = s.mem[c, k]
+                m += 1
+            i += 1
+            j -= 1
+        s.tsize[n] = m
+        n += 1
+    for b in range(n):
+        s.size[b] = s.tsize[b]
+        for k in range(s.tsize[b]):
+            s.mem[b, k] = s.tmp[b, k]
+    s.reg[NB] = n
+
+
+@njit(cache=True)
+def _ucb(W, N, al, i, j):
+    n = N[i, j] + 2.0
+    return (W[i, j] + 1.0) / n + math.sqrt(al / n)
+
+
+@njit(cache=True)
+def stage_merge(s):
+    """The stage merge before a round: with more than one batch and at most ``K / 2^s + 1``
+    survivors, :func:`merge_batches`, once more if the smallest batch has at most ``P / 2`` arms,
+    and the stage ``s`` advances.  ``stats[2]`` counts the merges."""
+    survivors = 0
+    for b in range(s.reg[NB]):
+        survivors += s.size[b]
+    if s.reg[NB] > 1 and survivors <= s.fr[1] / 2.0 ** s.reg[STAGE] + 1.0:
+        merge_batches(s)
+        s.stats[2] += 1
+        smallest = s.W.shape[0]
+        for b in range(s.reg[NB]):
+            smallest = min(smallest, s.size[b])
+        if smallest <= 0.5 * s.reg[PP]:
+            merge_batches(s)
+            s.stats[2] += 1
+        s.reg[STAGE] += 1
+
+
+@njit(cache=True)
+def prune_one(s, b, al):
+    """``ArmTree.prune_item``: if batch ``b`` has two arms or more and entries ``U_xy < 1/2``, remove
+    the arm of one entry drawn uniformly (entries row by row); True if an arm left.
+    ``stats[1]`` counts the removals."""
+    n = s.size[b]
+    if n < 2:
+        return False
+    mem = s.mem[b]
+    ne = 0
+    for x in range(n):
+        for y in range(n):
+            if x != y and _ucb(s.W, s.N, al, mem[x], mem[y]) < 0.5:
+                s.ent[ne] = x
+                ne += 1
+    if ne == 0:
+        return False
+    x = s.ent[stream_index(s.rs, ne)]
+    for k in range(x, n - 1):
+        mem[k] = mem[k + 1]
+    s.size[b] = n - 1
+    s.stats[1] += 1
+    return True
+
+
+@njit(cache=True)
+def merge_rucb_select(s):
+    """MergeRUCB's pair: stage merging, the round's batch, pruning, champion and challenger.
+    ``stats = [self_duels, pruned, merges]``."""
+    W = s.W
+    N = s.N
+    stage_merge(s)
+    tau = s.reg[CC] + s.reg[T_]
+    b = tau % s.reg[NB]
+    mem = s.mem[b]
+    if s.size[b] == 1:
+        s.stats[0] += 1
+        return mem[0], mem[0]
+    al = s.fr[0] * math.log(tau)
+    while prune_one(s, b, al):
+        pass
+    n = s.size[b]
+    ci = stream_index(s.rs, n)
+    c = mem[ci]
+    if n == 1:
+        s.stats[0] += 1
+        return c, c
+    m = -1.0
+    for x in range(n):
+        s.col[x] = -1.0 if x == ci else _ucb(W, N, al, mem[x], c)
+        if s.col[x] > m:
+            m = s.col[x]
+    nt = 0
+    for x in range(n):
+        if s.col[x] == m:
+            s.ties[nt] = x
+            nt += 1
+    di = s.ties[0] if nt == 1 else s.ties[stream_index(s.rs, nt)]
+    return c, mem[di]
+
+
+@njit(cache=True)
+def merge_rucb_run(s, env):
+    """MergeRUCB's whole-run kernel: :func:`merge_rucb_select`, the duel, the counts, to the horizon."""
+    while env_more(env):
+        i, j = merge_rucb_select(s)
+        plain_update(s, i, j, play(env, i, j))
+
+
+def initial_batches(rs: np.ndarray, K: int, P: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The arms shuffled (Fisher-Yates from the last position, one index each on the stream ``rs``)
+    and cut into ``ceil(K / P)`` batches of ``P``, the last shorter: ``(mem, size, batches)``."""
+    arms = list(range(K))
+    for i in range(K - 1, 0, -1):
+        j = int(stream_index(rs, i + 1))
+        arms[i], arms[j] = arms[j], arms[i]
+    nb = -(-K // P)
+    mem = np.zeros((K, K), dtype=np.int64)
+    size = np.zeros(K, dtype=np.int64)
+    for b in range(nb):
+        part = arms[b * P:(b + 1) * P]
+        mem[b, :len(part)] = part
+        size[b] = len(part)
+    return mem, size, nb
+
+
+@register_policy
+class MergeRUCB(CompiledPolicy):
+    """MergeRUCB, Zoghi, Whiteson & de Rijke (WSDM 2015), Algorithm 1, as the authors' group's
+    implementation (``chang-li/MergeDTS``) runs it.
+
+    Hyperparameters ``alpha = 1.01`` (confidence scale, ``> 1/2``), ``delta = 0.01`` (the failure
+    probability in ``C``), ``batch_size = 4`` (``P``).  Setting: Condorcet.  The module text gives
+    the reading of every step and the order of the random draws.  ``stats``: ``"self_duels"``
+    (one-arm batches, or one arm left after pruning), ``"pruned"`` (arms removed),
+    ``"merges"`` (batch-list merges).
+    """
+
+    name = "merge-rucb"
+    reference = "Zoghi, Whiteson & de Rijke (WSDM 2015), Algorithm 1 (MergeRUCB); Condorcet"
+    hyperparameters = {
+        "alpha": Real(1.01, low=0.5, low_open=True, doc="confidence scale of the relative UCBs (> 1/2)"),
+        "delta": Real(0.01, low=0.0, high=1.0, low_open=True, doc="failure probability in the time offset C"),
+        "batch_size": Integer(4, low=2, doc="initial batch size P"),
+    }
+    deterministic = False
+    State = MergeRUCBState
+    stat_names = ("self_duels", "pruned", "merges")
+    kernels = (merge_rucb_select, plain_update, merge_rucb_run)
+
+    @property
+    def batches(self) -> list[list[int]]:
+        """The current batches, each a list of arms in the order the algorithm keeps them."""
+        s = self._arrays
+        return [s.mem[b, :s.size[b]].tolist() for b in range(int(s.reg[NB]))]
+
+    def initial_state(self) -> MergeRUCBState:
+        K = self.K
+        P = int(self.params["batch_size"])
+        cc = merge_constant(K, self.params["alpha"], self.params["delta"])
+        rs = self._stream()
+        mem, size, nb = initial_batches(rs, K, P)
+        return MergeRUCBState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), rs, mem, size,
+                              np.zeros((K, K), dtype=np.int64), np.zeros(K, dtype=np.int64),
+                              np.zeros(K, dtype=np.int64), np.zeros(K * K, dtype=np.int64), np.empty(K),
+                              np.zeros(K, dtype=np.int64), np.array([1, nb, 1, cc, P], dtype=np.int64),
+                              np.array([self.params["alpha"], float(K)]), np.zeros(3, dtype=np.int64))
