@@ -140,10 +140,10 @@ def test_readme_says_when_dask_wins():
     assert runs["table1"]["meta"]["parameters"]["count"] == 10_000
     assert runs["table1-300"]["meta"]["parameters"]["count"] == 300
     text = page(README)
-    from boundcalc import COMPARE_KEYS  # the script evaluates every row; the stored runs predate two of them
+    from boundcalc import COMPARE_KEYS  # the script evaluates every row; the stored runs predate the baselines' rows
     stored = {len(r["constants"]) for r in runs.values()}
     assert (f"Every row of `compare` ({len(COMPARE_KEYS)}; the stored runs below hold the {stored.pop()} "
-            "from before IF2's and WS-S's order-only rows)") in text and not stored
+            "from before the baselines' order-only rows)") in text and not stored
     w = lambda t: f"{t['wall_seconds']:.0f} s"  # noqa: E731
     assert (f"took {w(full['dask'])} and {w(full_b['dask'])} on a 2-worker local Dask cluster against "
             f"{w(full['in-process'])} and {w(full_b['in-process'])} in-process") in text
