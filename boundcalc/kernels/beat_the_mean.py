@@ -1,5 +1,8 @@
 """Beat-the-Mean's compiled state and steps (Yue & Joachims, ICML 2011, Algorithm 1 online); the reading
 of each step and the draws it makes are in :mod:`boundcalc.policies.beat_the_mean`.
+
+>>> btm_radius.py_func(3.0, 9), btm_radius.py_func(3.0, 0)   # 3 / sqrt(9); c* = 1 when n* = 0 (line 8)
+(1.0, 1.0)
 """
 
 from __future__ import annotations

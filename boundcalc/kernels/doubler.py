@@ -1,6 +1,9 @@
 """Doubler's compiled state and steps (Ailon, Karnin & Joachims, ICML 2014, Doubler) with a UCB1 singleton
 bandit (:func:`~boundcalc.kernels.sparring.ucb1_arm`); the reading and the draws are in
 :mod:`boundcalc.policies.doubler`.
+
+>>> DoublerState._fields[5:7], (EPOCH, POS, SIZE)   # the multisets L and the one being built
+(('L', 'Lnew'), (1, 2, 3))
 """
 
 from __future__ import annotations

@@ -1,5 +1,10 @@
 """IF2's compiled state and steps (Yue, Broder, Kleinberg & Joachims, JCSS 2012, Algorithm 2, "IF2");
 the reading of each step and the one draw it makes are in :mod:`boundcalc.policies.interleaved_filter`.
+
+>>> round(if_radius.py_func(math.log(100.0), 4), 6)   # sqrt(4 log(100) / 4) = sqrt(log 100)
+2.145966
+>>> if_radius.py_func(1.0, 0)   # no duel yet: no interval
+inf
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """RCS's compiled state and steps (Zoghi, Whiteson, de Rijke & Munos, WSDM 2014, Algorithm 1); the reading
 of each step and the draws it makes are in :mod:`boundcalc.policies.rcs`.  The challenger is RUCB's
 (:func:`~boundcalc.kernels.rucb.ucb`, :func:`~boundcalc.kernels.rucb.argmax_ties`).
+
+>>> RCSState._fields[:5]   # the counts, the policy stream and its spare, the sampled tournament
+('W', 'N', 'rs', 'spare', 'theta')
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """RMED2FH's compiled state and steps (Komiyama, Honda, Kashima & Nakagawa, COLT 2015, Algorithm 1 with
 RMED2FH); RMED's learning step and RMED2's target are shared (:mod:`boundcalc.kernels.rmed1`,
 :mod:`boundcalc.kernels.rmed2`); the reading is in :mod:`boundcalc.policies.rmed2fh`.
+
+>>> RMED2FHState._fields[-2:]   # RMED's state, the fixed targets and the forced threshold
+('bfix', 'thr')
 """
 
 from __future__ import annotations

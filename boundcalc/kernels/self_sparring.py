@@ -1,5 +1,8 @@
 """Self-Sparring's compiled state and steps (Sui, Zhuang, Burdick & Yue, UAI 2017, Algorithm 1, Beta
 posteriors, ``m = 2``); the reading and the draws are in :mod:`boundcalc.policies.self_sparring`.
+
+>>> SelfSparringState._fields[4:6]   # the Beta posteriors' parameters
+('S', 'F')
 """
 
 from __future__ import annotations

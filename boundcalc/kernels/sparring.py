@@ -1,6 +1,10 @@
 """Sparring's compiled state and steps (Ailon, Karnin & Joachims, ICML 2014, Sparring) with two UCB1
 sub-bandits (Auer, Cesa-Bianchi & Fischer 2002); the reading is in :mod:`boundcalc.policies.sparring`.
 :func:`ucb1_arm` is shared with Doubler (:mod:`boundcalc.kernels.doubler`).
+
+>>> P = np.array([[1, 1], [1, 0]]); G = np.array([[1, 0], [0, 0]])
+>>> ucb1_arm.py_func(P, G, 0, 2.0), ucb1_arm.py_func(P, G, 1, 2.0)   # 1 + sqrt(2 ln 2) beats 0 + it; arm 1 unplayed
+(0, 1)
 """
 
 from __future__ import annotations

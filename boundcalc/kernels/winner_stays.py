@@ -1,5 +1,8 @@
 """WS-S's compiled state and steps (Chen & Frazier, ICML 2017, Winner Stays for strong regret); the
 reading and the draws are in :mod:`boundcalc.policies.winner_stays`.
+
+>>> WSState._fields[3], (PI, PJ, ROUND, LEN, DONE, BEST, WSW)   # C = wins - losses; the registers
+('C', (1, 2, 3, 4, 5, 6, 7))
 """
 
 from __future__ import annotations
