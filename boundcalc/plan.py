@@ -142,7 +142,7 @@ def plan(matrix: MatrixLike, *, horizon: float | None = None, delta: float | Non
         The lower bound already computed on this matrix (else :func:`boundcalc.lower_bound`).
     """
     from .bounds.exact import lower_bound as _lower_bound
-    from .cpe.single import _condorcet
+    from .cpe.single import cpe_condorcet_winner_gaps
 
     pm = as_preference_matrix(matrix)
     if horizon is not None and not (math.isfinite(horizon) and horizon > 1):
@@ -155,7 +155,7 @@ def plan(matrix: MatrixLike, *, horizon: float | None = None, delta: float | Non
     K = pm.K
     q = np.asarray(lb.allocation, dtype=float)
     reasons: dict[str, str] = {}
-    istar, g, why = _condorcet(pm.mu)
+    istar, g, why = cpe_condorcet_winner_gaps(pm.mu)
     thm4 = ver = None
     if istar is None or g is None:  # exactly when why says why
         reasons["cpe"] = f"004's Condorcet columns do not apply: {why}"

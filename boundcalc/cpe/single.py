@@ -39,6 +39,7 @@ __all__ = [
     "cpe_condorcet_gaps",
     "cpe_condorcet_hardness",
     "cpe_condorcet_ver",
+    "cpe_condorcet_winner_gaps",
 ]
 
 SOURCE_BORDA = (
@@ -147,6 +148,20 @@ def _condorcet(mu: Any) -> tuple[int | None, np.ndarray | None, str | None]:
     g = p[i] - 0.5
     g[i] = np.min(np.delete(g, i))
     return i, g, None
+
+
+def cpe_condorcet_winner_gaps(mu: Any) -> tuple[int | None, np.ndarray | None, str | None]:
+    """``(i*, Delta^C, reason)``: the Condorcet winner and its gaps (004 Definition 5, ``l = 1``), or
+    ``(None, None, reason)`` when there is no Condorcet winner -- the non-raising form of
+    :func:`cpe_condorcet_gaps`, for callers that report the reason (:func:`boundcalc.plan.plan`).
+
+    >>> i, g, why = cpe_condorcet_winner_gaps([[0.5, 0.4, 0.6], [0.6, 0.5, 0.7], [0.4, 0.3, 0.5]])
+    >>> i, [round(float(x), 12) for x in g], why
+    (1, [0.1, 0.1, 0.2], None)
+    >>> cpe_condorcet_winner_gaps([[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]])[0] is None
+    True
+    """
+    return _condorcet(mu)
 
 
 def cpe_condorcet_gaps(mu: Any) -> np.ndarray:

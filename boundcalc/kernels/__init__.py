@@ -25,9 +25,10 @@ Modules
   RMED family), the sorting oracle, the row builder, the empirical structure, Theorem 5;
 * :mod:`~boundcalc.kernels.policy` -- state bundles, the two SplitMix64 streams, the protocol's
   counts, the simulator's environment (and why each policy keeps its own run loop);
-* one module per policy family (:mod:`~boundcalc.kernels.rmed1`, ``rmed2``, ``rucb``, ``dts``,
-  ``ccb``, ``scb``, ``savage``, ``copeland_rmed``, ``cw_rmed``) -- the policy's state layout and its
-  compiled ``select``/``update``/``run``;
+* one module per policy family (:mod:`~boundcalc.kernels.rmed1`, ``rmed2``, ``rmed2fh``, ``rucb``,
+  ``rcs``, ``dts``, ``ccb``, ``scb``, ``savage``, ``copeland_rmed``, ``cw_rmed``,
+  ``interleaved_filter``, ``beat_the_mean``, ``sparring``, ``doubler``, ``self_sparring``,
+  ``winner_stays``) -- the policy's state layout and its compiled ``select``/``update``/``run``;
 * :mod:`~boundcalc.kernels.cpe` -- paper 004's pure-exploration loops.
 
 ``boundcalc warmup`` compiles them all ahead, in parallel (:mod:`boundcalc.warmup`); on an empty
@@ -42,20 +43,29 @@ import sys
 from typing import Iterable, TextIO
 
 #: Every kernel module, in the order ``boundcalc warmup`` compiles them (longest first).
-MODULES = ("cw_rmed", "copeland_rmed", "lp", "cpe", "dts", "ccb", "scb", "rucb", "rmed2", "rmed1", "savage", "policy",
-           "kl")
+MODULES = ("cw_rmed", "copeland_rmed", "lp", "cpe", "dts", "ccb", "scb", "rucb", "rmed2", "rmed2fh", "rcs", "rmed1",
+           "winner_stays", "beat_the_mean", "self_sparring", "doubler", "interleaved_filter", "sparring", "savage",
+           "policy", "kl")
 #: CPU seconds each kernel module takes to compile on an empty cache, the estimate the compile notice
 #: gives: ``benchmarks/results/startup.json`` "kernels" (2-core machine), each policy's first-run
 #: compile time less the shared machinery of :mod:`~boundcalc.kernels.policy` (about 1.5 s, counted
 #: once); ``copeland_rmed`` and ``cw_rmed`` include the LP kernels they call (``kl`` is compiled
-#: into its callers).
+#: into its callers).  The eight policies of issue 34 (``rmed2fh`` ... ``sparring``) were measured
+#: the same way (``benchmarks/startup.py``'s task script, one empty ``NUMBA_CACHE_DIR`` each, less
+#: 1.5 s; RUCB measured beside them gave 1.4 s); ``rmed2fh`` includes the RMED kernels it calls,
+#: ``rcs`` RUCB's.
 COMPILE_SECONDS = {"cw_rmed": 22.4, "copeland_rmed": 14.3, "cpe": 9.1, "lp": 6.3, "ccb": 3.1, "rmed2": 2.4,
-                   "dts": 2.3, "rmed1": 2.0, "rucb": 1.8, "scb": 1.7, "policy": 1.5, "savage": 0.6, "kl": 0.1}
+                   "dts": 2.3, "rmed1": 2.0, "rucb": 1.8, "scb": 1.7, "policy": 1.5, "savage": 0.6, "kl": 0.1,
+                   "rmed2fh": 2.0, "rcs": 2.0, "winner_stays": 1.8, "beat_the_mean": 1.5, "self_sparring": 1.3,
+                   "doubler": 1.3, "interleaved_filter": 1.1, "sparring": 0.7}
 
 #: The function whose cache entry stands for its module's (a whole-run kernel reaches the rest).
 _ENTRY = {"cw_rmed": "cw_run", "copeland_rmed": "ecw_run", "lp": "copeland_sums", "cpe": "confidence",
           "dts": "dts_run", "ccb": "ccb_run", "scb": "scb_run", "rucb": "rucb_run", "rmed2": "rmed2_run",
-          "rmed1": "rmed1_run", "savage": "savage_run", "policy": "play", "kl": "kl_half"}
+          "rmed1": "rmed1_run", "savage": "savage_run", "policy": "play", "kl": "kl_half",
+          "rmed2fh": "rmed2fh_run", "rcs": "rcs_run", "winner_stays": "ws_run", "beat_the_mean": "btm_run",
+          "self_sparring": "ss_run", "doubler": "doubler_run", "interleaved_filter": "if_run",
+          "sparring": "sparring_run"}
 
 _NOTED = False
 

@@ -21,7 +21,7 @@ against the printed lines:
 Doubler is deterministic but for those draws.  Setting: Condorcet (utility-based, linear link, in
 the paper); its regret guarantee is an order, so ``compare`` has no constant for it.
 
-Written once (:mod:`boundcalc.policies.kernel`): compiled :func:`doubler_select` and
+Written once (:mod:`boundcalc.kernels.doubler`): compiled :func:`doubler_select` and
 :func:`doubler_update` over :class:`DoublerState`.
 
 >>> import numpy as np
@@ -32,85 +32,15 @@ Written once (:mod:`boundcalc.policies.kernel`): compiled :func:`doubler_select`
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
-from numba import njit
 
+from ..kernels.doubler import DoublerState, doubler_run, doubler_select, doubler_update
+from ..kernels.policy import stream_index
 from .base import Real
-from .kernel import T_, CompiledPolicy, count, env_more, play, stream_index
+from .kernel import CompiledPolicy
 from .registry import register_policy
-from .sparring import ucb1_arm
 
 __all__ = ["Doubler", "DoublerState", "doubler_select", "doubler_update", "doubler_run"]
-
-#: Doubler's state: the protocol's counts, the policy stream, UCB1's plays ``P[0]`` and rewards
-#: ``G[0]`` (2-D for :func:`~boundcalc.policies.sparring.ucb1_arm`), the multiset ``L`` of the last
-#: epoch (counts per arm) and the one being built; ``reg = [t, epoch i, round in the epoch, |L|]``;
-#: ``fr = [alpha]``.
-DoublerState = namedtuple("DoublerState", ["W", "N", "rs", "P", "G", "L", "Lnew", "reg", "fr", "stats"])
-EPOCH, POS, SIZE = 1, 2, 3
-_CAP = 2 ** 62
-
-
-@njit(cache=True)
-def doubler_select(s):
-    """``x_t`` uniform from ``L``, ``y_t`` UCB1's arm.  ``stats = [self_duels, epochs]``."""
-    K = s.L.shape[0]
-    n = s.reg[SIZE]
-    if n > 1:
-        k = stream_index(s.rs, n)
-        x = 0
-        for a in range(K):
-            if k < s.L[a]:
-                x = a
-                break
-            k -= s.L[a]
-    else:
-        x = 0
-        for a in range(K):
-            if s.L[a] > 0:
-                x = a
-                break
-    y = ucb1_arm(s.P, s.G, 0, s.fr[0])
-    if x == y:
-        s.stats[0] += 1
-    return x, y
-
-
-@njit(cache=True)
-def doubler_update(s, i, j, won):
-    """UCB1 learns ``b_t = 1`` when the right arm won; at an epoch's end ``L`` is replaced and UCB1
-    reset."""
-    count(s, i, j, won)
-    s.P[0, j] += 1
-    if not won:
-        s.G[0, j] += 1
-    s.Lnew[j] += 1
-    pos = s.reg[POS] + 1
-    e = s.reg[EPOCH]
-    length = _CAP if e >= 62 else 2 ** e
-    if pos >= length:
-        K = s.L.shape[0]
-        for a in range(K):
-            s.L[a] = s.Lnew[a]
-            s.Lnew[a] = 0
-            s.P[0, a] = 0
-            s.G[0, a] = 0
-        s.reg[SIZE] = length
-        s.reg[EPOCH] = e + 1
-        pos = 0
-        s.stats[1] += 1
-    s.reg[POS] = pos
-    s.reg[T_] += 1
-
-
-@njit(cache=True)
-def doubler_run(s, env):
-    """Doubler's whole-run kernel: :func:`doubler_select`, the duel, :func:`doubler_update`."""
-    while env_more(env):
-        i, j = doubler_select(s)
-        doubler_update(s, i, j, play(env, i, j))
 
 
 @register_policy

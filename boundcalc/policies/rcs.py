@@ -24,7 +24,7 @@ second step reuses).  Per round ``t`` (1-based):
 use 0.51; any ``alpha > 1/2`` is allowed).  RCS targets the Condorcet setting; the paper proves no
 regret bound for it (as duelpy notes), so it has no row in ``compare``.
 
-Written once (:mod:`boundcalc.policies.kernel`): the compiled :func:`rcs_select` over
+Written once (:mod:`boundcalc.kernels.rcs`): the compiled :func:`rcs_select` over
 :class:`RCSState` and RUCB's plain update.  Random draws, from the policy stream, in order per round:
 the ``K (K - 1) / 2`` Beta draws of the tournament (``i < j``, row by row; held in registers for the
 round), then one index over the tied maximisers of the challenger rule when more than one.
@@ -37,72 +37,14 @@ True
 
 from __future__ import annotations
 
-import math
-from collections import namedtuple
-
 import numpy as np
-from numba import njit
 
+from ..kernels.rcs import RCSState, plain_update, rcs_run, rcs_select
 from .base import Real
-from .kernel import T_, CompiledPolicy, env_more, held_beta, held_stream, play, store_stream
+from .kernel import CompiledPolicy
 from .registry import register_policy
-from .rucb import argmax_ties, plain_update, ucb
 
 __all__ = ["RCS", "RCSState", "rcs_select", "rcs_run"]
-
-#: RCS's state: the counts, the policy stream and its Box-Muller spare, ``theta`` (K x K), the
-#: champion counts ``B``, scratch (a column of ``U``, ties); ``reg = [t]``, ``fr = [alpha]``.
-RCSState = namedtuple("RCSState", ["W", "N", "rs", "spare", "theta", "champ", "col", "ties", "reg", "fr",
-                                   "stats"])
-
-
-@njit(cache=True)
-def rcs_select(s):
-    """RCS's pair: the simulated tournament's champion and its RUCB challenger.
-    ``stats = [self_duels, no_sampled_winner]``."""
-    W = s.W
-    N = s.N
-    K = W.shape[0]
-    theta = s.theta
-    g = held_stream(s.rs, s.spare)
-    for i in range(K):
-        for j in range(i + 1, K):
-            g, x = held_beta(g, W[i, j] + 1.0, W[j, i] + 1.0)
-            theta[i, j] = x
-            theta[j, i] = 1.0 - x
-    store_stream(g, s.rs, s.spare)
-    c = -1
-    for i in range(K):
-        ok = True
-        for j in range(K):
-            if j != i and theta[i, j] < 0.5:
-                ok = False
-                break
-        if ok:
-            c = i
-            break
-    if c < 0:
-        s.stats[1] += 1
-        c = 0
-        for i in range(1, K):
-            if s.champ[i] < s.champ[c]:
-                c = i
-    s.champ[c] += 1
-    al = s.fr[0] * math.log(s.reg[T_])
-    for j in range(K):
-        s.col[j] = 0.5 if j == c else ucb(W, N, al, j, c)
-    d = argmax_ties(s.rs, s.col, c, s.ties)
-    if d == c:
-        s.stats[0] += 1
-    return c, d
-
-
-@njit(cache=True)
-def rcs_run(s, env):
-    """RCS's whole-run kernel: :func:`rcs_select`, the duel, the counts, to the horizon."""
-    while env_more(env):
-        i, j = rcs_select(s)
-        plain_update(s, i, j, play(env, i, j))
 
 
 @register_policy

@@ -41,74 +41,18 @@ Written once: RMED's learning step (:func:`~boundcalc.policies.rmed1.rmed_update
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from ..kernels.rmed1 import rmed_state
+from ..kernels.rmed2fh import RMED2FHState, rmed2fh_run, rmed2fh_select, rmed_update
 from .base import Integer
-from .kernel import T_, CompiledPolicy, env_more, play
+from .kernel import CompiledPolicy
 from .registry import register_policy
-from .rmed1 import FLOOR, IN_LOOP, POS, argmin_first, first_pair, initial_pair, rmed1_opponent, rmed_state, rmed_update
-from .rmed2 import RMED2, rmed2_target
+from .rmed2 import RMED2
 
 __all__ = ["RMED2FH", "RMED2FHState", "rmed2fh_select", "rmed2fh_run"]
-
-#: RMED's state (:class:`~boundcalc.policies.rmed1.RMEDState`'s fields) and ``bfix`` (the fixed
-#: targets, ``-2`` until the main loop starts) and ``thr = [alpha log log T]``.
-RMED2FHState = namedtuple("RMED2FHState", ["W", "N", "G", "I", "LC", "inLR", "inLN", "reg", "fr", "stats",
-                                           "bfix", "thr"])
-
-
-@njit(cache=True)
-def rmed2fh_select(s):
-    """RMED2FH's next pair: the initial phase, the fixed forced exploration, then ``(l, m)`` with the
-    targets fixed at the first main-loop round.  ``stats = [initial, forced, self_duels, to_winner,
-    to_target]``."""
-    i, j = initial_pair(s)
-    if i >= 0:
-        return i, j
-    if s.thr[0] > 0.0:
-        i, j = first_pair(s.N, s.thr[0])
-        if i >= 0:
-            s.stats[1] += 1
-            s.reg[IN_LOOP] = 0
-            return i, j
-    s.reg[IN_LOOP] = 1
-    W = s.W
-    N = s.N
-    K = W.shape[0]
-    istar = argmin_first(s.I)
-    if s.bfix[0] == -2:  # the first round of the main loop: fix every target
-        for a in range(K):
-            s.bfix[a] = rmed2_target(W, N, istar, a, s.fr[FLOOR])
-    l = s.LC[s.reg[POS]]
-    b = s.bfix[l]
-    t = s.reg[T_]
-    if b >= 0:
-        loglog = math.log(math.log(t))
-        if istar != l and 2 * W[l, istar] <= N[l, istar] and N[l, istar] * loglog <= N[l, b]:
-            m = istar
-            s.stats[3] += 1
-        elif 2 * W[l, b] <= N[l, b]:
-            m = b
-            s.stats[4] += 1
-        else:
-            m = rmed1_opponent(W, N, l, istar)
-    else:
-        m = rmed1_opponent(W, N, l, istar)
-    if m == l:
-        s.stats[2] += 1
-    return l, m
-
-
-@njit(cache=True)
-def rmed2fh_run(s, env):
-    """RMED2FH's whole-run kernel: :func:`rmed2fh_select`, the duel, RMED's update, to the horizon."""
-    while env_more(env):
-        i, j = rmed2fh_select(s)
-        rmed_update(s, i, j, play(env, i, j))
 
 
 def rmed2fh_threshold(alpha: float, horizon: int) -> float:

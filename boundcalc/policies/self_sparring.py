@@ -27,7 +27,7 @@ it targets the arm with the best Borda-like score against the sampled opponents.
 Condorcet (utility-based in the paper).  The paper proves no finite-time bound for the dueling
 version (it relates its regret to Thompson sampling's), so no row in ``compare``.
 
-Written once (:mod:`boundcalc.policies.kernel`): compiled :func:`ss_select` and :func:`ss_update`
+Written once (:mod:`boundcalc.kernels.self_sparring`): compiled :func:`ss_select` and :func:`ss_update`
 over :class:`SelfSparringState`.  Random draws, from the policy stream, per round: ``K`` Beta draws
 (arms ascending) for ``x_1``, then ``K`` more for ``x_2``; held in registers for the round.
 
@@ -39,68 +39,14 @@ True
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
-from numba import njit
 
+from ..kernels.self_sparring import SelfSparringState, ss_run, ss_select, ss_update
 from .base import Real
-from .kernel import T_, CompiledPolicy, count, env_more, held_beta, held_stream, play, store_stream
+from .kernel import CompiledPolicy
 from .registry import register_policy
 
 __all__ = ["SelfSparring", "SelfSparringState", "ss_select", "ss_update", "ss_run"]
-
-#: Self-Sparring's state: the protocol's counts, the policy stream and its Box-Muller spare, the Beta
-#: parameters ``S``, ``F`` (float: ``eta`` may be fractional); ``reg = [t]``; ``fr = [eta]``.
-SelfSparringState = namedtuple("SelfSparringState", ["W", "N", "rs", "spare", "S", "F", "reg", "fr", "stats"])
-
-
-@njit(cache=True)
-def ss_select(s):
-    """Lines 3-5: two Thompson draws of the arm with the largest sampled utility.
-    ``stats = [self_duels]``."""
-    K = s.S.shape[0]
-    g = held_stream(s.rs, s.spare)
-    x = np.empty(2, dtype=np.int64)
-    for k in range(2):
-        best = -1.0
-        arg = 0
-        for i in range(K):
-            g, v = held_beta(g, s.S[i] + 1.0, s.F[i] + 1.0)
-            if v > best:
-                best = v
-                arg = i
-        x[k] = arg
-    store_stream(g, s.rs, s.spare)
-    if x[0] == x[1]:
-        s.stats[0] += 1
-    return x[0], x[1]
-
-
-@njit(cache=True)
-def ss_update(s, i, j, won):
-    """Lines 7-9 with ``m = 2``: the winner's ``S`` and the loser's ``F`` grow by ``eta``; a
-    self-duel adds ``eta`` to both of its arm's parameters."""
-    count(s, i, j, won)
-    eta = s.fr[0]
-    if i == j:
-        s.S[i] += eta
-        s.F[i] += eta
-    elif won:
-        s.S[i] += eta
-        s.F[j] += eta
-    else:
-        s.S[j] += eta
-        s.F[i] += eta
-    s.reg[T_] += 1
-
-
-@njit(cache=True)
-def ss_run(s, env):
-    """Self-Sparring's whole-run kernel: :func:`ss_select`, the duel, :func:`ss_update`, to the horizon."""
-    while env_more(env):
-        i, j = ss_select(s)
-        ss_update(s, i, j, play(env, i, j))
 
 
 @register_policy

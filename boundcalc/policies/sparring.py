@@ -26,7 +26,7 @@ Sparring is deterministic: its pairs are a function of the outcomes.  Setting: C
 utility-based, linear-link model in the paper).  The paper's guarantee is for sub-bandits with
 adversarial guarantees, not for UCB1, so ``compare`` has no row for it.
 
-Written once (:mod:`boundcalc.policies.kernel`): compiled :func:`sparring_select` and
+Written once (:mod:`boundcalc.kernels.sparring`): compiled :func:`sparring_select` and
 :func:`sparring_update` over :class:`SparringState`.
 
 >>> p = Sparring(3)
@@ -36,73 +36,20 @@ Written once (:mod:`boundcalc.policies.kernel`): compiled :func:`sparring_select
 
 from __future__ import annotations
 
-import math
-from collections import namedtuple
-
 import numpy as np
-from numba import njit
 
+from ..kernels.sparring import (
+    SparringState,
+    sparring_run,
+    sparring_select,
+    sparring_update,
+    ucb1_arm,
+)
 from .base import Real
-from .kernel import T_, CompiledPolicy, count, env_more, play
+from .kernel import CompiledPolicy
 from .registry import register_policy
 
 __all__ = ["Sparring", "SparringState", "ucb1_arm", "sparring_select", "sparring_update", "sparring_run"]
-
-#: Sparring's state: the protocol's counts; the two UCB1s' plays ``P[s, k]`` and rewards ``G[s, k]``
-#: (``s = 0`` left, ``1`` right); ``reg = [t]``; ``fr = [alpha]``.
-SparringState = namedtuple("SparringState", ["W", "N", "P", "G", "reg", "fr", "stats"])
-
-
-@njit(cache=True)
-def ucb1_arm(P, G, side, alpha):
-    """UCB1's arm for sub-bandit ``side``: the first unplayed arm, else the first maximiser of
-    ``G_k / N_k + sqrt(alpha ln n / N_k)``."""
-    K = P.shape[1]
-    n = 0
-    for k in range(K):
-        if P[side, k] == 0:
-            return k
-        n += P[side, k]
-    ln = math.log(n)
-    best = -np.inf
-    arg = 0
-    for k in range(K):
-        v = G[side, k] / P[side, k] + math.sqrt(alpha * ln / P[side, k])
-        if v > best:
-            best = v
-            arg = k
-    return arg
-
-
-@njit(cache=True)
-def sparring_select(s):
-    """The left and the right UCB1's arms.  ``stats = [self_duels]``."""
-    x = ucb1_arm(s.P, s.G, 0, s.fr[0])
-    y = ucb1_arm(s.P, s.G, 1, s.fr[0])
-    if x == y:
-        s.stats[0] += 1
-    return x, y
-
-
-@njit(cache=True)
-def sparring_update(s, i, j, won):
-    """Reward 1 to the side whose arm won (a self-duel included), 0 to the other."""
-    count(s, i, j, won)
-    s.P[0, i] += 1
-    s.P[1, j] += 1
-    if won:
-        s.G[0, i] += 1
-    else:
-        s.G[1, j] += 1
-    s.reg[T_] += 1
-
-
-@njit(cache=True)
-def sparring_run(s, env):
-    """Sparring's whole-run kernel: :func:`sparring_select`, the duel, :func:`sparring_update`."""
-    while env_more(env):
-        i, j = sparring_select(s)
-        sparring_update(s, i, j, play(env, i, j))
 
 
 @register_policy

@@ -26,7 +26,7 @@ read, not copied), which cites the paper for every step:
 order improves them).  The paper's strong-regret bound ``O(N^2 + N log T)`` is an order (no
 explicit constant), reported as such in ``compare``.
 
-Written once (:mod:`boundcalc.policies.kernel`): compiled :func:`ws_select` and :func:`ws_update`
+Written once (:mod:`boundcalc.kernels.winner_stays`): compiled :func:`ws_select` and :func:`ws_update`
 over :class:`WSState`.  Random draws, per WS-W duel: at most one index for ``i_t``, then at most
 one for ``j_t``.
 
@@ -38,99 +38,14 @@ True
 
 from __future__ import annotations
 
-import math
-from collections import namedtuple
-
 import numpy as np
-from numba import njit
 
+from ..kernels.winner_stays import WSState, ws_run, ws_select, ws_update
 from .base import Real
-from .kernel import T_, CompiledPolicy, count, env_more, play, stream_index
+from .kernel import CompiledPolicy
 from .registry import register_policy
 
 __all__ = ["WinnerStays", "WSState", "ws_select", "ws_update", "ws_run"]
-
-#: WS-S's state: the protocol's counts, the policy stream, ``C`` (wins - losses), scratch ``ties``;
-#: ``reg = [t, previous i, previous j, round r, its exploitation length, exploit duels played, best
-#: arm, the pending pair is a WS-W duel]``; ``fr = [beta]``.
-WSState = namedtuple("WSState", ["W", "N", "rs", "C", "ties", "reg", "fr", "stats"])
-PI, PJ, ROUND, LEN, DONE, BEST, WSW = 1, 2, 3, 4, 5, 6, 7
-_CAP = 2 ** 62
-
-
-@njit(cache=True)
-def _stay(s, exclude):
-    """The winner-stays choice among ``argmax_{k != exclude} C_k``."""
-    K = s.C.shape[0]
-    m = -(2 ** 62)
-    for k in range(K):
-        if k != exclude and s.C[k] > m:
-            m = s.C[k]
-    pi = s.reg[PI]
-    pj = s.reg[PJ]
-    if pi >= 0 and pi != exclude and s.C[pi] == m:
-        return pi
-    if pj >= 0 and pj != exclude and s.C[pj] == m:
-        return pj
-    nt = 0
-    for k in range(K):
-        if k != exclude and s.C[k] == m:
-            s.ties[nt] = k
-            nt += 1
-    return s.ties[0] if nt == 1 else s.ties[stream_index(s.rs, nt)]
-
-
-@njit(cache=True)
-def ws_select(s):
-    """A WS-W duel at the start of each round, else the exploiting self-duel.
-    ``stats = [ws_duels, self_duels]``."""
-    if s.reg[DONE] >= s.reg[LEN]:
-        i = _stay(s, -1)
-        j = _stay(s, i)
-        s.reg[WSW] = 1
-        s.stats[0] += 1
-        return i, j
-    s.reg[WSW] = 0
-    s.stats[1] += 1
-    b = s.reg[BEST]
-    return b, b
-
-
-@njit(cache=True)
-def ws_update(s, i, j, won):
-    """After a WS-W duel: ``C`` of the two arms, the next round's length and best arm; after a
-    self-duel: one more of the round's exploitation."""
-    count(s, i, j, won)
-    if s.reg[WSW]:
-        if won:
-            s.C[i] += 1
-            s.C[j] -= 1
-        else:
-            s.C[j] += 1
-            s.C[i] -= 1
-        s.reg[PI] = i
-        s.reg[PJ] = j
-        r = s.reg[ROUND] + 1
-        s.reg[ROUND] = r
-        x = math.floor(s.fr[0] ** r)
-        s.reg[LEN] = _CAP if x >= _CAP else int(x)
-        s.reg[DONE] = 0
-        b = 0
-        for k in range(1, s.C.shape[0]):
-            if s.C[k] > s.C[b]:
-                b = k
-        s.reg[BEST] = b
-    else:
-        s.reg[DONE] += 1
-    s.reg[T_] += 1
-
-
-@njit(cache=True)
-def ws_run(s, env):
-    """WS-S's whole-run kernel: :func:`ws_select`, the duel, :func:`ws_update`, to the horizon."""
-    while env_more(env):
-        i, j = ws_select(s)
-        ws_update(s, i, j, play(env, i, j))
 
 
 @register_policy

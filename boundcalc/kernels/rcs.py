@@ -1,0 +1,71 @@
+"""RCS's compiled state and steps (Zoghi, Whiteson, de Rijke & Munos, WSDM 2014, Algorithm 1); the reading
+of each step and the draws it makes are in :mod:`boundcalc.policies.rcs`.  The challenger is RUCB's
+(:func:`~boundcalc.kernels.rucb.ucb`, :func:`~boundcalc.kernels.rucb.argmax_ties`).
+
+>>> RCSState._fields[:5]   # the counts, the policy stream and its spare, the sampled tournament
+('W', 'N', 'rs', 'spare', 'theta')
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+from numba import njit
+
+from .policy import T_, env_more, held_beta, held_stream, play, store_stream
+from .rucb import argmax_ties, plain_update, ucb
+
+#: RCS's state: the counts, the policy stream and its Box-Muller spare, ``theta`` (K x K), the
+#: champion counts ``B``, scratch (a column of ``U``, ties); ``reg = [t]``, ``fr = [alpha]``.
+RCSState = namedtuple("RCSState", ["W", "N", "rs", "spare", "theta", "champ", "col", "ties", "reg", "fr",
+                                   "stats"])
+
+
+@njit(cache=True)
+def rcs_select(s):
+    """RCS's pair: the simulated tournament's champion and its RUCB challenger.
+    ``stats = [self_duels, no_sampled_winner]``."""
+    W = s.W
+    N = s.N
+    K = W.shape[0]
+    theta = s.theta
+    g = held_stream(s.rs, s.spare)
+    for i in range(K):
+        for j in range(i + 1, K):
+            g, x = held_beta(g, W[i, j] + 1.0, W[j, i] + 1.0)
+            theta[i, j] = x
+            theta[j, i] = 1.0 - x
+    store_stream(g, s.rs, s.spare)
+    c = -1
+    for i in range(K):
+        ok = True
+        for j in range(K):
+            if j != i and theta[i, j] < 0.5:
+                ok = False
+                break
+        if ok:
+            c = i
+            break
+    if c < 0:
+        s.stats[1] += 1
+        c = 0
+        for i in range(1, K):
+            if s.champ[i] < s.champ[c]:
+                c = i
+    s.champ[c] += 1
+    al = s.fr[0] * math.log(s.reg[T_])
+    for j in range(K):
+        s.col[j] = 0.5 if j == c else ucb(W, N, al, j, c)
+    d = argmax_ties(s.rs, s.col, c, s.ties)
+    if d == c:
+        s.stats[0] += 1
+    return c, d
+
+
+@njit(cache=True)
+def rcs_run(s, env):
+    """RCS's whole-run kernel: :func:`rcs_select`, the duel, the counts, to the horizon."""
+    while env_more(env):
+        i, j = rcs_select(s)
+        plain_update(s, i, j, play(env, i, j))

@@ -1,0 +1,82 @@
+"""RMED2FH's compiled state and steps (Komiyama, Honda, Kashima & Nakagawa, COLT 2015, Algorithm 1 with
+RMED2FH); RMED's learning step and RMED2's target are shared (:mod:`boundcalc.kernels.rmed1`,
+:mod:`boundcalc.kernels.rmed2`); the reading is in :mod:`boundcalc.policies.rmed2fh`.
+
+>>> RMED2FHState._fields[-2:]   # RMED's state, the fixed targets and the forced threshold
+('bfix', 'thr')
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+from numba import njit
+
+from .policy import T_, env_more, play
+from .rmed1 import (
+    FLOOR,
+    IN_LOOP,
+    POS,
+    argmin_first,
+    first_pair,
+    initial_pair,
+    rmed1_opponent,
+    rmed_update,
+)
+from .rmed2 import rmed2_target
+
+#: RMED's state (:class:`~boundcalc.policies.rmed1.RMEDState`'s fields) and ``bfix`` (the fixed
+#: targets, ``-2`` until the main loop starts) and ``thr = [alpha log log T]``.
+RMED2FHState = namedtuple("RMED2FHState", ["W", "N", "G", "I", "LC", "inLR", "inLN", "reg", "fr", "stats",
+                                           "bfix", "thr"])
+
+
+@njit(cache=True)
+def rmed2fh_select(s):
+    """RMED2FH's next pair: the initial phase, the fixed forced exploration, then ``(l, m)`` with the
+    targets fixed at the first main-loop round.  ``stats = [initial, forced, self_duels, to_winner,
+    to_target]``."""
+    i, j = initial_pair(s)
+    if i >= 0:
+        return i, j
+    if s.thr[0] > 0.0:
+        i, j = first_pair(s.N, s.thr[0])
+        if i >= 0:
+            s.stats[1] += 1
+            s.reg[IN_LOOP] = 0
+            return i, j
+    s.reg[IN_LOOP] = 1
+    W = s.W
+    N = s.N
+    K = W.shape[0]
+    istar = argmin_first(s.I)
+    if s.bfix[0] == -2:  # the first round of the main loop: fix every target
+        for a in range(K):
+            s.bfix[a] = rmed2_target(W, N, istar, a, s.fr[FLOOR])
+    l = s.LC[s.reg[POS]]
+    b = s.bfix[l]
+    t = s.reg[T_]
+    if b >= 0:
+        loglog = math.log(math.log(t))
+        if istar != l and 2 * W[l, istar] <= N[l, istar] and N[l, istar] * loglog <= N[l, b]:
+            m = istar
+            s.stats[3] += 1
+        elif 2 * W[l, b] <= N[l, b]:
+            m = b
+            s.stats[4] += 1
+        else:
+            m = rmed1_opponent(W, N, l, istar)
+    else:
+        m = rmed1_opponent(W, N, l, istar)
+    if m == l:
+        s.stats[2] += 1
+    return l, m
+
+
+@njit(cache=True)
+def rmed2fh_run(s, env):
+    """RMED2FH's whole-run kernel: :func:`rmed2fh_select`, the duel, RMED's update, to the horizon."""
+    while env_more(env):
+        i, j = rmed2fh_select(s)
+        rmed_update(s, i, j, play(env, i, j))
