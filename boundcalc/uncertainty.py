@@ -68,6 +68,7 @@ The report
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import os
@@ -164,7 +165,12 @@ def _full(x: np.ndarray, K: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- one draw (a task)
-_SOLVER: CopelandLPSolver | None = None  # one warm lower-bound solver per process (a Dask worker keeps its own)
+@functools.cache
+def _draw_solver() -> CopelandLPSolver:
+    """The lower-bound solver of this process's draws (built once; a Dask worker builds its own)."""
+    from .lp.cutting import CopelandLPSolver
+
+    return CopelandLPSolver(per_i2=DRAW_PER_I2, cache_size=1)
 
 
 #: The cutting plane's cuts per violated ``i2`` and round on the draws (CopelandLPSolver's
@@ -183,13 +189,9 @@ def _lower_bound(pm: PreferenceMatrix) -> BoundResult:
     the LP when that ever fails); else the cutting-plane LP, certified by the oracle (no dual
     bound).  Every draw's structure is new (one warm model would be a cold one), so the solver
     keeps no model across structures (``derive`` off): a draw's answer is a function of its matrix."""
-    global _SOLVER
-    from .lp.cutting import CopelandLPSolver
     from .lp.structure import as_structure
 
-    if _SOLVER is None:
-        _SOLVER = CopelandLPSolver(per_i2=DRAW_PER_I2, cache_size=1)
-    return _SOLVER.solve_empirical(as_structure(pm), certify=False)
+    return _draw_solver().solve_empirical(as_structure(pm), certify=False)
 
 
 def bootstrap_task(task: dict, shared: dict) -> dict:

@@ -323,24 +323,25 @@ def test_python_call_overhead_is_the_stored_benchmark():
 def test_readme_choose_a_policy_table_is_the_stored_run():
     """README "Choose a policy": every cell is benchmarks/choose_policy.py's stored run
     (benchmarks/results/choose_policy.json: T = 10^5, 20 runs, CW-RMED 5, seed 0); the eight
-    classical baselines' rows are benchmarks/baselines.py's (benchmarks/results/baselines.json,
-    its "choose" part: the same T, runs and seed)."""
+    classical baselines' rows are benchmarks/baselines.py's (benchmarks/results/baselines.json and
+    baselines_merge.json, their "choose" parts: the same T, runs and seed)."""
     rec = json.loads((RESULTS / "choose_policy.json").read_text())
     assert (rec["horizon"], rec["runs"], rec["cw_runs"], rec["seed"]) == (10**5, 20, 5, 0)
-    base = json.loads((RESULTS / "baselines.json").read_text())
-    assert (base["horizon"], base["runs"], base["seed"]) == (10**5, 20, 0)
-    for col, runs in base["choose"].items():  # the baselines as rows of the same table
-        for name, r in runs.items():
-            assert name not in rec["matrices"][col]["policies"], name
-            rec["matrices"][col]["policies"][name] = {"per_ln_T": r["per_lnT"], "stderr_per_ln_T": r["stderr_per_lnT"],
-                                                      "runs": base["runs"]}
+    for stored in ("baselines.json", "baselines_merge.json"):  # the baselines as rows of the same table
+        base = json.loads((RESULTS / stored).read_text())
+        assert (base["horizon"], base["runs"], base["seed"]) == (10**5, 20, 0)
+        for col, runs in base["choose"].items():
+            for name, r in runs.items():
+                assert name not in rec["matrices"][col]["policies"], name
+                rec["matrices"][col]["policies"][name] = {"per_ln_T": r["per_lnT"],
+                                                          "stderr_per_ln_T": r["stderr_per_lnT"], "runs": base["runs"]}
     text = README.read_text(encoding="utf-8")
     head = re.search(r"^\| policy \| `mslr5-condorcet` \| `mslr5-noncondorcet` \| `table2` \(000\) \|$", text, re.MULTILINE)
     assert head, "the README's Choose a policy table"
     cols = ["mslr5-condorcet", "mslr5-noncondorcet", "table2"]
     names = {"D-TS": "dts", "D-TS+": "dts+", "IF2": "interleaved-filter", "Beat-the-Mean": "beat-the-mean",
              "Sparring": "sparring", "Self-Sparring": "self-sparring", "Winner Stays": "winner-stays",
-             "Doubler": "doubler"}
+             "Doubler": "doubler", "MergeRUCB": "merge-rucb", "MergeDTS": "merge-dts"}
     seen = set()
     for line in text[head.end():].lstrip("\n").splitlines()[1:]:
         if not line.startswith("|"):
@@ -360,7 +361,7 @@ def test_readme_choose_a_policy_table_is_the_stored_run():
                 assert ("(5 runs)" in cells[0]) == (run["runs"] == 5), label
                 seen.add(names.get(label, label.lower()))
     assert seen == set(rec["matrices"]["table2"]["policies"])  # every policy has its row
-    assert len(seen) == 18
+    assert len(seen) == 20
 
 
 def test_readme_choose_a_policy_sentences():
