@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from numba import njit

@@ -65,7 +65,14 @@ from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
 from .ecw import _cost_matrix, ecw_allocation
 from .highs import CoveringLP, lagrangian_bound
 from .lifted import CopelandModel
-from .structure import Structure, as_structure, check_regret, empirical_structure, structure_d, triu
+from .structure import (
+    Structure,
+    as_structure,
+    check_regret,
+    empirical_structure,
+    structure_d,
+    triu,
+)
 
 __all__ = ["CopelandLPSolver", "Violation", "pair_costs", "certificate_for",
            "MIN_SOLVABLE_GAP", "ALLOCATION_COST_RATIO", "Conditioning", "check_conditioning"]

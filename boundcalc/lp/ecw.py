@@ -19,7 +19,13 @@ from numpy.typing import ArrayLike
 from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
-from .structure import Structure, as_structure, check_regret, empirical_structure, structure_d
+from .structure import (
+    Structure,
+    as_structure,
+    check_regret,
+    empirical_structure,
+    structure_d,
+)
 
 __all__ = ["ecw_bound", "ecw_allocation", "ecw_allocation_numpy", "ecw_winner", "ecw_empirical"]
 

@@ -126,7 +126,7 @@ def as_structure(matrix: MatrixLike | Structure) -> Structure:
     if isinstance(matrix, PreferenceMatrix):
         return matrix.structure  # computed once by the matrix
     if isinstance(matrix, (str, os.PathLike)):  # an array of numbers only: no file is read here
-        raise ValueError(f"expected a preference matrix, a Structure or an array; got the path {matrix!r} "
+        raise TypeError(f"expected a preference matrix, a Structure or an array; got the path {matrix!r} "
                          "(load it with boundcalc.PreferenceMatrix)")
     return empirical_structure(matrix)
 
