@@ -118,8 +118,7 @@ def _check_keys(keys: Iterable[str] | None) -> tuple[str, ...]:
     unknown = [k for k in out if k not in specs]
     if unknown:
         raise ValueError(f"unknown comparison key(s) {unknown}; choose from {list(specs)}")
-    seen = set()
-    dup = sorted({k for k in out if k in seen or seen.add(k)})
+    dup = sorted({k for k in out if out.count(k) > 1})
     if dup:
         raise ValueError(f"comparison key(s) {dup} given more than once")
     if not out:
@@ -270,7 +269,7 @@ class Comparison(RichResult):
                 raise KeyError(f"row {key!r} was not computed (this comparison has {self.keys()})") from None
             raise KeyError(f"no comparison row {key!r}; rows are {list(specs)}") from None
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         return key in self._index
 
     def __iter__(self) -> Iterator[Result]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -64,11 +66,16 @@ CHECK_MARGIN = 1e-9
 #: ECW-RMED's state: the skeleton's fields and the caches of Theorem 5 (``tgt_*``: per winner and
 #: pool, the pool's part of ``C^E*``, the number ``h`` of pairs taken, their level ``1 / (h - k)``
 #: and which they are), a scratch row ``keys``.
-ECWState = namedtuple("ECWState", SKELETON_FIELDS + [
+ECWState = namedtuple("ECWState", [
+    "W", "N", "beats", "L", "d", "info", "C", "Q", "is_win", "wval", "dirty_lo", "dirty_hi", "LC", "inLR",
+    "inLN", "forced", "reg", "fr", "stats", "E", "tab_nc", "tab_off", "tab_coff", "tab_nI", "tab_Ia",
+    "tab_pool", "tab_inIa", "tab_gI", "tab_gS", "tab_ok", "tab_caseB", "tab_out", "chk_info", "chk_m",
     "keys", "tgt_part", "tgt_h", "tgt_level", "tgt_sel", "tgt_I", "tgt_dirty", "tgtI_dirty"])
+# the skeleton's fields first (written out: a type checker reads literal fields only)
+assert list(ECWState._fields[:len(SKELETON_FIELDS)]) == SKELETON_FIELDS
 
 
-def skeleton_state(K: int, params: dict, n_stats: int) -> dict:
+def skeleton_state(K: int, params: Mapping[str, Any], n_stats: int) -> dict[str, Any]:
     """The skeleton's arrays at ``t = 1`` (a dict by field name): counts 0, every structure stale,
     the first pass ``L_C = P_{i != j}`` in lexicographic order."""
     P = K * K

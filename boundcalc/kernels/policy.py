@@ -52,6 +52,7 @@ import numba
 import numpy as np
 from numba import njit, types
 from numba.core import cgutils
+from numba.core.dispatcher import Dispatcher
 from numba.core.extending import intrinsic, overload
 from numba.experimental import structref
 
@@ -89,7 +90,7 @@ structref.define_boxing(StateType, StateBundle)
 @intrinsic
 def _bundle(typingctx, values):
     """A new struct of :class:`StateType` whose fields are the namedtuple's elements (references)."""
-    if not isinstance(values, types.BaseNamedTuple):
+    if not isinstance(values, (types.NamedTuple, types.NamedUniTuple)):  # the two BaseNamedTuple kinds
         return None
     inst_type = StateType(list(zip(values.fields, values.types)))
 
@@ -119,10 +120,10 @@ def _bundle(typingctx, values):
 @njit(cache=True)
 def bundle(values):
     """One :class:`StateType` struct over the arrays of the namedtuple ``values`` (shared, not copied)."""
-    return _bundle(values)
+    return _bundle(values)  # type: ignore[call-arg]  # numba's _Intrinsic.__call__ counts the typing context numba passes itself
 
 
-def bind(fn: Callable, *args: Any) -> Callable:
+def bind(fn: Dispatcher, *args: Any) -> Callable[..., Any]:
     """The compiled entry point of the numba function ``fn`` for the types of ``args``.
 
     Compiles (or loads from numba's cache) the specialisation now; calling the entry point skips
@@ -323,7 +324,8 @@ Env = namedtuple("Env", ["mu", "counts", "keys", "regrets", "cum", "out", "check
 #: :meth:`~boundcalc.policies.Policy.run` on a matrix.  A separate type, so that :func:`play`
 #: records only where there is a log: the simulator's environment pays nothing for it (numba
 #: compiles :func:`record` to nothing for :data:`Env`).
-LoggedEnv = namedtuple("LoggedEnv", Env._fields + ("log",))
+LoggedEnv = namedtuple("LoggedEnv", ["mu", "counts", "keys", "regrets", "cum", "out", "checkpoints", "reg", "log"])
+assert LoggedEnv._fields[:-1] == Env._fields  # written out: a type checker reads literal fields only
 
 
 def new_env(mu: np.ndarray, T: int, key0: int, key1: int, checkpoints: np.ndarray, regrets: np.ndarray,

@@ -40,7 +40,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from math import comb
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -77,7 +77,7 @@ def _pid(K: int) -> np.ndarray:
     return p
 
 
-def _as_square(e: np.ndarray, K: int) -> np.ndarray:
+def _as_square(e: ArrayLike, K: int) -> np.ndarray:
     """Accept a pair vector (length K(K-1)/2) or a symmetric K x K matrix; return K x K."""
     e = np.asarray(e, dtype=float)
     n = K * (K - 1) // 2
@@ -136,7 +136,7 @@ def rows_to_csr(rows: Sequence[np.ndarray]) -> RowBlock:
 
 
 class _FamilyBase:
-    def __init__(self, matrix, winner: int):
+    def __init__(self, matrix: MatrixLike | Structure, winner: int) -> None:
         st = as_structure(matrix)
         self.structure = st
         # kept for callers that pass a PreferenceMatrix (contains_q uses its d)
@@ -171,15 +171,19 @@ class _FamilyBase:
             A[r, idx] = 1.0
         return A
 
-    def min_row_sum(self, e) -> float:
+    def _best(self, E: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
+        """The smallest row sums of the family at the K x K ``E`` (each family's own oracle)."""
+        raise NotImplementedError
+
+    def min_row_sum(self, e: ArrayLike) -> float:
         """Smallest left-hand side ``sum_{p in row} e_p`` over *all* rows (inf when there are none)."""
         return float(self._best(_as_square(e, self.K)).min(initial=np.inf))
 
-    def max_violation(self, e) -> float:
+    def max_violation(self, e: ArrayLike) -> float:
         """Largest ``1 - sum_{p in row} e_p`` over all rows (<= 0 means feasible)."""
         return 1.0 - self.min_row_sum(e)
 
-    def contains(self, e, tol: float = 1e-9) -> bool:
+    def contains(self, e: ArrayLike, tol: float = 1e-9) -> bool:
         """Algorithm 1's check (3): does ``e`` (normalised) satisfy every row, up to ``tol``?"""
         return self.max_violation(e) <= tol
 
@@ -188,7 +192,7 @@ class _FamilyBase:
             raise ValueError("this family's structure carries no d; pass normalised e instead")
         return self.structure.d
 
-    def contains_q(self, q, tol: float = 1e-9) -> bool:
+    def contains_q(self, q: ArrayLike, tol: float = 1e-9) -> bool:
         """As :meth:`contains` but for raw rates ``q`` (e.g. ``N_ij / log t``), K x K or a pair vector."""
         Q = _as_square(q, self.K)
         return self.contains(Q * self._d(), tol)
@@ -215,7 +219,7 @@ class CopelandFamily(_FamilyBase):
         ``l = 0`` part of the family with RMED's regret.
     """
 
-    def __init__(self, matrix: MatrixLike, winner: int, levels: Iterable[int] | None = None, *,
+    def __init__(self, matrix: MatrixLike | Structure, winner: int, levels: Iterable[int] | None = None, *,
                  compiled: bool = False):
         super().__init__(matrix, winner)
         self.compiled = bool(compiled)
@@ -353,7 +357,8 @@ class CopelandFamily(_FamilyBase):
             return copeland_sums(np.ascontiguousarray(E, dtype=float), *self.oracle_args(), out)
         return self._sums_numpy(E)
 
-    def oracle_args(self) -> tuple:
+    def oracle_args(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                   np.ndarray]:
         """The arguments of :func:`boundcalc.kernels.lp.copeland_sums` between ``E`` and ``out`` for
         this family: ``(winner, I_winner, pool, m_I, m_S, ok, case_B, in_I)`` (``ok``, ``m_I``, ``m_S``
         K x 2nl).  What :meth:`_sums` passes; for callers that evaluate check (3) many times in their
@@ -399,7 +404,7 @@ class CopelandFamily(_FamilyBase):
         return self._sums(E).min(axis=1)
 
     def _rows(self, E: np.ndarray, sums: np.ndarray, tol: float, per_i2: int,
-              rng: np.random.Generator | None, winner_side: bool):
+              rng: np.random.Generator | None, winner_side: bool) -> tuple[Any, ...]:
         """The most violated rows of ``R_a`` at ``E`` with their hashes: the compiled row builder
         (:func:`boundcalc.kernels.lp.copeland_rows`, see there) when the family was built with
         ``compiled=True``, else :meth:`_rows_numpy` (the same rows and hashes).
@@ -419,7 +424,8 @@ class CopelandFamily(_FamilyBase):
         return copeland_rows(E, self.winner, self.inferiors, self.pool, self._mI, self._mS, self._ok, self._caseB,
                              self.in_Ia, self.pid, sums, tb, float(tol), int(per_i2), bool(winner_side), z1, z2)
 
-    def _rows_numpy(self, E, sums, tol, per_i2, tb, winner_side, z1, z2):
+    def _rows_numpy(self, E: np.ndarray, sums: np.ndarray, tol: float, per_i2: int, tb: np.ndarray, winner_side: bool,
+                    z1: np.ndarray, z2: np.ndarray) -> tuple[Any, ...]:
         """:func:`boundcalc.kernels.lp.copeland_rows` in numpy: for every ``i2`` whose smallest row
         sum is below ``1 - tol``, up to ``per_i2`` of its ``(l, case)`` columns (smallest sums first,
         equal sums in column order, each violated by more than ``tol``) give one row each: the
@@ -550,7 +556,7 @@ class ECWFamily(_FamilyBase):
     The fixed part is exposed as :attr:`fixed_vars` (variables whose lower bound is 1).
     """
 
-    def __init__(self, matrix: MatrixLike, winner: int):
+    def __init__(self, matrix: MatrixLike | Structure, winner: int):
         super().__init__(matrix, winner)
         st = self.structure
         L = st.L.astype(np.int64)

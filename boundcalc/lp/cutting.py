@@ -53,7 +53,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -65,7 +65,14 @@ from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
 from .ecw import _cost_matrix, ecw_allocation
 from .highs import CoveringLP, lagrangian_bound
 from .lifted import CopelandModel
-from .structure import Structure, as_structure, check_regret, empirical_structure, triu
+from .structure import (
+    Structure,
+    as_structure,
+    check_regret,
+    empirical_structure,
+    structure_d,
+    triu,
+)
 
 __all__ = ["CopelandLPSolver", "Violation", "pair_costs", "certificate_for",
            "MIN_SOLVABLE_GAP", "ALLOCATION_COST_RATIO", "Conditioning", "check_conditioning"]
@@ -93,7 +100,7 @@ def load_kernels() -> float:
     return time.perf_counter() - t
 
 
-def pair_costs(matrix: MatrixLike, regret: np.ndarray | None = None) -> np.ndarray:
+def pair_costs(matrix: MatrixLike | Structure, regret: ArrayLike | None = None) -> np.ndarray:
     """Normalised costs ``c_p = r_p / d(mu_p)`` per pair, in ``triu_indices`` order.
 
     ``matrix`` is a PreferenceMatrix or a :class:`~boundcalc.lp.structure.Structure` with ``d``;
@@ -106,7 +113,7 @@ def pair_costs(matrix: MatrixLike, regret: np.ndarray | None = None) -> np.ndarr
     iu = triu(K)
     R = st.regret if regret is None else check_regret(regret, K)
     r = R[iu]
-    d = st.d[iu]
+    d = structure_d(st)[iu]
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(d > 0, r / np.where(d > 0, d, 1.0), 1.0)
 
@@ -169,7 +176,7 @@ class Conditioning:
         return f"well posed: smallest gap {self.min_gap:.3g}, pair costs span {self.cost_ratio:.3g}"
 
 
-def check_conditioning(matrix: MatrixLike, regret: np.ndarray | None = None) -> Conditioning:
+def check_conditioning(matrix: MatrixLike | Structure, regret: np.ndarray | None = None) -> Conditioning:
     """The :class:`Conditioning` of the lower-bound LP of ``matrix``.
 
     ``matrix`` is a PreferenceMatrix or a path to one, or an array read as an empirical matrix
@@ -200,7 +207,8 @@ def check_conditioning(matrix: MatrixLike, regret: np.ndarray | None = None) -> 
                         float(pos.min()) if pos.size else float("nan"))
 
 
-def certificate_for(family: CopelandFamily, costs: np.ndarray, x: np.ndarray, rows: RowBlock | Sequence[np.ndarray], duals: np.ndarray,
+def certificate_for(family: CopelandFamily, costs: np.ndarray, x: np.ndarray,
+                    rows: CopelandModel | CoveringLP | RowBlock | Sequence[np.ndarray], duals: np.ndarray,
                     max_violation: float | None = None) -> Certificate:
     """The optimality certificate of ``x`` for ``min c.e`` over ``family`` (see :class:`Certificate`).
 
@@ -217,12 +225,11 @@ def certificate_for(family: CopelandFamily, costs: np.ndarray, x: np.ndarray, ro
     else:
         xf = x
     primal = float(costs @ xf)
-    if isinstance(rows, CopelandModel):
-        rows = rows.lp
-    if isinstance(rows, CoveringLP):
-        dual = rows.lagrangian_bound(duals)
+    lp = rows.lp if isinstance(rows, CopelandModel) else rows
+    if isinstance(lp, CoveringLP):
+        dual = lp.lagrangian_bound(duals)
     else:
-        block = rows if isinstance(rows, RowBlock) else rows_to_csr(list(rows))
+        block = lp if isinstance(lp, RowBlock) else rows_to_csr(list(lp))
         m = block.n_rows
         dual = lagrangian_bound(costs, np.zeros(costs.size), np.ones(costs.size), block.starts, block.idx,
                                 np.ones(block.idx.size), np.ones(m), duals)
@@ -270,7 +277,7 @@ class Violation:
 class _Entry:
     __slots__ = ("family", "model")
 
-    def __init__(self, family, model):
+    def __init__(self, family: CopelandFamily, model: CopelandModel | None) -> None:
         self.family = family
         self.model = model
 
@@ -373,19 +380,19 @@ class CopelandLPSolver:
         self._last_key: bytes | None = None
 
     # ------------------------------------------------------------------ state
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_cache"] = OrderedDict()  # HiGHS objects do not pickle; rebuilt on first use
         state["_last_key"] = None
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         state.setdefault("compiled", False)
         state.setdefault("derive", False)  # a solver pickled before derived models existed
         state.setdefault("derived", 0)
         self.__dict__.update(state)
 
-    def _empirical(self, mu_hat) -> Structure:
+    def _empirical(self, mu_hat: ArrayLike | PreferenceMatrix) -> Structure:
         """The structure of an empirical matrix (or a PreferenceMatrix's own), on the chosen path."""
         if isinstance(mu_hat, PreferenceMatrix):
             return mu_hat.structure
@@ -409,7 +416,7 @@ class CopelandLPSolver:
             self._cache.popitem(last=False)
         return e
 
-    def family(self, winner: int, matrix: MatrixLike = None) -> CopelandFamily:
+    def family(self, winner: int, matrix: MatrixLike | Structure | None = None) -> CopelandFamily:
         """The (cached) family ``R_{winner}`` of ``matrix`` (default: of the last solve)."""
         if matrix is None:
             for (k, w), e in reversed(self._cache.items()):
@@ -425,7 +432,7 @@ class CopelandLPSolver:
         return None if e is None or e.model is None else e.model.lp
 
     # ------------------------------------------------------------------ check (3)
-    def violation(self, mu_hat: ArrayLike, q: ArrayLike, winner: int, *, tol: float = 1e-9, rows: bool = True,
+    def violation(self, mu_hat: ArrayLike | PreferenceMatrix | Structure, q: ArrayLike, winner: int, *, tol: float = 1e-9, rows: bool = True,
                   per_i2: int = 1) -> Violation:
         """Algorithm 1's check (3) on ``q`` (e.g. ``N / log t``): by how much, and where, it fails.
 
@@ -441,7 +448,7 @@ class CopelandLPSolver:
             raise ValueError("q must be finite and non-negative (observed rates N / log t)")
         if Q.shape == (st.K, st.K) and not np.array_equal(Q, Q.T):
             raise ValueError("q must be symmetric: q[i, j] is the rate of the unordered pair {i, j}")
-        E = Q * st.d
+        E = Q * structure_d(st)
         if not fam._has_rows:
             return Violation(-np.inf, [], int(winner), tol)
         S = fam._sums(E)
@@ -456,7 +463,7 @@ class CopelandLPSolver:
             out = [pairs[block.idx[s[r]:s[r + 1]]] for r in order.tolist()]
         return Violation(amount, out, int(winner), tol)
 
-    def contains(self, matrix: MatrixLike, q: ArrayLike, winner: int, tol: float = 1e-9) -> bool:
+    def contains(self, matrix: ArrayLike | PreferenceMatrix | Structure, q: ArrayLike, winner: int, tol: float = 1e-9) -> bool:
         """Algorithm 1's check (3): is the rate matrix ``q`` (K x K) in ``R_{winner}(matrix)``?"""
         return self.violation(matrix, q, winner, tol=tol, rows=False).amount <= tol
 
@@ -493,7 +500,7 @@ class CopelandLPSolver:
         pm = matrix if isinstance(matrix, PreferenceMatrix) else as_preference_matrix(matrix)
         return self._solve(as_structure(pm), regret, winners, certify)
 
-    def solve_empirical(self, mu_hat: ArrayLike, *, regret: np.ndarray | None = None,
+    def solve_empirical(self, mu_hat: ArrayLike | PreferenceMatrix | Structure, *, regret: np.ndarray | None = None,
                         winners: Iterable[int] | None = None, certify: bool = False) -> BoundResult:
         """Solve on an empirical matrix ``mu_hat`` (exact ties allowed: a tied pair is in no row).
 
@@ -510,7 +517,7 @@ class CopelandLPSolver:
         """The ``l`` restriction of every family (read-only: cached families depend on it)."""
         return self._levels
 
-    def _theorem6(self, st: Structure, winners, t0: float) -> BoundResult | None:
+    def _theorem6(self, st: Structure, winners: Iterable[int] | None, t0: float) -> BoundResult | None:
         """With two or more Copeland winners (and no ties), ``C*_{i1} = C^E*_{i1}`` (000 Theorem 6)
         and ECW's closed-form allocation, which lies in ``R^E_{i1} c R_{i1}``, is optimal for the
         LP.  Its feasibility is checked by the oracle; None (use the LP) if that ever fails."""
@@ -524,7 +531,7 @@ class CopelandLPSolver:
             if viol > self.tol:
                 return None
             per[w] = v
-            allocs[w] = _q_matrix(st.d, E)
+            allocs[w] = _q_matrix(structure_d(st), E)
             viols[w] = viol
         self._last_key = st.key
         stats = {"method": "closed-form (000 Theorem 6)", "seconds": time.perf_counter() - t0, "rounds": 0,
@@ -534,7 +541,8 @@ class CopelandLPSolver:
                                         stats=stats,
                                         message="C >= 2: ECW's allocation is optimal (000 Theorem 6)")
 
-    def _derived(self, ent: _Entry, fam: CopelandFamily, w: int, costs: np.ndarray, upper: np.ndarray):
+    def _derived(self, ent: _Entry, fam: CopelandFamily, w: int, costs: np.ndarray,
+                 upper: np.ndarray) -> CopelandModel | None:
         """A new model for ``fam`` derived from the most recently used model of winner ``w`` (see
         :meth:`~boundcalc.lp.lifted.CopelandModel.derived`), or None."""
         for (k, w2), e in reversed(self._cache.items()):
@@ -544,18 +552,18 @@ class CopelandLPSolver:
                 return model
         return None
 
-    def _solve(self, st: Structure, regret, winners, certify: bool, theorem6: bool = False) -> BoundResult:
+    def _solve(self, st: Structure, regret: ArrayLike | None, winners: Iterable[int] | None, certify: bool,
+               theorem6: bool = False) -> BoundResult:
         load = load_kernels() if self.compiled else 0.0  # one-time, kept out of the solve's seconds
         t0 = time.perf_counter()
-        if st.d is None:
-            raise ValueError("the structure carries no d (KL divergences); build it from a matrix")
+        structure_d(st)  # ValueError without d
         if theorem6 and regret is None and self.levels is None and st.winners.size >= 2 and st.ties == 0:
             res = self._theorem6(st, winners, t0)
             if res is not None:
                 res.stats["load_seconds"] = load
                 return res
         costs = pair_costs(st, regret)
-        upper = np.where(st.d[triu(st.K)] > 0, 1.0, 0.0)
+        upper = np.where(structure_d(st)[triu(st.K)] > 0, 1.0, 0.0)
         warm = st.key == self._last_key
         self._last_key = st.key
         if winners is None:
@@ -630,13 +638,14 @@ class CopelandLPSolver:
             fallbacks += lp.fallbacks - f0
             x = sol.x
             per[w] = float(costs @ x)
-            allocs[w] = _q_matrix(st.d, x)
+            allocs[w] = _q_matrix(structure_d(st), x)
             viols[w] = v
             if certify:
                 c = certificate_for(fam, costs, x, model, sol.row_duals, max_violation=v)
                 certs[w] = c
                 failures += [f"winner {w}: {p}" for p in c.problems(gap_rtol=self.gap_tol)]
-        sizes = [self._cache[(st.key, w)].model.sizes() for w in winners if (st.key, w) in self._cache]
+        sizes = [e.model.sizes() for w in winners
+                 if (e := self._cache.get((st.key, w))) is not None and e.model is not None]
         size = {k: int(sum(z[k] for z in sizes)) for k in sizes[0]} if sizes else {}
         stats = {
             "method": "cutting-plane",

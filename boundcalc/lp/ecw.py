@@ -19,15 +19,21 @@ from numpy.typing import ArrayLike
 from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
-from .structure import Structure, as_structure, check_regret, empirical_structure
+from .structure import (
+    Structure,
+    as_structure,
+    check_regret,
+    empirical_structure,
+    structure_d,
+)
 
 __all__ = ["ecw_bound", "ecw_allocation", "ecw_allocation_numpy", "ecw_winner", "ecw_empirical"]
 
 
-def _cost_matrix(st: Structure, regret = None) -> np.ndarray:
+def _cost_matrix(st: Structure, regret: ArrayLike | None = None) -> np.ndarray:
     """``C = r / d`` (K x K), ``inf`` on the diagonal; tied pairs (``d = 0``, in no row) get cost 1."""
     R = st.regret if regret is None else check_regret(regret, st.K)
-    d = st.d
+    d = structure_d(st)
     with np.errstate(divide="ignore", invalid="ignore"):
         C = np.where(d > 0, R / np.where(d > 0, d, 1.0), 1.0)
     np.fill_diagonal(C, np.inf)
@@ -149,11 +155,11 @@ def ecw_empirical(mu_hat: ArrayLike, *, regret: ArrayLike | None = None, certify
     return _ecw(st, regret, certify)
 
 
-def _ecw(st: Structure, regret, certify: bool) -> BoundResult:
+def _ecw(st: Structure, regret: ArrayLike | None, certify: bool) -> BoundResult:
     t0 = time.perf_counter()
     C = _cost_matrix(st, regret)
     per, allocs, certs = {}, {}, {}
-    d = st.d
+    d = structure_d(st)
     failures = []
     for w in st.winners.tolist():
         v, E = ecw_allocation(st.beats, C, w)

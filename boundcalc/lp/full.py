@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,14 +29,15 @@ from .cutting import _q_matrix, certificate_for, pair_costs
 from .ecw import _cost_matrix as _ecw_costs
 from .ecw import ecw_allocation
 from .highs import SolverError
-from .structure import as_structure
+from .structure import as_structure, structure_d
 
 __all__ = ["lower_bound_enumerate", "ecw_enumerate", "DEFAULT_MAX_ROWS"]
 
 DEFAULT_MAX_ROWS = 200_000
 
 
-def _solve_covering(costs, rows, lower=None, solver="CLARABEL", scale=None):
+def _solve_covering(costs: np.ndarray, rows: Sequence[np.ndarray], lower: np.ndarray | None = None,
+                    solver: str = "CLARABEL", scale: float | None = None) -> tuple[np.ndarray, float, np.ndarray, str]:
     """Solve ``min c.x, lower <= x <= 1, rows >= 1`` through cvxpy.
 
     ``scale`` should be the objective of some feasible point (an upper bound within a small
@@ -105,7 +107,7 @@ def _solve_covering(costs, rows, lower=None, solver="CLARABEL", scale=None):
     return xv, f * float(prob.value), duals, used
 
 
-def _purify(x, costs, A, lower):
+def _purify(x: np.ndarray, costs: np.ndarray, A: sp.csr_matrix | None, lower: np.ndarray) -> np.ndarray:
     """Interior-point solutions keep ~1e-12 on variables that should be 0, which costs
     ``1e-12 * c`` with ``c`` up to ~1e10 near ties.  Zero the entries below 1e-7, restore
     feasibility by scaling (rows are 0/1 covering rows), and keep the result if cheaper."""
@@ -119,7 +121,7 @@ def _purify(x, costs, A, lower):
     return y if costs @ y <= costs @ x else x
 
 
-def _stats(t0: float, nrows: int, used: dict) -> dict:
+def _stats(t0: float, nrows: int, used: dict[str, str]) -> dict[str, Any]:
     solvers = sorted(set(used.values()))
     return {"method": "enumerate", "seconds": time.perf_counter() - t0, "rounds": 0, "lp_solves": len(used),
             "simplex_iterations": None, "rows": nrows, "rows_added": nrows, "rows_removed": 0,
@@ -127,7 +129,7 @@ def _stats(t0: float, nrows: int, used: dict) -> dict:
             "solver_per_winner": dict(used)}
 
 
-def _status(certs: dict) -> tuple[list[str], str]:
+def _status(certs: dict[int, Certificate]) -> tuple[list[str], str]:
     """The certificate acted upon (:meth:`~boundcalc.result.Certificate.problems`, the one check of
     every LP bound): failures, and the message of a success."""
     bad = [f"winner {w}: {p}" for w, c in certs.items() for p in c.problems()]
@@ -156,7 +158,7 @@ def lower_bound_enumerate(matrix: MatrixLike, *, regret: ArrayLike | None = None
         scale = ecw_allocation(st.beats, C, w)[0]
         x, _, duals, used = _solve_covering(costs, rows, solver=solver, scale=scale)
         per[w] = float(costs @ x)
-        allocs[w] = _q_matrix(st.d, x)
+        allocs[w] = _q_matrix(structure_d(st), x)
         certs[w] = certificate_for(fam, costs, x, rows, duals)
         nrows += len(rows)
         used_solvers[str(w)] = used
@@ -185,7 +187,7 @@ def ecw_enumerate(matrix: MatrixLike, *, regret: ArrayLike | None = None, max_ro
         x, _, duals, used = _solve_covering(costs, rows, lower=lower, solver=solver, scale=scale)
         used_solvers[str(w)] = used
         per[w] = float(costs @ x)
-        allocs[w] = _q_matrix(st.d, x)
+        allocs[w] = _q_matrix(structure_d(st), x)
         v = fam.max_violation(x)
         certs[w] = Certificate(max_violation=v, primal_bound=per[w], dual_bound=float("nan"))
     failures, message = _status(certs)

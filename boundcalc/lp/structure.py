@@ -28,12 +28,14 @@ Empirical ties
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..matrix import MatrixLike, PreferenceMatrix, Structure, pair_regret
 
-__all__ = ["Structure", "empirical_structure", "as_structure", "empirical_mu", "check_regret", "pair_regret", "triu"]
+__all__ = ["Structure", "empirical_structure", "as_structure", "structure_d", "empirical_mu", "check_regret", "pair_regret", "triu"]
 
 
 def empirical_mu(wins: np.ndarray) -> np.ndarray:
@@ -123,7 +125,18 @@ def as_structure(matrix: MatrixLike | Structure) -> Structure:
         return matrix
     if isinstance(matrix, PreferenceMatrix):
         return matrix.structure  # computed once by the matrix
+    if isinstance(matrix, (str, os.PathLike)):  # an array of numbers only: no file is read here
+        raise TypeError(f"expected a preference matrix, a Structure or an array; got the path {matrix!r} "
+                         "(load it with boundcalc.PreferenceMatrix)")
     return empirical_structure(matrix)
+
+
+def structure_d(st: Structure) -> np.ndarray:
+    """``st.d``, the KL divergences the costs and allocations need; ``ValueError`` for a structure
+    built from ``beats`` alone (no gaps)."""
+    if st.d is None:
+        raise ValueError("the structure carries no d (KL divergences); build it from a matrix")
+    return st.d
 
 
 def check_regret(regret: ArrayLike | None, K: int) -> np.ndarray:

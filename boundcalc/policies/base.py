@@ -81,14 +81,14 @@ class Hyperparameter:
     domain, used by the contract test to check that each is refused).
     """
 
-    def __init__(self, default: Any, doc: str = ""):
+    def __init__(self, default: Any, doc: str = "") -> None:
         self.default = default
         self.doc = doc
 
     def validate(self, name: str, value: Any) -> Any:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def invalid_examples(self) -> list:  # pragma: no cover - interface
+    def invalid_examples(self) -> list[Any]:  # pragma: no cover - interface
         raise NotImplementedError
 
     def parse(self, text: str) -> Any:
@@ -103,7 +103,7 @@ class Real(Hyperparameter):
     """A finite real number in ``[low, high]`` (either end open or absent)."""
 
     def __init__(self, default: float, *, low: float | None = None, high: float | None = None,
-                 low_open: bool = False, high_open: bool = False, doc: str = ""):
+                 low_open: bool = False, high_open: bool = False, doc: str = "") -> None:
         super().__init__(float(default), doc)
         self.low, self.high, self.low_open, self.high_open = low, high, low_open, high_open
         self.validate("default", self.default)
@@ -130,7 +130,7 @@ class Real(Hyperparameter):
             raise ValueError(f"hyperparameter {name} = {value!r} must be {self._domain()}{extra}")
         return v
 
-    def invalid_examples(self) -> list:
+    def invalid_examples(self) -> list[Any]:
         out: list[Any] = [float("nan"), float("inf"), "abc", None]
         if self.low is not None:
             out += [self.low - 1.0] + ([self.low] if self.low_open else [])
@@ -142,7 +142,7 @@ class Real(Hyperparameter):
 class Integer(Hyperparameter):
     """An integer in ``[low, high]`` (``high`` optional)."""
 
-    def __init__(self, default: int, *, low: int | None = None, high: int | None = None, doc: str = ""):
+    def __init__(self, default: int, *, low: int | None = None, high: int | None = None, doc: str = "") -> None:
         super().__init__(int(default), doc)
         self.low, self.high = low, high
         self.validate("default", self.default)
@@ -159,7 +159,7 @@ class Integer(Hyperparameter):
             raise ValueError(f"hyperparameter {name} = {value!r} must be {rng}")
         return v
 
-    def invalid_examples(self) -> list:
+    def invalid_examples(self) -> list[Any]:
         out: list[Any] = [1.5, "abc", None]
         if self.low is not None:
             out.append(self.low - 1)
@@ -230,7 +230,16 @@ class Policy:
     #: Version of the decisions (1: as in boundcalc 0.1.0); see the class docstring.
     revision: ClassVar[int] = 1
 
-    def __init__(self, K: int, *, rng: np.random.Generator | None = None, seed: int | None = None, **params):
+    K: int
+    rng: np.random.Generator
+    params: dict[str, Any]
+    wins: np.ndarray
+    draws: np.ndarray
+    t: int
+    stats: dict[str, int]
+
+    def __init__(self, K: int, *, rng: np.random.Generator | None = None, seed: int | None = None,
+                 **params: Any) -> None:
         label = f"policy {self.name or type(self).__name__!r}"
         if isinstance(K, bool) or not isinstance(K, numbers.Integral) or int(K) < 2:
             raise ValueError(f"{label}: K = {K!r} must be an integer >= 2 (the number of arms)")
@@ -257,11 +266,11 @@ class Policy:
         self.wins = np.zeros((self.K, self.K), dtype=np.int64)
         self.draws = np.zeros((self.K, self.K), dtype=np.int64)
         self.t = 1
-        self.stats: dict[str, int] = {}
+        self.stats = {}
 
     # -- hyperparameters ----------------------------------------------------------------
     @classmethod
-    def validate_params(cls, params: Mapping[str, Any]) -> dict:
+    def validate_params(cls, params: Mapping[str, Any]) -> dict[str, Any]:
         """Defaults completed and every value checked; ``ValueError`` names the bad one."""
         label = f"policy {cls.name or cls.__name__!r}"
         unknown = sorted(set(params) - set(cls.hyperparameters))

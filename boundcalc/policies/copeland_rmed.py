@@ -78,7 +78,7 @@ decided by its bounds, no oracle).
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -139,16 +139,17 @@ class CopelandRMED(CompiledPolicy):
         "check_tol": Real(1e-12, low=0.0, high=1.0, doc="check (3) passes when the largest row violation is <= this"),
     }
     deterministic = True
-    stat_names = ("forced", "checks", "targets", "solves", "self_duels", "structures", "check_bound")
+    stat_names: ClassVar[tuple[str, ...]] = ("forced", "checks", "targets", "solves", "self_duels", "structures",
+                                             "check_bound")
     #: The variant's compiled ``resume(s)``: makes a waiting decision once Python has served it.
     resume: Any = None
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
         state.pop("_resume", None)
         return state
 
-    def _attach(self, arrays) -> None:
+    def _attach(self, arrays: Any) -> None:
         super()._attach(arrays)
         self._resume = _resume_entry(type(self).resume, self._s)
 
@@ -192,7 +193,7 @@ class CopelandRMED(CompiledPolicy):
         self._replace(tab_gI=np.zeros(size, dtype=np.int64), tab_gS=np.zeros(size, dtype=np.int64),
                       tab_ok=np.zeros(size, dtype=np.bool_), tab_caseB=np.zeros(csize, dtype=np.bool_))
 
-    def _replace(self, **arrays) -> None:
+    def _replace(self, **arrays: np.ndarray) -> None:
         """New arrays for some fields (sizes changed): the bundle is rebuilt over them."""
         self._attach(self._arrays._replace(**arrays))
 
@@ -268,10 +269,10 @@ class ECWRMED(CopelandRMED):
                         tgt_dirty=np.ones(K, dtype=np.bool_), tgtI_dirty=np.ones(K, dtype=np.bool_))
 
 
-_RESUME: dict = {}
+_RESUME: dict[tuple[Any, Any], Any] = {}
 
 
-def _resume_entry(kernel, s):
+def _resume_entry(kernel: Any, s: Any) -> Any:
     """``kernel`` (a variant's ``resume``) bound to the state's type (cached): one compiled call."""
     from .kernel import bind
 

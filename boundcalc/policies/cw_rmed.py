@@ -97,7 +97,7 @@ from ..kernels.cw_rmed import (
     istar_from_values,
 )
 from ..lp.cutting import CopelandLPSolver
-from ..lp.highs import SolverError
+from ..lp.highs import CoveringLP, SolverError
 from ..lp.structure import Structure
 from .copeland_rmed import CopelandRMED
 from .registry import register_policy
@@ -151,7 +151,7 @@ class CWRMED(CopelandRMED):
     #: stored Figure 1 panel.
     promote = 2
 
-    def __init__(self, K: int, *, rng: np.random.Generator | int | None = None, **params: Any):
+    def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params: Any) -> None:
         # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
         # pairs are a function of the outcomes alone) and never draws from ``rng``
         # the plain models' bases are tested in the compiled step (the LP core's own test would
@@ -177,10 +177,12 @@ class CWRMED(CopelandRMED):
         pid[iu] = np.arange(P2)
         pid[(iu[1], iu[0])] = np.arange(P2)
         z = lambda n, dt=np.int64: np.zeros(n, dtype=dt)  # noqa: E731
-        return CWState(**base, Etmp=np.zeros((K, K)), pid=pid, lp_valid=z(K, np.bool_), lp_x=np.zeros((K, P2)), lp_status=np.full((K, P2), 3, dtype=np.int8),
-                       lp_nb=z(K), lp_boff=z(K), lp_moff=z(K), lp_soff=z(K), lp_bvar=z(0), lp_minvT=np.zeros(0),
-                       lp_rstart=z(0), lp_ridx=z(0), cvec=np.zeros(P2), aty=np.zeros(P2), atyabs=np.zeros(P2),
-                       yv=np.zeros(0), cB=np.zeros(0))
+        base.update(Etmp=np.zeros((K, K)), pid=pid, lp_valid=z(K, np.bool_), lp_x=np.zeros((K, P2)),
+                    lp_status=np.full((K, P2), 3, dtype=np.int8),
+                    lp_nb=z(K), lp_boff=z(K), lp_moff=z(K), lp_soff=z(K), lp_bvar=z(0), lp_minvT=np.zeros(0),
+                    lp_rstart=z(0), lp_ridx=z(0), cvec=np.zeros(P2), aty=np.zeros(P2), atyabs=np.zeros(P2),
+                    yv=np.zeros(0), cB=np.zeros(0))
+        return CWState(**base)  # by name (CWState's fields are not literal to a type checker)
 
     # -- what the compiled steps ask of Python ------------------------------------------------
     def _structure(self) -> Structure:
@@ -257,7 +259,7 @@ class CWRMED(CopelandRMED):
             a.lp_valid[w] = True
 
 
-def _basis_parts(lp):
+def _basis_parts(lp: CoveringLP) -> tuple[np.ndarray, ...] | None:
     """``(x, status, basic variables, (M^-1)^T, tight rows' starts, their variables)`` of ``lp``'s
     last basis, ``M`` the basis matrix restricted to the tight rows; None when it cannot serve
     (no rows, or ``M`` not square and well conditioned)."""

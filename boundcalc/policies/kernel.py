@@ -59,7 +59,7 @@ class CompiledPolicy(Policy):
 
     State: ClassVar[type]
     stat_names: ClassVar[tuple[str, ...]] = ()
-    kernels: ClassVar[tuple] = ()
+    kernels: ClassVar[tuple[Any, ...]] = ()
     compiled: ClassVar[bool] = True
 
     # -- state ----------------------------------------------------------------------------
@@ -73,7 +73,7 @@ class CompiledPolicy(Policy):
             self._seed = int(self.rng.integers(0, 2**64, dtype=np.uint64))
         self._attach(self.initial_state())
 
-    def _attach(self, arrays) -> None:
+    def _attach(self, arrays: Any) -> None:
         compile_notice(["policy", type(self).kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
         self._arrays = arrays
         self._s = bundle(arrays)
@@ -97,13 +97,13 @@ class CompiledPolicy(Policy):
         """The policy stream's state array ``[seed]`` for :meth:`initial_state`."""
         return np.array([self._seed], dtype=np.uint64)
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         for key in ("_s", "_calls"):
             state.pop(key, None)
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         arrays = state.pop("_arrays")
         self.__dict__.update(state)
         self._attach(arrays)
@@ -112,17 +112,38 @@ class CompiledPolicy(Policy):
     def wins(self) -> np.ndarray:
         return self._arrays.W
 
+    @wins.setter
+    def wins(self, value: np.ndarray) -> None:
+        self._read_only("wins")
+
     @property
     def draws(self) -> np.ndarray:
         return self._arrays.N
+
+    @draws.setter
+    def draws(self, value: np.ndarray) -> None:
+        self._read_only("draws")
 
     @property
     def t(self) -> int:
         return int(self._arrays.reg[T_])
 
+    @t.setter
+    def t(self, value: int) -> None:
+        self._read_only("t")
+
     @property
-    def stats(self) -> dict:
+    def stats(self) -> dict[str, int]:
         return dict(zip(self.stat_names, (int(x) for x in self._arrays.stats)))
+
+    @stats.setter
+    def stats(self, value: dict[str, int]) -> None:
+        self._read_only("stats")
+
+    def _read_only(self, attribute: str) -> None:
+        """``wins``, ``draws``, ``t`` and ``stats`` read the state arrays: they cannot be rebound
+        (``Policy`` declares them as plain attributes, which the Python policies assign)."""
+        raise AttributeError(f"policy {self.name!r}: {attribute} reads the compiled state and cannot be set")
 
     # -- the protocol ---------------------------------------------------------------------
     def select_pair(self) -> tuple[int, int]:
@@ -186,10 +207,10 @@ class CompiledPolicy(Policy):
         type(self).kernels[2](self._s, env)
 
 
-_ENTRY: dict[tuple[type, Any], tuple] = {}
+_ENTRY: dict[tuple[type, Any], tuple[Any, Any]] = {}
 
 
-def _entry_points(cls: type, s) -> tuple:
+def _entry_points(cls: type[CompiledPolicy], s: Any) -> tuple[Any, Any]:
     """``(select, update)`` entry points of ``cls``'s kernels for the state type of ``s`` (cached)."""
     key = (cls, s._numba_type_)
     got = _ENTRY.get(key)
