@@ -18,7 +18,7 @@ import numbers
 import os
 import re
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Sequence, Union
@@ -883,6 +883,11 @@ class Structure:
 
     beats: np.ndarray
     d: np.ndarray | None = None
+    # set by __post_init__ (derived from beats: not arguments, not in the repr)
+    L: np.ndarray = field(init=False, repr=False)
+    L_sorted: np.ndarray = field(init=False, repr=False)
+    winners: np.ndarray = field(init=False, repr=False)
+    key: bytes = field(init=False, repr=False)
 
     def __post_init__(self, _trusted: bool = False):
         if _trusted:  # built from a matrix: a fresh, antisymmetric array
