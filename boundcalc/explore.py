@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 
     from .cpe.algorithms import AlgorithmSpec
     from .cpe.instance import CPEInstance
+    from .matrix import MatrixLike
 
 __all__ = ["explore", "ExplorationRuns", "explore_task", "run_seed", "plot_sample_complexity",
            "random_cpe_instance", "compute_hardness", "HARDNESS_KEYS", "DEFAULT_HARDNESS"]
@@ -407,7 +408,7 @@ def _check_unit_interval(name: str, x: Any) -> float:
     return v
 
 
-def explore(instance: CPEInstance | Mapping[str, Any] | str | os.PathLike, algorithm: str, *, delta: float, epsilon: float | None = None, runs: int = 10,
+def explore(instance: CPEInstance | MatrixLike | Mapping[str, Any], algorithm: str, *, delta: float, epsilon: float | None = None, runs: int = 10,
             seed: int = 0, max_duels: int | None = None, options: Mapping[str, Any] | None = None,
             out: str | os.PathLike | None = None, overwrite: bool = False, workers: int | None = 0, scheduler: Any = None,
             chunk_size: int | None = None, progress: bool | None = None) -> ExplorationRuns:

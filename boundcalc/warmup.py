@@ -85,9 +85,12 @@ def _module_of(task: str) -> str:
     """The kernel module a task compiles (for its estimate)."""
     if task in ("lp", "cpe"):
         return task
+    from .policies.kernel import CompiledPolicy
     from .policies.registry import POLICIES
 
-    return POLICIES[task].kernels[2].py_func.__module__.rsplit(".", 1)[1]
+    cls = POLICIES[task]
+    assert issubclass(cls, CompiledPolicy), task  # warmup_tasks lists compiled policies only
+    return cls.kernels[2].py_func.__module__.rsplit(".", 1)[1]
 
 
 def run_task(task: str) -> tuple[str, float]:
