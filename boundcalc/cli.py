@@ -533,7 +533,8 @@ def _cmd_compare(args) -> int:
     # a failed row (solver failure) is printed with its message and sets exit status 1
     status = EXIT_SOLVER if cmp.failed() else EXIT_OK
     for r in cmp.failed():
-        print(f"boundcalc: solver failure on row {r.key}: {r.message}", file=sys.stderr)
+        what = "failed" if r.message.startswith(("the value is not finite", "not computable")) else "solver failure"
+        print(f"boundcalc: {what} on row {r.key}: {r.message}", file=sys.stderr)
     if args.json:
         sys.stdout.write(cmp.to_json(indent=2) + "\n")
         return status
@@ -712,6 +713,11 @@ def _cmd_simulate(args) -> int:
     except KeyboardInterrupt:
         _interrupted(args)
         raise
+    except ArithmeticError as exc:  # OverflowError etc. inside a policy: a hyperparameter out of range
+        if not args.param:
+            raise
+        raise InputError(f"--param {' '.join(args.param)}: a hyperparameter value overflows inside the policy"
+                         f" ({type(exc).__name__}: {exc}); use a smaller value") from None
     for key, msg in res.bounds.get("errors", {}).items():
         print(f"boundcalc: {key} not computed: {msg}", file=sys.stderr)
     return _emit_run(res, args)
@@ -783,7 +789,21 @@ def _cmd_explore(args) -> int:
     except KeyboardInterrupt:
         _interrupted(args)
         raise
+    _note_budget(res, args)
     return _emit_run(res, args)
+
+
+#: ``explore``'s default duel budget per run: every run ends (a tiny ``--delta`` or a near tie
+#: would otherwise run for hours); a run that reaches it is counted under ``stopped: budget``.
+DEFAULT_MAX_DUELS = 10**7
+
+
+def _note_budget(res, args) -> None:
+    """Say on stderr how many runs reached the duel budget (they have no answer)."""
+    n = int((res.to_dict().get("stopped") or {}).get("budget", 0))
+    if n:
+        print(f"boundcalc: note: {n} of {args.runs} runs reached the duel budget (--max-duels {args.max_duels:,})"
+              " without an answer; give a larger --max-duels (or a larger --delta) to let them finish", file=sys.stderr)
 
 
 def _algorithm_help() -> str:
@@ -817,8 +837,9 @@ def _add_explore(sub) -> None:
     g.add_argument("--runs", "-R", type=_int_option(1, RUNS_MAX), default=10, help="independent runs (default 10)")
     g.add_argument("--seed", type=SEED, default=0,
                    help="root seed; run r uses SeedSequence(seed).spawn()[r] (default 0)")
-    g.add_argument("--max-duels", type=_int_option(1, 10**12), default=None, metavar="N",
-                   help="budget per run (a run that reaches it stops without an answer)")
+    g.add_argument("--max-duels", type=_int_option(1, 10**12), default=DEFAULT_MAX_DUELS, metavar="N",
+                   help=f"budget per run (a run that reaches it stops without an answer; default {DEFAULT_MAX_DUELS:.0e},"
+                        " said on stderr when reached)")
     add_output_arguments(p, what="the summary, hardness and per-run rows",
                          plot="sample complexity against hardness (log-log)")
     add_run_arguments(p, "one row per run")
