@@ -895,6 +895,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("boundcalc: error: standard output is closed; redirect it to a file or /dev/null", file=sys.stderr)
         return EXIT_INPUT
     debug = bool(getattr(args, "debug", False)) or os.environ.get("BOUNDCALC_DEBUG", "") not in ("", "0")
+    import warnings
+
+    def _warning_line(message, category, filename, lineno, file=None, line=None):  # one line, no source
+        print(f"boundcalc: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+    if not debug:
+        warnings.showwarning = _warning_line
     try:
         _check_plot_backend(args)
         code = int(args.func(args) or 0)
