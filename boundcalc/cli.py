@@ -428,10 +428,59 @@ def _note_conditioning(pm: PreferenceMatrix) -> None:
         print(f"boundcalc: note: {cond.message}", file=sys.stderr)
 
 
+#: Matrices with at least this many arms get a note before the LP starts (it can run for minutes).
+LARGE_K = 300
+#: ``simulate`` announces runs of at least this many policy steps in all (T x runs x policies).
+LARGE_STEPS = 10**9
+
+
+def _announce_large_matrix(pm: PreferenceMatrix, what: str) -> None:
+    """Say on stderr, before the work starts, that a large matrix can take minutes."""
+    if pm.K >= LARGE_K:
+        print(f"boundcalc: note: K = {pm.K} arms: {what} grows about as K^3 and can take many minutes at this"
+              " size (an elapsed-time line follows on a terminal; Ctrl-C stops it)", file=sys.stderr)
+
+
+class _Ticker:
+    """An elapsed-time bar (tqdm, no total) on stderr while a long step without its own progress
+    runs -- shown only on a terminal and for a large matrix; updated once a second by a thread."""
+
+    def __init__(self, desc: str, show: bool):
+        self.desc, self.show, self._stop = desc, show and sys.stderr.isatty(), None
+
+    def __enter__(self):
+        if not self.show:
+            return self
+        import threading
+
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:  # pragma: no cover - tqdm is optional
+            return self
+        self._bar = tqdm(desc=self.desc, file=sys.stderr, bar_format="{desc}: {elapsed} elapsed")
+        self._stop = threading.Event()
+
+        def tick():
+            while not self._stop.wait(1.0):
+                self._bar.refresh()
+
+        self._th = threading.Thread(target=tick, daemon=True)
+        self._th.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self._stop is not None:
+            self._stop.set()
+            self._th.join()
+            self._bar.close()
+
+
 def _cmd_bounds(args) -> int:
     pm = read_matrix(args)
     _note_conditioning(pm)
-    computed = compute_bounds(pm, args.method)
+    _announce_large_matrix(pm, "the exact lower bound (cutting-plane LP)")
+    with _Ticker("bounds", pm.K >= LARGE_K):
+        computed = compute_bounds(pm, args.method)
     rep = bounds_report(pm, args.method, computed)
     if args.plot:
         _save_allocation_plot(pm, computed[0], args.plot)
@@ -527,8 +576,10 @@ def _cmd_compare(args) -> int:
         raise InputError(str(exc)) from None
     pm = read_matrix(args)
     _note_conditioning(pm)
+    _announce_large_matrix(pm, "the comparison (the exact lower bound's LP first)")
     t0 = time.perf_counter()
-    cmp = compare(pm, alpha=alpha, keys=keys, certify=args.certify)
+    with _Ticker("compare", pm.K >= LARGE_K):
+        cmp = compare(pm, alpha=alpha, keys=keys, certify=args.certify)
     seconds = time.perf_counter() - t0
     # a failed row (solver failure) is printed with its message and sets exit status 1
     status = EXIT_SOLVER if cmp.failed() else EXIT_OK
@@ -706,6 +757,11 @@ def _cmd_simulate(args) -> int:
                              f" file holds ({RUNS_MAX:,} tasks)")
         raise InputError(f"--runs {args.runs} x {len(names)} policies is more than one run holds ({RUNS_MAX:,} tasks)")
     pm = read_matrix(args)
+    steps = args.horizon * args.runs * len(names)
+    if steps >= LARGE_STEPS or pm.K >= LARGE_K:
+        print(f"boundcalc: note: {steps:.3g} policy steps in all (T = {args.horizon:,} x {args.runs} runs x"
+              f" {len(names)} policies, K = {pm.K}): this can take hours; the progress bar counts finished runs"
+              " (--out FILE keeps them for a rerun)", file=sys.stderr)
     try:
         res = simulate(pm, names, horizon=args.horizon, runs=args.runs, seed=args.seed, params=params,
                        crn=not args.no_crn, shuffle=args.shuffle, per_decade=args.per_decade,
