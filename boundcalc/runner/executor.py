@@ -178,13 +178,16 @@ def _quiet_distributed() -> Iterator[None]:
     if os.environ.get("BOUNDCALC_DEBUG", "") not in ("", "0"):
         yield
         return
-    lg = logging.getLogger("distributed")
-    old = lg.level
-    lg.setLevel(logging.CRITICAL)
+    names = ["distributed"] + [n for n in list(logging.root.manager.loggerDict) if n.startswith("distributed.")]
+    loggers = [logging.getLogger(n) for n in names]  # children with their own level (dask's config) too
+    old = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
     try:
         yield
     finally:
-        lg.setLevel(old)
+        for lg, level in zip(loggers, old):
+            lg.setLevel(level)
 
 
 @contextlib.contextmanager
@@ -238,7 +241,10 @@ def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
             with _quiet_distributed(), contextlib.suppress(Exception):
                 client.close(timeout=CONNECT_TIMEOUT)
         return
-    with _workers_ignore_sigint():
+    import warnings
+
+    with _workers_ignore_sigint(), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*already in use")  # the dashboard's port: none is used
         cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                            dashboard_address=None, silence_logs=logging.CRITICAL)
     client = distributed.Client(cluster, set_as_default=False)
