@@ -59,10 +59,11 @@ from .matrix import PreferenceMatrixError, decode_matrix_text, parse_matrix_text
 __all__ = ["MAX_INPUT_BYTES", "MAX_ENTRIES", "MAX_JSON_DEPTH", "MAX_NUMBER_CHARS", "read_source",
            "decode_source", "read_bytes", "check_regular_input"]
 
-#: Largest input read, in bytes (256 MiB: a K = 3000 text matrix of 17-digit numbers is ~160 MB).
-MAX_INPUT_BYTES = 256 * 2**20
-#: Largest array read, in entries (2^24 = 16.8 million: K up to 4096; 128 MiB as float64).
-MAX_ENTRIES = 2**24
+#: Largest input read, in bytes (128 MiB: a K = 2048 text matrix of 20-character numbers is ~88 MB).
+MAX_INPUT_BYTES = 128 * 2**20
+#: Largest array read, in entries (2^22 = 4.2 million: K up to 2048; 32 MiB as float64).  Every
+#: command already runs for many minutes at K = 1000 (issue 32: ``bounds`` 251 s).
+MAX_ENTRIES = 2**22
 #: Deepest JSON nesting read (a matrix needs 2-3 levels, a CPE instance 4-5).
 MAX_JSON_DEPTH = 64
 #: Longest single number (JSON or text) read, in characters.
@@ -198,6 +199,7 @@ def _npz_array(data: bytes, source: str, key: str | None, what: str = "NumPy fil
             f"{source}: holds {len(names)} arrays {names}; name one with key=... (CLI: --key NAME)")
     info = infos[name]
     limit = MAX_ENTRIES * 16 + 2**16  # the largest entry (complex128) plus a header
+    limit = min(limit, MAX_INPUT_BYTES)
     if info.file_size > limit:
         raise PreferenceMatrixError(f"{source}: member {name!r} declares {info.file_size:,} bytes, more than"
                                     f" {_mib(limit)} (MAX_ENTRIES)")
@@ -212,21 +214,39 @@ def _npz_array(data: bytes, source: str, key: str | None, what: str = "NumPy fil
 
 
 # ----------------------------------------------------------------------------- JSON
-def json_depth(data: bytes) -> int:
-    """The deepest nesting of ``[``/``{`` in JSON bytes (strings skipped), in one vectorised pass."""
-    stripped = _JSON_STRING.sub(b'""', data)
-    b = np.frombuffer(stripped, dtype=np.uint8)
-    step = (b == ord("[")).astype(np.int64) + (b == ord("{")) - (b == ord("]")) - (b == ord("}"))
-    return int(np.cumsum(step).max()) if step.size else 0
+def json_depth(data: bytes, *, strings_removed: bool = False) -> int:
+    """The deepest nesting of ``[``/``{`` in JSON bytes (strings skipped), vectorised in chunks of
+    4 MiB (a few MiB of memory whatever the input's size)."""
+    stripped = data if strings_removed else _JSON_STRING.sub(b'""', data)
+    if not any(c in stripped for c in (b"[", b"{")):
+        return 0
+    depth = best = 0
+    chunk = 4 * 2**20
+    for s in range(0, len(stripped), chunk):
+        b = np.frombuffer(stripped, dtype=np.uint8, count=min(chunk, len(stripped) - s), offset=s)
+        step = (b == 91).astype(np.int32) + (b == 123) - (b == 93) - (b == 125)  # [ { ] }
+        run = np.cumsum(step, dtype=np.int64) + depth
+        best = max(best, int(run.max()))
+        depth = int(run[-1])
+    return best
 
 
 def _json(data: bytes, source: str) -> Any:
+    entries = data.count(b",") + 1  # at least the values of the document (commas in strings too)
+    if entries > 2 * MAX_ENTRIES:
+        raise PreferenceMatrixError(f"{source}: about {entries:,} JSON values, more than the {MAX_ENTRIES:,} entries"
+                                    " read (MAX_ENTRIES)")
     text = decode_matrix_text(data, source)
-    depth = json_depth(data)
+    bare = _JSON_STRING.sub(b'""', data)
+    entries = bare.count(b",") + 1  # an upper bound on the numbers (and other values) in the document
+    if entries > MAX_ENTRIES:
+        raise PreferenceMatrixError(f"{source}: about {entries:,} JSON values, more than the {MAX_ENTRIES:,} entries"
+                                    " read (MAX_ENTRIES)")
+    depth = json_depth(bare, strings_removed=True)
     if depth > MAX_JSON_DEPTH:
         raise PreferenceMatrixError(f"{source}: JSON nested {depth} levels deep; at most {MAX_JSON_DEPTH} are read"
                                     " (MAX_JSON_DEPTH)")
-    m = _LONG_NUMBER.search(_JSON_STRING.sub(b'""', data))
+    m = _LONG_NUMBER.search(bare)
     if m:
         raise PreferenceMatrixError(f"{source}: a number of more than {MAX_NUMBER_CHARS} digits at offset"
                                     f" {m.start()} (MAX_NUMBER_CHARS); a preference is a probability")
