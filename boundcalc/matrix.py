@@ -441,8 +441,8 @@ class PreferenceMatrix:
         """Load from the bytes of a matrix file (text, ``.npy``, ``.npz`` or JSON, sniffed from the
         content; ``suffix`` as a file name's), bounded as :mod:`boundcalc.io` says.
 
-        >>> PreferenceMatrix.from_bytes(b"0.5 0.7\\n0.3 0.5\\n").mu.tolist()
-        [[0.5, 0.7], [0.3, 0.5]]
+        >>> PreferenceMatrix.from_bytes(b"0.5 0.75\\n0.25 0.5\\n").mu.tolist()
+        [[0.5, 0.75], [0.25, 0.5]]
         """
         from .io import decode_source
 
