@@ -45,11 +45,8 @@ from .matrix import (
     PreferenceMatrixError,
     array_from_json,
     check_tie_epsilon,
-    decode_matrix_text,
-    is_numpy_data,
-    numpy_array,
-    parse_matrix_text,
 )
+from .io import read_source
 from .result import BoundResult, to_jsonable, with_paper_legend
 
 if TYPE_CHECKING:
@@ -95,32 +92,40 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 # ----------------------------------------------------------------------------- option values
+#: Longest option value read as a number (characters): an integer past 10^19 is out of every range.
+NUMBER_CHARS_MAX = 64
+
+
 def _int_option(low: int, high: int | None = None):
-    """An argparse ``type``: an integer in ``[low, high]`` (decimal, ``1e5`` or ``10**5`` forms)."""
+    """An argparse ``type``: an integer in ``[low, high]``, written in decimal (``100000``,
+    ``100_000``) or scientific notation (``1e5``, ``2.5e3``).  The text is parsed as a number
+    (:class:`decimal.Decimal`: exact, its range checked before it is turned into an ``int``),
+    never evaluated: ``10**5``, ``0**-1`` or ``7**999999999`` are refused at once."""
+    from decimal import Decimal, InvalidOperation
+
     rng = f">= {low}" if high is None else f"in [{low}, {high:,}]"
+    cap = high if high is not None else 2**63 - 1
 
     def conv(text: str) -> int:
         t = text.strip().replace("_", "")
-        v = None
+        bad = argparse.ArgumentTypeError(f"must be an integer {rng} (e.g. 100000 or 1e5); got {_short(text)}")
+        if not t or len(t) > NUMBER_CHARS_MAX:
+            raise bad
         try:
-            v = int(t)
-        except ValueError:
-            try:
-                if "**" in t:
-                    b, e = t.split("**", 1)
-                    v = int(b) ** int(e)
-                else:
-                    f = float(t)
-                    if math.isfinite(f) and f.is_integer():
-                        v = int(f)
-            except (ValueError, OverflowError):
-                v = None
-        if v is None or v < low or (high is not None and v > high):
-            raise argparse.ArgumentTypeError(f"must be an integer {rng}; got {text!r}")
-        return v
+            d = Decimal(t)
+        except (InvalidOperation, ValueError):
+            raise bad from None
+        if not d.is_finite() or d < low or d > cap or d != d.to_integral_value():
+            raise bad
+        return int(d)
 
     conv.__name__ = "integer"
     return conv
+
+
+def _short(text: str, width: int = 40) -> str:
+    """An option's value as quoted in a message, cut short when long."""
+    return repr(text) if len(text) <= width else repr(text[:width]) + f"... ({len(text)} characters)"
 
 
 def _float_option(low: float | None = None, high: float | None = None, *, low_open: bool = False,
@@ -135,16 +140,18 @@ def _float_option(low: float | None = None, high: float | None = None, *, low_op
 
     def conv(text: str) -> float:
         try:
+            if len(text) > NUMBER_CHARS_MAX:
+                raise ValueError
             v = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a number ({dom}); got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"must be a number ({dom}); got {_short(text)}") from None
         bad = not math.isfinite(v)
         if low is not None:
             bad |= v <= low if low_open else v < low
         if high is not None:
             bad |= v >= high if high_open else v > high
         if bad:
-            raise argparse.ArgumentTypeError(f"must be a number {dom}; got {text!r}")
+            raise argparse.ArgumentTypeError(f"must be a number {dom}; got {_short(text)}")
         return v
 
     conv.__name__ = "number"
@@ -162,20 +169,53 @@ def _tie_epsilon(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _check_output_name(text: str, what: str) -> Path:
+    """An output file name: not too long for the file system, and not a special file that
+    cannot hold the output (a FIFO would block the run, a device would swallow it)."""
+    import errno
+    import stat as _stat
+
+    p = Path(text)
+    if not text:
+        raise argparse.ArgumentTypeError(f"an empty file name is not a {what}")
+    try:
+        st = p.stat()
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise argparse.ArgumentTypeError(f"the file name is too long for the file system ({len(text)}"
+                                             f" characters; a name is at most {_name_max(p)} per path part)") from None
+        if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+            raise argparse.ArgumentTypeError(f"cannot use {_short(text)}: {exc.strerror}") from None
+        return p
+    if not (_stat.S_ISREG(st.st_mode) or _stat.S_ISDIR(st.st_mode)):
+        raise argparse.ArgumentTypeError(f"{_short(text)} is not a regular file (a FIFO, device or socket);"
+                                         f" a {what} must be a regular file")
+    return p
+
+
+def _name_max(p: Path) -> int:
+    try:
+        return os.pathconf(next((d for d in [p.parent, *p.parents] if d.exists()), Path(".")), "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
+
+
 def _figure_path(text: str) -> str:
-    """``--plot FILE``: checked before any computation (suffix, directory, permission)."""
+    """``--plot FILE``: checked before any computation (name, suffix, directory, permission)."""
     from .plot import check_figure_path
 
+    _check_output_name(text, "figure")
     try:
         check_figure_path(text)
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
 
 
 def _rows_path(text: str) -> str:
-    """``--out FILE``: not a directory; its directory is created when missing, else writable."""
-    p = Path(text)
+    """``--out FILE``: a regular file or none yet (not a directory, FIFO or device; a name the file
+    system takes); its directory is created when missing, else writable."""
+    p = _check_output_name(text, "row file")
     if p.is_dir():
         raise argparse.ArgumentTypeError(f"{p} is a directory, not a row file")
     parent = p.parent if str(p.parent) else Path(".")
@@ -251,17 +291,15 @@ def _run_options(args) -> dict:
     """The keyword arguments of :func:`boundcalc.runner.run_job` from the parsed run options."""
     if args.scheduler and args.workers is not None:
         raise InputError("give --scheduler ADDRESS or --workers N, not both")
+    if args.scheduler is not None:
+        from .runner.executor import check_scheduler_address
+
+        check_scheduler_address(args.scheduler)  # before any work; ValueError: exit 2, naming it
     return {"out": args.out, "overwrite": args.overwrite, "workers": args.workers, "scheduler": args.scheduler,
             "chunk_size": args.chunk_size, "progress": False if args.quiet else None}
 
 
 # ----------------------------------------------------------------------------- reading input
-def _stdin_bytes() -> bytes:
-    buf = getattr(sys.stdin, "buffer", None)  # bytes when stdin is a real stream, so bad UTF-8 is named
-    data = buf.read() if buf is not None else sys.stdin.read()
-    return data.encode() if isinstance(data, str) else data
-
-
 def _is_instance_json(obj) -> bool:
     """A JSON object that describes a CPE instance (not a matrix): it has 'format', 'positions' or
     'candidates' -- such an object without 'format' is refused with that message, not read as a matrix."""
@@ -292,31 +330,9 @@ def read_input(args: argparse.Namespace, *, instances: bool = False) -> Preferen
         if args.example:
             pm = load_example(args.example, **kw)  # kw: --break-ties (arxiv6 has an exact tie)
         else:
-            obj = arr = None
-            if args.path == "-":
-                data = _stdin_bytes()
-                if is_numpy_data(data):  # .npy / .npz bytes, as from a file of that suffix
-                    arr = numpy_array(io.BytesIO(data), "stdin", args.key)
-                else:
-                    text = decode_matrix_text(data, "stdin")
-                if arr is None and text.lstrip()[:1] in ("{", "["):
-                    try:
-                        obj = json.loads(text)
-                    except json.JSONDecodeError as exc:
-                        raise InputError(f"stdin: not valid JSON (line {exc.lineno}, column {exc.colno}:"
-                                         f" {exc.msg})") from None
-            else:
-                path = Path(args.path)
-                if not path.exists():
-                    raise InputError(f"{source}: no such file")
-                if path.is_dir():
-                    raise InputError(f"{source}: is a directory, not a {'file' if instances else 'matrix file'}")
-                if path.suffix.lower() == ".json":
-                    try:
-                        obj = json.loads(decode_matrix_text(path.read_bytes(), source))
-                    except json.JSONDecodeError as exc:
-                        raise InputError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}:"
-                                         f" {exc.msg})") from None
+            # the one bounded reader of the library (boundcalc.io): format sniffed from the bytes
+            data = read_source(args.path, key=args.key, source=source)
+            obj = None if isinstance(data, np.ndarray) else data
             if obj is not None and _is_instance_json(obj) and args.key is None:
                 if not instances:
                     raise InputError(f"{source}: this is a CPE candidate-position instance, not a preference"
@@ -325,14 +341,9 @@ def read_input(args: argparse.Namespace, *, instances: bool = False) -> Preferen
                     raise InputError("--break-ties applies to a preference matrix; a CPE instance says itself"
                                      " whether it allows ties ('allow_ties')")
                 return CPEInstance.from_json(obj)
-            if obj is not None:
-                pm = PreferenceMatrix(array_from_json(obj, args.key, source), name=Path(source).stem, **kw)
-            elif arr is not None:
-                pm = PreferenceMatrix(arr, name="stdin", **kw)
-            elif args.path == "-":
-                pm = PreferenceMatrix(parse_matrix_text(text, "stdin"), name="stdin", **kw)
-            else:
-                pm = PreferenceMatrix.from_file(args.path, key=args.key, **kw)
+            arr = data if obj is None else array_from_json(obj, args.key, source)
+            name = "stdin" if args.path == "-" else Path(source).stem
+            pm = PreferenceMatrix(arr, name=name, **kw)
     except PreferenceMatrixError as exc:
         msg = str(exc)
         raise InputError(msg if msg.startswith(source) else f"{source}: {msg}") from None
@@ -605,13 +616,62 @@ def _note_conditioning(pm: PreferenceMatrix) -> None:
         print(f"boundcalc: note: {cond.message}", file=sys.stderr)
 
 
+#: Matrices with at least this many arms get a note before the LP starts (it can run for minutes).
+LARGE_K = 300
+#: ``simulate`` announces runs of at least this many policy steps in all (T x runs x policies).
+LARGE_STEPS = 10**9
+
+
+def _announce_large_matrix(pm: PreferenceMatrix, what: str) -> None:
+    """Say on stderr, before the work starts, that a large matrix can take minutes."""
+    if pm.K >= LARGE_K:
+        print(f"boundcalc: note: K = {pm.K} arms: {what} grows about as K^3 and can take many minutes at this"
+              " size (an elapsed-time line follows on a terminal; Ctrl-C stops it)", file=sys.stderr)
+
+
+class _Ticker:
+    """An elapsed-time bar (tqdm, no total) on stderr while a long step without its own progress
+    runs -- shown only on a terminal and for a large matrix; updated once a second by a thread."""
+
+    def __init__(self, desc: str, show: bool):
+        self.desc, self.show, self._stop = desc, show and sys.stderr.isatty(), None
+
+    def __enter__(self):
+        if not self.show:
+            return self
+        import threading
+
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:  # pragma: no cover - tqdm is optional
+            return self
+        self._bar = tqdm(desc=self.desc, file=sys.stderr, bar_format="{desc}: {elapsed} elapsed")
+        self._stop = threading.Event()
+
+        def tick():
+            while not self._stop.wait(1.0):
+                self._bar.refresh()
+
+        self._th = threading.Thread(target=tick, daemon=True)
+        self._th.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self._stop is not None:
+            self._stop.set()
+            self._th.join()
+            self._bar.close()
+
+
 def _cmd_bounds(args) -> int:
     if args.bootstrap:
         return _cmd_bootstrap(args, ["lower_bound", "ecw"])
     _check_no_bootstrap_options(args)
     pm = read_matrix(args)
     _note_conditioning(pm)
-    computed = compute_bounds(pm, args.method)
+    _announce_large_matrix(pm, "the exact lower bound (cutting-plane LP)")
+    with _Ticker("bounds", pm.K >= LARGE_K):
+        computed = compute_bounds(pm, args.method)
     rep = bounds_report(pm, args.method, computed)
     if args.plot:
         _save_allocation_plot(pm, computed[0], args.plot)
@@ -738,13 +798,16 @@ def _cmd_compare(args) -> int:
     _check_no_bootstrap_options(args)
     pm = read_matrix(args)
     _note_conditioning(pm)
+    _announce_large_matrix(pm, "the comparison (the exact lower bound's LP first)")
     t0 = time.perf_counter()
-    cmp = compare(pm, alpha=alpha, keys=keys, certify=args.certify)
+    with _Ticker("compare", pm.K >= LARGE_K):
+        cmp = compare(pm, alpha=alpha, keys=keys, certify=args.certify)
     seconds = time.perf_counter() - t0
     # a failed row (solver failure) is printed with its message and sets exit status 1
     status = EXIT_SOLVER if cmp.failed() else EXIT_OK
     for r in cmp.failed():
-        print(f"boundcalc: solver failure on row {r.key}: {r.message}", file=sys.stderr)
+        what = "failed" if r.message.startswith(("the value is not finite", "not computable")) else "solver failure"
+        print(f"boundcalc: {what} on row {r.key}: {r.message}", file=sys.stderr)
     if args.json:
         sys.stdout.write(cmp.to_json(indent=2) + "\n")
         return status
@@ -873,10 +936,13 @@ def _add_cpe(sub) -> None:
 
 
 # ----------------------------------------------------------------------------- simulate
+#: What ``main`` adds to its "interrupted" line (set by a command that keeps rows).
+_INTERRUPT_NOTE: list[str] = []
+
+
 def _interrupted(args) -> None:
     if args.out:
-        print(f"boundcalc: rows finished so far are in {args.out}; rerun the same command to resume",
-              file=sys.stderr)
+        _INTERRUPT_NOTE.append(f"rows finished so far are in {args.out}; rerun the same command to resume")
 
 
 def _emit_run(res, args) -> int:
@@ -923,6 +989,11 @@ def _cmd_simulate(args) -> int:
 
         mods = [POLICIES[n].kernels[2].py_func.__module__.rsplit(".", 1)[1] for n in names if POLICIES[n].compiled]
         compile_notice(["policy"] + mods, ", ".join(names))
+    steps = args.horizon * args.runs * len(names)
+    if steps >= LARGE_STEPS or pm.K >= LARGE_K:
+        print(f"boundcalc: note: {steps:.3g} policy steps in all (T = {args.horizon:,} x {args.runs} runs x"
+              f" {len(names)} policies, K = {pm.K}): this can take hours; the progress bar counts finished runs"
+              " (--out FILE keeps them for a rerun)", file=sys.stderr)
     try:
         res = simulate(pm, names, horizon=args.horizon, runs=args.runs, seed=args.seed, params=params,
                        crn=not args.no_crn, shuffle=args.shuffle, per_decade=args.per_decade,
@@ -930,6 +1001,11 @@ def _cmd_simulate(args) -> int:
     except KeyboardInterrupt:
         _interrupted(args)
         raise
+    except ArithmeticError as exc:  # OverflowError etc. inside a policy: a hyperparameter out of range
+        if not args.param:
+            raise
+        raise InputError(f"--param {' '.join(args.param)}: a hyperparameter value overflows inside the policy"
+                         f" ({type(exc).__name__}: {exc}); use a smaller value") from None
     for key, msg in res.bounds.get("errors", {}).items():
         print(f"boundcalc: {key} not computed: {msg}", file=sys.stderr)
     return _emit_run(res, args)
@@ -1002,7 +1078,21 @@ def _cmd_explore(args) -> int:
     except KeyboardInterrupt:
         _interrupted(args)
         raise
+    _note_budget(res, args)
     return _emit_run(res, args)
+
+
+#: ``explore``'s default duel budget per run: every run ends (a tiny ``--delta`` or a near tie
+#: would otherwise run for hours); a run that reaches it is counted under ``stopped: budget``.
+DEFAULT_MAX_DUELS = 10**7
+
+
+def _note_budget(res, args) -> None:
+    """Say on stderr how many runs reached the duel budget (they have no answer)."""
+    n = int((res.to_dict().get("stopped") or {}).get("budget", 0))
+    if n:
+        print(f"boundcalc: note: {n} of {args.runs} runs reached the duel budget (--max-duels {args.max_duels:,})"
+              " without an answer; give a larger --max-duels (or a larger --delta) to let them finish", file=sys.stderr)
 
 
 def _algorithm_help() -> str:
@@ -1036,8 +1126,9 @@ def _add_explore(sub) -> None:
     g.add_argument("--runs", "-R", type=_int_option(1, RUNS_MAX), default=10, help="independent runs (default 10)")
     g.add_argument("--seed", type=SEED, default=0,
                    help="root seed; run r uses SeedSequence(seed).spawn()[r] (default 0)")
-    g.add_argument("--max-duels", type=_int_option(1, 10**12), default=None, metavar="N",
-                   help="budget per run (a run that reaches it stops without an answer)")
+    g.add_argument("--max-duels", type=_int_option(1, 10**12), default=DEFAULT_MAX_DUELS, metavar="N",
+                   help=f"budget per run (a run that reaches it stops without an answer; default {DEFAULT_MAX_DUELS:.0e},"
+                        " said on stderr when reached)")
     add_output_arguments(p, what="the summary, hardness and per-run rows",
                          plot="sample complexity against hardness (log-log)")
     add_run_arguments(p, "one row per run")
@@ -1080,6 +1171,9 @@ def build_parser() -> argparse.ArgumentParser:
                     " failure, 2 on bad input.",
         epilog=PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"boundcalc {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="print the Python traceback of a failure before its one-line message (also:"
+                             " environment variable BOUNDCALC_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for add in SUBCOMMANDS:
         add(sub)
@@ -1109,14 +1203,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_INPUT
-    from .cpe import CPEInstanceError, CPETooLargeError
-    from .lp.constraints import TooLargeError
-    from .lp.highs import SolverError
-    from .runner import StoreError
-
     if sys.stdout is None:  # started with stdout closed (`>&-`): nowhere to put results
         print("boundcalc: error: standard output is closed; redirect it to a file or /dev/null", file=sys.stderr)
         return EXIT_INPUT
+    debug = bool(getattr(args, "debug", False)) or os.environ.get("BOUNDCALC_DEBUG", "") not in ("", "0")
+    import warnings
+
+    def _warning_line(message, category, filename, lineno, file=None, line=None):  # one line, no source
+        print(f"boundcalc: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+    if not debug:
+        warnings.showwarning = _warning_line
     try:
         _check_plot_backend(args)
         code = int(args.func(args) or 0)
@@ -1125,21 +1222,72 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `boundcalc ... | head`: the reader stopped; not an error of ours
         _quiet_stdout()
         return EXIT_OK
-    except (InputError, TooLargeError, CPETooLargeError, CPEInstanceError, PreferenceMatrixError, StoreError,
-            ValueError, ImportError, ConnectionError) as exc:
-        # bad input, an unusable row file, a missing optional dependency, an unreachable scheduler
-        print(f"boundcalc: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except SolverError as exc:
-        print(f"boundcalc: solver failure: {exc}", file=sys.stderr)
-        return EXIT_SOLVER
-    except OSError as exc:  # a file named on the command line (e.g. --out) is a directory, unwritable, ...
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"boundcalc: error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return EXIT_INPUT
     except KeyboardInterrupt:
-        print("boundcalc: interrupted", file=sys.stderr)
+        note = f"; {_INTERRUPT_NOTE[-1]}" if _INTERRUPT_NOTE else ""
+        print(f"boundcalc: interrupted{note}", file=sys.stderr)
         return 130
+    except Exception as exc:  # the one boundary: every failure is one line (traceback under --debug)
+        code, line = failure_line(exc)
+        if debug:
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+        print(line, file=sys.stderr)
+        return code
+
+
+#: ``errno`` values of an output that ran out of a resource (exit 1), not a bad name (exit 2).
+_RESOURCE_ERRNOS = {"ENOSPC", "EDQUOT", "EIO", "EFBIG", "ENOMEM", "EMFILE", "ENFILE", "EROFS"}
+
+
+def failure_line(exc: BaseException) -> tuple[int, str]:
+    """The exit status and the one line ``main`` prints for an exception a command raised.
+
+    Exit 2 (bad input or usage: the message names the file, entry or option): boundcalc's
+    input errors, ``ValueError`` and its subclasses (the library's checks), an unusable row file,
+    a missing optional dependency, an unreachable or unusable Dask scheduler, a document nested
+    past the parser's recursion limit, an arithmetic overflow of an input value, and an
+    ``OSError`` of a named file (missing, a directory, permission denied).  Exit 1 (resources or
+    the solver): a solver failure, ``MemoryError``, an ``OSError`` of exhausted space or I/O
+    (``ENOSPC``, ``EIO``, ...), a lost Dask worker or scheduler (rows kept: rerun to resume), and
+    anything else (an internal error: the line says to rerun with ``--debug`` and report it).
+    """
+    import errno
+
+    from .cpe import CPEInstanceError, CPETooLargeError
+    from .lp.constraints import TooLargeError
+    from .lp.highs import SolverError
+    from .runner import StoreError
+    from .runner.executor import ClusterLost
+
+    if isinstance(exc, SolverError):
+        return EXIT_SOLVER, f"boundcalc: solver failure: {exc}"
+    if isinstance(exc, ClusterLost):
+        return EXIT_SOLVER, f"boundcalc: error: {exc}"
+    if isinstance(exc, MemoryError):
+        return EXIT_SOLVER, ("boundcalc: error: out of memory (the input is too large for this machine; try a"
+                             " smaller matrix or fewer runs)")
+    if isinstance(exc, (InputError, TooLargeError, CPETooLargeError, CPEInstanceError, PreferenceMatrixError,
+                        StoreError, ValueError, ImportError, ConnectionError)):
+        return EXIT_INPUT, f"boundcalc: error: {_one_line(exc)}"
+    if isinstance(exc, RecursionError):
+        return EXIT_INPUT, "boundcalc: error: the input is nested too deeply to read"
+    if isinstance(exc, ArithmeticError):  # OverflowError, ZeroDivisionError, FloatingPointError
+        return EXIT_INPUT, (f"boundcalc: error: a value out of the representable range ({type(exc).__name__}:"
+                            f" {_one_line(exc)}); use smaller parameters")
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        text = f"boundcalc: error: {where}{exc.strerror or _one_line(exc)}"
+        name = errno.errorcode.get(exc.errno or 0, "")
+        return (EXIT_SOLVER if name in _RESOURCE_ERRNOS else EXIT_INPUT), text
+    return EXIT_SOLVER, (f"boundcalc: internal error: {type(exc).__name__}: {_one_line(exc)} (rerun with"
+                         " --debug or BOUNDCALC_DEBUG=1 for the traceback, and please report it)")
+
+
+def _one_line(exc: BaseException, width: int = 2000) -> str:
+    """An exception's message on one line (newlines folded), cut at ``width`` characters."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= width else text[:width] + " ..."
 
 
 if __name__ == "__main__":  # pragma: no cover

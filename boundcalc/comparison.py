@@ -154,9 +154,17 @@ def evaluate(spec: ConstantSpec, ctx: Context) -> Result:
     """One registered constant on a context; a :class:`~boundcalc.lp.highs.SolverError` becomes a
     failed row (status ``"failed"``, the error as ``message``, no value)."""
     try:
-        return spec.evaluate(ctx)
+        res = spec.evaluate(ctx)
     except SolverError as exc:
         return spec.failed(str(exc) or type(exc).__name__)
+    except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
+        return spec.failed(f"not computable in floating point ({type(exc).__name__}: {exc}); the options"
+                           " (e.g. alpha) are too extreme")
+    if res.status == "ok" and res.value is not None and not math.isfinite(res.value):
+        # never an "ok" row with inf or nan (e.g. D-TS at alpha = 1e308 overflows to inf)
+        return spec.failed(f"the value is not finite ({res.value}): the options (e.g. alpha) put it past the"
+                           " floating-point range")
+    return res
 
 
 def compare(matrix: MatrixLike, *, alpha: float = 0.51, beta: float = 2.0, keys: Iterable[str] | None = None,

@@ -13,11 +13,9 @@ bound downstream relies on.
 
 from __future__ import annotations
 
-import json
 import numbers
 import os
 import re
-import zipfile
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -186,51 +184,29 @@ def is_numpy_data(head: bytes) -> bool:
 def numpy_array(src: Any, source: str, key: str | None = None, what: str = "NumPy file") -> np.ndarray:
     """The array in a ``.npy`` or ``.npz`` (a path or a binary file object, e.g. stdin's bytes):
     an ``.npz`` with several arrays needs ``key``.  Errors name ``source``; pickled objects are
-    refused (``allow_pickle=False``)."""
-    try:
-        loaded = np.load(src, allow_pickle=False)
-    except (ValueError, EOFError, OSError, zipfile.BadZipFile) as exc:
-        raise PreferenceMatrixError(f"{source}: unreadable {what} ({exc})") from None
-    if not hasattr(loaded, "files"):  # a single .npy array
-        return loaded
-    with loaded as z:
-        names = list(z.files)
-        if key is not None:
-            if key not in names:
-                raise PreferenceMatrixError(f"{source}: no array named {key!r}; the file holds {names}")
-            return z[key]
-        if len(names) == 1:
-            return z[names[0]]
-        raise PreferenceMatrixError(
-            f"{source}: holds {len(names)} arrays {names}; name one with key=... (CLI: --key NAME)"
-        )
+    refused.  Read by :mod:`boundcalc.io` (sizes bounded before anything is allocated)."""
+    from . import io as bio
+
+    data = bio.read_bytes(src, source) if isinstance(src, (str, os.PathLike)) else bio._read_limited(src, source)
+    if not is_numpy_data(data[:6]):
+        raise PreferenceMatrixError(f"{source}: unreadable {what} (not .npy or .npz data)")
+    return bio.decode_source(data, source, key=key)
 
 
 def _load_array(path: str | os.PathLike, key: str | None = None) -> np.ndarray:
-    """The raw array in a matrix file (text, ``.npy``, ``.npz`` or JSON, by suffix)."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no such preference-matrix file: {path}")
-    if path.is_dir():
-        raise IsADirectoryError(f"{path} is a directory, not a preference-matrix file")
-    suffix = path.suffix.lower()
-    if suffix in (".npy", ".npz"):
-        with open(path, "rb") as fh:
-            magic = fh.read(6)
-        if not is_numpy_data(magic):
-            raise PreferenceMatrixError(
-                f"{path}: not a NumPy {suffix} file (it does not start with the .npy or .npz magic bytes)"
-            )
-        return numpy_array(path, str(path), key, f"NumPy {suffix} file")
-    if suffix == ".json":
-        try:
-            obj = json.loads(decode_matrix_text(path.read_bytes(), str(path)))
-        except json.JSONDecodeError as exc:
-            raise PreferenceMatrixError(
-                f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-            ) from None
-        return array_from_json(obj, key, str(path))
-    return parse_matrix_text(path.read_bytes(), str(path))
+    """The raw array in a matrix file (text, ``.npy``, ``.npz`` or JSON), read by
+    :func:`boundcalc.io.read_source` (sniffed by content and suffix, every size bounded)."""
+    from .io import read_source
+
+    p = Path(path)
+    if str(path) != "-" and not p.exists():
+        raise FileNotFoundError(f"no such preference-matrix file: {p}")
+    if p.is_dir():
+        raise IsADirectoryError(f"{p} is a directory, not a preference-matrix file")
+    obj = read_source(path, key=key)
+    if isinstance(obj, np.ndarray):
+        return obj
+    return array_from_json(obj, key, str(path))
 
 
 #: Entries of a JSON object tried in turn for the matrix when no key is named.
@@ -648,11 +624,31 @@ class PreferenceMatrix:
         object (default: ``mu``, ``matrix``, ``P`` or ``PMat``).
         """
         arr = _load_array(path, key)
-        kwargs.setdefault("name", Path(path).stem)
+        kwargs.setdefault("name", "stdin" if str(path) == "-" else Path(path).stem)
         try:
             return cls(arr, **kwargs)
         except PreferenceMatrixError as exc:
-            raise PreferenceMatrixError(f"{path}: {exc}") from None
+            msg = str(exc)
+            raise PreferenceMatrixError(msg if msg.startswith(f"{path}:") else f"{path}: {msg}") from None
+
+    @classmethod
+    def from_bytes(cls, data: bytes, key: str | None = None, *, source: str = "<bytes>", suffix: str = "",
+                   **kwargs) -> "PreferenceMatrix":
+        """Load from the bytes of a matrix file (text, ``.npy``, ``.npz`` or JSON, sniffed from the
+        content; ``suffix`` as a file name's), bounded as :mod:`boundcalc.io` says.
+
+        >>> PreferenceMatrix.from_bytes(b"0.5 0.75\\n0.25 0.5\\n").mu.tolist()
+        [[0.5, 0.75], [0.25, 0.5]]
+        """
+        from .io import decode_source
+
+        obj = decode_source(bytes(data), source, key=key, suffix=suffix)
+        arr = obj if isinstance(obj, np.ndarray) else array_from_json(obj, key, source)
+        try:
+            return cls(arr, **kwargs)
+        except PreferenceMatrixError as exc:
+            msg = str(exc)
+            raise PreferenceMatrixError(msg if msg.startswith(f"{source}:") else f"{source}: {msg}") from None
 
     @classmethod
     def from_counts(cls, W: Any, names: Sequence[Any] | None = None, *, ties: str = "raise",

@@ -44,6 +44,7 @@ Readings common to all five (where 004's text leaves a choice):
 from __future__ import annotations
 
 import math
+import sys
 from typing import Callable, Generator
 
 import numpy as np
@@ -179,6 +180,53 @@ def _K(inst: CPEInstance) -> int:
     return max(int(inst.n_duels), 1)
 
 
+def _log_conf(K: int, t: int, delta: float) -> float:
+    """``ln(4 K t^3 / delta)``, 004's confidence term (Algorithm 1 line 6, Algorithm 2 eq. (7),
+    Algorithm 4 line 5), exact for every representable ``delta``: the direct quotient where it
+    is finite (the same float as before), else the sum of logarithms ``ln 4K + 3 ln t - ln delta``
+    (the quotient overflows for ``delta = 1e-300`` once ``t^3 > 1e8``: ``ln inf`` made every
+    radius infinite and a run never ended).
+
+    >>> _log_conf(2, 10, 0.05) == math.log(4 * 2 * 1000 / 0.05)
+    True
+    >>> round(_log_conf(2, 10**6, 1e-300), 6) == round(math.log(8) + 18 * math.log(10) + 300 * math.log(10), 6)
+    True
+    """
+    q = 4.0 * K * t**3 / delta
+    if q < math.inf:
+        return math.log(q)
+    return math.log(4.0 * K) + 3.0 * math.log(t) - math.log(delta)
+
+
+class _Delta(float):
+    """A confidence ``delta / 2^halvings`` (CAR-Parallel's ``delta/2^{k+1}``, 004 Algorithm 3
+    line 2) that keeps its exact logarithm where the quotient leaves the normal floats
+    (``1e-300 / 2^30`` is subnormal, ``/ 2^80`` is 0): :func:`_log_conf` then uses ``ln delta
+    - halvings ln 2``.  Where the quotient is a normal float it is that float, as before."""
+
+    log: float
+
+    def __new__(cls, delta: float, halvings: int):
+        q = delta / 2.0**halvings
+        self = super().__new__(cls, q if q >= sys.float_info.min else sys.float_info.min)
+        self.log = math.log(delta) - halvings * math.log(2.0)
+        self.exact = q >= sys.float_info.min
+        return self
+
+
+def _log_conf_any(K: int, t: int, delta: float) -> float:
+    """:func:`_log_conf` for a plain ``delta`` or a :class:`_Delta`."""
+    if isinstance(delta, _Delta) and not delta.exact:
+        return math.log(4.0 * K) + 3.0 * math.log(t) - delta.log
+    return _log_conf(K, t, delta)
+
+
+def _log_4K_delta(K: int, delta: float) -> float:
+    """``ln(4 K / delta)`` (CLUCB-Borda's constant part of the radius), exact for any representable delta."""
+    q = 4.0 * K / delta
+    return math.log(q) if q < math.inf else math.log(4.0 * K) - math.log(delta)
+
+
 def _radius(log_term: float, T: np.ndarray) -> np.ndarray:
     """``sqrt(log_term / (2 T))`` with 004's ``x/0 := 1`` (radius 1 where ``T = 0``)."""
     out = np.ones(T.shape)
@@ -234,7 +282,7 @@ def _clucb_phase(inst, lin, oracle, stream, K, eps, delta, exact, max_duels, sta
     inM = np.zeros(m, dtype=bool)
     inTil = np.zeros(m, dtype=bool)
     bonus = eps / 4.0
-    log4K_d = math.log(4.0 * K / delta)
+    log4K_d = _log_4K_delta(K, delta)
     t = 1
     while True:
         _, Mt = lin.best(wbar)  # line 5 / 8
@@ -333,7 +381,7 @@ def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_d
     zlog = np.zeros((_SAMPLE_BLOCK, 3), dtype=np.int64)
     dout = np.zeros(1)
     bonus = eps / 4.0
-    log4K_d = math.log(4.0 * K / delta)
+    log4K_d = _log_4K_delta(K, delta)
     l_eps, eq_tol = l * eps, EQUAL_TOL * l
     buf = np.zeros((0, l), dtype=np.intp)
     U = np.zeros(0)
@@ -889,7 +937,7 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
                     Rarr = np.asarray(R, dtype=np.intp)
                 for k, req in pairs:
                     xs[k] = yield req
-                log_term = math.log(4.0 * K * t**3 / delta)
+                log_term = _log_conf_any(K, t, delta)
                 # the counts of eq. (7); a round where the screen rules out every test (by a
                 # margin) changes nothing but the screen's count: settled by the kernel; any
                 # other round as written below
@@ -979,7 +1027,7 @@ def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, r
     while True:
         t += 1  # line 4
         stats["verify_rounds"] = t
-        log_term = math.log(4.0 * K * t**3 / delta)
+        log_term = _log_conf_any(K, t, delta)
         code = None  # the LSA path's round (no compiled verdict)
         if en is not None:
             code = kern.verify_round(W, N, inMhat, Mhat, Mv, log_term, _TIE_TOL, _MARGIN, c_k, au_k, al_k, out)
@@ -1221,7 +1269,7 @@ def car_parallel(inst: CPEInstance, delta: float, *, rng: np.random.Generator | 
         def record(e, action, q, tr=tr):
             tr.append(EdgeDecision(oracle.n_duels, int(e), action, q))
 
-        g = _car_verify_gen(inst, lin, delta / 2.0 ** (k + 1), delta0, record, st, en)
+        g = _car_verify_gen(inst, lin, _Delta(delta, k + 1), delta0, record, st, en)
         slot = {"gen": g, "req": None, "trace": tr, "stats": st, "done": False, "duels": 0}
         gens.append(slot)
         try:

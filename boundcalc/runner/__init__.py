@@ -20,7 +20,7 @@ the policy simulator are built on them.
 """
 
 from .executor import Rows, dask_client, default_workers, run_tasks
-from .store import DEFAULT_TAG, JsonlStore, StoreError, StoreLocked, StoreMismatch, load_store
+from .store import DEFAULT_TAG, JsonlStore, StoreError, StoreLocked, StoreMismatch, StoreWarning, load_store
 
 __all__ = [
     "run_tasks",
@@ -32,5 +32,6 @@ __all__ = [
     "StoreMismatch",
     "StoreLocked",
     "load_store",
+    "StoreWarning",
     "DEFAULT_TAG",
 ]

@@ -44,7 +44,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from ..result import RichResult
 from .store import JsonlStore
 
-__all__ = ["run_tasks", "Rows", "default_workers", "dask_client"]
+__all__ = ["run_tasks", "Rows", "default_workers", "dask_client", "ClusterLost", "check_scheduler_address",
+           "probe_scheduler"]
 
 #: Default upper bound on tasks per Dask chunk.
 MAX_CHUNK = 100
@@ -87,6 +88,126 @@ def default_workers() -> int:
     return (os.cpu_count() or 1) if importlib.util.find_spec("distributed") else 0
 
 
+#: Seconds to wait for a Dask scheduler to answer (connect, then its identity) before giving up.
+CONNECT_TIMEOUT = 10.0
+#: Schemes of a Dask scheduler address (``distributed.comm``'s transports).
+SCHEMES = ("tcp", "tls", "ucx", "ws", "wss", "inproc")
+
+
+class ClusterLost(RuntimeError):
+    """The Dask cluster went away mid-run (a worker or the scheduler lost): the rows finished so
+    far are in the store, and rerunning the same call resumes."""
+
+
+def check_scheduler_address(address: str) -> str:
+    """A Dask scheduler address checked before any connection: ``[SCHEME://]HOST:PORT`` with a
+    scheme of :data:`SCHEMES` (default ``tcp``), a host, and a port in 1..65535.  Returns it
+    unchanged; raises ``ValueError`` naming the part that is wrong.
+
+    >>> check_scheduler_address("tcp://127.0.0.1:8786")
+    'tcp://127.0.0.1:8786'
+    >>> check_scheduler_address("htp://host:8786")
+    Traceback (most recent call last):
+    ...
+    ValueError: --scheduler 'htp://host:8786': unknown scheme 'htp' (use tcp, tls, ucx, ws, wss, inproc)
+    """
+    from urllib.parse import urlsplit
+
+    text = str(address).strip()
+    if not text or any(c.isspace() for c in text) or len(text) > 1000:
+        raise ValueError(f"--scheduler {address!r}: not an address; give SCHEME://HOST:PORT, e.g. tcp://host:8786")
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    if scheme not in SCHEMES:
+        raise ValueError(f"--scheduler {address!r}: unknown scheme {scheme!r} (use {', '.join(SCHEMES)})")
+    if scheme == "inproc":
+        return text
+    try:
+        parts = urlsplit(f"//{rest}")
+        host, port = parts.hostname, parts.port
+    except ValueError as exc:
+        raise ValueError(f"--scheduler {address!r}: {exc}; give SCHEME://HOST:PORT") from None
+    if parts.path or parts.query or parts.fragment:
+        raise ValueError(f"--scheduler {address!r}: a path or query after HOST:PORT; give SCHEME://HOST:PORT")
+    if not host:
+        raise ValueError(f"--scheduler {address!r}: no host; give SCHEME://HOST:PORT")
+    if port is None or not 1 <= port <= 65535:
+        raise ValueError(f"--scheduler {address!r}: no port (1-65535); give SCHEME://HOST:PORT, e.g. :8786")
+    return text
+
+
+def probe_scheduler(address: str, timeout: float = CONNECT_TIMEOUT) -> dict:
+    """Ask the listener at ``address`` who it is (Dask's ``identity`` message) within ``timeout``
+    seconds: its identity when it is a Dask scheduler, else ``ConnectionError`` naming the address
+    (nothing answers in time, or the reply is not Dask's protocol -- e.g. a web server).  Run
+    before ``distributed.Client``, which waits without end on a listener that is not a scheduler."""
+    import asyncio
+
+    async def ask() -> Any:
+        from distributed.comm import connect
+
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    where = f"the Dask scheduler at {address!r}"
+    try:
+        reply = asyncio.run(asyncio.wait_for(ask(), timeout))
+    except (TimeoutError, asyncio.TimeoutError):
+        raise ConnectionError(f"cannot connect to {where}: no answer within {timeout:g} s (nothing listening,"
+                              " or not a Dask scheduler)") from None
+    except OSError as exc:
+        raise ConnectionError(f"cannot connect to {where}: {exc}") from None
+    except Exception as exc:  # a listener speaking another protocol: garbage frames, huge lengths, ...
+        raise ConnectionError(f"{address!r} is not a Dask scheduler (its reply is not Dask's protocol:"
+                              f" {type(exc).__name__})") from None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise ConnectionError(f"{address!r} is not a Dask scheduler (it answered as"
+                              f" {reply.get('type') if isinstance(reply, dict) else type(reply).__name__!r})")
+    return reply
+
+
+@contextlib.contextmanager
+def _quiet_distributed() -> Iterator[None]:
+    """The client side's distributed loggers at CRITICAL for the run (a lost scheduler is said
+    in one line by the caller, not in dask's reconnect messages), unless BOUNDCALC_DEBUG is set."""
+    if os.environ.get("BOUNDCALC_DEBUG", "") not in ("", "0"):
+        yield
+        return
+    names = ["distributed"] + [n for n in list(logging.root.manager.loggerDict) if n.startswith("distributed.")]
+    loggers = [logging.getLogger(n) for n in names]  # children with their own level (dask's config) too
+    old = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, old):
+            lg.setLevel(level)
+
+
+@contextlib.contextmanager
+def _workers_ignore_sigint() -> Iterator[None]:
+    """Start worker processes with SIGINT ignored (the disposition survives ``exec``), so that a
+    Ctrl-C in the terminal reaches only the client, which stops the run in one line, and no worker
+    prints a ``KeyboardInterrupt`` traceback; the cluster is closed by the client."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 @contextlib.contextmanager
 def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
     """A ``distributed.Client``: ``scheduler`` itself when it is a client, one connected to
@@ -106,23 +227,34 @@ def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
         return
     if scheduler is not None:
         target = scheduler if isinstance(scheduler, str) else getattr(scheduler, "scheduler_address", scheduler)
+        if isinstance(target, str):
+            check_scheduler_address(target)
+            probe_scheduler(target)  # a listener that is not a scheduler: refused within the timeout
         try:
-            client = distributed.Client(target, set_as_default=False)
+            client = distributed.Client(target, set_as_default=False, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as exc:  # unreachable, refused, timed out
-            raise ConnectionError(f"cannot connect to the Dask scheduler at {target!r}: {exc}") from exc
+            raise ConnectionError(f"cannot connect to the Dask scheduler at {target!r}: {exc}") from None
         try:
-            yield client
+            with _quiet_distributed():
+                yield client
         finally:
-            client.close()
+            with _quiet_distributed(), contextlib.suppress(Exception):
+                client.close(timeout=CONNECT_TIMEOUT)
         return
-    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
+    import warnings
+
+    with _workers_ignore_sigint(), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*already in use")  # the dashboard's port: none is used
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                           dashboard_address=None, silence_logs=logging.CRITICAL)
     client = distributed.Client(cluster, set_as_default=False)
     try:
-        yield client
+        with _quiet_distributed():
+            yield client
     finally:
-        client.close()
-        cluster.close()
+        with _quiet_distributed():
+            client.close()
+            cluster.close()
 
 
 def _progress_bar(total: int, initial: int, progress, desc):
@@ -274,7 +406,13 @@ def run_tasks(fn: Callable[[dict, Any], dict], tasks: Sequence[dict], *, shared:
                 t0 = time.perf_counter()
                 cs = int(chunk_size) if chunk_size else max(1, min(MAX_CHUNK, math.ceil(len(todo) / (4 * n_threads))))
                 stats["chunk_size"] = cs
-                _run_dask(client, fn, todo, shared, cs, n_threads, consume)
+                try:
+                    _run_dask(client, fn, todo, shared, cs, n_threads, consume)
+                except ClusterLost as exc:
+                    kept = (f"the {stats['computed']} rows finished so far are kept in {store.path}; rerun the"
+                            " same command to resume") if store is not None else \
+                        "no row file was given (--out FILE keeps finished rows for a rerun)"
+                    raise ClusterLost(f"{str(exc).split(': the rows')[0]}: {kept}") from exc
         else:
             for t in todo:
                 consume([t], [fn(t, shared)])
@@ -308,7 +446,11 @@ def _run_dask(client, fn, todo: list[dict], shared, chunk_size: int, n_threads: 
     ac = as_completed([submit(ch) for _, ch in zip(range(in_flight), chunks)], loop=client.loop)
     try:
         for fut in ac:
-            rows = fut.result()
+            try:
+                rows = fut.result()
+            except _cluster_errors() as exc:
+                raise ClusterLost(f"the Dask cluster went away mid-run ({_lost(exc)}): the rows finished so far"
+                                  " are kept; rerun to resume") from exc
             consume(pending.pop(fut.key)[1], rows)
             fut.release()
             nxt = next(chunks, None)
@@ -323,3 +465,33 @@ def _run_dask(client, fn, todo: list[dict], shared, chunk_size: int, n_threads: 
     finally:
         if shared_f is not None:
             shared_f.release()
+
+
+def _cluster_errors() -> tuple[type, ...]:
+    """The exceptions of a future whose worker or scheduler was lost (not the task's own)."""
+    import asyncio
+    import concurrent.futures
+
+    errs: list[type] = [asyncio.CancelledError, concurrent.futures.CancelledError]
+    with contextlib.suppress(ImportError):
+        from distributed.client import FutureCancelledError
+
+        errs.append(FutureCancelledError)
+    with contextlib.suppress(ImportError):
+        from distributed.scheduler import KilledWorker
+
+        errs.append(KilledWorker)
+    with contextlib.suppress(ImportError):
+        from distributed.comm.core import CommClosedError
+
+        errs.append(CommClosedError)
+    return tuple(errs)
+
+
+def _lost(exc: BaseException) -> str:
+    name = type(exc).__name__
+    if name == "KilledWorker":
+        return "workers died while running a task"
+    if "Cancelled" in name:
+        return "its tasks were cancelled: a worker or the scheduler was lost"
+    return f"{name}: the connection to the scheduler closed"

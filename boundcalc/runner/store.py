@@ -21,6 +21,7 @@ Resuming
 >>> again = JsonlStore(path, {"seed": 1, "note": "second"}, identity=["seed"])
 >>> again.header["note"], sorted(again.rows), sorted(again.done)   # the file's header is kept
 ('first', [0, 1], [1])
+>>> again.close()   # releases the lock
 >>> try:
 ...     JsonlStore(path, {"seed": 2}, identity=["seed"])
 ... except StoreMismatch as exc:
@@ -33,8 +34,10 @@ Resuming
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -43,7 +46,8 @@ try:  # POSIX advisory locks; elsewhere a store is not locked
 except ImportError:  # pragma: no cover - Windows
     fcntl = None
 
-__all__ = ["JsonlStore", "StoreError", "StoreMismatch", "StoreLocked", "load_store", "DEFAULT_TAG",
+__all__ = ["JsonlStore", "StoreError", "StoreMismatch", "StoreLocked", "StoreWarning", "load_store", "DEFAULT_TAG",
+           "row_sum", "rows_key",
            "same", "revision", "revision_mismatch", "check_revision"]
 
 #: Key of the header object on a store's first line unless the caller gives its own.
@@ -127,12 +131,63 @@ def _label(tag: str) -> str:
     return tag.replace("_", " ")
 
 
+#: Key of a row's checksum, and of the header line's row key (see :func:`row_sum`).
+SUM_FIELD = "_sum"
+KEY_FIELD = "rows_key"
+
+
+class StoreWarning(UserWarning):
+    """A row file is read without verification (written before rows carried checksums)."""
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def rows_key(header: Mapping[str, Any], identity: Iterable[str]) -> str:
+    """The key that binds a file's rows to its identity: SHA-256 of the header's identity fields
+    (canonical JSON), hex.  Two files of one job (same identity, e.g. a job split between
+    machines) share it, so rows move between them; a row of another job does not verify."""
+    proj = {f: header.get(f) for f in sorted(identity)}
+    return hashlib.sha256(_canonical(proj).encode()).hexdigest()
+
+
+def row_sum(key: str, row: Mapping[str, Any]) -> str:
+    """A row's checksum: the first 16 hex digits of SHA-256 over the file's row key and the row's
+    canonical JSON (its ``_sum`` field left out).
+
+    >>> row_sum("k", {"index": 0, "x": 1.5}) == row_sum("k", {"x": 1.5, "index": 0, "_sum": "?"})
+    True
+    >>> row_sum("k", {"index": 0, "x": 1.5}) == row_sum("k", {"index": 0, "x": 1.25})
+    False
+    """
+    body = {k: v for k, v in row.items() if k != SUM_FIELD}
+    return hashlib.sha256((key + "\n" + _canonical(body)).encode()).hexdigest()[:16]
+
+
+def _lines_text(numbers: Sequence[int]) -> str:
+    shown = ", ".join(str(n) for n in numbers[:10])
+    return shown + (f" and {len(numbers) - 10} more" if len(numbers) > 10 else "")
+
+
 def _read(path: Path, tag: str) -> tuple[dict | None, dict[int, dict], int]:
     """``(header or None, rows by index (last wins), bytes of a dropped partial last line)``.
 
     None as header means the file holds nothing but a header line cut short (it starts with
     ``{"TAG"`` and has no newline): nothing worth keeping.
+
+    Every row is verified against its checksum (:func:`row_sum`, keyed by the header line's
+    ``rows_key``): a row whose content does not match (edited, or corrupt) is never used -- the
+    lines are named in a :class:`StoreError` with the remedy.  A file without ``rows_key``
+    (written before rows carried checksums, boundcalc <= 0.3) is read unverified, with a
+    :class:`StoreWarning`.
     """
+    head, rows, dropped, _ = _read_full(path, tag)
+    return head, rows, dropped
+
+
+def _read_full(path: Path, tag: str) -> tuple[dict | None, dict[int, dict], int, str | None]:
+    """:func:`_read` and the file's row key (None: a file without checksums)."""
     raw = path.read_bytes()
     data, dropped = raw, 0
     if data and not data.endswith(b"\n"):  # interrupted in the middle of a line
@@ -144,14 +199,18 @@ def _read(path: Path, tag: str) -> tuple[dict | None, dict[int, dict], int]:
     if not lines:
         if not raw.startswith(('{"' + tag + '"').encode()):  # never overwrite a foreign file
             raise not_ours
-        return None, {}, dropped
+        return None, {}, dropped, None
     try:
         head = json.loads(lines[0])
     except json.JSONDecodeError:
         head = None
     if not isinstance(head, dict) or not isinstance(head.get(tag), dict):
         raise not_ours
+    key = head.get(KEY_FIELD)
+    if key is not None and not isinstance(key, str):
+        raise StoreError(f"{path}:1: corrupt header (its {KEY_FIELD!r} is not a string)")
     rows: dict[int, dict] = {}
+    bad: list[int] = []
     for n, line in enumerate(lines[1:], 2):
         if not line.strip():
             continue
@@ -160,10 +219,26 @@ def _read(path: Path, tag: str) -> tuple[dict | None, dict[int, dict], int]:
             i = r["index"]
             if isinstance(i, bool) or not isinstance(i, int):
                 raise TypeError
-        except (json.JSONDecodeError, KeyError, TypeError):
-            raise StoreError(f"{path}:{n}: corrupt row (not a JSON object with an integer index)") from None
+        except (json.JSONDecodeError, KeyError, TypeError, RecursionError, ValueError):
+            bad.append(n)
+            continue
+        if key is not None:
+            if r.pop(SUM_FIELD, None) != row_sum(key, r):
+                bad.append(n)
+                continue
+        else:
+            r.pop(SUM_FIELD, None)
         rows[i] = r
-    return head[tag], rows, dropped
+    if bad:
+        raise StoreError(
+            f"{path}:{bad[0]}: corrupt row{'s' if len(bad) > 1 else ''} (line{'s' if len(bad) > 1 else ''}"
+            f" {_lines_text(bad)}: not a JSON object with an integer index, or edited: the content does not"
+            " match its checksum); recompute them: delete those lines and rerun the same command (only the"
+            " missing rows are computed), or rerun with --overwrite (overwrite=True) to recompute all")
+    if key is None and rows:
+        warnings.warn(f"{path}: written before rows carried checksums; its {len(rows)} rows are read unverified"
+                      " (rerun with --overwrite to rewrite it with checksums)", StoreWarning, stacklevel=3)
+    return head[tag], rows, dropped, key
 
 
 def load_store(path: str | os.PathLike, *, tag: str = DEFAULT_TAG) -> tuple[dict, list[dict]]:
@@ -252,11 +327,18 @@ class JsonlStore:
         self._fresh = True
         self._lock_fd: int | None = None
         self._created = False
-        if overwrite or not self.path.exists() or self.path.stat().st_size == 0:
-            self._lock()
-            return
-        old, rows, dropped = _read(self.path, self.tag)
-        if old is None:  # only a header cut short: start afresh
+        self.key: str | None = rows_key(new_header, self.identity)
+        # the lock first, then the read: a second writer is refused before it reads, and every
+        # write below -- a header-only (truncated) file rewritten included -- happens under it
+        self._lock()
+        try:
+            if overwrite or not self.path.exists() or self.path.stat().st_size == 0:
+                return
+            old, rows, dropped, key = _read_full(self.path, self.tag)
+        except BaseException:
+            self.close()
+            raise
+        if old is None:  # only a header cut short: start afresh (under the lock)
             return
         diffs = []
         for f, fn in norm.items():
@@ -268,13 +350,14 @@ class JsonlStore:
             if not agree:
                 diffs.append((f, a, b))
         if diffs:
+            self.close()
             said = "; ".join(_difference(f, a, b) for f, a, b in diffs)
             raise StoreMismatch(
                 f"{self.path} was made with other settings ({said}). Use another file, rerun with the"
                 " file's settings to resume it, or overwrite it (overwrite=True; CLI --overwrite).", self.path, diffs)
         self.header, self.rows, self.dropped_bytes = old, rows, dropped
+        self.key = key  # None: a file from before checksums, continued without them
         self.resumed, self._fresh = True, False
-        self._lock()
 
     # ------------------------------------------------------------------ the exclusive lock
     def _lock(self) -> None:
@@ -314,7 +397,7 @@ class JsonlStore:
         if self._fresh:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fh = open(self.path, "w", encoding="utf-8")
-            fh.write(json.dumps({self.tag: self.header}) + "\n")
+            fh.write(json.dumps({self.tag: self.header, KEY_FIELD: self.key}) + "\n")
             fh.flush()
             self._fresh = False
         else:
@@ -332,9 +415,10 @@ class JsonlStore:
             self.open()
         lines, back = [], []
         for r in rows:
-            line = json.dumps(r)
+            rr = json.loads(json.dumps(r))  # as JSON reads it back
+            rr.pop(SUM_FIELD, None)
+            line = json.dumps(rr if self.key is None else {**rr, SUM_FIELD: row_sum(self.key, rr)})
             lines.append(line + "\n")
-            rr = json.loads(line)
             back.append(rr)
         self._fh.write("".join(lines))
         self._fh.flush()
