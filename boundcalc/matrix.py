@@ -13,6 +13,7 @@ bound downstream relies on.
 
 from __future__ import annotations
 
+import json
 import numbers
 import os
 import re
