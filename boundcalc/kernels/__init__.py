@@ -28,7 +28,8 @@ Modules
 * one module per policy family (:mod:`~boundcalc.kernels.rmed1`, ``rmed2``, ``rmed2fh``, ``rucb``,
   ``rcs``, ``dts``, ``ccb``, ``scb``, ``savage``, ``copeland_rmed``, ``cw_rmed``,
   ``interleaved_filter``, ``beat_the_mean``, ``sparring``, ``doubler``, ``self_sparring``,
-  ``winner_stays``) -- the policy's state layout and its compiled ``select``/``update``/``run``;
+  ``winner_stays``, ``merge_rucb``, ``merge_dts``) -- the policy's state layout and its compiled
+  ``select``/``update``/``run``;
 * :mod:`~boundcalc.kernels.cpe` -- paper 004's pure-exploration loops.
 
 ``boundcalc warmup`` compiles them all ahead, in parallel (:mod:`boundcalc.warmup`); on an empty
@@ -43,7 +44,8 @@ import sys
 from typing import Iterable, TextIO
 
 #: Every kernel module, in the order ``boundcalc warmup`` compiles them (longest first).
-MODULES = ("cw_rmed", "copeland_rmed", "lp", "cpe", "dts", "ccb", "scb", "rucb", "rmed2", "rmed2fh", "rcs", "rmed1",
+MODULES = ("cw_rmed", "copeland_rmed", "lp", "cpe", "merge_dts", "dts", "ccb", "merge_rucb", "scb", "rucb", "rmed2",
+           "rmed2fh", "rcs", "rmed1",
            "winner_stays", "beat_the_mean", "self_sparring", "doubler", "interleaved_filter", "sparring", "savage",
            "policy", "kl")
 #: CPU seconds each kernel module takes to compile on an empty cache, the estimate the compile notice
@@ -53,11 +55,13 @@ MODULES = ("cw_rmed", "copeland_rmed", "lp", "cpe", "dts", "ccb", "scb", "rucb",
 #: into its callers).  The eight policies of issue 34 (``rmed2fh`` ... ``sparring``) were measured
 #: the same way (``benchmarks/startup.py``'s task script, one empty ``NUMBA_CACHE_DIR`` each, less
 #: 1.5 s; RUCB measured beside them gave 1.4 s); ``rmed2fh`` includes the RMED kernels it calls,
-#: ``rcs`` RUCB's.
+#: ``rcs`` RUCB's.  ``merge_rucb`` and ``merge_dts`` (issue 34, second part) likewise (4.0-4.3 and 5.7 s
+#: first runs, less 1.5 s); ``merge_dts`` includes the MergeRUCB kernels it calls.
 COMPILE_SECONDS = {"cw_rmed": 22.4, "copeland_rmed": 14.3, "cpe": 9.1, "lp": 6.3, "ccb": 3.1, "rmed2": 2.4,
                    "dts": 2.3, "rmed1": 2.0, "rucb": 1.8, "scb": 1.7, "policy": 1.5, "savage": 0.6, "kl": 0.1,
                    "rmed2fh": 2.0, "rcs": 2.0, "winner_stays": 1.8, "beat_the_mean": 1.5, "self_sparring": 1.3,
-                   "doubler": 1.3, "interleaved_filter": 1.1, "sparring": 0.7}
+                   "doubler": 1.3, "interleaved_filter": 1.1, "sparring": 0.7, "merge_dts": 4.2,
+                   "merge_rucb": 2.6}
 
 #: The function whose cache entry stands for its module's (a whole-run kernel reaches the rest).
 _ENTRY = {"cw_rmed": "cw_run", "copeland_rmed": "ecw_run", "lp": "copeland_sums", "cpe": "confidence",
@@ -65,7 +69,7 @@ _ENTRY = {"cw_rmed": "cw_run", "copeland_rmed": "ecw_run", "lp": "copeland_sums"
           "rmed1": "rmed1_run", "savage": "savage_run", "policy": "play", "kl": "kl_half",
           "rmed2fh": "rmed2fh_run", "rcs": "rcs_run", "winner_stays": "ws_run", "beat_the_mean": "btm_run",
           "self_sparring": "ss_run", "doubler": "doubler_run", "interleaved_filter": "if_run",
-          "sparring": "sparring_run"}
+          "sparring": "sparring_run", "merge_rucb": "merge_rucb_run", "merge_dts": "merge_dts_run"}
 
 _NOTED = False
 

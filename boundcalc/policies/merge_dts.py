@@ -29,7 +29,7 @@ batch.  Per round ``t``, with ``b = tau mod (number of batches)``:
 
 Random draws, from the policy stream, in order: the initial shuffle (when the policy is built);
 per round, the merges' shuffles, the pruning indices, the ``n (n - 1)`` Beta draws of the champion
-(Beta as a gamma ratio, :mod:`boundcalc.policies.kernel`), a tie index, the ``n - 1`` Beta draws of
+(Beta as a gamma ratio, :mod:`boundcalc.kernels.policy`), a tie index, the ``n - 1`` Beta draws of
 the challenger, a tie index.  The implementation also draws a discarded Beta(1, 1) on the
 diagonal and for ``j = c``: not reproduced (the stream is this package's in any case).
 
@@ -47,124 +47,16 @@ was not read (the abstract states none), so it has no row in ``compare``.
 
 from __future__ import annotations
 
-import math
-from collections import namedtuple
-
 import numpy as np
-from numba import njit
 
+from ..kernels.merge_dts import MergeDTSState, merge_dts_run, merge_dts_select, merge_single_batch, plain_update
+from ..kernels.merge_rucb import NB
 from .base import Integer, Real
-from .kernel import T_, CompiledPolicy, env_more, held_beta, held_index, held_stream, play, store_stream
-from .merge_rucb import CC, NB, initial_batches, merge_constant, prune_one, stage_merge
+from .kernel import CompiledPolicy
+from .merge_rucb import initial_batches, merge_constant
 from .registry import register_policy
-from .rucb import plain_update
 
 __all__ = ["MergeDTS", "MergeDTSState", "merge_dts_select", "merge_dts_run", "merge_single_batch"]
-
-#: MergeDTS's state: :class:`~boundcalc.policies.merge_rucb.MergeRUCBState`'s fields with the
-#: Box-Muller ``spare`` of the Beta draws and the champion's scores ``score``.
-MergeDTSState = namedtuple("MergeDTSState", ["W", "N", "rs", "spare", "mem", "size", "tmp", "tsize", "order", "ent",
-                                             "col", "ties", "score", "reg", "fr", "stats"])
-
-
-@njit(cache=True)
-def merge_single_batch(s, b):
-    """``merge_single_batch``: batch ``b`` of one arm, with other batches, joins the next one
-    (``o = b + 1`` cyclically: ``o``'s arms then the lone arm), which takes the place of ``b`` (of
-    ``0`` when ``b`` was last); the merged batch's index.  ``stats[3]`` counts these merges."""
-    nb = s.reg[NB]
-    if s.size[b] != 1 or nb < 2:
-        return b
-    a = s.mem[b, 0]
-    o = (b + 1) % nb
-    s.stats[3] += 1
-    if o == 0:
-        s.mem[0, s.size[0]] = a
-        s.size[0] += 1
-        s.reg[NB] = nb - 1
-        return 0
-    for k in range(s.size[o]):
-        s.mem[b, k] = s.mem[o, k]
-    s.mem[b, s.size[o]] = a
-    s.size[b] = s.size[o] + 1
-    for r in range(o, nb - 1):
-        for k in range(s.size[r + 1]):
-            s.mem[r, k] = s.mem[r + 1, k]
-        s.size[r] = s.size[r + 1]
-    s.reg[NB] = nb - 1
-    return b
-
-
-@njit(cache=True)
-def merge_dts_select(s):
-    """MergeDTS's pair.  ``stats = [self_duels, pruned, merges, single_merges]``."""
-    W = s.W
-    stage_merge(s)
-    tau = s.reg[CC] + s.reg[T_]
-    b = tau % s.reg[NB]
-    if s.size[b] == 1 and s.reg[NB] == 1:
-        s.stats[0] += 1
-        return s.mem[b, 0], s.mem[b, 0]
-    b = merge_single_batch(s, b)
-    al = s.fr[0] * math.log(tau)
-    while prune_one(s, b, al):
-        b = merge_single_batch(s, b)
-    mem = s.mem[b]
-    n = s.size[b]
-    if n == 1:
-        s.stats[0] += 1
-        return mem[0], mem[0]
-    g = held_stream(s.rs, s.spare)
-    best = -1
-    for x in range(n):
-        sc = 0
-        for y in range(n):
-            if y != x:
-                g, th = held_beta(g, W[mem[x], mem[y]] + 1.0, W[mem[y], mem[x]] + 1.0)
-                if th > 0.5:
-                    sc += 1
-        s.score[x] = sc
-        if sc > best:
-            best = sc
-    nt = 0
-    for x in range(n):
-        if s.score[x] == best:
-            s.ties[nt] = x
-            nt += 1
-    ci = s.ties[0]
-    if nt > 1:
-        g, k = held_index(g, nt)
-        ci = s.ties[k]
-    c = mem[ci]
-    lo = 2.0
-    for x in range(n):
-        if x == ci:
-            s.col[x] = 1.0
-        else:
-            g, ph = held_beta(g, W[mem[x], c] + 1.0, W[c, mem[x]] + 1.0)
-            s.col[x] = ph
-        if s.col[x] < lo:
-            lo = s.col[x]
-    nt = 0
-    for x in range(n):
-        if s.col[x] == lo:
-            s.ties[nt] = x
-            nt += 1
-    di = s.ties[0]
-    if nt > 1:
-        g, k = held_index(g, nt)
-        di = s.ties[k]
-    store_stream(g, s.rs, s.spare)
-    return c, mem[di]
-
-
-@njit(cache=True)
-def merge_dts_run(s, env):
-    """MergeDTS's whole-run kernel: :func:`merge_dts_select`, the duel, the counts, to the horizon."""
-    while env_more(env):
-        i, j = merge_dts_select(s)
-        plain_update(s, i, j, play(env, i, j))
-
 
 @register_policy
 class MergeDTS(CompiledPolicy):
