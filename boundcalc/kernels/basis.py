@@ -57,12 +57,12 @@ def duals_keep_signs(cost, y, ymag, tight, starts, idx, val, code, margin, round
     scratch of the variables' length.
 
     >>> import numpy as np
-    >>> one = np.ones(1)    # min v0 + 2 v1, v0 + v1 >= 1: v0 basic, y = 1, d_1 = 2 - 1 = 1 >= 0
-    >>> args = (np.ones(1), np.ones(1, dtype=bool), np.array([0, 2]), np.array([0, 1]), np.ones(2))
+    >>> # min v0 + 2 v1, v0 + v1 >= 1: v0 basic, y = c_0 = 1 (magnitude 1), d_1 = 2 - 1 = 1 >= 0
+    >>> args = (np.ones(1), np.ones(1), np.ones(1, dtype=bool), np.array([0, 2]), np.array([0, 1]), np.ones(2))
     >>> code = np.array([BASIC, AT_LOWER], dtype=np.int8)
     >>> duals_keep_signs(np.array([1.0, 2.0]), *args, code, DUAL_MARGIN, ROUNDING, np.zeros(2), np.zeros(2))
     True
-    >>> duals_keep_signs(np.array([1.0, 0.5]), *args, code, DUAL_MARGIN, ROUNDING, np.zeros(2), np.zeros(2))
+    >>> duals_keep_signs(np.array([1.0, 0.5]), *args, code, DUAL_MARGIN, ROUNDING, np.zeros(2), np.zeros(2))  # d_1 < 0
     False
     """
     m = y.shape[0]
