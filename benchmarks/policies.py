@@ -107,6 +107,25 @@ def _kernel(name: str, mu: list[list[float]], horizon: int, runs: int, fast: boo
     return (time.process_time() - t0) / (horizon * runs)
 
 
+def _panels(keys: list[str]) -> dict:
+    """Figure 1's panel matrices ``keys`` (benchmarks/figure1.py's own draw, seed 1000 + K +
+    condorcet), drawn in the worker (a 64-arm matrix is too long for its command line)."""
+    if not keys:
+        return {}
+    from figure1 import PANELS, submatrix
+
+    path = shared_dir() / "data" / "public" / "nightingal3_MSLR_Informational_PMat.npz"
+    if not path.exists():
+        return {}
+    with np.load(path) as z:
+        full = np.asarray(z[z.files[0]], dtype=float)
+    out = {}
+    for key in keys:
+        _, K, condorcet, gap = PANELS[key]
+        out[f"figure1 ({key}) K = {K}"] = submatrix(full, K, condorcet, gap, seed=1000 + K + int(condorcet))[0].mu.tolist()
+    return out
+
+
 def worker(spec: dict) -> dict:
     out = {"user": {}, "kernel": {}, "cw": {}}
     for label, mu in spec["matrices"].items():
@@ -119,7 +138,8 @@ def worker(spec: dict) -> dict:
                 continue
             out["user"][f"{name}|{label}"] = (K, _user_loop(name, mu, spec["steps"]))
             out["kernel"][f"{name}|{label}"] = (K, _kernel(name, mu, spec["horizon"], spec["runs"]))
-    for label, mu in (spec["cw_matrices"] if "cw-rmed" in spec["policies"] else {}).items():
+    for label, mu in (dict(spec["cw_matrices"], **_panels(spec.get("cw_panels", [])))
+                      if "cw-rmed" in spec["policies"] else {}).items():
         steps = spec["cw_horizon"] if len(mu) <= 16 else spec["cw_horizon_64"]
         per = _kernel("cw-rmed", mu, steps, 1)
         out["cw"][label] = (len(mu), per * steps, steps)
@@ -149,6 +169,10 @@ def main() -> None:
     ap.add_argument("--landed", default=None, help="an older checkout, measured the same way")
     ap.add_argument("--landed-cw", action="store_true",
                     help="also run CW-RMED's 10^5 steps on the landed checkout (K <= 16)")
+    ap.add_argument("--landed-cw-64", action="store_true",
+                    help="with --landed-cw, run the 64-arm rows (--cw-horizon-64 steps) on the landed checkout too")
+    ap.add_argument("--cw-panels", default="",
+                    help="CW-RMED's one-run rows also on Figure 1's panel matrices (benchmarks/figure1.py), e.g. a,c")
     ap.add_argument("--policies", default=",".join(POLICIES),
                     help="comma-separated policies to measure (default: all; CW-RMED's one-run table only with cw-rmed)")
     ap.add_argument("--out", default=str(HERE / "results" / "policies.json"))
@@ -183,14 +207,16 @@ def main() -> None:
     # a horizon of 0 leaves its runs out (simulate refuses a horizon below 1)
     cw = {label: mu for label, mu in cw.items() if (a.cw_horizon if len(mu) <= 16 else a.cw_horizon_64) > 0}
     spec = dict(policies=policies, matrices=mats, cw_matrices=cw, steps=a.steps, cw_steps=a.cw_steps, horizon=a.horizon, runs=a.runs,
-                cw_horizon=a.cw_horizon, cw_horizon_64=a.cw_horizon_64)
+                cw_horizon=a.cw_horizon, cw_horizon_64=a.cw_horizon_64,
+                cw_panels=[k for k in a.cw_panels.split(",") if k])
     t0 = time.time()
     now = run_worker(ROOT, spec)
     landed = None
     if a.landed:
         # the landed CW-RMED at 64 arms takes hours (issue 14: 1.39 ms a step at 16 arms)
-        lcw = {k: v for k, v in spec["cw_matrices"].items() if len(v) <= 16} if a.landed_cw else {}
-        lspec = dict(spec, cw_matrices=lcw)
+        lcw = {k: v for k, v in spec["cw_matrices"].items() if len(v) <= 16 or a.landed_cw_64} if a.landed_cw else {}
+        lspec = dict(spec, cw_matrices=lcw, cw_panels=spec["cw_panels"] if a.landed_cw and a.landed_cw_64 else [
+            k for k in spec["cw_panels"] if k != "c"])
         landed = run_worker(Path(a.landed).resolve(), lspec)
 
     rows = []

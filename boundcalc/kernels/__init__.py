@@ -21,6 +21,8 @@ Rules (checked by ``tests/test_architecture.py``)
 Modules
 
 * :mod:`~boundcalc.kernels.kl` -- the one ``KL(p, 1/2)``;
+* :mod:`~boundcalc.kernels.basis` -- the one warm-basis optimality test (the LP core's and
+  CW-RMED's), with its margins :data:`DUAL_MARGIN` and :data:`ROUNDING` defined here, numba-free;
 * :mod:`~boundcalc.kernels.lp` -- the LP core's Copeland tables (read by the LP core and by the
   RMED family), the sorting oracle, the row builder, the empirical structure, Theorem 5;
 * :mod:`~boundcalc.kernels.policy` -- state bundles, the two SplitMix64 streams, the protocol's
@@ -114,3 +116,12 @@ def compile_notice(names: Iterable[str], what: str, stream: TextIO | None = None
           "the machine code and later runs start at once; `boundcalc warmup` compiles every kernel ahead)",
           file=sys.stderr if stream is None else stream, flush=True)
     return seconds
+
+
+#: The warm-basis test's margins (:mod:`~boundcalc.kernels.basis`, the only definition): half of
+#: HiGHS's dual feasibility tolerance (1e-9, set on every model) -- a reduced cost or tight row's
+#: dual down to minus this (less the rounding allowance) keeps a basis -- and the rounding allowance
+#: of a reduced cost relative to the magnitudes summed into it.  Here, not in the compiled module,
+#: so that the LP core reads them without importing numba.
+DUAL_MARGIN = 5e-10
+ROUNDING = 1e-13

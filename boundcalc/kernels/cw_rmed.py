@@ -42,16 +42,12 @@ from .copeland_rmed import (
     skeleton_select,
     structure_tables,
 )
+from . import DUAL_MARGIN, ROUNDING
+from .basis import duals_keep_signs
 from .copeland_rmed import N_REG as N_REG_SKELETON
 from .lp import ecw_closed_form as _closed_form
 from .policy import T_, env_more, play
 
-#: The warm-basis test's margins, :data:`boundcalc.lp.highs.DUAL_MARGIN` and
-#: :data:`boundcalc.lp.highs.ROUNDING` (this layer imports nothing from the LP core; the tests check
-#: that the values agree): half of HiGHS's dual feasibility tolerance, and the rounding allowance of
-#: a reduced cost relative to the magnitudes summed into it.
-DUAL_MARGIN = 5e-10
-ROUNDING = 1e-13
 
 #: What a compiled step may ask of Python beyond the skeleton's (``DONE``, ``NEED_TABLES``): an LP
 #: solve, the warm bases of a new structure (from the LP core's cache).
@@ -72,11 +68,13 @@ S_LP, S_THM6, S_WARM = 7, 8, 9  # stats beyond the skeleton's
 
 
 #: CW-RMED's state: the skeleton's fields (check (3)'s included), the warm bases per winner
-#: (``lp_*``: solution, variable status, the basis's variables and tight rows, ``(M^-1)^T``), the pair
-#: ids and scratch.
+#: (``lp_*``: solution, variable code of :mod:`~boundcalc.kernels.basis`, the basis's variables and
+#: tight rows, ``(M^-1)^T``), the pair ids and scratch (``tight`` all True and ``rval`` all 1: the
+#: tight rows' flags and 0/1 coefficients as the shared sign test reads them).
 CWState = namedtuple("CWState", SKELETON_FIELDS + [
     "Etmp", "pid", "lp_valid", "lp_x", "lp_status", "lp_nb", "lp_boff", "lp_moff",
-    "lp_soff", "lp_bvar", "lp_minvT", "lp_rstart", "lp_ridx", "cvec", "aty", "atyabs", "yv", "cB"])
+    "lp_soff", "lp_bvar", "lp_minvT", "lp_rstart", "lp_ridx", "cvec", "aty", "atyabs", "yv", "cB",
+    "ymag", "tight", "rval"])
 
 
 # ----------------------------------------------------------------------------- compiled steps
@@ -114,40 +112,38 @@ def _theorem6(s):
 
 
 @njit(cache=True)
+def inverse_duals(cost, bvar, minvT, cB, y, ymag):
+    """The duals ``y = M^-T c_B`` of a stored basis from its in-house inverse (``minvT`` =
+    ``(M^-1)^T`` row-major, :func:`basis_matrix`; ``bvar`` the basic variables), and ``ymag`` the
+    magnitudes summed into each, written into the first ``len(bvar)`` entries of ``y`` and
+    ``ymag`` (``cB``: scratch)."""
+    nb = bvar.shape[0]
+    for b in range(nb):
+        cB[b] = cost[bvar[b]]
+    for r in range(nb):
+        v = 0.0
+        mag = 0.0
+        for b in range(nb):
+            z = minvT[r * nb + b] * cB[b]
+            v += z
+            mag += abs(z)
+        y[r] = v
+        ymag[r] = mag
+
+
+@njit(cache=True)
 def _basis_optimal(s, a):
-    """Whether the stored basis of winner ``a`` is optimal for the costs ``cvec`` (module text)."""
+    """Whether the stored basis of winner ``a`` is optimal for the costs ``cvec``: its duals from
+    the in-house inverse (:func:`inverse_duals`), judged by the one warm-basis test the LP core
+    runs too (:func:`boundcalc.kernels.basis.duals_keep_signs`; why the duals come from here and
+    not from HiGHS: that module's text)."""
     nb = s.lp_nb[a]
     bo = s.lp_boff[a]
     mo = s.lp_moff[a]
     so = s.lp_soff[a]
-    for b in range(nb):
-        s.cB[b] = s.cvec[s.lp_bvar[bo + b]]
-    for r in range(nb):
-        y = 0.0
-        mag = 0.0
-        for b in range(nb):
-            z = s.lp_minvT[mo + r * nb + b] * s.cB[b]
-            y += z
-            mag += abs(z)
-        if y < -DUAL_MARGIN + ROUNDING * mag:  # a tight row's dual must stay >= 0
-            return False
-        s.yv[r] = y
-    P2 = s.cvec.shape[0]
-    for p in range(P2):
-        s.aty[p] = 0.0
-        s.atyabs[p] = 0.0
-    for r in range(nb):
-        for k in range(s.lp_rstart[so + r], s.lp_rstart[so + r + 1]):
-            s.aty[s.lp_ridx[k]] += s.yv[r]
-            s.atyabs[s.lp_ridx[k]] += abs(s.yv[r])
-    for p in range(P2):
-        st = s.lp_status[a, p]
-        if st == 0 or st == 2:
-            dj = s.cvec[p] - s.aty[p]
-            allowance = -DUAL_MARGIN + ROUNDING * (abs(s.cvec[p]) + s.atyabs[p])
-            if (st == 0 and dj < allowance) or (st == 2 and -dj < allowance):
-                return False
-    return True
+    inverse_duals(s.cvec, s.lp_bvar[bo:bo + nb], s.lp_minvT[mo:mo + nb * nb], s.cB, s.yv, s.ymag)
+    return duals_keep_signs(s.cvec, s.yv[:nb], s.ymag[:nb], s.tight, s.lp_rstart[so:so + nb + 1], s.lp_ridx,
+                            s.rval, s.lp_status[a], DUAL_MARGIN, ROUNDING, s.aty, s.atyabs)
 
 
 @njit(cache=True)

@@ -40,6 +40,9 @@ except ImportError as exc:  # pragma: no cover
     raise ImportError("boundcalc needs highspy (pip install highspy)") from exc
 
 from .._highs import new_highs
+# the warm-basis test's margins, defined once in the compiled layer's numba-free ``__init__``
+# (:mod:`boundcalc.kernels.basis`: the test the LP core and CW-RMED share)
+from ..kernels import DUAL_MARGIN, ROUNDING
 from .constraints import RowBlock, _select_rows, row_hashes, rows_to_csr
 
 __all__ = ["CoveringLP", "SolverError", "LPSolution", "LPBasis", "FALLBACKS", "lagrangian_bound"]
@@ -49,12 +52,6 @@ __all__ = ["CoveringLP", "SolverError", "LPSolution", "LPBasis", "FALLBACKS", "l
 #: from ``HighsBasis``'s status enums and never keep a basis for new costs.
 BASIS_SOLVES = hasattr(highspy.Highs, "getBasicVariables") and hasattr(highspy.Highs, "getBasisTransposeSolve")
 
-#: Half of HiGHS's dual feasibility tolerance (1e-9, set on every model): a reduced cost or row dual
-#: down to minus this (less the rounding allowance) keeps a basis (:meth:`CoveringLP._reuse_basis`;
-#: CW-RMED's compiled test, :mod:`boundcalc.policies.cw_rmed`).
-DUAL_MARGIN = 5e-10
-#: Rounding allowance of a reduced cost, relative to the magnitudes summed into it.
-ROUNDING = 1e-13
 
 #: What :meth:`CoveringLP.solve` tries, from scratch and in this order, when the warm dual
 #: simplex does not end "Optimal": ``(name, HiGHS options)``.
@@ -515,25 +512,22 @@ class CoveringLP:
         the new ones (else None: HiGHS re-solves).
 
         With the rows and bounds unchanged the basis stays primal feasible with the same solution;
-        it stays optimal while the duals ``y`` of the new basic costs (``B^T y = c_B``, one solve with
-        HiGHS's factorisation, :meth:`highspy.Highs.getBasisTransposeSolve`) keep their signs: ``y_r
-        >= 0`` on the tight rows, reduced costs ``c_j - a_j.y >= 0`` at a lower bound, ``<= 0`` at an
-        upper one, ``= 0`` for a free nonbasic variable.  Signs are required with a margin of half
-        HiGHS's dual tolerance less a rounding allowance (:data:`DUAL_MARGIN`, :data:`ROUNDING`), so
-        that the basis is kept only where HiGHS's warm re-solve would pivot no more (0 iterations)
-        and return this solution."""
+        it stays optimal while the duals of the new costs keep their signs.  The duals ``y``
+        (``B^T y = c_B``) come from one solve with HiGHS's factorisation
+        (:meth:`highspy.Highs.getBasisTransposeSolve`); the signs are judged by the one warm-basis
+        test that CW-RMED's compiled line 11 runs too
+        (:func:`boundcalc.kernels.basis.duals_keep_signs`: ``y_r >= 0`` on the tight rows, reduced
+        costs ``>= 0`` at a lower bound, ``<= 0`` at an upper one, ``= 0`` between them, each within
+        :data:`DUAL_MARGIN` less :data:`ROUNDING` times the magnitudes summed into it; a row's
+        magnitude is taken as the largest basic cost), so that the basis is kept only where HiGHS's
+        warm re-solve would pivot no more (0 iterations) and return this solution."""
+        from ..kernels.basis import duals_keep_signs  # compiled; only online re-solves get here
+
         last = self._last
-        if self._read is None or self._read[1] is not last:
-            # the basis is read once per HiGHS solve: a basis kept for new costs is unchanged
-            got = self._column_status(self._last_v[self._var])
-            if got is None:
-                return None
-            col, row_basic, bv, _ = got
-            moves = self._ub[self._var] > self._lb[self._var]  # a fixed variable never moves
-            read = (row_basic, bv, bv >= 0, np.repeat(np.arange(self.n_rows), np.diff(self._starts)),
-                    self._col[self._idx], moves & (col == 0), moves & (col == 2), moves & (col == 3))
-            self._read = (read, last)
-        row_basic, bv, colb, rowof, cols, at_lo, at_up, free = self._read[0]
+        read = self._basis_read()
+        if read is None:
+            return None
+        tight, bv, colb, cols, code = read
         ncol = self._var.size
         c = np.zeros(ncol)
         c[self._pcols] = self.costs[self._var[self._pcols]]
@@ -543,18 +537,31 @@ class CoveringLP:
         if ok != highspy.HighsStatus.kOk:
             return None
         y = np.asarray(y, dtype=float)
-        if np.any(y[~row_basic] < -DUAL_MARGIN + ROUNDING * float(np.abs(rhs).max(initial=0.0))):
-            return None  # a tight row's dual must stay >= 0
-        terms = self._val * y[rowof]
-        dj = c - np.bincount(cols, weights=terms, minlength=ncol)
-        allow = -DUAL_MARGIN + ROUNDING * (np.abs(c) + np.bincount(cols, weights=np.abs(terms), minlength=ncol))
-        if (np.any(dj[at_lo] < allow[at_lo]) or np.any(-dj[at_up] < allow[at_up])
-                or np.any(np.abs(dj[free]) > -allow[free])):
+        ymag = np.full(y.size, float(np.abs(rhs).max(initial=0.0)))
+        if not duals_keep_signs(c, y, ymag, tight, self._starts, cols, self._val, code, DUAL_MARGIN, ROUNDING,
+                                np.empty(ncol), np.empty(ncol)):
             return None
         self.reused += 1
         x = last.x
         obj = float(self.costs @ x)
         return LPSolution(x, obj, y, last.row_values, "Optimal", 0, last.aux, None)
+
+    def _basis_read(self):
+        """The last optimal solve's basis as the warm-basis test reads it, over HiGHS's columns:
+        ``(tight rows, basic variables as HiGHS lists them, which of them are columns, each row
+        entry's column, each column's code)`` (codes of :mod:`boundcalc.kernels.basis`: 0 at its
+        lower bound, 1 basic, 2 at its upper bound, 3 between them, 4 fixed, not tested); read once
+        per HiGHS solve (a basis kept for new costs is unchanged); None without a basis."""
+        last = self._last
+        if self._read is None or self._read[1] is not last:
+            got = self._column_status(self._last_v[self._var])
+            if got is None:
+                return None
+            col, row_basic, bv, _ = got
+            code = col.copy()
+            code[~(self._ub[self._var] > self._lb[self._var])] = 4  # a fixed variable never moves
+            self._read = ((~row_basic, bv, bv >= 0, self._col[self._idx], code), last)
+        return self._read[0]
 
     def _run(self) -> str:
         h = self.h

@@ -29,7 +29,11 @@ the policy between steps:
   matrix on those rows; ``c_j - a_j.y >= 0`` at the lower bound, ``<= 0`` at the upper, ``y >= 0``)
   runs compiled; within a margin of HiGHS's dual tolerance (``5e-10``, less an allowance for
   rounding) the basis is kept and ``e*`` is the answer HiGHS's warm re-solve would return with
-  zero simplex iterations, otherwise HiGHS re-solves.
+  zero simplex iterations, otherwise HiGHS re-solves.  The sign test is the LP core's own
+  (:func:`boundcalc.kernels.basis.duals_keep_signs`, run by
+  :meth:`~boundcalc.lp.highs.CoveringLP.solve` before any warm re-solve); only the duals come
+  from elsewhere: the LP core asks HiGHS's factorisation, CW-RMED's compiled step multiplies by
+  ``M^-1`` kept per basis (faster here than reading ``B^-1`` from HiGHS: that module's text).
 * from ``CWRMED.lift_min_arms`` (32) arms, line 11 runs on the LP core's lifted model instead
   (:mod:`boundcalc.lp.lifted`: the same LP, eq. (2) exactly, with one row standing for all rows of
   an ``(i2, l, case)``).  The compiled basis test above reads 0/1 rows only; there the LP core makes
@@ -73,6 +77,7 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels.basis import SKIP
 from ..kernels.copeland_rmed import (
     HAVE_TARGET,
     S_SOLVES,
@@ -181,7 +186,8 @@ class CWRMED(CopelandRMED):
                     lp_status=np.full((K, P2), 3, dtype=np.int8),
                     lp_nb=z(K), lp_boff=z(K), lp_moff=z(K), lp_soff=z(K), lp_bvar=z(0), lp_minvT=np.zeros(0),
                     lp_rstart=z(0), lp_ridx=z(0), cvec=np.zeros(P2), aty=np.zeros(P2), atyabs=np.zeros(P2),
-                    yv=np.zeros(0), cB=np.zeros(0))
+                    yv=np.zeros(0), cB=np.zeros(0), ymag=np.zeros(0), tight=np.ones(0, dtype=np.bool_),
+                    rval=np.ones(0))
         return CWState(**base)  # by name (CWState's fields are not literal to a type checker)
 
     # -- what the compiled steps ask of Python ------------------------------------------------
@@ -237,8 +243,11 @@ class CWRMED(CopelandRMED):
             need["lp_rstart"] += rs.size
             need["lp_ridx"] += ri.size
         nbmax = max([p[1][2].size for p in parts], default=0)
-        need["yv"] = need["cB"] = nbmax
-        grow = {k: np.zeros(2 * n, dtype=getattr(a, k).dtype) for k, n in need.items() if getattr(a, k).size < n}
+        need["yv"] = need["cB"] = need["ymag"] = need["tight"] = nbmax
+        need["rval"] = need["lp_ridx"]
+        ones = ("tight", "rval")  # every tight row is tested, every coefficient is 1
+        grow = {k: (np.ones if k in ones else np.zeros)(2 * n, dtype=getattr(a, k).dtype)
+                for k, n in need.items() if getattr(a, k).size < n}
         if grow:  # larger arrays (twice what is needed), written in place from then on
             self._replace(**grow)
             a = self._arrays
@@ -269,6 +278,8 @@ def _basis_parts(lp: CoveringLP) -> tuple[np.ndarray, ...] | None:
     ok, bvar, rs, ri, minvT = basis_matrix(status, b.row_basic, b.starts, b.idx)
     if not ok:
         return None
+    # the shared test's codes: LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
+    status[status == 3] = SKIP
     return b.x, status.astype(np.int8), bvar, minvT, rs, ri
 
 
