@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
 
+from .matrix import MatrixLike
 from .result import RichResult, to_jsonable
 from .runner.store import StoreMismatch, check_revision, revision, revision_mismatch, same
 
@@ -54,7 +55,6 @@ if TYPE_CHECKING:
 
     from .cpe.algorithms import AlgorithmSpec
     from .cpe.instance import CPEInstance
-    from .matrix import MatrixLike
 
 __all__ = ["explore", "ExplorationRuns", "explore_task", "run_seed", "plot_sample_complexity",
            "random_cpe_instance", "compute_hardness", "HARDNESS_KEYS", "DEFAULT_HARDNESS"]

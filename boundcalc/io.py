@@ -28,7 +28,7 @@ Special files (FIFOs, character devices, sockets) are refused as a PATH: a matri
 a regular file, or from standard input as ``-`` (where the byte limit bounds an endless stream).
 A closed standard input (``boundcalc bounds - <&-``) is refused with that message.
 
-All errors are :class:`~boundcalc.matrix.PreferenceMatrixError` naming the source.
+All errors are :class:`~boundcalc.errors.PreferenceMatrixError` naming the source.
 
 >>> decode_source(b"0.5 0.7\\n0.3 0.5\\n", "m.txt").tolist()
 [[0.5, 0.7], [0.3, 0.5]]
@@ -37,7 +37,7 @@ All errors are :class:`~boundcalc.matrix.PreferenceMatrixError` naming the sourc
 >>> decode_source(b"[" * 100 + b"]" * 100, "deep.json")
 Traceback (most recent call last):
 ...
-boundcalc.matrix.PreferenceMatrixError: deep.json: JSON nested 100 levels deep; at most 64 are read (MAX_JSON_DEPTH)
+boundcalc.errors.PreferenceMatrixError: deep.json: JSON nested 100 levels deep; at most 64 are read (MAX_JSON_DEPTH)
 """
 
 from __future__ import annotations
@@ -54,10 +54,99 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from .matrix import PreferenceMatrixError, decode_matrix_text, parse_matrix_text
+from .errors import PreferenceMatrixError
 
-__all__ = ["MAX_INPUT_BYTES", "MAX_ENTRIES", "MAX_JSON_DEPTH", "MAX_NUMBER_CHARS", "read_source",
+__all__ = ["decode_matrix_text", "parse_matrix_text", "MAX_INPUT_BYTES", "MAX_ENTRIES", "MAX_JSON_DEPTH", "MAX_NUMBER_CHARS", "read_source",
            "decode_source", "read_bytes", "check_regular_input"]
+
+#: Separators of a text matrix: whitespace, commas or semicolons; ``#`` starts a comment.
+_TOKEN = re.compile(r"[^\s,;]+")
+_LINE = re.compile(r"\r\n|\r|\n")
+_TEXT_FORMATS = "text (whitespace/comma separated), .npy, .npz or .json"
+
+
+def decode_matrix_text(data: bytes, source: str = "<bytes>") -> str:
+    """The UTF-8 text of a matrix file's bytes (a byte-order mark is dropped).
+
+    Raises :class:`PreferenceMatrixError` naming ``source`` and the offending byte for binary
+    data (a NUL byte) or text that is not UTF-8 (e.g. latin-1).
+
+    >>> decode_matrix_text(b"0.5 0.6\\n0.4 0.5\\n")
+    '0.5 0.6\\n0.4 0.5\\n'
+    >>> decode_matrix_text("0.5 # caf\\xe9".encode("latin-1"), "m.txt")
+    Traceback (most recent call last):
+    ...
+    boundcalc.errors.PreferenceMatrixError: m.txt: not UTF-8 text (byte 0xe9 on line 1, offset 9); save the matrix as UTF-8 text, or give .npy, .npz or .json
+    """
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise PreferenceMatrixError(
+            f"{source}: binary data (a NUL byte at offset {nul}), not a text matrix; give {_TEXT_FORMATS}"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise PreferenceMatrixError(
+            f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}, offset {exc.start});"
+            " save the matrix as UTF-8 text, or give .npy, .npz or .json"
+        ) from None
+
+
+def _entries(n: int) -> str:
+    return f"{n} entry" if n == 1 else f"{n} entries"
+
+
+def parse_matrix_text(text: str | bytes, source: str = "<text>") -> np.ndarray:
+    """Parse a text matrix: one row per line, entries separated by whitespace, commas or
+    semicolons, ``#`` to the end of a line is a comment, blank lines are skipped.
+
+    The one parser behind :meth:`PreferenceMatrix.from_file` (text files) and the command
+    line's ``-`` (stdin).  ``bytes`` are decoded first (:func:`decode_matrix_text`).  Only the
+    syntax is checked here (numbers, equal row lengths); the values are checked by
+    :func:`check_preference_array`.
+
+    Raises
+    ------
+    PreferenceMatrixError
+        Naming ``source``, line and column of a token that is not a number, the two lines of
+        rows with different lengths, or that no number was found.
+
+    >>> parse_matrix_text("0.5, 0.6  # arm 0\\n0.4, 0.5\\n").tolist()
+    [[0.5, 0.6], [0.4, 0.5]]
+    >>> parse_matrix_text("0.5 0.6\\n0.4 O.5\\n", "m.txt")
+    Traceback (most recent call last):
+    ...
+    boundcalc.errors.PreferenceMatrixError: m.txt: line 2, column 5: 'O.5' is not a number
+    """
+    if isinstance(text, (bytes, bytearray)):
+        text = decode_matrix_text(bytes(text), source)
+    text = text.removeprefix("\ufeff")  # a byte-order mark left by an editor
+    rows: list[list[float]] = []
+    first = 0
+    for lineno, line in enumerate(_LINE.split(text), 1):
+        row = []
+        for m in _TOKEN.finditer(line.split("#", 1)[0]):
+            try:
+                row.append(float(m.group()))
+            except ValueError:
+                raise PreferenceMatrixError(
+                    f"{source}: line {lineno}, column {m.start() + 1}: {m.group()!r} is not a number"
+                ) from None
+        if not row:
+            continue
+        if not rows:
+            first = lineno
+        elif len(row) != len(rows[0]):
+            raise PreferenceMatrixError(
+                f"{source}: line {lineno} has {_entries(len(row))} but line {first} has {_entries(len(rows[0]))}:"
+                " rows of different lengths; expected a square K x K matrix"
+            )
+        rows.append(row)
+    if not rows:
+        raise PreferenceMatrixError(f"{source}: no numbers found (the text is empty or only comments)")
+    return np.asarray(rows, dtype=float)
+
 
 #: Largest input read, in bytes (128 MiB: a K = 2048 text matrix of 20-character numbers is ~88 MB).
 MAX_INPUT_BYTES = 128 * 2**20

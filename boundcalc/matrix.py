@@ -25,6 +25,9 @@ from typing import Any, Sequence, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .errors import PreferenceMatrixError
+from .io import decode_matrix_text, parse_matrix_text
+
 __all__ = [
     "MatrixLike",
     "PreferenceMatrix",
@@ -47,10 +50,6 @@ __all__ = [
 DEFAULT_ATOL = 1e-8
 #: An off-diagonal entry within this distance of 1/2 counts as an exact tie.
 TIE_ATOL = 1e-12
-
-
-class PreferenceMatrixError(ValueError):
-    """A preference matrix failed validation; the message names the problem and entry."""
 
 
 def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> np.ndarray:
@@ -86,95 +85,6 @@ def kl_half(p: ArrayLike) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         inner = x * np.arctanh(np.where(ax < 1, x, 0.0)) + 0.5 * np.log1p(-np.where(ax < 1, x * x, 0.0))
     return np.where(ax >= 1, np.log(2.0), inner)
-
-
-#: Separators of a text matrix: whitespace, commas or semicolons; ``#`` starts a comment.
-_TOKEN = re.compile(r"[^\s,;]+")
-_LINE = re.compile(r"\r\n|\r|\n")
-_TEXT_FORMATS = "text (whitespace/comma separated), .npy, .npz or .json"
-
-
-def decode_matrix_text(data: bytes, source: str = "<bytes>") -> str:
-    """The UTF-8 text of a matrix file's bytes (a byte-order mark is dropped).
-
-    Raises :class:`PreferenceMatrixError` naming ``source`` and the offending byte for binary
-    data (a NUL byte) or text that is not UTF-8 (e.g. latin-1).
-
-    >>> decode_matrix_text(b"0.5 0.6\\n0.4 0.5\\n")
-    '0.5 0.6\\n0.4 0.5\\n'
-    >>> decode_matrix_text("0.5 # caf\\xe9".encode("latin-1"), "m.txt")
-    Traceback (most recent call last):
-    ...
-    boundcalc.matrix.PreferenceMatrixError: m.txt: not UTF-8 text (byte 0xe9 on line 1, offset 9); save the matrix as UTF-8 text, or give .npy, .npz or .json
-    """
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        raise PreferenceMatrixError(
-            f"{source}: binary data (a NUL byte at offset {nul}), not a text matrix; give {_TEXT_FORMATS}"
-        )
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise PreferenceMatrixError(
-            f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}, offset {exc.start});"
-            " save the matrix as UTF-8 text, or give .npy, .npz or .json"
-        ) from None
-
-
-def _entries(n: int) -> str:
-    return f"{n} entry" if n == 1 else f"{n} entries"
-
-
-def parse_matrix_text(text: str | bytes, source: str = "<text>") -> np.ndarray:
-    """Parse a text matrix: one row per line, entries separated by whitespace, commas or
-    semicolons, ``#`` to the end of a line is a comment, blank lines are skipped.
-
-    The one parser behind :meth:`PreferenceMatrix.from_file` (text files) and the command
-    line's ``-`` (stdin).  ``bytes`` are decoded first (:func:`decode_matrix_text`).  Only the
-    syntax is checked here (numbers, equal row lengths); the values are checked by
-    :func:`check_preference_array`.
-
-    Raises
-    ------
-    PreferenceMatrixError
-        Naming ``source``, line and column of a token that is not a number, the two lines of
-        rows with different lengths, or that no number was found.
-
-    >>> parse_matrix_text("0.5, 0.6  # arm 0\\n0.4, 0.5\\n").tolist()
-    [[0.5, 0.6], [0.4, 0.5]]
-    >>> parse_matrix_text("0.5 0.6\\n0.4 O.5\\n", "m.txt")
-    Traceback (most recent call last):
-    ...
-    boundcalc.matrix.PreferenceMatrixError: m.txt: line 2, column 5: 'O.5' is not a number
-    """
-    if isinstance(text, (bytes, bytearray)):
-        text = decode_matrix_text(bytes(text), source)
-    text = text.removeprefix("\ufeff")  # a byte-order mark left by an editor
-    rows: list[list[float]] = []
-    first = 0
-    for lineno, line in enumerate(_LINE.split(text), 1):
-        row = []
-        for m in _TOKEN.finditer(line.split("#", 1)[0]):
-            try:
-                row.append(float(m.group()))
-            except ValueError:
-                raise PreferenceMatrixError(
-                    f"{source}: line {lineno}, column {m.start() + 1}: {m.group()!r} is not a number"
-                ) from None
-        if not row:
-            continue
-        if not rows:
-            first = lineno
-        elif len(row) != len(rows[0]):
-            raise PreferenceMatrixError(
-                f"{source}: line {lineno} has {_entries(len(row))} but line {first} has {_entries(len(rows[0]))}:"
-                " rows of different lengths; expected a square K x K matrix"
-            )
-        rows.append(row)
-    if not rows:
-        raise PreferenceMatrixError(f"{source}: no numbers found (the text is empty or only comments)")
-    return np.asarray(rows, dtype=float)
 
 
 def is_numpy_data(head: bytes) -> bool:
@@ -268,7 +178,7 @@ def check_preference_array(
     >>> check_preference_array([[0.5, 0.7], [0.7, 0.5]])
     Traceback (most recent call last):
     ...
-    boundcalc.matrix.PreferenceMatrixError: mu[0,1] + mu[1,0] = 0.7 + 0.7 = 1.4, not 1 (tolerance atol=1e-08): the matrix must satisfy mu + mu.T = 1
+    boundcalc.errors.PreferenceMatrixError: mu[0,1] + mu[1,0] = 0.7 + 0.7 = 1.4, not 1 (tolerance atol=1e-08): the matrix must satisfy mu + mu.T = 1
     """
     pre = f"{where}: " if where else ""
     try:
@@ -339,7 +249,7 @@ def check_arm_names(names: Sequence[Any] | None, K: int | None = None) -> tuple[
     >>> check_arm_names(["a", "a"])
     Traceback (most recent call last):
     ...
-    boundcalc.matrix.PreferenceMatrixError: arm names repeat: 'a' (names must be distinct)
+    boundcalc.errors.PreferenceMatrixError: arm names repeat: 'a' (names must be distinct)
     """
     if names is None:
         return None
@@ -373,7 +283,7 @@ def check_tie_epsilon(eps: Any, *, what: str = "tie_epsilon") -> float:
     >>> check_tie_epsilon(1e-17)
     Traceback (most recent call last):
     ...
-    boundcalc.matrix.PreferenceMatrixError: tie_epsilon = 1e-17: 1/2 + 1e-17 rounds to exactly 1/2 in double precision, so the tie would stay; use a value above 1e-12 (e.g. 1e-6)
+    boundcalc.errors.PreferenceMatrixError: tie_epsilon = 1e-17: 1/2 + 1e-17 rounds to exactly 1/2 in double precision, so the tie would stay; use a value above 1e-12 (e.g. 1e-6)
     """
     if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
         raise PreferenceMatrixError(f"{what} must be a real number in (0, 1/2); got {eps!r}")
@@ -462,7 +372,7 @@ def matrix_from_counts(cls: type, W: Any, names: Sequence[Any] | None = None, *,
     >>> pm = matrix_from_counts(PreferenceMatrix, [[0, 3], [3, 0]], ["p", "q"])
     Traceback (most recent call last):
     ...
-    boundcalc.matrix.PreferenceMatrixError: counts: the estimate of mu is exactly 1/2 for pair(s) ('p', 'q') (3 wins each of 6 duels), which paper 000's theory excludes (no ties); ties='break' (CLI --break-ties EPS) moves it to 1/2 + EPS in favour of the lower-indexed arm; boundcalc.bootstrap (CLI --bootstrap N) draws matrices from the posterior Beta(W_ij + a, W_ji + a), which are never exactly 1/2; or collect duels of that pair
+    boundcalc.errors.PreferenceMatrixError: counts: the estimate of mu is exactly 1/2 for pair(s) ('p', 'q') (3 wins each of 6 duels), which paper 000's theory excludes (no ties); ties='break' (CLI --break-ties EPS) moves it to 1/2 + EPS in favour of the lower-indexed arm; boundcalc.bootstrap (CLI --bootstrap N) draws matrices from the posterior Beta(W_ij + a, W_ji + a), which are never exactly 1/2; or collect duels of that pair
     """
     if ties not in ("raise", "break"):
         raise PreferenceMatrixError(f"ties must be 'raise' or 'break'; got {ties!r}")

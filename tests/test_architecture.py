@@ -19,7 +19,7 @@ PKG = Path(__file__).resolve().parents[1] / "boundcalc"
 #: Layers, lowest first: a module may import only from its own layer or below.
 LAYERS = [
     {"boundcalc.kernels"},  # the one compiled layer: imports nothing else of boundcalc
-    {"boundcalc.units", "boundcalc._table", "boundcalc._highs", "boundcalc.result"},
+    {"boundcalc.units", "boundcalc._table", "boundcalc._highs", "boundcalc.result", "boundcalc.errors", "boundcalc.io"},
     {"boundcalc.registry", "boundcalc.matrix", "boundcalc.datasets", "boundcalc.runner", "boundcalc.duels"},
     {"boundcalc.lp"},
     {"boundcalc.bounds", "boundcalc.cpe", "boundcalc.plot"},
