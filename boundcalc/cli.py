@@ -33,7 +33,7 @@ import sys
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Literal, NoReturn, TypeGuard, overload
 
 import numpy as np
 
@@ -50,7 +50,10 @@ from .io import read_source
 from .result import BoundResult, to_jsonable, with_paper_legend
 
 if TYPE_CHECKING:
+    import threading
+
     from .cpe.instance import CPEInstance
+    from .result import SolvedBoundResult
 
 EXIT_OK, EXIT_SOLVER, EXIT_INPUT = 0, 1, 2
 EXAMPLE_NAMES = sorted(EXAMPLES) + ["arithmetic8"]
@@ -306,6 +309,10 @@ def _is_instance_json(obj) -> bool:
     return isinstance(obj, dict) and any(k in obj for k in ("format", "positions", "candidates"))
 
 
+@overload
+def read_input(args: argparse.Namespace, *, instances: Literal[False] = False) -> PreferenceMatrix: ...
+@overload
+def read_input(args: argparse.Namespace, *, instances: bool) -> PreferenceMatrix | CPEInstance: ...
 def read_input(args: argparse.Namespace, *, instances: bool = False) -> PreferenceMatrix | CPEInstance:
     """The matrix (or, with ``instances``, the CPE instance) named by PATH, '-' or --example.
 
@@ -392,7 +399,8 @@ def read_data(args: argparse.Namespace) -> PreferenceMatrix | None:
     from .matrix import matrix_from_counts
 
     counts, duels = getattr(args, "counts", None), getattr(args, "duels", None)
-    if not counts and not duels:
+    source: str | None = counts or duels
+    if not source:  # neither given
         for opt in ("columns", "names"):
             if getattr(args, opt, None):
                 raise InputError(f"--{opt} applies to comparison data: give --counts FILE or --duels FILE")
@@ -400,7 +408,6 @@ def read_data(args: argparse.Namespace) -> PreferenceMatrix | None:
     if args.path or args.example:
         raise InputError("give a matrix (PATH or --example) or comparison data (--counts / --duels), not both")
     kw = {"ties": "break", "tie_epsilon": args.break_ties} if args.break_ties is not None else {}
-    source = counts or duels
     W, names, T = read_data_counts(args)
     try:
         return matrix_from_counts(PreferenceMatrix, W, names, tie_counts=T, name=Path(source).stem, source=source, **kw)
@@ -416,10 +423,10 @@ def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None
     from .matrix import read_counts
 
     counts, duels = getattr(args, "counts", None), getattr(args, "duels", None)
-    if not counts and not duels:
+    source: str | None = counts or duels
+    if not source:  # neither given
         raise InputError("no comparison data: give --counts FILE or --duels FILE")
     names = [x.strip() for x in args.names.split(",")] if args.names else None
-    source = counts or duels
     try:
         if counts:
             if args.columns:
@@ -431,12 +438,12 @@ def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None
         cols = [c.strip() for c in (args.columns or "a,b,winner").split(",")]
         if len(cols) != 3 or not all(cols):
             raise InputError(f"--columns {args.columns!r}: give three column names A,B,WINNER")
-        path = duels
-        if not Path(duels).exists() and duels in DUEL_EXAMPLES:  # a bundled log by name (a file wins)
+        if not Path(source).exists() and source in DUEL_EXAMPLES:  # a bundled log by name (a file wins)
             from .datasets import duel_log_path
 
-            path = duel_log_path(duels)
-        log = read_duels(path, a=cols[0], b=cols[1], winner=cols[2], names=names)
+            log = read_duels(duel_log_path(source), a=cols[0], b=cols[1], winner=cols[2], names=names)
+        else:  # the --duels FILE (no --counts here)
+            log = read_duels(source, a=cols[0], b=cols[1], winner=cols[2], names=names)
         return log.wins, log.names, log.tie_counts
     except (PreferenceMatrixError, DuelLogError) as exc:
         msg = str(exc)
@@ -490,7 +497,10 @@ def _cmd_bootstrap(args, keys) -> int:
     the_plan = None
     if getattr(args, "plan", False):  # the duels each pair calls for, on the point estimate
         try:
-            the_plan = _plan(args, read_data(args), None)
+            pm_hat = read_data(args)
+            if pm_hat is None:  # not reached: the counts above came from --counts / --duels
+                raise InputError("no comparison data: give --counts FILE or --duels FILE")
+            the_plan = _plan(args, pm_hat, None)
         except InputError as exc:  # e.g. an estimate of exactly 1/2: the intervals stand, the plan cannot
             print(f"boundcalc: no --plan: {exc}", file=sys.stderr)
     if args.json:
@@ -559,7 +569,13 @@ def matrix_header(pm: PreferenceMatrix, verbose: bool = False) -> str:
 
 
 # ----------------------------------------------------------------------------- bounds
-def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane") -> tuple[BoundResult, BoundResult, float, float]:
+def _is_solved(r: BoundResult) -> TypeGuard[SolvedBoundResult]:
+    """Whether ``r`` is ok, which :class:`~boundcalc.result.BoundResult` guarantees has a value and a winner."""
+    return r.status == "ok"
+
+
+def compute_bounds(pm: PreferenceMatrix,
+                   method: str = "cutting-plane") -> tuple[SolvedBoundResult, SolvedBoundResult, float, float]:
     """``(lower bound result, ECW result, seconds for each)`` for one matrix."""
     from .bounds.exact import ecw_bound, lower_bound
 
@@ -568,10 +584,13 @@ def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane") -> tuple
     t_lb = time.perf_counter() - t0
     t0 = time.perf_counter()
     ecw = ecw_bound(pm)
+    if not _is_solved(ecw):  # not reached: 000's closed form (Theorem 5) is defined for every matrix
+        raise RuntimeError(f"the ECW bound came back {ecw.status!r}: {ecw.message or ecw.reason}")
     return lb, ecw, t_lb, time.perf_counter() - t0
 
 
-def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane", computed: dict | None = None) -> dict:
+def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane",
+                  computed: tuple[SolvedBoundResult, SolvedBoundResult, float, float] | None = None) -> dict:
     """Lower bound and ECW for one matrix, as a JSON-ready dict (what ``bounds --json`` prints).
 
     ``computed``: the output of :func:`compute_bounds`, if already at hand."""
@@ -597,7 +616,7 @@ def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane", computed:
         "certificate": lb.certificate.to_dict() if lb.certificate else None,
         "stats": lb.stats,
         "seconds": {"lower_bound": t_lb, "ecw": t_ecw},
-        "allocation": lb.allocation.tolist(),
+        "allocation": None if lb.allocation is None else lb.allocation.tolist(),
     }
     if pm.names is not None:  # arms by name next to their indices
         rep.update(copeland_winner_names=_label_list(pm, winners), lower_bound_winner_name=pm.label(lb.winner),
@@ -634,7 +653,8 @@ class _Ticker:
     runs -- shown only on a terminal and for a large matrix; updated once a second by a thread."""
 
     def __init__(self, desc: str, show: bool):
-        self.desc, self.show, self._stop = desc, show and sys.stderr.isatty(), None
+        self.desc, self.show = desc, show and sys.stderr.isatty()
+        self._stop: threading.Event | None = None
 
     def __enter__(self):
         if not self.show:
@@ -646,10 +666,10 @@ class _Ticker:
         except ImportError:  # pragma: no cover - tqdm is optional
             return self
         self._bar = tqdm(desc=self.desc, file=sys.stderr, bar_format="{desc}: {elapsed} elapsed")
-        self._stop = threading.Event()
+        self._stop = stop = threading.Event()
 
-        def tick():
-            while not self._stop.wait(1.0):
+        def tick() -> None:
+            while not stop.wait(1.0):
                 self._bar.refresh()
 
         self._th = threading.Thread(target=tick, daemon=True)
@@ -786,11 +806,9 @@ def _key_list(parts: list[str]) -> list[str]:
 def _cmd_compare(args) -> int:
     from .comparison import check_options, compare
 
-    keys = None
-    if args.keys is not None:
-        keys = _key_list([args.keys])
+    asked = _key_list([args.keys]) if args.keys is not None else None
     try:
-        alpha, _, keys, _ = check_options(alpha=args.alpha, keys=keys)
+        alpha, _, keys, _ = check_options(alpha=args.alpha, keys=asked)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     if args.bootstrap:
@@ -986,8 +1004,10 @@ def _cmd_simulate(args) -> int:
     if not args.protocol:  # one line on stderr when the policies' kernels are still to compile
         from .kernels import compile_notice
         from .policies import POLICIES
+        from .policies.kernel import CompiledPolicy
 
-        mods = [POLICIES[n].kernels[2].py_func.__module__.rsplit(".", 1)[1] for n in names if POLICIES[n].compiled]
+        mods = [c.kernels[2].py_func.__module__.rsplit(".", 1)[1] for c in (POLICIES[n] for n in names)
+                if c.compiled and issubclass(c, CompiledPolicy)]  # compiled: exactly the CompiledPolicy classes
         compile_notice(["policy"] + mods, ", ".join(names))
     steps = args.horizon * args.runs * len(names)
     if steps >= LARGE_STEPS or pm.K >= LARGE_K:

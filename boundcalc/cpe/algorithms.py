@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Callable, Generator
+from typing import Any, Callable, Generator
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -138,13 +138,14 @@ class _Lin:
             k = int(np.argmin(w)) if minimize else int(np.argmax(w))
             return float(w[k]), np.array([k], dtype=np.intp)
         empty = (np.inf if minimize else -np.inf), None
-        if self.en is not None:
-            i = self.kern.best_forced(w, self.en.Ms, self.en.inc, np.asarray(include, dtype=np.intp),
-                                      np.asarray(exclude, dtype=np.intp), minimize, _TIE_TOL, self.val)
+        en, kern = self.en, self.kern  # both set or both None (__init__)
+        if en is not None and en.Ms is not None and kern is not None:
+            i = kern.best_forced(w, en.Ms, en.inc, np.asarray(include, dtype=np.intp),
+                                 np.asarray(exclude, dtype=np.intp), minimize, _TIE_TOL, self.val)
             if i == -2:
                 return empty
             if i >= 0:
-                return float(self.val[0]), self.en.Ms[i].copy()
+                return float(self.val[0]), en.Ms[i].copy()
         C = self.blank.copy()
         C[self.ep, self.ec] = -w if minimize else w
         ep, ec = self.epl, self.ecl
@@ -205,8 +206,9 @@ class _Delta(float):
     - halvings ln 2``.  Where the quotient is a normal float it is that float, as before."""
 
     log: float
+    exact: bool
 
-    def __new__(cls, delta: float, halvings: int):
+    def __new__(cls, delta: float, halvings: int) -> "_Delta":
         q = delta / 2.0**halvings
         self = super().__new__(cls, q if q >= sys.float_info.min else sys.float_info.min)
         self.log = math.log(delta) - halvings * math.log(2.0)
@@ -680,7 +682,7 @@ class _MaxMin:
         self.work, self.out = np.empty(self.m), np.empty(2)
         self.no_sel = np.zeros(0, dtype=np.intp)
         self.start_gen = 0  # changes whenever a start point of the screen may change
-        self.version = None
+        self.version: tuple[int, int] | None = None
         self.lp_calls = 0
         self.bound_decided = 0
         self.screened = 0
@@ -821,8 +823,10 @@ class _MaxMin:
             xh, xM = None, self.no_sel
         if which not in self.blocked:
             self.blocked[which] = not Q[self.off_block].any()
-        if self.kern is not None and self.blocked[which] and yM is not None and xM is not None:
-            if self.kern.bounds01(Q, yM, xM, A1, R1, self.A, self.R, self.lin.en.Ms, self.lin.en.inc, self.ep,
+        en = self.lin.en  # not None when self.kern is not (_Lin)
+        if (self.kern is not None and en is not None and en.Ms is not None and self.blocked[which]
+                and yM is not None and xM is not None):
+            if self.kern.bounds01(Q, yM, xM, A1, R1, self.A, self.R, en.Ms, en.inc, self.ep,
                                   _TIE_TOL, self.work, self.out):
                 self.lin.calls += 2
                 out = self.bounds[key] = (float(self.out[1]) / self.l, float(self.out[0]) / self.l)
@@ -946,9 +950,10 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
                 if X is None and mm.set_sets(Aarr, Rarr):
                     X = mm.screen_points(U_prev)
                     X_gen = mm.start_gen
-                if kern.car_round(W, N, pa, pb, xs, comparable, no_points if X is None else X, mm.allowed, starts,
+                Xr = no_points if X is None else X
+                if kern.car_round(W, N, pa, pb, xs, comparable, Xr, mm.allowed, starts,
                                   log_term, 0.5 - eps_q, _MARGIN, Pu, Pl, screen_bounds):
-                    mm.screened += X.shape[0]
+                    mm.screened += Xr.shape[0]
                     if not pairs:
                         return ("error", "no duel left to draw and no decision possible: the run cannot progress")
                     continue
@@ -1013,7 +1018,7 @@ def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, r
     W = np.zeros(m)  # wins of e over e(M^, s(e)), fresh statistics for the verification
     N = np.zeros(m)
     excl = [[int(e)] for e in Mhat]
-    if en is not None:
+    if en is not None and en.Ms is not None:  # callers pass en only with its matchings (_verify_enum)
         Mv = np.ascontiguousarray(en.Ms[~np.all(en.Ms == Mhat, axis=1)])
         if not len(Mv):  # M^ is the only matching: the MWMC calls find no other (line 10)
             en = None
@@ -1270,7 +1275,7 @@ def car_parallel(inst: CPEInstance, delta: float, *, rng: np.random.Generator | 
             tr.append(EdgeDecision(oracle.n_duels, int(e), action, q))
 
         g = _car_verify_gen(inst, lin, _Delta(delta, k + 1), delta0, record, st, en)
-        slot = {"gen": g, "req": None, "trace": tr, "stats": st, "done": False, "duels": 0}
+        slot: dict[str, Any] = {"gen": g, "req": None, "trace": tr, "stats": st, "done": False, "duels": 0}
         gens.append(slot)
         try:
             slot["req"] = next(g)
