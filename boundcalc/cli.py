@@ -574,8 +574,7 @@ def _is_solved(r: BoundResult) -> TypeGuard[SolvedBoundResult]:
     return r.status == "ok"
 
 
-def compute_bounds(pm: PreferenceMatrix,
-                   method: str = "cutting-plane") -> tuple[SolvedBoundResult, SolvedBoundResult, float, float]:
+def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane") -> tuple[BoundResult, BoundResult, float, float]:
     """``(lower bound result, ECW result, seconds for each)`` for one matrix."""
     from .bounds.exact import ecw_bound, lower_bound
 
@@ -584,17 +583,18 @@ def compute_bounds(pm: PreferenceMatrix,
     t_lb = time.perf_counter() - t0
     t0 = time.perf_counter()
     ecw = ecw_bound(pm)
-    if not _is_solved(ecw):  # not reached: 000's closed form (Theorem 5) is defined for every matrix
-        raise RuntimeError(f"the ECW bound came back {ecw.status!r}: {ecw.message or ecw.reason}")
     return lb, ecw, t_lb, time.perf_counter() - t0
 
 
 def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane",
-                  computed: tuple[SolvedBoundResult, SolvedBoundResult, float, float] | None = None) -> dict:
+                  computed: tuple[BoundResult, BoundResult, float, float] | None = None) -> dict:
     """Lower bound and ECW for one matrix, as a JSON-ready dict (what ``bounds --json`` prints).
 
     ``computed``: the output of :func:`compute_bounds`, if already at hand."""
     lb, ecw, t_lb, t_ecw = computed if computed is not None else compute_bounds(pm, method)
+    if not _is_solved(lb) or not _is_solved(ecw):  # not reached: lower_bound raises on failure; 000's ECW
+        bad = ecw if _is_solved(lb) else lb       # closed form (Theorem 5) always has a value
+        raise RuntimeError(f"the {bad.key} bound came back {bad.status!r}: {bad.message or bad.reason}")
     winners = pm.copeland_winners.tolist()
     rep = {
         "matrix": pm.name,
