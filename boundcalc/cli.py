@@ -33,7 +33,7 @@ import sys
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, Callable, Literal, NoReturn, TextIO, TypeGuard, overload
 
 import numpy as np
 
@@ -50,7 +50,14 @@ from .io import read_source
 from .result import BoundResult, to_jsonable, with_paper_legend
 
 if TYPE_CHECKING:
+    import threading
+
+    from .explore import ExplorationRuns
+    from .plan import Plan
+    from .simulate import SimulationResult
+
     from .cpe.instance import CPEInstance
+    from .result import SolvedBoundResult
 
 EXIT_OK, EXIT_SOLVER, EXIT_INPUT = 0, 1, 2
 EXAMPLE_NAMES = sorted(EXAMPLES) + ["arithmetic8"]
@@ -79,12 +86,16 @@ class InputError(Exception):
 
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with one-line errors (``boundcalc: error: argument --X: ...``) and exit status 2, and
-    an epilog that may be a function: called when the help is printed (the lists of policies and
-    algorithms import their modules, which a command that prints no help need not load)."""
+    an epilog that may be a function (``lazy_epilog``): called when the help is printed (the lists of
+    policies and algorithms import their modules, which a command that prints no help need not load)."""
+
+    def __init__(self, *args: Any, lazy_epilog: Callable[[], str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._lazy_epilog = lazy_epilog
 
     def format_help(self) -> str:
-        if callable(self.epilog):
-            self.epilog = self.epilog()
+        if self._lazy_epilog is not None:
+            self.epilog, self._lazy_epilog = self._lazy_epilog(), None
         return super().format_help()
 
     def error(self, message: str) -> NoReturn:  # noqa: D401 - argparse's hook
@@ -96,7 +107,7 @@ class ArgumentParser(argparse.ArgumentParser):
 NUMBER_CHARS_MAX = 64
 
 
-def _int_option(low: int, high: int | None = None):
+def _int_option(low: int, high: int | None = None) -> Callable[[str], int]:
     """An argparse ``type``: an integer in ``[low, high]``, written in decimal (``100000``,
     ``100_000``) or scientific notation (``1e5``, ``2.5e3``).  The text is parsed as a number
     (:class:`decimal.Decimal`: exact, its range checked before it is turned into an ``int``),
@@ -129,7 +140,7 @@ def _short(text: str, width: int = 40) -> str:
 
 
 def _float_option(low: float | None = None, high: float | None = None, *, low_open: bool = False,
-                  high_open: bool = False):
+                  high_open: bool = False) -> Callable[[str], float]:
     """An argparse ``type``: a finite real number in the given interval."""
     parts = []
     if low is not None:
@@ -287,7 +298,7 @@ def add_run_arguments(p: argparse.ArgumentParser, rows: str) -> None:
                    help="no progress bar (it is shown only when stderr is a terminal anyway)")
 
 
-def _run_options(args) -> dict:
+def _run_options(args: argparse.Namespace) -> dict:
     """The keyword arguments of :func:`boundcalc.runner.run_job` from the parsed run options."""
     if args.scheduler and args.workers is not None:
         raise InputError("give --scheduler ADDRESS or --workers N, not both")
@@ -300,12 +311,16 @@ def _run_options(args) -> dict:
 
 
 # ----------------------------------------------------------------------------- reading input
-def _is_instance_json(obj) -> bool:
+def _is_instance_json(obj: object) -> bool:
     """A JSON object that describes a CPE instance (not a matrix): it has 'format', 'positions' or
     'candidates' -- such an object without 'format' is refused with that message, not read as a matrix."""
     return isinstance(obj, dict) and any(k in obj for k in ("format", "positions", "candidates"))
 
 
+@overload
+def read_input(args: argparse.Namespace, *, instances: Literal[False] = False) -> PreferenceMatrix: ...
+@overload
+def read_input(args: argparse.Namespace, *, instances: bool) -> PreferenceMatrix | CPEInstance: ...
 def read_input(args: argparse.Namespace, *, instances: bool = False) -> PreferenceMatrix | CPEInstance:
     """The matrix (or, with ``instances``, the CPE instance) named by PATH, '-' or --example.
 
@@ -392,7 +407,8 @@ def read_data(args: argparse.Namespace) -> PreferenceMatrix | None:
     from .matrix import matrix_from_counts
 
     counts, duels = getattr(args, "counts", None), getattr(args, "duels", None)
-    if not counts and not duels:
+    source: str | None = counts or duels
+    if not source:  # neither given
         for opt in ("columns", "names"):
             if getattr(args, opt, None):
                 raise InputError(f"--{opt} applies to comparison data: give --counts FILE or --duels FILE")
@@ -400,7 +416,6 @@ def read_data(args: argparse.Namespace) -> PreferenceMatrix | None:
     if args.path or args.example:
         raise InputError("give a matrix (PATH or --example) or comparison data (--counts / --duels), not both")
     kw = {"ties": "break", "tie_epsilon": args.break_ties} if args.break_ties is not None else {}
-    source = counts or duels
     W, names, T = read_data_counts(args)
     try:
         return matrix_from_counts(PreferenceMatrix, W, names, tie_counts=T, name=Path(source).stem, source=source, **kw)
@@ -416,10 +431,10 @@ def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None
     from .matrix import read_counts
 
     counts, duels = getattr(args, "counts", None), getattr(args, "duels", None)
-    if not counts and not duels:
+    source: str | None = counts or duels
+    if not source:  # neither given
         raise InputError("no comparison data: give --counts FILE or --duels FILE")
     names = [x.strip() for x in args.names.split(",")] if args.names else None
-    source = counts or duels
     try:
         if counts:
             if args.columns:
@@ -431,12 +446,12 @@ def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None
         cols = [c.strip() for c in (args.columns or "a,b,winner").split(",")]
         if len(cols) != 3 or not all(cols):
             raise InputError(f"--columns {args.columns!r}: give three column names A,B,WINNER")
-        path = duels
-        if not Path(duels).exists() and duels in DUEL_EXAMPLES:  # a bundled log by name (a file wins)
+        if not Path(source).exists() and source in DUEL_EXAMPLES:  # a bundled log by name (a file wins)
             from .datasets import duel_log_path
 
-            path = duel_log_path(duels)
-        log = read_duels(path, a=cols[0], b=cols[1], winner=cols[2], names=names)
+            log = read_duels(duel_log_path(source), a=cols[0], b=cols[1], winner=cols[2], names=names)
+        else:  # the --duels FILE (no --counts here)
+            log = read_duels(source, a=cols[0], b=cols[1], winner=cols[2], names=names)
         return log.wins, log.names, log.tie_counts
     except (PreferenceMatrixError, DuelLogError) as exc:
         msg = str(exc)
@@ -464,7 +479,7 @@ def add_bootstrap_arguments(p: argparse.ArgumentParser) -> None:
     add_run_arguments(p, "header line + one row per draw (with --bootstrap)")
 
 
-def _cmd_bootstrap(args, keys) -> int:
+def _cmd_bootstrap(args: argparse.Namespace, keys: list[str]) -> int:
     """``bounds`` / ``compare`` with ``--bootstrap N``: :func:`boundcalc.uncertainty.bootstrap`."""
     from .uncertainty import bootstrap
 
@@ -490,7 +505,10 @@ def _cmd_bootstrap(args, keys) -> int:
     the_plan = None
     if getattr(args, "plan", False):  # the duels each pair calls for, on the point estimate
         try:
-            the_plan = _plan(args, read_data(args), None)
+            pm_hat = read_data(args)
+            if pm_hat is None:  # not reached: the counts above came from --counts / --duels
+                raise InputError("no comparison data: give --counts FILE or --duels FILE")
+            the_plan = _plan(args, pm_hat, None)
         except InputError as exc:  # e.g. an estimate of exactly 1/2: the intervals stand, the plan cannot
             print(f"boundcalc: no --plan: {exc}", file=sys.stderr)
     if args.json:
@@ -509,7 +527,7 @@ def _cmd_bootstrap(args, keys) -> int:
     return EXIT_OK
 
 
-def _check_no_bootstrap_options(args) -> None:
+def _check_no_bootstrap_options(args: argparse.Namespace) -> None:
     """Options of --bootstrap given without it."""
     for opt, default in (("out", None), ("resample", False), ("overwrite", False), ("scheduler", None),
                          ("chunk_size", None), ("workers", None), ("seed", 0), ("level", 0.95), ("prior", 0.5)):
@@ -517,7 +535,7 @@ def _check_no_bootstrap_options(args) -> None:
             raise InputError(f"--{opt.replace('_', '-')} applies to --bootstrap N")
 
 
-def _label_list(pm: PreferenceMatrix, arms) -> list:
+def _label_list(pm: PreferenceMatrix, arms: Iterable[Any]) -> list[str | int]:
     """Arms by name when the matrix has names, else by index."""
     return [pm.label(int(i)) for i in arms]
 
@@ -559,6 +577,11 @@ def matrix_header(pm: PreferenceMatrix, verbose: bool = False) -> str:
 
 
 # ----------------------------------------------------------------------------- bounds
+def _is_solved(r: BoundResult) -> TypeGuard[SolvedBoundResult]:
+    """Whether ``r`` is ok, which :class:`~boundcalc.result.BoundResult` guarantees has a value and a winner."""
+    return r.status == "ok"
+
+
 def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane") -> tuple[BoundResult, BoundResult, float, float]:
     """``(lower bound result, ECW result, seconds for each)`` for one matrix."""
     from .bounds.exact import ecw_bound, lower_bound
@@ -571,11 +594,15 @@ def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane") -> tuple
     return lb, ecw, t_lb, time.perf_counter() - t0
 
 
-def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane", computed: dict | None = None) -> dict:
+def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane",
+                  computed: tuple[BoundResult, BoundResult, float, float] | None = None) -> dict:
     """Lower bound and ECW for one matrix, as a JSON-ready dict (what ``bounds --json`` prints).
 
     ``computed``: the output of :func:`compute_bounds`, if already at hand."""
     lb, ecw, t_lb, t_ecw = computed if computed is not None else compute_bounds(pm, method)
+    if not _is_solved(lb) or not _is_solved(ecw):  # not reached: lower_bound raises on failure; 000's ECW
+        bad = ecw if _is_solved(lb) else lb       # closed form (Theorem 5) always has a value
+        raise RuntimeError(f"the {bad.key} bound came back {bad.status!r}: {bad.message or bad.reason}")
     winners = pm.copeland_winners.tolist()
     rep = {
         "matrix": pm.name,
@@ -597,7 +624,7 @@ def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane", computed:
         "certificate": lb.certificate.to_dict() if lb.certificate else None,
         "stats": lb.stats,
         "seconds": {"lower_bound": t_lb, "ecw": t_ecw},
-        "allocation": lb.allocation.tolist(),
+        "allocation": None if lb.allocation is None else lb.allocation.tolist(),
     }
     if pm.names is not None:  # arms by name next to their indices
         rep.update(copeland_winner_names=_label_list(pm, winners), lower_bound_winner_name=pm.label(lb.winner),
@@ -634,9 +661,10 @@ class _Ticker:
     runs -- shown only on a terminal and for a large matrix; updated once a second by a thread."""
 
     def __init__(self, desc: str, show: bool):
-        self.desc, self.show, self._stop = desc, show and sys.stderr.isatty(), None
+        self.desc, self.show = desc, show and sys.stderr.isatty()
+        self._stop: threading.Event | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> "_Ticker":
         if not self.show:
             return self
         import threading
@@ -646,24 +674,24 @@ class _Ticker:
         except ImportError:  # pragma: no cover - tqdm is optional
             return self
         self._bar = tqdm(desc=self.desc, file=sys.stderr, bar_format="{desc}: {elapsed} elapsed")
-        self._stop = threading.Event()
+        self._stop = stop = threading.Event()
 
-        def tick():
-            while not self._stop.wait(1.0):
+        def tick() -> None:
+            while not stop.wait(1.0):
                 self._bar.refresh()
 
         self._th = threading.Thread(target=tick, daemon=True)
         self._th.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         if self._stop is not None:
             self._stop.set()
             self._th.join()
             self._bar.close()
 
 
-def _cmd_bounds(args) -> int:
+def _cmd_bounds(args: argparse.Namespace) -> int:
     if args.bootstrap:
         return _cmd_bootstrap(args, ["lower_bound", "ecw"])
     _check_no_bootstrap_options(args)
@@ -713,7 +741,7 @@ def _cmd_bounds(args) -> int:
     return EXIT_OK
 
 
-def _plan(args, pm: PreferenceMatrix, lb):
+def _plan(args: argparse.Namespace, pm: PreferenceMatrix, lb: BoundResult | None) -> Plan | None:
     """``bounds --plan``: the duels per pair the lower bound's q* and 004's hardness call for
     (:func:`boundcalc.plan.plan`); None without --plan."""
     if not getattr(args, "plan", False):
@@ -725,7 +753,7 @@ def _plan(args, pm: PreferenceMatrix, lb):
     return plan(pm, horizon=args.plan_horizon, delta=args.plan_delta, lower_bound=lb)
 
 
-def _save_allocation_plot(pm: PreferenceMatrix, result, path: str) -> None:
+def _save_allocation_plot(pm: PreferenceMatrix, result: BoundResult, path: str) -> None:
     try:
         import matplotlib
 
@@ -738,7 +766,7 @@ def _save_allocation_plot(pm: PreferenceMatrix, result, path: str) -> None:
     print(f"wrote {path}", file=sys.stderr)
 
 
-def _check_plot_backend(args) -> None:
+def _check_plot_backend(args: argparse.Namespace) -> None:
     """--plot needs matplotlib: say so before the computation, not after it."""
     if getattr(args, "plot", None):
         try:
@@ -747,7 +775,7 @@ def _check_plot_backend(args) -> None:
             raise InputError("--plot needs matplotlib: pip install 'boundcalc[plot]'") from None
 
 
-def _add_bounds(sub) -> None:
+def _add_bounds(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bounds", help="exact Copeland lower bound (000 Thm 2) and ECW constant (000 Thm 5)",
                        description="Exact Copeland regret lower bound C* (000 Theorem 2: the LP of eq. (2) by"
                                    " cutting planes over HiGHS, with a certificate) and ECW-RMED's constant C^E*"
@@ -783,14 +811,12 @@ def _key_list(parts: list[str]) -> list[str]:
     return keys
 
 
-def _cmd_compare(args) -> int:
+def _cmd_compare(args: argparse.Namespace) -> int:
     from .comparison import check_options, compare
 
-    keys = None
-    if args.keys is not None:
-        keys = _key_list([args.keys])
+    asked = _key_list([args.keys]) if args.keys is not None else None
     try:
-        alpha, _, keys, _ = check_options(alpha=args.alpha, keys=keys)
+        alpha, _, keys, _ = check_options(alpha=args.alpha, keys=asked)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     if args.bootstrap:
@@ -823,7 +849,7 @@ def _cmd_compare(args) -> int:
     return status
 
 
-def _add_compare(sub) -> None:
+def _add_compare(sub: argparse._SubParsersAction) -> None:
     from .comparison import COMPARE_KEYS
 
     p = sub.add_parser(
@@ -849,7 +875,7 @@ def _add_compare(sub) -> None:
 
 
 # ----------------------------------------------------------------------------- batch
-def _cmd_batch(args) -> int:
+def _cmd_batch(args: argparse.Namespace) -> int:
     from .batch import run_batch
 
     keys = None
@@ -878,7 +904,7 @@ def _cmd_batch(args) -> int:
     return EXIT_OK
 
 
-def _add_batch(sub) -> None:
+def _add_batch(sub: argparse._SubParsersAction) -> None:
     from .runner.job import MAX_TASKS
 
     p = sub.add_parser(
@@ -903,7 +929,7 @@ def _add_batch(sub) -> None:
 
 
 # ----------------------------------------------------------------------------- cpe
-def _cmd_cpe(args) -> int:
+def _cmd_cpe(args: argparse.Namespace) -> int:
     from .cpe import CPETooLargeError, cpe_report
 
     inst = read_input(args, instances=True)
@@ -918,7 +944,7 @@ def _cmd_cpe(args) -> int:
     return EXIT_OK
 
 
-def _add_cpe(sub) -> None:
+def _add_cpe(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "cpe", help="pure-exploration constants of a candidate-position instance (004)",
         description="Constants of combinatorial pure exploration for dueling bandits (Chen et al. 2020, 004) for a "
@@ -940,12 +966,12 @@ def _add_cpe(sub) -> None:
 _INTERRUPT_NOTE: list[str] = []
 
 
-def _interrupted(args) -> None:
+def _interrupted(args: argparse.Namespace) -> None:
     if args.out:
         _INTERRUPT_NOTE.append(f"rows finished so far are in {args.out}; rerun the same command to resume")
 
 
-def _emit_run(res, args) -> int:
+def _emit_run(res: SimulationResult | ExplorationRuns, args: argparse.Namespace) -> int:
     """Write a run's result: the plot (``--plot``), then JSON (``--json``) or the table."""
     if args.plot:
         import matplotlib
@@ -961,7 +987,7 @@ def _emit_run(res, args) -> int:
     return EXIT_OK
 
 
-def _cmd_simulate(args) -> int:
+def _cmd_simulate(args: argparse.Namespace) -> int:
     from .policies import parse_param_spec, resolve_policy_list
     from .simulate import simulate
 
@@ -986,8 +1012,10 @@ def _cmd_simulate(args) -> int:
     if not args.protocol:  # one line on stderr when the policies' kernels are still to compile
         from .kernels import compile_notice
         from .policies import POLICIES
+        from .policies.kernel import CompiledPolicy
 
-        mods = [POLICIES[n].kernels[2].py_func.__module__.rsplit(".", 1)[1] for n in names if POLICIES[n].compiled]
+        mods = [c.kernels[2].py_func.__module__.rsplit(".", 1)[1] for c in (POLICIES[n] for n in names)
+                if c.compiled and issubclass(c, CompiledPolicy)]  # compiled: exactly the CompiledPolicy classes
         compile_notice(["policy"] + mods, ", ".join(names))
     steps = args.horizon * args.runs * len(names)
     if steps >= LARGE_STEPS or pm.K >= LARGE_K:
@@ -1024,14 +1052,14 @@ def _policy_help() -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def _add_simulate(sub) -> None:
+def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "simulate", help="run online policies (CW-RMED, ECW-RMED, D-TS, ...) on a matrix; regret against the bounds",
         description="Simulate registered dueling-bandit policies on Bernoulli duels from the matrix: R runs of T"
                     " rounds each, cumulative regret (000's unit) at log-spaced checkpoints, compared with the"
                     " lower bound and ECW constants times ln T.  Runs go to a local Dask cluster when"
                     " dask.distributed is installed (--workers 0: in-process), or to --scheduler ADDRESS.",
-        epilog=lambda: _policy_help() + PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+        lazy_epilog=lambda: _policy_help() + PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_arguments(p)
     add_data_arguments(p)
     g = p.add_argument_group("the simulation")
@@ -1058,7 +1086,7 @@ def _add_simulate(sub) -> None:
 
 
 # ----------------------------------------------------------------------------- explore
-def _cmd_explore(args) -> int:
+def _cmd_explore(args: argparse.Namespace) -> int:
     from .cpe.algorithms import ALGORITHMS
     from .explore import explore
 
@@ -1087,7 +1115,7 @@ def _cmd_explore(args) -> int:
 DEFAULT_MAX_DUELS = 10**7
 
 
-def _note_budget(res, args) -> None:
+def _note_budget(res: ExplorationRuns, args: argparse.Namespace) -> None:
     """Say on stderr how many runs reached the duel budget (they have no answer)."""
     n = int((res.to_dict().get("stopped") or {}).get("budget", 0))
     if n:
@@ -1105,7 +1133,7 @@ def _algorithm_help() -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def _add_explore(sub) -> None:
+def _add_explore(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "explore", help="run one of 004's pure-exploration algorithms many times; sample complexity vs hardness",
         description="Combinatorial pure exploration for dueling bandits (Chen et al. 2020, 004): run the algorithm"
@@ -1114,7 +1142,7 @@ def _add_explore(sub) -> None:
                     " hardness constants H^B, H^B_eps, H^C, H^C_ver and the expressions of its Theorems 1-6."
                     "  Runs go to a local Dask cluster when dask.distributed is installed (--workers 0:"
                     " in-process), or to --scheduler ADDRESS.",
-        epilog=lambda: _algorithm_help() + PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+        lazy_epilog=lambda: _algorithm_help() + PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_arguments(p, instances=True)
     g = p.add_argument_group("the algorithm")
     g.add_argument("--algorithm", "-a", required=True, metavar="NAME",
@@ -1136,7 +1164,7 @@ def _add_explore(sub) -> None:
 
 
 # ----------------------------------------------------------------------------- warmup
-def _cmd_warmup(args) -> int:
+def _cmd_warmup(args: argparse.Namespace) -> int:
     from .warmup import warmup
 
     t0 = time.perf_counter()
@@ -1146,7 +1174,7 @@ def _cmd_warmup(args) -> int:
     return EXIT_OK
 
 
-def _add_warmup(sub) -> None:
+def _add_warmup(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("warmup", help="compile every numba kernel ahead, in parallel (after an install or upgrade)",
                        description="Compile every numba kernel of boundcalc into numba's on-disk cache, one task per"
                                    " policy, one for the LP core and one for the CPE algorithms, on the available"
@@ -1209,7 +1237,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = bool(getattr(args, "debug", False)) or os.environ.get("BOUNDCALC_DEBUG", "") not in ("", "0")
     import warnings
 
-    def _warning_line(message, category, filename, lineno, file=None, line=None):  # one line, no source
+    def _warning_line(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                      file: TextIO | None = None, line: str | None = None) -> None:  # one line, no source
         print(f"boundcalc: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
     if not debug:

@@ -50,7 +50,7 @@ import stat
 import sys
 import zipfile
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 import numpy as np
 
@@ -190,7 +190,7 @@ def check_regular_input(path: Path, source: str) -> os.stat_result:
     return st
 
 
-def _read_limited(fh: BinaryIO, source: str) -> bytes:
+def _read_limited(fh: IO[Any], source: str) -> bytes:
     data = fh.read(MAX_INPUT_BYTES + 1)
     if data is None:
         data = b""

@@ -101,7 +101,10 @@ def numpy_array(src: Any, source: str, key: str | None = None, what: str = "NumP
     data = bio.read_bytes(src, source) if isinstance(src, (str, os.PathLike)) else bio._read_limited(src, source)
     if not is_numpy_data(data[:6]):
         raise PreferenceMatrixError(f"{source}: unreadable {what} (not .npy or .npz data)")
-    return bio.decode_source(data, source, key=key)
+    arr = bio.decode_source(data, source, key=key)
+    if not isinstance(arr, np.ndarray):  # NumPy data decodes to an array, never to JSON
+        raise PreferenceMatrixError(f"{source}: unreadable {what} (no array in it)")
+    return arr
 
 
 def _load_array(path: str | os.PathLike, key: str | None = None) -> np.ndarray:
@@ -203,7 +206,7 @@ def check_preference_array(
         raise error(f"{pre}shape {a.shape} does not match the {len(labels)} {label_kind} {list(labels)}")
     lab = [repr(x) if isinstance(x, str) else str(x) for x in labels] if labels is not None else [str(i) for i in range(n)]
 
-    def pair(i, j):
+    def pair(i: int, j: int) -> str:
         return f"({lab[i]}, {lab[j]})"
 
     bad = ~np.isfinite(a)
@@ -311,7 +314,7 @@ MAX_COUNTS_BYTES = 2**30
 
 # ----------------------------------------------------------------------------- matrices from win counts
 def _pairs_text(pairs: list[tuple[int, int]], names: Sequence[str] | None, W: np.ndarray | None = None) -> str:
-    def lab(k):
+    def lab(k: int) -> str:
         return repr(names[k]) if names is not None else str(k)
 
     parts = []
@@ -338,7 +341,7 @@ def check_counts(W: Any, names: Sequence[Any] | None = None, *, source: str = "c
     names = check_arm_names(names, K)
     np.fill_diagonal(a, 0.0)
 
-    def lab(k):
+    def lab(k: int) -> str:
         return repr(names[k]) if names is not None else str(k)
 
     bad = ~np.isfinite(a)
@@ -478,6 +481,7 @@ class PreferenceMatrix:
     """
 
     __slots__ = ("_mu", "name", "__dict__")
+    name: str | None
 
     def __init__(
         self,
@@ -528,7 +532,7 @@ class PreferenceMatrix:
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_file(cls, path: str | os.PathLike, key: str | None = None, **kwargs) -> "PreferenceMatrix":
+    def from_file(cls, path: str | os.PathLike, key: str | None = None, **kwargs: Any) -> "PreferenceMatrix":
         """Load from text (whitespace/comma separated), ``.npy``, ``.npz`` or JSON.
 
         ``key`` names the array in an ``.npz`` holding several, or the entry of a JSON
@@ -544,7 +548,7 @@ class PreferenceMatrix:
 
     @classmethod
     def from_bytes(cls, data: bytes, key: str | None = None, *, source: str = "<bytes>", suffix: str = "",
-                   **kwargs) -> "PreferenceMatrix":
+                   **kwargs: Any) -> "PreferenceMatrix":
         """Load from the bytes of a matrix file (text, ``.npy``, ``.npz`` or JSON, sniffed from the
         content; ``suffix`` as a file name's), bounded as :mod:`boundcalc.io` says.
 
@@ -624,7 +628,7 @@ class PreferenceMatrix:
     def K(self) -> int:
         return self._mu.shape[0]
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         return np.array(self._mu, dtype=dtype, copy=True)
 
     def __repr__(self) -> str:
@@ -634,7 +638,7 @@ class PreferenceMatrix:
             f" L(1)={int(self.L_sorted[0])}>"
         )
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, PreferenceMatrix) and np.array_equal(self._mu, other._mu)
 
     def __hash__(self) -> int:
@@ -725,7 +729,7 @@ class PreferenceMatrix:
         return r
 
     # ------------------------------------------------------------------ derived
-    def submatrix(self, arms: Sequence[int]) -> "PreferenceMatrix":
+    def submatrix(self, arms: Sequence[int] | np.ndarray) -> "PreferenceMatrix":
         """The matrix restricted to ``arms`` (in that order)."""
         idx = np.asarray(arms, dtype=int)
         if idx.ndim != 1 or idx.size < 2:
@@ -739,10 +743,10 @@ class PreferenceMatrix:
 
     def permute(self, perm: Sequence[int]) -> "PreferenceMatrix":
         """Relabel arms: new arm k is old arm ``perm[k]``."""
-        perm = np.asarray(perm, dtype=int)
-        if sorted(perm.tolist()) != list(range(self.K)):
-            raise PreferenceMatrixError(f"not a permutation of 0..{self.K - 1}: {perm.tolist()}")
-        return self.submatrix(perm)
+        p = np.asarray(perm, dtype=int)
+        if sorted(p.tolist()) != list(range(self.K)):
+            raise PreferenceMatrixError(f"not a permutation of 0..{self.K - 1}: {p.tolist()}")
+        return self.submatrix(p)
 
 
 #: What a function taking a preference matrix accepts: a :class:`PreferenceMatrix`, a square
@@ -796,7 +800,7 @@ class Structure:
     winners: np.ndarray = field(init=False, repr=False)
     key: bytes = field(init=False, repr=False)
 
-    def __post_init__(self, _trusted: bool = False):
+    def __post_init__(self, _trusted: bool = False) -> None:
         if _trusted:  # built from a matrix: a fresh, antisymmetric array
             b = self.beats
         else:
@@ -855,7 +859,7 @@ class Structure:
             object.__setattr__(self, "_regret", r)
         return r
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Structure) and self.key == other.key
 
     def __hash__(self) -> int:

@@ -45,7 +45,8 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Callable, Generator
+from types import ModuleType
+from typing import Any, Callable, Generator, Sequence
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -72,7 +73,7 @@ __all__ = ["clucb_borda_pac", "clucb_borda_exact", "car_cond", "car_verify", "ca
 ALGORITHMS: Registry[AlgorithmSpec] = Registry("algorithm")
 
 
-def _kern():
+def _kern() -> ModuleType:
     """The compiled loops (:mod:`boundcalc.kernels.cpe`), imported where they run (numba with them)."""
     from ..kernels import compile_notice, cpe
 
@@ -88,7 +89,7 @@ def register_algorithm(name: str, *, target: str, needs_epsilon: bool, paper: st
     >>> sorted(ALGORITHMS)[:2], ALGORITHMS["car-cond"].func is car_cond
     (['car-cond', 'car-parallel'], True)
     """
-    def deco(func):
+    def deco(func: Callable) -> Callable:
         ALGORITHMS.add(name, AlgorithmSpec(name, func, target, needs_epsilon, paper, revision))
         return func
 
@@ -132,19 +133,21 @@ class _Lin:
         self.kern = _kern() if self.en is not None else None
         self.val = np.zeros(1)
 
-    def best(self, w, include=(), exclude=(), minimize: bool = False):
+    def best(self, w: np.ndarray, include: Sequence[int] | np.ndarray = (), exclude: Sequence[int] | np.ndarray = (),
+             minimize: bool = False) -> tuple[float, np.ndarray | None]:
         self.calls += 1
         if self.l == 1 and not len(include) and not len(exclude):  # one position: an argmax
             k = int(np.argmin(w)) if minimize else int(np.argmax(w))
             return float(w[k]), np.array([k], dtype=np.intp)
         empty = (np.inf if minimize else -np.inf), None
-        if self.en is not None:
-            i = self.kern.best_forced(w, self.en.Ms, self.en.inc, np.asarray(include, dtype=np.intp),
-                                      np.asarray(exclude, dtype=np.intp), minimize, _TIE_TOL, self.val)
+        en, kern = self.en, self.kern  # both set or both None (__init__)
+        if en is not None and en.Ms is not None and kern is not None:
+            i = kern.best_forced(w, en.Ms, en.inc, np.asarray(include, dtype=np.intp),
+                                 np.asarray(exclude, dtype=np.intp), minimize, _TIE_TOL, self.val)
             if i == -2:
                 return empty
             if i >= 0:
-                return float(self.val[0]), self.en.Ms[i].copy()
+                return float(self.val[0]), en.Ms[i].copy()
         C = self.blank.copy()
         C[self.ep, self.ec] = -w if minimize else w
         ep, ec = self.epl, self.ecl
@@ -170,7 +173,7 @@ class _Lin:
         return float(w[M].sum()), M
 
 
-def _indicator(m: int, M) -> np.ndarray:
+def _indicator(m: int, M: Sequence[int] | np.ndarray) -> np.ndarray:
     x = np.zeros(m)
     x[np.asarray(M, dtype=np.intp)] = 1.0
     return x
@@ -205,8 +208,9 @@ class _Delta(float):
     - halvings ln 2``.  Where the quotient is a normal float it is that float, as before."""
 
     log: float
+    exact: bool
 
-    def __new__(cls, delta: float, halvings: int):
+    def __new__(cls, delta: float, halvings: int) -> "_Delta":
         q = delta / 2.0**halvings
         self = super().__new__(cls, q if q >= sys.float_info.min else sys.float_info.min)
         self.log = math.log(delta) - halvings * math.log(2.0)
@@ -267,7 +271,9 @@ class _SampleStream:
 
 
 # ---------------------------------------------------------------------------- CLUCB-Borda
-def _clucb_phase(inst, lin, oracle, stream, K, eps, delta, exact, max_duels, stats, log=None):
+def _clucb_phase(inst: CPEInstance, lin: _Lin, oracle: DuelOracle, stream: _SampleStream, K: int, eps: float,
+                 delta: float, exact: bool, max_duels: int | None, stats: dict,
+                 log: list | None = None) -> tuple[str, np.ndarray | None]:
     """One run of Algorithm 1's loop (lines 3-23) -- or one epoch of Algorithm 5 (lines 6-29).
 
     Returns ``("output", M)``, ``("break", None)`` (Algorithm 5 line 23) or raises _Budget.
@@ -354,7 +360,9 @@ class _Enum:
         self.P = np.ascontiguousarray(inst.edge_matrix, dtype=np.float64)
 
 
-def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_duels, stats, log=None):
+def _clucb_phase_fast(inst: CPEInstance, lin: _Lin, en: _Enum, oracle: DuelOracle, stream: _SampleStream, K: int,
+                      eps: float, delta: float, exact: bool, max_duels: int | None, stats: dict,
+                      log: list | None = None) -> tuple[str, np.ndarray | None]:
     """:func:`_clucb_phase` with the same decisions, duels and random numbers, compiled.
 
     The two MWMC calls per round become argmaxes over the enumerated matchings ``en.Ms``
@@ -369,6 +377,7 @@ def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_d
     kern = _kern()
     m, l = inst.n_edges, inst.n_positions
     Ms, inc, ep, P = en.Ms, en.inc, en.ep, en.P
+    assert Ms is not None  # _use_fast hands over an _Enum only with its matchings
     rng = oracle.rng
     T = np.zeros(m)  # line 3 / 6
     S = np.zeros(m)
@@ -388,7 +397,7 @@ def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_d
     saved = None  # generator state before the current block's uniforms
     t, k, n0 = 1, 0, oracle.n_duels
 
-    def settle():
+    def settle() -> None:
         used = oracle.n_duels - n0
         stream.drawn += used
         if saved is not None:  # rewind: consume exactly the uniforms used
@@ -463,7 +472,7 @@ def _clucb_phase_fast(inst, lin, en, oracle, stream, K, eps, delta, exact, max_d
             k += 1
 
 
-def _use_fast(fast, oracle, inst):
+def _use_fast(fast: bool | None, oracle: DuelOracle, inst: CPEInstance) -> _Enum | None:
     """The enumerated matchings when the fast loop runs (``fast`` None: where it can), else None."""
     if fast is False:
         return None
@@ -680,12 +689,12 @@ class _MaxMin:
         self.work, self.out = np.empty(self.m), np.empty(2)
         self.no_sel = np.zeros(0, dtype=np.intp)
         self.start_gen = 0  # changes whenever a start point of the screen may change
-        self.version = None
+        self.version: tuple[int, int] | None = None
         self.lp_calls = 0
         self.bound_decided = 0
         self.screened = 0
 
-    def new_round(self, Qs: dict, A: np.ndarray, R: np.ndarray):
+    def new_round(self, Qs: dict, A: np.ndarray, R: np.ndarray) -> bool:
         """``Qs``: {"U": bar P_t, "L": underline P_t}; ``A``, ``R``: A_{t-1}, R_{t-1}.
 
         Returns False when ``P(M, A, R)`` is empty."""
@@ -717,7 +726,7 @@ class _MaxMin:
             self.allowed = allowed
         return self.y_vertex is not None
 
-    def _sets(self, e: int, side: str):
+    def _sets(self, e: int, side: str) -> tuple[np.ndarray, np.ndarray, list, list]:
         """``(A u {e}, R)`` (side "in") or ``(A, R u {e})`` ("ex"), as arrays and as lists (cached per version)."""
         key = (e, side)
         out = self.sets.get(key)
@@ -726,7 +735,7 @@ class _MaxMin:
             out = self.sets[key] = (A1, R1, A1.tolist(), R1.tolist())
         return out
 
-    def feasible_vertex(self, e: int, side: str):
+    def feasible_vertex(self, e: int, side: str) -> np.ndarray | None:
         """A matching of ``P(A u {e}, R)`` (side "in") or ``P(A, R u {e})`` ("ex"), or None."""
         key = (e, side)
         if key not in self.vertex:
@@ -735,7 +744,7 @@ class _MaxMin:
         return self.vertex[key]
 
     @staticmethod
-    def _feasible(x, A1: list, R1: list) -> bool:
+    def _feasible(x: np.ndarray | None, A1: list, R1: list) -> bool:
         """``x`` is 1 on ``A1`` and 0 on ``R1`` within ``_FEAS_TOL`` (None: False)."""
         if x is None:
             return False
@@ -747,7 +756,7 @@ class _MaxMin:
                 return False
         return True
 
-    def _start_point(self, e: int, side: str):
+    def _start_point(self, e: int, side: str) -> np.ndarray | None:
         """A feasible point for the screen: the last exact maximiser on bar P (if still feasible), else a vertex."""
         key = (e, side)
         if key not in self.start:
@@ -759,7 +768,7 @@ class _MaxMin:
             self.start[key] = x
         return self.start[key]
 
-    def screen_points(self, U: list):
+    def screen_points(self, U: list) -> np.ndarray | None:
         """The screen's start points (rows ``x_in(e)``, ``x_ex(e)`` for ``e`` in ``U``) stacked for
         :func:`boundcalc.kernels.cpe.car_round`, or None when a polytope is empty (the round
         then goes through :meth:`screen`).  The same points :meth:`screen` computes and caches."""
@@ -772,7 +781,7 @@ class _MaxMin:
             rows += [xin, xex]
         return np.vstack(rows) if rows else None
 
-    def screen(self, U: list, eps: float, near = None):
+    def screen(self, U: list, eps: float, near: np.ndarray | None = None) -> dict:
         """For each ``e`` in ``U``: (accept possible, reject possible) -- see the class docstring.
 
         ``near``: the bounds :func:`boundcalc.kernels.cpe.car_round` computed for the rows of
@@ -801,7 +810,7 @@ class _MaxMin:
                 self.screened += int(lo_ex >= thr) + int(lo_in >= thr)
         return out
 
-    def get_bounds(self, key):
+    def get_bounds(self, key: tuple) -> tuple[float, float]:
         if key in self.exact:
             v = self.exact[key]
             return v, v
@@ -821,28 +830,31 @@ class _MaxMin:
             xh, xM = None, self.no_sel
         if which not in self.blocked:
             self.blocked[which] = not Q[self.off_block].any()
-        if self.kern is not None and self.blocked[which] and yM is not None and xM is not None:
-            if self.kern.bounds01(Q, yM, xM, A1, R1, self.A, self.R, self.lin.en.Ms, self.lin.en.inc, self.ep,
+        en = self.lin.en  # not None when self.kern is not (_Lin)
+        if (self.kern is not None and en is not None and en.Ms is not None and self.blocked[which]
+                and yM is not None and xM is not None):
+            if self.kern.bounds01(Q, yM, xM, A1, R1, self.A, self.R, en.Ms, en.inc, self.ep,
                                   _TIE_TOL, self.work, self.out):
                 self.lin.calls += 2
                 out = self.bounds[key] = (float(self.out[1]) / self.l, float(self.out[0]) / self.l)
                 return out
         hi, Mx = self.lin.best(Q @ yh, A1, R1)
         if xh is None:
+            assert Mx is not None  # P(A1, R1) is not empty: feasible_vertex above found a matching
             xh = _indicator(self.m, Mx)
         lo, _ = self.lin.best(Q.T @ xh, self.A, self.R, minimize=True)
         out = (lo / self.l, hi / self.l)
         self.bounds[key] = out
         return out
 
-    def _matching(self, v):
+    def _matching(self, v: np.ndarray | None) -> np.ndarray | None:
         """The edges of a 0/1 point with one 1 per position, in position order (else None)."""
         if v is None or not np.all((v == 0.0) | (v == 1.0)):
             return None
         M = np.flatnonzero(v)
         return M if M.size == self.l and np.array_equal(self.ep[M], np.arange(self.l)) else None
 
-    def solve(self, key) -> float:
+    def solve(self, key: tuple) -> float:
         if key in self.exact:
             return self.exact[key]
         from .oracle import condorcet_oracle
@@ -859,7 +871,7 @@ class _MaxMin:
         self.exact[key] = float(r.value)
         return float(r.value)
 
-    def greater(self, ka, kb, eps: float) -> bool:
+    def greater(self, ka: tuple, kb: tuple, eps: float) -> bool:
         """The test ``V(ka) > V(kb) + eps`` of Algorithm 2 lines 15/17."""
         for _ in range(3):
             la, ha = self.get_bounds(ka)
@@ -880,7 +892,7 @@ class _MaxMin:
         raise AssertionError("unreachable: both values are exact after two solves")
 
 
-def _confidence(W: np.ndarray, N: np.ndarray, log_term: float, comparable: np.ndarray):
+def _confidence(W: np.ndarray, N: np.ndarray, log_term: float, comparable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``bar P_t`` and ``underline P_t`` of eq. (8), with ``P_ii = 1/2`` and 0 between incomparable
     edges (:func:`boundcalc.kernels.cpe.confidence`)."""
     Pu, Pl = np.empty(W.shape), np.empty(W.shape)
@@ -946,9 +958,10 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
                 if X is None and mm.set_sets(Aarr, Rarr):
                     X = mm.screen_points(U_prev)
                     X_gen = mm.start_gen
-                if kern.car_round(W, N, pa, pb, xs, comparable, no_points if X is None else X, mm.allowed, starts,
+                Xr = no_points if X is None else X
+                if kern.car_round(W, N, pa, pb, xs, comparable, Xr, mm.allowed, starts,
                                   log_term, 0.5 - eps_q, _MARGIN, Pu, Pl, screen_bounds):
-                    mm.screened += X.shape[0]
+                    mm.screened += Xr.shape[0]
                     if not pairs:
                         return ("error", "no duel left to draw and no decision possible: the run cannot progress")
                     continue
@@ -1013,7 +1026,7 @@ def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, r
     W = np.zeros(m)  # wins of e over e(M^, s(e)), fresh statistics for the verification
     N = np.zeros(m)
     excl = [[int(e)] for e in Mhat]
-    if en is not None:
+    if en is not None and en.Ms is not None:  # callers pass en only with its matchings (_verify_enum)
         Mv = np.ascontiguousarray(en.Ms[~np.all(en.Ms == Mhat, axis=1)])
         if not len(Mv):  # M^ is the only matching: the MWMC calls find no other (line 10)
             en = None
@@ -1068,7 +1081,7 @@ def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, r
         N[e_t] += 1
 
 
-def _verify_enum(fast, inst):
+def _verify_enum(fast: bool | None, inst: CPEInstance) -> _Enum | None:
     """The enumerated matchings for CAR-Verify's lines 6 and 9 (``fast`` as in :func:`car_verify`)."""
     if fast is False:
         return None
@@ -1080,7 +1093,7 @@ def _verify_enum(fast, inst):
     return en
 
 
-def _drive(gen: _Gen, oracle: DuelOracle, max_duels: int | None):
+def _drive(gen: _Gen, oracle: DuelOracle, max_duels: int | None) -> tuple:
     """Run one coroutine against the oracle; returns (kind, payload) with kind 'output', 'error' or 'budget'."""
     try:
         req = next(gen)
@@ -1093,7 +1106,8 @@ def _drive(gen: _Gen, oracle: DuelOracle, max_duels: int | None):
         return stop.value
 
 
-def _finish(name, inst, oracle, kind, payload, trace, params, stats) -> ExplorationResult:
+def _finish(name: str, inst: CPEInstance, oracle: DuelOracle, kind: str, payload: Any, trace: list, params: dict,
+            stats: dict) -> ExplorationResult:
     stopped = {"output": "identified", "error": "error", "budget": "budget"}[kind]
     M = payload if kind == "output" else None
     if kind == "error":
@@ -1103,7 +1117,8 @@ def _finish(name, inst, oracle, kind, payload, trace, params, stats) -> Explorat
     return ExplorationResult(name, M, oracle.n_duels, trace, stopped, params, stats)
 
 
-def _setup(inst, delta, rng, max_duels):
+def _setup(inst: Any, delta: float, rng: np.random.Generator | int | None,
+           max_duels: int | None) -> tuple[CPEInstance, float, DuelOracle, int | None]:
     inst = as_instance(inst)
     delta = check_delta(delta)
     max_duels = check_max_duels(max_duels)
@@ -1167,7 +1182,7 @@ def car_cond(inst: CPEInstance, delta: float, *, rng: np.random.Generator | int 
     trace: list = []
     stats: dict = {}
 
-    def record(e, action, q):
+    def record(e: int, action: str, q: int | None) -> None:
         trace.append(EdgeDecision(oracle.n_duels, int(e), action, q))
 
     kind, payload = _drive(_car_cond_gen(inst, lin, delta, record, stats), oracle, max_duels)
@@ -1214,7 +1229,7 @@ def car_verify(inst: CPEInstance, delta: float, *, rng: np.random.Generator | in
     trace: list = []
     stats: dict = {}
 
-    def record(e, action, q):
+    def record(e: int, action: str, q: int | None) -> None:
         trace.append(EdgeDecision(oracle.n_duels, int(e), action, q))
 
     kind, payload = _drive(_car_verify_gen(inst, lin, delta, delta0, record, stats, en), oracle, max_duels)
@@ -1262,15 +1277,15 @@ def car_parallel(inst: CPEInstance, delta: float, *, rng: np.random.Generator | 
     stats: dict = {"errors": [], "steps": 0}
     params = {"delta": delta, "delta0": delta0, "max_duels": max_duels, "K": _K(inst), "fast": en is not None}
 
-    def start(k):
+    def start(k: int) -> tuple | None:
         tr: list = []
         st: dict = {}
 
-        def record(e, action, q, tr=tr):
+        def record(e: int, action: str, q: int | None, tr: list = tr) -> None:
             tr.append(EdgeDecision(oracle.n_duels, int(e), action, q))
 
         g = _car_verify_gen(inst, lin, _Delta(delta, k + 1), delta0, record, st, en)
-        slot = {"gen": g, "req": None, "trace": tr, "stats": st, "done": False, "duels": 0}
+        slot: dict[str, Any] = {"gen": g, "req": None, "trace": tr, "stats": st, "done": False, "duels": 0}
         gens.append(slot)
         try:
             slot["req"] = next(g)
@@ -1279,7 +1294,7 @@ def car_parallel(inst: CPEInstance, delta: float, *, rng: np.random.Generator | 
             return stop.value
         return None
 
-    def finish(kind, payload, k):
+    def finish(kind: str, payload: Any, k: int | None) -> ExplorationResult:
         stats["steps"] = t
         stats["instances"] = len(gens)
         stats["duels_per_instance"] = [s["duels"] for s in gens]
@@ -1331,7 +1346,7 @@ def run_algorithm(
     rng: np.random.Generator | None = None,
     max_duels: int | None = None,
     require_winner: bool = True,
-    **options,
+    **options: Any,
 ) -> ExplorationResult:
     """Run one of 004's algorithms by its registry name on ``inst``.
 

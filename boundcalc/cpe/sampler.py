@@ -21,6 +21,7 @@ obtains one from the Jerrum-Sinclair-Vigoda perfect-matching sampler.
 from __future__ import annotations
 
 import math
+from types import ModuleType
 from collections.abc import Iterable
 
 import numpy as np
@@ -34,7 +35,7 @@ __all__ = ["MatchingSampler", "MAX_EXACT_ENTRIES", "mcmc_steps"]
 MAX_EXACT_ENTRIES = 2**22
 
 
-def _kern():
+def _kern() -> ModuleType:
     """The compiled loops (:mod:`boundcalc.kernels.cpe`), imported where they run (numba with them)."""
     from ..kernels import compile_notice, cpe
 
@@ -164,7 +165,7 @@ class MatchingSampler:
             )
         self.method = method
         self.eta = 0.0 if method == "exact" else (0.01 if eta is None else float(eta))
-        self._count = None
+        self._count: int | float | None = None  # float when the count exceeds int64 (see _build_tables)
         if method == "exact":
             self._build_tables()
             self.steps = 0
@@ -198,7 +199,7 @@ class MatchingSampler:
         self._count = int(tables[-1, size - 1]) if self._int else float(tables[-1, size - 1])
 
     @property
-    def count(self) -> int | None:
+    def count(self) -> int | float | None:
         """Number of maximum matchings containing ``A`` and avoiding ``R`` (exact sampler only)."""
         return self._count
 

@@ -39,13 +39,15 @@ import os
 import sys
 import time
 from collections.abc import Iterable
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 from ..result import RichResult
 from .store import JsonlStore
 
 __all__ = ["run_tasks", "Rows", "default_workers", "dask_client", "ClusterLost", "check_scheduler_address",
            "probe_scheduler"]
+
+_T = TypeVar("_T")
 
 #: Default upper bound on tasks per Dask chunk.
 MAX_CHUNK = 100
@@ -257,7 +259,7 @@ def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
             cluster.close()
 
 
-def _progress_bar(total: int, initial: int, progress, desc):
+def _progress_bar(total: int, initial: int, progress: bool | None, desc: str | None) -> Any:
     if progress is None:
         progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
     if not progress:
@@ -269,29 +271,35 @@ def _progress_bar(total: int, initial: int, progress, desc):
     return tqdm(total=total, initial=initial, file=sys.stderr, desc=desc, unit="task", dynamic_ncols=True)
 
 
-def _check_tasks(tasks) -> list[dict]:
-    out, seen = [], set()
+def _task_index(n: int, i: object) -> int:
+    """The integer ``index`` ``i`` of task ``n`` (a Python or numpy integer, not a bool)."""
+    if isinstance(i, int) and not isinstance(i, bool):
+        return i
+    try:
+        import numpy as np
+
+        if isinstance(i, np.integer):
+            return int(i)
+    except ImportError:  # pragma: no cover
+        pass
+    raise TypeError(f"task {n} has index {i!r}; every task needs an integer 'index'")
+
+
+def _check_tasks(tasks: Iterable[_T]) -> list[_T]:
+    out: list[_T] = []
+    seen: set[int] = set()
     for n, t in enumerate(tasks):
         if not isinstance(t, Mapping):
             raise TypeError(f"task {n} is a {type(t).__name__}, not a dict with an integer 'index'")
-        i = t.get("index")
-        if isinstance(i, bool) or not isinstance(i, int):
-            try:
-                import numpy as np
-
-                ok = isinstance(i, np.integer)
-            except ImportError:  # pragma: no cover
-                ok = False
-            if not ok:
-                raise TypeError(f"task {n} has index {i!r}; every task needs an integer 'index'")
-        if int(i) in seen:
-            raise ValueError(f"task index {int(i)} occurs twice; task indices must be unique")
-        seen.add(int(i))
+        i = _task_index(n, t.get("index"))
+        if i in seen:
+            raise ValueError(f"task index {i} occurs twice; task indices must be unique")
+        seen.add(i)
         out.append(t)
     return out
 
 
-def _normalise(row, index: int) -> tuple[str, dict]:
+def _normalise(row: object, index: int) -> tuple[str, dict]:
     """The row as a JSON line and as JSON reads it back; check it carries the task's index."""
     if not isinstance(row, Mapping):
         raise TypeError(f"task {index}: the task function returned a {type(row).__name__}, not a dict")
@@ -305,7 +313,7 @@ def _normalise(row, index: int) -> tuple[str, dict]:
     return line, back
 
 
-def _run_chunk(fn: Callable, chunk: list[dict], shared) -> list[dict]:
+def _run_chunk(fn: Callable[[dict, Any], dict], chunk: list[dict], shared: Any) -> list[dict]:
     """Dask task: the rows of a chunk of tasks, in order."""
     return [fn(t, shared) for t in chunk]
 
@@ -427,7 +435,8 @@ def run_tasks(fn: Callable[[dict, Any], dict], tasks: Sequence[dict], *, shared:
     return Rows(rows, stats)
 
 
-def _run_dask(client, fn, todo: list[dict], shared, chunk_size: int, n_threads: int, consume) -> None:
+def _run_dask(client: Any, fn: Callable[[dict, Any], dict], todo: list[dict], shared: Any, chunk_size: int,
+              n_threads: int, consume: Callable[[list[dict], list], None]) -> None:
     """Scatter ``shared`` once, submit chunks (a bounded number in flight), consume rows in
     completion order; on an exception cancel what is still queued and re-raise."""
     from distributed import as_completed
@@ -438,7 +447,7 @@ def _run_dask(client, fn, todo: list[dict], shared, chunk_size: int, n_threads: 
     in_flight = max(4, 2 * n_threads)
     pending: dict = {}  # key -> (future, chunk)
 
-    def submit(ch):
+    def submit(ch: list[dict]) -> Any:
         fut = client.submit(_run_chunk, fn, ch, shared_f, pure=False)
         pending[fut.key] = (fut, ch)
         return fut
@@ -467,12 +476,12 @@ def _run_dask(client, fn, todo: list[dict], shared, chunk_size: int, n_threads: 
             shared_f.release()
 
 
-def _cluster_errors() -> tuple[type, ...]:
+def _cluster_errors() -> tuple[type[BaseException], ...]:
     """The exceptions of a future whose worker or scheduler was lost (not the task's own)."""
     import asyncio
     import concurrent.futures
 
-    errs: list[type] = [asyncio.CancelledError, concurrent.futures.CancelledError]
+    errs: list[type[BaseException]] = [asyncio.CancelledError, concurrent.futures.CancelledError]
     with contextlib.suppress(ImportError):
         from distributed.client import FutureCancelledError
 

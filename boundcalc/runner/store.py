@@ -39,12 +39,14 @@ import json
 import os
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
 
 try:  # POSIX advisory locks; elsewhere a store is not locked
     import fcntl
+
+    _HAVE_FCNTL = True
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None
+    _HAVE_FCNTL = False
 
 __all__ = ["JsonlStore", "StoreError", "StoreMismatch", "StoreLocked", "StoreWarning", "load_store", "DEFAULT_TAG",
            "row_sum", "rows_key",
@@ -323,7 +325,7 @@ class JsonlStore:
         self.resumed = False
         self.rows: dict[int, dict] = {}
         self.dropped_bytes = 0
-        self._fh = None
+        self._fh: TextIO | None = None
         self._fresh = True
         self._lock_fd: int | None = None
         self._created = False
@@ -365,7 +367,7 @@ class JsonlStore:
         so that a second writer of the same file is refused (:class:`StoreLocked`) instead of
         interleaving its lines.  A missing file is created empty (and removed again by
         :meth:`close` when nothing was written); its directory is created too."""
-        if fcntl is None:  # pragma: no cover - no POSIX locks on this platform
+        if not _HAVE_FCNTL:  # pragma: no cover - no POSIX locks on this platform
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         existed = self.path.exists()
@@ -411,8 +413,8 @@ class JsonlStore:
     def append(self, rows: Iterable[Mapping[str, Any]]) -> list[dict]:
         """Write ``rows`` (dicts with an integer ``"index"``) and flush; return them as read back
         from JSON (plain lists, floats, ...), which is also what :attr:`rows` now holds."""
-        if self._fh is None:
-            self.open()
+        fh = self._fh if self._fh is not None else self.open()._fh
+        assert fh is not None  # open() sets it
         lines, back = [], []
         for r in rows:
             rr = json.loads(json.dumps(r))  # as JSON reads it back
@@ -420,8 +422,8 @@ class JsonlStore:
             line = json.dumps(rr if self.key is None else {**rr, SUM_FIELD: row_sum(self.key, rr)})
             lines.append(line + "\n")
             back.append(rr)
-        self._fh.write("".join(lines))
-        self._fh.flush()
+        fh.write("".join(lines))
+        fh.flush()
         for rr in back:
             self.rows[rr["index"]] = rr
         return back
@@ -442,7 +444,7 @@ class JsonlStore:
             os.close(self._lock_fd)  # releases the flock
             self._lock_fd = None
 
-    def __del__(self):  # a store dropped without close() must not keep its lock
+    def __del__(self) -> None:  # a store dropped without close() must not keep its lock
         try:
             self.close()
         except Exception:
@@ -451,7 +453,7 @@ class JsonlStore:
     def __enter__(self) -> "JsonlStore":
         return self.open()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __repr__(self) -> str:
