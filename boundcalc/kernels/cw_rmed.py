@@ -71,7 +71,7 @@ S_LP, S_THM6, S_WARM = 7, 8, 9  # stats beyond the skeleton's
 #: (``lp_*``: solution, variable code of :mod:`~boundcalc.kernels.basis`, the basis's variables and
 #: tight rows, ``(M^-1)^T``), the pair ids and scratch (``tight`` all True and ``rval`` all 1: the
 #: tight rows' flags and 0/1 coefficients as the shared sign test reads them).
-CWState = namedtuple("CWState", SKELETON_FIELDS + [
+CWState = namedtuple("CWState", SKELETON_FIELDS + [  # type: ignore[misc]  # the skeleton's fields, then these
     "Etmp", "pid", "lp_valid", "lp_x", "lp_status", "lp_nb", "lp_boff", "lp_moff",
     "lp_soff", "lp_bvar", "lp_minvT", "lp_rstart", "lp_ridx", "cvec", "aty", "atyabs", "yv", "cB",
     "ymag", "tight", "rval"])

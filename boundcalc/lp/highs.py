@@ -197,7 +197,7 @@ class CoveringLP:
         self.reuse_basis = bool(reuse_basis)  # False: every solve runs HiGHS
         self._last: LPSolution | None = None  # the last optimal dual simplex solve (its basis may be kept)
         self._last_v = None  # its values of every variable
-        self._read = None  # (its basis as read for _reuse_basis, the LPSolution it was read for)
+        self._read: tuple[tuple, LPSolution | None] | None = None  # (its basis as read for _reuse_basis, the LPSolution it was read for)
         self._costs_stale = False  # set_costs since HiGHS last got the costs
 
     # ------------------------------------------------------------------ sizes
@@ -469,9 +469,9 @@ class CoveringLP:
             self.solves += 1
             return LPSolution(x, float(self.costs @ x), np.zeros(0), np.zeros(0), "Optimal", 0, np.zeros(0))
         if self._last is not None and self.reuse_basis and BASIS_SOLVES:
-            got = self._reuse_basis()
-            if got is not None:
-                return got
+            kept = self._reuse_basis()
+            if kept is not None:
+                return kept
         h = self.h
         name = self._run()
         used = None
@@ -525,7 +525,7 @@ class CoveringLP:
 
         last = self._last
         read = self._basis_read()
-        if read is None:
+        if read is None or last is None:
             return None
         tight, bv, colb, cols, code = read
         ncol = self._var.size
@@ -553,6 +553,8 @@ class CoveringLP:
         lower bound, 1 basic, 2 at its upper bound, 3 between them, 4 fixed, not tested); read once
         per HiGHS solve (a basis kept for new costs is unchanged); None without a basis."""
         last = self._last
+        if self._last_v is None:
+            return None
         if self._read is None or self._read[1] is not last:
             got = self._column_status(self._last_v[self._var])
             if got is None:
