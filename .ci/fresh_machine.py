@@ -22,19 +22,65 @@ TMP = Path(tempfile.mkdtemp(prefix="boundcalc-fresh-"))
 
 # one invocation per subcommand of the README table, on bundled data, in its default form
 CHECKS = {
-    "bounds": [["bounds", "--example", "table2", "--json"],
-               ["bounds", "--example", "mslr5-noncondorcet", "--method", "enumerate", "--json"],
-               # the public data and the duel log are package data: they must be in the wheel
-               ["bounds", "--example", "fig1a", "--json"],
-               ["bounds", "--duels", "mslr5-duels", "--bootstrap", "20", "--plan", "--json"]],
+    "bounds": [
+        ["bounds", "--example", "table2", "--json"],
+        ["bounds", "--example", "mslr5-noncondorcet", "--method", "enumerate", "--json"],
+        # the public data and the duel log are package data: they must be in the wheel
+        ["bounds", "--example", "fig1a", "--json"],
+        ["bounds", "--duels", "mslr5-duels", "--bootstrap", "20", "--plan", "--json"],
+    ],
     "compare": [["compare", "--example", "table2", "--json"]],
     "cpe": [["cpe", "--example", "chen2020-fig1", "--json"]],
-    "batch": [["batch", "--example", "mslr5-condorcet", "--size", "3", "--count", "4", "--seed", "0",
-               "--keys", "lower_bound,ecw,ccb", "--out", str(TMP / "batch.jsonl"), "--json"]],
-    "simulate": [["simulate", "--example", "table2", "--policies", "ecw-rmed,rmed1,dts", "--horizon", "2000",
-                  "--runs", "2", "--seed", "0", "--json"]],
-    "explore": [["explore", "--example", "chen2020-fig1", "--algorithm", "car-cond", "--delta", "0.1",
-                 "--runs", "2", "--seed", "0", "--json"]],
+    "batch": [
+        [
+            "batch",
+            "--example",
+            "mslr5-condorcet",
+            "--size",
+            "3",
+            "--count",
+            "4",
+            "--seed",
+            "0",
+            "--keys",
+            "lower_bound,ecw,ccb",
+            "--out",
+            str(TMP / "batch.jsonl"),
+            "--json",
+        ]
+    ],
+    "simulate": [
+        [
+            "simulate",
+            "--example",
+            "table2",
+            "--policies",
+            "ecw-rmed,rmed1,dts",
+            "--horizon",
+            "2000",
+            "--runs",
+            "2",
+            "--seed",
+            "0",
+            "--json",
+        ]
+    ],
+    "explore": [
+        [
+            "explore",
+            "--example",
+            "chen2020-fig1",
+            "--algorithm",
+            "car-cond",
+            "--delta",
+            "0.1",
+            "--runs",
+            "2",
+            "--seed",
+            "0",
+            "--json",
+        ]
+    ],
 }
 
 
@@ -67,11 +113,16 @@ def main() -> int:
             if not ok:
                 failures += 1
                 print(proc.stderr[-2000:], file=sys.stderr)
-    versions = subprocess.run([str(BIN / "python"), "-m", "pip", "list", "--format", "json"],
-                              capture_output=True, text=True).stdout
+    versions = subprocess.run(
+        [str(BIN / "python"), "-m", "pip", "list", "--format", "json"], capture_output=True, text=True
+    ).stdout
     pins = {p["name"].lower(): p["version"] for p in json.loads(versions)}
-    print("resolved: " + ", ".join(f"{k} {pins.get(k, '?')}" for k in
-                                   ("boundcalc", "numpy", "scipy", "highspy", "cvxpy", "networkx", "numba")))
+    print(
+        "resolved: "
+        + ", ".join(
+            f"{k} {pins.get(k, '?')}" for k in ("boundcalc", "numpy", "scipy", "highspy", "cvxpy", "networkx", "numba")
+        )
+    )
     return 1 if failures else 0
 
 

@@ -43,9 +43,17 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-POLICIES = ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler",
-            "rmed2fh"]
-CPP_GAMMA_EQUIV = math.sqrt(1.2 ** 2 / 3.0)
+POLICIES = [
+    "interleaved-filter",
+    "beat-the-mean",
+    "rcs",
+    "sparring",
+    "self-sparring",
+    "winner-stays",
+    "doubler",
+    "rmed2fh",
+]
+CPP_GAMMA_EQUIV = math.sqrt(1.2**2 / 3.0)
 
 #: The C++ driver (this script's own code; it only includes the library's headers).
 DRIVER = r"""
@@ -109,17 +117,30 @@ def run_cpp(cpp_dir: Path, mu: np.ndarray, T: int, R: int) -> dict:
         mat = tmp / "pref.txt"
         mat.write_text("\n".join(" ".join(f"{x:.17g}" for x in row) for row in mu) + "\n")
         exe = tmp / "driver"
-        subprocess.run(["g++", "-O2", "-std=c++11", "-I", str(cpp_dir), str(tmp / "driver.cpp"), "-o", str(exe)],
-                       check=True, capture_output=True, text=True)
-        for which, name in ((0, "IF (C++)"), (1, "BTM (C++, gamma 1.2, tight radius)"),
-                            (2, "Sparring (C++, UCB alpha 2.5)"), (3, "RMED2FH (C++)")):
-            proc = subprocess.run([str(exe), str(mat), str(T), str(R), str(which)], check=True,
-                                  capture_output=True, text=True)
+        subprocess.run(
+            ["g++", "-O2", "-std=c++11", "-I", str(cpp_dir), str(tmp / "driver.cpp"), "-o", str(exe)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        for which, name in (
+            (0, "IF (C++)"),
+            (1, "BTM (C++, gamma 1.2, tight radius)"),
+            (2, "Sparring (C++, UCB alpha 2.5)"),
+            (3, "RMED2FH (C++)"),
+        ):
+            proc = subprocess.run(
+                [str(exe), str(mat), str(T), str(R), str(which)], check=True, capture_output=True, text=True
+            )
             line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT")][-1].split()
             k = line.index("CPU")
             finals = np.array([float(x) for x in line[1:k]])
-            out[name] = dict(mean=float(finals.mean()), stderr=float(finals.std(ddof=1) / math.sqrt(len(finals))),
-                             runs=len(finals), cpu_us_per_step=float(line[k + 1]) / (T * R) * 1e6)
+            out[name] = dict(
+                mean=float(finals.mean()),
+                stderr=float(finals.std(ddof=1) / math.sqrt(len(finals))),
+                runs=len(finals),
+                cpu_us_per_step=float(line[k + 1]) / (T * R) * 1e6,
+            )
     return out
 
 
@@ -135,11 +156,13 @@ def run_boundcalc(mu: np.ndarray, name: str, T: int, R: int) -> dict:
     if name == "sparring":
         specs.append((name, {"alpha": 2.5}))
     for pol, params in specs:
-        simulate(pm, [pol], horizon=200, runs=1, seed=0, bounds=False, workers=0,
-                 params={pol: params} if params else None)  # compile outside the clock
+        simulate(
+            pm, [pol], horizon=200, runs=1, seed=0, bounds=False, workers=0, params={pol: params} if params else None
+        )  # compile outside the clock
         t0 = time.process_time()
-        res = simulate(pm, [pol], horizon=T, runs=R, seed=0, bounds=False, workers=0,
-                       params={pol: params} if params else None)
+        res = simulate(
+            pm, [pol], horizon=T, runs=R, seed=0, bounds=False, workers=0, params={pol: params} if params else None
+        )
         cpu = time.process_time() - t0
         label = res.policy_names[0]
         row = {"cpu_us_per_step": cpu / (T * R) * 1e6, "runs": R}
@@ -161,8 +184,10 @@ def run_choose(T: int, R: int, policies: list[str] | None = None) -> dict:
     for label in ("mslr5-condorcet", "mslr5-noncondorcet", "table2"):
         res = simulate(load_example(label), policies or POLICIES, horizon=T, runs=R, seed=0, workers=0, bounds=False)
         lnT = math.log(T)
-        out[label] = {s["policy"].split("(")[0]: {"per_lnT": s["mean"] / lnT, "stderr_per_lnT": s["stderr"] / lnT}
-                      for s in res.table()}
+        out[label] = {
+            s["policy"].split("(")[0]: {"per_lnT": s["mean"] / lnT, "stderr_per_lnT": s["stderr"] / lnT}
+            for s in res.table()
+        }
     return out
 
 
@@ -172,17 +197,26 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--cpp", default=None, help="a checkout of jkomiyama/duelingbanditlib (headers only are used)")
     ap.add_argument("--out", default=str(HERE / "results" / "baselines.json"))
-    ap.add_argument("--policies", default=",".join(POLICIES),
-                    help="comma-separated baselines (issue 34's second part: merge-rucb,merge-dts "
-                         "--out benchmarks/results/baselines_merge.json)")
+    ap.add_argument(
+        "--policies",
+        default=",".join(POLICIES),
+        help="comma-separated baselines (issue 34's second part: merge-rucb,merge-dts "
+        "--out benchmarks/results/baselines_merge.json)",
+    )
     a = ap.parse_args()
     policies = a.policies.split(",")
 
     from boundcalc.datasets import load_example
 
     mats = {"arithmetic8": load_example("arithmetic8").mu, "mslr5-condorcet": load_example("mslr5-condorcet").mu}
-    result = {"horizon": a.horizon, "runs": a.runs, "seed": 0, "matrices": {}, "python": platform.python_version(),
-              "machine": platform.machine()}
+    result = {
+        "horizon": a.horizon,
+        "runs": a.runs,
+        "seed": 0,
+        "matrices": {},
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+    }
     print(f"{'matrix':16s} {'policy':40s} {'R(T) C++ unit':>18s} {'R(T) 000 unit':>18s} {'CPU us/step':>12s}")
     for label, mu in mats.items():
         rows = {}
@@ -193,7 +227,7 @@ def main() -> None:
         result["matrices"][label] = {"mu": mu.tolist(), "rows": rows}
         for pol, r in rows.items():
             c = f"{r['mean_condorcet'] if 'mean_condorcet' in r else r['mean']:9.1f} +- {r.get('stderr_condorcet', r.get('stderr')):6.1f}"
-            z = (f"{r['mean_000']:9.1f} +- {r['stderr_000']:6.1f}" if "mean_000" in r else f"{'-':>18s}")
+            z = f"{r['mean_000']:9.1f} +- {r['stderr_000']:6.1f}" if "mean_000" in r else f"{'-':>18s}"
             print(f"{label:16s} {pol:40s} {c:>18s} {z:>18s} {r['cpu_us_per_step']:12.3f}")
     result["choose"] = run_choose(a.horizon, a.runs, policies)
     print(f"\n{'policy':20s} " + " ".join(f"{m:>20s}" for m in result["choose"]))

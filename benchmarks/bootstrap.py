@@ -46,15 +46,19 @@ from pathlib import Path
 import numpy as np
 
 import boundcalc
-from boundcalc.uncertainty import bootstrap
 from boundcalc.datasets import load_example
+from boundcalc.uncertainty import bootstrap
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 TRUE4 = np.array([[0.5, 0.62, 0.7, 0.75], [0.38, 0.5, 0.6, 0.68], [0.3, 0.4, 0.5, 0.58], [0.25, 0.32, 0.42, 0.5]])
 #: (duels per pair, constants, draws, also on Dask): the timing configurations.
-TIMING = [(1000, ["ecw"], 1000, True), (10**5, ["lower_bound", "ecw"], 1000, True),
-          (10**4, ["lower_bound", "ecw"], 100, False), (1000, ["lower_bound", "ecw"], 20, False)]
+TIMING = [
+    (1000, ["ecw"], 1000, True),
+    (10**5, ["lower_bound", "ecw"], 1000, True),
+    (10**4, ["lower_bound", "ecw"], 100, False),
+    (1000, ["lower_bound", "ecw"], 20, False),
+]
 
 
 def simulated_counts(mu: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -70,8 +74,10 @@ def simulated_counts(mu: np.ndarray, n: int, rng: np.random.Generator) -> np.nda
 def table(headers, rows) -> str:
     cells = [list(map(str, headers))] + [[str(c) for c in r] for r in rows]
     w = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    out = ["  ".join(c.ljust(w[i]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(cells[0])),
-           "  ".join("-" * x for x in w)]
+    out = [
+        "  ".join(c.ljust(w[i]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(cells[0])),
+        "  ".join("-" * x for x in w),
+    ]
     out += ["  ".join(c.ljust(w[i]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(r)) for r in cells[1:]]
     return "\n".join(out)
 
@@ -95,76 +101,149 @@ def timing(workers: int) -> dict:
         c0, w0 = time.process_time(), time.perf_counter()
         local = bootstrap(W, draws, seed=0, keys=keys, workers=0, progress=False)
         cpu, wall_local = time.process_time() - c0, time.perf_counter() - w0
-        entry = {"duels_per_pair": n, "keys": keys, "draws": draws, "cpu_seconds_in_process": cpu,
-                 "wall_seconds_in_process": wall_local, "cpu_ms_per_draw": 1e3 * cpu / draws,
-                 "projected_cpu_seconds_1000": cpu * 1000 / draws,
-                 "structure_differs": local.structure_differs,
-                 "interval": {k: local.constant(k)["interval"] for k in keys},
-                 "value": {k: local.constant(k)["value"] for k in keys}, "load_average": os.getloadavg()}
+        entry = {
+            "duels_per_pair": n,
+            "keys": keys,
+            "draws": draws,
+            "cpu_seconds_in_process": cpu,
+            "wall_seconds_in_process": wall_local,
+            "cpu_ms_per_draw": 1e3 * cpu / draws,
+            "projected_cpu_seconds_1000": cpu * 1000 / draws,
+            "structure_differs": local.structure_differs,
+            "interval": {k: local.constant(k)["interval"] for k in keys},
+            "value": {k: local.constant(k)["value"] for k in keys},
+            "load_average": os.getloadavg(),
+        }
         wall = None
         if on_dask:
             w0 = time.perf_counter()
             dask = bootstrap(W, draws, seed=0, keys=keys, workers=workers, progress=False)
             wall = time.perf_counter() - w0
-            entry.update(wall_seconds_dask=wall, workers=workers, seconds_cluster=dask.stats["seconds_cluster"],
-                         seconds_compute_dask=dask.stats["seconds_compute"], same_rows=same_rows(local.rows, dask.rows))
+            entry.update(
+                wall_seconds_dask=wall,
+                workers=workers,
+                seconds_cluster=dask.stats["seconds_cluster"],
+                seconds_compute_dask=dask.stats["seconds_compute"],
+                same_rows=same_rows(local.rows, dask.rows),
+            )
         out.append(entry)
-        print(f"n = {n:>6}, {','.join(keys):15s} {draws:5d} draws: {cpu:7.1f} s CPU in-process"
-              f" ({entry['cpu_ms_per_draw']:.1f} ms/draw)"
-              + (f", {wall:6.1f} s wall on {workers} workers" if wall is not None else ""), flush=True)
-    rows = [(r["duels_per_pair"], ",".join(r["keys"]), r["draws"], f"{r['cpu_ms_per_draw']:.1f}",
-             f"{r['cpu_seconds_in_process']:.1f}", f"{r['projected_cpu_seconds_1000']:.0f}",
-             "-" if r.get("wall_seconds_dask") is None else f"{r['wall_seconds_dask']:.1f}",
-             f"{r['structure_differs']:.2f}", r.get("same_rows", "-"), f"{r['load_average'][0]:.1f}") for r in out]
+        print(
+            f"n = {n:>6}, {','.join(keys):15s} {draws:5d} draws: {cpu:7.1f} s CPU in-process"
+            f" ({entry['cpu_ms_per_draw']:.1f} ms/draw)"
+            + (f", {wall:6.1f} s wall on {workers} workers" if wall is not None else ""),
+            flush=True,
+        )
+    rows = [
+        (
+            r["duels_per_pair"],
+            ",".join(r["keys"]),
+            r["draws"],
+            f"{r['cpu_ms_per_draw']:.1f}",
+            f"{r['cpu_seconds_in_process']:.1f}",
+            f"{r['projected_cpu_seconds_1000']:.0f}",
+            "-" if r.get("wall_seconds_dask") is None else f"{r['wall_seconds_dask']:.1f}",
+            f"{r['structure_differs']:.2f}",
+            r.get("same_rows", "-"),
+            f"{r['load_average'][0]:.1f}",
+        )
+        for r in out
+    ]
     print()
-    print(table(["duels/pair", "constants", "draws", "CPU ms/draw", "CPU s", "CPU s / 1000 draws",
-                 f"wall s ({workers} workers)", "P(structure differs)", "same rows", "load"], rows))
+    print(
+        table(
+            [
+                "duels/pair",
+                "constants",
+                "draws",
+                "CPU ms/draw",
+                "CPU s",
+                "CPU s / 1000 draws",
+                f"wall s ({workers} workers)",
+                "P(structure differs)",
+                "same rows",
+                "load",
+            ],
+            rows,
+        )
+    )
     return {"matrix": "mslr-informational (136 arms)", "configurations": out}
 
 
 def profile(draws: int) -> dict:
     from boundcalc.lp.cutting import CopelandLPSolver
-    from boundcalc.uncertainty import DRAW_PER_I2, _full, _lower_bound, draw_upper
     from boundcalc.matrix import PreferenceMatrix
+    from boundcalc.uncertainty import DRAW_PER_I2, _full, _lower_bound, draw_upper
 
     mu = load_example("mslr-informational").mu
     true = PreferenceMatrix(mu)
     CopelandLPSolver().solve(true)  # load the compiled kernels
     c0 = time.process_time()
     r0 = CopelandLPSolver().solve(true, certify=False)
-    out = {"true_matrix": {"cpu_ms": 1e3 * (time.process_time() - c0), "rows": r0.stats["rows"],
-                           "rounds": r0.stats["rounds"], "winners": true.copeland_winners.tolist(),
-                           "top_score": int((mu > 0.5).sum(1).max())}, "settings": []}
+    out = {
+        "true_matrix": {
+            "cpu_ms": 1e3 * (time.process_time() - c0),
+            "rows": r0.stats["rows"],
+            "rounds": r0.stats["rounds"],
+            "winners": true.copeland_winners.tolist(),
+            "top_score": int((mu > 0.5).sum(1).max()),
+        },
+        "settings": [],
+    }
     for n in (1000, 10**4):
         W = simulated_counts(mu, n, np.random.default_rng(0))
         rows = []
         for r in range(draws):
             pm = PreferenceMatrix(_full(draw_upper(W, r, 0), mu.shape[0]))
             row = {"draw": r, "winners": pm.copeland_winners.tolist(), "top_score": int((pm.mu > 0.5).sum(1).max())}
-            for label, solve in (("cold_per_i2_1", lambda: CopelandLPSolver().solve(pm, certify=False)),
-                                 (f"cold_per_i2_{DRAW_PER_I2}",
-                                  lambda: CopelandLPSolver(per_i2=DRAW_PER_I2).solve(pm, certify=False)),
-                                 ("bootstrap_path", lambda: _lower_bound(pm))):
+            for label, solve in (
+                ("cold_per_i2_1", lambda: CopelandLPSolver().solve(pm, certify=False)),
+                (f"cold_per_i2_{DRAW_PER_I2}", lambda: CopelandLPSolver(per_i2=DRAW_PER_I2).solve(pm, certify=False)),
+                ("bootstrap_path", lambda: _lower_bound(pm)),
+            ):
                 c0 = time.process_time()
                 res = solve()
-                row[label] = {"cpu_ms": 1e3 * (time.process_time() - c0), "value": res.value,
-                              "rows": res.stats["rows"], "rounds": res.stats["rounds"], "method": res.stats["method"]}
+                row[label] = {
+                    "cpu_ms": 1e3 * (time.process_time() - c0),
+                    "value": res.value,
+                    "rows": res.stats["rows"],
+                    "rounds": res.stats["rounds"],
+                    "method": res.stats["method"],
+                }
             rows.append(row)
-            print(f"n = {n:>6} draw {r:2d}: winners {row['winners']} "
-                  + ", ".join(f"{k} {row[k]['cpu_ms']:.0f} ms ({row[k]['rows']} rows)" for k in row if k.startswith(("cold", "boot"))),
-                  flush=True)
+            print(
+                f"n = {n:>6} draw {r:2d}: winners {row['winners']} "
+                + ", ".join(
+                    f"{k} {row[k]['cpu_ms']:.0f} ms ({row[k]['rows']} rows)"
+                    for k in row
+                    if k.startswith(("cold", "boot"))
+                ),
+                flush=True,
+            )
         labels = [k for k in rows[0] if k.startswith(("cold", "boot"))]
         ref = np.array([x["cold_per_i2_1"]["value"] for x in rows])
-        out["settings"].append({
-            "duels_per_pair": n, "draws": draws, "rows": rows,
-            "mean_cpu_ms": {k: float(np.mean([x[k]["cpu_ms"] for x in rows])) for k in labels},
-            "max_rel_diff_to_cold": {k: float(np.max(np.abs(np.array([x[k]["value"] for x in rows]) - ref) / ref))
-                                     for k in labels},
-            "multi_winner_draws": sum(len(x["winners"]) > 1 for x in rows)})
+        out["settings"].append(
+            {
+                "duels_per_pair": n,
+                "draws": draws,
+                "rows": rows,
+                "mean_cpu_ms": {k: float(np.mean([x[k]["cpu_ms"] for x in rows])) for k in labels},
+                "max_rel_diff_to_cold": {
+                    k: float(np.max(np.abs(np.array([x[k]["value"] for x in rows]) - ref) / ref)) for k in labels
+                },
+                "multi_winner_draws": sum(len(x["winners"]) > 1 for x in rows),
+            }
+        )
     print()
-    print(table(["duels/pair", "draws", "draws with >= 2 winners"] + [f"{k} ms" for k in labels],
-                [(s_["duels_per_pair"], s_["draws"], s_["multi_winner_draws"])
-                 + tuple(f"{s_['mean_cpu_ms'][k]:.0f}" for k in labels) for s_ in out["settings"]]))
+    print(
+        table(
+            ["duels/pair", "draws", "draws with >= 2 winners"] + [f"{k} ms" for k in labels],
+            [
+                (s_["duels_per_pair"], s_["draws"], s_["multi_winner_draws"])
+                + tuple(f"{s_['mean_cpu_ms'][k]:.0f}" for k in labels)
+                for s_ in out["settings"]
+            ],
+        )
+    )
     return out
 
 
@@ -185,14 +264,39 @@ def coverage(logs: int, draws: int) -> dict:
                 widths[k].append(hi - lo)
         cov = {k: covered[k] / logs for k in truth}
         se = {k: math.sqrt(cov[k] * (1 - cov[k]) / logs) for k in truth}
-        out.append({"duels_per_pair": n, "logs": logs, "draws": draws, "level": 0.95, "true": truth,
-                    "coverage": cov, "coverage_se": se, "median_width": {k: float(np.median(widths[k])) for k in truth},
-                    "cpu_seconds": time.process_time() - c0})
+        out.append(
+            {
+                "duels_per_pair": n,
+                "logs": logs,
+                "draws": draws,
+                "level": 0.95,
+                "true": truth,
+                "coverage": cov,
+                "coverage_se": se,
+                "median_width": {k: float(np.median(widths[k])) for k in truth},
+                "cpu_seconds": time.process_time() - c0,
+            }
+        )
         print(f"n = {n}: coverage " + ", ".join(f"{k} {cov[k]:.3f} +- {se[k]:.3f}" for k in truth), flush=True)
     print()
-    print(table(["duels/pair", "logs", "draws", "constant", "true value", "coverage (95 % intervals)", "s.e."],
-                [(r["duels_per_pair"], r["logs"], r["draws"], k, f"{r['true'][k]:.4g}", f"{r['coverage'][k]:.3f}",
-                  f"{r['coverage_se'][k]:.3f}") for r in out for k in r["true"]]))
+    print(
+        table(
+            ["duels/pair", "logs", "draws", "constant", "true value", "coverage (95 % intervals)", "s.e."],
+            [
+                (
+                    r["duels_per_pair"],
+                    r["logs"],
+                    r["draws"],
+                    k,
+                    f"{r['true'][k]:.4g}",
+                    f"{r['coverage'][k]:.3f}",
+                    f"{r['coverage_se'][k]:.3f}",
+                )
+                for r in out
+                for k in r["true"]
+            ],
+        )
+    )
     return {"matrix": TRUE4.tolist(), "scheme": "posterior, Beta(W_ij + 1/2, W_ji + 1/2)", "settings": out}
 
 
@@ -205,8 +309,13 @@ def main(argv=None) -> int:
     ap.add_argument("--cov-draws", type=int, default=200, help="draws per log in the coverage part (default 200)")
     a = ap.parse_args(argv)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    meta = {"boundcalc": boundcalc.__version__, "python": platform.python_version(), "machine": platform.machine(),
-            "cpu_count": os.cpu_count(), "date": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    meta = {
+        "boundcalc": boundcalc.__version__,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
     if a.part in ("timing", "all"):
         rep = dict(meta, **timing(a.workers))
         (RESULTS / "bootstrap.json").write_text(json.dumps(rep, indent=1) + "\n")

@@ -73,25 +73,39 @@ def study(pm, horizon: int, runs: int, seed: int = 0, workers: int = 0) -> dict:
     none = lambda x: [None if not np.isfinite(v) else float(v) for v in x]  # noqa: E731
     decades = []
     for k in range(2, int(math.log10(horizon)) + 1):
-        T = 10 ** k
+        T = 10**k
         r = res if T == horizon else simulate(pm, ["ccb", "rucb"], horizon=T, runs=runs, seed=seed, workers=workers)
         dT = (r.regret("ccb")[:, -1] - r.regret("rucb")[:, -1]) / math.log(T)
-        decades.append({"T": T, **{p: {k2: v / runs / T for k2, v in r.policy(p).stats.items()} for p in ("ccb", "rucb")},
-                        "ccb_per_ln_T": float(r.mean("ccb")[-1] / math.log(T)),
-                        "rucb_per_ln_T": float(r.mean("rucb")[-1] / math.log(T)),
-                        "paired": float(dT.mean()), "paired_stderr": float(dT.std(ddof=1) / math.sqrt(runs))})
+        decades.append(
+            {
+                "T": T,
+                **{p: {k2: v / runs / T for k2, v in r.policy(p).stats.items()} for p in ("ccb", "rucb")},
+                "ccb_per_ln_T": float(r.mean("ccb")[-1] / math.log(T)),
+                "rucb_per_ln_T": float(r.mean("rucb")[-1] / math.log(T)),
+                "paired": float(dT.mean()),
+                "paired_stderr": float(dT.std(ddof=1) / math.sqrt(runs)),
+            }
+        )
     apart = np.isfinite(se) & (se > 0) & (np.abs(m) > 3 * se)
     # the first checkpoint from which CCB - RUCB stays more than 3 s.e. from 0 (to T, same sign)
     sig = [i for i in range(len(t)) if apart[i:].all() and len(set(np.sign(m[i:]))) == 1]
     first_copeland = next((d["T"] for d in decades if d["ccb"]["explore_eligible"] > 0 or d["ccb"]["resets"] > 0), None)
-    return {"matrix": pm.name, "K": pm.K, "condorcet": pm.condorcet_winner is not None,
-            "lower_bound": res.lower_bound, "horizon": horizon, "runs": runs, "seed": seed,
-            "checkpoints": res.checkpoints.tolist(),
-            "paired": {"mean": none(m), "stderr": none(se)},
-            "per_ln_t": {p: none(v) for p, v in per.items()},
-            "first_apart": int(t[sig[0]]) if sig else None,
-            "first_copeland_step": first_copeland, "decades": decades,
-            "cpu_seconds": time.process_time() - c0}
+    return {
+        "matrix": pm.name,
+        "K": pm.K,
+        "condorcet": pm.condorcet_winner is not None,
+        "lower_bound": res.lower_bound,
+        "horizon": horizon,
+        "runs": runs,
+        "seed": seed,
+        "checkpoints": res.checkpoints.tolist(),
+        "paired": {"mean": none(m), "stderr": none(se)},
+        "per_ln_t": {p: none(v) for p, v in per.items()},
+        "first_apart": int(t[sig[0]]) if sig else None,
+        "first_copeland_step": first_copeland,
+        "decades": decades,
+        "cpu_seconds": time.process_time() - c0,
+    }
 
 
 def main() -> None:
@@ -116,15 +130,19 @@ def main() -> None:
 
 
 def describe(e: dict) -> str:
-    lines = [f"{e['name']} (K = {e['K']}, {'Condorcet' if e['condorcet'] else 'no Condorcet winner'}),"
-             f" {e['runs']} runs, {e['cpu_seconds']:.0f} s CPU; CCB - RUCB beyond 3 s.e. from t ="
-             f" {e['first_apart']}; first decade with a CCB line-10 set or reset: {e['first_copeland_step']}"]
+    lines = [
+        f"{e['name']} (K = {e['K']}, {'Condorcet' if e['condorcet'] else 'no Condorcet winner'}),"
+        f" {e['runs']} runs, {e['cpu_seconds']:.0f} s CPU; CCB - RUCB beyond 3 s.e. from t ="
+        f" {e['first_apart']}; first decade with a CCB line-10 set or reset: {e['first_copeland_step']}"
+    ]
     for d in e["decades"]:
         c, r = d["ccb"], d["rucb"]
-        lines.append(f"  T = {d['T']:>8}: CCB {d['ccb_per_ln_T']:8.1f}  RUCB {d['rucb_per_ln_T']:8.1f}  CCB - RUCB"
-                     f" {d['paired']:8.1f} +- {d['paired_stderr']:5.1f} per ln T | CCB per round: self-duel"
-                     f" {c['self_duels']:.3f}, line-10 set {c['explore_eligible']:.4f}, resets {c['resets']:.1e};"
-                     f" RUCB empty C {r['empty_C']:.3f}, self-duel {r['self_duels']:.3f}")
+        lines.append(
+            f"  T = {d['T']:>8}: CCB {d['ccb_per_ln_T']:8.1f}  RUCB {d['rucb_per_ln_T']:8.1f}  CCB - RUCB"
+            f" {d['paired']:8.1f} +- {d['paired_stderr']:5.1f} per ln T | CCB per round: self-duel"
+            f" {c['self_duels']:.3f}, line-10 set {c['explore_eligible']:.4f}, resets {c['resets']:.1e};"
+            f" RUCB empty C {r['empty_C']:.3f}, self-duel {r['self_duels']:.3f}"
+        )
     return "\n".join(lines)
 
 

@@ -38,8 +38,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(HERE / "results" / "choose_policy.json"))
     a = ap.parse_args(argv)
     others = [p for p in policy_names() if p != "cw-rmed"]
-    record = {"horizon": a.horizon, "runs": a.runs, "cw_runs": a.cw_runs, "seed": a.seed,
-              "boundcalc_version": __version__, "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "matrices": {}}
+    record = {
+        "horizon": a.horizon,
+        "runs": a.runs,
+        "cw_runs": a.cw_runs,
+        "seed": a.seed,
+        "boundcalc_version": __version__,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "matrices": {},
+    }
     ln_t = math.log(a.horizon)
     for name in MATRICES:
         pm = load_example(name)
@@ -48,13 +55,20 @@ def main(argv: list[str] | None = None) -> int:
             sim = simulate(pm, pols, horizon=a.horizon, runs=runs, seed=a.seed, workers=0, progress=False)
             entry["lower_bound"], entry["ecw"] = sim.lower_bound, sim.ecw
             for s, p in zip(sim.table(), sim.policies):
-                entry["policies"][p.name] = {"runs": runs, "per_ln_T": s["mean"] / ln_t,
-                                             "stderr_per_ln_T": s["stderr"] / ln_t, "cpu_seconds": p.cpu_seconds,
-                                             "label": p.label, "revision": p.revision}
+                entry["policies"][p.name] = {
+                    "runs": runs,
+                    "per_ln_T": s["mean"] / ln_t,
+                    "stderr_per_ln_T": s["stderr"] / ln_t,
+                    "cpu_seconds": p.cpu_seconds,
+                    "label": p.label,
+                    "revision": p.revision,
+                }
         record["matrices"][name] = entry
         print(f"{name}: C* {entry['lower_bound']:.1f}, C^E* {entry['ecw']:.1f}")
         for pol, r in entry["policies"].items():
-            print(f"  {pol:9s} {r['per_ln_T']:8.1f} +- {r['stderr_per_ln_T']:.1f}  ({r['runs']} runs, {r['cpu_seconds']:.1f} s CPU)")
+            print(
+                f"  {pol:9s} {r['per_ln_T']:8.1f} +- {r['stderr_per_ln_T']:.1f}  ({r['runs']} runs, {r['cpu_seconds']:.1f} s CPU)"
+            )
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(record, indent=1) + "\n")

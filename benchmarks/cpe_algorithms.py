@@ -47,8 +47,9 @@ HERE = Path(__file__).resolve().parent
 #: compiled kernel is loaded -- or compiled, on a fresh cache -- outside the figures).
 WARM_UP = CPEInstance.from_edge_matrix(
     [("a", "s1"), ("b", "s1"), ("b", "s2"), ("c", "s2"), ("d", "s2")],
-    [[.5, .85, 0, 0, 0], [.15, .5, 0, 0, 0], [0, 0, .5, .2, .25], [0, 0, .8, .5, .7], [0, 0, .75, .3, .5]],
-    name="warm-up")
+    [[0.5, 0.85, 0, 0, 0], [0.15, 0.5, 0, 0, 0], [0, 0, 0.5, 0.2, 0.25], [0, 0, 0.8, 0.5, 0.7], [0, 0, 0.75, 0.3, 0.5]],
+    name="warm-up",
+)
 
 
 def planted_instance(l: int, rng: np.random.Generator, gap_lo: float, gap_hi: float) -> CPEInstance:
@@ -90,8 +91,9 @@ def load_landed(path: str):
     root = Path(path).resolve() / "boundcalc"
     if not (root / "__init__.py").is_file():
         raise SystemExit(f"--landed: no boundcalc package under {path}")
-    spec = importlib.util.spec_from_file_location("boundcalc_landed", root / "__init__.py",
-                                                  submodule_search_locations=[str(root)])
+    spec = importlib.util.spec_from_file_location(
+        "boundcalc_landed", root / "__init__.py", submodule_search_locations=[str(root)]
+    )
     mod = importlib.util.module_from_spec(spec)
     sys.modules["boundcalc_landed"] = mod
     spec.loader.exec_module(mod)
@@ -157,9 +159,12 @@ def main(argv=None) -> dict:
     ap.add_argument("--gap-hi", type=float, default=0.2)
     ap.add_argument("--sizes", default="4,8", help="positions of the random instances ('' for none)")
     ap.add_argument("--algorithms", default=",".join(ALGORITHMS))
-    ap.add_argument("--no-fast", action="store_true",
-                    help="fast=False: the LSA oracle in every round (the path the compiled CLUCB loop and the "
-                         "enumerated CAR-Verify tests are checked against); car-cond has no such option")
+    ap.add_argument(
+        "--no-fast",
+        action="store_true",
+        help="fast=False: the LSA oracle in every round (the path the compiled CLUCB loop and the "
+        "enumerated CAR-Verify tests are checked against); car-cond has no such option",
+    )
     ap.add_argument("--landed", metavar="DIR", help="a directory holding another version's boundcalc package")
     ap.add_argument("--oracle-repeats", type=int, default=20)
     args = ap.parse_args(argv)
@@ -169,8 +174,9 @@ def main(argv=None) -> dict:
     instances = [load_cpe_example()]
     instances += [planted_instance(int(l), rng, args.gap_lo, args.gap_hi) for l in args.sizes.split(",") if l]
     rows = []
-    hdr = (f"{'instance':<16}{'algorithm':<19}{'runs':>5}{'right':>6}{'mean duels':>12}{'s/run':>8}"
-           f"{'us/duel':>9}" + (f"{'landed us/duel':>16}{'x faster':>10}" if landed else ""))
+    hdr = f"{'instance':<16}{'algorithm':<19}{'runs':>5}{'right':>6}{'mean duels':>12}{'s/run':>8}{'us/duel':>9}" + (
+        f"{'landed us/duel':>16}{'x faster':>10}" if landed else ""
+    )
     print(f"CPU time per duel (delta = {args.delta}, CLUCB-Borda-PAC at epsilon = {args.epsilon})")
     print(hdr)
     print("-" * len(hdr))
@@ -205,13 +211,24 @@ def main(argv=None) -> dict:
                 duels.append(res.n_duels)
                 right += res.matching is not None and tuple(sorted(res.matching)) == tuple(sorted(win))
             n = float(np.sum(duels))
-            row = {"instance": inst.name, "positions": inst.n_positions, "edges": inst.n_edges,
-                   "algorithm": name, "delta": args.delta, "epsilon": kw.get("epsilon"), "runs": args.runs,
-                   "right": int(right), "mean_duels": float(np.mean(duels)),
-                   "cpu_seconds_per_run": cpu["new"] / args.runs, "cpu_us_per_duel": 1e6 * cpu["new"] / n,
-                   "load_seconds": load["new", name]}
-            line = (f"{inst.name:<16}{name:<19}{args.runs:>5}{right:>6}{row['mean_duels']:>12.0f}"
-                    f"{row['cpu_seconds_per_run']:>8.2f}{row['cpu_us_per_duel']:>9.1f}")
+            row = {
+                "instance": inst.name,
+                "positions": inst.n_positions,
+                "edges": inst.n_edges,
+                "algorithm": name,
+                "delta": args.delta,
+                "epsilon": kw.get("epsilon"),
+                "runs": args.runs,
+                "right": int(right),
+                "mean_duels": float(np.mean(duels)),
+                "cpu_seconds_per_run": cpu["new"] / args.runs,
+                "cpu_us_per_duel": 1e6 * cpu["new"] / n,
+                "load_seconds": load["new", name],
+            }
+            line = (
+                f"{inst.name:<16}{name:<19}{args.runs:>5}{right:>6}{row['mean_duels']:>12.0f}"
+                f"{row['cpu_seconds_per_run']:>8.2f}{row['cpu_us_per_duel']:>9.1f}"
+            )
             if landed:
                 row["landed_cpu_us_per_duel"] = 1e6 * cpu["landed"] / n
                 row["landed_load_seconds"] = load["landed", name]
@@ -219,25 +236,38 @@ def main(argv=None) -> dict:
                 line += f"{row['landed_cpu_us_per_duel']:>16.1f}{row['speedup']:>10.1f}"
             rows.append(row)
             print(line)
-    print("load s (warm-up run: numba's import and kernel loading, or compiling on a fresh cache): "
-          + ", ".join(f"{tag} {name} {v:.2f}" for (tag, name), v in load.items()))
+    print(
+        "load s (warm-up run: numba's import and kernel loading, or compiling on a fresh cache): "
+        + ", ".join(f"{tag} {name} {v:.2f}" for (tag, name), v in load.items())
+    )
 
     example = instances[0]
     calls = oracle_calls(example, args.delta, args.seed)
     from boundcalc.cpe.oracle import condorcet_oracle
 
-    oracle = {"calls": len(calls), "cpu_ms_per_call": 1e3 * time_oracle(condorcet_oracle, example, calls,
-                                                                         args.oracle_repeats)}
-    line = (f"Condorcet oracle (004 eq. (6)) on {example.name}: the {len(calls)} calls of one CAR-Cond run, "
-            f"median CPU {oracle['cpu_ms_per_call']:.3f} ms per call")
+    oracle = {
+        "calls": len(calls),
+        "cpu_ms_per_call": 1e3 * time_oracle(condorcet_oracle, example, calls, args.oracle_repeats),
+    }
+    line = (
+        f"Condorcet oracle (004 eq. (6)) on {example.name}: the {len(calls)} calls of one CAR-Cond run, "
+        f"median CPU {oracle['cpu_ms_per_call']:.3f} ms per call"
+    )
     if landed:
-        oracle["landed_cpu_ms_per_call"] = 1e3 * time_oracle(landed["oracle"], same_instance(landed["cpe"], example),
-                                                             calls, args.oracle_repeats)
+        oracle["landed_cpu_ms_per_call"] = 1e3 * time_oracle(
+            landed["oracle"], same_instance(landed["cpe"], example), calls, args.oracle_repeats
+        )
         line += f" (landed {oracle['landed_cpu_ms_per_call']:.3f} ms)"
     print(line)
-    out = {"benchmark": "cpe_algorithms", "args": vars(args), "python": platform.python_version(),
-           "machine": platform.machine(), "rows": rows, "oracle": oracle,
-           "load_seconds": {f"{tag}/{name}": v for (tag, name), v in load.items()}}
+    out = {
+        "benchmark": "cpe_algorithms",
+        "args": vars(args),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "rows": rows,
+        "oracle": oracle,
+        "load_seconds": {f"{tag}/{name}": v for (tag, name), v in load.items()},
+    }
     path = HERE / "results" / "cpe_algorithms.json"
     path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps(out, indent=2))

@@ -106,8 +106,12 @@ def main(argv=None) -> dict:
     ap.add_argument("--epsilon", type=float, default=1e-3)
     ap.add_argument("--fw-iter", type=int, default=200)
     ap.add_argument("--fw-inner", type=int, default=100)
-    ap.add_argument("--fw-max-iter", type=int, default=1600,
-                    help="largest outer budget tried when searching the budget that reaches epsilon")
+    ap.add_argument(
+        "--fw-max-iter",
+        type=int,
+        default=1600,
+        help="largest outer budget tried when searching the budget that reaches epsilon",
+    )
     ap.add_argument("--positions", type=int, nargs="+", default=[4, 8, 16])
     ap.add_argument("--out", default=str(HERE / "results" / "cpe_oracle.json"))
     args = ap.parse_args(argv)
@@ -119,7 +123,11 @@ def main(argv=None) -> dict:
         M = mwmc(inst, rng.random(inst.n_edges))[1]
         A = (M[0],)
         R = (next(e for e in range(inst.n_edges) if e not in M and inst.edge_position[e] != inst.edge_position[M[0]]),)
-        e = next(e for e in range(inst.n_edges) if e not in M and e not in R and inst.edge_position[e] != inst.edge_position[M[0]])
+        e = next(
+            e
+            for e in range(inst.n_edges)
+            if e not in M and e not in R and inst.edge_position[e] != inst.edge_position[M[0]]
+        )
         calls = {"free": ((), (), (), ()), "car-cond-line11": (A + (e,), R, A, R)}
         t_lmo = lmo_cost(inst, Q)
         for name, sets in calls.items():
@@ -132,8 +140,9 @@ def main(argv=None) -> dict:
             t_ex = float(np.median(times))
             gap = certified_gap(inst, Q, ex, *sets) if ex.status == "optimal" else float("nan")
             t = time.process_time()
-            fw = frank_wolfe_oracle(inst, Q, *sets, epsilon=args.epsilon, max_iter=args.fw_iter,
-                                    max_inner=args.fw_inner)
+            fw = frank_wolfe_oracle(
+                inst, Q, *sets, epsilon=args.epsilon, max_iter=args.fw_iter, max_inner=args.fw_inner
+            )
             t_fw = time.process_time() - t
             s = fw.stats
             # smallest doubling budget whose |error| (against the exact value) is <= epsilon
@@ -144,46 +153,84 @@ def main(argv=None) -> dict:
                 t = time.process_time()
                 f2 = frank_wolfe_oracle(inst, Q, *sets, epsilon=args.epsilon, max_iter=it, max_inner=inner)
                 dt = time.process_time() - t
-                row = {"max_iter": it, "max_inner": inner, "seconds": dt, "abs_error": abs(ex.value - f2.value),
-                       "gap_bound": f2.stats["gap_bound"]}
+                row = {
+                    "max_iter": it,
+                    "max_inner": inner,
+                    "seconds": dt,
+                    "abs_error": abs(ex.value - f2.value),
+                    "gap_bound": f2.stats["gap_bound"],
+                }
                 if reach is None and row["abs_error"] <= args.epsilon:
                     reach = row
                 if cert is None and row["gap_bound"] <= args.epsilon:
                     cert = row
                 it, inner = 2 * it, 2 * inner
             paper_seconds = float(s["T_paper"]) * (float(s["inner_paper"]) + 1) * t_lmo
-            records.append({
-                "positions": l, "edges": inst.n_edges, "candidates": inst.n_candidates, "call": name,
-                "status": ex.status, "exact_value": ex.value, "exact_seconds": t_ex,
-                "exact_certified_gap": gap, "lp_rows": ex.stats.get("rows"), "lp_cols": ex.stats.get("cols"),
-                "fw_value": fw.value, "fw_abs_error": abs(ex.value - fw.value), "fw_gap_bound": s["gap_bound"],
-                "fw_seconds": t_fw, "fw_iterations": s["iterations"], "fw_inner": s["inner_iterations"],
-                "fw_T_paper": s["T_paper"], "fw_inner_paper": s["inner_paper"], "fw_K": s["K"],
-                "lmo_seconds": t_lmo, "fw_paper_seconds_extrapolated": paper_seconds,
-                "speedup_vs_capped_fw": t_fw / t_ex,
-                "fw_to_epsilon": reach,
-                "fw_to_certified_epsilon": cert,
-                "speedup_to_epsilon": (reach["seconds"] / t_ex) if reach else None,
-            })
-    hdr = (f"{'l':>3} {'m':>3} {'call':<16} {'CPU ms':>9} {'cert.gap':>9} {'FW s':>7} {'FW |err|':>9} "
-           f"{'FW gap':>8} {'x faster':>9} {'FW s to eps':>12} {'x faster':>9} {'FW s cert.':>11} {'T_paper':>9} {'inner_paper':>11} "
-           f"{'paper time':>11}")
+            records.append(
+                {
+                    "positions": l,
+                    "edges": inst.n_edges,
+                    "candidates": inst.n_candidates,
+                    "call": name,
+                    "status": ex.status,
+                    "exact_value": ex.value,
+                    "exact_seconds": t_ex,
+                    "exact_certified_gap": gap,
+                    "lp_rows": ex.stats.get("rows"),
+                    "lp_cols": ex.stats.get("cols"),
+                    "fw_value": fw.value,
+                    "fw_abs_error": abs(ex.value - fw.value),
+                    "fw_gap_bound": s["gap_bound"],
+                    "fw_seconds": t_fw,
+                    "fw_iterations": s["iterations"],
+                    "fw_inner": s["inner_iterations"],
+                    "fw_T_paper": s["T_paper"],
+                    "fw_inner_paper": s["inner_paper"],
+                    "fw_K": s["K"],
+                    "lmo_seconds": t_lmo,
+                    "fw_paper_seconds_extrapolated": paper_seconds,
+                    "speedup_vs_capped_fw": t_fw / t_ex,
+                    "fw_to_epsilon": reach,
+                    "fw_to_certified_epsilon": cert,
+                    "speedup_to_epsilon": (reach["seconds"] / t_ex) if reach else None,
+                }
+            )
+    hdr = (
+        f"{'l':>3} {'m':>3} {'call':<16} {'CPU ms':>9} {'cert.gap':>9} {'FW s':>7} {'FW |err|':>9} "
+        f"{'FW gap':>8} {'x faster':>9} {'FW s to eps':>12} {'x faster':>9} {'FW s cert.':>11} {'T_paper':>9} {'inner_paper':>11} "
+        f"{'paper time':>11}"
+    )
     print(f"Condorcet oracle (004 eq. (6)), epsilon = {args.epsilon}, FW capped at {args.fw_iter} x {args.fw_inner}")
     print(hdr)
     print("-" * len(hdr))
     for r in records:
-        print(f"{r['positions']:>3} {r['edges']:>3} {r['call']:<16} {1e3 * r['exact_seconds']:>9.3f} "
-              f"{r['exact_certified_gap']:>9.1e} {r['fw_seconds']:>7.2f} {r['fw_abs_error']:>9.2e} "
-              f"{r['fw_gap_bound']:>8.2e} {r['speedup_vs_capped_fw']:>9.0f} "
-              + (f"{r['fw_to_epsilon']['seconds']:>12.2f} {r['speedup_to_epsilon']:>9.0f} " if r["fw_to_epsilon"]
-                 else f"{'> budget':>12} {'-':>9} ")
-              + (f"{r['fw_to_certified_epsilon']['seconds']:>11.2f} " if r["fw_to_certified_epsilon"]
-                 else f"{'> budget':>11} ")
-              + f"{r['fw_T_paper']:>9.2e} "
-              f"{r['fw_inner_paper']:>11.2e} {r['fw_paper_seconds_extrapolated']:>9.1e} s")
-    meta = {"seed": args.seed, "repeats": args.repeats, "epsilon": args.epsilon, "fw_iter": args.fw_iter,
-            "fw_inner": args.fw_inner, "python": platform.python_version(), "machine": platform.machine(),
-            "time": time.strftime("%Y-%m-%d %H:%M:%S")}
+        print(
+            f"{r['positions']:>3} {r['edges']:>3} {r['call']:<16} {1e3 * r['exact_seconds']:>9.3f} "
+            f"{r['exact_certified_gap']:>9.1e} {r['fw_seconds']:>7.2f} {r['fw_abs_error']:>9.2e} "
+            f"{r['fw_gap_bound']:>8.2e} {r['speedup_vs_capped_fw']:>9.0f} "
+            + (
+                f"{r['fw_to_epsilon']['seconds']:>12.2f} {r['speedup_to_epsilon']:>9.0f} "
+                if r["fw_to_epsilon"]
+                else f"{'> budget':>12} {'-':>9} "
+            )
+            + (
+                f"{r['fw_to_certified_epsilon']['seconds']:>11.2f} "
+                if r["fw_to_certified_epsilon"]
+                else f"{'> budget':>11} "
+            )
+            + f"{r['fw_T_paper']:>9.2e} "
+            f"{r['fw_inner_paper']:>11.2e} {r['fw_paper_seconds_extrapolated']:>9.1e} s"
+        )
+    meta = {
+        "seed": args.seed,
+        "repeats": args.repeats,
+        "epsilon": args.epsilon,
+        "fw_iter": args.fw_iter,
+        "fw_inner": args.fw_inner,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "time": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"meta": meta, "results": records}, indent=2, default=float))

@@ -40,7 +40,9 @@ def classify(stats: pstats.Stats) -> dict:
     calls = {"highs_run_calls": 0}
     for (fname, _, func), (_, nc, tt, _, _) in stats.stats.items():
         path = fname.replace(os.sep, "/")
-        if "highspy" in func or "pybind11" in func:  # a pybind11 method: cProfile names it "<built-in method highspy._core.run>"
+        if (
+            "highspy" in func or "pybind11" in func
+        ):  # a pybind11 method: cProfile names it "<built-in method highspy._core.run>"
             key = "highs_run" if func.endswith(".run>") else "highs_other"
             if key == "highs_run":
                 calls["highs_run_calls"] += nc
@@ -81,10 +83,18 @@ def main() -> None:
         total = time.process_time() - t0
         st = pstats.Stats(prof)
         parts = classify(st)
-        top = sorted(((tt, nc, f"{Path(f).name}:{ln}({fn})") for (f, ln, fn), (_, nc, tt, _, _) in st.stats.items()),
-                     reverse=True)[: a.top]
-        row = dict(panel=key, K=K, steps=steps, cpu_seconds=total, parts=parts,
-                   top=[dict(function=n, calls=c, own_seconds=t) for t, c, n in top])
+        top = sorted(
+            ((tt, nc, f"{Path(f).name}:{ln}({fn})") for (f, ln, fn), (_, nc, tt, _, _) in st.stats.items()),
+            reverse=True,
+        )[: a.top]
+        row = dict(
+            panel=key,
+            K=K,
+            steps=steps,
+            cpu_seconds=total,
+            parts=parts,
+            top=[dict(function=n, calls=c, own_seconds=t) for t, c, n in top],
+        )
         rows.append(row)
         print(f"panel ({key}) K = {K}, {steps} steps: {total:.2f} s CPU")
         for k, v in parts.items():
@@ -93,8 +103,9 @@ def main() -> None:
             print(f"    {t:8.2f} s {c:8d} calls  {n}")
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(dict(rows=rows, python=platform.python_version(), machine=platform.machine()),
-                              indent=1) + "\n")
+    out.write_text(
+        json.dumps(dict(rows=rows, python=platform.python_version(), machine=platform.machine()), indent=1) + "\n"
+    )
     print(f"written {out}")
 
 

@@ -63,9 +63,11 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 POLICIES = ["ecw-rmed", "cw-rmed", "rmed1", "dts", "ccb", "rucb"]
-PANELS = {"a": ("MSLR K = 16, Condorcet", 16, True, 0.005),
-          "b": ("MSLR K = 16, non-Condorcet", 16, False, 0.005),
-          "c": ("MSLR K = 64, non-Condorcet", 64, False, 1e-6)}
+PANELS = {
+    "a": ("MSLR K = 16, Condorcet", 16, True, 0.005),
+    "b": ("MSLR K = 16, non-Condorcet", 16, False, 0.005),
+    "c": ("MSLR K = 64, non-Condorcet", 64, False, 1e-6),
+}
 #: Panels on a bundled example matrix (:func:`boundcalc.load_example`) instead of an MSLR draw:
 #: key -> (title, example name).  ``--panels t2`` runs 000's Table 2 (4 arms, C* < C^E*).
 EXAMPLE_PANELS = {"t2": ("000 Table 2, K = 4, Condorcet", "table2")}
@@ -105,17 +107,27 @@ def main() -> None:
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--workers", type=int, default=0)
     ap.add_argument("--scheduler", default=None, help="an existing Dask cluster (tcp://host:8786) instead of --workers")
-    ap.add_argument("--chunk-size", type=int, default=1,
-                    help="runs per Dask task (1: each run stored as soon as it ends; runs take minutes)")
+    ap.add_argument(
+        "--chunk-size",
+        type=int,
+        default=1,
+        help="runs per Dask task (1: each run stored as soon as it ends; runs take minutes)",
+    )
     ap.add_argument("--cw-runs", type=int, default=None, help="CW-RMED's runs (default: --runs)")
     ap.add_argument("--cw-panels", default=None, help="panels CW-RMED runs on (default: every panel run)")
-    ap.add_argument("--carry", action="store_true",
-                    help="a policy whose row file lacks the runs of its stored summary: keep that summary"
-                         " for its runs and compute only the later ones, pooled with it")
+    ap.add_argument(
+        "--carry",
+        action="store_true",
+        help="a policy whose row file lacks the runs of its stored summary: keep that summary"
+        " for its runs and compute only the later ones, pooled with it",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(HERE / "results" / "figure1"))
-    ap.add_argument("--draw-only", action="store_true",
-                    help="compute nothing: refresh OUT/figure1.json's paired curves from its row files and draw OUT/figure1.png")
+    ap.add_argument(
+        "--draw-only",
+        action="store_true",
+        help="compute nothing: refresh OUT/figure1.json's paired curves from its row files and draw OUT/figure1.png",
+    )
     a = ap.parse_args()
 
     from boundcalc.simulate import simulate
@@ -157,8 +169,15 @@ def main() -> None:
             pm, arms = submatrix(mu, K, condorcet, gap, seed=1000 + K + int(condorcet))
         kept = next((p for p in report["panels"] if p["panel"] == key), None)
         report["panels"] = [p for p in report["panels"] if p["panel"] != key]
-        panel = {"panel": key, "title": title, "K": K, "arms": arms.tolist(), "condorcet": condorcet,
-                 "min_gap": gap, "policies": dict(kept["policies"]) if kept and kept["arms"] == arms.tolist() else {}}
+        panel = {
+            "panel": key,
+            "title": title,
+            "K": K,
+            "arms": arms.tolist(),
+            "condorcet": condorcet,
+            "min_gap": gap,
+            "policies": dict(kept["policies"]) if kept and kept["arms"] == arms.tolist() else {},
+        }
         for name in policies:  # one policy at a time: its own CPU and wall time
             if name == "cw-rmed" and a.cw_panels is not None and key not in a.cw_panels.split(","):
                 continue
@@ -168,19 +187,33 @@ def main() -> None:
             carried = carried_part(prev, a.carry, rows, runs)
             first = carried["runs"] if carried else 0
             if runs <= first:  # the stored entry holds more runs than asked, whose rows are gone: kept
-                print(f"{title}: {name} kept as stored ({prev['runs']} runs, 0-{first - 1} without rows;"
-                      f" {runs} asked)", flush=True)
+                print(
+                    f"{title}: {name} kept as stored ({prev['runs']} runs, 0-{first - 1} without rows; {runs} asked)",
+                    flush=True,
+                )
                 continue
             c0, w0 = cpu(), time.time()
-            sim = simulate(pm, [name], horizon=a.horizon, runs=runs - first, first_run=first, seed=a.seed,
-                           workers=None if a.scheduler else a.workers, scheduler=a.scheduler,
-                           chunk_size=a.chunk_size, out=rows, progress=True)
+            sim = simulate(
+                pm,
+                [name],
+                horizon=a.horizon,
+                runs=runs - first,
+                first_run=first,
+                seed=a.seed,
+                workers=None if a.scheduler else a.workers,
+                scheduler=a.scheduler,
+                chunk_size=a.chunk_size,
+                out=rows,
+                progress=True,
+            )
             cpu_s, wall_s = cpu() - c0, time.time() - w0
             mean, stderr = sim.mean(name), sim.stderr(name)
             if carried:
                 mean, stderr = pool(carried["runs"], carried["mean"], carried["stderr"], runs - first, mean, stderr)
             if carried or (sim.runner_stats.get("resumed", 0) and prev):  # runs added to a stored entry
-                cpu_s = (carried["cpu_seconds"] if carried else 0.0) + run_cpu(rows, runs, None if carried else prev, first)
+                cpu_s = (carried["cpu_seconds"] if carried else 0.0) + run_cpu(
+                    rows, runs, None if carried else prev, first
+                )
                 wall_s += prev["wall_seconds"]
             elif sim.runner_stats.get("resumed", 0) == runs - first and not prev:
                 # every run read back from a row file made by another call (e.g. rows copied from
@@ -188,13 +221,21 @@ def main() -> None:
                 # wall time the sum of the runs' own (the job's, where runs ran one at a time)
                 cpu_s = run_cpu(rows, runs, None, first)
                 wall_s = row_seconds(rows, runs, first)
-            panel["policies"][name] = {"runs": runs, "mean": list(map(float, mean)), "stderr": list(map(float, stderr)),
-                                       "cpu_seconds": cpu_s, "wall_seconds": wall_s}
+            panel["policies"][name] = {
+                "runs": runs,
+                "mean": list(map(float, mean)),
+                "stderr": list(map(float, stderr)),
+                "cpu_seconds": cpu_s,
+                "wall_seconds": wall_s,
+            }
             if carried:
                 panel["policies"][name]["carried"] = carried
             panel.update(checkpoints=sim.checkpoints.tolist(), lower_bound=sim.lower_bound, ecw=sim.ecw)
-            print(f"{title}: {name} regret at T {mean[-1]:.1f} +- {stderr[-1]:.1f} "
-                  f"({cpu_s:.0f} s CPU, {wall_s:.0f} s wall)", flush=True)
+            print(
+                f"{title}: {name} regret at T {mean[-1]:.1f} +- {stderr[-1]:.1f} "
+                f"({cpu_s:.0f} s CPU, {wall_s:.0f} s wall)",
+                flush=True,
+            )
             results.append((key, name, sim))
         pair = paired(out, key, a.horizon, a.seed)
         if pair:
@@ -233,8 +274,10 @@ def pool(n1: int, mean1, se1, n2: int, mean2, se2) -> tuple[np.ndarray, np.ndarr
     of one sample, whose s.e. is nan), the pooled one adds ``n1 n2 / n (m1 - m2)^2``."""
     m1, m2 = np.asarray(mean1, float), np.asarray(mean2, float)
     # deviations, not raw sums of squares: no cancellation when the spread is small against the mean
-    dev = [np.zeros_like(m) if k == 1 else (k - 1) * k * np.asarray(se, float) ** 2
-           for k, m, se in ((n1, m1, se1), (n2, m2, se2))]
+    dev = [
+        np.zeros_like(m) if k == 1 else (k - 1) * k * np.asarray(se, float) ** 2
+        for k, m, se in ((n1, m1, se1), (n2, m2, se2))
+    ]
     n = n1 + n2
     mean = (n1 * m1 + n2 * m2) / n
     var = (dev[0] + dev[1] + n1 * n2 / n * (m1 - m2) ** 2) / (n - 1)
@@ -255,7 +298,9 @@ def paired(out: Path, key: str, horizon: int, seed: int) -> dict | None:
         return None
     stores = [load_store(f) for f in files]
     heads = [h or {} for h, _ in stores]
-    if any(h.get("horizon") != horizon or h.get("seed") != seed for h in heads) or heads[0].get("matrix") != heads[1].get("matrix"):
+    if any(h.get("horizon") != horizon or h.get("seed") != seed for h in heads) or heads[0].get("matrix") != heads[
+        1
+    ].get("matrix"):
         return None
     curves = [{r["run"]: r["regret"]["000"] for r in rows if "error" not in r} for _, rows in stores]
     runs = sorted(set(curves[0]) & set(curves[1]))
@@ -278,18 +323,26 @@ def paired(out: Path, key: str, horizon: int, seed: int) -> dict | None:
     B = np.array([curves[1][r] for r in runs], dtype=float)
     slopes = []
     for k in range(int(np.log10(horizon))):
-        i, j = np.searchsorted(t, 10 ** k), np.searchsorted(t, 10 ** (k + 1))
-        if j >= len(t) or t[i] != 10 ** k or t[j] != 10 ** (k + 1):
+        i, j = np.searchsorted(t, 10**k), np.searchsorted(t, 10 ** (k + 1))
+        if j >= len(t) or t[i] != 10**k or t[j] != 10 ** (k + 1):
             continue
         row = {"t0": int(t[i]), "t1": int(t[j])}
         for key_, X in (("a", A), ("b", B), ("diff", A - B)):
             x = (X[:, j] - X[:, i]) / np.log(10.0)
             row[key_] = {"mean": float(x.mean()), "stderr": float(x.std(ddof=1) / np.sqrt(len(x)))}
         slopes.append(row)
-    return {"a": "cw-rmed", "b": "ecw-rmed", "runs": len(runs), "first_run": runs[0], "last_run": runs[-1],
-            "contiguous": runs[-1] - runs[0] + 1 == len(runs),
-            "mean": float(m[-1]), "stderr": float(se[-1]),
-            "curve": {"t": t.tolist(), "mean": none(m), "stderr": none(se)}, "slopes": slopes}
+    return {
+        "a": "cw-rmed",
+        "b": "ecw-rmed",
+        "runs": len(runs),
+        "first_run": runs[0],
+        "last_run": runs[-1],
+        "contiguous": runs[-1] - runs[0] + 1 == len(runs),
+        "mean": float(m[-1]),
+        "stderr": float(se[-1]),
+        "curve": {"t": t.tolist(), "mean": none(m), "stderr": none(se)},
+        "slopes": slopes,
+    }
 
 
 def redraw(out: Path) -> None:
@@ -326,8 +379,11 @@ def row_seconds(path: Path, runs: int, first: int = 0) -> float:
     """Sum of the wall seconds of runs ``first, ..., runs - 1`` as their rows record them."""
     from boundcalc.runner import load_store
 
-    return float(sum(r.get("seconds", float("nan")) for r in load_store(path)[1]
-                     if "error" not in r and first <= r["run"] < runs))
+    return float(
+        sum(
+            r.get("seconds", float("nan")) for r in load_store(path)[1] if "error" not in r and first <= r["run"] < runs
+        )
+    )
 
 
 def in_order(policies: dict) -> list:
@@ -344,17 +400,23 @@ def table(report: dict) -> str:
         for name, v in in_order(p["policies"]):
             c = v.get("carried")
             runs = f"{v['runs']} runs" + (f", 0-{c['runs'] - 1} carried from a stored summary" if c else "")
-            lines.append(f"  {name:10s} {v['mean'][-1] / lnT:9.1f} +- {v['stderr'][-1] / lnT:6.1f}"
-                         f"   ({runs}, {v['cpu_seconds']:.0f} s CPU, {v['wall_seconds']:.0f} s wall)")
+            lines.append(
+                f"  {name:10s} {v['mean'][-1] / lnT:9.1f} +- {v['stderr'][-1] / lnT:6.1f}"
+                f"   ({runs}, {v['cpu_seconds']:.0f} s CPU, {v['wall_seconds']:.0f} s wall)"
+            )
         if "paired" in p:
             d = p["paired"]
             span = f"runs {d['first_run']}-{d['last_run']}" + ("" if d.get("contiguous", True) else " with gaps")
-            lines.append(f"  paired {d['a']} - {d['b']}: {d['mean']:.1f} +- {d['stderr']:.1f} per ln T"
-                         f" over {span} ({d['runs']} runs both row files hold)")
+            lines.append(
+                f"  paired {d['a']} - {d['b']}: {d['mean']:.1f} +- {d['stderr']:.1f} per ln T"
+                f" over {span} ({d['runs']} runs both row files hold)"
+            )
             for sl in d.get("slopes", [])[-2:]:
-                lines.append(f"  slope over t = {sl['t0']:.0e}-{sl['t1']:.0e} (regret per unit of ln t): {d['a']}"
-                             f" {sl['a']['mean']:.1f} +- {sl['a']['stderr']:.1f}, {d['b']} {sl['b']['mean']:.1f} +-"
-                             f" {sl['b']['stderr']:.1f}, paired {sl['diff']['mean']:.1f} +- {sl['diff']['stderr']:.1f}")
+                lines.append(
+                    f"  slope over t = {sl['t0']:.0e}-{sl['t1']:.0e} (regret per unit of ln t): {d['a']}"
+                    f" {sl['a']['mean']:.1f} +- {sl['a']['stderr']:.1f}, {d['b']} {sl['b']['mean']:.1f} +-"
+                    f" {sl['b']['stderr']:.1f}, paired {sl['diff']['mean']:.1f} +- {sl['diff']['stderr']:.1f}"
+                )
     return "\n".join(lines)
 
 
@@ -386,11 +448,25 @@ def figure(report: dict):
     fig, axes = plt.subplots(2 if two else 1, n, figsize=(5.4 * n, 8.4 if two else 4.6), squeeze=False)
     for k, p in enumerate(panels):
         t = np.asarray(p["checkpoints"], dtype=float)
-        curves = [(name, np.asarray(v["mean"]), np.asarray(v["mean"]) - np.asarray(v["stderr"]),
-                   np.asarray(v["mean"]) + np.asarray(v["stderr"])) for name, v in in_order(p["policies"])]
+        curves = [
+            (
+                name,
+                np.asarray(v["mean"]),
+                np.asarray(v["mean"]) - np.asarray(v["stderr"]),
+                np.asarray(v["mean"]) + np.asarray(v["stderr"]),
+            )
+            for name, v in in_order(p["policies"])
+        ]
         runs = sorted({v["runs"] for v in p["policies"].values()})
-        draw_regret(axes[0, k], t, curves, lower_bound=p["lower_bound"], ecw=p["ecw"], title=p["title"],
-                    legend_title="mean +- 1 s.e. over " + "/".join(map(str, runs)) + " runs")
+        draw_regret(
+            axes[0, k],
+            t,
+            curves,
+            lower_bound=p["lower_bound"],
+            ecw=p["ecw"],
+            title=p["title"],
+            legend_title="mean +- 1 s.e. over " + "/".join(map(str, runs)) + " runs",
+        )
         if not two:
             continue
         d = p.get("paired", {})
@@ -400,10 +476,16 @@ def figure(report: dict):
         span = f"runs {d['first_run']}-{d['last_run']}" + ("" if d.get("contiguous", True) else " with gaps")
         gap = p["lower_bound"] - p["ecw"]
         gap = 0.0 if abs(gap) <= 1e-9 * abs(p["lower_bound"]) else gap  # equal constants (LP round-off)
-        draw_paired(axes[1, k], d["curve"]["t"], d["curve"]["mean"], d["curve"]["stderr"],
-                    label=f"{d['a']} - {d['b']} ({d['runs']} paired runs, {span})",
-                    reference=gap, reference_label=f"C* - C^E* = {gap:.1f}",
-                    title=f"{p['title']}: {d['a']} - {d['b']}")
+        draw_paired(
+            axes[1, k],
+            d["curve"]["t"],
+            d["curve"]["mean"],
+            d["curve"]["stderr"],
+            label=f"{d['a']} - {d['b']} ({d['runs']} paired runs, {span})",
+            reference=gap,
+            reference_label=f"C* - C^E* = {gap:.1f}",
+            title=f"{p['title']}: {d['a']} - {d['b']}",
+        )
     fig.tight_layout()
     return fig
 

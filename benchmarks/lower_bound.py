@@ -62,8 +62,14 @@ from boundcalc.lp.full import lower_bound_enumerate
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-TARGETS = {"mslr136": 0.030, ("tournament", 128): 5.0, ("tournament", 200): 20.0, ("tournament", 300): 60.0,
-           "exponent": 2.5, "peak_mb_300": 500.0}
+TARGETS = {
+    "mslr136": 0.030,
+    ("tournament", 128): 5.0,
+    ("tournament", 200): 20.0,
+    ("tournament", 300): 60.0,
+    "exponent": 2.5,
+    "peak_mb_300": 500.0,
+}
 
 
 def shared_dir() -> Path:
@@ -83,8 +89,9 @@ def cpu_best(f, repeat: int):
 def load_landed(rev: str, tmp: Path):
     """Import the package at git revision ``rev`` as ``boundcalc_landed`` (None if impossible)."""
     try:
-        data = subprocess.run(["git", "-C", str(REPO), "archive", rev, "boundcalc"], check=True,
-                              capture_output=True).stdout
+        data = subprocess.run(
+            ["git", "-C", str(REPO), "archive", rev, "boundcalc"], check=True, capture_output=True
+        ).stdout
     except (OSError, subprocess.CalledProcessError) as exc:
         print(f"landed version skipped: git archive {rev} failed ({exc})", file=sys.stderr)
         return None
@@ -164,8 +171,13 @@ def peak_memory_mb(module: str, path: Path, extra_path: str = "") -> float | Non
     if not Path("/proc/self/status").exists():
         return None
     try:
-        out = subprocess.run([sys.executable, "-c", _MEM_SCRIPT, module, str(path), extra_path],
-                             check=True, capture_output=True, text=True, timeout=900).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", _MEM_SCRIPT, module, str(path), extra_path],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        ).stdout
         return float(out.strip().splitlines()[-1])
     except Exception as exc:  # noqa: BLE001
         print(f"memory of {module} on {path.name} not measured: {exc}", file=sys.stderr)
@@ -210,8 +222,12 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs per single matrix (best is reported)")
     ap.add_argument("--baseline", default="eccb83b", help="git revision of the landed version")
     ap.add_argument("--no-baseline", action="store_true")
-    ap.add_argument("--landed-budget", type=float, default=30.0,
-                    help="run the landed version on the next size only if predicted to take less (s)")
+    ap.add_argument(
+        "--landed-budget",
+        type=float,
+        default=30.0,
+        help="run the landed version on the next size only if predicted to take less (s)",
+    )
     ap.add_argument("--max-rows", type=int, default=20_000, help="enumerate only below this many rows")
     ap.add_argument("--out", default=str(HERE / "results" / "lower_bound.json"))
     args = ap.parse_args(argv)
@@ -242,23 +258,39 @@ def main(argv=None) -> int:
                 continue
             pm = PreferenceMatrix.from_file(p)
             t, res = cpu_best(lambda: CopelandLPSolver().solve(pm), 5 * repeat)
-            rec = {"case": f"MSLR {name.lower()} 136x136", "family": "mslr136", "K": 136, "seconds": t,
-                   "target_seconds": TARGETS["mslr136"], "value": res.value, "gap": res.certificate.gap,
-                   "peak_mb": peak_memory_mb("boundcalc", p), **{k: res.stats[k] for k in STAT_KEYS}}
+            rec = {
+                "case": f"MSLR {name.lower()} 136x136",
+                "family": "mslr136",
+                "K": 136,
+                "seconds": t,
+                "target_seconds": TARGETS["mslr136"],
+                "value": res.value,
+                "gap": res.certificate.gap,
+                "peak_mb": peak_memory_mb("boundcalc", p),
+                **{k: res.stats[k] for k in STAT_KEYS},
+            }
             if landed is not None:
                 lt, lres = cpu_best(lambda: landed_solve(landed, pm.mu), repeat)
                 check(name, res.value, lres.value)
-                rec.update(landed_seconds=lt, landed_rounds=lres.stats["rounds"], landed_rows=lres.stats["rows"],
-                           landed_rows_added=lres.stats["rows_added"], landed_rows_removed=lres.stats["rows_removed"],
-                           landed_rows_readded=lres.stats["rows_readded"],
-                           landed_peak_mb=peak_memory_mb("boundcalc_landed", p, str(tmp)))
+                rec.update(
+                    landed_seconds=lt,
+                    landed_rounds=lres.stats["rounds"],
+                    landed_rows=lres.stats["rows"],
+                    landed_rows_added=lres.stats["rows_added"],
+                    landed_rows_removed=lres.stats["rows_removed"],
+                    landed_rows_readded=lres.stats["rows_readded"],
+                    landed_peak_mb=peak_memory_mb("boundcalc_landed", p, str(tmp)),
+                )
             records.append(rec)
             print(f"  {rec['case']}: {t * 1e3:.1f} ms", file=sys.stderr)
 
     # ---- scaling: three families, K = 16 .. 300
     info = PreferenceMatrix.from_file(info_path) if have_mslr else None
-    sizes = {"mslr-sub": [16, 24, 32, 48, 64, 96, 128], "utility": [16, 32, 64, 128, 200, 300],
-             "tournament": [16, 24, 32, 48, 64, 80, 96, 128, 160, 200, 250, 300]}
+    sizes = {
+        "mslr-sub": [16, 24, 32, 48, 64, 96, 128],
+        "utility": [16, 32, 64, 128, 200, 300],
+        "tournament": [16, 24, 32, 48, 64, 80, 96, 128, 160, 200, 250, 300],
+    }
     if args.quick:
         sizes = {"mslr-sub": [16, 64], "utility": [16, 128], "tournament": [16, 64, 128]}
     if info is None:
@@ -292,23 +324,35 @@ def main(argv=None) -> int:
                 print(f"  landed {fam} stops after K={K} ({max(r[0] for r in lts):.1f} s)", file=sys.stderr)
             med = sorted(rows, key=lambda r: r[0])[len(rows) // 2]
             per_lp = [r[0] / len(r[1].per_winner) for r in rows]  # one LP per Copeland winner
-            rec = {"case": f"{fam} K={K}", "family": fam, "K": K, "matrices": n,
-                   "seconds": statistics.median(r[0] for r in rows), "max_seconds": max(r[0] for r in rows),
-                   "seconds_per_winner": statistics.median(per_lp),
-                   "winners": [len(r[1].per_winner) for r in rows],
-                   "target_seconds": TARGETS.get((fam, K)),
-                   **{k: med[1].stats[k] for k in STAT_KEYS}}
+            rec = {
+                "case": f"{fam} K={K}",
+                "family": fam,
+                "K": K,
+                "matrices": n,
+                "seconds": statistics.median(r[0] for r in rows),
+                "max_seconds": max(r[0] for r in rows),
+                "seconds_per_winner": statistics.median(per_lp),
+                "winners": [len(r[1].per_winner) for r in rows],
+                "target_seconds": TARGETS.get((fam, K)),
+                **{k: med[1].stats[k] for k in STAT_KEYS},
+            }
             if lts and len(lts) == len(rows):
                 lmed = sorted(lts, key=lambda r: r[0])[len(lts) // 2]
-                rec.update(landed_seconds=statistics.median(r[0] for r in lts),
-                           landed_rounds=lmed[1].stats["rounds"], landed_rows=lmed[1].stats["rows"],
-                           landed_rows_added=lmed[1].stats["rows_added"],
-                           landed_rows_removed=lmed[1].stats["rows_removed"],
-                           landed_rows_readded=lmed[1].stats["rows_readded"])
+                rec.update(
+                    landed_seconds=statistics.median(r[0] for r in lts),
+                    landed_rounds=lmed[1].stats["rounds"],
+                    landed_rows=lmed[1].stats["rows"],
+                    landed_rows_added=lmed[1].stats["rows_added"],
+                    landed_rows_removed=lmed[1].stats["rows_removed"],
+                    landed_rows_readded=lmed[1].stats["rows_readded"],
+                )
             records.append(rec)
             scaling.setdefault(fam, []).append(rec)
-            print(f"  {rec['case']}: {rec['seconds']:.3f} s" + (
-                f" (landed {rec['landed_seconds']:.3f} s)" if "landed_seconds" in rec else ""), file=sys.stderr)
+            print(
+                f"  {rec['case']}: {rec['seconds']:.3f} s"
+                + (f" (landed {rec['landed_seconds']:.3f} s)" if "landed_seconds" in rec else ""),
+                file=sys.stderr,
+            )
     exponents = {}
     for fam, recs in scaling.items():
         ks = [r["K"] for r in recs]
@@ -316,10 +360,13 @@ def main(argv=None) -> int:
             "ours": fit_exponent(ks, [r["seconds"] for r in recs]),
             "ours_K>=64": fit_exponent([k for k in ks if k >= 64], [r["seconds"] for r in recs if r["K"] >= 64]),
             "per_winner": fit_exponent(ks, [r["seconds_per_winner"] for r in recs]),
-            "per_winner_K>=64": fit_exponent([k for k in ks if k >= 64],
-                                             [r["seconds_per_winner"] for r in recs if r["K"] >= 64]),
-            "landed": fit_exponent([r["K"] for r in recs if "landed_seconds" in r],
-                                   [r["landed_seconds"] for r in recs if "landed_seconds" in r]),
+            "per_winner_K>=64": fit_exponent(
+                [k for k in ks if k >= 64], [r["seconds_per_winner"] for r in recs if r["K"] >= 64]
+            ),
+            "landed": fit_exponent(
+                [r["K"] for r in recs if "landed_seconds" in r],
+                [r["landed_seconds"] for r in recs if "landed_seconds" in r],
+            ),
             "landed_K_max": max([r["K"] for r in recs if "landed_seconds" in r], default=None),
         }
 
@@ -330,9 +377,15 @@ def main(argv=None) -> int:
 
     # ---- enumeration agrees (small K)
     n_enum = 0
-    for K, mk in ((8, lambda s: tournament_matrix(8, 800 + s)),
-                  (16, (lambda s: info.submatrix(np.sort(np.random.default_rng(s).choice(info.K, 16, replace=False))))
-                   if info is not None else None)):
+    for K, mk in (
+        (8, lambda s: tournament_matrix(8, 800 + s)),
+        (
+            16,
+            (lambda s: info.submatrix(np.sort(np.random.default_rng(s).choice(info.K, 16, replace=False))))
+            if info is not None
+            else None,
+        ),
+    ):
         if mk is None:
             continue
         for s in range(3 if args.quick else 10):
@@ -351,7 +404,7 @@ def main(argv=None) -> int:
             for m in seq[: len(seq) // 4]:
                 solver.solve_empirical(m, **kw)
             t0 = time.process_time()
-            for m in seq[len(seq) // 4:]:
+            for m in seq[len(seq) // 4 :]:
                 r = solver.solve_empirical(m, **kw)
             t = (time.process_time() - t0) / (len(seq) - len(seq) // 4)
             lt = None
@@ -360,25 +413,47 @@ def main(argv=None) -> int:
                 for m in seq[: len(seq) // 4]:
                     lsolver.solve_empirical(m, **kw)
                 t0 = time.process_time()
-                for m in seq[len(seq) // 4:]:
+                for m in seq[len(seq) // 4 :]:
                     lsolver.solve_empirical(m, **kw)
                 lt = (time.process_time() - t0) / (len(seq) - len(seq) // 4)
-            online.append({"case": f"online warm re-solve K=16, {label}", "seconds": t, "landed_seconds": lt,
-                           "method": r.method, "rows": r.stats["rows"]})
+            online.append(
+                {
+                    "case": f"online warm re-solve K=16, {label}",
+                    "seconds": t,
+                    "landed_seconds": lt,
+                    "method": r.method,
+                    "rows": r.stats["rows"],
+                }
+            )
         solver = CopelandLPSolver()
         res = solver.solve_empirical(seq[-1])
         st = empirical_structure(seq[-1])
         q = res.allocations[res.winner] * 1.05
         n = 2000
-        tq = min(timeit.repeat(lambda: solver.violation(st, q, res.winner, rows=False), number=n, repeat=5,
-                               timer=time.process_time)) / n
+        tq = (
+            min(
+                timeit.repeat(
+                    lambda: solver.violation(st, q, res.winner, rows=False), number=n, repeat=5, timer=time.process_time
+                )
+            )
+            / n
+        )
         ltq = None
         if landed is not None:
             lsolver = landed.CopelandLPSolver()
             lst = landed.lp.empirical_structure(seq[-1])
             lsolver.solve_empirical(lst)
-            ltq = min(timeit.repeat(lambda: lsolver.violation(lst, q, res.winner, rows=False), number=n, repeat=5,
-                                    timer=time.process_time)) / n
+            ltq = (
+                min(
+                    timeit.repeat(
+                        lambda: lsolver.violation(lst, q, res.winner, rows=False),
+                        number=n,
+                        repeat=5,
+                        timer=time.process_time,
+                    )
+                )
+                / n
+            )
         online.append({"case": "violation query K=16 (structure given)", "seconds": tq, "landed_seconds": ltq})
     records += online
 
@@ -387,61 +462,136 @@ def main(argv=None) -> int:
         return "-" if x is None else f"{x * 1e3:.3f}" if x < 1e-3 else f"{x * 1e3:.1f}"
 
     print("\nMSLR 136 x 136 (CPU ms, best of runs; churn = rows added / deleted / re-added)")
-    hdr = ["matrix", "ours ms", "landed ms", "speed-up", "target", "rounds (landed)", "rows (landed)",
-           "churn ours", "churn landed", "peak MB (landed)"]
+    hdr = [
+        "matrix",
+        "ours ms",
+        "landed ms",
+        "speed-up",
+        "target",
+        "rounds (landed)",
+        "rows (landed)",
+        "churn ours",
+        "churn landed",
+        "peak MB (landed)",
+    ]
     table = []
     for r in (r for r in records if r.get("family") == "mslr136"):
-        table.append([r["case"], ms(r["seconds"]), ms(r.get("landed_seconds")),
-                      f"{r['landed_seconds'] / r['seconds']:.1f}x" if r.get("landed_seconds") else "-",
-                      ms(r["target_seconds"]), f"{r['rounds']} ({r.get('landed_rounds', '-')})",
-                      f"{r['rows']} ({r.get('landed_rows', '-')})",
-                      f"{r['rows_added']}/{r['rows_removed']}/{r['rows_readded']}",
-                      f"{r.get('landed_rows_added', '-')}/{r.get('landed_rows_removed', '-')}/"
-                      f"{r.get('landed_rows_readded', '-')}",
-                      f"{r['peak_mb'] or 0:.0f} ({r.get('landed_peak_mb') or 0:.0f})"])
+        table.append(
+            [
+                r["case"],
+                ms(r["seconds"]),
+                ms(r.get("landed_seconds")),
+                f"{r['landed_seconds'] / r['seconds']:.1f}x" if r.get("landed_seconds") else "-",
+                ms(r["target_seconds"]),
+                f"{r['rounds']} ({r.get('landed_rounds', '-')})",
+                f"{r['rows']} ({r.get('landed_rows', '-')})",
+                f"{r['rows_added']}/{r['rows_removed']}/{r['rows_readded']}",
+                f"{r.get('landed_rows_added', '-')}/{r.get('landed_rows_removed', '-')}/"
+                f"{r.get('landed_rows_readded', '-')}",
+                f"{r['peak_mb'] or 0:.0f} ({r.get('landed_peak_mb') or 0:.0f})",
+            ]
+        )
     _print(hdr, table)
     print("\nScaling (CPU s, median over matrices; HiGHS / separation share of our time; model size)")
-    hdr = ["case", "ours s", "landed s", "speed-up", "target s", "winners", "rounds (landed)", "rows",
-           "pool blocks", "columns", "HiGHS %", "churn landed"]
+    hdr = [
+        "case",
+        "ours s",
+        "landed s",
+        "speed-up",
+        "target s",
+        "winners",
+        "rounds (landed)",
+        "rows",
+        "pool blocks",
+        "columns",
+        "HiGHS %",
+        "churn landed",
+    ]
     table = []
     for fam, recs in scaling.items():
         for r in recs:
             share = r["lp_seconds"] / max(r["lp_seconds"] + r["separation_seconds"], 1e-12)
-            table.append([r["case"], f"{r['seconds']:.3f}",
-                          f"{r['landed_seconds']:.3f}" if r.get("landed_seconds") is not None else "-",
-                          f"{r['landed_seconds'] / r['seconds']:.1f}x" if r.get("landed_seconds") else "-",
-                          "-" if r["target_seconds"] is None else f"{r['target_seconds']:.0f}",
-                          ",".join(map(str, r["winners"])),
-                          f"{r['rounds']} ({r.get('landed_rounds', '-')})", r["rows"], r["pool_blocks"],
-                          r["columns"], f"{100 * share:.0f}",
-                          f"{r.get('landed_rows_added', '-')}/{r.get('landed_rows_removed', '-')}/"
-                          f"{r.get('landed_rows_readded', '-')}"])
+            table.append(
+                [
+                    r["case"],
+                    f"{r['seconds']:.3f}",
+                    f"{r['landed_seconds']:.3f}" if r.get("landed_seconds") is not None else "-",
+                    f"{r['landed_seconds'] / r['seconds']:.1f}x" if r.get("landed_seconds") else "-",
+                    "-" if r["target_seconds"] is None else f"{r['target_seconds']:.0f}",
+                    ",".join(map(str, r["winners"])),
+                    f"{r['rounds']} ({r.get('landed_rounds', '-')})",
+                    r["rows"],
+                    r["pool_blocks"],
+                    r["columns"],
+                    f"{100 * share:.0f}",
+                    f"{r.get('landed_rows_added', '-')}/{r.get('landed_rows_removed', '-')}/"
+                    f"{r.get('landed_rows_readded', '-')}",
+                ]
+            )
     _print(hdr, table)
     print("\nFitted growth exponents (time ~ K^a; target a <= 2.5 on tournaments)")
     for fam, e in exponents.items():
         f = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
-        print(f"  {fam}: ours {f(e['ours'])} (K >= 64: {f(e['ours_K>=64'])}; per winner's LP {f(e['per_winner'])},"
-              f" K >= 64: {f(e['per_winner_K>=64'])}), landed {f(e['landed'])} (up to K = {e['landed_K_max']})")
-    print(f"\npeak memory of a {300 if not args.quick else 128}-arm tournament solve: "
-          f"{'-' if peak300 is None else f'{peak300:.0f}'} MB (target < {TARGETS['peak_mb_300']:.0f})")
+        print(
+            f"  {fam}: ours {f(e['ours'])} (K >= 64: {f(e['ours_K>=64'])}; per winner's LP {f(e['per_winner'])},"
+            f" K >= 64: {f(e['per_winner_K>=64'])}), landed {f(e['landed'])} (up to K = {e['landed_K_max']})"
+        )
+    print(
+        f"\npeak memory of a {300 if not args.quick else 128}-arm tournament solve: "
+        f"{'-' if peak300 is None else f'{peak300:.0f}'} MB (target < {TARGETS['peak_mb_300']:.0f})"
+    )
     print(f"cutting plane == enumeration on {n_enum} matrices")
     for r in online:
-        print(f"  {r['case']}: {r['seconds'] * 1e3:.3f} ms (landed {ms(r['landed_seconds'])} ms)"
-              + (f", {r['method']}" if "method" in r else ""))
+        print(
+            f"  {r['case']}: {r['seconds'] * 1e3:.3f} ms (landed {ms(r['landed_seconds'])} ms)"
+            + (f", {r['method']}" if "method" in r else "")
+        )
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"boundcalc": boundcalc.__version__, "python": platform.python_version(), "numpy": np.__version__,
-            "machine": platform.machine(), "cpus": os.cpu_count(), "seed": args.seed, "timer": "process_time",
-            "baseline": None if landed is None else args.baseline, "load_average": os.getloadavg()}
-    out.write_text(json.dumps({"meta": meta, "results": records, "exponents": exponents,
-                               "peak_mb_tournament": peak300, "enumerated": n_enum}, indent=2, default=float))
+    meta = {
+        "boundcalc": boundcalc.__version__,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "seed": args.seed,
+        "timer": "process_time",
+        "baseline": None if landed is None else args.baseline,
+        "load_average": os.getloadavg(),
+    }
+    out.write_text(
+        json.dumps(
+            {
+                "meta": meta,
+                "results": records,
+                "exponents": exponents,
+                "peak_mb_tournament": peak300,
+                "enumerated": n_enum,
+            },
+            indent=2,
+            default=float,
+        )
+    )
     print(f"wrote {out}", file=sys.stderr)
     return 0
 
 
-STAT_KEYS = ("rounds", "rows", "rows_added", "rows_removed", "rows_readded", "cut_rows", "block_rows",
-             "pool_blocks", "columns", "pair_columns", "lp_seconds", "separation_seconds", "simplex_iterations")
+STAT_KEYS = (
+    "rounds",
+    "rows",
+    "rows_added",
+    "rows_removed",
+    "rows_readded",
+    "cut_rows",
+    "block_rows",
+    "pool_blocks",
+    "columns",
+    "pair_columns",
+    "lp_seconds",
+    "separation_seconds",
+    "simplex_iterations",
+)
 
 
 def _print(hdr, table):

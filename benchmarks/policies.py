@@ -43,14 +43,35 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-CPP = {("ecw-rmed", 5): 2.3, ("ecw-rmed", 16): 10.3, ("rmed1", 5): 0.56, ("rmed1", 16): 2.9,
-       ("rucb", 5): 0.7, ("rucb", 16): 4.0, ("dts", 5): 3.1, ("dts", 16): 28.9, ("dts+", 5): 3.1,
-       ("ccb", 5): 1.9, ("ccb", 16): 10.2, ("scb", 5): 0.29, ("scb", 16): 1.2, ("savage", 5): 0.28,
-       ("savage", 16): 1.9}
+CPP = {
+    ("ecw-rmed", 5): 2.3,
+    ("ecw-rmed", 16): 10.3,
+    ("rmed1", 5): 0.56,
+    ("rmed1", 16): 2.9,
+    ("rucb", 5): 0.7,
+    ("rucb", 16): 4.0,
+    ("dts", 5): 3.1,
+    ("dts", 16): 28.9,
+    ("dts+", 5): 3.1,
+    ("ccb", 5): 1.9,
+    ("ccb", 16): 10.2,
+    ("scb", 5): 0.29,
+    ("scb", 16): 1.2,
+    ("savage", 5): 0.28,
+    ("savage", 16): 1.9,
+}
 POLICIES = ["ecw-rmed", "rmed1", "rmed2", "rucb", "dts", "dts+", "ccb", "scb", "savage", "cw-rmed"]
 #: issue 34's baselines (their C++ figures, where a C++ exists, are measured by benchmarks/baselines.py)
-POLICIES += ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler",
-             "rmed2fh"]
+POLICIES += [
+    "interleaved-filter",
+    "beat-the-mean",
+    "rcs",
+    "sparring",
+    "self-sparring",
+    "winner-stays",
+    "doubler",
+    "rmed2fh",
+]
 POLICIES += ["merge-rucb", "merge-dts"]  # issue 34, second part (benchmarks/results/policies_merge.json)
 CW_TARGET = {4: 1.0, 16: 5.0, 64: 60.0}
 
@@ -122,7 +143,9 @@ def _panels(keys: list[str]) -> dict:
     out = {}
     for key in keys:
         _, K, condorcet, gap = PANELS[key]
-        out[f"figure1 ({key}) K = {K}"] = submatrix(full, K, condorcet, gap, seed=1000 + K + int(condorcet))[0].mu.tolist()
+        out[f"figure1 ({key}) K = {K}"] = submatrix(full, K, condorcet, gap, seed=1000 + K + int(condorcet))[
+            0
+        ].mu.tolist()
     return out
 
 
@@ -138,8 +161,9 @@ def worker(spec: dict) -> dict:
                 continue
             out["user"][f"{name}|{label}"] = (K, _user_loop(name, mu, spec["steps"]))
             out["kernel"][f"{name}|{label}"] = (K, _kernel(name, mu, spec["horizon"], spec["runs"]))
-    for label, mu in (dict(spec["cw_matrices"], **_panels(spec.get("cw_panels", [])))
-                      if "cw-rmed" in spec["policies"] else {}).items():
+    for label, mu in (
+        dict(spec["cw_matrices"], **_panels(spec.get("cw_panels", []))) if "cw-rmed" in spec["policies"] else {}
+    ).items():
         steps = spec["cw_horizon"] if len(mu) <= 16 else spec["cw_horizon_64"]
         per = _kernel("cw-rmed", mu, steps, 1)
         out["cw"][label] = (len(mu), per * steps, steps)
@@ -149,8 +173,9 @@ def worker(spec: dict) -> dict:
 # ------------------------------------------------------------------------------ parent side
 def run_worker(path: Path, spec: dict) -> dict:
     env = dict(os.environ, PYTHONPATH=str(path))
-    proc = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)], env=env, cwd=str(path),
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--worker", json.dumps(spec)], env=env, cwd=str(path), capture_output=True, text=True
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"worker in {path} failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -162,43 +187,69 @@ def main() -> None:
     ap.add_argument("--cw-steps", type=int, default=20_000, help="CW-RMED's steps in the user-loop comparison")
     ap.add_argument("--horizon", type=int, default=100_000, help="kernel horizon")
     ap.add_argument("--runs", type=int, default=2, help="kernel runs")
-    ap.add_argument("--cw-horizon", type=int, default=100_000,
-                    help="CW-RMED's one run on Table 2 and 16 arms (0: leave that run out)")
-    ap.add_argument("--cw-horizon-64", type=int, default=5_000,
-                    help="CW-RMED's steps at 64 arms (0: leave that run out; 10^5 take 13-15 CPU minutes there: see the README)")
+    ap.add_argument(
+        "--cw-horizon",
+        type=int,
+        default=100_000,
+        help="CW-RMED's one run on Table 2 and 16 arms (0: leave that run out)",
+    )
+    ap.add_argument(
+        "--cw-horizon-64",
+        type=int,
+        default=5_000,
+        help="CW-RMED's steps at 64 arms (0: leave that run out; 10^5 take 13-15 CPU minutes there: see the README)",
+    )
     ap.add_argument("--landed", default=None, help="an older checkout, measured the same way")
-    ap.add_argument("--landed-cw", action="store_true",
-                    help="also run CW-RMED's 10^5 steps on the landed checkout (K <= 16)")
-    ap.add_argument("--landed-cw-64", action="store_true",
-                    help="with --landed-cw, run the 64-arm rows (--cw-horizon-64 steps) on the landed checkout too")
-    ap.add_argument("--cw-panels", default="",
-                    help="CW-RMED's one-run rows also on Figure 1's panel matrices (benchmarks/figure1.py), e.g. a,c")
-    ap.add_argument("--policies", default=",".join(POLICIES),
-                    help="comma-separated policies to measure (default: all; CW-RMED's one-run table only with cw-rmed)")
+    ap.add_argument(
+        "--landed-cw", action="store_true", help="also run CW-RMED's 10^5 steps on the landed checkout (K <= 16)"
+    )
+    ap.add_argument(
+        "--landed-cw-64",
+        action="store_true",
+        help="with --landed-cw, run the 64-arm rows (--cw-horizon-64 steps) on the landed checkout too",
+    )
+    ap.add_argument(
+        "--cw-panels",
+        default="",
+        help="CW-RMED's one-run rows also on Figure 1's panel matrices (benchmarks/figure1.py), e.g. a,c",
+    )
+    ap.add_argument(
+        "--policies",
+        default=",".join(POLICIES),
+        help="comma-separated policies to measure (default: all; CW-RMED's one-run table only with cw-rmed)",
+    )
     ap.add_argument("--out", default=str(HERE / "results" / "policies.json"))
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     policies = [p for p in a.policies.split(",") if p]
     unknown = sorted(set(policies) - set(POLICIES))
     if unknown or not policies:
-        ap.error(f"--policies: unknown {', '.join(unknown)}; choose from {', '.join(POLICIES)}" if unknown
-                 else "--policies: name at least one policy")
+        ap.error(
+            f"--policies: unknown {', '.join(unknown)}; choose from {', '.join(POLICIES)}"
+            if unknown
+            else "--policies: name at least one policy"
+        )
     if a.worker:
         print(json.dumps(worker(json.loads(a.worker))))
         return
     for opt in ("steps", "cw_steps", "horizon", "runs", "cw_horizon", "cw_horizon_64"):
         low = 0 if opt.startswith("cw_horizon") else 1
         if getattr(a, opt) < low:
-            ap.error(f"--{opt.replace('_', '-')} = {getattr(a, opt)} must be >= {low}"
-                     + (" (0 leaves the run out)" if low == 0 else ""))
+            ap.error(
+                f"--{opt.replace('_', '-')} = {getattr(a, opt)} must be >= {low}"
+                + (" (0 leaves the run out)" if low == 0 else "")
+            )
 
     from boundcalc.datasets import load_example, random_matrix
 
-    mats = {"mslr5-condorcet": load_example("mslr5-condorcet").mu.tolist(),
-            "mslr5-noncondorcet": load_example("mslr5-noncondorcet").mu.tolist()}
+    mats = {
+        "mslr5-condorcet": load_example("mslr5-condorcet").mu.tolist(),
+        "mslr5-noncondorcet": load_example("mslr5-noncondorcet").mu.tolist(),
+    }
     m16 = mslr_submatrix(16, 0)
-    mats["mslr16" if m16 is not None else "random16"] = m16 if m16 is not None else random_matrix(
-        16, np.random.default_rng(0), min_gap=0.005).mu.tolist()
+    mats["mslr16" if m16 is not None else "random16"] = (
+        m16 if m16 is not None else random_matrix(16, np.random.default_rng(0), min_gap=0.005).mu.tolist()
+    )
     cw = {"table2 (K = 4)": load_example("table2").mu.tolist()}
     for K in (16, 64):
         sub = mslr_submatrix(K, K, 0.005 if K <= 16 else 1e-6)
@@ -206,24 +257,42 @@ def main() -> None:
             cw[f"mslr K = {K}"] = sub
     # a horizon of 0 leaves its runs out (simulate refuses a horizon below 1)
     cw = {label: mu for label, mu in cw.items() if (a.cw_horizon if len(mu) <= 16 else a.cw_horizon_64) > 0}
-    spec = dict(policies=policies, matrices=mats, cw_matrices=cw, steps=a.steps, cw_steps=a.cw_steps, horizon=a.horizon, runs=a.runs,
-                cw_horizon=a.cw_horizon, cw_horizon_64=a.cw_horizon_64,
-                cw_panels=[k for k in a.cw_panels.split(",") if k])
+    spec = dict(
+        policies=policies,
+        matrices=mats,
+        cw_matrices=cw,
+        steps=a.steps,
+        cw_steps=a.cw_steps,
+        horizon=a.horizon,
+        runs=a.runs,
+        cw_horizon=a.cw_horizon,
+        cw_horizon_64=a.cw_horizon_64,
+        cw_panels=[k for k in a.cw_panels.split(",") if k],
+    )
     t0 = time.time()
     now = run_worker(ROOT, spec)
     landed = None
     if a.landed:
         # the landed CW-RMED at 64 arms takes hours (issue 14: 1.39 ms a step at 16 arms)
         lcw = {k: v for k, v in spec["cw_matrices"].items() if len(v) <= 16 or a.landed_cw_64} if a.landed_cw else {}
-        lspec = dict(spec, cw_matrices=lcw, cw_panels=spec["cw_panels"] if a.landed_cw and a.landed_cw_64 else [
-            k for k in spec["cw_panels"] if k != "c"])
+        lspec = dict(
+            spec,
+            cw_matrices=lcw,
+            cw_panels=spec["cw_panels"]
+            if a.landed_cw and a.landed_cw_64
+            else [k for k in spec["cw_panels"] if k != "c"],
+        )
         landed = run_worker(Path(a.landed).resolve(), lspec)
 
     rows = []
-    print("user loop, landed, kernel, user-kernel: measured now (CPU us per step); C++ us: quoted, not measured"
-          " here (the D-TS authors' library, g++ -O2, per step with its simulator, as in the README)")
-    print(f"{'policy':10s} {'matrix':20s} {'K':>3s} {'user loop us':>13s} {'landed':>9s} {'kernel us':>10s} "
-          f"{'landed':>9s} {'C++ quoted':>10s} {'C++/kernel':>10s} {'user-kernel':>11s}")
+    print(
+        "user loop, landed, kernel, user-kernel: measured now (CPU us per step); C++ us: quoted, not measured"
+        " here (the D-TS authors' library, g++ -O2, per step with its simulator, as in the README)"
+    )
+    print(
+        f"{'policy':10s} {'matrix':20s} {'K':>3s} {'user loop us':>13s} {'landed':>9s} {'kernel us':>10s} "
+        f"{'landed':>9s} {'C++ quoted':>10s} {'C++/kernel':>10s} {'user-kernel':>11s}"
+    )
     for key, (K, user) in now["user"].items():
         name, label = key.split("|")
         kern = now["kernel"].get(key, (K, None))[1]
@@ -233,26 +302,52 @@ def main() -> None:
         f = lambda x, w=9: f"{x * 1e6:{w}.2f}" if x is not None else f"{'-':>{w}s}"  # noqa: E731
         ratio = f"{cpp / (kern * 1e6):10.1f}" if (cpp and kern) else f"{'-':>10s}"
         over = f"{(user - kern) * 1e6:11.2f}" if kern is not None else f"{'-':>11s}"
-        print(f"{name:10s} {label:20s} {K:3d} {f(user, 13)} {f(lu)} {f(kern, 10)} {f(lk)} "
-              f"{cpp if cpp else '-':>10} {ratio} {over}")
-        rows.append(dict(policy=name, matrix=label, K=K, user_us=user * 1e6, kernel_us=None if kern is None else kern * 1e6,
-                         landed_user_us=None if lu is None else lu * 1e6,
-                         landed_kernel_us=None if lk is None else lk * 1e6, cpp_us_quoted=cpp))
+        print(
+            f"{name:10s} {label:20s} {K:3d} {f(user, 13)} {f(lu)} {f(kern, 10)} {f(lk)} "
+            f"{cpp if cpp else '-':>10} {ratio} {over}"
+        )
+        rows.append(
+            dict(
+                policy=name,
+                matrix=label,
+                K=K,
+                user_us=user * 1e6,
+                kernel_us=None if kern is None else kern * 1e6,
+                landed_user_us=None if lu is None else lu * 1e6,
+                landed_kernel_us=None if lk is None else lk * 1e6,
+                cpp_us_quoted=cpp,
+            )
+        )
     print()
     print(f"{'CW-RMED, one run':24s} {'K':>3s} {'steps':>7s} {'CPU s':>8s} {'target (10^5)':>13s} {'landed':>8s}")
     cw_rows = []
     for label, (K, sec, steps) in now["cw"].items():
         ls = landed["cw"].get(label, (K, None))[1] if landed else None
-        print(f"{label:24s} {K:3d} {steps:7d} {sec:8.2f} {CW_TARGET.get(K, float('nan')):13.0f} "
-              f"{(f'{ls:8.2f}' if ls is not None else '-'):>8s}")
-        cw_rows.append(dict(matrix=label, K=K, steps=steps, cpu_seconds=sec, target_10_5=CW_TARGET.get(K),
-                            landed_cpu_seconds=ls))
+        print(
+            f"{label:24s} {K:3d} {steps:7d} {sec:8.2f} {CW_TARGET.get(K, float('nan')):13.0f} "
+            f"{(f'{ls:8.2f}' if ls is not None else '-'):>8s}"
+        )
+        cw_rows.append(
+            dict(matrix=label, K=K, steps=steps, cpu_seconds=sec, target_10_5=CW_TARGET.get(K), landed_cpu_seconds=ls)
+        )
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(dict(rows=rows, cw_rmed=cw_rows, args=vars(a),
-                                   cpp_source="cpp_us_quoted: quoted from the D-TS authors' C++ library (g++ -O2,"
-                                              " per step with its simulator), not measured by this script", python=platform.python_version(),
-                                   machine=platform.machine(), wall_seconds=time.time() - t0), indent=1) + "\n")
+    out.write_text(
+        json.dumps(
+            dict(
+                rows=rows,
+                cw_rmed=cw_rows,
+                args=vars(a),
+                cpp_source="cpp_us_quoted: quoted from the D-TS authors' C++ library (g++ -O2,"
+                " per step with its simulator), not measured by this script",
+                python=platform.python_version(),
+                machine=platform.machine(),
+                wall_seconds=time.time() - t0,
+            ),
+            indent=1,
+        )
+        + "\n"
+    )
     print(f"\nwritten {out}")
 
 

@@ -40,12 +40,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DATA = Path(os.environ.get("BOUNDCALC_SHARED", ROOT.parent / "shared")) / "data" / "public"
-MSLR = {"mslr-informational": DATA / "nightingal3_MSLR_Informational_PMat.npz",
-        "mslr-navigational": DATA / "nightingal3_MSLR_Navigational_PMat.npz"}
+MSLR = {
+    "mslr-informational": DATA / "nightingal3_MSLR_Informational_PMat.npz",
+    "mslr-navigational": DATA / "nightingal3_MSLR_Navigational_PMat.npz",
+}
 FLOOR = [sys.executable, "-c", "import numpy, scipy.optimize, highspy"]
 
 #: One warm-up task per kernel module, as a script both versions run (their public API).
-TASK = r'''
+TASK = r"""
 import sys, time
 c0 = time.process_time()
 import numpy as np
@@ -75,10 +77,10 @@ else:
         i, j = p.select_pair(); p.update(i, j, bool(rng.random() < mu[i, j]))
     simulate(mu, [task], runs=1, horizon=100, seed=0, workers=0, progress=False, bounds=False)
 print(time.process_time() - c1, c1 - c0)
-'''
+"""
 #: Where a policy's compile time goes: numba's compile events per function (inclusive of the
 #: callees compiled inside), on an empty cache, for the protocol's entry points and the run kernel.
-PROFILE = r'''
+PROFILE = r"""
 import sys, time, json
 from numba.core import event
 from boundcalc.datasets import load_example
@@ -101,7 +103,7 @@ c2 = time.process_time()
 top = dict(sorted(rec.items(), key=lambda kv: -kv[1])[:12])
 print(json.dumps({"entry_points": c1 - c0, "run_on_matrix": c2 - c1, "functions_compiled": len(rec),
                   "inclusive": top}))
-'''
+"""
 TASKS = ["cw-rmed", "ecw-rmed", "rmed1", "rmed2", "rucb", "dts", "dts+", "ccb", "scb", "savage", "lp", "cpe"]
 
 
@@ -136,8 +138,18 @@ def commands() -> dict[str, list[str]]:
     out = {f"bounds {k}": bc + ["bounds", str(p)] for k, p in MSLR.items() if p.exists()}
     out["bounds table2"] = bc + ["bounds", "--example", "table2"]
     out["compare table2"] = bc + ["compare", "--example", "table2"]
-    out["simulate all T=1000"] = bc + ["simulate", "--example", "table2", "--policies", "all", "--horizon", "1000",
-                                       "--workers", "0", "--quiet"]
+    out["simulate all T=1000"] = bc + [
+        "simulate",
+        "--example",
+        "table2",
+        "--policies",
+        "all",
+        "--horizon",
+        "1000",
+        "--workers",
+        "0",
+        "--quiet",
+    ]
     return out
 
 
@@ -189,8 +201,12 @@ def in_process() -> dict:
             b = q.run(duel, steps)
             t_loop = time.process_time() - c
             assert (a[0] == b[0]).all(), name
-            run[f"{name} K={K}"] = {"steps": steps, "run_us": 1e6 * t_run / steps, "loop_us": 1e6 * t_loop / steps,
-                                    "ratio": t_loop / t_run if t_run > 0 else float("inf")}
+            run[f"{name} K={K}"] = {
+                "steps": steps,
+                "run_us": 1e6 * t_run / steps,
+                "loop_us": 1e6 * t_loop / steps,
+                "ratio": t_loop / t_run if t_run > 0 else float("inf"),
+            }
     return {"lp_136": lp, "run_matrix": run}
 
 
@@ -204,8 +220,11 @@ def main(argv=None) -> int:
     ap.add_argument("--no-in-process", action="store_true")
     ap.add_argument("--merge", action="store_true", help="update --out's sections instead of replacing the file")
     ap.add_argument("--out", default=str(HERE / "results" / "startup.json"))
-    ap.add_argument("--profile-only", action="store_true",
-                    help="only the compile profile of cw-rmed, ecw-rmed and rmed1 (this checkout), added to --out")
+    ap.add_argument(
+        "--profile-only",
+        action="store_true",
+        help="only the compile profile of cw-rmed, ecw-rmed and rmed1 (this checkout), added to --out",
+    )
     args = ap.parse_args(argv)
     if args.profile_only:
         out = Path(args.out)
@@ -216,8 +235,10 @@ def main(argv=None) -> int:
                 m = measure([sys.executable, "-c", PROFILE, name], version_env(ROOT, Path(cache)), 1)
             prof = json.loads(m["stdout"].strip().splitlines()[-1])
             result["compile_profile"][name] = prof
-            print(f"{name}: entry points {prof['entry_points']:.2f} s, run kernel {prof['run_on_matrix']:.2f} s CPU,"
-                  f" {prof['functions_compiled']} functions compiled")
+            print(
+                f"{name}: entry points {prof['entry_points']:.2f} s, run kernel {prof['run_on_matrix']:.2f} s CPU,"
+                f" {prof['functions_compiled']} functions compiled"
+            )
             for k, v in prof["inclusive"].items():
                 print(f"    {v:6.2f}  {k}")
         out.write_text(json.dumps(result, indent=1))
@@ -229,8 +250,14 @@ def main(argv=None) -> int:
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.landed], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(landed)], input=archive, check=True)
     versions = {k: v for k, v in {"this": ROOT, "landed": landed}.items() if k in args.versions.split(",")}
-    result = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
-              "landed": args.landed, "floor": {}, "warm": {}, "cold": {}, "kernels": {}}
+    result = {
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+        "landed": args.landed,
+        "floor": {},
+        "warm": {},
+        "cold": {},
+        "kernels": {},
+    }
     fl = measure(FLOOR, dict(os.environ), args.repeat)
     result["floor"] = {"cpu": fl["cpu"], "wall": fl["wall"]}
     floor = fl["cpu"]
@@ -241,8 +268,15 @@ def main(argv=None) -> int:
         for name, cmd in cmds.items():
             measure(cmd, env, 1)  # fills the version's cache
             m = measure(cmd, env, args.repeat)
-            result["warm"].setdefault(name, {})[v] = {"cpu": m["cpu"], "wall": m["wall"], "printed": solve_line(m["stdout"])}
-            print(f"warm {v:7s} {name:28s} cpu {m['cpu']:6.2f}  wall {m['wall']:6.2f}  {solve_line(m['stdout'])}", flush=True)
+            result["warm"].setdefault(name, {})[v] = {
+                "cpu": m["cpu"],
+                "wall": m["wall"],
+                "printed": solve_line(m["stdout"]),
+            }
+            print(
+                f"warm {v:7s} {name:28s} cpu {m['cpu']:6.2f}  wall {m['wall']:6.2f}  {solve_line(m['stdout'])}",
+                flush=True,
+            )
         if not args.no_cold:
             for name in [n for n in cmds if n.startswith("bounds mslr")][:1] + ["simulate all T=1000"]:
                 env = version_env(path, tmp / f"cold-{v}-{len(result['cold'])}-{name.replace(' ', '_')}")
@@ -259,8 +293,10 @@ def main(argv=None) -> int:
                 c_cold, _ = (float(x) for x in cold["stdout"].split())
                 c_warm, _ = (float(x) for x in warm["stdout"].split())
                 result["kernels"].setdefault(task, {})[v] = {"compile_cpu": c_cold, "load_cpu": c_warm}
-                print(f"kernel {v:7s} {task:10s} compile (first run) {c_cold:6.2f} s   load (cached) {c_warm:6.2f} s",
-                      flush=True)
+                print(
+                    f"kernel {v:7s} {task:10s} compile (first run) {c_cold:6.2f} s   load (cached) {c_warm:6.2f} s",
+                    flush=True,
+                )
     out = Path(args.out)
     if args.merge and out.exists():
         old = json.loads(out.read_text())
@@ -275,24 +311,40 @@ def main(argv=None) -> int:
         result["in_process"] = in_process()
 
     print(f"\nfloor (import numpy, scipy.optimize, highspy): {floor:.2f} s CPU\n")
-    targets = {"bounds mslr-informational": 0.15, "bounds mslr-navigational": 0.15, "bounds table2": 0.1,
-               "compare table2": 0.3}
-    print(f"{'warm':30s} {'landed cpu':>10s} {'this cpu':>9s} {'this-floor':>10s} {'target':>7s}  printed solve (this / landed)")
+    targets = {
+        "bounds mslr-informational": 0.15,
+        "bounds mslr-navigational": 0.15,
+        "bounds table2": 0.1,
+        "compare table2": 0.3,
+    }
+    print(
+        f"{'warm':30s} {'landed cpu':>10s} {'this cpu':>9s} {'this-floor':>10s} {'target':>7s}  printed solve (this / landed)"
+    )
     for name, row in result["warm"].items():
         tgt = targets.get(name)
         t = row["this"]["cpu"]
-        print(f"{name:30s} {row['landed']['cpu']:10.2f} {t:9.2f} {t - floor:10.2f} "
-              f"{('+%.2f' % tgt) if tgt else '':>7s}  {row['this']['printed']} / {row['landed']['printed']}")
+        print(
+            f"{name:30s} {row['landed']['cpu']:10.2f} {t:9.2f} {t - floor:10.2f} "
+            f"{f'+{tgt:.2f}' if tgt else '':>7s}  {row['this']['printed']} / {row['landed']['printed']}"
+        )
     if result["cold"]:
-        print(f"\n{'cold (empty numba cache)':30s} {'landed cpu':>10s} {'this cpu':>9s} {'landed wall':>11s} {'this wall':>9s}")
+        print(
+            f"\n{'cold (empty numba cache)':30s} {'landed cpu':>10s} {'this cpu':>9s} {'landed wall':>11s} {'this wall':>9s}"
+        )
         for name, row in result["cold"].items():
-            print(f"{name:30s} {row['landed']['cpu']:10.2f} {row['this']['cpu']:9.2f} {row['landed']['wall']:11.2f} "
-                  f"{row['this']['wall']:9.2f}")
+            print(
+                f"{name:30s} {row['landed']['cpu']:10.2f} {row['this']['cpu']:9.2f} {row['landed']['wall']:11.2f} "
+                f"{row['this']['wall']:9.2f}"
+            )
     if result["kernels"]:
-        print(f"\n{'kernel task':12s} {'compile landed':>14s} {'compile this':>12s} {'load landed':>11s} {'load this':>9s}")
+        print(
+            f"\n{'kernel task':12s} {'compile landed':>14s} {'compile this':>12s} {'load landed':>11s} {'load this':>9s}"
+        )
         for task, row in result["kernels"].items():
-            print(f"{task:12s} {row['landed']['compile_cpu']:14.2f} {row['this']['compile_cpu']:12.2f} "
-                  f"{row['landed']['load_cpu']:11.2f} {row['this']['load_cpu']:9.2f}")
+            print(
+                f"{task:12s} {row['landed']['compile_cpu']:14.2f} {row['this']['compile_cpu']:12.2f} "
+                f"{row['landed']['load_cpu']:11.2f} {row['this']['load_cpu']:9.2f}"
+            )
     ip = result.get("in_process", {"lp_136": {}, "run_matrix": {}})
     print("\n136-arm solve in one process (CPU s): numpy path / compiled path")
     for k, row in ip["lp_136"].items():

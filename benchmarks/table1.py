@@ -61,8 +61,11 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2, help="local Dask cluster size (default 2)")
     ap.add_argument("--no-inprocess", action="store_true", help="skip the in-process comparison run")
-    ap.add_argument("--inprocess-first", action="store_true",
-                    help="run the in-process pass before the Dask one (default: Dask first)")
+    ap.add_argument(
+        "--inprocess-first",
+        action="store_true",
+        help="run the in-process pass before the Dask one (default: Dask first)",
+    )
     ap.add_argument("--progress", action="store_true", help="progress bars on stderr")
     ap.add_argument("--out", default=str(HERE / "results" / "table1.json"))
     args = ap.parse_args(argv)
@@ -72,14 +75,16 @@ def main(argv=None) -> int:
         print(f"table1 benchmark skipped: public data absent ({path}); set BOUNDCALC_SHARED", file=sys.stderr)
         return 0
     pm = PreferenceMatrix.from_file(path)
-    common = dict(size=args.size, count=args.count, min_gap=args.min_gap, seed=args.seed,
-                  progress=args.progress or None)
+    common = dict(
+        size=args.size, count=args.count, min_gap=args.min_gap, seed=args.seed, progress=args.progress or None
+    )
 
     runs = {}
     wall: dict[str, float] = {}
     cpu: dict[str, float] = {}  # this process's CPU (time.process_time): Dask workers' CPU is not in it
-    order = ["dask"] if args.no_inprocess else (["in-process", "dask"] if args.inprocess_first
-                                                 else ["dask", "in-process"])
+    order = (
+        ["dask"] if args.no_inprocess else (["in-process", "dask"] if args.inprocess_first else ["dask", "in-process"])
+    )
     for name in order:
         t0, c0 = time.perf_counter(), time.process_time()
         runs[name] = run_batch(pm, workers=args.workers if name == "dask" else 0, **common)
@@ -90,21 +95,48 @@ def main(argv=None) -> int:
     if "in-process" in runs:
         same = runs["in-process"].rows == ref.rows
 
-    print(f"000 Table 1: {args.count} accepted {args.size}-arm submatrices of {path.name} (K = {pm.K}),"
-          f" gaps >= {args.min_gap:g}, seed {args.seed}; every constant of boundcalc.compare"
-          f" ({len(ref.meta['keys'])} rows per submatrix)")
-    print(f"{ref.stats['drawn']} candidates drawn (acceptance {ref.stats['acceptance_rate']:.2%}),"
-          f" draw {ref.stats['seconds_draw']:.2f} s\n")
+    print(
+        f"000 Table 1: {args.count} accepted {args.size}-arm submatrices of {path.name} (K = {pm.K}),"
+        f" gaps >= {args.min_gap:g}, seed {args.seed}; every constant of boundcalc.compare"
+        f" ({len(ref.meta['keys'])} rows per submatrix)"
+    )
+    print(
+        f"{ref.stats['drawn']} candidates drawn (acceptance {ref.stats['acceptance_rate']:.2%}),"
+        f" draw {ref.stats['seconds_draw']:.2f} s\n"
+    )
     trows = []
     for name, res in runs.items():
         st = res.stats
         w = st["workers"] if name == "dask" else 1
-        trows.append((name, w, st["chunk_size"], f"{wall[name]:.1f}", f"{cpu[name]:.1f}", f"{st['seconds_cluster']:.1f}",
-                      f"{st['seconds_evaluate']:.1f}",
-                      f"{args.count / wall[name]:.0f}",
-                      f"{wall['in-process'] / wall[name]:.2f}" if "in-process" in wall else "-"))
-    print(_table(["backend", "workers", "chunk", "wall s", "client CPU s", "cluster start s", "evaluate s", "submatrices/s",
-                  "speed-up"], trows))
+        trows.append(
+            (
+                name,
+                w,
+                st["chunk_size"],
+                f"{wall[name]:.1f}",
+                f"{cpu[name]:.1f}",
+                f"{st['seconds_cluster']:.1f}",
+                f"{st['seconds_evaluate']:.1f}",
+                f"{args.count / wall[name]:.0f}",
+                f"{wall['in-process'] / wall[name]:.2f}" if "in-process" in wall else "-",
+            )
+        )
+    print(
+        _table(
+            [
+                "backend",
+                "workers",
+                "chunk",
+                "wall s",
+                "client CPU s",
+                "cluster start s",
+                "evaluate s",
+                "submatrices/s",
+                "speed-up",
+            ],
+            trows,
+        )
+    )
     if same is not None:
         print(f"\nrows identical in-process and on Dask: {same}")
 
@@ -112,7 +144,9 @@ def main(argv=None) -> int:
     prow = []
     for k, paper in PAPER.items():
         m, se = s[k]["mean_000"], s[k]["se_000"]
-        prow.append((LABELS[k], f"{paper:.2g}", f"{m:.4g}", f"{se:.3g}", f"{m / paper:.3f}", f"{(m - paper) / se:+.1f}"))
+        prow.append(
+            (LABELS[k], f"{paper:.2g}", f"{m:.4g}", f"{se:.3g}", f"{m / paper:.3f}", f"{(m - paper) / se:+.1f}")
+        )
     print()
     print(_table(["constant (000's unit)", "paper", "mean", "s.e.", "mean/paper", "(mean-paper)/s.e."], prow))
     print()
@@ -132,10 +166,18 @@ def main(argv=None) -> int:
             "parameters": {k: v for k, v in vars(args).items() if k not in ("out", "progress")},
         },
         "order": order,
-        "timings": {name: {"wall_seconds": wall[name], "client_cpu_seconds": cpu[name], "workers": res.stats["workers"],
-                           "chunk_size": res.stats["chunk_size"], "seconds_draw": res.stats["seconds_draw"],
-                           "seconds_cluster": res.stats["seconds_cluster"],
-                           "seconds_evaluate": res.stats["seconds_evaluate"]} for name, res in runs.items()},
+        "timings": {
+            name: {
+                "wall_seconds": wall[name],
+                "client_cpu_seconds": cpu[name],
+                "workers": res.stats["workers"],
+                "chunk_size": res.stats["chunk_size"],
+                "seconds_draw": res.stats["seconds_draw"],
+                "seconds_cluster": res.stats["seconds_cluster"],
+                "seconds_evaluate": res.stats["seconds_evaluate"],
+            }
+            for name, res in runs.items()
+        },
         "identical_rows": same,
         "draw": {"drawn": ref.stats["drawn"], "acceptance_rate": ref.stats["acceptance_rate"]},
         "paper": {k: {"paper": PAPER[k], "mean": s[k]["mean_000"], "se": s[k]["se_000"]} for k in PAPER},

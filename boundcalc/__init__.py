@@ -9,17 +9,18 @@ registers its constant (:mod:`boundcalc.registry`) and :func:`compare` (in
 :mod:`boundcalc.comparison`) reads the registry.
 """
 
-from .matrix import PreferenceMatrix, PreferenceMatrixError, as_preference_matrix, kl_half, kl_bernoulli
-from .result import BoundResult, Certificate, Result
-from .bounds.exact import lower_bound, ecw_bound
-from .comparison import compare, Comparison, COMPARE_KEYS
+from .bounds.exact import ecw_bound, lower_bound
+from .comparison import COMPARE_KEYS, Comparison, compare
+from .datasets import load_example
 from .lp.cutting import CopelandLPSolver
 from .lp.highs import SolverError
-from .datasets import load_example
+from .matrix import PreferenceMatrix, PreferenceMatrixError, as_preference_matrix, kl_bernoulli, kl_half
+from .result import BoundResult, Certificate, Result
 from .uncertainty import bootstrap
 
 try:  # one version source: pyproject.toml, read back from the installed distribution
-    from importlib.metadata import PackageNotFoundError, version as _version
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as _version
 
     __version__ = _version("boundcalc")
 except PackageNotFoundError:  # pragma: no cover - a source tree on sys.path, never installed

@@ -27,9 +27,9 @@ import os
 import sys
 import tempfile
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
-from typing import Callable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 __all__ = ["new_highs", "fd_stdout_captured", "solve_quietly", "BANNER_PREFIXES"]
 

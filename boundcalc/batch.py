@@ -62,8 +62,9 @@ import hashlib
 import math
 import os
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -73,8 +74,8 @@ from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .registry import get_constant
 from .result import RichResult
 from .runner import JsonlStore, StoreError, StoreMismatch, load_store
-from .runner.store import same
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job
+from .runner.store import same
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -174,7 +175,8 @@ def _check_feasible(G: np.ndarray, size: int, min_gap: float) -> None:
         raise ValueError(
             f"no {size}-arm submatrix has every gap >= {min_gap:g}: after removing arms with fewer than"
             f" {size - 1} partners at that gap, {int(alive.sum())} arms remain (the largest gap of the"
-            f" matrix is {best[0] if best.size else 0:.4g}); lower min_gap or size")
+            f" matrix is {best[0] if best.size else 0:.4g}); lower min_gap or size"
+        )
 
 
 @dataclass(frozen=True, repr=False)
@@ -197,8 +199,9 @@ class Draws(RichResult):
         return {"arms": self.arms.tolist(), "min_gaps": self.min_gaps.tolist(), "drawn": int(self.drawn)}
 
 
-def draw_submatrices(matrix: MatrixLike, size: int, count: int, min_gap: float = 0.0, seed: int = 0, *,
-                     max_draws: int | None = None) -> Draws:
+def draw_submatrices(
+    matrix: MatrixLike, size: int, count: int, min_gap: float = 0.0, seed: int = 0, *, max_draws: int | None = None
+) -> Draws:
     """The first ``count`` candidates of :func:`iter_candidates` whose smallest gap is ``>= min_gap``.
 
     Submatrix ``i`` depends only on ``(matrix, size, min_gap, seed)`` and ``i``: drawing more
@@ -262,14 +265,15 @@ def draw_submatrices(matrix: MatrixLike, size: int, count: int, min_gap: float =
     return Draws(a, g, drawn)
 
 
-
 # ----------------------------------------------------------------------------- evaluation
 def _submatrix(mu: np.ndarray, arms: ArrayLike) -> PreferenceMatrix:
     idx = np.asarray(arms, dtype=np.int64)
     return PreferenceMatrix(mu[np.ix_(idx, idx)])
 
 
-def _row(index: int, arms: Iterable[int], sub: PreferenceMatrix, keys: Sequence[str], alpha: float, beta: float) -> dict:
+def _row(
+    index: int, arms: Iterable[int], sub: PreferenceMatrix, keys: Sequence[str], alpha: float, beta: float
+) -> dict:
     row: dict[str, Any] = {"index": int(index), "arms": [int(a) for a in arms], "min_gap": float(sub.min_gap)}
     try:
         cmp = compare(sub, alpha=alpha, beta=beta, keys=keys)
@@ -288,8 +292,15 @@ def _row(index: int, arms: Iterable[int], sub: PreferenceMatrix, keys: Sequence[
     return row
 
 
-def evaluate_submatrix(matrix: MatrixLike, arms: ArrayLike, keys: Iterable[str] | None = None, *, index: int = 0,
-                       alpha: float = 0.51, beta: float = 2.0) -> dict:
+def evaluate_submatrix(
+    matrix: MatrixLike,
+    arms: ArrayLike,
+    keys: Iterable[str] | None = None,
+    *,
+    index: int = 0,
+    alpha: float = 0.51,
+    beta: float = 2.0,
+) -> dict:
     """The batch row of one submatrix: ``index``, ``arms``, ``min_gap``, ``KEY`` and ``KEY_000``
     for every constant (exactly what :func:`run_batch` stores for it).
 
@@ -316,8 +327,9 @@ def evaluate_task(task: dict, shared: dict) -> dict:
     True
     """
     mu = np.asarray(shared["mu"])
-    return _row(task["index"], task["arms"], _submatrix(mu, task["arms"]), shared["keys"],
-                shared["alpha"], shared["beta"])
+    return _row(
+        task["index"], task["arms"], _submatrix(mu, task["arms"]), shared["keys"], shared["alpha"], shared["beta"]
+    )
 
 
 # ----------------------------------------------------------------------------- summary
@@ -349,8 +361,18 @@ def summarize(rows: Sequence[dict], keys: Sequence[str], units: dict | None = No
         conv = [r[k + SUFFIX_000] for r in rows if r.get(k + SUFFIX_000) is not None and not r.get("error")]
         n, mean, se = _stats(own)
         n0, mean0, se0 = _stats(conv)
-        out.append({"key": k, "unit": units.get(k), "n": n, "mean": mean, "se": se,
-                    "n_000": n0, "mean_000": mean0, "se_000": se0})
+        out.append(
+            {
+                "key": k,
+                "unit": units.get(k),
+                "n": n,
+                "mean": mean,
+                "se": se,
+                "n_000": n0,
+                "mean_000": mean0,
+                "se_000": se0,
+            }
+        )
     return out
 
 
@@ -365,8 +387,18 @@ def _fmt(x: Any) -> str:
 def format_summary(summary: Sequence[dict]) -> str:
     """An aligned text table of :func:`summarize`'s output."""
     head = ["constant", "n", "mean", "s.e.", "mean (000 unit)", "s.e. (000 unit)", "unit"]
-    cells = [head] + [[s["key"], _fmt(s["n"]), _fmt(s["mean"]), _fmt(s["se"]), _fmt(s["mean_000"]),
-                       _fmt(s["se_000"]), s.get("unit") or "-"] for s in summary]
+    cells = [head] + [
+        [
+            s["key"],
+            _fmt(s["n"]),
+            _fmt(s["mean"]),
+            _fmt(s["se"]),
+            _fmt(s["mean_000"]),
+            _fmt(s["se_000"]),
+            s.get("unit") or "-",
+        ]
+        for s in summary
+    ]
     w = [max(len(r[i]) for r in cells) for i in range(len(head))]
     lines = []
     for n, r in enumerate(cells):
@@ -410,8 +442,10 @@ class BatchResult(RichResult):
 
     def __repr__(self) -> str:
         name = f" of {self.meta.get('matrix_name')!r}" if self.meta.get("matrix_name") else ""
-        return (f"<BatchResult{name}: {len(self.rows)} {self.meta['size']}-arm submatrices,"
-                f" {len(self.keys)} constants, seed {self.meta['seed']}>")
+        return (
+            f"<BatchResult{name}: {len(self.rows)} {self.meta['size']}-arm submatrices,"
+            f" {len(self.keys)} constants, seed {self.meta['seed']}>"
+        )
 
     def constants_dict(self) -> dict[str, dict]:
         """:attr:`constants` keyed by constant."""
@@ -447,19 +481,21 @@ class BatchResult(RichResult):
         over the submatrices where it applies (what the CLI prints)."""
         m, st = self.meta, self.stats
         name = f" of {m['matrix_name']}" if m.get("matrix_name") else ""
-        how = st["backend"] + (f", {st['workers']} workers, {st['chunk_size']} per task"
-                               if st["backend"] == "dask" else "")
-        return (f"batch: {len(self.rows)} accepted {m['size']}-arm submatrices{name} (K = {m['K']}),"
-                f" every gap >= {m['min_gap']:g}, seed {m['seed']}\n"
-                f"{st['drawn']} candidates drawn (acceptance {st['acceptance_rate']:.2%});"
-                f" {st['resumed']} rows resumed, {st['computed']} computed ({how}) in {st['seconds']:.1f} s\n"
-                "mean and standard error over the submatrices where each constant applies (n):\n\n"
-                + format_summary(self.constants))
+        how = st["backend"] + (
+            f", {st['workers']} workers, {st['chunk_size']} per task" if st["backend"] == "dask" else ""
+        )
+        return (
+            f"batch: {len(self.rows)} accepted {m['size']}-arm submatrices{name} (K = {m['K']}),"
+            f" every gap >= {m['min_gap']:g}, seed {m['seed']}\n"
+            f"{st['drawn']} candidates drawn (acceptance {st['acceptance_rate']:.2%});"
+            f" {st['resumed']} rows resumed, {st['computed']} computed ({how}) in {st['seconds']:.1f} s\n"
+            "mean and standard error over the submatrices where each constant applies (n):\n\n"
+            + format_summary(self.constants)
+        )
 
     def to_dict(self) -> dict:
         """``meta``, ``stats`` and ``constants`` (the per-constant summary; not the rows), JSON-ready."""
         return {"meta": self.meta, "stats": self.stats, "constants": self.constants}
-
 
 
 # ----------------------------------------------------------------------------- row files
@@ -497,17 +533,33 @@ def _open_store(path: str | os.PathLike, meta: dict, overwrite: bool) -> JsonlSt
         raise BatchFileMismatch(
             f"{path} was made by a batch run with other arguments ({'; '.join(diffs)}). Use another"
             " output file, rerun with the file's arguments to resume it, or overwrite it"
-            " (overwrite=True; CLI --overwrite).", exc.path, exc.differences) from None
+            " (overwrite=True; CLI --overwrite).",
+            exc.path,
+            exc.differences,
+        ) from None
     except StoreError as exc:
         raise BatchFileError(str(exc)) from None
 
 
 # ----------------------------------------------------------------------------- execution
-def run_batch(matrix: MatrixLike, size: int, count: int, min_gap: float = 0.0, seed: int | None = 0, out: str | os.PathLike | None = None, *,
-              keys: Iterable[str] | None = None, alpha: float = 0.51, beta: float = 2.0,
-              workers: int | None = 0, scheduler: Any = None, chunk_size: int | None = None,
-              progress: bool | None = None, overwrite: bool = False,
-              max_draws: int | None = None) -> BatchResult:
+def run_batch(
+    matrix: MatrixLike,
+    size: int,
+    count: int,
+    min_gap: float = 0.0,
+    seed: int | None = 0,
+    out: str | os.PathLike | None = None,
+    *,
+    keys: Iterable[str] | None = None,
+    alpha: float = 0.51,
+    beta: float = 2.0,
+    workers: int | None = 0,
+    scheduler: Any = None,
+    chunk_size: int | None = None,
+    progress: bool | None = None,
+    overwrite: bool = False,
+    max_draws: int | None = None,
+) -> BatchResult:
     """Evaluate constants on ``count`` random ``size``-arm submatrices whose gaps are all ``>= min_gap``.
 
     The submatrices are drawn in the driver (:func:`draw_submatrices`; submatrix ``i`` is fixed
@@ -597,8 +649,10 @@ def run_batch(matrix: MatrixLike, size: int, count: int, min_gap: float = 0.0, s
                     raise BatchFileMismatch(
                         f"{out}: row {i} has arms {r.get('arms')} but the draw gives"
                         f" {draws.arms[i].tolist()}; the file was not made by this run's draw"
-                        " (use another output file or overwrite it)", store.path,
-                        [("arms", r.get("arms"), draws.arms[i].tolist())])
+                        " (use another output file or overwrite it)",
+                        store.path,
+                        [("arms", r.get("arms"), draws.arms[i].tolist())],
+                    )
                 if any(k not in r for k in keys):
                     raise BatchFileError(f"{out}: row {i} lacks some of the constants {list(keys)}")
             meta = dict(store.header, count=count)
@@ -610,12 +664,16 @@ def run_batch(matrix: MatrixLike, size: int, count: int, min_gap: float = 0.0, s
             meta["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             if store is not None:
                 store.header = dict(meta)  # written on the first line when the runner opens the store
-        job = Job("batch", evaluate_task, header=meta, tag=HEADER_TAG,
-                  shared={"mu": np.asarray(pm.mu), "keys": list(keys), "alpha": alpha, "beta": beta},
-                  tasks=[{"index": i, "arms": a} for i, a in enumerate(draws.arms.tolist())])
+        job = Job(
+            "batch",
+            evaluate_task,
+            header=meta,
+            tag=HEADER_TAG,
+            shared={"mu": np.asarray(pm.mu), "keys": list(keys), "alpha": alpha, "beta": beta},
+            tasks=[{"index": i, "arms": a} for i, a in enumerate(draws.arms.tolist())],
+        )
         dropped = store.dropped_bytes if store is not None else 0
-        rows = run_job(job, store=store, workers=workers, scheduler=scheduler, chunk_size=chunk_size,
-                       progress=progress)
+        rows = run_job(job, store=store, workers=workers, scheduler=scheduler, chunk_size=chunk_size, progress=progress)
     finally:
         if store is not None:
             store.close()

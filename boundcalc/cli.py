@@ -31,33 +31,32 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal, NoReturn, TextIO, TypeGuard, overload
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TextIO, TypeGuard, overload
 
 import numpy as np
 
 from . import __version__
 from ._table import format_table
 from .datasets import DUEL_EXAMPLES, EXAMPLES, load_example
+from .io import read_source
 from .matrix import (
     PreferenceMatrix,
     PreferenceMatrixError,
     array_from_json,
     check_tie_epsilon,
 )
-from .io import read_source
 from .result import BoundResult, to_jsonable, with_paper_legend
 
 if TYPE_CHECKING:
     import threading
 
+    from .cpe.instance import CPEInstance
     from .explore import ExplorationRuns
     from .plan import Plan
-    from .simulate import SimulationResult
-
-    from .cpe.instance import CPEInstance
     from .result import SolvedBoundResult
+    from .simulate import SimulationResult
 
 EXIT_OK, EXIT_SOLVER, EXIT_INPUT = 0, 1, 2
 EXAMPLE_NAMES = sorted(EXAMPLES) + ["arithmetic8"]
@@ -139,8 +138,9 @@ def _short(text: str, width: int = 40) -> str:
     return repr(text) if len(text) <= width else repr(text[:width]) + f"... ({len(text)} characters)"
 
 
-def _float_option(low: float | None = None, high: float | None = None, *, low_open: bool = False,
-                  high_open: bool = False) -> Callable[[str], float]:
+def _float_option(
+    low: float | None = None, high: float | None = None, *, low_open: bool = False, high_open: bool = False
+) -> Callable[[str], float]:
     """An argparse ``type``: a finite real number in the given interval."""
     parts = []
     if low is not None:
@@ -193,14 +193,17 @@ def _check_output_name(text: str, what: str) -> Path:
         st = p.stat()
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:
-            raise argparse.ArgumentTypeError(f"the file name is too long for the file system ({len(text)}"
-                                             f" characters; a name is at most {_name_max(p)} per path part)") from None
+            raise argparse.ArgumentTypeError(
+                f"the file name is too long for the file system ({len(text)}"
+                f" characters; a name is at most {_name_max(p)} per path part)"
+            ) from None
         if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
             raise argparse.ArgumentTypeError(f"cannot use {_short(text)}: {exc.strerror}") from None
         return p
     if not (_stat.S_ISREG(st.st_mode) or _stat.S_ISDIR(st.st_mode)):
-        raise argparse.ArgumentTypeError(f"{_short(text)} is not a regular file (a FIFO, device or socket);"
-                                         f" a {what} must be a regular file")
+        raise argparse.ArgumentTypeError(
+            f"{_short(text)} is not a regular file (a FIFO, device or socket); a {what} must be a regular file"
+        )
     return p
 
 
@@ -248,24 +251,45 @@ def add_input_arguments(p: argparse.ArgumentParser, *, instances: bool = False) 
     """PATH / --example / --key / --break-ties: the input of every subcommand."""
     g = p.add_argument_group("input")
     if instances:
-        g.add_argument("path", nargs="?", metavar="PATH",
-                       help="CPE instance JSON (format boundcalc.cpe.instance/1) or a preference matrix"
-                            " (text, .npy, .npz, .json: its one-position instance); '-' = stdin")
+        g.add_argument(
+            "path",
+            nargs="?",
+            metavar="PATH",
+            help="CPE instance JSON (format boundcalc.cpe.instance/1) or a preference matrix"
+            " (text, .npy, .npz, .json: its one-position instance); '-' = stdin",
+        )
         names = [CPE_EXAMPLE] + EXAMPLE_NAMES
-        g.add_argument("--example", choices=names, metavar="NAME",
-                       help=f"{CPE_EXAMPLE} (004's Figures 1-2 instance) or a bundled matrix as a one-position"
-                            f" instance: {', '.join(EXAMPLE_NAMES)}")
+        g.add_argument(
+            "--example",
+            choices=names,
+            metavar="NAME",
+            help=f"{CPE_EXAMPLE} (004's Figures 1-2 instance) or a bundled matrix as a one-position"
+            f" instance: {', '.join(EXAMPLE_NAMES)}",
+        )
     else:
-        g.add_argument("path", nargs="?", metavar="PATH",
-                       help="preference matrix: text (whitespace/comma), .npy, .npz, .json; '-' = stdin")
-        g.add_argument("--example", choices=EXAMPLE_NAMES, metavar="NAME",
-                       help="use a bundled matrix from the papers instead of PATH: "
-                            + "; ".join(f"{k} ({src})" for k, (_, src) in sorted(EXAMPLES.items()))
-                            + "; arithmetic8 (mu_ij = 1/2 + 0.05 (j - i), Komiyama et al. 2015)")
+        g.add_argument(
+            "path",
+            nargs="?",
+            metavar="PATH",
+            help="preference matrix: text (whitespace/comma), .npy, .npz, .json; '-' = stdin",
+        )
+        g.add_argument(
+            "--example",
+            choices=EXAMPLE_NAMES,
+            metavar="NAME",
+            help="use a bundled matrix from the papers instead of PATH: "
+            + "; ".join(f"{k} ({src})" for k, (_, src) in sorted(EXAMPLES.items()))
+            + "; arithmetic8 (mu_ij = 1/2 + 0.05 (j - i), Komiyama et al. 2015)",
+        )
     g.add_argument("--key", help="array name inside an .npz, or entry of a JSON object")
-    g.add_argument("--break-ties", type=_tie_epsilon, metavar="EPS", default=None,
-                   help="move exact ties mu_ij = 1/2 to 1/2 + EPS (lower index wins) instead of refusing them;"
-                        " the constants then scale like 1/EPS^2")
+    g.add_argument(
+        "--break-ties",
+        type=_tie_epsilon,
+        metavar="EPS",
+        default=None,
+        help="move exact ties mu_ij = 1/2 to 1/2 + EPS (lower index wins) instead of refusing them;"
+        " the constants then scale like 1/EPS^2",
+    )
 
 
 def add_output_arguments(p: argparse.ArgumentParser, *, what: str, csv: bool = False, plot: str | None = None) -> None:
@@ -276,26 +300,46 @@ def add_output_arguments(p: argparse.ArgumentParser, *, what: str, csv: bool = F
     if csv:
         fmt.add_argument("--csv", action="store_true", help="print a CSV table with a header instead of a table")
     if plot:
-        g.add_argument("--plot", metavar="FILE", type=_figure_path,
-                       help=f"save {plot} (.png, .pdf, .svg; needs matplotlib)")
+        g.add_argument(
+            "--plot", metavar="FILE", type=_figure_path, help=f"save {plot} (.png, .pdf, .svg; needs matplotlib)"
+        )
 
 
 def add_run_arguments(p: argparse.ArgumentParser, rows: str) -> None:
     """The options every long seeded run shares (``batch``, ``simulate``, ``explore``)."""
     g = p.add_argument_group("run (resumable row file, Dask, progress)")
-    g.add_argument("--out", "-o", metavar="FILE", type=_rows_path,
-                   help=f"JSON Lines row file, {rows}; a rerun with the same arguments resumes it; locked while"
-                        " a run writes it")
+    g.add_argument(
+        "--out",
+        "-o",
+        metavar="FILE",
+        type=_rows_path,
+        help=f"JSON Lines row file, {rows}; a rerun with the same arguments resumes it; locked while a run writes it",
+    )
     g.add_argument("--overwrite", action="store_true", help="discard an existing --out file instead of resuming it")
-    g.add_argument("--workers", type=_int_option(0, 4096), default=None, metavar="N",
-                   help="local Dask cluster of N worker processes (default: one per core when dask.distributed"
-                        " is installed, else in-process); 0 = in-process")
+    g.add_argument(
+        "--workers",
+        type=_int_option(0, 4096),
+        default=None,
+        metavar="N",
+        help="local Dask cluster of N worker processes (default: one per core when dask.distributed"
+        " is installed, else in-process); 0 = in-process",
+    )
     g.add_argument("--no-dask", dest="workers", action="store_const", const=0, help=argparse.SUPPRESS)
     g.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask scheduler, e.g. tcp://host:8786")
-    g.add_argument("--chunk-size", type=_int_option(1), default=None, metavar="M",
-                   help="tasks per Dask task (default: about 4 per worker, at most 100)")
-    g.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
-                   help="no progress bar (it is shown only when stderr is a terminal anyway)")
+    g.add_argument(
+        "--chunk-size",
+        type=_int_option(1),
+        default=None,
+        metavar="M",
+        help="tasks per Dask task (default: about 4 per worker, at most 100)",
+    )
+    g.add_argument(
+        "--quiet",
+        "--no-progress",
+        dest="quiet",
+        action="store_true",
+        help="no progress bar (it is shown only when stderr is a terminal anyway)",
+    )
 
 
 def _run_options(args: argparse.Namespace) -> dict:
@@ -306,8 +350,14 @@ def _run_options(args: argparse.Namespace) -> dict:
         from .runner.executor import check_scheduler_address
 
         check_scheduler_address(args.scheduler)  # before any work; ValueError: exit 2, naming it
-    return {"out": args.out, "overwrite": args.overwrite, "workers": args.workers, "scheduler": args.scheduler,
-            "chunk_size": args.chunk_size, "progress": False if args.quiet else None}
+    return {
+        "out": args.out,
+        "overwrite": args.overwrite,
+        "workers": args.workers,
+        "scheduler": args.scheduler,
+        "chunk_size": args.chunk_size,
+        "progress": False if args.quiet else None,
+    }
 
 
 # ----------------------------------------------------------------------------- reading input
@@ -339,8 +389,10 @@ def read_input(args: argparse.Namespace, *, instances: bool = False) -> Preferen
     try:
         if args.example == CPE_EXAMPLE:
             if kw:
-                raise InputError("--break-ties applies to a preference matrix; a CPE instance says itself"
-                                 " whether it allows ties ('allow_ties')")
+                raise InputError(
+                    "--break-ties applies to a preference matrix; a CPE instance says itself"
+                    " whether it allows ties ('allow_ties')"
+                )
             return load_cpe_example()
         if args.example:
             pm = load_example(args.example, **kw)  # kw: --break-ties (arxiv6 has an exact tie)
@@ -350,11 +402,15 @@ def read_input(args: argparse.Namespace, *, instances: bool = False) -> Preferen
             obj = None if isinstance(data, np.ndarray) else data
             if obj is not None and _is_instance_json(obj) and args.key is None:
                 if not instances:
-                    raise InputError(f"{source}: this is a CPE candidate-position instance, not a preference"
-                                     " matrix; 'boundcalc cpe' and 'boundcalc explore' read it")
+                    raise InputError(
+                        f"{source}: this is a CPE candidate-position instance, not a preference"
+                        " matrix; 'boundcalc cpe' and 'boundcalc explore' read it"
+                    )
                 if kw:
-                    raise InputError("--break-ties applies to a preference matrix; a CPE instance says itself"
-                                     " whether it allows ties ('allow_ties')")
+                    raise InputError(
+                        "--break-ties applies to a preference matrix; a CPE instance says itself"
+                        " whether it allows ties ('allow_ties')"
+                    )
                 return CPEInstance.from_json(obj)
             arr = data if obj is None else array_from_json(obj, args.key, source)
             name = "stdin" if args.path == "-" else Path(source).stem
@@ -387,18 +443,32 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
     (:mod:`boundcalc.duels`), for ``bounds``, ``compare`` and ``simulate``."""
     g = p.add_argument_group("comparison data instead of a matrix (mu estimated as W_ij / (W_ij + W_ji))")
     src = g.add_mutually_exclusive_group()
-    src.add_argument("--counts", metavar="FILE",
-                     help="K x K win counts, W[i, j] = wins of arm i over arm j (text, .npy, .npz, .json; a JSON"
-                          " object may hold 'counts' and 'names')")
-    src.add_argument("--duels", metavar="FILE",
-                     help="a log of duels, one per row: CSV with a header line, JSON Lines (.jsonl), or Parquet"
-                          " (.parquet, needs pyarrow); columns a, b (the arms) and winner (a's or b's arm, empty"
-                          " for a tie: half a win each); or a bundled log by name: "
-                          + "; ".join(f"{k} ({d})" for k, (_, d) in DUEL_EXAMPLES.items()))
-    g.add_argument("--columns", metavar="A,B,WINNER", default=None,
-                   help="the duel log's column names for the two arms and the winner (default a,b,winner)")
-    g.add_argument("--names", metavar="N1,N2,...", default=None,
-                   help="arm names in index order: of --counts, or the order of --duels' arms (default: sorted)")
+    src.add_argument(
+        "--counts",
+        metavar="FILE",
+        help="K x K win counts, W[i, j] = wins of arm i over arm j (text, .npy, .npz, .json; a JSON"
+        " object may hold 'counts' and 'names')",
+    )
+    src.add_argument(
+        "--duels",
+        metavar="FILE",
+        help="a log of duels, one per row: CSV with a header line, JSON Lines (.jsonl), or Parquet"
+        " (.parquet, needs pyarrow); columns a, b (the arms) and winner (a's or b's arm, empty"
+        " for a tie: half a win each); or a bundled log by name: "
+        + "; ".join(f"{k} ({d})" for k, (_, d) in DUEL_EXAMPLES.items()),
+    )
+    g.add_argument(
+        "--columns",
+        metavar="A,B,WINNER",
+        default=None,
+        help="the duel log's column names for the two arms and the winner (default a,b,winner)",
+    )
+    g.add_argument(
+        "--names",
+        metavar="N1,N2,...",
+        default=None,
+        help="arm names in index order: of --counts, or the order of --duels' arms (default: sorted)",
+    )
 
 
 def read_data(args: argparse.Namespace) -> PreferenceMatrix | None:
@@ -463,19 +533,40 @@ def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None
 def add_bootstrap_arguments(p: argparse.ArgumentParser) -> None:
     """--bootstrap N and its options (``bounds``, ``compare``): every constant with its interval."""
     g = p.add_argument_group("uncertainty (with --counts or --duels; boundcalc.bootstrap)")
-    g.add_argument("--bootstrap", type=_int_option(1, 10**6), metavar="N", default=None,
-                   help="draw N matrices from the data (per pair mu_ij ~ Beta(W_ij + A, W_ji + A)), recompute the"
-                        " constants on each, and report per constant the value, median and interval, the"
-                        " probability of each Copeland winner, how often the structure differs, and the pairs"
-                        " whose gaps drive the spread")
-    g.add_argument("--seed", type=SEED, default=0, help="root seed of the draws (default 0); draw r uses"
-                                                       " SeedSequence(seed, spawn_key=(r,))")
-    g.add_argument("--level", type=_float_option(0.0, 1.0, low_open=True, high_open=True), default=0.95,
-                   help="level of the equal-tailed intervals (default 0.95)")
-    g.add_argument("--prior", type=_float_option(0.0, low_open=True), default=0.5, metavar="A",
-                   help="the Beta prior's A (default 1/2, Jeffreys)")
-    g.add_argument("--resample", action="store_true",
-                   help="resample every pair's duels with replacement instead of drawing from the posterior")
+    g.add_argument(
+        "--bootstrap",
+        type=_int_option(1, 10**6),
+        metavar="N",
+        default=None,
+        help="draw N matrices from the data (per pair mu_ij ~ Beta(W_ij + A, W_ji + A)), recompute the"
+        " constants on each, and report per constant the value, median and interval, the"
+        " probability of each Copeland winner, how often the structure differs, and the pairs"
+        " whose gaps drive the spread",
+    )
+    g.add_argument(
+        "--seed",
+        type=SEED,
+        default=0,
+        help="root seed of the draws (default 0); draw r uses SeedSequence(seed, spawn_key=(r,))",
+    )
+    g.add_argument(
+        "--level",
+        type=_float_option(0.0, 1.0, low_open=True, high_open=True),
+        default=0.95,
+        help="level of the equal-tailed intervals (default 0.95)",
+    )
+    g.add_argument(
+        "--prior",
+        type=_float_option(0.0, low_open=True),
+        default=0.5,
+        metavar="A",
+        help="the Beta prior's A (default 1/2, Jeffreys)",
+    )
+    g.add_argument(
+        "--resample",
+        action="store_true",
+        help="resample every pair's duels with replacement instead of drawing from the posterior",
+    )
     add_run_arguments(p, "header line + one row per draw (with --bootstrap)")
 
 
@@ -484,8 +575,10 @@ def _cmd_bootstrap(args: argparse.Namespace, keys: list[str]) -> int:
     from .uncertainty import bootstrap
 
     if not (getattr(args, "counts", None) or getattr(args, "duels", None)):
-        raise InputError("--bootstrap needs comparison data: --counts FILE or --duels FILE (a matrix of"
-                         " probabilities has no sample size)")
+        raise InputError(
+            "--bootstrap needs comparison data: --counts FILE or --duels FILE (a matrix of"
+            " probabilities has no sample size)"
+        )
     for opt in ("plot", "allocation", "csv"):
         if getattr(args, opt, None):
             raise InputError(f"--{opt} describes one matrix; leave it out with --bootstrap")
@@ -494,9 +587,19 @@ def _cmd_bootstrap(args: argparse.Namespace, keys: list[str]) -> int:
     W, names, T = read_data_counts(args)
     run = _run_options(args)
     try:
-        res = bootstrap(W, args.bootstrap, seed=args.seed, keys=keys, level=args.level, prior=args.prior,
-                        scheme="resample" if args.resample else "posterior", names=names, tie_counts=T,
-                        alpha=getattr(args, "alpha", 0.51), **run)
+        res = bootstrap(
+            W,
+            args.bootstrap,
+            seed=args.seed,
+            keys=keys,
+            level=args.level,
+            prior=args.prior,
+            scheme="resample" if args.resample else "posterior",
+            names=names,
+            tie_counts=T,
+            alpha=getattr(args, "alpha", 0.51),
+            **run,
+        )
     except KeyboardInterrupt:
         _interrupted(args)
         raise
@@ -521,16 +624,28 @@ def _cmd_bootstrap(args: argparse.Namespace, keys: list[str]) -> int:
         if the_plan is not None:
             sys.stdout.write("\n" + the_plan.summary() + "\n")
     if res.stats["errors"]:
-        print(f"boundcalc: {res.stats['errors']} draws failed (rows carry an 'error' field); rerunning with --out"
-              " retries them", file=sys.stderr)
+        print(
+            f"boundcalc: {res.stats['errors']} draws failed (rows carry an 'error' field); rerunning with --out"
+            " retries them",
+            file=sys.stderr,
+        )
         return EXIT_SOLVER
     return EXIT_OK
 
 
 def _check_no_bootstrap_options(args: argparse.Namespace) -> None:
     """Options of --bootstrap given without it."""
-    for opt, default in (("out", None), ("resample", False), ("overwrite", False), ("scheduler", None),
-                         ("chunk_size", None), ("workers", None), ("seed", 0), ("level", 0.95), ("prior", 0.5)):
+    for opt, default in (
+        ("out", None),
+        ("resample", False),
+        ("overwrite", False),
+        ("scheduler", None),
+        ("chunk_size", None),
+        ("workers", None),
+        ("seed", 0),
+        ("level", 0.95),
+        ("prior", 0.5),
+    ):
         if getattr(args, opt, default) not in (default,):
             raise InputError(f"--{opt.replace('_', '-')} applies to --bootstrap N")
 
@@ -568,8 +683,11 @@ def matrix_header(pm: PreferenceMatrix, verbose: bool = False) -> str:
         f"matrix{name}: K = {pm.K}, losses L = {short_vector(pm.L.tolist(), verbose)}\n"
         + (f"arms: {', '.join(f'{k} {n}' for k, n in enumerate(pm.names))}\n" if pm.names is not None else "")
         + "Copeland winners "
-        + (str(_label_list(pm, pm.copeland_winners)) if pm.names is not None
-           else short_vector(pm.copeland_winners.tolist(), verbose))
+        + (
+            str(_label_list(pm, pm.copeland_winners))
+            if pm.names is not None
+            else short_vector(pm.copeland_winners.tolist(), verbose)
+        )
         + f" (L(1) = {int(pm.L_sorted[0])}); "
         + (f"Condorcet winner {pm.label(cw)}" if cw is not None else "no Condorcet winner")
         + f"; smallest gap {pm.min_gap:.6g}\n"
@@ -582,7 +700,9 @@ def _is_solved(r: BoundResult) -> TypeGuard[SolvedBoundResult]:
     return r.status == "ok"
 
 
-def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane") -> tuple[BoundResult, BoundResult, float, float]:
+def compute_bounds(
+    pm: PreferenceMatrix, method: str = "cutting-plane"
+) -> tuple[BoundResult, BoundResult, float, float]:
     """``(lower bound result, ECW result, seconds for each)`` for one matrix."""
     from .bounds.exact import ecw_bound, lower_bound
 
@@ -594,14 +714,17 @@ def compute_bounds(pm: PreferenceMatrix, method: str = "cutting-plane") -> tuple
     return lb, ecw, t_lb, time.perf_counter() - t0
 
 
-def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane",
-                  computed: tuple[BoundResult, BoundResult, float, float] | None = None) -> dict:
+def bounds_report(
+    pm: PreferenceMatrix,
+    method: str = "cutting-plane",
+    computed: tuple[BoundResult, BoundResult, float, float] | None = None,
+) -> dict:
     """Lower bound and ECW for one matrix, as a JSON-ready dict (what ``bounds --json`` prints).
 
     ``computed``: the output of :func:`compute_bounds`, if already at hand."""
     lb, ecw, t_lb, t_ecw = computed if computed is not None else compute_bounds(pm, method)
     if not _is_solved(lb) or not _is_solved(ecw):  # not reached: lower_bound raises on failure; 000's ECW
-        bad = ecw if _is_solved(lb) else lb       # closed form (Theorem 5) always has a value
+        bad = ecw if _is_solved(lb) else lb  # closed form (Theorem 5) always has a value
         raise RuntimeError(f"the {bad.key} bound came back {bad.status!r}: {bad.message or bad.reason}")
     winners = pm.copeland_winners.tolist()
     rep = {
@@ -616,9 +739,7 @@ def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane",
         "ecw": ecw.value,
         "ecw_winner": ecw.winner,
         "ratio_ecw_to_lower_bound": ecw.value / lb.value if lb.value > 0 else None,
-        "per_winner": [
-            {"winner": w, "lower_bound": lb.per_winner[w], "ecw": ecw.per_winner[w]} for w in winners
-        ],
+        "per_winner": [{"winner": w, "lower_bound": lb.per_winner[w], "ecw": ecw.per_winner[w]} for w in winners],
         "names": None if pm.names is None else list(pm.names),
         "method": lb.method,
         "certificate": lb.certificate.to_dict() if lb.certificate else None,
@@ -627,8 +748,11 @@ def bounds_report(pm: PreferenceMatrix, method: str = "cutting-plane",
         "allocation": None if lb.allocation is None else lb.allocation.tolist(),
     }
     if pm.names is not None:  # arms by name next to their indices
-        rep.update(copeland_winner_names=_label_list(pm, winners), lower_bound_winner_name=pm.label(lb.winner),
-                   ecw_winner_name=pm.label(ecw.winner))
+        rep.update(
+            copeland_winner_names=_label_list(pm, winners),
+            lower_bound_winner_name=pm.label(lb.winner),
+            ecw_winner_name=pm.label(ecw.winner),
+        )
         for w in rep["per_winner"]:
             w["name"] = pm.label(w["winner"])
     return rep
@@ -652,8 +776,11 @@ LARGE_STEPS = 10**9
 def _announce_large_matrix(pm: PreferenceMatrix, what: str) -> None:
     """Say on stderr, before the work starts, that a large matrix can take minutes."""
     if pm.K >= LARGE_K:
-        print(f"boundcalc: note: K = {pm.K} arms: {what} grows about as K^3 and can take many minutes at this"
-              " size (an elapsed-time line follows on a terminal; Ctrl-C stops it)", file=sys.stderr)
+        print(
+            f"boundcalc: note: K = {pm.K} arms: {what} grows about as K^3 and can take many minutes at this"
+            " size (an elapsed-time line follows on a terminal; Ctrl-C stops it)",
+            file=sys.stderr,
+        )
 
 
 class _Ticker:
@@ -664,7 +791,7 @@ class _Ticker:
         self.desc, self.show = desc, show and sys.stderr.isatty()
         self._stop: threading.Event | None = None
 
-    def __enter__(self) -> "_Ticker":
+    def __enter__(self) -> _Ticker:
         if not self.show:
             return self
         import threading
@@ -716,7 +843,12 @@ def _cmd_bounds(args: argparse.Namespace) -> int:
     out.write(matrix_header(pm, args.verbose))
     out.write(f"constants in {rep['unit']} (coefficients of ln T)\n\n")
     rows = [
-        (pm.label(w["winner"]), w["lower_bound"], w["ecw"], w["ecw"] / w["lower_bound"] if w["lower_bound"] > 0 else None)
+        (
+            pm.label(w["winner"]),
+            w["lower_bound"],
+            w["ecw"],
+            w["ecw"] / w["lower_bound"] if w["lower_bound"] > 0 else None,
+        )
         for w in rep["per_winner"]
     ]
     out.write(format_table(["winner", "lower bound C*", "ECW C^E*", "ECW/LB"], rows) + "\n\n")
@@ -735,8 +867,10 @@ def _cmd_bounds(args: argparse.Namespace) -> int:
         out.write("\n" + the_plan.summary() + "\n")
     if args.allocation:
         out.write("\noptimal exploration allocation q (draws per ln T):\n")
-        out.write(np.array2string(np.asarray(rep["allocation"]), precision=4, max_line_width=120,
-                                  threshold=sys.maxsize) + "\n")
+        out.write(
+            np.array2string(np.asarray(rep["allocation"]), precision=4, max_line_width=120, threshold=sys.maxsize)
+            + "\n"
+        )
     sys.stdout.write(with_paper_legend(out.getvalue()))
     return EXIT_OK
 
@@ -776,27 +910,54 @@ def _check_plot_backend(args: argparse.Namespace) -> None:
 
 
 def _add_bounds(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bounds", help="exact Copeland lower bound (000 Thm 2) and ECW constant (000 Thm 5)",
-                       description="Exact Copeland regret lower bound C* (000 Theorem 2: the LP of eq. (2) by"
-                                   " cutting planes over HiGHS, with a certificate) and ECW-RMED's constant C^E*"
-                                   " (000 Theorem 5) of a preference matrix, in 000's regret unit per ln T.",
-                       epilog=PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "bounds",
+        help="exact Copeland lower bound (000 Thm 2) and ECW constant (000 Thm 5)",
+        description="Exact Copeland regret lower bound C* (000 Theorem 2: the LP of eq. (2) by"
+        " cutting planes over HiGHS, with a certificate) and ECW-RMED's constant C^E*"
+        " (000 Theorem 5) of a preference matrix, in 000's regret unit per ln T.",
+        epilog=PAPERS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_input_arguments(p)
     add_data_arguments(p)
-    p.add_argument("--method", choices=["cutting-plane", "enumerate"], default="cutting-plane",
-                   help="LP backend (default: cutting-plane over HiGHS; enumerate = full LP via cvxpy, small K)")
+    p.add_argument(
+        "--method",
+        choices=["cutting-plane", "enumerate"],
+        default="cutting-plane",
+        help="LP backend (default: cutting-plane over HiGHS; enumerate = full LP via cvxpy, small K)",
+    )
     p.add_argument("--allocation", action="store_true", help="also print the optimal allocation q")
-    p.add_argument("--plan", action="store_true",
-                   help="also print the duels each pair calls for: the lower bound's allocation q* (per ln T) and"
-                        " 004's CPE hardness terms (per ln(1/delta)), next to the duels so far (boundcalc.plan)")
-    p.add_argument("--plan-horizon", type=_float_option(1.0, low_open=True), metavar="T", default=None,
-                   help="with --plan: also the duels q* ln T by time T")
-    p.add_argument("--plan-delta", type=_float_option(0.0, 1.0, low_open=True, high_open=True), metavar="D",
-                   default=None, help="with --plan: also the duels of 004's Theorem 4 at confidence D")
-    p.add_argument("--verbose", action="store_true",
-                   help=f"print vectors (losses, winners) whole; by default more than {SHORT_VECTOR} entries are summarised")
-    add_output_arguments(p, what="the constants, winners, certificate and statistics",
-                         plot="a heat map of mu and of the optimal allocation")
+    p.add_argument(
+        "--plan",
+        action="store_true",
+        help="also print the duels each pair calls for: the lower bound's allocation q* (per ln T) and"
+        " 004's CPE hardness terms (per ln(1/delta)), next to the duels so far (boundcalc.plan)",
+    )
+    p.add_argument(
+        "--plan-horizon",
+        type=_float_option(1.0, low_open=True),
+        metavar="T",
+        default=None,
+        help="with --plan: also the duels q* ln T by time T",
+    )
+    p.add_argument(
+        "--plan-delta",
+        type=_float_option(0.0, 1.0, low_open=True, high_open=True),
+        metavar="D",
+        default=None,
+        help="with --plan: also the duels of 004's Theorem 4 at confidence D",
+    )
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help=f"print vectors (losses, winners) whole; by default more than {SHORT_VECTOR} entries are summarised",
+    )
+    add_output_arguments(
+        p,
+        what="the constants, winners, certificate and statistics",
+        plot="a heat map of mu and of the optimal allocation",
+    )
     add_bootstrap_arguments(p)
     p.set_defaults(func=_cmd_bounds)
 
@@ -853,22 +1014,35 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
     from .comparison import COMPARE_KEYS
 
     p = sub.add_parser(
-        "compare", help="every published constant of the field on one matrix, each in its paper's unit",
+        "compare",
+        help="every published constant of the field on one matrix, each in its paper's unit",
         description="Compare the exact Copeland lower bound (000 Thm 2) and ECW-RMED (000 Thm 5) with the "
-                    "constants of CCB/SCB (002), D-TS (001), RMED, 000's closed forms (11)-(12), SAVAGE (003) "
-                    "and CPE (004): one row per constant with its unit, its value in 000's unit where a "
-                    "conversion exists, and its source; rows that do not apply give the reason.",
-        epilog=PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "constants of CCB/SCB (002), D-TS (001), RMED, 000's closed forms (11)-(12), SAVAGE (003) "
+        "and CPE (004): one row per constant with its unit, its value in 000's unit where a "
+        "conversion exists, and its source; rows that do not apply give the reason.",
+        epilog=PAPERS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_input_arguments(p)
     add_data_arguments(p)
-    p.add_argument("--alpha", type=_float_option(0.5, low_open=True), default=0.51,
-                   help="D-TS's alpha > 0.5 (001; default 0.51)")
-    p.add_argument("--keys", metavar="KEY[,KEY...]",
-                   help="compute only these rows, in this order; one of: " + ", ".join(COMPARE_KEYS))
-    p.add_argument("--certify", action="store_true",
-                   help="also check ECW's closed-form allocation against every row of R^E (slower)")
-    p.add_argument("--verbose", action="store_true",
-                   help=f"print vectors (losses, winners) whole; by default more than {SHORT_VECTOR} entries are summarised")
+    p.add_argument(
+        "--alpha", type=_float_option(0.5, low_open=True), default=0.51, help="D-TS's alpha > 0.5 (001; default 0.51)"
+    )
+    p.add_argument(
+        "--keys",
+        metavar="KEY[,KEY...]",
+        help="compute only these rows, in this order; one of: " + ", ".join(COMPARE_KEYS),
+    )
+    p.add_argument(
+        "--certify",
+        action="store_true",
+        help="also check ECW's closed-form allocation against every row of R^E (slower)",
+    )
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help=f"print vectors (losses, winners) whole; by default more than {SHORT_VECTOR} entries are summarised",
+    )
     add_output_arguments(p, what='{"rows": [...]}', csv=True)
     add_bootstrap_arguments(p)
     p.set_defaults(func=_cmd_compare)
@@ -890,16 +1064,22 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         raise
     st = res.stats
     if st["dropped_partial_line_bytes"]:
-        print(f"boundcalc: {args.out}: dropped a partial last line ({st['dropped_partial_line_bytes']} bytes)"
-              " left by an interrupted run", file=sys.stderr)
+        print(
+            f"boundcalc: {args.out}: dropped a partial last line ({st['dropped_partial_line_bytes']} bytes)"
+            " left by an interrupted run",
+            file=sys.stderr,
+        )
     if args.json:
         json.dump(to_jsonable(res.to_dict()), sys.stdout, indent=2, allow_nan=False)  # NaN/inf as null
         sys.stdout.write("\n")
     else:
         sys.stdout.write(with_paper_legend(res.summary() + "\n") + (f"rows: {args.out}\n" if args.out else ""))
     if st["errors"]:
-        print(f"boundcalc: {st['errors']} submatrices failed (rows carry an 'error' field);"
-              " rerunning with the same arguments retries them", file=sys.stderr)
+        print(
+            f"boundcalc: {st['errors']} submatrices failed (rows carry an 'error' field);"
+            " rerunning with the same arguments retries them",
+            file=sys.stderr,
+        )
         return EXIT_SOLVER
     return EXIT_OK
 
@@ -908,20 +1088,34 @@ def _add_batch(sub: argparse._SubParsersAction) -> None:
     from .runner.job import MAX_TASKS
 
     p = sub.add_parser(
-        "batch", help="constants of many random k-arm submatrices (000 Table 1), on Dask, resumable",
+        "batch",
+        help="constants of many random k-arm submatrices (000 Table 1), on Dask, resumable",
         description="Evaluate the constants on N random k-arm submatrices of the matrix (rejecting those with"
-                    " a gap |mu_ij - 1/2| below --min-gap), write one JSON Lines row per submatrix as it is"
-                    " computed (a rerun resumes), and print mean and standard error per constant.",
-        epilog=PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+        " a gap |mu_ij - 1/2| below --min-gap), write one JSON Lines row per submatrix as it is"
+        " computed (a rerun resumes), and print mean and standard error per constant.",
+        epilog=PAPERS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_input_arguments(p)
     g = p.add_argument_group("the draw and the constants")
     g.add_argument("--size", "-k", type=_int_option(2), required=True, help="arms per submatrix")
-    g.add_argument("--count", "-n", type=_int_option(1, MAX_TASKS), required=True, help="number of accepted submatrices")
-    g.add_argument("--min-gap", type=_float_option(0.0, 0.5), default=0.0, metavar="G",
-                   help="reject submatrices with some |mu_ij - 1/2| < G (000 Table 1: 0.005; default 0)")
+    g.add_argument(
+        "--count", "-n", type=_int_option(1, MAX_TASKS), required=True, help="number of accepted submatrices"
+    )
+    g.add_argument(
+        "--min-gap",
+        type=_float_option(0.0, 0.5),
+        default=0.0,
+        metavar="G",
+        help="reject submatrices with some |mu_ij - 1/2| < G (000 Table 1: 0.005; default 0)",
+    )
     g.add_argument("--seed", type=SEED, default=0, help="seed of the draw (default 0)")
-    g.add_argument("--keys", action="append", metavar="K1,K2,...",
-                   help="constants to compute (comma-separated; default all rows of the comparison)")
+    g.add_argument(
+        "--keys",
+        action="append",
+        metavar="K1,K2,...",
+        help="constants to compute (comma-separated; default all rows of the comparison)",
+    )
     g.add_argument("--alpha", type=_float_option(0.5, low_open=True), default=0.51, help="D-TS's alpha (default 0.51)")
     add_output_arguments(p, what="the summary, run metadata and statistics")
     add_run_arguments(p, "header line + one row per submatrix")
@@ -946,16 +1140,24 @@ def _cmd_cpe(args: argparse.Namespace) -> int:
 
 def _add_cpe(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "cpe", help="pure-exploration constants of a candidate-position instance (004)",
+        "cpe",
+        help="pure-exploration constants of a candidate-position instance (004)",
         description="Constants of combinatorial pure exploration for dueling bandits (Chen et al. 2020, 004) for a "
-                    "bipartite candidate-position instance (JSON, format boundcalc.cpe.instance/1) or, for a plain "
-                    "preference matrix, its one-position instance: width, w(e), Borda and Condorcet winners, gaps "
-                    "and hardness, verification gaps.",
-        epilog=PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "bipartite candidate-position instance (JSON, format boundcalc.cpe.instance/1) or, for a plain "
+        "preference matrix, its one-position instance: width, w(e), Borda and Condorcet winners, gaps "
+        "and hardness, verification gaps.",
+        epilog=PAPERS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_input_arguments(p, instances=True)
     g = p.add_argument_group("edge rewards")
-    g.add_argument("--monte-carlo", type=_int_option(1, 10**8), metavar="N", default=None,
-                   help="estimate w(e) from N sampled matchings when exact counting is too large")
+    g.add_argument(
+        "--monte-carlo",
+        type=_int_option(1, 10**8),
+        metavar="N",
+        default=None,
+        help="estimate w(e) from N sampled matchings when exact counting is too large",
+    )
     g.add_argument("--seed", type=SEED, default=0, help="seed of the Monte-Carlo estimate (default 0)")
     add_output_arguments(p, what="the report")
     p.set_defaults(func=_cmd_cpe)
@@ -1004,9 +1206,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         raise InputError(str(exc).strip("'\"")) from None
     if (args.first_run + args.runs) * len(names) > RUNS_MAX:
         if args.first_run:
-            raise InputError(f"--first-run {args.first_run} + --runs {args.runs}: run numbers up to"
-                             f" {args.first_run + args.runs - 1} x {len(names)} policies go past the last row index a"
-                             f" file holds ({RUNS_MAX:,} tasks)")
+            raise InputError(
+                f"--first-run {args.first_run} + --runs {args.runs}: run numbers up to"
+                f" {args.first_run + args.runs - 1} x {len(names)} policies go past the last row index a"
+                f" file holds ({RUNS_MAX:,} tasks)"
+            )
         raise InputError(f"--runs {args.runs} x {len(names)} policies is more than one run holds ({RUNS_MAX:,} tasks)")
     pm = read_matrix(args)
     if not args.protocol:  # one line on stderr when the policies' kernels are still to compile
@@ -1014,26 +1218,45 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         from .policies import POLICIES
         from .policies.kernel import CompiledPolicy
 
-        mods = [c.kernels[2].py_func.__module__.rsplit(".", 1)[1] for c in (POLICIES[n] for n in names)
-                if c.compiled and issubclass(c, CompiledPolicy)]  # compiled: exactly the CompiledPolicy classes
+        mods = [
+            c.kernels[2].py_func.__module__.rsplit(".", 1)[1]
+            for c in (POLICIES[n] for n in names)
+            if c.compiled and issubclass(c, CompiledPolicy)
+        ]  # compiled: exactly the CompiledPolicy classes
         compile_notice(["policy"] + mods, ", ".join(names))
     steps = args.horizon * args.runs * len(names)
     if steps >= LARGE_STEPS or pm.K >= LARGE_K:
-        print(f"boundcalc: note: {steps:.3g} policy steps in all (T = {args.horizon:,} x {args.runs} runs x"
-              f" {len(names)} policies, K = {pm.K}): this can take hours; the progress bar counts finished runs"
-              " (--out FILE keeps them for a rerun)", file=sys.stderr)
+        print(
+            f"boundcalc: note: {steps:.3g} policy steps in all (T = {args.horizon:,} x {args.runs} runs x"
+            f" {len(names)} policies, K = {pm.K}): this can take hours; the progress bar counts finished runs"
+            " (--out FILE keeps them for a rerun)",
+            file=sys.stderr,
+        )
     try:
-        res = simulate(pm, names, horizon=args.horizon, runs=args.runs, seed=args.seed, params=params,
-                       crn=not args.no_crn, shuffle=args.shuffle, per_decade=args.per_decade,
-                       fast=not args.protocol, first_run=args.first_run, **run)
+        res = simulate(
+            pm,
+            names,
+            horizon=args.horizon,
+            runs=args.runs,
+            seed=args.seed,
+            params=params,
+            crn=not args.no_crn,
+            shuffle=args.shuffle,
+            per_decade=args.per_decade,
+            fast=not args.protocol,
+            first_run=args.first_run,
+            **run,
+        )
     except KeyboardInterrupt:
         _interrupted(args)
         raise
     except ArithmeticError as exc:  # OverflowError etc. inside a policy: a hyperparameter out of range
         if not args.param:
             raise
-        raise InputError(f"--param {' '.join(args.param)}: a hyperparameter value overflows inside the policy"
-                         f" ({type(exc).__name__}: {exc}); use a smaller value") from None
+        raise InputError(
+            f"--param {' '.join(args.param)}: a hyperparameter value overflows inside the policy"
+            f" ({type(exc).__name__}: {exc}); use a smaller value"
+        ) from None
     for key, msg in res.bounds.get("errors", {}).items():
         print(f"boundcalc: {key} not computed: {msg}", file=sys.stderr)
     return _emit_run(res, args)
@@ -1054,32 +1277,57 @@ def _policy_help() -> str:
 
 def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "simulate", help="run online policies (CW-RMED, ECW-RMED, D-TS, ...) on a matrix; regret against the bounds",
+        "simulate",
+        help="run online policies (CW-RMED, ECW-RMED, D-TS, ...) on a matrix; regret against the bounds",
         description="Simulate registered dueling-bandit policies on Bernoulli duels from the matrix: R runs of T"
-                    " rounds each, cumulative regret (000's unit) at log-spaced checkpoints, compared with the"
-                    " lower bound and ECW constants times ln T.  Runs go to a local Dask cluster when"
-                    " dask.distributed is installed (--workers 0: in-process), or to --scheduler ADDRESS.",
-        lazy_epilog=lambda: _policy_help() + PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+        " rounds each, cumulative regret (000's unit) at log-spaced checkpoints, compared with the"
+        " lower bound and ECW constants times ln T.  Runs go to a local Dask cluster when"
+        " dask.distributed is installed (--workers 0: in-process), or to --scheduler ADDRESS.",
+        lazy_epilog=lambda: _policy_help() + PAPERS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_input_arguments(p)
     add_data_arguments(p)
     g = p.add_argument_group("the simulation")
-    g.add_argument("--policies", default="all", metavar="P1,P2,...",
-                   help="registered policy names, comma-separated, or 'all' (default); listed below")
+    g.add_argument(
+        "--policies",
+        default="all",
+        metavar="P1,P2,...",
+        help="registered policy names, comma-separated, or 'all' (default); listed below",
+    )
     g.add_argument("--horizon", "-T", type=_int_option(1, HORIZON_MAX), required=True, help="rounds per run")
-    g.add_argument("--runs", "-R", type=_int_option(1, RUNS_MAX), default=10,
-                   help="independent runs per policy (default 10)")
-    g.add_argument("--first-run", type=_int_option(0, RUNS_MAX), default=0, metavar="M",
-                   help="run runs M, ..., M + R - 1 instead of 0, ..., R - 1: the numbers they have in any"
-                        " longer job (split a long job between machines; default 0)")
-    g.add_argument("--seed", type=SEED, default=0,
-                   help="root seed; run r uses SeedSequence(seed).spawn()[r] (default 0)")
-    g.add_argument("--param", action="append", metavar="POLICY.NAME=VALUE",
-                   help="set a hyperparameter, e.g. ecw-rmed.beta=0 (repeatable)")
-    g.add_argument("--no-crn", action="store_true", help="independent duel streams per policy (default: common random numbers)")
+    g.add_argument(
+        "--runs", "-R", type=_int_option(1, RUNS_MAX), default=10, help="independent runs per policy (default 10)"
+    )
+    g.add_argument(
+        "--first-run",
+        type=_int_option(0, RUNS_MAX),
+        default=0,
+        metavar="M",
+        help="run runs M, ..., M + R - 1 instead of 0, ..., R - 1: the numbers they have in any"
+        " longer job (split a long job between machines; default 0)",
+    )
+    g.add_argument(
+        "--seed", type=SEED, default=0, help="root seed; run r uses SeedSequence(seed).spawn()[r] (default 0)"
+    )
+    g.add_argument(
+        "--param",
+        action="append",
+        metavar="POLICY.NAME=VALUE",
+        help="set a hyperparameter, e.g. ecw-rmed.beta=0 (repeatable)",
+    )
+    g.add_argument(
+        "--no-crn", action="store_true", help="independent duel streams per policy (default: common random numbers)"
+    )
     g.add_argument("--shuffle", action="store_true", help="relabel the arms by a random permutation in every run")
-    g.add_argument("--per-decade", type=_int_option(1, 1000), default=10, help="checkpoints per decade of t (default 10)")
-    g.add_argument("--protocol", action="store_true",
-                   help="drive every policy step by step through its Python protocol (no whole-run kernels; slow)")
+    g.add_argument(
+        "--per-decade", type=_int_option(1, 1000), default=10, help="checkpoints per decade of t (default 10)"
+    )
+    g.add_argument(
+        "--protocol",
+        action="store_true",
+        help="drive every policy step by step through its Python protocol (no whole-run kernels; slow)",
+    )
     add_output_arguments(p, what="the curves and statistics", plot="the regret plot (log-log)")
     add_run_arguments(p, "one row per (policy, run)")
     p.set_defaults(func=_cmd_simulate)
@@ -1096,13 +1344,22 @@ def _cmd_explore(args: argparse.Namespace) -> int:
     if spec.needs_epsilon and args.epsilon is None:
         raise InputError(f"{args.algorithm} is a PAC algorithm: give --epsilon E (the accuracy, > 0)")
     if not spec.needs_epsilon and args.epsilon is not None:
-        raise InputError(f"{args.algorithm} identifies the exact winner and takes no --epsilon"
-                         " (only clucb-borda-pac does)")
+        raise InputError(
+            f"{args.algorithm} identifies the exact winner and takes no --epsilon (only clucb-borda-pac does)"
+        )
     run = _run_options(args)
     inst = read_input(args, instances=True)
     try:
-        res = explore(inst, args.algorithm, delta=args.delta, epsilon=args.epsilon, runs=args.runs, seed=args.seed,
-                      max_duels=args.max_duels, **run)
+        res = explore(
+            inst,
+            args.algorithm,
+            delta=args.delta,
+            epsilon=args.epsilon,
+            runs=args.runs,
+            seed=args.seed,
+            max_duels=args.max_duels,
+            **run,
+        )
     except KeyboardInterrupt:
         _interrupted(args)
         raise
@@ -1119,8 +1376,11 @@ def _note_budget(res: ExplorationRuns, args: argparse.Namespace) -> None:
     """Say on stderr how many runs reached the duel budget (they have no answer)."""
     n = int((res.to_dict().get("stopped") or {}).get("budget", 0))
     if n:
-        print(f"boundcalc: note: {n} of {args.runs} runs reached the duel budget (--max-duels {args.max_duels:,})"
-              " without an answer; give a larger --max-duels (or a larger --delta) to let them finish", file=sys.stderr)
+        print(
+            f"boundcalc: note: {n} of {args.runs} runs reached the duel budget (--max-duels {args.max_duels:,})"
+            " without an answer; give a larger --max-duels (or a larger --delta) to let them finish",
+            file=sys.stderr,
+        )
 
 
 def _algorithm_help() -> str:
@@ -1135,30 +1395,53 @@ def _algorithm_help() -> str:
 
 def _add_explore(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "explore", help="run one of 004's pure-exploration algorithms many times; sample complexity vs hardness",
+        "explore",
+        help="run one of 004's pure-exploration algorithms many times; sample complexity vs hardness",
         description="Combinatorial pure exploration for dueling bandits (Chen et al. 2020, 004): run the algorithm"
-                    " R times (seeded) on a candidate-position instance, report the rate of correct answers"
-                    " against delta and the number of duels used (mean, standard error, spread) next to 004's"
-                    " hardness constants H^B, H^B_eps, H^C, H^C_ver and the expressions of its Theorems 1-6."
-                    "  Runs go to a local Dask cluster when dask.distributed is installed (--workers 0:"
-                    " in-process), or to --scheduler ADDRESS.",
-        lazy_epilog=lambda: _algorithm_help() + PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+        " R times (seeded) on a candidate-position instance, report the rate of correct answers"
+        " against delta and the number of duels used (mean, standard error, spread) next to 004's"
+        " hardness constants H^B, H^B_eps, H^C, H^C_ver and the expressions of its Theorems 1-6."
+        "  Runs go to a local Dask cluster when dask.distributed is installed (--workers 0:"
+        " in-process), or to --scheduler ADDRESS.",
+        lazy_epilog=lambda: _algorithm_help() + PAPERS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_input_arguments(p, instances=True)
     g = p.add_argument_group("the algorithm")
-    g.add_argument("--algorithm", "-a", required=True, metavar="NAME",
-                   help="clucb-borda-pac, clucb-borda-exact, car-cond, car-verify or car-parallel (listed below)")
-    g.add_argument("--delta", type=_float_option(0.0, 1.0, low_open=True, high_open=True), required=True,
-                   help="confidence, in (0, 1)")
-    g.add_argument("--epsilon", type=_float_option(0.0, low_open=True), default=None,
-                   help="accuracy of clucb-borda-pac (> 0; only there)")
+    g.add_argument(
+        "--algorithm",
+        "-a",
+        required=True,
+        metavar="NAME",
+        help="clucb-borda-pac, clucb-borda-exact, car-cond, car-verify or car-parallel (listed below)",
+    )
+    g.add_argument(
+        "--delta",
+        type=_float_option(0.0, 1.0, low_open=True, high_open=True),
+        required=True,
+        help="confidence, in (0, 1)",
+    )
+    g.add_argument(
+        "--epsilon",
+        type=_float_option(0.0, low_open=True),
+        default=None,
+        help="accuracy of clucb-borda-pac (> 0; only there)",
+    )
     g.add_argument("--runs", "-R", type=_int_option(1, RUNS_MAX), default=10, help="independent runs (default 10)")
-    g.add_argument("--seed", type=SEED, default=0,
-                   help="root seed; run r uses SeedSequence(seed).spawn()[r] (default 0)")
-    g.add_argument("--max-duels", type=_int_option(1, 10**12), default=DEFAULT_MAX_DUELS, metavar="N",
-                   help=f"budget per run (a run that reaches it stops without an answer; default {DEFAULT_MAX_DUELS:.0e},"
-                        " said on stderr when reached)")
-    add_output_arguments(p, what="the summary, hardness and per-run rows",
-                         plot="sample complexity against hardness (log-log)")
+    g.add_argument(
+        "--seed", type=SEED, default=0, help="root seed; run r uses SeedSequence(seed).spawn()[r] (default 0)"
+    )
+    g.add_argument(
+        "--max-duels",
+        type=_int_option(1, 10**12),
+        default=DEFAULT_MAX_DUELS,
+        metavar="N",
+        help=f"budget per run (a run that reaches it stops without an answer; default {DEFAULT_MAX_DUELS:.0e},"
+        " said on stderr when reached)",
+    )
+    add_output_arguments(
+        p, what="the summary, hardness and per-run rows", plot="sample complexity against hardness (log-log)"
+    )
     add_run_arguments(p, "one row per run")
     p.set_defaults(func=_cmd_explore)
 
@@ -1169,20 +1452,34 @@ def _cmd_warmup(args: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     done = warmup(workers=args.workers, progress=args.progress)
-    print(f"compiled the kernels of {len(done)} tasks ({', '.join(done)}) in {time.perf_counter() - t0:.1f} s;"
-          " numba's cache now holds them (later commands load them in milliseconds)")
+    print(
+        f"compiled the kernels of {len(done)} tasks ({', '.join(done)}) in {time.perf_counter() - t0:.1f} s;"
+        " numba's cache now holds them (later commands load them in milliseconds)"
+    )
     return EXIT_OK
 
 
 def _add_warmup(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("warmup", help="compile every numba kernel ahead, in parallel (after an install or upgrade)",
-                       description="Compile every numba kernel of boundcalc into numba's on-disk cache, one task per"
-                                   " policy, one for the LP core and one for the CPE algorithms, on the available"
-                                   " cores; later commands then start at once.")
-    p.add_argument("--workers", type=_int_option(0, 1024), default=None, metavar="N",
-                   help="worker processes (default: the available cores; 0: in this process)")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="a progress bar on stderr (default: when stderr is a terminal; needs tqdm)")
+    p = sub.add_parser(
+        "warmup",
+        help="compile every numba kernel ahead, in parallel (after an install or upgrade)",
+        description="Compile every numba kernel of boundcalc into numba's on-disk cache, one task per"
+        " policy, one for the LP core and one for the CPE algorithms, on the available"
+        " cores; later commands then start at once.",
+    )
+    p.add_argument(
+        "--workers",
+        type=_int_option(0, 1024),
+        default=None,
+        metavar="N",
+        help="worker processes (default: the available cores; 0: in this process)",
+    )
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a progress bar on stderr (default: when stderr is a terminal; needs tqdm)",
+    )
     p.set_defaults(func=_cmd_warmup)
 
 
@@ -1194,14 +1491,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="boundcalc",
         description="Exact regret constants of dueling bandits (Komiyama, Honda & Nakagawa 2016 and peers),"
-                    " the online policies that reach them, and 004's pure-exploration algorithms."
-                    " Results go to stdout, messages to stderr; exit status 0 on success, 1 on a solver"
-                    " failure, 2 on bad input.",
-        epilog=PAPERS, formatter_class=argparse.RawDescriptionHelpFormatter)
+        " the online policies that reach them, and 004's pure-exploration algorithms."
+        " Results go to stdout, messages to stderr; exit status 0 on success, 1 on a solver"
+        " failure, 2 on bad input.",
+        epilog=PAPERS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"boundcalc {__version__}")
-    parser.add_argument("--debug", action="store_true",
-                        help="print the Python traceback of a failure before its one-line message (also:"
-                             " environment variable BOUNDCALC_DEBUG=1)")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="print the Python traceback of a failure before its one-line message (also:"
+        " environment variable BOUNDCALC_DEBUG=1)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for add in SUBCOMMANDS:
         add(sub)
@@ -1237,8 +1539,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = bool(getattr(args, "debug", False)) or os.environ.get("BOUNDCALC_DEBUG", "") not in ("", "0")
     import warnings
 
-    def _warning_line(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-                      file: TextIO | None = None, line: str | None = None) -> None:  # one line, no source
+    def _warning_line(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:  # one line, no source
         print(f"boundcalc: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
     if not debug:
@@ -1294,23 +1602,41 @@ def failure_line(exc: BaseException) -> tuple[int, str]:
     if isinstance(exc, ClusterLost):
         return EXIT_SOLVER, f"boundcalc: error: {exc}"
     if isinstance(exc, MemoryError):
-        return EXIT_SOLVER, ("boundcalc: error: out of memory (the input is too large for this machine; try a"
-                             " smaller matrix or fewer runs)")
-    if isinstance(exc, (InputError, TooLargeError, CPETooLargeError, CPEInstanceError, PreferenceMatrixError,
-                        StoreError, ValueError, ImportError, ConnectionError)):
+        return EXIT_SOLVER, (
+            "boundcalc: error: out of memory (the input is too large for this machine; try a"
+            " smaller matrix or fewer runs)"
+        )
+    if isinstance(
+        exc,
+        (
+            InputError,
+            TooLargeError,
+            CPETooLargeError,
+            CPEInstanceError,
+            PreferenceMatrixError,
+            StoreError,
+            ValueError,
+            ImportError,
+            ConnectionError,
+        ),
+    ):
         return EXIT_INPUT, f"boundcalc: error: {_one_line(exc)}"
     if isinstance(exc, RecursionError):
         return EXIT_INPUT, "boundcalc: error: the input is nested too deeply to read"
     if isinstance(exc, ArithmeticError):  # OverflowError, ZeroDivisionError, FloatingPointError
-        return EXIT_INPUT, (f"boundcalc: error: a value out of the representable range ({type(exc).__name__}:"
-                            f" {_one_line(exc)}); use smaller parameters")
+        return EXIT_INPUT, (
+            f"boundcalc: error: a value out of the representable range ({type(exc).__name__}:"
+            f" {_one_line(exc)}); use smaller parameters"
+        )
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         text = f"boundcalc: error: {where}{exc.strerror or _one_line(exc)}"
         name = errno.errorcode.get(exc.errno or 0, "")
         return (EXIT_SOLVER if name in _RESOURCE_ERRNOS else EXIT_INPUT), text
-    return EXIT_SOLVER, (f"boundcalc: internal error: {type(exc).__name__}: {_one_line(exc)} (rerun with"
-                         " --debug or BOUNDCALC_DEBUG=1 for the traceback, and please report it)")
+    return EXIT_SOLVER, (
+        f"boundcalc: internal error: {type(exc).__name__}: {_one_line(exc)} (rerun with"
+        " --debug or BOUNDCALC_DEBUG=1 for the traceback, and please report it)"
+    )
 
 
 def _one_line(exc: BaseException, width: int = 2000) -> str:

@@ -100,8 +100,7 @@ def constants() -> tuple[ConstantSpec, ...]:
 COMPARE_KEYS: tuple[str, ...] = tuple(s.key for s in registered())
 
 #: Columns of :meth:`Comparison.to_csv` (``extra`` is left to the JSON form).
-CSV_FIELDS: tuple[str, ...] = ("key", "value", "unit", "value_in_000_unit", "source", "reason", "status",
-                               "message")
+CSV_FIELDS: tuple[str, ...] = ("key", "value", "unit", "value_in_000_unit", "source", "reason", "status", "message")
 
 
 def _specs() -> dict[str, ConstantSpec]:
@@ -126,8 +125,9 @@ def _check_keys(keys: Iterable[str] | None) -> tuple[str, ...]:
     return out
 
 
-def check_options(*, alpha: float = 0.51, beta: float = 2.0, keys: Iterable[str] | None = None,
-                  method: str = "cutting-plane") -> tuple[float, float, tuple[str, ...], str]:
+def check_options(
+    *, alpha: float = 0.51, beta: float = 2.0, keys: Iterable[str] | None = None, method: str = "cutting-plane"
+) -> tuple[float, float, tuple[str, ...], str]:
     """Validate :func:`compare`'s options without computing anything; return them normalised.
 
     Raises ``ValueError`` naming the problem: ``alpha <= 1/2`` (001 Proposition 1 needs
@@ -158,17 +158,26 @@ def evaluate(spec: ConstantSpec, ctx: Context) -> Result:
     except SolverError as exc:
         return spec.failed(str(exc) or type(exc).__name__)
     except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
-        return spec.failed(f"not computable in floating point ({type(exc).__name__}: {exc}); the options"
-                           " (e.g. alpha) are too extreme")
+        return spec.failed(
+            f"not computable in floating point ({type(exc).__name__}: {exc}); the options (e.g. alpha) are too extreme"
+        )
     if res.status == "ok" and res.value is not None and not math.isfinite(res.value):
         # never an "ok" row with inf or nan (e.g. D-TS at alpha = 1e308 overflows to inf)
-        return spec.failed(f"the value is not finite ({res.value}): the options (e.g. alpha) put it past the"
-                           " floating-point range")
+        return spec.failed(
+            f"the value is not finite ({res.value}): the options (e.g. alpha) put it past the floating-point range"
+        )
     return res
 
 
-def compare(matrix: MatrixLike, *, alpha: float = 0.51, beta: float = 2.0, keys: Iterable[str] | None = None,
-            method: str = "cutting-plane", certify: bool = False) -> Comparison:
+def compare(
+    matrix: MatrixLike,
+    *,
+    alpha: float = 0.51,
+    beta: float = 2.0,
+    keys: Iterable[str] | None = None,
+    method: str = "cutting-plane",
+    certify: bool = False,
+) -> Comparison:
     """Every regret constant and hardness of the field on one preference matrix (see the module table).
 
     Parameters
@@ -256,8 +265,14 @@ class Comparison(RichResult):
     :meth:`keys` work as for a mapping of rows.
     """
 
-    def __init__(self, rows: Iterable[Result], *, matrix: PreferenceMatrix | None = None,
-                 seconds: dict | None = None, parameters: dict | None = None):
+    def __init__(
+        self,
+        rows: Iterable[Result],
+        *,
+        matrix: PreferenceMatrix | None = None,
+        seconds: dict | None = None,
+        parameters: dict | None = None,
+    ):
         self.rows: list[Result] = list(rows)
         self._index = {r.key: r for r in self.rows}
         if len(self._index) != len(self.rows):
@@ -317,16 +332,18 @@ class Comparison(RichResult):
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(CSV_FIELDS)
         for r in self.rows:
-            w.writerow([
-                r.key,
-                "" if r.value is None else repr(r.value),
-                r.unit,
-                "" if r.value_in_000_unit is None else repr(r.value_in_000_unit),
-                r.source,
-                r.reason or "",
-                r.status,
-                r.message,
-            ])
+            w.writerow(
+                [
+                    r.key,
+                    "" if r.value is None else repr(r.value),
+                    r.unit,
+                    "" if r.value_in_000_unit is None else repr(r.value_in_000_unit),
+                    r.source,
+                    r.reason or "",
+                    r.status,
+                    r.message,
+                ]
+            )
         return buf.getvalue()
 
     def to_frame(self) -> pd.DataFrame:
@@ -337,8 +354,10 @@ class Comparison(RichResult):
         except ImportError:  # pragma: no cover - depends on the environment
             raise ImportError("Comparison.to_frame() needs pandas (pip install pandas)") from None
         data = [r.to_dict() for r in self.rows]
-        return pd.DataFrame(data, columns=["key", "value", "unit", "value_in_000_unit", "source", "reason",
-                                           "status", "message", "extra"]).set_index("key")
+        return pd.DataFrame(
+            data,
+            columns=["key", "value", "unit", "value_in_000_unit", "source", "reason", "status", "message", "extra"],
+        ).set_index("key")
 
     def summary(self, *, digits: int = 6, reasons: bool = True) -> str:
         """A readable aligned table: key, value, value in 000's unit, unit, source; rows that do
@@ -348,8 +367,7 @@ class Comparison(RichResult):
         cells = [head]
         for r in self.rows:
             shown = {"not-applicable": "n/a", "failed": "FAILED"}.get(r.status) or _num(r.value, digits)
-            cells.append((r.key, shown,
-                          _num(r.value_in_000_unit, digits), r.unit, r.source))
+            cells.append((r.key, shown, _num(r.value_in_000_unit, digits), r.unit, r.source))
         widths = [max(len(c[i]) for c in cells) for i in range(len(head) - 1)]
         lines = []
         for n, c in enumerate(cells):

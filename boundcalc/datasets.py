@@ -37,7 +37,7 @@ Public data (MIT licence; attribution and licence texts in ``boundcalc/data/SOUR
 from __future__ import annotations
 
 import sys
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -51,8 +51,20 @@ if TYPE_CHECKING:
     else:
         from importlib.abc import Traversable
 
-__all__ = ["EXAMPLES", "DUEL_EXAMPLES", "duel_log_path", "load_example", "example_path", "random_matrix", "utility_matrix", "tournament_matrix",
-           "mslr_array", "figure1_arms", "FIGURE1_PANELS", "MSLR_FILE"]
+__all__ = [
+    "EXAMPLES",
+    "DUEL_EXAMPLES",
+    "duel_log_path",
+    "load_example",
+    "example_path",
+    "random_matrix",
+    "utility_matrix",
+    "tournament_matrix",
+    "mslr_array",
+    "figure1_arms",
+    "FIGURE1_PANELS",
+    "MSLR_FILE",
+]
 
 #: The bundled file of the three 136-arm MSLR matrices (see ``boundcalc/data/SOURCES.md``).
 MSLR_FILE = "mslr136_nightingal3.npz"
@@ -67,14 +79,19 @@ EXAMPLES = {
     "fig1a": (MSLR_FILE, "000 Figure 1(a): 16 MSLR arms, Condorcet winner, as benchmarks/figure1.py draws them"),
     "fig1b": (MSLR_FILE, "000 Figure 1(b): 16 MSLR arms, no Condorcet winner"),
     "fig1c": (MSLR_FILE, "000 Figure 1(c): 64 MSLR arms, no Condorcet winner"),
-    "arxiv6": ("arxiv6_duelingbanditlib.txt", "6 arXiv rankers, Yue & Joachims 2011; jkomiyama/duelingbanditlib,"
-                                              " MIT; one exact tie: needs --break-ties"),
+    "arxiv6": (
+        "arxiv6_duelingbanditlib.txt",
+        "6 arXiv rankers, Yue & Joachims 2011; jkomiyama/duelingbanditlib, MIT; one exact tie: needs --break-ties",
+    ),
 }
 
 #: Bundled logs of duels (``--duels NAME`` on the command line; :func:`duel_log_path`).
 DUEL_EXAMPLES = {
-    "mslr5-duels": ("mslr5_duels.csv", "4,000 duels (400 per pair, one in ten a tie) of five named MSLR rankers, simulated"
-                                       " (seeded: scripts/make_example_duels.py) from the informational matrix"),
+    "mslr5-duels": (
+        "mslr5_duels.csv",
+        "4,000 duels (400 per pair, one in ten a tie) of five named MSLR rankers, simulated"
+        " (seeded: scripts/make_example_duels.py) from the informational matrix",
+    ),
 }
 
 
@@ -109,7 +126,7 @@ def example_path(name: str) -> Traversable:
     return resources.files("boundcalc") / "data" / EXAMPLES[name][0]
 
 
-@lru_cache(maxsize=None)
+@cache
 def mslr_array(model: str = "informational") -> np.ndarray:
     """The 136 x 136 MSLR matrix of a click model (``"informational"``, ``"navigational"`` or
     ``"perfect"``) exactly as the source file holds it (read-only float64; ``SOURCES.md`` gives the
@@ -163,7 +180,7 @@ def load_example(name: str, **kwargs: Any) -> PreferenceMatrix:
         i = np.arange(8)
         return PreferenceMatrix(0.5 + 0.05 * (i[None, :] - i[:, None]), **kwargs)
     if name.startswith("mslr-") and name in EXAMPLES:
-        return PreferenceMatrix(mslr_array(name[len("mslr-"):]), **kwargs)
+        return PreferenceMatrix(mslr_array(name[len("mslr-") :]), **kwargs)
     if name in FIGURE1_PANELS:
         arms = figure1_arms(name)
         return PreferenceMatrix(mslr_array("informational")[np.ix_(arms, arms)], **kwargs)
@@ -171,8 +188,9 @@ def load_example(name: str, **kwargs: Any) -> PreferenceMatrix:
         return PreferenceMatrix.from_file(p, **kwargs)
 
 
-def random_matrix(K: int, rng: np.random.Generator | int | None = None, *, min_gap: float = 1e-3,
-                  condorcet: bool = False) -> PreferenceMatrix:
+def random_matrix(
+    K: int, rng: np.random.Generator | int | None = None, *, min_gap: float = 1e-3, condorcet: bool = False
+) -> PreferenceMatrix:
     """A random K x K preference matrix: upper triangle uniform on (0, 1) with every
     ``|mu_ij - 1/2| >= min_gap``; ``condorcet=True`` makes arm 0 beat every other arm."""
     rng = np.random.default_rng(rng)
@@ -189,8 +207,9 @@ def random_matrix(K: int, rng: np.random.Generator | int | None = None, *, min_g
     return PreferenceMatrix(mu)
 
 
-def utility_matrix(K: int, rng: np.random.Generator | int | None = None, *, noise: float = 0.05,
-                   min_gap: float = 1e-3) -> PreferenceMatrix:
+def utility_matrix(
+    K: int, rng: np.random.Generator | int | None = None, *, noise: float = 0.05, min_gap: float = 1e-3
+) -> PreferenceMatrix:
     """A ranker-like K x K matrix: Bradley-Terry preferences of latent utilities, plus noise.
 
     ``u_i ~ N(0, 1)``, ``mu_ij = sigmoid(u_i - u_j) + eps_ij`` with ``eps_ij ~ N(0, noise^2)``
@@ -216,8 +235,9 @@ def utility_matrix(K: int, rng: np.random.Generator | int | None = None, *, nois
     return PreferenceMatrix(mu)
 
 
-def tournament_matrix(K: int, rng: np.random.Generator | int | None = None, *, low: float = 0.05,
-                      high: float = 0.5) -> PreferenceMatrix:
+def tournament_matrix(
+    K: int, rng: np.random.Generator | int | None = None, *, low: float = 0.05, high: float = 0.5
+) -> PreferenceMatrix:
     """A uniform random tournament: every pair's winner by a fair coin, ``|mu_ij - 1/2| ~ U(low, high)``.
 
     Copeland winners lose about a third of their duels and several arms come close, the hard

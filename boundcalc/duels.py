@@ -31,13 +31,12 @@ import csv
 import json
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
-
 
 __all__ = ["DuelLog", "DuelLogError", "read_duels", "MAX_BYTES", "MAX_ROWS", "MAX_ARMS", "DUEL_FORMATS"]
 
@@ -48,9 +47,15 @@ MAX_ROWS = 50_000_000
 #: Most distinct arms in one log (the counts are a K x K table in memory; ``max_arms``).
 MAX_ARMS = 4096
 #: The duel-log formats by suffix (anything else is read as CSV).
-DUEL_FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
-                ".parquet": "parquet", ".pq": "parquet"}
-
+DUEL_FORMATS = {
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".txt": "csv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
 
 
 class DuelLogError(ValueError):
@@ -92,7 +97,6 @@ class DuelLog:
         return self.wins + self.wins.T
 
 
-
 # ----------------------------------------------------------------------------- duel logs
 class _Counter:
     """Counts duels row by row; every error names the source and the row's location."""
@@ -116,8 +120,9 @@ class _Counter:
         k = self.index.get(name)
         if k is None:
             if self.fixed:
-                raise DuelLogError(f"{self.source}: {where}: arm {name!r} is not among the names given"
-                                            f" ({len(self.index)} arms)")
+                raise DuelLogError(
+                    f"{self.source}: {where}: arm {name!r} is not among the names given ({len(self.index)} arms)"
+                )
             if len(self.index) >= self.max_arms:
                 raise DuelLogError(f"{self.source}: {where}: more than {self.max_arms:,} distinct arms")
             k = self.index[name] = len(self.index)
@@ -130,8 +135,10 @@ class _Counter:
         i = self._arm(a, f"{where}, {col['a']}")
         j = self._arm(b, f"{where}, {col['b']}")
         if i == j:
-            raise DuelLogError(f"{self.source}: {where}: a duel of arm {str(a).strip()!r} with itself,"
-                                        " which says nothing about mu; remove such rows")
+            raise DuelLogError(
+                f"{self.source}: {where}: a duel of arm {str(a).strip()!r} with itself,"
+                " which says nothing about mu; remove such rows"
+            )
         if w is None or (isinstance(w, float) and math.isnan(w)) or not str(w).strip():
             o = 0.5
         else:
@@ -143,7 +150,8 @@ class _Counter:
             else:
                 raise DuelLogError(
                     f"{self.source}: {where}, {col['winner']}: winner {wn!r} is neither arm of the duel"
-                    f" ({str(a).strip()!r} vs {str(b).strip()!r}); leave it empty for a tie")
+                    f" ({str(a).strip()!r} vs {str(b).strip()!r}); leave it empty for a tie"
+                )
         self.i.append(i)
         self.j.append(j)
         self.out.append(o)
@@ -184,7 +192,8 @@ def _check_header(header: Sequence[str], cols: dict[str, str], source: str) -> d
         if c not in header:
             raise DuelLogError(
                 f"{source}: no column {c!r} (for {role!r}); the columns are {list(header)}; name them with"
-                " a=..., b=..., winner=... (CLI --columns A,B,WINNER)")
+                " a=..., b=..., winner=... (CLI --columns A,B,WINNER)"
+            )
         pos[role] = list(header).index(c)
     return pos
 
@@ -213,8 +222,7 @@ def _csv_rows(path: Path, cols: dict[str, str], counter: _Counter) -> None:
                     continue  # a blank line
                 where = f"line {reader.line_num}"
                 if len(row) < need:
-                    raise DuelLogError(f"{path}: {where} has {len(row)} fields; the header has"
-                                                f" {len(header)}")
+                    raise DuelLogError(f"{path}: {where} has {len(row)} fields; the header has {len(header)}")
                 counter.add(row[pos["a"]], row[pos["b"]], row[pos["winner"]], where, label)
         except UnicodeDecodeError as exc:
             raise DuelLogError(f"{path}: not UTF-8 text near line {reader.line_num + 1} ({exc.reason})") from None
@@ -235,12 +243,13 @@ def _jsonl_rows(path: Path, cols: dict[str, str], counter: _Counter) -> None:
             except json.JSONDecodeError as exc:
                 raise DuelLogError(f"{path}: line {n}, column {exc.colno}: not valid JSON ({exc.msg})") from None
             if not isinstance(obj, dict):
-                raise DuelLogError(f"{path}: line {n}: a JSON {type(obj).__name__}, not an object"
-                                            " with the keys " + ", ".join(repr(c) for c in cols.values()))
+                raise DuelLogError(
+                    f"{path}: line {n}: a JSON {type(obj).__name__}, not an object"
+                    " with the keys " + ", ".join(repr(c) for c in cols.values())
+                )
             for r in ("a", "b"):
                 if cols[r] not in obj:
-                    raise DuelLogError(f"{path}: line {n}: no key {cols[r]!r} (for {r!r}); the keys are"
-                                                f" {sorted(obj)}")
+                    raise DuelLogError(f"{path}: line {n}: no key {cols[r]!r} (for {r!r}); the keys are {sorted(obj)}")
             if isinstance(obj.get(cols["winner"]), (dict, list)):
                 raise DuelLogError(f"{path}: line {n}, key {cols['winner']!r}: not an arm name")
             counter.add(obj[cols["a"]], obj[cols["b"]], obj.get(cols["winner"]), f"line {n}", label)
@@ -252,9 +261,18 @@ def _table_rows(columns: dict[str, Iterable], cols: dict[str, str], counter: _Co
         counter.add(x, y, w, f"row {n}", label)
 
 
-def read_duels(table: Any, *, a: str = "a", b: str = "b", winner: str = "winner",
-               names: Sequence[Any] | None = None, max_rows: int = MAX_ROWS, max_bytes: int = MAX_BYTES,
-               max_arms: int = MAX_ARMS, format: str | None = None) -> DuelLog:
+def read_duels(
+    table: Any,
+    *,
+    a: str = "a",
+    b: str = "b",
+    winner: str = "winner",
+    names: Sequence[Any] | None = None,
+    max_rows: int = MAX_ROWS,
+    max_bytes: int = MAX_BYTES,
+    max_arms: int = MAX_ARMS,
+    format: str | None = None,
+) -> DuelLog:
     """Read and count a log of duels (see the module text): a :class:`pandas.DataFrame` or a path.
 
     Parameters
@@ -304,8 +322,7 @@ def read_duels(table: Any, *, a: str = "a", b: str = "b", winner: str = "winner"
         raise IsADirectoryError(f"{path} is a directory, not a duel log")
     size = path.stat().st_size
     if size > max_bytes:
-        raise DuelLogError(f"{path}: {size:,} bytes, more than a duel log may have ({max_bytes:,};"
-                                    " max_bytes=...)")
+        raise DuelLogError(f"{path}: {size:,} bytes, more than a duel log may have ({max_bytes:,}; max_bytes=...)")
     fmt = format or DUEL_FORMATS.get(path.suffix.lower(), "csv")
     counter = _Counter(str(path), names, max_rows, max_arms)
     if fmt == "csv":
@@ -316,8 +333,9 @@ def read_duels(table: Any, *, a: str = "a", b: str = "b", winner: str = "winner"
         try:
             import pyarrow.parquet as pq
         except ImportError:
-            raise ImportError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow); or save the log"
-                              " as CSV or JSON Lines") from None
+            raise ImportError(
+                f"{path}: reading Parquet needs pyarrow (pip install pyarrow); or save the log as CSV or JSON Lines"
+            ) from None
         try:
             pf = pq.ParquetFile(path)
         except Exception as exc:  # pyarrow's own error types

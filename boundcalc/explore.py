@@ -40,8 +40,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -56,8 +57,17 @@ if TYPE_CHECKING:
     from .cpe.algorithms import AlgorithmSpec
     from .cpe.instance import CPEInstance
 
-__all__ = ["explore", "ExplorationRuns", "explore_task", "run_seed", "plot_sample_complexity",
-           "random_cpe_instance", "compute_hardness", "HARDNESS_KEYS", "DEFAULT_HARDNESS"]
+__all__ = [
+    "explore",
+    "ExplorationRuns",
+    "explore_task",
+    "run_seed",
+    "plot_sample_complexity",
+    "random_cpe_instance",
+    "compute_hardness",
+    "HARDNESS_KEYS",
+    "DEFAULT_HARDNESS",
+]
 
 #: The hardness constants an :class:`ExplorationRuns` carries (keys of ``result.hardness``).
 HARDNESS_KEYS = ("H^B", "H^B_eps", "H^C", "H^C_ver")
@@ -101,16 +111,31 @@ def explore_task(task: dict, shared: dict) -> dict:
     check_revision(shared["algorithm"], shared.get("revision"), ALGORITHMS[shared["algorithm"]].revision)
     inst = shared["instance"]
     t0 = time.perf_counter()
-    res = run_algorithm(shared["algorithm"], inst, delta=shared["delta"], epsilon=shared["epsilon"],
-                        seed=task["seed"], max_duels=shared["max_duels"], require_winner=False,
-                        **shared["options"])
+    res = run_algorithm(
+        shared["algorithm"],
+        inst,
+        delta=shared["delta"],
+        epsilon=shared["epsilon"],
+        seed=task["seed"],
+        max_duels=shared["max_duels"],
+        require_winner=False,
+        **shared["options"],
+    )
     seconds = time.perf_counter() - t0
     M = None if res.matching is None else tuple(int(e) for e in res.matching)
     winner = tuple(shared["winner"])
     exact = M is not None and tuple(sorted(M)) == tuple(sorted(winner))
-    row = {"index": task["index"], "run": task["run"], "seed": task["seed"], "n_duels": int(res.n_duels),
-           "matching": None if M is None else list(M), "stopped": str(res.stopped), "exact": bool(exact),
-           "correct": bool(exact), "seconds": seconds}
+    row = {
+        "index": task["index"],
+        "run": task["run"],
+        "seed": task["seed"],
+        "n_duels": int(res.n_duels),
+        "matching": None if M is None else list(M),
+        "stopped": str(res.stopped),
+        "exact": bool(exact),
+        "correct": bool(exact),
+        "seconds": seconds,
+    }
     w = shared.get("w")
     if w is not None:
         l = inst.n_positions
@@ -150,15 +175,19 @@ def _explicit_lower_bounds(inst: CPEInstance, delta: float) -> dict:
         r = max(ratios)
         gamma = min(0.25, 1.0 / (4.0 * (l * r + 1.0))) * (1 - 1e-9) if math.isfinite(r) else 0.0
         if gamma < dev:
-            raise ValueError(f"no valid gamma: the conditions need gamma <= {gamma:.6g} but |p - 1/2| reaches {dev:.6g}")
+            raise ValueError(
+                f"no valid gamma: the conditions need gamma <= {gamma:.6g} but |p - 1/2| reaches {dev:.6g}"
+            )
         out["theorem3"] = {"value": borda_lower_bound(inst, gamma, delta), "gamma": gamma}
     except (ValueError, CPETooLargeError) as exc:  # NoWinnerError is a ValueError
         out["theorem3"] = {"value": None, "reason": str(exc)}
     try:
         gamma = (1 - 1e-9) / (2.0 * (2 + l))
         if gamma < dev:
-            raise ValueError(f"no valid gamma: Theorem 6 needs gamma < 1/(2(2 + l)) = {1 / (2 * (2 + l)):.6g}"
-                             f" but |p - 1/2| reaches {dev:.6g}")
+            raise ValueError(
+                f"no valid gamma: Theorem 6 needs gamma < 1/(2(2 + l)) = {1 / (2 * (2 + l)):.6g}"
+                f" but |p - 1/2| reaches {dev:.6g}"
+            )
         out["theorem6"] = {"value": condorcet_lower_bound(inst, gamma, delta), "gamma": gamma}
     except (ValueError, CPETooLargeError, NoWinnerError) as exc:
         out["theorem6"] = {"value": None, "reason": str(exc)}
@@ -292,8 +321,10 @@ class ExplorationRuns(RichResult):
 
     def __repr__(self) -> str:
         name = f" {self.instance.name!r}" if self.instance.name else ""
-        return (f"<ExplorationRuns {self.algorithm} on{name} ({self.instance.n_edges} edges): {self.runs} runs,"
-                f" delta {self.delta:g}, correct rate {self.correct_rate:.3g}>")
+        return (
+            f"<ExplorationRuns {self.algorithm} on{name} ({self.instance.n_edges} edges): {self.runs} runs,"
+            f" delta {self.delta:g}, correct rate {self.correct_rate:.3g}>"
+        )
 
     def statistics(self) -> dict:
         """Correct rate, error rate (with a one-sided 95 % Clopper-Pearson upper limit, to hold
@@ -315,8 +346,15 @@ class ExplorationRuns(RichResult):
             "error_rate": errors / R,
             "error_rate_upper95": upper,
             "stopped": dict(sorted(stopped.items())),
-            "samples": {"mean": float(n.mean()), "stderr": float(n.std(ddof=1) / math.sqrt(R)) if R > 1 else None,
-                        "min": int(n.min()), "max": int(n.max()), "q10": q10, "median": q50, "q90": q90},
+            "samples": {
+                "mean": float(n.mean()),
+                "stderr": float(n.std(ddof=1) / math.sqrt(R)) if R > 1 else None,
+                "min": int(n.min()),
+                "max": int(n.max()),
+                "q10": q10,
+                "median": q50,
+                "q90": q90,
+            },
             "seconds": float(sum(r["seconds"] for r in self.rows)),
         }
 
@@ -328,10 +366,17 @@ class ExplorationRuns(RichResult):
         inst = self.instance
         recs = []
         for r in self.rows:
-            rec = {"algorithm": self.algorithm, "run": r["run"], "seed": r["seed"], "n_duels": r["n_duels"],
-                   "correct": r["correct"], "exact": r["exact"],
-                   "matching": None if r["matching"] is None else [list(e) for e in inst.matching_edges(r["matching"])],
-                   "stopped": r["stopped"], "seconds": r["seconds"]}
+            rec = {
+                "algorithm": self.algorithm,
+                "run": r["run"],
+                "seed": r["seed"],
+                "n_duels": r["n_duels"],
+                "correct": r["correct"],
+                "exact": r["exact"],
+                "matching": None if r["matching"] is None else [list(e) for e in inst.matching_edges(r["matching"])],
+                "stopped": r["stopped"],
+                "seconds": r["seconds"],
+            }
             if "score" in r:
                 rec["score"] = r["score"]
             recs.append(rec)
@@ -350,14 +395,29 @@ class ExplorationRuns(RichResult):
             d["stats"] = r.get("stats", {})
             per_run.append(d)
         return {
-            "algorithm": self.algorithm, "target": self.target, "paper": self.paper,
-            "instance": inst.name, "candidates": inst.n_candidates, "positions": inst.n_positions,
-            "edges": inst.n_edges, "delta": self.delta, "epsilon": self.epsilon, "runs": self.runs,
-            "seed": self.seed, "max_duels": self.max_duels, "options": self.options,
-            "winner": self.winner_edges, "correct_rate": s["correct_rate"], "exact_rate": s["exact_rate"],
-            "error_rate": s["error_rate"], "error_rate_upper95": s["error_rate_upper95"],
-            "stopped": s["stopped"], "samples": s["samples"], "hardness": self.hardness,
-            "seconds": s["seconds"], "per_run": per_run,
+            "algorithm": self.algorithm,
+            "target": self.target,
+            "paper": self.paper,
+            "instance": inst.name,
+            "candidates": inst.n_candidates,
+            "positions": inst.n_positions,
+            "edges": inst.n_edges,
+            "delta": self.delta,
+            "epsilon": self.epsilon,
+            "runs": self.runs,
+            "seed": self.seed,
+            "max_duels": self.max_duels,
+            "options": self.options,
+            "winner": self.winner_edges,
+            "correct_rate": s["correct_rate"],
+            "exact_rate": s["exact_rate"],
+            "error_rate": s["error_rate"],
+            "error_rate_upper95": s["error_rate_upper95"],
+            "stopped": s["stopped"],
+            "samples": s["samples"],
+            "hardness": self.hardness,
+            "seconds": s["seconds"],
+            "per_run": per_run,
         }
 
     def summary(self) -> str:
@@ -368,27 +428,33 @@ class ExplorationRuns(RichResult):
         eps = "" if self.epsilon is None else f", epsilon = {self.epsilon:g}"
         name = f" {inst.name}" if inst.name else ""
         winner = ", ".join(f"({c}, {p})" for c, p in self.winner_edges)
-        lines = [f"instance{name}: {inst.n_candidates} candidates, {inst.n_positions} positions, {inst.n_edges} edges",
-                 f"{self.algorithm} ({self.paper}): delta = {self.delta:g}{eps}, {self.runs} runs, seed {self.seed}",
-                 f"{self.target} winner: {winner}",
-                 f"correct {s['correct_rate']:.3f} (error rate {s['error_rate']:.3f}, 95% upper limit "
-                 f"{s['error_rate_upper95']:.3f}, delta {self.delta:g}); stopped: "
-                 + ", ".join(f"{k} {v}" for k, v in s["stopped"].items())]
+        lines = [
+            f"instance{name}: {inst.n_candidates} candidates, {inst.n_positions} positions, {inst.n_edges} edges",
+            f"{self.algorithm} ({self.paper}): delta = {self.delta:g}{eps}, {self.runs} runs, seed {self.seed}",
+            f"{self.target} winner: {winner}",
+            f"correct {s['correct_rate']:.3f} (error rate {s['error_rate']:.3f}, 95% upper limit "
+            f"{s['error_rate_upper95']:.3f}, delta {self.delta:g}); stopped: "
+            + ", ".join(f"{k} {v}" for k, v in s["stopped"].items()),
+        ]
         sm = s["samples"]
         se = "n/a" if sm["stderr"] is None else f"{sm['stderr']:.4g}"
-        lines.append(f"duels: mean {sm['mean']:.6g} (stderr {se}), min {sm['min']}, median {sm['median']:.6g},"
-                     f" max {sm['max']}; {s['seconds']:.3g} s in all")
+        lines.append(
+            f"duels: mean {sm['mean']:.6g} (stderr {se}), min {sm['min']}, median {sm['median']:.6g},"
+            f" max {sm['max']}; {s['seconds']:.3g} s in all"
+        )
 
         def f(x: float | None) -> str:
             return "n/a" if x is None else f"{x:.6g}"
 
-        lines.append("hardness: " + ", ".join(f"{k} {f(h.get(k))}" for k in HARDNESS_KEYS) + f", width {h.get('width')}")
+        lines.append(
+            "hardness: " + ", ".join(f"{k} {f(h.get(k))}" for k in HARDNESS_KEYS) + f", width {h.get('width')}"
+        )
         ex = h.get("expressions", {})
-        lines.append("004 expressions (no constant factor, duels): "
-                     + ", ".join(f"Thm {k[-1]} {f(v)}" for k, v in ex.items()))
+        lines.append(
+            "004 expressions (no constant factor, duels): " + ", ".join(f"Thm {k[-1]} {f(v)}" for k, v in ex.items())
+        )
         lb = h.get("lower_bounds", {})
-        lines.append("explicit lower bounds: "
-                     + ", ".join(f"Thm {k[-1]} {f(v.get('value'))}" for k, v in lb.items()))
+        lines.append("explicit lower bounds: " + ", ".join(f"Thm {k[-1]} {f(v.get('value'))}" for k, v in lb.items()))
         return "\n".join(lines)
 
     def plot(self, ax: Axes | str | os.PathLike | None = None, hardness: str | None = None, **kw: Any) -> Axes:
@@ -408,10 +474,23 @@ def _check_unit_interval(name: str, x: Any) -> float:
     return v
 
 
-def explore(instance: CPEInstance | MatrixLike | Mapping[str, Any], algorithm: str, *, delta: float, epsilon: float | None = None, runs: int = 10,
-            seed: int = 0, max_duels: int | None = None, options: Mapping[str, Any] | None = None,
-            out: str | os.PathLike | None = None, overwrite: bool = False, workers: int | None = 0, scheduler: Any = None,
-            chunk_size: int | None = None, progress: bool | None = None) -> ExplorationRuns:
+def explore(
+    instance: CPEInstance | MatrixLike | Mapping[str, Any],
+    algorithm: str,
+    *,
+    delta: float,
+    epsilon: float | None = None,
+    runs: int = 10,
+    seed: int = 0,
+    max_duels: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    out: str | os.PathLike | None = None,
+    overwrite: bool = False,
+    workers: int | None = 0,
+    scheduler: Any = None,
+    chunk_size: int | None = None,
+    progress: bool | None = None,
+) -> ExplorationRuns:
     """Run the registered algorithm ``runs`` times on ``instance`` (module text).
 
     Parameters
@@ -478,40 +557,90 @@ def explore(instance: CPEInstance | MatrixLike | Mapping[str, Any], algorithm: s
     elif spec.target == "condorcet":
         winner = condorcet_winner(inst)
         if winner is None:
-            raise NoWinnerError(f"{algorithm} identifies the Condorcet winner, but the instance has no Condorcet"
-                                " winning matching (004 Sec. 2: one with f(M*, M) > 1/2 against every other)")
+            raise NoWinnerError(
+                f"{algorithm} identifies the Condorcet winner, but the instance has no Condorcet"
+                " winning matching (004 Sec. 2: one with f(M*, M) > 1/2 against every other)"
+            )
     else:  # pragma: no cover - the registry's contract
         raise ValueError(f"algorithm {algorithm!r} has an unknown target {spec.target!r}")
     winner = tuple(int(e) for e in winner)
-    shared = {"instance": inst, "algorithm": spec.name, "revision": spec.revision, "delta": delta, "epsilon": epsilon,
-              "max_duels": None if max_duels is None else int(max_duels), "options": options,
-              "winner": winner, "w": w}
-    header = {"kind": "explore", "instance": inst.to_json(), "algorithm": spec.name, "revision": spec.revision,
-              "delta": delta, "epsilon": epsilon, "seed": int(seed), "max_duels": shared["max_duels"],
-              "options": options}
+    shared = {
+        "instance": inst,
+        "algorithm": spec.name,
+        "revision": spec.revision,
+        "delta": delta,
+        "epsilon": epsilon,
+        "max_duels": None if max_duels is None else int(max_duels),
+        "options": options,
+        "winner": winner,
+        "w": w,
+    }
+    header = {
+        "kind": "explore",
+        "instance": inst.to_json(),
+        "algorithm": spec.name,
+        "revision": spec.revision,
+        "delta": delta,
+        "epsilon": epsilon,
+        "seed": int(seed),
+        "max_duels": shared["max_duels"],
+        "options": options,
+    }
     # a file written before revisions were recorded holds revision 1's runs (0.1.0's decisions)
     identity = {f: (revision if f == "revision" else same) for f in header}
-    job = Job("explore", explore_task, shared=shared, header=header, identity=identity, desc=f"explore {spec.name}",
-              tasks=lambda: [{"index": r, "run": r, "seed": run_seed(seed, r)} for r in range(runs)])
+    job = Job(
+        "explore",
+        explore_task,
+        shared=shared,
+        header=header,
+        identity=identity,
+        desc=f"explore {spec.name}",
+        tasks=lambda: [{"index": r, "run": r, "seed": run_seed(seed, r)} for r in range(runs)],
+    )
     try:
-        rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler,
-                       chunk_size=chunk_size, progress=progress)
+        rows = run_job(
+            job,
+            out=out,
+            overwrite=overwrite,
+            workers=workers,
+            scheduler=scheduler,
+            chunk_size=chunk_size,
+            progress=progress,
+        )
     except StoreMismatch as exc:
         if [f for f, _, _ in exc.differences] == ["revision"]:
             old = revision(exc.differences[0][1])
             raise revision_mismatch(exc, [f"{spec.name} revision {old} in the file, {spec.revision} here"]) from None
         raise
     hardness = compute_hardness(inst, delta, epsilon)
-    return ExplorationRuns(instance=inst, algorithm=spec.name, target=spec.target, paper=spec.paper, delta=delta,
-                         epsilon=epsilon, runs=runs, seed=int(seed), max_duels=shared["max_duels"], options=options,
-                         winner=winner, rows=list(rows), hardness=hardness,
-                         runner_stats=dict(getattr(rows, "stats", {})))
+    return ExplorationRuns(
+        instance=inst,
+        algorithm=spec.name,
+        target=spec.target,
+        paper=spec.paper,
+        delta=delta,
+        epsilon=epsilon,
+        runs=runs,
+        seed=int(seed),
+        max_duels=shared["max_duels"],
+        options=options,
+        winner=winner,
+        rows=list(rows),
+        hardness=hardness,
+        runner_stats=dict(getattr(rows, "stats", {})),
+    )
 
 
 # ----------------------------------------------------------------------------- plot
-def plot_sample_complexity(results: Iterable[ExplorationRuns], *, hardness: str | Mapping[str, str] | None = None,
-                           ax: Axes | str | os.PathLike | None = None, band: str | None = "quantile", reference: bool = True,
-                           title: str | None = None) -> Axes:
+def plot_sample_complexity(
+    results: Iterable[ExplorationRuns],
+    *,
+    hardness: str | Mapping[str, str] | None = None,
+    ax: Axes | str | os.PathLike | None = None,
+    band: str | None = "quantile",
+    reference: bool = True,
+    title: str | None = None,
+) -> Axes:
     """Sample complexity against hardness for a family of instances: log-log, one series per algorithm.
 
     Per result a marker at ``(H, mean duels)`` with a bar over the runs' spread (``band``:
@@ -534,8 +663,14 @@ def plot_sample_complexity(results: Iterable[ExplorationRuns], *, hardness: str 
     return drawn
 
 
-def _draw_sample_complexity(ax: Axes, results: list[ExplorationRuns], hardness: str | Mapping[str, str] | None,
-                            band: str | None, reference: bool, title: str | None) -> None:
+def _draw_sample_complexity(
+    ax: Axes,
+    results: list[ExplorationRuns],
+    hardness: str | Mapping[str, str] | None,
+    band: str | None,
+    reference: bool,
+    title: str | None,
+) -> None:
     import warnings
 
     groups: dict[str, list] = {}
@@ -589,8 +724,10 @@ def _draw_sample_complexity(ax: Axes, results: list[ExplorationRuns], hardness: 
     ax.set_ylabel("duels until stopping (sample complexity)")
     if title is None:
         runs = sorted({r.runs for r in results})
-        title = f"004 pure exploration: mean and {'10%-90% of runs' if band == 'quantile' else band or 'mean'}" \
-                f" ({'/'.join(map(str, runs))} runs)"
+        title = (
+            f"004 pure exploration: mean and {'10%-90% of runs' if band == 'quantile' else band or 'mean'}"
+            f" ({'/'.join(map(str, runs))} runs)"
+        )
     ax.set_title(title, fontsize="medium")
     ax.legend(fontsize="small")
     from .plot import plain_log_ticks
@@ -599,9 +736,18 @@ def _draw_sample_complexity(ax: Axes, results: list[ExplorationRuns], hardness: 
 
 
 # ----------------------------------------------------------------------------- instances
-def random_cpe_instance(n_positions: int, candidates_per_position: int = 2, rng: np.random.Generator | int | None = None, *, n_candidates: int | None = None,
-                        gap: float = 0.2, spread: float = 0.5, condorcet: bool = True, max_tries: int = 200,
-                        name: str | None = None) -> CPEInstance:
+def random_cpe_instance(
+    n_positions: int,
+    candidates_per_position: int = 2,
+    rng: np.random.Generator | int | None = None,
+    *,
+    n_candidates: int | None = None,
+    gap: float = 0.2,
+    spread: float = 0.5,
+    condorcet: bool = True,
+    max_tries: int = 200,
+    name: str | None = None,
+) -> CPEInstance:
     """A random candidate-position instance of 004's kind, for families of exploration runs.
 
     ``n_candidates`` candidates (default ``n_positions + candidates_per_position - 1``) on a
@@ -642,7 +788,7 @@ def random_cpe_instance(n_positions: int, candidates_per_position: int = 2, rng:
         m = len(edges)
         P = np.zeros((m, m))
         for j, p in enumerate(P_blocks):
-            P[j * k:(j + 1) * k, j * k:(j + 1) * k] = p
+            P[j * k : (j + 1) * k, j * k : (j + 1) * k] = p
         inst = CPEInstance.from_edge_matrix(edges, P, name=name)
         if not condorcet:
             return inst
@@ -652,8 +798,9 @@ def random_cpe_instance(n_positions: int, candidates_per_position: int = 2, rng:
             continue
         if condorcet_winner(inst) is not None:
             return inst
-    raise ValueError(f"no instance with a Condorcet and a unique Borda winner in {max_tries} draws; "
-                     "raise gap or max_tries")
+    raise ValueError(
+        f"no instance with a Condorcet and a unique Borda winner in {max_tries} draws; raise gap or max_tries"
+    )
 
 
 def __getattr__(name: str) -> type:
@@ -662,7 +809,8 @@ def __getattr__(name: str) -> type:
     if name == "ExploreResult":
         import warnings
 
-        warnings.warn("boundcalc.explore.ExploreResult is deprecated: use ExplorationRuns", DeprecationWarning,
-                      stacklevel=2)
+        warnings.warn(
+            "boundcalc.explore.ExploreResult is deprecated: use ExplorationRuns", DeprecationWarning, stacklevel=2
+        )
         return ExplorationRuns
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -56,8 +56,18 @@ import numpy as np
 
 from .errors import PreferenceMatrixError
 
-__all__ = ["decode_matrix_text", "parse_matrix_text", "MAX_INPUT_BYTES", "MAX_ENTRIES", "MAX_JSON_DEPTH", "MAX_NUMBER_CHARS", "read_source",
-           "decode_source", "read_bytes", "check_regular_input"]
+__all__ = [
+    "decode_matrix_text",
+    "parse_matrix_text",
+    "MAX_INPUT_BYTES",
+    "MAX_ENTRIES",
+    "MAX_JSON_DEPTH",
+    "MAX_NUMBER_CHARS",
+    "read_source",
+    "decode_source",
+    "read_bytes",
+    "check_regular_input",
+]
 
 #: Separators of a text matrix: whitespace, commas or semicolons; ``#`` starts a comment.
 _TOKEN = re.compile(r"[^\s,;]+")
@@ -179,14 +189,24 @@ def check_regular_input(path: Path, source: str) -> os.stat_result:
     if stat.S_ISDIR(st.st_mode):
         raise PreferenceMatrixError(f"{source}: is a directory, not a matrix file")
     if not stat.S_ISREG(st.st_mode):
-        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode) else "a character device"
-                if stat.S_ISCHR(st.st_mode) else "a block device" if stat.S_ISBLK(st.st_mode)
-                else "a socket" if stat.S_ISSOCK(st.st_mode) else "a special file")
-        raise PreferenceMatrixError(f"{source}: is {kind}, not a regular file; give a file, or pipe the data"
-                                    " into '-' (standard input)")
+        kind = (
+            "a FIFO (named pipe)"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a character device"
+            if stat.S_ISCHR(st.st_mode)
+            else "a block device"
+            if stat.S_ISBLK(st.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(st.st_mode)
+            else "a special file"
+        )
+        raise PreferenceMatrixError(
+            f"{source}: is {kind}, not a regular file; give a file, or pipe the data into '-' (standard input)"
+        )
     if st.st_size > MAX_INPUT_BYTES:
-        raise PreferenceMatrixError(f"{source}: {st.st_size:,} bytes, more than the {_mib(MAX_INPUT_BYTES)} read"
-                                    " (MAX_INPUT_BYTES)")
+        raise PreferenceMatrixError(
+            f"{source}: {st.st_size:,} bytes, more than the {_mib(MAX_INPUT_BYTES)} read (MAX_INPUT_BYTES)"
+        )
     return st
 
 
@@ -197,8 +217,10 @@ def _read_limited(fh: IO[Any], source: str) -> bytes:
     if isinstance(data, str):
         data = data.encode()
     if len(data) > MAX_INPUT_BYTES:
-        raise PreferenceMatrixError(f"{source}: more than {_mib(MAX_INPUT_BYTES)} (MAX_INPUT_BYTES); a matrix"
-                                    " file is far smaller -- is this an endless stream?")
+        raise PreferenceMatrixError(
+            f"{source}: more than {_mib(MAX_INPUT_BYTES)} (MAX_INPUT_BYTES); a matrix"
+            " file is far smaller -- is this an endless stream?"
+        )
     return data
 
 
@@ -213,8 +235,9 @@ def read_bytes(path: str | os.PathLike, source: str | None = None) -> bytes:
         try:
             return _read_limited(buf, source)
         except (OSError, ValueError) as exc:  # a closed descriptor (EBADF), a detached buffer
-            raise PreferenceMatrixError(f"{source}: cannot read standard input"
-                                        f" ({getattr(exc, 'strerror', None) or exc})") from None
+            raise PreferenceMatrixError(
+                f"{source}: cannot read standard input ({getattr(exc, 'strerror', None) or exc})"
+            ) from None
     p = Path(path)
     source = source or str(p)
     check_regular_input(p, source)
@@ -248,18 +271,23 @@ def _npy_array(data: bytes, source: str, what: str = "NumPy file") -> np.ndarray
     except (ValueError, EOFError, SyntaxError, TypeError, OverflowError) as exc:
         raise PreferenceMatrixError(f"{source}: unreadable {what} (.npy header: {exc})") from None
     if dtype.hasobject:
-        raise PreferenceMatrixError(f"{source}: an array of Python objects (pickled data is never loaded);"
-                                    " save a numeric array")
+        raise PreferenceMatrixError(
+            f"{source}: an array of Python objects (pickled data is never loaded); save a numeric array"
+        )
     n = 1
     for s in shape:
         n *= int(s)
     if n > MAX_ENTRIES:
-        raise PreferenceMatrixError(f"{source}: the .npy header declares shape {tuple(shape)} ({n:,} entries),"
-                                    f" more than the {MAX_ENTRIES:,} read (MAX_ENTRIES)")
+        raise PreferenceMatrixError(
+            f"{source}: the .npy header declares shape {tuple(shape)} ({n:,} entries),"
+            f" more than the {MAX_ENTRIES:,} read (MAX_ENTRIES)"
+        )
     need, have = n * dtype.itemsize, len(data) - fh.tell()
     if need > have:
-        raise PreferenceMatrixError(f"{source}: the .npy header declares shape {tuple(shape)} of {dtype}"
-                                    f" ({need:,} bytes) but only {have:,} bytes of data follow (truncated file)")
+        raise PreferenceMatrixError(
+            f"{source}: the .npy header declares shape {tuple(shape)} of {dtype}"
+            f" ({need:,} bytes) but only {have:,} bytes of data follow (truncated file)"
+        )
     try:
         return np.load(io.BytesIO(data), allow_pickle=False)
     except (ValueError, EOFError, OSError) as exc:
@@ -285,13 +313,15 @@ def _npz_array(data: bytes, source: str, key: str | None, what: str = "NumPy fil
         raise PreferenceMatrixError(f"{source}: an empty .npz archive")
     else:
         raise PreferenceMatrixError(
-            f"{source}: holds {len(names)} arrays {names}; name one with key=... (CLI: --key NAME)")
+            f"{source}: holds {len(names)} arrays {names}; name one with key=... (CLI: --key NAME)"
+        )
     info = infos[name]
     limit = MAX_ENTRIES * 16 + 2**16  # the largest entry (complex128) plus a header
     limit = min(limit, MAX_INPUT_BYTES)
     if info.file_size > limit:
-        raise PreferenceMatrixError(f"{source}: member {name!r} declares {info.file_size:,} bytes, more than"
-                                    f" {_mib(limit)} (MAX_ENTRIES)")
+        raise PreferenceMatrixError(
+            f"{source}: member {name!r} declares {info.file_size:,} bytes, more than {_mib(limit)} (MAX_ENTRIES)"
+        )
     try:
         with z.open(info) as fh:
             member = fh.read(limit + 1)
@@ -323,27 +353,33 @@ def json_depth(data: bytes, *, strings_removed: bool = False) -> int:
 def _json(data: bytes, source: str) -> Any:
     entries = data.count(b",") + 1  # at least the values of the document (commas in strings too)
     if entries > 2 * MAX_ENTRIES:
-        raise PreferenceMatrixError(f"{source}: about {entries:,} JSON values, more than the {MAX_ENTRIES:,} entries"
-                                    " read (MAX_ENTRIES)")
+        raise PreferenceMatrixError(
+            f"{source}: about {entries:,} JSON values, more than the {MAX_ENTRIES:,} entries read (MAX_ENTRIES)"
+        )
     text = decode_matrix_text(data, source)
     bare = _JSON_STRING.sub(b'""', data)
     entries = bare.count(b",") + 1  # an upper bound on the numbers (and other values) in the document
     if entries > MAX_ENTRIES:
-        raise PreferenceMatrixError(f"{source}: about {entries:,} JSON values, more than the {MAX_ENTRIES:,} entries"
-                                    " read (MAX_ENTRIES)")
+        raise PreferenceMatrixError(
+            f"{source}: about {entries:,} JSON values, more than the {MAX_ENTRIES:,} entries read (MAX_ENTRIES)"
+        )
     depth = json_depth(bare, strings_removed=True)
     if depth > MAX_JSON_DEPTH:
-        raise PreferenceMatrixError(f"{source}: JSON nested {depth} levels deep; at most {MAX_JSON_DEPTH} are read"
-                                    " (MAX_JSON_DEPTH)")
+        raise PreferenceMatrixError(
+            f"{source}: JSON nested {depth} levels deep; at most {MAX_JSON_DEPTH} are read (MAX_JSON_DEPTH)"
+        )
     m = _LONG_NUMBER.search(bare)
     if m:
-        raise PreferenceMatrixError(f"{source}: a number of more than {MAX_NUMBER_CHARS} digits at offset"
-                                    f" {m.start()} (MAX_NUMBER_CHARS); a preference is a probability")
+        raise PreferenceMatrixError(
+            f"{source}: a number of more than {MAX_NUMBER_CHARS} digits at offset"
+            f" {m.start()} (MAX_NUMBER_CHARS); a preference is a probability"
+        )
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise PreferenceMatrixError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}:"
-                                    f" {exc.msg})") from None
+        raise PreferenceMatrixError(
+            f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
     except (ValueError, RecursionError) as exc:  # e.g. Python's int digit limit
         raise PreferenceMatrixError(f"{source}: not readable JSON ({exc})") from None
 
@@ -353,8 +389,10 @@ def _text(data: bytes, source: str) -> np.ndarray:
     text = decode_matrix_text(data, source)
     m = _LONG_NUMBER.search(data)
     if m:
-        raise PreferenceMatrixError(f"{source}: a number of more than {MAX_NUMBER_CHARS} digits at offset"
-                                    f" {m.start()} (MAX_NUMBER_CHARS); a preference is a probability")
+        raise PreferenceMatrixError(
+            f"{source}: a number of more than {MAX_NUMBER_CHARS} digits at offset"
+            f" {m.start()} (MAX_NUMBER_CHARS); a preference is a probability"
+        )
     # an upper bound on the entries before parsing: every entry is at least one character
     # followed by a separator, so the tokens cannot exceed this count
     tokens = len(re.findall(rb"[^\s,;]+", data)) if len(data) // 2 > MAX_ENTRIES else 0
@@ -363,8 +401,9 @@ def _text(data: bytes, source: str) -> np.ndarray:
     return parse_matrix_text(text, source)
 
 
-def decode_source(data: bytes, source: str = "<bytes>", *, key: str | None = None,
-                  suffix: str = "") -> np.ndarray | dict | list:
+def decode_source(
+    data: bytes, source: str = "<bytes>", *, key: str | None = None, suffix: str = ""
+) -> np.ndarray | dict | list:
     """Decode the bytes of a matrix or instance file: an array (``.npy``, ``.npz``, text) or a
     decoded JSON document (a ``dict`` or ``list``; :func:`boundcalc.matrix.array_from_json`
     turns it into an array, :meth:`CPEInstance.from_json
@@ -377,11 +416,13 @@ def decode_source(data: bytes, source: str = "<bytes>", *, key: str | None = Non
     """
     suffix = suffix.lower()
     if len(data) > MAX_INPUT_BYTES:
-        raise PreferenceMatrixError(f"{source}: {len(data):,} bytes, more than the {_mib(MAX_INPUT_BYTES)} read"
-                                    " (MAX_INPUT_BYTES)")
+        raise PreferenceMatrixError(
+            f"{source}: {len(data):,} bytes, more than the {_mib(MAX_INPUT_BYTES)} read (MAX_INPUT_BYTES)"
+        )
     if suffix in (".npy", ".npz") and not is_numpy_data(data[:6]):
         raise PreferenceMatrixError(
-            f"{source}: not a NumPy {suffix} file (it does not start with the .npy or .npz magic bytes)")
+            f"{source}: not a NumPy {suffix} file (it does not start with the .npy or .npz magic bytes)"
+        )
     what = f"NumPy {suffix} file" if suffix in (".npy", ".npz") else "NumPy file"
     if data[:6] == b"\x93NUMPY":
         return _npy_array(data, source, what)
@@ -392,8 +433,9 @@ def decode_source(data: bytes, source: str = "<bytes>", *, key: str | None = Non
     return _text(data, source)
 
 
-def read_source(path: str | os.PathLike, *, key: str | None = None, source: str | None = None
-                ) -> np.ndarray | dict | list:
+def read_source(
+    path: str | os.PathLike, *, key: str | None = None, source: str | None = None
+) -> np.ndarray | dict | list:
     """Read and decode a matrix or instance file (``"-"``: standard input); see
     :func:`decode_source`.  Errors name ``source`` (default: the path, or ``stdin``)."""
     src = source or ("stdin" if str(path) == "-" else str(path))

@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import numbers
 import os
-import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Sequence, Union
+from typing import Any, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -191,8 +191,10 @@ def check_preference_array(
     if raw is not None and np.iscomplexobj(raw):
         bad = np.argwhere(np.imag(raw) != 0) if raw.ndim else np.zeros((0, 0))
         where_imag = f" (entry {tuple(int(x) for x in bad[0])} = {raw[tuple(bad[0])]!r})" if bad.size else ""
-        raise error(f"{pre}preference matrix has complex dtype {raw.dtype}{where_imag}: probabilities are real;"
-                    " convert with .real only if the imaginary parts are meaningless")
+        raise error(
+            f"{pre}preference matrix has complex dtype {raw.dtype}{where_imag}: probabilities are real;"
+            " convert with .real only if the imaginary parts are meaningless"
+        )
     if raw is not None and raw.dtype.kind not in "biuf" and raw.dtype != object:
         raise error(f"{pre}preference matrix is not numeric: dtype {raw.dtype}")
     try:
@@ -204,7 +206,11 @@ def check_preference_array(
     n = a.shape[0]
     if labels is not None and len(labels) != n:
         raise error(f"{pre}shape {a.shape} does not match the {len(labels)} {label_kind} {list(labels)}")
-    lab = [repr(x) if isinstance(x, str) else str(x) for x in labels] if labels is not None else [str(i) for i in range(n)]
+    lab = (
+        [repr(x) if isinstance(x, str) else str(x) for x in labels]
+        if labels is not None
+        else [str(i) for i in range(n)]
+    )
 
     def pair(i: int, j: int) -> str:
         return f"({lab[i]}, {lab[j]})"
@@ -295,17 +301,23 @@ def check_tie_epsilon(eps: Any, *, what: str = "tie_epsilon") -> float:
         raise PreferenceMatrixError(f"{what} must lie in (0, 1/2); got {eps!r}")
     stored = (0.5 + e) - 0.5
     if stored == 0.0:
-        raise PreferenceMatrixError(f"{what} = {e:g}: 1/2 + {e:g} rounds to exactly 1/2 in double precision, so the"
-                                    f" tie would stay; use a value above {TIE_ATOL:g} (e.g. 1e-6)")
+        raise PreferenceMatrixError(
+            f"{what} = {e:g}: 1/2 + {e:g} rounds to exactly 1/2 in double precision, so the"
+            f" tie would stay; use a value above {TIE_ATOL:g} (e.g. 1e-6)"
+        )
     if stored <= TIE_ATOL:
-        raise PreferenceMatrixError(f"{what} = {e:g}: 1/2 + {e:g} is stored as 1/2 + {stored:.6g}, still a tie"
-                                    f" (|mu - 1/2| <= {TIE_ATOL:g}); use a value above {TIE_ATOL:g} (e.g. 1e-6)")
+        raise PreferenceMatrixError(
+            f"{what} = {e:g}: 1/2 + {e:g} is stored as 1/2 + {stored:.6g}, still a tie"
+            f" (|mu - 1/2| <= {TIE_ATOL:g}); use a value above {TIE_ATOL:g} (e.g. 1e-6)"
+        )
     return e
 
 
-_REMEDY = ("ties='break' (CLI --break-ties EPS) moves it to 1/2 + EPS in favour of the lower-indexed arm;"
-           " boundcalc.bootstrap (CLI --bootstrap N) draws matrices from the posterior"
-           " Beta(W_ij + a, W_ji + a), which are never exactly 1/2; or collect duels of that pair")
+_REMEDY = (
+    "ties='break' (CLI --break-ties EPS) moves it to 1/2 + EPS in favour of the lower-indexed arm;"
+    " boundcalc.bootstrap (CLI --bootstrap N) draws matrices from the posterior"
+    " Beta(W_ij + a, W_ji + a), which are never exactly 1/2; or collect duels of that pair"
+)
 
 
 #: Largest file of win counts read (bytes).
@@ -324,7 +336,9 @@ def _pairs_text(pairs: list[tuple[int, int]], names: Sequence[str] | None, W: np
     return ", ".join(parts) + (f" and {len(pairs) - 5} more" if len(pairs) > 5 else "")
 
 
-def check_counts(W: Any, names: Sequence[Any] | None = None, *, source: str = "counts") -> tuple[np.ndarray, tuple | None]:
+def check_counts(
+    W: Any, names: Sequence[Any] | None = None, *, source: str = "counts"
+) -> tuple[np.ndarray, tuple | None]:
     """Validate a K x K table of win counts: numeric, square, K >= 2, finite, >= 0 and a multiple
     of 1/2 (whole wins, a tie half a win to each) off the diagonal (the diagonal is ignored and
     returned as 0); names, when given, one per arm.
@@ -358,13 +372,22 @@ def check_counts(W: Any, names: Sequence[Any] | None = None, *, source: str = "c
         raise PreferenceMatrixError(
             f"{source}: W[{lab(i)}, {lab(j)}] = {a[i, j]:g} is not a number of wins (a whole number, or a half"
             " for ties): win counts count duels; a matrix of probabilities mu is a matrix, not counts"
-            " (PreferenceMatrix(mu); on the command line the file as PATH instead of --counts)")
+            " (PreferenceMatrix(mu); on the command line the file as PATH instead of --counts)"
+        )
     return a, names
 
 
-def matrix_from_counts(cls: type, W: Any, names: Sequence[Any] | None = None, *, ties: str = "raise",
-                       tie_epsilon: float = 1e-6, name: str | None = None, tie_counts: Any = None,
-                       source: str = "counts") -> PreferenceMatrix:
+def matrix_from_counts(
+    cls: type,
+    W: Any,
+    names: Sequence[Any] | None = None,
+    *,
+    ties: str = "raise",
+    tie_epsilon: float = 1e-6,
+    name: str | None = None,
+    tie_counts: Any = None,
+    source: str = "counts",
+) -> PreferenceMatrix:
     """``mu_ij = W_ij / (W_ij + W_ji)`` as a ``cls`` (a :class:`~boundcalc.PreferenceMatrix`)
     with ``names``, ``counts = W`` and ``tie_counts``.
 
@@ -387,7 +410,8 @@ def matrix_from_counts(cls: type, W: Any, names: Sequence[Any] | None = None, *,
     if never and ties == "raise":
         raise PreferenceMatrixError(
             f"{source}: {len(never)} pair(s) never compared: {_pairs_text(never, names)}; mu has no estimate there."
-            " Remedies: " + _REMEDY.replace("moves it to", "treats such a pair as a tie, moved to"))
+            " Remedies: " + _REMEDY.replace("moves it to", "treats such a pair as a tie, moved to")
+        )
     with np.errstate(invalid="ignore", divide="ignore"):
         mu = np.where(n > 0, a / np.where(n > 0, n, 1.0), 0.5)
     np.fill_diagonal(mu, 0.5)
@@ -395,15 +419,18 @@ def matrix_from_counts(cls: type, W: Any, names: Sequence[Any] | None = None, *,
     if half and ties == "raise":
         raise PreferenceMatrixError(
             f"{source}: the estimate of mu is exactly 1/2 for pair(s) {_pairs_text(half, names, a)}, which paper"
-            f" 000's theory excludes (no ties); {_REMEDY}")
+            f" 000's theory excludes (no ties); {_REMEDY}"
+        )
     pm = cls(mu, ties=ties, tie_epsilon=tie_epsilon, name=name, names=names)
     a.setflags(write=False)
     pm.counts = a
     if tie_counts is not None:
         t = np.array(tie_counts, dtype=float)
         if t.shape != a.shape or np.any(t < 0) or np.any(t != t.T) or np.any(t / 2 > a + 1e-9):
-            raise PreferenceMatrixError(f"{source}: tie_counts must be a symmetric K x K table of counts,"
-                                        " each at most twice the half-wins it adds to W")
+            raise PreferenceMatrixError(
+                f"{source}: tie_counts must be a symmetric K x K table of counts,"
+                " each at most twice the half-wins it adds to W"
+            )
         t.setflags(write=False)
         pm.tie_counts = t
     return pm
@@ -427,14 +454,16 @@ def read_counts(path: str | os.PathLike, key: str | None = None) -> tuple[np.nda
     if not path.exists():
         raise FileNotFoundError(f"no such counts file: {path}")
     if path.is_file() and path.stat().st_size > MAX_COUNTS_BYTES:
-        raise PreferenceMatrixError(f"{path}: {path.stat().st_size:,} bytes, more than a counts file may have"
-                                    f" ({MAX_COUNTS_BYTES:,})")
+        raise PreferenceMatrixError(
+            f"{path}: {path.stat().st_size:,} bytes, more than a counts file may have ({MAX_COUNTS_BYTES:,})"
+        )
     if path.suffix.lower() == ".json":
         try:
             obj = json.loads(decode_matrix_text(path.read_bytes(), str(path)))
         except json.JSONDecodeError as exc:
-            raise PreferenceMatrixError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}:"
-                                        f" {exc.msg})") from None
+            raise PreferenceMatrixError(
+                f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+            ) from None
         if isinstance(obj, dict):
             k = key or next((c for c in ("counts", "wins", "W") if c in obj), None)
             if k is None or k not in obj:
@@ -532,7 +561,7 @@ class PreferenceMatrix:
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_file(cls, path: str | os.PathLike, key: str | None = None, **kwargs: Any) -> "PreferenceMatrix":
+    def from_file(cls, path: str | os.PathLike, key: str | None = None, **kwargs: Any) -> PreferenceMatrix:
         """Load from text (whitespace/comma separated), ``.npy``, ``.npz`` or JSON.
 
         ``key`` names the array in an ``.npz`` holding several, or the entry of a JSON
@@ -547,8 +576,9 @@ class PreferenceMatrix:
             raise PreferenceMatrixError(msg if msg.startswith(f"{path}:") else f"{path}: {msg}") from None
 
     @classmethod
-    def from_bytes(cls, data: bytes, key: str | None = None, *, source: str = "<bytes>", suffix: str = "",
-                   **kwargs: Any) -> "PreferenceMatrix":
+    def from_bytes(
+        cls, data: bytes, key: str | None = None, *, source: str = "<bytes>", suffix: str = "", **kwargs: Any
+    ) -> PreferenceMatrix:
         """Load from the bytes of a matrix file (text, ``.npy``, ``.npz`` or JSON, sniffed from the
         content; ``suffix`` as a file name's), bounded as :mod:`boundcalc.io` says.
 
@@ -566,9 +596,16 @@ class PreferenceMatrix:
             raise PreferenceMatrixError(msg if msg.startswith(f"{source}:") else f"{source}: {msg}") from None
 
     @classmethod
-    def from_counts(cls, W: Any, names: Sequence[Any] | None = None, *, ties: str = "raise",
-                    tie_epsilon: float = 1e-6, name: str | None = None,
-                    tie_counts: Any = None) -> "PreferenceMatrix":
+    def from_counts(
+        cls,
+        W: Any,
+        names: Sequence[Any] | None = None,
+        *,
+        ties: str = "raise",
+        tie_epsilon: float = 1e-6,
+        name: str | None = None,
+        tie_counts: Any = None,
+    ) -> PreferenceMatrix:
         """The matrix estimated from win counts: ``mu_ij = W_ij / (W_ij + W_ji)``.
 
         ``W[i, j]`` is the number of duels arm i won against arm j (a tie counts half to each,
@@ -584,13 +621,22 @@ class PreferenceMatrix:
         >>> pm.mu[0].tolist(), pm.names, pm.label(1)
         ([0.5, 0.6, 0.75], ('x', 'y', 'z'), 'y')
         """
-        return matrix_from_counts(cls, W, names, ties=ties, tie_epsilon=tie_epsilon, name=name,
-                                  tie_counts=tie_counts)
+        return matrix_from_counts(cls, W, names, ties=ties, tie_epsilon=tie_epsilon, name=name, tie_counts=tie_counts)
 
     @classmethod
-    def from_duels(cls, table: Any, *, a: str = "a", b: str = "b", winner: str = "winner",
-                   names: Sequence[Any] | None = None, ties: str = "raise", tie_epsilon: float = 1e-6,
-                   name: str | None = None, **limits: Any) -> "PreferenceMatrix":
+    def from_duels(
+        cls,
+        table: Any,
+        *,
+        a: str = "a",
+        b: str = "b",
+        winner: str = "winner",
+        names: Sequence[Any] | None = None,
+        ties: str = "raise",
+        tie_epsilon: float = 1e-6,
+        name: str | None = None,
+        **limits: Any,
+    ) -> PreferenceMatrix:
         """The matrix estimated from a log of duels, one duel per row.
 
         ``table`` is a :class:`pandas.DataFrame` or the path of a CSV (header line), JSON Lines
@@ -606,8 +652,16 @@ class PreferenceMatrix:
         log = read_duels(table, a=a, b=b, winner=winner, names=names, **limits)
         if name is None and log.source != "DataFrame":
             name = Path(log.source).stem
-        return matrix_from_counts(cls, log.wins, log.names, ties=ties, tie_epsilon=tie_epsilon, name=name,
-                                  tie_counts=log.tie_counts, source=log.source)
+        return matrix_from_counts(
+            cls,
+            log.wins,
+            log.names,
+            ties=ties,
+            tie_epsilon=tie_epsilon,
+            name=name,
+            tie_counts=log.tie_counts,
+            source=log.source,
+        )
 
     # ------------------------------------------------------------------ basic views
     def label(self, i: int) -> str | int:
@@ -646,7 +700,7 @@ class PreferenceMatrix:
 
     # ------------------------------------------------------------------ structure
     @cached_property
-    def structure(self) -> "Structure":
+    def structure(self) -> Structure:
         """The Copeland structure (:class:`Structure`: ``beats``, ``L``, ``L_sorted``, winners and
         ``d``), computed once; :attr:`beats`, :attr:`L`, :attr:`L_sorted` and
         :attr:`copeland_winners` are its arrays, and the LP core reads it as it is."""
@@ -729,7 +783,7 @@ class PreferenceMatrix:
         return r
 
     # ------------------------------------------------------------------ derived
-    def submatrix(self, arms: Sequence[int] | np.ndarray) -> "PreferenceMatrix":
+    def submatrix(self, arms: Sequence[int] | np.ndarray) -> PreferenceMatrix:
         """The matrix restricted to ``arms`` (in that order)."""
         idx = np.asarray(arms, dtype=int)
         if idx.ndim != 1 or idx.size < 2:
@@ -741,7 +795,7 @@ class PreferenceMatrix:
         names = None if self.names is None else [self.names[i] for i in idx.tolist()]
         return PreferenceMatrix(self._mu[np.ix_(idx, idx)], name=self.name, names=names)
 
-    def permute(self, perm: Sequence[int]) -> "PreferenceMatrix":
+    def permute(self, perm: Sequence[int]) -> PreferenceMatrix:
         """Relabel arms: new arm k is old arm ``perm[k]``."""
         p = np.asarray(perm, dtype=int)
         if sorted(p.tolist()) != list(range(self.K)):
@@ -752,7 +806,7 @@ class PreferenceMatrix:
 #: What a function taking a preference matrix accepts: a :class:`PreferenceMatrix`, a square
 #: array-like of probabilities ``mu[i, j]`` (validated by :func:`as_preference_matrix`), or the path of
 #: a matrix file (``.npy``, ``.npz``, ``.json``, ``.csv``, ``.txt``).
-MatrixLike = Union[PreferenceMatrix, ArrayLike, str, os.PathLike]
+MatrixLike = Union[PreferenceMatrix, ArrayLike, str, os.PathLike]  # noqa: UP007 (a run-time alias: Sphinx and get_type_hints read it)
 
 
 def as_preference_matrix(matrix: MatrixLike, **kwargs: Any) -> PreferenceMatrix:
@@ -762,7 +816,6 @@ def as_preference_matrix(matrix: MatrixLike, **kwargs: Any) -> PreferenceMatrix:
     if isinstance(matrix, (str, os.PathLike)):
         return PreferenceMatrix.from_file(matrix, **kwargs)
     return PreferenceMatrix(matrix, **kwargs)
-
 
 
 @dataclass(frozen=True, eq=False)
@@ -823,7 +876,7 @@ class Structure:
         object.__setattr__(self, "key", np.packbits(b).tobytes() + int(b.shape[0]).to_bytes(4, "little"))
 
     @classmethod
-    def _from_fresh(cls, beats: np.ndarray, d: np.ndarray | None) -> "Structure":
+    def _from_fresh(cls, beats: np.ndarray, d: np.ndarray | None) -> Structure:
         """Skip the checks for arrays the caller has just built (a matrix's ``mu > 1/2``)."""
         self = object.__new__(cls)
         object.__setattr__(self, "beats", beats)

@@ -106,27 +106,44 @@ class Plan(RichResult):
             head.append(f"Thm 4 at delta = {m['delta']:g}")
         body = []
         for r in self.rows[:rows]:
-            line = [f"({r['pair'][0]}, {r['pair'][1]})", f(r["mu"]), f(r["duels"], 6), f(r["lower_bound_q"]),
-                    f(r["cpe_condorcet"]), f(r["cpe_verify"])]
+            line = [
+                f"({r['pair'][0]}, {r['pair'][1]})",
+                f(r["mu"]),
+                f(r["duels"], 6),
+                f(r["lower_bound_q"]),
+                f(r["cpe_condorcet"]),
+                f(r["cpe_verify"]),
+            ]
             if m.get("horizon"):
                 line.append(f(r.get("needed_at_T"), 6))
             if m.get("delta"):
                 line.append(f(r.get("needed_at_delta"), 6))
             body.append(line)
-        out = [f"duels each pair calls for (lower bound C* = {m['lower_bound']:.6g} per ln T, winner"
-               f" {m['lower_bound_winner']}; 004 Condorcet winner {m['condorcet_winner']}):", "",
-               format_table(head, body)]
+        out = [
+            f"duels each pair calls for (lower bound C* = {m['lower_bound']:.6g} per ln T, winner"
+            f" {m['lower_bound_winner']}; 004 Condorcet winner {m['condorcet_winner']}):",
+            "",
+            format_table(head, body),
+        ]
         if len(self.rows) > rows:
             out.append(f"... {len(self.rows) - rows} more pairs (--json lists all)")
         t = self.totals
-        out.append(f"totals: q* {f(t['lower_bound_q'], 6)} duels per ln T; 004 Theorem 4 {f(t['cpe_condorcet'], 6)},"
-                   f" H^C_ver {f(t['cpe_verify'], 6)} duels per ln(1/delta)")
+        out.append(
+            f"totals: q* {f(t['lower_bound_q'], 6)} duels per ln T; 004 Theorem 4 {f(t['cpe_condorcet'], 6)},"
+            f" H^C_ver {f(t['cpe_verify'], 6)} duels per ln(1/delta)"
+        )
         for k, why in m.get("reasons", {}).items():
             out.append(f"{k}: {why}")
         return "\n".join(out)
 
 
-def plan(matrix: MatrixLike, *, horizon: float | None = None, delta: float | None = None, lower_bound: BoundResult | None = None) -> Plan:
+def plan(
+    matrix: MatrixLike,
+    *,
+    horizon: float | None = None,
+    delta: float | None = None,
+    lower_bound: BoundResult | None = None,
+) -> Plan:
     """The duels per pair that 000's lower-bound allocation and 004's CPE hardness call for (module text).
 
     Parameters
@@ -178,19 +195,36 @@ def plan(matrix: MatrixLike, *, horizon: float | None = None, delta: float | Non
         vv = None if ver is None else (float(ver[i, j]) if ver[i, j] > 0 else None)
         if qq <= 0 and not t4 and not vv:
             continue
-        r: dict[str, Any] = {"pair": [pm.label(i), pm.label(j)], "arms": [i, j], "mu": float(pm.mu[i, j]),
-             "gap": float(abs(pm.mu[i, j] - 0.5)), "duels": None if n is None else float(n[i, j]),
-             "lower_bound_q": qq, "cpe_condorcet": t4, "cpe_verify": vv}
+        r: dict[str, Any] = {
+            "pair": [pm.label(i), pm.label(j)],
+            "arms": [i, j],
+            "mu": float(pm.mu[i, j]),
+            "gap": float(abs(pm.mu[i, j] - 0.5)),
+            "duels": None if n is None else float(n[i, j]),
+            "lower_bound_q": qq,
+            "cpe_condorcet": t4,
+            "cpe_verify": vv,
+        }
         if lnT is not None:
             r["needed_at_T"] = qq * lnT
         if lnd is not None and t4 is not None:
             r["needed_at_delta"] = t4 * lnd
         rows.append(r)
     rows.sort(key=lambda r: (-r["lower_bound_q"], -(r["cpe_condorcet"] or 0.0), r["arms"]))
-    totals = {"lower_bound_q": float(q[iu].sum()),
-              "cpe_condorcet": None if thm4 is None else float(thm4[iu].sum()),
-              "cpe_verify": None if ver is None else float(ver[iu].sum())}
-    meta = {"K": K, "names": None if pm.names is None else list(pm.names), "lower_bound": lb.value,
-            "lower_bound_winner": pm.label(lb.winner), "condorcet_winner": None if istar is None else pm.label(istar),
-            "horizon": horizon, "delta": delta, "units": PLAN_UNITS, "reasons": reasons}
+    totals = {
+        "lower_bound_q": float(q[iu].sum()),
+        "cpe_condorcet": None if thm4 is None else float(thm4[iu].sum()),
+        "cpe_verify": None if ver is None else float(ver[iu].sum()),
+    }
+    meta = {
+        "K": K,
+        "names": None if pm.names is None else list(pm.names),
+        "lower_bound": lb.value,
+        "lower_bound_winner": pm.label(lb.winner),
+        "condorcet_winner": None if istar is None else pm.label(istar),
+        "horizon": horizon,
+        "delta": delta,
+        "units": PLAN_UNITS,
+        "reasons": reasons,
+    }
     return Plan(rows, totals, meta)

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -28,16 +29,33 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["plot_allocation", "axes_for", "check_figure_path", "policy_colour", "policy_style", "draw_regret",
-           "draw_paired", "POLICY_COLOURS", "POLICY_STYLES", "FIGURE_SUFFIXES"]
+__all__ = [
+    "plot_allocation",
+    "axes_for",
+    "check_figure_path",
+    "policy_colour",
+    "policy_style",
+    "draw_regret",
+    "draw_paired",
+    "POLICY_COLOURS",
+    "POLICY_STYLES",
+    "FIGURE_SUFFIXES",
+]
 
 #: File suffixes a figure can be saved as (matplotlib's Agg, PDF, PS and SVG backends).
 #: One colour per registered policy, the same on every figure (matplotlib's tab10 order); other
 #: labels take the remaining colours in turn.
 POLICY_COLOURS: dict[str, str] = {
-    "ecw-rmed": "tab:blue", "cw-rmed": "tab:red", "rmed1": "tab:green", "dts": "tab:purple",
-    "ccb": "tab:orange", "rucb": "tab:brown", "dts+": "tab:pink", "rmed2": "tab:olive",
-    "scb": "tab:cyan", "savage": "tab:gray",
+    "ecw-rmed": "tab:blue",
+    "cw-rmed": "tab:red",
+    "rmed1": "tab:green",
+    "dts": "tab:purple",
+    "ccb": "tab:orange",
+    "rucb": "tab:brown",
+    "dts+": "tab:pink",
+    "rmed2": "tab:olive",
+    "scb": "tab:cyan",
+    "savage": "tab:gray",
 }
 
 
@@ -62,9 +80,16 @@ def policy_colour(label: str) -> str:
 LineStyle = str | tuple[int, tuple[int, ...]]
 
 POLICY_STYLES: dict[str, tuple[LineStyle, str]] = {
-    "ecw-rmed": ("-", "o"), "cw-rmed": ("--", "s"), "rmed1": ("-", "^"), "dts": ("-.", "v"),
-    "ccb": ("-", "D"), "rucb": ((0, (4, 3)), "x"), "dts+": (":", "P"), "rmed2": ("-.", "<"),
-    "scb": ((0, (1, 2, 4, 2)), ">"), "savage": ((0, (6, 2)), "*"),
+    "ecw-rmed": ("-", "o"),
+    "cw-rmed": ("--", "s"),
+    "rmed1": ("-", "^"),
+    "dts": ("-.", "v"),
+    "ccb": ("-", "D"),
+    "rucb": ((0, (4, 3)), "x"),
+    "dts+": (":", "P"),
+    "rmed2": ("-.", "<"),
+    "scb": ((0, (1, 2, 4, 2)), ">"),
+    "savage": ((0, (6, 2)), "*"),
 }
 _MARK_EVERY = 7
 
@@ -82,13 +107,28 @@ def policy_style(label: str) -> dict:
     names = list(POLICY_STYLES)
     ls, marker = POLICY_STYLES.get(name, ("-", "o"))
     k = names.index(name) if name in names else sum(map(ord, name))
-    return {"color": policy_colour(label), "linestyle": ls, "marker": marker, "markersize": 4.5,
-            "markevery": (k % _MARK_EVERY, _MARK_EVERY), "linewidth": 1.4}
+    return {
+        "color": policy_colour(label),
+        "linestyle": ls,
+        "marker": marker,
+        "markersize": 4.5,
+        "markevery": (k % _MARK_EVERY, _MARK_EVERY),
+        "linewidth": 1.4,
+    }
 
 
-def draw_regret(ax: Axes, t: ArrayLike, curves: Sequence[tuple[str, Any, Any, Any]], *, lower_bound: float | None = None, ecw: float | None = None,
-                yscale: str = "auto", title: str | None = None, legend_title: str | None = None,
-                ylabel: str = "cumulative regret (000's unit)") -> str:
+def draw_regret(
+    ax: Axes,
+    t: ArrayLike,
+    curves: Sequence[tuple[str, Any, Any, Any]],
+    *,
+    lower_bound: float | None = None,
+    ecw: float | None = None,
+    yscale: str = "auto",
+    title: str | None = None,
+    legend_title: str | None = None,
+    ylabel: str = "cumulative regret (000's unit)",
+) -> str:
     """Regret curves as paper 000 draws them (Komiyama, Honda & Nakagawa, ICML 2016, Figure 1:
     linear regret against a log ``t`` axis) on ``ax``.  ``curves``: ``(label, mean, lo, hi)`` per
     policy (``lo``/``hi`` None for no band), drawn with :func:`policy_style`.  ``lower_bound`` and
@@ -138,15 +178,31 @@ def draw_regret(ax: Axes, t: ArrayLike, curves: Sequence[tuple[str, Any, Any, An
         ax.set_title(title, fontsize=10)
     n = len(ax.get_legend_handles_labels()[1])
     if n > 8:  # many policies: the legend beside the axes, where it hides no curve
-        ax.legend(fontsize=7, title=legend_title, title_fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                  borderaxespad=0.0, alignment="left")
+        ax.legend(
+            fontsize=7,
+            title=legend_title,
+            title_fontsize=7,
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            borderaxespad=0.0,
+            alignment="left",
+        )
     else:
         ax.legend(fontsize=7, title=legend_title, title_fontsize=7, loc="upper left", alignment="left")
     return yscale
 
 
-def draw_paired(ax: Axes, t: ArrayLike, mean: Sequence[float | None], stderr: Sequence[float | None], *, label: str, reference: float | None = None,
-                reference_label: str | None = None, title: str | None = None) -> None:
+def draw_paired(
+    ax: Axes,
+    t: ArrayLike,
+    mean: Sequence[float | None],
+    stderr: Sequence[float | None],
+    *,
+    label: str,
+    reference: float | None = None,
+    reference_label: str | None = None,
+    title: str | None = None,
+) -> None:
     """A paired difference per ln t against ``t`` (log axis): the mean over runs (null entries,
     e.g. at ``t = 1`` where ``ln t = 0``, left out) with a band of +- 1 and +- 2 standard errors,
     the zero line, and ``reference`` (e.g. ``C* - C^E*``, the difference if both policies reached
@@ -174,7 +230,7 @@ def plain_log_ticks(axis: Any) -> None:
     """Labels of a log axis that do not overlap: decades as ``10^k`` and, where the axis spans
     less than two decades (where matplotlib labels every minor tick, ``3x10^1 4x10^1 ...`` run
     into each other), only the minor ticks at 2 and 5 times a power of ten, as plain numbers."""
-    from matplotlib.ticker import LogLocator, NullFormatter, FuncFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     axis.axes.autoscale_view()
     lo, hi = sorted(axis.get_view_interval())
@@ -201,8 +257,7 @@ def check_figure_path(path: str | os.PathLike) -> Path:
     """
     p = Path(path)
     if p.suffix.lower() not in FIGURE_SUFFIXES:
-        raise ValueError(f"cannot save a figure as {p}: unknown suffix {p.suffix!r}"
-                         f" (use {', '.join(FIGURE_SUFFIXES)})")
+        raise ValueError(f"cannot save a figure as {p}: unknown suffix {p.suffix!r} (use {', '.join(FIGURE_SUFFIXES)})")
     _check_writable(p, "a figure")
     return p
 
@@ -249,8 +304,14 @@ def axes_for(target: Any = None, *, figsize: tuple[float, float] = (6.4, 4.2), d
         plt.close(fig)
 
 
-def plot_allocation(matrix: MatrixLike, result: BoundResult, path: str | os.PathLike | None = None, *, order: str = "losses",
-                    title: str | None = None) -> Figure:
+def plot_allocation(
+    matrix: MatrixLike,
+    result: BoundResult,
+    path: str | os.PathLike | None = None,
+    *,
+    order: str = "losses",
+    title: str | None = None,
+) -> Figure:
     """Heat maps of the preference matrix and of the optimal allocation ``q`` (draws per ln T).
 
     Left: ``mu`` (who beats whom); right: ``log10 q`` of every pair, white where ``q = 0``, with

@@ -45,8 +45,16 @@ from .matrix import PreferenceMatrix
 from .result import Result
 from .units import UNITS
 
-__all__ = ["Registry", "CONSTANTS", "Context", "ConstantSpec", "OPTIONS", "register_constant", "registered",
-           "get_constant"]
+__all__ = [
+    "Registry",
+    "CONSTANTS",
+    "Context",
+    "ConstantSpec",
+    "OPTIONS",
+    "register_constant",
+    "registered",
+    "get_constant",
+]
 
 T = TypeVar("T")
 
@@ -130,7 +138,7 @@ class Registry(Generic[T]):
 OPTIONS: tuple[str, ...] = ("alpha", "beta", "method", "certify")
 
 #: Every constant of :func:`boundcalc.compare`, by key (a :class:`ConstantSpec` each).
-CONSTANTS: "Registry[ConstantSpec]" = Registry("constant")
+CONSTANTS: Registry[ConstantSpec] = Registry("constant")
 
 
 class Context:
@@ -155,8 +163,15 @@ class Context:
 
     __slots__ = ("pm", "alpha", "beta", "method", "certify", "cache")
 
-    def __init__(self, pm: PreferenceMatrix, *, alpha: float = 0.51, beta: float = 2.0, method: str = "cutting-plane",
-                 certify: bool = False):
+    def __init__(
+        self,
+        pm: PreferenceMatrix,
+        *,
+        alpha: float = 0.51,
+        beta: float = 2.0,
+        method: str = "cutting-plane",
+        certify: bool = False,
+    ):
         self.pm = pm
         self.alpha = float(alpha)
         self.beta = float(beta)
@@ -218,8 +233,7 @@ class ConstantSpec:
     # -------------------------------------------------------------- building results
     def result(self, value: float, *, extra: dict | None = None, **kwargs: Any) -> Result:
         """An ok :class:`Result` of this constant."""
-        return Result(key=self.key, value=value, unit=self.unit, source=self.source, extra=dict(extra or {}),
-                      **kwargs)
+        return Result(key=self.key, value=value, unit=self.unit, source=self.source, extra=dict(extra or {}), **kwargs)
 
     def not_applicable(self, reason: str, *, extra: dict | None = None) -> Result:
         """A not-applicable :class:`Result` of this constant, with the reason."""
@@ -235,13 +249,19 @@ class ConstantSpec:
             raise RuntimeError(f"constant {self.key!r} is declared but has no evaluator")
         res = self.func(ctx)
         if not isinstance(res, Result):
-            raise TypeError(f"constant {self.key!r}: {self.func.__qualname__} returned {type(res).__name__}, "
-                            "not a boundcalc.result.Result")
-        bad = [f"{a} {getattr(res, a)!r} != registered {getattr(self, a)!r}"
-               for a in ("key", "unit", "source") if getattr(res, a) != getattr(self, a)]
+            raise TypeError(
+                f"constant {self.key!r}: {self.func.__qualname__} returned {type(res).__name__}, "
+                "not a boundcalc.result.Result"
+            )
+        bad = [
+            f"{a} {getattr(res, a)!r} != registered {getattr(self, a)!r}"
+            for a in ("key", "unit", "source")
+            if getattr(res, a) != getattr(self, a)
+        ]
         if bad:
-            raise ValueError(f"constant {self.key!r} returned a result that disagrees with its registration: "
-                             + "; ".join(bad))
+            raise ValueError(
+                f"constant {self.key!r} returned a result that disagrees with its registration: " + "; ".join(bad)
+            )
         return res
 
 

@@ -94,6 +94,7 @@ def with_paper_legend(text: str) -> str:
         return text
     return text.rstrip("\n") + "\n" + legend + ("\n" if text.endswith("\n") else "")
 
+
 #: The certificate check's tolerances (:meth:`Certificate.problems`): the largest row violation
 #: (normalised units) and the relative duality gap an LP bound may have and still be "ok".
 CERTIFICATE_VIOLATION_TOL = 1e-7
@@ -116,7 +117,7 @@ STATS_SCHEMA: dict[str, str] = {
     "rows_removed": "slack rows removed from the model(s), summed over winners",
     "warm_start": "True when a model kept from an earlier solve was reused",
     "solver": "the solver used: 'highs' (the cutting plane on highspy), 'cvxpy/highs' or 'cvxpy/clarabel'"
-              " (the enumerated LP; '+'-joined when winners needed different ones), 'closed-form'",
+    " (the enumerated LP; '+'-joined when winners needed different ones), 'closed-form'",
 }
 #: The keys of :data:`STATS_SCHEMA`, in order.
 STATS_KEYS: tuple[str, ...] = tuple(STATS_SCHEMA)
@@ -269,14 +270,17 @@ class Result(RichResult):
         if self.status not in STATUSES:
             raise ValueError(f"{name}: status must be one of {STATUSES}; got {self.status!r}")
         self.value = _check_float(self.value, f"{name}: value")
-        self.value_in_000_unit_override = _check_float(self.value_in_000_unit_override,
-                                                       f"{name}: value_in_000_unit_override")
+        self.value_in_000_unit_override = _check_float(
+            self.value_in_000_unit_override, f"{name}: value_in_000_unit_override"
+        )
         if self.extra is None:
             self.extra = {}
         if self.status == "ok":
             if self.value is None:
-                raise ValueError(f"{name}: status 'ok' needs a value (use status 'not-applicable' with a "
-                                 "reason, or 'failed' with a message)")
+                raise ValueError(
+                    f"{name}: status 'ok' needs a value (use status 'not-applicable' with a "
+                    "reason, or 'failed' with a message)"
+                )
             if self.reason:
                 raise ValueError(f"{name}: an ok result has no reason (got {self.reason!r})")
             self.reason = None
@@ -285,25 +289,44 @@ class Result(RichResult):
                 raise ValueError(f"{name}: a not-applicable result has value None and a reason")
         else:
             if self.value is not None:
-                raise ValueError(f"{name}: a failed result passes no value on (got {self.value!r}); "
-                                 "keep diagnostics in extra")
+                raise ValueError(
+                    f"{name}: a failed result passes no value on (got {self.value!r}); keep diagnostics in extra"
+                )
             if not self.message:
                 raise ValueError(f"{name}: a failed result needs a message")
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def not_applicable(cls, key: str, *, unit: str, source: str, reason: str, extra: dict | None = None,
-                       **kwargs: Any) -> "Result":
+    def not_applicable(
+        cls, key: str, *, unit: str, source: str, reason: str, extra: dict | None = None, **kwargs: Any
+    ) -> Result:
         """A constant that does not exist for this input, with the reason."""
-        return cls(key=key, value=None, unit=unit, source=source, reason=reason, status="not-applicable",
-                   extra=dict(extra or {}), **kwargs)
+        return cls(
+            key=key,
+            value=None,
+            unit=unit,
+            source=source,
+            reason=reason,
+            status="not-applicable",
+            extra=dict(extra or {}),
+            **kwargs,
+        )
 
     @classmethod
-    def failed(cls, key: str, *, unit: str, source: str, message: str, extra: dict | None = None,
-               **kwargs: Any) -> "Result":
+    def failed(
+        cls, key: str, *, unit: str, source: str, message: str, extra: dict | None = None, **kwargs: Any
+    ) -> Result:
         """A computation that failed (no value), with what happened."""
-        return cls(key=key, value=None, unit=unit, source=source, status="failed", message=message,
-                   extra=dict(extra or {}), **kwargs)
+        return cls(
+            key=key,
+            value=None,
+            unit=unit,
+            source=source,
+            status="failed",
+            message=message,
+            extra=dict(extra or {}),
+            **kwargs,
+        )
 
     # ------------------------------------------------------------------ readings
     @property
@@ -326,8 +349,10 @@ class Result(RichResult):
     def __repr__(self) -> str:
         v = "None" if self.value is None else f"{self.value:.6g}"
         tail = {"ok": "", "not-applicable": f", reason={self.reason!r}", "failed": f", message={self.message!r}"}
-        return (f"{type(self).__name__}(key={self.key!r}, value={v}, unit={self.unit!r},"
-                f" status={self.status!r}{tail[self.status]})")
+        return (
+            f"{type(self).__name__}(key={self.key!r}, value={v}, unit={self.unit!r},"
+            f" status={self.status!r}{tail[self.status]})"
+        )
 
     def summary(self) -> str:
         """One line: the key, the value and unit (or why there is none), the source."""
@@ -355,7 +380,7 @@ class Result(RichResult):
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Result":
+    def from_dict(cls, d: dict) -> Result:
         """The result :meth:`to_dict` describes (a :class:`BoundResult` when ``d`` has
         ``per_winner``); ``to_dict(from_dict(d)) == d`` for every ``d`` made by :meth:`to_dict`."""
         if cls is Result and "per_winner" in d:
@@ -365,8 +390,12 @@ class Result(RichResult):
 
 def _base_kwargs(d: dict) -> dict:
     kw = {k: d[k] for k in ("key", "value", "unit", "source") if k in d}
-    kw.update(reason=d.get("reason"), status=d.get("status", "ok"), message=d.get("message", ""),
-              extra=dict(d.get("extra") or {}))
+    kw.update(
+        reason=d.get("reason"),
+        status=d.get("status", "ok"),
+        message=d.get("message", ""),
+        extra=dict(d.get("extra") or {}),
+    )
     v000 = d.get("value_in_000_unit")
     if v000 is not None and v000 != to_000_unit(d.get("value"), d.get("unit", "")):
         kw["value_in_000_unit_override"] = v000
@@ -409,8 +438,9 @@ class Certificate(RichResult):
         """``gap / |primal_bound|`` (:meth:`problems` tests ``|gap| <= rtol max(1, |primal_bound|)``)."""
         return self.gap / max(abs(self.primal_bound), 1e-300)
 
-    def problems(self, *, violation_tol: float = CERTIFICATE_VIOLATION_TOL,
-                 gap_rtol: float = CERTIFICATE_GAP_RTOL) -> list[str]:
+    def problems(
+        self, *, violation_tol: float = CERTIFICATE_VIOLATION_TOL, gap_rtol: float = CERTIFICATE_GAP_RTOL
+    ) -> list[str]:
         """What is wrong with the certificate, as messages (empty: it certifies optimality).
 
         The one check every LP bound is acted upon with: the allocation violates no row of the
@@ -425,27 +455,34 @@ class Certificate(RichResult):
         if self.max_violation > violation_tol:
             out.append(f"a row is violated by {self.max_violation:.3g} (tolerance {violation_tol:g})")
         if np.isfinite(self.dual_bound) and abs(self.gap) > gap_rtol * max(1.0, abs(self.primal_bound)):
-            out.append(f"duality gap {self.gap:.3g} above {gap_rtol * max(1.0, abs(self.primal_bound)):.3g}"
-                       f" (relative tolerance {gap_rtol:g})")
+            out.append(
+                f"duality gap {self.gap:.3g} above {gap_rtol * max(1.0, abs(self.primal_bound)):.3g}"
+                f" (relative tolerance {gap_rtol:g})"
+            )
         return out
 
     def summary(self) -> str:
         """One line: the largest violation, the primal and dual bounds and their gap."""
-        return (f"max violation {self.max_violation:.1e}, primal bound {self.primal_bound:.10g},"
-                f" dual bound {self.dual_bound:.10g}, gap {self.gap:.1e}")
+        return (
+            f"max violation {self.max_violation:.1e}, primal bound {self.primal_bound:.10g},"
+            f" dual bound {self.dual_bound:.10g}, gap {self.gap:.1e}"
+        )
 
     def to_dict(self) -> dict:
         """JSON-ready: max_violation, primal_bound, dual_bound, gap (None where NaN)."""
-        return to_jsonable({
-            "max_violation": self.max_violation,
-            "primal_bound": self.primal_bound,
-            "dual_bound": self.dual_bound,
-            "gap": self.gap,
-        })
+        return to_jsonable(
+            {
+                "max_violation": self.max_violation,
+                "primal_bound": self.primal_bound,
+                "dual_bound": self.dual_bound,
+                "gap": self.gap,
+            }
+        )
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Certificate":
+    def from_dict(cls, d: dict) -> Certificate:
         """Inverse of :meth:`to_dict` (None read back as NaN)."""
+
         def f(x: Any) -> float:
             return float("nan") if x is None else float(x)
 
@@ -497,13 +534,28 @@ class BoundResult(Result):
     certificate: Certificate | None = None
     certificates: dict = field(default_factory=dict)
 
-    def __init__(self, *, value: float | None = None, winner: int | None = None, per_winner: dict | None = None,
-                 allocation: np.ndarray | None = None, allocations: dict | None = None, kind: str | None = None,
-                 method: str = "", unit: str = UNIT_000, stats: dict | None = None,
-                 certificate: Certificate | None = None, certificates: dict | None = None,
-                 key: str | None = None, source: str | None = None, reason: str | None = None,
-                 status: str = "ok", message: str = "", extra: dict | None = None,
-                 value_in_000_unit_override: float | None = None):
+    def __init__(
+        self,
+        *,
+        value: float | None = None,
+        winner: int | None = None,
+        per_winner: dict | None = None,
+        allocation: np.ndarray | None = None,
+        allocations: dict | None = None,
+        kind: str | None = None,
+        method: str = "",
+        unit: str = UNIT_000,
+        stats: dict | None = None,
+        certificate: Certificate | None = None,
+        certificates: dict | None = None,
+        key: str | None = None,
+        source: str | None = None,
+        reason: str | None = None,
+        status: str = "ok",
+        message: str = "",
+        extra: dict | None = None,
+        value_in_000_unit_override: float | None = None,
+    ):
         if kind is not None and key is not None and kind != key:
             raise ValueError(f"BoundResult: kind = {kind!r} and key={key!r} disagree (kind is an alias of key)")
         key = key if key is not None else kind
@@ -536,15 +588,34 @@ class BoundResult(Result):
         return self.key
 
     @classmethod
-    def failed(cls, key: str, *, message: str, unit: str = UNIT_000, source: str | None = None,
-               extra: dict | None = None, **kwargs: Any) -> "BoundResult":
+    def failed(
+        cls,
+        key: str,
+        *,
+        message: str,
+        unit: str = UNIT_000,
+        source: str | None = None,
+        extra: dict | None = None,
+        **kwargs: Any,
+    ) -> BoundResult:
         """A bound whose computation failed: no value, no winner, no allocation; ``message`` says why."""
         return cls(key=key, unit=unit, source=source, status="failed", message=message, extra=extra, **kwargs)
 
     @classmethod
-    def from_winners(cls, key: str, per_winner: dict, allocations: dict, certificates: dict, *, method: str,
-                     unit: str = UNIT_000, stats: dict | None = None, failures: Iterable[str] = (), message: str = "",
-                     **kwargs: Any) -> "BoundResult":
+    def from_winners(
+        cls,
+        key: str,
+        per_winner: dict,
+        allocations: dict,
+        certificates: dict,
+        *,
+        method: str,
+        unit: str = UNIT_000,
+        stats: dict | None = None,
+        failures: Iterable[str] = (),
+        message: str = "",
+        **kwargs: Any,
+    ) -> BoundResult:
         """The result of a bound computed per Copeland winner: the minimum over winners (ties to
         the smaller arm), or -- when ``failures`` lists any -- a failed result that passes no
         number on (the per-winner values it reached are kept in ``extra`` for diagnosis).
@@ -556,15 +627,27 @@ class BoundResult(Result):
         'failed'
         """
         if failures:
-            extra = {"last_per_winner": {str(k): v for k, v in per_winner.items()},
-                     "certificates": {str(k): c.to_dict() for k, c in certificates.items()}}
-            return cls.failed(key, message="; ".join(failures), unit=unit, method=method, stats=stats,
-                              extra=extra)
+            extra = {
+                "last_per_winner": {str(k): v for k, v in per_winner.items()},
+                "certificates": {str(k): c.to_dict() for k, c in certificates.items()},
+            }
+            return cls.failed(key, message="; ".join(failures), unit=unit, method=method, stats=stats, extra=extra)
         best = min(per_winner, key=lambda k: (per_winner[k], k))
-        return cls(value=per_winner[best], winner=best, per_winner=per_winner,
-                   allocation=allocations.get(best), allocations=allocations, key=key, method=method,
-                   unit=unit, stats=stats, certificate=certificates.get(best), certificates=certificates,
-                   message=message, **kwargs)
+        return cls(
+            value=per_winner[best],
+            winner=best,
+            per_winner=per_winner,
+            allocation=allocations.get(best),
+            allocations=allocations,
+            key=key,
+            method=method,
+            unit=unit,
+            stats=stats,
+            certificate=certificates.get(best),
+            certificates=certificates,
+            message=message,
+            **kwargs,
+        )
 
     def __repr__(self) -> str:
         if self.status != "ok":
@@ -584,7 +667,9 @@ class BoundResult(Result):
             return super().summary()
         lines = [f"{self.key} = {self.value:.8g} {self.unit} (winner {self.winner}; {self.source})"]
         if len(self.per_winner) > 1:
-            lines.append("per Copeland winner: " + ", ".join(f"{w}: {v:.6g}" for w, v in sorted(self.per_winner.items())))
+            lines.append(
+                "per Copeland winner: " + ", ".join(f"{w}: {v:.6g}" for w, v in sorted(self.per_winner.items()))
+            )
         secs = self.stats.get("seconds")
         took = f" in {secs * 1e3:.3g} ms" if isinstance(secs, (int, float)) else ""
         lines.append(f"method {self.method}{took}")
@@ -612,7 +697,7 @@ class BoundResult(Result):
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "BoundResult":
+    def from_dict(cls, d: dict) -> BoundResult:
         """Inverse of :meth:`to_dict` (the allocation only when it was written)."""
         kw = _base_kwargs(d)
         cert = d.get("certificate")
@@ -629,6 +714,7 @@ class BoundResult(Result):
 
 
 if TYPE_CHECKING:
+
     class SolvedBoundResult(BoundResult):
         """The static type of a :class:`BoundResult` that is known to be ok (no runtime class).
 

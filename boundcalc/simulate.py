@@ -54,18 +54,19 @@ import math
 import os
 import time
 import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._table import format_table
 from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .policies import Policy, PolicyError, get_policy, resolve_policy_list
 from .policies.kernel import CompiledPolicy, duel_uniform_py, new_env
+from .result import Result, RichResult, to_jsonable
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
 from .runner.store import StoreMismatch, check_revision, revision, revision_mismatch, same
-from ._table import format_table
-from .result import Result, RichResult, to_jsonable
 from .units import UNIT_000, UNIT_RMED
 
 if TYPE_CHECKING:
@@ -81,8 +82,19 @@ LAYOUT = "run-major"
 #: Longest horizon a simulation accepts (beyond, even the fastest compiled policy runs for hours).
 MAX_HORIZON = 10**10
 
-__all__ = ["simulate", "SimulationResult", "PolicyRuns", "DuelEnvironment", "checkpoints",
-           "regret_matrices", "run_protocol", "run_one", "simulation_task", "run_seeds", "UNIT_NAMES"]
+__all__ = [
+    "simulate",
+    "SimulationResult",
+    "PolicyRuns",
+    "DuelEnvironment",
+    "checkpoints",
+    "regret_matrices",
+    "run_protocol",
+    "run_one",
+    "simulation_task",
+    "run_seeds",
+    "UNIT_NAMES",
+]
 
 #: Regret units a simulation records (key -> description).
 UNIT_NAMES = {
@@ -159,7 +171,9 @@ def _label_id(label: str) -> int:
     return zlib.crc32(label.encode())
 
 
-def run_seeds(seed: int, run: int, label: str, crn: bool = True) -> tuple[int, int, np.random.SeedSequence, np.random.SeedSequence]:
+def run_seeds(
+    seed: int, run: int, label: str, crn: bool = True
+) -> tuple[int, int, np.random.SeedSequence, np.random.SeedSequence]:
     """``(key0, key1, policy SeedSequence, shuffle SeedSequence)`` of run ``run`` (module text)."""
     lid = _label_id(label)
     env_ss = seed_sequence(seed, run, 0) if crn else seed_sequence(seed, run, 0, lid)
@@ -169,8 +183,7 @@ def run_seeds(seed: int, run: int, label: str, crn: bool = True) -> tuple[int, i
     return k0, k1, pol_ss, shuf_ss
 
 
-def run_protocol(policy: Policy, env: DuelEnvironment, T: int, cps: np.ndarray,
-                 regrets: np.ndarray) -> np.ndarray:
+def run_protocol(policy: Policy, env: DuelEnvironment, T: int, cps: np.ndarray, regrets: np.ndarray) -> np.ndarray:
     """Drive ``policy`` for ``T`` rounds through the protocol; cumulative regret at ``cps``.
 
     Returns ``out[u, c]`` (units x checkpoints).  A pair outside ``[0, K)`` raises
@@ -199,12 +212,29 @@ def _policy_label(name: str, params: Mapping[str, Any]) -> str:
     diff = {k: v for k, v in params.items() if cls.hyperparameters[k].default != v}
     if not diff:
         return name
-    return name + "(" + ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(diff.items())) + ")"
+    return (
+        name
+        + "("
+        + ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(diff.items()))
+        + ")"
+    )
 
 
-def run_one(name: str, params: Mapping[str, Any], mu: np.ndarray, T: int, cps: np.ndarray,
-            regrets: np.ndarray, *, seed: int, run: int, crn: bool = True, shuffle: bool = False,
-            fast: bool = True, label: str | None = None) -> dict:
+def run_one(
+    name: str,
+    params: Mapping[str, Any],
+    mu: np.ndarray,
+    T: int,
+    cps: np.ndarray,
+    regrets: np.ndarray,
+    *,
+    seed: int,
+    run: int,
+    crn: bool = True,
+    shuffle: bool = False,
+    fast: bool = True,
+    label: str | None = None,
+) -> dict:
     """One run of one policy: ``{"regret": out (units x checkpoints), "stats", "seconds", "cpu_seconds",
     "kernel"}`` (wall and CPU seconds of the run itself, compilation excluded).
 
@@ -234,8 +264,13 @@ def run_one(name: str, params: Mapping[str, Any], mu: np.ndarray, T: int, cps: n
     else:
         out = run_protocol(pol, DuelEnvironment(mu, k0, k1), T, cps, regrets)
     stats = {k: int(v) for k, v in pol.stats.items()}
-    return {"regret": out, "stats": stats, "seconds": time.perf_counter() - t0,
-            "cpu_seconds": time.process_time() - c0, "kernel": bool(use_kernel)}
+    return {
+        "regret": out,
+        "stats": stats,
+        "seconds": time.perf_counter() - t0,
+        "cpu_seconds": time.process_time() - c0,
+        "kernel": bool(use_kernel),
+    }
 
 
 def _new_policy(cls: type[Policy], K: int, pol_ss: np.random.SeedSequence, params: Mapping[str, Any]) -> Policy:
@@ -252,9 +287,20 @@ def simulation_task(task: dict, shared: dict) -> dict:
     """The runner's task function: one (policy, run) -> a JSON row (see :func:`simulate`)."""
     spec = shared["policies"][task["policy"]]
     check_revision(spec["name"], spec.get("revision"), get_policy(spec["name"]).revision)
-    res = run_one(spec["name"], spec["params"], shared["mu"], shared["horizon"],
-                  shared["checkpoints"], shared["regrets"], seed=shared["seed"], run=task["run"],
-                  crn=shared["crn"], shuffle=shared["shuffle"], fast=shared["fast"], label=spec["label"])
+    res = run_one(
+        spec["name"],
+        spec["params"],
+        shared["mu"],
+        shared["horizon"],
+        shared["checkpoints"],
+        shared["regrets"],
+        seed=shared["seed"],
+        run=task["run"],
+        crn=shared["crn"],
+        shuffle=shared["shuffle"],
+        fast=shared["fast"],
+        label=spec["label"],
+    )
     return {
         "index": task["index"],
         "policy": spec["label"],
@@ -349,8 +395,10 @@ class SimulationResult(RichResult):
 
     def __repr__(self) -> str:
         name = f" {self.matrix.name!r}" if self.matrix.name else ""
-        return (f"<SimulationResult{name} K={self.matrix.K}: {len(self.policies)} policies x {self.runs} runs{self._span()},"
-                f" T={self.horizon}, seed {self.seed}>")
+        return (
+            f"<SimulationResult{name} K={self.matrix.K}: {len(self.policies)} policies x {self.runs} runs{self._span()},"
+            f" T={self.horizon}, seed {self.seed}>"
+        )
 
     def policy(self, label: str) -> PolicyRuns:
         for p in self.policies:
@@ -385,10 +433,17 @@ class SimulationResult(RichResult):
         for p in self.policies:
             for u in self.units:
                 R = p.regret[u]
-                frames.append(pd.DataFrame({
-                    "policy": p.label, "run": np.repeat(self.first_run + np.arange(R.shape[0]), C),
-                    "t": np.tile(self.checkpoints, R.shape[0]), "unit": u, "regret": R.ravel(),
-                }))
+                frames.append(
+                    pd.DataFrame(
+                        {
+                            "policy": p.label,
+                            "run": np.repeat(self.first_run + np.arange(R.shape[0]), C),
+                            "t": np.tile(self.checkpoints, R.shape[0]),
+                            "unit": u,
+                            "regret": R.ravel(),
+                        }
+                    )
+                )
         return pd.concat(frames, ignore_index=True)
 
     def table(self, unit: str = "000") -> list[dict]:
@@ -399,35 +454,72 @@ class SimulationResult(RichResult):
         lnT = math.log(self.horizon) if self.horizon > 1 else float("nan")
         for p in self.policies:
             m = self.mean(p.label, unit)[-1]
-            rows.append({"policy": p.label, "mean": float(m), "stderr": float(self.stderr(p.label, unit)[-1]),
-                         "per_ln_T": float(m / lnT), "seconds": p.seconds, "cpu_seconds": p.cpu_seconds,
-                         "us_per_step": 1e6 * p.seconds_per_step,
-                         "stderr_per_ln_T": float(self.stderr(p.label, unit)[-1] / lnT),
-                         "cpu_us_per_step": 1e6 * p.cpu_seconds / p.steps if p.steps else float("nan"),
-                         "kernel": p.kernel, **p.stats})
+            rows.append(
+                {
+                    "policy": p.label,
+                    "mean": float(m),
+                    "stderr": float(self.stderr(p.label, unit)[-1]),
+                    "per_ln_T": float(m / lnT),
+                    "seconds": p.seconds,
+                    "cpu_seconds": p.cpu_seconds,
+                    "us_per_step": 1e6 * p.seconds_per_step,
+                    "stderr_per_ln_T": float(self.stderr(p.label, unit)[-1] / lnT),
+                    "cpu_us_per_step": 1e6 * p.cpu_seconds / p.steps if p.steps else float("nan"),
+                    "kernel": p.kernel,
+                    **p.stats,
+                }
+            )
         return rows
 
     def to_dict(self) -> dict:
         """The JSON document of ``boundcalc simulate --json``."""
         pols = []
         for p in self.policies:
-            d = {"name": p.label, "policy": p.name, "params": p.params,
-                 "revision": p.revision, "mean": self.mean(p.label).tolist(),
-                 "stderr": to_jsonable(self.stderr(p.label)),
-                 "seconds": p.seconds, "cpu_seconds": to_jsonable(p.cpu_seconds),
-                 "seconds_per_step": p.seconds_per_step, "kernel": p.kernel,
-                 "stats": p.stats,
-                 "units": {u: {"mean": self.mean(p.label, u).tolist(),
-                               "stderr": to_jsonable(self.stderr(p.label, u))} for u in self.units}}
+            d = {
+                "name": p.label,
+                "policy": p.name,
+                "params": p.params,
+                "revision": p.revision,
+                "mean": self.mean(p.label).tolist(),
+                "stderr": to_jsonable(self.stderr(p.label)),
+                "seconds": p.seconds,
+                "cpu_seconds": to_jsonable(p.cpu_seconds),
+                "seconds_per_step": p.seconds_per_step,
+                "kernel": p.kernel,
+                "stats": p.stats,
+                "units": {
+                    u: {"mean": self.mean(p.label, u).tolist(), "stderr": to_jsonable(self.stderr(p.label, u))}
+                    for u in self.units
+                },
+            }
             pols.append(d)
-        return {"matrix": self.matrix.name, "K": self.matrix.K, "horizon": self.horizon,
-                "runs": self.runs, "first_run": self.first_run, "seed": self.seed, "crn": self.crn, "shuffle": self.shuffle,
-                "unit": UNIT_NAMES["000"], "units": {u: UNIT_NAMES[u] for u in self.units},
-                "checkpoints": self.checkpoints.tolist(), "lower_bound": self.lower_bound,
-                "ecw": self.ecw, "bounds": self.bounds, "policies": pols}
+        return {
+            "matrix": self.matrix.name,
+            "K": self.matrix.K,
+            "horizon": self.horizon,
+            "runs": self.runs,
+            "first_run": self.first_run,
+            "seed": self.seed,
+            "crn": self.crn,
+            "shuffle": self.shuffle,
+            "unit": UNIT_NAMES["000"],
+            "units": {u: UNIT_NAMES[u] for u in self.units},
+            "checkpoints": self.checkpoints.tolist(),
+            "lower_bound": self.lower_bound,
+            "ecw": self.ecw,
+            "bounds": self.bounds,
+            "policies": pols,
+        }
 
-    def plot(self, ax: Axes | str | os.PathLike | None = None, unit: str = "000", band: str | None = "stderr",
-             bounds: bool = True, title: str | None = None, yscale: str = "auto") -> Axes:
+    def plot(
+        self,
+        ax: Axes | str | os.PathLike | None = None,
+        unit: str = "000",
+        band: str | None = "stderr",
+        bounds: bool = True,
+        title: str | None = None,
+        yscale: str = "auto",
+    ) -> Axes:
         """Cumulative regret against ``t`` on a log ``t`` axis, linear regret (000 Figure 1 style).
 
         ``ax`` is a matplotlib Axes to draw on, or a file path (``"regret.png"``, ``.pdf``,
@@ -452,8 +544,9 @@ class SimulationResult(RichResult):
             self._draw(drawn, unit, band, bounds, title, yscale)
         return drawn
 
-    def _draw(self, ax: Axes, unit: str, band: str | None, bounds: bool, title: str | None,
-              yscale: str = "auto") -> None:
+    def _draw(
+        self, ax: Axes, unit: str, band: str | None, bounds: bool, title: str | None, yscale: str = "auto"
+    ) -> None:
         from .plot import draw_regret
 
         curves = []
@@ -481,15 +574,20 @@ class SimulationResult(RichResult):
         prior = getattr(ax, "_boundcalc_runs", None)  # another result drawn here before: both counts
         if old is not None and prior and prior[0] != runs:
             runs = f"{prior[0]} ({', '.join(self.policy_names)}: {runs})"
-        setattr(ax, "_boundcalc_runs", (runs,))  # our mark on matplotlib's Axes
+        setattr(ax, "_boundcalc_runs", (runs,))  # noqa: B010 (our mark on matplotlib's Axes, untyped there)
         # the first result's scale stays when a second is drawn on the same Axes
         scale = ax.get_yscale() if old is not None and yscale == "auto" else yscale
-        draw_regret(ax, self.checkpoints, curves,
-                    lower_bound=self.lower_bound if bounds and unit == "000" else None,
-                    ecw=self.ecw if bounds and unit == "000" else None, yscale=scale,
-                    title=title or f"{self.matrix.name or 'matrix'} (K = {self.matrix.K}), {self.runs} runs{self._span()}",
-                    legend_title=f"{what.get(band or '', 'mean')} over {runs}",
-                    ylabel=f"cumulative regret ({UNIT_NAMES[unit]})")
+        draw_regret(
+            ax,
+            self.checkpoints,
+            curves,
+            lower_bound=self.lower_bound if bounds and unit == "000" else None,
+            ecw=self.ecw if bounds and unit == "000" else None,
+            yscale=scale,
+            title=title or f"{self.matrix.name or 'matrix'} (K = {self.matrix.K}), {self.runs} runs{self._span()}",
+            legend_title=f"{what.get(band or '', 'mean')} over {runs}",
+            ylabel=f"cumulative regret ({UNIT_NAMES[unit]})",
+        )
 
     def _span(self) -> str:
         """`` (runs m-n)`` when the runs are not ``0, ..., runs - 1``."""
@@ -498,9 +596,11 @@ class SimulationResult(RichResult):
     def summary(self, unit: str = "000") -> str:
         """A short text: the run, the constants, one line per policy (what the CLI prints)."""
         lnT = math.log(self.horizon)  # 0 at T = 1, where the table's R(T)/ln T is nan
-        lines = [f"matrix {self.matrix.name or ''}: K = {self.matrix.K}, horizon T = {self.horizon}, "
-                 f"{self.runs} runs{self._span()}, seed {self.seed}, crn {self.crn}, shuffle {self.shuffle}",
-                 f"regret in {UNIT_NAMES[unit]} units; ln T = {lnT:.4g}"]
+        lines = [
+            f"matrix {self.matrix.name or ''}: K = {self.matrix.K}, horizon T = {self.horizon}, "
+            f"{self.runs} runs{self._span()}, seed {self.seed}, crn {self.crn}, shuffle {self.shuffle}",
+            f"regret in {UNIT_NAMES[unit]} units; ln T = {lnT:.4g}",
+        ]
         if unit == "000":
             lb = "n/a" if self.lower_bound is None else f"{self.lower_bound:.4g}"
             ec = "n/a" if self.ecw is None else f"{self.ecw:.4g}"
@@ -508,9 +608,20 @@ class SimulationResult(RichResult):
         # per ln T as the README and the papers quote it; the time per step from CPU time (a busy
         # machine's wall time is mostly other work's)
         head = ["policy", "R(T) mean", "s.e.", "R(T)/ln T", "s.e./ln T", "wall s", "CPU s", "CPU us/step", "path"]
-        rows = [[s["policy"], f"{s['mean']:.4g}", f"{s['stderr']:.2g}", f"{s['per_ln_T']:.4g}",
-                 f"{s['stderr_per_ln_T']:.2g}", f"{s['seconds']:.3g}", f"{s['cpu_seconds']:.3g}",
-                 f"{s['cpu_us_per_step']:.3g}", "compiled" if s["kernel"] else "protocol"] for s in self.table(unit)]
+        rows = [
+            [
+                s["policy"],
+                f"{s['mean']:.4g}",
+                f"{s['stderr']:.2g}",
+                f"{s['per_ln_T']:.4g}",
+                f"{s['stderr_per_ln_T']:.2g}",
+                f"{s['seconds']:.3g}",
+                f"{s['cpu_seconds']:.3g}",
+                f"{s['cpu_us_per_step']:.3g}",
+                "compiled" if s["kernel"] else "protocol",
+            ]
+            for s in self.table(unit)
+        ]
         lines.append(format_table(head, rows))
         return "\n".join(lines)
 
@@ -550,8 +661,9 @@ def _bounds_of(pm: PreferenceMatrix) -> tuple[float | None, float | None, dict]:
     return lb, ec, extra
 
 
-def _policy_specs(policies: str | Sequence[str], params: Mapping[str, Mapping[str, Any]] | None,
-                  horizon: int | None = None) -> list[dict]:
+def _policy_specs(
+    policies: str | Sequence[str], params: Mapping[str, Mapping[str, Any]] | None, horizon: int | None = None
+) -> list[dict]:
     """Validated parameters per policy.  A policy with a ``horizon`` hyperparameter (a
     finite-horizon algorithm such as SAVAGE, whose confidence radius uses T) gets the
     simulation's horizon unless the caller set it."""
@@ -592,18 +704,36 @@ def _changed_revisions(differences: Sequence[tuple[str, Any, Any]]) -> list[str]
         return []
     a, b = _with_revisions(old), _with_revisions(new)
     strip = [({k: v for k, v in x.items() if k != "revision"} if isinstance(x, dict) else x) for x in (a + b)]
-    if strip[:len(a)] != strip[len(a):]:
+    if strip[: len(a)] != strip[len(a) :]:
         return []
-    return [f"{x['label']} revision {x['revision']} in the file, {y['revision']} here"
-            for x, y in zip(a, b) if x["revision"] != y["revision"]]
+    return [
+        f"{x['label']} revision {x['revision']} in the file, {y['revision']} here"
+        for x, y in zip(a, b)
+        if x["revision"] != y["revision"]
+    ]
 
 
-def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "rmed1"), *, horizon: int,
-             runs: int = 10, seed: int = 0, params: Mapping[str, Mapping[str, Any]] | None = None,
-             crn: bool = True, shuffle: bool = False, per_decade: int = 10, fast: bool = True,
-             out: str | os.PathLike | None = None, overwrite: bool = False, workers: int | None = 0, scheduler: str | None = None,
-             chunk_size: int | None = None, progress: bool | None = None,
-             bounds: bool = True, first_run: int = 0) -> SimulationResult:
+def simulate(
+    matrix: MatrixLike,
+    policies: str | Sequence[str] = ("ecw-rmed", "rmed1"),
+    *,
+    horizon: int,
+    runs: int = 10,
+    seed: int = 0,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
+    crn: bool = True,
+    shuffle: bool = False,
+    per_decade: int = 10,
+    fast: bool = True,
+    out: str | os.PathLike | None = None,
+    overwrite: bool = False,
+    workers: int | None = 0,
+    scheduler: str | None = None,
+    chunk_size: int | None = None,
+    progress: bool | None = None,
+    bounds: bool = True,
+    first_run: int = 0,
+) -> SimulationResult:
     """Run every policy ``runs`` times for ``horizon`` rounds on ``matrix``.
 
     Parameters
@@ -643,22 +773,51 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
     cps = checkpoints(T, per_decade)
     reg = regret_matrices(pm)
     units = list(reg)
-    shared = {"mu": pm.mu, "horizon": T, "checkpoints": cps, "units": units,
-              "regrets": np.stack([reg[u] for u in units]), "seed": int(seed), "crn": bool(crn),
-              "shuffle": bool(shuffle), "fast": bool(fast), "policies": specs}
-    header = {"kind": "simulate", "matrix": pm.mu.tolist(), "horizon": T, "seed": int(seed),
-              "crn": bool(crn), "shuffle": bool(shuffle), "per_decade": per_decade,
-              "policies": [{"label": s["label"], "params": s["params"], "revision": s["revision"]} for s in specs],
-              "fast": bool(fast), "layout": LAYOUT}
+    shared = {
+        "mu": pm.mu,
+        "horizon": T,
+        "checkpoints": cps,
+        "units": units,
+        "regrets": np.stack([reg[u] for u in units]),
+        "seed": int(seed),
+        "crn": bool(crn),
+        "shuffle": bool(shuffle),
+        "fast": bool(fast),
+        "policies": specs,
+    }
+    header = {
+        "kind": "simulate",
+        "matrix": pm.mu.tolist(),
+        "horizon": T,
+        "seed": int(seed),
+        "crn": bool(crn),
+        "shuffle": bool(shuffle),
+        "per_decade": per_decade,
+        "policies": [{"label": s["label"], "params": s["params"], "revision": s["revision"]} for s in specs],
+        "fast": bool(fast),
+        "layout": LAYOUT,
+    }
     P = len(specs)
     # with one policy both layouts index run r at r: a file of the earlier layout resumes as it is
-    identity = {f: (_with_revisions if f == "policies" else same) for f in header
-                if not (f == "layout" and P == 1)}
-    job = Job("simulate", simulation_task, shared=shared, header=header, identity=identity,
-              tasks=lambda: [{"index": r * P + p, "policy": p, "run": r} for r in range(R0, R0 + R) for p in range(P)])
+    identity = {f: (_with_revisions if f == "policies" else same) for f in header if not (f == "layout" and P == 1)}
+    job = Job(
+        "simulate",
+        simulation_task,
+        shared=shared,
+        header=header,
+        identity=identity,
+        tasks=lambda: [{"index": r * P + p, "policy": p, "run": r} for r in range(R0, R0 + R) for p in range(P)],
+    )
     try:
-        rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler,
-                       chunk_size=chunk_size, progress=progress)
+        rows = run_job(
+            job,
+            out=out,
+            overwrite=overwrite,
+            workers=workers,
+            scheduler=scheduler,
+            chunk_size=chunk_size,
+            progress=progress,
+        )
     except StoreMismatch as exc:
         changed = _changed_revisions(exc.differences)
         if changed:
@@ -668,7 +827,9 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
                 f"{exc.path} was written by an earlier boundcalc, whose rows are indexed by policy first;"
                 " this version indexes them by run first (so that a file can take more runs). Rerun with"
                 " overwrite=True (--overwrite), or read it with the version that wrote it.",
-                exc.path, exc.differences) from None
+                exc.path,
+                exc.differences,
+            ) from None
         raise
     errors = [r for r in rows if "error" in r]
     if errors:
@@ -682,16 +843,37 @@ def simulate(matrix: MatrixLike, policies: str | Sequence[str] = ("ecw-rmed", "r
         for r in mine:
             for k, v in r["stats"].items():
                 stats[k] = stats.get(k, 0) + int(v)
-        done.append(PolicyRuns(name=s["name"], label=s["label"], params=s["params"], regret=reg_arr,
-                              stats=stats, seconds=float(sum(r["seconds"] for r in mine)),
-                              cpu_seconds=float(sum(r.get("cpu_seconds", math.nan) for r in mine)),
-                              revision=s["revision"],
-                              steps=T * len(mine), kernel=all(r["kernel"] for r in mine)))
+        done.append(
+            PolicyRuns(
+                name=s["name"],
+                label=s["label"],
+                params=s["params"],
+                regret=reg_arr,
+                stats=stats,
+                seconds=float(sum(r["seconds"] for r in mine)),
+                cpu_seconds=float(sum(r.get("cpu_seconds", math.nan) for r in mine)),
+                revision=s["revision"],
+                steps=T * len(mine),
+                kernel=all(r["kernel"] for r in mine),
+            )
+        )
     lb = ec = None
     extra: dict = {}
     if bounds:
         lb, ec, extra = _bounds_of(pm)
-    return SimulationResult(matrix=pm, horizon=T, runs=R, seed=int(seed), crn=bool(crn),
-                            shuffle=bool(shuffle), checkpoints=cps, units=units, policies=done,
-                            lower_bound=lb, ecw=ec, bounds=extra,
-                            runner_stats=dict(getattr(rows, "stats", {})), first_run=R0)
+    return SimulationResult(
+        matrix=pm,
+        horizon=T,
+        runs=R,
+        seed=int(seed),
+        crn=bool(crn),
+        shuffle=bool(shuffle),
+        checkpoints=cps,
+        units=units,
+        policies=done,
+        lower_bound=lb,
+        ecw=ec,
+        bounds=extra,
+        runner_stats=dict(getattr(rows, "stats", {})),
+        first_run=R0,
+    )

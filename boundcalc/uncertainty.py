@@ -73,8 +73,9 @@ import hashlib
 import math
 import os
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Sequence, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -82,14 +83,23 @@ from .comparison import check_options, compare
 from .matrix import TIE_ATOL, PreferenceMatrix, PreferenceMatrixError
 from .registry import get_constant
 from .result import BoundResult, RichResult, to_jsonable
-from .runner.store import same
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
+from .runner.store import same
 
 if TYPE_CHECKING:
     from .lp.cutting import CopelandLPSolver
 
-__all__ = ["bootstrap", "BootstrapResult", "draw_matrix", "draw_upper", "SCHEMES", "DEFAULT_PRIOR", "DEFAULT_LEVEL",
-           "DEFAULT_KEYS", "bootstrap_task"]
+__all__ = [
+    "bootstrap",
+    "BootstrapResult",
+    "draw_matrix",
+    "draw_upper",
+    "SCHEMES",
+    "DEFAULT_PRIOR",
+    "DEFAULT_LEVEL",
+    "DEFAULT_KEYS",
+    "bootstrap_task",
+]
 
 #: The draw schemes (module text).
 SCHEMES = ("posterior", "resample")
@@ -115,8 +125,15 @@ def _upper_counts(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarr
     return W[iu], W.T[iu], iu
 
 
-def draw_upper(W: np.ndarray, r: int, seed: int, *, scheme: str = "posterior", prior: float = DEFAULT_PRIOR,
-               tie_counts: np.ndarray | None = None) -> np.ndarray | None:
+def draw_upper(
+    W: np.ndarray,
+    r: int,
+    seed: int,
+    *,
+    scheme: str = "posterior",
+    prior: float = DEFAULT_PRIOR,
+    tie_counts: np.ndarray | None = None,
+) -> np.ndarray | None:
     """Draw ``r``'s upper triangle ``mu[i, j]``, ``i < j`` (``numpy.triu_indices`` order), or None
     for a resampled draw with an exact tie (module text: the schemes and the seeds).
 
@@ -145,8 +162,16 @@ def draw_upper(W: np.ndarray, r: int, seed: int, *, scheme: str = "posterior", p
     raise ValueError(f"unknown scheme {scheme!r}; choose one of {SCHEMES}")
 
 
-def draw_matrix(W: Any, r: int, seed: int, *, scheme: str = "posterior", prior: float = DEFAULT_PRIOR,
-                tie_counts: Any = None, names: Sequence[str] | None = None) -> PreferenceMatrix | None:
+def draw_matrix(
+    W: Any,
+    r: int,
+    seed: int,
+    *,
+    scheme: str = "posterior",
+    prior: float = DEFAULT_PRIOR,
+    tie_counts: Any = None,
+    names: Sequence[str] | None = None,
+) -> PreferenceMatrix | None:
     """Draw ``r`` of :func:`bootstrap` as a :class:`~boundcalc.PreferenceMatrix` (None: a resampled
     draw with an exact tie)."""
     W = np.asarray(W, dtype=float)
@@ -200,8 +225,7 @@ def bootstrap_task(task: dict, shared: dict) -> dict:
     whose direction differs from the estimate's -- or ``tied`` for a resampled draw at 1/2)."""
     r = int(task["index"])
     W = np.asarray(shared["W"], dtype=float)
-    x = draw_upper(W, r, shared["seed"], scheme=shared["scheme"], prior=shared["prior"],
-                   tie_counts=shared.get("T"))
+    x = draw_upper(W, r, shared["seed"], scheme=shared["scheme"], prior=shared["prior"], tie_counts=shared.get("T"))
     row: dict[str, Any] = {"index": r}
     if x is None:
         row["tied"] = True
@@ -282,21 +306,33 @@ class BootstrapResult(RichResult):
 
     def values(self, key: str) -> np.ndarray:
         """The draws' values of ``key`` (NaN where it does not apply or the draw was tied)."""
-        return np.array([np.nan if r.get("tied") or r["values"].get(key) is None else r["values"][key]
-                         for r in self.rows], dtype=float)
+        return np.array(
+            [np.nan if r.get("tied") or r["values"].get(key) is None else r["values"][key] for r in self.rows],
+            dtype=float,
+        )
 
     def to_dict(self) -> dict:
         """JSON-ready: ``constants`` (keys ``value``, ``median``, ``interval``, ``level``, ...),
         ``copeland_winners`` (arm -> probability), ``structure_differs``, ``flip_pairs``, ``drivers``,
         ``meta``, ``stats`` (not the rows: they are in the ``out`` file)."""
-        return to_jsonable({"constants": self.constants, "copeland_winners": self.winner_probability,
-                            "structure_differs": self.structure_differs, "flip_pairs": self.flip_pairs,
-                            "drivers": self.drivers, "meta": self.meta, "stats": self.stats})
+        return to_jsonable(
+            {
+                "constants": self.constants,
+                "copeland_winners": self.winner_probability,
+                "structure_differs": self.structure_differs,
+                "flip_pairs": self.flip_pairs,
+                "drivers": self.drivers,
+                "meta": self.meta,
+                "stats": self.stats,
+            }
+        )
 
     def __repr__(self) -> str:
         m = self.meta
-        return (f"<BootstrapResult: {m['draws']} {m['scheme']} draws of a {m['K']}-arm matrix, seed {m['seed']},"
-                f" {len(self.constants)} constants>")
+        return (
+            f"<BootstrapResult: {m['draws']} {m['scheme']} draws of a {m['K']}-arm matrix, seed {m['seed']},"
+            f" {len(self.constants)} constants>"
+        )
 
     def summary(self) -> str:
         """The table of constants with their intervals, the Copeland winners' probabilities, the
@@ -305,33 +341,55 @@ class BootstrapResult(RichResult):
 
         m, st = self.meta, self.stats
         pct = f"{m['level']:.0%}" if (m["level"] * 100).is_integer() else f"{m['level']:g}"
-        head = (f"bootstrap: {m['draws']} draws ({m['scheme']}"
-                + (f", prior Beta(W_ij + {m['prior']:g}, W_ji + {m['prior']:g})" if m["scheme"] == "posterior" else "")
-                + f"), seed {m['seed']}; {st.get('tied_draws', 0)} draws tied, {st.get('errors', 0)} failed;"
-                  f" {st.get('seconds', 0):.1f} s ({st.get('backend', 'in-process')})\n")
-        rows = [(c["key"], _fmt(c["value"]), _fmt(c["median"]),
-                 "-" if not c["interval"] else f"[{_fmt(c['interval'][0])}, {_fmt(c['interval'][1])}]",
-                 f"{c['applies']:.0%}" if c["applies"] is not None else "-", c["unit"]) for c in self.constants]
+        head = (
+            f"bootstrap: {m['draws']} draws ({m['scheme']}"
+            + (f", prior Beta(W_ij + {m['prior']:g}, W_ji + {m['prior']:g})" if m["scheme"] == "posterior" else "")
+            + f"), seed {m['seed']}; {st.get('tied_draws', 0)} draws tied, {st.get('errors', 0)} failed;"
+            f" {st.get('seconds', 0):.1f} s ({st.get('backend', 'in-process')})\n"
+        )
+        rows = [
+            (
+                c["key"],
+                _fmt(c["value"]),
+                _fmt(c["median"]),
+                "-" if not c["interval"] else f"[{_fmt(c['interval'][0])}, {_fmt(c['interval'][1])}]",
+                f"{c['applies']:.0%}" if c["applies"] is not None else "-",
+                c["unit"],
+            )
+            for c in self.constants
+        ]
         out = [head, format_table(["constant", "value", "median", f"{pct} interval", "applies", "unit"], rows)]
         if self.structure_differs is None:  # no untied draw: no winner probabilities either
-            out.append("\nevery resampled draw had a pair at exactly 1/2: no winner probabilities, no structure changes")
+            out.append(
+                "\nevery resampled draw had a pair at exactly 1/2: no winner probabilities, no structure changes"
+            )
         else:
             wp = sorted(self.winner_probability.items(), key=lambda kv: -kv[1])
-            out.append("\nP(Copeland winner): " + ", ".join(f"{a} {p:.3g}" for a, p in wp[:8] if p > 0)
-                       + (" ..." if sum(1 for _, p in wp if p > 0) > 8 else ""))
-            out.append(f"structure (who beats whom) differs from the estimate's in {self.structure_differs:.1%}"
-                       " of the draws")
+            out.append(
+                "\nP(Copeland winner): "
+                + ", ".join(f"{a} {p:.3g}" for a, p in wp[:8] if p > 0)
+                + (" ..." if sum(1 for _, p in wp if p > 0) > 8 else "")
+            )
+            out.append(
+                f"structure (who beats whom) differs from the estimate's in {self.structure_differs:.1%} of the draws"
+            )
         if self.flip_pairs:
-            out.append("pairs most often reversed: " + ", ".join(
-                f"{_pair(f['pair'])} {f['flip_probability']:.2f}" for f in self.flip_pairs[:5]))
+            out.append(
+                "pairs most often reversed: "
+                + ", ".join(f"{_pair(f['pair'])} {f['flip_probability']:.2f}" for f in self.flip_pairs[:5])
+            )
         if any(abs(d["rho"]) >= 0.2 for ds in self.drivers.values() for d in ds):
-            out.append("gaps driving each constant (|Spearman rho| >= 0.2 between the pair's gap and the constant"
-                       " over the draws; at most 3):")
+            out.append(
+                "gaps driving each constant (|Spearman rho| >= 0.2 between the pair's gap and the constant"
+                " over the draws; at most 3):"
+            )
         for key, ds in self.drivers.items():
             ds = [d for d in ds if abs(d["rho"]) >= 0.2][:3]  # the strong ones (all are in to_dict())
             if ds:
-                out.append(f"  {key}: " + ", ".join(
-                    f"{_pair(d['pair'])} (gap {d['point_gap']:.3g}, rho {d['rho']:+.2f})" for d in ds))
+                out.append(
+                    f"  {key}: "
+                    + ", ".join(f"{_pair(d['pair'])} (gap {d['point_gap']:.3g}, rho {d['rho']:+.2f})" for d in ds)
+                )
         for n in self.stats.get("notes", []):
             out.append(n)
         return "\n".join(out)
@@ -346,7 +404,9 @@ def _pair(p: Sequence[Any]) -> str:
 
 
 # ----------------------------------------------------------------------------- the run
-def _data(data: Any, names: Sequence[Any] | None, tie_counts: Any) -> tuple[np.ndarray, Any, Any, PreferenceMatrix | None, str | None]:
+def _data(
+    data: Any, names: Sequence[Any] | None, tie_counts: Any
+) -> tuple[np.ndarray, Any, Any, PreferenceMatrix | None, str | None]:
     """``(W, tie_counts, names, point matrix or None, why no point)`` from the accepted inputs."""
     from .duels import DuelLog
     from .matrix import check_counts, matrix_from_counts
@@ -357,8 +417,10 @@ def _data(data: Any, names: Sequence[Any] | None, tie_counts: Any) -> tuple[np.n
     elif isinstance(data, PreferenceMatrix):
         counts = data.counts
         if counts is None:
-            raise ValueError("bootstrap needs the data behind the matrix: build it with PreferenceMatrix.from_counts"
-                             " or from_duels (a matrix of probabilities has no sample size)")
+            raise ValueError(
+                "bootstrap needs the data behind the matrix: build it with PreferenceMatrix.from_counts"
+                " or from_duels (a matrix of probabilities has no sample size)"
+            )
         W, T = counts, data.tie_counts if tie_counts is None else tie_counts
         names = data.names if names is None else names
     else:
@@ -389,17 +451,32 @@ def _spearman(v: np.ndarray, G: np.ndarray) -> np.ndarray:
     rg = rankdata(G, axis=0)
     rv = rv - rv.mean()
     rg = rg - rg.mean(axis=0)
-    den = np.sqrt((rv ** 2).sum() * (rg ** 2).sum(axis=0))
+    den = np.sqrt((rv**2).sum() * (rg**2).sum(axis=0))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, (rv @ rg) / np.where(den > 0, den, 1.0), 0.0)
 
 
-def bootstrap(data: Any, draws: int = 1000, *, seed: int | None = 0, keys: Iterable[str] | None = None,
-              level: float = DEFAULT_LEVEL, prior: float = DEFAULT_PRIOR, scheme: str = "posterior",
-              names: Sequence[Any] | None = None, tie_counts: Any = None, alpha: float = 0.51, beta: float = 2.0,
-              top: int = 5, out: str | os.PathLike | None = None, overwrite: bool = False,
-              workers: int | None = 0, scheduler: Any = None, chunk_size: int | None = None,
-              progress: bool | None = None) -> BootstrapResult:
+def bootstrap(
+    data: Any,
+    draws: int = 1000,
+    *,
+    seed: int | None = 0,
+    keys: Iterable[str] | None = None,
+    level: float = DEFAULT_LEVEL,
+    prior: float = DEFAULT_PRIOR,
+    scheme: str = "posterior",
+    names: Sequence[Any] | None = None,
+    tie_counts: Any = None,
+    alpha: float = 0.51,
+    beta: float = 2.0,
+    top: int = 5,
+    out: str | os.PathLike | None = None,
+    overwrite: bool = False,
+    workers: int | None = 0,
+    scheduler: Any = None,
+    chunk_size: int | None = None,
+    progress: bool | None = None,
+) -> BootstrapResult:
     """Every constant's uncertainty: ``draws`` matrices drawn from the data, the constants
     recomputed on each, summarised (module text: the draws, seeds and the report).
 
@@ -459,25 +536,60 @@ def bootstrap(data: Any, draws: int = 1000, *, seed: int | None = 0, keys: Itera
         if never.size:
             i, j = iu[0][never[0]], iu[1][never[0]]
             lab = names if names is not None else list(range(K))
-            raise ValueError(f"the resample scheme needs duels of every pair; ({lab[i]}, {lab[j]}) and"
-                             f" {never.size - 1} more were never compared (use scheme='posterior')")
+            raise ValueError(
+                f"the resample scheme needs duels of every pair; ({lab[i]}, {lab[j]}) and"
+                f" {never.size - 1} more were never compared (use scheme='posterior')"
+            )
         if np.any(n != np.round(n)):
             raise ValueError("the resample scheme needs whole numbers of duels per pair (W_ij + W_ji)")
         if T is None and np.any(W != np.round(W)):
-            raise ValueError("the resample scheme needs the number of ties of each pair (half wins in W):"
-                             " give tie_counts or a duel log")
+            raise ValueError(
+                "the resample scheme needs the number of ties of each pair (half wins in W):"
+                " give tie_counts or a duel log"
+            )
     names_list = None if names is None else list(names)
-    meta: dict[str, Any] = {"format": FORMAT_VERSION, "scheme": scheme, "prior": prior if scheme == "posterior" else None,
-                            "seed": seed, "data_sha256": _sha(W, T), "keys": list(keys), "alpha": alpha, "beta": beta,
-                            "K": K, "names": names_list}
+    meta: dict[str, Any] = {
+        "format": FORMAT_VERSION,
+        "scheme": scheme,
+        "prior": prior if scheme == "posterior" else None,
+        "seed": seed,
+        "data_sha256": _sha(W, T),
+        "keys": list(keys),
+        "alpha": alpha,
+        "beta": beta,
+        "K": K,
+        "names": names_list,
+    }
     point_sign = np.sign(W[iu] - W.T[iu])  # the estimate's direction of every pair (0: tied or never compared)
-    shared = {"W": W, "T": None if T is None else np.asarray(T, float), "seed": seed, "scheme": scheme,
-              "prior": prior, "keys": list(keys), "alpha": alpha, "beta": beta, "point_sign": point_sign}
-    job = Job("bootstrap", bootstrap_task, shared=shared, header=meta, tag=HEADER_TAG,
-              identity={f: (sorted if f == "keys" else same) for f in _IDENTITY},
-              tasks=lambda: [{"index": r} for r in range(draws)])
-    rows = run_job(job, out=out, overwrite=overwrite, workers=workers, scheduler=scheduler, chunk_size=chunk_size,
-                   progress=progress)
+    shared = {
+        "W": W,
+        "T": None if T is None else np.asarray(T, float),
+        "seed": seed,
+        "scheme": scheme,
+        "prior": prior,
+        "keys": list(keys),
+        "alpha": alpha,
+        "beta": beta,
+        "point_sign": point_sign,
+    }
+    job = Job(
+        "bootstrap",
+        bootstrap_task,
+        shared=shared,
+        header=meta,
+        tag=HEADER_TAG,
+        identity={f: (sorted if f == "keys" else same) for f in _IDENTITY},
+        tasks=lambda: [{"index": r} for r in range(draws)],
+    )
+    rows = run_job(
+        job,
+        out=out,
+        overwrite=overwrite,
+        workers=workers,
+        scheduler=scheduler,
+        chunk_size=chunk_size,
+        progress=progress,
+    )
     t_run = time.perf_counter() - t_start
     rows_l = list(rows)
 
@@ -498,9 +610,16 @@ def bootstrap(data: Any, draws: int = 1000, *, seed: int | None = 0, keys: Itera
     constants = []
     for k in keys:
         v = np.array([r["values"][k] for r in untied if r["values"].get(k) is not None], dtype=float)
-        entry = {"key": k, "unit": get_constant(k).unit, "value": point_vals.get(k), "median": None,
-                 "interval": None, "level": level, "n": int(v.size),
-                 "applies": (v.size / len(untied)) if untied else None}
+        entry = {
+            "key": k,
+            "unit": get_constant(k).unit,
+            "value": point_vals.get(k),
+            "median": None,
+            "interval": None,
+            "level": level,
+            "n": int(v.size),
+            "applies": (v.size / len(untied)) if untied else None,
+        }
         if v.size:
             entry["median"] = float(np.median(v))
             entry["interval"] = [float(np.quantile(v, q_lo)), float(np.quantile(v, q_hi))]
@@ -525,8 +644,13 @@ def bootstrap(data: Any, draws: int = 1000, *, seed: int | None = 0, keys: Itera
         pup = (W[iu] + 0.0) / np.where(n > 0, n, 1.0)
         for p in np.argsort(-flip, kind="stable")[:top]:
             if flip[p] > 0:
-                flip_pairs.append({"pair": [lab(iu[0][p]), lab(iu[1][p])], "point": float(pup[p]) if n[p] else None,
-                                   "flip_probability": float(flip[p])})
+                flip_pairs.append(
+                    {
+                        "pair": [lab(iu[0][p]), lab(iu[1][p])],
+                        "point": float(pup[p]) if n[p] else None,
+                        "flip_probability": float(flip[p]),
+                    }
+                )
         G = np.abs(X - 0.5)
         for k in keys:
             ok = np.array([r["values"][k] is not None for r in used])
@@ -539,20 +663,37 @@ def bootstrap(data: Any, draws: int = 1000, *, seed: int | None = 0, keys: Itera
             rho = _spearman(v, G[ok])
             lst = []
             for p in np.argsort(-np.abs(rho), kind="stable")[:top]:
-                lst.append({"pair": [lab(iu[0][p]), lab(iu[1][p])], "point_gap": float(abs(pup[p] - 0.5)),
-                            "gap_interval": [float(np.quantile(G[ok, p], q_lo)), float(np.quantile(G[ok, p], q_hi))],
-                            "rho": float(rho[p])})
+                lst.append(
+                    {
+                        "pair": [lab(iu[0][p]), lab(iu[1][p])],
+                        "point_gap": float(abs(pup[p] - 0.5)),
+                        "gap_interval": [float(np.quantile(G[ok, p], q_lo)), float(np.quantile(G[ok, p], q_hi))],
+                        "rho": float(rho[p]),
+                    }
+                )
             drivers[k] = lst
     rs = rows.stats
     tied = len(rows_l) - len(untied)
     notes = []
     if tied:
-        notes.append(f"note: {tied} of {len(rows_l)} resampled draws had a pair at exactly 1/2 and no constants;"
-                     " the intervals are over the others")
-    stats = {"draws": len(rows_l), "tied_draws": tied, "errors": rs["errors"], "resumed": rs["resumed"],
-             "computed": rs["computed"], "backend": rs["backend"], "workers": rs["workers"],
-             "chunk_size": rs["chunk_size"], "seconds": time.perf_counter() - t_start, "seconds_run": t_run,
-             "seconds_cluster": rs["seconds_cluster"], "seconds_compute": rs["seconds_run"],
-             "notes": notes}
+        notes.append(
+            f"note: {tied} of {len(rows_l)} resampled draws had a pair at exactly 1/2 and no constants;"
+            " the intervals are over the others"
+        )
+    stats = {
+        "draws": len(rows_l),
+        "tied_draws": tied,
+        "errors": rs["errors"],
+        "resumed": rs["resumed"],
+        "computed": rs["computed"],
+        "backend": rs["backend"],
+        "workers": rs["workers"],
+        "chunk_size": rs["chunk_size"],
+        "seconds": time.perf_counter() - t_start,
+        "seconds_run": t_run,
+        "seconds_cluster": rs["seconds_cluster"],
+        "seconds_compute": rs["seconds_run"],
+        "notes": notes,
+    }
     meta = dict(meta, draws=draws, level=level)
     return BootstrapResult(constants, winner_probability, structure_differs, flip_pairs, drivers, meta, stats, rows_l)

@@ -56,7 +56,14 @@ UNIT_DUELS = "duels (004 sample complexity, up to constant factors)"
 
 #: Every unit above, in the order listed.
 UNITS: tuple[str, ...] = (
-    UNIT_000, UNIT_001, UNIT_001_LOGLOG, UNIT_002, UNIT_RMED, UNIT_HARDNESS, UNIT_CUSTOM, UNIT_DUELS,
+    UNIT_000,
+    UNIT_001,
+    UNIT_001_LOGLOG,
+    UNIT_002,
+    UNIT_RMED,
+    UNIT_HARDNESS,
+    UNIT_CUSTOM,
+    UNIT_DUELS,
 )
 
 #: Exact factors from a unit to 000's (only units that are a fixed multiple of 000's).

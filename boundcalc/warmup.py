@@ -24,8 +24,8 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Callable
 
 __all__ = ["warmup_tasks", "run_task", "warmup"]
 

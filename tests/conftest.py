@@ -22,8 +22,9 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ReadOnlyDatabase
 # (``HYPOTHESIS_PROFILE=explore python3 -m pytest --hypothesis-seed=$RANDOM``) searches with new
 # random examples and saves any failure it finds into that same directory, to be committed.
 HYPOTHESIS_DB = Path(__file__).parent / "hypothesis-db"
-settings.register_profile("ci", database=ReadOnlyDatabase(DirectoryBasedExampleDatabase(HYPOTHESIS_DB)),
-                          print_blob=True)
+settings.register_profile(
+    "ci", database=ReadOnlyDatabase(DirectoryBasedExampleDatabase(HYPOTHESIS_DB)), print_blob=True
+)
 settings.register_profile("explore", database=DirectoryBasedExampleDatabase(HYPOTHESIS_DB), print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
@@ -64,7 +65,11 @@ def pytest_sessionstart(session) -> None:
     # the workers import what this process imports (xdist gives them its sys.path): so do these
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p or os.getcwd() for p in sys.path))
     code = "import sys, numba_warmup; numba_warmup.warm(int(sys.argv[1]))"
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(g)], env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL) for g in (0, 1)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(g)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        for g in (0, 1)
+    ]
     for p in procs:  # a failure here shows up again, with its message, in the tests themselves
         p.wait()

@@ -27,7 +27,13 @@ PATH = Path(__file__).resolve().parent / "data" / "cpe_recorded.json"
 
 ONE_MATRIX = [[0.5, 0.8, 0.9], [0.2, 0.5, 0.7], [0.1, 0.3, 0.5]]
 TWO_EDGES = [("a", "s1"), ("b", "s1"), ("b", "s2"), ("c", "s2"), ("d", "s2")]
-TWO_MATRIX = [[.5, .85, 0, 0, 0], [.15, .5, 0, 0, 0], [0, 0, .5, .2, .25], [0, 0, .8, .5, .7], [0, 0, .75, .3, .5]]
+TWO_MATRIX = [
+    [0.5, 0.85, 0, 0, 0],
+    [0.15, 0.5, 0, 0, 0],
+    [0, 0, 0.5, 0.2, 0.25],
+    [0, 0, 0.8, 0.5, 0.7],
+    [0, 0, 0.75, 0.3, 0.5],
+]
 
 
 def planted_edges(l: int, seed: int):
@@ -54,7 +60,7 @@ def planted_edges(l: int, seed: int):
     E = np.zeros((m, m))
     o = 0
     for B in blocks:
-        E[o:o + len(B), o:o + len(B)] = B
+        E[o : o + len(B), o : o + len(B)] = B
         o += len(B)
     return edges, E.tolist()
 
@@ -68,10 +74,10 @@ def instance(cpe, name: str):
     if name == "two":
         return cpe.CPEInstance.from_edge_matrix(TWO_EDGES, TWO_MATRIX, name="two")
     if name.startswith("planted"):  # planted<l>-<seed>
-        l, seed = (int(x) for x in name[len("planted"):].split("-"))
+        l, seed = (int(x) for x in name[len("planted") :].split("-"))
         return cpe.CPEInstance.from_edge_matrix(*planted_edges(l, seed), name=name)
     if name.startswith("wide"):
-        return cpe.CPEInstance.from_edge_matrix(*wide_edges(int(name[len("wide"):])), name=name)
+        return cpe.CPEInstance.from_edge_matrix(*wide_edges(int(name[len("wide") :])), name=name)
     raise ValueError(name)
 
 
@@ -89,7 +95,7 @@ def wide_edges(seed: int):
         blocks.append(B)
     E = np.zeros((75, 75))
     for j, B in enumerate(blocks):
-        E[5 * j:5 * j + 5, 5 * j:5 * j + 5] = B
+        E[5 * j : 5 * j + 5, 5 * j : 5 * j + 5] = B
     return edges, E.tolist()
 
 
@@ -151,6 +157,7 @@ def run_case(alg, expl, cpe, name: str, inst, delta: float, kw: dict, seed: int)
     if name.startswith("clucb"):
         r = getattr(alg, name)(inst, delta, rng=seed, duel_log=log, **kw)
     else:
+
         class Logged(expl.DuelOracle):
             def duel(self, e, f):
                 x = super().duel(e, f)
@@ -163,19 +170,26 @@ def run_case(alg, expl, cpe, name: str, inst, delta: float, kw: dict, seed: int)
             r = getattr(alg, name)(inst, delta, rng=seed, **kw)
         finally:
             alg.DuelOracle = saved
-    return _canon({
-        "matching": r.matching, "n_duels": r.n_duels, "stopped": r.stopped, "stats": r.stats,
-        "trace": [(d.t, d.edge, d.action, d.epoch) for d in r.trace],
-        "duels": len(log), "duels_sha256": _digest(log),
-    })
+    return _canon(
+        {
+            "matching": r.matching,
+            "n_duels": r.n_duels,
+            "stopped": r.stopped,
+            "stats": r.stats,
+            "trace": [(d.t, d.edge, d.action, d.epoch) for d in r.trace],
+            "duels": len(log),
+            "duels_sha256": _digest(log),
+        }
+    )
 
 
 def sample_case(sampler_mod, cpe, inst_name: str, n: int, seed: int) -> dict:
     s = sampler_mod.MatchingSampler(instance(cpe, inst_name), method="exact")
     rng = np.random.default_rng(seed)
     draws = [s.sample_many(n, rng) for _ in range(3)]
-    return _canon({"count": s.count, "sha256": _digest(np.stack(draws)), "first": draws[0][:4],
-                   "state": rng.bit_generator.state})
+    return _canon(
+        {"count": s.count, "sha256": _digest(np.stack(draws)), "first": draws[0][:4], "state": rng.bit_generator.state}
+    )
 
 
 def oracle_case(oracle_mod, cpe, seed: int) -> dict:
@@ -194,11 +208,22 @@ def oracle_case(oracle_mod, cpe, seed: int) -> dict:
     A = [int(e) for e in rng.choice(m, size=int(rng.integers(0, 2)), replace=False)]
     R = [int(e) for e in rng.choice(m, size=int(rng.integers(0, 3)), replace=False) if e not in A]
     e = int(rng.integers(m))
-    sets = [(A + [e], R, A, R), (A, R + [e], A, R), ((), (), (), ()),
-            [[int(f) for f in rng.choice(m, size=int(rng.integers(0, 3)), replace=False)] for _ in range(4)]]
+    sets = [
+        (A + [e], R, A, R),
+        (A, R + [e], A, R),
+        ((), (), (), ()),
+        [[int(f) for f in rng.choice(m, size=int(rng.integers(0, 3)), replace=False)] for _ in range(4)],
+    ]
     r = oracle_mod.condorcet_oracle(inst, Q, *sets[seed % 4])
-    return _canon({"value": r.value, "status": r.status, "x": r.x, "y": r.y,
-                   "stats": {k: v for k, v in r.stats.items() if k != "time"}})
+    return _canon(
+        {
+            "value": r.value,
+            "status": r.status,
+            "x": r.x,
+            "y": r.y,
+            "stats": {k: v for k, v in r.stats.items() if k != "time"},
+        }
+    )
 
 
 def record() -> dict:
@@ -208,8 +233,11 @@ def record() -> dict:
     from boundcalc.cpe import oracle, sampler
 
     return {
-        "runs": {f"{a}/{i}/{d}/{json.dumps(kw, sort_keys=True)}/{s}": run_case(alg, expl, cpe, a, i, d, kw, s)
-                 for a, i, d, kw, seeds in RUNS for s in seeds},
+        "runs": {
+            f"{a}/{i}/{d}/{json.dumps(kw, sort_keys=True)}/{s}": run_case(alg, expl, cpe, a, i, d, kw, s)
+            for a, i, d, kw, seeds in RUNS
+            for s in seeds
+        },
         "samples": {f"{i}/{n}/{s}": sample_case(sampler, cpe, i, n, s) for i, n, seeds in SAMPLES for s in seeds},
         "oracle": {str(s): oracle_case(oracle, cpe, s) for s in ORACLE_SEEDS},
     }
@@ -226,7 +254,9 @@ def main(argv=None):
     if args.write:
         PATH.write_text(json.dumps(rec, indent=1, sort_keys=True) + "\n")
         print(f"wrote {PATH}")
-    print({k: len(v) for k, v in rec.items() if isinstance(v, dict)}, math.fsum(r["duels"] for r in rec["runs"].values()))
+    print(
+        {k: len(v) for k, v in rec.items() if isinstance(v, dict)}, math.fsum(r["duels"] for r in rec["runs"].values())
+    )
 
 
 if __name__ == "__main__":

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-FILES = {"informational": "nightingal3_MSLR_Informational_PMat.npz",
-         "navigational": "nightingal3_MSLR_Navigational_PMat.npz",
-         "perfect": "nightingal3_MSLR_Perfect_PMat.npz"}
+FILES = {
+    "informational": "nightingal3_MSLR_Informational_PMat.npz",
+    "navigational": "nightingal3_MSLR_Navigational_PMat.npz",
+    "perfect": "nightingal3_MSLR_Perfect_PMat.npz",
+}
 
 
 def write_public(base: Path) -> Path:
@@ -31,7 +33,7 @@ def write_public(base: Path) -> Path:
     return Path(base)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bundled_shared_dir() -> Path:
     """A directory (one per test process) usable as ``$BOUNDCALC_SHARED``: ``data/public`` holds the
     bundled MSLR matrices as the source files hold them."""

@@ -19,8 +19,18 @@ import math
 import numpy as np
 from scipy.optimize import linprog
 
-__all__ = ["kl_half", "structure", "structure_of_counts", "copeland_rows", "ecw_rows", "pair_regret", "lp",
-           "lower_bound", "ecw_constant", "min_row_sum"]
+__all__ = [
+    "kl_half",
+    "structure",
+    "structure_of_counts",
+    "copeland_rows",
+    "ecw_rows",
+    "pair_regret",
+    "lp",
+    "lower_bound",
+    "ecw_constant",
+    "min_row_sum",
+]
 
 
 def kl_half(p: float) -> float:

@@ -22,6 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
+from boundcalc.kernels.policy import _GOLDEN, _MASK, _mix64_py
 from boundcalc.lp import ecw as _ecw
 from boundcalc.lp.cutting import CopelandLPSolver
 from boundcalc.lp.highs import SolverError
@@ -29,7 +30,6 @@ from boundcalc.lp.structure import Structure, empirical_structure, pair_regret
 from boundcalc.matrix import kl_half
 from boundcalc.policies.base import Integer, Policy, Real
 from boundcalc.policies.cw_rmed import CWRMED as _CompiledCW
-from boundcalc.kernels.policy import _GOLDEN, _MASK, _mix64_py
 
 #: Warm models the transcription's LP solver keeps (the compiled CW-RMED's).
 CACHE_SIZE = _CompiledCW.cache_size
@@ -94,7 +94,6 @@ class Streamed(Policy):
         self.stream = Stream(seed)
 
 
-
 #: Relative tolerance under which two per-winner constants count as tied (line 11).
 WINNER_TIE_RTOL = 1e-12
 
@@ -112,7 +111,7 @@ class EmpiricalState:
         Observed counts (read-only views of the policy's arrays).
     """
 
-    def __init__(self, t: int, wins: np.ndarray, draws: np.ndarray, *, reuse: "EmpiricalState | None" = None):
+    def __init__(self, t: int, wins: np.ndarray, draws: np.ndarray, *, reuse: EmpiricalState | None = None):
         self.t = int(t)
         self.log_t = math.log(self.t)
         self.wins = wins
@@ -236,8 +235,9 @@ class CopelandRMED(Policy):
 
     def _select(self) -> tuple[int, int]:
         if self._pass_start:
-            self._forced = forced_exploration_pairs(self.wins, self.draws, self.t,
-                                                    self.params["alpha"], self.params["beta"])
+            self._forced = forced_exploration_pairs(
+                self.wins, self.draws, self.t, self.params["alpha"], self.params["beta"]
+            )
             self._fpos = 0
             self._pass_start = False
         if self._fpos < len(self._forced):
@@ -417,7 +417,6 @@ class ECWRMED(CopelandRMED):
         return istar, Q
 
 
-
 # ----------------------------------------------------------------------------- cw_rmed
 class CWRMED(CopelandRMED):
     """CW-RMED: 000's Algorithm 1 with the exact LP ``R_{i1}`` of eq. (2) (Theorems 2-3).
@@ -454,7 +453,6 @@ class CWRMED(CopelandRMED):
         self.stats["theorem6"] += int(res.stats["method"].startswith("closed-form"))
         a = argmin_winner(res.per_winner)
         return a, res.allocations[a]
-
 
 
 # ----------------------------------------------------------------------------- rmed1
@@ -573,7 +571,6 @@ class RMED1(Policy):
             self._pos = 0
 
 
-
 # ----------------------------------------------------------------------------- rmed2
 def _mu(W, N, a, b) -> float:
     n = N[a, b]
@@ -617,8 +614,9 @@ class RMED2(RMED1):
     hyperparameters = {
         **RMED1.hyperparameters,
         "alpha": Real(3.0, low=0.0, doc="forced exploration: every pair drawn alpha log log t times"),
-        "delta_floor": Real(0.01, low=0.0, low_open=True,
-                            doc="floor of the regret numerator Delta_{i* l} + Delta_{i* j} (> 0)"),
+        "delta_floor": Real(
+            0.01, low=0.0, low_open=True, doc="floor of the regret numerator Delta_{i* l} + Delta_{i* j} (> 0)"
+        ),
     }
     deterministic = True
 
@@ -674,20 +672,15 @@ class RMED2(RMED1):
         return (l, m)
 
 
-
 # ----------------------------------------------------------------------------- savage
 def savage_log_term(K: int, horizon: int, delta_scale: float) -> float:
-    """``log(2 N T / delta)`` of 003 eq. (1) with ``N = K(K-1)/2`` and ``delta = delta_scale / T``.
-
-    """
+    """``log(2 N T / delta)`` of 003 eq. (1) with ``N = K(K-1)/2`` and ``delta = delta_scale / T``."""
     delta = delta_scale / horizon
     return math.log(K * (K - 1) * horizon / delta)
 
 
 def copeland_active_pairs(lo: np.ndarray, hi: np.ndarray) -> list[tuple[int, int]]:
-    """The pairs ``(i, j)``, ``i < j``, that 003's Copeland predicate keeps in ``W`` (module text).
-
-    """
+    """The pairs ``(i, j)``, ``i < j``, that 003's Copeland predicate keeps in ``W`` (module text)."""
     K = lo.shape[0]
     off = ~np.eye(K, dtype=bool)
     low = ((lo > 0.5) & off).sum(axis=1)
@@ -714,8 +707,7 @@ class SAVAGE(Policy):
     reference = "Urvoy, Clerot, Feraud & Naamane (ICML 2013), Algorithm 1, Copeland variant (SAVAGE)"
     hyperparameters = {
         "horizon": Integer(10**5, low=1, doc="horizon T of the finite-horizon confidence radius"),
-        "delta_scale": Real(1.0, low=0.0, high=1.0, low_open=True,
-                            doc="confidence delta = delta_scale / horizon"),
+        "delta_scale": Real(1.0, low=0.0, high=1.0, low_open=True, doc="confidence delta = delta_scale / horizon"),
     }
     deterministic = True
 
@@ -764,7 +756,6 @@ class SAVAGE(Policy):
         self.hi[p, q] = min(self.hi[p, q], m + c)
         self.lo[q, p] = 1.0 - self.hi[p, q]
         self.hi[q, p] = 1.0 - self.lo[p, q]
-
 
 
 # ----------------------------------------------------------------------------- rucb
@@ -850,12 +841,9 @@ class RUCB(Streamed):
         return (c, d)
 
 
-
 # ----------------------------------------------------------------------------- dts
 def copeland_candidates(U: np.ndarray) -> np.ndarray:
-    """Lines 5-6 of 001 Algorithm 1: the arms maximising ``sum_{j != i} 1(u_ij > 1/2)`` (ascending).
-
-    """
+    """Lines 5-6 of 001 Algorithm 1: the arms maximising ``sum_{j != i} 1(u_ij > 1/2)`` (ascending)."""
     U = np.asarray(U, dtype=float)
     above = U > 0.5
     np.fill_diagonal(above, False)
@@ -989,7 +977,6 @@ class DTSPlus(DTS):
         return int(A[int(np.argmin(R))])
 
 
-
 # ----------------------------------------------------------------------------- ccb
 def copeland_bounds(U: np.ndarray, L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """002 Algorithm 1 line 7: ``(Cpld_up, Cpld_lo)`` -- per arm, the number of ``k != i`` with
@@ -1040,8 +1027,7 @@ class CCB(Streamed):
         return self.stream.uniform()
 
     # the algorithm
-    def _update_hypotheses(self, U: np.ndarray, L: np.ndarray, up: np.ndarray, lo: np.ndarray,
-                           C: np.ndarray) -> None:
+    def _update_hypotheses(self, U: np.ndarray, L: np.ndarray, up: np.ndarray, lo: np.ndarray, C: np.ndarray) -> None:
         """Line 9 (A, B, C)."""
         K = self.K
         if np.any(self.Bi & (L > 0.5)):  # 9A
@@ -1115,7 +1101,6 @@ class CCB(Streamed):
         if c == d:
             self.stats["self_duels"] += 1
         return (c, d)
-
 
 
 # ----------------------------------------------------------------------------- scb
@@ -1237,8 +1222,11 @@ class SCB(Streamed):
     name = "scb"
     reference = "Zoghi, Karnin, Whiteson & de Rijke (NIPS 2015), Algorithms 2-4 (SCB)"
     hyperparameters = {
-        "eps": Real(0.0, low=0.0, doc="Algorithm 2's approximation parameter (>= 0; 0 = exact "
-                                      "Copeland winner, Algorithm 3 line 2)"),
+        "eps": Real(
+            0.0,
+            low=0.0,
+            doc="Algorithm 2's approximation parameter (>= 0; 0 = exact Copeland winner, Algorithm 3 line 2)",
+        ),
     }
     deterministic = False
 
@@ -1292,8 +1280,9 @@ class SCB(Streamed):
                 while self.pos < self.K and not self.S[self.pos]:
                     self.pos += 1
                 if self.pos == self.K:  # a pass of Algorithm 4 is complete
-                    self.winner = int(scb_eliminate(self.S, self.R, self.pass_t, self.K, self.delta,
-                                                    self.params["eps"]))
+                    self.winner = int(
+                        scb_eliminate(self.S, self.R, self.pass_t, self.K, self.delta, self.params["eps"])
+                    )
                     if self.winner >= 0:
                         self.stats["identified"] += 1
                     self.pass_t += 1
@@ -1309,8 +1298,18 @@ class SCB(Streamed):
 
 # ----------------------------------------------------------------------------- driving both
 #: registry name -> transcription
-REFERENCE = {"ecw-rmed": ECWRMED, "cw-rmed": CWRMED, "rmed1": RMED1, "rmed2": RMED2, "savage": SAVAGE, "rucb": RUCB,
-             "dts": DTS, "dts+": DTSPlus, "ccb": CCB, "scb": SCB}
+REFERENCE = {
+    "ecw-rmed": ECWRMED,
+    "cw-rmed": CWRMED,
+    "rmed1": RMED1,
+    "rmed2": RMED2,
+    "savage": SAVAGE,
+    "rucb": RUCB,
+    "dts": DTS,
+    "dts+": DTSPlus,
+    "ccb": CCB,
+    "scb": SCB,
+}
 
 
 def drive_both(name, pm, T, seed, params=None):
@@ -1381,8 +1380,11 @@ class InterleavedFilter(Streamed):
             if self.n_hat[b] and self.p_hat(b) > 0.5 and not (self.p_hat(b) - self.c(self.n_hat[b]) < 0.5):
                 self.Wset.discard(b)
         # line 13: the first b' with P_hat < 1/2 and P_hat + c <= 1/2
-        beaten_by = [b for b in sorted(self.Wset)
-                     if self.n_hat[b] and self.p_hat(b) < 0.5 and self.p_hat(b) + self.c(self.n_hat[b]) <= 0.5]
+        beaten_by = [
+            b
+            for b in sorted(self.Wset)
+            if self.n_hat[b] and self.p_hat(b) < 0.5 and self.p_hat(b) + self.c(self.n_hat[b]) <= 0.5
+        ]
         if beaten_by:
             new = beaten_by[0]
             self.Wset = {b for b in self.Wset if not (self.n_hat[b] and self.p_hat(b) > 0.5)}  # lines 14-15
@@ -1512,8 +1514,10 @@ class UCB1:
             if n == 0:
                 return k
         n = sum(self.plays)
-        idx = [self.rewards[k] / self.plays[k] + math.sqrt(self.alpha * math.log(n) / self.plays[k])
-               for k in range(len(self.plays))]
+        idx = [
+            self.rewards[k] / self.plays[k] + math.sqrt(self.alpha * math.log(n) / self.plays[k])
+            for k in range(len(self.plays))
+        ]
         return idx.index(max(idx))
 
     def reward(self, k: int, r: float) -> None:
@@ -1662,7 +1666,7 @@ class Doubler(Streamed):
     def _learn(self, i, j, i_won):
         self.S.reward(j, 0.0 if i_won else 1.0)
         self.played.append(j)
-        if len(self.played) == 2 ** self.epoch:
+        if len(self.played) == 2**self.epoch:
             self.L, self.played = self.played, []
             self.S = UCB1(self.K, self.params["alpha"])
             self.epoch += 1
@@ -1732,17 +1736,20 @@ class MergeRUCB(Streamed):
 
     name = "merge-rucb"
     reference = "Zoghi, Whiteson & de Rijke (WSDM 2015), Algorithm 1 (MergeRUCB)"
-    hyperparameters = {"alpha": Real(1.01, low=0.5, low_open=True), "delta": Real(0.01, low=0.0, high=1.0),
-                       "batch_size": Integer(4, low=2)}
+    hyperparameters = {
+        "alpha": Real(1.01, low=0.5, low_open=True),
+        "delta": Real(0.01, low=0.0, high=1.0),
+        "batch_size": Integer(4, low=2),
+    }
 
     def __init__(self, K: int, *, rng=None, **params):
         super().__init__(K, rng=rng, **params)
         a, d = self.params["alpha"], self.params["delta"]
-        self.C = math.ceil(((4 * a - 1) * K ** 2 / ((2 * a - 1) * d)) ** (1 / (2 * a - 1)))
+        self.C = math.ceil(((4 * a - 1) * K**2 / ((2 * a - 1) * d)) ** (1 / (2 * a - 1)))
         self.P = self.params["batch_size"]
         arms = list(range(K))
         self._shuffle(arms)
-        self.batches = [arms[b:b + self.P] for b in range(0, K, self.P)]
+        self.batches = [arms[b : b + self.P] for b in range(0, K, self.P)]
         self.stage = 1
         self.stats = {"self_duels": 0, "pruned": 0, "merges": 0}
 
@@ -1774,7 +1781,7 @@ class MergeRUCB(Streamed):
         return (self.wins[i, j] + 1) / n + math.sqrt(self.params["alpha"] * math.log(tau) / n)
 
     def _select(self):
-        if len(self.batches) > 1 and sum(map(len, self.batches)) <= self.K / 2 ** self.stage + 1:
+        if len(self.batches) > 1 and sum(map(len, self.batches)) <= self.K / 2**self.stage + 1:
             self._merge()
             if min(map(len, self.batches)) <= 0.5 * self.P:
                 self._merge()
@@ -1843,7 +1850,7 @@ class MergeDTS(MergeRUCB):
         return True
 
     def _select(self):
-        if len(self.batches) > 1 and sum(map(len, self.batches)) <= self.K / 2 ** self.stage + 1:
+        if len(self.batches) > 1 and sum(map(len, self.batches)) <= self.K / 2**self.stage + 1:
             self._merge()
             if min(map(len, self.batches)) <= 0.5 * self.P:
                 self._merge()
@@ -1861,8 +1868,10 @@ class MergeDTS(MergeRUCB):
             self.stats["self_duels"] += 1
             return (B[0], B[0])
         n = len(B)
-        score = [sum(self.stream.beta(W[B[x], B[y]] + 1.0, W[B[y], B[x]] + 1.0) > 0.5 for y in range(n) if y != x)
-                 for x in range(n)]
+        score = [
+            sum(self.stream.beta(W[B[x], B[y]] + 1.0, W[B[y], B[x]] + 1.0) > 0.5 for y in range(n) if y != x)
+            for x in range(n)
+        ]
         ties = [x for x in range(n) if score[x] == max(score)]
         ci = ties[0] if len(ties) == 1 else ties[self.stream.index(len(ties))]
         c = B[ci]

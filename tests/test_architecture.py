@@ -24,8 +24,14 @@ LAYERS = [
     {"boundcalc.lp"},
     {"boundcalc.bounds", "boundcalc.cpe", "boundcalc.plot"},
     {"boundcalc.comparison", "boundcalc.policies"},
-    {"boundcalc.batch", "boundcalc.simulate", "boundcalc.explore", "boundcalc.uncertainty", "boundcalc.plan",
-     "boundcalc.warmup"},
+    {
+        "boundcalc.batch",
+        "boundcalc.simulate",
+        "boundcalc.explore",
+        "boundcalc.uncertainty",
+        "boundcalc.plan",
+        "boundcalc.warmup",
+    },
     {"boundcalc", "boundcalc.cli", "boundcalc.__main__"},
 ]
 
@@ -49,7 +55,7 @@ def import_graph() -> nx.DiGraph:
             if isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = pkg.split(".")
-                    base = base[:len(base) - (node.level - 1)]
+                    base = base[: len(base) - (node.level - 1)]
                     target = ".".join(base + ([node.module] if node.module else []))
                 else:
                     target = node.module or ""
@@ -97,7 +103,7 @@ def test_the_package_root_is_read_only_for_its_version():
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.level and m != "boundcalc":
                 pkg = m if p.name == "__init__.py" else m.rsplit(".", 1)[0]
-                base = pkg.split(".")[:len(pkg.split(".")) - (node.level - 1)]
+                base = pkg.split(".")[: len(pkg.split(".")) - (node.level - 1)]
                 if ".".join(base) == "boundcalc" and node.module is None:
                     names = {a.name for a in node.names} - set(n.split(".")[-1] for n in modules())
                     if names - {"__version__"}:
@@ -120,7 +126,7 @@ def _imports(path: Path):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = pkg.split(".")
-                base = base[:len(base) - (node.level - 1)]
+                base = base[: len(base) - (node.level - 1)]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
@@ -137,8 +143,13 @@ def _wing(module: str) -> str:
 
 
 def test_only_the_kernels_layer_imports_numba():
-    bad = sorted(m for m, p in modules().items() if not m.startswith("boundcalc.kernels")
-                 for target, _ in _imports(p) if target == "numba" or target.startswith("numba."))
+    bad = sorted(
+        m
+        for m, p in modules().items()
+        if not m.startswith("boundcalc.kernels")
+        for target, _ in _imports(p)
+        if target == "numba" or target.startswith("numba.")
+    )
     assert not bad, f"numba imported outside boundcalc.kernels: {bad}"
     assert any(t == "numba" for t, _ in _imports(modules()["boundcalc.kernels.policy"]))  # the reader sees it
 

@@ -50,8 +50,10 @@ INSTANCE_CASES = {
     "positions-number": (lambda d: d.__setitem__("positions", 5), "'positions' must be a list; got a number"),
     "candidates-null": (lambda d: d.__setitem__("candidates", None), "'candidates' must be a list; got null"),
     "positions-lists": (lambda d: d.__setitem__("positions", [[1], [2]]), "positions[0] must be an object"),
-    "position-name-list": (lambda d: d["positions"][0].__setitem__("position", [1, 2]),
-                           "positions[0].position must be a string or an integer label; got a list"),
+    "position-name-list": (
+        lambda d: d["positions"][0].__setitem__("position", [1, 2]),
+        "positions[0].position must be a string or an integer label; got a list",
+    ),
     "allow-ties-string": (lambda d: d.__setitem__("allow_ties", "no"), "'allow_ties' must be true or false"),
     "no-format": (lambda d: d.pop("format"), "lacks the 'format' entry"),
     "candidate-bool": (lambda d: d["candidates"].__setitem__(0, True), "candidates[0] must be a string or an integer"),
@@ -78,8 +80,11 @@ def test_instance_json_on_a_matrix_command_says_what_it_is(capsys, tmp_path):
 @pytest.mark.parametrize("command", ["cpe", "explore"])
 def test_stdin_for_cpe_and_explore(command, capsys, monkeypatch):
     """'-' reads an instance JSON (or a text matrix) from stdin, as the README allows."""
-    extra = ["--algorithm", "car-cond", "--delta", "0.1", "--runs", "1", "--workers", "0", "--json"] \
-        if command == "explore" else ["--json"]
+    extra = (
+        ["--algorithm", "car-cond", "--delta", "0.1", "--runs", "1", "--workers", "0", "--json"]
+        if command == "explore"
+        else ["--json"]
+    )
     monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(EXAMPLE_INSTANCE)))
     assert main([command, "-", *extra]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -91,15 +96,18 @@ def test_stdin_for_cpe_and_explore(command, capsys, monkeypatch):
 
 
 # ----------------------------------------------------------------------------- --break-ties
-@pytest.mark.parametrize("eps, needle", [
-    ("1e-17", "rounds to exactly 1/2"),
-    ("1e-300", "rounds to exactly 1/2"),
-    ("1e-12", "still a tie"),
-    ("0", "must lie in (0, 1/2)"),
-    ("0.7", "must lie in (0, 1/2)"),
-    ("nan", "must lie in (0, 1/2)"),
-    ("abc", "must be a number"),
-])
+@pytest.mark.parametrize(
+    "eps, needle",
+    [
+        ("1e-17", "rounds to exactly 1/2"),
+        ("1e-300", "rounds to exactly 1/2"),
+        ("1e-12", "still a tie"),
+        ("0", "must lie in (0, 1/2)"),
+        ("0.7", "must lie in (0, 1/2)"),
+        ("nan", "must lie in (0, 1/2)"),
+        ("abc", "must be a number"),
+    ],
+)
 @pytest.mark.parametrize("command", ["bounds", "compare", "cpe"])
 def test_break_ties_refused_when_the_tie_would_stay(eps, needle, command, capsys):
     one_line_error(capsys, [command, "--example", "table2", "--break-ties", eps], "argument --break-ties", needle)
@@ -135,31 +143,76 @@ def test_string_matrix_is_refused():
 
 
 # ----------------------------------------------------------------------------- numbers on the command line
-@pytest.mark.parametrize("argv, needle", [
-    (["simulate", "--example", "table2", "--horizon", "1000000000000"], "argument --horizon/-T: must be an integer in [1, 10,000,000,000]"),
-    (["simulate", "--example", "table2", "--horizon", str(2**63)], "argument --horizon/-T"),
-    (["simulate", "--example", "table2", "--horizon", "0"], "argument --horizon/-T"),
-    (["simulate", "--example", "table2", "--horizon", "100", "--runs", str(10**9)], "argument --runs/-R: must be an integer in [1, 1,000,000]"),
-    (["simulate", "--example", "table2", "--horizon", "100", "--seed", "-1"], "argument --seed: must be an integer in [0, "),
-    (["simulate", "--example", "table2", "--horizon", "100", "--runs", "400000", "--policies", "ecw-rmed,rmed1,rucb"],
-     "more than one run holds"),
-    (["explore", "--example", "table2", "-a", "car-cond", "--delta", "0.1", "--runs", str(10**9)], "argument --runs/-R"),
-    (["explore", "--example", "table2", "-a", "car-cond", "--delta", "0.1", "--seed", "-1"], "argument --seed"),
-    (["batch", "--example", "table2", "--size", "3", "--count", str(10**9)], "argument --count/-n: must be an integer in [1, 1,000,000]"),
-    (["batch", "--example", "table2", "--size", "3", "--count", "2", "--seed", "-5"], "argument --seed"),
-    (["batch", "--example", "table2", "--size", "3", "--count", "2", "--min-gap", "0.7"], "argument --min-gap"),
-    (["batch", "--example", "table2", "--size", "1", "--count", "2"], "argument --size/-k"),
-    (["cpe", "--example", "chen2020-fig1", "--monte-carlo", "0"], "argument --monte-carlo"),
-    (["compare", "--example", "table2", "--alpha", "0.3"], "argument --alpha"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (
+            ["simulate", "--example", "table2", "--horizon", "1000000000000"],
+            "argument --horizon/-T: must be an integer in [1, 10,000,000,000]",
+        ),
+        (["simulate", "--example", "table2", "--horizon", str(2**63)], "argument --horizon/-T"),
+        (["simulate", "--example", "table2", "--horizon", "0"], "argument --horizon/-T"),
+        (
+            ["simulate", "--example", "table2", "--horizon", "100", "--runs", str(10**9)],
+            "argument --runs/-R: must be an integer in [1, 1,000,000]",
+        ),
+        (
+            ["simulate", "--example", "table2", "--horizon", "100", "--seed", "-1"],
+            "argument --seed: must be an integer in [0, ",
+        ),
+        (
+            [
+                "simulate",
+                "--example",
+                "table2",
+                "--horizon",
+                "100",
+                "--runs",
+                "400000",
+                "--policies",
+                "ecw-rmed,rmed1,rucb",
+            ],
+            "more than one run holds",
+        ),
+        (
+            ["explore", "--example", "table2", "-a", "car-cond", "--delta", "0.1", "--runs", str(10**9)],
+            "argument --runs/-R",
+        ),
+        (["explore", "--example", "table2", "-a", "car-cond", "--delta", "0.1", "--seed", "-1"], "argument --seed"),
+        (
+            ["batch", "--example", "table2", "--size", "3", "--count", str(10**9)],
+            "argument --count/-n: must be an integer in [1, 1,000,000]",
+        ),
+        (["batch", "--example", "table2", "--size", "3", "--count", "2", "--seed", "-5"], "argument --seed"),
+        (["batch", "--example", "table2", "--size", "3", "--count", "2", "--min-gap", "0.7"], "argument --min-gap"),
+        (["batch", "--example", "table2", "--size", "1", "--count", "2"], "argument --size/-k"),
+        (["cpe", "--example", "chen2020-fig1", "--monte-carlo", "0"], "argument --monte-carlo"),
+        (["compare", "--example", "table2", "--alpha", "0.3"], "argument --alpha"),
+    ],
+)
 def test_out_of_range_numbers_are_refused_before_any_work(argv, needle, capsys):
     one_line_error(capsys, argv, needle)
 
 
 def test_impossible_min_gap_is_refused_at_once(capsys):
     """Before: an impossible --min-gap with a huge count scanned 1000 x count candidates."""
-    one_line_error(capsys, ["batch", "--example", "mslr5-condorcet", "--size", "3", "--count", "1000000",
-                            "--min-gap", "0.3", "--workers", "0"], "no 3-arm submatrix has every gap >= 0.3")
+    one_line_error(
+        capsys,
+        [
+            "batch",
+            "--example",
+            "mslr5-condorcet",
+            "--size",
+            "3",
+            "--count",
+            "1000000",
+            "--min-gap",
+            "0.3",
+            "--workers",
+            "0",
+        ],
+        "no 3-arm submatrix has every gap >= 0.3",
+    )
 
 
 def test_rare_min_gap_stops_at_the_projected_budget():
@@ -174,13 +227,16 @@ def test_rare_min_gap_stops_at_the_projected_budget():
 
 
 # ----------------------------------------------------------------------------- output paths
-@pytest.mark.parametrize("argv", [
-    ["bounds", "--example", "table2", "--plot", "{d}/no/such/dir/x.png"],
-    ["bounds", "--example", "table2", "--plot", "{d}/x.txt"],
-    ["simulate", "--example", "table2", "--horizon", "10", "--workers", "0", "--plot", "{d}"],
-    ["explore", "--example", "table2", "-a", "car-cond", "--delta", "0.1", "--workers", "0", "--plot", "{d}/x.doc"],
-    ["batch", "--example", "table2", "--size", "3", "--count", "1", "--out", "{d}"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bounds", "--example", "table2", "--plot", "{d}/no/such/dir/x.png"],
+        ["bounds", "--example", "table2", "--plot", "{d}/x.txt"],
+        ["simulate", "--example", "table2", "--horizon", "10", "--workers", "0", "--plot", "{d}"],
+        ["explore", "--example", "table2", "-a", "car-cond", "--delta", "0.1", "--workers", "0", "--plot", "{d}/x.doc"],
+        ["batch", "--example", "table2", "--size", "3", "--count", "1", "--out", "{d}"],
+    ],
+)
 def test_output_paths_checked_before_the_computation(argv, capsys, tmp_path, monkeypatch):
     import boundcalc.bounds.exact as exact
 
@@ -199,12 +255,17 @@ def test_second_writer_of_one_out_file_is_refused(capsys, tmp_path):
     path = tmp_path / "rows.jsonl"
     holder = JsonlStore(path, {"someone": "else"})  # another run holds the file
     try:
-        one_line_error(capsys, ["batch", "--example", "table2", "--size", "3", "--count", "2", "--workers", "0",
-                                "--out", str(path)], "rows.jsonl is being written by another run")
+        one_line_error(
+            capsys,
+            ["batch", "--example", "table2", "--size", "3", "--count", "2", "--workers", "0", "--out", str(path)],
+            "rows.jsonl is being written by another run",
+        )
     finally:
         holder.close()
     assert not path.exists()  # the holder created nothing it did not write
-    assert main(["batch", "--example", "table2", "--size", "3", "--count", "2", "--workers", "0", "--out", str(path)]) == 0
+    assert (
+        main(["batch", "--example", "table2", "--size", "3", "--count", "2", "--workers", "0", "--out", str(path)]) == 0
+    )
 
 
 def test_tiny_epsilon_is_not_a_division_by_zero(capsys):
@@ -215,8 +276,27 @@ def test_tiny_epsilon_is_not_a_division_by_zero(capsys):
     inst = CPEInstance.from_matrix([[0.5, 0.7], [0.3, 0.5]])
     # the cap 1/eps^2 binds nowhere once eps is below every gap/width: same value as at eps = 1e-3
     assert borda_pac_hardness(inst, 1e-300) == borda_pac_hardness(inst, 1e-3) == pytest.approx(200.0)
-    assert main(["explore", "--example", "table2", "--algorithm", "clucb-borda-pac", "--epsilon", "1e-300",
-                 "--delta", "0.2", "--runs", "1", "--workers", "0", "--json"]) == 0
+    assert (
+        main(
+            [
+                "explore",
+                "--example",
+                "table2",
+                "--algorithm",
+                "clucb-borda-pac",
+                "--epsilon",
+                "1e-300",
+                "--delta",
+                "0.2",
+                "--runs",
+                "1",
+                "--workers",
+                "0",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["hardness"]["H^B_eps"] == pytest.approx(1600.0)  # width 2, four pairs' gaps: printed H^B 400 x 2^2
 

@@ -75,8 +75,20 @@ def _cw_verdict(lp: CoveringLP, costs: np.ndarray) -> tuple[bool, np.ndarray] | 
     x, code, bvar, _, rs, ri = parts
     y, ymag = _cw_duals(parts, costs)
     nv = code.size
-    ok = duals_keep_signs(costs, y, ymag, np.ones(bvar.size, dtype=bool), rs, ri, np.ones(ri.size), code,
-                          DUAL_MARGIN, ROUNDING, np.zeros(nv), np.zeros(nv))
+    ok = duals_keep_signs(
+        costs,
+        y,
+        ymag,
+        np.ones(bvar.size, dtype=bool),
+        rs,
+        ri,
+        np.ones(ri.size),
+        code,
+        DUAL_MARGIN,
+        ROUNDING,
+        np.zeros(nv),
+        np.zeros(nv),
+    )
     return bool(ok), x
 
 
@@ -139,7 +151,9 @@ def _margin_case(lp: CoveringLP, costs: np.ndarray) -> bool:
     worst = y[~b.row_basic].min(initial=np.inf)
     d = c - A.T @ y
     moves = b.upper > b.lower
-    worst = min(worst, d[(b.status == 0) & moves].min(initial=np.inf), (-d[(b.status == 2) & moves]).min(initial=np.inf))
+    worst = min(
+        worst, d[(b.status == 0) & moves].min(initial=np.inf), (-d[(b.status == 2) & moves]).min(initial=np.inf)
+    )
     return worst > -1e-9 * (1 + 1e-6)
 
 
@@ -184,8 +198,13 @@ def _check_cost_changes(lp: CoveringLP, rng: np.random.Generator, changes: int, 
 
 
 @settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st_.integers(0, 10**6), K=st_.integers(4, 9), gap=st_.sampled_from([0.05, 1e-3, 1e-7]),
-       lift=st_.booleans(), empirical=st_.booleans())
+@given(
+    seed=st_.integers(0, 10**6),
+    K=st_.integers(4, 9),
+    gap=st_.sampled_from([0.05, 1e-3, 1e-7]),
+    lift=st_.booleans(),
+    empirical=st_.booleans(),
+)
 def test_kept_bases_are_those_highs_keeps(seed, K, gap, lift, empirical):
     """Where the shared test keeps a basis, HiGHS's warm run takes 0 iterations and returns its
     solution; where it does not, HiGHS pivots (or a dual is inside the margin); CW-RMED's and the
@@ -216,8 +235,13 @@ def _assignments(name: str) -> list[str]:
     out = []
     for p in PKG.rglob("*.py"):
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-                node, (ast.AnnAssign, ast.AugAssign)) else []
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+                else []
+            )
             if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 out.append(str(p.relative_to(PKG.parent)))
     return out

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -29,9 +28,8 @@ from boundcalc.batch import (
     run_batch,
     summarize,
 )
-
-from boundcalc.comparison import COMPARE_KEYS
 from boundcalc.cli import main
+from boundcalc.comparison import COMPARE_KEYS
 from boundcalc.datasets import random_matrix
 
 V1_FILE = Path(__file__).resolve().parent / "data" / "batch_v1_arithmetic8.jsonl"
@@ -51,8 +49,9 @@ def cluster():
     distributed = pytest.importorskip("distributed")
     import logging
 
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=logging.ERROR) as c:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+    ) as c:
         yield c
 
 
@@ -88,14 +87,17 @@ def test_impossible_threshold_is_reported(pm):
         draw_submatrices(pm, SIZE, 3, min_gap=0.49, seed=0, max_draws=5000)
 
 
-@pytest.mark.parametrize("kw, match", [
-    ({"count": 0}, "count"),
-    ({"min_gap": 0.7}, "min_gap"),
-    ({"size": 25}, "size"),
-    ({"keys": ["lower_bound", "nonsense"]}, "nonsense"),
-    ({"alpha": 0.4}, "alpha"),
-    ({"workers": -1}, "workers"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"count": 0}, "count"),
+        ({"min_gap": 0.7}, "min_gap"),
+        ({"size": 25}, "size"),
+        ({"keys": ["lower_bound", "nonsense"]}, "nonsense"),
+        ({"alpha": 0.4}, "alpha"),
+        ({"workers": -1}, "workers"),
+    ],
+)
 def test_bad_arguments(pm, kw, match):
     args = dict(size=SIZE, count=3, min_gap=MIN_GAP, seed=0, workers=0, progress=False)
     args.update(kw)
@@ -147,8 +149,11 @@ def test_summary_is_mean_and_standard_error_over_applicable_rows(pm):
 
 
 def test_summarize_skips_error_rows():
-    rows = [{"index": 0, "x": 2.0, "x_000": None}, {"index": 1, "x": None, "x_000": None, "error": "boom"},
-            {"index": 2, "x": 4.0, "x_000": None}]
+    rows = [
+        {"index": 0, "x": 2.0, "x_000": None},
+        {"index": 1, "x": None, "x_000": None, "error": "boom"},
+        {"index": 2, "x": 4.0, "x_000": None},
+    ]
     (s,) = summarize(rows, ["x"], {"x": "u"})
     assert (s["n"], s["mean"], s["se"], s["unit"], s["n_000"]) == (2, 3.0, 1.0, "u", 0)
 
@@ -189,8 +194,10 @@ def test_failed_constant_marks_the_row_and_is_retried(pm, tmp_path, monkeypatch)
     def lp_fails(sub, **kw):
         cmp = real(sub, **kw)
         if np.array_equal(sub.mu, pm.submatrix(bad).mu):
-            rows = [get_constant("lower_bound").failed("HiGHS: time limit reached") if r.key == "lower_bound"
-                    else r for r in cmp.rows]
+            rows = [
+                get_constant("lower_bound").failed("HiGHS: time limit reached") if r.key == "lower_bound" else r
+                for r in cmp.rows
+            ]
             return Comparison(rows, matrix=sub)
         return cmp
 
@@ -221,18 +228,34 @@ def test_dask_gives_the_same_rows_as_in_process(pm, cluster):
 @pytest.mark.slow  # the full suite; test_dask_gives_the_same_rows_as_in_process is the quick one
 def test_resume_after_interruption(pm, cluster, tmp_path):
     out = tmp_path / "rows.jsonl"
-    full = run_batch(pm, SIZE, 30, MIN_GAP, seed=21, out=out, keys=FEW_KEYS, scheduler=cluster,
-                     chunk_size=3, progress=False)
+    full = run_batch(
+        pm, SIZE, 30, MIN_GAP, seed=21, out=out, keys=FEW_KEYS, scheduler=cluster, chunk_size=3, progress=False
+    )
     lines = _lines(out)
     assert len(lines) == 31 and set(json.loads(lines[0])["boundcalc_batch"]) == {
-        "format", "draw", "matrix_sha256", "matrix_name", "K", "size", "min_gap", "seed", "keys", "alpha",
-        "beta", "units", "count", "boundcalc_version", "created"}
+        "format",
+        "draw",
+        "matrix_sha256",
+        "matrix_name",
+        "K",
+        "size",
+        "min_gap",
+        "seed",
+        "keys",
+        "alpha",
+        "beta",
+        "units",
+        "count",
+        "boundcalc_version",
+        "created",
+    }
     assert sorted(json.loads(ln)["index"] for ln in lines[1:]) == list(range(30))
     # simulate an interruption: keep the header and 12 rows, and a row cut in the middle
     kept = lines[:13]
     out.write_text("\n".join(kept) + "\n" + lines[13][: len(lines[13]) // 2])
-    again = run_batch(pm, SIZE, 30, MIN_GAP, seed=21, out=out, keys=FEW_KEYS, scheduler=cluster,
-                      chunk_size=3, progress=False)
+    again = run_batch(
+        pm, SIZE, 30, MIN_GAP, seed=21, out=out, keys=FEW_KEYS, scheduler=cluster, chunk_size=3, progress=False
+    )
     assert again.stats["resumed"] == 12 and again.stats["computed"] == 18
     assert again.stats["dropped_partial_line_bytes"] > 0
     clean = run_batch(pm, SIZE, 30, MIN_GAP, seed=21, keys=FEW_KEYS, workers=0, progress=False)
@@ -278,14 +301,17 @@ def test_larger_count_extends_the_file(pm, tmp_path):
 
 
 # ----------------------------------------------------------------------------- refusing files
-@pytest.mark.parametrize("change, field", [
-    ({"seed": 10}, "seed"),
-    ({"size": 5}, "size"),
-    ({"min_gap": 0.03}, "min_gap"),
-    ({"keys": ["ecw"]}, "keys"),
-    ({"alpha": 0.6}, "alpha"),
-    ({"matrix": "other"}, "matrix"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"seed": 10}, "seed"),
+        ({"size": 5}, "size"),
+        ({"min_gap": 0.03}, "min_gap"),
+        ({"keys": ["ecw"]}, "keys"),
+        ({"alpha": 0.6}, "alpha"),
+        ({"matrix": "other"}, "matrix"),
+    ],
+)
 def test_file_made_with_other_arguments_is_refused(pm, tmp_path, change, field):
     out = tmp_path / "rows.jsonl"
     base = dict(size=SIZE, count=5, min_gap=MIN_GAP, seed=9, keys=["ecw", "ccb"], workers=0, progress=False)
@@ -351,8 +377,25 @@ def test_cli_end_to_end(pm, tmp_path, capsys):
     mat = tmp_path / "parent.npy"
     np.save(mat, np.asarray(pm.mu))
     out = tmp_path / "rows.jsonl"
-    argv = ["batch", str(mat), "--size", str(SIZE), "--count", "9", "--min-gap", str(MIN_GAP), "--seed", "13",
-            "--out", str(out), "--keys", "lower_bound,ecw", "--keys", "ccb", "--no-dask"]
+    argv = [
+        "batch",
+        str(mat),
+        "--size",
+        str(SIZE),
+        "--count",
+        "9",
+        "--min-gap",
+        str(MIN_GAP),
+        "--seed",
+        "13",
+        "--out",
+        str(out),
+        "--keys",
+        "lower_bound,ecw",
+        "--keys",
+        "ccb",
+        "--no-dask",
+    ]
     assert main(argv) == 0
     text = capsys.readouterr().out
     ref = run_batch(pm, SIZE, 9, MIN_GAP, seed=13, keys=["lower_bound", "ecw", "ccb"], workers=0, progress=False)
@@ -390,8 +433,9 @@ def test_cli_unreachable_scheduler(pm, tmp_path, capsys):
     mat = tmp_path / "parent.npy"
     np.save(mat, np.asarray(pm.mu))
     with dask.config.set({"distributed.comm.timeouts.connect": "0.5s"}):
-        rc = main(["batch", str(mat), "--size", "6", "--count", "2", "--keys", "ccb",
-                   "--scheduler", "tcp://127.0.0.1:9"])
+        rc = main(
+            ["batch", str(mat), "--size", "6", "--count", "2", "--keys", "ccb", "--scheduler", "tcp://127.0.0.1:9"]
+        )
     assert rc == 2 and "cannot connect to the Dask scheduler at 'tcp://127.0.0.1:9'" in capsys.readouterr().err
 
 
@@ -400,8 +444,27 @@ def test_cli_on_an_existing_scheduler(pm, cluster, tmp_path, capsys):
     mat = tmp_path / "parent.npy"
     np.save(mat, np.asarray(pm.mu))
     out = tmp_path / "rows.jsonl"
-    rc = main(["batch", str(mat), "--size", "7", "--count", "12", "--min-gap", str(MIN_GAP), "--seed", "2",
-               "--out", str(out), "--scheduler", cluster.scheduler_address, "--chunk-size", "5", "--json"])
+    rc = main(
+        [
+            "batch",
+            str(mat),
+            "--size",
+            "7",
+            "--count",
+            "12",
+            "--min-gap",
+            str(MIN_GAP),
+            "--seed",
+            "2",
+            "--out",
+            str(out),
+            "--scheduler",
+            cluster.scheduler_address,
+            "--chunk-size",
+            "5",
+            "--json",
+        ]
+    )
     assert rc == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["stats"]["backend"] == "dask" and rep["stats"]["chunk_size"] == 5

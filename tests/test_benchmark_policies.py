@@ -18,15 +18,31 @@ SCRIPT = ROOT / "benchmarks" / "policies.py"
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=900)
+    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=cwd, capture_output=True, text=True, timeout=900)
 
 
 @pytest.mark.slow
 def test_zero_horizons_leave_the_runs_out_and_cpp_is_labelled_quoted(tmp_path):
     out = tmp_path / "p.json"
-    proc = run("--policies", "cw-rmed,rmed1", "--steps", "300", "--cw-steps", "200", "--horizon", "500",
-               "--runs", "1", "--cw-horizon", "0", "--cw-horizon-64", "0", "--out", str(out), cwd=ROOT)
+    proc = run(
+        "--policies",
+        "cw-rmed,rmed1",
+        "--steps",
+        "300",
+        "--cw-steps",
+        "200",
+        "--horizon",
+        "500",
+        "--runs",
+        "1",
+        "--cw-horizon",
+        "0",
+        "--cw-horizon-64",
+        "0",
+        "--out",
+        str(out),
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
     rec = json.loads(out.read_text())

@@ -15,8 +15,8 @@ from scipy import stats
 
 import boundcalc
 from boundcalc import PreferenceMatrix
-from boundcalc.uncertainty import bootstrap, draw_matrix, draw_upper
 from boundcalc.cli import main
+from boundcalc.uncertainty import bootstrap, draw_matrix, draw_upper
 
 
 # ----------------------------------------------------------------------------- the draws
@@ -148,15 +148,48 @@ def test_cli_bootstrap_from_a_duel_log(tmp_path, capsys):
     log = tmp_path / "log.csv"
     log.write_text("\n".join(lines) + "\n")
     out = tmp_path / "rows.jsonl"
-    assert main(["bounds", "--duels", str(log), "--bootstrap", "40", "--seed", "3", "--workers", "0",
-                 "--out", str(out), "--json"]) == 0
+    assert (
+        main(
+            [
+                "bounds",
+                "--duels",
+                str(log),
+                "--bootstrap",
+                "40",
+                "--seed",
+                "3",
+                "--workers",
+                "0",
+                "--out",
+                str(out),
+                "--json",
+            ]
+        )
+        == 0
+    )
     rep = json.loads(capsys.readouterr().out)
     c = {x["key"]: x for x in rep["constants"]}
     lib = bootstrap(PreferenceMatrix.from_duels(log), 40, seed=3, workers=0, progress=False)
     assert c["ecw"]["interval"] == lib.constant("ecw")["interval"] and c["ecw"]["level"] == 0.95
     assert set(rep["copeland_winners"]) == {"x", "y", "z"} and len(out.read_text().splitlines()) == 41
-    assert main(["compare", "--duels", str(log), "--bootstrap", "20", "--keys", "ecw,savage_hardness",
-                 "--workers", "0", "--level", "0.9"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--duels",
+                str(log),
+                "--bootstrap",
+                "20",
+                "--keys",
+                "ecw,savage_hardness",
+                "--workers",
+                "0",
+                "--level",
+                "0.9",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "90% interval" in text and "savage_hardness" in text and "P(Copeland winner): x" in text
 
@@ -228,31 +261,45 @@ def test_readme_speed_and_coverage_numbers_are_the_stored_ones():
 
     root = Path(__file__).resolve().parents[1]
     readme = " ".join((root / "README.md").read_text(encoding="utf-8").split())
-    t = {(c["duels_per_pair"], tuple(c["keys"])): c for c in
-         json.loads((root / "benchmarks" / "results" / "bootstrap.json").read_text())["configurations"]}
+    t = {
+        (c["duels_per_pair"], tuple(c["keys"])): c
+        for c in json.loads((root / "benchmarks" / "results" / "bootstrap.json").read_text())["configurations"]
+    }
     lb = ("lower_bound", "ecw")
     assert t[(10**5, lb)]["draws"] == 1000 and t[(1000, ("ecw",))]["draws"] == 1000
     assert f"costs {t[(10**5, lb)]['cpu_ms_per_draw']:.1f} ms of CPU" in readme
     assert f"1,000 draws take {t[(10**5, lb)]['cpu_seconds_in_process']:.0f} s of CPU" in readme
     assert f"ECW alone costs {t[(1000, ('ecw',))]['cpu_ms_per_draw']:.1f} ms a draw" in readme
-    assert (f"{t[(10**4, lb)]['cpu_ms_per_draw']:.0f} ms a draw at 10^4 duels per pair and"
-            f" {t[(1000, lb)]['cpu_ms_per_draw']:.0f} ms at 10^3") in readme
-    assert (f"take {t[(10**4, lb)]['projected_cpu_seconds_1000'] / 60:.0f} and"
-            f" {t[(1000, lb)]['projected_cpu_seconds_1000'] / 60:.0f} CPU minutes") in readme
+    assert (
+        f"{t[(10**4, lb)]['cpu_ms_per_draw']:.0f} ms a draw at 10^4 duels per pair and"
+        f" {t[(1000, lb)]['cpu_ms_per_draw']:.0f} ms at 10^3"
+    ) in readme
+    assert (
+        f"take {t[(10**4, lb)]['projected_cpu_seconds_1000'] / 60:.0f} and"
+        f" {t[(1000, lb)]['projected_cpu_seconds_1000'] / 60:.0f} CPU minutes"
+    ) in readme
     assert f"(measured on {t[(10**4, lb)]['draws']} and {t[(1000, lb)]['draws']} draws)" in readme
     prof = json.loads((root / "benchmarks" / "results" / "bootstrap_profile.json").read_text())
     s1000 = next(s for s in prof["settings"] if s["duels_per_pair"] == 1000)
-    assert (f"the true matrix's LP has {prof['true_matrix']['rows']} rows, a draw's at 10^3 duels per pair up to"
-            f" {max(r['cold_per_i2_1']['rows'] for r in s1000['rows']):,}") in readme
+    assert (
+        f"the true matrix's LP has {prof['true_matrix']['rows']} rows, a draw's at 10^3 duels per pair up to"
+        f" {max(r['cold_per_i2_1']['rows'] for r in s1000['rows']):,}"
+    ) in readme
     for s in prof["settings"]:  # the profiled draws: the bootstrap's path gives the cold solve's values
         assert max(s["max_rel_diff_to_cold"].values()) < 1e-9
         assert s["multi_winner_draws"] == sum(len(r["winners"]) > 1 for r in s["rows"])
-        assert all(r["bootstrap_path"]["method"].startswith("closed-form") == (len(r["winners"]) > 1) for r in s["rows"])
-    cov = {s["duels_per_pair"]: s for s in
-           json.loads((root / "benchmarks" / "results" / "bootstrap_coverage.json").read_text())["settings"]}
+        assert all(
+            r["bootstrap_path"]["method"].startswith("closed-form") == (len(r["winners"]) > 1) for r in s["rows"]
+        )
+    cov = {
+        s["duels_per_pair"]: s
+        for s in json.loads((root / "benchmarks" / "results" / "bootstrap_coverage.json").read_text())["settings"]
+    }
     c300 = cov[300]
-    assert (f"true lower bound in {c300['coverage']['lower_bound']:.3f} (s.e. {c300['coverage_se']['lower_bound']:.3f})"
-            in readme)
+    assert (
+        f"true lower bound in {c300['coverage']['lower_bound']:.3f} (s.e. {c300['coverage_se']['lower_bound']:.3f})"
+        in readme
+    )
     assert f"true ECW constant in {c300['coverage']['ecw']:.3f} (s.e. {c300['coverage_se']['ecw']:.3f})" in readme
     assert f"both in {min(cov[50]['coverage'].values()):.3f} at 50 duels per pair" in readme
 
@@ -300,8 +347,17 @@ def test_installed_cli_bootstrap_is_seeded_resumable_and_named(tmp_path):
     from test_cli_stdout import parse_json, run_cli
 
     log = tmp_path / "log.csv"
-    log.write_text("a,b,winner\n" + "x,y,x\n" * 6 + "x,y,y\n" * 3 + "x,z,x\n" * 5 + "x,z,z\n" * 2
-                   + "y,z,y\n" * 4 + "y,z,z\n" * 3 + "y,z,\n", encoding="utf-8")
+    log.write_text(
+        "a,b,winner\n"
+        + "x,y,x\n" * 6
+        + "x,y,y\n" * 3
+        + "x,z,x\n" * 5
+        + "x,z,z\n" * 2
+        + "y,z,y\n" * 4
+        + "y,z,z\n" * 3
+        + "y,z,\n",
+        encoding="utf-8",
+    )
     args = ["compare", "--duels", "log.csv", "--keys", "lower_bound,ecw", "--workers", "0", "--json", "--seed", "4"]
     a = parse_json(run_cli(*args, "--bootstrap", "12", "--out", "rows.jsonl", cwd=tmp_path))
     again = parse_json(run_cli(*args, "--bootstrap", "12", cwd=tmp_path))
@@ -313,12 +369,14 @@ def test_installed_cli_bootstrap_is_seeded_resumable_and_named(tmp_path):
     assert (tmp_path / "rows.jsonl").read_text().splitlines()[: len(first)] == first
     # the point value is the estimate's (W_xy = 6 of 9 duels, ...), the same in both runs
     assert b["constants"][0]["value"] == a["constants"][0]["value"]
-    assert boundcalc.compare(PreferenceMatrix.from_duels(log), keys=["lower_bound"]).values()["lower_bound"] \
-        == pytest.approx(a["constants"][0]["value"], rel=1e-12)
+    assert boundcalc.compare(PreferenceMatrix.from_duels(log), keys=["lower_bound"]).values()[
+        "lower_bound"
+    ] == pytest.approx(a["constants"][0]["value"], rel=1e-12)
 
 
-@pytest.mark.parametrize("level,label", [(0.9, "90% interval"), (0.68, "68% interval"), (0.95, "95% interval"),
-                                         (0.975, "0.975 interval")])
+@pytest.mark.parametrize(
+    "level,label", [(0.9, "90% interval"), (0.68, "68% interval"), (0.95, "95% interval"), (0.975, "0.975 interval")]
+)
 def test_summary_names_the_level(level, label):
     """The table's header states the level (0.9 * 100 is 90.00000000000001 in floating point)."""
     res = bootstrap([[0, 7], [3, 0]], 20, seed=0, keys=["ecw"], level=level, workers=0, progress=False)

@@ -72,7 +72,9 @@ def test_figure1_panels_are_in_the_shared_phase_at_1e5():
         assert abs(c["mean"][-1] - r["mean"][-1]) < 0.1 * c["stderr"][-1]
     b = {x["T"]: x for x in e["fig1b"]["decades"]}[10**6]
     assert b["rucb"]["empty_C"] > 0.3 and b["paired"] < -10 * b["paired_stderr"]
-    assert e["fig1b"]["decades"][3]["ccb_per_ln_T"] == pytest.approx(e["fig1b"]["decades"][3]["rucb_per_ln_T"], rel=0.01)
+    assert e["fig1b"]["decades"][3]["ccb_per_ln_T"] == pytest.approx(
+        e["fig1b"]["decades"][3]["rucb_per_ln_T"], rel=0.01
+    )
 
 
 def test_docs_table_is_the_stored_study():
@@ -80,7 +82,7 @@ def test_docs_table_is_the_stored_study():
     import re
 
     text = (ROOT / "docs" / "policies.md").read_text(encoding="utf-8")
-    section = text[text.index("## CCB and RUCB: where they part"):]
+    section = text[text.index("## CCB and RUCB: where they part") :]
     names = {"Figure 1 (a)": "fig1a", "Figure 1 (b)": "fig1b", "`mslr5-noncondorcet`": "mslr5-noncondorcet"}
     e, current, checked = entries(), None, 0
     for ln in section.splitlines():
@@ -91,8 +93,14 @@ def test_docs_table_is_the_stored_study():
         current = next((v for k, v in names.items() if label.startswith(k)), current)
         d = {x["T"]: x for x in e[current]["decades"]}[10 ** int(m.group(2))]
         fmt = lambda x, n: "0" if x == 0 else f"{x:.{n}f}"  # noqa: E731
-        want = [f"{d['ccb_per_ln_T']:.1f}", f"{d['rucb_per_ln_T']:.1f}", f"{d['paired']:.1f} +- {d['paired_stderr']:.1f}",
-                fmt(d["ccb"]["self_duels"], 3), fmt(d["ccb"]["explore_eligible"], 4), fmt(d["rucb"]["empty_C"], 3)]
+        want = [
+            f"{d['ccb_per_ln_T']:.1f}",
+            f"{d['rucb_per_ln_T']:.1f}",
+            f"{d['paired']:.1f} +- {d['paired_stderr']:.1f}",
+            fmt(d["ccb"]["self_duels"], 3),
+            fmt(d["ccb"]["explore_eligible"], 4),
+            fmt(d["rucb"]["empty_C"], 3),
+        ]
         assert [c.strip() for c in m.group(3).split("|")] == want, ln
         checked += 1
     assert checked == 7

@@ -41,7 +41,9 @@ def test_bounds_table_shows_table2_numbers(capsys):
 
 
 def test_bounds_allocation_and_enumerate(capsys, tmp_path):
-    code, out, _ = run(capsys, "bounds", "--example", "mslr5-noncondorcet", "--json", "--allocation", "--method", "enumerate")
+    code, out, _ = run(
+        capsys, "bounds", "--example", "mslr5-noncondorcet", "--json", "--allocation", "--method", "enumerate"
+    )
     assert code == 0
     rep = json.loads(out)
     Q = np.array(rep["allocation"])
@@ -87,14 +89,18 @@ BAD_PATHS = {
     "random.bin": (lambda p: p.write_bytes(np.random.default_rng(7).bytes(2048)), "binary data (a NUL byte"),
     "random.json": (lambda p: p.write_bytes(np.random.default_rng(8).bytes(2048)), "binary data (a NUL byte"),
     "random.npy": (lambda p: p.write_bytes(np.random.default_rng(9).bytes(2048)), "not a NumPy .npy file"),
-    "latin1.txt": (lambda p: p.write_bytes("0.5 0.6\n0.4 0.5 # \u00e9t\u00e9\n".encode("latin-1")),
-                   "not UTF-8 text (byte 0xe9 on line 2"),
+    "latin1.txt": (
+        lambda p: p.write_bytes("0.5 0.6\n0.4 0.5 # \u00e9t\u00e9\n".encode("latin-1")),
+        "not UTF-8 text (byte 0xe9 on line 2",
+    ),
     "empty.txt": (lambda p: p.write_bytes(b""), "no numbers found"),
     "missing.txt": (lambda p: None, "missing.txt"),
 }
 
 
-@pytest.mark.parametrize("command", [["bounds"], ["compare"], ["cpe"], ["batch", "--size", "2", "--count", "1", "--no-dask"]])
+@pytest.mark.parametrize(
+    "command", [["bounds"], ["compare"], ["cpe"], ["batch", "--size", "2", "--count", "1", "--no-dask"]]
+)
 @pytest.mark.parametrize("name", list(BAD_PATHS))
 def test_bad_path_is_a_message_and_exit_2(capsys, tmp_path, command, name):
     make, says = BAD_PATHS[name]
@@ -112,8 +118,9 @@ def test_bad_path_through_the_installed_command(tmp_path):
     for name in ("directory", "random.bin", "latin1.txt"):
         p = tmp_path / name
         BAD_PATHS[name][0](p)
-        proc = subprocess.run([sys.executable, "-m", "boundcalc", "bounds", str(p)],
-                              capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "boundcalc", "bounds", str(p)], capture_output=True, text=True, timeout=120
+        )
         assert proc.returncode == 2 and proc.stdout == "", proc.stderr
         assert "Traceback" not in proc.stderr and BAD_PATHS[name][1] in proc.stderr
 
@@ -193,8 +200,9 @@ def test_empty_keys_and_unknown_options_name_the_right_help(capsys):
 
 def test_directory_as_output_file_is_a_message(capsys, tmp_path):
     # a directory given where a file is written: exit 2 with the path, not a traceback
-    code, out, err = run(capsys, "batch", "--example", "table2", "--size", "2", "--count", "1", "--no-dask",
-                         "--out", str(tmp_path))
+    code, out, err = run(
+        capsys, "batch", "--example", "table2", "--size", "2", "--count", "1", "--no-dask", "--out", str(tmp_path)
+    )
     assert (code, out) == (2, "") and str(tmp_path) in err and err.count("\n") == 1
     (tmp_path / "p.png").mkdir()
     code, out, err = run(capsys, "bounds", "--example", "table2", "--plot", str(tmp_path / "p.png"))
@@ -238,8 +246,12 @@ def test_no_subcommand_prints_help(capsys):
 
 
 def test_python_dash_m_entry_point():
-    proc = subprocess.run([sys.executable, "-m", "boundcalc", "bounds", "--example", "table2", "--json"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "boundcalc", "bounds", "--example", "table2", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["ecw"] == pytest.approx(49.663496, abs=1e-5)
 
@@ -284,7 +296,9 @@ def test_cpe_errors(capsys, tmp_path):
     code, _, err = run(capsys, "cpe", str(tmp_path / "nope.json"))
     assert code == 2 and "nope.json" in err
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"format": "boundcalc.cpe.instance/1", "candidates": ["a"], "positions": [{"position": "s"}]}))
+    bad.write_text(
+        json.dumps({"format": "boundcalc.cpe.instance/1", "candidates": ["a"], "positions": [{"position": "s"}]})
+    )
     code, _, err = run(capsys, "cpe", str(bad))
     assert code == 2 and "positions[0]" in err
     code, _, err = run(capsys, "cpe")

@@ -36,8 +36,9 @@ def boundcalc_command() -> list[str]:
 def run_cli(*args: str, stdin: str | None = None, timeout: float = 240, cwd=None) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env.setdefault("PYTHONHASHSEED", "0")
-    return subprocess.run(boundcalc_command() + list(args), input=stdin, capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=cwd)
+    return subprocess.run(
+        boundcalc_command() + list(args), input=stdin, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd
+    )
 
 
 def parse_json(proc: subprocess.CompletedProcess):
@@ -69,7 +70,8 @@ def test_closed_stdout_is_a_message_not_a_traceback():
     cmd = " ".join(boundcalc_command()) + " bounds --example table2 >&-"
     proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=240)
     assert proc.returncode == 2 and proc.stderr == (
-        "boundcalc: error: standard output is closed; redirect it to a file or /dev/null\n")
+        "boundcalc: error: standard output is closed; redirect it to a file or /dev/null\n"
+    )
 
 
 @pytest.mark.slow  # the full suite; test_bounds_json_is_the_whole_stdout is the quick one
@@ -81,7 +83,9 @@ def test_bounds_enumerate_json():
 
 @pytest.mark.slow  # the full suite; test_bounds_json_is_the_whole_stdout is the quick one
 def test_compare_json_and_csv():
-    out = parse_json(run_cli("compare", "--example", "table2", "--json", "--keys", "lower_bound,ecw,cpe_condorcet_hardness"))
+    out = parse_json(
+        run_cli("compare", "--example", "table2", "--json", "--keys", "lower_bound,ecw,cpe_condorcet_hardness")
+    )
     keys = [r["key"] for r in out["rows"]]
     assert keys == ["lower_bound", "ecw", "cpe_condorcet_hardness"]
     proc = run_cli("compare", "--example", "table2", "--csv", "--keys", "lower_bound,ecw")
@@ -97,9 +101,26 @@ def test_cpe_json():
 
 @pytest.mark.slow  # the full suite; test_bounds_json_is_the_whole_stdout is the quick one
 def test_batch_json_in_process(tmp_path):
-    out = parse_json(run_cli("batch", "--example", "mslr5-condorcet", "--size", "3", "--count", "3",
-                             "--seed", "0", "--keys", "lower_bound,ecw", "--workers", "0", "--json",
-                             "--out", str(tmp_path / "rows.jsonl")))
+    out = parse_json(
+        run_cli(
+            "batch",
+            "--example",
+            "mslr5-condorcet",
+            "--size",
+            "3",
+            "--count",
+            "3",
+            "--seed",
+            "0",
+            "--keys",
+            "lower_bound,ecw",
+            "--workers",
+            "0",
+            "--json",
+            "--out",
+            str(tmp_path / "rows.jsonl"),
+        )
+    )
     assert out
 
 
@@ -108,9 +129,41 @@ def test_simulate_and_explore_json_on_two_dask_workers(tmp_path):
     """Dask worker processes build HiGHS models of their own (the CPE oracle, CW-RMED's LP):
     their banners must not reach the client's stdout."""
     pytest.importorskip("distributed")
-    sim = parse_json(run_cli("simulate", "--example", "table2", "--policies", "ecw-rmed,rmed1",
-                             "--horizon", "200", "--runs", "2", "--seed", "0", "--workers", "2", "--json"))
+    sim = parse_json(
+        run_cli(
+            "simulate",
+            "--example",
+            "table2",
+            "--policies",
+            "ecw-rmed,rmed1",
+            "--horizon",
+            "200",
+            "--runs",
+            "2",
+            "--seed",
+            "0",
+            "--workers",
+            "2",
+            "--json",
+        )
+    )
     assert sim
-    exp = parse_json(run_cli("explore", "--example", "table2", "--algorithm", "car-cond", "--delta", "0.1",
-                             "--runs", "2", "--seed", "0", "--workers", "2", "--json"))
+    exp = parse_json(
+        run_cli(
+            "explore",
+            "--example",
+            "table2",
+            "--algorithm",
+            "car-cond",
+            "--delta",
+            "0.1",
+            "--runs",
+            "2",
+            "--seed",
+            "0",
+            "--workers",
+            "2",
+            "--json",
+        )
+    )
     assert exp

@@ -37,48 +37,57 @@ import types
 
 import numpy as np
 import pytest
+from builders import st_shuffled_pm
 from hypothesis import HealthCheck, given, settings
 
 import boundcalc
 import boundcalc.bounds
 from boundcalc import BoundResult, PreferenceMatrix, Result, SolverError, compare, lower_bound
 from boundcalc.bounds import rmed_lb, rmed_regret_matrix
-from boundcalc.comparison import COMPARE_KEYS, CSV_FIELDS, Comparison, check_options
 from boundcalc.cli import main
+from boundcalc.comparison import COMPARE_KEYS, CSV_FIELDS, Comparison, check_options
 from boundcalc.datasets import load_example
 from boundcalc.lp.full import ecw_enumerate
 from boundcalc.units import (
     UNIT_000,
-    UNIT_002,
     UNIT_001,
     UNIT_001_LOGLOG,
+    UNIT_002,
     UNIT_HARDNESS,
     UNIT_RMED,
 )
-from builders import st_shuffled_pm
 
 # The rows the issue asks for, in its order (independent of the module's COMPARE_KEYS).
 ISSUE_KEYS = [
-    "lower_bound", "ecw", "ccb", "ccb_delta_z", "scb_hardness", "dts_prop1", "dts_thm1",
-    "dts_thm1_loglog", "rmed_lb", "rmed1", "ecw_eq11", "ecw_eq12", "savage_hardness",
-    "cpe_borda_hardness", "cpe_condorcet_hardness", "cpe_condorcet_ver",
-    "if2_hardness", "ws_s_hardness",  # issue 34: the baselines' order-only bounds
-    "versatile_db_hardness", "merge_rucb_order",  # issue 34, second part
+    "lower_bound",
+    "ecw",
+    "ccb",
+    "ccb_delta_z",
+    "scb_hardness",
+    "dts_prop1",
+    "dts_thm1",
+    "dts_thm1_loglog",
+    "rmed_lb",
+    "rmed1",
+    "ecw_eq11",
+    "ecw_eq12",
+    "savage_hardness",
+    "cpe_borda_hardness",
+    "cpe_condorcet_hardness",
+    "cpe_condorcet_ver",
+    "if2_hardness",
+    "ws_s_hardness",  # issue 34: the baselines' order-only bounds
+    "versatile_db_hardness",
+    "merge_rucb_order",  # issue 34, second part
 ]
 CORE_FIELDS = ("key", "value", "unit", "value_in_000_unit", "source", "reason", "status", "message")
 
 # 3-cycle with equal Borda scores: no Condorcet winner, no unique Borda winner.
-CYCLE = [[0.5, 0.6, 0.4],
-         [0.4, 0.5, 0.6],
-         [0.6, 0.4, 0.5]]
+CYCLE = [[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]]
 # Condorcet winner 0; arm 2 loses to arms 0 and 1 with the same 0.7: 001's Assumption 2 fails.
-A2_FAILS = [[0.5, 0.6, 0.7],
-            [0.4, 0.5, 0.7],
-            [0.3, 0.3, 0.5]]
+A2_FAILS = [[0.5, 0.6, 0.7], [0.4, 0.5, 0.7], [0.3, 0.3, 0.5]]
 # 3 arms, transitive, Condorcet winner 0: L = [0, 1, 2]; gaps D01 = .1, D02 = .2, D12 = .3.
-A = [[0.5, 0.6, 0.7],
-     [0.4, 0.5, 0.8],
-     [0.3, 0.2, 0.5]]
+A = [[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]]
 
 HSET = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ALPHA = 0.51
@@ -127,11 +136,19 @@ def test_sources_name_the_papers():
     cmp = compare(load_example("table2"))
     assert cmp["lower_bound"].source == "Komiyama et al. 2016 (000), Theorem 2"
     assert cmp["ecw"].source == "Komiyama et al. 2016 (000), Theorem 5"
-    for key, tag in [("ccb", "(002), Theorem 3"), ("scb_hardness", "(002), Theorem 5"),
-                     ("dts_prop1", "(001), Proposition 1"), ("dts_thm1", "(001), Theorem 1"),
-                     ("rmed_lb", "RMED"), ("ecw_eq11", "eq. (11)"), ("ecw_eq12", "eq. (12)"),
-                     ("savage_hardness", "(003)"), ("cpe_borda_hardness", "(004), Definition 4"),
-                     ("cpe_condorcet_hardness", "(004), Theorem 4"), ("cpe_condorcet_ver", "(004), Sec. 4.3")]:
+    for key, tag in [
+        ("ccb", "(002), Theorem 3"),
+        ("scb_hardness", "(002), Theorem 5"),
+        ("dts_prop1", "(001), Proposition 1"),
+        ("dts_thm1", "(001), Theorem 1"),
+        ("rmed_lb", "RMED"),
+        ("ecw_eq11", "eq. (11)"),
+        ("ecw_eq12", "eq. (12)"),
+        ("savage_hardness", "(003)"),
+        ("cpe_borda_hardness", "(004), Definition 4"),
+        ("cpe_condorcet_hardness", "(004), Theorem 4"),
+        ("cpe_condorcet_ver", "(004), Sec. 4.3"),
+    ]:
         assert tag in cmp[key].source, key
 
 
@@ -369,17 +386,35 @@ def test_rmed_bound_is_the_l0_copeland_lp(pm):
 
 # ---------------------------------------------------------------- units
 EXPECTED_UNITS = {
-    "lower_bound": UNIT_000, "ecw": UNIT_000, "ccb": UNIT_002, "ccb_delta_z": UNIT_002,
-    "scb_hardness": UNIT_HARDNESS, "dts_prop1": UNIT_001, "dts_thm1": UNIT_001,
-    "dts_thm1_loglog": UNIT_001_LOGLOG, "rmed_lb": UNIT_RMED, "rmed1": UNIT_RMED,
-    "ecw_eq11": UNIT_000, "ecw_eq12": UNIT_000, "savage_hardness": UNIT_HARDNESS,
-    "cpe_borda_hardness": UNIT_HARDNESS, "cpe_condorcet_hardness": UNIT_HARDNESS,
+    "lower_bound": UNIT_000,
+    "ecw": UNIT_000,
+    "ccb": UNIT_002,
+    "ccb_delta_z": UNIT_002,
+    "scb_hardness": UNIT_HARDNESS,
+    "dts_prop1": UNIT_001,
+    "dts_thm1": UNIT_001,
+    "dts_thm1_loglog": UNIT_001_LOGLOG,
+    "rmed_lb": UNIT_RMED,
+    "rmed1": UNIT_RMED,
+    "ecw_eq11": UNIT_000,
+    "ecw_eq12": UNIT_000,
+    "savage_hardness": UNIT_HARDNESS,
+    "cpe_borda_hardness": UNIT_HARDNESS,
+    "cpe_condorcet_hardness": UNIT_HARDNESS,
     "cpe_condorcet_ver": UNIT_HARDNESS,
-    "if2_hardness": UNIT_HARDNESS, "ws_s_hardness": UNIT_HARDNESS,
-    "versatile_db_hardness": UNIT_HARDNESS, "merge_rucb_order": UNIT_HARDNESS,
+    "if2_hardness": UNIT_HARDNESS,
+    "ws_s_hardness": UNIT_HARDNESS,
+    "versatile_db_hardness": UNIT_HARDNESS,
+    "merge_rucb_order": UNIT_HARDNESS,
 }
-FACTOR_TO_000 = {UNIT_000: 1.0, UNIT_002: 0.5, UNIT_001: 1.0, UNIT_001_LOGLOG: 1.0,
-                 UNIT_RMED: None, UNIT_HARDNESS: None}
+FACTOR_TO_000 = {
+    UNIT_000: 1.0,
+    UNIT_002: 0.5,
+    UNIT_001: 1.0,
+    UNIT_001_LOGLOG: 1.0,
+    UNIT_RMED: None,
+    UNIT_HARDNESS: None,
+}
 
 
 def _check_units(cmp):
@@ -455,8 +490,9 @@ def _raise_solver_error(self, *args, **kwargs):
 
 def _failed_bound(self, matrix, *args, **kwargs):
     # what the LP core returns when its certificate is out of tolerance
-    return BoundResult.failed("lower_bound", message="duality gap 3e-2 above tolerance (forced)",
-                              method="cutting-plane")
+    return BoundResult.failed(
+        "lower_bound", message="duality gap 3e-2 above tolerance (forced)", method="cutting-plane"
+    )
 
 
 @pytest.mark.parametrize("fail", [_raise_solver_error, _failed_bound])

@@ -48,7 +48,7 @@ def test_lower_bound_allocation_compares_arm_1_with_the_others():
     lb = lower_bound(TABLE2)
     q = np.asarray(lb.allocation)
     arm1 = q[0, 1:]
-    assert np.allclose(arm1, arm1[0], rtol=1e-6)          # the three pairs (1, j) are symmetric
+    assert np.allclose(arm1, arm1[0], rtol=1e-6)  # the three pairs (1, j) are symmetric
     assert arm1.sum() > 0.9 * q[np.triu_indices(4, 1)].sum()
 
 

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 import pytest
+from builders import pm_from_upper, st_upper_and_perm
 from hypothesis import HealthCheck, given, settings
 
 import boundcalc
@@ -31,7 +32,6 @@ from boundcalc.datasets import load_example
 from boundcalc.registry import OPTIONS, Context, register_constant, registered
 from boundcalc.result import STATS_KEYS, STATUSES, BoundResult, Certificate, Result, complete_stats
 from boundcalc.units import UNIT_000, UNIT_002, UNIT_HARDNESS, UNIT_RMED, UNITS, to_000_unit
-from builders import pm_from_upper, st_upper_and_perm
 
 SPECS = registered()
 NAMED = ["table2", "mslr5-condorcet", "mslr5-noncondorcet", "arithmetic8"]
@@ -47,11 +47,26 @@ HSET = settings(max_examples=25, deadline=None, suppress_health_check=[HealthChe
 def test_every_constant_of_the_issue_is_registered_in_order():
     # written out here, not read from the code: the 16 rows of issue 6 / boundcalc.compare
     assert [s.key for s in SPECS] == [
-        "lower_bound", "ecw", "ccb", "ccb_delta_z", "scb_hardness", "dts_prop1", "dts_thm1",
-        "dts_thm1_loglog", "rmed_lb", "rmed1", "ecw_eq11", "ecw_eq12", "savage_hardness",
-        "cpe_borda_hardness", "cpe_condorcet_hardness", "cpe_condorcet_ver",
-        "if2_hardness", "ws_s_hardness",  # issue 34
-        "versatile_db_hardness", "merge_rucb_order",  # issue 34, second part
+        "lower_bound",
+        "ecw",
+        "ccb",
+        "ccb_delta_z",
+        "scb_hardness",
+        "dts_prop1",
+        "dts_thm1",
+        "dts_thm1_loglog",
+        "rmed_lb",
+        "rmed1",
+        "ecw_eq11",
+        "ecw_eq12",
+        "savage_hardness",
+        "cpe_borda_hardness",
+        "cpe_condorcet_hardness",
+        "cpe_condorcet_ver",
+        "if2_hardness",
+        "ws_s_hardness",  # issue 34
+        "versatile_db_hardness",
+        "merge_rucb_order",  # issue 34, second part
     ]
     assert list(boundcalc.COMPARE_KEYS) == [s.key for s in SPECS]
 
@@ -119,8 +134,11 @@ def test_contract_on_named_matrices(spec, mu):
 def test_statuses_seen_on_the_named_matrices():
     """The named matrices exercise both statuses where the papers say so (so the contract above
     checks not-applicable results too)."""
-    status = {(s.key, mu): s.func(Context(boundcalc.PreferenceMatrix(m))).status
-              for s in SPECS for mu, m in (("A2", A2_FAILS), ("CYC", CYCLE))}
+    status = {
+        (s.key, mu): s.func(Context(boundcalc.PreferenceMatrix(m))).status
+        for s in SPECS
+        for mu, m in (("A2", A2_FAILS), ("CYC", CYCLE))
+    }
     assert status[("dts_thm1", "A2")] == status[("dts_thm1_loglog", "A2")] == "not-applicable"
     assert status[("rmed_lb", "CYC")] == status[("cpe_condorcet_ver", "CYC")] == "not-applicable"
     assert status[("cpe_borda_hardness", "CYC")] == "not-applicable"
@@ -175,8 +193,13 @@ def test_value_in_000_unit_conversion_and_override():
     d = json.loads(json.dumps(o.to_dict()))
     assert d["value_in_000_unit"] == 3.0 and Result.from_dict(d) == o
     # to_dict is strict JSON: numpy values made plain, non-finite extras made None
-    r = Result(key="c", value=np.float64(2.5), unit=UNIT_000, source="s",
-               extra={"a": np.arange(3), "b": np.float64(np.inf), 4: (np.int64(1), np.bool_(True))})
+    r = Result(
+        key="c",
+        value=np.float64(2.5),
+        unit=UNIT_000,
+        source="s",
+        extra={"a": np.arange(3), "b": np.float64(np.inf), 4: (np.int64(1), np.bool_(True))},
+    )
     assert r.to_dict()["extra"] == {"a": [0, 1, 2], "b": None, "4": [1, True]}
     json.dumps(r.to_dict(), allow_nan=False)
 
@@ -184,10 +207,19 @@ def test_value_in_000_unit_conversion_and_override():
 def test_bound_result_keeps_the_lp_core_keywords():
     cert = Certificate(max_violation=0.0, primal_bound=2.0, dual_bound=2.0)
     q = np.array([[0.0, 1.5], [1.5, 0.0]])
-    r = BoundResult(value=2.0, winner=0, per_winner={0: 2.0}, allocation=q, allocations={0: q},
-                    kind="lower_bound", method="cutting-plane", unit=UNIT_000,
-                    stats={"rounds": 3, "seconds": 0.1, "rows_in_model": {"0": 4}},
-                    certificate=cert, certificates={0: cert})
+    r = BoundResult(
+        value=2.0,
+        winner=0,
+        per_winner={0: 2.0},
+        allocation=q,
+        allocations={0: q},
+        kind="lower_bound",
+        method="cutting-plane",
+        unit=UNIT_000,
+        stats={"rounds": 3, "seconds": 0.1, "rows_in_model": {"0": 4}},
+        certificate=cert,
+        certificates={0: cert},
+    )
     assert r.key == "lower_bound" and r.source == "Komiyama et al. 2016 (000), Theorem 2"
     assert list(r.stats) == list(STATS_KEYS) + ["rows_in_model"]
     assert r.stats["method"] == "cutting-plane" and r.stats["rounds"] == 3 and r.stats["solver"] is None
@@ -284,7 +316,10 @@ def test_solver_values_are_the_documented_ones():
 
     documented = set(re.findall(r"'([a-z/+-]+)'", STATS_SCHEMA["solver"]))
     pm = load_example("table2")
-    seen = {boundcalc.lower_bound(pm).stats["solver"], boundcalc.ecw_bound(pm).stats["solver"],
-            boundcalc.lower_bound(pm, method="enumerate").stats["solver"],
-            boundcalc.lower_bound(load_example("mslr5-noncondorcet")).stats["solver"]}  # Theorem 6 path
+    seen = {
+        boundcalc.lower_bound(pm).stats["solver"],
+        boundcalc.ecw_bound(pm).stats["solver"],
+        boundcalc.lower_bound(pm, method="enumerate").stats["solver"],
+        boundcalc.lower_bound(load_example("mslr5-noncondorcet")).stats["solver"],
+    }  # Theorem 6 path
     assert seen <= documented, seen - documented

@@ -14,11 +14,10 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
-
 from builders import dueling_mu
 from builders import random_cpe_instance as random_instance
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 import boundcalc.cpe as cpe
 from boundcalc.cpe import (
@@ -54,9 +53,7 @@ def brute_matchings(inst):
     out = []
     for cands in itertools.permutations(range(inst.n_candidates), inst.n_positions):
         try:
-            M = tuple(
-                inst.edge_index((inst.candidates[c], s)) for c, s in zip(cands, inst.positions)
-            )
+            M = tuple(inst.edge_index((inst.candidates[c], s)) for c, s in zip(cands, inst.positions))
         except KeyError:
             continue
         out.append(M)
@@ -149,9 +146,7 @@ def test_condorcet_winner_need_not_win_every_position():
     G.add_nodes_from("abc", bipartite=0)
     G.add_nodes_from(["s1", "s2"], bipartite=1)
     G.add_edges_from([("a", "s1"), ("b", "s1"), ("b", "s2"), ("c", "s2")])
-    inst = CPEInstance(
-        G, {"s1": (["a", "b"], [[0.5, 0.4], [0.6, 0.5]]), "s2": (["b", "c"], [[0.5, 0.9], [0.1, 0.5]])}
-    )
+    inst = CPEInstance(G, {"s1": (["a", "b"], [[0.5, 0.4], [0.6, 0.5]]), "s2": (["b", "c"], [[0.5, 0.9], [0.1, 0.5]])})
     M = cpe.condorcet_winner(inst)
     assert inst.matching_edges(M) == (("a", "s1"), ("b", "s2"))
     assert cpe.condorcet_winner(inst, method="lp") == M
@@ -180,9 +175,7 @@ def test_weak_condorcet_winner_is_not_a_condorcet_winner():
     G.add_nodes_from("abc", bipartite=0)
     G.add_nodes_from(["s1", "s2"], bipartite=1)
     G.add_edges_from([("a", "s1"), ("b", "s1"), ("b", "s2"), ("c", "s2")])
-    inst = CPEInstance(
-        G, {"s1": (["a", "b"], [[0.5, 0.4], [0.6, 0.5]]), "s2": (["b", "c"], [[0.5, 0.6], [0.4, 0.5]])}
-    )
+    inst = CPEInstance(G, {"s1": (["a", "b"], [[0.5, 0.4], [0.6, 0.5]]), "s2": (["b", "c"], [[0.5, 0.6], [0.4, 0.5]])})
     assert cpe.condorcet_margin(inst, [0, 2]) == pytest.approx(0.0, abs=1e-15)
     assert not cpe.is_condorcet_winner(inst, [0, 2])
     for method in ("lp", "enumerate", "auto"):
@@ -359,9 +352,7 @@ def test_condorcet_constants_match_enumeration(seed, plant):
             prefs[s] = ([inst.edges[k][0] for k in inst.position_edges[j]], p)
         inst = CPEInstance(inst.graph, prefs)
     Ms = brute_matchings(inst)
-    winners = [
-        M for M in Ms if all(brute_f(inst, M, M2) > 0.5 + 1e-12 for M2 in Ms if M2 != M)
-    ]
+    winners = [M for M in Ms if all(brute_f(inst, M, M2) > 0.5 + 1e-12 for M2 in Ms if M2 != M)]
     assert cpe.condorcet_winner(inst, method="enumerate") == (winners[0] if winners else None)
     assert cpe.condorcet_winner(inst, method="lp") == (winners[0] if winners else None)
     assert cpe.condorcet_winner(inst) == (winners[0] if winners else None)
@@ -378,11 +369,7 @@ def test_condorcet_constants_match_enumeration(seed, plant):
         pool = [M for M in Ms if (e in M) != (e in Mc)]
         gaps.append(0.5 - max(brute_f(inst, M, Mc) for M in pool) if pool else math.inf)
         if e not in Mc:
-            ratios = [
-                l / sum(a != b for a, b in zip(M, Mc)) * (0.5 - brute_f(inst, M, Mc))
-                for M in Ms
-                if e in M
-            ]
+            ratios = [l / sum(a != b for a, b in zip(M, Mc)) * (0.5 - brute_f(inst, M, Mc)) for M in Ms if e in M]
             ver.append(min(ratios) if ratios else math.inf)
         else:
             ver.append(math.nan)
@@ -599,18 +586,36 @@ GOOD = [[0.5, 0.6], [0.4, 0.5]]
         (lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), [GOOD]), "mapping"),
         (lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {}), "no preference matrix for position"),
         (lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": GOOD, "a": GOOD}), "not position nodes"),
-        (lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": (["a", "c"], GOOD)}), "exactly the position's neighbours"),
+        (
+            lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": (["a", "c"], GOOD)}),
+            "exactly the position's neighbours",
+        ),
         (lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": (["a", "a"], GOOD)}), "repeats"),
         (lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": [[0.5]]}), "does not match the 2 edge"),
         (lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": [[0.5, 0.6, 0.1]]}), "square"),
         (lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": [["x", 0.6], [0.4, 0.5]]}), "numeric"),
         (lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": [[0.5, np.nan], [0.4, 0.5]]}), "NaN"),
         (lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": [[0.5, 1.2], [-0.2, 0.5]]}), "outside"),
-        (lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": [[0.4, 0.6], [0.4, 0.5]]}), r"diagonal entry \('a', 'a'\)"),
-        (lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": [[0.5, 0.6], [0.3, 0.5]]}), r"p\['a','b'\] \+ p\['b','a'\]"),
-        (lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": [[0.5, 0.5], [0.5, 0.5]]}), r"exact tie p\('a', 'b'\)"),
-        (lambda: CPEInstance(_graph([("a", "s1"), ("a", "s2")], poss=("s1", "s2")), {"s1": [[0.5]], "s2": [[0.5]]}), "no matching fills every position"),
-        (lambda: CPEInstance(_graph([("a", "s1")], poss=("s1", "s2")), {"s1": [[0.5]], "s2": []}), "'s2' has no incident edge"),
+        (
+            lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": [[0.4, 0.6], [0.4, 0.5]]}),
+            r"diagonal entry \('a', 'a'\)",
+        ),
+        (
+            lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": [[0.5, 0.6], [0.3, 0.5]]}),
+            r"p\['a','b'\] \+ p\['b','a'\]",
+        ),
+        (
+            lambda: CPEInstance(_graph([("a", "s"), ("b", "s")]), {"s": [[0.5, 0.5], [0.5, 0.5]]}),
+            r"exact tie p\('a', 'b'\)",
+        ),
+        (
+            lambda: CPEInstance(_graph([("a", "s1"), ("a", "s2")], poss=("s1", "s2")), {"s1": [[0.5]], "s2": [[0.5]]}),
+            "no matching fills every position",
+        ),
+        (
+            lambda: CPEInstance(_graph([("a", "s1")], poss=("s1", "s2")), {"s1": [[0.5]], "s2": []}),
+            "'s2' has no incident edge",
+        ),
         (lambda: CPEInstance.from_matrix([[0.5, 0.6]]), "square"),
         (lambda: CPEInstance.from_matrix(GOOD, candidates=["x"]), "candidate labels"),
         (lambda: CPEInstance.from_matrix(GOOD, candidates=["s", "t"]), "also a candidate"),
@@ -618,13 +623,33 @@ GOOD = [[0.5, 0.6], [0.4, 0.5]]
         (lambda: CPEInstance.from_edge_matrix([("a", "s", 1)], [[0.5]]), "not a \\(candidate, position\\) pair"),
         (lambda: CPEInstance.from_edge_matrix([("a", "s")], GOOD), r"shape \(2, 2\); expected \(1, 1\)"),
         (lambda: CPEInstance.from_edge_matrix([("a", "s"), ("s", "t")], GOOD), "both as candidate and as position"),
-        (lambda: CPEInstance.from_edge_matrix([("a", "s"), ("b", "t")], [[0.5, 0.2], [0, 0.5]]), r"P\[0, 1\] = 0.2 but edges"),
-        (lambda: CPEInstance.from_edge_matrix(EDGES_004, np.array(P_004) - 0.1 * np.eye(5)), r"diagonal entry \('c1', 'c1'\)"),
+        (
+            lambda: CPEInstance.from_edge_matrix([("a", "s"), ("b", "t")], [[0.5, 0.2], [0, 0.5]]),
+            r"P\[0, 1\] = 0.2 but edges",
+        ),
+        (
+            lambda: CPEInstance.from_edge_matrix(EDGES_004, np.array(P_004) - 0.1 * np.eye(5)),
+            r"diagonal entry \('c1', 'c1'\)",
+        ),
         (lambda: CPEInstance.from_json("{not json"), "not valid JSON"),
         (lambda: CPEInstance.from_json({"format": "other"}), "unknown format"),
         (lambda: CPEInstance.from_json({"format": cpe.JSON_FORMAT, "positions": []}), "'candidates'"),
-        (lambda: CPEInstance.from_json({"format": cpe.JSON_FORMAT, "candidates": ["a"], "positions": [{"position": "s", "candidates": ["z"], "matrix": [[0.5]]}]}), "'z', which is not in 'candidates'"),
-        (lambda: CPEInstance.from_json({"format": cpe.JSON_FORMAT, "candidates": ["a"], "positions": [{"position": "s"}]}), r"positions\[0\]"),
+        (
+            lambda: CPEInstance.from_json(
+                {
+                    "format": cpe.JSON_FORMAT,
+                    "candidates": ["a"],
+                    "positions": [{"position": "s", "candidates": ["z"], "matrix": [[0.5]]}],
+                }
+            ),
+            "'z', which is not in 'candidates'",
+        ),
+        (
+            lambda: CPEInstance.from_json(
+                {"format": cpe.JSON_FORMAT, "candidates": ["a"], "positions": [{"position": "s"}]}
+            ),
+            r"positions\[0\]",
+        ),
     ],
 )
 def test_validation_errors(make, match):
@@ -685,9 +710,7 @@ def test_constructor_forms_agree():
 def test_size_limits_refuse_with_advice():
     # 21 positions exceed the subset DP's default limit
     n = 21
-    inst = CPEInstance.from_edge_matrix(
-        [(f"c{i}", f"s{i}") for i in range(n)], np.eye(n) * 0.5
-    )
+    inst = CPEInstance.from_edge_matrix([(f"c{i}", f"s{i}") for i in range(n)], np.eye(n) * 0.5)
     with pytest.raises(CPETooLargeError, match="estimate_edge_rewards"):
         cpe.edge_rewards(inst)
     small = random_instance(5, n_pos=3, n_cand=5)
@@ -700,8 +723,6 @@ def test_size_limits_refuse_with_advice():
     # the Monte-Carlo route works past the limit: one candidate per position -> w = 1/2 exactly
     est = cpe.estimate_edge_rewards(inst, 50, rng=0)
     assert np.allclose(est.values, 0.5) and np.allclose(est.stderr, 0)
-
-
 
 
 # --------------------------------------------------------------------------------- solver failures

@@ -54,12 +54,12 @@ from boundcalc.cpe import (
     iter_maximum_matchings,
     load_cpe_example,
 )
-from boundcalc.kernels import cpe as cpe_kernels
 from boundcalc.cpe import algorithms as alg
 from boundcalc.cpe import base as expl
 from boundcalc.cpe.algorithms import ALGORITHMS, run_algorithm
 from boundcalc.cpe.base import DuelOracle, EdgeDecision, ExplorationResult
 from boundcalc.cpe.oracle import condorcet_oracle, mwmc
+from boundcalc.kernels import cpe as cpe_kernels
 
 DELTA = 0.05
 
@@ -68,8 +68,9 @@ ONE = CPEInstance.from_matrix([[0.5, 0.8, 0.9], [0.2, 0.5, 0.7], [0.1, 0.3, 0.5]
 # Two positions sharing candidate b; winner {(a, s1), (c, s2)} for both criteria.
 TWO = CPEInstance.from_edge_matrix(
     [("a", "s1"), ("b", "s1"), ("b", "s2"), ("c", "s2"), ("d", "s2")],
-    [[.5, .85, 0, 0, 0], [.15, .5, 0, 0, 0], [0, 0, .5, .2, .25], [0, 0, .8, .5, .7], [0, 0, .75, .3, .5]],
-    name="two")
+    [[0.5, 0.85, 0, 0, 0], [0.15, 0.5, 0, 0, 0], [0, 0, 0.5, 0.2, 0.25], [0, 0, 0.8, 0.5, 0.7], [0, 0, 0.75, 0.3, 0.5]],
+    name="two",
+)
 # Two arms with |p - 1/2| = 0.08: inside the conditions of Theorems 3 (gamma <= 1/12) and 6 (gamma < 1/6).
 NEAR = CPEInstance.from_matrix([[0.5, 0.58], [0.42, 0.5]], name="near2")
 GAMMA_NEAR = 0.08
@@ -236,22 +237,38 @@ def _cases(cases, slow=False):
     return [pytest.param(*c, id=f"{c[0]}-{c[1].name}", marks=[pytest.mark.slow] if slow else []) for c in cases]
 
 
-CASES = _cases([
-    ("clucb-borda-pac", ONE, 30), ("clucb-borda-exact", ONE, 30), ("car-cond", ONE, 30),
-    ("car-verify", ONE, 30), ("car-parallel", ONE, 20),
-]) + _cases(slow=True, cases=[
-    ("clucb-borda-pac", TWO, 20), ("clucb-borda-exact", TWO, 10), ("car-cond", TWO, 20), ("car-verify", TWO, 20),
-    ("car-parallel", TWO, 12),
-    ("clucb-borda-pac", NEAR, 10), ("clucb-borda-exact", NEAR, 3), ("car-cond", NEAR, 10), ("car-verify", NEAR, 10),
-    ("car-parallel", NEAR, 5),
-])
+CASES = _cases(
+    [
+        ("clucb-borda-pac", ONE, 30),
+        ("clucb-borda-exact", ONE, 30),
+        ("car-cond", ONE, 30),
+        ("car-verify", ONE, 30),
+        ("car-parallel", ONE, 20),
+    ]
+) + _cases(
+    slow=True,
+    cases=[
+        ("clucb-borda-pac", TWO, 20),
+        ("clucb-borda-exact", TWO, 10),
+        ("car-cond", TWO, 20),
+        ("car-verify", TWO, 20),
+        ("car-parallel", TWO, 12),
+        ("clucb-borda-pac", NEAR, 10),
+        ("clucb-borda-exact", NEAR, 3),
+        ("car-cond", NEAR, 10),
+        ("car-verify", NEAR, 10),
+        ("car-parallel", NEAR, 5),
+    ],
+)
 
 
 @pytest.mark.parametrize("name,inst,runs", CASES)
 def test_every_seeded_run_identifies_the_winner(name, inst, runs):
     want = truth(name, inst)
-    results = [run_algorithm(name, inst, delta=DELTA, epsilon=0.05 if name == "clucb-borda-pac" else None, seed=s)
-               for s in range(runs)]
+    results = [
+        run_algorithm(name, inst, delta=DELTA, epsilon=0.05 if name == "clucb-borda-pac" else None, seed=s)
+        for s in range(runs)
+    ]
     assert all(r.stopped == "identified" for r in results)
     assert [r.matching for r in results] == [want] * runs
     n = np.array([r.n_duels for r in results])
@@ -268,8 +285,11 @@ def test_every_seeded_run_identifies_the_winner(name, inst, runs):
     else:
         assert n.mean() <= ub_parallel(inst, DELTA)
     if inst is NEAR:  # Theorems 3 and 6 apply (gamma = 0.08); PAC at eps = 0.05 < Delta^B_min / l = 0.08 is exact
-        lb = (borda_lower_bound(inst, GAMMA_NEAR, DELTA) if ALGORITHMS[name].target == "borda"
-              else condorcet_lower_bound(inst, GAMMA_NEAR, DELTA))
+        lb = (
+            borda_lower_bound(inst, GAMMA_NEAR, DELTA)
+            if ALGORITHMS[name].target == "borda"
+            else condorcet_lower_bound(inst, GAMMA_NEAR, DELTA)
+        )
         assert n.min() > lb
 
 
@@ -278,12 +298,21 @@ def test_no_run_identifies_within_the_lower_bound(name):
     """Theorem 3 / 6's explicit bound (App. B.6 / C.4, gamma = 0.08) on NEAR: with a budget of
     ceil(bound) duels no run identifies (every run's sample complexity exceeds the bound) --
     cheap also for CLUCB-Borda-Exact, whose full runs on NEAR take ~3e5 duels."""
-    lb = (borda_lower_bound(NEAR, GAMMA_NEAR, DELTA) if ALGORITHMS[name].target == "borda"
-          else condorcet_lower_bound(NEAR, GAMMA_NEAR, DELTA))
+    lb = (
+        borda_lower_bound(NEAR, GAMMA_NEAR, DELTA)
+        if ALGORITHMS[name].target == "borda"
+        else condorcet_lower_bound(NEAR, GAMMA_NEAR, DELTA)
+    )
     assert 1 < lb < 20
     for s in range(30):
-        r = run_algorithm(name, NEAR, delta=DELTA, epsilon=0.05 if ALGORITHMS[name].needs_epsilon else None,
-                          seed=s, max_duels=math.ceil(lb))
+        r = run_algorithm(
+            name,
+            NEAR,
+            delta=DELTA,
+            epsilon=0.05 if ALGORITHMS[name].needs_epsilon else None,
+            seed=s,
+            max_duels=math.ceil(lb),
+        )
         assert r.stopped == "budget" and r.matching is None and r.n_duels <= math.ceil(lb)
 
 
@@ -327,8 +356,10 @@ class RecordingOracle(DuelOracle):
 @pytest.mark.parametrize("inst", [ONE, TWO], ids=["one", "two"])
 def test_trace_consistency_and_duel_count(name, inst, monkeypatch):
     if name == "clucb-borda-exact" and inst is TWO:
-        pytest.skip("an instrumented oracle takes the LSA path: ~8e4 duels, 6 s (the fast path's duels are "
-                    "checked against it in test_fast_clucb_loop_equals_lsa_path_duel_for_duel)")
+        pytest.skip(
+            "an instrumented oracle takes the LSA path: ~8e4 duels, 6 s (the fast path's duels are "
+            "checked against it in test_fast_clucb_loop_equals_lsa_path_duel_for_duel)"
+        )
     RecordingOracle.log = []
     monkeypatch.setattr(alg, "DuelOracle", RecordingOracle)
     r = run_algorithm(name, inst, delta=DELTA, epsilon=0.05 if ALGORITHMS[name].needs_epsilon else None, seed=1)
@@ -350,8 +381,9 @@ def test_trace_consistency_and_duel_count(name, inst, monkeypatch):
 
 @pytest.mark.parametrize("name", list(ALGORITHMS))
 def test_budget_stops_without_a_matching(name):
-    r = run_algorithm(name, TWO, delta=DELTA, epsilon=0.05 if ALGORITHMS[name].needs_epsilon else None,
-                      seed=2, max_duels=37)
+    r = run_algorithm(
+        name, TWO, delta=DELTA, epsilon=0.05 if ALGORITHMS[name].needs_epsilon else None, seed=2, max_duels=37
+    )
     assert r.stopped == "budget" and r.matching is None and r.n_duels <= 37
     assert all(d.action != "output" for d in r.trace)
     assert r.to_dict()["matching"] is None
@@ -428,8 +460,15 @@ def test_result_types():
         ExplorationResult("car-cond", None, 0, [], "maybe")
     with pytest.raises(ValueError, match="action"):
         EdgeDecision(0, 1, "keep")
-    r = ExplorationResult("car-cond", (np.int64(1),), 5, [EdgeDecision(5, -1, "output")], "identified",
-                          {"delta": np.float64(0.1)}, {"x": np.arange(2)})
+    r = ExplorationResult(
+        "car-cond",
+        (np.int64(1),),
+        5,
+        [EdgeDecision(5, -1, "output")],
+        "identified",
+        {"delta": np.float64(0.1)},
+        {"x": np.arange(2)},
+    )
     d = json.loads(json.dumps(r.to_dict(ONE)))
     assert d["matching"] == [1] and d["edges"] == [[1, "s"]] and d["stats"]["x"] == [0, 1]
 
@@ -449,11 +488,14 @@ def _run_both(func, inst, seed, **kw):
     return out
 
 
-FAST_CASES = _cases([("pac", EXAMPLE, 0.05, None, range(3)), ("exact", ONE, None, None, range(2))]) + _cases(slow=True, cases=[
-    ("pac", TWO, 0.05, None, range(3)),
-    ("pac", _planted(9, 4), 0.1, 6000, range(2)),  # l = 9 >= 8: numpy's 8-accumulator sums
-    ("exact", TWO, None, 7000, range(2)),
-])
+FAST_CASES = _cases([("pac", EXAMPLE, 0.05, None, range(3)), ("exact", ONE, None, None, range(2))]) + _cases(
+    slow=True,
+    cases=[
+        ("pac", TWO, 0.05, None, range(3)),
+        ("pac", _planted(9, 4), 0.1, 6000, range(2)),  # l = 9 >= 8: numpy's 8-accumulator sums
+        ("exact", TWO, None, 7000, range(2)),
+    ],
+)
 
 
 @pytest.mark.parametrize("kind,inst,eps,budget,seeds", FAST_CASES)
@@ -477,8 +519,13 @@ def test_fast_clucb_loop_equals_lsa_path_duel_for_duel(kind, inst, eps, budget, 
         (slow, log_s, st_s), (fast, log_f, st_f) = _run_both(func, inst, seed, **kw)
         assert not slow.params["fast"] and fast.params["fast"]
         assert log_f == log_s and len(log_s) == slow.n_duels
-        assert (fast.matching, fast.n_duels, fast.stopped, fast.trace, fast.stats) == \
-               (slow.matching, slow.n_duels, slow.stopped, slow.trace, slow.stats)
+        assert (fast.matching, fast.n_duels, fast.stopped, fast.trace, fast.stats) == (
+            slow.matching,
+            slow.n_duels,
+            slow.stopped,
+            slow.trace,
+            slow.stats,
+        )
         assert st_f == st_s
         assert fast.stopped == ("budget" if budget else "identified")
     assert calls["n"] > 0  # tied rounds (every epoch starts at bar w = 0) went through the LSA oracle
@@ -543,7 +590,9 @@ def ref_car_cond(inst, delta, rng):
                     return tuple(sorted(A, key=lambda e: inst.edge_position[e])), oracle.n_duels, trace
 
 
-@pytest.mark.parametrize("inst,seeds", [(ONE, (1,)), pytest.param(TWO, (0,), marks=pytest.mark.slow)], ids=["one", "two"])
+@pytest.mark.parametrize(
+    "inst,seeds", [(ONE, (1,)), pytest.param(TWO, (0,), marks=pytest.mark.slow)], ids=["one", "two"]
+)
 def test_car_cond_equals_a_direct_reading_of_algorithm_2(inst, seeds):
     """Whole runs, duel for duel and decision for decision (the screen, the certified bounds and
     the warm points of _MaxMin change nothing); 004's example agrees too (2 seeds, ~80 s each: not run here)."""
@@ -563,8 +612,9 @@ class _LogOracle(DuelOracle):
         return x
 
 
-@pytest.mark.parametrize("inst,seeds", [(ONE, range(4)), (TWO, range(3)), (EXAMPLE, range(1))],
-                         ids=["one", "two", "example"])
+@pytest.mark.parametrize(
+    "inst,seeds", [(ONE, range(4)), (TWO, range(3)), (EXAMPLE, range(1))], ids=["one", "two", "example"]
+)
 def test_car_verify_pulls_are_algorithm_4s(inst, seeds, monkeypatch):
     """CAR-Verify = CAR-Cond(delta_0) (the same duels as a CAR-Cond run on the same generator),
     then every verification duel is one Algorithm 4 may pull, recomputed here by brute force
@@ -581,7 +631,7 @@ def test_car_verify_pulls_are_algorithm_4s(inst, seeds, monkeypatch):
         _LogOracle.log = []
         r = alg.car_verify(inst, DELTA, rng=np.random.default_rng(seed))
         assert r.stopped == "identified" and r.matching == cond.matching == truth("car-verify", inst)
-        assert _LogOracle.log[:len(cond_log)] == cond_log
+        assert _LogOracle.log[: len(cond_log)] == cond_log
         Mh = np.array(cond.matching)
         opp = Mh[np.asarray(inst.edge_position)]
         others = [M for M in Ms if not np.array_equal(M, Mh)]
@@ -598,7 +648,7 @@ def test_car_verify_pulls_are_algorithm_4s(inst, seeds, monkeypatch):
             fu, fl = B @ au / l, B @ al / l
             return c, fu, fl
 
-        verify = _LogOracle.log[len(cond_log):]
+        verify = _LogOracle.log[len(cond_log) :]
         for t, (e, f, x) in enumerate(verify, start=1):
             c, fu, fl = state(t)
             assert fl.max() < 0.5 and fu.max() > 0.5  # neither line 6 nor line 10 fired
@@ -668,8 +718,13 @@ def test_fast_verification_equals_lsa_path_duel_for_duel(name, monkeypatch):
         st = slow.stats if name == "car_verify" else slow.stats["instance_stats"]
         assert st["verify_rounds"] > 1
         assert log_f == log_s and len(log_s) == slow.n_duels
-        assert (fast.matching, fast.n_duels, fast.stopped, fast.trace, fast.stats) == \
-               (slow.matching, slow.n_duels, slow.stopped, slow.trace, slow.stats)
+        assert (fast.matching, fast.n_duels, fast.stopped, fast.trace, fast.stats) == (
+            slow.matching,
+            slow.n_duels,
+            slow.stopped,
+            slow.trace,
+            slow.stats,
+        )
 
 
 # ---------------------------------------------------------------------------- compiled loops = numpy runs
@@ -725,7 +780,9 @@ def test_compiled_car_loops_equal_the_numpy_path(name, monkeypatch):
             assert sum(settled) > 0.9 * len(settled)  # the kernel settled most rounds
             _numpy_car_rounds(monkeypatch)
         kw = {} if name == "car_cond" or mode == "compiled" else {"fast": False}
-        runs[mode] = [cpe_recorded.run_case(alg, expl, cpe_pkg, name, inst, DELTA, {**kw, "max_duels": b}, s)
-                      for inst, s, b in cases]
+        runs[mode] = [
+            cpe_recorded.run_case(alg, expl, cpe_pkg, name, inst, DELTA, {**kw, "max_duels": b}, s)
+            for inst, s, b in cases
+        ]
     assert runs["compiled"] == runs["numpy"]
     assert [r["stopped"] for r in runs["numpy"]] == ["identified", "budget", "identified"]

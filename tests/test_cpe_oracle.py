@@ -24,12 +24,12 @@ import itertools
 import json
 import math
 
+import cpe_recorded
 import numpy as np
 import pytest
+from builders import random_cpe_instance as random_instance
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-import cpe_recorded
-from builders import random_cpe_instance as random_instance
 from scipy.optimize import linprog
 from scipy.stats import chisquare
 
@@ -37,9 +37,9 @@ import boundcalc.cpe as cpe_pkg
 from boundcalc.cpe import CPEInstance, best_matching, condorcet_winner, matching_counts
 from boundcalc.cpe import oracle as oracle_mod
 from boundcalc.cpe import sampler as sampler_mod
+from boundcalc.cpe.instance import CPETooLargeError
 from boundcalc.cpe.oracle import OracleResult, condorcet_oracle, frank_wolfe_oracle, matching_polytope, mwmc
 from boundcalc.cpe.sampler import MatchingSampler, mcmc_steps
-from boundcalc.cpe.instance import CPETooLargeError
 from boundcalc.lp.highs import SolverError
 
 SEEDS = st.integers(0, 2**32 - 1)
@@ -81,8 +81,9 @@ def brute_game(inst, Q, A1, R1, A2, R2):
     c[-1] = -1.0  # maximise t
     A_ub = np.hstack([-G.T, np.ones((b, 1))])  # t <= sum_i lam_i G[i, k]
     A_eq = np.hstack([np.ones((1, a)), np.zeros((1, 1))])
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(b), A_eq=A_eq, b_eq=[1.0],
-                  bounds=[(0, None)] * a + [(None, None)], method="highs")
+    res = linprog(
+        c, A_ub=A_ub, b_ub=np.zeros(b), A_eq=A_eq, b_eq=[1.0], bounds=[(0, None)] * a + [(None, None)], method="highs"
+    )
     assert res.status == 0
     return -res.fun
 
@@ -100,15 +101,22 @@ def confidence_matrix(inst, rng, upper):
 
 def draw_sets(inst, rng, k_max=2):
     m = inst.n_edges
-    return [tuple(int(e) for e in rng.choice(m, size=int(rng.integers(0, min(k_max, m) + 1)), replace=False))
-            for _ in range(4)]
+    return [
+        tuple(int(e) for e in rng.choice(m, size=int(rng.integers(0, min(k_max, m) + 1)), replace=False))
+        for _ in range(4)
+    ]
 
 
 def in_polytope(inst, x, A, R, tol=1e-7):
     pos = np.bincount(inst.edge_position, weights=x, minlength=inst.n_positions)
     cand = np.bincount(inst.edge_candidate, weights=x, minlength=inst.n_candidates)
-    return (np.all(x >= -tol) and np.all(np.abs(pos - 1) <= tol) and np.all(cand <= 1 + tol)
-            and np.all(np.abs(x[list(A)] - 1) <= tol) and np.all(np.abs(x[list(R)]) <= tol))
+    return (
+        np.all(x >= -tol)
+        and np.all(np.abs(pos - 1) <= tol)
+        and np.all(cand <= 1 + tol)
+        and np.all(np.abs(x[list(A)] - 1) <= tol)
+        and np.all(np.abs(x[list(R)]) <= tol)
+    )
 
 
 # --------------------------------------------------------------------------------- exact oracle
@@ -118,8 +126,12 @@ def test_condorcet_oracle_equals_brute_force_game(seed, kind):
     rng = np.random.default_rng(seed)
     inst = random_instance(rng)
     m = inst.n_edges
-    Q = {"P": lambda: np.array(inst.edge_matrix), "ucb": lambda: confidence_matrix(inst, rng, True),
-         "lcb": lambda: confidence_matrix(inst, rng, False), "dense": lambda: rng.random((m, m))}[kind]()
+    Q = {
+        "P": lambda: np.array(inst.edge_matrix),
+        "ucb": lambda: confidence_matrix(inst, rng, True),
+        "lcb": lambda: confidence_matrix(inst, rng, False),
+        "dense": lambda: rng.random((m, m)),
+    }[kind]()
     sets = draw_sets(inst, rng)
     r = condorcet_oracle(inst, Q, *sets)
     want = brute_game(inst, Q, *sets)
@@ -389,8 +401,10 @@ def test_bounded_integers_are_the_generators():
     """The kernels' integer rule draws what Generator.integers(0, high) draws for each entry of an
     int64 array (32-bit and 64-bit rejection, high = 1 drawing nothing), leaving the same state."""
     from boundcalc.kernels import cpe as kern
-    highs = np.array([1, 2, 3, 7, 100, 2**31, 2**32 - 1, 2**32, 2**32 + 1, 3 * 2**40 + 5, 2**62, 2**63 - 1],
-                     dtype=np.int64)
+
+    highs = np.array(
+        [1, 2, 3, 7, 100, 2**31, 2**32 - 1, 2**32, 2**32 + 1, 3 * 2**40 + 5, 2**62, 2**63 - 1], dtype=np.int64
+    )
     for seed in range(20):
         h = np.random.default_rng(seed).permutation(np.repeat(highs, 25))
         a, b = np.random.default_rng(seed), np.random.default_rng(seed)
@@ -402,8 +416,9 @@ def test_bounded_integers_are_the_generators():
 RECORDED = json.loads(cpe_recorded.PATH.read_text())
 
 
-@pytest.mark.parametrize("case", [(i, n, s) for i, n, seeds in cpe_recorded.SAMPLES for s in seeds],
-                         ids=lambda c: "/".join(map(str, c)))
+@pytest.mark.parametrize(
+    "case", [(i, n, s) for i, n, seeds in cpe_recorded.SAMPLES for s in seeds], ids=lambda c: "/".join(map(str, c))
+)
 def test_sampler_draws_equal_the_recorded_numpy_draws(case):
     """Draws (their SHA-256), count and generator state equal those recorded from the numpy
     sampler (tests/cpe_recorded.py); ``wide0`` has 1.8e10 matchings (64-bit draws)."""

@@ -57,9 +57,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
+from boundcalc.kernels.copeland_rmed import ISTAR, STRUCT, TAB
 from boundcalc.lp import CopelandLPSolver
 from boundcalc.policies import CWRMED
-from boundcalc.kernels.copeland_rmed import ISTAR, STRUCT, TAB
 
 # ----------------------------------------------------------------------------- brute force
 CHECK_AMBIGUOUS = 1e-9  # |min row sum - 1| below this: check (3) too close to call in floating point
@@ -209,8 +209,11 @@ def compare_state(call: dict) -> dict:
     got = dec.next
     K = W.shape[0]
     mu, S, I, L, winners, d = brute_structure(W, N)
-    info = {"C": len(winners), "ties": sum(v == 0 for v in d.values()),
-            "min_d": min((v for v in d.values() if v > 0), default=math.inf)}
+    info = {
+        "C": len(winners),
+        "ties": sum(v == 0 for v in d.values()),
+        "min_d": min((v for v in d.values() if v > 0), default=math.inf),
+    }
     log_t = math.log(t)
     if log_t == 0:
         assert got == [(winners[0], winners[0])]
@@ -258,7 +261,7 @@ def compare_state(call: dict) -> dict:
     assert body == [(i, j) for i in range(K) for j in range(i) if Q[i, j] > N[i, j] / log_t]
     _, q_brute, face_range = brute[istar]
     differ = 0
-    for (j, i) in d:  # j < i; L_NC lists (i, j) with i > j
+    for j, i in d:  # j < i; L_NC lists (i, j) with i > j
         thr = q_obs[(j, i)]
         eps = FACE_EPS * max(1.0, thr)
         if d[(j, i)] == 0:
@@ -270,8 +273,13 @@ def compare_state(call: dict) -> dict:
         differ += 1
         lo, hi = face_range((j, i))
         assert lo <= thr + eps and hi >= thr - eps, ((i, j), (lo, hi), thr, body)
-    return {**info, "outcome": "target", "same": differ == 0, "warm": call["warm"],
-            "theorem6": len(winners) >= 2 and info["ties"] == 0}
+    return {
+        **info,
+        "outcome": "target",
+        "same": differ == 0,
+        "warm": call["warm"],
+        "theorem6": len(winners) >= 2 and info["ties"] == 0,
+    }
 
 
 def test_next_candidates_equal_brute_force(rng):
@@ -415,7 +423,9 @@ def test_warm_answers_equal_a_cold_solve(example, seed):
     assert checked >= 20, checked
 
 
-@pytest.mark.parametrize("example, seed", [("table2", 5), pytest.param("mslr5-noncondorcet", 6, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "example, seed", [("table2", 5), pytest.param("mslr5-noncondorcet", 6, marks=pytest.mark.slow)]
+)
 def test_check_decided_by_its_bounds_equals_brute_force(example, seed):
     """Check (3) skips the oracle when its bounds (row sums move only by the drawn pairs' ``N d``)
     decide it: at each such step brute force (every row of every empirical winner enumerated,
@@ -439,8 +449,9 @@ def test_check_decided_by_its_bounds_equals_brute_force(example, seed):
         _, S, I, L, winners, d = brute_structure(a.W.copy(), a.N.copy())
         log_t = math.log(policy.t - 1)  # the decision was made for the round just played
         q = {p: a.N[p] / log_t for p in d}
-        passes = [w for w in winners
-                  if 1.0 - brute_min_row_sum(brute_rows(S, I, L, w), q, d) <= policy.params["check_tol"]]
+        passes = [
+            w for w in winners if 1.0 - brute_min_row_sum(brute_rows(S, I, L, w), q, d) <= policy.params["check_tol"]
+        ]
         if policy.stats["targets"] > targets:  # no winner passed: line 11 set a target
             assert passes == [], (policy.t, passes)
             seen["fail"] += 1
@@ -526,12 +537,12 @@ def test_compiled_tables_equal_the_lp_cores(K, seed):
             gI, gS = np.clip(mI, 0, Ia.size), np.clip(mS, 0, K)
             nc, o, co = int(a.tab_nc[w]), int(a.tab_off[w]), int(a.tab_coff[w])
             assert nc == ok.shape[1] and a.tab_nI[w] == Ia.size
-            assert a.tab_Ia[w, :Ia.size].tolist() == Ia.tolist()
+            assert a.tab_Ia[w, : Ia.size].tolist() == Ia.tolist()
             assert (a.tab_pool[w] == pool).all() and (a.tab_inIa[w] == inIa).all()
-            assert (a.tab_ok[o:o + K * nc].reshape(K, nc) == ok).all()
-            assert (a.tab_gI[o:o + K * nc].reshape(K, nc) == gI).all()
-            assert (a.tab_gS[o:o + K * nc].reshape(K, nc) == gS).all()
-            assert (a.tab_caseB[co:co + nc] == caseB).all()
+            assert (a.tab_ok[o : o + K * nc].reshape(K, nc) == ok).all()
+            assert (a.tab_gI[o : o + K * nc].reshape(K, nc) == gI).all()
+            assert (a.tab_gS[o : o + K * nc].reshape(K, nc) == gS).all()
+            assert (a.tab_caseB[co : co + nc] == caseB).all()
     assert len(seen) >= 10, len(seen)
 
 
@@ -604,8 +615,9 @@ def test_mslr5_cw_rmed_regret_per_log_t(example):
     T = 10**4
     res = simulate(load_example(example), ["cw-rmed", "ecw-rmed"], horizon=T, runs=runs, seed=1, per_decade=1)
     assert res.lower_bound == pytest.approx(res.ecw, rel=1e-9)
-    assert res.lower_bound == pytest.approx({"mslr5-condorcet": 66.769, "mslr5-noncondorcet": 261.95}[example],
-                                            abs=1e-2)
+    assert res.lower_bound == pytest.approx(
+        {"mslr5-condorcet": 66.769, "mslr5-noncondorcet": 261.95}[example], abs=1e-2
+    )
     cw, ecw = res.regret("cw-rmed")[:, -1], res.regret("ecw-rmed")[:, -1]
     per = cw.mean() / math.log(T)
     assert lo * res.lower_bound <= per <= hi * res.lower_bound, per / res.lower_bound
@@ -673,5 +685,5 @@ def test_basis_matrix_inverse_equals_numpy_and_refuses_singular_ones():
             st2 = np.cumsum([0] + [len(r) for r in rows2]).astype(np.int64)
             idx2 = np.array([v for r in rows2 for v in r], dtype=np.int64)
             assert not _basis_matrix(status, np.zeros(nb, dtype=bool), st2, idx2)[0]
-            assert not _basis_matrix(status, np.zeros(nb - 1, dtype=bool), st2[:-1], idx2[:st2[-2]])[0]
+            assert not _basis_matrix(status, np.zeros(nb - 1, dtype=bool), st2[:-1], idx2[: st2[-2]])[0]
     assert checked >= 100

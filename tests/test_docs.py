@@ -25,7 +25,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_readme import BLOCK, console_pairs, logical_lines, normalise, run_shell
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,8 +59,15 @@ def console_commands(page: Path) -> list[tuple[str, list[str]]]:
 def test_the_pages_have_examples():
     """Guards the collection below: the pages exist and carry the examples the tests run."""
     names = {p.name for p in PAGES}
-    assert {"index.md", "quickstart.md", "cli.md", "online-lp.md", "policies.md", "readings.md",
-            "notebooks.md"} <= names
+    assert {
+        "index.md",
+        "quickstart.md",
+        "cli.md",
+        "online-lp.md",
+        "policies.md",
+        "readings.md",
+        "notebooks.md",
+    } <= names
     assert {p.name for p in pages_with("pycon")} >= {"quickstart.md", "online-lp.md"}
     assert {p.name for p in pages_with("python")} >= {"online-lp.md", "policies.md"}
     assert sum(len(commands(p)) for p in PAGES) >= 10
@@ -83,7 +89,9 @@ def test_python_blocks_run(page, scratch):
         try:
             exec(compile(body, f"{page.name} python block {n + 1}", "exec"), ns)
         except Exception as exc:  # pragma: no cover - the failure this test reports
-            raise AssertionError(f"{page.name} python block {n + 1} failed: {type(exc).__name__}: {exc}\n{body}") from exc
+            raise AssertionError(
+                f"{page.name} python block {n + 1} failed: {type(exc).__name__}: {exc}\n{body}"
+            ) from exc
 
 
 @pytest.mark.parametrize("page", pages_with("pycon"), ids=lambda p: p.name)
@@ -110,7 +118,7 @@ def test_commands_are_accepted_by_the_parser(page, scratch):
     parser = build_parser()
     for cmd in commands(page):
         argv = shlex.split(cmd, comments=True)[1:]
-        argv = argv[:next((k for k, a in enumerate(argv) if a in REDIRECTS), len(argv))]
+        argv = argv[: next((k for k, a in enumerate(argv) if a in REDIRECTS), len(argv))]
         try:
             parser.parse_args(argv)
         except SystemExit as exc:  # --help and --version exit 0; a usage error exits 2
@@ -141,10 +149,16 @@ def test_every_public_module_has_its_reference():
 
     import boundcalc
 
-    modules = [m.name for m in pkgutil.walk_packages(boundcalc.__path__, "boundcalc.")
-               if not any(part.startswith("_") for part in m.name.split("."))]
-    shown = {m for page in (DOCS / "api").glob("*.md")
-             for m in re.findall(r"^::: (\S+)", page.read_text(encoding="utf-8"), re.M)}
+    modules = [
+        m.name
+        for m in pkgutil.walk_packages(boundcalc.__path__, "boundcalc.")
+        if not any(part.startswith("_") for part in m.name.split("."))
+    ]
+    shown = {
+        m
+        for page in (DOCS / "api").glob("*.md")
+        for m in re.findall(r"^::: (\S+)", page.read_text(encoding="utf-8"), re.M)
+    }
     assert "boundcalc.lp.cutting" in modules and "boundcalc" in shown
     missing = [m for m in modules if m not in shown]
     assert not missing, f"no '::: MODULE' in docs/api/*.md for {', '.join(missing)}"
@@ -185,22 +199,61 @@ Term two
 2
 """
     assert rst.convert_blocks(text).splitlines() == [
-        "Intro:", "", "```text", "literal  block", "```", "",
-        "| key | value |", "|---|---|", "| ``a`` | one more |", "| b | two |", "",
-        "**Term (the first)**", "", "Its definition,", "two lines.", "",
-        "**Term two**", "", "* a list", "",
-        "```pycon", ">>> 1 + 1", "2", "```"]
+        "Intro:",
+        "",
+        "```text",
+        "literal  block",
+        "```",
+        "",
+        "| key | value |",
+        "|---|---|",
+        "| ``a`` | one more |",
+        "| b | two |",
+        "",
+        "**Term (the first)**",
+        "",
+        "Its definition,",
+        "two lines.",
+        "",
+        "**Term two**",
+        "",
+        "* a list",
+        "",
+        "```pycon",
+        ">>> 1 + 1",
+        "2",
+        "```",
+    ]
 
 
 def test_rst_sections_keep_their_items_and_close_on_text(rst):
-    text = ("Intro.\n\nParameters\n----------\nx : int\n    The x.\n\n"
-            "Prose after the items, which numpydoc would read as one more item.\nSecond line.\n\n"
-            ">>> x = 1\n\nAttributes\n----------\ny : int\n    The y.\n")
+    text = (
+        "Intro.\n\nParameters\n----------\nx : int\n    The x.\n\n"
+        "Prose after the items, which numpydoc would read as one more item.\nSecond line.\n\n"
+        ">>> x = 1\n\nAttributes\n----------\ny : int\n    The y.\n"
+    )
     assert rst.convert_sections(text).splitlines() == [
-        "Intro.", "", "Parameters", "----------", "x : int", "    The x.", "",  # items stay items
-        "Notes", "-----", "Prose after the items, which numpydoc would read as one more item.", "Second line.", "",
-        "```pycon", ">>> x = 1", "```", "",
-        "Attributes", "----------", "y : int", "    The y."]
+        "Intro.",
+        "",
+        "Parameters",
+        "----------",
+        "x : int",
+        "    The x.",
+        "",  # items stay items
+        "Notes",
+        "-----",
+        "Prose after the items, which numpydoc would read as one more item.",
+        "Second line.",
+        "",
+        "```pycon",
+        ">>> x = 1",
+        "```",
+        "",
+        "Attributes",
+        "----------",
+        "y : int",
+        "    The y.",
+    ]
     examples = "Examples\n--------\n>>> 1\n1"
     assert rst.convert_sections(examples) == examples  # griffe reads these itself
 
@@ -208,8 +261,12 @@ def test_rst_sections_keep_their_items_and_close_on_text(rst):
 def test_rst_roles_become_cross_references(rst):
     import griffe
 
-    pkg = griffe.load("boundcalc", search_paths=[str(ROOT)], docstring_parser="numpy",
-                      extensions=griffe.load_extensions(rst.SphinxToMarkdown))
+    pkg = griffe.load(
+        "boundcalc",
+        search_paths=[str(ROOT)],
+        docstring_parser="numpy",
+        extensions=griffe.load_extensions(rst.SphinxToMarkdown),
+    )
     exact = pkg["bounds.exact"].docstring.value
     assert "[`lower_bound`][boundcalc.bounds.exact.lower_bound]" in exact  # relative, resolved in scope
     assert "[`BoundResult`][boundcalc.result.BoundResult]" in exact  # ~ shows the last name
@@ -241,8 +298,14 @@ def test_mkdocs_build_strict(tmp_path):
         pytest.importorskip(module, reason="the docs extra is not installed: pip install '.[docs]'")
     site = tmp_path / "site"
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr[-5000:]
     cli = (site / "cli" / "index.html").read_text(encoding="utf-8")
     assert "boundcalc simulate --help" in cli and "--horizon HORIZON" in cli  # generated from the parser

@@ -49,7 +49,7 @@ def printed(name: str) -> str:
 def summary(name: str) -> dict:
     lines = [ln for ln in printed(name).splitlines() if ln.startswith(f"{name}-summary: ")]
     assert len(lines) == 1, f"{name}.ipynb must hold one stored summary line"
-    return json.loads(lines[0][len(f"{name}-summary: "):])
+    return json.loads(lines[0][len(f"{name}-summary: ") :])
 
 
 def agrees(text: str, value: float) -> bool:
@@ -62,7 +62,7 @@ def agrees(text: str, value: float) -> bool:
         step = 10.0 ** (exp - len(m.group(2)))
     else:
         digits = m.group(1).lstrip("-")
-        step = 10.0 ** (exp + len(digits) - len(digits.rstrip("0"))) if digits.strip("0") else 10.0 ** exp
+        step = 10.0 ** (exp + len(digits) - len(digits.rstrip("0"))) if digits.strip("0") else 10.0**exp
     return abs(float(t) - value) <= 0.5 * step * (1 + 1e-9)
 
 
@@ -92,28 +92,45 @@ def table1_figures() -> dict:
     text = printed("table1")
     ratio = re.search(r"ECW / lower bound: median ([\d.]+), mean [\d.]+, max ([\d.]+); equal .*? on ([\d.]+)%", text)
     seconds = re.search(r"dask \((\d+) workers\) in ([\d.]+) s", text)
-    return dict(drawn=s["drawn"], accepted=s["count"], c=c, median=ratio.group(1), max=ratio.group(2),
-                equal=ratio.group(3), workers=int(seconds.group(1)), seconds=float(seconds.group(2)))
+    return dict(
+        drawn=s["drawn"],
+        accepted=s["count"],
+        c=c,
+        median=ratio.group(1),
+        max=ratio.group(2),
+        equal=ratio.group(3),
+        workers=int(seconds.group(1)),
+        seconds=float(seconds.group(2)),
+    )
 
 
 def test_notebooks_page_table1_figures():
     f, text = table1_figures(), page(DOCS / "notebooks.md")
     lb, ecw, ccb = f["c"]["lower_bound"], f["c"]["ecw"], f["c"]["ccb"]
-    assert f"{f['drawn']:,} candidate subsets drawn to accept {f['accepted']:,} ({100 * f['accepted'] / f['drawn']:.2f} %)" in text
+    assert (
+        f"{f['drawn']:,} candidate subsets drawn to accept {f['accepted']:,} ({100 * f['accepted'] / f['drawn']:.2f} %)"
+        in text
+    )
     assert f"computed exactly in {f['seconds']:.0f} s on two Dask workers" in text and f["workers"] == 2
     assert f"lower bound {lb['mean_000']:.0f} +- {lb['se_000']:.0f} (paper: 6.7e2)" in text
     assert f"ECW-RMED {ecw['mean_000']:.1f} +- {ecw['se_000']:.1f} (7.3e2)" in text
     assert "9.14e5 +- 0.03e5 (8.8e5)" in text and agrees("9.14e5", ccb["mean_000"]) and agrees("0.03e5", ccb["se_000"])
-    assert (f"at most {f['max']} times the lower bound (median {f['median']}) and equal to it on "
-            f"{f['equal']} % of the submatrices") in text
+    assert (
+        f"at most {f['max']} times the lower bound (median {f['median']}) and equal to it on "
+        f"{f['equal']} % of the submatrices"
+    ) in text
 
 
 def test_readme_table1_section():
     f, text = table1_figures(), page(README)
     lb, ecw, ccb, dz = (f["c"][k] for k in ("lower_bound", "ecw", "ccb", "ccb_delta_z"))
     assert f"({f['drawn']:,} candidates drawn, {100 * f['accepted'] / f['drawn']:.2f} % accepted; seed 0)" in text
-    rows = {m.group(1): m.groups()[1:] for m in re.finditer(
-        r"\| (optimal|ECW-RMED|CCB)[^|]*\| ([\d.e]+) \| ([\d.e]+) \+- ([\d.e]+) \| ([\d.]+) \|", text)}
+    rows = {
+        m.group(1): m.groups()[1:]
+        for m in re.finditer(
+            r"\| (optimal|ECW-RMED|CCB)[^|]*\| ([\d.e]+) \| ([\d.e]+) \+- ([\d.e]+) \| ([\d.]+) \|", text
+        )
+    }
     for key, stat in (("optimal", lb), ("ECW-RMED", ecw), ("CCB", ccb)):
         paper, mean, se, ratio = rows[key]
         assert agrees(mean, stat["mean_000"]) and agrees(se, stat["se_000"]), key
@@ -121,16 +138,23 @@ def test_readme_table1_section():
     # the residue in standard errors below the paper's two-digit interval, and CCB's excess
     assert f"our {lb['mean_000']:.0f} +- {lb['se_000']:.0f} lies one standard error below" in text
     assert round((665 - lb["mean_000"]) / lb["se_000"]) == 1
-    assert (f"(ECW: {ecw['mean_000']:.0f} +- {ecw['se_000']:.0f} against [725, 735), "
-            f"{(725 - ecw['mean_000']) / ecw['se_000']:.1f} standard errors)") in text
-    assert f"CCB's {100 * (ccb['mean_000'] / 8.8e5 - 1):.0f} % excess ({(ccb['mean_000'] - 8.8e5) / ccb['se_000']:.1f} standard errors" in text
+    assert (
+        f"(ECW: {ecw['mean_000']:.0f} +- {ecw['se_000']:.0f} against [725, 735), "
+        f"{(725 - ecw['mean_000']) / ecw['se_000']:.1f} standard errors)"
+    ) in text
+    assert (
+        f"CCB's {100 * (ccb['mean_000'] / 8.8e5 - 1):.0f} % excess ({(ccb['mean_000'] - 8.8e5) / ccb['se_000']:.1f} standard errors"
+        in text
+    )
     assert f"(`ccb_delta_z`, {dz['mean_000'] / 1e5:.2f}e5)" in text
 
 
 def test_readme_says_when_dask_wins():
     """The README's backend sentence is the stored benchmarks/table1.py runs, both orders, both sizes."""
-    runs = {name: json.loads((RESULTS / f"{name}.json").read_text())
-            for name in ("table1", "table1-inprocess-first", "table1-300", "table1-300-inprocess-first")}
+    runs = {
+        name: json.loads((RESULTS / f"{name}.json").read_text())
+        for name in ("table1", "table1-inprocess-first", "table1-300", "table1-300-inprocess-first")
+    }
     for name, r in runs.items():
         assert r["identical_rows"] is True and r["meta"]["parameters"]["workers"] == 2, name
         first = "in-process" if name.endswith("inprocess-first") else "dask"
@@ -141,18 +165,25 @@ def test_readme_says_when_dask_wins():
     assert runs["table1-300"]["meta"]["parameters"]["count"] == 300
     text = page(README)
     from boundcalc import COMPARE_KEYS  # the script evaluates every row; the stored runs predate the baselines' rows
+
     stored = {len(r["constants"]) for r in runs.values()}
-    assert (f"Every row of `compare` ({len(COMPARE_KEYS)}; the stored runs below hold the {stored.pop()} "
-            "from before the baselines' order-only rows)") in text and not stored
+    assert (
+        f"Every row of `compare` ({len(COMPARE_KEYS)}; the stored runs below hold the {stored.pop()} "
+        "from before the baselines' order-only rows)"
+    ) in text and not stored
     w = lambda t: f"{t['wall_seconds']:.0f} s"  # noqa: E731
-    assert (f"took {w(full['dask'])} and {w(full_b['dask'])} on a 2-worker local Dask cluster against "
-            f"{w(full['in-process'])} and {w(full_b['in-process'])} in-process") in text
+    assert (
+        f"took {w(full['dask'])} and {w(full_b['dask'])} on a 2-worker local Dask cluster against "
+        f"{w(full['in-process'])} and {w(full_b['in-process'])} in-process"
+    ) in text
     cpu = sorted(t["in-process"]["client_cpu_seconds"] for t in (full, full_b))
     assert f"({cpu[0]:.0f}-{cpu[1]:.0f} s of CPU in-process)" in text
     cpu = sorted(t["in-process"]["client_cpu_seconds"] for t in (small, small_b))
     w1 = lambda t: f"{t['wall_seconds']:.1f} s"  # noqa: E731
-    assert (f"300 submatrices ({cpu[0]:.1f}-{cpu[1]:.1f} s of CPU) took {w1(small['dask'])} and "
-            f"{w1(small_b['dask'])} on Dask against {w1(small['in-process'])} and {w1(small_b['in-process'])} in-process") in text
+    assert (
+        f"300 submatrices ({cpu[0]:.1f}-{cpu[1]:.1f} s of CPU) took {w1(small['dask'])} and "
+        f"{w1(small_b['dask'])} on Dask against {w1(small['in-process'])} and {w1(small_b['in-process'])} in-process"
+    ) in text
     start = sorted(t["dask"]["seconds_cluster"] for t in (full, full_b, small, small_b))
     assert f"({start[0]:.1f}-{start[-1]:.1f} s here)" in text
     # the claim itself: Dask won the full size in both orders, in-process the small one in both
@@ -175,7 +206,7 @@ def text_tables(text: str) -> list[list[dict]]:
         cut = lambda row: [row[a:b].strip() for a, b in spans]  # noqa: E731
         names = cut(lines[k - 1])
         rows = []
-        for row in lines[k + 1:]:
+        for row in lines[k + 1 :]:
             if not row.strip():
                 break
             rows.append(dict(zip(names, cut(row))))
@@ -214,8 +245,10 @@ def test_notebooks_page_cw_vs_ecw_figures():
     assert f"differ by {diff[0]} and {diff[1]} there" in text
     cpu = cw_cpu_per_step()
     lo, hi = sorted(cpu[(p["panel"], "cw-rmed")] for p in mslr)
-    assert (f"CW-RMED costs {cpu[('Table 2 (000)', 'cw-rmed')]:.1f} us of CPU per step on Table 2 and "
-            f"{lo:.0f}-{hi:.0f} us on 16 arms") in text
+    assert (
+        f"CW-RMED costs {cpu[('Table 2 (000)', 'cw-rmed')]:.1f} us of CPU per step on Table 2 and "
+        f"{lo:.0f}-{hi:.0f} us on 16 arms"
+    ) in text
 
 
 def test_policies_page_cw_rmed_cost():
@@ -224,13 +257,18 @@ def test_policies_page_cw_rmed_cost():
     text = page(DOCS / "policies.md")
     t2 = cw_cpu_per_step()[("Table 2 (000)", "cw-rmed")]
     fig = json.loads((RESULTS / "figure1" / "figure1.json").read_text())
-    per_run = sorted(p["policies"]["cw-rmed"]["cpu_seconds"] / p["policies"]["cw-rmed"]["runs"]
-                     for p in fig["panels"] if p["K"] == 16)
+    per_run = sorted(
+        p["policies"]["cw-rmed"]["cpu_seconds"] / p["policies"]["cw-rmed"]["runs"]
+        for p in fig["panels"]
+        if p["K"] == 16
+    )
     per_step = [x / fig["horizon"] * 1e6 for x in per_run]
     assert fig["horizon"] == 10**5
-    assert (f"{t2:.1f} us of CPU a step on Table 2 over 10^4 steps (`notebooks/cw_vs_ecw.ipynb`), "
-            f"{per_step[0]:.0f}-{per_step[1]:.0f} us on the 16-arm MSLR panels of 000's Figure 1 over 10^5 "
-            f"steps ({per_run[0]:.1f}-{per_run[1]:.1f} s of CPU a run,") in text
+    assert (
+        f"{t2:.1f} us of CPU a step on Table 2 over 10^4 steps (`notebooks/cw_vs_ecw.ipynb`), "
+        f"{per_step[0]:.0f}-{per_step[1]:.0f} us on the 16-arm MSLR panels of 000's Figure 1 over 10^5 "
+        f"steps ({per_run[0]:.1f}-{per_run[1]:.1f} s of CPU a run,"
+    ) in text
 
 
 # ----------------------------------------------------------------------------- dueling_policies.ipynb
@@ -242,8 +280,9 @@ def test_notebooks_page_dueling_policies_figures():
     assert {n for n, b in best.items() if b not in ("dts", "dts+")} == {"Table 2 (000)"}
     assert best["Table 2 (000)"] == "rmed2"
     c = panels["mslr5-condorcet"]
-    assert (f"`mslr5-condorcet` {c['policies']['dts']['per_ln_T']:.1f} per `ln T` against "
-            f"`C* = {c['lower_bound']:.1f}`") in text
+    assert (
+        f"`mslr5-condorcet` {c['policies']['dts']['per_ln_T']:.1f} per `ln T` against `C* = {c['lower_bound']:.1f}`"
+    ) in text
     assert f"RMED2 is lowest at {panels['Table 2 (000)']['policies']['rmed2']['per_ln_T']:.1f}" in text
 
 
@@ -261,8 +300,10 @@ def cpe_ratios() -> dict:
 
 
 def oracle_medians() -> list[tuple[float, float]]:
-    return [(float(a), float(b)) for a, b in
-            re.findall(r"l = \d+: exact ([\d.]+) ms, FW ([\d.]+) ms \(medians\)", printed("cpe_exploration"))]
+    return [
+        (float(a), float(b))
+        for a, b in re.findall(r"l = \d+: exact ([\d.]+) ms, FW ([\d.]+) ms \(medians\)", printed("cpe_exploration"))
+    ]
 
 
 @pytest.mark.parametrize("path", [DOCS / "notebooks.md", README], ids=["notebooks.md", "README"])
@@ -279,17 +320,27 @@ def test_notebooks_page_oracle_figures():
     gaps = [float(x) for x in re.findall(r"largest exact - FW ([\d.e+-]+)", printed("cpe_exploration"))]
     ex = sorted(a for a, _ in med)
     fw = sorted(b / 1000 for _, b in med)
-    assert (f"takes {ex[0]:.2f}-{ex[-1]:.2f} ms (medians) where 004's Frank-Wolfe oracle takes "
-            f"{fw[0]:.1f}-{fw[-1]:.1f} s at 1,000 steps and returns values up to {max(gaps):.3f} below") in text
+    assert (
+        f"takes {ex[0]:.2f}-{ex[-1]:.2f} ms (medians) where 004's Frank-Wolfe oracle takes "
+        f"{fw[0]:.1f}-{fw[-1]:.1f} s at 1,000 steps and returns values up to {max(gaps):.3f} below"
+    ) in text
 
 
 def test_readme_cpe_table_is_the_stored_run():
     s, text = summary("cpe_exploration"), README.read_text(encoding="utf-8")
     runs = {(r["algorithm"], r["instance"].split(" ")[0]): r for r in s["explore"]}
-    names = {"CLUCB-Borda-PAC": "clucb-borda-pac", "CLUCB-Borda-Exact": "clucb-borda-exact",
-             "CAR-Cond": "car-cond", "CAR-Verify": "car-verify", "CAR-Parallel": "car-parallel"}
-    header = re.search(r"\| algorithm \| `chen2020-fig1`: `H\^B` ([\d.]+), `H\^C` ([\d.]+) \| random-0: `H\^B` "
-                       r"([\d.]+), `H\^C` ([\d.]+) \| random-3: `H\^B` ([\d.]+), `H\^C` ([\d.]+) \|", text)
+    names = {
+        "CLUCB-Borda-PAC": "clucb-borda-pac",
+        "CLUCB-Borda-Exact": "clucb-borda-exact",
+        "CAR-Cond": "car-cond",
+        "CAR-Verify": "car-verify",
+        "CAR-Parallel": "car-parallel",
+    }
+    header = re.search(
+        r"\| algorithm \| `chen2020-fig1`: `H\^B` ([\d.]+), `H\^C` ([\d.]+) \| random-0: `H\^B` "
+        r"([\d.]+), `H\^C` ([\d.]+) \| random-3: `H\^B` ([\d.]+), `H\^C` ([\d.]+) \|",
+        text,
+    )
     assert header, "the README's CPE table header"
     for k, inst in enumerate(("chen2020-fig1", "random-0", "random-3")):
         r = runs[("car-cond", inst)]
@@ -333,17 +384,31 @@ def test_readme_choose_a_policy_table_is_the_stored_run():
         for col, runs in base["choose"].items():
             for name, r in runs.items():
                 assert name not in rec["matrices"][col]["policies"], name
-                rec["matrices"][col]["policies"][name] = {"per_ln_T": r["per_lnT"],
-                                                          "stderr_per_ln_T": r["stderr_per_lnT"], "runs": base["runs"]}
+                rec["matrices"][col]["policies"][name] = {
+                    "per_ln_T": r["per_lnT"],
+                    "stderr_per_ln_T": r["stderr_per_lnT"],
+                    "runs": base["runs"],
+                }
     text = README.read_text(encoding="utf-8")
-    head = re.search(r"^\| policy \| `mslr5-condorcet` \| `mslr5-noncondorcet` \| `table2` \(000\) \|$", text, re.MULTILINE)
+    head = re.search(
+        r"^\| policy \| `mslr5-condorcet` \| `mslr5-noncondorcet` \| `table2` \(000\) \|$", text, re.MULTILINE
+    )
     assert head, "the README's Choose a policy table"
     cols = ["mslr5-condorcet", "mslr5-noncondorcet", "table2"]
-    names = {"D-TS": "dts", "D-TS+": "dts+", "IF2": "interleaved-filter", "Beat-the-Mean": "beat-the-mean",
-             "Sparring": "sparring", "Self-Sparring": "self-sparring", "Winner Stays": "winner-stays",
-             "Doubler": "doubler", "MergeRUCB": "merge-rucb", "MergeDTS": "merge-dts"}
+    names = {
+        "D-TS": "dts",
+        "D-TS+": "dts+",
+        "IF2": "interleaved-filter",
+        "Beat-the-Mean": "beat-the-mean",
+        "Sparring": "sparring",
+        "Self-Sparring": "self-sparring",
+        "Winner Stays": "winner-stays",
+        "Doubler": "doubler",
+        "MergeRUCB": "merge-rucb",
+        "MergeDTS": "merge-dts",
+    }
     seen = set()
-    for line in text[head.end():].lstrip("\n").splitlines()[1:]:
+    for line in text[head.end() :].lstrip("\n").splitlines()[1:]:
         if not line.startswith("|"):
             break
         cells = [c.strip().strip("*") for c in line.strip().strip("|").split("|")]
@@ -369,12 +434,15 @@ def test_readme_choose_a_policy_sentences():
     rec = json.loads((RESULTS / "choose_policy.json").read_text())["matrices"]
     t2, nc, c = (rec[k]["policies"] for k in ("table2", "mslr5-noncondorcet", "mslr5-condorcet"))
     text = page(README)
-    assert (f"CW-RMED ({t2['cw-rmed']['per_ln_T']:.0f}, 5 runs) or ECW-RMED ({t2['ecw-rmed']['per_ln_T']:.0f})"
-            in text)
+    assert f"CW-RMED ({t2['cw-rmed']['per_ln_T']:.0f}, 5 runs) or ECW-RMED ({t2['ecw-rmed']['per_ln_T']:.0f})" in text
     assert f"D-TS gets as low ({t2['dts']['per_ln_T']:.0f})" in text
     assert f"so {c['dts']['per_ln_T']:.1f} below `C* = {rec['mslr5-condorcet']['lower_bound']:.1f}`" in text
     ratios = [nc[k]["per_ln_T"] / nc["ecw-rmed"]["per_ln_T"] for k in ("rucb", "rmed1", "rmed2")]
-    assert round(min(ratios), 1) >= 2 and round(max(ratios), 1) <= 2.5 and "ECW-RMED is 2-2.5x below RUCB, RMED1 and RMED2" in text
+    assert (
+        round(min(ratios), 1) >= 2
+        and round(max(ratios), 1) <= 2.5
+        and "ECW-RMED is 2-2.5x below RUCB, RMED1 and RMED2" in text
+    )
     assert round(nc["ccb"]["per_ln_T"] / nc["ecw-rmed"]["per_ln_T"]) == 3 and "3x below CCB" in text
     cw = sorted(m["policies"]["cw-rmed"]["cpu_seconds"] / m["policies"]["cw-rmed"]["runs"] for m in rec.values())
     assert f"compiled around its LP: {cw[0]:.2f}-{cw[-1]:.2f} s of CPU per run here" in text
@@ -390,16 +458,18 @@ def test_readme_opening_speed_claims():
     online = {k: v for k, v in cases.items() if k.startswith("online warm re-solve K=16")}
     lp = next(v for k, v in online.items() if "certify" in k)["seconds"] * 1e3
     default = next(v for k, v in online.items() if "default" in k)["seconds"] * 1e3
-    assert (f"in {mslr[0]:.0f}-{mslr[-1]:.0f} ms of CPU each on a 2-core machine, and re-solves a 16-arm "
-            f"empirical matrix online, warm, in {lp:.1f} ms through the LP ({default:.2f} ms where 000's "
-            f"Theorem 6 answers it)") in page(README)
+    assert (
+        f"in {mslr[0]:.0f}-{mslr[-1]:.0f} ms of CPU each on a 2-core machine, and re-solves a 16-arm "
+        f"empirical matrix online, warm, in {lp:.1f} ms through the LP ({default:.2f} ms where 000's "
+        f"Theorem 6 answers it)"
+    ) in page(README)
     assert cases["online warm re-solve K=16, online default"]["method"] == "closed-form (000 Theorem 6)"
     text = page(DOCS / "online-lp.md")
     query = cases["violation query K=16 (structure given)"]["seconds"] * 1e6
     assert f"the fastest form of check (3), {query:.0f} us of CPU on 16 arms" in text
-    assert (f"takes {lp:.1f} ms of CPU through the LP (`certify=True`), {default:.2f} ms where 000's "
-            f"Theorem 6 answers it") in text
-
+    assert (
+        f"takes {lp:.1f} ms of CPU through the LP (`certify=True`), {default:.2f} ms where 000's Theorem 6 answers it"
+    ) in text
 
 
 # ----------------------------------------------------------------------------- the notebooks' own texts
@@ -411,8 +481,10 @@ def markdown(name: str) -> str:
 def test_cw_vs_ecw_notebook_text_is_its_stored_output():
     cpu = cw_cpu_per_step()
     lo, hi = sorted(v for (panel, pol), v in cpu.items() if pol == "cw-rmed" and panel.startswith("MSLR"))
-    assert (f"{cpu[('Table 2 (000)', 'cw-rmed')]:.1f} us of CPU per step on Table 2, and {lo:.0f}-{hi:.0f} us "
-            f"over the first 10^4 steps on 16 arms") in markdown("cw_vs_ecw")
+    assert (
+        f"{cpu[('Table 2 (000)', 'cw-rmed')]:.1f} us of CPU per step on Table 2, and {lo:.0f}-{hi:.0f} us "
+        f"over the first 10^4 steps on 16 arms"
+    ) in markdown("cw_vs_ecw")
 
 
 def dueling_cpu_per_step() -> dict:
@@ -425,12 +497,14 @@ def dueling_cpu_per_step() -> dict:
         if head is None:
             continue
         names = lines[head].split()
-        for ln in lines[head + 1:]:
+        for ln in lines[head + 1 :]:
             cells = ln.split()
             if len(cells) != len(names):
                 break
             row = dict(zip(names, cells))
-            out[(panel, row["policy"].split("(")[0])] = float(row["cpu_seconds"]) / (int(row["T"]) * int(row["runs"])) * 1e6
+            out[(panel, row["policy"].split("(")[0])] = (
+                float(row["cpu_seconds"]) / (int(row["T"]) * int(row["runs"])) * 1e6
+            )
     return out
 
 
@@ -441,13 +515,24 @@ def test_dueling_policies_notebook_text_is_its_stored_output():
     small = sorted(v for (panel, pol), v in cpu.items() if pol == "cw-rmed" and not panel.startswith("MSLR K = 16"))
     big = [v for (panel, pol), v in cpu.items() if pol == "cw-rmed" and panel.startswith("MSLR K = 16")]
     text = markdown("dueling_policies")
-    assert f"compiled whole-run kernel ({min(others):.2f}-{max(others):.1f} us of CPU per step in the stored run)" in text
+    assert (
+        f"compiled whole-run kernel ({min(others):.2f}-{max(others):.1f} us of CPU per step in the stored run)" in text
+    )
     assert f"about {small[0]:.0f}-{small[-1]:.0f} us per step on 4-5 arms, {big[0] / 1e3:.2f} ms per step" in text
 
 
 # ----------------------------------------------------------------------------- README: online policies' speed
-POLICY_ROWS = {"ECW-RMED": "ecw-rmed", "RMED1": "rmed1", "RMED2": "rmed2", "RUCB": "rucb", "D-TS": "dts",
-               "D-TS+": "dts+", "CCB": "ccb", "SCB": "scb", "SAVAGE": "savage"}
+POLICY_ROWS = {
+    "ECW-RMED": "ecw-rmed",
+    "RMED1": "rmed1",
+    "RMED2": "rmed2",
+    "RUCB": "rucb",
+    "D-TS": "dts",
+    "D-TS+": "dts+",
+    "CCB": "ccb",
+    "SCB": "scb",
+    "SAVAGE": "savage",
+}
 
 
 def speed(v: float) -> str:
@@ -469,7 +554,9 @@ def policy_speed_rows(rec: dict) -> list[str]:
         cell = lambda key: f"{speed_range([r[key] for r in five])} / {speed_range([r[key] for r in sixteen])}"  # noqa: E731
         cpp = [five[0]["cpp_us_quoted"], sixteen[0]["cpp_us_quoted"]]
         cpp_cell = "-" if cpp == [None, None] else " / ".join("-" if c is None else str(c) for c in cpp)
-        rows.append(f"| {label} | 5 / 16 | {cell('user_us')} | {cell('landed_user_us')} | {cell('kernel_us')} | {cpp_cell} |")
+        rows.append(
+            f"| {label} | 5 / 16 | {cell('user_us')} | {cell('landed_user_us')} | {cell('kernel_us')} | {cpp_cell} |"
+        )
     return rows
 
 
@@ -484,6 +571,12 @@ def test_readme_online_policy_speeds_are_the_stored_run():
 def test_readme_kernels_against_the_quoted_cpp():
     rec = json.loads((RESULTS / "policies.json").read_text())
     ratio = [r["cpp_us_quoted"] / r["kernel_us"] for r in rec["rows"] if r["cpp_us_quoted"]]
-    dts = [r["cpp_us_quoted"] / r["kernel_us"] for r in rec["rows"] if r["cpp_us_quoted"] and r["policy"] in ("dts", "dts+")]
-    assert (f"The kernels take {1 / max(ratio):.2f}-{1 / min(ratio):.2f} of the quoted C++ figures' time "
-            f"({min(ratio):.1f}-{max(ratio):.1f}x faster; D-TS and D-TS+ {min(dts):.1f}-{max(dts):.1f}x:") in page(README)
+    dts = [
+        r["cpp_us_quoted"] / r["kernel_us"]
+        for r in rec["rows"]
+        if r["cpp_us_quoted"] and r["policy"] in ("dts", "dts+")
+    ]
+    assert (
+        f"The kernels take {1 / max(ratio):.2f}-{1 / min(ratio):.2f} of the quoted C++ figures' time "
+        f"({min(ratio):.1f}-{max(ratio):.1f}x faster; D-TS and D-TS+ {min(dts):.1f}-{max(dts):.1f}x:"
+    ) in page(README)

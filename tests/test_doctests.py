@@ -26,7 +26,9 @@ WITHOUT_EXAMPLES = {
 }
 
 # (boundcalc.__main__ runs the command on import)
-MODULES = ["boundcalc"] + sorted(m.name for m in pkgutil.walk_packages(boundcalc.__path__, "boundcalc.") if not m.name.endswith("__main__"))
+MODULES = ["boundcalc"] + sorted(
+    m.name for m in pkgutil.walk_packages(boundcalc.__path__, "boundcalc.") if not m.name.endswith("__main__")
+)
 
 
 def defines_code(mod: types.ModuleType) -> bool:

@@ -20,9 +20,20 @@ from boundcalc.matrix import read_counts
 
 # a hand-counted log: x-y: x, x, y, tie (W_xy = 2.5, W_yx = 1.5); x-z: x, z, x (2, 1);
 # y-z: y, y, y, z, tie (3.5, 1.5)
-ROWS = [("x", "y", "x"), ("y", "x", "x"), ("x", "y", "y"), ("y", "x", ""),
-        ("x", "z", "x"), ("z", "x", "z"), ("x", "z", "x"),
-        ("y", "z", "y"), ("z", "y", "y"), ("y", "z", "y"), ("y", "z", "z"), ("z", "y", "")]
+ROWS = [
+    ("x", "y", "x"),
+    ("y", "x", "x"),
+    ("x", "y", "y"),
+    ("y", "x", ""),
+    ("x", "z", "x"),
+    ("z", "x", "z"),
+    ("x", "z", "x"),
+    ("y", "z", "y"),
+    ("z", "y", "y"),
+    ("y", "z", "y"),
+    ("y", "z", "z"),
+    ("z", "y", ""),
+]
 W_HAND = np.array([[0, 2.5, 2], [1.5, 0, 3.5], [1, 1.5, 0]])
 MU_HAND = np.array([[0.5, 2.5 / 4, 2 / 3], [1.5 / 4, 0.5, 3.5 / 5], [1 / 3, 1.5 / 5, 0.5]])
 
@@ -61,8 +72,10 @@ def test_every_format_gives_the_hand_counts(tmp_path, fmt):
         import pyarrow.parquet as pq
 
         table = tmp_path / "log.parquet"
-        pq.write_table(pa.table({"a": [r[0] for r in ROWS], "b": [r[1] for r in ROWS],
-                                 "winner": [r[2] or None for r in ROWS]}), table)
+        pq.write_table(
+            pa.table({"a": [r[0] for r in ROWS], "b": [r[1] for r in ROWS], "winner": [r[2] or None for r in ROWS]}),
+            table,
+        )
     log = read_duels(table)
     assert log.names == ("x", "y", "z") and log.n_duels == 12 and log.n_ties == 2
     np.testing.assert_array_equal(log.wins, W_HAND)
@@ -87,14 +100,17 @@ def test_numbers_as_arm_names_in_json_lines(tmp_path):
 
 
 # ----------------------------------------------------------------------------- refusals
-@pytest.mark.parametrize("text,match", [
-    ("a,b,winner\nx,y,x\nx,y,q\n", r"log.csv: line 3, column 3 \('winner'\): winner 'q' is neither arm"),
-    ("a,b,winner\nx,y,x\n,y,y\n", r"line 3, column 1 \('a'\): no arm named"),
-    ("a,b,winner\nx,x,x\n", r"line 2: a duel of arm 'x' with itself"),
-    ("left,b,winner\nx,y,x\n", r"no column 'a' \(for 'a'\); the columns are \['left', 'b', 'winner'\]"),
-    ("a,b,winner\n", r"no duels"),
-    ("a,b,winner\nx,y\n", r"line 2 has 2 fields; the header has 3"),
-])
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ("a,b,winner\nx,y,x\nx,y,q\n", r"log.csv: line 3, column 3 \('winner'\): winner 'q' is neither arm"),
+        ("a,b,winner\nx,y,x\n,y,y\n", r"line 3, column 1 \('a'\): no arm named"),
+        ("a,b,winner\nx,x,x\n", r"line 2: a duel of arm 'x' with itself"),
+        ("left,b,winner\nx,y,x\n", r"no column 'a' \(for 'a'\); the columns are \['left', 'b', 'winner'\]"),
+        ("a,b,winner\n", r"no duels"),
+        ("a,b,winner\nx,y\n", r"line 2 has 2 fields; the header has 3"),
+    ],
+)
 def test_bad_csv_is_named_by_line_and_column(tmp_path, text, match):
     path = tmp_path / "log.csv"
     path.write_text(text)
@@ -129,20 +145,29 @@ def test_never_compared_and_exact_half_name_the_arms_and_the_remedy():
     with pytest.raises(PreferenceMatrixError, match=r"pair\(s\) never compared: \('a', 'c'\).*ties='break'.*bootstrap"):
         PreferenceMatrix.from_counts(W, names=["a", "b", "c"])
     W[0, 2] = 1
-    with pytest.raises(PreferenceMatrixError, match=r"exactly 1/2 for pair\(s\) \('b', 'c'\) \(2 wins each of 4 duels\)"
-                                                    r".*--break-ties EPS.*--bootstrap N"):
+    with pytest.raises(
+        PreferenceMatrixError,
+        match=r"exactly 1/2 for pair\(s\) \('b', 'c'\) \(2 wins each of 4 duels\)"
+        r".*--break-ties EPS.*--bootstrap N",
+    ):
         PreferenceMatrix.from_counts(W, names=["a", "b", "c"])
     pm = PreferenceMatrix.from_counts(W, names=["a", "b", "c"], ties="break", tie_epsilon=1e-3)
     assert pm.mu[1, 2] == 0.5 + 1e-3  # broken in favour of the lower index, as for a matrix
 
 
-@pytest.mark.parametrize("W,match", [([[0, -1], [1, 0]], r"W\[0, 1\] = -1 < 0"),
-                                     ([[0, np.nan], [1, 0]], r"W\[0, 1\] is nan"),
-                                     ([[0, 1, 2]], "square"), ([[0]], "at least 2 arms"),
-                                     # a matrix of probabilities passed as counts (mu would come out the
-                                     # same, but as if from one duel per pair): refused
-                                     ([[0, 0.6], [0.4, 0]], r"W\[0, 1\] = 0.6 is not a number of wins"),
-                                     ([[0, 2.25], [1, 0]], r"W\[0, 1\] = 2.25 is not a number of wins")])
+@pytest.mark.parametrize(
+    "W,match",
+    [
+        ([[0, -1], [1, 0]], r"W\[0, 1\] = -1 < 0"),
+        ([[0, np.nan], [1, 0]], r"W\[0, 1\] is nan"),
+        ([[0, 1, 2]], "square"),
+        ([[0]], "at least 2 arms"),
+        # a matrix of probabilities passed as counts (mu would come out the
+        # same, but as if from one duel per pair): refused
+        ([[0, 0.6], [0.4, 0]], r"W\[0, 1\] = 0.6 is not a number of wins"),
+        ([[0, 2.25], [1, 0]], r"W\[0, 1\] = 2.25 is not a number of wins"),
+    ],
+)
 def test_bad_counts(W, match):
     with pytest.raises(PreferenceMatrixError, match=match):
         PreferenceMatrix.from_counts(W)
@@ -203,8 +228,25 @@ def test_cli_refusals(tmp_path, capsys):
 
 def test_cli_simulate_on_a_duel_log(tmp_path, capsys):
     path = write_csv(tmp_path / "log.csv", ROWS)
-    assert main(["simulate", "--duels", str(path), "--policies", "rmed1", "--horizon", "200", "--runs", "2",
-                 "--workers", "0", "--json"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--duels",
+                str(path),
+                "--policies",
+                "rmed1",
+                "--horizon",
+                "200",
+                "--runs",
+                "2",
+                "--workers",
+                "0",
+                "--json",
+            ]
+        )
+        == 0
+    )
     rep = json.loads(capsys.readouterr().out)
     assert rep["lower_bound"] == pytest.approx(boundcalc.lower_bound(PreferenceMatrix(MU_HAND)).value, rel=1e-9)
 
@@ -227,16 +269,23 @@ def test_half_wins_are_counts():
     assert PreferenceMatrix.from_counts([[0, 2.5], [1.5, 0]]).mu[0, 1] == 2.5 / 4
 
 
-@pytest.mark.parametrize("name,text,opt,match", [
-    ("empty.csv", "a,b,winner\n", "--duels", "empty.csv: no duels"),
-    ("zero.csv", "", "--duels", "zero.csv: empty file (expected a header line a,b,winner)"),
-    ("unknown.csv", "a,b,winner\nx,y,x\nx,y,z\n", "--duels",
-     "unknown.csv: line 3, column 3 ('winner'): winner 'z' is neither arm of the duel ('x' vs 'y'); leave it empty"),
-    ("self.csv", "a,b,winner\nx,y,x\ny,y,y\n", "--duels", "self.csv: line 3: a duel of arm 'y' with itself"),
-    ("nan.csv", "0,3\nnan,0\n", "--counts", "nan.csv: W[1, 0] is nan: win counts must be finite"),
-    ("neg.csv", "0,3\n-1,0\n", "--counts", "neg.csv: W[1, 0] = -1 < 0"),
-    ("probs.csv", "0,0.6\n0.4,0\n", "--counts", "probs.csv: W[0, 1] = 0.6 is not a number of wins"),
-])
+@pytest.mark.parametrize(
+    "name,text,opt,match",
+    [
+        ("empty.csv", "a,b,winner\n", "--duels", "empty.csv: no duels"),
+        ("zero.csv", "", "--duels", "zero.csv: empty file (expected a header line a,b,winner)"),
+        (
+            "unknown.csv",
+            "a,b,winner\nx,y,x\nx,y,z\n",
+            "--duels",
+            "unknown.csv: line 3, column 3 ('winner'): winner 'z' is neither arm of the duel ('x' vs 'y'); leave it empty",
+        ),
+        ("self.csv", "a,b,winner\nx,y,x\ny,y,y\n", "--duels", "self.csv: line 3: a duel of arm 'y' with itself"),
+        ("nan.csv", "0,3\nnan,0\n", "--counts", "nan.csv: W[1, 0] is nan: win counts must be finite"),
+        ("neg.csv", "0,3\n-1,0\n", "--counts", "neg.csv: W[1, 0] = -1 < 0"),
+        ("probs.csv", "0,0.6\n0.4,0\n", "--counts", "probs.csv: W[0, 1] = 0.6 is not a number of wins"),
+    ],
+)
 def test_installed_cli_names_bad_comparison_data(tmp_path, name, text, opt, match):
     """As a user runs it (the installed command, a subprocess): exit 2 and one line naming file, line and column."""
     from test_cli_stdout import run_cli

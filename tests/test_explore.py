@@ -16,12 +16,26 @@ import numpy as np
 import pytest
 
 from boundcalc.cli import main
-from boundcalc.cpe import (CPEInstance, NoWinnerError, borda_scores_by_enumeration, borda_winner, condorcet_winner,
-                           cpe_report, load_cpe_example, pairwise_preferences)
+from boundcalc.cpe import (
+    CPEInstance,
+    NoWinnerError,
+    borda_scores_by_enumeration,
+    borda_winner,
+    condorcet_winner,
+    cpe_report,
+    load_cpe_example,
+    pairwise_preferences,
+)
 from boundcalc.cpe.algorithms import ALGORITHMS, run_algorithm
 from boundcalc.cpe.base import ExplorationResult
-from boundcalc.explore import (ExplorationRuns, compute_hardness, explore, explore_task, plot_sample_complexity,
-                               random_cpe_instance, run_seed)
+from boundcalc.explore import (
+    compute_hardness,
+    explore,
+    explore_task,
+    plot_sample_complexity,
+    random_cpe_instance,
+    run_seed,
+)
 from boundcalc.runner import StoreMismatch
 
 EXAMPLE = load_cpe_example()
@@ -54,8 +68,10 @@ def example_runs():
     """CLUCB-Borda-PAC (epsilon 0.02 < the Borda gap 0.025 of the runner-up's score, so only the
     winner is epsilon-optimal) and CAR-Cond on 004's example, 2 runs each (~8 s; CLUCB-Borda-Exact
     needs ~10^6 duels there)."""
-    return {"clucb-borda-pac": explore(EXAMPLE, "clucb-borda-pac", epsilon=0.02, **FAST),
-            "car-cond": explore(EXAMPLE, "car-cond", **FAST)}
+    return {
+        "clucb-borda-pac": explore(EXAMPLE, "clucb-borda-pac", epsilon=0.02, **FAST),
+        "car-cond": explore(EXAMPLE, "car-cond", **FAST),
+    }
 
 
 def test_json_schema_and_winners_on_004_example(example_runs):
@@ -81,7 +97,7 @@ def test_json_schema_and_winners_on_004_example(example_runs):
         assert s["mean"] == pytest.approx(n.mean()) and (s["min"], s["max"]) == (n.min(), n.max())
         assert s["stderr"] == pytest.approx(n.std(ddof=1) / math.sqrt(2))
         # zero errors in R = 2 runs: the one-sided 95 % Clopper-Pearson limit is 1 - 0.05^(1/2)
-        assert d["error_rate_upper95"] == pytest.approx(1 - 0.05 ** 0.5, rel=1e-9)
+        assert d["error_rate_upper95"] == pytest.approx(1 - 0.05**0.5, rel=1e-9)
         h = d["hardness"]
         assert h["H^B"] == pytest.approx(rep["borda"]["hardness"], rel=1e-12)
         assert h["H^C"] == pytest.approx(rep["condorcet"]["hardness"], rel=1e-12)
@@ -120,8 +136,9 @@ def test_pac_correctness_is_epsilon_optimality(monkeypatch):
         assert [r["exact"] for r in res.rows] == [False, False]
         assert [r["score"] for r in res.rows] == pytest.approx([0.615, 0.615], abs=1e-12)
         assert res.hardness["H^B_eps"] is not None
-    monkeypatch.setattr(ex, "run_algorithm",
-                        lambda *a, **k: ExplorationResult("clucb-borda-pac", None, 50, stopped="budget"))
+    monkeypatch.setattr(
+        ex, "run_algorithm", lambda *a, **k: ExplorationResult("clucb-borda-pac", None, 50, stopped="budget")
+    )
     res = explore(EXAMPLE, "clucb-borda-pac", delta=0.1, epsilon=0.5, runs=3, seed=0, max_duels=50)
     assert res.correct_rate == 0.0 and res.statistics()["stopped"] == {"budget": 3}
     assert res.statistics()["error_rate_upper95"] == 1.0
@@ -185,17 +202,23 @@ def test_a_worker_of_other_decisions_refuses_the_task(monkeypatch):
 
 
 # ----------------------------------------------------------------------------- bad input
-@pytest.mark.parametrize("kw, msg", [
-    (dict(algorithm="nope", delta=0.1), "unknown algorithm"),
-    (dict(algorithm="car-cond", delta=0.0), "delta must lie in (0, 1)"),
-    (dict(algorithm="car-cond", delta=1.0), "delta must lie in (0, 1)"),
-    (dict(algorithm="clucb-borda-pac", delta=0.1), "give the accuracy epsilon"),
-    (dict(algorithm="clucb-borda-pac", delta=0.1, epsilon=0.0), "epsilon must be > 0"),
-    (dict(algorithm="car-cond", delta=0.1, epsilon=0.1), "takes no epsilon"),
-    (dict(algorithm="car-cond", delta=0.1, runs=0), r"runs must be an integer in \[1, "),
-    (dict(algorithm="car-cond", delta=0.1, runs=10**7), r"runs must be an integer in \[1, 1,000,000\]; got 10000000"),
-    (dict(algorithm="car-cond", delta=0.1, seed=-1), r"seed must be an integer in \[0, "),
-])
+@pytest.mark.parametrize(
+    "kw, msg",
+    [
+        (dict(algorithm="nope", delta=0.1), "unknown algorithm"),
+        (dict(algorithm="car-cond", delta=0.0), "delta must lie in (0, 1)"),
+        (dict(algorithm="car-cond", delta=1.0), "delta must lie in (0, 1)"),
+        (dict(algorithm="clucb-borda-pac", delta=0.1), "give the accuracy epsilon"),
+        (dict(algorithm="clucb-borda-pac", delta=0.1, epsilon=0.0), "epsilon must be > 0"),
+        (dict(algorithm="car-cond", delta=0.1, epsilon=0.1), "takes no epsilon"),
+        (dict(algorithm="car-cond", delta=0.1, runs=0), r"runs must be an integer in \[1, "),
+        (
+            dict(algorithm="car-cond", delta=0.1, runs=10**7),
+            r"runs must be an integer in \[1, 1,000,000\]; got 10000000",
+        ),
+        (dict(algorithm="car-cond", delta=0.1, seed=-1), r"seed must be an integer in \[0, "),
+    ],
+)
 def test_explore_refuses_bad_input(kw, msg):
     with pytest.raises(ValueError, match=msg.replace("(", r"\(").replace(")", r"\)")):
         explore(CLEAR, **kw)
@@ -210,8 +233,28 @@ def test_missing_condorcet_winner_is_a_clear_error():
 # ----------------------------------------------------------------------------- CLI
 def test_cli_json_and_plot(tmp_path, capsys):
     out = tmp_path / "sc.png"
-    code = main(["explore", "--example", "chen2020-fig1", "--algorithm", "clucb-borda-pac", "--epsilon", "0.02",
-                 "--delta", "0.05", "--runs", "2", "--seed", "3", "--workers", "0", "--json", "--plot", str(out)])
+    code = main(
+        [
+            "explore",
+            "--example",
+            "chen2020-fig1",
+            "--algorithm",
+            "clucb-borda-pac",
+            "--epsilon",
+            "0.02",
+            "--delta",
+            "0.05",
+            "--runs",
+            "2",
+            "--seed",
+            "3",
+            "--workers",
+            "0",
+            "--json",
+            "--plot",
+            str(out),
+        ]
+    )
     assert code == 0
     d = json.loads(capsys.readouterr().out)
     assert d["winner"] == [["c1", "s1"], ["c4", "s2"]] and d["runs"] == 2 and d["correct_rate"] == 1.0
@@ -220,14 +263,34 @@ def test_cli_json_and_plot(tmp_path, capsys):
     assert [r["n_duels"] for r in d["per_run"]] == ref.n_duels.tolist()
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 5000
     # the table; a one-position instance of a bundled matrix; an instance JSON file
-    assert main(["explore", "--example", "table2", "-a", "car-cond", "--delta", "0.1", "--runs", "2",
-                 "--workers", "0"]) == 0
+    assert (
+        main(["explore", "--example", "table2", "-a", "car-cond", "--delta", "0.1", "--runs", "2", "--workers", "0"])
+        == 0
+    )
     text = capsys.readouterr().out
     assert "condorcet winner: (0, s)" in text and "H^C" in text
     path = tmp_path / "inst.json"
     CPEInstance.from_matrix(CLEAR, candidates=["a", "b", "c"], name="clear").save(path)
-    assert main(["explore", str(path), "-a", "clucb-borda-pac", "--delta", "0.1", "--epsilon", "0.1", "--runs", "2",
-                 "--workers", "0", "--json"]) == 0
+    assert (
+        main(
+            [
+                "explore",
+                str(path),
+                "-a",
+                "clucb-borda-pac",
+                "--delta",
+                "0.1",
+                "--epsilon",
+                "0.1",
+                "--runs",
+                "2",
+                "--workers",
+                "0",
+                "--json",
+            ]
+        )
+        == 0
+    )
     d = json.loads(capsys.readouterr().out)
     assert d["winner"] == [["a", "s"]] and d["epsilon"] == 0.1 and d["hardness"]["H^B_eps"] is not None
 
@@ -236,8 +299,23 @@ def test_cli_json_and_plot(tmp_path, capsys):
 def test_cli_runs_each_algorithm_name(name, capsys):
     """Every command-line name of issue 9 runs through ``boundcalc explore`` and finds Table 2's
     winner (arm 0 beats every arm: Borda and Condorcet winner of the one-position instance)."""
-    argv = ["explore", "--example", "table2", "--algorithm", name, "--delta", "0.05", "--runs", "2",
-            "--seed", "1", "--workers", "0", "--json", "--no-progress"]
+    argv = [
+        "explore",
+        "--example",
+        "table2",
+        "--algorithm",
+        name,
+        "--delta",
+        "0.05",
+        "--runs",
+        "2",
+        "--seed",
+        "1",
+        "--workers",
+        "0",
+        "--json",
+        "--no-progress",
+    ]
     if name == "clucb-borda-pac":
         argv += ["--epsilon", "0.05"]
     assert main(argv) == 0
@@ -246,20 +324,47 @@ def test_cli_runs_each_algorithm_name(name, capsys):
     assert d["samples"]["min"] > 0
 
 
-@pytest.mark.parametrize("argv, msg", [
-    (["--example", "chen2020-fig1", "-a", "nope", "--delta", "0.1"], "unknown algorithm 'nope'"),
-    (["--example", "chen2020-fig1", "-a", "car-cond", "--delta", "1.5"], "argument --delta: must be a number > 0 and < 1; got '1.5'"),
-    (["--example", "chen2020-fig1", "-a", "car-cond", "--delta", "0"], "argument --delta: must be a number > 0 and < 1"),
-    (["--example", "chen2020-fig1", "-a", "clucb-borda-pac", "--delta", "0.1"], "give --epsilon"),
-    (["--example", "chen2020-fig1", "-a", "car-cond", "--delta", "0.1", "--epsilon", "0.1"], "takes no --epsilon"),
-    (["--example", "chen2020-fig1", "-a", "clucb-borda-pac", "--delta", "0.1", "--epsilon", "-1", "--workers", "0"],
-     "argument --epsilon: must be a number > 0"),
-    (["--example", "mslr5-noncondorcet", "-a", "car-cond", "--delta", "0.1", "--workers", "0"],
-     "no Condorcet winning matching"),
-    (["-a", "car-cond", "--delta", "0.1"], "no input: give PATH"),
-    (["/nonexistent/x.json", "-a", "car-cond", "--delta", "0.1"], "x.json: no such file"),
-    (["--example", "table2", "-a", "car-cond", "--delta", "0.1", "--runs", "0", "--workers", "0"], "argument --runs/-R: must be an integer in [1, "),
-])
+@pytest.mark.parametrize(
+    "argv, msg",
+    [
+        (["--example", "chen2020-fig1", "-a", "nope", "--delta", "0.1"], "unknown algorithm 'nope'"),
+        (
+            ["--example", "chen2020-fig1", "-a", "car-cond", "--delta", "1.5"],
+            "argument --delta: must be a number > 0 and < 1; got '1.5'",
+        ),
+        (
+            ["--example", "chen2020-fig1", "-a", "car-cond", "--delta", "0"],
+            "argument --delta: must be a number > 0 and < 1",
+        ),
+        (["--example", "chen2020-fig1", "-a", "clucb-borda-pac", "--delta", "0.1"], "give --epsilon"),
+        (["--example", "chen2020-fig1", "-a", "car-cond", "--delta", "0.1", "--epsilon", "0.1"], "takes no --epsilon"),
+        (
+            [
+                "--example",
+                "chen2020-fig1",
+                "-a",
+                "clucb-borda-pac",
+                "--delta",
+                "0.1",
+                "--epsilon",
+                "-1",
+                "--workers",
+                "0",
+            ],
+            "argument --epsilon: must be a number > 0",
+        ),
+        (
+            ["--example", "mslr5-noncondorcet", "-a", "car-cond", "--delta", "0.1", "--workers", "0"],
+            "no Condorcet winning matching",
+        ),
+        (["-a", "car-cond", "--delta", "0.1"], "no input: give PATH"),
+        (["/nonexistent/x.json", "-a", "car-cond", "--delta", "0.1"], "x.json: no such file"),
+        (
+            ["--example", "table2", "-a", "car-cond", "--delta", "0.1", "--runs", "0", "--workers", "0"],
+            "argument --runs/-R: must be an integer in [1, ",
+        ),
+    ],
+)
 def test_cli_bad_input_exits_2(argv, msg, capsys):
     assert main(["explore", *argv]) == 2
     err = capsys.readouterr().err
@@ -277,8 +382,11 @@ def test_random_instances_and_family_plot(tmp_path):
         assert condorcet_winner(inst) == brute_condorcet(inst) is not None
         assert borda_winner(inst) == brute_borda(inst)
     assert random_cpe_instance(2, 2, 0, gap=0.4) == insts[0]  # seeded
-    res = [explore(i, a, delta=0.1, runs=2, seed=0, epsilon=0.1 if a == "clucb-borda-pac" else None)
-           for i in insts for a in ("car-cond", "clucb-borda-pac")]
+    res = [
+        explore(i, a, delta=0.1, runs=2, seed=0, epsilon=0.1 if a == "clucb-borda-pac" else None)
+        for i in insts
+        for a in ("car-cond", "clucb-borda-pac")
+    ]
     ax = plot_sample_complexity(res)
     assert ax.get_xscale() == ax.get_yscale() == "log"
     series = [c for c in ax.containers]  # one errorbar container per algorithm

@@ -15,7 +15,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import figure1  # noqa: E402
-
 from public_data import bundled_shared_dir  # noqa: E402  (the bundled MSLR matrix in the layout figure1.py reads)
 
 
@@ -23,9 +22,11 @@ from public_data import bundled_shared_dir  # noqa: E402  (the bundled MSLR matr
 def test_pool_is_the_statistics_of_all_runs(n1, n2):
     rng = np.random.default_rng(n1 * 100 + n2)
     x = rng.normal(3000.0, 40.0, size=(n1 + n2, 7)) * rng.uniform(0.5, 2.0, size=7)
+
     def stats(part):
         se = part.std(axis=0, ddof=1) / np.sqrt(len(part)) if len(part) > 1 else np.full(part.shape[1], np.nan)
         return part.mean(axis=0), se
+
     (m1, s1), (m2, s2), (m, s) = stats(x[:n1]), stats(x[n1:]), stats(x)
     pm, ps = figure1.pool(n1, m1, s1, n2, m2, s2)
     np.testing.assert_allclose(pm, m, rtol=1e-13)
@@ -33,8 +34,21 @@ def test_pool_is_the_statistics_of_all_runs(n1, n2):
 
 
 def run(out: Path, *extra: str) -> dict:
-    cmd = [sys.executable, str(ROOT / "benchmarks" / "figure1.py"), "--panels", "a", "--policies",
-           "ecw-rmed,cw-rmed", "--horizon", "400", "--workers", "0", "--out", str(out), *extra]
+    cmd = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "figure1.py"),
+        "--panels",
+        "a",
+        "--policies",
+        "ecw-rmed,cw-rmed",
+        "--horizon",
+        "400",
+        "--workers",
+        "0",
+        "--out",
+        str(out),
+        *extra,
+    ]
     env = dict(os.environ, BOUNDCALC_SHARED=str(bundled_shared_dir()))
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     assert res.returncode == 0, res.stderr[-3000:]
@@ -48,7 +62,9 @@ def test_carry_pools_a_summary_whose_rows_are_gone_and_pairs_the_held_runs(tmp_p
     (part / "a-cw-rmed.jsonl").unlink()  # CW-RMED's rows of runs 0-1 are gone, its summary stays
     kept = run(part, "--runs", "4", "--carry")
     cw, ecw = kept["policies"]["cw-rmed"], kept["policies"]["ecw-rmed"]
-    assert cw["runs"] == 4 and cw["carried"]["runs"] == 2 and cw["carried"]["mean"] == first["policies"]["cw-rmed"]["mean"]
+    assert (
+        cw["runs"] == 4 and cw["carried"]["runs"] == 2 and cw["carried"]["mean"] == first["policies"]["cw-rmed"]["mean"]
+    )
     assert "carried" not in ecw  # its rows are there: runs 2-3 added as usual
     for name in ("cw-rmed", "ecw-rmed"):
         np.testing.assert_allclose(kept["policies"][name]["mean"], whole["policies"][name]["mean"], rtol=1e-12)
@@ -68,7 +84,8 @@ def test_carry_pools_a_summary_whose_rows_are_gone_and_pairs_the_held_runs(tmp_p
     rows = [json.loads(x) for x in (part / "a-cw-rmed.jsonl").read_text().splitlines()[1:]]
     assert sorted(r["run"] for r in rows) == [2, 3]
     assert again["policies"]["cw-rmed"]["cpu_seconds"] == pytest.approx(
-        cw["carried"]["cpu_seconds"] + sum(r["cpu_seconds"] for r in rows), rel=1e-12)
+        cw["carried"]["cpu_seconds"] + sum(r["cpu_seconds"] for r in rows), rel=1e-12
+    )
     # fewer runs than the carried part holds: the stored entry is kept as it is
     fewer = run(part, "--runs", "2")
     assert fewer["policies"]["cw-rmed"] == again["policies"]["cw-rmed"]
@@ -95,8 +112,22 @@ def test_table2_panel_pairs_cw_and_ecw_at_every_checkpoint_and_draw_only_redraws
     from boundcalc.simulate import simulate
 
     out = tmp_path / "t2"
-    cmd = [sys.executable, str(ROOT / "benchmarks" / "figure1.py"), "--panels", "t2", "--policies",
-           "ecw-rmed,cw-rmed", "--horizon", "500", "--runs", "3", "--workers", "0", "--out", str(out)]
+    cmd = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "figure1.py"),
+        "--panels",
+        "t2",
+        "--policies",
+        "ecw-rmed,cw-rmed",
+        "--horizon",
+        "500",
+        "--runs",
+        "3",
+        "--workers",
+        "0",
+        "--out",
+        str(out),
+    ]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
     panel = json.loads((out / "figure1.json").read_text())["panels"][0]
@@ -115,8 +146,12 @@ def test_table2_panel_pairs_cw_and_ecw_at_every_checkpoint_and_draw_only_redraws
     # --draw-only: nothing simulated, the same numbers, the picture redrawn
     before = (out / "figure1.json").read_text()
     (out / "figure1.png").unlink()
-    res = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "figure1.py"), "--draw-only", "--out", str(out)],
-                         capture_output=True, text=True, timeout=600)
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "figure1.py"), "--draw-only", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     assert json.loads((out / "figure1.json").read_text()) == json.loads(before)
     assert (out / "figure1.png").stat().st_size > 0 and "paired cw-rmed - ecw-rmed" in res.stdout

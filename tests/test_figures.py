@@ -46,11 +46,11 @@ def region(fig, ax) -> np.ndarray:
     H, W = fig.canvas.get_width_height()[::-1]
     mask = np.zeros((H, W), dtype=bool)
     x0, y0, x1, y1 = ax.get_window_extent().extents
-    mask[max(0, int(H - y1)):int(H - y0), max(0, int(x0)):int(x1)] = True
+    mask[max(0, int(H - y1)) : int(H - y0), max(0, int(x0)) : int(x1)] = True
     leg = ax.get_legend()
     if leg is not None:
         lx0, ly0, lx1, ly1 = leg.get_window_extent().extents
-        mask[max(0, int(H - ly1) - 2):int(H - ly0) + 2, max(0, int(lx0) - 2):int(lx1) + 2] = False
+        mask[max(0, int(H - ly1) - 2) : int(H - ly0) + 2, max(0, int(lx0) - 2) : int(lx1) + 2] = False
     return mask
 
 
@@ -144,8 +144,14 @@ def test_coinciding_policies_stay_visible_and_legend_counts_agree_with_runs():
     fig, ax = plt.subplots()
     res.plot(ax=ax, band="quantile")
     cw.plot(ax=ax, band="quantile", bounds=False)
-    assert check_legends(fig) == ["ccb", "rucb", "ecw-rmed", "lower bound C* ln t (C* = 27.55)",
-                                  "ECW C^E* ln t (C^E* = 49.66)", "cw-rmed"]
+    assert check_legends(fig) == [
+        "ccb",
+        "rucb",
+        "ecw-rmed",
+        "lower bound C* ln t (C* = 27.55)",
+        "ECW C^E* ln t (C^E* = 49.66)",
+        "cw-rmed",
+    ]
     title = ax.get_legend().get_title().get_text()
     assert title == "mean, band 10%-90% of runs over 3 runs (cw-rmed: 2 runs)"
     assert ax.get_yscale() == "linear" and ax.get_xscale() == "log"
@@ -166,8 +172,11 @@ def test_sample_complexity_tick_labels_do_not_overlap():
     plain_log_ticks(ax.xaxis)
     fig.canvas.draw()
     lo, hi = ax.get_xlim()
-    labels = [lab for lab in ax.xaxis.get_ticklabels(minor=False) + ax.xaxis.get_ticklabels(minor=True)
-              if lab.get_visible() and lab.get_text() and lo <= lab.get_position()[0] <= hi]
+    labels = [
+        lab
+        for lab in ax.xaxis.get_ticklabels(minor=False) + ax.xaxis.get_ticklabels(minor=True)
+        if lab.get_visible() and lab.get_text() and lo <= lab.get_position()[0] <= hi
+    ]
     assert [lab.get_text() for lab in sorted(labels, key=lambda x: x.get_position()[0])] == ["50", "100", "200", "500"]
     boxes = sorted((lab.get_window_extent() for lab in labels), key=lambda b: b.x0)
     for a, b in zip(boxes, boxes[1:]):

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 import pytest
+from builders import st_mu, st_mu_and_perm
 from hypothesis import HealthCheck, assume, given, settings
 from scipy.optimize import linprog
 
@@ -34,7 +35,6 @@ from boundcalc.units import (
     UNIT_RMED,
     to_000_unit,
 )
-from builders import st_mu, st_mu_and_perm
 
 ALPHA = 0.51
 FOUR_ALPHA = 4 * ALPHA  # 2.04
@@ -48,29 +48,18 @@ def kl(p, q=0.5):
 # ---------------------------------------------------------------- hand-worked matrices
 # A: 3 arms, transitive, Condorcet winner 0.  L = [0, 1, 2], C = 1, L_C = 0.
 #    gaps: D01 = .1, D02 = .2, D12 = .3
-A = [[0.5, 0.6, 0.7],
-     [0.4, 0.5, 0.8],
-     [0.3, 0.2, 0.5]]
+A = [[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]]
 # B: 3-cycle 0 > 1 > 2 > 0.  L = [1, 1, 1], C = 3, L_C = 1; gaps D01 = .1, D02 = .2, D12 = .3
-B = [[0.5, 0.6, 0.3],
-     [0.4, 0.5, 0.8],
-     [0.7, 0.2, 0.5]]
+B = [[0.5, 0.6, 0.3], [0.4, 0.5, 0.8], [0.7, 0.2, 0.5]]
 # C4: 4 arms, winners {0, 1}, L = [1, 1, 2, 2], C = 2, L_C = 1.
 #    0 beats 1, 3 (loses to 2); 1 beats 2, 3 (loses to 0); 3 beats 2.
 #    gaps: D01 = .1, D02 = .2, D03 = .2, D12 = .3, D13 = .4, D23 = .05 (the smallest, between
 #    the two non-winners: it is arm 2's *first* superior gap, not its (L_C+1) = 2nd).
-C4 = [[0.5, 0.6, 0.3, 0.7],
-      [0.4, 0.5, 0.8, 0.9],
-      [0.7, 0.2, 0.5, 0.45],
-      [0.3, 0.1, 0.55, 0.5]]
+C4 = [[0.5, 0.6, 0.3, 0.7], [0.4, 0.5, 0.8, 0.9], [0.7, 0.2, 0.5, 0.45], [0.3, 0.1, 0.55, 0.5]]
 # F: like A but arm 2 loses to arms 0 and 1 with the same probability 0.7 (Assumption 2 fails).
-F = [[0.5, 0.6, 0.7],
-     [0.4, 0.5, 0.7],
-     [0.3, 0.3, 0.5]]
+F = [[0.5, 0.6, 0.7], [0.4, 0.5, 0.7], [0.3, 0.3, 0.5]]
 # G: Condorcet winner 0 beats everyone by a wide margin (0.9); the others are close (0.6).
-G = [[0.5, 0.9, 0.9],
-     [0.1, 0.5, 0.6],
-     [0.1, 0.4, 0.5]]
+G = [[0.5, 0.9, 0.9], [0.1, 0.5, 0.6], [0.1, 0.4, 0.5]]
 
 
 def close(a, b, rel=1e-9):
@@ -104,8 +93,17 @@ def test_every_formula_returns_a_json_ready_result():
             d = c.to_dict()
             json.dumps(d, allow_nan=False)  # must not raise
             assert d["key"] == c.key and d["unit"] == c.unit and d["value"] == c.value
-            assert set(d) == {"key", "value", "unit", "value_in_000_unit", "source", "reason", "status",
-                              "message", "extra"}
+            assert set(d) == {
+                "key",
+                "value",
+                "unit",
+                "value_in_000_unit",
+                "source",
+                "reason",
+                "status",
+                "message",
+                "extra",
+            }
             assert (c.value is None) == (c.reason is not None) == (c.status == "not-applicable")
             assert c.source  # every row names its paper
 
@@ -123,8 +121,6 @@ def test_accepts_preference_matrix_and_arrays():
     for f in ALL_CONSTANTS:
         a, b = f(A), f(pm)
         assert a.value == b.value
-
-
 
 
 # ================================================================ CCB (002, Theorem 3)
@@ -238,8 +234,13 @@ def test_dts_hand_C4():
     # winner 1: superior 0 (gap .1) -> 2.04/.01; inferiors 2 (p_21 = .2), 3 (p_31 = .1)
     # arm 2: column p_j2 = (.3, .8, .5, .55): sigma_2 = (1, 3, 2, 0): gaps .3, .05
     # arm 3: column p_j3 = (.7, .9, .45, .5): sigma_3 = (1, 0, 3, 2): gaps .4, .2
-    thm1 = (FOUR_ALPHA * (1 / 0.04 + 1 / 0.01 + 1 / 0.09 + 1 / 0.0025 + 1 / 0.16 + 1 / 0.04)
-            + 1 / kl(0.4) + 1 / kl(0.3) + 1 / kl(0.2) + 1 / kl(0.1))
+    thm1 = (
+        FOUR_ALPHA * (1 / 0.04 + 1 / 0.01 + 1 / 0.09 + 1 / 0.0025 + 1 / 0.16 + 1 / 0.04)
+        + 1 / kl(0.4)
+        + 1 / kl(0.3)
+        + 1 / kl(0.2)
+        + 1 / kl(0.1)
+    )
     assert close(dts_thm1(C4).value, thm1)
     # Prop. 1 adds arm 2's inferior 0 (p_02 = .3) and arm 3's inferior 2 (p_23 = .45)
     assert close(dts_prop1(C4).value, thm1 + 1 / kl(0.3) + 1 / kl(0.45))

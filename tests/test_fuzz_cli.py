@@ -47,9 +47,34 @@ OPTIONS = {
     "explore": ["--delta", "--epsilon", "--seed", "--max-duels", "--runs", "--scheduler", "--out"],
 }
 VALUES = st.one_of(
-    st.sampled_from(["0", "-1", "1e5", "1e308", "1e-300", "nan", "inf", "0**-1", "7**999999999", "", "abc", "2",
-                     "0.5", "1.5", "9" * 40, "rmed1.f_power=1e308", "rmed1.nope=1", "htp://x:1", "tcp://:1",
-                     "/dev/null", "/dev/zero", ".", "x" * 300, "tcp://127.0.0.1"]),
+    st.sampled_from(
+        [
+            "0",
+            "-1",
+            "1e5",
+            "1e308",
+            "1e-300",
+            "nan",
+            "inf",
+            "0**-1",
+            "7**999999999",
+            "",
+            "abc",
+            "2",
+            "0.5",
+            "1.5",
+            "9" * 40,
+            "rmed1.f_power=1e308",
+            "rmed1.nope=1",
+            "htp://x:1",
+            "tcp://:1",
+            "/dev/null",
+            "/dev/zero",
+            ".",
+            "x" * 300,
+            "tcp://127.0.0.1",
+        ]
+    ),
     st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12),
 )
 
@@ -68,11 +93,16 @@ FILES = st.one_of(
     st.binary(max_size=300),
     st.builds(_npy, st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)), st.binary(max_size=80)),
     st.builds(lambda n: ("[" * n + "]" * n).encode(), st.integers(1, 5000)),
-    st.builds(lambda m: json.dumps({"mu": m}).encode(),
-              st.lists(st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=4),
-                       min_size=1, max_size=4)),
-    st.builds(lambda rows: "\n".join(" ".join(map(str, r)) for r in rows).encode(),
-              st.lists(st.lists(st.floats(-1, 2), min_size=1, max_size=4), min_size=1, max_size=4)),
+    st.builds(
+        lambda m: json.dumps({"mu": m}).encode(),
+        st.lists(
+            st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=4), min_size=1, max_size=4
+        ),
+    ),
+    st.builds(
+        lambda rows: "\n".join(" ".join(map(str, r)) for r in rows).encode(),
+        st.lists(st.lists(st.floats(-1, 2), min_size=1, max_size=4), min_size=1, max_size=4),
+    ),
 )
 
 
@@ -83,20 +113,22 @@ def _check(proc: subprocess.CompletedProcess, argv) -> None:
         assert proc.stdout == "", (argv, proc.stdout[:500])
 
 
-@settings(max_examples=12, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=12, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 @given(cmd=st.sampled_from(sorted(COMMANDS)), data=FILES, suffix=st.sampled_from([".txt", ".json", ".npy", ".npz", ""]))
 def test_fuzz_file_bytes(tmp_path_factory, cmd, data, suffix):
     d = tmp_path_factory.mktemp("fz")
     p = d / f"m{suffix}"
     p.write_bytes(data)
     argv = [cmd, str(p), *COMMANDS[cmd]]
-    _check(subprocess.run(EXE + argv, capture_output=True, text=True, env=ENV, timeout=TIMEOUT,
-                          stdin=subprocess.DEVNULL, cwd=d), argv)
+    _check(
+        subprocess.run(
+            EXE + argv, capture_output=True, text=True, env=ENV, timeout=TIMEOUT, stdin=subprocess.DEVNULL, cwd=d
+        ),
+        argv,
+    )
 
 
-@settings(max_examples=12, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=12, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 @given(cmd=st.sampled_from(sorted(COMMANDS)), opt=st.data(), value=VALUES, stdin=st.booleans())
 def test_fuzz_argv(tmp_path_factory, cmd, opt, value, stdin):
     d = tmp_path_factory.mktemp("fz")
@@ -104,10 +136,21 @@ def test_fuzz_argv(tmp_path_factory, cmd, opt, value, stdin):
     base = list(COMMANDS[cmd])
     if option in base:
         i = base.index(option)
-        del base[i:i + 2]
+        del base[i : i + 2]
     source = ["-"] if stdin else ["--example", "chen2020-fig1" if cmd in ("cpe", "explore") else "table2"]
     argv = [cmd, *source, *base, option, value]
     mu = np.array([[0.5, 0.75], [0.25, 0.5]])
     text = "\n".join(" ".join(map(str, r)) for r in mu)
-    _check(subprocess.run(EXE + argv, capture_output=True, text=True, env=ENV, timeout=TIMEOUT,
-                          input=text if stdin else None, stdin=None if stdin else subprocess.DEVNULL, cwd=d), argv)
+    _check(
+        subprocess.run(
+            EXE + argv,
+            capture_output=True,
+            text=True,
+            env=ENV,
+            timeout=TIMEOUT,
+            input=text if stdin else None,
+            stdin=None if stdin else subprocess.DEVNULL,
+            cwd=d,
+        ),
+        argv,
+    )

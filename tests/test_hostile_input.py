@@ -14,7 +14,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -42,8 +41,9 @@ def one_line_error(capsys, argv, *needles, code=2):
 
 # ----------------------------------------------------------------------------- 1. bounded before used
 def _npy_header(shape, dtype="<f8") -> bytes:
-    from numpy.lib import format as npf
     import io
+
+    from numpy.lib import format as npf
 
     buf = io.BytesIO()
     npf.write_array_header_1_0(buf, {"descr": dtype, "fortran_order": False, "shape": shape})
@@ -86,7 +86,7 @@ def test_depth_counter_skips_strings():
     from boundcalc.io import json_depth
 
     assert json_depth(b'{"a": [[1, 2], [3]], "s": "[[[[[[ {{{"}') == 3  # by hand
-    assert json_depth(b'[]') == 1 and json_depth(b'"[["') == 0
+    assert json_depth(b"[]") == 1 and json_depth(b'"[["') == 0
 
 
 def test_special_files_are_refused_as_input_and_output(tmp_path, capsys):
@@ -95,11 +95,19 @@ def test_special_files_are_refused_as_input_and_output(tmp_path, capsys):
     os.mkfifo(fifo)
     one_line_error(capsys, ["bounds", str(fifo)], "fifo", "FIFO", "'-'")
     one_line_error(capsys, ["bounds", "/dev/zero"], "/dev/zero", "character device")
-    one_line_error(capsys, ["simulate", "--example", "table2", "-T", "10", "--workers", "0", "--out", str(fifo)],
-                   "argument --out/-o", "not a regular file")
+    one_line_error(
+        capsys,
+        ["simulate", "--example", "table2", "-T", "10", "--workers", "0", "--out", str(fifo)],
+        "argument --out/-o",
+        "not a regular file",
+    )
     one_line_error(capsys, ["bounds", "--example", "table2", "--plot", "/dev/null"], "argument --plot")
-    one_line_error(capsys, ["batch", "--example", "table2", "--size", "3", "--count", "1", "--out",
-                            str(tmp_path / ("x" * 400))], "argument --out/-o", "too long")
+    one_line_error(
+        capsys,
+        ["batch", "--example", "table2", "--size", "3", "--count", "1", "--out", str(tmp_path / ("x" * 400))],
+        "argument --out/-o",
+        "too long",
+    )
 
 
 def test_endless_stdin_is_bounded(monkeypatch):
@@ -119,21 +127,31 @@ def test_endless_stdin_is_bounded(monkeypatch):
 
 def test_closed_stdin_is_one_line():
     """Before: `boundcalc bounds - <&-` raised AttributeError."""
-    proc = subprocess.run(EXE + ["bounds", "-"], capture_output=True, text=True, env=ENV, stdin=subprocess.DEVNULL,
-                          timeout=120, preexec_fn=lambda: os.close(0))
+    proc = subprocess.run(
+        EXE + ["bounds", "-"],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        preexec_fn=lambda: os.close(0),
+    )
     assert proc.returncode == 2 and proc.stderr.strip() == (
-        "boundcalc: error: stdin: standard input is closed; give a file, or pipe the matrix in"), proc.stderr
+        "boundcalc: error: stdin: standard input is closed; give a file, or pipe the matrix in"
+    ), proc.stderr
 
 
 @pytest.mark.parametrize("value", ["0**-1", "7**999999999", "10**5", "1e999999999", "9" * 100, "0x10", "1.5"])
 def test_integer_options_are_never_evaluated(value, capsys):
     """Before: '0**-1' raised ZeroDivisionError, '7**999999999' ran for minutes before its range check."""
-    one_line_error(capsys, ["cpe", "--example", "chen2020-fig1", "--seed", value], "argument --seed",
-                   "must be an integer")
+    one_line_error(
+        capsys, ["cpe", "--example", "chen2020-fig1", "--seed", value], "argument --seed", "must be an integer"
+    )
 
 
-@pytest.mark.parametrize("value, expected", [("1e5", 100000), ("100000", 100000), ("100_000", 100000),
-                                             ("2.5e3", 2500), (" 7 ", 7)])
+@pytest.mark.parametrize(
+    "value, expected", [("1e5", 100000), ("100000", 100000), ("100_000", 100000), ("2.5e3", 2500), (" 7 ", 7)]
+)
 def test_integer_options_read_as_numbers(value, expected):
     from boundcalc.cli import _int_option
 
@@ -144,8 +162,12 @@ def test_from_bytes_sniffs_every_format(tmp_path):
     mu = np.array([[0.5, 0.75], [0.25, 0.5]])
     np.save(tmp_path / "m.npy", mu)
     np.savez(tmp_path / "m.npz", mu=mu)
-    for data in [(tmp_path / "m.npy").read_bytes(), (tmp_path / "m.npz").read_bytes(),
-                 json.dumps({"mu": mu.tolist()}).encode(), b"0.5, 0.75\n0.25, 0.5\n"]:
+    for data in [
+        (tmp_path / "m.npy").read_bytes(),
+        (tmp_path / "m.npz").read_bytes(),
+        json.dumps({"mu": mu.tolist()}).encode(),
+        b"0.5, 0.75\n0.25, 0.5\n",
+    ]:
         assert PreferenceMatrix.from_bytes(data).mu.tolist() == mu.tolist()
 
 
@@ -175,13 +197,16 @@ def _with_func(parser, fn):
     return parser
 
 
-@pytest.mark.parametrize("exc, code, needle", [
-    (MemoryError(), 1, "out of memory"),
-    (OSError(28, "No space left on device", "rows.jsonl"), 1, "rows.jsonl: No space left on device"),
-    (OSError(13, "Permission denied", "x"), 2, "x: Permission denied"),
-    (RecursionError("maximum recursion depth exceeded"), 2, "nested too deeply"),
-    (OverflowError("(34, 'Numerical result out of range')"), 2, "out of the representable range"),
-])
+@pytest.mark.parametrize(
+    "exc, code, needle",
+    [
+        (MemoryError(), 1, "out of memory"),
+        (OSError(28, "No space left on device", "rows.jsonl"), 1, "rows.jsonl: No space left on device"),
+        (OSError(13, "Permission denied", "x"), 2, "x: Permission denied"),
+        (RecursionError("maximum recursion depth exceeded"), 2, "nested too deeply"),
+        (OverflowError("(34, 'Numerical result out of range')"), 2, "out of the representable range"),
+    ],
+)
 def test_failure_classes_map_to_exit_codes(exc, code, needle):
     from boundcalc.cli import failure_line
 
@@ -201,9 +226,26 @@ def test_compare_never_reports_ok_for_a_non_finite_value(capsys):
 
 def test_hyperparameter_overflow_names_the_option(capsys):
     """Before: `--param rmed1.f_power=1e308` ended in an OverflowError traceback."""
-    one_line_error(capsys, ["simulate", "--example", "table2", "-T", "200", "--runs", "1", "--workers", "0",
-                            "--policies", "rmed1", "--param", "rmed1.f_power=1e308"],
-                   "--param rmed1.f_power=1e308", "overflows")
+    one_line_error(
+        capsys,
+        [
+            "simulate",
+            "--example",
+            "table2",
+            "-T",
+            "200",
+            "--runs",
+            "1",
+            "--workers",
+            "0",
+            "--policies",
+            "rmed1",
+            "--param",
+            "rmed1.f_power=1e308",
+        ],
+        "--param rmed1.f_power=1e308",
+        "overflows",
+    )
 
 
 # ----------------------------------------------------------------------------- 4. CPE at extreme confidence
@@ -236,24 +278,50 @@ def test_explore_has_a_default_duel_budget_and_says_when_it_is_reached(capsys):
 
     args = build_parser().parse_args(["explore", "--example", "table2", "-a", "car-cond", "--delta", "0.1"])
     assert args.max_duels == DEFAULT_MAX_DUELS == 10**7
-    assert main(["explore", "--example", "table2", "-a", "car-cond", "--delta", "1e-300", "--runs", "2",
-                 "--workers", "0", "--max-duels", "500", "--json"]) == 0
+    assert (
+        main(
+            [
+                "explore",
+                "--example",
+                "table2",
+                "-a",
+                "car-cond",
+                "--delta",
+                "1e-300",
+                "--runs",
+                "2",
+                "--workers",
+                "0",
+                "--max-duels",
+                "500",
+                "--json",
+            ]
+        )
+        == 0
+    )
     cap = capsys.readouterr()
     assert json.loads(cap.out)["stopped"] == {"budget": 2}
     assert "2 of 2 runs reached the duel budget (--max-duels 500)" in cap.err
 
 
 # ----------------------------------------------------------------------------- 5. Dask
-@pytest.mark.parametrize("address, needle", [
-    ("htp://127.0.0.1:8786", "unknown scheme 'htp'"),
-    ("tcp://127.0.0.1", "no port"),
-    ("tcp://:8786", "no host"),
-    ("tcp://127.0.0.1:99999", "Port out of range"),
-    ("tcp://host:8786/path", "a path or query"),
-])
+@pytest.mark.parametrize(
+    "address, needle",
+    [
+        ("htp://127.0.0.1:8786", "unknown scheme 'htp'"),
+        ("tcp://127.0.0.1", "no port"),
+        ("tcp://:8786", "no host"),
+        ("tcp://127.0.0.1:99999", "Port out of range"),
+        ("tcp://host:8786/path", "a path or query"),
+    ],
+)
 def test_scheduler_address_checked_before_connecting(address, needle, capsys):
-    one_line_error(capsys, ["simulate", "--example", "table2", "-T", "10", "--runs", "1", "--scheduler", address],
-                   f"--scheduler {address!r}", needle)
+    one_line_error(
+        capsys,
+        ["simulate", "--example", "table2", "-T", "10", "--runs", "1", "--scheduler", address],
+        f"--scheduler {address!r}",
+        needle,
+    )
 
 
 def test_a_listener_that_is_not_a_scheduler_is_detected(monkeypatch):
@@ -300,15 +368,20 @@ def test_lost_cluster_is_one_line_and_rows_are_kept(tmp_path):
         path = tmp_path / "rows.jsonl"
         tasks = [{"index": i} for i in range(6)]
         with pytest.raises(ClusterLost, match=r"rows finished so far are kept in .*rows.jsonl; rerun"):
-            run_tasks(_cancel_at_3, tasks, shared={"address": client.scheduler.address}, store=JsonlStore(path, {}),
-                      scheduler=client, chunk_size=1)
+            run_tasks(
+                _cancel_at_3,
+                tasks,
+                shared={"address": client.scheduler.address},
+                store=JsonlStore(path, {}),
+                scheduler=client,
+                chunk_size=1,
+            )
         kept = [json.loads(x)["index"] for x in path.read_text().splitlines()[1:]]
         assert 3 not in kept and set(kept) <= {0, 1, 2, 4, 5}
 
 
 def _cancel_at_3(task, shared):
     if task["index"] == 3:
-        from distributed import get_client
         from distributed.client import FutureCancelledError
 
         raise FutureCancelledError("x", "lost")  # what fut.result() raises for a cancelled future
@@ -323,13 +396,16 @@ def _store_rows(path):
         st.append([{"index": i, "value": 0.5 + i} for i in range(4)])
 
 
-@pytest.mark.parametrize("edit", [
-    lambda r: r.__setitem__("value", 9.0),            # a wrong value
-    lambda r: r.__setitem__("value", float("nan")),   # NaN
-    lambda r: r.__setitem__("value", float("inf")),   # Infinity
-    lambda r: r.__setitem__("index", 7),              # a changed index
-    lambda r: r.__setitem__("label", "x"),            # a new field
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda r: r.__setitem__("value", 9.0),  # a wrong value
+        lambda r: r.__setitem__("value", float("nan")),  # NaN
+        lambda r: r.__setitem__("value", float("inf")),  # Infinity
+        lambda r: r.__setitem__("index", 7),  # a changed index
+        lambda r: r.__setitem__("label", "x"),  # a new field
+    ],
+)
 def test_an_edited_row_is_refused_by_line(tmp_path, edit):
     """Before: 12 of 26 hand edits of row files were kept silently."""
     from boundcalc.runner import JsonlStore, StoreError, load_store

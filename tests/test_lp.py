@@ -14,16 +14,15 @@ import itertools
 
 import numpy as np
 import pytest
+import reference
+from builders import pm_from_upper, st_upper_and_perm, tournament_cases
 from hypothesis import HealthCheck, assume, given, settings
+from test_review_lp import exact_lower_bound
 
 from boundcalc import PreferenceMatrix, ecw_bound, load_example, lower_bound
 from boundcalc.datasets import random_matrix, tournament_matrix
 from boundcalc.lp import CopelandFamily, CopelandLPSolver, CoveringLP, ECWFamily, SolverError, TooLargeError
 from boundcalc.lp.full import ecw_enumerate, lower_bound_enumerate
-from builders import pm_from_upper, st_upper_and_perm, tournament_cases
-from test_review_lp import exact_lower_bound
-
-import reference
 
 RTOL = 1e-7  # two simplex vertices (incremental HiGHS model vs cvxpy's full LP)
 RTOL_IPM = 1e-5  # Clarabel's interior point: costs spanning ~1e7 limit its accuracy
@@ -167,7 +166,11 @@ def test_separation_oracle_equals_brute_force(K):
             assert fam.n_rows() >= len(rows)
             for _ in range(5):
                 # values on a coarse grid so that ties between e-values are common
-                e = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], fam.n_vars) if rng.random() < 0.5 else rng.random(fam.n_vars) * 0.6
+                e = (
+                    rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], fam.n_vars)
+                    if rng.random() < 0.5
+                    else rng.random(fam.n_vars) * 0.6
+                )
                 brute = 1.0 - (A @ e).min() if len(rows) else -np.inf
                 assert fam.max_violation(e) == pytest.approx(brute, abs=1e-12)
                 # every separated row is a genuine row and its violation is reported correctly
@@ -318,9 +321,15 @@ def test_table2_worked_example():
     for i, j in itertools.combinations(range(4), 2):
         P[(i, j)] = P[(j, i)] = int(fam.pid[i, j])
     hand = [
-        [(0, 1), (1, 3)], [(0, 2), (2, 1)], [(0, 3), (3, 2)],
-        [(0, 1), (0, 2)], [(0, 1), (0, 3)], [(0, 2), (0, 3)],
-        [(0, 2), (0, 3), (1, 3)], [(0, 1), (0, 3), (1, 2)], [(0, 1), (0, 2), (2, 3)],
+        [(0, 1), (1, 3)],
+        [(0, 2), (2, 1)],
+        [(0, 3), (3, 2)],
+        [(0, 1), (0, 2)],
+        [(0, 1), (0, 3)],
+        [(0, 2), (0, 3)],
+        [(0, 2), (0, 3), (1, 3)],
+        [(0, 1), (0, 3), (1, 2)],
+        [(0, 1), (0, 2), (2, 3)],
         [(0, 1), (0, 2), (0, 3)],
     ]
     assert got == {frozenset(P[p] for p in row) for row in hand}

@@ -23,14 +23,21 @@ import sys
 
 import numpy as np
 import pytest
+from test_review_lp import exact_lower_bound
 
 from boundcalc import PreferenceMatrix, load_example, lower_bound
 from boundcalc.datasets import random_matrix, tournament_matrix
-from boundcalc.lp import (MIN_SOLVABLE_GAP, CopelandFamily, CopelandLPSolver, CoveringLP, SolverError,
-                          check_conditioning, empirical_structure)
+from boundcalc.lp import (
+    MIN_SOLVABLE_GAP,
+    CopelandFamily,
+    CopelandLPSolver,
+    CoveringLP,
+    SolverError,
+    check_conditioning,
+    empirical_structure,
+)
 from boundcalc.lp.constraints import RowBlock, _zobrist, row_hashes
 from boundcalc.lp.ecw import _cost_matrix, ecw_allocation
-from test_review_lp import exact_lower_bound
 
 
 def smallest_sum(v, k) -> float:
@@ -168,7 +175,7 @@ def _highs_matrix(lp) -> np.ndarray:
     start, index, value = np.asarray(a.start_), np.asarray(a.index_), np.asarray(a.value_)
     A = np.zeros((lp.n_rows, lp.n_vars))
     for c in range(lp.n_cols):
-        A[index[start[c]:start[c + 1]], lp._var[c]] = value[start[c]:start[c + 1]]
+        A[index[start[c] : start[c + 1]], lp._var[c]] = value[start[c] : start[c + 1]]
     return A
 
 
@@ -232,7 +239,7 @@ def test_derived_models_keep_only_rows_the_new_structure_implies(promote):
                 lp = ent.model.lp
                 dense = np.zeros((lp.n_rows, lp.n_vars))
                 for r, idx in enumerate(lp.rows):
-                    dense[r, idx] = lp._val[lp._starts[r]:lp._starts[r + 1]]
+                    dense[r, idx] = lp._val[lp._starts[r] : lp._starts[r + 1]]
                 np.testing.assert_array_equal(_highs_matrix(lp), dense)
                 pool += _check_blocks(ent.model)
             if solver.derived == before:
@@ -281,7 +288,11 @@ def test_compiled_row_builder_equals_its_numpy_twin():
     rng = np.random.default_rng(9)
     n_rows = 0
     for k in range(30):
-        pm = tournament_matrix(int(rng.integers(3, 14)), 300 + k) if k % 2 else random_matrix(int(rng.integers(3, 14)), k)
+        pm = (
+            tournament_matrix(int(rng.integers(3, 14)), 300 + k)
+            if k % 2
+            else random_matrix(int(rng.integers(3, 14)), k)
+        )
         for w in pm.copeland_winners.tolist():
             fam = CopelandFamily(pm, w)
             source = fam._rows_numpy
@@ -290,8 +301,24 @@ def test_compiled_row_builder_equals_its_numpy_twin():
             S = fam._sums(E)
             tb = rng.random((pm.K, pm.K)) if k % 3 else np.zeros((pm.K, pm.K))
             for winner_side in (True, False):
-                args = (E, fam.winner, fam.inferiors, fam.pool, fam._mI, fam._mS, fam._ok, fam._caseB, fam.in_Ia,
-                        fam.pid, S, tb, 1e-9, int(rng.integers(1, 5)), winner_side, *_zobrist(fam.n_vars))
+                args = (
+                    E,
+                    fam.winner,
+                    fam.inferiors,
+                    fam.pool,
+                    fam._mI,
+                    fam._mS,
+                    fam._ok,
+                    fam._caseB,
+                    fam.in_Ia,
+                    fam.pid,
+                    S,
+                    tb,
+                    1e-9,
+                    int(rng.integers(1, 5)),
+                    winner_side,
+                    *_zobrist(fam.n_vars),
+                )
                 a = compiled(*args)
                 b = source(E, S, 1e-9, args[13], tb, winner_side, *_zobrist(fam.n_vars))
                 assert a[0] == b[0]
@@ -315,8 +342,10 @@ def _exact(pm) -> float:
     return min(exact_lower_bound(st, w) for w in st.winners.tolist())
 
 
-@pytest.mark.parametrize("name, eps", [("mslr5-condorcet", 1e-10), ("mslr5-condorcet", 1e-11),
-                                       ("table2", 1e-11), ("mslr5-noncondorcet", 1e-11)])
+@pytest.mark.parametrize(
+    "name, eps",
+    [("mslr5-condorcet", 1e-10), ("mslr5-condorcet", 1e-11), ("table2", 1e-11), ("mslr5-noncondorcet", 1e-11)],
+)
 def test_near_ties_on_bundled_matrices_equal_the_exact_lp(name, eps):
     # before the fix: the cutting plane ended in HiGHS's "Solve error" at 1e-10 (costs ~6e18) and
     # "Unknown" at 1e-11 (costs past HiGHS's infinite_cost 1e20); the enumeration raised cvxpy's
@@ -422,9 +451,11 @@ def test_cvxpy_failures_are_solver_errors(monkeypatch):
 def test_one_highs_thread_count_whatever_solves_first():
     # HiGHS has one thread scheduler per process; cvxpy's HiGHS used to make it with the default
     # count, after which every model asking for one thread ended "Not Set"
-    code = ("from boundcalc import load_example, lower_bound\n"
-            "pm = load_example('table2')\n"
-            "a = lower_bound(pm, method='enumerate').value\n"
-            "b = lower_bound(pm).value\n"
-            "assert abs(a - b) < 1e-9 * b, (a, b)\n")
+    code = (
+        "from boundcalc import load_example, lower_bound\n"
+        "pm = load_example('table2')\n"
+        "a = lower_bound(pm, method='enumerate').value\n"
+        "b = lower_bound(pm).value\n"
+        "assert abs(a - b) < 1e-9 * b, (a, b)\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=120)

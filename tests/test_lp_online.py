@@ -16,6 +16,7 @@ import pickle
 
 import numpy as np
 import pytest
+from builders import empirical_state
 from scipy.optimize import linprog
 
 from boundcalc import PreferenceMatrix, load_example
@@ -27,11 +28,9 @@ from boundcalc.lp import (
     ecw_allocation,
     ecw_bound,
     ecw_empirical,
-    empirical_mu,
     empirical_structure,
 )
 from boundcalc.lp.constraints import pair_ids
-from builders import empirical_state
 
 
 # ----------------------------------------------------------------------------- references
@@ -89,8 +88,7 @@ def reference_value(mu: np.ndarray, winner: int) -> float:
         for p in row:
             A[k, col[p]] = d[col[p]]
     ub = np.where(d > 0, 1 / np.where(d > 0, d, 1), 0.0)
-    res = linprog(r, A_ub=-A, b_ub=-np.ones(len(rows)), bounds=list(zip(np.zeros(len(pairs)), ub)),
-                  method="highs")
+    res = linprog(r, A_ub=-A, b_ub=-np.ones(len(rows)), bounds=list(zip(np.zeros(len(pairs)), ub)), method="highs")
     assert res.status == 0, res.message
     return float(res.fun)
 
@@ -242,13 +240,21 @@ def test_seeded_tie_breaks_are_reproducible_and_never_change_the_value():
     assert max(values) - min(values) <= 1e-9 * values[0]
 
 
-@pytest.mark.parametrize("kw", [dict(per_i2=3), dict(per_i2=8, promote=0), dict(promote=0), dict(promote=10**9),
-                                dict(presolve=True), dict(promote=1, seed=5)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(per_i2=3),
+        dict(per_i2=8, promote=0),
+        dict(promote=0),
+        dict(promote=10**9),
+        dict(presolve=True),
+        dict(promote=1, seed=5),
+    ],
+)
 def test_options_change_the_path_not_the_value(kw):
     for s in range(12):
         pm = random_matrix(8 + s % 5, 40 + s, min_gap=0.01)
-        assert CopelandLPSolver(**kw).solve(pm).value == pytest.approx(CopelandLPSolver().solve(pm).value,
-                                                                        rel=1e-9)
+        assert CopelandLPSolver(**kw).solve(pm).value == pytest.approx(CopelandLPSolver().solve(pm).value, rel=1e-9)
 
 
 def test_random_tie_break_spreads_rows_over_i2():
@@ -273,7 +279,7 @@ def test_failure_is_reported_with_a_message():
     res = CopelandLPSolver(max_rounds=1).solve(pm)
     assert res.status == "failed" and "no convergence in 1 rounds" in res.message
     assert not res.success
-    from boundcalc import SolverError, lower_bound
+    from boundcalc import lower_bound
 
     assert lower_bound(pm).status == "ok"
     with pytest.raises(ValueError, match="per_i2"):
@@ -285,9 +291,12 @@ def test_custom_regret_validated_once_for_every_method():
     neg = -np.ones((4, 4))
     from boundcalc import lower_bound
 
-    for call in (lambda: ecw_bound(pm, regret=neg), lambda: lower_bound(pm, regret=neg),
-                 lambda: lower_bound(pm, regret=neg, method="enumerate"),
-                 lambda: CopelandLPSolver().solve_empirical(pm.mu, regret=neg)):
+    for call in (
+        lambda: ecw_bound(pm, regret=neg),
+        lambda: lower_bound(pm, regret=neg),
+        lambda: lower_bound(pm, regret=neg, method="enumerate"),
+        lambda: CopelandLPSolver().solve_empirical(pm.mu, regret=neg),
+    ):
         with pytest.raises(ValueError, match="non-negative"):
             call()
     nan = np.ones((4, 4))

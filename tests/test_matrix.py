@@ -4,20 +4,22 @@ import json
 
 import numpy as np
 import pytest
+from builders import st_mu
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boundcalc import PreferenceMatrix, PreferenceMatrixError, kl_bernoulli, kl_half
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.matrix import parse_matrix_text
-from builders import st_mu
 
-TABLE2 = np.array([
-    [0.5, 0.6, 0.6, 0.6],
-    [0.4, 0.5, 0.9, 0.1],
-    [0.4, 0.1, 0.5, 0.9],
-    [0.4, 0.9, 0.1, 0.5],
-])
+TABLE2 = np.array(
+    [
+        [0.5, 0.6, 0.6, 0.6],
+        [0.4, 0.5, 0.9, 0.1],
+        [0.4, 0.1, 0.5, 0.9],
+        [0.4, 0.9, 0.1, 0.5],
+    ]
+)
 
 
 def test_copeland_structure_table2():
@@ -136,14 +138,17 @@ def test_text_parser_separators_comments_and_line_ends():
     assert parse_matrix_text(text.encode("utf-8")).tolist() == parse_matrix_text(text).tolist()
 
 
-@pytest.mark.parametrize("text, match", [
-    ("0.5 x\n0.6 0.5\n", r"m.txt: line 1, column 5: 'x' is not a number"),
-    ("# header\n0.5 0.4\n\n0.6, 0.5e\n", r"m.txt: line 4, column 6: '0.5e' is not a number"),
-    ("0.5 0.4\n0.6\n", r"m.txt: line 2 has 1 entry but line 1 has 2 entries: rows of different lengths"),
-    ("\n# c\n0.5 0.4 0.1\n0.6 0.5\n", r"m.txt: line 4 has 2 entries but line 3 has 3"),
-    ("", r"m.txt: no numbers found"),
-    ("# only a comment\n\n", r"m.txt: no numbers found"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("0.5 x\n0.6 0.5\n", r"m.txt: line 1, column 5: 'x' is not a number"),
+        ("# header\n0.5 0.4\n\n0.6, 0.5e\n", r"m.txt: line 4, column 6: '0.5e' is not a number"),
+        ("0.5 0.4\n0.6\n", r"m.txt: line 2 has 1 entry but line 1 has 2 entries: rows of different lengths"),
+        ("\n# c\n0.5 0.4 0.1\n0.6 0.5\n", r"m.txt: line 4 has 2 entries but line 3 has 3"),
+        ("", r"m.txt: no numbers found"),
+        ("# only a comment\n\n", r"m.txt: no numbers found"),
+    ],
+)
 def test_text_parser_errors_name_line_and_column(tmp_path, text, match):
     with pytest.raises(PreferenceMatrixError, match=match):
         parse_matrix_text(text, "m.txt")
@@ -161,11 +166,17 @@ def test_text_parser_round_trips_repr(mu, sep, comments):
     assert np.array_equal(parse_matrix_text("\n".join(lines)), mu)
 
 
-@pytest.mark.parametrize("content, match", [
-    (np.random.default_rng(0).bytes(4096), r"binary data \(a NUL byte at offset \d+\)"),
-    (bytes(np.random.default_rng(1).integers(0x80, 0x100, 512, dtype=np.uint8)), r"not UTF-8 text \(byte 0x"),
-    ("0.5 0.6\n0.4 0.5 # 0,6 ou 60 \u00b0\n".encode("latin-1"), r"not UTF-8 text \(byte 0xb0 on line 2, offset 28\)"),
-])
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        (np.random.default_rng(0).bytes(4096), r"binary data \(a NUL byte at offset \d+\)"),
+        (bytes(np.random.default_rng(1).integers(0x80, 0x100, 512, dtype=np.uint8)), r"not UTF-8 text \(byte 0x"),
+        (
+            "0.5 0.6\n0.4 0.5 # 0,6 ou 60 \u00b0\n".encode("latin-1"),
+            r"not UTF-8 text \(byte 0xb0 on line 2, offset 28\)",
+        ),
+    ],
+)
 @pytest.mark.parametrize("suffix", [".txt", ".csv", ".json"])
 def test_binary_and_non_utf8_files_are_named(tmp_path, content, match, suffix):
     p = tmp_path / f"m{suffix}"
@@ -189,7 +200,7 @@ def test_directory_and_bad_json_are_named(tmp_path):
     with pytest.raises(IsADirectoryError, match="is a directory, not a preference-matrix file"):
         PreferenceMatrix.from_file(tmp_path)
     p = tmp_path / "m.json"
-    p.write_text('[[0.5, 0.6],\n [0.4, 0.5]')
+    p.write_text("[[0.5, 0.6],\n [0.4, 0.5]")
     with pytest.raises(PreferenceMatrixError, match=r"not valid JSON \(line 2, column 12"):
         PreferenceMatrix.from_file(p)
 
@@ -238,7 +249,9 @@ def test_error_diagonal():
 def test_error_exact_tie_names_pair_and_option():
     a = TABLE2.copy()
     a[1, 2] = a[2, 1] = 0.5
-    with pytest.raises(PreferenceMatrixError, match=r"within 1e-12\) for pair\(s\) \(1, 2\).*PreferenceMatrix\(mu, ties='break'\)"):
+    with pytest.raises(
+        PreferenceMatrixError, match=r"within 1e-12\) for pair\(s\) \(1, 2\).*PreferenceMatrix\(mu, ties='break'\)"
+    ):
         PreferenceMatrix(a)  # the message names where ties='break' goes: the functions take no such argument
     pm = PreferenceMatrix(a, ties="break", tie_epsilon=1e-3)
     assert pm.mu[1, 2] == pytest.approx(0.501) and pm.mu[2, 1] == pytest.approx(0.499)

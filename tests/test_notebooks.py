@@ -41,8 +41,9 @@ PAPER = {"lower_bound": 6.7e2, "ecw": 7.3e2, "ccb": 8.8e5}  # 000 Table 1, 000's
 
 def execute(path: Path):
     nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(path.parent)}})
+    client = nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    )
     client.execute()
     return nb
 
@@ -61,7 +62,7 @@ def printed(nb) -> str:
 def summary_line(nb) -> dict:
     lines = [ln for ln in printed(nb).splitlines() if ln.startswith("table1-summary: ")]
     assert len(lines) == 1, "the notebook must print one machine-readable summary"
-    return json.loads(lines[0][len("table1-summary: "):])
+    return json.loads(lines[0][len("table1-summary: ") :])
 
 
 def test_table1_notebook_reproduces_the_paper(monkeypatch):
@@ -79,7 +80,7 @@ def test_table1_notebook_reproduces_the_paper(monkeypatch):
     assert s["ecw"]["mean_000"] >= s["lower_bound"]["mean_000"]  # 000 Theorem 6, on average too
     images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(images) == 1  # the ECW / lower-bound plot
-    table = printed(nb)[printed(nb).index("mean / paper"):].splitlines()
+    table = printed(nb)[printed(nb).index("mean / paper") :].splitlines()
     lb = next(ln for ln in table if ln.startswith("optimal (000 Thm 2)")).split()
     assert lb[4:6] == ["6.7e+02", f"{s['lower_bound']['mean_000']:.4g}"]  # paper, mean side by side
 
@@ -100,7 +101,7 @@ CWECW = REPO / "notebooks" / "cw_vs_ecw.ipynb"
 def cwecw_summary(nb) -> dict:
     lines = [ln for ln in printed(nb).splitlines() if ln.startswith("cw_vs_ecw-summary: ")]
     assert len(lines) == 1, "the notebook must print one machine-readable summary"
-    return json.loads(lines[0][len("cw_vs_ecw-summary: "):])
+    return json.loads(lines[0][len("cw_vs_ecw-summary: ") :])
 
 
 def _run_cwecw(monkeypatch, shared: Path):
@@ -121,8 +122,7 @@ def _check_table2_panel(panel):
     assert panel["K"] == 4 and panel["condorcet"]
     assert abs(panel["lower_bound"] - 27.5487) < 1e-3 and abs(panel["ecw"] - 49.6635) < 1e-3
     assert set(panel["policies"]) == {"cw-rmed", "ecw-rmed", "rmed1"}
-    ref = simulate(load_example("table2"), ["cw-rmed", "ecw-rmed", "rmed1"], horizon=300, runs=2, seed=0,
-                   bounds=False)
+    ref = simulate(load_example("table2"), ["cw-rmed", "ecw-rmed", "rmed1"], horizon=300, runs=2, seed=0, bounds=False)
     for name, got in panel["policies"].items():
         assert got["mean"] == ref.mean(name)[-1] and got["stderr"] == ref.stderr(name)[-1]
 
@@ -166,7 +166,7 @@ def _run_duel(monkeypatch, shared: Path):
     nb = execute(DUEL)
     lines = [ln for ln in printed(nb).splitlines() if ln.startswith("dueling_policies-summary: ")]
     assert len(lines) == 1, "the notebook must print one machine-readable summary"
-    return nb, json.loads(lines[0][len("dueling_policies-summary: "):])
+    return nb, json.loads(lines[0][len("dueling_policies-summary: ") :])
 
 
 def test_dueling_policies_notebook(monkeypatch):
@@ -192,15 +192,16 @@ def test_dueling_policies_notebook(monkeypatch):
         assert all(v["horizon"] == 300 and v["runs"] == 2 for v in p["policies"].values())
         assert 0 < p["lower_bound"] <= p["ecw"] * (1 + 1e-9)  # 000 Theorem 6, (8)
     # independent re-run of one panel through the simulator: the same numbers for the same seed
-    ref = simulate(load_example("mslr5-noncondorcet"), ["dts", "ecw-rmed", "cw-rmed"], horizon=300, runs=2,
-                   seed=0, bounds=False)
+    ref = simulate(
+        load_example("mslr5-noncondorcet"), ["dts", "ecw-rmed", "cw-rmed"], horizon=300, runs=2, seed=0, bounds=False
+    )
     for name in ("dts", "ecw-rmed", "cw-rmed"):
         got = panels["mslr5-noncondorcet"]["policies"][name]
         assert got["mean"] == ref.mean(name)[-1] and got["stderr"] == ref.stderr(name)[-1]
     images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(images) == 1  # one figure, a panel per matrix
     if MSLR.exists():
-        p16 = panels[f"MSLR K = 16, Condorcet"]
+        p16 = panels["MSLR K = 16, Condorcet"]
         assert p16["K"] == 16 and p16["condorcet"]
     else:
         assert "The public MSLR matrix is absent" in printed(nb)
@@ -218,15 +219,25 @@ def test_cpe_exploration_notebook(monkeypatch):
     from boundcalc.cpe.algorithms import ALGORITHMS
     from boundcalc.explore import explore
 
-    env = {"RUNS": "2", "SEED": "0", "INSTANCES": "2", "POSITIONS": "2", "EXAMPLE": "0", "H_MAX": "100",
-           "ORACLE_POSITIONS": "2,3", "ORACLE_REPS": "1", "FW_MAX_ITER": "20", "WORKERS": "0"}
+    env = {
+        "RUNS": "2",
+        "SEED": "0",
+        "INSTANCES": "2",
+        "POSITIONS": "2",
+        "EXAMPLE": "0",
+        "H_MAX": "100",
+        "ORACLE_POSITIONS": "2,3",
+        "ORACLE_REPS": "1",
+        "FW_MAX_ITER": "20",
+        "WORKERS": "0",
+    }
     for k, v in env.items():
         monkeypatch.setenv(f"BOUNDCALC_CPEX_{k}", v)
     monkeypatch.setenv("PYTHONPATH", str(REPO))  # the kernel imports this checkout
     nb = execute(CPEX)
     lines = [ln for ln in printed(nb).splitlines() if ln.startswith("cpe_exploration-summary: ")]
     assert len(lines) == 1, "the notebook must print one machine-readable summary"
-    rep = json.loads(lines[0][len("cpe_exploration-summary: "):])
+    rep = json.loads(lines[0][len("cpe_exploration-summary: ") :])
     assert (rep["runs"], rep["seed"], len(rep["instances"])) == (2, 0, 2)
     rows = rep["explore"]
     assert {r["algorithm"] for r in rows} == set(ALGORITHMS) and len(rows) == 2 * len(ALGORITHMS)
@@ -262,7 +273,7 @@ def test_figure1_notebook_reads_the_stored_run():
     nb = execute(FIG1)
     line = [ln for ln in printed(nb).splitlines() if ln.startswith("figure1-summary: ")]
     assert len(line) == 1
-    rep = json.loads(line[0][len("figure1-summary: "):])
+    rep = json.loads(line[0][len("figure1-summary: ") :])
     assert rep["K"] == [16, 16, 64] and all(v > 0 for v in rep["lower_bound"])
     stored = json.loads(FIG1_JSON.read_text())
     for p in stored["panels"]:
@@ -270,15 +281,21 @@ def test_figure1_notebook_reads_the_stored_run():
         assert {"ecw-rmed", "rmed1", "dts", "ccb", "rucb"} <= set(p["policies"])
     # the longer runs (panel (a) to 10^6, Table 2 to 10^7): one figure each, the paired CW - ECW
     # difference at T as stored
-    longer = [n for n in ("figure1-1e6", "table2-1e7") if (REPO / "benchmarks" / "results" / n / "figure1.json").exists()]
+    longer = [
+        n for n in ("figure1-1e6", "table2-1e7") if (REPO / "benchmarks" / "results" / n / "figure1.json").exists()
+    ]
     images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(images) == 1 + len(longer)
     line = [ln for ln in printed(nb).splitlines() if ln.startswith("paired-summary: ")]
     assert len(line) == 1
-    pairs = json.loads(line[0][len("paired-summary: "):])
+    pairs = json.loads(line[0][len("paired-summary: ") :])
     for n in longer:
         rep = json.loads((REPO / "benchmarks" / "results" / n / "figure1.json").read_text())
         for p in rep["panels"]:
             if "paired" in p:
                 got = pairs[f"{n}/{p['panel']}"]
-                assert (got["mean"], got["stderr"], got["runs"]) == (p["paired"]["mean"], p["paired"]["stderr"], p["paired"]["runs"])
+                assert (got["mean"], got["stderr"], got["runs"]) == (
+                    p["paired"]["mean"],
+                    p["paired"]["stderr"],
+                    p["paired"]["runs"],
+                )

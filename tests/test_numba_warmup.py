@@ -36,11 +36,13 @@ def test_compile_notice_says_it_once_on_an_empty_cache(tmp_path):
     import subprocess
     import sys
 
-    code = ("from boundcalc.kernels import compile_notice, COMPILE_SECONDS\n"
-            "a = compile_notice(['policy', 'rmed1'], \"policy 'rmed1'\")\n"
-            "b = compile_notice(['cw_rmed'], 'again')\n"
-            "assert a == COMPILE_SECONDS['policy'] + COMPILE_SECONDS['rmed1'], a\n"
-            "assert b == COMPILE_SECONDS['cw_rmed'], b\n")
+    code = (
+        "from boundcalc.kernels import compile_notice, COMPILE_SECONDS\n"
+        "a = compile_notice(['policy', 'rmed1'], \"policy 'rmed1'\")\n"
+        "b = compile_notice(['cw_rmed'], 'again')\n"
+        "assert a == COMPILE_SECONDS['policy'] + COMPILE_SECONDS['rmed1'], a\n"
+        "assert b == COMPILE_SECONDS['cw_rmed'], b\n"
+    )
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr

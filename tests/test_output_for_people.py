@@ -26,8 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def cli(*args: str, cwd: Path) -> str:
-    proc = subprocess.run([sys.executable, "-m", "boundcalc", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "boundcalc", *args], cwd=cwd, capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -36,8 +37,10 @@ def cli(*args: str, cwd: Path) -> str:
 def test_legend_names_exactly_the_codes_used():
     assert paper_legend("no code here, gap 0.004, 2000 runs") == ""
     legend = paper_legend("002 regret (2x 000's); see 004 Sec. 4")
-    assert legend == ("paper codes: 000 = Komiyama, Honda & Nakagawa, ICML 2016; 002 = Zoghi, Karnin, "
-                      "Whiteson & de Rijke, NIPS 2015; 004 = Chen, Du, Huang & Zhao, ICML 2020")
+    assert legend == (
+        "paper codes: 000 = Komiyama, Honda & Nakagawa, ICML 2016; 002 = Zoghi, Karnin, "
+        "Whiteson & de Rijke, NIPS 2015; 004 = Chen, Du, Huang & Zhao, ICML 2020"
+    )
     assert with_paper_legend(with_paper_legend("in 000's unit")) == "in 000's unit\n" + paper_legend("000")
 
 
@@ -46,8 +49,22 @@ def test_every_printed_output_names_its_papers(tmp_path):
     outs = {
         "bounds": cli("bounds", "--example", "table2", cwd=tmp_path),
         "compare": cli("compare", "--example", "table2", cwd=tmp_path),
-        "simulate": cli("simulate", "--example", "table2", "--policies", "rmed1", "--horizon", "300", "--runs", "2",
-                        "--seed", "0", "--workers", "0", cwd=tmp_path),
+        "simulate": cli(
+            "simulate",
+            "--example",
+            "table2",
+            "--policies",
+            "rmed1",
+            "--horizon",
+            "300",
+            "--runs",
+            "2",
+            "--seed",
+            "0",
+            "--workers",
+            "0",
+            cwd=tmp_path,
+        ),
     }
     for name, out in outs.items():
         body, last = out.rstrip("\n").rsplit("\n", 1)
@@ -77,8 +94,10 @@ def test_long_vectors_are_summarised_and_verbose_prints_them(tmp_path):
     np.save(path, pm.mu)
     L = losses(pm.mu)
     short = cli("bounds", str(path), cwd=tmp_path).splitlines()[0]
-    assert short == (f"matrix m40: K = 40, losses L = [{', '.join(map(str, L[:6]))}, ..., "
-                     f"{', '.join(map(str, L[-3:]))}] (40 values, min {min(L)}, max {max(L)}; --verbose prints all)")
+    assert short == (
+        f"matrix m40: K = 40, losses L = [{', '.join(map(str, L[:6]))}, ..., "
+        f"{', '.join(map(str, L[-3:]))}] (40 values, min {min(L)}, max {max(L)}; --verbose prints all)"
+    )
     full = cli("bounds", str(path), "--verbose", cwd=tmp_path).splitlines()[0]
     assert full == f"matrix m40: K = 40, losses L = {L}"
     assert cli("compare", str(path), "--keys", "ecw", cwd=tmp_path).splitlines()[0] == short
@@ -94,8 +113,23 @@ def test_simulate_table_per_ln_t_and_cpu_per_step():
     sim = simulate(load_example("table2"), ["rmed1", "dts"], horizon=T, runs=R, seed=0, workers=0)
     lines = sim.summary().splitlines()
     head = lines[3].split()
-    assert head == ["policy", "R(T)", "mean", "s.e.", "R(T)/ln", "T", "s.e./ln", "T", "wall", "s", "CPU", "s",
-                    "CPU", "us/step", "path"]
+    assert head == [
+        "policy",
+        "R(T)",
+        "mean",
+        "s.e.",
+        "R(T)/ln",
+        "T",
+        "s.e./ln",
+        "T",
+        "wall",
+        "s",
+        "CPU",
+        "s",
+        "CPU",
+        "us/step",
+        "path",
+    ]
     for p, row in zip(sim.policies, lines[5:]):
         cells = row.split()
         final = np.array([p.regret["000"][r][-1] for r in range(R)])  # every run's regret at T

@@ -50,7 +50,9 @@ def test_without_condorcet_winner_the_004_columns_say_why():
     assert p.totals["lower_bound_q"] > 0 and "004's Condorcet columns do not apply" in p.summary()
     lb = boundcalc.lower_bound(pm_nc)
     q = lb.allocation
-    assert sorted(r["lower_bound_q"] for r in p.rows) == pytest.approx(sorted(q[np.triu_indices(5, 1)][q[np.triu_indices(5, 1)] > 0]))
+    assert sorted(r["lower_bound_q"] for r in p.rows) == pytest.approx(
+        sorted(q[np.triu_indices(5, 1)][q[np.triu_indices(5, 1)] > 0])
+    )
     assert plan(pm).meta["condorcet_winner"] == 0
 
 

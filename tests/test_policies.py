@@ -18,16 +18,31 @@ import pickle
 
 import numpy as np
 import pytest
-
-from reference_policies import (ECWRMED, RMED1, EmpiricalState, canonical_ties, ecw_check, ecw_target,
-                               empirical_divergence, forced_exploration_pairs)
+from reference_policies import (
+    ECWRMED,
+    RMED1,
+    EmpiricalState,
+    canonical_ties,
+    ecw_check,
+    ecw_target,
+    empirical_divergence,
+    forced_exploration_pairs,
+)
 
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.lp import ecw as lp_ecw
 from boundcalc.lp.structure import empirical_structure, pair_regret
 from boundcalc.matrix import kl_half
-from boundcalc.policies import (Policy, PolicyError, get_policy, make_policy, parse_param_spec, policy_names,
-                                register_policy, resolve_policy_list)
+from boundcalc.policies import (
+    Policy,
+    PolicyError,
+    get_policy,
+    make_policy,
+    parse_param_spec,
+    policy_names,
+    register_policy,
+    resolve_policy_list,
+)
 from boundcalc.simulate import DuelEnvironment
 
 ALL = policy_names()
@@ -50,8 +65,18 @@ def _easy_condorcet() -> np.ndarray:
     1-4 form a tournament at 0.8 / 0.2 (1 > 2, 3; 2 > 3, 4; 3 > 4; 4 > 1: Copeland scores 4, 2,
     2, 1, 1)."""
     mu = np.full((5, 5), 0.5)
-    for i, j, p in [(0, 1, 0.9), (0, 2, 0.9), (0, 3, 0.9), (0, 4, 0.9), (1, 2, 0.8), (1, 3, 0.8),
-                    (2, 3, 0.8), (2, 4, 0.8), (3, 4, 0.8), (4, 1, 0.8)]:
+    for i, j, p in [
+        (0, 1, 0.9),
+        (0, 2, 0.9),
+        (0, 3, 0.9),
+        (0, 4, 0.9),
+        (1, 2, 0.8),
+        (1, 3, 0.8),
+        (2, 3, 0.8),
+        (2, 4, 0.8),
+        (3, 4, 0.8),
+        (4, 1, 0.8),
+    ]:
         mu[i, j], mu[j, i] = p, 1.0 - p
     return mu
 
@@ -203,17 +228,25 @@ def test_registry():
     with pytest.raises(KeyError, match="unknown policy 'nope'"):
         resolve_policy_list("nope")
     with pytest.raises(ValueError, match="reserved"):
+
         class All(Policy):
             name = "all"
+
         register_policy(All)
     with pytest.raises(ValueError, match="already registered"):
+
         class Other(Policy):
             name = "rmed1"
+
         register_policy(Other)
     assert parse_param_spec("ecw-rmed.beta=0") == ("ecw-rmed", "beta", 0.0)
     assert parse_param_spec("rmed1.n_init=2") == ("rmed1", "n_init", 2)
-    for bad, msg in [("ecw-rmed.beta", "POLICY.NAME=VALUE"), ("ecw-rmed.gamma=1", "no hyperparameter"),
-                     ("ecw-rmed.alpha=x", "cannot read"), ("ecw-rmed.alpha=0", "must be > 0")]:
+    for bad, msg in [
+        ("ecw-rmed.beta", "POLICY.NAME=VALUE"),
+        ("ecw-rmed.gamma=1", "no hyperparameter"),
+        ("ecw-rmed.alpha=x", "cannot read"),
+        ("ecw-rmed.alpha=0", "must be > 0"),
+    ]:
         with pytest.raises(ValueError, match=msg):
             parse_param_spec(bad)
 
@@ -273,9 +306,10 @@ def test_check3_is_line_8s_r_for_both_variants():
     cycle 1 > 2 > 3 > 1 at 0.9, 40 draws each), t = 721: the counts lie in R_0 (each pool row needs
     its I-pair and S-pair together) but not in the smaller R^E_0 (eq. (4) asks N d >= log t of each
     (0, j) alone: 200 d(0.6) = 4.03 < log 721 = 6.58).  Both variants exploit arm 0."""
+    from reference_policies import CWRMED as ReferenceCW
+
     from boundcalc.policies import CWRMED as CompiledCW
     from boundcalc.policies import ECWRMED as CompiledECW
-    from reference_policies import CWRMED as ReferenceCW
 
     W = np.zeros((4, 4), dtype=np.int64)
     for j in (1, 2, 3):
@@ -337,7 +371,11 @@ def test_forced_exploration_reading():
     assert forced_exploration_pairs(W, N, 10, 1.0, 0.03) == []
     assert forced_exploration_pairs(W, N, 10, 1.0, 0.0) == []
     assert forced_exploration_pairs(np.zeros((3, 3), int), np.zeros((3, 3), int), 1, 3.0, 0.01) == []
-    assert forced_exploration_pairs(np.zeros((3, 3), int), np.zeros((3, 3), int), 3, 3.0, 0.0) == [(1, 0), (2, 0), (2, 1)]
+    assert forced_exploration_pairs(np.zeros((3, 3), int), np.zeros((3, 3), int), 3, 3.0, 0.0) == [
+        (1, 0),
+        (2, 0),
+        (2, 1),
+    ]
 
 
 def test_lists_follow_algorithm_1():

@@ -39,7 +39,7 @@ def _total_order(K, p):
 # ----------------------------------------------------------------------------- interleaved-filter
 def _if_threshold(K, horizon, phat_gap):
     """Smallest n with sqrt(4 log(T K^2) / n) <= phat_gap (IF eqs. (7)-(8), delta = 1/(T K^2))."""
-    return math.ceil(4.0 * math.log(horizon * K * K) / phat_gap ** 2)
+    return math.ceil(4.0 * math.log(horizon * K * K) / phat_gap**2)
 
 
 def test_if_switches_exactly_when_the_interval_excludes_one_half():
@@ -262,7 +262,7 @@ def test_winner_stays_schedule_and_the_winner_stays():
     take R + 2^(R+1) - 2 duels: 518 after 8 rounds, the 9th WS-W duel is duel 519 and the 9th round
     ends at 1,031: 9 WS-W duels in the first 1,000.  When the first arm always wins it stays the
     first arm of every WS-W duel (its C is the unique maximum), and the self-duels are its own."""
-    assert 8 + 2 ** 9 - 2 == 518 and 9 + 2 ** 10 - 2 == 1031
+    assert 8 + 2**9 - 2 == 518 and 9 + 2**10 - 2 == 1031
     p = make_policy("winner-stays", 4, rng=np.random.default_rng(2))
     pairs = _script(p, lambda i, j: True, 1000)
     assert p.stats == {"ws_duels": 9, "self_duels": 991}
@@ -311,22 +311,25 @@ def test_doubler_epochs_and_the_multiset_by_hand():
 
 
 # ----------------------------------------------------------------------------- transcriptions through every phase
-@pytest.mark.parametrize("name,params,stat,rounds", [
-    ("interleaved-filter", {"horizon": 1}, "candidate_changes", 3000),
-    ("interleaved-filter", {"horizon": 1}, "self_duels", 12000),
-    ("beat-the-mean", {"horizon": 1}, "removals", 3000),
-    ("beat-the-mean", {"horizon": 1, "gamma": 0.5}, "self_duels", 3000),
-    ("winner-stays", {"beta": 1.3}, "ws_duels", 3000),
-    ("doubler", {"alpha": 0.5}, "epochs", 3000),
-    ("sparring", {"alpha": 0.5}, "self_duels", 3000),
-    ("self-sparring", {"eta": 0.3}, "self_duels", 3000),
-    ("rcs", {"alpha": 0.9}, "self_duels", 3000),
-    ("rmed2fh", {"horizon": 10**6}, "to_target", 3000),
-    ("merge-rucb", {}, "pruned", 3000),
-    ("merge-rucb", {"delta": 1.0}, "merges", 3000),
-    ("merge-dts", {}, "pruned", 3000),
-    ("merge-dts", {"batch_size": 3}, "single_merges", 3000),
-])
+@pytest.mark.parametrize(
+    "name,params,stat,rounds",
+    [
+        ("interleaved-filter", {"horizon": 1}, "candidate_changes", 3000),
+        ("interleaved-filter", {"horizon": 1}, "self_duels", 12000),
+        ("beat-the-mean", {"horizon": 1}, "removals", 3000),
+        ("beat-the-mean", {"horizon": 1, "gamma": 0.5}, "self_duels", 3000),
+        ("winner-stays", {"beta": 1.3}, "ws_duels", 3000),
+        ("doubler", {"alpha": 0.5}, "epochs", 3000),
+        ("sparring", {"alpha": 0.5}, "self_duels", 3000),
+        ("self-sparring", {"eta": 0.3}, "self_duels", 3000),
+        ("rcs", {"alpha": 0.9}, "self_duels", 3000),
+        ("rmed2fh", {"horizon": 10**6}, "to_target", 3000),
+        ("merge-rucb", {}, "pruned", 3000),
+        ("merge-rucb", {"delta": 1.0}, "merges", 3000),
+        ("merge-dts", {}, "pruned", 3000),
+        ("merge-dts", {"batch_size": 3}, "single_merges", 3000),
+    ],
+)
 def test_compiled_equals_transcription_through_every_phase(name, params, stat, rounds):
     """With hyperparameters that make the phases come early (a horizon of 1 shrinks IF's and BTM's
     radii), the compiled policy and its transcription choose the same pairs for 3,000 rounds (IF to
@@ -338,7 +341,9 @@ def test_compiled_equals_transcription_through_every_phase(name, params, stat, r
     from boundcalc.datasets import random_matrix
     from boundcalc.matrix import PreferenceMatrix
 
-    for k, pm in enumerate([PreferenceMatrix(_total_order(5, 0.25)), random_matrix(7, 11, min_gap=0.1, condorcet=True)]):
+    for k, pm in enumerate(
+        [PreferenceMatrix(_total_order(5, 0.25)), random_matrix(7, 11, min_gap=0.1, condorcet=True)]
+    ):
         first, p, r = drive_both(name, pm, rounds, seed=k, params=params)
         assert first is None, f"{name} {params} on matrix {k}: pairs differ at round {first}"
         assert p.stats == r.stats and np.array_equal(p.wins, r.wins)
@@ -374,17 +379,28 @@ def test_readme_baseline_rows_are_the_stored_run():
     import json
     from pathlib import Path
 
-    stored = json.loads((Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "baselines.json").read_text())
+    stored = json.loads(
+        (Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "baselines.json").read_text()
+    )
     choose = stored["choose"]
     assert stored["horizon"] == 10**5 and stored["runs"] == 20 and stored["seed"] == 0
     fmt = lambda m, s: f"{m:.1f} +- {s:.1f}" if m < 100 else f"{m:.0f} +- {s:.0f}"  # noqa: E731
-    labels = {"interleaved-filter": "IF2 (`interleaved-filter`)", "beat-the-mean": "Beat-the-Mean", "rcs": "RCS",
-              "sparring": "Sparring (UCB1)", "self-sparring": "Self-Sparring", "winner-stays": "Winner Stays (WS-S)",
-              "doubler": "Doubler (UCB1)", "rmed2fh": "RMED2FH"}
+    labels = {
+        "interleaved-filter": "IF2 (`interleaved-filter`)",
+        "beat-the-mean": "Beat-the-Mean",
+        "rcs": "RCS",
+        "sparring": "Sparring (UCB1)",
+        "self-sparring": "Self-Sparring",
+        "winner-stays": "Winner Stays (WS-S)",
+        "doubler": "Doubler (UCB1)",
+        "rmed2fh": "RMED2FH",
+    }
     text = _readme()
     for pol, label in labels.items():
-        cells = [fmt(choose[m][pol]["per_lnT"], choose[m][pol]["stderr_per_lnT"])
-                 for m in ("mslr5-condorcet", "mslr5-noncondorcet", "table2")]
+        cells = [
+            fmt(choose[m][pol]["per_lnT"], choose[m][pol]["stderr_per_lnT"])
+            for m in ("mslr5-condorcet", "mslr5-noncondorcet", "table2")
+        ]
         assert f"| {label} | {cells[0]} | {cells[1]} | {cells[2]} |" in text, pol
 
 
@@ -395,17 +411,25 @@ def test_readme_speed_rows_are_the_stored_run():
     import json
     from pathlib import Path
 
-    rows = json.loads((Path(__file__).resolve().parent.parent / "benchmarks" / "results"
-                       / "policies_baselines.json").read_text())["rows"]
+    rows = json.loads(
+        (Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "policies_baselines.json").read_text()
+    )["rows"]
 
     def rng(vals):
         a, b = f"{min(vals):.2f}", f"{max(vals):.2f}"
         return a if a == b else f"{a}-{b}"
 
     text = _readme()
-    labels = {"interleaved-filter": "IF2", "beat-the-mean": "Beat-the-Mean", "rcs": "RCS", "sparring": "Sparring",
-              "self-sparring": "Self-Sparring", "winner-stays": "Winner Stays", "doubler": "Doubler",
-              "rmed2fh": "RMED2FH"}
+    labels = {
+        "interleaved-filter": "IF2",
+        "beat-the-mean": "Beat-the-Mean",
+        "rcs": "RCS",
+        "sparring": "Sparring",
+        "self-sparring": "Self-Sparring",
+        "winner-stays": "Winner Stays",
+        "doubler": "Doubler",
+        "rmed2fh": "RMED2FH",
+    }
     for pol, label in labels.items():
         r5 = [r for r in rows if r["policy"] == pol and r["K"] == 5]
         r16 = [r for r in rows if r["policy"] == pol and r["K"] == 16]
@@ -434,8 +458,18 @@ def test_order_only_bounds_say_so():
 
 
 # ----------------------------------------------------------------------------- on Dask
-BASELINES = ["interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays", "doubler",
-             "rmed2fh", "merge-rucb", "merge-dts"]
+BASELINES = [
+    "interleaved-filter",
+    "beat-the-mean",
+    "rcs",
+    "sparring",
+    "self-sparring",
+    "winner-stays",
+    "doubler",
+    "rmed2fh",
+    "merge-rucb",
+    "merge-dts",
+]
 
 
 def test_baselines_on_dask_equal_in_process():
@@ -476,8 +510,12 @@ def test_rmed2fh_fixed_forced_exploration_and_fixed_targets():
     _script(p, env.duel, 1)
     fixed = s.bfix.tolist()
     # i* of the counts before that round: RMED's empirical divergence, written out (kl_half = d(., 1/2))
-    I0 = np.array([sum(N0[a, b] * float(kl_half(W0[a, b] / N0[a, b]))
-                       for b in range(4) if b != a and 2 * W0[a, b] < N0[a, b]) for a in range(4)])
+    I0 = np.array(
+        [
+            sum(N0[a, b] * float(kl_half(W0[a, b] / N0[a, b])) for b in range(4) if b != a and 2 * W0[a, b] < N0[a, b])
+            for a in range(4)
+        ]
+    )
     i0 = int(np.argmin(I0))
     assert fixed == [rmed2_target(W0, N0, i0, a, 0.01) for a in range(4)]
     _script(p, env.duel, 3000)
@@ -493,14 +531,18 @@ def test_docs_cpp_table_is_the_stored_run():
     root = Path(__file__).resolve().parent.parent
     mats = json.loads((root / "benchmarks" / "results" / "baselines.json").read_text())["matrices"]
     text = (root / "docs" / "policies.md").read_text()
-    spec = [("IF2, boundcalc", "interleaved-filter", True), ("IF, C++", "IF (C++)", True),
-            ("BTM, boundcalc, `gamma = 0.6928` (the C++'s radius)", "beat-the-mean(gamma=0.69282)", True),
-            ('BTM, C++ (`gamma = 1.2`, "tight" radius)', "BTM (C++, gamma 1.2, tight radius)", True),
-            ("BTM, boundcalc, `gamma = 1` (the paper's radius)", "beat-the-mean", False),
-            ("Sparring, boundcalc, `alpha = 2.5`", "sparring(alpha=2.5)", True),
-            ("Sparring, C++, UCB `alpha = 2.5`", "Sparring (C++, UCB alpha 2.5)", True),
-            ("Sparring, boundcalc, `alpha = 2` (UCB1)", "sparring", False),
-            ("RMED2FH, boundcalc", "rmed2fh", True), ("RMED2FH, C++ (`RMEDPolicy(K, T, 3)`)", "RMED2FH (C++)", True)]
+    spec = [
+        ("IF2, boundcalc", "interleaved-filter", True),
+        ("IF, C++", "IF (C++)", True),
+        ("BTM, boundcalc, `gamma = 0.6928` (the C++'s radius)", "beat-the-mean(gamma=0.69282)", True),
+        ('BTM, C++ (`gamma = 1.2`, "tight" radius)', "BTM (C++, gamma 1.2, tight radius)", True),
+        ("BTM, boundcalc, `gamma = 1` (the paper's radius)", "beat-the-mean", False),
+        ("Sparring, boundcalc, `alpha = 2.5`", "sparring(alpha=2.5)", True),
+        ("Sparring, C++, UCB `alpha = 2.5`", "Sparring (C++, UCB alpha 2.5)", True),
+        ("Sparring, boundcalc, `alpha = 2` (UCB1)", "sparring", False),
+        ("RMED2FH, boundcalc", "rmed2fh", True),
+        ("RMED2FH, C++ (`RMEDPolicy(K, T, 3)`)", "RMED2FH (C++)", True),
+    ]
 
     def cell(r, cpu):
         m, s = r.get("mean_condorcet", r.get("mean")), r.get("stderr_condorcet", r.get("stderr"))
@@ -510,8 +552,12 @@ def test_docs_cpp_table_is_the_stored_run():
         row = f"| {label} | {cell(mats['arithmetic8']['rows'][key], cpu)} | {cell(mats['mslr5-condorcet']['rows'][key], cpu)} |"
         assert row in text, label
     # the agreement the text states: IF, BTM (C++'s radius) and Sparring within 1.2 combined standard errors
-    for ours, theirs in [("interleaved-filter", "IF (C++)"), ("beat-the-mean(gamma=0.69282)", "BTM (C++, gamma 1.2, tight radius)"),
-                         ("sparring(alpha=2.5)", "Sparring (C++, UCB alpha 2.5)"), ("rmed2fh", "RMED2FH (C++)")]:
+    for ours, theirs in [
+        ("interleaved-filter", "IF (C++)"),
+        ("beat-the-mean(gamma=0.69282)", "BTM (C++, gamma 1.2, tight radius)"),
+        ("sparring(alpha=2.5)", "Sparring (C++, UCB alpha 2.5)"),
+        ("rmed2fh", "RMED2FH (C++)"),
+    ]:
         for m in mats.values():
             a, b = m["rows"][ours], m["rows"][theirs]
             z = abs(a["mean_condorcet"] - b["mean"]) / math.hypot(a["stderr_condorcet"], b["stderr"])
@@ -523,7 +569,7 @@ def _set_batches(p, batches):
     """Overwrite a MergeRUCB policy's batches (rows of ``mem``, ``size``, the batch count)."""
     s = p._arrays
     for b, arms in enumerate(batches):
-        s.mem[b, :len(arms)] = arms
+        s.mem[b, : len(arms)] = arms
         s.size[b] = len(arms)
     s.reg[1] = len(batches)
 
@@ -556,11 +602,14 @@ def test_merge_rucb_initial_batches_are_a_shuffled_partition():
     assert abs(first / n - 0.1) < 4 * math.sqrt(0.09 / n)
 
 
-@pytest.mark.parametrize("sizes,expected", [
-    ([1, 1, 4, 2], [5, 3]),   # sorted 1, 1, 2, 4: 1 + 4 <= 6 merged, then 1 + 2 merged
-    ([4, 4, 2], [6, 4]),      # sorted 2, 4, 4: 2 + 4 = 6 <= 1.5 P merged, the middle 4 alone
-    ([3, 4], [4, 3]),         # 3 + 4 = 7 > 6: the largest alone, then the 3 alone
-])
+@pytest.mark.parametrize(
+    "sizes,expected",
+    [
+        ([1, 1, 4, 2], [5, 3]),  # sorted 1, 1, 2, 4: 1 + 4 <= 6 merged, then 1 + 2 merged
+        ([4, 4, 2], [6, 4]),  # sorted 2, 4, 4: 2 + 4 = 6 <= 1.5 P merged, the middle 4 alone
+        ([3, 4], [4, 3]),  # 3 + 4 = 7 > 6: the largest alone, then the 3 alone
+    ],
+)
 def test_merge_rucb_batch_merging_by_hand(sizes, expected):
     """``ArmTree.merge_batches`` with P = 4 (limit 1.5 P = 6), worked by hand: the batches sorted by
     size are paired smallest with largest unless together above 6; a merged batch is the smaller's
@@ -635,11 +684,14 @@ def test_merge_rucb_one_arm_batch_duels_itself():
 
 
 # ----------------------------------------------------------------------------- merge-dts
-@pytest.mark.parametrize("before,b,after,at", [
-    ([[0, 1], [2], [3, 4, 5]], 1, [[0, 1], [3, 4, 5, 2]], 1),   # the next batch's arms, then the lone arm
-    ([[0, 1], [2, 3], [4]], 2, [[0, 1, 4], [2, 3]], 0),          # the last batch joins batch 0
-    ([[0, 1], [2, 3]], 1, [[0, 1], [2, 3]], 1),                  # two arms: nothing to do
-])
+@pytest.mark.parametrize(
+    "before,b,after,at",
+    [
+        ([[0, 1], [2], [3, 4, 5]], 1, [[0, 1], [3, 4, 5, 2]], 1),  # the next batch's arms, then the lone arm
+        ([[0, 1], [2, 3], [4]], 2, [[0, 1, 4], [2, 3]], 0),  # the last batch joins batch 0
+        ([[0, 1], [2, 3]], 1, [[0, 1], [2, 3]], 1),  # two arms: nothing to do
+    ],
+)
 def test_merge_dts_one_arm_batch_joins_the_next(before, b, after, at):
     """``merge_single_batch`` worked by hand: a one-arm batch among others is appended to the next
     batch (cyclically), which takes the place of the lone arm's batch."""
@@ -720,8 +772,10 @@ def test_readme_merge_rows_are_the_stored_runs():
 
     text = _readme()
     for pol, label in {"merge-rucb": "MergeRUCB", "merge-dts": "MergeDTS"}.items():
-        cells = [fmt(stored["choose"][m][pol]["per_lnT"], stored["choose"][m][pol]["stderr_per_lnT"])
-                 for m in ("mslr5-condorcet", "mslr5-noncondorcet", "table2")]
+        cells = [
+            fmt(stored["choose"][m][pol]["per_lnT"], stored["choose"][m][pol]["stderr_per_lnT"])
+            for m in ("mslr5-condorcet", "mslr5-noncondorcet", "table2")
+        ]
         assert f"| {label} | {cells[0]} | {cells[1]} | {cells[2]} |" in text, pol
         r5 = [r for r in rows if r["policy"] == pol and r["K"] == 5]
         r16 = [r for r in rows if r["policy"] == pol and r["K"] == 16]
@@ -741,13 +795,17 @@ def test_docs_merge_paragraph_is_the_stored_run():
     mats = json.loads((root / "benchmarks" / "results" / "baselines_merge.json").read_text())["matrices"]
     cell = lambda r: f"{r['mean_condorcet']:.0f} +- {r['stderr_condorcet']:.0f}"  # noqa: E731
     a, m = mats["arithmetic8"]["rows"], mats["mslr5-condorcet"]["rows"]
-    assert (f"MergeRUCB {cell(a['merge-rucb'])} on `arithmetic8` and {cell(m['merge-rucb'])} on `mslr5-condorcet`, "
-            f"MergeDTS {cell(a['merge-dts'])} and {cell(m['merge-dts'])}") in text
+    assert (
+        f"MergeRUCB {cell(a['merge-rucb'])} on `arithmetic8` and {cell(m['merge-rucb'])} on `mslr5-condorcet`, "
+        f"MergeDTS {cell(a['merge-dts'])} and {cell(m['merge-dts'])}"
+    ) in text
     assert all(a["merge-dts"]["mean_condorcet"] < a["merge-rucb"]["mean_condorcet"] for a in (a, m))
     rows = json.loads((root / "benchmarks" / "results" / "policies_merge.json").read_text())["rows"]
     k = {(r["policy"], r["K"]): [] for r in rows}
     for r in rows:
         k[(r["policy"], r["K"])].append(r["kernel_us"])
-    assert (f"kernels {min(k[('merge-rucb', 5)]):.2f}-{max(k[('merge-rucb', 5)]):.2f} us (MergeRUCB) and "
-            f"{min(k[('merge-dts', 5)]):.2f}-{max(k[('merge-dts', 5)]):.2f} us (MergeDTS) a step at K = 5, "
-            f"{k[('merge-rucb', 16)][0]:.2f} and {k[('merge-dts', 16)][0]:.2f} at K = 16") in text
+    assert (
+        f"kernels {min(k[('merge-rucb', 5)]):.2f}-{max(k[('merge-rucb', 5)]):.2f} us (MergeRUCB) and "
+        f"{min(k[('merge-dts', 5)]):.2f}-{max(k[('merge-dts', 5)]):.2f} us (MergeDTS) a step at K = 5, "
+        f"{k[('merge-rucb', 16)][0]:.2f} and {k[('merge-dts', 16)][0]:.2f} at K = 16"
+    ) in text

@@ -23,9 +23,8 @@ import pytest
 from builders import st_counts_and_perm, tournament_pm
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import optimize, stats
-
 from reference_policies import CCB, SCB, Stream, copeland_bounds, drive_both, relative_bounds
+from scipy import optimize, stats
 
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.matrix import PreferenceMatrix
@@ -164,8 +163,11 @@ def condorcet_runs():
     Condorcet MSLR matrix."""
     pm = load_example("mslr5-condorcet")
     out = {}
-    for key, make in (("ok", lambda: make_policy("ccb", 5, rng=np.random.default_rng(0))),
-                      (_NoSelfDuel, lambda: _NoSelfDuel(5, seed=0)), (_Reseeded, lambda: _Reseeded(5))):
+    for key, make in (
+        ("ok", lambda: make_policy("ccb", 5, rng=np.random.default_rng(0))),
+        (_NoSelfDuel, lambda: _NoSelfDuel(5, seed=0)),
+        (_Reseeded, lambda: _Reseeded(5)),
+    ):
         p = make()
         env = DuelEnvironment(pm.mu, 0, 7)
         pairs = []
@@ -251,11 +253,16 @@ def test_hypothesis_update_relabels(case):
 def test_compiled_equals_transcription_on_tie_heavy_tournaments():
     """Pair for pair on the policy stream, same stats (tests/test_policy_reference.py covers more
     matrices); the mix includes exploitation (self-duels), line 10 explorations and 9C trimming."""
-    cases = [load_example("mslr5-condorcet"), load_example("mslr5-noncondorcet"),
-             random_matrix(2, 1, min_gap=0.05), random_matrix(3, 2, min_gap=0.02),
-             random_matrix(8, 3, min_gap=0.01), tournament_pm(5, np.random.default_rng(4), "near-tie"),
-             tournament_pm(5, np.random.default_rng(5), "cyclic"),
-             tournament_pm(6, np.random.default_rng(6), "condorcet")]
+    cases = [
+        load_example("mslr5-condorcet"),
+        load_example("mslr5-noncondorcet"),
+        random_matrix(2, 1, min_gap=0.05),
+        random_matrix(3, 2, min_gap=0.02),
+        random_matrix(8, 3, min_gap=0.01),
+        tournament_pm(5, np.random.default_rng(4), "near-tie"),
+        tournament_pm(5, np.random.default_rng(5), "cyclic"),
+        tournament_pm(6, np.random.default_rng(6), "condorcet"),
+    ]
     total = {"self_duels": 0, "explore": 0}
     for k, pm in enumerate(cases):
         T = 6000 if k == 0 else (1500 if pm.K <= 5 else 600)
@@ -298,8 +305,17 @@ def _ref_interval(mu_hat, t, K, delta):
     return lo, hi
 
 
-@pytest.mark.parametrize("mu_hat,t,K,delta", [(0.5, 1, 5, 0.3), (0.3, 10, 5, 0.01), (0.9, 100, 16, 1e-4),
-                                             (0.0, 7, 3, 0.1), (1.0, 50, 4, 1e-3), (0.75, 3000, 5, 1e-8)])
+@pytest.mark.parametrize(
+    "mu_hat,t,K,delta",
+    [
+        (0.5, 1, 5, 0.3),
+        (0.3, 10, 5, 0.01),
+        (0.9, 100, 16, 1e-4),
+        (0.0, 7, 3, 0.1),
+        (1.0, 50, 4, 1e-3),
+        (0.75, 3000, 5, 1e-8),
+    ],
+)
 def test_scb_kl_interval_against_brentq(mu_hat, t, K, delta):
     """Algorithm 4's interval: its ends solve t d = beta (scipy brentq on the textbook KL), or are
     0 / 1 when d stays below beta; the interval contains mu_hat."""
@@ -454,8 +470,15 @@ def test_scb_compiled_equals_transcription():
     its arm and Algorithm 3 line 3 exploits (the strong 3-arm matrix, 40000 rounds), and eps > 0."""
     strong = np.array([[0.5, 0.9, 0.9], [0.1, 0.5, 0.9], [0.1, 0.1, 0.5]])
     cyclic = [tournament_pm(5, np.random.default_rng(s), "cyclic").mu for s in (5, 7)]
-    cases = [(strong, 0.0), (load_example("table2").mu, 0.0), (load_example("mslr5-noncondorcet").mu, 0.0),
-             (random_matrix(6, 3, min_gap=0.1).mu, 0.0), (cyclic[0], 0.0), (cyclic[1], 2.0), (strong, 0.3)]
+    cases = [
+        (strong, 0.0),
+        (load_example("table2").mu, 0.0),
+        (load_example("mslr5-noncondorcet").mu, 0.0),
+        (random_matrix(6, 3, min_gap=0.1).mu, 0.0),
+        (cyclic[0], 0.0),
+        (cyclic[1], 2.0),
+        (strong, 0.3),
+    ]
     identified = 0
     for k, (mu, eps) in enumerate(cases):
         T = 40000 if k in (0, 5, 6) else 6000
@@ -482,8 +505,18 @@ def _cowinners() -> PreferenceMatrix:
     """Three Copeland winners of equal score with clear gaps: 0 > 1 > 2 > 0 at 0.8, each beats
     3 and 4 at 0.9, 3 > 4 at 0.8 (scores 3, 3, 3, 1, 0 -- mslr5-noncondorcet's pattern)."""
     mu = np.full((5, 5), 0.5)
-    for i, j, q in [(0, 1, .8), (1, 2, .8), (2, 0, .8), (0, 3, .9), (0, 4, .9), (1, 3, .9), (1, 4, .9),
-                    (2, 3, .9), (2, 4, .9), (3, 4, .8)]:
+    for i, j, q in [
+        (0, 1, 0.8),
+        (1, 2, 0.8),
+        (2, 0, 0.8),
+        (0, 3, 0.9),
+        (0, 4, 0.9),
+        (1, 3, 0.9),
+        (1, 4, 0.9),
+        (2, 3, 0.9),
+        (2, 4, 0.9),
+        (3, 4, 0.8),
+    ]:
         mu[i, j], mu[j, i] = q, 1 - q
     return PreferenceMatrix(mu, name="cowinners")
 

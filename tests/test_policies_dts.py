@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 from builders import st_counts_and_perm, tournament_pm
 from hypothesis import given, settings
-from scipy import integrate, stats
-
 from reference_policies import DTS, RUCB, DTSPlus, copeland_candidates, drive_both, dts_plus_regret, relative_bounds
+from scipy import integrate, stats
 
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.matrix import kl_half
@@ -60,8 +59,6 @@ def test_copeland_candidates_lines_5_6():
     U[0, 1] = 0.5 + 1e-12
     assert copeland_candidates(U).tolist() == [0, 1]
     assert copeland_candidates(np.full((3, 3), 0.5)).tolist() == [0, 1, 2]
-
-
 
 
 @settings(max_examples=150, deadline=None)
@@ -162,8 +159,13 @@ class _CreditsFirstArm(RUCB):
         super().update(i, j, True)
 
 
-@pytest.mark.parametrize("make,ok", [(lambda K: make_policy("rucb", K, rng=np.random.default_rng(0)), True),
-                                     (lambda K: _CreditsFirstArm(K, seed=0), False)])
+@pytest.mark.parametrize(
+    "make,ok",
+    [
+        (lambda K: make_policy("rucb", K, rng=np.random.default_rng(0)), True),
+        (lambda K: _CreditsFirstArm(K, seed=0), False),
+    ],
+)
 def test_rucb_records_the_actual_winner(make, ok):
     """RUCB's estimates W/N converge to the matrix and the Condorcet winner's self-duel takes
     over (its O(log T) regret, ICML 2014 Theorem 4) only if the arm that actually won is
@@ -241,8 +243,13 @@ def test_dts_second_candidate_challenges_the_first(cls, ok):
         assert got[1] + got[2] == 300
 
 
-@pytest.mark.parametrize("make,ok", [(lambda K: make_policy("dts", K, rng=np.random.default_rng(0)), True),
-                                     (lambda K: _FirstCandidateRow(K, seed=0), False)])
+@pytest.mark.parametrize(
+    "make,ok",
+    [
+        (lambda K: make_policy("dts", K, rng=np.random.default_rng(0)), True),
+        (lambda K: _FirstCandidateRow(K, seed=0), False),
+    ],
+)
 def test_dts_exploits_the_condorcet_winner(make, ok):
     """001 Sec. 4 (Theorem 2): on a Condorcet matrix D-TS's comparisons concentrate on the
     winner's self-duel.  On the Condorcet MSLR matrix, 3000 rounds: the correct policy self-duels
@@ -266,10 +273,9 @@ def test_dts_exploits_the_condorcet_winner(make, ok):
 def test_dts_first_candidate_rules():
     """Line 11: the arm of C winning most sampled duels, ties uniform; arms outside C never.
     D-TS+ (Sec. 4.3): ties go to the smallest R_i, computed here by hand."""
-    th = np.array([[0.5, 0.4, 0.7, 0.9],
-                   [0.6, 0.5, 0.3, 0.8],
-                   [0.3, 0.7, 0.5, 0.2],
-                   [0.1, 0.2, 0.8, 0.5]])  # sampled scores: 2, 2, 1, 1
+    th = np.array(
+        [[0.5, 0.4, 0.7, 0.9], [0.6, 0.5, 0.3, 0.8], [0.3, 0.7, 0.5, 0.2], [0.1, 0.2, 0.8, 0.5]]
+    )  # sampled scores: 2, 2, 1, 1
     p = DTS(4, seed=3)
     picks = np.bincount([p._first(th, np.array([0, 1, 2])) for _ in range(4000)], minlength=4)
     assert picks[2] == picks[3] == 0 and abs(picks[0] / 4000 - 0.5) < 4 * math.sqrt(0.25 / 4000)
@@ -277,8 +283,7 @@ def test_dts_first_candidate_rules():
     assert {p._first(th, np.array([1, 2, 3])) for _ in range(50)} == {1}  # 0 not a candidate
     # D-TS+: zeta = (2, 2, 1, 1) / 3, zeta* = 2/3; R_i = sum_j (zeta* - (zeta_i + zeta_j)/2) / d(theta_ij)
     z = np.array([2, 2, 1, 1]) / 3
-    R = [sum((z.max() - (z[i] + z[j]) / 2) / float(kl_half(th[i, j])) for j in range(4) if j != i)
-         for i in (0, 1)]
+    R = [sum((z.max() - (z[i] + z[j]) / 2) / float(kl_half(th[i, j])) for j in range(4) if j != i) for i in (0, 1)]
     assert dts_plus_regret(th, [0, 1]) == pytest.approx(R, rel=1e-12)
     q = DTSPlus(4, seed=3)
     assert q._first(th, np.array([0, 1, 2])) == int(np.argmin(R))
@@ -294,9 +299,13 @@ def test_compiled_equals_transcription_on_tie_heavy_tournaments(name):
     """Pair for pair on the policy stream (tests/test_policy_reference.py covers the papers'
     matrices): K = 2, 3, 8 and two 5-arm tournaments built for ties (near-tie and cyclic), where the
     random tie-breaks of lines 7, 11 and 13 are drawn most."""
-    cases = [random_matrix(2, 1, min_gap=0.05), random_matrix(3, 2, min_gap=0.02),
-             random_matrix(8, 3, min_gap=0.01), tournament_pm(5, np.random.default_rng(4), "near-tie"),
-             tournament_pm(5, np.random.default_rng(5), "cyclic")]
+    cases = [
+        random_matrix(2, 1, min_gap=0.05),
+        random_matrix(3, 2, min_gap=0.02),
+        random_matrix(8, 3, min_gap=0.01),
+        tournament_pm(5, np.random.default_rng(4), "near-tie"),
+        tournament_pm(5, np.random.default_rng(5), "cyclic"),
+    ]
     for k, pm in enumerate(cases):
         first, p, r = drive_both(name, pm, 500 if pm.K <= 5 else 250, seed=1000 + k)
         assert first is None, (name, k, first)
@@ -367,8 +376,10 @@ def mslr_runs():
     """T = 10^5 on both 5-arm MSLR matrices (fixed seed): 20 runs on the Condorcet one, 6 on the
     other; RUCB, D-TS, D-TS+ and (Condorcet) ECW-RMED, RMED1 for 001 Figure 1(a)'s ordering."""
     out = {}
-    for name, runs, pols in (("mslr5-condorcet", 20, ["rucb", "dts", "dts+", "ecw-rmed", "rmed1"]),
-                             ("mslr5-noncondorcet", 6, ["rucb", "dts", "dts+"])):
+    for name, runs, pols in (
+        ("mslr5-condorcet", 20, ["rucb", "dts", "dts+", "ecw-rmed", "rmed1"]),
+        ("mslr5-noncondorcet", 6, ["rucb", "dts", "dts+"]),
+    ):
         out[name] = simulate(load_example(name), pols, horizon=10**5, runs=runs, seed=0, bounds=False)
     return out
 

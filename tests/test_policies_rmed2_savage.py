@@ -15,9 +15,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from reference_policies import (RMED2, SAVAGE, copeland_active_pairs, drive_both, empirical_divergence,
-                               rmed2_target, savage_log_term)
+from reference_policies import (
+    RMED2,
+    SAVAGE,
+    copeland_active_pairs,
+    drive_both,
+    empirical_divergence,
+    rmed2_target,
+    savage_log_term,
+)
 
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.lp import CopelandLPSolver
@@ -50,10 +56,7 @@ def _random_counts(rng, K, max_n):
 #   j = 0: (.05 + 0) / d(.45) = 9.99;  j = 1: (.05 + .05) / d(.30) = 1.215;
 #   j = 3: (.05 + .45) / d(.10) = 1.359  ->  b(2) = 1.
 # A negated numerator picks j = 0 (most negative) or, floored at 0.01, argmax d = 3.
-_HAND_W = np.array([[0, 11, 110, 19],
-                    [9, 0, 14, 12],
-                    [90, 6, 0, 2],
-                    [1, 8, 18, 0]], dtype=np.int64)
+_HAND_W = np.array([[0, 11, 110, 19], [9, 0, 14, 12], [90, 6, 0, 2], [1, 8, 18, 0]], dtype=np.int64)
 
 
 def test_rmed2_target_by_hand():
@@ -268,7 +271,7 @@ def _winner_sets(lo, hi):
     und = [(i, j) for i in range(K) for j in range(i + 1, K) if lo[i, j] <= 0.5 <= hi[i, j]]
     out = {}
     for bits in itertools.product([0, 1], repeat=len(und)):
-        beats = (lo > 0.5)
+        beats = lo > 0.5
         beats = beats.copy()
         for (i, j), b in zip(und, bits):
             beats[i, j], beats[j, i] = bool(b), not b
@@ -291,7 +294,7 @@ def test_copeland_predicate_against_brute_force(case):
         if (i, j) in act:
             continue
         for bits, ws in sets.items():
-            flipped = bits[:k] + (1 - bits[k],) + bits[k + 1:]
+            flipped = bits[:k] + (1 - bits[k],) + bits[k + 1 :]
             assert sets[flipped] == ws
     if not act:
         assert len(set(sets.values())) == 1
@@ -321,11 +324,20 @@ def test_savage_explores_then_exploits_the_copeland_winner():
 
 
 # ----------------------------------------------------------------------------- compiled = transcription
-CASES = [load_example("mslr5-condorcet"), load_example("mslr5-noncondorcet"), load_example("table2"),
-         random_matrix(2, 5, min_gap=0.1), random_matrix(4, 6, min_gap=0.05, condorcet=True),
-         random_matrix(7, 7, min_gap=0.02)]
-PARAMS = [("rmed2", {}), ("rmed2", {"alpha": 1.0, "delta_floor": 0.2}), ("savage", {"horizon": 30}),
-          ("savage", {"horizon": 10**5})]
+CASES = [
+    load_example("mslr5-condorcet"),
+    load_example("mslr5-noncondorcet"),
+    load_example("table2"),
+    random_matrix(2, 5, min_gap=0.1),
+    random_matrix(4, 6, min_gap=0.05, condorcet=True),
+    random_matrix(7, 7, min_gap=0.02),
+]
+PARAMS = [
+    ("rmed2", {}),
+    ("rmed2", {"alpha": 1.0, "delta_floor": 0.2}),
+    ("savage", {"horizon": 30}),
+    ("savage", {"horizon": 10**5}),
+]
 
 
 @pytest.mark.parametrize("name,params", PARAMS)
@@ -365,8 +377,9 @@ def test_kernel_equals_protocol_long_runs(name, params):
 
 # ----------------------------------------------------------------------------- behaviour
 @pytest.mark.slow
-@pytest.mark.parametrize("matrix,horizons", [("mslr5-condorcet", (10**3, 10**4, 10**5)),
-                                             ("mslr5-noncondorcet", (10**3, 10**4, 10**5))])
+@pytest.mark.parametrize(
+    "matrix,horizons", [("mslr5-condorcet", (10**3, 10**4, 10**5)), ("mslr5-noncondorcet", (10**3, 10**4, 10**5))]
+)
 def test_rmed2_share_outside_copeland_winners_falls(matrix, horizons):
     """Issue 8 point 3 for RMED2 (10 runs, seed 0; measured with 20 runs: Condorcet 0.73 / 0.45 /
     0.06, non-Condorcet 0.57 / 0.47 / 0.28)."""
@@ -377,8 +390,9 @@ def test_rmed2_share_outside_copeland_winners_falls(matrix, horizons):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("matrix,horizons", [("mslr5-condorcet", (10**3, 10**4, 10**5)),
-                                             ("mslr5-noncondorcet", (10**3, 10**5, 10**7))])
+@pytest.mark.parametrize(
+    "matrix,horizons", [("mslr5-condorcet", (10**3, 10**4, 10**5)), ("mslr5-noncondorcet", (10**3, 10**5, 10**7))]
+)
 def test_savage_share_outside_copeland_winners_falls(matrix, horizons):
     """Issue 8 point 3 for SAVAGE, each T a separate run with ``horizon = T`` (001 Sec. 5: "each
     point is obtained by resetting the time horizon").  Measured (seed 0): Condorcet 1.00 / 0.99 /
@@ -388,7 +402,15 @@ def test_savage_share_outside_copeland_winners_falls(matrix, horizons):
     share = []
     for T in horizons:
         runs = 6 if T <= 10**5 else 2
-        res = simulate(load_example(matrix), ["savage"], horizon=T, runs=runs, seed=0, bounds=False,
-                       params={"savage": {"horizon": T}}, per_decade=1)
+        res = simulate(
+            load_example(matrix),
+            ["savage"],
+            horizon=T,
+            runs=runs,
+            seed=0,
+            bounds=False,
+            params={"savage": {"horizon": T}},
+            per_decade=1,
+        )
         share.append(res.mean("savage", "nonwinner")[-1] / T)
     assert share[0] > share[1] > share[2], share

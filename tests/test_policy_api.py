@@ -94,7 +94,6 @@ def test_recommend_finds_table2_copeland_winner():
     assert p.recommend() == 0
 
 
-
 @pytest.mark.parametrize("name", policy_names())
 def test_reset_plays_as_a_policy_built_anew(name):
     p = make_policy(name, 4, seed=7)

@@ -14,14 +14,13 @@ distributions it claims (``tests/test_policies_dts.py``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 import pytest
 import reference_policies as ref
+from numba import njit
 from reference_policies import REFERENCE, drive_both
 
 from boundcalc.datasets import load_example, random_matrix
-from boundcalc.policies import get_policy, policy_names
-from boundcalc.policies import kernel
+from boundcalc.policies import get_policy, kernel, policy_names
 from boundcalc.simulate import checkpoints, regret_matrices, run_one
 
 # rounds per case in the long (slow) run: the transcriptions cost 0.1-1 ms a round
@@ -37,8 +36,10 @@ def _cases(name):
     cases = [load_example("table2"), load_example("mslr5-condorcet"), load_example("arithmetic8")]
     if name != "cw-rmed":  # mslr5-noncondorcet: see test_cw_rmed.py (degenerate LPs from the start)
         cases.append(load_example("mslr5-noncondorcet"))
-    cases += [random_matrix(int(K), rng, min_gap=0.02, condorcet=bool(c))
-              for K, c in zip(rng.integers(2, 7, size=3), [0, 1, 0])]
+    cases += [
+        random_matrix(int(K), rng, min_gap=0.02, condorcet=bool(c))
+        for K, c in zip(rng.integers(2, 7, size=3), [0, 1, 0])
+    ]
     return cases
 
 
@@ -133,8 +134,7 @@ def test_register_held_stream_equals_the_pure_python_stream():
     out = np.empty(n)
     _held_draws(st, spare, kinds, params, ends, out)
     s = ref.Stream(987654321)
-    draw = [s.uniform, lambda p: s.index(int(p[0])), s.normal, lambda p: s.gamma(p[0]),
-            lambda p: s.beta(p[0], p[1])]
+    draw = [s.uniform, lambda p: s.index(int(p[0])), s.normal, lambda p: s.gamma(p[0]), lambda p: s.beta(p[0], p[1])]
     for k in range(n):
         want = draw[kinds[k]]() if kinds[k] in (0, 2) else draw[kinds[k]](params[k])
         assert out[k] == want, k

@@ -8,9 +8,9 @@ alters a policy's pairs without raising its revision fails here.
 
 from __future__ import annotations
 
+import policy_decisions
 import pytest
 
-import policy_decisions
 from boundcalc.policies import get_policy, policy_names
 
 RECORDED = policy_decisions.load()
@@ -20,35 +20,38 @@ def test_the_streams_are_the_recorded_ones():
     assert RECORDED["streams"] == [list(s) for s in policy_decisions.STREAMS]
     assert RECORDED["steps"] == policy_decisions.STEPS
     assert sorted(RECORDED["policies"]) == sorted(policy_names()), (
-        "a registered policy without a record: run python tests/policy_decisions.py --write")
+        "a registered policy without a record: run python tests/policy_decisions.py --write"
+    )
 
 
 def current(name: str) -> list[str]:
     rev = get_policy(name).revision
     assert isinstance(rev, int) and rev >= 1
     known = RECORDED["policies"][name]
-    assert str(rev) in known, (f"{name} revision {rev} is not recorded: python tests/policy_decisions.py --write")
+    assert str(rev) in known, f"{name} revision {rev} is not recorded: python tests/policy_decisions.py --write"
     assert max(map(int, known)) == rev, f"{name}: revision {rev} is below a recorded one ({sorted(known)})"
     return known[str(rev)]
 
 
-MESSAGE = ("{} chooses other pairs than its revision recorded: a change of its decisions must raise its"
-           " revision (then python tests/policy_decisions.py --write)")
+MESSAGE = (
+    "{} chooses other pairs than its revision recorded: a change of its decisions must raise its"
+    " revision (then python tests/policy_decisions.py --write)"
+)
 SMALL = [s for s in policy_decisions.STREAMS if s[0] != "random32"]
 
 
 @pytest.mark.parametrize("name", policy_names())
 def test_pairs_are_those_of_the_current_revision(name):
     """The 4- and 5-arm streams, every policy."""
-    assert policy_decisions.record(name, SMALL) == current(name)[:len(SMALL)], MESSAGE.format(name)
+    assert policy_decisions.record(name, SMALL) == current(name)[: len(SMALL)], MESSAGE.format(name)
 
 
 @pytest.mark.slow
 def test_pairs_at_32_arms_are_those_of_the_current_revision():
     """The 32-arm stream (CW-RMED's line 11 on the lifted LP; ~10 s for all policies)."""
-    assert policy_decisions.STREAMS[len(SMALL):] == (("random32", 7),)
+    assert policy_decisions.STREAMS[len(SMALL) :] == (("random32", 7),)
     for name in policy_names():
-        assert policy_decisions.record(name, [("random32", 7)]) == current(name)[len(SMALL):], MESSAGE.format(name)
+        assert policy_decisions.record(name, [("random32", 7)]) == current(name)[len(SMALL) :], MESSAGE.format(name)
 
 
 def test_the_recorded_revisions_are_real_changes():

@@ -54,8 +54,9 @@ def test_mslr_structure_is_the_sources_description():
     assert np.array_equal(info.mu, boundcalc.PreferenceMatrix(mslr_array("informational")).mu)
 
 
-@pytest.mark.parametrize("name,rows", [("mslr5-condorcet", [1, 3, 2, 0, 4]),
-                                       ("mslr5-noncondorcet", [92, 6, 91, 93, 104])])
+@pytest.mark.parametrize(
+    "name,rows", [("mslr5-condorcet", [1, 3, 2, 0, 4]), ("mslr5-noncondorcet", [92, 6, 91, 93, 104])]
+)
 def test_wu_liu_printed_matrices_are_submatrices_of_the_informational_one(name, rows):
     printed = load_example(name).mu  # 001 App. D.1.3, three decimals
     full = mslr_array("informational")[np.ix_(rows, rows)]
@@ -68,8 +69,10 @@ def test_figure1_panels_are_what_figure1_py_draws_and_stored():
         import figure1
     finally:
         sys.path.pop(0)
-    stored = {p["panel"]: p for p in json.loads((ROOT / "benchmarks" / "results" / "figure1" / "figure1.json")
-                                                .read_text())["panels"]}
+    stored = {
+        p["panel"]: p
+        for p in json.loads((ROOT / "benchmarks" / "results" / "figure1" / "figure1.json").read_text())["panels"]
+    }
     mu = mslr_array("informational")
     for name, (K, condorcet, gap, seed) in FIGURE1_PANELS.items():
         key = name[-1]
@@ -102,9 +105,10 @@ def test_arxiv6_on_the_command_line(capsys):
 
 def test_every_bundled_file_is_package_data_and_attributed():
     text = (ROOT / "pyproject.toml").read_text()
-    globs = json.loads(re.search(r'^boundcalc = (\[.*\])$', text, re.M).group(1))
-    files = [p.relative_to(ROOT / "boundcalc").as_posix() for p in (ROOT / "boundcalc" / "data").rglob("*")
-             if p.is_file()]
+    globs = json.loads(re.search(r"^boundcalc = (\[.*\])$", text, re.M).group(1))
+    files = [
+        p.relative_to(ROOT / "boundcalc").as_posix() for p in (ROOT / "boundcalc" / "data").rglob("*") if p.is_file()
+    ]
     assert files
     for f in files:
         assert any(fnmatch.fnmatch(f, g) for g in globs), f"{f} is not package data"

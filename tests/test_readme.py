@@ -181,9 +181,17 @@ def test_bash_blocks_run(cmd, tmp_path):
 
 
 def test_shrink_keeps_small_values_and_scales_large_ones():
-    assert shrink(["x", "--count", "10000", "--runs", "20", "-T", "100000", "--seed", "5"]) == \
-        ["x", "--count", str(max(3, math.ceil(10000 * SCALE))), "--runs", str(max(2, min(20, math.ceil(20 * SCALE)))),
-         "-T", str(max(1000, math.ceil(100000 * SCALE))), "--seed", "5"]
+    assert shrink(["x", "--count", "10000", "--runs", "20", "-T", "100000", "--seed", "5"]) == [
+        "x",
+        "--count",
+        str(max(3, math.ceil(10000 * SCALE))),
+        "--runs",
+        str(max(2, min(20, math.ceil(20 * SCALE)))),
+        "-T",
+        str(max(1000, math.ceil(100000 * SCALE))),
+        "--seed",
+        "5",
+    ]
 
 
 # ----------------------------------------------------------------------------- stored Figure 1 run
@@ -193,8 +201,8 @@ FIG1_COLUMNS = ["ecw-rmed", "cw-rmed", "rmed1", "dts", "ccb", "rucb"]
 
 def figure1_rows() -> dict[str, list[str]]:
     text = README.read_text(encoding="utf-8")
-    section = text[text.index("## Paper 000's Figure 1 at its scale"):]
-    section = section[:section.index("\n## ", 1)]
+    section = text[text.index("## Paper 000's Figure 1 at its scale") :]
+    section = section[: section.index("\n## ", 1)]
     rows = {}
     for ln in section.splitlines():
         m = re.match(r"\| \((\w)\) ", ln)
@@ -230,7 +238,6 @@ def test_figure1_bounds_recomputed_from_the_public_matrix():
     import json
 
     from boundcalc import PreferenceMatrix, ecw_bound, lower_bound
-
     from boundcalc.datasets import mslr_array
 
     mu = mslr_array("informational")
@@ -256,10 +263,21 @@ def test_long_cw_vs_ecw_runs_table_is_stored():
         f = lambda m, s: f"{m:.1f} +- {s:.1f}"  # noqa: E731
         d, sl = p["paired"], p["paired"]["slopes"][-1]
         assert sl["t1"] == stored["horizon"] and d["runs"] == 100
-        want = [label, f"{p['lower_bound']:.1f}", f"{p['ecw']:.1f}",
-                *(f(p["policies"][n]["mean"][-1] / ln_t, p["policies"][n]["stderr"][-1] / ln_t) for n in ("ecw-rmed", "cw-rmed")),
-                f(d["mean"], d["stderr"]), f(sl["b"]["mean"], sl["b"]["stderr"]), f(sl["a"]["mean"], sl["a"]["stderr"]),
-                f(sl["diff"]["mean"], sl["diff"]["stderr"])]
+        want = [
+            label,
+            f"{p['lower_bound']:.1f}",
+            f"{p['ecw']:.1f}",
+            *(
+                f(p["policies"][n]["mean"][-1] / ln_t, p["policies"][n]["stderr"][-1] / ln_t)
+                for n in ("ecw-rmed", "cw-rmed")
+            ),
+            f(d["mean"], d["stderr"]),
+            f(sl["b"]["mean"], sl["b"]["stderr"]),
+            f(sl["a"]["mean"], sl["a"]["stderr"]),
+            f(sl["diff"]["mean"], sl["diff"]["stderr"]),
+        ]
         assert cells == want
         # the paired difference at T is the difference of the two policies' means (common runs)
-        assert d["mean"] == pytest.approx((p["policies"]["cw-rmed"]["mean"][-1] - p["policies"]["ecw-rmed"]["mean"][-1]) / ln_t, rel=1e-9)
+        assert d["mean"] == pytest.approx(
+            (p["policies"]["cw-rmed"]["mean"][-1] - p["policies"]["ecw-rmed"]["mean"][-1]) / ln_t, rel=1e-9
+        )

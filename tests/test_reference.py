@@ -7,13 +7,11 @@ import math
 
 import numpy as np
 import pytest
-
 import reference as ref
 
-TABLE2 = np.array([[0.5, 0.6, 0.6, 0.6],
-                   [0.4, 0.5, 0.9, 0.1],
-                   [0.4, 0.1, 0.5, 0.9],
-                   [0.4, 0.9, 0.1, 0.5]])  # 000 Table 2 (arm 1 of the paper is arm 0 here)
+TABLE2 = np.array(
+    [[0.5, 0.6, 0.6, 0.6], [0.4, 0.5, 0.9, 0.1], [0.4, 0.1, 0.5, 0.9], [0.4, 0.9, 0.1, 0.5]]
+)  # 000 Table 2 (arm 1 of the paper is arm 0 here)
 
 
 def test_table2_by_hand():

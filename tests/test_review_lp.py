@@ -80,7 +80,9 @@ def exact_lower_bound(st, winner: int, regret=None, levels=None) -> float:
     pairs = list(zip(*np.triu_indices(K, 1)))
     col = {(int(i), int(j)): k for k, (i, j) in enumerate(pairs)}
     d = np.array([st.d[i, j] for i, j in pairs])
-    R = np.array([reference.pair_regret(L, int(i), int(j)) if regret is None else float(regret[i, j]) for i, j in pairs])
+    R = np.array(
+        [reference.pair_regret(L, int(i), int(j)) if regret is None else float(regret[i, j]) for i, j in pairs]
+    )
     c = np.where(d > 0, R / np.where(d > 0, d, 1.0), 0.0)
     val = _exact_dual_simplex([{col[p] for p in row} for row in rows], [Fraction(float(x)) for x in c], len(pairs))
     return float(val)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from boundcalc.runner import JsonlStore, StoreError, StoreMismatch, StoreLocked, load_store, run_tasks
+from boundcalc.runner import JsonlStore, StoreError, StoreLocked, StoreMismatch, load_store, run_tasks
 
 
 # ----------------------------------------------------------------------------- task functions
@@ -23,8 +23,12 @@ def noisy_sum(task, shared):
     """A row that depends on the task's seed and on every part of ``shared`` (a dict)."""
     rng = np.random.default_rng([shared["seed"], task["index"]])
     x = rng.normal(size=3) @ shared["weights"]
-    return {"index": task["index"], "label": task["label"], "x": float(x),
-            "draws": rng.integers(0, 100, size=2).tolist()}
+    return {
+        "index": task["index"],
+        "label": task["label"],
+        "x": float(x),
+        "draws": rng.integers(0, 100, size=2).tolist(),
+    }
 
 
 def fail_once(task, shared):
@@ -69,8 +73,9 @@ def cluster():
     distributed = pytest.importorskip("distributed")
     import logging
 
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=logging.ERROR) as c:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+    ) as c:
         yield c
 
 
@@ -81,8 +86,15 @@ def test_in_process_rows_sorted_by_index():
     rows = run_tasks(noisy_sum, tasks, shared=SHARED)
     assert [r["index"] for r in rows] == list(range(12))
     assert rows == _expected(tasks)
-    assert rows.stats == {**rows.stats, "tasks": 12, "resumed": 0, "computed": 12, "errors": 0,
-                          "backend": "in-process", "workers": 0}
+    assert rows.stats == {
+        **rows.stats,
+        "tasks": 12,
+        "resumed": 0,
+        "computed": 12,
+        "errors": 0,
+        "backend": "in-process",
+        "workers": 0,
+    }
 
 
 @pytest.mark.slow
@@ -131,12 +143,12 @@ def test_resume_on_dask_after_a_task_raised(cluster, tmp_path):
     shared = {"marker": str(tmp_path / "marker"), "bad": 5}
     tasks = [{"index": i} for i in range(12)]
     with pytest.raises(RuntimeError, match="task 5 failed"):
-        run_tasks(fail_once, tasks, shared=shared, store=JsonlStore(path, {"n": 12}), scheduler=cluster,
-                  chunk_size=1)
+        run_tasks(fail_once, tasks, shared=shared, store=JsonlStore(path, {"n": 12}), scheduler=cluster, chunk_size=1)
     kept = {r["index"] for r in load_store(path)[1]}
     assert 5 not in kept
-    rows = run_tasks(fail_once, tasks, shared=shared, store=JsonlStore(path, {"n": 12}), scheduler=cluster,
-                     chunk_size=2)
+    rows = run_tasks(
+        fail_once, tasks, shared=shared, store=JsonlStore(path, {"n": 12}), scheduler=cluster, chunk_size=2
+    )
     assert rows.stats["resumed"] == len(kept) and rows.stats["computed"] == 12 - len(kept)
     assert rows == [{"index": i, "y": i * i} for i in range(12)]
 
@@ -175,8 +187,7 @@ def test_a_finished_store_starts_no_cluster(tmp_path):
     rows = run_tasks(noisy_sum, tasks, shared=SHARED, store=JsonlStore(path, {}), workers=2)
     assert (rows.stats["backend"], rows.stats["resumed"], rows.stats["computed"]) == ("in-process", 4, 0)
     # fewer tasks than stored: only those are returned, the file keeps the others
-    assert run_tasks(noisy_sum, tasks[:2], shared=SHARED, store=JsonlStore(path, {})) == \
-        _expected(tasks[:2])
+    assert run_tasks(noisy_sum, tasks[:2], shared=SHARED, store=JsonlStore(path, {})) == _expected(tasks[:2])
     assert len(load_store(path)[1]) == 4
 
 
@@ -213,8 +224,10 @@ def test_mismatch_message_names_the_differing_items_in_one_short_line(tmp_path):
     # a long list header (a simulate run's policies, whose SAVAGE label carries the horizon) differs
     # in one item: the message names that item, cuts long values short and gives the CLI's option
     path = tmp_path / "run.jsonl"
-    pols = [{"label": f"policy-{k}", "params": {"alpha": 0.51, "beta": 0.01, "delta_scale": 1.0, "horizon": 2000}}
-            for k in range(8)]
+    pols = [
+        {"label": f"policy-{k}", "params": {"alpha": 0.51, "beta": 0.01, "delta_scale": 1.0, "horizon": 2000}}
+        for k in range(8)
+    ]
     st = JsonlStore(path, {"horizon": 2000, "policies": pols}).open()
     st.close()
     new = [dict(p) for p in pols]
@@ -248,12 +261,15 @@ def test_foreign_and_corrupt_files_are_refused(tmp_path):
 
 
 # ----------------------------------------------------------------------------- bad input
-@pytest.mark.parametrize("tasks, exc, match", [
-    ([{"index": 0}, {"index": 0}], ValueError, "index 0 occurs twice"),
-    ([{"index": 0}, {"label": "x"}], TypeError, "task 1 has index None"),
-    ([{"index": 1.0}], TypeError, "integer 'index'"),
-    ([[0, 1]], TypeError, "task 0 is a list"),
-])
+@pytest.mark.parametrize(
+    "tasks, exc, match",
+    [
+        ([{"index": 0}, {"index": 0}], ValueError, "index 0 occurs twice"),
+        ([{"index": 0}, {"label": "x"}], TypeError, "task 1 has index None"),
+        ([{"index": 1.0}], TypeError, "integer 'index'"),
+        ([[0, 1]], TypeError, "task 0 is a list"),
+    ],
+)
 def test_bad_tasks_are_named(tasks, exc, match):
     with pytest.raises(exc, match=match):
         run_tasks(wrong_index, tasks)

@@ -15,14 +15,13 @@ from scipy import stats
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.policies import make_policy
 from boundcalc.policies.kernel import duel_uniform, duel_uniform_py
-from boundcalc.simulate import (DuelEnvironment, checkpoints, regret_matrices, run_one, run_protocol,
-                                run_seeds, simulate)
+from boundcalc.simulate import DuelEnvironment, checkpoints, regret_matrices, run_one, run_protocol, run_seeds, simulate
 
 
 # ----------------------------------------------------------------------------- the duel stream
 def test_uniform_compiled_equals_python(rng):
     for _ in range(2000):
-        k0, k1 = (int(x) for x in rng.integers(0, 2**63, size=2)) 
+        k0, k1 = (int(x) for x in rng.integers(0, 2**63, size=2))
         k0 = 2 * k0 + int(rng.integers(0, 2))
         code, n = int(rng.integers(0, 300)), int(rng.integers(0, 10**9))
         assert duel_uniform(np.uint64(k0), np.uint64(k1), code, n) == duel_uniform_py(k0, k1, code, n)
@@ -160,7 +159,9 @@ def test_numbers_independent_of_batch_size_and_workers(tmp_path):
         assert np.array_equal(dask.regret(name), big.regret(name))
     # without common random numbers the policies' streams differ, but each is still reproducible
     nocrn = simulate(pm, ["ecw-rmed"], runs=2, crn=False, **kw)
-    assert np.array_equal(nocrn.regret("ecw-rmed"), simulate(pm, ["ecw-rmed"], runs=2, crn=False, **kw).regret("ecw-rmed"))
+    assert np.array_equal(
+        nocrn.regret("ecw-rmed"), simulate(pm, ["ecw-rmed"], runs=2, crn=False, **kw).regret("ecw-rmed")
+    )
 
 
 def test_a_row_file_takes_more_runs(tmp_path):
@@ -228,8 +229,23 @@ def test_first_run_gives_the_numbers_of_those_runs_in_a_longer_job(tmp_path):
 
 
 def test_cli_simulate_first_run():
-    cmd = [sys.executable, "-m", "boundcalc", "simulate", "--example", "table2", "--policies", "rmed1",
-           "--horizon", "1000", "--seed", "2", "--workers", "0", "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "boundcalc",
+        "simulate",
+        "--example",
+        "table2",
+        "--policies",
+        "rmed1",
+        "--horizon",
+        "1000",
+        "--seed",
+        "2",
+        "--workers",
+        "0",
+        "--json",
+    ]
     whole = subprocess.run(cmd + ["--runs", "4"], capture_output=True, text=True, timeout=300)
     tail = subprocess.run(cmd + ["--runs", "2", "--first-run", "2"], capture_output=True, text=True, timeout=300)
     assert whole.returncode == 0 and tail.returncode == 0, whole.stderr + tail.stderr
@@ -238,13 +254,15 @@ def test_cli_simulate_first_run():
     # the mean of runs 2-3 from the whole job's rows: its mean and that of the first two
     first = subprocess.run(cmd + ["--runs", "2"], capture_output=True, text=True, timeout=300)
     f = json.loads(first.stdout)
-    assert np.allclose((np.array(f["policies"][0]["mean"]) + np.array(t["policies"][0]["mean"])) / 2,
-                       w["policies"][0]["mean"], rtol=1e-12)
+    assert np.allclose(
+        (np.array(f["policies"][0]["mean"]) + np.array(t["policies"][0]["mean"])) / 2,
+        w["policies"][0]["mean"],
+        rtol=1e-12,
+    )
     bad = subprocess.run(cmd + ["--first-run", "-1"], capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "--first-run" in bad.stderr
     far = subprocess.run(cmd + ["--first-run", "999999", "--runs", "2"], capture_output=True, text=True, timeout=300)
     assert far.returncode == 2 and "run numbers up to 1000000" in far.stderr
-
 
 
 def before_checksums(lines: list[dict]) -> list[dict]:
@@ -300,8 +318,11 @@ def test_a_row_file_of_other_decisions_is_refused(tmp_path, monkeypatch):
     simulate(pm, ["ecw-rmed", "rmed1"], runs=2, out=path, **kw)
     lines = path.read_text().splitlines()
     head = json.loads(lines[0])
-    assert [p["revision"] for p in head["boundcalc_run"]["policies"]] == [2, 1] == [
-        get_policy("ecw-rmed").revision, get_policy("rmed1").revision]
+    assert (
+        [p["revision"] for p in head["boundcalc_run"]["policies"]]
+        == [2, 1]
+        == [get_policy("ecw-rmed").revision, get_policy("rmed1").revision]
+    )
 
     def write(policies):
         head["boundcalc_run"]["policies"] = policies
@@ -383,8 +404,9 @@ def test_results_table_json_frame_plot(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    res = simulate(load_example("table2"), "ecw-rmed,rmed1", horizon=2000, runs=3, seed=0,
-                   params={"ecw-rmed": {"beta": 0.0}})
+    res = simulate(
+        load_example("table2"), "ecw-rmed,rmed1", horizon=2000, runs=3, seed=0, params={"ecw-rmed": {"beta": 0.0}}
+    )
     assert res.policy_names == ["ecw-rmed(beta=0)", "rmed1"]
     assert res.policy("ecw-rmed").params == {"alpha": 3.0, "beta": 0.0, "check_tol": 1e-12}
     doc = json.loads(res.to_json())
@@ -418,6 +440,7 @@ def test_results_table_json_frame_plot(tmp_path):
     from matplotlib.colors import to_hex
 
     from boundcalc.plot import POLICY_COLOURS
+
     for line in ax.get_lines()[:2]:
         name = line.get_label().split("(")[0]
         assert to_hex(line.get_color()) == to_hex(POLICY_COLOURS[name])
@@ -452,9 +475,29 @@ def test_simulate_rejects_bad_input():
 @pytest.mark.slow
 def test_cli_simulate(tmp_path):
     plot = tmp_path / "r.png"
-    cmd = [sys.executable, "-m", "boundcalc", "simulate", "--example", "mslr5-condorcet", "--policies",
-           "ecw-rmed,rmed1", "--horizon", "3000", "--runs", "2", "--seed", "1", "--workers", "0",
-           "--param", "ecw-rmed.alpha=2", "--json", "--plot", str(plot)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "boundcalc",
+        "simulate",
+        "--example",
+        "mslr5-condorcet",
+        "--policies",
+        "ecw-rmed,rmed1",
+        "--horizon",
+        "3000",
+        "--runs",
+        "2",
+        "--seed",
+        "1",
+        "--workers",
+        "0",
+        "--param",
+        "ecw-rmed.alpha=2",
+        "--json",
+        "--plot",
+        str(plot),
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
@@ -465,7 +508,9 @@ def test_cli_simulate(tmp_path):
     assert table.returncode == 0 and str(plot) not in table.stdout and f"wrote {plot}" in table.stderr
     bad = subprocess.run(cmd[:-3] + ["--param", "ecw-rmed.alpha=0"], capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "alpha" in bad.stderr
-    bad = subprocess.run(cmd[:6] + ["--policies", "nope", "--horizon", "10"], capture_output=True, text=True, timeout=300)
+    bad = subprocess.run(
+        cmd[:6] + ["--policies", "nope", "--horizon", "10"], capture_output=True, text=True, timeout=300
+    )
     assert bad.returncode == 2 and "unknown policy 'nope'" in bad.stderr
     # --out: a larger --runs extends the file (docs/cli.md); the numbers are those of one run of the command
     rows = tmp_path / "rows.jsonl"
@@ -475,6 +520,7 @@ def test_cli_simulate(tmp_path):
     ext = subprocess.run(more, capture_output=True, text=True, timeout=300)
     assert ext.returncode == 0, ext.stderr
     whole = subprocess.run([a if a != "2" else "3" for a in cmd[:-2]], capture_output=True, text=True, timeout=300)
+
     def numbers(out):
         return [{k: v for k, v in p.items() if "seconds" not in k} for p in json.loads(out.stdout)["policies"]]
 
@@ -483,8 +529,16 @@ def test_cli_simulate(tmp_path):
 
 
 ISSUE_POLICY_NAMES = {"cw-rmed", "ecw-rmed", "rmed1", "dts", "dts+", "ccb", "scb", "rucb", "rmed2", "savage"}
-ISSUE_POLICY_NAMES |= {"interleaved-filter", "beat-the-mean", "rcs", "sparring", "self-sparring", "winner-stays",
-                       "doubler", "rmed2fh"}  # issue 34's baselines
+ISSUE_POLICY_NAMES |= {
+    "interleaved-filter",
+    "beat-the-mean",
+    "rcs",
+    "sparring",
+    "self-sparring",
+    "winner-stays",
+    "doubler",
+    "rmed2fh",
+}  # issue 34's baselines
 ISSUE_POLICY_NAMES |= {"merge-rucb", "merge-dts"}  # issue 34, second part
 
 
@@ -493,8 +547,20 @@ def test_cli_simulate_all_runs_every_named_policy(capsys):
     is accepted (protocol path, a few rounds: only the wiring is tested here)."""
     from boundcalc.cli import main
 
-    args = ["simulate", "--example", "table2", "--horizon", "30", "--runs", "1", "--workers", "0",
-            "--protocol", "--json", "--no-progress"]
+    args = [
+        "simulate",
+        "--example",
+        "table2",
+        "--horizon",
+        "30",
+        "--runs",
+        "1",
+        "--workers",
+        "0",
+        "--protocol",
+        "--json",
+        "--no-progress",
+    ]
     assert main(args + ["--policies", "all"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert {p["policy"] for p in doc["policies"]} == ISSUE_POLICY_NAMES

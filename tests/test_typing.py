@@ -1,5 +1,6 @@
 """The public API is typed (``py.typed`` ships): every public function and method of every public
 module carries annotations on its parameters and its return, and the names in them resolve."""
+
 from __future__ import annotations
 
 import importlib
@@ -54,8 +55,14 @@ def test_py_typed_ships():
 
 def test_the_walk_sees_the_api():
     # the walk itself is not empty or partial: the entry points a user meets first are in it
-    for q in ("boundcalc.bounds.exact.lower_bound", "boundcalc.simulate.simulate", "boundcalc.batch.run_batch",
-              "boundcalc.explore.explore", "boundcalc.comparison.compare", "boundcalc.matrix.PreferenceMatrix.__init__"):
+    for q in (
+        "boundcalc.bounds.exact.lower_bound",
+        "boundcalc.simulate.simulate",
+        "boundcalc.batch.run_batch",
+        "boundcalc.explore.explore",
+        "boundcalc.comparison.compare",
+        "boundcalc.matrix.PreferenceMatrix.__init__",
+    ):
         assert q in CALLABLES
     assert len(CALLABLES) > 300
 
@@ -74,10 +81,22 @@ def test_every_public_callable_is_annotated():
     assert not missing, f"{len(missing)} unannotated: " + ", ".join(missing[:40])
 
 
-@pytest.mark.parametrize("module", ["boundcalc.matrix", "boundcalc.bounds.exact", "boundcalc.comparison",
-                                    "boundcalc.batch", "boundcalc.runner.job", "boundcalc.lp.cutting",
-                                    "boundcalc.cpe.borda", "boundcalc.registry", "boundcalc.explore",
-                                    "boundcalc.plot", "boundcalc.cli"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "boundcalc.matrix",
+        "boundcalc.bounds.exact",
+        "boundcalc.comparison",
+        "boundcalc.batch",
+        "boundcalc.runner.job",
+        "boundcalc.lp.cutting",
+        "boundcalc.cpe.borda",
+        "boundcalc.registry",
+        "boundcalc.explore",
+        "boundcalc.plot",
+        "boundcalc.cli",
+    ],
+)
 def test_annotations_resolve(module):
     # names used in annotations exist at run time (the TYPE_CHECKING-only names are the optional
     # pandas / matplotlib types and the lazily imported CPE instance, supplied here from the test extras as a type checker would see them)
@@ -97,6 +116,7 @@ def test_annotations_resolve(module):
 # mypy's configuration (pyproject [tool.mypy]) and the types the public results tell.  No test
 # runs mypy (CI does); these check what can be checked at run time, each against the code.
 
+
 def _mypy_config() -> dict:
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     root = Path(boundcalc.__file__).parent.parent
@@ -111,8 +131,13 @@ def _strict_modules() -> list[str]:
 
 def test_mypy_config_states_its_strictness():
     cfg = _mypy_config()
-    for flag in ("check_untyped_defs", "no_implicit_optional", "strict_equality", "warn_unused_ignores",
-                 "warn_redundant_casts"):
+    for flag in (
+        "check_untyped_defs",
+        "no_implicit_optional",
+        "strict_equality",
+        "warn_unused_ignores",
+        "warn_redundant_casts",
+    ):
         assert cfg.get(flag) is True, flag
     # missing stubs are excused per library, never for the whole package
     assert "ignore_missing_imports" not in cfg
@@ -129,8 +154,11 @@ def test_strict_modules_exist_and_every_def_in_them_is_annotated():
     assert "boundcalc.result" in names and "boundcalc.bounds.*" in names
     files = []
     for n in names:
-        mods = [m for m in _public_modules() + [f"boundcalc.{p}" for p in ("_table", "_highs")]
-                if m == n or (n.endswith(".*") and m.startswith(n[:-1]))]
+        mods = [
+            m
+            for m in _public_modules() + [f"boundcalc.{p}" for p in ("_table", "_highs")]
+            if m == n or (n.endswith(".*") and m.startswith(n[:-1]))
+        ]
         if n == "boundcalc.cpe":
             mods = ["boundcalc.cpe"]
         assert mods, f"{n} in [tool.mypy] names no module"
@@ -170,9 +198,9 @@ def test_optional_fields_say_none_where_none_occurs():
     from boundcalc.result import BoundResult, Result
     from boundcalc.uncertainty import BootstrapResult
 
-    assert typing.get_type_hints(Result)["value"] == typing.Optional[float]
-    assert typing.get_type_hints(BoundResult)["winner"] == typing.Optional[int]
-    assert typing.get_type_hints(BootstrapResult)["structure_differs"] == typing.Optional[float]
+    assert typing.get_type_hints(Result)["value"] == typing.Optional[float]  # noqa: UP045 (the hint as typing spells it)
+    assert typing.get_type_hints(BoundResult)["winner"] == typing.Optional[int]  # noqa: UP045 (the hint as typing spells it)
+    assert typing.get_type_hints(BootstrapResult)["structure_differs"] == typing.Optional[float]  # noqa: UP045 (the hint as typing spells it)
 
 
 def test_bootstrap_summary_when_every_draw_is_tied():
@@ -180,9 +208,21 @@ def test_bootstrap_summary_when_every_draw_is_tied():
     # "{None:.1%}" and raised TypeError before it was typed Optional
     from boundcalc.uncertainty import BootstrapResult
 
-    stats = {"draws": 3, "tied_draws": 3, "errors": 0, "resumed": 0, "computed": 3, "backend": "in-process",
-             "workers": 0, "chunk_size": 1, "seconds": 0.0, "seconds_run": 0.0, "seconds_cluster": 0.0,
-             "seconds_compute": 0.0, "notes": []}
+    stats = {
+        "draws": 3,
+        "tied_draws": 3,
+        "errors": 0,
+        "resumed": 0,
+        "computed": 3,
+        "backend": "in-process",
+        "workers": 0,
+        "chunk_size": 1,
+        "seconds": 0.0,
+        "seconds_run": 0.0,
+        "seconds_cluster": 0.0,
+        "seconds_compute": 0.0,
+        "notes": [],
+    }
     meta = {"draws": 3, "level": 0.9, "scheme": "resample", "seed": 0, "names": None}
     res = BootstrapResult([], {0: None, 1: None}, None, [], {}, meta, stats, [])
     text = res.summary()

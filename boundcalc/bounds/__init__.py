@@ -21,18 +21,35 @@ module.  :func:`boundcalc.compare` (in :mod:`boundcalc.comparison`, above this p
 :mod:`boundcalc.cpe`) assembles the registered constants into one table.
 """
 
+from .baselines import if2_hardness, merge_rucb_order, versatile_db_hardness, ws_s_hardness
 from .ccb_bound import ccb, ccb_delta_z, delta_z
 from .closed_forms import ecw_eq11, ecw_eq12
 from .dts import dts_assumption2, dts_prop1, dts_thm1, dts_thm1_loglog, dts_thm1_rows
 from .exact import ecw_bound, lower_bound
 from .rmed import rmed1, rmed_lb, rmed_regret_matrix
 from .savage import savage_hardness
-from .baselines import if2_hardness, merge_rucb_order, versatile_db_hardness, ws_s_hardness
 from .scb import scb_hardness
 
 __all__ = [
-    "lower_bound", "ecw_bound", "ccb", "ccb_delta_z", "delta_z", "scb_hardness", "dts_prop1", "dts_thm1",
-    "dts_thm1_loglog", "dts_thm1_rows", "dts_assumption2", "rmed_lb", "rmed1", "rmed_regret_matrix",
-    "ecw_eq11", "ecw_eq12", "savage_hardness",
-    "if2_hardness", "ws_s_hardness", "versatile_db_hardness", "merge_rucb_order",
+    "lower_bound",
+    "ecw_bound",
+    "ccb",
+    "ccb_delta_z",
+    "delta_z",
+    "scb_hardness",
+    "dts_prop1",
+    "dts_thm1",
+    "dts_thm1_loglog",
+    "dts_thm1_rows",
+    "dts_assumption2",
+    "rmed_lb",
+    "rmed1",
+    "rmed_regret_matrix",
+    "ecw_eq11",
+    "ecw_eq12",
+    "savage_hardness",
+    "if2_hardness",
+    "ws_s_hardness",
+    "versatile_db_hardness",
+    "merge_rucb_order",
 ]

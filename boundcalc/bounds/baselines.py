@@ -50,20 +50,30 @@ from ..units import UNIT_HARDNESS
 __all__ = ["if2_hardness", "ws_s_hardness", "versatile_db_hardness", "merge_rucb_order"]
 
 IF2 = register_constant(
-    "if2_hardness", unit=UNIT_HARDNESS,
+    "if2_hardness",
+    unit=UNIT_HARDNESS,
     source="Yue, Broder, Kleinberg & Joachims 2012 (JCSS), IF2's regret O((K / eps_12) log T) (order only)",
-    order=170)
+    order=170,
+)
 WSS = register_constant(
-    "ws_s_hardness", unit=UNIT_HARDNESS,
-    source="Chen & Frazier 2017 (ICML), WS-S's strong regret O(N^2 + N log T) (order only)", order=180)
+    "ws_s_hardness",
+    unit=UNIT_HARDNESS,
+    source="Chen & Frazier 2017 (ICML), WS-S's strong regret O(N^2 + N log T) (order only)",
+    order=180,
+)
 
 VDB = register_constant(
-    "versatile_db_hardness", unit=UNIT_HARDNESS,
-    source="Saha & Gaillard 2022 (ICML), Versatile-DB's regret O(sum_i log T / Delta_i) (order only)", order=190)
+    "versatile_db_hardness",
+    unit=UNIT_HARDNESS,
+    source="Saha & Gaillard 2022 (ICML), Versatile-DB's regret O(sum_i log T / Delta_i) (order only)",
+    order=190,
+)
 MRUCB = register_constant(
-    "merge_rucb_order", unit=UNIT_HARDNESS,
+    "merge_rucb_order",
+    unit=UNIT_HARDNESS,
     source="Zoghi, Whiteson & de Rijke 2015 (WSDM), MergeRUCB's regret O(K log T) as duelpy states it (order only)",
-    order=200)
+    order=200,
+)
 
 _NO_CW = "no Condorcet winner (the paper assumes one)"
 
@@ -81,10 +91,15 @@ def if2_hardness(matrix: MatrixLike) -> Result:
         return IF2.not_applicable(_NO_CW)
     margins = np.delete(pm.mu[w] - 0.5, w)
     eps = float(margins.min())
-    return IF2.result(pm.K / eps, extra={
-        "label": "K / eps_12", "winner": int(w), "eps_12": eps,
-        "note": "O(.) only: the theorem's constant is not reproduced here; eps_12 read as the winner's smallest margin",
-    })
+    return IF2.result(
+        pm.K / eps,
+        extra={
+            "label": "K / eps_12",
+            "winner": int(w),
+            "eps_12": eps,
+            "note": "O(.) only: the theorem's constant is not reproduced here; eps_12 read as the winner's smallest margin",
+        },
+    )
 
 
 def ws_s_hardness(matrix: MatrixLike) -> Result:
@@ -94,10 +109,14 @@ def ws_s_hardness(matrix: MatrixLike) -> Result:
     w = pm.condorcet_winner
     if w is None:
         return WSS.not_applicable(_NO_CW)
-    return WSS.result(float(pm.K), extra={
-        "label": "N (the log T term of O(N^2 + N log T))", "winner": int(w),
-        "note": "O(.) only: the paper's abstract states the order, no constant",
-    })
+    return WSS.result(
+        float(pm.K),
+        extra={
+            "label": "N (the log T term of O(N^2 + N log T))",
+            "winner": int(w),
+            "note": "O(.) only: the paper's abstract states the order, no constant",
+        },
+    )
 
 
 @IF2
@@ -118,10 +137,15 @@ def versatile_db_hardness(matrix: MatrixLike) -> Result:
     if w is None:
         return VDB.not_applicable(_NO_CW)
     gaps = np.delete(pm.mu[w] - 0.5, w)
-    return VDB.result(float(np.sum(1.0 / gaps)), extra={
-        "label": "sum_i 1 / Delta_i", "winner": int(w), "gaps": gaps.tolist(),
-        "note": "O(.) only: the abstract states the order; Delta_i read as the winner's margin over i",
-    })
+    return VDB.result(
+        float(np.sum(1.0 / gaps)),
+        extra={
+            "label": "sum_i 1 / Delta_i",
+            "winner": int(w),
+            "gaps": gaps.tolist(),
+            "note": "O(.) only: the abstract states the order; Delta_i read as the winner's margin over i",
+        },
+    )
 
 
 def merge_rucb_order(matrix: MatrixLike) -> Result:
@@ -131,10 +155,14 @@ def merge_rucb_order(matrix: MatrixLike) -> Result:
     w = pm.condorcet_winner
     if w is None:
         return MRUCB.not_applicable(_NO_CW)
-    return MRUCB.result(float(pm.K), extra={
-        "label": "K (the log T term of O(K log T))", "winner": int(w),
-        "note": "O(.) only: the paper's theorem was not read; duelpy's docstring states the order",
-    })
+    return MRUCB.result(
+        float(pm.K),
+        extra={
+            "label": "K (the log T term of O(K log T))",
+            "winner": int(w),
+            "note": "O(.) only: the paper's theorem was not read; duelpy's docstring states the order",
+        },
+    )
 
 
 @VDB

@@ -49,10 +49,8 @@ __all__ = ["ecw_eq11", "ecw_eq12"]
 
 SOURCE = "Komiyama, Honda & Nakagawa 2016 (000), Sec. 4.4"
 
-EQ11 = register_constant("ecw_eq11", unit=UNIT_000, source=SOURCE + ", eq. (11) (upper bound on min C^E*)",
-                         order=110)
-EQ12 = register_constant("ecw_eq12", unit=UNIT_000, source=SOURCE + ", eq. (12) (upper bound on min C^E*)",
-                         order=120)
+EQ11 = register_constant("ecw_eq11", unit=UNIT_000, source=SOURCE + ", eq. (11) (upper bound on min C^E*)", order=110)
+EQ12 = register_constant("ecw_eq12", unit=UNIT_000, source=SOURCE + ", eq. (12) (upper bound on min C^E*)", order=120)
 
 
 def _common(pm: PreferenceMatrix) -> tuple[float, float, int]:
@@ -103,8 +101,9 @@ def ecw_eq12(matrix: MatrixLike) -> Result:
     K = pm.K
     value = K / d * ((L_1 + 3) / 2.0 + L_1**2 / K)
     eq11 = _eq11_sum(pm, L_1) / d
-    return EQ12.result(value, extra={"delta": delta, "d_half_plus_delta": d, "L_1": L_1,
-                                     "above_eq11": bool(value >= eq11)})
+    return EQ12.result(
+        value, extra={"delta": delta, "d_half_plus_delta": d, "L_1": L_1, "above_eq11": bool(value >= eq11)}
+    )
 
 
 @EQ11

@@ -44,17 +44,20 @@ __all__ = ["dts_prop1", "dts_thm1", "dts_thm1_loglog", "dts_thm1_rows", "dts_ass
 SOURCE_PROP1 = "Wu & Liu 2016 (001), Proposition 1, eq. (2)"
 SOURCE_THM1 = "Wu & Liu 2016 (001), Theorem 1, eq. (6) (also D-TS+, Corollary 1)"
 _IN_000 = (
-    "001 states the bound on D-TS's regret, whose unit equals 000's (it counts each comparison"
-    " with weight 1 >= r_ij)"
+    "001 states the bound on D-TS's regret, whose unit equals 000's (it counts each comparison with weight 1 >= r_ij)"
 )
 
-PROP1 = register_constant("dts_prop1", unit=UNIT_001, source=SOURCE_PROP1 + ", epsilon -> 0", order=60,
-                          needs=("alpha",))
-THM1 = register_constant("dts_thm1", unit=UNIT_001, source=SOURCE_THM1 + ", epsilon -> 0", order=70,
-                         needs=("alpha",))
-THM1_LOGLOG = register_constant("dts_thm1_loglog", unit=UNIT_001_LOGLOG,
-                                source=SOURCE_THM1 + " ln ln T term (Lemma 5), epsilon -> 0", order=80,
-                                needs=("alpha", "beta"))
+PROP1 = register_constant(
+    "dts_prop1", unit=UNIT_001, source=SOURCE_PROP1 + ", epsilon -> 0", order=60, needs=("alpha",)
+)
+THM1 = register_constant("dts_thm1", unit=UNIT_001, source=SOURCE_THM1 + ", epsilon -> 0", order=70, needs=("alpha",))
+THM1_LOGLOG = register_constant(
+    "dts_thm1_loglog",
+    unit=UNIT_001_LOGLOG,
+    source=SOURCE_THM1 + " ln ln T term (Lemma 5), epsilon -> 0",
+    order=80,
+    needs=("alpha", "beta"),
+)
 
 
 def _check_alpha(alpha: float) -> float:
@@ -210,16 +213,22 @@ def dts_thm1_rows(matrix: MatrixLike, alpha: float = 0.51, beta: float = 2.0) ->
     if not beta >= 2.0:
         raise ValueError(f"001 Theorem 1 needs beta > 2 (beta = 2 is the limit); got beta={beta}")
     a2 = dts_assumption2(pm)
-    base = {"epsilon": 0.0, "assumption2": a2["holds"], "assumption2_failing_arms": a2["failing_arms"],
-            "L_C": int(pm.L_sorted[0])}
+    base = {
+        "epsilon": 0.0,
+        "assumption2": a2["holds"],
+        "assumption2_failing_arms": a2["failing_arms"],
+        "L_C": int(pm.L_sorted[0]),
+    }
     ex1 = {"alpha": alpha, **base}
     ex2 = {"alpha": alpha, "beta": beta, **base}
     if not a2["holds"]:
         return (
             THM1.not_applicable(
-                f"001's Assumption 2 fails ({a2['detail']}); only Proposition 1 (dts_prop1) applies", extra=ex1),
+                f"001's Assumption 2 fails ({a2['detail']}); only Proposition 1 (dts_prop1) applies", extra=ex1
+            ),
             THM1_LOGLOG.not_applicable(
-                f"001's Assumption 2 fails ({a2['detail']}): the ln ln T term divides by D(p||p) = 0", extra=ex2),
+                f"001's Assumption 2 fails ({a2['detail']}): the ln ln T term divides by D(p||p) = 0", extra=ex2
+            ),
         )
     log_t, loglog_t = _thm1_parts(pm, alpha, beta)
     ex1["value_in_000_unit_is"] = _IN_000

@@ -14,10 +14,10 @@ Both are registered constants (:mod:`boundcalc.registry`): ``lower_bound`` and `
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Literal, overload
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
-
 from numpy.typing import ArrayLike
 
 from ..lp.cutting import CopelandLPSolver
@@ -37,26 +37,51 @@ __all__ = ["lower_bound", "ecw_bound", "METHODS", "ON_FAILURE"]
 METHODS = ("cutting-plane", "enumerate")
 ON_FAILURE = ("raise", "return")
 
-LOWER_BOUND = register_constant("lower_bound", unit=UNIT_000, source=BOUND_SOURCES["lower_bound"], order=10,
-                                needs=("method",))
+LOWER_BOUND = register_constant(
+    "lower_bound", unit=UNIT_000, source=BOUND_SOURCES["lower_bound"], order=10, needs=("method",)
+)
 ECW = register_constant("ecw", unit=UNIT_000, source=BOUND_SOURCES["ecw"], order=20, needs=("certify",))
 
 
 @overload
-def lower_bound(matrix: MatrixLike, method: str = ..., *, regret: ArrayLike | None = ...,
-                levels: Iterable[int] | None = ..., tol: float = ..., max_rows: int = ..., solver: str = ...,
-                on_failure: Literal["raise"] = ...) -> SolvedBoundResult: ...
+def lower_bound(
+    matrix: MatrixLike,
+    method: str = ...,
+    *,
+    regret: ArrayLike | None = ...,
+    levels: Iterable[int] | None = ...,
+    tol: float = ...,
+    max_rows: int = ...,
+    solver: str = ...,
+    on_failure: Literal["raise"] = ...,
+) -> SolvedBoundResult: ...
 
 
 @overload
-def lower_bound(matrix: MatrixLike, method: str = ..., *, regret: ArrayLike | None = ...,
-                levels: Iterable[int] | None = ..., tol: float = ..., max_rows: int = ..., solver: str = ...,
-                on_failure: str) -> BoundResult: ...
+def lower_bound(
+    matrix: MatrixLike,
+    method: str = ...,
+    *,
+    regret: ArrayLike | None = ...,
+    levels: Iterable[int] | None = ...,
+    tol: float = ...,
+    max_rows: int = ...,
+    solver: str = ...,
+    on_failure: str,
+) -> BoundResult: ...
 
 
-def lower_bound(matrix: MatrixLike, method: str = "cutting-plane", *, regret: ArrayLike | None = None, levels: Iterable[int] | None = None,
-                tol: float = 1e-9, max_rows: int = DEFAULT_MAX_ROWS, solver: str = "auto",
-                on_failure: str = "raise") -> BoundResult:
+def lower_bound(
+    matrix: MatrixLike,
+    method: str = "cutting-plane",
+    *,
+    regret: ArrayLike | None = None,
+    levels: Iterable[int] | None = None,
+    tol: float = 1e-9,
+    max_rows: int = DEFAULT_MAX_ROWS,
+    solver: str = "auto",
+    on_failure: str = "raise",
+) -> BoundResult:
     """The Copeland regret lower bound ``min_{i1} C*_{i1}`` of paper 000, Theorem 2 (eq. (2)).
 
     ``E[R(T)] >= (min over Copeland winners i1 of C*_{i1}) log T - o(log T)`` for every
@@ -124,8 +149,9 @@ def lower_bound(matrix: MatrixLike, method: str = "cutting-plane", *, regret: Ar
     except SolverError as exc:
         if on_failure == "raise":
             raise
-        return BoundResult.failed("lower_bound", message=str(exc), method=method,
-                                  unit=UNIT_000 if regret is None else UNIT_CUSTOM)
+        return BoundResult.failed(
+            "lower_bound", message=str(exc), method=method, unit=UNIT_000 if regret is None else UNIT_CUSTOM
+        )
     if res.status == "failed" and on_failure == "raise":
         raise SolverError(res.message)
     return res

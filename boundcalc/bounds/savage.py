@@ -26,8 +26,11 @@ from ..units import UNIT_HARDNESS
 __all__ = ["savage_hardness"]
 
 SAVAGE = register_constant(
-    "savage_hardness", unit=UNIT_HARDNESS,
-    source="Urvoy et al. 2013 (003), Copeland SAVAGE sample complexity (structure only)", order=130)
+    "savage_hardness",
+    unit=UNIT_HARDNESS,
+    source="Urvoy et al. 2013 (003), Copeland SAVAGE sample complexity (structure only)",
+    order=130,
+)
 
 
 def savage_hardness(matrix: MatrixLike) -> Result:
@@ -44,11 +47,14 @@ def savage_hardness(matrix: MatrixLike) -> Result:
     pm = as_preference_matrix(matrix)
     iu = np.triu_indices(pm.K, 1)
     value = float(np.sum(1.0 / pm.gap[iu] ** 2))
-    return SAVAGE.result(value, extra={
-        "label": "sum_{i<j} 1/Delta_ij^2",
-        "n_parameters": int(iu[0].size),
-        "note": "boundcalc's computable reading of an O(.) bound; not a regret constant",
-    })
+    return SAVAGE.result(
+        value,
+        extra={
+            "label": "sum_{i<j} 1/Delta_ij^2",
+            "n_parameters": int(iu[0].size),
+            "note": "boundcalc's computable reading of an O(.) bound; not a regret constant",
+        },
+    )
 
 
 @SAVAGE

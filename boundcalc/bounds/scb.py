@@ -30,8 +30,12 @@ from ..units import UNIT_HARDNESS
 
 __all__ = ["scb_hardness"]
 
-SCB = register_constant("scb_hardness", unit=UNIT_HARDNESS,
-                        source="Zoghi et al. 2015 (002), Theorem 5 (Lemma 6, Definition 4, epsilon = 0)", order=50)
+SCB = register_constant(
+    "scb_hardness",
+    unit=UNIT_HARDNESS,
+    source="Zoghi et al. 2015 (002), Theorem 5 (Lemma 6, Definition 4, epsilon = 0)",
+    order=50,
+)
 
 
 def scb_hardness(matrix: MatrixLike) -> Result:
@@ -60,15 +64,18 @@ def scb_hardness(matrix: MatrixLike) -> Result:
     H = inv.sum(axis=1)
     value = float(np.sum(H * (1.0 - cpld) / delta_i**2) / K)
     L_C = int(pm.L_sorted[0])
-    return SCB.result(value, extra={
-        "H": H.tolist(),
-        "H_1": float(H.max()),
-        "Delta_i": delta_i.tolist(),
-        "cpld": cpld.tolist(),
-        "L_C": L_C,
-        "coarse_form": K * (L_C + math.log(K)) / pm.min_gap**2,
-        "note": "O(.) only: the constant factor of Theorem 5 is not published",
-    })
+    return SCB.result(
+        value,
+        extra={
+            "H": H.tolist(),
+            "H_1": float(H.max()),
+            "Delta_i": delta_i.tolist(),
+            "cpld": cpld.tolist(),
+            "L_C": L_C,
+            "coarse_form": K * (L_C + math.log(K)) / pm.min_gap**2,
+            "note": "O(.) only: the constant factor of Theorem 5 is not published",
+        },
+    )
 
 
 @SCB

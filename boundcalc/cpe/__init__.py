@@ -42,29 +42,83 @@ from typing import Any
 #: Public name -> submodule that defines it.
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
-        ["EdgeRewardEstimate", "borda_gaps", "borda_hardness", "borda_lower_bound", "borda_pac_hardness",
-         "borda_score", "borda_scores_by_enumeration", "borda_winner", "edge_rewards", "estimate_edge_rewards",
-         "matching_reward", "pairwise_preferences"], "borda"),
+        [
+            "EdgeRewardEstimate",
+            "borda_gaps",
+            "borda_hardness",
+            "borda_lower_bound",
+            "borda_pac_hardness",
+            "borda_score",
+            "borda_scores_by_enumeration",
+            "borda_winner",
+            "edge_rewards",
+            "estimate_edge_rewards",
+            "matching_reward",
+            "pairwise_preferences",
+        ],
+        "borda",
+    ),
     **dict.fromkeys(
-        ["condorcet_gaps", "condorcet_hardness", "condorcet_lower_bound", "condorcet_margin",
-         "condorcet_pair_gaps", "condorcet_ver_hardness", "condorcet_winner", "is_condorcet_winner",
-         "theorem6_assumption_holds", "verification_gaps"], "condorcet"),
+        [
+            "condorcet_gaps",
+            "condorcet_hardness",
+            "condorcet_lower_bound",
+            "condorcet_margin",
+            "condorcet_pair_gaps",
+            "condorcet_ver_hardness",
+            "condorcet_winner",
+            "is_condorcet_winner",
+            "theorem6_assumption_holds",
+            "verification_gaps",
+        ],
+        "condorcet",
+    ),
     **dict.fromkeys(
         ["JSON_FORMAT", "CPEInstance", "CPEInstanceError", "CPETooLargeError", "NoWinnerError", "as_instance"],
-        "instance"),
+        "instance",
+    ),
     **dict.fromkeys(
-        ["MatchingCounts", "best_matching", "count_maximum_matchings", "iter_maximum_matchings",
-         "matching_counts", "maximum_matchings", "sample_matchings", "width"], "matchings"),
+        [
+            "MatchingCounts",
+            "best_matching",
+            "count_maximum_matchings",
+            "iter_maximum_matchings",
+            "matching_counts",
+            "maximum_matchings",
+            "sample_matchings",
+            "width",
+        ],
+        "matchings",
+    ),
     **dict.fromkeys(
-        ["cpe_borda_gaps", "cpe_borda_hardness", "cpe_condorcet_gaps", "cpe_condorcet_hardness",
-         "cpe_condorcet_ver", "single_position_rewards"], "single"),
+        [
+            "cpe_borda_gaps",
+            "cpe_borda_hardness",
+            "cpe_condorcet_gaps",
+            "cpe_condorcet_hardness",
+            "cpe_condorcet_ver",
+            "single_position_rewards",
+        ],
+        "single",
+    ),
     **dict.fromkeys(["cpe_report", "load_cpe_example"], "report"),
     **dict.fromkeys(["OracleResult", "mwmc", "condorcet_oracle", "frank_wolfe_oracle", "matching_polytope"], "oracle"),
     **dict.fromkeys(["MatchingSampler"], "sampler"),
     "sample_complexity_expressions": "theorems",
     **dict.fromkeys(["AlgorithmSpec", "EdgeDecision", "Decision", "DuelOracle", "ExplorationResult"], "base"),
-    **dict.fromkeys(["ALGORITHMS", "register_algorithm", "run_algorithm", "car_cond", "car_parallel", "car_verify",
-                     "clucb_borda_exact", "clucb_borda_pac"], "algorithms"),
+    **dict.fromkeys(
+        [
+            "ALGORITHMS",
+            "register_algorithm",
+            "run_algorithm",
+            "car_cond",
+            "car_parallel",
+            "car_verify",
+            "clucb_borda_exact",
+            "clucb_borda_pac",
+        ],
+        "algorithms",
+    ),
 }
 
 __all__ = [
@@ -132,12 +186,21 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import (algorithms, base, borda, condorcet, instance, matchings, oracle, report, sampler, single,
-                   theorems)
+    from . import algorithms, base, borda, condorcet, instance, matchings, oracle, report, sampler, single, theorems
 
-    mods = {"algorithms": algorithms, "base": base, "borda": borda, "condorcet": condorcet, "instance": instance,
-            "matchings": matchings, "oracle": oracle, "report": report, "sampler": sampler, "single": single,
-            "theorems": theorems}
+    mods = {
+        "algorithms": algorithms,
+        "base": base,
+        "borda": borda,
+        "condorcet": condorcet,
+        "instance": instance,
+        "matchings": matchings,
+        "oracle": oracle,
+        "report": report,
+        "sampler": sampler,
+        "single": single,
+        "theorems": theorems,
+    }
     value = getattr(mods[module], name)
     if name != "Decision":  # a deprecated name warns at every use
         globals()[name] = value  # later lookups skip this function

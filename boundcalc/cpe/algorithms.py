@@ -45,8 +45,9 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable, Generator, Sequence
 from types import ModuleType
-from typing import Any, Callable, Generator, Sequence
+from typing import Any
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -65,8 +66,17 @@ from .base import (
 )
 from .instance import CPEInstance, as_instance
 
-__all__ = ["clucb_borda_pac", "clucb_borda_exact", "car_cond", "car_verify", "car_parallel", "DELTA0",
-           "ALGORITHMS", "register_algorithm", "run_algorithm"]
+__all__ = [
+    "clucb_borda_pac",
+    "clucb_borda_exact",
+    "car_cond",
+    "car_verify",
+    "car_parallel",
+    "DELTA0",
+    "ALGORITHMS",
+    "register_algorithm",
+    "run_algorithm",
+]
 
 #: The algorithms of paper 004 under their command-line names (an :class:`AlgorithmSpec` each),
 #: registered by :func:`register_algorithm` where each is defined below.
@@ -81,19 +91,22 @@ def _kern() -> ModuleType:
     return cpe
 
 
-def register_algorithm(name: str, *, target: str, needs_epsilon: bool, paper: str,
-                       revision: int = 1) -> Callable[[Callable], Callable]:
+def register_algorithm(
+    name: str, *, target: str, needs_epsilon: bool, paper: str, revision: int = 1
+) -> Callable[[Callable], Callable]:
     """Decorator: register a pure-exploration algorithm under its command-line ``name``
     (``revision``: :attr:`AlgorithmSpec.revision`, raised whenever its decisions change).
 
     >>> sorted(ALGORITHMS)[:2], ALGORITHMS["car-cond"].func is car_cond
     (['car-cond', 'car-parallel'], True)
     """
+
     def deco(func: Callable) -> Callable:
         ALGORITHMS.add(name, AlgorithmSpec(name, func, target, needs_epsilon, paper, revision))
         return func
 
     return deco
+
 
 #: CAR-Verify's constant confidence for its CAR-Cond phase (004 Algorithm 4, line 2).
 DELTA0 = 0.01
@@ -119,7 +132,7 @@ class _Lin:
     ``linear_sum_assignment``.
     """
 
-    def __init__(self, inst: CPEInstance, en: "_Enum | None" = None):
+    def __init__(self, inst: CPEInstance, en: _Enum | None = None):
         self.l, self.n, self.m = inst.n_positions, inst.n_candidates, inst.n_edges
         self.ep = np.asarray(inst.edge_position)
         self.ec = np.asarray(inst.edge_candidate)
@@ -133,8 +146,13 @@ class _Lin:
         self.kern = _kern() if self.en is not None else None
         self.val = np.zeros(1)
 
-    def best(self, w: np.ndarray, include: Sequence[int] | np.ndarray = (), exclude: Sequence[int] | np.ndarray = (),
-             minimize: bool = False) -> tuple[float, np.ndarray | None]:
+    def best(
+        self,
+        w: np.ndarray,
+        include: Sequence[int] | np.ndarray = (),
+        exclude: Sequence[int] | np.ndarray = (),
+        minimize: bool = False,
+    ) -> tuple[float, np.ndarray | None]:
         self.calls += 1
         if self.l == 1 and not len(include) and not len(exclude):  # one position: an argmax
             k = int(np.argmin(w)) if minimize else int(np.argmax(w))
@@ -142,8 +160,16 @@ class _Lin:
         empty = (np.inf if minimize else -np.inf), None
         en, kern = self.en, self.kern  # both set or both None (__init__)
         if en is not None and en.Ms is not None and kern is not None:
-            i = kern.best_forced(w, en.Ms, en.inc, np.asarray(include, dtype=np.intp),
-                                 np.asarray(exclude, dtype=np.intp), minimize, _TIE_TOL, self.val)
+            i = kern.best_forced(
+                w,
+                en.Ms,
+                en.inc,
+                np.asarray(include, dtype=np.intp),
+                np.asarray(exclude, dtype=np.intp),
+                minimize,
+                _TIE_TOL,
+                self.val,
+            )
             if i == -2:
                 return empty
             if i >= 0:
@@ -210,7 +236,7 @@ class _Delta(float):
     log: float
     exact: bool
 
-    def __new__(cls, delta: float, halvings: int) -> "_Delta":
+    def __new__(cls, delta: float, halvings: int) -> _Delta:
         q = delta / 2.0**halvings
         self = super().__new__(cls, q if q >= sys.float_info.min else sys.float_info.min)
         self.log = math.log(delta) - halvings * math.log(2.0)
@@ -271,9 +297,19 @@ class _SampleStream:
 
 
 # ---------------------------------------------------------------------------- CLUCB-Borda
-def _clucb_phase(inst: CPEInstance, lin: _Lin, oracle: DuelOracle, stream: _SampleStream, K: int, eps: float,
-                 delta: float, exact: bool, max_duels: int | None, stats: dict,
-                 log: list | None = None) -> tuple[str, np.ndarray | None]:
+def _clucb_phase(
+    inst: CPEInstance,
+    lin: _Lin,
+    oracle: DuelOracle,
+    stream: _SampleStream,
+    K: int,
+    eps: float,
+    delta: float,
+    exact: bool,
+    max_duels: int | None,
+    stats: dict,
+    log: list | None = None,
+) -> tuple[str, np.ndarray | None]:
     """One run of Algorithm 1's loop (lines 3-23) -- or one epoch of Algorithm 5 (lines 6-29).
 
     Returns ``("output", M)``, ``("break", None)`` (Algorithm 5 line 23) or raises _Budget.
@@ -360,9 +396,20 @@ class _Enum:
         self.P = np.ascontiguousarray(inst.edge_matrix, dtype=np.float64)
 
 
-def _clucb_phase_fast(inst: CPEInstance, lin: _Lin, en: _Enum, oracle: DuelOracle, stream: _SampleStream, K: int,
-                      eps: float, delta: float, exact: bool, max_duels: int | None, stats: dict,
-                      log: list | None = None) -> tuple[str, np.ndarray | None]:
+def _clucb_phase_fast(
+    inst: CPEInstance,
+    lin: _Lin,
+    en: _Enum,
+    oracle: DuelOracle,
+    stream: _SampleStream,
+    K: int,
+    eps: float,
+    delta: float,
+    exact: bool,
+    max_duels: int | None,
+    stats: dict,
+    log: list | None = None,
+) -> tuple[str, np.ndarray | None]:
     """:func:`_clucb_phase` with the same decisions, duels and random numbers, compiled.
 
     The two MWMC calls per round become argmaxes over the enumerated matchings ``en.Ms``
@@ -412,8 +459,33 @@ def _clucb_phase_fast(inst: CPEInstance, lin: _Lin, en: _Enum, oracle: DuelOracl
         if max_duels is not None:
             k_end = min(k_end, k + max_duels - oracle.n_duels)
         k_before = k
-        code = kern.clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_end,
-                                 log4K_d, bonus, l_eps, eq_tol, exact, _TIE_TOL, res, zlog, dout)
+        code = kern.clucb_rounds(
+            Ms,
+            inc,
+            ep,
+            P,
+            S,
+            T,
+            wbar,
+            h,
+            unseen,
+            c,
+            wt,
+            buf,
+            U,
+            t,
+            k,
+            k_end,
+            log4K_d,
+            bonus,
+            l_eps,
+            eq_tol,
+            exact,
+            _TIE_TOL,
+            res,
+            zlog,
+            dout,
+        )
         t, k, ib = int(res[0]), int(res[1]), int(res[2])
         oracle.n_duels += k - k_before
         if log is not None:
@@ -480,14 +552,17 @@ def _use_fast(fast: bool | None, oracle: DuelOracle, inst: CPEInstance) -> _Enum
     en = _Enum(inst, FAST_MAX_MATCHINGS) if plain else None
     if en is None or en.Ms is None:
         if fast:
-            raise ValueError("fast=True needs a plain DuelOracle and at most FAST_MAX_MATCHINGS "
-                             f"({FAST_MAX_MATCHINGS}) maximum matchings on at most 128 positions")
+            raise ValueError(
+                "fast=True needs a plain DuelOracle and at most FAST_MAX_MATCHINGS "
+                f"({FAST_MAX_MATCHINGS}) maximum matchings on at most 128 positions"
+            )
         return None
     return en
 
 
-@register_algorithm("clucb-borda-pac", target="borda", needs_epsilon=True,
-                    paper="004 Algorithm 1 (Sec. 3.2), Theorem 1")
+@register_algorithm(
+    "clucb-borda-pac", target="borda", needs_epsilon=True, paper="004 Algorithm 1 (Sec. 3.2), Theorem 1"
+)
 def clucb_borda_pac(
     inst: CPEInstance,
     delta: float,
@@ -548,8 +623,10 @@ def clucb_borda_pac(
     delta = check_delta(delta)
     eps = check_epsilon(epsilon)
     if not eps < 8:
-        raise ValueError(f"epsilon must be below 8 for clucb-borda-pac: the sampler's bias eta = epsilon/8 "
-                         f"(004 Algorithm 1, line 2) must lie in (0, 1); got {epsilon!r}")
+        raise ValueError(
+            f"epsilon must be below 8 for clucb-borda-pac: the sampler's bias eta = epsilon/8 "
+            f"(004 Algorithm 1, line 2) must lie in (0, 1); got {epsilon!r}"
+        )
     max_duels = check_max_duels(max_duels)
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     oracle = DuelOracle(inst, rng)
@@ -557,8 +634,14 @@ def clucb_borda_pac(
     lin = _Lin(inst, en)
     stream = _SampleStream(inst, eps / 8.0, rng, sampler)  # line 2
     stats: dict = {}
-    params = {"delta": delta, "epsilon": eps, "eta": eps / 8.0, "max_duels": max_duels, "sampler": sampler,
-              "K": _K(inst)}
+    params = {
+        "delta": delta,
+        "epsilon": eps,
+        "eta": eps / 8.0,
+        "max_duels": max_duels,
+        "sampler": sampler,
+        "K": _K(inst),
+    }
     phase = _clucb_phase if en is None else (lambda *a: _clucb_phase_fast(a[0], a[1], en, *a[2:]))
     params["fast"] = en is not None
     try:
@@ -567,12 +650,20 @@ def clucb_borda_pac(
         M = None
     stats.update(mwmc_calls=lin.calls, samples=stream.drawn)
     trace = [] if M is None else [EdgeDecision(oracle.n_duels, -1, "output", None)]
-    return ExplorationResult("clucb-borda-pac", None if M is None else tuple(int(e) for e in M), oracle.n_duels,
-                             trace, "identified" if M is not None else "budget", params, stats)
+    return ExplorationResult(
+        "clucb-borda-pac",
+        None if M is None else tuple(int(e) for e in M),
+        oracle.n_duels,
+        trace,
+        "identified" if M is not None else "budget",
+        params,
+        stats,
+    )
 
 
-@register_algorithm("clucb-borda-exact", target="borda", needs_epsilon=False,
-                    paper="004 Algorithm 5 (App. B.5), Theorem 2")
+@register_algorithm(
+    "clucb-borda-exact", target="borda", needs_epsilon=False, paper="004 Algorithm 5 (App. B.5), Theorem 2"
+)
 def clucb_borda_exact(
     inst: CPEInstance,
     delta: float,
@@ -646,8 +737,15 @@ def clucb_borda_exact(
     stats.update(epochs=q, mwmc_calls=lin.calls)
     params = {"delta": delta, "max_duels": max_duels, "sampler": sampler, "K": K, "fast": en is not None}
     trace = [] if M is None else [EdgeDecision(oracle.n_duels, -1, "output", q)]
-    return ExplorationResult("clucb-borda-exact", None if M is None else tuple(int(e) for e in M), oracle.n_duels,
-                             trace, "identified" if M is not None else "budget", params, stats)
+    return ExplorationResult(
+        "clucb-borda-exact",
+        None if M is None else tuple(int(e) for e in M),
+        oracle.n_duels,
+        trace,
+        "identified" if M is not None else "budget",
+        params,
+        stats,
+    )
 
 
 # ---------------------------------------------------------------------------- Condorcet max-min tests
@@ -799,7 +897,7 @@ class _MaxMin:
             rows += [xin, xex]
             keys.append(e)
         if keys:
-            lo = None if near is None else near[:len(rows)]
+            lo = None if near is None else near[: len(rows)]
             if lo is None or not np.all(np.abs(lo - thr) >= _MARGIN):  # (NaN: not computed)
                 G = np.vstack(rows) @ self.Qs["U"]  # row r: (Q^T x_r)_f
                 G[:, ~self.allowed] = np.inf
@@ -831,10 +929,17 @@ class _MaxMin:
         if which not in self.blocked:
             self.blocked[which] = not Q[self.off_block].any()
         en = self.lin.en  # not None when self.kern is not (_Lin)
-        if (self.kern is not None and en is not None and en.Ms is not None and self.blocked[which]
-                and yM is not None and xM is not None):
-            if self.kern.bounds01(Q, yM, xM, A1, R1, self.A, self.R, en.Ms, en.inc, self.ep,
-                                  _TIE_TOL, self.work, self.out):
+        if (
+            self.kern is not None
+            and en is not None
+            and en.Ms is not None
+            and self.blocked[which]
+            and yM is not None
+            and xM is not None
+        ):
+            if self.kern.bounds01(
+                Q, yM, xM, A1, R1, self.A, self.R, en.Ms, en.inc, self.ep, _TIE_TOL, self.work, self.out
+            ):
                 self.lin.calls += 2
                 out = self.bounds[key] = (float(self.out[1]) / self.l, float(self.out[0]) / self.l)
                 return out
@@ -896,8 +1001,9 @@ def _confidence(W: np.ndarray, N: np.ndarray, log_term: float, comparable: np.nd
     """``bar P_t`` and ``underline P_t`` of eq. (8), with ``P_ii = 1/2`` and 0 between incomparable
     edges (:func:`boundcalc.kernels.cpe.confidence`)."""
     Pu, Pl = np.empty(W.shape), np.empty(W.shape)
-    _kern().confidence(np.asarray(W, dtype=float), np.asarray(N, dtype=float), np.asarray(comparable),
-                               float(log_term), Pu, Pl)
+    _kern().confidence(
+        np.asarray(W, dtype=float), np.asarray(N, dtype=float), np.asarray(comparable), float(log_term), Pu, Pl
+    )
     return Pu, Pl
 
 
@@ -959,15 +1065,33 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
                     X = mm.screen_points(U_prev)
                     X_gen = mm.start_gen
                 Xr = no_points if X is None else X
-                if kern.car_round(W, N, pa, pb, xs, comparable, Xr, mm.allowed, starts,
-                                  log_term, 0.5 - eps_q, _MARGIN, Pu, Pl, screen_bounds):
+                if kern.car_round(
+                    W,
+                    N,
+                    pa,
+                    pb,
+                    xs,
+                    comparable,
+                    Xr,
+                    mm.allowed,
+                    starts,
+                    log_term,
+                    0.5 - eps_q,
+                    _MARGIN,
+                    Pu,
+                    Pl,
+                    screen_bounds,
+                ):
                     mm.screened += Xr.shape[0]
                     if not pairs:
                         return ("error", "no duel left to draw and no decision possible: the run cannot progress")
                     continue
                 if not mm.new_round({"U": Pu, "L": Pl}, Aarr, Rarr):  # line 7's matrices (car_round)
-                    return ("error", "P(M, A, R) is empty: accepted/rejected sets admit no matching "
-                                     "(a wrong decision, probability <= delta)")
+                    return (
+                        "error",
+                        "P(M, A, R) is empty: accepted/rejected sets admit no matching "
+                        "(a wrong decision, probability <= delta)",
+                    )
                 changed = False
                 possible = mm.screen(U_prev, eps_q, None if X is None else screen_bounds)
                 for e in U_prev:  # line 9, A and R are A_{t-1}, R_{t-1} (line 10)
@@ -986,10 +1110,13 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
                         changed = True
                     if len(A) == l:  # line 20
                         Aa = np.asarray(A)
-                        ok = (np.unique(lin.ep[Aa]).size == l and np.unique(lin.ec[Aa]).size == l)
+                        ok = np.unique(lin.ep[Aa]).size == l and np.unique(lin.ec[Aa]).size == l
                         if not ok:
-                            return ("error", "the accepted set has l edges but is not a matching "
-                                             "(a wrong decision, probability <= delta)")
+                            return (
+                                "error",
+                                "the accepted set has l edges but is not a matching "
+                                "(a wrong decision, probability <= delta)",
+                            )
                         return ("output", tuple(int(x) for x in Aa[np.argsort(lin.ep[Aa])]))
                 if changed:
                     pairs = X = None
@@ -1002,8 +1129,9 @@ def _car_cond_gen(inst: CPEInstance, lin: _Lin, delta: float, record: Callable, 
         stats["screened"] = stats.get("screened", 0) + mm.screened
 
 
-def _car_verify_gen(inst: CPEInstance, lin: _Lin, delta: float, delta0: float, record: Callable,
-                    stats: dict, en: "_Enum | None" = None) -> _Gen:
+def _car_verify_gen(
+    inst: CPEInstance, lin: _Lin, delta: float, delta0: float, record: Callable, stats: dict, en: _Enum | None = None
+) -> _Gen:
     """004 Algorithm 4 (CAR-Verify) as a coroutine (see :func:`car_verify` for the reading).
 
     With ``en`` (the enumerated maximum matchings), a round whose maxima in lines 6 and 9 over
@@ -1106,8 +1234,9 @@ def _drive(gen: _Gen, oracle: DuelOracle, max_duels: int | None) -> tuple:
         return stop.value
 
 
-def _finish(name: str, inst: CPEInstance, oracle: DuelOracle, kind: str, payload: Any, trace: list, params: dict,
-            stats: dict) -> ExplorationResult:
+def _finish(
+    name: str, inst: CPEInstance, oracle: DuelOracle, kind: str, payload: Any, trace: list, params: dict, stats: dict
+) -> ExplorationResult:
     stopped = {"output": "identified", "error": "error", "budget": "budget"}[kind]
     M = payload if kind == "output" else None
     if kind == "error":
@@ -1117,8 +1246,9 @@ def _finish(name: str, inst: CPEInstance, oracle: DuelOracle, kind: str, payload
     return ExplorationResult(name, M, oracle.n_duels, trace, stopped, params, stats)
 
 
-def _setup(inst: Any, delta: float, rng: np.random.Generator | int | None,
-           max_duels: int | None) -> tuple[CPEInstance, float, DuelOracle, int | None]:
+def _setup(
+    inst: Any, delta: float, rng: np.random.Generator | int | None, max_duels: int | None
+) -> tuple[CPEInstance, float, DuelOracle, int | None]:
     inst = as_instance(inst)
     delta = check_delta(delta)
     max_duels = check_max_duels(max_duels)
@@ -1126,9 +1256,10 @@ def _setup(inst: Any, delta: float, rng: np.random.Generator | int | None,
     return inst, delta, DuelOracle(inst, rng), max_duels
 
 
-@register_algorithm("car-cond", target="condorcet", needs_epsilon=False,
-                    paper="004 Algorithm 2 (Sec. 4.1), Theorem 4")
-def car_cond(inst: CPEInstance, delta: float, *, rng: np.random.Generator | int | None = None, max_duels: int | None = None) -> ExplorationResult:
+@register_algorithm("car-cond", target="condorcet", needs_epsilon=False, paper="004 Algorithm 2 (Sec. 4.1), Theorem 4")
+def car_cond(
+    inst: CPEInstance, delta: float, *, rng: np.random.Generator | int | None = None, max_duels: int | None = None
+) -> ExplorationResult:
     """CAR-Cond, 004 Algorithm 2 (Sec. 4.1): the Condorcet winning matching with probability at
     least ``1 - delta`` (Theorem 4), by accepting and rejecting edges.
 
@@ -1191,10 +1322,18 @@ def car_cond(inst: CPEInstance, delta: float, *, rng: np.random.Generator | int 
     return _finish("car-cond", inst, oracle, kind, payload, trace, params, stats)
 
 
-@register_algorithm("car-verify", target="condorcet", needs_epsilon=False,
-                    paper="004 Algorithm 4 (Sec. 4.3), Lemmas 10-11 (App. C.3)")
-def car_verify(inst: CPEInstance, delta: float, *, rng: np.random.Generator | int | None = None, max_duels: int | None = None,
-               delta0: float = DELTA0, fast: bool | None = None) -> ExplorationResult:
+@register_algorithm(
+    "car-verify", target="condorcet", needs_epsilon=False, paper="004 Algorithm 4 (Sec. 4.3), Lemmas 10-11 (App. C.3)"
+)
+def car_verify(
+    inst: CPEInstance,
+    delta: float,
+    *,
+    rng: np.random.Generator | int | None = None,
+    max_duels: int | None = None,
+    delta0: float = DELTA0,
+    fast: bool | None = None,
+) -> ExplorationResult:
     """CAR-Verify, 004 Algorithm 4 (Sec. 4.3): CAR-Cond at the constant confidence
     ``delta_0 = 0.01`` (lines 2-3) proposes ``M^``, then a verification at confidence ``delta``
     returns ``M^`` or an error (Lemmas 10-11: with probability ``>= 1 - delta`` the answer is
@@ -1238,10 +1377,18 @@ def car_verify(inst: CPEInstance, delta: float, *, rng: np.random.Generator | in
     return _finish("car-verify", inst, oracle, kind, payload, trace, params, stats)
 
 
-@register_algorithm("car-parallel", target="condorcet", needs_epsilon=False,
-                    paper="004 Algorithm 3 (Sec. 4.3), Theorem 5")
-def car_parallel(inst: CPEInstance, delta: float, *, rng: np.random.Generator | int | None = None, max_duels: int | None = None,
-                 delta0: float = DELTA0, fast: bool | None = None) -> ExplorationResult:
+@register_algorithm(
+    "car-parallel", target="condorcet", needs_epsilon=False, paper="004 Algorithm 3 (Sec. 4.3), Theorem 5"
+)
+def car_parallel(
+    inst: CPEInstance,
+    delta: float,
+    *,
+    rng: np.random.Generator | int | None = None,
+    max_duels: int | None = None,
+    delta0: float = DELTA0,
+    fast: bool | None = None,
+) -> ExplorationResult:
     """CAR-Parallel, 004 Algorithm 3 (Sec. 4.3): the Condorcet winner with probability at least
     ``1 - delta`` and expected sample complexity of Theorem 5.
 

@@ -28,8 +28,9 @@ The algorithms of :mod:`boundcalc.cpe.algorithms` (004 Algorithms 1-5) run again
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -159,8 +160,12 @@ class EdgeDecision:
             raise ValueError(f"action must be one of {ACTIONS}; got {self.action!r}")
 
     def to_dict(self) -> dict:
-        return {"t": int(self.t), "edge": int(self.edge), "action": self.action,
-                "epoch": None if self.epoch is None else int(self.epoch)}
+        return {
+            "t": int(self.t),
+            "edge": int(self.edge),
+            "action": self.action,
+            "epoch": None if self.epoch is None else int(self.epoch),
+        }
 
 
 @dataclass

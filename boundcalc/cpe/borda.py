@@ -26,8 +26,9 @@ On 004's own example (Figures 1-4): ``B = 0.64`` for the Borda winner ``{e1, e5}
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -140,8 +141,7 @@ def estimate_edge_rewards(
     M, logw = sample_matchings(inst, n_samples, rng)
     if not np.isfinite(logw).any():
         raise RuntimeError(
-            f"all {n_samples} importance samples died (no free candidate at some position); "
-            "increase n_samples"
+            f"all {n_samples} importance samples died (no free candidate at some position); increase n_samples"
         )
     mx = logw[np.isfinite(logw)].max()
     W = np.where(np.isfinite(logw), np.exp(logw - mx), 0.0)
@@ -253,7 +253,9 @@ def borda_hardness(inst: CPEInstance, w: ArrayLike | None = None) -> float:
     return float(np.sum(1.0 / g**2))
 
 
-def borda_pac_hardness(inst: CPEInstance, eps: float, w: ArrayLike | None = None, *, width_value: int | None = None) -> float:
+def borda_pac_hardness(
+    inst: CPEInstance, eps: float, w: ArrayLike | None = None, *, width_value: int | None = None
+) -> float:
     """``H^B_eps = sum_e min(width(G)^2/(Delta^B_e)^2, 1/eps^2)`` of 004 Theorem 1.
 
     Theorem 1 bounds CLUCB-Borda-PAC's sample complexity by ``O(H^B_eps ln(H^B_eps/delta))``.

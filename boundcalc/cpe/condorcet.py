@@ -29,8 +29,7 @@ For one position (a K x K dueling matrix with Condorcet winner ``i*``):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from scipy import sparse
@@ -117,9 +116,7 @@ def _lp_candidate(inst: CPEInstance) -> tuple | None:
             sparse.csr_matrix((np.ones(m), (ar, ec)), shape=(m, n)),
         ]
     )
-    A2 = sparse.hstack(
-        [sparse.csr_matrix((np.ones(m), (ec, ar)), shape=(n, m)), sparse.csr_matrix((n, l + n))]
-    )
+    A2 = sparse.hstack([sparse.csr_matrix((np.ones(m), (ec, ar)), shape=(n, m)), sparse.csr_matrix((n, l + n))])
     A_ub = sparse.vstack([A1, A2]).tocsr()
     b_ub = np.concatenate([np.zeros(m), np.ones(n)])
     A_eq = sparse.hstack(

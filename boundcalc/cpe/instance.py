@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Hashable, Iterable, Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -94,7 +95,12 @@ def validate_block(
     kept as given (not symmetrised).
     """
     p, tied = check_preference_array(
-        a, atol=atol, labels=labels, where=where, symbol="p", error=CPEInstanceError,
+        a,
+        atol=atol,
+        labels=labels,
+        where=where,
+        symbol="p",
+        error=CPEInstanceError,
         label_kind="edge(s) incident to it: candidates",
     )
     if tied and not allow_ties:
@@ -194,9 +200,7 @@ class CPEInstance:
             )
         missing = [s for s in poss if s not in preferences]
         if missing:
-            raise CPEInstanceError(
-                f"no preference matrix for position(s) {[_label_str(s) for s in missing]}"
-            )
+            raise CPEInstanceError(f"no preference matrix for position(s) {[_label_str(s) for s in missing]}")
         extra = [k for k in preferences if k not in side_of or side_of[k] != 1]
         if extra:
             raise CPEInstanceError(
@@ -227,12 +231,9 @@ class CPEInstance:
                 )
             if not order:
                 raise CPEInstanceError(
-                    f"position {_label_str(s)} has no incident edge; 004 assumes a matching that fills "
-                    "every position"
+                    f"position {_label_str(s)} has no incident edge; 004 assumes a matching that fills every position"
                 )
-            p = validate_block(
-                mat, order, where=f"position {_label_str(s)}", atol=atol, allow_ties=allow_ties
-            )
+            p = validate_block(mat, order, where=f"position {_label_str(s)}", atol=atol, allow_ties=allow_ties)
             start = len(edges)
             for c in order:
                 edges.append((c, s))
@@ -366,10 +367,7 @@ class CPEInstance:
 
     def __repr__(self) -> str:
         nm = f" {self.name!r}" if self.name else ""
-        return (
-            f"<CPEInstance{nm}: {self.n_candidates} candidates, {self.n_positions} positions, "
-            f"{self.n_edges} edges>"
-        )
+        return f"<CPEInstance{nm}: {self.n_candidates} candidates, {self.n_positions} positions, {self.n_edges} edges>"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CPEInstance):
@@ -393,7 +391,7 @@ class CPEInstance:
         candidates: Sequence[Hashable] | None = None,
         position: Hashable = "s",
         **kwargs: Any,
-    ) -> "CPEInstance":
+    ) -> CPEInstance:
         """The one-position instance of a ``K x K`` dueling matrix (004 Sec. 4.1: ``l = 1``).
 
         ``mu`` is an array-like or anything with a ``.mu`` attribute (e.g.
@@ -428,7 +426,7 @@ class CPEInstance:
         candidates: Sequence[Hashable] | None = None,
         atol: float = PREF_ATOL,
         **kwargs: Any,
-    ) -> "CPEInstance":
+    ) -> CPEInstance:
         """Build an instance from 004's edge-preference-matrix form (Sec. 2, Figure 2).
 
         ``edges`` lists ``(candidate, position)`` pairs; ``P`` is the ``m x m`` matrix with
@@ -530,7 +528,7 @@ class CPEInstance:
         }
 
     @classmethod
-    def from_json(cls, obj: Mapping | str, **kwargs: Any) -> "CPEInstance":
+    def from_json(cls, obj: Mapping | str, **kwargs: Any) -> CPEInstance:
         """Rebuild an instance from :meth:`to_json` output (a dict or a JSON string)."""
         if isinstance(obj, (str, bytes)):
             try:
@@ -540,8 +538,10 @@ class CPEInstance:
         if not isinstance(obj, Mapping):
             raise CPEInstanceError(f"expected a JSON object; got {type(obj).__name__}")
         if "format" not in obj:
-            raise CPEInstanceError(f"JSON object lacks the 'format' entry (expected {JSON_FORMAT!r}); a preference"
-                                   " matrix in JSON is an object with a 'mu' or 'matrix' entry")
+            raise CPEInstanceError(
+                f"JSON object lacks the 'format' entry (expected {JSON_FORMAT!r}); a preference"
+                " matrix in JSON is an object with a 'mu' or 'matrix' entry"
+            )
         fmt = obj.get("format")
         if fmt != JSON_FORMAT:
             raise CPEInstanceError(f"unknown format {fmt!r}; expected {JSON_FORMAT!r}")
@@ -558,11 +558,12 @@ class CPEInstance:
         prefs: dict[Hashable, Any] = {}
         for k, entry in enumerate(_json_list(obj["positions"], "'positions'")):
             if not isinstance(entry, Mapping) or not all(f in entry for f in ("position", "candidates", "matrix")):
-                raise CPEInstanceError(
-                    f"positions[{k}] must be an object with 'position', 'candidates' and 'matrix'")
+                raise CPEInstanceError(f"positions[{k}] must be an object with 'position', 'candidates' and 'matrix'")
             s = _json_label(entry["position"], f"positions[{k}].position")
-            order = [_json_label(c, f"positions[{k}].candidates[{n}]")
-                     for n, c in enumerate(_json_list(entry["candidates"], f"positions[{k}].candidates"))]
+            order = [
+                _json_label(c, f"positions[{k}].candidates[{n}]")
+                for n, c in enumerate(_json_list(entry["candidates"], f"positions[{k}].candidates"))
+            ]
             mat = entry["matrix"]
             if not isinstance(mat, list):
                 raise CPEInstanceError(f"positions[{k}].matrix must be a list of rows; got {_json_type(mat)}")
@@ -591,7 +592,7 @@ class CPEInstance:
         Path(path).write_text(json.dumps(self.to_json(), indent=1), encoding="utf-8")
 
     @classmethod
-    def load(cls, path: str | os.PathLike, **kwargs: Any) -> "CPEInstance":
+    def load(cls, path: str | os.PathLike, **kwargs: Any) -> CPEInstance:
         """Read an instance written by :meth:`save`."""
         path = Path(path)
         if not path.exists():

@@ -19,9 +19,9 @@ along edges.  A matching is a tuple of ``l`` edge indices in position order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator, overload
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -305,18 +305,27 @@ def forced_sets_consistent(inst: CPEInstance, include: np.ndarray, exclude: np.n
         return True
     if np.intersect1d(include, exclude).size:
         return False
-    return (np.unique(inst.edge_position[include]).size == include.size
-            and np.unique(inst.edge_candidate[include]).size == include.size)
+    return (
+        np.unique(inst.edge_position[include]).size == include.size
+        and np.unique(inst.edge_candidate[include]).size == include.size
+    )
 
 
 @overload
-def best_matching(inst: CPEInstance, weights: ArrayLike, *, include: None = None, exclude: None = None,
-                  minimize: bool = False) -> tuple[float, tuple[int, ...]]: ...
+def best_matching(
+    inst: CPEInstance, weights: ArrayLike, *, include: None = None, exclude: None = None, minimize: bool = False
+) -> tuple[float, tuple[int, ...]]: ...
 
 
 @overload
-def best_matching(inst: CPEInstance, weights: ArrayLike, *, include: int | Iterable[int] | None = None,
-                  exclude: int | Iterable[int] | None = None, minimize: bool = False) -> tuple[float, tuple[int, ...] | None]: ...
+def best_matching(
+    inst: CPEInstance,
+    weights: ArrayLike,
+    *,
+    include: int | Iterable[int] | None = None,
+    exclude: int | Iterable[int] | None = None,
+    minimize: bool = False,
+) -> tuple[float, tuple[int, ...] | None]: ...
 
 
 def best_matching(
@@ -385,7 +394,9 @@ def best_matching(
     return float(w[E].sum()), M
 
 
-def constrained_best_values(inst: CPEInstance, weights: ArrayLike, reference: tuple, *, minimize: bool = False) -> np.ndarray:
+def constrained_best_values(
+    inst: CPEInstance, weights: ArrayLike, reference: tuple, *, minimize: bool = False
+) -> np.ndarray:
     """For every edge ``e``: the best total weight over maximum matchings with ``e`` forced *in*
     when ``e`` is not in ``reference``, and forced *out* when it is (the case split of 004
     Definitions 3 and 5).  ``-inf`` (``+inf`` when minimising) marks an empty set."""

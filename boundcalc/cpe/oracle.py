@@ -55,7 +55,14 @@ def _kern():
     return cpe
 
 
-def mwmc(inst: CPEInstance, weights: ArrayLike, *, include: Iterable[int] = (), exclude: Iterable[int] = (), minimize: bool = False) -> tuple[float, tuple | None]:
+def mwmc(
+    inst: CPEInstance,
+    weights: ArrayLike,
+    *,
+    include: Iterable[int] = (),
+    exclude: Iterable[int] = (),
+    minimize: bool = False,
+) -> tuple[float, tuple | None]:
     """004's MWMC oracle: maximum-weight maximum-cardinality matching with forced edge sets.
 
     Parameters
@@ -112,8 +119,14 @@ class _Face:
 
 def _face(inst: CPEInstance, A: np.ndarray, R: np.ndarray) -> _Face:
     ec = inst.edge_candidate
-    free_mask, pcov, _ = _kern().face(inst.edge_position, ec, inst.n_positions, inst.n_candidates,
-                                               np.asarray(A, dtype=np.intp), np.asarray(R, dtype=np.intp))
+    free_mask, pcov, _ = _kern().face(
+        inst.edge_position,
+        ec,
+        inst.n_positions,
+        inst.n_candidates,
+        np.asarray(A, dtype=np.intp),
+        np.asarray(R, dtype=np.intp),
+    )
     free = np.flatnonzero(free_mask)
     pos = np.flatnonzero(~pcov)
     cnt = np.bincount(ec[free], minlength=inst.n_candidates)
@@ -183,8 +196,9 @@ class OracleResult(RichResult):
     def to_dict(self) -> dict:
         """A JSON-safe dict; NaN and infinities are ``None`` (``null``), the package's one convention
         (``status`` tells ``-inf``, ``"empty-max"``, from ``+inf``, ``"empty-min"``)."""
-        return to_jsonable({"value": self.value, "x": self.x, "y": self.y, "status": self.status,
-                            "stats": dict(self.stats)})
+        return to_jsonable(
+            {"value": self.value, "x": self.x, "y": self.y, "status": self.status, "stats": dict(self.stats)}
+        )
 
     def summary(self) -> str:
         """``Condorcet oracle (004 eq. (6)): value ..., status ...`` and the solver's time."""
@@ -215,7 +229,16 @@ HIGHS_TOL = 1e-9
 Y_CHECK_TOL = 1e-7
 
 
-def condorcet_oracle(inst: CPEInstance, Q: ArrayLike, A1: Iterable[int] = (), R1: Iterable[int] = (), A2: Iterable[int] = (), R2: Iterable[int] = (), *, presolve: bool = False) -> OracleResult:
+def condorcet_oracle(
+    inst: CPEInstance,
+    Q: ArrayLike,
+    A1: Iterable[int] = (),
+    R1: Iterable[int] = (),
+    A2: Iterable[int] = (),
+    R2: Iterable[int] = (),
+    *,
+    presolve: bool = False,
+) -> OracleResult:
     """004's Condorcet oracle, eq. (6), solved exactly by one HiGHS linear program.
 
     Computes ``max_{x in P(M,A1,R1)} min_{y in P(M,A2,R2)} (1/l) x^T Q y`` where
@@ -317,15 +340,17 @@ def condorcet_oracle(inst: CPEInstance, Q: ArrayLike, A1: Iterable[int] = (), R1
     kern = _kern()
     ep, ec, n = inst.edge_position, inst.edge_candidate, inst.n_candidates
     code, F1, F2, cost, lo, hi, rlo, rhi, start, index, vals = kern.condorcet_lp(
-        Qa, Qb, Qta, ep, ec, _position_starts(inst), n, a1, r1, a2, r2)
+        Qa, Qb, Qta, ep, ec, _position_starts(inst), n, a1, r1, a2, r2
+    )
     if code == 1:
         return OracleResult(-np.inf, None, None, "empty-max", {"time": time.perf_counter() - t0, "rows": 0, "cols": 0})
     if code == 2:
         M1 = best_matching(inst, np.zeros(m), include=a1, exclude=r1)[1]
-        return OracleResult(np.inf, _indicator(m, M1), None, "empty-min",
-                            {"time": time.perf_counter() - t0, "rows": 0, "cols": 0})
+        return OracleResult(
+            np.inf, _indicator(m, M1), None, "empty-min", {"time": time.perf_counter() - t0, "rows": 0, "cols": 0}
+        )
     const = float(a @ Qb) / l
-    n1, k2, ncol, nrow = F1.size, F2.size, cost.size, rlo.size
+    ncol, nrow = cost.size, rlo.size
 
     if ncol == 0:  # both players fully forced
         value = const
@@ -343,8 +368,7 @@ def condorcet_oracle(inst: CPEInstance, Q: ArrayLike, A1: Iterable[int] = (), R1
         else:
             y = _indicator(m, best_matching(inst, Qa.T @ x / l, include=a2, exclude=r2, minimize=True)[1])
             y_source = "best-response"
-        stats = {"rows": int(nrow), "cols": int(ncol), "nnz": int(vals.size), "iterations": iters,
-                 "y_source": y_source}
+        stats = {"rows": int(nrow), "cols": int(ncol), "nnz": int(vals.size), "iterations": iters, "y_source": y_source}
     stats["time"] = time.perf_counter() - t0
     return OracleResult(float(value), x, y, "optimal", stats)
 
@@ -369,8 +393,12 @@ def _highs(presolve: bool):
         cache = _HIGHS.solvers = {}
     h = cache.get(presolve)
     if h is None:
-        h = new_highs(threads=1, primal_feasibility_tolerance=HIGHS_TOL,
-                      dual_feasibility_tolerance=HIGHS_TOL, presolve="on" if presolve else "off")
+        h = new_highs(
+            threads=1,
+            primal_feasibility_tolerance=HIGHS_TOL,
+            dual_feasibility_tolerance=HIGHS_TOL,
+            presolve="on" if presolve else "off",
+        )
         cache[presolve] = h
     return h
 
@@ -382,9 +410,23 @@ def _solve_highs(cost, lo, hi, Amat, rlo, rhi, presolve, inst):
 
     h = _highs(bool(presolve))
     # HiGHS's infinity is IEEE's (kHighsInf == inf): the bounds pass as they are
-    h.passModel(int(cost.size), int(rlo.size), int(Amat[2].size), int(highspy.MatrixFormat.kColwise),
-                int(highspy.ObjSense.kMaximize), 0.0, cost, lo, hi, rlo, rhi, Amat[0], Amat[1], Amat[2],
-                np.zeros(cost.size, dtype=np.int32))  # integrality: all continuous
+    h.passModel(
+        int(cost.size),
+        int(rlo.size),
+        int(Amat[2].size),
+        int(highspy.MatrixFormat.kColwise),
+        int(highspy.ObjSense.kMaximize),
+        0.0,
+        cost,
+        lo,
+        hi,
+        rlo,
+        rhi,
+        Amat[0],
+        Amat[1],
+        Amat[2],
+        np.zeros(cost.size, dtype=np.int32),
+    )  # integrality: all continuous
     h.run()
     status = h.getModelStatus()
     if status != highspy.HighsModelStatus.kOptimal:
@@ -393,8 +435,12 @@ def _solve_highs(cost, lo, hi, Amat, rlo, rhi, presolve, inst):
             f"{rlo.size} rows, {cost.size} columns): status {h.modelStatusToString(status)}"
         )
     sol = h.getSolution()
-    return (np.asarray(sol.col_value), np.asarray(sol.row_dual), float(h.getObjectiveValue()),
-            int(h.getInfoValue("simplex_iteration_count")[1]))
+    return (
+        np.asarray(sol.col_value),
+        np.asarray(sol.row_dual),
+        float(h.getObjectiveValue()),
+        int(h.getInfoValue("simplex_iteration_count")[1]),
+    )
 
 
 # ---------------------------------------------------------------------------- Frank-Wolfe (004 App. C.2)
@@ -578,10 +624,18 @@ def frank_wolfe_oracle(
     upper = best_matching(inst, Qa @ ybar / l, include=a1, exclude=r1)[0]
     status = "converged" if (T_run == T_paper and n_inner == inner_run) else "max_iter"
     stats = {
-        "T_paper": T_paper, "inner_paper": inner_paper, "inner_for_horizon": inner_run,
-        "iterations": T_run, "inner_iterations": n_inner,
-        "eta": eta, "epsilon_prime": eps_prime, "epsilon_run": eps_run, "K": K, "last_value": last,
-        "gap_bound": max(0.0, float(upper) - best_val), "lmo_calls": T_run * (n_inner + 1) + 1,
+        "T_paper": T_paper,
+        "inner_paper": inner_paper,
+        "inner_for_horizon": inner_run,
+        "iterations": T_run,
+        "inner_iterations": n_inner,
+        "eta": eta,
+        "epsilon_prime": eps_prime,
+        "epsilon_run": eps_run,
+        "K": K,
+        "last_value": last,
+        "gap_bound": max(0.0, float(upper) - best_val),
+        "lmo_calls": T_run * (n_inner + 1) + 1,
         "time": time.perf_counter() - t0,
     }
     return OracleResult(float(best_val), best_x, best_y, status, stats)

@@ -13,15 +13,14 @@ reported with the reason instead of a value; with ``monte_carlo`` the edge rewar
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from importlib import resources
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
 from .._table import format_table
 from ..result import RichResult, to_jsonable
-
 from .borda import borda_gaps, borda_hardness, borda_score, borda_winner, edge_rewards, estimate_edge_rewards
 from .condorcet import condorcet_gaps, condorcet_hardness, condorcet_ver_hardness, condorcet_winner, verification_gaps
 from .instance import CPEInstance, CPETooLargeError, NoWinnerError
@@ -58,8 +57,10 @@ class CPEReport(RichResult, Mapping):
 
     def __repr__(self) -> str:
         name = f" {self._data.get('name')!r}" if self._data.get("name") else ""
-        return (f"<CPEReport{name}: {self._data['candidates']} candidates, {self._data['positions']} positions,"
-                f" {len(self._data['edges'])} edges>")
+        return (
+            f"<CPEReport{name}: {self._data['candidates']} candidates, {self._data['positions']} positions,"
+            f" {len(self._data['edges'])} edges>"
+        )
 
     def to_dict(self) -> dict:
         return dict(self._data)
@@ -69,8 +70,9 @@ class CPEReport(RichResult, Mapping):
         rep = self._data
         out = []
         name = f" {rep['name']}" if rep.get("name") else ""
-        out.append(f"instance{name}: {rep['candidates']} candidates, {rep['positions']} positions,"
-                   f" {len(rep['edges'])} edges")
+        out.append(
+            f"instance{name}: {rep['candidates']} candidates, {rep['positions']} positions, {len(rep['edges'])} edges"
+        )
         if "maximum_matchings" in rep:
             out.append(f"maximum matchings: {rep['maximum_matchings']}")
         out.append(f"width (Def. 2): {rep['width'] if rep['width'] is not None else rep.get('width_reason')}\n")
@@ -78,27 +80,38 @@ class CPEReport(RichResult, Mapping):
         b, c = rep["borda"], rep["condorcet"]
         rows = []
         for k, e in enumerate(rep["edges"]):
-            rows.append([
-                f"({e[0]}, {e[1]})",
-                rep["matchings_per_edge"][k] if "matchings_per_edge" in rep else None,
-                w["values"][k] if w.get("values") else None,
-                b["gaps"][k] if "gaps" in b else None,
-                c["gaps"][k] if "gaps" in c else None,
-                c["verification_gaps"][k] if "verification_gaps" in c else None,
-            ])
-        out.append(format_table(["edge", "matchings", "w(e)", "Borda gap (w units)", "Condorcet gap (f units)",
-                                 "verification gap"], rows) + "\n")
+            rows.append(
+                [
+                    f"({e[0]}, {e[1]})",
+                    rep["matchings_per_edge"][k] if "matchings_per_edge" in rep else None,
+                    w["values"][k] if w.get("values") else None,
+                    b["gaps"][k] if "gaps" in b else None,
+                    c["gaps"][k] if "gaps" in c else None,
+                    c["verification_gaps"][k] if "verification_gaps" in c else None,
+                ]
+            )
+        out.append(
+            format_table(
+                ["edge", "matchings", "w(e)", "Borda gap (w units)", "Condorcet gap (f units)", "verification gap"],
+                rows,
+            )
+            + "\n"
+        )
         if w.get("method") == "monte-carlo":
             out.append(f"w(e) estimated by Monte Carlo ({w['n_samples']} samples); standard errors in --json")
         if "winner" in b:
-            out.append(f"Borda winner {b['winner']}: Borda score B = w(M)/l = {b['winner_score']:.6g};"
-                       f" H^B = sum_e 1/(Delta^B_e)^2 = {b['hardness']:.6g} (Def. 4)")
+            out.append(
+                f"Borda winner {b['winner']}: Borda score B = w(M)/l = {b['winner_score']:.6g};"
+                f" H^B = sum_e 1/(Delta^B_e)^2 = {b['hardness']:.6g} (Def. 4)"
+            )
         else:
             out.append(f"Borda: {b.get('reason')}")
         if "winner" in c:
             extra = f" (Borda score {c['winner_borda_score']:.6g})" if "winner_borda_score" in c else ""
-            out.append(f"Condorcet winner {c['winner']}{extra}: Theorem 4 hardness (unordered comparable pairs)"
-                       f" {c['hardness']:.6g}; H^C_ver = {c['verification_hardness']:.6g} (Sec. 4.3)")
+            out.append(
+                f"Condorcet winner {c['winner']}{extra}: Theorem 4 hardness (unordered comparable pairs)"
+                f" {c['hardness']:.6g}; H^C_ver = {c['verification_hardness']:.6g} (Sec. 4.3)"
+            )
         else:
             out.append(f"Condorcet: {c.get('reason')}")
         out.append("hardness values multiply ln(1/delta) in 004's sample complexities (no regret unit)")
@@ -133,8 +146,12 @@ def cpe_report(inst: CPEInstance, *, monte_carlo: int | None = None, seed: int |
         else:
             est = estimate_edge_rewards(inst, n_samples=monte_carlo, rng=seed)
             w = est.values
-            rep["edge_rewards"] = {"values": _floats(w), "stderr": _floats(est.stderr), "method": "monte-carlo",
-                                   "n_samples": est.n_samples}
+            rep["edge_rewards"] = {
+                "values": _floats(w),
+                "stderr": _floats(est.stderr),
+                "method": "monte-carlo",
+                "n_samples": est.n_samples,
+            }
     try:
         rep["width"] = int(width(inst))
     except CPETooLargeError as exc:
@@ -150,8 +167,12 @@ def cpe_report(inst: CPEInstance, *, monte_carlo: int | None = None, seed: int |
     else:
         try:
             M = borda_winner(inst, w)
-            borda.update(winner=labels(M), winner_score=float(borda_score(inst, M, w)),
-                         gaps=_floats(borda_gaps(inst, w)), hardness=float(borda_hardness(inst, w)))
+            borda.update(
+                winner=labels(M),
+                winner_score=float(borda_score(inst, M, w)),
+                gaps=_floats(borda_gaps(inst, w)),
+                hardness=float(borda_hardness(inst, w)),
+            )
         except NoWinnerError as exc:
             borda["reason"] = str(exc)
     rep["borda"] = borda

@@ -21,8 +21,8 @@ obtains one from the Jerrum-Sinclair-Vigoda perfect-matching sampler.
 from __future__ import annotations
 
 import math
-from types import ModuleType
 from collections.abc import Iterable
+from types import ModuleType
 
 import numpy as np
 
@@ -115,8 +115,18 @@ class MatchingSampler:
     (4, 1)
     """
 
-    def __init__(self, inst: CPEInstance, *, method: str = "auto", eta: float | None = None, A: Iterable[int] = (), R: Iterable[int] = (),
-                 max_exact: int = MAX_EXACT_ENTRIES, steps: int | None = None, mix_factor: float = 1.0):
+    def __init__(
+        self,
+        inst: CPEInstance,
+        *,
+        method: str = "auto",
+        eta: float | None = None,
+        A: Iterable[int] = (),
+        R: Iterable[int] = (),
+        max_exact: int = MAX_EXACT_ENTRIES,
+        steps: int | None = None,
+        mix_factor: float = 1.0,
+    ):
         inst = as_instance(inst)
         if method not in ("auto", "exact", "mcmc"):
             raise ValueError(f"method must be 'auto', 'exact' or 'mcmc'; got {method!r}")
@@ -131,8 +141,11 @@ class MatchingSampler:
         self.inst = inst
         self.A = _edge_set(inst, A, "A")
         self.R = _edge_set(inst, R, "R")
-        M0 = (best_matching(inst, np.zeros(inst.n_edges), include=self.A, exclude=self.R)[1]
-              if forced_sets_consistent(inst, self.A, self.R) else None)
+        M0 = (
+            best_matching(inst, np.zeros(inst.n_edges), include=self.A, exclude=self.R)[1]
+            if forced_sets_consistent(inst, self.A, self.R)
+            else None
+        )
         if M0 is None:
             raise ValueError(
                 f"no maximum matching contains A = {[inst.edges[e] for e in self.A]} and avoids "
@@ -173,8 +186,11 @@ class MatchingSampler:
             # ln |Omega| <= ln(prod_j deg(j)) + ln(l + 1)
             deg = np.bincount(self._jloc, minlength=nJ)
             self._log_states = float(np.log(np.maximum(deg, 1)).sum()) + math.log(nJ + 1)
-            self.steps = int(steps) if steps is not None else mcmc_steps(
-                self.free.size, nJ, self._log_states, self.eta, mix_factor)
+            self.steps = (
+                int(steps)
+                if steps is not None
+                else mcmc_steps(self.free.size, nJ, self._log_states, self.eta, mix_factor)
+            )
 
     # ------------------------------------------------------------------ exact
     def _build_tables(self) -> None:
@@ -204,11 +220,12 @@ class MatchingSampler:
         return self._count
 
     def _exact_many(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        
+
         chosen = np.full((n, self.inst.n_positions), -1, dtype=np.intp)
         chosen[:, self.inst.edge_position[self.A]] = self.A
-        _kern().exact_draws(rng, self._tables, self._adj_start, self._adj_pos, self._adj_edge,
-                                    self._edge_pos, chosen, self._int)
+        _kern().exact_draws(
+            rng, self._tables, self._adj_start, self._adj_pos, self._adj_edge, self._edge_pos, chosen, self._int
+        )
         return chosen
 
     # ------------------------------------------------------------------ Markov chain

@@ -53,9 +53,7 @@ def _pairs(inst: CPEInstance) -> np.ndarray:
     return d[np.isfinite(d)]
 
 
-def sample_complexity_expressions(
-    inst: CPEInstance, delta: float, eps: float | None = None
-) -> dict[str, Result]:
+def sample_complexity_expressions(inst: CPEInstance, delta: float, eps: float | None = None) -> dict[str, Result]:
     """The bracketed expressions of 004 Theorems 1-6 for one instance (see the module docstring).
 
     Returns ``{"theorem1": ..., ..., "theorem6": ...}`` of :class:`~boundcalc.result.Result`

@@ -43,13 +43,35 @@ True
 """
 
 import sys
-from typing import Iterable, TextIO
+from collections.abc import Iterable
+from typing import TextIO
 
 #: Every kernel module, in the order ``boundcalc warmup`` compiles them (longest first).
-MODULES = ("cw_rmed", "copeland_rmed", "lp", "cpe", "merge_dts", "dts", "ccb", "merge_rucb", "scb", "rucb", "rmed2",
-           "rmed2fh", "rcs", "rmed1",
-           "winner_stays", "beat_the_mean", "self_sparring", "doubler", "interleaved_filter", "sparring", "savage",
-           "policy", "kl")
+MODULES = (
+    "cw_rmed",
+    "copeland_rmed",
+    "lp",
+    "cpe",
+    "merge_dts",
+    "dts",
+    "ccb",
+    "merge_rucb",
+    "scb",
+    "rucb",
+    "rmed2",
+    "rmed2fh",
+    "rcs",
+    "rmed1",
+    "winner_stays",
+    "beat_the_mean",
+    "self_sparring",
+    "doubler",
+    "interleaved_filter",
+    "sparring",
+    "savage",
+    "policy",
+    "kl",
+)
 #: CPU seconds each kernel module takes to compile on an empty cache, the estimate the compile notice
 #: gives: ``benchmarks/results/startup.json`` "kernels" (2-core machine), each policy's first-run
 #: compile time less the shared machinery of :mod:`~boundcalc.kernels.policy` (about 1.5 s, counted
@@ -59,19 +81,58 @@ MODULES = ("cw_rmed", "copeland_rmed", "lp", "cpe", "merge_dts", "dts", "ccb", "
 #: 1.5 s; RUCB measured beside them gave 1.4 s); ``rmed2fh`` includes the RMED kernels it calls,
 #: ``rcs`` RUCB's.  ``merge_rucb`` and ``merge_dts`` (issue 34, second part) likewise (4.0-4.3 and 5.7 s
 #: first runs, less 1.5 s); ``merge_dts`` includes the MergeRUCB kernels it calls.
-COMPILE_SECONDS = {"cw_rmed": 22.4, "copeland_rmed": 14.3, "cpe": 9.1, "lp": 6.3, "ccb": 3.1, "rmed2": 2.4,
-                   "dts": 2.3, "rmed1": 2.0, "rucb": 1.8, "scb": 1.7, "policy": 1.5, "savage": 0.6, "kl": 0.1,
-                   "rmed2fh": 2.0, "rcs": 2.0, "winner_stays": 1.8, "beat_the_mean": 1.5, "self_sparring": 1.3,
-                   "doubler": 1.3, "interleaved_filter": 1.1, "sparring": 0.7, "merge_dts": 4.2,
-                   "merge_rucb": 2.6}
+COMPILE_SECONDS = {
+    "cw_rmed": 22.4,
+    "copeland_rmed": 14.3,
+    "cpe": 9.1,
+    "lp": 6.3,
+    "ccb": 3.1,
+    "rmed2": 2.4,
+    "dts": 2.3,
+    "rmed1": 2.0,
+    "rucb": 1.8,
+    "scb": 1.7,
+    "policy": 1.5,
+    "savage": 0.6,
+    "kl": 0.1,
+    "rmed2fh": 2.0,
+    "rcs": 2.0,
+    "winner_stays": 1.8,
+    "beat_the_mean": 1.5,
+    "self_sparring": 1.3,
+    "doubler": 1.3,
+    "interleaved_filter": 1.1,
+    "sparring": 0.7,
+    "merge_dts": 4.2,
+    "merge_rucb": 2.6,
+}
 
 #: The function whose cache entry stands for its module's (a whole-run kernel reaches the rest).
-_ENTRY = {"cw_rmed": "cw_run", "copeland_rmed": "ecw_run", "lp": "copeland_sums", "cpe": "confidence",
-          "dts": "dts_run", "ccb": "ccb_run", "scb": "scb_run", "rucb": "rucb_run", "rmed2": "rmed2_run",
-          "rmed1": "rmed1_run", "savage": "savage_run", "policy": "play", "kl": "kl_half",
-          "rmed2fh": "rmed2fh_run", "rcs": "rcs_run", "winner_stays": "ws_run", "beat_the_mean": "btm_run",
-          "self_sparring": "ss_run", "doubler": "doubler_run", "interleaved_filter": "if_run",
-          "sparring": "sparring_run", "merge_rucb": "merge_rucb_run", "merge_dts": "merge_dts_run"}
+_ENTRY = {
+    "cw_rmed": "cw_run",
+    "copeland_rmed": "ecw_run",
+    "lp": "copeland_sums",
+    "cpe": "confidence",
+    "dts": "dts_run",
+    "ccb": "ccb_run",
+    "scb": "scb_run",
+    "rucb": "rucb_run",
+    "rmed2": "rmed2_run",
+    "rmed1": "rmed1_run",
+    "savage": "savage_run",
+    "policy": "play",
+    "kl": "kl_half",
+    "rmed2fh": "rmed2fh_run",
+    "rcs": "rcs_run",
+    "winner_stays": "ws_run",
+    "beat_the_mean": "btm_run",
+    "self_sparring": "ss_run",
+    "doubler": "doubler_run",
+    "interleaved_filter": "if_run",
+    "sparring": "sparring_run",
+    "merge_rucb": "merge_rucb_run",
+    "merge_dts": "merge_dts_run",
+}
 
 _NOTED = False
 
@@ -112,9 +173,12 @@ def compile_notice(names: Iterable[str], what: str, stream: TextIO | None = None
     if _NOTED or seconds <= 1.0:
         return seconds
     _NOTED = True
-    print(f"boundcalc: compiling the numba kernels of {what} (about {seconds:.0f} s of CPU, once: numba caches "
-          "the machine code and later runs start at once; `boundcalc warmup` compiles every kernel ahead)",
-          file=sys.stderr if stream is None else stream, flush=True)
+    print(
+        f"boundcalc: compiling the numba kernels of {what} (about {seconds:.0f} s of CPU, once: numba caches "
+        "the machine code and later runs start at once; `boundcalc warmup` compiles every kernel ahead)",
+        file=sys.stderr if stream is None else stream,
+        flush=True,
+    )
     return seconds
 
 

@@ -23,8 +23,29 @@ from .rucb import argmax_ties, lcb, plain_update, ucb
 #: CCB's state: the counts, the policy stream, ``U`` and ``L`` (K x K), ``Cpld_up``/``Cpld_lo``,
 #: ``B`` (bool K, line 2), ``Bi`` (bool K x K, ``Bi[i, k]``: ``a_k in B^i``, line 3), scratch
 #: (candidates, ``B & C``, a pool, ties, a column, line 10's pairs); ``reg = [t, L_C]``, ``fr = [alpha]``.
-CCBState = namedtuple("CCBState", ["W", "N", "rs", "Uc", "Lc", "up", "lo", "B", "Bi", "cand", "both", "elems",
-                                   "ties", "col", "xp", "reg", "fr", "stats"])
+CCBState = namedtuple(
+    "CCBState",
+    [
+        "W",
+        "N",
+        "rs",
+        "Uc",
+        "Lc",
+        "up",
+        "lo",
+        "B",
+        "Bi",
+        "cand",
+        "both",
+        "elems",
+        "ties",
+        "col",
+        "xp",
+        "reg",
+        "fr",
+        "stats",
+    ],
+)
 
 
 LC_ = 1

@@ -26,12 +26,44 @@ WINNER_TIE_RTOL = 1e-12
 
 
 #: The skeleton's fields (every variant's state has them, by these names).
-SKELETON_FIELDS = ["W", "N", "beats", "L", "d", "info", "C", "Q", "is_win", "wval", "dirty_lo", "dirty_hi",
-                   "LC", "inLR", "inLN", "forced", "reg", "fr", "stats",
-                   # check (3): E = (N / log t) d, the oracle's tables per winner (flat arrays with
-                   # per-winner offsets), the N d and smallest row sums of the last oracle evaluation
-                   "E", "tab_nc", "tab_off", "tab_coff", "tab_nI", "tab_Ia", "tab_pool", "tab_inIa", "tab_gI",
-                   "tab_gS", "tab_ok", "tab_caseB", "tab_out", "chk_info", "chk_m"]
+SKELETON_FIELDS = [
+    "W",
+    "N",
+    "beats",
+    "L",
+    "d",
+    "info",
+    "C",
+    "Q",
+    "is_win",
+    "wval",
+    "dirty_lo",
+    "dirty_hi",
+    "LC",
+    "inLR",
+    "inLN",
+    "forced",
+    "reg",
+    "fr",
+    "stats",
+    # check (3): E = (N / log t) d, the oracle's tables per winner (flat arrays with
+    # per-winner offsets), the N d and smallest row sums of the last oracle evaluation
+    "E",
+    "tab_nc",
+    "tab_off",
+    "tab_coff",
+    "tab_nI",
+    "tab_Ia",
+    "tab_pool",
+    "tab_inIa",
+    "tab_gI",
+    "tab_gS",
+    "tab_ok",
+    "tab_caseB",
+    "tab_out",
+    "chk_info",
+    "chk_m",
+]
 
 
 # reg: the round t, position in L_C, |L_C|, forced pairs of this pass, position among them, a pass
@@ -66,13 +98,55 @@ CHECK_MARGIN = 1e-9
 #: ECW-RMED's state: the skeleton's fields and the caches of Theorem 5 (``tgt_*``: per winner and
 #: pool, the pool's part of ``C^E*``, the number ``h`` of pairs taken, their level ``1 / (h - k)``
 #: and which they are), a scratch row ``keys``.
-ECWState = namedtuple("ECWState", [
-    "W", "N", "beats", "L", "d", "info", "C", "Q", "is_win", "wval", "dirty_lo", "dirty_hi", "LC", "inLR",
-    "inLN", "forced", "reg", "fr", "stats", "E", "tab_nc", "tab_off", "tab_coff", "tab_nI", "tab_Ia",
-    "tab_pool", "tab_inIa", "tab_gI", "tab_gS", "tab_ok", "tab_caseB", "tab_out", "chk_info", "chk_m",
-    "keys", "tgt_part", "tgt_h", "tgt_level", "tgt_sel", "tgt_I", "tgt_dirty", "tgtI_dirty"])
+ECWState = namedtuple(
+    "ECWState",
+    [
+        "W",
+        "N",
+        "beats",
+        "L",
+        "d",
+        "info",
+        "C",
+        "Q",
+        "is_win",
+        "wval",
+        "dirty_lo",
+        "dirty_hi",
+        "LC",
+        "inLR",
+        "inLN",
+        "forced",
+        "reg",
+        "fr",
+        "stats",
+        "E",
+        "tab_nc",
+        "tab_off",
+        "tab_coff",
+        "tab_nI",
+        "tab_Ia",
+        "tab_pool",
+        "tab_inIa",
+        "tab_gI",
+        "tab_gS",
+        "tab_ok",
+        "tab_caseB",
+        "tab_out",
+        "chk_info",
+        "chk_m",
+        "keys",
+        "tgt_part",
+        "tgt_h",
+        "tgt_level",
+        "tgt_sel",
+        "tgt_I",
+        "tgt_dirty",
+        "tgtI_dirty",
+    ],
+)
 # the skeleton's fields first (written out: a type checker reads literal fields only)
-assert list(ECWState._fields[:len(SKELETON_FIELDS)]) == SKELETON_FIELDS
+assert list(ECWState._fields[: len(SKELETON_FIELDS)]) == SKELETON_FIELDS
 
 
 def skeleton_state(K: int, params: Mapping[str, Any], n_stats: int) -> dict[str, Any]:
@@ -91,17 +165,42 @@ def skeleton_state(K: int, params: Mapping[str, Any], n_stats: int) -> dict[str,
     reg[T_], reg[NLC], reg[PASS_START], reg[FULL] = 1, n, 1, 1
     reg[TAB] = reg[CHK] = -1
     z = lambda n, dt=np.int64: np.zeros(n, dtype=dt)  # noqa: E731
-    return dict(W=np.zeros((K, K), dtype=np.int64), N=np.zeros((K, K), dtype=np.int64),
-                beats=np.zeros((K, K), dtype=np.bool_), L=np.zeros(K, dtype=np.int64), d=np.zeros((K, K)),
-                info=np.zeros((K, K)), C=np.zeros((K, K)), Q=np.zeros((K, K)), is_win=np.zeros(K, dtype=np.bool_),
-                wval=np.zeros(K), dirty_lo=np.ones(K, dtype=np.bool_), dirty_hi=np.ones(K, dtype=np.bool_),
-                LC=LC, inLR=inLR, inLN=np.zeros(P, dtype=np.bool_), forced=np.zeros(P, dtype=np.int64), reg=reg,
-                fr=np.array([params["alpha"], params["beta"], params["check_tol"]]),
-                stats=np.zeros(n_stats, dtype=np.int64), E=np.zeros((K, K)), tab_nc=z(K), tab_off=z(K),
-                tab_coff=z(K), tab_nI=z(K), tab_Ia=np.zeros((K, K), dtype=np.int64),
-                tab_pool=np.zeros((K, K, K), dtype=np.bool_), tab_inIa=np.zeros((K, K), dtype=np.bool_),
-                tab_gI=z(0), tab_gS=z(0), tab_ok=z(0, np.bool_), tab_caseB=z(0, np.bool_), tab_out=np.zeros(2 * K * K),
-                chk_info=np.zeros((K, K)), chk_m=np.full(K, np.nan))
+    return dict(
+        W=np.zeros((K, K), dtype=np.int64),
+        N=np.zeros((K, K), dtype=np.int64),
+        beats=np.zeros((K, K), dtype=np.bool_),
+        L=np.zeros(K, dtype=np.int64),
+        d=np.zeros((K, K)),
+        info=np.zeros((K, K)),
+        C=np.zeros((K, K)),
+        Q=np.zeros((K, K)),
+        is_win=np.zeros(K, dtype=np.bool_),
+        wval=np.zeros(K),
+        dirty_lo=np.ones(K, dtype=np.bool_),
+        dirty_hi=np.ones(K, dtype=np.bool_),
+        LC=LC,
+        inLR=inLR,
+        inLN=np.zeros(P, dtype=np.bool_),
+        forced=np.zeros(P, dtype=np.int64),
+        reg=reg,
+        fr=np.array([params["alpha"], params["beta"], params["check_tol"]]),
+        stats=np.zeros(n_stats, dtype=np.int64),
+        E=np.zeros((K, K)),
+        tab_nc=z(K),
+        tab_off=z(K),
+        tab_coff=z(K),
+        tab_nI=z(K),
+        tab_Ia=np.zeros((K, K), dtype=np.int64),
+        tab_pool=np.zeros((K, K, K), dtype=np.bool_),
+        tab_inIa=np.zeros((K, K), dtype=np.bool_),
+        tab_gI=z(0),
+        tab_gS=z(0),
+        tab_ok=z(0, np.bool_),
+        tab_caseB=z(0, np.bool_),
+        tab_out=np.zeros(2 * K * K),
+        chk_info=np.zeros((K, K)),
+        chk_m=np.full(K, np.nan),
+    )
 
 
 # ----------------------------------------------------------------------------- the skeleton
@@ -188,7 +287,7 @@ def skeleton_learn(s, i, j, won):
         s.d[i, j] = 0.0
         s.d[j, i] = 0.0
     L1 = _min_loss(s.L)
-    for (x, y) in ((i, j), (j, i)):
+    for x, y in ((i, j), (j, i)):
         s.info[x, y] = float(N[x, y]) * s.d[x, y]
         if s.d[x, y] > 0:
             s.C[x, y] = _pair_regret(s.L, K, x, y, L1) / s.d[x, y]
@@ -314,9 +413,18 @@ def _min_row_sum(s, a, E):
     o = s.tab_off[a]
     n = K * nc
     out = s.tab_out[:n].reshape((K, nc))
-    copeland_sums(E, a, s.tab_Ia[a, :s.tab_nI[a]], s.tab_pool[a], s.tab_gI[o:o + n].reshape((K, nc)),
-                   s.tab_gS[o:o + n].reshape((K, nc)), s.tab_ok[o:o + n].reshape((K, nc)),
-                   s.tab_caseB[s.tab_coff[a]:s.tab_coff[a] + nc], s.tab_inIa[a], out)
+    copeland_sums(
+        E,
+        a,
+        s.tab_Ia[a, : s.tab_nI[a]],
+        s.tab_pool[a],
+        s.tab_gI[o : o + n].reshape((K, nc)),
+        s.tab_gS[o : o + n].reshape((K, nc)),
+        s.tab_ok[o : o + n].reshape((K, nc)),
+        s.tab_caseB[s.tab_coff[a] : s.tab_coff[a] + nc],
+        s.tab_inIa[a],
+        out,
+    )
     m = np.inf
     for x in range(K):
         for c in range(nc):
@@ -361,10 +469,25 @@ def build_tables(s):
         if not s.is_win[a]:
             s.tab_nc[a] = 0
             continue
-        gI = s.tab_gI[o:o + K * nc].reshape((K, nc))
-        gS = s.tab_gS[o:o + K * nc].reshape((K, nc))
-        s.tab_nI[a] = winner_tables(s.beats, L, a, ls, L1, s.tab_Ia[a], s.tab_inIa[a], s.tab_pool[a], psize, gI, gS,
-                                    s.tab_ok[o:o + K * nc].reshape((K, nc)), gI, gS, s.tab_caseB[co:co + nc])
+        gI = s.tab_gI[o : o + K * nc].reshape((K, nc))
+        gS = s.tab_gS[o : o + K * nc].reshape((K, nc))
+        s.tab_nI[a] = winner_tables(
+            s.beats,
+            L,
+            a,
+            ls,
+            L1,
+            s.tab_Ia[a],
+            s.tab_inIa[a],
+            s.tab_pool[a],
+            psize,
+            gI,
+            gS,
+            s.tab_ok[o : o + K * nc].reshape((K, nc)),
+            gI,
+            gS,
+            s.tab_caseB[co : co + nc],
+        )
         s.tab_nc[a] = nc
         s.tab_off[a] = o
         s.tab_coff[a] = co

@@ -45,8 +45,25 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["exact_draws", "best_forced", "clucb_rounds", "confidence", "car_round", "bounds01", "verify_round", "condorcet_lp",
-           "dual_point", "pairwise_sum", "OUTPUT", "BREAK", "TIE", "MORE", "ERROR", "DUEL", "FALLBACK"]
+__all__ = [
+    "exact_draws",
+    "best_forced",
+    "clucb_rounds",
+    "confidence",
+    "car_round",
+    "bounds01",
+    "verify_round",
+    "condorcet_lp",
+    "dual_point",
+    "pairwise_sum",
+    "OUTPUT",
+    "BREAK",
+    "TIE",
+    "MORE",
+    "ERROR",
+    "DUEL",
+    "FALLBACK",
+]
 
 
 # Return codes of clucb_rounds.
@@ -216,8 +233,33 @@ def best_two(w, Ms, nM, l):
 
 
 @njit(cache=True)
-def clucb_rounds(Ms, inc, ep, P, S, T, wbar, h, unseen, c, wt, buf, U, t, k, k_end,
-                 log4K_d, bonus, l_eps, eq_tol, exact, tie_tol, res, zlog, dout):
+def clucb_rounds(
+    Ms,
+    inc,
+    ep,
+    P,
+    S,
+    T,
+    wbar,
+    h,
+    unseen,
+    c,
+    wt,
+    buf,
+    U,
+    t,
+    k,
+    k_end,
+    log4K_d,
+    bonus,
+    l_eps,
+    eq_tol,
+    exact,
+    tie_tol,
+    res,
+    zlog,
+    dout,
+):
     """Rounds of Algorithm 1 / 5's loop from round ``t``, duel ``k`` of the block, as
     :func:`boundcalc.cpe.algorithms._clucb_phase` runs them, on the enumerated matchings ``Ms``.
 
@@ -535,7 +577,6 @@ def condorcet_lp(Q, Qb, Qta, ep, ec, pstart, n, A1, R1, A2, R2):
     matrix column-wise with rows ascending in each column (the order of ``lexsort((rows,
     cols))`` on the coordinate lists).  A candidate constraint over fewer than two free edges
     is left out (implied)."""
-    m = ep.shape[0]
     l = pstart.shape[0] - 1
     free1, pcov1, ok1 = face(ep, ec, l, n, A1, R1)
     e_i = np.zeros(0, dtype=np.int64)

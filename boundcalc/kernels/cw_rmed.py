@@ -17,6 +17,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from . import DUAL_MARGIN, ROUNDING
+from .basis import duals_keep_signs
 from .copeland_rmed import (
     BND,
     DONE,
@@ -42,12 +44,9 @@ from .copeland_rmed import (
     skeleton_select,
     structure_tables,
 )
-from . import DUAL_MARGIN, ROUNDING
-from .basis import duals_keep_signs
 from .copeland_rmed import N_REG as N_REG_SKELETON
 from .lp import ecw_closed_form as _closed_form
 from .policy import T_, env_more, play
-
 
 #: What a compiled step may ask of Python beyond the skeleton's (``DONE``, ``NEED_TABLES``): an LP
 #: solve, the warm bases of a new structure (from the LP core's cache).
@@ -71,10 +70,33 @@ S_LP, S_THM6, S_WARM = 7, 8, 9  # stats beyond the skeleton's
 #: (``lp_*``: solution, variable code of :mod:`~boundcalc.kernels.basis`, the basis's variables and
 #: tight rows, ``(M^-1)^T``), the pair ids and scratch (``tight`` all True and ``rval`` all 1: the
 #: tight rows' flags and 0/1 coefficients as the shared sign test reads them).
-CWState = namedtuple("CWState", SKELETON_FIELDS + [  # type: ignore[misc]  # the skeleton's fields, then these
-    "Etmp", "pid", "lp_valid", "lp_x", "lp_status", "lp_nb", "lp_boff", "lp_moff",
-    "lp_soff", "lp_bvar", "lp_minvT", "lp_rstart", "lp_ridx", "cvec", "aty", "atyabs", "yv", "cB",
-    "ymag", "tight", "rval"])
+CWState = namedtuple(  # type: ignore[misc]  # the skeleton's fields, then these
+    "CWState",
+    SKELETON_FIELDS
+    + [
+        "Etmp",
+        "pid",
+        "lp_valid",
+        "lp_x",
+        "lp_status",
+        "lp_nb",
+        "lp_boff",
+        "lp_moff",
+        "lp_soff",
+        "lp_bvar",
+        "lp_minvT",
+        "lp_rstart",
+        "lp_ridx",
+        "cvec",
+        "aty",
+        "atyabs",
+        "yv",
+        "cB",
+        "ymag",
+        "tight",
+        "rval",
+    ],
+)
 
 
 # ----------------------------------------------------------------------------- compiled steps
@@ -141,9 +163,21 @@ def _basis_optimal(s, a):
     bo = s.lp_boff[a]
     mo = s.lp_moff[a]
     so = s.lp_soff[a]
-    inverse_duals(s.cvec, s.lp_bvar[bo:bo + nb], s.lp_minvT[mo:mo + nb * nb], s.cB, s.yv, s.ymag)
-    return duals_keep_signs(s.cvec, s.yv[:nb], s.ymag[:nb], s.tight, s.lp_rstart[so:so + nb + 1], s.lp_ridx,
-                            s.rval, s.lp_status[a], DUAL_MARGIN, ROUNDING, s.aty, s.atyabs)
+    inverse_duals(s.cvec, s.lp_bvar[bo : bo + nb], s.lp_minvT[mo : mo + nb * nb], s.cB, s.yv, s.ymag)
+    return duals_keep_signs(
+        s.cvec,
+        s.yv[:nb],
+        s.ymag[:nb],
+        s.tight,
+        s.lp_rstart[so : so + nb + 1],
+        s.lp_ridx,
+        s.rval,
+        s.lp_status[a],
+        DUAL_MARGIN,
+        ROUNDING,
+        s.aty,
+        s.atyabs,
+    )
 
 
 @njit(cache=True)

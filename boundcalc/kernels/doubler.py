@@ -21,7 +21,7 @@ from .sparring import ucb1_arm
 #: ``fr = [alpha]``.
 DoublerState = namedtuple("DoublerState", ["W", "N", "rs", "P", "G", "L", "Lnew", "reg", "fr", "stats"])
 EPOCH, POS, SIZE = 1, 2, 3
-_CAP = 2 ** 62
+_CAP = 2**62
 
 
 @njit(cache=True)
@@ -60,7 +60,7 @@ def doubler_update(s, i, j, won):
     s.Lnew[j] += 1
     pos = s.reg[POS] + 1
     e = s.reg[EPOCH]
-    length = _CAP if e >= 62 else 2 ** e
+    length = _CAP if e >= 62 else 2**e
     if pos >= length:
         K = s.L.shape[0]
         for a in range(K):

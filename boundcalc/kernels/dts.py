@@ -31,8 +31,7 @@ from .rucb import lcb, plain_update, ucb
 
 #: D-TS's state: the counts, the policy stream and its Box-Muller spare, ``theta1`` (K x K), scratch
 #: (candidates, line 11's maximisers, scores); ``reg = [t, plus]`` (``plus``: D-TS+), ``fr = [alpha]``.
-DTSState = namedtuple("DTSState", ["W", "N", "rs", "spare", "theta", "cand", "best", "score", "reg", "fr",
-                                   "stats"])
+DTSState = namedtuple("DTSState", ["W", "N", "rs", "spare", "theta", "cand", "best", "score", "reg", "fr", "stats"])
 
 
 PLUS = 1

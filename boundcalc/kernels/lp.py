@@ -34,8 +34,16 @@ from numba import njit
 
 from .kl import kl_half
 
-__all__ = ["winner_tables", "copeland_tables", "copeland_sums", "copeland_rows", "kl_structure", "check_empirical",
-           "ecw_pool_row", "ecw_closed_form"]
+__all__ = [
+    "winner_tables",
+    "copeland_tables",
+    "copeland_sums",
+    "copeland_rows",
+    "kl_structure",
+    "check_empirical",
+    "ecw_pool_row",
+    "ecw_closed_form",
+]
 
 
 @njit(cache=True, nogil=True)
@@ -248,7 +256,7 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
             n += 1
             starts[n] = nnz
             taken += 1
-    return n, pick_i2[:n], pick_c[:n], pick_v[:n], starts[:n + 1], idx[:nnz], h1[:n], h2[:n]
+    return n, pick_i2[:n], pick_c[:n], pick_v[:n], starts[: n + 1], idx[:nnz], h1[:n], h2[:n]
 
 
 @njit(cache=True, nogil=True)

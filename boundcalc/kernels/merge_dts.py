@@ -33,8 +33,27 @@ from .rucb import plain_update
 
 #: MergeDTS's state: :class:`~boundcalc.kernels.merge_rucb.MergeRUCBState`'s fields with the
 #: Box-Muller ``spare`` of the Beta draws and the champion's scores ``score``.
-MergeDTSState = namedtuple("MergeDTSState", ["W", "N", "rs", "spare", "mem", "size", "tmp", "tsize", "order", "ent",
-                                             "col", "ties", "score", "reg", "fr", "stats"])
+MergeDTSState = namedtuple(
+    "MergeDTSState",
+    [
+        "W",
+        "N",
+        "rs",
+        "spare",
+        "mem",
+        "size",
+        "tmp",
+        "tsize",
+        "order",
+        "ent",
+        "col",
+        "ties",
+        "score",
+        "reg",
+        "fr",
+        "stats",
+    ],
+)
 
 
 @njit(cache=True)

@@ -27,8 +27,10 @@ from .rucb import plain_update
 #: MergeRUCB's state: the counts, the policy stream, the batches (row ``b`` of ``mem`` lists batch
 #: ``b``'s arms in order, ``size[b]`` of them), scratch (``tmp`` K x K, ``order``, ``ent`` of
 #: 2 K^2 entries, ``col``, ``ties``); ``reg = [t, batches, stage, ceil(C), P]``, ``fr = [alpha, K]``.
-MergeRUCBState = namedtuple("MergeRUCBState", ["W", "N", "rs", "mem", "size", "tmp", "tsize", "order", "ent",
-                                               "col", "ties", "reg", "fr", "stats"])
+MergeRUCBState = namedtuple(
+    "MergeRUCBState",
+    ["W", "N", "rs", "mem", "size", "tmp", "tsize", "order", "ent", "col", "ties", "reg", "fr", "stats"],
+)
 NB, STAGE, CC, PP = 1, 2, 3, 4
 
 

@@ -46,7 +46,8 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numba
 import numpy as np
@@ -58,10 +59,35 @@ from numba.experimental import structref
 
 from .kl import kl_half
 
-__all__ = ["StateType", "bundle", "bind", "duel_uniform", "duel_uniform_py",
-           "stream_next", "stream_uniform", "stream_index", "stream_normal", "stream_gamma", "stream_beta",
-           "held_stream", "store_stream", "held_next", "held_uniform", "held_index", "held_normal", "held_gamma",
-           "held_beta", "kl_half_c", "count", "Env", "LoggedEnv", "new_env", "env_more", "play", "T_"]
+__all__ = [
+    "StateType",
+    "bundle",
+    "bind",
+    "duel_uniform",
+    "duel_uniform_py",
+    "stream_next",
+    "stream_uniform",
+    "stream_index",
+    "stream_normal",
+    "stream_gamma",
+    "stream_beta",
+    "held_stream",
+    "store_stream",
+    "held_next",
+    "held_uniform",
+    "held_index",
+    "held_normal",
+    "held_gamma",
+    "held_beta",
+    "kl_half_c",
+    "count",
+    "Env",
+    "LoggedEnv",
+    "new_env",
+    "env_more",
+    "play",
+    "T_",
+]
 
 #: Index of the round counter ``t`` (1-based round of the next duel) in every state's ``reg``.
 T_ = 0
@@ -101,8 +127,10 @@ def _bundle(typingctx, values):
         model = context.data_model_manager[inst_type.get_data_type()]
         alloc_type = model.get_value_type()
         meminfo = context.nrt.meminfo_alloc_dtor(
-            builder, context.get_constant(types.uintp, context.get_abi_sizeof(alloc_type)),
-            imp_dtor(context, builder.module, inst_type))
+            builder,
+            context.get_constant(types.uintp, context.get_abi_sizeof(alloc_type)),
+            imp_dtor(context, builder.module, inst_type),
+        )
         data = builder.bitcast(context.nrt.meminfo_data(builder, meminfo), alloc_type.as_pointer())
         builder.store(cgutils.get_null_value(alloc_type), data)
         inst = context.make_helper(builder, inst_type)
@@ -328,17 +356,25 @@ LoggedEnv = namedtuple("LoggedEnv", ["mu", "counts", "keys", "regrets", "cum", "
 assert LoggedEnv._fields[:-1] == Env._fields  # written out: a type checker reads literal fields only
 
 
-def new_env(mu: np.ndarray, T: int, key0: int, key1: int, checkpoints: np.ndarray, regrets: np.ndarray,
-            log: bool = False) -> Any:
+def new_env(
+    mu: np.ndarray, T: int, key0: int, key1: int, checkpoints: np.ndarray, regrets: np.ndarray, log: bool = False
+) -> Any:
     """``(arrays, bundle)`` of a fresh environment for ``T`` rounds (see :data:`Env`); ``log``: a
     :data:`LoggedEnv`, keeping every round's pair and outcome (``arrays.log``)."""
     mu = np.ascontiguousarray(mu, dtype=np.float64)
     K = mu.shape[0]
     regrets = np.ascontiguousarray(regrets, dtype=np.float64)
     cps = np.ascontiguousarray(checkpoints, dtype=np.int64)
-    fields = (mu, np.zeros(K * K, dtype=np.int64), np.array([key0, key1], dtype=np.uint64), regrets,
-              np.zeros(regrets.shape[0]), np.zeros((regrets.shape[0], cps.shape[0])), cps,
-              np.array([1, 0, int(T)], dtype=np.int64))
+    fields = (
+        mu,
+        np.zeros(K * K, dtype=np.int64),
+        np.array([key0, key1], dtype=np.uint64),
+        regrets,
+        np.zeros(regrets.shape[0]),
+        np.zeros((regrets.shape[0], cps.shape[0])),
+        cps,
+        np.array([1, 0, int(T)], dtype=np.int64),
+    )
     arrays = LoggedEnv(*fields, np.zeros((int(T), 3), dtype=np.int64)) if log else Env(*fields)
     return arrays, bundle(arrays)
 
@@ -351,10 +387,12 @@ def record(env, t, i, j, won):
 @overload(record)
 def _record(env, t, i, j, won):
     if "log" in getattr(env, "field_dict", {}):
+
         def impl(env, t, i, j, won):
             env.log[t - 1, 0] = i
             env.log[t - 1, 1] = j
             env.log[t - 1, 2] = won
+
         return impl
     return lambda env, t, i, j, won: None
 
@@ -393,5 +431,3 @@ def play(env, i, j):
     env.reg[0] = t + 1
     record(env, t, i, j, won)
     return won
-
-

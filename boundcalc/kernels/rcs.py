@@ -18,8 +18,7 @@ from .rucb import argmax_ties, plain_update, ucb
 
 #: RCS's state: the counts, the policy stream and its Box-Muller spare, ``theta`` (K x K), the
 #: champion counts ``B``, scratch (a column of ``U``, ties); ``reg = [t]``, ``fr = [alpha]``.
-RCSState = namedtuple("RCSState", ["W", "N", "rs", "spare", "theta", "champ", "col", "ties", "reg", "fr",
-                                   "stats"])
+RCSState = namedtuple("RCSState", ["W", "N", "rs", "spare", "theta", "champ", "col", "ties", "reg", "fr", "stats"])
 
 
 @njit(cache=True)

@@ -34,11 +34,18 @@ FK, ALPHA, FLOOR = 0, 1, 2
 def rmed_state(K: int, params: dict, n_stats: int) -> RMEDState:
     """RMED's state at ``t = 1``: counts 0, ``L_C = L_R = [K]``, ``L_N`` empty, the initial phase on."""
     fK = params["f_scale"] * float(K) ** params["f_power"]
-    return RMEDState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), np.zeros((K, K)),
-                     np.zeros(K), np.arange(K, dtype=np.int64), np.ones(K, dtype=np.bool_),
-                     np.zeros(K, dtype=np.bool_), np.array([1, 0, K, 1, 0, params["n_init"]], dtype=np.int64),
-                     np.array([fK, float(params.get("alpha", 0.0)), float(params.get("delta_floor", 0.0))]),
-                     np.zeros(n_stats, dtype=np.int64))
+    return RMEDState(
+        np.zeros((K, K), dtype=np.int64),
+        np.zeros((K, K), dtype=np.int64),
+        np.zeros((K, K)),
+        np.zeros(K),
+        np.arange(K, dtype=np.int64),
+        np.ones(K, dtype=np.bool_),
+        np.zeros(K, dtype=np.bool_),
+        np.array([1, 0, K, 1, 0, params["n_init"]], dtype=np.int64),
+        np.array([fK, float(params.get("alpha", 0.0)), float(params.get("delta_floor", 0.0))]),
+        np.zeros(n_stats, dtype=np.int64),
+    )
 
 
 @njit(cache=True)
@@ -136,7 +143,7 @@ def rmed_update(s, i, j, won):
     W = s.W
     N = s.N
     if i != j:
-        for (x, y) in ((i, j), (j, i)):
+        for x, y in ((i, j), (j, i)):
             n = N[x, y]
             if 2 * W[x, y] < n:
                 s.G[x, y] = float(n) * kl_half_c(W[x, y] / n)

@@ -28,8 +28,9 @@ from .rmed2 import rmed2_target
 
 #: RMED's state (:class:`~boundcalc.policies.rmed1.RMEDState`'s fields) and ``bfix`` (the fixed
 #: targets, ``-2`` until the main loop starts) and ``thr = [alpha log log T]``.
-RMED2FHState = namedtuple("RMED2FHState", ["W", "N", "G", "I", "LC", "inLR", "inLN", "reg", "fr", "stats",
-                                           "bfix", "thr"])
+RMED2FHState = namedtuple(
+    "RMED2FHState", ["W", "N", "G", "I", "LC", "inLR", "inLN", "reg", "fr", "stats", "bfix", "thr"]
+)
 
 
 @njit(cache=True)

@@ -19,14 +19,14 @@ from .policy import T_, count, env_more, play, stream_index
 #: arm, the pending pair is a WS-W duel]``; ``fr = [beta]``.
 WSState = namedtuple("WSState", ["W", "N", "rs", "C", "ties", "reg", "fr", "stats"])
 PI, PJ, ROUND, LEN, DONE, BEST, WSW = 1, 2, 3, 4, 5, 6, 7
-_CAP = 2 ** 62
+_CAP = 2**62
 
 
 @njit(cache=True)
 def _stay(s, exclude):
     """The winner-stays choice among ``argmax_{k != exclude} C_k``."""
     K = s.C.shape[0]
-    m = -(2 ** 62)
+    m = -(2**62)
     for k in range(K):
         if k != exclude and s.C[k] > m:
             m = s.C[k]

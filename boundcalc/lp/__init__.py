@@ -16,14 +16,33 @@ caller chooses them (``compiled=``; numpy by default, the policies pass True).
 """
 
 from .constraints import CopelandFamily, ECWFamily, RowBlock, TooLargeError
-from .cutting import (MIN_SOLVABLE_GAP, Conditioning, CopelandLPSolver, Violation, check_conditioning)
+from .cutting import MIN_SOLVABLE_GAP, Conditioning, CopelandLPSolver, Violation, check_conditioning
 from .ecw import ecw_allocation, ecw_bound, ecw_empirical
 from .full import ecw_enumerate, lower_bound_enumerate
 from .highs import CoveringLP, SolverError
 from .lifted import CopelandModel
 from .structure import Structure, check_regret, empirical_mu, empirical_structure
 
-__all__ = ["CopelandFamily", "ECWFamily", "RowBlock", "TooLargeError", "CopelandLPSolver", "Violation",
-           "MIN_SOLVABLE_GAP", "Conditioning", "check_conditioning", "CopelandModel",
-           "ecw_bound", "ecw_empirical", "ecw_allocation", "ecw_enumerate", "lower_bound_enumerate",
-           "CoveringLP", "SolverError", "Structure", "check_regret", "empirical_mu", "empirical_structure"]
+__all__ = [
+    "CopelandFamily",
+    "ECWFamily",
+    "RowBlock",
+    "TooLargeError",
+    "CopelandLPSolver",
+    "Violation",
+    "MIN_SOLVABLE_GAP",
+    "Conditioning",
+    "check_conditioning",
+    "CopelandModel",
+    "ecw_bound",
+    "ecw_empirical",
+    "ecw_allocation",
+    "ecw_enumerate",
+    "lower_bound_enumerate",
+    "CoveringLP",
+    "SolverError",
+    "Structure",
+    "check_regret",
+    "empirical_mu",
+    "empirical_structure",
+]

@@ -38,9 +38,10 @@ True
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from math import comb
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -118,10 +119,10 @@ class RowBlock:
     def rows(self) -> list[np.ndarray]:
         """The rows as a list of index arrays."""
         s = self.starts
-        return [np.sort(self.idx[s[r]:s[r + 1]]) for r in range(self.n_rows)]
+        return [np.sort(self.idx[s[r] : s[r + 1]]) for r in range(self.n_rows)]
 
     @classmethod
-    def empty(cls) -> "RowBlock":
+    def empty(cls) -> RowBlock:
         return cls(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
 
 
@@ -219,8 +220,14 @@ class CopelandFamily(_FamilyBase):
         ``l = 0`` part of the family with RMED's regret.
     """
 
-    def __init__(self, matrix: MatrixLike | Structure, winner: int, levels: Iterable[int] | None = None, *,
-                 compiled: bool = False):
+    def __init__(
+        self,
+        matrix: MatrixLike | Structure,
+        winner: int,
+        levels: Iterable[int] | None = None,
+        *,
+        compiled: bool = False,
+    ):
         super().__init__(matrix, winner)
         self.compiled = bool(compiled)
         st = self.structure
@@ -249,9 +256,23 @@ class CopelandFamily(_FamilyBase):
             self._gI = np.empty((K, nc), dtype=np.int64)
             self._gS = np.empty((K, nc), dtype=np.int64)
             self._caseB = np.empty(nc, dtype=np.bool_)
-            winner_tables(st.beats, L, a, ls, L1, np.empty(K, dtype=np.int64), np.empty(K, dtype=np.bool_),
-                          np.empty((K, K), dtype=np.bool_), np.empty(K, dtype=np.int64), self._mI, self._mS,
-                          self._ok, self._gI, self._gS, self._caseB)
+            winner_tables(
+                st.beats,
+                L,
+                a,
+                ls,
+                L1,
+                np.empty(K, dtype=np.int64),
+                np.empty(K, dtype=np.bool_),
+                np.empty((K, K), dtype=np.bool_),
+                np.empty(K, dtype=np.int64),
+                self._mI,
+                self._mS,
+                self._ok,
+                self._gI,
+                self._gS,
+                self._caseB,
+            )
         else:
             self._mI, self._mS, self._ok = self._tables_numpy(ls, L, nI)
             # combined (l, case) tables: columns 0..nl-1 case A, nl..2nl-1 case B; clipped gather indices
@@ -284,8 +305,11 @@ class CopelandFamily(_FamilyBase):
         okB = in_Ia[:, None] & (mIB >= 0) & (mIB <= capA[:, None]) & (mSB <= self.pool_size[:, None])
         okA[a] = False
         okB[a] = False
-        return (np.concatenate([mIA, mIB], axis=1), np.concatenate([mSA, mSB], axis=1),
-                np.concatenate([okA, okB], axis=1))
+        return (
+            np.concatenate([mIA, mIB], axis=1),
+            np.concatenate([mSA, mSB], axis=1),
+            np.concatenate([okA, okB], axis=1),
+        )
 
     # -- counting / enumeration -------------------------------------------------------
     def n_rows(self) -> int:
@@ -299,9 +323,7 @@ class CopelandFamily(_FamilyBase):
                         int(self.pool_size[i2]), int(self._mSA[i2, t])
                     )
                 if self._okB[i2, t]:
-                    total += comb(nI - 1, int(self._mIB[i2, t])) * comb(
-                        int(self.pool_size[i2]), int(self._mSB[i2, t])
-                    )
+                    total += comb(nI - 1, int(self._mIB[i2, t])) * comb(int(self.pool_size[i2]), int(self._mSB[i2, t]))
         return total
 
     def enumerate(self, max_rows: int = 200_000) -> list[np.ndarray]:
@@ -314,8 +336,7 @@ class CopelandFamily(_FamilyBase):
         n = self.n_rows()
         if n > max_rows:
             raise TooLargeError(
-                f"R_{{{self.winner}}} has {n} rows for K={self.K} (limit {max_rows}); use the"
-                " cutting-plane method"
+                f"R_{{{self.winner}}} has {n} rows for K={self.K} (limit {max_rows}); use the cutting-plane method"
             )
         st, a, pid = self.structure, self.winner, self.pid
         L = st.L
@@ -357,8 +378,9 @@ class CopelandFamily(_FamilyBase):
             return copeland_sums(np.ascontiguousarray(E, dtype=float), *self.oracle_args(), out)
         return self._sums_numpy(E)
 
-    def oracle_args(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                   np.ndarray]:
+    def oracle_args(
+        self,
+    ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The arguments of :func:`boundcalc.kernels.lp.copeland_sums` between ``E`` and ``out`` for
         this family: ``(winner, I_winner, pool, m_I, m_S, ok, case_B, in_I)`` (``ok``, ``m_I``, ``m_S``
         K x 2nl).  What :meth:`_sums` passes; for callers that evaluate check (3) many times in their
@@ -403,8 +425,15 @@ class CopelandFamily(_FamilyBase):
             return np.full(self.K, np.inf)
         return self._sums(E).min(axis=1)
 
-    def _rows(self, E: np.ndarray, sums: np.ndarray, tol: float, per_i2: int,
-              rng: np.random.Generator | None, winner_side: bool) -> tuple[Any, ...]:
+    def _rows(
+        self,
+        E: np.ndarray,
+        sums: np.ndarray,
+        tol: float,
+        per_i2: int,
+        rng: np.random.Generator | None,
+        winner_side: bool,
+    ) -> tuple[Any, ...]:
         """The most violated rows of ``R_a`` at ``E`` with their hashes: the compiled row builder
         (:func:`boundcalc.kernels.lp.copeland_rows`, see there) when the family was built with
         ``compiled=True``, else :meth:`_rows_numpy` (the same rows and hashes).
@@ -421,11 +450,37 @@ class CopelandFamily(_FamilyBase):
             return self._rows_numpy(E, sums, float(tol), int(per_i2), tb, bool(winner_side), z1, z2)
         from ..kernels.lp import copeland_rows
 
-        return copeland_rows(E, self.winner, self.inferiors, self.pool, self._mI, self._mS, self._ok, self._caseB,
-                             self.in_Ia, self.pid, sums, tb, float(tol), int(per_i2), bool(winner_side), z1, z2)
+        return copeland_rows(
+            E,
+            self.winner,
+            self.inferiors,
+            self.pool,
+            self._mI,
+            self._mS,
+            self._ok,
+            self._caseB,
+            self.in_Ia,
+            self.pid,
+            sums,
+            tb,
+            float(tol),
+            int(per_i2),
+            bool(winner_side),
+            z1,
+            z2,
+        )
 
-    def _rows_numpy(self, E: np.ndarray, sums: np.ndarray, tol: float, per_i2: int, tb: np.ndarray, winner_side: bool,
-                    z1: np.ndarray, z2: np.ndarray) -> tuple[Any, ...]:
+    def _rows_numpy(
+        self,
+        E: np.ndarray,
+        sums: np.ndarray,
+        tol: float,
+        per_i2: int,
+        tb: np.ndarray,
+        winner_side: bool,
+        z1: np.ndarray,
+        z2: np.ndarray,
+    ) -> tuple[Any, ...]:
         """:func:`boundcalc.kernels.lp.copeland_rows` in numpy: for every ``i2`` whose smallest row
         sum is below ``1 - tol``, up to ``per_i2`` of its ``(l, case)`` columns (smallest sums first,
         equal sums in column order, each violated by more than ``tol``) give one row each: the
@@ -447,10 +502,10 @@ class CopelandFamily(_FamilyBase):
                     break
                 parts = []
                 if winner_side:
-                    parts.append(pid[a, word[:self._mI[i2, c]]])
+                    parts.append(pid[a, word[: self._mI[i2, c]]])
                     if self._caseB[c]:
                         parts.append(pid[a, [i2]])
-                parts.append(pid[i2, porder[:self._mS[i2, c]]])
+                parts.append(pid[i2, porder[: self._mS[i2, c]]])
                 rows.append(np.concatenate(parts).astype(np.int64))
                 pick_i2.append(i2)
                 pick_c.append(c)
@@ -460,11 +515,25 @@ class CopelandFamily(_FamilyBase):
         idx = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
         h1 = np.array([z1[r].sum(dtype=np.uint64) for r in rows], dtype=np.uint64)
         h2 = np.array([z2[r].sum(dtype=np.uint64) for r in rows], dtype=np.uint64)
-        return (len(rows), np.array(pick_i2, dtype=np.int64), np.array(pick_c, dtype=np.int64),
-                np.array(pick_v, dtype=float), starts, idx, h1, h2)
+        return (
+            len(rows),
+            np.array(pick_i2, dtype=np.int64),
+            np.array(pick_c, dtype=np.int64),
+            np.array(pick_v, dtype=float),
+            starts,
+            idx,
+            h1,
+            h2,
+        )
 
-    def separate_csr(self, e: ArrayLike, tol: float = 1e-9, per_i2: int = 4, rng: np.random.Generator | None = None,
-                     sums: np.ndarray | None = None) -> RowBlock:
+    def separate_csr(
+        self,
+        e: ArrayLike,
+        tol: float = 1e-9,
+        per_i2: int = 4,
+        rng: np.random.Generator | None = None,
+        sums: np.ndarray | None = None,
+    ) -> RowBlock:
         """The most violated rows for ``e`` (000 Sec. 4.1.1), as a :class:`RowBlock`.
 
         For every ``i2`` whose best row is violated by more than ``tol``, the rows of up to
@@ -481,8 +550,9 @@ class CopelandFamily(_FamilyBase):
         n, _, _, viol, starts, idx, _, _ = self._rows(E, S, tol, per_i2, rng, True)
         return RowBlock(np.array(starts), np.array(idx), np.array(viol))
 
-    def separate(self, e: ArrayLike, tol: float = 1e-9, per_i2: int = 1,
-                 rng: np.random.Generator | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+    def separate(
+        self, e: ArrayLike, tol: float = 1e-9, per_i2: int = 1, rng: np.random.Generator | None = None
+    ) -> tuple[list[np.ndarray], np.ndarray]:
         """The most violated rows for ``e`` as a list of sorted index arrays and their violations
         (:meth:`separate_csr`; two ``(l, case)`` choices can give the same row: kept once)."""
         block = dedupe(self.separate_csr(e, tol, per_i2, rng), self.n_vars)
@@ -513,8 +583,10 @@ def _zobrist(n_vars: int) -> tuple[np.ndarray, np.ndarray]:
     Z = _Z_CACHE.get(n_vars)
     if Z is None:
         g = np.random.default_rng(0x5EED_B0C)
-        Z = (g.integers(0, 2**63, n_vars, dtype=np.uint64) * np.uint64(2) + np.uint64(1),
-             g.integers(0, 2**63, n_vars, dtype=np.uint64) * np.uint64(2) + np.uint64(1))
+        Z = (
+            g.integers(0, 2**63, n_vars, dtype=np.uint64) * np.uint64(2) + np.uint64(1),
+            g.integers(0, 2**63, n_vars, dtype=np.uint64) * np.uint64(2) + np.uint64(1),
+        )
         for z in Z:
             z.setflags(write=False)
         _Z_CACHE[n_vars] = Z
@@ -566,9 +638,7 @@ class ECWFamily(_FamilyBase):
         self._gm = np.clip(self.m, 0, self.K)[:, None]
 
     def n_rows(self) -> int:
-        return int(
-            sum(comb(int(self.pool_size[i]), int(self.m[i])) for i in np.flatnonzero(self.has_row))
-        )
+        return int(sum(comb(int(self.pool_size[i]), int(self.m[i])) for i in np.flatnonzero(self.has_row)))
 
     def enumerate(self, max_rows: int = 200_000) -> list[np.ndarray]:
         """Every covering row of ``R^E_{i1}`` from the definition (the fixed part excluded)."""

@@ -51,9 +51,9 @@ from __future__ import annotations
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -74,8 +74,16 @@ from .structure import (
     triu,
 )
 
-__all__ = ["CopelandLPSolver", "Violation", "pair_costs", "certificate_for",
-           "MIN_SOLVABLE_GAP", "ALLOCATION_COST_RATIO", "Conditioning", "check_conditioning"]
+__all__ = [
+    "CopelandLPSolver",
+    "Violation",
+    "pair_costs",
+    "certificate_for",
+    "MIN_SOLVABLE_GAP",
+    "ALLOCATION_COST_RATIO",
+    "Conditioning",
+    "check_conditioning",
+]
 
 _LOADED: set = set()
 
@@ -123,7 +131,7 @@ def pair_costs(matrix: MatrixLike | Structure, regret: ArrayLike | None = None) 
 #: against an exact rational LP on empirical matrices with pairs at 1/2 + 1e-14 and 1/2 + 1.1e-16,
 #: costs ``c = r / d ~ r / (2 gap^2)`` then spanning 31 orders of magnitude; and with both methods
 #: on every gap a :class:`~boundcalc.PreferenceMatrix` takes, above 1e-12: ``tests/test_lp_lifted.py``).
-MIN_SOLVABLE_GAP = 2.0 ** -53
+MIN_SOLVABLE_GAP = 2.0**-53
 
 #: ``1 / machine epsilon`` (4.5e15): when the largest pair cost exceeds the smallest positive one by
 #: more, the optimal value is still exact, but the allocation of the cheap pairs no longer changes
@@ -167,12 +175,16 @@ class Conditioning:
     @property
     def message(self) -> str:
         if not self.solvable:
-            return (f"a pair lies {self.min_gap:.3g} from 1/2, below {MIN_SOLVABLE_GAP:.3g} (1/2 + eps rounds"
-                    " to 1/2 in double precision): the LP is not defined")
+            return (
+                f"a pair lies {self.min_gap:.3g} from 1/2, below {MIN_SOLVABLE_GAP:.3g} (1/2 + eps rounds"
+                " to 1/2 in double precision): the LP is not defined"
+            )
         if not self.allocation_resolved:
-            return (f"pair costs span {self.cost_ratio:.3g} (smallest gap {self.min_gap:.3g}): the value is"
-                    f" exact but the allocation of the cheapest pairs is not determined beyond"
-                    f" {ALLOCATION_COST_RATIO:.2g}")
+            return (
+                f"pair costs span {self.cost_ratio:.3g} (smallest gap {self.min_gap:.3g}): the value is"
+                f" exact but the allocation of the cheapest pairs is not determined beyond"
+                f" {ALLOCATION_COST_RATIO:.2g}"
+            )
         return f"well posed: smallest gap {self.min_gap:.3g}, pair costs span {self.cost_ratio:.3g}"
 
 
@@ -202,14 +214,21 @@ def check_conditioning(matrix: MatrixLike | Structure, regret: np.ndarray | None
     decided = (st.beats | st.beats.T)[iu]
     c = pair_costs(st, regret)[decided]
     pos = c[c > 0]
-    return Conditioning(float(np.abs(mu[iu] - 0.5).min()),
-                        float(pos.max()) if pos.size else float("nan"),
-                        float(pos.min()) if pos.size else float("nan"))
+    return Conditioning(
+        float(np.abs(mu[iu] - 0.5).min()),
+        float(pos.max()) if pos.size else float("nan"),
+        float(pos.min()) if pos.size else float("nan"),
+    )
 
 
-def certificate_for(family: CopelandFamily, costs: np.ndarray, x: np.ndarray,
-                    rows: CopelandModel | CoveringLP | RowBlock | Sequence[np.ndarray], duals: np.ndarray,
-                    max_violation: float | None = None) -> Certificate:
+def certificate_for(
+    family: CopelandFamily,
+    costs: np.ndarray,
+    x: np.ndarray,
+    rows: CopelandModel | CoveringLP | RowBlock | Sequence[np.ndarray],
+    duals: np.ndarray,
+    max_violation: float | None = None,
+) -> Certificate:
     """The optimality certificate of ``x`` for ``min c.e`` over ``family`` (see :class:`Certificate`).
 
     ``rows`` are the rows the duals belong to: a :class:`~boundcalc.lp.lifted.CopelandModel` or
@@ -231,8 +250,16 @@ def certificate_for(family: CopelandFamily, costs: np.ndarray, x: np.ndarray,
     else:
         block = lp if isinstance(lp, RowBlock) else rows_to_csr(list(lp))
         m = block.n_rows
-        dual = lagrangian_bound(costs, np.zeros(costs.size), np.ones(costs.size), block.starts, block.idx,
-                                np.ones(block.idx.size), np.ones(m), duals)
+        dual = lagrangian_bound(
+            costs,
+            np.zeros(costs.size),
+            np.ones(costs.size),
+            block.starts,
+            block.idx,
+            np.ones(block.idx.size),
+            np.ones(m),
+            duals,
+        )
     return Certificate(max_violation=float(v), primal_bound=primal, dual_bound=dual)
 
 
@@ -355,10 +382,24 @@ class CopelandLPSolver:
     27.5487
     """
 
-    def __init__(self, *, tol: float = 1e-9, per_i2: int = 1, promote: int = 2, warm_rows: int = 3,
-                 max_rounds: int = 10_000, levels: Iterable[int] | None = None, seed: int = 0, cache_size: int = 8,
-                 presolve: bool = False, gap_tol: float = 1e-7, lift: bool = True, reuse_basis: bool = True,
-                 derive: bool = False, compiled: bool = False):
+    def __init__(
+        self,
+        *,
+        tol: float = 1e-9,
+        per_i2: int = 1,
+        promote: int = 2,
+        warm_rows: int = 3,
+        max_rounds: int = 10_000,
+        levels: Iterable[int] | None = None,
+        seed: int = 0,
+        cache_size: int = 8,
+        presolve: bool = False,
+        gap_tol: float = 1e-7,
+        lift: bool = True,
+        reuse_basis: bool = True,
+        derive: bool = False,
+        compiled: bool = False,
+    ):
         self.tol = float(tol)
         self.compiled = bool(compiled)
         self.derive = bool(derive)
@@ -432,8 +473,16 @@ class CopelandLPSolver:
         return None if e is None or e.model is None else e.model.lp
 
     # ------------------------------------------------------------------ check (3)
-    def violation(self, mu_hat: ArrayLike | PreferenceMatrix | Structure, q: ArrayLike, winner: int, *, tol: float = 1e-9, rows: bool = True,
-                  per_i2: int = 1) -> Violation:
+    def violation(
+        self,
+        mu_hat: ArrayLike | PreferenceMatrix | Structure,
+        q: ArrayLike,
+        winner: int,
+        *,
+        tol: float = 1e-9,
+        rows: bool = True,
+        per_i2: int = 1,
+    ) -> Violation:
         """Algorithm 1's check (3) on ``q`` (e.g. ``N / log t``): by how much, and where, it fails.
 
         ``mu_hat`` is an empirical matrix (ties allowed), a PreferenceMatrix or a Structure with
@@ -460,16 +509,24 @@ class CopelandLPSolver:
             pairs = np.stack(iu, axis=1)
             order = np.argsort(-block.violation, kind="stable")
             s = block.starts
-            out = [pairs[block.idx[s[r]:s[r + 1]]] for r in order.tolist()]
+            out = [pairs[block.idx[s[r] : s[r + 1]]] for r in order.tolist()]
         return Violation(amount, out, int(winner), tol)
 
-    def contains(self, matrix: ArrayLike | PreferenceMatrix | Structure, q: ArrayLike, winner: int, tol: float = 1e-9) -> bool:
+    def contains(
+        self, matrix: ArrayLike | PreferenceMatrix | Structure, q: ArrayLike, winner: int, tol: float = 1e-9
+    ) -> bool:
         """Algorithm 1's check (3): is the rate matrix ``q`` (K x K) in ``R_{winner}(matrix)``?"""
         return self.violation(matrix, q, winner, tol=tol, rows=False).amount <= tol
 
     # ------------------------------------------------------------------ solves
-    def solve(self, matrix: MatrixLike, *, regret: np.ndarray | None = None, winners: Iterable[int] | None = None,
-              certify: bool = True) -> BoundResult:
+    def solve(
+        self,
+        matrix: MatrixLike,
+        *,
+        regret: np.ndarray | None = None,
+        winners: Iterable[int] | None = None,
+        certify: bool = True,
+    ) -> BoundResult:
         """Solve the lower-bound LP on a (validated) preference matrix for its Copeland winners.
 
         Parameters
@@ -500,8 +557,14 @@ class CopelandLPSolver:
         pm = matrix if isinstance(matrix, PreferenceMatrix) else as_preference_matrix(matrix)
         return self._solve(as_structure(pm), regret, winners, certify)
 
-    def solve_empirical(self, mu_hat: ArrayLike | PreferenceMatrix | Structure, *, regret: np.ndarray | None = None,
-                        winners: Iterable[int] | None = None, certify: bool = False) -> BoundResult:
+    def solve_empirical(
+        self,
+        mu_hat: ArrayLike | PreferenceMatrix | Structure,
+        *,
+        regret: np.ndarray | None = None,
+        winners: Iterable[int] | None = None,
+        certify: bool = False,
+    ) -> BoundResult:
         """Solve on an empirical matrix ``mu_hat`` (exact ties allowed: a tied pair is in no row).
 
         ``mu_hat`` may also be a :class:`~boundcalc.lp.structure.Structure` with ``d``.  With
@@ -534,15 +597,32 @@ class CopelandLPSolver:
             allocs[w] = _q_matrix(structure_d(st), E)
             viols[w] = viol
         self._last_key = st.key
-        stats = {"method": "closed-form (000 Theorem 6)", "seconds": time.perf_counter() - t0, "rounds": 0,
-                 "lp_solves": 0, "simplex_iterations": 0, "rows": 0, "rows_added": 0, "rows_removed": 0,
-                 "warm_start": False, "solver": "closed-form", "max_violation": float(max(viols.values()))}
-        return BoundResult.from_winners("lower_bound", per, allocs, {}, method="closed-form (000 Theorem 6)",
-                                        stats=stats,
-                                        message="C >= 2: ECW's allocation is optimal (000 Theorem 6)")
+        stats = {
+            "method": "closed-form (000 Theorem 6)",
+            "seconds": time.perf_counter() - t0,
+            "rounds": 0,
+            "lp_solves": 0,
+            "simplex_iterations": 0,
+            "rows": 0,
+            "rows_added": 0,
+            "rows_removed": 0,
+            "warm_start": False,
+            "solver": "closed-form",
+            "max_violation": float(max(viols.values())),
+        }
+        return BoundResult.from_winners(
+            "lower_bound",
+            per,
+            allocs,
+            {},
+            method="closed-form (000 Theorem 6)",
+            stats=stats,
+            message="C >= 2: ECW's allocation is optimal (000 Theorem 6)",
+        )
 
-    def _derived(self, ent: _Entry, fam: CopelandFamily, w: int, costs: np.ndarray,
-                 upper: np.ndarray) -> CopelandModel | None:
+    def _derived(
+        self, ent: _Entry, fam: CopelandFamily, w: int, costs: np.ndarray, upper: np.ndarray
+    ) -> CopelandModel | None:
         """A new model for ``fam`` derived from the most recently used model of winner ``w`` (see
         :meth:`~boundcalc.lp.lifted.CopelandModel.derived`), or None."""
         for (k, w2), e in reversed(self._cache.items()):
@@ -552,8 +632,14 @@ class CopelandLPSolver:
                 return model
         return None
 
-    def _solve(self, st: Structure, regret: ArrayLike | None, winners: Iterable[int] | None, certify: bool,
-               theorem6: bool = False) -> BoundResult:
+    def _solve(
+        self,
+        st: Structure,
+        regret: ArrayLike | None,
+        winners: Iterable[int] | None,
+        certify: bool,
+        theorem6: bool = False,
+    ) -> BoundResult:
         load = load_kernels() if self.compiled else 0.0  # one-time, kept out of the solve's seconds
         t0 = time.perf_counter()
         structure_d(st)  # ValueError without d
@@ -589,8 +675,15 @@ class CopelandLPSolver:
                     ent.model = model
             if model is None:
                 warm_all = False
-                model = CopelandModel(fam, costs, upper, promote=self.promote, presolve=self.presolve, lift=self.lift,
-                                      reuse_basis=self.reuse_basis)
+                model = CopelandModel(
+                    fam,
+                    costs,
+                    upper,
+                    promote=self.promote,
+                    presolve=self.presolve,
+                    lift=self.lift,
+                    reuse_basis=self.reuse_basis,
+                )
                 ent.model = model
                 if self.warm_rows and fam._has_rows:
                     # first rows: the tightest at ECW's allocation (feasible, R^E c R: 000 Theorem 6),
@@ -630,7 +723,8 @@ class CopelandLPSolver:
                 if n_new == 0:
                     failures.append(
                         f"winner {w}: the oracle's violated rows (max violation {v:.3g}) are all in the"
-                        " model already (numerical trouble)")
+                        " model already (numerical trouble)"
+                    )
                     break
             solves += lp.solves - s0
             iters += lp.iterations - i0
@@ -644,8 +738,9 @@ class CopelandLPSolver:
                 c = certificate_for(fam, costs, x, model, sol.row_duals, max_violation=v)
                 certs[w] = c
                 failures += [f"winner {w}: {p}" for p in c.problems(gap_rtol=self.gap_tol)]
-        sizes = [e.model.sizes() for w in winners
-                 if (e := self._cache.get((st.key, w))) is not None and e.model is not None]
+        sizes = [
+            e.model.sizes() for w in winners if (e := self._cache.get((st.key, w))) is not None and e.model is not None
+        ]
         size = {k: int(sum(z[k] for z in sizes)) for k in sizes[0]} if sizes else {}
         stats = {
             "method": "cutting-plane",
@@ -667,7 +762,13 @@ class CopelandLPSolver:
             "load_seconds": load,
         }
         return BoundResult.from_winners(
-            "lower_bound", per, allocs, certs, method="cutting-plane",
-            unit=UNIT_000 if regret is None else UNIT_CUSTOM, stats=stats, failures=failures,
-            message="optimal: no row of the family violated by more than tol")
-
+            "lower_bound",
+            per,
+            allocs,
+            certs,
+            method="cutting-plane",
+            unit=UNIT_000 if regret is None else UNIT_CUSTOM,
+            stats=stats,
+            failures=failures,
+            message="optimal: no row of the family violated by more than tol",
+        )

@@ -40,7 +40,9 @@ def _cost_matrix(st: Structure, regret: ArrayLike | None = None) -> np.ndarray:
     return C
 
 
-def ecw_allocation(beats: np.ndarray, C: np.ndarray, winner: int, *, compiled: bool = False) -> tuple[float, np.ndarray]:
+def ecw_allocation(
+    beats: np.ndarray, C: np.ndarray, winner: int, *, compiled: bool = False
+) -> tuple[float, np.ndarray]:
     """``C^E*_{winner}`` and its normalised allocation ``E`` (K x K, ``e = q d``), Theorem 5.
 
     Parameters
@@ -175,9 +177,26 @@ def _ecw(st: Structure, regret: ArrayLike | None, certify: bool) -> BoundResult:
             mv = fam.max_violation(E[iu])
             certs[w] = Certificate(mv, v, float("nan"))
             failures += [f"winner {w}: closed-form allocation: {p}" for p in certs[w].problems()]
-    stats = {"method": "closed-form", "seconds": time.perf_counter() - t0, "rounds": 0, "lp_solves": 0,
-             "simplex_iterations": 0, "rows": 0, "rows_added": 0, "rows_removed": 0, "warm_start": False,
-             "solver": "closed-form"}
-    return BoundResult.from_winners("ecw", per, allocs, certs, method="closed-form",
-                                    unit=UNIT_000 if regret is None else UNIT_CUSTOM, stats=stats,
-                                    failures=failures, message="closed form (000 Theorem 5)")
+    stats = {
+        "method": "closed-form",
+        "seconds": time.perf_counter() - t0,
+        "rounds": 0,
+        "lp_solves": 0,
+        "simplex_iterations": 0,
+        "rows": 0,
+        "rows_added": 0,
+        "rows_removed": 0,
+        "warm_start": False,
+        "solver": "closed-form",
+    }
+    return BoundResult.from_winners(
+        "ecw",
+        per,
+        allocs,
+        certs,
+        method="closed-form",
+        unit=UNIT_000 if regret is None else UNIT_CUSTOM,
+        stats=stats,
+        failures=failures,
+        message="closed form (000 Theorem 5)",
+    )

@@ -36,8 +36,13 @@ __all__ = ["lower_bound_enumerate", "ecw_enumerate", "DEFAULT_MAX_ROWS"]
 DEFAULT_MAX_ROWS = 200_000
 
 
-def _solve_covering(costs: np.ndarray, rows: Sequence[np.ndarray], lower: np.ndarray | None = None,
-                    solver: str = "CLARABEL", scale: float | None = None) -> tuple[np.ndarray, float, np.ndarray, str]:
+def _solve_covering(
+    costs: np.ndarray,
+    rows: Sequence[np.ndarray],
+    lower: np.ndarray | None = None,
+    solver: str = "CLARABEL",
+    scale: float | None = None,
+) -> tuple[np.ndarray, float, np.ndarray, str]:
     """Solve ``min c.x, lower <= x <= 1, rows >= 1`` through cvxpy.
 
     ``scale`` should be the objective of some feasible point (an upper bound within a small
@@ -123,10 +128,19 @@ def _purify(x: np.ndarray, costs: np.ndarray, A: sp.csr_matrix | None, lower: np
 
 def _stats(t0: float, nrows: int, used: dict[str, str]) -> dict[str, Any]:
     solvers = sorted(set(used.values()))
-    return {"method": "enumerate", "seconds": time.perf_counter() - t0, "rounds": 0, "lp_solves": len(used),
-            "simplex_iterations": None, "rows": nrows, "rows_added": nrows, "rows_removed": 0,
-            "warm_start": False, "solver": "cvxpy/" + "+".join(s.lower() for s in solvers),
-            "solver_per_winner": dict(used)}
+    return {
+        "method": "enumerate",
+        "seconds": time.perf_counter() - t0,
+        "rounds": 0,
+        "lp_solves": len(used),
+        "simplex_iterations": None,
+        "rows": nrows,
+        "rows_added": nrows,
+        "rows_removed": 0,
+        "warm_start": False,
+        "solver": "cvxpy/" + "+".join(s.lower() for s in solvers),
+        "solver_per_winner": dict(used),
+    }
 
 
 def _status(certs: dict[int, Certificate]) -> tuple[list[str], str]:
@@ -136,8 +150,14 @@ def _status(certs: dict[int, Certificate]) -> tuple[list[str], str]:
     return bad, "optimal (every row enumerated)"
 
 
-def lower_bound_enumerate(matrix: MatrixLike, *, regret: ArrayLike | None = None, levels: Sequence[int] | None = None, max_rows: int = DEFAULT_MAX_ROWS,
-                          solver: str = "auto") -> BoundResult:
+def lower_bound_enumerate(
+    matrix: MatrixLike,
+    *,
+    regret: ArrayLike | None = None,
+    levels: Sequence[int] | None = None,
+    max_rows: int = DEFAULT_MAX_ROWS,
+    solver: str = "auto",
+) -> BoundResult:
     """Paper 000's lower bound with every row of ``R_{i1}`` written out (small K only).
 
     Raises :class:`~boundcalc.lp.constraints.TooLargeError` when a winner's family has more
@@ -163,12 +183,22 @@ def lower_bound_enumerate(matrix: MatrixLike, *, regret: ArrayLike | None = None
         nrows += len(rows)
         used_solvers[str(w)] = used
     failures, message = _status(certs)
-    return BoundResult.from_winners("lower_bound", per, allocs, certs, method="enumerate",
-                                    unit=UNIT_000 if regret is None else UNIT_CUSTOM,
-                                    stats=_stats(t0, nrows, used_solvers), failures=failures, message=message)
+    return BoundResult.from_winners(
+        "lower_bound",
+        per,
+        allocs,
+        certs,
+        method="enumerate",
+        unit=UNIT_000 if regret is None else UNIT_CUSTOM,
+        stats=_stats(t0, nrows, used_solvers),
+        failures=failures,
+        message=message,
+    )
 
 
-def ecw_enumerate(matrix: MatrixLike, *, regret: ArrayLike | None = None, max_rows: int = DEFAULT_MAX_ROWS, solver: str = "auto") -> BoundResult:
+def ecw_enumerate(
+    matrix: MatrixLike, *, regret: ArrayLike | None = None, max_rows: int = DEFAULT_MAX_ROWS, solver: str = "auto"
+) -> BoundResult:
     """The ECW LP ``min c.e over R^E_{i1}`` with all rows written out (checks Theorem 5)."""
     t0 = time.perf_counter()
     pm = as_preference_matrix(matrix)
@@ -191,6 +221,14 @@ def ecw_enumerate(matrix: MatrixLike, *, regret: ArrayLike | None = None, max_ro
         v = fam.max_violation(x)
         certs[w] = Certificate(max_violation=v, primal_bound=per[w], dual_bound=float("nan"))
     failures, message = _status(certs)
-    return BoundResult.from_winners("ecw", per, allocs, certs, method="enumerate",
-                                    unit=UNIT_000 if regret is None else UNIT_CUSTOM,
-                                    stats=_stats(t0, nrows, used_solvers), failures=failures, message=message)
+    return BoundResult.from_winners(
+        "ecw",
+        per,
+        allocs,
+        certs,
+        method="enumerate",
+        unit=UNIT_000 if regret is None else UNIT_CUSTOM,
+        stats=_stats(t0, nrows, used_solvers),
+        failures=failures,
+        message=message,
+    )

@@ -29,8 +29,8 @@ A ``CoveringLP`` holds a live HiGHS object and does not pickle; the solvers that
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -40,6 +40,7 @@ except ImportError as exc:  # pragma: no cover
     raise ImportError("boundcalc needs highspy (pip install highspy)") from exc
 
 from .._highs import new_highs
+
 # the warm-basis test's margins, defined once in the compiled layer's numba-free ``__init__``
 # (:mod:`boundcalc.kernels.basis`: the test the LP core and CW-RMED share)
 from ..kernels import DUAL_MARGIN, ROUNDING
@@ -69,7 +70,16 @@ def _option(h, name: str):
     return v[1] if isinstance(v, tuple) else v
 
 
-def lagrangian_bound(costs: np.ndarray, lb: np.ndarray, ub: np.ndarray, starts: np.ndarray, idx: np.ndarray, val: np.ndarray, lo: np.ndarray, y: np.ndarray) -> float:
+def lagrangian_bound(
+    costs: np.ndarray,
+    lb: np.ndarray,
+    ub: np.ndarray,
+    starts: np.ndarray,
+    idx: np.ndarray,
+    val: np.ndarray,
+    lo: np.ndarray,
+    y: np.ndarray,
+) -> float:
     """Weak duality for ``min c.v, lb <= v <= ub, A v >= lo`` (``A`` in CSR: ``starts, idx, val``).
 
     For row weights ``y`` (negative entries read as 0), ``sum_r y_r lo_r + sum_v min(lb_v g_v,
@@ -160,8 +170,16 @@ class CoveringLP:
     (3, 2)
     """
 
-    def __init__(self, costs: np.ndarray, lower: np.ndarray | None = None, upper: np.ndarray | None = None,
-                 *, threads: int = 1, presolve: bool = False, reuse_basis: bool = True):
+    def __init__(
+        self,
+        costs: np.ndarray,
+        lower: np.ndarray | None = None,
+        upper: np.ndarray | None = None,
+        *,
+        threads: int = 1,
+        presolve: bool = False,
+        reuse_basis: bool = True,
+    ):
         costs = np.asarray(costs, dtype=float)
         if not np.all(np.isfinite(costs)):
             raise ValueError("LP costs must be finite")
@@ -171,9 +189,13 @@ class CoveringLP:
         self.n = n
         # infinite_cost: HiGHS reads a cost of 1e20 or more as infinite (the variable pinned to a
         # bound), which a pair 1e-11 from 1/2 reaches (c = r / d ~ 6e20); every finite cost is a cost
-        self._options = dict(threads=int(threads), primal_feasibility_tolerance=1e-9,
-                             dual_feasibility_tolerance=1e-9, presolve="on" if presolve else "off",
-                             infinite_cost=np.inf)  # also those of a derived model (:meth:`derived`)
+        self._options = dict(
+            threads=int(threads),
+            primal_feasibility_tolerance=1e-9,
+            dual_feasibility_tolerance=1e-9,
+            presolve="on" if presolve else "off",
+            infinite_cost=np.inf,
+        )  # also those of a derived model (:meth:`derived`)
         self.h = new_highs(**self._options)
         # bounds, costs and HiGHS column of every variable: pair variables 0..n-1, then auxiliary
         self._lb = np.zeros(n) if lower is None else np.asarray(lower, dtype=float).copy()
@@ -197,7 +219,9 @@ class CoveringLP:
         self.reuse_basis = bool(reuse_basis)  # False: every solve runs HiGHS
         self._last: LPSolution | None = None  # the last optimal dual simplex solve (its basis may be kept)
         self._last_v = None  # its values of every variable
-        self._read: tuple[tuple, LPSolution | None] | None = None  # (its basis as read for _reuse_basis, the LPSolution it was read for)
+        self._read: tuple[tuple, LPSolution | None] | None = (
+            None  # (its basis as read for _reuse_basis, the LPSolution it was read for)
+        )
         self._costs_stale = False  # set_costs since HiGHS last got the costs
 
     # ------------------------------------------------------------------ sizes
@@ -229,13 +253,15 @@ class CoveringLP:
     def rows(self) -> list[np.ndarray]:
         """The model's rows (variable index arrays), in HiGHS order."""
         s = self._starts
-        return [self._idx[s[r]:s[r + 1]] for r in range(self.n_rows)]
+        return [self._idx[s[r] : s[r + 1]] for r in range(self.n_rows)]
 
     def block(self) -> RowBlock:
         """The model's rows as one :class:`~boundcalc.lp.constraints.RowBlock` (variables only)."""
         return RowBlock(self._starts.copy(), self._idx.copy(), np.full(self.n_rows, np.nan))
 
-    def add_rows(self, rows: RowBlock | Sequence[np.ndarray], hashes: tuple[np.ndarray, np.ndarray] | None = None) -> int:
+    def add_rows(
+        self, rows: RowBlock | Sequence[np.ndarray], hashes: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> int:
         """Add covering rows (a RowBlock, or index arrays of pair variables); rows already present
         are skipped.  ``hashes``: the rows' :func:`~boundcalc.lp.constraints.row_hashes` when the
         caller has them (the compiled row builder computes them as it builds the rows).  Returns
@@ -288,16 +314,24 @@ class CoveringLP:
         m = starts.size - 1
         if m <= 0:
             return 0
-        return self._append(starts, np.asarray(idx, dtype=np.int64), np.asarray(val, dtype=float),
-                            np.asarray(lower, dtype=float))
+        return self._append(
+            starts, np.asarray(idx, dtype=np.int64), np.asarray(val, dtype=float), np.asarray(lower, dtype=float)
+        )
 
     def _append(self, starts, idx, val, lower) -> int:
         m = starts.size - 1
         self._last = None
         self._empty_row |= bool(np.any((np.diff(starts) == 0) & (lower > 0)))
         self._ensure_cols(idx)
-        self.h.addRows(m, lower, np.full(m, highspy.kHighsInf), int(idx.size),
-                       (starts[:-1] - starts[0]).astype(np.int32), self._col[idx].astype(np.int32), val)
+        self.h.addRows(
+            m,
+            lower,
+            np.full(m, highspy.kHighsInf),
+            int(idx.size),
+            (starts[:-1] - starts[0]).astype(np.int32),
+            self._col[idx].astype(np.int32),
+            val,
+        )
         self._starts = np.concatenate([self._starts, self._starts[-1] + (starts[1:] - starts[0])])
         self._idx = np.concatenate([self._idx, idx])
         self._val = np.concatenate([self._val, val])
@@ -317,7 +351,7 @@ class CoveringLP:
         cols = np.arange(first, first + new.size, dtype=np.int32)
         self.h.changeColsCost(int(new.size), cols, self.costs[new])
 
-    def derived(self, drop: np.ndarray, costs: np.ndarray, upper: np.ndarray) -> "CoveringLP":
+    def derived(self, drop: np.ndarray, costs: np.ndarray, upper: np.ndarray) -> CoveringLP:
         """A new model holding this one's variables and rows but ``drop`` (row indices), with new
         pair costs and upper bounds, its HiGHS instance started from this model's last basis
         (HiGHS keeps the status of the remaining rows and columns when rows are deleted); this
@@ -494,15 +528,17 @@ class CoveringLP:
                 tried.append(f"{label}: {got!r}")
             else:
                 h.clearSolver()  # leave no broken basis behind for the next call
-                raise SolverError(f"HiGHS found no optimal solution of the LP ({self.n_rows} rows,"
-                                  f" {self.n_cols} columns): " + "; ".join(tried))
+                raise SolverError(
+                    f"HiGHS found no optimal solution of the LP ({self.n_rows} rows,"
+                    f" {self.n_cols} columns): " + "; ".join(tried)
+                )
         sol = h.getSolution()
         v = self._lb.copy()  # pair variables in no row sit at their lower bound
         v[self._var] = np.asarray(sol.col_value, dtype=float)
         x = np.clip(v[: self.n], 0.0, 1.0) + 0.0  # no -0.0
         duals = np.asarray(sol.row_dual, dtype=float)
         rv = np.asarray(sol.row_value, dtype=float)
-        out = LPSolution(x, self._last_obj, duals, rv, "Optimal", self._last_its, v[self.n:], used)
+        out = LPSolution(x, self._last_obj, duals, rv, "Optimal", self._last_its, v[self.n :], used)
         self._last = out if used is None else None
         self._last_v = v
         return out
@@ -538,8 +574,20 @@ class CoveringLP:
             return None
         y = np.asarray(y, dtype=float)
         ymag = np.full(y.size, float(np.abs(rhs).max(initial=0.0)))
-        if not duals_keep_signs(c, y, ymag, tight, self._starts, cols, self._val, code, DUAL_MARGIN, ROUNDING,
-                                np.empty(ncol), np.empty(ncol)):
+        if not duals_keep_signs(
+            c,
+            y,
+            ymag,
+            tight,
+            self._starts,
+            cols,
+            self._val,
+            code,
+            DUAL_MARGIN,
+            ROUNDING,
+            np.empty(ncol),
+            np.empty(ncol),
+        ):
             return None
         self.reused += 1
         x = last.x
@@ -583,4 +631,3 @@ class CoveringLP:
         if status == highspy.HighsModelStatus.kOptimal:
             return "Optimal"
         return h.modelStatusToString(status)
-

@@ -100,8 +100,17 @@ class CopelandModel:
     27.5487
     """
 
-    def __init__(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray, *, promote: int = 2,
-                 presolve: bool = False, lift: bool = True, reuse_basis: bool = True):
+    def __init__(
+        self,
+        family: CopelandFamily,
+        costs: np.ndarray,
+        upper: np.ndarray,
+        *,
+        promote: int = 2,
+        presolve: bool = False,
+        lift: bool = True,
+        reuse_basis: bool = True,
+    ):
         self.family = family
         self.lift = bool(lift)
         self.lp = CoveringLP(costs, upper=upper, presolve=presolve, reuse_basis=reuse_basis)
@@ -161,7 +170,7 @@ class CopelandModel:
         ids = self.lp.add_vars(np.zeros(ub.size), ub)
         out, idx, val = [], [], []
         for b in range(nb):
-            v = ids[vstart[b]:vstart[b + 1]]
+            v = ids[vstart[b] : vstart[b + 1]]
             t, u, z = int(v[0]), v[1:-1], int(v[-1])
             m = sizes[b]
             self.blocks.append((members[b], int(ks[b]), t, u, z))
@@ -198,8 +207,9 @@ class CopelandModel:
             self._pool_z[i2, k] = z
 
     # ------------------------------------------------------------------ cuts
-    def add_cuts(self, E: np.ndarray, tol: float, per_i2: int, rng: np.random.Generator | None,
-                 sums: np.ndarray | None = None) -> int:
+    def add_cuts(
+        self, E: np.ndarray, tol: float, per_i2: int, rng: np.random.Generator | None, sums: np.ndarray | None = None
+    ) -> int:
         """Separate at ``E`` (K x K values of the pair variables) and add the cuts; returns how many.
 
         For every ``i2`` violated by more than ``tol``, up to ``per_i2`` of its most violated
@@ -214,14 +224,15 @@ class CopelandModel:
             return 0
         if not self.lift:  # whole rows, de-duplicated by CoveringLP's hashes
             st = np.asarray(starts)[: n + 1]
-            added = self.lp.add_rows(RowBlock(st, np.asarray(idx)[: st[-1]], np.asarray(viol)[:n]),
-                                     (np.asarray(h1)[:n], np.asarray(h2)[:n]))
+            added = self.lp.add_rows(
+                RowBlock(st, np.asarray(idx)[: st[-1]], np.asarray(viol)[:n]), (np.asarray(h1)[:n], np.asarray(h2)[:n])
+            )
             self.explicit_rows += added
             return added
         i2, c = np.asarray(i2), np.asarray(c)
         k = fam._mS[i2, c]
         kw = fam._mI[i2, c]
-        lifted = ((k == 0) | (self._pool_z[i2, k] >= 0) | (self._n_explicit[i2, k] >= self.promote))
+        lifted = (k == 0) | (self._pool_z[i2, k] >= 0) | (self._n_explicit[i2, k] >= self.promote)
         lifted &= ~self._lifted[i2, c]  # present and still violated: add the explicit row too
         take = np.ones(n, dtype=bool)
         keys = self._keys
@@ -277,7 +288,7 @@ class CopelandModel:
         self.lifted_rows += int(lifted.sum())
         return added
 
-    def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> "CopelandModel | None":
+    def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> CopelandModel | None:
         """This model's rows that ``family`` (another structure, same winner) still implies, as a
         new model started from this one's last basis; None where none carry over.
 
@@ -290,11 +301,20 @@ class CopelandModel:
         are kept; the others are dropped with their pool blocks (no other row reads them) and the
         cutting plane adds what ``family`` needs.  This model is not changed."""
         old = self.family
-        if (not self.lift or family.K != old.K or family.winner != old.winner
-                or not np.array_equal(family.levels, old.levels) or not np.array_equal(family.in_Ia, old.in_Ia)):
+        if (
+            not self.lift
+            or family.K != old.K
+            or family.winner != old.winner
+            or not np.array_equal(family.levels, old.levels)
+            or not np.array_equal(family.in_Ia, old.in_Ia)
+        ):
             return None
-        same = ((family.pool == old.pool).all(axis=1) & (family._mI == old._mI).all(axis=1)
-                & (family._mS == old._mS).all(axis=1) & (family._ok == old._ok).all(axis=1))
+        same = (
+            (family.pool == old.pool).all(axis=1)
+            & (family._mI == old._mI).all(axis=1)
+            & (family._mS == old._mS).all(axis=1)
+            & (family._ok == old._ok).all(axis=1)
+        )
         if not same.any():
             return None
         changed = ~same
@@ -333,8 +353,15 @@ class CopelandModel:
     def sizes(self) -> dict:
         """The model's size (the ``stats`` of a solve)."""
         lp = self.lp
-        return {"rows": lp.n_rows, "cut_rows": self.cut_rows, "explicit_rows": self.explicit_rows,
-                "lifted_rows": self.lifted_rows, "block_rows": self.block_rows, "pool_blocks": self.pool_blocks,
-                "winner_blocks": self.winner_blocks, "columns": lp.n_cols, "pair_columns": lp.n_pair_cols,
-                "nonzeros": lp.nnz}
-
+        return {
+            "rows": lp.n_rows,
+            "cut_rows": self.cut_rows,
+            "explicit_rows": self.explicit_rows,
+            "lifted_rows": self.lifted_rows,
+            "block_rows": self.block_rows,
+            "pool_blocks": self.pool_blocks,
+            "winner_blocks": self.winner_blocks,
+            "columns": lp.n_cols,
+            "pair_columns": lp.n_pair_cols,
+            "nonzeros": lp.nnz,
+        }

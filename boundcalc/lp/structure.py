@@ -35,7 +35,16 @@ from numpy.typing import ArrayLike
 
 from ..matrix import MatrixLike, PreferenceMatrix, Structure, pair_regret
 
-__all__ = ["Structure", "empirical_structure", "as_structure", "structure_d", "empirical_mu", "check_regret", "pair_regret", "triu"]
+__all__ = [
+    "Structure",
+    "empirical_structure",
+    "as_structure",
+    "structure_d",
+    "empirical_mu",
+    "check_regret",
+    "pair_regret",
+    "triu",
+]
 
 
 def empirical_mu(wins: np.ndarray) -> np.ndarray:
@@ -126,8 +135,10 @@ def as_structure(matrix: MatrixLike | Structure) -> Structure:
     if isinstance(matrix, PreferenceMatrix):
         return matrix.structure  # computed once by the matrix
     if isinstance(matrix, (str, os.PathLike)):  # an array of numbers only: no file is read here
-        raise TypeError(f"expected a preference matrix, a Structure or an array; got the path {matrix!r} "
-                         "(load it with boundcalc.PreferenceMatrix)")
+        raise TypeError(
+            f"expected a preference matrix, a Structure or an array; got the path {matrix!r} "
+            "(load it with boundcalc.PreferenceMatrix)"
+        )
     return empirical_structure(matrix)
 
 

@@ -48,32 +48,69 @@
 """
 
 from .base import Hyperparameter, Integer, Policy, PolicyError, Real
-from .registry import (POLICIES, get_policy, make_policy, parse_param_spec, policy_names,
-                       register_policy, resolve_policy_list)
-from .kernel import CompiledPolicy
-from .copeland_rmed import CopelandRMED, ECWRMED
-from .rmed1 import RMED1
-from .cw_rmed import CWRMED
-from .rucb import RUCB
-from .dts import DTS, DTSPlus
-from .rmed2 import RMED2
-from .savage import SAVAGE
-from .ccb import CCB
-from .scb import SCB
-from .interleaved_filter import InterleavedFilter
 from .beat_the_mean import BeatTheMean
-from .rcs import RCS
-from .sparring import Sparring
-from .self_sparring import SelfSparring
-from .winner_stays import WinnerStays
+from .ccb import CCB
+from .copeland_rmed import ECWRMED, CopelandRMED
+from .cw_rmed import CWRMED
 from .doubler import Doubler
-from .rmed2fh import RMED2FH
-from .merge_rucb import MergeRUCB
+from .dts import DTS, DTSPlus
+from .interleaved_filter import InterleavedFilter
+from .kernel import CompiledPolicy
 from .merge_dts import MergeDTS
+from .merge_rucb import MergeRUCB
+from .rcs import RCS
+from .registry import (
+    POLICIES,
+    get_policy,
+    make_policy,
+    parse_param_spec,
+    policy_names,
+    register_policy,
+    resolve_policy_list,
+)
+from .rmed1 import RMED1
+from .rmed2 import RMED2
+from .rmed2fh import RMED2FH
+from .rucb import RUCB
+from .savage import SAVAGE
+from .scb import SCB
+from .self_sparring import SelfSparring
+from .sparring import Sparring
+from .winner_stays import WinnerStays
 
-__all__ = ["Policy", "PolicyError", "Hyperparameter", "Real", "Integer", "POLICIES", "register_policy",
-           "get_policy", "make_policy", "policy_names", "parse_param_spec", "resolve_policy_list",
-           "CompiledPolicy", "CopelandRMED", "ECWRMED", "CWRMED", "RMED1", "RMED2", "RUCB", "DTS", "DTSPlus",
-           "CCB", "SCB", "SAVAGE",
-           "InterleavedFilter", "BeatTheMean", "RCS", "Sparring", "SelfSparring", "WinnerStays", "Doubler", "RMED2FH",
-           "MergeRUCB", "MergeDTS"]
+__all__ = [
+    "Policy",
+    "PolicyError",
+    "Hyperparameter",
+    "Real",
+    "Integer",
+    "POLICIES",
+    "register_policy",
+    "get_policy",
+    "make_policy",
+    "policy_names",
+    "parse_param_spec",
+    "resolve_policy_list",
+    "CompiledPolicy",
+    "CopelandRMED",
+    "ECWRMED",
+    "CWRMED",
+    "RMED1",
+    "RMED2",
+    "RUCB",
+    "DTS",
+    "DTSPlus",
+    "CCB",
+    "SCB",
+    "SAVAGE",
+    "InterleavedFilter",
+    "BeatTheMean",
+    "RCS",
+    "Sparring",
+    "SelfSparring",
+    "WinnerStays",
+    "Doubler",
+    "RMED2FH",
+    "MergeRUCB",
+    "MergeDTS",
+]

@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Callable, ClassVar, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -102,8 +103,16 @@ class Hyperparameter:
 class Real(Hyperparameter):
     """A finite real number in ``[low, high]`` (either end open or absent)."""
 
-    def __init__(self, default: float, *, low: float | None = None, high: float | None = None,
-                 low_open: bool = False, high_open: bool = False, doc: str = "") -> None:
+    def __init__(
+        self,
+        default: float,
+        *,
+        low: float | None = None,
+        high: float | None = None,
+        low_open: bool = False,
+        high_open: bool = False,
+        doc: str = "",
+    ) -> None:
         super().__init__(float(default), doc)
         self.low, self.high, self.low_open, self.high_open = low, high, low_open, high_open
         self.validate("default", self.default)
@@ -238,8 +247,9 @@ class Policy:
     t: int
     stats: dict[str, int]
 
-    def __init__(self, K: int, *, rng: np.random.Generator | None = None, seed: int | None = None,
-                 **params: Any) -> None:
+    def __init__(
+        self, K: int, *, rng: np.random.Generator | None = None, seed: int | None = None, **params: Any
+    ) -> None:
         label = f"policy {self.name or type(self).__name__!r}"
         if isinstance(K, bool) or not isinstance(K, numbers.Integral) or int(K) < 2:
             raise ValueError(f"{label}: K = {K!r} must be an integer >= 2 (the number of arms)")
@@ -290,8 +300,10 @@ class Policy:
     def select_pair(self) -> tuple[int, int]:
         """The next duel ``(i, j)`` (``i == j`` allowed).  Call :meth:`update` before the next one."""
         if self._pending is not None:
-            raise PolicyError(f"policy {self.name!r}: select_pair called twice without update "
-                              f"(pair {self._pending} is still waiting for its outcome)")
+            raise PolicyError(
+                f"policy {self.name!r}: select_pair called twice without update "
+                f"(pair {self._pending} is still waiting for its outcome)"
+            )
         i, j = self._select()
         pair = (int(i), int(j))
         self._pending = pair
@@ -303,8 +315,9 @@ class Policy:
         if self._pending is None:
             raise PolicyError(f"policy {self.name!r}: update({i}, {j}) without a pending select_pair")
         if pair != self._pending:
-            raise PolicyError(f"policy {self.name!r}: update({i}, {j}) reports another pair than the "
-                              f"selected {self._pending}")
+            raise PolicyError(
+                f"policy {self.name!r}: update({i}, {j}) reports another pair than the selected {self._pending}"
+            )
         self._pending = None
         won = bool(i_won)
         i, j = pair
@@ -318,7 +331,9 @@ class Policy:
         self._learn(pair[0], pair[1], won)
         self.t += 1
 
-    def run(self, duel: Callable[[int, int], bool] | Any, steps: int, *, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    def run(
+        self, duel: Callable[[int, int], bool] | Any, steps: int, *, seed: int = 0
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Play ``steps`` rounds against the environment ``duel``; returns ``(pairs, outcomes)``:
         ``pairs[k] = (i, j)`` of round ``t + k`` and ``outcomes[k] = i won``.
 
@@ -395,8 +410,10 @@ class Policy:
         """The K x K matrix ``run`` draws from (checked: this policy's K, entries in [0, 1])."""
         mu = np.asarray(getattr(duel, "mu", duel), dtype=float)
         if mu.shape != (self.K, self.K) or not np.all((mu >= 0) & (mu <= 1)):
-            raise ValueError(f"policy {self.name!r}: run needs a duel function or a {self.K} x {self.K} preference "
-                             f"matrix with entries in [0, 1] (got shape {mu.shape})")
+            raise ValueError(
+                f"policy {self.name!r}: run needs a duel function or a {self.K} x {self.K} preference "
+                f"matrix with entries in [0, 1] (got shape {mu.shape})"
+            )
         return mu
 
     # -- for subclasses -------------------------------------------------------------------

@@ -90,12 +90,18 @@ class BeatTheMean(CompiledPolicy):
     """
 
     name = "beat-the-mean"
-    reference = ("Yue & Joachims (ICML 2011), Algorithm 1 online (Beat-the-Mean), explore then exploit;"
-                 " Condorcet (total order, relaxed transitivity)")
+    reference = (
+        "Yue & Joachims (ICML 2011), Algorithm 1 online (Beat-the-Mean), explore then exploit;"
+        " Condorcet (total order, relaxed transitivity)"
+    )
     hyperparameters = {
         "horizon": Integer(10**5, low=1, doc="horizon T in delta = 1 / (2 T K)"),
-        "gamma": Real(1.0, low=0.0, low_open=True,
-                      doc="relaxed stochastic transitivity in c(n) = 3 gamma^2 sqrt(log(1/delta) / n)"),
+        "gamma": Real(
+            1.0,
+            low=0.0,
+            low_open=True,
+            doc="relaxed stochastic transitivity in c(n) = 3 gamma^2 sqrt(log(1/delta) / n)",
+        ),
     }
     deterministic = False
     State = BTMState
@@ -104,9 +110,17 @@ class BeatTheMean(CompiledPolicy):
 
     def initial_state(self) -> BTMState:
         K = self.K
-        return BTMState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), self._stream(),
-                        np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64),
-                        np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64), np.ones(K, dtype=np.bool_),
-                        np.empty(K, dtype=np.int64), np.array([1, K], dtype=np.int64),
-                        np.array([btm_scale(K, self.params["horizon"], self.params["gamma"])]),
-                        np.zeros(3, dtype=np.int64))
+        return BTMState(
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            self._stream(),
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros(K, dtype=np.int64),
+            np.zeros(K, dtype=np.int64),
+            np.ones(K, dtype=np.bool_),
+            np.empty(K, dtype=np.int64),
+            np.array([1, K], dtype=np.int64),
+            np.array([btm_scale(K, self.params["horizon"], self.params["gamma"])]),
+            np.zeros(3, dtype=np.int64),
+        )

@@ -110,7 +110,23 @@ class CCB(CompiledPolicy):
     def initial_state(self) -> CCBState:
         K = self.K
         z = lambda dt=np.int64: np.zeros(K, dtype=dt)  # noqa: E731
-        return CCBState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), self._stream(),
-                        np.zeros((K, K)), np.zeros((K, K)), z(), z(), np.ones(K, dtype=np.bool_),
-                        np.zeros((K, K), dtype=np.bool_), z(), z(), z(), z(), np.zeros(K), np.zeros(K * K, dtype=np.int64),
-                        np.array([1, K], dtype=np.int64), np.array([self.params["alpha"]]), np.zeros(4, dtype=np.int64))
+        return CCBState(
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            self._stream(),
+            np.zeros((K, K)),
+            np.zeros((K, K)),
+            z(),
+            z(),
+            np.ones(K, dtype=np.bool_),
+            np.zeros((K, K), dtype=np.bool_),
+            z(),
+            z(),
+            z(),
+            z(),
+            np.zeros(K),
+            np.zeros(K * K, dtype=np.int64),
+            np.array([1, K], dtype=np.int64),
+            np.array([self.params["alpha"]]),
+            np.zeros(4, dtype=np.int64),
+        )

@@ -115,9 +115,24 @@ from .registry import register_policy
 #: counters for this one decision (e.g. CW-RMED's ``warm_answers``: line 11 without HiGHS).
 Decision = namedtuple("Decision", ["check", "istar", "Q", "values", "next", "stats"])
 
-__all__ = ["CopelandRMED", "ECWRMED", "ECWState", "Decision", "skeleton_state", "skeleton_select",
-           "skeleton_learn", "skeleton_refresh", "skeleton_finish", "check3", "build_tables", "ecw_decide",
-           "ecw_update", "ecw_resume", "ecw_run", "WINNER_TIE_RTOL"]
+__all__ = [
+    "CopelandRMED",
+    "ECWRMED",
+    "ECWState",
+    "Decision",
+    "skeleton_state",
+    "skeleton_select",
+    "skeleton_learn",
+    "skeleton_refresh",
+    "skeleton_finish",
+    "check3",
+    "build_tables",
+    "ecw_decide",
+    "ecw_update",
+    "ecw_resume",
+    "ecw_run",
+    "WINNER_TIE_RTOL",
+]
 
 
 # ----------------------------------------------------------------------------- the classes
@@ -139,8 +154,15 @@ class CopelandRMED(CompiledPolicy):
         "check_tol": Real(1e-12, low=0.0, high=1.0, doc="check (3) passes when the largest row violation is <= this"),
     }
     deterministic = True
-    stat_names: ClassVar[tuple[str, ...]] = ("forced", "checks", "targets", "solves", "self_duels", "structures",
-                                             "check_bound")
+    stat_names: ClassVar[tuple[str, ...]] = (
+        "forced",
+        "checks",
+        "targets",
+        "solves",
+        "self_duels",
+        "structures",
+        "check_bound",
+    )
     #: The variant's compiled ``resume(s)``: makes a waiting decision once Python has served it.
     resume: Any = None
 
@@ -188,10 +210,14 @@ class CopelandRMED(CompiledPolicy):
         L = np.sort(a.L)
         nc = 2 * (int(L[1]) - max(0, int(L[0]) - 1) + 1)
         nwin = int(a.is_win.sum())
-        size = min(2 * nwin * K * nc, 2 * K ** 3)
+        size = min(2 * nwin * K * nc, 2 * K**3)
         csize = min(2 * nwin * nc, 2 * K * K)
-        self._replace(tab_gI=np.zeros(size, dtype=np.int64), tab_gS=np.zeros(size, dtype=np.int64),
-                      tab_ok=np.zeros(size, dtype=np.bool_), tab_caseB=np.zeros(csize, dtype=np.bool_))
+        self._replace(
+            tab_gI=np.zeros(size, dtype=np.int64),
+            tab_gS=np.zeros(size, dtype=np.int64),
+            tab_ok=np.zeros(size, dtype=np.bool_),
+            tab_caseB=np.zeros(csize, dtype=np.bool_),
+        )
 
     def _replace(self, **arrays: np.ndarray) -> None:
         """New arrays for some fields (sizes changed): the bundle is rebuilt over them."""
@@ -201,7 +227,7 @@ class CopelandRMED(CompiledPolicy):
     def candidates(self) -> list[tuple[int, int]]:
         """``L_C``, the current pass's list (a copy)."""
         a = self._arrays
-        return [divmod(int(c), self.K) for c in a.LC[:a.reg[NLC]]]
+        return [divmod(int(c), self.K) for c in a.LC[: a.reg[NLC]]]
 
     def decide(self, t: int, wins: np.ndarray, draws: np.ndarray) -> Decision:
         """Lines 7-13 of Algorithm 1 on the counts ``wins`` (``draws = wins + wins.T``) after round
@@ -225,13 +251,14 @@ class CopelandRMED(CompiledPolicy):
             self._decide()
         finally:
             self._arrays, self._s, self._calls = saved
-        nxt = [divmod(int(c), K) for c in arrays.LC[:arrays.reg[NLC]]]
+        nxt = [divmod(int(c), K) for c in arrays.LC[: arrays.reg[NLC]]]
         nxt = [p for p in nxt if p[0] != p[1]] + [p for p in nxt if p[0] == p[1]]
         stats = dict(zip(self.stat_names, (int(x) for x in arrays.stats)))
         if arrays.stats[S_TARGETS] == 0:
             return Decision(nxt[0][0], None, None, None, nxt, stats)
         values = {a: float(arrays.wval[a]) for a in np.flatnonzero(arrays.is_win).tolist()}
         return Decision(None, int(arrays.reg[ISTAR]), arrays.Q.copy(), values, nxt, stats)
+
 
 @register_policy
 class ECWRMED(CopelandRMED):
@@ -263,10 +290,17 @@ class ECWRMED(CopelandRMED):
     def initial_state(self) -> ECWState:
         K = self.K
         base = skeleton_state(K, self.params, len(self.stat_names))
-        return ECWState(**base, keys=np.empty(K), tgt_part=np.zeros((K, K)),
-                        tgt_h=np.zeros((K, K), dtype=np.int64), tgt_level=np.zeros((K, K)),
-                        tgt_sel=np.zeros((K, K, K), dtype=np.int64), tgt_I=np.zeros(K),
-                        tgt_dirty=np.ones(K, dtype=np.bool_), tgtI_dirty=np.ones(K, dtype=np.bool_))
+        return ECWState(
+            **base,
+            keys=np.empty(K),
+            tgt_part=np.zeros((K, K)),
+            tgt_h=np.zeros((K, K), dtype=np.int64),
+            tgt_level=np.zeros((K, K)),
+            tgt_sel=np.zeros((K, K, K), dtype=np.int64),
+            tgt_I=np.zeros(K),
+            tgt_dirty=np.ones(K, dtype=np.bool_),
+            tgtI_dirty=np.ones(K, dtype=np.bool_),
+        )
 
 
 _RESUME: dict[tuple[Any, Any], Any] = {}

@@ -161,18 +161,18 @@ class CWRMED(CopelandRMED):
         # pairs are a function of the outcomes alone) and never draws from ``rng``
         # the plain models' bases are tested in the compiled step (the LP core's own test would
         # only repeat it; HiGHS's 0-iteration re-solve keeps the decisions of the landed version)
-        self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False,
-                                       compiled=True)
+        self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False, compiled=True)
         super().__init__(K, rng=rng, **params)  # validates K
         if self.K >= self.lift_min_arms:
-            self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, lift=True, derive=self.derive,
-                                           promote=self.promote, compiled=True)
+            self.solver = CopelandLPSolver(
+                seed=0, cache_size=self.cache_size, lift=True, derive=self.derive, promote=self.promote, compiled=True
+            )
 
     def initial_state(self) -> CWState:
         K = self.K
         base = skeleton_state(K, self.params, len(self.stat_names))
         reg = np.zeros(N_REG, dtype=np.int64)
-        reg[:base["reg"].size] = base["reg"]
+        reg[: base["reg"].size] = base["reg"]
         reg[BAS] = -1
         base["reg"] = reg
         base["fr"] = np.append(base["fr"], [self.solver.tol])
@@ -182,12 +182,29 @@ class CWRMED(CopelandRMED):
         pid[iu] = np.arange(P2)
         pid[(iu[1], iu[0])] = np.arange(P2)
         z = lambda n, dt=np.int64: np.zeros(n, dtype=dt)  # noqa: E731
-        base.update(Etmp=np.zeros((K, K)), pid=pid, lp_valid=z(K, np.bool_), lp_x=np.zeros((K, P2)),
-                    lp_status=np.full((K, P2), 3, dtype=np.int8),
-                    lp_nb=z(K), lp_boff=z(K), lp_moff=z(K), lp_soff=z(K), lp_bvar=z(0), lp_minvT=np.zeros(0),
-                    lp_rstart=z(0), lp_ridx=z(0), cvec=np.zeros(P2), aty=np.zeros(P2), atyabs=np.zeros(P2),
-                    yv=np.zeros(0), cB=np.zeros(0), ymag=np.zeros(0), tight=np.ones(0, dtype=np.bool_),
-                    rval=np.ones(0))
+        base.update(
+            Etmp=np.zeros((K, K)),
+            pid=pid,
+            lp_valid=z(K, np.bool_),
+            lp_x=np.zeros((K, P2)),
+            lp_status=np.full((K, P2), 3, dtype=np.int8),
+            lp_nb=z(K),
+            lp_boff=z(K),
+            lp_moff=z(K),
+            lp_soff=z(K),
+            lp_bvar=z(0),
+            lp_minvT=np.zeros(0),
+            lp_rstart=z(0),
+            lp_ridx=z(0),
+            cvec=np.zeros(P2),
+            aty=np.zeros(P2),
+            atyabs=np.zeros(P2),
+            yv=np.zeros(0),
+            cB=np.zeros(0),
+            ymag=np.zeros(0),
+            tight=np.ones(0, dtype=np.bool_),
+            rval=np.ones(0),
+        )
         return CWState(**base)  # by name (CWState's fields are not literal to a type checker)
 
     # -- what the compiled steps ask of Python ------------------------------------------------
@@ -246,8 +263,11 @@ class CWRMED(CopelandRMED):
         need["yv"] = need["cB"] = need["ymag"] = need["tight"] = nbmax
         need["rval"] = need["lp_ridx"]
         ones = ("tight", "rval")  # every tight row is tested, every coefficient is 1
-        grow = {k: (np.ones if k in ones else np.zeros)(2 * n, dtype=getattr(a, k).dtype)
-                for k, n in need.items() if getattr(a, k).size < n}
+        grow = {
+            k: (np.ones if k in ones else np.zeros)(2 * n, dtype=getattr(a, k).dtype)
+            for k, n in need.items()
+            if getattr(a, k).size < n
+        }
         if grow:  # larger arrays (twice what is needed), written in place from then on
             self._replace(**grow)
             a = self._arrays
@@ -257,10 +277,10 @@ class CWRMED(CopelandRMED):
             a.lp_x[w] = x
             a.lp_status[w] = status
             a.lp_nb[w], a.lp_boff[w], a.lp_moff[w], a.lp_soff[w] = nb, bo, mo, so
-            a.lp_bvar[bo:bo + nb] = bv
-            a.lp_minvT[mo:mo + nb * nb] = minvT.ravel()
-            a.lp_rstart[so:so + nb + 1] = rs + ro
-            a.lp_ridx[ro:ro + ri.size] = ri
+            a.lp_bvar[bo : bo + nb] = bv
+            a.lp_minvT[mo : mo + nb * nb] = minvT.ravel()
+            a.lp_rstart[so : so + nb + 1] = rs + ro
+            a.lp_ridx[ro : ro + ri.size] = ri
             ro += ri.size
             bo += nb
             mo += nb * nb
@@ -281,5 +301,3 @@ def _basis_parts(lp: CoveringLP) -> tuple[np.ndarray, ...] | None:
     # the shared test's codes: LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
     status[status == 3] = SKIP
     return b.x, status.astype(np.int8), bvar, minvT, rs, ri
-
-

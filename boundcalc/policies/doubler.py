@@ -52,7 +52,9 @@ class Doubler(CompiledPolicy):
     """
 
     name = "doubler"
-    reference = "Ailon, Karnin & Joachims (ICML 2014), Algorithm 1 (Doubler) with a UCB1 bandit; Condorcet (utility-based)"
+    reference = (
+        "Ailon, Karnin & Joachims (ICML 2014), Algorithm 1 (Doubler) with a UCB1 bandit; Condorcet (utility-based)"
+    )
     hyperparameters = {
         "alpha": Real(2.0, low=0.0, low_open=True, doc="UCB1 exploration constant: sqrt(alpha ln n / N_k)"),
     }
@@ -72,7 +74,15 @@ class Doubler(CompiledPolicy):
         self._first = int(stream_index(rs, K))
         L = np.zeros(K, dtype=np.int64)
         L[self._first] = 1
-        return DoublerState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), rs,
-                            np.zeros((1, K), dtype=np.int64), np.zeros((1, K), dtype=np.int64), L,
-                            np.zeros(K, dtype=np.int64), np.array([1, 1, 0, 1], dtype=np.int64),
-                            np.array([self.params["alpha"]]), np.zeros(2, dtype=np.int64))
+        return DoublerState(
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            rs,
+            np.zeros((1, K), dtype=np.int64),
+            np.zeros((1, K), dtype=np.int64),
+            L,
+            np.zeros(K, dtype=np.int64),
+            np.array([1, 1, 0, 1], dtype=np.int64),
+            np.array([self.params["alpha"]]),
+            np.zeros(2, dtype=np.int64),
+        )

@@ -89,10 +89,19 @@ class DTS(CompiledPolicy):
 
     def initial_state(self) -> DTSState:
         K = self.K
-        return DTSState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), self._stream(),
-                        np.zeros(2), np.full((K, K), 0.5), np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64),
-                        np.zeros(K, dtype=np.int64), np.array([1, self._plus], dtype=np.int64),
-                        np.array([self.params["alpha"]]), np.zeros(3, dtype=np.int64))
+        return DTSState(
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            self._stream(),
+            np.zeros(2),
+            np.full((K, K), 0.5),
+            np.empty(K, dtype=np.int64),
+            np.empty(K, dtype=np.int64),
+            np.zeros(K, dtype=np.int64),
+            np.array([1, self._plus], dtype=np.int64),
+            np.array([self.params["alpha"]]),
+            np.zeros(3, dtype=np.int64),
+        )
 
 
 @register_policy

@@ -100,8 +100,10 @@ class InterleavedFilter(CompiledPolicy):
     """
 
     name = "interleaved-filter"
-    reference = ("Yue, Broder, Kleinberg & Joachims (JCSS 2012), Algorithm 2 (IF2), explore then exploit;"
-                 " Condorcet (total order)")
+    reference = (
+        "Yue, Broder, Kleinberg & Joachims (JCSS 2012), Algorithm 2 (IF2), explore then exploit;"
+        " Condorcet (total order)"
+    )
     hyperparameters = {
         "horizon": Integer(10**5, low=1, doc="horizon T in delta = 1 / (T K^2)"),
     }
@@ -122,7 +124,14 @@ class InterleavedFilter(CompiledPolicy):
         act = np.ones(K, dtype=np.bool_)
         act[hb] = False  # line 3
         first = 0 if hb != 0 else 1
-        return IFState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), rs,
-                       np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64), act,
-                       np.array([1, hb, first], dtype=np.int64),
-                       np.array([if_log_term(K, self.params["horizon"])]), np.zeros(3, dtype=np.int64))
+        return IFState(
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            rs,
+            np.zeros(K, dtype=np.int64),
+            np.zeros(K, dtype=np.int64),
+            act,
+            np.array([1, hb, first], dtype=np.int64),
+            np.array([if_log_term(K, self.params["horizon"])]),
+            np.zeros(3, dtype=np.int64),
+        )

@@ -16,22 +16,71 @@ True
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..kernels import compile_notice
-from ..kernels.policy import (T_, Env, StateType, bind, bundle, count, duel_uniform, duel_uniform_py, env_more,
-                              held_beta, held_gamma, held_index, held_next, held_normal, held_stream, held_uniform,
-                              kl_half_c, new_env, play, store_stream, stream_beta, stream_gamma, stream_index,
-                              stream_next, stream_normal, stream_uniform)
+from ..kernels.policy import (
+    T_,
+    Env,
+    StateType,
+    bind,
+    bundle,
+    count,
+    duel_uniform,
+    duel_uniform_py,
+    env_more,
+    held_beta,
+    held_gamma,
+    held_index,
+    held_next,
+    held_normal,
+    held_stream,
+    held_uniform,
+    kl_half_c,
+    new_env,
+    play,
+    store_stream,
+    stream_beta,
+    stream_gamma,
+    stream_index,
+    stream_next,
+    stream_normal,
+    stream_uniform,
+)
 from .base import Policy, PolicyError
 
-__all__ = ["CompiledPolicy", "StateType", "bundle", "bind", "duel_uniform", "duel_uniform_py",
-           "stream_next", "stream_uniform", "stream_index", "stream_normal", "stream_gamma", "stream_beta",
-           "held_stream", "store_stream", "held_next", "held_uniform", "held_index", "held_normal", "held_gamma",
-           "held_beta",
-           "kl_half_c", "count", "Env", "new_env", "env_more", "play", "T_"]
+__all__ = [
+    "CompiledPolicy",
+    "StateType",
+    "bundle",
+    "bind",
+    "duel_uniform",
+    "duel_uniform_py",
+    "stream_next",
+    "stream_uniform",
+    "stream_index",
+    "stream_normal",
+    "stream_gamma",
+    "stream_beta",
+    "held_stream",
+    "store_stream",
+    "held_next",
+    "held_uniform",
+    "held_index",
+    "held_normal",
+    "held_gamma",
+    "held_beta",
+    "kl_half_c",
+    "count",
+    "Env",
+    "new_env",
+    "env_more",
+    "play",
+    "T_",
+]
 
 
 # ----------------------------------------------------------------------------- the Python class
@@ -148,8 +197,10 @@ class CompiledPolicy(Policy):
     # -- the protocol ---------------------------------------------------------------------
     def select_pair(self) -> tuple[int, int]:
         if self._pending is not None:
-            raise PolicyError(f"policy {self.name!r}: select_pair called twice without update "
-                              f"(pair {self._pending} is still waiting for its outcome)")
+            raise PolicyError(
+                f"policy {self.name!r}: select_pair called twice without update "
+                f"(pair {self._pending} is still waiting for its outcome)"
+            )
         pair = self._calls[0](self._s)
         self._pending = pair
         return pair
@@ -159,8 +210,7 @@ class CompiledPolicy(Policy):
         if pair is None:
             raise PolicyError(f"policy {self.name!r}: update({i}, {j}) without a pending select_pair")
         if i != pair[0] or j != pair[1]:
-            raise PolicyError(f"policy {self.name!r}: update({i}, {j}) reports another pair than the "
-                              f"selected {pair}")
+            raise PolicyError(f"policy {self.name!r}: update({i}, {j}) reports another pair than the selected {pair}")
         self._pending = None
         self._learn_compiled(pair[0], pair[1], bool(i_won))
 

@@ -58,6 +58,7 @@ from .registry import register_policy
 
 __all__ = ["MergeDTS", "MergeDTSState", "merge_dts_select", "merge_dts_run", "merge_single_batch"]
 
+
 @register_policy
 class MergeDTS(CompiledPolicy):
     """MergeDTS, Li, Markov, de Rijke & Zoghi (TOIS 2020), as the authors' implementation
@@ -86,7 +87,7 @@ class MergeDTS(CompiledPolicy):
     def batches(self) -> list[list[int]]:
         """The current batches, each a list of arms in the order the algorithm keeps them."""
         s = self._arrays
-        return [s.mem[b, :s.size[b]].tolist() for b in range(int(s.reg[NB]))]
+        return [s.mem[b, : s.size[b]].tolist() for b in range(int(s.reg[NB]))]
 
     def initial_state(self) -> MergeDTSState:
         K = self.K
@@ -94,9 +95,21 @@ class MergeDTS(CompiledPolicy):
         cc = merge_constant(K, self.params["alpha"], self.params["delta"])
         rs = self._stream()
         mem, size, nb = initial_batches(rs, K, P)
-        return MergeDTSState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), rs, np.zeros(2),
-                             mem, size, np.zeros((K, K), dtype=np.int64), np.zeros(K, dtype=np.int64),
-                             np.zeros(K, dtype=np.int64), np.zeros(K * K, dtype=np.int64), np.empty(K),
-                             np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64),
-                             np.array([1, nb, 1, cc, P], dtype=np.int64),
-                             np.array([self.params["alpha"], float(K)]), np.zeros(4, dtype=np.int64))
+        return MergeDTSState(
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            rs,
+            np.zeros(2),
+            mem,
+            size,
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros(K, dtype=np.int64),
+            np.zeros(K, dtype=np.int64),
+            np.zeros(K * K, dtype=np.int64),
+            np.empty(K),
+            np.zeros(K, dtype=np.int64),
+            np.zeros(K, dtype=np.int64),
+            np.array([1, nb, 1, cc, P], dtype=np.int64),
+            np.array([self.params["alpha"], float(K)]),
+            np.zeros(4, dtype=np.int64),
+        )

@@ -58,16 +58,33 @@ import math
 
 import numpy as np
 
-from ..kernels.merge_rucb import (NB, MergeRUCBState, merge_batches, merge_rucb_run, merge_rucb_select,
-                                  plain_update, prune_one, stage_merge)
+from ..kernels.merge_rucb import (
+    NB,
+    MergeRUCBState,
+    merge_batches,
+    merge_rucb_run,
+    merge_rucb_select,
+    plain_update,
+    prune_one,
+    stage_merge,
+)
 from .base import Integer, PolicyError, Real
 from .kernel import CompiledPolicy, stream_index
 from .registry import register_policy
 
-__all__ = ["MergeRUCB", "MergeRUCBState", "merge_rucb_select", "merge_rucb_run", "merge_constant",
-           "merge_batches", "stage_merge", "prune_one", "initial_batches"]
+__all__ = [
+    "MergeRUCB",
+    "MergeRUCBState",
+    "merge_rucb_select",
+    "merge_rucb_run",
+    "merge_constant",
+    "merge_batches",
+    "stage_merge",
+    "prune_one",
+    "initial_batches",
+]
 
-_CAP = 2 ** 53
+_CAP = 2**53
 
 
 def merge_constant(K: int, alpha: float, delta: float) -> int:
@@ -80,9 +97,10 @@ def merge_constant(K: int, alpha: float, delta: float) -> int:
     base = (4 * alpha - 1) * K * K / ((2 * alpha - 1) * delta)
     e = 1.0 / (2 * alpha - 1)
     if e * math.log(base) > math.log(_CAP):
-        raise PolicyError(f"MergeRUCB: C = ({base:.4g})^{e:.4g} exceeds 2^53; choose alpha further from 1/2 "
-                          f"or a larger delta")
-    return int(math.ceil(base ** e))
+        raise PolicyError(
+            f"MergeRUCB: C = ({base:.4g})^{e:.4g} exceeds 2^53; choose alpha further from 1/2 or a larger delta"
+        )
+    return int(math.ceil(base**e))
 
 
 def initial_batches(rs: np.ndarray, K: int, P: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -96,8 +114,8 @@ def initial_batches(rs: np.ndarray, K: int, P: int) -> tuple[np.ndarray, np.ndar
     mem = np.zeros((K, K), dtype=np.int64)
     size = np.zeros(K, dtype=np.int64)
     for b in range(nb):
-        part = arms[b * P:(b + 1) * P]
-        mem[b, :len(part)] = part
+        part = arms[b * P : (b + 1) * P]
+        mem[b, : len(part)] = part
         size[b] = len(part)
     return mem, size, nb
 
@@ -130,7 +148,7 @@ class MergeRUCB(CompiledPolicy):
     def batches(self) -> list[list[int]]:
         """The current batches, each a list of arms in the order the algorithm keeps them."""
         s = self._arrays
-        return [s.mem[b, :s.size[b]].tolist() for b in range(int(s.reg[NB]))]
+        return [s.mem[b, : s.size[b]].tolist() for b in range(int(s.reg[NB]))]
 
     def initial_state(self) -> MergeRUCBState:
         K = self.K
@@ -138,8 +156,19 @@ class MergeRUCB(CompiledPolicy):
         cc = merge_constant(K, self.params["alpha"], self.params["delta"])
         rs = self._stream()
         mem, size, nb = initial_batches(rs, K, P)
-        return MergeRUCBState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), rs, mem, size,
-                              np.zeros((K, K), dtype=np.int64), np.zeros(K, dtype=np.int64),
-                              np.zeros(K, dtype=np.int64), np.zeros(K * K, dtype=np.int64), np.empty(K),
-                              np.zeros(K, dtype=np.int64), np.array([1, nb, 1, cc, P], dtype=np.int64),
-                              np.array([self.params["alpha"], float(K)]), np.zeros(3, dtype=np.int64))
+        return MergeRUCBState(
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            rs,
+            mem,
+            size,
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros(K, dtype=np.int64),
+            np.zeros(K, dtype=np.int64),
+            np.zeros(K * K, dtype=np.int64),
+            np.empty(K),
+            np.zeros(K, dtype=np.int64),
+            np.array([1, nb, 1, cc, P], dtype=np.int64),
+            np.array([self.params["alpha"], float(K)]),
+            np.zeros(3, dtype=np.int64),
+        )

@@ -69,7 +69,16 @@ class RCS(CompiledPolicy):
 
     def initial_state(self) -> RCSState:
         K = self.K
-        return RCSState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), self._stream(),
-                        np.zeros(2), np.full((K, K), 0.5), np.zeros(K, dtype=np.int64), np.empty(K),
-                        np.empty(K, dtype=np.int64), np.array([1], dtype=np.int64),
-                        np.array([self.params["alpha"]]), np.zeros(2, dtype=np.int64))
+        return RCSState(
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            self._stream(),
+            np.zeros(2),
+            np.full((K, K), 0.5),
+            np.zeros(K, dtype=np.int64),
+            np.empty(K),
+            np.empty(K, dtype=np.int64),
+            np.array([1], dtype=np.int64),
+            np.array([self.params["alpha"]]),
+            np.zeros(2, dtype=np.int64),
+        )

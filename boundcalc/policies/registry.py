@@ -15,15 +15,22 @@ True
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
 from ..registry import Registry
 from .base import Policy
 
-__all__ = ["POLICIES", "register_policy", "get_policy", "policy_names", "make_policy",
-           "parse_param_spec", "resolve_policy_list"]
+__all__ = [
+    "POLICIES",
+    "register_policy",
+    "get_policy",
+    "policy_names",
+    "make_policy",
+    "parse_param_spec",
+    "resolve_policy_list",
+]
 
 #: name -> Policy subclass, in registration order (the package's one :class:`~boundcalc.registry.Registry`
 #: mechanism, as for constants and 004's algorithms).
@@ -52,8 +59,9 @@ def get_policy(name: str) -> type[Policy]:
     return POLICIES[name]
 
 
-def make_policy(name: str, K: int, rng: np.random.Generator | None = None, *, seed: int | None = None,
-                **params) -> Policy:
+def make_policy(
+    name: str, K: int, rng: np.random.Generator | None = None, *, seed: int | None = None, **params
+) -> Policy:
     """Instantiate a registered policy on ``K`` arms with hyperparameters ``params``.
 
     Its randomness: ``rng`` (a :class:`numpy.random.Generator`), or ``seed`` (its generator is
@@ -78,7 +86,7 @@ def resolve_policy_list(text: str | Iterable[str]) -> list[str]:
         raise ValueError("no policy named; registered: " + ", ".join(POLICIES))
     out: list[str] = []
     for n in names:
-        for m in (policy_names() if n == "all" else [n]):
+        for m in policy_names() if n == "all" else [n]:
             get_policy(m)
             if m not in out:
                 out.append(m)
@@ -97,8 +105,10 @@ def parse_param_spec(spec: str) -> tuple[str, str, object]:
     cls = get_policy(pol.strip())
     key = key.strip()
     if key not in cls.hyperparameters:
-        raise ValueError(f"--param {spec!r}: policy {cls.name!r} has no hyperparameter {key!r}; "
-                         f"known: {', '.join(cls.hyperparameters) or 'none'}")
+        raise ValueError(
+            f"--param {spec!r}: policy {cls.name!r} has no hyperparameter {key!r}; "
+            f"known: {', '.join(cls.hyperparameters) or 'none'}"
+        )
     spec_ = cls.hyperparameters[key]
     try:
         value = spec_.parse(text.strip())

@@ -76,8 +76,9 @@ class RMED2(CompiledPolicy):
     hyperparameters = {
         **RMED1.hyperparameters,
         "alpha": Real(3.0, low=0.0, doc="forced exploration: every pair drawn alpha log log t times"),
-        "delta_floor": Real(0.01, low=0.0, low_open=True,
-                            doc="floor of the regret numerator Delta_{i* l} + Delta_{i* j} (> 0)"),
+        "delta_floor": Real(
+            0.01, low=0.0, low_open=True, doc="floor of the regret numerator Delta_{i* l} + Delta_{i* j} (> 0)"
+        ),
     }
     deterministic = True
     State = RMED1.State

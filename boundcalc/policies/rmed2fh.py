@@ -85,5 +85,8 @@ class RMED2FH(CompiledPolicy):
 
     def initial_state(self) -> Any:
         base = rmed_state(self.K, self.params, len(self.stat_names))
-        return RMED2FHState(*base, np.full(self.K, -2, dtype=np.int64),
-                            np.array([rmed2fh_threshold(self.params["alpha"], self.params["horizon"])]))
+        return RMED2FHState(
+            *base,
+            np.full(self.K, -2, dtype=np.int64),
+            np.array([rmed2fh_threshold(self.params["alpha"], self.params["horizon"])]),
+        )

@@ -84,7 +84,14 @@ class RUCB(CompiledPolicy):
 
     def initial_state(self) -> RUCBState:
         K = self.K
-        return RUCBState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), self._stream(),
-                         np.empty(K, dtype=np.int64), np.empty(K), np.empty(K, dtype=np.int64),
-                         np.array([1, -1], dtype=np.int64), np.array([self.params["alpha"]]),
-                         np.zeros(2, dtype=np.int64))
+        return RUCBState(
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            self._stream(),
+            np.empty(K, dtype=np.int64),
+            np.empty(K),
+            np.empty(K, dtype=np.int64),
+            np.array([1, -1], dtype=np.int64),
+            np.array([self.params["alpha"]]),
+            np.zeros(2, dtype=np.int64),
+        )

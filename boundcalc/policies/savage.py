@@ -77,8 +77,7 @@ class SAVAGE(CompiledPolicy):
     reference = "Urvoy, Clerot, Feraud & Naamane (ICML 2013), Algorithm 1, Copeland variant (SAVAGE)"
     hyperparameters = {
         "horizon": Integer(10**5, low=1, doc="horizon T of the finite-horizon confidence radius"),
-        "delta_scale": Real(1.0, low=0.0, high=1.0, low_open=True,
-                            doc="confidence delta = delta_scale / horizon"),
+        "delta_scale": Real(1.0, low=0.0, high=1.0, low_open=True, doc="confidence delta = delta_scale / horizon"),
     }
     deterministic = True
     State = SAVAGEState
@@ -92,6 +91,14 @@ class SAVAGE(CompiledPolicy):
         np.fill_diagonal(lo, 0.5)
         np.fill_diagonal(hi, 0.5)
         lt = savage_log_term(K, self.params["horizon"], self.params["delta_scale"])
-        return SAVAGEState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), lo, hi,
-                           np.zeros(K, dtype=np.int64), np.full(K, K - 1, dtype=np.int64),
-                           np.array([1, 0, 0], dtype=np.int64), np.array([lt]), np.zeros(2, dtype=np.int64))
+        return SAVAGEState(
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            lo,
+            hi,
+            np.zeros(K, dtype=np.int64),
+            np.full(K, K - 1, dtype=np.int64),
+            np.array([1, 0, 0], dtype=np.int64),
+            np.array([lt]),
+            np.zeros(2, dtype=np.int64),
+        )

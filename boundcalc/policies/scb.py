@@ -94,8 +94,17 @@ from .base import Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
-__all__ = ["SCB", "SCBState", "scb_pair_decided", "scb_kl_bounds", "scb_eliminate", "bernoulli_kl", "scb_select",
-           "scb_update", "scb_run"]
+__all__ = [
+    "SCB",
+    "SCBState",
+    "scb_pair_decided",
+    "scb_kl_bounds",
+    "scb_eliminate",
+    "bernoulli_kl",
+    "scb_select",
+    "scb_update",
+    "scb_run",
+]
 
 
 @register_policy
@@ -115,8 +124,11 @@ class SCB(CompiledPolicy):
     name = "scb"
     reference = "Zoghi, Karnin, Whiteson & de Rijke (NIPS 2015), Algorithms 2-4 (SCB)"
     hyperparameters = {
-        "eps": Real(0.0, low=0.0, doc="Algorithm 2's approximation parameter (>= 0; 0 = exact "
-                                      "Copeland winner, Algorithm 3 line 2)"),
+        "eps": Real(
+            0.0,
+            low=0.0,
+            doc="Algorithm 2's approximation parameter (>= 0; 0 = exact Copeland winner, Algorithm 3 line 2)",
+        ),
     }
     deterministic = False
     State = SCBState
@@ -126,11 +138,16 @@ class SCB(CompiledPolicy):
     def initial_state(self) -> SCBState:
         K = self.K
         Tr = 4.0
-        return SCBState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), self._stream(),
-                        np.ones(K, dtype=np.bool_), np.zeros(K, dtype=np.int64),
-                        np.array([1, 1, 0, -1, 0, 0, -1, 1], dtype=np.int64),
-                        np.array([Tr, math.log(Tr) / Tr, 0.0, self.params["eps"]]),
-                        np.array([0, 1, 0, 0], dtype=np.int64))
+        return SCBState(
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            self._stream(),
+            np.ones(K, dtype=np.bool_),
+            np.zeros(K, dtype=np.int64),
+            np.array([1, 1, 0, -1, 0, 0, -1, 1], dtype=np.int64),
+            np.array([Tr, math.log(Tr) / Tr, 0.0, self.params["eps"]]),
+            np.array([0, 1, 0, 0], dtype=np.int64),
+        )
 
     @property
     def T_r(self) -> float:

@@ -59,8 +59,10 @@ class SelfSparring(CompiledPolicy):
     """
 
     name = "self-sparring"
-    reference = ("Sui, Zhuang, Burdick & Yue (UAI 2017), Algorithm 1 (Self-Sparring, Beta posteriors, m = 2);"
-                 " Condorcet (utility-based)")
+    reference = (
+        "Sui, Zhuang, Burdick & Yue (UAI 2017), Algorithm 1 (Self-Sparring, Beta posteriors, m = 2);"
+        " Condorcet (utility-based)"
+    )
     hyperparameters = {
         "eta": Real(1.0, low=0.0, low_open=True, doc="learning rate of the Beta posterior updates"),
     }
@@ -71,6 +73,14 @@ class SelfSparring(CompiledPolicy):
 
     def initial_state(self) -> SelfSparringState:
         K = self.K
-        return SelfSparringState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), self._stream(),
-                                 np.zeros(2), np.zeros(K), np.zeros(K), np.array([1], dtype=np.int64),
-                                 np.array([self.params["eta"]]), np.zeros(1, dtype=np.int64))
+        return SelfSparringState(
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            self._stream(),
+            np.zeros(2),
+            np.zeros(K),
+            np.zeros(K),
+            np.array([1], dtype=np.int64),
+            np.array([self.params["eta"]]),
+            np.zeros(1, dtype=np.int64),
+        )

@@ -62,8 +62,9 @@ class Sparring(CompiledPolicy):
     """
 
     name = "sparring"
-    reference = ("Ailon, Karnin & Joachims (ICML 2014), Algorithm 3 (Sparring) with UCB1 sub-bandits;"
-                 " Condorcet (utility-based)")
+    reference = (
+        "Ailon, Karnin & Joachims (ICML 2014), Algorithm 3 (Sparring) with UCB1 sub-bandits; Condorcet (utility-based)"
+    )
     hyperparameters = {
         "alpha": Real(2.0, low=0.0, low_open=True, doc="UCB1 exploration constant: sqrt(alpha ln n / N_k)"),
     }
@@ -74,7 +75,12 @@ class Sparring(CompiledPolicy):
 
     def initial_state(self) -> SparringState:
         K = self.K
-        return SparringState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64),
-                             np.zeros((2, K), dtype=np.int64), np.zeros((2, K), dtype=np.int64),
-                             np.array([1], dtype=np.int64), np.array([self.params["alpha"]]),
-                             np.zeros(1, dtype=np.int64))
+        return SparringState(
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((2, K), dtype=np.int64),
+            np.zeros((2, K), dtype=np.int64),
+            np.array([1], dtype=np.int64),
+            np.array([self.params["alpha"]]),
+            np.zeros(1, dtype=np.int64),
+        )

@@ -69,7 +69,13 @@ class WinnerStays(CompiledPolicy):
 
     def initial_state(self) -> WSState:
         K = self.K
-        return WSState(np.zeros((K, K), dtype=np.int64), np.zeros((K, K), dtype=np.int64), self._stream(),
-                       np.zeros(K, dtype=np.int64), np.empty(K, dtype=np.int64),
-                       np.array([1, -1, -1, 0, 0, 0, 0, 0], dtype=np.int64), np.array([self.params["beta"]]),
-                       np.zeros(2, dtype=np.int64))
+        return WSState(
+            np.zeros((K, K), dtype=np.int64),
+            np.zeros((K, K), dtype=np.int64),
+            self._stream(),
+            np.zeros(K, dtype=np.int64),
+            np.empty(K, dtype=np.int64),
+            np.array([1, -1, -1, 0, 0, 0, 0, 0], dtype=np.int64),
+            np.array([self.params["beta"]]),
+            np.zeros(2, dtype=np.int64),
+        )

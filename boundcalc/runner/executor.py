@@ -38,14 +38,21 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterable
-from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 from ..result import RichResult
 from .store import JsonlStore
 
-__all__ = ["run_tasks", "Rows", "default_workers", "dask_client", "ClusterLost", "check_scheduler_address",
-           "probe_scheduler"]
+__all__ = [
+    "run_tasks",
+    "Rows",
+    "default_workers",
+    "dask_client",
+    "ClusterLost",
+    "check_scheduler_address",
+    "probe_scheduler",
+]
 
 _T = TypeVar("_T")
 
@@ -77,8 +84,10 @@ class Rows(list, RichResult):
         where = st.get("backend", "in-process")
         if where == "dask":
             where += f" ({st.get('workers')} workers)"
-        return (f"{len(self)} rows: {st.get('resumed', 0)} resumed, {st.get('computed', 0)} computed {where},"
-                f" {st.get('errors', 0)} with an error")
+        return (
+            f"{len(self)} rows: {st.get('resumed', 0)} resumed, {st.get('computed', 0)} computed {where},"
+            f" {st.get('errors', 0)} with an error"
+        )
 
     def to_dict(self) -> dict:
         return {"rows": list(self), "stats": dict(self.stats)}
@@ -160,16 +169,20 @@ def probe_scheduler(address: str, timeout: float = CONNECT_TIMEOUT) -> dict:
     try:
         reply = asyncio.run(asyncio.wait_for(ask(), timeout))
     except (TimeoutError, asyncio.TimeoutError):
-        raise ConnectionError(f"cannot connect to {where}: no answer within {timeout:g} s (nothing listening,"
-                              " or not a Dask scheduler)") from None
+        raise ConnectionError(
+            f"cannot connect to {where}: no answer within {timeout:g} s (nothing listening, or not a Dask scheduler)"
+        ) from None
     except OSError as exc:
         raise ConnectionError(f"cannot connect to {where}: {exc}") from None
     except Exception as exc:  # a listener speaking another protocol: garbage frames, huge lengths, ...
-        raise ConnectionError(f"{address!r} is not a Dask scheduler (its reply is not Dask's protocol:"
-                              f" {type(exc).__name__})") from None
+        raise ConnectionError(
+            f"{address!r} is not a Dask scheduler (its reply is not Dask's protocol: {type(exc).__name__})"
+        ) from None
     if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
-        raise ConnectionError(f"{address!r} is not a Dask scheduler (it answered as"
-                              f" {reply.get('type') if isinstance(reply, dict) else type(reply).__name__!r})")
+        raise ConnectionError(
+            f"{address!r} is not a Dask scheduler (it answered as"
+            f" {reply.get('type') if isinstance(reply, dict) else type(reply).__name__!r})"
+        )
     return reply
 
 
@@ -222,8 +235,9 @@ def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
     try:
         import distributed
     except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError("running on Dask needs dask.distributed (pip install 'boundcalc[dask]');"
-                          " use workers=0 to run in-process") from None
+        raise ImportError(
+            "running on Dask needs dask.distributed (pip install 'boundcalc[dask]'); use workers=0 to run in-process"
+        ) from None
     if isinstance(scheduler, distributed.Client):
         yield scheduler
         return
@@ -247,8 +261,13 @@ def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
 
     with _workers_ignore_sigint(), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*already in use")  # the dashboard's port: none is used
-        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=logging.CRITICAL)
+        cluster = distributed.LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.CRITICAL,
+        )
     client = distributed.Client(cluster, set_as_default=False)
     try:
         with _quiet_distributed():
@@ -318,9 +337,18 @@ def _run_chunk(fn: Callable[[dict, Any], dict], chunk: list[dict], shared: Any) 
     return [fn(t, shared) for t in chunk]
 
 
-def run_tasks(fn: Callable[[dict, Any], dict], tasks: Sequence[dict], *, shared: Mapping[str, Any] | None = None,
-              store: JsonlStore | None = None, workers: int | None = 0, scheduler: Any = None,
-              chunk_size: int | None = None, progress: bool | None = False, desc: str | None = None) -> Rows:
+def run_tasks(
+    fn: Callable[[dict, Any], dict],
+    tasks: Sequence[dict],
+    *,
+    shared: Mapping[str, Any] | None = None,
+    store: JsonlStore | None = None,
+    workers: int | None = 0,
+    scheduler: Any = None,
+    chunk_size: int | None = None,
+    progress: bool | None = False,
+    desc: str | None = None,
+) -> Rows:
     """Compute ``fn(task, shared)`` for every task not already in ``store``; rows sorted by index.
 
     Parameters
@@ -386,9 +414,17 @@ def run_tasks(fn: Callable[[dict, Any], dict], tasks: Sequence[dict], *, shared:
         done = {int(t["index"]): stored[int(t["index"])] for t in tasks if int(t["index"]) in stored}
     resumed = len(done)
     todo = [t for t in tasks if int(t["index"]) not in done]
-    stats: dict[str, Any] = {"tasks": len(tasks), "resumed": resumed, "computed": 0, "errors": 0,
-                             "backend": "in-process", "workers": 0, "chunk_size": 1,
-                             "seconds_cluster": 0.0, "seconds_run": 0.0}
+    stats: dict[str, Any] = {
+        "tasks": len(tasks),
+        "resumed": resumed,
+        "computed": 0,
+        "errors": 0,
+        "backend": "in-process",
+        "workers": 0,
+        "chunk_size": 1,
+        "seconds_cluster": 0.0,
+        "seconds_run": 0.0,
+    }
     bar = _progress_bar(len(tasks), resumed, progress, desc)
 
     def consume(chunk: list[dict], rows: list) -> None:
@@ -417,9 +453,14 @@ def run_tasks(fn: Callable[[dict, Any], dict], tasks: Sequence[dict], *, shared:
                 try:
                     _run_dask(client, fn, todo, shared, cs, n_threads, consume)
                 except ClusterLost as exc:
-                    kept = (f"the {stats['computed']} rows finished so far are kept in {store.path}; rerun the"
-                            " same command to resume") if store is not None else \
-                        "no row file was given (--out FILE keeps finished rows for a rerun)"
+                    kept = (
+                        (
+                            f"the {stats['computed']} rows finished so far are kept in {store.path}; rerun the"
+                            " same command to resume"
+                        )
+                        if store is not None
+                        else "no row file was given (--out FILE keeps finished rows for a rerun)"
+                    )
                     raise ClusterLost(f"{str(exc).split(': the rows')[0]}: {kept}") from exc
         else:
             for t in todo:
@@ -435,15 +476,22 @@ def run_tasks(fn: Callable[[dict, Any], dict], tasks: Sequence[dict], *, shared:
     return Rows(rows, stats)
 
 
-def _run_dask(client: Any, fn: Callable[[dict, Any], dict], todo: list[dict], shared: Any, chunk_size: int,
-              n_threads: int, consume: Callable[[list[dict], list], None]) -> None:
+def _run_dask(
+    client: Any,
+    fn: Callable[[dict, Any], dict],
+    todo: list[dict],
+    shared: Any,
+    chunk_size: int,
+    n_threads: int,
+    consume: Callable[[list[dict], list], None],
+) -> None:
     """Scatter ``shared`` once, submit chunks (a bounded number in flight), consume rows in
     completion order; on an exception cancel what is still queued and re-raise."""
     from distributed import as_completed
 
     # wrapped in a list so that a list or dict is scattered as one object, not element-wise
     shared_f = client.scatter([shared], broadcast=True)[0] if shared is not None else None
-    chunks = (todo[s:s + chunk_size] for s in range(0, len(todo), chunk_size))
+    chunks = (todo[s : s + chunk_size] for s in range(0, len(todo), chunk_size))
     in_flight = max(4, 2 * n_threads)
     pending: dict = {}  # key -> (future, chunk)
 
@@ -458,8 +506,10 @@ def _run_dask(client: Any, fn: Callable[[dict, Any], dict], todo: list[dict], sh
             try:
                 rows = fut.result()
             except _cluster_errors() as exc:
-                raise ClusterLost(f"the Dask cluster went away mid-run ({_lost(exc)}): the rows finished so far"
-                                  " are kept; rerun to resume") from exc
+                raise ClusterLost(
+                    f"the Dask cluster went away mid-run ({_lost(exc)}): the rows finished so far"
+                    " are kept; rerun to resume"
+                ) from exc
             consume(pending.pop(fut.key)[1], rows)
             fut.release()
             nxt = next(chunks, None)

@@ -35,16 +35,26 @@ import importlib.util
 import numbers
 import os
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from .executor import Rows, run_tasks
 from .store import DEFAULT_TAG, JsonlStore
 
-__all__ = ["Job", "run_job", "check_seed", "check_count", "resolve_workers", "seed_sequence",
-           "MAX_TASKS", "MAX_SEED", "dask_available"]
+__all__ = [
+    "Job",
+    "run_job",
+    "check_seed",
+    "check_count",
+    "resolve_workers",
+    "seed_sequence",
+    "MAX_TASKS",
+    "MAX_SEED",
+    "dask_available",
+]
 
 #: Most tasks one job may have (each is a dict held in memory and a row in the store).
 MAX_TASKS = 1_000_000
@@ -124,14 +134,19 @@ def resolve_workers(workers: Any = None, scheduler: Any = None) -> int:
         if dask_available():
             return os.cpu_count() or 1
         if not _NOTED_IN_PROCESS:
-            print("boundcalc: dask.distributed is not installed; running in-process"
-                  " (pip install 'boundcalc[dask]' for a local cluster)", file=sys.stderr)
+            print(
+                "boundcalc: dask.distributed is not installed; running in-process"
+                " (pip install 'boundcalc[dask]' for a local cluster)",
+                file=sys.stderr,
+            )
             _NOTED_IN_PROCESS = True
         return 0
     n = check_count(workers, "workers", low=0, high=4096)
     if n > 0 and not dask_available():
-        raise ImportError(f"{n} workers need dask.distributed: pip install 'boundcalc[dask]',"
-                          " or run in-process with 0 workers (CLI: --workers 0)")
+        raise ImportError(
+            f"{n} workers need dask.distributed: pip install 'boundcalc[dask]',"
+            " or run in-process with 0 workers (CLI: --workers 0)"
+        )
     return n
 
 
@@ -178,8 +193,17 @@ class Job:
         return JsonlStore(out, self.header, overwrite=overwrite, tag=self.tag, identity=self.identity)
 
 
-def run_job(job: Job, *, out: str | os.PathLike | None = None, overwrite: bool = False, workers: int | None = None, scheduler: Any = None,
-            chunk_size: int | None = None, progress: bool | None = None, store: JsonlStore | None = None) -> Rows:
+def run_job(
+    job: Job,
+    *,
+    out: str | os.PathLike | None = None,
+    overwrite: bool = False,
+    workers: int | None = None,
+    scheduler: Any = None,
+    chunk_size: int | None = None,
+    progress: bool | None = None,
+    store: JsonlStore | None = None,
+) -> Rows:
     """Run ``job``: open or resume the store, build the tasks, compute what is missing, close.
 
     Parameters
@@ -210,10 +234,21 @@ def run_job(job: Job, *, out: str | os.PathLike | None = None, overwrite: bool =
     try:
         tasks = job.tasks() if callable(job.tasks) else job.tasks
         if len(tasks) > MAX_TASKS:
-            raise ValueError(f"{job.kind}: {len(tasks):,} tasks is more than one run holds ({MAX_TASKS:,});"
-                             " split the work into several runs")
-        return run_tasks(job.fn, tasks, shared=job.shared, store=store, workers=n_workers, scheduler=scheduler,
-                         chunk_size=chunk_size, progress=progress, desc=job.desc or job.kind)
+            raise ValueError(
+                f"{job.kind}: {len(tasks):,} tasks is more than one run holds ({MAX_TASKS:,});"
+                " split the work into several runs"
+            )
+        return run_tasks(
+            job.fn,
+            tasks,
+            shared=job.shared,
+            store=store,
+            workers=n_workers,
+            scheduler=scheduler,
+            chunk_size=chunk_size,
+            progress=progress,
+            desc=job.desc or job.kind,
+        )
     finally:
         if store is not None:
             store.close()

@@ -38,8 +38,9 @@ import hashlib
 import json
 import os
 import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
+from typing import Any, TextIO
 
 try:  # POSIX advisory locks; elsewhere a store is not locked
     import fcntl
@@ -48,9 +49,21 @@ try:  # POSIX advisory locks; elsewhere a store is not locked
 except ImportError:  # pragma: no cover - Windows
     _HAVE_FCNTL = False
 
-__all__ = ["JsonlStore", "StoreError", "StoreMismatch", "StoreLocked", "StoreWarning", "load_store", "DEFAULT_TAG",
-           "row_sum", "rows_key",
-           "same", "revision", "revision_mismatch", "check_revision"]
+__all__ = [
+    "JsonlStore",
+    "StoreError",
+    "StoreMismatch",
+    "StoreLocked",
+    "StoreWarning",
+    "load_store",
+    "DEFAULT_TAG",
+    "row_sum",
+    "rows_key",
+    "same",
+    "revision",
+    "revision_mismatch",
+    "check_revision",
+]
 
 #: Key of the header object on a store's first line unless the caller gives its own.
 DEFAULT_TAG = "boundcalc_run"
@@ -71,8 +84,7 @@ class StoreMismatch(StoreError):
         Every identity field whose values differ.
     """
 
-    def __init__(self, message: str, path: Path | None = None,
-                 differences: Sequence[tuple[str, Any, Any]] = ()):
+    def __init__(self, message: str, path: Path | None = None, differences: Sequence[tuple[str, Any, Any]] = ()):
         super().__init__(message)
         self.path = path
         self.differences = list(differences)
@@ -102,7 +114,10 @@ def revision_mismatch(exc: StoreMismatch, changed: Sequence[str]) -> StoreMismat
         f"{exc.path} holds runs of other decisions than this version's: {'; '.join(changed)} (a"
         " revision is raised whenever a policy's or algorithm's choices change). Write the new runs to"
         " another file, rerun with overwrite=True (--overwrite), or read it with the version that"
-        " wrote it.", exc.path, exc.differences)
+        " wrote it.",
+        exc.path,
+        exc.differences,
+    )
 
 
 def check_revision(name: str, wanted: Any, here: int) -> None:
@@ -110,13 +125,15 @@ def check_revision(name: str, wanted: Any, here: int) -> None:
     than the run's (``wanted``; None skips), e.g. a Dask worker running another boundcalc, whose
     rows would mix two sets of decisions in one file."""
     if wanted is not None and wanted != here:
-        raise RuntimeError(f"this process's {name} is revision {here}, the run's {wanted}: a worker with"
-                           " another boundcalc than the client's (install the same version everywhere)")
+        raise RuntimeError(
+            f"this process's {name} is revision {here}, the run's {wanted}: a worker with"
+            " another boundcalc than the client's (install the same version everywhere)"
+        )
 
 
 def _short(v: Any, width: int = 80) -> str:
     r = repr(v)
-    return r if len(r) <= width else r[:width - 3] + "..."
+    return r if len(r) <= width else r[: width - 3] + "..."
 
 
 def _difference(field: str, a: Any, b: Any) -> str:
@@ -236,10 +253,15 @@ def _read_full(path: Path, tag: str) -> tuple[dict | None, dict[int, dict], int,
             f"{path}:{bad[0]}: corrupt row{'s' if len(bad) > 1 else ''} (line{'s' if len(bad) > 1 else ''}"
             f" {_lines_text(bad)}: not a JSON object with an integer index, or edited: the content does not"
             " match its checksum); recompute them: delete those lines and rerun the same command (only the"
-            " missing rows are computed), or rerun with --overwrite (overwrite=True) to recompute all")
+            " missing rows are computed), or rerun with --overwrite (overwrite=True) to recompute all"
+        )
     if key is None and rows:
-        warnings.warn(f"{path}: written before rows carried checksums; its {len(rows)} rows are read unverified"
-                      " (rerun with --overwrite to rewrite it with checksums)", StoreWarning, stacklevel=3)
+        warnings.warn(
+            f"{path}: written before rows carried checksums; its {len(rows)} rows are read unverified"
+            " (rerun with --overwrite to rewrite it with checksums)",
+            StoreWarning,
+            stacklevel=3,
+        )
     return head[tag], rows, dropped, key
 
 
@@ -309,8 +331,15 @@ class JsonlStore:
         The file is not a row file with a ``tag`` header, or has a corrupt row.
     """
 
-    def __init__(self, path: str | os.PathLike, header: Mapping[str, Any], *, overwrite: bool = False, tag: str = DEFAULT_TAG,
-                 identity: Sequence[str] | Mapping[str, Callable[[Any], Any]] | None = None):
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        header: Mapping[str, Any],
+        *,
+        overwrite: bool = False,
+        tag: str = DEFAULT_TAG,
+        identity: Sequence[str] | Mapping[str, Callable[[Any], Any]] | None = None,
+    ):
         if not isinstance(header, Mapping):
             raise TypeError(f"header must be a dict; got {type(header).__name__}")
         self.path = Path(path)
@@ -319,7 +348,8 @@ class JsonlStore:
         if identity is None:
             identity = list(new_header)
         norm: dict[str, Callable[[Any], Any]] = (
-            dict(identity) if isinstance(identity, Mapping) else {f: same for f in identity})
+            dict(identity) if isinstance(identity, Mapping) else {f: same for f in identity}
+        )
         self.identity = tuple(norm)
         self.header: dict = new_header
         self.resumed = False
@@ -356,7 +386,10 @@ class JsonlStore:
             said = "; ".join(_difference(f, a, b) for f, a, b in diffs)
             raise StoreMismatch(
                 f"{self.path} was made with other settings ({said}). Use another file, rerun with the"
-                " file's settings to resume it, or overwrite it (overwrite=True; CLI --overwrite).", self.path, diffs)
+                " file's settings to resume it, or overwrite it (overwrite=True; CLI --overwrite).",
+                self.path,
+                diffs,
+            )
         self.header, self.rows, self.dropped_bytes = old, rows, dropped
         self.key = key  # None: a file from before checksums, continued without them
         self.resumed, self._fresh = True, False
@@ -380,8 +413,10 @@ class JsonlStore:
         except OSError as exc:
             os.close(fd)
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise StoreLocked(f"{self.path} is being written by another run (it is locked); wait for"
-                                  " that run to finish, or write to another file") from None
+                raise StoreLocked(
+                    f"{self.path} is being written by another run (it is locked); wait for"
+                    " that run to finish, or write to another file"
+                ) from None
             return  # a file system without locks (e.g. some network mounts): proceed unlocked
         self._lock_fd = fd
         self._created = not existed
@@ -391,7 +426,7 @@ class JsonlStore:
         """The stored rows without an ``"error"`` key, by index: what a rerun need not compute."""
         return {i: r for i, r in self.rows.items() if "error" not in r}
 
-    def open(self) -> "JsonlStore":
+    def open(self) -> JsonlStore:
         """Prepare the file for appending (idempotent): write the header of a new file, or cut a
         partial last line off an existing one."""
         if self._fh is not None:
@@ -450,12 +485,11 @@ class JsonlStore:
         except Exception:
             pass
 
-    def __enter__(self) -> "JsonlStore":
+    def __enter__(self) -> JsonlStore:
         return self.open()
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __repr__(self) -> str:
-        return (f"JsonlStore({str(self.path)!r}, tag={self.tag!r}, rows={len(self.rows)},"
-                f" resumed={self.resumed})")
+        return f"JsonlStore({str(self.path)!r}, tag={self.tag!r}, rows={len(self.rows)}, resumed={self.resumed})"

@@ -30,8 +30,11 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-EXE = [str(Path(sys.executable).with_name("boundcalc"))] if Path(sys.executable).with_name("boundcalc").exists() \
+EXE = (
+    [str(Path(sys.executable).with_name("boundcalc"))]
+    if Path(sys.executable).with_name("boundcalc").exists()
     else [sys.executable, "-m", "boundcalc"]
+)
 INSTANCE = json.loads((ROOT / "boundcalc" / "data" / "cpe_chen2020_fig1.json").read_text())
 
 
@@ -137,10 +140,23 @@ def instance_files(d: Path) -> dict[str, Path]:
 def cases(d: Path) -> list[tuple[str, list[str]]]:
     mats, insts = matrix_files(d), instance_files(d)
     tail = {
-        "bounds": [], "compare": [], "cpe": [],
+        "bounds": [],
+        "compare": [],
+        "cpe": [],
         "batch": ["--size", "2", "--count", "2", "--workers", "0", "--keys", "lower_bound"],
         "simulate": ["--horizon", "50", "--runs", "1", "--workers", "0", "--policies", "rmed1"],
-        "explore": ["--algorithm", "car-cond", "--delta", "0.2", "--runs", "1", "--workers", "0", "--max-duels", "20000"],
+        "explore": [
+            "--algorithm",
+            "car-cond",
+            "--delta",
+            "0.2",
+            "--runs",
+            "1",
+            "--workers",
+            "0",
+            "--max-duels",
+            "20000",
+        ],
     }
     out = []
     for (name, path), cmd in itertools.product(mats.items(), tail):
@@ -151,22 +167,68 @@ def cases(d: Path) -> list[tuple[str, list[str]]]:
     bad_ints = ["-1", "0", "1.5", "abc", "", "1e999", "nan", "inf", str(2**63), "1000000000000", "10**9"]
     bad_floats = ["-1", "0", "nan", "inf", "-inf", "abc", "", "1e-300", "1e300", "0.5", "1"]
     numeric = {
-        ("simulate", "--horizon"): bad_ints, ("simulate", "--runs"): bad_ints, ("simulate", "--seed"): bad_ints,
-        ("simulate", "--per-decade"): bad_ints, ("simulate", "--chunk-size"): bad_ints,
+        ("simulate", "--horizon"): bad_ints,
+        ("simulate", "--runs"): bad_ints,
+        ("simulate", "--seed"): bad_ints,
+        ("simulate", "--per-decade"): bad_ints,
+        ("simulate", "--chunk-size"): bad_ints,
         ("simulate", "--workers"): ["-1", "abc", "1.5", "100000"],
-        ("batch", "--count"): bad_ints, ("batch", "--size"): bad_ints + ["4"], ("batch", "--seed"): bad_ints,
-        ("batch", "--min-gap"): bad_floats + ["0.3", "0.49"], ("batch", "--alpha"): bad_floats,
-        ("explore", "--runs"): bad_ints, ("explore", "--seed"): bad_ints, ("explore", "--max-duels"): bad_ints,
-        ("explore", "--delta"): bad_floats, ("explore", "--epsilon"): bad_floats,
-        ("cpe", "--monte-carlo"): bad_ints, ("cpe", "--seed"): bad_ints,
+        ("batch", "--count"): bad_ints,
+        ("batch", "--size"): bad_ints + ["4"],
+        ("batch", "--seed"): bad_ints,
+        ("batch", "--min-gap"): bad_floats + ["0.3", "0.49"],
+        ("batch", "--alpha"): bad_floats,
+        ("explore", "--runs"): bad_ints,
+        ("explore", "--seed"): bad_ints,
+        ("explore", "--max-duels"): bad_ints,
+        ("explore", "--delta"): bad_floats,
+        ("explore", "--epsilon"): bad_floats,
+        ("cpe", "--monte-carlo"): bad_ints,
+        ("cpe", "--seed"): bad_ints,
         ("compare", "--alpha"): bad_floats,
         ("bounds", "--break-ties"): bad_floats + ["1e-17", "1e-12", "2e-12", "1e-10"],
         ("compare", "--break-ties"): ["1e-300", "1e-17", "1e-12", "1e-10", "1e-6"],
     }
     base = {
-        "simulate": ["simulate", "--example", "table2", "--horizon", "50", "--runs", "1", "--workers", "0", "--policies", "rmed1"],
-        "batch": ["batch", "--example", "mslr5-condorcet", "--size", "3", "--count", "2", "--workers", "0", "--keys", "lower_bound"],
-        "explore": ["explore", "--example", "table2", "--algorithm", "car-cond", "--delta", "0.2", "--runs", "1", "--workers", "0"],
+        "simulate": [
+            "simulate",
+            "--example",
+            "table2",
+            "--horizon",
+            "50",
+            "--runs",
+            "1",
+            "--workers",
+            "0",
+            "--policies",
+            "rmed1",
+        ],
+        "batch": [
+            "batch",
+            "--example",
+            "mslr5-condorcet",
+            "--size",
+            "3",
+            "--count",
+            "2",
+            "--workers",
+            "0",
+            "--keys",
+            "lower_bound",
+        ],
+        "explore": [
+            "explore",
+            "--example",
+            "table2",
+            "--algorithm",
+            "car-cond",
+            "--delta",
+            "0.2",
+            "--runs",
+            "1",
+            "--workers",
+            "0",
+        ],
         "cpe": ["cpe", "--example", "chen2020-fig1"],
         "compare": ["compare", "--example", "table2", "--keys", "lower_bound,ecw,ccb"],
         "bounds": ["bounds", "--example", "table2"],
@@ -188,12 +250,20 @@ def cases(d: Path) -> list[tuple[str, list[str]]]:
     ro.mkdir()
     os.chmod(ro, stat.S_IRUSR | stat.S_IXUSR)
     for cmd in ("simulate", "explore", "batch"):
-        for label, path in [("dir", str(d)), ("missing-dir", str(d / "no" / "x.jsonl")), ("read-only", str(ro / "x.jsonl")),
-                            ("not-a-store", str(mats["good.txt"]))]:
+        for label, path in [
+            ("dir", str(d)),
+            ("missing-dir", str(d / "no" / "x.jsonl")),
+            ("read-only", str(ro / "x.jsonl")),
+            ("not-a-store", str(mats["good.txt"])),
+        ]:
             out.append((f"{cmd} --out {label}", base[cmd] + ["--out", path]))
     for cmd in ("simulate", "explore", "bounds"):
-        for label, path in [("dir", str(d)), ("missing-dir", str(d / "no" / "x.png")), ("read-only", str(ro / "x.png")),
-                            ("bad-suffix", str(d / "x.docx"))]:
+        for label, path in [
+            ("dir", str(d)),
+            ("missing-dir", str(d / "no" / "x.png")),
+            ("read-only", str(ro / "x.png")),
+            ("bad-suffix", str(d / "x.docx")),
+        ]:
             out.append((f"{cmd} --plot {label}", base[cmd] + ["--plot", path]))
     out += [
         ("simulate unknown policy", base["simulate"][:-1] + ["nope"]),
@@ -201,7 +271,10 @@ def cases(d: Path) -> list[tuple[str, list[str]]]:
         ("simulate bad --param value", base["simulate"] + ["--param", "rmed1.f_scale=-3"]),
         ("simulate --param syntax", base["simulate"] + ["--param", "rmed1"]),
         ("explore unknown algorithm", ["explore", "--example", "table2", "-a", "nope", "--delta", "0.1"]),
-        ("explore no condorcet", ["explore", "--example", "mslr5-noncondorcet", "-a", "car-cond", "--delta", "0.1", "--workers", "0"]),
+        (
+            "explore no condorcet",
+            ["explore", "--example", "mslr5-noncondorcet", "-a", "car-cond", "--delta", "0.1", "--workers", "0"],
+        ),
         ("compare bad keys", ["compare", "--example", "table2", "--keys", "nope"]),
         ("batch bad keys", base["batch"][:-1] + ["nope"]),
         ("batch size > K", ["batch", "--example", "table2", "--size", "9", "--count", "2", "--workers", "0"]),
@@ -256,7 +329,9 @@ def main() -> int:
     for label, argv, proc, kind in results:
         tally[kind] = tally.get(kind, 0) + 1
         msg = "" if proc is None else (proc.stderr.strip().splitlines() or [""])[-1][:160]
-        report.append({"case": label, "outcome": kind, "exit": None if proc is None else proc.returncode, "message": msg})
+        report.append(
+            {"case": label, "outcome": kind, "exit": None if proc is None else proc.returncode, "message": msg}
+        )
         if kind not in ("clear",):
             print(f"{kind:9s} {label}: {msg}")
     print(f"\n{len(results)} cases: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
