@@ -47,18 +47,9 @@
 2
 """
 
+# ruff: noqa: I001
+# The import order is the registry's order (`list(POLICIES)`, `--policies all`, tables): not sorted.
 from .base import Hyperparameter, Integer, Policy, PolicyError, Real
-from .beat_the_mean import BeatTheMean
-from .ccb import CCB
-from .copeland_rmed import ECWRMED, CopelandRMED
-from .cw_rmed import CWRMED
-from .doubler import Doubler
-from .dts import DTS, DTSPlus
-from .interleaved_filter import InterleavedFilter
-from .kernel import CompiledPolicy
-from .merge_dts import MergeDTS
-from .merge_rucb import MergeRUCB
-from .rcs import RCS
 from .registry import (
     POLICIES,
     get_policy,
@@ -68,15 +59,26 @@ from .registry import (
     register_policy,
     resolve_policy_list,
 )
+from .kernel import CompiledPolicy
+from .copeland_rmed import CopelandRMED, ECWRMED
 from .rmed1 import RMED1
-from .rmed2 import RMED2
-from .rmed2fh import RMED2FH
+from .cw_rmed import CWRMED
 from .rucb import RUCB
+from .dts import DTS, DTSPlus
+from .rmed2 import RMED2
 from .savage import SAVAGE
+from .ccb import CCB
 from .scb import SCB
-from .self_sparring import SelfSparring
+from .interleaved_filter import InterleavedFilter
+from .beat_the_mean import BeatTheMean
+from .rcs import RCS
 from .sparring import Sparring
+from .self_sparring import SelfSparring
 from .winner_stays import WinnerStays
+from .doubler import Doubler
+from .rmed2fh import RMED2FH
+from .merge_rucb import MergeRUCB
+from .merge_dts import MergeDTS
 
 __all__ = [
     "Policy",
