@@ -720,7 +720,7 @@ if TYPE_CHECKING:
 
         A function that raises on failure (:func:`boundcalc.bounds.exact.lower_bound` with
         ``on_failure="raise"``, the default) returns a :class:`BoundResult` whose ``status`` is
-        ``"ok"``, which :meth:`BoundResult.__init__` guarantees has a ``value`` and a ``winner``:
+        ``"ok"``, which the constructor of :class:`BoundResult` guarantees has a ``value`` and a ``winner``:
         its type says so, so ``lower_bound(pm).value`` is a ``float`` to a type checker.
         Import it under ``typing.TYPE_CHECKING`` to annotate such a result.
         """
