@@ -1882,3 +1882,76 @@ class MergeDTS(MergeRUCB):
 
 
 REFERENCE["merge-dts"] = MergeDTS
+
+
+# ----------------------------------------------------------------------------- versatile-db (issue 34)
+class TsallisINF:
+    """Zimmert & Seldin's Tsallis-INF (1/2-Tsallis entropy, reduced-variance estimates) as one side of
+    Versatile-DB: the weights by Newton's method from ``min L - 2 / eta``, the draw by one uniform."""
+
+    def __init__(self, K: int):
+        self.L = [0.0] * K
+        self.w = [0.0] * K
+
+    def weights(self, eta: float) -> None:
+        x = min(self.L) - 2.0 / eta
+        for _ in range(100):
+            ds = [eta * (lk - x) for lk in self.L]
+            self.w = [4.0 / (d * d) for d in ds]
+            total = 0.0
+            d = 0.0
+            for v in self.w:
+                total += v
+                d += v * math.sqrt(v)
+            if total - 1.0 <= 1e-12:
+                break
+            x -= (total - 1.0) / (eta * d)
+
+    def draw(self, u: float) -> int:
+        target = u * sum(self.w)
+        c = 0.0
+        for k, v in enumerate(self.w):
+            c += v
+            if c > target:
+                return k
+        return len(self.w) - 1
+
+    def learn(self, arm: int, loss: float, eta: float) -> None:
+        for k in range(len(self.L)):
+            b = 0.5 if self.w[k] >= eta * eta else 0.0
+            self.L[k] += ((loss - b) / self.w[k] + b) if k == arm else b
+
+
+class VersatileDB(Streamed):
+    """Versatile-DB, Saha & Gaillard (ICML 2022), Algorithm 3 with two Tsallis-INF sub-bandits: a plain
+    transcription (the readings: :mod:`boundcalc.policies.versatile_db`)."""
+
+    name = "versatile-db"
+    reference = "Saha & Gaillard (ICML 2022), Algorithm 3 (Versatile-DB)"
+    hyperparameters = {"c": Real(4.0, low=0.0, low_open=True)}
+
+    def __init__(self, K: int, *, seed: int = 0, rng=None, **params):
+        super().__init__(K, seed=seed, rng=rng, **params)
+        self.sides = (TsallisINF(K), TsallisINF(K))
+        self.round = 1
+        self.stats = {"self_duels": 0}
+
+    def _eta(self) -> float:
+        return self.params["c"] / math.sqrt(self.round)
+
+    def _select(self):
+        arms = []
+        for side in self.sides:
+            side.weights(self._eta())
+            arms.append(side.draw(self.stream.uniform()))
+        self.stats["self_duels"] += arms[0] == arms[1]
+        return (arms[0], arms[1])
+
+    def _learn(self, i, j, i_won):
+        o = 1.0 if i_won else 0.0
+        self.sides[0].learn(i, 1.0 - o, self._eta())
+        self.sides[1].learn(j, o, self._eta())
+        self.round += 1
+
+
+REFERENCE["versatile-db"] = VersatileDB

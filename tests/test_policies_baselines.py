@@ -328,6 +328,8 @@ def test_doubler_epochs_and_the_multiset_by_hand():
         ("merge-rucb", {"delta": 1.0}, "merges", 3000),
         ("merge-dts", {}, "pruned", 3000),
         ("merge-dts", {"batch_size": 3}, "single_merges", 3000),
+        ("versatile-db", {}, "self_duels", 3000),
+        ("versatile-db", {"c": 0.5}, "self_duels", 3000),
     ],
 )
 def test_compiled_equals_transcription_through_every_phase(name, params, stat, rounds):
@@ -469,6 +471,7 @@ BASELINES = [
     "rmed2fh",
     "merge-rucb",
     "merge-dts",
+    "versatile-db",
 ]
 
 
@@ -809,3 +812,98 @@ def test_docs_merge_paragraph_is_the_stored_run():
         f"{min(k[('merge-dts', 5)]):.2f}-{max(k[('merge-dts', 5)]):.2f} us (MergeDTS) a step at K = 5, "
         f"{k[('merge-rucb', 16)][0]:.2f} and {k[('merge-dts', 16)][0]:.2f} at K = 16"
     ) in text
+
+
+# ----------------------------------------------------------------------------- versatile-db
+def _tsallis_by_brentq(L, eta):
+    """Tsallis-INF's distribution ``w_k = 4 / (eta (L_k - x))^2`` with the normaliser ``x < min L``
+    found by scipy's brentq on ``sum_k w_k = 1`` (independent of the kernel's Newton steps)."""
+    from scipy.optimize import brentq
+
+    L = np.asarray(L, dtype=float)
+    f = lambda x: np.sum(4.0 / (eta * (L - x)) ** 2) - 1.0  # noqa: E731
+    x = brentq(f, L.min() - 2.0 * math.sqrt(len(L)) / eta - 1.0, L.min() - 2.0 / eta, xtol=1e-15)
+    return 4.0 / (eta * (L - x)) ** 2
+
+
+def test_versatile_db_first_rounds_by_hand():
+    """Round 1 (c = 4, eta = 4, L = 0): both sides uniform, 1/K each (x = -2 sqrt(K) / eta); 1/4 <
+    eta^2 = 16, so B = 0 and the right side's arm, having lost (o = 1: the left won), gets 1 / (1/4) =
+    4 while the left's loss 0 adds nothing.  Round 2 (eta = 4 / sqrt 2): the right side's
+    distribution is the normaliser's root, as scipy's brentq finds it, to 1e-12."""
+    from boundcalc.policies.versatile_db import vdb_select
+
+    p = make_policy("versatile-db", 4, rng=np.random.default_rng(0))
+    i, j = p.select_pair()
+    s = p._arrays
+    assert np.allclose(s.w, 0.25, rtol=0, atol=1e-15)
+    p.update(i, j, True)
+    want = np.zeros((2, 4))
+    want[1, j] = 4.0
+    assert np.allclose(s.L, want, rtol=0, atol=1e-12)
+    vdb_select(p._s)
+    assert np.allclose(s.w[1], _tsallis_by_brentq(want[1], 4 / math.sqrt(2)), rtol=0, atol=1e-12)
+    assert np.allclose(s.w[0], 0.25, rtol=0, atol=1e-15)
+
+
+def test_versatile_db_reduced_variance_estimate_and_self_duel_by_hand():
+    """c = 0.5, K = 2, round 1: eta^2 = 1/4 <= w = 1/2, so B = 1/2 for both arms of both sides.  The
+    left wins (o = 1): the left's arm i gets (0 - 1/2) / (1/2) + 1/2 = -1/2 and its other arm +1/2; the
+    right's arm j gets (1 - 1/2) / (1/2) + 1/2 = 3/2 and its other arm +1/2 (the reading: B is added
+    to every arm, Zimmert & Seldin's estimate, not only to the played one).  The outcome of a
+    self-duel is fed to both sides like any other."""
+    for won in (True, False):
+        p = make_policy("versatile-db", 2, rng=np.random.default_rng(3), c=0.5)
+        i, j = p.select_pair()
+        p.update(i, j, won)
+        L = p._arrays.L
+        lo_left, lo_right = (0.0, 1.0) if won else (1.0, 0.0)
+        want = np.full((2, 2), 0.5)
+        want[0, i] = (lo_left - 0.5) / 0.5 + 0.5
+        want[1, j] = (lo_right - 0.5) / 0.5 + 0.5
+        assert np.allclose(L, want, rtol=0, atol=1e-9), (i, j, won, L)
+    from boundcalc.policies.versatile_db import vdb_select, vdb_update
+
+    p = make_policy("versatile-db", 2, rng=np.random.default_rng(3), c=0.5)
+    vdb_select(p._s)  # the round's distributions (1/2, 1/2) on both sides
+    vdb_update(p._s, 1, 1, False)  # a self-duel of arm 1 that the right side won: left loss 1, right 0
+    assert np.allclose(p._arrays.L, [[0.5, 1.5], [0.5, -0.5]], rtol=0, atol=1e-9)
+    assert p.draws.sum() == 0  # the protocol's counts ignore it
+
+
+def test_versatile_db_estimate_is_unbiased():
+    """For every side's distribution w and arm losses l, the expected increment of L (over the arm
+    drawn from w) is l exactly (the reduced-variance estimate's unbiasedness); the played-arm-only
+    form of the public implementation would give l - B + w B instead."""
+    from boundcalc.kernels.versatile_db import tsallis_learn
+
+    w = np.array([[0.7, 0.2, 0.1]])
+    losses = np.array([0.3, 1.0, 0.0])
+    for eta in (0.1, 0.4, 2.0):  # B = 1/2 on all three arms, on arm 0 only, on none
+        mean = np.zeros(3)
+        for arm in range(3):
+            L = np.zeros((1, 3))
+            tsallis_learn.py_func(L, w, 0, arm, losses[arm], eta)
+            mean += w[0, arm] * L[0]
+        assert np.allclose(mean, losses, rtol=0, atol=1e-12), eta
+
+
+def test_versatile_db_two_independent_sides_in_distribution():
+    """Algorithm 3's two sub-bandits draw independently from their own distributions (not Remark 2's
+    shared one): with L = [[0, 1, 3], [2, 0, 0]] at t = 1 (eta = 4), over 20,000 selections the left
+    arm's frequencies are brentq's w^left and the self-duel rate is sum_k w^left_k w^right_k."""
+    from boundcalc.policies.versatile_db import vdb_select
+
+    p = make_policy("versatile-db", 3, rng=np.random.default_rng(7))
+    s = p._arrays
+    s.L[:] = [[0, 1, 3], [2, 0, 0]]
+    wl, wr = _tsallis_by_brentq(s.L[0], 4.0), _tsallis_by_brentq(s.L[1], 4.0)
+    n = 20_000
+    pairs = [vdb_select(p._s) for _ in range(n)]
+    assert np.allclose(s.w, [wl, wr], rtol=0, atol=1e-12)
+    for arm in range(3):
+        got = sum(x == arm for x, _ in pairs) / n
+        assert abs(got - wl[arm]) < 4 * math.sqrt(wl[arm] * (1 - wl[arm]) / n), (arm, got, wl[arm])
+    same = float(np.dot(wl, wr))
+    got = sum(x == y for x, y in pairs) / n
+    assert abs(got - same) < 4 * math.sqrt(same * (1 - same) / n), (got, same)

@@ -540,6 +540,7 @@ ISSUE_POLICY_NAMES |= {
     "rmed2fh",
 }  # issue 34's baselines
 ISSUE_POLICY_NAMES |= {"merge-rucb", "merge-dts"}  # issue 34, second part
+ISSUE_POLICY_NAMES |= {"versatile-db"}  # issue 34, the last baseline
 
 
 def test_cli_simulate_all_runs_every_named_policy(capsys):

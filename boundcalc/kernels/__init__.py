@@ -30,7 +30,7 @@ Modules
 * one module per policy family (:mod:`~boundcalc.kernels.rmed1`, ``rmed2``, ``rmed2fh``, ``rucb``,
   ``rcs``, ``dts``, ``ccb``, ``scb``, ``savage``, ``copeland_rmed``, ``cw_rmed``,
   ``interleaved_filter``, ``beat_the_mean``, ``sparring``, ``doubler``, ``self_sparring``,
-  ``winner_stays``, ``merge_rucb``, ``merge_dts``) -- the policy's state layout and its compiled
+  ``winner_stays``, ``merge_rucb``, ``merge_dts``, ``versatile_db``) -- the policy's state layout and its compiled
   ``select``/``update``/``run``;
 * :mod:`~boundcalc.kernels.cpe` -- paper 004's pure-exploration loops.
 
@@ -68,6 +68,7 @@ MODULES = (
     "doubler",
     "interleaved_filter",
     "sparring",
+    "versatile_db",
     "savage",
     "policy",
     "kl",
@@ -105,6 +106,7 @@ COMPILE_SECONDS = {
     "sparring": 0.7,
     "merge_dts": 4.2,
     "merge_rucb": 2.6,
+    "versatile_db": 1.0,
 }
 
 #: The function whose cache entry stands for its module's (a whole-run kernel reaches the rest).
@@ -132,6 +134,7 @@ _ENTRY = {
     "sparring": "sparring_run",
     "merge_rucb": "merge_rucb_run",
     "merge_dts": "merge_dts_run",
+    "versatile_db": "vdb_run",
 }
 
 _NOTED = False

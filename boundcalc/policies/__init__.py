@@ -40,6 +40,8 @@
   (``"merge-rucb"``).
 * :mod:`~boundcalc.policies.merge_dts` -- MergeDTS of Li, Markov, de Rijke & Zoghi (TOIS 2020)
   (``"merge-dts"``).
+* :mod:`~boundcalc.policies.versatile_db` -- Versatile-DB of Saha & Gaillard (ICML 2022) with
+  Tsallis-INF sub-bandits (``"versatile-db"``).
 
 >>> from boundcalc.policies import make_policy
 >>> p = make_policy("ecw-rmed", 3)
@@ -79,6 +81,7 @@ from .doubler import Doubler
 from .rmed2fh import RMED2FH
 from .merge_rucb import MergeRUCB
 from .merge_dts import MergeDTS
+from .versatile_db import VersatileDB
 
 __all__ = [
     "Policy",
@@ -115,4 +118,5 @@ __all__ = [
     "RMED2FH",
     "MergeRUCB",
     "MergeDTS",
+    "VersatileDB",
 ]
