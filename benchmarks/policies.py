@@ -73,6 +73,7 @@ POLICIES += [
     "rmed2fh",
 ]
 POLICIES += ["merge-rucb", "merge-dts"]  # issue 34, second part (benchmarks/results/policies_merge.json)
+POLICIES += ["versatile-db"]  # issue 34, last baseline (benchmarks/results/policies_vdb.json)
 CW_TARGET = {4: 1.0, 16: 5.0, 64: 60.0}
 
 

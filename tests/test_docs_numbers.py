@@ -374,11 +374,11 @@ def test_python_call_overhead_is_the_stored_benchmark():
 def test_readme_choose_a_policy_table_is_the_stored_run():
     """README "Choose a policy": every cell is benchmarks/choose_policy.py's stored run
     (benchmarks/results/choose_policy.json: T = 10^5, 20 runs, CW-RMED 5, seed 0); the eight
-    classical baselines' rows are benchmarks/baselines.py's (benchmarks/results/baselines.json and
-    baselines_merge.json, their "choose" parts: the same T, runs and seed)."""
+    classical baselines' rows are benchmarks/baselines.py's (benchmarks/results/baselines.json,
+    baselines_merge.json and baselines_vdb.json, their "choose" parts: the same T, runs and seed)."""
     rec = json.loads((RESULTS / "choose_policy.json").read_text())
     assert (rec["horizon"], rec["runs"], rec["cw_runs"], rec["seed"]) == (10**5, 20, 5, 0)
-    for stored in ("baselines.json", "baselines_merge.json"):  # the baselines as rows of the same table
+    for stored in ("baselines.json", "baselines_merge.json", "baselines_vdb.json"):  # the baselines as rows
         base = json.loads((RESULTS / stored).read_text())
         assert (base["horizon"], base["runs"], base["seed"]) == (10**5, 20, 0)
         for col, runs in base["choose"].items():
@@ -426,7 +426,7 @@ def test_readme_choose_a_policy_table_is_the_stored_run():
                 assert ("(5 runs)" in cells[0]) == (run["runs"] == 5), label
                 seen.add(names.get(label, label.lower()))
     assert seen == set(rec["matrices"]["table2"]["policies"])  # every policy has its row
-    assert len(seen) == 20
+    assert len(seen) == 21
 
 
 def test_readme_choose_a_policy_sentences():

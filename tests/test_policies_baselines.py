@@ -756,17 +756,21 @@ def test_merge_dts_champion_and_challenger_in_distribution():
     assert want[(0, 1)] > 0.25 and want.get((0, 2), 0) < want[(0, 1)] / 2
 
 
-def test_readme_merge_rows_are_the_stored_runs():
-    """MergeRUCB's and MergeDTS's rows of the README's "Choose a policy" table and speed table are
-    benchmarks/baselines.py's and benchmarks/policies.py's stored runs (results/baselines_merge.json,
-    results/policies_merge.json), rounded as the tables round."""
+@pytest.mark.parametrize(
+    "part, labels",
+    [("merge", {"merge-rucb": "MergeRUCB", "merge-dts": "MergeDTS"}), ("vdb", {"versatile-db": "Versatile-DB"})],
+)
+def test_readme_merge_rows_are_the_stored_runs(part, labels):
+    """MergeRUCB's, MergeDTS's and Versatile-DB's rows of the README's "Choose a policy" table and
+    speed table are benchmarks/baselines.py's and benchmarks/policies.py's stored runs
+    (results/baselines_<part>.json, results/policies_<part>.json), rounded as the tables round."""
     import json
     from pathlib import Path
 
     res = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
-    stored = json.loads((res / "baselines_merge.json").read_text())
+    stored = json.loads((res / f"baselines_{part}.json").read_text())
     assert stored["horizon"] == 10**5 and stored["runs"] == 20 and stored["seed"] == 0
-    rows = json.loads((res / "policies_merge.json").read_text())["rows"]
+    rows = json.loads((res / f"policies_{part}.json").read_text())["rows"]
     fmt = lambda m, s: f"{m:.1f} +- {s:.1f}" if m < 100 else f"{m:.0f} +- {s:.0f}"  # noqa: E731
 
     def rng(vals):
@@ -774,7 +778,7 @@ def test_readme_merge_rows_are_the_stored_runs():
         return a if a == b else f"{a}-{b}"
 
     text = _readme()
-    for pol, label in {"merge-rucb": "MergeRUCB", "merge-dts": "MergeDTS"}.items():
+    for pol, label in labels.items():
         cells = [
             fmt(stored["choose"][m][pol]["per_lnT"], stored["choose"][m][pol]["stderr_per_lnT"])
             for m in ("mslr5-condorcet", "mslr5-noncondorcet", "table2")
