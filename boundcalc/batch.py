@@ -588,8 +588,8 @@ def run_batch(
         D-TS's parameters, passed to :func:`boundcalc.compare`.
     workers : int or None
         ``0`` (default): in-process; ``n``: a local Dask cluster of ``n`` single-threaded worker
-        processes; None: one per core when dask.distributed is installed, else in-process
-        (:func:`boundcalc.runner.job.resolve_workers`).  The rows are the same whatever the choice.
+        processes; None: in-process as well (:func:`boundcalc.runner.job.resolve_workers` says
+        why).  The rows are the same whatever the choice.
     scheduler : str, distributed.Client or cluster, optional
         Use an existing Dask cluster (an address like ``"tcp://host:8786"``) instead of a local
         one; ``workers`` is then ignored.

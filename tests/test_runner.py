@@ -311,28 +311,37 @@ def test_unreachable_scheduler_is_named():
 
 
 # ----------------------------------------------------------------------------- the runner entry
-def test_default_workers_without_dask_run_in_process_and_say_so_once(monkeypatch, capsys):
-    """``pip install .`` (no Dask): every long command runs in its default form, in-process, and
-    says so once per process."""
+def test_default_workers_without_dask_run_in_process(monkeypatch, capsys):
+    """``pip install .`` (no Dask): every long command runs in its default form, in-process, quietly;
+    asking for workers names the install and the in-process option."""
     from boundcalc.runner import job
 
     monkeypatch.setattr(job, "dask_available", lambda: False)
-    monkeypatch.setattr(job, "_NOTED_IN_PROCESS", False)
     assert job.resolve_workers(None) == 0 and job.resolve_workers(None) == 0
-    err = capsys.readouterr().err
-    assert err.count("running in-process") == 1 and "boundcalc[dask]" in err
+    assert capsys.readouterr().err == ""
     with pytest.raises(ImportError, match="--workers 0"):
         job.resolve_workers(2)
+    with pytest.raises(ImportError, match="boundcalc\\[dask\\]"):
+        job.resolve_workers(None, "tcp://127.0.0.1:1")
     assert job.resolve_workers(0) == 0
 
 
-def test_default_workers_with_dask_is_one_per_core(monkeypatch):
-    import os
+def test_default_is_in_process_even_with_dask(monkeypatch):
+    """The default backend is in-process whether Dask is installed or not (resolve_workers' docstring:
+    benchmarks/results/table1-300*.json, where 300 submatrices ran faster in-process in both orders);
+    a cluster is started only for an explicit worker count, and a scheduler is used only when named."""
+    import json
+    from pathlib import Path
 
     from boundcalc.runner import job
 
+    results = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+    for name in ("table1-300", "table1-300-inprocess-first"):
+        t = json.loads((results / f"{name}.json").read_text())["timings"]
+        assert t["in-process"]["wall_seconds"] < t["dask"]["wall_seconds"], name
     monkeypatch.setattr(job, "dask_available", lambda: True)
-    assert job.resolve_workers(None) == (os.cpu_count() or 1)
+    assert job.resolve_workers(None) == 0
+    assert job.resolve_workers(3) == 3 and job.resolve_workers(None, "tcp://127.0.0.1:1") == 0
     with pytest.raises(ValueError, match="not both"):
         job.resolve_workers(3, "tcp://127.0.0.1:1")
 

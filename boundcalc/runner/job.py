@@ -34,7 +34,6 @@ from __future__ import annotations
 import importlib.util
 import numbers
 import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -112,18 +111,32 @@ def dask_available() -> bool:
     return importlib.util.find_spec("distributed") is not None
 
 
-_NOTED_IN_PROCESS = False
-
-
 def resolve_workers(workers: Any = None, scheduler: Any = None) -> int:
     """The size of the local Dask cluster to start (0: in-process).
 
-    ``workers=None`` (the default of the command line) means a local cluster on every core when
-    dask.distributed is installed, and in-process otherwise -- said once per process on stderr.
-    ``workers=n > 0`` without dask.distributed raises ``ImportError`` saying how to install it or
-    run in-process.  With a ``scheduler`` the local size does not matter (0 is returned).
+    The default (``workers=None``, no ``scheduler``) is in-process, whether or not Dask is
+    installed; a local cluster is started only when asked for (``workers=n > 0``, CLI
+    ``--workers n``) and an existing one used only when named (``scheduler``, CLI ``--scheduler``).
+
+    Why: Dask pays only once a job needs well more CPU than the cluster takes to start, and the
+    runner cannot know a job's CPU before running it (a task of ``simulate`` at ``T = 10^5`` costs
+    ~10^4 times one of ``batch``).  Measured by ``benchmarks/table1.py`` on a 2-core machine
+    (``benchmarks/results/table1*.json``, each size in both orders): 10^4 submatrices (41-42 s of
+    CPU) took 77 and 163 s on 2 local workers against 201 and 256 s in-process, but 300
+    submatrices (1.5-1.6 s of CPU) took 9.7 and 18.1 s on Dask against 9.4 and 8.8 s in-process,
+    the cluster alone taking 3.0-7.7 s to start; a 1000-draw bootstrap on 136 arms
+    (``benchmarks/results/bootstrap.json``, 6.6 s of CPU) took 86.8 s on Dask, 11.3 s of it
+    starting the cluster, against 77.4 s in-process.  The small jobs, the common ones, lose up
+    to twice by a cluster; the large ones lose at most about 2.6 times by running in-process, and
+    whoever starts one knows it is large.
+
+    ``workers=n > 0`` or a ``scheduler`` without dask.distributed raises ``ImportError`` saying how
+    to install it or run in-process.  With a ``scheduler`` the local size does not matter (0 is
+    returned).
+
+    >>> resolve_workers(), resolve_workers(0)
+    (0, 0)
     """
-    global _NOTED_IN_PROCESS
     if scheduler is not None:
         if workers not in (None, 0):
             raise ValueError("give a scheduler address or a number of local workers, not both")
@@ -131,15 +144,6 @@ def resolve_workers(workers: Any = None, scheduler: Any = None) -> int:
             raise ImportError("a Dask scheduler needs dask.distributed: pip install 'boundcalc[dask]'")
         return 0
     if workers is None:
-        if dask_available():
-            return os.cpu_count() or 1
-        if not _NOTED_IN_PROCESS:
-            print(
-                "boundcalc: dask.distributed is not installed; running in-process"
-                " (pip install 'boundcalc[dask]' for a local cluster)",
-                file=sys.stderr,
-            )
-            _NOTED_IN_PROCESS = True
         return 0
     n = check_count(workers, "workers", low=0, high=4096)
     if n > 0 and not dask_available():
