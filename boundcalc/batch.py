@@ -64,7 +64,7 @@ import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -74,7 +74,7 @@ from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .registry import get_constant
 from .result import RichResult
 from .runner import JsonlStore, StoreError, StoreMismatch, load_store
-from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job
+from .runner.job import MAX_TASKS, Job, check_count, derive_seed, root_seed, run_job
 from .runner.store import same
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ def iter_candidates(K: int, size: int, seed: int) -> Iterator[np.ndarray]:
     """
     if not (1 <= size <= K):
         raise ValueError(f"size must lie in 1..K = {K}; got {size}")
-    rng = np.random.default_rng(seed)
+    rng = derive_seed(seed, form="generator")  # the root stream: default_rng(seed)
     while True:
         keys = rng.random((_DRAW_BLOCK, K))
         if size == K:
@@ -620,8 +620,7 @@ def run_batch(
     alpha, beta, keys, _ = check_options(alpha=alpha, beta=beta, keys=keys)
     size = check_count(size, "size", low=2, high=pm.K)
     count = check_count(count, "count", low=1, high=MAX_TASKS)
-    # a SeedSequence made without entropy draws an int from the OS (numpy's stub also allows the given kinds)
-    seed = int(cast(int, np.random.SeedSequence().entropy) % (2**63)) if seed is None else check_seed(seed)
+    seed = root_seed(seed)
 
     meta: dict[str, Any] = {
         "format": FORMAT_VERSION,

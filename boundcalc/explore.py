@@ -19,7 +19,8 @@ constants boundcalc computes exactly (:mod:`boundcalc.cpe`):
 
 Seeding
     Run ``r`` uses the integer seed ``s_r = SeedSequence(seed, spawn_key=(r,)).generate_state(1,
-    uint64)[0] >> 1`` (the ``r``-th child of ``SeedSequence(seed).spawn(runs)``), recorded in the
+    uint64)[0] >> 1`` (the ``r``-th child of ``SeedSequence(seed).spawn(runs)``; the runner's
+    :func:`~boundcalc.runner.job.derive_seed`, form ``"int63"``), recorded in the
     table's ``seed`` column: ``run_algorithm(name, inst, delta=..., seed=s_r)`` repeats run ``r``
     exactly.  A run's numbers therefore depend on ``(seed, r)`` only, not on how many runs
     there are, on the chunk size or on the number of Dask workers.
@@ -84,9 +85,9 @@ def run_seed(seed: int, run: int) -> int:
     >>> run_seed(0, 0) == run_seed(0, 0) != run_seed(0, 1)
     True
     """
-    from .runner.job import seed_sequence
+    from .runner.job import derive_seed
 
-    return int(seed_sequence(seed, run).generate_state(1, np.uint64)[0] >> np.uint64(1))
+    return int(derive_seed(seed, run, form="int63"))
 
 
 def _spec(name: str) -> AlgorithmSpec:

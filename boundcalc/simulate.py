@@ -16,7 +16,8 @@ Regret (per round, summed to the cumulative regret ``R(t)``)
       regret), so ``R(t) / t`` is the share of rounds outside the Copeland winners.
 
 Seeding
-    Run ``r`` draws everything from ``SeedSequence(seed, spawn_key=(r, ...))`` -- the ``r``-th
+    The runner derives the seeds (:func:`boundcalc.runner.job.derive_seed`, :func:`run_seeds`):
+    run ``r`` draws everything from ``SeedSequence(seed, spawn_key=(r, ...))`` -- the ``r``-th
     child of ``SeedSequence(seed).spawn(runs)`` and its descendants: the duel keys from
     ``(r, 0)`` (with ``crn``; otherwise ``(r, 0, id)`` with ``id`` a CRC-32 of the policy's
     label), the policy's Generator from ``(r, 1, id)``, the arm shuffle (``shuffle=True``) from
@@ -65,7 +66,7 @@ from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .policies import Policy, PolicyError, get_policy, resolve_policy_list
 from .policies.kernel import CompiledPolicy, duel_uniform_py, new_env
 from .result import Result, RichResult, to_jsonable
-from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
+from .runner.job import MAX_TASKS, Job, check_count, check_seed, derive_seed, run_job
 from .runner.store import StoreMismatch, check_revision, revision, revision_mismatch, same
 from .units import UNIT_000, UNIT_RMED
 
@@ -176,10 +177,9 @@ def run_seeds(
 ) -> tuple[int, int, np.random.SeedSequence, np.random.SeedSequence]:
     """``(key0, key1, policy SeedSequence, shuffle SeedSequence)`` of run ``run`` (module text)."""
     lid = _label_id(label)
-    env_ss = seed_sequence(seed, run, 0) if crn else seed_sequence(seed, run, 0, lid)
-    k0, k1 = (int(x) for x in env_ss.generate_state(2, np.uint64))
-    pol_ss = seed_sequence(seed, run, 1, lid)
-    shuf_ss = seed_sequence(seed, run, 2)
+    k0, k1 = derive_seed(seed, run, 0, *(() if crn else (lid,)), form="words", n=2)
+    pol_ss = derive_seed(seed, run, 1, lid)
+    shuf_ss = derive_seed(seed, run, 2)
     return k0, k1, pol_ss, shuf_ss
 
 

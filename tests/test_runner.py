@@ -373,3 +373,26 @@ def test_seed_sequence_is_the_spawned_child():
     for bad in (-1, 2**63, 1.5, True, "3"):
         with pytest.raises(ValueError):
             check_seed(bad)
+
+
+def test_derive_seed_gives_each_apps_former_numbers():
+    """The runner's one derivation reproduces, draw for draw, what batch (default_rng(seed)), the
+    bootstrap and simulate's shuffle (default_rng of the spawned child), simulate's kernel keys
+    (generate_state of the child) and explore's integer seeds (the child's first word >> 1) drew
+    before they moved into the runner, written here with numpy's own calls."""
+    from boundcalc.runner.job import MAX_SEED, derive_seed, root_seed
+
+    assert np.array_equal(derive_seed(9, form="generator").random(6), np.random.default_rng(9).random(6))
+    kid = np.random.SeedSequence(9).spawn(4)[3]
+    assert np.array_equal(
+        derive_seed(9, 3, form="generator").beta(2.0, 3.0, 5), np.random.default_rng(kid).beta(2.0, 3.0, 5)
+    )
+    assert derive_seed(9, 3, form="words", n=2) == tuple(int(w) for w in kid.generate_state(2, np.uint64))
+    assert derive_seed(9, 3, form="int63") == int(kid.generate_state(1, np.uint64)[0]) // 2
+    grand = np.random.SeedSequence(9).spawn(4)[3].spawn(2)[1]
+    assert np.array_equal(derive_seed(9, 3, 1).generate_state(3), grand.generate_state(3))
+    assert 0 <= root_seed(None) <= MAX_SEED and root_seed(5) == 5
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        root_seed(-2)
+    with pytest.raises(ValueError, match="form must be one of"):
+        derive_seed(1, form="int")

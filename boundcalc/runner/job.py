@@ -14,10 +14,13 @@ definition plus one call of :func:`run_job`, which
 * runs the tasks through :func:`~boundcalc.runner.executor.run_tasks` and closes the store.
 
 Seeds
-    A run's randomness comes from :func:`seed_sequence`: task ``r`` of a job with root seed
-    ``s`` draws from ``SeedSequence(s, spawn_key=(r,))`` -- the ``r``-th child of
-    ``SeedSequence(s).spawn(n)`` -- and its descendants, so a task's numbers depend on
-    ``(s, r)`` alone, not on the number of tasks, the chunking or the workers.
+    The runner alone derives seeds: :func:`root_seed` gives a job's root seed (fresh OS entropy,
+    recorded by the caller, when none is given) and :func:`derive_seed` everything drawn from it.
+    Task ``r`` of a job with root seed ``s`` draws from ``SeedSequence(s, spawn_key=(r,))`` --
+    the ``r``-th child of ``SeedSequence(s).spawn(n)`` -- and its descendants
+    (``spawn_key=(r, ...)``), so a task's numbers depend on ``(s, r)`` alone, not on the number
+    of tasks, the chunking or the workers.  A job whose tasks are one sequence of draws (``batch``'s
+    candidate subsets) draws from the root ``SeedSequence(s)`` itself (the empty key).
 
 >>> import tempfile, pathlib
 >>> def square(task, shared):
@@ -36,7 +39,7 @@ import numbers
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -50,6 +53,8 @@ __all__ = [
     "check_count",
     "resolve_workers",
     "seed_sequence",
+    "derive_seed",
+    "root_seed",
     "MAX_TASKS",
     "MAX_SEED",
     "dask_available",
@@ -104,6 +109,56 @@ def seed_sequence(seed: int, *key: int) -> np.random.SeedSequence:
     ((3,), True)
     """
     return np.random.SeedSequence(int(seed), spawn_key=tuple(int(k) for k in key))
+
+
+def derive_seed(seed: int, *key: int, form: str = "sequence", n: int = 2) -> Any:
+    """The one derivation of a job's randomness: ``SeedSequence(seed, spawn_key=key)`` in ``form``.
+
+    ``form`` is how the caller consumes it, each a fixed function of the SeedSequence ``ss``:
+
+    * ``"sequence"``: ``ss`` itself;
+    * ``"generator"``: ``numpy.random.default_rng(ss)`` (with no ``key`` the same stream as
+      ``default_rng(seed)``);
+    * ``"words"``: the ``n`` integers ``ss.generate_state(n, uint64)`` (a compiled kernel's keys);
+    * ``"int63"``: ``ss.generate_state(1, uint64)[0] >> 1``, a non-negative 63-bit integer for an
+      API that takes an integer seed.
+
+    >>> g = derive_seed(3, form="generator")
+    >>> bool(g.random() == np.random.default_rng(3).random())
+    True
+    >>> derive_seed(0, 5, form="words", n=1)[0] >> 1 == derive_seed(0, 5, form="int63")
+    True
+    >>> derive_seed(0, form="bytes")
+    Traceback (most recent call last):
+    ...
+    ValueError: form must be one of 'sequence', 'generator', 'words', 'int63'; got 'bytes'
+    """
+    if form not in _FORMS:
+        raise ValueError(f"form must be one of {', '.join(map(repr, _FORMS))}; got {form!r}")
+    ss = seed_sequence(seed, *key)
+    if form == "sequence":
+        return ss
+    if form == "generator":
+        return np.random.default_rng(ss)
+    if form == "words":
+        return tuple(int(w) for w in ss.generate_state(n, np.uint64))
+    return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+_FORMS = ("sequence", "generator", "words", "int63")
+
+
+def root_seed(seed: Any) -> int:
+    """A job's root seed: ``seed`` checked (:func:`check_seed`), or, for None, a fresh one from the
+    operating system's entropy (the caller records it so the run can be repeated).
+
+    >>> root_seed(7), 0 <= root_seed(None) <= MAX_SEED
+    (7, True)
+    """
+    if seed is None:
+        # a SeedSequence made without entropy draws an int from the OS (numpy's stub also allows other kinds)
+        return int(cast(int, np.random.SeedSequence().entropy) % (2**63))
+    return check_seed(seed)
 
 
 def dask_available() -> bool:
