@@ -26,7 +26,7 @@ Seeding
     there are, on the chunk size or on the number of Dask workers.
 
 Execution
-    One task per run through :func:`boundcalc.runner.run_tasks` (in-process, a local Dask
+    One task per run through :func:`boundcalc.runner.run_job` (in-process, a local Dask
     cluster with ``workers=n``, or ``scheduler=ADDRESS``; optional resumable JSON Lines store;
     progress bar on stderr).
 
@@ -49,7 +49,7 @@ import numpy as np
 
 from .matrix import MatrixLike
 from .result import RichResult, to_jsonable
-from .runner.store import StoreMismatch, check_revision, revision, revision_mismatch, same
+from .runner.store import check_revision, revision, same
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -598,21 +598,16 @@ def explore(
         desc=f"explore {spec.name}",
         tasks=lambda: [{"index": r, "run": r, "seed": run_seed(seed, r)} for r in range(runs)],
     )
-    try:
-        rows = run_job(
-            job,
-            out=out,
-            overwrite=overwrite,
-            workers=workers,
-            scheduler=scheduler,
-            chunk_size=chunk_size,
-            progress=progress,
-        )
-    except StoreMismatch as exc:
-        if [f for f, _, _ in exc.differences] == ["revision"]:
-            old = revision(exc.differences[0][1])
-            raise revision_mismatch(exc, [f"{spec.name} revision {old} in the file, {spec.revision} here"]) from None
-        raise
+    # a file of another decisions revision is named by the store's one message (runner.store.refusal)
+    rows = run_job(
+        job,
+        out=out,
+        overwrite=overwrite,
+        workers=workers,
+        scheduler=scheduler,
+        chunk_size=chunk_size,
+        progress=progress,
+    )
     hardness = compute_hardness(inst, delta, epsilon)
     return ExplorationRuns(
         instance=inst,

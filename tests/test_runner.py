@@ -396,3 +396,33 @@ def test_derive_seed_gives_each_apps_former_numbers():
         root_seed(-2)
     with pytest.raises(ValueError, match="form must be one of"):
         derive_seed(1, form="int")
+
+
+def test_the_store_gives_the_one_refusal_message(tmp_path):
+    """The store alone names why a row file is refused (runner.store.refusal): decisions revisions
+    when only they differ (a list of policies, or an algorithm's top-level revision, a missing one
+    read as revision 1), an earlier boundcalc when the file lacks a field, else the settings."""
+    from boundcalc.runner.store import DEFAULT_TAG, revision, same
+
+    def refused(old, new, identity=None):
+        path = tmp_path / f"f{len(list(tmp_path.iterdir()))}.jsonl"
+        path.write_text(json.dumps({DEFAULT_TAG: old}) + "\n")
+        with pytest.raises(StoreMismatch) as info:
+            JsonlStore(path, new, identity=identity)
+        return str(info.value)
+
+    pol = lambda r: [{"label": "rmed1", "params": {}}, {"label": "dts", "params": {}, "revision": r}]  # noqa: E731
+    msg = refused(
+        {"seed": 1, "policies": pol(None)}, {"seed": 1, "policies": pol(2)}, {"seed": same, "policies": revision}
+    )
+    assert "other decisions" in msg and "dts revision 1 in the file, 2 here" in msg and "rmed1 revision" not in msg
+    msg = refused(
+        {"algorithm": "car-cond", "revision": 3},
+        {"algorithm": "car-cond", "revision": 4},
+        {"algorithm": same, "revision": revision},
+    )
+    assert "car-cond revision 3 in the file, 4 here" in msg
+    msg = refused({"seed": 1}, {"seed": 1, "layout": "run-major"})
+    assert "earlier boundcalc" in msg and "'layout'" in msg
+    msg = refused({"seed": 1, "revision": 1}, {"seed": 2, "revision": 2})
+    assert "other settings" in msg and "seed: file 1, now 2" in msg and "other decisions" not in msg
