@@ -5,7 +5,7 @@ result may be on it.
 
 Run by ``.ci/run`` with the new environment's interpreter:
 ``$VENV/bin/python .ci/fresh_machine.py README.md``.  The plain install (no extras) must run
-``batch``, ``simulate`` and ``explore`` in their default form: in-process, said once on stderr.
+``batch``, ``simulate`` and ``explore`` in their default form: in-process.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Copeland constant, ECW-RMED's constant and CCB's over random 16-arm submatrices 
 :func:`run_batch` does this for any matrix, submatrix size, count, gap threshold and set of
 constants (any rows of :func:`boundcalc.compare`), in-process or on Dask.  It has three parts:
 the draw (here), the evaluation of one submatrix (here, :func:`evaluate_task`), and the
-execution and storage, done by the generic runner :func:`boundcalc.runner.run_tasks` with a
+execution and storage, done by the generic runner :func:`boundcalc.runner.run_job` with a
 :class:`boundcalc.runner.JsonlStore`.
 
 The draw (deterministic, done in the driver)
@@ -64,7 +64,7 @@ import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -74,7 +74,7 @@ from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .registry import get_constant
 from .result import RichResult
 from .runner import JsonlStore, StoreError, StoreMismatch, load_store
-from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job
+from .runner.job import MAX_TASKS, Job, check_count, derive_seed, root_seed, run_job
 from .runner.store import same
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ def iter_candidates(K: int, size: int, seed: int) -> Iterator[np.ndarray]:
     """
     if not (1 <= size <= K):
         raise ValueError(f"size must lie in 1..K = {K}; got {size}")
-    rng = np.random.default_rng(seed)
+    rng = derive_seed(seed, form="generator")  # the root stream: default_rng(seed)
     while True:
         keys = rng.random((_DRAW_BLOCK, K))
         if size == K:
@@ -316,7 +316,7 @@ def evaluate_submatrix(
 
 
 def evaluate_task(task: dict, shared: dict) -> dict:
-    """The runner's task function (:func:`boundcalc.runner.run_tasks`): the row of submatrix
+    """The runner's task function (:func:`boundcalc.runner.run_job`): the row of submatrix
     ``task["arms"]`` (numbered ``task["index"]``) of ``shared["mu"]``, with the constants
     ``shared["keys"]`` and D-TS's ``shared["alpha"]``, ``shared["beta"]``.
 
@@ -515,28 +515,13 @@ def load_batch(path: str | os.PathLike) -> tuple[dict, list[dict]]:
 
 
 def _open_store(path: str | os.PathLike, meta: dict, overwrite: bool) -> JsonlStore:
-    """The row file as a :class:`~boundcalc.runner.JsonlStore`; errors as batch errors, a
-    mismatch explained in the batch's terms (the matrix by name and hash, the CLI flag)."""
+    """The row file as a :class:`~boundcalc.runner.JsonlStore`; errors as batch errors (a mismatch
+    with the store's message, :func:`boundcalc.runner.store.refusal`)."""
     identity = {f: (sorted if f == "keys" else same) for f in _IDENTITY}
     try:
         return JsonlStore(path, meta, overwrite=overwrite, tag=HEADER_TAG, identity=identity)
-    except StoreMismatch as exc:
-        old = load_batch(path)[0]
-        diffs = []
-        for f, a, b in exc.differences:
-            label = f
-            if f == "matrix_sha256":
-                label = "matrix (SHA-256)"
-                a = f"{old.get('matrix_name') or '?'} {str(a)[:12]}"
-                b = f"{meta.get('matrix_name') or '?'} {str(b)[:12]}"
-            diffs.append(f"{label}: file {a!r}, now {b!r}")
-        raise BatchFileMismatch(
-            f"{path} was made by a batch run with other arguments ({'; '.join(diffs)}). Use another"
-            " output file, rerun with the file's arguments to resume it, or overwrite it"
-            " (overwrite=True; CLI --overwrite).",
-            exc.path,
-            exc.differences,
-        ) from None
+    except StoreMismatch as exc:  # the store's one refusal message, as a batch error
+        raise BatchFileMismatch(str(exc), exc.path, exc.differences) from None
     except StoreError as exc:
         raise BatchFileError(str(exc)) from None
 
@@ -564,7 +549,7 @@ def run_batch(
 
     The submatrices are drawn in the driver (:func:`draw_submatrices`; submatrix ``i`` is fixed
     by the matrix, ``size``, ``min_gap``, ``seed`` and ``i``) and evaluated by
-    :func:`boundcalc.compare` through :func:`boundcalc.runner.run_tasks`, in-process or on
+    :func:`boundcalc.compare` through :func:`boundcalc.runner.run_job`, in-process or on
     Dask; every row records its submatrix's arm indices.  See the module docstring for the row format and the file.
 
     Parameters
@@ -588,8 +573,8 @@ def run_batch(
         D-TS's parameters, passed to :func:`boundcalc.compare`.
     workers : int or None
         ``0`` (default): in-process; ``n``: a local Dask cluster of ``n`` single-threaded worker
-        processes; None: one per core when dask.distributed is installed, else in-process
-        (:func:`boundcalc.runner.job.resolve_workers`).  The rows are the same whatever the choice.
+        processes; None: in-process as well (:func:`boundcalc.runner.job.resolve_workers` says
+        why).  The rows are the same whatever the choice.
     scheduler : str, distributed.Client or cluster, optional
         Use an existing Dask cluster (an address like ``"tcp://host:8786"``) instead of a local
         one; ``workers`` is then ignored.
@@ -620,8 +605,7 @@ def run_batch(
     alpha, beta, keys, _ = check_options(alpha=alpha, beta=beta, keys=keys)
     size = check_count(size, "size", low=2, high=pm.K)
     count = check_count(count, "count", low=1, high=MAX_TASKS)
-    # a SeedSequence made without entropy draws an int from the OS (numpy's stub also allows the given kinds)
-    seed = int(cast(int, np.random.SeedSequence().entropy) % (2**63)) if seed is None else check_seed(seed)
+    seed = root_seed(seed)
 
     meta: dict[str, Any] = {
         "format": FORMAT_VERSION,

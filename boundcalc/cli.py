@@ -321,8 +321,8 @@ def add_run_arguments(p: argparse.ArgumentParser, rows: str) -> None:
         type=_int_option(0, 4096),
         default=None,
         metavar="N",
-        help="local Dask cluster of N worker processes (default: one per core when dask.distributed"
-        " is installed, else in-process); 0 = in-process",
+        help="local Dask cluster of N worker processes (default: in-process; Dask pays only for long"
+        " jobs, see the README); 0 = in-process",
     )
     g.add_argument("--no-dask", dest="workers", action="store_const", const=0, help=argparse.SUPPRESS)
     g.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask scheduler, e.g. tcp://host:8786")

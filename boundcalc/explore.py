@@ -19,13 +19,14 @@ constants boundcalc computes exactly (:mod:`boundcalc.cpe`):
 
 Seeding
     Run ``r`` uses the integer seed ``s_r = SeedSequence(seed, spawn_key=(r,)).generate_state(1,
-    uint64)[0] >> 1`` (the ``r``-th child of ``SeedSequence(seed).spawn(runs)``), recorded in the
+    uint64)[0] >> 1`` (the ``r``-th child of ``SeedSequence(seed).spawn(runs)``; the runner's
+    :func:`~boundcalc.runner.job.derive_seed`, form ``"int63"``), recorded in the
     table's ``seed`` column: ``run_algorithm(name, inst, delta=..., seed=s_r)`` repeats run ``r``
     exactly.  A run's numbers therefore depend on ``(seed, r)`` only, not on how many runs
     there are, on the chunk size or on the number of Dask workers.
 
 Execution
-    One task per run through :func:`boundcalc.runner.run_tasks` (in-process, a local Dask
+    One task per run through :func:`boundcalc.runner.run_job` (in-process, a local Dask
     cluster with ``workers=n``, or ``scheduler=ADDRESS``; optional resumable JSON Lines store;
     progress bar on stderr).
 
@@ -48,7 +49,7 @@ import numpy as np
 
 from .matrix import MatrixLike
 from .result import RichResult, to_jsonable
-from .runner.store import StoreMismatch, check_revision, revision, revision_mismatch, same
+from .runner.store import check_revision, revision, same
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -84,9 +85,9 @@ def run_seed(seed: int, run: int) -> int:
     >>> run_seed(0, 0) == run_seed(0, 0) != run_seed(0, 1)
     True
     """
-    from .runner.job import seed_sequence
+    from .runner.job import derive_seed
 
-    return int(seed_sequence(seed, run).generate_state(1, np.uint64)[0] >> np.uint64(1))
+    return int(derive_seed(seed, run, form="int63"))
 
 
 def _spec(name: str) -> AlgorithmSpec:
@@ -597,21 +598,16 @@ def explore(
         desc=f"explore {spec.name}",
         tasks=lambda: [{"index": r, "run": r, "seed": run_seed(seed, r)} for r in range(runs)],
     )
-    try:
-        rows = run_job(
-            job,
-            out=out,
-            overwrite=overwrite,
-            workers=workers,
-            scheduler=scheduler,
-            chunk_size=chunk_size,
-            progress=progress,
-        )
-    except StoreMismatch as exc:
-        if [f for f, _, _ in exc.differences] == ["revision"]:
-            old = revision(exc.differences[0][1])
-            raise revision_mismatch(exc, [f"{spec.name} revision {old} in the file, {spec.revision} here"]) from None
-        raise
+    # a file of another decisions revision is named by the store's one message (runner.store.refusal)
+    rows = run_job(
+        job,
+        out=out,
+        overwrite=overwrite,
+        workers=workers,
+        scheduler=scheduler,
+        chunk_size=chunk_size,
+        progress=progress,
+    )
     hardness = compute_hardness(inst, delta, epsilon)
     return ExplorationRuns(
         instance=inst,

@@ -16,7 +16,8 @@ Regret (per round, summed to the cumulative regret ``R(t)``)
       regret), so ``R(t) / t`` is the share of rounds outside the Copeland winners.
 
 Seeding
-    Run ``r`` draws everything from ``SeedSequence(seed, spawn_key=(r, ...))`` -- the ``r``-th
+    The runner derives the seeds (:func:`boundcalc.runner.job.derive_seed`, :func:`run_seeds`):
+    run ``r`` draws everything from ``SeedSequence(seed, spawn_key=(r, ...))`` -- the ``r``-th
     child of ``SeedSequence(seed).spawn(runs)`` and its descendants: the duel keys from
     ``(r, 0)`` (with ``crn``; otherwise ``(r, 0, id)`` with ``id`` a CRC-32 of the policy's
     label), the policy's Generator from ``(r, 1, id)``, the arm shuffle (``shuffle=True``) from
@@ -24,7 +25,7 @@ Seeding
     runs there are, how they are batched, or on how many workers.
 
 Execution
-    One task per (policy, run) through :func:`boundcalc.runner.run_tasks` (in-process,
+    One task per (policy, run) through :func:`boundcalc.runner.run_job` (in-process,
     a local Dask cluster with ``workers=n``, or ``scheduler=ADDRESS``; optional resumable
     JSON Lines store).  The row of policy ``p`` (of ``P``) in run ``r`` has index ``r P + p``, and
     the number of runs is not part of the store's identity: a row file holds runs of its settings
@@ -65,8 +66,8 @@ from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .policies import Policy, PolicyError, get_policy, resolve_policy_list
 from .policies.kernel import CompiledPolicy, duel_uniform_py, new_env
 from .result import Result, RichResult, to_jsonable
-from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
-from .runner.store import StoreMismatch, check_revision, revision, revision_mismatch, same
+from .runner.job import MAX_TASKS, Job, check_count, check_seed, derive_seed, run_job
+from .runner.store import check_revision, revision, same
 from .units import UNIT_000, UNIT_RMED
 
 if TYPE_CHECKING:
@@ -176,10 +177,9 @@ def run_seeds(
 ) -> tuple[int, int, np.random.SeedSequence, np.random.SeedSequence]:
     """``(key0, key1, policy SeedSequence, shuffle SeedSequence)`` of run ``run`` (module text)."""
     lid = _label_id(label)
-    env_ss = seed_sequence(seed, run, 0) if crn else seed_sequence(seed, run, 0, lid)
-    k0, k1 = (int(x) for x in env_ss.generate_state(2, np.uint64))
-    pol_ss = seed_sequence(seed, run, 1, lid)
-    shuf_ss = seed_sequence(seed, run, 2)
+    k0, k1 = derive_seed(seed, run, 0, *(() if crn else (lid,)), form="words", n=2)
+    pol_ss = derive_seed(seed, run, 1, lid)
+    shuf_ss = derive_seed(seed, run, 2)
     return k0, k1, pol_ss, shuf_ss
 
 
@@ -686,33 +686,6 @@ def _policy_specs(
     return specs
 
 
-def _with_revisions(policies: Any) -> Any:
-    """A row file's policy list with every entry's decisions revision (:attr:`Policy.revision`;
-    one the file lacks is :func:`~boundcalc.runner.store.revision`'s 1)."""
-    if not isinstance(policies, list):
-        return policies
-    return [dict(p, revision=revision(p.get("revision"))) if isinstance(p, dict) else p for p in policies]
-
-
-def _changed_revisions(differences: Sequence[tuple[str, Any, Any]]) -> list[str]:
-    """``"label revision a in the file, b here"`` for every policy of a mismatched row file that
-    only its decisions revision sets apart (empty when anything else differs)."""
-    if len(differences) != 1:
-        return []
-    field_, old, new = differences[0]
-    if field_ != "policies" or not isinstance(old, list) or not isinstance(new, list) or len(old) != len(new):
-        return []
-    a, b = _with_revisions(old), _with_revisions(new)
-    strip = [({k: v for k, v in x.items() if k != "revision"} if isinstance(x, dict) else x) for x in (a + b)]
-    if strip[: len(a)] != strip[len(a) :]:
-        return []
-    return [
-        f"{x['label']} revision {x['revision']} in the file, {y['revision']} here"
-        for x, y in zip(a, b)
-        if x["revision"] != y["revision"]
-    ]
-
-
 def simulate(
     matrix: MatrixLike,
     policies: str | Sequence[str] = ("ecw-rmed", "rmed1"),
@@ -799,7 +772,7 @@ def simulate(
     }
     P = len(specs)
     # with one policy both layouts index run r at r: a file of the earlier layout resumes as it is
-    identity = {f: (_with_revisions if f == "policies" else same) for f in header if not (f == "layout" and P == 1)}
+    identity = {f: (revision if f == "policies" else same) for f in header if not (f == "layout" and P == 1)}
     job = Job(
         "simulate",
         simulation_task,
@@ -808,29 +781,17 @@ def simulate(
         identity=identity,
         tasks=lambda: [{"index": r * P + p, "policy": p, "run": r} for r in range(R0, R0 + R) for p in range(P)],
     )
-    try:
-        rows = run_job(
-            job,
-            out=out,
-            overwrite=overwrite,
-            workers=workers,
-            scheduler=scheduler,
-            chunk_size=chunk_size,
-            progress=progress,
-        )
-    except StoreMismatch as exc:
-        changed = _changed_revisions(exc.differences)
-        if changed:
-            raise revision_mismatch(exc, changed) from None
-        if any(f == "layout" and old is None for f, old, _ in exc.differences):
-            raise StoreMismatch(
-                f"{exc.path} was written by an earlier boundcalc, whose rows are indexed by policy first;"
-                " this version indexes them by run first (so that a file can take more runs). Rerun with"
-                " overwrite=True (--overwrite), or read it with the version that wrote it.",
-                exc.path,
-                exc.differences,
-            ) from None
-        raise
+    # a refused file (other settings, other decisions revisions, an earlier layout) is named by
+    # the store's one message (boundcalc.runner.store.refusal)
+    rows = run_job(
+        job,
+        out=out,
+        overwrite=overwrite,
+        workers=workers,
+        scheduler=scheduler,
+        chunk_size=chunk_size,
+        progress=progress,
+    )
     errors = [r for r in rows if "error" in r]
     if errors:
         raise RuntimeError(f"{len(errors)} simulation task(s) failed; first: {errors[0]['error']}")

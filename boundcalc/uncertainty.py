@@ -31,7 +31,7 @@ The draws (scheme, :data:`SCHEMES`)
 
 Seeds and reproducibility
     Draw ``r`` comes from ``numpy.random.default_rng(SeedSequence(seed, spawn_key=(r,)))``
-    (:func:`boundcalc.runner.job.seed_sequence`), so it depends on ``(seed, r)`` and the data
+    (:func:`boundcalc.runner.job.derive_seed`), so it depends on ``(seed, r)`` and the data
     alone: the same whatever the number of draws, the workers or the chunking, and a run with
     more draws extends one with fewer.  The runner (:func:`boundcalc.runner.job.run_job`) does the
     work, in-process or on Dask, into a resumable JSON Lines file (``out``), like
@@ -75,7 +75,7 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -83,7 +83,7 @@ from .comparison import check_options, compare
 from .matrix import TIE_ATOL, PreferenceMatrix, PreferenceMatrixError
 from .registry import get_constant
 from .result import BoundResult, RichResult, to_jsonable
-from .runner.job import MAX_TASKS, Job, check_count, check_seed, run_job, seed_sequence
+from .runner.job import MAX_TASKS, Job, check_count, derive_seed, root_seed, run_job
 from .runner.store import same
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ def draw_upper(
     True
     """
     wij, wji, _ = _upper_counts(W)
-    rng = np.random.default_rng(seed_sequence(seed, r))
+    rng = derive_seed(seed, r, form="generator")
     if scheme == "posterior":
         x = rng.beta(wij + prior, wji + prior)
         for _ in range(_MAX_REDRAWS):  # a draw at 1/2 in floating point: again (probability ~1e-12 per pair)
@@ -518,8 +518,7 @@ def bootstrap(
     K = W.shape[0]
     alpha, beta, keys, _ = check_options(alpha=alpha, beta=beta, keys=list(DEFAULT_KEYS) if keys is None else keys)
     draws = check_count(draws, "draws", low=1, high=MAX_TASKS)
-    # a SeedSequence made without entropy draws an int from the OS (numpy's stub also allows the given kinds)
-    seed = int(cast(int, np.random.SeedSequence().entropy) % (2**63)) if seed is None else check_seed(seed)
+    seed = root_seed(seed)
     if scheme not in SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r}; choose one of {SCHEMES}")
     level = float(level)

@@ -180,7 +180,6 @@ def test_no_wing_imports_another_wings_private_names():
 
 #: Module-level names a function may rebind, and why none of them chooses an implementation.
 REBOUND = {
-    ("boundcalc.runner.job", "_NOTED_IN_PROCESS"): "a note printed once per process",
     ("boundcalc._highs", "_depth"): "the nesting depth of a re-entrant capture",
     ("boundcalc.cpe", "globals()"): "the lazy exports cache the object they resolved",
     ("boundcalc.kernels", "_NOTED"): "the compile notice printed once per process",

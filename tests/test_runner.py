@@ -311,28 +311,37 @@ def test_unreachable_scheduler_is_named():
 
 
 # ----------------------------------------------------------------------------- the runner entry
-def test_default_workers_without_dask_run_in_process_and_say_so_once(monkeypatch, capsys):
-    """``pip install .`` (no Dask): every long command runs in its default form, in-process, and
-    says so once per process."""
+def test_default_workers_without_dask_run_in_process(monkeypatch, capsys):
+    """``pip install .`` (no Dask): every long command runs in its default form, in-process, quietly;
+    asking for workers names the install and the in-process option."""
     from boundcalc.runner import job
 
     monkeypatch.setattr(job, "dask_available", lambda: False)
-    monkeypatch.setattr(job, "_NOTED_IN_PROCESS", False)
     assert job.resolve_workers(None) == 0 and job.resolve_workers(None) == 0
-    err = capsys.readouterr().err
-    assert err.count("running in-process") == 1 and "boundcalc[dask]" in err
+    assert capsys.readouterr().err == ""
     with pytest.raises(ImportError, match="--workers 0"):
         job.resolve_workers(2)
+    with pytest.raises(ImportError, match="boundcalc\\[dask\\]"):
+        job.resolve_workers(None, "tcp://127.0.0.1:1")
     assert job.resolve_workers(0) == 0
 
 
-def test_default_workers_with_dask_is_one_per_core(monkeypatch):
-    import os
+def test_default_is_in_process_even_with_dask(monkeypatch):
+    """The default backend is in-process whether Dask is installed or not (resolve_workers' docstring:
+    benchmarks/results/table1-300*.json, where 300 submatrices ran faster in-process in both orders);
+    a cluster is started only for an explicit worker count, and a scheduler is used only when named."""
+    import json
+    from pathlib import Path
 
     from boundcalc.runner import job
 
+    results = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+    for name in ("table1-300", "table1-300-inprocess-first"):
+        t = json.loads((results / f"{name}.json").read_text())["timings"]
+        assert t["in-process"]["wall_seconds"] < t["dask"]["wall_seconds"], name
     monkeypatch.setattr(job, "dask_available", lambda: True)
-    assert job.resolve_workers(None) == (os.cpu_count() or 1)
+    assert job.resolve_workers(None) == 0
+    assert job.resolve_workers(3) == 3 and job.resolve_workers(None, "tcp://127.0.0.1:1") == 0
     with pytest.raises(ValueError, match="not both"):
         job.resolve_workers(3, "tcp://127.0.0.1:1")
 
@@ -364,3 +373,56 @@ def test_seed_sequence_is_the_spawned_child():
     for bad in (-1, 2**63, 1.5, True, "3"):
         with pytest.raises(ValueError):
             check_seed(bad)
+
+
+def test_derive_seed_gives_each_apps_former_numbers():
+    """The runner's one derivation reproduces, draw for draw, what batch (default_rng(seed)), the
+    bootstrap and simulate's shuffle (default_rng of the spawned child), simulate's kernel keys
+    (generate_state of the child) and explore's integer seeds (the child's first word >> 1) drew
+    before they moved into the runner, written here with numpy's own calls."""
+    from boundcalc.runner.job import MAX_SEED, derive_seed, root_seed
+
+    assert np.array_equal(derive_seed(9, form="generator").random(6), np.random.default_rng(9).random(6))
+    kid = np.random.SeedSequence(9).spawn(4)[3]
+    assert np.array_equal(
+        derive_seed(9, 3, form="generator").beta(2.0, 3.0, 5), np.random.default_rng(kid).beta(2.0, 3.0, 5)
+    )
+    assert derive_seed(9, 3, form="words", n=2) == tuple(int(w) for w in kid.generate_state(2, np.uint64))
+    assert derive_seed(9, 3, form="int63") == int(kid.generate_state(1, np.uint64)[0]) // 2
+    grand = np.random.SeedSequence(9).spawn(4)[3].spawn(2)[1]
+    assert np.array_equal(derive_seed(9, 3, 1).generate_state(3), grand.generate_state(3))
+    assert 0 <= root_seed(None) <= MAX_SEED and root_seed(5) == 5
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        root_seed(-2)
+    with pytest.raises(ValueError, match="form must be one of"):
+        derive_seed(1, form="int")
+
+
+def test_the_store_gives_the_one_refusal_message(tmp_path):
+    """The store alone names why a row file is refused (runner.store.refusal): decisions revisions
+    when only they differ (a list of policies, or an algorithm's top-level revision, a missing one
+    read as revision 1), an earlier boundcalc when the file lacks a field, else the settings."""
+    from boundcalc.runner.store import DEFAULT_TAG, revision, same
+
+    def refused(old, new, identity=None):
+        path = tmp_path / f"f{len(list(tmp_path.iterdir()))}.jsonl"
+        path.write_text(json.dumps({DEFAULT_TAG: old}) + "\n")
+        with pytest.raises(StoreMismatch) as info:
+            JsonlStore(path, new, identity=identity)
+        return str(info.value)
+
+    pol = lambda r: [{"label": "rmed1", "params": {}}, {"label": "dts", "params": {}, "revision": r}]  # noqa: E731
+    msg = refused(
+        {"seed": 1, "policies": pol(None)}, {"seed": 1, "policies": pol(2)}, {"seed": same, "policies": revision}
+    )
+    assert "other decisions" in msg and "dts revision 1 in the file, 2 here" in msg and "rmed1 revision" not in msg
+    msg = refused(
+        {"algorithm": "car-cond", "revision": 3},
+        {"algorithm": "car-cond", "revision": 4},
+        {"algorithm": same, "revision": revision},
+    )
+    assert "car-cond revision 3 in the file, 4 here" in msg
+    msg = refused({"seed": 1}, {"seed": 1, "layout": "run-major"})
+    assert "earlier boundcalc" in msg and "'layout'" in msg
+    msg = refused({"seed": 1, "revision": 1}, {"seed": 2, "revision": 2})
+    assert "other settings" in msg and "seed: file 1, now 2" in msg and "other decisions" not in msg

@@ -14,10 +14,13 @@ definition plus one call of :func:`run_job`, which
 * runs the tasks through :func:`~boundcalc.runner.executor.run_tasks` and closes the store.
 
 Seeds
-    A run's randomness comes from :func:`seed_sequence`: task ``r`` of a job with root seed
-    ``s`` draws from ``SeedSequence(s, spawn_key=(r,))`` -- the ``r``-th child of
-    ``SeedSequence(s).spawn(n)`` -- and its descendants, so a task's numbers depend on
-    ``(s, r)`` alone, not on the number of tasks, the chunking or the workers.
+    The runner alone derives seeds: :func:`root_seed` gives a job's root seed (fresh OS entropy,
+    recorded by the caller, when none is given) and :func:`derive_seed` everything drawn from it.
+    Task ``r`` of a job with root seed ``s`` draws from ``SeedSequence(s, spawn_key=(r,))`` --
+    the ``r``-th child of ``SeedSequence(s).spawn(n)`` -- and its descendants
+    (``spawn_key=(r, ...)``), so a task's numbers depend on ``(s, r)`` alone, not on the number
+    of tasks, the chunking or the workers.  A job whose tasks are one sequence of draws (``batch``'s
+    candidate subsets) draws from the root ``SeedSequence(s)`` itself (the empty key).
 
 >>> import tempfile, pathlib
 >>> def square(task, shared):
@@ -34,10 +37,9 @@ from __future__ import annotations
 import importlib.util
 import numbers
 import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -51,6 +53,8 @@ __all__ = [
     "check_count",
     "resolve_workers",
     "seed_sequence",
+    "derive_seed",
+    "root_seed",
     "MAX_TASKS",
     "MAX_SEED",
     "dask_available",
@@ -107,23 +111,87 @@ def seed_sequence(seed: int, *key: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(seed), spawn_key=tuple(int(k) for k in key))
 
 
+def derive_seed(seed: int, *key: int, form: str = "sequence", n: int = 2) -> Any:
+    """The one derivation of a job's randomness: ``SeedSequence(seed, spawn_key=key)`` in ``form``.
+
+    ``form`` is how the caller consumes it, each a fixed function of the SeedSequence ``ss``:
+
+    * ``"sequence"``: ``ss`` itself;
+    * ``"generator"``: ``numpy.random.default_rng(ss)`` (with no ``key`` the same stream as
+      ``default_rng(seed)``);
+    * ``"words"``: the ``n`` integers ``ss.generate_state(n, uint64)`` (a compiled kernel's keys);
+    * ``"int63"``: ``ss.generate_state(1, uint64)[0] >> 1``, a non-negative 63-bit integer for an
+      API that takes an integer seed.
+
+    >>> g = derive_seed(3, form="generator")
+    >>> bool(g.random() == np.random.default_rng(3).random())
+    True
+    >>> derive_seed(0, 5, form="words", n=1)[0] >> 1 == derive_seed(0, 5, form="int63")
+    True
+    >>> derive_seed(0, form="bytes")
+    Traceback (most recent call last):
+    ...
+    ValueError: form must be one of 'sequence', 'generator', 'words', 'int63'; got 'bytes'
+    """
+    if form not in _FORMS:
+        raise ValueError(f"form must be one of {', '.join(map(repr, _FORMS))}; got {form!r}")
+    ss = seed_sequence(seed, *key)
+    if form == "sequence":
+        return ss
+    if form == "generator":
+        return np.random.default_rng(ss)
+    if form == "words":
+        return tuple(int(w) for w in ss.generate_state(n, np.uint64))
+    return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+_FORMS = ("sequence", "generator", "words", "int63")
+
+
+def root_seed(seed: Any) -> int:
+    """A job's root seed: ``seed`` checked (:func:`check_seed`), or, for None, a fresh one from the
+    operating system's entropy (the caller records it so the run can be repeated).
+
+    >>> root_seed(7), 0 <= root_seed(None) <= MAX_SEED
+    (7, True)
+    """
+    if seed is None:
+        # a SeedSequence made without entropy draws an int from the OS (numpy's stub also allows other kinds)
+        return int(cast(int, np.random.SeedSequence().entropy) % (2**63))
+    return check_seed(seed)
+
+
 def dask_available() -> bool:
     """Whether ``dask.distributed`` is installed (``pip install 'boundcalc[dask]'``)."""
     return importlib.util.find_spec("distributed") is not None
 
 
-_NOTED_IN_PROCESS = False
-
-
 def resolve_workers(workers: Any = None, scheduler: Any = None) -> int:
     """The size of the local Dask cluster to start (0: in-process).
 
-    ``workers=None`` (the default of the command line) means a local cluster on every core when
-    dask.distributed is installed, and in-process otherwise -- said once per process on stderr.
-    ``workers=n > 0`` without dask.distributed raises ``ImportError`` saying how to install it or
-    run in-process.  With a ``scheduler`` the local size does not matter (0 is returned).
+    The default (``workers=None``, no ``scheduler``) is in-process, whether or not Dask is
+    installed; a local cluster is started only when asked for (``workers=n > 0``, CLI
+    ``--workers n``) and an existing one used only when named (``scheduler``, CLI ``--scheduler``).
+
+    Why: Dask pays only once a job needs well more CPU than the cluster takes to start, and the
+    runner cannot know a job's CPU before running it (a task of ``simulate`` at ``T = 10^5`` costs
+    ~10^4 times one of ``batch``).  Measured by ``benchmarks/table1.py`` on a 2-core machine
+    (``benchmarks/results/table1*.json``, each size in both orders): 10^4 submatrices (41-42 s of
+    CPU) took 77 and 163 s on 2 local workers against 201 and 256 s in-process, but 300
+    submatrices (1.5-1.6 s of CPU) took 9.7 and 18.1 s on Dask against 9.4 and 8.8 s in-process,
+    the cluster alone taking 3.0-7.7 s to start; a 1000-draw bootstrap on 136 arms
+    (``benchmarks/results/bootstrap.json``, 6.6 s of CPU) took 86.8 s on Dask, 11.3 s of it
+    starting the cluster, against 77.4 s in-process.  The small jobs, the common ones, lose up
+    to twice by a cluster; the large ones lose at most about 2.6 times by running in-process, and
+    whoever starts one knows it is large.
+
+    ``workers=n > 0`` or a ``scheduler`` without dask.distributed raises ``ImportError`` saying how
+    to install it or run in-process.  With a ``scheduler`` the local size does not matter (0 is
+    returned).
+
+    >>> resolve_workers(), resolve_workers(0)
+    (0, 0)
     """
-    global _NOTED_IN_PROCESS
     if scheduler is not None:
         if workers not in (None, 0):
             raise ValueError("give a scheduler address or a number of local workers, not both")
@@ -131,15 +199,6 @@ def resolve_workers(workers: Any = None, scheduler: Any = None) -> int:
             raise ImportError("a Dask scheduler needs dask.distributed: pip install 'boundcalc[dask]'")
         return 0
     if workers is None:
-        if dask_available():
-            return os.cpu_count() or 1
-        if not _NOTED_IN_PROCESS:
-            print(
-                "boundcalc: dask.distributed is not installed; running in-process"
-                " (pip install 'boundcalc[dask]' for a local cluster)",
-                file=sys.stderr,
-            )
-            _NOTED_IN_PROCESS = True
         return 0
     n = check_count(workers, "workers", low=0, high=4096)
     if n > 0 and not dask_available():

@@ -62,6 +62,8 @@ __all__ = [
     "same",
     "revision",
     "revision_mismatch",
+    "revision_changes",
+    "refusal",
     "check_revision",
 ]
 
@@ -103,20 +105,88 @@ def revision(value: Any) -> Any:
     """Normaliser of a decisions revision (``Policy.revision``, ``AlgorithmSpec.revision``): a file
     written before boundcalc recorded revisions has none, and its runs are of revision 1 (0.1.0's
     decisions), so it resumes for a policy whose decisions have not changed since and is refused
-    for one whose have."""
+    for one whose have.  A list (``simulate``'s policies) has each dict entry's ``"revision"``
+    normalised so.
+
+    >>> revision(None), revision(2), revision([{"label": "a"}, {"label": "b", "revision": 3}])
+    (1, 2, [{'label': 'a', 'revision': 1}, {'label': 'b', 'revision': 3}])
+    """
+    if isinstance(value, list):
+        return [dict(v, revision=revision(v.get("revision"))) if isinstance(v, dict) else v for v in value]
     return 1 if value is None else value
+
+
+def revision_changes(differences: Sequence[tuple[str, Any, Any]], header: Mapping[str, Any] | None = None) -> list[str]:
+    """``"NAME revision a in the file, b here"`` for every policy or algorithm whose decisions
+    revision alone sets a row file apart from this run; empty when anything else differs.
+
+    A difference is a top-level ``"revision"`` field (NAME: the header's ``"algorithm"``) or a list
+    of dicts equal but for their ``"revision"`` entries (NAME: each entry's ``"label"`` or
+    ``"name"``); revisions are compared as :func:`revision` normalises them.
+
+    >>> revision_changes([("policies", [{"label": "a", "revision": 1}], [{"label": "a", "revision": 2}])])
+    ['a revision 1 in the file, 2 here']
+    >>> revision_changes([("revision", None, 2)], {"algorithm": "car-cond"})
+    ['car-cond revision 1 in the file, 2 here']
+    >>> revision_changes([("revision", 1, 2), ("delta", 0.1, 0.2)])
+    []
+    """
+    out: list[str] = []
+    for f, a, b in differences:
+        if f == "revision":
+            out.append(
+                f"{(header or {}).get('algorithm', 'the run')} revision {revision(a)} in the file, {revision(b)} here"
+            )
+            continue
+        if not (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)):
+            return []
+        if not all(isinstance(x, dict) for x in a + b):
+            return []
+        bare = [{k: v for k, v in x.items() if k != "revision"} for x in a + b]
+        if bare[: len(a)] != bare[len(a) :]:
+            return []
+        for x, y in zip(revision(a), revision(b)):
+            if x["revision"] != y["revision"]:
+                out.append(
+                    f"{y.get('label', y.get('name'))} revision {x['revision']} in the file, {y['revision']} here"
+                )
+    return out
+
+
+def refusal(path: Path, old: Mapping[str, Any], new: Mapping[str, Any], diffs: Sequence[tuple[str, Any, Any]]) -> str:
+    """The one message refusing a row file whose identity differs from this run's: the decisions
+    revisions when only they differ (:func:`revision_changes`), an earlier boundcalc when the file
+    lacks an identity field this version writes, else every differing field."""
+    changed = revision_changes(diffs, new)
+    if changed:
+        return _revision_text(path, changed)
+    lacking = [f for f, _, _ in diffs if f not in old]
+    if lacking:
+        return (
+            f"{path} was written by an earlier boundcalc, whose header lacks {', '.join(map(repr, lacking))}"
+            " (this version's rows depend on it). Rerun with overwrite=True (--overwrite), or read it with"
+            " the version that wrote it."
+        )
+    said = "; ".join(_difference(f, a, b) for f, a, b in diffs)
+    return (
+        f"{path} was made with other settings ({said}). Use another file, rerun with the"
+        " file's settings to resume it, or overwrite it (overwrite=True; CLI --overwrite)."
+    )
 
 
 def revision_mismatch(exc: StoreMismatch, changed: Sequence[str]) -> StoreMismatch:
     """The refusal of a row file that only decisions revisions set apart from this run;
-    ``changed``: ``"NAME revision a in the file, b here"`` per policy or algorithm."""
-    return StoreMismatch(
-        f"{exc.path} holds runs of other decisions than this version's: {'; '.join(changed)} (a"
+    ``changed``: ``"NAME revision a in the file, b here"`` per policy or algorithm.  The store
+    raises this message itself (:func:`refusal`); kept for callers that built it."""
+    return StoreMismatch(_revision_text(exc.path, changed), exc.path, exc.differences)
+
+
+def _revision_text(path: Path | None, changed: Sequence[str]) -> str:
+    return (
+        f"{path} holds runs of other decisions than this version's: {'; '.join(changed)} (a"
         " revision is raised whenever a policy's or algorithm's choices change). Write the new runs to"
         " another file, rerun with overwrite=True (--overwrite), or read it with the version that"
-        " wrote it.",
-        exc.path,
-        exc.differences,
+        " wrote it."
     )
 
 
@@ -383,13 +453,7 @@ class JsonlStore:
                 diffs.append((f, a, b))
         if diffs:
             self.close()
-            said = "; ".join(_difference(f, a, b) for f, a, b in diffs)
-            raise StoreMismatch(
-                f"{self.path} was made with other settings ({said}). Use another file, rerun with the"
-                " file's settings to resume it, or overwrite it (overwrite=True; CLI --overwrite).",
-                self.path,
-                diffs,
-            )
+            raise StoreMismatch(refusal(self.path, old, new_header, diffs), self.path, diffs)
         self.header, self.rows, self.dropped_bytes = old, rows, dropped
         self.key = key  # None: a file from before checksums, continued without them
         self.resumed, self._fresh = True, False
