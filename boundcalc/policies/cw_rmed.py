@@ -39,28 +39,20 @@ the policy between steps:
   an ``(i2, l, case)``).  The compiled basis test above reads 0/1 rows only; there the LP core makes
   the same test itself before any warm re-solve (:meth:`boundcalc.lp.highs.CoveringLP.solve`: the
   duals of the new costs from HiGHS's factorisation of the last basis, no simplex run), and HiGHS
-  re-solves only when it fails (``warm_answers`` counts line-11 answers given with no HiGHS run).  Measured on 64-arm MSLR submatrices near ties: a
-  cold solve of an empirical structure takes 3-10 rounds and 0.1-0.2 s on the lifted model against
-  65-143 rounds and 2-7 s on the plain one, and while the last undrawn pairs are drawn (about
-  2,000 steps in) the structure changes at every step.  So a new structure's model is not built
+  re-solves only when it fails (``warm_answers`` counts line-11 answers given with no HiGHS run).  A cold solve of a
+  new empirical structure takes several times fewer rounds on the lifted model than on the plain one,
+  and near ties the structure changes often. So a new structure's model is not built
   cold but derived from the last model of the same winner (``CopelandLPSolver(derive=True)``,
   :meth:`boundcalc.lp.lifted.CopelandModel.derived`): consecutive structures differ by a pair or
   two, and every row of an arm ``i2`` whose pool and table entries did not change is a row of the
-  new family too; those rows and the last basis are kept, the others dropped.  On the benchmark's
-  64-arm matrix the first solves of new structures took 3,200-3,600 simplex iterations cold and
-  take 1-100 so (10x fewer iterations over the first 20,000 steps).
+  new family too; those rows and the last basis are kept, the others dropped.
 
-The decisions are those of the step-by-step version this replaces (issue 14): the same check (3)
-numbers, Theorem 6's allocation, and HiGHS called from the same warm bases whenever it could pivot.
-Where they can differ: the LP core keeps warm models in an LRU cache (``cache_size``, 64 here); a
-model dropped and rebuilt cold may land on another optimal vertex of a degenerate LP (both
-optimal; the earlier version kept 8 and touched the cache at every check); and from
-``lift_min_arms`` arms, where the LP core answers from a kept basis, its stored vertex is returned
-where HiGHS's re-solve could step to another vertex of a degenerate optimum (both optimal; below
-``lift_min_arms`` that test is off in the LP core, ``reuse_basis=False``, and the decisions are the
-landed version's), as may a derived model's solve (the same optimum from another basis).  On the
-benchmark's 64-arm matrix, a run of 10^5 steps with derived models ends with the regret of one
-without them, to the last digit.  A failed LP (status
+Where the decisions depend on more than the counts: the LP core keeps warm models in an LRU cache
+(``cache_size``, 64 here), and a model dropped and rebuilt cold may land on another optimal vertex
+of a degenerate LP (both optimal); from ``lift_min_arms`` arms a kept basis returns its stored vertex
+where HiGHS's re-solve could step to another optimal one, as may a derived model's solve.  Below
+``lift_min_arms`` the LP core's own basis test is off (``reuse_basis=False``).  The recorded decision
+streams (``tests/policy_decisions.py``) pin them.  A failed LP (status
 "failed": a HiGHS error or a certificate out of tolerance) raises :class:`boundcalc.SolverError`:
 the policy never acts on an unverified allocation.
 
