@@ -174,3 +174,11 @@ def test_explore_estimate_from_the_expression_and_the_budget(tmp_path):
     argv = ["explore", "--example", "table2", "-a", "car-cond", "--delta", "0.1", "--runs", "2", "--workers", "0"]
     lines, code = _first_lines(argv, "never printed")
     assert code == 0 and _estimates(lines) == [], lines
+
+
+def test_docs_quote_the_stored_fit():
+    doc = json.loads((RESULTS / "long_work.json").read_text())["bounds"]
+    text = " ".join((ROOT / "docs" / "cli.md").read_text().split())
+    assert f"grows about as K^{doc['b']:.2f}" in text
+    first = next(k for k in range(300, 5000) if cli.lower_bound_seconds(k) > cli.ESTIMATE_THRESHOLD_S)
+    assert f"from about {round(first, -2)} arms" in text, first
