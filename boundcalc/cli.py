@@ -884,14 +884,18 @@ def explore_duels_per_run(inst: Any, algorithm: str, delta: float, epsilon: floa
     """Estimated duels of one ``explore`` run: ``min(max_duels, ratio x expression(delta))``, where
     the expression is 004's bracketed sample complexity for the algorithm (``EXPLORE_EXPRESSION``;
     :func:`boundcalc.cpe.theorems.sample_complexity_expressions`) and the ratio the measured duels per
-    unit of it (``EXPLORE_DUELS_PER_EXPRESSION``); the budget where the expression does not apply."""
+    unit of it (``EXPLORE_DUELS_PER_EXPRESSION``).  0 where the expression does not apply: the
+    instance has no winner of the algorithm's kind (``explore`` refuses it by name) or Theorem 2's
+    ``ln(l / Delta^B_min)`` is not positive (gaps so large that a run ends at once)."""
     from .cpe.theorems import sample_complexity_expressions
 
     thm = EXPLORE_EXPRESSION.get(algorithm)
     if thm is None or algorithm not in EXPLORE_DUELS_PER_EXPRESSION:
         return float(max_duels)
     value = sample_complexity_expressions(inst, delta, epsilon)[thm].value
-    if value is None or not math.isfinite(value):
+    if value is None:
+        return 0.0
+    if not math.isfinite(value):
         return float(max_duels)
     return min(float(max_duels), EXPLORE_DUELS_PER_EXPRESSION[algorithm] * max(value, 0.0))
 

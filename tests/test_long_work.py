@@ -169,6 +169,9 @@ def test_explore_estimate_from_the_expression_and_the_budget(tmp_path):
     assert cli._duration(want) in _estimates(lines)[0]
     # the budget caps it: 10 runs x 1000 duels is no estimate
     assert cli.explore_duels_per_run(CPEInstance.from_matrix(mu), "car-cond", 1e-10, None, 1000) == 1000
+    # no Condorcet winner: no estimate (explore refuses the instance by name)
+    cyc = CPEInstance.from_matrix([[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]])
+    assert cli.explore_duels_per_run(cyc, "car-cond", 1e-10, None, 10**7) == 0.0
     lines, code = _first_lines(argv + ["--max-duels", "1000"], "never printed")
     assert code == 0 and _estimates(lines) == [], lines
     argv = ["explore", "--example", "table2", "-a", "car-cond", "--delta", "0.1", "--runs", "2", "--workers", "0"]
