@@ -781,6 +781,133 @@ def _announce_large_matrix(pm: PreferenceMatrix, what: str) -> None:
             " size (an elapsed-time line follows on a terminal; Ctrl-C stops it)",
             file=sys.stderr,
         )
+    _announce_estimate(
+        lower_bound_seconds(pm.K),
+        f"the lower bound at K = {pm.K}",
+        f"{LB_COST_A:.4g} K^{LB_COST_B:.3g} s, fitted to random tournaments with K = 200-400",
+    )
+
+
+#: An estimate of the CPU time is printed on stderr, before the work, when it is above this many seconds.
+ESTIMATE_THRESHOLD_S = 60.0
+#: ``bounds``/``compare``: CPU seconds of :func:`compute_bounds` (000's exact lower bound by the
+#: cutting-plane LP, then ECW) modelled as ``LB_COST_A * K**LB_COST_B``, the least-squares fit of
+#: ln(seconds) on ln K for K >= 200 in ``benchmarks/long_work.py`` (random tournaments and their
+#: random submatrices; ``benchmarks/results/long_work.json``, checked by tests/test_long_work.py).
+LB_COST_A = 5.132e-08
+LB_COST_B = 3.076
+#: ``explore``: CPU microseconds per duel of each 004 algorithm, run at delta = 5e-324 on 000's
+#: Table 2 instance (``benchmarks/long_work.py``; the same JSON and test).
+EXPLORE_US_PER_DUEL: dict[str, float] = {
+    "clucb-borda-pac": 0.4264,
+    "clucb-borda-exact": 0.4428,
+    "car-cond": 3.389,
+    "car-verify": 3.885,
+    "car-parallel": 5.529,
+}
+#: ``explore``: 004's theorem whose bracketed expression scales each algorithm's duels (Theorem 5
+#: for CAR-Verify: its run is the verification whose cost that theorem's ``H^C_ver`` term counts).
+EXPLORE_EXPRESSION = {
+    "clucb-borda-pac": "theorem1",
+    "clucb-borda-exact": "theorem2",
+    "car-cond": "theorem4",
+    "car-verify": "theorem5",
+    "car-parallel": "theorem5",
+}
+#: ``explore``: mean duels per unit of that expression, measured at delta = 1e-10 on Table 2's
+#: instance (``benchmarks/long_work.py``; the JSON above, checked by tests/test_long_work.py).
+EXPLORE_DUELS_PER_EXPRESSION: dict[str, float] = {
+    "clucb-borda-pac": 0.9218,
+    "clucb-borda-exact": 6.371,
+    "car-cond": 0.2875,
+    "car-verify": 0.7972,
+    "car-parallel": 1.642,
+}
+#: ``simulate``: CPU microseconds per policy step on the fast path, ``(K = 5, K = 16)``: the
+#: ``user_us`` rows of ``benchmarks/results/policies.json``, ``policies_baselines.json`` and
+#: ``policies_merge.json`` (at K = 5 the larger of the two MSLR matrices; tests/test_long_work.py
+#: checks them).  Between and beyond, ``us(K) = us16 (K / 16)^b`` with ``b`` from the two points,
+#: clipped to [0, 2]; a policy without a row counts as the costliest measured one.
+POLICY_US_PER_STEP: dict[str, tuple[float, float]] = {
+    "ecw-rmed": (0.9382, 1.812),
+    "rmed1": (0.5788, 0.619),
+    "rmed2": (0.65, 0.7786),
+    "rucb": (0.6232, 1.439),
+    "dts": (1.357, 7.594),
+    "dts+": (1.437, 7.157),
+    "ccb": (0.8255, 2.705),
+    "scb": (0.4486, 0.4274),
+    "savage": (0.5306, 0.6651),
+    "interleaved-filter": (0.5194, 0.4354),
+    "beat-the-mean": (0.6217, 0.5818),
+    "rcs": (1.394, 6.456),
+    "sparring": (0.7102, 0.5958),
+    "self-sparring": (1.053, 2.046),
+    "winner-stays": (0.435, 0.4267),
+    "doubler": (0.5071, 0.5322),
+    "rmed2fh": (0.5954, 0.6783),
+    "merge-rucb": (0.6451, 0.7424),
+    "merge-dts": (2.407, 1.459),
+    # not in those files: CW-RMED's cost from the stored cw_vs_ecw notebook as docs/notebooks.md
+    # quotes it (2.2 us on Table 2's 4 arms, the larger 248 of 236-248 us on 16 arms at T = 1e4;
+    # tests/test_docs_numbers.py ties the page to the notebook)
+    "cw-rmed": (2.2, 248.0),
+}
+
+
+def policy_us_per_step(name: str, K: int) -> float:
+    """CPU microseconds per step of policy ``name`` on a K-arm matrix (the model above)."""
+    if name in POLICY_US_PER_STEP:
+        u5, u16 = POLICY_US_PER_STEP[name]
+    else:  # not measured: the costliest measured policy at this K
+        return max(policy_us_per_step(n, K) for n in POLICY_US_PER_STEP)
+    if K <= 5:
+        return u5
+    b = min(max(math.log(u16 / u5) / math.log(16 / 5), 0.0), 2.0)
+    return u16 * (K / 16) ** b
+
+
+def lower_bound_seconds(K: int) -> float:
+    """Estimated CPU seconds of ``bounds`` on a K-arm matrix (``LB_COST_A * K**LB_COST_B``)."""
+    return LB_COST_A * K**LB_COST_B
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
+
+
+def explore_duels_per_run(inst: Any, algorithm: str, delta: float, epsilon: float | None, max_duels: int) -> float:
+    """Estimated duels of one ``explore`` run: ``min(max_duels, ratio x expression(delta))``, where
+    the expression is 004's bracketed sample complexity for the algorithm (``EXPLORE_EXPRESSION``;
+    :func:`boundcalc.cpe.theorems.sample_complexity_expressions`) and the ratio the measured duels per
+    unit of it (``EXPLORE_DUELS_PER_EXPRESSION``).  0 where the expression does not apply: the
+    instance has no winner of the algorithm's kind (``explore`` refuses it by name) or Theorem 2's
+    ``ln(l / Delta^B_min)`` is not positive (gaps so large that a run ends at once)."""
+    from .cpe.theorems import sample_complexity_expressions
+
+    thm = EXPLORE_EXPRESSION.get(algorithm)
+    if thm is None or algorithm not in EXPLORE_DUELS_PER_EXPRESSION:
+        return float(max_duels)
+    value = sample_complexity_expressions(inst, delta, epsilon)[thm].value
+    if value is None:
+        return 0.0
+    if not math.isfinite(value):
+        return float(max_duels)
+    return min(float(max_duels), EXPLORE_DUELS_PER_EXPRESSION[algorithm] * max(value, 0.0))
+
+
+def _announce_estimate(seconds: float, what: str, model: str) -> None:
+    """One line on stderr, before the work, when it is expected to take more than a minute of CPU."""
+    if seconds > ESTIMATE_THRESHOLD_S:
+        print(
+            f"boundcalc: estimate: {what} takes about {_duration(seconds)} of CPU time ({model}; a loaded"
+            " machine takes longer)",
+            file=sys.stderr,
+        )
 
 
 class _Ticker:
@@ -1232,6 +1359,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             " (--out FILE keeps them for a rerun)",
             file=sys.stderr,
         )
+    _announce_estimate(
+        sum(policy_us_per_step(n, pm.K) for n in names) * args.horizon * args.runs * 1e-6,
+        f"simulate (T = {args.horizon:,} x {args.runs} runs, {len(names)} policies, K = {pm.K})",
+        "measured microseconds per policy step x steps" + ("; --protocol is slower still" if args.protocol else ""),
+    )
     try:
         res = simulate(
             pm,
@@ -1349,6 +1481,14 @@ def _cmd_explore(args: argparse.Namespace) -> int:
         )
     run = _run_options(args)
     inst = read_input(args, instances=True)
+    _announce_estimate(
+        args.runs
+        * explore_duels_per_run(inst, args.algorithm, args.delta, args.epsilon, args.max_duels)
+        * EXPLORE_US_PER_DUEL.get(args.algorithm, max(EXPLORE_US_PER_DUEL.values()))
+        * 1e-6,
+        f"explore {args.algorithm} at delta = {args.delta:g} ({args.runs} runs, --max-duels {args.max_duels:,})",
+        "measured microseconds per duel x duels per run from 004's expression for the algorithm, at most the budget",
+    )
     try:
         res = explore(
             inst,

@@ -461,3 +461,66 @@ def test_the_lock_covers_a_header_only_file(tmp_path):
             JsonlStore(path, {"seed": 1})
     finally:
         first.close()
+
+
+# ----------------------------------------------------------------------------- the smallest delta, an unwritable --out
+def test_theorem_expressions_are_exact_at_the_smallest_delta():
+    """Before: ``explore --delta 5e-324`` printed numpy's 'divide by zero' warning (``delta * d**2``
+    underflowed to 0 in Theorem 4's expression).  Every expression is ``A + B ln(1/delta)``: the
+    value at 5e-324 must be the line through two ordinary deltas, extrapolated."""
+    from boundcalc.cpe import CPEInstance
+    from boundcalc.cpe.theorems import sample_complexity_expressions
+
+    inst = CPEInstance.from_matrix([[0.5, 0.7, 0.8], [0.3, 0.5, 0.6], [0.2, 0.4, 0.5]])
+    x1, x2, x = -math.log(1e-2), -math.log(1e-5), -math.log(5e-324)
+    with np.errstate(all="raise"):
+        e1, e2, e = (sample_complexity_expressions(inst, d, 0.1) for d in (1e-2, 1e-5, 5e-324))
+    for k in ("theorem3", "theorem4", "theorem6"):  # linear in ln(1/delta)
+        slope = (e2[k].value - e1[k].value) / (x2 - x1)
+        assert e[k].value == pytest.approx(e1[k].value + slope * (x - x1), rel=1e-9), k
+    # Theorem 3 by hand: H^B ln(1/delta), ln(1/5e-324) = 744.44007...
+    assert e["theorem3"].value / e1["theorem3"].value == pytest.approx(x / x1, rel=1e-12)
+
+
+def test_clucb_exact_epoch_delta_below_the_normal_floats():
+    """Before: CLUCB-Borda-Exact's delta / (2 q^2) underflowed to 0 at delta = 5e-324 and
+    ln(4K / delta_q) raised ZeroDivisionError; now delta_q keeps its logarithm (004 Algorithm 2)."""
+    from boundcalc.cpe.algorithms import _Delta, _log_4K_delta, run_algorithm
+
+    d = _Delta(5e-324, 0, 2.0 * 3 * 3)
+    assert _log_4K_delta(6, d) == pytest.approx(math.log(24) - math.log(5e-324) + math.log(18), rel=1e-14)
+    assert _log_4K_delta(6, _Delta(0.05, 0, 8.0)) == math.log(24 / (0.05 / 8.0))  # unchanged where normal
+    with np.errstate(all="raise"):
+        res = run_algorithm("clucb-borda-exact", [[0.5, 0.9], [0.1, 0.5]], delta=5e-324, seed=0, max_duels=2000)
+    assert res.stopped in ("identified", "budget")
+
+
+def test_explore_at_the_smallest_delta_prints_no_numpy_warning():
+    out = subprocess.run(
+        EXE
+        + ["explore", "--example", "table2", "-a", "car-cond", "--delta", "5e-324", "--runs", "1"]
+        + ["--workers", "0", "--max-duels", "100", "--json"],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "warning" not in out.stderr and "divide" not in out.stderr, out.stderr
+    # Theorem 3 = H^B ln(1/delta), H^B = 400 for table2 (the line printed at delta = 0.1 gives 921.03 = 400 ln 10)
+    assert json.loads(out.stdout)["hardness"]["expressions"]["theorem3"] == pytest.approx(
+        400 * -math.log(5e-324), rel=1e-12
+    )
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/version"), reason="needs Linux's /proc/version")
+def test_a_write_error_names_the_file(capsys):
+    """Before: ``--out /proc/version`` (open succeeds, the write fails with EIO) printed
+    'Input/output error' without the file's name."""
+    one_line_error(
+        capsys,
+        ["explore", "--example", "table2", "-a", "car-cond", "--delta", "0.1", "--runs", "1", "--workers", "0"]
+        + ["--out", "/proc/version"],
+        "/proc/version",
+        code=1,
+    )

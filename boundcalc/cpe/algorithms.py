@@ -236,10 +236,10 @@ class _Delta(float):
     log: float
     exact: bool
 
-    def __new__(cls, delta: float, halvings: int) -> _Delta:
-        q = delta / 2.0**halvings
+    def __new__(cls, delta: float, halvings: int, by: float = 1.0) -> _Delta:
+        q = delta / 2.0**halvings / by  # by = 1: exactly delta / 2^halvings
         self = super().__new__(cls, q if q >= sys.float_info.min else sys.float_info.min)
-        self.log = math.log(delta) - halvings * math.log(2.0)
+        self.log = math.log(delta) - halvings * math.log(2.0) - math.log(by)
         self.exact = q >= sys.float_info.min
         return self
 
@@ -252,7 +252,10 @@ def _log_conf_any(K: int, t: int, delta: float) -> float:
 
 
 def _log_4K_delta(K: int, delta: float) -> float:
-    """``ln(4 K / delta)`` (CLUCB-Borda's constant part of the radius), exact for any representable delta."""
+    """``ln(4 K / delta)`` (CLUCB-Borda's constant part of the radius), exact for any representable delta
+    (a :class:`_Delta` below the normal floats by its logarithm)."""
+    if isinstance(delta, _Delta) and not delta.exact:
+        return math.log(4.0 * K) - delta.log
     q = 4.0 * K / delta
     return math.log(q) if q < math.inf else math.log(4.0 * K) - math.log(delta)
 
@@ -724,7 +727,7 @@ def clucb_borda_exact(
         while True:
             q += 1
             eps_q = 2.0**-q
-            delta_q = delta / (2.0 * q * q)
+            delta_q = _Delta(delta, 0, 2.0 * q * q)  # delta / (2 q^2); kept by its log below the normal floats
             stream = _SampleStream(inst, eps_q / 8.0, rng, sampler)
             try:
                 kind, M = phase(inst, lin, oracle, stream, K, eps_q, delta_q, True, max_duels, stats, duel_log)

@@ -17,7 +17,9 @@ across instances, not against sample counts.
 ``K`` is 004's number of comparable duels ``sum_j |E_j|(|E_j|-1)/2``; "pairs" are unordered
 comparable pairs (the reading of :func:`boundcalc.cpe.condorcet_hardness`).  Pairs or edges with
 infinite gaps contribute 0 (the limit of each term).  Theorem 2's ``ln ln`` term is evaluated
-literally (it is negative when ``l/Delta^B_min < e``).
+literally (it is negative when ``l/Delta^B_min < e``).  Every ``ln(x / delta)`` is evaluated as
+``ln x - ln delta``, exact for any representable ``delta`` down to the smallest subnormal
+(``x / delta`` and ``delta * d^2`` overflow or underflow there).
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def sample_complexity_expressions(inst: CPEInstance, delta: float, eps: float | 
             out["theorem1"] = _expr(1, reason="Theorem 1 needs the accuracy eps")
         else:
             He = borda_pac_hardness(inst, eps, width_value=wd)
-            out["theorem1"] = _expr(1, He * math.log(He / delta) if He > 0 else 0.0)
+            out["theorem1"] = _expr(1, He * (math.log(He) - math.log(delta)) if He > 0 else 0.0)
         dmin = float(np.min(gB))
         if HB == 0 or not math.isfinite(dmin):
             out["theorem2"] = _expr(2, 0.0)
@@ -87,23 +89,23 @@ def sample_complexity_expressions(inst: CPEInstance, delta: float, eps: float | 
             out["theorem2"] = _expr(2, reason=f"ln(l/Delta^B_min) <= 0 (Delta^B_min = {dmin} >= l)")
         else:
             L = math.log(l / dmin)
-            out["theorem2"] = _expr(2, wd**2 * HB * L * (math.log(wd * HB / delta) + math.log(L)))
-        out["theorem3"] = _expr(3, HB * math.log(1 / delta))
+            out["theorem2"] = _expr(2, wd**2 * HB * L * (math.log(wd * HB) - math.log(delta) + math.log(L)))
+        out["theorem3"] = _expr(3, HB * -math.log(delta))
     except NoWinnerError as exc:
         for n in (1, 2, 3):
             out[f"theorem{n}"] = _expr(n, reason=str(exc))
     try:
         d = _pairs(inst)
-        out["theorem4"] = _expr(4, float(np.sum(np.log(K / (delta * d**2)) / d**2)))
+        out["theorem4"] = _expr(4, float(np.sum((math.log(K) - math.log(delta) - 2 * np.log(d)) / d**2)))
         Hv = condorcet_ver_hardness(inst)
         out["theorem5"] = _expr(
-            5, float(np.sum(np.log(K / d**2) / d**2)) + (Hv * math.log(Hv / delta) if Hv > 0 else 0.0)
+            5, float(np.sum(np.log(K / d**2) / d**2)) + (Hv * (math.log(Hv) - math.log(delta)) if Hv > 0 else 0.0)
         )
         g = condorcet_gaps(inst)
         M = _require_winner(inst, None)  # condorcet_gaps above raised NoWinnerError if there is none
         mask = np.ones(inst.n_edges, dtype=bool)
         mask[list(M)] = False
-        out["theorem6"] = _expr(6, float(np.sum(1.0 / (l**2 * g[mask] ** 2)) * math.log(1 / delta)))
+        out["theorem6"] = _expr(6, float(np.sum(1.0 / (l**2 * g[mask] ** 2)) * -math.log(delta)))
     except NoWinnerError as exc:
         for n in (4, 5, 6):
             out[f"theorem{n}"] = _expr(n, reason=str(exc))

@@ -33,12 +33,13 @@ Resuming
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
 import os
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -351,6 +352,18 @@ def load_store(path: str | os.PathLike, *, tag: str = DEFAULT_TAG) -> tuple[dict
     return head, [rows[i] for i in sorted(rows)]
 
 
+@contextlib.contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """Give an ``OSError`` of a write or flush (which carries no file name: ``EIO`` of
+    ``/proc/version``, ``ENOSPC``) the row file's name, so the one-line error names the file."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = str(path)
+        raise
+
+
 class JsonlStore:
     """A JSON Lines row file that a run appends to and a rerun resumes.
 
@@ -498,8 +511,9 @@ class JsonlStore:
         if self._fresh:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fh = open(self.path, "w", encoding="utf-8")
-            fh.write(json.dumps({self.tag: self.header, KEY_FIELD: self.key}) + "\n")
-            fh.flush()
+            with _naming(self.path):
+                fh.write(json.dumps({self.tag: self.header, KEY_FIELD: self.key}) + "\n")
+                fh.flush()
             self._fresh = False
         else:
             if self.dropped_bytes:
@@ -521,8 +535,9 @@ class JsonlStore:
             line = json.dumps(rr if self.key is None else {**rr, SUM_FIELD: row_sum(self.key, rr)})
             lines.append(line + "\n")
             back.append(rr)
-        fh.write("".join(lines))
-        fh.flush()
+        with _naming(self.path):
+            fh.write("".join(lines))
+            fh.flush()
         for rr in back:
             self.rows[rr["index"]] = rr
         return back
