@@ -824,8 +824,8 @@ EXPLORE_DUELS_PER_EXPRESSION: dict[str, float] = {
     "car-parallel": 1.642,
 }
 #: ``simulate``: CPU microseconds per policy step on the fast path, ``(K = 5, K = 16)``: the
-#: ``user_us`` rows of ``benchmarks/results/policies.json``, ``policies_baselines.json`` and
-#: ``policies_merge.json`` (at K = 5 the larger of the two MSLR matrices; tests/test_long_work.py
+#: ``user_us`` rows of ``benchmarks/results/policies.json``, ``policies_baselines.json``,
+#: ``policies_merge.json`` and ``policies_vdb.json`` (at K = 5 the larger of the two MSLR matrices; tests/test_long_work.py
 #: checks them).  Between and beyond, ``us(K) = us16 (K / 16)^b`` with ``b`` from the two points,
 #: clipped to [0, 2]; a policy without a row counts as the costliest measured one.
 POLICY_US_PER_STEP: dict[str, tuple[float, float]] = {
@@ -848,6 +848,7 @@ POLICY_US_PER_STEP: dict[str, tuple[float, float]] = {
     "rmed2fh": (0.5954, 0.6783),
     "merge-rucb": (0.6451, 0.7424),
     "merge-dts": (2.407, 1.459),
+    "versatile-db": (0.8377, 1.264),
     # not in those files: CW-RMED's cost from the stored cw_vs_ecw notebook as docs/notebooks.md
     # quotes it (2.2 us on Table 2's 4 arms, the larger 248 of 236-248 us on 16 arms at T = 1e4;
     # tests/test_docs_numbers.py ties the page to the notebook)

@@ -59,7 +59,7 @@ def test_explore_constants_are_the_stored_measurements():
 
 def test_policy_constants_are_the_stored_benchmark_rows():
     want: dict[str, dict[int, float]] = {}
-    for f in ("policies.json", "policies_baselines.json", "policies_merge.json"):
+    for f in ("policies.json", "policies_baselines.json", "policies_merge.json", "policies_vdb.json"):
         for r in json.loads((RESULTS / f).read_text())["rows"]:
             d = want.setdefault(r["policy"], {})
             d[r["K"]] = max(d.get(r["K"], 0.0), r["user_us"])
