@@ -50,10 +50,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.merge_dts import MergeDTSState, merge_dts_run, merge_dts_select, merge_single_batch, plain_update
-from ..kernels.merge_rucb import NB
 from .base import Integer, Real
 from .kernel import CompiledPolicy
-from .merge_rucb import initial_batches, merge_constant
+from .merge_rucb import MergeRUCB, batch_setup
 from .registry import register_policy
 
 __all__ = ["MergeDTS", "MergeDTSState", "merge_dts_select", "merge_dts_run", "merge_single_batch"]
@@ -83,18 +82,10 @@ class MergeDTS(CompiledPolicy):
     stat_names = ("self_duels", "pruned", "merges", "single_merges")
     kernels = (merge_dts_select, plain_update, merge_dts_run)
 
-    @property
-    def batches(self) -> list[list[int]]:
-        """The current batches, each a list of arms in the order the algorithm keeps them."""
-        s = self._arrays
-        return [s.mem[b, : s.size[b]].tolist() for b in range(int(s.reg[NB]))]
+    batches = MergeRUCB.batches
 
     def initial_state(self) -> MergeDTSState:
-        K = self.K
-        P = int(self.params["batch_size"])
-        cc = merge_constant(K, self.params["alpha"], self.params["delta"])
-        rs = self._stream()
-        mem, size, nb = initial_batches(rs, K, P)
+        K, P, cc, rs, mem, size, nb = batch_setup(self)
         return MergeDTSState(
             np.zeros((K, K), dtype=np.int64),
             np.zeros((K, K), dtype=np.int64),

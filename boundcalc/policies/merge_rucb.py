@@ -120,6 +120,18 @@ def initial_batches(rs: np.ndarray, K: int, P: int) -> tuple[np.ndarray, np.ndar
     return mem, size, nb
 
 
+def batch_setup(policy: CompiledPolicy) -> tuple[int, int, int, np.ndarray, np.ndarray, np.ndarray, int]:
+    """``(K, P, C, stream, batch arrays, their sizes, their count)`` of a MergeRUCB or MergeDTS
+    policy: the set-up they share (the time offset ``C``, then the shuffled initial batches drawn
+    from the policy's stream)."""
+    K = policy.K
+    P = int(policy.params["batch_size"])
+    cc = merge_constant(K, policy.params["alpha"], policy.params["delta"])
+    rs = policy._stream()
+    mem, size, nb = initial_batches(rs, K, P)
+    return K, P, cc, rs, mem, size, nb
+
+
 @register_policy
 class MergeRUCB(CompiledPolicy):
     """MergeRUCB, Zoghi, Whiteson & de Rijke (WSDM 2015), Algorithm 1, as the authors' group's
@@ -151,11 +163,7 @@ class MergeRUCB(CompiledPolicy):
         return [s.mem[b, : s.size[b]].tolist() for b in range(int(s.reg[NB]))]
 
     def initial_state(self) -> MergeRUCBState:
-        K = self.K
-        P = int(self.params["batch_size"])
-        cc = merge_constant(K, self.params["alpha"], self.params["delta"])
-        rs = self._stream()
-        mem, size, nb = initial_batches(rs, K, P)
+        K, P, cc, rs, mem, size, nb = batch_setup(self)
         return MergeRUCBState(
             np.zeros((K, K), dtype=np.int64),
             np.zeros((K, K), dtype=np.int64),
