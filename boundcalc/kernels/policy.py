@@ -361,7 +361,9 @@ def new_env(
 ) -> Any:
     """``(arrays, bundle)`` of a fresh environment for ``T`` rounds (see :data:`Env`); ``log``: a
     :data:`LoggedEnv`, keeping every round's pair and outcome (``arrays.log``)."""
-    mu = np.ascontiguousarray(mu, dtype=np.float64)
+    # a private, writable copy: one array type (a read-only ``mu`` is another numba type, and each
+    # type compiles the policy's whole run again)
+    mu = np.array(mu, dtype=np.float64, order="C")
     K = mu.shape[0]
     regrets = np.ascontiguousarray(regrets, dtype=np.float64)
     cps = np.ascontiguousarray(checkpoints, dtype=np.int64)
