@@ -9,7 +9,6 @@ regret arrays and CPU seconds; the revisions named in the CHANGELOG are read fro
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import subprocess
@@ -160,16 +159,18 @@ def test_version_is_0_2_0_in_pyproject_changelog_and_citation():
 
 
 def test_installed_version_is_the_checkout():
-    """``boundcalc --version`` and row files read the installed distribution's version: it is
-    pyproject's when this checkout is the one installed (skipped when another copy is installed)."""
-    import importlib.metadata as md
+    """``boundcalc --version`` (run as a user runs it, from the checkout) prints pyproject's version
+    whenever the package it imports is this checkout's (skipped only when another copy is imported).
 
-    dist = md.distribution("boundcalc")
-    url = json.loads(dist.read_text("direct_url.json") or "{}").get("url", "")
-    if url.removeprefix("file://") != str(ROOT):
-        pytest.skip(f"the installed boundcalc is {url or 'not an editable checkout'}, not {ROOT}")
-    out = subprocess.run([sys.executable, "-m", "boundcalc", "--version"], capture_output=True, text=True).stdout
-    assert out.strip() == f"boundcalc {pyproject_version()}"
+    The metadata it reads may be the installed distribution's or the ``boundcalc.egg-info`` an
+    editable install leaves in the checkout (found first from the checkout's directory, and without
+    a ``direct_url.json``): either must carry pyproject's version."""
+    probe = [sys.executable, "-c", "import boundcalc, pathlib; print(pathlib.Path(boundcalc.__file__).resolve())"]
+    imported = subprocess.run(probe, capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    if not imported.startswith(str(ROOT.resolve()) + "/"):
+        pytest.skip(f"the boundcalc imported from {ROOT} is {imported or 'missing'}, not this checkout's")
+    out = subprocess.run([sys.executable, "-m", "boundcalc", "--version"], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.strip() == f"boundcalc {pyproject_version()}", out.stderr
 
 
 def test_changelog_names_every_decisions_change():
