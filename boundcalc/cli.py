@@ -361,7 +361,7 @@ def _run_options(args: argparse.Namespace) -> dict:
 
 
 # ----------------------------------------------------------------------------- reading input
-def _is_instance_json(obj: object) -> bool:
+def _is_instance_json(obj: object) -> TypeGuard[dict[str, Any]]:
     """A JSON object that describes a CPE instance (not a matrix): it has 'format', 'positions' or
     'candidates' -- such an object without 'format' is refused with that message, not read as a matrix."""
     return isinstance(obj, dict) and any(k in obj for k in ("format", "positions", "candidates"))
@@ -377,7 +377,7 @@ def read_input(args: argparse.Namespace, *, instances: bool = False) -> Preferen
     PreferenceMatrix / CPE errors and unreadable files become :class:`InputError` (exit 2) with
     the source named.
     """
-    from .cpe import CPEInstance, CPEInstanceError, load_cpe_example
+    from .errors import CPEInstanceError  # the CPE modules (networkx) load only for an instance
 
     kw = {"ties": "break", "tie_epsilon": args.break_ties} if args.break_ties is not None else {}
     if args.example and args.path:
@@ -393,6 +393,8 @@ def read_input(args: argparse.Namespace, *, instances: bool = False) -> Preferen
                     "--break-ties applies to a preference matrix; a CPE instance says itself"
                     " whether it allows ties ('allow_ties')"
                 )
+            from .cpe.report import load_cpe_example
+
             return load_cpe_example()
         if args.example:
             pm = load_example(args.example, **kw)  # kw: --break-ties (arxiv6 has an exact tie)
@@ -411,6 +413,8 @@ def read_input(args: argparse.Namespace, *, instances: bool = False) -> Preferen
                         "--break-ties applies to a preference matrix; a CPE instance says itself"
                         " whether it allows ties ('allow_ties')"
                     )
+                from .cpe.instance import CPEInstance
+
                 return CPEInstance.from_json(obj)
             arr = data if obj is None else array_from_json(obj, args.key, source)
             name = "stdin" if args.path == "-" else Path(source).stem
@@ -423,6 +427,8 @@ def read_input(args: argparse.Namespace, *, instances: bool = False) -> Preferen
     except OSError as exc:  # missing, a directory, unreadable
         raise InputError(f"{source}: {exc.strerror}" if exc.strerror else str(exc)) from None
     if instances:
+        from .cpe.instance import CPEInstance
+
         try:
             return CPEInstance.from_matrix(pm.mu, name=pm.name)
         except CPEInstanceError as exc:

@@ -1,5 +1,6 @@
-"""The error every reader and validator of a preference matrix raises (the lowest layer: it
-imports nothing, so the bounded reader :mod:`boundcalc.io` and :mod:`boundcalc.matrix` share it).
+"""The errors every reader and validator raises (the lowest layer: it imports nothing, so the
+bounded reader :mod:`boundcalc.io`, :mod:`boundcalc.matrix`, :mod:`boundcalc.cpe` and the CLI
+share them, and catching a CPE error costs the CLI no networkx import).
 
 >>> import boundcalc as bc
 >>> try:
@@ -11,8 +12,20 @@ PreferenceMatrixError mu[0,1] + mu[1,0] = 0.7 + 0.7 = 1.4, not 1 (tolerance atol
 
 from __future__ import annotations
 
-__all__ = ["PreferenceMatrixError"]
+__all__ = ["PreferenceMatrixError", "CPEInstanceError", "CPETooLargeError", "NoWinnerError"]
 
 
 class PreferenceMatrixError(ValueError):
     """A preference matrix failed validation; the message names the problem and entry."""
+
+
+class CPEInstanceError(ValueError):
+    """A candidate-position instance failed validation; the message names the problem."""
+
+
+class CPETooLargeError(ValueError):
+    """An exact computation would exceed its documented size limit; the message says what to use instead."""
+
+
+class NoWinnerError(ValueError):
+    """The instance has no (unique) Borda or Condorcet winner, so the requested constant is undefined."""

@@ -22,7 +22,7 @@ constants:
 
 The names are loaded on first use (PEP 562): ``import boundcalc.cpe`` and the registration of
 the one-position constants cost no networkx or scipy.optimize import; the first access to any
-other name imports the submodules.
+other name imports the submodule that defines it (and what that imports).
 
 >>> from boundcalc.cpe import CPEInstance, borda_score, borda_winner, condorcet_winner
 >>> inst = CPEInstance.from_edge_matrix(
@@ -186,22 +186,10 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import algorithms, base, borda, condorcet, instance, matchings, oracle, report, sampler, single, theorems
+    from importlib import import_module
 
-    mods = {
-        "algorithms": algorithms,
-        "base": base,
-        "borda": borda,
-        "condorcet": condorcet,
-        "instance": instance,
-        "matchings": matchings,
-        "oracle": oracle,
-        "report": report,
-        "sampler": sampler,
-        "single": single,
-        "theorems": theorems,
-    }
-    value = getattr(mods[module], name)
+    mod = import_module(f"{__name__}.{module}")  # only the module that defines the name
+    value = getattr(mod, name)
     if name != "Decision":  # a deprecated name warns at every use
         globals()[name] = value  # later lookups skip this function
     return value

@@ -32,6 +32,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from ..errors import CPEInstanceError, CPETooLargeError, NoWinnerError
 from ..matrix import DEFAULT_ATOL, TIE_ATOL, check_preference_array
 
 __all__ = [
@@ -48,18 +49,6 @@ __all__ = [
 PREF_ATOL = DEFAULT_ATOL
 #: The ``format`` tag written by :meth:`CPEInstance.to_json`.
 JSON_FORMAT = "boundcalc.cpe.instance/1"
-
-
-class CPEInstanceError(ValueError):
-    """A candidate-position instance failed validation; the message names the problem."""
-
-
-class CPETooLargeError(ValueError):
-    """An exact computation would exceed its documented size limit; the message says what to use instead."""
-
-
-class NoWinnerError(ValueError):
-    """The instance has no (unique) Borda or Condorcet winner, so the requested constant is undefined."""
 
 
 def _label_str(x: Any) -> str:
