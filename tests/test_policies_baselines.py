@@ -459,6 +459,28 @@ def test_order_only_bounds_say_so():
     assert all(r.status == "not-applicable" and "Condorcet" in r.reason for r in cyc)
 
 
+def test_btm_order_by_hand():
+    """Beat-the-Mean's row, ``gamma^7 K / eps_*`` (duelpy's statement of the paper's order): on the
+    5-arm total order with margins 0.25, 5 / 0.25 = 20 (gamma = 1, as compare reports it, equal to
+    IF2's K / eps_12); on A = [[.5, .6, .7], [.4, .5, .8], [.3, .2, .5]] (winner 0, smallest margin
+    .1) with gamma = 0.5, 0.5^7 * 3 / 0.1 = 0.234375; an order, no conversion to 000's; no
+    Condorcet winner: not applicable; gamma outside (0, 1]: refused by name."""
+    import boundcalc as bc
+    from boundcalc.bounds import btm_order
+
+    row = bc.compare(_total_order(5, 0.25), keys=["btm_order", "if2_hardness"])
+    assert row["btm_order"].value == pytest.approx(20.0) == row["if2_hardness"].value
+    r = row["btm_order"]
+    assert "order only" in r.source and r.value_in_000_unit is None and r.unit == "hardness (no unit)"
+    a = btm_order([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]], gamma=0.5)
+    assert a.value == pytest.approx(0.234375, rel=1e-12) and a.extra["eps_star"] == pytest.approx(0.1)
+    cyc = btm_order([[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]])
+    assert cyc.status == "not-applicable" and "Condorcet" in cyc.reason
+    for bad in (0.0, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="gamma"):
+            btm_order([[0.5, 0.6], [0.4, 0.5]], gamma=bad)
+
+
 # ----------------------------------------------------------------------------- on Dask
 BASELINES = [
     "interleaved-filter",
