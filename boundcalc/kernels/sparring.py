@@ -71,14 +71,17 @@ def sparring_select(s):
     n_log = -1  # both sides have n = t - 1 plays: one log and one square root serve both
     c = 0.0
     rc = 0.0
+    t = s.reg[T_]
     for side in range(2):
         arg = -1
-        n = 0
-        for k in range(K):
-            if s.P[side, k] == 0:
-                arg = k
-                break
-            n += s.P[side, k]
+        n = t - 1  # from round K + 1 on every arm has been played and the plays sum to t - 1
+        if t <= K:
+            n = 0
+            for k in range(K):
+                if s.P[side, k] == 0:
+                    arg = k
+                    break
+                n += s.P[side, k]
         if arg < 0:
             if n != n_log:
                 c = s.fr[0] * math.log(n)  # alpha ln n, as ucb1_arm's alpha * ln / N_k groups it
