@@ -599,6 +599,41 @@ def _set_batches(p, batches):
     s.reg[1] = len(batches)
 
 
+def test_speed_against_the_cpp_is_the_stored_run():
+    """The speed ratios README and docs/policies.md state against the C++ (CPU per step, C++ over
+    boundcalc, the range over the two matrices, to one decimal) are
+    benchmarks/baselines.py's stored run, and the user loop's cost above the kernel the docs state is
+    benchmarks/policies.py's (policies_baselines.json, every baseline and matrix, two decimals)."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    mats = json.loads((root / "benchmarks" / "results" / "baselines.json").read_text())["matrices"]
+    readme = (root / "README.md").read_text()
+    docs = (root / "docs" / "policies.md").read_text()
+
+    def ratios(ours, theirs):
+        r = [
+            mats[m]["rows"][theirs]["cpu_us_per_step"] / mats[m]["rows"][ours]["cpu_us_per_step"]
+            for m in ("arithmetic8", "mslr5-condorcet")
+        ]
+        return f"{min(r):.1f}-{max(r):.1f}x"
+
+    for ours, theirs, in_readme in [
+        ("rmed2fh", "RMED2FH (C++)", True),
+        ("interleaved-filter", "IF (C++)", True),
+        ("beat-the-mean(gamma=0.69282)", "BTM (C++, gamma 1.2, tight radius)", True),
+        ("beat-the-mean", "BTM (C++, gamma 1.2, tight radius)", False),
+        ("sparring(alpha=2.5)", "Sparring (C++, UCB alpha 2.5)", True),
+    ]:
+        q = ratios(ours, theirs)
+        assert q in docs, (ours, q)
+        assert not in_readme or q in readme, (ours, q)
+    rows = json.loads((root / "benchmarks" / "results" / "policies_baselines.json").read_text())["rows"]
+    gap = [r["user_us"] - r["kernel_us"] for r in rows]
+    assert f"kernel plus {min(gap):.2f}-{max(gap):.2f} us" in docs
+
+
 def test_merge_rucb_time_offset_by_hand():
     """``C = ((4 alpha - 1) K^2 / ((2 alpha - 1) delta))^(1 / (2 alpha - 1))``: at K = 10, alpha = 1.01,
     delta = 0.01 the base is 3.04 * 100 / 0.0102 = 29803.92 and the exponent 1 / 1.02, so
