@@ -79,6 +79,7 @@ ISSUE_KEYS = [
     "ws_s_hardness",  # issue 34: the baselines' order-only bounds
     "versatile_db_hardness",
     "merge_rucb_order",  # issue 34, second part
+    "btm_order",
 ]
 CORE_FIELDS = ("key", "value", "unit", "value_in_000_unit", "source", "reason", "status", "message")
 
@@ -120,7 +121,7 @@ def test_every_key_in_order():
     cmp = compare(load_example("table2"))
     assert list(COMPARE_KEYS) == ISSUE_KEYS
     assert cmp.keys() == ISSUE_KEYS == [r.key for r in cmp.rows] == [r.key for r in cmp]
-    assert len(cmp) == 20 and all(isinstance(r, Result) for r in cmp)
+    assert len(cmp) == 21 and all(isinstance(r, Result) for r in cmp)
     assert isinstance(cmp["lower_bound"], BoundResult) and isinstance(cmp["ecw"], BoundResult)
     assert set(cmp.results) == {"lower_bound", "ecw"} and cmp.results["ecw"] is cmp["ecw"]
     for r in cmp:
@@ -215,7 +216,7 @@ def test_exports_and_formats():
         assert key in text
     assert "n/a" in text and "no Condorcet winner" in text
     assert "no Condorcet winner" not in cmp.summary(reasons=False)
-    assert "20 rows" in repr(cmp) and "failed" not in repr(cmp)
+    assert "21 rows" in repr(cmp) and "failed" not in repr(cmp)
     # CSV: header and one line per row, numbers written to round-trip
     rows = list(csv.DictReader(io.StringIO(cmp.to_csv())))
     assert [r["key"] for r in rows] == ISSUE_KEYS and float(rows[1]["value"]) == cmp["ecw"].value
@@ -273,6 +274,8 @@ def _table2_by_hand(alpha=ALPHA, beta=2.0) -> dict:
         # Versatile-DB: the winner's margins .1 over arms 1-3; MergeRUCB: K
         "versatile_db_hardness": 3 / 0.1,
         "merge_rucb_order": 4.0,
+        # Beat-the-Mean: gamma^7 K / eps_* with gamma = 1 and the winner's smallest margin .1
+        "btm_order": 4 / 0.1,
     }
 
 
@@ -314,6 +317,7 @@ def test_formula_rows_of_a_three_arm_matrix_by_hand():
         "ws_s_hardness": 3.0,
         "versatile_db_hardness": 1 / 0.1 + 1 / 0.2,
         "merge_rucb_order": 3.0,
+        "btm_order": 3 / 0.1,
     }
     assert cmp.keys() == list(hand)
     for key, value in hand.items():
@@ -406,6 +410,7 @@ EXPECTED_UNITS = {
     "ws_s_hardness": UNIT_HARDNESS,
     "versatile_db_hardness": UNIT_HARDNESS,
     "merge_rucb_order": UNIT_HARDNESS,
+    "btm_order": UNIT_HARDNESS,
 }
 FACTOR_TO_000 = {
     UNIT_000: 1.0,

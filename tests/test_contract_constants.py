@@ -67,6 +67,7 @@ def test_every_constant_of_the_issue_is_registered_in_order():
         "ws_s_hardness",  # issue 34
         "versatile_db_hardness",
         "merge_rucb_order",  # issue 34, second part
+        "btm_order",
     ]
     assert list(boundcalc.COMPARE_KEYS) == [s.key for s in SPECS]
 

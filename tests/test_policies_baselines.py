@@ -459,6 +459,28 @@ def test_order_only_bounds_say_so():
     assert all(r.status == "not-applicable" and "Condorcet" in r.reason for r in cyc)
 
 
+def test_btm_order_by_hand():
+    """Beat-the-Mean's row, ``gamma^7 K / eps_*`` (duelpy's statement of the paper's order): on the
+    5-arm total order with margins 0.25, 5 / 0.25 = 20 (gamma = 1, as compare reports it, equal to
+    IF2's K / eps_12); on A = [[.5, .6, .7], [.4, .5, .8], [.3, .2, .5]] (winner 0, smallest margin
+    .1) with gamma = 0.5, 0.5^7 * 3 / 0.1 = 0.234375; an order, no conversion to 000's; no
+    Condorcet winner: not applicable; gamma outside (0, 1]: refused by name."""
+    import boundcalc as bc
+    from boundcalc.bounds import btm_order
+
+    row = bc.compare(_total_order(5, 0.25), keys=["btm_order", "if2_hardness"])
+    assert row["btm_order"].value == pytest.approx(20.0) == row["if2_hardness"].value
+    r = row["btm_order"]
+    assert "order only" in r.source and r.value_in_000_unit is None and r.unit == "hardness (no unit)"
+    a = btm_order([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]], gamma=0.5)
+    assert a.value == pytest.approx(0.234375, rel=1e-12) and a.extra["eps_star"] == pytest.approx(0.1)
+    cyc = btm_order([[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]])
+    assert cyc.status == "not-applicable" and "Condorcet" in cyc.reason
+    for bad in (0.0, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="gamma"):
+            btm_order([[0.5, 0.6], [0.4, 0.5]], gamma=bad)
+
+
 # ----------------------------------------------------------------------------- on Dask
 BASELINES = [
     "interleaved-filter",
@@ -575,6 +597,41 @@ def _set_batches(p, batches):
         s.mem[b, : len(arms)] = arms
         s.size[b] = len(arms)
     s.reg[1] = len(batches)
+
+
+def test_speed_against_the_cpp_is_the_stored_run():
+    """The speed ratios README and docs/policies.md state against the C++ (CPU per step, C++ over
+    boundcalc, the range over the two matrices, to one decimal) are
+    benchmarks/baselines.py's stored run, and the user loop's cost above the kernel the docs state is
+    benchmarks/policies.py's (policies_baselines.json, every baseline and matrix, two decimals)."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    mats = json.loads((root / "benchmarks" / "results" / "baselines.json").read_text())["matrices"]
+    readme = (root / "README.md").read_text()
+    docs = (root / "docs" / "policies.md").read_text()
+
+    def ratios(ours, theirs):
+        r = [
+            mats[m]["rows"][theirs]["cpu_us_per_step"] / mats[m]["rows"][ours]["cpu_us_per_step"]
+            for m in ("arithmetic8", "mslr5-condorcet")
+        ]
+        return f"{min(r):.1f}-{max(r):.1f}x"
+
+    for ours, theirs, in_readme in [
+        ("rmed2fh", "RMED2FH (C++)", True),
+        ("interleaved-filter", "IF (C++)", True),
+        ("beat-the-mean(gamma=0.69282)", "BTM (C++, gamma 1.2, tight radius)", True),
+        ("beat-the-mean", "BTM (C++, gamma 1.2, tight radius)", False),
+        ("sparring(alpha=2.5)", "Sparring (C++, UCB alpha 2.5)", True),
+    ]:
+        q = ratios(ours, theirs)
+        assert q in docs, (ours, q)
+        assert not in_readme or q in readme, (ours, q)
+    rows = json.loads((root / "benchmarks" / "results" / "policies_baselines.json").read_text())["rows"]
+    gap = [r["user_us"] - r["kernel_us"] for r in rows]
+    assert f"kernel plus {min(gap):.2f}-{max(gap):.2f} us" in docs
 
 
 def test_merge_rucb_time_offset_by_hand():

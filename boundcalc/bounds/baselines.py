@@ -23,11 +23,26 @@
   docstring (``duelpy/algorithms/merge_rucb.py``, commit ``2e6b37eb``) states "The regret is bounded
   by O(N log T)", which is what the row reports (``N = K``), with the Condorcet assumption checked.
 
-All four are hardnesses in the sense of :mod:`boundcalc.bounds.savage`: numbers inside an ``O(.)``
+* ``btm_order`` -- Beat-the-Mean (Yue & Joachims, ICML 2011), online setting: the paper's regret
+  theorem was not read -- the ``search`` tool returns the openings of the paper's pages
+  (``studylib.net/doc/7967687``, ``mafiadoc.com``: abstract and introduction), not its Sec. 5 --
+  so its constants are not reproduced.  ``bengsV/duelpy``'s Beat-the-Mean docstring
+  (``duelpy/algorithms/beat_the_mean.py``, commit ``adf355b8``) states "a high probability
+  cumulative regret bound of O(gamma^7 N / eps_* log T)", ``eps_*`` the best arm's winning
+  probability against the second best minus 1/2, ``gamma`` the relaxed stochastic transitivity
+  assumed; boundcalc reports ``gamma^7 K / eps_*`` with ``gamma = 1`` (strong stochastic
+  transitivity, the policy's default ``gamma``), reading ``eps_*`` as IF2's ``eps_{1,2}`` above
+  (the winner's smallest margin), so that with ``gamma = 1`` the number equals ``if2_hardness``:
+  the two papers state the same order.
+
+All five are hardnesses in the sense of :mod:`boundcalc.bounds.savage`: numbers inside an ``O(.)``
 with no published constant, so no unit and no conversion to 000's.  The other baselines' papers
 state no regret bound for the policy as run here (RCS, Self-Sparring's dueling case, Sparring
-with UCB1), were not read (Beat-the-Mean's, Doubler's, MergeDTS's), or their constant is already a
-row (RMED2FH's is the Condorcet lower bound, ``rmed_lb``): they have no row.
+with UCB1), were not found (Doubler's, Ailon, Karnin & Joachims ICML 2014, and MergeDTS's, Li et
+al. TOIS 2020: the ``search`` tool returns their abstracts and pages' openings, which state no
+order, and no implementation read states one either -- so there is no row rather than a guessed
+order), or their constant is already a row (RMED2FH's is the Condorcet lower bound, ``rmed_lb``):
+they have no row.
 
 >>> r = if2_hardness([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])
 >>> round(r.value, 6), r.unit                # K / eps_12 = 3 / 0.1
@@ -36,6 +51,8 @@ row (RMED2FH's is the Condorcet lower bound, ``rmed_lb``): they have no row.
 2.0
 >>> round(versatile_db_hardness([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]]).value, 6)   # 1/.1 + 1/.2
 15.0
+>>> round(btm_order([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]], gamma=0.8).value, 6)   # .8^7 3 / .1
+6.291456
 """
 
 from __future__ import annotations
@@ -47,7 +64,7 @@ from ..registry import Context, register_constant
 from ..result import Result
 from ..units import UNIT_HARDNESS
 
-__all__ = ["if2_hardness", "ws_s_hardness", "versatile_db_hardness", "merge_rucb_order"]
+__all__ = ["if2_hardness", "ws_s_hardness", "versatile_db_hardness", "merge_rucb_order", "btm_order"]
 
 IF2 = register_constant(
     "if2_hardness",
@@ -73,6 +90,16 @@ MRUCB = register_constant(
     unit=UNIT_HARDNESS,
     source="Zoghi, Whiteson & de Rijke 2015 (WSDM), MergeRUCB's regret O(K log T) as duelpy states it (order only)",
     order=200,
+)
+
+BTM = register_constant(
+    "btm_order",
+    unit=UNIT_HARDNESS,
+    source=(
+        "Yue & Joachims 2011 (ICML), Beat-the-Mean's online regret O(gamma^7 K / eps_* log T) as duelpy"
+        " states it, gamma = 1 (order only)"
+    ),
+    order=210,
 )
 
 _NO_CW = "no Condorcet winner (the paper assumes one)"
@@ -173,3 +200,42 @@ def _vdb_row(ctx: Context) -> Result:
 @MRUCB
 def _mrucb_row(ctx: Context) -> Result:
     return merge_rucb_order(ctx.pm)
+
+
+def btm_order(matrix: MatrixLike, gamma: float = 1.0) -> Result:
+    """``gamma^7 K / eps_*``, ``eps_* = min_{j != w} (mu_wj - 1/2)`` for the Condorcet winner ``w``:
+    Beat-the-Mean's online regret ``O((gamma^7 K / eps_*) log T)`` as ``bengsV/duelpy`` states it
+    (module text), a hardness with no constant; ``gamma`` in ``(0, 1]`` is the relaxed stochastic
+    transitivity the bound assumes (``compare``'s row: ``gamma = 1``).
+
+    >>> btm_order([[0.5, 0.6], [0.4, 0.5]], gamma=1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: btm_order: gamma must be in (0, 1] (the relaxed stochastic transitivity of Yue & Joachims 2011); got 1.5
+    """
+    g = float(gamma)
+    if not 0.0 < g <= 1.0:  # also refuses NaN
+        raise ValueError(
+            "btm_order: gamma must be in (0, 1] (the relaxed stochastic transitivity of Yue & Joachims 2011);"
+            f" got {gamma}"
+        )
+    pm = as_preference_matrix(matrix)
+    w = pm.condorcet_winner
+    if w is None:
+        return BTM.not_applicable(_NO_CW)
+    eps = float(np.delete(pm.mu[w] - 0.5, w).min())
+    return BTM.result(
+        g**7 * pm.K / eps,
+        extra={
+            "label": "gamma^7 K / eps_*",
+            "winner": int(w),
+            "eps_star": eps,
+            "gamma": g,
+            "note": "O(.) only: the paper's theorem was not read; duelpy's docstring states the order",
+        },
+    )
+
+
+@BTM
+def _btm_row(ctx: Context) -> Result:
+    return btm_order(ctx.pm)

@@ -13,13 +13,17 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import T_, count, env_more, play, stream_index
+from .policy import T_, env_more, held_index, play
 
 #: BTM's state: the protocol's counts; ``bn[b, b']``/``bw[b, b']`` the comparisons and wins of ``b``
 #: chosen against ``b'`` (line 12); ``n[b]``, ``w[b]`` their sums over the working set; the
 #: membership of ``W`` (``act``); scratch ``ties``; ``reg = [t, |W|]``; ``fr = [3 gamma^2
-#: sqrt(log(1 / delta))]``.
-BTMState = namedtuple("BTMState", ["W", "N", "rs", "bn", "bw", "n", "w", "act", "ties", "reg", "fr", "stats"])
+#: sqrt(log(1 / delta))]``; ``mem[:|W|]`` the arms of ``W`` ascending; ``p[b] = w_b / n_b`` (1/2
+#: while ``n_b = 0``), kept for the arms of ``W`` (recomputed for ``b`` after its duel and for
+#: every arm after a removal: the same divisions as computing it afresh each round).
+BTMState = namedtuple(
+    "BTMState", ["W", "N", "rs", "bn", "bw", "n", "w", "act", "ties", "reg", "fr", "stats", "mem", "p"]
+)
 SIZE = 1
 
 
@@ -34,78 +38,104 @@ def btm_radius(scale, n):
 @njit(cache=True)
 def btm_select(s):
     """Lines 11-12: the least-compared arm of ``W`` against a uniform other arm of ``W``; once one arm
-    is left, its self-duel.  ``stats = [exploration, self_duels, removals]``."""
-    K = s.act.shape[0]
-    act = s.act
-    if s.reg[SIZE] == 1:
-        for a in range(K):
-            if act[a]:
-                s.stats[1] += 1
-                return a, a
-    m = -1
-    for a in range(K):  # line 11
-        if act[a] and (m < 0 or s.n[a] < m):
-            m = s.n[a]
+    is left, its self-duel.  ``stats = [exploration, self_duels, removals]``.
+
+    ``W`` is read from ``mem`` (ascending), so the tied arms of line 11 and ``W \\ {b}`` of line 12
+    are taken in ascending order as the module text says; ``ties`` holds positions in ``mem``.
+    (No state array is bound to a local name: each such name costs the step two reference-count
+    calls, the cost of a whole cheap step.)"""
+    size = s.reg[SIZE]
+    if size == 1:
+        s.stats[1] += 1
+        return s.mem[0], s.mem[0]
+    m = s.n[s.mem[0]]
+    for q in range(1, size):  # line 11
+        m = min(m, s.n[s.mem[q]])
     nt = 0
-    for a in range(K):
-        if act[a] and s.n[a] == m:
-            s.ties[nt] = a
-            nt += 1
-    b = s.ties[0] if nt == 1 else s.ties[stream_index(s.rs, nt)]
-    k = stream_index(s.rs, s.reg[SIZE] - 1)  # line 12, over W \ {b} ascending
-    for a in range(K):
-        if act[a] and a != b:
-            if k == 0:
-                s.stats[0] += 1
-                return b, a
-            k -= 1
-    return b, b  # unreachable: |W| >= 2
+    for q in range(size):
+        s.ties[nt] = q
+        nt += s.n[s.mem[q]] == m
+    g = (s.rs[0], False, 0.0)  # the policy stream as scalars (stream_index's own steps: no array handed on)
+    qb = 0
+    if nt > 1:
+        g, qb = held_index(g, nt)
+    qb = s.ties[qb]
+    g, k = held_index(g, size - 1)  # line 12, over W \ {b} ascending
+    s.rs[0] = g[0]
+    s.stats[0] += 1
+    return s.mem[qb], s.mem[k if k < qb else k + 1]
 
 
 @njit(cache=True)
 def btm_update(s, i, j, won):
     """Lines 13-20: the chosen arm's counters, then the elimination test and the deletion of the
     eliminated arm's comparisons."""
-    count(s, i, j, won)
+    if i != j:  # the protocol's counts (:func:`count`'s), inline and without a branch on the outcome
+        s.W[i, j] += won
+        s.W[j, i] += not won
+        s.N[i, j] += 1
+        s.N[j, i] += 1
     if i != j:
         s.bn[i, j] += 1
         s.n[i] += 1
-        if won:
-            s.bw[i, j] += 1
-            s.w[i] += 1
-        K = s.act.shape[0]
-        act = s.act
-        nstar = -1
+        s.bw[i, j] += won
+        s.w[i] += won
+        s.p[i] = s.w[i] / s.n[i]
+        size = s.reg[SIZE]
+        nstar = s.n[s.mem[0]]
         pmin = np.inf
         pmax = -np.inf
-        amin = -1
-        for a in range(K):
-            if act[a]:
-                p = s.w[a] / s.n[a] if s.n[a] > 0 else 0.5
-                if p < pmin:
-                    pmin = p
-                    amin = a
-                if p > pmax:
-                    pmax = p
-                if nstar < 0 or s.n[a] < nstar:
-                    nstar = s.n[a]
+        qmin = -1
+        for q in range(size):
+            pa = s.p[s.mem[q]]
+            if pa < pmin:
+                pmin = pa
+                qmin = q
+            pmax = max(pmax, pa)
+            nstar = min(nstar, s.n[s.mem[q]])
         c = btm_radius(s.fr[0], nstar)
         if pmin + c <= pmax - c:  # line 16
-            act[amin] = False  # lines 17-19
-            for a in range(K):
-                if act[a]:
-                    s.n[a] -= s.bn[a, amin]
-                    s.w[a] -= s.bw[a, amin]
-                    s.bn[a, amin] = 0
-                    s.bw[a, amin] = 0
-            s.reg[SIZE] -= 1
-            s.stats[2] += 1
+            _remove(s, qmin)  # lines 17-19
     s.reg[T_] += 1
 
 
 @njit(cache=True)
+def _remove(s, qmin):
+    """Lines 17-19: the arm at position ``qmin`` of ``mem`` leaves ``W``; its comparisons leave the
+    others' counters."""
+    size = s.reg[SIZE]
+    amin = s.mem[qmin]
+    s.act[amin] = False
+    for q in range(qmin, size - 1):
+        s.mem[q] = s.mem[q + 1]
+    size -= 1
+    for q in range(size):
+        a = s.mem[q]
+        s.n[a] -= s.bn[a, amin]
+        s.w[a] -= s.bw[a, amin]
+        s.bn[a, amin] = 0
+        s.bw[a, amin] = 0
+        s.p[a] = s.w[a] / s.n[a] if s.n[a] > 0 else 0.5
+    s.reg[SIZE] = size
+    s.stats[2] += 1
+
+
+@njit(cache=True)
 def btm_run(s, env):
-    """BTM's whole-run kernel: :func:`btm_select`, the duel, :func:`btm_update`, to the horizon."""
-    while env_more(env):
+    """BTM's whole-run kernel: :func:`btm_select`, the duel, :func:`btm_update`, to the horizon.
+
+    Once one arm is left (``reg[SIZE] = 1``) every later round is its self-duel, whose update changes
+    only ``t``: those rounds are played by :func:`play` alone and ``t`` and the ``self_duels``
+    counter advanced by their number -- the same duels, draws, regret and counters as the
+    step-by-step loop (tests/test_policy_revisions.py), without the two calls a round."""
+    while env_more(env) and s.reg[SIZE] > 1:
         i, j = btm_select(s)
         btm_update(s, i, j, play(env, i, j))
+    if env_more(env):  # one arm left: its self-duel, whose update changes only t, to the horizon
+        a = s.mem[0]
+        n = 0
+        while env_more(env):
+            play(env, a, a)
+            n += 1
+        s.stats[1] += n
+        s.reg[T_] += n

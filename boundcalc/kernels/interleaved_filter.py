@@ -15,7 +15,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import T_, count, env_more, play
+from .policy import T_, env_more, play
 
 #: IF2's state: the protocol's counts; the candidate's wins ``cw[b]`` and duels ``cn[b]`` against
 #: every ``b`` since it became the candidate; the membership of ``W`` (``act``); ``reg = [t, b_hat,
@@ -56,29 +56,34 @@ def if_select(s):
 @njit(cache=True)
 def if_update(s, i, j, won):
     """The outcome of ``(b_hat, b)``; at the end of a round robin lines 10-17 (removals, pruning, a
-    new candidate) and the next round's first arm."""
-    count(s, i, j, won)
+    new candidate) and the next round's first arm.  (No compiled call is handed the bundle ``s``:
+    the caller would take and release a reference to it, two NRT calls, a third of a step; the
+    counts are added without a branch on the outcome, a fair coin to the branch predictor.)"""
+    if i != j:  # the protocol's counts (:func:`count`'s), inline and without a branch on the outcome
+        s.W[i, j] += won
+        s.W[j, i] += not won
+        s.N[i, j] += 1
+        s.N[j, i] += 1
     if s.reg[NEXT] >= 0:
         b = j
         s.cn[b] += 1
-        if won:
-            s.cw[b] += 1
+        s.cw[b] += won
         nxt = _first_active(s.act, b + 1)
         if nxt < 0:  # the round robin is over: lines 10-17
             K = s.act.shape[0]
             lt = s.fr[0]
-            for a in range(K):  # lines 10-12
-                if s.act[a] and s.cn[a] > 0:
-                    p = s.cw[a] / s.cn[a]
-                    if p > 0.5 and p - if_radius(lt, s.cn[a]) >= 0.5:
-                        s.act[a] = False
             new = -1
-            for a in range(K):  # line 13: the first b' that confidently beats b_hat
-                if s.act[a] and s.cn[a] > 0:
-                    p = s.cw[a] / s.cn[a]
-                    if p < 0.5 and p + if_radius(lt, s.cn[a]) <= 0.5:
+            # lines 10-12 and 13 in one pass: no arm of line 13 (P_hat < 1/2) is removed by lines 10-12
+            for a in range(K):
+                n = s.cn[a]
+                if s.act[a] and n > 0:
+                    p = s.cw[a] / n
+                    c = if_radius(lt, n)
+                    if p > 0.5:
+                        if p - c >= 0.5:  # lines 10-12
+                            s.act[a] = False
+                    elif new < 0 and p < 0.5 and p + c <= 0.5:  # line 13: the first such b'
                         new = a
-                        break
             if new >= 0:
                 for a in range(K):  # lines 14-15: IF2's pruning
                     if s.act[a] and s.cn[a] > 0 and 2 * s.cw[a] > s.cn[a]:
@@ -96,7 +101,19 @@ def if_update(s, i, j, won):
 
 @njit(cache=True)
 def if_run(s, env):
-    """IF2's whole-run kernel: :func:`if_select`, the duel, :func:`if_update`, to the horizon."""
-    while env_more(env):
+    """IF2's whole-run kernel: :func:`if_select`, the duel, :func:`if_update`, to the horizon.
+
+    Once ``W`` is empty (``reg[NEXT] < 0``) every later round is the self-duel ``(b_hat, b_hat)``,
+    whose update changes only ``t``: those rounds are played by :func:`play` alone and ``t`` and the
+    ``self_duels`` counter advanced by their number -- the same duels, draws, regret and counters as
+    the step-by-step loop (tests/test_policy_revisions.py), without the two calls a round."""
+    while env_more(env) and s.reg[NEXT] >= 0:
         i, j = if_select(s)
         if_update(s, i, j, play(env, i, j))
+    hb = s.reg[HAT]
+    n = 0
+    while env_more(env):
+        play(env, hb, hb)
+        n += 1
+    s.stats[1] += n
+    s.reg[T_] += n

@@ -123,4 +123,6 @@ class BeatTheMean(CompiledPolicy):
             np.array([1, K], dtype=np.int64),
             np.array([btm_scale(K, self.params["horizon"], self.params["gamma"])]),
             np.zeros(3, dtype=np.int64),
+            np.arange(K, dtype=np.int64),
+            np.full(K, 0.5),
         )

@@ -80,7 +80,9 @@ class Sparring(CompiledPolicy):
             np.zeros((K, K), dtype=np.int64),
             np.zeros((2, K), dtype=np.int64),
             np.zeros((2, K), dtype=np.int64),
-            np.array([1], dtype=np.int64),
+            np.array([1, 0, 0], dtype=np.int64),
             np.array([self.params["alpha"]]),
             np.zeros(1, dtype=np.int64),
+            np.zeros((2, K)),
+            np.zeros((2, K)),
         )
