@@ -340,6 +340,35 @@ def test_each_draws_lower_bound_is_a_cold_lower_bound_of_the_drawn_matrix():
     assert min(n_winners) == 1 and max(n_winners) >= 2  # both paths are exercised
 
 
+@pytest.mark.parametrize(
+    "n, draws",
+    [(10**4, 10), pytest.param(1000, 30, marks=pytest.mark.slow)],
+    ids=["1e4-duels-10-draws", "1e3-duels-30-draws"],
+)
+def test_the_fast_path_equals_a_cold_lower_bound_on_every_draw_of_a_136_arm_matrix(n, draws):
+    """The bootstrap's draws of weak data on the 136-arm MSLR matrix (what benchmarks/bootstrap.py
+    times; the sorted-pool model with one Copeland winner, Theorem 6's closed form with several):
+    every draw's lower bound equals boundcalc.lower_bound of the drawn matrix (the lifted cutting
+    plane, certified) within the LP tolerance, and the sorted-pool path is the one that ran."""
+    from boundcalc.datasets import load_example
+    from boundcalc.uncertainty import _lower_bound, draw_matrix
+
+    mu = load_example("mslr-informational").mu
+    iu = np.triu_indices(136, 1)
+    W = np.zeros((136, 136))
+    w = np.random.default_rng(0).binomial(n, mu[iu])
+    W[iu], W[(iu[1], iu[0])] = w, n - w
+    res = bootstrap(W, draws, seed=0, keys=["lower_bound"], workers=0, progress=False)
+    methods = set()
+    for row in res.rows:
+        pm = draw_matrix(W, row["index"], 0)
+        cold = boundcalc.lower_bound(pm)
+        assert cold.status == "ok"
+        assert row["values"]["lower_bound"] == pytest.approx(cold.value, rel=1e-7)
+        methods.add(_lower_bound(pm).stats["method"])
+    assert "cutting-plane, sorted pools" in methods and "cutting-plane" not in methods
+
+
 def test_installed_cli_bootstrap_is_seeded_resumable_and_named(tmp_path):
     """As a user runs it (installed command, subprocess): the same --seed gives the same report;
     --out resumes (a longer run reads the shorter one's draws and computes only the new ones, and
