@@ -205,7 +205,7 @@ def _draw_solver() -> CopelandLPSolver:
 #: (many pairs near 1/2 drawn either way) the optimum of the MSLR matrices' LP spreads over every
 #: ``i2``'s pool: :class:`~boundcalc.lp.lifted.CopelandModel` then builds a pool block for nearly
 #: every ``i2``, 10,000-29,000 rows against the true matrix's 675, where the sorted-pool model
-#: keeps one row per ``(i2, l, case)`` (about 700-1,500; ``benchmarks/bootstrap.py --part
+#: keeps one row per ``(i2, l, case)`` (650-1,800; ``benchmarks/bootstrap.py --part
 #: profile``, results/bootstrap_profile.json).
 DRAW_PER_I2 = 3
 

@@ -56,6 +56,15 @@ those ``i2``'s pool blocks (valid for any structure), drops the rest (the other 
 pool blocks: along an online run's structures, blocks no row reads would otherwise make up most
 of the model), and starts HiGHS from the old basis: an online policy's next
 empirical structure (a pair or two flipped) then costs a few pivots instead of a cold solve.
+
+Sorted pools.  A pool's variables occur in no other ``i2``'s rows and not on the winner side, so
+some optimum orders every pool's values against its costs; on that set ``SS_m`` of a pool is the
+sum of its ``m`` most expensive pairs, and :class:`SortedPoolModel` (with
+:func:`solve_sorted_pools`) writes each ``(i2, l, case)`` as one row and no pool block.  On draws
+of weak data, where every ``i2`` needs its block here (10,000-29,000 rows at 136 arms), it keeps
+650-1,800 (``benchmarks/results/bootstrap_profile.json``): the bootstrap's path
+(:mod:`boundcalc.uncertainty`).  The online solver keeps :class:`CopelandModel` (its derived
+models and bases).
 """
 
 from __future__ import annotations
@@ -65,7 +74,7 @@ import numpy as np
 from .constraints import CopelandFamily, RowBlock
 from .highs import CoveringLP, LPSolution
 
-__all__ = ["CopelandModel", "SortedPoolModel"]
+__all__ = ["CopelandModel", "SortedPoolModel", "solve_sorted_pools"]
 
 
 class CopelandModel:
