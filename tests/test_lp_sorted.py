@@ -208,5 +208,8 @@ def test_a_stall_is_reported_and_the_bootstrap_falls_back_to_the_lifted_solver(m
     monkeypatch.setattr(SortedPoolModel, "add_cuts", lambda self, *a, **k: 0)
     stalled = solve_sorted_pools(as_structure(pm))
     assert stalled.status == "failed" and "numerical trouble" in stalled.message
+    st = as_structure(pm)
+    fam = CopelandFamily(st, int(st.winners[0]))
+    assert SortedPoolModel(fam, pair_costs(st), np.ones(fam.n_vars)).derived(fam, pair_costs(st), None) is None
     back = _lower_bound(pm)
     assert back.stats["method"] == "cutting-plane" and back.value == pytest.approx(good.value, rel=1e-8)

@@ -433,6 +433,11 @@ class SortedPoolModel(CopelandModel):
         super().__init__(family, tc, up, promote=0, presolve=presolve, lift=True, reuse_basis=False)
         self.pair_costs = costs
 
+    def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> None:
+        """None: a delta variable stands for a position in its pool's cost order, which other costs
+        change (a new structure gets a new model)."""
+        return None
+
     def pair_values(self, x: np.ndarray) -> np.ndarray:
         """The pair values ``e`` (``triu_indices`` order) of the model's values ``x``: suffix sums of
         every pool's ``delta``, cut to ``[0, 1]``."""
