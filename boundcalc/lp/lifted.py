@@ -71,8 +71,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constraints import CopelandFamily, RowBlock
+from collections.abc import Iterable
+
+from ..result import BoundResult
+from .constraints import CopelandFamily, RowBlock, _as_square
+from .ecw import _cost_matrix, ecw_allocation
 from .highs import CoveringLP, LPSolution
+from .structure import Structure, structure_d, triu
 
 __all__ = ["CopelandModel", "SortedPoolModel", "solve_sorted_pools"]
 
@@ -452,7 +457,12 @@ class SortedPoolModel(CopelandModel):
         return np.clip(e, 0.0, 1.0) + 0.0
 
     def add_cuts(
-        self, E: np.ndarray, tol: float, per_i2: int, rng: np.random.Generator | None = None, sums=None
+        self,
+        E: np.ndarray,
+        tol: float,
+        per_i2: int,
+        rng: np.random.Generator | None = None,
+        sums: np.ndarray | None = None,
     ) -> int:
         """For every ``i2`` violated by more than ``tol`` at ``E`` (K x K pair values), up to
         ``per_i2`` of its most violated ``(l, case)`` (smallest row sums first, equal ones in column
@@ -508,14 +518,14 @@ class SortedPoolModel(CopelandModel):
 
 
 def solve_sorted_pools(
-    structure,
+    structure: Structure,
     *,
-    winners=None,
+    winners: Iterable[int] | None = None,
     tol: float = 1e-9,
     per_i2: int = 3,
     warm_rows: int = 3,
     max_rounds: int = 200,
-):
+) -> BoundResult:
     """000 Theorem 2's ``C*_{i1}`` of every Copeland winner of ``structure`` (a
     :class:`~boundcalc.lp.structure.Structure` with ``d``; 000's regret, the whole family) by the
     cutting plane over :class:`SortedPoolModel`: the same loop and stopping rule as
@@ -533,19 +543,14 @@ def solve_sorted_pools(
     """
     import time
 
-    from ..result import BoundResult
-    from .constraints import _as_square
-    from .cutting import _q_matrix, pair_costs
-    from .ecw import _cost_matrix, ecw_allocation
-    from .structure import structure_d, triu
-
     st = structure
     t0 = time.perf_counter()
-    costs = pair_costs(st)
     d = structure_d(st)
-    upper = np.where(d[triu(st.K)] > 0, 1.0, 0.0)
+    C = _cost_matrix(st)  # r / d, K x K: the pair costs of :func:`~boundcalc.lp.cutting.pair_costs`
+    iu = triu(st.K)
+    costs = C[iu]
+    upper = np.where(d[iu] > 0, 1.0, 0.0)
     winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
-    C = _cost_matrix(st)
     per, allocs, viols, failures = {}, {}, {}, []
     rounds = solves = iters = rows = 0
     for w in winners:
@@ -577,7 +582,7 @@ def solve_sorted_pools(
         iters += model.lp.iterations
         rows += model.lp.n_rows
         per[w] = float(costs @ e)
-        allocs[w] = _q_matrix(d, e)
+        allocs[w] = np.divide(E, d, out=np.zeros(d.shape), where=d > 0)  # q = e / d
         viols[w] = v
     stats = {
         "method": "cutting-plane, sorted pools",
