@@ -11,17 +11,20 @@ Timing (``--part timing``)
     seconds by ``time.process_time``, one process) and on a local Dask cluster of ``--workers``
     (default 2) processes (wall seconds); both must give the same rows (the warm LP within its
     tolerance).  The machine's load average is recorded with each: wall seconds on a shared
-    machine overstate the time on two free cores, which is about the CPU seconds / 2.  Where ``D`` is below 1,000 (the LP on weak data is slow), the time of 1,000
-    draws is projected from the measured per-draw time, and said so.  Writes
-    ``benchmarks/results/bootstrap.json``.
+    machine overstate the time on two free cores, which is about the CPU seconds / 2.  Where ``D``
+    is below 1,000, the time of 1,000 draws is projected from the measured per-draw time, and said
+    so.  Writes ``benchmarks/results/bootstrap.json``.
 
 Profile (``--part profile``)
     Why a draw of weak data costs more than the true matrix: for the first ``--profile-draws``
-    draws at 10^3 and 10^4 duels per pair, the Copeland winners of the draw and, per solver
+    draws at 10^3, 10^4 and 10^5 duels per pair, the Copeland winners of the draw and, per solver
     setting, the CPU of one cold solve (``CopelandLPSolver(per_i2=1)``, what a cold
-    ``lower_bound`` runs; ``per_i2=3``) and of the bootstrap's path (Theorem 6's closed form with
-    two or more winners, else ``per_i2=3``), the LP's rows and rounds, and the values' largest
-    relative difference.  Writes ``benchmarks/results/bootstrap_profile.json``.
+    ``lower_bound`` runs; ``per_i2=3``), of the bootstrap's previous path
+    (``previous_path``: Theorem 6's closed form with two or more winners, else the lifted model
+    with ``per_i2=3``) and of its path (``bootstrap_path``: the closed form, else the sorted-pool
+    model, :func:`boundcalc.lp.lifted.solve_sorted_pools`), the LP's rows and rounds, and the
+    values' largest relative difference to the cold solve.  Writes
+    ``benchmarks/results/bootstrap_profile.json``.
 
 Coverage (``--part coverage``)
     A known 4-arm matrix (gaps 0.08-0.25) and ``n`` duels per pair: ``--logs`` simulated logs,
@@ -56,8 +59,8 @@ TRUE4 = np.array([[0.5, 0.62, 0.7, 0.75], [0.38, 0.5, 0.6, 0.68], [0.3, 0.4, 0.5
 TIMING = [
     (1000, ["ecw"], 1000, True),
     (10**5, ["lower_bound", "ecw"], 1000, True),
-    (10**4, ["lower_bound", "ecw"], 100, False),
-    (1000, ["lower_bound", "ecw"], 20, False),
+    (10**4, ["lower_bound", "ecw"], 1000, True),
+    (1000, ["lower_bound", "ecw"], 1000, True),
 ]
 
 
@@ -171,8 +174,11 @@ def timing(workers: int) -> dict:
 
 def profile(draws: int) -> dict:
     from boundcalc.lp.cutting import CopelandLPSolver
+    from boundcalc.lp.structure import as_structure
     from boundcalc.matrix import PreferenceMatrix
     from boundcalc.uncertainty import DRAW_PER_I2, _full, _lower_bound, draw_upper
+
+    previous = CopelandLPSolver(per_i2=DRAW_PER_I2, cache_size=1)  # the bootstrap's solver before the sorted pools
 
     mu = load_example("mslr-informational").mu
     true = PreferenceMatrix(mu)
@@ -189,7 +195,7 @@ def profile(draws: int) -> dict:
         },
         "settings": [],
     }
-    for n in (1000, 10**4):
+    for n in (1000, 10**4, 10**5):
         W = simulated_counts(mu, n, np.random.default_rng(0))
         rows = []
         for r in range(draws):
@@ -198,6 +204,7 @@ def profile(draws: int) -> dict:
             for label, solve in (
                 ("cold_per_i2_1", lambda: CopelandLPSolver().solve(pm, certify=False)),
                 (f"cold_per_i2_{DRAW_PER_I2}", lambda: CopelandLPSolver(per_i2=DRAW_PER_I2).solve(pm, certify=False)),
+                ("previous_path", lambda: previous.solve_empirical(as_structure(pm), certify=False)),
                 ("bootstrap_path", lambda: _lower_bound(pm)),
             ):
                 c0 = time.process_time()
@@ -215,11 +222,11 @@ def profile(draws: int) -> dict:
                 + ", ".join(
                     f"{k} {row[k]['cpu_ms']:.0f} ms ({row[k]['rows']} rows)"
                     for k in row
-                    if k.startswith(("cold", "boot"))
+                    if k.startswith(("cold", "boot", "prev"))
                 ),
                 flush=True,
             )
-        labels = [k for k in rows[0] if k.startswith(("cold", "boot"))]
+        labels = [k for k in rows[0] if k.startswith(("cold", "boot", "prev"))]
         ref = np.array([x["cold_per_i2_1"]["value"] for x in rows])
         out["settings"].append(
             {

@@ -266,31 +266,39 @@ def test_readme_speed_and_coverage_numbers_are_the_stored_ones():
         for c in json.loads((root / "benchmarks" / "results" / "bootstrap.json").read_text())["configurations"]
     }
     lb = ("lower_bound", "ecw")
-    assert t[(10**5, lb)]["draws"] == 1000 and t[(1000, ("ecw",))]["draws"] == 1000
-    assert f"costs {t[(10**5, lb)]['cpu_ms_per_draw']:.1f} ms of CPU" in readme
-    assert f"1,000 draws take {t[(10**5, lb)]['cpu_seconds_in_process']:.0f} s of CPU" in readme
+    n3 = (10**5, 10**4, 1000)
+    assert all(t[(n, lb)]["draws"] == 1000 for n in n3) and t[(1000, ("ecw",))]["draws"] == 1000
+    assert all(t[(n, lb)]["same_rows"] for n in n3)  # in-process and Dask gave the same rows
+    ms = [f"{t[(n, lb)]['cpu_ms_per_draw']:.1f}" for n in n3]
+    assert f"costs {ms[0]} ms of CPU at 10^5 duels per pair, {ms[1]} ms at 10^4 and {ms[2]} ms at 10^3" in readme
+    cpu = [f"{t[(n, lb)]['cpu_seconds_in_process']:.0f}" for n in n3]
+    assert f"1,000 draws take {cpu[0]}, {cpu[1]} and {cpu[2]} s of CPU" in readme
+    wall = [f"{t[(n, lb)]['wall_seconds_dask']:.0f}" for n in n3]
+    assert f"they took {wall[0]}, {wall[1]} and {wall[2]} s of wall" in readme
+    loads = [t[(n, lb)]["load_average"][0] for n in n3]
+    assert f"(load average {min(loads):.0f}-{max(loads):.0f}" in readme
     assert f"ECW alone costs {t[(1000, ('ecw',))]['cpu_ms_per_draw']:.1f} ms a draw" in readme
-    assert (
-        f"{t[(10**4, lb)]['cpu_ms_per_draw']:.0f} ms a draw at 10^4 duels per pair and"
-        f" {t[(1000, lb)]['cpu_ms_per_draw']:.0f} ms at 10^3"
-    ) in readme
-    assert (
-        f"take {t[(10**4, lb)]['projected_cpu_seconds_1000'] / 60:.0f} and"
-        f" {t[(1000, lb)]['projected_cpu_seconds_1000'] / 60:.0f} CPU minutes"
-    ) in readme
-    assert f"(measured on {t[(10**4, lb)]['draws']} and {t[(1000, lb)]['draws']} draws)" in readme
     prof = json.loads((root / "benchmarks" / "results" / "bootstrap_profile.json").read_text())
     s1000 = next(s for s in prof["settings"] if s["duels_per_pair"] == 1000)
+    s10k = next(s for s in prof["settings"] if s["duels_per_pair"] == 10**4)
     assert (
         f"the true matrix's LP has {prof['true_matrix']['rows']} rows, a draw's at 10^3 duels per pair up to"
-        f" {max(r['cold_per_i2_1']['rows'] for r in s1000['rows']):,}"
+        f" {max(r['cold_per_i2_1']['rows'] for r in s1000['rows']):,} in the lifted model"
+    ) in readme
+    assert f"at most {max(r['bootstrap_path']['rows'] for r in s1000['rows']):,} rows there" in readme
+    worst = max(max(s["max_rel_diff_to_cold"].values()) for s in prof["settings"])
+    assert f"(largest relative difference {worst:.0e} on the profiled draws)" in readme
+    assert (
+        f"took {s1000['mean_cpu_ms']['previous_path']:.0f} ms a draw at 10^3 duels per pair and"
+        f" {s10k['mean_cpu_ms']['previous_path']:.0f} ms at 10^4, this one"
+        f" {s1000['mean_cpu_ms']['bootstrap_path']:.0f} and {s10k['mean_cpu_ms']['bootstrap_path']:.0f} ms"
     ) in readme
     for s in prof["settings"]:  # the profiled draws: the bootstrap's path gives the cold solve's values
         assert max(s["max_rel_diff_to_cold"].values()) < 1e-9
         assert s["multi_winner_draws"] == sum(len(r["winners"]) > 1 for r in s["rows"])
-        assert all(
-            r["bootstrap_path"]["method"].startswith("closed-form") == (len(r["winners"]) > 1) for r in s["rows"]
-        )
+        for r in s["rows"]:  # one winner: the sorted pools; several: Theorem 6's closed form
+            m = r["bootstrap_path"]["method"]
+            assert m == "cutting-plane, sorted pools" if len(r["winners"]) == 1 else m.startswith("closed-form")
     cov = {
         s["duels_per_pair"]: s
         for s in json.loads((root / "benchmarks" / "results" / "bootstrap_coverage.json").read_text())["settings"]
@@ -338,6 +346,35 @@ def test_each_draws_lower_bound_is_a_cold_lower_bound_of_the_drawn_matrix():
         assert cold.status == "ok"
         assert row["values"]["lower_bound"] == pytest.approx(cold.value, rel=1e-7)
     assert min(n_winners) == 1 and max(n_winners) >= 2  # both paths are exercised
+
+
+@pytest.mark.parametrize(
+    "n, draws",
+    [(10**4, 10), pytest.param(1000, 30, marks=pytest.mark.slow)],
+    ids=["1e4-duels-10-draws", "1e3-duels-30-draws"],
+)
+def test_the_fast_path_equals_a_cold_lower_bound_on_every_draw_of_a_136_arm_matrix(n, draws):
+    """The bootstrap's draws of weak data on the 136-arm MSLR matrix (what benchmarks/bootstrap.py
+    times; the sorted-pool model with one Copeland winner, Theorem 6's closed form with several):
+    every draw's lower bound equals boundcalc.lower_bound of the drawn matrix (the lifted cutting
+    plane, certified) within the LP tolerance, and the sorted-pool path is the one that ran."""
+    from boundcalc.datasets import load_example
+    from boundcalc.uncertainty import _lower_bound, draw_matrix
+
+    mu = load_example("mslr-informational").mu
+    iu = np.triu_indices(136, 1)
+    W = np.zeros((136, 136))
+    w = np.random.default_rng(0).binomial(n, mu[iu])
+    W[iu], W[(iu[1], iu[0])] = w, n - w
+    res = bootstrap(W, draws, seed=0, keys=["lower_bound"], workers=0, progress=False)
+    methods = set()
+    for row in res.rows:
+        pm = draw_matrix(W, row["index"], 0)
+        cold = boundcalc.lower_bound(pm)
+        assert cold.status == "ok"
+        assert row["values"]["lower_bound"] == pytest.approx(cold.value, rel=1e-7)
+        methods.add(_lower_bound(pm).stats["method"])
+    assert "cutting-plane, sorted pools" in methods and "cutting-plane" not in methods
 
 
 def test_installed_cli_bootstrap_is_seeded_resumable_and_named(tmp_path):

@@ -56,16 +56,30 @@ those ``i2``'s pool blocks (valid for any structure), drops the rest (the other 
 pool blocks: along an online run's structures, blocks no row reads would otherwise make up most
 of the model), and starts HiGHS from the old basis: an online policy's next
 empirical structure (a pair or two flipped) then costs a few pivots instead of a cold solve.
+
+Sorted pools.  A pool's variables occur in no other ``i2``'s rows and not on the winner side, so
+some optimum orders every pool's values against its costs; on that set ``SS_m`` of a pool is the
+sum of its ``m`` most expensive pairs, and :class:`SortedPoolModel` (with
+:func:`solve_sorted_pools`) writes each ``(i2, l, case)`` as one row and no pool block.  On draws
+of weak data, where every ``i2`` needs its block here (10,000-29,000 rows at 136 arms), it keeps
+650-1,800 (``benchmarks/results/bootstrap_profile.json``): the bootstrap's path
+(:mod:`boundcalc.uncertainty`).  The online solver keeps :class:`CopelandModel` (its derived
+models and bases).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .constraints import CopelandFamily, RowBlock
-from .highs import CoveringLP, LPSolution
+from collections.abc import Iterable
 
-__all__ = ["CopelandModel"]
+from ..result import BoundResult
+from .constraints import CopelandFamily, RowBlock, _as_square
+from .ecw import _cost_matrix, ecw_allocation
+from .highs import CoveringLP, LPSolution
+from .structure import Structure, structure_d, triu
+
+__all__ = ["CopelandModel", "SortedPoolModel", "solve_sorted_pools"]
 
 
 class CopelandModel:
@@ -365,3 +379,231 @@ class CopelandModel:
             "pair_columns": lp.n_pair_cols,
             "nonzeros": lp.nnz,
         }
+
+
+class SortedPoolModel(CopelandModel):
+    """The LP ``min c.e over R_{winner}`` with every pool in the variables of its sorted values: one
+    row per ``(i2, l, case)`` and no pool block (an additive, caller-chosen model: the bootstrap's
+    draws, :mod:`boundcalc.uncertainty`; :class:`CopelandModel` is unchanged).
+
+    Why it is exact.  The pool ``P = S_{i2} \\ {i1}`` of an ``i2`` holds the pairs ``{i2, j}``
+    that ``j`` wins: each such pair lies in the pool of its loser only, never on the winner side
+    (pairs ``{i1, j}``, ``j in I_{i1}``; ``i1`` is in no pool), so a pool's variables occur in
+    the rows of its ``i2`` alone, and there only through ``SS_m(e_P)``, the sum of the ``m``
+    smallest values (paper 000, eq. (2); the module text).  Exchanging two values of a pool keeps
+    every ``SS_m`` and every bound ``0 <= e <= 1``, and where ``c_a <= c_b`` with ``e_a < e_b``
+    it does not raise the cost (``(c_a - c_b)(e_b - e_a) <= 0``): some optimum of ``C*_{i1}``
+    has every pool's values in the reverse order of its costs (cheapest largest; equal costs in
+    arm order).  On that set ``SS_m(e_P)`` is the sum over the ``m`` most expensive pairs, a
+    linear function, and with ``e_{(s)} = delta_s + ... + delta_p`` (positions by cost, ``delta
+    >= 0``) the order is a bound instead of ``|P| - 1`` rows: the ``(i2, l, case)`` family is the
+    one row ``winner part + sum_{s > p - m} (s - p + m) delta_s >= 1``, whatever ``l`` and the
+    subsets.  The variable ``delta_s`` takes the slot of the ``s``-th cheapest pair of the pool
+    (the same number of variables), with cost ``c_(1) + ... + c_(s)``.  The winner part is
+    :class:`CopelandModel`'s (winner blocks).
+
+    The model is a relaxation of ``R_{i1}`` restricted to that order (a subset of its rows;
+    ``delta <= 1`` and no ``e_{(1)} <= 1`` row: a value above 1 is cut to 1 by :meth:`pair_values`,
+    which keeps every covering row and does not raise the cost), whose optimum equals ``C*_{i1}``
+    (the paragraph above).  So when the oracle (over the whole family, at the pair values) finds
+    nothing violated, the pair values are an optimum of ``C*_{i1}`` -- the cutting plane's stopping
+    rule, unchanged.  Rows are added per violated ``(i2, l, case)``, once each; a present row still
+    violated (HiGHS's tolerances) makes :meth:`add_cuts` return 0 and the caller falls back to
+    :class:`CopelandModel`.
+    """
+
+    def __init__(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray, *, presolve: bool = False):
+        K = family.K
+        pid = family.pid
+        costs = np.asarray(costs, dtype=float)
+        keys = np.where(family.pool, costs[pid], np.inf)  # pid's diagonal (-1) is outside every pool
+        order = np.argsort(keys, axis=1, kind="stable")
+        p = family.pool_size.astype(np.int64)
+        pos = np.arange(K)[None, :] < p[:, None]
+        #: per i2, the pool's pair variables by cost (cheapest first), concatenated over i2
+        seq = pid[np.arange(K)[:, None], order][pos]
+        self._seq = seq
+        self._pool_start = np.zeros(K + 1, dtype=np.int64)
+        np.cumsum(p, out=self._pool_start[1:])
+        seg_end = np.repeat(self._pool_start[1:], p)
+        self._seg_end = seg_end
+        tc = costs.copy()
+        cs = np.cumsum(costs[seq])
+        first = np.repeat(self._pool_start[:-1], p)
+        base = np.concatenate([[0.0], cs])[first]
+        tc[seq] = cs - base  # delta_s costs c_(1) + ... + c_(s) of its pool
+        # a delta's upper bound: 1 (implied by e_(1) <= 1); other variables keep theirs
+        up = np.asarray(upper, dtype=float).copy()
+        up[seq] = 1.0
+        super().__init__(family, tc, up, promote=0, presolve=presolve, lift=True, reuse_basis=False)
+        self.pair_costs = costs
+
+    def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> None:
+        """None: a delta variable stands for a position in its pool's cost order, which other costs
+        change (a new structure gets a new model)."""
+        return None
+
+    def pair_values(self, x: np.ndarray) -> np.ndarray:
+        """The pair values ``e`` (``triu_indices`` order) of the model's values ``x``: suffix sums of
+        every pool's ``delta``, cut to ``[0, 1]``."""
+        e = np.array(x[: self.lp.n], dtype=float)
+        seq = self._seq
+        if seq.size:
+            d = x[seq]
+            rc = np.empty(d.size + 1)
+            rc[-1] = 0.0
+            np.cumsum(d[::-1], out=rc[-2::-1])  # rc[i] = d[i] + ... + d[-1]
+            e[seq] = rc[:-1] - rc[self._seg_end]
+        return np.clip(e, 0.0, 1.0) + 0.0
+
+    def add_cuts(
+        self,
+        E: np.ndarray,
+        tol: float,
+        per_i2: int,
+        rng: np.random.Generator | None = None,
+        sums: np.ndarray | None = None,
+    ) -> int:
+        """For every ``i2`` violated by more than ``tol`` at ``E`` (K x K pair values), up to
+        ``per_i2`` of its most violated ``(l, case)`` (smallest row sums first, equal ones in column
+        order) not yet in the model, each as its one row (class text); returns how many (0:
+        nothing violated, or every violated ``(l, case)`` is in the model already)."""
+        fam = self.family
+        S = fam._sums(E) if sums is None else sums
+        viol = 1.0 - S > tol
+        viol &= ~self._lifted
+        if not viol.any():
+            return 0
+        order = np.argsort(S, axis=1, kind="stable")
+        vs = np.take_along_axis(viol, order, axis=1)
+        rank = np.cumsum(vs, axis=1)
+        pick = vs & (rank <= per_i2)
+        i2, j = np.nonzero(pick)
+        c = order[i2, j]
+        k = fam._mS[i2, c]
+        kw = fam._mI[i2, c]
+        lv = np.unique(kw[kw > 0])
+        lv = lv[self._win_y[lv] < 0]
+        if lv.size:
+            self._winner_blocks(lv)
+        m = i2.size
+        heads = np.full((m, 3), -1, dtype=np.int64)
+        has_w = kw > 0
+        heads[has_w, 0] = self._win_y[kw[has_w]]
+        heads[has_w, 1] = self._win_u[kw[has_w], i2[has_w]]  # -1 when i2 is not in I_{i1}
+        own = fam._caseB[c]
+        heads[own, 2] = fam.pid[fam.winner, i2[own]]
+        hmask = heads >= 0
+        hl = hmask.sum(axis=1)
+        kk = np.maximum(k, 0)
+        rs = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(hl + kk, out=rs[1:])
+        out = np.empty(int(rs[-1]), dtype=np.int64)
+        val = np.ones(out.size)
+        pos = rs[:-1, None] + np.cumsum(hmask, axis=1) - 1
+        out[pos[hmask]] = heads[hmask]
+        # the pool part: the k most expensive positions s = p-k+1..p with coefficients 1..k
+        within = np.arange(int(kk.sum())) - np.repeat(np.cumsum(kk) - kk, kk)
+        pend = self._pool_start[i2 + 1]
+        dst = np.repeat(rs[:-1] + hl, kk) + within
+        out[dst] = self._seq[np.repeat(pend - kk, kk) + within]
+        val[dst] = within + 1.0
+        added = self.lp.add_general_rows(rs, out, val, np.ones(m))
+        self._row_i2 = np.concatenate([self._row_i2, i2])
+        self._row_lifted = np.concatenate([self._row_lifted, np.ones(m, dtype=bool)])
+        self._row_block = np.concatenate([self._row_block, np.full(m, -1, dtype=np.int64)])
+        self._lifted[i2, c] = True
+        self.lifted_rows += m
+        return added
+
+
+def solve_sorted_pools(
+    structure: Structure,
+    *,
+    winners: Iterable[int] | None = None,
+    tol: float = 1e-9,
+    per_i2: int = 3,
+    warm_rows: int = 3,
+    max_rounds: int = 200,
+) -> BoundResult:
+    """000 Theorem 2's ``C*_{i1}`` of every Copeland winner of ``structure`` (a
+    :class:`~boundcalc.lp.structure.Structure` with ``d``; 000's regret, the whole family) by the
+    cutting plane over :class:`SortedPoolModel`: the same loop and stopping rule as
+    :class:`~boundcalc.lp.cutting.CopelandLPSolver` (the oracle over the whole family, at the pair
+    values, finds no row violated by more than ``tol``), the same first rows (per ``i2``, the
+    ``warm_rows`` tightest ``(l, case)`` at ECW's allocation, 000 Theorem 6's ``R^E c R``), one
+    row per ``(i2, l, case)`` and no pool block.  Its value is the LP optimum within ``tol``, that
+    of a cold :func:`boundcalc.lower_bound` (``tests/test_lp_sorted.py``).
+
+    Returns a :class:`~boundcalc.result.BoundResult` (no certificate: the dual bound of the
+    ordered model is not computed), ``status="failed"`` with the reason where the loop stalls
+    (a row present and still violated: HiGHS's tolerances) or hits ``max_rounds``; the caller
+    then solves with :class:`~boundcalc.lp.cutting.CopelandLPSolver`.  Raises
+    :class:`~boundcalc.lp.highs.SolverError` when HiGHS finds no optimum.
+    """
+    import time
+
+    st = structure
+    t0 = time.perf_counter()
+    d = structure_d(st)
+    C = _cost_matrix(st)  # r / d, K x K: the pair costs of :func:`~boundcalc.lp.cutting.pair_costs`
+    iu = triu(st.K)
+    costs = C[iu]
+    upper = np.where(d[iu] > 0, 1.0, 0.0)
+    winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
+    per, allocs, viols, failures = {}, {}, {}, []
+    rounds = solves = iters = rows = 0
+    for w in winners:
+        fam = CopelandFamily(st, w)
+        if not fam._has_rows:
+            per[w], allocs[w], viols[w] = 0.0, np.zeros((st.K, st.K)), -np.inf
+            continue
+        model = SortedPoolModel(fam, costs, upper)
+        model.add_cuts(ecw_allocation(st.beats, C, w)[1], -np.inf, warm_rows)
+        v = np.inf
+        for rnd in range(max_rounds):
+            sol = model.solve()
+            rounds += 1
+            e = model.pair_values(sol.x)
+            E = _as_square(e, st.K)
+            S = fam._sums(E)
+            v = float(1.0 - S.min())
+            if v <= tol:
+                break
+            if rnd == max_rounds - 1:
+                failures.append(f"winner {w}: no convergence in {max_rounds} rounds (max violation {v:.3g})")
+            elif model.add_cuts(E, tol, per_i2, None, S) == 0:
+                failures.append(
+                    f"winner {w}: the oracle's violated rows (max violation {v:.3g}) are all in the model"
+                    " already (numerical trouble)"
+                )
+                break
+        solves += model.lp.solves
+        iters += model.lp.iterations
+        rows += model.lp.n_rows
+        per[w] = float(costs @ e)
+        allocs[w] = np.divide(E, d, out=np.zeros(d.shape), where=d > 0)  # q = e / d
+        viols[w] = v
+    stats = {
+        "method": "cutting-plane, sorted pools",
+        "seconds": time.perf_counter() - t0,
+        "rounds": rounds,
+        "lp_solves": solves,
+        "simplex_iterations": iters,
+        "rows": rows,
+        "rows_added": rows,
+        "rows_removed": 0,
+        "warm_start": False,
+        "solver": "highs",
+        "max_violation": float(max(viols.values())),
+    }
+    return BoundResult.from_winners(
+        "lower_bound",
+        per,
+        allocs,
+        {},
+        method="cutting-plane, sorted pools",
+        stats=stats,
+        failures=failures,
+        message="optimal: no row of the family violated by more than tol",
+    )

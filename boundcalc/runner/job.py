@@ -180,8 +180,8 @@ def resolve_workers(workers: Any = None, scheduler: Any = None) -> int:
     CPU) took 77 and 163 s on 2 local workers against 201 and 256 s in-process, but 300
     submatrices (1.5-1.6 s of CPU) took 9.7 and 18.1 s on Dask against 9.4 and 8.8 s in-process,
     the cluster alone taking 3.0-7.7 s to start; a 1000-draw bootstrap on 136 arms
-    (``benchmarks/results/bootstrap.json``, 6.6 s of CPU) took 86.8 s on Dask, 11.3 s of it
-    starting the cluster, against 77.4 s in-process.  The small jobs, the common ones, lose up
+    (``benchmarks/results/bootstrap.json``, ECW only, 6.4 s of CPU) took 24.1 s on Dask, 4.0 s of
+    it starting the cluster, against 20.0 s in-process.  The small jobs, the common ones, lose up
     to twice by a cluster; the large ones lose at most about 2.6 times by running in-process, and
     whoever starts one knows it is large.
 

@@ -1,0 +1,215 @@
+"""The sorted-pool model of the lower-bound LP (:class:`boundcalc.lp.lifted.SortedPoolModel`,
+:func:`boundcalc.lp.lifted.solve_sorted_pools`; the bootstrap's path for a draw with one Copeland
+winner), against independent references.
+
+* its value per Copeland winner equals the exact rational LP over every row of ``R_{i1}``
+  (:func:`test_review_lp.exact_lower_bound`: 000 eq. (2) enumerated with itertools, no code shared)
+  on the small tournaments of every kind, and the lifted cutting plane
+  (:class:`~boundcalc.lp.cutting.CopelandLPSolver`, certified) on random matrices, uniform
+  tournaments, near ties and drawn 136-arm MSLR matrices;
+* the ordering it rests on (some optimum has every pool's values in the reverse order of its
+  costs): its allocation is feasible for the whole family and so ordered, and an exact optimum,
+  re-sorted so, stays feasible at the same cost -- by brute force over the rows;
+* every row it holds is a row of the family at ordered points (its pool part is the sum over the
+  ``m`` most expensive pairs), and its delta variables give back the pair values;
+* a stall (HiGHS's tolerances) is reported as ``status="failed"``, and the bootstrap then answers
+  with the lifted cutting plane.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from builders import tournament_cases
+from test_review_lp import exact_lower_bound
+
+from boundcalc import PreferenceMatrix, load_example
+from boundcalc.datasets import random_matrix, tournament_matrix
+from boundcalc.lp import CopelandFamily, CopelandLPSolver
+from boundcalc.lp.constraints import _as_square
+from boundcalc.lp.cutting import pair_costs
+from boundcalc.lp.lifted import SortedPoolModel, solve_sorted_pools
+from boundcalc.lp.structure import as_structure, structure_d, triu
+
+
+def _drawn_mslr(n: int, r: int, seed: int = 0) -> PreferenceMatrix:
+    """Draw ``r`` of the bootstrap of ``n`` simulated duels per pair of the 136-arm MSLR
+    informational matrix (what ``benchmarks/bootstrap.py`` times)."""
+    from boundcalc.uncertainty import draw_matrix
+
+    mu = load_example("mslr-informational").mu
+    iu = np.triu_indices(136, 1)
+    W = np.zeros((136, 136))
+    w = np.random.default_rng(seed).binomial(n, mu[iu])
+    W[iu], W[(iu[1], iu[0])] = w, n - w
+    return draw_matrix(W, r, seed)
+
+
+def test_sorted_pools_equal_the_exact_rational_lp_on_small_tournaments():
+    cases = tournament_cases(n_per_K=12, Ks=range(3, 7))
+    seen_multi = 0
+    for K, kind, pm in cases:
+        st = as_structure(pm)
+        res = solve_sorted_pools(st)
+        assert res.status == "ok", (K, kind, res.message)
+        seen_multi += st.winners.size > 1
+        for w in st.winners.tolist():
+            assert res.per_winner[w] == pytest.approx(exact_lower_bound(st, w), rel=1e-8, abs=1e-10), (K, kind, w)
+    assert seen_multi > 0  # the per-winner loop runs on several winners too
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda s: random_matrix(24, s),
+        lambda s: random_matrix(40, s, condorcet=True),
+        lambda s: tournament_matrix(32, s),
+        lambda s: tournament_matrix(64, s),
+        lambda s: tournament_matrix(48, s, low=1e-4, high=0.02),  # near ties: costs over many orders
+    ],
+    ids=["random-24", "condorcet-40", "tournament-32", "tournament-64", "near-tie-48"],
+)
+def test_sorted_pools_equal_the_lifted_cutting_plane(make):
+    for s in range(3):
+        pm = make(100 + s)
+        st = as_structure(pm)
+        res = solve_sorted_pools(st)
+        ref = CopelandLPSolver().solve(pm)  # certified: violation and duality gap checked
+        assert res.status == "ok" and ref.status == "ok"
+        assert res.per_winner.keys() == ref.per_winner.keys()
+        for w, v in ref.per_winner.items():
+            assert res.per_winner[w] == pytest.approx(v, rel=1e-7), w
+
+
+@pytest.mark.parametrize("n", [1000, 10**4])
+def test_sorted_pools_equal_the_lifted_cutting_plane_on_drawn_136_arm_matrices(n):
+    """The bootstrap's weak-data draws, where the lifted model grows 10,000-29,000 rows."""
+    done = 0
+    for r in range(12):
+        pm = _drawn_mslr(n, r)
+        if pm.copeland_winners.size > 1:
+            continue
+        st = as_structure(pm)
+        res = solve_sorted_pools(st)
+        ref = CopelandLPSolver(per_i2=3).solve(pm, certify=False)
+        assert res.status == "ok" and ref.status == "ok"
+        assert res.value == pytest.approx(ref.value, rel=1e-8)
+        assert res.stats["rows"] < 3000 and ref.stats["rows"] > 0
+        done += 1
+        if done == 3:
+            break
+    assert done == 3
+
+
+def test_the_allocation_is_feasible_and_every_pool_ordered_against_its_costs():
+    for pm in (tournament_matrix(40, 5), random_matrix(30, 6), _drawn_mslr(1000, 0)):
+        st = as_structure(pm)
+        res = solve_sorted_pools(st)
+        costs = pair_costs(st)
+        d = structure_d(st)
+        for w in st.winners.tolist():
+            fam = CopelandFamily(st, w)
+            E = res.allocations[w] * d  # e = q d
+            assert fam.max_violation(E) <= 1e-9
+            assert float(costs @ E[triu(st.K)]) == pytest.approx(res.per_winner[w], rel=1e-12)
+            C = _as_square(costs, st.K)
+            for i2 in range(st.K):
+                P = np.flatnonzero(fam.pool[i2])
+                o = P[np.argsort(C[i2, P], kind="stable")]
+                assert np.all(np.diff(E[i2, o]) <= 1e-12)  # cheapest largest
+
+
+def test_reordering_an_exact_optimum_keeps_it_feasible_and_optimal_by_brute_force():
+    """The lemma itself: for an optimum of the full LP (every row written out), sorting each pool's
+    values against its costs keeps every row of R_{i1} (brute force over the enumerated rows) and
+    does not raise the cost; so the ordered problem has the same optimum."""
+    from boundcalc.lp.full import lower_bound_enumerate
+
+    checked = 0
+    for K, kind, pm in tournament_cases(n_per_K=8, Ks=range(4, 7), seed=11):
+        st = as_structure(pm)
+        full = lower_bound_enumerate(pm)
+        costs = pair_costs(st)
+        C = _as_square(costs, K)
+        d = structure_d(st)
+        for w in st.winners.tolist():
+            fam = CopelandFamily(st, w)
+            rows = fam.enumerate()
+            E = full.allocations[w] * d
+            F = E.copy()
+            for i2 in range(K):
+                P = np.flatnonzero(fam.pool[i2])
+                o = P[np.argsort(C[i2, P], kind="stable")]
+                F[i2, o] = np.sort(E[i2, P])[::-1]
+                F[o, i2] = F[i2, o]
+            f = F[triu(K)]
+            assert all(f[r].sum() >= 1 - 1e-7 for r in rows)
+            assert costs @ f <= costs @ E[triu(K)] + 1e-9 * max(1.0, costs @ E[triu(K)])
+            checked += 1
+    assert checked > 20
+
+
+def test_every_row_of_the_model_is_a_row_of_the_family_at_ordered_points():
+    """At random ordered points (each pool's values sorted against its costs) the model's rows,
+    read through the delta variables, never exceed the family's smallest row sum of their
+    (i2, l, case) -- with the winner blocks set by the module text's formula they are equal."""
+    rng = np.random.default_rng(8)
+    pm = tournament_matrix(20, 3)
+    st = as_structure(pm)
+    costs = pair_costs(st)
+    upper = np.ones(costs.size)
+    w = int(st.winners[0])
+    fam = CopelandFamily(st, w)
+    model = SortedPoolModel(fam, costs, upper)
+    # every (i2, l, case) as a row: violated everywhere at E = 0
+    model.add_cuts(np.zeros((st.K, st.K)), -np.inf, 10**6)
+    assert model.lifted_rows == int(fam._ok.sum())
+    C = _as_square(costs, st.K)
+    seq, start = model._seq, model._pool_start
+    for _ in range(20):
+        E = np.triu(rng.random((st.K, st.K)) * (rng.random((st.K, st.K)) < 0.7), 1)
+        E = E + E.T
+        for i2 in range(st.K):  # order every pool against its costs
+            P = np.flatnonzero(fam.pool[i2])
+            o = P[np.argsort(C[i2, P], kind="stable")]
+            E[i2, o] = np.sort(E[i2, P])[::-1]
+            E[o, i2] = E[i2, o]
+        e = E[triu(st.K)]
+        x = np.zeros(model.lp.n_vars)
+        x[: e.size] = e
+        # delta_s = e_(s) - e_(s+1) along each pool (positions by cost)
+        for i2 in range(st.K):
+            v = e[seq[start[i2] : start[i2 + 1]]]
+            x[seq[start[i2] : start[i2 + 1]]] = v - np.concatenate([v[1:], [0.0]])
+        assert np.allclose(model.pair_values(x), e)
+        # the winner blocks at the module text's point: t = v_(k+1), u = (t - v)^+, z = SS_k
+        va = e[fam.pid[w, fam.inferiors]]
+        sv = np.sort(va)
+        for blk in model.blocks:
+            members, k, t, u, z = blk
+            tt = sv[min(k, sv.size - 1)]
+            x[t], x[u], x[z] = tt, np.maximum(0.0, tt - va), sv[:k].sum()
+        act = model.lp.row_activity(x)
+        S = fam._sums(E)
+        cut = np.flatnonzero(model._row_i2 >= 0)
+        cols = np.argwhere(model._lifted)
+        # the cut rows were added in argwhere order of (i2, c) with per_i2 large: match by (i2, c)
+        assert cut.size == cols.shape[0]
+        for r, (i2, c) in zip(cut.tolist(), cols.tolist()):
+            assert act[r] == pytest.approx(S[i2, c], abs=1e-9)
+
+
+def test_a_stall_is_reported_and_the_bootstrap_falls_back_to_the_lifted_solver(monkeypatch):
+    from boundcalc.uncertainty import _lower_bound
+
+    pm = next(m for s in range(20) if (m := tournament_matrix(24, s)).copeland_winners.size == 1)
+    good = _lower_bound(pm)
+    assert good.stats["method"] == "cutting-plane, sorted pools"
+    monkeypatch.setattr(SortedPoolModel, "add_cuts", lambda self, *a, **k: 0)
+    stalled = solve_sorted_pools(as_structure(pm))
+    assert stalled.status == "failed" and "numerical trouble" in stalled.message
+    st = as_structure(pm)
+    fam = CopelandFamily(st, int(st.winners[0]))
+    assert SortedPoolModel(fam, pair_costs(st), np.ones(fam.n_vars)).derived(fam, pair_costs(st), None) is None
+    back = _lower_bound(pm)
+    assert back.stats["method"] == "cutting-plane" and back.value == pytest.approx(good.value, rel=1e-8)
