@@ -32,17 +32,33 @@ For each matrix of :data:`MATRICES` and each row of :data:`ROWS`, R runs of T du
     ``algorithms/preference_regret/doubler.py``'s ``run_doubler_algorithm`` (UCB1 right bandit,
     ``black_boxes/ucb1.py``) unmodified, with an ``arms`` object that plays the duel on the matrix
     (the winner's reward 1, the loser's 0).  It runs ``2^log_horizon`` rounds, so Doubler's rows use
-    ``T = 2^16 = 65,536``;
+    ``T = 2^16 = 65,536`` when the others run ``10^5``;
   - ``stephen-huan/dueling-bandit`` (``--vdb DIR``, a checkout; commit ``e440821``, JAX):
     ``bandit.algorithms.vdb_ind`` (Algorithm 3 with two independent Tsallis-INF, reduced-variance
-    estimates), with a ``duel`` that draws the outcome and sums the regret inside the JAX loop.
+    estimates), with a ``duel`` that draws the outcome and sums the regret inside the JAX loop; and,
+    as a second row, the same code with the one edit :data:`VDB_ZS_EDIT` (Zimmert & Seldin's
+    estimate of every arm in place of the peer's played-arm update), which locates the peer's
+    disagreement.
+
+Beside the two bundled matrices, ``--mslr FILE`` runs MergeRUCB, MergeDTS and Self-Sparring against
+the MergeDTS code on the 136-ranker MSLR navigational matrix that code ships (the MergeDTS paper's
+set-up, at a shorter horizon), and ``--reversed`` runs the chosen rows with the arms in reverse
+order (stored as ``"<matrix> (arms reversed)"``).  ``--rows`` re-runs some rows into the stored
+file.  The stored run:
+
+    python3 benchmarks/peers.py $PEERS --horizon 100000 --runs 20
+    python3 benchmarks/peers.py $PEERS --matrices '' --mslr .../matrix/MSLR-Nabigational.txt \
+        --rows merge-rucb,merge-dts,self-sparring            # 10 runs of T = 200,000
+    python3 benchmarks/peers.py $PEERS --reversed --matrices arithmetic8 --rows rcs
+
+with ``PEERS = --peer-python /tmp/duelpy-venv/bin/python --jax-python /tmp/vdb-venv/bin/python
+--mergedts DIR --doubler DIR --vdb DIR`` (``python3 -m venv /tmp/duelpy-venv &&
+/tmp/duelpy-venv/bin/pip install duelpy 'numpy<1.24' 'scipy<1.12'``; ``/tmp/vdb-venv``: ``pip
+install jax equinox``).
 
 The peers with no argument (or whose interpreter cannot import them) are skipped and the table says
-so; boundcalc's rows are always run.  Prints a table and writes ``benchmarks/results/peers.json``:
-
-    python3 benchmarks/peers.py --peer-python /tmp/duelpy-venv/bin/python \\
-        --jax-python /tmp/vdb-venv/bin/python --mergedts DIR --doubler DIR --vdb DIR \\
-        [--horizon 100000] [--runs 20]
+so (``"skipped"`` in the JSON); boundcalc's rows are always run.  Prints a table and writes
+``benchmarks/results/peers.json``.
 """
 
 from __future__ import annotations
@@ -59,7 +75,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 MATRICES = ("arithmetic8", "mslr5-condorcet")
 
-#: (row label, boundcalc policy, boundcalc params, peer, peer algorithm, horizon override)
+#: (row label, boundcalc policy, boundcalc params, peer, peer algorithm, horizon rule): the rule
+#: ``"pow2"`` runs the largest power of two <= the horizon (the Doubler peer's horizons are ``2^n``).
 ROWS = [
     ("RCS", "rcs", {}, "duelpy", "rcs", None),
     ("Winner Stays (WS-S)", "winner-stays", {}, "duelpy", "winner-stays", None),
@@ -67,8 +84,8 @@ ROWS = [
     ("MergeRUCB (duelpy)", "merge-rucb", {}, "duelpy", "merge-rucb", None),
     ("MergeDTS", "merge-dts", {}, "mergedts", "merge-dts", None),
     ("Self-Sparring", "self-sparring", {}, "mergedts", "self-sparring", None),
-    ("Doubler", "doubler", {}, "doubler", "doubler", 2**16),
-    ("Doubler (alpha = 0.5, the peer's UCB1)", "doubler", {"alpha": 0.5}, "doubler", "doubler", 2**16),
+    ("Doubler", "doubler", {}, "doubler", "doubler", "pow2"),
+    ("Doubler (alpha = 0.5, the peer's UCB1)", "doubler", {"alpha": 0.5}, "doubler", "doubler", "pow2"),
     ("Versatile-DB", "versatile-db", {}, "vdb", "versatile-db", None),
     ("Versatile-DB (peer with the paper's estimate)", "versatile-db", {}, "vdb", "versatile-db-zs", None),
 ]
@@ -437,7 +454,7 @@ def main() -> None:
         mat = result["matrices"].setdefault(label, entry)
         mat.update({k: v for k, v in entry.items() if k != "rows"})
         for name, pol, params, peer, alg, T_over in setup_rows:
-            T = T_over or horizon
+            T = 2 ** int(math.log2(horizon)) if T_over == "pow2" else horizon
             bkey, pkey = (label, pol, json.dumps(params, sort_keys=True), T), (label, peer, alg, T)
             if bkey not in done:  # two rows may share a run (one peer beside two settings, or the reverse)
                 done[bkey] = run_boundcalc(mu, pol, params, T, runs)
