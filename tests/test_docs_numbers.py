@@ -648,7 +648,10 @@ def peer_sentence_figures(rec: dict) -> dict:
     vdb = sorted(1 / ratio(m["Versatile-DB"], m) for m in main)
     cpu = lambda side: [r[side]["cpu_us_per_step"] for m in main for r in m.values() if side in r]  # noqa: E731
     mslr = rec["matrices"][PEER_TABLES[1][0]]["rows"].values()
+    rev = rec["matrices"][PEER_TABLES[2][0]]["rows"]["RCS"]
     return {
+        "rcs_reversed": f"boundcalc's regret stays ({rev['boundcalc']['mean']:.0f} against {rcs['boundcalc']['mean']:.0f})"
+        f" while duelpy's rises from {rcs['peer']['mean']:.0f} to {rev['peer']['mean']:.0f} (`z = {peer_z(rev['z'])}`)",
         "mslr": f"All three agree, within {max(abs(r['z']) for r in mslr):.1f} combined standard errors",
         "agree": f"within {max(abs(m[n]['z']) for m in main for n in agreeing):.1f} combined standard errors",
         "rcs": f"is {100 * (ratio(rcs, 0) - 1):.0f}% above duelpy's on `arithmetic8` (`z = {peer_z(rcs['z'])}`)",
