@@ -462,6 +462,7 @@ def main() -> None:
             if peer is not None:
                 why = peer_available(pythons[peer], peer, roots[peer])
                 if why is None:
+                    result["skipped"].pop(f"{name} ({peer})", None)  # a re-run with --rows supersedes
                     if pkey not in done:
                         done[pkey] = run_peer(pythons[peer], peer, alg, roots[peer], mu, T, runs)
                     row["peer"] = done[pkey]
