@@ -580,3 +580,93 @@ def test_readme_kernels_against_the_quoted_cpp():
         f"The kernels take {1 / max(ratio):.2f}-{1 / min(ratio):.2f} of the quoted C++ figures' time "
         f"({min(ratio):.1f}-{max(ratio):.1f}x faster; D-TS and D-TS+ {min(dts):.1f}-{max(dts):.1f}x:"
     ) in page(README)
+
+
+# ----------------------------------------------------------------------------- peers (issue 34, point 2)
+PEER_TABLES = (
+    ("arithmetic8", "mslr5-condorcet"),  # the seven baselines, T = 10^5 (Doubler 2^16), 20 runs
+    ("MSLR-Navigational-136",),  # the MergeDTS paper's 136-ranker matrix, the authors' code
+    ("arithmetic8 (arms reversed)",),  # RCS with the Condorcet winner last
+)
+
+
+def peer_figure(mean: float, stderr: float) -> str:
+    """How docs/policies.md prints a regret of benchmarks/results/peers.json, ``mean +- stderr``:
+    both at the mean's precision -- no decimals from 100 on, one from 10, two below."""
+    d = 0 if abs(mean) >= 100 else 1 if abs(mean) >= 10 else 2
+    return f"{mean:.{d}f} +- {stderr:.{d}f}"
+
+
+def peer_z(z: float) -> str:
+    """The difference in combined standard errors as printed (one decimal, signed)."""
+    t = f"{z:+.1f}"
+    return "0.0" if t in ("+0.0", "-0.0") else t
+
+
+def peer_table_rows(rec: dict, labels: tuple[str, ...]) -> list[str]:
+    """The rows of one docs/policies.md peer table from benchmarks/results/peers.json: per row and
+    matrix, boundcalc's and the peer's regret at T (mean +- standard error over the runs) and the
+    difference in combined standard errors, ``(b - p) / sqrt(se_b^2 + se_p^2)``."""
+    mats = [rec["matrices"][label] for label in labels]
+    rows = []
+    for name in [n for n in mats[0]["rows"] if all(n in m["rows"] for m in mats)]:
+        cells = []
+        for mat in mats:
+            row = mat["rows"][name]
+            b = row["boundcalc"]
+            cells.append(peer_figure(b["mean"], b["stderr"]))
+            if "peer" in row:
+                p = row["peer"]
+                assert math.isclose(row["z"], (b["mean"] - p["mean"]) / math.hypot(b["stderr"], p["stderr"]))
+                cells += [peer_figure(p["mean"], p["stderr"]), peer_z(row["z"])]
+            else:
+                cells += ["-", "-"]
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+    return rows
+
+
+@pytest.mark.parametrize("labels", PEER_TABLES)
+def test_policies_page_peer_tables_are_the_stored_run(labels):
+    """docs/policies.md's "Against other implementations" tables are benchmarks/peers.py's stored run."""
+    rec = json.loads((RESULTS / "peers.json").read_text())
+    text = (DOCS / "policies.md").read_text(encoding="utf-8")
+    rows = peer_table_rows(rec, labels)
+    assert rows
+    for row in rows:
+        assert row in text, row
+    for label in labels:  # the set-up the table's heading states
+        m = rec["matrices"][label]
+        assert f"{m['runs']} runs of `T = {m['horizon']:,}`" in page(DOCS / "policies.md"), label
+
+
+def peer_sentence_figures(rec: dict) -> dict:
+    """The figures docs/policies.md's peer section states in words, from benchmarks/results/peers.json."""
+    main = [rec["matrices"][label]["rows"] for label in PEER_TABLES[0]]
+    agreeing = ("Winner Stays (WS-S)", "MergeRUCB", "MergeDTS", "Self-Sparring", "Doubler (alpha = 0.5, the peer's UCB1)")
+    ratio = lambda row, m: row["boundcalc"]["mean"] / row["peer"]["mean"]  # noqa: E731
+    rcs, dmr = main[0]["RCS"], main[1]["MergeRUCB (duelpy)"]
+    vdb = sorted(1 / ratio(m["Versatile-DB"], m) for m in main)
+    cpu = lambda side: [r[side]["cpu_us_per_step"] for m in main for r in m.values() if side in r]  # noqa: E731
+    mslr = rec["matrices"][PEER_TABLES[1][0]]["rows"].values()
+    rev = rec["matrices"][PEER_TABLES[2][0]]["rows"]["RCS"]
+    return {
+        "rcs_reversed": f"boundcalc's regret stays ({rev['boundcalc']['mean']:.0f} against {rcs['boundcalc']['mean']:.0f})"
+        f" while duelpy's rises from {rcs['peer']['mean']:.0f} to {rev['peer']['mean']:.0f} (`z = {peer_z(rev['z'])}`)",
+        "mslr": f"All three agree, within {max(abs(r['z']) for r in mslr):.1f} combined standard errors",
+        "agree": f"within {max(abs(m[n]['z']) for m in main for n in agreeing):.1f} combined standard errors",
+        "rcs": f"is {100 * (ratio(rcs, 0) - 1):.0f}% above duelpy's on `arithmetic8` (`z = {peer_z(rcs['z'])}`)",
+        "duelpy_merge": f"{dmr['peer']['mean']:.0f} against {dmr['boundcalc']['mean']:.0f} on "
+        f"`mslr5-condorcet` (`z = {peer_z(dmr['z'])}`)",
+        "doubler": "hence " + " and ".join(f"{ratio(m['Doubler'], m):.1f}x" for m in main) + " the regret",
+        "vdb": f"the peer's regret is {vdb[0]:.0f}x boundcalc's" if f"{vdb[0]:.0f}" == f"{vdb[1]:.0f}"
+        else f"the peer's regret is {vdb[0]:.0f}-{vdb[1]:.0f}x boundcalc's",
+        "cpu": f"The peers in Python take {min(cpu('peer')):.2g}-{max(cpu('peer')):.2g} us of CPU a step on the two "
+        f"small matrices, boundcalc's kernels {min(cpu('boundcalc')):.2g}-{max(cpu('boundcalc')):.2g} us.",
+    }
+
+
+def test_policies_page_peer_sentences_are_the_stored_run():
+    rec = json.loads((RESULTS / "peers.json").read_text())
+    text = page(DOCS / "policies.md")
+    for key, said in peer_sentence_figures(rec).items():
+        assert said in text, (key, said)
