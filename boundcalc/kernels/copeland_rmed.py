@@ -95,11 +95,47 @@ DONE, NEED_TABLES = 0, 1
 CHECK_MARGIN = 1e-9
 
 
-#: ECW-RMED's state: the skeleton's fields and the caches of Theorem 5 (``tgt_*``: per winner and
-#: pool, the pool's part of ``C^E*``, the number ``h`` of pairs taken, their level ``1 / (h - k)``
-#: and which they are), a scratch row ``keys``.
-ECWState = namedtuple(
-    "ECWState",
+#: ECW-RMED's fields beyond the skeleton's: the caches of Theorem 5 (``tgt_*``: per winner and pool,
+#: the pool's part of ``C^E*``, the number ``h`` of pairs taken, their level ``1 / (h - k)`` and which
+#: they are), a scratch row ``keys``.
+ECW_FIELDS = ["keys", "tgt_part", "tgt_h", "tgt_level", "tgt_sel", "tgt_I", "tgt_dirty", "tgtI_dirty"]
+
+
+#: CW-RMED's fields beyond the skeleton's (:mod:`boundcalc.kernels.cw_rmed`): the warm bases per
+#: winner (``lp_*``: solution, variable code of :mod:`~boundcalc.kernels.basis`, the basis's variables
+#: and tight rows, ``(M^-1)^T``), the pair ids and scratch (``tight`` all True and ``rval`` all 1: the
+#: tight rows' flags and 0/1 coefficients as the shared sign test reads them).
+CW_FIELDS = [
+    "Etmp",
+    "pid",
+    "lp_valid",
+    "lp_x",
+    "lp_status",
+    "lp_nb",
+    "lp_boff",
+    "lp_moff",
+    "lp_soff",
+    "lp_bvar",
+    "lp_minvT",
+    "lp_rstart",
+    "lp_ridx",
+    "cvec",
+    "aty",
+    "atyabs",
+    "yv",
+    "cB",
+    "ymag",
+    "tight",
+    "rval",
+]
+
+
+#: The one state layout of both variants: the skeleton's fields, then ECW-RMED's and CW-RMED's (a
+#: variant's state holds the other's fields as empty arrays).  One layout is one numba type, so the
+#: skeleton, check (3) and the LP core's kernels they call compile once per command for both variants
+#: (with a layout each, ``simulate --policies ecw-rmed,cw-rmed`` compiled every shared function twice).
+RMEDState = namedtuple(
+    "RMEDState",
     [
         "W",
         "N",
@@ -143,15 +179,41 @@ ECWState = namedtuple(
         "tgt_I",
         "tgt_dirty",
         "tgtI_dirty",
+        "Etmp",
+        "pid",
+        "lp_valid",
+        "lp_x",
+        "lp_status",
+        "lp_nb",
+        "lp_boff",
+        "lp_moff",
+        "lp_soff",
+        "lp_bvar",
+        "lp_minvT",
+        "lp_rstart",
+        "lp_ridx",
+        "cvec",
+        "aty",
+        "atyabs",
+        "yv",
+        "cB",
+        "ymag",
+        "tight",
+        "rval",
     ],
 )
-# the skeleton's fields first (written out: a type checker reads literal fields only)
-assert list(ECWState._fields[: len(SKELETON_FIELDS)]) == SKELETON_FIELDS
+# written out (a type checker reads literal fields only); the same list as the three parts
+assert list(RMEDState._fields) == SKELETON_FIELDS + ECW_FIELDS + CW_FIELDS
+
+
+#: ECW-RMED's state (the one layout, :data:`RMEDState`).
+ECWState = RMEDState
 
 
 def skeleton_state(K: int, params: Mapping[str, Any], n_stats: int) -> dict[str, Any]:
     """The skeleton's arrays at ``t = 1`` (a dict by field name): counts 0, every structure stale,
-    the first pass ``L_C = P_{i != j}`` in lexicographic order."""
+    the first pass ``L_C = P_{i != j}`` in lexicographic order; the variants' fields empty (each
+    variant fills its own: :data:`RMEDState`)."""
     P = K * K
     LC = np.zeros(P, dtype=np.int64)
     inLR = np.zeros(P, dtype=np.bool_)
@@ -200,7 +262,23 @@ def skeleton_state(K: int, params: Mapping[str, Any], n_stats: int) -> dict[str,
         tab_out=np.zeros(2 * K * K),
         chk_info=np.zeros((K, K)),
         chk_m=np.full(K, np.nan),
+        **_empty_variant_fields(),
     )
+
+
+def _empty_variant_fields() -> dict[str, np.ndarray]:
+    """Every variant field as an empty array of its type (ndim and dtype): a variant's state holds
+    the other variant's fields so (one layout, :data:`RMEDState`)."""
+    f, i, b = np.float64, np.int64, np.bool_
+    kinds = dict(
+        keys=(1, f), tgt_part=(2, f), tgt_h=(2, i), tgt_level=(2, f), tgt_sel=(3, i), tgt_I=(1, f),
+        tgt_dirty=(1, b), tgtI_dirty=(1, b), Etmp=(2, f), pid=(2, i), lp_valid=(1, b), lp_x=(2, f),
+        lp_status=(2, np.int8), lp_nb=(1, i), lp_boff=(1, i), lp_moff=(1, i), lp_soff=(1, i),
+        lp_bvar=(1, i), lp_minvT=(1, f), lp_rstart=(1, i), lp_ridx=(1, i), cvec=(1, f), aty=(1, f),
+        atyabs=(1, f), yv=(1, f), cB=(1, f), ymag=(1, f), tight=(1, b), rval=(1, f),
+    )  # fmt: skip
+    assert list(kinds) == ECW_FIELDS + CW_FIELDS
+    return {name: np.zeros((0,) * nd, dtype=dt) for name, (nd, dt) in kinds.items()}
 
 
 # ----------------------------------------------------------------------------- the skeleton
@@ -569,18 +647,6 @@ def structure_tables(s):
 
 # ----------------------------------------------------------------------------- ECW-RMED
 @njit(cache=True)
-def _mark_targets(s):
-    """Theorem 5's cached parts made stale by the duels since the last decision (``dirty_*``)."""
-    for q in range(s.W.shape[0]):
-        if s.dirty_lo[q]:
-            s.tgt_dirty[q] = True
-        if s.dirty_hi[q]:
-            s.tgtI_dirty[q] = True
-        s.dirty_lo[q] = False
-        s.dirty_hi[q] = False
-
-
-@njit(cache=True)
 def ecw_target(s):
     """Line 11 for ECW-RMED: ``C^E*_a`` by Theorem 5 for every empirical winner (stale pool rows
     recomputed, others reused; pools sorted by (cost, arm)), ``i*`` by :func:`argmin_winner`, and
@@ -629,11 +695,27 @@ def ecw_target(s):
             Q[y, istar] = Q[istar, y]
 
 
+#: ``update(s, RESUME, RESUME, False)`` makes the waiting decision instead of learning a duel.
+RESUME = -1
+
+
 @njit(cache=True)
-def ecw_decide(s):
-    """Lines 7-15 of Algorithm 1 for ECW-RMED after a draw of the loop, ``t`` the round just played.
-    Returns DONE, or NEED_TABLES (nothing counted or changed beyond the structure's refresh, so the
-    decision is simply made again once Python has enlarged the tables)."""
+def ecw_update(s, i, j, won):
+    """ECW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15 of
+    Algorithm 1, ``t`` the round just played; then ``t`` advances.  A decision that needs Python
+    returns NEED_TABLES and waits (``reg[PENDING]``; nothing counted or changed beyond the
+    structure's refresh); ``i = RESUME`` makes it again once Python has enlarged the tables.
+
+    One compiled function for the step and its decision (not update -> resume -> decide): numba
+    links and re-optimises every callee's code into each caller, so each level of a call chain over
+    the whole decision costs its own compilation of all of it (about a second each)."""
+    if i >= 0:
+        skeleton_learn(s, i, j, won)
+        if not s.reg[IN_LOOP]:
+            s.reg[T_] += 1
+            return DONE
+        s.reg[IN_LOOP] = 0
+        s.reg[PENDING] = 1
     skeleton_refresh(s)
     log_t = math.log(s.reg[T_])
     if log_t <= 0:
@@ -644,7 +726,13 @@ def ecw_decide(s):
         exploit = check3(s, log_t)
         s.stats[S_CHECKS] += 1
         s.stats[S_BOUND] += s.reg[BND]
-    _mark_targets(s)
+    for q in range(s.W.shape[0]):  # Theorem 5's cached parts made stale by the duels since the last decision
+        if s.dirty_lo[q]:
+            s.tgt_dirty[q] = True
+        if s.dirty_hi[q]:
+            s.tgtI_dirty[q] = True
+        s.dirty_lo[q] = False
+        s.dirty_hi[q] = False
     if exploit < 0:
         s.stats[S_TARGETS] += 1
         if not s.reg[HAVE_TARGET]:
@@ -652,30 +740,18 @@ def ecw_decide(s):
             ecw_target(s)
             s.reg[HAVE_TARGET] = 1
     skeleton_finish(s, exploit, log_t)
+    s.reg[PENDING] = 0
+    s.reg[T_] += 1
     return DONE
 
 
 @njit(cache=True)
 def ecw_resume(s):
-    """Make the waiting decision (Python has provided what it asked for); then ``t`` advances."""
-    status = ecw_decide(s)
-    if status == DONE:
-        s.reg[PENDING] = 0
-        s.reg[T_] += 1
-    return status
-
-
-@njit(cache=True)
-def ecw_update(s, i, j, won):
-    """ECW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
-    decision that needs Python waits (``reg[PENDING]``) and :func:`ecw_resume` completes it."""
-    skeleton_learn(s, i, j, won)
-    if s.reg[IN_LOOP]:
-        s.reg[IN_LOOP] = 0
-        s.reg[PENDING] = 1
-        return ecw_resume(s)
-    s.reg[T_] += 1
-    return DONE
+    """Make the waiting decision (``ecw_update(s, RESUME, RESUME, False)``); then ``t`` advances.
+    The policy class calls :func:`ecw_update`'s entry point so: this wrapper is for callers in
+    compiled code only."""
+    r = np.int64(RESUME)
+    return ecw_update(s, r, r, r > 0)
 
 
 @njit(cache=True)
@@ -683,7 +759,8 @@ def ecw_run(s, env):
     """ECW-RMED's whole-run kernel: select, duel, learn to the horizon; returns early (NEED_TABLES)
     when a decision needs Python, and continues from there when called again."""
     if s.reg[PENDING]:
-        status = ecw_resume(s)
+        r = np.int64(RESUME)  # not a literal: a literal argument would compile another ecw_update
+        status = ecw_update(s, r, r, r > 0)
         if status != DONE:
             return status
     while env_more(env):

@@ -12,7 +12,6 @@ run loop; the reading of each line, and the Python side that calls HiGHS, are in
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -27,13 +26,14 @@ from .copeland_rmed import (
     ISTAR,
     NEED_TABLES,
     PENDING,
+    RESUME,
     S_BOUND,
     S_CHECKS,
     S_SOLVES,
     S_TARGETS,
-    SKELETON_FIELDS,
     STRUCT,
     TAB,
+    RMEDState,
     _min_row_sum,
     argmin_winner,
     check3,
@@ -66,37 +66,10 @@ LP_TOL = 3  # fr beyond the skeleton's (alpha, beta, check_tol)
 S_LP, S_THM6, S_WARM = 7, 8, 9  # stats beyond the skeleton's
 
 
-#: CW-RMED's state: the skeleton's fields (check (3)'s included), the warm bases per winner
-#: (``lp_*``: solution, variable code of :mod:`~boundcalc.kernels.basis`, the basis's variables and
-#: tight rows, ``(M^-1)^T``), the pair ids and scratch (``tight`` all True and ``rval`` all 1: the
-#: tight rows' flags and 0/1 coefficients as the shared sign test reads them).
-CWState = namedtuple(  # type: ignore[misc]  # the skeleton's fields, then these
-    "CWState",
-    SKELETON_FIELDS
-    + [
-        "Etmp",
-        "pid",
-        "lp_valid",
-        "lp_x",
-        "lp_status",
-        "lp_nb",
-        "lp_boff",
-        "lp_moff",
-        "lp_soff",
-        "lp_bvar",
-        "lp_minvT",
-        "lp_rstart",
-        "lp_ridx",
-        "cvec",
-        "aty",
-        "atyabs",
-        "yv",
-        "cB",
-        "ymag",
-        "tight",
-        "rval",
-    ],
-)
+#: CW-RMED's state: the one layout of both variants (:data:`~boundcalc.kernels.copeland_rmed.RMEDState`:
+#: the skeleton's fields, check (3)'s included, and CW-RMED's :data:`~boundcalc.kernels.copeland_rmed.CW_FIELDS`:
+#: the warm bases per winner, the pair ids and scratch; ECW-RMED's fields empty).
+CWState = RMEDState
 
 
 # ----------------------------------------------------------------------------- compiled steps
@@ -204,21 +177,20 @@ def _warm_lp(s):
 
 
 @njit(cache=True)
-def _has_ties(s):
-    K = s.W.shape[0]
-    for i in range(K):
-        for j in range(i + 1, K):
-            if not (s.beats[i, j] or s.beats[j, i]):
-                return True
-    return False
-
-
-@njit(cache=True)
-def cw_decide(s):
-    """Lines 7-15 of Algorithm 1 for CW-RMED after a draw of the loop, ``t`` the round just played.
-    Returns DONE, or what Python must provide first (NEED_TABLES, NEED_BASES, NEED_LP; nothing is
-    counted or changed beyond the structure's refresh and its tables, so the decision is simply made
-    again afterwards)."""
+def cw_update(s, i, j, won):
+    """CW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15 of
+    Algorithm 1, ``t`` the round just played; then ``t`` advances.  A decision that needs Python
+    returns what it must provide first (NEED_TABLES, NEED_BASES, NEED_LP) and waits
+    (``reg[PENDING]``; nothing is counted or changed beyond the structure's refresh and its tables);
+    ``i = RESUME`` makes it again afterwards.  One function for the step and its decision, as
+    :func:`~boundcalc.kernels.copeland_rmed.ecw_update` (why: there)."""
+    if i >= 0:
+        skeleton_learn(s, i, j, won)
+        if not s.reg[IN_LOOP]:
+            s.reg[T_] += 1
+            return DONE
+        s.reg[IN_LOOP] = 0
+        s.reg[PENDING] = 1
     skeleton_refresh(s)
     log_t = math.log(s.reg[T_])
     if log_t <= 0:
@@ -231,15 +203,16 @@ def cw_decide(s):
                 s.lp_valid[a] = False
         exploit = check3(s, log_t)
         if exploit < 0 and not s.reg[HAVE_TARGET]:
+            K = s.W.shape[0]
             nwin = 0
-            for a in range(s.is_win.shape[0]):
+            for a in range(K):
                 nwin += s.is_win[a]
-            if nwin >= 2 and not _has_ties(s):
-                istar = _theorem6(s)
-                thm6 = True
-            else:
-                istar = _warm_lp(s)
-                thm6 = False
+            thm6 = nwin >= 2  # Theorem 6 with two or more winners and no tie
+            for a in range(K if thm6 else 0):
+                for b in range(a + 1, K):
+                    if not (s.beats[a, b] or s.beats[b, a]):
+                        thm6 = False
+            istar = _theorem6(s) if thm6 else _warm_lp(s)
             if istar < 0:
                 return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES
             s.stats[S_THM6 if thm6 else S_WARM] += 1
@@ -251,30 +224,22 @@ def cw_decide(s):
     if exploit < 0:
         s.stats[S_TARGETS] += 1
     skeleton_finish(s, exploit, log_t)
+    s.reg[PENDING] = 0
+    s.reg[T_] += 1
     return DONE
 
 
 @njit(cache=True)
 def cw_resume(s):
-    """Make the waiting decision (Python has provided what it asked for); then ``t`` advances."""
-    status = cw_decide(s)
-    if status == DONE:
-        s.reg[PENDING] = 0
-        s.reg[T_] += 1
-    return status
+    """Make the waiting decision (``cw_update(s, RESUME, RESUME, False)``); then ``t`` advances.
+    The policy class calls :func:`cw_update`'s entry point so: this wrapper is for callers in
+    compiled code only."""
+    r = np.int64(RESUME)
+    return cw_update(s, r, r, r > 0)
 
 
-@njit(cache=True)
-def cw_update(s, i, j, won):
-    """CW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
-    decision that needs Python waits (``reg[PENDING]``) and :func:`cw_resume` completes it."""
-    skeleton_learn(s, i, j, won)
-    if s.reg[IN_LOOP]:
-        s.reg[IN_LOOP] = 0
-        s.reg[PENDING] = 1
-        return cw_resume(s)
-    s.reg[T_] += 1
-    return DONE
+#: The former name of the waiting decision's kernel (it is :func:`cw_resume`'s, inside :func:`cw_update`).
+cw_decide = cw_resume
 
 
 @njit(cache=True)
@@ -282,7 +247,8 @@ def cw_run(s, env):
     """CW-RMED's whole-run kernel: select, duel, learn to the horizon; returns early (NEED_*) when a
     decision needs Python, and continues from there when called again."""
     if s.reg[PENDING]:
-        status = cw_resume(s)
+        r = np.int64(RESUME)  # not a literal: a literal argument would compile another cw_update
+        status = cw_update(s, r, r, r > 0)
         if status != DONE:
             return status
     while env_more(env):

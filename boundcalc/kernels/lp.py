@@ -59,7 +59,7 @@ def winner_tables(beats, L, a, ls, L1, Ia, in_Ia, pool, pool_size, mI, mS, ok, g
     is case B.  The one layout of 000 eq. (2)'s tables."""
     K = beats.shape[0]
     nl = ls.shape[0]
-    nI = 0
+    nI = np.int64(0)  # not a literal 0: numba would compile copeland_tables for that type too
     for j in range(K):
         in_Ia[j] = beats[a, j]
         if beats[a, j]:

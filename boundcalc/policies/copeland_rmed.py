@@ -44,7 +44,7 @@ Readings of the text taken here (000 Algorithm 1, Sec. 4)
     * Line 11's allocation depends on ``mu_hat`` alone: after a self-duel only ``log t`` moved, so
       the last allocation is reused and compared with the new ``N / log t``.
 
-The empirical state (fields of :class:`ECWState`, shared by name with CW-RMED's state)
+The empirical state (fields of :class:`RMEDState`, the one layout of both variants)
     ``beats`` (strict, ties in neither direction), ``L`` (losses), ``d`` (``d(mu_hat)``, 0 on
     ties), ``info = N d``, ``C = r / d`` (000's regret on the empirical losses; ``inf`` on ties and
     the diagonal), ``Q`` (line 11's allocation, draws per ``log t``).  A duel that keeps the
@@ -90,12 +90,13 @@ from ..kernels.copeland_rmed import (
     NLC,
     PASS_START,
     POS,
+    RESUME,
     S_TARGETS,
     WINNER_TIE_RTOL,
     ECWState,
+    RMEDState,
     build_tables,
     check3,
-    ecw_decide,
     ecw_resume,
     ecw_run,
     ecw_update,
@@ -119,6 +120,7 @@ __all__ = [
     "CopelandRMED",
     "ECWRMED",
     "ECWState",
+    "RMEDState",
     "Decision",
     "skeleton_state",
     "skeleton_select",
@@ -127,7 +129,6 @@ __all__ = [
     "skeleton_finish",
     "check3",
     "build_tables",
-    "ecw_decide",
     "ecw_update",
     "ecw_resume",
     "ecw_run",
@@ -145,7 +146,8 @@ class CopelandRMED(CompiledPolicy):
     ``N / log t`` is at most this; default 1e-12, i.e. exact up to rounding).
 
     A compiled step that needs Python (larger tables; CW-RMED's LP) returns a request; the class
-    serves it (:meth:`_serve`) and resumes the step (the variant's ``resume`` kernel).
+    serves it (:meth:`_serve`) and resumes the step (the variant's ``update`` kernel called with
+    ``i = RESUME``).
     """
 
     hyperparameters = {
@@ -163,24 +165,14 @@ class CopelandRMED(CompiledPolicy):
         "structures",
         "check_bound",
     )
-    #: The variant's compiled ``resume(s)``: makes a waiting decision once Python has served it.
-    resume: Any = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = super().__getstate__()
-        state.pop("_resume", None)
-        return state
-
-    def _attach(self, arrays: Any) -> None:
-        super()._attach(arrays)
-        self._resume = _resume_entry(type(self).resume, self._s)
 
     # -- stepping with Python's help ----------------------------------------------------------
     def _learn_compiled(self, i: int, j: int, won: bool) -> None:
-        status = self._calls[1](self._s, i, j, won)
+        update = self._calls[1]
+        status = update(self._s, i, j, won)
         while status != DONE:
             self._serve(status)
-            status = self._resume(self._s)
+            status = update(self._s, RESUME, RESUME, False)
 
     def run_environment(self, env: Any) -> None:
         run = type(self).kernels[2]
@@ -190,10 +182,11 @@ class CopelandRMED(CompiledPolicy):
             status = run(self._s, env)
 
     def _decide(self) -> None:
-        status = self._resume(self._s)
+        update = self._calls[1]
+        status = update(self._s, RESUME, RESUME, False)
         while status != DONE:
             self._serve(status)
-            status = self._resume(self._s)
+            status = update(self._s, RESUME, RESUME, False)
 
     def _serve(self, status: int) -> None:
         """Provide what the compiled decision asked for."""
@@ -285,13 +278,11 @@ class ECWRMED(CopelandRMED):
     revision = 2
     State = ECWState
     kernels = (skeleton_select, ecw_update, ecw_run)
-    resume = ecw_resume
 
     def initial_state(self) -> ECWState:
         K = self.K
         base = skeleton_state(K, self.params, len(self.stat_names))
-        return ECWState(
-            **base,
+        base.update(  # ECW-RMED's fields (the one layout: CW-RMED's stay empty)
             keys=np.empty(K),
             tgt_part=np.zeros((K, K)),
             tgt_h=np.zeros((K, K), dtype=np.int64),
@@ -301,18 +292,4 @@ class ECWRMED(CopelandRMED):
             tgt_dirty=np.ones(K, dtype=np.bool_),
             tgtI_dirty=np.ones(K, dtype=np.bool_),
         )
-
-
-_RESUME: dict[tuple[Any, Any], Any] = {}
-
-
-def _resume_entry(kernel: Any, s: Any) -> Any:
-    """``kernel`` (a variant's ``resume``) bound to the state's type (cached): one compiled call."""
-    from .kernel import bind
-
-    key = (kernel, s._numba_type_)
-    got = _RESUME.get(key)
-    if got is None:
-        got = bind(kernel, s)
-        _RESUME[key] = got
-    return got
+        return ECWState(**base)
