@@ -324,12 +324,12 @@ def skeleton_select(s):
     return i, j
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _pair_regret(L, K, x, y, L1):
     return (float(L[x]) + float(L[y]) - 2.0 * float(L1)) / (2.0 * (K - 1))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _min_loss(L):
     L1 = L[0]
     for q in range(L.shape[0]):
@@ -338,7 +338,7 @@ def _min_loss(L):
     return L1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def skeleton_learn(s, i, j, won):
     """The counts after the duel ``(i, j)``; if the structure is kept, that pair's ``d``, ``N d``
     and cost, with its loser's eq. (5) rows and its winner's eq. (4) row marked changed; if it
@@ -376,7 +376,7 @@ def skeleton_learn(s, i, j, won):
         s.dirty_hi[i if beats[i, j] else j] = True  # the pair's winner: its eq. (4) row changes
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def skeleton_refresh(s):
     """The empirical structure, ``d``, ``N d``, the costs and the winners recomputed from the counts
     (when stale); every row marked changed and the structure's version bumped."""
@@ -417,7 +417,7 @@ def skeleton_refresh(s):
     s.reg[STRUCT] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def first_winner(s):
     """The first empirical Copeland winner (what ``t = 1`` exploits)."""
     for a in range(s.is_win.shape[0]):
@@ -426,7 +426,7 @@ def first_winner(s):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def argmin_winner(s):
     """``i*``: the winner with the smallest ``wval``; values within ``WINNER_TIE_RTOL`` relative of
     the minimum are tied and go to the smaller index."""
@@ -442,7 +442,7 @@ def argmin_winner(s):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def skeleton_finish(s, exploit, log_t):
     """Lines 7-15 after check (3) (``exploit``: the winner it passed, or -1) and, when it failed,
     line 11 (``Q`` and ``reg[ISTAR]`` current): ``L_NC`` joins ``L_N`` (pairs still in ``L_R``
@@ -481,7 +481,7 @@ def skeleton_finish(s, exploit, log_t):
 
 
 # ----------------------------------------------------------------------------- check (3), line 8
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _min_row_sum(s, a, E):
     """The smallest row sum of ``R_a`` at ``E`` by the LP core's oracle on the stored tables."""
     K = s.W.shape[0]
@@ -632,7 +632,7 @@ def check3(s, log_t):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def structure_tables(s):
     """The oracle's tables for the current empirical structure, built once per structure; False
     when the arrays are too small (the decision returns ``NEED_TABLES``; Python enlarges them)."""
@@ -646,7 +646,7 @@ def structure_tables(s):
 
 
 # ----------------------------------------------------------------------------- ECW-RMED
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def ecw_target(s):
     """Line 11 for ECW-RMED: ``C^E*_a`` by Theorem 5 for every empirical winner (stale pool rows
     recomputed, others reused; pools sorted by (cost, arm)), ``i*`` by :func:`argmin_winner`, and
@@ -695,77 +695,74 @@ def ecw_target(s):
             Q[y, istar] = Q[istar, y]
 
 
-#: ``update(s, RESUME, RESUME, False)`` makes the waiting decision instead of learning a duel.
-RESUME = -1
+#: The step function's modes beyond learning the duel ``(i, j)`` (``i >= 0``): make the waiting
+#: decision, or play the environment to its horizon.
+RESUME, RUN = -1, -2
 
 
 @njit(cache=True)
-def ecw_update(s, i, j, won):
-    """ECW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15 of
-    Algorithm 1, ``t`` the round just played; then ``t`` advances.  A decision that needs Python
-    returns NEED_TABLES and waits (``reg[PENDING]``; nothing counted or changed beyond the
-    structure's refresh); ``i = RESUME`` makes it again once Python has enlarged the tables.
+def ecw_run(s, env, i, j, won):
+    """The whole of ECW-RMED's compiled side, one function: with ``i >= 0`` the learning step of the
+    duel ``(i, j)`` (won: ``i`` won), with ``i = RESUME`` the waiting decision, with ``i = RUN`` the
+    whole run: select, duel, learn to the environment's horizon (first the waiting decision, if any).
 
-    One compiled function for the step and its decision (not update -> resume -> decide): numba
-    links and re-optimises every callee's code into each caller, so each level of a call chain over
-    the whole decision costs its own compilation of all of it (about a second each)."""
-    if i >= 0:
-        skeleton_learn(s, i, j, won)
-        if not s.reg[IN_LOOP]:
-            s.reg[T_] += 1
+    A learning step is the skeleton's, then (after a draw of the loop) lines 7-15 of Algorithm 1,
+    ``t`` the round just played; then ``t`` advances.  A decision that needs Python returns
+    NEED_TABLES and waits (``reg[PENDING]``; nothing counted or changed beyond the structure's
+    refresh): called again with ``RESUME`` (or ``RUN``) once Python has enlarged the tables, it is
+    made again and the step (or run) continues.  Otherwise returns DONE.
+
+    One function rather than ``update`` -> ``resume`` -> ``decide`` and a ``run`` loop over them:
+    numba links and re-optimises the code of every callee into each caller, so each function over
+    the whole decision costs a compilation of all of it (about a second each on an empty cache).
+    ``env`` is read only in the ``RUN`` mode (the policy's per-step calls pass a stand-in)."""
+    run = i == RUN
+    if run:
+        if s.reg[PENDING]:
+            i = np.int64(RESUME)  # not a literal: numba would compile skeleton_learn for that type too
+        elif env_more(env):
+            i, j = skeleton_select(s)
+            won = play(env, i, j)
+        else:
             return DONE
-        s.reg[IN_LOOP] = 0
-        s.reg[PENDING] = 1
-    skeleton_refresh(s)
-    log_t = math.log(s.reg[T_])
-    if log_t <= 0:
-        exploit = first_winner(s)
-    else:
-        if not structure_tables(s):
-            return NEED_TABLES
-        exploit = check3(s, log_t)
-        s.stats[S_CHECKS] += 1
-        s.stats[S_BOUND] += s.reg[BND]
-    for q in range(s.W.shape[0]):  # Theorem 5's cached parts made stale by the duels since the last decision
-        if s.dirty_lo[q]:
-            s.tgt_dirty[q] = True
-        if s.dirty_hi[q]:
-            s.tgtI_dirty[q] = True
-        s.dirty_lo[q] = False
-        s.dirty_hi[q] = False
-    if exploit < 0:
-        s.stats[S_TARGETS] += 1
-        if not s.reg[HAVE_TARGET]:
-            s.stats[S_SOLVES] += 1
-            ecw_target(s)
-            s.reg[HAVE_TARGET] = 1
-    skeleton_finish(s, exploit, log_t)
-    s.reg[PENDING] = 0
-    s.reg[T_] += 1
-    return DONE
-
-
-@njit(cache=True)
-def ecw_resume(s):
-    """Make the waiting decision (``ecw_update(s, RESUME, RESUME, False)``); then ``t`` advances.
-    The policy class calls :func:`ecw_update`'s entry point so: this wrapper is for callers in
-    compiled code only."""
-    r = np.int64(RESUME)
-    return ecw_update(s, r, r, r > 0)
-
-
-@njit(cache=True)
-def ecw_run(s, env):
-    """ECW-RMED's whole-run kernel: select, duel, learn to the horizon; returns early (NEED_TABLES)
-    when a decision needs Python, and continues from there when called again."""
-    if s.reg[PENDING]:
-        r = np.int64(RESUME)  # not a literal: a literal argument would compile another ecw_update
-        status = ecw_update(s, r, r, r > 0)
-        if status != DONE:
-            return status
-    while env_more(env):
+    while True:
+        decide = True
+        if i >= 0:
+            skeleton_learn(s, i, j, won)
+            decide = s.reg[IN_LOOP] != 0
+            if decide:
+                s.reg[IN_LOOP] = 0
+                s.reg[PENDING] = 1
+            else:
+                s.reg[T_] += 1
+        if decide:  # lines 7-15
+            skeleton_refresh(s)
+            log_t = math.log(s.reg[T_])
+            if log_t <= 0:
+                exploit = first_winner(s)
+            else:
+                if not structure_tables(s):
+                    return NEED_TABLES
+                exploit = check3(s, log_t)
+                s.stats[S_CHECKS] += 1
+                s.stats[S_BOUND] += s.reg[BND]
+            for q in range(s.W.shape[0]):  # Theorem 5's parts made stale by the duels since the last decision
+                if s.dirty_lo[q]:
+                    s.tgt_dirty[q] = True
+                if s.dirty_hi[q]:
+                    s.tgtI_dirty[q] = True
+                s.dirty_lo[q] = False
+                s.dirty_hi[q] = False
+            if exploit < 0:
+                s.stats[S_TARGETS] += 1
+                if not s.reg[HAVE_TARGET]:
+                    s.stats[S_SOLVES] += 1
+                    ecw_target(s)
+                    s.reg[HAVE_TARGET] = 1
+            skeleton_finish(s, exploit, log_t)
+            s.reg[PENDING] = 0
+            s.reg[T_] += 1
+        if not run or not env_more(env):
+            return DONE
         i, j = skeleton_select(s)
-        status = ecw_update(s, i, j, play(env, i, j))
-        if status != DONE:
-            return status
-    return DONE
+        won = play(env, i, j)

@@ -83,7 +83,7 @@ def winner_tables(beats, L, a, ls, L1, Ia, in_Ia, pool, pool_size, mI, mS, ok, g
     return nI
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def copeland_tables(L, a, ls, L1, pool_size, in_Ia, nI, mI, mS, ok):
     """Fill the ``(i2, l, case)`` tables of ``R_a`` (K x 2nl; columns ``0..nl-1`` case A, ``i2`` not
     in ``I``, then case B, ``i2`` in ``I``): ``mI = |I| = l + 1 - L(1)`` (less one in case B),
@@ -159,7 +159,7 @@ def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _ordered(vals, tb, members):
     """``members`` (ascending arm indices) sorted by ``(vals[j], tb[j], j)``: two stable sorts."""
     o1 = np.argsort(tb[members], kind="mergesort")
@@ -296,7 +296,7 @@ def kl_structure(mu, beats, d):
     return beats, d
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _sort_by_key(keys, idx, n):
     """Insertion sort of idx[:n] by (keys[idx], idx) ascending (stable, ties by index)."""
     for a in range(1, n):
@@ -314,7 +314,7 @@ def ecw_pool_row(beats, L, C, a, i2, idx, keys):
     """Theorem 5 on the pool of ``i2`` for winner ``a``: ``(part, h, level)``; ``idx[:h]`` are the
     selected arms (stable order by (cost, arm)).  ``h = 0`` when there is no row."""
     K = beats.shape[0]
-    n = 0
+    n = np.int64(0)  # not a literal 0 (numba would compile _sort_by_key for that type too)
     for j in range(K):
         if beats[j, i2] and j != a:
             idx[n] = j

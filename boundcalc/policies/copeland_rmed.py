@@ -82,6 +82,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..kernels import compile_notice
 from ..kernels.copeland_rmed import (
     DONE,
     IN_LOOP,
@@ -91,15 +92,14 @@ from ..kernels.copeland_rmed import (
     PASS_START,
     POS,
     RESUME,
+    RUN,
     S_TARGETS,
     WINNER_TIE_RTOL,
     ECWState,
     RMEDState,
     build_tables,
     check3,
-    ecw_resume,
     ecw_run,
-    ecw_update,
     skeleton_finish,
     skeleton_learn,
     skeleton_refresh,
@@ -107,7 +107,7 @@ from ..kernels.copeland_rmed import (
     skeleton_state,
 )
 from .base import Real
-from .kernel import T_, CompiledPolicy
+from .kernel import T_, CompiledPolicy, bind, bundle, new_env
 from .registry import register_policy
 
 #: A decision of lines 7-13 on given counts (:meth:`CopelandRMED.decide`): the winner check (3)
@@ -129,8 +129,6 @@ __all__ = [
     "skeleton_finish",
     "check3",
     "build_tables",
-    "ecw_update",
-    "ecw_resume",
     "ecw_run",
     "WINNER_TIE_RTOL",
 ]
@@ -166,27 +164,35 @@ class CopelandRMED(CompiledPolicy):
         "check_bound",
     )
 
+    def _attach(self, arrays: Any) -> None:
+        # CompiledPolicy's, with the variant's one step function as the learning step (module text
+        # of :mod:`boundcalc.kernels.copeland_rmed`: ``kernels[1]`` and ``kernels[2]`` are both it)
+        compile_notice(["policy", type(self).kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
+        self._arrays = arrays
+        self._s = bundle(arrays)
+        self._calls = _step_entries(type(self), self._s)
+
     # -- stepping with Python's help ----------------------------------------------------------
     def _learn_compiled(self, i: int, j: int, won: bool) -> None:
-        update = self._calls[1]
-        status = update(self._s, i, j, won)
+        _, step, env = self._calls
+        status = step(self._s, env, i, j, won)
         while status != DONE:
             self._serve(status)
-            status = update(self._s, RESUME, RESUME, False)
+            status = step(self._s, env, RESUME, RESUME, False)
 
     def run_environment(self, env: Any) -> None:
         run = type(self).kernels[2]
-        status = run(self._s, env)
+        status = run(self._s, env, RUN, RUN, False)
         while status != DONE:
             self._serve(status)
-            status = run(self._s, env)
+            status = run(self._s, env, RUN, RUN, False)
 
     def _decide(self) -> None:
-        update = self._calls[1]
-        status = update(self._s, RESUME, RESUME, False)
+        _, step, env = self._calls
+        status = step(self._s, env, RESUME, RESUME, False)
         while status != DONE:
             self._serve(status)
-            status = update(self._s, RESUME, RESUME, False)
+            status = step(self._s, env, RESUME, RESUME, False)
 
     def _serve(self, status: int) -> None:
         """Provide what the compiled decision asked for."""
@@ -277,7 +283,7 @@ class ECWRMED(CopelandRMED):
     #: 2: check (3) against line 8's ``R``, as printed (0.1.0 tested ``R^E``).
     revision = 2
     State = ECWState
-    kernels = (skeleton_select, ecw_update, ecw_run)
+    kernels = (skeleton_select, ecw_run, ecw_run)
 
     def initial_state(self) -> ECWState:
         K = self.K
@@ -293,3 +299,21 @@ class ECWRMED(CopelandRMED):
             tgtI_dirty=np.ones(K, dtype=np.bool_),
         )
         return ECWState(**base)
+
+
+_STEP: dict[tuple[Any, Any], tuple[Any, Any, Any]] = {}
+
+
+def _step_entries(cls: type[CopelandRMED], s: Any) -> tuple[Any, Any, Any]:
+    """``(select, step, env)`` for ``cls`` and the state type of ``s`` (cached): the entry points of
+    the skeleton's select and of the variant's step function (``kernels[2]``) for the simulator's
+    environment type, and a stand-in environment of that type for the per-step calls (the step reads
+    it only when it runs)."""
+    key = (cls, s._numba_type_)
+    got = _STEP.get(key)
+    if got is None:
+        no_env = new_env(np.zeros((1, 1)), 0, 0, 0, np.zeros(0, dtype=np.int64), np.zeros((0, 1, 1)))[1]
+        step = cls.kernels[2]
+        got = (bind(cls.kernels[0], s), bind(step, s, no_env, RESUME, RESUME, False), no_env)
+        _STEP[key] = got
+    return got
