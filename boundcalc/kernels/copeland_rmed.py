@@ -325,20 +325,6 @@ def skeleton_select(s):
 
 
 @njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _pair_regret(L, K, x, y, L1):
-    return (float(L[x]) + float(L[y]) - 2.0 * float(L1)) / (2.0 * (K - 1))
-
-
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _min_loss(L):
-    L1 = L[0]
-    for q in range(L.shape[0]):
-        if L[q] < L1:
-            L1 = L[q]
-    return L1
-
-
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def skeleton_learn(s, i, j, won):
     """The counts after the duel ``(i, j)``; if the structure is kept, that pair's ``d``, ``N d``
     and cost, with its loser's eq. (5) rows and its winner's eq. (4) row marked changed; if it
@@ -364,11 +350,15 @@ def skeleton_learn(s, i, j, won):
     else:
         s.d[i, j] = 0.0
         s.d[j, i] = 0.0
-    L1 = _min_loss(s.L)
+    L = s.L
+    L1 = L[0]
+    for q in range(K):
+        if L[q] < L1:
+            L1 = L[q]
     for x, y in ((i, j), (j, i)):
         s.info[x, y] = float(N[x, y]) * s.d[x, y]
-        if s.d[x, y] > 0:
-            s.C[x, y] = _pair_regret(s.L, K, x, y, L1) / s.d[x, y]
+        if s.d[x, y] > 0:  # 000's regret r_xy on the empirical losses, over d
+            s.C[x, y] = ((float(L[x]) + float(L[y]) - 2.0 * float(L1)) / (2.0 * (K - 1))) / s.d[x, y]
         else:
             s.C[x, y] = np.inf
     if beats[i, j] or beats[j, i]:
@@ -396,7 +386,10 @@ def skeleton_refresh(s):
         for j in range(K):
             if beats[i, j]:
                 L[j] += 1
-    L1 = _min_loss(L)
+    L1 = L[0]
+    for q in range(K):
+        if L[q] < L1:
+            L1 = L[q]
     for i in range(K):
         for j in range(K):
             if beats[i, j] or beats[j, i]:
@@ -405,8 +398,8 @@ def skeleton_refresh(s):
             else:
                 s.d[i, j] = 0.0
             s.info[i, j] = float(N[i, j]) * s.d[i, j]
-            if i != j and s.d[i, j] > 0:
-                s.C[i, j] = _pair_regret(L, K, i, j, L1) / s.d[i, j]
+            if i != j and s.d[i, j] > 0:  # 000's regret r_ij on the empirical losses, over d
+                s.C[i, j] = ((float(L[i]) + float(L[j]) - 2.0 * float(L1)) / (2.0 * (K - 1))) / s.d[i, j]
             else:
                 s.C[i, j] = np.inf
     for q in range(K):
@@ -511,15 +504,18 @@ def _min_row_sum(s, a, E):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def build_tables(s):
-    """The oracle's tables of every empirical winner, built from the empirical structure in place:
-    for winner ``a``, the LP core's one layout (:func:`boundcalc.kernels.lp.winner_tables`: ``I_a``,
-    the pools ``S_{i2} \\ {a}``, and per ``(i2, l, case)`` the clipped sizes ``|I|``, ``|S|`` and
-    whether the case has rows; 000 eq. (2), every level ``l in max(0, L(1) - 1) .. L(2)``), what
+    """The oracle's tables of every empirical winner for the current empirical structure, built once
+    per structure (``reg[TAB]``) from it in place: for winner ``a``, the LP core's one layout
+    (:func:`boundcalc.kernels.lp.winner_tables`: ``I_a``, the pools ``S_{i2} \\ {a}``, and per
+    ``(i2, l, case)`` the clipped sizes ``|I|``, ``|S|`` and whether the case has rows; 000 eq. (2),
+    every level ``l in max(0, L(1) - 1) .. L(2)``), what
     :class:`~boundcalc.lp.constraints.CopelandFamily` holds, stored in flat arrays with per-winner
-    offsets.  False (nothing written) when the flat arrays are too small: Python enlarges them
-    (:meth:`CopelandRMED._grow_tables`)."""
+    offsets.  False (nothing written) when the flat arrays are too small: the decision returns
+    ``NEED_TABLES`` and Python enlarges them (:meth:`CopelandRMED._grow_tables`)."""
+    if s.reg[TAB] == s.reg[STRUCT]:
+        return True
     K = s.W.shape[0]
     L = s.L
     L1 = np.iinfo(np.int64).max
@@ -534,7 +530,9 @@ def build_tables(s):
     lo = max(0, L1 - 1)
     nl = L2 - lo + 1
     nc = 2 * nl
-    ls = np.arange(lo, L2 + 1)
+    ls = np.empty(nl, dtype=np.int64)  # lo .. L2
+    for t in range(nl):
+        ls[t] = lo + t
     psize = np.empty(K, dtype=np.int64)
     nwin = 0
     for a in range(K):
@@ -571,6 +569,8 @@ def build_tables(s):
         s.tab_coff[a] = co
         o += K * nc
         co += nc
+    s.reg[TAB] = s.reg[STRUCT]
+    s.stats[S_STRUCT] += 1
     return True
 
 
@@ -630,19 +630,6 @@ def check3(s, log_t):
             if 1.0 - m <= tol:
                 return a
     return -1
-
-
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def structure_tables(s):
-    """The oracle's tables for the current empirical structure, built once per structure; False
-    when the arrays are too small (the decision returns ``NEED_TABLES``; Python enlarges them)."""
-    if s.reg[TAB] == s.reg[STRUCT]:
-        return True
-    if not build_tables(s):
-        return False
-    s.reg[TAB] = s.reg[STRUCT]
-    s.stats[S_STRUCT] += 1
-    return True
 
 
 # ----------------------------------------------------------------------------- ECW-RMED
@@ -741,7 +728,7 @@ def ecw_run(s, env, i, j, won):
             if log_t <= 0:
                 exploit = first_winner(s)
             else:
-                if not structure_tables(s):
+                if not build_tables(s):
                     return NEED_TABLES
                 exploit = check3(s, log_t)
                 s.stats[S_CHECKS] += 1

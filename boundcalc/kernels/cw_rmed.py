@@ -37,13 +37,13 @@ from .copeland_rmed import (
     RMEDState,
     _min_row_sum,
     argmin_winner,
+    build_tables,
     check3,
     first_winner,
     skeleton_finish,
     skeleton_learn,
     skeleton_refresh,
     skeleton_select,
-    structure_tables,
 )
 from .copeland_rmed import N_REG as N_REG_SKELETON
 from .lp import ecw_closed_form as _closed_form
@@ -74,18 +74,6 @@ CWState = RMEDState
 
 
 # ----------------------------------------------------------------------------- compiled steps
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _set_q_from_pairs(s, x):
-    """``Q = e / d`` (0 where ``d = 0``) from a pair vector ``e`` in ``triu_indices`` order."""
-    K = s.W.shape[0]
-    for i in range(K):
-        s.Q[i, i] = 0.0
-        for j in range(i + 1, K):
-            v = x[s.pid[i, j]] / s.d[i, j] if s.d[i, j] > 0 else 0.0
-            s.Q[i, j] = v
-            s.Q[j, i] = v
-
-
 @njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _theorem6(s):
     """Line 11 with two or more winners and no tie (000 Theorem 6): ECW's closed form per winner,
@@ -173,7 +161,13 @@ def _warm_lp(s):
                 v += s.cvec[p] * s.lp_x[a, p]
             s.wval[a] = v
     istar = argmin_winner(s)
-    _set_q_from_pairs(s, s.lp_x[istar])
+    x = s.lp_x[istar]  # Q = e / d (0 where d = 0), e in triu_indices order
+    for i in range(K):
+        s.Q[i, i] = 0.0
+        for j in range(i + 1, K):
+            v = x[s.pid[i, j]] / s.d[i, j] if s.d[i, j] > 0 else 0.0
+            s.Q[i, j] = v
+            s.Q[j, i] = v
     return istar
 
 
@@ -215,7 +209,7 @@ def cw_run(s, env, i, j, won):
                 exploit = first_winner(s)
             else:
                 if s.reg[TAB] != s.reg[STRUCT]:  # a new structure: its tables, and its warm bases not yet read
-                    if not structure_tables(s):
+                    if not build_tables(s):
                         return NEED_TABLES
                     for a in range(s.lp_valid.shape[0]):
                         s.lp_valid[a] = False
