@@ -271,9 +271,10 @@ def basis_matrix(status, row_basic, starts, idx):
     for r in range(row_basic.shape[0]):
         nt += not row_basic[r]
     bvar = np.empty(nb, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
     k = 0
     for j in range(n):
+        pos[j] = -1
         if status[j] == 1:
             bvar[k] = j
             pos[j] = k
@@ -302,9 +303,40 @@ def basis_matrix(status, row_basic, starts, idx):
             r2 += 1
     if nb == 0:
         return True, bvar, rs, ri, M
-    ok, Minv = _invert(M)
-    if not ok:  # singular
-        return False, bvar, rs, ri, M
+    # M^-1 by Gauss-Jordan elimination with partial pivoting; a pivot below 1e-12: singular, or too
+    # close to it for the basis test.  Written out rather than ``np.linalg.inv``: the basis matrices
+    # are small (tens of rows) and LAPACK's threads, spinning on a busy machine, made each inverse
+    # 2-3x slower than the elimination itself; and in this function rather than a helper of its
+    # own, which numba would compile (and link in here) separately.
+    A = np.zeros((nb, nb))
+    Minv = np.zeros((nb, nb))
+    for c in range(nb):
+        Minv[c, c] = 1.0
+        for k in range(nb):
+            A[c, k] = M[c, k]
+    for c in range(nb):
+        p = c
+        best = abs(A[c, c])
+        for r in range(c + 1, nb):
+            if abs(A[r, c]) > best:
+                best = abs(A[r, c])
+                p = r
+        if not best > 1e-12:  # singular
+            return False, bvar, rs, ri, M
+        if p != c:
+            for k in range(nb):
+                A[c, k], A[p, k] = A[p, k], A[c, k]
+                Minv[c, k], Minv[p, k] = Minv[p, k], Minv[c, k]
+        f = 1.0 / A[c, c]
+        for k in range(nb):
+            A[c, k] *= f
+            Minv[c, k] *= f
+        for r in range(nb):
+            g = A[r, c]
+            if r != c and g != 0.0:
+                for k in range(nb):
+                    A[r, k] -= g * A[c, k]
+                    Minv[r, k] -= g * Minv[c, k]
     P = np.zeros((nb, nb))  # M^-1 M, over M's nonzeros
     for r in range(nt):
         for b in range(nb):
@@ -317,39 +349,7 @@ def basis_matrix(status, row_basic, starts, idx):
             e = P[a, b] - (1.0 if a == b else 0.0)
             if not abs(e) <= 1e-9:
                 return False, bvar, rs, ri, M
-    return True, bvar, rs, ri, np.ascontiguousarray(Minv.T)
-
-
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _invert(M):
-    """``(ok, M^-1)`` by Gauss-Jordan elimination with partial pivoting; ``ok`` False when a pivot is
-    below 1e-12 (singular, or too close to it for the basis test).  Written out rather than
-    ``np.linalg.inv``: the basis matrices are small (tens of rows) and LAPACK's threads, spinning on
-    a busy machine, made each inverse 2-3x slower than the elimination itself."""
-    n = M.shape[0]
-    A = M.copy()
-    inv = np.eye(n)
-    for c in range(n):
-        p = c
-        best = abs(A[c, c])
-        for r in range(c + 1, n):
-            if abs(A[r, c]) > best:
-                best = abs(A[r, c])
-                p = r
-        if not best > 1e-12:
-            return False, inv
-        if p != c:
-            for k in range(n):
-                A[c, k], A[p, k] = A[p, k], A[c, k]
-                inv[c, k], inv[p, k] = inv[p, k], inv[c, k]
-        f = 1.0 / A[c, c]
-        for k in range(n):
-            A[c, k] *= f
-            inv[c, k] *= f
-        for r in range(n):
-            g = A[r, c]
-            if r != c and g != 0.0:
-                for k in range(n):
-                    A[r, k] -= g * A[c, k]
-                    inv[r, k] -= g * inv[c, k]
-    return True, inv
+    for a in range(nb):  # (M^-1)^T, row-major
+        for b in range(a + 1, nb):
+            Minv[a, b], Minv[b, a] = Minv[b, a], Minv[a, b]
+    return True, bvar, rs, ri, Minv

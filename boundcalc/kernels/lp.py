@@ -212,12 +212,59 @@ def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):
 
 
 @njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _ordered(vals, tb, members):
-    """``members`` (ascending arm indices) sorted by ``(vals[j], tb[j], j)``: two stable sorts."""
-    o1 = np.argsort(tb[members], kind="mergesort")
-    m1 = members[o1]
-    o2 = np.argsort(vals[m1], kind="mergesort")
-    return m1[o2]
+def _stable_sort(idx, n, k1, k2, buf):
+    """``idx[:n]`` sorted in place by ``(k1[j], k2[j])``, equal keys in their order in ``idx`` (a
+    stable sort: insertion sort on runs of 8, then bottom-up merges through ``buf``, ``len >= n``).
+
+    What two stable argsorts do (by ``k2``, then by ``k1``: the numpy twin's order), written out:
+    numba's mergesort is several compiled functions, which every kernel calling :func:`copeland_rows`
+    compiled again (about a second on an empty cache)."""
+    for lo in range(0, n, 8):
+        hi = min(lo + 8, n)
+        for q in range(lo + 1, hi):
+            v = idx[q]
+            a1 = k1[v]
+            a2 = k2[v]
+            b = q - 1
+            while b >= lo and (k1[idx[b]] > a1 or (k1[idx[b]] == a1 and k2[idx[b]] > a2)):
+                idx[b + 1] = idx[b]
+                b -= 1
+            idx[b + 1] = v
+    src = idx
+    dst = buf
+    width = 8
+    passes = 0
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i = lo
+            j = mid
+            o = lo
+            while i < mid and j < hi:
+                x = src[i]
+                y = src[j]
+                if k1[y] < k1[x] or (k1[y] == k1[x] and k2[y] < k2[x]):  # the right one only when smaller
+                    dst[o] = y
+                    j += 1
+                else:
+                    dst[o] = x
+                    i += 1
+                o += 1
+            while i < mid:
+                dst[o] = src[i]
+                i += 1
+                o += 1
+            while j < hi:
+                dst[o] = src[j]
+                j += 1
+                o += 1
+        src, dst = dst, src
+        width *= 2
+        passes += 1
+    if passes % 2 == 1:  # the last pass wrote into buf
+        for q in range(n):
+            idx[q] = buf[q]
 
 
 @njit(cache=True, nogil=True)
@@ -252,7 +299,9 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
     h2 = np.zeros(maxr, dtype=np.uint64)
     members = np.empty(K, dtype=np.int64)
     wmem = np.empty(nI, dtype=np.int64)
-    word = wmem[:0]
+    corder = np.empty(nc, dtype=np.int64)
+    zc = np.zeros(nc)
+    buf = np.empty(max(K, nc), dtype=np.int64)
     n = 0
     nnz = 0
     for i2 in range(K):
@@ -262,20 +311,24 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
                 best = sums[i2, c]
         if not (1.0 - best > tol):
             continue
-        corder = np.argsort(sums[i2], kind="mergesort")
-        m = 0
+        for c in range(nc):  # the columns by their sums, equal sums in column order
+            corder[c] = c
+        _stable_sort(corder, nc, sums[i2], zc, buf)
+        m = np.int64(0)  # not a literal 0 (numba would compile _stable_sort for that type too)
         for j in range(K):
             if pool[i2, j]:
                 members[m] = j
                 m += 1
-        porder = _ordered(E[i2], tb[i2], members[:m])
+        _stable_sort(members, m, E[i2], tb[i2], buf)  # the pool by (value, tb, arm)
+        porder = members
         if winner_side:
-            w = 0
+            w = np.int64(0)
             for k in range(nI):
                 if Ia[k] != i2:
                     wmem[w] = Ia[k]
                     w += 1
-            word = _ordered(E[a], tb[i2], wmem[:w])
+            _stable_sort(wmem, w, E[a], tb[i2], buf)  # I_a \\ {i2} by (value, tb, arm)
+        word = wmem
         taken = 0
         for q in range(nc):
             if taken >= npick:
