@@ -324,7 +324,7 @@ def skeleton_select(s):
     return i, j
 
 
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True)
 def skeleton_learn(s, i, j, won):
     """The counts after the duel ``(i, j)``; if the structure is kept, that pair's ``d``, ``N d``
     and cost, with its loser's eq. (5) rows and its winner's eq. (4) row marked changed; if it
@@ -366,7 +366,7 @@ def skeleton_learn(s, i, j, won):
         s.dirty_hi[i if beats[i, j] else j] = True  # the pair's winner: its eq. (4) row changes
 
 
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True)
 def skeleton_refresh(s):
     """The empirical structure, ``d``, ``N d``, the costs and the winners recomputed from the counts
     (when stale); every row marked changed and the structure's version bumped."""
@@ -410,7 +410,7 @@ def skeleton_refresh(s):
     s.reg[STRUCT] += 1
 
 
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True)
 def first_winner(s):
     """The first empirical Copeland winner (what ``t = 1`` exploits)."""
     for a in range(s.is_win.shape[0]):
@@ -419,7 +419,7 @@ def first_winner(s):
     return -1
 
 
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True)
 def argmin_winner(s):
     """``i*``: the winner with the smallest ``wval``; values within ``WINNER_TIE_RTOL`` relative of
     the minimum are tied and go to the smaller index."""
@@ -435,7 +435,7 @@ def argmin_winner(s):
     return -1
 
 
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True)
 def skeleton_finish(s, exploit, log_t):
     """Lines 7-15 after check (3) (``exploit``: the winner it passed, or -1) and, when it failed,
     line 11 (``Q`` and ``reg[ISTAR]`` current): ``L_NC`` joins ``L_N`` (pairs still in ``L_R``
@@ -504,7 +504,7 @@ def _min_row_sum(s, a, E):
     return m
 
 
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True)
 def build_tables(s):
     """The oracle's tables of every empirical winner for the current empirical structure, built once
     per structure (``reg[TAB]``) from it in place: for winner ``a``, the LP core's one layout
@@ -633,7 +633,7 @@ def check3(s, log_t):
 
 
 # ----------------------------------------------------------------------------- ECW-RMED
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True)
 def ecw_target(s):
     """Line 11 for ECW-RMED: ``C^E*_a`` by Theorem 5 for every empirical winner (stale pool rows
     recomputed, others reused; pools sorted by (cost, arm)), ``i*`` by :func:`argmin_winner`, and
