@@ -682,74 +682,94 @@ def ecw_target(s):
             Q[y, istar] = Q[istar, y]
 
 
-#: The step function's modes beyond learning the duel ``(i, j)`` (``i >= 0``): make the waiting
-#: decision, or play the environment to its horizon.
-RESUME, RUN = -1, -2
+#: ``update(s, RESUME, RESUME, False)`` makes the waiting decision instead of learning a duel.
+RESUME = -1
+
+
+@njit(inline="always")
+def _ecw_decide(s):
+    """Lines 7-15 of Algorithm 1 for ECW-RMED after a draw of the loop, ``t`` the round just played;
+    then ``t`` advances and nothing is pending.  Returns DONE, or NEED_TABLES (nothing counted or
+    changed beyond the structure's refresh, so the decision is simply made again once Python has
+    enlarged the tables).
+
+    Inlined (numba ``inline="always"``) into the two functions that decide, :func:`ecw_update` (a
+    step driven from Python) and :func:`ecw_run` (the whole run), each of which a command compiles
+    only if it uses it: numba links and re-optimises the code of every callee into each caller, so a
+    separately compiled decision (or an update called by the run) cost a compilation of all of it
+    once more, about a second each on an empty cache."""
+    skeleton_refresh(s)
+    log_t = math.log(s.reg[T_])
+    if log_t <= 0:
+        exploit = first_winner(s)
+    else:
+        if not build_tables(s):
+            return NEED_TABLES
+        exploit = check3(s, log_t)
+        s.stats[S_CHECKS] += 1
+        s.stats[S_BOUND] += s.reg[BND]
+    for q in range(s.W.shape[0]):  # Theorem 5's parts made stale by the duels since the last decision
+        if s.dirty_lo[q]:
+            s.tgt_dirty[q] = True
+        if s.dirty_hi[q]:
+            s.tgtI_dirty[q] = True
+        s.dirty_lo[q] = False
+        s.dirty_hi[q] = False
+    if exploit < 0:
+        s.stats[S_TARGETS] += 1
+        if not s.reg[HAVE_TARGET]:
+            s.stats[S_SOLVES] += 1
+            ecw_target(s)
+            s.reg[HAVE_TARGET] = 1
+    skeleton_finish(s, exploit, log_t)
+    s.reg[PENDING] = 0
+    s.reg[T_] += 1
+    return DONE
 
 
 @njit(cache=True)
-def ecw_run(s, env, i, j, won):
-    """The whole of ECW-RMED's compiled side, one function: with ``i >= 0`` the learning step of the
-    duel ``(i, j)`` (won: ``i`` won), with ``i = RESUME`` the waiting decision, with ``i = RUN`` the
-    whole run: select, duel, learn to the environment's horizon (first the waiting decision, if any).
-
-    A learning step is the skeleton's, then (after a draw of the loop) lines 7-15 of Algorithm 1,
-    ``t`` the round just played; then ``t`` advances.  A decision that needs Python returns
-    NEED_TABLES and waits (``reg[PENDING]``; nothing counted or changed beyond the structure's
-    refresh): called again with ``RESUME`` (or ``RUN``) once Python has enlarged the tables, it is
-    made again and the step (or run) continues.  Otherwise returns DONE.
-
-    One function rather than ``update`` -> ``resume`` -> ``decide`` and a ``run`` loop over them:
-    numba links and re-optimises the code of every callee into each caller, so each function over
-    the whole decision costs a compilation of all of it (about a second each on an empty cache).
-    ``env`` is read only in the ``RUN`` mode (the policy's per-step calls pass a stand-in)."""
-    run = i == RUN
-    if run:
-        if s.reg[PENDING]:
-            i = np.int64(RESUME)  # not a literal: numba would compile skeleton_learn for that type too
-        elif env_more(env):
-            i, j = skeleton_select(s)
-            won = play(env, i, j)
-        else:
+def ecw_update(s, i, j, won):
+    """ECW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
+    decision that needs Python waits (``reg[PENDING]``) and ``i = RESUME`` makes it again."""
+    if i >= 0:
+        skeleton_learn(s, i, j, won)
+        if not s.reg[IN_LOOP]:
+            s.reg[T_] += 1
             return DONE
-    while True:
-        decide = True
-        if i >= 0:
-            skeleton_learn(s, i, j, won)
-            decide = s.reg[IN_LOOP] != 0
-            if decide:
+        s.reg[IN_LOOP] = 0
+        s.reg[PENDING] = 1
+    return _ecw_decide(s)
+
+
+@njit(cache=True)
+def ecw_resume(s):
+    """Make the waiting decision (``ecw_update(s, RESUME, RESUME, False)``); then ``t`` advances.
+    The policy class calls :func:`ecw_update`'s entry point so: this wrapper is for callers in
+    compiled code only."""
+    r = np.int64(RESUME)  # not a literal: a literal argument would compile another ecw_update
+    return ecw_update(s, r, r, r > 0)
+
+
+@njit(cache=True)
+def ecw_run(s, env):
+    """ECW-RMED's whole-run kernel: (the waiting decision, then) select, duel, learn to the horizon;
+    returns early (NEED_TABLES) when a decision needs Python, and continues from there when called
+    again.  Written with its own learning step rather than calling :func:`ecw_update`, so that a
+    simulation compiles the decision once (:func:`_ecw_decide`)."""
+    pending = s.reg[PENDING] != 0
+    while pending or env_more(env):
+        if not pending:
+            i, j = skeleton_select(s)
+            skeleton_learn(s, i, j, play(env, i, j))
+            if s.reg[IN_LOOP]:
                 s.reg[IN_LOOP] = 0
                 s.reg[PENDING] = 1
+                pending = True
             else:
                 s.reg[T_] += 1
-        if decide:  # lines 7-15
-            skeleton_refresh(s)
-            log_t = math.log(s.reg[T_])
-            if log_t <= 0:
-                exploit = first_winner(s)
-            else:
-                if not build_tables(s):
-                    return NEED_TABLES
-                exploit = check3(s, log_t)
-                s.stats[S_CHECKS] += 1
-                s.stats[S_BOUND] += s.reg[BND]
-            for q in range(s.W.shape[0]):  # Theorem 5's parts made stale by the duels since the last decision
-                if s.dirty_lo[q]:
-                    s.tgt_dirty[q] = True
-                if s.dirty_hi[q]:
-                    s.tgtI_dirty[q] = True
-                s.dirty_lo[q] = False
-                s.dirty_hi[q] = False
-            if exploit < 0:
-                s.stats[S_TARGETS] += 1
-                if not s.reg[HAVE_TARGET]:
-                    s.stats[S_SOLVES] += 1
-                    ecw_target(s)
-                    s.reg[HAVE_TARGET] = 1
-            skeleton_finish(s, exploit, log_t)
-            s.reg[PENDING] = 0
-            s.reg[T_] += 1
-        if not run or not env_more(env):
-            return DONE
-        i, j = skeleton_select(s)
-        won = play(env, i, j)
+        if pending:
+            status = _ecw_decide(s)
+            if status != DONE:
+                return status
+            pending = False
+    return DONE

@@ -27,7 +27,6 @@ from .copeland_rmed import (
     NEED_TABLES,
     PENDING,
     RESUME,
-    RUN,
     S_BOUND,
     S_CHECKS,
     S_SOLVES,
@@ -171,82 +170,100 @@ def _warm_lp(s):
     return istar
 
 
-@njit(cache=True)
-def cw_run(s, env, i, j, won):
-    """The whole of CW-RMED's compiled side, one function, as ECW-RMED's
-    (:func:`~boundcalc.kernels.copeland_rmed.ecw_run`: why one): with ``i >= 0`` the learning step
-    of the duel ``(i, j)``, with ``i = RESUME`` the waiting decision, with ``i = RUN`` the whole run
-    to the environment's horizon.
+@njit(inline="always")
+def _cw_decide(s):
+    """Lines 7-15 of Algorithm 1 for CW-RMED after a draw of the loop, ``t`` the round just played;
+    then ``t`` advances and nothing is pending.  Returns DONE, or what Python must provide first
+    (NEED_TABLES, NEED_BASES, NEED_LP; nothing is counted or changed beyond the structure's refresh
+    and its tables, so the decision is simply made again afterwards).  Inlined into
+    :func:`cw_update` and :func:`cw_run`, as ECW-RMED's (why: :func:`~boundcalc.kernels.copeland_rmed._ecw_decide`)."""
+    skeleton_refresh(s)
+    log_t = math.log(s.reg[T_])
+    if log_t <= 0:
+        exploit = first_winner(s)
+    else:
+        if s.reg[TAB] != s.reg[STRUCT]:  # a new structure: its tables, and its warm bases not yet read
+            if not build_tables(s):
+                return NEED_TABLES
+            for a in range(s.lp_valid.shape[0]):
+                s.lp_valid[a] = False
+        exploit = check3(s, log_t)
+        if exploit < 0 and not s.reg[HAVE_TARGET]:
+            K = s.W.shape[0]
+            nwin = 0
+            for a in range(K):
+                nwin += s.is_win[a]
+            thm6 = nwin >= 2  # Theorem 6: two or more winners and no tie
+            for a in range(K if thm6 else 0):
+                for b in range(a + 1, K):
+                    if not (s.beats[a, b] or s.beats[b, a]):
+                        thm6 = False
+            istar = _theorem6(s) if thm6 else _warm_lp(s)
+            if istar < 0:
+                return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES
+            s.stats[S_THM6 if thm6 else S_WARM] += 1
+            s.stats[S_SOLVES] += 1
+            s.reg[ISTAR] = istar
+            s.reg[HAVE_TARGET] = 1
+        s.stats[S_CHECKS] += 1
+        s.stats[S_BOUND] += s.reg[BND]
+    if exploit < 0:
+        s.stats[S_TARGETS] += 1
+    skeleton_finish(s, exploit, log_t)
+    s.reg[PENDING] = 0
+    s.reg[T_] += 1
+    return DONE
 
-    A learning step is the skeleton's, then (after a draw of the loop) lines 7-15 of Algorithm 1,
-    ``t`` the round just played; then ``t`` advances.  A decision that needs Python returns what it
-    must provide first (NEED_TABLES, NEED_BASES, NEED_LP) and waits (``reg[PENDING]``; nothing is
-    counted or changed beyond the structure's refresh and its tables); called again with ``RESUME``
-    (or ``RUN``) it is made again and the step (or run) continues.  Otherwise returns DONE."""
-    run = i == RUN
-    if run:
-        if s.reg[PENDING]:
-            i = np.int64(RESUME)  # not a literal: numba would compile skeleton_learn for that type too
-        elif env_more(env):
-            i, j = skeleton_select(s)
-            won = play(env, i, j)
-        else:
+
+@njit(cache=True)
+def cw_update(s, i, j, won):
+    """CW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
+    decision that needs Python waits (``reg[PENDING]``) and ``i = RESUME`` makes it again."""
+    if i >= 0:
+        skeleton_learn(s, i, j, won)
+        if not s.reg[IN_LOOP]:
+            s.reg[T_] += 1
             return DONE
-    while True:
-        decide = True
-        if i >= 0:
-            skeleton_learn(s, i, j, won)
-            decide = s.reg[IN_LOOP] != 0
-            if decide:
+        s.reg[IN_LOOP] = 0
+        s.reg[PENDING] = 1
+    return _cw_decide(s)
+
+
+@njit(cache=True)
+def cw_resume(s):
+    """Make the waiting decision (``cw_update(s, RESUME, RESUME, False)``); then ``t`` advances.
+    The policy class calls :func:`cw_update`'s entry point so: this wrapper is for callers in
+    compiled code only."""
+    r = np.int64(RESUME)  # not a literal: a literal argument would compile another cw_update
+    return cw_update(s, r, r, r > 0)
+
+
+#: The former name of the waiting decision's kernel (kept for importers): :func:`cw_resume`.
+cw_decide = cw_resume
+
+
+@njit(cache=True)
+def cw_run(s, env):
+    """CW-RMED's whole-run kernel: (the waiting decision, then) select, duel, learn to the horizon;
+    returns early (NEED_*) when a decision needs Python, and continues from there when called again.
+    Written with its own learning step, as ECW-RMED's (:func:`~boundcalc.kernels.copeland_rmed.ecw_run`)."""
+    pending = s.reg[PENDING] != 0
+    while pending or env_more(env):
+        if not pending:
+            i, j = skeleton_select(s)
+            skeleton_learn(s, i, j, play(env, i, j))
+            if s.reg[IN_LOOP]:
                 s.reg[IN_LOOP] = 0
                 s.reg[PENDING] = 1
+                pending = True
             else:
                 s.reg[T_] += 1
-        if decide:  # lines 7-15
-            skeleton_refresh(s)
-            log_t = math.log(s.reg[T_])
-            if log_t <= 0:
-                exploit = first_winner(s)
-            else:
-                if s.reg[TAB] != s.reg[STRUCT]:  # a new structure: its tables, and its warm bases not yet read
-                    if not build_tables(s):
-                        return NEED_TABLES
-                    for a in range(s.lp_valid.shape[0]):
-                        s.lp_valid[a] = False
-                exploit = check3(s, log_t)
-                if exploit < 0 and not s.reg[HAVE_TARGET]:
-                    K = s.W.shape[0]
-                    nwin = 0
-                    for a in range(K):
-                        nwin += s.is_win[a]
-                    thm6 = nwin >= 2  # Theorem 6: two or more winners and no tie
-                    for a in range(K if thm6 else 0):
-                        for b in range(a + 1, K):
-                            if not (s.beats[a, b] or s.beats[b, a]):
-                                thm6 = False
-                    istar = _theorem6(s) if thm6 else _warm_lp(s)
-                    if istar < 0:
-                        return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES
-                    s.stats[S_THM6 if thm6 else S_WARM] += 1
-                    s.stats[S_SOLVES] += 1
-                    s.reg[ISTAR] = istar
-                    s.reg[HAVE_TARGET] = 1
-                s.stats[S_CHECKS] += 1
-                s.stats[S_BOUND] += s.reg[BND]
-            if exploit < 0:
-                s.stats[S_TARGETS] += 1
-            skeleton_finish(s, exploit, log_t)
-            s.reg[PENDING] = 0
-            s.reg[T_] += 1
-        if not run or not env_more(env):
-            return DONE
-        i, j = skeleton_select(s)
-        won = play(env, i, j)
-
-
-#: The former names of the learning step, the waiting decision and its decision: all are the one
-#: step function :func:`cw_run` now (kept for importers).
-cw_update = cw_resume = cw_decide = cw_run
+        if pending:
+            status = _cw_decide(s)
+            if status != DONE:
+                return status
+            pending = False
+    return DONE
 
 
 @njit(cache=True)

@@ -6,7 +6,7 @@ exploration of line 4, the empirical structure kept up to date duel by duel, and
 lines 11-15 (:func:`skeleton_select`, :func:`skeleton_learn`, :func:`skeleton_refresh`,
 :func:`skeleton_finish`), and check (3) of line 8 (:func:`check3`), which 000 prints once for both
 variants: the observed counts against ``R_{i*}(mu_hat)`` of eq. (2), by the LP core's sorting oracle.
-A variant supplies line 11's target allocation: ECW-RMED (:class:`ECWRMED`, :func:`ecw_decide`)
+A variant supplies line 11's target allocation: ECW-RMED (:class:`ECWRMED`, :func:`~boundcalc.kernels.copeland_rmed.ecw_target`)
 Theorem 5's closed form over ``R^E`` (eqs. (4)-(5)); CW-RMED (:mod:`boundcalc.policies.cw_rmed`) the
 exact LP of eq. (2).
 
@@ -92,14 +92,15 @@ from ..kernels.copeland_rmed import (
     PASS_START,
     POS,
     RESUME,
-    RUN,
     S_TARGETS,
     WINNER_TIE_RTOL,
     ECWState,
     RMEDState,
     build_tables,
     check3,
+    ecw_resume,
     ecw_run,
+    ecw_update,
     skeleton_finish,
     skeleton_learn,
     skeleton_refresh,
@@ -107,7 +108,7 @@ from ..kernels.copeland_rmed import (
     skeleton_state,
 )
 from .base import Real
-from .kernel import T_, CompiledPolicy, bind, bundle, new_env
+from .kernel import T_, CompiledPolicy, bind, bundle
 from .registry import register_policy
 
 #: A decision of lines 7-13 on given counts (:meth:`CopelandRMED.decide`): the winner check (3)
@@ -129,6 +130,8 @@ __all__ = [
     "skeleton_finish",
     "check3",
     "build_tables",
+    "ecw_update",
+    "ecw_resume",
     "ecw_run",
     "WINNER_TIE_RTOL",
 ]
@@ -165,34 +168,40 @@ class CopelandRMED(CompiledPolicy):
     )
 
     def _attach(self, arrays: Any) -> None:
-        # CompiledPolicy's, with the variant's one step function as the learning step (module text
-        # of :mod:`boundcalc.kernels.copeland_rmed`: ``kernels[1]`` and ``kernels[2]`` are both it)
+        # CompiledPolicy's, with the learning step's entry point bound at its first use: a simulation
+        # runs the whole-run kernel alone, and each of the two holds the whole decision (numba would
+        # compile it once more for an update bound and never called)
         compile_notice(["policy", type(self).kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
         self._arrays = arrays
         self._s = bundle(arrays)
-        self._calls = _step_entries(type(self), self._s)
+        self._calls = (_entry(type(self), 0, self._s), None)
+
+    def _update_entry(self) -> Any:
+        update = _entry(type(self), 1, self._s)
+        self._calls = (self._calls[0], update)
+        return update
 
     # -- stepping with Python's help ----------------------------------------------------------
     def _learn_compiled(self, i: int, j: int, won: bool) -> None:
-        _, step, env = self._calls
-        status = step(self._s, env, i, j, won)
+        update = self._calls[1] or self._update_entry()
+        status = update(self._s, i, j, won)
         while status != DONE:
             self._serve(status)
-            status = step(self._s, env, RESUME, RESUME, False)
+            status = update(self._s, RESUME, RESUME, False)
 
     def run_environment(self, env: Any) -> None:
         run = type(self).kernels[2]
-        status = run(self._s, env, RUN, RUN, False)
+        status = run(self._s, env)
         while status != DONE:
             self._serve(status)
-            status = run(self._s, env, RUN, RUN, False)
+            status = run(self._s, env)
 
     def _decide(self) -> None:
-        _, step, env = self._calls
-        status = step(self._s, env, RESUME, RESUME, False)
+        update = self._calls[1] or self._update_entry()
+        status = update(self._s, RESUME, RESUME, False)
         while status != DONE:
             self._serve(status)
-            status = step(self._s, env, RESUME, RESUME, False)
+            status = update(self._s, RESUME, RESUME, False)
 
     def _serve(self, status: int) -> None:
         """Provide what the compiled decision asked for."""
@@ -283,7 +292,7 @@ class ECWRMED(CopelandRMED):
     #: 2: check (3) against line 8's ``R``, as printed (0.1.0 tested ``R^E``).
     revision = 2
     State = ECWState
-    kernels = (skeleton_select, ecw_run, ecw_run)
+    kernels = (skeleton_select, ecw_update, ecw_run)
 
     def initial_state(self) -> ECWState:
         K = self.K
@@ -301,19 +310,14 @@ class ECWRMED(CopelandRMED):
         return ECWState(**base)
 
 
-_STEP: dict[tuple[Any, Any], tuple[Any, Any, Any]] = {}
+_ENTRIES: dict[tuple[Any, int, Any], Any] = {}
 
 
-def _step_entries(cls: type[CopelandRMED], s: Any) -> tuple[Any, Any, Any]:
-    """``(select, step, env)`` for ``cls`` and the state type of ``s`` (cached): the entry points of
-    the skeleton's select and of the variant's step function (``kernels[2]``) for the simulator's
-    environment type, and a stand-in environment of that type for the per-step calls (the step reads
-    it only when it runs)."""
-    key = (cls, s._numba_type_)
-    got = _STEP.get(key)
+def _entry(cls: type[CopelandRMED], k: int, s: Any) -> Any:
+    """The entry point of ``cls.kernels[k]`` (0: select, 1: update) for the state type of ``s`` (cached)."""
+    key = (cls, k, s._numba_type_)
+    got = _ENTRIES.get(key)
     if got is None:
-        no_env = new_env(np.zeros((1, 1)), 0, 0, 0, np.zeros(0, dtype=np.int64), np.zeros((0, 1, 1)))[1]
-        step = cls.kernels[2]
-        got = (bind(cls.kernels[0], s), bind(step, s, no_env, RESUME, RESUME, False), no_env)
-        _STEP[key] = got
+        got = bind(cls.kernels[k], s) if k == 0 else bind(cls.kernels[k], s, 0, 0, True)
+        _ENTRIES[key] = got
     return got
