@@ -646,7 +646,7 @@ def test_same_pairs_with_the_basis_read_of_old_highspy(monkeypatch):
 
 
 def test_basis_matrix_inverse_equals_numpy_and_refuses_singular_ones():
-    """The compiled basis test's ``(M^-1)^T`` (Gauss-Jordan, :func:`_invert`) equals numpy's inverse
+    """The compiled basis test's ``(M^-1)^T`` (Gauss-Jordan, written out in :func:`basis_matrix`) equals numpy's inverse
     on random nonsingular 0/1 basis matrices given as tight rows; a singular ``M`` (two equal tight
     rows), and one whose tight rows and basic variables differ in number, are refused."""
     from boundcalc.kernels.cw_rmed import basis_matrix as _basis_matrix

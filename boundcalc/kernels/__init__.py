@@ -83,9 +83,15 @@ MODULES = (
 #: ``rcs`` RUCB's.  ``merge_rucb`` and ``merge_dts`` (issue 34, second part) likewise (4.0-4.3 and 5.7 s
 #: first runs, less 1.5 s); ``merge_dts`` includes the MergeRUCB kernels it calls; ``versatile_db`` (issue 34, the
 #: last baseline) likewise (3.1 s first run, less 1.5 s; Sparring beside it gave its 0.7 s again).
+#: ``copeland_rmed`` and ``cw_rmed`` (issue 30 point 3, the two variants on one state layout, each
+#: decision inlined into its one whole-run kernel): ``simulate --example table2 --policies P
+#: --horizon 1000 --workers 0`` with an empty ``NUMBA_CACHE_DIR``, the CPU of numba's compile events
+#: less those of :mod:`~boundcalc.kernels.policy` (1.3-1.4 s), each variant alone (9.1 and 14.1 s,
+#: were 13.3 and 23.0 s); together they share the skeleton and the LP kernels (both: 14.7 s), so the
+#: notice overestimates a command running both by about 6 s.
 COMPILE_SECONDS = {
-    "cw_rmed": 22.4,
-    "copeland_rmed": 14.3,
+    "cw_rmed": 12.7,
+    "copeland_rmed": 7.8,
     "cpe": 9.1,
     "lp": 6.3,
     "ccb": 3.1,

@@ -95,11 +95,47 @@ DONE, NEED_TABLES = 0, 1
 CHECK_MARGIN = 1e-9
 
 
-#: ECW-RMED's state: the skeleton's fields and the caches of Theorem 5 (``tgt_*``: per winner and
-#: pool, the pool's part of ``C^E*``, the number ``h`` of pairs taken, their level ``1 / (h - k)``
-#: and which they are), a scratch row ``keys``.
-ECWState = namedtuple(
-    "ECWState",
+#: ECW-RMED's fields beyond the skeleton's: the caches of Theorem 5 (``tgt_*``: per winner and pool,
+#: the pool's part of ``C^E*``, the number ``h`` of pairs taken, their level ``1 / (h - k)`` and which
+#: they are), a scratch row ``keys``.
+ECW_FIELDS = ["keys", "tgt_part", "tgt_h", "tgt_level", "tgt_sel", "tgt_I", "tgt_dirty", "tgtI_dirty"]
+
+
+#: CW-RMED's fields beyond the skeleton's (:mod:`boundcalc.kernels.cw_rmed`): the warm bases per
+#: winner (``lp_*``: solution, variable code of :mod:`~boundcalc.kernels.basis`, the basis's variables
+#: and tight rows, ``(M^-1)^T``), the pair ids and scratch (``tight`` all True and ``rval`` all 1: the
+#: tight rows' flags and 0/1 coefficients as the shared sign test reads them).
+CW_FIELDS = [
+    "Etmp",
+    "pid",
+    "lp_valid",
+    "lp_x",
+    "lp_status",
+    "lp_nb",
+    "lp_boff",
+    "lp_moff",
+    "lp_soff",
+    "lp_bvar",
+    "lp_minvT",
+    "lp_rstart",
+    "lp_ridx",
+    "cvec",
+    "aty",
+    "atyabs",
+    "yv",
+    "cB",
+    "ymag",
+    "tight",
+    "rval",
+]
+
+
+#: The one state layout of both variants: the skeleton's fields, then ECW-RMED's and CW-RMED's (a
+#: variant's state holds the other's fields as empty arrays).  One layout is one numba type, so the
+#: skeleton, check (3) and the LP core's kernels they call compile once per command for both variants
+#: (with a layout each, ``simulate --policies ecw-rmed,cw-rmed`` compiled every shared function twice).
+RMEDState = namedtuple(
+    "RMEDState",
     [
         "W",
         "N",
@@ -143,15 +179,41 @@ ECWState = namedtuple(
         "tgt_I",
         "tgt_dirty",
         "tgtI_dirty",
+        "Etmp",
+        "pid",
+        "lp_valid",
+        "lp_x",
+        "lp_status",
+        "lp_nb",
+        "lp_boff",
+        "lp_moff",
+        "lp_soff",
+        "lp_bvar",
+        "lp_minvT",
+        "lp_rstart",
+        "lp_ridx",
+        "cvec",
+        "aty",
+        "atyabs",
+        "yv",
+        "cB",
+        "ymag",
+        "tight",
+        "rval",
     ],
 )
-# the skeleton's fields first (written out: a type checker reads literal fields only)
-assert list(ECWState._fields[: len(SKELETON_FIELDS)]) == SKELETON_FIELDS
+# written out (a type checker reads literal fields only); the same list as the three parts
+assert list(RMEDState._fields) == SKELETON_FIELDS + ECW_FIELDS + CW_FIELDS
+
+
+#: ECW-RMED's state (the one layout, :data:`RMEDState`).
+ECWState = RMEDState
 
 
 def skeleton_state(K: int, params: Mapping[str, Any], n_stats: int) -> dict[str, Any]:
     """The skeleton's arrays at ``t = 1`` (a dict by field name): counts 0, every structure stale,
-    the first pass ``L_C = P_{i != j}`` in lexicographic order."""
+    the first pass ``L_C = P_{i != j}`` in lexicographic order; the variants' fields empty (each
+    variant fills its own: :data:`RMEDState`)."""
     P = K * K
     LC = np.zeros(P, dtype=np.int64)
     inLR = np.zeros(P, dtype=np.bool_)
@@ -200,7 +262,23 @@ def skeleton_state(K: int, params: Mapping[str, Any], n_stats: int) -> dict[str,
         tab_out=np.zeros(2 * K * K),
         chk_info=np.zeros((K, K)),
         chk_m=np.full(K, np.nan),
+        **_empty_variant_fields(),
     )
+
+
+def _empty_variant_fields() -> dict[str, np.ndarray]:
+    """Every variant field as an empty array of its type (ndim and dtype): a variant's state holds
+    the other variant's fields so (one layout, :data:`RMEDState`)."""
+    f, i, b = np.float64, np.int64, np.bool_
+    kinds = dict(
+        keys=(1, f), tgt_part=(2, f), tgt_h=(2, i), tgt_level=(2, f), tgt_sel=(3, i), tgt_I=(1, f),
+        tgt_dirty=(1, b), tgtI_dirty=(1, b), Etmp=(2, f), pid=(2, i), lp_valid=(1, b), lp_x=(2, f),
+        lp_status=(2, np.int8), lp_nb=(1, i), lp_boff=(1, i), lp_moff=(1, i), lp_soff=(1, i),
+        lp_bvar=(1, i), lp_minvT=(1, f), lp_rstart=(1, i), lp_ridx=(1, i), cvec=(1, f), aty=(1, f),
+        atyabs=(1, f), yv=(1, f), cB=(1, f), ymag=(1, f), tight=(1, b), rval=(1, f),
+    )  # fmt: skip
+    assert list(kinds) == ECW_FIELDS + CW_FIELDS
+    return {name: np.zeros((0,) * nd, dtype=dt) for name, (nd, dt) in kinds.items()}
 
 
 # ----------------------------------------------------------------------------- the skeleton
@@ -247,20 +325,6 @@ def skeleton_select(s):
 
 
 @njit(cache=True)
-def _pair_regret(L, K, x, y, L1):
-    return (float(L[x]) + float(L[y]) - 2.0 * float(L1)) / (2.0 * (K - 1))
-
-
-@njit(cache=True)
-def _min_loss(L):
-    L1 = L[0]
-    for q in range(L.shape[0]):
-        if L[q] < L1:
-            L1 = L[q]
-    return L1
-
-
-@njit(cache=True)
 def skeleton_learn(s, i, j, won):
     """The counts after the duel ``(i, j)``; if the structure is kept, that pair's ``d``, ``N d``
     and cost, with its loser's eq. (5) rows and its winner's eq. (4) row marked changed; if it
@@ -286,11 +350,15 @@ def skeleton_learn(s, i, j, won):
     else:
         s.d[i, j] = 0.0
         s.d[j, i] = 0.0
-    L1 = _min_loss(s.L)
+    L = s.L
+    L1 = L[0]
+    for q in range(K):
+        if L[q] < L1:
+            L1 = L[q]
     for x, y in ((i, j), (j, i)):
         s.info[x, y] = float(N[x, y]) * s.d[x, y]
-        if s.d[x, y] > 0:
-            s.C[x, y] = _pair_regret(s.L, K, x, y, L1) / s.d[x, y]
+        if s.d[x, y] > 0:  # 000's regret r_xy on the empirical losses, over d
+            s.C[x, y] = ((float(L[x]) + float(L[y]) - 2.0 * float(L1)) / (2.0 * (K - 1))) / s.d[x, y]
         else:
             s.C[x, y] = np.inf
     if beats[i, j] or beats[j, i]:
@@ -318,7 +386,10 @@ def skeleton_refresh(s):
         for j in range(K):
             if beats[i, j]:
                 L[j] += 1
-    L1 = _min_loss(L)
+    L1 = L[0]
+    for q in range(K):
+        if L[q] < L1:
+            L1 = L[q]
     for i in range(K):
         for j in range(K):
             if beats[i, j] or beats[j, i]:
@@ -327,8 +398,8 @@ def skeleton_refresh(s):
             else:
                 s.d[i, j] = 0.0
             s.info[i, j] = float(N[i, j]) * s.d[i, j]
-            if i != j and s.d[i, j] > 0:
-                s.C[i, j] = _pair_regret(L, K, i, j, L1) / s.d[i, j]
+            if i != j and s.d[i, j] > 0:  # 000's regret r_ij on the empirical losses, over d
+                s.C[i, j] = ((float(L[i]) + float(L[j]) - 2.0 * float(L1)) / (2.0 * (K - 1))) / s.d[i, j]
             else:
                 s.C[i, j] = np.inf
     for q in range(K):
@@ -403,7 +474,7 @@ def skeleton_finish(s, exploit, log_t):
 
 
 # ----------------------------------------------------------------------------- check (3), line 8
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _min_row_sum(s, a, E):
     """The smallest row sum of ``R_a`` at ``E`` by the LP core's oracle on the stored tables."""
     K = s.W.shape[0]
@@ -435,13 +506,16 @@ def _min_row_sum(s, a, E):
 
 @njit(cache=True)
 def build_tables(s):
-    """The oracle's tables of every empirical winner, built from the empirical structure in place:
-    for winner ``a``, the LP core's one layout (:func:`boundcalc.kernels.lp.winner_tables`: ``I_a``,
-    the pools ``S_{i2} \\ {a}``, and per ``(i2, l, case)`` the clipped sizes ``|I|``, ``|S|`` and
-    whether the case has rows; 000 eq. (2), every level ``l in max(0, L(1) - 1) .. L(2)``), what
+    """The oracle's tables of every empirical winner for the current empirical structure, built once
+    per structure (``reg[TAB]``) from it in place: for winner ``a``, the LP core's one layout
+    (:func:`boundcalc.kernels.lp.winner_tables`: ``I_a``, the pools ``S_{i2} \\ {a}``, and per
+    ``(i2, l, case)`` the clipped sizes ``|I|``, ``|S|`` and whether the case has rows; 000 eq. (2),
+    every level ``l in max(0, L(1) - 1) .. L(2)``), what
     :class:`~boundcalc.lp.constraints.CopelandFamily` holds, stored in flat arrays with per-winner
-    offsets.  False (nothing written) when the flat arrays are too small: Python enlarges them
-    (:meth:`CopelandRMED._grow_tables`)."""
+    offsets.  False (nothing written) when the flat arrays are too small: the decision returns
+    ``NEED_TABLES`` and Python enlarges them (:meth:`CopelandRMED._grow_tables`)."""
+    if s.reg[TAB] == s.reg[STRUCT]:
+        return True
     K = s.W.shape[0]
     L = s.L
     L1 = np.iinfo(np.int64).max
@@ -456,7 +530,9 @@ def build_tables(s):
     lo = max(0, L1 - 1)
     nl = L2 - lo + 1
     nc = 2 * nl
-    ls = np.arange(lo, L2 + 1)
+    ls = np.empty(nl, dtype=np.int64)  # lo .. L2
+    for t in range(nl):
+        ls[t] = lo + t
     psize = np.empty(K, dtype=np.int64)
     nwin = 0
     for a in range(K):
@@ -493,6 +569,8 @@ def build_tables(s):
         s.tab_coff[a] = co
         o += K * nc
         co += nc
+    s.reg[TAB] = s.reg[STRUCT]
+    s.stats[S_STRUCT] += 1
     return True
 
 
@@ -554,32 +632,7 @@ def check3(s, log_t):
     return -1
 
 
-@njit(cache=True)
-def structure_tables(s):
-    """The oracle's tables for the current empirical structure, built once per structure; False
-    when the arrays are too small (the decision returns ``NEED_TABLES``; Python enlarges them)."""
-    if s.reg[TAB] == s.reg[STRUCT]:
-        return True
-    if not build_tables(s):
-        return False
-    s.reg[TAB] = s.reg[STRUCT]
-    s.stats[S_STRUCT] += 1
-    return True
-
-
 # ----------------------------------------------------------------------------- ECW-RMED
-@njit(cache=True)
-def _mark_targets(s):
-    """Theorem 5's cached parts made stale by the duels since the last decision (``dirty_*``)."""
-    for q in range(s.W.shape[0]):
-        if s.dirty_lo[q]:
-            s.tgt_dirty[q] = True
-        if s.dirty_hi[q]:
-            s.tgtI_dirty[q] = True
-        s.dirty_lo[q] = False
-        s.dirty_hi[q] = False
-
-
 @njit(cache=True)
 def ecw_target(s):
     """Line 11 for ECW-RMED: ``C^E*_a`` by Theorem 5 for every empirical winner (stale pool rows
@@ -629,22 +682,39 @@ def ecw_target(s):
             Q[y, istar] = Q[istar, y]
 
 
-@njit(cache=True)
-def ecw_decide(s):
-    """Lines 7-15 of Algorithm 1 for ECW-RMED after a draw of the loop, ``t`` the round just played.
-    Returns DONE, or NEED_TABLES (nothing counted or changed beyond the structure's refresh, so the
-    decision is simply made again once Python has enlarged the tables)."""
+#: ``update(s, RESUME, RESUME, False)`` makes the waiting decision instead of learning a duel.
+RESUME = -1
+
+
+@njit(inline="always")
+def _ecw_decide(s):
+    """Lines 7-15 of Algorithm 1 for ECW-RMED after a draw of the loop, ``t`` the round just played;
+    then ``t`` advances and nothing is pending.  Returns DONE, or NEED_TABLES (nothing counted or
+    changed beyond the structure's refresh, so the decision is simply made again once Python has
+    enlarged the tables).
+
+    Inlined (numba ``inline="always"``) into the two functions that decide, :func:`ecw_update` (a
+    step driven from Python) and :func:`ecw_run` (the whole run), each of which a command compiles
+    only if it uses it: numba links and re-optimises the code of every callee into each caller, so a
+    separately compiled decision (or an update called by the run) cost a compilation of all of it
+    once more, about a second each on an empty cache."""
     skeleton_refresh(s)
     log_t = math.log(s.reg[T_])
     if log_t <= 0:
         exploit = first_winner(s)
     else:
-        if not structure_tables(s):
+        if not build_tables(s):
             return NEED_TABLES
         exploit = check3(s, log_t)
         s.stats[S_CHECKS] += 1
         s.stats[S_BOUND] += s.reg[BND]
-    _mark_targets(s)
+    for q in range(s.W.shape[0]):  # Theorem 5's parts made stale by the duels since the last decision
+        if s.dirty_lo[q]:
+            s.tgt_dirty[q] = True
+        if s.dirty_hi[q]:
+            s.tgtI_dirty[q] = True
+        s.dirty_lo[q] = False
+        s.dirty_hi[q] = False
     if exploit < 0:
         s.stats[S_TARGETS] += 1
         if not s.reg[HAVE_TARGET]:
@@ -652,43 +722,54 @@ def ecw_decide(s):
             ecw_target(s)
             s.reg[HAVE_TARGET] = 1
     skeleton_finish(s, exploit, log_t)
-    return DONE
-
-
-@njit(cache=True)
-def ecw_resume(s):
-    """Make the waiting decision (Python has provided what it asked for); then ``t`` advances."""
-    status = ecw_decide(s)
-    if status == DONE:
-        s.reg[PENDING] = 0
-        s.reg[T_] += 1
-    return status
-
-
-@njit(cache=True)
-def ecw_update(s, i, j, won):
-    """ECW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
-    decision that needs Python waits (``reg[PENDING]``) and :func:`ecw_resume` completes it."""
-    skeleton_learn(s, i, j, won)
-    if s.reg[IN_LOOP]:
-        s.reg[IN_LOOP] = 0
-        s.reg[PENDING] = 1
-        return ecw_resume(s)
+    s.reg[PENDING] = 0
     s.reg[T_] += 1
     return DONE
 
 
 @njit(cache=True)
+def ecw_update(s, i, j, won):
+    """ECW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
+    decision that needs Python waits (``reg[PENDING]``) and ``i = RESUME`` makes it again."""
+    if i >= 0:
+        skeleton_learn(s, i, j, won)
+        if not s.reg[IN_LOOP]:
+            s.reg[T_] += 1
+            return DONE
+        s.reg[IN_LOOP] = 0
+        s.reg[PENDING] = 1
+    return _ecw_decide(s)
+
+
+@njit(cache=True)
+def ecw_resume(s):
+    """Make the waiting decision (``ecw_update(s, RESUME, RESUME, False)``); then ``t`` advances.
+    The policy class calls :func:`ecw_update`'s entry point so: this wrapper is for callers in
+    compiled code only."""
+    r = np.int64(RESUME)  # not a literal: a literal argument would compile another ecw_update
+    return ecw_update(s, r, r, r > 0)
+
+
+@njit(cache=True)
 def ecw_run(s, env):
-    """ECW-RMED's whole-run kernel: select, duel, learn to the horizon; returns early (NEED_TABLES)
-    when a decision needs Python, and continues from there when called again."""
-    if s.reg[PENDING]:
-        status = ecw_resume(s)
-        if status != DONE:
-            return status
-    while env_more(env):
-        i, j = skeleton_select(s)
-        status = ecw_update(s, i, j, play(env, i, j))
-        if status != DONE:
-            return status
+    """ECW-RMED's whole-run kernel: (the waiting decision, then) select, duel, learn to the horizon;
+    returns early (NEED_TABLES) when a decision needs Python, and continues from there when called
+    again.  Written with its own learning step rather than calling :func:`ecw_update`, so that a
+    simulation compiles the decision once (:func:`_ecw_decide`)."""
+    pending = s.reg[PENDING] != 0
+    while pending or env_more(env):
+        if not pending:
+            i, j = skeleton_select(s)
+            skeleton_learn(s, i, j, play(env, i, j))
+            if s.reg[IN_LOOP]:
+                s.reg[IN_LOOP] = 0
+                s.reg[PENDING] = 1
+                pending = True
+            else:
+                s.reg[T_] += 1
+        if pending:
+            status = _ecw_decide(s)
+            if status != DONE:
+                return status
+            pending = False
     return DONE

@@ -12,7 +12,6 @@ run loop; the reading of each line, and the Python side that calls HiGHS, are in
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -27,22 +26,23 @@ from .copeland_rmed import (
     ISTAR,
     NEED_TABLES,
     PENDING,
+    RESUME,
     S_BOUND,
     S_CHECKS,
     S_SOLVES,
     S_TARGETS,
-    SKELETON_FIELDS,
     STRUCT,
     TAB,
+    RMEDState,
     _min_row_sum,
     argmin_winner,
+    build_tables,
     check3,
     first_winner,
     skeleton_finish,
     skeleton_learn,
     skeleton_refresh,
     skeleton_select,
-    structure_tables,
 )
 from .copeland_rmed import N_REG as N_REG_SKELETON
 from .lp import ecw_closed_form as _closed_form
@@ -66,53 +66,14 @@ LP_TOL = 3  # fr beyond the skeleton's (alpha, beta, check_tol)
 S_LP, S_THM6, S_WARM = 7, 8, 9  # stats beyond the skeleton's
 
 
-#: CW-RMED's state: the skeleton's fields (check (3)'s included), the warm bases per winner
-#: (``lp_*``: solution, variable code of :mod:`~boundcalc.kernels.basis`, the basis's variables and
-#: tight rows, ``(M^-1)^T``), the pair ids and scratch (``tight`` all True and ``rval`` all 1: the
-#: tight rows' flags and 0/1 coefficients as the shared sign test reads them).
-CWState = namedtuple(  # type: ignore[misc]  # the skeleton's fields, then these
-    "CWState",
-    SKELETON_FIELDS
-    + [
-        "Etmp",
-        "pid",
-        "lp_valid",
-        "lp_x",
-        "lp_status",
-        "lp_nb",
-        "lp_boff",
-        "lp_moff",
-        "lp_soff",
-        "lp_bvar",
-        "lp_minvT",
-        "lp_rstart",
-        "lp_ridx",
-        "cvec",
-        "aty",
-        "atyabs",
-        "yv",
-        "cB",
-        "ymag",
-        "tight",
-        "rval",
-    ],
-)
+#: CW-RMED's state: the one layout of both variants (:data:`~boundcalc.kernels.copeland_rmed.RMEDState`:
+#: the skeleton's fields, check (3)'s included, and CW-RMED's :data:`~boundcalc.kernels.copeland_rmed.CW_FIELDS`:
+#: the warm bases per winner, the pair ids and scratch; ECW-RMED's fields empty).
+CWState = RMEDState
 
 
 # ----------------------------------------------------------------------------- compiled steps
-@njit(cache=True)
-def _set_q_from_pairs(s, x):
-    """``Q = e / d`` (0 where ``d = 0``) from a pair vector ``e`` in ``triu_indices`` order."""
-    K = s.W.shape[0]
-    for i in range(K):
-        s.Q[i, i] = 0.0
-        for j in range(i + 1, K):
-            v = x[s.pid[i, j]] / s.d[i, j] if s.d[i, j] > 0 else 0.0
-            s.Q[i, j] = v
-            s.Q[j, i] = v
-
-
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _theorem6(s):
     """Line 11 with two or more winners and no tie (000 Theorem 6): ECW's closed form per winner,
     feasible for ``R_a`` by the oracle (else -1: the LP decides), ``Q = E / d`` of ``i*``."""
@@ -153,7 +114,7 @@ def inverse_duals(cost, bvar, minvT, cB, y, ymag):
         ymag[r] = mag
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _basis_optimal(s, a):
     """Whether the stored basis of winner ``a`` is optimal for the costs ``cvec``: its duals from
     the in-house inverse (:func:`inverse_duals`), judged by the one warm-basis test the LP core
@@ -180,7 +141,7 @@ def _basis_optimal(s, a):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _warm_lp(s):
     """Line 11 from the stored bases when every winner's stays optimal (else -1: HiGHS re-solves):
     ``C*_a = c.e*_a``, ``i*``, ``Q = e*_{i*} / d``."""
@@ -199,47 +160,45 @@ def _warm_lp(s):
                 v += s.cvec[p] * s.lp_x[a, p]
             s.wval[a] = v
     istar = argmin_winner(s)
-    _set_q_from_pairs(s, s.lp_x[istar])
+    x = s.lp_x[istar]  # Q = e / d (0 where d = 0), e in triu_indices order
+    for i in range(K):
+        s.Q[i, i] = 0.0
+        for j in range(i + 1, K):
+            v = x[s.pid[i, j]] / s.d[i, j] if s.d[i, j] > 0 else 0.0
+            s.Q[i, j] = v
+            s.Q[j, i] = v
     return istar
 
 
-@njit(cache=True)
-def _has_ties(s):
-    K = s.W.shape[0]
-    for i in range(K):
-        for j in range(i + 1, K):
-            if not (s.beats[i, j] or s.beats[j, i]):
-                return True
-    return False
-
-
-@njit(cache=True)
-def cw_decide(s):
-    """Lines 7-15 of Algorithm 1 for CW-RMED after a draw of the loop, ``t`` the round just played.
-    Returns DONE, or what Python must provide first (NEED_TABLES, NEED_BASES, NEED_LP; nothing is
-    counted or changed beyond the structure's refresh and its tables, so the decision is simply made
-    again afterwards)."""
+@njit(inline="always")
+def _cw_decide(s):
+    """Lines 7-15 of Algorithm 1 for CW-RMED after a draw of the loop, ``t`` the round just played;
+    then ``t`` advances and nothing is pending.  Returns DONE, or what Python must provide first
+    (NEED_TABLES, NEED_BASES, NEED_LP; nothing is counted or changed beyond the structure's refresh
+    and its tables, so the decision is simply made again afterwards).  Inlined into
+    :func:`cw_update` and :func:`cw_run`, as ECW-RMED's (why: :func:`~boundcalc.kernels.copeland_rmed._ecw_decide`)."""
     skeleton_refresh(s)
     log_t = math.log(s.reg[T_])
     if log_t <= 0:
         exploit = first_winner(s)
     else:
         if s.reg[TAB] != s.reg[STRUCT]:  # a new structure: its tables, and its warm bases not yet read
-            if not structure_tables(s):
+            if not build_tables(s):
                 return NEED_TABLES
             for a in range(s.lp_valid.shape[0]):
                 s.lp_valid[a] = False
         exploit = check3(s, log_t)
         if exploit < 0 and not s.reg[HAVE_TARGET]:
+            K = s.W.shape[0]
             nwin = 0
-            for a in range(s.is_win.shape[0]):
+            for a in range(K):
                 nwin += s.is_win[a]
-            if nwin >= 2 and not _has_ties(s):
-                istar = _theorem6(s)
-                thm6 = True
-            else:
-                istar = _warm_lp(s)
-                thm6 = False
+            thm6 = nwin >= 2  # Theorem 6: two or more winners and no tie
+            for a in range(K if thm6 else 0):
+                for b in range(a + 1, K):
+                    if not (s.beats[a, b] or s.beats[b, a]):
+                        thm6 = False
+            istar = _theorem6(s) if thm6 else _warm_lp(s)
             if istar < 0:
                 return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES
             s.stats[S_THM6 if thm6 else S_WARM] += 1
@@ -251,45 +210,59 @@ def cw_decide(s):
     if exploit < 0:
         s.stats[S_TARGETS] += 1
     skeleton_finish(s, exploit, log_t)
-    return DONE
-
-
-@njit(cache=True)
-def cw_resume(s):
-    """Make the waiting decision (Python has provided what it asked for); then ``t`` advances."""
-    status = cw_decide(s)
-    if status == DONE:
-        s.reg[PENDING] = 0
-        s.reg[T_] += 1
-    return status
-
-
-@njit(cache=True)
-def cw_update(s, i, j, won):
-    """CW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
-    decision that needs Python waits (``reg[PENDING]``) and :func:`cw_resume` completes it."""
-    skeleton_learn(s, i, j, won)
-    if s.reg[IN_LOOP]:
-        s.reg[IN_LOOP] = 0
-        s.reg[PENDING] = 1
-        return cw_resume(s)
+    s.reg[PENDING] = 0
     s.reg[T_] += 1
     return DONE
 
 
 @njit(cache=True)
+def cw_update(s, i, j, won):
+    """CW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
+    decision that needs Python waits (``reg[PENDING]``) and ``i = RESUME`` makes it again."""
+    if i >= 0:
+        skeleton_learn(s, i, j, won)
+        if not s.reg[IN_LOOP]:
+            s.reg[T_] += 1
+            return DONE
+        s.reg[IN_LOOP] = 0
+        s.reg[PENDING] = 1
+    return _cw_decide(s)
+
+
+@njit(cache=True)
+def cw_resume(s):
+    """Make the waiting decision (``cw_update(s, RESUME, RESUME, False)``); then ``t`` advances.
+    The policy class calls :func:`cw_update`'s entry point so: this wrapper is for callers in
+    compiled code only."""
+    r = np.int64(RESUME)  # not a literal: a literal argument would compile another cw_update
+    return cw_update(s, r, r, r > 0)
+
+
+#: The former name of the waiting decision's kernel (kept for importers): :func:`cw_resume`.
+cw_decide = cw_resume
+
+
+@njit(cache=True)
 def cw_run(s, env):
-    """CW-RMED's whole-run kernel: select, duel, learn to the horizon; returns early (NEED_*) when a
-    decision needs Python, and continues from there when called again."""
-    if s.reg[PENDING]:
-        status = cw_resume(s)
-        if status != DONE:
-            return status
-    while env_more(env):
-        i, j = skeleton_select(s)
-        status = cw_update(s, i, j, play(env, i, j))
-        if status != DONE:
-            return status
+    """CW-RMED's whole-run kernel: (the waiting decision, then) select, duel, learn to the horizon;
+    returns early (NEED_*) when a decision needs Python, and continues from there when called again.
+    Written with its own learning step, as ECW-RMED's (:func:`~boundcalc.kernels.copeland_rmed.ecw_run`)."""
+    pending = s.reg[PENDING] != 0
+    while pending or env_more(env):
+        if not pending:
+            i, j = skeleton_select(s)
+            skeleton_learn(s, i, j, play(env, i, j))
+            if s.reg[IN_LOOP]:
+                s.reg[IN_LOOP] = 0
+                s.reg[PENDING] = 1
+                pending = True
+            else:
+                s.reg[T_] += 1
+        if pending:
+            status = _cw_decide(s)
+            if status != DONE:
+                return status
+            pending = False
     return DONE
 
 
@@ -315,9 +288,10 @@ def basis_matrix(status, row_basic, starts, idx):
     for r in range(row_basic.shape[0]):
         nt += not row_basic[r]
     bvar = np.empty(nb, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
     k = 0
     for j in range(n):
+        pos[j] = -1
         if status[j] == 1:
             bvar[k] = j
             pos[j] = k
@@ -346,9 +320,40 @@ def basis_matrix(status, row_basic, starts, idx):
             r2 += 1
     if nb == 0:
         return True, bvar, rs, ri, M
-    ok, Minv = _invert(M)
-    if not ok:  # singular
-        return False, bvar, rs, ri, M
+    # M^-1 by Gauss-Jordan elimination with partial pivoting; a pivot below 1e-12: singular, or too
+    # close to it for the basis test.  Written out rather than ``np.linalg.inv``: the basis matrices
+    # are small (tens of rows) and LAPACK's threads, spinning on a busy machine, made each inverse
+    # 2-3x slower than the elimination itself; and in this function rather than a helper of its
+    # own, which numba would compile (and link in here) separately.
+    A = np.zeros((nb, nb))
+    Minv = np.zeros((nb, nb))
+    for c in range(nb):
+        Minv[c, c] = 1.0
+        for k in range(nb):
+            A[c, k] = M[c, k]
+    for c in range(nb):
+        p = c
+        best = abs(A[c, c])
+        for r in range(c + 1, nb):
+            if abs(A[r, c]) > best:
+                best = abs(A[r, c])
+                p = r
+        if not best > 1e-12:  # singular
+            return False, bvar, rs, ri, M
+        if p != c:
+            for k in range(nb):
+                A[c, k], A[p, k] = A[p, k], A[c, k]
+                Minv[c, k], Minv[p, k] = Minv[p, k], Minv[c, k]
+        f = 1.0 / A[c, c]
+        for k in range(nb):
+            A[c, k] *= f
+            Minv[c, k] *= f
+        for r in range(nb):
+            g = A[r, c]
+            if r != c and g != 0.0:
+                for k in range(nb):
+                    A[r, k] -= g * A[c, k]
+                    Minv[r, k] -= g * Minv[c, k]
     P = np.zeros((nb, nb))  # M^-1 M, over M's nonzeros
     for r in range(nt):
         for b in range(nb):
@@ -361,39 +366,7 @@ def basis_matrix(status, row_basic, starts, idx):
             e = P[a, b] - (1.0 if a == b else 0.0)
             if not abs(e) <= 1e-9:
                 return False, bvar, rs, ri, M
-    return True, bvar, rs, ri, np.ascontiguousarray(Minv.T)
-
-
-@njit(cache=True)
-def _invert(M):
-    """``(ok, M^-1)`` by Gauss-Jordan elimination with partial pivoting; ``ok`` False when a pivot is
-    below 1e-12 (singular, or too close to it for the basis test).  Written out rather than
-    ``np.linalg.inv``: the basis matrices are small (tens of rows) and LAPACK's threads, spinning on
-    a busy machine, made each inverse 2-3x slower than the elimination itself."""
-    n = M.shape[0]
-    A = M.copy()
-    inv = np.eye(n)
-    for c in range(n):
-        p = c
-        best = abs(A[c, c])
-        for r in range(c + 1, n):
-            if abs(A[r, c]) > best:
-                best = abs(A[r, c])
-                p = r
-        if not best > 1e-12:
-            return False, inv
-        if p != c:
-            for k in range(n):
-                A[c, k], A[p, k] = A[p, k], A[c, k]
-                inv[c, k], inv[p, k] = inv[p, k], inv[c, k]
-        f = 1.0 / A[c, c]
-        for k in range(n):
-            A[c, k] *= f
-            inv[c, k] *= f
-        for r in range(n):
-            g = A[r, c]
-            if r != c and g != 0.0:
-                for k in range(n):
-                    A[r, k] -= g * A[c, k]
-                    inv[r, k] -= g * inv[c, k]
-    return True, inv
+    for a in range(nb):  # (M^-1)^T, row-major
+        for b in range(a + 1, nb):
+            Minv[a, b], Minv[b, a] = Minv[b, a], Minv[a, b]
+    return True, bvar, rs, ri, Minv

@@ -257,7 +257,7 @@ class CopelandFamily(_FamilyBase):
             self._gS = np.empty((K, nc), dtype=np.int64)
             self._caseB = np.empty(nc, dtype=np.bool_)
             winner_tables(
-                st.beats,
+                np.array(st.beats),  # writable, as the policies' arrays: one compiled version serves both
                 L,
                 a,
                 ls,

@@ -71,7 +71,7 @@ def ecw_allocation(
     if compiled:
         from ..kernels.lp import ecw_closed_form
 
-        b = np.ascontiguousarray(beats, dtype=bool)
+        b = np.array(beats, dtype=bool)  # writable, as the policies' arrays: one compiled version serves both
         E = np.empty(b.shape)
         L = b.sum(axis=0).astype(np.int64)
         v = ecw_closed_form(b, L, np.ascontiguousarray(C, dtype=float), int(winner), E)

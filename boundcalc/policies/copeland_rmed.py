@@ -6,7 +6,7 @@ exploration of line 4, the empirical structure kept up to date duel by duel, and
 lines 11-15 (:func:`skeleton_select`, :func:`skeleton_learn`, :func:`skeleton_refresh`,
 :func:`skeleton_finish`), and check (3) of line 8 (:func:`check3`), which 000 prints once for both
 variants: the observed counts against ``R_{i*}(mu_hat)`` of eq. (2), by the LP core's sorting oracle.
-A variant supplies line 11's target allocation: ECW-RMED (:class:`ECWRMED`, :func:`ecw_decide`)
+A variant supplies line 11's target allocation: ECW-RMED (:class:`ECWRMED`, :func:`~boundcalc.kernels.copeland_rmed.ecw_target`)
 Theorem 5's closed form over ``R^E`` (eqs. (4)-(5)); CW-RMED (:mod:`boundcalc.policies.cw_rmed`) the
 exact LP of eq. (2).
 
@@ -44,7 +44,7 @@ Readings of the text taken here (000 Algorithm 1, Sec. 4)
     * Line 11's allocation depends on ``mu_hat`` alone: after a self-duel only ``log t`` moved, so
       the last allocation is reused and compared with the new ``N / log t``.
 
-The empirical state (fields of :class:`ECWState`, shared by name with CW-RMED's state)
+The empirical state (fields of :class:`RMEDState`, the one layout of both variants)
     ``beats`` (strict, ties in neither direction), ``L`` (losses), ``d`` (``d(mu_hat)``, 0 on
     ties), ``info = N d``, ``C = r / d`` (000's regret on the empirical losses; ``inf`` on ties and
     the diagonal), ``Q`` (line 11's allocation, draws per ``log t``).  A duel that keeps the
@@ -82,6 +82,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..kernels import compile_notice
 from ..kernels.copeland_rmed import (
     DONE,
     IN_LOOP,
@@ -90,12 +91,13 @@ from ..kernels.copeland_rmed import (
     NLC,
     PASS_START,
     POS,
+    RESUME,
     S_TARGETS,
     WINNER_TIE_RTOL,
     ECWState,
+    RMEDState,
     build_tables,
     check3,
-    ecw_decide,
     ecw_resume,
     ecw_run,
     ecw_update,
@@ -106,7 +108,7 @@ from ..kernels.copeland_rmed import (
     skeleton_state,
 )
 from .base import Real
-from .kernel import T_, CompiledPolicy
+from .kernel import T_, CompiledPolicy, bind, bundle
 from .registry import register_policy
 
 #: A decision of lines 7-13 on given counts (:meth:`CopelandRMED.decide`): the winner check (3)
@@ -119,6 +121,7 @@ __all__ = [
     "CopelandRMED",
     "ECWRMED",
     "ECWState",
+    "RMEDState",
     "Decision",
     "skeleton_state",
     "skeleton_select",
@@ -127,7 +130,6 @@ __all__ = [
     "skeleton_finish",
     "check3",
     "build_tables",
-    "ecw_decide",
     "ecw_update",
     "ecw_resume",
     "ecw_run",
@@ -145,7 +147,8 @@ class CopelandRMED(CompiledPolicy):
     ``N / log t`` is at most this; default 1e-12, i.e. exact up to rounding).
 
     A compiled step that needs Python (larger tables; CW-RMED's LP) returns a request; the class
-    serves it (:meth:`_serve`) and resumes the step (the variant's ``resume`` kernel).
+    serves it (:meth:`_serve`) and resumes the step (the variant's ``update`` kernel called with
+    ``i = RESUME``).
     """
 
     hyperparameters = {
@@ -163,24 +166,28 @@ class CopelandRMED(CompiledPolicy):
         "structures",
         "check_bound",
     )
-    #: The variant's compiled ``resume(s)``: makes a waiting decision once Python has served it.
-    resume: Any = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = super().__getstate__()
-        state.pop("_resume", None)
-        return state
 
     def _attach(self, arrays: Any) -> None:
-        super()._attach(arrays)
-        self._resume = _resume_entry(type(self).resume, self._s)
+        # CompiledPolicy's, with the learning step's entry point bound at its first use: a simulation
+        # runs the whole-run kernel alone, and each of the two holds the whole decision (numba would
+        # compile it once more for an update bound and never called)
+        compile_notice(["policy", type(self).kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
+        self._arrays = arrays
+        self._s = bundle(arrays)
+        self._calls = (_entry(type(self), 0, self._s), None)
+
+    def _update_entry(self) -> Any:
+        update = _entry(type(self), 1, self._s)
+        self._calls = (self._calls[0], update)
+        return update
 
     # -- stepping with Python's help ----------------------------------------------------------
     def _learn_compiled(self, i: int, j: int, won: bool) -> None:
-        status = self._calls[1](self._s, i, j, won)
+        update = self._calls[1] or self._update_entry()
+        status = update(self._s, i, j, won)
         while status != DONE:
             self._serve(status)
-            status = self._resume(self._s)
+            status = update(self._s, RESUME, RESUME, False)
 
     def run_environment(self, env: Any) -> None:
         run = type(self).kernels[2]
@@ -190,10 +197,11 @@ class CopelandRMED(CompiledPolicy):
             status = run(self._s, env)
 
     def _decide(self) -> None:
-        status = self._resume(self._s)
+        update = self._calls[1] or self._update_entry()
+        status = update(self._s, RESUME, RESUME, False)
         while status != DONE:
             self._serve(status)
-            status = self._resume(self._s)
+            status = update(self._s, RESUME, RESUME, False)
 
     def _serve(self, status: int) -> None:
         """Provide what the compiled decision asked for."""
@@ -285,13 +293,11 @@ class ECWRMED(CopelandRMED):
     revision = 2
     State = ECWState
     kernels = (skeleton_select, ecw_update, ecw_run)
-    resume = ecw_resume
 
     def initial_state(self) -> ECWState:
         K = self.K
         base = skeleton_state(K, self.params, len(self.stat_names))
-        return ECWState(
-            **base,
+        base.update(  # ECW-RMED's fields (the one layout: CW-RMED's stay empty)
             keys=np.empty(K),
             tgt_part=np.zeros((K, K)),
             tgt_h=np.zeros((K, K), dtype=np.int64),
@@ -301,18 +307,17 @@ class ECWRMED(CopelandRMED):
             tgt_dirty=np.ones(K, dtype=np.bool_),
             tgtI_dirty=np.ones(K, dtype=np.bool_),
         )
+        return ECWState(**base)
 
 
-_RESUME: dict[tuple[Any, Any], Any] = {}
+_ENTRIES: dict[tuple[Any, int, Any], Any] = {}
 
 
-def _resume_entry(kernel: Any, s: Any) -> Any:
-    """``kernel`` (a variant's ``resume``) bound to the state's type (cached): one compiled call."""
-    from .kernel import bind
-
-    key = (kernel, s._numba_type_)
-    got = _RESUME.get(key)
+def _entry(cls: type[CopelandRMED], k: int, s: Any) -> Any:
+    """The entry point of ``cls.kernels[k]`` (0: select, 1: update) for the state type of ``s`` (cached)."""
+    key = (cls, k, s._numba_type_)
+    got = _ENTRIES.get(key)
     if got is None:
-        got = bind(kernel, s)
-        _RESUME[key] = got
+        got = bind(cls.kernels[k], s) if k == 0 else bind(cls.kernels[k], s, 0, 0, True)
+        _ENTRIES[key] = got
     return got
