@@ -116,14 +116,14 @@ def pair_costs(matrix: MatrixLike | Structure, regret: ArrayLike | None = None) 
     validated by :func:`~boundcalc.lp.structure.check_regret`).  A pair with ``d = 0`` (an
     empirical tie: in no row) gets cost 1, so its optimal ``e`` is 0.
     """
-    st = as_structure(matrix)
+    st = matrix if isinstance(matrix, Structure) else as_structure(matrix)
     K = st.K
     iu = triu(K)
     R = st.regret if regret is None else check_regret(regret, K)
     r = R[iu]
     d = structure_d(st)[iu]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(d > 0, r / np.where(d > 0, d, 1.0), 1.0)
+    out = np.ones(d.size)
+    return np.divide(r, d, out=out, where=d > 0)
 
 
 #: The smallest gap ``|mu_ij - 1/2|`` a double holds next to 1/2 (``2**-53``; ``1/2 + eps`` rounds
@@ -299,6 +299,22 @@ class Violation:
         if not self.rows:
             return np.zeros((0, 2), dtype=np.int64)
         return np.unique(np.concatenate(self.rows), axis=0)
+
+
+def _add_cuts(model: CopelandModel, E: np.ndarray, tol: float, per_i2: int, rng, sums: np.ndarray | None = None) -> int:
+    """:meth:`CopelandModel.add_cuts <boundcalc.lp.lifted.CopelandModel.add_cuts>`, with a plain
+    model's rows handed to HiGHS by the lean :meth:`~boundcalc.lp.highs.CoveringLP.add_hashed_rows`
+    (the same rows, hashes, order and HiGHS calls; only Python's bookkeeping is shorter)."""
+    if model.lift:
+        return model.add_cuts(E, tol, per_i2, rng, sums)
+    fam = model.family
+    S = fam._sums(E) if sums is None else sums
+    n, _, _, _, starts, idx, h1, h2 = fam._rows(E, S, tol, per_i2, rng, True)
+    if n == 0:
+        return 0
+    added = model.lp.add_hashed_rows(n, starts, idx, h1, h2)
+    model.explicit_rows += added
+    return added
 
 
 class _Entry:
@@ -693,7 +709,7 @@ class CopelandLPSolver:
                         C_square = _as_square(costs, st.K).copy()
                         np.fill_diagonal(C_square, np.inf)
                     core = ecw_allocation(st.beats, C_square, w, compiled=self.compiled)[1]
-                    model.add_cuts(core, -np.inf, self.warm_rows, rng)
+                    _add_cuts(model, core, -np.inf, self.warm_rows, rng)
                     t_sep += time.perf_counter() - t1
             else:
                 lp = model.lp
@@ -718,7 +734,7 @@ class CopelandLPSolver:
                 if rnd == self.max_rounds - 1:
                     failures.append(f"winner {w}: no convergence in {self.max_rounds} rounds (max violation {v:.3g})")
                     break
-                n_new = model.add_cuts(E, self.tol, self.per_i2, rng, S)
+                n_new = _add_cuts(model, E, self.tol, self.per_i2, rng, S)
                 t_sep += time.perf_counter() - t2
                 if n_new == 0:
                     failures.append(
