@@ -348,7 +348,25 @@ class CoveringLP:
             starts, idx = block.starts, block.idx
         else:
             idx = np.asarray(idx[: starts[n]], dtype=np.int64)
-        return self._append(starts, idx, np.ones(idx.size), np.ones(m))
+        # _append for 0/1 rows >= 1 (starts from 0)
+        self._last = None
+        nnz = idx.size
+        if (starts[1:] == starts[:-1]).any():  # an empty row >= 1: infeasible, as _append records
+            self._empty_row = True
+        cols = self._col[idx]
+        if nnz and cols.min() < 0:  # some pair variable gets its column first
+            self._ensure_cols(idx)
+            cols = self._col[idx]
+        ones = np.ones(max(m, nnz))
+        self.h.addRows(
+            m, ones[:m], np.full(m, highspy.kHighsInf), nnz, starts[:-1].astype(np.int32), cols.astype(np.int32), ones[:nnz]
+        )
+        self._starts = np.concatenate((self._starts, self._starts[-1] + starts[1:]))
+        self._idx = np.concatenate((self._idx, idx))
+        self._val = np.concatenate((self._val, ones[:nnz]))
+        self._lo = np.concatenate((self._lo, ones[:m]))
+        self.rows_added += m
+        return m
 
     def add_vars(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
         """Add auxiliary variables (cost 0) with these bounds; returns their variable indices."""
