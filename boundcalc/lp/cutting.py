@@ -301,7 +301,14 @@ class Violation:
         return np.unique(np.concatenate(self.rows), axis=0)
 
 
-def _add_cuts(model: CopelandModel, E: np.ndarray, tol: float, per_i2: int, rng, sums: np.ndarray | None = None) -> int:
+def _add_cuts(
+    model: CopelandModel,
+    E: np.ndarray,
+    tol: float,
+    per_i2: int,
+    rng: np.random.Generator | None,
+    sums: np.ndarray | None = None,
+) -> int:
     """:meth:`CopelandModel.add_cuts <boundcalc.lp.lifted.CopelandModel.add_cuts>`, with a plain
     model's rows handed to HiGHS by the lean :meth:`~boundcalc.lp.highs.CoveringLP.add_hashed_rows`
     (the same rows, hashes, order and HiGHS calls; only Python's bookkeeping is shorter)."""
