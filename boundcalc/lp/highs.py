@@ -359,7 +359,13 @@ class CoveringLP:
             cols = self._col[idx]
         ones = np.ones(max(m, nnz))
         self.h.addRows(
-            m, ones[:m], np.full(m, highspy.kHighsInf), nnz, starts[:-1].astype(np.int32), cols.astype(np.int32), ones[:nnz]
+            m,
+            ones[:m],
+            np.full(m, highspy.kHighsInf),
+            nnz,
+            starts[:-1].astype(np.int32),
+            cols.astype(np.int32),
+            ones[:nnz],
         )
         self._starts = np.concatenate((self._starts, self._starts[-1] + starts[1:]))
         self._idx = np.concatenate((self._idx, idx))
