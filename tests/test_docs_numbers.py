@@ -580,3 +580,28 @@ def test_readme_kernels_against_the_quoted_cpp():
         f"The kernels take {1 / max(ratio):.2f}-{1 / min(ratio):.2f} of the quoted C++ figures' time "
         f"({min(ratio):.1f}-{max(ratio):.1f}x faster; D-TS and D-TS+ {min(dts):.1f}-{max(dts):.1f}x:"
     ) in page(README)
+
+
+# ----------------------------------------------------------------------------- benchmarks/cw_ab.py
+def test_readme_cw_rmed_speed_is_the_stored_interleaved_run():
+    """README: CW-RMED's CPU per run against the version before (issue 31 point 1), the smallest of
+    each version's interleaved runs (benchmarks/results/cw_speed/cw_ab.json), the same decisions in
+    every run, and HiGHS's share of the profiled CPU (benchmarks/results/cw_speed/cw_profile.json)."""
+    ab = {r["case"]: r for r in json.loads((RESULTS / "cw_speed" / "cw_ab.json").read_text())["rows"]}
+    assert all(r["same_decisions"] for r in ab.values())
+    text = page(README)
+    for case, label in (
+        ("table2", "Table 2"),
+        ("mslr16", "a 16-arm MSLR submatrix"),
+        ("fig1a", "Figure 1 panel (a)"),
+        ("fig1c", "panel (c)"),
+    ):
+        r = ab[case]
+        quoted = f"{label} {r['now_min']:.2f} s against {r['landed_min']:.2f} s"
+        assert quoted in text, quoted
+    prof = {r["panel"]: r for r in json.loads((RESULTS / "cw_speed" / "cw_profile.json").read_text())["rows"]}
+    share = {k: 100 * r["parts"]["highs_run"] / r["cpu_seconds"] for k, r in prof.items()}
+    assert f"HiGHS's runs take {share['a']:.0f} % of the profiled CPU at 16 arms" in text
+    assert f"and {share['c']:.0f} % at 64" in text
+    a = prof["a"]
+    assert f"{a['parts']['highs_run_calls']:,} runs in panel (a)'s first {a['steps']:,} steps" in text
