@@ -642,7 +642,13 @@ def test_policies_page_peer_tables_are_the_stored_run(labels):
 def peer_sentence_figures(rec: dict) -> dict:
     """The figures docs/policies.md's peer section states in words, from benchmarks/results/peers.json."""
     main = [rec["matrices"][label]["rows"] for label in PEER_TABLES[0]]
-    agreeing = ("Winner Stays (WS-S)", "MergeRUCB", "MergeDTS", "Self-Sparring", "Doubler (alpha = 0.5, the peer's UCB1)")
+    agreeing = (
+        "Winner Stays (WS-S)",
+        "MergeRUCB",
+        "MergeDTS",
+        "Self-Sparring",
+        "Doubler (alpha = 0.5, the peer's UCB1)",
+    )
     ratio = lambda row, m: row["boundcalc"]["mean"] / row["peer"]["mean"]  # noqa: E731
     rcs, dmr = main[0]["RCS"], main[1]["MergeRUCB (duelpy)"]
     vdb = sorted(1 / ratio(m["Versatile-DB"], m) for m in main)
@@ -658,7 +664,8 @@ def peer_sentence_figures(rec: dict) -> dict:
         "duelpy_merge": f"{dmr['peer']['mean']:.0f} against {dmr['boundcalc']['mean']:.0f} on "
         f"`mslr5-condorcet` (`z = {peer_z(dmr['z'])}`)",
         "doubler": "hence " + " and ".join(f"{ratio(m['Doubler'], m):.1f}x" for m in main) + " the regret",
-        "vdb": f"the peer's regret is {vdb[0]:.0f}x boundcalc's" if f"{vdb[0]:.0f}" == f"{vdb[1]:.0f}"
+        "vdb": f"the peer's regret is {vdb[0]:.0f}x boundcalc's"
+        if f"{vdb[0]:.0f}" == f"{vdb[1]:.0f}"
         else f"the peer's regret is {vdb[0]:.0f}-{vdb[1]:.0f}x boundcalc's",
         "cpu": f"The peers in Python take {min(cpu('peer')):.2g}-{max(cpu('peer')):.2g} us of CPU a step on the two "
         f"small matrices, boundcalc's kernels {min(cpu('boundcalc')):.2g}-{max(cpu('boundcalc')):.2g} us.",
@@ -670,3 +677,41 @@ def test_policies_page_peer_sentences_are_the_stored_run():
     text = page(DOCS / "policies.md")
     for key, said in peer_sentence_figures(rec).items():
         assert said in text, (key, said)
+
+
+# ----------------------------------------------------------------------------- benchmarks/cw_ab.py
+def test_readme_cw_rmed_speed_is_the_stored_interleaved_run():
+    """README: CW-RMED's CPU per run against the version before (issue 31 point 1), the smallest of
+    each version's interleaved runs (benchmarks/results/cw_speed/cw_ab.json), the same decisions in
+    every run, and HiGHS's share of the profiled CPU (benchmarks/results/cw_speed/cw_profile.json)."""
+    ab = {r["case"]: r for r in json.loads((RESULTS / "cw_speed" / "cw_ab.json").read_text())["rows"]}
+    assert all(r["same_decisions"] for r in ab.values())
+    text = page(README)
+    for case, label in (
+        ("table2", "Table 2"),
+        ("mslr16", "a 16-arm MSLR submatrix"),
+        ("fig1a", "Figure 1 panel (a)"),
+        ("fig1c", "panel (c)"),
+    ):
+        r = ab[case]
+        quoted = f"{label} {r['now_min']:.2f} s against {r['landed_min']:.2f} s"
+        assert quoted in text, quoted
+    quiet = {}
+    for name in ("cw_ab_16.json", "cw_ab_64.json"):  # the same runs again on a less loaded machine
+        quiet.update({r["case"]: r for r in json.loads((RESULTS / "cw_speed" / name).read_text())["rows"]})
+    assert all(r["same_decisions"] for r in quiet.values())
+    for case, label in (
+        ("mslr16", "a 16-arm MSLR submatrix"),
+        ("fig1a", "Figure 1 panel (a)"),
+        ("fig1c", "panel (c)"),
+    ):
+        r = quiet[case]
+        quoted = f"{label} {r['now_min']:.2f} s against {r['landed_min']:.2f} s"
+        assert quoted in text, quoted
+    assert quiet["mslr16"]["now_min"] < 2.0 < quiet["fig1a"]["now_min"]  # "met ... not on panel (a)"
+    prof = {r["panel"]: r for r in json.loads((RESULTS / "cw_speed" / "cw_profile.json").read_text())["rows"]}
+    share = {k: 100 * r["parts"]["highs_run"] / r["cpu_seconds"] for k, r in prof.items()}
+    assert f"HiGHS's runs take {share['a']:.0f} % of the profiled CPU at 16 arms" in text
+    assert f"and {share['c']:.0f} % at 64" in text
+    a = prof["a"]
+    assert f"{a['parts']['highs_run_calls']:,} runs in panel (a)'s first {a['steps']:,} steps" in text

@@ -116,14 +116,14 @@ def pair_costs(matrix: MatrixLike | Structure, regret: ArrayLike | None = None) 
     validated by :func:`~boundcalc.lp.structure.check_regret`).  A pair with ``d = 0`` (an
     empirical tie: in no row) gets cost 1, so its optimal ``e`` is 0.
     """
-    st = as_structure(matrix)
+    st = matrix if isinstance(matrix, Structure) else as_structure(matrix)
     K = st.K
     iu = triu(K)
     R = st.regret if regret is None else check_regret(regret, K)
     r = R[iu]
     d = structure_d(st)[iu]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(d > 0, r / np.where(d > 0, d, 1.0), 1.0)
+    out = np.ones(d.size)
+    return np.divide(r, d, out=out, where=d > 0)
 
 
 #: The smallest gap ``|mu_ij - 1/2|`` a double holds next to 1/2 (``2**-53``; ``1/2 + eps`` rounds
@@ -299,6 +299,52 @@ class Violation:
         if not self.rows:
             return np.zeros((0, 2), dtype=np.int64)
         return np.unique(np.concatenate(self.rows), axis=0)
+
+
+def _add_cuts(
+    model: CopelandModel,
+    E: np.ndarray,
+    tol: float,
+    per_i2: int,
+    rng: np.random.Generator | None,
+    sums: np.ndarray | None = None,
+) -> int:
+    """:meth:`CopelandModel.add_cuts <boundcalc.lp.lifted.CopelandModel.add_cuts>`, with a plain
+    model's rows handed to HiGHS by the lean :meth:`~boundcalc.lp.highs.CoveringLP.add_hashed_rows`
+    (the same rows, hashes, order and HiGHS calls; only Python's bookkeeping is shorter)."""
+    if model.lift:
+        return model.add_cuts(E, tol, per_i2, rng, sums)
+    fam = model.family
+    S = fam._sums(E) if sums is None else sums
+    n, _, _, _, starts, idx, h1, h2 = fam._rows(E, S, tol, per_i2, rng, True)
+    if n == 0:
+        return 0
+    added = model.lp.add_hashed_rows(n, starts, idx, h1, h2)
+    model.explicit_rows += added
+    return added
+
+
+@dataclass
+class OnlineAnswer:
+    """What :meth:`CopelandLPSolver.solve_online` answers: line 11's LP per winner without a
+    :class:`~boundcalc.result.BoundResult` around it (CW-RMED asks thousands of times a run).
+
+    ``per_winner[w]`` is ``C*_w``; ``values[w]`` the optimal ``e`` of winner ``w`` (a pair vector,
+    or K x K for Theorem 6's allocation), :meth:`allocation` its rates ``q = e / d``;
+    ``lp_solves`` the HiGHS runs it took; ``theorem6`` whether 000 Theorem 6 answered;
+    ``failures`` why the LP failed (empty when it did not).
+    """
+
+    per_winner: dict
+    values: dict
+    lp_solves: int
+    theorem6: bool
+    failures: list
+
+    def allocation(self, winner: int, st: Structure) -> np.ndarray:
+        """``q = e / d`` of ``winner`` (K x K; 0 where ``d = 0``), as :meth:`CopelandLPSolver.solve_empirical`'s
+        ``allocations[winner]``."""
+        return _q_matrix(structure_d(st), self.values[winner])
 
 
 class _Entry:
@@ -580,7 +626,16 @@ class CopelandLPSolver:
         """The ``l`` restriction of every family (read-only: cached families depend on it)."""
         return self._levels
 
-    def _theorem6(self, st: Structure, winners: Iterable[int] | None, t0: float) -> BoundResult | None:
+    def solve_online(self, st: Structure) -> OnlineAnswer:
+        """:meth:`solve_empirical` on a structure with ``d`` for every winner, 000's regret and no
+        certificate, answered as an :class:`OnlineAnswer`: the same solves (HiGHS calls, rows and
+        tie-breaks) and numbers, without the result object, the solve statistics and the
+        allocations of the winners the caller does not ask for."""
+        return self._solve(st, None, None, False, theorem6=True, raw=True)
+
+    def _theorem6(
+        self, st: Structure, winners: Iterable[int] | None, t0: float, raw: bool = False
+    ) -> BoundResult | OnlineAnswer | None:
         """With two or more Copeland winners (and no ties), ``C*_{i1} = C^E*_{i1}`` (000 Theorem 6)
         and ECW's closed-form allocation, which lies in ``R^E_{i1} c R_{i1}``, is optimal for the
         LP.  Its feasibility is checked by the oracle; None (use the LP) if that ever fails."""
@@ -594,9 +649,11 @@ class CopelandLPSolver:
             if viol > self.tol:
                 return None
             per[w] = v
-            allocs[w] = _q_matrix(structure_d(st), E)
+            allocs[w] = E if raw else _q_matrix(structure_d(st), E)
             viols[w] = viol
         self._last_key = st.key
+        if raw:
+            return OnlineAnswer(per, allocs, 0, True, [])
         stats = {
             "method": "closed-form (000 Theorem 6)",
             "seconds": time.perf_counter() - t0,
@@ -620,6 +677,17 @@ class CopelandLPSolver:
             message="C >= 2: ECW's allocation is optimal (000 Theorem 6)",
         )
 
+    def _fresh_rng(self) -> np.random.Generator:
+        """A generator in the state of ``np.random.default_rng(self.seed)`` (every solve starts
+        there): one generator kept and reset, a tenth of the cost of seeding a new one."""
+        kept = self.__dict__.get("_rng_kept")
+        if kept is None or kept[0] != self.seed:
+            g = np.random.default_rng(self.seed)
+            kept = (self.seed, g, g.bit_generator.state)
+            self._rng_kept = kept
+        kept[1].bit_generator.state = kept[2]
+        return kept[1]
+
     def _derived(
         self, ent: _Entry, fam: CopelandFamily, w: int, costs: np.ndarray, upper: np.ndarray
     ) -> CopelandModel | None:
@@ -639,14 +707,16 @@ class CopelandLPSolver:
         winners: Iterable[int] | None,
         certify: bool,
         theorem6: bool = False,
-    ) -> BoundResult:
+        raw: bool = False,
+    ) -> BoundResult | OnlineAnswer:
         load = load_kernels() if self.compiled else 0.0  # one-time, kept out of the solve's seconds
         t0 = time.perf_counter()
         structure_d(st)  # ValueError without d
         if theorem6 and regret is None and self.levels is None and st.winners.size >= 2 and st.ties == 0:
-            res = self._theorem6(st, winners, t0)
+            res = self._theorem6(st, winners, t0, raw)
             if res is not None:
-                res.stats["load_seconds"] = load
+                if not raw:
+                    res.stats["load_seconds"] = load
                 return res
         costs = pair_costs(st, regret)
         upper = np.where(structure_d(st)[triu(st.K)] > 0, 1.0, 0.0)
@@ -656,7 +726,7 @@ class CopelandLPSolver:
             winners = st.winners.tolist()
         else:
             winners = [int(w) for w in winners]
-        rng = np.random.default_rng(self.seed)
+        rng = self._fresh_rng()
         per, allocs, certs, viols = {}, {}, {}, {}
         rounds = added = solves = iters = fallbacks = 0
         C_square = None  # the costs K x K, gathered once for ECW's allocation
@@ -693,7 +763,7 @@ class CopelandLPSolver:
                         C_square = _as_square(costs, st.K).copy()
                         np.fill_diagonal(C_square, np.inf)
                     core = ecw_allocation(st.beats, C_square, w, compiled=self.compiled)[1]
-                    model.add_cuts(core, -np.inf, self.warm_rows, rng)
+                    _add_cuts(model, core, -np.inf, self.warm_rows, rng)
                     t_sep += time.perf_counter() - t1
             else:
                 lp = model.lp
@@ -718,7 +788,7 @@ class CopelandLPSolver:
                 if rnd == self.max_rounds - 1:
                     failures.append(f"winner {w}: no convergence in {self.max_rounds} rounds (max violation {v:.3g})")
                     break
-                n_new = model.add_cuts(E, self.tol, self.per_i2, rng, S)
+                n_new = _add_cuts(model, E, self.tol, self.per_i2, rng, S)
                 t_sep += time.perf_counter() - t2
                 if n_new == 0:
                     failures.append(
@@ -732,12 +802,14 @@ class CopelandLPSolver:
             fallbacks += lp.fallbacks - f0
             x = sol.x
             per[w] = float(costs @ x)
-            allocs[w] = _q_matrix(structure_d(st), x)
+            allocs[w] = x if raw else _q_matrix(structure_d(st), x)
             viols[w] = v
             if certify:
                 c = certificate_for(fam, costs, x, model, sol.row_duals, max_violation=v)
                 certs[w] = c
                 failures += [f"winner {w}: {p}" for p in c.problems(gap_rtol=self.gap_tol)]
+        if raw:
+            return OnlineAnswer(per, allocs, solves, False, failures)
         sizes = [
             e.model.sizes() for w in winners if (e := self._cache.get((st.key, w))) is not None and e.model is not None
         ]

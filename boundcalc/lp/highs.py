@@ -119,6 +119,47 @@ class LPSolution:
     fallback: str | None = None
 
 
+def _clip01(a: np.ndarray) -> np.ndarray:
+    """``np.clip(a, 0, 1)`` (the same numbers) without its Python wrapper."""
+    return np.minimum(np.maximum(a, 0.0), 1.0)
+
+
+class _HighsSolution(LPSolution):
+    """An optimal :class:`LPSolution` of :meth:`CoveringLP.solve` whose row duals and row values
+    are read from HiGHS's solution record (a copy, taken right after the run) on first use: the
+    cutting plane reads neither (each is a list of one float per model row, thousands at 64 arms)."""
+
+    def __init__(self, x, objective, sol, iterations, aux, fallback) -> None:
+        self.x = x
+        self.objective = objective
+        self._sol = sol
+        self._row_duals = self._row_values = None
+        self.status = "Optimal"
+        self.simplex_iterations = iterations
+        self.aux = aux
+        self.fallback = fallback
+
+    @property
+    def row_duals(self) -> np.ndarray:
+        if self._row_duals is None:
+            self._row_duals = np.asarray(self._sol.row_dual, dtype=float)
+        return self._row_duals
+
+    @row_duals.setter
+    def row_duals(self, value) -> None:
+        self._row_duals = value
+
+    @property
+    def row_values(self) -> np.ndarray:
+        if self._row_values is None:
+            self._row_values = np.asarray(self._sol.row_value, dtype=float)
+        return self._row_values
+
+    @row_values.setter
+    def row_values(self, value) -> None:
+        self._row_values = value
+
+
 @dataclass
 class LPBasis:
     """A simplex basis of a :class:`CoveringLP` (:meth:`CoveringLP.basis`).
@@ -289,6 +330,50 @@ class CoveringLP:
         m = starts.size - 1
         return self._append(starts, idx, np.ones(idx.size), np.ones(m))
 
+    def add_hashed_rows(self, n: int, starts: np.ndarray, idx: np.ndarray, h1: np.ndarray, h2: np.ndarray) -> int:
+        """:meth:`add_rows` for the compiled row builder's output as it returns it
+        (:func:`boundcalc.kernels.lp.copeland_rows`: its first ``n`` rows over ``starts``/``idx``,
+        starting at 0, with their hashes; every index a pair variable): the same rows added in the
+        same order by the same HiGHS calls, without the general entry's conversions and checks
+        (CW-RMED's plain cutting plane adds rows thousands of times a run).  Returns how many."""
+        keys = self._keys
+        # the first occurrence of each row that the model does not hold (as add_rows)
+        keep = [r for r, k in enumerate(zip(h1[:n].tolist(), h2[:n].tolist())) if not (k in keys or keys.add(k))]
+        m = len(keep)
+        if m == 0:
+            return 0
+        starts = np.asarray(starts[: n + 1], dtype=np.int64)
+        if m < n:
+            block = _select_rows(RowBlock(starts, np.asarray(idx), np.zeros(n)), np.asarray(keep, dtype=np.int64))
+            starts, idx = block.starts, block.idx
+        else:
+            idx = np.asarray(idx[: starts[n]], dtype=np.int64)
+        # _append for 0/1 rows >= 1 (starts from 0)
+        self._last = None
+        nnz = idx.size
+        if (starts[1:] == starts[:-1]).any():  # an empty row >= 1: infeasible, as _append records
+            self._empty_row = True
+        cols = self._col[idx]
+        if nnz and cols.min() < 0:  # some pair variable gets its column first
+            self._ensure_cols(idx)
+            cols = self._col[idx]
+        ones = np.ones(max(m, nnz))
+        self.h.addRows(
+            m,
+            ones[:m],
+            np.full(m, highspy.kHighsInf),
+            nnz,
+            starts[:-1].astype(np.int32),
+            cols.astype(np.int32),
+            ones[:nnz],
+        )
+        self._starts = np.concatenate((self._starts, self._starts[-1] + starts[1:]))
+        self._idx = np.concatenate((self._idx, idx))
+        self._val = np.concatenate((self._val, ones[:nnz]))
+        self._lo = np.concatenate((self._lo, ones[:m]))
+        self.rows_added += m
+        return m
+
     def add_vars(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
         """Add auxiliary variables (cost 0) with these bounds; returns their variable indices."""
         lower = np.asarray(lower, dtype=float)
@@ -322,14 +407,17 @@ class CoveringLP:
         m = starts.size - 1
         self._last = None
         self._empty_row |= bool(np.any((np.diff(starts) == 0) & (lower > 0)))
-        self._ensure_cols(idx)
+        cols = self._col[idx]
+        if cols.size and cols.min() < 0:  # some pair variable gets its column first
+            self._ensure_cols(idx)
+            cols = self._col[idx]
         self.h.addRows(
             m,
             lower,
             np.full(m, highspy.kHighsInf),
             int(idx.size),
             (starts[:-1] - starts[0]).astype(np.int32),
-            self._col[idx].astype(np.int32),
+            cols.astype(np.int32),
             val,
         )
         self._starts = np.concatenate([self._starts, self._starts[-1] + (starts[1:] - starts[0])])
@@ -534,11 +622,9 @@ class CoveringLP:
                 )
         sol = h.getSolution()
         v = self._lb.copy()  # pair variables in no row sit at their lower bound
-        v[self._var] = np.asarray(sol.col_value, dtype=float)
-        x = np.clip(v[: self.n], 0.0, 1.0) + 0.0  # no -0.0
-        duals = np.asarray(sol.row_dual, dtype=float)
-        rv = np.asarray(sol.row_value, dtype=float)
-        out = LPSolution(x, self._last_obj, duals, rv, "Optimal", self._last_its, v[self.n :], used)
+        v[self._var] = sol.col_value
+        x = _clip01(v[: self.n]) + 0.0  # no -0.0
+        out = _HighsSolution(x, self._last_obj, sol, self._last_its, v[self.n :], used)
         self._last = out if used is None else None
         self._last_v = v
         return out
@@ -623,11 +709,14 @@ class CoveringLP:
         h.run()
         status = h.getModelStatus()
         self.solves += 1
-        info = h.getInfo()
-        its = int(max(info.simplex_iteration_count, 0))
+        # two fields, not getInfo()'s whole record (a tenth of its cost; the same numbers)
+        # (an invalid record -- no solve to speak of -- reads as getInfo()'s defaults: -1 and 0)
+        ok_i, its = h.getInfoValue("simplex_iteration_count")
+        ok_o, obj = h.getInfoValue("objective_function_value")
+        its = int(max(its, 0)) if ok_i == highspy.HighsStatus.kOk else 0
         self.iterations += its
         self._last_its = its
-        self._last_obj = float(info.objective_function_value)
+        self._last_obj = float(obj) if ok_o == highspy.HighsStatus.kOk else 0.0
         if status == highspy.HighsModelStatus.kOptimal:
             return "Optimal"
         return h.modelStatusToString(status)

@@ -20,7 +20,8 @@ the policy between steps:
   C^E*``), ECW's closed-form allocation (:func:`boundcalc.kernels.lp.ecw_closed_form`) checked
   feasible by the oracle -- what :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical` answers
   there, computed in place.
-* line 11 otherwise: :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical` (``C*_{i1}`` and an
+* line 11 otherwise: :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical` (through its lean
+  twin :meth:`~boundcalc.lp.cutting.CopelandLPSolver.solve_online`: ``C*_{i1}`` and an
   optimal allocation per winner, warm per structure, exact ties in no row), asked **only when its
   answer can change**.  With the structure unchanged the rows and bounds do not depend on the
   counts, only the costs ``c = r / d`` move, so the basis of the model's last solve stays primal
@@ -199,6 +200,11 @@ class CWRMED(CopelandRMED):
         )
         return CWState(**base)  # by name (CWState's fields are not literal to a type checker)
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state.pop("_parts_memo", None)  # it holds live HiGHS models (the solver drops its own too)
+        return state
+
     # -- what the compiled steps ask of Python ------------------------------------------------
     def _structure(self) -> Structure:
         a = self._arrays
@@ -216,21 +222,37 @@ class CWRMED(CopelandRMED):
     def _solve(self, st: Structure) -> None:
         """Line 11 by the LP core (HiGHS, warm per structure): ``Q``, ``i*``, and the new bases."""
         a = self._arrays
-        res = self.solver.solve_empirical(st)
-        if not res.success:
-            raise SolverError(f"CW-RMED at t = {self.t}: the lower-bound LP failed: {res.message}")
-        a.stats[S_LP] += int(res.stats["lp_solves"])
-        thm6 = res.stats["method"].startswith("closed-form")
+        # solve_empirical's solves and numbers, without its result object (CopelandLPSolver.solve_online)
+        res = self.solver.solve_online(st)
+        if res.failures:
+            raise SolverError(f"CW-RMED at t = {self.t}: the lower-bound LP failed: {'; '.join(res.failures)}")
+        a.stats[S_LP] += res.lp_solves
+        thm6 = res.theorem6
         a.stats[S_THM6] += int(thm6)
-        a.stats[S_WARM] += int(not thm6 and res.stats["lp_solves"] == 0)  # every model's basis kept
+        a.stats[S_WARM] += int(not thm6 and res.lp_solves == 0)  # every model's basis kept
         a.wval[:] = np.inf
         for w, v in res.per_winner.items():
             a.wval[w] = v
         istar = istar_from_values(self._s)
-        a.Q[:] = res.allocations[istar]
+        a.Q[:] = res.allocation(istar, st)
         a.reg[HAVE_TARGET] = 1
         a.stats[S_SOLVES] += 1
         self._load_bases(st)
+
+    def _parts_of(self, lp: CoveringLP) -> tuple[np.ndarray, ...] | None:
+        """:func:`_basis_parts` of ``lp``, read again only when HiGHS has run on it since (a model
+        met again after other structures, or answered by Theorem 6, keeps its basis)."""
+        memo = self.__dict__.setdefault("_parts_memo", {})
+        key = id(lp)
+        got = memo.get(key)
+        if got is not None and got[0] is lp and got[1] == lp.solves and got[2] == lp.n_rows:
+            return got[3]
+        parts = _basis_parts(lp)
+        memo.pop(key, None)
+        memo[key] = (lp, lp.solves, lp.n_rows, parts)
+        while len(memo) > 2 * self.cache_size:  # the models the LP core may still hold, and a few more
+            del memo[next(iter(memo))]
+        return parts
 
     def _load_bases(self, st: Structure) -> None:
         """The last basis of every winner's warm model of ``st`` (where the LP core keeps one)."""
@@ -242,7 +264,7 @@ class CWRMED(CopelandRMED):
         parts = []
         for w in st.winners.tolist():
             lp = None if self.solver.lift else self.solver.model(st, w)  # the test reads 0/1 rows only
-            got = _basis_parts(lp) if lp is not None and lp.n == P2 else None
+            got = self._parts_of(lp) if lp is not None and lp.n == P2 else None
             if got is not None:
                 parts.append((w, got))
         need = {"lp_bvar": 0, "lp_minvT": 0, "lp_rstart": 0, "lp_ridx": 0}

@@ -1,0 +1,116 @@
+"""CW-RMED's CPU per run, this checkout against an older one, interleaved: on a shared machine the
+load changes within minutes, so each repetition runs both versions back to back (in their own
+processes, the order alternating) and the table keeps every run, the smallest of each and the
+ratio of the smallest (``benchmarks/policies.py`` runs one version's rows, then the other's).
+
+Each run: ``simulate(example, ["cw-rmed"], horizon=steps, runs=1, seed=0)`` after a 200-step run that
+loads the compiled kernels; CPU by ``time.process_time``; the final regret is recorded too (the
+decisions must be the same: equal regrets to the last digit).
+
+    python3 benchmarks/cw_ab.py --landed DIR [--cases table2:100000,fig1a:100000,mslr16:100000,fig1c:20000:2]
+        [--reps 3] [--out benchmarks/results/cw_speed/cw_ab.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+WORKER = r"""
+import json, sys, time
+import numpy as np
+sys.path.insert(0, {bench!r})
+from boundcalc.simulate import simulate
+from boundcalc.matrix import PreferenceMatrix
+name, steps = {name!r}, {steps!r}
+if name == "mslr16":
+    from policies import mslr_submatrix
+    pm = PreferenceMatrix(np.array(mslr_submatrix(16, 16, 0.005)))
+else:
+    from boundcalc.datasets import load_example
+    pm = load_example(name)
+simulate(pm, ["cw-rmed"], horizon=200, runs=1, seed=0, bounds=False, workers=0)
+t0 = time.process_time()
+r = simulate(pm, ["cw-rmed"], horizon=steps, runs=1, seed=0, bounds=False, workers=0)
+cpu = time.process_time() - t0
+p = r.policies[0]
+print(json.dumps(dict(cpu=cpu, regret=float(np.asarray(p.regret[r.units[0]])[0, -1]), stats=p.stats)))
+"""
+
+
+def run(tree: Path, name: str, steps: int) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    code = WORKER.format(bench=str(HERE), name=name, steps=steps)
+    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=str(tree), capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{tree} {name}: {proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--landed", required=True, help="the older checkout")
+    ap.add_argument("--cases", default="table2:100000,fig1a:100000,mslr16:100000,fig1c:20000")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--out", default=str(HERE / "results" / "cw_speed" / "cw_ab.json"))
+    a = ap.parse_args()
+    landed = Path(a.landed).resolve()
+    rows = []
+    print(f"{'case':14s} {'steps':>7s} {'now s (runs)':>28s} {'landed s (runs)':>28s} {'min ratio':>9s} same")
+    for case in a.cases.split(","):
+        name, steps, *more = case.split(":")  # name:steps[:reps]
+        steps = int(steps)
+        reps = int(more[0]) if more else a.reps
+        now, old = [], []
+        for rep in range(reps):
+            order = [("now", ROOT), ("landed", landed)][:: 1 if rep % 2 == 0 else -1]
+            for label, tree in order:
+                (now if label == "now" else old).append(run(tree, name, steps))
+        same = all(r["regret"] == old[0]["regret"] and r["stats"] == old[0]["stats"] for r in now + old)
+        cn, co = [r["cpu"] for r in now], [r["cpu"] for r in old]
+        row = dict(
+            case=name,
+            steps=steps,
+            reps=reps,
+            now_cpu=cn,
+            landed_cpu=co,
+            now_min=min(cn),
+            landed_min=min(co),
+            ratio_of_min=min(cn) / min(co),
+            same_decisions=same,
+            regret=now[0]["regret"],
+            stats=now[0]["stats"],
+        )
+        rows.append(row)
+        f = lambda xs: " ".join(f"{x:.2f}" for x in xs)  # noqa: E731
+        print(f"{name:14s} {steps:7d} {f(cn):>28s} {f(co):>28s} {row['ratio_of_min']:9.2f} {same}", flush=True)
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
+        json.dumps(
+            dict(
+                rows=rows,
+                landed=str(landed),
+                reps=a.reps,
+                python=platform.python_version(),
+                machine=platform.machine(),
+                when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            ),
+            indent=1,
+        )
+        + "\n"
+    )
+    print(f"written {out}")
+
+
+if __name__ == "__main__":
+    main()
