@@ -55,6 +55,7 @@ def run(out: Path, *extra: str) -> dict:
     return json.loads((out / "figure1.json").read_text())["panels"][0]
 
 
+@pytest.mark.slow  # seven runs of the script (about 30 s); the Table 2 panel's test below is the quick one
 def test_carry_pools_a_summary_whose_rows_are_gone_and_pairs_the_held_runs(tmp_path):
     whole = run(tmp_path / "whole", "--runs", "4")
     part = tmp_path / "part"

@@ -99,7 +99,9 @@ def default_workers() -> int:
     return (os.cpu_count() or 1) if importlib.util.find_spec("distributed") else 0
 
 
-#: Seconds to wait for a Dask scheduler to answer (connect, then its identity) before giving up.
+#: Seconds to wait at most for a Dask scheduler to answer (connect, then its identity) before giving
+#: up; a shorter ``distributed.comm.timeouts.connect`` in dask's configuration is honoured
+#: (:func:`connect_timeout`).
 CONNECT_TIMEOUT = 10.0
 #: Schemes of a Dask scheduler address (``distributed.comm``'s transports).
 SCHEMES = ("tcp", "tls", "ucx", "ws", "wss", "inproc")
@@ -148,12 +150,33 @@ def check_scheduler_address(address: str) -> str:
     return text
 
 
-def probe_scheduler(address: str, timeout: float = CONNECT_TIMEOUT) -> dict:
+def connect_timeout() -> float:
+    """Seconds to wait for a scheduler: dask's ``distributed.comm.timeouts.connect`` (30 s unless
+    configured), capped at :data:`CONNECT_TIMEOUT` -- a connect refused at once is retried by dask
+    until this passes, so a wrong address is named within it.
+
+    >>> import dask
+    >>> with dask.config.set({"distributed.comm.timeouts.connect": "0.5s"}):
+    ...     connect_timeout()
+    0.5
+    """
+    import dask
+    from dask.utils import parse_timedelta
+
+    configured = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect", CONNECT_TIMEOUT), default="s")
+    return min(CONNECT_TIMEOUT, float(configured))
+
+
+def probe_scheduler(address: str, timeout: float | None = None) -> dict:
     """Ask the listener at ``address`` who it is (Dask's ``identity`` message) within ``timeout``
     seconds: its identity when it is a Dask scheduler, else ``ConnectionError`` naming the address
     (nothing answers in time, or the reply is not Dask's protocol -- e.g. a web server).  Run
-    before ``distributed.Client``, which waits without end on a listener that is not a scheduler."""
+    before ``distributed.Client``, which waits without end on a listener that is not a scheduler.
+    ``timeout``: :func:`connect_timeout` by default."""
     import asyncio
+
+    if timeout is None:
+        timeout = connect_timeout()
 
     async def ask() -> Any:
         from distributed.comm import connect
@@ -247,7 +270,7 @@ def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
             check_scheduler_address(target)
             probe_scheduler(target)  # a listener that is not a scheduler: refused within the timeout
         try:
-            client = distributed.Client(target, set_as_default=False, timeout=CONNECT_TIMEOUT)
+            client = distributed.Client(target, set_as_default=False, timeout=connect_timeout())
         except (OSError, TimeoutError) as exc:  # unreachable, refused, timed out
             raise ConnectionError(f"cannot connect to the Dask scheduler at {target!r}: {exc}") from None
         try:
