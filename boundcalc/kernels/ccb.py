@@ -51,7 +51,7 @@ CCBState = namedtuple(
 LC_ = 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _reset(s):
     """Lines 2-4: ``B`` = all arms, every ``B^i`` empty, ``L_C = K``."""
     K = s.B.shape[0]
@@ -63,7 +63,7 @@ def _reset(s):
     s.stats[3] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def ccb_select(s):
     """CCB's pair (002 Algorithm 1 lines 6-13).  ``stats = [self_duels, explore, explore_eligible, resets]``."""
     W = s.W
@@ -200,7 +200,7 @@ def ccb_select(s):
     return a, d
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def ccb_run(s, env):
     """CCB's whole-run kernel: :func:`ccb_select`, the duel, the counts, to the horizon."""
     while env_more(env):

@@ -37,7 +37,7 @@ DTSState = namedtuple("DTSState", ["W", "N", "rs", "spare", "theta", "cand", "be
 PLUS = 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def dts_select(s):
     """D-TS's pair (001 Algorithm 1 lines 4-14; D-TS+'s line 11 when ``reg[PLUS]``).
     ``stats = [self_duels, eliminations, ties]``."""
@@ -81,7 +81,7 @@ def dts_select(s):
     for q in range(nC):
         if score[cand[q]] > mx:
             mx = score[cand[q]]
-    nb = 0
+    nb = np.int64(0)  # int64 from the start (kernels.policy, "Compile time")
     for q in range(nC):
         if score[cand[q]] == mx:
             best[nb] = cand[q]
@@ -129,7 +129,7 @@ def dts_select(s):
     return a1, a2
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def dts_run(s, env):
     """D-TS's (D-TS+'s) whole-run kernel: :func:`dts_select`, the duel, the counts, to the horizon."""
     while env_more(env):

@@ -145,7 +145,7 @@ def _bundle(typingctx, values):
     return inst_type(values), codegen
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def bundle(values):
     """One :class:`StateType` struct over the arrays of the namedtuple ``values`` (shared, not copied)."""
     return _bundle(values)  # type: ignore[call-arg]  # numba's _Intrinsic.__call__ counts the typing context numba passes itself
@@ -185,14 +185,14 @@ def duel_uniform_py(key0: int, key1: int, code: int, n: int) -> float:
     return (z >> 11) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _mix64(z):
     z = (z ^ (z >> numba.uint64(30))) * numba.uint64(_M1)
     z = (z ^ (z >> numba.uint64(27))) * numba.uint64(_M2)
     return z ^ (z >> numba.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def duel_uniform(key0, key1, code, n):
     """Uniform on [0, 1) for the ``n``-th duel of pair ``code`` under keys ``(key0, key1)`` (uint64)."""
     g = numba.uint64(_GOLDEN)
@@ -206,13 +206,13 @@ def duel_uniform(key0, key1, code, n):
 # stream once (:func:`held_stream`) and stores it once (:func:`store_stream`) instead of reading and
 # writing the arrays at every draw (D-TS's K^2 / 2 Beta draws a round: 1.2-1.5x faster); the array
 # forms (``stream_*``) are the same functions between a load and a store.
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_stream(state, spare):
     """The stream ``state`` and Box-Muller ``spare`` arrays as a register-held ``g``."""
     return (state[0], spare[0] != 0.0, spare[1])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def store_stream(g, state, spare):
     """Write the register-held stream ``g`` back into its arrays."""
     state[0] = g[0]
@@ -220,21 +220,21 @@ def store_stream(g, state, spare):
     spare[1] = g[2]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_next(g):
     """The next SplitMix64 output of a register-held stream: ``(g, z)``."""
     st = g[0] + numba.uint64(_GOLDEN)
     return (st, g[1], g[2]), _mix64(st)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_uniform(g):
     """Uniform on [0, 1) (53 bits) from a register-held stream: ``(g, u)``."""
     g, z = held_next(g)
     return g, float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_index(g, n):
     """:func:`stream_index` of a register-held stream: ``(g, k)``."""
     g, u = held_uniform(g)
@@ -242,7 +242,7 @@ def held_index(g, n):
     return g, (k if k < n else n - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_normal(g):
     """Standard normal by Box-Muller in pairs, the sine of a pair kept as the spare: ``(g, x)``."""
     if g[1]:
@@ -254,7 +254,7 @@ def held_normal(g):
     return (g[0], True, r * math.sin(w)), r * math.cos(w)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_gamma(g, a):
     """Gamma(a, 1) for ``a >= 1`` by Marsaglia & Tsang's squeeze-and-reject method: ``(g, x)``."""
     d = a - 1.0 / 3.0
@@ -273,7 +273,7 @@ def held_gamma(g, a):
             return g, d * v
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_beta(g, a, b):
     """Beta(a, b) for ``a, b >= 1`` as ``X / (X + Y)``, X ~ Gamma(a) drawn first: ``(g, x)``."""
     g, x = held_gamma(g, a)
@@ -281,31 +281,31 @@ def held_beta(g, a, b):
     return g, x / (x + y)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def stream_next(state):
     """Next SplitMix64 output of the stream ``state`` (a uint64 array of length 1, advanced)."""
-    g, z = held_next((state[0], False, 0.0))
+    g, z = held_next((state[0], np.bool_(False), 0.0))
     state[0] = g[0]
     return z
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def stream_uniform(state):
     """Uniform on [0, 1) (53 bits) (:func:`held_uniform`)."""
-    g, u = held_uniform((state[0], False, 0.0))
+    g, u = held_uniform((state[0], np.bool_(False), 0.0))
     state[0] = g[0]
     return u
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def stream_index(state, n):
     """Uniform index in [0, n): ``floor(u n)`` (:func:`held_index`)."""
-    g, k = held_index((state[0], False, 0.0), n)
+    g, k = held_index((state[0], np.bool_(False), 0.0), n)
     state[0] = g[0]
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def stream_normal(state, spare):
     """Standard normal by Box-Muller in pairs (the sine of a pair waits in ``spare``)."""
     g, x = held_normal(held_stream(state, spare))
@@ -313,7 +313,7 @@ def stream_normal(state, spare):
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def stream_gamma(state, spare, a):
     """Gamma(a, 1) for ``a >= 1`` (:func:`held_gamma`)."""
     g, x = held_gamma(held_stream(state, spare), a)
@@ -321,7 +321,7 @@ def stream_gamma(state, spare, a):
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def stream_beta(state, spare, a, b):
     """Beta(a, b) for ``a, b >= 1`` (:func:`held_beta`)."""
     g, x = held_beta(held_stream(state, spare), a, b)
@@ -330,10 +330,14 @@ def stream_beta(state, spare, a, b):
 
 
 # ----------------------------------------------------------------------------- shared arithmetic
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def count(s, i, j, won):
     """The protocol's counts after the duel ``(i, j)``: ``W[i, j]`` (or ``W[j, i]``) and ``N``;
-    a self-duel changes nothing."""
+    a self-duel changes nothing.
+
+    Inlined into its caller (``inline="always"``: numba copies these lines into the caller's IR
+    before typing) instead of compiled once per state type: a separate compilation per state type
+    cost about 0.1 s of CPU each on an empty cache, for six lines."""
     if i != j:
         if won:
             s.W[i, j] += 1
@@ -399,13 +403,13 @@ def _record(env, t, i, j, won):
     return lambda env, t, i, j, won: None
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def env_more(env):
     """Rounds left to play."""
     return env.reg[0] <= env.reg[2]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def play(env, i, j):
     """Round ``t`` of the environment: duel ``(i, j)`` on the duel stream (True when ``i`` wins),
     add the pair's regret, record the checkpoints that fall on ``t`` (and the round in the log),

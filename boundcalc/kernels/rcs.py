@@ -21,7 +21,7 @@ from .rucb import argmax_ties, plain_update, ucb
 RCSState = namedtuple("RCSState", ["W", "N", "rs", "spare", "theta", "champ", "col", "ties", "reg", "fr", "stats"])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def rcs_select(s):
     """RCS's pair: the simulated tournament's champion and its RUCB challenger.
     ``stats = [self_duels, no_sampled_winner]``."""
@@ -62,7 +62,7 @@ def rcs_select(s):
     return c, d
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def rcs_run(s, env):
     """RCS's whole-run kernel: :func:`rcs_select`, the duel, the counts, to the horizon."""
     while env_more(env):

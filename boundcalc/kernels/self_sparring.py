@@ -19,7 +19,7 @@ from .policy import T_, count, env_more, held_beta, held_stream, play, store_str
 SelfSparringState = namedtuple("SelfSparringState", ["W", "N", "rs", "spare", "S", "F", "reg", "fr", "stats"])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def ss_select(s):
     """Lines 3-5: two Thompson draws of the arm with the largest sampled utility.
     ``stats = [self_duels]``."""
@@ -41,7 +41,7 @@ def ss_select(s):
     return x[0], x[1]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def ss_update(s, i, j, won):
     """Lines 7-9 with ``m = 2``: the winner's ``S`` and the loser's ``F`` grow by ``eta``; a
     self-duel adds ``eta`` to both of its arm's parameters."""
@@ -59,7 +59,7 @@ def ss_update(s, i, j, won):
     s.reg[T_] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def ss_run(s, env):
     """Self-Sparring's whole-run kernel: :func:`ss_select`, the duel, :func:`ss_update`, to the horizon."""
     while env_more(env):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from .policy import T_, count, env_more, play, stream_index
@@ -22,7 +23,7 @@ PI, PJ, ROUND, LEN, DONE, BEST, WSW = 1, 2, 3, 4, 5, 6, 7
 _CAP = 2**62
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _stay(s, exclude):
     """The winner-stays choice among ``argmax_{k != exclude} C_k``."""
     K = s.C.shape[0]
@@ -44,12 +45,12 @@ def _stay(s, exclude):
     return s.ties[0] if nt == 1 else s.ties[stream_index(s.rs, nt)]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def ws_select(s):
     """A WS-W duel at the start of each round, else the exploiting self-duel.
     ``stats = [ws_duels, self_duels]``."""
     if s.reg[DONE] >= s.reg[LEN]:
-        i = _stay(s, -1)
+        i = _stay(s, np.int64(-1))  # int64, not a literal: one compilation of _stay (kernels.policy)
         j = _stay(s, i)
         s.reg[WSW] = 1
         s.stats[0] += 1
@@ -60,7 +61,7 @@ def ws_select(s):
     return b, b
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def ws_update(s, i, j, won):
     """After a WS-W duel: ``C`` of the two arms, the next round's length and best arm; after a
     self-duel: one more of the round's exploitation."""
@@ -89,7 +90,7 @@ def ws_update(s, i, j, won):
     s.reg[T_] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def ws_run(s, env):
     """WS-S's whole-run kernel: :func:`ws_select`, the duel, :func:`ws_update`, to the horizon."""
     while env_more(env):

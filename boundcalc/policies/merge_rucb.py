@@ -168,6 +168,7 @@ class MergeRUCB(CompiledPolicy):
             np.zeros((K, K), dtype=np.int64),
             np.zeros((K, K), dtype=np.int64),
             rs,
+            np.zeros(2),  # MergeDTS's spare (one layout for both: kernels.merge_rucb)
             mem,
             size,
             np.zeros((K, K), dtype=np.int64),
@@ -176,6 +177,7 @@ class MergeRUCB(CompiledPolicy):
             np.zeros(K * K, dtype=np.int64),
             np.empty(K),
             np.zeros(K, dtype=np.int64),
+            np.zeros(K, dtype=np.int64),  # MergeDTS's scores
             np.array([1, nb, 1, cc, P], dtype=np.int64),
             np.array([self.params["alpha"], float(K)]),
             np.zeros(3, dtype=np.int64),
