@@ -38,6 +38,27 @@ The run loops
     one loop numba could share would cost every run its compilation.  The loops differ only in
     the two calls they make.
 
+Compile time (issue 30: a simulation's first run on an empty cache)
+    numba compiles every function once per tuple of argument types, and each compilation links
+    and re-optimizes everything the function calls, at about 0.1 s of CPU for even a few lines.
+    So the policy kernels are written to compile as few functions as a command needs:
+
+    * a policy's ``select`` and, where no other policy shares it, its ``update`` are declared
+      ``inline="always"``: numba copies them into the whole-run kernel before typing, so a
+      simulation compiles one function per policy (plus the helpers), not three; the protocol
+      (:meth:`~boundcalc.policies.kernel.CompiledPolicy.select_pair`) compiles ``select`` and
+      ``update`` on its first call.  :func:`count` (and RUCB's ``plain_update``) likewise, rather
+      than once per state type;
+    * sibling policies share one state layout (RMED1/RMED2/RMED2FH, MergeRUCB/MergeDTS): a function
+      of the state compiles once per state type, the shared steps once for all;
+    * numba gives a constant argument its own literal type (``Literal[int](0)``, and a variable
+      first assigned ``0`` meets a callee with that type while inference is under way), each a
+      compilation of the callee and all it calls: counters start as ``np.int64(0)``, the streams'
+      ``has_spare`` as ``np.bool_(False)``, constant row indices are numpy int64 scalars;
+    * no function has numba's C-callable wrapper (``no_cfunc_wrapper``), and helpers never called
+      from Python have no CPython wrapper either (``no_cpython_wrapper``; the functions the tests
+      and doctests call keep theirs).
+
 >>> duel_uniform(np.uint64(1), np.uint64(2), 3, 0) == duel_uniform_py(1, 2, 3, 0)
 True
 """
@@ -403,9 +424,9 @@ def _record(env, t, i, j, won):
     return lambda env, t, i, j, won: None
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def env_more(env):
-    """Rounds left to play."""
+    """Rounds left to play (inlined into the run loops: one line, not a compilation per environment type)."""
     return env.reg[0] <= env.reg[2]
 
 

@@ -51,13 +51,13 @@ def argmax_ties(state, col, c, ties):
     for j in range(K):
         if col[j] > m:
             m = col[j]
-    nt = 0
+    nt = np.int64(0)  # int64 from the start (kernels.policy, "Compile time")
     for j in range(K):
         if col[j] == m:
             ties[nt] = j
             nt += 1
     if nt > 1:
-        nt = 0
+        nt = np.int64(0)
         for j in range(K):
             if col[j] == m and j != c:
                 ties[nt] = j

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-import numpy as np
 from numba import njit
 
 from .policy import T_, count, env_more, held_beta, held_stream, play, store_stream
@@ -25,7 +24,8 @@ def ss_select(s):
     ``stats = [self_duels]``."""
     K = s.S.shape[0]
     g = held_stream(s.rs, s.spare)
-    x = np.empty(2, dtype=np.int64)
+    x0 = 0
+    x1 = 0
     for k in range(2):
         best = -1.0
         arg = 0
@@ -34,11 +34,14 @@ def ss_select(s):
             if v > best:
                 best = v
                 arg = i
-        x[k] = arg
+        if k == 0:
+            x0 = arg
+        else:
+            x1 = arg
     store_stream(g, s.rs, s.spare)
-    if x[0] == x[1]:
+    if x0 == x1:
         s.stats[0] += 1
-    return x[0], x[1]
+    return x0, x1
 
 
 @njit(cache=True, no_cfunc_wrapper=True, inline="always")

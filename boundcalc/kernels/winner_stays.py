@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
-import numpy as np
 from numba import njit
 
 from .policy import T_, count, env_more, play, stream_index
@@ -23,9 +22,10 @@ PI, PJ, ROUND, LEN, DONE, BEST, WSW = 1, 2, 3, 4, 5, 6, 7
 _CAP = 2**62
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def _stay(s, exclude):
-    """The winner-stays choice among ``argmax_{k != exclude} C_k``."""
+    """The winner-stays choice among ``argmax_{k != exclude} C_k`` (inlined at its two calls, the
+    first with the constant ``exclude = -1``)."""
     K = s.C.shape[0]
     m = -(2**62)
     for k in range(K):
@@ -50,7 +50,7 @@ def ws_select(s):
     """A WS-W duel at the start of each round, else the exploiting self-duel.
     ``stats = [ws_duels, self_duels]``."""
     if s.reg[DONE] >= s.reg[LEN]:
-        i = _stay(s, np.int64(-1))  # int64, not a literal: one compilation of _stay (kernels.policy)
+        i = _stay(s, -1)
         j = _stay(s, i)
         s.reg[WSW] = 1
         s.stats[0] += 1

@@ -126,20 +126,21 @@ class CompiledPolicy(Policy):
         compile_notice(["policy", type(self).kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
         self._arrays = arrays
         self._s = bundle(arrays)
-        self._bound = None  # select/update entry points: bound at the first protocol call (:attr:`_calls`)
+        # the select/update entry points, bound at the first protocol call: the simulator plays only
+        # the whole-run kernel, into which a policy's select and update are inlined, so that a
+        # simulation compiles neither as a function of its own (boundcalc.kernels.policy)
+        self._calls = (self._select_first, self._update_first)
 
-    @property
-    def _calls(self) -> tuple[Any, Any]:
-        """``(select, update)`` entry points for this state's type, bound on first use: the simulator
-        plays only the whole-run kernel, into which a policy's ``select`` and ``update`` may be
-        inlined, so that a simulation compiles neither as a function of its own."""
-        if self._bound is None:
-            self._bound = _entry_points(type(self), self._s)
-        return self._bound
+    def _bind(self) -> tuple[Any, Any]:
+        """Bind (compile or load) the ``select``/``update`` entry points for this state's type."""
+        self._calls = _entry_points(type(self), self._s)
+        return self._calls
 
-    @_calls.setter
-    def _calls(self, value: tuple[Any, Any]) -> None:
-        self._bound = value
+    def _select_first(self, s: Any) -> tuple[int, int]:
+        return self._bind()[0](s)
+
+    def _update_first(self, s: Any, i: int, j: int, won: bool) -> Any:
+        return self._bind()[1](s, i, j, won)
 
     def seed_stream(self, seed: int) -> None:
         """Restart the policy stream (randomized policies) at the 64-bit ``seed``.
@@ -161,7 +162,7 @@ class CompiledPolicy(Policy):
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        for key in ("_s", "_bound"):
+        for key in ("_s", "_calls"):
             state.pop(key, None)
         return state
 
@@ -214,10 +215,7 @@ class CompiledPolicy(Policy):
                 f"policy {self.name!r}: select_pair called twice without update "
                 f"(pair {self._pending} is still waiting for its outcome)"
             )
-        calls = self._bound
-        if calls is None:
-            calls = self._calls
-        pair = calls[0](self._s)
+        pair = self._calls[0](self._s)
         self._pending = pair
         return pair
 
@@ -231,10 +229,7 @@ class CompiledPolicy(Policy):
         self._learn_compiled(pair[0], pair[1], bool(i_won))
 
     def _learn_compiled(self, i: int, j: int, won: bool) -> None:
-        calls = self._bound
-        if calls is None:
-            calls = self._calls
-        calls[1](self._s, i, j, won)
+        self._calls[1](self._s, i, j, won)
 
     def run(self, duel: Callable[[int, int], Any] | Any, steps: int, *, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """Play ``steps`` rounds against ``duel``: a function ``duel(i, j) -> bool`` (True when ``i``
@@ -259,7 +254,7 @@ class CompiledPolicy(Policy):
             return log[:, :2].copy(), log[:, 2].astype(bool)
         pairs = np.empty((steps, 2), dtype=np.int64)
         won = np.empty(steps, dtype=bool)
-        select, s, learn = self._calls[0], self._s, self._learn_compiled
+        select, s, learn = self._bind()[0], self._s, self._learn_compiled
         for k in range(steps):
             i, j = select(s)
             w = bool(duel(i, j))
