@@ -17,8 +17,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import T_, env_more, play, stream_index, stream_uniform
-from .rucb import argmax_ties, lcb, plain_update, ucb
+from .policy import T_, count_wn, env_more, play, stream_index, stream_uniform
+from .rucb import argmax_ties, lcb, ucb
 
 #: CCB's state: the counts, the policy stream, ``U`` and ``L`` (K x K), ``Cpld_up``/``Cpld_lo``,
 #: ``B`` (bool K, line 2), ``Bi`` (bool K x K, ``Bi[i, k]``: ``a_k in B^i``, line 3), scratch
@@ -205,4 +205,6 @@ def ccb_run(s, env):
     """CCB's whole-run kernel: :func:`ccb_select`, the duel, the counts, to the horizon."""
     while env_more(env):
         i, j = ccb_select(s)
-        plain_update(s, i, j, play(env, i, j))
+        won = play(env, i, j)
+        count_wn(s.W, s.N, i, j, won)  # plain_update, written out (kernels.policy, "Compile time")
+        s.reg[T_] += 1

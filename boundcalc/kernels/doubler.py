@@ -12,7 +12,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from .policy import T_, count, env_more, play, stream_index
+from .policy import T_, count_wn, env_more, play, stream_index
 from .sparring import ucb1_arm
 
 #: Doubler's state: the protocol's counts, the policy stream, UCB1's plays ``P[0]`` and rewards
@@ -53,7 +53,7 @@ def doubler_select(s):
 def doubler_update(s, i, j, won):
     """UCB1 learns ``b_t = 1`` when the right arm won; at an epoch's end ``L`` is replaced and UCB1
     reset."""
-    count(s, i, j, won)
+    count_wn(s.W, s.N, i, j, won)
     s.P[0, j] += 1
     if not won:
         s.G[0, j] += 1

@@ -19,6 +19,7 @@ from numba import njit
 
 from .policy import (
     T_,
+    count_wn,
     env_more,
     held_beta,
     held_index,
@@ -27,7 +28,7 @@ from .policy import (
     play,
     store_stream,
 )
-from .rucb import lcb, plain_update, ucb
+from .rucb import lcb, ucb
 
 #: D-TS's state: the counts, the policy stream and its Box-Muller spare, ``theta1`` (K x K), scratch
 #: (candidates, line 11's maximisers, scores); ``reg = [t, plus]`` (``plus``: D-TS+), ``fr = [alpha]``.
@@ -134,4 +135,6 @@ def dts_run(s, env):
     """D-TS's (D-TS+'s) whole-run kernel: :func:`dts_select`, the duel, the counts, to the horizon."""
     while env_more(env):
         i, j = dts_select(s)
-        plain_update(s, i, j, play(env, i, j))
+        won = play(env, i, j)
+        count_wn(s.W, s.N, i, j, won)  # plain_update, written out (kernels.policy, "Compile time")
+        s.reg[T_] += 1

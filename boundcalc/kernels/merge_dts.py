@@ -27,8 +27,7 @@ import math
 from numba import njit
 
 from .merge_rucb import CC, NB, MergeRUCBState, prune_one, stage_merge
-from .policy import T_, env_more, held_beta, held_index, held_stream, play, store_stream
-from .rucb import plain_update
+from .policy import T_, count_wn, env_more, held_beta, held_index, held_stream, play, store_stream
 
 #: MergeDTS's state: :class:`~boundcalc.kernels.merge_rucb.MergeRUCBState` (one layout for both
 #: policies), whose Box-Muller ``spare`` (the Beta draws) and champion scores ``score`` only
@@ -132,4 +131,6 @@ def merge_dts_run(s, env):
     """MergeDTS's whole-run kernel: :func:`merge_dts_select`, the duel, the counts, to the horizon."""
     while env_more(env):
         i, j = merge_dts_select(s)
-        plain_update(s, i, j, play(env, i, j))
+        won = play(env, i, j)
+        count_wn(s.W, s.N, i, j, won)  # plain_update, written out (kernels.policy, "Compile time")
+        s.reg[T_] += 1

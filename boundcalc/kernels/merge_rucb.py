@@ -21,8 +21,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from .policy import T_, env_more, play, stream_index
-from .rucb import plain_update
+from .policy import T_, count_wn, env_more, play, stream_index
 
 #: MergeRUCB's state: the counts, the policy stream and its Box-Muller ``spare`` (MergeDTS's Beta
 #: draws), the batches (row ``b`` of ``mem`` lists batch ``b``'s arms in order, ``size[b]`` of them),
@@ -203,4 +202,6 @@ def merge_rucb_run(s, env):
     """MergeRUCB's whole-run kernel: :func:`merge_rucb_select`, the duel, the counts, to the horizon."""
     while env_more(env):
         i, j = merge_rucb_select(s)
-        plain_update(s, i, j, play(env, i, j))
+        won = play(env, i, j)
+        count_wn(s.W, s.N, i, j, won)  # plain_update, written out (kernels.policy, "Compile time")
+        s.reg[T_] += 1

@@ -47,8 +47,10 @@ Compile time (issue 30: a simulation's first run on an empty cache)
       ``inline="always"``: numba copies them into the whole-run kernel before typing, so a
       simulation compiles one function per policy (plus the helpers), not three; the protocol
       (:meth:`~boundcalc.policies.kernel.CompiledPolicy.select_pair`) compiles ``select`` and
-      ``update`` on its first call.  :func:`count` (and RUCB's ``plain_update``) likewise, rather
-      than once per state type;
+      ``update`` on its first call.  Inlining costs a pass over the caller at each call site, so
+      small shared steps are not inlined but take arrays instead of the state bundle, and compile
+      once for every policy: the counts (:func:`count_wn`; the run loops of the RUCB family write
+      RUCB's ``plain_update`` out as :func:`count_wn` and ``t += 1``);
     * sibling policies share one state layout (RMED1/RMED2/RMED2FH, MergeRUCB/MergeDTS): a function
       of the state compiles once per state type, the shared steps once for all;
     * numba gives a constant argument its own literal type (``Literal[int](0)``, and a variable
@@ -102,6 +104,7 @@ __all__ = [
     "held_beta",
     "kl_half_c",
     "count",
+    "count_wn",
     "Env",
     "LoggedEnv",
     "new_env",
@@ -351,14 +354,23 @@ def stream_beta(state, spare, a, b):
 
 
 # ----------------------------------------------------------------------------- shared arithmetic
-@njit(cache=True, no_cfunc_wrapper=True, inline="always")
-def count(s, i, j, won):
+@njit(cache=True, no_cfunc_wrapper=True)
+def count_wn(W, N, i, j, won):
     """The protocol's counts after the duel ``(i, j)``: ``W[i, j]`` (or ``W[j, i]``) and ``N``;
-    a self-duel changes nothing.
+    a self-duel changes nothing.  On the count arrays, not the state bundle: one compilation for
+    every policy (a function of the bundle compiles once per state type)."""
+    if i != j:
+        if won:
+            W[i, j] += 1
+        else:
+            W[j, i] += 1
+        N[i, j] += 1
+        N[j, i] += 1
 
-    Inlined into its caller (``inline="always"``: numba copies these lines into the caller's IR
-    before typing) instead of compiled once per state type: a separate compilation per state type
-    cost about 0.1 s of CPU each on an empty cache, for six lines."""
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def count(s, i, j, won):
+    """:func:`count_wn` of the state bundle ``s`` (its ``W`` and ``N``)."""
     if i != j:
         if won:
             s.W[i, j] += 1
@@ -424,9 +436,9 @@ def _record(env, t, i, j, won):
     return lambda env, t, i, j, won: None
 
 
-@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True)
 def env_more(env):
-    """Rounds left to play (inlined into the run loops: one line, not a compilation per environment type)."""
+    """Rounds left to play."""
     return env.reg[0] <= env.reg[2]
 
 

@@ -13,8 +13,8 @@ from collections import namedtuple
 
 from numba import njit
 
-from .policy import T_, env_more, held_beta, held_stream, play, store_stream
-from .rucb import argmax_ties, plain_update, ucb
+from .policy import T_, count_wn, env_more, held_beta, held_stream, play, store_stream
+from .rucb import argmax_ties, ucb
 
 #: RCS's state: the counts, the policy stream and its Box-Muller spare, ``theta`` (K x K), the
 #: champion counts ``B``, scratch (a column of ``U``, ties); ``reg = [t]``, ``fr = [alpha]``.
@@ -67,4 +67,6 @@ def rcs_run(s, env):
     """RCS's whole-run kernel: :func:`rcs_select`, the duel, the counts, to the horizon."""
     while env_more(env):
         i, j = rcs_select(s)
-        plain_update(s, i, j, play(env, i, j))
+        won = play(env, i, j)
+        count_wn(s.W, s.N, i, j, won)  # plain_update, written out (kernels.policy, "Compile time")
+        s.reg[T_] += 1

@@ -15,7 +15,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import T_, count, env_more, kl_half_c, play
+from .policy import T_, count_wn, env_more, kl_half_c, play
 
 #: RMED's state (RMED1, RMED2 and RMED2FH): the counts, ``G = N d`` on the losing side (``G_ij = N_ij
 #: d(mu_hat_ij)`` when ``mu_hat_ij < 1/2``, else 0), ``I_i = sum_j G_ij``, the list ``L_C`` (its
@@ -146,7 +146,7 @@ def rmed_update(s, i, j, won):
     """RMED's learning step (RMED1 and RMED2): the counts, ``G`` and ``I`` of the two arms; after a
     draw of the loop the list step -- ``l`` leaves ``L_R``, every arm within ``log t + f(K)`` of the
     best ``I`` joins ``L_N``, a finished pass starts the next -- then ``t`` advances."""
-    count(s, i, j, won)
+    count_wn(s.W, s.N, i, j, won)
     W = s.W
     N = s.N
     if i != j:

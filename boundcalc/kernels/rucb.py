@@ -14,7 +14,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import T_, count, env_more, play, stream_index, stream_uniform
+from .policy import T_, count_wn, env_more, play, stream_index, stream_uniform
 
 #: RUCB's state: the counts, the policy stream, scratch rows (candidates, a column of ``U``, ties);
 #: ``reg = [t, B]`` (``B = -1``: empty), ``fr = [alpha]``.
@@ -121,12 +121,12 @@ def rucb_select(s):
     return a, d
 
 
-@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True)
 def plain_update(s, i, j, won):
     """The learning step of a policy whose state beyond the counts is recomputed at each select
-    (RUCB, D-TS, CCB): the counts, then ``t`` advances (inlined into the whole-run kernels, like
-    :func:`~boundcalc.kernels.policy.count`)."""
-    count(s, i, j, won)
+    (RUCB, D-TS, CCB): the counts, then ``t`` advances (written out in the whole-run kernels: a
+    function of the state would compile once per state type)."""
+    count_wn(s.W, s.N, i, j, won)
     s.reg[T_] += 1
 
 
@@ -135,4 +135,6 @@ def rucb_run(s, env):
     """RUCB's whole-run kernel: :func:`rucb_select`, the duel, :func:`plain_update`, to the horizon."""
     while env_more(env):
         i, j = rucb_select(s)
-        plain_update(s, i, j, play(env, i, j))
+        won = play(env, i, j)
+        count_wn(s.W, s.N, i, j, won)  # plain_update, written out (kernels.policy, "Compile time")
+        s.reg[T_] += 1

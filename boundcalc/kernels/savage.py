@@ -8,7 +8,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from .policy import T_, count, env_more, play
+from .policy import T_, count_wn, env_more, play
 
 #: SAVAGE's state: the counts, the box ``[lo, hi]`` of every ``x_ij``, the Copeland score bounds
 #: ``Lo`` (``low``) and ``Up`` (``up``); ``reg = [t, W empty, exploited arm]``, ``fr = [log(2 N T / delta)]``.
@@ -69,7 +69,7 @@ def savage_select(s):
 def savage_update(s, i, j, won):
     """The outcome of ``(i, j)``, ``i < j``: the box is intersected with ``|x_ij - mu_hat_ij| <= c(N_ij)``
     (003 eq. (1)) and the Copeland score bounds of the two arms follow."""
-    count(s, i, j, won)
+    count_wn(s.W, s.N, i, j, won)
     if i != j:
         K = s.W.shape[0]
         lo = s.lo

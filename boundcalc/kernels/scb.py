@@ -9,7 +9,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import T_, count, env_more, play, stream_index
+from .policy import T_, count_wn, env_more, play, stream_index
 
 #: SCB's state: the counts, the policy stream, Algorithm 4's candidates ``S`` and rewards ``R``;
 #: ``reg = [t, pass t of Algorithm 4, position in S, opponent (-1: a new reward), its duels, its
@@ -176,7 +176,7 @@ def scb_update(s, i, j, won):
     """The outcome of ``(i, j)``: a decided ``reward`` ends (Algorithm 2), a completed pass runs
     Algorithm 4's elimination, an exhausted budget starts the next round (Algorithm 3).
     ``stats = [self_duels, rounds, identified, rewards]``."""
-    count(s, i, j, won)
+    count_wn(s.W, s.N, i, j, won)
     K = s.S.shape[0]
     if i == j:
         s.stats[0] += 1

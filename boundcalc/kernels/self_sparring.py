@@ -11,7 +11,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from .policy import T_, count, env_more, held_beta, held_stream, play, store_stream
+from .policy import T_, count_wn, env_more, held_beta, held_stream, play, store_stream
 
 #: Self-Sparring's state: the protocol's counts, the policy stream and its Box-Muller spare, the Beta
 #: parameters ``S``, ``F`` (float: ``eta`` may be fractional); ``reg = [t]``; ``fr = [eta]``.
@@ -48,7 +48,7 @@ def ss_select(s):
 def ss_update(s, i, j, won):
     """Lines 7-9 with ``m = 2``: the winner's ``S`` and the loser's ``F`` grow by ``eta``; a
     self-duel adds ``eta`` to both of its arm's parameters."""
-    count(s, i, j, won)
+    count_wn(s.W, s.N, i, j, won)
     eta = s.fr[0]
     if i == j:
         s.S[i] += eta

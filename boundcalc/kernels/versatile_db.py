@@ -16,7 +16,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import T_, count, env_more, held_stream, held_uniform, play, store_stream
+from .policy import T_, count_wn, env_more, held_stream, held_uniform, play, store_stream
 
 #: Versatile-DB's state: the protocol's counts, the policy stream and its Box-Muller spare, the two
 #: Tsallis-INF's cumulative loss estimates ``L[s, k]`` and this round's distributions ``w[s, k]``
@@ -111,7 +111,7 @@ def vdb_select(s):
 def vdb_update(s, i, j, won):
     """Algorithm 3's feedback: the left sub-bandit's arm ``i`` suffers loss ``1 - o_t``, the right's
     arm ``j`` loss ``o_t`` (``o_t = 1`` when ``i`` won), a self-duel's outcome included."""
-    count(s, i, j, won)
+    count_wn(s.W, s.N, i, j, won)
     eta = s.fr[0] / math.sqrt(s.reg[T_])
     o = 1.0 if won else 0.0
     tsallis_learn(s.L, s.w, LEFT, i, 1.0 - o, eta)

@@ -12,7 +12,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from .policy import T_, count, env_more, play, stream_index
+from .policy import T_, count_wn, env_more, play, stream_index
 
 #: WS-S's state: the protocol's counts, the policy stream, ``C`` (wins - losses), scratch ``ties``;
 #: ``reg = [t, previous i, previous j, round r, its exploitation length, exploit duels played, best
@@ -65,7 +65,7 @@ def ws_select(s):
 def ws_update(s, i, j, won):
     """After a WS-W duel: ``C`` of the two arms, the next round's length and best arm; after a
     self-duel: one more of the round's exploitation."""
-    count(s, i, j, won)
+    count_wn(s.W, s.N, i, j, won)
     if s.reg[WSW]:
         if won:
             s.C[i] += 1

@@ -64,10 +64,10 @@ from ..kernels.merge_rucb import (
     merge_batches,
     merge_rucb_run,
     merge_rucb_select,
-    plain_update,
     prune_one,
     stage_merge,
 )
+from ..kernels.rucb import plain_update
 from .base import Integer, PolicyError, Real
 from .kernel import CompiledPolicy, stream_index
 from .registry import register_policy
