@@ -10,11 +10,13 @@ this checkout and the landed one (``git archive LANDED`` into a temporary direct
   matrices, ``bounds --example table2``, ``compare --example table2``, ``simulate --policies all
   --horizon 1000``; targets: floor + 0.15 s, + 0.1 s, + 0.3 s of CPU for the first three;
 * **cold** (an empty ``NUMBA_CACHE_DIR`` per command): the first ``bounds`` on a 136-arm matrix
-  (target floor + 2 s) and ``simulate --policies all --horizon 1000`` (target 20 s of CPU);
+  (target floor + 2 s), ``simulate --policies all --horizon 1000`` (target 20 s of CPU) and the same
+  simulation of the ten seed papers' policies (:data:`SEED_POLICIES`, the ``all`` of issue 30);
 * **kernels** -- each kernel module's compile time (the first run of its warm-up task on an empty
   cache) and load time (the same task on the filled cache), in CPU seconds of the task's process
-  minus that process's imports: one task per policy (the protocol and the simulator's run), the LP
-  core's compiled path (online solves) and the CPE algorithms;
+  minus that process's imports: one task per policy (the simulator's run first -- its CPU alone is
+  ``simulate_compile_cpu``, what a simulation's first run pays -- then the protocol), the LP core's
+  compiled path (online solves) and the CPE algorithms; a policy a version lacks is skipped;
 * **in-process** (this checkout): the LP core's numpy and compiled paths on the 136-arm matrices
   (warm, best of three; the reason one-shot commands load no kernels), and ``Policy.run`` on a
   matrix (one compiled call) against the Python step loop over the same steps, per policy.
@@ -71,12 +73,13 @@ elif task == "cpe":
     for name, spec in ALGORITHMS.items():
         explore(mu, name, delta=0.1, epsilon=0.1 if spec.needs_epsilon else None, runs=1, workers=0, progress=False)
 else:
+    simulate(mu, [task], runs=1, horizon=100, seed=0, workers=0, progress=False, bounds=False)
+    c2 = time.process_time()
     rng = np.random.default_rng(0)
     p = make_policy(task, 4, rng=np.random.default_rng(0))
     for _ in range(30):
         i, j = p.select_pair(); p.update(i, j, bool(rng.random() < mu[i, j]))
-    simulate(mu, [task], runs=1, horizon=100, seed=0, workers=0, progress=False, bounds=False)
-print(time.process_time() - c1, c1 - c0)
+print(time.process_time() - c1, c1 - c0, (c2 if task not in ("lp", "cpe") else time.process_time()) - c1)
 """
 #: Where a policy's compile time goes: numba's compile events per function (inclusive of the
 #: callees compiled inside), on an empty cache, for the protocol's entry points and the run kernel.
@@ -104,7 +107,30 @@ top = dict(sorted(rec.items(), key=lambda kv: -kv[1])[:12])
 print(json.dumps({"entry_points": c1 - c0, "run_on_matrix": c2 - c1, "functions_compiled": len(rec),
                   "inclusive": top}))
 """
-TASKS = ["cw-rmed", "ecw-rmed", "rmed1", "rmed2", "rucb", "dts", "dts+", "ccb", "scb", "savage", "lp", "cpe"]
+TASKS = [
+    "cw-rmed",
+    "ecw-rmed",
+    "rmed1",
+    "rmed2",
+    "rucb",
+    "dts",
+    "dts+",
+    "ccb",
+    "scb",
+    "savage",
+    "rcs",
+    "self-sparring",
+    "winner-stays",
+    "doubler",
+    "rmed2fh",
+    "merge-rucb",
+    "merge-dts",
+    "versatile-db",
+    "lp",
+    "cpe",
+]
+#: The ten policies of the seed papers (000-003), the ``--policies`` of the second cold simulation.
+SEED_POLICIES = "ecw-rmed,rmed1,cw-rmed,rucb,dts,dts+,rmed2,savage,ccb,scb"
 
 
 def measure(cmd: list[str], env: dict, repeat: int = 1) -> dict:
@@ -153,6 +179,16 @@ def commands() -> dict[str, list[str]]:
     return out
 
 
+def cold_commands() -> dict[str, list[str]]:
+    """The cold rows: the first 136-arm ``bounds``, ``simulate`` of every policy and of the ten seed
+    papers' policies (an empty numba cache each)."""
+    cmds = commands()
+    out = {n: cmds[n] for n in [n for n in cmds if n.startswith("bounds mslr")][:1]}
+    out["simulate all T=1000"] = cmds["simulate all T=1000"]
+    out["simulate seed10 T=1000"] = [SEED_POLICIES if a == "all" else a for a in cmds["simulate all T=1000"]]
+    return out
+
+
 def solve_line(stdout: str) -> str:
     """The solve time the command printed (``bounds``: the lower bound's line)."""
     for line in stdout.splitlines():
@@ -165,6 +201,8 @@ def in_process() -> dict:
     """This checkout's LP paths at 136 arms and Policy.run on a matrix against the step loop."""
 
     sys.path.insert(0, str(ROOT))
+    import numpy as np
+
     from boundcalc import as_preference_matrix
     from boundcalc.datasets import load_example, random_matrix
     from boundcalc.lp import CopelandLPSolver
@@ -190,12 +228,14 @@ def in_process() -> dict:
     for K, mu in ((5, load_example("mslr5-condorcet").mu), (16, random_matrix(16, 1).mu)):
         for name in ("ecw-rmed", "rmed1", "rmed2", "rucb", "dts", "dts+", "ccb", "scb", "savage", "cw-rmed"):
             steps = 3000 if name == "cw-rmed" else 20000
-            make_policy(name, K).run(mu, 50)  # compiled and loaded before timing
-            p = make_policy(name, K)
+            make_policy(name, K).run(mu, 50)  # compiled and loaded before timing: the run kernel,
+            make_policy(name, K).run(matrix_duel(mu, 1), 5)  # the protocol's entry points (bound lazily)
+            # one seed for both: a randomized policy's stream comes from its rng
+            p = make_policy(name, K, rng=np.random.default_rng(0))
             c = time.process_time()
             a = p.run(mu, steps, seed=1)
             t_run = time.process_time() - c
-            q = make_policy(name, K)
+            q = make_policy(name, K, rng=np.random.default_rng(0))
             duel = matrix_duel(mu, 1)
             c = time.process_time()
             b = q.run(duel, steps)
@@ -278,9 +318,9 @@ def main(argv=None) -> int:
                 flush=True,
             )
         if not args.no_cold:
-            for name in [n for n in cmds if n.startswith("bounds mslr")][:1] + ["simulate all T=1000"]:
+            for name, cmd in cold_commands().items():
                 env = version_env(path, tmp / f"cold-{v}-{len(result['cold'])}-{name.replace(' ', '_')}")
-                m = measure(cmds[name], env, 1)
+                m = measure(cmd, env, 1)
                 notice = [ln for ln in m["stderr"].splitlines() if "compiling" in ln]
                 result["cold"].setdefault(name, {})[v] = {"cpu": m["cpu"], "wall": m["wall"], "notice": notice}
                 print(f"cold {v:7s} {name:28s} cpu {m['cpu']:6.2f}  wall {m['wall']:6.2f}  {notice}", flush=True)
@@ -288,13 +328,22 @@ def main(argv=None) -> int:
             for task in TASKS:
                 cache = tmp / f"kern-{v}-{task}"
                 env = version_env(path, cache)
-                cold = measure([sys.executable, "-c", TASK, task], env, 1)
-                warm = measure([sys.executable, "-c", TASK, task], env, 1)
-                c_cold, _ = (float(x) for x in cold["stdout"].split())
-                c_warm, _ = (float(x) for x in warm["stdout"].split())
-                result["kernels"].setdefault(task, {})[v] = {"compile_cpu": c_cold, "load_cpu": c_warm}
+                try:
+                    cold = measure([sys.executable, "-c", TASK, task], env, 1)
+                    warm = measure([sys.executable, "-c", TASK, task], env, 1)
+                except RuntimeError as exc:  # a policy the version does not have
+                    print(f"kernel {v:7s} {task:10s} skipped: {str(exc).splitlines()[-1]}", flush=True)
+                    continue
+                c_cold, _, c_sim = (float(x) for x in cold["stdout"].split())
+                c_warm, _, _ = (float(x) for x in warm["stdout"].split())
+                result["kernels"].setdefault(task, {})[v] = {
+                    "compile_cpu": c_cold,
+                    "simulate_compile_cpu": c_sim,
+                    "load_cpu": c_warm,
+                }
                 print(
-                    f"kernel {v:7s} {task:10s} compile (first run) {c_cold:6.2f} s   load (cached) {c_warm:6.2f} s",
+                    f"kernel {v:7s} {task:13s} compile (first run) {c_cold:6.2f} s (its simulation first: "
+                    f"{c_sim:6.2f} s)   load (cached) {c_warm:6.2f} s",
                     flush=True,
                 )
     out = Path(args.out)
@@ -310,6 +359,8 @@ def main(argv=None) -> int:
     if not args.no_in_process:
         result["in_process"] = in_process()
 
+    nan = float("nan")
+    NA = {"cpu": nan, "wall": nan, "compile_cpu": nan, "load_cpu": nan}  # a row a version lacks
     print(f"\nfloor (import numpy, scipy.optimize, highspy): {floor:.2f} s CPU\n")
     targets = {
         "bounds mslr-informational": 0.15,
@@ -332,18 +383,19 @@ def main(argv=None) -> int:
             f"\n{'cold (empty numba cache)':30s} {'landed cpu':>10s} {'this cpu':>9s} {'landed wall':>11s} {'this wall':>9s}"
         )
         for name, row in result["cold"].items():
-            print(
-                f"{name:30s} {row['landed']['cpu']:10.2f} {row['this']['cpu']:9.2f} {row['landed']['wall']:11.2f} "
-                f"{row['this']['wall']:9.2f}"
-            )
+            ld, th = row.get("landed", NA), row.get("this", NA)
+            print(f"{name:30s} {ld['cpu']:10.2f} {th['cpu']:9.2f} {ld['wall']:11.2f} {th['wall']:9.2f}")
     if result["kernels"]:
         print(
-            f"\n{'kernel task':12s} {'compile landed':>14s} {'compile this':>12s} {'load landed':>11s} {'load this':>9s}"
+            f"\n{'kernel task':13s} {'compile landed':>14s} {'compile this':>12s} {'simulate landed':>15s} "
+            f"{'simulate this':>13s} {'load landed':>11s} {'load this':>9s}"
         )
         for task, row in result["kernels"].items():
+            ld, th = row.get("landed", NA), row.get("this", NA)
             print(
-                f"{task:12s} {row['landed']['compile_cpu']:14.2f} {row['this']['compile_cpu']:12.2f} "
-                f"{row['landed']['load_cpu']:11.2f} {row['this']['load_cpu']:9.2f}"
+                f"{task:13s} {ld['compile_cpu']:14.2f} {th['compile_cpu']:12.2f} "
+                f"{ld.get('simulate_compile_cpu', nan):15.2f} {th.get('simulate_compile_cpu', nan):13.2f} "
+                f"{ld['load_cpu']:11.2f} {th['load_cpu']:9.2f}"
             )
     ip = result.get("in_process", {"lp_136": {}, "run_matrix": {}})
     print("\n136-arm solve in one process (CPU s): numpy path / compiled path")

@@ -17,8 +17,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import T_, env_more, play, stream_index, stream_uniform
-from .rucb import argmax_ties, lcb, plain_update, ucb
+from .policy import T_, count_wn, env_more, play, stream_index, stream_uniform
+from .rucb import argmax_ties, lcb, ucb
 
 #: CCB's state: the counts, the policy stream, ``U`` and ``L`` (K x K), ``Cpld_up``/``Cpld_lo``,
 #: ``B`` (bool K, line 2), ``Bi`` (bool K x K, ``Bi[i, k]``: ``a_k in B^i``, line 3), scratch
@@ -51,7 +51,7 @@ CCBState = namedtuple(
 LC_ = 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _reset(s):
     """Lines 2-4: ``B`` = all arms, every ``B^i`` empty, ``L_C = K``."""
     K = s.B.shape[0]
@@ -63,7 +63,7 @@ def _reset(s):
     s.stats[3] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def ccb_select(s):
     """CCB's pair (002 Algorithm 1 lines 6-13).  ``stats = [self_duels, explore, explore_eligible, resets]``."""
     W = s.W
@@ -200,9 +200,11 @@ def ccb_select(s):
     return a, d
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def ccb_run(s, env):
     """CCB's whole-run kernel: :func:`ccb_select`, the duel, the counts, to the horizon."""
     while env_more(env):
         i, j = ccb_select(s)
-        plain_update(s, i, j, play(env, i, j))
+        won = play(env, i, j)
+        count_wn(s.W, s.N, i, j, won)  # plain_update, written out (kernels.policy, "Compile time")
+        s.reg[T_] += 1

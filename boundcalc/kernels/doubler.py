@@ -12,7 +12,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from .policy import T_, count, env_more, play, stream_index
+from .policy import T_, count_wn, env_more, play, stream_index
 from .sparring import ucb1_arm
 
 #: Doubler's state: the protocol's counts, the policy stream, UCB1's plays ``P[0]`` and rewards
@@ -24,7 +24,7 @@ EPOCH, POS, SIZE = 1, 2, 3
 _CAP = 2**62
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def doubler_select(s):
     """``x_t`` uniform from ``L``, ``y_t`` UCB1's arm.  ``stats = [self_duels, epochs]``."""
     K = s.L.shape[0]
@@ -49,11 +49,11 @@ def doubler_select(s):
     return x, y
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def doubler_update(s, i, j, won):
     """UCB1 learns ``b_t = 1`` when the right arm won; at an epoch's end ``L`` is replaced and UCB1
     reset."""
-    count(s, i, j, won)
+    count_wn(s.W, s.N, i, j, won)
     s.P[0, j] += 1
     if not won:
         s.G[0, j] += 1
@@ -76,7 +76,7 @@ def doubler_update(s, i, j, won):
     s.reg[T_] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def doubler_run(s, env):
     """Doubler's whole-run kernel: :func:`doubler_select`, the duel, :func:`doubler_update`."""
     while env_more(env):

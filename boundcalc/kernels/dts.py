@@ -19,6 +19,7 @@ from numba import njit
 
 from .policy import (
     T_,
+    count_wn,
     env_more,
     held_beta,
     held_index,
@@ -27,7 +28,7 @@ from .policy import (
     play,
     store_stream,
 )
-from .rucb import lcb, plain_update, ucb
+from .rucb import lcb, ucb
 
 #: D-TS's state: the counts, the policy stream and its Box-Muller spare, ``theta1`` (K x K), scratch
 #: (candidates, line 11's maximisers, scores); ``reg = [t, plus]`` (``plus``: D-TS+), ``fr = [alpha]``.
@@ -37,7 +38,7 @@ DTSState = namedtuple("DTSState", ["W", "N", "rs", "spare", "theta", "cand", "be
 PLUS = 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def dts_select(s):
     """D-TS's pair (001 Algorithm 1 lines 4-14; D-TS+'s line 11 when ``reg[PLUS]``).
     ``stats = [self_duels, eliminations, ties]``."""
@@ -81,7 +82,7 @@ def dts_select(s):
     for q in range(nC):
         if score[cand[q]] > mx:
             mx = score[cand[q]]
-    nb = 0
+    nb = np.int64(0)  # int64 from the start (kernels.policy, "Compile time")
     for q in range(nC):
         if score[cand[q]] == mx:
             best[nb] = cand[q]
@@ -129,9 +130,11 @@ def dts_select(s):
     return a1, a2
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def dts_run(s, env):
     """D-TS's (D-TS+'s) whole-run kernel: :func:`dts_select`, the duel, the counts, to the horizon."""
     while env_more(env):
         i, j = dts_select(s)
-        plain_update(s, i, j, play(env, i, j))
+        won = play(env, i, j)
+        count_wn(s.W, s.N, i, j, won)  # plain_update, written out (kernels.policy, "Compile time")
+        s.reg[T_] += 1

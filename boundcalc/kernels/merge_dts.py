@@ -23,40 +23,19 @@ A one-arm batch among others joins the next one (``merge_single_batch``): batche
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 
 from numba import njit
 
-from .merge_rucb import CC, NB, prune_one, stage_merge
-from .policy import T_, env_more, held_beta, held_index, held_stream, play, store_stream
-from .rucb import plain_update
+from .merge_rucb import CC, NB, MergeRUCBState, prune_one, stage_merge
+from .policy import T_, count_wn, env_more, held_beta, held_index, held_stream, play, store_stream
 
-#: MergeDTS's state: :class:`~boundcalc.kernels.merge_rucb.MergeRUCBState`'s fields with the
-#: Box-Muller ``spare`` of the Beta draws and the champion's scores ``score``.
-MergeDTSState = namedtuple(
-    "MergeDTSState",
-    [
-        "W",
-        "N",
-        "rs",
-        "spare",
-        "mem",
-        "size",
-        "tmp",
-        "tsize",
-        "order",
-        "ent",
-        "col",
-        "ties",
-        "score",
-        "reg",
-        "fr",
-        "stats",
-    ],
-)
+#: MergeDTS's state: :class:`~boundcalc.kernels.merge_rucb.MergeRUCBState` (one layout for both
+#: policies), whose Box-Muller ``spare`` (the Beta draws) and champion scores ``score`` only
+#: MergeDTS reads.
+MergeDTSState = MergeRUCBState
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def merge_single_batch(s, b):
     """``merge_single_batch``: batch ``b`` of one arm, with other batches, joins the next one
     (``o = b + 1`` cyclically: ``o``'s arms then the lone arm), which takes the place of ``b`` (of
@@ -84,7 +63,7 @@ def merge_single_batch(s, b):
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def merge_dts_select(s):
     """MergeDTS's pair.  ``stats = [self_duels, pruned, merges, single_merges]``."""
     W = s.W
@@ -147,9 +126,11 @@ def merge_dts_select(s):
     return c, mem[di]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def merge_dts_run(s, env):
     """MergeDTS's whole-run kernel: :func:`merge_dts_select`, the duel, the counts, to the horizon."""
     while env_more(env):
         i, j = merge_dts_select(s)
-        plain_update(s, i, j, play(env, i, j))
+        won = play(env, i, j)
+        count_wn(s.W, s.N, i, j, won)  # plain_update, written out (kernels.policy, "Compile time")
+        s.reg[T_] += 1

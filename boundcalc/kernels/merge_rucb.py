@@ -10,8 +10,8 @@ here are shared with MergeDTS (:mod:`boundcalc.kernels.merge_dts`); the update i
 0.6667
 >>> round(_ucb(W, N, 1.01 * math.log(4), 1, 0), 4)   # (1 + 1) / 6 + sqrt(1.01 ln 4 / 6)
 0.8164
->>> MergeRUCBState._fields[:5]   # the counts, the policy stream, the batches and their sizes
-('W', 'N', 'rs', 'mem', 'size')
+>>> MergeRUCBState._fields[:6]   # the counts, the policy stream (and spare), the batches and their sizes
+('W', 'N', 'rs', 'spare', 'mem', 'size')
 """
 
 from __future__ import annotations
@@ -21,20 +21,40 @@ from collections import namedtuple
 
 from numba import njit
 
-from .policy import T_, env_more, play, stream_index
-from .rucb import plain_update
+from .policy import T_, count_wn, env_more, play, stream_index
 
-#: MergeRUCB's state: the counts, the policy stream, the batches (row ``b`` of ``mem`` lists batch
-#: ``b``'s arms in order, ``size[b]`` of them), scratch (``tmp`` K x K, ``order``, ``ent`` of
-#: 2 K^2 entries, ``col``, ``ties``); ``reg = [t, batches, stage, ceil(C), P]``, ``fr = [alpha, K]``.
+#: MergeRUCB's state: the counts, the policy stream and its Box-Muller ``spare`` (MergeDTS's Beta
+#: draws), the batches (row ``b`` of ``mem`` lists batch ``b``'s arms in order, ``size[b]`` of them),
+#: scratch (``tmp`` K x K, ``order``, ``ent`` of 2 K^2 entries, ``col``, ``ties``, MergeDTS's champion
+#: scores ``score``); ``reg = [t, batches, stage, ceil(C), P]``, ``fr = [alpha, K]``.  One layout for
+#: MergeRUCB and MergeDTS (:data:`~boundcalc.kernels.merge_dts.MergeDTSState` is this class): numba
+#: compiles a function of the state once per state type, so the shared batch steps
+#: (:func:`merge_batches`, :func:`stage_merge`, :func:`prune_one`) compile once for both.
 MergeRUCBState = namedtuple(
     "MergeRUCBState",
-    ["W", "N", "rs", "mem", "size", "tmp", "tsize", "order", "ent", "col", "ties", "reg", "fr", "stats"],
+    [
+        "W",
+        "N",
+        "rs",
+        "spare",
+        "mem",
+        "size",
+        "tmp",
+        "tsize",
+        "order",
+        "ent",
+        "col",
+        "ties",
+        "score",
+        "reg",
+        "fr",
+        "stats",
+    ],
 )
 NB, STAGE, CC, PP = 1, 2, 3, 4
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def merge_batches(s):
     """``ArmTree.merge_batches``: shuffle the batch list, sort it stably by size, pair the smallest
     with the largest unless together they exceed ``1.5 P``."""
@@ -90,13 +110,13 @@ def merge_batches(s):
     s.reg[NB] = n
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _ucb(W, N, al, i, j):
     n = N[i, j] + 2.0
     return (W[i, j] + 1.0) / n + math.sqrt(al / n)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def stage_merge(s):
     """The stage merge before a round: with more than one batch and at most ``K / 2^s + 1``
     survivors, :func:`merge_batches`, once more if the smallest batch has at most ``P / 2`` arms,
@@ -116,7 +136,7 @@ def stage_merge(s):
         s.reg[STAGE] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def prune_one(s, b, al):
     """``ArmTree.prune_item``: if batch ``b`` has two arms or more and entries ``U_xy < 1/2``, remove
     the arm of one entry drawn uniformly (entries row by row); True if an arm left.
@@ -141,7 +161,7 @@ def prune_one(s, b, al):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def merge_rucb_select(s):
     """MergeRUCB's pair: stage merging, the round's batch, pruning, champion and challenger.
     ``stats = [self_duels, pruned, merges]``."""
@@ -177,9 +197,11 @@ def merge_rucb_select(s):
     return c, mem[di]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def merge_rucb_run(s, env):
     """MergeRUCB's whole-run kernel: :func:`merge_rucb_select`, the duel, the counts, to the horizon."""
     while env_more(env):
         i, j = merge_rucb_select(s)
-        plain_update(s, i, j, play(env, i, j))
+        won = play(env, i, j)
+        count_wn(s.W, s.N, i, j, won)  # plain_update, written out (kernels.policy, "Compile time")
+        s.reg[T_] += 1

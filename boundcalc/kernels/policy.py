@@ -38,6 +38,29 @@ The run loops
     one loop numba could share would cost every run its compilation.  The loops differ only in
     the two calls they make.
 
+Compile time (issue 30: a simulation's first run on an empty cache)
+    numba compiles every function once per tuple of argument types, and each compilation links
+    and re-optimizes everything the function calls, at about 0.1 s of CPU for even a few lines.
+    So the policy kernels are written to compile as few functions as a command needs:
+
+    * a policy's ``select`` and, where no other policy shares it, its ``update`` are declared
+      ``inline="always"``: numba copies them into the whole-run kernel before typing, so a
+      simulation compiles one function per policy (plus the helpers), not three; the protocol
+      (:meth:`~boundcalc.policies.kernel.CompiledPolicy.select_pair`) compiles ``select`` and
+      ``update`` on its first call.  Inlining costs a pass over the caller at each call site, so
+      small shared steps are not inlined but take arrays instead of the state bundle, and compile
+      once for every policy: the counts (:func:`count_wn`; the run loops of the RUCB family write
+      RUCB's ``plain_update`` out as :func:`count_wn` and ``t += 1``);
+    * sibling policies share one state layout (RMED1/RMED2/RMED2FH, MergeRUCB/MergeDTS): a function
+      of the state compiles once per state type, the shared steps once for all;
+    * numba gives a constant argument its own literal type (``Literal[int](0)``, and a variable
+      first assigned ``0`` meets a callee with that type while inference is under way), each a
+      compilation of the callee and all it calls: counters start as ``np.int64(0)``, the streams'
+      ``has_spare`` as ``np.bool_(False)``, constant row indices are numpy int64 scalars;
+    * no function has numba's C-callable wrapper (``no_cfunc_wrapper``), and helpers never called
+      from Python have no CPython wrapper either (``no_cpython_wrapper``; the functions the tests
+      and doctests call keep theirs).
+
 >>> duel_uniform(np.uint64(1), np.uint64(2), 3, 0) == duel_uniform_py(1, 2, 3, 0)
 True
 """
@@ -81,6 +104,7 @@ __all__ = [
     "held_beta",
     "kl_half_c",
     "count",
+    "count_wn",
     "Env",
     "LoggedEnv",
     "new_env",
@@ -145,7 +169,7 @@ def _bundle(typingctx, values):
     return inst_type(values), codegen
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def bundle(values):
     """One :class:`StateType` struct over the arrays of the namedtuple ``values`` (shared, not copied)."""
     return _bundle(values)  # type: ignore[call-arg]  # numba's _Intrinsic.__call__ counts the typing context numba passes itself
@@ -185,14 +209,14 @@ def duel_uniform_py(key0: int, key1: int, code: int, n: int) -> float:
     return (z >> 11) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _mix64(z):
     z = (z ^ (z >> numba.uint64(30))) * numba.uint64(_M1)
     z = (z ^ (z >> numba.uint64(27))) * numba.uint64(_M2)
     return z ^ (z >> numba.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def duel_uniform(key0, key1, code, n):
     """Uniform on [0, 1) for the ``n``-th duel of pair ``code`` under keys ``(key0, key1)`` (uint64)."""
     g = numba.uint64(_GOLDEN)
@@ -206,13 +230,13 @@ def duel_uniform(key0, key1, code, n):
 # stream once (:func:`held_stream`) and stores it once (:func:`store_stream`) instead of reading and
 # writing the arrays at every draw (D-TS's K^2 / 2 Beta draws a round: 1.2-1.5x faster); the array
 # forms (``stream_*``) are the same functions between a load and a store.
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_stream(state, spare):
     """The stream ``state`` and Box-Muller ``spare`` arrays as a register-held ``g``."""
     return (state[0], spare[0] != 0.0, spare[1])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def store_stream(g, state, spare):
     """Write the register-held stream ``g`` back into its arrays."""
     state[0] = g[0]
@@ -220,21 +244,21 @@ def store_stream(g, state, spare):
     spare[1] = g[2]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_next(g):
     """The next SplitMix64 output of a register-held stream: ``(g, z)``."""
     st = g[0] + numba.uint64(_GOLDEN)
     return (st, g[1], g[2]), _mix64(st)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_uniform(g):
     """Uniform on [0, 1) (53 bits) from a register-held stream: ``(g, u)``."""
     g, z = held_next(g)
     return g, float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_index(g, n):
     """:func:`stream_index` of a register-held stream: ``(g, k)``."""
     g, u = held_uniform(g)
@@ -242,7 +266,7 @@ def held_index(g, n):
     return g, (k if k < n else n - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_normal(g):
     """Standard normal by Box-Muller in pairs, the sine of a pair kept as the spare: ``(g, x)``."""
     if g[1]:
@@ -254,7 +278,7 @@ def held_normal(g):
     return (g[0], True, r * math.sin(w)), r * math.cos(w)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_gamma(g, a):
     """Gamma(a, 1) for ``a >= 1`` by Marsaglia & Tsang's squeeze-and-reject method: ``(g, x)``."""
     d = a - 1.0 / 3.0
@@ -273,7 +297,7 @@ def held_gamma(g, a):
             return g, d * v
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_beta(g, a, b):
     """Beta(a, b) for ``a, b >= 1`` as ``X / (X + Y)``, X ~ Gamma(a) drawn first: ``(g, x)``."""
     g, x = held_gamma(g, a)
@@ -281,31 +305,31 @@ def held_beta(g, a, b):
     return g, x / (x + y)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def stream_next(state):
     """Next SplitMix64 output of the stream ``state`` (a uint64 array of length 1, advanced)."""
-    g, z = held_next((state[0], False, 0.0))
+    g, z = held_next((state[0], np.bool_(False), 0.0))
     state[0] = g[0]
     return z
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def stream_uniform(state):
     """Uniform on [0, 1) (53 bits) (:func:`held_uniform`)."""
-    g, u = held_uniform((state[0], False, 0.0))
+    g, u = held_uniform((state[0], np.bool_(False), 0.0))
     state[0] = g[0]
     return u
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def stream_index(state, n):
     """Uniform index in [0, n): ``floor(u n)`` (:func:`held_index`)."""
-    g, k = held_index((state[0], False, 0.0), n)
+    g, k = held_index((state[0], np.bool_(False), 0.0), n)
     state[0] = g[0]
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def stream_normal(state, spare):
     """Standard normal by Box-Muller in pairs (the sine of a pair waits in ``spare``)."""
     g, x = held_normal(held_stream(state, spare))
@@ -313,7 +337,7 @@ def stream_normal(state, spare):
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def stream_gamma(state, spare, a):
     """Gamma(a, 1) for ``a >= 1`` (:func:`held_gamma`)."""
     g, x = held_gamma(held_stream(state, spare), a)
@@ -321,7 +345,7 @@ def stream_gamma(state, spare, a):
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def stream_beta(state, spare, a, b):
     """Beta(a, b) for ``a, b >= 1`` (:func:`held_beta`)."""
     g, x = held_beta(held_stream(state, spare), a, b)
@@ -330,10 +354,23 @@ def stream_beta(state, spare, a, b):
 
 
 # ----------------------------------------------------------------------------- shared arithmetic
-@njit(cache=True)
-def count(s, i, j, won):
+@njit(cache=True, no_cfunc_wrapper=True)
+def count_wn(W, N, i, j, won):
     """The protocol's counts after the duel ``(i, j)``: ``W[i, j]`` (or ``W[j, i]``) and ``N``;
-    a self-duel changes nothing."""
+    a self-duel changes nothing.  On the count arrays, not the state bundle: one compilation for
+    every policy (a function of the bundle compiles once per state type)."""
+    if i != j:
+        if won:
+            W[i, j] += 1
+        else:
+            W[j, i] += 1
+        N[i, j] += 1
+        N[j, i] += 1
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def count(s, i, j, won):
+    """:func:`count_wn` of the state bundle ``s`` (its ``W`` and ``N``)."""
     if i != j:
         if won:
             s.W[i, j] += 1
@@ -399,13 +436,13 @@ def _record(env, t, i, j, won):
     return lambda env, t, i, j, won: None
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def env_more(env):
     """Rounds left to play."""
     return env.reg[0] <= env.reg[2]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def play(env, i, j):
     """Round ``t`` of the environment: duel ``(i, j)`` on the duel stream (True when ``i`` wins),
     add the pair's regret, record the checkpoints that fall on ``t`` (and the round in the log),

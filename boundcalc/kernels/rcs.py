@@ -13,15 +13,15 @@ from collections import namedtuple
 
 from numba import njit
 
-from .policy import T_, env_more, held_beta, held_stream, play, store_stream
-from .rucb import argmax_ties, plain_update, ucb
+from .policy import T_, count_wn, env_more, held_beta, held_stream, play, store_stream
+from .rucb import argmax_ties, ucb
 
 #: RCS's state: the counts, the policy stream and its Box-Muller spare, ``theta`` (K x K), the
 #: champion counts ``B``, scratch (a column of ``U``, ties); ``reg = [t]``, ``fr = [alpha]``.
 RCSState = namedtuple("RCSState", ["W", "N", "rs", "spare", "theta", "champ", "col", "ties", "reg", "fr", "stats"])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def rcs_select(s):
     """RCS's pair: the simulated tournament's champion and its RUCB challenger.
     ``stats = [self_duels, no_sampled_winner]``."""
@@ -62,9 +62,11 @@ def rcs_select(s):
     return c, d
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def rcs_run(s, env):
     """RCS's whole-run kernel: :func:`rcs_select`, the duel, the counts, to the horizon."""
     while env_more(env):
         i, j = rcs_select(s)
-        plain_update(s, i, j, play(env, i, j))
+        won = play(env, i, j)
+        count_wn(s.W, s.N, i, j, won)  # plain_update, written out (kernels.policy, "Compile time")
+        s.reg[T_] += 1

@@ -15,12 +15,16 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import T_, count, env_more, kl_half_c, play
+from .policy import T_, count_wn, env_more, kl_half_c, play
 
-#: RMED's state (RMED1 and RMED2): the counts, ``G = N d`` on the losing side (``G_ij = N_ij
+#: RMED's state (RMED1, RMED2 and RMED2FH): the counts, ``G = N d`` on the losing side (``G_ij = N_ij
 #: d(mu_hat_ij)`` when ``mu_hat_ij < 1/2``, else 0), ``I_i = sum_j G_ij``, the list ``L_C`` (its
-#: first ``reg[NLC]`` entries) and the membership flags of ``L_R`` and ``L_N``.
-RMEDState = namedtuple("RMEDState", ["W", "N", "G", "I", "LC", "inLR", "inLN", "reg", "fr", "stats"])
+#: first ``reg[NLC]`` entries) and the membership flags of ``L_R`` and ``L_N``; RMED2FH's fixed
+#: targets ``bfix`` (``-2`` until its main loop starts) and forced threshold ``thr = [alpha log log
+#: T]`` (:mod:`boundcalc.kernels.rmed2fh`; unread by RMED1 and RMED2).  One layout for the three
+#: policies: numba compiles a function of the state once per state type, so RMED's shared steps
+#: (:func:`initial_pair`, :func:`rmed_update`) compile once for all three.
+RMEDState = namedtuple("RMEDState", ["W", "N", "G", "I", "LC", "inLR", "inLN", "reg", "fr", "stats", "bfix", "thr"])
 
 
 # reg: the round t, the position in L_C, |L_C|, the initial phase still on, the selected pair is a
@@ -31,8 +35,9 @@ POS, NLC, INITIAL, IN_LOOP, N_INIT = 1, 2, 3, 4, 5
 FK, ALPHA, FLOOR = 0, 1, 2
 
 
-def rmed_state(K: int, params: dict, n_stats: int) -> RMEDState:
-    """RMED's state at ``t = 1``: counts 0, ``L_C = L_R = [K]``, ``L_N`` empty, the initial phase on."""
+def rmed_state(K: int, params: dict, n_stats: int, thr: float = 0.0) -> RMEDState:
+    """RMED's state at ``t = 1``: counts 0, ``L_C = L_R = [K]``, ``L_N`` empty, the initial phase on;
+    RMED2FH's targets unfixed and its forced threshold ``thr``."""
     fK = params["f_scale"] * float(K) ** params["f_power"]
     return RMEDState(
         np.zeros((K, K), dtype=np.int64),
@@ -45,10 +50,12 @@ def rmed_state(K: int, params: dict, n_stats: int) -> RMEDState:
         np.array([1, 0, K, 1, 0, params["n_init"]], dtype=np.int64),
         np.array([fK, float(params.get("alpha", 0.0)), float(params.get("delta_floor", 0.0))]),
         np.zeros(n_stats, dtype=np.int64),
+        np.full(K, -2, dtype=np.int64),
+        np.array([float(thr)]),
     )
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def first_pair(N, thr):
     """The first pair ``a < b`` (row-major) drawn fewer than ``thr`` times, or ``(-1, -1)``:
     RMED's initial phase (``thr = n_init``) and RMED2's forced exploration (``alpha log log t``)."""
@@ -60,7 +67,7 @@ def first_pair(N, thr):
     return -1, -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def argmin_first(x):
     """The first index of the smallest entry (RMED's ``i*(t)``, ties to the smallest arm)."""
     m = 0
@@ -70,7 +77,7 @@ def argmin_first(x):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def initial_pair(s):
     """RMED's initial phase: the next pair drawn fewer than ``n_init`` times (counted in ``stats[0]``),
     or ``(-1, -1)`` once every pair has its draws (the phase then ends for good)."""
@@ -84,7 +91,7 @@ def initial_pair(s):
     return -1, -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def rmed1_opponent(W, N, l, istar):
     """RMED1's opponent of ``l`` (Algorithm 2): ``i*`` when it is in ``O_l = {j : mu_lj <= 1/2}``
     or ``O_l`` is empty, else ``argmin_{j != l} mu_lj`` (undrawn pairs 1/2; that argmin lies in
@@ -111,7 +118,7 @@ def rmed1_opponent(W, N, l, istar):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def rmed1_select(s):
     """RMED1's next pair: the initial phase, then ``(l, m)`` for ``l`` the next arm of ``L_C``."""
     i, j = initial_pair(s)
@@ -125,7 +132,7 @@ def rmed1_select(s):
     return l, m
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _divergence_row(s, i):
     K = s.W.shape[0]
     acc = 0.0
@@ -134,12 +141,12 @@ def _divergence_row(s, i):
     s.I[i] = acc
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def rmed_update(s, i, j, won):
     """RMED's learning step (RMED1 and RMED2): the counts, ``G`` and ``I`` of the two arms; after a
     draw of the loop the list step -- ``l`` leaves ``L_R``, every arm within ``log t + f(K)`` of the
     best ``I`` joins ``L_N``, a finished pass starts the next -- then ``t`` advances."""
-    count(s, i, j, won)
+    count_wn(s.W, s.N, i, j, won)
     W = s.W
     N = s.N
     if i != j:
@@ -177,7 +184,7 @@ def rmed_update(s, i, j, won):
     s.reg[T_] = t + 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def rmed1_run(s, env):
     """RMED1's whole-run kernel: :func:`rmed1_select`, the duel, :func:`rmed_update`, to the horizon."""
     while env_more(env):

@@ -21,7 +21,7 @@ from .rmed1 import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _mu_hat(W, N, a, b):
     n = N[a, b]
     if n > 0:
@@ -29,7 +29,7 @@ def _mu_hat(W, N, a, b):
     return 0.5
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def rmed2_target(W, N, istar, l, floor):
     """``b(l)``: the arm ``j`` with ``mu_hat_lj < 1/2`` minimising
     ``max(Delta_{i* l} + Delta_{i* j}, floor) / d(mu_hat_lj)`` (RMED2, COLT 2015, Algorithm 3),
@@ -58,7 +58,7 @@ def rmed2_target(W, N, istar, l, floor):
     return bt
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def rmed2_select(s):
     """RMED2's next pair: the initial phase, line 1's forced exploration, then ``(l, m)`` by
     Algorithm 3 for ``l`` the next arm of ``L_C``.  ``stats = [initial, forced, self_duels,
@@ -94,7 +94,7 @@ def rmed2_select(s):
     return l, m
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def rmed2_run(s, env):
     """RMED2's whole-run kernel: :func:`rmed2_select`, the duel, RMED's update, to the horizon."""
     while env_more(env):

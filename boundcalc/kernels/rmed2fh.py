@@ -9,7 +9,6 @@ RMED2FH); RMED's learning step and RMED2's target are shared (:mod:`boundcalc.ke
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 
 from numba import njit
 
@@ -18,6 +17,7 @@ from .rmed1 import (
     FLOOR,
     IN_LOOP,
     POS,
+    RMEDState,
     argmin_first,
     first_pair,
     initial_pair,
@@ -26,14 +26,13 @@ from .rmed1 import (
 )
 from .rmed2 import rmed2_target
 
-#: RMED's state (:class:`~boundcalc.policies.rmed1.RMEDState`'s fields) and ``bfix`` (the fixed
-#: targets, ``-2`` until the main loop starts) and ``thr = [alpha log log T]``.
-RMED2FHState = namedtuple(
-    "RMED2FHState", ["W", "N", "G", "I", "LC", "inLR", "inLN", "reg", "fr", "stats", "bfix", "thr"]
-)
+#: RMED's state (:class:`~boundcalc.kernels.rmed1.RMEDState`, one layout for RMED1, RMED2 and
+#: RMED2FH), whose ``bfix`` (the fixed targets, ``-2`` until the main loop starts) and ``thr =
+#: [alpha log log T]`` only RMED2FH reads.
+RMED2FHState = RMEDState
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def rmed2fh_select(s):
     """RMED2FH's next pair: the initial phase, the fixed forced exploration, then ``(l, m)`` with the
     targets fixed at the first main-loop round.  ``stats = [initial, forced, self_duels, to_winner,
@@ -75,7 +74,7 @@ def rmed2fh_select(s):
     return l, m
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def rmed2fh_run(s, env):
     """RMED2FH's whole-run kernel: :func:`rmed2fh_select`, the duel, RMED's update, to the horizon."""
     while env_more(env):

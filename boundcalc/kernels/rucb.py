@@ -14,7 +14,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import T_, count, env_more, play, stream_index, stream_uniform
+from .policy import T_, count_wn, env_more, play, stream_index, stream_uniform
 
 #: RUCB's state: the counts, the policy stream, scratch rows (candidates, a column of ``U``, ties);
 #: ``reg = [t, B]`` (``B = -1``: empty), ``fr = [alpha]``.
@@ -24,7 +24,7 @@ RUCBState = namedtuple("RUCBState", ["W", "N", "rs", "cand", "col", "ties", "reg
 B_ = 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def ucb(W, N, al, i, j):
     """``u_ij = W_ij / N_ij + sqrt(al / N_ij)`` with ``al = alpha ln t`` (RUCB line 4; 001 Algorithm 1
     line 4); ``x / 0 := 1`` gives 2 on an undrawn pair."""
@@ -34,7 +34,7 @@ def ucb(W, N, al, i, j):
     return W[i, j] / n + math.sqrt(al / n)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def lcb(W, N, al, i, j):
     """``l_ij = W_ij / N_ij - sqrt(al / N_ij)`` (001 Algorithm 1 line 4); 0 on an undrawn pair."""
     n = N[i, j]
@@ -43,7 +43,7 @@ def lcb(W, N, al, i, j):
     return W[i, j] / n - math.sqrt(al / n)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def argmax_ties(state, col, c, ties):
     """Line 13's ``argmax_j col[j]``, ties uniform on the policy stream (ascending), ``!= c`` on a tie."""
     K = col.shape[0]
@@ -51,13 +51,13 @@ def argmax_ties(state, col, c, ties):
     for j in range(K):
         if col[j] > m:
             m = col[j]
-    nt = 0
+    nt = np.int64(0)  # int64 from the start (kernels.policy, "Compile time")
     for j in range(K):
         if col[j] == m:
             ties[nt] = j
             nt += 1
     if nt > 1:
-        nt = 0
+        nt = np.int64(0)
         for j in range(K):
             if col[j] == m and j != c:
                 ties[nt] = j
@@ -65,7 +65,7 @@ def argmax_ties(state, col, c, ties):
     return ties[0] if nt == 1 else ties[stream_index(state, nt)]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def rucb_select(s):
     """RUCB's pair (lines 4-13).  ``stats = [self_duels, empty_C]``."""
     W = s.W
@@ -73,7 +73,7 @@ def rucb_select(s):
     K = W.shape[0]
     cand = s.cand
     al = s.fr[0] * math.log(s.reg[T_])
-    nC = 0  # line 6
+    nC = np.int64(0)  # line 6 (typed int64 from the start: see the module text)
     for i in range(K):
         ok = True
         for j in range(K):
@@ -121,17 +121,20 @@ def rucb_select(s):
     return a, d
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def plain_update(s, i, j, won):
     """The learning step of a policy whose state beyond the counts is recomputed at each select
-    (RUCB, D-TS, CCB): the counts, then ``t`` advances."""
-    count(s, i, j, won)
+    (RUCB, D-TS, CCB): the counts, then ``t`` advances (written out in the whole-run kernels: a
+    function of the state would compile once per state type)."""
+    count_wn(s.W, s.N, i, j, won)
     s.reg[T_] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def rucb_run(s, env):
     """RUCB's whole-run kernel: :func:`rucb_select`, the duel, :func:`plain_update`, to the horizon."""
     while env_more(env):
         i, j = rucb_select(s)
-        plain_update(s, i, j, play(env, i, j))
+        won = play(env, i, j)
+        count_wn(s.W, s.N, i, j, won)  # plain_update, written out (kernels.policy, "Compile time")
+        s.reg[T_] += 1

@@ -8,7 +8,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from .policy import T_, count, env_more, play
+from .policy import T_, count_wn, env_more, play
 
 #: SAVAGE's state: the counts, the box ``[lo, hi]`` of every ``x_ij``, the Copeland score bounds
 #: ``Lo`` (``low``) and ``Up`` (``up``); ``reg = [t, W empty, exploited arm]``, ``fr = [log(2 N T / delta)]``.
@@ -28,7 +28,7 @@ def savage_log_term(K: int, horizon: int, delta_scale: float) -> float:
     return math.log(K * (K - 1) * horizon / delta)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def savage_select(s):
     """Algorithm 1's next pair: the undecided pair of ``W`` with the fewest samples (the
     lexicographically first on ties), or the exploiting self-duel once ``W`` is empty.
@@ -65,11 +65,11 @@ def savage_select(s):
     return w, w
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def savage_update(s, i, j, won):
     """The outcome of ``(i, j)``, ``i < j``: the box is intersected with ``|x_ij - mu_hat_ij| <= c(N_ij)``
     (003 eq. (1)) and the Copeland score bounds of the two arms follow."""
-    count(s, i, j, won)
+    count_wn(s.W, s.N, i, j, won)
     if i != j:
         K = s.W.shape[0]
         lo = s.lo
@@ -95,7 +95,7 @@ def savage_update(s, i, j, won):
     s.reg[T_] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def savage_run(s, env):
     """SAVAGE's whole-run kernel: :func:`savage_select`, the duel, :func:`savage_update`, to the horizon."""
     while env_more(env):

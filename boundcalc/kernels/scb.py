@@ -9,7 +9,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import T_, count, env_more, play, stream_index
+from .policy import T_, count_wn, env_more, play, stream_index
 
 #: SCB's state: the counts, the policy stream, Algorithm 4's candidates ``S`` and rewards ``R``;
 #: ``reg = [t, pass t of Algorithm 4, position in S, opponent (-1: a new reward), its duels, its
@@ -23,7 +23,7 @@ PASS, POS, OPP, QN, QW, WINNER, ROUND = 1, 2, 3, 4, 5, 6, 7
 TR, DELTA, USED, EPS = 0, 1, 2, 3
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def bernoulli_kl(p, q):
     """``d(p, q) = p ln(p / q) + (1 - p) ln((1 - p) / (1 - q))`` with ``0 ln 0 = 0`` (``inf`` when
     ``q`` gives no mass where ``p`` does).
@@ -43,7 +43,7 @@ def bernoulli_kl(p, q):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def scb_pair_decided(w, n, K, delta):
     """002 Algorithm 2 line 1: after ``n`` fresh duels of ``(i, j)`` with ``w`` wins of ``i``, is
     ``p_ij > 1/2`` determined at level ``delta / K^2``?
@@ -62,7 +62,7 @@ def scb_pair_decided(w, n, K, delta):
     return abs(x) > rad
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def scb_kl_bounds(mu_hat, t, K, delta):
     """002 Algorithm 4's KL confidence interval after ``t`` rewards of mean ``mu_hat``:
     ``{q : t d(mu_hat, q) <= ln(4 t K / delta) + 2 ln ln t}`` (``ln ln t`` taken as 0 while
@@ -93,7 +93,7 @@ def scb_kl_bounds(mu_hat, t, K, delta):
     return hi, u
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def scb_eliminate(S, R, t, K, delta, eps):
     """002 Algorithm 4 after a pass in which every arm of ``S`` got its ``t``-th reward.
 
@@ -136,7 +136,7 @@ def scb_eliminate(S, R, t, K, delta, eps):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _new_round(s):
     """Algorithm 3 line 2: a fresh Algorithm 2 / 4 run with budget ``T_r``."""
     s.fr[USED] = 0.0
@@ -151,7 +151,7 @@ def _new_round(s):
         s.R[i] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def scb_select(s):
     """Algorithm 3 line 3's exploitation once an arm is identified, else Algorithm 2's next duel:
     the current arm of ``S`` against its ``reward`` opponent (drawn uniformly when a new ``reward``
@@ -171,12 +171,12 @@ def scb_select(s):
     return pos, s.reg[OPP]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def scb_update(s, i, j, won):
     """The outcome of ``(i, j)``: a decided ``reward`` ends (Algorithm 2), a completed pass runs
     Algorithm 4's elimination, an exhausted budget starts the next round (Algorithm 3).
     ``stats = [self_duels, rounds, identified, rewards]``."""
-    count(s, i, j, won)
+    count_wn(s.W, s.N, i, j, won)
     K = s.S.shape[0]
     if i == j:
         s.stats[0] += 1
@@ -210,7 +210,7 @@ def scb_update(s, i, j, won):
     s.reg[T_] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def scb_run(s, env):
     """SCB's whole-run kernel: :func:`scb_select`, the duel, :func:`scb_update`, to the horizon."""
     while env_more(env):

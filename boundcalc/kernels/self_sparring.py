@@ -9,23 +9,23 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-import numpy as np
 from numba import njit
 
-from .policy import T_, count, env_more, held_beta, held_stream, play, store_stream
+from .policy import T_, count_wn, env_more, held_beta, held_stream, play, store_stream
 
 #: Self-Sparring's state: the protocol's counts, the policy stream and its Box-Muller spare, the Beta
 #: parameters ``S``, ``F`` (float: ``eta`` may be fractional); ``reg = [t]``; ``fr = [eta]``.
 SelfSparringState = namedtuple("SelfSparringState", ["W", "N", "rs", "spare", "S", "F", "reg", "fr", "stats"])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def ss_select(s):
     """Lines 3-5: two Thompson draws of the arm with the largest sampled utility.
     ``stats = [self_duels]``."""
     K = s.S.shape[0]
     g = held_stream(s.rs, s.spare)
-    x = np.empty(2, dtype=np.int64)
+    x0 = 0
+    x1 = 0
     for k in range(2):
         best = -1.0
         arg = 0
@@ -34,18 +34,21 @@ def ss_select(s):
             if v > best:
                 best = v
                 arg = i
-        x[k] = arg
+        if k == 0:
+            x0 = arg
+        else:
+            x1 = arg
     store_stream(g, s.rs, s.spare)
-    if x[0] == x[1]:
+    if x0 == x1:
         s.stats[0] += 1
-    return x[0], x[1]
+    return x0, x1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def ss_update(s, i, j, won):
     """Lines 7-9 with ``m = 2``: the winner's ``S`` and the loser's ``F`` grow by ``eta``; a
     self-duel adds ``eta`` to both of its arm's parameters."""
-    count(s, i, j, won)
+    count_wn(s.W, s.N, i, j, won)
     eta = s.fr[0]
     if i == j:
         s.S[i] += eta
@@ -59,7 +62,7 @@ def ss_update(s, i, j, won):
     s.reg[T_] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def ss_run(s, env):
     """Self-Sparring's whole-run kernel: :func:`ss_select`, the duel, :func:`ss_update`, to the horizon."""
     while env_more(env):

@@ -13,20 +13,25 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
-from .policy import T_, count, env_more, held_stream, held_uniform, play, store_stream
+from .policy import T_, count_wn, env_more, held_stream, held_uniform, play, store_stream
 
 #: Versatile-DB's state: the protocol's counts, the policy stream and its Box-Muller spare, the two
 #: Tsallis-INF's cumulative loss estimates ``L[s, k]`` and this round's distributions ``w[s, k]``
 #: (``s = 0`` left, ``1`` right); ``reg = [t]``; ``fr = [c]`` (``eta_t = c / sqrt(t)``).
 VersatileDBState = namedtuple("VersatileDBState", ["W", "N", "rs", "spare", "L", "w", "reg", "fr", "stats"])
 
+#: The two sub-bandits' rows, as numpy int64 scalars: numba types a literal ``0`` or ``1`` argument as
+#: its own type and would compile each ``tsallis_*`` function once per side (kernels.policy, "Compile time").
+LEFT, RIGHT = np.int64(0), np.int64(1)
+
 #: Newton's stopping rule for the normaliser: ``sum_k w_k - 1 <= NEWTON_TOL`` (or 100 steps).
 NEWTON_TOL = 1e-12
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def tsallis_weights(L, w, side, eta):
     """Tsallis-INF's distribution for sub-bandit ``side`` into ``w[side]``:
     ``w_k = 4 / (eta (L_k - x))^2`` with ``x < min L`` the normaliser of ``sum_k w_k = 1``, found by
@@ -52,7 +57,7 @@ def tsallis_weights(L, w, side, eta):
         x -= (S - 1.0) / (eta * D)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def tsallis_draw(w, side, u):
     """The arm of sub-bandit ``side`` for a uniform ``u``: the first ``k`` whose cumulative weight
     exceeds ``u sum_k w_k``."""
@@ -69,7 +74,7 @@ def tsallis_draw(w, side, u):
     return K - 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def tsallis_learn(L, w, side, arm, loss, eta):
     """Zimmert & Seldin's reduced-variance estimate added to ``L[side]``:
     ``(1[k = arm] (loss - B_k)) / w_k + B_k`` for every arm ``k``, ``B_k = 1/2`` when
@@ -84,37 +89,37 @@ def tsallis_learn(L, w, side, arm, loss, eta):
             L[side, k] += b
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def vdb_select(s):
     """Algorithm 3's draws: ``x_t`` from the left Tsallis-INF, ``y_t`` from the right, one uniform
     each (left first).  ``stats = [self_duels]``."""
     eta = s.fr[0] / math.sqrt(s.reg[T_])
     g = held_stream(s.rs, s.spare)
-    tsallis_weights(s.L, s.w, 0, eta)
+    tsallis_weights(s.L, s.w, LEFT, eta)
     g, u = held_uniform(g)
-    x = tsallis_draw(s.w, 0, u)
-    tsallis_weights(s.L, s.w, 1, eta)
+    x = tsallis_draw(s.w, LEFT, u)
+    tsallis_weights(s.L, s.w, RIGHT, eta)
     g, u = held_uniform(g)
-    y = tsallis_draw(s.w, 1, u)
+    y = tsallis_draw(s.w, RIGHT, u)
     store_stream(g, s.rs, s.spare)
     if x == y:
         s.stats[0] += 1
     return x, y
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def vdb_update(s, i, j, won):
     """Algorithm 3's feedback: the left sub-bandit's arm ``i`` suffers loss ``1 - o_t``, the right's
     arm ``j`` loss ``o_t`` (``o_t = 1`` when ``i`` won), a self-duel's outcome included."""
-    count(s, i, j, won)
+    count_wn(s.W, s.N, i, j, won)
     eta = s.fr[0] / math.sqrt(s.reg[T_])
     o = 1.0 if won else 0.0
-    tsallis_learn(s.L, s.w, 0, i, 1.0 - o, eta)
-    tsallis_learn(s.L, s.w, 1, j, o, eta)
+    tsallis_learn(s.L, s.w, LEFT, i, 1.0 - o, eta)
+    tsallis_learn(s.L, s.w, RIGHT, j, o, eta)
     s.reg[T_] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def vdb_run(s, env):
     """Versatile-DB's whole-run kernel: :func:`vdb_select`, the duel, :func:`vdb_update`, to the horizon."""
     while env_more(env):

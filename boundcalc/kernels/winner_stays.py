@@ -12,7 +12,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from .policy import T_, count, env_more, play, stream_index
+from .policy import T_, count_wn, env_more, play, stream_index
 
 #: WS-S's state: the protocol's counts, the policy stream, ``C`` (wins - losses), scratch ``ties``;
 #: ``reg = [t, previous i, previous j, round r, its exploitation length, exploit duels played, best
@@ -22,9 +22,10 @@ PI, PJ, ROUND, LEN, DONE, BEST, WSW = 1, 2, 3, 4, 5, 6, 7
 _CAP = 2**62
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def _stay(s, exclude):
-    """The winner-stays choice among ``argmax_{k != exclude} C_k``."""
+    """The winner-stays choice among ``argmax_{k != exclude} C_k`` (inlined at its two calls, the
+    first with the constant ``exclude = -1``)."""
     K = s.C.shape[0]
     m = -(2**62)
     for k in range(K):
@@ -44,7 +45,7 @@ def _stay(s, exclude):
     return s.ties[0] if nt == 1 else s.ties[stream_index(s.rs, nt)]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def ws_select(s):
     """A WS-W duel at the start of each round, else the exploiting self-duel.
     ``stats = [ws_duels, self_duels]``."""
@@ -60,11 +61,11 @@ def ws_select(s):
     return b, b
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def ws_update(s, i, j, won):
     """After a WS-W duel: ``C`` of the two arms, the next round's length and best arm; after a
     self-duel: one more of the round's exploitation."""
-    count(s, i, j, won)
+    count_wn(s.W, s.N, i, j, won)
     if s.reg[WSW]:
         if won:
             s.C[i] += 1
@@ -89,7 +90,7 @@ def ws_update(s, i, j, won):
     s.reg[T_] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def ws_run(s, env):
     """WS-S's whole-run kernel: :func:`ws_select`, the duel, :func:`ws_update`, to the horizon."""
     while env_more(env):

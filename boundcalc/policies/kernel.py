@@ -126,7 +126,21 @@ class CompiledPolicy(Policy):
         compile_notice(["policy", type(self).kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
         self._arrays = arrays
         self._s = bundle(arrays)
+        # the select/update entry points, bound at the first protocol call: the simulator plays only
+        # the whole-run kernel, into which a policy's select and update are inlined, so that a
+        # simulation compiles neither as a function of its own (boundcalc.kernels.policy)
+        self._calls = (self._select_first, self._update_first)
+
+    def _bind(self) -> tuple[Any, Any]:
+        """Bind (compile or load) the ``select``/``update`` entry points for this state's type."""
         self._calls = _entry_points(type(self), self._s)
+        return self._calls
+
+    def _select_first(self, s: Any) -> tuple[int, int]:
+        return self._bind()[0](s)
+
+    def _update_first(self, s: Any, i: int, j: int, won: bool) -> Any:
+        return self._bind()[1](s, i, j, won)
 
     def seed_stream(self, seed: int) -> None:
         """Restart the policy stream (randomized policies) at the 64-bit ``seed``.
@@ -240,7 +254,7 @@ class CompiledPolicy(Policy):
             return log[:, :2].copy(), log[:, 2].astype(bool)
         pairs = np.empty((steps, 2), dtype=np.int64)
         won = np.empty(steps, dtype=bool)
-        select, s, learn = self._calls[0], self._s, self._learn_compiled
+        select, s, learn = self._bind()[0], self._s, self._learn_compiled
         for k in range(steps):
             i, j = select(s)
             w = bool(duel(i, j))

@@ -64,10 +64,10 @@ from ..kernels.merge_rucb import (
     merge_batches,
     merge_rucb_run,
     merge_rucb_select,
-    plain_update,
     prune_one,
     stage_merge,
 )
+from ..kernels.rucb import plain_update
 from .base import Integer, PolicyError, Real
 from .kernel import CompiledPolicy, stream_index
 from .registry import register_policy
@@ -168,6 +168,7 @@ class MergeRUCB(CompiledPolicy):
             np.zeros((K, K), dtype=np.int64),
             np.zeros((K, K), dtype=np.int64),
             rs,
+            np.zeros(2),  # MergeDTS's spare (one layout for both: kernels.merge_rucb)
             mem,
             size,
             np.zeros((K, K), dtype=np.int64),
@@ -176,6 +177,7 @@ class MergeRUCB(CompiledPolicy):
             np.zeros(K * K, dtype=np.int64),
             np.empty(K),
             np.zeros(K, dtype=np.int64),
+            np.zeros(K, dtype=np.int64),  # MergeDTS's scores
             np.array([1, nb, 1, cc, P], dtype=np.int64),
             np.array([self.params["alpha"], float(K)]),
             np.zeros(3, dtype=np.int64),

@@ -43,8 +43,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from ..kernels.rmed1 import rmed_state
 from ..kernels.rmed2fh import RMED2FHState, rmed2fh_run, rmed2fh_select, rmed_update
 from .base import Integer
@@ -84,9 +82,5 @@ class RMED2FH(CompiledPolicy):
     kernels = (rmed2fh_select, rmed_update, rmed2fh_run)
 
     def initial_state(self) -> Any:
-        base = rmed_state(self.K, self.params, len(self.stat_names))
-        return RMED2FHState(
-            *base,
-            np.full(self.K, -2, dtype=np.int64),
-            np.array([rmed2fh_threshold(self.params["alpha"], self.params["horizon"])]),
-        )
+        thr = rmed2fh_threshold(self.params["alpha"], self.params["horizon"])
+        return rmed_state(self.K, self.params, len(self.stat_names), thr)
