@@ -100,12 +100,22 @@ PEER_SOURCES = {
 
 #: The Python-3 edits of chang-li/MergeDTS's modules: (module, old text, new text, times).
 PY3_EDITS = [
-    ("merge_rucb", "np.int(np.ceil(np.float(len(idx_arm))/batch_size))", "int(np.ceil(float(len(idx_arm))/batch_size))", 1),
+    (
+        "merge_rucb",
+        "np.int(np.ceil(np.float(len(idx_arm))/batch_size))",
+        "int(np.ceil(float(len(idx_arm))/batch_size))",
+        1,
+    ),
     ("merge_rucb", "old_batches.sort(cmp=lambda x, y: cmp(len(x), len(y)))", "old_batches.sort(key=len)", 1),
     ("merge_rucb", "self.t = np.int(self.C + 1)", "self.t = int(self.C + 1)", 2),
     ("merge_rucb", "self.i_arms = range(self.n_arms)", "self.i_arms = list(range(self.n_arms))", 1),
     ("merge_rucb", "self.n_arms / (2 ** self.stage)", "self.n_arms // (2 ** self.stage)", 1),
-    ("merge_dts", "np.int(np.ceil(np.float(len(idx_arm))/batch_size))", "int(np.ceil(float(len(idx_arm))/batch_size))", 1),
+    (
+        "merge_dts",
+        "np.int(np.ceil(np.float(len(idx_arm))/batch_size))",
+        "int(np.ceil(float(len(idx_arm))/batch_size))",
+        1,
+    ),
     ("merge_dts", "old_batches.sort(cmp=lambda x, y: cmp(len(x), len(y)))", "old_batches.sort(key=len)", 1),
     ("merge_dts", "self.t = np.int(self.C + 1)", "self.t = int(self.C + 1)", 2),
     ("merge_dts", "self.i_arms = range(self.n_arms)", "self.i_arms = list(range(self.n_arms))", 1),
@@ -189,11 +199,13 @@ def _mergedts_run(mods, alg, mu, T, seed):
     np.random.seed(seed)  # the modules' my_argmax/my_argmin tie-breaks use numpy's global stream
     prng = np.random.RandomState(10_000 + seed)  # demo.py's coin stream
     if alg == "merge-dts":
-        b = mods["merge_dts"].MergeDTS(list(range(K)), "--alpha=%f --C=%d --batch_size=%d --random_seed=%d" % (1.01, -1, 4, seed))
+        b = mods["merge_dts"].MergeDTS(
+            list(range(K)), f"--alpha={1.01:f} --C={-1:d} --batch_size={4:d} --random_seed={seed:d}"
+        )
     elif alg == "merge-rucb":
-        b = mods["merge_rucb"].MergeRUCB(list(range(K)), arg="--alpha=1.01  --random_seed=%d" % seed)
+        b = mods["merge_rucb"].MergeRUCB(list(range(K)), arg=f"--alpha=1.01  --random_seed={seed:d}")
     elif alg == "self-sparring":
-        b = mods["self_sparring"].SelfSparring(list(range(K)), " --random_seed=%d" % seed)
+        b = mods["self_sparring"].SelfSparring(list(range(K)), f" --random_seed={seed:d}")
     else:
         raise ValueError(alg)
     b.n_disp = 10**18  # the progress log only (AbstractDuel's n_disp); no decision reads it
@@ -280,8 +292,6 @@ def _vdb_runner(root, mu, T, zs=False):
         mod.__package__ = "bandit.algorithms"
         exec(compile(src.replace(*VDB_ZS_EDIT), "vdb_zs.py", "exec"), mod.__dict__)
         vdb_ind = mod.vdb_ind
-
-    import numpy as np
 
     mu, gap = _gaps(mu)
     P, G = jnp.asarray(mu), jnp.asarray(gap)
@@ -374,7 +384,12 @@ def peer_available(python, peer, root) -> str | None:
         return f"{root} is not a directory"
     if not python:
         return "no interpreter for it given (--peer-python / --jax-python)"
-    probe = {"duelpy": "import duelpy", "mergedts": "import numpy", "doubler": "import numpy", "vdb": "import jax, equinox"}
+    probe = {
+        "duelpy": "import duelpy",
+        "mergedts": "import numpy",
+        "doubler": "import numpy",
+        "vdb": "import jax, equinox",
+    }
     r = subprocess.run([python, "-c", probe[peer]], capture_output=True, text=True)
     return None if r.returncode == 0 else f"{python} cannot {probe[peer]!r}: {r.stderr.strip().splitlines()[-1]}"
 
@@ -418,9 +433,7 @@ def main() -> None:
     rows = [r for r in ROWS if a.rows is None or r[1] in a.rows.split(",")]
     out_path = Path(a.out)
     result = json.loads(out_path.read_text()) if out_path.exists() and a.rows else {}
-    result.update(
-        {"seed": 0, "unit": "condorcet", "python": platform.python_version(), "machine": platform.machine()}
-    )
+    result.update({"seed": 0, "unit": "condorcet", "python": platform.python_version(), "machine": platform.machine()})
     result.setdefault("matrices", {})
     result["peer_sources"] = dict(PEER_SOURCES)
     for peer, py in pythons.items():
@@ -431,7 +444,11 @@ def main() -> None:
             if peer == "vdb":
                 probe = "import jax, numpy; print(jax.__version__, numpy.__version__)"
             v = subprocess.run([py, "-c", probe], capture_output=True, text=True).stdout.split()
-            result["peer_sources"][peer] += f" (run with {v[0]}, numpy {v[1]})" if peer != "mergedts" and peer != "doubler" else f" (Python {v[0]}, numpy {v[1]})"
+            result["peer_sources"][peer] += (
+                f" (run with {v[0]}, numpy {v[1]})"
+                if peer != "mergedts" and peer != "doubler"
+                else f" (Python {v[0]}, numpy {v[1]})"
+            )
     result.setdefault("skipped", {})
     print(f"{'matrix':16s} {'row':42s} {'boundcalc':>22s} {'peer':>22s} {'z':>6s}")
     setups = [(label, load_example(label).mu, a.horizon, a.runs, rows) for label in a.matrices.split(",") if label]

@@ -53,7 +53,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -601,7 +601,7 @@ class CopelandLPSolver:
             wrong value, when gaps ``|mu_ij - 1/2|`` below about 1e-9 push costs past 1e18.
         """
         pm = matrix if isinstance(matrix, PreferenceMatrix) else as_preference_matrix(matrix)
-        return self._solve(as_structure(pm), regret, winners, certify)
+        return cast(BoundResult, self._solve(as_structure(pm), regret, winners, certify))
 
     def solve_empirical(
         self,
@@ -619,7 +619,7 @@ class CopelandLPSolver:
         feasible by the oracle) instead of the LP; ``stats["method"]`` says which.
         """
         st = mu_hat if isinstance(mu_hat, Structure) else self._empirical(mu_hat)
-        return self._solve(st, regret, winners, certify, theorem6=not certify)
+        return cast(BoundResult, self._solve(st, regret, winners, certify, theorem6=not certify))
 
     @property
     def levels(self) -> tuple | None:
@@ -631,7 +631,7 @@ class CopelandLPSolver:
         certificate, answered as an :class:`OnlineAnswer`: the same solves (HiGHS calls, rows and
         tie-breaks) and numbers, without the result object, the solve statistics and the
         allocations of the winners the caller does not ask for."""
-        return self._solve(st, None, None, False, theorem6=True, raw=True)
+        return cast(OnlineAnswer, self._solve(st, None, None, False, theorem6=True, raw=True))
 
     def _theorem6(
         self, st: Structure, winners: Iterable[int] | None, t0: float, raw: bool = False
@@ -716,7 +716,7 @@ class CopelandLPSolver:
             res = self._theorem6(st, winners, t0, raw)
             if res is not None:
                 if not raw:
-                    res.stats["load_seconds"] = load
+                    cast(BoundResult, res).stats["load_seconds"] = load
                 return res
         costs = pair_costs(st, regret)
         upper = np.where(structure_d(st)[triu(st.K)] > 0, 1.0, 0.0)

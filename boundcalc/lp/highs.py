@@ -133,7 +133,8 @@ class _HighsSolution(LPSolution):
         self.x = x
         self.objective = objective
         self._sol = sol
-        self._row_duals = self._row_values = None
+        self._row_duals: np.ndarray | None = None
+        self._row_values: np.ndarray | None = None
         self.status = "Optimal"
         self.simplex_iterations = iterations
         self.aux = aux
@@ -338,7 +339,11 @@ class CoveringLP:
         (CW-RMED's plain cutting plane adds rows thousands of times a run).  Returns how many."""
         keys = self._keys
         # the first occurrence of each row that the model does not hold (as add_rows)
-        keep = [r for r, k in enumerate(zip(h1[:n].tolist(), h2[:n].tolist())) if not (k in keys or keys.add(k))]
+        keep = []
+        for r, k in enumerate(zip(h1[:n].tolist(), h2[:n].tolist())):
+            if k not in keys:
+                keys.add(k)
+                keep.append(r)
         m = len(keep)
         if m == 0:
             return 0

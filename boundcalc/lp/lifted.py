@@ -69,9 +69,9 @@ models and bases).
 
 from __future__ import annotations
 
-import numpy as np
-
 from collections.abc import Iterable
+
+import numpy as np
 
 from ..result import BoundResult
 from .constraints import CopelandFamily, RowBlock, _as_square

@@ -174,20 +174,19 @@ class CopelandRMED(CompiledPolicy):
         compile_notice(["policy", type(self).kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
         self._arrays = arrays
         self._s = bundle(arrays)
-        self._calls = (_entry(type(self), 0, self._s), None)
+        self._calls = (_entry(type(self), 0, self._s), self._update_first)
 
-    def _update_entry(self) -> Any:
-        update = _entry(type(self), 1, self._s)
+    def _update_first(self, s: Any, i: int, j: int, won: bool) -> Any:
+        update = _entry(type(self), 1, self._s)  # the learning step alone (select is bound above)
         self._calls = (self._calls[0], update)
-        return update
+        return update(s, i, j, won)
 
     # -- stepping with Python's help ----------------------------------------------------------
     def _learn_compiled(self, i: int, j: int, won: bool) -> None:
-        update = self._calls[1] or self._update_entry()
-        status = update(self._s, i, j, won)
+        status = self._calls[1](self._s, i, j, won)
         while status != DONE:
             self._serve(status)
-            status = update(self._s, RESUME, RESUME, False)
+            status = self._calls[1](self._s, RESUME, RESUME, False)
 
     def run_environment(self, env: Any) -> None:
         run = type(self).kernels[2]
@@ -197,11 +196,10 @@ class CopelandRMED(CompiledPolicy):
             status = run(self._s, env)
 
     def _decide(self) -> None:
-        update = self._calls[1] or self._update_entry()
-        status = update(self._s, RESUME, RESUME, False)
+        status = self._calls[1](self._s, RESUME, RESUME, False)
         while status != DONE:
             self._serve(status)
-            status = update(self._s, RESUME, RESUME, False)
+            status = self._calls[1](self._s, RESUME, RESUME, False)
 
     def _serve(self, status: int) -> None:
         """Provide what the compiled decision asked for."""
