@@ -154,7 +154,10 @@ def measure(cmd: list[str], env: dict, repeat: int = 1) -> dict:
 
 
 def version_env(path: Path, cache: Path) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(path), NUMBA_CACHE_DIR=str(cache), PYTHONDONTWRITEBYTECODE="1")
+    # bytecode is written (and read by later runs) as an installed package's is: without it every
+    # run would compile boundcalc's Python source again, a cost no user pays after `pip install`
+    env = dict(os.environ, PYTHONPATH=str(path), NUMBA_CACHE_DIR=str(cache))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("NUMBA_DISABLE_JIT", None)
     return env
 

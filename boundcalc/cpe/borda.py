@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .instance import CPEInstance, NoWinnerError, as_instance
+from .instance import BORDA_TIE_TOL, CPEInstance, NoWinnerError, as_instance
 from .matchings import (
     best_matching,
     constrained_best_values,
@@ -55,9 +55,6 @@ __all__ = [
     "borda_pac_hardness",
     "borda_lower_bound",
 ]
-
-#: Absolute tolerance (per position) under which two matching rewards count as tied.
-BORDA_TIE_TOL = 1e-12
 
 
 def _check_w(inst: CPEInstance, w: ArrayLike | None) -> np.ndarray:

@@ -37,7 +37,7 @@ from scipy.optimize import linprog
 
 from ..lp.highs import SolverError
 from .borda import pairwise_preferences
-from .instance import CPEInstance, CPETooLargeError, NoWinnerError, as_instance
+from .instance import CONDORCET_TOL, CPEInstance, CPETooLargeError, NoWinnerError, as_instance
 from .matchings import best_matching, constrained_best_values, matching_counts, maximum_matchings
 
 __all__ = [
@@ -53,8 +53,6 @@ __all__ = [
     "theorem6_assumption_holds",
 ]
 
-#: ``f(M*, M) - 1/2`` must exceed this for ``M*`` to count as a (strict) Condorcet winner.
-CONDORCET_TOL = 1e-12
 #: The automatic method falls back to enumeration up to this many maximum matchings.
 ENUMERATION_FALLBACK = 5000
 

@@ -27,13 +27,15 @@ import os
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 
 from ..errors import CPEInstanceError, CPETooLargeError, NoWinnerError
 from ..matrix import DEFAULT_ATOL, TIE_ATOL, check_preference_array
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = [
     "CPEInstance",
@@ -47,6 +49,10 @@ __all__ = [
 
 #: Tolerance on ``p + p^T = 1`` and on the diagonal being 1/2 (as boundcalc.matrix).
 PREF_ATOL = DEFAULT_ATOL
+#: Absolute tolerance (per position) under which two matching rewards count as tied (Borda).
+BORDA_TIE_TOL = 1e-12
+#: ``f(M*, M) - 1/2`` must exceed this for ``M*`` to count as a (strict) Condorcet winner.
+CONDORCET_TOL = 1e-12
 #: The ``format`` tag written by :meth:`CPEInstance.to_json`.
 JSON_FORMAT = "boundcalc.cpe.instance/1"
 
@@ -156,6 +162,8 @@ class CPEInstance:
         atol: float = PREF_ATOL,
         name: str | None = None,
     ):
+        import networkx as nx  # loaded where a graph is built or checked, not at import
+
         if not isinstance(graph, nx.Graph):
             raise CPEInstanceError(f"graph must be a networkx.Graph; got {type(graph).__name__}")
         if graph.is_directed() or graph.is_multigraph():
@@ -390,6 +398,8 @@ class CPEInstance:
         >>> CPEInstance.from_matrix([[0.5, 0.6, 0.9], [0.4, 0.5, 0.8], [0.1, 0.2, 0.5]]).edges
         ((0, 's'), (1, 's'), (2, 's'))
         """
+        import networkx as nx  # loaded where a graph is built or checked, not at import
+
         mu = getattr(mu, "mu", mu)
         a = np.asarray(mu, dtype=float)
         if a.ndim != 2 or a.shape[0] != a.shape[1]:
@@ -431,6 +441,8 @@ class CPEInstance:
         >>> inst.positions, inst.n_edges
         (('s1', 's2'), 4)
         """
+        import networkx as nx  # loaded where a graph is built or checked, not at import
+
         edges = [tuple(e) for e in edges]
         for e in edges:
             if len(e) != 2:
@@ -519,6 +531,8 @@ class CPEInstance:
     @classmethod
     def from_json(cls, obj: Mapping | str, **kwargs: Any) -> CPEInstance:
         """Rebuild an instance from :meth:`to_json` output (a dict or a JSON string)."""
+        import networkx as nx  # loaded where a graph is built or checked, not at import
+
         if isinstance(obj, (str, bytes)):
             try:
                 obj = json.loads(obj)

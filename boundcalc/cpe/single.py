@@ -18,8 +18,9 @@ the ``winner``); it is not applicable, with a ``reason``, when the constant is u
 unique Borda winner, no Condorcet winner).  The three are registered constants
 (:mod:`boundcalc.registry`), the ``cpe_*`` rows of :func:`boundcalc.compare`.
 
-This module imports nothing heavy at load time (the rest of :mod:`boundcalc.cpe` needs
-networkx), so registering its constants costs :func:`boundcalc.compare` no import time.
+This module imports nothing heavy, at load time or when a row is computed (it reads only
+:mod:`~boundcalc.cpe.instance`'s validator and tolerances, which load networkx only to build a graph),
+so its constants cost :func:`boundcalc.compare` no networkx or scipy.optimize import.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def single_position_rewards(mu: Any) -> np.ndarray:
 
 
 def _borda(mu: Any) -> tuple[int | None, np.ndarray | None, str | None]:
-    from .borda import BORDA_TIE_TOL
+    from .instance import BORDA_TIE_TOL
 
     p = _mu(mu)
     w = p.mean(axis=1)
@@ -133,7 +134,7 @@ def cpe_borda_hardness(mu: Any) -> Result:
 
 
 def _condorcet(mu: Any) -> tuple[int | None, np.ndarray | None, str | None]:
-    from .condorcet import CONDORCET_TOL
+    from .instance import CONDORCET_TOL
 
     p = _mu(mu)
     K = p.shape[0]
