@@ -253,6 +253,37 @@ def in_process() -> dict:
     return {"lp_136": lp, "run_matrix": run}
 
 
+def markdown(result: dict) -> str:
+    """The README's start-up tables from a stored result (``--markdown`` prints them;
+    ``tests/test_docs_numbers.py`` checks that the README holds them)."""
+
+    def cpu(row: dict, version: str, key: str = "cpu", digits: int = 2) -> str:
+        v = row.get(version, {}).get(key)
+        return "-" if v is None or v != v else f"{v:.{digits}f}"
+
+    lines = [
+        "| command | landed | this version | printed solve time (this / landed) |",
+        "|---|---|---|---|",
+    ]
+    for name, row in result["warm"].items():
+        printed = f"{row['this']['printed'] or '-'} / {row['landed']['printed'] or '-'}"
+        lines.append(f"| warm: `{name}` | {cpu(row, 'landed')} | {cpu(row, 'this')} | {printed} |")
+    for name, row in result["cold"].items():
+        lines.append(f"| cold (empty numba cache): `{name}` | {cpu(row, 'landed')} | {cpu(row, 'this')} | |")
+    lines += [
+        "",
+        "| kernel task | compile: landed | this | its simulation first: landed | this | load: landed | this |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for task, row in result["kernels"].items():
+        lines.append(
+            f"| {task} | {cpu(row, 'landed', 'compile_cpu', 1)} | {cpu(row, 'this', 'compile_cpu', 1)} "
+            f"| {cpu(row, 'landed', 'simulate_compile_cpu', 1)} | {cpu(row, 'this', 'simulate_compile_cpu', 1)} "
+            f"| {cpu(row, 'landed', 'load_cpu')} | {cpu(row, 'this', 'load_cpu')} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--landed", default="af2278d", help="git revision of the landed version (default af2278d)")
@@ -268,7 +299,11 @@ def main(argv=None) -> int:
         action="store_true",
         help="only the compile profile of cw-rmed, ecw-rmed and rmed1 (this checkout), added to --out",
     )
+    ap.add_argument("--markdown", action="store_true", help="print the README's tables from --out and stop")
     args = ap.parse_args(argv)
+    if args.markdown:
+        print(markdown(json.loads(Path(args.out).read_text())))
+        return 0
     if args.profile_only:
         out = Path(args.out)
         result = json.loads(out.read_text()) if out.exists() else {}

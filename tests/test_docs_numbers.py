@@ -715,3 +715,23 @@ def test_readme_cw_rmed_speed_is_the_stored_interleaved_run():
     assert f"and {share['c']:.0f} % at 64" in text
     a = prof["a"]
     assert f"{a['parts']['highs_run_calls']:,} runs in panel (a)'s first {a['steps']:,} steps" in text
+
+
+def test_readme_start_up_tables_are_the_stored_run():
+    """README's start-up tables and floor are ``benchmarks/results/startup.json`` as the script
+    renders it (``benchmarks/startup.py --markdown``)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("startup_bench", ROOT / "benchmarks" / "startup.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    result = json.loads((ROOT / "benchmarks" / "results" / "startup.json").read_text())
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Start-up (`benchmarks/startup.py`)") :]
+    section = section[: section.index("\n### ", 10)]
+    for line in mod.markdown(result).splitlines():
+        if line.startswith("| ") and not line.startswith("|---"):
+            assert line in section, line
+    assert f"(`{result['landed']}`)" in section
+    assert f"took {result['floor']['cpu']:.2f} s" in section
