@@ -134,76 +134,7 @@ CW_FIELDS = [
 #: variant's state holds the other's fields as empty arrays).  One layout is one numba type, so the
 #: skeleton, check (3) and the LP core's kernels they call compile once per command for both variants
 #: (with a layout each, ``simulate --policies ecw-rmed,cw-rmed`` compiled every shared function twice).
-RMEDState = namedtuple(
-    "RMEDState",
-    [
-        "W",
-        "N",
-        "beats",
-        "L",
-        "d",
-        "info",
-        "C",
-        "Q",
-        "is_win",
-        "wval",
-        "dirty_lo",
-        "dirty_hi",
-        "LC",
-        "inLR",
-        "inLN",
-        "forced",
-        "reg",
-        "fr",
-        "stats",
-        "E",
-        "tab_nc",
-        "tab_off",
-        "tab_coff",
-        "tab_nI",
-        "tab_Ia",
-        "tab_pool",
-        "tab_inIa",
-        "tab_gI",
-        "tab_gS",
-        "tab_ok",
-        "tab_caseB",
-        "tab_out",
-        "chk_info",
-        "chk_m",
-        "keys",
-        "tgt_part",
-        "tgt_h",
-        "tgt_level",
-        "tgt_sel",
-        "tgt_I",
-        "tgt_dirty",
-        "tgtI_dirty",
-        "Etmp",
-        "pid",
-        "lp_valid",
-        "lp_x",
-        "lp_status",
-        "lp_nb",
-        "lp_boff",
-        "lp_moff",
-        "lp_soff",
-        "lp_bvar",
-        "lp_minvT",
-        "lp_rstart",
-        "lp_ridx",
-        "cvec",
-        "aty",
-        "atyabs",
-        "yv",
-        "cB",
-        "ymag",
-        "tight",
-        "rval",
-    ],
-)
-# written out (a type checker reads literal fields only); the same list as the three parts
-assert list(RMEDState._fields) == SKELETON_FIELDS + ECW_FIELDS + CW_FIELDS
+RMEDState = namedtuple("RMEDState", SKELETON_FIELDS + ECW_FIELDS + CW_FIELDS)  # type: ignore[misc]
 
 
 #: ECW-RMED's state (the one layout, :data:`RMEDState`).
@@ -739,15 +670,6 @@ def ecw_update(s, i, j, won):
         s.reg[IN_LOOP] = 0
         s.reg[PENDING] = 1
     return _ecw_decide(s)
-
-
-@njit(cache=True)
-def ecw_resume(s):
-    """Make the waiting decision (``ecw_update(s, RESUME, RESUME, False)``); then ``t`` advances.
-    The policy class calls :func:`ecw_update`'s entry point so: this wrapper is for callers in
-    compiled code only."""
-    r = np.int64(RESUME)  # not a literal: a literal argument would compile another ecw_update
-    return ecw_update(s, r, r, r > 0)
 
 
 @njit(cache=True)

@@ -26,7 +26,6 @@ from .copeland_rmed import (
     ISTAR,
     NEED_TABLES,
     PENDING,
-    RESUME,
     S_BOUND,
     S_CHECKS,
     S_SOLVES,
@@ -227,19 +226,6 @@ def cw_update(s, i, j, won):
         s.reg[IN_LOOP] = 0
         s.reg[PENDING] = 1
     return _cw_decide(s)
-
-
-@njit(cache=True)
-def cw_resume(s):
-    """Make the waiting decision (``cw_update(s, RESUME, RESUME, False)``); then ``t`` advances.
-    The policy class calls :func:`cw_update`'s entry point so: this wrapper is for callers in
-    compiled code only."""
-    r = np.int64(RESUME)  # not a literal: a literal argument would compile another cw_update
-    return cw_update(s, r, r, r > 0)
-
-
-#: The former name of the waiting decision's kernel (kept for importers): :func:`cw_resume`.
-cw_decide = cw_resume
 
 
 @njit(cache=True)

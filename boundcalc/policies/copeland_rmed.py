@@ -98,7 +98,6 @@ from ..kernels.copeland_rmed import (
     RMEDState,
     build_tables,
     check3,
-    ecw_resume,
     ecw_run,
     ecw_update,
     skeleton_finish,
@@ -131,7 +130,6 @@ __all__ = [
     "check3",
     "build_tables",
     "ecw_update",
-    "ecw_resume",
     "ecw_run",
     "WINNER_TIE_RTOL",
 ]

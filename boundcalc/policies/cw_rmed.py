@@ -88,8 +88,6 @@ from ..kernels.cw_rmed import (
     S_WARM,
     CWState,
     basis_matrix,
-    cw_decide,
-    cw_resume,
     cw_run,
     cw_update,
     istar_from_values,
@@ -100,7 +98,7 @@ from ..lp.structure import Structure
 from .copeland_rmed import CopelandRMED
 from .registry import register_policy
 
-__all__ = ["CWRMED", "CWState", "cw_decide", "cw_update", "cw_resume", "cw_run"]
+__all__ = ["CWRMED", "CWState", "cw_update", "cw_run"]
 
 
 # ----------------------------------------------------------------------------- the class
@@ -134,7 +132,6 @@ class CWRMED(CopelandRMED):
     State = CWState
     stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers")
     kernels = (skeleton_select, cw_update, cw_run)
-    resume = cw_resume
     #: Warm models kept by the LP core's cache (per structure and winner).
     cache_size = 64
     #: From this many arms line 11 runs on the LP core's lifted model (see the module text).
