@@ -273,6 +273,9 @@ def test_readme_speed_and_coverage_numbers_are_the_stored_ones():
     assert f"costs {ms[0]} ms of CPU at 10^5 duels per pair, {ms[1]} ms at 10^4 and {ms[2]} ms at 10^3" in readme
     cpu = [f"{t[(n, lb)]['cpu_seconds_in_process']:.0f}" for n in n3]
     assert f"1,000 draws take {cpu[0]}, {cpu[1]} and {cpu[2]} s of CPU" in readme
+    ip = [f"{t[(n, lb)]['wall_seconds_in_process']:.0f}" for n in n3]
+    assert f"(in-process, the default, they took {ip[0]}, {ip[1]} and {ip[2]} s of wall" in readme
+    assert all(t[(n, lb)]["wall_seconds_in_process"] < 60 for n in n3)  # issue 35: under a minute
     wall = [f"{t[(n, lb)]['wall_seconds_dask']:.0f}" for n in n3]
     assert f"they took {wall[0]}, {wall[1]} and {wall[2]} s of wall" in readme
     loads = [t[(n, lb)]["load_average"][0] for n in n3]
