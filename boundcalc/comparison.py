@@ -28,6 +28,9 @@ in this order (:data:`COMPARE_KEYS`):
 * ``versatile_db_hardness``, ``merge_rucb_order`` -- the same for Versatile-DB's
   ``O(sum_i log T / Delta_i)`` (Saha & Gaillard 2022) and MergeRUCB's ``O(K log T)`` (Zoghi et al.
   2015, as duelpy states it).
+* ``btm_order``, ``doubler_order`` -- Beat-the-Mean's ``O(gamma^7 K log T / Delta_min)`` (Yue &
+  Joachims 2011, as Zoghi et al. 2014 restate it; the matrix's own relaxed-transitivity ``gamma``,
+  only with a total order) and Doubler's ``O(H log^2 T)`` (Ailon et al. 2014, Corollary 3.3).
 
 The rows come from the registry of constants (:mod:`boundcalc.registry`): each bound module
 registers its key, unit, source and place in the table next to its function, so a new bound

@@ -80,6 +80,7 @@ ISSUE_KEYS = [
     "versatile_db_hardness",
     "merge_rucb_order",  # issue 34, second part
     "btm_order",
+    "doubler_order",  # issue 34, third part
 ]
 CORE_FIELDS = ("key", "value", "unit", "value_in_000_unit", "source", "reason", "status", "message")
 
@@ -121,14 +122,17 @@ def test_every_key_in_order():
     cmp = compare(load_example("table2"))
     assert list(COMPARE_KEYS) == ISSUE_KEYS
     assert cmp.keys() == ISSUE_KEYS == [r.key for r in cmp.rows] == [r.key for r in cmp]
-    assert len(cmp) == 21 and all(isinstance(r, Result) for r in cmp)
+    assert len(cmp) == 22 and all(isinstance(r, Result) for r in cmp)
     assert isinstance(cmp["lower_bound"], BoundResult) and isinstance(cmp["ecw"], BoundResult)
     assert set(cmp.results) == {"lower_bound", "ecw"} and cmp.results["ecw"] is cmp["ecw"]
     for r in cmp:
         assert r.source and r.unit
         assert cmp[r.key] is r and r.key in cmp
-    # table2 has a Condorcet winner, a unique Borda winner and satisfies Assumption 2
-    assert all(r.applies and r.status == "ok" and r.success for r in cmp) and cmp.failed() == []
+    # table2 has a Condorcet winner, a unique Borda winner and satisfies Assumption 2; only
+    # Beat-the-Mean's row, which needs a total order (arms 1-3 form a cycle), does not apply
+    ok = [r for r in cmp if r.key != "btm_order"]
+    assert all(r.applies and r.status == "ok" and r.success for r in ok) and cmp.failed() == []
+    assert not cmp["btm_order"].applies and "total order" in cmp["btm_order"].reason
     assert cmp.parameters == {"alpha": 0.51, "beta": 2.0, "method": "cutting-plane", "certify": False}
     assert set(cmp.seconds) == set(ISSUE_KEYS) and all(t >= 0 for t in cmp.seconds.values())
 
@@ -216,7 +220,7 @@ def test_exports_and_formats():
         assert key in text
     assert "n/a" in text and "no Condorcet winner" in text
     assert "no Condorcet winner" not in cmp.summary(reasons=False)
-    assert "21 rows" in repr(cmp) and "failed" not in repr(cmp)
+    assert "22 rows" in repr(cmp) and "failed" not in repr(cmp)
     # CSV: header and one line per row, numbers written to round-trip
     rows = list(csv.DictReader(io.StringIO(cmp.to_csv())))
     assert [r["key"] for r in rows] == ISSUE_KEYS and float(rows[1]["value"]) == cmp["ecw"].value
@@ -274,8 +278,10 @@ def _table2_by_hand(alpha=ALPHA, beta=2.0) -> dict:
         # Versatile-DB: the winner's margins .1 over arms 1-3; MergeRUCB: K
         "versatile_db_hardness": 3 / 0.1,
         "merge_rucb_order": 4.0,
-        # Beat-the-Mean: gamma^7 K / eps_* with gamma = 1 and the winner's smallest margin .1
-        "btm_order": 4 / 0.1,
+        # Beat-the-Mean: needs a total order, and arms 1-3 form a cycle: not applicable (None)
+        "btm_order": None,
+        # Doubler: H = sum_i 1 / (2 (mu_0i - 1/2)) over the winner's three margins .1
+        "doubler_order": 3 / 0.2,
     }
 
 
@@ -317,7 +323,10 @@ def test_formula_rows_of_a_three_arm_matrix_by_hand():
         "ws_s_hardness": 3.0,
         "versatile_db_hardness": 1 / 0.1 + 1 / 0.2,
         "merge_rucb_order": 3.0,
-        "btm_order": 3 / 0.1,
+        # total order 0 > 1 > 2: RST gamma = max(D01, D12) / D02 = .3 / .2; gamma^7 K / D_min
+        "btm_order": 1.5**7 * 3 / 0.1,
+        # Doubler: utility gaps 2 (.1), 2 (.2)
+        "doubler_order": 1 / 0.2 + 1 / 0.4,
     }
     assert cmp.keys() == list(hand)
     for key, value in hand.items():
@@ -411,6 +420,7 @@ EXPECTED_UNITS = {
     "versatile_db_hardness": UNIT_HARDNESS,
     "merge_rucb_order": UNIT_HARDNESS,
     "btm_order": UNIT_HARDNESS,
+    "doubler_order": UNIT_HARDNESS,
 }
 FACTOR_TO_000 = {
     UNIT_000: 1.0,
@@ -513,8 +523,9 @@ def test_solver_failure_is_a_failed_row_never_a_number(monkeypatch, fail):
     assert row.winner is None and row.allocation is None
     assert cmp.failed() == [row] and "1 failed" in repr(cmp)
     assert cmp.values()["lower_bound"] is None
-    others = [r for r in cmp if r.key != "lower_bound"]
+    others = [r for r in cmp if r.key not in ("lower_bound", "btm_order")]  # btm: table2 has no total order
     assert all(r.status == "ok" for r in others)  # one failure does not take the table down
+    assert cmp["btm_order"].status == "not-applicable"
     assert cmp["ecw"].value == pytest.approx(1 / kl(0.6), rel=1e-12)
     text = cmp.summary(reasons=False)
     assert "FAILED" in text and "forced" in text

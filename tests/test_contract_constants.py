@@ -68,6 +68,7 @@ def test_every_constant_of_the_issue_is_registered_in_order():
         "versatile_db_hardness",
         "merge_rucb_order",  # issue 34, second part
         "btm_order",
+        "doubler_order",  # issue 34, third part
     ]
     assert list(boundcalc.COMPARE_KEYS) == [s.key for s in SPECS]
 

@@ -8,6 +8,7 @@ clear total order.  The compiled policies equal their plain transcriptions pair 
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -460,25 +461,121 @@ def test_order_only_bounds_say_so():
 
 
 def test_btm_order_by_hand():
-    """Beat-the-Mean's row, ``gamma^7 K / eps_*`` (duelpy's statement of the paper's order): on the
-    5-arm total order with margins 0.25, 5 / 0.25 = 20 (gamma = 1, as compare reports it, equal to
-    IF2's K / eps_12); on A = [[.5, .6, .7], [.4, .5, .8], [.3, .2, .5]] (winner 0, smallest margin
-    .1) with gamma = 0.5, 0.5^7 * 3 / 0.1 = 0.234375; an order, no conversion to 000's; no
-    Condorcet winner: not applicable; gamma outside (0, 1]: refused by name."""
+    """Beat-the-Mean's row, ``gamma^7 K / Delta_min`` (its bound as Zoghi et al., ICML 2014, Sec. 3
+    restate it), ``gamma`` the matrix's smallest relaxed stochastic transitivity (their supplement,
+    Sec. 8.1, ``gamma D_1k >= max(D_1j, D_jk)`` for ranks 1 < j < k):
+
+    * the 5-arm total order with margins 0.25: every ratio is 1, gamma = 1, 5 / 0.25 = 20 (= IF2's
+      K / eps_12, the two bounds' common case);
+    * A = [[.5, .6, .7], [.4, .5, .8], [.3, .2, .5]] (order 0 > 1 > 2, D01 = .1, D02 = .2, D12 = .3):
+      gamma = max(.1, .3) / .2 = 1.5, 1.5^7 * 3 / .1 = 512.578125; gamma = 2 given: 2^7 * 30 = 3840;
+    * the same arms relabelled (order 1 > 0 > 2) give the same number (the order is found, not
+      assumed by index);
+    * an order, no conversion to 000's; a 3-cycle or a Condorcet winner over a cycle (no total
+      order): not applicable; gamma < 1, NaN, inf, or below the matrix's own (1.2 < 1.5): refused by
+      name."""
     import boundcalc as bc
     from boundcalc.bounds import btm_order
+    from boundcalc.bounds.baselines import rst_gamma, total_order
 
     row = bc.compare(_total_order(5, 0.25), keys=["btm_order", "if2_hardness"])
     assert row["btm_order"].value == pytest.approx(20.0) == row["if2_hardness"].value
     r = row["btm_order"]
     assert "order only" in r.source and r.value_in_000_unit is None and r.unit == "hardness (no unit)"
-    a = btm_order([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]], gamma=0.5)
-    assert a.value == pytest.approx(0.234375, rel=1e-12) and a.extra["eps_star"] == pytest.approx(0.1)
+    assert r.extra["gamma"] == 1.0 and "Zoghi" in r.source
+    A = [[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]]
+    a = btm_order(A)
+    assert a.extra["gamma"] == pytest.approx(1.5) == rst_gamma(A)
+    assert a.value == pytest.approx(512.578125, rel=1e-12) and a.extra["delta_min"] == pytest.approx(0.1)
+    assert btm_order(A, gamma=2).value == pytest.approx(3840.0, rel=1e-12)
+    B = [[0.5, 0.4, 0.8], [0.6, 0.5, 0.7], [0.2, 0.3, 0.5]]  # A with arms 0 and 1 swapped
+    assert total_order(B).tolist() == [1, 0, 2]
+    assert btm_order(B).value == pytest.approx(512.578125, rel=1e-12) and btm_order(B).extra["winner"] == 1
     cyc = btm_order([[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]])
-    assert cyc.status == "not-applicable" and "Condorcet" in cyc.reason
-    for bad in (0.0, 1.5, float("nan")):
+    assert cyc.status == "not-applicable" and "total order" in cyc.reason
+    from boundcalc.datasets import load_example
+
+    assert btm_order(load_example("table2")).status == "not-applicable"  # winner 0 over a 3-cycle
+    for bad in (0.5, float("nan"), float("inf"), 1.2):
         with pytest.raises(ValueError, match="gamma"):
-            btm_order([[0.5, 0.6], [0.4, 0.5]], gamma=bad)
+            btm_order(A, gamma=bad)
+
+
+def test_doubler_order_by_hand():
+    """Doubler's row, ``H = sum_i 1 / Delta_i`` of its ``O(H log^2 T)`` (Ailon, Karnin & Joachims
+    2014, Corollary 3.3), ``Delta_i = 2 (mu_wi - 1/2)`` the utility gaps under the linear link:
+
+    * utilities u = (1, .6, .2) with the linear link, mu_ij = (1 + u_i - u_j) / 2: gaps .4 and .8,
+      H = 2.5 + 1.25 = 3.75, and the matrix follows the link (error 0);
+    * A = [[.5, .6, .7], [.4, .5, .8], [.3, .2, .5]]: gaps .2 and .4, H = 5 + 2.5 = 7.5; the link
+      would give mu_12 = .5 + (.2 - .1) = .6, the matrix has .8: error .2, reported;
+    * arithmetic8 (the C++'s matrix, linear in the arm index): error 0 to rounding;
+    * an order of ``log^2 T``, said so in the source and the note; no Condorcet winner: not
+      applicable."""
+    import boundcalc as bc
+    from boundcalc.bounds import doubler_order
+    from boundcalc.datasets import load_example
+
+    u = np.array([1.0, 0.6, 0.2])
+    lin = (1 + u[:, None] - u[None, :]) / 2
+    r = bc.compare(lin, keys=["doubler_order"])["doubler_order"]
+    assert r.value == pytest.approx(3.75, rel=1e-12) and r.extra["utility_gaps"] == pytest.approx([0.4, 0.8])
+    assert r.extra["linear_link_max_error"] == pytest.approx(0.0, abs=1e-15)
+    assert "log^2 T" in r.source and "order only" in r.source and "log^2 T" in r.extra["note"]
+    assert r.value_in_000_unit is None and r.unit == "hardness (no unit)"
+    a = doubler_order([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])
+    assert a.value == pytest.approx(7.5, rel=1e-12) and a.extra["linear_link_max_error"] == pytest.approx(0.2)
+    assert doubler_order(load_example("arithmetic8")).extra["linear_link_max_error"] < 1e-12
+    cyc = doubler_order([[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]])
+    assert cyc.status == "not-applicable" and "Condorcet" in cyc.reason
+
+
+def test_baseline_bound_rows_in_the_compare_cli(tmp_path):
+    """``boundcalc compare`` run as a user runs it (a child process, ``--json``) prints the Doubler
+    and Beat-the-Mean rows with the hand-worked numbers above: on A, 7.5 and 1.5^7 * 30; on the
+    bundled table2 (winner 0 over a 3-cycle), Doubler's 3 / (2 * .1) = 15 and Beat-the-Mean not
+    applicable with its reason."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    exe = shutil.which("boundcalc") or ""
+    cmd = [exe] if exe else [sys.executable, "-m", "boundcalc"]
+    path = tmp_path / "A.txt"
+    path.write_text("0.5 0.6 0.7\n0.4 0.5 0.8\n0.3 0.2 0.5\n")
+    keys = "doubler_order,btm_order"
+    out = subprocess.run([*cmd, "compare", str(path), "--keys", keys, "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    rows = {r["key"]: r for r in json.loads(out.stdout)["rows"]}
+    assert rows["doubler_order"]["value"] == pytest.approx(7.5, rel=1e-12)
+    assert rows["btm_order"]["value"] == pytest.approx(1.5**7 * 30, rel=1e-12)
+    out = subprocess.run([*cmd, "compare", "--example", "table2", "--keys", keys], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"^doubler_order\s+15\s", out.stdout, re.M)
+    assert re.search(r"^btm_order\s+n/a\s", out.stdout, re.M)
+    assert "btm_order: no total order of the arms" in out.stdout
+
+
+def test_docs_bound_figures_are_computed():
+    """The figures docs/policies.md quotes for the Doubler and Beat-the-Mean rows are the rows' own
+    values on the bundled matrices (rounded as the page rounds them)."""
+    from pathlib import Path
+
+    from boundcalc.bounds import btm_order, doubler_order, if2_hardness
+    from boundcalc.datasets import load_example
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "policies.md").read_text(encoding="utf-8")
+    a8, m5, f1 = (load_example(n) for n in ("arithmetic8", "mslr5-condorcet", "fig1a"))
+    lin = (doubler_order(a8).extra["linear_link_max_error"], doubler_order(m5).extra["linear_link_max_error"])
+    assert f"(`linear_link_max_error`: {lin[0]:.0f} on `arithmetic8`, {lin[1]:.3f} on `mslr5-condorcet`)" in text
+    b8, b5, bf = btm_order(a8), btm_order(m5), btm_order(f1)
+    assert b8.extra["gamma"] == b5.extra["gamma"] == 1.0
+    assert b8.value == pytest.approx(if2_hardness(a8).value) and b5.value == pytest.approx(if2_hardness(m5).value)
+    assert (
+        f"`gamma = 1` on `arithmetic8` and `mslr5-condorcet`\n  ({b8.value:.0f} and {b5.value:.0f}, equal to"
+        f" `if2_hardness`), {bf.extra['gamma']:.2f} on `fig1a` ({bf.value:,.0f})"
+    ) in text
 
 
 # ----------------------------------------------------------------------------- on Dask

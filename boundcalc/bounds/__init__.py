@@ -13,8 +13,9 @@ module             constants (registered keys of :mod:`boundcalc.registry`)
 ``savage``         003: :func:`savage_hardness`
 ``baselines``      IF2 (Yue et al. 2012), WS-S (Chen & Frazier 2017), Versatile-DB (Saha & Gaillard
                    2022), MergeRUCB (Zoghi et al. 2015), Beat-the-Mean (Yue & Joachims 2011),
-                   order only: :func:`if2_hardness`, :func:`ws_s_hardness`,
-                   :func:`versatile_db_hardness`, :func:`merge_rucb_order`, :func:`btm_order`
+                   Doubler (Ailon et al. 2014), order only: :func:`if2_hardness`,
+                   :func:`ws_s_hardness`, :func:`versatile_db_hardness`, :func:`merge_rucb_order`,
+                   :func:`btm_order`, :func:`doubler_order`
 =================  ==========================================================================
 
 No module shares its name with a function, so ``boundcalc.bounds.<module>`` is always the
@@ -22,7 +23,7 @@ module.  :func:`boundcalc.compare` (in :mod:`boundcalc.comparison`, above this p
 :mod:`boundcalc.cpe`) assembles the registered constants into one table.
 """
 
-from .baselines import btm_order, if2_hardness, merge_rucb_order, versatile_db_hardness, ws_s_hardness
+from .baselines import btm_order, doubler_order, if2_hardness, merge_rucb_order, versatile_db_hardness, ws_s_hardness
 from .ccb_bound import ccb, ccb_delta_z, delta_z
 from .closed_forms import ecw_eq11, ecw_eq12
 from .dts import dts_assumption2, dts_prop1, dts_thm1, dts_thm1_loglog, dts_thm1_rows
@@ -54,4 +55,5 @@ __all__ = [
     "versatile_db_hardness",
     "merge_rucb_order",
     "btm_order",
+    "doubler_order",
 ]

@@ -23,26 +23,48 @@
   docstring (``duelpy/algorithms/merge_rucb.py``, commit ``2e6b37eb``) states "The regret is bounded
   by O(N log T)", which is what the row reports (``N = K``), with the Condorcet assumption checked.
 
-* ``btm_order`` -- Beat-the-Mean (Yue & Joachims, ICML 2011), online setting: the paper's regret
-  theorem was not read -- the ``search`` tool returns the openings of the paper's pages
-  (``studylib.net/doc/7967687``, ``mafiadoc.com``: abstract and introduction), not its Sec. 5 --
-  so its constants are not reproduced.  ``bengsV/duelpy``'s Beat-the-Mean docstring
-  (``duelpy/algorithms/beat_the_mean.py``, commit ``adf355b8``) states "a high probability
-  cumulative regret bound of O(gamma^7 N / eps_* log T)", ``eps_*`` the best arm's winning
-  probability against the second best minus 1/2, ``gamma`` the relaxed stochastic transitivity
-  assumed; boundcalc reports ``gamma^7 K / eps_*`` with ``gamma = 1`` (strong stochastic
-  transitivity, the policy's default ``gamma``), reading ``eps_*`` as IF2's ``eps_{1,2}`` above
-  (the winner's smallest margin), so that with ``gamma = 1`` the number equals ``if2_hardness``:
-  the two papers state the same order.
+* ``btm_order`` -- Beat-the-Mean (Yue & Joachims, ICML 2011), online setting.  The paper itself
+  was not read (the ``search`` tool returns the openings of its pages); its bound is read as Zoghi,
+  Whiteson, Munos & de Rijke restate it (ICML 2014, "Relative Upper Confidence Bound for the K-Armed
+  Dueling Bandit Problem", PMLR v32 ``zoghi14.pdf``, Sec. 3 "Related Work", second display):
+  "R_T^{BTM_T} <= C' gamma^7 K log T / Delta_min with high probability", ``C'`` a universal
+  constant, ``Delta_min`` the smallest gap ``Delta_j := p_1j - 1/2`` of the best arm ``a_1``, the
+  bound holding "for gamma >= 1" and sharp at ``gamma = 1``; with a total order of the arms, the
+  stochastic triangle inequality and relaxed stochastic transitivity (RST) assumed.  RST is read
+  from the same paper's supplement (``zoghi14-supp.pdf``, Sec. 8.1): "there exists a number
+  gamma >= 1 such that for all pairs (j, k) with 1 < j < k, we have gamma p_1k >= max{p_1j, p_jk}".
+  Reading: the ``p`` there are the margins ``mu - 1/2`` (with probabilities ``gamma = 2`` would
+  always do, yet the supplement reports ``gamma`` = 4.85, 11.6 and 47.3 for its 16-, 32- and 64-arm
+  rankers), so boundcalc computes the matrix's smallest ``gamma``,
+  ``max(1, max_{1<j<k} max(Delta_1j, Delta_jk) / Delta_1k)`` with the arms in their total order,
+  and reports ``gamma^7 K / Delta_min``.  A matrix with no total order is not applicable (the
+  stochastic triangle inequality, also assumed, is not checked: its definition was not read).
+  (``bengsV/duelpy``'s docstring, which this row followed before, writes ``gamma^7`` for a
+  ``gamma`` in ``(0, 1]``, the inverse convention, under which the bound would shrink as the
+  problem gets harder: not the paper's statement.)
+* ``doubler_order`` -- Doubler (Ailon, Karnin & Joachims, ICML 2014, "Reducing Dueling Bandits to
+  Cardinal Bandits", PMLR v32 ``ailon14.pdf``), read in the paper: Corollary 3.3 (Sec. 3), "Consider
+  a UBDB game over a finite set X of cardinality K. Let Delta_i be the difference between the reward
+  of the best arm and the i'th best arm.  Assume the SBM S in Line 1 of Doubler is UCB.  Then the
+  expected regret of Doubler is at most O(H log^2(T)) where H := sum_{i=2}^K Delta_i^{-1}".  Its
+  Theorem 3.1 states a constant only relative to the SBM's (an SBM with expected regret
+  ``c log^alpha T`` for all ``T`` gives Doubler at most ``2c alpha/(alpha+1) log^{alpha+1} T``), and
+  Lemma 2.2's UCB bound ``2(alpha+2) H ln T + K (alpha+2)/alpha`` is not of that form (its additive
+  term), so the corollary states an order only: the row reports ``H``, and says that the rate is
+  ``log^2 T``, not ``log T``.  The game's regret is measured in utilities with the linear link of
+  Sec. 2 (``P(y beats x) = (1 + u_y - u_x) / 2``), so the utility gap of arm ``i`` below the winner
+  ``w`` is ``Delta_i = 2 (mu_wi - 1/2)``, exactly where the matrix follows the linear link; the row
+  reads ``Delta_i`` so on any matrix with a Condorcet winner and reports in ``extra`` how far the
+  matrix is from the linear link (``linear_link_max_error``: 0 where the corollary's model holds).
 
-All five are hardnesses in the sense of :mod:`boundcalc.bounds.savage`: numbers inside an ``O(.)``
+All six are hardnesses in the sense of :mod:`boundcalc.bounds.savage`: numbers inside an ``O(.)``
 with no published constant, so no unit and no conversion to 000's.  The other baselines' papers
 state no regret bound for the policy as run here (RCS, Self-Sparring's dueling case, Sparring
-with UCB1), were not found (Doubler's, Ailon, Karnin & Joachims ICML 2014, and MergeDTS's, Li et
-al. TOIS 2020: the ``search`` tool returns their abstracts and pages' openings, which state no
-order, and no implementation read states one either -- so there is no row rather than a guessed
-order), or their constant is already a row (RMED2FH's is the Condorcet lower bound, ``rmed_lb``):
-they have no row.
+with UCB1), or were not found (MergeDTS's, Li, Markov, de Rijke & Zoghi, TOIS 2020, arXiv
+1812.04412: the ``search`` tool returns its abstract and its pages' openings, which state no order,
+and neither its authors' code ``chang-li/MergeDTS`` nor any other text read states one -- so there
+is no row rather than a guessed order), or their constant is already a row (RMED2FH's is the
+Condorcet lower bound, ``rmed_lb``): they have no row.
 
 >>> r = if2_hardness([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])
 >>> round(r.value, 6), r.unit                # K / eps_12 = 3 / 0.1
@@ -51,8 +73,11 @@ they have no row.
 2.0
 >>> round(versatile_db_hardness([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]]).value, 6)   # 1/.1 + 1/.2
 15.0
->>> round(btm_order([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]], gamma=0.8).value, 6)   # .8^7 3 / .1
-6.291456
+>>> b = btm_order([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])   # gamma = max(.1, .3) / .2
+>>> round(b.extra["gamma"], 12), round(b.value, 6)                           # 1.5^7 3 / .1
+(1.5, 512.578125)
+>>> round(doubler_order([[0.5, 0.7, 0.9], [0.3, 0.5, 0.7], [0.1, 0.3, 0.5]]).value, 6)  # 1/.4 + 1/.8
+3.75
 """
 
 from __future__ import annotations
@@ -64,7 +89,16 @@ from ..registry import Context, register_constant
 from ..result import Result
 from ..units import UNIT_HARDNESS
 
-__all__ = ["if2_hardness", "ws_s_hardness", "versatile_db_hardness", "merge_rucb_order", "btm_order"]
+__all__ = [
+    "if2_hardness",
+    "ws_s_hardness",
+    "versatile_db_hardness",
+    "merge_rucb_order",
+    "btm_order",
+    "doubler_order",
+    "total_order",
+    "rst_gamma",
+]
 
 IF2 = register_constant(
     "if2_hardness",
@@ -96,10 +130,20 @@ BTM = register_constant(
     "btm_order",
     unit=UNIT_HARDNESS,
     source=(
-        "Yue & Joachims 2011 (ICML), Beat-the-Mean's online regret O(gamma^7 K / eps_* log T) as duelpy"
-        " states it, gamma = 1 (order only)"
+        "Yue & Joachims 2011 (ICML), Beat-the-Mean's regret O(gamma^7 K log T / Delta_min) w.h.p. as Zoghi et al."
+        " 2014 (ICML, Sec. 3) restate it, gamma the matrix's RST parameter (order only)"
     ),
     order=210,
+)
+
+DOUBLER = register_constant(
+    "doubler_order",
+    unit=UNIT_HARDNESS,
+    source=(
+        "Ailon, Karnin & Joachims 2014 (ICML), Doubler with UCB: regret O(H log^2 T), H = sum_i 1/Delta_i"
+        " (Corollary 3.3; order only, log^2 T)"
+    ),
+    order=220,
 )
 
 _NO_CW = "no Condorcet winner (the paper assumes one)"
@@ -202,36 +246,127 @@ def _mrucb_row(ctx: Context) -> Result:
     return merge_rucb_order(ctx.pm)
 
 
-def btm_order(matrix: MatrixLike, gamma: float = 1.0) -> Result:
-    """``gamma^7 K / eps_*``, ``eps_* = min_{j != w} (mu_wj - 1/2)`` for the Condorcet winner ``w``:
-    Beat-the-Mean's online regret ``O((gamma^7 K / eps_*) log T)`` as ``bengsV/duelpy`` states it
-    (module text), a hardness with no constant; ``gamma`` in ``(0, 1]`` is the relaxed stochastic
-    transitivity the bound assumes (``compare``'s row: ``gamma = 1``).
+def total_order(matrix: MatrixLike) -> np.ndarray | None:
+    """The arms from best to worst when the matrix is a total order (every arm beats every arm after
+    it: the Copeland losses are ``0, 1, ..., K - 1``), else None.
 
-    >>> btm_order([[0.5, 0.6], [0.4, 0.5]], gamma=1.5)
+    >>> total_order([[0.5, 0.4, 0.7], [0.6, 0.5, 0.8], [0.3, 0.2, 0.5]]).tolist()
+    [1, 0, 2]
+    >>> total_order([[0.5, 0.6, 0.4], [0.4, 0.5, 0.6], [0.6, 0.4, 0.5]]) is None   # a 3-cycle
+    True
+    """
+    pm = as_preference_matrix(matrix)
+    if not np.array_equal(pm.L_sorted, np.arange(pm.K)):
+        return None
+    return np.argsort(pm.L, kind="stable")
+
+
+def rst_gamma(matrix: MatrixLike) -> float | None:
+    """The smallest relaxed-stochastic-transitivity parameter ``gamma >= 1`` of a totally ordered
+    matrix, ``max(1, max_{1<j<k} max(Delta_1j, Delta_jk) / Delta_1k)`` with the arms ranked
+    ``1, ..., K`` and ``Delta_ab = mu_ab - 1/2`` (Zoghi et al., ICML 2014, supplement Sec. 8.1:
+    "gamma p_1k >= max{p_1j, p_jk}", its ``p`` read as margins: see the module text); None without
+    a total order.
+
+    >>> round(rst_gamma([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]]), 12)   # max(.1, .3) / .2
+    1.5
+    """
+    order = total_order(matrix)
+    if order is None:
+        return None
+    pm = as_preference_matrix(matrix)
+    d = pm.mu[np.ix_(order, order)] - 0.5  # margins with the arms ranked best to worst
+    gamma = 1.0
+    for j in range(1, pm.K - 1):
+        for k in range(j + 1, pm.K):
+            gamma = max(gamma, max(float(d[0, j]), float(d[j, k])) / float(d[0, k]))
+    return gamma
+
+
+def btm_order(matrix: MatrixLike, gamma: float | None = None) -> Result:
+    """``gamma^7 K / Delta_min``: Beat-the-Mean's regret ``R_T <= C' gamma^7 K log T / Delta_min``
+    with high probability (Yue & Joachims 2011, as Zoghi et al., ICML 2014, Sec. 3 restate it; ``C'``
+    a universal constant, so an order), ``Delta_min = min_{j != 1} (mu_1j - 1/2)`` for the best arm.
+
+    ``gamma`` (``>= 1``) is the relaxed stochastic transitivity the bound assumes; by default (and in
+    ``compare``) the matrix's own smallest one, :func:`rst_gamma`; a ``gamma`` below it is refused
+    (the assumption would not hold).  The bound assumes a total order of the arms: without one, not
+    applicable.
+
+    >>> btm_order([[0.5, 0.6], [0.4, 0.5]], gamma=0.5)
     Traceback (most recent call last):
     ...
-    ValueError: btm_order: gamma must be in (0, 1] (the relaxed stochastic transitivity of Yue & Joachims 2011); got 1.5
+    ValueError: btm_order: gamma must be >= 1 (relaxed stochastic transitivity, gamma = 1 being strong stochastic transitivity; Zoghi et al. 2014 Sec. 3); got 0.5
     """
-    g = float(gamma)
-    if not 0.0 < g <= 1.0:  # also refuses NaN
-        raise ValueError(
-            "btm_order: gamma must be in (0, 1] (the relaxed stochastic transitivity of Yue & Joachims 2011);"
-            f" got {gamma}"
-        )
+    if gamma is not None:
+        g = float(gamma)
+        if not g >= 1.0 or not np.isfinite(g):  # also refuses NaN
+            raise ValueError(
+                "btm_order: gamma must be >= 1 (relaxed stochastic transitivity, gamma = 1 being strong stochastic"
+                f" transitivity; Zoghi et al. 2014 Sec. 3); got {gamma}"
+            )
     pm = as_preference_matrix(matrix)
-    w = pm.condorcet_winner
-    if w is None:
-        return BTM.not_applicable(_NO_CW)
+    order = total_order(pm)
+    if order is None:
+        return BTM.not_applicable("no total order of the arms (Beat-the-Mean's bound assumes one)")
+    g_min = rst_gamma(pm)
+    assert g_min is not None
+    if gamma is None:
+        g = g_min
+    elif g < g_min:
+        raise ValueError(
+            f"btm_order: relaxed stochastic transitivity does not hold with gamma = {gamma}: this matrix needs"
+            f" gamma >= {g_min:.6g}"
+        )
+    w = int(order[0])
     eps = float(np.delete(pm.mu[w] - 0.5, w).min())
     return BTM.result(
         g**7 * pm.K / eps,
         extra={
-            "label": "gamma^7 K / eps_*",
-            "winner": int(w),
-            "eps_star": eps,
+            "label": "gamma^7 K / Delta_min",
+            "winner": w,
+            "delta_min": eps,
             "gamma": g,
-            "note": "O(.) only: the paper's theorem was not read; duelpy's docstring states the order",
+            "gamma_of_matrix": g_min,
+            "note": (
+                "O(.) only (C' a universal constant): Zoghi et al. 2014's restatement; gamma the matrix's smallest"
+                " relaxed stochastic transitivity unless given; the stochastic triangle inequality is not checked"
+            ),
+        },
+    )
+
+
+def doubler_order(matrix: MatrixLike) -> Result:
+    """``H = sum_{i != w} 1 / Delta_i`` with the utility gaps ``Delta_i = 2 (mu_wi - 1/2)``: Doubler's
+    expected regret ``O(H log^2 T)`` with UCB as its SBM (Ailon, Karnin & Joachims 2014, Corollary
+    3.3), an order whose rate is ``log^2 T``.  ``Delta_i`` is the utility gap exactly under the
+    paper's linear link (Sec. 2); ``extra["linear_link_max_error"]`` is the largest
+    ``|mu_ij - (1/2 + (mu_wj - mu_wi))|``, 0 where the matrix follows it.  No Condorcet winner: not
+    applicable.
+
+    >>> r = doubler_order([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])  # 1/.2 + 1/.4
+    >>> round(r.value, 12), round(r.extra["linear_link_max_error"], 12)           # mu_12: .8, linear .6
+    (7.5, 0.2)
+    """
+    pm = as_preference_matrix(matrix)
+    w = pm.condorcet_winner
+    if w is None:
+        return DOUBLER.not_applicable(_NO_CW)
+    margin = pm.mu[w] - 0.5  # mu_wi - 1/2; 0 for the winner itself
+    gaps = 2.0 * np.delete(margin, w)
+    linear = 0.5 + margin[None, :] - margin[:, None]  # 1/2 + (u_i - u_j)/2 with u_i = -2 (mu_wi - 1/2)
+    return DOUBLER.result(
+        float(np.sum(1.0 / gaps)),
+        extra={
+            "label": "H = sum_i 1 / Delta_i (O(H log^2 T))",
+            "winner": int(w),
+            "utility_gaps": gaps.tolist(),
+            "log_power": 2,
+            "linear_link_max_error": float(np.max(np.abs(pm.mu - linear))),
+            "note": (
+                "O(.) only, and of H log^2 T (not log T); Delta_i = 2 (mu_wi - 1/2), the utility gap under the"
+                " paper's linear link"
+            ),
         },
     )
 
@@ -239,3 +374,8 @@ def btm_order(matrix: MatrixLike, gamma: float = 1.0) -> Result:
 @BTM
 def _btm_row(ctx: Context) -> Result:
     return btm_order(ctx.pm)
+
+
+@DOUBLER
+def _doubler_row(ctx: Context) -> Result:
+    return doubler_order(ctx.pm)
