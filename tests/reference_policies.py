@@ -1526,11 +1526,11 @@ class UCB1:
 
 
 class Sparring(Policy):
-    """Sparring, Ailon, Karnin & Joachims (ICML 2014), Algorithm 3, two UCB1 sub-bandits: a plain
+    """Sparring, Ailon, Karnin & Joachims (ICML 2014), Algorithm 4, two UCB1 sub-bandits: a plain
     transcription (the readings: :mod:`boundcalc.policies.sparring`)."""
 
     name = "sparring"
-    reference = "Ailon, Karnin & Joachims (ICML 2014), Algorithm 3 (Sparring)"
+    reference = "Ailon, Karnin & Joachims (ICML 2014), Algorithm 4 (Sparring)"
     hyperparameters = {"alpha": Real(2.0, low=0.0, low_open=True)}
     deterministic = True
 
@@ -1640,16 +1640,16 @@ REFERENCE["winner-stays"] = WinnerStays
 
 # ----------------------------------------------------------------------------- doubler (issue 34)
 class Doubler(Streamed):
-    """Doubler, Ailon, Karnin & Joachims (ICML 2014), Algorithm 1, UCB1 singleton bandit: a plain
+    """Doubler, Ailon, Karnin & Joachims (ICML 2014), Algorithm 2, UCB1 singleton bandit: a plain
     transcription with a Python list as the multiset (the readings: :mod:`boundcalc.policies.doubler`)."""
 
     name = "doubler"
-    reference = "Ailon, Karnin & Joachims (ICML 2014), Algorithm 1 (Doubler)"
+    reference = "Ailon, Karnin & Joachims (ICML 2014), Algorithm 2 (Doubler)"
     hyperparameters = {"alpha": Real(2.0, low=0.0, low_open=True)}
 
     def __init__(self, K: int, *, rng=None, **params):
         super().__init__(K, rng=rng, **params)
-        self.L = [self.stream.index(K)]  # "any element"
+        self.L = [self.stream.index(K)]  # line 2: "an arbitrary singleton in X"
         self.epoch = 1
         self.played = []  # the arms S played in this epoch
         self.S = UCB1(K, self.params["alpha"])

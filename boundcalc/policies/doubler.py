@@ -1,15 +1,23 @@
 """Doubler (Ailon, Karnin & Joachims, "Reducing Dueling Bandits to Cardinal Bandits", ICML 2014,
-Algorithm 1 "Doubler" -- the numbering as recalled), with a UCB1 singleton bandit (Auer, Cesa-Bianchi & Fischer 2002).
+Sec. 3, Algorithm 2 "Doubler"), with a UCB1 singleton bandit (Auer, Cesa-Bianchi & Fischer 2002).
 
-Where it was read.  The ``search`` tool did not return the paper's Algorithm 1 (only pages'
-openings) and the public C++ (``jkomiyama/duelingbanditlib``) has Sparring and MultiSBM of the same
-paper but not Doubler; the steps below are Algorithm 1 as recalled from the paper, not checked
-against the printed lines:
+Where it was read.  First written from the paper as recalled (the ``search`` tool returned only
+pages' openings, and ``jkomiyama/duelingbanditlib`` has Sparring and MultiSBM of the same paper but
+not Doubler), then checked line by line against the printed Algorithm 2 (PMLR v32, ``ailon14.pdf``,
+p. 5, from the ``mlresearch/v32`` repository): line 2 "L <- an arbitrary singleton in X", line 5
+``reset(S)`` at each epoch, line 6 "for j = 1...2^i" from ``i = 1``, line 7 "choose x_t uniformly
+from L", line 8 ``y_t <- advance(S)``, line 10 ``feedback(S, b_t)`` with ``b_t = 1`` meaning "y_t is
+chosen" (Sec. 2), line 13 "L <- the multi-set of arms played as y_t in the last for-loop" -- the
+steps below, which the recalled version already took.  The paper's SBM is its Algorithm 1 (UCB,
+index ``mu_hat_x + sqrt((alpha + 2) ln(t) / (2 t_x))``, every arm once first, ``t`` counting the
+play being chosen); UCB1 below (Auer et al.'s, ``sqrt(2 ln n / N_k)`` with ``n`` the plays so far)
+is that index at the paper's ``alpha = 2`` (``(2 + 2) / 2 = 2``) but for the clock (``ln n``
+against the paper's ``ln(n + 1)``), a difference kept (UCB1 as its authors state it):
 
 * a singleton bandit ``S`` over the ``K`` arms (here UCB1, the same sub-bandit as
   :mod:`~boundcalc.policies.sparring`: each arm once ascending, then the first maximiser of
   ``G_k / N_k + sqrt(alpha ln n / N_k)``, ``alpha = 2``);
-* ``L``: "any element" of the arms at the start -- here one arm drawn uniformly (one index on the
+* ``L``: "an arbitrary singleton in X" at the start -- here one arm drawn uniformly (one index on the
   policy stream, when the policy is built);
 * epoch ``i = 1, 2, ...`` of ``2^i`` rounds: ``S`` is reset; each round the left arm ``x_t`` is
   drawn uniformly from the multiset ``L`` (one index over its ``|L|`` entries on the policy stream
@@ -19,7 +27,8 @@ against the printed lines:
 * at the end of the epoch ``L`` becomes the multiset of the arms ``S`` played in it.
 
 Doubler is deterministic but for those draws.  Setting: Condorcet (utility-based, linear link, in
-the paper); its regret guarantee is an order, so ``compare`` has no constant for it.
+the paper); its regret guarantee (Corollary 3.3, ``O(H log^2 T)``) is an order: ``compare``'s
+``doubler_order`` row reports ``H``.
 
 Written once (:mod:`boundcalc.kernels.doubler`): compiled :func:`doubler_select` and
 :func:`doubler_update` over :class:`DoublerState`.
@@ -45,7 +54,7 @@ __all__ = ["Doubler", "DoublerState", "doubler_select", "doubler_update", "doubl
 
 @register_policy
 class Doubler(CompiledPolicy):
-    """Doubler, Ailon, Karnin & Joachims (ICML 2014), Algorithm 1, with a UCB1 singleton bandit.
+    """Doubler, Ailon, Karnin & Joachims (ICML 2014), Algorithm 2, with a UCB1 singleton bandit.
 
     Hyperparameter ``alpha = 2`` (UCB1's exploration constant).  Setting: Condorcet (utility-based
     in the paper).  ``stats``: ``"self_duels"``, ``"epochs"`` (completed epochs).
@@ -53,7 +62,7 @@ class Doubler(CompiledPolicy):
 
     name = "doubler"
     reference = (
-        "Ailon, Karnin & Joachims (ICML 2014), Algorithm 1 (Doubler) with a UCB1 bandit; Condorcet (utility-based)"
+        "Ailon, Karnin & Joachims (ICML 2014), Algorithm 2 (Doubler) with a UCB1 bandit; Condorcet (utility-based)"
     )
     hyperparameters = {
         "alpha": Real(2.0, low=0.0, low_open=True, doc="UCB1 exploration constant: sqrt(alpha ln n / N_k)"),

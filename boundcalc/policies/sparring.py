@@ -1,5 +1,5 @@
 """Sparring (Ailon, Karnin & Joachims, "Reducing Dueling Bandits to Cardinal Bandits", ICML 2014,
-Algorithm 3 "Sparring" -- the numbering as recalled), with two UCB1 sub-bandits (Auer, Cesa-Bianchi & Fischer, Machine Learning
+Sec. 5, Algorithm 4 "Sparring"), with two UCB1 sub-bandits (Auer, Cesa-Bianchi & Fischer, Machine Learning
 47, 2002, "UCB1").
 
 Sparring, not Sparring-Exp3: the reduction runs any two singleton multi-armed bandit algorithms
@@ -8,8 +8,10 @@ guarantees (Exp3-like), and its experiments and the public C++ run UCB.  This mo
 ``jkomiyama/duelingbanditlib`` (``policy/policy_sparring.hpp`` with ``policy/policy_ucb.hpp``, read,
 not copied) does, so the two can be set side by side (``benchmarks/baselines.py``).
 
-Where it was read.  The ``search`` tool did not return the paper's Algorithm 3 (only pages'
-openings); the reduction is as the paper's abstract and the C++ state it:
+Where it was read.  First written from the paper's abstract and the C++ (the ``search`` tool
+returned only pages' openings), then checked against the printed Algorithm 4 (PMLR v32,
+``ailon14.pdf``, p. 6): line 4 ``x_t <- advance(S_L); y_t <- advance(S_R)``, line 6
+``feedback(S_L, 1[b_t = 0]); feedback(S_R, 1[b_t = 1])`` (``b_t = 1``: "y_t is chosen", Sec. 2):
 
 * each round the left bandit proposes ``x``, the right bandit ``y``; the duel ``(x, y)`` is played;
 * the left bandit gets reward 1 when ``x`` won and 0 otherwise, the right bandit the complement --
@@ -54,7 +56,7 @@ __all__ = ["Sparring", "SparringState", "ucb1_arm", "sparring_select", "sparring
 
 @register_policy
 class Sparring(CompiledPolicy):
-    """Sparring, Ailon, Karnin & Joachims (ICML 2014), Algorithm 3, with two UCB1 sub-bandits.
+    """Sparring, Ailon, Karnin & Joachims (ICML 2014), Algorithm 4, with two UCB1 sub-bandits.
 
     Hyperparameter ``alpha = 2`` (UCB1's exploration constant ``sqrt(alpha ln n / N_k)``; Auer et
     al.'s UCB1 is ``alpha = 2``).  Setting: Condorcet (utility-based in the paper).  ``stats``:
@@ -63,7 +65,7 @@ class Sparring(CompiledPolicy):
 
     name = "sparring"
     reference = (
-        "Ailon, Karnin & Joachims (ICML 2014), Algorithm 3 (Sparring) with UCB1 sub-bandits; Condorcet (utility-based)"
+        "Ailon, Karnin & Joachims (ICML 2014), Algorithm 4 (Sparring) with UCB1 sub-bandits; Condorcet (utility-based)"
     )
     hyperparameters = {
         "alpha": Real(2.0, low=0.0, low_open=True, doc="UCB1 exploration constant: sqrt(alpha ln n / N_k)"),
