@@ -578,6 +578,32 @@ def test_docs_bound_figures_are_computed():
     ) in text
 
 
+def test_arxiv6_is_ailon_et_al_yj_matrix_but_one_entry():
+    """Ailon, Karnin & Joachims (ICML 2014, Sec. 7) print Yue & Joachims's matrix as ``epsilon_xy =
+    (P_xy - P_yx) / 2`` (transcribed below); ``P = 1/2 + epsilon`` is the bundled ``arxiv6`` in every
+    entry but B-D, which the paper prints as 0.06 above the diagonal and -0.04 below (not
+    antisymmetric), where ``arxiv6`` has 0.55 / 0.45 (docs/policies.md says so)."""
+    from pathlib import Path
+
+    eps = np.array(
+        [
+            [0, 0.05, 0.05, 0.04, 0.11, 0.11],
+            [-0.05, 0, 0.05, 0.06, 0.08, 0.10],
+            [-0.05, -0.05, 0, 0.04, 0.01, 0.06],
+            [-0.04, -0.04, -0.04, 0, 0.04, 0],
+            [-0.11, -0.08, -0.01, -0.04, 0, 0.01],
+            [-0.11, -0.10, -0.06, 0, -0.01, 0],
+        ]
+    )
+    path = Path(__file__).resolve().parent.parent / "boundcalc" / "data" / "arxiv6_duelingbanditlib.txt"
+    mu = np.loadtxt(path, comments="#")
+    diff = np.argwhere(~np.isclose(mu, 0.5 + eps, atol=1e-12))
+    assert diff.tolist() == [[1, 3], [3, 1]]
+    assert mu[1, 3] == 0.55 and mu[3, 1] == 0.45
+    text = (Path(__file__).resolve().parent.parent / "docs" / "policies.md").read_text(encoding="utf-8")
+    assert "`epsilon_BD = 0.06` above the diagonal and `-0.04` below it, `arxiv6` has `0.55` and `0.45`" in text
+
+
 # ----------------------------------------------------------------------------- on Dask
 BASELINES = [
     "interleaved-filter",
