@@ -6,7 +6,10 @@
   ``b_1`` the best and ``b_2`` the second-best arm.  boundcalc reports ``K / eps_{1,2}``, reading
   ``eps_{1,2}`` as the Condorcet winner's smallest margin ``min_{j != w} (mu_wj - 1/2)`` (under
   strong stochastic transitivity the second-best arm is the one the winner beats by least); no
-  Condorcet winner: not applicable.
+  Condorcet winner: not applicable.  Zoghi, Whiteson, Munos & de Rijke (ICML 2014, PMLR v32
+  ``zoghi14.pdf``, Sec. 3) restate it as ``E[R_T^{IF_T}] <= C K log T / Delta_min``, ``C`` a
+  universal constant and ``Delta_min`` the best arm's smallest gap ``p_1j - 1/2`` -- the same
+  reading of ``eps_{1,2}``.
 * ``ws_s_hardness`` -- Winner Stays for strong regret (Chen & Frazier, ICML 2017; its abstract:
   "WS for strong regret (WS-S) has expected cumulative strong regret of O(N^2 + N log(T))"): the
   coefficient of ``log T`` is of order ``N = K``, which is what the row reports, with the
