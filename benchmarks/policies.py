@@ -61,7 +61,7 @@ CPP = {
     ("savage", 16): 1.9,
 }
 POLICIES = ["ecw-rmed", "rmed1", "rmed2", "rucb", "dts", "dts+", "ccb", "scb", "savage", "cw-rmed"]
-#: issue 34's baselines (their C++ figures, where a C++ exists, are measured by benchmarks/baselines.py)
+#: issue 34's baselines (their C++ figures, where a C++ exists, are stored by benchmarks/baselines.py)
 POLICIES += [
     "interleaved-filter",
     "beat-the-mean",
