@@ -67,6 +67,7 @@ True
 
 from __future__ import annotations
 
+import ctypes
 import math
 from collections import namedtuple
 from collections.abc import Callable
@@ -75,9 +76,10 @@ from typing import Any
 import numba
 import numpy as np
 from numba import njit, types
-from numba.core import cgutils
 from numba.core.dispatcher import Dispatcher
-from numba.core.extending import intrinsic, overload
+from numba.core.extending import overload
+from numba.core.registry import cpu_target
+from numba.core.runtime import rtsys
 from numba.experimental import structref
 
 from .kl import kl_half
@@ -131,48 +133,70 @@ class StateType(types.StructRef):
 
 
 class StateBundle(structref.StructRefProxy):
-    """Python handle of a state bundle (opaque: the arrays are read through the namedtuple)."""
+    """Python handle of a state bundle (opaque: the arrays are read through the namedtuple, which
+    ``_arrays`` holds for as long as the handle lives)."""
+
+    _arrays: Any
 
 
 structref.define_boxing(StateType, StateBundle)
 
 
-@intrinsic
-def _bundle(typingctx, values):
-    """A new struct of :class:`StateType` whose fields are the namedtuple's elements (references)."""
-    if not isinstance(values, (types.NamedTuple, types.NamedUniTuple)):  # the two BaseNamedTuple kinds
-        return None
-    inst_type = StateType(list(zip(values.fields, values.types)))
-
-    def codegen(context, builder, sig, args):
-        from numba.experimental.jitclass.base import imp_dtor
-
-        # allocation as numba.experimental.structref.new, then every field set (with an incref)
-        model = context.data_model_manager[inst_type.get_data_type()]
-        alloc_type = model.get_value_type()
-        meminfo = context.nrt.meminfo_alloc_dtor(
-            builder,
-            context.get_constant(types.uintp, context.get_abi_sizeof(alloc_type)),
-            imp_dtor(context, builder.module, inst_type),
-        )
-        data = builder.bitcast(context.nrt.meminfo_data(builder, meminfo), alloc_type.as_pointer())
-        builder.store(cgutils.get_null_value(alloc_type), data)
-        inst = context.make_helper(builder, inst_type)
-        inst.meminfo = meminfo
-        fields = cgutils.create_struct_proxy(inst_type.get_data_type())(context, builder, ref=data)
-        for k, (name, fty) in enumerate(zip(values.fields, values.types)):
-            v = builder.extract_value(args[0], k)
-            context.nrt.incref(builder, fty, v)
-            setattr(fields, name, v)
-        return inst._getvalue()
-
-    return inst_type(values), codegen
+#: Per namedtuple type of a state: its :class:`StateType` and the payload's machine words per field.
+_LAYOUTS: dict[Any, tuple[Any, tuple[int, ...]]] = {}
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def bundle(values):
-    """One :class:`StateType` struct over the arrays of the namedtuple ``values`` (shared, not copied)."""
-    return _bundle(values)  # type: ignore[call-arg]  # numba's _Intrinsic.__call__ counts the typing context numba passes itself
+def _layout(nt: Any) -> tuple[Any, tuple[int, ...]]:
+    """The struct type of a state whose namedtuple numba types as ``nt``, and the words each field
+    takes in the struct's payload: numba's array data model, ``(meminfo, parent, nitems, itemsize,
+    data, shape[ndim], strides[ndim])``, one pointer-sized word each and no padding (checked here
+    against numba's own sizes, once per type)."""
+    if not isinstance(nt, (types.NamedTuple, types.NamedUniTuple)) or not all(
+        isinstance(t, types.Array) for t in nt.types
+    ):
+        raise TypeError(f"a state bundle is a namedtuple of numpy arrays, not {nt}")
+    inst_type = StateType(list(zip(nt.fields, nt.types)))
+    ctx = cpu_target.target_context
+    rtsys.initialize(ctx)  # what numba's first compile or cache load does (idempotent)
+    word = ctx.get_abi_sizeof(ctx.get_value_type(types.intp))
+    words = tuple(5 + 2 * t.ndim for t in nt.types)
+    dm = ctx.data_model_manager
+    sizes = [ctx.get_abi_sizeof(dm[t].get_data_type()) for t in nt.types]
+    total = ctx.get_abi_sizeof(dm[inst_type.get_data_type()].get_data_type())
+    if sizes != [w * word for w in words] or total != sum(sizes):  # pragma: no cover - numba's model moved
+        raise RuntimeError(f"numba's array data model is not the one bundle() writes: {sizes}, {total}")
+    return inst_type, words
+
+
+def bundle(values: Any) -> StateBundle:
+    """One :class:`StateType` struct over the arrays of the namedtuple ``values`` (shared, not copied).
+
+    Built here, without compiling a constructor per state type (issue 30: 0.1 s of CPU each on an
+    empty cache): the payload is allocated by numba's runtime and each field written as numba's
+    unboxing writes an array (data pointer, shape, strides, the array as ``parent``), with no
+    meminfo -- the struct *borrows* the arrays, as compiled code borrows an unboxed argument (a null
+    meminfo is never reference-counted), and the returned handle keeps them alive (``_arrays``).
+    So the arrays must not be replaced inside compiled code (no kernel assigns a field), and the
+    struct lives no longer than its handle (no kernel returns or stores one).
+    """
+    nt = numba.typeof(values)
+    got = _LAYOUTS.get(nt)
+    if got is None:
+        got = _LAYOUTS[nt] = _layout(nt)
+    inst_type, words = got
+    n = sum(words)
+    mi = rtsys.meminfo_alloc(n * np.dtype(np.intp).itemsize)
+    buf = np.ctypeslib.as_array((ctypes.c_ssize_t * n).from_address(mi.data))
+    k = 0
+    for a, w in zip(values, words):
+        d = a.ndim
+        buf[k : k + 5] = (0, id(a), a.size, a.itemsize, a.__array_interface__["data"][0])
+        buf[k + 5 : k + 5 + d] = a.shape
+        buf[k + 5 + d : k + w] = a.strides
+        k += w
+    b = StateBundle._numba_box_(inst_type, mi)
+    b._arrays = values
+    return b
 
 
 def bind(fn: Dispatcher, *args: Any) -> Callable[..., Any]:
