@@ -50,12 +50,13 @@ def btm_select(s):
         return s.mem[0], s.mem[0]
     m = s.n[s.mem[0]]
     for q in range(1, size):  # line 11
-        m = min(m, s.n[s.mem[q]])
-    nt = 0
+        if s.n[s.mem[q]] < m:  # min, without compiling numba's overload
+            m = s.n[s.mem[q]]
+    nt = np.int64(0)  # int64 from the start (kernels.policy, "Compile time")
     for q in range(size):
         s.ties[nt] = q
         nt += s.n[s.mem[q]] == m
-    g = (s.rs[0], False, 0.0)  # the policy stream as scalars (stream_index's own steps: no array handed on)
+    g = (s.rs[0], np.bool_(False), 0.0)  # the policy stream as scalars (stream_index's own steps: no array handed on)
     qb = 0
     if nt > 1:
         g, qb = held_index(g, nt)
@@ -85,14 +86,16 @@ def btm_update(s, i, j, won):
         nstar = s.n[s.mem[0]]
         pmin = np.inf
         pmax = -np.inf
-        qmin = -1
+        qmin = np.int64(-1)
         for q in range(size):
             pa = s.p[s.mem[q]]
             if pa < pmin:
                 pmin = pa
                 qmin = q
-            pmax = max(pmax, pa)
-            nstar = min(nstar, s.n[s.mem[q]])
+            if pa > pmax:
+                pmax = pa
+            if s.n[s.mem[q]] < nstar:
+                nstar = s.n[s.mem[q]]
         c = btm_radius(s.fr[0], nstar)
         if pmin + c <= pmax - c:  # line 16
             _remove(s, qmin)  # lines 17-19

@@ -94,7 +94,7 @@ def if_update(s, i, j, won):
                     s.cw[a] = 0
                     s.cn[a] = 0
                 s.stats[2] += 1
-            nxt = _first_active(s.act, 0)
+            nxt = _first_active(s.act, np.int64(0))  # not the literal 0: one compilation of _first_active
         s.reg[NEXT] = nxt
     s.reg[T_] += 1
 

@@ -286,7 +286,7 @@ def held_uniform(g):
 def held_index(g, n):
     """:func:`stream_index` of a register-held stream: ``(g, k)``."""
     g, u = held_uniform(g)
-    k = int(u * n)
+    k = np.int64(u * n)  # int() would compile numba's overload of int (kernels.policy, "Compile time")
     return g, (k if k < n else n - 1)
 
 
@@ -473,8 +473,8 @@ def play(env, i, j):
     advance ``t``."""
     mu = env.mu
     K = mu.shape[0]
-    lo = min(i, j)
-    hi = max(i, j)
+    lo = j if j < i else i  # min and max, without compiling numba's overloads of min and max
+    hi = j if j > i else i
     code = lo * K + hi
     u = duel_uniform(env.keys[0], env.keys[1], code, env.counts[code])
     env.counts[code] += 1

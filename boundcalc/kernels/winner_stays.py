@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from .policy import T_, count_wn, env_more, play, stream_index
@@ -37,7 +38,7 @@ def _stay(s, exclude):
         return pi
     if pj >= 0 and pj != exclude and s.C[pj] == m:
         return pj
-    nt = 0
+    nt = np.int64(0)  # int64 from the start (kernels.policy, "Compile time")
     for k in range(K):
         if k != exclude and s.C[k] == m:
             s.ties[nt] = k
@@ -78,7 +79,7 @@ def ws_update(s, i, j, won):
         r = s.reg[ROUND] + 1
         s.reg[ROUND] = r
         x = math.floor(s.fr[0] ** r)
-        s.reg[LEN] = _CAP if x >= _CAP else int(x)
+        s.reg[LEN] = _CAP if x >= _CAP else x
         s.reg[DONE] = 0
         b = 0
         for k in range(1, s.C.shape[0]):
