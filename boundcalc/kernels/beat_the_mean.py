@@ -27,7 +27,7 @@ BTMState = namedtuple(
 SIZE = 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def btm_radius(scale, n):
     """``c*(n) = 3 gamma^2 sqrt(log(1 / delta) / n)``, 1 for ``n = 0`` (Algorithm 1 line 8)."""
     if n == 0:
@@ -35,7 +35,7 @@ def btm_radius(scale, n):
     return scale / math.sqrt(n)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def btm_select(s):
     """Lines 11-12: the least-compared arm of ``W`` against a uniform other arm of ``W``; once one arm
     is left, its self-duel.  ``stats = [exploration, self_duels, removals]``.
@@ -67,7 +67,7 @@ def btm_select(s):
     return s.mem[qb], s.mem[k if k < qb else k + 1]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def btm_update(s, i, j, won):
     """Lines 13-20: the chosen arm's counters, then the elimination test and the deletion of the
     eliminated arm's comparisons."""
@@ -102,7 +102,7 @@ def btm_update(s, i, j, won):
     s.reg[T_] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def _remove(s, qmin):
     """Lines 17-19: the arm at position ``qmin`` of ``mem`` leaves ``W``; its comparisons leave the
     others' counters."""
@@ -123,7 +123,7 @@ def _remove(s, qmin):
     s.stats[2] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def btm_run(s, env):
     """BTM's whole-run kernel: :func:`btm_select`, the duel, :func:`btm_update`, to the horizon.
 
