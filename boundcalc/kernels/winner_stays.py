@@ -23,10 +23,11 @@ PI, PJ, ROUND, LEN, DONE, BEST, WSW = 1, 2, 3, 4, 5, 6, 7
 _CAP = 2**62
 
 
-@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _stay(s, exclude):
-    """The winner-stays choice among ``argmax_{k != exclude} C_k`` (inlined at its two calls, the
-    first with the constant ``exclude = -1``)."""
+    """The winner-stays choice among ``argmax_{k != exclude} C_k`` (compiled once for its two calls,
+    ``exclude = -1`` passed as an int64: inlined twice into the inlined select, its copies cost more
+    to compile than the function)."""
     K = s.C.shape[0]
     m = -(2**62)
     for k in range(K):
@@ -51,7 +52,7 @@ def ws_select(s):
     """A WS-W duel at the start of each round, else the exploiting self-duel.
     ``stats = [ws_duels, self_duels]``."""
     if s.reg[DONE] >= s.reg[LEN]:
-        i = _stay(s, -1)
+        i = _stay(s, np.int64(-1))  # not the literal -1: one compilation of _stay
         j = _stay(s, i)
         s.reg[WSW] = 1
         s.stats[0] += 1
