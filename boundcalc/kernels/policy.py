@@ -40,17 +40,26 @@ The run loops
 
 Compile time (issue 30: a simulation's first run on an empty cache)
     numba compiles every function once per tuple of argument types, and each compilation links
-    and re-optimizes everything the function calls, at about 0.1 s of CPU for even a few lines.
+    and re-optimizes everything the function calls, at 0.03-0.1 s of CPU for even a few lines.
     So the policy kernels are written to compile as few functions as a command needs:
 
     * a policy's ``select`` and, where no other policy shares it, its ``update`` are declared
       ``inline="always"``: numba copies them into the whole-run kernel before typing, so a
       simulation compiles one function per policy (plus the helpers), not three; the protocol
       (:meth:`~boundcalc.policies.kernel.CompiledPolicy.select_pair`) compiles ``select`` and
-      ``update`` on its first call.  Inlining costs a pass over the caller at each call site, so
-      small shared steps are not inlined but take arrays instead of the state bundle, and compile
-      once for every policy: the counts (:func:`count_wn`; the run loops of the RUCB family write
-      RUCB's ``plain_update`` out as :func:`count_wn` and ``t += 1``);
+      ``update`` on its first call.  numba's inliner runs the callee's untyped pipeline and
+      deep-copies its IR at *each* call site (about as costly as compiling a small function, and
+      growing with the callee's blocks times its variables), so only a function called at one
+      site is inlined (IF2's and Beat-the-Mean's steps and helpers, SCB's pair test and round
+      reset: measured cheaper); a step called at several sites, or by several policies, compiles
+      once and takes arrays instead of the state bundle where it can: the counts
+      (:func:`count_wn`; the run loops of the RUCB family write RUCB's ``plain_update`` out as
+      :func:`count_wn` and ``t += 1``), the streams, WS-S's choice;
+    * the state bundle is built in Python (:func:`bundle`), not by a compiled constructor per state
+      type;
+    * no numpy allocation and none of numba's overloads of ``min``, ``max`` and ``int`` in a policy
+      step (each compiles a function of its own per argument type): written out as Python's
+      ``min``/``max`` (``b if b < a else a``: the same value) and ``np.int64(x)`` casts;
     * sibling policies share one state layout (RMED1/RMED2/RMED2FH, MergeRUCB/MergeDTS): a function
       of the state compiles once per state type, the shared steps once for all;
     * numba gives a constant argument its own literal type (``Literal[int](0)``, and a variable
