@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
-import numpy as np
 from numba import njit
 
 from .policy import T_, count_wn, env_more, play, stream_index
@@ -101,6 +100,7 @@ def scb_eliminate(S, R, t, K, delta, eps):
     returns the identified arm -- ``argmax l`` (smallest index on ties) -- when one arm is left
     or ``1 - max l <= (1 + eps) (1 - max u)``; else -1.  ``R[i]``: arm ``i``'s rewards so far.
 
+    >>> import numpy as np
     >>> S = np.ones(3, dtype=bool)
     >>> int(scb_eliminate(S, np.array([200, 100, 30]), 200, 3, 0.01, 0.0)), S.tolist()
     (0, [True, False, False])
