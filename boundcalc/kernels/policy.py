@@ -78,6 +78,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import struct
 from collections import namedtuple
 from collections.abc import Callable
 from typing import Any
@@ -85,6 +86,7 @@ from typing import Any
 import numba
 import numpy as np
 from numba import njit, types
+from numba._dispatcher import compute_fingerprint
 from numba.core.dispatcher import Dispatcher
 from numba.core.extending import overload
 from numba.core.registry import cpu_target
@@ -151,15 +153,16 @@ class StateBundle(structref.StructRefProxy):
 structref.define_boxing(StateType, StateBundle)
 
 
-#: Per namedtuple type of a state: its :class:`StateType` and the payload's machine words per field.
-_LAYOUTS: dict[Any, tuple[Any, tuple[int, ...]]] = {}
+#: Per state's namedtuple class and numba's fingerprint of its arrays' types: the struct type, the
+#: payload's ``struct`` format and size (:func:`_layout`).
+_LAYOUTS: dict[Any, tuple[Any, str, int]] = {}
 
 
-def _layout(nt: Any) -> tuple[Any, tuple[int, ...]]:
-    """The struct type of a state whose namedtuple numba types as ``nt``, and the words each field
-    takes in the struct's payload: numba's array data model, ``(meminfo, parent, nitems, itemsize,
-    data, shape[ndim], strides[ndim])``, one pointer-sized word each and no padding (checked here
-    against numba's own sizes, once per type)."""
+def _layout(nt: Any) -> tuple[Any, str, int]:
+    """The struct type of a state whose namedtuple numba types as ``nt``, and its payload's layout:
+    numba's array data model per field, ``(meminfo, parent, nitems, itemsize, data, shape[ndim],
+    strides[ndim])``, one pointer-sized word each and no padding (checked here against numba's own
+    sizes, once per type)."""
     if not isinstance(nt, (types.NamedTuple, types.NamedUniTuple)) or not all(
         isinstance(t, types.Array) for t in nt.types
     ):
@@ -168,41 +171,38 @@ def _layout(nt: Any) -> tuple[Any, tuple[int, ...]]:
     ctx = cpu_target.target_context
     rtsys.initialize(ctx)  # what numba's first compile or cache load does (idempotent)
     word = ctx.get_abi_sizeof(ctx.get_value_type(types.intp))
-    words = tuple(5 + 2 * t.ndim for t in nt.types)
+    words = [5 + 2 * t.ndim for t in nt.types]
     dm = ctx.data_model_manager
     sizes = [ctx.get_abi_sizeof(dm[t].get_data_type()) for t in nt.types]
     total = ctx.get_abi_sizeof(dm[inst_type.get_data_type()].get_data_type())
-    if sizes != [w * word for w in words] or total != sum(sizes):  # pragma: no cover - numba's model moved
+    if word != struct.calcsize("n") or sizes != [w * word for w in words] or total != sum(sizes):  # pragma: no cover
         raise RuntimeError(f"numba's array data model is not the one bundle() writes: {sizes}, {total}")
-    return inst_type, words
+    return inst_type, f"{sum(words)}n", total
 
 
 def bundle(values: Any) -> StateBundle:
     """One :class:`StateType` struct over the arrays of the namedtuple ``values`` (shared, not copied).
 
     Built here, without compiling a constructor per state type (issue 30: 0.1 s of CPU each on an
-    empty cache): the payload is allocated by numba's runtime and each field written as numba's
-    unboxing writes an array (data pointer, shape, strides, the array as ``parent``), with no
-    meminfo -- the struct *borrows* the arrays, as compiled code borrows an unboxed argument (a null
-    meminfo is never reference-counted), and the returned handle keeps them alive (``_arrays``).
+    empty cache), in about 10 us: the payload is allocated by numba's runtime and each field written
+    as numba's unboxing writes an array (data pointer, shape, strides, the array as ``parent``), with
+    no meminfo -- the struct *borrows* the arrays, as compiled code borrows an unboxed argument (a
+    null meminfo is never reference-counted), and the returned handle keeps them alive (``_arrays``).
     So the arrays must not be replaced inside compiled code (no kernel assigns a field), and the
     struct lives no longer than its handle (no kernel returns or stores one).
     """
-    nt = numba.typeof(values)
-    got = _LAYOUTS.get(nt)
+    key = (type(values), compute_fingerprint(values))
+    got = _LAYOUTS.get(key)
     if got is None:
-        got = _LAYOUTS[nt] = _layout(nt)
-    inst_type, words = got
-    n = sum(words)
-    mi = rtsys.meminfo_alloc(n * np.dtype(np.intp).itemsize)
-    buf = np.ctypeslib.as_array((ctypes.c_ssize_t * n).from_address(mi.data))
-    k = 0
-    for a, w in zip(values, words):
-        d = a.ndim
-        buf[k : k + 5] = (0, id(a), a.size, a.itemsize, a.__array_interface__["data"][0])
-        buf[k + 5 : k + 5 + d] = a.shape
-        buf[k + 5 + d : k + w] = a.strides
-        k += w
+        got = _LAYOUTS[key] = _layout(numba.typeof(values))
+    inst_type, fmt, size = got
+    words: list[int] = []
+    for a in values:
+        words += (0, id(a), a.size, a.itemsize, a.__array_interface__["data"][0])
+        words += a.shape
+        words += a.strides
+    mi = rtsys.meminfo_alloc(size)
+    ctypes.memmove(mi.data, struct.pack(fmt, *words), size)
     b = StateBundle._numba_box_(inst_type, mi)
     b._arrays = values
     return b
