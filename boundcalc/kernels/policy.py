@@ -191,10 +191,17 @@ def bundle(values: Any) -> StateBundle:
     So the arrays must not be replaced inside compiled code (no kernel assigns a field), and the
     struct lives no longer than its handle (no kernel returns or stores one).
     """
-    key = (type(values), compute_fingerprint(values))
+    try:
+        key = (type(values), compute_fingerprint(values))
+    except NotImplementedError:  # a value numba cannot type: _layout names the problem
+        key = None
     got = _LAYOUTS.get(key)
     if got is None:
-        got = _LAYOUTS[key] = _layout(numba.typeof(values))
+        try:
+            nt = numba.typeof(values)
+        except ValueError as e:
+            raise TypeError(f"a state bundle is a namedtuple of numpy arrays: {e}") from None
+        got = _LAYOUTS[key] = _layout(nt)
     inst_type, fmt, size = got
     words: list[int] = []
     for a in values:
