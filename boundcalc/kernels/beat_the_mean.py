@@ -27,7 +27,7 @@ BTMState = namedtuple(
 SIZE = 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def btm_radius(scale, n):
     """``c*(n) = 3 gamma^2 sqrt(log(1 / delta) / n)``, 1 for ``n = 0`` (Algorithm 1 line 8)."""
     if n == 0:
@@ -35,7 +35,7 @@ def btm_radius(scale, n):
     return scale / math.sqrt(n)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def btm_select(s):
     """Lines 11-12: the least-compared arm of ``W`` against a uniform other arm of ``W``; once one arm
     is left, its self-duel.  ``stats = [exploration, self_duels, removals]``.
@@ -50,12 +50,13 @@ def btm_select(s):
         return s.mem[0], s.mem[0]
     m = s.n[s.mem[0]]
     for q in range(1, size):  # line 11
-        m = min(m, s.n[s.mem[q]])
-    nt = 0
+        if s.n[s.mem[q]] < m:  # min, without compiling numba's overload
+            m = s.n[s.mem[q]]
+    nt = np.int64(0)  # int64 from the start (kernels.policy, "Compile time")
     for q in range(size):
         s.ties[nt] = q
         nt += s.n[s.mem[q]] == m
-    g = (s.rs[0], False, 0.0)  # the policy stream as scalars (stream_index's own steps: no array handed on)
+    g = (s.rs[0], np.bool_(False), 0.0)  # the policy stream as scalars (stream_index's own steps: no array handed on)
     qb = 0
     if nt > 1:
         g, qb = held_index(g, nt)
@@ -66,7 +67,7 @@ def btm_select(s):
     return s.mem[qb], s.mem[k if k < qb else k + 1]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def btm_update(s, i, j, won):
     """Lines 13-20: the chosen arm's counters, then the elimination test and the deletion of the
     eliminated arm's comparisons."""
@@ -85,21 +86,23 @@ def btm_update(s, i, j, won):
         nstar = s.n[s.mem[0]]
         pmin = np.inf
         pmax = -np.inf
-        qmin = -1
+        qmin = np.int64(-1)
         for q in range(size):
             pa = s.p[s.mem[q]]
             if pa < pmin:
                 pmin = pa
                 qmin = q
-            pmax = max(pmax, pa)
-            nstar = min(nstar, s.n[s.mem[q]])
+            if pa > pmax:
+                pmax = pa
+            if s.n[s.mem[q]] < nstar:
+                nstar = s.n[s.mem[q]]
         c = btm_radius(s.fr[0], nstar)
         if pmin + c <= pmax - c:  # line 16
             _remove(s, qmin)  # lines 17-19
     s.reg[T_] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def _remove(s, qmin):
     """Lines 17-19: the arm at position ``qmin`` of ``mem`` leaves ``W``; its comparisons leave the
     others' counters."""
@@ -120,7 +123,7 @@ def _remove(s, qmin):
     s.stats[2] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def btm_run(s, env):
     """BTM's whole-run kernel: :func:`btm_select`, the duel, :func:`btm_update`, to the horizon.
 

@@ -103,7 +103,7 @@ def ccb_select(s):
             mxu = su
         if sl > mxl:
             mxl = sl
-    nC = 0
+    nC = np.int64(0)  # int64 from the start (kernels.policy, "Compile time")
     for i in range(K):
         if up[i] == mxu:
             cand[nC] = i
@@ -119,7 +119,7 @@ def ccb_select(s):
     for i in range(K):
         if B[i] and up[i] < mxl:
             B[i] = False
-            n = 0
+            n = np.int64(0)
             for k in range(K):
                 if Bi[i, k]:
                     n += 1
@@ -143,7 +143,7 @@ def ccb_select(s):
         for j in range(K):
             if j == i:
                 continue
-            n = 0
+            n = np.int64(0)
             for k in range(K):
                 if Bi[j, k]:
                     elems[n] = k
@@ -161,7 +161,7 @@ def ccb_select(s):
                     Bi[j, k] = False
                 for h in range(m):
                     Bi[j, elems[h]] = True
-    nx = 0  # line 10
+    nx = np.int64(0)  # line 10
     for i in range(K):
         for j in range(K):
             if Bi[i, j] and Lc[i, j] <= 0.5 and Uc[i, j] >= 0.5:
@@ -175,7 +175,7 @@ def ccb_select(s):
         a = code // K
         d = code % K
     else:
-        nb = 0  # line 11
+        nb = np.int64(0)  # line 11
         for q in range(nC):
             if B[cand[q]]:
                 s.both[nb] = cand[q]

@@ -24,7 +24,7 @@ IFState = namedtuple("IFState", ["W", "N", "rs", "cw", "cn", "act", "reg", "fr",
 HAT, NEXT = 1, 2
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def if_radius(log_inv_delta, n):
     """``c(n) = sqrt(4 log(1 / delta) / n)`` (IF eqs. (7)-(8)); ``inf`` for ``n = 0`` (no interval)."""
     if n == 0:
@@ -32,7 +32,7 @@ def if_radius(log_inv_delta, n):
     return math.sqrt(4.0 * log_inv_delta / n)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def _first_active(act, start):
     for b in range(start, act.shape[0]):
         if act[b]:
@@ -40,7 +40,7 @@ def _first_active(act, start):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def if_select(s):
     """The duel ``(b_hat, b)`` of the round robin, or the exploiting ``(b_hat, b_hat)`` once ``W`` is
     empty.  ``stats = [exploration, self_duels, candidate_changes]``."""
@@ -53,7 +53,7 @@ def if_select(s):
     return hb, b
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def if_update(s, i, j, won):
     """The outcome of ``(b_hat, b)``; at the end of a round robin lines 10-17 (removals, pruning, a
     new candidate) and the next round's first arm.  (No compiled call is handed the bundle ``s``:
@@ -94,12 +94,12 @@ def if_update(s, i, j, won):
                     s.cw[a] = 0
                     s.cn[a] = 0
                 s.stats[2] += 1
-            nxt = _first_active(s.act, 0)
+            nxt = _first_active(s.act, np.int64(0))  # not the literal 0: one compilation of _first_active
         s.reg[NEXT] = nxt
     s.reg[T_] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def if_run(s, env):
     """IF2's whole-run kernel: :func:`if_select`, the duel, :func:`if_update`, to the horizon.
 

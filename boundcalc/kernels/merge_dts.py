@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from .merge_rucb import CC, NB, MergeRUCBState, prune_one, stage_merge
@@ -94,7 +95,7 @@ def merge_dts_select(s):
         s.score[x] = sc
         if sc > best:
             best = sc
-    nt = 0
+    nt = np.int64(0)  # int64 from the start (kernels.policy, "Compile time")
     for x in range(n):
         if s.score[x] == best:
             s.ties[nt] = x
@@ -113,7 +114,7 @@ def merge_dts_select(s):
             s.col[x] = ph
         if s.col[x] < lo:
             lo = s.col[x]
-    nt = 0
+    nt = np.int64(0)  # int64 from the start (kernels.policy, "Compile time")
     for x in range(n):
         if s.col[x] == lo:
             s.ties[nt] = x

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from .policy import T_, count_wn, env_more, play, stream_index
@@ -129,7 +130,8 @@ def stage_merge(s):
         s.stats[2] += 1
         smallest = s.W.shape[0]
         for b in range(s.reg[NB]):
-            smallest = min(smallest, s.size[b])
+            if s.size[b] < smallest:
+                smallest = s.size[b]
         if smallest <= 0.5 * s.reg[PP]:
             merge_batches(s)
             s.stats[2] += 1
@@ -145,7 +147,7 @@ def prune_one(s, b, al):
     if n < 2:
         return False
     mem = s.mem[b]
-    ne = 0
+    ne = np.int64(0)  # int64 from the start (kernels.policy, "Compile time")
     for x in range(n):
         for y in range(n):
             if x != y and _ucb(s.W, s.N, al, mem[x], mem[y]) < 0.5:
@@ -188,7 +190,7 @@ def merge_rucb_select(s):
         s.col[x] = -1.0 if x == ci else _ucb(W, N, al, mem[x], c)
         if s.col[x] > m:
             m = s.col[x]
-    nt = 0
+    nt = np.int64(0)
     for x in range(n):
         if s.col[x] == m:
             s.ties[nt] = x

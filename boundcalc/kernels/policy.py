@@ -40,17 +40,26 @@ The run loops
 
 Compile time (issue 30: a simulation's first run on an empty cache)
     numba compiles every function once per tuple of argument types, and each compilation links
-    and re-optimizes everything the function calls, at about 0.1 s of CPU for even a few lines.
+    and re-optimizes everything the function calls, at 0.03-0.1 s of CPU for even a few lines.
     So the policy kernels are written to compile as few functions as a command needs:
 
     * a policy's ``select`` and, where no other policy shares it, its ``update`` are declared
       ``inline="always"``: numba copies them into the whole-run kernel before typing, so a
       simulation compiles one function per policy (plus the helpers), not three; the protocol
       (:meth:`~boundcalc.policies.kernel.CompiledPolicy.select_pair`) compiles ``select`` and
-      ``update`` on its first call.  Inlining costs a pass over the caller at each call site, so
-      small shared steps are not inlined but take arrays instead of the state bundle, and compile
-      once for every policy: the counts (:func:`count_wn`; the run loops of the RUCB family write
-      RUCB's ``plain_update`` out as :func:`count_wn` and ``t += 1``);
+      ``update`` on its first call.  numba's inliner runs the callee's untyped pipeline and
+      deep-copies its IR at *each* call site (about as costly as compiling a small function, and
+      growing with the callee's blocks times its variables), so only a function called at one
+      site is inlined (IF2's and Beat-the-Mean's steps and helpers, SCB's pair test and round
+      reset: measured cheaper); a step called at several sites, or by several policies, compiles
+      once and takes arrays instead of the state bundle where it can: the counts
+      (:func:`count_wn`; the run loops of the RUCB family write RUCB's ``plain_update`` out as
+      :func:`count_wn` and ``t += 1``), the streams, WS-S's choice;
+    * the state bundle is built in Python (:func:`bundle`), not by a compiled constructor per state
+      type;
+    * no numpy allocation and none of numba's overloads of ``min``, ``max`` and ``int`` in a policy
+      step (each compiles a function of its own per argument type): written out as Python's
+      ``min``/``max`` (``b if b < a else a``: the same value) and ``np.int64(x)`` casts;
     * sibling policies share one state layout (RMED1/RMED2/RMED2FH, MergeRUCB/MergeDTS): a function
       of the state compiles once per state type, the shared steps once for all;
     * numba gives a constant argument its own literal type (``Literal[int](0)``, and a variable
@@ -67,7 +76,9 @@ True
 
 from __future__ import annotations
 
+import ctypes
 import math
+import struct
 from collections import namedtuple
 from collections.abc import Callable
 from typing import Any
@@ -75,9 +86,11 @@ from typing import Any
 import numba
 import numpy as np
 from numba import njit, types
-from numba.core import cgutils
+from numba._dispatcher import compute_fingerprint
 from numba.core.dispatcher import Dispatcher
-from numba.core.extending import intrinsic, overload
+from numba.core.extending import overload
+from numba.core.registry import cpu_target
+from numba.core.runtime import rtsys
 from numba.experimental import structref
 
 from .kl import kl_half
@@ -131,48 +144,75 @@ class StateType(types.StructRef):
 
 
 class StateBundle(structref.StructRefProxy):
-    """Python handle of a state bundle (opaque: the arrays are read through the namedtuple)."""
+    """Python handle of a state bundle (opaque: the arrays are read through the namedtuple, which
+    ``_arrays`` holds for as long as the handle lives)."""
+
+    _arrays: Any
 
 
 structref.define_boxing(StateType, StateBundle)
 
 
-@intrinsic
-def _bundle(typingctx, values):
-    """A new struct of :class:`StateType` whose fields are the namedtuple's elements (references)."""
-    if not isinstance(values, (types.NamedTuple, types.NamedUniTuple)):  # the two BaseNamedTuple kinds
-        return None
-    inst_type = StateType(list(zip(values.fields, values.types)))
-
-    def codegen(context, builder, sig, args):
-        from numba.experimental.jitclass.base import imp_dtor
-
-        # allocation as numba.experimental.structref.new, then every field set (with an incref)
-        model = context.data_model_manager[inst_type.get_data_type()]
-        alloc_type = model.get_value_type()
-        meminfo = context.nrt.meminfo_alloc_dtor(
-            builder,
-            context.get_constant(types.uintp, context.get_abi_sizeof(alloc_type)),
-            imp_dtor(context, builder.module, inst_type),
-        )
-        data = builder.bitcast(context.nrt.meminfo_data(builder, meminfo), alloc_type.as_pointer())
-        builder.store(cgutils.get_null_value(alloc_type), data)
-        inst = context.make_helper(builder, inst_type)
-        inst.meminfo = meminfo
-        fields = cgutils.create_struct_proxy(inst_type.get_data_type())(context, builder, ref=data)
-        for k, (name, fty) in enumerate(zip(values.fields, values.types)):
-            v = builder.extract_value(args[0], k)
-            context.nrt.incref(builder, fty, v)
-            setattr(fields, name, v)
-        return inst._getvalue()
-
-    return inst_type(values), codegen
+#: Per state's namedtuple class and numba's fingerprint of its arrays' types: the struct type, the
+#: payload's ``struct`` format and size (:func:`_layout`).
+_LAYOUTS: dict[Any, tuple[Any, str, int]] = {}
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def bundle(values):
-    """One :class:`StateType` struct over the arrays of the namedtuple ``values`` (shared, not copied)."""
-    return _bundle(values)  # type: ignore[call-arg]  # numba's _Intrinsic.__call__ counts the typing context numba passes itself
+def _layout(nt: Any) -> tuple[Any, str, int]:
+    """The struct type of a state whose namedtuple numba types as ``nt``, and its payload's layout:
+    numba's array data model per field, ``(meminfo, parent, nitems, itemsize, data, shape[ndim],
+    strides[ndim])``, one pointer-sized word each and no padding (checked here against numba's own
+    sizes, once per type)."""
+    if not isinstance(nt, (types.NamedTuple, types.NamedUniTuple)) or not all(
+        isinstance(t, types.Array) for t in nt.types
+    ):
+        raise TypeError(f"a state bundle is a namedtuple of numpy arrays, not {nt}")
+    inst_type = StateType(list(zip(nt.fields, nt.types)))
+    ctx = cpu_target.target_context
+    rtsys.initialize(ctx)  # what numba's first compile or cache load does (idempotent)
+    word = ctx.get_abi_sizeof(ctx.get_value_type(types.intp))
+    words = [5 + 2 * t.ndim for t in nt.types]
+    dm = ctx.data_model_manager
+    sizes = [ctx.get_abi_sizeof(dm[t].get_data_type()) for t in nt.types]
+    total = ctx.get_abi_sizeof(dm[inst_type.get_data_type()].get_data_type())
+    if word != struct.calcsize("n") or sizes != [w * word for w in words] or total != sum(sizes):  # pragma: no cover
+        raise RuntimeError(f"numba's array data model is not the one bundle() writes: {sizes}, {total}")
+    return inst_type, f"{sum(words)}n", total
+
+
+def bundle(values: Any) -> StateBundle:
+    """One :class:`StateType` struct over the arrays of the namedtuple ``values`` (shared, not copied).
+
+    Built here, without compiling a constructor per state type (issue 30: 0.1 s of CPU each on an
+    empty cache), in about 10 us: the payload is allocated by numba's runtime and each field written
+    as numba's unboxing writes an array (data pointer, shape, strides, the array as ``parent``), with
+    no meminfo -- the struct *borrows* the arrays, as compiled code borrows an unboxed argument (a
+    null meminfo is never reference-counted), and the returned handle keeps them alive (``_arrays``).
+    So the arrays must not be replaced inside compiled code (no kernel assigns a field), and the
+    struct lives no longer than its handle (no kernel returns or stores one).
+    """
+    try:
+        key = (type(values), compute_fingerprint(values))
+    except NotImplementedError:  # a value numba cannot type: _layout names the problem
+        key = None
+    got = _LAYOUTS.get(key)
+    if got is None:
+        try:
+            nt = numba.typeof(values)
+        except ValueError as e:
+            raise TypeError(f"a state bundle is a namedtuple of numpy arrays: {e}") from None
+        got = _LAYOUTS[key] = _layout(nt)
+    inst_type, fmt, size = got
+    words: list[int] = []
+    for a in values:
+        words += (0, id(a), a.size, a.itemsize, a.__array_interface__["data"][0])
+        words += a.shape
+        words += a.strides
+    mi = rtsys.meminfo_alloc(size)
+    ctypes.memmove(mi.data, struct.pack(fmt, *words), size)
+    b = StateBundle._numba_box_(inst_type, mi)
+    b._arrays = values
+    return b
 
 
 def bind(fn: Dispatcher, *args: Any) -> Callable[..., Any]:
@@ -262,7 +302,7 @@ def held_uniform(g):
 def held_index(g, n):
     """:func:`stream_index` of a register-held stream: ``(g, k)``."""
     g, u = held_uniform(g)
-    k = int(u * n)
+    k = np.int64(u * n)  # int() would compile numba's overload of int (kernels.policy, "Compile time")
     return g, (k if k < n else n - 1)
 
 
@@ -449,8 +489,8 @@ def play(env, i, j):
     advance ``t``."""
     mu = env.mu
     K = mu.shape[0]
-    lo = min(i, j)
-    hi = max(i, j)
+    lo = j if j < i else i  # min and max, without compiling numba's overloads of min and max
+    hi = j if j > i else i
     code = lo * K + hi
     u = duel_uniform(env.keys[0], env.keys[1], code, env.counts[code])
     env.counts[code] += 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from .policy import T_, count_wn, env_more, play
@@ -79,13 +80,17 @@ def savage_update(s, i, j, won):
         r = math.sqrt(s.fr[0] / (2.0 * n))
         old_lo = lo[i, j] > 0.5
         old_hi = hi[i, j] > 0.5
-        lo[i, j] = max(lo[i, j], m - r)
-        hi[i, j] = min(hi[i, j], m + r)
+        v = m - r  # max(lo_ij, m - r) and min(hi_ij, m + r) as Python's max/min (no overload compiled)
+        if v > lo[i, j]:
+            lo[i, j] = v
+        v = m + r
+        if v < hi[i, j]:
+            hi[i, j] = v
         lo[j, i] = 1.0 - hi[i, j]
         hi[j, i] = 1.0 - lo[i, j]
         # Copeland score bounds: (i, j)'s entries only (lo_ji > 1/2 iff hi_ij < 1/2, etc.)
-        s.low[i] += int(lo[i, j] > 0.5) - int(old_lo)
-        s.up[i] += int(hi[i, j] > 0.5) - int(old_hi)
+        s.low[i] += np.int64(lo[i, j] > 0.5) - np.int64(old_lo)
+        s.up[i] += np.int64(hi[i, j] > 0.5) - np.int64(old_hi)
         s.low[j] = 0
         s.up[j] = 0
         for b in range(K):

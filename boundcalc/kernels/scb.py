@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
-import numpy as np
 from numba import njit
 
 from .policy import T_, count_wn, env_more, play, stream_index
@@ -43,7 +42,7 @@ def bernoulli_kl(p, q):
     return s
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def scb_pair_decided(w, n, K, delta):
     """002 Algorithm 2 line 1: after ``n`` fresh duels of ``(i, j)`` with ``w`` wins of ``i``, is
     ``p_ij > 1/2`` determined at level ``delta / K^2``?
@@ -101,19 +100,16 @@ def scb_eliminate(S, R, t, K, delta, eps):
     returns the identified arm -- ``argmax l`` (smallest index on ties) -- when one arm is left
     or ``1 - max l <= (1 + eps) (1 - max u)``; else -1.  ``R[i]``: arm ``i``'s rewards so far.
 
+    >>> import numpy as np
     >>> S = np.ones(3, dtype=bool)
     >>> int(scb_eliminate(S, np.array([200, 100, 30]), 200, 3, 0.01, 0.0)), S.tolist()
     (0, [True, False, False])
     """
     n = S.shape[0]
-    L = np.full(n, -1.0)
-    U = np.full(n, -1.0)
     ml = -1.0
     for i in range(n):
         if S[i]:
             l, u = scb_kl_bounds(R[i] / t, t, K, delta)
-            L[i] = l
-            U[i] = u
             if l > ml:
                 ml = l
     left = 0
@@ -122,21 +118,24 @@ def scb_eliminate(S, R, t, K, delta, eps):
     bl = -1.0
     for i in range(n):
         if S[i]:
-            if U[i] < ml:
+            # the same bounds again (the same numbers: no arrays allocated, so no numpy allocation
+            # compiled; an elimination pass is rare -- once per pass of Algorithm 4)
+            l, u = scb_kl_bounds(R[i] / t, t, K, delta)
+            if u < ml:
                 S[i] = False
             else:
                 left += 1
-                if U[i] > mu_:
-                    mu_ = U[i]
-                if L[i] > bl:
-                    bl = L[i]
+                if u > mu_:
+                    mu_ = u
+                if l > bl:
+                    bl = l
                     best = i
     if left == 1 or 1.0 - bl <= (1.0 + eps) * (1.0 - mu_):
         return best
     return -1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def _new_round(s):
     """Algorithm 3 line 2: a fresh Algorithm 2 / 4 run with budget ``T_r``."""
     s.fr[USED] = 0.0

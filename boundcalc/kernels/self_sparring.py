@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from .policy import T_, count_wn, env_more, held_beta, held_stream, play, store_stream
@@ -24,8 +25,8 @@ def ss_select(s):
     ``stats = [self_duels]``."""
     K = s.S.shape[0]
     g = held_stream(s.rs, s.spare)
-    x0 = 0
-    x1 = 0
+    x0 = np.int64(0)  # int64 from the start (kernels.policy, "Compile time")
+    x1 = np.int64(0)
     for k in range(2):
         best = -1.0
         arg = 0

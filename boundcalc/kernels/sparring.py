@@ -30,7 +30,7 @@ LEFT, RIGHT = 1, 2
 _SLACK = 1.0 + 1e-9
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def ucb1_arm(P, G, side, alpha):
     """UCB1's arm for sub-bandit ``side``: the first unplayed arm, else the first maximiser of
     ``G_k / N_k + sqrt(alpha ln n / N_k)``."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from .policy import T_, count_wn, env_more, play, stream_index
@@ -22,10 +23,11 @@ PI, PJ, ROUND, LEN, DONE, BEST, WSW = 1, 2, 3, 4, 5, 6, 7
 _CAP = 2**62
 
 
-@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _stay(s, exclude):
-    """The winner-stays choice among ``argmax_{k != exclude} C_k`` (inlined at its two calls, the
-    first with the constant ``exclude = -1``)."""
+    """The winner-stays choice among ``argmax_{k != exclude} C_k`` (compiled once for its two calls,
+    ``exclude = -1`` passed as an int64: inlined twice into the inlined select, its copies cost more
+    to compile than the function)."""
     K = s.C.shape[0]
     m = -(2**62)
     for k in range(K):
@@ -37,7 +39,7 @@ def _stay(s, exclude):
         return pi
     if pj >= 0 and pj != exclude and s.C[pj] == m:
         return pj
-    nt = 0
+    nt = np.int64(0)  # int64 from the start (kernels.policy, "Compile time")
     for k in range(K):
         if k != exclude and s.C[k] == m:
             s.ties[nt] = k
@@ -50,7 +52,7 @@ def ws_select(s):
     """A WS-W duel at the start of each round, else the exploiting self-duel.
     ``stats = [ws_duels, self_duels]``."""
     if s.reg[DONE] >= s.reg[LEN]:
-        i = _stay(s, -1)
+        i = _stay(s, np.int64(-1))  # not the literal -1: one compilation of _stay
         j = _stay(s, i)
         s.reg[WSW] = 1
         s.stats[0] += 1
@@ -78,7 +80,7 @@ def ws_update(s, i, j, won):
         r = s.reg[ROUND] + 1
         s.reg[ROUND] = r
         x = math.floor(s.fr[0] ** r)
-        s.reg[LEN] = _CAP if x >= _CAP else int(x)
+        s.reg[LEN] = _CAP if x >= _CAP else x
         s.reg[DONE] = 0
         b = 0
         for k in range(1, s.C.shape[0]):
