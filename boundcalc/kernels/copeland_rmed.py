@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from .lp import copeland_sums, ecw_pool_row, winner_tables
-from .policy import T_, count, env_more, kl_half_c, play
+from .policy import T_, count_wn, env_more, kl_half_c, play
 
 #: Relative tolerance under which two per-winner constants count as tied (line 11).
 WINNER_TIE_RTOL = 1e-12
@@ -213,7 +213,7 @@ def _empty_variant_fields() -> dict[str, np.ndarray]:
 
 
 # ----------------------------------------------------------------------------- the skeleton
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def skeleton_select(s):
     """The next pair: line 4's forced pairs of this pass (listed when the pass starts), then the
     pass's loop over ``L_C``."""
@@ -255,7 +255,7 @@ def skeleton_select(s):
     return i, j
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def skeleton_learn(s, i, j, won):
     """The counts after the duel ``(i, j)``; if the structure is kept, that pair's ``d``, ``N d``
     and cost, with its loser's eq. (5) rows and its winner's eq. (4) row marked changed; if it
@@ -267,7 +267,7 @@ def skeleton_learn(s, i, j, won):
     N = s.N
     old_ij = beats[i, j]
     old_ji = beats[j, i]
-    count(s, i, j, won)
+    count_wn(W, N, i, j, won)  # on the arrays: the one compilation every policy shares
     s.reg[HAVE_TARGET] = 0
     if s.reg[FULL] or (2 * W[i, j] > N[i, j]) != old_ij or (2 * W[j, i] > N[j, i]) != old_ji:
         s.reg[FULL] = 1
@@ -297,7 +297,7 @@ def skeleton_learn(s, i, j, won):
         s.dirty_hi[i if beats[i, j] else j] = True  # the pair's winner: its eq. (4) row changes
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def skeleton_refresh(s):
     """The empirical structure, ``d``, ``N d``, the costs and the winners recomputed from the counts
     (when stale); every row marked changed and the structure's version bumped."""
@@ -341,7 +341,7 @@ def skeleton_refresh(s):
     s.reg[STRUCT] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def first_winner(s):
     """The first empirical Copeland winner (what ``t = 1`` exploits)."""
     for a in range(s.is_win.shape[0]):
@@ -350,7 +350,7 @@ def first_winner(s):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def argmin_winner(s):
     """``i*``: the winner with the smallest ``wval``; values within ``WINNER_TIE_RTOL`` relative of
     the minimum are tied and go to the smaller index."""
@@ -366,7 +366,7 @@ def argmin_winner(s):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def skeleton_finish(s, exploit, log_t):
     """Lines 7-15 after check (3) (``exploit``: the winner it passed, or -1) and, when it failed,
     line 11 (``Q`` and ``reg[ISTAR]`` current): ``L_NC`` joins ``L_N`` (pairs still in ``L_R``
@@ -435,7 +435,7 @@ def _min_row_sum(s, a, E):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def build_tables(s):
     """The oracle's tables of every empirical winner for the current empirical structure, built once
     per structure (``reg[TAB]``) from it in place: for winner ``a``, the LP core's one layout
@@ -505,7 +505,7 @@ def build_tables(s):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def check3(s, log_t):
     """Check (3): the first empirical Copeland winner ``a`` whose counts satisfy every row of
     ``R_a(mu_hat)``, ``1 - min_row sum of (N / log t) d <= check_tol``, or -1.
@@ -564,7 +564,7 @@ def check3(s, log_t):
 
 
 # ----------------------------------------------------------------------------- ECW-RMED
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def ecw_target(s):
     """Line 11 for ECW-RMED: ``C^E*_a`` by Theorem 5 for every empirical winner (stale pool rows
     recomputed, others reused; pools sorted by (cost, arm)), ``i*`` by :func:`argmin_winner`, and
@@ -658,7 +658,7 @@ def _ecw_decide(s):
     return DONE
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def ecw_update(s, i, j, won):
     """ECW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
     decision that needs Python waits (``reg[PENDING]``) and ``i = RESUME`` makes it again."""
@@ -672,7 +672,7 @@ def ecw_update(s, i, j, won):
     return _ecw_decide(s)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def ecw_run(s, env):
     """ECW-RMED's whole-run kernel: (the waiting decision, then) select, duel, learn to the horizon;
     returns early (NEED_TABLES) when a decision needs Python, and continues from there when called

@@ -93,7 +93,7 @@ def _theorem6(s):
     return istar
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def inverse_duals(cost, bvar, minvT, cB, y, ymag):
     """The duals ``y = M^-T c_B`` of a stored basis from its in-house inverse (``minvT`` =
     ``(M^-1)^T`` row-major, :func:`basis_matrix`; ``bvar`` the basic variables), and ``ymag`` the
@@ -214,7 +214,7 @@ def _cw_decide(s):
     return DONE
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def cw_update(s, i, j, won):
     """CW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
     decision that needs Python waits (``reg[PENDING]``) and ``i = RESUME`` makes it again."""
@@ -228,7 +228,7 @@ def cw_update(s, i, j, won):
     return _cw_decide(s)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def cw_run(s, env):
     """CW-RMED's whole-run kernel: (the waiting decision, then) select, duel, learn to the horizon;
     returns early (NEED_*) when a decision needs Python, and continues from there when called again.
@@ -252,7 +252,7 @@ def cw_run(s, env):
     return DONE
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def istar_from_values(s):
     """``i*`` from the per-winner constants in ``wval`` (Python's LP answer), set in ``reg``."""
     istar = argmin_winner(s)
@@ -260,7 +260,7 @@ def istar_from_values(s):
     return istar
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def basis_matrix(status, row_basic, starts, idx):
     """The basic variables, the tight rows (CSR: starts, variables, in row order) and ``(M^-1)^T``,
     ``M`` the 0/1 basis matrix on them (rows: tight rows, columns: basic variables); ``ok`` False

@@ -82,7 +82,7 @@ def initial_pair(s):
     """RMED's initial phase: the next pair drawn fewer than ``n_init`` times (counted in ``stats[0]``),
     or ``(-1, -1)`` once every pair has its draws (the phase then ends for good)."""
     if s.reg[INITIAL]:
-        i, j = first_pair(s.N, s.reg[N_INIT])
+        i, j = first_pair(s.N, float(s.reg[N_INIT]))  # a float threshold, as RMED2's: one compilation
         if i >= 0:
             s.stats[0] += 1
             s.reg[IN_LOOP] = 0
@@ -132,15 +132,6 @@ def rmed1_select(s):
     return l, m
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _divergence_row(s, i):
-    K = s.W.shape[0]
-    acc = 0.0
-    for j in range(K):
-        acc += s.G[i, j]
-    s.I[i] = acc
-
-
 @njit(cache=True, no_cfunc_wrapper=True)
 def rmed_update(s, i, j, won):
     """RMED's learning step (RMED1 and RMED2): the counts, ``G`` and ``I`` of the two arms; after a
@@ -156,8 +147,11 @@ def rmed_update(s, i, j, won):
                 s.G[x, y] = float(n) * kl_half_c(W[x, y] / n)
             else:
                 s.G[x, y] = 0.0
-        _divergence_row(s, i)
-        _divergence_row(s, j)
+        for x in (i, j):  # I of the two arms, written out (a helper is one more compilation)
+            acc = 0.0
+            for y in range(W.shape[0]):
+                acc += s.G[x, y]
+            s.I[x] = acc
     t = s.reg[T_]
     if s.reg[IN_LOOP]:
         s.reg[IN_LOOP] = 0

@@ -21,14 +21,6 @@ from .rmed1 import (
 )
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _mu_hat(W, N, a, b):
-    n = N[a, b]
-    if n > 0:
-        return W[a, b] / n
-    return 0.5
-
-
 @njit(cache=True, no_cfunc_wrapper=True)
 def rmed2_target(W, N, istar, l, floor):
     """``b(l)``: the arm ``j`` with ``mu_hat_lj < 1/2`` minimising
@@ -42,13 +34,13 @@ def rmed2_target(W, N, istar, l, floor):
     (2, -1)
     """
     K = W.shape[0]
-    dl = _mu_hat(W, N, istar, l) - 0.5
+    dl = (W[istar, l] / N[istar, l] if N[istar, l] > 0 else 0.5) - 0.5  # mu_hat, 1/2 when undrawn
     best = math.inf
     bt = -1
     for b in range(K):
         if b == l or not 2 * W[l, b] < N[l, b]:
             continue
-        num = dl + (_mu_hat(W, N, istar, b) - 0.5)
+        num = dl + ((W[istar, b] / N[istar, b] if N[istar, b] > 0 else 0.5) - 0.5)
         if num < floor:
             num = floor
         x = num / kl_half_c(W[l, b] / N[l, b])
