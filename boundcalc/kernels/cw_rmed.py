@@ -1,7 +1,8 @@
 """CW-RMED's compiled steps (paper 000: Komiyama, Honda & Nakagawa, ICML 2016, Algorithm 1 with the
-LP of eq. (2)): the state layout, Theorem 6's shortcut, the warm-basis test of line 11 and the
-run loop; the reading of each line, and the Python side that calls HiGHS, are in
-:mod:`boundcalc.policies.cw_rmed`.
+LP of eq. (2)): the state layout, Theorem 6's shortcut, the warm-basis test of line 11, and the
+decision and run loop of both Copeland RMED variants (:func:`copeland_update`, :func:`copeland_run`:
+ECW-RMED's line 11 or CW-RMED's, by ``reg[VARIANT]``); the reading of each line, and the Python side
+that calls HiGHS, are in :mod:`boundcalc.policies.cw_rmed`.
 
 >>> from boundcalc.policies import make_policy
 >>> from boundcalc.kernels.copeland_rmed import skeleton_select
@@ -21,6 +22,7 @@ from .basis import duals_keep_signs
 from .copeland_rmed import (
     BND,
     DONE,
+    ECW,
     HAVE_TARGET,
     IN_LOOP,
     ISTAR,
@@ -32,11 +34,13 @@ from .copeland_rmed import (
     S_TARGETS,
     STRUCT,
     TAB,
+    VARIANT,
     RMEDState,
     _min_row_sum,
     argmin_winner,
     build_tables,
     check3,
+    ecw_target,
     first_winner,
     skeleton_finish,
     skeleton_learn,
@@ -170,13 +174,23 @@ def _warm_lp(s):
 
 
 @njit(inline="always")
-def _cw_decide(s):
-    """Lines 7-15 of Algorithm 1 for CW-RMED after a draw of the loop, ``t`` the round just played;
-    then ``t`` advances and nothing is pending.  Returns DONE, or what Python must provide first
-    (NEED_TABLES, NEED_BASES, NEED_LP; nothing is counted or changed beyond the structure's refresh
-    and its tables, so the decision is simply made again afterwards).  Inlined into
-    :func:`cw_update` and :func:`cw_run`, as ECW-RMED's (why: :func:`~boundcalc.kernels.copeland_rmed._ecw_decide`)."""
+def _decide(s):
+    """Lines 7-15 of Algorithm 1 after a draw of the loop, ``t`` the round just played, for the variant
+    of ``reg[VARIANT]``; then ``t`` advances and nothing is pending.  Returns DONE, or what Python must
+    provide first (NEED_TABLES; CW-RMED also NEED_BASES, NEED_LP; nothing is counted or changed beyond
+    the structure's refresh and its tables, so the decision is simply made again afterwards).
+
+    Line 11 is the variant's: ECW-RMED's Theorem 5
+    (:func:`~boundcalc.kernels.copeland_rmed.ecw_target`, its parts made stale by the duels since the
+    last decision recomputed), CW-RMED's Theorem 6 or warm bases (else Python's LP).  One decision and
+    one whole-run kernel for both variants (they share the state type): a command running both
+    compiles the skeleton, check (3) and the run once, not once per variant (numba links and
+    re-optimises every callee's code into each caller: a second run kernel was a second compilation of
+    all of it, 1.2-1.8 s of CPU on an empty cache).  Inlined (numba ``inline="always"``) into
+    :func:`copeland_update` (a step driven from Python) and :func:`copeland_run` (the whole run), each
+    of which a command compiles only if it uses it."""
     skeleton_refresh(s)
+    ecw = s.reg[VARIANT] == ECW
     log_t = math.log(s.reg[T_])
     if log_t <= 0:
         exploit = first_winner(s)
@@ -187,7 +201,7 @@ def _cw_decide(s):
             for a in range(s.lp_valid.shape[0]):
                 s.lp_valid[a] = False
         exploit = check3(s, log_t)
-        if exploit < 0 and not s.reg[HAVE_TARGET]:
+        if exploit < 0 and not s.reg[HAVE_TARGET] and not ecw:
             K = s.W.shape[0]
             nwin = 0
             for a in range(K):
@@ -206,8 +220,20 @@ def _cw_decide(s):
             s.reg[HAVE_TARGET] = 1
         s.stats[S_CHECKS] += 1
         s.stats[S_BOUND] += s.reg[BND]
+    if ecw:
+        for q in range(s.W.shape[0]):  # Theorem 5's parts made stale by the duels since the last decision
+            if s.dirty_lo[q]:
+                s.tgt_dirty[q] = True
+            if s.dirty_hi[q]:
+                s.tgtI_dirty[q] = True
+            s.dirty_lo[q] = False
+            s.dirty_hi[q] = False
     if exploit < 0:
         s.stats[S_TARGETS] += 1
+        if ecw and not s.reg[HAVE_TARGET]:
+            s.stats[S_SOLVES] += 1
+            ecw_target(s)
+            s.reg[HAVE_TARGET] = 1
     skeleton_finish(s, exploit, log_t)
     s.reg[PENDING] = 0
     s.reg[T_] += 1
@@ -215,9 +241,9 @@ def _cw_decide(s):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def cw_update(s, i, j, won):
-    """CW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
-    decision that needs Python waits (``reg[PENDING]``) and ``i = RESUME`` makes it again."""
+def copeland_update(s, i, j, won):
+    """The learning step of ECW-RMED and CW-RMED: the skeleton's, then (after a draw of the loop)
+    lines 7-15; a decision that needs Python waits (``reg[PENDING]``) and ``i = RESUME`` makes it again."""
     if i >= 0:
         skeleton_learn(s, i, j, won)
         if not s.reg[IN_LOOP]:
@@ -225,14 +251,15 @@ def cw_update(s, i, j, won):
             return DONE
         s.reg[IN_LOOP] = 0
         s.reg[PENDING] = 1
-    return _cw_decide(s)
+    return _decide(s)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def cw_run(s, env):
-    """CW-RMED's whole-run kernel: (the waiting decision, then) select, duel, learn to the horizon;
-    returns early (NEED_*) when a decision needs Python, and continues from there when called again.
-    Written with its own learning step, as ECW-RMED's (:func:`~boundcalc.kernels.copeland_rmed.ecw_run`)."""
+def copeland_run(s, env):
+    """The whole-run kernel of ECW-RMED and CW-RMED: (the waiting decision, then) select, duel, learn
+    to the horizon; returns early (NEED_*) when a decision needs Python, and continues from there
+    when called again.  Written with its own learning step rather than calling
+    :func:`copeland_update`, so that a simulation compiles the decision once (:func:`_decide`)."""
     pending = s.reg[PENDING] != 0
     while pending or env_more(env):
         if not pending:
@@ -245,7 +272,7 @@ def cw_run(s, env):
             else:
                 s.reg[T_] += 1
         if pending:
-            status = _cw_decide(s)
+            status = _decide(s)
             if status != DONE:
                 return status
             pending = False
