@@ -76,7 +76,13 @@ CWState = RMEDState
 
 
 # ----------------------------------------------------------------------------- compiled steps
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+# Theorem 6's shortcut and the warm-basis test (:func:`_theorem6`, :func:`_warm_lp`,
+# :func:`_basis_optimal`) are inlined (numba ``inline="always"``) into the one decision that calls
+# them: each is a few lines over large callees (Theorem 5's closed form, the oracle, the sign test),
+# and compiled on its own it linked and re-optimised all of those once more (0.2-0.5 s of CPU each on
+# an empty cache).  Larger steps stay separate functions: numba's own passes grow faster than
+# linearly with a function's size, and an inlined copy is typed and lowered again at every call site.
+@njit(inline="always")
 def _theorem6(s):
     """Line 11 with two or more winners and no tie (000 Theorem 6): ECW's closed form per winner,
     feasible for ``R_a`` by the oracle (else -1: the LP decides), ``Q = E / d`` of ``i*``."""
@@ -117,7 +123,7 @@ def inverse_duals(cost, bvar, minvT, cB, y, ymag):
         ymag[r] = mag
 
 
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(inline="always")
 def _basis_optimal(s, a):
     """Whether the stored basis of winner ``a`` is optimal for the costs ``cvec``: its duals from
     the in-house inverse (:func:`inverse_duals`), judged by the one warm-basis test the LP core
@@ -144,7 +150,7 @@ def _basis_optimal(s, a):
     )
 
 
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(inline="always")
 def _warm_lp(s):
     """Line 11 from the stored bases when every winner's stays optimal (else -1: HiGHS re-solves):
     ``C*_a = c.e*_a``, ``i*``, ``Q = e*_{i*} / d``."""
