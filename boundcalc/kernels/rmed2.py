@@ -7,7 +7,7 @@ import math
 
 from numba import njit
 
-from .policy import T_, env_more, kl_half_c, play
+from .policy import T_, kl_half_c
 from .rmed1 import (
     ALPHA,
     FLOOR,
@@ -17,7 +17,6 @@ from .rmed1 import (
     first_pair,
     initial_pair,
     rmed1_opponent,
-    rmed_update,
 )
 
 
@@ -84,11 +83,3 @@ def rmed2_select(s):
     if m == l:
         s.stats[2] += 1
     return l, m
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def rmed2_run(s, env):
-    """RMED2's whole-run kernel: :func:`rmed2_select`, the duel, RMED's update, to the horizon."""
-    while env_more(env):
-        i, j = rmed2_select(s)
-        rmed_update(s, i, j, play(env, i, j))
