@@ -457,7 +457,7 @@ def build_tables(s):
         return True
     K = s.W.shape[0]
     L = s.L
-    L1 = np.iinfo(np.int64).max
+    L1 = K  # above every loss (at most K - 1)
     L2 = L1
     for q in range(K):  # the two smallest losses, L(1) <= L(2)
         v = L[q]

@@ -315,7 +315,8 @@ def basis_matrix(status, row_basic, starts, idx):
             bvar[k] = j
             pos[j] = k
             k += 1
-    rs = np.zeros(nt + 1, dtype=np.int64)
+    rs = np.empty(nt + 1, dtype=np.int64)  # every entry written (np.zeros would be one more compilation)
+    rs[0] = 0
     nnz = 0
     r2 = 0
     for r in range(row_basic.shape[0]):

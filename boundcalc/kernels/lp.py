@@ -293,14 +293,19 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
     pick_i2 = np.empty(maxr, dtype=np.int64)
     pick_c = np.empty(maxr, dtype=np.int64)
     pick_v = np.empty(maxr)
-    starts = np.zeros(maxr + 1, dtype=np.int64)
+    # np.empty and the entries that are read set by hand: each np.zeros of another dtype is one more
+    # numba compilation (np.zeros, its np.empty and its fill) on an empty cache
+    starts = np.empty(maxr + 1, dtype=np.int64)
+    starts[0] = 0
     idx = np.empty(maxr * width, dtype=np.int64)
-    h1 = np.zeros(maxr, dtype=np.uint64)
-    h2 = np.zeros(maxr, dtype=np.uint64)
+    h1 = np.empty(maxr, dtype=np.uint64)  # rows' hashes, each written before it is returned
+    h2 = np.empty(maxr, dtype=np.uint64)
     members = np.empty(K, dtype=np.int64)
     wmem = np.empty(nI, dtype=np.int64)
     corder = np.empty(nc, dtype=np.int64)
-    zc = np.zeros(nc)
+    zc = np.empty(nc)  # the columns' second key: none
+    for c in range(nc):
+        zc[c] = 0.0
     buf = np.empty(max(K, nc), dtype=np.int64)
     n = 0
     nnz = 0
