@@ -84,15 +84,20 @@ MODULES = (
 #: ``rcs`` RUCB's, ``merge_dts`` MergeRUCB's.  ``interleaved_filter``, ``beat_the_mean`` and
 #: ``sparring`` are issue 34's figures (the same task script, one empty ``NUMBA_CACHE_DIR`` each,
 #: less 1.5 s).
-#: ``copeland_rmed`` and ``cw_rmed`` (issue 30 point 3, the two variants on one state layout, each
-#: decision inlined into its one whole-run kernel): ``simulate --example table2 --policies P
-#: --horizon 1000 --workers 0`` with an empty ``NUMBA_CACHE_DIR``, the CPU of numba's compile events
-#: less those of :mod:`~boundcalc.kernels.policy` (1.3-1.4 s), each variant alone (9.1 and 14.1 s,
-#: were 13.3 and 23.0 s); together they share the skeleton and the LP kernels (both: 14.7 s), so the
-#: notice overestimates a command running both by about 6 s.
+#: ``cw_rmed`` (issue 30 point 3): ECW-RMED's and CW-RMED's one decision and whole-run kernel
+#: (``copeland_run``, line 11 by ``reg[VARIANT]``) with the skeleton of ``copeland_rmed`` and the LP
+#: kernels they call: ``simulate --example table2 --policies P --horizon 1000 --workers 0`` with an
+#: empty ``NUMBA_CACHE_DIR``, the CPU of numba's compile events less those of
+#: :mod:`~boundcalc.kernels.policy` (1.2-1.3 s): CW-RMED 9.5 s, ECW-RMED 7.5 s (CW-RMED's also
+#: compiles the LP core's row builder and the basis inverse), both in one command 10.0 s (were
+#: 14.1, 9.1 and 14.7 s with a run kernel per variant); ``copeland_rmed`` alone is the
+#: skeleton's select that a policy binds when it is built.  ``rmed2fh``: RMED1's, RMED2's and
+#: RMED2FH's one whole-run kernel (``rmed_run``, the select by ``reg[VARIANT]``), 1.4 s for any of
+#: them alone (2.1 s less 0.7 s of :mod:`~boundcalc.kernels.policy`); ``rmed1`` and ``rmed2`` the protocol's
+#: select and update.
 COMPILE_SECONDS = {
-    "cw_rmed": 12.7,
-    "copeland_rmed": 7.8,
+    "cw_rmed": 9.5,
+    "copeland_rmed": 0.3,
     "cpe": 9.1,
     "lp": 6.3,
     "ccb": 1.4,
@@ -104,7 +109,7 @@ COMPILE_SECONDS = {
     "policy": 1.5,
     "savage": 0.3,
     "kl": 0.1,
-    "rmed2fh": 0.6,
+    "rmed2fh": 1.4,
     "rcs": 0.5,
     "winner_stays": 0.3,
     "beat_the_mean": 1.5,
@@ -119,20 +124,20 @@ COMPILE_SECONDS = {
 
 #: The function whose cache entry stands for its module's (a whole-run kernel reaches the rest).
 _ENTRY = {
-    "cw_rmed": "cw_run",
-    "copeland_rmed": "ecw_run",
+    "cw_rmed": "copeland_run",
+    "copeland_rmed": "skeleton_select",
     "lp": "copeland_sums",
     "cpe": "confidence",
     "dts": "dts_run",
     "ccb": "ccb_run",
     "scb": "scb_run",
     "rucb": "rucb_run",
-    "rmed2": "rmed2_run",
-    "rmed1": "rmed1_run",
+    "rmed2": "rmed2_target",
+    "rmed1": "rmed_update",
     "savage": "savage_run",
     "policy": "play",
     "kl": "kl_half",
-    "rmed2fh": "rmed2fh_run",
+    "rmed2fh": "rmed_run",
     "rcs": "rcs_run",
     "winner_stays": "ws_run",
     "beat_the_mean": "btm_run",

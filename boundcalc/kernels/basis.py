@@ -46,7 +46,7 @@ from . import DUAL_MARGIN, ROUNDING  # noqa: F401  (defined once, in the layer's
 AT_LOWER, BASIC, AT_UPPER, BETWEEN, SKIP = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def duals_keep_signs(cost, y, ymag, tight, starts, idx, val, code, margin, rounding, aty, atyabs):
     """Whether the duals ``y`` (with magnitudes ``ymag``) prove the basis optimal for ``cost``:
     ``y_r >= -margin + rounding * ymag_r`` on tight rows, and every tested variable's reduced

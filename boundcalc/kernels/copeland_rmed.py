@@ -1,7 +1,10 @@
 """The compiled skeleton of paper 000's Algorithm 1 (Komiyama, Honda & Nakagawa, ICML 2016) and
 ECW-RMED's steps: the state layout, the skeleton's select/learn/refresh, check (3) on the LP core's
 tables and oracle (:mod:`boundcalc.kernels.lp`), Theorem 5's target; the reading of each line is in
-:mod:`boundcalc.policies.copeland_rmed`.
+:mod:`boundcalc.policies.copeland_rmed`.  The decision of lines 7-15 and the whole-run kernel of both
+variants are :func:`boundcalc.kernels.cw_rmed.copeland_update` and
+:func:`~boundcalc.kernels.cw_rmed.copeland_run` (one kernel for ECW-RMED and CW-RMED, chosen per state by
+``reg[VARIANT]``; there because it reaches CW-RMED's line 11, whose module imports this one).
 
 >>> from boundcalc.policies import make_policy
 >>> skeleton_select(make_policy("ecw-rmed", 3)._s)   # line 4's first forced pair: (1, 0) of P_{i != j}
@@ -19,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from .lp import copeland_sums, ecw_pool_row, winner_tables
-from .policy import T_, count, env_more, kl_half_c, play
+from .policy import T_, count_wn, kl_half_c
 
 #: Relative tolerance under which two per-winner constants count as tied (line 11).
 WINNER_TIE_RTOL = 1e-12
@@ -73,11 +76,16 @@ POS, NLC, NF, FPOS, PASS_START, FULL, HAVE_TARGET, ISTAR, IN_LOOP, STRUCT = rang
 
 
 # check (3): the structure version the tables are for, a decision waiting for Python, the structure
-# version of the last oracle evaluation, check (3) decided by its bounds
-TAB, PENDING, CHK, BND = 11, 12, 13, 14
+# version of the last oracle evaluation, check (3) decided by its bounds; the variant whose line 11
+# the decision runs (:data:`ECW` or :data:`CW`)
+TAB, PENDING, CHK, BND, VARIANT = 11, 12, 13, 14, 15
 
 
-N_REG = 15
+N_REG = 16
+
+
+#: ``reg[VARIANT]``: line 11 by Theorem 5 (ECW-RMED) or by the LP of eq. (2) (CW-RMED).
+ECW, CW = 0, 1
 
 
 ALPHA, BETA, CHECK_TOL = 0, 1, 2
@@ -213,7 +221,7 @@ def _empty_variant_fields() -> dict[str, np.ndarray]:
 
 
 # ----------------------------------------------------------------------------- the skeleton
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def skeleton_select(s):
     """The next pair: line 4's forced pairs of this pass (listed when the pass starts), then the
     pass's loop over ``L_C``."""
@@ -255,7 +263,7 @@ def skeleton_select(s):
     return i, j
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def skeleton_learn(s, i, j, won):
     """The counts after the duel ``(i, j)``; if the structure is kept, that pair's ``d``, ``N d``
     and cost, with its loser's eq. (5) rows and its winner's eq. (4) row marked changed; if it
@@ -267,7 +275,7 @@ def skeleton_learn(s, i, j, won):
     N = s.N
     old_ij = beats[i, j]
     old_ji = beats[j, i]
-    count(s, i, j, won)
+    count_wn(W, N, i, j, won)  # on the arrays: the one compilation every policy shares
     s.reg[HAVE_TARGET] = 0
     if s.reg[FULL] or (2 * W[i, j] > N[i, j]) != old_ij or (2 * W[j, i] > N[j, i]) != old_ji:
         s.reg[FULL] = 1
@@ -297,7 +305,7 @@ def skeleton_learn(s, i, j, won):
         s.dirty_hi[i if beats[i, j] else j] = True  # the pair's winner: its eq. (4) row changes
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def skeleton_refresh(s):
     """The empirical structure, ``d``, ``N d``, the costs and the winners recomputed from the counts
     (when stale); every row marked changed and the structure's version bumped."""
@@ -341,7 +349,7 @@ def skeleton_refresh(s):
     s.reg[STRUCT] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def first_winner(s):
     """The first empirical Copeland winner (what ``t = 1`` exploits)."""
     for a in range(s.is_win.shape[0]):
@@ -350,7 +358,7 @@ def first_winner(s):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def argmin_winner(s):
     """``i*``: the winner with the smallest ``wval``; values within ``WINNER_TIE_RTOL`` relative of
     the minimum are tied and go to the smaller index."""
@@ -366,7 +374,7 @@ def argmin_winner(s):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def skeleton_finish(s, exploit, log_t):
     """Lines 7-15 after check (3) (``exploit``: the winner it passed, or -1) and, when it failed,
     line 11 (``Q`` and ``reg[ISTAR]`` current): ``L_NC`` joins ``L_N`` (pairs still in ``L_R``
@@ -435,7 +443,7 @@ def _min_row_sum(s, a, E):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def build_tables(s):
     """The oracle's tables of every empirical winner for the current empirical structure, built once
     per structure (``reg[TAB]``) from it in place: for winner ``a``, the LP core's one layout
@@ -449,7 +457,7 @@ def build_tables(s):
         return True
     K = s.W.shape[0]
     L = s.L
-    L1 = np.iinfo(np.int64).max
+    L1 = K  # above every loss (at most K - 1)
     L2 = L1
     for q in range(K):  # the two smallest losses, L(1) <= L(2)
         v = L[q]
@@ -505,7 +513,7 @@ def build_tables(s):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def check3(s, log_t):
     """Check (3): the first empirical Copeland winner ``a`` whose counts satisfy every row of
     ``R_a(mu_hat)``, ``1 - min_row sum of (N / log t) d <= check_tol``, or -1.
@@ -564,7 +572,7 @@ def check3(s, log_t):
 
 
 # ----------------------------------------------------------------------------- ECW-RMED
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def ecw_target(s):
     """Line 11 for ECW-RMED: ``C^E*_a`` by Theorem 5 for every empirical winner (stale pool rows
     recomputed, others reused; pools sorted by (cost, arm)), ``i*`` by :func:`argmin_winner`, and
@@ -615,83 +623,3 @@ def ecw_target(s):
 
 #: ``update(s, RESUME, RESUME, False)`` makes the waiting decision instead of learning a duel.
 RESUME = -1
-
-
-@njit(inline="always")
-def _ecw_decide(s):
-    """Lines 7-15 of Algorithm 1 for ECW-RMED after a draw of the loop, ``t`` the round just played;
-    then ``t`` advances and nothing is pending.  Returns DONE, or NEED_TABLES (nothing counted or
-    changed beyond the structure's refresh, so the decision is simply made again once Python has
-    enlarged the tables).
-
-    Inlined (numba ``inline="always"``) into the two functions that decide, :func:`ecw_update` (a
-    step driven from Python) and :func:`ecw_run` (the whole run), each of which a command compiles
-    only if it uses it: numba links and re-optimises the code of every callee into each caller, so a
-    separately compiled decision (or an update called by the run) cost a compilation of all of it
-    once more, about a second each on an empty cache."""
-    skeleton_refresh(s)
-    log_t = math.log(s.reg[T_])
-    if log_t <= 0:
-        exploit = first_winner(s)
-    else:
-        if not build_tables(s):
-            return NEED_TABLES
-        exploit = check3(s, log_t)
-        s.stats[S_CHECKS] += 1
-        s.stats[S_BOUND] += s.reg[BND]
-    for q in range(s.W.shape[0]):  # Theorem 5's parts made stale by the duels since the last decision
-        if s.dirty_lo[q]:
-            s.tgt_dirty[q] = True
-        if s.dirty_hi[q]:
-            s.tgtI_dirty[q] = True
-        s.dirty_lo[q] = False
-        s.dirty_hi[q] = False
-    if exploit < 0:
-        s.stats[S_TARGETS] += 1
-        if not s.reg[HAVE_TARGET]:
-            s.stats[S_SOLVES] += 1
-            ecw_target(s)
-            s.reg[HAVE_TARGET] = 1
-    skeleton_finish(s, exploit, log_t)
-    s.reg[PENDING] = 0
-    s.reg[T_] += 1
-    return DONE
-
-
-@njit(cache=True)
-def ecw_update(s, i, j, won):
-    """ECW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
-    decision that needs Python waits (``reg[PENDING]``) and ``i = RESUME`` makes it again."""
-    if i >= 0:
-        skeleton_learn(s, i, j, won)
-        if not s.reg[IN_LOOP]:
-            s.reg[T_] += 1
-            return DONE
-        s.reg[IN_LOOP] = 0
-        s.reg[PENDING] = 1
-    return _ecw_decide(s)
-
-
-@njit(cache=True)
-def ecw_run(s, env):
-    """ECW-RMED's whole-run kernel: (the waiting decision, then) select, duel, learn to the horizon;
-    returns early (NEED_TABLES) when a decision needs Python, and continues from there when called
-    again.  Written with its own learning step rather than calling :func:`ecw_update`, so that a
-    simulation compiles the decision once (:func:`_ecw_decide`)."""
-    pending = s.reg[PENDING] != 0
-    while pending or env_more(env):
-        if not pending:
-            i, j = skeleton_select(s)
-            skeleton_learn(s, i, j, play(env, i, j))
-            if s.reg[IN_LOOP]:
-                s.reg[IN_LOOP] = 0
-                s.reg[PENDING] = 1
-                pending = True
-            else:
-                s.reg[T_] += 1
-        if pending:
-            status = _ecw_decide(s)
-            if status != DONE:
-                return status
-            pending = False
-    return DONE

@@ -1,7 +1,8 @@
 """CW-RMED's compiled steps (paper 000: Komiyama, Honda & Nakagawa, ICML 2016, Algorithm 1 with the
-LP of eq. (2)): the state layout, Theorem 6's shortcut, the warm-basis test of line 11 and the
-run loop; the reading of each line, and the Python side that calls HiGHS, are in
-:mod:`boundcalc.policies.cw_rmed`.
+LP of eq. (2)): the state layout, Theorem 6's shortcut, the warm-basis test of line 11, and the
+decision and run loop of both Copeland RMED variants (:func:`copeland_update`, :func:`copeland_run`:
+ECW-RMED's line 11 or CW-RMED's, by ``reg[VARIANT]``); the reading of each line, and the Python side
+that calls HiGHS, are in :mod:`boundcalc.policies.cw_rmed`.
 
 >>> from boundcalc.policies import make_policy
 >>> from boundcalc.kernels.copeland_rmed import skeleton_select
@@ -21,6 +22,7 @@ from .basis import duals_keep_signs
 from .copeland_rmed import (
     BND,
     DONE,
+    ECW,
     HAVE_TARGET,
     IN_LOOP,
     ISTAR,
@@ -32,11 +34,13 @@ from .copeland_rmed import (
     S_TARGETS,
     STRUCT,
     TAB,
+    VARIANT,
     RMEDState,
     _min_row_sum,
     argmin_winner,
     build_tables,
     check3,
+    ecw_target,
     first_winner,
     skeleton_finish,
     skeleton_learn,
@@ -72,7 +76,13 @@ CWState = RMEDState
 
 
 # ----------------------------------------------------------------------------- compiled steps
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+# Theorem 6's shortcut and the warm-basis test (:func:`_theorem6`, :func:`_warm_lp`,
+# :func:`_basis_optimal`) are inlined (numba ``inline="always"``) into the one decision that calls
+# them: each is a few lines over large callees (Theorem 5's closed form, the oracle, the sign test),
+# and compiled on its own it linked and re-optimised all of those once more (0.2-0.5 s of CPU each on
+# an empty cache).  Larger steps stay separate functions: numba's own passes grow faster than
+# linearly with a function's size, and an inlined copy is typed and lowered again at every call site.
+@njit(inline="always")
 def _theorem6(s):
     """Line 11 with two or more winners and no tie (000 Theorem 6): ECW's closed form per winner,
     feasible for ``R_a`` by the oracle (else -1: the LP decides), ``Q = E / d`` of ``i*``."""
@@ -93,7 +103,7 @@ def _theorem6(s):
     return istar
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def inverse_duals(cost, bvar, minvT, cB, y, ymag):
     """The duals ``y = M^-T c_B`` of a stored basis from its in-house inverse (``minvT`` =
     ``(M^-1)^T`` row-major, :func:`basis_matrix`; ``bvar`` the basic variables), and ``ymag`` the
@@ -113,7 +123,7 @@ def inverse_duals(cost, bvar, minvT, cB, y, ymag):
         ymag[r] = mag
 
 
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(inline="always")
 def _basis_optimal(s, a):
     """Whether the stored basis of winner ``a`` is optimal for the costs ``cvec``: its duals from
     the in-house inverse (:func:`inverse_duals`), judged by the one warm-basis test the LP core
@@ -140,7 +150,7 @@ def _basis_optimal(s, a):
     )
 
 
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(inline="always")
 def _warm_lp(s):
     """Line 11 from the stored bases when every winner's stays optimal (else -1: HiGHS re-solves):
     ``C*_a = c.e*_a``, ``i*``, ``Q = e*_{i*} / d``."""
@@ -170,13 +180,23 @@ def _warm_lp(s):
 
 
 @njit(inline="always")
-def _cw_decide(s):
-    """Lines 7-15 of Algorithm 1 for CW-RMED after a draw of the loop, ``t`` the round just played;
-    then ``t`` advances and nothing is pending.  Returns DONE, or what Python must provide first
-    (NEED_TABLES, NEED_BASES, NEED_LP; nothing is counted or changed beyond the structure's refresh
-    and its tables, so the decision is simply made again afterwards).  Inlined into
-    :func:`cw_update` and :func:`cw_run`, as ECW-RMED's (why: :func:`~boundcalc.kernels.copeland_rmed._ecw_decide`)."""
+def _decide(s):
+    """Lines 7-15 of Algorithm 1 after a draw of the loop, ``t`` the round just played, for the variant
+    of ``reg[VARIANT]``; then ``t`` advances and nothing is pending.  Returns DONE, or what Python must
+    provide first (NEED_TABLES; CW-RMED also NEED_BASES, NEED_LP; nothing is counted or changed beyond
+    the structure's refresh and its tables, so the decision is simply made again afterwards).
+
+    Line 11 is the variant's: ECW-RMED's Theorem 5
+    (:func:`~boundcalc.kernels.copeland_rmed.ecw_target`, its parts made stale by the duels since the
+    last decision recomputed), CW-RMED's Theorem 6 or warm bases (else Python's LP).  One decision and
+    one whole-run kernel for both variants (they share the state type): a command running both
+    compiles the skeleton, check (3) and the run once, not once per variant (numba links and
+    re-optimises every callee's code into each caller: a second run kernel was a second compilation of
+    all of it, 1.2-1.8 s of CPU on an empty cache).  Inlined (numba ``inline="always"``) into
+    :func:`copeland_update` (a step driven from Python) and :func:`copeland_run` (the whole run), each
+    of which a command compiles only if it uses it."""
     skeleton_refresh(s)
+    ecw = s.reg[VARIANT] == ECW
     log_t = math.log(s.reg[T_])
     if log_t <= 0:
         exploit = first_winner(s)
@@ -187,7 +207,7 @@ def _cw_decide(s):
             for a in range(s.lp_valid.shape[0]):
                 s.lp_valid[a] = False
         exploit = check3(s, log_t)
-        if exploit < 0 and not s.reg[HAVE_TARGET]:
+        if exploit < 0 and not s.reg[HAVE_TARGET] and not ecw:
             K = s.W.shape[0]
             nwin = 0
             for a in range(K):
@@ -206,18 +226,30 @@ def _cw_decide(s):
             s.reg[HAVE_TARGET] = 1
         s.stats[S_CHECKS] += 1
         s.stats[S_BOUND] += s.reg[BND]
+    if ecw:
+        for q in range(s.W.shape[0]):  # Theorem 5's parts made stale by the duels since the last decision
+            if s.dirty_lo[q]:
+                s.tgt_dirty[q] = True
+            if s.dirty_hi[q]:
+                s.tgtI_dirty[q] = True
+            s.dirty_lo[q] = False
+            s.dirty_hi[q] = False
     if exploit < 0:
         s.stats[S_TARGETS] += 1
+        if ecw and not s.reg[HAVE_TARGET]:
+            s.stats[S_SOLVES] += 1
+            ecw_target(s)
+            s.reg[HAVE_TARGET] = 1
     skeleton_finish(s, exploit, log_t)
     s.reg[PENDING] = 0
     s.reg[T_] += 1
     return DONE
 
 
-@njit(cache=True)
-def cw_update(s, i, j, won):
-    """CW-RMED's learning step: the skeleton's, then (after a draw of the loop) lines 7-15; a
-    decision that needs Python waits (``reg[PENDING]``) and ``i = RESUME`` makes it again."""
+@njit(cache=True, no_cfunc_wrapper=True)
+def copeland_update(s, i, j, won):
+    """The learning step of ECW-RMED and CW-RMED: the skeleton's, then (after a draw of the loop)
+    lines 7-15; a decision that needs Python waits (``reg[PENDING]``) and ``i = RESUME`` makes it again."""
     if i >= 0:
         skeleton_learn(s, i, j, won)
         if not s.reg[IN_LOOP]:
@@ -225,14 +257,15 @@ def cw_update(s, i, j, won):
             return DONE
         s.reg[IN_LOOP] = 0
         s.reg[PENDING] = 1
-    return _cw_decide(s)
+    return _decide(s)
 
 
-@njit(cache=True)
-def cw_run(s, env):
-    """CW-RMED's whole-run kernel: (the waiting decision, then) select, duel, learn to the horizon;
-    returns early (NEED_*) when a decision needs Python, and continues from there when called again.
-    Written with its own learning step, as ECW-RMED's (:func:`~boundcalc.kernels.copeland_rmed.ecw_run`)."""
+@njit(cache=True, no_cfunc_wrapper=True)
+def copeland_run(s, env):
+    """The whole-run kernel of ECW-RMED and CW-RMED: (the waiting decision, then) select, duel, learn
+    to the horizon; returns early (NEED_*) when a decision needs Python, and continues from there
+    when called again.  Written with its own learning step rather than calling
+    :func:`copeland_update`, so that a simulation compiles the decision once (:func:`_decide`)."""
     pending = s.reg[PENDING] != 0
     while pending or env_more(env):
         if not pending:
@@ -245,14 +278,14 @@ def cw_run(s, env):
             else:
                 s.reg[T_] += 1
         if pending:
-            status = _cw_decide(s)
+            status = _decide(s)
             if status != DONE:
                 return status
             pending = False
     return DONE
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def istar_from_values(s):
     """``i*`` from the per-winner constants in ``wval`` (Python's LP answer), set in ``reg``."""
     istar = argmin_winner(s)
@@ -260,7 +293,7 @@ def istar_from_values(s):
     return istar
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def basis_matrix(status, row_basic, starts, idx):
     """The basic variables, the tight rows (CSR: starts, variables, in row order) and ``(M^-1)^T``,
     ``M`` the 0/1 basis matrix on them (rows: tight rows, columns: basic variables); ``ok`` False
@@ -282,7 +315,8 @@ def basis_matrix(status, row_basic, starts, idx):
             bvar[k] = j
             pos[j] = k
             k += 1
-    rs = np.zeros(nt + 1, dtype=np.int64)
+    rs = np.empty(nt + 1, dtype=np.int64)  # every entry written (np.zeros would be one more compilation)
+    rs[0] = 0
     nnz = 0
     r2 = 0
     for r in range(row_basic.shape[0]):

@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def winner_tables(beats, L, a, ls, L1, Ia, in_Ia, pool, pool_size, mI, mS, ok, gI, gS, caseB):
     """Fill the oracle's tables of winner ``a`` of the structure ``(beats, L)`` at the levels ``ls``
     (``L1`` the smallest loss); returns ``|I_a|``.
@@ -161,7 +161,7 @@ def _sort_head(x, n):
         hi = stack[sp + 1]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):
     """Fill ``out`` (K x 2nl) with every ``(i2, l, case)``'s smallest row sum (inf: no row)."""
     K = E.shape[0]
@@ -267,7 +267,7 @@ def _stable_sort(idx, n, k1, k2, buf):
             idx[q] = buf[q]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, per_i2, winner_side, z1, z2):
     """The most violated rows of ``R_a`` at ``E``, built as sparse index lists and hashed in one pass.
 
@@ -293,14 +293,19 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
     pick_i2 = np.empty(maxr, dtype=np.int64)
     pick_c = np.empty(maxr, dtype=np.int64)
     pick_v = np.empty(maxr)
-    starts = np.zeros(maxr + 1, dtype=np.int64)
+    # np.empty and the entries that are read set by hand: each np.zeros of another dtype is one more
+    # numba compilation (np.zeros, its np.empty and its fill) on an empty cache
+    starts = np.empty(maxr + 1, dtype=np.int64)
+    starts[0] = 0
     idx = np.empty(maxr * width, dtype=np.int64)
-    h1 = np.zeros(maxr, dtype=np.uint64)
-    h2 = np.zeros(maxr, dtype=np.uint64)
+    h1 = np.empty(maxr, dtype=np.uint64)  # rows' hashes, each written before it is returned
+    h2 = np.empty(maxr, dtype=np.uint64)
     members = np.empty(K, dtype=np.int64)
     wmem = np.empty(nI, dtype=np.int64)
     corder = np.empty(nc, dtype=np.int64)
-    zc = np.zeros(nc)
+    zc = np.empty(nc)  # the columns' second key: none
+    for c in range(nc):
+        zc[c] = 0.0
     buf = np.empty(max(K, nc), dtype=np.int64)
     n = 0
     nnz = 0
@@ -364,7 +369,7 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
     return n, pick_i2[:n], pick_c[:n], pick_v[:n], starts[: n + 1], idx[:nnz], h1[:n], h2[:n]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def check_empirical(mu):
     """0 when every entry is in [0, 1] (not NaN) and ``mu + mu.T = 1`` off the diagonal (to 1e-9);
     1 for a range/NaN problem, 2 for asymmetry."""
@@ -381,7 +386,7 @@ def check_empirical(mu):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def kl_structure(mu, beats, d):
     """``beats = mu > 1/2`` off the diagonal; ``d = KL(mu, 1/2)`` symmetrised, 0 on ties."""
     K = mu.shape[0]
@@ -401,7 +406,7 @@ def kl_structure(mu, beats, d):
     return beats, d
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def ecw_pool_row(beats, L, C, a, i2, idx, keys):
     """Theorem 5 on the pool of ``i2`` for winner ``a``: ``(part, h, level)``; ``idx[:h]`` are the
     selected arms (stable order by (cost, arm)).  ``h = 0`` when there is no row."""
@@ -437,7 +442,7 @@ def ecw_pool_row(beats, L, C, a, i2, idx, keys):
     return best, hbest, 1.0 / float(hbest - k)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def ecw_closed_form(beats, L, C, a, E):
     """Theorem 5 of paper 000 for winner ``a``: returns ``C^E*_a``, writes the normalised ``E``.
 

@@ -15,7 +15,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import T_, count_wn, env_more, kl_half_c, play
+from .policy import T_, count_wn, kl_half_c
 
 #: RMED's state (RMED1, RMED2 and RMED2FH): the counts, ``G = N d`` on the losing side (``G_ij = N_ij
 #: d(mu_hat_ij)`` when ``mu_hat_ij < 1/2``, else 0), ``I_i = sum_j G_ij``, the list ``L_C`` (its
@@ -28,16 +28,21 @@ RMEDState = namedtuple("RMEDState", ["W", "N", "G", "I", "LC", "inLR", "inLN", "
 
 
 # reg: the round t, the position in L_C, |L_C|, the initial phase still on, the selected pair is a
-# draw of the loop over L_C, n_init; fr: f(K), RMED2's alpha and delta_floor
-POS, NLC, INITIAL, IN_LOOP, N_INIT = 1, 2, 3, 4, 5
+# draw of the loop over L_C, n_init, the policy (RMED1, RMED2 or RMED2FH: whose select the whole-run
+# kernel :func:`boundcalc.kernels.rmed2fh.rmed_run` calls); fr: f(K), RMED2's alpha and delta_floor
+POS, NLC, INITIAL, IN_LOOP, N_INIT, VARIANT = 1, 2, 3, 4, 5, 6
+
+
+#: ``reg[VARIANT]`` of each policy.
+RMED1, RMED2, RMED2FH = 0, 1, 2
 
 
 FK, ALPHA, FLOOR = 0, 1, 2
 
 
-def rmed_state(K: int, params: dict, n_stats: int, thr: float = 0.0) -> RMEDState:
-    """RMED's state at ``t = 1``: counts 0, ``L_C = L_R = [K]``, ``L_N`` empty, the initial phase on;
-    RMED2FH's targets unfixed and its forced threshold ``thr``."""
+def rmed_state(K: int, params: dict, n_stats: int, thr: float = 0.0, variant: int = RMED1) -> RMEDState:
+    """RMED's state at ``t = 1`` for the policy ``variant``: counts 0, ``L_C = L_R = [K]``, ``L_N``
+    empty, the initial phase on; RMED2FH's targets unfixed and its forced threshold ``thr``."""
     fK = params["f_scale"] * float(K) ** params["f_power"]
     return RMEDState(
         np.zeros((K, K), dtype=np.int64),
@@ -47,7 +52,7 @@ def rmed_state(K: int, params: dict, n_stats: int, thr: float = 0.0) -> RMEDStat
         np.arange(K, dtype=np.int64),
         np.ones(K, dtype=np.bool_),
         np.zeros(K, dtype=np.bool_),
-        np.array([1, 0, K, 1, 0, params["n_init"]], dtype=np.int64),
+        np.array([1, 0, K, 1, 0, params["n_init"], variant], dtype=np.int64),
         np.array([fK, float(params.get("alpha", 0.0)), float(params.get("delta_floor", 0.0))]),
         np.zeros(n_stats, dtype=np.int64),
         np.full(K, -2, dtype=np.int64),
@@ -82,7 +87,7 @@ def initial_pair(s):
     """RMED's initial phase: the next pair drawn fewer than ``n_init`` times (counted in ``stats[0]``),
     or ``(-1, -1)`` once every pair has its draws (the phase then ends for good)."""
     if s.reg[INITIAL]:
-        i, j = first_pair(s.N, s.reg[N_INIT])
+        i, j = first_pair(s.N, float(s.reg[N_INIT]))  # a float threshold, as RMED2's: one compilation
         if i >= 0:
             s.stats[0] += 1
             s.reg[IN_LOOP] = 0
@@ -132,15 +137,6 @@ def rmed1_select(s):
     return l, m
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _divergence_row(s, i):
-    K = s.W.shape[0]
-    acc = 0.0
-    for j in range(K):
-        acc += s.G[i, j]
-    s.I[i] = acc
-
-
 @njit(cache=True, no_cfunc_wrapper=True)
 def rmed_update(s, i, j, won):
     """RMED's learning step (RMED1 and RMED2): the counts, ``G`` and ``I`` of the two arms; after a
@@ -156,8 +152,11 @@ def rmed_update(s, i, j, won):
                 s.G[x, y] = float(n) * kl_half_c(W[x, y] / n)
             else:
                 s.G[x, y] = 0.0
-        _divergence_row(s, i)
-        _divergence_row(s, j)
+        for x in (i, j):  # I of the two arms, written out (a helper is one more compilation)
+            acc = 0.0
+            for y in range(W.shape[0]):
+                acc += s.G[x, y]
+            s.I[x] = acc
     t = s.reg[T_]
     if s.reg[IN_LOOP]:
         s.reg[IN_LOOP] = 0
@@ -182,11 +181,3 @@ def rmed_update(s, i, j, won):
             pos = 0
         s.reg[POS] = pos
     s.reg[T_] = t + 1
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def rmed1_run(s, env):
-    """RMED1's whole-run kernel: :func:`rmed1_select`, the duel, :func:`rmed_update`, to the horizon."""
-    while env_more(env):
-        i, j = rmed1_select(s)
-        rmed_update(s, i, j, play(env, i, j))

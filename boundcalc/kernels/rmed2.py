@@ -7,7 +7,7 @@ import math
 
 from numba import njit
 
-from .policy import T_, env_more, kl_half_c, play
+from .policy import T_, kl_half_c
 from .rmed1 import (
     ALPHA,
     FLOOR,
@@ -17,16 +17,7 @@ from .rmed1 import (
     first_pair,
     initial_pair,
     rmed1_opponent,
-    rmed_update,
 )
-
-
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _mu_hat(W, N, a, b):
-    n = N[a, b]
-    if n > 0:
-        return W[a, b] / n
-    return 0.5
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -42,13 +33,13 @@ def rmed2_target(W, N, istar, l, floor):
     (2, -1)
     """
     K = W.shape[0]
-    dl = _mu_hat(W, N, istar, l) - 0.5
+    dl = (W[istar, l] / N[istar, l] if N[istar, l] > 0 else 0.5) - 0.5  # mu_hat, 1/2 when undrawn
     best = math.inf
     bt = -1
     for b in range(K):
         if b == l or not 2 * W[l, b] < N[l, b]:
             continue
-        num = dl + (_mu_hat(W, N, istar, b) - 0.5)
+        num = dl + ((W[istar, b] / N[istar, b] if N[istar, b] > 0 else 0.5) - 0.5)
         if num < floor:
             num = floor
         x = num / kl_half_c(W[l, b] / N[l, b])
@@ -92,11 +83,3 @@ def rmed2_select(s):
     if m == l:
         s.stats[2] += 1
     return l, m
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def rmed2_run(s, env):
-    """RMED2's whole-run kernel: :func:`rmed2_select`, the duel, RMED's update, to the horizon."""
-    while env_more(env):
-        i, j = rmed2_select(s)
-        rmed_update(s, i, j, play(env, i, j))

@@ -17,14 +17,18 @@ from .rmed1 import (
     FLOOR,
     IN_LOOP,
     POS,
+    RMED1,
+    RMED2,
+    VARIANT,
     RMEDState,
     argmin_first,
     first_pair,
     initial_pair,
     rmed1_opponent,
+    rmed1_select,
     rmed_update,
 )
-from .rmed2 import rmed2_target
+from .rmed2 import rmed2_select, rmed2_target
 
 #: RMED's state (:class:`~boundcalc.kernels.rmed1.RMEDState`, one layout for RMED1, RMED2 and
 #: RMED2FH), whose ``bfix`` (the fixed targets, ``-2`` until the main loop starts) and ``thr =
@@ -75,8 +79,20 @@ def rmed2fh_select(s):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def rmed2fh_run(s, env):
-    """RMED2FH's whole-run kernel: :func:`rmed2fh_select`, the duel, RMED's update, to the horizon."""
+def rmed_run(s, env):
+    """The whole-run kernel of RMED1, RMED2 and RMED2FH: the select of the policy ``reg[VARIANT]``
+    (:func:`~boundcalc.kernels.rmed1.rmed1_select`, :func:`~boundcalc.kernels.rmed2.rmed2_select`,
+    :func:`rmed2fh_select`), the duel, RMED's update, to the horizon.
+
+    One kernel for the three (they share the state type and the update): a command running two or
+    three of them compiles the loop, the update and the simulator's duel once (a run kernel of each
+    compiled, linked and re-optimised all of it again, about 0.4 s of CPU each on an empty cache)."""
     while env_more(env):
-        i, j = rmed2fh_select(s)
+        v = s.reg[VARIANT]
+        if v == RMED1:
+            i, j = rmed1_select(s)
+        elif v == RMED2:
+            i, j = rmed2_select(s)
+        else:
+            i, j = rmed2fh_select(s)
         rmed_update(s, i, j, play(env, i, j))

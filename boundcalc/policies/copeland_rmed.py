@@ -98,14 +98,13 @@ from ..kernels.copeland_rmed import (
     RMEDState,
     build_tables,
     check3,
-    ecw_run,
-    ecw_update,
     skeleton_finish,
     skeleton_learn,
     skeleton_refresh,
     skeleton_select,
     skeleton_state,
 )
+from ..kernels.cw_rmed import copeland_run, copeland_update
 from .base import Real
 from .kernel import T_, CompiledPolicy, bind, bundle
 from .registry import register_policy
@@ -129,8 +128,8 @@ __all__ = [
     "skeleton_finish",
     "check3",
     "build_tables",
-    "ecw_update",
-    "ecw_run",
+    "copeland_update",
+    "copeland_run",
     "WINNER_TIE_RTOL",
 ]
 
@@ -288,7 +287,7 @@ class ECWRMED(CopelandRMED):
     #: 2: check (3) against line 8's ``R``, as printed (0.1.0 tested ``R^E``).
     revision = 2
     State = ECWState
-    kernels = (skeleton_select, ecw_update, ecw_run)
+    kernels = (skeleton_select, copeland_update, copeland_run)
 
     def initial_state(self) -> ECWState:
         K = self.K

@@ -58,7 +58,8 @@ streams (``tests/policy_decisions.py``) pin them.  A failed LP (status
 the policy never acts on an unverified allocation.
 
 Python is entered only when line 11 meets a new structure (to read any warm basis the LP core
-keeps for it), when HiGHS must re-solve, and when the tables outgrow their arrays; the whole-run kernel :func:`cw_run` returns
+keeps for it), when HiGHS must re-solve, and when the tables outgrow their arrays; the whole-run kernel
+:func:`~boundcalc.kernels.cw_rmed.copeland_run` (ECW-RMED's too, by ``reg[VARIANT]``) returns
 to :class:`CWRMED` then and resumes.  ``stats`` adds to the skeleton's: ``lp_solves`` (HiGHS
 solves), ``theorem6`` (line 11 answered by Theorem 6), ``warm_answers`` (line 11 answered by the
 reduced-cost check, no HiGHS).
@@ -72,9 +73,11 @@ import numpy as np
 
 from ..kernels.basis import SKIP
 from ..kernels.copeland_rmed import (
+    CW,
     HAVE_TARGET,
     S_SOLVES,
     STRUCT,
+    VARIANT,
     skeleton_select,
     skeleton_state,
 )
@@ -88,8 +91,8 @@ from ..kernels.cw_rmed import (
     S_WARM,
     CWState,
     basis_matrix,
-    cw_run,
-    cw_update,
+    copeland_run,
+    copeland_update,
     istar_from_values,
 )
 from ..lp.cutting import CopelandLPSolver
@@ -98,7 +101,7 @@ from ..lp.structure import Structure
 from .copeland_rmed import CopelandRMED
 from .registry import register_policy
 
-__all__ = ["CWRMED", "CWState", "cw_update", "cw_run"]
+__all__ = ["CWRMED", "CWState", "copeland_update", "copeland_run"]
 
 
 # ----------------------------------------------------------------------------- the class
@@ -131,7 +134,7 @@ class CWRMED(CopelandRMED):
     revision = 2
     State = CWState
     stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers")
-    kernels = (skeleton_select, cw_update, cw_run)
+    kernels = (skeleton_select, copeland_update, copeland_run)
     #: Warm models kept by the LP core's cache (per structure and winner).
     cache_size = 64
     #: From this many arms line 11 runs on the LP core's lifted model (see the module text).
@@ -164,6 +167,7 @@ class CWRMED(CopelandRMED):
         reg = np.zeros(N_REG, dtype=np.int64)
         reg[: base["reg"].size] = base["reg"]
         reg[BAS] = -1
+        reg[VARIANT] = CW  # line 11 by the LP (the run kernel is ECW-RMED's too)
         base["reg"] = reg
         base["fr"] = np.append(base["fr"], [self.solver.tol])
         P2 = K * (K - 1) // 2

@@ -25,7 +25,8 @@ index (the C++'s ``<=`` scan keeps the last).  Comparisons ``mu_hat <= 1/2`` and
 
 Written once (:mod:`boundcalc.policies.kernel`): the state is :class:`RMEDState` (shared with
 RMED2), the decisions the compiled :func:`rmed1_select` and :func:`rmed_update`; the class and the
-whole-run kernel :func:`rmed1_run` call the same functions.  ``I`` is kept per arm and updated for
+whole-run kernel :func:`~boundcalc.kernels.rmed2fh.rmed_run` (RMED2's and RMED2FH's too) call the same
+functions.  ``I`` is kept per arm and updated for
 the two arms of each duel (O(K) per round).
 
 RMED1's regret is asymptotically ``sum_{i != w} Delta_wi / (2 d(mu_iw)) log T`` in RMED's unit
@@ -39,12 +40,13 @@ without a Condorcet winner.
 
 from __future__ import annotations
 
-from ..kernels.rmed1 import RMEDState, rmed1_run, rmed1_select, rmed_state, rmed_update
+from ..kernels.rmed1 import RMEDState, rmed1_select, rmed_state, rmed_update
+from ..kernels.rmed2fh import rmed_run
 from .base import Integer, Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
-__all__ = ["RMED1", "RMEDState", "rmed1_select", "rmed_update", "rmed1_run"]
+__all__ = ["RMED1", "RMEDState", "rmed1_select", "rmed_update", "rmed_run"]
 
 
 @register_policy
@@ -67,7 +69,7 @@ class RMED1(CompiledPolicy):
     deterministic = True
     State = RMEDState
     stat_names = ("initial", "self_duels")
-    kernels = (rmed1_select, rmed_update, rmed1_run)
+    kernels = (rmed1_select, rmed_update, rmed_run)
 
     def initial_state(self) -> RMEDState:
         return rmed_state(self.K, self.params, len(self.stat_names))

@@ -51,13 +51,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..kernels.rmed2 import rmed2_run, rmed2_select, rmed2_target
+from ..kernels.rmed1 import RMED2 as _VARIANT
+from ..kernels.rmed2 import rmed2_select, rmed2_target
+from ..kernels.rmed2fh import rmed_run
 from .base import Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 from .rmed1 import RMED1, rmed_state, rmed_update
 
-__all__ = ["RMED2", "rmed2_target", "rmed2_select", "rmed2_run"]
+__all__ = ["RMED2", "rmed2_target", "rmed2_select", "rmed_run"]
 
 
 @register_policy
@@ -83,7 +85,7 @@ class RMED2(CompiledPolicy):
     deterministic = True
     State = RMED1.State
     stat_names = ("initial", "forced", "self_duels", "to_winner", "to_target")
-    kernels = (rmed2_select, rmed_update, rmed2_run)
+    kernels = (rmed2_select, rmed_update, rmed_run)
 
     def initial_state(self) -> Any:
-        return rmed_state(self.K, self.params, len(self.stat_names))
+        return rmed_state(self.K, self.params, len(self.stat_names), variant=_VARIANT)

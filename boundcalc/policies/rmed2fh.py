@@ -43,14 +43,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..kernels.rmed1 import RMED2FH as _VARIANT
 from ..kernels.rmed1 import rmed_state
-from ..kernels.rmed2fh import RMED2FHState, rmed2fh_run, rmed2fh_select, rmed_update
+from ..kernels.rmed2fh import RMED2FHState, rmed2fh_select, rmed_run, rmed_update
 from .base import Integer
 from .kernel import CompiledPolicy
 from .registry import register_policy
 from .rmed2 import RMED2
 
-__all__ = ["RMED2FH", "RMED2FHState", "rmed2fh_select", "rmed2fh_run"]
+__all__ = ["RMED2FH", "RMED2FHState", "rmed2fh_select", "rmed_run"]
 
 
 def rmed2fh_threshold(alpha: float, horizon: int) -> float:
@@ -79,8 +80,8 @@ class RMED2FH(CompiledPolicy):
     deterministic = True
     State = RMED2FHState
     stat_names = ("initial", "forced", "self_duels", "to_winner", "to_target")
-    kernels = (rmed2fh_select, rmed_update, rmed2fh_run)
+    kernels = (rmed2fh_select, rmed_update, rmed_run)
 
     def initial_state(self) -> Any:
         thr = rmed2fh_threshold(self.params["alpha"], self.params["horizon"])
-        return rmed_state(self.K, self.params, len(self.stat_names), thr)
+        return rmed_state(self.K, self.params, len(self.stat_names), thr, _VARIANT)
