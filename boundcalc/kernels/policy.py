@@ -31,12 +31,14 @@ The policy stream (randomized policies: RUCB, D-TS, D-TS+, CCB, SCB)
     makes, in order.
 
 The run loops
-    Every policy has its own four-line whole-run kernel (``rmed1_run``, ...) instead of one loop
-    taking ``select`` and ``update`` as arguments: numba caches no function that takes a compiled
-    function as an argument or closes over one (its cache index is keyed on the dispatcher objects
-    of one process: every new process would compile the loop again, 1-30 s per policy), so the
-    one loop numba could share would cost every run its compilation.  The loops differ only in
-    the two calls they make.
+    Every policy family has its own short whole-run kernel (``ccb_run``, ...; RMED1, RMED2 and
+    RMED2FH share :func:`~boundcalc.kernels.rmed2fh.rmed_run`, ECW-RMED and CW-RMED
+    :func:`~boundcalc.kernels.cw_rmed.copeland_run`, each picking its policy's steps from the
+    state's ``VARIANT`` register) instead of one loop taking ``select`` and ``update`` as
+    arguments: numba caches no function that takes a compiled function as an argument or closes
+    over one (its cache index is keyed on the dispatcher objects of one process: every new process
+    would compile the loop again, 1-30 s per policy), so the one loop numba could share would cost
+    every run its compilation.  The loops differ only in the calls they make.
 
 Compile time (issue 30: a simulation's first run on an empty cache)
     numba compiles every function once per tuple of argument types, and each compilation links
@@ -60,8 +62,9 @@ Compile time (issue 30: a simulation's first run on an empty cache)
     * no numpy allocation and none of numba's overloads of ``min``, ``max`` and ``int`` in a policy
       step (each compiles a function of its own per argument type): written out as Python's
       ``min``/``max`` (``b if b < a else a``: the same value) and ``np.int64(x)`` casts;
-    * sibling policies share one state layout (RMED1/RMED2/RMED2FH, MergeRUCB/MergeDTS): a function
-      of the state compiles once per state type, the shared steps once for all;
+    * sibling policies share one state layout (RMED1/RMED2/RMED2FH, MergeRUCB/MergeDTS,
+      ECW-RMED/CW-RMED): a function of the state compiles once per state type, the shared steps
+      once for all;
     * numba gives a constant argument its own literal type (``Literal[int](0)``, and a variable
       first assigned ``0`` meets a callee with that type while inference is under way), each a
       compilation of the callee and all it calls: counters start as ``np.int64(0)``, the streams'
