@@ -105,6 +105,26 @@ def run_task(task: str) -> tuple[str, float]:
     return task, time.process_time() - c0
 
 
+def _run_tasks(tasks: list[str]) -> list[tuple[str, float]]:
+    """Run several warm-up tasks one after the other in this process."""
+    return [run_task(t) for t in tasks]
+
+
+def _jobs(tasks: list[str]) -> list[list[str]]:
+    """The tasks grouped by the kernel module they compile, in order: policies sharing a whole-run
+    kernel (ECW-RMED and CW-RMED; RMED1, RMED2 and RMED2FH; D-TS and D-TS+) go to one worker,
+    which compiles that kernel once and loads it for the others, instead of two workers compiling
+    it at the same time.
+
+    >>> sorted(sorted(j) for j in _jobs(warmup_tasks()) if len(j) > 1)
+    [['cw-rmed', 'ecw-rmed'], ['dts', 'dts+'], ['rmed1', 'rmed2', 'rmed2fh']]
+    """
+    groups: dict[str, list[str]] = {}
+    for t in tasks:
+        groups.setdefault(_module_of(t), []).append(t)
+    return list(groups.values())
+
+
 def warmup(workers: int | None = None, progress: bool | None = None, tasks: list[str] | None = None) -> dict:
     """Compile every kernel ahead; ``{task: CPU seconds}`` (its worker's CPU for that task).
 
@@ -137,10 +157,12 @@ def warmup(workers: int | None = None, progress: bool | None = None, tasks: list
         for t in tasks:
             done(*run_task(t))
     else:
-        with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
-            futures = [pool.submit(run_task, t) for t in tasks]
+        jobs = _jobs(tasks)
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+            futures = [pool.submit(_run_tasks, job) for job in jobs]
             for f in as_completed(futures):
-                done(*f.result())
+                for task, cpu in f.result():
+                    done(task, cpu)
     if bar is not None:
         bar.close()
     return out
