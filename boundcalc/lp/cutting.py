@@ -316,10 +316,15 @@ def _add_cuts(
         return model.add_cuts(E, tol, per_i2, rng, sums)
     fam = model.family
     S = fam._sums(E) if sums is None else sums
-    n, _, _, _, starts, idx, h1, h2 = fam._rows(E, S, tol, per_i2, rng, True)
+    n, i2, _, _, starts, idx, h1, h2 = fam._rows(E, S, tol, per_i2, rng, True)
     if n == 0:
         return 0
-    added = model.lp.add_hashed_rows(n, starts, idx, h1, h2)
+    lp = model.lp
+    added = lp.add_hashed_rows(n, starts, idx, h1, h2)
+    if added:
+        kept = lp.last_kept
+        model._row_i2 = np.concatenate([model._row_i2, np.asarray(i2)[kept]])
+        model._row_keys.extend(zip(np.asarray(h1)[kept].tolist(), np.asarray(h2)[kept].tolist()))
     model.explicit_rows += added
     return added
 
@@ -738,7 +743,7 @@ class CopelandLPSolver:
             fam = ent.family
             model = ent.model
             s0 = i0 = a0 = f0 = 0  # a new model's counts start at 0 (its warm rows are counted)
-            if model is None and self.derive and self.lift:
+            if model is None and self.derive:
                 model = self._derived(ent, fam, w, costs, upper)
                 if model is not None:
                     warm_all = False

@@ -344,6 +344,7 @@ class CoveringLP:
             if k not in keys:
                 keys.add(k)
                 keep.append(r)
+        self.last_kept = keep  # which of the n rows were added (a plain CopelandModel keys its rows by them)
         m = len(keep)
         if m == 0:
             return 0
@@ -472,7 +473,7 @@ class CoveringLP:
         new._ub = self._ub.copy()
         new._col = self._col.copy()  # _ensure_cols writes into it
         new._last_v = new._read = None
-        new._keys = set()  # covering-row hashes: only plain models use them, and those are not derived
+        new._keys = set()  # covering-row hashes: a derived plain model sets those of the rows it keeps
         new._empty_row = bool(np.any((np.diff(new._starts) == 0) & (new._lo > 0)))
         new.solves = new.iterations = new.rows_added = new.fallbacks = new.reused = 0
         new._last = None
