@@ -536,7 +536,11 @@ class CoveringLP:
         status = np.full(self.n_vars, 3, dtype=np.int8)
         row_basic = np.zeros(self.n_rows, dtype=bool)  # no valid basis: every row reads tight, none basic
         x = self._lb.copy()
-        got = self._column_status() if self._var.size else None
+        # the last HiGHS solve's values where the model has not changed since (what getSolution
+        # would read again, one conversion of a list fewer)
+        last = self._last_v if self._last is not None and self._last_v is not None else None
+        vals = last[self._var] if last is not None and last.size == self.n_vars else None
+        got = self._column_status(vals) if self._var.size else None
         if got is not None:
             col, row_basic, _, v = got
             status[self._var] = col

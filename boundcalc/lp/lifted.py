@@ -152,6 +152,9 @@ class CopelandModel:
         self.explicit_rows = 0
         self.lifted_rows = 0
         self.winner_blocks = 0
+        #: the last solution the oracle found feasible over the whole family, and its violation
+        #: (a solve that keeps the last basis returns that very array: no second oracle pass)
+        self._checked: tuple[np.ndarray, float] | None = None
 
     # ------------------------------------------------------------------ solve
     def solve(self) -> LPSolution:
@@ -346,6 +349,7 @@ class CopelandModel:
         new.__dict__.update(self.__dict__)
         new.family = family
         new.lp = self.lp.derived(drop, costs, upper)
+        new._checked = None
         keep = np.ones(r.size, dtype=bool)
         keep[drop] = False
         new._row_i2 = r[keep]
@@ -383,6 +387,7 @@ class CopelandModel:
         new.__dict__.update(self.__dict__)
         new.family = family
         new.lp = self.lp.derived(drop, costs, upper)
+        new._checked = None
         keep = ~gone
         new._row_i2 = r[keep]
         new._row_keys = [k for k, g in zip(self._row_keys, gone.tolist()) if not g]
