@@ -478,7 +478,7 @@ class CoveringLP:
         new.solves = new.iterations = new.rows_added = new.fallbacks = new.reused = 0
         new._last = None
         new.costs = self.costs
-        new.set_bounds(self._lb[: self.n], upper)
+        new._change_upper(upper)
         new.set_costs(costs)
         return new
 
@@ -503,6 +503,23 @@ class CoveringLP:
         if cols.size:
             v = self._var[cols]
             self.h.changeColsBounds(int(cols.size), cols, self._lb[v], self._ub[v])
+
+    def _change_upper(self, upper: np.ndarray) -> None:
+        """New upper bounds of the pair variables, handed to HiGHS for the columns whose bound
+        changed only (:meth:`set_bounds` sends every pair column's; a derived model's differ from
+        its source's in a few empirical ties at most)."""
+        self._last = None
+        upper = np.asarray(upper, dtype=float)
+        cols = self._pcols
+        if cols.size:
+            v = self._var[cols]
+            moved = self._ub[v] != upper[v]
+            if moved.any():
+                c, vm = cols[moved], v[moved]
+                self._ub[: self.n] = upper
+                self.h.changeColsBounds(int(c.size), c, self._lb[vm], self._ub[vm])
+                return
+        self._ub[: self.n] = upper
 
     @property
     def upper(self) -> np.ndarray:
