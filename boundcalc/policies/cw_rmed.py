@@ -141,10 +141,9 @@ class CWRMED(CopelandRMED):
     derive = True
     #: Below ``lift_min_arms``, whether a plain model for a new structure starts from the rows and
     #: basis of the last one of the same winner (:meth:`boundcalc.lp.lifted.CopelandModel.derived`,
-    #: exact) instead of cold.  Off: measured over Figure 1 panel (a)'s first 20,000 steps it cuts
-    #: HiGHS's runs from 9,018 to 7,951 with the same pairs to 10^5 steps there, but its models land
-    #: on other optimal vertices of degenerate LPs elsewhere (Table 2 at 10^5: 33 forced draws
-    #: instead of 32), so it stays off while the recorded decisions stand (issue 31).
+    #: exact) instead of cold.  Off: on Figure 1 panel (a) it saves about one HiGHS run in eight with
+    #: the same pairs, but its models land on other optimal vertices of degenerate LPs elsewhere
+    #: (Table 2's pairs change), so it stays off while the recorded decisions stand (issue 31).
     derive_plain = False
     #: Explicit rows of an ``(i2, k)`` before its pool block is built, on the lifted model (the LP
     #: core's default).  1 measured 0.86 of the CPU over the first 20,000 steps on the benchmark's
