@@ -279,6 +279,53 @@ def test_derived_models_on_empirical_structures_equal_the_exact_lp():
     assert solver.derived >= 10 and checked >= 30, (solver.derived, checked)
 
 
+def test_derived_plain_models_keep_only_rows_of_the_new_family():
+    """Plain models (``lift=False``: CW-RMED's below 32 arms) derived from the last structure's
+    (``derive=True``): every row they hold is implied by the new family -- some row of 000 eq. (2)
+    on the new structure lies inside it, found by the oracle at ``e = 1`` off the row and ``0`` on
+    it (a row sum of 0) --, their row hashes are exactly those of their rows, and every value equals
+    the exact rational LP over every row; on empirical structures walked by flips and ties."""
+    from boundcalc.lp.constraints import CopelandFamily
+    from boundcalc.lp.structure import empirical_structure
+
+    rng = np.random.default_rng(77)
+    solver = CopelandLPSolver(lift=False, reuse_basis=False, derive=True, cache_size=3)
+    checked = rows = 0
+    for K in (5, 6, 7, 8):
+        mu = random_matrix(K, 78 + K, min_gap=0.05).mu.copy()
+        for _ in range(20):
+            i, j = rng.choice(K, 2, replace=False)
+            mu[i, j] = rng.choice([0.5, 1.0 - mu[i, j], rng.uniform(0.05, 0.95)])
+            mu[j, i] = 1.0 - mu[i, j]
+            st = empirical_structure(mu)
+            before = solver.derived
+            res = solver.solve_empirical(st, certify=True)  # certify: the LP, never Theorem 6
+            assert res.status == "ok", res.message
+            for w, v in res.per_winner.items():
+                assert v == pytest.approx(exact_lower_bound(st, w), rel=1e-9, abs=1e-12)
+                checked += 1
+            if solver.derived == before:
+                continue
+            iu = np.triu_indices(K, 1)
+            for w in st.winners.tolist():
+                model = solver._entry(st, w).model
+                fam = CopelandFamily(st, w)
+                lp = model.lp
+                assert model._row_i2.size == lp.n_rows == len(model._row_keys)
+                assert lp._keys == set(model._row_keys)
+                h1, h2 = row_hashes(lp.block(), lp.n)
+                assert set(zip(h1.tolist(), h2.tolist())) == lp._keys
+                for idx in lp.rows:
+                    e = np.ones(lp.n)
+                    e[idx] = 0.0
+                    E = np.zeros((K, K))
+                    E[iu] = e
+                    E = E + E.T
+                    assert fam._sums(E).min() == 0.0
+                    rows += 1
+    assert solver.derived >= 10 and checked >= 40 and rows >= 50, (solver.derived, checked, rows)
+
+
 # ----------------------------------------------------------------------------- the compiled row builder
 def test_compiled_row_builder_equals_its_numpy_twin():
     """The compiled row builder (:func:`boundcalc.kernels.lp.copeland_rows`) and the family's numpy

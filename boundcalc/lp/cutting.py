@@ -316,10 +316,15 @@ def _add_cuts(
         return model.add_cuts(E, tol, per_i2, rng, sums)
     fam = model.family
     S = fam._sums(E) if sums is None else sums
-    n, _, _, _, starts, idx, h1, h2 = fam._rows(E, S, tol, per_i2, rng, True)
+    n, i2, _, _, starts, idx, h1, h2 = fam._rows(E, S, tol, per_i2, rng, True)
     if n == 0:
         return 0
-    added = model.lp.add_hashed_rows(n, starts, idx, h1, h2)
+    lp = model.lp
+    added = lp.add_hashed_rows(n, starts, idx, h1, h2)
+    if added:
+        kept = lp.last_kept
+        model._row_i2 = np.concatenate([model._row_i2, np.asarray(i2)[kept]])
+        model._row_keys.extend(zip(np.asarray(h1)[kept].tolist(), np.asarray(h2)[kept].tolist()))
     model.explicit_rows += added
     return added
 
@@ -726,7 +731,7 @@ class CopelandLPSolver:
             winners = st.winners.tolist()
         else:
             winners = [int(w) for w in winners]
-        rng = self._fresh_rng()
+        rng = None  # reset to the seed's state on first use in this solve (:meth:`_fresh_rng`)
         per, allocs, certs, viols = {}, {}, {}, {}
         rounds = added = solves = iters = fallbacks = 0
         C_square = None  # the costs K x K, gathered once for ECW's allocation
@@ -738,7 +743,7 @@ class CopelandLPSolver:
             fam = ent.family
             model = ent.model
             s0 = i0 = a0 = f0 = 0  # a new model's counts start at 0 (its warm rows are counted)
-            if model is None and self.derive and self.lift:
+            if model is None and self.derive:
                 model = self._derived(ent, fam, w, costs, upper)
                 if model is not None:
                     warm_all = False
@@ -763,6 +768,8 @@ class CopelandLPSolver:
                         C_square = _as_square(costs, st.K).copy()
                         np.fill_diagonal(C_square, np.inf)
                     core = ecw_allocation(st.beats, C_square, w, compiled=self.compiled)[1]
+                    if rng is None:
+                        rng = self._fresh_rng()
                     _add_cuts(model, core, -np.inf, self.warm_rows, rng)
                     t_sep += time.perf_counter() - t1
             else:
@@ -779,15 +786,24 @@ class CopelandLPSolver:
                 t2 = time.perf_counter()
                 t_lp += t2 - t1
                 rounds += 1
+                checked = model._checked
+                if checked is not None and checked[0] is sol.x:
+                    # the last basis kept for new costs (:meth:`CoveringLP.solve`): the solution the
+                    # oracle passed over this family before, unchanged (the same array)
+                    v = checked[1]
+                    break
                 E = _as_square(sol.x, st.K)  # the oracle reads the LP solution K x K
                 S = fam._sums(E) if fam._has_rows else None
                 v = float(1.0 - S.min()) if S is not None else -np.inf
                 if v <= self.tol:
+                    model._checked = (sol.x, v)
                     t_sep += time.perf_counter() - t2
                     break
                 if rnd == self.max_rounds - 1:
                     failures.append(f"winner {w}: no convergence in {self.max_rounds} rounds (max violation {v:.3g})")
                     break
+                if rng is None:
+                    rng = self._fresh_rng()
                 n_new = _add_cuts(model, E, self.tol, self.per_i2, rng, S)
                 t_sep += time.perf_counter() - t2
                 if n_new == 0:

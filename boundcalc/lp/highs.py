@@ -344,6 +344,7 @@ class CoveringLP:
             if k not in keys:
                 keys.add(k)
                 keep.append(r)
+        self.last_kept = keep  # which of the n rows were added (a plain CopelandModel keys its rows by them)
         m = len(keep)
         if m == 0:
             return 0
@@ -472,12 +473,12 @@ class CoveringLP:
         new._ub = self._ub.copy()
         new._col = self._col.copy()  # _ensure_cols writes into it
         new._last_v = new._read = None
-        new._keys = set()  # covering-row hashes: only plain models use them, and those are not derived
+        new._keys = set()  # covering-row hashes: a derived plain model sets those of the rows it keeps
         new._empty_row = bool(np.any((np.diff(new._starts) == 0) & (new._lo > 0)))
         new.solves = new.iterations = new.rows_added = new.fallbacks = new.reused = 0
         new._last = None
         new.costs = self.costs
-        new.set_bounds(self._lb[: self.n], upper)
+        new._change_upper(upper)
         new.set_costs(costs)
         return new
 
@@ -502,6 +503,23 @@ class CoveringLP:
         if cols.size:
             v = self._var[cols]
             self.h.changeColsBounds(int(cols.size), cols, self._lb[v], self._ub[v])
+
+    def _change_upper(self, upper: np.ndarray) -> None:
+        """New upper bounds of the pair variables, handed to HiGHS for the columns whose bound
+        changed only (:meth:`set_bounds` sends every pair column's; a derived model's differ from
+        its source's in a few empirical ties at most)."""
+        self._last = None
+        upper = np.asarray(upper, dtype=float)
+        cols = self._pcols
+        if cols.size:
+            v = self._var[cols]
+            moved = self._ub[v] != upper[v]
+            if moved.any():
+                c, vm = cols[moved], v[moved]
+                self._ub[: self.n] = upper
+                self.h.changeColsBounds(int(c.size), c, self._lb[vm], self._ub[vm])
+                return
+        self._ub[: self.n] = upper
 
     @property
     def upper(self) -> np.ndarray:
@@ -535,7 +553,11 @@ class CoveringLP:
         status = np.full(self.n_vars, 3, dtype=np.int8)
         row_basic = np.zeros(self.n_rows, dtype=bool)  # no valid basis: every row reads tight, none basic
         x = self._lb.copy()
-        got = self._column_status() if self._var.size else None
+        # the last HiGHS solve's values where the model has not changed since (what getSolution
+        # would read again, one conversion of a list fewer)
+        last = self._last_v if self._last is not None and self._last_v is not None else None
+        vals = last[self._var] if last is not None and last.size == self.n_vars else None
+        got = self._column_status(vals) if self._var.size else None
         if got is not None:
             col, row_basic, _, v = got
             status[self._var] = col

@@ -140,6 +140,8 @@ class CopelandModel:
         #: per model row: its i2 (-1 for block rows) and whether it is lifted (lifted models only)
         self._row_i2 = np.zeros(0, dtype=np.int64)
         self._row_lifted = np.zeros(0, dtype=bool)
+        #: per model row of a plain model: its covering-row hashes (those a derived model keeps)
+        self._row_keys: list[tuple[int, int]] = []
         #: per model row: its block (index into :attr:`blocks`; -1 for cut rows); per block: its
         #: ``i2`` (pool blocks; -1 for winner blocks) and whether its rows are in the model
         self._row_block = np.zeros(0, dtype=np.int64)
@@ -150,6 +152,9 @@ class CopelandModel:
         self.explicit_rows = 0
         self.lifted_rows = 0
         self.winner_blocks = 0
+        #: the last solution the oracle found feasible over the whole family, and its violation
+        #: (a solve that keeps the last basis returns that very array: no second oracle pass)
+        self._checked: tuple[np.ndarray, float] | None = None
 
     # ------------------------------------------------------------------ solve
     def solve(self) -> LPSolution:
@@ -316,8 +321,7 @@ class CopelandModel:
         cutting plane adds what ``family`` needs.  This model is not changed."""
         old = self.family
         if (
-            not self.lift
-            or family.K != old.K
+            family.K != old.K
             or family.winner != old.winner
             or not np.array_equal(family.levels, old.levels)
             or not np.array_equal(family.in_Ia, old.in_Ia)
@@ -333,6 +337,8 @@ class CopelandModel:
             return None
         changed = ~same
         r = self._row_i2
+        if not self.lift:
+            return self._derived_plain(family, costs, upper, changed)
         gone = (r >= 0) & changed[np.maximum(r, 0)]
         # the pool blocks of those i2 are used by no row any more: their rows go too
         dead = self._block_live & (self._block_i2 >= 0) & changed[np.maximum(self._block_i2, 0)]
@@ -343,6 +349,7 @@ class CopelandModel:
         new.__dict__.update(self.__dict__)
         new.family = family
         new.lp = self.lp.derived(drop, costs, upper)
+        new._checked = None
         keep = np.ones(r.size, dtype=bool)
         keep[drop] = False
         new._row_i2 = r[keep]
@@ -362,6 +369,30 @@ class CopelandModel:
         kept = new._row_i2 >= 0
         new.lifted_rows = int((new._row_lifted & kept).sum())
         new.explicit_rows = int((~new._row_lifted & kept).sum())
+        return new
+
+    def _derived_plain(
+        self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray, changed: np.ndarray
+    ) -> CopelandModel | None:
+        """:meth:`derived` for a plain model (``lift=False``): every row is one 0/1 row of an ``(i2,
+        l, case)``, a row of ``family`` too where that ``i2``'s pool and table entries are unchanged
+        (the same ``I_{i1}`` and levels: checked by the caller); those rows, their hashes and the
+        last basis are kept, the others dropped."""
+        r = self._row_i2
+        if r.size != self.lp.n_rows:  # rows added by another path (not keyed by i2)
+            return None
+        gone = changed[r]
+        drop = np.flatnonzero(gone)
+        new = CopelandModel.__new__(CopelandModel)
+        new.__dict__.update(self.__dict__)
+        new.family = family
+        new.lp = self.lp.derived(drop, costs, upper)
+        new._checked = None
+        keep = ~gone
+        new._row_i2 = r[keep]
+        new._row_keys = [k for k, g in zip(self._row_keys, gone.tolist()) if not g]
+        new.lp._keys = set(new._row_keys)
+        new.explicit_rows = int(keep.sum())
         return new
 
     def sizes(self) -> dict:

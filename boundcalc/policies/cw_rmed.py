@@ -142,6 +142,12 @@ class CWRMED(CopelandRMED):
     #: A lifted model for a new structure starts from the rows and basis of the last one it shares
     #: them with (:meth:`boundcalc.lp.lifted.CopelandModel.derived`).
     derive = True
+    #: Below ``lift_min_arms``, whether a plain model for a new structure starts from the rows and
+    #: basis of the last one of the same winner (:meth:`boundcalc.lp.lifted.CopelandModel.derived`,
+    #: exact) instead of cold.  Off: on Figure 1 panel (a) it saves about one HiGHS run in eight with
+    #: the same pairs, but its models land on other optimal vertices of degenerate LPs elsewhere
+    #: (Table 2's pairs change), so it stays off while the recorded decisions stand (issue 31).
+    derive_plain = False
     #: Explicit rows of an ``(i2, k)`` before its pool block is built, on the lifted model (the LP
     #: core's default).  1 measured 0.86 of the CPU over the first 20,000 steps on the benchmark's
     #: 64-arm matrix, but its models land on other optimal vertices where the LP is degenerate
@@ -154,7 +160,9 @@ class CWRMED(CopelandRMED):
         # pairs are a function of the outcomes alone) and never draws from ``rng``
         # the plain models' bases are tested in the compiled step (the LP core's own test would
         # only repeat it; HiGHS's 0-iteration re-solve keeps the decisions of the landed version)
-        self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False, compiled=True)
+        self.solver = CopelandLPSolver(
+            seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False, derive=self.derive_plain, compiled=True
+        )
         super().__init__(K, rng=rng, **params)  # validates K
         if self.K >= self.lift_min_arms:
             self.solver = CopelandLPSolver(
