@@ -291,7 +291,10 @@ def test_every_row_of_table2_by_hand(alpha, beta):
     hand = _table2_by_hand(alpha, beta)
     assert list(hand) == ISSUE_KEYS
     for key, value in hand.items():
-        assert cmp[key].value == pytest.approx(value, rel=1e-9), key
+        if value is None:  # not applicable (pytest.approx takes no None from pytest 9.2 on)
+            assert cmp[key].value is None, key
+        else:
+            assert cmp[key].value == pytest.approx(value, rel=1e-9), key
     assert cmp["lower_bound"].winner == cmp["ecw"].winner == 0
     assert cmp["rmed_lb"].extra["j_star"] == [None, 3, 1, 2]  # arm i's cycle superior
     assert cmp["cpe_condorcet_ver"].extra["winner"] == 0
