@@ -11,7 +11,7 @@ version (this checkout, and with ``--landed DIR`` an older checkout, e.g. ``git 
   (Bernoulli draws and regret bookkeeping included; compiled first on a short run); beside it the
   C++ figures of the D-TS authors' library quoted in the README (g++ -O2, per step including its
   simulator): ECW-RMED 2.3 / 10.3 us (K = 5 / 16), RMED1 0.56 / 2.9, RUCB 0.7 / 4.0, D-TS 3.1 /
-  28.9, D-TS+ 3.1 / -, CCB 1.9 / 10.2, SCB 0.29 / 1.2, SAVAGE 0.28 / 1.9;
+  28.9, D-TS+ 3.1 / -, CCB 1.9 / 10.2, SCB 0.29 / 1.2, SAVAGE 0.28 / 1.9, RCS 1.75 / 19.1;
 * CW-RMED's step is its LP's, whose work depends on the outcomes drawn, so its user loop and its
   compiled path are measured on one stream over the same ``--cw-steps`` steps: ``simulate(...,
   fast=False)``, which calls ``select_pair``/``update`` from Python every step (the outcomes drawn
@@ -59,6 +59,10 @@ CPP = {
     ("scb", 16): 1.2,
     ("savage", 5): 0.28,
     ("savage", 16): 1.9,
+    # RCS, the same library's Alg_RCS.cpp (HuasenWu/DuelingBandits), built and run once outside the
+    # repository the same way (g++ -O2, per step with its simulator; no committed script builds it)
+    ("rcs", 5): 1.75,
+    ("rcs", 16): 19.1,
 }
 POLICIES = ["ecw-rmed", "rmed1", "rmed2", "rucb", "dts", "dts+", "ccb", "scb", "savage", "cw-rmed"]
 #: issue 34's baselines (their C++ figures, where a C++ exists, are stored by benchmarks/baselines.py)
