@@ -63,7 +63,7 @@ def _reset(s):
     s.stats[3] += 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True)
 def ccb_select(s):
     """CCB's pair (002 Algorithm 1 lines 6-13).  ``stats = [self_duels, explore, explore_eligible, resets]``."""
     W = s.W
