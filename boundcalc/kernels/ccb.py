@@ -63,8 +63,8 @@ def _reset(s):
     s.stats[3] += 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def ccb_select(s):
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+def _ccb_pair(s):
     """CCB's pair (002 Algorithm 1 lines 6-13).  ``stats = [self_duels, explore, explore_eligible, resets]``."""
     W = s.W
     N = s.N
@@ -201,10 +201,17 @@ def ccb_select(s):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
+def ccb_select(s):
+    """CCB's pair (:func:`_ccb_pair`) for the protocol: the run kernel calls :func:`_ccb_pair`, which
+    has no CPython wrapper to compile (kernels.policy, "Compile time")."""
+    return _ccb_pair(s)
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
 def ccb_run(s, env):
     """CCB's whole-run kernel: :func:`ccb_select`, the duel, the counts, to the horizon."""
     while env_more(env):
-        i, j = ccb_select(s)
+        i, j = _ccb_pair(s)
         won = play(env, i, j)
         count_wn(s.W, s.N, i, j, won)  # plain_update, written out (kernels.policy, "Compile time")
         s.reg[T_] += 1
