@@ -54,10 +54,13 @@ Compile time (issue 30: a simulation's first run on an empty cache)
       growing with the callee's blocks times its variables), so only a function called at one
       site is inlined (IF2's and Beat-the-Mean's steps and helpers, SCB's pair test and round
       reset: measured cheaper; not CCB's ``select``, of some 500 typing constraints: inlining it
-      cost 0.6 s, compiling it apart and linking it 0.4 s); a step called at several sites, or by
-      several policies, compiles once and takes arrays instead of the state bundle where it can: the counts
-      (:func:`count_wn`; the run loops of the RUCB family write RUCB's ``plain_update`` out as
-      :func:`count_wn` and ``t += 1``), the streams, WS-S's choice;
+      cost 0.6 s, compiling it apart and linking it 0.4 s, and 0.1 s less again as a function
+      without a CPython wrapper, ``_ccb_pair``, which the protocol's ``ccb_select`` wraps; the
+      same split measured no cheaper for D-TS, MergeRUCB's batch merge and MergeDTS's single-batch
+      merge); a step called at several sites, or by several policies, compiles once and takes
+      arrays instead of the state bundle where it can: the counts (:func:`count_wn`; the run loops
+      of the RUCB family write RUCB's ``plain_update`` out as :func:`count_wn` and ``t += 1``),
+      the streams, WS-S's choice;
     * the state bundle is built in Python (:func:`bundle`), not by a compiled constructor per state
       type;
     * no numpy allocation and none of numba's overloads of ``min``, ``max`` and ``int`` in a policy
