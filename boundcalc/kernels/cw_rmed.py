@@ -293,7 +293,7 @@ def istar_from_values(s):
     return istar
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def basis_matrix(status, row_basic, starts, idx):
     """The basic variables, the tight rows (CSR: starts, variables, in row order) and ``(M^-1)^T``
     (flat, row-major), ``M`` the 0/1 basis matrix on them (rows: tight rows, columns: basic variables); ``ok`` False
