@@ -47,9 +47,9 @@ __all__ = [
 
 # numba compiles an overload a kernel uses (np.empty, min, max) once per argument types *and* per
 # set of the calling kernel's flags (nogil, no_cpython_wrapper, ...), so the kernels here and in
-# copeland_rmed / cw_rmed share two flag sets (with and without the CPython wrapper, both nogil)
-# and write min/max out (``a if a < b else b``: the same value): 12 overload compilations of a
-# Copeland RMED simulation became 5.
+# copeland_rmed / cw_rmed that allocate share two flag sets (with and without the CPython wrapper,
+# both nogil) and min/max are written out (``a if a < b else b``: the same value): 12 overload
+# compilations of a Copeland RMED simulation became 5.
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def winner_tables(beats, L, a, ls, L1, Ia, in_Ia, pool, pool_size, mI, mS, ok, gI, gS, caseB):
     """Fill the oracle's tables of winner ``a`` of the structure ``(beats, L)`` at the levels ``ls``
