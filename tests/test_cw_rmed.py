@@ -675,7 +675,7 @@ def test_basis_matrix_inverse_equals_numpy_and_refuses_singular_ones():
         idx = np.array([v for r in rows for v in r], dtype=np.int64)
         ok, bv, rs, ri, minvT = _basis_matrix(status, np.array(row_basic), starts, idx)
         assert ok and np.array_equal(bv, bvar)
-        np.testing.assert_allclose(minvT, np.linalg.inv(M).T, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(minvT.reshape(nb, nb), np.linalg.inv(M).T, rtol=1e-10, atol=1e-12)
         tight = [r for r, b in zip(rows, row_basic) if not b]
         assert ri.tolist() == [v for r in tight for v in r] and np.array_equal(np.diff(rs), [len(r) for r in tight])
         checked += 1

@@ -443,7 +443,7 @@ def _min_row_sum(s, a, E):
     return m
 
 
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def build_tables(s):
     """The oracle's tables of every empirical winner for the current empirical structure, built once
     per structure (``reg[TAB]``) from it in place: for winner ``a``, the LP core's one layout
@@ -466,7 +466,7 @@ def build_tables(s):
             L1 = v
         elif v < L2:
             L2 = v
-    lo = max(0, L1 - 1)
+    lo = L1 - 1 if L1 > 1 else 0
     nl = L2 - lo + 1
     nc = 2 * nl
     ls = np.empty(nl, dtype=np.int64)  # lo .. L2

@@ -293,10 +293,10 @@ def istar_from_values(s):
     return istar
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def basis_matrix(status, row_basic, starts, idx):
-    """The basic variables, the tight rows (CSR: starts, variables, in row order) and ``(M^-1)^T``,
-    ``M`` the 0/1 basis matrix on them (rows: tight rows, columns: basic variables); ``ok`` False
+    """The basic variables, the tight rows (CSR: starts, variables, in row order) and ``(M^-1)^T``
+    (flat, row-major), ``M`` the 0/1 basis matrix on them (rows: tight rows, columns: basic variables); ``ok`` False
     when their numbers differ or ``M`` is singular or ill conditioned (``|M^-1 M - I| > 1e-9``):
     the basis test cannot use it."""
     n = status.shape[0]
@@ -325,7 +325,12 @@ def basis_matrix(status, row_basic, starts, idx):
             r2 += 1
             rs[r2] = nnz
     ri = np.empty(nnz, dtype=np.int64)
-    M = np.zeros((nt, nb))
+    # M, A, M^-1 as flat row-major float arrays from np.empty, every entry written: 2-D arrays and
+    # np.zeros were more LLVM code and three more numba compilations (np.zeros, its fill, a 2-D
+    # np.empty) on an empty cache
+    M = np.empty(nt * nb)
+    for q in range(nt * nb):
+        M[q] = 0.0
     if nb != nt:
         return False, bvar, rs, ri, M
     r2 = 0
@@ -336,7 +341,7 @@ def basis_matrix(status, row_basic, starts, idx):
                 v = idx[q]
                 ri[o + q - starts[r]] = v
                 if pos[v] >= 0:
-                    M[r2, pos[v]] = 1.0
+                    M[r2 * nb + pos[v]] = 1.0
             r2 += 1
     if nb == 0:
         return True, bvar, rs, ri, M
@@ -345,48 +350,50 @@ def basis_matrix(status, row_basic, starts, idx):
     # are small (tens of rows) and LAPACK's threads, spinning on a busy machine, made each inverse
     # 2-3x slower than the elimination itself; and in this function rather than a helper of its
     # own, which numba would compile (and link in here) separately.
-    A = np.zeros((nb, nb))
-    Minv = np.zeros((nb, nb))
+    A = np.empty(nb * nb)
+    Minv = np.empty(nb * nb)
+    for q in range(nb * nb):
+        A[q] = M[q]
+        Minv[q] = 0.0
     for c in range(nb):
-        Minv[c, c] = 1.0
-        for k in range(nb):
-            A[c, k] = M[c, k]
+        Minv[c * nb + c] = 1.0
     for c in range(nb):
         p = c
-        best = abs(A[c, c])
+        best = abs(A[c * nb + c])
         for r in range(c + 1, nb):
-            if abs(A[r, c]) > best:
-                best = abs(A[r, c])
+            if abs(A[r * nb + c]) > best:
+                best = abs(A[r * nb + c])
                 p = r
         if not best > 1e-12:  # singular
             return False, bvar, rs, ri, M
+        co = c * nb
         if p != c:
+            po = p * nb
             for k in range(nb):
-                A[c, k], A[p, k] = A[p, k], A[c, k]
-                Minv[c, k], Minv[p, k] = Minv[p, k], Minv[c, k]
-        f = 1.0 / A[c, c]
+                A[co + k], A[po + k] = A[po + k], A[co + k]
+                Minv[co + k], Minv[po + k] = Minv[po + k], Minv[co + k]
+        f = 1.0 / A[co + c]
         for k in range(nb):
-            A[c, k] *= f
-            Minv[c, k] *= f
+            A[co + k] *= f
+            Minv[co + k] *= f
         for r in range(nb):
-            g = A[r, c]
+            ro = r * nb
+            g = A[ro + c]
             if r != c and g != 0.0:
                 for k in range(nb):
-                    A[r, k] -= g * A[c, k]
-                    Minv[r, k] -= g * Minv[c, k]
-    P = np.zeros((nb, nb))  # M^-1 M, over M's nonzeros
-    for r in range(nt):
+                    A[ro + k] -= g * A[co + k]
+                    Minv[ro + k] -= g * Minv[co + k]
+    for a in range(nb):  # M^-1 M - I, over M's nonzeros (each sum in row order)
         for b in range(nb):
-            m = M[r, b]
-            if m != 0.0:
-                for a in range(nb):
-                    P[a, b] += Minv[a, r] * m
-    for a in range(nb):
-        for b in range(nb):
-            e = P[a, b] - (1.0 if a == b else 0.0)
+            e = 0.0
+            for r in range(nt):
+                m = M[r * nb + b]
+                if m != 0.0:
+                    e += Minv[a * nb + r] * m
+            e -= 1.0 if a == b else 0.0
             if not abs(e) <= 1e-9:
                 return False, bvar, rs, ri, M
     for a in range(nb):  # (M^-1)^T, row-major
         for b in range(a + 1, nb):
-            Minv[a, b], Minv[b, a] = Minv[b, a], Minv[a, b]
+            Minv[a * nb + b], Minv[b * nb + a] = Minv[b * nb + a], Minv[a * nb + b]
     return True, bvar, rs, ri, Minv

@@ -45,6 +45,11 @@ __all__ = [
 ]
 
 
+# numba compiles an overload a kernel uses (np.empty, min, max) once per argument types *and* per
+# set of the calling kernel's flags (nogil, no_cpython_wrapper, ...), so the kernels here and in
+# copeland_rmed / cw_rmed that allocate share two flag sets (with and without the CPython wrapper,
+# both nogil) and min/max are written out (``a if a < b else b``: the same value): 12 overload
+# compilations of a Copeland RMED simulation became 5.
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def winner_tables(beats, L, a, ls, L1, Ia, in_Ia, pool, pool_size, mI, mS, ok, gI, gS, caseB):
     """Fill the oracle's tables of winner ``a`` of the structure ``(beats, L)`` at the levels ``ls``
@@ -82,19 +87,25 @@ def winner_tables(beats, L, a, ls, L1, Ia, in_Ia, pool, pool_size, mI, mS, ok, g
         for t in range(nl):
             lv = ls[t]
             m = lv + 1 - L1
-            s_ = max(0, L[i2] - lv)
+            s_ = L[i2] - lv
+            s_ = s_ if s_ > 0 else 0
             mI[i2, t] = m
             mS[i2, t] = s_
             ok[i2, t] = i2 != a and m >= 0 and m <= cap and s_ <= pool_size[i2]
             m -= 1
-            s_ = max(0, L[i2] - lv - 1)
+            s_ = L[i2] - lv - 1
+            s_ = s_ if s_ > 0 else 0
             mI[i2, nl + t] = m
             mS[i2, nl + t] = s_
             ok[i2, nl + t] = i2 != a and in_Ia[i2] and m >= 0 and m <= cap and s_ <= pool_size[i2]
     for i2 in range(K):
         for c in range(2 * nl):
-            gI[i2, c] = min(max(mI[i2, c], 0), nI)
-            gS[i2, c] = min(max(mS[i2, c], 0), K)
+            v = mI[i2, c]
+            v = v if v > 0 else 0
+            gI[i2, c] = v if v < nI else nI
+            v = mS[i2, c]
+            v = v if v > 0 else 0
+            gS[i2, c] = v if v < K else K
     for t in range(nl):
         caseB[t] = False
         caseB[nl + t] = True
@@ -220,7 +231,7 @@ def _stable_sort(idx, n, k1, k2, buf):
     numba's mergesort is several compiled functions, which every kernel calling :func:`copeland_rows`
     compiled again (about a second on an empty cache)."""
     for lo in range(0, n, 8):
-        hi = min(lo + 8, n)
+        hi = lo + 8 if lo + 8 < n else n
         for q in range(lo + 1, hi):
             v = idx[q]
             a1 = k1[v]
@@ -236,8 +247,8 @@ def _stable_sort(idx, n, k1, k2, buf):
     passes = 0
     while width < n:
         for lo in range(0, n, 2 * width):
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
+            mid = lo + width if lo + width < n else n
+            hi = lo + 2 * width if lo + 2 * width < n else n
             i = lo
             j = mid
             o = lo
@@ -285,7 +296,7 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
     K = E.shape[0]
     nc = sums.shape[1]
     nI = Ia.shape[0]
-    npick = min(per_i2, nc)
+    npick = per_i2 if per_i2 < nc else nc
     maxr = K * npick
     width = K + 1
     if winner_side:
@@ -306,7 +317,7 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
     zc = np.empty(nc)  # the columns' second key: none
     for c in range(nc):
         zc[c] = 0.0
-    buf = np.empty(max(K, nc), dtype=np.int64)
+    buf = np.empty(K if K > nc else nc, dtype=np.int64)
     n = 0
     nnz = 0
     for i2 in range(K):
