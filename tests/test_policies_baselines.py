@@ -407,6 +407,37 @@ def test_readme_baseline_rows_are_the_stored_run():
         assert f"| {label} | {cells[0]} | {cells[1]} | {cells[2]} |" in text, pol
 
 
+def _rng(vals):
+    """A range of microseconds as the README's speed table writes it (two decimals, one if equal)."""
+    a, b = f"{min(vals):.2f}", f"{max(vals):.2f}"
+    return a if a == b else f"{a}-{b}"
+
+
+def _assert_speed_row(rows, pol, label, text):
+    """The README's speed-table row of ``pol`` is the stored run ``rows`` (benchmarks/policies.py):
+    user loop and kernel microseconds per step over the two 5-arm matrices and the 16-arm one, and the
+    quoted C++ where the script quotes one -- then at least 2x the kernel (issue 34, point 4) and the
+    docs' sentence on it read from the same rows.  Returns the 5-arm and 16-arm rows."""
+    from pathlib import Path
+
+    r5 = [r for r in rows if r["policy"] == pol and r["K"] == 5]
+    r16 = [r for r in rows if r["policy"] == pol and r["K"] == 16]
+    assert len(r5) == 2 and len(r16) == 1
+    user = f"{_rng([r['user_us'] for r in r5])} / {_rng([r['user_us'] for r in r16])}"
+    k5, k16 = _rng([r["kernel_us"] for r in r5]), _rng([r["kernel_us"] for r in r16])
+    c5, c16 = {r["cpp_us_quoted"] for r in r5}, {r["cpp_us_quoted"] for r in r16}
+    assert len(c5) == len(c16) == 1, pol
+    (q5,), (q16,) = c5, c16
+    cpp = "-" if q5 is None and q16 is None else f"{'-' if q5 is None else q5} / {'-' if q16 is None else q16}"
+    assert f"| {label} | 5 / 16 | {user} | - | {k5} / {k16} | {cpp} |" in text, pol
+    if q5 is not None:  # RCS: the D-TS authors' C++, quoted
+        assert all(q5 >= 2 * r["kernel_us"] for r in r5) and all(q16 >= 2 * r["kernel_us"] for r in r16), pol
+        docs = " ".join((Path(__file__).resolve().parent.parent / "docs" / "policies.md").read_text().split())
+        assert f"it takes {q5} us at K = 5 and {q16} at K = 16" in docs, pol
+        assert f"beside the kernel's {k5} and {k16}" in docs, pol
+    return r5, r16
+
+
 def test_readme_speed_rows_are_the_stored_run():
     """The baselines' rows of the README's speed table are benchmarks/policies.py's stored run
     (benchmarks/results/policies_baselines.json): user loop and kernel microseconds per step, the
@@ -417,10 +448,6 @@ def test_readme_speed_rows_are_the_stored_run():
     rows = json.loads(
         (Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "policies_baselines.json").read_text()
     )["rows"]
-
-    def rng(vals):
-        a, b = f"{min(vals):.2f}", f"{max(vals):.2f}"
-        return a if a == b else f"{a}-{b}"
 
     text = _readme()
     labels = {
@@ -434,26 +461,7 @@ def test_readme_speed_rows_are_the_stored_run():
         "rmed2fh": "RMED2FH",
     }
     for pol, label in labels.items():
-        r5 = [r for r in rows if r["policy"] == pol and r["K"] == 5]
-        r16 = [r for r in rows if r["policy"] == pol and r["K"] == 16]
-        assert len(r5) == 2 and len(r16) == 1
-        user = f"{rng([r['user_us'] for r in r5])} / {rng([r['user_us'] for r in r16])}"
-        kern = f"{rng([r['kernel_us'] for r in r5])} / {rng([r['kernel_us'] for r in r16])}"
-        c5, c16 = {r["cpp_us_quoted"] for r in r5}, {r["cpp_us_quoted"] for r in r16}
-        assert len(c5) == len(c16) == 1, pol
-        (q5,), (q16,) = c5, c16
-        cpp = (
-            "-"
-            if q5 is None and q16 is None
-            else f"{q5 if q5 is not None else '-'} / {q16 if q16 is not None else '-'}"
-        )
-        assert f"| {label} | 5 / 16 | {user} | - | {kern} | {cpp} |" in text, pol
-        if q5 is not None:  # RCS: the D-TS authors' C++ (quoted) at least 2x the kernel (issue 34, point 4)
-            assert all(q5 >= 2 * r["kernel_us"] for r in r5) and all(q16 >= 2 * r["kernel_us"] for r in r16), pol
-            docs = " ".join((Path(__file__).resolve().parent.parent / "docs" / "policies.md").read_text().split())
-            k5, k16 = rng([r["kernel_us"] for r in r5]), rng([r["kernel_us"] for r in r16])
-            assert f"it takes {q5} us at K = 5 and {q16} at K = 16" in docs, pol
-            assert f"beside the kernel's {k5} and {k16}" in docs, pol
+        r5, r16 = _assert_speed_row(rows, pol, label, text)
 
 
 def test_readme_speed_rows_of_the_later_baselines_are_the_stored_runs():
@@ -466,32 +474,9 @@ def test_readme_speed_rows_of_the_later_baselines_are_the_stored_runs():
     root = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
     rows = [r for f in ("policies_merge.json", "policies_vdb.json") for r in json.loads((root / f).read_text())["rows"]]
 
-    def rng(vals):
-        a, b = f"{min(vals):.2f}", f"{max(vals):.2f}"
-        return a if a == b else f"{a}-{b}"
-
     text = _readme()
     for pol, label in {"merge-rucb": "MergeRUCB", "merge-dts": "MergeDTS", "versatile-db": "Versatile-DB"}.items():
-        r5 = [r for r in rows if r["policy"] == pol and r["K"] == 5]
-        r16 = [r for r in rows if r["policy"] == pol and r["K"] == 16]
-        assert len(r5) == 2 and len(r16) == 1
-        user = f"{rng([r['user_us'] for r in r5])} / {rng([r['user_us'] for r in r16])}"
-        kern = f"{rng([r['kernel_us'] for r in r5])} / {rng([r['kernel_us'] for r in r16])}"
-        c5, c16 = {r["cpp_us_quoted"] for r in r5}, {r["cpp_us_quoted"] for r in r16}
-        assert len(c5) == len(c16) == 1, pol
-        (q5,), (q16,) = c5, c16
-        cpp = (
-            "-"
-            if q5 is None and q16 is None
-            else f"{q5 if q5 is not None else '-'} / {q16 if q16 is not None else '-'}"
-        )
-        assert f"| {label} | 5 / 16 | {user} | - | {kern} | {cpp} |" in text, pol
-        if q5 is not None:  # RCS: the D-TS authors' C++ (quoted) at least 2x the kernel (issue 34, point 4)
-            assert all(q5 >= 2 * r["kernel_us"] for r in r5) and all(q16 >= 2 * r["kernel_us"] for r in r16), pol
-            docs = " ".join((Path(__file__).resolve().parent.parent / "docs" / "policies.md").read_text().split())
-            k5, k16 = rng([r["kernel_us"] for r in r5]), rng([r["kernel_us"] for r in r16])
-            assert f"it takes {q5} us at K = 5 and {q16} at K = 16" in docs, pol
-            assert f"beside the kernel's {k5} and {k16}" in docs, pol
+        r5, r16 = _assert_speed_row(rows, pol, label, text)
         assert all(r["user_us"] - r["kernel_us"] < 3.0 for r in r5 + r16), pol
 
 
@@ -1006,10 +991,6 @@ def test_readme_merge_rows_are_the_stored_runs(part, labels):
     rows = json.loads((res / f"policies_{part}.json").read_text())["rows"]
     fmt = lambda m, s: f"{m:.1f} +- {s:.1f}" if m < 100 else f"{m:.0f} +- {s:.0f}"  # noqa: E731
 
-    def rng(vals):
-        a, b = f"{min(vals):.2f}", f"{max(vals):.2f}"
-        return a if a == b else f"{a}-{b}"
-
     text = _readme()
     for pol, label in labels.items():
         cells = [
@@ -1017,26 +998,7 @@ def test_readme_merge_rows_are_the_stored_runs(part, labels):
             for m in ("mslr5-condorcet", "mslr5-noncondorcet", "table2")
         ]
         assert f"| {label} | {cells[0]} | {cells[1]} | {cells[2]} |" in text, pol
-        r5 = [r for r in rows if r["policy"] == pol and r["K"] == 5]
-        r16 = [r for r in rows if r["policy"] == pol and r["K"] == 16]
-        assert len(r5) == 2 and len(r16) == 1
-        user = f"{rng([r['user_us'] for r in r5])} / {rng([r['user_us'] for r in r16])}"
-        kern = f"{rng([r['kernel_us'] for r in r5])} / {rng([r['kernel_us'] for r in r16])}"
-        c5, c16 = {r["cpp_us_quoted"] for r in r5}, {r["cpp_us_quoted"] for r in r16}
-        assert len(c5) == len(c16) == 1, pol
-        (q5,), (q16,) = c5, c16
-        cpp = (
-            "-"
-            if q5 is None and q16 is None
-            else f"{q5 if q5 is not None else '-'} / {q16 if q16 is not None else '-'}"
-        )
-        assert f"| {label} | 5 / 16 | {user} | - | {kern} | {cpp} |" in text, pol
-        if q5 is not None:  # RCS: the D-TS authors' C++ (quoted) at least 2x the kernel (issue 34, point 4)
-            assert all(q5 >= 2 * r["kernel_us"] for r in r5) and all(q16 >= 2 * r["kernel_us"] for r in r16), pol
-            docs = " ".join((Path(__file__).resolve().parent.parent / "docs" / "policies.md").read_text().split())
-            k5, k16 = rng([r["kernel_us"] for r in r5]), rng([r["kernel_us"] for r in r16])
-            assert f"it takes {q5} us at K = 5 and {q16} at K = 16" in docs, pol
-            assert f"beside the kernel's {k5} and {k16}" in docs, pol
+        r5, r16 = _assert_speed_row(rows, pol, label, text)
 
 
 def test_docs_merge_paragraph_is_the_stored_run():
