@@ -100,26 +100,15 @@ PEER_SOURCES = {
 
 #: The Python-3 edits of chang-li/MergeDTS's modules: (module, old text, new text, times).
 PY3_EDITS = [
-    (
-        "merge_rucb",
-        "np.int(np.ceil(np.float(len(idx_arm))/batch_size))",
-        "int(np.ceil(float(len(idx_arm))/batch_size))",
-        1,
-    ),
-    ("merge_rucb", "old_batches.sort(cmp=lambda x, y: cmp(len(x), len(y)))", "old_batches.sort(key=len)", 1),
-    ("merge_rucb", "self.t = np.int(self.C + 1)", "self.t = int(self.C + 1)", 2),
-    ("merge_rucb", "self.i_arms = range(self.n_arms)", "self.i_arms = list(range(self.n_arms))", 1),
-    ("merge_rucb", "self.n_arms / (2 ** self.stage)", "self.n_arms // (2 ** self.stage)", 1),
-    (
-        "merge_dts",
-        "np.int(np.ceil(np.float(len(idx_arm))/batch_size))",
-        "int(np.ceil(float(len(idx_arm))/batch_size))",
-        1,
-    ),
-    ("merge_dts", "old_batches.sort(cmp=lambda x, y: cmp(len(x), len(y)))", "old_batches.sort(key=len)", 1),
-    ("merge_dts", "self.t = np.int(self.C + 1)", "self.t = int(self.C + 1)", 2),
-    ("merge_dts", "self.i_arms = range(self.n_arms)", "self.i_arms = list(range(self.n_arms))", 1),
-    ("merge_dts", "self.n_arms / (2 ** self.stage)", "self.n_arms // (2 ** self.stage)", 1),
+    (module, old, new, times)
+    for module in ("merge_rucb", "merge_dts")  # the same five edits in each
+    for old, new, times in (
+        ("np.int(np.ceil(np.float(len(idx_arm))/batch_size))", "int(np.ceil(float(len(idx_arm))/batch_size))", 1),
+        ("old_batches.sort(cmp=lambda x, y: cmp(len(x), len(y)))", "old_batches.sort(key=len)", 1),
+        ("self.t = np.int(self.C + 1)", "self.t = int(self.C + 1)", 2),
+        ("self.i_arms = range(self.n_arms)", "self.i_arms = list(range(self.n_arms))", 1),
+        ("self.n_arms / (2 ** self.stage)", "self.n_arms // (2 ** self.stage)", 1),
+    )
 ]
 
 
