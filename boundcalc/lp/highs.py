@@ -478,7 +478,7 @@ class CoveringLP:
         new.solves = new.iterations = new.rows_added = new.fallbacks = new.reused = 0
         new._last = None
         new.costs = self.costs
-        new._change_upper(upper)
+        new.set_bounds(self._lb[: self.n], upper)
         new.set_costs(costs)
         return new
 
@@ -495,31 +495,20 @@ class CoveringLP:
         # answered from the last basis never needs them there
 
     def set_bounds(self, lower: np.ndarray, upper: np.ndarray | None = None) -> None:
-        """New bounds of the pair variables."""
+        """New bounds of the pair variables; HiGHS is handed those of the columns whose bounds
+        changed only (``_lb``/``_ub`` mirror HiGHS's: columns are added from them and a derived
+        model copies both, :meth:`derived`), which for a derived model are a few empirical ties."""
         self._last = None
-        self._lb[: self.n] = np.asarray(lower, dtype=float)
-        self._ub[: self.n] = 1.0 if upper is None else np.asarray(upper, dtype=float)
+        lower = np.asarray(lower, dtype=float)
+        upper = np.ones(self.n) if upper is None else np.asarray(upper, dtype=float)
         cols = self._pcols
-        if cols.size:
-            v = self._var[cols]
-            self.h.changeColsBounds(int(cols.size), cols, self._lb[v], self._ub[v])
-
-    def _change_upper(self, upper: np.ndarray) -> None:
-        """New upper bounds of the pair variables, handed to HiGHS for the columns whose bound
-        changed only (:meth:`set_bounds` sends every pair column's; a derived model's differ from
-        its source's in a few empirical ties at most)."""
-        self._last = None
-        upper = np.asarray(upper, dtype=float)
-        cols = self._pcols
-        if cols.size:
-            v = self._var[cols]
-            moved = self._ub[v] != upper[v]
-            if moved.any():
-                c, vm = cols[moved], v[moved]
-                self._ub[: self.n] = upper
-                self.h.changeColsBounds(int(c.size), c, self._lb[vm], self._ub[vm])
-                return
+        v = self._var[cols]
+        moved = (self._lb[v] != lower[v]) | (self._ub[v] != upper[v])
+        self._lb[: self.n] = lower
         self._ub[: self.n] = upper
+        if moved.any():
+            c, vm = cols[moved], v[moved]
+            self.h.changeColsBounds(int(c.size), c, self._lb[vm], self._ub[vm])
 
     @property
     def upper(self) -> np.ndarray:
