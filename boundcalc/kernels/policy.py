@@ -202,13 +202,15 @@ def bundle(values: Any) -> StateBundle:
         key = (type(values), compute_fingerprint(values))
     except NotImplementedError:  # a value numba cannot type: _layout names the problem
         key = None
-    got = _LAYOUTS.get(key)
+    got = _LAYOUTS.get(key) if key is not None else None
     if got is None:
         try:
             nt = numba.typeof(values)
         except ValueError as e:
             raise TypeError(f"a state bundle is a namedtuple of numpy arrays: {e}") from None
-        got = _LAYOUTS[key] = _layout(nt)
+        got = _layout(nt)
+        if key is not None:  # no fingerprint, no cache entry: one key must never stand for two layouts
+            _LAYOUTS[key] = got
     inst_type, fmt, size = got
     words: list[int] = []
     for a in values:
