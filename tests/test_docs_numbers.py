@@ -735,3 +735,11 @@ def test_readme_start_up_tables_are_the_stored_run():
             assert line in section, line
     assert f"(`{result['landed']}`)" in section
     assert f"took {result['floor']['cpu']:.2f} s" in section
+    # the paragraph under the tables quotes the cold simulations and ECW-RMED's task from the same run
+    flat = " ".join(section.split())
+    cold = {k: (v["this"]["cpu"], v["landed"]["cpu"]) for k, v in result["cold"].items()}
+    seed, every = cold["simulate seed10 T=1000"], cold["simulate all T=1000"]
+    assert f"{seed[0]:.2f} s of CPU for the ten seed papers' policies" in flat
+    assert f"{every[0]:.2f} s for all 21 policies (landed {seed[1]:.2f} and {every[1]:.2f};" in flat
+    ecw = result["kernels"]["ecw-rmed"]
+    assert f"({ecw['this']['compile_cpu']:.1f} s against {ecw['landed']['compile_cpu']:.1f} landed)" in flat
