@@ -136,7 +136,7 @@ def btm_run(s, env):
         btm_update(s, i, j, play(env, i, j))
     if env_more(env):  # one arm left: its self-duel, whose update changes only t, to the horizon
         a = s.mem[0]
-        n = 0
+        n = np.int64(0)
         while env_more(env):
             play(env, a, a)
             n += 1

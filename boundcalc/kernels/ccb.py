@@ -86,11 +86,11 @@ def _ccb_pair(s):
             else:
                 Uc[i, j] = ucb(W, N, al, i, j)
                 Lc[i, j] = lcb(W, N, al, i, j)
-    mxu = -1  # lines 7-8
-    mxl = -1
+    mxu = np.int64(-1)  # lines 7-8
+    mxl = np.int64(-1)
     for i in range(K):
-        su = 0
-        sl = 0
+        su = np.int64(0)
+        sl = np.int64(0)
         for j in range(K):
             if j != i:
                 if Uc[i, j] >= 0.5:
@@ -108,14 +108,14 @@ def _ccb_pair(s):
         if up[i] == mxu:
             cand[nC] = i
             nC += 1
-    bad = False  # line 9A
+    bad = np.bool_(False)  # line 9A
     for i in range(K):
         for j in range(K):
             if Bi[i, j] and Lc[i, j] > 0.5:
                 bad = True
     if bad:
         _reset(s)
-    anyB = False  # line 9B
+    anyB = np.bool_(False)  # line 9B
     for i in range(K):
         if B[i] and up[i] < mxl:
             B[i] = False
@@ -187,7 +187,7 @@ def _ccb_pair(s):
         a = cand[0] if nC == 1 else cand[stream_index(st, nC)]  # line 12
         own = stream_uniform(st) < 0.5  # line 13
         if own:
-            found = False
+            found = np.bool_(False)
             for j in range(K):
                 if Bi[a, j] and Lc[j, a] <= 0.5:
                     found = True

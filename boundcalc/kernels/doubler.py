@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from .policy import T_, count_wn, env_more, play, stream_index
@@ -31,14 +32,14 @@ def doubler_select(s):
     n = s.reg[SIZE]
     if n > 1:
         k = stream_index(s.rs, n)
-        x = 0
+        x = np.int64(0)
         for a in range(K):
             if k < s.L[a]:
                 x = a
                 break
             k -= s.L[a]
     else:
-        x = 0
+        x = np.int64(0)
         for a in range(K):
             if s.L[a] > 0:
                 x = a

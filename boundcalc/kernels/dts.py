@@ -50,16 +50,16 @@ def dts_select(s):
     cand = s.cand
     best = s.best
     al = s.fr[0] * math.log(s.reg[T_])
-    mx = -1  # lines 4-6: upper Copeland scores and the candidates C
+    mx = np.int64(-1)  # lines 4-6: upper Copeland scores and the candidates C
     for i in range(K):
-        c = 0
+        c = np.int64(0)
         for j in range(K):
             if j != i and ucb(W, N, al, i, j) > 0.5:
                 c += 1
         score[i] = c
         if c > mx:
             mx = c
-    nC = 0
+    nC = np.int64(0)
     for i in range(K):
         if score[i] == mx:
             cand[nC] = i
@@ -73,12 +73,12 @@ def dts_select(s):
             theta[i, j] = x
             theta[j, i] = 1.0 - x
     for i in range(K):
-        c = 0
+        c = np.int64(0)
         for j in range(K):
             if j != i and theta[i, j] > 0.5:
                 c += 1
         score[i] = c
-    mx = -1  # line 11 (D-TS+: Sec. 4.3)
+    mx = np.int64(-1)  # line 11 (D-TS+: Sec. 4.3)
     for q in range(nC):
         if score[cand[q]] > mx:
             mx = score[cand[q]]

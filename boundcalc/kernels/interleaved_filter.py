@@ -72,7 +72,7 @@ def if_update(s, i, j, won):
         if nxt < 0:  # the round robin is over: lines 10-17
             K = s.act.shape[0]
             lt = s.fr[0]
-            new = -1
+            new = np.int64(-1)
             # lines 10-12 and 13 in one pass: no arm of line 13 (P_hat < 1/2) is removed by lines 10-12
             for a in range(K):
                 n = s.cn[a]
@@ -111,7 +111,7 @@ def if_run(s, env):
         i, j = if_select(s)
         if_update(s, i, j, play(env, i, j))
     hb = s.reg[HAT]
-    n = 0
+    n = np.int64(0)
     while env_more(env):
         play(env, hb, hb)
         n += 1

@@ -84,9 +84,9 @@ def merge_dts_select(s):
         s.stats[0] += 1
         return mem[0], mem[0]
     g = held_stream(s.rs, s.spare)
-    best = -1
+    best = np.int64(-1)
     for x in range(n):
-        sc = 0
+        sc = np.int64(0)
         for y in range(n):
             if y != x:
                 g, th = held_beta(g, W[mem[x], mem[y]] + 1.0, W[mem[y], mem[x]] + 1.0)

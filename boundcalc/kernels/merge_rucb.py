@@ -74,13 +74,13 @@ def merge_batches(s):
             k -= 1
         order[k + 1] = x
     lim = 1.5 * s.reg[PP]
-    n = 0
-    i = 0
+    n = np.int64(0)
+    i = np.int64(0)
     j = nb - 1
     while i <= j:
         a = order[i]
         c = order[j]
-        m = 0
+        m = np.int64(0)
         if i == j:
             for k in range(s.size[a]):
                 s.tmp[n, m] = s.mem[a, k]
@@ -122,7 +122,7 @@ def stage_merge(s):
     """The stage merge before a round: with more than one batch and at most ``K / 2^s + 1``
     survivors, :func:`merge_batches`, once more if the smallest batch has at most ``P / 2`` arms,
     and the stage ``s`` advances.  ``stats[2]`` counts the merges."""
-    survivors = 0
+    survivors = np.int64(0)
     for b in range(s.reg[NB]):
         survivors += s.size[b]
     if s.reg[NB] > 1 and survivors <= s.fr[1] / 2.0 ** s.reg[STAGE] + 1.0:

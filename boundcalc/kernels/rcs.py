@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from .policy import T_, count_wn, env_more, held_beta, held_stream, play, store_stream
@@ -36,7 +37,7 @@ def rcs_select(s):
             theta[i, j] = x
             theta[j, i] = 1.0 - x
     store_stream(g, s.rs, s.spare)
-    c = -1
+    c = np.int64(-1)
     for i in range(K):
         ok = True
         for j in range(K):
@@ -48,7 +49,7 @@ def rcs_select(s):
             break
     if c < 0:
         s.stats[1] += 1
-        c = 0
+        c = np.int64(0)
         for i in range(1, K):
             if s.champ[i] < s.champ[c]:
                 c = i

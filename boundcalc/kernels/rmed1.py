@@ -102,8 +102,8 @@ def rmed1_opponent(W, N, l, istar):
     or ``O_l`` is empty, else ``argmin_{j != l} mu_lj`` (undrawn pairs 1/2; that argmin lies in
     ``O_l``, whose members are the only arms with ``mu_lj <= 1/2``)."""
     K = W.shape[0]
-    n_opp = 0
-    istar_opp = False
+    n_opp = np.int64(0)
+    istar_opp = np.bool_(False)
     for b in range(K):
         if b != l and 2 * W[l, b] <= N[l, b]:
             n_opp += 1
@@ -112,7 +112,7 @@ def rmed1_opponent(W, N, l, istar):
     if istar_opp or n_opp == 0:
         return istar
     best = np.inf
-    m = -1
+    m = np.int64(-1)
     for b in range(K):
         if b == l:
             continue
@@ -170,7 +170,7 @@ def rmed_update(s, i, j, won):
                 s.inLN[a] = True
         pos += 1
         if pos == s.reg[NLC]:
-            n = 0
+            n = np.int64(0)
             for a in range(K):
                 s.inLR[a] = s.inLN[a]
                 if s.inLN[a]:

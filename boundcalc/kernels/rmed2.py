@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from .policy import T_, kl_half_c
@@ -35,7 +36,7 @@ def rmed2_target(W, N, istar, l, floor):
     K = W.shape[0]
     dl = (W[istar, l] / N[istar, l] if N[istar, l] > 0 else 0.5) - 0.5  # mu_hat, 1/2 when undrawn
     best = math.inf
-    bt = -1
+    bt = np.int64(-1)
     for b in range(K):
         if b == l or not 2 * W[l, b] < N[l, b]:
             continue

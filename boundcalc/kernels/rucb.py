@@ -90,7 +90,7 @@ def rucb_select(s):
         s.stats[1] += 1
     else:
         if B >= 0:  # line 8
-            inC = False
+            inC = np.bool_(False)
             for q in range(nC):
                 if cand[q] == B:
                     inC = True

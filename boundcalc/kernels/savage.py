@@ -42,9 +42,9 @@ def savage_select(s):
         for a in range(1, K):
             if low[a] > top:
                 top = low[a]
-        bi = -1
-        bj = -1
-        bn = 0
+        bi = np.int64(-1)
+        bj = np.int64(-1)
+        bn = np.int64(0)
         for a in range(K):
             for b in range(a + 1, K):
                 if s.lo[a, b] <= 0.5 <= s.hi[a, b] and (up[a] >= top or up[b] >= top):
@@ -56,7 +56,7 @@ def savage_select(s):
             s.stats[0] += 1
             return bi, bj
         s.reg[DONE] = 1
-        w = 0
+        w = np.int64(0)
         for a in range(1, K):
             if low[a] > low[w]:
                 w = a

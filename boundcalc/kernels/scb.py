@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from .policy import T_, count_wn, env_more, play, stream_index
@@ -112,9 +113,9 @@ def scb_eliminate(S, R, t, K, delta, eps):
             l, u = scb_kl_bounds(R[i] / t, t, K, delta)
             if l > ml:
                 ml = l
-    left = 0
+    left = np.int64(0)
     mu_ = -1.0
-    best = -1
+    best = np.int64(-1)
     bl = -1.0
     for i in range(n):
         if S[i]:

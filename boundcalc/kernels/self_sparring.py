@@ -29,7 +29,7 @@ def ss_select(s):
     x1 = np.int64(0)
     for k in range(2):
         best = -1.0
-        arg = 0
+        arg = np.int64(0)
         for i in range(K):
             g, v = held_beta(g, s.S[i] + 1.0, s.F[i] + 1.0)
             if v > best:

@@ -35,14 +35,14 @@ def ucb1_arm(P, G, side, alpha):
     """UCB1's arm for sub-bandit ``side``: the first unplayed arm, else the first maximiser of
     ``G_k / N_k + sqrt(alpha ln n / N_k)``."""
     K = P.shape[1]
-    n = 0
+    n = np.int64(0)
     for k in range(K):
         if P[side, k] == 0:
             return k
         n += P[side, k]
     ln = math.log(n)
     best = -np.inf
-    arg = 0
+    arg = np.int64(0)
     for k in range(K):
         v = G[side, k] / P[side, k] + math.sqrt(alpha * ln / P[side, k])
         if v > best:
@@ -51,7 +51,7 @@ def ucb1_arm(P, G, side, alpha):
     return arg
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def sparring_select(s):
     """The left and the right UCB1's arms: :func:`ucb1_arm`'s choices, the same numbers, found with
     fewer of its divisions and square roots.  ``stats = [self_duels]``.
@@ -66,9 +66,9 @@ def sparring_select(s):
     transcription test).  A compiled call handed the arrays would cost two reference-count calls
     per array: the steps are written out here."""
     K = s.P.shape[1]
-    x = 0
-    y = 0
-    n_log = -1  # both sides have n = t - 1 plays: one log and one square root serve both
+    x = np.int64(0)
+    y = np.int64(0)
+    n_log = np.int64(-1)  # both sides have n = t - 1 plays: one log and one square root serve both
     c = 0.0
     rc = 0.0
     t = s.reg[T_]
@@ -76,7 +76,7 @@ def sparring_select(s):
         arg = -1
         n = t - 1  # from round K + 1 on every arm has been played and the plays sum to t - 1
         if t <= K:
-            n = 0
+            n = np.int64(0)
             for k in range(K):
                 if s.P[side, k] == 0:
                     arg = k
@@ -106,7 +106,7 @@ def sparring_select(s):
     return x, y
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def sparring_update(s, i, j, won):
     """Reward 1 to the side whose arm won (a self-duel included), 0 to the other."""
     if i != j:  # the protocol's counts (:func:`count`'s), inline and without a branch on the outcome
@@ -125,7 +125,7 @@ def sparring_update(s, i, j, won):
     s.reg[T_] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def sparring_run(s, env):
     """Sparring's whole-run kernel: :func:`sparring_select`, the duel, :func:`sparring_update`."""
     while env_more(env):

@@ -29,7 +29,7 @@ def _stay(s, exclude):
     ``exclude = -1`` passed as an int64: inlined twice into the inlined select, its copies cost more
     to compile than the function)."""
     K = s.C.shape[0]
-    m = -(2**62)
+    m = np.int64(-(2**62))
     for k in range(K):
         if k != exclude and s.C[k] > m:
             m = s.C[k]
@@ -82,7 +82,7 @@ def ws_update(s, i, j, won):
         x = math.floor(s.fr[0] ** r)
         s.reg[LEN] = _CAP if x >= _CAP else x
         s.reg[DONE] = 0
-        b = 0
+        b = np.int64(0)
         for k in range(1, s.C.shape[0]):
             if s.C[k] > s.C[b]:
                 b = k
