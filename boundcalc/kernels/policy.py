@@ -75,7 +75,27 @@ Compile time (issue 30: a simulation's first run on an empty cache)
       ``has_spare`` as ``np.bool_(False)``, constant row indices are numpy int64 scalars;
     * no function has numba's C-callable wrapper (``no_cfunc_wrapper``), and helpers never called
       from Python have no CPython wrapper either (``no_cpython_wrapper``; the functions the tests
-      and doctests call keep theirs).
+      and doctests call keep theirs);
+    * a loop-carried counter, running maximum or flag starts with its final type (``np.int64(0)``,
+      ``np.int64(-1)``, ``np.bool_(False)``), not a literal: numba's type inference re-resolves
+      every operation of a function on each pass until no type changes, and a variable that starts
+      as ``Literal[int](0)`` and becomes ``int64`` at the loop's back edge costs a third pass (every
+      kernel now converges in two, about a quarter fewer operations resolved for the 19 policies);
+    * CPython's full garbage collections skip the heap that exists before a compilation
+      (:class:`_CompileHeapFreezer`): numba keeps every compiled function's types and IR alive, and
+      the full collections a compilation triggers walked all of it (2.4-2.6 s of CPU of the 19
+      policies' kernels in one process, growing with every kernel compiled before; 0.2 s now).
+
+    Measured (``benchmarks/compile_policies.py``, ``benchmarks/results/compile_policies.json``): the 19
+    policies other than ECW-RMED and CW-RMED compile for ``simulate --horizon 1000`` in 12.1 s of CPU
+    (14.9 s before these two points; medians of three runs each, interleaved).  Tried and not kept
+    (one or two interleaved runs each): all ``inline="always"`` removed (12.4 -> 15.9 s: a select
+    compiled apart is optimised by LLVM twice, alone and again inside the run kernel); more inlining
+    (CCB's ``_ccb_pair``, Sparring's steps, RMED's update, MergeRUCB's stage merge and pruning, the
+    stream's ``_mix64``/``held_next``/``held_uniform``: each the same or slower);
+    ``error_model="numpy"``; a short symbol name for state types; ``2**e`` as a shift; a larger
+    young-generation threshold, or no collection at all, during a compile (the young generation
+    then holds all of it: slower).
 
 >>> duel_uniform(np.uint64(1), np.uint64(2), 3, 0) == duel_uniform_py(1, 2, 3, 0)
 True
@@ -149,14 +169,20 @@ class _CompileHeapFreezer(event.Listener):
 
     numba keeps every compilation's result alive (types, IR, metadata: millions of objects once a
     few kernels are compiled), and CPython's full collections, triggered by the many short-lived
-    objects a compilation allocates, walk all of it: 17 full collections, 2.0 of the 14.6 s of CPU
-    that the 19 policies' kernels take to compile on an empty cache (issue 30).  So for the length
+    objects a compilation allocates, walk all of it: 2.4-2.6 s of the 14.9-15.7 s of CPU that the 19
+    policies' kernels took to compile in one process on an empty cache, 0.2 s with this guard
+    (``benchmarks/results/compile_policies.json``, ``gc_seconds``; issue 30).  So for the length
     of an outermost numba compilation (numba's ``numba:compile`` event; compilations are serialised
     by numba's compiler lock) the objects that exist before it are frozen (:func:`gc.freeze`:
     collections skip them) and unfrozen at its end (they are collectable again as before); the
     compilation's own garbage is collected as usual.  Nothing is done when the process has frozen
     objects itself (:func:`gc.get_freeze_count`) or disabled the collector.  Loading a kernel from
     numba's cache fires no such event.
+
+    The price is memory: garbage of an earlier compilation that was frozen with the heap waits for
+    a full collection outside a compilation (the 19 policies' command peaks at 370 MB, 280 MB
+    without the guard; a full collection of each compilation's own objects at its end kept 280 MB
+    for about 0.45 s more CPU, and was not kept).
     """
 
     def __init__(self) -> None:

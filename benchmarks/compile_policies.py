@@ -1,0 +1,156 @@
+"""Cold compile CPU of the policy kernels (issue 30): the 19 policies other than ECW-RMED and CW-RMED.
+
+Each measurement is a fresh process on an empty ``NUMBA_CACHE_DIR`` that records numba's compile
+events (``numba:compile``, ``time.process_time``), for this checkout and, with ``--landed DIR``, an
+older checkout measured by the same code (interleaved run by run, so that a busy machine slows both
+alike):
+
+* **all**: ``simulate --example table2 --policies <the 19> --horizon 1000 --workers 0`` in-process
+  (the CLI's own code): the CPU of every outermost compile (what the command compiles), per
+  whole-run kernel (inclusive of the functions compiled inside it; the first also compiles the
+  shared machinery of :mod:`boundcalc.kernels.policy`), the number of functions compiled, the
+  process's peak RSS and the CPU of its garbage collections by generation (``gc.callbacks``; 2: the
+  full collections); ``--repeat`` runs each, every run kept;
+* **alone**: ``simulate(mu, [policy], runs=1, horizon=100)`` per policy: the outermost compiles'
+  CPU, and the exclusive CPU of the functions of :mod:`boundcalc.kernels.policy` and ``kl`` (the
+  shared machinery); their difference is the estimate ``boundcalc.kernels.COMPILE_SECONDS`` gives
+  the policy's kernel module.
+
+Prints a table and writes ``benchmarks/results/compile_policies.json``.
+
+    python3 benchmarks/compile_policies.py [--landed DIR] [--repeat 3] [--no-alone]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+POLICIES = (
+    "rmed1,rucb,dts,dts+,rmed2,savage,ccb,scb,interleaved-filter,beat-the-mean,rcs,sparring,"
+    "self-sparring,winner-stays,doubler,rmed2fh,merge-rucb,merge-dts,versatile-db"
+)
+#: One policy per whole-run kernel (RMED1/RMED2/RMED2FH share ``rmed_run``, D-TS/D-TS+ ``dts_run``).
+ALONE = (
+    "rmed1 rucb dts ccb scb savage rcs self-sparring winner-stays doubler merge-rucb merge-dts versatile-db "
+    "interleaved-filter beat-the-mean sparring"
+).split()
+
+#: The probe run in each process: the compile events' CPU, outermost and per function.
+PROBE = r"""
+import gc, json, resource, sys, time
+from numba.core import event
+gcs, gc0 = {}, [0.0]
+def _gc(phase, info):
+    if phase == "start":
+        gc0[0] = time.process_time()
+    else:
+        g = str(info["generation"])
+        gcs[g] = gcs.get(g, 0.0) + time.process_time() - gc0[0]
+gc.callbacks.append(_gc)
+stack, top, mach, n = [], {}, [0.0], [0]
+class Listener(event.Listener):
+    def on_start(self, ev):
+        stack.append([time.process_time(), 0.0, ev.data["dispatcher"].py_func])
+    def on_end(self, ev):
+        t0, inner, f = stack.pop()
+        dur = time.process_time() - t0
+        n[0] += 1
+        if f.__module__.endswith((".kernels.policy", ".kernels.kl")):
+            mach[0] += dur - inner
+        if stack:
+            stack[-1][1] += dur
+        else:
+            key = f.__module__.rsplit(".", 1)[1] + "." + f.__name__
+            top[key] = top.get(key, 0.0) + dur
+event.register("numba:compile", Listener())
+what = sys.argv[1]
+if what == "all":
+    from boundcalc.cli import main
+    sys.argv = ["boundcalc", "simulate", "--example", "table2", "--policies", sys.argv[2], "--horizon", "1000",
+                "--workers", "0", "--quiet"]
+    try:
+        main()
+    except SystemExit as e:
+        if e.code:
+            raise
+else:
+    from boundcalc.datasets import load_example
+    from boundcalc.simulate import simulate
+    simulate(load_example("table2").mu, [what], runs=1, horizon=100, seed=0, workers=0, progress=False, bounds=False)
+print(json.dumps({"compile": sum(top.values()), "kernels": top, "machinery": mach[0], "functions": n[0],
+                  "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "gc_seconds": gcs}))
+"""
+
+
+def probe(path: Path, *args: str) -> dict:
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, PYTHONPATH=str(path), NUMBA_CACHE_DIR=cache)
+        env.pop("NUMBA_DISABLE_JIT", None)
+        p = subprocess.run(
+            [sys.executable, "-c", PROBE, *args], env=env, capture_output=True, text=True, cwd=tempfile.gettempdir()
+        )
+    if p.returncode:
+        raise RuntimeError(f"{path} {args} failed:\n{p.stderr[-2000:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--landed", default=None, help="an older checkout, measured the same way")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of the 19-policy command per version")
+    ap.add_argument("--no-alone", action="store_true", help="leave out the one-policy runs")
+    ap.add_argument("--out", default=str(HERE / "results" / "compile_policies.json"))
+    a = ap.parse_args()
+    versions = {"this": ROOT}
+    if a.landed:
+        versions["landed"] = Path(a.landed).resolve()
+    out: dict = {
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "load": os.getloadavg()},
+        "policies": POLICIES,
+        "all": {v: [] for v in versions},
+        "alone": {v: {} for v in versions},
+    }
+    for r in range(a.repeat):
+        for v, path in versions.items():
+            m = probe(path, "all", POLICIES)
+            out["all"][v].append(m)
+            print(
+                f"all   {v:7s} run {r + 1}: compile {m['compile']:6.2f} s CPU, {m['functions']} functions, "
+                f"peak RSS {m['maxrss_mb']:.0f} MB, garbage collection {sum(m['gc_seconds'].values()):.2f} s "
+                f"(full {m['gc_seconds'].get('2', 0.0):.2f})",
+                flush=True,
+            )
+    if not a.no_alone:
+        for name in ALONE:
+            for v, path in versions.items():
+                m = probe(path, name)
+                out["alone"][v][name] = m
+                print(
+                    f"alone {v:7s} {name:20s} compile {m['compile']:5.2f}  machinery {m['machinery']:5.2f}  "
+                    f"module {m['compile'] - m['machinery']:5.2f}",
+                    flush=True,
+                )
+    out["machine"]["load_after"] = os.getloadavg()
+    print("\nper whole-run kernel, the 19-policy command (median of the runs, CPU s):")
+    names = sorted({k for v in versions for m in out["all"][v] for k in m["kernels"]})
+    med = {v: {k: statistics.median(m["kernels"].get(k, 0.0) for m in out["all"][v]) for k in names} for v in versions}
+    for k in sorted(names, key=lambda k: -med["this"][k]):
+        print(f"  {k:32s}" + "".join(f" {v} {med[v][k]:5.2f}" for v in versions))
+    for v in versions:
+        print(f"  {'all (median)':32s} {v} {statistics.median(m['compile'] for m in out['all'][v]):5.2f}")
+    Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""The compile notice's estimates for the 19 policies' kernel modules (boundcalc.kernels.COMPILE_SECONDS)
+and the figures its comment quotes are ``benchmarks/results/compile_policies.json``'s, as
+``benchmarks/compile_policies.py`` measured them (issue 30, task c30b).
+
+Independent check: the stored measurements, recomputed here from their raw fields (each module's
+outermost compile CPU less the shared machinery's, the medians of the stored runs).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+
+from boundcalc.kernels import COMPILE_SECONDS
+
+ROOT = Path(__file__).resolve().parents[1]
+STORED = json.loads((ROOT / "benchmarks" / "results" / "compile_policies.json").read_text())
+#: kernel module -> the policy whose one-policy run measures it
+MODULE_OF = {
+    "rmed2fh": "rmed1",
+    "rucb": "rucb",
+    "dts": "dts",
+    "ccb": "ccb",
+    "scb": "scb",
+    "savage": "savage",
+    "rcs": "rcs",
+    "self_sparring": "self-sparring",
+    "winner_stays": "winner-stays",
+    "doubler": "doubler",
+    "merge_rucb": "merge-rucb",
+    "merge_dts": "merge-dts",
+    "versatile_db": "versatile-db",
+    "interleaved_filter": "interleaved-filter",
+    "beat_the_mean": "beat-the-mean",
+    "sparring": "sparring",
+}
+
+
+@pytest.mark.parametrize("module", sorted(MODULE_OF))
+def test_a_module_estimate_is_its_measured_compile_less_the_machinery(module):
+    m = STORED["alone"]["this"][MODULE_OF[module]]
+    assert COMPILE_SECONDS[module] == pytest.approx(m["compile"] - m["machinery"], abs=0.05 + 1e-9)
+
+
+def test_the_machinery_estimate_is_the_largest_measured():
+    mach = max(m["machinery"] for m in STORED["alone"]["this"].values())
+    assert COMPILE_SECONDS["policy"] == pytest.approx(mach, abs=0.05 + 1e-9)
+
+
+def test_the_quoted_19_policy_figures():
+    """``kernels/__init__.py`` and ``kernels/policy.py`` quote the medians of the stored runs."""
+    med = {v: statistics.median(m["compile"] for m in runs) for v, runs in STORED["all"].items()}
+    src = (ROOT / "boundcalc" / "kernels" / "__init__.py").read_text() + (
+        ROOT / "boundcalc" / "kernels" / "policy.py"
+    ).read_text()
+    assert f"{med['this']:.1f} s of CPU" in src
+    assert f"{med['landed']:.1f} s" in src
+    assert med["this"] < med["landed"]
+    assert len(STORED["all"]["this"]) == len(STORED["all"]["landed"]) >= 3
+    assert STORED["policies"].count(",") == 18  # the 19 policies
