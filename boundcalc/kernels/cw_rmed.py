@@ -397,3 +397,60 @@ def basis_matrix(status, row_basic, starts, idx):
         for b in range(a + 1, nb):
             Minv[a * nb + b], Minv[b * nb + a] = Minv[b * nb + a], Minv[a * nb + b]
     return True, bvar, rs, ri, Minv
+
+
+def basis_matrix_numpy(status, row_basic, starts, idx):
+    """:func:`basis_matrix` in numpy, for a caller that has not compiled it (CW-RMED below
+    ``CWRMED.compiled_lp_min_arms`` arms, whose few LP solves would not repay its compilation): the
+    same elimination with the same operations on every entry (each row update ``A_r - g A_c`` and
+    scaling ``A_c * f`` elementwise, no reassociation, the first largest pivot), so ``(M^-1)^T`` is
+    bit for bit :func:`basis_matrix`'s, and ``ok`` the same (tested: ``tests/test_cw_rmed.py``)."""
+    status = np.asarray(status)
+    row_basic = np.asarray(row_basic, dtype=np.bool_)
+    starts = np.asarray(starts, dtype=np.int64)
+    idx = np.asarray(idx, dtype=np.int64)
+    bvar = np.flatnonzero(status == 1).astype(np.int64)
+    nb = bvar.size
+    pos = np.full(status.shape[0], -1, dtype=np.int64)
+    pos[bvar] = np.arange(nb)
+    tight = np.flatnonzero(~row_basic)
+    nt = tight.size
+    lens = starts[tight + 1] - starts[tight]
+    rs = np.zeros(nt + 1, dtype=np.int64)
+    np.cumsum(lens, out=rs[1:])
+    ri = np.concatenate([idx[starts[r] : starts[r + 1]] for r in tight]) if nt else np.zeros(0, dtype=np.int64)
+    M = np.zeros((nt, nb))
+    if nb != nt:
+        return False, bvar, rs, ri, M.ravel()
+    p = pos[ri]
+    inb = p >= 0
+    M[np.repeat(np.arange(nt), lens)[inb], p[inb]] = 1.0
+    if nb == 0:
+        return True, bvar, rs, ri, M.ravel()
+    A = M.copy()
+    Minv = np.eye(nb)
+    for c in range(nb):  # Gauss-Jordan with partial pivoting, as basis_matrix
+        col = np.abs(A[c:, c])
+        k = int(np.argmax(col))  # the first largest, as basis_matrix's strict comparison
+        if not col[k] > 1e-12:  # singular
+            return False, bvar, rs, ri, M.ravel()
+        if k:
+            A[[c, c + k]] = A[[c + k, c]]
+            Minv[[c, c + k]] = Minv[[c + k, c]]
+        f = 1.0 / A[c, c]
+        A[c] *= f
+        Minv[c] *= f
+        g = A[:, c].copy()
+        g[c] = 0.0
+        rows = np.flatnonzero(g != 0.0)
+        if rows.size:
+            gr = g[rows, None]
+            A[rows] -= gr * A[c]
+            Minv[rows] -= gr * Minv[c]
+    E = np.zeros((nb, nb))  # M^-1 M, each entry summed in row order as basis_matrix does
+    for r in range(nt):
+        E += np.where(M[r] != 0.0, Minv[:, r : r + 1] * M[r], 0.0)
+    E -= np.eye(nb)
+    if not np.all(np.abs(E) <= 1e-9):
+        return False, bvar, rs, ri, M.ravel()
+    return True, bvar, rs, ri, np.ascontiguousarray(Minv.T).ravel()

@@ -91,6 +91,7 @@ from ..kernels.cw_rmed import (
     S_WARM,
     CWState,
     basis_matrix,
+    basis_matrix_numpy,
     copeland_run,
     copeland_update,
     istar_from_values,
@@ -154,16 +155,23 @@ class CWRMED(CopelandRMED):
     #: (regret 31,976 instead of 32,050 at 10^5): kept at 2 so that runs stay those of the
     #: stored Figure 1 panel.
     promote = 2
+    #: From this many arms the plain LP runs the LP core's compiled kernels (``compiled=True``:
+    #: the oracle's rows, the structure, the certificate); below, their numpy twins (tested
+    #: equal bit for bit, so the pairs are the same both ways: tests/test_cw_rmed.py).  Below it
+    #: a run compiles about 1 s of CPU less on an empty cache and its HiGHS-bound LP solves are
+    #: as fast (benchmarks/results/cw_lp_paths.json).
+    compiled_lp_min_arms = 5
 
     def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params: Any) -> None:
         # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
         # pairs are a function of the outcomes alone) and never draws from ``rng``
         # the plain models' bases are tested in the compiled step (the LP core's own test would
         # only repeat it; HiGHS's 0-iteration re-solve keeps the decisions of the landed version)
-        self.solver = CopelandLPSolver(
-            seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False, derive=self.derive_plain, compiled=True
-        )
+        plain = dict(seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False, derive=self.derive_plain)
+        self.solver = CopelandLPSolver(**plain, compiled=False)  # its tol goes into the state
         super().__init__(K, rng=rng, **params)  # validates K
+        if self.compiled_lp_min_arms <= self.K < self.lift_min_arms:
+            self.solver = CopelandLPSolver(**plain, compiled=True)
         if self.K >= self.lift_min_arms:
             self.solver = CopelandLPSolver(
                 seed=0, cache_size=self.cache_size, lift=True, derive=self.derive, promote=self.promote, compiled=True
@@ -256,7 +264,7 @@ class CWRMED(CopelandRMED):
         got = memo.get(key)
         if got is not None and got[0] is lp and got[1] == lp.solves and got[2] == lp.n_rows:
             return got[3]
-        parts = _basis_parts(lp)
+        parts = _basis_parts(lp, self.solver.compiled)
         memo.pop(key, None)
         memo[key] = (lp, lp.solves, lp.n_rows, parts)
         while len(memo) > 2 * self.cache_size:  # the models the LP core may still hold, and a few more
@@ -311,14 +319,15 @@ class CWRMED(CopelandRMED):
             a.lp_valid[w] = True
 
 
-def _basis_parts(lp: CoveringLP) -> tuple[np.ndarray, ...] | None:
+def _basis_parts(lp: CoveringLP, compiled: bool = True) -> tuple[np.ndarray, ...] | None:
     """``(x, status, basic variables, (M^-1)^T, tight rows' starts, their variables)`` of ``lp``'s
     last basis, ``M`` the basis matrix restricted to the tight rows; None when it cannot serve
-    (no rows, or ``M`` not square and well conditioned)."""
+    (no rows, or ``M`` not square and well conditioned); ``compiled`` as the LP's (the numpy twin
+    gives the same arrays bit for bit)."""
     b = lp.basis()
     status = b.status.copy()
     status[(b.upper <= b.lower) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
-    ok, bvar, rs, ri, minvT = basis_matrix(status, b.row_basic, b.starts, b.idx)
+    ok, bvar, rs, ri, minvT = (basis_matrix if compiled else basis_matrix_numpy)(status, b.row_basic, b.starts, b.idx)
     if not ok:
         return None
     # the shared test's codes: LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
