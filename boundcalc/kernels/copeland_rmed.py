@@ -413,7 +413,7 @@ def skeleton_finish(s, exploit, log_t):
 
 
 # ----------------------------------------------------------------------------- check (3), line 8
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(inline="always")
 def _min_row_sum(s, a, E):
     """The smallest row sum of ``R_a`` at ``E`` by the LP core's oracle on the stored tables."""
     K = s.W.shape[0]

@@ -1,7 +1,7 @@
 """CW-RMED's compiled steps (paper 000: Komiyama, Honda & Nakagawa, ICML 2016, Algorithm 1 with the
 LP of eq. (2)): the state layout, Theorem 6's shortcut, the warm-basis test of line 11, and the
-decision and run loop of both Copeland RMED variants (:func:`copeland_update`, :func:`copeland_run`:
-ECW-RMED's line 11 or CW-RMED's, by ``reg[VARIANT]``); the reading of each line, and the Python side
+decision and run loop of both Copeland RMED variants (:func:`copeland_run`, the protocol's step and
+the whole run: ECW-RMED's line 11 or CW-RMED's, by ``reg[VARIANT]``); the reading of each line, and the Python side
 that calls HiGHS, are in :mod:`boundcalc.policies.cw_rmed`.
 
 >>> from boundcalc.policies import make_policy
@@ -49,7 +49,7 @@ from .copeland_rmed import (
 )
 from .copeland_rmed import N_REG as N_REG_SKELETON
 from .lp import ecw_closed_form as _closed_form
-from .policy import T_, env_more, play
+from .policy import T_, env_more, new_env, play
 
 #: What a compiled step may ask of Python beyond the skeleton's (``DONE``, ``NEED_TABLES``): an LP
 #: solve, the warm bases of a new structure (from the LP core's cache).
@@ -179,98 +179,43 @@ def _warm_lp(s):
     return istar
 
 
-@njit(inline="always")
-def _decide(s):
-    """Lines 7-15 of Algorithm 1 after a draw of the loop, ``t`` the round just played, for the variant
-    of ``reg[VARIANT]``; then ``t`` advances and nothing is pending.  Returns DONE, or what Python must
-    provide first (NEED_TABLES; CW-RMED also NEED_BASES, NEED_LP; nothing is counted or changed beyond
-    the structure's refresh and its tables, so the decision is simply made again afterwards).
+@njit(cache=True, no_cfunc_wrapper=True)
+def copeland_run(s, env, i, j, won):
+    """The one kernel of ECW-RMED and CW-RMED, for the protocol's learning step and the whole run.
+
+    ``i >= 0``: first learn the duel ``(i, j)`` the caller played (``won``: ``i`` won), the
+    protocol's update, called with an environment without rounds (:func:`no_rounds`); ``i =
+    RESUME``: learn nothing.  Then the waiting decision, if any, and select, duel, learn to the
+    environment's horizon.  After a draw of the loop over ``L_C``, lines 7-15 of Algorithm 1 with
+    ``t`` the round just played, for the variant of ``reg[VARIANT]``; then ``t`` advances and
+    nothing is pending.  A decision that needs Python returns what it needs first (NEED_TABLES;
+    CW-RMED also NEED_BASES, NEED_LP) with ``reg[PENDING]`` set and nothing counted or changed
+    beyond the structure's refresh and its tables, and the call with ``i = RESUME`` makes it again.
 
     Line 11 is the variant's: ECW-RMED's Theorem 5
     (:func:`~boundcalc.kernels.copeland_rmed.ecw_target`, its parts made stale by the duels since the
-    last decision recomputed), CW-RMED's Theorem 6 or warm bases (else Python's LP).  One decision and
-    one whole-run kernel for both variants (they share the state type): a command running both
-    compiles the skeleton, check (3) and the run once, not once per variant (numba links and
-    re-optimises every callee's code into each caller: a second run kernel was a second compilation of
-    all of it, 1.2-1.8 s of CPU on an empty cache).  Inlined (numba ``inline="always"``) into
-    :func:`copeland_update` (a step driven from Python) and :func:`copeland_run` (the whole run), each
-    of which a command compiles only if it uses it."""
-    skeleton_refresh(s)
-    ecw = s.reg[VARIANT] == ECW
-    log_t = math.log(s.reg[T_])
-    if log_t <= 0:
-        exploit = first_winner(s)
-    else:
-        if s.reg[TAB] != s.reg[STRUCT]:  # a new structure: its tables, and its warm bases not yet read
-            if not build_tables(s):
-                return NEED_TABLES
-            for a in range(s.lp_valid.shape[0]):
-                s.lp_valid[a] = False
-        exploit = check3(s, log_t)
-        if exploit < 0 and not s.reg[HAVE_TARGET] and not ecw:
-            K = s.W.shape[0]
-            nwin = 0
-            for a in range(K):
-                nwin += s.is_win[a]
-            thm6 = nwin >= 2  # Theorem 6: two or more winners and no tie
-            for a in range(K if thm6 else 0):
-                for b in range(a + 1, K):
-                    if not (s.beats[a, b] or s.beats[b, a]):
-                        thm6 = False
-            istar = _theorem6(s) if thm6 else _warm_lp(s)
-            if istar < 0:
-                return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES
-            s.stats[S_THM6 if thm6 else S_WARM] += 1
-            s.stats[S_SOLVES] += 1
-            s.reg[ISTAR] = istar
-            s.reg[HAVE_TARGET] = 1
-        s.stats[S_CHECKS] += 1
-        s.stats[S_BOUND] += s.reg[BND]
-    if ecw:
-        for q in range(s.W.shape[0]):  # Theorem 5's parts made stale by the duels since the last decision
-            if s.dirty_lo[q]:
-                s.tgt_dirty[q] = True
-            if s.dirty_hi[q]:
-                s.tgtI_dirty[q] = True
-            s.dirty_lo[q] = False
-            s.dirty_hi[q] = False
-    if exploit < 0:
-        s.stats[S_TARGETS] += 1
-        if ecw and not s.reg[HAVE_TARGET]:
-            s.stats[S_SOLVES] += 1
-            ecw_target(s)
-            s.reg[HAVE_TARGET] = 1
-    skeleton_finish(s, exploit, log_t)
-    s.reg[PENDING] = 0
-    s.reg[T_] += 1
-    return DONE
+    last decision recomputed), CW-RMED's Theorem 6 or warm bases (else Python's LP).
 
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def copeland_update(s, i, j, won):
-    """The learning step of ECW-RMED and CW-RMED: the skeleton's, then (after a draw of the loop)
-    lines 7-15; a decision that needs Python waits (``reg[PENDING]``) and ``i = RESUME`` makes it again."""
+    One kernel for both variants (they share the state type) and for both ways of driving them, the
+    decision written in it once: a command running both variants, or both the protocol and a
+    simulation, compiles the skeleton, check (3) and the decision once (numba links and re-optimises
+    every callee's code into each caller: a run kernel per variant was 1.2-1.8 s of CPU more on an
+    empty cache, and a learning step of its own, or the decision as a function of its own, one more
+    compilation of all of it).  The decision is written out here rather than inlined from a helper
+    (numba ``inline="always"``): inlining it cost 0.3 s of CPU more on an empty cache
+    (``simulate --example table2 --policies cw-rmed,ecw-rmed``)."""
     if i >= 0:
         skeleton_learn(s, i, j, won)
-        if not s.reg[IN_LOOP]:
+        if s.reg[IN_LOOP]:
+            s.reg[IN_LOOP] = 0
+            s.reg[PENDING] = 1
+        else:
             s.reg[T_] += 1
-            return DONE
-        s.reg[IN_LOOP] = 0
-        s.reg[PENDING] = 1
-    return _decide(s)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def copeland_run(s, env):
-    """The whole-run kernel of ECW-RMED and CW-RMED: (the waiting decision, then) select, duel, learn
-    to the horizon; returns early (NEED_*) when a decision needs Python, and continues from there
-    when called again.  Written with its own learning step rather than calling
-    :func:`copeland_update`, so that a simulation compiles the decision once (:func:`_decide`)."""
     pending = s.reg[PENDING] != 0
     while pending or env_more(env):
         if not pending:
-            i, j = skeleton_select(s)
-            skeleton_learn(s, i, j, play(env, i, j))
+            a, b = skeleton_select(s)
+            skeleton_learn(s, a, b, play(env, a, b))
             if s.reg[IN_LOOP]:
                 s.reg[IN_LOOP] = 0
                 s.reg[PENDING] = 1
@@ -278,11 +223,74 @@ def copeland_run(s, env):
             else:
                 s.reg[T_] += 1
         if pending:
-            status = _decide(s)
-            if status != DONE:
-                return status
+            skeleton_refresh(s)
+            ecw = s.reg[VARIANT] == ECW
+            log_t = math.log(s.reg[T_])
+            if log_t <= 0:
+                exploit = first_winner(s)
+            else:
+                if s.reg[TAB] != s.reg[STRUCT]:  # a new structure: its tables, and its warm bases not yet read
+                    if not build_tables(s):
+                        return NEED_TABLES
+                    for a in range(s.lp_valid.shape[0]):
+                        s.lp_valid[a] = False
+                exploit = check3(s, log_t)
+                if exploit < 0 and not s.reg[HAVE_TARGET] and not ecw:
+                    K = s.W.shape[0]
+                    nwin = 0
+                    for a in range(K):
+                        nwin += s.is_win[a]
+                    thm6 = nwin >= 2  # Theorem 6: two or more winners and no tie
+                    for a in range(K if thm6 else 0):
+                        for b in range(a + 1, K):
+                            if not (s.beats[a, b] or s.beats[b, a]):
+                                thm6 = False
+                    istar = _theorem6(s) if thm6 else _warm_lp(s)
+                    if istar < 0:
+                        return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES
+                    s.stats[S_THM6 if thm6 else S_WARM] += 1
+                    s.stats[S_SOLVES] += 1
+                    s.reg[ISTAR] = istar
+                    s.reg[HAVE_TARGET] = 1
+                s.stats[S_CHECKS] += 1
+                s.stats[S_BOUND] += s.reg[BND]
+            if ecw:
+                for q in range(s.W.shape[0]):  # Theorem 5's parts made stale by the duels since the last decision
+                    if s.dirty_lo[q]:
+                        s.tgt_dirty[q] = True
+                    if s.dirty_hi[q]:
+                        s.tgtI_dirty[q] = True
+                    s.dirty_lo[q] = False
+                    s.dirty_hi[q] = False
+            if exploit < 0:
+                s.stats[S_TARGETS] += 1
+                if ecw and not s.reg[HAVE_TARGET]:
+                    s.stats[S_SOLVES] += 1
+                    ecw_target(s)
+                    s.reg[HAVE_TARGET] = 1
+            skeleton_finish(s, exploit, log_t)
+            s.reg[PENDING] = 0
+            s.reg[T_] += 1
             pending = False
     return DONE
+
+
+#: The protocol's learning step: :func:`copeland_run` with the duel given and an environment
+#: without rounds (the policies' ``kernels`` name it apart from the run, as every policy's).
+copeland_update = copeland_run
+
+
+_NO_ROUNDS: list = []
+
+
+def no_rounds():
+    """An environment bundle with no rounds left (``t = 1 > T = 0``) of the simulator's type
+    (:func:`boundcalc.kernels.policy.new_env`), what the protocol's step passes to
+    :func:`copeland_run`: the kernel then learns the given duel and makes the waiting decision,
+    and plays nothing (one bundle per process; the kernel never writes it)."""
+    if not _NO_ROUNDS:
+        _NO_ROUNDS.append(new_env(np.zeros((1, 1)), 0, 0, 0, np.zeros(0, dtype=np.int64), np.zeros((1, 1, 1)))[1])
+    return _NO_ROUNDS[0]
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
