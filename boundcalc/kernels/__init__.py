@@ -90,13 +90,19 @@ MODULES = (
 #: empty ``NUMBA_CACHE_DIR``, the CPU of numba's compile events less those of
 #: :mod:`~boundcalc.kernels.policy` (1.2-1.3 s): CW-RMED 9.5 s, ECW-RMED 7.5 s (CW-RMED's also
 #: compiles the LP core's row builder and the basis inverse), both in one command 10.0 s (were
-#: 14.1, 9.1 and 14.7 s with a run kernel per variant); ``copeland_rmed`` alone is the
+#: 14.1, 9.1 and 14.7 s with a run kernel per variant).  Since issue 30's last target (task c30a:
+#: below ``CWRMED.compiled_lp_min_arms`` arms CW-RMED's LP and basis inverse on their numpy twins,
+#: the protocol's step and the run one kernel with the decision written in it once), measured as the
+#: exclusive CPU of the compile events less :mod:`~boundcalc.kernels.policy`'s, two cold runs each
+#: on a busy 2-core machine: CW-RMED 7.9-8.1 s, ECW-RMED 7.9-8.4 s, both 8.6-8.7 s (dfd7bd6 in the
+#: same conditions: 11.0, 8.6 and 10.6 s); from 5 arms CW-RMED compiles the LP core's kernels and
+#: the basis inverse too, about 1.5 s more; ``copeland_rmed`` alone is the
 #: skeleton's select that a policy binds when it is built.  ``rmed2fh``: RMED1's, RMED2's and
 #: RMED2FH's one whole-run kernel (``rmed_run``, the select by ``reg[VARIANT]``), 1.4 s for any of
 #: them alone (2.1 s less 0.7 s of :mod:`~boundcalc.kernels.policy`); ``rmed1`` and ``rmed2`` the protocol's
 #: select and update.
 COMPILE_SECONDS = {
-    "cw_rmed": 9.5,
+    "cw_rmed": 8.0,
     "copeland_rmed": 0.3,
     "cpe": 9.1,
     "lp": 6.3,

@@ -49,7 +49,7 @@ from .copeland_rmed import (
 )
 from .copeland_rmed import N_REG as N_REG_SKELETON
 from .lp import ecw_closed_form as _closed_form
-from .policy import T_, env_more, new_env, play
+from .policy import T_, env_more, play
 
 #: What a compiled step may ask of Python beyond the skeleton's (``DONE``, ``NEED_TABLES``): an LP
 #: solve, the warm bases of a new structure (from the LP core's cache).
@@ -184,8 +184,7 @@ def copeland_run(s, env, i, j, won):
     """The one kernel of ECW-RMED and CW-RMED, for the protocol's learning step and the whole run.
 
     ``i >= 0``: first learn the duel ``(i, j)`` the caller played (``won``: ``i`` won), the
-    protocol's update, called with an environment without rounds (:func:`no_rounds`); ``i =
-    RESUME``: learn nothing.  Then the waiting decision, if any, and select, duel, learn to the
+    protocol's update, called with ``env = None``; ``i = RESUME``: learn nothing.  Then the waiting decision, if any, and select, duel, learn to the
     environment's horizon.  After a draw of the loop over ``L_C``, lines 7-15 of Algorithm 1 with
     ``t`` the round just played, for the variant of ``reg[VARIANT]``; then ``t`` advances and
     nothing is pending.  A decision that needs Python returns what it needs first (NEED_TABLES;
@@ -197,13 +196,16 @@ def copeland_run(s, env, i, j, won):
     last decision recomputed), CW-RMED's Theorem 6 or warm bases (else Python's LP).
 
     One kernel for both variants (they share the state type) and for both ways of driving them, the
-    decision written in it once: a command running both variants, or both the protocol and a
-    simulation, compiles the skeleton, check (3) and the decision once (numba links and re-optimises
-    every callee's code into each caller: a run kernel per variant was 1.2-1.8 s of CPU more on an
-    empty cache, and a learning step of its own, or the decision as a function of its own, one more
-    compilation of all of it).  The decision is written out here rather than inlined from a helper
-    (numba ``inline="always"``): inlining it cost 0.3 s of CPU more on an empty cache
-    (``simulate --example table2 --policies cw-rmed,ecw-rmed``)."""
+    decision written in it once: a command running both variants compiles the skeleton, check (3)
+    and the decision once (numba links and re-optimises every callee's code into each caller: a run
+    kernel per variant was 1.2-1.8 s of CPU more on an empty cache, and the decision as a function
+    of its own one more compilation of all of it).  The protocol's step is this kernel's
+    specialisation for ``env = None`` (numba prunes the playing part from it): a learning step that
+    passed an environment bundle without rounds, one specialisation for both uses, cost the
+    protocol's loop 0.06-0.09 us a step (the bundle's unboxing; benchmarks/policies.py).  The
+    decision is written out here rather than inlined from a helper (numba ``inline="always"``):
+    inlining it cost 0.3 s of CPU more on an empty cache (``simulate --example table2 --policies
+    cw-rmed,ecw-rmed``)."""
     if i >= 0:
         skeleton_learn(s, i, j, won)
         if s.reg[IN_LOOP]:
@@ -212,8 +214,12 @@ def copeland_run(s, env, i, j, won):
         else:
             s.reg[T_] += 1
     pending = s.reg[PENDING] != 0
-    while pending or env_more(env):
+    while True:
         if not pending:
+            if env is None:  # the protocol's step: nothing to play (numba prunes the rest for this type)
+                return DONE
+            if not env_more(env):
+                return DONE
             a, b = skeleton_select(s)
             skeleton_learn(s, a, b, play(env, a, b))
             if s.reg[IN_LOOP]:
@@ -272,25 +278,11 @@ def copeland_run(s, env, i, j, won):
             s.reg[PENDING] = 0
             s.reg[T_] += 1
             pending = False
-    return DONE
 
 
-#: The protocol's learning step: :func:`copeland_run` with the duel given and an environment
-#: without rounds (the policies' ``kernels`` name it apart from the run, as every policy's).
+#: The protocol's learning step: :func:`copeland_run` with the duel given and ``env = None`` (the
+#: policies' ``kernels`` name it apart from the run, as every policy's).
 copeland_update = copeland_run
-
-
-_NO_ROUNDS: list = []
-
-
-def no_rounds():
-    """An environment bundle with no rounds left (``t = 1 > T = 0``) of the simulator's type
-    (:func:`boundcalc.kernels.policy.new_env`), what the protocol's step passes to
-    :func:`copeland_run`: the kernel then learns the given duel and makes the waiting decision,
-    and plays nothing (one bundle per process; the kernel never writes it)."""
-    if not _NO_ROUNDS:
-        _NO_ROUNDS.append(new_env(np.zeros((1, 1)), 0, 0, 0, np.zeros(0, dtype=np.int64), np.zeros((1, 1, 1)))[1])
-    return _NO_ROUNDS[0]
 
 
 @njit(cache=True, no_cfunc_wrapper=True)

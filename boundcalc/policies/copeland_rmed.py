@@ -105,7 +105,7 @@ from ..kernels.copeland_rmed import (
     skeleton_select,
     skeleton_state,
 )
-from ..kernels.cw_rmed import copeland_run, copeland_update, no_rounds
+from ..kernels.cw_rmed import copeland_run, copeland_update
 from .base import Real
 from .kernel import T_, CompiledPolicy, bind, bundle
 from .registry import register_policy
@@ -147,8 +147,7 @@ class CopelandRMED(CompiledPolicy):
     A compiled step that needs Python (larger tables; CW-RMED's LP) returns a request; the class
     serves it (:meth:`_serve`) and resumes the step (the kernel called with ``i = RESUME``).  The
     protocol's step and the whole run are one kernel
-    (:func:`~boundcalc.kernels.cw_rmed.copeland_run`; a step passes an environment without rounds,
-    :func:`~boundcalc.kernels.cw_rmed.no_rounds`).
+    (:func:`~boundcalc.kernels.cw_rmed.copeland_run`; a step passes ``env = None``).
     """
 
     hyperparameters = {
@@ -176,7 +175,7 @@ class CopelandRMED(CompiledPolicy):
         self._s = bundle(arrays)
         self._calls = (_entry(type(self), 0, self._s), self._update_first)
 
-    def _update_first(self, s: Any, env: Any, i: int, j: int, won: bool) -> Any:
+    def _update_first(self, s: Any, env: None, i: int, j: int, won: bool) -> Any:
         update = _entry(type(self), 1, self._s)  # the learning step alone (select is bound above)
         self._calls = (self._calls[0], update)
         return update(s, env, i, j, won)
@@ -188,11 +187,10 @@ class CopelandRMED(CompiledPolicy):
 
     # -- stepping with Python's help ----------------------------------------------------------
     def _learn_compiled(self, i: int, j: int, won: bool) -> None:
-        env = no_rounds()
-        status = self._calls[1](self._s, env, i, j, won)
+        status = self._calls[1](self._s, None, i, j, won)
         while status != DONE:
             self._serve(status)
-            status = self._calls[1](self._s, env, RESUME, RESUME, False)
+            status = self._calls[1](self._s, None, RESUME, RESUME, False)
 
     def run_environment(self, env: Any) -> None:
         run = type(self).kernels[2]
@@ -317,10 +315,10 @@ _ENTRIES: dict[tuple[Any, int, Any], Any] = {}
 
 def _entry(cls: type[CopelandRMED], k: int, s: Any) -> Any:
     """The entry point of ``cls.kernels[k]`` (0: select, 1: update, the run kernel with a duel given and
-    :func:`~boundcalc.kernels.cw_rmed.no_rounds`) for the state type of ``s`` (cached)."""
+    ``env = None``) for the state type of ``s`` (cached)."""
     key = (cls, k, s._numba_type_)
     got = _ENTRIES.get(key)
     if got is None:
-        got = bind(cls.kernels[k], s) if k == 0 else bind(cls.kernels[k], s, no_rounds(), 0, 0, True)
+        got = bind(cls.kernels[k], s) if k == 0 else bind(cls.kernels[k], s, None, 0, 0, True)
         _ENTRIES[key] = got
     return got

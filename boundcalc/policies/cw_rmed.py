@@ -155,11 +155,14 @@ class CWRMED(CopelandRMED):
     #: (regret 31,976 instead of 32,050 at 10^5): kept at 2 so that runs stay those of the
     #: stored Figure 1 panel.
     promote = 2
-    #: From this many arms the plain LP runs the LP core's compiled kernels (``compiled=True``:
-    #: the oracle's rows, the structure, the certificate); below, their numpy twins (tested
-    #: equal bit for bit, so the pairs are the same both ways: tests/test_cw_rmed.py).  Below it
-    #: a run compiles about 1 s of CPU less on an empty cache and its HiGHS-bound LP solves are
-    #: as fast (benchmarks/results/cw_lp_paths.json).
+    #: From this many arms the plain LP runs the LP core's compiled kernels (``compiled=True``: the
+    #: oracle's rows, the structure, the certificate) and the basis inverse is compiled
+    #: (:func:`~boundcalc.kernels.cw_rmed.basis_matrix`); below, their numpy twins (equal bit for
+    #: bit: the same pairs both ways, tests/test_cw_rmed.py).  At 4 arms (Table 2) the numpy path
+    #: compiles about 1.5 s of CPU less on an empty cache and a 10^5-step run costs 0.027 s of CPU
+    #: as a fresh process's work against 0.044 compiled (loading the compiled kernels from the cache
+    #: costs more than the few LP solves save; 0.020 against 0.019 s once loaded); from 5 arms the
+    #: compiled path is faster (benchmarks/results/cw_lp_paths.json).
     compiled_lp_min_arms = 5
 
     def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params: Any) -> None:
