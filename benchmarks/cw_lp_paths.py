@@ -55,7 +55,15 @@ def _fresh(mu: np.ndarray, steps: int, compiled: bool) -> float:
         "mu = np.array(json.loads(sys.argv[2])); _run(mu, 1, True); t = time.process_time(); "
         "_run(mu, int(sys.argv[3]), sys.argv[4] == '1'); print(time.process_time() - t)"
     )
-    args = [sys.executable, "-c", code, str(ROOT / "benchmarks"), json.dumps(mu.tolist()), str(steps), str(int(compiled))]
+    args = [
+        sys.executable,
+        "-c",
+        code,
+        str(ROOT / "benchmarks"),
+        json.dumps(mu.tolist()),
+        str(steps),
+        str(int(compiled)),
+    ]
     out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
     return float(out.split()[-1])
 
@@ -66,10 +74,14 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "cw_lp_paths.json"))
     a = ap.parse_args()
-    from boundcalc.datasets import load_example
     from policies import mslr_submatrix
 
-    mats = {"table2 (K = 4)": load_example("table2").mu, "mslr5-noncondorcet (K = 5)": load_example("mslr5-noncondorcet").mu}
+    from boundcalc.datasets import load_example
+
+    mats = {
+        "table2 (K = 4)": load_example("table2").mu,
+        "mslr5-noncondorcet (K = 5)": load_example("mslr5-noncondorcet").mu,
+    }
     for K in (6, 8, 12, 16):
         sub = mslr_submatrix(K, seed=K)
         if sub is not None:
@@ -90,7 +102,9 @@ def main() -> None:
                 times.append(sec)
             best[compiled] = (min(times), pairs, stats)
         same = bool(np.array_equal(best[True][1], best[False][1])) and best[True][2] == best[False][2]
-        fresh = {c: min(_fresh(mu, a.steps, c) for _ in range(a.repeat)) for c in (True, False)} if mu.shape[0] <= 8 else {}
+        fresh = (
+            {c: min(_fresh(mu, a.steps, c) for _ in range(a.repeat)) for c in (True, False)} if mu.shape[0] <= 8 else {}
+        )
         row = dict(
             matrix=label,
             K=int(mu.shape[0]),

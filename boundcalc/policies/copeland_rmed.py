@@ -150,6 +150,8 @@ class CopelandRMED(CompiledPolicy):
     (:func:`~boundcalc.kernels.cw_rmed.copeland_run`; a step passes ``env = None``).
     """
 
+    #: (select, learning step): the learning step is the run kernel's, ``(s, None, i, j, won)``.
+    _calls: tuple[Any, Any]
     hyperparameters = {
         "alpha": Real(3.0, low=0.0, low_open=True, doc="forced exploration N_ij < alpha sqrt(log t)"),
         "beta": Real(0.01, low=0.0, doc="forced exploration |mu_hat - 1/2| < beta / log log t; 0 disables"),
@@ -173,9 +175,9 @@ class CopelandRMED(CompiledPolicy):
         compile_notice(["policy", type(self).kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
         self._arrays = arrays
         self._s = bundle(arrays)
-        self._calls = (_entry(type(self), 0, self._s), self._update_first)
+        self._calls = (_entry(type(self), 0, self._s), self._learn_first)
 
-    def _update_first(self, s: Any, env: None, i: int, j: int, won: bool) -> Any:
+    def _learn_first(self, s: Any, env: None, i: int, j: int, won: bool) -> Any:
         update = _entry(type(self), 1, self._s)  # the learning step alone (select is bound above)
         self._calls = (self._calls[0], update)
         return update(s, env, i, j, won)

@@ -170,7 +170,9 @@ class CWRMED(CopelandRMED):
         # pairs are a function of the outcomes alone) and never draws from ``rng``
         # the plain models' bases are tested in the compiled step (the LP core's own test would
         # only repeat it; HiGHS's 0-iteration re-solve keeps the decisions of the landed version)
-        plain = dict(seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False, derive=self.derive_plain)
+        plain: dict[str, Any] = dict(
+            seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False, derive=self.derive_plain
+        )
         self.solver = CopelandLPSolver(**plain, compiled=False)  # its tol goes into the state
         super().__init__(K, rng=rng, **params)  # validates K
         if self.compiled_lp_min_arms <= self.K < self.lift_min_arms:
