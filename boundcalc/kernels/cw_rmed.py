@@ -399,7 +399,9 @@ def basis_matrix(status, row_basic, starts, idx):
     return True, bvar, rs, ri, Minv
 
 
-def basis_matrix_numpy(status, row_basic, starts, idx):
+def basis_matrix_numpy(
+    status: np.ndarray, row_basic: np.ndarray, starts: np.ndarray, idx: np.ndarray
+) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`basis_matrix` in numpy, for a caller that has not compiled it (CW-RMED below
     ``CWRMED.compiled_lp_min_arms`` arms, whose few LP solves would not repay its compilation): the
     same elimination with the same operations on every entry (each row update ``A_r - g A_c`` and
