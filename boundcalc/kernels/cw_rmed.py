@@ -76,33 +76,6 @@ CWState = RMEDState
 
 
 # ----------------------------------------------------------------------------- compiled steps
-# Theorem 6's shortcut and the warm-basis test (:func:`_theorem6`, :func:`_warm_lp`,
-# :func:`_basis_optimal`) are inlined (numba ``inline="always"``) into the one decision that calls
-# them: each is a few lines over large callees (Theorem 5's closed form, the oracle, the sign test),
-# and compiled on its own it linked and re-optimised all of those once more (0.2-0.5 s of CPU each on
-# an empty cache).  Larger steps stay separate functions: numba's own passes grow faster than
-# linearly with a function's size, and an inlined copy is typed and lowered again at every call site.
-@njit(inline="always")
-def _theorem6(s):
-    """Line 11 with two or more winners and no tie (000 Theorem 6): ECW's closed form per winner,
-    feasible for ``R_a`` by the oracle (else -1: the LP decides), ``Q = E / d`` of ``i*``."""
-    K = s.W.shape[0]
-    for a in range(K):
-        s.wval[a] = np.inf
-    for a in range(K):
-        if s.is_win[a]:
-            v = _closed_form(s.beats, s.L, s.C, a, s.Etmp)
-            if 1.0 - _min_row_sum(s, a, s.Etmp) > s.fr[LP_TOL]:
-                return -1
-            s.wval[a] = v
-    istar = argmin_winner(s)
-    _closed_form(s.beats, s.L, s.C, istar, s.Etmp)
-    for i in range(K):
-        for j in range(K):
-            s.Q[i, j] = s.Etmp[i, j] / s.d[i, j] if s.d[i, j] > 0 else 0.0
-    return istar
-
-
 @njit(cache=True, no_cfunc_wrapper=True)
 def inverse_duals(cost, bvar, minvT, cB, y, ymag):
     """The duals ``y = M^-T c_B`` of a stored basis from its in-house inverse (``minvT`` =
@@ -123,62 +96,6 @@ def inverse_duals(cost, bvar, minvT, cB, y, ymag):
         ymag[r] = mag
 
 
-@njit(inline="always")
-def _basis_optimal(s, a):
-    """Whether the stored basis of winner ``a`` is optimal for the costs ``cvec``: its duals from
-    the in-house inverse (:func:`inverse_duals`), judged by the one warm-basis test the LP core
-    runs too (:func:`boundcalc.kernels.basis.duals_keep_signs`; why the duals come from here and
-    not from HiGHS: that module's text)."""
-    nb = s.lp_nb[a]
-    bo = s.lp_boff[a]
-    mo = s.lp_moff[a]
-    so = s.lp_soff[a]
-    inverse_duals(s.cvec, s.lp_bvar[bo : bo + nb], s.lp_minvT[mo : mo + nb * nb], s.cB, s.yv, s.ymag)
-    return duals_keep_signs(
-        s.cvec,
-        s.yv[:nb],
-        s.ymag[:nb],
-        s.tight,
-        s.lp_rstart[so : so + nb + 1],
-        s.lp_ridx,
-        s.rval,
-        s.lp_status[a],
-        DUAL_MARGIN,
-        ROUNDING,
-        s.aty,
-        s.atyabs,
-    )
-
-
-@njit(inline="always")
-def _warm_lp(s):
-    """Line 11 from the stored bases when every winner's stays optimal (else -1: HiGHS re-solves):
-    ``C*_a = c.e*_a``, ``i*``, ``Q = e*_{i*} / d``."""
-    K = s.W.shape[0]
-    for i in range(K):
-        for j in range(i + 1, K):
-            s.cvec[s.pid[i, j]] = s.C[i, j] if s.d[i, j] > 0 else 1.0  # pair_costs: a tie costs 1
-    for a in range(K):
-        s.wval[a] = np.inf
-    for a in range(K):
-        if s.is_win[a]:
-            if not s.lp_valid[a] or not _basis_optimal(s, a):
-                return -1
-            v = 0.0
-            for p in range(s.cvec.shape[0]):
-                v += s.cvec[p] * s.lp_x[a, p]
-            s.wval[a] = v
-    istar = argmin_winner(s)
-    x = s.lp_x[istar]  # Q = e / d (0 where d = 0), e in triu_indices order
-    for i in range(K):
-        s.Q[i, i] = 0.0
-        for j in range(i + 1, K):
-            v = x[s.pid[i, j]] / s.d[i, j] if s.d[i, j] > 0 else 0.0
-            s.Q[i, j] = v
-            s.Q[j, i] = v
-    return istar
-
-
 @njit(cache=True, no_cfunc_wrapper=True)
 def copeland_run(s, env, i, j, won):
     """The one kernel of ECW-RMED and CW-RMED, for the protocol's learning step and the whole run.
@@ -193,7 +110,13 @@ def copeland_run(s, env, i, j, won):
 
     Line 11 is the variant's: ECW-RMED's Theorem 5
     (:func:`~boundcalc.kernels.copeland_rmed.ecw_target`, its parts made stale by the duels since the
-    last decision recomputed), CW-RMED's Theorem 6 or warm bases (else Python's LP).
+    last decision recomputed); CW-RMED's, with two or more winners and no tie, 000's Theorem 6 (ECW's
+    closed form per winner, :func:`boundcalc.kernels.lp.ecw_closed_form`, feasible for ``R_a`` by the
+    oracle; ``Q = E / d`` of ``i*``), otherwise the stored bases when every winner's stays optimal
+    for the costs ``c`` (its duals from the in-house inverse, :func:`inverse_duals`, judged by the
+    one warm-basis test the LP core runs too, :func:`boundcalc.kernels.basis.duals_keep_signs`; why
+    the duals come from here and not from HiGHS: that module's text): ``C*_a = c.e*_a``, ``Q =
+    e*_{i*} / d``; else Python's LP (NEED_LP, or NEED_BASES for a structure whose bases are not read).
 
     One kernel for both variants (they share the state type) and for both ways of driving them, the
     decision written in it once: a command running both variants compiles the skeleton, check (3)
@@ -203,9 +126,12 @@ def copeland_run(s, env, i, j, won):
     specialisation for ``env = None`` (numba prunes the playing part from it): a learning step that
     passed an environment bundle without rounds, one specialisation for both uses, cost the
     protocol's loop 0.06-0.09 us a step (the bundle's unboxing; benchmarks/policies.py).  The
-    decision is written out here rather than inlined from a helper (numba ``inline="always"``):
-    inlining it cost 0.3 s of CPU more on an empty cache (``simulate --example table2 --policies
-    cw-rmed,ecw-rmed``)."""
+    decision, CW-RMED's Theorem 6 and basis test included, is written out here rather than inlined
+    from helpers (numba ``inline="always"``): inlining it cost 0.3 s of CPU more on an empty cache, and
+    inlining those two 0.2 s more (``simulate --example table2 --policies cw-rmed,ecw-rmed``, CPU);
+    as functions of their own they linked and re-optimised their callees once more (0.2-0.5 s each).
+    Larger steps (check (3), the tables, ECW-RMED's target) stay functions of their own: inlined, they
+    cost 0.5 s more (numba's passes grow faster than linearly with a function's size)."""
     if i >= 0:
         skeleton_learn(s, i, j, won)
         if s.reg[IN_LOOP]:
@@ -251,9 +177,67 @@ def copeland_run(s, env, i, j, won):
                         for b in range(a + 1, K):
                             if not (s.beats[a, b] or s.beats[b, a]):
                                 thm6 = False
-                    istar = _theorem6(s) if thm6 else _warm_lp(s)
+                    for a in range(K):
+                        s.wval[a] = np.inf
+                    if not thm6:  # the pairs' costs, pair_costs's order: a tie costs 1
+                        for a in range(K):
+                            for b in range(a + 1, K):
+                                s.cvec[s.pid[a, b]] = s.C[a, b] if s.d[a, b] > 0 else 1.0
+                    istar = 0
+                    for a in range(K):
+                        if not s.is_win[a]:
+                            continue
+                        if thm6:  # Theorem 6: ECW's closed form, feasible for R_a by the oracle
+                            v = _closed_form(s.beats, s.L, s.C, a, s.Etmp)
+                            if 1.0 - _min_row_sum(s, a, s.Etmp) > s.fr[LP_TOL]:
+                                istar = -1
+                                break
+                        else:  # the stored basis of winner a, kept while optimal for the costs
+                            if not s.lp_valid[a]:
+                                istar = -1
+                                break
+                            nb = s.lp_nb[a]
+                            bo = s.lp_boff[a]
+                            mo = s.lp_moff[a]
+                            so = s.lp_soff[a]
+                            inverse_duals(
+                                s.cvec, s.lp_bvar[bo : bo + nb], s.lp_minvT[mo : mo + nb * nb], s.cB, s.yv, s.ymag
+                            )
+                            if not duals_keep_signs(
+                                s.cvec,
+                                s.yv[:nb],
+                                s.ymag[:nb],
+                                s.tight,
+                                s.lp_rstart[so : so + nb + 1],
+                                s.lp_ridx,
+                                s.rval,
+                                s.lp_status[a],
+                                DUAL_MARGIN,
+                                ROUNDING,
+                                s.aty,
+                                s.atyabs,
+                            ):
+                                istar = -1
+                                break
+                            v = 0.0
+                            for p in range(s.cvec.shape[0]):
+                                v += s.cvec[p] * s.lp_x[a, p]
+                        s.wval[a] = v
                     if istar < 0:
                         return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES
+                    istar = argmin_winner(s)
+                    if thm6:  # Q = E / d of i*
+                        _closed_form(s.beats, s.L, s.C, istar, s.Etmp)
+                        for a in range(K):
+                            for b in range(K):
+                                s.Q[a, b] = s.Etmp[a, b] / s.d[a, b] if s.d[a, b] > 0 else 0.0
+                    else:  # Q = e / d (0 where d = 0), e in triu_indices order
+                        for a in range(K):
+                            s.Q[a, a] = 0.0
+                            for b in range(a + 1, K):
+                                q = s.lp_x[istar, s.pid[a, b]] / s.d[a, b] if s.d[a, b] > 0 else 0.0
+                                s.Q[a, b] = q
+                                s.Q[b, a] = q
                     s.stats[S_THM6 if thm6 else S_WARM] += 1
                     s.stats[S_SOLVES] += 1
                     s.reg[ISTAR] = istar
