@@ -93,10 +93,10 @@ MODULES = (
 #: 14.1, 9.1 and 14.7 s with a run kernel per variant).  Since issue 30's last target (task c30a:
 #: below ``CWRMED.compiled_lp_min_arms`` arms CW-RMED's LP and basis inverse on their numpy twins,
 #: the protocol's step and the run one kernel with the decision written in it once), measured as the
-#: exclusive CPU of the compile events less :mod:`~boundcalc.kernels.policy`'s, two cold runs each
-#: on a busy 2-core machine: CW-RMED 7.9-8.1 s, ECW-RMED 7.9-8.4 s, both 8.6-8.7 s (dfd7bd6 in the
-#: same conditions: 11.0, 8.6 and 10.6 s); from 5 arms CW-RMED compiles the LP core's kernels and
-#: the basis inverse too, about 1.5 s more; ``copeland_rmed`` alone is the
+#: exclusive CPU of the compile events less the functions of :mod:`~boundcalc.kernels.policy`, two
+#: cold runs each on a busy 2-core machine: CW-RMED 8.1-8.4 s, ECW-RMED 7.5-7.6 s, both 7.5-7.6 s
+#: (dfd7bd6 measured alike: 10.1-10.2, 7.7-7.9 and 10.0-10.2 s); from 5 arms CW-RMED compiles the LP
+#: core's kernels and the basis inverse too, about 1.5 s more; ``copeland_rmed`` alone is the
 #: skeleton's select that a policy binds when it is built.  ``rmed2fh``: RMED1's, RMED2's and
 #: RMED2FH's one whole-run kernel (``rmed_run``, the select by ``reg[VARIANT]``), 1.4 s for any of
 #: them alone (2.1 s less 0.7 s of :mod:`~boundcalc.kernels.policy`); ``rmed1`` and ``rmed2`` the protocol's
