@@ -1,8 +1,8 @@
 """CW-RMED's compiled steps (paper 000: Komiyama, Honda & Nakagawa, ICML 2016, Algorithm 1 with the
 LP of eq. (2)): the state layout, Theorem 6's shortcut, the warm-basis test of line 11, and the
 decision and run loop of both Copeland RMED variants (:func:`copeland_run`, the protocol's step and
-the whole run: ECW-RMED's line 11 or CW-RMED's, by ``reg[VARIANT]``); the reading of each line, and the Python side
-that calls HiGHS, are in :mod:`boundcalc.policies.cw_rmed`.
+the whole run: ECW-RMED's line 11 or CW-RMED's, by ``reg[VARIANT]``); the reading of each line, and
+the Python side that calls HiGHS, are in :mod:`boundcalc.policies.cw_rmed`.
 
 >>> from boundcalc.policies import make_policy
 >>> from boundcalc.kernels.copeland_rmed import skeleton_select
@@ -101,10 +101,10 @@ def copeland_run(s, env, i, j, won):
     """The one kernel of ECW-RMED and CW-RMED, for the protocol's learning step and the whole run.
 
     ``i >= 0``: first learn the duel ``(i, j)`` the caller played (``won``: ``i`` won), the
-    protocol's update, called with ``env = None``; ``i = RESUME``: learn nothing.  Then the waiting decision, if any, and select, duel, learn to the
-    environment's horizon.  After a draw of the loop over ``L_C``, lines 7-15 of Algorithm 1 with
-    ``t`` the round just played, for the variant of ``reg[VARIANT]``; then ``t`` advances and
-    nothing is pending.  A decision that needs Python returns what it needs first (NEED_TABLES;
+    protocol's update, called with ``env = None``; ``i = RESUME``: learn nothing.  Then the waiting
+    decision, if any, and select, duel, learn to the environment's horizon.  After a draw of the
+    loop over ``L_C``, lines 7-15 of Algorithm 1 with ``t`` the round just played, for the variant
+    of ``reg[VARIANT]``; then ``t`` advances and nothing is pending.  A decision that needs Python returns what it needs first (NEED_TABLES;
     CW-RMED also NEED_BASES, NEED_LP) with ``reg[PENDING]`` set and nothing counted or changed
     beyond the structure's refresh and its tables, and the call with ``i = RESUME`` makes it again.
 
