@@ -104,9 +104,10 @@ def copeland_run(s, env, i, j, won):
     protocol's update, called with ``env = None``; ``i = RESUME``: learn nothing.  Then the waiting
     decision, if any, and select, duel, learn to the environment's horizon.  After a draw of the
     loop over ``L_C``, lines 7-15 of Algorithm 1 with ``t`` the round just played, for the variant
-    of ``reg[VARIANT]``; then ``t`` advances and nothing is pending.  A decision that needs Python returns what it needs first (NEED_TABLES;
-    CW-RMED also NEED_BASES, NEED_LP) with ``reg[PENDING]`` set and nothing counted or changed
-    beyond the structure's refresh and its tables, and the call with ``i = RESUME`` makes it again.
+    of ``reg[VARIANT]``; then ``t`` advances and nothing is pending.  A decision that needs Python
+    returns what it needs first (NEED_TABLES; CW-RMED also NEED_BASES, NEED_LP) with
+    ``reg[PENDING]`` set and nothing counted or changed beyond the structure's refresh and its
+    tables, and the call with ``i = RESUME`` makes it again.
 
     Line 11 is the variant's: ECW-RMED's Theorem 5
     (:func:`~boundcalc.kernels.copeland_rmed.ecw_target`, its parts made stale by the duels since the
