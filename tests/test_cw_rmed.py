@@ -689,11 +689,11 @@ def test_basis_matrix_inverse_equals_numpy_and_refuses_singular_ones():
     assert checked >= 100
 
 
-def test_basis_matrix_numpy_twin_is_bit_equal():
-    """:func:`basis_matrix_numpy` (CW-RMED below ``compiled_lp_min_arms``) returns what the compiled
-    :func:`basis_matrix` returns, bit for bit, on random 0/1 bases (nonsingular, singular, and with
+def test_basis_matrix_interpreted_is_bit_equal():
+    """:func:`basis_matrix` run interpreted (its ``py_func``: CW-RMED below ``compiled_lp_min_arms``) returns what
+    the compiled :func:`basis_matrix` returns, bit for bit, on random 0/1 bases (nonsingular, singular, and with
     more basic variables than tight rows); the inverse is numpy's (``np.linalg.inv``) within rounding."""
-    from boundcalc.kernels.cw_rmed import basis_matrix, basis_matrix_numpy
+    from boundcalc.kernels.cw_rmed import basis_matrix
 
     rng = np.random.default_rng(11)
     kinds = {True: 0, False: 0}
@@ -717,7 +717,7 @@ def test_basis_matrix_numpy_twin_is_bit_equal():
         starts = np.cumsum([0] + [len(r) for r in rows]).astype(np.int64)
         idx = np.array([v for r in rows for v in r], dtype=np.int64)
         args = (status, np.array(row_basic, dtype=bool), starts, idx)
-        got, want = basis_matrix_numpy(*args), basis_matrix(*args)
+        got, want = basis_matrix.py_func(*args), basis_matrix(*args)
         assert got[0] == want[0]
         kinds[bool(want[0])] += 1
         nt = len(rows) - sum(row_basic)
@@ -735,7 +735,7 @@ def test_basis_matrix_numpy_twin_is_bit_equal():
 @pytest.mark.parametrize("example,seed", [("table2", 0), ("mslr5-noncondorcet", 1)])
 def test_lp_paths_choose_the_recorded_pairs(example, seed, monkeypatch):
     """CW-RMED's LP on the LP core's compiled kernels and on their numpy twins
-    (``CWRMED.compiled_lp_min_arms`` at either end, :func:`basis_matrix` or its numpy twin with them):
+    (``CWRMED.compiled_lp_min_arms`` at either end, :func:`basis_matrix` compiled or interpreted with them):
     both choose the pairs recorded for CW-RMED's revision on that stream
     (``tests/data/policy_decisions.json``), with the same counters, LP solves among them."""
     import policy_decisions as pd

@@ -91,7 +91,8 @@ MODULES = (
 #: :mod:`~boundcalc.kernels.policy` (1.2-1.3 s): CW-RMED 9.5 s, ECW-RMED 7.5 s (CW-RMED's also
 #: compiles the LP core's row builder and the basis inverse), both in one command 10.0 s (were
 #: 14.1, 9.1 and 14.7 s with a run kernel per variant).  Since issue 30's last target (task c30a:
-#: below ``CWRMED.compiled_lp_min_arms`` arms CW-RMED's LP and basis inverse on their numpy twins,
+#: below ``CWRMED.compiled_lp_min_arms`` arms CW-RMED's LP on the LP core's numpy twins and its
+#: basis inverse interpreted,
 #: the protocol's step and the run one kernel with the decision written in it once), measured as the
 #: exclusive CPU of the compile events less the functions of :mod:`~boundcalc.kernels.policy`, two
 #: cold runs each on a busy 2-core machine: CW-RMED 8.1-8.4 s, ECW-RMED 7.5-7.6 s, both 7.5-7.6 s

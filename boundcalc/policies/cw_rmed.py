@@ -91,7 +91,6 @@ from ..kernels.cw_rmed import (
     S_WARM,
     CWState,
     basis_matrix,
-    basis_matrix_numpy,
     copeland_run,
     copeland_update,
     istar_from_values,
@@ -157,8 +156,8 @@ class CWRMED(CopelandRMED):
     promote = 2
     #: From this many arms the plain LP runs the LP core's compiled kernels (``compiled=True``: the
     #: oracle's rows, the structure, the certificate) and the basis inverse is compiled
-    #: (:func:`~boundcalc.kernels.cw_rmed.basis_matrix`); below, their numpy twins (equal bit for
-    #: bit: the same pairs both ways, tests/test_cw_rmed.py).  At 4 arms (Table 2) the numpy path
+    #: (:func:`~boundcalc.kernels.cw_rmed.basis_matrix`); below, the LP core's numpy twins and the
+    #: basis inverse's own source run interpreted (equal bit for bit: the same pairs both ways, tests/test_cw_rmed.py).  At 4 arms (Table 2) the numpy path
     #: compiles about 1.5 s of CPU less on an empty cache and a 10^5-step run costs 0.027 s of CPU
     #: as a fresh process's work against 0.044 compiled (loading the compiled kernels from the cache
     #: costs more than the few LP solves save; 0.020 against 0.019 s once loaded); from 5 arms the
@@ -327,12 +326,13 @@ class CWRMED(CopelandRMED):
 def _basis_parts(lp: CoveringLP, compiled: bool = True) -> tuple[np.ndarray, ...] | None:
     """``(x, status, basic variables, (M^-1)^T, tight rows' starts, their variables)`` of ``lp``'s
     last basis, ``M`` the basis matrix restricted to the tight rows; None when it cannot serve
-    (no rows, or ``M`` not square and well conditioned); ``compiled`` as the LP's (the numpy twin
-    gives the same arrays bit for bit)."""
+    (no rows, or ``M`` not square and well conditioned); ``compiled`` as the LP's: False runs
+    :func:`~boundcalc.kernels.cw_rmed.basis_matrix`'s own source interpreted (``py_func``: no
+    compilation, the same operations in the same order, so the same arrays bit for bit)."""
     b = lp.basis()
     status = b.status.copy()
     status[(b.upper <= b.lower) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
-    ok, bvar, rs, ri, minvT = (basis_matrix if compiled else basis_matrix_numpy)(status, b.row_basic, b.starts, b.idx)
+    ok, bvar, rs, ri, minvT = (basis_matrix if compiled else basis_matrix.py_func)(status, b.row_basic, b.starts, b.idx)
     if not ok:
         return None
     # the shared test's codes: LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
