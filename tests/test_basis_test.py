@@ -1,7 +1,7 @@
 """The one warm-basis optimality test (boundcalc/kernels/basis.py: ``duals_keep_signs``), shared by
 the LP core (``CoveringLP._reuse_basis``, duals from HiGHS's ``getBasisTransposeSolve``) and
 CW-RMED's compiled line 11 (paper 000 = Komiyama, Honda & Nakagawa, ICML 2016, Algorithm 1;
-``kernels.cw_rmed._basis_optimal``, duals from its own inverse of the 0/1 basis matrix), checked
+``kernels.cw_rmed.copeland_run``, duals from its own inverse of the 0/1 basis matrix), checked
 against HiGHS itself:
 
 * CW-RMED's duals (``inverse_duals`` over ``basis_matrix``'s inverse) solve ``B^T y = c_B`` for the
@@ -258,7 +258,7 @@ def test_the_margins_are_defined_once(name):
 
 
 def test_both_callers_run_the_one_sign_test():
-    """The LP core's ``_reuse_basis`` and CW-RMED's ``_basis_optimal`` both call
+    """The LP core's ``_reuse_basis`` and CW-RMED's decision (``copeland_run``) both call
     ``duals_keep_signs``, and nothing else in the package compares against the margins."""
     callers = {}
     users = set()
@@ -271,6 +271,6 @@ def test_both_callers_run_the_one_sign_test():
                         callers[fn.name] = str(p.relative_to(PKG.parent))
                     if isinstance(node, ast.Name) and node.id in ("DUAL_MARGIN", "ROUNDING"):
                         users.add((str(p.relative_to(PKG.parent)), fn.name))
-    assert callers == {"_reuse_basis": "boundcalc/lp/highs.py", "_basis_optimal": "boundcalc/kernels/cw_rmed.py"}
+    assert callers == {"_reuse_basis": "boundcalc/lp/highs.py", "copeland_run": "boundcalc/kernels/cw_rmed.py"}
     # the margins are read only to be passed to the sign test (and in its own doctest's module)
-    assert users == {("boundcalc/lp/highs.py", "_reuse_basis"), ("boundcalc/kernels/cw_rmed.py", "_basis_optimal")}
+    assert users == {("boundcalc/lp/highs.py", "_reuse_basis"), ("boundcalc/kernels/cw_rmed.py", "copeland_run")}

@@ -687,3 +687,78 @@ def test_basis_matrix_inverse_equals_numpy_and_refuses_singular_ones():
             assert not _basis_matrix(status, np.zeros(nb, dtype=bool), st2, idx2)[0]
             assert not _basis_matrix(status, np.zeros(nb - 1, dtype=bool), st2[:-1], idx2[: st2[-2]])[0]
     assert checked >= 100
+
+
+def test_basis_matrix_interpreted_is_bit_equal():
+    """:func:`basis_matrix` run interpreted (its ``py_func``: CW-RMED below ``compiled_lp_min_arms``) returns what
+    the compiled :func:`basis_matrix` returns, bit for bit, on random 0/1 bases (nonsingular, singular, and with
+    more basic variables than tight rows); the inverse is numpy's (``np.linalg.inv``) within rounding."""
+    from boundcalc.kernels.cw_rmed import basis_matrix
+
+    rng = np.random.default_rng(11)
+    kinds = {True: 0, False: 0}
+    for trial in range(300):
+        nb = int(rng.integers(0, 16))
+        n = nb + int(rng.integers(0, 6))
+        M = (rng.random((nb, nb)) < 0.35).astype(float)
+        if trial % 3 == 0 and nb >= 2:
+            M[1] = M[0]  # singular
+        bvar = np.sort(rng.choice(n, nb, replace=False))
+        status = np.zeros(n, dtype=np.int8)
+        status[bvar] = 1
+        rows, row_basic = [], []
+        for r in range(nb - (trial % 7 == 0 and nb > 0)):  # now and then one tight row short
+            extra = [j for j in range(n) if status[j] != 1 and rng.random() < 0.3]
+            rows.append(sorted(bvar[M[r] > 0].tolist() + extra))
+            row_basic.append(False)
+            if rng.random() < 0.3:
+                rows.append(sorted(rng.choice(n, min(2, n), replace=False).tolist()))
+                row_basic.append(True)
+        starts = np.cumsum([0] + [len(r) for r in rows]).astype(np.int64)
+        idx = np.array([v for r in rows for v in r], dtype=np.int64)
+        args = (status, np.array(row_basic, dtype=bool), starts, idx)
+        got, want = basis_matrix.py_func(*args), basis_matrix(*args)
+        assert got[0] == want[0]
+        kinds[bool(want[0])] += 1
+        nt = len(rows) - sum(row_basic)
+        for g, w in zip(got[1:4] if nt == nb else got[1:3], want[1:4]):  # ri: left unwritten when nt != nb
+            assert g.dtype == w.dtype and np.array_equal(g, w)
+        if want[0]:
+            assert np.array_equal(got[4], want[4])  # bit for bit
+            if nb:
+                np.testing.assert_allclose(got[4].reshape(nb, nb), np.linalg.inv(M).T, rtol=1e-10, atol=1e-12)
+        elif nt == nb:
+            assert abs(np.linalg.det(M)) < 0.5  # refused: singular (0/1 matrix, integer determinant)
+    assert kinds[True] >= 50 and kinds[False] >= 50
+
+
+@pytest.mark.parametrize("example,seed", [("table2", 0), ("mslr5-noncondorcet", 1)])
+def test_lp_paths_choose_the_recorded_pairs(example, seed, monkeypatch):
+    """CW-RMED's LP on the LP core's compiled kernels and on their numpy twins
+    (``CWRMED.compiled_lp_min_arms`` at either end, :func:`basis_matrix` compiled or interpreted with them):
+    both choose the pairs recorded for CW-RMED's revision on that stream
+    (``tests/data/policy_decisions.json``), with the same counters, LP solves among them."""
+    import policy_decisions as pd
+
+    from boundcalc.policies import cw_rmed
+
+    want = pd.load()["policies"]["cw-rmed"][str(CWRMED.revision)][pd.STREAMS.index((example, seed))]
+    mu = pd.stream_matrix(example, seed)
+    seen = []
+    real = cw_rmed._basis_parts
+    for compiled in (True, False):
+        monkeypatch.setattr(CWRMED, "compiled_lp_min_arms", 0 if compiled else 10**9)
+        used = []
+        monkeypatch.setattr(cw_rmed, "_basis_parts", lambda lp, c=True: used.append(c) or real(lp, c))
+        env = np.random.default_rng([seed, 1])
+        pol = CWRMED(mu.shape[0], rng=np.random.default_rng(seed))
+        assert pol.solver.compiled == compiled
+        pairs = np.empty((pd.STEPS, 2), dtype=np.int64)
+        for t in range(pd.STEPS):
+            i, j = pol.select_pair()
+            pol.update(i, j, bool(env.random() < mu[i, j]))
+            pairs[t] = i, j
+        assert pd.digest(pairs) == want
+        assert pol.stats["lp_solves"] > 0 and used and set(used) == {compiled}
+        seen.append(dict(pol.stats))
+    assert seen[0] == seen[1]

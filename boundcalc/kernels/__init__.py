@@ -94,13 +94,20 @@ MODULES = (
 #: empty ``NUMBA_CACHE_DIR``, the CPU of numba's compile events less those of
 #: :mod:`~boundcalc.kernels.policy` (1.2-1.3 s): CW-RMED 9.5 s, ECW-RMED 7.5 s (CW-RMED's also
 #: compiles the LP core's row builder and the basis inverse), both in one command 10.0 s (were
-#: 14.1, 9.1 and 14.7 s with a run kernel per variant); ``copeland_rmed`` alone is the
+#: 14.1, 9.1 and 14.7 s with a run kernel per variant).  Since issue 30's last target (task c30a:
+#: below ``CWRMED.compiled_lp_min_arms`` arms CW-RMED's LP on the LP core's numpy twins and its
+#: basis inverse interpreted,
+#: the protocol's step and the run one kernel with the decision written in it once), measured as the
+#: exclusive CPU of the compile events less the functions of :mod:`~boundcalc.kernels.policy`, two
+#: cold runs each on a busy 2-core machine: CW-RMED 8.1-8.4 s, ECW-RMED 7.5-7.6 s, both 7.5-7.6 s
+#: (dfd7bd6 measured alike: 10.1-10.2, 7.7-7.9 and 10.0-10.2 s); from 5 arms CW-RMED compiles the LP
+#: core's kernels and the basis inverse too, about 1.5 s more; ``copeland_rmed`` alone is the
 #: skeleton's select that a policy binds when it is built.  ``rmed2fh``: RMED1's, RMED2's and
 #: RMED2FH's one whole-run kernel (``rmed_run``, the select by ``reg[VARIANT]``), 1.3 s for any of
 #: them alone (1.7 s less 0.5 s of :mod:`~boundcalc.kernels.policy`); ``rmed1`` and ``rmed2`` the protocol's
 #: select and update.
 COMPILE_SECONDS = {
-    "cw_rmed": 9.5,
+    "cw_rmed": 8.0,
     "copeland_rmed": 0.3,
     "cpe": 9.1,
     "lp": 6.3,

@@ -1,7 +1,7 @@
 """The one warm-basis optimality test: does a stored simplex basis stay optimal under new costs?
 
 Shared by the LP core (:meth:`boundcalc.lp.highs.CoveringLP._reuse_basis`) and CW-RMED's compiled
-line 11 (:func:`boundcalc.kernels.cw_rmed._basis_optimal`; paper 000 = Komiyama, Honda & Nakagawa,
+line 11 (:func:`boundcalc.kernels.cw_rmed.copeland_run`; paper 000 = Komiyama, Honda & Nakagawa,
 ICML 2016, Algorithm 1 line 11: the LP of eq. (2) on the empirical structure at every step).
 
 The LP is ``min c.v  s.t.  lb <= v <= ub,  A v >= lo`` (rows with infinite upper bounds).  With

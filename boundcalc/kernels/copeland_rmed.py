@@ -1,10 +1,10 @@
 """The compiled skeleton of paper 000's Algorithm 1 (Komiyama, Honda & Nakagawa, ICML 2016) and
 ECW-RMED's steps: the state layout, the skeleton's select/learn/refresh, check (3) on the LP core's
 tables and oracle (:mod:`boundcalc.kernels.lp`), Theorem 5's target; the reading of each line is in
-:mod:`boundcalc.policies.copeland_rmed`.  The decision of lines 7-15 and the whole-run kernel of both
-variants are :func:`boundcalc.kernels.cw_rmed.copeland_update` and
-:func:`~boundcalc.kernels.cw_rmed.copeland_run` (one kernel for ECW-RMED and CW-RMED, chosen per state by
-``reg[VARIANT]``; there because it reaches CW-RMED's line 11, whose module imports this one).
+:mod:`boundcalc.policies.copeland_rmed`.  The decision of lines 7-15, the protocol's step and the
+whole-run kernel of both variants are one kernel, :func:`boundcalc.kernels.cw_rmed.copeland_run` (for
+ECW-RMED and CW-RMED, chosen per state by ``reg[VARIANT]``; there because it reaches CW-RMED's line
+11, whose module imports this one).
 
 >>> from boundcalc.policies import make_policy
 >>> skeleton_select(make_policy("ecw-rmed", 3)._s)   # line 4's first forced pair: (1, 0) of P_{i != j}
@@ -413,7 +413,7 @@ def skeleton_finish(s, exploit, log_t):
 
 
 # ----------------------------------------------------------------------------- check (3), line 8
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(inline="always")
 def _min_row_sum(s, a, E):
     """The smallest row sum of ``R_a`` at ``E`` by the LP core's oracle on the stored tables."""
     K = s.W.shape[0]
@@ -621,5 +621,5 @@ def ecw_target(s):
             Q[y, istar] = Q[istar, y]
 
 
-#: ``update(s, RESUME, RESUME, False)`` makes the waiting decision instead of learning a duel.
+#: ``copeland_run(s, env, RESUME, RESUME, False)`` makes the waiting decision instead of learning a duel.
 RESUME = -1

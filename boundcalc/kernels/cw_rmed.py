@@ -1,8 +1,8 @@
 """CW-RMED's compiled steps (paper 000: Komiyama, Honda & Nakagawa, ICML 2016, Algorithm 1 with the
 LP of eq. (2)): the state layout, Theorem 6's shortcut, the warm-basis test of line 11, and the
-decision and run loop of both Copeland RMED variants (:func:`copeland_update`, :func:`copeland_run`:
-ECW-RMED's line 11 or CW-RMED's, by ``reg[VARIANT]``); the reading of each line, and the Python side
-that calls HiGHS, are in :mod:`boundcalc.policies.cw_rmed`.
+decision and run loop of both Copeland RMED variants (:func:`copeland_run`, the protocol's step and
+the whole run: ECW-RMED's line 11 or CW-RMED's, by ``reg[VARIANT]``); the reading of each line, and
+the Python side that calls HiGHS, are in :mod:`boundcalc.policies.cw_rmed`.
 
 >>> from boundcalc.policies import make_policy
 >>> from boundcalc.kernels.copeland_rmed import skeleton_select
@@ -76,33 +76,6 @@ CWState = RMEDState
 
 
 # ----------------------------------------------------------------------------- compiled steps
-# Theorem 6's shortcut and the warm-basis test (:func:`_theorem6`, :func:`_warm_lp`,
-# :func:`_basis_optimal`) are inlined (numba ``inline="always"``) into the one decision that calls
-# them: each is a few lines over large callees (Theorem 5's closed form, the oracle, the sign test),
-# and compiled on its own it linked and re-optimised all of those once more (0.2-0.5 s of CPU each on
-# an empty cache).  Larger steps stay separate functions: numba's own passes grow faster than
-# linearly with a function's size, and an inlined copy is typed and lowered again at every call site.
-@njit(inline="always")
-def _theorem6(s):
-    """Line 11 with two or more winners and no tie (000 Theorem 6): ECW's closed form per winner,
-    feasible for ``R_a`` by the oracle (else -1: the LP decides), ``Q = E / d`` of ``i*``."""
-    K = s.W.shape[0]
-    for a in range(K):
-        s.wval[a] = np.inf
-    for a in range(K):
-        if s.is_win[a]:
-            v = _closed_form(s.beats, s.L, s.C, a, s.Etmp)
-            if 1.0 - _min_row_sum(s, a, s.Etmp) > s.fr[LP_TOL]:
-                return -1
-            s.wval[a] = v
-    istar = argmin_winner(s)
-    _closed_form(s.beats, s.L, s.C, istar, s.Etmp)
-    for i in range(K):
-        for j in range(K):
-            s.Q[i, j] = s.Etmp[i, j] / s.d[i, j] if s.d[i, j] > 0 else 0.0
-    return istar
-
-
 @njit(cache=True, no_cfunc_wrapper=True)
 def inverse_duals(cost, bvar, minvT, cB, y, ymag):
     """The duals ``y = M^-T c_B`` of a stored basis from its in-house inverse (``minvT`` =
@@ -123,154 +96,59 @@ def inverse_duals(cost, bvar, minvT, cB, y, ymag):
         ymag[r] = mag
 
 
-@njit(inline="always")
-def _basis_optimal(s, a):
-    """Whether the stored basis of winner ``a`` is optimal for the costs ``cvec``: its duals from
-    the in-house inverse (:func:`inverse_duals`), judged by the one warm-basis test the LP core
-    runs too (:func:`boundcalc.kernels.basis.duals_keep_signs`; why the duals come from here and
-    not from HiGHS: that module's text)."""
-    nb = s.lp_nb[a]
-    bo = s.lp_boff[a]
-    mo = s.lp_moff[a]
-    so = s.lp_soff[a]
-    inverse_duals(s.cvec, s.lp_bvar[bo : bo + nb], s.lp_minvT[mo : mo + nb * nb], s.cB, s.yv, s.ymag)
-    return duals_keep_signs(
-        s.cvec,
-        s.yv[:nb],
-        s.ymag[:nb],
-        s.tight,
-        s.lp_rstart[so : so + nb + 1],
-        s.lp_ridx,
-        s.rval,
-        s.lp_status[a],
-        DUAL_MARGIN,
-        ROUNDING,
-        s.aty,
-        s.atyabs,
-    )
+@njit(cache=True, no_cfunc_wrapper=True)
+def copeland_run(s, env, i, j, won):
+    """The one kernel of ECW-RMED and CW-RMED, for the protocol's learning step and the whole run.
 
-
-@njit(inline="always")
-def _warm_lp(s):
-    """Line 11 from the stored bases when every winner's stays optimal (else -1: HiGHS re-solves):
-    ``C*_a = c.e*_a``, ``i*``, ``Q = e*_{i*} / d``."""
-    K = s.W.shape[0]
-    for i in range(K):
-        for j in range(i + 1, K):
-            s.cvec[s.pid[i, j]] = s.C[i, j] if s.d[i, j] > 0 else 1.0  # pair_costs: a tie costs 1
-    for a in range(K):
-        s.wval[a] = np.inf
-    for a in range(K):
-        if s.is_win[a]:
-            if not s.lp_valid[a] or not _basis_optimal(s, a):
-                return -1
-            v = 0.0
-            for p in range(s.cvec.shape[0]):
-                v += s.cvec[p] * s.lp_x[a, p]
-            s.wval[a] = v
-    istar = argmin_winner(s)
-    x = s.lp_x[istar]  # Q = e / d (0 where d = 0), e in triu_indices order
-    for i in range(K):
-        s.Q[i, i] = 0.0
-        for j in range(i + 1, K):
-            v = x[s.pid[i, j]] / s.d[i, j] if s.d[i, j] > 0 else 0.0
-            s.Q[i, j] = v
-            s.Q[j, i] = v
-    return istar
-
-
-@njit(inline="always")
-def _decide(s):
-    """Lines 7-15 of Algorithm 1 after a draw of the loop, ``t`` the round just played, for the variant
-    of ``reg[VARIANT]``; then ``t`` advances and nothing is pending.  Returns DONE, or what Python must
-    provide first (NEED_TABLES; CW-RMED also NEED_BASES, NEED_LP; nothing is counted or changed beyond
-    the structure's refresh and its tables, so the decision is simply made again afterwards).
+    ``i >= 0``: first learn the duel ``(i, j)`` the caller played (``won``: ``i`` won), the
+    protocol's update, called with ``env = None``; ``i = RESUME``: learn nothing.  Then the waiting
+    decision, if any, and select, duel, learn to the environment's horizon.  After a draw of the
+    loop over ``L_C``, lines 7-15 of Algorithm 1 with ``t`` the round just played, for the variant
+    of ``reg[VARIANT]``; then ``t`` advances and nothing is pending.  A decision that needs Python
+    returns what it needs first (NEED_TABLES; CW-RMED also NEED_BASES, NEED_LP) with
+    ``reg[PENDING]`` set and nothing counted or changed beyond the structure's refresh and its
+    tables, and the call with ``i = RESUME`` makes it again.
 
     Line 11 is the variant's: ECW-RMED's Theorem 5
     (:func:`~boundcalc.kernels.copeland_rmed.ecw_target`, its parts made stale by the duels since the
-    last decision recomputed), CW-RMED's Theorem 6 or warm bases (else Python's LP).  One decision and
-    one whole-run kernel for both variants (they share the state type): a command running both
-    compiles the skeleton, check (3) and the run once, not once per variant (numba links and
-    re-optimises every callee's code into each caller: a second run kernel was a second compilation of
-    all of it, 1.2-1.8 s of CPU on an empty cache).  Inlined (numba ``inline="always"``) into
-    :func:`copeland_update` (a step driven from Python) and :func:`copeland_run` (the whole run), each
-    of which a command compiles only if it uses it."""
-    skeleton_refresh(s)
-    ecw = s.reg[VARIANT] == ECW
-    log_t = math.log(s.reg[T_])
-    if log_t <= 0:
-        exploit = first_winner(s)
-    else:
-        if s.reg[TAB] != s.reg[STRUCT]:  # a new structure: its tables, and its warm bases not yet read
-            if not build_tables(s):
-                return NEED_TABLES
-            for a in range(s.lp_valid.shape[0]):
-                s.lp_valid[a] = False
-        exploit = check3(s, log_t)
-        if exploit < 0 and not s.reg[HAVE_TARGET] and not ecw:
-            K = s.W.shape[0]
-            nwin = 0
-            for a in range(K):
-                nwin += s.is_win[a]
-            thm6 = nwin >= 2  # Theorem 6: two or more winners and no tie
-            for a in range(K if thm6 else 0):
-                for b in range(a + 1, K):
-                    if not (s.beats[a, b] or s.beats[b, a]):
-                        thm6 = False
-            istar = _theorem6(s) if thm6 else _warm_lp(s)
-            if istar < 0:
-                return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES
-            s.stats[S_THM6 if thm6 else S_WARM] += 1
-            s.stats[S_SOLVES] += 1
-            s.reg[ISTAR] = istar
-            s.reg[HAVE_TARGET] = 1
-        s.stats[S_CHECKS] += 1
-        s.stats[S_BOUND] += s.reg[BND]
-    if ecw:
-        for q in range(s.W.shape[0]):  # Theorem 5's parts made stale by the duels since the last decision
-            if s.dirty_lo[q]:
-                s.tgt_dirty[q] = True
-            if s.dirty_hi[q]:
-                s.tgtI_dirty[q] = True
-            s.dirty_lo[q] = False
-            s.dirty_hi[q] = False
-    if exploit < 0:
-        s.stats[S_TARGETS] += 1
-        if ecw and not s.reg[HAVE_TARGET]:
-            s.stats[S_SOLVES] += 1
-            ecw_target(s)
-            s.reg[HAVE_TARGET] = 1
-    skeleton_finish(s, exploit, log_t)
-    s.reg[PENDING] = 0
-    s.reg[T_] += 1
-    return DONE
+    last decision recomputed); CW-RMED's, with two or more winners and no tie, 000's Theorem 6 (ECW's
+    closed form per winner, :func:`boundcalc.kernels.lp.ecw_closed_form`, feasible for ``R_a`` by the
+    oracle; ``Q = E / d`` of ``i*``), otherwise the stored bases when every winner's stays optimal
+    for the costs ``c`` (its duals from the in-house inverse, :func:`inverse_duals`, judged by the
+    one warm-basis test the LP core runs too, :func:`boundcalc.kernels.basis.duals_keep_signs`; why
+    the duals come from here and not from HiGHS: that module's text): ``C*_a = c.e*_a``, ``Q =
+    e*_{i*} / d``; else Python's LP (NEED_LP, or NEED_BASES for a structure whose bases are not read).
 
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def copeland_update(s, i, j, won):
-    """The learning step of ECW-RMED and CW-RMED: the skeleton's, then (after a draw of the loop)
-    lines 7-15; a decision that needs Python waits (``reg[PENDING]``) and ``i = RESUME`` makes it again."""
+    One kernel for both variants (they share the state type) and for both ways of driving them, the
+    decision written in it once: a command running both variants compiles the skeleton, check (3)
+    and the decision once (numba links and re-optimises every callee's code into each caller: a run
+    kernel per variant was 1.2-1.8 s of CPU more on an empty cache, and the decision as a function
+    of its own one more compilation of all of it).  The protocol's step is this kernel's
+    specialisation for ``env = None`` (numba prunes the playing part from it): a learning step that
+    passed an environment bundle without rounds, one specialisation for both uses, cost the
+    protocol's loop 0.06-0.09 us a step (the bundle's unboxing; benchmarks/policies.py).  The
+    decision, CW-RMED's Theorem 6 and basis test included, is written out here rather than inlined
+    from helpers (numba ``inline="always"``): inlining it cost 0.3 s of CPU more on an empty cache, and
+    inlining those two 0.2 s more (``simulate --example table2 --policies cw-rmed,ecw-rmed``, CPU);
+    as functions of their own they linked and re-optimised their callees once more (0.2-0.5 s each).
+    Larger steps (check (3), the tables, ECW-RMED's target) stay functions of their own: inlined, they
+    cost 0.5 s more (numba's passes grow faster than linearly with a function's size)."""
     if i >= 0:
         skeleton_learn(s, i, j, won)
-        if not s.reg[IN_LOOP]:
+        if s.reg[IN_LOOP]:
+            s.reg[IN_LOOP] = 0
+            s.reg[PENDING] = 1
+        else:
             s.reg[T_] += 1
-            return DONE
-        s.reg[IN_LOOP] = 0
-        s.reg[PENDING] = 1
-    return _decide(s)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def copeland_run(s, env):
-    """The whole-run kernel of ECW-RMED and CW-RMED: (the waiting decision, then) select, duel, learn
-    to the horizon; returns early (NEED_*) when a decision needs Python, and continues from there
-    when called again.  Written with its own learning step rather than calling
-    :func:`copeland_update`, so that a simulation compiles the decision once (:func:`_decide`)."""
     pending = s.reg[PENDING] != 0
-    while pending or env_more(env):
+    while True:
         if not pending:
-            i, j = skeleton_select(s)
-            skeleton_learn(s, i, j, play(env, i, j))
+            if env is None:  # the protocol's step: nothing to play (numba prunes the rest for this type)
+                return DONE
+            if not env_more(env):
+                return DONE
+            a, b = skeleton_select(s)
+            skeleton_learn(s, a, b, play(env, a, b))
             if s.reg[IN_LOOP]:
                 s.reg[IN_LOOP] = 0
                 s.reg[PENDING] = 1
@@ -278,11 +156,118 @@ def copeland_run(s, env):
             else:
                 s.reg[T_] += 1
         if pending:
-            status = _decide(s)
-            if status != DONE:
-                return status
+            skeleton_refresh(s)
+            ecw = s.reg[VARIANT] == ECW
+            log_t = math.log(s.reg[T_])
+            if log_t <= 0:
+                exploit = first_winner(s)
+            else:
+                if s.reg[TAB] != s.reg[STRUCT]:  # a new structure: its tables, and its warm bases not yet read
+                    if not build_tables(s):
+                        return NEED_TABLES
+                    for a in range(s.lp_valid.shape[0]):
+                        s.lp_valid[a] = False
+                exploit = check3(s, log_t)
+                if exploit < 0 and not s.reg[HAVE_TARGET] and not ecw:
+                    K = s.W.shape[0]
+                    nwin = 0
+                    for a in range(K):
+                        nwin += s.is_win[a]
+                    thm6 = nwin >= 2  # Theorem 6: two or more winners and no tie
+                    for a in range(K if thm6 else 0):
+                        for b in range(a + 1, K):
+                            if not (s.beats[a, b] or s.beats[b, a]):
+                                thm6 = False
+                    for a in range(K):
+                        s.wval[a] = np.inf
+                    if not thm6:  # the pairs' costs, pair_costs's order: a tie costs 1
+                        for a in range(K):
+                            for b in range(a + 1, K):
+                                s.cvec[s.pid[a, b]] = s.C[a, b] if s.d[a, b] > 0 else 1.0
+                    istar = 0
+                    for a in range(K):
+                        if not s.is_win[a]:
+                            continue
+                        if thm6:  # Theorem 6: ECW's closed form, feasible for R_a by the oracle
+                            v = _closed_form(s.beats, s.L, s.C, a, s.Etmp)
+                            if 1.0 - _min_row_sum(s, a, s.Etmp) > s.fr[LP_TOL]:
+                                istar = -1
+                                break
+                        else:  # the stored basis of winner a, kept while optimal for the costs
+                            if not s.lp_valid[a]:
+                                istar = -1
+                                break
+                            nb = s.lp_nb[a]
+                            bo = s.lp_boff[a]
+                            mo = s.lp_moff[a]
+                            so = s.lp_soff[a]
+                            inverse_duals(
+                                s.cvec, s.lp_bvar[bo : bo + nb], s.lp_minvT[mo : mo + nb * nb], s.cB, s.yv, s.ymag
+                            )
+                            if not duals_keep_signs(
+                                s.cvec,
+                                s.yv[:nb],
+                                s.ymag[:nb],
+                                s.tight,
+                                s.lp_rstart[so : so + nb + 1],
+                                s.lp_ridx,
+                                s.rval,
+                                s.lp_status[a],
+                                DUAL_MARGIN,
+                                ROUNDING,
+                                s.aty,
+                                s.atyabs,
+                            ):
+                                istar = -1
+                                break
+                            v = 0.0
+                            for p in range(s.cvec.shape[0]):
+                                v += s.cvec[p] * s.lp_x[a, p]
+                        s.wval[a] = v
+                    if istar < 0:
+                        return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES
+                    istar = argmin_winner(s)
+                    if thm6:  # Q = E / d of i*
+                        _closed_form(s.beats, s.L, s.C, istar, s.Etmp)
+                        for a in range(K):
+                            for b in range(K):
+                                s.Q[a, b] = s.Etmp[a, b] / s.d[a, b] if s.d[a, b] > 0 else 0.0
+                    else:  # Q = e / d (0 where d = 0), e in triu_indices order
+                        for a in range(K):
+                            s.Q[a, a] = 0.0
+                            for b in range(a + 1, K):
+                                q = s.lp_x[istar, s.pid[a, b]] / s.d[a, b] if s.d[a, b] > 0 else 0.0
+                                s.Q[a, b] = q
+                                s.Q[b, a] = q
+                    s.stats[S_THM6 if thm6 else S_WARM] += 1
+                    s.stats[S_SOLVES] += 1
+                    s.reg[ISTAR] = istar
+                    s.reg[HAVE_TARGET] = 1
+                s.stats[S_CHECKS] += 1
+                s.stats[S_BOUND] += s.reg[BND]
+            if ecw:
+                for q in range(s.W.shape[0]):  # Theorem 5's parts made stale by the duels since the last decision
+                    if s.dirty_lo[q]:
+                        s.tgt_dirty[q] = True
+                    if s.dirty_hi[q]:
+                        s.tgtI_dirty[q] = True
+                    s.dirty_lo[q] = False
+                    s.dirty_hi[q] = False
+            if exploit < 0:
+                s.stats[S_TARGETS] += 1
+                if ecw and not s.reg[HAVE_TARGET]:
+                    s.stats[S_SOLVES] += 1
+                    ecw_target(s)
+                    s.reg[HAVE_TARGET] = 1
+            skeleton_finish(s, exploit, log_t)
+            s.reg[PENDING] = 0
+            s.reg[T_] += 1
             pending = False
-    return DONE
+
+
+#: The protocol's learning step: :func:`copeland_run` with the duel given and ``env = None`` (the
+#: policies' ``kernels`` name it apart from the run, as every policy's).
+copeland_update = copeland_run
 
 
 @njit(cache=True, no_cfunc_wrapper=True)

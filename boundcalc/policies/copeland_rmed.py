@@ -90,6 +90,7 @@ from ..kernels.copeland_rmed import (
     NEED_TABLES,
     NLC,
     PASS_START,
+    PENDING,
     POS,
     RESUME,
     S_TARGETS,
@@ -144,10 +145,13 @@ class CopelandRMED(CompiledPolicy):
     ``N / log t`` is at most this; default 1e-12, i.e. exact up to rounding).
 
     A compiled step that needs Python (larger tables; CW-RMED's LP) returns a request; the class
-    serves it (:meth:`_serve`) and resumes the step (the variant's ``update`` kernel called with
-    ``i = RESUME``).
+    serves it (:meth:`_serve`) and resumes the step (the kernel called with ``i = RESUME``).  The
+    protocol's step and the whole run are one kernel
+    (:func:`~boundcalc.kernels.cw_rmed.copeland_run`; a step passes ``env = None``).
     """
 
+    #: (select, learning step): the learning step is the run kernel's, ``(s, None, i, j, won)``.
+    _calls: tuple[Any, Any]
     hyperparameters = {
         "alpha": Real(3.0, low=0.0, low_open=True, doc="forced exploration N_ij < alpha sqrt(log t)"),
         "beta": Real(0.01, low=0.0, doc="forced exploration |mu_hat - 1/2| < beta / log log t; 0 disables"),
@@ -171,32 +175,34 @@ class CopelandRMED(CompiledPolicy):
         compile_notice(["policy", type(self).kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
         self._arrays = arrays
         self._s = bundle(arrays)
-        self._calls = (_entry(type(self), 0, self._s), self._update_first)
+        self._calls = (_entry(type(self), 0, self._s), self._learn_first)
 
-    def _update_first(self, s: Any, i: int, j: int, won: bool) -> Any:
+    def _learn_first(self, s: Any, env: None, i: int, j: int, won: bool) -> Any:
         update = _entry(type(self), 1, self._s)  # the learning step alone (select is bound above)
         self._calls = (self._calls[0], update)
-        return update(s, i, j, won)
+        return update(s, env, i, j, won)
+
+    def _bind(self) -> tuple[Any, Any]:
+        """The select and learning-step entry points (CompiledPolicy's, for this class's kernels)."""
+        self._calls = (self._calls[0], _entry(type(self), 1, self._s))
+        return self._calls
 
     # -- stepping with Python's help ----------------------------------------------------------
     def _learn_compiled(self, i: int, j: int, won: bool) -> None:
-        status = self._calls[1](self._s, i, j, won)
+        status = self._calls[1](self._s, None, i, j, won)
         while status != DONE:
             self._serve(status)
-            status = self._calls[1](self._s, RESUME, RESUME, False)
+            status = self._calls[1](self._s, None, RESUME, RESUME, False)
 
     def run_environment(self, env: Any) -> None:
         run = type(self).kernels[2]
-        status = run(self._s, env)
+        status = run(self._s, env, RESUME, RESUME, False)
         while status != DONE:
             self._serve(status)
-            status = run(self._s, env)
+            status = run(self._s, env, RESUME, RESUME, False)
 
     def _decide(self) -> None:
-        status = self._calls[1](self._s, RESUME, RESUME, False)
-        while status != DONE:
-            self._serve(status)
-            status = self._calls[1](self._s, RESUME, RESUME, False)
+        self._learn_compiled(RESUME, RESUME, False)
 
     def _serve(self, status: int) -> None:
         """Provide what the compiled decision asked for."""
@@ -246,6 +252,7 @@ class CopelandRMED(CompiledPolicy):
         arrays.N[:] = N
         reg = arrays.reg
         reg[T_], reg[NLC], reg[POS], reg[PASS_START], reg[IN_LOOP] = int(t), 1, 0, 0, 1
+        reg[PENDING] = 1  # the decision after a draw of the loop, made by the next step
         arrays.LC[0] = 1 * K + 0  # a stand-in for the drawn pair (its L_R bit is cleared)
         arrays.inLR[:] = False
         saved = (self._arrays, self._s, self._calls)
@@ -309,10 +316,11 @@ _ENTRIES: dict[tuple[Any, int, Any], Any] = {}
 
 
 def _entry(cls: type[CopelandRMED], k: int, s: Any) -> Any:
-    """The entry point of ``cls.kernels[k]`` (0: select, 1: update) for the state type of ``s`` (cached)."""
+    """The entry point of ``cls.kernels[k]`` (0: select, 1: update, the run kernel with a duel given and
+    ``env = None``) for the state type of ``s`` (cached)."""
     key = (cls, k, s._numba_type_)
     got = _ENTRIES.get(key)
     if got is None:
-        got = bind(cls.kernels[k], s) if k == 0 else bind(cls.kernels[k], s, 0, 0, True)
+        got = bind(cls.kernels[k], s) if k == 0 else bind(cls.kernels[k], s, None, 0, 0, True)
         _ENTRIES[key] = got
     return got

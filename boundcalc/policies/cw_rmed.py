@@ -154,16 +154,28 @@ class CWRMED(CopelandRMED):
     #: (regret 31,976 instead of 32,050 at 10^5): kept at 2 so that runs stay those of the
     #: stored Figure 1 panel.
     promote = 2
+    #: From this many arms the plain LP runs the LP core's compiled kernels (``compiled=True``: the
+    #: oracle's rows, the structure, the certificate) and the basis inverse is compiled
+    #: (:func:`~boundcalc.kernels.cw_rmed.basis_matrix`); below, the LP core's numpy twins and the
+    #: basis inverse's own source run interpreted (equal bit for bit: the same pairs both ways, tests/test_cw_rmed.py).  At 4 arms (Table 2) the numpy path
+    #: compiles about 1.5 s of CPU less on an empty cache and a 10^5-step run costs 0.027 s of CPU
+    #: as a fresh process's work against 0.044 compiled (loading the compiled kernels from the cache
+    #: costs more than the few LP solves save; 0.020 against 0.019 s once loaded); from 5 arms the
+    #: compiled path is faster (benchmarks/results/cw_lp_paths.json).
+    compiled_lp_min_arms = 5
 
     def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params: Any) -> None:
         # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
         # pairs are a function of the outcomes alone) and never draws from ``rng``
         # the plain models' bases are tested in the compiled step (the LP core's own test would
         # only repeat it; HiGHS's 0-iteration re-solve keeps the decisions of the landed version)
-        self.solver = CopelandLPSolver(
-            seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False, derive=self.derive_plain, compiled=True
+        plain: dict[str, Any] = dict(
+            seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False, derive=self.derive_plain
         )
+        self.solver = CopelandLPSolver(**plain, compiled=False)  # its tol goes into the state
         super().__init__(K, rng=rng, **params)  # validates K
+        if self.compiled_lp_min_arms <= self.K < self.lift_min_arms:
+            self.solver = CopelandLPSolver(**plain, compiled=True)
         if self.K >= self.lift_min_arms:
             self.solver = CopelandLPSolver(
                 seed=0, cache_size=self.cache_size, lift=True, derive=self.derive, promote=self.promote, compiled=True
@@ -256,7 +268,7 @@ class CWRMED(CopelandRMED):
         got = memo.get(key)
         if got is not None and got[0] is lp and got[1] == lp.solves and got[2] == lp.n_rows:
             return got[3]
-        parts = _basis_parts(lp)
+        parts = _basis_parts(lp, self.solver.compiled)
         memo.pop(key, None)
         memo[key] = (lp, lp.solves, lp.n_rows, parts)
         while len(memo) > 2 * self.cache_size:  # the models the LP core may still hold, and a few more
@@ -311,14 +323,16 @@ class CWRMED(CopelandRMED):
             a.lp_valid[w] = True
 
 
-def _basis_parts(lp: CoveringLP) -> tuple[np.ndarray, ...] | None:
+def _basis_parts(lp: CoveringLP, compiled: bool = True) -> tuple[np.ndarray, ...] | None:
     """``(x, status, basic variables, (M^-1)^T, tight rows' starts, their variables)`` of ``lp``'s
     last basis, ``M`` the basis matrix restricted to the tight rows; None when it cannot serve
-    (no rows, or ``M`` not square and well conditioned)."""
+    (no rows, or ``M`` not square and well conditioned); ``compiled`` as the LP's: False runs
+    :func:`~boundcalc.kernels.cw_rmed.basis_matrix`'s own source interpreted (``py_func``: no
+    compilation, the same operations in the same order, so the same arrays bit for bit)."""
     b = lp.basis()
     status = b.status.copy()
     status[(b.upper <= b.lower) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
-    ok, bvar, rs, ri, minvT = basis_matrix(status, b.row_basic, b.starts, b.idx)
+    ok, bvar, rs, ri, minvT = (basis_matrix if compiled else basis_matrix.py_func)(status, b.row_basic, b.starts, b.idx)
     if not ok:
         return None
     # the shared test's codes: LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
