@@ -39,7 +39,9 @@ from __future__ import annotations
 
 from numba import njit
 
-from . import DUAL_MARGIN, ROUNDING  # noqa: F401  (defined once, in the layer's numba-free __init__)
+# DUAL_MARGIN, ROUNDING: defined once, in the layer's numba-free __init__; compile_gc: the
+# garbage-collection guard of every compilation
+from . import DUAL_MARGIN, ROUNDING, compile_gc  # noqa: F401
 
 #: ``code`` of a variable: nonbasic at its lower bound, basic, nonbasic at its upper bound,
 #: nonbasic strictly between its bounds, not tested (fixed, or in no row).

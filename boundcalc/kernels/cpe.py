@@ -45,6 +45,8 @@ import math
 import numpy as np
 from numba import njit
 
+from . import compile_gc  # noqa: F401  (the garbage-collection guard of every compilation)
+
 __all__ = [
     "exact_draws",
     "best_forced",

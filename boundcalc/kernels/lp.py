@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import compile_gc  # noqa: F401  (the garbage-collection guard of every compilation)
 from .kl import kl_half
 
 __all__ = [

@@ -82,7 +82,7 @@ Compile time (issue 30: a simulation's first run on an empty cache)
       as ``Literal[int](0)`` and becomes ``int64`` at the loop's back edge costs a third pass (every
       kernel now converges in two, about a quarter fewer operations resolved for the 19 policies);
     * CPython's full garbage collections skip the heap that exists before a compilation
-      (:class:`_CompileHeapFreezer`): numba keeps every compiled function's types and IR alive, and
+      (:mod:`~boundcalc.kernels.compile_gc`): numba keeps every compiled function's types and IR alive, and
       the full collections a compilation triggers walked all of it (2.4-2.6 s of CPU of the 19
       policies' kernels in one process, growing with every kernel compiled before; 0.2 s now).
 
@@ -104,7 +104,6 @@ True
 from __future__ import annotations
 
 import ctypes
-import gc
 import math
 import struct
 from collections import namedtuple
@@ -115,13 +114,13 @@ import numba
 import numpy as np
 from numba import njit, types
 from numba._dispatcher import compute_fingerprint
-from numba.core import event
 from numba.core.dispatcher import Dispatcher
 from numba.core.extending import overload
 from numba.core.registry import cpu_target
 from numba.core.runtime import rtsys
 from numba.experimental import structref
 
+from . import compile_gc  # noqa: F401  (the garbage-collection guard of every compilation)
 from .kl import kl_half
 
 __all__ = [
@@ -161,49 +160,6 @@ T_ = 0
 #: ``d(p) = KL(p, 1/2)``: the one compiled KL (:func:`boundcalc.kernels.kl.kl_half`), by the name the
 #: policy kernels use.
 kl_half_c = kl_half
-
-
-# ----------------------------------------------------------------------------- compiling
-class _CompileHeapFreezer(event.Listener):
-    """Keeps CPython's full garbage collections off the heap that exists before a compilation.
-
-    numba keeps every compilation's result alive (types, IR, metadata: millions of objects once a
-    few kernels are compiled), and CPython's full collections, triggered by the many short-lived
-    objects a compilation allocates, walk all of it: 2.4-2.6 s of the 14.9-15.7 s of CPU that the 19
-    policies' kernels took to compile in one process on an empty cache, 0.2 s with this guard
-    (``benchmarks/results/compile_policies.json``, ``gc_seconds``; issue 30).  So for the length
-    of an outermost numba compilation (numba's ``numba:compile`` event; compilations are serialised
-    by numba's compiler lock) the objects that exist before it are frozen (:func:`gc.freeze`:
-    collections skip them) and unfrozen at its end (they are collectable again as before); the
-    compilation's own garbage is collected as usual.  Nothing is done when the process has frozen
-    objects itself (:func:`gc.get_freeze_count`) or disabled the collector.  Loading a kernel from
-    numba's cache fires no such event.
-
-    The price is memory: garbage of an earlier compilation that was frozen with the heap waits for
-    a full collection outside a compilation (the 19 policies' command peaks at 370 MB, 280 MB
-    without the guard; a full collection of each compilation's own objects at its end kept 280 MB
-    for about 0.45 s more CPU, and was not kept).
-    """
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.froze = False
-
-    def on_start(self, event: Any) -> None:
-        if self.depth == 0 and gc.isenabled() and not gc.get_freeze_count():
-            gc.freeze()
-            self.froze = True
-        self.depth += 1
-
-    def on_end(self, event: Any) -> None:
-        self.depth -= 1
-        if self.depth == 0 and self.froze:
-            self.froze = False
-            gc.unfreeze()
-
-
-_FREEZER = _CompileHeapFreezer()
-event.register("numba:compile", _FREEZER)
 
 
 # ----------------------------------------------------------------------------- state bundles
