@@ -112,7 +112,7 @@ def _ccb_pair(s):
     for i in range(K):
         for j in range(K):
             if Bi[i, j] and Lc[i, j] > 0.5:
-                bad = True
+                bad = np.bool_(True)
     if bad:
         _reset(s)
     anyB = np.bool_(False)  # line 9B
@@ -127,7 +127,7 @@ def _ccb_pair(s):
                 for k in range(K):
                     Bi[i, k] = Uc[i, k] < 0.5
         if B[i]:
-            anyB = True
+            anyB = np.bool_(True)
     if not anyB:
         _reset(s)
     elems = s.elems
@@ -190,7 +190,7 @@ def _ccb_pair(s):
             found = np.bool_(False)
             for j in range(K):
                 if Bi[a, j] and Lc[j, a] <= 0.5:
-                    found = True
+                    found = np.bool_(True)
             own = found
         for j in range(K):
             s.col[j] = Uc[j, a] if Lc[j, a] <= 0.5 and (Bi[a, j] or not own) else -np.inf

@@ -108,7 +108,7 @@ def rmed1_opponent(W, N, l, istar):
         if b != l and 2 * W[l, b] <= N[l, b]:
             n_opp += 1
             if b == istar:
-                istar_opp = True
+                istar_opp = np.bool_(True)
     if istar_opp or n_opp == 0:
         return istar
     best = np.inf

@@ -93,7 +93,7 @@ def rucb_select(s):
             inC = np.bool_(False)
             for q in range(nC):
                 if cand[q] == B:
-                    inC = True
+                    inC = np.bool_(True)
             if not inC:
                 B = -1
         if nC == 1:  # line 9
