@@ -276,22 +276,30 @@ class CWRMED(CopelandRMED):
             got = self._parts_of(lp) if lp is not None and lp.n == P2 else None
             if got is not None:
                 parts.append((w, got))
-        need = {"lp_bvar": 0, "lp_minvT": 0, "lp_rstart": 0, "lp_ridx": 0}
+        nbv = nm = ns = nr = nbmax = 0
         for _, (x, status, bv, minvT, rs, ri) in parts:
-            need["lp_bvar"] += bv.size
-            need["lp_minvT"] += minvT.size
-            need["lp_rstart"] += rs.size
-            need["lp_ridx"] += ri.size
-        nbmax = max([p[1][2].size for p in parts], default=0)
-        need["yv"] = need["cB"] = need["ymag"] = need["tight"] = nbmax
-        need["rval"] = need["lp_ridx"]
-        ones = ("tight", "rval")  # every tight row is tested, every coefficient is 1
-        grow = {
-            k: (np.ones if k in ones else np.zeros)(2 * n, dtype=getattr(a, k).dtype)
-            for k, n in need.items()
-            if getattr(a, k).size < n
-        }
-        if grow:  # larger arrays (twice what is needed), written in place from then on
+            nbv += bv.size
+            nm += minvT.size
+            ns += rs.size
+            nr += ri.size
+            nbmax = max(nbmax, bv.size)
+        if (
+            a.lp_bvar.size < nbv
+            or a.lp_minvT.size < nm
+            or a.lp_rstart.size < ns
+            or a.lp_ridx.size < nr
+            or min(a.yv.size, a.cB.size, a.ymag.size, a.tight.size) < nbmax
+            or a.rval.size < nr
+        ):
+            need = {"lp_bvar": nbv, "lp_minvT": nm, "lp_rstart": ns, "lp_ridx": nr, "rval": nr}
+            need.update(yv=nbmax, cB=nbmax, ymag=nbmax, tight=nbmax)
+            ones = ("tight", "rval")  # every tight row is tested, every coefficient is 1
+            grow = {
+                k: (np.ones if k in ones else np.zeros)(2 * n, dtype=getattr(a, k).dtype)
+                for k, n in need.items()
+                if getattr(a, k).size < n
+            }
+            # larger arrays (twice what is needed), written in place from then on
             self._replace(**grow)
             a = self._arrays
         bo = mo = so = ro = 0
@@ -315,12 +323,12 @@ def _basis_parts(lp: CoveringLP) -> tuple[np.ndarray, ...] | None:
     """``(x, status, basic variables, (M^-1)^T, tight rows' starts, their variables)`` of ``lp``'s
     last basis, ``M`` the basis matrix restricted to the tight rows; None when it cannot serve
     (no rows, or ``M`` not square and well conditioned)."""
-    b = lp.basis()
-    status = b.status.copy()
-    status[(b.upper <= b.lower) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
-    ok, bvar, rs, ri, minvT = basis_matrix(status, b.row_basic, b.starts, b.idx)
+    # lp.basis()'s x, status and row_basic, with the rows and bounds read in place (not copied)
+    x, status, row_basic = lp._basis_status()
+    status[(lp._ub <= lp._lb) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
+    ok, bvar, rs, ri, minvT = basis_matrix(status, row_basic, lp._starts, lp._idx)
     if not ok:
         return None
     # the shared test's codes: LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
     status[status == 3] = SKIP
-    return b.x, status.astype(np.int8), bvar, minvT, rs, ri
+    return x, status, bvar, minvT, rs, ri
