@@ -470,6 +470,9 @@ class CopelandLPSolver:
         self.gap_tol = float(gap_tol)
         self._cache: OrderedDict[tuple, _Entry] = OrderedDict()
         self._last_key: bytes | None = None
+        #: Further HiGHS options of every new model (None: the LP core's own; see
+        #: :class:`~boundcalc.lp.highs.CoveringLP`'s ``options``).  Set before the first solve.
+        self.highs_options: dict | None = None
 
     # ------------------------------------------------------------------ state
     def __getstate__(self) -> dict[str, Any]:
@@ -482,6 +485,7 @@ class CopelandLPSolver:
         state.setdefault("compiled", False)
         state.setdefault("derive", False)  # a solver pickled before derived models existed
         state.setdefault("derived", 0)
+        state.setdefault("highs_options", None)
         self.__dict__.update(state)
 
     def _empirical(self, mu_hat: ArrayLike | PreferenceMatrix) -> Structure:
@@ -775,6 +779,7 @@ class CopelandLPSolver:
                     presolve=self.presolve,
                     lift=self.lift,
                     reuse_basis=self.reuse_basis,
+                    highs_options=self.highs_options,
                 )
                 ent.model = model
                 if self.warm_rows and fam._has_rows:

@@ -224,6 +224,10 @@ class CoveringLP:
     reuse_basis : bool
         When only the costs changed since the last optimal solve, answer from its basis if that
         stays optimal for them (:meth:`solve`); False: every solve runs HiGHS.
+    options : dict, optional
+        Further HiGHS options (name -> value), set after the ones above (a derived model keeps
+        them).  E.g. CW-RMED's lifted models turn HiGHS's scaling off
+        (:attr:`boundcalc.policies.cw_rmed.CWRMED.lifted_highs_options`).
 
     >>> lp = CoveringLP(np.array([1.0, 2.0, 3.0]))
     >>> lp.add_rows([np.array([0, 1]), np.array([1, 2])])
@@ -244,6 +248,7 @@ class CoveringLP:
         threads: int = 1,
         presolve: bool = False,
         reuse_basis: bool = True,
+        options: dict | None = None,
     ):
         costs = np.asarray(costs, dtype=float)
         if not np.all(np.isfinite(costs)):
@@ -260,6 +265,7 @@ class CoveringLP:
             dual_feasibility_tolerance=1e-9,
             presolve="on" if presolve else "off",
             infinite_cost=np.inf,
+            **(options or {}),
         )  # also those of a derived model (:meth:`derived`)
         self.h = new_highs(**self._options)
         # bounds, costs and HiGHS column of every variable: pair variables 0..n-1, then auxiliary

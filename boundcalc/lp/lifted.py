@@ -102,6 +102,8 @@ class CopelandModel:
         :mod:`boundcalc.policies.cw_rmed`).  Same optimum, more rounds on hard structures.
     reuse_basis : bool
         See :class:`~boundcalc.lp.cutting.CopelandLPSolver`.
+    highs_options : dict, optional
+        Further HiGHS options of the model (:class:`~boundcalc.lp.highs.CoveringLP`'s ``options``).
 
     >>> from boundcalc.datasets import load_example
     >>> from boundcalc.lp.cutting import pair_costs
@@ -124,10 +126,11 @@ class CopelandModel:
         presolve: bool = False,
         lift: bool = True,
         reuse_basis: bool = True,
+        highs_options: dict | None = None,
     ):
         self.family = family
         self.lift = bool(lift)
-        self.lp = CoveringLP(costs, upper=upper, presolve=presolve, reuse_basis=reuse_basis)
+        self.lp = CoveringLP(costs, upper=upper, presolve=presolve, reuse_basis=reuse_basis, options=highs_options)
         self.promote = int(promote)
         K, nc = family.K, family._ok.shape[1]
         nI = family.inferiors.size

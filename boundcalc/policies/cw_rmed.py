@@ -154,6 +154,13 @@ class CWRMED(CopelandRMED):
     #: (regret 31,976 instead of 32,050 at 10^5): kept at 2 so that runs stay those of the
     #: stored Figure 1 panel.
     promote = 2
+    #: HiGHS options of the lifted models (from ``lift_min_arms`` arms): scaling off.  The lifted
+    #: model's rows have coefficients 1, -1 and the levels ``k`` (at most ``K``); HiGHS's scaling
+    #: of them is per-run work that a HiGHS run after a cost change or new rows repeats (measured
+    #: on a Figure 1 panel (c) model: 1.31 -> 1.21 ms a run, median).  The pairs of the long
+    #: decision check (``benchmarks/cw_decisions.py``: panel (c), 10^4 steps) and of the recorded
+    #: 32-arm stream are those with scaling on.
+    lifted_highs_options: dict = {"simplex_scale_strategy": 0}
 
     def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params: Any) -> None:
         # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
@@ -168,6 +175,8 @@ class CWRMED(CopelandRMED):
             self.solver = CopelandLPSolver(
                 seed=0, cache_size=self.cache_size, lift=True, derive=self.derive, promote=self.promote, compiled=True
             )
+        if self.solver.lift and self.lifted_highs_options:
+            self.solver.highs_options = dict(self.lifted_highs_options)
 
     def initial_state(self) -> CWState:
         K = self.K
