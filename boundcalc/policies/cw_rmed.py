@@ -37,7 +37,7 @@ the policy between steps:
   ``M^-1`` kept per basis (faster here than reading ``B^-1`` from HiGHS: that module's text).
 * from ``CWRMED.lift_min_arms`` (32) arms, line 11 runs on the LP core's lifted model instead
   (:mod:`boundcalc.lp.lifted`: the same LP, eq. (2) exactly, with one row standing for all rows of
-  an ``(i2, l, case)``).  The compiled basis test above reads 0/1 rows only; there the LP core makes
+  an ``(i2, l, case)``), solved by HiGHS without its scaling (``CWRMED.lifted_highs_options``).  The compiled basis test above reads 0/1 rows only; there the LP core makes
   the same test itself before any warm re-solve (:meth:`boundcalc.lp.highs.CoveringLP.solve`: the
   duals of the new costs from HiGHS's factorisation of the last basis, no simplex run), and HiGHS
   re-solves only when it fails (``warm_answers`` counts line-11 answers given with no HiGHS run).  A cold solve of a
