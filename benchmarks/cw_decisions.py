@@ -3,12 +3,13 @@ checkout against an older one (issue 31: a faster LP core must leave every decis
 
 ``tests/policy_decisions.py`` pins 3,000 steps of four small streams; the LP core's degenerate
 vertices (a different solve path lands on another optimal vertex) show up later and on larger
-matrices, so this script records, per case, the SHA-256 of every pair of one long run (the policy's
+matrices, so this script records, per case (an example's name, or ``mslr64``: the 64-arm MSLR
+submatrix of ``benchmarks/policies.py``), the SHA-256 of every pair of one long run (the policy's
 own loop, :meth:`~boundcalc.policies.Policy.run` against the matrix with ``seed = 0``: outcomes from
 the simulator's duel stream) and of the whole-run kernel's regret curve and counters
 (``simulate(..., seed=0)``: the path the benchmarks time), each checkout in its own process.
 
-    python3 benchmarks/cw_decisions.py --landed /work/main [--cases fig1a:100000,fig1c:10000]
+    python3 benchmarks/cw_decisions.py --landed /work/main [--cases fig1a:100000,fig1c:10000,mslr64:10000]
         [--out benchmarks/results/cw_speed/cw_decisions.json]
 
 The landed checkout's runs are kept in the output and reused while its commit is the same (and its
@@ -37,7 +38,14 @@ from boundcalc.datasets import load_example
 from boundcalc.policies import make_policy
 from boundcalc.simulate import simulate
 name, steps = {name!r}, {steps!r}
-pm = load_example(name)
+if name == "mslr64":  # benchmarks/policies.py's 64-arm MSLR submatrix (gaps down to 1e-6)
+    import sys
+    sys.path.insert(0, {bench!r})
+    from boundcalc.matrix import PreferenceMatrix
+    from policies import mslr_submatrix
+    pm = PreferenceMatrix(np.array(mslr_submatrix(64, 64, 1e-6)))
+else:
+    pm = load_example(name)
 t0 = time.process_time()
 pol = make_policy("cw-rmed", pm.K, rng=np.random.default_rng(0))
 pairs, won = pol.run(pm.mu, steps, seed=0)
@@ -68,7 +76,7 @@ def run_case(root: Path, name: str, steps: int) -> dict:
     if root.resolve() != ROOT:  # never write numba's cache into another checkout
         env.setdefault("NUMBA_CACHE_DIR", str(Path(os.environ.get("TMPDIR", "/tmp")) / "cw_decisions_numba"))
     out = subprocess.run(
-        [sys.executable, "-c", WORKER.format(name=name, steps=steps)],
+        [sys.executable, "-c", WORKER.format(name=name, steps=steps, bench=str(HERE))],
         env=env,
         cwd=str(root),
         capture_output=True,
@@ -87,7 +95,7 @@ def decisions(r: dict) -> tuple:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--landed", required=True, help="the older checkout (its root directory)")
-    ap.add_argument("--cases", default="fig1a:100000,fig1c:10000")
+    ap.add_argument("--cases", default="fig1a:100000,fig1c:10000,mslr64:10000")
     ap.add_argument("--out", default=str(HERE / "results" / "cw_speed" / "cw_decisions.json"))
     a = ap.parse_args(argv)
     rows, bad = [], 0
