@@ -119,3 +119,31 @@ def test_lifted_models_run_without_scaling_plain_models_with_it():
     assert models and pol.stats["lp_solves"] > 0
     for m in models:
         assert _option(m.h, "simplex_scale_strategy") == 0
+
+
+def test_blocks_lays_out_the_rows_worked_by_hand():
+    """:meth:`CopelandModel._blocks` (every block's rows at once) on two blocks written out by hand:
+    members {0, 1} at level 1 and {2} at level 2 over Table 2's six pair variables get ``t, u, z``
+    numbered from 6 on, rows ``x_j + u_j - t >= 0`` then ``k t - sum u - z >= 0`` per block, and
+    ``z <= k``."""
+    from boundcalc.datasets import load_example
+    from boundcalc.lp.constraints import CopelandFamily
+    from boundcalc.lp.cutting import pair_costs
+    from boundcalc.lp.lifted import CopelandModel
+
+    pm = load_example("table2")
+    m = CopelandModel(CopelandFamily(pm, 0), pair_costs(pm), np.ones(6))
+    got = m._blocks([np.array([0, 1]), np.array([2])], np.array([1.0, 2.0]), np.array([-1, 3]))
+    assert [(t, u.tolist(), z) for t, u, z in got] == [(6, [7, 8], 9), (10, [11], 12)]
+    lp = m.lp
+    rows = [(lp._idx[a:b].tolist(), lp._val[a:b].tolist()) for a, b in zip(lp._starts[:-1], lp._starts[1:])]
+    assert rows == [
+        ([0, 7, 6], [1.0, 1.0, -1.0]),
+        ([1, 8, 6], [1.0, 1.0, -1.0]),
+        ([6, 7, 8, 9], [1.0, -1.0, -1.0, -1.0]),
+        ([2, 11, 10], [1.0, 1.0, -1.0]),
+        ([10, 11, 12], [2.0, -1.0, -1.0]),
+    ]
+    assert lp._lo.tolist() == [0.0] * 5 and lp.h.getNumRow() == 5
+    assert lp._ub[[9, 12]].tolist() == [1.0, 2.0] and lp._lb[6:].tolist() == [0.0] * 7
+    assert m._row_block.tolist() == [0, 0, 0, 1, 1] and m._block_i2.tolist() == [-1, 3]
