@@ -40,17 +40,19 @@ def test_long_decision_check_found_the_same_pairs():
 
 def test_readme_quotes_the_stored_speed_rows():
     """The README's numbers of this point are the stored runs: ``benchmarks/policies.py`` beside
-    the landed version (``policies_cw.json``) and the two interleaved comparisons (``cw_ab_python.json``,
-    ``cw_ab_scale.json``), each with the same decisions."""
+    the landed version (``policies_cw.json``) and the interleaved comparisons (``cw_ab_python.json``,
+    ``cw_ab_scale.json``, ``cw_ab_blocks.json``, ``cw_ab_final.json``), each with the same decisions."""
     text = _flat(README.read_text())
     pol = {r["matrix"]: r for r in json.loads((RESULTS / "policies_cw.json").read_text())["cw_rmed"]}
     for matrix, label in (("figure1 (a) K = 16", "panel (a)"), ("figure1 (c) K = 64", "panel (c)")):
         r = pol[matrix]
         quoted = f"{label} {r['steps']:,} steps {r['cpu_seconds']:.2f} s against {r['landed_cpu_seconds']:.2f} s"
         assert quoted in text, quoted
-    for name, label in (("cw_ab_python.json", "panel (a)"), ("cw_ab_scale.json", "panel (c)")):
+    labels = {"fig1a": "panel (a)", "fig1c": "panel (c)"}
+    for name in ("cw_ab_python.json", "cw_ab_scale.json", "cw_ab_blocks.json", "cw_ab_final.json"):
         for r in json.loads((RESULTS / name).read_text())["rows"]:
             assert r["same_decisions"]
+            label = labels[r["case"]]
             quoted = (
                 f"{label} {r['steps']:,} steps {min(r['now_cpu']):.2f} s against {min(r['landed_cpu']):.2f} s"
                 f" ({r['ratio_of_min']:.2f})"
