@@ -103,7 +103,9 @@ def main(argv=None) -> int:
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=a.landed, capture_output=True, text=True).stdout.strip()
     out = Path(a.out)
     kept = {}  # the landed checkout's runs of an earlier call, when its commit is the same and clean
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=a.landed, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], cwd=a.landed, capture_output=True, text=True
+    ).stdout.strip()
     if out.exists() and head and not dirty:
         prev = json.loads(out.read_text())
         if prev.get("landed_commit") == head:
