@@ -62,6 +62,8 @@ def decisions(r: dict) -> tuple:
 
 def run(tree: Path, name: str, steps: int) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))
+    if tree.resolve() != ROOT:  # numba's cache of another checkout's kernels kept apart (never written there)
+        env.setdefault("NUMBA_CACHE_DIR", str(Path(os.environ.get("TMPDIR", "/tmp")) / "cw_ab_numba"))
     code = WORKER.format(bench=str(HERE), name=name, steps=steps)
     proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=str(tree), capture_output=True, text=True)
     if proc.returncode != 0:

@@ -119,6 +119,29 @@ class LPSolution:
     fallback: str | None = None
 
 
+_CONST: dict[str, np.ndarray] = {"ones": np.ones(0), "infs": np.ones(0)}
+
+
+def _ones(n: int) -> np.ndarray:
+    """A read-only array of at least ``n`` ones (kept: HiGHS copies what it is handed)."""
+    a = _CONST["ones"]
+    if a.size < n:
+        a = np.ones(max(n, 2 * a.size, 64))
+        a.setflags(write=False)
+        _CONST["ones"] = a
+    return a
+
+
+def _infs(n: int) -> np.ndarray:
+    """``n`` entries of ``kHighsInf`` (the upper bound of a ``>=`` row), from a kept read-only array."""
+    a = _CONST["infs"]
+    if a.size < n:
+        a = np.full(max(n, 2 * a.size, 64), highspy.kHighsInf)
+        a.setflags(write=False)
+        _CONST["infs"] = a
+    return a[:n]
+
+
 def _clip01(a: np.ndarray) -> np.ndarray:
     """``np.clip(a, 0, 1)`` (the same numbers) without its Python wrapper."""
     return np.minimum(np.maximum(a, 0.0), 1.0)
@@ -201,6 +224,10 @@ class CoveringLP:
     reuse_basis : bool
         When only the costs changed since the last optimal solve, answer from its basis if that
         stays optimal for them (:meth:`solve`); False: every solve runs HiGHS.
+    options : dict, optional
+        Further HiGHS options (name -> value), set after the ones above (a derived model keeps
+        them).  E.g. CW-RMED's lifted models turn HiGHS's scaling off
+        (:attr:`boundcalc.policies.cw_rmed.CWRMED.lifted_highs_options`).
 
     >>> lp = CoveringLP(np.array([1.0, 2.0, 3.0]))
     >>> lp.add_rows([np.array([0, 1]), np.array([1, 2])])
@@ -221,6 +248,7 @@ class CoveringLP:
         threads: int = 1,
         presolve: bool = False,
         reuse_basis: bool = True,
+        options: dict | None = None,
     ):
         costs = np.asarray(costs, dtype=float)
         if not np.all(np.isfinite(costs)):
@@ -237,6 +265,7 @@ class CoveringLP:
             dual_feasibility_tolerance=1e-9,
             presolve="on" if presolve else "off",
             infinite_cost=np.inf,
+            **(options or {}),
         )  # also those of a derived model (:meth:`derived`)
         self.h = new_highs(**self._options)
         # bounds, costs and HiGHS column of every variable: pair variables 0..n-1, then auxiliary
@@ -338,12 +367,20 @@ class CoveringLP:
         same order by the same HiGHS calls, without the general entry's conversions and checks
         (CW-RMED's plain cutting plane adds rows thousands of times a run).  Returns how many."""
         keys = self._keys
-        # the first occurrence of each row that the model does not hold (as add_rows)
-        keep = []
-        for r, k in enumerate(zip(h1[:n].tolist(), h2[:n].tolist())):
-            if k not in keys:
-                keys.add(k)
-                keep.append(r)
+        # the first occurrence of each row that the model does not hold (as add_rows); the rows
+        # the builder returns are violated by the last solution, so usually none is held and no
+        # two are equal: then every row is kept, found by two set operations instead of a loop
+        new = list(zip(h1[:n].tolist(), h2[:n].tolist()))
+        fresh = set(new)
+        if len(fresh) == n and keys.isdisjoint(fresh):
+            keys.update(fresh)
+            keep = list(range(n))
+        else:
+            keep = []
+            for r, k in enumerate(new):
+                if k not in keys:
+                    keys.add(k)
+                    keep.append(r)
         self.last_kept = keep  # which of the n rows were added (a plain CopelandModel keys its rows by them)
         m = len(keep)
         if m == 0:
@@ -359,15 +396,16 @@ class CoveringLP:
         nnz = idx.size
         if (starts[1:] == starts[:-1]).any():  # an empty row >= 1: infeasible, as _append records
             self._empty_row = True
-        cols = self._col[idx]
+        col = self._col
+        cols = col[idx]
         if nnz and cols.min() < 0:  # some pair variable gets its column first
             self._ensure_cols(idx)
-            cols = self._col[idx]
-        ones = np.ones(max(m, nnz))
+            cols = col[idx]
+        ones = _ones(max(m, nnz))
         self.h.addRows(
             m,
             ones[:m],
-            np.full(m, highspy.kHighsInf),
+            _infs(m),
             nnz,
             starts[:-1].astype(np.int32),
             cols.astype(np.int32),
@@ -539,20 +577,26 @@ class CoveringLP:
         it is optimal while the reduced costs keep their signs -- CW-RMED's line 11,
         :mod:`boundcalc.policies.cw_rmed`).  See :class:`LPBasis`.
         """
+        x, status, row_basic = self._basis_status()
+        return LPBasis(x, status, row_basic, self._starts.copy(), self._idx.copy(), self._lb.copy(), self._ub.copy())
+
+    def _basis_status(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(x, status, row_basic)`` of :meth:`basis` (new arrays), for a caller that reads the
+        rows and bounds from the model itself (CW-RMED's basis reads, one per HiGHS solve)."""
         status = np.full(self.n_vars, 3, dtype=np.int8)
         row_basic = np.zeros(self.n_rows, dtype=bool)  # no valid basis: every row reads tight, none basic
         x = self._lb.copy()
         # the last HiGHS solve's values where the model has not changed since (what getSolution
         # would read again, one conversion of a list fewer)
         last = self._last_v if self._last is not None and self._last_v is not None else None
-        vals = last[self._var] if last is not None and last.size == self.n_vars else None
-        got = self._column_status(vals) if self._var.size else None
+        var = self._var
+        vals = last[var] if last is not None and last.size == self.n_vars else None
+        got = self._column_status(vals) if var.size else None
         if got is not None:
             col, row_basic, _, v = got
-            status[self._var] = col
-            x[self._var] = v
-        x = np.clip(x, 0.0, 1.0) + 0.0  # as solve() returns it
-        return LPBasis(x, status, row_basic, self._starts.copy(), self._idx.copy(), self._lb.copy(), self._ub.copy())
+            status[var] = col
+            x[var] = v
+        return _clip01(x) + 0.0, status, row_basic  # x as solve() returns it (np.clip's numbers)
 
     def _column_status(self, values: np.ndarray | None = None):
         """``(status per HiGHS column, row_basic, basic variables as HiGHS lists them, column
@@ -566,7 +610,7 @@ class CoveringLP:
         ok, bv = self.h.getBasicVariables()
         if ok != highspy.HighsStatus.kOk:
             return None
-        bv = np.asarray(bv, dtype=np.int64)
+        bv = np.fromiter(bv, np.int64, len(bv))
         v = np.asarray(self.h.getSolution().col_value, dtype=float) if values is None else values
         lo, up = self._lb[self._var], self._ub[self._var]
         col = np.where(v >= up, 2, np.where(v <= lo, 0, 3)).astype(np.int8)
@@ -638,7 +682,8 @@ class CoveringLP:
                 )
         sol = h.getSolution()
         v = self._lb.copy()  # pair variables in no row sit at their lower bound
-        v[self._var] = sol.col_value
+        cv = sol.col_value  # a list (one float per column): read once, converted by fromiter
+        v[self._var] = np.fromiter(cv, float, len(cv))
         x = _clip01(v[: self.n]) + 0.0  # no -0.0
         out = _HighsSolution(x, self._last_obj, sol, self._last_its, v[self.n :], used)
         self._last = out if used is None else None
@@ -674,7 +719,7 @@ class CoveringLP:
         ok, y = self.h.getBasisTransposeSolve(rhs)
         if ok != highspy.HighsStatus.kOk:
             return None
-        y = np.asarray(y, dtype=float)
+        y = np.fromiter(y, float, len(y))
         ymag = np.full(y.size, float(np.abs(rhs).max(initial=0.0)))
         if not duals_keep_signs(
             c,

@@ -37,7 +37,7 @@ the policy between steps:
   ``M^-1`` kept per basis (faster here than reading ``B^-1`` from HiGHS: that module's text).
 * from ``CWRMED.lift_min_arms`` (32) arms, line 11 runs on the LP core's lifted model instead
   (:mod:`boundcalc.lp.lifted`: the same LP, eq. (2) exactly, with one row standing for all rows of
-  an ``(i2, l, case)``).  The compiled basis test above reads 0/1 rows only; there the LP core makes
+  an ``(i2, l, case)``), solved by HiGHS without its scaling (``CWRMED.lifted_highs_options``).  The compiled basis test above reads 0/1 rows only; there the LP core makes
   the same test itself before any warm re-solve (:meth:`boundcalc.lp.highs.CoveringLP.solve`: the
   duals of the new costs from HiGHS's factorisation of the last basis, no simplex run), and HiGHS
   re-solves only when it fails (``warm_answers`` counts line-11 answers given with no HiGHS run).  A cold solve of a
@@ -163,6 +163,13 @@ class CWRMED(CopelandRMED):
     #: costs more than the few LP solves save; 0.020 against 0.019 s once loaded); from 5 arms the
     #: compiled path is faster (benchmarks/results/cw_lp_paths.json).
     compiled_lp_min_arms = 5
+    #: HiGHS options of the lifted models (from ``lift_min_arms`` arms): scaling off.  The lifted
+    #: model's rows have coefficients 1, -1 and the levels ``k`` (at most ``K``); HiGHS's scaling
+    #: of them is per-run work that a HiGHS run after a cost change or new rows repeats (measured
+    #: on a Figure 1 panel (c) model: 1.31 -> 1.21 ms a run, median).  The pairs of the long
+    #: decision check (``benchmarks/cw_decisions.py``: panel (c), 10^4 steps) and of the recorded
+    #: 32-arm stream are those with scaling on.
+    lifted_highs_options: dict = {"simplex_scale_strategy": 0}
 
     def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params: Any) -> None:
         # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
@@ -180,6 +187,8 @@ class CWRMED(CopelandRMED):
             self.solver = CopelandLPSolver(
                 seed=0, cache_size=self.cache_size, lift=True, derive=self.derive, promote=self.promote, compiled=True
             )
+        if self.solver.lift and self.lifted_highs_options:
+            self.solver.highs_options = dict(self.lifted_highs_options)
 
     def initial_state(self) -> CWState:
         K = self.K
@@ -288,22 +297,30 @@ class CWRMED(CopelandRMED):
             got = self._parts_of(lp) if lp is not None and lp.n == P2 else None
             if got is not None:
                 parts.append((w, got))
-        need = {"lp_bvar": 0, "lp_minvT": 0, "lp_rstart": 0, "lp_ridx": 0}
+        nbv = nm = ns = nr = nbmax = 0
         for _, (x, status, bv, minvT, rs, ri) in parts:
-            need["lp_bvar"] += bv.size
-            need["lp_minvT"] += minvT.size
-            need["lp_rstart"] += rs.size
-            need["lp_ridx"] += ri.size
-        nbmax = max([p[1][2].size for p in parts], default=0)
-        need["yv"] = need["cB"] = need["ymag"] = need["tight"] = nbmax
-        need["rval"] = need["lp_ridx"]
-        ones = ("tight", "rval")  # every tight row is tested, every coefficient is 1
-        grow = {
-            k: (np.ones if k in ones else np.zeros)(2 * n, dtype=getattr(a, k).dtype)
-            for k, n in need.items()
-            if getattr(a, k).size < n
-        }
-        if grow:  # larger arrays (twice what is needed), written in place from then on
+            nbv += bv.size
+            nm += minvT.size
+            ns += rs.size
+            nr += ri.size
+            nbmax = max(nbmax, bv.size)
+        if (
+            a.lp_bvar.size < nbv
+            or a.lp_minvT.size < nm
+            or a.lp_rstart.size < ns
+            or a.lp_ridx.size < nr
+            or min(a.yv.size, a.cB.size, a.ymag.size, a.tight.size) < nbmax
+            or a.rval.size < nr
+        ):
+            need = {"lp_bvar": nbv, "lp_minvT": nm, "lp_rstart": ns, "lp_ridx": nr, "rval": nr}
+            need.update(yv=nbmax, cB=nbmax, ymag=nbmax, tight=nbmax)
+            ones = ("tight", "rval")  # every tight row is tested, every coefficient is 1
+            grow = {
+                k: (np.ones if k in ones else np.zeros)(2 * n, dtype=getattr(a, k).dtype)
+                for k, n in need.items()
+                if getattr(a, k).size < n
+            }
+            # larger arrays (twice what is needed), written in place from then on
             self._replace(**grow)
             a = self._arrays
         bo = mo = so = ro = 0
@@ -329,12 +346,14 @@ def _basis_parts(lp: CoveringLP, compiled: bool = True) -> tuple[np.ndarray, ...
     (no rows, or ``M`` not square and well conditioned); ``compiled`` as the LP's: False runs
     :func:`~boundcalc.kernels.cw_rmed.basis_matrix`'s own source interpreted (``py_func``: no
     compilation, the same operations in the same order, so the same arrays bit for bit)."""
-    b = lp.basis()
-    status = b.status.copy()
-    status[(b.upper <= b.lower) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
-    ok, bvar, rs, ri, minvT = (basis_matrix if compiled else basis_matrix.py_func)(status, b.row_basic, b.starts, b.idx)
+    # lp.basis()'s x, status and row_basic, with the rows and bounds read in place (not copied)
+    x, status, row_basic = lp._basis_status()
+    status[(lp._ub <= lp._lb) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
+    ok, bvar, rs, ri, minvT = (basis_matrix if compiled else basis_matrix.py_func)(
+        status, row_basic, lp._starts, lp._idx
+    )
     if not ok:
         return None
     # the shared test's codes: LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
     status[status == 3] = SKIP
-    return b.x, status.astype(np.int8), bvar, minvT, rs, ri
+    return x, status, bvar, minvT, rs, ri

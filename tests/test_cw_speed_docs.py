@@ -1,0 +1,151 @@
+"""Issue 31 point 1, the per-step cost of CW-RMED's LP path with the same decisions: the long
+decision check (``benchmarks/cw_decisions.py``) and the speed rows the README quotes
+(``benchmarks/results/cw_speed/``), and the two mechanisms they measure -- the lean row insertion
+of the plain models and the HiGHS options of the lifted ones -- against independent references."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results" / "cw_speed"
+README = ROOT / "README.md"
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_long_decision_check_found_the_same_pairs():
+    """The stored long check: per case, this checkout's pairs (their SHA-256), wins, regret curve
+    and counters other than LP work equal the landed checkout's; panel (a) over 10^5 steps and
+    panel (c) over 10^4, as issue 31 asks, and benchmarks/policies.py's 64-arm MSLR submatrix over 10^4."""
+    rec = json.loads((RESULTS / "cw_decisions.json").read_text())
+    cases = {(r["example"], r["steps"]) for r in rec["rows"]}
+    assert {("fig1a", 100_000), ("fig1c", 10_000), ("mslr64", 10_000)} <= cases
+    lp_work = ("lp_solves", "warm_answers")
+    for r in rec["rows"]:
+        new, old = r["this"], r["landed"]
+        assert r["same_decisions"]
+        for k in ("pairs", "wins", "regret", "curve"):
+            assert new[k] == old[k], (r["example"], k)
+        for k in ("stats", "loop_stats"):
+            assert {a: b for a, b in new[k].items() if a not in lp_work} == {
+                a: b for a, b in old[k].items() if a not in lp_work
+            }
+
+
+def test_readme_quotes_the_stored_speed_rows():
+    """The README's numbers of this point are the stored runs: ``benchmarks/policies.py`` beside
+    the landed version (``policies_cw.json``) and the interleaved comparisons (``cw_ab_python.json``,
+    ``cw_ab_scale.json``, ``cw_ab_blocks.json``, ``cw_ab_final.json``), each with the same decisions."""
+    text = _flat(README.read_text())
+    pol = {r["matrix"]: r for r in json.loads((RESULTS / "policies_cw.json").read_text())["cw_rmed"]}
+    for matrix, label in (("figure1 (a) K = 16", "panel (a)"), ("figure1 (c) K = 64", "panel (c)")):
+        r = pol[matrix]
+        quoted = f"{label} {r['steps']:,} steps {r['cpu_seconds']:.2f} s against {r['landed_cpu_seconds']:.2f} s"
+        assert quoted in text, quoted
+    labels = {"fig1a": "panel (a)", "fig1c": "panel (c)"}
+    for name in ("cw_ab_python.json", "cw_ab_scale.json", "cw_ab_blocks.json", "cw_ab_final.json"):
+        for r in json.loads((RESULTS / name).read_text())["rows"]:
+            assert r["same_decisions"]
+            label = labels[r["case"]]
+            quoted = (
+                f"{label} {r['steps']:,} steps {min(r['now_cpu']):.2f} s against {min(r['landed_cpu']):.2f} s"
+                f" ({r['ratio_of_min']:.2f})"
+            )
+            assert quoted in text, quoted
+
+
+def test_add_hashed_rows_adds_what_add_rows_adds():
+    """The lean insertion (a batch kept by set operations when it is all new, else row by row)
+    leaves the model that the general :meth:`CoveringLP.add_rows` leaves: the same rows in the same
+    order, the same HiGHS row count and optimum, on a batch that is all new, one with a row the
+    model holds and one with a row repeated within it."""
+    from boundcalc.lp.constraints import RowBlock, row_hashes, rows_to_csr
+    from boundcalc.lp.highs import CoveringLP
+
+    costs = np.array([3.0, 1.0, 2.0, 5.0, 4.0])
+    batches = [
+        [np.array([0, 1]), np.array([2, 3])],  # all new
+        [np.array([0, 1]), np.array([1, 4])],  # the first is held already
+        [np.array([3, 4]), np.array([0, 2, 4]), np.array([3, 4])],  # repeated within the batch
+    ]
+    lean, general = CoveringLP(costs), CoveringLP(costs)
+    for rows in batches:
+        block = rows_to_csr(rows)
+        h1, h2 = row_hashes(block, costs.size)
+        n = block.n_rows
+        # the row builder's buffers are longer than its n rows: pad them as it does
+        starts = np.concatenate([block.starts, [block.starts[-1]] * 3])
+        idx = np.concatenate([block.idx, [0, 0]])
+        got = lean.add_hashed_rows(n, starts, idx, np.concatenate([h1, [7]]), np.concatenate([h2, [9]]))
+        want = general.add_rows(RowBlock(block.starts, block.idx, np.zeros(n)), (h1, h2))
+        assert got == want
+        assert np.array_equal(lean._starts, general._starts) and np.array_equal(lean._idx, general._idx)
+        assert lean.h.getNumRow() == general.h.getNumRow() == lean.n_rows
+    assert [r.tolist() for r in lean.rows] == [[0, 1], [2, 3], [1, 4], [3, 4], [0, 2, 4]]
+    a, b = lean.solve(), general.solve()
+    # an independent solver on the same five covering rows (scipy's own HiGHS wrapper, rows built here)
+    from scipy.optimize import linprog
+
+    A = np.zeros((5, costs.size))
+    for r, row in enumerate([[0, 1], [2, 3], [1, 4], [3, 4], [0, 2, 4]]):
+        A[r, row] = 1.0
+    ref = linprog(costs, A_ub=-A, b_ub=-np.ones(5), bounds=(0, 1), method="highs")
+    assert ref.status == 0
+    assert abs(a.objective - ref.fun) < 1e-9 and abs(b.objective - ref.fun) < 1e-9
+    assert abs(ref.fun - 6.5) < 1e-9  # x = (0, 1, 1/2, 1/2, 1/2): each row sums to at least 1
+
+
+def test_lifted_models_run_without_scaling_plain_models_with_it():
+    """CW-RMED's HiGHS options reach HiGHS: from ``lift_min_arms`` arms every model of its solver
+    (a derived one too) has scaling off; below, HiGHS's default scaling stays (those models' runs
+    are the recorded ones)."""
+    from boundcalc.datasets import load_example
+    from boundcalc.lp.highs import CoveringLP, _option
+    from boundcalc.policies.cw_rmed import CWRMED
+
+    assert _option(CoveringLP(np.ones(3), options={"simplex_scale_strategy": 0}).h, "simplex_scale_strategy") == 0
+    assert _option(CoveringLP(np.ones(3)).h, "simplex_scale_strategy") == 2  # HiGHS's own default
+    assert CWRMED(4, rng=np.random.default_rng(0)).solver.highs_options is None
+
+    mu = load_example("fig1c").mu
+    pol = CWRMED(mu.shape[0], rng=np.random.default_rng(0))
+    assert pol.solver.highs_options == {"simplex_scale_strategy": 0}
+    pol.run(mu, 2000, seed=0)  # the first LP solves come after about 1,000 steps
+    models = [e.model.lp for e in pol.solver._cache.values() if e.model is not None]
+    assert models and pol.stats["lp_solves"] > 0
+    for m in models:
+        assert _option(m.h, "simplex_scale_strategy") == 0
+
+
+def test_blocks_lays_out_the_rows_worked_by_hand():
+    """:meth:`CopelandModel._blocks` (every block's rows at once) on two blocks written out by hand:
+    members {0, 1} at level 1 and {2} at level 2 over Table 2's six pair variables get ``t, u, z``
+    numbered from 6 on, rows ``x_j + u_j - t >= 0`` then ``k t - sum u - z >= 0`` per block, and
+    ``z <= k``."""
+    from boundcalc.datasets import load_example
+    from boundcalc.lp.constraints import CopelandFamily
+    from boundcalc.lp.cutting import pair_costs
+    from boundcalc.lp.lifted import CopelandModel
+
+    pm = load_example("table2")
+    m = CopelandModel(CopelandFamily(pm, 0), pair_costs(pm), np.ones(6))
+    got = m._blocks([np.array([0, 1]), np.array([2])], np.array([1.0, 2.0]), np.array([-1, 3]))
+    assert [(t, u.tolist(), z) for t, u, z in got] == [(6, [7, 8], 9), (10, [11], 12)]
+    lp = m.lp
+    rows = [(lp._idx[a:b].tolist(), lp._val[a:b].tolist()) for a, b in zip(lp._starts[:-1], lp._starts[1:])]
+    assert rows == [
+        ([0, 7, 6], [1.0, 1.0, -1.0]),
+        ([1, 8, 6], [1.0, 1.0, -1.0]),
+        ([6, 7, 8, 9], [1.0, -1.0, -1.0, -1.0]),
+        ([2, 11, 10], [1.0, 1.0, -1.0]),
+        ([10, 11, 12], [2.0, -1.0, -1.0]),
+    ]
+    assert lp._lo.tolist() == [0.0] * 5 and lp.h.getNumRow() == 5
+    assert lp._ub[[9, 12]].tolist() == [1.0, 2.0] and lp._lb[6:].tolist() == [0.0] * 7
+    assert m._row_block.tolist() == [0, 0, 0, 1, 1] and m._block_i2.tolist() == [-1, 3]
