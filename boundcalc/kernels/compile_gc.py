@@ -3,6 +3,25 @@
 Imported by every kernel wing (:mod:`~boundcalc.kernels.policy`, :mod:`~boundcalc.kernels.lp`,
 :mod:`~boundcalc.kernels.basis`, :mod:`~boundcalc.kernels.cpe`), so that it is registered, once per
 process, before any of their functions compiles.  See :class:`_CompileHeapFreezer`.
+
+A compilation runs with the heap that existed before it frozen, and nothing stays frozen after it:
+
+>>> import gc
+>>> from numba import njit
+>>> from numba.core import event
+>>> from boundcalc.kernels import compile_gc
+>>> class Seen(event.Listener):
+...     def on_start(self, ev):
+...         self.frozen = gc.get_freeze_count()
+...     def on_end(self, ev):
+...         pass
+>>> seen = Seen()
+>>> event.register("numba:compile", seen)
+>>> njit(lambda x: x + 1)(1)
+2
+>>> event.unregister("numba:compile", seen)
+>>> seen.frozen > 0, gc.get_freeze_count(), compile_gc._FREEZER.depth
+(True, 0, 0)
 """
 
 from __future__ import annotations
