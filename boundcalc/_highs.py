@@ -121,6 +121,10 @@ def new_highs(**options: Any) -> Any:
     >>> opts = new_highs(threads=1).getOptions()
     >>> opts.output_flag, opts.threads
     (False, 1)
+    >>> new_highs(simplex_scale_strategy=99)
+    Traceback (most recent call last):
+    ...
+    ValueError: HiGHS option simplex_scale_strategy=99: HiGHS refused it (no such option, or a value of the wrong type or range)
     """
     import highspy
 
@@ -128,7 +132,10 @@ def new_highs(**options: Any) -> Any:
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
     for key, value in options.items():
-        h.setOptionValue(key, value)
+        if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
+            raise ValueError(
+                f"HiGHS option {key}={value!r}: HiGHS refused it (no such option, or a value of the wrong type or range)"
+            )
     return h
 
 

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "cw_speed"
@@ -149,3 +150,16 @@ def test_blocks_lays_out_the_rows_worked_by_hand():
     assert lp._lo.tolist() == [0.0] * 5 and lp.h.getNumRow() == 5
     assert lp._ub[[9, 12]].tolist() == [1.0, 2.0] and lp._lb[6:].tolist() == [0.0] * 7
     assert m._row_block.tolist() == [0, 0, 0, 1, 1] and m._block_i2.tolist() == [-1, 3]
+
+
+@pytest.mark.parametrize(
+    "bad", [{"no_such_option": 1}, {"simplex_scale_strategy": 99}, {"simplex_scale_strategy": "off"}]
+)
+def test_a_highs_option_highs_refuses_is_an_error(bad):
+    """Before: ``CoveringLP(options=...)`` (and so ``CopelandLPSolver.highs_options``) dropped an option
+    HiGHS refused without a word, and the model ran on HiGHS's default."""
+    from boundcalc.lp.highs import CoveringLP
+
+    (key,) = bad
+    with pytest.raises(ValueError, match=f"HiGHS option {key}="):
+        CoveringLP(np.ones(3), options=bad)
