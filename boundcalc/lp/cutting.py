@@ -61,7 +61,7 @@ from numpy.typing import ArrayLike
 from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
-from .constraints import CopelandFamily, RowBlock, _as_square, _pid, rows_to_csr
+from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
 from .ecw import _cost_matrix, ecw_allocation
 from .highs import CoveringLP, lagrangian_bound
 from .lifted import CopelandModel
@@ -322,7 +322,7 @@ def _add_cuts(
     lp = model.lp
     added = lp.add_hashed_rows(n, starts, idx, h1, h2)
     if added:
-        kept = lp.last_kept if added < n else slice(0, n)  # usually every row is new
+        kept = lp.last_kept
         model._row_i2 = np.concatenate([model._row_i2, np.asarray(i2)[kept]])
         model._row_keys.extend(zip(np.asarray(h1)[kept].tolist(), np.asarray(h2)[kept].tolist()))
     model.explicit_rows += added
@@ -418,6 +418,9 @@ class CopelandLPSolver:
         path is as fast from 4 to 200 arms while loading the kernels costs a one-shot command
         about 0.4 s of CPU (importing numba, reading its cache; ``benchmarks/startup.py``).  The
         online policies, which call the oracle at every step, pass True.
+    highs_options : dict, optional
+        Further HiGHS options of every model the solver builds (:class:`~boundcalc.lp.highs.CoveringLP`'s
+        ``options``; an option HiGHS refuses is a ``ValueError`` at the first model).
 
     Examples
     --------
@@ -450,6 +453,7 @@ class CopelandLPSolver:
         reuse_basis: bool = True,
         derive: bool = False,
         compiled: bool = False,
+        highs_options: dict | None = None,
     ):
         self.tol = float(tol)
         self.compiled = bool(compiled)
@@ -470,9 +474,7 @@ class CopelandLPSolver:
         self.gap_tol = float(gap_tol)
         self._cache: OrderedDict[tuple, _Entry] = OrderedDict()
         self._last_key: bytes | None = None
-        #: Further HiGHS options of every new model (None: the LP core's own; see
-        #: :class:`~boundcalc.lp.highs.CoveringLP`'s ``options``).  Set before the first solve.
-        self.highs_options: dict | None = None
+        self.highs_options = None if highs_options is None else dict(highs_options)
 
     # ------------------------------------------------------------------ state
     def __getstate__(self) -> dict[str, Any]:
@@ -686,17 +688,6 @@ class CopelandLPSolver:
             message="C >= 2: ECW's allocation is optimal (000 Theorem 6)",
         )
 
-    def _regret_pairs(self, st: Structure) -> np.ndarray:
-        """Paper 000's pair regret of ``st`` in pair order (``st.regret[triu(K)]``: it depends on the
-        structure alone), kept per structure key for the structures the cache may hold."""
-        memo = self.__dict__.setdefault("_regret_memo", {})
-        r = memo.get(st.key)
-        if r is None:
-            if len(memo) >= 4 * self.cache_size:
-                memo.clear()
-            r = memo[st.key] = st.regret[triu(st.K)]
-        return r
-
     def _fresh_rng(self) -> np.random.Generator:
         """A generator in the state of ``np.random.default_rng(self.seed)`` (every solve starts
         there): one generator kept and reset, a tenth of the cost of seeding a new one."""
@@ -738,14 +729,8 @@ class CopelandLPSolver:
                 if not raw:
                     cast(BoundResult, res).stats["load_seconds"] = load
                 return res
-        K = st.K
-        d_pairs = structure_d(st)[triu(K)]
-        # pair_costs(st, regret), with 000's regret of a structure kept per structure (CW-RMED asks
-        # for the same structure at many steps, each time as a new Structure object)
-        r = self._regret_pairs(st) if regret is None else check_regret(regret, K)[triu(K)]
-        costs = np.divide(r, d_pairs, out=np.ones(d_pairs.size), where=d_pairs > 0)
-        upper = np.where(d_pairs > 0, 1.0, 0.0)
-        pid = _pid(K)
+        costs = pair_costs(st, regret)
+        upper = np.where(structure_d(st)[triu(st.K)] > 0, 1.0, 0.0)
         warm = st.key == self._last_key
         self._last_key = st.key
         if winners is None:
@@ -798,14 +783,10 @@ class CopelandLPSolver:
                 lp = model.lp
                 s0, i0, a0, f0 = lp.solves, lp.iterations, lp.rows_added, lp.fallbacks
                 lp.set_costs(costs)
-                if not (lp.upper == upper).all():
+                if not np.array_equal(lp.upper, upper):
                     lp.set_bounds(np.zeros(lp.n), upper)
             lp = model.lp
             v = np.inf
-            # the oracle's arguments, read once per winner (fam._sums: the same kernel and numbers)
-            sums_args = fam.oracle_args() if fam.compiled and fam._has_rows else None
-            if sums_args is not None:
-                from ..kernels.lp import copeland_sums  # loaded (load_kernels): numba only when compiled
             for rnd in range(self.max_rounds):
                 t1 = time.perf_counter()
                 sol = model.solve()
@@ -818,12 +799,8 @@ class CopelandLPSolver:
                     # oracle passed over this family before, unchanged (the same array)
                     v = checked[1]
                     break
-                E = sol.x[pid]  # the oracle reads the LP solution K x K (_as_square)
-                E.ravel()[:: K + 1] = 0.0
-                if sums_args is not None:
-                    S = copeland_sums(E, *sums_args, np.empty(fam._ok.shape))
-                else:
-                    S = fam._sums(E) if fam._has_rows else None
+                E = _as_square(sol.x, st.K)  # the oracle reads the LP solution K x K
+                S = fam._sums(E) if fam._has_rows else None
                 v = float(1.0 - S.min()) if S is not None else -np.inf
                 if v <= self.tol:
                     model._checked = (sol.x, v)

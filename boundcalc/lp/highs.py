@@ -119,29 +119,6 @@ class LPSolution:
     fallback: str | None = None
 
 
-_CONST: dict[str, np.ndarray] = {"ones": np.ones(0), "infs": np.ones(0)}
-
-
-def _ones(n: int) -> np.ndarray:
-    """A read-only array of at least ``n`` ones (kept: HiGHS copies what it is handed)."""
-    a = _CONST["ones"]
-    if a.size < n:
-        a = np.ones(max(n, 2 * a.size, 64))
-        a.setflags(write=False)
-        _CONST["ones"] = a
-    return a
-
-
-def _infs(n: int) -> np.ndarray:
-    """``n`` entries of ``kHighsInf`` (the upper bound of a ``>=`` row), from a kept read-only array."""
-    a = _CONST["infs"]
-    if a.size < n:
-        a = np.full(max(n, 2 * a.size, 64), highspy.kHighsInf)
-        a.setflags(write=False)
-        _CONST["infs"] = a
-    return a[:n]
-
-
 def _clip01(a: np.ndarray) -> np.ndarray:
     """``np.clip(a, 0, 1)`` (the same numbers) without its Python wrapper."""
     return np.minimum(np.maximum(a, 0.0), 1.0)
@@ -367,20 +344,12 @@ class CoveringLP:
         same order by the same HiGHS calls, without the general entry's conversions and checks
         (CW-RMED's plain cutting plane adds rows thousands of times a run).  Returns how many."""
         keys = self._keys
-        # the first occurrence of each row that the model does not hold (as add_rows); the rows
-        # the builder returns are violated by the last solution, so usually none is held and no
-        # two are equal: then every row is kept, found by two set operations instead of a loop
-        new = list(zip(h1[:n].tolist(), h2[:n].tolist()))
-        fresh = set(new)
-        if len(fresh) == n and keys.isdisjoint(fresh):
-            keys.update(fresh)
-            keep = list(range(n))
-        else:
-            keep = []
-            for r, k in enumerate(new):
-                if k not in keys:
-                    keys.add(k)
-                    keep.append(r)
+        # the first occurrence of each row that the model does not hold (as add_rows)
+        keep = []
+        for r, k in enumerate(zip(h1[:n].tolist(), h2[:n].tolist())):
+            if k not in keys:
+                keys.add(k)
+                keep.append(r)
         self.last_kept = keep  # which of the n rows were added (a plain CopelandModel keys its rows by them)
         m = len(keep)
         if m == 0:
@@ -396,16 +365,15 @@ class CoveringLP:
         nnz = idx.size
         if (starts[1:] == starts[:-1]).any():  # an empty row >= 1: infeasible, as _append records
             self._empty_row = True
-        col = self._col
-        cols = col[idx]
+        cols = self._col[idx]
         if nnz and cols.min() < 0:  # some pair variable gets its column first
             self._ensure_cols(idx)
-            cols = col[idx]
-        ones = _ones(max(m, nnz))
+            cols = self._col[idx]
+        ones = np.ones(max(m, nnz))
         self.h.addRows(
             m,
             ones[:m],
-            _infs(m),
+            np.full(m, highspy.kHighsInf),
             nnz,
             starts[:-1].astype(np.int32),
             cols.astype(np.int32),
@@ -610,7 +578,7 @@ class CoveringLP:
         ok, bv = self.h.getBasicVariables()
         if ok != highspy.HighsStatus.kOk:
             return None
-        bv = np.fromiter(bv, np.int64, len(bv))
+        bv = np.asarray(bv, dtype=np.int64)
         v = np.asarray(self.h.getSolution().col_value, dtype=float) if values is None else values
         lo, up = self._lb[self._var], self._ub[self._var]
         col = np.where(v >= up, 2, np.where(v <= lo, 0, 3)).astype(np.int8)
@@ -682,8 +650,7 @@ class CoveringLP:
                 )
         sol = h.getSolution()
         v = self._lb.copy()  # pair variables in no row sit at their lower bound
-        cv = sol.col_value  # a list (one float per column): read once, converted by fromiter
-        v[self._var] = np.fromiter(cv, float, len(cv))
+        v[self._var] = sol.col_value
         x = _clip01(v[: self.n]) + 0.0  # no -0.0
         out = _HighsSolution(x, self._last_obj, sol, self._last_its, v[self.n :], used)
         self._last = out if used is None else None
@@ -719,7 +686,7 @@ class CoveringLP:
         ok, y = self.h.getBasisTransposeSolve(rhs)
         if ok != highspy.HighsStatus.kOk:
             return None
-        y = np.fromiter(y, float, len(y))
+        y = np.asarray(y, dtype=float)
         ymag = np.full(y.size, float(np.abs(rhs).max(initial=0.0)))
         if not duals_keep_signs(
             c,

@@ -190,43 +190,21 @@ class CopelandModel:
         np.cumsum(nv, out=vstart[1:])
         ub[vstart[1:] - 1] = ks  # z <= k (z = SS_k <= k at the optimum)
         ids = self.lp.add_vars(np.zeros(ub.size), ub)
-        out = []
-        for b, (t, z, k) in enumerate(zip(ids[vstart[:-1]].tolist(), ids[vstart[1:] - 1].tolist(), ks.tolist())):
-            u = ids[vstart[b] + 1 : vstart[b + 1] - 1]
-            self.blocks.append((members[b], int(k), t, u, z))
+        out, idx, val = [], [], []
+        for b in range(nb):
+            v = ids[vstart[b] : vstart[b + 1]]
+            t, u, z = int(v[0]), v[1:-1], int(v[-1])
+            m = sizes[b]
+            self.blocks.append((members[b], int(ks[b]), t, u, z))
+            idx.append(np.stack([members[b], u, np.full(m, t)], axis=1).ravel())
+            val.append(np.tile([1.0, 1.0, -1.0], m))
+            idx.append(np.concatenate([[t], u, [z]]))
+            val.append(np.concatenate([[float(ks[b])], -np.ones(m), [-1.0]]))
             out.append((t, u, z))
-        # the rows, every block at once: per block its m rows (x_j, u_j, t) with values (1, 1, -1),
-        # then (t, u_1..u_m, z) with (k, -1, ..., -1, -1); block b's entries start at off[b]
-        M = int(sizes.sum())
-        mstart = np.zeros(nb + 1, dtype=np.int64)
-        np.cumsum(sizes, out=mstart[1:])
-        blk = np.repeat(np.arange(nb), sizes)
-        j = np.arange(M) - mstart[blk]  # the member's place in its block
-        u_all = ids[vstart[blk] + 1 + j]
-        t_b, z_b = ids[vstart[:-1]], ids[vstart[1:] - 1]
-        off = np.zeros(nb + 1, dtype=np.int64)
-        np.cumsum(4 * sizes + 2, out=off[1:])
-        idx = np.empty(int(off[-1]), dtype=np.int64)
-        val = np.empty(int(off[-1]))
-        at = off[blk] + 3 * j
-        idx[at] = np.concatenate(members).astype(np.int64, copy=False)
-        idx[at + 1] = u_all
-        idx[at + 2] = t_b[blk]
-        val[at] = 1.0
-        val[at + 1] = 1.0
-        val[at + 2] = -1.0
-        tail = off[:-1] + 3 * sizes  # block b's last row
-        idx[tail] = t_b
-        val[tail] = ks
-        idx[tail[blk] + 1 + j] = u_all
-        val[tail[blk] + 1 + j] = -1.0
-        idx[tail + 1 + sizes] = z_b
-        val[tail + 1 + sizes] = -1.0
-        lens = np.full(M + nb, 3, dtype=np.int64)
-        lens[mstart[1:] + np.arange(nb)] = sizes + 2
+        lens = np.concatenate([np.concatenate([np.full(m, 3), [m + 2]]) for m in sizes])
         starts = np.zeros(lens.size + 1, dtype=np.int64)
         np.cumsum(lens, out=starts[1:])
-        nr = self.lp.add_general_rows(starts, idx, val, np.zeros(lens.size))
+        nr = self.lp.add_general_rows(starts, np.concatenate(idx), np.concatenate(val), np.zeros(lens.size))
         first = self._block_i2.size
         self._row_block = np.concatenate([self._row_block, np.repeat(np.arange(first, first + nb), sizes + 1)])
         self._block_i2 = np.concatenate([self._block_i2, np.asarray(i2s, dtype=np.int64)])

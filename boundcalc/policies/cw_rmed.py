@@ -179,16 +179,20 @@ class CWRMED(CopelandRMED):
         plain: dict[str, Any] = dict(
             seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False, derive=self.derive_plain
         )
-        self.solver = CopelandLPSolver(**plain, compiled=False)  # its tol goes into the state
+        self.solver = CopelandLPSolver(**plain)  # its tol goes into the state
         super().__init__(K, rng=rng, **params)  # validates K
-        if self.compiled_lp_min_arms <= self.K < self.lift_min_arms:
-            self.solver = CopelandLPSolver(**plain, compiled=True)
         if self.K >= self.lift_min_arms:
             self.solver = CopelandLPSolver(
-                seed=0, cache_size=self.cache_size, lift=True, derive=self.derive, promote=self.promote, compiled=True
+                seed=0,
+                cache_size=self.cache_size,
+                lift=True,
+                derive=self.derive,
+                promote=self.promote,
+                compiled=True,
+                highs_options=self.lifted_highs_options,
             )
-        if self.solver.lift and self.lifted_highs_options:
-            self.solver.highs_options = dict(self.lifted_highs_options)
+        elif self.K >= self.compiled_lp_min_arms:
+            self.solver = CopelandLPSolver(**plain, compiled=True)
 
     def initial_state(self) -> CWState:
         K = self.K
@@ -297,30 +301,22 @@ class CWRMED(CopelandRMED):
             got = self._parts_of(lp) if lp is not None and lp.n == P2 else None
             if got is not None:
                 parts.append((w, got))
-        nbv = nm = ns = nr = nbmax = 0
+        need = {"lp_bvar": 0, "lp_minvT": 0, "lp_rstart": 0, "lp_ridx": 0}
         for _, (x, status, bv, minvT, rs, ri) in parts:
-            nbv += bv.size
-            nm += minvT.size
-            ns += rs.size
-            nr += ri.size
-            nbmax = max(nbmax, bv.size)
-        if (
-            a.lp_bvar.size < nbv
-            or a.lp_minvT.size < nm
-            or a.lp_rstart.size < ns
-            or a.lp_ridx.size < nr
-            or min(a.yv.size, a.cB.size, a.ymag.size, a.tight.size) < nbmax
-            or a.rval.size < nr
-        ):
-            need = {"lp_bvar": nbv, "lp_minvT": nm, "lp_rstart": ns, "lp_ridx": nr, "rval": nr}
-            need.update(yv=nbmax, cB=nbmax, ymag=nbmax, tight=nbmax)
-            ones = ("tight", "rval")  # every tight row is tested, every coefficient is 1
-            grow = {
-                k: (np.ones if k in ones else np.zeros)(2 * n, dtype=getattr(a, k).dtype)
-                for k, n in need.items()
-                if getattr(a, k).size < n
-            }
-            # larger arrays (twice what is needed), written in place from then on
+            need["lp_bvar"] += bv.size
+            need["lp_minvT"] += minvT.size
+            need["lp_rstart"] += rs.size
+            need["lp_ridx"] += ri.size
+        nbmax = max([p[1][2].size for p in parts], default=0)
+        need["yv"] = need["cB"] = need["ymag"] = need["tight"] = nbmax
+        need["rval"] = need["lp_ridx"]
+        ones = ("tight", "rval")  # every tight row is tested, every coefficient is 1
+        grow = {
+            k: (np.ones if k in ones else np.zeros)(2 * n, dtype=getattr(a, k).dtype)
+            for k, n in need.items()
+            if getattr(a, k).size < n
+        }
+        if grow:  # larger arrays (twice what is needed), written in place from then on
             self._replace(**grow)
             a = self._arrays
         bo = mo = so = ro = 0
