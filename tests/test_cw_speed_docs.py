@@ -125,7 +125,7 @@ def test_lifted_models_run_without_scaling_plain_models_with_it():
 
 
 def test_blocks_lays_out_the_rows_worked_by_hand():
-    """:meth:`CopelandModel._blocks` (every block's rows at once) on two blocks written out by hand:
+    """:meth:`CopelandModel._blocks` (the rows of every block it adds) on two blocks written out by hand:
     members {0, 1} at level 1 and {2} at level 2 over Table 2's six pair variables get ``t, u, z``
     numbered from 6 on, rows ``x_j + u_j - t >= 0`` then ``k t - sum u - z >= 0`` per block, and
     ``z <= k``."""
