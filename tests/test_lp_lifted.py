@@ -255,27 +255,33 @@ def test_derived_models_keep_only_rows_the_new_structure_implies(promote):
     assert derived >= 8 and (pool > 0 or promote > 0), (derived, pool)
 
 
+def _empirical_walk(rng, Ks, seed0: int, steps: int = 20):
+    """Empirical structures walked by flips, ties made and undone: per ``K`` a random matrix
+    (``seed0 + K``), then ``steps`` times one pair set to 1/2, flipped, or drawn anew."""
+    from boundcalc.lp.structure import empirical_structure
+
+    for K in Ks:
+        mu = random_matrix(K, seed0 + K, min_gap=0.05).mu.copy()
+        for _ in range(steps):
+            i, j = rng.choice(K, 2, replace=False)
+            mu[i, j] = rng.choice([0.5, 1.0 - mu[i, j], rng.uniform(0.05, 0.95)])
+            mu[j, i] = 1.0 - mu[i, j]
+            yield empirical_structure(mu)
+
+
 def test_derived_models_on_empirical_structures_equal_the_exact_lp():
     """Empirical structures with exact ties (a tied pair is in no row and bounded by 0), walked by
     flips, ties made and undone: every value of a solver that derives its models equals the exact
     rational LP over every row of 000 eq. (2)."""
-    from boundcalc.lp.structure import empirical_structure
-
     rng = np.random.default_rng(75)
     solver = CopelandLPSolver(derive=True, promote=0, cache_size=2)
     checked = 0
-    for K in (5, 6, 7):
-        mu = random_matrix(K, 76 + K, min_gap=0.05).mu.copy()
-        for _ in range(20):
-            i, j = rng.choice(K, 2, replace=False)
-            mu[i, j] = rng.choice([0.5, 1.0 - mu[i, j], rng.uniform(0.05, 0.95)])
-            mu[j, i] = 1.0 - mu[i, j]
-            st = empirical_structure(mu)
-            res = solver.solve_empirical(st, certify=True)  # certify: the LP, never Theorem 6
-            assert res.status == "ok", res.message
-            for w, v in res.per_winner.items():
-                assert v == pytest.approx(exact_lower_bound(st, w), rel=1e-9, abs=1e-12)
-                checked += 1
+    for st in _empirical_walk(rng, (5, 6, 7), 76):
+        res = solver.solve_empirical(st, certify=True)  # certify: the LP, never Theorem 6
+        assert res.status == "ok", res.message
+        for w, v in res.per_winner.items():
+            assert v == pytest.approx(exact_lower_bound(st, w), rel=1e-9, abs=1e-12)
+            checked += 1
     assert solver.derived >= 10 and checked >= 30, (solver.derived, checked)
 
 
@@ -286,43 +292,37 @@ def test_derived_plain_models_keep_only_rows_of_the_new_family():
     it (a row sum of 0) --, their row hashes are exactly those of their rows, and every value equals
     the exact rational LP over every row; on empirical structures walked by flips and ties."""
     from boundcalc.lp.constraints import CopelandFamily
-    from boundcalc.lp.structure import empirical_structure
 
     rng = np.random.default_rng(77)
     solver = CopelandLPSolver(lift=False, reuse_basis=False, derive=True, cache_size=3)
     checked = rows = 0
-    for K in (5, 6, 7, 8):
-        mu = random_matrix(K, 78 + K, min_gap=0.05).mu.copy()
-        for _ in range(20):
-            i, j = rng.choice(K, 2, replace=False)
-            mu[i, j] = rng.choice([0.5, 1.0 - mu[i, j], rng.uniform(0.05, 0.95)])
-            mu[j, i] = 1.0 - mu[i, j]
-            st = empirical_structure(mu)
-            before = solver.derived
-            res = solver.solve_empirical(st, certify=True)  # certify: the LP, never Theorem 6
-            assert res.status == "ok", res.message
-            for w, v in res.per_winner.items():
-                assert v == pytest.approx(exact_lower_bound(st, w), rel=1e-9, abs=1e-12)
-                checked += 1
-            if solver.derived == before:
-                continue
-            iu = np.triu_indices(K, 1)
-            for w in st.winners.tolist():
-                model = solver._entry(st, w).model
-                fam = CopelandFamily(st, w)
-                lp = model.lp
-                assert model._row_i2.size == lp.n_rows == len(model._row_keys)
-                assert lp._keys == set(model._row_keys)
-                h1, h2 = row_hashes(lp.block(), lp.n)
-                assert set(zip(h1.tolist(), h2.tolist())) == lp._keys
-                for idx in lp.rows:
-                    e = np.ones(lp.n)
-                    e[idx] = 0.0
-                    E = np.zeros((K, K))
-                    E[iu] = e
-                    E = E + E.T
-                    assert fam._sums(E).min() == 0.0
-                    rows += 1
+    for st in _empirical_walk(rng, (5, 6, 7, 8), 78):
+        before = solver.derived
+        res = solver.solve_empirical(st, certify=True)  # certify: the LP, never Theorem 6
+        assert res.status == "ok", res.message
+        for w, v in res.per_winner.items():
+            assert v == pytest.approx(exact_lower_bound(st, w), rel=1e-9, abs=1e-12)
+            checked += 1
+        if solver.derived == before:
+            continue
+        K = st.K
+        iu = np.triu_indices(K, 1)
+        for w in st.winners.tolist():
+            model = solver._entry(st, w).model
+            fam = CopelandFamily(st, w)
+            lp = model.lp
+            assert model._row_i2.size == lp.n_rows == len(model._row_keys)
+            assert lp._keys == set(model._row_keys)
+            h1, h2 = row_hashes(lp.block(), lp.n)
+            assert set(zip(h1.tolist(), h2.tolist())) == lp._keys
+            for idx in lp.rows:
+                e = np.ones(lp.n)
+                e[idx] = 0.0
+                E = np.zeros((K, K))
+                E[iu] = e
+                E = E + E.T
+                assert fam._sums(E).min() == 0.0
+                rows += 1
     assert solver.derived >= 10 and checked >= 40 and rows >= 50, (solver.derived, checked, rows)
 
 
