@@ -1,8 +1,9 @@
-"""CW-RMED's LP on the LP core's compiled kernels or on their numpy twins: which is faster end to end.
+"""CW-RMED's LP on the LP core's compiled kernels or on their numpy twins (with the basis inverse run
+interpreted, ``basis_matrix.py_func``): which is faster end to end.
 
 ``CWRMED.compiled_lp_min_arms`` chooses, by the number of arms, whether the plain LP of line 11 runs
 the LP core's compiled kernels (:mod:`boundcalc.kernels.lp`: the oracle's rows, the empirical
-structure, the certificate) or their numpy twins; the numpy path saves their compilation on an empty
+structure, the certificate; the basis inverse) or their numpy twins (the inverse interpreted); that path saves their compilation on an empty
 cache (about 1 s of CPU).  This script runs CW-RMED's whole-run kernel (``Policy.run`` on the
 matrix, the simulator's duel stream) both ways on the same seeded stream, in one process, after a
 short run each way that compiles / loads everything outside the clock, and prints the CPU seconds

@@ -157,11 +157,12 @@ class CWRMED(CopelandRMED):
     #: From this many arms the plain LP runs the LP core's compiled kernels (``compiled=True``: the
     #: oracle's rows, the structure, the certificate) and the basis inverse is compiled
     #: (:func:`~boundcalc.kernels.cw_rmed.basis_matrix`); below, the LP core's numpy twins and the
-    #: basis inverse's own source run interpreted (equal bit for bit: the same pairs both ways, tests/test_cw_rmed.py).  At 4 arms (Table 2) the numpy path
-    #: compiles about 1.5 s of CPU less on an empty cache and a 10^5-step run costs 0.027 s of CPU
-    #: as a fresh process's work against 0.044 compiled (loading the compiled kernels from the cache
-    #: costs more than the few LP solves save; 0.020 against 0.019 s once loaded); from 5 arms the
-    #: compiled path is faster (benchmarks/results/cw_lp_paths.json).
+    #: basis inverse's own source run interpreted (equal bit for bit: the same pairs both ways,
+    #: tests/test_cw_rmed.py).  At 4 arms (Table 2) that path compiles about 1.5 s of CPU less on an
+    #: empty cache, and a 10^5-step run costs 0.025 s of CPU as a fresh process's work against 0.042
+    #: compiled (loading the compiled kernels from the cache costs more than the few LP solves save;
+    #: 0.020 against 0.019 s once loaded); from 5 arms the compiled path is faster, and the
+    #: interpreted inverse soon far slower (17.7x at 16 arms; benchmarks/results/cw_lp_paths.json).
     compiled_lp_min_arms = 5
     #: HiGHS options of the lifted models (from ``lift_min_arms`` arms): scaling off.  The lifted
     #: model's rows have coefficients 1, -1 and the levels ``k`` (at most ``K``); HiGHS's scaling
