@@ -88,20 +88,12 @@ MODULES = (
 #: ``merge_dts`` MergeRUCB's.  In one process the shared functions compile once: the 19 policies'
 #: ``simulate --horizon 1000`` compiles in 12.1 s of CPU (median of 3; 14.9 s on the landed dfd7bd6,
 #: the two measured interleaved; same file, "all").
-#: ``cw_rmed`` (issue 30 point 3): ECW-RMED's and CW-RMED's one decision and whole-run kernel
-#: (``copeland_run``, line 11 by ``reg[VARIANT]``) with the skeleton of ``copeland_rmed`` and the LP
-#: kernels they call: ``simulate --example table2 --policies P --horizon 1000 --workers 0`` with an
-#: empty ``NUMBA_CACHE_DIR``, the CPU of numba's compile events less those of
-#: :mod:`~boundcalc.kernels.policy` (1.2-1.3 s): CW-RMED 9.5 s, ECW-RMED 7.5 s (CW-RMED's also
-#: compiles the LP core's row builder and the basis inverse), both in one command 10.0 s (were
-#: 14.1, 9.1 and 14.7 s with a run kernel per variant).  Since issue 30's last target (task c30a:
-#: below ``CWRMED.compiled_lp_min_arms`` arms CW-RMED's LP on the LP core's numpy twins and its
-#: basis inverse interpreted,
-#: the protocol's step and the run one kernel with the decision written in it once), measured as the
-#: exclusive CPU of the compile events less the functions of :mod:`~boundcalc.kernels.policy`, two
-#: cold runs each on a busy 2-core machine: CW-RMED 8.1-8.4 s, ECW-RMED 7.5-7.6 s, both 7.5-7.6 s
-#: (dfd7bd6 measured alike: 10.1-10.2, 7.7-7.9 and 10.0-10.2 s); from 5 arms CW-RMED compiles the LP
-#: core's kernels and the basis inverse too, about 1.5 s more; ``copeland_rmed`` alone is the
+#: ``cw_rmed`` (issue 30): ECW-RMED's and CW-RMED's one kernel (``copeland_run``: the protocol's step,
+#: the whole run, line 11 by ``reg[VARIANT]``) with the skeleton of ``copeland_rmed`` and the LP
+#: kernels they call: ``benchmarks/results/startup.json`` "kernels", CW-RMED's task, its simulation
+#: first, 7.9 s (ECW-RMED's 8.6 s, which compiles CW-RMED's line 11 too), on Table 2: below
+#: ``CWRMED.compiled_lp_min_arms`` (5) arms, so without the LP core's compiled path, which CW-RMED
+#: compiles on top from 5 arms; ``copeland_rmed`` alone is the
 #: skeleton's select that a policy binds when it is built.  ``rmed2fh``: RMED1's, RMED2's and
 #: RMED2FH's one whole-run kernel (``rmed_run``, the select by ``reg[VARIANT]``), 1.3 s for any of
 #: them alone (1.7 s less 0.5 s of :mod:`~boundcalc.kernels.policy`); ``rmed1`` and ``rmed2`` the protocol's

@@ -158,7 +158,7 @@ class CWRMED(CopelandRMED):
     #: oracle's rows, the structure, the certificate) and the basis inverse is compiled
     #: (:func:`~boundcalc.kernels.cw_rmed.basis_matrix`); below, the LP core's numpy twins and the
     #: basis inverse's own source run interpreted (equal bit for bit: the same pairs both ways,
-    #: tests/test_cw_rmed.py).  At 4 arms (Table 2) that path compiles about 1.5 s of CPU less on an
+    #: tests/test_cw_rmed.py).  At 4 arms (Table 2) that path compiles none of those kernels on an
     #: empty cache, and a 10^5-step run costs 0.025 s of CPU as a fresh process's work against 0.042
     #: compiled (loading the compiled kernels from the cache costs more than the few LP solves save;
     #: 0.020 against 0.019 s once loaded); from 5 arms the compiled path is faster, and the
