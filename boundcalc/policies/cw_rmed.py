@@ -166,8 +166,8 @@ class CWRMED(CopelandRMED):
     compiled_lp_min_arms = 5
     #: HiGHS options of the lifted models (from ``lift_min_arms`` arms): scaling off.  The lifted
     #: model's rows have coefficients 1, -1 and the levels ``k`` (at most ``K``); HiGHS's scaling
-    #: of them is per-run work that a HiGHS run after a cost change or new rows repeats (measured
-    #: on a Figure 1 panel (c) model: 1.31 -> 1.21 ms a run, median).  The pairs of the long
+    #: of them is per-run work that a HiGHS run after a cost change or new rows repeats (panel (c):
+    #: 0.91-0.93 of the CPU with scaling on, benchmarks/results/cw_speed/cw_ab_scale.json).  The pairs of the long
     #: decision check (``benchmarks/cw_decisions.py``: panel (c), 10^4 steps) and of the recorded
     #: 32-arm stream are those with scaling on.
     lifted_highs_options: dict = {"simplex_scale_strategy": 0}
