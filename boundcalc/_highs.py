@@ -14,9 +14,10 @@ see it, so silencing must happen at the file-descriptor level:
   (``output_flag = False``).  Every HiGHS object boundcalc makes comes from here, in every
   process (a Dask worker builds its models through the same function).  Once a construction
   under capture printed nothing (highspy 1.16 prints its banner once per process: a
-  ``std::call_once`` in ``Highs::logHeader``), later ones are built without the block, which
-  cost about 0.19 ms of CPU per model inside a CW-RMED run (a thousand models per 10^5 steps on
-  16 arms); a highspy that prints at every construction keeps the block for every one
+  ``std::call_once`` in ``Highs::logHeader``), later ones are built without the block (its file
+  descriptor work and temporary file cost CW-RMED, which builds a model per new empirical
+  structure, a few per cent of its CPU on 16 arms: ``benchmarks/results/cw_speed/cw_ab_d31.json``);
+  a highspy that prints at every construction keeps the block for every one
   (tests/test_highs_quiet.py).
 * :func:`solve_quietly` runs a callable (e.g. a cvxpy ``solve`` that builds its own HiGHS
   object) inside the block.

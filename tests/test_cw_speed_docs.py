@@ -42,15 +42,16 @@ def test_long_decision_check_found_the_same_pairs():
 def test_readme_quotes_the_stored_speed_rows():
     """The README's numbers of this point are the stored runs: ``benchmarks/policies.py`` beside
     the landed version (``policies_cw.json``) and the interleaved comparisons (``cw_ab_python.json``,
-    ``cw_ab_scale.json``, ``cw_ab_blocks.json``, ``cw_ab_final.json``), each with the same decisions."""
+    ``cw_ab_scale.json``, ``cw_ab_blocks.json``, ``cw_ab_final.json``, ``cw_ab_d31.json``), each with
+    the same decisions."""
     text = _flat(README.read_text())
     pol = {r["matrix"]: r for r in json.loads((RESULTS / "policies_cw.json").read_text())["cw_rmed"]}
     for matrix, label in (("figure1 (a) K = 16", "panel (a)"), ("figure1 (c) K = 64", "panel (c)")):
         r = pol[matrix]
         quoted = f"{label} {r['steps']:,} steps {r['cpu_seconds']:.2f} s against {r['landed_cpu_seconds']:.2f} s"
         assert quoted in text, quoted
-    labels = {"fig1a": "panel (a)", "fig1c": "panel (c)"}
-    for name in ("cw_ab_python.json", "cw_ab_scale.json", "cw_ab_blocks.json", "cw_ab_final.json"):
+    labels = {"fig1a": "panel (a)", "fig1c": "panel (c)", "table2": "Table 2"}
+    for name in ("cw_ab_python.json", "cw_ab_scale.json", "cw_ab_blocks.json", "cw_ab_final.json", "cw_ab_d31.json"):
         for r in json.loads((RESULTS / name).read_text())["rows"]:
             assert r["same_decisions"]
             label = labels[r["case"]]
@@ -59,6 +60,29 @@ def test_readme_quotes_the_stored_speed_rows():
                 f" ({r['ratio_of_min']:.2f})"
             )
             assert quoted in text, quoted
+
+
+def test_readme_quotes_the_highs_fixed_costs():
+    """``benchmarks/cw_highs_fixed.py``'s stored rows: every option variant took the LP core's
+    simplex path (the same iterations, every column value bit for bit), the README quotes the fixed
+    cost of a run with the LP core's options, the range of the others and the runs with one CPU and
+    with all of them in the affinity mask."""
+    rec = json.loads((RESULTS / "cw_highs_fixed.json").read_text())
+    rows = {r["variant"]: r for r in rec["rows"]}
+    assert all(r["same_path"] for r in rows.values())
+    base = rows["LP core's options"]
+    others = [r["fixed_ms_min"] for k, r in rows.items() if k != "LP core's options"]
+    text = _flat(README.read_text())
+    m = rec["model"]
+    quoted = (
+        f"{m['rows']:,}-row, {m['columns']:,}-column panel (c) model a run with nothing changed costs"
+        f" {base['fixed_ms_min']:.2f} ms with the LP core's options and {min(others):.2f}-{max(others):.2f} ms"
+    )
+    assert quoted in text, quoted
+    aff = {a["cpus"]: a["fixed_ms_min"] for a in rec["affinity"]}
+    one, many = aff[1], aff[max(aff)]
+    quoted = f"{one:.2f} ms with one CPU in the mask against {many:.2f} ms with {max(aff)}"
+    assert quoted in text, quoted
 
 
 def test_add_hashed_rows_adds_what_add_rows_adds():

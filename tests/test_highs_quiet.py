@@ -3,9 +3,9 @@
 highspy 1.16 prints its banner from the ``Highs()`` constructor once per process (a
 ``std::call_once`` in ``Highs::logHeader``); :func:`boundcalc._highs.new_highs` captures file
 descriptor 1 around each construction until one printed nothing, and then builds without the
-capture (about 0.19 ms of CPU less per model: CW-RMED builds a thousand models in a 10^5-step
-run on 16 arms).  Whether that is safe depends on the installed highspy, so the tests run child
-processes and compare with what bare ``highspy.Highs()`` constructions print there.
+capture (CW-RMED builds a model per new empirical structure).  Whether that is safe depends on the
+installed highspy, so the tests run child processes and compare with what bare ``highspy.Highs()``
+constructions print there.
 """
 
 from __future__ import annotations
