@@ -181,6 +181,7 @@ def test_no_wing_imports_another_wings_private_names():
 #: Module-level names a function may rebind, and why none of them chooses an implementation.
 REBOUND = {
     ("boundcalc._highs", "_depth"): "the nesting depth of a re-entrant capture",
+    ("boundcalc._highs", "_silent"): "HiGHS's banner already printed in this process (once per process)",
     ("boundcalc.cpe", "globals()"): "the lazy exports cache the object they resolved",
     ("boundcalc.kernels", "_NOTED"): "the compile notice printed once per process",
 }
