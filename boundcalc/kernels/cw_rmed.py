@@ -19,6 +19,7 @@ from numba import njit
 
 from . import DUAL_MARGIN, ROUNDING
 from .basis import duals_keep_signs
+from .codesize import optimize_for_size
 from .copeland_rmed import (
     BND,
     DONE,
@@ -82,6 +83,7 @@ def inverse_duals(cost, bvar, minvT, cB, y, ymag):
     ``(M^-1)^T`` row-major, :func:`basis_matrix`; ``bvar`` the basic variables), and ``ymag`` the
     magnitudes summed into each, written into the first ``len(bvar)`` entries of ``y`` and
     ``ymag`` (``cB``: scratch)."""
+    optimize_for_size()
     nb = bvar.shape[0]
     for b in range(nb):
         cB[b] = cost[bvar[b]]
@@ -133,6 +135,7 @@ def copeland_run(s, env, i, j, won):
     as functions of their own they linked and re-optimised their callees once more (0.2-0.5 s each).
     Larger steps (check (3), the tables, ECW-RMED's target) stay functions of their own: inlined, they
     cost 0.5 s more (numba's passes grow faster than linearly with a function's size)."""
+    optimize_for_size()
     if i >= 0:
         skeleton_learn(s, i, j, won)
         if s.reg[IN_LOOP]:
@@ -273,6 +276,7 @@ copeland_update = copeland_run
 @njit(cache=True, no_cfunc_wrapper=True)
 def istar_from_values(s):
     """``i*`` from the per-winner constants in ``wval`` (Python's LP answer), set in ``reg``."""
+    optimize_for_size()
     istar = argmin_winner(s)
     s.reg[ISTAR] = istar
     return istar
@@ -284,6 +288,7 @@ def basis_matrix(status, row_basic, starts, idx):
     (flat, row-major), ``M`` the 0/1 basis matrix on them (rows: tight rows, columns: basic variables); ``ok`` False
     when their numbers differ or ``M`` is singular or ill conditioned (``|M^-1 M - I| > 1e-9``):
     the basis test cannot use it."""
+    optimize_for_size()
     n = status.shape[0]
     nb = 0
     for j in range(n):
