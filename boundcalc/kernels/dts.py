@@ -17,7 +17,6 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .codesize import optimize_for_size
 from .policy import (
     T_,
     count_wn,
@@ -134,7 +133,6 @@ def dts_select(s):
 @njit(cache=True, no_cfunc_wrapper=True)
 def dts_run(s, env):
     """D-TS's (D-TS+'s) whole-run kernel: :func:`dts_select`, the duel, the counts, to the horizon."""
-    optimize_for_size()
     while env_more(env):
         i, j = dts_select(s)
         won = play(env, i, j)

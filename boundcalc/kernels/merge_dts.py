@@ -132,7 +132,6 @@ def merge_dts_select(s):
 @njit(cache=True, no_cfunc_wrapper=True)
 def merge_dts_run(s, env):
     """MergeDTS's whole-run kernel: :func:`merge_dts_select`, the duel, the counts, to the horizon."""
-    optimize_for_size()
     while env_more(env):
         i, j = merge_dts_select(s)
         won = play(env, i, j)

@@ -282,7 +282,6 @@ def duel_uniform_py(key0: int, key1: int, code: int, n: int) -> float:
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _mix64(z):
-    optimize_for_size()
     z = (z ^ (z >> numba.uint64(30))) * numba.uint64(_M1)
     z = (z ^ (z >> numba.uint64(27))) * numba.uint64(_M2)
     return z ^ (z >> numba.uint64(31))
@@ -291,7 +290,6 @@ def _mix64(z):
 @njit(cache=True, no_cfunc_wrapper=True)
 def duel_uniform(key0, key1, code, n):
     """Uniform on [0, 1) for the ``n``-th duel of pair ``code`` under keys ``(key0, key1)`` (uint64)."""
-    optimize_for_size()
     g = numba.uint64(_GOLDEN)
     s = _mix64(numba.uint64(key0) + numba.uint64(code + 1) * g) ^ numba.uint64(key1)
     z = _mix64(s + numba.uint64(n + 1) * g)
@@ -306,14 +304,12 @@ def duel_uniform(key0, key1, code, n):
 @njit(cache=True, no_cfunc_wrapper=True)
 def held_stream(state, spare):
     """The stream ``state`` and Box-Muller ``spare`` arrays as a register-held ``g``."""
-    optimize_for_size()
     return (state[0], spare[0] != 0.0, spare[1])
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def store_stream(g, state, spare):
     """Write the register-held stream ``g`` back into its arrays."""
-    optimize_for_size()
     state[0] = g[0]
     spare[0] = 1.0 if g[1] else 0.0
     spare[1] = g[2]
@@ -322,7 +318,6 @@ def store_stream(g, state, spare):
 @njit(cache=True, no_cfunc_wrapper=True)
 def held_next(g):
     """The next SplitMix64 output of a register-held stream: ``(g, z)``."""
-    optimize_for_size()
     st = g[0] + numba.uint64(_GOLDEN)
     return (st, g[1], g[2]), _mix64(st)
 
@@ -330,7 +325,6 @@ def held_next(g):
 @njit(cache=True, no_cfunc_wrapper=True)
 def held_uniform(g):
     """Uniform on [0, 1) (53 bits) from a register-held stream: ``(g, u)``."""
-    optimize_for_size()
     g, z = held_next(g)
     return g, float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
 
@@ -338,7 +332,6 @@ def held_uniform(g):
 @njit(cache=True, no_cfunc_wrapper=True)
 def held_index(g, n):
     """:func:`stream_index` of a register-held stream: ``(g, k)``."""
-    optimize_for_size()
     g, u = held_uniform(g)
     k = np.int64(u * n)  # int() would compile numba's overload of int (kernels.policy, "Compile time")
     return g, (k if k < n else n - 1)
@@ -347,7 +340,6 @@ def held_index(g, n):
 @njit(cache=True, no_cfunc_wrapper=True)
 def held_normal(g):
     """Standard normal by Box-Muller in pairs, the sine of a pair kept as the spare: ``(g, x)``."""
-    optimize_for_size()
     if g[1]:
         return (g[0], False, g[2]), g[2]
     g, u1 = held_uniform(g)
@@ -360,7 +352,6 @@ def held_normal(g):
 @njit(cache=True, no_cfunc_wrapper=True)
 def held_gamma(g, a):
     """Gamma(a, 1) for ``a >= 1`` by Marsaglia & Tsang's squeeze-and-reject method: ``(g, x)``."""
-    optimize_for_size()
     d = a - 1.0 / 3.0
     c = 1.0 / math.sqrt(9.0 * d)
     while True:
@@ -380,7 +371,6 @@ def held_gamma(g, a):
 @njit(cache=True, no_cfunc_wrapper=True)
 def held_beta(g, a, b):
     """Beta(a, b) for ``a, b >= 1`` as ``X / (X + Y)``, X ~ Gamma(a) drawn first: ``(g, x)``."""
-    optimize_for_size()
     g, x = held_gamma(g, a)
     g, y = held_gamma(g, b)
     return g, x / (x + y)
@@ -389,7 +379,6 @@ def held_beta(g, a, b):
 @njit(cache=True, no_cfunc_wrapper=True)
 def stream_next(state):
     """Next SplitMix64 output of the stream ``state`` (a uint64 array of length 1, advanced)."""
-    optimize_for_size()
     g, z = held_next((state[0], np.bool_(False), 0.0))
     state[0] = g[0]
     return z
@@ -398,7 +387,6 @@ def stream_next(state):
 @njit(cache=True, no_cfunc_wrapper=True)
 def stream_uniform(state):
     """Uniform on [0, 1) (53 bits) (:func:`held_uniform`)."""
-    optimize_for_size()
     g, u = held_uniform((state[0], np.bool_(False), 0.0))
     state[0] = g[0]
     return u
@@ -407,7 +395,6 @@ def stream_uniform(state):
 @njit(cache=True, no_cfunc_wrapper=True)
 def stream_index(state, n):
     """Uniform index in [0, n): ``floor(u n)`` (:func:`held_index`)."""
-    optimize_for_size()
     g, k = held_index((state[0], np.bool_(False), 0.0), n)
     state[0] = g[0]
     return k
@@ -416,7 +403,6 @@ def stream_index(state, n):
 @njit(cache=True, no_cfunc_wrapper=True)
 def stream_normal(state, spare):
     """Standard normal by Box-Muller in pairs (the sine of a pair waits in ``spare``)."""
-    optimize_for_size()
     g, x = held_normal(held_stream(state, spare))
     store_stream(g, state, spare)
     return x
@@ -425,7 +411,6 @@ def stream_normal(state, spare):
 @njit(cache=True, no_cfunc_wrapper=True)
 def stream_gamma(state, spare, a):
     """Gamma(a, 1) for ``a >= 1`` (:func:`held_gamma`)."""
-    optimize_for_size()
     g, x = held_gamma(held_stream(state, spare), a)
     store_stream(g, state, spare)
     return x
@@ -434,7 +419,6 @@ def stream_gamma(state, spare, a):
 @njit(cache=True, no_cfunc_wrapper=True)
 def stream_beta(state, spare, a, b):
     """Beta(a, b) for ``a, b >= 1`` (:func:`held_beta`)."""
-    optimize_for_size()
     g, x = held_beta(held_stream(state, spare), a, b)
     store_stream(g, state, spare)
     return x

@@ -14,7 +14,6 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .codesize import optimize_for_size
 from .policy import T_, count_wn, env_more, held_beta, held_stream, play, store_stream
 from .rucb import argmax_ties, ucb
 
@@ -67,7 +66,6 @@ def rcs_select(s):
 @njit(cache=True, no_cfunc_wrapper=True)
 def rcs_run(s, env):
     """RCS's whole-run kernel: :func:`rcs_select`, the duel, the counts, to the horizon."""
-    optimize_for_size()
     while env_more(env):
         i, j = rcs_select(s)
         won = play(env, i, j)

@@ -9,7 +9,6 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .codesize import optimize_for_size
 from .policy import T_, count_wn, env_more, play
 
 #: SAVAGE's state: the counts, the box ``[lo, hi]`` of every ``x_ij``, the Copeland score bounds
@@ -104,7 +103,6 @@ def savage_update(s, i, j, won):
 @njit(cache=True, no_cfunc_wrapper=True)
 def savage_run(s, env):
     """SAVAGE's whole-run kernel: :func:`savage_select`, the duel, :func:`savage_update`, to the horizon."""
-    optimize_for_size()
     while env_more(env):
         i, j = savage_select(s)
         savage_update(s, i, j, play(env, i, j))

@@ -12,7 +12,6 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .codesize import optimize_for_size
 from .policy import T_, count_wn, env_more, held_beta, held_stream, play, store_stream
 
 #: Self-Sparring's state: the protocol's counts, the policy stream and its Box-Muller spare, the Beta
@@ -67,7 +66,6 @@ def ss_update(s, i, j, won):
 @njit(cache=True, no_cfunc_wrapper=True)
 def ss_run(s, env):
     """Self-Sparring's whole-run kernel: :func:`ss_select`, the duel, :func:`ss_update`, to the horizon."""
-    optimize_for_size()
     while env_more(env):
         i, j = ss_select(s)
         ss_update(s, i, j, play(env, i, j))
