@@ -10,17 +10,26 @@ and so in numba's cache), and functions that do not call it are optimised as bef
 
 Why: numba optimises a function's code once in its own library and again in the library of every
 caller it is linked into (:mod:`boundcalc.kernels.policy`, "Compile time"), at ``-O3``, which
-unrolls and vectorises every loop whose trip count it does not know (the policies' loops over the
-arms, the environment's loop over the regret units) into copies that the rest of the pipeline and
-the machine-code generator then work through -- for loops of a handful to some tens of iterations,
-in code whose time goes to branches and draws.  With ``optsize`` on the functions that a
-``simulate --policies all`` compiles, LLVM's share of that command's compile CPU on an empty cache
-fell from about 8.8 s to about 5.9 s (numba's ``numba:llvm_lock`` events; see the CHANGELOG for the
-command's CPU and the policies' run-time speed, measured before and after).
+unrolls (with remainder loops) every loop whose trip count it does not know -- the policies' loops
+over the arms, the environment's loops over the regret units -- and the rest of the pipeline and the
+machine-code generator then work through every copy, in each library the code is linked into.
+Measured on ``simulate --example table2 --policies all --horizon 1000`` on an empty cache: numba's
+LLVM work (its ``numba:llvm_lock`` events) 8.8-9.2 s of CPU without the attribute, 5.9-6.3 s with
+it; the command's CPU in ``benchmarks/results/compile_policies_all21.json`` (``cpu``, this checkout
+against the landed one, interleaved).
 
-A function that numba inlines (``inline="always"``) needs no call: its code lands in its caller,
-whose attribute applies.  The LP core's kernels (:mod:`~boundcalc.kernels.lp`,
-:mod:`~boundcalc.kernels.basis`) and paper 004's loops (:mod:`~boundcalc.kernels.cpe`) keep ``-O3``.
+Which functions call it: every compiled function of the policy kernels (the run kernels, the steps
+compiled apart, the skeleton and decision of the Copeland RMED family, the environment's
+:func:`~boundcalc.kernels.policy.play`) and the LP kernels the RMED family links
+(:func:`~boundcalc.kernels.lp.winner_tables`, ``copeland_sums`` and its sort, ``ecw_pool_row``,
+``ecw_closed_form``, :func:`~boundcalc.kernels.basis.duals_keep_signs`: the 136-arm compiled LP
+solve as fast as before, 10-11 ms), except where a step's speed depends on ``-O3``: the random
+streams (:mod:`~boundcalc.kernels.policy`'s ``held_*``/``stream_*``) and the run kernels of D-TS
+(and D-TS+), RCS, Self-Sparring, MergeDTS and Savage, which were 5-30% slower a step with it
+(``benchmarks/policies.py`` against the landed code, 50000-step runs; the others equal within the
+noise).  A function that numba inlines (``inline="always"``) needs no call: its code lands in its
+caller, whose attribute applies.  The LP core's other kernels and paper 004's loops
+(:mod:`~boundcalc.kernels.cpe`) keep ``-O3``.
 
 >>> import numpy as np
 >>> from numba import njit

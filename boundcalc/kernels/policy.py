@@ -85,6 +85,12 @@ Compile time (issue 30: a simulation's first run on an empty cache)
       (:mod:`~boundcalc.kernels.compile_gc`): numba keeps every compiled function's types and IR alive, and
       the full collections a compilation triggers walked all of it (2.4-2.6 s of CPU of the 19
       policies' kernels in one process, growing with every kernel compiled before; 0.2 s now).
+    * the functions whose speed does not hang on ``-O3``'s loop unrolling are optimised for size
+      (LLVM's ``optsize``, :func:`~boundcalc.kernels.codesize.optimize_for_size`, called first in
+      each): numba re-optimises a function's code in every library it is linked into, and ``-O3``
+      unrolls every loop over the arms there; the random streams and the run kernels of the
+      policies that draw Beta variates (D-TS, RCS, Self-Sparring, MergeDTS) and of Savage keep
+      ``-O3`` (measured slower with it: :mod:`~boundcalc.kernels.codesize`).
 
     Measured (``benchmarks/compile_policies.py``, ``benchmarks/results/compile_policies.json``): the 19
     policies other than ECW-RMED and CW-RMED compile for ``simulate --horizon 1000`` in 12.1 s of CPU
