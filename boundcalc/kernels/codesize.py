@@ -25,9 +25,10 @@ compiled apart, the skeleton and decision of the Copeland RMED family, the envir
 ``ecw_closed_form``, :func:`~boundcalc.kernels.basis.duals_keep_signs`: the 136-arm compiled LP
 solve as fast as before, 10-11 ms), except where a step's speed depends on ``-O3``: the random
 streams (:mod:`~boundcalc.kernels.policy`'s ``held_*``/``stream_*``) and the run kernels of D-TS
-(and D-TS+), RCS, Self-Sparring, MergeDTS and Savage, which were 5-30% slower a step with it
-(``benchmarks/policies.py`` against the landed code, 50000-step runs; the others equal within the
-noise).  A function that numba inlines (``inline="always"``) needs no call: its code lands in its
+(and D-TS+), RCS, Self-Sparring, MergeDTS and Savage, whose whole-run kernels were slower a step
+with it (D-TS 3-9%, RCS 9-12%, Self-Sparring 13-18%, MergeDTS 7-11%, Savage 2-25% over the three
+matrices: ``benchmarks/results/policies_optsize_tried.json``, ``benchmarks/policies.py`` against the
+landed code; the other policies' steps equal within the noise).  A function that numba inlines (``inline="always"``) needs no call: its code lands in its
 caller, whose attribute applies.  The LP core's other kernels and paper 004's loops
 (:mod:`~boundcalc.kernels.cpe`) keep ``-O3``.
 
