@@ -13,24 +13,25 @@ caller it is linked into (:mod:`boundcalc.kernels.policy`, "Compile time"), at `
 unrolls (with remainder loops) every loop whose trip count it does not know -- the policies' loops
 over the arms, the environment's loops over the regret units -- and the rest of the pipeline and the
 machine-code generator then work through every copy, in each library the code is linked into.
-Measured on ``simulate --example table2 --policies all --horizon 1000`` on an empty cache: numba's
-LLVM work (its ``numba:llvm_lock`` events) 8.8-9.2 s of CPU without the attribute, 5.9-6.3 s with
-it; the command's CPU in ``benchmarks/results/compile_policies_all21.json`` (``cpu``, this checkout
-against the landed one, interleaved).
+Measured on ``simulate --example table2 --policies all --horizon 1000 --workers 0`` on an empty
+cache, five runs of each interleaved (``benchmarks/compile_policies.py --policies all``,
+``benchmarks/results/compile_policies_all21.json``): the process's CPU 19.0-19.8 s (median 19.05)
+against 21.4-22.2 s (median 21.9) on the landed code (2f8c11c), the same 80 functions compiled.
 
 Which functions call it: every compiled function of the policy kernels (the run kernels, the steps
 compiled apart, the skeleton and decision of the Copeland RMED family, the environment's
 :func:`~boundcalc.kernels.policy.play`) and the LP kernels the RMED family links
 (:func:`~boundcalc.kernels.lp.winner_tables`, ``copeland_sums`` and its sort, ``ecw_pool_row``,
-``ecw_closed_form``, :func:`~boundcalc.kernels.basis.duals_keep_signs`: the 136-arm compiled LP
-solve as fast as before, 10-11 ms), except where a step's speed depends on ``-O3``: the random
-streams (:mod:`~boundcalc.kernels.policy`'s ``held_*``/``stream_*``) and the run kernels of D-TS
-(and D-TS+), RCS, Self-Sparring, MergeDTS and Savage, whose whole-run kernels were slower a step
-with it (D-TS 3-9%, RCS 9-12%, Self-Sparring 13-18%, MergeDTS 7-11%, Savage 2-25% over the three
+``ecw_closed_form``, :func:`~boundcalc.kernels.basis.duals_keep_signs`; the LP core's compiled
+136-arm solve, which runs them, measured as fast as on the landed code with the same
+values: ``benchmarks/startup.py``'s in-process rows time it), except where a step's speed depends on
+``-O3``: the random streams (:mod:`~boundcalc.kernels.policy`'s ``held_*``/``stream_*``) and the run
+kernels of D-TS (and D-TS+), RCS, Self-Sparring, MergeDTS and Savage, whose steps were slower with
+it (D-TS 3-9%, RCS 9-12%, Self-Sparring 13-18%, MergeDTS 7-11%, Savage 2-25% over the three
 matrices: ``benchmarks/results/policies_optsize_tried.json``, ``benchmarks/policies.py`` against the
-landed code; the other policies' steps equal within the noise).  A function that numba inlines (``inline="always"``) needs no call: its code lands in its
-caller, whose attribute applies.  The LP core's other kernels and paper 004's loops
-(:mod:`~boundcalc.kernels.cpe`) keep ``-O3``.
+landed code; the other policies' steps equal within the noise).  A function that numba inlines
+(``inline="always"``) needs no call: its code lands in its caller, whose attribute applies.  The LP
+core's other kernels and paper 004's loops (:mod:`~boundcalc.kernels.cpe`) keep ``-O3``.
 
 >>> import numpy as np
 >>> from numba import njit
