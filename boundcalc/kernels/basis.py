@@ -42,7 +42,6 @@ from numba import njit
 # DUAL_MARGIN, ROUNDING: defined once, in the layer's numba-free __init__; compile_gc: the
 # garbage-collection guard of every compilation
 from . import DUAL_MARGIN, ROUNDING, compile_gc  # noqa: F401
-from .codesize import optimize_for_size
 
 #: ``code`` of a variable: nonbasic at its lower bound, basic, nonbasic at its upper bound,
 #: nonbasic strictly between its bounds, not tested (fixed, or in no row).
@@ -68,7 +67,6 @@ def duals_keep_signs(cost, y, ymag, tight, starts, idx, val, code, margin, round
     >>> duals_keep_signs(np.array([1.0, 0.5]), *args, code, DUAL_MARGIN, ROUNDING, np.zeros(2), np.zeros(2))  # d_1 < 0
     False
     """
-    optimize_for_size()
     m = y.shape[0]
     for r in range(m):
         if tight[r] and y[r] < -margin + rounding * ymag[r]:

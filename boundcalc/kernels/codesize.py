@@ -22,16 +22,19 @@ Which functions call it: every compiled function of the policy kernels (the run 
 compiled apart, the skeleton and decision of the Copeland RMED family, the environment's
 :func:`~boundcalc.kernels.policy.play`) and the LP kernels the RMED family links
 (:func:`~boundcalc.kernels.lp.winner_tables`, ``copeland_sums`` and its sort, ``ecw_pool_row``,
-``ecw_closed_form``, :func:`~boundcalc.kernels.basis.duals_keep_signs`; the LP core's compiled
-136-arm solve, which runs them, measured as fast as on the landed code with the same
-values: ``benchmarks/startup.py``'s in-process rows time it), except where a step's speed depends on
-``-O3``: the random streams (:mod:`~boundcalc.kernels.policy`'s ``held_*``/``stream_*``) and the run
-kernels of D-TS (and D-TS+), RCS, Self-Sparring, MergeDTS and Savage, whose steps were slower with
-it (D-TS 3-9%, RCS 9-12%, Self-Sparring 13-18%, MergeDTS 7-11%, Savage 2-25% over the three
-matrices: ``benchmarks/results/policies_optsize_tried.json``, ``benchmarks/policies.py`` against the
-landed code; the other policies' steps equal within the noise).  A function that numba inlines
-(``inline="always"``) needs no call: its code lands in its caller, whose attribute applies.  The LP
-core's other kernels and paper 004's loops (:mod:`~boundcalc.kernels.cpe`) keep ``-O3``.
+``ecw_closed_form``; the LP core's compiled 136-arm solve, which runs them, measured as fast as on
+the landed code with the same values: ``benchmarks/startup.py``'s in-process rows time it), except
+where a step's speed depends on ``-O3``: the random streams (:mod:`~boundcalc.kernels.policy`'s
+``held_*``/``stream_*``) and the run kernels of D-TS (and D-TS+), RCS, Self-Sparring, MergeDTS and
+Savage, whose steps were slower with it (D-TS 3-9%, RCS 9-12%, Self-Sparring 13-18%, MergeDTS 7-11%,
+Savage 2-25% over the three matrices: ``benchmarks/results/policies_optsize_tried.json``,
+``benchmarks/policies.py`` against the landed code; the other policies' steps equal within the
+noise), and CW-RMED's dense linear algebra (:func:`~boundcalc.kernels.cw_rmed.basis_matrix`,
+``inverse_duals``, :func:`~boundcalc.kernels.basis.duals_keep_signs`: with it, CW-RMED's steps at 16
+arms took 1-9% more CPU, ``benchmarks/results/policies_optsize_tried_cw1.json`` and ``_cw2.json``).
+A function that numba inlines (``inline="always"``) needs no call: its code lands in its caller,
+whose attribute applies.  The LP core's other kernels and paper 004's loops
+(:mod:`~boundcalc.kernels.cpe`) keep ``-O3``.
 
 >>> import numpy as np
 >>> from numba import njit

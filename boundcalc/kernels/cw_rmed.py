@@ -83,7 +83,6 @@ def inverse_duals(cost, bvar, minvT, cB, y, ymag):
     ``(M^-1)^T`` row-major, :func:`basis_matrix`; ``bvar`` the basic variables), and ``ymag`` the
     magnitudes summed into each, written into the first ``len(bvar)`` entries of ``y`` and
     ``ymag`` (``cB``: scratch)."""
-    optimize_for_size()
     nb = bvar.shape[0]
     for b in range(nb):
         cB[b] = cost[bvar[b]]
@@ -288,7 +287,6 @@ def basis_matrix(status, row_basic, starts, idx):
     (flat, row-major), ``M`` the 0/1 basis matrix on them (rows: tight rows, columns: basic variables); ``ok`` False
     when their numbers differ or ``M`` is singular or ill conditioned (``|M^-1 M - I| > 1e-9``):
     the basis test cannot use it."""
-    optimize_for_size()
     n = status.shape[0]
     nb = 0
     for j in range(n):
