@@ -15,8 +15,8 @@ over the arms, the environment's loops over the regret units -- and the rest of 
 machine-code generator then work through every copy, in each library the code is linked into.
 Measured on ``simulate --example table2 --policies all --horizon 1000 --workers 0`` on an empty
 cache, five runs of each interleaved (``benchmarks/compile_policies.py --policies all``,
-``benchmarks/results/compile_policies_all21.json``): the process's CPU 19.0-19.8 s (median 19.05)
-against 21.4-22.2 s (median 21.9) on the landed code (2f8c11c), the same 80 functions compiled.
+``benchmarks/results/compile_policies_all21.json``): the process's CPU 17.4-18.0 s (median 17.9)
+against 19.9-20.6 s (median 20.4) on the landed code (2f8c11c), the same 80 functions compiled.
 
 Which functions call it: every compiled function of the policy kernels (the run kernels, the steps
 compiled apart, the skeleton and decision of the Copeland RMED family, the environment's
