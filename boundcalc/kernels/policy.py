@@ -89,8 +89,9 @@ Compile time (issue 30: a simulation's first run on an empty cache)
       (LLVM's ``optsize``, :func:`~boundcalc.kernels.codesize.optimize_for_size`, called first in
       each): numba re-optimises a function's code in every library it is linked into, and ``-O3``
       unrolls every loop over the arms there; the random streams and the run kernels of the
-      policies that draw Beta variates (D-TS, RCS, Self-Sparring, MergeDTS) and of Savage keep
-      ``-O3`` (measured slower with it: :mod:`~boundcalc.kernels.codesize`).
+      policies that draw Beta variates (D-TS, RCS, Self-Sparring, MergeDTS) and of Savage, and
+      CW-RMED's basis inverse and test, keep ``-O3`` (measured slower with it:
+      :mod:`~boundcalc.kernels.codesize`).
 
     Measured (``benchmarks/compile_policies.py``, ``benchmarks/results/compile_policies.json``): the 19
     policies other than ECW-RMED and CW-RMED compile for ``simulate --horizon 1000`` in 12.1 s of CPU
