@@ -1,4 +1,5 @@
-"""Cold compile CPU of the policy kernels (issue 30): the 19 policies other than ECW-RMED and CW-RMED.
+"""Cold compile CPU of the policy kernels (issue 30): the 19 policies other than ECW-RMED and CW-RMED
+(or, with ``--policies all``, all 21).
 
 Each measurement is a fresh process on an empty ``NUMBA_CACHE_DIR`` that records numba's compile
 events (``numba:compile``, ``time.process_time``), for this checkout and, with ``--landed DIR``, an
@@ -18,7 +19,7 @@ alike):
 
 Prints a table and writes ``benchmarks/results/compile_policies.json``.
 
-    python3 benchmarks/compile_policies.py [--landed DIR] [--repeat 3] [--no-alone]
+    python3 benchmarks/compile_policies.py [--landed DIR] [--repeat 3] [--no-alone] [--policies all --out F]
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ else:
     from boundcalc.datasets import load_example
     from boundcalc.simulate import simulate
     simulate(load_example("table2").mu, [what], runs=1, horizon=100, seed=0, workers=0, progress=False, bounds=False)
-print(json.dumps({"compile": sum(top.values()), "kernels": top, "machinery": mach[0], "functions": n[0],
+print(json.dumps({"cpu": time.process_time(), "compile": sum(top.values()), "kernels": top, "machinery": mach[0], "functions": n[0],
                   "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "gc_seconds": gcs}))
 """
 
@@ -109,6 +110,7 @@ def main() -> None:
     ap.add_argument("--landed", default=None, help="an older checkout, measured the same way")
     ap.add_argument("--repeat", type=int, default=3, help="runs of the 19-policy command per version")
     ap.add_argument("--no-alone", action="store_true", help="leave out the one-policy runs")
+    ap.add_argument("--policies", default=POLICIES, help="the command's --policies (default: the 19; all: the 21)")
     ap.add_argument("--out", default=str(HERE / "results" / "compile_policies.json"))
     a = ap.parse_args()
     versions = {"this": ROOT}
@@ -116,16 +118,17 @@ def main() -> None:
         versions["landed"] = Path(a.landed).resolve()
     out: dict = {
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "load": os.getloadavg()},
-        "policies": POLICIES,
+        "policies": a.policies,
         "all": {v: [] for v in versions},
         "alone": {v: {} for v in versions},
     }
     for r in range(a.repeat):
         for v, path in versions.items():
-            m = probe(path, "all", POLICIES)
+            m = probe(path, "all", a.policies)
             out["all"][v].append(m)
             print(
-                f"all   {v:7s} run {r + 1}: compile {m['compile']:6.2f} s CPU, {m['functions']} functions, "
+                f"all   {v:7s} run {r + 1}: process {m['cpu']:6.2f} s CPU, compile {m['compile']:6.2f}, "
+                f"{m['functions']} functions, "
                 f"peak RSS {m['maxrss_mb']:.0f} MB, garbage collection {sum(m['gc_seconds'].values()):.2f} s "
                 f"(full {m['gc_seconds'].get('2', 0.0):.2f})",
                 flush=True,
@@ -148,6 +151,8 @@ def main() -> None:
         print(f"  {k:32s}" + "".join(f" {v} {med[v][k]:5.2f}" for v in versions))
     for v in versions:
         print(f"  {'all (median)':32s} {v} {statistics.median(m['compile'] for m in out['all'][v]):5.2f}")
+    for v in versions:
+        print(f"  {'process CPU (median)':32s} {v} {statistics.median(m['cpu'] for m in out['all'][v]):5.2f}")
     Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {a.out}")
 

@@ -61,3 +61,23 @@ def test_the_quoted_19_policy_figures():
     assert med["this"] < med["landed"]
     assert len(STORED["all"]["this"]) == len(STORED["all"]["landed"]) >= 3
     assert STORED["policies"].count(",") == 18  # the 19 policies
+
+
+def test_the_quoted_21_policy_figures():
+    """``kernels/codesize.py`` and the CHANGELOG quote ``compile_policies_all21.json`` (``--policies all``:
+    the process CPU of the cold 21-policy ``simulate``, this checkout and the landed one): each range and
+    median recomputed here from the stored runs, which compiled the same functions in both."""
+    stored = json.loads((ROOT / "benchmarks" / "results" / "compile_policies_all21.json").read_text())
+    assert stored["policies"] == "all"
+    assert {m["functions"] for v in ("this", "landed") for m in stored["all"][v]} == {80}
+    text = {
+        "codesize": (ROOT / "boundcalc" / "kernels" / "codesize.py").read_text(),
+        "changelog": (ROOT / "CHANGELOG.md").read_text(),
+    }
+    for v in ("this", "landed"):
+        cpu = [m["cpu"] for m in stored["all"][v]]
+        quoted = f"{min(cpu):.1f}-{max(cpu):.1f} s"
+        median = f"(median {statistics.median(cpu):.1f})"
+        for name, src in text.items():
+            flat = " ".join(src.split())
+            assert f"{quoted} of CPU {median}" in flat or f"{quoted} {median}" in flat, (name, v)

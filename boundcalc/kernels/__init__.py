@@ -21,6 +21,8 @@ Rules (checked by ``tests/test_architecture.py``)
 Modules
 
 * :mod:`~boundcalc.kernels.kl` -- the one ``KL(p, 1/2)``;
+* :mod:`~boundcalc.kernels.codesize` -- LLVM's ``optsize`` for the kernels whose speed does not need
+  ``-O3`` (compile time on an empty cache);
 * :mod:`~boundcalc.kernels.basis` -- the one warm-basis optimality test (the LP core's and
   CW-RMED's), with its margins :data:`DUAL_MARGIN` and :data:`ROUNDING` defined here, numba-free;
 * :mod:`~boundcalc.kernels.lp` -- the LP core's Copeland tables (read by the LP core and by the

@@ -13,6 +13,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .codesize import optimize_for_size
 from .policy import T_, env_more, held_index, play
 
 #: BTM's state: the protocol's counts; ``bn[b, b']``/``bw[b, b']`` the comparisons and wins of ``b``
@@ -131,6 +132,7 @@ def btm_run(s, env):
     only ``t``: those rounds are played by :func:`play` alone and ``t`` and the ``self_duels``
     counter advanced by their number -- the same duels, draws, regret and counters as the
     step-by-step loop (tests/test_policy_revisions.py), without the two calls a round."""
+    optimize_for_size()
     while env_more(env) and s.reg[SIZE] > 1:
         i, j = btm_select(s)
         btm_update(s, i, j, play(env, i, j))

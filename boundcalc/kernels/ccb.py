@@ -17,6 +17,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .codesize import optimize_for_size
 from .policy import T_, count_wn, env_more, play, stream_index, stream_uniform
 from .rucb import argmax_ties, lcb, ucb
 
@@ -54,6 +55,7 @@ LC_ = 1
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _reset(s):
     """Lines 2-4: ``B`` = all arms, every ``B^i`` empty, ``L_C = K``."""
+    optimize_for_size()
     K = s.B.shape[0]
     for i in range(K):
         s.B[i] = True
@@ -66,6 +68,7 @@ def _reset(s):
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _ccb_pair(s):
     """CCB's pair (002 Algorithm 1 lines 6-13).  ``stats = [self_duels, explore, explore_eligible, resets]``."""
+    optimize_for_size()
     W = s.W
     N = s.N
     K = W.shape[0]
@@ -204,12 +207,14 @@ def _ccb_pair(s):
 def ccb_select(s):
     """CCB's pair (:func:`_ccb_pair`) for the protocol: the run kernel calls :func:`_ccb_pair`, which
     has no CPython wrapper to compile (kernels.policy, "Compile time")."""
+    optimize_for_size()
     return _ccb_pair(s)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def ccb_run(s, env):
     """CCB's whole-run kernel: :func:`ccb_select`, the duel, the counts, to the horizon."""
+    optimize_for_size()
     while env_more(env):
         i, j = _ccb_pair(s)
         won = play(env, i, j)

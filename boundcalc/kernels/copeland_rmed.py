@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from .codesize import optimize_for_size
 from .lp import copeland_sums, ecw_pool_row, winner_tables
 from .policy import T_, count_wn, kl_half_c
 
@@ -225,6 +226,7 @@ def _empty_variant_fields() -> dict[str, np.ndarray]:
 def skeleton_select(s):
     """The next pair: line 4's forced pairs of this pass (listed when the pass starts), then the
     pass's loop over ``L_C``."""
+    optimize_for_size()
     K = s.W.shape[0]
     reg = s.reg
     if reg[PASS_START]:
@@ -268,6 +270,7 @@ def skeleton_learn(s, i, j, won):
     """The counts after the duel ``(i, j)``; if the structure is kept, that pair's ``d``, ``N d``
     and cost, with its loser's eq. (5) rows and its winner's eq. (4) row marked changed; if it
     flips, the structure is marked stale.  Line 11's allocation is no longer current."""
+    optimize_for_size()
     if i == j:
         return
     beats = s.beats
@@ -309,6 +312,7 @@ def skeleton_learn(s, i, j, won):
 def skeleton_refresh(s):
     """The empirical structure, ``d``, ``N d``, the costs and the winners recomputed from the counts
     (when stale); every row marked changed and the structure's version bumped."""
+    optimize_for_size()
     if not s.reg[FULL]:
         return
     W = s.W
@@ -352,6 +356,7 @@ def skeleton_refresh(s):
 @njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def first_winner(s):
     """The first empirical Copeland winner (what ``t = 1`` exploits)."""
+    optimize_for_size()
     for a in range(s.is_win.shape[0]):
         if s.is_win[a]:
             return a
@@ -362,6 +367,7 @@ def first_winner(s):
 def argmin_winner(s):
     """``i*``: the winner with the smallest ``wval``; values within ``WINNER_TIE_RTOL`` relative of
     the minimum are tied and go to the smaller index."""
+    optimize_for_size()
     K = s.is_win.shape[0]
     vmin = np.inf
     for a in range(K):
@@ -379,6 +385,7 @@ def skeleton_finish(s, exploit, log_t):
     """Lines 7-15 after check (3) (``exploit``: the winner it passed, or -1) and, when it failed,
     line 11 (``Q`` and ``reg[ISTAR]`` current): ``L_NC`` joins ``L_N`` (pairs still in ``L_R``
     excepted), the drawn pair leaves ``L_R``, a finished pass starts the next."""
+    optimize_for_size()
     K = s.W.shape[0]
     P = K * K
     reg = s.reg
@@ -453,6 +460,7 @@ def build_tables(s):
     :class:`~boundcalc.lp.constraints.CopelandFamily` holds, stored in flat arrays with per-winner
     offsets.  False (nothing written) when the flat arrays are too small: the decision returns
     ``NEED_TABLES`` and Python enlarges them (:meth:`CopelandRMED._grow_tables`)."""
+    optimize_for_size()
     if s.reg[TAB] == s.reg[STRUCT]:
         return True
     K = s.W.shape[0]
@@ -526,6 +534,7 @@ def check3(s, log_t):
     in index order, one whose upper end is below the threshold by ``CHECK_MARGIN`` fails and one
     whose lower end is above it by ``CHECK_MARGIN`` passes, as the oracle would say; the first
     winner neither of these decides sends the whole check to the oracle."""
+    optimize_for_size()
     K = s.W.shape[0]
     tol = s.fr[CHECK_TOL]
     s.reg[BND] = 0
@@ -577,6 +586,7 @@ def ecw_target(s):
     """Line 11 for ECW-RMED: ``C^E*_a`` by Theorem 5 for every empirical winner (stale pool rows
     recomputed, others reused; pools sorted by (cost, arm)), ``i*`` by :func:`argmin_winner`, and
     ``Q = E / d`` of ``i*``'s allocation (``E`` normalised)."""
+    optimize_for_size()
     K = s.W.shape[0]
     for a in range(K):
         s.wval[a] = np.inf

@@ -19,6 +19,7 @@ from numba import njit
 
 from . import DUAL_MARGIN, ROUNDING
 from .basis import duals_keep_signs
+from .codesize import optimize_for_size
 from .copeland_rmed import (
     BND,
     DONE,
@@ -133,6 +134,7 @@ def copeland_run(s, env, i, j, won):
     as functions of their own they linked and re-optimised their callees once more (0.2-0.5 s each).
     Larger steps (check (3), the tables, ECW-RMED's target) stay functions of their own: inlined, they
     cost 0.5 s more (numba's passes grow faster than linearly with a function's size)."""
+    optimize_for_size()
     if i >= 0:
         skeleton_learn(s, i, j, won)
         if s.reg[IN_LOOP]:
@@ -273,6 +275,7 @@ copeland_update = copeland_run
 @njit(cache=True, no_cfunc_wrapper=True)
 def istar_from_values(s):
     """``i*`` from the per-winner constants in ``wval`` (Python's LP answer), set in ``reg``."""
+    optimize_for_size()
     istar = argmin_winner(s)
     s.reg[ISTAR] = istar
     return istar

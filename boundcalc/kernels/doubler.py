@@ -13,6 +13,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .codesize import optimize_for_size
 from .policy import T_, count_wn, env_more, play, stream_index
 from .sparring import ucb1_arm
 
@@ -80,6 +81,7 @@ def doubler_update(s, i, j, won):
 @njit(cache=True, no_cfunc_wrapper=True)
 def doubler_run(s, env):
     """Doubler's whole-run kernel: :func:`doubler_select`, the duel, :func:`doubler_update`."""
+    optimize_for_size()
     while env_more(env):
         i, j = doubler_select(s)
         doubler_update(s, i, j, play(env, i, j))

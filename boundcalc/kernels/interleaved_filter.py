@@ -15,6 +15,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .codesize import optimize_for_size
 from .policy import T_, env_more, play
 
 #: IF2's state: the protocol's counts; the candidate's wins ``cw[b]`` and duels ``cn[b]`` against
@@ -107,6 +108,7 @@ def if_run(s, env):
     whose update changes only ``t``: those rounds are played by :func:`play` alone and ``t`` and the
     ``self_duels`` counter advanced by their number -- the same duels, draws, regret and counters as
     the step-by-step loop (tests/test_policy_revisions.py), without the two calls a round."""
+    optimize_for_size()
     while env_more(env) and s.reg[NEXT] >= 0:
         i, j = if_select(s)
         if_update(s, i, j, play(env, i, j))

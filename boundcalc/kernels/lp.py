@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from . import compile_gc  # noqa: F401  (the garbage-collection guard of every compilation)
+from .codesize import optimize_for_size
 from .kl import kl_half
 
 __all__ = [
@@ -65,6 +66,7 @@ def winner_tables(beats, L, a, ls, L1, Ia, in_Ia, pool, pool_size, mI, mS, ok, g
     ``gI``, ``gS`` the sizes clipped to ``[0, |I_a|]`` and ``[0, K]`` (what the oracle gathers by;
     they may be ``mI``, ``mS`` themselves: then clipped in place); ``caseB[c]`` whether column ``c``
     is case B.  The one layout of 000 eq. (2)'s tables."""
+    optimize_for_size()
     K = beats.shape[0]
     nl = ls.shape[0]
     nI = 0
@@ -124,6 +126,7 @@ def _sort_head(x, n):
     calling :func:`copeland_sums` compiled again (about a second on an empty cache).  In place and
     without allocating below 17 values, it is 2-3x faster than ``np.sort`` there and as fast at 136
     arms (copeland_sums measured on random 16-, 64- and 136-arm structures, CPU)."""
+    optimize_for_size()
     lo = 0
     hi = n - 1
     sp = 0
@@ -176,6 +179,7 @@ def _sort_head(x, n):
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):
     """Fill ``out`` (K x 2nl) with every ``(i2, l, case)``'s smallest row sum (inf: no row)."""
+    optimize_for_size()
     K = E.shape[0]
     nI = Ia.shape[0]
     va = np.empty(nI)
@@ -422,6 +426,7 @@ def kl_structure(mu, beats, d):
 def ecw_pool_row(beats, L, C, a, i2, idx, keys):
     """Theorem 5 on the pool of ``i2`` for winner ``a``: ``(part, h, level)``; ``idx[:h]`` are the
     selected arms (stable order by (cost, arm)).  ``h = 0`` when there is no row."""
+    optimize_for_size()
     K = beats.shape[0]
     n = 0
     for j in range(K):
@@ -464,6 +469,7 @@ def ecw_closed_form(beats, L, C, a, E):
     ``I_a`` (:func:`boundcalc.lp.ecw.ecw_allocation` in numpy; also called inside the policies'
     whole-run kernels, :mod:`boundcalc.policies.copeland_rmed`).
     """
+    optimize_for_size()
     K = beats.shape[0]
     for i in range(K):
         for j in range(K):

@@ -27,6 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .codesize import optimize_for_size
 from .merge_rucb import CC, NB, MergeRUCBState, prune_one, stage_merge
 from .policy import T_, count_wn, env_more, held_beta, held_index, held_stream, play, store_stream
 
@@ -41,6 +42,7 @@ def merge_single_batch(s, b):
     """``merge_single_batch``: batch ``b`` of one arm, with other batches, joins the next one
     (``o = b + 1`` cyclically: ``o``'s arms then the lone arm), which takes the place of ``b`` (of
     ``0`` when ``b`` was last); the merged batch's index.  ``stats[3]`` counts these merges."""
+    optimize_for_size()
     nb = s.reg[NB]
     if s.size[b] != 1 or nb < 2:
         return b

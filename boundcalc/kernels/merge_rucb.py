@@ -22,6 +22,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .codesize import optimize_for_size
 from .policy import T_, count_wn, env_more, play, stream_index
 
 #: MergeRUCB's state: the counts, the policy stream and its Box-Muller ``spare`` (MergeDTS's Beta
@@ -59,6 +60,7 @@ NB, STAGE, CC, PP = 1, 2, 3, 4
 def merge_batches(s):
     """``ArmTree.merge_batches``: shuffle the batch list, sort it stably by size, pair the smallest
     with the largest unless together they exceed ``1.5 P``."""
+    optimize_for_size()
     nb = s.reg[NB]
     order = s.order
     for b in range(nb):
@@ -113,6 +115,7 @@ def merge_batches(s):
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def _ucb(W, N, al, i, j):
+    optimize_for_size()
     n = N[i, j] + 2.0
     return (W[i, j] + 1.0) / n + math.sqrt(al / n)
 
@@ -122,6 +125,7 @@ def stage_merge(s):
     """The stage merge before a round: with more than one batch and at most ``K / 2^s + 1``
     survivors, :func:`merge_batches`, once more if the smallest batch has at most ``P / 2`` arms,
     and the stage ``s`` advances.  ``stats[2]`` counts the merges."""
+    optimize_for_size()
     survivors = np.int64(0)
     for b in range(s.reg[NB]):
         survivors += s.size[b]
@@ -143,6 +147,7 @@ def prune_one(s, b, al):
     """``ArmTree.prune_item``: if batch ``b`` has two arms or more and entries ``U_xy < 1/2``, remove
     the arm of one entry drawn uniformly (entries row by row); True if an arm left.
     ``stats[1]`` counts the removals."""
+    optimize_for_size()
     n = s.size[b]
     if n < 2:
         return False
@@ -202,6 +207,7 @@ def merge_rucb_select(s):
 @njit(cache=True, no_cfunc_wrapper=True)
 def merge_rucb_run(s, env):
     """MergeRUCB's whole-run kernel: :func:`merge_rucb_select`, the duel, the counts, to the horizon."""
+    optimize_for_size()
     while env_more(env):
         i, j = merge_rucb_select(s)
         won = play(env, i, j)

@@ -85,6 +85,13 @@ Compile time (issue 30: a simulation's first run on an empty cache)
       (:mod:`~boundcalc.kernels.compile_gc`): numba keeps every compiled function's types and IR alive, and
       the full collections a compilation triggers walked all of it (2.4-2.6 s of CPU of the 19
       policies' kernels in one process, growing with every kernel compiled before; 0.2 s now).
+    * the functions whose speed does not hang on ``-O3``'s loop unrolling are optimised for size
+      (LLVM's ``optsize``, :func:`~boundcalc.kernels.codesize.optimize_for_size`, called first in
+      each): numba re-optimises a function's code in every library it is linked into, and ``-O3``
+      unrolls every loop over the arms there; the random streams and the run kernels of the
+      policies that draw Beta variates (D-TS, RCS, Self-Sparring, MergeDTS) and of Savage, and
+      CW-RMED's basis inverse and test, keep ``-O3`` (measured slower with it:
+      :mod:`~boundcalc.kernels.codesize`).
 
     Measured (``benchmarks/compile_policies.py``, ``benchmarks/results/compile_policies.json``): the 19
     policies other than ECW-RMED and CW-RMED compile for ``simulate --horizon 1000`` in 12.1 s of CPU
@@ -121,6 +128,7 @@ from numba.core.runtime import rtsys
 from numba.experimental import structref
 
 from . import compile_gc  # noqa: F401  (the garbage-collection guard of every compilation)
+from .codesize import optimize_for_size
 from .kl import kl_half
 
 __all__ = [
@@ -429,6 +437,7 @@ def count_wn(W, N, i, j, won):
     """The protocol's counts after the duel ``(i, j)``: ``W[i, j]`` (or ``W[j, i]``) and ``N``;
     a self-duel changes nothing.  On the count arrays, not the state bundle: one compilation for
     every policy (a function of the bundle compiles once per state type)."""
+    optimize_for_size()
     if i != j:
         if won:
             W[i, j] += 1
@@ -441,6 +450,7 @@ def count_wn(W, N, i, j, won):
 @njit(cache=True, no_cfunc_wrapper=True)
 def count(s, i, j, won):
     """:func:`count_wn` of the state bundle ``s`` (its ``W`` and ``N``)."""
+    optimize_for_size()
     if i != j:
         if won:
             s.W[i, j] += 1
@@ -509,6 +519,7 @@ def _record(env, t, i, j, won):
 @njit(cache=True, no_cfunc_wrapper=True)
 def env_more(env):
     """Rounds left to play."""
+    optimize_for_size()
     return env.reg[0] <= env.reg[2]
 
 
@@ -517,6 +528,7 @@ def play(env, i, j):
     """Round ``t`` of the environment: duel ``(i, j)`` on the duel stream (True when ``i`` wins),
     add the pair's regret, record the checkpoints that fall on ``t`` (and the round in the log),
     advance ``t``."""
+    optimize_for_size()
     mu = env.mu
     K = mu.shape[0]
     lo = j if j < i else i  # min and max, without compiling numba's overloads of min and max

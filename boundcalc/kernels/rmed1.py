@@ -15,6 +15,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .codesize import optimize_for_size
 from .policy import T_, count_wn, kl_half_c
 
 #: RMED's state (RMED1, RMED2 and RMED2FH): the counts, ``G = N d`` on the losing side (``G_ij = N_ij
@@ -64,6 +65,7 @@ def rmed_state(K: int, params: dict, n_stats: int, thr: float = 0.0, variant: in
 def first_pair(N, thr):
     """The first pair ``a < b`` (row-major) drawn fewer than ``thr`` times, or ``(-1, -1)``:
     RMED's initial phase (``thr = n_init``) and RMED2's forced exploration (``alpha log log t``)."""
+    optimize_for_size()
     K = N.shape[0]
     for a in range(K):
         for b in range(a + 1, K):
@@ -75,6 +77,7 @@ def first_pair(N, thr):
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def argmin_first(x):
     """The first index of the smallest entry (RMED's ``i*(t)``, ties to the smallest arm)."""
+    optimize_for_size()
     m = 0
     for a in range(1, x.shape[0]):
         if x[a] < x[m]:
@@ -86,6 +89,7 @@ def argmin_first(x):
 def initial_pair(s):
     """RMED's initial phase: the next pair drawn fewer than ``n_init`` times (counted in ``stats[0]``),
     or ``(-1, -1)`` once every pair has its draws (the phase then ends for good)."""
+    optimize_for_size()
     if s.reg[INITIAL]:
         i, j = first_pair(s.N, float(s.reg[N_INIT]))  # a float threshold, as RMED2's: one compilation
         if i >= 0:
@@ -101,6 +105,7 @@ def rmed1_opponent(W, N, l, istar):
     """RMED1's opponent of ``l`` (Algorithm 2): ``i*`` when it is in ``O_l = {j : mu_lj <= 1/2}``
     or ``O_l`` is empty, else ``argmin_{j != l} mu_lj`` (undrawn pairs 1/2; that argmin lies in
     ``O_l``, whose members are the only arms with ``mu_lj <= 1/2``)."""
+    optimize_for_size()
     K = W.shape[0]
     n_opp = np.int64(0)
     istar_opp = np.bool_(False)
@@ -142,6 +147,7 @@ def rmed_update(s, i, j, won):
     """RMED's learning step (RMED1 and RMED2): the counts, ``G`` and ``I`` of the two arms; after a
     draw of the loop the list step -- ``l`` leaves ``L_R``, every arm within ``log t + f(K)`` of the
     best ``I`` joins ``L_N``, a finished pass starts the next -- then ``t`` advances."""
+    optimize_for_size()
     count_wn(s.W, s.N, i, j, won)
     W = s.W
     N = s.N

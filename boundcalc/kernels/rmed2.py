@@ -8,6 +8,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .codesize import optimize_for_size
 from .policy import T_, kl_half_c
 from .rmed1 import (
     ALPHA,
@@ -33,6 +34,7 @@ def rmed2_target(W, N, istar, l, floor):
     >>> rmed2_target(W, N, 0, 1, 0.01), rmed2_target(W, N, 0, 0, 0.01)
     (2, -1)
     """
+    optimize_for_size()
     K = W.shape[0]
     dl = (W[istar, l] / N[istar, l] if N[istar, l] > 0 else 0.5) - 0.5  # mu_hat, 1/2 when undrawn
     best = math.inf

@@ -12,6 +12,7 @@ import math
 
 from numba import njit
 
+from .codesize import optimize_for_size
 from .policy import T_, env_more, play
 from .rmed1 import (
     FLOOR,
@@ -87,6 +88,7 @@ def rmed_run(s, env):
     One kernel for the three (they share the state type and the update): a command running two or
     three of them compiles the loop, the update and the simulator's duel once (a run kernel of each
     compiled, linked and re-optimised all of it again, about 0.4 s of CPU each on an empty cache)."""
+    optimize_for_size()
     while env_more(env):
         v = s.reg[VARIANT]
         if v == RMED1:

@@ -14,6 +14,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .codesize import optimize_for_size
 from .policy import T_, count_wn, env_more, play, stream_index, stream_uniform
 
 #: RUCB's state: the counts, the policy stream, scratch rows (candidates, a column of ``U``, ties);
@@ -28,6 +29,7 @@ B_ = 1
 def ucb(W, N, al, i, j):
     """``u_ij = W_ij / N_ij + sqrt(al / N_ij)`` with ``al = alpha ln t`` (RUCB line 4; 001 Algorithm 1
     line 4); ``x / 0 := 1`` gives 2 on an undrawn pair."""
+    optimize_for_size()
     n = N[i, j]
     if n == 0:
         return 2.0
@@ -37,6 +39,7 @@ def ucb(W, N, al, i, j):
 @njit(cache=True, no_cfunc_wrapper=True)
 def lcb(W, N, al, i, j):
     """``l_ij = W_ij / N_ij - sqrt(al / N_ij)`` (001 Algorithm 1 line 4); 0 on an undrawn pair."""
+    optimize_for_size()
     n = N[i, j]
     if n == 0:
         return 0.0
@@ -46,6 +49,7 @@ def lcb(W, N, al, i, j):
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def argmax_ties(state, col, c, ties):
     """Line 13's ``argmax_j col[j]``, ties uniform on the policy stream (ascending), ``!= c`` on a tie."""
+    optimize_for_size()
     K = col.shape[0]
     m = -np.inf
     for j in range(K):
@@ -126,6 +130,7 @@ def plain_update(s, i, j, won):
     """The learning step of a policy whose state beyond the counts is recomputed at each select
     (RUCB, D-TS, CCB): the counts, then ``t`` advances (written out in the whole-run kernels: a
     function of the state would compile once per state type)."""
+    optimize_for_size()
     count_wn(s.W, s.N, i, j, won)
     s.reg[T_] += 1
 
@@ -133,6 +138,7 @@ def plain_update(s, i, j, won):
 @njit(cache=True, no_cfunc_wrapper=True)
 def rucb_run(s, env):
     """RUCB's whole-run kernel: :func:`rucb_select`, the duel, :func:`plain_update`, to the horizon."""
+    optimize_for_size()
     while env_more(env):
         i, j = rucb_select(s)
         won = play(env, i, j)

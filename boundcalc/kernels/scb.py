@@ -9,6 +9,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .codesize import optimize_for_size
 from .policy import T_, count_wn, env_more, play, stream_index
 
 #: SCB's state: the counts, the policy stream, Algorithm 4's candidates ``S`` and rewards ``R``;
@@ -31,6 +32,7 @@ def bernoulli_kl(p, q):
     >>> round(bernoulli_kl(0.5, 0.25), 6), bernoulli_kl(1.0, 1.0), bernoulli_kl(0.5, 0.0)
     (0.143841, 0.0, inf)
     """
+    optimize_for_size()
     s = 0.0
     if p > 0.0:
         if q <= 0.0:
@@ -71,6 +73,7 @@ def scb_kl_bounds(mu_hat, t, K, delta):
     >>> l, u = scb_kl_bounds(0.5, 100, 5, 0.01); round(l, 4), round(u, 4)
     (0.2436, 0.7564)
     """
+    optimize_for_size()
     lt = math.log(float(t))
     beta = math.log(4.0 * t * K / delta) + (2.0 * math.log(lt) if lt > 1.0 else 0.0)
     lo = mu_hat
@@ -106,6 +109,7 @@ def scb_eliminate(S, R, t, K, delta, eps):
     >>> int(scb_eliminate(S, np.array([200, 100, 30]), 200, 3, 0.01, 0.0)), S.tolist()
     (0, [True, False, False])
     """
+    optimize_for_size()
     n = S.shape[0]
     ml = -1.0
     for i in range(n):
@@ -213,6 +217,7 @@ def scb_update(s, i, j, won):
 @njit(cache=True, no_cfunc_wrapper=True)
 def scb_run(s, env):
     """SCB's whole-run kernel: :func:`scb_select`, the duel, :func:`scb_update`, to the horizon."""
+    optimize_for_size()
     while env_more(env):
         i, j = scb_select(s)
         scb_update(s, i, j, play(env, i, j))

@@ -15,6 +15,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .codesize import optimize_for_size
 from .policy import T_, env_more, play
 
 #: Sparring's state: the protocol's counts; the two UCB1s' plays ``P[s, k]`` and rewards ``G[s, k]``
@@ -65,6 +66,7 @@ def sparring_select(s):
     the first maximiser, is :func:`ucb1_arm`'s (tests/test_policy_revisions.py and the
     transcription test).  A compiled call handed the arrays would cost two reference-count calls
     per array: the steps are written out here."""
+    optimize_for_size()
     K = s.P.shape[1]
     x = np.int64(0)
     y = np.int64(0)
@@ -109,6 +111,7 @@ def sparring_select(s):
 @njit(cache=True, no_cfunc_wrapper=True)
 def sparring_update(s, i, j, won):
     """Reward 1 to the side whose arm won (a self-duel included), 0 to the other."""
+    optimize_for_size()
     if i != j:  # the protocol's counts (:func:`count`'s), inline and without a branch on the outcome
         s.W[i, j] += won
         s.W[j, i] += not won
@@ -128,6 +131,7 @@ def sparring_update(s, i, j, won):
 @njit(cache=True, no_cfunc_wrapper=True)
 def sparring_run(s, env):
     """Sparring's whole-run kernel: :func:`sparring_select`, the duel, :func:`sparring_update`."""
+    optimize_for_size()
     while env_more(env):
         i, j = sparring_select(s)
         sparring_update(s, i, j, play(env, i, j))

@@ -16,6 +16,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .codesize import optimize_for_size
 from .policy import T_, count_wn, env_more, held_stream, held_uniform, play, store_stream
 
 #: Versatile-DB's state: the protocol's counts, the policy stream and its Box-Muller spare, the two
@@ -37,6 +38,7 @@ def tsallis_weights(L, w, side, eta):
     ``w_k = 4 / (eta (L_k - x))^2`` with ``x < min L`` the normaliser of ``sum_k w_k = 1``, found by
     Newton's method ``x <- x - (sum w - 1) / (eta sum w^(3/2))`` started at ``x = min L - 2 / eta``
     (where the smallest loss alone has weight 1, so the iterates decrease monotonically to the root)."""
+    optimize_for_size()
     K = L.shape[1]
     m = L[side, 0]
     for k in range(1, K):
@@ -61,6 +63,7 @@ def tsallis_weights(L, w, side, eta):
 def tsallis_draw(w, side, u):
     """The arm of sub-bandit ``side`` for a uniform ``u``: the first ``k`` whose cumulative weight
     exceeds ``u sum_k w_k``."""
+    optimize_for_size()
     K = w.shape[1]
     S = 0.0
     for k in range(K):
@@ -79,6 +82,7 @@ def tsallis_learn(L, w, side, arm, loss, eta):
     """Zimmert & Seldin's reduced-variance estimate added to ``L[side]``:
     ``(1[k = arm] (loss - B_k)) / w_k + B_k`` for every arm ``k``, ``B_k = 1/2`` when
     ``w_k >= eta^2`` and 0 otherwise."""
+    optimize_for_size()
     K = L.shape[1]
     e2 = eta * eta
     for k in range(K):
@@ -122,6 +126,7 @@ def vdb_update(s, i, j, won):
 @njit(cache=True, no_cfunc_wrapper=True)
 def vdb_run(s, env):
     """Versatile-DB's whole-run kernel: :func:`vdb_select`, the duel, :func:`vdb_update`, to the horizon."""
+    optimize_for_size()
     while env_more(env):
         i, j = vdb_select(s)
         vdb_update(s, i, j, play(env, i, j))

@@ -13,6 +13,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .codesize import optimize_for_size
 from .policy import T_, count_wn, env_more, play, stream_index
 
 #: WS-S's state: the protocol's counts, the policy stream, ``C`` (wins - losses), scratch ``ties``;
@@ -28,6 +29,7 @@ def _stay(s, exclude):
     """The winner-stays choice among ``argmax_{k != exclude} C_k`` (compiled once for its two calls,
     ``exclude = -1`` passed as an int64: inlined twice into the inlined select, its copies cost more
     to compile than the function)."""
+    optimize_for_size()
     K = s.C.shape[0]
     m = np.int64(-(2**62))
     for k in range(K):
@@ -95,6 +97,7 @@ def ws_update(s, i, j, won):
 @njit(cache=True, no_cfunc_wrapper=True)
 def ws_run(s, env):
     """WS-S's whole-run kernel: :func:`ws_select`, the duel, :func:`ws_update`, to the horizon."""
+    optimize_for_size()
     while env_more(env):
         i, j = ws_select(s)
         ws_update(s, i, j, play(env, i, j))
