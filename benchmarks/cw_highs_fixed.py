@@ -112,9 +112,7 @@ def session(lp, basis, options: dict, n_fixed: int, n_pert: int) -> dict:
     for _ in range(n_fixed):
         h.run()
     t_fixed = time.process_time() - t0
-    return dict(
-        fixed_ms=t_fixed / n_fixed * 1e3, perturbed_ms=t_pert / n_pert * 1e3, its=its, x=np.concatenate(xs)
-    )
+    return dict(fixed_ms=t_fixed / n_fixed * 1e3, perturbed_ms=t_pert / n_pert * 1e3, its=its, x=np.concatenate(xs))
 
 
 def main() -> None:
@@ -186,7 +184,9 @@ def main() -> None:
                 example=a.example,
                 steps=a.steps,
                 model=dict(rows=nrow, columns=ncol),
-                lp_core_options={k: (str(v) if isinstance(v, float) and not np.isfinite(v) else v) for k, v in base.items()},
+                lp_core_options={
+                    k: (str(v) if isinstance(v, float) and not np.isfinite(v) else v) for k, v in base.items()
+                },
                 fixed_runs=a.fixed,
                 perturbed_runs=a.perturbed,
                 rounds=a.rounds,
