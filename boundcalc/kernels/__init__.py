@@ -88,42 +88,42 @@ MODULES = (
 #: :mod:`~boundcalc.kernels.policy` and ``kl`` (0.3-1.0 s, by the streams a policy draws from;
 #: ``policy`` is the largest); ``rmed2fh`` includes the RMED kernels it calls, ``rcs`` RUCB's,
 #: ``merge_dts`` MergeRUCB's.  In one process the shared functions compile once: the 19 policies'
-#: ``simulate --horizon 1000`` compiles in 12.1 s of CPU (median of 3; 14.9 s on the landed dfd7bd6,
+#: ``simulate --horizon 1000`` compiles in 10.1 s of CPU (median of 3; 14.4 s on the landed dfd7bd6,
 #: the two measured interleaved; same file, "all").
 #: ``cw_rmed`` (issue 30): ECW-RMED's and CW-RMED's one kernel (``copeland_run``: the protocol's step,
 #: the whole run, line 11 by ``reg[VARIANT]``) with the skeleton of ``copeland_rmed`` and the LP
 #: kernels they call: ``benchmarks/results/startup.json`` "kernels", CW-RMED's task, its simulation
-#: first, 7.9 s (ECW-RMED's 8.6 s, which compiles CW-RMED's line 11 too), on Table 2: below
+#: first, 6.9 s (ECW-RMED's 6.6 s, which compiles CW-RMED's line 11 too), on Table 2: below
 #: ``CWRMED.compiled_lp_min_arms`` (5) arms, so without the LP core's compiled path, which CW-RMED
 #: compiles on top from 5 arms; ``copeland_rmed`` alone is the
 #: skeleton's select that a policy binds when it is built.  ``rmed2fh``: RMED1's, RMED2's and
-#: RMED2FH's one whole-run kernel (``rmed_run``, the select by ``reg[VARIANT]``), 1.3 s for any of
-#: them alone (1.7 s less 0.5 s of :mod:`~boundcalc.kernels.policy`); ``rmed1`` and ``rmed2`` the protocol's
+#: RMED2FH's one whole-run kernel (``rmed_run``, the select by ``reg[VARIANT]``), 1.1 s for any of
+#: them alone (1.6 s less 0.5 s of :mod:`~boundcalc.kernels.policy`); ``rmed1`` and ``rmed2`` the protocol's
 #: select and update.
 COMPILE_SECONDS = {
-    "cw_rmed": 8.0,
+    "cw_rmed": 6.9,
     "copeland_rmed": 0.3,
     "cpe": 9.1,
     "lp": 6.3,
-    "ccb": 1.6,
+    "ccb": 1.3,
     "rmed2": 0.6,
     "dts": 0.8,
     "rmed1": 0.3,
-    "rucb": 0.6,
+    "rucb": 0.5,
     "scb": 0.8,
     "policy": 1.0,
-    "savage": 0.5,
+    "savage": 0.4,
     "kl": 0.1,
-    "rmed2fh": 1.3,
-    "rcs": 0.6,
-    "winner_stays": 0.5,
-    "beat_the_mean": 0.6,
-    "self_sparring": 0.3,
+    "rmed2fh": 1.1,
+    "rcs": 0.5,
+    "winner_stays": 0.4,
+    "beat_the_mean": 0.5,
+    "self_sparring": 0.2,
     "doubler": 0.4,
     "interleaved_filter": 0.4,
     "sparring": 0.4,
-    "merge_dts": 1.9,
-    "merge_rucb": 1.4,
+    "merge_dts": 1.6,
+    "merge_rucb": 1.2,
     "versatile_db": 0.5,
 }
 

@@ -94,8 +94,8 @@ Compile time (issue 30: a simulation's first run on an empty cache)
       :mod:`~boundcalc.kernels.codesize`).
 
     Measured (``benchmarks/compile_policies.py``, ``benchmarks/results/compile_policies.json``): the 19
-    policies other than ECW-RMED and CW-RMED compile for ``simulate --horizon 1000`` in 12.1 s of CPU
-    (14.9 s before these two points; medians of three runs each, interleaved).  Tried and not kept
+    policies other than ECW-RMED and CW-RMED compile for ``simulate --horizon 1000`` in 10.1 s of CPU
+    (14.4 s before these points; medians of three runs each, interleaved).  Tried and not kept
     (one or two interleaved runs each): all ``inline="always"`` removed (12.4 -> 15.9 s: a select
     compiled apart is optimised by LLVM twice, alone and again inside the run kernel); more inlining
     (CCB's ``_ccb_pair``, Sparring's steps, RMED's update, MergeRUCB's stage merge and pruning, the
