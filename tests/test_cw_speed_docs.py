@@ -42,7 +42,7 @@ def test_long_decision_check_found_the_same_pairs():
 def test_readme_quotes_the_stored_speed_rows():
     """The README's numbers of this point are the stored runs: ``benchmarks/policies.py`` beside
     the landed version (``policies_cw.json``) and the interleaved comparisons (``cw_ab_python.json``,
-    ``cw_ab_scale.json``, ``cw_ab_blocks.json``, ``cw_ab_final.json``, ``cw_ab_d31.json``), each with
+    ``cw_ab_scale.json``, ``cw_ab_blocks.json``, ``cw_ab_final.json``, ``cw_ab_d31.json``, ``cw_ab_basis.json``), each with
     the same decisions."""
     text = _flat(README.read_text())
     pol = {r["matrix"]: r for r in json.loads((RESULTS / "policies_cw.json").read_text())["cw_rmed"]}
@@ -51,7 +51,7 @@ def test_readme_quotes_the_stored_speed_rows():
         quoted = f"{label} {r['steps']:,} steps {r['cpu_seconds']:.2f} s against {r['landed_cpu_seconds']:.2f} s"
         assert quoted in text, quoted
     labels = {"fig1a": "panel (a)", "fig1c": "panel (c)", "table2": "Table 2"}
-    for name in ("cw_ab_python.json", "cw_ab_scale.json", "cw_ab_blocks.json", "cw_ab_final.json", "cw_ab_d31.json"):
+    for name in ("cw_ab_python.json", "cw_ab_scale.json", "cw_ab_blocks.json", "cw_ab_final.json", "cw_ab_d31.json", "cw_ab_basis.json"):
         for r in json.loads((RESULTS / name).read_text())["rows"]:
             assert r["same_decisions"]
             label = labels[r["case"]]

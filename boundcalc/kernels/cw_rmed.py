@@ -371,13 +371,28 @@ def basis_matrix(status, row_basic, starts, idx):
                 for k in range(nb):
                     A[ro + k] -= g * A[co + k]
                     Minv[ro + k] -= g * Minv[co + k]
-    for a in range(nb):  # M^-1 M - I, over M's nonzeros (each sum in row order)
+    # M^-1 M - I over M's nonzeros, each sum in row order: M's columns listed once (the rows holding
+    # a 1, ascending), not M scanned whole for each of the nb^2 entries (M is 0/1: a term is the
+    # entry of M^-1 itself, the same sum to the bit)
+    cs = np.empty(nb + 1, dtype=np.int64)
+    cs[0] = 0
+    nz = 0
+    for b in range(nb):
+        for r in range(nt):
+            nz += M[r * nb + b] != 0.0
+        cs[b + 1] = nz
+    crow = np.empty(nz, dtype=np.int64)
+    q = 0
+    for b in range(nb):
+        for r in range(nt):
+            if M[r * nb + b] != 0.0:
+                crow[q] = r
+                q += 1
+    for a in range(nb):
         for b in range(nb):
             e = 0.0
-            for r in range(nt):
-                m = M[r * nb + b]
-                if m != 0.0:
-                    e += Minv[a * nb + r] * m
+            for q in range(cs[b], cs[b + 1]):
+                e += Minv[a * nb + crow[q]]
             e -= 1.0 if a == b else 0.0
             if not abs(e) <= 1e-9:
                 return False, bvar, rs, ri, M
