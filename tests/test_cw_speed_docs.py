@@ -51,7 +51,14 @@ def test_readme_quotes_the_stored_speed_rows():
         quoted = f"{label} {r['steps']:,} steps {r['cpu_seconds']:.2f} s against {r['landed_cpu_seconds']:.2f} s"
         assert quoted in text, quoted
     labels = {"fig1a": "panel (a)", "fig1c": "panel (c)", "table2": "Table 2"}
-    for name in ("cw_ab_python.json", "cw_ab_scale.json", "cw_ab_blocks.json", "cw_ab_final.json", "cw_ab_d31.json", "cw_ab_basis.json"):
+    for name in (
+        "cw_ab_python.json",
+        "cw_ab_scale.json",
+        "cw_ab_blocks.json",
+        "cw_ab_final.json",
+        "cw_ab_d31.json",
+        "cw_ab_basis.json",
+    ):
         for r in json.loads((RESULTS / name).read_text())["rows"]:
             assert r["same_decisions"]
             label = labels[r["case"]]
