@@ -17,11 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from _results import write_result  # benchmarks/_results.py (the script's own directory is on sys.path)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -109,24 +109,13 @@ def main() -> None:
         rows.append(row)
         f = lambda xs: " ".join(f"{x:.2f}" for x in xs)  # noqa: E731
         print(f"{name:14s} {steps:7d} {f(cn):>28s} {f(co):>28s} {row['ratio_of_min']:9.2f} {same}", flush=True)
-    out = Path(a.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        json.dumps(
-            dict(
-                rows=rows,
-                landed=str(landed),
-                reps=a.reps,
-                compared=f"regret, regret curve, counters but {', '.join(LP_WORK)}",
-                python=platform.python_version(),
-                machine=platform.machine(),
-                when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            ),
-            indent=1,
-        )
-        + "\n"
+    write_result(
+        a.out,
+        rows=rows,
+        landed=str(landed),
+        reps=a.reps,
+        compared=f"regret, regret curve, counters but {', '.join(LP_WORK)}",
     )
-    print(f"written {out}")
 
 
 if __name__ == "__main__":

@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
-import platform
 import time
 from pathlib import Path
 
 import numpy as np
+from _results import write_result  # benchmarks/_results.py (the script's own directory is on sys.path)
 
 HERE = Path(__file__).resolve().parent
 
@@ -155,12 +154,7 @@ def main() -> None:
                 f"  {t:24s} runs {c['runs']:7,d} (0 iterations {c['zero_iteration_runs']:6,d},"
                 f" mean {c['mean_iterations']:7.1f}, {c['highs_cpu_seconds']:7.2f} s)  kept {c['kept']:7,d}"
             )
-    out = Path(a.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    meta = dict(python=platform.python_version(), machine=platform.machine())
-    meta["when"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    out.write_text(json.dumps(dict(rows=rows, **meta), indent=1) + "\n")
-    print(f"written {out}")
+    write_result(a.out, rows=rows)
 
 
 if __name__ == "__main__":

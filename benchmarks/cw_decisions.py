@@ -22,11 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _results import write_result  # benchmarks/_results.py (the script's own directory is on sys.path)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -125,22 +126,7 @@ def main(argv=None) -> int:
             f" (landed {old['cpu_simulate']:.2f} s)",
             flush=True,
         )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        json.dumps(
-            dict(
-                rows=rows,
-                landed=str(a.landed),
-                landed_commit=head,
-                python=platform.python_version(),
-                machine=platform.machine(),
-                wall_seconds=time.perf_counter() - t0,
-            ),
-            indent=1,
-        )
-        + "\n"
-    )
-    print(f"written {out}")
+    write_result(out, rows=rows, landed=str(a.landed), landed_commit=head, wall_seconds=time.perf_counter() - t0)
     return 1 if bad else 0
 
 

@@ -25,9 +25,7 @@ files per CPU, ``Highs::initializeMultiThreading``), whatever ``threads`` is.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -35,6 +33,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _results import write_result  # benchmarks/_results.py (the script's own directory is on sys.path)
 
 HERE = Path(__file__).resolve().parent
 
@@ -174,35 +173,22 @@ def main() -> None:
         for k, ts in times.items():
             affinity.append(dict(cpus=k, fixed_ms=ts, fixed_ms_min=min(ts)))
             print(f"unchanged run, {k} CPU(s) in the affinity mask: {min(ts):.3f} ms")
-    out = Path(a.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     import highspy
 
-    out.write_text(
-        json.dumps(
-            dict(
-                example=a.example,
-                steps=a.steps,
-                model=dict(rows=nrow, columns=ncol),
-                lp_core_options={
-                    k: (str(v) if isinstance(v, float) and not np.isfinite(v) else v) for k, v in base.items()
-                },
-                fixed_runs=a.fixed,
-                perturbed_runs=a.perturbed,
-                rounds=a.rounds,
-                rows=rows,
-                affinity=affinity,
-                highspy=highspy.Highs().version() if hasattr(highspy.Highs, "version") else None,
-                python=platform.python_version(),
-                machine=platform.machine(),
-                cpus=os.cpu_count(),
-                when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            ),
-            indent=1,
-        )
-        + "\n"
+    write_result(
+        a.out,
+        example=a.example,
+        steps=a.steps,
+        model=dict(rows=nrow, columns=ncol),
+        lp_core_options={k: (str(v) if isinstance(v, float) and not np.isfinite(v) else v) for k, v in base.items()},
+        fixed_runs=a.fixed,
+        perturbed_runs=a.perturbed,
+        rounds=a.rounds,
+        rows=rows,
+        affinity=affinity,
+        highspy=highspy.Highs().version() if hasattr(highspy.Highs, "version") else None,
+        cpus=os.cpu_count(),
     )
-    print(f"written {out}")
 
 
 if __name__ == "__main__":
