@@ -375,19 +375,15 @@ def basis_matrix(status, row_basic, starts, idx):
     # a 1, ascending), not M scanned whole for each of the nb^2 entries (M is 0/1: a term is the
     # entry of M^-1 itself, the same sum to the bit)
     cs = np.empty(nb + 1, dtype=np.int64)
+    crow = np.empty(nt * nb, dtype=np.int64)  # at most every entry; one pass over M
     cs[0] = 0
-    nz = 0
-    for b in range(nb):
-        for r in range(nt):
-            nz += M[r * nb + b] != 0.0
-        cs[b + 1] = nz
-    crow = np.empty(nz, dtype=np.int64)
     q = 0
     for b in range(nb):
         for r in range(nt):
             if M[r * nb + b] != 0.0:
                 crow[q] = r
                 q += 1
+        cs[b + 1] = q
     for a in range(nb):
         for b in range(nb):
             e = 0.0
