@@ -17,6 +17,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..lp.perturb import perturbed_cost
 from . import DUAL_MARGIN, ROUNDING
 from .basis import duals_keep_signs
 from .codesize import optimize_for_size
@@ -49,7 +50,6 @@ from .copeland_rmed import (
     skeleton_select,
 )
 from .copeland_rmed import N_REG as N_REG_SKELETON
-from ..lp.perturb import perturbed_cost
 from .lp import ecw_closed_form as _closed_form
 from .policy import T_, env_more, play
 

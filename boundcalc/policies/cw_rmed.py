@@ -156,8 +156,13 @@ class CWRMED(CopelandRMED):
     #: ``C*_{i1}`` (and ``i*``) are computed from the true costs at it (``c.e``).  The margin: with
     #: 1e-6 the allocations agreed across solve paths to 1.3e-13 on every path tried (issue 31's
     #: research, panel (a) of Figure 1, 10^5 steps); 1e-7 already let 0.2 % of the comparisons on
-    #: panel (a) differ (the perturbation then sits within HiGHS's tolerances, 1e-7 primal/dual
-    #: feasibility and 5e-10 in the basis test).  0 restores revision 2's solves.
+    #: panel (a) differ (cost differences then come within HiGHS's tolerances, 1e-9 dual
+    #: feasibility, and its own cost perturbation, which the LP core turns off when perturbing:
+    #: left on, it still split the pairs of panel (a)'s seed 1 with ``derive_plain``).  Costs
+    #: change by at most ``delta (c + 1)``, so the reported constants are at most ``delta (1 + P /
+    #: C*)`` above the true ones (``P`` pairs; :class:`~boundcalc.lp.CopelandLPSolver`'s ``perturb``),
+    #: and equal to them wherever the perturbed vertex is optimal for the true LP.  0 restores
+    #: revision 2's solves.
     perturb = 1e-6
     State = CWState
     stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers")
@@ -201,7 +206,6 @@ class CWRMED(CopelandRMED):
     #: decision check (``benchmarks/cw_decisions.py``: panel (c), 10^4 steps) and of the recorded
     #: 32-arm stream are those with scaling on.
     lifted_highs_options: dict = {"simplex_scale_strategy": 0}
-    plain_highs_options: dict | None = None
 
     def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params: Any) -> None:
         # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
@@ -216,7 +220,6 @@ class CWRMED(CopelandRMED):
             derive=self.derive_plain,
             perturb=self.perturb,
             per_i2=self.per_i2,
-            highs_options=self.plain_highs_options,
         )
         self.solver = CopelandLPSolver(**plain)  # its tol goes into the state
         super().__init__(K, rng=rng, **params)  # validates K
