@@ -193,3 +193,17 @@ def test_empirical_structure_with_ties_is_solved_perturbed():
     assert a.value == pytest.approx(b.value, rel=1e-12)
     for w in a.allocations:
         assert a.allocations[w][1, 2] == 0.0
+
+
+def test_no_perturbation_is_revision_2(monkeypatch):
+    """``CWRMED.perturb = 0`` solves as revision 2 did (the same costs, HiGHS options and constants
+    to the bit): its pairs on the recorded 4- and 5-arm streams are revision 2's record, and
+    revision 3's differ on the MSLR ones (tests/data/policy_decisions.json)."""
+    import policy_decisions as pd
+
+    small = [s for s in pd.STREAMS if s[0] != "random32"]
+    recorded = pd.load()["policies"]["cw-rmed"]
+    monkeypatch.setattr(CWRMED, "perturb", 0.0)
+    assert CWRMED(5).solver.highs_options is None
+    assert pd.record("cw-rmed", small) == recorded["2"][: len(small)]
+    assert [a == b for a, b in zip(recorded["2"], recorded["3"])][: len(small)] == [True, False, False]

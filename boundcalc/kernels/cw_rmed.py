@@ -120,11 +120,12 @@ def copeland_run(s, env, i, j, won):
     last decision recomputed); CW-RMED's, with two or more winners and no tie, 000's Theorem 6 (ECW's
     closed form per winner, :func:`boundcalc.kernels.lp.ecw_closed_form`, feasible for ``R_a`` by the
     oracle; ``Q = E / d`` of ``i*``), otherwise the stored bases when every winner's stays optimal
-    for the costs ``c`` (perturbed by ``fr[PERT]`` as the LP core's models are, :mod:`boundcalc.lp.perturb`;
-    its duals from the in-house inverse, :func:`inverse_duals`, judged by the
-    one warm-basis test the LP core runs too, :func:`boundcalc.kernels.basis.duals_keep_signs`; why
-    the duals come from here and not from HiGHS: that module's text): ``C*_a = c.e*_a``, ``Q =
-    e*_{i*} / d`` (``c`` the true costs there); else Python's LP (NEED_LP, or NEED_BASES for a structure whose bases are not read).
+    for the costs ``c`` (perturbed by ``fr[PERT]`` as the LP core's models are,
+    :mod:`boundcalc.lp.perturb`; its duals from the in-house inverse, :func:`inverse_duals`, judged by
+    the one warm-basis test the LP core runs too, :func:`boundcalc.kernels.basis.duals_keep_signs`; why
+    the duals come from here and not from HiGHS: that module's text): ``C*_a = c.e*_a`` with the true
+    costs ``c``, ``Q = e*_{i*} / d``; else Python's LP (NEED_LP, or NEED_BASES for a structure whose
+    bases are not read).
 
     One kernel for both variants (they share the state type) and for both ways of driving them, the
     decision written in it once: a command running both variants compiles the skeleton, check (3)

@@ -60,9 +60,11 @@ same for every cache size, with ``derive_plain`` on or off, with ``promote`` and
 (tests/test_cw_perturb.py).  What is verified at each line-11 answer (``solve_online``, no dual
 bound): the oracle's largest violation of the returned allocation over the *whole* family ``R_{i1}``
 is at most the solver's ``tol`` (the allocation is feasible for the true LP: the perturbation
-changes costs, not rows), and HiGHS reported it optimal for the perturbed costs; a certificate
-(``solve_empirical(certify=True)``) adds the true LP's Lagrangian bound at the perturbed duals,
-which bounds how far ``c.e`` can be above the true ``C*_{i1}``.  A failed LP (status "failed": a
+changes costs, not rows), and HiGHS reported it optimal for the perturbed costs, so ``c.e`` is at
+most ``perturb (1 + P / C*_{i1})`` above the true ``C*_{i1}`` relatively (``P`` pairs); a
+certificate (``solve_empirical(certify=True)``, not asked online) adds the true LP's Lagrangian
+bound, from the duals of a warm re-solve with the true costs, and certifies ``c.e`` against the
+true ``C*_{i1}`` within the LP core's ``gap_tol`` (Table 2, panel (a): gaps below 1e-15).  A failed LP (status "failed": a
 HiGHS error, no convergence, or a certificate out of tolerance) raises
 :class:`boundcalc.SolverError`: the policy never acts on an unverified allocation.
 
@@ -177,14 +179,15 @@ class CWRMED(CopelandRMED):
     #: Below ``lift_min_arms``, whether a plain model for a new structure starts from the rows and
     #: basis of the last one of the same winner (:meth:`boundcalc.lp.lifted.CopelandModel.derived`,
     #: exact) instead of cold.  Off: on Figure 1 panel (a) it saves about one HiGHS run in eight with
-    #: the same pairs, but its models land on other optimal vertices of degenerate LPs elsewhere
-    #: (Table 2's pairs change), so it stays off while the recorded decisions stand (issue 31).
+    #: the same pairs, but under revision 2 its models landed on other optimal vertices of degenerate
+    #: LPs elsewhere (Table 2's pairs changed); with :attr:`perturb` the pairs are the same either
+    #: way (tests/test_cw_perturb.py), so turning it on is a speed question now (issue 31).
     derive_plain = False
     #: Explicit rows of an ``(i2, k)`` before its pool block is built, on the lifted model (the LP
     #: core's default).  1 measured 0.86 of the CPU over the first 20,000 steps on the benchmark's
-    #: 64-arm matrix, but its models land on other optimal vertices where the LP is degenerate
-    #: (regret 31,976 instead of 32,050 at 10^5): kept at 2 so that runs stay those of the
-    #: stored Figure 1 panel.
+    #: 64-arm matrix, but under revision 2 its models landed on other optimal vertices where the LP
+    #: is degenerate (regret 31,976 instead of 32,050 at 10^5); with :attr:`perturb` the pairs do not
+    #: depend on it (tests/test_cw_perturb.py, 32 arms), so 1 is a speed question now (issue 31).
     promote = 2
     #: ``(l, case)`` choices per violated ``i2`` that become cuts in a separation round (the LP
     #: core's ``per_i2``, its default); with :attr:`perturb` the pairs do not depend on it.
