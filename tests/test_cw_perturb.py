@@ -1,5 +1,5 @@
 """CW-RMED's revision 3: line 11's LP solved with a deterministic cost perturbation
-(:mod:`boundcalc.lp.perturb`, ``CWRMED.perturb``), so that its pairs are a function of the data alone.
+(:mod:`boundcalc.kernels.perturb`, ``CWRMED.perturb``), so that its pairs are a function of the data alone.
 
 Paper 000 (Komiyama, Honda & Nakagawa, ICML 2016), Algorithm 1, line 11 plays an optimal solution of
 the LP of eq. (2); where that LP is degenerate, revision 2 played the vertex its solve path reached,
@@ -21,8 +21,8 @@ import pytest
 
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.kernels.cw_rmed import _perturbed_cost
+from boundcalc.kernels.perturb import HASH_MOD, perturb_costs, perturbed_cost, weights
 from boundcalc.lp.cutting import CopelandLPSolver, pair_costs
-from boundcalc.lp.perturb import HASH_MOD, perturb_costs, perturbed_cost, weights
 from boundcalc.lp.structure import empirical_structure
 from boundcalc.policies.cw_rmed import CWRMED
 
@@ -102,7 +102,7 @@ def test_pairs_do_not_depend_on_the_solve_path_lifted():
 
 def test_one_formula_for_numpy_and_the_compiled_step():
     """The compiled step's costs (:func:`boundcalc.kernels.cw_rmed._perturbed_cost`, scalar) equal the
-    LP core's (:func:`boundcalc.lp.perturb.perturb_costs`, arrays) bit for bit, over costs spanning 30
+    LP core's (:func:`boundcalc.kernels.perturb.perturb_costs`, arrays) bit for bit, over costs spanning 30
     orders of magnitude and 0; the weights are the hash by hand."""
     rng = np.random.default_rng(0)
     c = np.concatenate([[0.0, 1.0], 10.0 ** rng.uniform(-10, 20, 2000)])

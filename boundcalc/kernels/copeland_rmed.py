@@ -114,7 +114,7 @@ ECW_FIELDS = ["keys", "tgt_part", "tgt_h", "tgt_level", "tgt_sel", "tgt_I", "tgt
 #: winner (``lp_*``: solution, variable code of :mod:`~boundcalc.kernels.basis`, the basis's variables
 #: and tight rows, ``(M^-1)^T``), the pair ids and scratch (``tight`` all True and ``rval`` all 1: the
 #: tight rows' flags and 0/1 coefficients as the shared sign test reads them), and ``cpert``: the weights
-#: ``g_p`` of line 11's cost perturbation (:func:`boundcalc.lp.perturb.weights`, per pair id).
+#: ``g_p`` of line 11's cost perturbation (:func:`boundcalc.kernels.perturb.weights`, per pair id).
 CW_FIELDS = [
     "Etmp",
     "pid",

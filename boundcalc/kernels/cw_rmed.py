@@ -17,7 +17,6 @@ import math
 import numpy as np
 from numba import njit
 
-from ..lp.perturb import perturbed_cost
 from . import DUAL_MARGIN, ROUNDING
 from .basis import duals_keep_signs
 from .codesize import optimize_for_size
@@ -51,6 +50,7 @@ from .copeland_rmed import (
 )
 from .copeland_rmed import N_REG as N_REG_SKELETON
 from .lp import ecw_closed_form as _closed_form
+from .perturb import perturbed_cost
 from .policy import T_, env_more, play
 
 #: What a compiled step may ask of Python beyond the skeleton's (``DONE``, ``NEED_TABLES``): an LP
@@ -66,9 +66,9 @@ N_REG = N_REG_SKELETON + 1
 
 
 LP_TOL = 3  # fr beyond the skeleton's (alpha, beta, check_tol)
-PERT = 4  # line 11's cost perturbation delta (:mod:`boundcalc.lp.perturb`; 0: the costs themselves)
+PERT = 4  # line 11's cost perturbation delta (:mod:`boundcalc.kernels.perturb`; 0: the costs themselves)
 
-#: :func:`boundcalc.lp.perturb.perturbed_cost` compiled: the LP core's formula, not a copy of it
+#: :func:`boundcalc.kernels.perturb.perturbed_cost` compiled: the LP core's formula, not a copy of it
 _perturbed_cost = njit(cache=True, no_cfunc_wrapper=True)(perturbed_cost)
 
 
@@ -121,7 +121,7 @@ def copeland_run(s, env, i, j, won):
     closed form per winner, :func:`boundcalc.kernels.lp.ecw_closed_form`, feasible for ``R_a`` by the
     oracle; ``Q = E / d`` of ``i*``), otherwise the stored bases when every winner's stays optimal
     for the costs ``c`` (perturbed by ``fr[PERT]`` as the LP core's models are,
-    :mod:`boundcalc.lp.perturb`; its duals from the in-house inverse, :func:`inverse_duals`, judged by
+    :mod:`boundcalc.kernels.perturb`; its duals from the in-house inverse, :func:`inverse_duals`, judged by
     the one warm-basis test the LP core runs too, :func:`boundcalc.kernels.basis.duals_keep_signs`; why
     the duals come from here and not from HiGHS: that module's text): ``C*_a = c.e*_a`` with the true
     costs ``c``, ``Q = e*_{i*} / d``; else Python's LP (NEED_LP, or NEED_BASES for a structure whose

@@ -58,6 +58,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..kernels.perturb import perturb_costs
 from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
@@ -65,7 +66,6 @@ from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
 from .ecw import _cost_matrix, ecw_allocation
 from .highs import CoveringLP, lagrangian_bound
 from .lifted import CopelandModel
-from .perturb import perturb_costs
 from .structure import (
     Structure,
     as_structure,
@@ -427,7 +427,7 @@ class CopelandLPSolver:
         Further HiGHS options of every model the solver builds (:class:`~boundcalc.lp.highs.CoveringLP`'s
         ``options``; an option HiGHS refuses is a ``ValueError`` at the first model).
     perturb : float
-        ``delta`` of the deterministic cost perturbation (:mod:`boundcalc.lp.perturb`): every model
+        ``delta`` of the deterministic cost perturbation (:mod:`boundcalc.kernels.perturb`): every model
         the solver builds, derives or re-costs (plain and lifted, numpy and compiled paths) is solved
         with the costs ``c (1 + delta g) + delta g``, so that a degenerate LP's optimal vertex does
         not depend on the solve path (cache, derived or cold models).  The reported ``C*_{i1}``
@@ -765,7 +765,7 @@ class CopelandLPSolver:
                     cast(BoundResult, res).stats["load_seconds"] = load
                 return res
         true_costs = pair_costs(st, regret)  # what C*_{i1} and the certificate are computed with
-        costs = perturb_costs(true_costs, self.perturb)  # what the models are solved with (:mod:`.perturb`)
+        costs = perturb_costs(true_costs, self.perturb)  # what the models are solved with (kernels.perturb)
         upper = np.where(structure_d(st)[triu(st.K)] > 0, 1.0, 0.0)
         warm = st.key == self._last_key
         self._last_key = st.key

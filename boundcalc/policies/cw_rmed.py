@@ -53,7 +53,7 @@ empirical matrices, and which optimal vertex HiGHS returns depends on the solve 
 core's LRU cache of warm models (``cache_size``, 64 here: a model dropped and rebuilt cold), a kept
 basis against HiGHS's re-solve, a model derived from another structure's or built cold.  Revision 3
 removes that: every model (plain and lifted, numpy and compiled paths) is solved with the costs
-perturbed by :attr:`CWRMED.perturb` (:mod:`boundcalc.lp.perturb`: one formula and one weight vector,
+perturbed by :attr:`CWRMED.perturb` (:mod:`boundcalc.kernels.perturb`: one formula and one weight vector,
 also used by the compiled basis test), which makes the optimum generically unique; the constants
 ``C*_{i1}`` and ``i*`` are computed from the *true* costs at that optimum.  The pairs are then the
 same for every cache size, with ``derive_plain`` on or off, with ``promote`` and ``per_i2`` changed
@@ -106,9 +106,9 @@ from ..kernels.cw_rmed import (
     copeland_update,
     istar_from_values,
 )
+from ..kernels.perturb import weights as perturb_weights
 from ..lp.cutting import CopelandLPSolver
 from ..lp.highs import CoveringLP, SolverError
-from ..lp.perturb import weights as perturb_weights
 from ..lp.structure import Structure
 from .copeland_rmed import CopelandRMED
 from .registry import register_policy
@@ -146,7 +146,7 @@ class CWRMED(CopelandRMED):
     #: 3: line 11's LP solved with perturbed costs (:attr:`perturb`): the pairs no longer depend on
     #: the solve path (cache size, derived or cold models: tests/test_cw_perturb.py).
     revision = 3
-    #: ``delta`` of line 11's deterministic cost perturbation (:mod:`boundcalc.lp.perturb`: ``c'_p =
+    #: ``delta`` of line 11's deterministic cost perturbation (:mod:`boundcalc.kernels.perturb`: ``c'_p =
     #: c_p (1 + delta g_p) + delta g_p``, ``g_p`` a fixed hash of the pair index in ``[0, 1)``),
     #: the same in the LP core's models (``CopelandLPSolver(perturb=...)``) and the compiled basis
     #: test.  Why: on empirical matrices line 11's LP is often degenerate, and which optimal vertex a

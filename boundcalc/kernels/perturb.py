@@ -20,7 +20,9 @@ ties among pairs of cost 0 (an empirical Copeland winner's own pairs) and among 
 One definition serves the LP core (:class:`~boundcalc.lp.cutting.CopelandLPSolver`'s ``perturb``,
 numpy) and CW-RMED's compiled step (:mod:`boundcalc.kernels.cw_rmed`: the weights :func:`weights`
 are computed here once and carried in its state, :func:`perturbed_cost` compiled from this very
-function), so both build the same costs to the last bit (tested).
+function), so both build the same costs to the last bit (tests/test_cw_perturb.py).  The module is plain
+numpy, in the compiled layer only so that its kernels can compile it (it imports no numba: the LP
+core imports it without loading the compiler).
 
 >>> weights(3).round(6).tolist()
 [0.012345, 0.440143, 0.86794]
@@ -29,6 +31,8 @@ function), so both build the same costs to the last bit (tested).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -47,8 +51,8 @@ def weights(n: int) -> np.ndarray:
     return ((p * HASH_MULT + HASH_ADD) % HASH_MOD) / float(HASH_MOD)
 
 
-def perturbed_cost(c, h):
-    """``c (1 + h) + h`` with ``h = delta g_p``: a cost (scalar, or numpy arrays elementwise).
+def perturbed_cost(c: Any, h: Any) -> Any:
+    """``c (1 + h) + h`` with ``h = delta g_p``: a cost (floats, or numpy arrays elementwise).
 
     The one formula: the LP core calls it on arrays, CW-RMED's compiled step on scalars (numba
     compiles this function itself; the same two IEEE operations per entry either way)."""
