@@ -438,7 +438,11 @@ class CWRMED(CopelandRMED):
         # the lifted model from there): where the optimum of line 11 is not unique the vertex
         # returned depends on the model and e* on the vertex; test_cw_rmed.py checks the decisions
         # against brute force over the whole optimal face.
-        self.solver = CopelandLPSolver(seed=0, cache_size=CACHE_SIZE, lift=K >= _CompiledCW.lift_min_arms)
+        # revision 3: line 11's costs perturbed as the policy's (CWRMED.perturb), which makes the
+        # optimal vertex one whatever the solve path (this solver's warm re-solves included)
+        self.solver = CopelandLPSolver(
+            seed=0, cache_size=CACHE_SIZE, lift=K >= _CompiledCW.lift_min_arms, perturb=_CompiledCW.perturb
+        )
         # check (3) through the LP's own solver, as the package's step-by-step CW-RMED did (its
         # checks touched the solver's cache of warm models)
         self.checker = self.solver

@@ -143,16 +143,19 @@ def test_lifted_models_run_without_scaling_plain_models_with_it():
 
     assert _option(CoveringLP(np.ones(3), options={"simplex_scale_strategy": 0}).h, "simplex_scale_strategy") == 0
     assert _option(CoveringLP(np.ones(3)).h, "simplex_scale_strategy") == 2  # HiGHS's own default
-    assert CWRMED(4, rng=np.random.default_rng(0)).solver.highs_options is None
+    # revision 3: HiGHS's own cost perturbation off on every model (CopelandLPSolver(perturb=))
+    no_perturbation = {"dual_simplex_cost_perturbation_multiplier": 0}
+    assert CWRMED(4, rng=np.random.default_rng(0)).solver.highs_options == no_perturbation
 
     mu = load_example("fig1c").mu
     pol = CWRMED(mu.shape[0], rng=np.random.default_rng(0))
-    assert pol.solver.highs_options == {"simplex_scale_strategy": 0}
+    assert pol.solver.highs_options == {"simplex_scale_strategy": 0, "dual_simplex_cost_perturbation_multiplier": 0}
     pol.run(mu, 2000, seed=0)  # the first LP solves come after about 1,000 steps
     models = [e.model.lp for e in pol.solver._cache.values() if e.model is not None]
     assert models and pol.stats["lp_solves"] > 0
     for m in models:
         assert _option(m.h, "simplex_scale_strategy") == 0
+        assert _option(m.h, "dual_simplex_cost_perturbation_multiplier") == 0
 
 
 def test_blocks_lays_out_the_rows_worked_by_hand():

@@ -57,8 +57,12 @@ def test_pairs_at_32_arms_are_those_of_the_current_revision():
 def test_the_recorded_revisions_are_real_changes():
     """A check of the data file (recorded from 0.1.0's commit and this code): ECW-RMED's revision 2
     (check (3) against R) chooses other pairs than revision 1 on 000's Table 2 and at 32 arms, the
-    same on the MSLR matrices; CW-RMED's only at 32 arms (line 11 on the lifted models). A revision
+    same on the MSLR matrices; CW-RMED's only at 32 arms (line 11 on the lifted models), and its
+    revision 3 on the MSLR matrices and at 32 arms (line 11's costs perturbed). A revision
     recorded with the pairs of the one before would have been raised for nothing."""
     ecw, cw = RECORDED["policies"]["ecw-rmed"], RECORDED["policies"]["cw-rmed"]
     assert [a == b for a, b in zip(ecw["1"], ecw["2"])] == [False, True, True, False]
     assert [a == b for a, b in zip(cw["1"], cw["2"])] == [True, True, True, False]
+    # CW-RMED's revision 3 (line 11's costs perturbed): other pairs on both MSLR streams and at 32
+    # arms, where line 11's LP is degenerate; Table 2's stream keeps its pairs
+    assert [a == b for a, b in zip(cw["2"], cw["3"])] == [True, False, False, False]

@@ -113,7 +113,8 @@ ECW_FIELDS = ["keys", "tgt_part", "tgt_h", "tgt_level", "tgt_sel", "tgt_I", "tgt
 #: CW-RMED's fields beyond the skeleton's (:mod:`boundcalc.kernels.cw_rmed`): the warm bases per
 #: winner (``lp_*``: solution, variable code of :mod:`~boundcalc.kernels.basis`, the basis's variables
 #: and tight rows, ``(M^-1)^T``), the pair ids and scratch (``tight`` all True and ``rval`` all 1: the
-#: tight rows' flags and 0/1 coefficients as the shared sign test reads them).
+#: tight rows' flags and 0/1 coefficients as the shared sign test reads them), and ``cpert``: the weights
+#: ``g_p`` of line 11's cost perturbation (:func:`boundcalc.kernels.perturb.weights`, per pair id).
 CW_FIELDS = [
     "Etmp",
     "pid",
@@ -136,6 +137,7 @@ CW_FIELDS = [
     "ymag",
     "tight",
     "rval",
+    "cpert",
 ]
 
 
@@ -215,7 +217,7 @@ def _empty_variant_fields() -> dict[str, np.ndarray]:
         tgt_dirty=(1, b), tgtI_dirty=(1, b), Etmp=(2, f), pid=(2, i), lp_valid=(1, b), lp_x=(2, f),
         lp_status=(2, np.int8), lp_nb=(1, i), lp_boff=(1, i), lp_moff=(1, i), lp_soff=(1, i),
         lp_bvar=(1, i), lp_minvT=(1, f), lp_rstart=(1, i), lp_ridx=(1, i), cvec=(1, f), aty=(1, f),
-        atyabs=(1, f), yv=(1, f), cB=(1, f), ymag=(1, f), tight=(1, b), rval=(1, f),
+        atyabs=(1, f), yv=(1, f), cB=(1, f), ymag=(1, f), tight=(1, b), rval=(1, f), cpert=(1, f),
     )  # fmt: skip
     assert list(kinds) == ECW_FIELDS + CW_FIELDS
     return {name: np.zeros((0,) * nd, dtype=dt) for name, (nd, dt) in kinds.items()}

@@ -50,6 +50,7 @@ from .copeland_rmed import (
 )
 from .copeland_rmed import N_REG as N_REG_SKELETON
 from .lp import ecw_closed_form as _closed_form
+from .perturb import perturbed_cost
 from .policy import T_, env_more, play
 
 #: What a compiled step may ask of Python beyond the skeleton's (``DONE``, ``NEED_TABLES``): an LP
@@ -65,6 +66,10 @@ N_REG = N_REG_SKELETON + 1
 
 
 LP_TOL = 3  # fr beyond the skeleton's (alpha, beta, check_tol)
+PERT = 4  # line 11's cost perturbation delta (:mod:`boundcalc.kernels.perturb`; 0: the costs themselves)
+
+#: :func:`boundcalc.kernels.perturb.perturbed_cost` compiled: the LP core's formula, not a copy of it
+_perturbed_cost = njit(cache=True, no_cfunc_wrapper=True)(perturbed_cost)
 
 
 S_LP, S_THM6, S_WARM = 7, 8, 9  # stats beyond the skeleton's
@@ -115,10 +120,12 @@ def copeland_run(s, env, i, j, won):
     last decision recomputed); CW-RMED's, with two or more winners and no tie, 000's Theorem 6 (ECW's
     closed form per winner, :func:`boundcalc.kernels.lp.ecw_closed_form`, feasible for ``R_a`` by the
     oracle; ``Q = E / d`` of ``i*``), otherwise the stored bases when every winner's stays optimal
-    for the costs ``c`` (its duals from the in-house inverse, :func:`inverse_duals`, judged by the
-    one warm-basis test the LP core runs too, :func:`boundcalc.kernels.basis.duals_keep_signs`; why
-    the duals come from here and not from HiGHS: that module's text): ``C*_a = c.e*_a``, ``Q =
-    e*_{i*} / d``; else Python's LP (NEED_LP, or NEED_BASES for a structure whose bases are not read).
+    for the costs ``c`` (perturbed by ``fr[PERT]`` as the LP core's models are,
+    :mod:`boundcalc.kernels.perturb`; its duals from the in-house inverse, :func:`inverse_duals`, judged by
+    the one warm-basis test the LP core runs too, :func:`boundcalc.kernels.basis.duals_keep_signs`; why
+    the duals come from here and not from HiGHS: that module's text): ``C*_a = c.e*_a`` with the true
+    costs ``c``, ``Q = e*_{i*} / d``; else Python's LP (NEED_LP, or NEED_BASES for a structure whose
+    bases are not read).
 
     One kernel for both variants (they share the state type) and for both ways of driving them, the
     decision written in it once: a command running both variants compiles the skeleton, check (3)
@@ -182,10 +189,14 @@ def copeland_run(s, env, i, j, won):
                                 thm6 = False
                     for a in range(K):
                         s.wval[a] = np.inf
-                    if not thm6:  # the pairs' costs, pair_costs's order: a tie costs 1
+                    if not thm6:  # the pairs' costs, pair_costs's order: a tie costs 1; perturbed as
+                        # the LP core's models were solved (their bases are tested against these)
+                        dl = s.fr[PERT]
                         for a in range(K):
                             for b in range(a + 1, K):
-                                s.cvec[s.pid[a, b]] = s.C[a, b] if s.d[a, b] > 0 else 1.0
+                                p = s.pid[a, b]
+                                cc = s.C[a, b] if s.d[a, b] > 0 else 1.0
+                                s.cvec[p] = _perturbed_cost(cc, dl * s.cpert[p]) if dl > 0.0 else cc
                     istar = 0
                     for a in range(K):
                         if not s.is_win[a]:
@@ -222,9 +233,11 @@ def copeland_run(s, env, i, j, won):
                             ):
                                 istar = -1
                                 break
-                            v = 0.0
-                            for p in range(s.cvec.shape[0]):
-                                v += s.cvec[p] * s.lp_x[a, p]
+                            v = 0.0  # C*_a = c.e* with the true costs (pair order), not the perturbed ones
+                            for b1 in range(K):
+                                for b2 in range(b1 + 1, K):
+                                    cc = s.C[b1, b2] if s.d[b1, b2] > 0 else 1.0
+                                    v += cc * s.lp_x[a, s.pid[b1, b2]]
                         s.wval[a] = v
                     if istar < 0:
                         return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES

@@ -58,6 +58,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..kernels.perturb import perturb_costs
 from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
@@ -235,7 +236,8 @@ def certificate_for(
     :class:`~boundcalc.lp.highs.CoveringLP` (its model rows, lifted ones included), a
     :class:`~boundcalc.lp.constraints.RowBlock` or a list of index arrays (covering rows).
     ``max_violation`` is the oracle's largest violation over the whole family (recomputed when
-    not given); the dual bound is :func:`~boundcalc.lp.highs.lagrangian_bound` for ``y = max(0,
+    not given); the bounds are those of ``costs`` (which may differ from the costs the model was
+    solved with: :class:`CopelandLPSolver`'s ``perturb``); the dual bound is :func:`~boundcalc.lp.highs.lagrangian_bound` for ``y = max(0,
     duals)``, valid for any ``y >= 0`` (rows outside the model carry ``y = 0``).
     """
     v = family.max_violation(x) if max_violation is None else float(max_violation)
@@ -246,7 +248,10 @@ def certificate_for(
     primal = float(costs @ xf)
     lp = rows.lp if isinstance(rows, CopelandModel) else rows
     if isinstance(lp, CoveringLP):
-        dual = lp.lagrangian_bound(duals)
+        # with ``costs``, not the model's own (a solver's ``perturb``: the model solved perturbed
+        # costs, the bound is the true LP's, valid for the perturbed duals as for any y >= 0)
+        c = np.concatenate([np.asarray(costs, dtype=float), np.zeros(lp.n_vars - lp.n)])
+        dual = lagrangian_bound(c, lp._lb, lp._ub, lp._starts, lp._idx, lp._val, lp._lo, duals)
     else:
         block = lp if isinstance(lp, RowBlock) else rows_to_csr(list(lp))
         m = block.n_rows
@@ -421,6 +426,24 @@ class CopelandLPSolver:
     highs_options : dict, optional
         Further HiGHS options of every model the solver builds (:class:`~boundcalc.lp.highs.CoveringLP`'s
         ``options``; an option HiGHS refuses is a ``ValueError`` at the first model).
+    perturb : float
+        ``delta`` of the deterministic cost perturbation (:mod:`boundcalc.kernels.perturb`): every model
+        the solver builds, derives or re-costs (plain and lifted, numpy and compiled paths) is solved
+        with the costs ``c (1 + delta g) + delta g``, so that a degenerate LP's optimal vertex does
+        not depend on the solve path (cache, derived or cold models).  The reported ``C*_{i1}``
+        (``per_winner``, ``value``) is ``c.e`` with the *true* costs at that vertex, and the
+        certificate is that of the true LP (``certify=True``: the oracle's violation of ``e`` over
+        the whole family -- the perturbation changes no row -- and the Lagrangian bound with the
+        true costs at the duals of a warm re-solve with them, one more HiGHS run per winner): it
+        certifies the reported value against the true ``C*_{i1}`` within ``gap_tol``, so a
+        ``delta`` too large to leave the perturbed vertex optimal fails loudly.  Without a
+        certificate (``solve_online``, CW-RMED) ``e`` is feasible (the oracle's violation at
+        most ``tol``) and optimal for the perturbed costs, so ``c.e <= c'.e <= c'.e* <= (1 +
+        delta) C* + delta sum(e*)``: at most ``delta (1 + P / C*)`` above ``C*`` relatively, ``P``
+        the pairs.  With ``perturb > 0`` HiGHS's own cost perturbation is turned off
+        (``dual_simplex_cost_perturbation_multiplier = 0``: it would choose among the vertices
+        again).  0 (default): the costs themselves.  Theorem 6's closed form
+        (``solve_empirical``) is not perturbed (it has one answer).  CW-RMED passes 1e-6.
 
     Examples
     --------
@@ -454,7 +477,11 @@ class CopelandLPSolver:
         derive: bool = False,
         compiled: bool = False,
         highs_options: dict | None = None,
+        perturb: float = 0.0,
     ):
+        self.perturb = float(perturb)
+        if not (np.isfinite(self.perturb) and self.perturb >= 0):
+            raise ValueError(f"perturb must be finite and >= 0, not {perturb}")
         self.tol = float(tol)
         self.compiled = bool(compiled)
         self.derive = bool(derive)
@@ -475,6 +502,13 @@ class CopelandLPSolver:
         self._cache: OrderedDict[tuple, _Entry] = OrderedDict()
         self._last_key: bytes | None = None
         self.highs_options = None if highs_options is None else dict(highs_options)
+        if self.perturb > 0:
+            # HiGHS's dual simplex perturbs the costs itself (by amounts of the order of ours) and,
+            # once it removes them, may stop at a basis dual infeasible by ~1e-8 that it still calls
+            # optimal: a vertex chosen by its path again (measured: panel (a) of Figure 1, seed 1,
+            # t = 312: max_dual_infeasibility 1.66e-8, another optimal vertex of the true LP than a
+            # cold solve's).  Off, every solve ends dual feasible for our perturbed costs.
+            self.highs_options = {"dual_simplex_cost_perturbation_multiplier": 0.0, **(self.highs_options or {})}
 
     # ------------------------------------------------------------------ state
     def __getstate__(self) -> dict[str, Any]:
@@ -488,6 +522,7 @@ class CopelandLPSolver:
         state.setdefault("derive", False)  # a solver pickled before derived models existed
         state.setdefault("derived", 0)
         state.setdefault("highs_options", None)
+        state.setdefault("perturb", 0.0)
         self.__dict__.update(state)
 
     def _empirical(self, mu_hat: ArrayLike | PreferenceMatrix) -> Structure:
@@ -729,7 +764,8 @@ class CopelandLPSolver:
                 if not raw:
                     cast(BoundResult, res).stats["load_seconds"] = load
                 return res
-        costs = pair_costs(st, regret)
+        true_costs = pair_costs(st, regret)  # what C*_{i1} and the certificate are computed with
+        costs = perturb_costs(true_costs, self.perturb)  # what the models are solved with (kernels.perturb)
         upper = np.where(structure_d(st)[triu(st.K)] > 0, 1.0, 0.0)
         warm = st.key == self._last_key
         self._last_key = st.key
@@ -824,11 +860,19 @@ class CopelandLPSolver:
             added += lp.rows_added - a0
             fallbacks += lp.fallbacks - f0
             x = sol.x
-            per[w] = float(costs @ x)
+            per[w] = float(true_costs @ x)
             allocs[w] = x if raw else _q_matrix(structure_d(st), x)
             viols[w] = v
             if certify:
-                c = certificate_for(fam, costs, x, model, sol.row_duals, max_violation=v)
+                duals = sol.row_duals
+                if costs is not true_costs:
+                    # the true LP's duals: the model re-solved warm with the true costs (from the
+                    # perturbed optimum's basis: few or no simplex iterations), then given its
+                    # perturbed costs back; the certificate is that of c.x at the perturbed vertex
+                    lp.set_costs(true_costs)
+                    duals = model.solve().row_duals
+                    lp.set_costs(costs)
+                c = certificate_for(fam, true_costs, x, model, duals, max_violation=v)
                 certs[w] = c
                 failures += [f"winner {w}: {p}" for p in c.problems(gap_rtol=self.gap_tol)]
         if raw:

@@ -48,14 +48,25 @@ the policy between steps:
   two, and every row of an arm ``i2`` whose pool and table entries did not change is a row of the
   new family too; those rows and the last basis are kept, the others dropped.
 
-Where the decisions depend on more than the counts: the LP core keeps warm models in an LRU cache
-(``cache_size``, 64 here), and a model dropped and rebuilt cold may land on another optimal vertex
-of a degenerate LP (both optimal); from ``lift_min_arms`` arms a kept basis returns its stored vertex
-where HiGHS's re-solve could step to another optimal one, as may a derived model's solve.  Below
-``lift_min_arms`` the LP core's own basis test is off (``reuse_basis=False``).  The recorded decision
-streams (``tests/policy_decisions.py``) pin them.  A failed LP (status
-"failed": a HiGHS error or a certificate out of tolerance) raises :class:`boundcalc.SolverError`:
-the policy never acts on an unverified allocation.
+Where the decisions could depend on more than the counts: line 11's LP is often degenerate on
+empirical matrices, and which optimal vertex HiGHS returns depends on the solve path -- the LP
+core's LRU cache of warm models (``cache_size``, 64 here: a model dropped and rebuilt cold), a kept
+basis against HiGHS's re-solve, a model derived from another structure's or built cold.  Revision 3
+removes that: every model (plain and lifted, numpy and compiled paths) is solved with the costs
+perturbed by :attr:`CWRMED.perturb` (:mod:`boundcalc.kernels.perturb`: one formula and one weight vector,
+also used by the compiled basis test), which makes the optimum generically unique; the constants
+``C*_{i1}`` and ``i*`` are computed from the *true* costs at that optimum.  The pairs are then the
+same for every cache size, with ``derive_plain`` on or off, with ``promote`` and ``per_i2`` changed
+(tests/test_cw_perturb.py).  What is verified at each line-11 answer (``solve_online``, no dual
+bound): the oracle's largest violation of the returned allocation over the *whole* family ``R_{i1}``
+is at most the solver's ``tol`` (the allocation is feasible for the true LP: the perturbation
+changes costs, not rows), and HiGHS reported it optimal for the perturbed costs, so ``c.e`` is at
+most ``perturb (1 + P / C*_{i1})`` above the true ``C*_{i1}`` relatively (``P`` pairs); a
+certificate (``solve_empirical(certify=True)``, not asked online) adds the true LP's Lagrangian
+bound, from the duals of a warm re-solve with the true costs, and certifies ``c.e`` against the
+true ``C*_{i1}`` within the LP core's ``gap_tol`` (Table 2, panel (a): gaps below 1e-15).  A failed LP (status "failed": a
+HiGHS error, no convergence, or a certificate out of tolerance) raises
+:class:`boundcalc.SolverError`: the policy never acts on an unverified allocation.
 
 Python is entered only when line 11 meets a new structure (to read any warm basis the LP core
 keeps for it), when HiGHS must re-solve, and when the tables outgrow their arrays; the whole-run kernel
@@ -95,6 +106,7 @@ from ..kernels.cw_rmed import (
     copeland_update,
     istar_from_values,
 )
+from ..kernels.perturb import weights as perturb_weights
 from ..lp.cutting import CopelandLPSolver
 from ..lp.highs import CoveringLP, SolverError
 from ..lp.structure import Structure
@@ -131,7 +143,29 @@ class CWRMED(CopelandRMED):
     #: 2: line 11 compiled around its LP, from 32 arms on the lifted and derived models with kept
     #: bases: the pairs equal 0.1.0's on the recorded 4- and 5-arm streams and part from them on
     #: the 32-arm one, where line 11 runs on those models (tests/policy_decisions.py).
-    revision = 2
+    #: 3: line 11's LP solved with perturbed costs (:attr:`perturb`): the pairs no longer depend on
+    #: the solve path (cache size, derived or cold models: tests/test_cw_perturb.py).
+    revision = 3
+    #: ``delta`` of line 11's deterministic cost perturbation (:mod:`boundcalc.kernels.perturb`: ``c'_p =
+    #: c_p (1 + delta g_p) + delta g_p``, ``g_p`` a fixed hash of the pair index in ``[0, 1)``),
+    #: the same in the LP core's models (``CopelandLPSolver(perturb=...)``) and the compiled basis
+    #: test.  Why: on empirical matrices line 11's LP is often degenerate, and which optimal vertex a
+    #: simplex returns depends on its path (a model kept by the LRU cache or rebuilt cold, derived
+    #: from another structure's or not); revision 2's pairs changed with ``cache_size`` and
+    #: ``derive_plain``.  The reading of 000: Algorithm 1, line 11 plays "an optimal solution" of
+    #: eq. (2) and Theorem 3's proof holds for any choice among optimal ones, so the policy may fix
+    #: the choice; the perturbed optimum is a vertex of the same feasible set, and the constants
+    #: ``C*_{i1}`` (and ``i*``) are computed from the true costs at it (``c.e``).  The margin: with
+    #: 1e-6 the allocations agreed across solve paths to 1.3e-13 on every path tried (issue 31's
+    #: research, panel (a) of Figure 1, 10^5 steps); 1e-7 already let 0.2 % of the comparisons on
+    #: panel (a) differ (cost differences then come within HiGHS's tolerances, 1e-9 dual
+    #: feasibility, and its own cost perturbation, which the LP core turns off when perturbing:
+    #: left on, it still split the pairs of panel (a)'s seed 1 with ``derive_plain``).  Costs
+    #: change by at most ``delta (c + 1)``, so the reported constants are at most ``delta (1 + P /
+    #: C*)`` above the true ones (``P`` pairs; :class:`~boundcalc.lp.CopelandLPSolver`'s ``perturb``),
+    #: and equal to them wherever the perturbed vertex is optimal for the true LP.  0 restores
+    #: revision 2's solves.
+    perturb = 1e-6
     State = CWState
     stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers")
     kernels = (skeleton_select, copeland_update, copeland_run)
@@ -145,15 +179,19 @@ class CWRMED(CopelandRMED):
     #: Below ``lift_min_arms``, whether a plain model for a new structure starts from the rows and
     #: basis of the last one of the same winner (:meth:`boundcalc.lp.lifted.CopelandModel.derived`,
     #: exact) instead of cold.  Off: on Figure 1 panel (a) it saves about one HiGHS run in eight with
-    #: the same pairs, but its models land on other optimal vertices of degenerate LPs elsewhere
-    #: (Table 2's pairs change), so it stays off while the recorded decisions stand (issue 31).
+    #: the same pairs, but under revision 2 its models landed on other optimal vertices of degenerate
+    #: LPs elsewhere (Table 2's pairs changed); with :attr:`perturb` the pairs are the same either
+    #: way (tests/test_cw_perturb.py), so turning it on is a speed question now (issue 31).
     derive_plain = False
     #: Explicit rows of an ``(i2, k)`` before its pool block is built, on the lifted model (the LP
     #: core's default).  1 measured 0.86 of the CPU over the first 20,000 steps on the benchmark's
-    #: 64-arm matrix, but its models land on other optimal vertices where the LP is degenerate
-    #: (regret 31,976 instead of 32,050 at 10^5): kept at 2 so that runs stay those of the
-    #: stored Figure 1 panel.
+    #: 64-arm matrix, but under revision 2 its models landed on other optimal vertices where the LP
+    #: is degenerate (regret 31,976 instead of 32,050 at 10^5); with :attr:`perturb` the pairs do not
+    #: depend on it (tests/test_cw_perturb.py, 32 arms), so 1 is a speed question now (issue 31).
     promote = 2
+    #: ``(l, case)`` choices per violated ``i2`` that become cuts in a separation round (the LP
+    #: core's ``per_i2``, its default); with :attr:`perturb` the pairs do not depend on it.
+    per_i2 = 1
     #: From this many arms the plain LP runs the LP core's compiled kernels (``compiled=True``: the
     #: oracle's rows, the structure, the certificate) and the basis inverse is compiled
     #: (:func:`~boundcalc.kernels.cw_rmed.basis_matrix`); below, the LP core's numpy twins and the
@@ -178,7 +216,13 @@ class CWRMED(CopelandRMED):
         # the plain models' bases are tested in the compiled step (the LP core's own test would
         # only repeat it; HiGHS's 0-iteration re-solve keeps the decisions of the landed version)
         plain: dict[str, Any] = dict(
-            seed=0, cache_size=self.cache_size, lift=False, reuse_basis=False, derive=self.derive_plain
+            seed=0,
+            cache_size=self.cache_size,
+            lift=False,
+            reuse_basis=False,
+            derive=self.derive_plain,
+            perturb=self.perturb,
+            per_i2=self.per_i2,
         )
         self.solver = CopelandLPSolver(**plain)  # its tol goes into the state
         super().__init__(K, rng=rng, **params)  # validates K
@@ -191,6 +235,8 @@ class CWRMED(CopelandRMED):
                 promote=self.promote,
                 compiled=True,
                 highs_options=self.lifted_highs_options,
+                perturb=self.perturb,
+                per_i2=self.per_i2,
             )
         elif self.K >= self.compiled_lp_min_arms:
             self.solver = CopelandLPSolver(**plain, compiled=True)
@@ -203,7 +249,7 @@ class CWRMED(CopelandRMED):
         reg[BAS] = -1
         reg[VARIANT] = CW  # line 11 by the LP (the run kernel is ECW-RMED's too)
         base["reg"] = reg
-        base["fr"] = np.append(base["fr"], [self.solver.tol])
+        base["fr"] = np.append(base["fr"], [self.solver.tol, self.solver.perturb])  # LP_TOL, PERT
         P2 = K * (K - 1) // 2
         pid = np.zeros((K, K), dtype=np.int64)
         iu = np.triu_indices(K, 1)
@@ -232,6 +278,7 @@ class CWRMED(CopelandRMED):
             ymag=np.zeros(0),
             tight=np.ones(0, dtype=np.bool_),
             rval=np.ones(0),
+            cpert=perturb_weights(P2),  # g_p per pair id, as the LP core's (one definition)
         )
         return CWState(**base)  # by name (CWState's fields are not literal to a type checker)
 
