@@ -64,8 +64,8 @@ from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
 from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
 from .ecw import _cost_matrix, ecw_allocation
-from .highs import CoveringLP, lagrangian_bound
-from .lifted import CopelandModel
+from .highs import CoveringLP, SolverError, lagrangian_bound
+from .lifted import CopelandModel, SortedPoolModel, sorted_rounds
 from .structure import (
     Structure,
     as_structure,
@@ -358,11 +358,14 @@ class OnlineAnswer:
 
 
 class _Entry:
-    __slots__ = ("family", "model")
+    __slots__ = ("family", "model", "sorted")
 
     def __init__(self, family: CopelandFamily, model: CopelandModel | None) -> None:
         self.family = family
         self.model = model
+        #: the kept sorted-pools model (``lifted_model="sorted"``), None before the first solve,
+        #: False once it failed for this ``(structure, winner)`` (:class:`CopelandModel` answers)
+        self.sorted: SortedPoolModel | None | bool = None
 
 
 class CopelandLPSolver:
@@ -444,6 +447,24 @@ class CopelandLPSolver:
         (``dual_simplex_cost_perturbation_multiplier = 0``: it would choose among the vertices
         again).  0 (default): the costs themselves.  Theorem 6's closed form
         (``solve_empirical``) is not perturbed (it has one answer).  CW-RMED passes 1e-6.
+    lifted_model : {"blocks", "sorted"}
+        The lifted model of a solve without certificate (``certify=False``: :meth:`solve_online`,
+        :meth:`solve_empirical`'s default).  "blocks" (default): :class:`~boundcalc.lp.lifted.CopelandModel`
+        (pool blocks, derived models).  "sorted": a :class:`~boundcalc.lp.lifted.SortedPoolModel`
+        kept per ``(structure, winner)`` (one row per ``(i2, l, case)``, no pool block), whose
+        pools' cost order is only a cost change of the kept model (:meth:`~boundcalc.lp.lifted.SortedPoolModel.set_pair_costs`),
+        re-solved from its last basis (kept without HiGHS where the reduced-cost test passes,
+        ``reuse_basis``); its first rows are ``warm_rows``' and each round adds up to
+        ``sorted_per_i2`` rows per violated ``i2``.  The stopping rule is the same (the oracle over
+        the whole family at the pair values, HiGHS optimal).  Where it stalls (a violated row present:
+        HiGHS's tolerances), hits ``max_rounds`` or HiGHS fails on it, that ``(structure, winner)``
+        is solved by ``CopelandModel`` from then on (:attr:`sorted_fallbacks` counts them), which
+        raises or reports as before.  The sorted model's optimum is one of the LP's optima; with
+        ``perturb > 0`` the optimum is generically unique, so it is the one ``CopelandModel`` returns
+        (CW-RMED: the same pairs, tests/test_cw_pools.py).  Requires ``lift=True``.
+    sorted_per_i2 : int
+        ``(l, case)`` rows per violated ``i2`` and round on the sorted model (measured on Figure 1
+        panel (c): 3).
 
     Examples
     --------
@@ -478,7 +499,18 @@ class CopelandLPSolver:
         compiled: bool = False,
         highs_options: dict | None = None,
         perturb: float = 0.0,
+        lifted_model: str = "blocks",
+        sorted_per_i2: int = 3,
     ):
+        if lifted_model not in ("blocks", "sorted"):
+            raise ValueError(f"lifted_model must be 'blocks' or 'sorted', not {lifted_model!r}")
+        if lifted_model == "sorted" and not lift:
+            raise ValueError("lifted_model='sorted' is a lifted model: it needs lift=True")
+        self.lifted_model = lifted_model
+        self.sorted_per_i2 = int(sorted_per_i2)
+        if self.sorted_per_i2 < 1:
+            raise ValueError(f"sorted_per_i2 must be >= 1, not {sorted_per_i2}")
+        self.sorted_fallbacks = 0  # (structure, winner) the sorted model failed on (:meth:`_sorted_answer`)
         self.perturb = float(perturb)
         if not (np.isfinite(self.perturb) and self.perturb >= 0):
             raise ValueError(f"perturb must be finite and >= 0, not {perturb}")
@@ -523,6 +555,9 @@ class CopelandLPSolver:
         state.setdefault("derived", 0)
         state.setdefault("highs_options", None)
         state.setdefault("perturb", 0.0)
+        state.setdefault("lifted_model", "blocks")
+        state.setdefault("sorted_per_i2", 3)
+        state.setdefault("sorted_fallbacks", 0)
         self.__dict__.update(state)
 
     def _empirical(self, mu_hat: ArrayLike | PreferenceMatrix) -> Structure:
@@ -746,6 +781,37 @@ class CopelandLPSolver:
                 return model
         return None
 
+    def _sorted_answer(
+        self, ent: _Entry, st: Structure, w: int, costs: np.ndarray, upper: np.ndarray
+    ) -> tuple[np.ndarray | None, float, int, int]:
+        """Winner ``w``'s optimum on the kept :class:`~boundcalc.lp.lifted.SortedPoolModel` of
+        ``ent`` (``lifted_model="sorted"``): ``(e, violation, HiGHS runs, simplex iterations)``,
+        ``e`` None where it failed (``ent.sorted`` is then False: :class:`CopelandModel` answers)."""
+        fam = ent.family
+        model = ent.sorted
+        s0 = i0 = 0
+        if model is None:
+            model = SortedPoolModel(fam, costs, upper, reuse_basis=self.reuse_basis, highs_options=self.highs_options)
+            ent.sorted = model
+            if self.warm_rows:
+                # the first rows: the tightest at ECW's allocation, as a new CopelandModel's
+                C = _as_square(costs, st.K).copy()
+                np.fill_diagonal(C, np.inf)
+                model.add_cuts(ecw_allocation(st.beats, C, w, compiled=self.compiled)[1], -np.inf, self.warm_rows)
+        else:
+            assert isinstance(model, SortedPoolModel)
+            s0, i0 = model.lp.solves, model.lp.iterations
+            model.set_pair_costs(costs)
+        try:
+            e, v, why = sorted_rounds(model, self.tol, self.sorted_per_i2, self.max_rounds)
+        except SolverError:
+            e, v = None, np.inf
+        n, its = model.lp.solves - s0, model.lp.iterations - i0
+        if e is None:
+            ent.sorted = False
+            self.sorted_fallbacks += 1
+        return e, v, n, its
+
     def _solve(
         self,
         st: Structure,
@@ -783,6 +849,15 @@ class CopelandLPSolver:
         for w in winners:
             ent = self._entry(st, w)
             fam = ent.family
+            if self.lifted_model == "sorted" and not certify and fam._has_rows and ent.sorted is not False:
+                e, v, n, its = self._sorted_answer(ent, st, w, costs, upper)
+                solves += n
+                iters += its
+                if e is not None:
+                    per[w] = float(true_costs @ e)
+                    allocs[w] = e if raw else _q_matrix(structure_d(st), e)
+                    viols[w] = v
+                    continue
             model = ent.model
             s0 = i0 = a0 = f0 = 0  # a new model's counts start at 0 (its warm rows are counted)
             if model is None and self.derive:

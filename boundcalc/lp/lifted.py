@@ -79,7 +79,7 @@ from .ecw import _cost_matrix, ecw_allocation
 from .highs import CoveringLP, LPSolution
 from .structure import Structure, structure_d, triu
 
-__all__ = ["CopelandModel", "SortedPoolModel", "solve_sorted_pools"]
+__all__ = ["CopelandModel", "SortedPoolModel", "solve_sorted_pools", "sorted_rounds"]
 
 
 class CopelandModel:
@@ -446,31 +446,95 @@ class SortedPoolModel(CopelandModel):
     :class:`CopelandModel`.
     """
 
-    def __init__(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray, *, presolve: bool = False):
+    def __init__(
+        self,
+        family: CopelandFamily,
+        costs: np.ndarray,
+        upper: np.ndarray,
+        *,
+        presolve: bool = False,
+        reuse_basis: bool = False,
+        highs_options: dict | None = None,
+    ):
         K = family.K
-        pid = family.pid
         costs = np.asarray(costs, dtype=float)
-        keys = np.where(family.pool, costs[pid], np.inf)  # pid's diagonal (-1) is outside every pool
-        order = np.argsort(keys, axis=1, kind="stable")
         p = family.pool_size.astype(np.int64)
-        pos = np.arange(K)[None, :] < p[:, None]
-        #: per i2, the pool's pair variables by cost (cheapest first), concatenated over i2
-        seq = pid[np.arange(K)[:, None], order][pos]
-        self._seq = seq
         self._pool_start = np.zeros(K + 1, dtype=np.int64)
         np.cumsum(p, out=self._pool_start[1:])
         seg_end = np.repeat(self._pool_start[1:], p)
         self._seg_end = seg_end
-        tc = costs.copy()
-        cs = np.cumsum(costs[seq])
-        first = np.repeat(self._pool_start[:-1], p)
-        base = np.concatenate([[0.0], cs])[first]
-        tc[seq] = cs - base  # delta_s costs c_(1) + ... + c_(s) of its pool
+        self._first = np.repeat(self._pool_start[:-1], p)
+        # every pool's pairs in arm order, grouped by i2 (the order equal costs keep), each one's
+        # i2, and which neighbours in a sequence share a pool
+        self._arm_seq = family.pid[family.pool]
+        self._pool_of = np.repeat(np.arange(K, dtype=np.int16), p)
+        self._same_pool = self._pool_of[1:] == self._pool_of[:-1]
+        self._seq_now = None
+        seq = self._pool_order(family, costs)
+        #: per i2, the pool's pair variables by cost (cheapest first), concatenated over i2: the
+        #: variable of the pair at position s is the slot of ``delta_s`` (fixed for the model's life)
+        self._seq = seq
+        #: the pairs at those positions for the current costs (:meth:`set_pair_costs`; ``_seq``
+        #: until a cost order changes)
+        self._seq_now = seq
+        #: how many times :meth:`set_pair_costs` met a new cost order (the pair values of a kept
+        #: basis change with it)
+        self.order_changes = 0
+        #: the last pair values the oracle passed: ``(x, order_changes, e, violation)`` (:func:`sorted_rounds`)
+        self._sorted_checked: tuple | None = None
+        tc = self._slot_costs(costs, seq)
         # a delta's upper bound: 1 (implied by e_(1) <= 1); other variables keep theirs
         up = np.asarray(upper, dtype=float).copy()
         up[seq] = 1.0
-        super().__init__(family, tc, up, promote=0, presolve=presolve, lift=True, reuse_basis=False)
+        super().__init__(
+            family, tc, up, promote=0, presolve=presolve, lift=True, reuse_basis=reuse_basis, highs_options=highs_options
+        )
         self.pair_costs = costs
+
+    def _pool_order(self, family: CopelandFamily, costs: np.ndarray) -> np.ndarray:
+        """Every pool's pair variables by ``costs`` (cheapest first, equal costs in arm order),
+        concatenated over ``i2``: the current order (the same array) when ``costs`` increase
+        strictly along it within every pool, else one stable sort by cost and one by pool."""
+        now = self._seq_now
+        if now is not None:
+            v = costs[now]
+            if bool(np.all((v[1:] > v[:-1]) | ~self._same_pool)):
+                return now
+        base = self._arm_seq
+        o = np.argsort(costs[base], kind="stable")
+        o = o[np.argsort(self._pool_of[o], kind="stable")]
+        return base[o]
+
+    def _slot_costs(self, costs: np.ndarray, seq: np.ndarray) -> np.ndarray:
+        """The model's costs for pair costs ``costs`` with the pools in the order ``seq``: the slot
+        of position ``s`` (``delta_s``) costs ``c_(1) + ... + c_(s)`` of its pool; a variable in no
+        pool keeps its pair's cost."""
+        tc = costs.copy()
+        cs = np.cumsum(costs[seq])
+        base = np.concatenate([[0.0], cs])[self._first]
+        tc[self._seq] = cs - base
+        return tc
+
+    def set_pair_costs(self, costs: np.ndarray) -> bool:
+        """New pair costs (the same structure: rows and bounds unchanged).  Returns whether some
+        pool's cost order changed.
+
+        The rows of the model read positions, not pairs: a row of ``(i2, l, case)`` is ``winner
+        part + sum_{s > p - m} (s - p + m) delta_s >= 1``, whatever pair sits at position ``s``.
+        So a new cost order of a pool is only new costs of the same model -- the slot of
+        ``delta_s`` costs the ``s`` cheapest pairs of the *new* order -- and the pair at position
+        ``s`` changes in :meth:`pair_values` (class text: the exchange argument holds for any
+        costs).  The last basis stays primal feasible; whether it stays optimal is the LP core's
+        reduced-cost test (:meth:`~boundcalc.lp.highs.CoveringLP.solve` with ``reuse_basis``)."""
+        costs = np.asarray(costs, dtype=float)
+        seq = self._pool_order(self.family, costs)
+        changed = seq is not self._seq_now and not np.array_equal(seq, self._seq_now)
+        if changed:
+            self._seq_now = seq
+            self.order_changes += 1
+        self.lp.set_costs(self._slot_costs(costs, seq))
+        self.pair_costs = costs
+        return changed
 
     def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> None:
         """None: a delta variable stands for a position in its pool's cost order, which other costs
@@ -479,15 +543,16 @@ class SortedPoolModel(CopelandModel):
 
     def pair_values(self, x: np.ndarray) -> np.ndarray:
         """The pair values ``e`` (``triu_indices`` order) of the model's values ``x``: suffix sums of
-        every pool's ``delta``, cut to ``[0, 1]``."""
+        every pool's ``delta``, given to the pairs in the current cost order (:meth:`set_pair_costs`),
+        cut to ``[0, 1]``."""
         e = np.array(x[: self.lp.n], dtype=float)
         seq = self._seq
         if seq.size:
-            d = x[seq]
+            d = x[seq]  # delta by position
             rc = np.empty(d.size + 1)
             rc[-1] = 0.0
             np.cumsum(d[::-1], out=rc[-2::-1])  # rc[i] = d[i] + ... + d[-1]
-            e[seq] = rc[:-1] - rc[self._seg_end]
+            e[self._seq_now] = rc[:-1] - rc[self._seg_end]  # the pair now at each position
         return np.clip(e, 0.0, 1.0) + 0.0
 
     def add_cuts(
@@ -516,7 +581,7 @@ class SortedPoolModel(CopelandModel):
         c = order[i2, j]
         k = fam._mS[i2, c]
         kw = fam._mI[i2, c]
-        lv = np.unique(kw[kw > 0])
+        lv = np.flatnonzero(np.bincount(kw[kw > 0]))  # the levels used, ascending (np.unique)
         lv = lv[self._win_y[lv] < 0]
         if lv.size:
             self._winner_blocks(lv)
@@ -641,3 +706,38 @@ def solve_sorted_pools(
         failures=failures,
         message="optimal: no row of the family violated by more than tol",
     )
+
+
+def sorted_rounds(model: SortedPoolModel, tol: float, per_i2: int, max_rounds: int) -> tuple[np.ndarray | None, float, str]:
+    """The cutting plane's rounds on a kept :class:`SortedPoolModel` (new costs already given by
+    :meth:`~SortedPoolModel.set_pair_costs`, or a new model with its first rows): solve, read the
+    pair values, run the oracle over the *whole* family, add the violated ``(i2, l, case)`` rows,
+    until no row is violated by more than ``tol``.  Returns ``(e, v, why)``: the pair values and
+    the oracle's largest violation, with ``why == ""``; or ``(None, v, why)`` when the loop stalls
+    (a violated row already in the model: HiGHS's tolerances) or hits ``max_rounds`` -- the caller
+    then solves with :class:`CopelandModel`.  HiGHS's failure to report an optimum raises
+    :class:`~boundcalc.lp.highs.SolverError` (:meth:`~boundcalc.lp.highs.CoveringLP.solve`).
+
+    A solve that keeps the last basis (the LP core's reduced-cost test) returns the same array:
+    where the pools' cost order is also the one the oracle passed (no :meth:`~SortedPoolModel.set_pair_costs`
+    order change since), the pair values are those it passed, and the oracle is not run again."""
+    fam = model.family
+    K = fam.K
+    v = np.inf
+    for rnd in range(max_rounds):
+        sol = model.lp.solve()
+        chk = model._sorted_checked
+        if chk is not None and chk[0] is sol.x and chk[1] == model.order_changes:
+            return chk[2], chk[3], ""
+        e = model.pair_values(sol.x)
+        E = _as_square(e, K)
+        S = fam._sums(E)
+        v = float(1.0 - S.min())
+        if v <= tol:
+            model._sorted_checked = (sol.x, model.order_changes, e, v)
+            return e, v, ""
+        if rnd == max_rounds - 1:
+            return None, v, f"no convergence in {max_rounds} rounds (max violation {v:.3g})"
+        if model.add_cuts(E, tol, per_i2, None, S) == 0:
+            return None, v, f"the oracle's violated rows (max violation {v:.3g}) are all in the model already"
+    return None, v, "no rounds"

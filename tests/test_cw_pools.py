@@ -1,0 +1,223 @@
+"""The LP core's warm sorted-pools path (``CopelandLPSolver(lifted_model="sorted")``: a
+:class:`~boundcalc.lp.lifted.SortedPoolModel` kept per structure and winner, a pool's new cost order
+only a cost change of it, :meth:`~boundcalc.lp.lifted.SortedPoolModel.set_pair_costs`) and CW-RMED
+on it (``CWRMED.lifted_model``; issue 31), against independent references:
+
+* the kept model's value after cost changes that reorder the pools equals the exact rational LP
+  over every row of ``R_{i1}`` (000 eq. (2) enumerated with itertools: :func:`test_review_lp.exact_lower_bound`)
+  and the certified plain cutting plane, on random small matrices and costs with exact ties
+  (hypothesis, seeded); with the perturbation its allocation is the pool-block model's (the one
+  perturbed optimum), and equals a cold sorted model built for the new costs;
+* CW-RMED's pairs with the sorted path are those of the pool-block path (revision 3 as it landed) at
+  32 arms, where line 11 runs on the lifted models, and the sorted models are really used (new cost
+  orders met, bases kept); without the perturbation the two paths part (the test has teeth);
+* a failure of the sorted model falls back to the pool-block model (same answer, counted), and bad
+  options are refused.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hs
+from test_review_lp import exact_lower_bound
+
+from boundcalc.datasets import random_matrix
+from boundcalc.kernels.perturb import perturb_costs
+from boundcalc.lp.constraints import CopelandFamily
+from boundcalc.lp.cutting import CopelandLPSolver, pair_costs
+from boundcalc.lp.lifted import SortedPoolModel, sorted_rounds
+from boundcalc.lp.structure import as_structure, empirical_structure, structure_d, triu
+from boundcalc.policies.cw_rmed import CWRMED
+
+
+def _regret(K: int, rng: np.random.Generator, ties: bool) -> np.ndarray:
+    """A symmetric pair regret (a custom regret: any non-negative costs ``r / d``); with ``ties``
+    drawn from {1, 2}, so that many pairs of a pool cost the same when their ``d`` agree."""
+    R = rng.integers(1, 3, (K, K)).astype(float) if ties else rng.uniform(0.05, 3.0, (K, K))
+    R = np.triu(R, 1)
+    return R + R.T
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(K=hs.integers(4, 7), seed=hs.integers(0, 10**6), ties=hs.booleans())
+def test_kept_sorted_model_equals_the_exact_lp_after_reorders(K, seed, ties):
+    """One solver answers the same structure under three regrets in turn (the kept sorted model,
+    re-costed, pools reordered): every value equals the exact rational LP's and the certified plain
+    cutting plane's."""
+    rng = np.random.default_rng(seed)
+    mu = np.full((K, K), 0.5)
+    iu = np.triu_indices(K, 1)
+    # near ties as well: some gaps of 1e-4 (costs r / d over eight orders of magnitude)
+    gaps = np.where(rng.random(iu[0].size) < 0.3, 1e-4, rng.uniform(0.02, 0.3, iu[0].size))
+    mu[iu] = 0.5 + gaps * rng.choice([-1.0, 1.0], iu[0].size)
+    mu[(iu[1], iu[0])] = 1.0 - mu[iu]
+    st = empirical_structure(mu)
+    solver = CopelandLPSolver(lifted_model="sorted", seed=0)
+    for _ in range(3):
+        R = _regret(K, rng, ties)
+        got = solver.solve_empirical(st, regret=R)
+        ref = CopelandLPSolver(lift=False).solve_empirical(st, regret=R, certify=True)
+        assert got.status == "ok" and ref.status == "ok", (got.message, ref.message)
+        for w in st.winners.tolist():
+            exact = exact_lower_bound(st, w, regret=R)
+            assert got.per_winner[w] == pytest.approx(exact, rel=1e-8, abs=1e-10)
+            assert ref.per_winner[w] == pytest.approx(exact, rel=1e-8, abs=1e-10)
+    assert solver.sorted_fallbacks == 0
+
+
+def _kept_vs_cold(st, costs_seq, perturb=1e-6):
+    """The kept sorted model's pair values along ``costs_seq`` (re-costed each time), the cold
+    sorted model's built for each costs, and the pool-block model's (all perturbed)."""
+    w = int(st.winners[0])
+    fam = CopelandFamily(st, w)
+    upper = np.where(structure_d(st)[triu(st.K)] > 0, 1.0, 0.0)
+    kept = None
+    out = []
+    for c in costs_seq:
+        cp = perturb_costs(c, perturb) if perturb else c
+        if kept is None:
+            kept = SortedPoolModel(fam, cp, upper, reuse_basis=True)
+        else:
+            kept.set_pair_costs(cp)
+        e, v, why = sorted_rounds(kept, 1e-9, 3, 500)
+        assert why == "" and v <= 1e-9
+        cold = SortedPoolModel(fam, cp, upper)
+        e_cold, _, why = sorted_rounds(cold, 1e-9, 3, 500)
+        assert why == ""
+        out.append((e, e_cold))
+    return kept, out
+
+
+def test_reordered_model_is_the_cold_model_of_the_new_costs():
+    """A 24-arm random matrix, costs scaled per pair at random (pool orders change every time): the
+    kept model re-costed gives the cold sorted model's pair values, and their cost is the pool-block
+    solver's C* for the same costs (certified against its dual bound)."""
+    pm = random_matrix(24, 3)
+    st = as_structure(pm)
+    rng = np.random.default_rng(0)
+    base = pair_costs(st)
+    seq = [base] + [base * rng.uniform(0.2, 5.0, base.size) for _ in range(6)]
+    kept, out = _kept_vs_cold(st, seq)
+    assert kept.order_changes >= 5
+    w = int(st.winners[0])
+    for c, (e, e_cold) in zip(seq, out):
+        np.testing.assert_allclose(e, e_cold, rtol=0, atol=1e-9)
+        R = np.zeros((st.K, st.K))
+        d = structure_d(st)
+        iu = triu(st.K)
+        R[iu] = c * d[iu]
+        R = R + R.T
+        ref = CopelandLPSolver(perturb=1e-6).solve(pm, regret=R, winners=[w])
+        assert ref.status == "ok"
+        assert float(c @ e) == pytest.approx(ref.per_winner[w], rel=1e-9)
+
+
+def test_kept_basis_answers_without_highs_when_the_order_holds():
+    """Costs scaled by a common factor keep every pool's order and the optimal basis: the kept model
+    answers with no HiGHS run (the reduced-cost test), with the same pair values."""
+    pm = random_matrix(20, 5)
+    st = as_structure(pm)
+    base = pair_costs(st)
+    kept, out = _kept_vs_cold(st, [base, base * 1.7])
+    assert kept.order_changes == 0 and kept.lp.reused >= 1
+    np.testing.assert_allclose(out[0][0], out[1][0], rtol=0, atol=1e-12)
+
+
+def _cw_pairs(mu, steps, seed, **variant):
+    cls = type("CWRMEDVariant", (CWRMED,), variant)
+    pol = cls(mu.shape[0], rng=np.random.default_rng(0))
+    pairs, _ = pol.run(mu, steps, seed=seed)
+    assert pol.stats["lp_solves"] > 0
+    return np.asarray(pairs), pol
+
+
+@pytest.mark.slow
+def test_cw_pairs_are_the_same_with_the_sorted_path_at_32_arms(monkeypatch):
+    """tests/policy_decisions.py's 32-arm random matrix (line 11 on the lifted models), 3,000 steps of
+    seed 8: the pairs with ``lifted_model="sorted"`` equal those of the pool-block models (revision
+    3 as it landed); the sorted models answered (no fallback), met new pool orders and kept bases."""
+    mu = random_matrix(32, 7, min_gap=0.01).mu
+    calls = {"reorders": 0}
+    orig = SortedPoolModel.set_pair_costs
+
+    def counting(self, costs):
+        changed = orig(self, costs)
+        calls["reorders"] += changed
+        return changed
+
+    monkeypatch.setattr(SortedPoolModel, "set_pair_costs", counting)
+    ref, _ = _cw_pairs(mu, 3000, 8, lifted_model="blocks")
+    got, pol = _cw_pairs(mu, 3000, 8, lifted_model="sorted")
+    diff = np.nonzero((got != ref).any(axis=1))[0]
+    assert diff.size == 0, f"the sorted path parts from step {diff[0]}"
+    assert pol.solver.lifted_model == "sorted" and pol.solver.sorted_fallbacks == 0
+    assert calls["reorders"] > 0 and pol.stats["warm_answers"] > 0
+
+
+@pytest.mark.slow
+def test_without_the_perturbation_the_paths_part(monkeypatch):
+    """The check above has teeth: with ``CWRMED.perturb = 0`` (revision 2's costs) the degenerate LPs'
+    vertices depend on the model, and the sorted path's pairs part from the pool-block path's."""
+    monkeypatch.setattr(CWRMED, "perturb", 0.0)
+    mu = random_matrix(32, 7, min_gap=0.01).mu
+    ref, _ = _cw_pairs(mu, 3000, 8, lifted_model="blocks")
+    got, _ = _cw_pairs(mu, 3000, 8, lifted_model="sorted")
+    assert (got != ref).any()
+
+
+def test_a_failed_sorted_model_falls_back_to_the_block_model(monkeypatch):
+    """The sorted loop reporting a stall: that (structure, winner) is answered by the pool-block
+    model (the same C*, the certified value of a cold solve), counted in ``sorted_fallbacks``, and
+    asked of the block model from then on."""
+    pm = random_matrix(24, 4)
+    st = as_structure(pm)
+    calls = []
+
+    def stalled(model, tol, per_i2, max_rounds):
+        calls.append(1)
+        return None, 1.0, "stall (test)"
+
+    monkeypatch.setattr("boundcalc.lp.cutting.sorted_rounds", stalled)
+    solver = CopelandLPSolver(lifted_model="sorted", perturb=1e-6)
+    a = solver.solve_online(st)
+    b = solver.solve_online(st)
+    ref = CopelandLPSolver().solve(pm, certify=True)
+    assert not a.failures and not b.failures
+    assert solver.sorted_fallbacks == st.winners.size and len(calls) == st.winners.size
+    for w in st.winners.tolist():
+        assert a.per_winner[w] == pytest.approx(ref.per_winner[w], rel=1e-9)
+
+
+def test_bad_lifted_model_is_refused():
+    with pytest.raises(ValueError, match="lifted_model"):
+        CopelandLPSolver(lifted_model="pools")
+    with pytest.raises(ValueError, match="lift=True"):
+        CopelandLPSolver(lifted_model="sorted", lift=False)
+    with pytest.raises(ValueError, match="sorted_per_i2"):
+        CopelandLPSolver(lifted_model="sorted", sorted_per_i2=0)
+    assert CWRMED.lifted_model == "sorted" and CWRMED(32).solver.lifted_model == "sorted"
+
+
+def test_pool_order_is_cost_then_arm_order_by_hand():
+    """The order a sorted model gives its pools (:meth:`SortedPoolModel._pool_order`: a check of the
+    kept order, else two stable sorts) against Python's ``sorted`` per pool by ``(cost, arm)``, on
+    costs with many exact ties, along a sequence of costs (kept and changed orders)."""
+    pm = random_matrix(16, 2)
+    st = as_structure(pm)
+    fam = CopelandFamily(st, int(st.winners[0]))
+    rng = np.random.default_rng(1)
+    P = st.K * (st.K - 1) // 2
+    model = SortedPoolModel(fam, rng.integers(1, 4, P).astype(float), np.ones(P))
+    kinds = []
+    for r in range(12):
+        c = rng.integers(1, 4, P).astype(float) if r % 3 else rng.uniform(0.1, 1.0, P)
+        for _ in range(2):  # the second time the order is the kept one
+            kinds.append(model.set_pair_costs(c))
+            want = []
+            for i2 in range(st.K):
+                arms = np.flatnonzero(fam.pool[i2]).tolist()
+                want += [int(fam.pid[i2, j]) for j in sorted(arms, key=lambda j: (c[fam.pid[i2, j]], j))]
+            assert model._seq_now.tolist() == want
+    assert any(kinds) and not all(kinds)
