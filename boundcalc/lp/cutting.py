@@ -790,18 +790,35 @@ class CopelandLPSolver:
         fam = ent.family
         model = ent.sorted
         s0 = i0 = 0
-        if model is None:
-            model = SortedPoolModel(fam, costs, upper, reuse_basis=self.reuse_basis, highs_options=self.highs_options)
-            ent.sorted = model
-            if self.warm_rows:
-                # the first rows: the tightest at ECW's allocation, as a new CopelandModel's
-                C = _as_square(costs, st.K).copy()
-                np.fill_diagonal(C, np.inf)
-                model.add_cuts(ecw_allocation(st.beats, C, w, compiled=self.compiled)[1], -np.inf, self.warm_rows)
-        else:
-            assert isinstance(model, SortedPoolModel)
+        derived_now = False
+        if isinstance(model, SortedPoolModel):
             s0, i0 = model.lp.solves, model.lp.iterations
             model.set_pair_costs(costs)
+        elif self.derive:
+            # from the most recently used sorted model of the same winner (its rows that still hold
+            # and its basis: SortedPoolModel.derived), as for the block models (:meth:`_derived`)
+            for (k, w2), e2 in reversed(self._cache.items()):
+                if w2 == w and e2 is not ent and isinstance(e2.sorted, SortedPoolModel):
+                    model = e2.sorted.derived(fam, costs, upper)
+                    derived_now = model is not None
+                    self.derived += derived_now
+                    break
+        fresh = model is None
+        if fresh:
+            model = SortedPoolModel(fam, costs, upper, reuse_basis=self.reuse_basis, highs_options=self.highs_options)
+        if self.warm_rows and (fresh or derived_now):
+            # the first rows: the tightest at ECW's allocation, as a new CopelandModel's (a derived
+            # model: for the i2 whose rows it dropped)
+            C = _as_square(costs, st.K).copy()
+            np.fill_diagonal(C, np.inf)
+            core = ecw_allocation(st.beats, C, w, compiled=self.compiled)[1]
+            S = None
+            if not fresh:
+                S = fam._sums(core).copy()
+                S[~model.changed_i2] = np.inf  # no first rows for the kept i2
+            model.add_cuts(core, -np.inf, self.warm_rows, None, S)
+        assert isinstance(model, SortedPoolModel)
+        ent.sorted = model
         try:
             e, v, why = sorted_rounds(model, self.tol, self.sorted_per_i2, self.max_rounds)
         except SolverError:

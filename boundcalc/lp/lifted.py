@@ -456,19 +456,8 @@ class SortedPoolModel(CopelandModel):
         reuse_basis: bool = False,
         highs_options: dict | None = None,
     ):
-        K = family.K
         costs = np.asarray(costs, dtype=float)
-        p = family.pool_size.astype(np.int64)
-        self._pool_start = np.zeros(K + 1, dtype=np.int64)
-        np.cumsum(p, out=self._pool_start[1:])
-        seg_end = np.repeat(self._pool_start[1:], p)
-        self._seg_end = seg_end
-        self._first = np.repeat(self._pool_start[:-1], p)
-        # every pool's pairs in arm order, grouped by i2 (the order equal costs keep), each one's
-        # i2, and which neighbours in a sequence share a pool
-        self._arm_seq = family.pid[family.pool]
-        self._pool_of = np.repeat(np.arange(K, dtype=np.int16), p)
-        self._same_pool = self._pool_of[1:] == self._pool_of[:-1]
+        self._set_pools(family)
         self._seq_now = None
         seq = self._pool_order(family, costs)
         #: per i2, the pool's pair variables by cost (cheapest first), concatenated over i2: the
@@ -536,10 +525,86 @@ class SortedPoolModel(CopelandModel):
         self.pair_costs = costs
         return changed
 
-    def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> None:
-        """None: a delta variable stands for a position in its pool's cost order, which other costs
-        change (a new structure gets a new model)."""
-        return None
+    def _set_pools(self, family: CopelandFamily) -> None:
+        """The pools' layout of ``family``: starts, ends, each position's pool start, the pairs in
+        arm order and their ``i2``."""
+        K = family.K
+        p = family.pool_size.astype(np.int64)
+        self._pool_start = np.zeros(K + 1, dtype=np.int64)
+        np.cumsum(p, out=self._pool_start[1:])
+        self._seg_end = np.repeat(self._pool_start[1:], p)
+        self._first = np.repeat(self._pool_start[:-1], p)
+        # every pool's pairs in arm order, grouped by i2 (the order equal costs keep), each one's
+        # i2, and which neighbours in a sequence share a pool
+        self._arm_seq = family.pid[family.pool]
+        self._pool_of = np.repeat(np.arange(K, dtype=np.int16), p)
+        self._same_pool = self._pool_of[1:] == self._pool_of[:-1]
+
+    def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> SortedPoolModel | None:
+        """This model's rows that ``family`` (another structure, same winner) still holds, as a new
+        model started from this one's last basis; None where none carry over (this model is not
+        changed).
+
+        As :meth:`CopelandModel.derived`: with the same ``I_{i1}`` and levels, the rows of an
+        ``i2`` whose pool and table entries ``(m_I, m_S, ok)`` are unchanged are rows of
+        ``family``'s sorted model too -- they read the winner blocks (``I_{i1}`` only),
+        ``e_{i1 i2}`` and the positions of that pool, whose slots (the ``delta`` variables) the new
+        model keeps -- and are kept with the winner blocks; the rows of the other ``i2`` are
+        dropped, and their pools' slots are given anew (the pairs of the new pool, in arm order; no
+        row reads them).  The costs then place every pool's pairs on the positions by the new
+        costs (:meth:`set_pair_costs`' rule)."""
+        old = self.family
+        if (
+            family.K != old.K
+            or family.winner != old.winner
+            or not np.array_equal(family.levels, old.levels)
+            or not np.array_equal(family.in_Ia, old.in_Ia)
+        ):
+            return None
+        same = (
+            (family.pool == old.pool).all(axis=1)
+            & (family._mI == old._mI).all(axis=1)
+            & (family._mS == old._mS).all(axis=1)
+            & (family._ok == old._ok).all(axis=1)
+        )
+        if not same.any():
+            return None
+        costs = np.asarray(costs, dtype=float)
+        r = self._row_i2
+        drop = np.flatnonzero((r >= 0) & ~same[np.maximum(r, 0)])
+        new = SortedPoolModel.__new__(SortedPoolModel)
+        new.__dict__.update(self.__dict__)
+        new.family = family
+        new._set_pools(family)
+        # slots: an unchanged pool keeps its own (same size, same place among the pools in i2
+        # order), a changed one takes its pairs in arm order
+        slots = new._arm_seq.copy()
+        slots[same[new._pool_of]] = self._seq[same[self._pool_of]]
+        new._seq = slots
+        new._seq_now = None
+        new._seq_now = new._pool_order(family, costs)
+        new.order_changes = 0
+        new._sorted_checked = None
+        new._checked = None
+        up = np.asarray(upper, dtype=float).copy()
+        up[slots] = 1.0
+        new.lp = self.lp.derived(drop, new._slot_costs(costs, new._seq_now), up)
+        new.pair_costs = costs
+        keep = np.ones(r.size, dtype=bool)
+        keep[drop] = False
+        new._row_i2 = r[keep]
+        new._row_lifted = self._row_lifted[keep]
+        new._row_block = self._row_block[keep]
+        new._lifted = self._lifted.copy()
+        new._lifted[~same] = False
+        new._win_y = self._win_y.copy()
+        new._win_u = self._win_u.copy()
+        new.blocks = list(self.blocks)
+        new.lifted_rows = int((new._row_lifted & (new._row_i2 >= 0)).sum())
+        new.explicit_rows = 0
+        #: the i2 whose rows were dropped (a caller may give them first rows)
+        new.changed_i2 = ~same
+        return new
 
     def pair_values(self, x: np.ndarray) -> np.ndarray:
         """The pair values ``e`` (``triu_indices`` order) of the model's values ``x``: suffix sums of
