@@ -213,7 +213,10 @@ def test_pool_order_is_cost_then_arm_order_by_hand():
     kinds = []
     for r in range(12):
         c = rng.integers(1, 4, P).astype(float) if r % 3 else rng.uniform(0.1, 1.0, P)
-        for _ in range(2):  # the second time the order is the kept one
+        for t in range(3):  # then the kept order; then two costs moved (their pools sorted alone)
+            if t == 2:
+                c = c.copy()
+                c[rng.integers(0, P, 2)] *= 3.0
             kinds.append(model.set_pair_costs(c))
             want = []
             for i2 in range(st.K):
@@ -226,7 +229,7 @@ def test_pool_order_is_cost_then_arm_order_by_hand():
 @pytest.mark.parametrize("K,seed", [(6, 0), (7, 1), (7, 2), (24, 3)])
 def test_derived_sorted_model_answers_the_new_structure(K, seed):
     """A sorted model derived from a neighbouring structure's (one pair away from the winner flipped:
-    :meth:`SortedPoolModel.derived`, rows of the unchanged pools and the basis kept) answers the new
+    :meth:`SortedPoolModel.for_structure`, rows of the unchanged pools and the basis kept) answers the new
     structure: the exact rational LP's value at small K, the certified pool-block solver's at 24
     arms, with the perturbed allocation of a cold pool-block solve."""
     pm = random_matrix(K, seed)
@@ -260,3 +263,59 @@ def test_derived_sorted_model_answers_the_new_structure(K, seed):
         if K > 7 and derived >= 6:
             break
     assert derived > 0
+
+
+def test_kept_perturbation_weights_are_perturb_costs_bit_for_bit():
+    """The solver keeps ``delta g`` between solves (:meth:`CopelandLPSolver._perturbed`): the costs
+    equal :func:`~boundcalc.kernels.perturb.perturb_costs`' bit for bit, for costs over 30 orders of
+    magnitude and changing sizes, and 0 leaves the costs themselves."""
+    from boundcalc.kernels.perturb import perturb_costs
+
+    s = CopelandLPSolver(perturb=1e-6)
+    rng = np.random.default_rng(0)
+    for n in (6, 6, 2016, 120, 2016):
+        c = 10.0 ** rng.uniform(-10, 20, n)
+        assert np.array_equal(s._perturbed(c), perturb_costs(c, 1e-6))
+    c = np.ones(5)
+    assert CopelandLPSolver()._perturbed(c) is c
+
+
+def test_online_pair_costs_are_pair_costs_bit_for_bit():
+    """The line-11 solver's costs from the pairs alone (``_pair_costs_000``) equal :func:`pair_costs`
+    (000's regret matrix, then the pairs) bit for bit, with empirical ties (cost 1) and near ties."""
+    from boundcalc.lp.cutting import _pair_costs_000
+
+    rng = np.random.default_rng(3)
+    for K in (4, 16, 64):
+        mu = np.full((K, K), 0.5)
+        iu = np.triu_indices(K, 1)
+        u = 0.5 + rng.choice([0.0, 1e-7, 0.01, 0.2], iu[0].size) * rng.choice([-1, 1], iu[0].size)
+        mu[iu] = u
+        mu[(iu[1], iu[0])] = 1.0 - u
+        st = empirical_structure(mu)
+        assert np.array_equal(_pair_costs_000(st), pair_costs(st))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_slot_costs_are_summed_per_pool_next_to_near_ties(seed):
+    """A pool whose pairs lie 1e-9 from 1/2 (costs ~1e17) ahead of pools with costs ~1: the sorted
+    model's value is still the exact rational LP's (a running sum over all pools, less its value at a
+    pool's start, loses the cheap pool's costs: the slot costs are summed per pool)."""
+    K = 7
+    rng = np.random.default_rng(seed)
+    mu = random_matrix(K, 10 + seed).mu.copy()
+    st0 = empirical_structure(mu)
+    w = int(st0.winners[0])
+    i2 = min(i for i in range(K) if i != w and st0.beats[:, i].sum() >= 2)  # an early pool, 2+ pairs
+    for j in np.flatnonzero(st0.beats[:, i2]).tolist():
+        if j != w:
+            mu[j, i2] = 0.5 + 1e-9 * rng.uniform(1, 2)
+            mu[i2, j] = 1.0 - mu[j, i2]
+    st = empirical_structure(mu)
+    solver = CopelandLPSolver(lifted_model="sorted")
+    res = solver.solve_empirical(st, regret=st.regret)  # 000's regret, given: the LP, not Theorem 6
+    assert res.status == "ok" and solver.sorted_fallbacks == 0
+    assert all(isinstance(e.sorted, SortedPoolModel) for e in solver._cache.values())
+    assert max(pair_costs(st)) > 1e14
+    for v in st.winners.tolist():
+        assert res.per_winner[v] == pytest.approx(exact_lower_bound(st, v), rel=1e-8)

@@ -58,7 +58,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..kernels.perturb import perturb_costs
+from ..kernels.perturb import perturb_costs, perturbed_cost, weights
 from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
@@ -123,6 +123,19 @@ def pair_costs(matrix: MatrixLike | Structure, regret: ArrayLike | None = None) 
     R = st.regret if regret is None else check_regret(regret, K)
     r = R[iu]
     d = structure_d(st)[iu]
+    out = np.ones(d.size)
+    return np.divide(r, d, out=out, where=d > 0)
+
+
+def _pair_costs_000(st: Structure) -> np.ndarray:
+    """:func:`pair_costs` of ``st`` with 000's regret, computed on the pairs alone (an online solver
+    asks at every line-11 answer): ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))`` by the very
+    operations of :func:`~boundcalc.matrix.pair_regret` on the same numbers, so equal bit for bit."""
+    K = st.K
+    i, j = triu(K)
+    L = np.asarray(st.L, dtype=float)
+    r = (L[i] + L[j] - 2.0 * L.min()) / (2.0 * (K - 1))
+    d = structure_d(st)[i, j]
     out = np.ones(d.size)
     return np.divide(r, d, out=out, where=d > 0)
 
@@ -781,6 +794,17 @@ class CopelandLPSolver:
                 return model
         return None
 
+    def _perturbed(self, true_costs: np.ndarray) -> np.ndarray:
+        """:func:`~boundcalc.kernels.perturb.perturb_costs` of ``true_costs`` with ``delta g`` kept
+        between solves (the same two operations per entry on the same numbers: equal bit for bit)."""
+        if self.perturb == 0:
+            return perturb_costs(true_costs, 0.0)
+        kept = self.__dict__.get("_pert_h")
+        if kept is None or kept[0] != self.perturb or kept[1].size != true_costs.size:
+            kept = (self.perturb, self.perturb * weights(true_costs.size))
+            self._pert_h = kept
+        return perturbed_cost(true_costs, kept[1])
+
     def _sorted_answer(
         self, ent: _Entry, st: Structure, w: int, costs: np.ndarray, upper: np.ndarray
     ) -> tuple[np.ndarray | None, float, int, int]:
@@ -796,10 +820,10 @@ class CopelandLPSolver:
             model.set_pair_costs(costs)
         elif self.derive:
             # from the most recently used sorted model of the same winner (its rows that still hold
-            # and its basis: SortedPoolModel.derived), as for the block models (:meth:`_derived`)
+            # and its basis: SortedPoolModel.for_structure), as for the block models (:meth:`_derived`)
             for (k, w2), e2 in reversed(self._cache.items()):
                 if w2 == w and e2 is not ent and isinstance(e2.sorted, SortedPoolModel):
-                    model = e2.sorted.derived(fam, costs, upper)
+                    model = e2.sorted.for_structure(fam, costs, upper)
                     derived_now = model is not None
                     self.derived += derived_now
                     break
@@ -847,8 +871,9 @@ class CopelandLPSolver:
                 if not raw:
                     cast(BoundResult, res).stats["load_seconds"] = load
                 return res
-        true_costs = pair_costs(st, regret)  # what C*_{i1} and the certificate are computed with
-        costs = perturb_costs(true_costs, self.perturb)  # what the models are solved with (kernels.perturb)
+        # what C*_{i1} and the certificate are computed with
+        true_costs = pair_costs(st, regret) if regret is not None else _pair_costs_000(st)
+        costs = self._perturbed(true_costs)  # what the models are solved with (kernels.perturb)
         upper = np.where(structure_d(st)[triu(st.K)] > 0, 1.0, 0.0)
         warm = st.key == self._last_key
         self._last_key = st.key

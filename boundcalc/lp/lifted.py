@@ -483,12 +483,25 @@ class SortedPoolModel(CopelandModel):
     def _pool_order(self, family: CopelandFamily, costs: np.ndarray) -> np.ndarray:
         """Every pool's pair variables by ``costs`` (cheapest first, equal costs in arm order),
         concatenated over ``i2``: the current order (the same array) when ``costs`` increase
-        strictly along it within every pool, else one stable sort by cost and one by pool."""
+        strictly along it within every pool; else the pools where they do not are sorted again
+        (from arm order: equal costs keep it), or, where more than a few are, all of them by one
+        stable sort by cost and one by pool."""
         now = self._seq_now
         if now is not None:
             v = costs[now]
-            if bool(np.all((v[1:] > v[:-1]) | ~self._same_pool)):
+            bad = (v[1:] <= v[:-1]) & self._same_pool
+            if not bad.any():
                 return now
+            pools = np.flatnonzero(np.bincount(self._pool_of[1:][bad]))
+            if pools.size <= 8:  # a solve's costs moved a few pairs: sort their pools alone
+                out = now.copy()
+                ps = self._pool_start
+                base = self._arm_seq
+                for i2 in pools.tolist():
+                    a, b = ps[i2], ps[i2 + 1]
+                    seg = base[a:b]
+                    out[a:b] = seg[np.argsort(costs[seg], kind="stable")]
+                return out
         base = self._arm_seq
         o = np.argsort(costs[base], kind="stable")
         o = o[np.argsort(self._pool_of[o], kind="stable")]
@@ -497,11 +510,14 @@ class SortedPoolModel(CopelandModel):
     def _slot_costs(self, costs: np.ndarray, seq: np.ndarray) -> np.ndarray:
         """The model's costs for pair costs ``costs`` with the pools in the order ``seq``: the slot
         of position ``s`` (``delta_s``) costs ``c_(1) + ... + c_(s)`` of its pool; a variable in no
-        pool keeps its pair's cost."""
+        pool keeps its pair's cost.  The sums run per pool (one row of a K x max-pool array each):
+        a running sum over all pools, less its value at the pool's start, would lose a cheap pool's
+        costs next to an earlier pool's near-tie costs (``r / d`` up to 1e20 and more)."""
         tc = costs.copy()
-        cs = np.cumsum(costs[seq])
-        base = np.concatenate([[0.0], cs])[self._first]
-        tc[self._seq] = cs - base
+        M = np.zeros(self._grid)
+        M[self._pool_of, self._pos_in] = costs[seq]
+        np.cumsum(M, axis=1, out=M)
+        tc[self._seq] = M[self._pool_of, self._pos_in]
         return tc
 
     def set_pair_costs(self, costs: np.ndarray) -> bool:
@@ -532,15 +548,23 @@ class SortedPoolModel(CopelandModel):
         p = family.pool_size.astype(np.int64)
         self._pool_start = np.zeros(K + 1, dtype=np.int64)
         np.cumsum(p, out=self._pool_start[1:])
-        self._seg_end = np.repeat(self._pool_start[1:], p)
         self._first = np.repeat(self._pool_start[:-1], p)
+        #: each position's place in its pool, and the K x (largest pool) grid of the per-pool sums
+        self._pos_in = np.arange(int(self._pool_start[-1])) - self._first
+        self._grid = (K, max(int(p.max(initial=0)), 1))
         # every pool's pairs in arm order, grouped by i2 (the order equal costs keep), each one's
         # i2, and which neighbours in a sequence share a pool
         self._arm_seq = family.pid[family.pool]
         self._pool_of = np.repeat(np.arange(K, dtype=np.int16), p)
         self._same_pool = self._pool_of[1:] == self._pool_of[:-1]
 
-    def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> SortedPoolModel | None:
+    def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> None:
+        """None: :meth:`CopelandModel.derived`'s contract (pool blocks, positions fixed by pairs)
+        does not carry over to positions in a cost order; the sorted model's own is
+        :meth:`for_structure`."""
+        return None
+
+    def for_structure(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> SortedPoolModel | None:
         """This model's rows that ``family`` (another structure, same winner) still holds, as a new
         model started from this one's last basis; None where none carry over (this model is not
         changed).
@@ -613,11 +637,10 @@ class SortedPoolModel(CopelandModel):
         e = np.array(x[: self.lp.n], dtype=float)
         seq = self._seq
         if seq.size:
-            d = x[seq]  # delta by position
-            rc = np.empty(d.size + 1)
-            rc[-1] = 0.0
-            np.cumsum(d[::-1], out=rc[-2::-1])  # rc[i] = d[i] + ... + d[-1]
-            e[self._seq_now] = rc[:-1] - rc[self._seg_end]  # the pair now at each position
+            D = np.zeros(self._grid)  # delta by position, one row per pool (zeros past its end)
+            D[self._pool_of, self._pos_in] = x[seq]
+            R = np.cumsum(D[:, ::-1], axis=1)[:, ::-1]  # R[i2, s] = delta_s + ... + delta_p
+            e[self._seq_now] = R[self._pool_of, self._pos_in]  # the pair now at each position
         return np.clip(e, 0.0, 1.0) + 0.0
 
     def add_cuts(
