@@ -467,7 +467,10 @@ class CopelandLPSolver:
         kept per ``(structure, winner)`` (one row per ``(i2, l, case)``, no pool block), whose
         pools' cost order is only a cost change of the kept model (:meth:`~boundcalc.lp.lifted.SortedPoolModel.set_pair_costs`),
         re-solved from its last basis (kept without HiGHS where the reduced-cost test passes,
-        ``reuse_basis``); its first rows are ``warm_rows``' and each round adds up to
+        ``reuse_basis``); with ``derive`` a new structure's starts from the last one of the same
+        winner (:meth:`~boundcalc.lp.lifted.SortedPoolModel.for_structure`: the rows of the ``i2``
+        whose pool and table entries are unchanged, and the basis), else cold; its first rows are
+        ``warm_rows``' (for a derived model: of the ``i2`` it dropped) and each round adds up to
         ``sorted_per_i2`` rows per violated ``i2``.  The stopping rule is the same (the oracle over
         the whole family at the pair values, HiGHS optimal).  Where it stalls (a violated row present:
         HiGHS's tolerances), hits ``max_rounds`` or HiGHS fails on it, that ``(structure, winner)``

@@ -63,8 +63,11 @@ sum of its ``m`` most expensive pairs, and :class:`SortedPoolModel` (with
 :func:`solve_sorted_pools`) writes each ``(i2, l, case)`` as one row and no pool block.  On draws
 of weak data, where every ``i2`` needs its block here (10,000-29,000 rows at 136 arms), it keeps
 650-1,800 (``benchmarks/results/bootstrap_profile.json``): the bootstrap's path
-(:mod:`boundcalc.uncertainty`).  The online solver keeps :class:`CopelandModel` (its derived
-models and bases).
+(:mod:`boundcalc.uncertainty`).  Online (``CopelandLPSolver(lifted_model="sorted")``, CW-RMED from
+32 arms) a sorted model is kept per structure and winner: its rows read positions in a pool's cost
+order, not pairs, so new costs that reorder a pool are only new costs of the same model
+(:meth:`SortedPoolModel.set_pair_costs`, re-solved from the last basis), and a new structure's model
+starts from the last one of the same winner (:meth:`SortedPoolModel.for_structure`).
 """
 
 from __future__ import annotations
@@ -418,7 +421,8 @@ class CopelandModel:
 class SortedPoolModel(CopelandModel):
     """The LP ``min c.e over R_{winner}`` with every pool in the variables of its sorted values: one
     row per ``(i2, l, case)`` and no pool block (an additive, caller-chosen model: the bootstrap's
-    draws, :mod:`boundcalc.uncertainty`; :class:`CopelandModel` is unchanged).
+    draws, :mod:`boundcalc.uncertainty`; the online solver's ``lifted_model="sorted"``, kept per
+    structure and re-costed by :meth:`set_pair_costs`; :class:`CopelandModel` is unchanged).
 
     Why it is exact.  The pool ``P = S_{i2} \\ {i1}`` of an ``i2`` holds the pairs ``{i2, j}``
     that ``j`` wins: each such pair lies in the pool of its loser only, never on the winner side
@@ -515,9 +519,10 @@ class SortedPoolModel(CopelandModel):
         costs next to an earlier pool's near-tie costs (``r / d`` up to 1e20 and more)."""
         tc = costs.copy()
         M = np.zeros(self._grid)
-        M[self._pool_of, self._pos_in] = costs[seq]
+        flat = M.reshape(-1)
+        flat[self._cell] = costs[seq]
         np.cumsum(M, axis=1, out=M)
-        tc[self._seq] = M[self._pool_of, self._pos_in]
+        tc[self._seq] = flat[self._cell]
         return tc
 
     def set_pair_costs(self, costs: np.ndarray) -> bool:
@@ -557,6 +562,12 @@ class SortedPoolModel(CopelandModel):
         self._arm_seq = family.pid[family.pool]
         self._pool_of = np.repeat(np.arange(K, dtype=np.int16), p)
         self._same_pool = self._pool_of[1:] == self._pool_of[:-1]
+        # each position's cell in that grid, row by row, left to right (prefix sums) and right to
+        # left (suffix sums)
+        w = self._grid[1]
+        row = np.repeat(np.arange(K, dtype=np.int64), p) * w
+        self._cell = row + self._pos_in
+        self._cell_rev = row + (w - 1 - self._pos_in)
 
     def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> None:
         """None: :meth:`CopelandModel.derived`'s contract (pool blocks, positions fixed by pairs)
@@ -637,10 +648,13 @@ class SortedPoolModel(CopelandModel):
         e = np.array(x[: self.lp.n], dtype=float)
         seq = self._seq
         if seq.size:
-            D = np.zeros(self._grid)  # delta by position, one row per pool (zeros past its end)
-            D[self._pool_of, self._pos_in] = x[seq]
-            R = np.cumsum(D[:, ::-1], axis=1)[:, ::-1]  # R[i2, s] = delta_s + ... + delta_p
-            e[self._seq_now] = R[self._pool_of, self._pos_in]  # the pair now at each position
+            # delta by position, one row per pool from its last position leftwards (zeros past its
+            # first): the running sums along a row are delta_s + ... + delta_p
+            D = np.zeros(self._grid)
+            flat = D.reshape(-1)
+            flat[self._cell_rev] = x[seq]
+            np.cumsum(D, axis=1, out=D)
+            e[self._seq_now] = flat[self._cell_rev]  # the pair now at each position
         return np.clip(e, 0.0, 1.0) + 0.0
 
     def add_cuts(
