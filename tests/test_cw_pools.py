@@ -218,6 +218,8 @@ def test_pool_order_is_cost_then_arm_order_by_hand():
                 c = c.copy()
                 c[rng.integers(0, P, 2)] *= 3.0
             kinds.append(model.set_pair_costs(c))
+            # the model's costs, updated in the moved pools alone, are those summed over all pools
+            np.testing.assert_array_equal(model.lp.costs, model._slot_costs(c, model._seq_now))
             want = []
             for i2 in range(st.K):
                 arms = np.flatnonzero(fam.pool[i2]).tolist()

@@ -535,14 +535,33 @@ class SortedPoolModel(CopelandModel):
         ``delta_s`` costs the ``s`` cheapest pairs of the *new* order -- and the pair at position
         ``s`` changes in :meth:`pair_values` (class text: the exchange argument holds for any
         costs).  The last basis stays primal feasible; whether it stays optimal is the LP core's
-        reduced-cost test (:meth:`~boundcalc.lp.highs.CoveringLP.solve` with ``reuse_basis``)."""
+        reduced-cost test (:meth:`~boundcalc.lp.highs.CoveringLP.solve` with ``reuse_basis``).
+
+        Online, a few pairs' costs move between two solves of a structure (their ``d``): only the
+        pools holding them are summed again (the same sums, in the same order, as
+        :meth:`_slot_costs` over all pools)."""
         costs = np.asarray(costs, dtype=float)
+        old = self.pair_costs
+        moved = np.flatnonzero(costs != old) if old.shape == costs.shape else None
+        if moved is not None and moved.size == 0:
+            return False  # the same costs: the model's are unchanged
         seq = self._pool_order(self.family, costs)
         changed = seq is not self._seq_now and not np.array_equal(seq, self._seq_now)
         if changed:
             self._seq_now = seq
             self.order_changes += 1
-        self.lp.set_costs(self._slot_costs(costs, seq))
+        if moved is None or moved.size > 16:
+            tc = self._slot_costs(costs, seq)
+        else:
+            tc = self.lp.costs.copy()
+            pools = self._pair_pool[moved]
+            free = moved[pools < 0]
+            tc[free] = costs[free]
+            ps = self._pool_start
+            for i2 in np.flatnonzero(np.bincount(pools[pools >= 0], minlength=1)).tolist():
+                a, b = ps[i2], ps[i2 + 1]
+                tc[self._seq[a:b]] = np.cumsum(costs[seq[a:b]])
+        self.lp.set_costs(tc)
         self.pair_costs = costs
         return changed
 
@@ -562,6 +581,9 @@ class SortedPoolModel(CopelandModel):
         self._arm_seq = family.pid[family.pool]
         self._pool_of = np.repeat(np.arange(K, dtype=np.int16), p)
         self._same_pool = self._pool_of[1:] == self._pool_of[:-1]
+        #: per pair variable, the i2 of the pool that holds it (-1: in none)
+        self._pair_pool = np.full(family.pid.max() + 1, -1, dtype=np.int64)
+        self._pair_pool[self._arm_seq] = self._pool_of
         # each position's cell in that grid, row by row, left to right (prefix sums) and right to
         # left (suffix sums)
         w = self._grid[1]
