@@ -321,3 +321,33 @@ def test_slot_costs_are_summed_per_pool_next_to_near_ties(seed):
     assert max(pair_costs(st)) > 1e14
     for v in st.winners.tolist():
         assert res.per_winner[v] == pytest.approx(exact_lower_bound(st, v), rel=1e-8)
+
+
+def test_stored_checks_of_the_sorted_path_found_the_same_pairs():
+    """The stored runs of this path (``benchmarks/cw_decisions.py`` and ``benchmarks/cw_ab.py``
+    against revision 3 as it landed): every pair (SHA-256), win, regret curve and counter but those of
+    LP work equal, on panel (c) and the 64-arm MSLR submatrix at 10^4 steps, panel (a) at 10^5, and
+    in every interleaved timing run (panel (c) and the MSLR submatrix at 20,000 steps, panel (a) at
+    10^5); the sorted path took fewer HiGHS runs at 64 arms."""
+    import json
+    from pathlib import Path
+
+    res = Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "cw_speed"
+    rec = json.loads((res / "cw_decisions_pools.json").read_text())
+    assert {("fig1a", 100_000), ("fig1c", 10_000), ("mslr64", 10_000)} <= {(r["example"], r["steps"]) for r in rec["rows"]}
+    lp_work = ("lp_solves", "warm_answers")
+    for r in rec["rows"]:
+        new, old = r["this"], r["landed"]
+        assert r["same_decisions"]
+        for k in ("pairs", "wins", "regret", "curve"):
+            assert new[k] == old[k], (r["example"], k)
+        for k in ("stats", "loop_stats"):
+            assert {a: b for a, b in new[k].items() if a not in lp_work} == {
+                a: b for a, b in old[k].items() if a not in lp_work
+            }
+        if r["example"] != "fig1a":
+            assert new["stats"]["lp_solves"] < old["stats"]["lp_solves"]
+    ab = json.loads((res / "cw_ab_pools.json").read_text())
+    assert {(r["case"], r["steps"]) for r in ab["rows"]} >= {("fig1c", 20_000), ("mslr64", 20_000), ("fig1a", 100_000)}
+    for r in ab["rows"]:
+        assert r["same_decisions"] and r["reps"] >= 2
