@@ -815,10 +815,10 @@ class CopelandLPSolver:
         ``ent`` (``lifted_model="sorted"``): ``(e, violation, HiGHS runs, simplex iterations)``,
         ``e`` None where it failed (``ent.sorted`` is then False: :class:`CopelandModel` answers)."""
         fam = ent.family
-        model = ent.sorted
+        model = ent.sorted if isinstance(ent.sorted, SortedPoolModel) else None
         s0 = i0 = 0
         derived_now = False
-        if isinstance(model, SortedPoolModel):
+        if model is not None:
             s0, i0 = model.lp.solves, model.lp.iterations
             model.set_pair_costs(costs)
         elif self.derive:
@@ -833,6 +833,7 @@ class CopelandLPSolver:
         fresh = model is None
         if fresh:
             model = SortedPoolModel(fam, costs, upper, reuse_basis=self.reuse_basis, highs_options=self.highs_options)
+        assert model is not None
         if self.warm_rows and (fresh or derived_now):
             # the first rows: the tightest at ECW's allocation, as a new CopelandModel's (a derived
             # model: for the i2 whose rows it dropped)
@@ -844,7 +845,6 @@ class CopelandLPSolver:
                 S = fam._sums(core).copy()
                 S[~model.changed_i2] = np.inf  # no first rows for the kept i2
             model.add_cuts(core, -np.inf, self.warm_rows, None, S)
-        assert isinstance(model, SortedPoolModel)
         ent.sorted = model
         try:
             e, v, why = sorted_rounds(model, self.tol, self.sorted_per_i2, self.max_rounds)
@@ -895,13 +895,13 @@ class CopelandLPSolver:
             ent = self._entry(st, w)
             fam = ent.family
             if self.lifted_model == "sorted" and not certify and fam._has_rows and ent.sorted is not False:
-                e, v, n, its = self._sorted_answer(ent, st, w, costs, upper)
+                e_s, v_s, n, its = self._sorted_answer(ent, st, w, costs, upper)
                 solves += n
                 iters += its
-                if e is not None:
-                    per[w] = float(true_costs @ e)
-                    allocs[w] = e if raw else _q_matrix(structure_d(st), e)
-                    viols[w] = v
+                if e_s is not None:
+                    per[w] = float(true_costs @ e_s)
+                    allocs[w] = e_s if raw else _q_matrix(structure_d(st), e_s)
+                    viols[w] = v_s
                     continue
             model = ent.model
             s0 = i0 = a0 = f0 = 0  # a new model's counts start at 0 (its warm rows are counted)

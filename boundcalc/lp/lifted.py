@@ -475,6 +475,8 @@ class SortedPoolModel(CopelandModel):
         self.order_changes = 0
         #: the last pair values the oracle passed: ``(x, order_changes, e, violation)`` (:func:`sorted_rounds`)
         self._sorted_checked: tuple | None = None
+        #: the i2 whose rows :meth:`for_structure` dropped (none for a model built cold)
+        self.changed_i2 = np.zeros(family.K, dtype=bool)
         tc = self._slot_costs(costs, seq)
         # a delta's upper bound: 1 (implied by e_(1) <= 1); other variables keep theirs
         up = np.asarray(upper, dtype=float).copy()
@@ -546,7 +548,8 @@ class SortedPoolModel(CopelandModel):
         if moved is not None and moved.size == 0:
             return False  # the same costs: the model's are unchanged
         seq = self._pool_order(self.family, costs)
-        changed = seq is not self._seq_now and not np.array_equal(seq, self._seq_now)
+        now = self._seq_now
+        changed = now is None or (seq is not now and not np.array_equal(seq, now))
         if changed:
             self._seq_now = seq
             self.order_changes += 1
