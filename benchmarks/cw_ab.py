@@ -9,6 +9,7 @@ decisions must be the same: equal regrets to the last digit, the same regret cur
 counters but those of LP work, :data:`LP_WORK`).
 
     python3 benchmarks/cw_ab.py --landed DIR [--cases table2:100000,fig1a:100000,mslr16:100000,fig1c:20000:2]
+        (cases: an example's name, ``mslr16`` or ``mslr64``: benchmarks/policies.py's MSLR submatrices)
         [--reps 3] [--out benchmarks/results/cw_speed/cw_ab.json]
 """
 
@@ -36,6 +37,9 @@ name, steps = {name!r}, {steps!r}
 if name == "mslr16":
     from policies import mslr_submatrix
     pm = PreferenceMatrix(np.array(mslr_submatrix(16, 16, 0.005)))
+elif name == "mslr64":  # benchmarks/policies.py's 64-arm MSLR submatrix (gaps down to 1e-6)
+    from policies import mslr_submatrix
+    pm = PreferenceMatrix(np.array(mslr_submatrix(64, 64, 1e-6)))
 else:
     from boundcalc.datasets import load_example
     pm = load_example(name)

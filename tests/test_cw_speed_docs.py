@@ -152,6 +152,8 @@ def test_lifted_models_run_without_scaling_plain_models_with_it():
     assert pol.solver.highs_options == {"simplex_scale_strategy": 0, "dual_simplex_cost_perturbation_multiplier": 0}
     pol.run(mu, 2000, seed=0)  # the first LP solves come after about 1,000 steps
     models = [e.model.lp for e in pol.solver._cache.values() if e.model is not None]
+    # the sorted-pools models (CWRMED.lifted_model = "sorted": the LP core's lifted models there)
+    models += [e.sorted.lp for e in pol.solver._cache.values() if e.sorted not in (None, False)]
     assert models and pol.stats["lp_solves"] > 0
     for m in models:
         assert _option(m.h, "simplex_scale_strategy") == 0

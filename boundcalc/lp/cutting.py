@@ -58,14 +58,14 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..kernels.perturb import perturb_costs
+from ..kernels.perturb import perturb_costs, perturbed_cost, weights
 from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
 from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
 from .ecw import _cost_matrix, ecw_allocation
-from .highs import CoveringLP, lagrangian_bound
-from .lifted import CopelandModel
+from .highs import CoveringLP, SolverError, lagrangian_bound
+from .lifted import CopelandModel, SortedPoolModel, sorted_rounds
 from .structure import (
     Structure,
     as_structure,
@@ -123,6 +123,19 @@ def pair_costs(matrix: MatrixLike | Structure, regret: ArrayLike | None = None) 
     R = st.regret if regret is None else check_regret(regret, K)
     r = R[iu]
     d = structure_d(st)[iu]
+    out = np.ones(d.size)
+    return np.divide(r, d, out=out, where=d > 0)
+
+
+def _pair_costs_000(st: Structure) -> np.ndarray:
+    """:func:`pair_costs` of ``st`` with 000's regret, computed on the pairs alone (an online solver
+    asks at every line-11 answer): ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))`` by the very
+    operations of :func:`~boundcalc.matrix.pair_regret` on the same numbers, so equal bit for bit."""
+    K = st.K
+    i, j = triu(K)
+    L = np.asarray(st.L, dtype=float)
+    r = (L[i] + L[j] - 2.0 * L.min()) / (2.0 * (K - 1))
+    d = structure_d(st)[i, j]
     out = np.ones(d.size)
     return np.divide(r, d, out=out, where=d > 0)
 
@@ -358,11 +371,14 @@ class OnlineAnswer:
 
 
 class _Entry:
-    __slots__ = ("family", "model")
+    __slots__ = ("family", "model", "sorted")
 
     def __init__(self, family: CopelandFamily, model: CopelandModel | None) -> None:
         self.family = family
         self.model = model
+        #: the kept sorted-pools model (``lifted_model="sorted"``), None before the first solve,
+        #: False once it failed for this ``(structure, winner)`` (:class:`CopelandModel` answers)
+        self.sorted: SortedPoolModel | None | bool = None
 
 
 class CopelandLPSolver:
@@ -444,6 +460,27 @@ class CopelandLPSolver:
         (``dual_simplex_cost_perturbation_multiplier = 0``: it would choose among the vertices
         again).  0 (default): the costs themselves.  Theorem 6's closed form
         (``solve_empirical``) is not perturbed (it has one answer).  CW-RMED passes 1e-6.
+    lifted_model : {"blocks", "sorted"}
+        The lifted model of a solve without certificate (``certify=False``: :meth:`solve_online`,
+        :meth:`solve_empirical`'s default).  "blocks" (default): :class:`~boundcalc.lp.lifted.CopelandModel`
+        (pool blocks, derived models).  "sorted": a :class:`~boundcalc.lp.lifted.SortedPoolModel`
+        kept per ``(structure, winner)`` (one row per ``(i2, l, case)``, no pool block), whose
+        pools' cost order is only a cost change of the kept model (:meth:`~boundcalc.lp.lifted.SortedPoolModel.set_pair_costs`),
+        re-solved from its last basis (kept without HiGHS where the reduced-cost test passes,
+        ``reuse_basis``); with ``derive`` a new structure's starts from the last one of the same
+        winner (:meth:`~boundcalc.lp.lifted.SortedPoolModel.for_structure`: the rows of the ``i2``
+        whose pool and table entries are unchanged, and the basis), else cold; its first rows are
+        ``warm_rows``' (for a derived model: of the ``i2`` it dropped) and each round adds up to
+        ``sorted_per_i2`` rows per violated ``i2``.  The stopping rule is the same (the oracle over
+        the whole family at the pair values, HiGHS optimal).  Where it stalls (a violated row present:
+        HiGHS's tolerances), hits ``max_rounds`` or HiGHS fails on it, that ``(structure, winner)``
+        is solved by ``CopelandModel`` from then on (:attr:`sorted_fallbacks` counts them), which
+        raises or reports as before.  The sorted model's optimum is one of the LP's optima; with
+        ``perturb > 0`` the optimum is generically unique, so it is the one ``CopelandModel`` returns
+        (CW-RMED: the same pairs, tests/test_cw_pools.py).  Requires ``lift=True``.
+    sorted_per_i2 : int
+        ``(l, case)`` rows per violated ``i2`` and round on the sorted model (measured on Figure 1
+        panel (c): 3).
 
     Examples
     --------
@@ -478,7 +515,18 @@ class CopelandLPSolver:
         compiled: bool = False,
         highs_options: dict | None = None,
         perturb: float = 0.0,
+        lifted_model: str = "blocks",
+        sorted_per_i2: int = 3,
     ):
+        if lifted_model not in ("blocks", "sorted"):
+            raise ValueError(f"lifted_model must be 'blocks' or 'sorted', not {lifted_model!r}")
+        if lifted_model == "sorted" and not lift:
+            raise ValueError("lifted_model='sorted' is a lifted model: it needs lift=True")
+        self.lifted_model = lifted_model
+        self.sorted_per_i2 = int(sorted_per_i2)
+        if self.sorted_per_i2 < 1:
+            raise ValueError(f"sorted_per_i2 must be >= 1, not {sorted_per_i2}")
+        self.sorted_fallbacks = 0  # (structure, winner) the sorted model failed on (:meth:`_sorted_answer`)
         self.perturb = float(perturb)
         if not (np.isfinite(self.perturb) and self.perturb >= 0):
             raise ValueError(f"perturb must be finite and >= 0, not {perturb}")
@@ -523,6 +571,9 @@ class CopelandLPSolver:
         state.setdefault("derived", 0)
         state.setdefault("highs_options", None)
         state.setdefault("perturb", 0.0)
+        state.setdefault("lifted_model", "blocks")
+        state.setdefault("sorted_per_i2", 3)
+        state.setdefault("sorted_fallbacks", 0)
         self.__dict__.update(state)
 
     def _empirical(self, mu_hat: ArrayLike | PreferenceMatrix) -> Structure:
@@ -746,6 +797,65 @@ class CopelandLPSolver:
                 return model
         return None
 
+    def _perturbed(self, true_costs: np.ndarray) -> np.ndarray:
+        """:func:`~boundcalc.kernels.perturb.perturb_costs` of ``true_costs`` with ``delta g`` kept
+        between solves (the same two operations per entry on the same numbers: equal bit for bit)."""
+        if self.perturb == 0:
+            return perturb_costs(true_costs, 0.0)
+        kept = self.__dict__.get("_pert_h")
+        if kept is None or kept[0] != self.perturb or kept[1].size != true_costs.size:
+            kept = (self.perturb, self.perturb * weights(true_costs.size))
+            self._pert_h = kept
+        return perturbed_cost(true_costs, kept[1])
+
+    def _sorted_answer(
+        self, ent: _Entry, st: Structure, w: int, costs: np.ndarray, upper: np.ndarray
+    ) -> tuple[np.ndarray | None, float, int, int]:
+        """Winner ``w``'s optimum on the kept :class:`~boundcalc.lp.lifted.SortedPoolModel` of
+        ``ent`` (``lifted_model="sorted"``): ``(e, violation, HiGHS runs, simplex iterations)``,
+        ``e`` None where it failed (``ent.sorted`` is then False: :class:`CopelandModel` answers)."""
+        fam = ent.family
+        model = ent.sorted if isinstance(ent.sorted, SortedPoolModel) else None
+        s0 = i0 = 0
+        derived_now = False
+        if model is not None:
+            s0, i0 = model.lp.solves, model.lp.iterations
+            model.set_pair_costs(costs)
+        elif self.derive:
+            # from the most recently used sorted model of the same winner (its rows that still hold
+            # and its basis: SortedPoolModel.for_structure), as for the block models (:meth:`_derived`)
+            for (k, w2), e2 in reversed(self._cache.items()):
+                if w2 == w and e2 is not ent and isinstance(e2.sorted, SortedPoolModel):
+                    model = e2.sorted.for_structure(fam, costs, upper)
+                    derived_now = model is not None
+                    self.derived += derived_now
+                    break
+        fresh = model is None
+        if fresh:
+            model = SortedPoolModel(fam, costs, upper, reuse_basis=self.reuse_basis, highs_options=self.highs_options)
+        assert model is not None
+        if self.warm_rows and (fresh or derived_now):
+            # the first rows: the tightest at ECW's allocation, as a new CopelandModel's (a derived
+            # model: for the i2 whose rows it dropped)
+            C = _as_square(costs, st.K).copy()
+            np.fill_diagonal(C, np.inf)
+            core = ecw_allocation(st.beats, C, w, compiled=self.compiled)[1]
+            S = None
+            if not fresh:
+                S = fam._sums(core).copy()
+                S[~model.changed_i2] = np.inf  # no first rows for the kept i2
+            model.add_cuts(core, -np.inf, self.warm_rows, None, S)
+        ent.sorted = model
+        try:
+            e, v, why = sorted_rounds(model, self.tol, self.sorted_per_i2, self.max_rounds)
+        except SolverError:
+            e, v = None, np.inf
+        n, its = model.lp.solves - s0, model.lp.iterations - i0
+        if e is None:
+            ent.sorted = False
+            self.sorted_fallbacks += 1
+        return e, v, n, its
+
     def _solve(
         self,
         st: Structure,
@@ -764,8 +874,9 @@ class CopelandLPSolver:
                 if not raw:
                     cast(BoundResult, res).stats["load_seconds"] = load
                 return res
-        true_costs = pair_costs(st, regret)  # what C*_{i1} and the certificate are computed with
-        costs = perturb_costs(true_costs, self.perturb)  # what the models are solved with (kernels.perturb)
+        # what C*_{i1} and the certificate are computed with
+        true_costs = pair_costs(st, regret) if regret is not None else _pair_costs_000(st)
+        costs = self._perturbed(true_costs)  # what the models are solved with (kernels.perturb)
         upper = np.where(structure_d(st)[triu(st.K)] > 0, 1.0, 0.0)
         warm = st.key == self._last_key
         self._last_key = st.key
@@ -783,6 +894,15 @@ class CopelandLPSolver:
         for w in winners:
             ent = self._entry(st, w)
             fam = ent.family
+            if self.lifted_model == "sorted" and not certify and fam._has_rows and ent.sorted is not False:
+                e_s, v_s, n, its = self._sorted_answer(ent, st, w, costs, upper)
+                solves += n
+                iters += its
+                if e_s is not None:
+                    per[w] = float(true_costs @ e_s)
+                    allocs[w] = e_s if raw else _q_matrix(structure_d(st), e_s)
+                    viols[w] = v_s
+                    continue
             model = ent.model
             s0 = i0 = a0 = f0 = 0  # a new model's counts start at 0 (its warm rows are counted)
             if model is None and self.derive:

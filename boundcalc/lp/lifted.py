@@ -63,8 +63,11 @@ sum of its ``m`` most expensive pairs, and :class:`SortedPoolModel` (with
 :func:`solve_sorted_pools`) writes each ``(i2, l, case)`` as one row and no pool block.  On draws
 of weak data, where every ``i2`` needs its block here (10,000-29,000 rows at 136 arms), it keeps
 650-1,800 (``benchmarks/results/bootstrap_profile.json``): the bootstrap's path
-(:mod:`boundcalc.uncertainty`).  The online solver keeps :class:`CopelandModel` (its derived
-models and bases).
+(:mod:`boundcalc.uncertainty`).  Online (``CopelandLPSolver(lifted_model="sorted")``, CW-RMED from
+32 arms) a sorted model is kept per structure and winner: its rows read positions in a pool's cost
+order, not pairs, so new costs that reorder a pool are only new costs of the same model
+(:meth:`SortedPoolModel.set_pair_costs`, re-solved from the last basis), and a new structure's model
+starts from the last one of the same winner (:meth:`SortedPoolModel.for_structure`).
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ from .ecw import _cost_matrix, ecw_allocation
 from .highs import CoveringLP, LPSolution
 from .structure import Structure, structure_d, triu
 
-__all__ = ["CopelandModel", "SortedPoolModel", "solve_sorted_pools"]
+__all__ = ["CopelandModel", "SortedPoolModel", "solve_sorted_pools", "sorted_rounds"]
 
 
 class CopelandModel:
@@ -418,7 +421,8 @@ class CopelandModel:
 class SortedPoolModel(CopelandModel):
     """The LP ``min c.e over R_{winner}`` with every pool in the variables of its sorted values: one
     row per ``(i2, l, case)`` and no pool block (an additive, caller-chosen model: the bootstrap's
-    draws, :mod:`boundcalc.uncertainty`; :class:`CopelandModel` is unchanged).
+    draws, :mod:`boundcalc.uncertainty`; the online solver's ``lifted_model="sorted"``, kept per
+    structure and re-costed by :meth:`set_pair_costs`; :class:`CopelandModel` is unchanged).
 
     Why it is exact.  The pool ``P = S_{i2} \\ {i1}`` of an ``i2`` holds the pairs ``{i2, j}``
     that ``j`` wins: each such pair lies in the pool of its loser only, never on the winner side
@@ -446,48 +450,236 @@ class SortedPoolModel(CopelandModel):
     :class:`CopelandModel`.
     """
 
-    def __init__(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray, *, presolve: bool = False):
-        K = family.K
-        pid = family.pid
+    def __init__(
+        self,
+        family: CopelandFamily,
+        costs: np.ndarray,
+        upper: np.ndarray,
+        *,
+        presolve: bool = False,
+        reuse_basis: bool = False,
+        highs_options: dict | None = None,
+    ):
         costs = np.asarray(costs, dtype=float)
-        keys = np.where(family.pool, costs[pid], np.inf)  # pid's diagonal (-1) is outside every pool
-        order = np.argsort(keys, axis=1, kind="stable")
-        p = family.pool_size.astype(np.int64)
-        pos = np.arange(K)[None, :] < p[:, None]
-        #: per i2, the pool's pair variables by cost (cheapest first), concatenated over i2
-        seq = pid[np.arange(K)[:, None], order][pos]
+        self._set_pools(family)
+        self._seq_now = None
+        seq = self._pool_order(family, costs)
+        #: per i2, the pool's pair variables by cost (cheapest first), concatenated over i2: the
+        #: variable of the pair at position s is the slot of ``delta_s`` (fixed for the model's life)
         self._seq = seq
-        self._pool_start = np.zeros(K + 1, dtype=np.int64)
-        np.cumsum(p, out=self._pool_start[1:])
-        seg_end = np.repeat(self._pool_start[1:], p)
-        self._seg_end = seg_end
-        tc = costs.copy()
-        cs = np.cumsum(costs[seq])
-        first = np.repeat(self._pool_start[:-1], p)
-        base = np.concatenate([[0.0], cs])[first]
-        tc[seq] = cs - base  # delta_s costs c_(1) + ... + c_(s) of its pool
+        #: the pairs at those positions for the current costs (:meth:`set_pair_costs`; ``_seq``
+        #: until a cost order changes)
+        self._seq_now = seq
+        #: how many times :meth:`set_pair_costs` met a new cost order (the pair values of a kept
+        #: basis change with it)
+        self.order_changes = 0
+        #: the last pair values the oracle passed: ``(x, order_changes, e, violation)`` (:func:`sorted_rounds`)
+        self._sorted_checked: tuple | None = None
+        #: the i2 whose rows :meth:`for_structure` dropped (none for a model built cold)
+        self.changed_i2 = np.zeros(family.K, dtype=bool)
+        tc = self._slot_costs(costs, seq)
         # a delta's upper bound: 1 (implied by e_(1) <= 1); other variables keep theirs
         up = np.asarray(upper, dtype=float).copy()
         up[seq] = 1.0
-        super().__init__(family, tc, up, promote=0, presolve=presolve, lift=True, reuse_basis=False)
+        super().__init__(
+            family, tc, up, promote=0, presolve=presolve, lift=True, reuse_basis=reuse_basis, highs_options=highs_options
+        )
         self.pair_costs = costs
 
+    def _pool_order(self, family: CopelandFamily, costs: np.ndarray) -> np.ndarray:
+        """Every pool's pair variables by ``costs`` (cheapest first, equal costs in arm order),
+        concatenated over ``i2``: the current order (the same array) when ``costs`` increase
+        strictly along it within every pool; else the pools where they do not are sorted again
+        (from arm order: equal costs keep it), or, where more than a few are, all of them by one
+        stable sort by cost and one by pool."""
+        now = self._seq_now
+        if now is not None:
+            v = costs[now]
+            bad = (v[1:] <= v[:-1]) & self._same_pool
+            if not bad.any():
+                return now
+            pools = np.flatnonzero(np.bincount(self._pool_of[1:][bad]))
+            if pools.size <= 8:  # a solve's costs moved a few pairs: sort their pools alone
+                out = now.copy()
+                ps = self._pool_start
+                base = self._arm_seq
+                for i2 in pools.tolist():
+                    a, b = ps[i2], ps[i2 + 1]
+                    seg = base[a:b]
+                    out[a:b] = seg[np.argsort(costs[seg], kind="stable")]
+                return out
+        base = self._arm_seq
+        o = np.argsort(costs[base], kind="stable")
+        o = o[np.argsort(self._pool_of[o], kind="stable")]
+        return base[o]
+
+    def _slot_costs(self, costs: np.ndarray, seq: np.ndarray) -> np.ndarray:
+        """The model's costs for pair costs ``costs`` with the pools in the order ``seq``: the slot
+        of position ``s`` (``delta_s``) costs ``c_(1) + ... + c_(s)`` of its pool; a variable in no
+        pool keeps its pair's cost.  The sums run per pool (one row of a K x max-pool array each):
+        a running sum over all pools, less its value at the pool's start, would lose a cheap pool's
+        costs next to an earlier pool's near-tie costs (``r / d`` up to 1e20 and more)."""
+        tc = costs.copy()
+        M = np.zeros(self._grid)
+        flat = M.reshape(-1)
+        flat[self._cell] = costs[seq]
+        np.cumsum(M, axis=1, out=M)
+        tc[self._seq] = flat[self._cell]
+        return tc
+
+    def set_pair_costs(self, costs: np.ndarray) -> bool:
+        """New pair costs (the same structure: rows and bounds unchanged).  Returns whether some
+        pool's cost order changed.
+
+        The rows of the model read positions, not pairs: a row of ``(i2, l, case)`` is ``winner
+        part + sum_{s > p - m} (s - p + m) delta_s >= 1``, whatever pair sits at position ``s``.
+        So a new cost order of a pool is only new costs of the same model -- the slot of
+        ``delta_s`` costs the ``s`` cheapest pairs of the *new* order -- and the pair at position
+        ``s`` changes in :meth:`pair_values` (class text: the exchange argument holds for any
+        costs).  The last basis stays primal feasible; whether it stays optimal is the LP core's
+        reduced-cost test (:meth:`~boundcalc.lp.highs.CoveringLP.solve` with ``reuse_basis``).
+
+        Online, a few pairs' costs move between two solves of a structure (their ``d``): only the
+        pools holding them are summed again (the same sums, in the same order, as
+        :meth:`_slot_costs` over all pools)."""
+        costs = np.asarray(costs, dtype=float)
+        old = self.pair_costs
+        moved = np.flatnonzero(costs != old) if old.shape == costs.shape else None
+        if moved is not None and moved.size == 0:
+            return False  # the same costs: the model's are unchanged
+        seq = self._pool_order(self.family, costs)
+        now = self._seq_now
+        changed = now is None or (seq is not now and not np.array_equal(seq, now))
+        if changed:
+            self._seq_now = seq
+            self.order_changes += 1
+        if moved is None or moved.size > 16:
+            tc = self._slot_costs(costs, seq)
+        else:
+            tc = self.lp.costs.copy()
+            pools = self._pair_pool[moved]
+            free = moved[pools < 0]
+            tc[free] = costs[free]
+            ps = self._pool_start
+            for i2 in np.flatnonzero(np.bincount(pools[pools >= 0], minlength=1)).tolist():
+                a, b = ps[i2], ps[i2 + 1]
+                tc[self._seq[a:b]] = np.cumsum(costs[seq[a:b]])
+        self.lp.set_costs(tc)
+        self.pair_costs = costs
+        return changed
+
+    def _set_pools(self, family: CopelandFamily) -> None:
+        """The pools' layout of ``family``: starts, ends, each position's pool start, the pairs in
+        arm order and their ``i2``."""
+        K = family.K
+        p = family.pool_size.astype(np.int64)
+        self._pool_start = np.zeros(K + 1, dtype=np.int64)
+        np.cumsum(p, out=self._pool_start[1:])
+        self._first = np.repeat(self._pool_start[:-1], p)
+        #: each position's place in its pool, and the K x (largest pool) grid of the per-pool sums
+        self._pos_in = np.arange(int(self._pool_start[-1])) - self._first
+        self._grid = (K, max(int(p.max(initial=0)), 1))
+        # every pool's pairs in arm order, grouped by i2 (the order equal costs keep), each one's
+        # i2, and which neighbours in a sequence share a pool
+        self._arm_seq = family.pid[family.pool]
+        self._pool_of = np.repeat(np.arange(K, dtype=np.int16), p)
+        self._same_pool = self._pool_of[1:] == self._pool_of[:-1]
+        #: per pair variable, the i2 of the pool that holds it (-1: in none)
+        self._pair_pool = np.full(family.pid.max() + 1, -1, dtype=np.int64)
+        self._pair_pool[self._arm_seq] = self._pool_of
+        # each position's cell in that grid, row by row, left to right (prefix sums) and right to
+        # left (suffix sums)
+        w = self._grid[1]
+        row = np.repeat(np.arange(K, dtype=np.int64), p) * w
+        self._cell = row + self._pos_in
+        self._cell_rev = row + (w - 1 - self._pos_in)
+
     def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> None:
-        """None: a delta variable stands for a position in its pool's cost order, which other costs
-        change (a new structure gets a new model)."""
+        """None: :meth:`CopelandModel.derived`'s contract (pool blocks, positions fixed by pairs)
+        does not carry over to positions in a cost order; the sorted model's own is
+        :meth:`for_structure`."""
         return None
+
+    def for_structure(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> SortedPoolModel | None:
+        """This model's rows that ``family`` (another structure, same winner) still holds, as a new
+        model started from this one's last basis; None where none carry over (this model is not
+        changed).
+
+        As :meth:`CopelandModel.derived`: with the same ``I_{i1}`` and levels, the rows of an
+        ``i2`` whose pool and table entries ``(m_I, m_S, ok)`` are unchanged are rows of
+        ``family``'s sorted model too -- they read the winner blocks (``I_{i1}`` only),
+        ``e_{i1 i2}`` and the positions of that pool, whose slots (the ``delta`` variables) the new
+        model keeps -- and are kept with the winner blocks; the rows of the other ``i2`` are
+        dropped, and their pools' slots are given anew (the pairs of the new pool, in arm order; no
+        row reads them).  The costs then place every pool's pairs on the positions by the new
+        costs (:meth:`set_pair_costs`' rule)."""
+        old = self.family
+        if (
+            family.K != old.K
+            or family.winner != old.winner
+            or not np.array_equal(family.levels, old.levels)
+            or not np.array_equal(family.in_Ia, old.in_Ia)
+        ):
+            return None
+        same = (
+            (family.pool == old.pool).all(axis=1)
+            & (family._mI == old._mI).all(axis=1)
+            & (family._mS == old._mS).all(axis=1)
+            & (family._ok == old._ok).all(axis=1)
+        )
+        if not same.any():
+            return None
+        costs = np.asarray(costs, dtype=float)
+        r = self._row_i2
+        drop = np.flatnonzero((r >= 0) & ~same[np.maximum(r, 0)])
+        new = SortedPoolModel.__new__(SortedPoolModel)
+        new.__dict__.update(self.__dict__)
+        new.family = family
+        new._set_pools(family)
+        # slots: an unchanged pool keeps its own (same size, same place among the pools in i2
+        # order), a changed one takes its pairs in arm order
+        slots = new._arm_seq.copy()
+        slots[same[new._pool_of]] = self._seq[same[self._pool_of]]
+        new._seq = slots
+        new._seq_now = None
+        new._seq_now = new._pool_order(family, costs)
+        new.order_changes = 0
+        new._sorted_checked = None
+        new._checked = None
+        up = np.asarray(upper, dtype=float).copy()
+        up[slots] = 1.0
+        new.lp = self.lp.derived(drop, new._slot_costs(costs, new._seq_now), up)
+        new.pair_costs = costs
+        keep = np.ones(r.size, dtype=bool)
+        keep[drop] = False
+        new._row_i2 = r[keep]
+        new._row_lifted = self._row_lifted[keep]
+        new._row_block = self._row_block[keep]
+        new._lifted = self._lifted.copy()
+        new._lifted[~same] = False
+        new._win_y = self._win_y.copy()
+        new._win_u = self._win_u.copy()
+        new.blocks = list(self.blocks)
+        new.lifted_rows = int((new._row_lifted & (new._row_i2 >= 0)).sum())
+        new.explicit_rows = 0
+        #: the i2 whose rows were dropped (a caller may give them first rows)
+        new.changed_i2 = ~same
+        return new
 
     def pair_values(self, x: np.ndarray) -> np.ndarray:
         """The pair values ``e`` (``triu_indices`` order) of the model's values ``x``: suffix sums of
-        every pool's ``delta``, cut to ``[0, 1]``."""
+        every pool's ``delta``, given to the pairs in the current cost order (:meth:`set_pair_costs`),
+        cut to ``[0, 1]``."""
         e = np.array(x[: self.lp.n], dtype=float)
         seq = self._seq
         if seq.size:
-            d = x[seq]
-            rc = np.empty(d.size + 1)
-            rc[-1] = 0.0
-            np.cumsum(d[::-1], out=rc[-2::-1])  # rc[i] = d[i] + ... + d[-1]
-            e[seq] = rc[:-1] - rc[self._seg_end]
+            # delta by position, one row per pool from its last position leftwards (zeros past its
+            # first): the running sums along a row are delta_s + ... + delta_p
+            D = np.zeros(self._grid)
+            flat = D.reshape(-1)
+            flat[self._cell_rev] = x[seq]
+            np.cumsum(D, axis=1, out=D)
+            e[self._seq_now] = flat[self._cell_rev]  # the pair now at each position
         return np.clip(e, 0.0, 1.0) + 0.0
 
     def add_cuts(
@@ -516,7 +708,7 @@ class SortedPoolModel(CopelandModel):
         c = order[i2, j]
         k = fam._mS[i2, c]
         kw = fam._mI[i2, c]
-        lv = np.unique(kw[kw > 0])
+        lv = np.flatnonzero(np.bincount(kw[kw > 0]))  # the levels used, ascending (np.unique)
         lv = lv[self._win_y[lv] < 0]
         if lv.size:
             self._winner_blocks(lv)
@@ -641,3 +833,38 @@ def solve_sorted_pools(
         failures=failures,
         message="optimal: no row of the family violated by more than tol",
     )
+
+
+def sorted_rounds(model: SortedPoolModel, tol: float, per_i2: int, max_rounds: int) -> tuple[np.ndarray | None, float, str]:
+    """The cutting plane's rounds on a kept :class:`SortedPoolModel` (new costs already given by
+    :meth:`~SortedPoolModel.set_pair_costs`, or a new model with its first rows): solve, read the
+    pair values, run the oracle over the *whole* family, add the violated ``(i2, l, case)`` rows,
+    until no row is violated by more than ``tol``.  Returns ``(e, v, why)``: the pair values and
+    the oracle's largest violation, with ``why == ""``; or ``(None, v, why)`` when the loop stalls
+    (a violated row already in the model: HiGHS's tolerances) or hits ``max_rounds`` -- the caller
+    then solves with :class:`CopelandModel`.  HiGHS's failure to report an optimum raises
+    :class:`~boundcalc.lp.highs.SolverError` (:meth:`~boundcalc.lp.highs.CoveringLP.solve`).
+
+    A solve that keeps the last basis (the LP core's reduced-cost test) returns the same array:
+    where the pools' cost order is also the one the oracle passed (no :meth:`~SortedPoolModel.set_pair_costs`
+    order change since), the pair values are those it passed, and the oracle is not run again."""
+    fam = model.family
+    K = fam.K
+    v = np.inf
+    for rnd in range(max_rounds):
+        sol = model.lp.solve()
+        chk = model._sorted_checked
+        if chk is not None and chk[0] is sol.x and chk[1] == model.order_changes:
+            return chk[2], chk[3], ""
+        e = model.pair_values(sol.x)
+        E = _as_square(e, K)
+        S = fam._sums(E)
+        v = float(1.0 - S.min())
+        if v <= tol:
+            model._sorted_checked = (sol.x, model.order_changes, e, v)
+            return e, v, ""
+        if rnd == max_rounds - 1:
+            return None, v, f"no convergence in {max_rounds} rounds (max violation {v:.3g})"
+        if model.add_cuts(E, tol, per_i2, None, S) == 0:
+            return None, v, f"the oracle's violated rows (max violation {v:.3g}) are all in the model already"
+    return None, v, "no rounds"

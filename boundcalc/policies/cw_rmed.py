@@ -209,6 +209,12 @@ class CWRMED(CopelandRMED):
     #: decision check (``benchmarks/cw_decisions.py``: panel (c), 10^4 steps) and of the recorded
     #: 32-arm stream are those with scaling on.
     lifted_highs_options: dict = {"simplex_scale_strategy": 0}
+    #: The LP core's lifted model from ``lift_min_arms`` arms (``CopelandLPSolver(lifted_model=...)``):
+    #: "sorted", a sorted-pools model kept per structure and winner whose pools' cost order is a
+    #: cost change (:meth:`boundcalc.lp.lifted.SortedPoolModel.set_pair_costs`), the pool-block
+    #: model where it fails; "blocks", the pool-block model (revision 3 as it landed).  With
+    #: :attr:`perturb` both give the same optimum, so the same pairs (tests/test_cw_pools.py; issue 31).
+    lifted_model = "sorted"
 
     def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params: Any) -> None:
         # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
@@ -237,6 +243,7 @@ class CWRMED(CopelandRMED):
                 highs_options=self.lifted_highs_options,
                 perturb=self.perturb,
                 per_i2=self.per_i2,
+                lifted_model=self.lifted_model,
             )
         elif self.K >= self.compiled_lp_min_arms:
             self.solver = CopelandLPSolver(**plain, compiled=True)
