@@ -52,6 +52,7 @@ from .copeland_rmed import N_REG as N_REG_SKELETON
 from .lp import ecw_closed_form as _closed_form
 from .perturb import perturbed_cost
 from .policy import T_, env_more, play
+from .simplex import OPTIMAL, primal_from_basis
 
 #: What a compiled step may ask of Python beyond the skeleton's (``DONE``, ``NEED_TABLES``): an LP
 #: solve, the warm bases of a new structure (from the LP core's cache).
@@ -60,9 +61,12 @@ NEED_LP, NEED_BASES = 2, 3
 
 # reg beyond the skeleton's: the structure version the warm bases were loaded for
 BAS = N_REG_SKELETON
+# and the pivots the compiled primal simplex may take from a stored basis that failed the basis test
+# (:func:`resolve_from_basis`; 0: HiGHS re-solves, as before)
+SPX = N_REG_SKELETON + 1
 
 
-N_REG = N_REG_SKELETON + 1
+N_REG = N_REG_SKELETON + 2
 
 
 LP_TOL = 3  # fr beyond the skeleton's (alpha, beta, check_tol)
@@ -100,6 +104,92 @@ def inverse_duals(cost, bvar, minvT, cB, y, ymag):
             mag += abs(z)
         y[r] = v
         ymag[r] = mag
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def resolve_from_basis(s, a, maxit):
+    """Line 11's plain model of winner ``a`` re-solved for the costs ``s.cvec`` by the compiled primal
+    simplex (:func:`boundcalc.kernels.simplex.primal_from_basis`) from its stored basis, which the
+    basis test has just found no longer optimal (the structure, hence the model's rows and bounds,
+    unchanged: the basis is primal feasible).  On success the new basis replaces the stored one
+    (``lp_x``, ``lp_status``, ``lp_nb``, the basic variables, tight rows, their CSR and ``(M^-1)^T``),
+    the shared basis test is run on it again (it must pass) and the oracle checks the new ``e`` over
+    the whole family ``R_a`` (largest violation at most ``fr[LP_TOL]``, as the LP core's cutting
+    plane); False, with the stored basis as it was where the simplex did not finish, when any step
+    fails: the caller asks Python's LP (HiGHS) instead.  The model's rows are read in CSR
+    (``lp_astart``/``lp_aidx``; every row ``>= 1`` with 0/1 coefficients: plain models only)."""
+    nr = s.lp_nr[a]
+    if nr <= 0:
+        return False
+    K = s.W.shape[0]
+    n = s.lp_x.shape[1]
+    nb = s.lp_nb[a]
+    cap = s.lp_cap[a]
+    bo = s.lp_boff[a]
+    mo = s.lp_moff[a]
+    so = s.lp_soff[a]
+    ao = s.lp_aoff[a]
+    ub = np.empty(n)
+    for b1 in range(K):
+        for b2 in range(b1 + 1, K):
+            ub[s.pid[b1, b2]] = 1.0 if s.d[b1, b2] > 0 else 0.0
+    x = s.lp_x[a].copy()
+    code = s.lp_status[a].copy()
+    bvar = np.empty(cap, dtype=np.int64)
+    trow = np.empty(cap, dtype=np.int64)
+    minv = np.empty(cap * cap)
+    for b in range(nb):
+        bvar[b] = s.lp_bvar[bo + b]
+        trow[b] = s.lp_trow[bo + b]
+    for r in range(nb):  # M^-1 (leading dimension cap) from the stored (M^-1)^T
+        for b in range(nb):
+            minv[b * cap + r] = s.lp_minvT[mo + r * nb + b]
+    astart = s.lp_astart[ao : ao + nr + 1]
+    status, nb2, _ = primal_from_basis(
+        s.cvec, ub, astart, s.lp_aidx, x, code, nb, bvar, trow, minv, maxit, DUAL_MARGIN, ROUNDING
+    )
+    if status != OPTIMAL:
+        return False
+    # the new basis in the stored form (tight rows' CSR at the winner's place in lp_ridx)
+    q = s.lp_rstart[so]  # the winner's place in lp_ridx (sized for every row of its model)
+    for i in range(nb2):
+        s.lp_bvar[bo + i] = bvar[i]
+        s.lp_trow[bo + i] = trow[i]
+        r = trow[i]
+        for k in range(astart[r], astart[r + 1]):
+            s.lp_ridx[q] = s.lp_aidx[k]
+            q += 1
+        s.lp_rstart[so + i + 1] = q
+    for r in range(nb2):
+        for b in range(nb2):
+            s.lp_minvT[mo + r * nb2 + b] = minv[b * cap + r]
+    s.lp_nb[a] = nb2
+    for p in range(n):
+        s.lp_x[a, p] = x[p]
+        s.lp_status[a, p] = code[p]
+    inverse_duals(s.cvec, s.lp_bvar[bo : bo + nb2], s.lp_minvT[mo : mo + nb2 * nb2], s.cB, s.yv, s.ymag)
+    if not duals_keep_signs(
+        s.cvec,
+        s.yv[:nb2],
+        s.ymag[:nb2],
+        s.tight,
+        s.lp_rstart[so : so + nb2 + 1],
+        s.lp_ridx,
+        s.rval,
+        s.lp_status[a],
+        DUAL_MARGIN,
+        ROUNDING,
+        s.aty,
+        s.atyabs,
+    ):
+        return False
+    for b1 in range(K):  # the oracle over the whole family, on e as a K x K matrix
+        s.Etmp[b1, b1] = 0.0
+        for b2 in range(b1 + 1, K):
+            e = x[s.pid[b1, b2]]
+            s.Etmp[b1, b2] = e
+            s.Etmp[b2, b1] = e
+    return not 1.0 - _min_row_sum(s, a, s.Etmp) > s.fr[LP_TOL]
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -230,7 +320,7 @@ def copeland_run(s, env, i, j, won):
                                 ROUNDING,
                                 s.aty,
                                 s.atyabs,
-                            ):
+                            ) and not (s.reg[SPX] > 0 and resolve_from_basis(s, a, s.reg[SPX])):
                                 istar = -1
                                 break
                             v = 0.0  # C*_a = c.e* with the true costs (pair order), not the perturbed ones

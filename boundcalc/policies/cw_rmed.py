@@ -95,6 +95,7 @@ from ..kernels.copeland_rmed import (
 from ..kernels.cw_rmed import (
     BAS,
     N_REG,
+    SPX,
     NEED_BASES,
     NEED_LP,
     S_LP,
@@ -209,6 +210,19 @@ class CWRMED(CopelandRMED):
     #: decision check (``benchmarks/cw_decisions.py``: panel (c), 10^4 steps) and of the recorded
     #: 32-arm stream are those with scaling on.
     lifted_highs_options: dict = {"simplex_scale_strategy": 0}
+    #: Below ``lift_min_arms``, a stored basis that fails the compiled basis test is re-solved for
+    #: the new costs by a compiled primal simplex from it (:func:`boundcalc.kernels.cw_rmed.resolve_from_basis`,
+    #: :mod:`boundcalc.kernels.simplex`), up to this many pivots, before Python's HiGHS is asked
+    #: (it still is when the simplex hits the cap or a check, or its answer violates a row of the
+    #: family: new cuts); 0: HiGHS re-solves every such basis (revision 3 as it landed).  The same
+    #: pairs either way: under :attr:`perturb` the optimum is generically unique, and the simplex
+    #: lands on the vertex HiGHS's re-solve returns (tests/test_cw_rmed_simplex.py).  Only with
+    #: ``perturb > 0``: without it the LP is often degenerate and the simplex's path picks another
+    #: optimal vertex than HiGHS's (the pairs then differ: that test's control).
+    simplex_pivots = 50
+    #: Basic variables a stored basis may gain in the compiled simplex beyond those it was read with
+    #: (its buffers' slack; more: HiGHS re-solves).
+    simplex_slack = 24
 
     def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params: Any) -> None:
         # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
@@ -247,6 +261,9 @@ class CWRMED(CopelandRMED):
         reg = np.zeros(N_REG, dtype=np.int64)
         reg[: base["reg"].size] = base["reg"]
         reg[BAS] = -1
+        # plain models only, and only with the perturbation: without it a degenerate LP's vertex is
+        # the solve path's choice, and the simplex's path is not HiGHS's (revision 2's solves kept)
+        reg[SPX] = self.simplex_pivots if self.K < self.lift_min_arms and self.solver.perturb > 0 else 0
         reg[VARIANT] = CW  # line 11 by the LP (the run kernel is ECW-RMED's too)
         base["reg"] = reg
         base["fr"] = np.append(base["fr"], [self.solver.tol, self.solver.perturb])  # LP_TOL, PERT
@@ -279,6 +296,12 @@ class CWRMED(CopelandRMED):
             tight=np.ones(0, dtype=np.bool_),
             rval=np.ones(0),
             cpert=perturb_weights(P2),  # g_p per pair id, as the LP core's (one definition)
+            lp_cap=z(K),
+            lp_trow=z(0),
+            lp_nr=z(K),
+            lp_aoff=z(K),
+            lp_astart=z(0),
+            lp_aidx=z(0),
         )
         return CWState(**base)  # by name (CWState's fields are not literal to a type checker)
 
@@ -343,19 +366,25 @@ class CWRMED(CopelandRMED):
         K = self.K
         P2 = K * (K - 1) // 2
         a.lp_valid[:] = False
+        a.lp_nr[:] = 0
         parts = []
         for w in st.winners.tolist():
             lp = None if self.solver.lift else self.solver.model(st, w)  # the test reads 0/1 rows only
             got = self._parts_of(lp) if lp is not None and lp.n == P2 else None
             if got is not None:
                 parts.append((w, got))
-        need = {"lp_bvar": 0, "lp_minvT": 0, "lp_rstart": 0, "lp_ridx": 0}
-        for _, (x, status, bv, minvT, rs, ri) in parts:
-            need["lp_bvar"] += bv.size
-            need["lp_minvT"] += minvT.size
-            need["lp_rstart"] += rs.size
-            need["lp_ridx"] += ri.size
-        nbmax = max([p[1][2].size for p in parts], default=0)
+        slack = int(self.simplex_slack) if a.reg[SPX] > 0 else 0
+        caps = [min(P2, p[1][2].size + slack) for p in parts]
+        need = {"lp_bvar": 0, "lp_minvT": 0, "lp_rstart": 0, "lp_ridx": 0, "lp_astart": 0, "lp_aidx": 0}
+        for cap, (_, (x, status, bv, minvT, rs, ri, trow, ast, aix)) in zip(caps, parts):
+            need["lp_bvar"] += cap
+            need["lp_minvT"] += cap * cap
+            need["lp_rstart"] += cap + 1
+            need["lp_ridx"] += max(ri.size, aix.size)
+            need["lp_astart"] += ast.size
+            need["lp_aidx"] += aix.size
+        need["lp_trow"] = need["lp_bvar"]
+        nbmax = max(caps, default=0)
         need["yv"] = need["cB"] = need["ymag"] = need["tight"] = nbmax
         need["rval"] = need["lp_ridx"]
         ones = ("tight", "rval")  # every tight row is tested, every coefficient is 1
@@ -367,20 +396,27 @@ class CWRMED(CopelandRMED):
         if grow:  # larger arrays (twice what is needed), written in place from then on
             self._replace(**grow)
             a = self._arrays
-        bo = mo = so = ro = 0
-        for w, (x, status, bv, minvT, rs, ri) in parts:
+        bo = mo = so = ro = ao = io = 0
+        for cap, (w, (x, status, bv, minvT, rs, ri, trow, ast, aix)) in zip(caps, parts):
             nb = bv.size
             a.lp_x[w] = x
             a.lp_status[w] = status
-            a.lp_nb[w], a.lp_boff[w], a.lp_moff[w], a.lp_soff[w] = nb, bo, mo, so
+            a.lp_nb[w], a.lp_boff[w], a.lp_moff[w], a.lp_soff[w], a.lp_cap[w] = nb, bo, mo, so, cap
             a.lp_bvar[bo : bo + nb] = bv
+            a.lp_trow[bo : bo + nb] = trow
             a.lp_minvT[mo : mo + nb * nb] = minvT.ravel()
             a.lp_rstart[so : so + nb + 1] = rs + ro
             a.lp_ridx[ro : ro + ri.size] = ri
-            ro += ri.size
-            bo += nb
-            mo += nb * nb
-            so += nb + 1
+            if slack:  # every row of the model, for the compiled simplex
+                a.lp_nr[w], a.lp_aoff[w] = ast.size - 1, ao
+                a.lp_astart[ao : ao + ast.size] = ast + io
+                a.lp_aidx[io : io + aix.size] = aix
+                ao += ast.size
+                io += aix.size
+            ro += max(ri.size, aix.size)
+            bo += cap
+            mo += cap * cap
+            so += cap + 1
             a.lp_valid[w] = True
 
 
@@ -400,4 +436,8 @@ def _basis_parts(lp: CoveringLP, compiled: bool = True) -> tuple[np.ndarray, ...
         return None
     # the shared test's codes: LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
     status[status == 3] = SKIP
-    return x, status, bvar, minvT, rs, ri
+    # the tight rows' numbers and every row (the compiled simplex's view; covering rows >= 1 only)
+    plain = bool(np.all(lp._val == 1.0) and np.all(lp._lo == 1.0))
+    trow = np.flatnonzero(~row_basic)
+    starts = lp._starts if plain else np.zeros(1, dtype=np.int64)
+    return x, status, bvar, minvT, rs, ri, trow, starts, lp._idx if plain else np.zeros(0, dtype=np.int64)

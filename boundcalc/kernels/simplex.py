@@ -1,0 +1,446 @@
+"""A small dense bounded primal simplex for 0/1 covering LPs, warm from a stored basis.
+
+The LP is line 11's plain model of paper 000 (Komiyama, Honda & Nakagawa, ICML 2016, Algorithm 1,
+line 11: ``min c.x`` over the cutting plane's rows of ``R_{i1}``, eq. (2)):
+
+    ``min c.x   s.t.   sum_{j in row r} x_j >= 1  (r = 0 .. m-1),   0 <= x_j <= u_j``
+
+with ``c >= 0`` (perturbed costs, :mod:`boundcalc.kernels.perturb`), ``u_j`` 1 or 0 (an empirical
+tie: fixed).  CW-RMED keeps, per Copeland winner, the basis of its model's last optimal solve in the
+form its compiled basis test reads (:mod:`boundcalc.kernels.cw_rmed`): the basic variables ``B``, the
+tight rows ``T`` (slack nonbasic; ``|T| = |B|``), ``M`` = the 0/1 matrix of ``T x B`` and ``M^-1``;
+every other row's slack is basic and every nonbasic variable sits at a bound.  When only the costs
+change (the empirical structure, hence the rows and bounds, unchanged), that basis stays primal
+feasible; when the basis test finds a reduced cost of the wrong sign, :func:`primal_from_basis`
+continues with the textbook bounded primal simplex (e.g. Chvatal, *Linear Programming*, ch. 8 and
+10; Dantzig's pricing) from it:
+
+1. duals ``y = M^-T c_B`` on the tight rows; reduced costs ``d_j = c_j - sum_{r in T, j in r} y_r``;
+   a tight row's slack (column ``-e_r``, cost 0) has reduced cost ``y_r``;
+2. the entering candidate with the largest violation of the optimality signs (``d_j >= 0`` at the
+   lower bound, ``<= 0`` at the upper, ``y_r >= 0``), each judged with exactly the margins of the one
+   warm-basis test (:func:`boundcalc.kernels.basis.duals_keep_signs`: :data:`~boundcalc.kernels.DUAL_MARGIN`
+   less :data:`~boundcalc.kernels.ROUNDING` times the magnitudes); none: optimal;
+3. the ratio test over the basic variables' bounds, the basic slacks (``>= 0``) and the entering
+   variable's own bound (a bound flip); ties go to the largest pivot;
+4. the basis changes (a variable or slack enters, one leaves at the bound it reached: ``|B|`` and
+   ``|T|`` change together), ``M^-1`` is recomputed by Gauss-Jordan elimination with partial pivoting
+   and checked (``|M^-1 M - I| <= 1e-9``), and the basic values are recomputed from the basis
+   (``x_B = M^-1 (1 - sum of the tight rows' nonbasic variables at their upper bound)``), never
+   updated incrementally.
+
+Under the perturbation the optimum is generically unique, so the vertex reached is the one HiGHS's
+warm re-solve returns (tests/test_simplex.py: against HiGHS and against the enumeration of every
+vertex on random covering LPs, degenerate ones included; CW-RMED's pairs with and without it).
+Nothing is answered unverified: the result is returned only when, at the final basis, every row holds
+within ``1e-9``, every bound within ``1e-9``, ``M^-1`` passed its check, and the duals pass the shared
+sign test; otherwise (or after ``maxit`` pivots: cycling, or a long path) the status says why and the
+caller re-solves with HiGHS.
+
+Plain ``@numba.njit(cache=True)`` functions over flat arrays (``M^-1`` row-major in a buffer of
+capacity ``cap * cap``, ``cap = len(bvar)``), nothing imported from boundcalc beyond this layer.  Not
+:func:`~boundcalc.kernels.codesize.optimize_for_size`: like CW-RMED's other dense linear algebra
+(:func:`~boundcalc.kernels.cw_rmed.basis_matrix`), its loops want ``-O3``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .basis import AT_LOWER, AT_UPPER, BASIC, SKIP
+
+#: :func:`primal_from_basis`'s status: optimal; ``maxit`` pivots reached; numerical trouble (a
+#: singular or ill-conditioned ``M``, a row or bound off by more than ``1e-9`` at the end, no leaving
+#: variable on a direction that lowers the cost); more basic variables than the buffers hold.
+OPTIMAL, ITERATION_LIMIT, NUMERICAL, CAPACITY = 0, 1, 2, 3
+
+#: Feasibility tolerance of the final check (HiGHS's ``primal_feasibility_tolerance`` in the LP core).
+FEAS_TOL = 1e-9
+#: A direction's entry below this is read as 0 in the ratio test.
+PIVOT_TOL = 1e-11
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+    """``M^-1`` (row-major with leading dimension ``ld`` into ``minv``; ``M[i, b] = 1`` when
+    variable ``bvar[b]`` is in row ``trow[i]``; the rows in CSR ``astart``/``aidx``, ``pos[v]`` the
+    basis position of variable ``v`` or -1) by Gauss-Jordan elimination with partial pivoting;
+    False when a pivot is below ``1e-12`` or :func:`inverse_ok` fails.  ``work``: scratch of at
+    least ``nb^2``."""
+    for q in range(nb * nb):
+        work[q] = 0.0
+    for b in range(nb):
+        for i in range(nb):
+            minv[b * ld + i] = 0.0
+    for i in range(nb):
+        r = trow[i]
+        for k in range(astart[r], astart[r + 1]):
+            p = pos[aidx[k]]
+            if p >= 0:
+                work[i * nb + p] = 1.0
+        minv[i * ld + i] = 1.0
+    # rows of [M | I] reduced: minv's rows are M's row operations (indexed like M's rows until done)
+    for c in range(nb):
+        p = c
+        best = abs(work[c * nb + c])
+        for r in range(c + 1, nb):
+            if abs(work[r * nb + c]) > best:
+                best = abs(work[r * nb + c])
+                p = r
+        if not best > 1e-12:
+            return False
+        co = c * nb
+        if p != c:
+            po = p * nb
+            for k in range(nb):
+                work[co + k], work[po + k] = work[po + k], work[co + k]
+                minv[c * ld + k], minv[p * ld + k] = minv[p * ld + k], minv[c * ld + k]
+        f = 1.0 / work[co + c]
+        for k in range(nb):
+            work[co + k] *= f
+            minv[c * ld + k] *= f
+        for r in range(nb):
+            ro = r * nb
+            g = work[ro + c]
+            if r != c and g != 0.0:
+                for k in range(nb):
+                    work[ro + k] -= g * work[co + k]
+                    minv[r * ld + k] -= g * minv[c * ld + k]
+    return inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work)
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+    """``|M^-1 M - I| <= 1e-9`` entrywise (``M`` read sparse from the rows; ``work``: ``nb^2``)."""
+    for q in range(nb * nb):
+        work[q] = 0.0
+    for i in range(nb):
+        r = trow[i]
+        for k in range(astart[r], astart[r + 1]):
+            b = pos[aidx[k]]
+            if b >= 0:
+                for a in range(nb):
+                    work[a * nb + b] += minv[a * ld + i]
+    for a in range(nb):
+        for b in range(nb):
+            e = work[a * nb + b] - (1.0 if a == b else 0.0)
+            if not abs(e) <= 1e-9:
+                return False
+    return True
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs):
+    """The basic values from the basis: nonbasic variables at their bounds, ``x_B = M^-1 (1 - the
+    tight rows' sums over nonbasic variables)``."""
+    n = x.shape[0]
+    for j in range(n):
+        if code[j] == AT_UPPER:
+            x[j] = ub[j]
+        elif code[j] != BASIC:
+            x[j] = 0.0
+    for i in range(nb):
+        r = trow[i]
+        v = 1.0
+        for k in range(astart[r], astart[r + 1]):
+            j = aidx[k]
+            if code[j] != BASIC:
+                v -= x[j]
+        rhs[i] = v
+    for b in range(nb):
+        v = 0.0
+        for i in range(nb):
+            v += minv[b * ld + i] * rhs[i]
+        x[bvar[b]] = v
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding):
+    """The bounded primal simplex from a primal feasible basis (module text), in place.
+
+    ``cost``, ``ub``: per variable (``n``); ``astart``/``aidx``: every row (CSR, ``m`` rows);
+    ``x``, ``code`` (:mod:`boundcalc.kernels.basis`'s codes: ``AT_LOWER``, ``BASIC``, ``AT_UPPER``,
+    ``SKIP`` never enters), ``bvar[:nb]``, ``trow[:nb]`` and ``minv`` (``M^-1`` row-major with
+    leading dimension ``cap = len(bvar)``: entry ``(b, i)`` at ``b * cap + i``) describe the starting
+    basis and are overwritten with the final one; ``cap`` bounds the basis size (``len(trow) >= cap``,
+    ``len(minv) >= cap^2``).  ``M^-1`` is updated per pivot (a column or row replaced, a row and a
+    column added or removed: the bordered-inverse and Sherman-Morrison identities), checked at the end
+    and recomputed from the basis when the check fails (and every 25 pivots).  Returns ``(status,
+    nb, pivots)`` (:data:`OPTIMAL` ... :data:`CAPACITY`); on :data:`OPTIMAL` ``x`` is the optimal
+    vertex (values within ``1e-12`` of 0 read as 0, every value clipped to its bounds) and its basis
+    passed the checks of the module text.
+
+    >>> # min x0 + 2 x1 + 3 x2, x0 + x1 >= 1, x1 + x2 >= 1, 0 <= x <= 1; start at x = (1, 1, 1)
+    >>> import numpy as np
+    >>> x = np.ones(3); code = np.full(3, AT_UPPER, dtype=np.int8)
+    >>> bvar, trow, minv = np.zeros(3, np.int64), np.zeros(3, np.int64), np.zeros(9)
+    >>> st, nb, piv = primal_from_basis(np.array([1.0, 2.0, 3.0]), np.ones(3), np.array([0, 2, 4]),
+    ...                                 np.array([0, 1, 1, 2]), x, code, 0, bvar, trow, minv, 50, 5e-10, 1e-13)
+    >>> int(st), x.tolist()
+    (0, [0.0, 1.0, 0.0])
+    """
+    n = cost.shape[0]
+    m = astart.shape[0] - 1
+    cap = bvar.shape[0]
+    ld = cap
+    if trow.shape[0] < cap or minv.shape[0] < cap * cap or nb > cap:
+        return CAPACITY, nb, 0
+    pos = np.empty(n, dtype=np.int64)
+    for j in range(n):
+        pos[j] = -1
+    for b in range(nb):
+        pos[bvar[b]] = b
+    tight = np.zeros(m, dtype=np.bool_)
+    for i in range(nb):
+        tight[trow[i]] = True
+    work = np.empty(cap * cap + 1)
+    rhs = np.empty(cap + 1)
+    y = np.empty(cap + 1)
+    ymag = np.empty(cap + 1)
+    cB = np.empty(cap + 1)
+    aty = np.empty(n)
+    atyabs = np.empty(n)
+    aT = np.empty(cap + 1)
+    w = np.empty(cap + 1)
+    dB = np.empty(cap + 1)
+    z = np.empty(cap + 1)
+    u = np.empty(cap + 1)
+    _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs)
+    pivots = 0
+    since = 0  # pivots since M^-1 was last computed from the basis
+    while True:
+        # 1. duals and reduced costs
+        for b in range(nb):
+            cB[b] = cost[bvar[b]]
+        for i in range(nb):
+            v = 0.0
+            mag = 0.0
+            for b in range(nb):
+                t = minv[b * ld + i] * cB[b]
+                v += t
+                mag += abs(t)
+            y[i] = v
+            ymag[i] = mag
+        for j in range(n):
+            aty[j] = 0.0
+            atyabs[j] = 0.0
+        for i in range(nb):
+            yi = y[i]
+            if yi != 0.0:
+                r = trow[i]
+                for k in range(astart[r], astart[r + 1]):
+                    aty[aidx[k]] += yi
+                    atyabs[aidx[k]] += abs(yi)
+        # 2. pricing: the largest violation of the shared test's signs
+        enter = -1  # a variable j, or n + i for the slack of tight row i
+        sigma = 1.0
+        worst = 0.0
+        for i in range(nb):
+            allow = -margin + rounding * ymag[i]
+            if y[i] < allow and allow - y[i] > worst:
+                worst = allow - y[i]
+                enter = n + i
+                sigma = 1.0
+        for j in range(n):
+            cj = code[j]
+            if cj != AT_LOWER and cj != AT_UPPER:
+                continue
+            if not ub[j] > 0.0:
+                continue
+            dj = cost[j] - aty[j]
+            allow = -margin + rounding * (abs(cost[j]) + atyabs[j])
+            if cj == AT_LOWER:
+                if dj < allow and allow - dj > worst:
+                    worst = allow - dj
+                    enter = j
+                    sigma = 1.0
+            elif -dj < allow and allow + dj > worst:
+                worst = allow + dj
+                enter = j
+                sigma = -1.0
+        if enter < 0:
+            if since == 0 or inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+                break
+            # the updated inverse drifted: recompute it and the values, and price again
+            if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+                return NUMERICAL, nb, pivots
+            since = 0
+            _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs)
+            continue
+        if pivots >= maxit:
+            return ITERATION_LIMIT, nb, pivots
+        # 3. the direction of the basic variables per unit step, and the ratio test
+        if enter < n:
+            for i in range(nb):
+                aT[i] = 0.0
+                r = trow[i]
+                for k in range(astart[r], astart[r + 1]):
+                    if aidx[k] == enter:
+                        aT[i] = 1.0
+            for b in range(nb):
+                v = 0.0
+                for i in range(nb):
+                    v += minv[b * ld + i] * aT[i]
+                w[b] = v  # M^-1 a_j
+                dB[b] = -sigma * v
+            step = ub[enter]  # the bound flip
+        else:
+            i0 = enter - n
+            for b in range(nb):
+                dB[b] = minv[b * ld + i0]
+            step = np.inf
+        leave_kind = 0  # 0: bound flip, 1: basic variable (position), 2: basic slack (row)
+        leave = -1
+        leave_up = False
+        piv_best = 0.0
+        for b in range(nb):
+            db = dB[b]
+            j = bvar[b]
+            if db < -PIVOT_TOL:
+                t = max(x[j], 0.0) / -db
+                up = False
+            elif db > PIVOT_TOL:
+                t = max(ub[j] - x[j], 0.0) / db
+                up = True
+            else:
+                continue
+            if t < step or (t == step and leave_kind != 0 and abs(db) > piv_best):
+                step, leave_kind, leave, leave_up, piv_best = t, 1, b, up, abs(db)
+        for r in range(m):
+            if tight[r]:
+                continue
+            ds = 0.0
+            act = -1.0
+            for k in range(astart[r], astart[r + 1]):
+                j = aidx[k]
+                act += x[j]
+                if j == enter:
+                    ds += sigma
+                p = pos[j]
+                if p >= 0:
+                    ds += dB[p]
+            if ds < -PIVOT_TOL:
+                t = max(act, 0.0) / -ds
+                if t < step or (t == step and leave_kind != 0 and abs(ds) > piv_best):
+                    step, leave_kind, leave, piv_best = t, 2, r, abs(ds)
+        if step == np.inf:  # the cost falls without end: impossible with c >= 0 (numerical trouble)
+            return NUMERICAL, nb, pivots
+        # 4. the new basis, and M^-1 updated for it
+        pivots += 1
+        since += 1
+        if leave_kind == 0:
+            code[enter] = AT_UPPER if code[enter] == AT_LOWER else AT_LOWER
+        elif leave_kind == 1:
+            l = leave
+            jl = bvar[l]
+            code[jl] = SKIP if not ub[jl] > 0.0 else (AT_UPPER if leave_up else AT_LOWER)
+            pos[jl] = -1
+            if enter < n:  # variable for variable: column l of M replaced by a_j
+                bvar[l] = enter
+                pos[enter] = l
+                code[enter] = BASIC
+                f = 1.0 / w[l]
+                for i in range(nb):
+                    minv[l * ld + i] *= f
+                for b in range(nb):
+                    g = w[b]
+                    if b != l and g != 0.0:
+                        for i in range(nb):
+                            minv[b * ld + i] -= g * minv[l * ld + i]
+            else:  # the slack of tight row i0 for variable l: row i0 and column l leave M
+                i0 = enter - n
+                f = 1.0 / minv[l * ld + i0]
+                for b in range(nb):
+                    g = minv[b * ld + i0] * f
+                    if b != l and g != 0.0:
+                        for i in range(nb):
+                            minv[b * ld + i] -= g * minv[l * ld + i]
+                last = nb - 1
+                tight[trow[i0]] = False
+                if l != last:
+                    bvar[l] = bvar[last]
+                    pos[bvar[l]] = l
+                    for i in range(nb):
+                        minv[l * ld + i] = minv[last * ld + i]
+                if i0 != last:
+                    trow[i0] = trow[last]
+                    for b in range(nb):
+                        minv[b * ld + i0] = minv[b * ld + last]
+                nb -= 1
+        else:  # row `leave` becomes tight
+            r = leave
+            for b in range(nb):  # row r on the basic variables
+                u[b] = 0.0
+            alpha = 0.0
+            for k in range(astart[r], astart[r + 1]):
+                p = pos[aidx[k]]
+                if p >= 0:
+                    u[p] = 1.0
+                if aidx[k] == enter:
+                    alpha = 1.0
+            for i in range(nb):  # z = u^T M^-1
+                v = 0.0
+                for b in range(nb):
+                    if u[b] != 0.0:
+                        v += minv[b * ld + i]
+                z[i] = v
+            if enter < n:  # variable j and row r join M (bordered inverse)
+                if nb >= cap:
+                    return CAPACITY, nb, pivots
+                sch = alpha
+                for b in range(nb):
+                    sch -= u[b] * w[b]
+                if not abs(sch) > PIVOT_TOL:
+                    return NUMERICAL, nb, pivots
+                f = 1.0 / sch
+                for b in range(nb):
+                    g = w[b] * f
+                    if g != 0.0:
+                        for i in range(nb):
+                            minv[b * ld + i] += g * z[i]
+                    minv[b * ld + nb] = -g
+                for i in range(nb):
+                    minv[nb * ld + i] = -z[i] * f
+                minv[nb * ld + nb] = f
+                bvar[nb] = enter
+                pos[enter] = nb
+                code[enter] = BASIC
+                trow[nb] = r
+                tight[r] = True
+                nb += 1
+            else:  # a slack for a slack: row i0 of M replaced by row r (Sherman-Morrison)
+                i0 = enter - n
+                den = z[i0]
+                if not abs(den) > PIVOT_TOL:
+                    return NUMERICAL, nb, pivots
+                z[i0] -= 1.0
+                for b in range(nb):
+                    dB[b] = minv[b * ld + i0]
+                for b in range(nb):
+                    g = dB[b] / den
+                    if g != 0.0:
+                        for i in range(nb):
+                            minv[b * ld + i] -= g * z[i]
+                tight[trow[i0]] = False
+                trow[i0] = r
+                tight[r] = True
+        if leave_kind != 0 and since >= 25:
+            if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+                return NUMERICAL, nb, pivots
+            since = 0
+        _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs)
+    # the final checks: bounds and rows
+    for j in range(n):
+        v = x[j]
+        if v < -FEAS_TOL or v > ub[j] + FEAS_TOL:
+            return NUMERICAL, nb, pivots
+        v = min(max(v, 0.0), ub[j])
+        x[j] = 0.0 if v < 1e-12 else v
+    for r in range(m):
+        act = 0.0
+        for k in range(astart[r], astart[r + 1]):
+            act += x[aidx[k]]
+        if act < 1.0 - FEAS_TOL:
+            return NUMERICAL, nb, pivots
+    return OPTIMAL, nb, pivots
