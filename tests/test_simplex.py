@@ -20,7 +20,16 @@ from hypothesis import strategies as st
 from boundcalc.kernels import DUAL_MARGIN, ROUNDING
 from boundcalc.kernels.basis import AT_UPPER, SKIP
 from boundcalc.kernels.cw_rmed import basis_matrix
-from boundcalc.kernels.simplex import CAPACITY, ITERATION_LIMIT, OPTIMAL, invert_basis, primal_from_basis
+from boundcalc.kernels.perturb import perturb_costs
+from boundcalc.kernels.simplex import (
+    CAPACITY,
+    INFEASIBLE,
+    ITERATION_LIMIT,
+    OPTIMAL,
+    invert_basis,
+    primal_from_basis,
+    solve_from_basis,
+)
 from boundcalc.lp.highs import CoveringLP
 
 
@@ -87,7 +96,7 @@ def covering_lp(draw, max_n=5, max_m=6, degenerate=False):
         cost = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), dtype=float)
     else:
         cost = np.array(draw(st.lists(st.floats(0.0, 10.0), min_size=n, max_size=n)))
-        cost = cost * (1 + 1e-6 * np.arange(1, n + 1) / n) + 1e-6 * np.arange(1, n + 1) / n  # distinct
+        cost = perturb_costs(cost, 1e-6)  # CW-RMED's perturbation: one optimal vertex (generically)
     return rows, ub, cost
 
 
@@ -208,3 +217,74 @@ def test_invert_basis_matches_numpy_and_refuses_singular():
     rows_s = [np.array([0, 1]), np.array([0, 1]), np.array([2])]
     s2, i2 = csr(rows_s)
     assert not invert_basis(np.array([0, 1, 2]), np.array([0, 1, 2]), 3, s2, i2, pos, minv, 4, work)
+
+
+def slack_start(cost, ub, rows, maxit=500):
+    """:func:`solve_from_basis` from the slack basis (every variable at 0: dual feasible)."""
+    n = cost.size
+    starts, idx = csr(rows)
+    x = np.zeros(n)
+    code = np.where(ub > 0, 0, SKIP).astype(np.int8)
+    bvar, trow, minv = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n * n)
+    return solve_from_basis(cost, ub, starts, idx, x, code, 0, bvar, trow, minv, maxit, DUAL_MARGIN, ROUNDING), x
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(covering_lp())
+def test_dual_from_the_slack_basis_is_the_best_vertex(lp):
+    rows, ub, cost = lp
+    (status, _, _), x = slack_start(cost, ub, rows)
+    assert status == OPTIMAL
+    assert cost @ x == pytest.approx(brute_force(rows, ub, cost), rel=1e-9, abs=1e-12)
+    # distinct costs: one optimal vertex, the one HiGHS finds
+    np.testing.assert_allclose(x, highs_model(cost, ub, rows).solve().x, atol=1e-9)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(covering_lp(degenerate=True))
+def test_dual_degenerate_optimum_is_the_best_vertex(lp):
+    rows, ub, cost = lp
+    (status, _, _), x = slack_start(cost, ub, rows)
+    assert status == OPTIMAL
+    assert cost @ x == pytest.approx(brute_force(rows, ub, cost), abs=1e-9)
+
+
+def test_dual_after_new_rows_lands_on_highs_vertex():
+    """A cutting plane's round: HiGHS's optimal basis of some rows, more rows added (violated at its
+    optimum); the dual simplex from that basis returns HiGHS's optimum of all the rows."""
+    dual_pivots = 0
+    for seed in range(60):
+        rng = np.random.default_rng(100 + seed)
+        n, m = 12, int(rng.integers(10, 30))
+        rows = [np.flatnonzero(rng.random(n) < 0.3) for _ in range(m)]
+        rows = [r if r.size else np.array([int(rng.integers(n))]) for r in rows]
+        ub = np.ones(n)
+        g = (np.arange(n) * 0.37) % 1.0
+        c = rng.exponential(1.0, n) * (1 + 1e-6 * g) + 1e-6 * g
+        k = m // 2
+        lp = highs_model(c, ub, rows[:k])
+        lp.solve()
+        ok, x, code, bvar, trow, minvT = stored_basis(lp)
+        assert ok
+        lp.add_rows(rows[k:])  # the rows HiGHS's basis does not know: their slacks basic
+        nb, cap = bvar.size, n
+        bv, tr, minv = np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap * cap)
+        bv[:nb], tr[:nb] = bvar, trow
+        Minv = minvT.reshape(nb, nb).T
+        for b in range(nb):
+            minv[b * cap : b * cap + nb] = Minv[b]
+        before = x.copy()
+        status, nb2, piv = solve_from_basis(c, ub, lp._starts, lp._idx, x, code, nb, bv, tr, minv, 300, DUAL_MARGIN, ROUNDING)
+        assert status == OPTIMAL
+        np.testing.assert_allclose(x, lp.solve().x, atol=1e-9)
+        violated = min(before[r].sum() for r in rows[k:]) < 1 - 1e-9
+        dual_pivots += piv if violated else 0
+    assert dual_pivots > 60
+
+
+def test_infeasible_is_reported():
+    """A row whose every variable is fixed at 0 cannot hold: INFEASIBLE, not an answer."""
+    rows = [np.array([0, 1]), np.array([2])]
+    cost, ub = np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0, 0.0])
+    (status, _, _), _ = slack_start(cost, ub, rows)
+    assert status == INFEASIBLE

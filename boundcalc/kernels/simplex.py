@@ -50,10 +50,11 @@ from numba import njit
 
 from .basis import AT_LOWER, AT_UPPER, BASIC, SKIP
 
-#: :func:`primal_from_basis`'s status: optimal; ``maxit`` pivots reached; numerical trouble (a
-#: singular or ill-conditioned ``M``, a row or bound off by more than ``1e-9`` at the end, no leaving
-#: variable on a direction that lowers the cost); more basic variables than the buffers hold.
-OPTIMAL, ITERATION_LIMIT, NUMERICAL, CAPACITY = 0, 1, 2, 3
+#: :func:`primal_from_basis`'s and :func:`solve_from_basis`'s status: optimal; ``maxit`` pivots
+#: reached; numerical trouble (a singular or ill-conditioned ``M``, a row or bound off by more than
+#: ``1e-9`` at the end, no leaving variable on a direction that lowers the cost); more basic variables
+#: than the buffers hold; no entering variable in the dual ratio test (the LP looks infeasible).
+OPTIMAL, ITERATION_LIMIT, NUMERICAL, CAPACITY, INFEASIBLE = 0, 1, 2, 3, 4
 
 #: Feasibility tolerance of the final check (HiGHS's ``primal_feasibility_tolerance`` in the LP core).
 FEAS_TOL = 1e-9
@@ -156,6 +157,161 @@ def _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
+def _column(j, nb, trow, astart, aidx, minv, ld, aT, w):
+    """``w = M^-1 a_j`` (``a_j``: variable ``j``'s entries in the tight rows, into ``aT``)."""
+    for i in range(nb):
+        aT[i] = 0.0
+        r = trow[i]
+        for k in range(astart[r], astart[r + 1]):
+            if aidx[k] == j:
+                aT[i] = 1.0
+    for b in range(nb):
+        v = 0.0
+        for i in range(nb):
+            if aT[i] != 0.0:
+                v += minv[b * ld + i]
+        w[b] = v
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def _change_basis(enter, kind, leave, leave_code, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT):
+    """The basis after a pivot, ``M^-1`` updated (module text): ``enter`` a variable ``j < n`` or the
+    slack ``n + i`` of tight row ``i``; ``kind`` 1: the basic variable at position ``leave`` leaves
+    (its code becomes ``leave_code``), 2: the slack of row ``leave`` (not tight) leaves, the row
+    becomes tight.  Returns ``(status, nb)``."""
+    cap = bvar.shape[0]
+    if enter < n:
+        _column(enter, nb, trow, astart, aidx, minv, ld, aT, w)
+    if kind == 1:
+        l = leave
+        jl = bvar[l]
+        code[jl] = leave_code
+        pos[jl] = -1
+        if enter < n:  # variable for variable: column l of M replaced by a_j
+            if not abs(w[l]) > PIVOT_TOL:
+                return NUMERICAL, nb
+            bvar[l] = enter
+            pos[enter] = l
+            code[enter] = BASIC
+            f = 1.0 / w[l]
+            for i in range(nb):
+                minv[l * ld + i] *= f
+            for b in range(nb):
+                g = w[b]
+                if b != l and g != 0.0:
+                    for i in range(nb):
+                        minv[b * ld + i] -= g * minv[l * ld + i]
+        else:  # the slack of tight row i0 for variable l: row i0 and column l leave M
+            i0 = enter - n
+            pv = minv[l * ld + i0]
+            if not abs(pv) > PIVOT_TOL:
+                return NUMERICAL, nb
+            f = 1.0 / pv
+            for b in range(nb):
+                g = minv[b * ld + i0] * f
+                if b != l and g != 0.0:
+                    for i in range(nb):
+                        minv[b * ld + i] -= g * minv[l * ld + i]
+            last = nb - 1
+            tight[trow[i0]] = False
+            if l != last:
+                bvar[l] = bvar[last]
+                pos[bvar[l]] = l
+                for i in range(nb):
+                    minv[l * ld + i] = minv[last * ld + i]
+            if i0 != last:
+                trow[i0] = trow[last]
+                for b in range(nb):
+                    minv[b * ld + i0] = minv[b * ld + last]
+            nb -= 1
+        return OPTIMAL, nb
+    r = leave  # row r becomes tight
+    for b in range(nb):  # row r on the basic variables
+        u[b] = 0.0
+    alpha = 0.0
+    for k in range(astart[r], astart[r + 1]):
+        p = pos[aidx[k]]
+        if p >= 0:
+            u[p] = 1.0
+        if aidx[k] == enter:
+            alpha = 1.0
+    for i in range(nb):  # z = u^T M^-1
+        v = 0.0
+        for b in range(nb):
+            if u[b] != 0.0:
+                v += minv[b * ld + i]
+        z[i] = v
+    if enter < n:  # variable j and row r join M (bordered inverse)
+        if nb >= cap:
+            return CAPACITY, nb
+        sch = alpha
+        for b in range(nb):
+            sch -= u[b] * w[b]
+        if not abs(sch) > PIVOT_TOL:
+            return NUMERICAL, nb
+        f = 1.0 / sch
+        for b in range(nb):
+            g = w[b] * f
+            if g != 0.0:
+                for i in range(nb):
+                    minv[b * ld + i] += g * z[i]
+            minv[b * ld + nb] = -g
+        for i in range(nb):
+            minv[nb * ld + i] = -z[i] * f
+        minv[nb * ld + nb] = f
+        bvar[nb] = enter
+        pos[enter] = nb
+        code[enter] = BASIC
+        trow[nb] = r
+        tight[r] = True
+        return OPTIMAL, nb + 1
+    # a slack for a slack: row i0 of M replaced by row r (Sherman-Morrison)
+    i0 = enter - n
+    den = z[i0]
+    if not abs(den) > PIVOT_TOL:
+        return NUMERICAL, nb
+    z[i0] -= 1.0
+    for b in range(nb):
+        aT[b] = minv[b * ld + i0]
+    for b in range(nb):
+        g = aT[b] / den
+        if g != 0.0:
+            for i in range(nb):
+                minv[b * ld + i] -= g * z[i]
+    tight[trow[i0]] = False
+    trow[i0] = r
+    tight[r] = True
+    return OPTIMAL, nb
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, cB, y, ymag, aty, atyabs):
+    """``y = M^-T c_B`` with the magnitudes summed into each, and ``A_T^T y`` (with magnitudes)."""
+    n = cost.shape[0]
+    for b in range(nb):
+        cB[b] = cost[bvar[b]]
+    for i in range(nb):
+        v = 0.0
+        mag = 0.0
+        for b in range(nb):
+            t = minv[b * ld + i] * cB[b]
+            v += t
+            mag += abs(t)
+        y[i] = v
+        ymag[i] = mag
+    for j in range(n):
+        aty[j] = 0.0
+        atyabs[j] = 0.0
+    for i in range(nb):
+        yi = y[i]
+        if yi != 0.0:
+            r = trow[i]
+            for k in range(astart[r], astart[r + 1]):
+                aty[aidx[k]] += yi
+                atyabs[aidx[k]] += abs(yi)
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
 def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding):
     """The bounded primal simplex from a primal feasible basis (module text), in place.
 
@@ -180,6 +336,33 @@ def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, max
     >>> int(st), x.tolist()
     (0, [0.0, 1.0, 0.0])
     """
+    return _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding, False)
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding):
+    """:func:`primal_from_basis` from any basis: while a row or a basic variable is out of its bounds
+    (rows added since the basis was optimal: a cutting plane's new cuts), the bounded dual simplex
+    (Dantzig's rule on the most infeasible basic variable or row slack, the dual ratio test over the
+    nonbasic variables and tight rows' slacks, ties to the largest pivot), which needs a dual
+    feasible basis: when the given one is not, it starts from the slack basis (every row's slack
+    basic, every variable at its lower bound: dual feasible for ``c >= 0``).  Then the primal
+    simplex (which verifies the optimum).  :data:`INFEASIBLE` when no variable can enter the dual
+    ratio test (the caller asks HiGHS, which says why).
+
+    >>> import numpy as np
+    >>> x = np.zeros(3); code = np.zeros(3, dtype=np.int8)   # the slack basis: every x_j at 0
+    >>> bvar, trow, minv = np.zeros(3, np.int64), np.zeros(3, np.int64), np.zeros(9)
+    >>> st, nb, piv = solve_from_basis(np.array([1.0, 2.0, 3.0]), np.ones(3), np.array([0, 2, 4]),
+    ...                                np.array([0, 1, 1, 2]), x, code, 0, bvar, trow, minv, 50, 5e-10, 1e-13)
+    >>> int(st), x.tolist()
+    (0, [0.0, 1.0, 0.0])
+    """
+    return _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding, True)
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding, dual):
     n = cost.shape[0]
     m = astart.shape[0] - 1
     cap = bvar.shape[0]
@@ -189,6 +372,8 @@ def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, max
     pos = np.empty(n, dtype=np.int64)
     for j in range(n):
         pos[j] = -1
+        if code[j] == SKIP and ub[j] > 0.0 and x[j] == 0.0:
+            code[j] = AT_LOWER  # a variable in no row when the basis was read may be in one now
     for b in range(nb):
         pos[bvar[b]] = b
     tight = np.zeros(m, dtype=np.bool_)
@@ -201,38 +386,186 @@ def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, max
     cB = np.empty(cap + 1)
     aty = np.empty(n)
     atyabs = np.empty(n)
+    alpha = np.empty(n)
     aT = np.empty(cap + 1)
     w = np.empty(cap + 1)
     dB = np.empty(cap + 1)
     z = np.empty(cap + 1)
     u = np.empty(cap + 1)
+    act = np.empty(m)
+    cand = np.empty(n + cap + 1, dtype=np.int64)
+    cratio = np.empty(n + cap + 1)
+    ca = np.empty(n + cap + 1)
     _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs)
     pivots = 0
     since = 0  # pivots since M^-1 was last computed from the basis
-    while True:
-        # 1. duals and reduced costs
+    if dual:  # primal infeasible (rows added since the basis was read)?
+        dual = False
         for b in range(nb):
-            cB[b] = cost[bvar[b]]
-        for i in range(nb):
-            v = 0.0
-            mag = 0.0
-            for b in range(nb):
-                t = minv[b * ld + i] * cB[b]
-                v += t
-                mag += abs(t)
-            y[i] = v
-            ymag[i] = mag
-        for j in range(n):
-            aty[j] = 0.0
-            atyabs[j] = 0.0
-        for i in range(nb):
-            yi = y[i]
-            if yi != 0.0:
-                r = trow[i]
+            v = x[bvar[b]]
+            if v < -FEAS_TOL or v > ub[bvar[b]] + FEAS_TOL:
+                dual = True
+        for r in range(m):
+            if not tight[r]:
+                a = -1.0
                 for k in range(astart[r], astart[r + 1]):
-                    aty[aidx[k]] += yi
-                    atyabs[aidx[k]] += abs(yi)
-        # 2. pricing: the largest violation of the shared test's signs
+                    a += x[aidx[k]]
+                if a < -FEAS_TOL:
+                    dual = True
+                    break
+    if dual:
+        # ---------------------------------------------------------------- the dual phase
+        _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, cB, y, ymag, aty, atyabs)
+        feasible = True  # dual feasible (the shared test's signs, with its margins)?
+        for i in range(nb):
+            if y[i] < -margin + rounding * ymag[i]:
+                feasible = False
+        for j in range(n):
+            cj = code[j]
+            if (cj == AT_LOWER or cj == AT_UPPER) and ub[j] > 0.0:
+                dj = cost[j] - aty[j]
+                allow = -margin + rounding * (abs(cost[j]) + atyabs[j])
+                if (dj < allow) if cj == AT_LOWER else (-dj < allow):
+                    feasible = False
+        if not feasible:  # the slack basis
+            nb = 0
+            for j in range(n):
+                pos[j] = -1
+                code[j] = AT_LOWER if ub[j] > 0.0 else SKIP
+            for r in range(m):
+                tight[r] = False
+            _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs)
+        while True:
+            # the leaving variable: the most infeasible basic variable or row slack
+            worst = FEAS_TOL
+            p = -1  # a basis position, or m_off + r for row r's slack
+            need_up = True
+            for b in range(nb):
+                v = x[bvar[b]]
+                if -v > worst:
+                    worst, p, need_up = -v, b, True
+                elif v - ub[bvar[b]] > worst:
+                    worst, p, need_up = v - ub[bvar[b]], b, False
+            for r in range(m):
+                a = -1.0
+                for k in range(astart[r], astart[r + 1]):
+                    a += x[aidx[k]]
+                act[r] = a
+                if not tight[r] and -a > worst:
+                    worst, p, need_up = -a, nb + r, True
+            if p < 0:
+                break
+            if pivots >= maxit:
+                return ITERATION_LIMIT, nb, pivots
+            _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, cB, y, ymag, aty, atyabs)
+            # the pivot row: the leaving variable's rate per unit move of each nonbasic one
+            if p >= nb:  # row r's slack: z = u^T M^-1, alpha_j = a_rj - z.a_j, a slack's z_i
+                r = p - nb
+                for b in range(nb):
+                    u[b] = 0.0
+                for j in range(n):
+                    alpha[j] = 0.0
+                for k in range(astart[r], astart[r + 1]):
+                    alpha[aidx[k]] = 1.0
+                    q = pos[aidx[k]]
+                    if q >= 0:
+                        u[q] = 1.0
+                for i in range(nb):
+                    v = 0.0
+                    for b in range(nb):
+                        if u[b] != 0.0:
+                            v += minv[b * ld + i]
+                    z[i] = v
+            else:  # basic variable l: rho = row l of M^-1, alpha_j = -rho.a_j, a slack's rho_i
+                for j in range(n):
+                    alpha[j] = 0.0
+                for i in range(nb):
+                    z[i] = minv[p * ld + i]
+                for i in range(nb):
+                    zi = z[i]
+                    if zi != 0.0:
+                        rr = trow[i]
+                        for k in range(astart[rr], astart[rr + 1]):
+                            alpha[aidx[k]] -= zi
+            if p >= nb:
+                for i in range(nb):
+                    zi = z[i]
+                    if zi != 0.0:
+                        rr = trow[i]
+                        for k in range(astart[rr], astart[rr + 1]):
+                            alpha[aidx[k]] -= zi
+            # the dual ratio test with bound flips (the "long step": a boxed candidate passed over
+            # moves to its other bound while the leaving variable's infeasibility is not used up)
+            delta = 1.0 if need_up else -1.0
+            nc = 0
+            for j in range(n):
+                cj = code[j]
+                if (cj != AT_LOWER and cj != AT_UPPER) or not ub[j] > 0.0:
+                    continue
+                mv = 1.0 if cj == AT_LOWER else -1.0
+                a = alpha[j] * mv * delta
+                if a > PIVOT_TOL:
+                    cand[nc] = j
+                    cratio[nc] = abs(cost[j] - aty[j]) / a
+                    ca[nc] = a
+                    nc += 1
+            for i in range(nb):
+                a = z[i] * delta
+                if a > PIVOT_TOL:
+                    cand[nc] = n + i
+                    cratio[nc] = max(y[i], 0.0) / a
+                    ca[nc] = a
+                    nc += 1
+            if nc == 0:
+                return INFEASIBLE, nb, pivots
+            order = np.argsort(cratio[:nc], kind="mergesort")
+            slope = worst
+            k0 = 0
+            while True:
+                # the candidates tied at this ratio: the largest pivot enters unless all can flip
+                k1 = k0
+                while k1 + 1 < nc and cratio[order[k1 + 1]] == cratio[order[k0]]:
+                    k1 += 1
+                drop = 0.0
+                bounded = True
+                for k in range(k0, k1 + 1):
+                    c = cand[order[k]]
+                    if c >= n:
+                        bounded = False
+                    else:
+                        drop += ca[order[k]] * ub[c]
+                if not bounded or k1 == nc - 1 or slope - drop <= FEAS_TOL:
+                    break
+                slope -= drop
+                k0 = k1 + 1
+            q = -1
+            piv_best = 0.0
+            for k in range(k0, k1 + 1):
+                if ca[order[k]] > piv_best:
+                    piv_best = ca[order[k]]
+                    q = cand[order[k]]
+            for k in range(k0):  # the passed candidates flip to their other bound
+                c = cand[order[k]]
+                code[c] = AT_UPPER if code[c] == AT_LOWER else AT_LOWER
+            pivots += 1
+            since += 1
+            if p >= nb:
+                st, nb = _change_basis(q, 2, p - nb, 0, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT)
+            else:
+                jl = bvar[p]
+                lc = SKIP if not ub[jl] > 0.0 else (AT_LOWER if need_up else AT_UPPER)
+                st, nb = _change_basis(q, 1, p, lc, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT)
+            if st != OPTIMAL:
+                return st, nb, pivots
+            if since >= 25:
+                if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+                    return NUMERICAL, nb, pivots
+                since = 0
+            _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs)
+    # -------------------------------------------------------------------- the primal phase
+    while True:
+        _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, cB, y, ymag, aty, atyabs)
+        # pricing: the largest violation of the shared test's signs
         enter = -1  # a variable j, or n + i for the slack of tight row i
         sigma = 1.0
         worst = 0.0
@@ -270,20 +603,11 @@ def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, max
             continue
         if pivots >= maxit:
             return ITERATION_LIMIT, nb, pivots
-        # 3. the direction of the basic variables per unit step, and the ratio test
+        # the direction of the basic variables per unit step, and the ratio test
         if enter < n:
-            for i in range(nb):
-                aT[i] = 0.0
-                r = trow[i]
-                for k in range(astart[r], astart[r + 1]):
-                    if aidx[k] == enter:
-                        aT[i] = 1.0
+            _column(enter, nb, trow, astart, aidx, minv, ld, aT, w)
             for b in range(nb):
-                v = 0.0
-                for i in range(nb):
-                    v += minv[b * ld + i] * aT[i]
-                w[b] = v  # M^-1 a_j
-                dB[b] = -sigma * v
+                dB[b] = -sigma * w[b]
             step = ub[enter]  # the bound flip
         else:
             i0 = enter - n
@@ -311,124 +635,37 @@ def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, max
             if tight[r]:
                 continue
             ds = 0.0
-            act = -1.0
+            a = -1.0
             for k in range(astart[r], astart[r + 1]):
                 j = aidx[k]
-                act += x[j]
+                a += x[j]
                 if j == enter:
                     ds += sigma
-                p = pos[j]
-                if p >= 0:
-                    ds += dB[p]
+                q = pos[j]
+                if q >= 0:
+                    ds += dB[q]
             if ds < -PIVOT_TOL:
-                t = max(act, 0.0) / -ds
+                t = max(a, 0.0) / -ds
                 if t < step or (t == step and leave_kind != 0 and abs(ds) > piv_best):
                     step, leave_kind, leave, piv_best = t, 2, r, abs(ds)
         if step == np.inf:  # the cost falls without end: impossible with c >= 0 (numerical trouble)
             return NUMERICAL, nb, pivots
-        # 4. the new basis, and M^-1 updated for it
         pivots += 1
         since += 1
         if leave_kind == 0:
             code[enter] = AT_UPPER if code[enter] == AT_LOWER else AT_LOWER
-        elif leave_kind == 1:
-            l = leave
-            jl = bvar[l]
-            code[jl] = SKIP if not ub[jl] > 0.0 else (AT_UPPER if leave_up else AT_LOWER)
-            pos[jl] = -1
-            if enter < n:  # variable for variable: column l of M replaced by a_j
-                bvar[l] = enter
-                pos[enter] = l
-                code[enter] = BASIC
-                f = 1.0 / w[l]
-                for i in range(nb):
-                    minv[l * ld + i] *= f
-                for b in range(nb):
-                    g = w[b]
-                    if b != l and g != 0.0:
-                        for i in range(nb):
-                            minv[b * ld + i] -= g * minv[l * ld + i]
-            else:  # the slack of tight row i0 for variable l: row i0 and column l leave M
-                i0 = enter - n
-                f = 1.0 / minv[l * ld + i0]
-                for b in range(nb):
-                    g = minv[b * ld + i0] * f
-                    if b != l and g != 0.0:
-                        for i in range(nb):
-                            minv[b * ld + i] -= g * minv[l * ld + i]
-                last = nb - 1
-                tight[trow[i0]] = False
-                if l != last:
-                    bvar[l] = bvar[last]
-                    pos[bvar[l]] = l
-                    for i in range(nb):
-                        minv[l * ld + i] = minv[last * ld + i]
-                if i0 != last:
-                    trow[i0] = trow[last]
-                    for b in range(nb):
-                        minv[b * ld + i0] = minv[b * ld + last]
-                nb -= 1
-        else:  # row `leave` becomes tight
-            r = leave
-            for b in range(nb):  # row r on the basic variables
-                u[b] = 0.0
-            alpha = 0.0
-            for k in range(astart[r], astart[r + 1]):
-                p = pos[aidx[k]]
-                if p >= 0:
-                    u[p] = 1.0
-                if aidx[k] == enter:
-                    alpha = 1.0
-            for i in range(nb):  # z = u^T M^-1
-                v = 0.0
-                for b in range(nb):
-                    if u[b] != 0.0:
-                        v += minv[b * ld + i]
-                z[i] = v
-            if enter < n:  # variable j and row r join M (bordered inverse)
-                if nb >= cap:
-                    return CAPACITY, nb, pivots
-                sch = alpha
-                for b in range(nb):
-                    sch -= u[b] * w[b]
-                if not abs(sch) > PIVOT_TOL:
+        else:
+            lc = 0
+            if leave_kind == 1:
+                jl = bvar[leave]
+                lc = SKIP if not ub[jl] > 0.0 else (AT_UPPER if leave_up else AT_LOWER)
+            st, nb = _change_basis(enter, leave_kind, leave, lc, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT)
+            if st != OPTIMAL:
+                return st, nb, pivots
+            if since >= 25:
+                if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
                     return NUMERICAL, nb, pivots
-                f = 1.0 / sch
-                for b in range(nb):
-                    g = w[b] * f
-                    if g != 0.0:
-                        for i in range(nb):
-                            minv[b * ld + i] += g * z[i]
-                    minv[b * ld + nb] = -g
-                for i in range(nb):
-                    minv[nb * ld + i] = -z[i] * f
-                minv[nb * ld + nb] = f
-                bvar[nb] = enter
-                pos[enter] = nb
-                code[enter] = BASIC
-                trow[nb] = r
-                tight[r] = True
-                nb += 1
-            else:  # a slack for a slack: row i0 of M replaced by row r (Sherman-Morrison)
-                i0 = enter - n
-                den = z[i0]
-                if not abs(den) > PIVOT_TOL:
-                    return NUMERICAL, nb, pivots
-                z[i0] -= 1.0
-                for b in range(nb):
-                    dB[b] = minv[b * ld + i0]
-                for b in range(nb):
-                    g = dB[b] / den
-                    if g != 0.0:
-                        for i in range(nb):
-                            minv[b * ld + i] -= g * z[i]
-                tight[trow[i0]] = False
-                trow[i0] = r
-                tight[r] = True
-        if leave_kind != 0 and since >= 25:
-            if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
-                return NUMERICAL, nb, pivots
-            since = 0
+                since = 0
         _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs)
     # the final checks: bounds and rows
     for j in range(n):
@@ -438,9 +675,9 @@ def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, max
         v = min(max(v, 0.0), ub[j])
         x[j] = 0.0 if v < 1e-12 else v
     for r in range(m):
-        act = 0.0
+        a = 0.0
         for k in range(astart[r], astart[r + 1]):
-            act += x[aidx[k]]
-        if act < 1.0 - FEAS_TOL:
+            a += x[aidx[k]]
+        if a < 1.0 - FEAS_TOL:
             return NUMERICAL, nb, pivots
     return OPTIMAL, nb, pivots

@@ -444,6 +444,15 @@ class CopelandLPSolver:
         (``dual_simplex_cost_perturbation_multiplier = 0``: it would choose among the vertices
         again).  0 (default): the costs themselves.  Theorem 6's closed form
         (``solve_empirical``) is not perturbed (it has one answer).  CW-RMED passes 1e-6.
+    simplex : bool
+        Plain models (``lift=False``) are solved by the compiled bounded simplex
+        (:mod:`boundcalc.kernels.simplex`: the dual simplex after new cuts and for a new model, the
+        primal simplex after new costs, each from the model's last basis), HiGHS where it gives up
+        (:meth:`~boundcalc.lp.highs.CoveringLP._solve_simplex`); ``lp_solves`` counts HiGHS runs
+        only.  Its answers are verified as HiGHS's are (the oracle over the whole family, and the
+        kernel's own feasibility and optimality checks), but on a degenerate LP it may return
+        another optimal vertex than HiGHS would: meant with ``perturb > 0`` (CW-RMED), where the
+        optimum is generically unique.  False (default): HiGHS only.
 
     Examples
     --------
@@ -478,7 +487,9 @@ class CopelandLPSolver:
         compiled: bool = False,
         highs_options: dict | None = None,
         perturb: float = 0.0,
+        simplex: bool = False,
     ):
+        self.simplex = bool(simplex)
         self.perturb = float(perturb)
         if not (np.isfinite(self.perturb) and self.perturb >= 0):
             raise ValueError(f"perturb must be finite and >= 0, not {perturb}")
@@ -523,6 +534,7 @@ class CopelandLPSolver:
         state.setdefault("derived", 0)
         state.setdefault("highs_options", None)
         state.setdefault("perturb", 0.0)
+        state.setdefault("simplex", False)
         self.__dict__.update(state)
 
     def _empirical(self, mu_hat: ArrayLike | PreferenceMatrix) -> Structure:
@@ -822,6 +834,7 @@ class CopelandLPSolver:
                 if not np.array_equal(lp.upper, upper):
                     lp.set_bounds(np.zeros(lp.n), upper)
             lp = model.lp
+            lp.simplex = self.simplex and not self.lift  # plain models only (CoveringLP._solve_simplex)
             v = np.inf
             for rnd in range(self.max_rounds):
                 t1 = time.perf_counter()

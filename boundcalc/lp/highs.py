@@ -161,6 +161,42 @@ class _HighsSolution(LPSolution):
         self._row_values = value
 
 
+class _SimplexSolution(LPSolution):
+    """An optimal :class:`LPSolution` of the compiled simplex (:meth:`CoveringLP._solve_simplex`): row
+    duals and row values computed on first use (the cutting plane reads neither)."""
+
+    def __init__(self, lp: CoveringLP, x: np.ndarray, objective: float, iterations: int) -> None:
+        self.x = x
+        self.objective = objective
+        self.status = "Optimal"
+        self.simplex_iterations = iterations
+        self.aux = np.zeros(0)
+        self.fallback = None
+        self._row_duals: np.ndarray | None = lp._simplex_duals() if lp._sx is not None else None
+        self._row_values: np.ndarray | None = None
+        self._lp = lp
+        self._rows = lp.n_rows
+
+    @property
+    def row_duals(self) -> np.ndarray:
+        return self._row_duals  # type: ignore[return-value]
+
+    @row_duals.setter
+    def row_duals(self, value) -> None:
+        self._row_duals = value
+
+    @property
+    def row_values(self) -> np.ndarray:
+        if self._row_values is None:
+            lp = self._lp
+            self._row_values = lp.row_activity(self.x)[: self._rows]
+        return self._row_values
+
+    @row_values.setter
+    def row_values(self, value) -> None:
+        self._row_values = value
+
+
 @dataclass
 class LPBasis:
     """A simplex basis of a :class:`CoveringLP` (:meth:`CoveringLP.basis`).
@@ -271,6 +307,14 @@ class CoveringLP:
             None  # (its basis as read for _reuse_basis, the LPSolution it was read for)
         )
         self._costs_stale = False  # set_costs since HiGHS last got the costs
+        #: Solve with the compiled simplex (:mod:`boundcalc.kernels.simplex`) where the model is plain
+        #: (0/1 rows ``>= 1`` over the pair variables, lower bounds 0), HiGHS the fallback
+        #: (:meth:`_solve_simplex`); set by the caller (:class:`~boundcalc.lp.cutting.CopelandLPSolver`'s ``simplex``).
+        self.simplex = False
+        self.simplex_solves = 0  # answered by the compiled simplex (not in :attr:`solves`: HiGHS runs)
+        self.simplex_pivots = 0
+        self.simplex_fallbacks = 0  # the compiled simplex gave up (HiGHS solved)
+        self._sx: list | None = None  # its basis: [bvar, trow, M^-1, code, x, nb, tight rows known]
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -479,6 +523,8 @@ class CoveringLP:
         new._ub = self._ub.copy()
         new._col = self._col.copy()  # _ensure_cols writes into it
         new._last_v = new._read = None
+        new._sx = None  # the compiled simplex's basis is this model's (its buffers are not shared)
+        new.simplex_solves = new.simplex_pivots = new.simplex_fallbacks = 0
         new._keys = set()  # covering-row hashes: a derived plain model sets those of the rows it keeps
         new._empty_row = bool(np.any((np.diff(new._starts) == 0) & (new._lo > 0)))
         new.solves = new.iterations = new.rows_added = new.fallbacks = new.reused = 0
@@ -551,6 +597,13 @@ class CoveringLP:
     def _basis_status(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(x, status, row_basic)`` of :meth:`basis` (new arrays), for a caller that reads the
         rows and bounds from the model itself (CW-RMED's basis reads, one per HiGHS solve)."""
+        if self._sx is not None:  # the compiled simplex's basis (its codes are LPBasis's but SKIP)
+            bvar, trow, _, code, x, nb = self._sx
+            status = code.copy()
+            status[status > 2] = 3
+            row_basic = np.ones(self.n_rows, dtype=bool)
+            row_basic[trow[:nb]] = False
+            return _clip01(x) + 0.0, status, row_basic
         status = np.full(self.n_vars, 3, dtype=np.int8)
         row_basic = np.zeros(self.n_rows, dtype=bool)  # no valid basis: every row reads tight, none basic
         x = self._lb.copy()
@@ -618,10 +671,15 @@ class CoveringLP:
             x = np.clip(self._lb[: self.n], 0.0, 1.0) + 0.0
             self.solves += 1
             return LPSolution(x, float(self.costs @ x), np.zeros(0), np.zeros(0), "Optimal", 0, np.zeros(0))
-        if self._last is not None and self.reuse_basis and BASIS_SOLVES:
+        if self.simplex:
+            got = self._solve_simplex()
+            if got is not None:
+                return got
+        elif self._last is not None and self.reuse_basis and BASIS_SOLVES:
             kept = self._reuse_basis()
             if kept is not None:
                 return kept
+        self._sx = None  # HiGHS's basis is the model's from here
         h = self.h
         name = self._run()
         used = None
@@ -656,6 +714,62 @@ class CoveringLP:
         self._last = out if used is None else None
         self._last_v = v
         return out
+
+    #: Pivots the compiled simplex may take in one solve before HiGHS is asked instead.
+    SIMPLEX_MAXIT = 500
+
+    def _solve_simplex(self) -> LPSolution | None:
+        """The model solved by the compiled bounded simplex (:func:`boundcalc.kernels.simplex.solve_from_basis`)
+        from its last basis -- the primal simplex after new costs (the basis stays primal feasible),
+        the dual simplex after new rows (it stays dual feasible), from the slack basis for a new model
+        (dual feasible for ``c >= 0``, as HiGHS's cold dual simplex starts) -- or None, HiGHS to
+        solve: the model is not plain (auxiliary variables, rows other than 0/1 ``>= 1``, lower
+        bounds other than 0), or the simplex stopped (its pivot cap, a numerical check, an apparently
+        infeasible LP: HiGHS says what it is).  Its answer passed the kernel's checks (every row and
+        bound within ``1e-9``, ``M^-1`` checked, the duals' signs by the shared warm-basis test);
+        under a cost perturbation the vertex is the one HiGHS returns (tests/test_simplex.py)."""
+        from ..kernels.simplex import OPTIMAL, solve_from_basis  # compiled; only online solves get here
+
+        n = self.n
+        if self._lb.size != n or self._plain_nnz != self._idx.size:
+            if self._lb.size != n or not (np.all(self._val == 1.0) and np.all(self._lo == 1.0)):
+                return None
+            self._plain_nnz = self._idx.size  # every entry so far checked 0/1 and every row >= 1
+        if np.any(self._lb != 0.0):
+            return None
+        sx = self._sx
+        if sx is None:  # the slack basis: every variable at 0, every row's slack basic
+            code = np.zeros(n, dtype=np.int8)
+            code[~(self._ub > 0)] = 4  # SKIP: fixed at 0
+            sx = [np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n * n), code, np.zeros(n), 0]
+        bvar, trow, minv, code, x, nb = sx
+        status, nb, piv = solve_from_basis(
+            self.costs, self._ub, self._starts, self._idx, x, code, nb, bvar, trow, minv, self.SIMPLEX_MAXIT,
+            DUAL_MARGIN, ROUNDING,
+        )  # fmt: skip
+        if status != OPTIMAL:
+            self._sx = None
+            self.simplex_fallbacks += 1
+            return None
+        sx[5] = nb
+        self._sx = sx
+        self._last = None
+        self.simplex_solves += 1
+        self.simplex_pivots += int(piv)
+        xo = x + 0.0  # a copy (the buffer moves with the next solve), no -0.0
+        return _SimplexSolution(self, xo, float(self.costs @ xo), int(piv))
+
+    _plain_nnz = -1
+
+    def _simplex_duals(self) -> np.ndarray:
+        """Row duals of the compiled simplex's last basis: ``M^-T c_B`` on its tight rows, 0 elsewhere."""
+        bvar, trow, minv, _, _, nb = self._sx  # type: ignore[misc]
+        n = self.n
+        y = np.zeros(self.n_rows)
+        if nb:
+            Minv = minv.reshape(n, n)[:nb, :nb]
+            y[trow[:nb]] = Minv.T @ self.costs[bvar[:nb]]
+        return y
 
     def _reuse_basis(self) -> LPSolution | None:
         """The last solve's answer when only the costs changed since and its basis stays optimal for

@@ -220,6 +220,13 @@ class CWRMED(CopelandRMED):
     #: ``perturb > 0``: without it the LP is often degenerate and the simplex's path picks another
     #: optimal vertex than HiGHS's (the pairs then differ: that test's control).
     simplex_pivots = 50
+    #: From ``compiled_lp_min_arms`` to ``lift_min_arms`` arms, Python's LP core solves the plain
+    #: models with the compiled simplex too (``CopelandLPSolver(simplex=True)``: a new structure's
+    #: model from the slack basis, each cutting-plane round's new cuts by the dual simplex, HiGHS
+    #: where it gives up); with ``perturb > 0`` only (the same vertex as HiGHS's).  Below
+    #: ``compiled_lp_min_arms`` (Table 2: a few HiGHS runs per 10^5 steps) the LP core stays
+    #: uncompiled.  False: HiGHS solves them (revision 3 as it landed).
+    lp_simplex = True
     #: Basic variables a stored basis may gain in the compiled simplex beyond those it was read with
     #: (its buffers' slack; more: HiGHS re-solves).
     simplex_slack = 24
@@ -253,7 +260,8 @@ class CWRMED(CopelandRMED):
                 per_i2=self.per_i2,
             )
         elif self.K >= self.compiled_lp_min_arms:
-            self.solver = CopelandLPSolver(**plain, compiled=True)
+            # the LP core's compiled simplex too (the same vertex as HiGHS's only when perturbed)
+            self.solver = CopelandLPSolver(**plain, compiled=True, simplex=self.lp_simplex and self.perturb > 0)
 
     def initial_state(self) -> CWState:
         K = self.K
@@ -350,11 +358,12 @@ class CWRMED(CopelandRMED):
         memo = self.__dict__.setdefault("_parts_memo", {})
         key = id(lp)
         got = memo.get(key)
-        if got is not None and got[0] is lp and got[1] == lp.solves and got[2] == lp.n_rows:
+        done = (lp.solves, lp.simplex_solves)  # HiGHS's runs and the compiled simplex's answers
+        if got is not None and got[0] is lp and got[1] == done and got[2] == lp.n_rows:
             return got[3]
         parts = _basis_parts(lp, self.solver.compiled)
         memo.pop(key, None)
-        memo[key] = (lp, lp.solves, lp.n_rows, parts)
+        memo[key] = (lp, done, lp.n_rows, parts)
         while len(memo) > 2 * self.cache_size:  # the models the LP core may still hold, and a few more
             del memo[next(iter(memo))]
         return parts
