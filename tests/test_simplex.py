@@ -74,7 +74,9 @@ def cold(cost, ub, rows, maxit=500):
     code = np.where(ub > 0, AT_UPPER, SKIP).astype(np.int8)
     cap = n
     bvar, trow, minv = np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap * cap)
-    status, nb, piv = primal_from_basis(cost, ub, starts, idx, x, code, 0, bvar, trow, minv, maxit, DUAL_MARGIN, ROUNDING)
+    status, nb, piv = primal_from_basis(
+        cost, ub, starts, idx, x, code, 0, bvar, trow, minv, maxit, DUAL_MARGIN, ROUNDING
+    )
     return status, x, nb, piv
 
 
@@ -193,8 +195,19 @@ def test_iteration_limit_and_capacity_are_reported():
     x, code = np.ones(3), np.full(3, AT_UPPER, dtype=np.int8)
     # the optimum (1/2, 1/2, 1/2) has 3 basic variables; room for 1
     status, *_ = primal_from_basis(
-        cost, ub, starts, idx, x, code, 0, np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1), 50,
-        DUAL_MARGIN, ROUNDING,
+        cost,
+        ub,
+        starts,
+        idx,
+        x,
+        code,
+        0,
+        np.zeros(1, np.int64),
+        np.zeros(1, np.int64),
+        np.zeros(1),
+        50,
+        DUAL_MARGIN,
+        ROUNDING,
     )
     assert status == CAPACITY
     status, x, nb, _ = cold(cost, ub, rows)  # with room: the fractional vertex, by hand
@@ -274,7 +287,9 @@ def test_dual_after_new_rows_lands_on_highs_vertex():
         for b in range(nb):
             minv[b * cap : b * cap + nb] = Minv[b]
         before = x.copy()
-        status, nb2, piv = solve_from_basis(c, ub, lp._starts, lp._idx, x, code, nb, bv, tr, minv, 300, DUAL_MARGIN, ROUNDING)
+        status, nb2, piv = solve_from_basis(
+            c, ub, lp._starts, lp._idx, x, code, nb, bv, tr, minv, 300, DUAL_MARGIN, ROUNDING
+        )
         assert status == OPTIMAL
         np.testing.assert_allclose(x, lp.solve().x, atol=1e-9)
         violated = min(before[r].sum() for r in rows[k:]) < 1 - 1e-9

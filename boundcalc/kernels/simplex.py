@@ -174,7 +174,9 @@ def _column(j, nb, trow, astart, aidx, minv, ld, aT, w):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def _change_basis(enter, kind, leave, leave_code, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT):
+def _change_basis(
+    enter, kind, leave, leave_code, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT
+):
     """The basis after a pivot, ``M^-1`` updated (module text): ``enter`` a variable ``j < n`` or the
     slack ``n + i`` of tight row ``i``; ``kind`` 1: the basic variable at position ``leave`` leaves
     (its code becomes ``leave_code``), 2: the slack of row ``leave`` (not tight) leaves, the row
@@ -550,11 +552,15 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
             pivots += 1
             since += 1
             if p >= nb:
-                st, nb = _change_basis(q, 2, p - nb, 0, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT)
+                st, nb = _change_basis(
+                    q, 2, p - nb, 0, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT
+                )
             else:
                 jl = bvar[p]
                 lc = SKIP if not ub[jl] > 0.0 else (AT_LOWER if need_up else AT_UPPER)
-                st, nb = _change_basis(q, 1, p, lc, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT)
+                st, nb = _change_basis(
+                    q, 1, p, lc, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT
+                )
             if st != OPTIMAL:
                 return st, nb, pivots
             if since >= 25:
@@ -659,7 +665,9 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
             if leave_kind == 1:
                 jl = bvar[leave]
                 lc = SKIP if not ub[jl] > 0.0 else (AT_UPPER if leave_up else AT_LOWER)
-            st, nb = _change_basis(enter, leave_kind, leave, lc, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT)
+            st, nb = _change_basis(
+                enter, leave_kind, leave, lc, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT
+            )
             if st != OPTIMAL:
                 return st, nb, pivots
             if since >= 25:

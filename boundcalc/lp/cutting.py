@@ -815,6 +815,7 @@ class CopelandLPSolver:
                     highs_options=self.highs_options,
                 )
                 ent.model = model
+                model.lp.simplex = self.simplex and not self.lift  # before its first rows (CoveringLP.h)
                 if self.warm_rows and fam._has_rows:
                     # first rows: the tightest at ECW's allocation (feasible, R^E c R: 000 Theorem 6),
                     # whose zeros sit on the expensive pairs the optimum also leaves out

@@ -99,6 +99,11 @@ def lagrangian_bound(
     return float(y @ np.asarray(lo, dtype=float) + np.minimum(lb * g, ub * g).sum())
 
 
+#: The option sets a HiGHS instance was made with in this process (accepted: :func:`new_highs`
+#: raises on an option HiGHS refuses); a model with one of them makes its instance when first needed.
+_OPTIONS_CHECKED: set = set()
+
+
 class SolverError(RuntimeError):
     """The LP solver did not report an optimal solution (or its answer failed the certificate)."""
 
@@ -280,7 +285,11 @@ class CoveringLP:
             infinite_cost=np.inf,
             **(options or {}),
         )  # also those of a derived model (:meth:`derived`)
-        self.h = new_highs(**self._options)
+        self._h = None  # the HiGHS instance, made on first use (:attr:`h`)
+        key = tuple(sorted((k, repr(v)) for k, v in self._options.items()))
+        if key not in _OPTIONS_CHECKED:  # an option HiGHS refuses is an error here, not at first use
+            self._h = new_highs(**self._options)
+            _OPTIONS_CHECKED.add(key)
         # bounds, costs and HiGHS column of every variable: pair variables 0..n-1, then auxiliary
         self._lb = np.zeros(n) if lower is None else np.asarray(lower, dtype=float).copy()
         self._ub = np.ones(n) if upper is None else np.asarray(upper, dtype=float).copy()
@@ -315,6 +324,44 @@ class CoveringLP:
         self.simplex_pivots = 0
         self.simplex_fallbacks = 0  # the compiled simplex gave up (HiGHS solved)
         self._sx: list | None = None  # its basis: [bvar, trow, M^-1, code, x, nb, tight rows known]
+
+    # ------------------------------------------------------------------ HiGHS
+    @property
+    def h(self):
+        """The model's HiGHS instance, made on first use: empty, or -- for a model whose rows and
+        columns were kept out of HiGHS while the compiled simplex solved it (:meth:`_hl`) -- with
+        every column (in :attr:`_var`'s order, its bounds and cost) and every row (in order)."""
+        if self._h is None:
+            h = new_highs(**self._options)
+            nc = self._var.size
+            if nc:
+                v = self._var
+                h.addVars(int(nc), self._lb[v], self._ub[v])
+                pc = self._pcols
+                if pc.size:
+                    h.changeColsCost(int(pc.size), pc, self.costs[v[pc]])
+                self._costs_stale = False
+            m = self.n_rows
+            if m:
+                h.addRows(
+                    m,
+                    self._lo,
+                    np.full(m, highspy.kHighsInf),
+                    int(self._idx.size),
+                    self._starts[:-1].astype(np.int32),
+                    self._col[self._idx].astype(np.int32),
+                    self._val,
+                )
+            self._h = h
+        return self._h
+
+    def _hl(self):
+        """The HiGHS instance to hand a change to now, or None: while the compiled simplex solves the
+        model and HiGHS has not been needed (:attr:`simplex`), changes stay in the model's arrays
+        and :attr:`h` hands HiGHS the whole model when it first is."""
+        if self._h is None and self.simplex:
+            return None
+        return self.h
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -414,15 +461,17 @@ class CoveringLP:
             self._ensure_cols(idx)
             cols = self._col[idx]
         ones = np.ones(max(m, nnz))
-        self.h.addRows(
-            m,
-            ones[:m],
-            np.full(m, highspy.kHighsInf),
-            nnz,
-            starts[:-1].astype(np.int32),
-            cols.astype(np.int32),
-            ones[:nnz],
-        )
+        h = self._hl()
+        if h is not None:
+            h.addRows(
+                m,
+                ones[:m],
+                np.full(m, highspy.kHighsInf),
+                nnz,
+                starts[:-1].astype(np.int32),
+                cols.astype(np.int32),
+                ones[:nnz],
+            )
         self._starts = np.concatenate((self._starts, self._starts[-1] + starts[1:]))
         self._idx = np.concatenate((self._idx, idx))
         self._val = np.concatenate((self._val, ones[:nnz]))
@@ -440,12 +489,14 @@ class CoveringLP:
         if k == 0:
             return ids
         self._last = None
+        h = self._hl()  # made (if at all) before the arrays grow: it gets the new columns below
         self._lb = np.concatenate([self._lb, lower])
         self._ub = np.concatenate([self._ub, upper])
         c0 = self._var.size
         self._col = np.concatenate([self._col, c0 + np.arange(k, dtype=np.int64)])
         self._var = np.concatenate([self._var, ids])
-        self.h.addVars(int(k), lower, upper)
+        if h is not None:
+            h.addVars(int(k), lower, upper)
         return ids
 
     def add_general_rows(self, starts: np.ndarray, idx: np.ndarray, val: np.ndarray, lower: np.ndarray) -> int:
@@ -467,15 +518,17 @@ class CoveringLP:
         if cols.size and cols.min() < 0:  # some pair variable gets its column first
             self._ensure_cols(idx)
             cols = self._col[idx]
-        self.h.addRows(
-            m,
-            lower,
-            np.full(m, highspy.kHighsInf),
-            int(idx.size),
-            (starts[:-1] - starts[0]).astype(np.int32),
-            cols.astype(np.int32),
-            val,
-        )
+        h = self._hl()
+        if h is not None:
+            h.addRows(
+                m,
+                lower,
+                np.full(m, highspy.kHighsInf),
+                int(idx.size),
+                (starts[:-1] - starts[0]).astype(np.int32),
+                cols.astype(np.int32),
+                val,
+            )
         self._starts = np.concatenate([self._starts, self._starts[-1] + (starts[1:] - starts[0])])
         self._idx = np.concatenate([self._idx, idx])
         self._val = np.concatenate([self._val, val])
@@ -488,12 +541,14 @@ class CoveringLP:
         if new.size == 0:
             return
         first = self._var.size
+        h = self._hl()  # made (if at all) before the arrays grow: it gets the new columns below
         self._col[new] = first + np.arange(new.size)
         self._var = np.concatenate([self._var, new])
         self._pcols = np.concatenate([self._pcols, np.arange(first, first + new.size, dtype=np.int32)])
-        self.h.addVars(int(new.size), self._lb[new], self._ub[new])
-        cols = np.arange(first, first + new.size, dtype=np.int32)
-        self.h.changeColsCost(int(new.size), cols, self.costs[new])
+        if h is not None:
+            h.addVars(int(new.size), self._lb[new], self._ub[new])
+            cols = np.arange(first, first + new.size, dtype=np.int32)
+            h.changeColsCost(int(new.size), cols, self.costs[new])
 
     def derived(self, drop: np.ndarray, costs: np.ndarray, upper: np.ndarray) -> CoveringLP:
         """A new model holding this one's variables and rows but ``drop`` (row indices), with new
@@ -502,16 +557,16 @@ class CoveringLP:
         model is left as it is."""
         new = CoveringLP.__new__(CoveringLP)
         new.__dict__.update(self.__dict__)
-        new.h = new_highs(**self._options)
-        new.h.passModel(self.h.getLp())
+        new._h = new_highs(**self._options)
+        new._h.passModel(self.h.getLp())
         basis = self.h.getBasis()
         if basis.valid:
-            new.h.setBasis(basis)
+            new._h.setBasis(basis)
         drop = np.asarray(drop, dtype=np.int64)
         keep = np.ones(self.n_rows, dtype=bool)
         keep[drop] = False
         if drop.size:
-            new.h.deleteRows(int(drop.size), drop.astype(np.int32))
+            new._h.deleteRows(int(drop.size), drop.astype(np.int32))
         lens = np.diff(self._starts)
         new._starts = np.zeros(int(keep.sum()) + 1, dtype=np.int64)
         np.cumsum(lens[keep], out=new._starts[1:])
@@ -560,7 +615,9 @@ class CoveringLP:
         self._ub[: self.n] = upper
         if moved.any():
             c, vm = cols[moved], v[moved]
-            self.h.changeColsBounds(int(c.size), c, self._lb[vm], self._ub[vm])
+            h = self._hl()
+            if h is not None:
+                h.changeColsBounds(int(c.size), c, self._lb[vm], self._ub[vm])
 
     @property
     def upper(self) -> np.ndarray:

@@ -95,12 +95,12 @@ from ..kernels.copeland_rmed import (
 from ..kernels.cw_rmed import (
     BAS,
     N_REG,
-    SPX,
     NEED_BASES,
     NEED_LP,
     S_LP,
     S_THM6,
     S_WARM,
+    SPX,
     CWState,
     basis_matrix,
     copeland_run,
@@ -361,7 +361,7 @@ class CWRMED(CopelandRMED):
         done = (lp.solves, lp.simplex_solves)  # HiGHS's runs and the compiled simplex's answers
         if got is not None and got[0] is lp and got[1] == done and got[2] == lp.n_rows:
             return got[3]
-        parts = _basis_parts(lp, self.solver.compiled)
+        parts = _basis_parts(lp, self.solver.compiled, rows=True)
         memo.pop(key, None)
         memo[key] = (lp, done, lp.n_rows, parts)
         while len(memo) > 2 * self.cache_size:  # the models the LP core may still hold, and a few more
@@ -429,12 +429,14 @@ class CWRMED(CopelandRMED):
             a.lp_valid[w] = True
 
 
-def _basis_parts(lp: CoveringLP, compiled: bool = True) -> tuple[np.ndarray, ...] | None:
+def _basis_parts(lp: CoveringLP, compiled: bool = True, rows: bool = False) -> tuple[np.ndarray, ...] | None:
     """``(x, status, basic variables, (M^-1)^T, tight rows' starts, their variables)`` of ``lp``'s
     last basis, ``M`` the basis matrix restricted to the tight rows; None when it cannot serve
     (no rows, or ``M`` not square and well conditioned); ``compiled`` as the LP's: False runs
     :func:`~boundcalc.kernels.cw_rmed.basis_matrix`'s own source interpreted (``py_func``: no
-    compilation, the same operations in the same order, so the same arrays bit for bit)."""
+    compilation, the same operations in the same order, so the same arrays bit for bit).
+    ``rows``: followed by what the compiled simplex reads (the tight rows' numbers, and every row
+    of the model in CSR; no rows where the model is not plain)."""
     # lp.basis()'s x, status and row_basic, with the rows and bounds read in place (not copied)
     x, status, row_basic = lp._basis_status()
     status[(lp._ub <= lp._lb) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
@@ -445,6 +447,8 @@ def _basis_parts(lp: CoveringLP, compiled: bool = True) -> tuple[np.ndarray, ...
         return None
     # the shared test's codes: LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
     status[status == 3] = SKIP
+    if not rows:
+        return x, status, bvar, minvT, rs, ri
     # the tight rows' numbers and every row (the compiled simplex's view; covering rows >= 1 only)
     plain = bool(np.all(lp._val == 1.0) and np.all(lp._lo == 1.0))
     trow = np.flatnonzero(~row_basic)
