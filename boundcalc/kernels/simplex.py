@@ -113,19 +113,19 @@ def invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
-    """``|M^-1 M - I| <= 1e-9`` entrywise (``M`` read sparse from the rows; ``work``: ``nb^2``)."""
-    for q in range(nb * nb):
-        work[q] = 0.0
+    """``|M M^-1 - I| <= 1e-9`` entrywise (``M`` read sparse from the rows, ``M^-1`` by rows;
+    ``work``: ``nb``)."""
     for i in range(nb):
+        for q in range(nb):
+            work[q] = 0.0
         r = trow[i]
         for k in range(astart[r], astart[r + 1]):
             b = pos[aidx[k]]
             if b >= 0:
-                for a in range(nb):
-                    work[a * nb + b] += minv[a * ld + i]
-    for a in range(nb):
-        for b in range(nb):
-            e = work[a * nb + b] - (1.0 if a == b else 0.0)
+                for q in range(nb):
+                    work[q] += minv[b * ld + q]
+        for q in range(nb):
+            e = work[q] - (1.0 if q == i else 0.0)
             if not abs(e) <= 1e-9:
                 return False
     return True
@@ -237,12 +237,13 @@ def _change_basis(
             u[p] = 1.0
         if aidx[k] == enter:
             alpha = 1.0
-    for i in range(nb):  # z = u^T M^-1
-        v = 0.0
-        for b in range(nb):
-            if u[b] != 0.0:
-                v += minv[b * ld + i]
-        z[i] = v
+    for i in range(nb):  # z = u^T M^-1, by rows of M^-1
+        z[i] = 0.0
+    for b in range(nb):
+        if u[b] != 0.0:
+            o = b * ld
+            for i in range(nb):
+                z[i] += minv[o + i]
     if enter < n:  # variable j and row r join M (bordered inverse)
         if nb >= cap:
             return CAPACITY, nb
@@ -290,17 +291,17 @@ def _change_basis(
 def _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, cB, y, ymag, aty, atyabs):
     """``y = M^-T c_B`` with the magnitudes summed into each, and ``A_T^T y`` (with magnitudes)."""
     n = cost.shape[0]
-    for b in range(nb):
-        cB[b] = cost[bvar[b]]
     for i in range(nb):
-        v = 0.0
-        mag = 0.0
-        for b in range(nb):
-            t = minv[b * ld + i] * cB[b]
-            v += t
-            mag += abs(t)
-        y[i] = v
-        ymag[i] = mag
+        y[i] = 0.0
+        ymag[i] = 0.0
+    for b in range(nb):  # by rows of M^-1 (contiguous); each y_i summed over b in order
+        cb = cost[bvar[b]]
+        cB[b] = cb
+        o = b * ld
+        for i in range(nb):
+            t = minv[o + i] * cb
+            y[i] += t
+            ymag[i] += abs(t)
     for j in range(n):
         aty[j] = 0.0
         atyabs[j] = 0.0
@@ -324,7 +325,7 @@ def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, max
     basis and are overwritten with the final one; ``cap`` bounds the basis size (``len(trow) >= cap``,
     ``len(minv) >= cap^2``).  ``M^-1`` is updated per pivot (a column or row replaced, a row and a
     column added or removed: the bordered-inverse and Sherman-Morrison identities), checked at the end
-    and recomputed from the basis when the check fails (and every 25 pivots).  Returns ``(status,
+    and recomputed from the basis when the check fails (and every 100 pivots).  Returns ``(status,
     nb, pivots)`` (:data:`OPTIMAL` ... :data:`CAPACITY`); on :data:`OPTIMAL` ``x`` is the optimal
     vertex (values within ``1e-12`` of 0 read as 0, every value clipped to its bounds) and its basis
     passed the checks of the module text.
@@ -473,11 +474,12 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
                     if q >= 0:
                         u[q] = 1.0
                 for i in range(nb):
-                    v = 0.0
-                    for b in range(nb):
-                        if u[b] != 0.0:
-                            v += minv[b * ld + i]
-                    z[i] = v
+                    z[i] = 0.0
+                for b in range(nb):
+                    if u[b] != 0.0:
+                        o = b * ld
+                        for i in range(nb):
+                            z[i] += minv[o + i]
             else:  # basic variable l: rho = row l of M^-1, alpha_j = -rho.a_j, a slack's rho_i
                 for j in range(n):
                     alpha[j] = 0.0
@@ -520,34 +522,42 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
                     nc += 1
             if nc == 0:
                 return INFEASIBLE, nb, pivots
-            order = np.argsort(cratio[:nc], kind="mergesort")
+            # the candidates by increasing ratio, a group of equal ratios at a time (selection: the
+            # walk rarely passes more than one group)
             slope = worst
-            k0 = 0
+            done = 0  # candidates passed so far (moved to the front of cand)
+            q = -1
             while True:
-                # the candidates tied at this ratio: the largest pivot enters unless all can flip
-                k1 = k0
-                while k1 + 1 < nc and cratio[order[k1 + 1]] == cratio[order[k0]]:
-                    k1 += 1
+                lo_r = np.inf
+                for k in range(done, nc):
+                    if cratio[k] < lo_r:
+                        lo_r = cratio[k]
+                g1 = done  # the group at lo_r moved to cand[done:g1]
+                for k in range(done, nc):
+                    if cratio[k] == lo_r:
+                        cand[g1], cand[k] = cand[k], cand[g1]
+                        cratio[g1], cratio[k] = cratio[k], cratio[g1]
+                        ca[g1], ca[k] = ca[k], ca[g1]
+                        g1 += 1
                 drop = 0.0
                 bounded = True
-                for k in range(k0, k1 + 1):
-                    c = cand[order[k]]
+                for k in range(done, g1):
+                    c = cand[k]
                     if c >= n:
                         bounded = False
                     else:
-                        drop += ca[order[k]] * ub[c]
-                if not bounded or k1 == nc - 1 or slope - drop <= FEAS_TOL:
+                        drop += ca[k] * ub[c]
+                if not bounded or g1 == nc or slope - drop <= FEAS_TOL:
+                    piv_best = 0.0  # the group's largest pivot enters
+                    for k in range(done, g1):
+                        if ca[k] > piv_best:
+                            piv_best = ca[k]
+                            q = cand[k]
                     break
                 slope -= drop
-                k0 = k1 + 1
-            q = -1
-            piv_best = 0.0
-            for k in range(k0, k1 + 1):
-                if ca[order[k]] > piv_best:
-                    piv_best = ca[order[k]]
-                    q = cand[order[k]]
-            for k in range(k0):  # the passed candidates flip to their other bound
-                c = cand[order[k]]
+                done = g1
+            for k in range(done):  # the passed candidates flip to their other bound
+                c = cand[k]
                 code[c] = AT_UPPER if code[c] == AT_LOWER else AT_LOWER
             pivots += 1
             since += 1
@@ -563,7 +573,7 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
                 )
             if st != OPTIMAL:
                 return st, nb, pivots
-            if since >= 25:
+            if since >= 100:
                 if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
                     return NUMERICAL, nb, pivots
                 since = 0
@@ -670,7 +680,7 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
             )
             if st != OPTIMAL:
                 return st, nb, pivots
-            if since >= 25:
+            if since >= 100:
                 if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
                     return NUMERICAL, nb, pivots
                 since = 0

@@ -177,14 +177,26 @@ class _SimplexSolution(LPSolution):
         self.simplex_iterations = iterations
         self.aux = np.zeros(0)
         self.fallback = None
-        self._row_duals: np.ndarray | None = lp._simplex_duals() if lp._sx is not None else None
+        self._row_duals: np.ndarray | None = None
         self._row_values: np.ndarray | None = None
         self._lp = lp
         self._rows = lp.n_rows
+        self._solve = lp.simplex_solves  # the duals are read from the model's basis while it is this solve's
+        self._costs = lp.costs  # (and its costs: set_costs puts a new array)
 
     @property
     def row_duals(self) -> np.ndarray:
-        return self._row_duals  # type: ignore[return-value]
+        if self._row_duals is None:
+            lp = self._lp
+            if (
+                lp._sx is None
+                or lp.simplex_solves != self._solve
+                or lp.n_rows != self._rows
+                or lp.costs is not self._costs
+            ):
+                raise RuntimeError("the row duals of a compiled simplex solve are read before the model's next solve")
+            self._row_duals = lp._simplex_duals()
+        return self._row_duals
 
     @row_duals.setter
     def row_duals(self, value) -> None:
