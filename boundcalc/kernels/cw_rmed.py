@@ -214,8 +214,10 @@ def copeland_run(s, env, i, j, won):
     :mod:`boundcalc.kernels.perturb`; its duals from the in-house inverse, :func:`inverse_duals`, judged by
     the one warm-basis test the LP core runs too, :func:`boundcalc.kernels.basis.duals_keep_signs`; why
     the duals come from here and not from HiGHS: that module's text): ``C*_a = c.e*_a`` with the true
-    costs ``c``, ``Q = e*_{i*} / d``; else Python's LP (NEED_LP, or NEED_BASES for a structure whose
-    bases are not read).
+    costs ``c``, ``Q = e*_{i*} / d``; a basis that fails it is re-solved here by the compiled primal
+    simplex when ``reg[SPX] > 0`` (:func:`resolve_from_basis`: its new basis is stored, tested again
+    and its allocation checked by the oracle); else Python's LP (NEED_LP, or NEED_BASES for a
+    structure whose bases are not read).
 
     One kernel for both variants (they share the state type) and for both ways of driving them, the
     decision written in it once: a command running both variants compiles the skeleton, check (3)

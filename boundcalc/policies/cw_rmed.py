@@ -35,6 +35,17 @@ the policy between steps:
   :meth:`~boundcalc.lp.highs.CoveringLP.solve` before any warm re-solve); only the duals come
   from elsewhere: the LP core asks HiGHS's factorisation, CW-RMED's compiled step multiplies by
   ``M^-1`` kept per basis (faster here than reading ``B^-1`` from HiGHS: that module's text).
+* below ``lift_min_arms``, HiGHS is the fallback only (issue 31): a stored basis that fails the
+  test above is re-solved in the compiled step by a bounded primal simplex from it
+  (:func:`~boundcalc.kernels.cw_rmed.resolve_from_basis`, :mod:`boundcalc.kernels.simplex`;
+  ``CWRMED.simplex_pivots``), its new basis checked by the same sign test and its allocation by the
+  oracle over the whole family ``R_{i1}`` (a violated row: Python's LP adds cuts); and from
+  ``compiled_lp_min_arms`` arms Python's LP core solves the plain models with the same simplex
+  (``CopelandLPSolver(simplex=True)``, ``CWRMED.lp_simplex``: a new structure's model from the slack
+  basis, each round's cuts by the dual simplex).  HiGHS runs where the simplex gives up (its pivot
+  cap, a numerical check, an apparently infeasible LP).  Under :attr:`CWRMED.perturb` the optimum is
+  generically unique and the simplex lands on HiGHS's vertex: the same pairs
+  (tests/test_cw_rmed_simplex.py; ``benchmarks/cw_decisions.py``); with ``perturb = 0`` both are off.
 * from ``CWRMED.lift_min_arms`` (32) arms, line 11 runs on the LP core's lifted model instead
   (:mod:`boundcalc.lp.lifted`: the same LP, eq. (2) exactly, with one row standing for all rows of
   an ``(i2, l, case)``), solved by HiGHS without its scaling (``CWRMED.lifted_highs_options``).  The compiled basis test above reads 0/1 rows only; there the LP core makes
@@ -69,11 +80,12 @@ HiGHS error, no convergence, or a certificate out of tolerance) raises
 :class:`boundcalc.SolverError`: the policy never acts on an unverified allocation.
 
 Python is entered only when line 11 meets a new structure (to read any warm basis the LP core
-keeps for it), when HiGHS must re-solve, and when the tables outgrow their arrays; the whole-run kernel
+keeps for it), when the LP must be solved there (new cuts, or the compiled simplex gave up), and
+when the tables outgrow their arrays; the whole-run kernel
 :func:`~boundcalc.kernels.cw_rmed.copeland_run` (ECW-RMED's too, by ``reg[VARIANT]``) returns
 to :class:`CWRMED` then and resumes.  ``stats`` adds to the skeleton's: ``lp_solves`` (HiGHS
-solves), ``theorem6`` (line 11 answered by Theorem 6), ``warm_answers`` (line 11 answered by the
-reduced-cost check, no HiGHS).
+solves), ``theorem6`` (line 11 answered by Theorem 6), ``warm_answers`` (line 11 answered with no
+HiGHS run: the reduced-cost check, the compiled simplex).
 """
 
 from __future__ import annotations
