@@ -102,3 +102,16 @@ def test_lifted_models_keep_highs():
     assert tiny._arrays.reg[SPX] == CWRMED.simplex_pivots and not tiny.solver.simplex
     small = CWRMED(CWRMED.lift_min_arms - 1)
     assert small._arrays.reg[SPX] == CWRMED.simplex_pivots and small.solver.simplex and not small.solver.lift
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_same_pairs_on_random_matrices(seed):
+    """Random 12-arm matrices (gaps from 0.01: many near ties, structures changing often), 3,000
+    steps: the simplex's pairs are HiGHS's."""
+    from boundcalc.datasets import random_matrix
+
+    mu = random_matrix(12, seed, min_gap=0.01).mu
+    ref, s_ref = run(mu, 3000, seed, **HIGHS_ONLY)
+    got, s = run(mu, 3000, seed)
+    np.testing.assert_array_equal(got, ref)
+    assert s_ref["lp_solves"] > 0 and s["lp_solves"] < s_ref["lp_solves"]
