@@ -57,6 +57,9 @@ from .simplex import OPTIMAL, primal_from_basis
 #: What a compiled step may ask of Python beyond the skeleton's (``DONE``, ``NEED_TABLES``): an LP
 #: solve, the warm bases of a new structure (from the LP core's cache).
 NEED_LP, NEED_BASES = 2, 3
+#: ... and the compiled simplex's re-solve of winner ``reg[SPXW]``'s stored basis
+#: (:func:`resolve_from_basis`, called by Python: compiled apart from this kernel, see there)
+NEED_SIMPLEX = 4
 
 
 # reg beyond the skeleton's: the structure version the warm bases were loaded for
@@ -64,9 +67,11 @@ BAS = N_REG_SKELETON
 # and the pivots the compiled primal simplex may take from a stored basis that failed the basis test
 # (:func:`resolve_from_basis`; 0: HiGHS re-solves, as before)
 SPX = N_REG_SKELETON + 1
+# the winner whose basis NEED_SIMPLEX asks to re-solve
+SPXW = N_REG_SKELETON + 2
 
 
-N_REG = N_REG_SKELETON + 2
+N_REG = N_REG_SKELETON + 3
 
 
 LP_TOL = 3  # fr beyond the skeleton's (alpha, beta, check_tol)
@@ -117,7 +122,13 @@ def resolve_from_basis(s, a, maxit):
     the whole family ``R_a`` (largest violation at most ``fr[LP_TOL]``, as the LP core's cutting
     plane); False, with the stored basis as it was where the simplex did not finish, when any step
     fails: the caller asks Python's LP (HiGHS) instead.  The model's rows are read in CSR
-    (``lp_astart``/``lp_aidx``; every row ``>= 1`` with 0/1 coefficients: plain models only)."""
+    (``lp_astart``/``lp_aidx``; every row ``>= 1`` with 0/1 coefficients: plain models only).
+
+    Called by Python between two calls of :func:`copeland_run` (``NEED_SIMPLEX``), not from it:
+    linked into the run kernel, the simplex's code was optimised again in its library and the
+    command's cold compile took 2-3x the CPU (``benchmarks/compile_policies.py --policies cw-rmed``);
+    a return to Python costs microseconds against the simplex's tens."""
+    optimize_for_size()
     nr = s.lp_nr[a]
     if nr <= 0:
         return False
@@ -214,10 +225,11 @@ def copeland_run(s, env, i, j, won):
     :mod:`boundcalc.kernels.perturb`; its duals from the in-house inverse, :func:`inverse_duals`, judged by
     the one warm-basis test the LP core runs too, :func:`boundcalc.kernels.basis.duals_keep_signs`; why
     the duals come from here and not from HiGHS: that module's text): ``C*_a = c.e*_a`` with the true
-    costs ``c``, ``Q = e*_{i*} / d``; a basis that fails it is re-solved here by the compiled primal
-    simplex when ``reg[SPX] > 0`` (:func:`resolve_from_basis`: its new basis is stored, tested again
-    and its allocation checked by the oracle); else Python's LP (NEED_LP, or NEED_BASES for a
-    structure whose bases are not read).
+    costs ``c``, ``Q = e*_{i*} / d``; a basis that fails it is re-solved by the compiled primal
+    simplex when ``reg[SPX] > 0`` (NEED_SIMPLEX: Python calls :func:`resolve_from_basis`, whose new
+    basis is stored, tested again and its allocation checked by the oracle, and resumes; where it
+    fails, Python's LP); else Python's LP (NEED_LP, or NEED_BASES for a structure whose bases are
+    not read).
 
     One kernel for both variants (they share the state type) and for both ways of driving them, the
     decision written in it once: a command running both variants compiles the skeleton, check (3)
@@ -322,8 +334,11 @@ def copeland_run(s, env, i, j, won):
                                 ROUNDING,
                                 s.aty,
                                 s.atyabs,
-                            ) and not (s.reg[SPX] > 0 and resolve_from_basis(s, a, s.reg[SPX])):
+                            ):
                                 istar = -1
+                                if s.reg[SPX] > 0:  # the compiled simplex first (Python calls it)
+                                    s.reg[SPXW] = a
+                                    istar = -2
                                 break
                             v = 0.0  # C*_a = c.e* with the true costs (pair order), not the perturbed ones
                             for b1 in range(K):
@@ -331,6 +346,8 @@ def copeland_run(s, env, i, j, won):
                                     cc = s.C[b1, b2] if s.d[b1, b2] > 0 else 1.0
                                     v += cc * s.lp_x[a, s.pid[b1, b2]]
                         s.wval[a] = v
+                    if istar == -2:
+                        return NEED_SIMPLEX
                     if istar < 0:
                         return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES
                     istar = argmin_winner(s)

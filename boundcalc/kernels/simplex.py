@@ -49,6 +49,7 @@ import numpy as np
 from numba import njit
 
 from .basis import AT_LOWER, AT_UPPER, BASIC, SKIP
+from .codesize import optimize_for_size
 
 #: :func:`primal_from_basis`'s and :func:`solve_from_basis`'s status: optimal; ``maxit`` pivots
 #: reached; numerical trouble (a singular or ill-conditioned ``M``, a row or bound off by more than
@@ -69,6 +70,7 @@ def invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
     basis position of variable ``v`` or -1) by Gauss-Jordan elimination with partial pivoting;
     False when a pivot is below ``1e-12`` or :func:`inverse_ok` fails.  ``work``: scratch of at
     least ``nb^2``."""
+    optimize_for_size()
     for q in range(nb * nb):
         work[q] = 0.0
     for b in range(nb):
@@ -115,6 +117,7 @@ def invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
 def inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
     """``|M M^-1 - I| <= 1e-9`` entrywise (``M`` read sparse from the rows, ``M^-1`` by rows;
     ``work``: ``nb``)."""
+    optimize_for_size()
     for i in range(nb):
         for q in range(nb):
             work[q] = 0.0
@@ -135,6 +138,7 @@ def inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
 def _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs):
     """The basic values from the basis: nonbasic variables at their bounds, ``x_B = M^-1 (1 - the
     tight rows' sums over nonbasic variables)``."""
+    optimize_for_size()
     n = x.shape[0]
     for j in range(n):
         if code[j] == AT_UPPER:
@@ -159,6 +163,7 @@ def _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs):
 @njit(cache=True, no_cfunc_wrapper=True)
 def _column(j, nb, trow, astart, aidx, minv, ld, aT, w):
     """``w = M^-1 a_j`` (``a_j``: variable ``j``'s entries in the tight rows, into ``aT``)."""
+    optimize_for_size()
     for i in range(nb):
         aT[i] = 0.0
         r = trow[i]
@@ -181,6 +186,7 @@ def _change_basis(
     slack ``n + i`` of tight row ``i``; ``kind`` 1: the basic variable at position ``leave`` leaves
     (its code becomes ``leave_code``), 2: the slack of row ``leave`` (not tight) leaves, the row
     becomes tight.  Returns ``(status, nb)``."""
+    optimize_for_size()
     cap = bvar.shape[0]
     if enter < n:
         _column(enter, nb, trow, astart, aidx, minv, ld, aT, w)
@@ -290,6 +296,7 @@ def _change_basis(
 @njit(cache=True, no_cfunc_wrapper=True)
 def _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, cB, y, ymag, aty, atyabs):
     """``y = M^-T c_B`` with the magnitudes summed into each, and ``A_T^T y`` (with magnitudes)."""
+    optimize_for_size()
     n = cost.shape[0]
     for i in range(nb):
         y[i] = 0.0
@@ -339,7 +346,31 @@ def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, max
     >>> int(st), x.tolist()
     (0, [0.0, 1.0, 0.0])
     """
-    return _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding, False)
+    optimize_for_size()
+    n = cost.shape[0]
+    m = astart.shape[0] - 1
+    cap = bvar.shape[0]
+    if trow.shape[0] < cap or minv.shape[0] < cap * cap or nb > cap:
+        return CAPACITY, nb, 0
+    pos = np.empty(n, dtype=np.int64)
+    for j in range(n):
+        pos[j] = -1
+        if code[j] == SKIP and ub[j] > 0.0 and x[j] == 0.0:
+            code[j] = AT_LOWER  # a variable in no row when the basis was read may be in one now
+    for b in range(nb):
+        pos[bvar[b]] = b
+    tight = np.zeros(m, dtype=np.bool_)
+    for i in range(nb):
+        tight[trow[i]] = True
+    work = np.empty(cap * cap + 1)
+    rhs = np.empty(cap + 1)
+    _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, cap, rhs)
+    return _primal_phase(
+        cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding,
+        pos, tight, work, rhs, np.empty(cap + 1), np.empty(cap + 1), np.empty(cap + 1), np.empty(n),
+        np.empty(n), np.empty(cap + 1), np.empty(cap + 1), np.empty(cap + 1), np.empty(cap + 1),
+        np.empty(cap + 1), 0, 0,
+    )  # fmt: skip
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -361,11 +392,13 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
     >>> int(st), x.tolist()
     (0, [0.0, 1.0, 0.0])
     """
+    optimize_for_size()
     return _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding, True)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding, dual):
+    optimize_for_size()
     n = cost.shape[0]
     m = astart.shape[0] - 1
     cap = bvar.shape[0]
@@ -561,16 +594,17 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
                 code[c] = AT_UPPER if code[c] == AT_LOWER else AT_LOWER
             pivots += 1
             since += 1
-            if p >= nb:
-                st, nb = _change_basis(
-                    q, 2, p - nb, 0, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT
-                )
-            else:
+            kind = 2  # row p - nb's slack leaves, or (1) the basic variable at position p
+            lv = p - nb
+            lc = AT_LOWER
+            if p < nb:
+                kind = 1
+                lv = p
                 jl = bvar[p]
                 lc = SKIP if not ub[jl] > 0.0 else (AT_LOWER if need_up else AT_UPPER)
-                st, nb = _change_basis(
-                    q, 1, p, lc, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT
-                )
+            st, nb = _change_basis(
+                q, kind, lv, lc, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT
+            )
             if st != OPTIMAL:
                 return st, nb, pivots
             if since >= 100:
@@ -578,7 +612,23 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
                     return NUMERICAL, nb, pivots
                 since = 0
             _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs)
-    # -------------------------------------------------------------------- the primal phase
+    return _primal_phase(
+        cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding,
+        pos, tight, work, rhs, y, ymag, cB, aty, atyabs, aT, w, dB, z, u, pivots, since,
+    )  # fmt: skip
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def _primal_phase(
+    cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding,
+    pos, tight, work, rhs, y, ymag, cB, aty, atyabs, aT, w, dB, z, u, pivots, since,
+):  # fmt: skip
+    """The primal simplex from a primal feasible basis (values in ``x``), then the final checks;
+    a function of its own so that CW-RMED's compiled step links it without the dual phase."""
+    optimize_for_size()
+    n = cost.shape[0]
+    m = astart.shape[0] - 1
+    ld = bvar.shape[0]
     while True:
         _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, cB, y, ymag, aty, atyabs)
         # pricing: the largest violation of the shared test's signs
@@ -671,7 +721,7 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
         if leave_kind == 0:
             code[enter] = AT_UPPER if code[enter] == AT_LOWER else AT_LOWER
         else:
-            lc = 0
+            lc = AT_LOWER
             if leave_kind == 1:
                 jl = bvar[leave]
                 lc = SKIP if not ub[jl] > 0.0 else (AT_UPPER if leave_up else AT_LOWER)

@@ -109,15 +109,18 @@ from ..kernels.cw_rmed import (
     N_REG,
     NEED_BASES,
     NEED_LP,
+    NEED_SIMPLEX,
     S_LP,
     S_THM6,
     S_WARM,
     SPX,
+    SPXW,
     CWState,
     basis_matrix,
     copeland_run,
     copeland_update,
     istar_from_values,
+    resolve_from_basis,
 )
 from ..kernels.perturb import weights as perturb_weights
 from ..lp.cutting import CopelandLPSolver
@@ -222,7 +225,7 @@ class CWRMED(CopelandRMED):
     #: decision check (``benchmarks/cw_decisions.py``: panel (c), 10^4 steps) and of the recorded
     #: 32-arm stream are those with scaling on.
     lifted_highs_options: dict = {"simplex_scale_strategy": 0}
-    #: Below ``lift_min_arms``, a stored basis that fails the compiled basis test is re-solved for
+    #: From ``compiled_lp_min_arms`` to ``lift_min_arms`` arms, a stored basis that fails the compiled basis test is re-solved for
     #: the new costs by a compiled primal simplex from it (:func:`boundcalc.kernels.cw_rmed.resolve_from_basis`,
     #: :mod:`boundcalc.kernels.simplex`), up to this many pivots, before Python's HiGHS is asked
     #: (it still is when the simplex hits the cap or a check, or its answer violates a row of the
@@ -283,7 +286,8 @@ class CWRMED(CopelandRMED):
         reg[BAS] = -1
         # plain models only, and only with the perturbation: without it a degenerate LP's vertex is
         # the solve path's choice, and the simplex's path is not HiGHS's (revision 2's solves kept)
-        reg[SPX] = self.simplex_pivots if self.K < self.lift_min_arms and self.solver.perturb > 0 else 0
+        plain = self.compiled_lp_min_arms <= self.K < self.lift_min_arms  # Table 2's size: HiGHS's few runs
+        reg[SPX] = self.simplex_pivots if plain and self.solver.perturb > 0 else 0
         reg[VARIANT] = CW  # line 11 by the LP (the run kernel is ECW-RMED's too)
         base["reg"] = reg
         base["fr"] = np.append(base["fr"], [self.solver.tol, self.solver.perturb])  # LP_TOL, PERT
@@ -341,6 +345,10 @@ class CWRMED(CopelandRMED):
             self._load_bases(self._structure())
         elif status == NEED_LP:
             self._solve(self._structure())
+        elif status == NEED_SIMPLEX:  # the compiled simplex from the stored basis, else the LP
+            a = self._arrays
+            if not resolve_from_basis(self._s, int(a.reg[SPXW]), int(a.reg[SPX])):
+                self._solve(self._structure())
         else:
             super()._serve(status)
 
