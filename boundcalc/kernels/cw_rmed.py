@@ -52,7 +52,7 @@ from .copeland_rmed import N_REG as N_REG_SKELETON
 from .lp import ecw_closed_form as _closed_form
 from .perturb import perturbed_cost
 from .policy import T_, env_more, play
-from .simplex import OPTIMAL, primal_from_basis
+from .simplex import OPTIMAL, solve_from_basis
 
 #: What a compiled step may ask of Python beyond the skeleton's (``DONE``, ``NEED_TABLES``): an LP
 #: solve, the warm bases of a new structure (from the LP core's cache).
@@ -114,7 +114,7 @@ def inverse_duals(cost, bvar, minvT, cB, y, ymag):
 @njit(cache=True, no_cfunc_wrapper=True)
 def resolve_from_basis(s, a, maxit):
     """Line 11's plain model of winner ``a`` re-solved for the costs ``s.cvec`` by the compiled primal
-    simplex (:func:`boundcalc.kernels.simplex.primal_from_basis`) from its stored basis, which the
+    simplex (:func:`boundcalc.kernels.simplex.solve_from_basis`) from its stored basis, which the
     basis test has just found no longer optimal (the structure, hence the model's rows and bounds,
     unchanged: the basis is primal feasible).  On success the new basis replaces the stored one
     (``lp_x``, ``lp_status``, ``lp_nb``, the basic variables, tight rows, their CSR and ``(M^-1)^T``),
@@ -155,8 +155,10 @@ def resolve_from_basis(s, a, maxit):
     for r in range(nb):  # M^-1 (leading dimension cap) from the stored (M^-1)^T
         for b in range(nb):
             minv[b * cap + r] = s.lp_minvT[mo + r * nb + b]
-    astart = s.lp_astart[ao : ao + nr + 1]
-    status, nb2, _ = primal_from_basis(
+    astart = s.lp_astart[ao : ao + nr + 1].copy()
+    # the LP core's entry, with arguments of its types (one compilation serves both callers; from
+    # this primal feasible basis its dual phase does not run)
+    status, nb2, _ = solve_from_basis(
         s.cvec, ub, astart, s.lp_aidx, x, code, nb, bvar, trow, minv, maxit, DUAL_MARGIN, ROUNDING
     )
     if status != OPTIMAL:
