@@ -57,6 +57,9 @@ from .codesize import optimize_for_size
 #: than the buffers hold; no entering variable in the dual ratio test (the LP looks infeasible).
 OPTIMAL, ITERATION_LIMIT, NUMERICAL, CAPACITY, INFEASIBLE = 0, 1, 2, 3, 4
 
+#: An integer argument as ``int64`` (numba would compile a callee once more for a constant's literal type)
+I64 = np.int64
+
 #: Feasibility tolerance of the final check (HiGHS's ``primal_feasibility_tolerance`` in the LP core).
 FEAS_TOL = 1e-9
 #: A direction's entry below this is read as 0 in the ratio test.
@@ -189,7 +192,7 @@ def _change_basis(
     optimize_for_size()
     cap = bvar.shape[0]
     if enter < n:
-        _column(enter, nb, trow, astart, aidx, minv, ld, aT, w)
+        _column(I64(enter), I64(nb), trow, astart, aidx, minv, ld, aT, w)
     if kind == 1:
         l = leave
         jl = bvar[l]
@@ -364,12 +367,12 @@ def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, max
         tight[trow[i]] = True
     work = np.empty(cap * cap + 1)
     rhs = np.empty(cap + 1)
-    _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, cap, rhs)
+    _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, cap, rhs)
     return _primal_phase(
         cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding,
         pos, tight, work, rhs, np.empty(cap + 1), np.empty(cap + 1), np.empty(cap + 1), np.empty(n),
         np.empty(n), np.empty(cap + 1), np.empty(cap + 1), np.empty(cap + 1), np.empty(cap + 1),
-        np.empty(cap + 1), 0, 0,
+        np.empty(cap + 1), I64(0), I64(0),
     )  # fmt: skip
 
 
@@ -432,7 +435,7 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
     cand = np.empty(n + cap + 1, dtype=np.int64)
     cratio = np.empty(n + cap + 1)
     ca = np.empty(n + cap + 1)
-    _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs)
+    _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
     pivots = 0
     since = 0  # pivots since M^-1 was last computed from the basis
     if dual:  # primal infeasible (rows added since the basis was read)?
@@ -470,7 +473,7 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
                 code[j] = AT_LOWER if ub[j] > 0.0 else SKIP
             for r in range(m):
                 tight[r] = False
-            _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs)
+            _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
         while True:
             # the leaving variable: the most infeasible basic variable or row slack
             worst = FEAS_TOL
@@ -603,7 +606,25 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
                 jl = bvar[p]
                 lc = SKIP if not ub[jl] > 0.0 else (AT_LOWER if need_up else AT_UPPER)
             st, nb = _change_basis(
-                q, kind, lv, lc, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT
+                I64(q),
+                I64(kind),
+                I64(lv),
+                I64(lc),
+                n,
+                I64(nb),
+                bvar,
+                trow,
+                pos,
+                tight,
+                code,
+                minv,
+                ld,
+                astart,
+                aidx,
+                w,
+                u,
+                z,
+                aT,
             )
             if st != OPTIMAL:
                 return st, nb, pivots
@@ -611,10 +632,10 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
                 if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
                     return NUMERICAL, nb, pivots
                 since = 0
-            _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs)
+            _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
     return _primal_phase(
         cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding,
-        pos, tight, work, rhs, y, ymag, cB, aty, atyabs, aT, w, dB, z, u, pivots, since,
+        pos, tight, work, rhs, y, ymag, cB, aty, atyabs, aT, w, dB, z, u, I64(pivots), I64(since),
     )  # fmt: skip
 
 
@@ -665,13 +686,13 @@ def _primal_phase(
             if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
                 return NUMERICAL, nb, pivots
             since = 0
-            _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs)
+            _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
             continue
         if pivots >= maxit:
             return ITERATION_LIMIT, nb, pivots
         # the direction of the basic variables per unit step, and the ratio test
         if enter < n:
-            _column(enter, nb, trow, astart, aidx, minv, ld, aT, w)
+            _column(I64(enter), I64(nb), trow, astart, aidx, minv, ld, aT, w)
             for b in range(nb):
                 dB[b] = -sigma * w[b]
             step = ub[enter]  # the bound flip
@@ -726,15 +747,16 @@ def _primal_phase(
                 jl = bvar[leave]
                 lc = SKIP if not ub[jl] > 0.0 else (AT_UPPER if leave_up else AT_LOWER)
             st, nb = _change_basis(
-                enter, leave_kind, leave, lc, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT
-            )
+                I64(enter), I64(leave_kind), I64(leave), I64(lc), n, I64(nb), bvar, trow, pos, tight, code, minv, ld,
+                astart, aidx, w, u, z, aT,
+            )  # fmt: skip
             if st != OPTIMAL:
                 return st, nb, pivots
             if since >= 100:
                 if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
                     return NUMERICAL, nb, pivots
                 since = 0
-        _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs)
+        _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
     # the final checks: bounds and rows
     for j in range(n):
         v = x[j]
