@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -339,7 +340,7 @@ class CoveringLP:
 
     # ------------------------------------------------------------------ HiGHS
     @property
-    def h(self):
+    def h(self) -> Any:  # highspy.Highs (its stubs lack the basis solves of highspy >= 1.10)
         """The model's HiGHS instance, made on first use: empty, or -- for a model whose rows and
         columns were kept out of HiGHS while the compiled simplex solved it (:meth:`_hl`) -- with
         every column (in :attr:`_var`'s order, its bounds and cost) and every row (in order)."""
@@ -367,7 +368,7 @@ class CoveringLP:
             self._h = h
         return self._h
 
-    def _hl(self):
+    def _hl(self) -> Any:  # highspy.Highs or None
         """The HiGHS instance to hand a change to now, or None: while the compiled simplex solves the
         model and HiGHS has not been needed (:attr:`simplex`), changes stay in the model's arrays
         and :attr:`h` hands HiGHS the whole model when it first is."""
@@ -741,9 +742,9 @@ class CoveringLP:
             self.solves += 1
             return LPSolution(x, float(self.costs @ x), np.zeros(0), np.zeros(0), "Optimal", 0, np.zeros(0))
         if self.simplex:
-            got = self._solve_simplex()
-            if got is not None:
-                return got
+            ans = self._solve_simplex()
+            if ans is not None:
+                return ans
         elif self._last is not None and self.reuse_basis and BASIS_SOLVES:
             kept = self._reuse_basis()
             if kept is not None:
