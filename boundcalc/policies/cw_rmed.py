@@ -460,9 +460,12 @@ def _basis_parts(lp: CoveringLP, compiled: bool = True, rows: bool = False) -> t
     # lp.basis()'s x, status and row_basic, with the rows and bounds read in place (not copied)
     x, status, row_basic = lp._basis_status()
     status[(lp._ub <= lp._lb) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
-    ok, bvar, rs, ri, minvT = (basis_matrix if compiled else basis_matrix.py_func)(
-        status, row_basic, lp._starts, lp._idx
-    )
+    if lp._sx is not None:  # the compiled simplex's basis: its M^-1 (checked there), in basis_matrix's order
+        ok, bvar, rs, ri, minvT = _simplex_basis(lp)
+    else:
+        ok, bvar, rs, ri, minvT = (basis_matrix if compiled else basis_matrix.py_func)(
+            status, row_basic, lp._starts, lp._idx
+        )
     if not ok:
         return None
     # the shared test's codes: LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
@@ -474,3 +477,23 @@ def _basis_parts(lp: CoveringLP, compiled: bool = True, rows: bool = False) -> t
     trow = np.flatnonzero(~row_basic)
     starts = lp._starts if plain else np.zeros(1, dtype=np.int64)
     return x, status, bvar, minvT, rs, ri, trow, starts, lp._idx if plain else np.zeros(0, dtype=np.int64)
+
+
+def _simplex_basis(lp: CoveringLP) -> tuple:
+    """:func:`~boundcalc.kernels.cw_rmed.basis_matrix`'s answer for the basis of ``lp``'s last compiled
+    simplex solve (:meth:`~boundcalc.lp.highs.CoveringLP._solve_simplex`), from the simplex's own
+    ``M^-1`` (updated per pivot and checked, ``|M M^-1 - I| <= 1e-9``, before that solve returned):
+    the basic variables ascending, the tight rows in row order, ``(M^-1)^T`` in that order."""
+    sb, st, minv, _, _, nb = lp._sx  # type: ignore[misc]
+    n = lp.n
+    ob = np.argsort(sb[:nb], kind="stable")
+    ot = np.argsort(st[:nb], kind="stable")
+    bvar = sb[:nb][ob]
+    trow = st[:nb][ot]
+    Minv = minv.reshape(n, n)[:nb, :nb][np.ix_(ob, ot)]  # [basic variable, tight row]
+    starts, idx = lp._starts, lp._idx
+    lens = starts[trow + 1] - starts[trow]
+    rs = np.zeros(nb + 1, dtype=np.int64)
+    np.cumsum(lens, out=rs[1:])
+    ri = idx[np.repeat(starts[trow] - rs[:-1], lens) + np.arange(rs[-1])]
+    return True, bvar, rs, ri, np.ascontiguousarray(Minv.T).ravel()
