@@ -24,23 +24,35 @@ continues with the textbook bounded primal simplex (e.g. Chvatal, *Linear Progra
 3. the ratio test over the basic variables' bounds, the basic slacks (``>= 0``) and the entering
    variable's own bound (a bound flip); ties go to the largest pivot;
 4. the basis changes (a variable or slack enters, one leaves at the bound it reached: ``|B|`` and
-   ``|T|`` change together), ``M^-1`` is recomputed by Gauss-Jordan elimination with partial pivoting
-   and checked (``|M^-1 M - I| <= 1e-9``), and the basic values are recomputed from the basis
-   (``x_B = M^-1 (1 - sum of the tight rows' nonbasic variables at their upper bound)``), never
-   updated incrementally.
+   ``|T|`` change together) and ``M^-1`` is updated for it (a column or a row of ``M`` replaced,
+   Sherman-Morrison; a row and a column added or removed, the bordered inverse); the basic values
+   are recomputed from the basis (``x_B = M^-1 (1 - the tight rows' sums over nonbasic variables)``),
+   never updated incrementally.  At the end ``|M M^-1 - I| <= 1e-9`` is checked; where it fails (and
+   every 100 pivots) ``M^-1`` is computed afresh by Gauss-Jordan elimination with partial pivoting.
+
+After new rows (a cutting plane's cuts) the basis stays dual feasible instead:
+:func:`solve_from_basis` runs the bounded dual simplex first (the most infeasible basic variable or
+row slack leaves; the dual ratio test with bound flips over boxed candidates; ties to the largest
+pivot), from the slack basis when the given basis is not dual feasible (every variable at 0: dual
+feasible for ``c >= 0``, as HiGHS's cold dual simplex starts), then the primal simplex above.
 
 Under the perturbation the optimum is generically unique, so the vertex reached is the one HiGHS's
 warm re-solve returns (tests/test_simplex.py: against HiGHS and against the enumeration of every
 vertex on random covering LPs, degenerate ones included; CW-RMED's pairs with and without it).
 Nothing is answered unverified: the result is returned only when, at the final basis, every row holds
 within ``1e-9``, every bound within ``1e-9``, ``M^-1`` passed its check, and the duals pass the shared
-sign test; otherwise (or after ``maxit`` pivots: cycling, or a long path) the status says why and the
-caller re-solves with HiGHS.
+sign test's conditions (the pricing's stopping rule; CW-RMED's step also runs the shared test
+itself on the result); otherwise (or after ``maxit`` pivots: cycling, or a long path) the status
+says why and the caller re-solves with HiGHS.
 
 Plain ``@numba.njit(cache=True)`` functions over flat arrays (``M^-1`` row-major in a buffer of
-capacity ``cap * cap``, ``cap = len(bvar)``), nothing imported from boundcalc beyond this layer.  Not
-:func:`~boundcalc.kernels.codesize.optimize_for_size`: like CW-RMED's other dense linear algebra
-(:func:`~boundcalc.kernels.cw_rmed.basis_matrix`), its loops want ``-O3``.
+capacity ``cap * cap``, ``cap = len(bvar)``), nothing imported from boundcalc beyond this layer, each
+with :func:`~boundcalc.kernels.codesize.optimize_for_size` (the cold compile; without it panel (a)'s
+10^5 steps measured 0.97 of the CPU, within the noise); integer arguments are passed as ``int64``
+(:data:`I64`), so that numba compiles each function once, not again for a constant's literal type.
+Callers: the LP core (:meth:`boundcalc.lp.highs.CoveringLP._solve_simplex`) and CW-RMED's compiled
+step through Python (:func:`boundcalc.kernels.cw_rmed.resolve_from_basis`), both by
+:func:`solve_from_basis`.
 """
 
 from __future__ import annotations
