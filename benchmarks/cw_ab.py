@@ -56,7 +56,9 @@ print(json.dumps(dict(cpu=cpu, regret=float(reg[0, -1]), curve=hashlib.sha256(re
 #: CW-RMED's counters that count LP work, not decisions: HiGHS runs and line-11 answers given
 #: without one (a faster LP core changes them with the same pairs); every other counter, the final
 #: regret and the whole stored regret curve (its SHA-256) must be equal for "the same decisions".
-LP_WORK = ("lp_solves", "warm_answers")
+#: ``check_bound`` too: check (3) is evaluated again when a decision resumes after Python's LP (the
+#: resumed check answered by its bound), so it counts those returns (fewer with the compiled simplex)
+LP_WORK = ("lp_solves", "warm_answers", "check_bound")
 
 
 def decisions(r: dict) -> tuple:

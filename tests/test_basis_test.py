@@ -271,6 +271,17 @@ def test_both_callers_run_the_one_sign_test():
                         callers[fn.name] = str(p.relative_to(PKG.parent))
                     if isinstance(node, ast.Name) and node.id in ("DUAL_MARGIN", "ROUNDING"):
                         users.add((str(p.relative_to(PKG.parent)), fn.name))
-    assert callers == {"_reuse_basis": "boundcalc/lp/highs.py", "copeland_run": "boundcalc/kernels/cw_rmed.py"}
-    # the margins are read only to be passed to the sign test (and in its own doctest's module)
-    assert users == {("boundcalc/lp/highs.py", "_reuse_basis"), ("boundcalc/kernels/cw_rmed.py", "copeland_run")}
+    # (and the compiled simplex's re-solve of a stored basis, which runs the test on its answer)
+    assert callers == {
+        "_reuse_basis": "boundcalc/lp/highs.py",
+        "copeland_run": "boundcalc/kernels/cw_rmed.py",
+        "resolve_from_basis": "boundcalc/kernels/cw_rmed.py",
+    }
+    # the margins are read only to be passed to the sign test (and in its own doctest's module), or
+    # to the compiled simplex, whose pricing and stopping rule are the test's signs and margins
+    assert users == {
+        ("boundcalc/lp/highs.py", "_reuse_basis"),
+        ("boundcalc/kernels/cw_rmed.py", "copeland_run"),
+        ("boundcalc/kernels/cw_rmed.py", "resolve_from_basis"),
+        ("boundcalc/lp/highs.py", "_solve_simplex"),
+    }

@@ -40,8 +40,9 @@ def two_winner_matrix() -> np.ndarray:
 
 
 def pairs_of(mu: np.ndarray, steps: int, seed: int, **variant) -> np.ndarray:
-    """CW-RMED's pairs (its own run loop, outcomes from ``seed``) with some class attributes changed."""
-    cls = type("CWRMEDVariant", (CWRMED,), variant)
+    """CW-RMED's pairs (its own run loop, outcomes from ``seed``) with some class attributes changed,
+    line 11's LP solved by HiGHS (the compiled simplex's paths: tests/test_cw_rmed_simplex.py)."""
+    cls = type("CWRMEDVariant", (CWRMED,), {"lp_simplex": False, "simplex_pivots": 0, **variant})
     pol = cls(mu.shape[0], rng=np.random.default_rng(0))
     pairs, _ = pol.run(mu, steps, seed=seed)
     assert pol.stats["lp_solves"] > 0  # line 11 reached HiGHS

@@ -632,6 +632,9 @@ def test_same_pairs_with_the_basis_read_of_old_highspy(monkeypatch):
     from boundcalc.simulate import DuelEnvironment
 
     pm = load_example("mslr5-condorcet")
+    # HiGHS's basis reads, with the compiled simplex off (its own paths: tests/test_cw_rmed_simplex.py)
+    monkeypatch.setattr(CWRMED, "lp_simplex", False)
+    monkeypatch.setattr(CWRMED, "simplex_pivots", 0)
 
     def pairs():
         policy = CWRMED(pm.K)
@@ -746,10 +749,13 @@ def test_lp_paths_choose_the_recorded_pairs(example, seed, monkeypatch):
     mu = pd.stream_matrix(example, seed)
     seen = []
     real = cw_rmed._basis_parts
+    # the LP core's two paths on HiGHS (the compiled simplex's own: tests/test_cw_rmed_simplex.py)
+    monkeypatch.setattr(CWRMED, "lp_simplex", False)
+    monkeypatch.setattr(CWRMED, "simplex_pivots", 0)
     for compiled in (True, False):
         monkeypatch.setattr(CWRMED, "compiled_lp_min_arms", 0 if compiled else 10**9)
         used = []
-        monkeypatch.setattr(cw_rmed, "_basis_parts", lambda lp, c=True: used.append(c) or real(lp, c))
+        monkeypatch.setattr(cw_rmed, "_basis_parts", lambda lp, c=True, **kw: used.append(c) or real(lp, c, **kw))
         env = np.random.default_rng([seed, 1])
         pol = CWRMED(mu.shape[0], rng=np.random.default_rng(seed))
         assert pol.solver.compiled == compiled

@@ -25,6 +25,8 @@ Modules
   ``-O3`` (compile time on an empty cache);
 * :mod:`~boundcalc.kernels.basis` -- the one warm-basis optimality test (the LP core's and
   CW-RMED's), with its margins :data:`DUAL_MARGIN` and :data:`ROUNDING` defined here, numba-free;
+* :mod:`~boundcalc.kernels.simplex` -- a dense bounded primal/dual simplex for the plain covering
+  LPs of CW-RMED's line 11, warm from a stored basis (HiGHS the fallback);
 * :mod:`~boundcalc.kernels.lp` -- the LP core's Copeland tables (read by the LP core and by the
   RMED family), the sorting oracle, the row builder, the empirical structure, Theorem 5;
 * :mod:`~boundcalc.kernels.policy` -- state bundles, the two SplitMix64 streams, the protocol's

@@ -138,6 +138,14 @@ CW_FIELDS = [
     "tight",
     "rval",
     "cpert",
+    # the compiled primal simplex's view of each winner's model (:func:`boundcalc.kernels.cw_rmed.resolve_from_basis`):
+    # the capacity of its basis buffers, its tight rows (beside lp_bvar), every row in CSR
+    "lp_cap",
+    "lp_trow",
+    "lp_nr",
+    "lp_aoff",
+    "lp_astart",
+    "lp_aidx",
 ]
 
 
@@ -218,6 +226,7 @@ def _empty_variant_fields() -> dict[str, np.ndarray]:
         lp_status=(2, np.int8), lp_nb=(1, i), lp_boff=(1, i), lp_moff=(1, i), lp_soff=(1, i),
         lp_bvar=(1, i), lp_minvT=(1, f), lp_rstart=(1, i), lp_ridx=(1, i), cvec=(1, f), aty=(1, f),
         atyabs=(1, f), yv=(1, f), cB=(1, f), ymag=(1, f), tight=(1, b), rval=(1, f), cpert=(1, f),
+        lp_cap=(1, i), lp_trow=(1, i), lp_nr=(1, i), lp_aoff=(1, i), lp_astart=(1, i), lp_aidx=(1, i),
     )  # fmt: skip
     assert list(kinds) == ECW_FIELDS + CW_FIELDS
     return {name: np.zeros((0,) * nd, dtype=dt) for name, (nd, dt) in kinds.items()}

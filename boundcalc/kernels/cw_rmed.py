@@ -52,17 +52,26 @@ from .copeland_rmed import N_REG as N_REG_SKELETON
 from .lp import ecw_closed_form as _closed_form
 from .perturb import perturbed_cost
 from .policy import T_, env_more, play
+from .simplex import OPTIMAL, solve_from_basis
 
 #: What a compiled step may ask of Python beyond the skeleton's (``DONE``, ``NEED_TABLES``): an LP
 #: solve, the warm bases of a new structure (from the LP core's cache).
 NEED_LP, NEED_BASES = 2, 3
+#: ... and the compiled simplex's re-solve of winner ``reg[SPXW]``'s stored basis
+#: (:func:`resolve_from_basis`, called by Python: compiled apart from this kernel, see there)
+NEED_SIMPLEX = 4
 
 
 # reg beyond the skeleton's: the structure version the warm bases were loaded for
 BAS = N_REG_SKELETON
+# and the pivots the compiled primal simplex may take from a stored basis that failed the basis test
+# (:func:`resolve_from_basis`; 0: HiGHS re-solves, as before)
+SPX = N_REG_SKELETON + 1
+# the winner whose basis NEED_SIMPLEX asks to re-solve
+SPXW = N_REG_SKELETON + 2
 
 
-N_REG = N_REG_SKELETON + 1
+N_REG = N_REG_SKELETON + 3
 
 
 LP_TOL = 3  # fr beyond the skeleton's (alpha, beta, check_tol)
@@ -103,6 +112,100 @@ def inverse_duals(cost, bvar, minvT, cB, y, ymag):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
+def resolve_from_basis(s, a, maxit):
+    """Line 11's plain model of winner ``a`` re-solved for the costs ``s.cvec`` by the compiled primal
+    simplex (:func:`boundcalc.kernels.simplex.solve_from_basis`) from its stored basis, which the
+    basis test has just found no longer optimal (the structure, hence the model's rows and bounds,
+    unchanged: the basis is primal feasible).  On success the new basis replaces the stored one
+    (``lp_x``, ``lp_status``, ``lp_nb``, the basic variables, tight rows, their CSR and ``(M^-1)^T``),
+    the shared basis test is run on it again (it must pass) and the oracle checks the new ``e`` over
+    the whole family ``R_a`` (largest violation at most ``fr[LP_TOL]``, as the LP core's cutting
+    plane); False, with the stored basis as it was where the simplex did not finish, when any step
+    fails: the caller asks Python's LP (HiGHS) instead.  The model's rows are read in CSR
+    (``lp_astart``/``lp_aidx``; every row ``>= 1`` with 0/1 coefficients: plain models only).
+
+    Called by Python between two calls of :func:`copeland_run` (``NEED_SIMPLEX``), not from it:
+    linked into the run kernel, the simplex's code was optimised again in its library and the
+    command's cold compile took 2-3x the CPU (``benchmarks/compile_policies.py --policies cw-rmed``);
+    a return to Python costs microseconds against the simplex's tens."""
+    optimize_for_size()
+    nr = s.lp_nr[a]
+    if nr <= 0:
+        return False
+    K = s.W.shape[0]
+    n = s.lp_x.shape[1]
+    nb = s.lp_nb[a]
+    cap = s.lp_cap[a]
+    bo = s.lp_boff[a]
+    mo = s.lp_moff[a]
+    so = s.lp_soff[a]
+    ao = s.lp_aoff[a]
+    ub = np.empty(n)
+    for b1 in range(K):
+        for b2 in range(b1 + 1, K):
+            ub[s.pid[b1, b2]] = 1.0 if s.d[b1, b2] > 0 else 0.0
+    x = s.lp_x[a].copy()
+    code = s.lp_status[a].copy()
+    bvar = np.empty(cap, dtype=np.int64)
+    trow = np.empty(cap, dtype=np.int64)
+    minv = np.empty(cap * cap)
+    for b in range(nb):
+        bvar[b] = s.lp_bvar[bo + b]
+        trow[b] = s.lp_trow[bo + b]
+    for r in range(nb):  # M^-1 (leading dimension cap) from the stored (M^-1)^T
+        for b in range(nb):
+            minv[b * cap + r] = s.lp_minvT[mo + r * nb + b]
+    astart = s.lp_astart[ao : ao + nr + 1].copy()
+    # the LP core's entry, with arguments of its types (one compilation serves both callers; from
+    # this primal feasible basis its dual phase does not run)
+    status, nb2, _ = solve_from_basis(
+        s.cvec, ub, astart, s.lp_aidx, x, code, nb, bvar, trow, minv, maxit, DUAL_MARGIN, ROUNDING
+    )
+    if status != OPTIMAL:
+        return False
+    # the new basis in the stored form (tight rows' CSR at the winner's place in lp_ridx)
+    q = s.lp_rstart[so]  # the winner's place in lp_ridx (sized for every row of its model)
+    for i in range(nb2):
+        s.lp_bvar[bo + i] = bvar[i]
+        s.lp_trow[bo + i] = trow[i]
+        r = trow[i]
+        for k in range(astart[r], astart[r + 1]):
+            s.lp_ridx[q] = s.lp_aidx[k]
+            q += 1
+        s.lp_rstart[so + i + 1] = q
+    for r in range(nb2):
+        for b in range(nb2):
+            s.lp_minvT[mo + r * nb2 + b] = minv[b * cap + r]
+    s.lp_nb[a] = nb2
+    for p in range(n):
+        s.lp_x[a, p] = x[p]
+        s.lp_status[a, p] = code[p]
+    inverse_duals(s.cvec, s.lp_bvar[bo : bo + nb2], s.lp_minvT[mo : mo + nb2 * nb2], s.cB, s.yv, s.ymag)
+    if not duals_keep_signs(
+        s.cvec,
+        s.yv[:nb2],
+        s.ymag[:nb2],
+        s.tight,
+        s.lp_rstart[so : so + nb2 + 1],
+        s.lp_ridx,
+        s.rval,
+        s.lp_status[a],
+        DUAL_MARGIN,
+        ROUNDING,
+        s.aty,
+        s.atyabs,
+    ):
+        return False
+    for b1 in range(K):  # the oracle over the whole family, on e as a K x K matrix
+        s.Etmp[b1, b1] = 0.0
+        for b2 in range(b1 + 1, K):
+            e = x[s.pid[b1, b2]]
+            s.Etmp[b1, b2] = e
+            s.Etmp[b2, b1] = e
+    return not 1.0 - _min_row_sum(s, a, s.Etmp) > s.fr[LP_TOL]
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
 def copeland_run(s, env, i, j, won):
     """The one kernel of ECW-RMED and CW-RMED, for the protocol's learning step and the whole run.
 
@@ -124,8 +227,11 @@ def copeland_run(s, env, i, j, won):
     :mod:`boundcalc.kernels.perturb`; its duals from the in-house inverse, :func:`inverse_duals`, judged by
     the one warm-basis test the LP core runs too, :func:`boundcalc.kernels.basis.duals_keep_signs`; why
     the duals come from here and not from HiGHS: that module's text): ``C*_a = c.e*_a`` with the true
-    costs ``c``, ``Q = e*_{i*} / d``; else Python's LP (NEED_LP, or NEED_BASES for a structure whose
-    bases are not read).
+    costs ``c``, ``Q = e*_{i*} / d``; a basis that fails it is re-solved by the compiled primal
+    simplex when ``reg[SPX] > 0`` (NEED_SIMPLEX: Python calls :func:`resolve_from_basis`, whose new
+    basis is stored, tested again and its allocation checked by the oracle, and resumes; where it
+    fails, Python's LP); else Python's LP (NEED_LP, or NEED_BASES for a structure whose bases are
+    not read).
 
     One kernel for both variants (they share the state type) and for both ways of driving them, the
     decision written in it once: a command running both variants compiles the skeleton, check (3)
@@ -232,6 +338,9 @@ def copeland_run(s, env, i, j, won):
                                 s.atyabs,
                             ):
                                 istar = -1
+                                if s.reg[SPX] > 0:  # the compiled simplex first (Python calls it)
+                                    s.reg[SPXW] = a
+                                    istar = -2
                                 break
                             v = 0.0  # C*_a = c.e* with the true costs (pair order), not the perturbed ones
                             for b1 in range(K):
@@ -239,6 +348,8 @@ def copeland_run(s, env, i, j, won):
                                     cc = s.C[b1, b2] if s.d[b1, b2] > 0 else 1.0
                                     v += cc * s.lp_x[a, s.pid[b1, b2]]
                         s.wval[a] = v
+                    if istar == -2:
+                        return NEED_SIMPLEX
                     if istar < 0:
                         return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES
                     istar = argmin_winner(s)

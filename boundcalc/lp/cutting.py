@@ -481,6 +481,15 @@ class CopelandLPSolver:
     sorted_per_i2 : int
         ``(l, case)`` rows per violated ``i2`` and round on the sorted model (measured on Figure 1
         panel (c): 3).
+    simplex : bool
+        Plain models (``lift=False``) are solved by the compiled bounded simplex
+        (:mod:`boundcalc.kernels.simplex`: the dual simplex after new cuts and for a new model, the
+        primal simplex after new costs, each from the model's last basis), HiGHS where it gives up
+        (:meth:`~boundcalc.lp.highs.CoveringLP._solve_simplex`); ``lp_solves`` counts HiGHS runs
+        only.  Its answers are verified as HiGHS's are (the oracle over the whole family, and the
+        kernel's own feasibility and optimality checks), but on a degenerate LP it may return
+        another optimal vertex than HiGHS would: meant with ``perturb > 0`` (CW-RMED), where the
+        optimum is generically unique.  False (default): HiGHS only.
 
     Examples
     --------
@@ -515,9 +524,11 @@ class CopelandLPSolver:
         compiled: bool = False,
         highs_options: dict | None = None,
         perturb: float = 0.0,
+        simplex: bool = False,
         lifted_model: str = "blocks",
         sorted_per_i2: int = 3,
     ):
+        self.simplex = bool(simplex)
         if lifted_model not in ("blocks", "sorted"):
             raise ValueError(f"lifted_model must be 'blocks' or 'sorted', not {lifted_model!r}")
         if lifted_model == "sorted" and not lift:
@@ -574,6 +585,7 @@ class CopelandLPSolver:
         state.setdefault("lifted_model", "blocks")
         state.setdefault("sorted_per_i2", 3)
         state.setdefault("sorted_fallbacks", 0)
+        state.setdefault("simplex", False)
         self.__dict__.update(state)
 
     def _empirical(self, mu_hat: ArrayLike | PreferenceMatrix) -> Structure:
@@ -923,6 +935,7 @@ class CopelandLPSolver:
                     highs_options=self.highs_options,
                 )
                 ent.model = model
+                model.lp.simplex = self.simplex and not self.lift  # before its first rows (CoveringLP.h)
                 if self.warm_rows and fam._has_rows:
                     # first rows: the tightest at ECW's allocation (feasible, R^E c R: 000 Theorem 6),
                     # whose zeros sit on the expensive pairs the optimum also leaves out
@@ -942,6 +955,7 @@ class CopelandLPSolver:
                 if not np.array_equal(lp.upper, upper):
                     lp.set_bounds(np.zeros(lp.n), upper)
             lp = model.lp
+            lp.simplex = self.simplex and not self.lift  # plain models only (CoveringLP._solve_simplex)
             v = np.inf
             for rnd in range(self.max_rounds):
                 t1 = time.perf_counter()

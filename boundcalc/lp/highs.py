@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -99,6 +100,11 @@ def lagrangian_bound(
     return float(y @ np.asarray(lo, dtype=float) + np.minimum(lb * g, ub * g).sum())
 
 
+#: The option sets a HiGHS instance was made with in this process (accepted: :func:`new_highs`
+#: raises on an option HiGHS refuses); a model with one of them makes its instance when first needed.
+_OPTIONS_CHECKED: set = set()
+
+
 class SolverError(RuntimeError):
     """The LP solver did not report an optimal solution (or its answer failed the certificate)."""
 
@@ -154,6 +160,54 @@ class _HighsSolution(LPSolution):
     def row_values(self) -> np.ndarray:
         if self._row_values is None:
             self._row_values = np.asarray(self._sol.row_value, dtype=float)
+        return self._row_values
+
+    @row_values.setter
+    def row_values(self, value) -> None:
+        self._row_values = value
+
+
+class _SimplexSolution(LPSolution):
+    """An optimal :class:`LPSolution` of the compiled simplex (:meth:`CoveringLP._solve_simplex`): row
+    duals and row values computed on first use (the cutting plane reads neither)."""
+
+    def __init__(self, lp: CoveringLP, x: np.ndarray, objective: float, iterations: int) -> None:
+        self.x = x
+        self.objective = objective
+        self.status = "Optimal"
+        self.simplex_iterations = iterations
+        self.aux = np.zeros(0)
+        self.fallback = None
+        self._row_duals: np.ndarray | None = None
+        self._row_values: np.ndarray | None = None
+        self._lp = lp
+        self._rows = lp.n_rows
+        self._solve = lp.simplex_solves  # the duals are read from the model's basis while it is this solve's
+        self._costs = lp.costs  # (and its costs: set_costs puts a new array)
+
+    @property
+    def row_duals(self) -> np.ndarray:
+        if self._row_duals is None:
+            lp = self._lp
+            if (
+                lp._sx is None
+                or lp.simplex_solves != self._solve
+                or lp.n_rows != self._rows
+                or lp.costs is not self._costs
+            ):
+                raise RuntimeError("the row duals of a compiled simplex solve are read before the model's next solve")
+            self._row_duals = lp._simplex_duals()
+        return self._row_duals
+
+    @row_duals.setter
+    def row_duals(self, value) -> None:
+        self._row_duals = value
+
+    @property
+    def row_values(self) -> np.ndarray:
+        if self._row_values is None:
+            lp = self._lp
+            self._row_values = lp.row_activity(self.x)[: self._rows]
         return self._row_values
 
     @row_values.setter
@@ -244,7 +298,11 @@ class CoveringLP:
             infinite_cost=np.inf,
             **(options or {}),
         )  # also those of a derived model (:meth:`derived`)
-        self.h = new_highs(**self._options)
+        self._h = None  # the HiGHS instance, made on first use (:attr:`h`)
+        key = tuple(sorted((k, repr(v)) for k, v in self._options.items()))
+        if key not in _OPTIONS_CHECKED:  # an option HiGHS refuses is an error here, not at first use
+            self._h = new_highs(**self._options)
+            _OPTIONS_CHECKED.add(key)
         # bounds, costs and HiGHS column of every variable: pair variables 0..n-1, then auxiliary
         self._lb = np.zeros(n) if lower is None else np.asarray(lower, dtype=float).copy()
         self._ub = np.ones(n) if upper is None else np.asarray(upper, dtype=float).copy()
@@ -271,6 +329,52 @@ class CoveringLP:
             None  # (its basis as read for _reuse_basis, the LPSolution it was read for)
         )
         self._costs_stale = False  # set_costs since HiGHS last got the costs
+        #: Solve with the compiled simplex (:mod:`boundcalc.kernels.simplex`) where the model is plain
+        #: (0/1 rows ``>= 1`` over the pair variables, lower bounds 0), HiGHS the fallback
+        #: (:meth:`_solve_simplex`); set by the caller (:class:`~boundcalc.lp.cutting.CopelandLPSolver`'s ``simplex``).
+        self.simplex = False
+        self.simplex_solves = 0  # answered by the compiled simplex (not in :attr:`solves`: HiGHS runs)
+        self.simplex_pivots = 0
+        self.simplex_fallbacks = 0  # the compiled simplex gave up (HiGHS solved)
+        self._sx: list | None = None  # its basis: [bvar, trow, M^-1, code, x, nb, tight rows known]
+
+    # ------------------------------------------------------------------ HiGHS
+    @property
+    def h(self) -> Any:  # highspy.Highs (its stubs lack the basis solves of highspy >= 1.10)
+        """The model's HiGHS instance, made on first use: empty, or -- for a model whose rows and
+        columns were kept out of HiGHS while the compiled simplex solved it (:meth:`_hl`) -- with
+        every column (in :attr:`_var`'s order, its bounds and cost) and every row (in order)."""
+        if self._h is None:
+            h = new_highs(**self._options)
+            nc = self._var.size
+            if nc:
+                v = self._var
+                h.addVars(int(nc), self._lb[v], self._ub[v])
+                pc = self._pcols
+                if pc.size:
+                    h.changeColsCost(int(pc.size), pc, self.costs[v[pc]])
+                self._costs_stale = False
+            m = self.n_rows
+            if m:
+                h.addRows(
+                    m,
+                    self._lo,
+                    np.full(m, highspy.kHighsInf),
+                    int(self._idx.size),
+                    self._starts[:-1].astype(np.int32),
+                    self._col[self._idx].astype(np.int32),
+                    self._val,
+                )
+            self._h = h
+        return self._h
+
+    def _hl(self) -> Any:  # highspy.Highs or None
+        """The HiGHS instance to hand a change to now, or None: while the compiled simplex solves the
+        model and HiGHS has not been needed (:attr:`simplex`), changes stay in the model's arrays
+        and :attr:`h` hands HiGHS the whole model when it first is."""
+        if self._h is None and self.simplex:
+            return None
+        return self.h
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -370,15 +474,17 @@ class CoveringLP:
             self._ensure_cols(idx)
             cols = self._col[idx]
         ones = np.ones(max(m, nnz))
-        self.h.addRows(
-            m,
-            ones[:m],
-            np.full(m, highspy.kHighsInf),
-            nnz,
-            starts[:-1].astype(np.int32),
-            cols.astype(np.int32),
-            ones[:nnz],
-        )
+        h = self._hl()
+        if h is not None:
+            h.addRows(
+                m,
+                ones[:m],
+                np.full(m, highspy.kHighsInf),
+                nnz,
+                starts[:-1].astype(np.int32),
+                cols.astype(np.int32),
+                ones[:nnz],
+            )
         self._starts = np.concatenate((self._starts, self._starts[-1] + starts[1:]))
         self._idx = np.concatenate((self._idx, idx))
         self._val = np.concatenate((self._val, ones[:nnz]))
@@ -396,12 +502,14 @@ class CoveringLP:
         if k == 0:
             return ids
         self._last = None
+        h = self._hl()  # made (if at all) before the arrays grow: it gets the new columns below
         self._lb = np.concatenate([self._lb, lower])
         self._ub = np.concatenate([self._ub, upper])
         c0 = self._var.size
         self._col = np.concatenate([self._col, c0 + np.arange(k, dtype=np.int64)])
         self._var = np.concatenate([self._var, ids])
-        self.h.addVars(int(k), lower, upper)
+        if h is not None:
+            h.addVars(int(k), lower, upper)
         return ids
 
     def add_general_rows(self, starts: np.ndarray, idx: np.ndarray, val: np.ndarray, lower: np.ndarray) -> int:
@@ -423,15 +531,17 @@ class CoveringLP:
         if cols.size and cols.min() < 0:  # some pair variable gets its column first
             self._ensure_cols(idx)
             cols = self._col[idx]
-        self.h.addRows(
-            m,
-            lower,
-            np.full(m, highspy.kHighsInf),
-            int(idx.size),
-            (starts[:-1] - starts[0]).astype(np.int32),
-            cols.astype(np.int32),
-            val,
-        )
+        h = self._hl()
+        if h is not None:
+            h.addRows(
+                m,
+                lower,
+                np.full(m, highspy.kHighsInf),
+                int(idx.size),
+                (starts[:-1] - starts[0]).astype(np.int32),
+                cols.astype(np.int32),
+                val,
+            )
         self._starts = np.concatenate([self._starts, self._starts[-1] + (starts[1:] - starts[0])])
         self._idx = np.concatenate([self._idx, idx])
         self._val = np.concatenate([self._val, val])
@@ -444,12 +554,14 @@ class CoveringLP:
         if new.size == 0:
             return
         first = self._var.size
+        h = self._hl()  # made (if at all) before the arrays grow: it gets the new columns below
         self._col[new] = first + np.arange(new.size)
         self._var = np.concatenate([self._var, new])
         self._pcols = np.concatenate([self._pcols, np.arange(first, first + new.size, dtype=np.int32)])
-        self.h.addVars(int(new.size), self._lb[new], self._ub[new])
-        cols = np.arange(first, first + new.size, dtype=np.int32)
-        self.h.changeColsCost(int(new.size), cols, self.costs[new])
+        if h is not None:
+            h.addVars(int(new.size), self._lb[new], self._ub[new])
+            cols = np.arange(first, first + new.size, dtype=np.int32)
+            h.changeColsCost(int(new.size), cols, self.costs[new])
 
     def derived(self, drop: np.ndarray, costs: np.ndarray, upper: np.ndarray) -> CoveringLP:
         """A new model holding this one's variables and rows but ``drop`` (row indices), with new
@@ -458,16 +570,16 @@ class CoveringLP:
         model is left as it is."""
         new = CoveringLP.__new__(CoveringLP)
         new.__dict__.update(self.__dict__)
-        new.h = new_highs(**self._options)
-        new.h.passModel(self.h.getLp())
+        new._h = new_highs(**self._options)
+        new._h.passModel(self.h.getLp())
         basis = self.h.getBasis()
         if basis.valid:
-            new.h.setBasis(basis)
+            new._h.setBasis(basis)
         drop = np.asarray(drop, dtype=np.int64)
         keep = np.ones(self.n_rows, dtype=bool)
         keep[drop] = False
         if drop.size:
-            new.h.deleteRows(int(drop.size), drop.astype(np.int32))
+            new._h.deleteRows(int(drop.size), drop.astype(np.int32))
         lens = np.diff(self._starts)
         new._starts = np.zeros(int(keep.sum()) + 1, dtype=np.int64)
         np.cumsum(lens[keep], out=new._starts[1:])
@@ -479,6 +591,8 @@ class CoveringLP:
         new._ub = self._ub.copy()
         new._col = self._col.copy()  # _ensure_cols writes into it
         new._last_v = new._read = None
+        new._sx = None  # the compiled simplex's basis is this model's (its buffers are not shared)
+        new.simplex_solves = new.simplex_pivots = new.simplex_fallbacks = 0
         new._keys = set()  # covering-row hashes: a derived plain model sets those of the rows it keeps
         new._empty_row = bool(np.any((np.diff(new._starts) == 0) & (new._lo > 0)))
         new.solves = new.iterations = new.rows_added = new.fallbacks = new.reused = 0
@@ -514,7 +628,9 @@ class CoveringLP:
         self._ub[: self.n] = upper
         if moved.any():
             c, vm = cols[moved], v[moved]
-            self.h.changeColsBounds(int(c.size), c, self._lb[vm], self._ub[vm])
+            h = self._hl()
+            if h is not None:
+                h.changeColsBounds(int(c.size), c, self._lb[vm], self._ub[vm])
 
     @property
     def upper(self) -> np.ndarray:
@@ -551,6 +667,13 @@ class CoveringLP:
     def _basis_status(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(x, status, row_basic)`` of :meth:`basis` (new arrays), for a caller that reads the
         rows and bounds from the model itself (CW-RMED's basis reads, one per HiGHS solve)."""
+        if self._sx is not None:  # the compiled simplex's basis (its codes are LPBasis's but SKIP)
+            bvar, trow, _, code, x, nb = self._sx
+            status = code.copy()
+            status[status > 2] = 3
+            row_basic = np.ones(self.n_rows, dtype=bool)
+            row_basic[trow[:nb]] = False
+            return _clip01(x) + 0.0, status, row_basic
         status = np.full(self.n_vars, 3, dtype=np.int8)
         row_basic = np.zeros(self.n_rows, dtype=bool)  # no valid basis: every row reads tight, none basic
         x = self._lb.copy()
@@ -618,10 +741,15 @@ class CoveringLP:
             x = np.clip(self._lb[: self.n], 0.0, 1.0) + 0.0
             self.solves += 1
             return LPSolution(x, float(self.costs @ x), np.zeros(0), np.zeros(0), "Optimal", 0, np.zeros(0))
-        if self._last is not None and self.reuse_basis and BASIS_SOLVES:
+        if self.simplex:
+            ans = self._solve_simplex()
+            if ans is not None:
+                return ans
+        elif self._last is not None and self.reuse_basis and BASIS_SOLVES:
             kept = self._reuse_basis()
             if kept is not None:
                 return kept
+        self._sx = None  # HiGHS's basis is the model's from here
         h = self.h
         name = self._run()
         used = None
@@ -656,6 +784,62 @@ class CoveringLP:
         self._last = out if used is None else None
         self._last_v = v
         return out
+
+    #: Pivots the compiled simplex may take in one solve before HiGHS is asked instead.
+    SIMPLEX_MAXIT = 500
+
+    def _solve_simplex(self) -> LPSolution | None:
+        """The model solved by the compiled bounded simplex (:func:`boundcalc.kernels.simplex.solve_from_basis`)
+        from its last basis -- the primal simplex after new costs (the basis stays primal feasible),
+        the dual simplex after new rows (it stays dual feasible), from the slack basis for a new model
+        (dual feasible for ``c >= 0``, as HiGHS's cold dual simplex starts) -- or None, HiGHS to
+        solve: the model is not plain (auxiliary variables, rows other than 0/1 ``>= 1``, lower
+        bounds other than 0), or the simplex stopped (its pivot cap, a numerical check, an apparently
+        infeasible LP: HiGHS says what it is).  Its answer passed the kernel's checks (every row and
+        bound within ``1e-9``, ``M^-1`` checked, the duals' signs by the shared warm-basis test);
+        under a cost perturbation the vertex is the one HiGHS returns (tests/test_simplex.py)."""
+        from ..kernels.simplex import OPTIMAL, solve_from_basis  # compiled; only online solves get here
+
+        n = self.n
+        if self._lb.size != n or self._plain_nnz != self._idx.size:
+            if self._lb.size != n or not (np.all(self._val == 1.0) and np.all(self._lo == 1.0)):
+                return None
+            self._plain_nnz = self._idx.size  # every entry so far checked 0/1 and every row >= 1
+        if np.any(self._lb != 0.0):
+            return None
+        sx = self._sx
+        if sx is None:  # the slack basis: every variable at 0, every row's slack basic
+            code = np.zeros(n, dtype=np.int8)
+            code[~(self._ub > 0)] = 4  # SKIP: fixed at 0
+            sx = [np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n * n), code, np.zeros(n), 0]
+        bvar, trow, minv, code, x, nb = sx
+        status, nb, piv = solve_from_basis(
+            self.costs, self._ub, self._starts, self._idx, x, code, nb, bvar, trow, minv, self.SIMPLEX_MAXIT,
+            DUAL_MARGIN, ROUNDING,
+        )  # fmt: skip
+        if status != OPTIMAL:
+            self._sx = None
+            self.simplex_fallbacks += 1
+            return None
+        sx[5] = nb
+        self._sx = sx
+        self._last = None
+        self.simplex_solves += 1
+        self.simplex_pivots += int(piv)
+        xo = x + 0.0  # a copy (the buffer moves with the next solve), no -0.0
+        return _SimplexSolution(self, xo, float(self.costs @ xo), int(piv))
+
+    _plain_nnz = -1
+
+    def _simplex_duals(self) -> np.ndarray:
+        """Row duals of the compiled simplex's last basis: ``M^-T c_B`` on its tight rows, 0 elsewhere."""
+        bvar, trow, minv, _, _, nb = self._sx  # type: ignore[misc]
+        n = self.n
+        y = np.zeros(self.n_rows)
+        if nb:
+            Minv = minv.reshape(n, n)[:nb, :nb]
+            y[trow[:nb]] = Minv.T @ self.costs[bvar[:nb]]
+        return y
 
     def _reuse_basis(self) -> LPSolution | None:
         """The last solve's answer when only the costs changed since and its basis stays optimal for

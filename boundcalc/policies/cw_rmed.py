@@ -35,6 +35,17 @@ the policy between steps:
   :meth:`~boundcalc.lp.highs.CoveringLP.solve` before any warm re-solve); only the duals come
   from elsewhere: the LP core asks HiGHS's factorisation, CW-RMED's compiled step multiplies by
   ``M^-1`` kept per basis (faster here than reading ``B^-1`` from HiGHS: that module's text).
+* below ``lift_min_arms``, HiGHS is the fallback only (issue 31): a stored basis that fails the
+  test above is re-solved in the compiled step by a bounded primal simplex from it
+  (:func:`~boundcalc.kernels.cw_rmed.resolve_from_basis`, :mod:`boundcalc.kernels.simplex`;
+  ``CWRMED.simplex_pivots``), its new basis checked by the same sign test and its allocation by the
+  oracle over the whole family ``R_{i1}`` (a violated row: Python's LP adds cuts); and from
+  ``compiled_lp_min_arms`` arms Python's LP core solves the plain models with the same simplex
+  (``CopelandLPSolver(simplex=True)``, ``CWRMED.lp_simplex``: a new structure's model from the slack
+  basis, each round's cuts by the dual simplex).  HiGHS runs where the simplex gives up (its pivot
+  cap, a numerical check, an apparently infeasible LP).  Under :attr:`CWRMED.perturb` the optimum is
+  generically unique and the simplex lands on HiGHS's vertex: the same pairs
+  (tests/test_cw_rmed_simplex.py; ``benchmarks/cw_decisions.py``); with ``perturb = 0`` both are off.
 * from ``CWRMED.lift_min_arms`` (32) arms, line 11 runs on the LP core's lifted model instead
   (:mod:`boundcalc.lp.lifted`: the same LP, eq. (2) exactly, with one row standing for all rows of
   an ``(i2, l, case)``), solved by HiGHS without its scaling (``CWRMED.lifted_highs_options``).  The compiled basis test above reads 0/1 rows only; there the LP core makes
@@ -69,11 +80,12 @@ HiGHS error, no convergence, or a certificate out of tolerance) raises
 :class:`boundcalc.SolverError`: the policy never acts on an unverified allocation.
 
 Python is entered only when line 11 meets a new structure (to read any warm basis the LP core
-keeps for it), when HiGHS must re-solve, and when the tables outgrow their arrays; the whole-run kernel
+keeps for it), when the LP must be solved there (new cuts, or the compiled simplex gave up), and
+when the tables outgrow their arrays; the whole-run kernel
 :func:`~boundcalc.kernels.cw_rmed.copeland_run` (ECW-RMED's too, by ``reg[VARIANT]``) returns
 to :class:`CWRMED` then and resumes.  ``stats`` adds to the skeleton's: ``lp_solves`` (HiGHS
-solves), ``theorem6`` (line 11 answered by Theorem 6), ``warm_answers`` (line 11 answered by the
-reduced-cost check, no HiGHS).
+solves), ``theorem6`` (line 11 answered by Theorem 6), ``warm_answers`` (line 11 answered with no
+HiGHS run: the reduced-cost check, the compiled simplex).
 """
 
 from __future__ import annotations
@@ -97,14 +109,18 @@ from ..kernels.cw_rmed import (
     N_REG,
     NEED_BASES,
     NEED_LP,
+    NEED_SIMPLEX,
     S_LP,
     S_THM6,
     S_WARM,
+    SPX,
+    SPXW,
     CWState,
     basis_matrix,
     copeland_run,
     copeland_update,
     istar_from_values,
+    resolve_from_basis,
 )
 from ..kernels.perturb import weights as perturb_weights
 from ..lp.cutting import CopelandLPSolver
@@ -215,6 +231,26 @@ class CWRMED(CopelandRMED):
     #: model where it fails; "blocks", the pool-block model (revision 3 as it landed).  With
     #: :attr:`perturb` both give the same optimum, so the same pairs (tests/test_cw_pools.py; issue 31).
     lifted_model = "sorted"
+    #: From ``compiled_lp_min_arms`` to ``lift_min_arms`` arms, a stored basis that fails the compiled basis test is re-solved for
+    #: the new costs by a compiled primal simplex from it (:func:`boundcalc.kernels.cw_rmed.resolve_from_basis`,
+    #: :mod:`boundcalc.kernels.simplex`), up to this many pivots, before Python's HiGHS is asked
+    #: (it still is when the simplex hits the cap or a check, or its answer violates a row of the
+    #: family: new cuts); 0: HiGHS re-solves every such basis (revision 3 as it landed).  The same
+    #: pairs either way: under :attr:`perturb` the optimum is generically unique, and the simplex
+    #: lands on the vertex HiGHS's re-solve returns (tests/test_cw_rmed_simplex.py).  Only with
+    #: ``perturb > 0``: without it the LP is often degenerate and the simplex's path picks another
+    #: optimal vertex than HiGHS's (the pairs then differ: that test's control).
+    simplex_pivots = 50
+    #: From ``compiled_lp_min_arms`` to ``lift_min_arms`` arms, Python's LP core solves the plain
+    #: models with the compiled simplex too (``CopelandLPSolver(simplex=True)``: a new structure's
+    #: model from the slack basis, each cutting-plane round's new cuts by the dual simplex, HiGHS
+    #: where it gives up); with ``perturb > 0`` only (the same vertex as HiGHS's).  Below
+    #: ``compiled_lp_min_arms`` (Table 2: a few HiGHS runs per 10^5 steps) the LP core stays
+    #: uncompiled.  False: HiGHS solves them (revision 3 as it landed).
+    lp_simplex = True
+    #: Basic variables a stored basis may gain in the compiled simplex beyond those it was read with
+    #: (its buffers' slack; more: HiGHS re-solves).
+    simplex_slack = 24
 
     def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params: Any) -> None:
         # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
@@ -246,7 +282,8 @@ class CWRMED(CopelandRMED):
                 lifted_model=self.lifted_model,
             )
         elif self.K >= self.compiled_lp_min_arms:
-            self.solver = CopelandLPSolver(**plain, compiled=True)
+            # the LP core's compiled simplex too (the same vertex as HiGHS's only when perturbed)
+            self.solver = CopelandLPSolver(**plain, compiled=True, simplex=self.lp_simplex and self.perturb > 0)
 
     def initial_state(self) -> CWState:
         K = self.K
@@ -254,6 +291,10 @@ class CWRMED(CopelandRMED):
         reg = np.zeros(N_REG, dtype=np.int64)
         reg[: base["reg"].size] = base["reg"]
         reg[BAS] = -1
+        # plain models only, and only with the perturbation: without it a degenerate LP's vertex is
+        # the solve path's choice, and the simplex's path is not HiGHS's (revision 2's solves kept)
+        plain = self.compiled_lp_min_arms <= self.K < self.lift_min_arms  # Table 2's size: HiGHS's few runs
+        reg[SPX] = self.simplex_pivots if plain and self.solver.perturb > 0 else 0
         reg[VARIANT] = CW  # line 11 by the LP (the run kernel is ECW-RMED's too)
         base["reg"] = reg
         base["fr"] = np.append(base["fr"], [self.solver.tol, self.solver.perturb])  # LP_TOL, PERT
@@ -286,6 +327,12 @@ class CWRMED(CopelandRMED):
             tight=np.ones(0, dtype=np.bool_),
             rval=np.ones(0),
             cpert=perturb_weights(P2),  # g_p per pair id, as the LP core's (one definition)
+            lp_cap=z(K),
+            lp_trow=z(0),
+            lp_nr=z(K),
+            lp_aoff=z(K),
+            lp_astart=z(0),
+            lp_aidx=z(0),
         )
         return CWState(**base)  # by name (CWState's fields are not literal to a type checker)
 
@@ -305,6 +352,10 @@ class CWRMED(CopelandRMED):
             self._load_bases(self._structure())
         elif status == NEED_LP:
             self._solve(self._structure())
+        elif status == NEED_SIMPLEX:  # the compiled simplex from the stored basis, else the LP
+            a = self._arrays
+            if not resolve_from_basis(self._s, int(a.reg[SPXW]), int(a.reg[SPX])):
+                self._solve(self._structure())
         else:
             super()._serve(status)
 
@@ -334,11 +385,12 @@ class CWRMED(CopelandRMED):
         memo = self.__dict__.setdefault("_parts_memo", {})
         key = id(lp)
         got = memo.get(key)
-        if got is not None and got[0] is lp and got[1] == lp.solves and got[2] == lp.n_rows:
+        done = (lp.solves, lp.simplex_solves)  # HiGHS's runs and the compiled simplex's answers
+        if got is not None and got[0] is lp and got[1] == done and got[2] == lp.n_rows:
             return got[3]
-        parts = _basis_parts(lp, self.solver.compiled)
+        parts = _basis_parts(lp, self.solver.compiled, rows=True)
         memo.pop(key, None)
-        memo[key] = (lp, lp.solves, lp.n_rows, parts)
+        memo[key] = (lp, done, lp.n_rows, parts)
         while len(memo) > 2 * self.cache_size:  # the models the LP core may still hold, and a few more
             del memo[next(iter(memo))]
         return parts
@@ -350,19 +402,25 @@ class CWRMED(CopelandRMED):
         K = self.K
         P2 = K * (K - 1) // 2
         a.lp_valid[:] = False
+        a.lp_nr[:] = 0
         parts = []
         for w in st.winners.tolist():
             lp = None if self.solver.lift else self.solver.model(st, w)  # the test reads 0/1 rows only
             got = self._parts_of(lp) if lp is not None and lp.n == P2 else None
             if got is not None:
                 parts.append((w, got))
-        need = {"lp_bvar": 0, "lp_minvT": 0, "lp_rstart": 0, "lp_ridx": 0}
-        for _, (x, status, bv, minvT, rs, ri) in parts:
-            need["lp_bvar"] += bv.size
-            need["lp_minvT"] += minvT.size
-            need["lp_rstart"] += rs.size
-            need["lp_ridx"] += ri.size
-        nbmax = max([p[1][2].size for p in parts], default=0)
+        slack = int(self.simplex_slack) if a.reg[SPX] > 0 else 0
+        caps = [min(P2, p[1][2].size + slack) for p in parts]
+        need = {"lp_bvar": 0, "lp_minvT": 0, "lp_rstart": 0, "lp_ridx": 0, "lp_astart": 0, "lp_aidx": 0}
+        for cap, (_, (x, status, bv, minvT, rs, ri, trow, ast, aix)) in zip(caps, parts):
+            need["lp_bvar"] += cap
+            need["lp_minvT"] += cap * cap
+            need["lp_rstart"] += cap + 1
+            need["lp_ridx"] += max(ri.size, aix.size)
+            need["lp_astart"] += ast.size
+            need["lp_aidx"] += aix.size
+        need["lp_trow"] = need["lp_bvar"]
+        nbmax = max(caps, default=0)
         need["yv"] = need["cB"] = need["ymag"] = need["tight"] = nbmax
         need["rval"] = need["lp_ridx"]
         ones = ("tight", "rval")  # every tight row is tested, every coefficient is 1
@@ -374,37 +432,75 @@ class CWRMED(CopelandRMED):
         if grow:  # larger arrays (twice what is needed), written in place from then on
             self._replace(**grow)
             a = self._arrays
-        bo = mo = so = ro = 0
-        for w, (x, status, bv, minvT, rs, ri) in parts:
+        bo = mo = so = ro = ao = io = 0
+        for cap, (w, (x, status, bv, minvT, rs, ri, trow, ast, aix)) in zip(caps, parts):
             nb = bv.size
             a.lp_x[w] = x
             a.lp_status[w] = status
-            a.lp_nb[w], a.lp_boff[w], a.lp_moff[w], a.lp_soff[w] = nb, bo, mo, so
+            a.lp_nb[w], a.lp_boff[w], a.lp_moff[w], a.lp_soff[w], a.lp_cap[w] = nb, bo, mo, so, cap
             a.lp_bvar[bo : bo + nb] = bv
+            a.lp_trow[bo : bo + nb] = trow
             a.lp_minvT[mo : mo + nb * nb] = minvT.ravel()
             a.lp_rstart[so : so + nb + 1] = rs + ro
             a.lp_ridx[ro : ro + ri.size] = ri
-            ro += ri.size
-            bo += nb
-            mo += nb * nb
-            so += nb + 1
+            if slack:  # every row of the model, for the compiled simplex
+                a.lp_nr[w], a.lp_aoff[w] = ast.size - 1, ao
+                a.lp_astart[ao : ao + ast.size] = ast + io
+                a.lp_aidx[io : io + aix.size] = aix
+                ao += ast.size
+                io += aix.size
+            ro += max(ri.size, aix.size)
+            bo += cap
+            mo += cap * cap
+            so += cap + 1
             a.lp_valid[w] = True
 
 
-def _basis_parts(lp: CoveringLP, compiled: bool = True) -> tuple[np.ndarray, ...] | None:
+def _basis_parts(lp: CoveringLP, compiled: bool = True, rows: bool = False) -> tuple[np.ndarray, ...] | None:
     """``(x, status, basic variables, (M^-1)^T, tight rows' starts, their variables)`` of ``lp``'s
     last basis, ``M`` the basis matrix restricted to the tight rows; None when it cannot serve
     (no rows, or ``M`` not square and well conditioned); ``compiled`` as the LP's: False runs
     :func:`~boundcalc.kernels.cw_rmed.basis_matrix`'s own source interpreted (``py_func``: no
-    compilation, the same operations in the same order, so the same arrays bit for bit)."""
+    compilation, the same operations in the same order, so the same arrays bit for bit).
+    ``rows``: followed by what the compiled simplex reads (the tight rows' numbers, and every row
+    of the model in CSR; no rows where the model is not plain)."""
     # lp.basis()'s x, status and row_basic, with the rows and bounds read in place (not copied)
     x, status, row_basic = lp._basis_status()
     status[(lp._ub <= lp._lb) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
-    ok, bvar, rs, ri, minvT = (basis_matrix if compiled else basis_matrix.py_func)(
-        status, row_basic, lp._starts, lp._idx
-    )
+    if lp._sx is not None:  # the compiled simplex's basis: its M^-1 (checked there), in basis_matrix's order
+        ok, bvar, rs, ri, minvT = _simplex_basis(lp)
+    else:
+        ok, bvar, rs, ri, minvT = (basis_matrix if compiled else basis_matrix.py_func)(
+            status, row_basic, lp._starts, lp._idx
+        )
     if not ok:
         return None
     # the shared test's codes: LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
     status[status == 3] = SKIP
-    return x, status, bvar, minvT, rs, ri
+    if not rows:
+        return x, status, bvar, minvT, rs, ri
+    # the tight rows' numbers and every row (the compiled simplex's view; covering rows >= 1 only)
+    plain = bool(np.all(lp._val == 1.0) and np.all(lp._lo == 1.0))
+    trow = np.flatnonzero(~row_basic)
+    starts = lp._starts if plain else np.zeros(1, dtype=np.int64)
+    return x, status, bvar, minvT, rs, ri, trow, starts, lp._idx if plain else np.zeros(0, dtype=np.int64)
+
+
+def _simplex_basis(lp: CoveringLP) -> tuple:
+    """:func:`~boundcalc.kernels.cw_rmed.basis_matrix`'s answer for the basis of ``lp``'s last compiled
+    simplex solve (:meth:`~boundcalc.lp.highs.CoveringLP._solve_simplex`), from the simplex's own
+    ``M^-1`` (updated per pivot and checked, ``|M M^-1 - I| <= 1e-9``, before that solve returned):
+    the basic variables ascending, the tight rows in row order, ``(M^-1)^T`` in that order."""
+    sb, st, minv, _, _, nb = lp._sx  # type: ignore[misc]
+    n = lp.n
+    ob = np.argsort(sb[:nb], kind="stable")
+    ot = np.argsort(st[:nb], kind="stable")
+    bvar = sb[:nb][ob]
+    trow = st[:nb][ot]
+    Minv = minv.reshape(n, n)[:nb, :nb][np.ix_(ob, ot)]  # [basic variable, tight row]
+    starts, idx = lp._starts, lp._idx
+    lens = starts[trow + 1] - starts[trow]
+    rs = np.zeros(nb + 1, dtype=np.int64)
+    np.cumsum(lens, out=rs[1:])
+    ri = idx[np.repeat(starts[trow] - rs[:-1], lens) + np.arange(rs[-1])]
+    return True, bvar, rs, ri, np.ascontiguousarray(Minv.T).ravel()
