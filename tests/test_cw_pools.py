@@ -334,7 +334,9 @@ def test_stored_checks_of_the_sorted_path_found_the_same_pairs():
 
     res = Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "cw_speed"
     rec = json.loads((res / "cw_decisions_pools.json").read_text())
-    assert {("fig1a", 100_000), ("fig1c", 10_000), ("mslr64", 10_000)} <= {(r["example"], r["steps"]) for r in rec["rows"]}
+    assert {("fig1a", 100_000), ("fig1c", 10_000), ("mslr64", 10_000)} <= {
+        (r["example"], r["steps"]) for r in rec["rows"]
+    }
     lp_work = ("lp_solves", "warm_answers")
     for r in rec["rows"]:
         new, old = r["this"], r["landed"]

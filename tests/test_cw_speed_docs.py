@@ -1,5 +1,5 @@
 """Issue 31 point 1, the per-step cost of CW-RMED's LP path with the same decisions: the long
-decision check (``benchmarks/cw_decisions.py``) and the speed rows the README quotes
+decision check (``benchmarks/cw_decisions.py``) and the speed rows docs/cw-rmed-speed.md quotes
 (``benchmarks/results/cw_speed/``), and the two mechanisms they measure -- the lean row insertion
 of the plain models and the HiGHS options of the lifted ones -- against independent references."""
 
@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "cw_speed"
-README = ROOT / "README.md"
+SPEED_PAGE = ROOT / "docs" / "cw-rmed-speed.md"  # the measurements, step by step (moved from the README)
 
 
 def _flat(text: str) -> str:
@@ -39,18 +39,24 @@ def test_long_decision_check_found_the_same_pairs():
             }
 
 
-def test_readme_quotes_the_stored_speed_rows():
-    """The README's numbers of this point are the stored runs: ``benchmarks/policies.py`` beside
+def test_speed_page_quotes_the_stored_speed_rows():
+    """docs/cw-rmed-speed.md's numbers of this point are the stored runs: ``benchmarks/policies.py`` beside
     the landed version (``policies_cw.json``) and the interleaved comparisons (``cw_ab_python.json``,
     ``cw_ab_scale.json``, ``cw_ab_blocks.json``, ``cw_ab_final.json``, ``cw_ab_d31.json``, ``cw_ab_basis.json``), each with
     the same decisions."""
-    text = _flat(README.read_text())
+    text = _flat(SPEED_PAGE.read_text())
     pol = {r["matrix"]: r for r in json.loads((RESULTS / "policies_cw.json").read_text())["cw_rmed"]}
     for matrix, label in (("figure1 (a) K = 16", "panel (a)"), ("figure1 (c) K = 64", "panel (c)")):
         r = pol[matrix]
         quoted = f"{label} {r['steps']:,} steps {r['cpu_seconds']:.2f} s against {r['landed_cpu_seconds']:.2f} s"
         assert quoted in text, quoted
-    labels = {"fig1a": "panel (a)", "fig1c": "panel (c)", "table2": "Table 2"}
+    labels = {
+        "fig1a": "panel (a)",
+        "fig1c": "panel (c)",
+        "table2": "Table 2",
+        "mslr16": "the 16-arm MSLR submatrix",
+        "mslr64": "the 64-arm MSLR submatrix",
+    }
     for name in (
         "cw_ab_python.json",
         "cw_ab_scale.json",
@@ -58,6 +64,8 @@ def test_readme_quotes_the_stored_speed_rows():
         "cw_ab_final.json",
         "cw_ab_d31.json",
         "cw_ab_basis.json",
+        "cw_ab_pools.json",
+        "cw_ab_simplex.json",
     ):
         for r in json.loads((RESULTS / name).read_text())["rows"]:
             assert r["same_decisions"]
@@ -69,9 +77,9 @@ def test_readme_quotes_the_stored_speed_rows():
             assert quoted in text, quoted
 
 
-def test_readme_quotes_the_highs_fixed_costs():
+def test_speed_page_quotes_the_highs_fixed_costs():
     """``benchmarks/cw_highs_fixed.py``'s stored rows: every option variant took the LP core's
-    simplex path (the same iterations, every column value bit for bit), the README quotes the fixed
+    simplex path (the same iterations, every column value bit for bit), docs/cw-rmed-speed.md quotes the fixed
     cost of a run with the LP core's options, the range of the others and the runs with one CPU and
     with all of them in the affinity mask."""
     rec = json.loads((RESULTS / "cw_highs_fixed.json").read_text())
@@ -79,7 +87,7 @@ def test_readme_quotes_the_highs_fixed_costs():
     assert all(r["same_path"] for r in rows.values())
     base = rows["LP core's options"]
     others = [r["fixed_ms_min"] for k, r in rows.items() if k != "LP core's options"]
-    text = _flat(README.read_text())
+    text = _flat(SPEED_PAGE.read_text())
     m = rec["model"]
     quoted = (
         f"{m['rows']:,}-row, {m['columns']:,}-column panel (c) model a run with nothing changed costs"
@@ -199,3 +207,35 @@ def test_a_highs_option_highs_refuses_is_an_error(bad):
     (key,) = bad
     with pytest.raises(ValueError, match=f"HiGHS option {key}="):
         CoveringLP(np.ones(3), options=bad)
+
+
+def test_readme_cw_rmed_table_is_the_stored_run():
+    """The README's CW-RMED table (one run of 10^5 steps per matrix, this version and the landed one)
+    is ``benchmarks/results/policies_cw_rev3.json`` row for row, and its sentence on the interleaved
+    comparisons quotes ``cw_ab_simplex.json`` (panel (a), every run) and ``cw_ab_pools.json``."""
+    text = (ROOT / "README.md").read_text()
+    rec = json.loads((RESULTS.parent / "policies_cw_rev3.json").read_text())
+    assert rec["args"]["cw_horizon_64"] == 100_000 and rec["args"]["landed_cw_64"]
+    labels = {
+        "table2 (K = 4)": "000's Table 2",
+        "mslr K = 16": "MSLR submatrix",
+        "figure1 (a) K = 16": "Figure 1 panel (a)",
+        "mslr K = 64": "MSLR submatrix",
+        "figure1 (c) K = 64": "Figure 1 panel (c)",
+    }
+    for r in rec["cw_rmed"]:
+        assert r["steps"] == 100_000
+        row = (
+            f"| {labels[r['matrix']]} | {r['K']} | {r['cpu_seconds']:.2f} | {r['landed_cpu_seconds']:.2f} |"
+            f" {r['target_10_5']:g} |"
+        )
+        assert row in text, row
+    flat = _flat(text)
+    a = {r["case"]: r for r in json.loads((RESULTS / "cw_ab_simplex.json").read_text())["rows"]}["fig1a"]
+    c = {r["case"]: r for r in json.loads((RESULTS / "cw_ab_pools.json").read_text())["rows"]}["fig1c"]
+    assert a["same_decisions"] and c["same_decisions"]
+    assert (
+        f"panel (a) {min(a['now_cpu']):.2f}-{max(a['now_cpu']):.2f} s against"
+        f" {min(a['landed_cpu']):.2f}-{max(a['landed_cpu']):.2f} s" in flat
+    )
+    assert f"panel (c) {c['steps']:,} steps {min(c['now_cpu']):.2f} s against {min(c['landed_cpu']):.2f} s" in flat

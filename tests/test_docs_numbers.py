@@ -680,13 +680,13 @@ def test_policies_page_peer_sentences_are_the_stored_run():
 
 
 # ----------------------------------------------------------------------------- benchmarks/cw_ab.py
-def test_readme_cw_rmed_speed_is_the_stored_interleaved_run():
-    """README: CW-RMED's CPU per run against the version before (issue 31 point 1), the smallest of
+def test_speed_page_cw_rmed_speed_is_the_stored_interleaved_run():
+    """docs/cw-rmed-speed.md: CW-RMED's CPU per run against the version before (issue 31 point 1), the smallest of
     each version's interleaved runs (benchmarks/results/cw_speed/cw_ab.json), the same decisions in
     every run, and HiGHS's share of the profiled CPU (benchmarks/results/cw_speed/cw_profile.json)."""
     ab = {r["case"]: r for r in json.loads((RESULTS / "cw_speed" / "cw_ab.json").read_text())["rows"]}
     assert all(r["same_decisions"] for r in ab.values())
-    text = page(README)
+    text = page(DOCS / "cw-rmed-speed.md")
     for case, label in (
         ("table2", "Table 2"),
         ("mslr16", "a 16-arm MSLR submatrix"),

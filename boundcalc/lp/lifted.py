@@ -482,7 +482,14 @@ class SortedPoolModel(CopelandModel):
         up = np.asarray(upper, dtype=float).copy()
         up[seq] = 1.0
         super().__init__(
-            family, tc, up, promote=0, presolve=presolve, lift=True, reuse_basis=reuse_basis, highs_options=highs_options
+            family,
+            tc,
+            up,
+            promote=0,
+            presolve=presolve,
+            lift=True,
+            reuse_basis=reuse_basis,
+            highs_options=highs_options,
         )
         self.pair_costs = costs
 
@@ -835,7 +842,9 @@ def solve_sorted_pools(
     )
 
 
-def sorted_rounds(model: SortedPoolModel, tol: float, per_i2: int, max_rounds: int) -> tuple[np.ndarray | None, float, str]:
+def sorted_rounds(
+    model: SortedPoolModel, tol: float, per_i2: int, max_rounds: int
+) -> tuple[np.ndarray | None, float, str]:
     """The cutting plane's rounds on a kept :class:`SortedPoolModel` (new costs already given by
     :meth:`~SortedPoolModel.set_pair_costs`, or a new model with its first rows): solve, read the
     pair values, run the oracle over the *whole* family, add the violated ``(i2, l, case)`` rows,
