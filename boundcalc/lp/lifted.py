@@ -85,6 +85,28 @@ from .structure import Structure, structure_d, triu
 __all__ = ["CopelandModel", "SortedPoolModel", "solve_sorted_pools", "sorted_rounds"]
 
 
+def _unchanged_i2(old: CopelandFamily, family: CopelandFamily) -> np.ndarray | None:
+    """Per ``i2``, whether its rows in ``old``'s family are rows of ``family`` too (another
+    structure, same winner): ``family`` has ``old``'s ``K``, winner, levels and ``I_{i1}``, and that
+    ``i2``'s pool ``S_{i2} \\ {i1}`` and table entries ``(m_I, m_S, ok)`` are unchanged; None where
+    the families differ in the former or no ``i2`` is unchanged (nothing carries over).  The one
+    test of :meth:`CopelandModel.derived` and :meth:`SortedPoolModel.for_structure`."""
+    if (
+        family.K != old.K
+        or family.winner != old.winner
+        or not np.array_equal(family.levels, old.levels)
+        or not np.array_equal(family.in_Ia, old.in_Ia)
+    ):
+        return None
+    same = (
+        (family.pool == old.pool).all(axis=1)
+        & (family._mI == old._mI).all(axis=1)
+        & (family._mS == old._mS).all(axis=1)
+        & (family._ok == old._ok).all(axis=1)
+    )
+    return same if same.any() else None
+
+
 class CopelandModel:
     """The LP ``min c.e over R_{winner}`` on HiGHS, grown by :meth:`add_cuts` (see the module text).
 
@@ -325,21 +347,8 @@ class CopelandModel:
         pool and table entries are unchanged are rows (or lifted rows) of ``family`` itself: they
         are kept; the others are dropped with their pool blocks (no other row reads them) and the
         cutting plane adds what ``family`` needs.  This model is not changed."""
-        old = self.family
-        if (
-            family.K != old.K
-            or family.winner != old.winner
-            or not np.array_equal(family.levels, old.levels)
-            or not np.array_equal(family.in_Ia, old.in_Ia)
-        ):
-            return None
-        same = (
-            (family.pool == old.pool).all(axis=1)
-            & (family._mI == old._mI).all(axis=1)
-            & (family._mS == old._mS).all(axis=1)
-            & (family._ok == old._ok).all(axis=1)
-        )
-        if not same.any():
+        same = _unchanged_i2(self.family, family)
+        if same is None:
             return None
         changed = ~same
         r = self._row_i2
@@ -620,21 +629,8 @@ class SortedPoolModel(CopelandModel):
         dropped, and their pools' slots are given anew (the pairs of the new pool, in arm order; no
         row reads them).  The costs then place every pool's pairs on the positions by the new
         costs (:meth:`set_pair_costs`' rule)."""
-        old = self.family
-        if (
-            family.K != old.K
-            or family.winner != old.winner
-            or not np.array_equal(family.levels, old.levels)
-            or not np.array_equal(family.in_Ia, old.in_Ia)
-        ):
-            return None
-        same = (
-            (family.pool == old.pool).all(axis=1)
-            & (family._mI == old._mI).all(axis=1)
-            & (family._mS == old._mS).all(axis=1)
-            & (family._ok == old._ok).all(axis=1)
-        )
-        if not same.any():
+        same = _unchanged_i2(self.family, family)
+        if same is None:
             return None
         costs = np.asarray(costs, dtype=float)
         r = self._row_i2
