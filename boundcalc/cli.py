@@ -856,9 +856,9 @@ POLICY_US_PER_STEP: dict[str, tuple[float, float]] = {
     "merge-dts": (2.407, 1.459),
     "versatile-db": (0.8377, 1.264),
     # not in those files: CW-RMED's cost from the stored cw_vs_ecw notebook as docs/notebooks.md
-    # quotes it (2.2 us on Table 2's 4 arms, the larger 248 of 236-248 us on 16 arms at T = 1e4;
+    # quotes it (1.5 us on Table 2's 4 arms, the larger 70 of 62-70 us on 16 arms at T = 1e4;
     # tests/test_docs_numbers.py ties the page to the notebook)
-    "cw-rmed": (2.2, 248.0),
+    "cw-rmed": (1.5, 70.0),
 }
 
 
