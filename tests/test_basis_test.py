@@ -261,6 +261,7 @@ def test_both_callers_run_the_one_sign_test():
     """The LP core's ``_reuse_basis`` and CW-RMED's decision (``copeland_run``) both call
     ``duals_keep_signs``, and nothing else in the package compares against the margins."""
     callers = {}
+    stored = set()
     users = set()
     for p in PKG.rglob("*.py"):
         tree = ast.parse(p.read_text(encoding="utf-8"))
@@ -269,19 +270,25 @@ def test_both_callers_run_the_one_sign_test():
                 for node in ast.walk(fn):
                     if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "duals_keep_signs":
                         callers[fn.name] = str(p.relative_to(PKG.parent))
+                    if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "stored_basis_optimal":
+                        stored.add((str(p.relative_to(PKG.parent)), fn.name))
                     if isinstance(node, ast.Name) and node.id in ("DUAL_MARGIN", "ROUNDING"):
                         users.add((str(p.relative_to(PKG.parent)), fn.name))
-    # (and the compiled simplex's re-solve of a stored basis, which runs the test on its answer)
+    # CW-RMED's side through one function, ``stored_basis_optimal``, which the decision and the
+    # compiled simplex's re-solve of a stored basis (the test on its answer) both call
     assert callers == {
         "_reuse_basis": "boundcalc/lp/highs.py",
-        "copeland_run": "boundcalc/kernels/cw_rmed.py",
-        "resolve_from_basis": "boundcalc/kernels/cw_rmed.py",
+        "stored_basis_optimal": "boundcalc/kernels/cw_rmed.py",
+    }
+    assert stored == {
+        ("boundcalc/kernels/cw_rmed.py", "copeland_run"),
+        ("boundcalc/kernels/cw_rmed.py", "resolve_from_basis"),
     }
     # the margins are read only to be passed to the sign test (and in its own doctest's module), or
     # to the compiled simplex, whose pricing and stopping rule are the test's signs and margins
     assert users == {
         ("boundcalc/lp/highs.py", "_reuse_basis"),
-        ("boundcalc/kernels/cw_rmed.py", "copeland_run"),
+        ("boundcalc/kernels/cw_rmed.py", "stored_basis_optimal"),
         ("boundcalc/kernels/cw_rmed.py", "resolve_from_basis"),
         ("boundcalc/lp/highs.py", "_solve_simplex"),
     }

@@ -112,6 +112,33 @@ def inverse_duals(cost, bvar, minvT, cB, y, ymag):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
+def stored_basis_optimal(s, a):
+    """Whether winner ``a``'s stored basis stays optimal for the costs ``s.cvec``: the duals from its
+    kept ``M^-1`` (:func:`inverse_duals`), their signs by the LP core's warm-basis test
+    (:func:`boundcalc.kernels.basis.duals_keep_signs`).  The one test of :func:`copeland_run` and
+    :func:`resolve_from_basis` (kept at -O3, as the functions it calls)."""
+    nb = s.lp_nb[a]
+    bo = s.lp_boff[a]
+    mo = s.lp_moff[a]
+    so = s.lp_soff[a]
+    inverse_duals(s.cvec, s.lp_bvar[bo : bo + nb], s.lp_minvT[mo : mo + nb * nb], s.cB, s.yv, s.ymag)
+    return duals_keep_signs(
+        s.cvec,
+        s.yv[:nb],
+        s.ymag[:nb],
+        s.tight,
+        s.lp_rstart[so : so + nb + 1],
+        s.lp_ridx,
+        s.rval,
+        s.lp_status[a],
+        DUAL_MARGIN,
+        ROUNDING,
+        s.aty,
+        s.atyabs,
+    )
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
 def resolve_from_basis(s, a, maxit):
     """Line 11's plain model of winner ``a`` re-solved for the costs ``s.cvec`` by the compiled primal
     simplex (:func:`boundcalc.kernels.simplex.solve_from_basis`) from its stored basis, which the
@@ -180,21 +207,7 @@ def resolve_from_basis(s, a, maxit):
     for p in range(n):
         s.lp_x[a, p] = x[p]
         s.lp_status[a, p] = code[p]
-    inverse_duals(s.cvec, s.lp_bvar[bo : bo + nb2], s.lp_minvT[mo : mo + nb2 * nb2], s.cB, s.yv, s.ymag)
-    if not duals_keep_signs(
-        s.cvec,
-        s.yv[:nb2],
-        s.ymag[:nb2],
-        s.tight,
-        s.lp_rstart[so : so + nb2 + 1],
-        s.lp_ridx,
-        s.rval,
-        s.lp_status[a],
-        DUAL_MARGIN,
-        ROUNDING,
-        s.aty,
-        s.atyabs,
-    ):
+    if not stored_basis_optimal(s, a):
         return False
     for b1 in range(K):  # the oracle over the whole family, on e as a K x K matrix
         s.Etmp[b1, b1] = 0.0
@@ -316,27 +329,7 @@ def copeland_run(s, env, i, j, won):
                             if not s.lp_valid[a]:
                                 istar = -1
                                 break
-                            nb = s.lp_nb[a]
-                            bo = s.lp_boff[a]
-                            mo = s.lp_moff[a]
-                            so = s.lp_soff[a]
-                            inverse_duals(
-                                s.cvec, s.lp_bvar[bo : bo + nb], s.lp_minvT[mo : mo + nb * nb], s.cB, s.yv, s.ymag
-                            )
-                            if not duals_keep_signs(
-                                s.cvec,
-                                s.yv[:nb],
-                                s.ymag[:nb],
-                                s.tight,
-                                s.lp_rstart[so : so + nb + 1],
-                                s.lp_ridx,
-                                s.rval,
-                                s.lp_status[a],
-                                DUAL_MARGIN,
-                                ROUNDING,
-                                s.aty,
-                                s.atyabs,
-                            ):
+                            if not stored_basis_optimal(s, a):
                                 istar = -1
                                 if s.reg[SPX] > 0:  # the compiled simplex first (Python calls it)
                                     s.reg[SPXW] = a

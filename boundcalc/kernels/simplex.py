@@ -337,6 +337,25 @@ def _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, cB, y, ymag, aty, atyab
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
+def _positions(ub, x, code, nb, bvar, trow, n, m):
+    """A stored basis read for the phases: each variable's place among the basic ones (-1: none),
+    the tight rows, and a variable in no row when the basis was read (``SKIP``) put at its lower
+    bound where it may now be in one.  The one set-up of :func:`primal_from_basis` and the dual phase."""
+    optimize_for_size()
+    pos = np.empty(n, dtype=np.int64)
+    for j in range(n):
+        pos[j] = -1
+        if code[j] == SKIP and ub[j] > 0.0 and x[j] == 0.0:
+            code[j] = AT_LOWER  # a variable in no row when the basis was read may be in one now
+    for b in range(nb):
+        pos[bvar[b]] = b
+    tight = np.zeros(m, dtype=np.bool_)
+    for i in range(nb):
+        tight[trow[i]] = True
+    return pos, tight
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
 def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding):
     """The bounded primal simplex from a primal feasible basis (module text), in place.
 
@@ -367,16 +386,7 @@ def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, max
     cap = bvar.shape[0]
     if trow.shape[0] < cap or minv.shape[0] < cap * cap or nb > cap:
         return CAPACITY, nb, 0
-    pos = np.empty(n, dtype=np.int64)
-    for j in range(n):
-        pos[j] = -1
-        if code[j] == SKIP and ub[j] > 0.0 and x[j] == 0.0:
-            code[j] = AT_LOWER  # a variable in no row when the basis was read may be in one now
-    for b in range(nb):
-        pos[bvar[b]] = b
-    tight = np.zeros(m, dtype=np.bool_)
-    for i in range(nb):
-        tight[trow[i]] = True
+    pos, tight = _positions(ub, x, code, nb, bvar, trow, n, m)
     work = np.empty(cap * cap + 1)
     rhs = np.empty(cap + 1)
     _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, cap, rhs)
@@ -420,16 +430,7 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
     ld = cap
     if trow.shape[0] < cap or minv.shape[0] < cap * cap or nb > cap:
         return CAPACITY, nb, 0
-    pos = np.empty(n, dtype=np.int64)
-    for j in range(n):
-        pos[j] = -1
-        if code[j] == SKIP and ub[j] > 0.0 and x[j] == 0.0:
-            code[j] = AT_LOWER  # a variable in no row when the basis was read may be in one now
-    for b in range(nb):
-        pos[bvar[b]] = b
-    tight = np.zeros(m, dtype=np.bool_)
-    for i in range(nb):
-        tight[trow[i]] = True
+    pos, tight = _positions(ub, x, code, nb, bvar, trow, n, m)
     work = np.empty(cap * cap + 1)
     rhs = np.empty(cap + 1)
     y = np.empty(cap + 1)
