@@ -257,3 +257,32 @@ def test_readme_quiet_16_arm_rows_are_the_stored_run():
         said = f"{label} {x['cpu_seconds']:.2f} s ("
         assert said in flat, said
         assert f"{x['landed_cpu_seconds']:.2f})" in flat.split(said, 1)[1][:40]
+
+
+def test_readme_revision_3_provenance_is_the_stored_comparison():
+    """The README's account of which code made revision 3's rows: the run counts and the one run that
+    parts (``benchmarks/results/cw_speed/cw_rev3_paths.json``), and panel (c)'s CPU per run (the
+    stored row file's ``cpu_seconds``, median and range); the CHANGELOG's Table 2 count against revision 2."""
+    import statistics
+
+    flat = _flat((ROOT / "README.md").read_text())
+    rec = json.loads((RESULTS / "cw_rev3_paths.json").read_text())
+    runs = sum(f["runs"] for f in rec["files"])
+    equal = sum(f["equal"] for f in rec["files"])
+    assert f"{equal} of those {runs} runs have equal regret curves and counters" in flat
+    (odd,) = [(f, d) for f in rec["files"] for d in f["differ"]]
+    panel = {"benchmarks/results/figure1/b-cw-rmed.jsonl": "panel (b)"}[odd[0]["file"]]
+    assert f"{panel}'s run {odd[1]['run']} chose other pairs somewhere" in flat
+    assert f"between steps {odd[1]['equal_until_t'] + 1} and {odd[1]['differs_at_t']}" in flat
+    assert odd[1]["regret_at_T_equal"] and "(its regret at `10^5` is the same)" in flat
+    rows = [json.loads(ln) for ln in (RESULTS.parent / "figure1" / "c-cw-rmed.jsonl").read_text().splitlines()[1:]]
+    cpu = sorted(r["cpu_seconds"] for r in rows if "error" not in r)
+    assert len(cpu) == 100
+    assert (
+        f"took {statistics.median(cpu):.0f} s of CPU (median of {len(cpu)}, {cpu[0]:.0f}-{cpu[-1]:.0f} s" in flat
+        and f"{sum(cpu) / 60:.0f} minutes in all" in flat
+    )
+    t2 = rec["table2_1e7_against_revision_2"]
+    log = _flat((ROOT / "CHANGELOG.md").read_text())
+    assert f"{t2['runs'] - t2['equal_regret_curves']} of Table 2's {t2['runs']} runs to 10^7" in log
+    assert f"the other {t2['equal_regret_curves']} are revision 2's" in log
