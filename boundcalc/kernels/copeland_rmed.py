@@ -25,6 +25,9 @@ from .codesize import optimize_for_size
 from .lp import copeland_sums, ecw_pool_row, winner_tables
 from .policy import T_, count_wn, kl_half_c
 
+#: The function whose cache entry stands for this module's (:func:`boundcalc.kernels.cached`).
+CACHE_ENTRY = "skeleton_select"
+
 #: Relative tolerance under which two per-winner constants count as tied (line 11).
 WINNER_TIE_RTOL = 1e-12
 

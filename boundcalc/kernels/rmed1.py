@@ -18,6 +18,9 @@ from numba import njit
 from .codesize import optimize_for_size
 from .policy import T_, count_wn, kl_half_c
 
+#: The function whose cache entry stands for this module's (:func:`boundcalc.kernels.cached`).
+CACHE_ENTRY = "rmed_update"
+
 #: RMED's state (RMED1, RMED2 and RMED2FH): the counts, ``G = N d`` on the losing side (``G_ij = N_ij
 #: d(mu_hat_ij)`` when ``mu_hat_ij < 1/2``, else 0), ``I_i = sum_j G_ij``, the list ``L_C`` (its
 #: first ``reg[NLC]`` entries) and the membership flags of ``L_R`` and ``L_N``; RMED2FH's fixed

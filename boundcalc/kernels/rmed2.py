@@ -21,6 +21,9 @@ from .rmed1 import (
     rmed1_opponent,
 )
 
+#: The function whose cache entry stands for this module's (:func:`boundcalc.kernels.cached`).
+CACHE_ENTRY = "rmed2_target"
+
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def rmed2_target(W, N, istar, l, floor):
