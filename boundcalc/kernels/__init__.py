@@ -20,7 +20,10 @@ Rules (checked by ``tests/test_architecture.py``)
 
 Modules
 
-* :mod:`~boundcalc.kernels.kl` -- the one ``KL(p, 1/2)``;
+* :mod:`~boundcalc.kernels.stats` -- the statistics every policy kernel computes, written once: the
+  duel draw and the policy stream, the divergences (``KL(p, 1/2)``, the Bernoulli ``KL(p, q)``), the
+  confidence bounds, the argmax and its tie-break (:mod:`~boundcalc.kernels.kl`: ``KL(p, 1/2)`` under
+  the LP core's name);
 * :mod:`~boundcalc.kernels.codesize` -- LLVM's ``optsize`` for the kernels whose speed does not need
   ``-O3`` (compile time on an empty cache);
 * :mod:`~boundcalc.kernels.basis` -- the one warm-basis optimality test (the LP core's and
@@ -74,7 +77,7 @@ MODULES = tuple(sorted(COMPILE_SECONDS, key=lambda m: -COMPILE_SECONDS[m]))
 
 #: The function whose cache entry stands for a shared module's (a policy's kernel module names its
 #: own in ``CACHE_ENTRY``, or has one whole-run kernel ``*_run``, which reaches the rest).
-_SHARED_ENTRY = {"lp": "copeland_sums", "cpe": "confidence", "policy": "play", "kl": "kl_half"}
+_SHARED_ENTRY = {"lp": "copeland_sums", "cpe": "confidence", "policy": "play", "stats": "kl_half"}
 
 
 def _entry(name: str):

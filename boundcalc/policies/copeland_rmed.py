@@ -290,6 +290,7 @@ class ECWRMED(CopelandRMED):
     """
 
     name = "ecw-rmed"
+    plot_style = ("tab:blue", "-", "o")
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (ECW), Theorem 5"
     #: 2: check (3) against line 8's ``R``, as printed (0.1.0 tested ``R^E``).
     revision = 2

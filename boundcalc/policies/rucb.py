@@ -53,12 +53,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.rucb import RUCBState, lcb, plain_update, rucb_run, rucb_select, ucb
+from ..kernels.policy import plain_update
+from ..kernels.rucb import RUCBState, rucb_run, rucb_select
 from .base import Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
-__all__ = ["RUCB", "RUCBState", "ucb", "lcb", "rucb_select", "plain_update", "rucb_run"]
+__all__ = ["RUCB", "RUCBState", "rucb_select", "plain_update", "rucb_run"]
 
 
 @register_policy
@@ -73,6 +74,7 @@ class RUCB(CompiledPolicy):
     """
 
     name = "rucb"
+    plot_style = ("tab:brown", (0, (4, 3)), "x")
     reference = "Zoghi, Whiteson, Munos & de Rijke (ICML 2014), Algorithm 1 (RUCB)"
     hyperparameters = {
         "alpha": Real(0.51, low=0.5, low_open=True, doc="confidence scale of the RUCB (> 1/2)"),
