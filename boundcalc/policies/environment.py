@@ -31,9 +31,10 @@ from typing import Any
 
 import numpy as np
 
+from ..matrix import PreferenceMatrix
 from ..units import UNIT_000, UNIT_001, UNIT_002, UNIT_RMED
 
-__all__ = ["PreferenceEnvironment", "RegretMeter", "REGRET_UNITS"]
+__all__ = ["PreferenceEnvironment", "RegretMeter", "REGRET_UNITS", "regret_matrices"]
 
 #: The regret units :class:`RegretMeter` keeps, by short name: 000's pair regret (001's is the same
 #: number), 002's (twice 000's) and RMED's Condorcet regret (on a matrix with a Condorcet winner).
@@ -47,6 +48,27 @@ def _matrix(matrix: Any) -> np.ndarray:
     if not np.all((mu >= 0) & (mu <= 1)):
         raise ValueError("a preference matrix's entries must lie in [0, 1]")
     return mu
+
+
+def regret_matrices(pm: PreferenceMatrix) -> dict[str, np.ndarray]:
+    """Per-round regret of every pair ``(i, j)`` (diagonal included) in the simulator's units
+    (:mod:`boundcalc.simulate`): ``"000"``, paper 000's ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))``
+    (Sec. 2) with the self-duel ``r_ii = (L_i - L(1)) / (K - 1)``; ``"condorcet"`` (with a Condorcet
+    winner ``w`` only), RMED's ``(Delta_wi + Delta_wj) / 2``, ``Delta_wi = mu_wi - 1/2``;
+    ``"nonwinner"``, 1 unless both arms are Copeland winners."""
+    K = pm.K
+    L = pm.L.astype(float)
+    L1 = L.min()
+    out = {"000": (L[:, None] + L[None, :] - 2 * L1) / (2.0 * (K - 1))}
+    w = pm.condorcet_winner
+    if w is not None:
+        delta = pm.mu[w] - 0.5
+        delta[w] = 0.0
+        out["condorcet"] = 0.5 * (delta[:, None] + delta[None, :])
+    win = np.zeros(K, dtype=bool)
+    win[pm.copeland_winners] = True
+    out["nonwinner"] = (~(win[:, None] & win[None, :])).astype(float)
+    return out
 
 
 class PreferenceEnvironment:
@@ -91,16 +113,13 @@ class RegretMeter:
     """Cumulative regret of a user's own loop on ``matrix``: :meth:`add` each duel ``(i, j)``, read
     :meth:`total` in a unit of :data:`REGRET_UNITS` (a short name or the unit's text).
 
-    The per-round regrets are the simulator's (:func:`boundcalc.simulate.regret_matrices`): 000's
+    The per-round regrets are the simulator's (:func:`regret_matrices`): 000's
     ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))`` with the self-duel ``r_ii = (L_i - L(1)) / (K -
     1)``, and RMED's ``(Delta_wi + Delta_wj) / 2`` where ``w`` is a Condorcet winner; 001's unit is
     000's and 002's is twice it (:mod:`boundcalc.units`).
     """
 
     def __init__(self, matrix: Any) -> None:
-        from ..matrix import PreferenceMatrix
-        from ..simulate import regret_matrices
-
         pm = matrix if isinstance(matrix, PreferenceMatrix) else PreferenceMatrix(_matrix(matrix))
         per_round = regret_matrices(pm)
         self._R = {"000": per_round["000"], "001": per_round["000"], "002": 2.0 * per_round["000"]}
