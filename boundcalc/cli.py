@@ -8,7 +8,7 @@ Subcommands (``boundcalc SUBCOMMAND --help`` for each):
   k-arm submatrices (000 Table 1), in-process or on Dask, resumable JSON Lines rows, summary.
 * ``cpe PATH`` / ``cpe --example chen2020-fig1``: 004's pure-exploration constants of a
   candidate-position instance (JSON) or of a plain matrix's one-position instance.
-* ``simulate PATH --policies ecw-rmed,rmed1 --horizon T --runs R``: online policies on Bernoulli
+* ``simulate PATH --policies P1,P2 --horizon T --runs R``: registered online policies on Bernoulli
   duels from the matrix, regret curves against the lower bound and ECW lines (table, ``--json``,
   ``--plot FILE``; local Dask cluster by default, ``--scheduler ADDRESS``).
 * ``explore PATH`` / ``explore --example chen2020-fig1 --algorithm car-cond --delta 0.05 --runs R``:

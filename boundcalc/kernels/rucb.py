@@ -23,7 +23,7 @@ from numba import njit
 
 from .codesize import optimize_for_size
 from .policy import T_, count_wn, env_more, play
-from .stats import argmax_ties, stream_index, stream_uniform, ucb
+from .stats import argmax_ties, stream_index, stream_uniform, ucb, ucb_below_half
 
 #: RUCB's state: the counts, the policy stream, scratch rows (candidates, a column of ``U``, ties);
 #: ``reg = [t, B]`` (``B = -1``: empty), ``fr = [alpha]``.
@@ -51,7 +51,7 @@ def rucb_select(s):
     for i in range(K):
         ok = True
         for j in range(K):
-            if j != i and ucb(W, N, al, i, j) < 0.5:
+            if j != i and ucb_below_half(W, N, al, i, j):
                 ok = False
                 break
         if ok:

@@ -78,6 +78,7 @@ __all__ = [
     "kl_half",
     "bernoulli_kl",
     "ucb",
+    "ucb_below_half",
     "lcb",
     "ucb1_arm",
     "argmax_ties",
@@ -288,6 +289,19 @@ def ucb(W, N, al, i, j):
     if n == 0:
         return 2.0
     return W[i, j] / n + math.sqrt(al / n)
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def ucb_below_half(W, N, al, i, j):
+    """``ucb(W, N, al, i, j) < 1/2`` (RUCB line 6's test), without the square root when ``2 W_ij >=
+    N_ij``: then ``W_ij / N_ij >= 1/2`` exactly, its rounded quotient too (rounding is monotonic),
+    and adding the non-negative root cannot bring the sum below it -- the same answer, bit for bit.
+    False on an undrawn pair (``u = 2``)."""
+    optimize_for_size()
+    n = N[i, j]
+    if n == 0 or 2 * W[i, j] >= n:
+        return False
+    return W[i, j] / n + math.sqrt(al / n) < 0.5
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
