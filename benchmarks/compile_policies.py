@@ -41,15 +41,28 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 #: The compile notice's estimates, read by :mod:`boundcalc.kernels` (``COMPILE_SECONDS``).
 COSTS = ROOT / "boundcalc" / "data" / "compile_costs.json"
-POLICIES = (
-    "rmed1,rucb,dts,dts+,rmed2,savage,ccb,scb,interleaved-filter,beat-the-mean,rcs,sparring,"
-    "self-sparring,winner-stays,doubler,rmed2fh,merge-rucb,merge-dts,versatile-db"
-)
-#: One policy per whole-run kernel (RMED1/RMED2/RMED2FH share ``rmed_run``, D-TS/D-TS+ ``dts_run``).
-ALONE = (
-    "rmed1 rucb dts ccb scb savage rcs self-sparring winner-stays doubler merge-rucb merge-dts versatile-db "
-    "interleaved-filter beat-the-mean sparring"
-).split()
+#: The kernel module that ECW-RMED and CW-RMED share, measured by ``benchmarks/startup.py`` instead.
+SKIPPED_MODULE = "cw_rmed"
+
+
+def registry_policies() -> tuple[str, list[str]]:
+    """From the registry: the command's policies (every compiled policy whose whole-run kernel is
+    not in :data:`SKIPPED_MODULE`, comma-separated: the 19) and one policy per whole-run kernel
+    module (the first registered: RMED1 for ``rmed_run``, D-TS for ``dts_run``), the one-policy runs."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # this checkout's registry
+    from boundcalc.policies import POLICIES as REGISTERED
+
+    names, first = [], {}
+    for name, cls in REGISTERED.items():
+        if not cls.compiled:
+            continue
+        module = cls.kernels[2].py_func.__module__.rsplit(".", 1)[1]
+        if module != SKIPPED_MODULE:
+            names.append(name)
+            first.setdefault(module, name)
+    return ",".join(names), list(first.values())
+
 
 #: The probe run in each process: the compile events' CPU, outermost and per function.
 PROBE = r"""
@@ -151,7 +164,8 @@ def main() -> None:
     ap.add_argument("--landed", default=None, help="an older checkout, measured the same way")
     ap.add_argument("--repeat", type=int, default=3, help="runs of the 19-policy command per version")
     ap.add_argument("--no-alone", action="store_true", help="leave out the one-policy runs")
-    ap.add_argument("--policies", default=POLICIES, help="the command's --policies (default: the 19; all: the 21)")
+    policies, alone = registry_policies()
+    ap.add_argument("--policies", default=policies, help="the command's --policies (default: the 19; all: the 21)")
     ap.add_argument("--out", default=str(HERE / "results" / "compile_policies.json"))
     ap.add_argument("--write-costs", action="store_true", help="then write boundcalc/data/compile_costs.json")
     ap.add_argument(
@@ -182,7 +196,7 @@ def main() -> None:
                 flush=True,
             )
     if not a.no_alone:
-        for name in ALONE:
+        for name in alone:
             for v, path in versions.items():
                 m = probe(path, name)
                 out["alone"][v][name] = m
