@@ -32,13 +32,10 @@ Modules
   LPs of CW-RMED's line 11, warm from a stored basis (HiGHS the fallback);
 * :mod:`~boundcalc.kernels.lp` -- the LP core's Copeland tables (read by the LP core and by the
   RMED family), the sorting oracle, the row builder, the empirical structure, Theorem 5;
-* :mod:`~boundcalc.kernels.policy` -- state bundles, the two SplitMix64 streams, the protocol's
-  counts, the simulator's environment (and why each policy keeps its own run loop);
-* one module per policy family (:mod:`~boundcalc.kernels.rmed1`, ``rmed2``, ``rmed2fh``, ``rucb``,
-  ``rcs``, ``dts``, ``ccb``, ``scb``, ``savage``, ``copeland_rmed``, ``cw_rmed``,
-  ``interleaved_filter``, ``beat_the_mean``, ``sparring``, ``doubler``, ``self_sparring``,
-  ``winner_stays``, ``merge_rucb``, ``merge_dts``, ``versatile_db``) -- the policy's state layout and its compiled
-  ``select``/``update``/``run``;
+* :mod:`~boundcalc.kernels.policy` -- state bundles, the protocol's counts, the simulator's
+  environment (and why each policy keeps its own run loop);
+* one module per policy family, named by its policy class's ``kernels`` (the table of
+  :mod:`boundcalc.policies`) -- the policy's state layout and its compiled ``select``/``update``/``run``;
 * :mod:`~boundcalc.kernels.cpe` -- paper 004's pure-exploration loops.
 
 ``boundcalc warmup`` compiles them all ahead, in parallel (:mod:`boundcalc.warmup`); on an empty
@@ -86,7 +83,9 @@ def _entry(name: str):
     entry = _SHARED_ENTRY.get(name) or getattr(module, "CACHE_ENTRY", None)
     if entry is None:
         (entry,) = [
-            k for k, v in vars(module).items() if k.endswith("_run") and getattr(v, "py_func", None) is not None
+            k
+            for k, v in vars(module).items()
+            if k.endswith("_run") and getattr(getattr(v, "py_func", None), "__module__", None) == module.__name__
         ]
     return getattr(module, entry)
 
