@@ -68,11 +68,12 @@ Compile time (a simulation's first run on an empty cache)
       ``np.int64(-1)``, ``np.bool_(False)``), not a literal: numba's type inference re-resolves
       every operation of a function on each pass until no type changes, and a variable that starts
       as ``Literal[int](0)`` and becomes ``int64`` at the loop's back edge costs a third pass (every
-      kernel now converges in two, about a quarter fewer operations resolved for the 19 policies);
+      kernel converges in two, about a quarter fewer operations resolved for the 19 policies);
     * CPython's full garbage collections skip the heap that exists before a compilation
       (:mod:`~boundcalc.kernels.compile_gc`): numba keeps every compiled function's types and IR alive, and
-      the full collections a compilation triggers walked all of it (2.4-2.6 s of CPU of the 19
-      policies' kernels in one process, growing with every kernel compiled before; 0.2 s now).
+      the full collections a compilation triggers would walk all of it (2.4-2.6 s of CPU of the 19
+      policies' kernels in one process, growing with every kernel compiled before; 0.2 s with the
+      guard).
     * the functions whose speed does not hang on ``-O3``'s loop unrolling are optimised for size
       (LLVM's ``optsize``, :func:`~boundcalc.kernels.codesize.optimize_for_size`, called first in
       each): numba re-optimises a function's code in every library it is linked into, and ``-O3``

@@ -222,7 +222,7 @@ class Policy:
     compiled: ClassVar[bool] = False
     #: Short citation of the paper and algorithm (shown by the CLI).
     reference: ClassVar[str] = ""
-    #: Version of the decisions (1: as in boundcalc 0.1.0); see the class docstring.
+    #: Version of the decisions (1 for a new policy); see the class docstring.
     revision: ClassVar[int] = 1
     #: How figures draw the policy's curve (:func:`boundcalc.plot.policy_style`): ``(colour, line
     #: style, marker)`` in matplotlib's terms; None: a colour of the spare palette, solid, circles.
