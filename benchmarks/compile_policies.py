@@ -17,9 +17,12 @@ alike):
   shared machinery); their difference is the estimate ``boundcalc.kernels.COMPILE_SECONDS`` gives
   the policy's kernel module.
 
-Prints a table and writes ``benchmarks/results/compile_policies.json``.
+Prints a table and writes ``benchmarks/results/compile_policies.json``.  ``--write-costs`` then
+(or alone, from the stored file) writes the compile notice's estimates,
+``boundcalc/data/compile_costs.json`` (:func:`compile_costs`): the package reads them there.
 
     python3 benchmarks/compile_policies.py [--landed DIR] [--repeat 3] [--no-alone] [--policies all --out F]
+    python3 benchmarks/compile_policies.py --write-costs-only
 """
 
 from __future__ import annotations
@@ -36,15 +39,30 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-POLICIES = (
-    "rmed1,rucb,dts,dts+,rmed2,savage,ccb,scb,interleaved-filter,beat-the-mean,rcs,sparring,"
-    "self-sparring,winner-stays,doubler,rmed2fh,merge-rucb,merge-dts,versatile-db"
-)
-#: One policy per whole-run kernel (RMED1/RMED2/RMED2FH share ``rmed_run``, D-TS/D-TS+ ``dts_run``).
-ALONE = (
-    "rmed1 rucb dts ccb scb savage rcs self-sparring winner-stays doubler merge-rucb merge-dts versatile-db "
-    "interleaved-filter beat-the-mean sparring"
-).split()
+#: The compile notice's estimates, read by :mod:`boundcalc.kernels` (``COMPILE_SECONDS``).
+COSTS = ROOT / "boundcalc" / "data" / "compile_costs.json"
+#: The kernel module that ECW-RMED and CW-RMED share, measured by ``benchmarks/startup.py`` instead.
+SKIPPED_MODULE = "cw_rmed"
+
+
+def registry_policies() -> tuple[str, list[str]]:
+    """From the registry: the command's policies (every compiled policy whose whole-run kernel is
+    not in :data:`SKIPPED_MODULE`, comma-separated: the 19) and one policy per whole-run kernel
+    module (the first registered: RMED1 for ``rmed_run``, D-TS for ``dts_run``), the one-policy runs."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # this checkout's registry
+    from boundcalc.policies import POLICIES as REGISTERED
+
+    names, first = [], {}
+    for name, cls in REGISTERED.items():
+        if not cls.compiled:
+            continue
+        module = cls.kernels[2].py_func.__module__.rsplit(".", 1)[1]
+        if module != SKIPPED_MODULE:
+            names.append(name)
+            first.setdefault(module, name)
+    return ",".join(names), list(first.values())
+
 
 #: The probe run in each process: the compile events' CPU, outermost and per function.
 PROBE = r"""
@@ -105,14 +123,58 @@ def probe(path: Path, *args: str) -> dict:
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
+def compile_costs(stored: dict, previous: dict) -> dict:
+    """The compile notice's estimates from the stored one-policy runs ``stored["alone"]["this"]``:
+    each whole-run kernel module (the module of the run's outermost compile other than the shared
+    :mod:`boundcalc.kernels.policy`) its compile CPU less the shared machinery's, ``policy`` the
+    largest machinery measured, to 0.1 s.  Modules these runs do not measure (the LP core's, CPE's,
+    CW-RMED's, the protocol-only step modules) keep their entries of ``previous`` (the file as it
+    stands, with the source of each).
+    """
+    measured: dict[str, float] = {}
+    for run in stored["alone"]["this"].values():
+        modules = {k.split(".", 1)[0] for k in run["kernels"]} - {"policy"}
+        (module,) = modules
+        measured[module] = round(run["compile"] - run["machinery"], 1)
+    measured["policy"] = round(max(run["machinery"] for run in stored["alone"]["this"].values()), 1)
+    seconds = dict(previous.get("seconds", {}))
+    seconds.update(measured)
+    sources = dict(previous.get("sources", {}))
+    for module in measured:
+        sources[module] = "benchmarks/results/compile_policies.json, alone"
+    order = sorted(seconds, key=lambda m: -seconds[m])
+    return {
+        "about": "CPU seconds each kernel module takes to compile on an empty numba cache (2-core machine):"
+        " the estimate boundcalc's compile notice gives; written by benchmarks/compile_policies.py --write-costs",
+        "seconds": {m: seconds[m] for m in order},
+        "sources": {m: sources[m] for m in order},
+    }
+
+
+def write_costs(results: Path) -> None:
+    """Write :data:`COSTS` from the stored measurements ``results``."""
+    previous = json.loads(COSTS.read_text()) if COSTS.exists() else {}
+    costs = compile_costs(json.loads(results.read_text()), previous)
+    COSTS.write_text(json.dumps(costs, indent=1) + "\n")
+    print(f"wrote {COSTS}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--landed", default=None, help="an older checkout, measured the same way")
     ap.add_argument("--repeat", type=int, default=3, help="runs of the 19-policy command per version")
     ap.add_argument("--no-alone", action="store_true", help="leave out the one-policy runs")
-    ap.add_argument("--policies", default=POLICIES, help="the command's --policies (default: the 19; all: the 21)")
+    policies, alone = registry_policies()
+    ap.add_argument("--policies", default=policies, help="the command's --policies (default: the 19; all: the 21)")
     ap.add_argument("--out", default=str(HERE / "results" / "compile_policies.json"))
+    ap.add_argument("--write-costs", action="store_true", help="then write boundcalc/data/compile_costs.json")
+    ap.add_argument(
+        "--write-costs-only", action="store_true", help="only write boundcalc/data/compile_costs.json from --out"
+    )
     a = ap.parse_args()
+    if a.write_costs_only:
+        write_costs(Path(a.out))
+        return
     versions = {"this": ROOT}
     if a.landed:
         versions["landed"] = Path(a.landed).resolve()
@@ -134,7 +196,7 @@ def main() -> None:
                 flush=True,
             )
     if not a.no_alone:
-        for name in ALONE:
+        for name in alone:
             for v, path in versions.items():
                 m = probe(path, name)
                 out["alone"][v][name] = m
@@ -155,6 +217,8 @@ def main() -> None:
         print(f"  {'process CPU (median)':32s} {v} {statistics.median(m['cpu'] for m in out['all'][v]):5.2f}")
     Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {a.out}")
+    if a.write_costs:
+        write_costs(Path(a.out))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,10 @@ K = 5 uses 001's two MSLR matrices (bundled); K = 16 a 16-arm MSLR submatrix (a 
 matrix when ``../shared`` is absent).  Prints a table and writes ``benchmarks/results/policies.json``.
 
     python3 benchmarks/policies.py [--steps 20000] [--horizon 100000] [--runs 2] [--landed DIR]
+    python3 benchmarks/policies.py --write-costs     # boundcalc/data/step_costs.json from the stored rows
+
+``--write-costs`` writes the per-step cost model ``boundcalc simulate`` estimates its CPU time by
+(:func:`step_costs`) from the stored result files and writes nothing else.
 """
 
 from __future__ import annotations
@@ -187,8 +191,48 @@ def run_worker(path: Path, spec: dict) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+#: The result files whose ``user_us`` rows give the step costs, and where the package reads them.
+COST_ROWS = ("policies.json", "policies_baselines.json", "policies_merge.json", "policies_vdb.json")
+STEP_COSTS = HERE.parent / "boundcalc" / "data" / "step_costs.json"
+#: CW-RMED's step, not in those rows (its work depends on the outcomes): the sentence of
+#: ``docs/notebooks.md`` that quotes the re-executed ``cw_vs_ecw`` notebook.
+CW_SENTENCE = r"(\S+) costs ([0-9.]+) us of CPU per step on Table 2 and ([0-9]+)-([0-9]+) us on 16 arms"
+
+
+def _sig4(x: float) -> float:
+    return float(f"{x:.4g}")
+
+
+def step_costs(results: Path = HERE / "results", docs: Path = HERE.parent / "docs") -> dict:
+    """CPU microseconds per policy step at K = 5 and K = 16: the largest ``user_us`` of each policy
+    and K over :data:`COST_ROWS` (K = 5: the larger of the two MSLR matrices), to 4 significant
+    digits; CW-RMED's from ``docs/notebooks.md`` (the larger figure at 16 arms)."""
+    import re
+
+    rows: dict[str, dict[int, float]] = {}
+    for name in COST_ROWS:
+        for r in json.loads((results / name).read_text())["rows"]:
+            d = rows.setdefault(r["policy"], {})
+            d[r["K"]] = max(d.get(r["K"], 0.0), r["user_us"])
+    us = {p: [_sig4(d[5]), _sig4(d[16])] for p, d in rows.items()}
+    sources = {p: "benchmarks/results/" + ", ".join(COST_ROWS) + ": user_us" for p in us}
+    said = re.search(CW_SENTENCE, " ".join((docs / "notebooks.md").read_text().split()))
+    if said is None:
+        raise RuntimeError("docs/notebooks.md no longer states CW-RMED's cost")
+    name = said.group(1).lower()
+    us[name] = [float(said.group(2)), float(said.group(4))]
+    sources[name] = "docs/notebooks.md (the cw_vs_ecw notebook)"
+    return {
+        "about": "CPU microseconds per policy step (K = 5, K = 16) on simulate's compiled path;"
+        " written by benchmarks/policies.py --write-costs",
+        "us": us,
+        "sources": sources,
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write-costs", action="store_true", help="write boundcalc/data/step_costs.json and stop")
     ap.add_argument("--steps", type=int, default=20_000, help="user-loop steps per policy and matrix")
     ap.add_argument("--cw-steps", type=int, default=20_000, help="CW-RMED's steps in the user-loop comparison")
     ap.add_argument("--horizon", type=int, default=100_000, help="kernel horizon")
@@ -227,6 +271,10 @@ def main() -> None:
     ap.add_argument("--out", default=str(HERE / "results" / "policies.json"))
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.write_costs:
+        STEP_COSTS.write_text(json.dumps(step_costs(), indent=1) + "\n")
+        print(f"wrote {STEP_COSTS}")
+        return
     policies = [p for p in a.policies.split(",") if p]
     unknown = sorted(set(policies) - set(POLICIES))
     if unknown or not policies:

@@ -8,7 +8,7 @@ Subcommands (``boundcalc SUBCOMMAND --help`` for each):
   k-arm submatrices (000 Table 1), in-process or on Dask, resumable JSON Lines rows, summary.
 * ``cpe PATH`` / ``cpe --example chen2020-fig1``: 004's pure-exploration constants of a
   candidate-position instance (JSON) or of a plain matrix's one-position instance.
-* ``simulate PATH --policies ecw-rmed,rmed1 --horizon T --runs R``: online policies on Bernoulli
+* ``simulate PATH --policies P1,P2 --horizon T --runs R``: registered online policies on Bernoulli
   duels from the matrix, regret curves against the lower bound and ECW lines (table, ``--json``,
   ``--plot FILE``; local Dask cluster by default, ``--scheduler ADDRESS``).
 * ``explore PATH`` / ``explore --example chen2020-fig1 --algorithm car-cond --delta 0.05 --runs R``:
@@ -829,49 +829,6 @@ EXPLORE_DUELS_PER_EXPRESSION: dict[str, float] = {
     "car-verify": 0.7972,
     "car-parallel": 1.642,
 }
-#: ``simulate``: CPU microseconds per policy step on the fast path, ``(K = 5, K = 16)``: the
-#: ``user_us`` rows of ``benchmarks/results/policies.json``, ``policies_baselines.json``,
-#: ``policies_merge.json`` and ``policies_vdb.json`` (at K = 5 the larger of the two MSLR matrices; tests/test_long_work.py
-#: checks them).  Between and beyond, ``us(K) = us16 (K / 16)^b`` with ``b`` from the two points,
-#: clipped to [0, 2]; a policy without a row counts as the costliest measured one.
-POLICY_US_PER_STEP: dict[str, tuple[float, float]] = {
-    "ecw-rmed": (0.9382, 1.812),
-    "rmed1": (0.5788, 0.619),
-    "rmed2": (0.65, 0.7786),
-    "rucb": (0.6232, 1.439),
-    "dts": (1.357, 7.594),
-    "dts+": (1.437, 7.157),
-    "ccb": (0.8255, 2.705),
-    "scb": (0.4486, 0.4274),
-    "savage": (0.5306, 0.6651),
-    "interleaved-filter": (0.4669, 0.4182),
-    "beat-the-mean": (0.4711, 0.4928),
-    "rcs": (1.202, 6.152),
-    "sparring": (0.5049, 0.5266),
-    "self-sparring": (1.043, 1.968),
-    "winner-stays": (0.4988, 0.4235),
-    "doubler": (0.5183, 0.5168),
-    "rmed2fh": (0.6147, 0.6875),
-    "merge-rucb": (0.6451, 0.7424),
-    "merge-dts": (2.407, 1.459),
-    "versatile-db": (0.8377, 1.264),
-    # not in those files: CW-RMED's cost from the stored cw_vs_ecw notebook as docs/notebooks.md
-    # quotes it (1.5 us on Table 2's 4 arms, the larger 70 of 62-70 us on 16 arms at T = 1e4;
-    # tests/test_docs_numbers.py ties the page to the notebook)
-    "cw-rmed": (1.5, 70.0),
-}
-
-
-def policy_us_per_step(name: str, K: int) -> float:
-    """CPU microseconds per step of policy ``name`` on a K-arm matrix (the model above)."""
-    if name in POLICY_US_PER_STEP:
-        u5, u16 = POLICY_US_PER_STEP[name]
-    else:  # not measured: the costliest measured policy at this K
-        return max(policy_us_per_step(n, K) for n in POLICY_US_PER_STEP)
-    if K <= 5:
-        return u5
-    b = min(max(math.log(u16 / u5) / math.log(16 / 5), 0.0), 2.0)
-    return u16 * (K / 16) ** b
 
 
 def lower_bound_seconds(K: int) -> float:
@@ -1349,15 +1306,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     pm = read_matrix(args)
     if not args.protocol:  # one line on stderr when the policies' kernels are still to compile
         from .kernels import compile_notice
-        from .policies import POLICIES
-        from .policies.kernel import CompiledPolicy
+        from .policies.costs import kernel_modules
 
-        mods = [
-            c.kernels[2].py_func.__module__.rsplit(".", 1)[1]
-            for c in (POLICIES[n] for n in names)
-            if c.compiled and issubclass(c, CompiledPolicy)
-        ]  # compiled: exactly the CompiledPolicy classes
-        compile_notice(["policy"] + mods, ", ".join(names))
+        compile_notice(kernel_modules(names), ", ".join(names))
     steps = args.horizon * args.runs * len(names)
     if steps >= LARGE_STEPS or pm.K >= LARGE_K:
         print(
@@ -1366,6 +1317,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             " (--out FILE keeps them for a rerun)",
             file=sys.stderr,
         )
+    from .policies.costs import policy_us_per_step
+
     _announce_estimate(
         sum(policy_us_per_step(n, pm.K) for n in names) * args.horizon * args.runs * 1e-6,
         f"simulate (T = {args.horizon:,} x {args.runs} runs, {len(names)} policies, K = {pm.K})",
@@ -1417,7 +1370,7 @@ def _policy_help() -> str:
 def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "simulate",
-        help="run online policies (CW-RMED, ECW-RMED, D-TS, ...) on a matrix; regret against the bounds",
+        help="run the registered online policies on a matrix; regret against the bounds",
         description="Simulate registered dueling-bandit policies on Bernoulli duels from the matrix: R runs of T"
         " rounds each, cumulative regret (000's unit) at log-spaced checkpoints, compared with the"
         " lower bound and ECW constants times ln T.  Runs go to a local Dask cluster when"
@@ -1453,7 +1406,7 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
         "--param",
         action="append",
         metavar="POLICY.NAME=VALUE",
-        help="set a hyperparameter, e.g. ecw-rmed.beta=0 (repeatable)",
+        help="set a hyperparameter of a policy (repeatable; the policies' hyperparameters are listed below)",
     )
     g.add_argument(
         "--no-crn", action="store_true", help="independent duel streams per policy (default: common random numbers)"

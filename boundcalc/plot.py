@@ -37,26 +37,30 @@ __all__ = [
     "policy_style",
     "draw_regret",
     "draw_paired",
-    "POLICY_COLOURS",
-    "POLICY_STYLES",
     "FIGURE_SUFFIXES",
 ]
 
 #: File suffixes a figure can be saved as (matplotlib's Agg, PDF, PS and SVG backends).
-#: One colour per registered policy, the same on every figure (matplotlib's tab10 order); other
-#: labels take the remaining colours in turn.
-POLICY_COLOURS: dict[str, str] = {
-    "ecw-rmed": "tab:blue",
-    "cw-rmed": "tab:red",
-    "rmed1": "tab:green",
-    "dts": "tab:purple",
-    "ccb": "tab:orange",
-    "rucb": "tab:brown",
-    "dts+": "tab:pink",
-    "rmed2": "tab:olive",
-    "scb": "tab:cyan",
-    "savage": "tab:gray",
-}
+#: A matplotlib line style: a name (``"-"``) or ``(offset, (on, off, ...))`` dashes.
+LineStyle = str | tuple[int, tuple[int, ...]]
+
+
+def _registered_styles() -> dict[str, tuple[str, LineStyle, str]]:
+    """``(colour, line style, marker)`` of every registered policy that declares one
+    (:attr:`boundcalc.policies.Policy.plot_style`), in registration order."""
+    from .policies import POLICIES
+
+    return {name: cls.plot_style for name, cls in POLICIES.items() if cls.plot_style is not None}
+
+
+def __getattr__(name: str) -> Any:
+    """``POLICY_COLOURS`` (name -> colour) and ``POLICY_STYLES`` (name -> (line style, marker)): the
+    registered policies' :attr:`~boundcalc.policies.Policy.plot_style`, read when asked for."""
+    if name == "POLICY_COLOURS":
+        return {n: st[0] for n, st in _registered_styles().items()}
+    if name == "POLICY_STYLES":
+        return {n: (st[1], st[2]) for n, st in _registered_styles().items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def policy_colour(label: str) -> str:
@@ -67,36 +71,21 @@ def policy_colour(label: str) -> str:
     ('tab:red', 'tab:purple')
     """
     name = re.split(r"[\[( ]", str(label).strip(), maxsplit=1)[0]
-    if name in POLICY_COLOURS:
-        return POLICY_COLOURS[name]
+    styles = _registered_styles()
+    if name in styles:
+        return styles[name][0]
     spare = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d"]
     return spare[sum(map(ord, name)) % len(spare)]
 
 
-#: Line style and marker per registered policy, so that curves lying on each other stay apart:
-#: a dashed or dotted line over a solid one shows both colours, and markers of different shapes
-#: sit at different checkpoints (:func:`policy_style`'s ``markevery`` offsets).
-#: A matplotlib line style: a name (``"-"``) or ``(offset, (on, off, ...))`` dashes.
-LineStyle = str | tuple[int, tuple[int, ...]]
-
-POLICY_STYLES: dict[str, tuple[LineStyle, str]] = {
-    "ecw-rmed": ("-", "o"),
-    "cw-rmed": ("--", "s"),
-    "rmed1": ("-", "^"),
-    "dts": ("-.", "v"),
-    "ccb": ("-", "D"),
-    "rucb": ((0, (4, 3)), "x"),
-    "dts+": (":", "P"),
-    "rmed2": ("-.", "<"),
-    "scb": ((0, (1, 2, 4, 2)), ">"),
-    "savage": ((0, (6, 2)), "*"),
-}
+#: Markers of different policies sit at different checkpoints (:func:`policy_style`'s ``markevery``
+#: offsets): a dashed or dotted line over a solid one shows both colours, and the markers both curves.
 _MARK_EVERY = 7
 
 
 def policy_style(label: str) -> dict:
     """Keyword arguments of ``Axes.plot`` for a policy's curve: its colour (:func:`policy_colour`),
-    line style and marker (:data:`POLICY_STYLES`), and ``markevery=(k, 7)`` with an offset ``k``
+    line style and marker (the policy's ``plot_style``), and ``markevery=(k, 7)`` with an offset ``k``
     fixed per policy, so that two policies' markers never sit on the same checkpoint (on 000's
     Figure 1, CCB's and RUCB's curves coincide: each stays visible by its own markers).
 
@@ -104,8 +93,9 @@ def policy_style(label: str) -> dict:
     ('x', True)
     """
     name = re.split(r"[\[( ]", str(label).strip(), maxsplit=1)[0]
-    names = list(POLICY_STYLES)
-    ls, marker = POLICY_STYLES.get(name, ("-", "o"))
+    styles = _registered_styles()
+    names = list(styles)
+    ls, marker = styles[name][1:] if name in styles else ("-", "o")
     k = names.index(name) if name in names else sum(map(ord, name))
     return {
         "color": policy_colour(label),

@@ -64,6 +64,7 @@ import numpy as np
 from ._table import format_table
 from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .policies import Policy, PolicyError, get_policy, resolve_policy_list
+from .policies.environment import regret_matrices
 from .policies.kernel import CompiledPolicy, duel_uniform_py, new_env
 from .result import Result, RichResult, to_jsonable
 from .runner.job import MAX_TASKS, Job, check_count, check_seed, derive_seed, run_job
@@ -149,23 +150,6 @@ def checkpoints(T: int, per_decade: int = 10) -> np.ndarray:
     n = int(math.ceil(per_decade * math.log10(T))) + 1 if T > 1 else 1
     pts = np.unique(np.round(np.geomspace(1, T, n)).astype(np.int64))
     return np.unique(np.append(pts, T))
-
-
-def regret_matrices(pm: PreferenceMatrix) -> dict[str, np.ndarray]:
-    """Per-round regret of every pair ``(i, j)`` (diagonal included) in each unit (module text)."""
-    K = pm.K
-    L = pm.L.astype(float)
-    L1 = L.min()
-    out = {"000": (L[:, None] + L[None, :] - 2 * L1) / (2.0 * (K - 1))}
-    w = pm.condorcet_winner
-    if w is not None:
-        delta = pm.mu[w] - 0.5
-        delta[w] = 0.0
-        out["condorcet"] = 0.5 * (delta[:, None] + delta[None, :])
-    win = np.zeros(K, dtype=bool)
-    win[pm.copeland_winners] = True
-    out["nonwinner"] = (~(win[:, None] & win[None, :])).astype(float)
-    return out
 
 
 def _label_id(label: str) -> int:

@@ -9,7 +9,9 @@ without raising ``revision`` (so a simulation's row file could resume with runs 
 
 After a change that alters a policy's decisions on purpose, raise its ``revision`` and record the
 new one with ``python tests/policy_decisions.py --write``: that adds a record and refuses to replace
-an existing one (an unchanged revision with other pairs is exactly what this guards against).
+an existing one (an unchanged revision with other pairs is exactly what this guards against).  It
+also adds the revision's digest on :func:`boundcalc.testing.check_policy`'s own stream to
+``tests/data/check_policy_decisions.json`` (the record ``tests/test_check_policy.py`` passes it).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 PATH = Path(__file__).resolve().parent / "data" / "policy_decisions.json"
+CHECK_PATH = Path(__file__).resolve().parent / "data" / "check_policy_decisions.json"
 
 #: (matrix, seed): a Copeland tournament without a Condorcet winner (000 Table 2), 001's 5-arm MSLR
 #: matrices with and without one, and a random 32-arm matrix (``random_matrix(32, 7, min_gap=0.01)``),
@@ -93,6 +96,15 @@ def main(argv=None) -> int:
             print(f"{name} revision {rev}: as recorded")
     if a.write and status == 0:
         PATH.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        from boundcalc.testing import check_policy
+
+        checks = json.loads(CHECK_PATH.read_text()) if CHECK_PATH.exists() else {}
+        for name in policy_names():
+            known = checks.setdefault(name, {})
+            rev = str(get_policy(name).revision)
+            if rev not in known:
+                known[rev] = check_policy(name).digest
+        CHECK_PATH.write_text(json.dumps(checks, indent=1, sort_keys=True) + "\n")
     return status
 
 

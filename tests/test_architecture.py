@@ -22,11 +22,12 @@ LAYERS = [
     {"boundcalc.units", "boundcalc._table", "boundcalc._highs", "boundcalc.result", "boundcalc.errors", "boundcalc.io"},
     {"boundcalc.registry", "boundcalc.matrix", "boundcalc.datasets", "boundcalc.runner", "boundcalc.duels"},
     {"boundcalc.lp"},
-    {"boundcalc.bounds", "boundcalc.cpe", "boundcalc.plot"},
+    {"boundcalc.bounds", "boundcalc.cpe"},
     {"boundcalc.comparison", "boundcalc.policies"},
     {
         "boundcalc.batch",
         "boundcalc.simulate",
+        "boundcalc.plot",  # draws the policies' curves in their classes' styles
         "boundcalc.explore",
         "boundcalc.uncertainty",
         "boundcalc.plan",

@@ -45,6 +45,25 @@ def test_a_module_estimate_is_its_measured_compile_less_the_machinery(module):
     assert COMPILE_SECONDS[module] == pytest.approx(m["compile"] - m["machinery"], abs=0.05 + 1e-9)
 
 
+def test_the_costs_file_is_what_the_benchmark_writes():
+    """``boundcalc/data/compile_costs.json`` (read by ``boundcalc.kernels``) is ``compile_policies.py
+    --write-costs``'s output for the stored runs: writing it again changes nothing, and every kernel
+    module a registered policy runs has an estimate."""
+    import importlib.util
+
+    from boundcalc.policies import POLICIES
+
+    spec = importlib.util.spec_from_file_location("bench_compile", ROOT / "benchmarks" / "compile_policies.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    stored = json.loads((ROOT / "boundcalc" / "data" / "compile_costs.json").read_text())
+    assert bench.compile_costs(STORED, stored) == stored
+    assert stored["seconds"] == COMPILE_SECONDS
+    runs = {c.kernels[2].py_func.__module__.rsplit(".", 1)[1] for c in POLICIES.values() if hasattr(c, "kernels")}
+    assert runs <= set(COMPILE_SECONDS)
+
+
 def test_the_machinery_estimate_is_the_largest_measured():
     mach = max(m["machinery"] for m in STORED["alone"]["this"].values())
     assert COMPILE_SECONDS["policy"] == pytest.approx(mach, abs=0.05 + 1e-9)

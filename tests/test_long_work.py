@@ -1,9 +1,10 @@
 """Long work announced (issue 32 point 2): the CPU-time estimate printed before ``bounds``,
 ``compare``, ``simulate`` and ``explore`` start, when above a minute.
 
-The cost models' constants live in ``boundcalc/cli.py``; they must equal the stored measurements
-(``benchmarks/results/long_work.json`` written by ``benchmarks/long_work.py``, and the policies'
-``benchmarks/results/policies*.json``).  The lines are checked on the installed command run as a
+The cost models' constants live in ``boundcalc/cli.py`` (the policies' in
+``boundcalc/data/step_costs.json``, read by :mod:`boundcalc.policies.costs`); they must equal the
+stored measurements (``benchmarks/results/long_work.json`` written by ``benchmarks/long_work.py``,
+and the policies' ``benchmarks/results/policies*.json``).  The lines are checked on the installed command run as a
 subprocess; a run whose estimate is hours is stopped as soon as the line has appeared."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 
 from boundcalc import cli
 from boundcalc.datasets import tournament_matrix
+from boundcalc.policies import costs
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -64,30 +66,42 @@ def test_policy_constants_are_the_stored_benchmark_rows():
         for r in json.loads((RESULTS / f).read_text())["rows"]:
             d = want.setdefault(r["policy"], {})
             d[r["K"]] = max(d.get(r["K"], 0.0), r["user_us"])
-    assert set(cli.POLICY_US_PER_STEP) == set(want) | {"cw-rmed"}
+    assert set(costs.STEP_US) == set(want) | {"cw-rmed"}
     from boundcalc.policies import POLICIES
 
-    assert set(cli.POLICY_US_PER_STEP) == set(POLICIES)  # every registered policy has a cost
+    assert set(costs.STEP_US) == set(POLICIES)  # every registered policy has a cost
     notebooks = (ROOT / "docs" / "notebooks.md").read_text()
     flat = " ".join(notebooks.split())
     said = re.search(r"CW-RMED costs ([0-9.]+) us of CPU per step on Table 2 and ([0-9]+)-([0-9]+) us on 16 arms", flat)
     assert said, "docs/notebooks.md no longer states CW-RMED's cost"
-    assert cli.POLICY_US_PER_STEP["cw-rmed"] == (float(said.group(1)), float(said.group(3)))
-    for name, (u5, u16) in cli.POLICY_US_PER_STEP.items():
+    assert costs.STEP_US["cw-rmed"] == (float(said.group(1)), float(said.group(3)))
+    for name, (u5, u16) in costs.STEP_US.items():
         if name == "cw-rmed":
             continue
         assert (u5, u16) == (_sig4(want[name][5]), _sig4(want[name][16])), name
 
 
+def test_step_costs_file_is_what_the_benchmark_writes():
+    """``benchmarks/policies.py --write-costs`` writes the package's file from the stored rows."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_policies", ROOT / "benchmarks" / "policies.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    stored = json.loads((ROOT / "boundcalc" / "data" / "step_costs.json").read_text())
+    assert bench.step_costs() == stored
+
+
 def test_policy_cost_model_by_hand():
-    u5, u16 = cli.POLICY_US_PER_STEP["dts"]  # grows with K: b = ln(u16/u5)/ln(16/5), clipped at 2
+    u5, u16 = costs.STEP_US["dts"]  # grows with K: b = ln(u16/u5)/ln(16/5), clipped at 2
     b = min(math.log(u16 / u5) / math.log(3.2), 2.0)
-    assert cli.policy_us_per_step("dts", 16) == u16 and cli.policy_us_per_step("dts", 5) == pytest.approx(u5)
-    assert cli.policy_us_per_step("dts", 32) == pytest.approx(u16 * 2**b)
-    assert cli.policy_us_per_step("scb", 160) == cli.POLICY_US_PER_STEP["scb"][1]  # falls with K: b clipped at 0
-    u5, u16 = cli.POLICY_US_PER_STEP["cw-rmed"]
+    assert costs.policy_us_per_step("dts", 16) == u16 and costs.policy_us_per_step("dts", 5) == pytest.approx(u5)
+    assert costs.policy_us_per_step("dts", 32) == pytest.approx(u16 * 2**b)
+    assert costs.policy_us_per_step("scb", 160) == costs.STEP_US["scb"][1]  # falls with K: b clipped at 0
+    u5, u16 = costs.STEP_US["cw-rmed"]
     assert math.log(u16 / u5) / math.log(3.2) > 2
-    assert cli.policy_us_per_step("cw-rmed", 32) == pytest.approx(u16 * 4)  # b clipped at 2
+    assert costs.policy_us_per_step("cw-rmed", 32) == pytest.approx(u16 * 4)  # b clipped at 2
 
 
 def _first_lines(argv: list[str], until: str, timeout: float = 240) -> tuple[list[str], int | None]:
@@ -150,7 +164,7 @@ def test_simulate_long_horizon_estimate():
     argv = ["simulate", "--example", "table2", "--policies", "rmed1", "--runs", "1", "--workers", "0"]
     lines, code = _first_lines(argv + ["-T", "1e10"], "boundcalc: estimate:")
     assert code is None and len(_estimates(lines)) == 1, lines
-    want = cli.policy_us_per_step("rmed1", 4) * 1e10 * 1e-6  # 1e10 steps x us per step
+    want = costs.policy_us_per_step("rmed1", 4) * 1e10 * 1e-6  # 1e10 steps x us per step
     assert f"{want / 3600:.1f} h" in _estimates(lines)[0]
     lines, code = _first_lines(argv + ["-T", "2000"], "never printed")
     assert code == 0 and _estimates(lines) == [], lines

@@ -62,9 +62,9 @@ def test_warmup_command_is_offered(capsys):
 
 def test_every_compiled_policy_has_its_kernel_module_registered():
     """Each compiled policy's whole-run kernel lives in a kernel module that ``boundcalc warmup`` and
-    the compile notice know (``MODULES``, ``COMPILE_SECONDS``, ``_ENTRY``), and that module's entry is
-    the policy's own run kernel (the function whose cache entry stands for the module)."""
-    from boundcalc.kernels import _ENTRY, COMPILE_SECONDS, MODULES
+    the compile notice know (``MODULES``, ``COMPILE_SECONDS``), and that module's entry is the
+    policy's own run kernel (the function whose cache entry stands for the module)."""
+    from boundcalc.kernels import COMPILE_SECONDS, MODULES, _entry
     from boundcalc.policies import POLICIES
 
     for name, cls in POLICIES.items():
@@ -77,4 +77,4 @@ def test_every_compiled_policy_has_its_kernel_module_registered():
         assert short in MODULES and short in COMPILE_SECONDS, (name, short)
         assert all(k.py_func.__module__.startswith("boundcalc.kernels.") for k in cls.kernels), name
         if name not in ("dts+",):  # D-TS+ shares D-TS's module, whose entry is D-TS's run
-            assert _ENTRY[short] == run.py_func.__name__, (name, _ENTRY[short], run.py_func.__name__)
+            assert _entry(short) is run, (name, _entry(short), run.py_func.__name__)

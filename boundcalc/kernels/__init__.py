@@ -20,7 +20,10 @@ Rules (checked by ``tests/test_architecture.py``)
 
 Modules
 
-* :mod:`~boundcalc.kernels.kl` -- the one ``KL(p, 1/2)``;
+* :mod:`~boundcalc.kernels.stats` -- the statistics every policy kernel computes, written once: the
+  duel draw and the policy stream, the divergences (``KL(p, 1/2)``, the Bernoulli ``KL(p, q)``), the
+  confidence bounds, the argmax and its tie-break (:mod:`~boundcalc.kernels.kl`: ``KL(p, 1/2)`` under
+  the LP core's name);
 * :mod:`~boundcalc.kernels.codesize` -- LLVM's ``optsize`` for the kernels whose speed does not need
   ``-O3`` (compile time on an empty cache);
 * :mod:`~boundcalc.kernels.basis` -- the one warm-basis optimality test (the LP core's and
@@ -29,133 +32,63 @@ Modules
   LPs of CW-RMED's line 11, warm from a stored basis (HiGHS the fallback);
 * :mod:`~boundcalc.kernels.lp` -- the LP core's Copeland tables (read by the LP core and by the
   RMED family), the sorting oracle, the row builder, the empirical structure, Theorem 5;
-* :mod:`~boundcalc.kernels.policy` -- state bundles, the two SplitMix64 streams, the protocol's
-  counts, the simulator's environment (and why each policy keeps its own run loop);
-* one module per policy family (:mod:`~boundcalc.kernels.rmed1`, ``rmed2``, ``rmed2fh``, ``rucb``,
-  ``rcs``, ``dts``, ``ccb``, ``scb``, ``savage``, ``copeland_rmed``, ``cw_rmed``,
-  ``interleaved_filter``, ``beat_the_mean``, ``sparring``, ``doubler``, ``self_sparring``,
-  ``winner_stays``, ``merge_rucb``, ``merge_dts``, ``versatile_db``) -- the policy's state layout and its compiled
-  ``select``/``update``/``run``;
+* :mod:`~boundcalc.kernels.policy` -- state bundles, the protocol's counts, the simulator's
+  environment (and why each policy keeps its own run loop);
+* one module per policy family, named by its policy class's ``kernels`` (the table of
+  :mod:`boundcalc.policies`) -- the policy's state layout and its compiled ``select``/``update``/``run``;
 * :mod:`~boundcalc.kernels.cpe` -- paper 004's pure-exploration loops.
 
 ``boundcalc warmup`` compiles them all ahead, in parallel (:mod:`boundcalc.warmup`); on an empty
 cache, the first command that needs more than a second of compiling says so once on stderr
 (:func:`compile_notice`).
 
->>> sorted(COMPILE_SECONDS) == sorted(MODULES) == sorted(_ENTRY)   # an estimate and an entry per module
-True
+>>> MODULES[0], COMPILE_SECONDS["policy"] > 0   # the longest to compile first
+('cpe', True)
 """
 
 import sys
 from collections.abc import Iterable
 from typing import TextIO
 
-#: Every kernel module, in the order ``boundcalc warmup`` compiles them (longest first).
-MODULES = (
-    "cw_rmed",
-    "copeland_rmed",
-    "lp",
-    "cpe",
-    "merge_dts",
-    "dts",
-    "ccb",
-    "merge_rucb",
-    "scb",
-    "rucb",
-    "rmed2",
-    "rmed2fh",
-    "rcs",
-    "rmed1",
-    "winner_stays",
-    "versatile_db",
-    "beat_the_mean",
-    "self_sparring",
-    "doubler",
-    "interleaved_filter",
-    "sparring",
-    "savage",
-    "policy",
-    "kl",
-)
-#: CPU seconds each kernel module takes to compile on an empty cache, the estimate the compile notice
-#: gives: ``benchmarks/results/startup.json`` "kernels" (2-core machine), each policy's first-run
-#: compile time less the shared machinery of :mod:`~boundcalc.kernels.policy` (about 1.5 s, counted
-#: once); ``copeland_rmed`` and ``cw_rmed`` include the LP kernels they call (``kl`` is compiled
-#: into its callers).  ``policy`` and the modules of the other 19 policies' whole-run kernels
-#: (``rmed2fh``, ``rucb`` ... ``versatile_db``, ``interleaved_filter``, ``beat_the_mean``,
-#: ``sparring``) are ``benchmarks/results/compile_policies.json`` "alone" (issue 30, task c30b): one
-#: policy's ``simulate`` on an empty ``NUMBA_CACHE_DIR`` (what the notice's commonest case compiles;
-#: the protocol's first ``select_pair`` compiles ``select`` and ``update`` on top, 0.2-1.1 s more),
-#: the CPU of numba's outermost compile events less the exclusive CPU of the functions of
-#: :mod:`~boundcalc.kernels.policy` and ``kl`` (0.3-1.0 s, by the streams a policy draws from;
-#: ``policy`` is the largest); ``rmed2fh`` includes the RMED kernels it calls, ``rcs`` RUCB's,
-#: ``merge_dts`` MergeRUCB's.  In one process the shared functions compile once: the 19 policies'
-#: ``simulate --horizon 1000`` compiles in 10.1 s of CPU (median of 3; 14.4 s on the landed dfd7bd6,
-#: the two measured interleaved; same file, "all").
-#: ``cw_rmed`` (issue 30): ECW-RMED's and CW-RMED's one kernel (``copeland_run``: the protocol's step,
-#: the whole run, line 11 by ``reg[VARIANT]``) with the skeleton of ``copeland_rmed`` and the LP
-#: kernels they call: ``benchmarks/results/startup.json`` "kernels", CW-RMED's task, its simulation
-#: first, 6.9 s (ECW-RMED's 6.6 s, which compiles CW-RMED's line 11 too), on Table 2: below
-#: ``CWRMED.compiled_lp_min_arms`` (5) arms, so without the LP core's compiled path, which CW-RMED
-#: compiles on top from 5 arms; ``copeland_rmed`` alone is the
-#: skeleton's select that a policy binds when it is built.  ``rmed2fh``: RMED1's, RMED2's and
-#: RMED2FH's one whole-run kernel (``rmed_run``, the select by ``reg[VARIANT]``), 1.1 s for any of
-#: them alone (1.6 s less 0.5 s of :mod:`~boundcalc.kernels.policy`); ``rmed1`` and ``rmed2`` the protocol's
-#: select and update.
-COMPILE_SECONDS = {
-    "cw_rmed": 6.9,
-    "copeland_rmed": 0.3,
-    "cpe": 9.1,
-    "lp": 6.3,
-    "ccb": 1.3,
-    "rmed2": 0.6,
-    "dts": 0.8,
-    "rmed1": 0.3,
-    "rucb": 0.5,
-    "scb": 0.8,
-    "policy": 1.0,
-    "savage": 0.4,
-    "kl": 0.1,
-    "rmed2fh": 1.1,
-    "rcs": 0.5,
-    "winner_stays": 0.4,
-    "beat_the_mean": 0.5,
-    "self_sparring": 0.2,
-    "doubler": 0.4,
-    "interleaved_filter": 0.4,
-    "sparring": 0.4,
-    "merge_dts": 1.6,
-    "merge_rucb": 1.2,
-    "versatile_db": 0.5,
-}
 
-#: The function whose cache entry stands for its module's (a whole-run kernel reaches the rest).
-_ENTRY = {
-    "cw_rmed": "copeland_run",
-    "copeland_rmed": "skeleton_select",
-    "lp": "copeland_sums",
-    "cpe": "confidence",
-    "dts": "dts_run",
-    "ccb": "ccb_run",
-    "scb": "scb_run",
-    "rucb": "rucb_run",
-    "rmed2": "rmed2_target",
-    "rmed1": "rmed_update",
-    "savage": "savage_run",
-    "policy": "play",
-    "kl": "kl_half",
-    "rmed2fh": "rmed_run",
-    "rcs": "rcs_run",
-    "winner_stays": "ws_run",
-    "beat_the_mean": "btm_run",
-    "self_sparring": "ss_run",
-    "doubler": "doubler_run",
-    "interleaved_filter": "if_run",
-    "sparring": "sparring_run",
-    "merge_rucb": "merge_rucb_run",
-    "merge_dts": "merge_dts_run",
-    "versatile_db": "vdb_run",
-}
+def _compile_seconds() -> dict[str, float]:
+    """``boundcalc/data/compile_costs.json``'s estimates (written by ``benchmarks/compile_policies.py``)."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "data" / "compile_costs.json"
+    return {str(k): float(v) for k, v in json.loads(path.read_text())["seconds"].items()}
+
+
+#: CPU seconds each kernel module takes to compile on an empty cache, the estimate the compile
+#: notice gives: ``boundcalc/data/compile_costs.json``, which ``benchmarks/compile_policies.py
+#: --write-costs`` writes from its measurements (each policy's first ``simulate`` on an empty
+#: ``NUMBA_CACHE_DIR``, the CPU of numba's outermost compile events less the shared machinery of
+#: :mod:`~boundcalc.kernels.policy`, counted once as ``policy``) and where the file says so from
+#: ``benchmarks/results/startup.json`` (the LP core, CPE, CW-RMED's kernel).  A kernel module
+#: missing from the file is counted as 1 s.
+COMPILE_SECONDS: dict[str, float] = _compile_seconds()
+
+#: Every kernel module with an estimate, in the order ``boundcalc warmup`` compiles them (longest first).
+MODULES = tuple(sorted(COMPILE_SECONDS, key=lambda m: -COMPILE_SECONDS[m]))
+
+#: The function whose cache entry stands for a shared module's (a policy's kernel module names its
+#: own in ``CACHE_ENTRY``, or has one whole-run kernel ``*_run``, which reaches the rest).
+_SHARED_ENTRY = {"lp": "copeland_sums", "cpe": "confidence", "policy": "play", "stats": "kl_half"}
+
+
+def _entry(name: str):
+    """The dispatcher whose cache index stands for kernel module ``name``'s."""
+    module = _module(name)
+    entry = _SHARED_ENTRY.get(name) or getattr(module, "CACHE_ENTRY", None)
+    if entry is None:
+        (entry,) = [
+            k
+            for k, v in vars(module).items()
+            if k.endswith("_run") and getattr(getattr(v, "py_func", None), "__module__", None) == module.__name__
+        ]
+    return getattr(module, entry)
+
 
 _NOTED = False
 
@@ -177,8 +110,7 @@ def cached(name: str) -> bool:
     if name in _KNOWN_CACHED:
         return True
     try:
-        disp = getattr(_module(name), _ENTRY[name])
-        ok = bool(disp._cache._cache_file._load_index())
+        ok = bool(_entry(name)._cache._cache_file._load_index())
     except Exception:  # pragma: no cover - numba internals moved
         ok = True
     if ok:

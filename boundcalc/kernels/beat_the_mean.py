@@ -14,7 +14,8 @@ import numpy as np
 from numba import njit
 
 from .codesize import optimize_for_size
-from .policy import T_, env_more, held_index, play
+from .policy import T_, env_more, play
+from .stats import held_index
 
 #: BTM's state: the protocol's counts; ``bn[b, b']``/``bw[b, b']`` the comparisons and wins of ``b``
 #: chosen against ``b'`` (line 12); ``n[b]``, ``w[b]`` their sums over the working set; the
@@ -25,6 +26,12 @@ from .policy import T_, env_more, held_index, play
 BTMState = namedtuple(
     "BTMState", ["W", "N", "rs", "bn", "bw", "n", "w", "act", "ties", "reg", "fr", "stats", "mem", "p"]
 )
+
+#: Indices of ``fr``: ``3 gamma^2 sqrt(log(1 / delta))``.
+RADIUS_SCALE = 0
+#: Indices of ``stats``, the policy's ``stat_names`` (``exploration``, ``self_duels``, ``removals``).
+N_EXPLORATION, N_SELF_DUELS, N_REMOVALS = 0, 1, 2
+
 SIZE = 1
 
 
@@ -47,7 +54,7 @@ def btm_select(s):
     calls, the cost of a whole cheap step.)"""
     size = s.reg[SIZE]
     if size == 1:
-        s.stats[1] += 1
+        s.stats[N_SELF_DUELS] += 1
         return s.mem[0], s.mem[0]
     m = s.n[s.mem[0]]
     for q in range(1, size):  # line 11
@@ -64,7 +71,7 @@ def btm_select(s):
     qb = s.ties[qb]
     g, k = held_index(g, size - 1)  # line 12, over W \ {b} ascending
     s.rs[0] = g[0]
-    s.stats[0] += 1
+    s.stats[N_EXPLORATION] += 1
     return s.mem[qb], s.mem[k if k < qb else k + 1]
 
 
@@ -97,7 +104,7 @@ def btm_update(s, i, j, won):
                 pmax = pa
             if s.n[s.mem[q]] < nstar:
                 nstar = s.n[s.mem[q]]
-        c = btm_radius(s.fr[0], nstar)
+        c = btm_radius(s.fr[RADIUS_SCALE], nstar)
         if pmin + c <= pmax - c:  # line 16
             _remove(s, qmin)  # lines 17-19
     s.reg[T_] += 1
@@ -121,7 +128,7 @@ def _remove(s, qmin):
         s.bw[a, amin] = 0
         s.p[a] = s.w[a] / s.n[a] if s.n[a] > 0 else 0.5
     s.reg[SIZE] = size
-    s.stats[2] += 1
+    s.stats[N_REMOVALS] += 1
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -142,5 +149,5 @@ def btm_run(s, env):
         while env_more(env):
             play(env, a, a)
             n += 1
-        s.stats[1] += n
+        s.stats[N_SELF_DUELS] += n
         s.reg[T_] += n

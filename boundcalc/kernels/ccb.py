@@ -18,8 +18,8 @@ import numpy as np
 from numba import njit
 
 from .codesize import optimize_for_size
-from .policy import T_, count_wn, env_more, play, stream_index, stream_uniform
-from .rucb import argmax_ties, lcb, ucb
+from .policy import T_, count_wn, env_more, play
+from .stats import argmax_ties, lcb, stream_index, stream_uniform, ucb
 
 #: CCB's state: the counts, the policy stream, ``U`` and ``L`` (K x K), ``Cpld_up``/``Cpld_lo``,
 #: ``B`` (bool K, line 2), ``Bi`` (bool K x K, ``Bi[i, k]``: ``a_k in B^i``, line 3), scratch
@@ -48,6 +48,11 @@ CCBState = namedtuple(
     ],
 )
 
+#: Indices of ``fr``: ``alpha``.
+ALPHA = 0
+#: Indices of ``stats``, the policy's ``stat_names`` (``self_duels``, ``explore``, ``explore_eligible``, ``resets``).
+N_SELF_DUELS, N_EXPLORE, N_EXPLORE_ELIGIBLE, N_RESETS = 0, 1, 2, 3
+
 
 LC_ = 1
 
@@ -62,7 +67,7 @@ def _reset(s):
         for j in range(K):
             s.Bi[i, j] = False
     s.reg[LC_] = K
-    s.stats[3] += 1
+    s.stats[N_RESETS] += 1
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
@@ -80,7 +85,7 @@ def _ccb_pair(s):
     Bi = s.Bi
     cand = s.cand
     st = s.rs
-    al = s.fr[0] * math.log(s.reg[T_])
+    al = s.fr[ALPHA] * math.log(s.reg[T_])
     for i in range(K):  # line 6
         for j in range(K):
             if i == j:
@@ -171,10 +176,10 @@ def _ccb_pair(s):
                 s.xp[nx] = i * K + j
                 nx += 1
     if nx > 0:
-        s.stats[2] += 1
+        s.stats[N_EXPLORE_ELIGIBLE] += 1
     if stream_uniform(st) < 0.25 and nx > 0:
         code = s.xp[stream_index(st, nx)]
-        s.stats[1] += 1
+        s.stats[N_EXPLORE] += 1
         a = code // K
         d = code % K
     else:
@@ -199,7 +204,7 @@ def _ccb_pair(s):
             s.col[j] = Uc[j, a] if Lc[j, a] <= 0.5 and (Bi[a, j] or not own) else -np.inf
         d = argmax_ties(st, s.col, a, s.ties)
     if d == a:
-        s.stats[0] += 1
+        s.stats[N_SELF_DUELS] += 1
     return a, d
 
 

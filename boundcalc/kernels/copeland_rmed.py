@@ -23,7 +23,11 @@ from numba import njit
 
 from .codesize import optimize_for_size
 from .lp import copeland_sums, ecw_pool_row, winner_tables
-from .policy import T_, count_wn, kl_half_c
+from .policy import T_, count_wn
+from .stats import kl_half
+
+#: The function whose cache entry stands for this module's (:func:`boundcalc.kernels.cached`).
+CACHE_ENTRY = "skeleton_select"
 
 #: Relative tolerance under which two per-winner constants count as tied (line 11).
 WINNER_TIE_RTOL = 1e-12
@@ -297,7 +301,7 @@ def skeleton_learn(s, i, j, won):
     K = W.shape[0]
     if beats[i, j] or beats[j, i]:
         n = N[i, j]
-        x = 0.5 * (kl_half_c(W[i, j] / n) + kl_half_c(W[j, i] / n))
+        x = 0.5 * (kl_half(W[i, j] / n) + kl_half(W[j, i] / n))
         s.d[i, j] = x
         s.d[j, i] = x
     else:
@@ -348,7 +352,7 @@ def skeleton_refresh(s):
         for j in range(K):
             if beats[i, j] or beats[j, i]:
                 n = N[i, j]
-                s.d[i, j] = 0.5 * (kl_half_c(W[i, j] / n) + kl_half_c(W[j, i] / n))
+                s.d[i, j] = 0.5 * (kl_half(W[i, j] / n) + kl_half(W[j, i] / n))
             else:
                 s.d[i, j] = 0.0
             s.info[i, j] = float(N[i, j]) * s.d[i, j]

@@ -1,5 +1,5 @@
 """Doubler's compiled state and steps (Ailon, Karnin & Joachims, ICML 2014, Doubler) with a UCB1 singleton
-bandit (:func:`~boundcalc.kernels.sparring.ucb1_arm`); the reading and the draws are in
+bandit (:func:`~boundcalc.kernels.stats.ucb1_arm`); the reading and the draws are in
 :mod:`boundcalc.policies.doubler`.
 
 >>> DoublerState._fields[5:7], (EPOCH, POS, SIZE)   # the multisets L and the one being built
@@ -14,14 +14,20 @@ import numpy as np
 from numba import njit
 
 from .codesize import optimize_for_size
-from .policy import T_, count_wn, env_more, play, stream_index
-from .sparring import ucb1_arm
+from .policy import T_, count_wn, env_more, play
+from .stats import stream_index, ucb1_arm
 
 #: Doubler's state: the protocol's counts, the policy stream, UCB1's plays ``P[0]`` and rewards
-#: ``G[0]`` (2-D for :func:`~boundcalc.policies.sparring.ucb1_arm`), the multiset ``L`` of the last
+#: ``G[0]`` (2-D for :func:`~boundcalc.kernels.stats.ucb1_arm`), the multiset ``L`` of the last
 #: epoch (counts per arm) and the one being built; ``reg = [t, epoch i, round in the epoch, |L|]``;
 #: ``fr = [alpha]``.
 DoublerState = namedtuple("DoublerState", ["W", "N", "rs", "P", "G", "L", "Lnew", "reg", "fr", "stats"])
+
+#: Indices of ``fr``: ``alpha``.
+ALPHA = 0
+#: Indices of ``stats``, the policy's ``stat_names`` (``self_duels``, ``epochs``).
+N_SELF_DUELS, N_EPOCHS = 0, 1
+
 EPOCH, POS, SIZE = 1, 2, 3
 _CAP = 2**62
 
@@ -45,9 +51,9 @@ def doubler_select(s):
             if s.L[a] > 0:
                 x = a
                 break
-    y = ucb1_arm(s.P, s.G, 0, s.fr[0])
+    y = ucb1_arm(s.P, s.G, 0, s.fr[ALPHA])
     if x == y:
-        s.stats[0] += 1
+        s.stats[N_SELF_DUELS] += 1
     return x, y
 
 
@@ -73,7 +79,7 @@ def doubler_update(s, i, j, won):
         s.reg[SIZE] = length
         s.reg[EPOCH] = e + 1
         pos = 0
-        s.stats[1] += 1
+        s.stats[N_EPOCHS] += 1
     s.reg[POS] = pos
     s.reg[T_] += 1
 

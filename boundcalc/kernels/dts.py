@@ -17,22 +17,17 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import (
-    T_,
-    count_wn,
-    env_more,
-    held_beta,
-    held_index,
-    held_stream,
-    kl_half_c,
-    play,
-    store_stream,
-)
-from .rucb import lcb, ucb
+from .policy import T_, count_wn, env_more, play
+from .stats import held_beta, held_index, held_stream, kl_half, lcb, store_stream, ucb
 
 #: D-TS's state: the counts, the policy stream and its Box-Muller spare, ``theta1`` (K x K), scratch
 #: (candidates, line 11's maximisers, scores); ``reg = [t, plus]`` (``plus``: D-TS+), ``fr = [alpha]``.
 DTSState = namedtuple("DTSState", ["W", "N", "rs", "spare", "theta", "cand", "best", "score", "reg", "fr", "stats"])
+
+#: Indices of ``fr``: ``alpha``.
+ALPHA = 0
+#: Indices of ``stats``, the policy's ``stat_names`` (``self_duels``, ``eliminations``, ``ties``).
+N_SELF_DUELS, N_ELIMINATIONS, N_TIES = 0, 1, 2
 
 
 PLUS = 1
@@ -49,7 +44,7 @@ def dts_select(s):
     score = s.score
     cand = s.cand
     best = s.best
-    al = s.fr[0] * math.log(s.reg[T_])
+    al = s.fr[ALPHA] * math.log(s.reg[T_])
     mx = np.int64(-1)  # lines 4-6: upper Copeland scores and the candidates C
     for i in range(K):
         c = np.int64(0)
@@ -65,7 +60,7 @@ def dts_select(s):
             cand[nC] = i
             nC += 1
     if nC < K:
-        s.stats[1] += 1
+        s.stats[N_ELIMINATIONS] += 1
     g = held_stream(s.rs, s.spare)  # the policy stream, held in registers to the end of the round
     for i in range(K):  # lines 7-10
         for j in range(i + 1, K):
@@ -90,7 +85,7 @@ def dts_select(s):
     if nb == 1:
         a1 = best[0]
     else:
-        s.stats[2] += 1
+        s.stats[N_TIES] += 1
         if s.reg[PLUS]:
             zstar = 0.0
             for i in range(K):
@@ -105,7 +100,7 @@ def dts_select(s):
                 r = 0.0
                 for j in range(K):
                     if j != i and theta[i, j] != 0.5:
-                        r += (zstar - 0.5 * (zi + score[j] / (K - 1))) / kl_half_c(theta[i, j])
+                        r += (zstar - 0.5 * (zi + score[j] / (K - 1))) / kl_half(theta[i, j])
                 if r < rbest:
                     rbest = r
                     a1 = i
@@ -126,7 +121,7 @@ def dts_select(s):
             a2 = i
     store_stream(g, s.rs, s.spare)
     if a1 == a2:
-        s.stats[0] += 1
+        s.stats[N_SELF_DUELS] += 1
     return a1, a2
 
 

@@ -22,6 +22,12 @@ from .policy import T_, env_more, play
 #: every ``b`` since it became the candidate; the membership of ``W`` (``act``); ``reg = [t, b_hat,
 #: next arm of the round robin (-1: W empty, exploit)]``; ``fr = [log(1 / delta)]``.
 IFState = namedtuple("IFState", ["W", "N", "rs", "cw", "cn", "act", "reg", "fr", "stats"])
+
+#: Indices of ``fr``: ``log(1 / delta)``.
+LOG_INV_DELTA = 0
+#: Indices of ``stats``, the policy's ``stat_names`` (``exploration``, ``self_duels``, ``candidate_changes``).
+N_EXPLORATION, N_SELF_DUELS, N_CANDIDATE_CHANGES = 0, 1, 2
+
 HAT, NEXT = 1, 2
 
 
@@ -48,9 +54,9 @@ def if_select(s):
     hb = s.reg[HAT]
     b = s.reg[NEXT]
     if b < 0:
-        s.stats[1] += 1
+        s.stats[N_SELF_DUELS] += 1
         return hb, hb
-    s.stats[0] += 1
+    s.stats[N_EXPLORATION] += 1
     return hb, b
 
 
@@ -72,7 +78,7 @@ def if_update(s, i, j, won):
         nxt = _first_active(s.act, b + 1)
         if nxt < 0:  # the round robin is over: lines 10-17
             K = s.act.shape[0]
-            lt = s.fr[0]
+            lt = s.fr[LOG_INV_DELTA]
             new = np.int64(-1)
             # lines 10-12 and 13 in one pass: no arm of line 13 (P_hat < 1/2) is removed by lines 10-12
             for a in range(K):
@@ -94,7 +100,7 @@ def if_update(s, i, j, won):
                 for a in range(K):
                     s.cw[a] = 0
                     s.cn[a] = 0
-                s.stats[2] += 1
+                s.stats[N_CANDIDATE_CHANGES] += 1
             nxt = _first_active(s.act, np.int64(0))  # not the literal 0: one compilation of _first_active
         s.reg[NEXT] = nxt
     s.reg[T_] += 1
@@ -117,5 +123,5 @@ def if_run(s, env):
     while env_more(env):
         play(env, hb, hb)
         n += 1
-    s.stats[1] += n
+    s.stats[N_SELF_DUELS] += n
     s.reg[T_] += n

@@ -3,7 +3,7 @@ implementation ``chang-li/MergeDTS`` runs it); the reading of each step and the 
 :mod:`boundcalc.policies.merge_dts`.  The batches, the stage merges and the pruning are MergeRUCB's
 (:mod:`boundcalc.kernels.merge_rucb`); the Beta draws are the policy stream's
 (:func:`~boundcalc.kernels.policy.held_beta`); the update is RUCB's
-(:func:`~boundcalc.kernels.rucb.plain_update`).
+(:func:`~boundcalc.kernels.policy.plain_update`).
 
 >>> MergeDTSState._fields[:5]   # the counts, the policy stream and its spare, the batches
 ('W', 'N', 'rs', 'spare', 'mem')
@@ -28,27 +28,31 @@ import numpy as np
 from numba import njit
 
 from .codesize import optimize_for_size
-from .merge_rucb import CC, NB, MergeRUCBState, prune_one, stage_merge
-from .policy import T_, count_wn, env_more, held_beta, held_index, held_stream, play, store_stream
+from .merge_rucb import ALPHA, CC, N_SELF_DUELS, NB, MergeRUCBState, prune_one, stage_merge
+from .policy import T_, count_wn, env_more, play
+from .stats import held_beta, held_index, held_stream, store_stream
 
 #: MergeDTS's state: :class:`~boundcalc.kernels.merge_rucb.MergeRUCBState` (one layout for both
 #: policies), whose Box-Muller ``spare`` (the Beta draws) and champion scores ``score`` only
 #: MergeDTS reads.
 MergeDTSState = MergeRUCBState
 
+#: Index of MergeDTS's own counter in ``stats`` (after MergeRUCB's: ``single_merges``).
+N_SINGLE_MERGES = 3
+
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def merge_single_batch(s, b):
     """``merge_single_batch``: batch ``b`` of one arm, with other batches, joins the next one
     (``o = b + 1`` cyclically: ``o``'s arms then the lone arm), which takes the place of ``b`` (of
-    ``0`` when ``b`` was last); the merged batch's index.  ``stats[3]`` counts these merges."""
+    ``0`` when ``b`` was last); the merged batch's index.  ``stats[N_SINGLE_MERGES]`` counts these merges."""
     optimize_for_size()
     nb = s.reg[NB]
     if s.size[b] != 1 or nb < 2:
         return b
     a = s.mem[b, 0]
     o = (b + 1) % nb
-    s.stats[3] += 1
+    s.stats[N_SINGLE_MERGES] += 1
     if o == 0:
         s.mem[0, s.size[0]] = a
         s.size[0] += 1
@@ -74,16 +78,16 @@ def merge_dts_select(s):
     tau = s.reg[CC] + s.reg[T_]
     b = tau % s.reg[NB]
     if s.size[b] == 1 and s.reg[NB] == 1:
-        s.stats[0] += 1
+        s.stats[N_SELF_DUELS] += 1
         return s.mem[b, 0], s.mem[b, 0]
     b = merge_single_batch(s, b)
-    al = s.fr[0] * math.log(tau)
+    al = s.fr[ALPHA] * math.log(tau)
     while prune_one(s, b, al):
         b = merge_single_batch(s, b)
     mem = s.mem[b]
     n = s.size[b]
     if n == 1:
-        s.stats[0] += 1
+        s.stats[N_SELF_DUELS] += 1
         return mem[0], mem[0]
     g = held_stream(s.rs, s.spare)
     best = np.int64(-1)

@@ -2,7 +2,7 @@
 authors' group's implementation ``chang-li/MergeDTS`` runs it); the reading of each step and the draws
 it makes are in :mod:`boundcalc.policies.merge_rucb`.  The batches, the stage merges and the pruning
 here are shared with MergeDTS (:mod:`boundcalc.kernels.merge_dts`); the update is RUCB's
-(:func:`~boundcalc.kernels.rucb.plain_update`).
+(:func:`~boundcalc.kernels.policy.plain_update`).
 
 >>> import math, numpy as np
 >>> W = np.array([[0, 3], [1, 0]]); N = W + W.T
@@ -23,7 +23,8 @@ import numpy as np
 from numba import njit
 
 from .codesize import optimize_for_size
-from .policy import T_, count_wn, env_more, play, stream_index
+from .policy import T_, count_wn, env_more, play
+from .stats import stream_index
 
 #: MergeRUCB's state: the counts, the policy stream and its Box-Muller ``spare`` (MergeDTS's Beta
 #: draws), the batches (row ``b`` of ``mem`` lists batch ``b``'s arms in order, ``size[b]`` of them),
@@ -53,6 +54,12 @@ MergeRUCBState = namedtuple(
         "stats",
     ],
 )
+
+#: Indices of ``fr``: ``alpha``, ``K`` (as a float).
+ALPHA, ARMS = 0, 1
+#: Indices of ``stats``, the policy's ``stat_names`` (``self_duels``, ``pruned``, ``merges``).
+N_SELF_DUELS, N_PRUNED, N_MERGES = 0, 1, 2
+
 NB, STAGE, CC, PP = 1, 2, 3, 4
 
 
@@ -124,21 +131,21 @@ def _ucb(W, N, al, i, j):
 def stage_merge(s):
     """The stage merge before a round: with more than one batch and at most ``K / 2^s + 1``
     survivors, :func:`merge_batches`, once more if the smallest batch has at most ``P / 2`` arms,
-    and the stage ``s`` advances.  ``stats[2]`` counts the merges."""
+    and the stage ``s`` advances.  ``stats[N_MERGES]`` counts the merges."""
     optimize_for_size()
     survivors = np.int64(0)
     for b in range(s.reg[NB]):
         survivors += s.size[b]
-    if s.reg[NB] > 1 and survivors <= s.fr[1] / 2.0 ** s.reg[STAGE] + 1.0:
+    if s.reg[NB] > 1 and survivors <= s.fr[ARMS] / 2.0 ** s.reg[STAGE] + 1.0:
         merge_batches(s)
-        s.stats[2] += 1
+        s.stats[N_MERGES] += 1
         smallest = s.W.shape[0]
         for b in range(s.reg[NB]):
             if s.size[b] < smallest:
                 smallest = s.size[b]
         if smallest <= 0.5 * s.reg[PP]:
             merge_batches(s)
-            s.stats[2] += 1
+            s.stats[N_MERGES] += 1
         s.reg[STAGE] += 1
 
 
@@ -146,7 +153,7 @@ def stage_merge(s):
 def prune_one(s, b, al):
     """``ArmTree.prune_item``: if batch ``b`` has two arms or more and entries ``U_xy < 1/2``, remove
     the arm of one entry drawn uniformly (entries row by row); True if an arm left.
-    ``stats[1]`` counts the removals."""
+    ``stats[N_PRUNED]`` counts the removals."""
     optimize_for_size()
     n = s.size[b]
     if n < 2:
@@ -164,7 +171,7 @@ def prune_one(s, b, al):
     for k in range(x, n - 1):
         mem[k] = mem[k + 1]
     s.size[b] = n - 1
-    s.stats[1] += 1
+    s.stats[N_PRUNED] += 1
     return True
 
 
@@ -179,16 +186,16 @@ def merge_rucb_select(s):
     b = tau % s.reg[NB]
     mem = s.mem[b]
     if s.size[b] == 1:
-        s.stats[0] += 1
+        s.stats[N_SELF_DUELS] += 1
         return mem[0], mem[0]
-    al = s.fr[0] * math.log(tau)
+    al = s.fr[ALPHA] * math.log(tau)
     while prune_one(s, b, al):
         pass
     n = s.size[b]
     ci = stream_index(s.rs, n)
     c = mem[ci]
     if n == 1:
-        s.stats[0] += 1
+        s.stats[N_SELF_DUELS] += 1
         return c, c
     m = -1.0
     for x in range(n):

@@ -14,21 +14,9 @@ State bundles
     or for a tuple of 30 arrays).  Scalars live in the integer and float register arrays ``reg``
     and ``fr`` (named indices per policy); counters in ``stats``.
 
-The duel stream (the simulator's environment)
-    The ``n``-th duel (``n = 0, 1, ...``) of the unordered pair ``lo <= hi`` in a run with keys
-    ``(key0, key1)`` uses ``u = duel_uniform(key0, key1, lo * K + hi, n)``; arm ``lo`` wins when
-    ``u < mu[lo, hi]``.  ``u`` is a SplitMix64 output (Steele, Lea & Flood, OOPSLA 2014) of a
-    per-pair stream, so two policies given the same keys see the same outcome for the same draw
-    of the same pair (common random numbers), whatever else they draw.
-
-The policy stream (randomized policies: RUCB, D-TS, D-TS+, CCB, SCB)
-    SplitMix64 -- ``state += 0x9E3779B97F4A7C15; output = mix64(state)`` -- started from a 64-bit
-    seed.  From its outputs: uniforms ``(x >> 11) 2^-53`` on [0, 1); indices ``floor(u n)``;
-    standard normals by Box-Muller in pairs (``r = sqrt(-2 ln(1 - u1))``: ``r cos(2 pi u2)`` is
-    returned, ``r sin(2 pi u2)`` kept in ``spare`` -- a float64 array ``[has_spare, value]`` -- for
-    the next call); Gamma(a), a >= 1, by Marsaglia & Tsang (ACM TOMS 2000); Beta(a, b) =
-    X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b).  Each policy's module text lists the draws it
-    makes, in order.
+The duel stream and the policy stream
+    The simulator's duel draws and the randomized policies' draws (SplitMix64) are
+    :mod:`~boundcalc.kernels.stats`'s, re-exported here under the same names.
 
 The run loops
     Every policy family has its own short whole-run kernel (``ccb_run``, ...; RMED1, RMED2 and
@@ -40,7 +28,7 @@ The run loops
     would compile the loop again, 1-30 s per policy), so the one loop numba could share would cost
     every run its compilation.  The loops differ only in the calls they make.
 
-Compile time (issue 30: a simulation's first run on an empty cache)
+Compile time (a simulation's first run on an empty cache)
     numba compiles every function once per tuple of argument types, and each compilation links
     and re-optimizes everything the function calls, at 0.03-0.1 s of CPU for even a few lines.
     So the policy kernels are written to compile as few functions as a command needs:
@@ -80,11 +68,12 @@ Compile time (issue 30: a simulation's first run on an empty cache)
       ``np.int64(-1)``, ``np.bool_(False)``), not a literal: numba's type inference re-resolves
       every operation of a function on each pass until no type changes, and a variable that starts
       as ``Literal[int](0)`` and becomes ``int64`` at the loop's back edge costs a third pass (every
-      kernel now converges in two, about a quarter fewer operations resolved for the 19 policies);
+      kernel converges in two, about a quarter fewer operations resolved for the 19 policies);
     * CPython's full garbage collections skip the heap that exists before a compilation
       (:mod:`~boundcalc.kernels.compile_gc`): numba keeps every compiled function's types and IR alive, and
-      the full collections a compilation triggers walked all of it (2.4-2.6 s of CPU of the 19
-      policies' kernels in one process, growing with every kernel compiled before; 0.2 s now).
+      the full collections a compilation triggers would walk all of it (2.4-2.6 s of CPU of the 19
+      policies' kernels in one process, growing with every kernel compiled before; 0.2 s with the
+      guard).
     * the functions whose speed does not hang on ``-O3``'s loop unrolling are optimised for size
       (LLVM's ``optsize``, :func:`~boundcalc.kernels.codesize.optimize_for_size`, called first in
       each): numba re-optimises a function's code in every library it is linked into, and ``-O3``
@@ -95,7 +84,7 @@ Compile time (issue 30: a simulation's first run on an empty cache)
 
     Measured (``benchmarks/compile_policies.py``, ``benchmarks/results/compile_policies.json``): the 19
     policies other than ECW-RMED and CW-RMED compile for ``simulate --horizon 1000`` in 10.1 s of CPU
-    (14.4 s before these points; medians of three runs each, interleaved).  Tried and not kept
+    (14.4 s without them; medians of three runs each, interleaved).  Tried and not kept
     (one or two interleaved runs each): all ``inline="always"`` removed (12.4 -> 15.9 s: a select
     compiled apart is optimised by LLVM twice, alone and again inside the run kernel); more inlining
     (CCB's ``_ccb_pair``, Sparring's steps, RMED's update, MergeRUCB's stage merge and pruning, the
@@ -111,7 +100,6 @@ True
 from __future__ import annotations
 
 import ctypes
-import math
 import struct
 from collections import namedtuple
 from collections.abc import Callable
@@ -129,7 +117,27 @@ from numba.experimental import structref
 
 from . import compile_gc  # noqa: F401  (the garbage-collection guard of every compilation)
 from .codesize import optimize_for_size
-from .kl import kl_half
+from .stats import (  # noqa: F401  (_GOLDEN, _MASK, _mix64_py: the transcriptions' SplitMix64)
+    _GOLDEN,
+    _MASK,
+    _mix64_py,
+    duel_uniform,
+    duel_uniform_py,
+    held_beta,
+    held_gamma,
+    held_index,
+    held_next,
+    held_normal,
+    held_stream,
+    held_uniform,
+    store_stream,
+    stream_beta,
+    stream_gamma,
+    stream_index,
+    stream_next,
+    stream_normal,
+    stream_uniform,
+)
 
 __all__ = [
     "StateType",
@@ -151,9 +159,9 @@ __all__ = [
     "held_normal",
     "held_gamma",
     "held_beta",
-    "kl_half_c",
     "count",
     "count_wn",
+    "plain_update",
     "Env",
     "LoggedEnv",
     "new_env",
@@ -164,10 +172,6 @@ __all__ = [
 
 #: Index of the round counter ``t`` (1-based round of the next duel) in every state's ``reg``.
 T_ = 0
-
-#: ``d(p) = KL(p, 1/2)``: the one compiled KL (:func:`boundcalc.kernels.kl.kl_half`), by the name the
-#: policy kernels use.
-kl_half_c = kl_half
 
 
 # ----------------------------------------------------------------------------- state bundles
@@ -219,7 +223,7 @@ def _layout(nt: Any) -> tuple[Any, str, int]:
 def bundle(values: Any) -> StateBundle:
     """One :class:`StateType` struct over the arrays of the namedtuple ``values`` (shared, not copied).
 
-    Built here, without compiling a constructor per state type (issue 30: 0.1 s of CPU each on an
+    Built here, without compiling a constructor per state type (0.1 s of CPU each on an
     empty cache), in about 10 us: the payload is allocated by numba's runtime and each field written
     as numba's unboxing writes an array (data pointer, shape, strides, the array as ``parent``), with
     no meminfo -- the struct *borrows* the arrays, as compiled code borrows an unboxed argument (a
@@ -267,170 +271,6 @@ def bind(fn: Dispatcher, *args: Any) -> Callable[..., Any]:
     return ep if callable(ep) else fn
 
 
-# ----------------------------------------------------------------------------- SplitMix64 streams
-_MASK = (1 << 64) - 1
-_GOLDEN = 0x9E3779B97F4A7C15
-_M1 = 0xBF58476D1CE4E5B9
-_M2 = 0x94D049BB133111EB
-
-
-def _mix64_py(z: int) -> int:
-    z = ((z ^ (z >> 30)) * _M1) & _MASK
-    z = ((z ^ (z >> 27)) * _M2) & _MASK
-    return z ^ (z >> 31)
-
-
-def duel_uniform_py(key0: int, key1: int, code: int, n: int) -> float:
-    """Pure-Python :func:`duel_uniform` (the reference the compiled one is tested against)."""
-    s = _mix64_py((key0 + (code + 1) * _GOLDEN) & _MASK) ^ key1
-    z = _mix64_py((s + (n + 1) * _GOLDEN) & _MASK)
-    return (z >> 11) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _mix64(z):
-    z = (z ^ (z >> numba.uint64(30))) * numba.uint64(_M1)
-    z = (z ^ (z >> numba.uint64(27))) * numba.uint64(_M2)
-    return z ^ (z >> numba.uint64(31))
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def duel_uniform(key0, key1, code, n):
-    """Uniform on [0, 1) for the ``n``-th duel of pair ``code`` under keys ``(key0, key1)`` (uint64)."""
-    g = numba.uint64(_GOLDEN)
-    s = _mix64(numba.uint64(key0) + numba.uint64(code + 1) * g) ^ numba.uint64(key1)
-    z = _mix64(s + numba.uint64(n + 1) * g)
-    return float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-# Each draw is written once, on a stream held in registers, ``g = (state, has_spare, spare)``: each
-# ``held_*`` function returns the advanced ``g`` with its draw.  A loop of many draws loads the
-# stream once (:func:`held_stream`) and stores it once (:func:`store_stream`) instead of reading and
-# writing the arrays at every draw (D-TS's K^2 / 2 Beta draws a round: 1.2-1.5x faster); the array
-# forms (``stream_*``) are the same functions between a load and a store.
-@njit(cache=True, no_cfunc_wrapper=True)
-def held_stream(state, spare):
-    """The stream ``state`` and Box-Muller ``spare`` arrays as a register-held ``g``."""
-    return (state[0], spare[0] != 0.0, spare[1])
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def store_stream(g, state, spare):
-    """Write the register-held stream ``g`` back into its arrays."""
-    state[0] = g[0]
-    spare[0] = 1.0 if g[1] else 0.0
-    spare[1] = g[2]
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def held_next(g):
-    """The next SplitMix64 output of a register-held stream: ``(g, z)``."""
-    st = g[0] + numba.uint64(_GOLDEN)
-    return (st, g[1], g[2]), _mix64(st)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def held_uniform(g):
-    """Uniform on [0, 1) (53 bits) from a register-held stream: ``(g, u)``."""
-    g, z = held_next(g)
-    return g, float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def held_index(g, n):
-    """:func:`stream_index` of a register-held stream: ``(g, k)``."""
-    g, u = held_uniform(g)
-    k = np.int64(u * n)  # int() would compile numba's overload of int (kernels.policy, "Compile time")
-    return g, (k if k < n else n - 1)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def held_normal(g):
-    """Standard normal by Box-Muller in pairs, the sine of a pair kept as the spare: ``(g, x)``."""
-    if g[1]:
-        return (g[0], False, g[2]), g[2]
-    g, u1 = held_uniform(g)
-    g, u2 = held_uniform(g)
-    r = math.sqrt(-2.0 * math.log(1.0 - u1))
-    w = 2.0 * math.pi * u2
-    return (g[0], True, r * math.sin(w)), r * math.cos(w)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def held_gamma(g, a):
-    """Gamma(a, 1) for ``a >= 1`` by Marsaglia & Tsang's squeeze-and-reject method: ``(g, x)``."""
-    d = a - 1.0 / 3.0
-    c = 1.0 / math.sqrt(9.0 * d)
-    while True:
-        g, x = held_normal(g)
-        v = 1.0 + c * x
-        if v <= 0.0:
-            continue
-        v = v * v * v
-        g, u = held_uniform(g)
-        x2 = x * x
-        if u < 1.0 - 0.0331 * x2 * x2:
-            return g, d * v
-        if u > 0.0 and math.log(u) < 0.5 * x2 + d * (1.0 - v + math.log(v)):
-            return g, d * v
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def held_beta(g, a, b):
-    """Beta(a, b) for ``a, b >= 1`` as ``X / (X + Y)``, X ~ Gamma(a) drawn first: ``(g, x)``."""
-    g, x = held_gamma(g, a)
-    g, y = held_gamma(g, b)
-    return g, x / (x + y)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def stream_next(state):
-    """Next SplitMix64 output of the stream ``state`` (a uint64 array of length 1, advanced)."""
-    g, z = held_next((state[0], np.bool_(False), 0.0))
-    state[0] = g[0]
-    return z
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def stream_uniform(state):
-    """Uniform on [0, 1) (53 bits) (:func:`held_uniform`)."""
-    g, u = held_uniform((state[0], np.bool_(False), 0.0))
-    state[0] = g[0]
-    return u
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def stream_index(state, n):
-    """Uniform index in [0, n): ``floor(u n)`` (:func:`held_index`)."""
-    g, k = held_index((state[0], np.bool_(False), 0.0), n)
-    state[0] = g[0]
-    return k
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def stream_normal(state, spare):
-    """Standard normal by Box-Muller in pairs (the sine of a pair waits in ``spare``)."""
-    g, x = held_normal(held_stream(state, spare))
-    store_stream(g, state, spare)
-    return x
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def stream_gamma(state, spare, a):
-    """Gamma(a, 1) for ``a >= 1`` (:func:`held_gamma`)."""
-    g, x = held_gamma(held_stream(state, spare), a)
-    store_stream(g, state, spare)
-    return x
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def stream_beta(state, spare, a, b):
-    """Beta(a, b) for ``a, b >= 1`` (:func:`held_beta`)."""
-    g, x = held_beta(held_stream(state, spare), a, b)
-    store_stream(g, state, spare)
-    return x
-
-
 # ----------------------------------------------------------------------------- shared arithmetic
 @njit(cache=True, no_cfunc_wrapper=True)
 def count_wn(W, N, i, j, won):
@@ -460,11 +300,24 @@ def count(s, i, j, won):
         s.N[j, i] += 1
 
 
+@njit(cache=True, no_cfunc_wrapper=True)
+def plain_update(s, i, j, won):
+    """The learning step of a policy whose state beyond the counts is recomputed at each select
+    (RUCB, D-TS, CCB, RCS, the Merge family): the counts, then ``t`` advances (written out in the
+    whole-run kernels as :func:`count_wn` and ``t += 1``: a function of the state would compile
+    once per state type)."""
+    optimize_for_size()
+    count_wn(s.W, s.N, i, j, won)
+    s.reg[T_] += 1
+
+
 # ----------------------------------------------------------------------------- the simulator's environment
 #: The whole-run environment: the matrix (read for drawing and for the regret only), the per-pair
 #: draw counters, the keys, the regret matrices (units x K x K), the running sums, the output
 #: (units x checkpoints), the checkpoints, and ``reg = [t, next checkpoint, T]``.
 Env = namedtuple("Env", ["mu", "counts", "keys", "regrets", "cum", "out", "checkpoints", "reg"])
+#: Indices of the environment's ``reg``: the round ``t``, the next checkpoint, the horizon ``T``.
+ENV_T, ENV_CHECKPOINT, ENV_HORIZON = 0, 1, 2
 #: :data:`Env` with a log (``T x 3``: round ``t``'s ``(i, j, i won)`` in row ``t - 1``), for
 #: :meth:`~boundcalc.policies.Policy.run` on a matrix.  A separate type, so that :func:`play`
 #: records only where there is a log: the simulator's environment pays nothing for it (numba
@@ -520,7 +373,7 @@ def _record(env, t, i, j, won):
 def env_more(env):
     """Rounds left to play."""
     optimize_for_size()
-    return env.reg[0] <= env.reg[2]
+    return env.reg[ENV_T] <= env.reg[ENV_HORIZON]
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -541,14 +394,14 @@ def play(env, i, j):
     R = env.regrets
     for k in range(R.shape[0]):
         env.cum[k] += R[k, i, j]
-    t = env.reg[0]
-    c = env.reg[1]
+    t = env.reg[ENV_T]
+    c = env.reg[ENV_CHECKPOINT]
     cps = env.checkpoints
     while c < cps.shape[0] and cps[c] == t:
         for k in range(R.shape[0]):
             env.out[k, c] = env.cum[k]
         c += 1
-    env.reg[1] = c
-    env.reg[0] = t + 1
+    env.reg[ENV_CHECKPOINT] = c
+    env.reg[ENV_T] = t + 1
     record(env, t, i, j, won)
     return won

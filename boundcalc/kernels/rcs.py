@@ -1,6 +1,6 @@
 """RCS's compiled state and steps (Zoghi, Whiteson, de Rijke & Munos, WSDM 2014, Algorithm 1); the reading
 of each step and the draws it makes are in :mod:`boundcalc.policies.rcs`.  The challenger is RUCB's
-(:func:`~boundcalc.kernels.rucb.ucb`, :func:`~boundcalc.kernels.rucb.argmax_ties`).
+(:func:`~boundcalc.kernels.stats.ucb`, :func:`~boundcalc.kernels.stats.argmax_ties`).
 
 >>> RCSState._fields[:5]   # the counts, the policy stream and its spare, the sampled tournament
 ('W', 'N', 'rs', 'spare', 'theta')
@@ -14,12 +14,17 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import T_, count_wn, env_more, held_beta, held_stream, play, store_stream
-from .rucb import argmax_ties, ucb
+from .policy import T_, count_wn, env_more, play
+from .stats import argmax_ties, held_beta, held_stream, store_stream, ucb
 
 #: RCS's state: the counts, the policy stream and its Box-Muller spare, ``theta`` (K x K), the
 #: champion counts ``B``, scratch (a column of ``U``, ties); ``reg = [t]``, ``fr = [alpha]``.
 RCSState = namedtuple("RCSState", ["W", "N", "rs", "spare", "theta", "champ", "col", "ties", "reg", "fr", "stats"])
+
+#: Indices of ``fr``: ``alpha``.
+ALPHA = 0
+#: Indices of ``stats``, the policy's ``stat_names`` (``self_duels``, ``no_sampled_winner``).
+N_SELF_DUELS, N_NO_SAMPLED_WINNER = 0, 1
 
 
 @njit(cache=True, no_cfunc_wrapper=True, inline="always")
@@ -48,18 +53,18 @@ def rcs_select(s):
             c = i
             break
     if c < 0:
-        s.stats[1] += 1
+        s.stats[N_NO_SAMPLED_WINNER] += 1
         c = np.int64(0)
         for i in range(1, K):
             if s.champ[i] < s.champ[c]:
                 c = i
     s.champ[c] += 1
-    al = s.fr[0] * math.log(s.reg[T_])
+    al = s.fr[ALPHA] * math.log(s.reg[T_])
     for j in range(K):
         s.col[j] = 0.5 if j == c else ucb(W, N, al, j, c)
     d = argmax_ties(s.rs, s.col, c, s.ties)
     if d == c:
-        s.stats[0] += 1
+        s.stats[N_SELF_DUELS] += 1
     return c, d
 
 

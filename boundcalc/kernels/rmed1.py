@@ -16,7 +16,11 @@ import numpy as np
 from numba import njit
 
 from .codesize import optimize_for_size
-from .policy import T_, count_wn, kl_half_c
+from .policy import T_, count_wn
+from .stats import kl_half
+
+#: The function whose cache entry stands for this module's (:func:`boundcalc.kernels.cached`).
+CACHE_ENTRY = "rmed_update"
 
 #: RMED's state (RMED1, RMED2 and RMED2FH): the counts, ``G = N d`` on the losing side (``G_ij = N_ij
 #: d(mu_hat_ij)`` when ``mu_hat_ij < 1/2``, else 0), ``I_i = sum_j G_ij``, the list ``L_C`` (its
@@ -26,6 +30,9 @@ from .policy import T_, count_wn, kl_half_c
 #: policies: numba compiles a function of the state once per state type, so RMED's shared steps
 #: (:func:`initial_pair`, :func:`rmed_update`) compile once for all three.
 RMEDState = namedtuple("RMEDState", ["W", "N", "G", "I", "LC", "inLR", "inLN", "reg", "fr", "stats", "bfix", "thr"])
+
+#: Indices of ``stats``, the policy's ``stat_names`` (``initial``, ``self_duels``).
+N_INITIAL, N_SELF_DUELS = 0, 1
 
 
 # reg: the round t, the position in L_C, |L_C|, the initial phase still on, the selected pair is a
@@ -87,13 +94,13 @@ def argmin_first(x):
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def initial_pair(s):
-    """RMED's initial phase: the next pair drawn fewer than ``n_init`` times (counted in ``stats[0]``),
+    """RMED's initial phase: the next pair drawn fewer than ``n_init`` times (counted in ``stats[N_INITIAL]``),
     or ``(-1, -1)`` once every pair has its draws (the phase then ends for good)."""
     optimize_for_size()
     if s.reg[INITIAL]:
         i, j = first_pair(s.N, float(s.reg[N_INIT]))  # a float threshold, as RMED2's: one compilation
         if i >= 0:
-            s.stats[0] += 1
+            s.stats[N_INITIAL] += 1
             s.reg[IN_LOOP] = 0
             return i, j
         s.reg[INITIAL] = 0
@@ -138,7 +145,7 @@ def rmed1_select(s):
     l = s.LC[s.reg[POS]]
     m = rmed1_opponent(s.W, s.N, l, argmin_first(s.I))
     if m == l:
-        s.stats[1] += 1
+        s.stats[N_SELF_DUELS] += 1
     return l, m
 
 
@@ -155,7 +162,7 @@ def rmed_update(s, i, j, won):
         for x, y in ((i, j), (j, i)):
             n = N[x, y]
             if 2 * W[x, y] < n:
-                s.G[x, y] = float(n) * kl_half_c(W[x, y] / n)
+                s.G[x, y] = float(n) * kl_half(W[x, y] / n)
             else:
                 s.G[x, y] = 0.0
         for x in (i, j):  # I of the two arms, written out (a helper is one more compilation)

@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from .codesize import optimize_for_size
-from .policy import T_, kl_half_c
+from .policy import T_
 from .rmed1 import (
     ALPHA,
     FLOOR,
@@ -20,6 +20,14 @@ from .rmed1 import (
     initial_pair,
     rmed1_opponent,
 )
+from .stats import kl_half
+
+#: Indices of ``stats``, the policy's ``stat_names`` (``forced``, ``self_duels``, ``to_winner``, ``to_target``).
+N_FORCED, N_SELF_DUELS, N_TO_WINNER, N_TO_TARGET = 1, 2, 3, 4
+
+
+#: The function whose cache entry stands for this module's (:func:`boundcalc.kernels.cached`).
+CACHE_ENTRY = "rmed2_target"
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -45,7 +53,7 @@ def rmed2_target(W, N, istar, l, floor):
         num = dl + ((W[istar, b] / N[istar, b] if N[istar, b] > 0 else 0.5) - 0.5)
         if num < floor:
             num = floor
-        x = num / kl_half_c(W[l, b] / N[l, b])
+        x = num / kl_half(W[l, b] / N[l, b])
         if x < best:
             best = x
             bt = b
@@ -64,7 +72,7 @@ def rmed2_select(s):
     if t >= 3:
         i, j = first_pair(s.N, s.fr[ALPHA] * math.log(math.log(t)))
         if i >= 0:
-            s.stats[1] += 1
+            s.stats[N_FORCED] += 1
             s.reg[IN_LOOP] = 0
             return i, j
     s.reg[IN_LOOP] = 1
@@ -77,12 +85,12 @@ def rmed2_select(s):
         loglog = math.log(math.log(t))
         if istar != l and 2 * W[l, istar] <= N[l, istar] and N[l, istar] * loglog <= N[l, bt]:
             m = istar
-            s.stats[3] += 1
+            s.stats[N_TO_WINNER] += 1
         else:
             m = bt
-            s.stats[4] += 1
+            s.stats[N_TO_TARGET] += 1
     else:  # no arm beats l empirically: RMED1's rule (its minimiser lies among the arms l does not beat)
         m = rmed1_opponent(W, N, l, istar)
     if m == l:
-        s.stats[2] += 1
+        s.stats[N_SELF_DUELS] += 1
     return l, m

@@ -29,7 +29,7 @@ from .rmed1 import (
     rmed1_select,
     rmed_update,
 )
-from .rmed2 import rmed2_select, rmed2_target
+from .rmed2 import N_FORCED, N_SELF_DUELS, N_TO_TARGET, N_TO_WINNER, rmed2_select, rmed2_target
 
 #: RMED's state (:class:`~boundcalc.kernels.rmed1.RMEDState`, one layout for RMED1, RMED2 and
 #: RMED2FH), whose ``bfix`` (the fixed targets, ``-2`` until the main loop starts) and ``thr =
@@ -48,7 +48,7 @@ def rmed2fh_select(s):
     if s.thr[0] > 0.0:
         i, j = first_pair(s.N, s.thr[0])
         if i >= 0:
-            s.stats[1] += 1
+            s.stats[N_FORCED] += 1
             s.reg[IN_LOOP] = 0
             return i, j
     s.reg[IN_LOOP] = 1
@@ -66,16 +66,16 @@ def rmed2fh_select(s):
         loglog = math.log(math.log(t))
         if istar != l and 2 * W[l, istar] <= N[l, istar] and N[l, istar] * loglog <= N[l, b]:
             m = istar
-            s.stats[3] += 1
+            s.stats[N_TO_WINNER] += 1
         elif 2 * W[l, b] <= N[l, b]:
             m = b
-            s.stats[4] += 1
+            s.stats[N_TO_TARGET] += 1
         else:
             m = rmed1_opponent(W, N, l, istar)
     else:
         m = rmed1_opponent(W, N, l, istar)
     if m == l:
-        s.stats[2] += 1
+        s.stats[N_SELF_DUELS] += 1
     return l, m
 
 

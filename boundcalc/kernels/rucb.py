@@ -1,9 +1,16 @@
 """RUCB's compiled state and steps (Zoghi, Whiteson, Munos & de Rijke, ICML 2014, Algorithm 1);
-the reading of each step and the draws it makes are in :mod:`boundcalc.policies.rucb`.
+the reading of each step and the draws it makes are in :mod:`boundcalc.policies.rucb`; the bounds
+and the tie-break are :mod:`boundcalc.kernels.stats`'s.
 
->>> W = np.array([[0, 3], [1, 0]]); N = W + W.T   # arm 0 won 3 of 4 duels against arm 1
->>> round(ucb(W, N, 0.5, 0, 1), 6), round(lcb(W, N, 0.5, 0, 1), 6)   # 3/4 +- sqrt(0.5 / 4)
-(1.103553, 0.396447)
+With every pair undrawn, ``u = 2`` off the diagonal: every arm is a candidate (line 6) and the
+opponent is another arm (line 13):
+
+>>> from boundcalc.kernels.policy import bundle
+>>> K = 3; Z = np.zeros((K, K), dtype=np.int64)
+>>> s = RUCBState(Z, Z.copy(), np.array([7], dtype=np.uint64), np.empty(K, dtype=np.int64), np.empty(K),
+...               np.empty(K, dtype=np.int64), np.array([1, -1]), np.array([0.51]), np.zeros(2, dtype=np.int64))
+>>> c, d = rucb_select(bundle(s)); bool(c != d and s.reg[B_] == -1)
+True
 """
 
 from __future__ import annotations
@@ -15,58 +22,21 @@ import numpy as np
 from numba import njit
 
 from .codesize import optimize_for_size
-from .policy import T_, count_wn, env_more, play, stream_index, stream_uniform
+from .policy import T_, count_wn, env_more, play
+from .stats import argmax_ties, stream_index, stream_uniform, ucb, ucb_below_half
 
 #: RUCB's state: the counts, the policy stream, scratch rows (candidates, a column of ``U``, ties);
 #: ``reg = [t, B]`` (``B = -1``: empty), ``fr = [alpha]``.
 RUCBState = namedtuple("RUCBState", ["W", "N", "rs", "cand", "col", "ties", "reg", "fr", "stats"])
 
+#: Indices of ``fr``: ``alpha``.
+ALPHA = 0
+#: Indices of ``stats``, the policy's ``stat_names`` (``self_duels``, ``empty_C``).
+N_SELF_DUELS, N_EMPTY_C = 0, 1
 
+
+#: Index of ``reg``: the hypothesised best arm ``B`` (-1: empty).
 B_ = 1
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def ucb(W, N, al, i, j):
-    """``u_ij = W_ij / N_ij + sqrt(al / N_ij)`` with ``al = alpha ln t`` (RUCB line 4; 001 Algorithm 1
-    line 4); ``x / 0 := 1`` gives 2 on an undrawn pair."""
-    optimize_for_size()
-    n = N[i, j]
-    if n == 0:
-        return 2.0
-    return W[i, j] / n + math.sqrt(al / n)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def lcb(W, N, al, i, j):
-    """``l_ij = W_ij / N_ij - sqrt(al / N_ij)`` (001 Algorithm 1 line 4); 0 on an undrawn pair."""
-    optimize_for_size()
-    n = N[i, j]
-    if n == 0:
-        return 0.0
-    return W[i, j] / n - math.sqrt(al / n)
-
-
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def argmax_ties(state, col, c, ties):
-    """Line 13's ``argmax_j col[j]``, ties uniform on the policy stream (ascending), ``!= c`` on a tie."""
-    optimize_for_size()
-    K = col.shape[0]
-    m = -np.inf
-    for j in range(K):
-        if col[j] > m:
-            m = col[j]
-    nt = np.int64(0)  # int64 from the start (kernels.policy, "Compile time")
-    for j in range(K):
-        if col[j] == m:
-            ties[nt] = j
-            nt += 1
-    if nt > 1:
-        nt = np.int64(0)
-        for j in range(K):
-            if col[j] == m and j != c:
-                ties[nt] = j
-                nt += 1
-    return ties[0] if nt == 1 else ties[stream_index(state, nt)]
 
 
 @njit(cache=True, no_cfunc_wrapper=True, inline="always")
@@ -76,12 +46,12 @@ def rucb_select(s):
     N = s.N
     K = W.shape[0]
     cand = s.cand
-    al = s.fr[0] * math.log(s.reg[T_])
+    al = s.fr[ALPHA] * math.log(s.reg[T_])
     nC = np.int64(0)  # line 6 (typed int64 from the start: see the module text)
     for i in range(K):
         ok = True
         for j in range(K):
-            if j != i and ucb(W, N, al, i, j) < 0.5:
+            if j != i and ucb_below_half(W, N, al, i, j):
                 ok = False
                 break
         if ok:
@@ -91,7 +61,7 @@ def rucb_select(s):
     if nC == 0:  # line 7
         a = stream_index(s.rs, K)
         B = -1
-        s.stats[1] += 1
+        s.stats[N_EMPTY_C] += 1
     else:
         if B >= 0:  # line 8
             inC = np.bool_(False)
@@ -121,18 +91,8 @@ def rucb_select(s):
         s.col[j] = 0.5 if j == a else ucb(W, N, al, j, a)
     d = argmax_ties(s.rs, s.col, a, s.ties)
     if d == a:
-        s.stats[0] += 1
+        s.stats[N_SELF_DUELS] += 1
     return a, d
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def plain_update(s, i, j, won):
-    """The learning step of a policy whose state beyond the counts is recomputed at each select
-    (RUCB, D-TS, CCB): the counts, then ``t`` advances (written out in the whole-run kernels: a
-    function of the state would compile once per state type)."""
-    optimize_for_size()
-    count_wn(s.W, s.N, i, j, won)
-    s.reg[T_] += 1
 
 
 @njit(cache=True, no_cfunc_wrapper=True)

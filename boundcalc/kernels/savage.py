@@ -15,6 +15,11 @@ from .policy import T_, count_wn, env_more, play
 #: ``Lo`` (``low``) and ``Up`` (``up``); ``reg = [t, W empty, exploited arm]``, ``fr = [log(2 N T / delta)]``.
 SAVAGEState = namedtuple("SAVAGEState", ["W", "N", "lo", "hi", "low", "up", "reg", "fr", "stats"])
 
+#: Indices of ``fr``: ``log(2 N T / delta)``.
+LOG_TERM = 0
+#: Indices of ``stats``, the policy's ``stat_names`` (``exploration``, ``self_duels``).
+N_EXPLORATION, N_SELF_DUELS = 0, 1
+
 
 DONE, WINNER = 1, 2
 
@@ -53,7 +58,7 @@ def savage_select(s):
                         bj = b
                         bn = s.N[a, b]
         if bi >= 0:
-            s.stats[0] += 1
+            s.stats[N_EXPLORATION] += 1
             return bi, bj
         s.reg[DONE] = 1
         w = np.int64(0)
@@ -61,7 +66,7 @@ def savage_select(s):
             if low[a] > low[w]:
                 w = a
         s.reg[WINNER] = w
-    s.stats[1] += 1
+    s.stats[N_SELF_DUELS] += 1
     w = s.reg[WINNER]
     return w, w
 
@@ -77,7 +82,7 @@ def savage_update(s, i, j, won):
         hi = s.hi
         n = s.N[i, j]
         m = s.W[i, j] / n
-        r = math.sqrt(s.fr[0] / (2.0 * n))
+        r = math.sqrt(s.fr[LOG_TERM] / (2.0 * n))
         old_lo = lo[i, j] > 0.5
         old_hi = hi[i, j] > 0.5
         v = m - r  # max(lo_ij, m - r) and min(hi_ij, m + r) as Python's max/min (no overload compiled)

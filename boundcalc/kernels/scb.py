@@ -10,39 +10,22 @@ import numpy as np
 from numba import njit
 
 from .codesize import optimize_for_size
-from .policy import T_, count_wn, env_more, play, stream_index
+from .policy import T_, count_wn, env_more, play
+from .stats import bernoulli_kl, stream_index
 
 #: SCB's state: the counts, the policy stream, Algorithm 4's candidates ``S`` and rewards ``R``;
 #: ``reg = [t, pass t of Algorithm 4, position in S, opponent (-1: a new reward), its duels, its
 #: wins, identified arm (-1: none), round r]``, ``fr = [T_r, delta_r, duels used in the round, eps]``.
 SCBState = namedtuple("SCBState", ["W", "N", "rs", "S", "R", "reg", "fr", "stats"])
 
+#: Indices of ``stats``, the policy's ``stat_names`` (``self_duels``, ``rounds``, ``identified``, ``rewards``).
+N_SELF_DUELS, N_ROUNDS, N_IDENTIFIED, N_REWARDS = 0, 1, 2, 3
+
 
 PASS, POS, OPP, QN, QW, WINNER, ROUND = 1, 2, 3, 4, 5, 6, 7
 
 
 TR, DELTA, USED, EPS = 0, 1, 2, 3
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def bernoulli_kl(p, q):
-    """``d(p, q) = p ln(p / q) + (1 - p) ln((1 - p) / (1 - q))`` with ``0 ln 0 = 0`` (``inf`` when
-    ``q`` gives no mass where ``p`` does).
-
-    >>> round(bernoulli_kl(0.5, 0.25), 6), bernoulli_kl(1.0, 1.0), bernoulli_kl(0.5, 0.0)
-    (0.143841, 0.0, inf)
-    """
-    optimize_for_size()
-    s = 0.0
-    if p > 0.0:
-        if q <= 0.0:
-            return math.inf
-        s += p * math.log(p / q)
-    if p < 1.0:
-        if q >= 1.0:
-            return math.inf
-        s += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
-    return s
 
 
 @njit(cache=True, no_cfunc_wrapper=True, inline="always")
@@ -183,13 +166,13 @@ def scb_update(s, i, j, won):
     count_wn(s.W, s.N, i, j, won)
     K = s.S.shape[0]
     if i == j:
-        s.stats[0] += 1
+        s.stats[N_SELF_DUELS] += 1
     else:
         s.reg[QN] += 1
         if won:
             s.reg[QW] += 1
         if scb_pair_decided(s.reg[QW], s.reg[QN], K, s.fr[DELTA]):
-            s.stats[3] += 1
+            s.stats[N_REWARDS] += 1
             if 2 * s.reg[QW] > s.reg[QN]:
                 s.R[i] += 1
             s.reg[OPP] = -1
@@ -200,14 +183,14 @@ def scb_update(s, i, j, won):
                 w = scb_eliminate(s.S, s.R, s.reg[PASS], K, s.fr[DELTA], s.fr[EPS])
                 s.reg[WINNER] = w
                 if w >= 0:
-                    s.stats[2] += 1
+                    s.stats[N_IDENTIFIED] += 1
                 s.reg[PASS] += 1
                 pos = 0
             s.reg[POS] = pos
     s.fr[USED] += 1.0
     if s.fr[USED] >= s.fr[TR]:  # force-terminate: the next round of Algorithm 3
         s.reg[ROUND] += 1
-        s.stats[1] += 1
+        s.stats[N_ROUNDS] += 1
         s.fr[TR] = s.fr[TR] * s.fr[TR]
         s.fr[DELTA] = math.log(s.fr[TR]) / s.fr[TR]
         _new_round(s)

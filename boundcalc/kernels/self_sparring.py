@@ -12,11 +12,17 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .policy import T_, count_wn, env_more, held_beta, held_stream, play, store_stream
+from .policy import T_, count_wn, env_more, play
+from .stats import held_beta, held_stream, store_stream
 
 #: Self-Sparring's state: the protocol's counts, the policy stream and its Box-Muller spare, the Beta
 #: parameters ``S``, ``F`` (float: ``eta`` may be fractional); ``reg = [t]``; ``fr = [eta]``.
 SelfSparringState = namedtuple("SelfSparringState", ["W", "N", "rs", "spare", "S", "F", "reg", "fr", "stats"])
+
+#: Indices of ``fr``: ``eta``.
+ETA = 0
+#: Indices of ``stats``, the policy's ``stat_names`` (``self_duels``).
+N_SELF_DUELS = 0
 
 
 @njit(cache=True, no_cfunc_wrapper=True, inline="always")
@@ -41,7 +47,7 @@ def ss_select(s):
             x1 = arg
     store_stream(g, s.rs, s.spare)
     if x0 == x1:
-        s.stats[0] += 1
+        s.stats[N_SELF_DUELS] += 1
     return x0, x1
 
 
@@ -50,7 +56,7 @@ def ss_update(s, i, j, won):
     """Lines 7-9 with ``m = 2``: the winner's ``S`` and the loser's ``F`` grow by ``eta``; a
     self-duel adds ``eta`` to both of its arm's parameters."""
     count_wn(s.W, s.N, i, j, won)
-    eta = s.fr[0]
+    eta = s.fr[ETA]
     if i == j:
         s.S[i] += eta
         s.F[i] += eta

@@ -1,10 +1,13 @@
 """Sparring's compiled state and steps (Ailon, Karnin & Joachims, ICML 2014, Sparring) with two UCB1
 sub-bandits (Auer, Cesa-Bianchi & Fischer 2002); the reading is in :mod:`boundcalc.policies.sparring`.
-:func:`ucb1_arm` is shared with Doubler (:mod:`boundcalc.kernels.doubler`).
+:func:`sparring_select` gives :func:`boundcalc.kernels.stats.ucb1_arm`'s arms (shared with Doubler):
 
->>> P = np.array([[1, 1], [1, 0]]); G = np.array([[1, 0], [0, 0]])
->>> ucb1_arm.py_func(P, G, 0, 2.0), ucb1_arm.py_func(P, G, 1, 2.0)   # 1 + sqrt(2 ln 2) beats 0 + it; arm 1 unplayed
-(0, 1)
+>>> from boundcalc.kernels.stats import ucb1_arm
+>>> P = np.array([[3, 2], [1, 4]]); G = np.array([[2, 1], [0, 3]])   # five plays a side: round t = 6
+>>> no = np.zeros((2, 2), dtype=np.int64)
+>>> s = SparringState(no, no.copy(), P, G, np.array([6, 0, 1]), np.array([0.5]), np.zeros(1, np.int64), G / P, 1 / np.sqrt(P))
+>>> sparring_select.py_func(s) == (ucb1_arm.py_func(P, G, 0, 0.5), ucb1_arm.py_func(P, G, 1, 0.5))
+True
 """
 
 from __future__ import annotations
@@ -24,6 +27,12 @@ from .policy import T_, env_more, play
 #: same division UCB1's index makes afresh: one a round instead of one per arm) and ``Q[s, k] = 1 /
 #: sqrt(P[s, k])`` (for :func:`sparring_select`'s bound).
 SparringState = namedtuple("SparringState", ["W", "N", "P", "G", "reg", "fr", "stats", "M", "Q"])
+
+#: Indices of ``fr``: ``alpha``.
+ALPHA = 0
+#: Indices of ``stats``, the policy's ``stat_names`` (``self_duels``).
+N_SELF_DUELS = 0
+
 LEFT, RIGHT = 1, 2
 
 #: :func:`sparring_select`'s relative margin on its bound of an index (module text of
@@ -31,31 +40,10 @@ LEFT, RIGHT = 1, 2
 _SLACK = 1.0 + 1e-9
 
 
-@njit(cache=True, no_cfunc_wrapper=True, inline="always")
-def ucb1_arm(P, G, side, alpha):
-    """UCB1's arm for sub-bandit ``side``: the first unplayed arm, else the first maximiser of
-    ``G_k / N_k + sqrt(alpha ln n / N_k)``."""
-    K = P.shape[1]
-    n = np.int64(0)
-    for k in range(K):
-        if P[side, k] == 0:
-            return k
-        n += P[side, k]
-    ln = math.log(n)
-    best = -np.inf
-    arg = np.int64(0)
-    for k in range(K):
-        v = G[side, k] / P[side, k] + math.sqrt(alpha * ln / P[side, k])
-        if v > best:
-            best = v
-            arg = k
-    return arg
-
-
 @njit(cache=True, no_cfunc_wrapper=True)
 def sparring_select(s):
     """The left and the right UCB1's arms: :func:`ucb1_arm`'s choices, the same numbers, found with
-    fewer of its divisions and square roots.  ``stats = [self_duels]``.
+    fewer of its divisions and square roots (:func:`~boundcalc.kernels.stats.ucb1_arm`).  ``stats = [self_duels]``.
 
     Until a side has played every arm, its first unplayed arm.  Then the first maximiser of the
     index ``v_k = M_k + sqrt(c / P_k)``, ``c = alpha ln n`` (as :func:`ucb1_arm` groups it): the index
@@ -86,7 +74,7 @@ def sparring_select(s):
                 n += s.P[side, k]
         if arg < 0:
             if n != n_log:
-                c = s.fr[0] * math.log(n)  # alpha ln n, as ucb1_arm's alpha * ln / N_k groups it
+                c = s.fr[ALPHA] * math.log(n)  # alpha ln n, as ucb1_arm's alpha * ln / N_k groups it
                 rc = math.sqrt(c)
                 n_log = n
             arg = s.reg[1 + side]
@@ -104,7 +92,7 @@ def sparring_select(s):
     s.reg[LEFT] = x
     s.reg[RIGHT] = y
     if x == y:
-        s.stats[0] += 1
+        s.stats[N_SELF_DUELS] += 1
     return x, y
 
 

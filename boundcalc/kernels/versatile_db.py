@@ -17,12 +17,19 @@ import numpy as np
 from numba import njit
 
 from .codesize import optimize_for_size
-from .policy import T_, count_wn, env_more, held_stream, held_uniform, play, store_stream
+from .policy import T_, count_wn, env_more, play
+from .stats import held_stream, held_uniform, store_stream
 
 #: Versatile-DB's state: the protocol's counts, the policy stream and its Box-Muller spare, the two
 #: Tsallis-INF's cumulative loss estimates ``L[s, k]`` and this round's distributions ``w[s, k]``
 #: (``s = 0`` left, ``1`` right); ``reg = [t]``; ``fr = [c]`` (``eta_t = c / sqrt(t)``).
 VersatileDBState = namedtuple("VersatileDBState", ["W", "N", "rs", "spare", "L", "w", "reg", "fr", "stats"])
+
+#: Indices of ``fr``: ``c`` (``eta_t = c / sqrt(t)``).
+ETA_SCALE = 0
+#: Indices of ``stats``, the policy's ``stat_names`` (``self_duels``).
+N_SELF_DUELS = 0
+
 
 #: The two sub-bandits' rows, as numpy int64 scalars: numba types a literal ``0`` or ``1`` argument as
 #: its own type and would compile each ``tsallis_*`` function once per side (kernels.policy, "Compile time").
@@ -97,7 +104,7 @@ def tsallis_learn(L, w, side, arm, loss, eta):
 def vdb_select(s):
     """Algorithm 3's draws: ``x_t`` from the left Tsallis-INF, ``y_t`` from the right, one uniform
     each (left first).  ``stats = [self_duels]``."""
-    eta = s.fr[0] / math.sqrt(s.reg[T_])
+    eta = s.fr[ETA_SCALE] / math.sqrt(s.reg[T_])
     g = held_stream(s.rs, s.spare)
     tsallis_weights(s.L, s.w, LEFT, eta)
     g, u = held_uniform(g)
@@ -107,7 +114,7 @@ def vdb_select(s):
     y = tsallis_draw(s.w, RIGHT, u)
     store_stream(g, s.rs, s.spare)
     if x == y:
-        s.stats[0] += 1
+        s.stats[N_SELF_DUELS] += 1
     return x, y
 
 
@@ -116,7 +123,7 @@ def vdb_update(s, i, j, won):
     """Algorithm 3's feedback: the left sub-bandit's arm ``i`` suffers loss ``1 - o_t``, the right's
     arm ``j`` loss ``o_t`` (``o_t = 1`` when ``i`` won), a self-duel's outcome included."""
     count_wn(s.W, s.N, i, j, won)
-    eta = s.fr[0] / math.sqrt(s.reg[T_])
+    eta = s.fr[ETA_SCALE] / math.sqrt(s.reg[T_])
     o = 1.0 if won else 0.0
     tsallis_learn(s.L, s.w, LEFT, i, 1.0 - o, eta)
     tsallis_learn(s.L, s.w, RIGHT, j, o, eta)

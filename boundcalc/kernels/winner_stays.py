@@ -14,12 +14,19 @@ import numpy as np
 from numba import njit
 
 from .codesize import optimize_for_size
-from .policy import T_, count_wn, env_more, play, stream_index
+from .policy import T_, count_wn, env_more, play
+from .stats import stream_index
 
 #: WS-S's state: the protocol's counts, the policy stream, ``C`` (wins - losses), scratch ``ties``;
 #: ``reg = [t, previous i, previous j, round r, its exploitation length, exploit duels played, best
 #: arm, the pending pair is a WS-W duel]``; ``fr = [beta]``.
 WSState = namedtuple("WSState", ["W", "N", "rs", "C", "ties", "reg", "fr", "stats"])
+
+#: Indices of ``fr``: ``beta``.
+BETA = 0
+#: Indices of ``stats``, the policy's ``stat_names`` (``ws_duels``, ``self_duels``).
+N_WS_DUELS, N_SELF_DUELS = 0, 1
+
 PI, PJ, ROUND, LEN, DONE, BEST, WSW = 1, 2, 3, 4, 5, 6, 7
 _CAP = 2**62
 
@@ -57,10 +64,10 @@ def ws_select(s):
         i = _stay(s, np.int64(-1))  # not the literal -1: one compilation of _stay
         j = _stay(s, i)
         s.reg[WSW] = 1
-        s.stats[0] += 1
+        s.stats[N_WS_DUELS] += 1
         return i, j
     s.reg[WSW] = 0
-    s.stats[1] += 1
+    s.stats[N_SELF_DUELS] += 1
     b = s.reg[BEST]
     return b, b
 
@@ -81,7 +88,7 @@ def ws_update(s, i, j, won):
         s.reg[PJ] = j
         r = s.reg[ROUND] + 1
         s.reg[ROUND] = r
-        x = math.floor(s.fr[0] ** r)
+        x = math.floor(s.fr[BETA] ** r)
         s.reg[LEN] = _CAP if x >= _CAP else x
         s.reg[DONE] = 0
         b = np.int64(0)

@@ -7,7 +7,12 @@
   arrays, its decisions compiled ``select``/``update`` functions that the class calls from the
   user's loop and its whole-run kernel (the simulator's) loops over; the duel and policy streams.
 * :mod:`~boundcalc.policies.registry` -- name -> class; the simulator, the CLI and the contract
-  test read it.  A new policy joins everything by ``@register_policy`` and an import below.
+  test read it.  A new policy joins everything by ``@register_policy`` and an import below
+  (docs/adding-a-policy.md; :func:`boundcalc.testing.check_policy` checks it).
+* :mod:`~boundcalc.policies.environment` -- a user's own loop: the matrix environment
+  (:class:`PreferenceEnvironment`, :func:`matrix_duel`) and the regret accumulator
+  (:class:`RegretMeter`).
+* :mod:`~boundcalc.policies.costs` -- the measured step costs the CLI's estimates use.
 * :mod:`~boundcalc.policies.copeland_rmed` -- paper 000's Algorithm 1 skeleton
   (:class:`CopelandRMED`) and ECW-RMED (``"ecw-rmed"``).
 * :mod:`~boundcalc.policies.cw_rmed` -- CW-RMED (``"cw-rmed"``): the skeleton with the exact
@@ -51,7 +56,8 @@
 
 # ruff: noqa: I001
 # The import order is the registry's order (`list(POLICIES)`, `--policies all`, tables): not sorted.
-from .base import Hyperparameter, Integer, Policy, PolicyError, Real
+from .base import Hyperparameter, Integer, Policy, PolicyError, Real, matrix_duel
+from .environment import REGRET_UNITS, PreferenceEnvironment, RegretMeter
 from .registry import (
     POLICIES,
     get_policy,
@@ -89,6 +95,10 @@ __all__ = [
     "Hyperparameter",
     "Real",
     "Integer",
+    "matrix_duel",
+    "PreferenceEnvironment",
+    "RegretMeter",
+    "REGRET_UNITS",
     "POLICIES",
     "register_policy",
     "get_policy",

@@ -49,25 +49,11 @@ __all__ = ["Policy", "Hyperparameter", "Real", "Integer", "PolicyError", "matrix
 
 def matrix_duel(mu: np.ndarray, seed: int = 0) -> Callable[[int, int], bool]:
     """``duel(i, j) -> bool`` drawing from the preference matrix ``mu`` on the simulator's duel stream
-    (the ``n``-th duel of the pair ``lo < hi`` uses ``duel_uniform(k0, k1, lo K + hi, n)``; ``lo`` wins
-    when it is below ``mu[lo, hi]``) with ``(k0, k1) = SeedSequence(seed).generate_state(2, uint64)``:
-    what :meth:`Policy.run` on a matrix plays, as a Python function."""
-    from ..kernels.policy import duel_uniform_py
+    keyed by ``seed``: a :class:`~boundcalc.policies.environment.PreferenceEnvironment`, what
+    :meth:`Policy.run` on a matrix plays, as a Python function."""
+    from .environment import PreferenceEnvironment
 
-    mu = np.asarray(mu, dtype=float)
-    K = mu.shape[0]
-    k0, k1 = (int(x) for x in np.random.SeedSequence(seed).generate_state(2, np.uint64))
-    counts: dict[int, int] = {}
-
-    def duel(i: int, j: int) -> bool:
-        lo, hi = min(i, j), max(i, j)
-        code = lo * K + hi
-        n = counts.get(code, 0)
-        counts[code] = n + 1
-        lo_wins = duel_uniform_py(k0, k1, code, n) < mu[lo, hi]
-        return lo_wins if i == lo else not lo_wins
-
-    return duel
+    return PreferenceEnvironment(mu, seed)
 
 
 class PolicyError(RuntimeError):
@@ -236,8 +222,11 @@ class Policy:
     compiled: ClassVar[bool] = False
     #: Short citation of the paper and algorithm (shown by the CLI).
     reference: ClassVar[str] = ""
-    #: Version of the decisions (1: as in boundcalc 0.1.0); see the class docstring.
+    #: Version of the decisions (1 for a new policy); see the class docstring.
     revision: ClassVar[int] = 1
+    #: How figures draw the policy's curve (:func:`boundcalc.plot.policy_style`): ``(colour, line
+    #: style, marker)`` in matplotlib's terms; None: a colour of the spare palette, solid, circles.
+    plot_style: ClassVar[tuple[str, Any, str] | None] = None
 
     K: int
     rng: np.random.Generator

@@ -8,7 +8,7 @@ losses of a Copeland winner):
 * lines 1-4: ``W = 0``; ``B = {a_1, ..., a_K}``; ``B^i = {}`` for every ``i``; ``L_C = K``;
 * line 6: ``U = W / N + sqrt(alpha ln t / N)``, ``L = W / N - sqrt(alpha ln t / N)``
   (``N = W + W^T``), ``u_ii = l_ii = 1/2``; ``x / 0 := 1`` read literally as in RUCB (an
-  undrawn pair has ``u = 2``, ``l = 0``; :func:`~boundcalc.policies.rucb.ucb`, :func:`~boundcalc.policies.rucb.lcb`);
+  undrawn pair has ``u = 2``, ``l = 0``; :func:`~boundcalc.kernels.stats.ucb`, :func:`~boundcalc.kernels.stats.lcb`);
 * line 7: ``Cpld_up(a_i) = #{k != i : u_ik >= 1/2}``, ``Cpld_lo(a_i) = #{k != i : l_ik >= 1/2}``
   (``>=`` as printed);
 * line 8: ``C_t = {a_i : Cpld_up(a_i) = max_j Cpld_up(a_j)}``;
@@ -30,7 +30,7 @@ losses of a Copeland winner):
   ``c``" -- ties otherwise broken uniformly at random (as RUCB's line 13 in this package).
   The champion may duel itself: ``c`` is in "all arms" with ``l_cc = u_cc = 1/2``, so ``d = c``
   (the exploiting self-duel) whenever every other eligible ``u_jc < 1/2``.  Public code that
-  drops ``c`` from this argmax never exploits (the pitfall of issue 8, tested against in
+  drops ``c`` from this argmax never exploits (tested against in
   ``tests/test_policies_ccb_scb.py``).
 * line 14: duel ``(a_c, a_d)``; the protocol's ``update`` increments the count of the arm that won.
 
@@ -48,7 +48,7 @@ Readings where the text leaves a choice:
 What public code gets wrong, and this module does not: the same C++ creates a fresh
 ``std::default_random_engine{}`` inside every ``pull`` (the same seed each round), so line 9C's
 random subset is the same permutation every time -- the generator must be created once and
-advanced (issue 8's "must not reseed its generator every step"); here the policy stream is seeded
+advanced (a generator must not be reseeded every step); here the policy stream is seeded
 once per policy (per run in the simulator) and only advances.  The C++ also
 starts from pseudo-counts (``W = 1e-5``, ``N = 1e-6``), takes the first maximiser in line 13
 (``d = c`` allowed on a tie) and tests ``rand() / RAND_MAX <= p``; this module follows the text.
@@ -77,10 +77,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.ccb import CCBState, ccb_run, ccb_select
+from ..kernels.policy import plain_update
 from .base import Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
-from .rucb import plain_update
 
 __all__ = ["CCB", "CCBState", "ccb_select", "ccb_run"]
 
@@ -98,6 +98,7 @@ class CCB(CompiledPolicy):
     """
 
     name = "ccb"
+    plot_style = ("tab:orange", "-", "D")
     reference = "Zoghi, Karnin, Whiteson & de Rijke (NIPS 2015), Algorithm 1 (CCB)"
     hyperparameters = {
         "alpha": Real(0.51, low=0.5, low_open=True, doc="confidence scale of the U/L bounds (> 1/2)"),

@@ -24,8 +24,8 @@ Readings of the text taken here (000 Algorithm 1, Sec. 4)
       ("(CW)" / "(ECW)").  ECW-RMED does not test the smaller ``R^E`` (eqs. (4)-(5)) there: ``R^E``
       is the set line 11's closed form optimises over, and Sec. 4.2's "the difference ... is the
       amount of exploration" is line 11's target.  Since ``R^E c R``, ECW's target passes check (3)
-      once reached, as Theorem 4 needs.  (boundcalc 0.1.0 tested ``R^E`` here, which explores
-      more: ``tests/test_policies.py`` holds a state where the two checks part.)
+      once reached, as Theorem 4 needs.  (Testing ``R^E`` here explores more:
+      ``tests/test_policies.py`` holds a state where the two checks part.)
     * Check (3) and line 11 use the counts *including* the draw just made and ``t`` = the round
       just played.  In normalised form (``e_p = q_p d(mu_p)``, 000 eq. (2)), check (3) asks, for every
       covering row ``P``, ``sum_{p in P} N_p d(mu_hat_p) >= log t``; the box ``q <= 1/d`` does
@@ -290,8 +290,9 @@ class ECWRMED(CopelandRMED):
     """
 
     name = "ecw-rmed"
+    plot_style = ("tab:blue", "-", "o")
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (ECW), Theorem 5"
-    #: 2: check (3) against line 8's ``R``, as printed (0.1.0 tested ``R^E``).
+    #: 2: check (3) against line 8's ``R``, as printed.
     revision = 2
     State = ECWState
     kernels = (skeleton_select, copeland_update, copeland_run)

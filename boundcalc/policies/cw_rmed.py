@@ -155,6 +155,7 @@ class CWRMED(CopelandRMED):
     """
 
     name = "cw-rmed"
+    plot_style = ("tab:red", "--", "s")
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (CW), eq. (2), Theorems 2-3"
     #: 2: line 11 compiled around its LP, from 32 arms on the lifted and derived models with kept
     #: bases: the pairs equal 0.1.0's on the recorded 4- and 5-arm streams and part from them on

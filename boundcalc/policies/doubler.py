@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.doubler import DoublerState, doubler_run, doubler_select, doubler_update
-from ..kernels.policy import stream_index
+from ..kernels.stats import stream_index
 from .base import Real
 from .kernel import CompiledPolicy
 from .registry import register_policy

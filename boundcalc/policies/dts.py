@@ -6,7 +6,7 @@ round):
 
 * line 4: ``u_ij = B_ij / N_ij + sqrt(alpha log t / N_ij)``, ``l_ij = B_ij / N_ij - sqrt(alpha log t / N_ij)``
   (``N = B + B^T``), ``u_ii = l_ii = 1/2``, ``x / 0 := 1`` for any ``x`` -- read literally, an
-  undrawn pair has ``u = 2`` and ``l = 0`` (:func:`~boundcalc.policies.rucb.ucb`, :func:`~boundcalc.policies.rucb.lcb`);
+  undrawn pair has ``u = 2`` and ``l = 0`` (:func:`~boundcalc.kernels.stats.ucb`, :func:`~boundcalc.kernels.stats.lcb`);
 * line 5: ``zeta_hat_i = (1 / (K - 1)) sum_{j != i} 1(u_ij > 1/2)`` (strict, as printed);
 * line 6: ``C = {i : zeta_hat_i = max_j zeta_hat_j}`` -- the Copeland-winner candidates of the
   RUCB-style bounds (never empty);
@@ -57,10 +57,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.dts import DTSState, dts_run, dts_select
+from ..kernels.policy import plain_update
 from .base import Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
-from .rucb import plain_update
 
 __all__ = ["DTS", "DTSPlus", "DTSState", "dts_select", "dts_run"]
 
@@ -77,6 +77,7 @@ class DTS(CompiledPolicy):
     """
 
     name = "dts"
+    plot_style = ("tab:purple", "-.", "v")
     reference = "Wu & Liu (NIPS 2016), Algorithm 1 (D-TS)"
     hyperparameters = {
         "alpha": Real(0.51, low=0.5, low_open=True, doc="confidence scale of the RUCB/RLCB (> 1/2)"),
@@ -114,5 +115,6 @@ class DTSPlus(DTS):
     """
 
     name = "dts+"
+    plot_style = ("tab:pink", ":", "P")
     reference = "Wu & Liu (NIPS 2016), Sec. 4.3 (D-TS+)"
     _plus = 1

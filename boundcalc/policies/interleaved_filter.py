@@ -71,7 +71,7 @@ from ..kernels.interleaved_filter import (
     if_select,
     if_update,
 )
-from ..kernels.policy import stream_index
+from ..kernels.stats import stream_index
 from .base import Integer
 from .kernel import CompiledPolicy
 from .registry import register_policy

@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.merge_dts import MergeDTSState, merge_dts_run, merge_dts_select, merge_single_batch
-from ..kernels.rucb import plain_update
+from ..kernels.policy import plain_update
 from .base import Integer, Real
 from .kernel import CompiledPolicy
 from .merge_rucb import MergeRUCB, batch_setup

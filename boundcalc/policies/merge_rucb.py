@@ -67,7 +67,7 @@ from ..kernels.merge_rucb import (
     prune_one,
     stage_merge,
 )
-from ..kernels.rucb import plain_update
+from ..kernels.policy import plain_update
 from .base import Integer, PolicyError, Real
 from .kernel import CompiledPolicy, stream_index
 from .registry import register_policy

@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels.policy import plain_update
 from ..kernels.rcs import RCSState, rcs_run, rcs_select
-from ..kernels.rucb import plain_update
 from .base import Real
 from .kernel import CompiledPolicy
 from .registry import register_policy

@@ -60,6 +60,7 @@ class RMED1(CompiledPolicy):
     """
 
     name = "rmed1"
+    plot_style = ("tab:green", "-", "^")
     reference = "Komiyama, Honda, Kashima & Nakagawa (COLT 2015), Algorithms 1-2 (RMED1)"
     hyperparameters = {
         "f_scale": Real(0.3, low=0.0, doc="f(K) = f_scale * K**f_power in the list condition"),

@@ -19,7 +19,7 @@ RMED2 changes only how the opponent ``m(t)`` of ``l(t)`` is chosen (Algorithm 3)
 * the target opponent ``b(l) = argmin_{j: mu_hat_lj < 1/2} (Delta_{i* l} + Delta_{i* j}) /
   d(mu_hat_lj)`` with ``Delta_{i* j} = mu_hat_{i* j} - 1/2`` (``Delta_{i* i*} = 0``): the
   *regret* of the pair ``(l, j)`` in RMED's unit (times 2), **positive** -- not its negative,
-  the pitfall of issue 8 (``tests/test_policies_rmed2_savage.py``).  The numerator is floored
+  a pitfall of public code (``tests/test_policies_rmed2_savage.py``).  The numerator is floored
   at ``delta_floor = 0.01`` as in the C++ (an empirical ``i*`` that is not yet an empirical
   Condorcet winner can make it <= 0; without a floor the argmin would then prefer the least
   informative pair).  Ties go to the smaller index;
@@ -74,6 +74,7 @@ class RMED2(CompiledPolicy):
     """
 
     name = "rmed2"
+    plot_style = ("tab:olive", "-.", "<")
     reference = "Komiyama, Honda, Kashima & Nakagawa (COLT 2015), Algorithms 1 and 3 (RMED2)"
     hyperparameters = {
         **RMED1.hyperparameters,

@@ -37,8 +37,10 @@ authors' ``HuasenWu/DuelingBandits`` (``Alg_RUCB.cpp``) starts from pseudo-count
 (``W = 1e-5``, ``N = 1e-6``) and also takes the first maximiser.
 
 Written once (:mod:`boundcalc.policies.kernel`): the compiled :func:`rucb_select` over
-:class:`RUCBState`; the bounds ``u_ij`` are computed where they are read (:func:`ucb`, shared with
-D-TS and CCB).  The random draws come from the policy stream, in this order per round: line 7 one index in
+:class:`RUCBState`; the bounds ``u_ij`` are computed where they are read
+(:func:`~boundcalc.kernels.stats.ucb`, shared with D-TS and CCB; line 6's test
+:func:`~boundcalc.kernels.stats.ucb_below_half` skips the square root of a pair ``i`` does not
+lose empirically).  The random draws come from the policy stream, in this order per round: line 7 one index in
 ``[0, K)``; lines 10-11 with ``B`` empty one index in ``[0, |C|)``, with ``B = {b}`` one uniform
 (``< 1/2``: ``c = b``) then, if not ``b``, one index in ``[0, |C| - 1)`` over ``C \\ {b}``
 ascending; line 13 one index over the tied arms (ascending) when more than one is tied.
@@ -53,12 +55,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.rucb import RUCBState, lcb, plain_update, rucb_run, rucb_select, ucb
+from ..kernels.policy import plain_update
+from ..kernels.rucb import RUCBState, rucb_run, rucb_select
 from .base import Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
-__all__ = ["RUCB", "RUCBState", "ucb", "lcb", "rucb_select", "plain_update", "rucb_run"]
+__all__ = ["RUCB", "RUCBState", "rucb_select", "plain_update", "rucb_run"]
 
 
 @register_policy
@@ -73,6 +76,7 @@ class RUCB(CompiledPolicy):
     """
 
     name = "rucb"
+    plot_style = ("tab:brown", (0, (4, 3)), "x")
     reference = "Zoghi, Whiteson, Munos & de Rijke (ICML 2014), Algorithm 1 (RUCB)"
     hyperparameters = {
         "alpha": Real(0.51, low=0.5, low_open=True, doc="confidence scale of the RUCB (> 1/2)"),

@@ -20,7 +20,7 @@ copied.
   c(N_ij)}`` -- the box is intersected, so the intervals only shrink (the "forced inclusion").
 * Eq. (1), the finite-horizon confidence radius (Hoeffding plus a union bound over the ``N``
   parameters and ``T`` samples): ``c(n) = sqrt(log(2 N T / delta) / (2 n))`` -- always
-  **positive** (``2 N T / delta >= 2``), the pitfall of issue 8 (a negated radius inverts the
+  **positive** (``2 N T / delta >= 2``), a pitfall of public code (a negated radius inverts the
   intervals and ends the exploration at once; ``tests/test_policies_rmed2_savage.py``).
   ``delta = delta_scale / T`` with ``delta_scale = 1`` (``delta = 1/T``, the C++ experiments'
   value); ``T`` is the hyperparameter ``horizon`` (SAVAGE is a finite-horizon algorithm: 001
@@ -74,6 +74,7 @@ class SAVAGE(CompiledPolicy):
     """
 
     name = "savage"
+    plot_style = ("tab:gray", (0, (6, 2)), "*")
     reference = "Urvoy, Clerot, Feraud & Naamane (ICML 2013), Algorithm 1, Copeland variant (SAVAGE)"
     hyperparameters = {
         "horizon": Integer(10**5, low=1, doc="horizon T of the finite-horizon confidence radius"),

@@ -82,7 +82,6 @@ import numpy as np
 from ..kernels.scb import (
     TR,
     SCBState,
-    bernoulli_kl,
     scb_eliminate,
     scb_kl_bounds,
     scb_pair_decided,
@@ -100,7 +99,6 @@ __all__ = [
     "scb_pair_decided",
     "scb_kl_bounds",
     "scb_eliminate",
-    "bernoulli_kl",
     "scb_select",
     "scb_update",
     "scb_run",
@@ -122,6 +120,7 @@ class SCB(CompiledPolicy):
     """
 
     name = "scb"
+    plot_style = ("tab:cyan", (0, (1, 2, 4, 2)), ">")
     reference = "Zoghi, Karnin, Whiteson & de Rijke (NIPS 2015), Algorithms 2-4 (SCB)"
     hyperparameters = {
         "eps": Real(

@@ -45,13 +45,12 @@ from ..kernels.sparring import (
     sparring_run,
     sparring_select,
     sparring_update,
-    ucb1_arm,
 )
 from .base import Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
-__all__ = ["Sparring", "SparringState", "ucb1_arm", "sparring_select", "sparring_update", "sparring_run"]
+__all__ = ["Sparring", "SparringState", "sparring_select", "sparring_update", "sparring_run"]
 
 
 @register_policy
