@@ -207,9 +207,9 @@ class _Counter:
 
     def check_rows(self, n: int, locate: Callable[[], str] | None = None) -> None:
         if n > self.max_rows:
-            where = f" ({locate()})" if locate is not None else ""
+            where = f" {locate()}:" if locate is not None else ""
             raise DuelLogError(
-                f"{self.source}: more than {self.max_rows:,} duels{where}: the limit of rows read (max_rows=...)"
+                f"{self.source}:{where} more than {self.max_rows:,} duels, the limit of rows read (max_rows=...)"
             )
 
     def _arm(self, value: Any, where: str) -> int:
@@ -288,6 +288,10 @@ class _Counter:
     def log(self) -> DuelLog:
         if not self.rows:
             raise DuelLogError(f"{self.source}: no duels (the log has no rows)")
+        if not self.i:
+            raise DuelLogError(
+                f"{self.source}: no duels left: all {self.dropped:,} were ties, dropped (ties='drop', CLI --ties drop)"
+            )
         names = list(self.index)
         K = len(names)
         if K < 2:
@@ -433,7 +437,8 @@ def _csv_rows(
     need = max(pos.values()) + 1
     pa, pb, pw = pos["a"], pos["b"], pos["winner"]
     if not _PLAIN.search(text, len(lines[0]) + 1):  # no quoting, no lone CR: a line is a row; count distinct lines
-        counter.check_rows(len(lines) - 1)
+        if len(lines) - 1 > counter.max_rows:
+            _check_line_rows(lines, 1, counter)
         distinct = Counter(lines[1:])
         for line, count in distinct.items():
             if not line.strip():
@@ -449,6 +454,15 @@ def _csv_rows(
     body = text.split("\n", 1)[1] if "\n" in text else ""
     _quoted_rows(body, source, delim, lim, counter, label, (pa, pb, pw), need, len(header))
     return counter
+
+
+def _check_line_rows(lines: list[str], start: int, counter: _Counter) -> None:
+    """``max_rows`` against the non-blank lines from ``start``, naming the first line past it."""
+    if len(lines) - start <= counter.max_rows:
+        return
+    rows = [k for k in range(start, len(lines)) if lines[k].strip()]
+    if len(rows) > counter.max_rows:
+        counter.check_rows(len(rows), _at(f"line {rows[counter.max_rows] + 1}"))
 
 
 def _line_of(lines: list[str], line: str, start: int = 1) -> Callable[[], str]:
@@ -536,7 +550,6 @@ def _jsonl_rows(
     counter: _Counter | None = None
     label: dict[str, str] = {}
     want: dict[str, str] = {}
-    counter_rows = sum(1 for x in lines if x.strip())
     for line, count in Counter(lines).items():
         if not line.strip():
             continue
@@ -566,7 +579,7 @@ def _jsonl_rows(
                 layout = "arena" if fmt == "arena" else "duels"
                 want = dict(zip(("a", "b", "winner"), cols))
             counter = make(layout)
-            counter.check_rows(counter_rows)
+            _check_line_rows(lines, 0, counter)
             label = {r: f"key {c!r}" for r, c in want.items()}
         missing = [c for c in want.values() if c not in obj]
         if missing:
@@ -591,7 +604,7 @@ def _jsonl_rows(
 def _table_rows(columns: dict[str, list], label: dict[str, str], counter: _Counter, source: str) -> _Counter:
     """Rows of a DataFrame or Parquet table, counted by content (row numbers from 1)."""
     rows = list(zip(columns["a"], columns["b"], columns["winner"]))
-    counter.check_rows(len(rows))
+    counter.check_rows(len(rows), _at(f"row {counter.max_rows + 1}"))
     try:
         distinct = Counter(rows)
     except TypeError:  # an unhashable cell (a list, a dict)
@@ -714,7 +727,7 @@ def read_duels(
         source = "DataFrame"
         layout, _, colnames = _resolve_columns([str(c) for c in table.columns], *cols, layout_opt, source)
         counter = counter_for(source)(layout)
-        counter.check_rows(len(table))
+        counter.check_rows(len(table), _at(f"row {lim['max_rows'] + 1}"))
         by_str = {str(c): c for c in table.columns}
         data = {r: table[by_str[c]].tolist() for r, c in colnames.items()}
         return _table_rows(data, {r: f"column {c!r}" for r, c in colnames.items()}, counter, source).log()
@@ -747,7 +760,7 @@ def _parquet_rows(
         raise DuelLogError(f"{source}: not a readable Parquet file ({exc})") from None
     layout, _, colnames = _resolve_columns(list(pf.schema_arrow.names), *cols, fmt, source)
     counter = make(layout)
-    counter.check_rows(pf.metadata.num_rows)
+    counter.check_rows(pf.metadata.num_rows, _at(f"row {lim['max_rows'] + 1}"))
     t = pf.read(columns=list(colnames.values()))
     data_cols = {r: t.column(c).to_pylist() for r, c in colnames.items()}
     return _table_rows(data_cols, {r: f"column {c!r}" for r, c in colnames.items()}, counter, source)

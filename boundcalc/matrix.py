@@ -454,7 +454,8 @@ def matrix_from_counts(
 def read_counts(path: str | os.PathLike, key: str | None = None) -> tuple[np.ndarray, tuple | None]:
     """A table of win counts from a file: ``(W, names or None)``.
 
-    Text (whitespace/comma separated), ``.npy``, ``.npz`` (``key`` names the array) or JSON: a
+    Text (whitespace/comma separated; a header row of arm names is read as the names,
+    :func:`boundcalc.io.parse_count_table`), ``.npy``, ``.npz`` (``key`` names the array) or JSON: a
     list of rows, or an object with ``"counts"`` (or ``key``) and optionally ``"names"``.  The
     file size is bounded by :data:`MAX_COUNTS_BYTES`.
 
@@ -485,6 +486,13 @@ def read_counts(path: str | os.PathLike, key: str | None = None) -> tuple[np.nda
                 raise PreferenceMatrixError(f"{path}: JSON object without a 'counts' entry; keys are {sorted(obj)}")
             return np.asarray(obj[k], dtype=float), check_arm_names(obj.get("names"))
         return np.asarray(obj, dtype=float), None
+    if path.suffix.lower() not in (".npy", ".npz"):  # text: a header row of arm names is read
+        from .io import is_numpy_data, parse_count_table, read_bytes
+
+        data = read_bytes(path)
+        if not is_numpy_data(data[:8]):
+            W, names = parse_count_table(decode_matrix_text(data, str(path)), str(path))
+            return np.asarray(W, dtype=float), names
     return np.asarray(_load_array(path, key), dtype=float), None
 
 
