@@ -368,3 +368,62 @@ def test_winner_probabilities_split_co_winners_and_undefined_draws_are_counted()
     tied = res2.stats["tied_draws"]
     assert tied > 0 and c["undefined"] == tied and c["n"] == 40 - tied
     assert "undefined" in res2.summary() and str(tied) in res2.summary()
+
+
+# ----------------------------------------------------------------------------- the tutorial's log
+def test_bundled_arena_log_is_the_scripts_output_and_small():
+    import importlib.util
+    from pathlib import Path
+
+    from boundcalc.datasets import duel_log_path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("make_arena_log", root / "scripts" / "make_arena_log.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    data = duel_log_path("arena-sim").read_text(encoding="utf-8")
+    assert data == mod.make() and len(data.encode()) < 300_000
+    text = (root / "docs" / "arena-logs.md").read_text(encoding="utf-8")
+    log = read_duels(duel_log_path("arena-sim"))
+    n = log.pair_counts
+    never = sum(n[i, j] == 0 for i in range(log.K) for j in range(i + 1, log.K))
+    assert log.layout == "arena" and log.n_duels == 3600 and f"{never} of the 66" in text
+    from boundcalc import lower_bound
+
+    pm = fit_bradley_terry(log.wins, log.names).matrix()
+    assert f"lower bound  {lower_bound(pm).value:.8g}" in text
+
+
+@pytest.mark.slow
+def test_tutorial_bootstrap_interval_holds_the_true_constant():
+    """The tutorial's interval, recomputed, and the true matrix's lower bound it holds (13.22)."""
+    import sys
+    from pathlib import Path
+
+    from scipy.special import expit
+
+    from boundcalc import lower_bound
+    from boundcalc.datasets import duel_log_path
+    from boundcalc.uncertainty import bootstrap
+
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "scripts"))
+    try:
+        from make_arena_log import STRENGTHS
+    finally:
+        sys.path.pop(0)
+    log = read_duels(duel_log_path("arena-sim"))
+    s = np.array([STRENGTHS[n] for n in log.names])
+    true = lower_bound(PreferenceMatrix(expit(s[:, None] - s[None, :]))).value
+    res = bootstrap(log, 200, scheme="bradley-terry", seed=0, workers=0, progress=False)
+    lo, hi = res.constant("lower_bound")["interval"]
+    text = (root / "docs" / "arena-logs.md").read_text(encoding="utf-8")
+    assert f"[{lo:.5g}, {hi:.5g}]" in text and f"is {true:.2f}, inside the interval" in text
+    assert lo <= true <= hi
+
+
+def test_plan_says_004s_columns_hold_up_to_a_constant_factor(tmp_path, capsys):
+    path = write(tmp_path, "log.csv", "a,b,winner\n" + "x,y,x\n" * 7 + "y,x,y\n" * 3 + "x,z,x\n" * 6 + "z,y,y\n" * 4)
+    path.write_text(path.read_text() + "z,y,z\n" * 1 + "x,z,z\n" * 2)
+    assert main(["bounds", "--duels", str(path), "--plan"]) == 0
+    assert "004's columns (Theorem 4, H^C_ver) hold only up to a constant factor" in capsys.readouterr().out
