@@ -427,3 +427,41 @@ def test_plan_says_004s_columns_hold_up_to_a_constant_factor(tmp_path, capsys):
     path.write_text(path.read_text() + "z,y,z\n" * 1 + "x,z,z\n" * 2)
     assert main(["bounds", "--duels", str(path), "--plan"]) == 0
     assert "004's columns (Theorem 4, H^C_ver) hold only up to a constant factor" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ("model_a,model_b,winner\n", "no duels (the log has no rows)"),
+        ("", "empty file"),
+        ("model_a,model_b,winner\n" + "p,q,tie\n" * 4, "exact tie"),
+        ("model_a,model_b,winner\n" + "p,q,model_a\n" * 3 + "q,r,model_a\n" * 2, "arm 'r' never won a duel"),
+        (
+            "model_a,model_b,winner\np,q,model_a\nq,p,model_a\nr,s,model_a\ns,r,model_a\n",
+            "the comparison graph is disconnected: 2 components {'p', 'q'}, {'r', 's'}",
+        ),
+        (
+            "model_a,model_b,winner\nnan,q,model_a\nq,nan,model_a\nnan,q,model_a\n",
+            None,
+        ),  # 'nan' is a name like any other
+    ],
+    ids=["header-only", "empty", "all-ties", "never-wins", "disconnected", "nan-name"],
+)
+def test_hostile_arena_logs_under_the_model_end_in_one_line(tmp_path, capsys, text, match):
+    path = write(tmp_path, "arena.csv", text)
+    code = main(["bounds", "--duels", str(path), "--model", "bradley-terry", "--json"])
+    cap = capsys.readouterr()
+    if match is None:
+        assert code == 0 and json.loads(cap.out)["names"] == ["nan", "q"]
+        return
+    assert code == 2 and match in cap.err and cap.err.count("\n") == 1, cap.err
+
+
+def test_hostile_data_frames_and_one_pair():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"model_a": ["p", float("nan")], "model_b": ["q", "p"], "winner": ["model_a", "tie"]})
+    with pytest.raises(DuelLogError, match=r"DataFrame: row 2, column 'model_a': no arm named"):
+        read_duels(frame)
+    one = pd.DataFrame({"model_a": ["p", "q", "p"], "model_b": ["q", "p", "q"], "winner": ["model_a"] * 3})
+    fit = fit_bradley_terry(read_duels(one).wins, ("p", "q"))  # p won 2 of 3: s_q = log(1/2)
+    assert fit.strengths[1] == pytest.approx(math.log(0.5), abs=1e-12)
