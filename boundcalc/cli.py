@@ -1220,7 +1220,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         what = "failed" if r.message.startswith(("the value is not finite", "not computable")) else "solver failure"
         print(f"boundcalc: {what} on row {r.key}: {r.message}", file=sys.stderr)
     if args.json:
-        sys.stdout.write(cmp.to_json(indent=2) + "\n")
+        fit = getattr(pm, "bradley_terry", None)  # --model bradley-terry: the strengths beside the rows
+        extra = {"bradley_terry": fit.to_dict()} if fit is not None else {}
+        sys.stdout.write(json.dumps(to_jsonable({**cmp.to_dict(), **extra}), indent=2, allow_nan=False) + "\n")
         return status
     if args.csv:
         sys.stdout.write(cmp.to_csv())

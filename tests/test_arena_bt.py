@@ -465,3 +465,10 @@ def test_hostile_data_frames_and_one_pair():
     one = pd.DataFrame({"model_a": ["p", "q", "p"], "model_b": ["q", "p", "q"], "winner": ["model_a"] * 3})
     fit = fit_bradley_terry(read_duels(one).wins, ("p", "q"))  # p won 2 of 3: s_q = log(1/2)
     assert fit.strengths[1] == pytest.approx(math.log(0.5), abs=1e-12)
+
+
+def test_compare_json_carries_the_fit(capsys):
+    assert main(["compare", "--duels", "arena-sim", "--model", "bradley-terry", "--keys", "ecw", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["bradley_terry"]["reference"] == "aurora-70b" and len(rep["bradley_terry"]["arms"]) == 12
+    assert rep["rows"][0]["key"] == "ecw"
