@@ -415,7 +415,7 @@ def _lines(text: str, source: str, max_line_chars: int) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- the formats
-_PLAIN = re.compile(r'["\r]')
+_PLAIN = re.compile(r'"|\r(?!\n)')  # a quote, or a CR that does not end a line: the csv module reads it
 
 
 def _csv_rows(
@@ -443,7 +443,7 @@ def _csv_rows(
         for line, count in distinct.items():
             if not line.strip():
                 continue  # a blank line
-            row = line.split(delim)
+            row = line.rstrip("\r").split(delim)
             if max(map(len, row)) > lim["max_field_chars"]:
                 _parse_line(line, delim, source, lines.index(line, 1) + 1, lim["max_field_chars"])
             locate = _line_of(lines, line)
