@@ -251,20 +251,23 @@ MAX_NAME_LENGTH = 200
 
 def check_arm_names(names: Sequence[Any] | None, K: int | None = None) -> tuple[str, ...] | None:
     """Validate arm names: ``K`` distinct, non-empty strings of at most :data:`MAX_NAME_LENGTH`
-    characters (other values are converted with ``str``); None stays None.
+    characters (other values are converted with ``str``), normalised to Unicode NFC (two
+    spellings of one name, NFC and NFD, are one name: refused as a repeat); None stays None.
 
     >>> check_arm_names(["a", 2])
     ('a', '2')
     >>> check_arm_names(["a", "a"])
     Traceback (most recent call last):
     ...
-    boundcalc.errors.PreferenceMatrixError: arm names repeat: 'a' (names must be distinct)
+    boundcalc.errors.PreferenceMatrixError: arm names repeat: 'a' (names must be distinct; Unicode NFC and NFD spellings are one name)
     """
     if names is None:
         return None
     if isinstance(names, (str, bytes)):
         raise PreferenceMatrixError(f"names must be a sequence of arm names, not one string {names!r}")
-    out = tuple(str(x) for x in names)
+    import unicodedata
+
+    out = tuple(unicodedata.normalize("NFC", str(x)) for x in names)
     if K is not None and len(out) != K:
         raise PreferenceMatrixError(f"{len(out)} names for {K} arms: give one name per arm")
     seen: set[str] = set()
@@ -274,7 +277,9 @@ def check_arm_names(names: Sequence[Any] | None, K: int | None = None) -> tuple[
         if len(x) > MAX_NAME_LENGTH:
             raise PreferenceMatrixError(f"arm name {x[:40]!r}... is longer than {MAX_NAME_LENGTH} characters")
         if x in seen:
-            raise PreferenceMatrixError(f"arm names repeat: {x!r} (names must be distinct)")
+            raise PreferenceMatrixError(
+                f"arm names repeat: {x!r} (names must be distinct; Unicode NFC and NFD spellings are one name)"
+            )
         seen.add(x)
     return out
 

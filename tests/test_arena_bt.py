@@ -472,3 +472,11 @@ def test_compare_json_carries_the_fit(capsys):
     rep = json.loads(capsys.readouterr().out)
     assert rep["bradley_terry"]["reference"] == "aurora-70b" and len(rep["bradley_terry"]["arms"]) == 12
     assert rep["rows"][0]["key"] == "ecw"
+
+
+def test_matrix_names_are_nfc_and_nfd_spellings_collide():
+    nfc, nfd = unicodedata.normalize("NFC", "Zoë"), unicodedata.normalize("NFD", "Zoë")
+    pm = PreferenceMatrix([[0.5, 0.6], [0.4, 0.5]], names=[nfd, "x"])
+    assert pm.names == (nfc, "x")
+    with pytest.raises(PreferenceMatrixError, match="arm names repeat: 'Zoë' .*NFC and NFD"):
+        PreferenceMatrix.from_counts([[0, 3], [1, 0]], names=[nfc, nfd])
