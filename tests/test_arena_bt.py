@@ -323,6 +323,7 @@ def test_sparse_log_is_refused_with_the_two_remedies_and_fitted_with_the_model(t
     assert "note: 3 pair(s) never compared, e.g. (m0, m3), are filled with mu = 1/2 (--prior half)" in err
 
 
+@pytest.mark.slow
 def test_bootstrap_under_the_model_holds_the_true_constant(tmp_path):
     """--model bradley-terry --bootstrap 200 on a simulated sparse log: the 95% interval of the lower
     bound holds the true Bradley-Terry matrix's; winner probabilities sum to 1."""
