@@ -524,7 +524,15 @@ def read_data(args: argparse.Namespace) -> PreferenceMatrix | None:
         for opt in ("columns", "names"):
             if getattr(args, opt, None):
                 raise InputError(f"--{opt} applies to comparison data: give --counts FILE or --duels FILE")
+        for opt, default in (("model", "empirical"), ("ties", "half"), ("prior", None)):
+            if getattr(args, opt, default) != default:
+                raise InputError(f"--{opt} applies to comparison data: give --counts FILE or --duels FILE")
         return None
+    if isinstance(getattr(args, "prior", None), float) and not getattr(args, "bootstrap", None):
+        raise InputError(
+            "--prior A (a number) is the Beta prior of --bootstrap N; without it, --prior half fills pairs never"
+            " compared with 1/2"
+        )
     if args.path or args.example:
         raise InputError("give a matrix (PATH or --example) or comparison data (--counts / --duels), not both")
     kw = {"ties": "break", "tie_epsilon": args.break_ties} if args.break_ties is not None else {}
@@ -582,6 +590,8 @@ def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None
         if counts:
             if args.columns:
                 raise InputError("--columns applies to --duels (a log), not to --counts")
+            if getattr(args, "ties", "half") != "half":
+                raise InputError("--ties applies to --duels (a log of duels), not to --counts (its ties are counted)")
             if counts == "-":
                 raise InputError("--counts reads a file, not stdin")
             W, file_names = read_counts(counts, key=args.key)

@@ -481,3 +481,20 @@ def test_matrix_names_are_nfc_and_nfd_spellings_collide():
     assert pm.names == (nfc, "x")
     with pytest.raises(PreferenceMatrixError, match="arm names repeat: 'Zoë' .*NFC and NFD"):
         PreferenceMatrix.from_counts([[0, 3], [1, 0]], names=[nfc, nfd])
+
+
+@pytest.mark.parametrize(
+    "argv,match",
+    [
+        (["bounds", "--example", "table2", "--model", "bradley-terry"], "--model applies to comparison data"),
+        (["bounds", "--example", "table2", "--prior", "half"], "--prior applies to comparison data"),
+        (["bounds", "--duels", "arena-sim", "--prior", "0.7"], "--prior applies to --bootstrap N"),
+        (["bounds", "--duels", "arena-sim", "--prior", "halves"], "must be 'half'"),
+        (["bounds", "--counts", "COUNTS", "--ties", "drop"], "--ties applies to --duels"),
+    ],
+)
+def test_options_of_comparison_data_are_refused_where_they_do_not_apply(tmp_path, capsys, argv, match):
+    (tmp_path / "c.csv").write_text("p,q\n0,3\n1,0\n")
+    argv = [str(tmp_path / "c.csv") if a == "COUNTS" else a for a in argv]
+    assert main(argv) == 2
+    assert match in capsys.readouterr().err
