@@ -43,7 +43,7 @@ import numpy as np
 
 from .errors import PreferenceMatrixError
 
-__all__ = ["BradleyTerryFit", "fit_bradley_terry", "check_comparison_graph", "MODELS"]
+__all__ = ["BradleyTerryFit", "fit_bradley_terry", "check_comparison_graph", "log_likelihood", "MODELS"]
 
 #: The models ``--model`` fits (``"empirical"``: ``mu_ij = W_ij / n_ij``, no model).
 MODELS = ("empirical", "bradley-terry")
@@ -122,6 +122,8 @@ class BradleyTerryFit:
         Duels fitted (``sum W``).
     iterations : int
         The optimiser's iterations.
+    counts : ndarray (K, K)
+        The win counts fitted.
     """
 
     strengths: np.ndarray

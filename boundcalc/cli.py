@@ -503,9 +503,11 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
         " exact 1/2, so give --break-ties EPS or --bootstrap N too); a number A > 0: with --bootstrap, the Beta"
         " prior Beta(A, A) of every pair (default 1/2, Jeffreys)",
     )
+    from .bradley_terry import MODELS
+
     g.add_argument(
         "--model",
-        choices=("empirical", "bradley-terry"),
+        choices=MODELS,
         default="empirical",
         help="empirical: mu_ij = W_ij / (W_ij + W_ji) (default; every pair must have met); bradley-terry: the"
         " maximum-likelihood Bradley-Terry fit, mu_ij = sigma(s_i - s_j), which fills pairs that never met"
