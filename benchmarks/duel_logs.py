@@ -9,8 +9,10 @@ process (``python -m boundcalc``, the installed command's code) and its CPU time
 user + system time (``resource.getrusage(RUSAGE_CHILDREN)``): interpreter start, imports, reading
 and counting the log, the estimate or the Bradley-Terry fit, and the lower bound's LP.  The median
 of ``--repeats`` runs per command.  The target: under 3 s of CPU (issue: "hard limit 6").
+``--baseline DIR`` also times the ``a,b,winner`` command with another checkout's code (e.g. the
+main branch: its reader parses every row with the csv module), stored as ``baseline``.
 
-    python3 benchmarks/duel_logs.py [--rows 2000000] [--arms 60] [--repeats 3] [--out FILE]
+    python3 benchmarks/duel_logs.py [--rows 2000000] [--arms 60] [--repeats 3] [--baseline DIR] [--out FILE]
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--baseline", type=Path, default=None, help="another checkout to time the a,b,winner log with")
     args = ap.parse_args(argv)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     results = []
@@ -91,6 +94,14 @@ def main(argv: list[str] | None = None) -> int:
             times = [child_cpu(cmd, env) for _ in range(args.repeats)]
             results.append({"command": label, "cpu_seconds": times, "median": statistics.median(times)})
             print(f"{label:40s} {statistics.median(times):6.2f} s CPU (runs: {', '.join(f'{t:.2f}' for t in times)})")
+        baseline = None
+        if args.baseline is not None:
+            env_b = dict(os.environ, PYTHONPATH=str(args.baseline.resolve()))
+            cmd = ["bounds", "--duels", str(plain), "--json"]
+            times = [child_cpu(cmd, env_b) for _ in range(args.repeats)]
+            baseline = {"code": str(args.baseline), "command": "a,b,winner layout", "cpu_seconds": times}
+            baseline["median"] = statistics.median(times)
+            print(f"{'baseline ' + str(args.baseline):40s} {baseline['median']:6.2f} s CPU")
     write_result(
         args.out,
         rows=args.rows,
@@ -99,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         bytes=sizes,
         target_cpu_seconds=3.0,
         results=results,
+        baseline=baseline,
         note="CPU of the child process (user + system), median of the runs; the machine was shared (2 cores)",
     )
     return 0
