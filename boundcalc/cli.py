@@ -489,6 +489,14 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
         help="arm names in index order: of --counts, or the order of --duels' arms (default: sorted)",
     )
     g.add_argument(
+        "--layout",
+        choices=("auto", "duels", "arena"),
+        default="auto",
+        help="how --duels names the winner: auto (default: arena when the header has model_a, model_b, winner),"
+        " duels (the winner column holds the winning arm, empty for a tie), arena (it holds model_a, model_b,"
+        " tie or tie (bothbad); with --columns for other column names)",
+    )
+    g.add_argument(
         "--ties",
         choices=("half", "drop"),
         default="half",
@@ -526,7 +534,7 @@ def read_data(args: argparse.Namespace) -> PreferenceMatrix | None:
         for opt in ("columns", "names"):
             if getattr(args, opt, None):
                 raise InputError(f"--{opt} applies to comparison data: give --counts FILE or --duels FILE")
-        for opt, default in (("model", "empirical"), ("ties", "half"), ("prior", None)):
+        for opt, default in (("model", "empirical"), ("ties", "half"), ("prior", None), ("layout", "auto")):
             if getattr(args, opt, default) != default:
                 raise InputError(f"--{opt} applies to comparison data: give --counts FILE or --duels FILE")
         return None
@@ -592,8 +600,9 @@ def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None
         if counts:
             if args.columns:
                 raise InputError("--columns applies to --duels (a log), not to --counts")
-            if getattr(args, "ties", "half") != "half":
-                raise InputError("--ties applies to --duels (a log of duels), not to --counts (its ties are counted)")
+            for opt, default in (("ties", "half"), ("layout", "auto")):
+                if getattr(args, opt, default) != default:
+                    raise InputError(f"--{opt} applies to --duels (a log of duels), not to --counts")
             if counts == "-":
                 raise InputError("--counts reads a file, not stdin")
             W, file_names = read_counts(counts, key=args.key)
@@ -607,6 +616,7 @@ def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None
             "winner": cols[2],
             "names": names,
             "ties": getattr(args, "ties", "half"),
+            "format": None if getattr(args, "layout", "auto") == "auto" else args.layout,
         }
         if not Path(source).exists() and source in DUEL_EXAMPLES:  # a bundled log by name (a file wins)
             from .datasets import duel_log_path

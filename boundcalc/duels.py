@@ -248,8 +248,7 @@ class _Counter:
         if wn == _nfc(b):
             return 0.0
         hint = (
-            "; this is the arena layout's winner: name the columns model_a, model_b, winner or read it"
-            " with format='arena'"
+            "; this is the arena layout's winner: read the log with format='arena' (CLI --layout arena)"
             if wn.lower() in ARENA_WINNERS
             else ""
         )

@@ -95,7 +95,10 @@ def test_bad_arena_rows_name_line_value_and_the_accepted_values(tmp_path, text, 
 
 
 def test_a_generic_log_with_arena_winners_is_told_the_remedy(tmp_path):
-    with pytest.raises(DuelLogError, match=r"neither arm .*arena layout's winner: name the columns model_a"):
+    with pytest.raises(
+        DuelLogError,
+        match=r"neither arm .*arena layout's winner: read the log with format='arena' \(CLI --layout arena\)",
+    ):
         read_duels(write(tmp_path, "log.csv", "a,b,winner\np,q,model_a\n"))
 
 
@@ -491,6 +494,7 @@ def test_matrix_names_are_nfc_and_nfd_spellings_collide():
         (["bounds", "--duels", "arena-sim", "--prior", "0.7"], "--prior applies to --bootstrap N"),
         (["bounds", "--duels", "arena-sim", "--prior", "halves"], "must be 'half'"),
         (["bounds", "--counts", "COUNTS", "--ties", "drop"], "--ties applies to --duels"),
+        (["bounds", "--counts", "COUNTS", "--layout", "arena"], "--layout applies to --duels"),
     ],
 )
 def test_options_of_comparison_data_are_refused_where_they_do_not_apply(tmp_path, capsys, argv, match):
@@ -498,3 +502,12 @@ def test_options_of_comparison_data_are_refused_where_they_do_not_apply(tmp_path
     argv = [str(tmp_path / "c.csv") if a == "COUNTS" else a for a in argv]
     assert main(argv) == 2
     assert match in capsys.readouterr().err
+
+
+def test_cli_layout_arena_with_other_column_names(tmp_path, capsys):
+    text = ARENA.replace("model_a,model_b,winner", "first,second,outcome", 1)
+    path = write(tmp_path, "renamed.csv", text + "p,r,model_a\n" * 2 + "q,r,model_a\n" * 3)
+    argv = ["bounds", "--duels", str(path), "--columns", "first,second,outcome", "--json"]
+    assert main(argv) == 2 and "--layout arena" in capsys.readouterr().err
+    assert main(argv + ["--layout", "arena"]) == 0
+    assert json.loads(capsys.readouterr().out)["names"] == ["p", "q", "r"]
