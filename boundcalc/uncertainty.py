@@ -27,7 +27,14 @@ The draws (scheme, :data:`SCHEMES`)
     ``mu*_ij = (wins* + ties*/2) / n_ij``.  It needs integer duel counts and, for ties, their
     number (a :class:`~boundcalc.duels.DuelLog` or ``tie_counts``); a pair never compared is
     refused.  A resampled pair can be exactly 1/2: such a draw has no constants, is counted in
-    ``tied_draws`` and left out of the intervals (which then describe the untied draws).
+    ``tied_draws`` and in every constant's ``undefined``, and left out of the intervals (which then
+    describe the untied draws, and say how many were left out).
+    ``"bradley-terry"``: the nonparametric bootstrap under the Bradley-Terry model
+    (:mod:`boundcalc.bradley_terry`) -- every pair's battles resampled as above (each pair keeps
+    its ``n_ij``, so the comparison graph is the data's; pairs never compared stay unseen), the
+    maximum-likelihood fit refitted, and the draw ``mu*_ij = sigma(s*_i - s*_j)`` for every pair;
+    the point estimate is the fit of the data.  A resample without a finite MLE (an arm that never
+    won in it) has no constants and is counted like a tied draw.
 
 Seeds and reproducibility
     Draw ``r`` comes from ``numpy.random.default_rng(SeedSequence(seed, spawn_key=(r,)))``
@@ -47,10 +54,15 @@ The report
     Per constant: ``value`` (on the point estimate; None where it does not apply or the estimate
     has an exact tie), ``median`` and ``interval = [low, high]``, the ``(1 - level)/2`` and
     ``(1 + level)/2`` quantiles of the draws where the constant applies (``numpy.quantile``,
-    linear interpolation), ``level``, and ``n`` (those draws) -- where it applies in only some
-    draws, ``applies`` says in what fraction.  ``copeland_winners``: per arm, the fraction of
-    draws in which it is a Copeland winner (several winners in a draw each count, so the
-    fractions can add up to more than 1).  ``structure_differs``: the fraction of draws whose
+    linear interpolation; with infinite draws, the nearest order statistics), ``level``, and ``n``
+    (those draws) -- where it applies in only some draws, ``applies`` says in what fraction;
+    ``undefined`` counts the draws without a value (undefined draws, and draws where it does not
+    apply or failed) and ``infinite`` the infinite ones, and ``unbounded`` says that the interval's
+    upper end is infinite (then None in JSON, "unbounded" in text); ``meaning`` is one line on what
+    the constant bounds.  ``winner_probabilities``: per arm, its share of the draws' Copeland
+    winners -- a draw with ``c`` co-winners gives each ``1/c`` -- a distribution that sums to 1;
+    ``copeland_winner_probability``: per arm, the fraction of draws in which it is a Copeland
+    winner (several winners in a draw each count, so these can add up to more than 1).  ``structure_differs``: the fraction of draws whose
     ``beats`` differs from the estimate's in at least one pair (a pair the estimate ties, or never
     saw, differs in every draw); ``flip_pairs``: the pairs most often reversed.  ``drivers``: per constant, the pairs whose gap ``|mu_ij - 1/2|`` is most
     strongly rank-correlated with the constant over the draws (Spearman's rho; negative: a
@@ -585,7 +597,7 @@ def bootstrap(
         Level of the intervals, in (0, 1).
     prior : float
         The posterior's ``a > 0`` (``Beta(W_ij + a, W_ji + a)``); default 1/2 (Jeffreys).
-    scheme : {"posterior", "resample"}
+    scheme : {"posterior", "resample", "bradley-terry"}
         The draw (:data:`SCHEMES`).
     names, tie_counts : optional
         Arm names and ties per pair, when ``data`` is a plain count table.
