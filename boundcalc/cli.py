@@ -641,9 +641,10 @@ def add_bootstrap_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         default=None,
         help="draw N matrices from the data (per pair mu_ij ~ Beta(W_ij + A, W_ji + A)), recompute the"
-        " constants on each, and report per constant the value, median and interval, the"
-        " probability of each Copeland winner, how often the structure differs, and the pairs"
-        " whose gaps drive the spread",
+        " constants on each, and report per constant the value, median and interval (and the draws"
+        " without a value), the winner probabilities (co-winners share a draw; they sum to 1) and"
+        " P(a Copeland winner), how often the structure differs, and the pairs whose gaps drive the"
+        " spread; with --model bradley-terry every pair's battles are resampled and the model refitted",
     )
     g.add_argument(
         "--seed",
