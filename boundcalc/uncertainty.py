@@ -637,7 +637,8 @@ def bootstrap(
             lab = names if names is not None else list(range(K))
             raise ValueError(
                 f"the resample scheme needs duels of every pair; ({lab[i]}, {lab[j]}) and"
-                f" {never.size - 1} more were never compared (use scheme='posterior')"
+                f" {never.size - 1} more were never compared (use scheme='posterior' or 'bradley-terry';"
+                " CLI: without --resample, or --model bradley-terry)"
             )
         if np.any(n != np.round(n)):
             raise ValueError(f"the {scheme} scheme needs whole numbers of duels per pair (W_ij + W_ji)")
