@@ -150,11 +150,16 @@ class BradleyTerryFit:
         return int(i) if self.names is None else self.names[int(i)]
 
     def matrix(self, **kwargs: Any) -> Any:
-        """The fitted ``mu`` as a :class:`~boundcalc.PreferenceMatrix` with the arms' names (and
-        this fit as its ``bradley_terry`` attribute); ``kwargs`` go to its constructor."""
+        """The fitted ``mu`` as a :class:`~boundcalc.PreferenceMatrix` with the arms' names, the
+        counts fitted as its ``counts`` (the duels so far, e.g. for :func:`boundcalc.plan.plan`) and
+        this fit as its ``bradley_terry`` attribute; ``kwargs`` go to its constructor."""
         from .matrix import PreferenceMatrix
 
         pm = PreferenceMatrix(self.mu, names=self.names, **kwargs)
+        if self.counts.shape == (self.K, self.K):
+            counts = self.counts.copy()
+            counts.setflags(write=False)
+            pm.counts = counts
         pm.bradley_terry = self  # type: ignore[attr-defined]
         return pm
 

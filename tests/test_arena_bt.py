@@ -511,3 +511,13 @@ def test_cli_layout_arena_with_other_column_names(tmp_path, capsys):
     assert main(argv) == 2 and "--layout arena" in capsys.readouterr().err
     assert main(argv + ["--layout", "arena"]) == 0
     assert json.loads(capsys.readouterr().out)["names"] == ["p", "q", "r"]
+
+
+def test_plan_under_the_model_counts_the_duels_so_far(capsys):
+    assert main(["bounds", "--duels", "arena-sim", "--model", "bradley-terry", "--plan", "--json"]) == 0
+    rows = {tuple(r["pair"]): r for r in json.loads(capsys.readouterr().out)["plan"]["rows"]}
+    from boundcalc.datasets import duel_log_path
+
+    log = read_duels(duel_log_path("arena-sim"))
+    i, j = log.names.index("aurora-70b"), log.names.index("fjord-70b")
+    assert rows[("aurora-70b", "fjord-70b")]["duels"] == log.pair_counts[i, j]
