@@ -32,7 +32,17 @@ Coverage (``--part coverage``)
     interval contains the true constant, with its binomial standard error.  Writes
     ``benchmarks/results/bootstrap_coverage.json``.
 
-    python3 benchmarks/bootstrap.py [--part timing|profile|coverage|all] [--workers 2] [--logs 200]
+Bradley-Terry at leaderboard scale (``--part bradley-terry``)
+    A sparse 300-arm comparison graph (each arm dueled against 10 others drawn at random, 50
+    duels per pair, Bradley-Terry strengths evenly spaced in [-2, 2] plus N(0, 0.2) noise; seed
+    0) bootstrapped under the model (``scheme="bradley-terry"``: every pair's battles resampled,
+    the MLE refitted, 000's lower bound and ECW on each draw) with ``--bt-draws`` (default 200)
+    draws, in-process and on a local Dask cluster of ``--workers`` processes; the same rows from
+    both.  BLAS runs one thread per process (``OPENBLAS_NUM_THREADS=1``, set by this part before
+    numpy loads it in the workers): on a shared two-core machine a threaded BLAS spins and a
+    300 x 300 solve takes 100 times longer.  Writes ``benchmarks/results/bootstrap_bt300.json``.
+
+    python3 benchmarks/bootstrap.py [--part timing|profile|coverage|bradley-terry|all] [--workers 2] [--logs 200]
 """
 
 from __future__ import annotations
@@ -46,7 +56,11 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
+if "--part" in sys.argv and "bradley-terry" in sys.argv:  # one BLAS thread per process (module text)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 import boundcalc
 from boundcalc.datasets import load_example
@@ -307,9 +321,62 @@ def coverage(logs: int, draws: int) -> dict:
     return {"matrix": TRUE4.tolist(), "scheme": "posterior, Beta(W_ij + 1/2, W_ji + 1/2)", "settings": out}
 
 
+def bt_counts(K: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A sparse Bradley-Terry log's counts (the part's text): ``(W, strengths)``."""
+    s = np.linspace(2, -2, K) + rng.normal(0, 0.2, K)
+    W = np.zeros((K, K))
+    for i in range(K):
+        for d in rng.choice(np.arange(1, K), 10, replace=False):
+            j = (i + d) % K
+            w = rng.binomial(50, 1 / (1 + np.exp(s[j] - s[i])))
+            W[i, j] += w
+            W[j, i] += 50 - w
+    return W, s
+
+
+def bradley_terry_timing(workers: int, draws: int, K: int = 300) -> dict:
+    W, _ = bt_counts(K, np.random.default_rng(0))
+    T = np.zeros_like(W)
+    kw = dict(seed=0, keys=["lower_bound", "ecw"], scheme="bradley-terry", tie_counts=T, progress=False)
+    c0, w0 = time.process_time(), time.perf_counter()
+    local = bootstrap(W, draws, workers=0, **kw)
+    cpu, wall_local = time.process_time() - c0, time.perf_counter() - w0
+    load_local = os.getloadavg()
+    w0 = time.perf_counter()
+    dask = bootstrap(W, draws, workers=workers, **kw)
+    wall = time.perf_counter() - w0
+    rep = {
+        "K": K,
+        "pairs_met": int(np.count_nonzero(np.triu(W + W.T, 1))),
+        "duels": float(W.sum()),
+        "draws": draws,
+        "scheme": "bradley-terry (every pair's battles resampled, the MLE refitted)",
+        "cpu_seconds_in_process": cpu,
+        "wall_seconds_in_process": wall_local,
+        "load_average_in_process": load_local,
+        "workers": workers,
+        "wall_seconds_dask": wall,
+        "seconds_cluster": dask.stats["seconds_cluster"],
+        "load_average_dask": os.getloadavg(),
+        "undefined_draws": local.stats["tied_draws"],
+        "same_rows": same_rows(local.rows, dask.rows),
+        "interval": {k: local.constant(k)["interval"] for k in ("lower_bound", "ecw")},
+        "value": {k: local.constant(k)["value"] for k in ("lower_bound", "ecw")},
+        "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
+    }
+    print(
+        table(
+            ["K", "draws", "in-process CPU s", "in-process wall s", f"Dask wall s ({workers} workers)", "same rows"],
+            [(K, draws, f"{cpu:.1f}", f"{wall_local:.1f}", f"{wall:.1f}", rep["same_rows"])],
+        )
+    )
+    return rep
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=["timing", "coverage", "profile", "all"], default="all")
+    ap.add_argument("--part", choices=["timing", "coverage", "profile", "bradley-terry", "all"], default="all")
+    ap.add_argument("--bt-draws", type=int, default=200, help="draws of the Bradley-Terry part (default 200)")
     ap.add_argument("--profile-draws", type=int, default=12, help="draws per setting in the profile part")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--logs", type=int, default=200, help="simulated logs per coverage setting (default 200)")
@@ -331,6 +398,10 @@ def main(argv=None) -> int:
         rep = dict(meta, **profile(a.profile_draws))
         (RESULTS / "bootstrap_profile.json").write_text(json.dumps(rep, indent=1) + "\n")
         print(f"wrote {RESULTS / 'bootstrap_profile.json'}")
+    if a.part in ("bradley-terry", "all"):
+        rep = dict(meta, **bradley_terry_timing(a.workers, a.bt_draws))
+        (RESULTS / "bootstrap_bt300.json").write_text(json.dumps(rep, indent=1) + "\n")
+        print(f"wrote {RESULTS / 'bootstrap_bt300.json'}")
     if a.part in ("coverage", "all"):
         rep = dict(meta, **coverage(a.logs, a.cov_draws))
         (RESULTS / "bootstrap_coverage.json").write_text(json.dumps(rep, indent=1) + "\n")

@@ -169,6 +169,19 @@ def _float_option(
     return conv
 
 
+def _prior_option(text: str) -> str | float:
+    """``--prior``: the word ``half`` (pairs never compared filled with 1/2) or the Beta prior's A > 0."""
+    if text.strip().lower() == "half":
+        return "half"
+    try:
+        return _float_option(0.0, low_open=True)(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"must be 'half' (fill pairs never compared with 1/2) or a number > 0 (the bootstrap's Beta"
+            f" prior A); got {_short(text)}"
+        ) from None
+
+
 def _tie_epsilon(text: str) -> float:
     try:
         eps = float(text)
@@ -475,6 +488,39 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="arm names in index order: of --counts, or the order of --duels' arms (default: sorted)",
     )
+    g.add_argument(
+        "--layout",
+        choices=("auto", "duels", "arena"),
+        default="auto",
+        help="how --duels names the winner: auto (default: arena when the header has model_a, model_b, winner),"
+        " duels (the winner column holds the winning arm, empty for a tie), arena (it holds model_a, model_b,"
+        " tie or tie (bothbad); with --columns for other column names)",
+    )
+    g.add_argument(
+        "--ties",
+        choices=("half", "drop"),
+        default="half",
+        help="how a tied duel of --duels counts: half a win to each arm (default) or not at all",
+    )
+    g.add_argument(
+        "--prior",
+        type=_prior_option,
+        default=None,
+        metavar="half|A",
+        help="half: pairs never compared are filled with mu = 1/2 (said on stderr; a constant is undefined at an"
+        " exact 1/2, so give --break-ties EPS or --bootstrap N too); a number A > 0: with --bootstrap, the Beta"
+        " prior Beta(A, A) of every pair (default 1/2, Jeffreys)",
+    )
+    from .bradley_terry import MODELS
+
+    g.add_argument(
+        "--model",
+        choices=MODELS,
+        default="empirical",
+        help="empirical: mu_ij = W_ij / (W_ij + W_ji) (default; every pair must have met); bradley-terry: the"
+        " maximum-likelihood Bradley-Terry fit, mu_ij = sigma(s_i - s_j), which fills pairs that never met"
+        " (strengths and standard errors reported; with --bootstrap the battles are resampled and refitted)",
+    )
 
 
 def read_data(args: argparse.Namespace) -> PreferenceMatrix | None:
@@ -488,16 +534,55 @@ def read_data(args: argparse.Namespace) -> PreferenceMatrix | None:
         for opt in ("columns", "names"):
             if getattr(args, opt, None):
                 raise InputError(f"--{opt} applies to comparison data: give --counts FILE or --duels FILE")
+        for opt, default in (("model", "empirical"), ("ties", "half"), ("prior", None), ("layout", "auto")):
+            if getattr(args, opt, default) != default:
+                raise InputError(f"--{opt} applies to comparison data: give --counts FILE or --duels FILE")
         return None
+    if isinstance(getattr(args, "prior", None), float) and not getattr(args, "bootstrap", None):
+        raise InputError(
+            "--prior A (a number) is the Beta prior of --bootstrap N; without it, --prior half fills pairs never"
+            " compared with 1/2"
+        )
     if args.path or args.example:
         raise InputError("give a matrix (PATH or --example) or comparison data (--counts / --duels), not both")
     kw = {"ties": "break", "tie_epsilon": args.break_ties} if args.break_ties is not None else {}
     W, names, T = read_data_counts(args)
     try:
-        return matrix_from_counts(PreferenceMatrix, W, names, tie_counts=T, name=Path(source).stem, source=source, **kw)
+        if getattr(args, "model", "empirical") == "bradley-terry":
+            return fit_data_model(W, names, source).matrix(name=Path(source).stem, **kw)
+        unseen = "half" if getattr(args, "prior", None) == "half" else "raise"
+        if unseen == "half":
+            _note_unseen(W, names)
+        return matrix_from_counts(
+            PreferenceMatrix, W, names, tie_counts=T, name=Path(source).stem, source=source, unseen=unseen, **kw
+        )
     except PreferenceMatrixError as exc:
         msg = str(exc)
         raise InputError(msg if msg.startswith(str(source)) else f"{source}: {msg}") from None
+
+
+def fit_data_model(W: np.ndarray, names: Sequence[Any] | None, source: str) -> Any:
+    """``--model bradley-terry``: the maximum-likelihood fit (:mod:`boundcalc.bradley_terry`)."""
+    from .bradley_terry import fit_bradley_terry
+
+    try:
+        return fit_bradley_terry(W, names, source=str(source))
+    except PreferenceMatrixError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _note_unseen(W: np.ndarray, names: Sequence[Any] | None) -> None:
+    """``--prior half``: say which pairs never met and are filled with 1/2."""
+    iu = np.triu_indices(W.shape[0], 1)
+    never = np.flatnonzero((W + W.T)[iu] == 0)
+    if never.size:
+        i, j = int(iu[0][never[0]]), int(iu[1][never[0]])
+        lab = (lambda k: names[k]) if names is not None else (lambda k: k)
+        print(
+            f"boundcalc: note: {never.size} pair(s) never compared, e.g. ({lab(i)}, {lab(j)}), are filled with"
+            " mu = 1/2 (--prior half); a constant is undefined where a pair is exactly 1/2",
+            file=sys.stderr,
+        )
 
 
 def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None, np.ndarray | None]:
@@ -515,6 +600,9 @@ def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None
         if counts:
             if args.columns:
                 raise InputError("--columns applies to --duels (a log), not to --counts")
+            for opt, default in (("ties", "half"), ("layout", "auto")):
+                if getattr(args, opt, default) != default:
+                    raise InputError(f"--{opt} applies to --duels (a log of duels), not to --counts")
             if counts == "-":
                 raise InputError("--counts reads a file, not stdin")
             W, file_names = read_counts(counts, key=args.key)
@@ -522,12 +610,20 @@ def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None
         cols = [c.strip() for c in (args.columns or "a,b,winner").split(",")]
         if len(cols) != 3 or not all(cols):
             raise InputError(f"--columns {args.columns!r}: give three column names A,B,WINNER")
+        kw: dict[str, Any] = {
+            "a": cols[0],
+            "b": cols[1],
+            "winner": cols[2],
+            "names": names,
+            "ties": getattr(args, "ties", "half"),
+            "format": None if getattr(args, "layout", "auto") == "auto" else args.layout,
+        }
         if not Path(source).exists() and source in DUEL_EXAMPLES:  # a bundled log by name (a file wins)
             from .datasets import duel_log_path
 
-            log = read_duels(duel_log_path(source), a=cols[0], b=cols[1], winner=cols[2], names=names)
+            log = read_duels(duel_log_path(source), **kw)
         else:  # the --duels FILE (no --counts here)
-            log = read_duels(source, a=cols[0], b=cols[1], winner=cols[2], names=names)
+            log = read_duels(source, **kw)
         return log.wins, log.names, log.tie_counts
     except (PreferenceMatrixError, DuelLogError) as exc:
         msg = str(exc)
@@ -545,9 +641,10 @@ def add_bootstrap_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         default=None,
         help="draw N matrices from the data (per pair mu_ij ~ Beta(W_ij + A, W_ji + A)), recompute the"
-        " constants on each, and report per constant the value, median and interval, the"
-        " probability of each Copeland winner, how often the structure differs, and the pairs"
-        " whose gaps drive the spread",
+        " constants on each, and report per constant the value, median and interval (and the draws"
+        " without a value), the winner probabilities (co-winners share a draw; they sum to 1) and"
+        " P(a Copeland winner), how often the structure differs, and the pairs whose gaps drive the"
+        " spread; with --model bradley-terry every pair's battles are resampled and the model refitted",
     )
     g.add_argument(
         "--seed",
@@ -562,13 +659,6 @@ def add_bootstrap_arguments(p: argparse.ArgumentParser) -> None:
         help="level of the equal-tailed intervals (default 0.95)",
     )
     g.add_argument(
-        "--prior",
-        type=_float_option(0.0, low_open=True),
-        default=0.5,
-        metavar="A",
-        help="the Beta prior's A (default 1/2, Jeffreys)",
-    )
-    g.add_argument(
         "--resample",
         action="store_true",
         help="resample every pair's duels with replacement instead of drawing from the posterior",
@@ -578,7 +668,7 @@ def add_bootstrap_arguments(p: argparse.ArgumentParser) -> None:
 
 def _cmd_bootstrap(args: argparse.Namespace, keys: list[str]) -> int:
     """``bounds`` / ``compare`` with ``--bootstrap N``: :func:`boundcalc.uncertainty.bootstrap`."""
-    from .uncertainty import bootstrap
+    from .uncertainty import DEFAULT_PRIOR, bootstrap
 
     if not (getattr(args, "counts", None) or getattr(args, "duels", None)):
         raise InputError(
@@ -599,8 +689,8 @@ def _cmd_bootstrap(args: argparse.Namespace, keys: list[str]) -> int:
             seed=args.seed,
             keys=keys,
             level=args.level,
-            prior=args.prior,
-            scheme="resample" if args.resample else "posterior",
+            prior=args.prior if isinstance(args.prior, float) else DEFAULT_PRIOR,
+            scheme=bootstrap_scheme(args, W, names, T),
             names=names,
             tie_counts=T,
             alpha=getattr(args, "alpha", 0.51),
@@ -639,6 +729,25 @@ def _cmd_bootstrap(args: argparse.Namespace, keys: list[str]) -> int:
     return EXIT_OK
 
 
+def bootstrap_scheme(args: argparse.Namespace, W: np.ndarray, names: Sequence[Any] | None, T: Any) -> str:
+    """The bootstrap's draw under ``--model`` / ``--resample``; pairs never compared are refused
+    without ``--model bradley-terry`` or ``--prior half`` (the posterior then draws them from the
+    prior), as they are without ``--bootstrap``."""
+    if getattr(args, "model", "empirical") == "bradley-terry":
+        return "bradley-terry"
+    if args.prior != "half":
+        try:
+            from .matrix import matrix_from_counts
+
+            matrix_from_counts(
+                PreferenceMatrix, W, names, ties="raise", unseen="raise", source=args.counts or args.duels
+            )
+        except PreferenceMatrixError as exc:
+            if "never compared" in str(exc):
+                raise InputError(str(exc)) from None
+    return "resample" if args.resample else "posterior"
+
+
 def _check_no_bootstrap_options(args: argparse.Namespace) -> None:
     """Options of --bootstrap given without it."""
     for opt, default in (
@@ -650,9 +759,9 @@ def _check_no_bootstrap_options(args: argparse.Namespace) -> None:
         ("workers", None),
         ("seed", 0),
         ("level", 0.95),
-        ("prior", 0.5),
+        ("prior", None),
     ):
-        if getattr(args, opt, default) not in (default,):
+        if getattr(args, opt, default) not in (default, "half" if opt == "prior" else default):
             raise InputError(f"--{opt.replace('_', '-')} applies to --bootstrap N")
 
 
@@ -697,6 +806,7 @@ def matrix_header(pm: PreferenceMatrix, verbose: bool = False) -> str:
         + f" (L(1) = {int(pm.L_sorted[0])}); "
         + (f"Condorcet winner {pm.label(cw)}" if cw is not None else "no Condorcet winner")
         + f"; smallest gap {pm.min_gap:.6g}\n"
+        + (fit.summary(None if verbose else 10) + "\n" if (fit := getattr(pm, "bradley_terry", None)) else "")
     )
 
 
@@ -761,6 +871,9 @@ def bounds_report(
         )
         for w in rep["per_winner"]:
             w["name"] = pm.label(w["winner"])
+    fit = getattr(pm, "bradley_terry", None)
+    if fit is not None:  # --model bradley-terry: the strengths the matrix comes from
+        rep["bradley_terry"] = fit.to_dict()
     return rep
 
 
@@ -1087,7 +1200,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         what = "failed" if r.message.startswith(("the value is not finite", "not computable")) else "solver failure"
         print(f"boundcalc: {what} on row {r.key}: {r.message}", file=sys.stderr)
     if args.json:
-        sys.stdout.write(cmp.to_json(indent=2) + "\n")
+        fit = getattr(pm, "bradley_terry", None)  # --model bradley-terry: the strengths beside the rows
+        extra = {"bradley_terry": fit.to_dict()} if fit is not None else {}
+        sys.stdout.write(json.dumps(to_jsonable({**cmp.to_dict(), **extra}), indent=2, allow_nan=False) + "\n")
         return status
     if args.csv:
         sys.stdout.write(cmp.to_csv())

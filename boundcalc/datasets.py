@@ -92,6 +92,11 @@ DUEL_EXAMPLES = {
         "4,000 duels (400 per pair, one in ten a tie) of five named MSLR rankers, simulated"
         " (seeded: scripts/make_example_duels.py) from the informational matrix",
     ),
+    "arena-sim": (
+        "arena_sim.csv",
+        "3,600 battles of twelve fictional models in the arena layout (model_a, model_b, winner), simulated"
+        " (seeded: scripts/make_arena_log.py) from Bradley-Terry strengths; many pairs never meet",
+    ),
 }
 
 

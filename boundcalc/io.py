@@ -59,6 +59,7 @@ from .errors import PreferenceMatrixError
 __all__ = [
     "decode_matrix_text",
     "parse_matrix_text",
+    "parse_count_table",
     "MAX_INPUT_BYTES",
     "MAX_ENTRIES",
     "MAX_JSON_DEPTH",
@@ -156,6 +157,78 @@ def parse_matrix_text(text: str | bytes, source: str = "<text>") -> np.ndarray:
     if not rows:
         raise PreferenceMatrixError(f"{source}: no numbers found (the text is empty or only comments)")
     return np.asarray(rows, dtype=float)
+
+
+def _number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def _cells(line: str) -> list[str]:
+    """A header's or row's cells: comma, semicolon or tab separated when the line has one (names
+    may hold spaces), else whitespace separated."""
+    body = line.split("#", 1)[0].strip()
+    for sep in (",", ";", "\t"):
+        if sep in body:
+            return [c.strip().strip('"') for c in body.split(sep)]
+    return body.split()
+
+
+def parse_count_table(text: str, source: str = "<text>") -> tuple[np.ndarray, tuple[str, ...] | None]:
+    """A text table of win counts with, optionally, a header row of arm names (and then,
+    optionally, each row led by its arm's name, the header's first cell a corner label or empty):
+    ``(W, names or None)``.  Without a header (the first line all numbers) it is
+    :func:`parse_matrix_text`'s matrix.
+
+    >>> W, names = parse_count_table("p,q\\n0,3\\n1,0\\n")
+    >>> W.tolist(), names
+    ([[0.0, 3.0], [1.0, 0.0]], ('p', 'q'))
+    >>> parse_count_table(",p,q\\np,0,3\\nq,1,0\\n")[1]
+    ('p', 'q')
+    """
+    text = text.removeprefix("\ufeff")
+    lines = _LINE.split(text)
+    first = next((k for k, x in enumerate(lines) if x.split("#", 1)[0].strip()), None)
+    if first is None:
+        raise PreferenceMatrixError(f"{source}: no numbers found (the text is empty or only comments)")
+    head = _cells(lines[first])
+    if all(_number(c) for c in head):
+        return parse_matrix_text(text, source), None
+    rows: list[list[float]] = []
+    labels: list[str] = []
+    for n in range(first + 1, len(lines)):
+        cells = _cells(lines[n])
+        if not cells or cells == [""]:
+            continue
+        if not _number(cells[0]) and len(cells) == len(head):  # the row's arm first
+            labels.append(cells[0])
+            cells = cells[1:]
+        try:
+            rows.append([float(c) for c in cells])
+        except ValueError:
+            bad = next(c for c in cells if not _number(c))
+            raise PreferenceMatrixError(f"{source}: line {n + 1}: {bad!r} is not a number of wins") from None
+    names = head[1:] if labels else head
+    K = len(names)
+    if any(not x for x in names) or len(set(names)) != K:
+        raise PreferenceMatrixError(
+            f"{source}: line {first + 1}: the header's arm names must be distinct and non-empty"
+        )
+    for k, row in enumerate(rows):
+        if len(row) != K:
+            raise PreferenceMatrixError(
+                f"{source}: a row has {_entries(len(row))}; the header names {K} arms (line {first + 1})"
+            )
+    if len(rows) != K:
+        raise PreferenceMatrixError(f"{source}: {len(rows)} rows of counts; the header names {K} arms")
+    if labels and labels != names:
+        raise PreferenceMatrixError(
+            f"{source}: the rows' arm names {labels[:5]} differ from the header's {names[:5]}; give them in one order"
+        )
+    return np.asarray(rows, dtype=float), tuple(names)
 
 
 #: Largest input read, in bytes (128 MiB: a K = 2048 text matrix of 20-character numbers is ~88 MB).

@@ -251,20 +251,23 @@ MAX_NAME_LENGTH = 200
 
 def check_arm_names(names: Sequence[Any] | None, K: int | None = None) -> tuple[str, ...] | None:
     """Validate arm names: ``K`` distinct, non-empty strings of at most :data:`MAX_NAME_LENGTH`
-    characters (other values are converted with ``str``); None stays None.
+    characters (other values are converted with ``str``), normalised to Unicode NFC (two
+    spellings of one name, NFC and NFD, are one name: refused as a repeat); None stays None.
 
     >>> check_arm_names(["a", 2])
     ('a', '2')
     >>> check_arm_names(["a", "a"])
     Traceback (most recent call last):
     ...
-    boundcalc.errors.PreferenceMatrixError: arm names repeat: 'a' (names must be distinct)
+    boundcalc.errors.PreferenceMatrixError: arm names repeat: 'a' (names must be distinct; Unicode NFC and NFD spellings are one name)
     """
     if names is None:
         return None
     if isinstance(names, (str, bytes)):
         raise PreferenceMatrixError(f"names must be a sequence of arm names, not one string {names!r}")
-    out = tuple(str(x) for x in names)
+    import unicodedata
+
+    out = tuple(unicodedata.normalize("NFC", str(x)) for x in names)
     if K is not None and len(out) != K:
         raise PreferenceMatrixError(f"{len(out)} names for {K} arms: give one name per arm")
     seen: set[str] = set()
@@ -274,7 +277,9 @@ def check_arm_names(names: Sequence[Any] | None, K: int | None = None) -> tuple[
         if len(x) > MAX_NAME_LENGTH:
             raise PreferenceMatrixError(f"arm name {x[:40]!r}... is longer than {MAX_NAME_LENGTH} characters")
         if x in seen:
-            raise PreferenceMatrixError(f"arm names repeat: {x!r} (names must be distinct)")
+            raise PreferenceMatrixError(
+                f"arm names repeat: {x!r} (names must be distinct; Unicode NFC and NFD spellings are one name)"
+            )
         seen.add(x)
     return out
 
@@ -387,13 +392,19 @@ def matrix_from_counts(
     name: str | None = None,
     tie_counts: Any = None,
     source: str = "counts",
+    unseen: str = "raise",
 ) -> PreferenceMatrix:
     """``mu_ij = W_ij / (W_ij + W_ji)`` as a ``cls`` (a :class:`~boundcalc.PreferenceMatrix`)
     with ``names``, ``counts = W`` and ``tie_counts``.
 
     Refuses, naming the arms and the remedies (module text), a pair never compared and a pair
     whose estimate is exactly 1/2, unless ``ties="break"``: then both become ``1/2 + tie_epsilon``
-    in favour of the lower-indexed arm (:class:`~boundcalc.PreferenceMatrix`'s rule).
+    in favour of the lower-indexed arm (:class:`~boundcalc.PreferenceMatrix`'s rule).  A pair never
+    compared is refused with the two remedies -- a Bradley-Terry fit that fills every pair
+    (:func:`boundcalc.bradley_terry.fit_bradley_terry`, CLI ``--model bradley-terry``) or
+    ``unseen="half"`` (CLI ``--prior half``), which fills such a pair with 1/2, an exact tie the
+    constants are undefined for, like an estimate of exactly 1/2 (``ties="break"`` or the bootstrap
+    then give them values).
 
     >>> pm = matrix_from_counts(PreferenceMatrix, [[0, 3], [3, 0]], ["p", "q"])
     Traceback (most recent call last):
@@ -402,20 +413,29 @@ def matrix_from_counts(
     """
     if ties not in ("raise", "break"):
         raise PreferenceMatrixError(f"ties must be 'raise' or 'break'; got {ties!r}")
+    if unseen not in ("raise", "half"):
+        raise PreferenceMatrixError(f"unseen must be 'raise' or 'half'; got {unseen!r}")
     a, names = check_counts(W, names, source=source)
     K = a.shape[0]
     n = a + a.T
     iu = np.triu_indices(K, 1)
     never = [(int(i), int(j)) for i, j in zip(*iu) if n[i, j] == 0]
-    if never and ties == "raise":
+    if never and unseen == "raise" and ties == "raise":
         raise PreferenceMatrixError(
             f"{source}: {len(never)} pair(s) never compared: {_pairs_text(never, names)}; mu has no estimate there."
-            " Remedies: " + _REMEDY.replace("moves it to", "treats such a pair as a tie, moved to")
+            " Remedies: a Bradley-Terry fit that fills every pair from the arms' strengths (CLI --model"
+            " bradley-terry; boundcalc.bradley_terry.fit_bradley_terry), or such pairs filled with 1/2"
+            " (CLI --prior half; unseen='half'), an exact tie: then " + _REMEDY
         )
     with np.errstate(invalid="ignore", divide="ignore"):
         mu = np.where(n > 0, a / np.where(n > 0, n, 1.0), 0.5)
     np.fill_diagonal(mu, 0.5)
     half = [(int(i), int(j)) for i, j in zip(*iu) if n[i, j] > 0 and a[i, j] == a[j, i]]
+    if never and ties == "raise":  # unseen="half": never compared, filled with 1/2
+        raise PreferenceMatrixError(
+            f"{source}: {len(never)} pair(s) never compared are filled with mu = 1/2 (--prior half):"
+            f" {_pairs_text(never, names)}; the constants are undefined there, as for an exact tie; {_REMEDY}"
+        )
     if half and ties == "raise":
         raise PreferenceMatrixError(
             f"{source}: the estimate of mu is exactly 1/2 for pair(s) {_pairs_text(half, names, a)}, which paper"
@@ -439,7 +459,8 @@ def matrix_from_counts(
 def read_counts(path: str | os.PathLike, key: str | None = None) -> tuple[np.ndarray, tuple | None]:
     """A table of win counts from a file: ``(W, names or None)``.
 
-    Text (whitespace/comma separated), ``.npy``, ``.npz`` (``key`` names the array) or JSON: a
+    Text (whitespace/comma separated; a header row of arm names is read as the names,
+    :func:`boundcalc.io.parse_count_table`), ``.npy``, ``.npz`` (``key`` names the array) or JSON: a
     list of rows, or an object with ``"counts"`` (or ``key``) and optionally ``"names"``.  The
     file size is bounded by :data:`MAX_COUNTS_BYTES`.
 
@@ -470,6 +491,13 @@ def read_counts(path: str | os.PathLike, key: str | None = None) -> tuple[np.nda
                 raise PreferenceMatrixError(f"{path}: JSON object without a 'counts' entry; keys are {sorted(obj)}")
             return np.asarray(obj[k], dtype=float), check_arm_names(obj.get("names"))
         return np.asarray(obj, dtype=float), None
+    if path.suffix.lower() not in (".npy", ".npz"):  # text: a header row of arm names is read
+        from .io import is_numpy_data, parse_count_table, read_bytes
+
+        data = read_bytes(path)
+        if not is_numpy_data(data[:8]):
+            W, names = parse_count_table(decode_matrix_text(data, str(path)), str(path))
+            return np.asarray(W, dtype=float), names
     return np.asarray(_load_array(path, key), dtype=float), None
 
 
@@ -605,6 +633,7 @@ class PreferenceMatrix:
         tie_epsilon: float = 1e-6,
         name: str | None = None,
         tie_counts: Any = None,
+        unseen: str = "raise",
     ) -> PreferenceMatrix:
         """The matrix estimated from win counts: ``mu_ij = W_ij / (W_ij + W_ji)``.
 
@@ -613,7 +642,9 @@ class PreferenceMatrix:
         nothing about ``mu``).  A pair never compared, or one whose estimate is exactly 1/2, is
         refused with a :class:`PreferenceMatrixError` naming the arms and the remedies:
         ``ties="break"`` (CLI ``--break-ties EPS``; a pair never compared then counts as a tie),
-        or :func:`boundcalc.uncertainty.bootstrap`, whose posterior draws are never exactly 1/2.  The result
+        or :func:`boundcalc.uncertainty.bootstrap`, whose posterior draws are never exactly 1/2; a pair
+        never compared also by a Bradley-Terry fit (:func:`boundcalc.bradley_terry.fit_bradley_terry`)
+        or ``unseen="half"`` (filled with 1/2, a tie as above: :func:`matrix_from_counts`).  The result
         keeps ``counts`` (and ``tie_counts``, ties per pair, when known) for the bootstrap.
         The counts are checked by :func:`check_counts` (square, finite, >= 0).
 
@@ -621,7 +652,9 @@ class PreferenceMatrix:
         >>> pm.mu[0].tolist(), pm.names, pm.label(1)
         ([0.5, 0.6, 0.75], ('x', 'y', 'z'), 'y')
         """
-        return matrix_from_counts(cls, W, names, ties=ties, tie_epsilon=tie_epsilon, name=name, tie_counts=tie_counts)
+        return matrix_from_counts(
+            cls, W, names, ties=ties, tie_epsilon=tie_epsilon, name=name, tie_counts=tie_counts, unseen=unseen
+        )
 
     @classmethod
     def from_duels(

@@ -79,7 +79,7 @@ class Plan(RichResult):
     meta: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return to_jsonable({"rows": self.rows, "totals": self.totals, "meta": self.meta})
+        return to_jsonable({"rows": self.rows, "totals": self.totals, "meta": self.meta, "note": CPE_FACTOR_NOTE})
 
     def to_frame(self) -> pd.DataFrame:
         """The rows as a :class:`pandas.DataFrame` (needs pandas)."""
@@ -132,9 +132,18 @@ class Plan(RichResult):
             f"totals: q* {f(t['lower_bound_q'], 6)} duels per ln T; 004 Theorem 4 {f(t['cpe_condorcet'], 6)},"
             f" H^C_ver {f(t['cpe_verify'], 6)} duels per ln(1/delta)"
         )
+        out.append(CPE_FACTOR_NOTE)
         for k, why in m.get("reasons", {}).items():
             out.append(f"{k}: {why}")
         return "\n".join(out)
+
+
+#: What 004's columns are: Theorems 4's and Sec. 4.3's expressions drop their constant factors,
+#: so they compare pairs and matrices, not duels to schedule.
+CPE_FACTOR_NOTE = (
+    "note: 004's columns (Theorem 4, H^C_ver) hold only up to a constant factor that 004 does not"
+    " state: they rank pairs and compare matrices; they are not numbers of duels to schedule"
+)
 
 
 def plan(

@@ -27,7 +27,14 @@ The draws (scheme, :data:`SCHEMES`)
     ``mu*_ij = (wins* + ties*/2) / n_ij``.  It needs integer duel counts and, for ties, their
     number (a :class:`~boundcalc.duels.DuelLog` or ``tie_counts``); a pair never compared is
     refused.  A resampled pair can be exactly 1/2: such a draw has no constants, is counted in
-    ``tied_draws`` and left out of the intervals (which then describe the untied draws).
+    ``tied_draws`` and in every constant's ``undefined``, and left out of the intervals (which then
+    describe the untied draws, and say how many were left out).
+    ``"bradley-terry"``: the nonparametric bootstrap under the Bradley-Terry model
+    (:mod:`boundcalc.bradley_terry`) -- every pair's battles resampled as above (each pair keeps
+    its ``n_ij``, so the comparison graph is the data's; pairs never compared stay unseen), the
+    maximum-likelihood fit refitted, and the draw ``mu*_ij = sigma(s*_i - s*_j)`` for every pair;
+    the point estimate is the fit of the data.  A resample without a finite MLE (an arm that never
+    won in it) has no constants and is counted like a tied draw.
 
 Seeds and reproducibility
     Draw ``r`` comes from ``numpy.random.default_rng(SeedSequence(seed, spawn_key=(r,)))``
@@ -47,10 +54,15 @@ The report
     Per constant: ``value`` (on the point estimate; None where it does not apply or the estimate
     has an exact tie), ``median`` and ``interval = [low, high]``, the ``(1 - level)/2`` and
     ``(1 + level)/2`` quantiles of the draws where the constant applies (``numpy.quantile``,
-    linear interpolation), ``level``, and ``n`` (those draws) -- where it applies in only some
-    draws, ``applies`` says in what fraction.  ``copeland_winners``: per arm, the fraction of
-    draws in which it is a Copeland winner (several winners in a draw each count, so the
-    fractions can add up to more than 1).  ``structure_differs``: the fraction of draws whose
+    linear interpolation; with infinite draws, the nearest order statistics), ``level``, and ``n``
+    (those draws) -- where it applies in only some draws, ``applies`` says in what fraction;
+    ``undefined`` counts the draws without a value (undefined draws, and draws where it does not
+    apply or failed) and ``infinite`` the infinite ones, and ``unbounded`` says that the interval's
+    upper end is infinite (then None in JSON, "unbounded" in text); ``meaning`` is one line on what
+    the constant bounds.  ``winner_probabilities``: per arm, its share of the draws' Copeland
+    winners -- a draw with ``c`` co-winners gives each ``1/c`` -- a distribution that sums to 1;
+    ``copeland_winner_probability``: per arm, the fraction of draws in which it is a Copeland
+    winner (several winners in a draw each count, so these can add up to more than 1).  ``structure_differs``: the fraction of draws whose
     ``beats`` differs from the estimate's in at least one pair (a pair the estimate ties, or never
     saw, differs in every draw); ``flip_pairs``: the pairs most often reversed.  ``drivers``: per constant, the pairs whose gap ``|mu_ij - 1/2|`` is most
     strongly rank-correlated with the constant over the draws (Spearman's rho; negative: a
@@ -86,6 +98,7 @@ from .registry import get_constant
 from .result import BoundResult, RichResult, to_jsonable
 from .runner.job import MAX_TASKS, Job, check_count, derive_seed, root_seed, run_job
 from .runner.store import same
+from .units import UNIT_DUELS, UNIT_HARDNESS
 
 if TYPE_CHECKING:
     from .lp.cutting import CopelandLPSolver
@@ -103,7 +116,7 @@ __all__ = [
 ]
 
 #: The draw schemes (module text).
-SCHEMES = ("posterior", "resample")
+SCHEMES = ("posterior", "resample", "bradley-terry")
 #: The Beta prior's ``a`` of the posterior scheme: Jeffreys' prior ``Beta(1/2, 1/2)``.
 DEFAULT_PRIOR = 0.5
 #: The default level of the intervals.
@@ -153,14 +166,37 @@ def draw_upper(
                 return x
             x[tie] = rng.beta(wij[tie] + prior, wji[tie] + prior)
         raise PreferenceMatrixError(f"draw {r}: {int(tie.sum())} pair(s) drawn at exactly 1/2 {_MAX_REDRAWS} times")
-    if scheme == "resample":
+    if scheme in ("resample", "bradley-terry"):
         n = wij + wji
         t = np.zeros_like(n) if tie_counts is None else np.asarray(tie_counts, float)[np.triu_indices(W.shape[0], 1)]
-        p = np.stack([wij - t / 2, t, wji - t / 2], axis=-1) / n[:, None]
-        k = rng.multinomial(n.astype(np.int64), np.clip(p, 0.0, 1.0))
-        x = (k[:, 0] + 0.5 * k[:, 1]) / n
+        met = n > 0
+        p = np.stack([wij - t / 2, t, wji - t / 2], axis=-1)[met] / n[met, None]
+        k = rng.multinomial(n[met].astype(np.int64), np.clip(p, 0.0, 1.0))
+        won = k[:, 0] + 0.5 * k[:, 1]
+        if scheme == "resample":
+            x = won / n[met]
+        else:  # the battles resampled within each pair, the Bradley-Terry MLE refitted
+            x = _refit_bradley_terry(W.shape[0], met, won, n[met] - won)
+            if x is None:
+                return None
         return None if np.any(np.abs(x - 0.5) <= TIE_ATOL) else x
     raise ValueError(f"unknown scheme {scheme!r}; choose one of {SCHEMES}")
+
+
+def _refit_bradley_terry(K: int, met: np.ndarray, won: np.ndarray, lost: np.ndarray) -> np.ndarray | None:
+    """The upper triangle of the Bradley-Terry fit of resampled counts, or None where its MLE does
+    not exist (an arm, or a set of arms, that never won in the resample)."""
+    from .bradley_terry import fit_bradley_terry
+
+    iu = np.triu_indices(K, 1)
+    Wd = np.zeros((K, K))
+    Wd[iu[0][met], iu[1][met]] = won
+    Wd[iu[1][met], iu[0][met]] = lost
+    try:
+        fit = fit_bradley_terry(Wd, source="draw")
+    except PreferenceMatrixError:
+        return None
+    return fit.mu[iu]
 
 
 def draw_matrix(
@@ -290,7 +326,9 @@ class BootstrapResult(RichResult):
         ``level``, ``n`` (draws where it applies), ``applies`` (that fraction of the untied draws),
         ``reason`` (why ``value`` is None, if it is).
     winner_probability : dict
-        Arm (name, or index) -> fraction of the draws in which it is a Copeland winner.
+        Arm (name, or index) -> fraction of the draws in which it is a Copeland winner (also
+        :attr:`copeland_winner_probability`; with several co-winners in a draw each counts, so the
+        values can add up to more than 1).
     structure_differs : float or None
         Fraction of draws whose who-beats-whom differs from the estimate's in some pair (None when
         every draw had a pair at exactly 1/2; ``winner_probability``'s values are then None too).
@@ -304,6 +342,9 @@ class BootstrapResult(RichResult):
         The run's header (data SHA-256, scheme, prior, seed, keys, draws, level, names) and its figures.
     rows : list of dict
         One per draw (the row file's rows).
+    winner_probabilities : dict
+        Arm -> its share of the draws' Copeland winners: a draw with ``c`` co-winners gives each
+        ``1/c``, so the values form a distribution over the arms and sum to 1.
     """
 
     constants: list
@@ -314,6 +355,12 @@ class BootstrapResult(RichResult):
     meta: dict
     stats: dict = field(default_factory=dict)
     rows: list = field(default_factory=list)
+    winner_probabilities: dict = field(default_factory=dict)
+
+    @property
+    def copeland_winner_probability(self) -> dict:
+        """Arm -> P(it is a Copeland winner) over the draws (:attr:`winner_probability`)."""
+        return self.winner_probability
 
     def constant(self, key: str) -> dict:
         """One constant's entry, with ``low`` and ``high`` (the interval's ends) added."""
@@ -331,13 +378,16 @@ class BootstrapResult(RichResult):
         )
 
     def to_dict(self) -> dict:
-        """JSON-ready: ``constants`` (keys ``value``, ``median``, ``interval``, ``level``, ...),
-        ``copeland_winners`` (arm -> probability), ``structure_differs``, ``flip_pairs``, ``drivers``,
-        ``meta``, ``stats`` (not the rows: they are in the ``out`` file)."""
+        """JSON-ready: ``constants`` (keys ``meaning``, ``value``, ``median``, ``interval``,
+        ``unbounded``, ``level``, ``n``, ``infinite``, ``undefined``, ...), ``winner_probabilities``
+        (arm -> share of the winners, summing to 1), ``copeland_winner_probability`` (arm ->
+        P(a Copeland winner)), ``structure_differs``, ``flip_pairs``, ``drivers``, ``meta``,
+        ``stats`` (not the rows: they are in the ``out`` file)."""
         return to_jsonable(
             {
                 "constants": self.constants,
-                "copeland_winners": self.winner_probability,
+                "winner_probabilities": self.winner_probabilities,
+                "copeland_winner_probability": self.winner_probability,
                 "structure_differs": self.structure_differs,
                 "flip_pairs": self.flip_pairs,
                 "drivers": self.drivers,
@@ -361,9 +411,9 @@ class BootstrapResult(RichResult):
         m, st = self.meta, self.stats
         pct = f"{m['level']:.0%}" if (m["level"] * 100).is_integer() else f"{m['level']:g}"
         head = (
-            f"bootstrap: {m['draws']} draws ({m['scheme']}"
+            f"bootstrap: {m['draws']} draws ({_SCHEME_TEXT.get(m['scheme'], m['scheme'])}"
             + (f", prior Beta(W_ij + {m['prior']:g}, W_ji + {m['prior']:g})" if m["scheme"] == "posterior" else "")
-            + f"), seed {m['seed']}; {st.get('tied_draws', 0)} draws tied, {st.get('errors', 0)} failed;"
+            + f"), seed {m['seed']}; {st.get('tied_draws', 0)} draws undefined, {st.get('errors', 0)} failed;"
             f" {st.get('seconds', 0):.1f} s ({st.get('backend', 'in-process')})\n"
         )
         rows = [
@@ -371,24 +421,32 @@ class BootstrapResult(RichResult):
                 c["key"],
                 _fmt(c["value"]),
                 _fmt(c["median"]),
-                "-" if not c["interval"] else f"[{_fmt(c['interval'][0])}, {_fmt(c['interval'][1])}]",
-                f"{c['applies']:.0%}" if c["applies"] is not None else "-",
+                _interval_text(c),
+                f"{c.get('undefined', 0)}" + (f" (+{c['infinite']} inf)" if c.get("infinite") else ""),
                 c["unit"],
             )
             for c in self.constants
         ]
-        out = [head, format_table(["constant", "value", "median", f"{pct} interval", "applies", "unit"], rows)]
+        out = [
+            head,
+            format_table(["constant", "value", "median", f"{pct} interval", "draws without a value", "unit"], rows),
+        ]
+        out.append("\n".join(f"  {c['key']}: {c.get('meaning', '')}" for c in self.constants))
         if self.structure_differs is None:  # no untied draw: no winner probabilities either
             out.append(
                 "\nevery resampled draw had a pair at exactly 1/2: no winner probabilities, no structure changes"
             )
         else:
-            wp = sorted(self.winner_probability.items(), key=lambda kv: -kv[1])
-            out.append(
-                "\nP(Copeland winner): "
-                + ", ".join(f"{a} {p:.3g}" for a, p in wp[:8] if p > 0)
-                + (" ..." if sum(1 for _, p in wp if p > 0) > 8 else "")
-            )
+            for title, probs in (
+                ("\nwinner probabilities (co-winners of a draw share it equally; sum 1)", self.winner_probabilities),
+                ("P(a Copeland winner) (co-winners each count)", self.winner_probability),
+            ):
+                wp = sorted(probs.items(), key=lambda kv: -kv[1])
+                out.append(
+                    f"{title}: "
+                    + ", ".join(f"{a} {p:.3g}" for a, p in wp[:8] if p > 0)
+                    + (" ..." if sum(1 for _, p in wp if p > 0) > 8 else "")
+                )
             out.append(
                 f"structure (who beats whom) differs from the estimate's in {self.structure_differs:.1%} of the draws"
             )
@@ -414,6 +472,21 @@ class BootstrapResult(RichResult):
         return "\n".join(out)
 
 
+#: How the report names each draw scheme.
+_SCHEME_TEXT = {
+    "posterior": "posterior",
+    "resample": "resample: every pair's duels resampled",
+    "bradley-terry": "Bradley-Terry, nonparametric: every pair's battles resampled, the MLE refitted",
+}
+
+
+def _interval_text(c: dict) -> str:
+    if not c["interval"]:
+        return "-"
+    lo, hi = c["interval"]
+    return f"[{_fmt(lo)}, {'unbounded' if hi is None else _fmt(hi)}" + (")" if hi is None else "]")
+
+
 def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.5g}"
 
@@ -424,7 +497,7 @@ def _pair(p: Sequence[Any]) -> str:
 
 # ----------------------------------------------------------------------------- the run
 def _data(
-    data: Any, names: Sequence[Any] | None, tie_counts: Any
+    data: Any, names: Sequence[Any] | None, tie_counts: Any, scheme: str = "posterior"
 ) -> tuple[np.ndarray, Any, Any, PreferenceMatrix | None, str | None]:
     """``(W, tie_counts, names, point matrix or None, why no point)`` from the accepted inputs."""
     from .duels import DuelLog
@@ -445,6 +518,14 @@ def _data(
     else:
         W, T = data, tie_counts
     W, names = check_counts(W, names)
+    if scheme == "bradley-terry":  # the point is the fit; no fit (disconnected, no MLE): refused at once
+        from .bradley_terry import fit_bradley_terry
+
+        fit = fit_bradley_terry(W, names)
+        try:
+            return W, T, names, fit.matrix(), None
+        except PreferenceMatrixError as exc:  # equal strengths: a tie
+            return W, T, names, None, str(exc)
     try:
         point = matrix_from_counts(PreferenceMatrix, W, names)
         why = None
@@ -516,7 +597,7 @@ def bootstrap(
         Level of the intervals, in (0, 1).
     prior : float
         The posterior's ``a > 0`` (``Beta(W_ij + a, W_ji + a)``); default 1/2 (Jeffreys).
-    scheme : {"posterior", "resample"}
+    scheme : {"posterior", "resample", "bradley-terry"}
         The draw (:data:`SCHEMES`).
     names, tie_counts : optional
         Arm names and ties per pair, when ``data`` is a plain count table.
@@ -533,13 +614,13 @@ def bootstrap(
     BootstrapResult
     """
     t_start = time.perf_counter()
-    W, T, names, point, why = _data(data, names, tie_counts)
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown scheme {scheme!r}; choose one of {SCHEMES}")
+    W, T, names, point, why = _data(data, names, tie_counts, scheme)
     K = W.shape[0]
     alpha, beta, keys, _ = check_options(alpha=alpha, beta=beta, keys=list(DEFAULT_KEYS) if keys is None else keys)
     draws = check_count(draws, "draws", low=1, high=MAX_TASKS)
     seed = root_seed(seed)
-    if scheme not in SCHEMES:
-        raise ValueError(f"unknown scheme {scheme!r}; choose one of {SCHEMES}")
     level = float(level)
     if not (0.0 < level < 1.0):
         raise ValueError(f"level must lie in (0, 1); got {level}")
@@ -549,20 +630,21 @@ def bootstrap(
     top = check_count(top, "top", low=0)
     iu = np.triu_indices(K, 1)
     n = (W + W.T)[iu]
-    if scheme == "resample":
-        never = np.flatnonzero(n == 0)
+    if scheme in ("resample", "bradley-terry"):
+        never = np.flatnonzero(n == 0) if scheme == "resample" else np.zeros(0, dtype=np.int64)
         if never.size:
             i, j = iu[0][never[0]], iu[1][never[0]]
             lab = names if names is not None else list(range(K))
             raise ValueError(
                 f"the resample scheme needs duels of every pair; ({lab[i]}, {lab[j]}) and"
-                f" {never.size - 1} more were never compared (use scheme='posterior')"
+                f" {never.size - 1} more were never compared (use scheme='posterior' or 'bradley-terry';"
+                " CLI: without --resample, or --model bradley-terry)"
             )
         if np.any(n != np.round(n)):
-            raise ValueError("the resample scheme needs whole numbers of duels per pair (W_ij + W_ji)")
+            raise ValueError(f"the {scheme} scheme needs whole numbers of duels per pair (W_ij + W_ji)")
         if T is None and np.any(W != np.round(W)):
             raise ValueError(
-                "the resample scheme needs the number of ties of each pair (half wins in W):"
+                f"the {scheme} scheme needs the number of ties of each pair (half wins in W):"
                 " give tie_counts or a duel log"
             )
     names_list = None if names is None else list(names)
@@ -578,7 +660,9 @@ def bootstrap(
         "K": K,
         "names": names_list,
     }
-    point_sign = np.sign(W[iu] - W.T[iu])  # the estimate's direction of every pair (0: tied or never compared)
+    # the estimate's direction of every pair (0: tied or never compared); under the model, the fit's
+    point_mu = point.mu[iu] if scheme == "bradley-terry" and point is not None else None
+    point_sign = np.sign(W[iu] - W.T[iu]) if point_mu is None else np.sign(point_mu - 0.5)
     shared = {
         "W": W,
         "T": None if T is None else np.asarray(T, float),
@@ -625,31 +709,16 @@ def bootstrap(
 
     untied = [r for r in rows_l if not r.get("tied")]
     q_lo, q_hi = (1 - level) / 2, (1 + level) / 2
-    constants = []
-    for k in keys:
-        v = np.array([r["values"][k] for r in untied if r["values"].get(k) is not None], dtype=float)
-        entry = {
-            "key": k,
-            "unit": get_constant(k).unit,
-            "value": point_vals.get(k),
-            "median": None,
-            "interval": None,
-            "level": level,
-            "n": int(v.size),
-            "applies": (v.size / len(untied)) if untied else None,
-        }
-        if v.size:
-            entry["median"] = float(np.median(v))
-            entry["interval"] = [float(np.quantile(v, q_lo)), float(np.quantile(v, q_hi))]
-        if k in reasons:
-            entry["reason"] = reasons[k]
-        constants.append(entry)
+    constants = [_constant_entry(k, untied, len(rows_l), point_vals.get(k), reasons.get(k), level) for k in keys]
 
     lab = (lambda i: names_list[i]) if names_list is not None else (lambda i: int(i))
     counts = np.zeros(K)
+    shares = np.zeros(K)
     for r in untied:
         counts[r["winners"]] += 1
+        shares[r["winners"]] += 1.0 / len(r["winners"])  # co-winners split the draw equally
     winner_probability = {lab(i): float(counts[i] / len(untied)) if untied else None for i in range(K)}
+    winner_probabilities = {lab(i): float(shares[i] / len(untied)) if untied else None for i in range(K)}
     structure_differs = float(np.mean([r["flips"] > 0 for r in untied])) if untied else None
 
     # pairs: redraw the matrices (deterministic) for flips and the gap drivers
@@ -659,13 +728,13 @@ def bootstrap(
         used = untied[:MAX_PAIR_DRAWS]  # bounded memory: draws x pairs floats
         X = np.array([draw_upper(W, r["index"], seed, scheme=scheme, prior=prior, tie_counts=T) for r in used])
         flip = (np.sign(X - 0.5) != point_sign[None, :]).mean(axis=0)
-        pup = (W[iu] + 0.0) / np.where(n > 0, n, 1.0)
+        pup = (W[iu] + 0.0) / np.where(n > 0, n, 1.0) if point_mu is None else point_mu
         for p in np.argsort(-flip, kind="stable")[:top]:
             if flip[p] > 0:
                 flip_pairs.append(
                     {
                         "pair": [lab(iu[0][p]), lab(iu[1][p])],
-                        "point": float(pup[p]) if n[p] else None,
+                        "point": float(pup[p]) if n[p] or point_mu is not None else None,
                         "flip_probability": float(flip[p]),
                     }
                 )
@@ -694,9 +763,14 @@ def bootstrap(
     tied = len(rows_l) - len(untied)
     notes = []
     if tied:
+        why_tied = (
+            "a pair at exactly 1/2 or no Bradley-Terry MLE (an arm that never won in the resample)"
+            if scheme == "bradley-terry"
+            else "a pair at exactly 1/2"
+        )
         notes.append(
-            f"note: {tied} of {len(rows_l)} resampled draws had a pair at exactly 1/2 and no constants;"
-            " the intervals are over the others"
+            f"note: {tied} of {len(rows_l)} draws are undefined ({why_tied}): every constant is undefined"
+            " there; they are counted in each row's 'undefined' and left out of its interval"
         )
     stats = {
         "draws": len(rows_l),
@@ -714,4 +788,69 @@ def bootstrap(
         "notes": notes,
     }
     meta = dict(meta, draws=draws, level=level)
-    return BootstrapResult(constants, winner_probability, structure_differs, flip_pairs, drivers, meta, stats, rows_l)
+    return BootstrapResult(
+        constants,
+        winner_probability,
+        structure_differs,
+        flip_pairs,
+        drivers,
+        meta,
+        stats,
+        rows_l,
+        winner_probabilities=winner_probabilities,
+    )
+
+
+def constant_meaning(key: str) -> str:
+    """One line saying what constant ``key`` is: which bound, on what, from which paper."""
+    spec = get_constant(key)
+    if spec.unit == UNIT_HARDNESS:
+        return f"a hardness: the bound it enters holds only up to an unknown constant factor ({spec.source})"
+    if spec.unit == UNIT_DUELS:
+        return f"duels to identify the winner, up to a constant factor ({spec.source})"
+    per = "ln ln T" if "ln ln T" in spec.unit else "ln T"
+    if key in _LOWER_BOUNDS:
+        return f"a lower bound: every consistent policy's expected regret is at least this x {per} ({spec.source})"
+    return f"an upper bound: the policy's expected regret is at most this x {per}, asymptotically ({spec.source})"
+
+
+#: The constants that bound every consistent policy's regret from below (the rest bound a policy's
+#: regret from above, or are hardnesses).
+_LOWER_BOUNDS = ("lower_bound", "rmed_lb")
+
+
+def _constant_entry(
+    key: str, untied: list[dict], n_draws: int, value: float | None, reason: str | None, level: float
+) -> dict:
+    """One constant's row: point value, median and interval over the draws with a finite or
+    infinite value, and the draws without one counted (``undefined``: the draw is undefined, or the
+    constant does not apply or failed on it), never dropped silently."""
+    raw = [r["values"].get(key) for r in untied]
+    v = np.array([x for x in raw if x is not None], dtype=float)
+    n_inf = int(np.count_nonzero(~np.isfinite(v)))
+    v = np.where(np.isnan(v), np.inf, v)  # an undefined number is an unbounded constant
+    entry: dict[str, Any] = {
+        "key": key,
+        "unit": get_constant(key).unit,
+        "meaning": constant_meaning(key),
+        "value": value,
+        "median": None,
+        "interval": None,
+        "unbounded": False,
+        "level": level,
+        "n": int(v.size),
+        "infinite": n_inf,
+        "undefined": n_draws - int(v.size),
+        "applies": (sum(x is not None for x in raw) / len(untied)) if untied else None,
+    }
+    if v.size:
+        # with infinite draws, the order statistics themselves (no interpolation towards inf)
+        how = "linear" if not n_inf else "nearest"
+        lo, hi = np.quantile(v, [(1 - level) / 2, (1 + level) / 2], method=how)  # type: ignore[call-overload]
+        med = float(np.median(v))
+        entry["median"] = med if math.isfinite(med) else None
+        entry["interval"] = [float(lo) if math.isfinite(lo) else None, float(hi) if math.isfinite(hi) else None]
+        entry["unbounded"] = not math.isfinite(hi)
+    if reason is not None:
+        entry["reason"] = reason
+    return entry

@@ -20,7 +20,14 @@ PKG = Path(__file__).resolve().parents[1] / "boundcalc"
 LAYERS = [
     {"boundcalc.kernels"},  # the one compiled layer: imports nothing else of boundcalc
     {"boundcalc.units", "boundcalc._table", "boundcalc._highs", "boundcalc.result", "boundcalc.errors", "boundcalc.io"},
-    {"boundcalc.registry", "boundcalc.matrix", "boundcalc.datasets", "boundcalc.runner", "boundcalc.duels"},
+    {
+        "boundcalc.registry",
+        "boundcalc.matrix",
+        "boundcalc.datasets",
+        "boundcalc.runner",
+        "boundcalc.duels",
+        "boundcalc.bradley_terry",
+    },
     {"boundcalc.lp"},
     {"boundcalc.bounds", "boundcalc.cpe"},
     {"boundcalc.comparison", "boundcalc.policies"},

@@ -171,7 +171,7 @@ def test_cli_bootstrap_from_a_duel_log(tmp_path, capsys):
     c = {x["key"]: x for x in rep["constants"]}
     lib = bootstrap(PreferenceMatrix.from_duels(log), 40, seed=3, workers=0, progress=False)
     assert c["ecw"]["interval"] == lib.constant("ecw")["interval"] and c["ecw"]["level"] == 0.95
-    assert set(rep["copeland_winners"]) == {"x", "y", "z"} and len(out.read_text().splitlines()) == 41
+    assert set(rep["copeland_winner_probability"]) == {"x", "y", "z"} and len(out.read_text().splitlines()) == 41
     assert (
         main(
             [
@@ -191,7 +191,11 @@ def test_cli_bootstrap_from_a_duel_log(tmp_path, capsys):
         == 0
     )
     text = capsys.readouterr().out
-    assert "90% interval" in text and "savage_hardness" in text and "P(Copeland winner): x" in text
+    assert (
+        "90% interval" in text
+        and "savage_hardness" in text
+        and "P(a Copeland winner) (co-winners each count): x" in text
+    )
 
 
 def test_cli_bootstrap_refusals(capsys):
@@ -401,8 +405,11 @@ def test_installed_cli_bootstrap_is_seeded_resumable_and_named(tmp_path):
     args = ["compare", "--duels", "log.csv", "--keys", "lower_bound,ecw", "--workers", "0", "--json", "--seed", "4"]
     a = parse_json(run_cli(*args, "--bootstrap", "12", "--out", "rows.jsonl", cwd=tmp_path))
     again = parse_json(run_cli(*args, "--bootstrap", "12", cwd=tmp_path))
-    assert a["constants"] == again["constants"] and a["copeland_winners"] == again["copeland_winners"]
-    assert set(a["copeland_winners"]) == {"x", "y", "z"} and a["meta"]["names"] == ["x", "y", "z"]
+    assert (
+        a["constants"] == again["constants"]
+        and a["copeland_winner_probability"] == again["copeland_winner_probability"]
+    )
+    assert set(a["copeland_winner_probability"]) == {"x", "y", "z"} and a["meta"]["names"] == ["x", "y", "z"]
     first = (tmp_path / "rows.jsonl").read_text().splitlines()
     b = parse_json(run_cli(*args, "--bootstrap", "20", "--out", "rows.jsonl", cwd=tmp_path))
     assert b["stats"]["resumed"] == 12 and b["stats"]["computed"] == 8
