@@ -22,7 +22,7 @@ LAYERS = [
     {"boundcalc.units", "boundcalc._table", "boundcalc._highs", "boundcalc.result", "boundcalc.errors", "boundcalc.io"},
     {"boundcalc.registry", "boundcalc.matrix", "boundcalc.datasets", "boundcalc.runner", "boundcalc.duels"},
     {"boundcalc.lp"},
-    {"boundcalc.bounds", "boundcalc.cpe", "boundcalc.plot"},
+    {"boundcalc.bounds", "boundcalc.cpe", "boundcalc.plot", "boundcalc.identification.bound"},
     {"boundcalc.comparison", "boundcalc.policies"},
     {
         "boundcalc.batch",
@@ -31,6 +31,7 @@ LAYERS = [
         "boundcalc.uncertainty",
         "boundcalc.plan",
         "boundcalc.warmup",
+        "boundcalc.identification",
     },
     {"boundcalc", "boundcalc.cli", "boundcalc.__main__"},
 ]

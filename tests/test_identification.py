@@ -1,0 +1,143 @@
+"""The identification constant T*(mu) against an independent brute force (tests/identification_brute.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from builders import random_mu, tournament_pm
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from identification_brute import brute_identification, min_alternative_value
+
+import boundcalc
+from boundcalc import PreferenceMatrix
+from boundcalc.datasets import load_example
+from boundcalc.identification import identification_bound, kl_confidence
+
+
+def _cases(Ks, n, seed):
+    rng = np.random.default_rng(seed)
+    out = []
+    for K in Ks:
+        for t in range(n):
+            kind = ("plain", "near-tie", "condorcet", "cyclic")[t % 4]
+            if kind == "cyclic" and K % 2 == 0:
+                kind = "plain"
+            pm = tournament_pm(K, rng, kind)
+            out.append(pytest.param(pm, id=f"K{K}-{kind}-{t}"))
+    return out
+
+
+def _check_against_brute(pm: PreferenceMatrix, model: str) -> None:
+    res = identification_bound(pm, model)
+    T, per = brute_identification(pm.mu, model)
+    assert res.status == "ok"
+    assert res.value == pytest.approx(T, rel=1e-6)
+    assert set(res.per_winner) == set(per)
+    for a, v in per.items():
+        assert res.per_winner[a] == pytest.approx(v, rel=1e-6)
+    # the returned allocation attains the sup: min over the alternatives of w . price = 1 / T*
+    iu = np.triu_indices(pm.K, 1)
+    w = res.allocation[iu]
+    assert w.sum() == pytest.approx(1.0, abs=1e-12) and np.all(w >= 0)
+    assert np.array_equal(res.allocation, res.allocation.T)
+    assert min_alternative_value(pm.mu, res.winner, model, w) == pytest.approx(1.0 / T, rel=1e-6)
+
+
+@pytest.mark.parametrize("pm", _cases(range(3, 6), 8, 48))
+def test_copeland_model_equals_brute_force(pm):
+    _check_against_brute(pm, "copeland")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pm", _cases([6, 7], 4, 4848))
+def test_copeland_model_equals_brute_force_k6_k7(pm):
+    _check_against_brute(pm, "copeland")
+
+
+@pytest.mark.parametrize("K", [3, 4, 5, 6])
+@pytest.mark.parametrize("seed", range(3))
+def test_condorcet_model_equals_brute_force(K, seed):
+    rng = np.random.default_rng(1000 * K + seed)
+    pm = PreferenceMatrix(random_mu(K, rng, condorcet=True)).permute(rng.permutation(K))
+    _check_against_brute(pm, "condorcet")
+
+
+@pytest.mark.slow
+def test_condorcet_model_equals_brute_force_k7():
+    rng = np.random.default_rng(7)
+    pm = PreferenceMatrix(random_mu(7, rng, condorcet=True)).permute(rng.permutation(7))
+    _check_against_brute(pm, "condorcet")
+
+
+def test_multi_winner_takes_the_smallest_answer():
+    pm = load_example("mslr5-noncondorcet")  # three Copeland winners
+    res = identification_bound(pm)
+    assert len(res.per_winner) == 3
+    assert res.value == min(res.per_winner.values())
+    assert res.winner == min(res.per_winner, key=res.per_winner.get)
+    T, per = brute_identification(pm.mu, "copeland")
+    assert res.value == pytest.approx(T, rel=1e-6)
+
+
+def test_condorcet_refutes_on_the_most_informative_loss_not_the_winner():
+    # arm 2 loses to arm 0 (the winner) by 0.55 but to arm 1 by 0.95: it is refuted on (1, 2)
+    pm = PreferenceMatrix([[0.5, 0.6, 0.55], [0.4, 0.5, 0.95], [0.45, 0.05, 0.5]])
+    res = identification_bound(pm, "condorcet")
+    assert res.extra["refuted_on"] == {1: 0, 2: 1}
+    d = pm.structure.d
+    assert res.value == pytest.approx(1 / d[0, 1] + 1 / d[1, 2], rel=1e-12)
+    assert res.allocation[0, 2] == 0.0
+
+
+def test_table2_values():
+    r = identification_bound(load_example("table2"))
+    assert r.value == pytest.approx(78.57062014836232, rel=1e-9)
+    T, _ = brute_identification(load_example("table2").mu, "copeland")
+    assert r.value == pytest.approx(T, rel=1e-7)
+
+
+@settings(max_examples=25, deadline=None)
+@given(K=st.integers(3, 5), seed=st.integers(0, 2**32 - 1), perm_seed=st.integers(0, 2**32 - 1))
+def test_properties_condorcet_below_copeland_and_permutation(K, seed, perm_seed):
+    pm = PreferenceMatrix(random_mu(K, np.random.default_rng(seed), condorcet=True))
+    cop, con = identification_bound(pm), identification_bound(pm, "condorcet")
+    assert con.value <= cop.value * (1 + 1e-9)  # Alt(condorcet) is a subset of Alt(copeland)
+    perm = np.random.default_rng(perm_seed).permutation(K)
+    pp = pm.permute(perm)
+    for model in ("copeland", "condorcet"):
+        a, b = identification_bound(pm, model), identification_bound(pp, model)
+        assert b.value == pytest.approx(a.value, rel=1e-9)
+
+
+def test_rates_scale_with_a_uniform_cost():
+    # T* is homogeneous in the cost of a draw: regret c on every pair gives c T*
+    from boundcalc.lp.cutting import CopelandLPSolver
+
+    pm = load_example("mslr5-condorcet")
+    K = pm.K
+    base = identification_bound(pm).value
+    scaled = CopelandLPSolver().solve(pm, regret=3.0 * (np.ones((K, K)) - np.eye(K))).value
+    assert scaled == pytest.approx(3.0 * base, rel=1e-9)
+
+
+def test_bad_input_one_line_errors():
+    with pytest.raises(ValueError, match="needs a matrix with a Condorcet winner"):
+        identification_bound(load_example("mslr5-noncondorcet"), "condorcet")
+    with pytest.raises(ValueError, match="model must be one of"):
+        identification_bound(load_example("table2"), "borda")
+    with pytest.raises(ValueError, match="tie"):
+        identification_bound([[0.5, 0.5], [0.5, 0.5]])
+    for bad in (0.0, 1.0, -1, float("nan"), "x"):
+        with pytest.raises(ValueError, match="delta"):
+            kl_confidence(bad)
+
+
+def test_fast_at_136_arms():
+    import time
+
+    pm = load_example("mslr-informational")
+    t = time.process_time()
+    r = boundcalc.identification_bound(pm)
+    assert time.process_time() - t < 5.0
+    assert r.status == "ok" and r.certificate is not None and not r.certificate.problems()
