@@ -25,7 +25,7 @@ Two model classes (``docs/identification.md`` derives both):
 >>> from boundcalc.datasets import load_example
 >>> r = identification_bound(load_example("table2"), model="condorcet")
 >>> round(r.value, 4), r.winner, r.unit
-(52.3808, 0, 'duels per ln(1/delta)')
+(8.1508, 0, 'duels per ln(1/delta)')
 >>> round(identification_bound(load_example("table2")).value, 4)
 78.5706
 """
