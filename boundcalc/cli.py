@@ -1077,10 +1077,12 @@ def _add_bounds(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--plan-delta",
+        "--delta",
         type=_float_option(0.0, 1.0, low_open=True, high_open=True),
         metavar="D",
         default=None,
-        help="with --plan: also the duels of 004's Theorem 4 at confidence D",
+        help="with --plan: also the duels of 004's Theorem 4 at confidence D, and the duels to identify"
+        " the winner, T* kl(D, 1 - D), at D (default 0.05)",
     )
     p.add_argument(
         "--verbose",

@@ -141,3 +141,31 @@ def test_fast_at_136_arms():
     r = boundcalc.identification_bound(pm)
     assert time.process_time() - t < 5.0
     assert r.status == "ok" and r.certificate is not None and not r.certificate.problems()
+
+
+def test_plan_reports_the_duels_to_identify():
+    from boundcalc.cli import main
+    from boundcalc.plan import plan
+
+    pm = load_example("table2")
+    p = plan(pm, delta=1e-6)
+    ident = p.meta["identification"]
+    T = identification_bound(pm).value
+    assert ident["copeland"]["duels"] == pytest.approx(T * kl_confidence(1e-6), rel=1e-12)
+    assert ident["condorcet"]["t_star"] == pytest.approx(identification_bound(pm, "condorcet").value)
+    assert sum(r["identify_duels"] for r in p.rows) == pytest.approx(ident["copeland"]["duels"], rel=1e-9)
+    assert plan(pm).meta["identification"]["delta"] == 0.05  # the default
+    assert main(["bounds", "--example", "table2", "--plan", "--delta", "1e-6"]) == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(K=st.integers(2, 7), seed=st.integers(0, 2**32 - 1))
+def test_condorcet_t_star_below_004_verification_hardness(K, seed):
+    """id_condorcet <= sum_k 1/d(mu_{i* k}) <= H^C_ver / 2 <= H^C / 2 (Pinsker; docs/identification.md)."""
+    pm = PreferenceMatrix(random_mu(K, np.random.default_rng(seed), condorcet=True))
+    cmp = boundcalc.compare(pm, keys=["id_condorcet", "cpe_condorcet_ver", "cpe_condorcet_hardness"])
+    d = pm.structure.d
+    verify = sum(1 / d[0, k] for k in range(1, K))
+    assert cmp["id_condorcet"].value <= verify * (1 + 1e-12)
+    assert verify <= cmp["cpe_condorcet_ver"].value / 2 * (1 + 1e-12)
+    assert cmp["cpe_condorcet_ver"].value <= cmp["cpe_condorcet_hardness"].value * (1 + 1e-12)
