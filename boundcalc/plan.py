@@ -146,7 +146,9 @@ class Plan(RichResult):
                 f" (T* kl(delta, 1 - delta), T* = {ident['copeland']['t_star']:.6g} duels per ln(1/delta), Copeland model"
             )
             if "condorcet" in ident:
-                id_line += f"; Condorcet model {ident['condorcet']['duels']:.6g}, T* = {ident['condorcet']['t_star']:.6g}"
+                id_line += (
+                    f"; Condorcet model {ident['condorcet']['duels']:.6g}, T* = {ident['condorcet']['t_star']:.6g}"
+                )
             out.append(id_line + ")")
         for k, why in m.get("reasons", {}).items():
             out.append(f"{k}: {why}")

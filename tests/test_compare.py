@@ -43,6 +43,7 @@ from identification_brute import brute_identification
 
 import boundcalc
 import boundcalc.bounds
+import boundcalc.identification
 from boundcalc import BoundResult, PreferenceMatrix, Result, SolverError, compare, lower_bound
 from boundcalc.bounds import rmed_lb, rmed_regret_matrix
 from boundcalc.cli import main
@@ -579,7 +580,7 @@ def test_solver_failure_in_the_commands(monkeypatch, capsys):
 
 
 # ---------------------------------------------------------------- package layout
-@pytest.mark.parametrize("package", [boundcalc, boundcalc.bounds])
+@pytest.mark.parametrize("package", [boundcalc, boundcalc.bounds, boundcalc.identification])
 def test_no_module_is_shadowed_by_a_function(package):
     """``boundcalc.bounds.<name>`` and ``boundcalc.<name>`` are modules for every submodule name
     (issue 6: bounds/__init__ used to shadow lower_bound, ccb and compare with functions)."""

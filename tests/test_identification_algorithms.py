@@ -15,7 +15,7 @@ from boundcalc import PreferenceMatrix
 from boundcalc.datasets import load_example
 from boundcalc.identification import ALGORITHMS, identification_bound, identify, kl_confidence, track_and_stop
 from boundcalc.identification.algorithms import dkwt, knockout
-from boundcalc.identification.track_and_stop import stopping_threshold
+from boundcalc.identification.tracking import stopping_threshold
 from boundcalc.kernels.identification import kt_log_ratio
 
 # arm i beats arm j with probability 1 for i < j: every duel's outcome is known

@@ -2,7 +2,7 @@
 
 * :mod:`~boundcalc.identification.bound` -- the exact constant ``T*(mu)`` (duels per
   ``ln(1/delta)``) and its optimal allocation ``w*``, from the LP core;
-* :mod:`~boundcalc.identification.track_and_stop` -- Track-and-Stop with a delta-correct
+* :mod:`~boundcalc.identification.tracking` -- Track-and-Stop with a delta-correct
   stopping rule computed by the LP core's sorting oracle;
 * :mod:`~boundcalc.identification.algorithms` -- the registry of identification algorithms
   (Track-and-Stop, Knockout, DKWT, 004's CAR-Cond);
@@ -12,7 +12,7 @@
 from .algorithms import ALGORITHMS
 from .bound import MODELS, check_delta, duels_to_identify, identification_bound, kl_confidence
 from .runs import IdentificationRuns, identify
-from .track_and_stop import track_and_stop
+from .tracking import track_and_stop
 
 __all__ = [
     "identification_bound",

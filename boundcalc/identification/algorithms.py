@@ -6,7 +6,7 @@ duel of a pair is :func:`boundcalc.kernels.policy.duel_uniform` of the pair and 
 every algorithm: common random numbers), ``rng`` a numpy Generator for the algorithm's own random
 choices (pairings), ``max_duels`` a budget (a run that reaches it has no answer).
 
-* ``track-and-stop``, ``track-and-stop-condorcet`` -- :mod:`~boundcalc.identification.track_and_stop`
+* ``track-and-stop``, ``track-and-stop-condorcet`` -- :mod:`~boundcalc.identification.tracking`
   (Garivier & Kaufmann 2016) for the Copeland model and the Condorcet model.
 * ``knockout`` -- KNOCKOUT of Falahatgar, Orlitsky, Pichapati & Suresh, "Maximum Selection and
   Ranking under Noisy Comparisons", ICML 2017 (Algorithms 1-3: COMPARE, KNOCKOUT-ROUND,
@@ -69,7 +69,7 @@ def _register(name: str, target: str, paper: str) -> Callable[[Run], Run]:
 
 @_register("track-and-stop", "copeland", "Garivier & Kaufmann 2016 (Copeland model)")
 def _tas_copeland(pm: PreferenceMatrix, delta: float, keys: tuple, rng: np.random.Generator, max_duels: int) -> tuple:
-    from .track_and_stop import track_and_stop
+    from .tracking import track_and_stop
 
     r = track_and_stop(pm, model="copeland", delta=delta, keys=keys, max_duels=max_duels)
     return r.answer, r.n_duels, r.stopped
@@ -77,7 +77,7 @@ def _tas_copeland(pm: PreferenceMatrix, delta: float, keys: tuple, rng: np.rando
 
 @_register("track-and-stop-condorcet", "condorcet", "Garivier & Kaufmann 2016 (Condorcet model)")
 def _tas_condorcet(pm: PreferenceMatrix, delta: float, keys: tuple, rng: np.random.Generator, max_duels: int) -> tuple:
-    from .track_and_stop import track_and_stop
+    from .tracking import track_and_stop
 
     r = track_and_stop(pm, model="condorcet", delta=delta, keys=keys, max_duels=max_duels)
     return r.answer, r.n_duels, r.stopped

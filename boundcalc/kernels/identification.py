@@ -1,6 +1,6 @@
 """The compiled per-duel parts of the identification algorithms (:mod:`boundcalc.identification`).
 
-* :func:`track_steps` -- Track-and-Stop's loop (Garivier & Kaufmann 2016, D-tracking with forced
+* :func:`track_steps` -- Track-and-Stop's loop (Garivier & Kaufmann 2016, C-tracking with forced
   exploration) and its stopping test, advanced duel by duel until it stops, the empirical
   Copeland structure changes or a re-solve time is reached (the caller re-solves the LP there);
 * :func:`kt_log_ratio` -- ``ln(P_KT(x) / P_{1/2}(x))`` of ``a`` wins and ``b`` losses, the

@@ -2,17 +2,19 @@
 stopping threshold that is delta-correct by a test-martingale argument.
 
 Sampling
-    D-tracking (Garivier & Kaufmann 2016, Sec. 3.1): forced exploration of the least drawn pair
-    while some pair has fewer than ``sqrt(t) - P/2`` duels (``P = K (K - 1) / 2``), otherwise the
-    pair maximising ``t w*_p(mu_hat) - N_p``.  ``w*(mu_hat)`` is :func:`~boundcalc.identification.
-    identification_bound`'s allocation on the empirical matrix (Copeland model: the LP core's
-    :meth:`~boundcalc.lp.cutting.CopelandLPSolver.solve_empirical` with a unit cost per draw, its
-    models kept warm per structure; Condorcet model: the closed form), recomputed only when the
+    C-tracking (Garivier & Kaufmann 2016, Sec. 3.1; :func:`boundcalc.kernels.identification.track_steps`):
+    the cumulative sum of the targets, each mixed with the uniform allocation at weight
+    ``eps_t = 1 / (2 sqrt(P^2 + t))`` (forced exploration; ``P = K (K - 1) / 2``), is tracked by
+    drawing the pair of largest deficit.  The target is ``w*`` of :func:`~boundcalc.identification.
+    identification_bound`'s model on an optimistic version of ``mu_hat`` (:func:`_target_structure`:
+    each pair at the end of its confidence interval away from 1/2) -- Copeland model: the LP core's
+    :meth:`~boundcalc.lp.cutting.CopelandLPSolver.solve_empirical` with a unit cost per duel, its
+    models kept warm per structure and perturbed (``perturb=1e-6``) so that a degenerate optimum does
+    not jump between vertices; Condorcet model: the closed form.  It is recomputed only when the
     empirical Copeland structure changes or ``t`` passes the next time of a geometric grid
-    (``t_{k+1} = ceil(1.2 t_k)``): lazy tracking, which keeps the asymptotic optimality argument
-    (the target converges; Jedra & Proutiere 2020 analyse such lazy updates).  With several
-    empirical Copeland winners the tracked answer is the one of smallest ``T*_i(mu_hat)``, ties to
-    the answer tracked before (a sticky choice, as Degenne & Koolen 2019's Sticky Track-and-Stop).
+    (``t_{k+1} = ceil(1.2 t_k)``).  With several Copeland winners the tracked answer is the one of
+    smallest ``T*_i``, ties to the answer tracked before (sticky, as Degenne & Koolen 2019's
+    Sticky Track-and-Stop).
 
 Stopping (``docs/identification.md`` gives the proof)
     Let ``a_p = ln(P_KT(x_p) / P_{1/2}(x_p))`` be pair ``p``'s Krichevsky-Trofimov mixture log
@@ -136,23 +138,36 @@ class _Target:
         return q / total if total > 0 else uniform
 
 
-def _target_structure(wins: np.ndarray) -> Structure:
-    """The structure the target is computed on: ``mu_hat``, with a tied pair ``i < j`` (undrawn, or
-    as many wins as losses) read as ``1/2 + 1/(2 (N_ij + 2))`` for ``i``.  A tied pair lies in no row
-    of an empirical family, so an LP on ``mu_hat`` itself would never ask for it and the tie would
-    last (no stopping while a pair is tied); read as a near tie it is asked for in proportion to
-    ``1/d``, which is what resolving it takes."""
+def _target_structure(wins: np.ndarray, t: int) -> Structure:
+    """The optimistic matrix the target is computed on: each pair's ``mu_hat`` moved away from 1/2 to
+    the end of its confidence interval ``{x : N kl(mu_hat, x) <= ln(e + t)}`` (a tie is read on the
+    side of the lower-indexed arm).  The LP allocates nothing to a pair that looks uninformative, so
+    a pair whose gap ``mu_hat`` underestimates would be drawn by forced exploration alone and stay
+    underestimated; optimism in the target (Degenne, Koolen & Menard, NeurIPS 2019) draws it until
+    its estimate settles, and converges to ``w*(mu)`` as the intervals shrink.  The stopping rule
+    does not read it."""
     mu = empirical_mu(wins)
-    N = wins + wins.T
+    N = (wins + wins.T).astype(float)
     K = mu.shape[0]
     iu = np.triu_indices(K, 1)
-    tied = mu[iu] == 0.5
-    if tied.any():
-        i, j = iu[0][tied], iu[1][tied]
-        v = 0.5 + 0.5 / (N[i, j] + 2.0)
-        mu[i, j] = v
-        mu[j, i] = 1.0 - v
-    return empirical_structure(mu, check=False)
+    m = mu[iu]
+    up = m >= 0.5
+    x = np.where(up, m, 1.0 - m)  # the winner's side, in [1/2, 1]
+    n = N[iu]
+    level = math.log(math.e + t)
+    lo, hi = x.copy(), np.full(x.shape, 1.0 - 1e-12)
+    for _ in range(40):  # bisection on N kl(x, u) <= level, u in [x, 1)
+        mid = 0.5 * (lo + hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kl = np.where(x > 0, x * np.log(x / mid), 0.0) + np.where(x < 1, (1 - x) * np.log((1 - x) / (1 - mid)), 0.0)
+        ok = n * kl <= level
+        lo = np.where(ok, mid, lo)
+        hi = np.where(ok, hi, mid)
+    v = np.where(up, lo, 1.0 - lo)
+    out = np.full((K, K), 0.5)
+    out[iu] = v
+    out[iu[1], iu[0]] = 1.0 - v
+    return empirical_structure(out, check=False)
 
 
 def _tables(st: Structure, answer: int, cache: dict) -> tuple:
@@ -240,7 +255,7 @@ def track_and_stop(
             st = empirical_structure(empirical_mu(wins), check=False)
         assert st is not None
         if stale or t >= next_solve:
-            w = target.update(_target_structure(wins) if st.ties else st)
+            w = target.update(_target_structure(wins, t))
             next_solve = max(t + 1, math.ceil(GRID_GROWTH * t))
         stale = False
         ans = target.answer
