@@ -92,6 +92,21 @@ def draw(report: dict, path: Path) -> None:
     print(f"drawn {path}")
 
 
+def markdown(report: dict) -> str:
+    """The results table of ``docs/identification.md``: per instance and algorithm, the errors
+    and the ratio of the mean duels to ``T* kl(delta, 1 - delta)`` at every delta."""
+    deltas = report["deltas"]
+    head = "| instance | algorithm | T* | " + " | ".join(f"delta = {d:g}" for d in deltas) + " |"
+    lines = [head, "|" + " --- |" * (3 + len(deltas))]
+    for name in INSTANCES:
+        for a in INSTANCES[name]:
+            cs = {c["delta"]: c for c in report["cells"] if c["instance"] == name and c["algorithm"] == a}
+            T = cs[deltas[0]]["t_star"]
+            cells = [f"{cs[d]['ratio']:.2f} ({cs[d]['errors']})" for d in deltas]
+            lines.append(f"| {name} | {a} | {T:.4g} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=40)
@@ -106,6 +121,7 @@ def main() -> None:
         report["cpu_seconds"] = time.process_time() - t0
         write_result(OUT, **report)
     draw(report, FIGURE)
+    print(markdown(report))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from builders import random_mu, tournament_pm
@@ -169,3 +171,23 @@ def test_condorcet_t_star_below_004_verification_hardness(K, seed):
     assert cmp["id_condorcet"].value <= verify * (1 + 1e-12)
     assert verify <= cmp["cpe_condorcet_ver"].value / 2 * (1 + 1e-12)
     assert cmp["cpe_condorcet_ver"].value <= cmp["cpe_condorcet_hardness"].value * (1 + 1e-12)
+
+
+def test_results_page_shows_the_stored_runs():
+    """docs/identification.md's table is benchmarks/identification.py's rendering of its stored JSON."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("bench_identification", root / "benchmarks" / "identification.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    report = json.loads((root / "benchmarks" / "results" / "identification.json").read_text())
+    page = (root / "docs" / "identification.md").read_text()
+    assert bench.markdown(report) in page
+    for c in report["cells"]:  # every error rate at most delta (three standard errors of slack)
+        assert c["errors"] / c["runs"] <= c["delta"] + 3 * math.sqrt(c["delta"] * (1 - c["delta"]) / c["runs"])
+        assert c["t_star"] == pytest.approx(identification_bound(load_example(c["instance"]), c["model"]).value)
+    assert f"{report['cpu_seconds']:.0f} s of CPU" in page
