@@ -229,7 +229,7 @@ def compare(
     >>> from boundcalc.datasets import load_example
     >>> cmp = compare(load_example("mslr5-noncondorcet"))
     >>> len(cmp.rows), cmp["dts_thm1"].extra["assumption2"], cmp["cpe_condorcet_ver"].status
-    (22, True, 'not-applicable')
+    (24, True, 'not-applicable')
     >>> cmp["ecw"].value >= cmp["lower_bound"].value, cmp["lower_bound"].winner in (0, 1, 2, 3, 4)
     (True, True)
     """

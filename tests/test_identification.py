@@ -191,3 +191,10 @@ def test_results_page_shows_the_stored_runs():
         assert c["errors"] / c["runs"] <= c["delta"] + 3 * math.sqrt(c["delta"] * (1 - c["delta"]) / c["runs"])
         assert c["t_star"] == pytest.approx(identification_bound(load_example(c["instance"]), c["model"]).value)
     assert f"{report['cpu_seconds']:.0f} s of CPU" in page
+    # the target: within 2x of T* kl(delta, 1 - delta) at delta = 1e-6 on a 5-arm matrix
+    cell = [
+        c
+        for c in report["cells"]
+        if (c["instance"], c["algorithm"], c["delta"]) == ("mslr5-condorcet", "track-and-stop", 1e-6)
+    ]
+    assert len(cell) == 1 and cell[0]["ratio"] < 2.0 and cell[0]["errors"] == 0

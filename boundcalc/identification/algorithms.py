@@ -27,6 +27,11 @@ choices (pairings), ``max_duels`` a budget (a run that reaches it has no answer)
   ``h_s``; ``m - 1`` matches in the loop and one more at the end (the code's count).
 * ``car-cond`` -- 004's CAR-Cond (Chen et al. 2020, Algorithm 2) on the one-position instance
   (:func:`boundcalc.cpe.algorithms.run_algorithm`); its own randomness comes from the run's seed.
+
+>>> from boundcalc import PreferenceMatrix
+>>> sure = PreferenceMatrix([[0.5, 1, 1], [0, 0.5, 1], [0, 0, 0.5]])   # every outcome known
+>>> ALGORITHMS["knockout"].run(sure, 0.1, (1, 2), np.random.default_rng(0), 10**6)
+(0, 44, 'identified')
 """
 
 from __future__ import annotations

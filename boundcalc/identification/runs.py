@@ -13,6 +13,12 @@ Seeding: run ``r`` of algorithm number ``a`` (in the order given) draws its duel
 ``derive_seed(seed, r, form="words")`` -- the same for every algorithm, so the algorithms meet the
 same duel outcomes (common random numbers) -- and its own random choices from
 ``derive_seed(seed, r, a + 1, form="generator")``.
+
+>>> from boundcalc.datasets import load_example
+>>> res = identify(load_example("table2"), "knockout", delta=0.1, runs=3, seed=0)
+>>> s = res.statistics("knockout")
+>>> s["runs"], s["errors"], round(s["t_star"], 4)
+(3, 0, 8.1508)
 """
 
 from __future__ import annotations

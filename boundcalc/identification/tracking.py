@@ -70,7 +70,7 @@ def stopping_threshold(delta: float, n_pairs: int) -> float:
     """``beta(delta) = ln(1/delta) - P ln(1 - 1/P)`` (module text); ``P = 1``: ``ln(1/delta)``.
 
     >>> round(stopping_threshold(0.05, 10), 4)
-    4.0494
+    4.0493
     """
     delta = check_delta(delta)
     P = int(n_pairs)
