@@ -5,8 +5,8 @@ Sampling
     C-tracking (Garivier & Kaufmann 2016, Sec. 3.1; :func:`boundcalc.kernels.identification.track_steps`):
     the cumulative sum of the targets, each mixed with the uniform allocation at weight
     ``eps_t = 1 / (2 sqrt(P^2 + t))`` (forced exploration; ``P = K (K - 1) / 2``), is tracked by
-    drawing the pair of largest deficit.  The target is ``w*`` of :func:`~boundcalc.identification.
-    identification_bound`'s model on an optimistic version of ``mu_hat`` (:func:`_target_structure`:
+    drawing the pair of largest deficit.  The target is ``w*`` of
+    :func:`~boundcalc.identification.identification_bound`'s model on an optimistic version of ``mu_hat`` (:func:`_target_structure`:
     each pair at the end of its confidence interval away from 1/2) -- Copeland model: the LP core's
     :meth:`~boundcalc.lp.cutting.CopelandLPSolver.solve_empirical` with a unit cost per duel, its
     models kept warm per structure and perturbed (``perturb=1e-6``) so that a degenerate optimum does
@@ -215,8 +215,8 @@ def track_and_stop(
 ) -> TrackAndStopRun:
     """One run of Track-and-Stop on Bernoulli duels from ``matrix`` (module text).
 
-    ``keys`` are the two 64-bit words of the duels' randomness (:func:`boundcalc.kernels.policy.
-    duel_uniform`; the runner's :func:`~boundcalc.runner.derive_seed` ``form="words"``).  A run that
+    ``keys`` are the two 64-bit words of the duels' randomness
+    (:func:`boundcalc.kernels.policy.duel_uniform`; the runner's :func:`~boundcalc.runner.derive_seed` ``form="words"``).  A run that
     reaches ``max_duels`` stops with ``answer = None`` and ``stopped = "budget"``.
     """
     from ..kernels.identification import track_steps
