@@ -36,7 +36,9 @@ Modules
   ``interleaved_filter``, ``beat_the_mean``, ``sparring``, ``doubler``, ``self_sparring``,
   ``winner_stays``, ``merge_rucb``, ``merge_dts``, ``versatile_db``) -- the policy's state layout and its compiled
   ``select``/``update``/``run``;
-* :mod:`~boundcalc.kernels.cpe` -- paper 004's pure-exploration loops.
+* :mod:`~boundcalc.kernels.cpe` -- paper 004's pure-exploration loops;
+* :mod:`~boundcalc.kernels.identification` -- Track-and-Stop's duel loop and stopping test, the
+  baselines' sequential tests (:mod:`boundcalc.identification`).
 
 ``boundcalc warmup`` compiles them all ahead, in parallel (:mod:`boundcalc.warmup`); on an empty
 cache, the first command that needs more than a second of compiling says so once on stderr
