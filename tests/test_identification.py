@@ -198,3 +198,24 @@ def test_results_page_shows_the_stored_runs():
         if (c["instance"], c["algorithm"], c["delta"]) == ("mslr5-condorcet", "track-and-stop", 1e-6)
     ]
     assert len(cell) == 1 and cell[0]["ratio"] < 2.0 and cell[0]["errors"] == 0
+
+
+@pytest.mark.parametrize("pm", _cases(range(3, 6), 4, 4849))
+def test_glr_is_the_oracle_smallest_row(pm):
+    """Track-and-Stop's statistic: inf over Alt(i1) of sum_p N_p d(mu_hat_p, lambda_p) is the smallest
+    row of 000's R_{i1} at e_p = N_p d(mu_hat_p) (the sorting oracle), checked against every minimal
+    alternative enumerated by the brute force, at random counts."""
+    from identification_brute import alternatives
+
+    from boundcalc.lp.constraints import CopelandFamily
+
+    rng = np.random.default_rng(pm.K)
+    iu = np.triu_indices(pm.K, 1)
+    for winner in pm.copeland_winners.tolist():
+        fam = CopelandFamily(pm.structure, winner)
+        masks = alternatives(pm.mu, winner, "copeland")
+        bits = (masks[:, None] >> np.arange(iu[0].size)[None, :]) & 1
+        for _ in range(5):
+            N = rng.integers(0, 500, iu[0].size).astype(float)
+            e = N * pm.structure.d[iu]
+            assert fam.min_row_sum(e) == pytest.approx(float((bits * e).sum(axis=1).min()), rel=1e-12, abs=1e-12)
