@@ -172,3 +172,15 @@ def test_track_and_stop_at_1e6_within_the_hard_limit_of_the_lower_bound():
         s = res.statistics(a)
         assert s["errors"] == 0 and s["budget"] == 0
         assert 1.0 <= s["ratio"] <= 5.0, (a, s["ratio"])  # the hard limit; the measured ratio is in the docs
+
+
+@pytest.mark.slow
+def test_identify_on_dask_equals_in_process():
+    pytest.importorskip("distributed")
+    kw = dict(delta=0.1, runs=3, seed=7)
+    names = ["knockout", "track-and-stop-condorcet"]
+    local = identify(load_example("table2"), names, **kw)
+    dask = identify(load_example("table2"), names, workers=2, chunk_size=1, **kw)
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "cpu_seconds"} for r in rows]  # noqa: E731
+    assert dask.runner_stats["backend"] == "dask" and local.runner_stats["backend"] == "in-process"
+    assert strip(dask.rows) == strip(local.rows)

@@ -49,7 +49,6 @@ Answer
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -280,7 +279,3 @@ def track_and_stop(
         if code == 2:
             stale = True
             changes += 1
-
-
-def _clock() -> float:  # pragma: no cover - kept for callers that time runs
-    return time.perf_counter()
