@@ -218,6 +218,9 @@ def track_and_stop(
     (:func:`boundcalc.kernels.policy.duel_uniform`; the runner's :func:`~boundcalc.runner.derive_seed` ``form="words"``).  A run that
     reaches ``max_duels`` stops with ``answer = None`` and ``stopped = "budget"``.
     """
+    from ..kernels import compile_notice
+
+    compile_notice(["lp", "identification"], "Track-and-Stop")
     from ..kernels.identification import track_steps
 
     if model not in MODELS:
