@@ -12,6 +12,7 @@ registers its constant (:mod:`boundcalc.registry`) and :func:`compare` (in
 from .bounds.exact import ecw_bound, lower_bound
 from .comparison import COMPARE_KEYS, Comparison, compare
 from .datasets import load_example
+from .identification import identification_bound
 from .lp.cutting import CopelandLPSolver
 from .lp.highs import SolverError
 from .matrix import PreferenceMatrix, PreferenceMatrixError, as_preference_matrix, kl_bernoulli, kl_half
@@ -44,4 +45,5 @@ __all__ = [
     "SolverError",
     "load_example",
     "bootstrap",
+    "identification_bound",
 ]

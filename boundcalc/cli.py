@@ -1147,10 +1147,12 @@ def _add_bounds(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--plan-delta",
+        "--delta",
         type=_float_option(0.0, 1.0, low_open=True, high_open=True),
         metavar="D",
         default=None,
-        help="with --plan: also the duels of 004's Theorem 4 at confidence D",
+        help="with --plan: also the duels of 004's Theorem 4 at confidence D, and the duels to identify"
+        " the winner, T* kl(D, 1 - D), at D (default 0.05)",
     )
     p.add_argument(
         "--verbose",
@@ -1661,6 +1663,68 @@ def _add_explore(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_explore)
 
 
+# ----------------------------------------------------------------------------- identify
+def _cmd_identify(args: argparse.Namespace) -> int:
+    from .identification import identify
+
+    run = _run_options(args)
+    pm = read_matrix(args)
+    names = [a.strip() for a in args.algorithm.split(",") if a.strip()]
+    try:
+        res = identify(pm, names, delta=args.delta, runs=args.runs, seed=args.seed, max_duels=args.max_duels, **run)
+    except KeyboardInterrupt:
+        _interrupted(args)
+        raise
+    if args.json:
+        json.dump(to_jsonable(res.to_dict()), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(res.summary() + "\n")
+    return EXIT_OK
+
+
+def _add_identify(sub: argparse._SubParsersAction) -> None:
+    from .identification.runs import DEFAULT_MAX_DUELS as ID_MAX_DUELS
+
+    p = sub.add_parser(
+        "identify",
+        help="fixed-confidence identification of the winner: algorithms run R times against T*",
+        description="Run identification algorithms (Track-and-Stop for the Copeland or Condorcet model,"
+        " Knockout, DKWT, 004's CAR-Cond) R times on Bernoulli duels from the matrix; report per"
+        " algorithm the errors, the duels (mean, standard error, quantiles) and T* (duels per"
+        " ln(1/delta)) with T* ln(1/delta) and the ratio to the lower bound T* kl(delta, 1 - delta).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_input_arguments(p)
+    g = p.add_argument_group("the algorithms")
+    g.add_argument(
+        "--algorithm",
+        "-a",
+        default="track-and-stop",
+        metavar="NAME[,NAME]",
+        help="track-and-stop, track-and-stop-condorcet, knockout, dkwt, car-cond (comma-separated;"
+        " default track-and-stop)",
+    )
+    g.add_argument(
+        "--delta",
+        type=_float_option(0.0, 1.0, low_open=True, high_open=True),
+        default=0.05,
+        help="confidence, in (0, 1) (default 0.05)",
+    )
+    g.add_argument("--runs", "-R", type=_int_option(1, RUNS_MAX), default=10, help="runs per algorithm (default 10)")
+    g.add_argument("--seed", type=SEED, default=0, help="root seed (default 0)")
+    g.add_argument(
+        "--max-duels",
+        type=_int_option(1, 10**12),
+        default=ID_MAX_DUELS,
+        metavar="N",
+        help=f"budget per run (a run that reaches it has no answer; default {ID_MAX_DUELS:.0e})",
+    )
+    add_output_arguments(p, what="the statistics and per-run rows")
+    add_run_arguments(p, "one row per run")
+    p.set_defaults(func=_cmd_identify)
+
+
 # ----------------------------------------------------------------------------- warmup
 def _cmd_warmup(args: argparse.Namespace) -> int:
     from .warmup import warmup
@@ -1699,7 +1763,7 @@ def _add_warmup(sub: argparse._SubParsersAction) -> None:
 
 
 # ----------------------------------------------------------------------------- main
-SUBCOMMANDS = [_add_bounds, _add_compare, _add_cpe, _add_batch, _add_simulate, _add_explore, _add_warmup]
+SUBCOMMANDS = [_add_bounds, _add_compare, _add_cpe, _add_batch, _add_simulate, _add_explore, _add_identify, _add_warmup]
 
 
 def build_parser() -> argparse.ArgumentParser:

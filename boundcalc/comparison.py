@@ -31,6 +31,10 @@ in this order (:data:`COMPARE_KEYS`):
 * ``btm_order``, ``doubler_order`` -- Beat-the-Mean's ``O(gamma^7 K log T / Delta_min)`` (Yue &
   Joachims 2011, as Zoghi et al. 2014 restate it; the matrix's own relaxed-transitivity ``gamma``,
   only with a total order) and Doubler's ``O(H log^2 T)`` (Ailon et al. 2014, Corollary 3.3).
+* ``id_copeland``, ``id_condorcet`` -- the fixed-confidence identification constant ``T*(mu)`` of
+  the Copeland winner (no assumption) and of the Condorcet winner (the model where one exists):
+  every delta-correct algorithm needs ``T* kl(delta, 1 - delta)`` duels in expectation (Garivier &
+  Kaufmann 2016, Theorem 1; :mod:`boundcalc.identification`); duels per ``ln(1/delta)``.
 
 The rows come from the registry of constants (:mod:`boundcalc.registry`): each bound module
 registers its key, unit, source and place in the table next to its function, so a new bound
@@ -82,6 +86,7 @@ from typing import TYPE_CHECKING, Any
 from . import bounds as _bounds  # noqa: F401  (importing the modules registers their constants)
 from .bounds.exact import METHODS
 from .cpe import single as _cpe_single  # noqa: F401  (light: no networkx until a CPE row is computed)
+from .identification import bound as _identification  # noqa: F401  (registers id_copeland, id_condorcet)
 from .lp.highs import SolverError
 from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .registry import ConstantSpec, Context, registered
@@ -224,7 +229,7 @@ def compare(
     >>> from boundcalc.datasets import load_example
     >>> cmp = compare(load_example("mslr5-noncondorcet"))
     >>> len(cmp.rows), cmp["dts_thm1"].extra["assumption2"], cmp["cpe_condorcet_ver"].status
-    (22, True, 'not-applicable')
+    (24, True, 'not-applicable')
     >>> cmp["ecw"].value >= cmp["lower_bound"].value, cmp["lower_bound"].winner in (0, 1, 2, 3, 4)
     (True, True)
     """

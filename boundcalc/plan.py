@@ -17,6 +17,12 @@ Two answers, each per pair ``{i, j}`` and in its own unit:
   verifying a guessed winner costs).  Unit: duels per ``ln(1/delta)``, up to the theorems'
   constants and logarithmic factors (004 states them as O(.) bounds).
 
+The identification constant ``T*`` (:func:`boundcalc.identification.identification_bound`,
+Copeland model; the Condorcet model's beside it when the matrix has a Condorcet winner) gives
+``meta["identification"]``: the duels to identify the winner at confidence ``delta`` (0.05 unless
+given), ``T* kl(delta, 1 - delta)``, every delta-correct algorithm's expected minimum (Garivier &
+Kaufmann 2016, Theorem 1), and each row's ``identify_duels``, ``w*_ij`` of it.
+
 With the data the matrix was estimated from (``counts``), ``duels`` gives each pair's duels so
 far; with a horizon ``T`` (``horizon``) the table adds ``needed_at_T = q*_ij ln T`` and with a
 confidence ``delta`` (``delta``) ``needed_at_delta = cpe_condorcet * ln(1/delta)``.
@@ -51,6 +57,7 @@ PLAN_UNITS = {
     "cpe_verify": "duels per ln(1/delta) (004 Sec. 4.3's H^C_ver term, pairs (i*, i))",
     "needed_at_T": "duels by time T: lower_bound_q * ln T",
     "needed_at_delta": "duels at confidence delta: cpe_condorcet * ln(1/delta)",
+    "identify_duels": "duels of the pair to identify the Copeland winner at delta: w*_ij T* kl(delta, 1 - delta)",
 }
 
 
@@ -133,6 +140,17 @@ class Plan(RichResult):
             f" H^C_ver {f(t['cpe_verify'], 6)} duels per ln(1/delta)"
         )
         out.append(CPE_FACTOR_NOTE)
+        ident = m.get("identification")
+        if ident:
+            id_line = (
+                f"duels to identify the winner at delta = {ident['delta']:g}: {ident['copeland']['duels']:.6g}"
+                f" (T* kl(delta, 1 - delta), T* = {ident['copeland']['t_star']:.6g} duels per ln(1/delta), Copeland model"
+            )
+            if "condorcet" in ident:
+                id_line += (
+                    f"; Condorcet model {ident['condorcet']['duels']:.6g}, T* = {ident['condorcet']['t_star']:.6g}"
+                )
+            out.append(id_line + ")")
         for k, why in m.get("reasons", {}).items():
             out.append(f"{k}: {why}")
         return "\n".join(out)
@@ -193,6 +211,24 @@ def plan(
             if i != istar:
                 ver[istar, i] = ver[i, istar] = 1.0 / d[i] ** 2
     n = None if pm.counts is None else pm.counts + pm.counts.T
+    from .identification import duels_to_identify, identification_bound
+
+    id_delta = 0.05 if delta is None else delta
+    idb = identification_bound(pm, "copeland")
+    assert idb.value is not None and idb.allocation is not None
+    id_total = duels_to_identify(idb.value, id_delta)
+    identification = {
+        "delta": id_delta,
+        "copeland": {"t_star": idb.value, "winner": pm.label(int(idb.winner or 0)), "duels": id_total},
+    }
+    if pm.condorcet_winner is not None:
+        idc = identification_bound(pm, "condorcet")
+        assert idc.value is not None
+        identification["condorcet"] = {
+            "t_star": idc.value,
+            "winner": pm.label(pm.condorcet_winner),
+            "duels": duels_to_identify(idc.value, id_delta),
+        }
     rows: list[dict[str, Any]] = []
     lnT = math.log(horizon) if horizon else None
     lnd = math.log(1.0 / delta) if delta else None
@@ -202,7 +238,8 @@ def plan(
         qq = float(q[i, j])
         t4 = None if thm4 is None else float(thm4[i, j])
         vv = None if ver is None else (float(ver[i, j]) if ver[i, j] > 0 else None)
-        if qq <= 0 and not t4 and not vv:
+        wid = float(idb.allocation[i, j])
+        if qq <= 0 and not t4 and not vv and wid <= 0:
             continue
         r: dict[str, Any] = {
             "pair": [pm.label(i), pm.label(j)],
@@ -213,6 +250,7 @@ def plan(
             "lower_bound_q": qq,
             "cpe_condorcet": t4,
             "cpe_verify": vv,
+            "identify_duels": wid * id_total,
         }
         if lnT is not None:
             r["needed_at_T"] = qq * lnT
@@ -235,5 +273,6 @@ def plan(
         "delta": delta,
         "units": PLAN_UNITS,
         "reasons": reasons,
+        "identification": identification,
     }
     return Plan(rows, totals, meta)

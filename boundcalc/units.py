@@ -32,6 +32,7 @@ __all__ = [
     "UNIT_HARDNESS",
     "UNIT_CUSTOM",
     "UNIT_DUELS",
+    "UNIT_IDENTIFY",
     "UNITS",
     "to_000_unit",
 ]
@@ -53,6 +54,9 @@ UNIT_HARDNESS = "hardness (no unit)"
 UNIT_CUSTOM = "custom regret per ln T"
 #: 004's sample-complexity expressions (Theorems 1-6 without their constant factors): duels.
 UNIT_DUELS = "duels (004 sample complexity, up to constant factors)"
+#: The fixed-confidence identification constant ``T*(mu)`` (:mod:`boundcalc.identification`): every
+#: delta-correct algorithm spends at least ``T* kl(delta, 1 - delta)`` duels in expectation.
+UNIT_IDENTIFY = "duels per ln(1/delta)"
 
 #: Every unit above, in the order listed.
 UNITS: tuple[str, ...] = (
@@ -64,6 +68,7 @@ UNITS: tuple[str, ...] = (
     UNIT_HARDNESS,
     UNIT_CUSTOM,
     UNIT_DUELS,
+    UNIT_IDENTIFY,
 )
 
 #: Exact factors from a unit to 000's (only units that are a fixed multiple of 000's).

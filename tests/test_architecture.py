@@ -29,7 +29,7 @@ LAYERS = [
         "boundcalc.bradley_terry",
     },
     {"boundcalc.lp"},
-    {"boundcalc.bounds", "boundcalc.cpe"},
+    {"boundcalc.bounds", "boundcalc.cpe", "boundcalc.identification.bound"},
     {"boundcalc.comparison", "boundcalc.policies"},
     {
         "boundcalc.batch",
@@ -39,6 +39,7 @@ LAYERS = [
         "boundcalc.uncertainty",
         "boundcalc.plan",
         "boundcalc.warmup",
+        "boundcalc.identification",
     },
     {"boundcalc", "boundcalc.cli", "boundcalc.__main__"},
 ]

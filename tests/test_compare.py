@@ -39,9 +39,11 @@ import numpy as np
 import pytest
 from builders import st_shuffled_pm
 from hypothesis import HealthCheck, given, settings
+from identification_brute import brute_identification
 
 import boundcalc
 import boundcalc.bounds
+import boundcalc.identification
 from boundcalc import BoundResult, PreferenceMatrix, Result, SolverError, compare, lower_bound
 from boundcalc.bounds import rmed_lb, rmed_regret_matrix
 from boundcalc.cli import main
@@ -54,6 +56,7 @@ from boundcalc.units import (
     UNIT_001_LOGLOG,
     UNIT_002,
     UNIT_HARDNESS,
+    UNIT_IDENTIFY,
     UNIT_RMED,
 )
 
@@ -81,6 +84,8 @@ ISSUE_KEYS = [
     "merge_rucb_order",  # issue 34, second part
     "btm_order",
     "doubler_order",  # issue 34, third part
+    "id_copeland",  # the identification constant T* (Copeland model)
+    "id_condorcet",  # and the Condorcet model's
 ]
 CORE_FIELDS = ("key", "value", "unit", "value_in_000_unit", "source", "reason", "status", "message")
 
@@ -122,9 +127,11 @@ def test_every_key_in_order():
     cmp = compare(load_example("table2"))
     assert list(COMPARE_KEYS) == ISSUE_KEYS
     assert cmp.keys() == ISSUE_KEYS == [r.key for r in cmp.rows] == [r.key for r in cmp]
-    assert len(cmp) == 22 and all(isinstance(r, Result) for r in cmp)
+    assert len(cmp) == 24 and all(isinstance(r, Result) for r in cmp)
     assert isinstance(cmp["lower_bound"], BoundResult) and isinstance(cmp["ecw"], BoundResult)
-    assert set(cmp.results) == {"lower_bound", "ecw"} and cmp.results["ecw"] is cmp["ecw"]
+    assert (
+        set(cmp.results) == {"lower_bound", "ecw", "id_copeland", "id_condorcet"} and cmp.results["ecw"] is cmp["ecw"]
+    )
     for r in cmp:
         assert r.source and r.unit
         assert cmp[r.key] is r and r.key in cmp
@@ -220,7 +227,7 @@ def test_exports_and_formats():
         assert key in text
     assert "n/a" in text and "no Condorcet winner" in text
     assert "no Condorcet winner" not in cmp.summary(reasons=False)
-    assert "22 rows" in repr(cmp) and "failed" not in repr(cmp)
+    assert "24 rows" in repr(cmp) and "failed" not in repr(cmp)
     # CSV: header and one line per row, numbers written to round-trip
     rows = list(csv.DictReader(io.StringIO(cmp.to_csv())))
     assert [r["key"] for r in rows] == ISSUE_KEYS and float(rows[1]["value"]) == cmp["ecw"].value
@@ -282,6 +289,10 @@ def _table2_by_hand(alpha=ALPHA, beta=2.0) -> dict:
         "btm_order": None,
         # Doubler: H = sum_i 1 / (2 (mu_0i - 1/2)) over the winner's three margins .1
         "doubler_order": 3 / 0.2,
+        # T*: the brute force of tests/identification_brute.py; Condorcet model: arms 1-3 each
+        # refuted on their 0.9 loss inside the cycle
+        "id_copeland": brute_identification(load_example("table2").mu, "copeland")[0],
+        "id_condorcet": 3 / kl(0.9),
     }
 
 
@@ -330,6 +341,9 @@ def test_formula_rows_of_a_three_arm_matrix_by_hand():
         "btm_order": 1.5**7 * 3 / 0.1,
         # Doubler: utility gaps 2 (.1), 2 (.2)
         "doubler_order": 1 / 0.2 + 1 / 0.4,
+        # arm 1 refuted on its one loss (.6), arm 2 on its loss to arm 1 (.8)
+        "id_copeland": brute_identification(np.array(A), "copeland")[0],
+        "id_condorcet": 1 / kl(0.6) + 1 / kl(0.8),
     }
     assert cmp.keys() == list(hand)
     for key, value in hand.items():
@@ -424,6 +438,8 @@ EXPECTED_UNITS = {
     "merge_rucb_order": UNIT_HARDNESS,
     "btm_order": UNIT_HARDNESS,
     "doubler_order": UNIT_HARDNESS,
+    "id_copeland": UNIT_IDENTIFY,
+    "id_condorcet": UNIT_IDENTIFY,
 }
 FACTOR_TO_000 = {
     UNIT_000: 1.0,
@@ -432,6 +448,7 @@ FACTOR_TO_000 = {
     UNIT_001_LOGLOG: 1.0,
     UNIT_RMED: None,
     UNIT_HARDNESS: None,
+    UNIT_IDENTIFY: None,
 }
 
 
@@ -524,9 +541,11 @@ def test_solver_failure_is_a_failed_row_never_a_number(monkeypatch, fail):
     assert row.status == "failed" and not row.success and not row.applies
     assert row.value is None and row.value_in_000_unit is None and "forced" in row.message
     assert row.winner is None and row.allocation is None
-    assert cmp.failed() == [row] and "1 failed" in repr(cmp)
+    # id_copeland solves the same LP core's model: it fails with it, as a failed row
+    assert cmp.failed() == [row, cmp["id_copeland"]] and "2 failed" in repr(cmp)
+    assert cmp["id_copeland"].value is None and cmp["id_copeland"].message
     assert cmp.values()["lower_bound"] is None
-    others = [r for r in cmp if r.key not in ("lower_bound", "btm_order")]  # btm: table2 has no total order
+    others = [r for r in cmp if r.key not in ("lower_bound", "id_copeland", "btm_order")]  # btm: no total order
     assert all(r.status == "ok" for r in others)  # one failure does not take the table down
     assert cmp["btm_order"].status == "not-applicable"
     assert cmp["ecw"].value == pytest.approx(1 / kl(0.6), rel=1e-12)
@@ -561,7 +580,7 @@ def test_solver_failure_in_the_commands(monkeypatch, capsys):
 
 
 # ---------------------------------------------------------------- package layout
-@pytest.mark.parametrize("package", [boundcalc, boundcalc.bounds])
+@pytest.mark.parametrize("package", [boundcalc, boundcalc.bounds, boundcalc.identification])
 def test_no_module_is_shadowed_by_a_function(package):
     """``boundcalc.bounds.<name>`` and ``boundcalc.<name>`` are modules for every submodule name
     (issue 6: bounds/__init__ used to shadow lower_bound, ccb and compare with functions)."""

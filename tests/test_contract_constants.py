@@ -69,6 +69,8 @@ def test_every_constant_of_the_issue_is_registered_in_order():
         "merge_rucb_order",  # issue 34, second part
         "btm_order",
         "doubler_order",  # issue 34, third part
+        "id_copeland",  # the identification constant T*
+        "id_condorcet",
     ]
     assert list(boundcalc.COMPARE_KEYS) == [s.key for s in SPECS]
 

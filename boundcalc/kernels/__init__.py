@@ -36,7 +36,9 @@ Modules
   environment (and why each policy keeps its own run loop);
 * one module per policy family, named by its policy class's ``kernels`` (the table of
   :mod:`boundcalc.policies`) -- the policy's state layout and its compiled ``select``/``update``/``run``;
-* :mod:`~boundcalc.kernels.cpe` -- paper 004's pure-exploration loops.
+* :mod:`~boundcalc.kernels.cpe` -- paper 004's pure-exploration loops;
+* :mod:`~boundcalc.kernels.identification` -- Track-and-Stop's duel loop and stopping test, the
+  baselines' sequential tests (:mod:`boundcalc.identification`).
 
 ``boundcalc warmup`` compiles them all ahead, in parallel (:mod:`boundcalc.warmup`); on an empty
 cache, the first command that needs more than a second of compiling says so once on stderr
