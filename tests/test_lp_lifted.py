@@ -106,7 +106,7 @@ def test_lifted_rows_never_cut_off_a_feasible_point(promote):
     mats += [tournament_matrix(K, 80 + K) for K in (7, 10, 14, 20)]
     n_pool = 0
     for pm in mats:
-        solver = CopelandLPSolver(promote=promote)
+        solver = CopelandLPSolver(promote=promote, lifted_model="blocks")
         res = solver.solve(pm)
         assert res.status == "ok", res.message
         for w in pm.copeland_winners.tolist():
@@ -124,7 +124,7 @@ def test_lifted_rows_never_cut_off_a_feasible_point(promote):
 def test_model_grows_without_deleting_and_reports_its_size():
     pm = tournament_matrix(24, 4)
     assert pm.n_winners == 1  # stats sum over winners; one model here
-    solver = CopelandLPSolver()
+    solver = CopelandLPSolver(lifted_model="blocks")
     res = solver.solve(pm)
     s = res.stats
     assert s["rows_removed"] == 0 and s["rows_readded"] == 0
@@ -227,7 +227,7 @@ def test_derived_models_keep_only_rows_the_new_structure_implies(promote):
     rng = np.random.default_rng(70 + promote)
     derived = pool = 0
     for pm0 in [random_matrix(12, 71, min_gap=0.01), tournament_matrix(10, 72), tournament_matrix(14, 73)]:
-        solver = CopelandLPSolver(derive=True, promote=promote, cache_size=4)
+        solver = CopelandLPSolver(derive=True, promote=promote, cache_size=4, lifted_model="blocks")
         solver.solve(pm0)
         for pm in _neighbours(pm0, rng, 6):
             before = solver.derived

@@ -276,7 +276,7 @@ def test_random_tie_break_spreads_rows_over_i2():
 # ----------------------------------------------------------------------------- failures and validation
 def test_failure_is_reported_with_a_message():
     pm = random_matrix(12, 9, min_gap=0.01)
-    res = CopelandLPSolver(max_rounds=1).solve(pm)
+    res = CopelandLPSolver(max_rounds=1, lifted_model="blocks").solve(pm)
     assert res.status == "failed" and "no convergence in 1 rounds" in res.message
     assert not res.success
     from boundcalc import lower_bound
@@ -352,7 +352,7 @@ def test_lifted_and_plain_cuts_agree_on_larger_matrices(K):
     # and the default (lift after two explicit rows): one value, tight certificates
     for seed in range(3):
         pm = random_matrix(K, 900 + seed, min_gap=0.005)
-        runs = [CopelandLPSolver(promote=p).solve(pm) for p in (2, 0, 10**9)]
+        runs = [CopelandLPSolver(promote=p, lifted_model="blocks").solve(pm) for p in (2, 0, 10**9)]
         assert [r.status for r in runs] == ["ok"] * 3
         assert runs[1].stats["pool_blocks"] > 0 and runs[2].stats["pool_blocks"] == 0
         for r in runs:
@@ -486,7 +486,7 @@ def test_basis_read_equals_highs_status_enums(lift, monkeypatch):
     checked = 0
     for seed in range(6):
         st = empirical_structure(empirical_state(7, np.random.default_rng(seed)))
-        solver = CopelandLPSolver(seed=0, lift=lift)
+        solver = CopelandLPSolver(seed=0, lift=lift, lifted_model="blocks" if lift else "auto")
         solver.solve_empirical(st, certify=True)
         for w in st.winners.tolist():
             lp = solver.model(st, w)

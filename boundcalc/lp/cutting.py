@@ -525,12 +525,12 @@ class CopelandLPSolver:
         highs_options: dict | None = None,
         perturb: float = 0.0,
         simplex: bool = False,
-        lifted_model: str = "blocks",
+        lifted_model: str = "auto",
         sorted_per_i2: int = 3,
     ):
         self.simplex = bool(simplex)
-        if lifted_model not in ("blocks", "sorted"):
-            raise ValueError(f"lifted_model must be 'blocks' or 'sorted', not {lifted_model!r}")
+        if lifted_model not in ("auto", "blocks", "sorted"):
+            raise ValueError(f"lifted_model must be 'auto', 'blocks' or 'sorted', not {lifted_model!r}")
         if lifted_model == "sorted" and not lift:
             raise ValueError("lifted_model='sorted' is a lifted model: it needs lift=True")
         self.lifted_model = lifted_model
@@ -582,7 +582,7 @@ class CopelandLPSolver:
         state.setdefault("derived", 0)
         state.setdefault("highs_options", None)
         state.setdefault("perturb", 0.0)
-        state.setdefault("lifted_model", "blocks")
+        state.setdefault("lifted_model", "auto")
         state.setdefault("sorted_per_i2", 3)
         state.setdefault("sorted_fallbacks", 0)
         state.setdefault("simplex", False)
@@ -820,6 +820,32 @@ class CopelandLPSolver:
             self._pert_h = kept
         return perturbed_cost(true_costs, kept[1])
 
+    def _sorted_first(self, certify: bool) -> bool:
+        """Whether a lifted solve tries the sorted-pool model first: always with a certificate (the
+        offline bound), else as ``lifted_model`` says."""
+        return self.lift and (self.lifted_model == "sorted" or (certify and self.lifted_model == "auto"))
+
+    def _sorted_certificate(
+        self, model: SortedPoolModel, true_costs: np.ndarray, costs: np.ndarray, e: np.ndarray, v: float
+    ) -> Certificate:
+        """The certificate of the sorted model's optimum ``e``: the oracle's violation ``v`` over the
+        whole family, the primal bound ``c.e`` and the Lagrangian bound of the sorted model at its
+        row duals (:meth:`~boundcalc.lp.highs.CoveringLP.lagrangian_bound`).  The bound is valid
+        for ``C*_{i1}``: an optimum with every pool in reverse cost order is a point of the sorted
+        model of the same cost (:class:`~boundcalc.lp.lifted.SortedPoolModel`), so the model's
+        optimum, and any Lagrangian bound of it, is at most ``C*_{i1}``.  With perturbed costs
+        the duals are those of a warm re-solve with the true costs."""
+        sol = model.last_solution
+        if costs is not true_costs or sol is None:
+            model.set_pair_costs(true_costs)
+            sol = model.lp.solve()
+            dual = model.lp.lagrangian_bound(sol.row_duals)
+            model.set_pair_costs(costs)
+        else:
+            dual = model.lp.lagrangian_bound(sol.row_duals)
+        xf = np.minimum(1.0, e / (1.0 - v)) if 0 < v < 1 else (np.ones_like(e) if v >= 1 else e)
+        return Certificate(max_violation=float(v), primal_bound=float(true_costs @ xf), dual_bound=dual)
+
     def _sorted_answer(
         self, ent: _Entry, st: Structure, w: int, costs: np.ndarray, upper: np.ndarray
     ) -> tuple[np.ndarray | None, float, int, int]:
@@ -906,14 +932,22 @@ class CopelandLPSolver:
         for w in winners:
             ent = self._entry(st, w)
             fam = ent.family
-            if self.lifted_model == "sorted" and not certify and fam._has_rows and ent.sorted is not False:
+            if self._sorted_first(certify) and fam._has_rows and ent.sorted is not False:
+                a0 = ent.sorted.lp.rows_added if isinstance(ent.sorted, SortedPoolModel) else 0
                 e_s, v_s, n, its = self._sorted_answer(ent, st, w, costs, upper)
+                if isinstance(ent.sorted, SortedPoolModel):
+                    added += ent.sorted.lp.rows_added - a0
                 solves += n
+                rounds += n
                 iters += its
                 if e_s is not None:
                     per[w] = float(true_costs @ e_s)
                     allocs[w] = e_s if raw else _q_matrix(structure_d(st), e_s)
                     viols[w] = v_s
+                    if certify:
+                        c = self._sorted_certificate(cast(SortedPoolModel, ent.sorted), true_costs, costs, e_s, v_s)
+                        certs[w] = c
+                        failures += [f"winner {w}: {p}" for p in c.problems(gap_rtol=self.gap_tol)]
                     continue
             model = ent.model
             s0 = i0 = a0 = f0 = 0  # a new model's counts start at 0 (its warm rows are counted)
@@ -1012,7 +1046,11 @@ class CopelandLPSolver:
         if raw:
             return OnlineAnswer(per, allocs, solves, False, failures)
         sizes = [
-            e.model.sizes() for w in winners if (e := self._cache.get((st.key, w))) is not None and e.model is not None
+            m.sizes()
+            for w in winners
+            if (e := self._cache.get((st.key, w))) is not None
+            and (m := e.model if e.model is not None else e.sorted) is not None
+            and not isinstance(m, bool)
         ]
         size = {k: int(sum(z[k] for z in sizes)) for k in sizes[0]} if sizes else {}
         stats = {

@@ -486,6 +486,8 @@ class SortedPoolModel(CopelandModel):
         self._sorted_checked: tuple | None = None
         #: the i2 whose rows :meth:`for_structure` dropped (none for a model built cold)
         self.changed_i2 = np.zeros(family.K, dtype=bool)
+        #: the last HiGHS answer of :func:`sorted_rounds` (its row duals certify the optimum)
+        self.last_solution: LPSolution | None = None
         tc = self._slot_costs(costs, seq)
         # a delta's upper bound: 1 (implied by e_(1) <= 1); other variables keep theirs
         up = np.asarray(upper, dtype=float).copy()
@@ -649,6 +651,7 @@ class SortedPoolModel(CopelandModel):
         new.order_changes = 0
         new._sorted_checked = None
         new._checked = None
+        new.last_solution = None
         up = np.asarray(upper, dtype=float).copy()
         up[slots] = 1.0
         new.lp = self.lp.derived(drop, new._slot_costs(costs, new._seq_now), up)
@@ -858,6 +861,7 @@ def sorted_rounds(
     v = np.inf
     for rnd in range(max_rounds):
         sol = model.lp.solve()
+        model.last_solution = sol
         chk = model._sorted_checked
         if chk is not None and chk[0] is sol.x and chk[1] == model.order_changes:
             return chk[2], chk[3], ""
