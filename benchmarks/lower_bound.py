@@ -623,10 +623,15 @@ def make(case, K, seed):
         return tournament_matrix(K, seed, low=0.05, high=0.45)
     return random_matrix(K, seed, min_gap=0.01)
 kw = {"plain": dict(lift=False), "blocks": dict(lifted_model="blocks"), "sorted": {}, "current": {}}[form]
-CopelandLPSolver(**kw).solve(tournament_matrix(12, 1))
+def solver():
+    s = CopelandLPSolver()
+    for k, v in kw.items():  # the formulation: the rule's choice overridden
+        setattr(s, k, v)
+    return s
+solver().solve(tournament_matrix(12, 1))
 pm = make(case, K, seed)
 t = time.process_time()
-res = CopelandLPSolver(**kw).solve(pm)
+res = solver().solve(pm)
 sec = time.process_time() - t
 c = res.certificate
 print(json.dumps({"seconds": sec, "status": res.status, "value": res.value, "rounds": res.stats["rounds"],
@@ -641,6 +646,7 @@ def _one(tree: str, case: str, K: int, seed: int, form: str, timeout: float) -> 
         out = subprocess.run(
             [sys.executable, "-c", _ONE, case, str(K), str(seed), form],
             env=env,
+            cwd=tree,  # python -c puts the working directory first on sys.path
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -662,9 +668,10 @@ def formulations(argv=None) -> int:
     ap.add_argument("--ks", default="100,200,300,500,700,1000")
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--max-k-others", type=int, default=500, help="largest K of the plain and block rows")
+    ap.add_argument("--this", default=str(REPO), help="the tree measured as this version (default: this checkout)")
     ap.add_argument("--out", default=str(HERE / "results" / "lower_bound_formulations.json"))
     args = ap.parse_args(argv)
-    here = str(REPO)
+    here = args.this
     cases = [("mslr136", 136, 0)]
     cases += [("random", K, 300 + K) for K in (8, 12, 16, 24, 32)]
     cases += [("tournament", int(K), s) for K in args.ks.split(",") for s in range(args.seeds)]

@@ -96,7 +96,7 @@ MODULES = (
 #: the whole run, line 11 by ``reg[VARIANT]``) with the skeleton of ``copeland_rmed`` and the LP
 #: kernels they call: ``benchmarks/results/startup.json`` "kernels", CW-RMED's task, its simulation
 #: first, 6.9 s (ECW-RMED's 6.6 s, which compiles CW-RMED's line 11 too), on Table 2: below
-#: ``CWRMED.compiled_lp_min_arms`` (5) arms, so without the LP core's compiled path, which CW-RMED
+#: ``boundcalc.lp.rule.COMPILED_MIN_ARMS`` (5) arms, so without the LP core's compiled path, which CW-RMED
 #: compiles on top from 5 arms; ``copeland_rmed`` alone is the
 #: skeleton's select that a policy binds when it is built.  ``rmed2fh``: RMED1's, RMED2's and
 #: RMED2FH's one whole-run kernel (``rmed_run``, the select by ``reg[VARIANT]``), 1.1 s for any of

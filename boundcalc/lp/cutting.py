@@ -66,6 +66,7 @@ from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
 from .ecw import _cost_matrix, ecw_allocation
 from .highs import CoveringLP, SolverError, lagrangian_bound
 from .lifted import CopelandModel, SortedPoolModel, sorted_rounds
+from .rule import plan
 from .structure import (
     Structure,
     as_structure,
@@ -384,26 +385,16 @@ class _Entry:
 class CopelandLPSolver:
     """Exact ``C*_{i1}`` for every Copeland winner by cutting planes; warm between calls.
 
+    The model and backend come from :func:`boundcalc.lp.rule.plan` (the table of
+    :mod:`boundcalc.lp.rule`): offline, the sorted-pool model (the pool-block model where it
+    stalls or fails its certificate); online (``online = K``, CW-RMED), the plain model with the
+    compiled simplex below 32 arms and the sorted-pool model, derived from the last structure's,
+    from 32.
+
     Parameters
     ----------
     tol : float
         A row counts as violated when ``1 - row.e > tol``.
-    per_i2 : int
-        ``(l, case)`` choices per violated ``i2`` and round that become cuts.  Measured on uniform
-        random tournaments (K = 64..300): 1 builds the fewest pool blocks and is fastest; MSLR
-        and ``utility_matrix`` do not care (``benchmarks/lower_bound.py``).
-    promote : int
-        Explicit rows an ``(i2, k)`` gets before its pool block is built (see
-        :mod:`boundcalc.lp.lifted`).  0 lifts at once (MSLR-136: 0.8 s instead of 40 ms, every
-        ``i2`` building a 135-row block); never lifting is a plain cutting plane (tournament
-        K = 128: 311 rounds, 2 minutes); 2 keeps both fast.
-    warm_rows : int
-        A new model starts with, for every ``i2``, the rows of its ``warm_rows`` tightest
-        ``(l, case)`` at ECW's closed-form allocation (feasible: ``R^E c R``, 000 Theorem 6); 0
-        starts empty.  Measured: the 136-arm MSLR matrices then solve in one round instead of
-        three, tournaments in about 40 % fewer.
-    max_rounds : int
-        Safety limit on separation rounds per winner; hitting it gives ``status = "failed"``.
     levels : iterable of int, optional
         Restrict the ``l`` of the family (see :class:`~boundcalc.lp.constraints.CopelandFamily`).
     seed : int
@@ -411,85 +402,42 @@ class CopelandLPSolver:
         solve is reproducible (the value never depends on it).
     cache_size : int
         ``(structure, winner)`` models kept warm (least recently used dropped first).
-    presolve : bool
-        HiGHS presolve (off: measured to only cost time on these LPs).
     gap_tol : float
         Largest accepted relative duality gap of the certificate.
-    lift : bool
-        False: a plain cutting plane, every cut one 0/1 row of the family (see
-        :class:`~boundcalc.lp.lifted.CopelandModel`); what CW-RMED uses, whose line 11 tests the
-        stored basis of such a model against new costs.
-    reuse_basis : bool
-        A warm model whose costs alone changed answers from its last basis when that stays optimal
-        (:meth:`~boundcalc.lp.highs.CoveringLP.solve`); False: HiGHS always re-solves (CW-RMED's
-        plain models, whose bases its compiled step has tested already).
-    derive : bool
-        A lifted model for a new structure starts from the most recently used model of the same
-        winner: its rows that the new family still implies and its last basis
-        (:meth:`~boundcalc.lp.lifted.CopelandModel.derived`), where a cold model would start
-        empty.  Same optimum; where it is degenerate the vertex may depend on which structures
-        came before, so it is off by default (one-shot solves stay a function of their matrix) and
-        on in CW-RMED, whose consecutive empirical structures differ by a pair or two (measured
-        at 64 arms: new structures' first solves 3,200-3,600 simplex iterations cold, 1-100
-        derived).  :attr:`derived` counts the models made so.
-    compiled : bool
-        Run the LP core's compiled kernels (:mod:`boundcalc.kernels.lp`: the tables, the oracle,
-        the row builder, the empirical structure, Theorem 5) instead of their numpy twins (the
-        same numbers to the last bit).  False by default: HiGHS dominates a solve, so the numpy
-        path is as fast from 4 to 200 arms while loading the kernels costs a one-shot command
-        about 0.4 s of CPU (importing numba, reading its cache; ``benchmarks/startup.py``).  The
-        online policies, which call the oracle at every step, pass True.
-    highs_options : dict, optional
-        Further HiGHS options of every model the solver builds (:class:`~boundcalc.lp.highs.CoveringLP`'s
-        ``options``; an option HiGHS refuses is a ``ValueError`` at the first model).
+    max_rounds : int
+        Safety limit on separation rounds per winner; hitting it gives ``status = "failed"``.
     perturb : float
-        ``delta`` of the deterministic cost perturbation (:mod:`boundcalc.kernels.perturb`): every model
-        the solver builds, derives or re-costs (plain and lifted, numpy and compiled paths) is solved
-        with the costs ``c (1 + delta g) + delta g``, so that a degenerate LP's optimal vertex does
-        not depend on the solve path (cache, derived or cold models).  The reported ``C*_{i1}``
-        (``per_winner``, ``value``) is ``c.e`` with the *true* costs at that vertex, and the
-        certificate is that of the true LP (``certify=True``: the oracle's violation of ``e`` over
-        the whole family -- the perturbation changes no row -- and the Lagrangian bound with the
-        true costs at the duals of a warm re-solve with them, one more HiGHS run per winner): it
-        certifies the reported value against the true ``C*_{i1}`` within ``gap_tol``, so a
-        ``delta`` too large to leave the perturbed vertex optimal fails loudly.  Without a
-        certificate (``solve_online``, CW-RMED) ``e`` is feasible (the oracle's violation at
-        most ``tol``) and optimal for the perturbed costs, so ``c.e <= c'.e <= c'.e* <= (1 +
-        delta) C* + delta sum(e*)``: at most ``delta (1 + P / C*)`` above ``C*`` relatively, ``P``
-        the pairs.  With ``perturb > 0`` HiGHS's own cost perturbation is turned off
-        (``dual_simplex_cost_perturbation_multiplier = 0``: it would choose among the vertices
-        again).  0 (default): the costs themselves.  Theorem 6's closed form
-        (``solve_empirical``) is not perturbed (it has one answer).  CW-RMED passes 1e-6.
-    lifted_model : {"blocks", "sorted"}
-        The lifted model of a solve without certificate (``certify=False``: :meth:`solve_online`,
-        :meth:`solve_empirical`'s default).  "blocks" (default): :class:`~boundcalc.lp.lifted.CopelandModel`
-        (pool blocks, derived models).  "sorted": a :class:`~boundcalc.lp.lifted.SortedPoolModel`
-        kept per ``(structure, winner)`` (one row per ``(i2, l, case)``, no pool block), whose
-        pools' cost order is only a cost change of the kept model (:meth:`~boundcalc.lp.lifted.SortedPoolModel.set_pair_costs`),
-        re-solved from its last basis (kept without HiGHS where the reduced-cost test passes,
-        ``reuse_basis``); with ``derive`` a new structure's starts from the last one of the same
-        winner (:meth:`~boundcalc.lp.lifted.SortedPoolModel.for_structure`: the rows of the ``i2``
-        whose pool and table entries are unchanged, and the basis), else cold; its first rows are
-        ``warm_rows``' (for a derived model: of the ``i2`` it dropped) and each round adds up to
-        ``sorted_per_i2`` rows per violated ``i2``.  The stopping rule is the same (the oracle over
-        the whole family at the pair values, HiGHS optimal).  Where it stalls (a violated row present:
-        HiGHS's tolerances), hits ``max_rounds`` or HiGHS fails on it, that ``(structure, winner)``
-        is solved by ``CopelandModel`` from then on (:attr:`sorted_fallbacks` counts them), which
-        raises or reports as before.  The sorted model's optimum is one of the LP's optima; with
-        ``perturb > 0`` the optimum is generically unique, so it is the one ``CopelandModel`` returns
-        (CW-RMED: the same pairs, tests/test_cw_pools.py).  Requires ``lift=True``.
-    sorted_per_i2 : int
-        ``(l, case)`` rows per violated ``i2`` and round on the sorted model (measured on Figure 1
-        panel (c): 3).
-    simplex : bool
-        Plain models (``lift=False``) are solved by the compiled bounded simplex
-        (:mod:`boundcalc.kernels.simplex`: the dual simplex after new cuts and for a new model, the
-        primal simplex after new costs, each from the model's last basis), HiGHS where it gives up
-        (:meth:`~boundcalc.lp.highs.CoveringLP._solve_simplex`); ``lp_solves`` counts HiGHS runs
-        only.  Its answers are verified as HiGHS's are (the oracle over the whole family, and the
-        kernel's own feasibility and optimality checks), but on a degenerate LP it may return
-        another optimal vertex than HiGHS would: meant with ``perturb > 0`` (CW-RMED), where the
-        optimum is generically unique.  False (default): HiGHS only.
+        ``delta`` of the deterministic cost perturbation (:mod:`boundcalc.kernels.perturb`): every
+        model is solved with the costs ``c (1 + delta g) + delta g``, so that a degenerate LP's
+        optimal vertex does not depend on the solve path (cache, derived or cold models, HiGHS or
+        the compiled simplex).  The reported ``C*_{i1}`` is ``c.e`` with the *true* costs at that
+        vertex; a certificate is that of the true LP (the Lagrangian bound at the duals of a warm
+        re-solve with the true costs), so a ``delta`` too large fails loudly.  Without a
+        certificate ``e`` is feasible and optimal for the perturbed costs: at most ``delta (1 + P
+        / C*)`` above ``C*`` relatively, ``P`` the pairs.  With ``perturb > 0`` HiGHS's own cost
+        perturbation is off (it would choose among the vertices again).  0: the costs themselves.
+        Theorem 6's closed form is not perturbed (it has one answer).  CW-RMED passes 1e-6.
+    online : int
+        The number of arms of the online policy the solver serves (000 Algorithm 1's line 11:
+        compiled kernels, derived models, the compiled simplex by the rule), 0 for offline use.
+
+    Attributes
+    ----------
+    lift, simplex, compiled, derive, reuse_basis : bool
+        The rule's choices (:class:`~boundcalc.lp.rule.Plan`).
+    lifted_model : {"sorted", "blocks"}
+        "sorted": a lifted solve tries the sorted-pool model first, kept per ``(structure,
+        winner)``, its pools' cost order only new costs of the kept model
+        (:meth:`~boundcalc.lp.lifted.SortedPoolModel.set_pair_costs`); "blocks": the pool-block
+        model only (what the fallback uses).
+    promote, per_i2, warm_rows, sorted_per_i2 : int
+        The cutting plane's constants: explicit rows of an ``(i2, k)`` before its pool block
+        (2: MSLR-136 and tournaments both fast), cuts per violated ``i2`` and round on the block
+        and plain models (1: fewest pool blocks) and on the sorted model (3), and the first rows
+        per ``i2`` at ECW's closed-form allocation (3: the 136-arm MSLR matrices in one round).
+        The value never depends on them (tests/test_lp_lifted.py, tests/test_cw_perturb.py).
+    derived, sorted_fallbacks : int
+        Models derived from another structure's; ``(structure, winner)`` the sorted model failed on.
 
     Examples
     --------
@@ -509,58 +457,36 @@ class CopelandLPSolver:
         self,
         *,
         tol: float = 1e-9,
-        per_i2: int = 1,
-        promote: int = 2,
-        warm_rows: int = 3,
-        max_rounds: int = 10_000,
         levels: Iterable[int] | None = None,
         seed: int = 0,
         cache_size: int = 8,
-        presolve: bool = False,
         gap_tol: float = 1e-7,
-        lift: bool = True,
-        reuse_basis: bool = True,
-        derive: bool = False,
-        compiled: bool = False,
-        highs_options: dict | None = None,
+        max_rounds: int = 10_000,
         perturb: float = 0.0,
-        simplex: bool = False,
-        lifted_model: str = "auto",
-        sorted_per_i2: int = 3,
+        online: int = 0,
     ):
-        self.simplex = bool(simplex)
-        if lifted_model not in ("auto", "blocks", "sorted"):
-            raise ValueError(f"lifted_model must be 'auto', 'blocks' or 'sorted', not {lifted_model!r}")
-        if lifted_model == "sorted" and not lift:
-            raise ValueError("lifted_model='sorted' is a lifted model: it needs lift=True")
-        self.lifted_model = lifted_model
-        self.sorted_per_i2 = int(sorted_per_i2)
-        if self.sorted_per_i2 < 1:
-            raise ValueError(f"sorted_per_i2 must be >= 1, not {sorted_per_i2}")
-        self.sorted_fallbacks = 0  # (structure, winner) the sorted model failed on (:meth:`_sorted_answer`)
         self.perturb = float(perturb)
         if not (np.isfinite(self.perturb) and self.perturb >= 0):
             raise ValueError(f"perturb must be finite and >= 0, not {perturb}")
         self.tol = float(tol)
-        self.compiled = bool(compiled)
-        self.derive = bool(derive)
-        self.derived = 0  # models derived from another structure's (:meth:`_derived`)
-        self.reuse_basis = bool(reuse_basis)
-        self.lift = bool(lift)
-        self.per_i2 = int(per_i2)
-        self.promote = int(promote)
-        self.warm_rows = int(warm_rows)
         self.max_rounds = int(max_rounds)
-        if self.per_i2 < 1 or self.promote < 0 or self.warm_rows < 0 or self.max_rounds < 1 or not self.tol >= 0:
-            raise ValueError("per_i2 and max_rounds must be >= 1, promote >= 0, warm_rows >= 0, tol >= 0")
+        if self.max_rounds < 1 or not self.tol >= 0:
+            raise ValueError("max_rounds must be >= 1 and tol >= 0")
+        p = plan(int(online), self.perturb)
+        self.lift, self.simplex, self.compiled = p.lift, p.simplex, p.compiled
+        self.derive, self.reuse_basis = p.derive, p.reuse_basis
+        self.lifted_model = "sorted"
+        self.promote, self.per_i2, self.warm_rows, self.sorted_per_i2 = 2, 1, 3, 3
+        self.presolve = False  # measured to only cost time on these LPs
+        self.derived = 0  # models derived from another structure's (:meth:`_derived`)
+        self.sorted_fallbacks = 0  # (structure, winner) the sorted model failed on (:meth:`_sorted_answer`)
         self._levels = None if levels is None else tuple(sorted(set(int(l) for l in levels)))
         self.seed = int(seed)
         self.cache_size = max(1, int(cache_size))
-        self.presolve = bool(presolve)
         self.gap_tol = float(gap_tol)
         self._cache: OrderedDict[tuple, _Entry] = OrderedDict()
         self._last_key: bytes | None = None
-        self.highs_options = None if highs_options is None else dict(highs_options)
+        self.highs_options = None if p.highs_options is None else dict(p.highs_options)
         if self.perturb > 0:
             # HiGHS's dual simplex perturbs the costs itself (by amounts of the order of ours) and,
             # once it removes them, may stop at a basis dual infeasible by ~1e-8 that it still calls
@@ -575,18 +501,6 @@ class CopelandLPSolver:
         state["_cache"] = OrderedDict()  # HiGHS objects do not pickle; rebuilt on first use
         state["_last_key"] = None
         return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        state.setdefault("compiled", False)
-        state.setdefault("derive", False)  # a solver pickled before derived models existed
-        state.setdefault("derived", 0)
-        state.setdefault("highs_options", None)
-        state.setdefault("perturb", 0.0)
-        state.setdefault("lifted_model", "auto")
-        state.setdefault("sorted_per_i2", 3)
-        state.setdefault("sorted_fallbacks", 0)
-        state.setdefault("simplex", False)
-        self.__dict__.update(state)
 
     def _empirical(self, mu_hat: ArrayLike | PreferenceMatrix) -> Structure:
         """The structure of an empirical matrix (or a PreferenceMatrix's own), on the chosen path."""
@@ -820,10 +734,9 @@ class CopelandLPSolver:
             self._pert_h = kept
         return perturbed_cost(true_costs, kept[1])
 
-    def _sorted_first(self, certify: bool) -> bool:
-        """Whether a lifted solve tries the sorted-pool model first: always with a certificate (the
-        offline bound), else as ``lifted_model`` says."""
-        return self.lift and (self.lifted_model == "sorted" or (certify and self.lifted_model == "auto"))
+    def _sorted_first(self) -> bool:
+        """Whether a lifted solve tries the sorted-pool model first (:attr:`lifted_model`)."""
+        return self.lift and self.lifted_model == "sorted"
 
     def _sorted_certificate(
         self, model: SortedPoolModel, true_costs: np.ndarray, costs: np.ndarray, e: np.ndarray, v: float
@@ -929,10 +842,11 @@ class CopelandLPSolver:
         t_lp = t_sep = 0.0
         warm_all = True
         failures: list[str] = []
+        used: set[str] = set()  # the models that answered
         for w in winners:
             ent = self._entry(st, w)
             fam = ent.family
-            if self._sorted_first(certify) and fam._has_rows and ent.sorted is not False:
+            if self._sorted_first() and fam._has_rows and ent.sorted is not False:
                 a0 = ent.sorted.lp.rows_added if isinstance(ent.sorted, SortedPoolModel) else 0
                 e_s, v_s, n, its = self._sorted_answer(ent, st, w, costs, upper)
                 if isinstance(ent.sorted, SortedPoolModel):
@@ -940,14 +854,19 @@ class CopelandLPSolver:
                 solves += n
                 rounds += n
                 iters += its
+                cert = None
+                if e_s is not None and certify:
+                    cert = self._sorted_certificate(cast(SortedPoolModel, ent.sorted), true_costs, costs, e_s, v_s)
+                    if cert.problems(gap_rtol=self.gap_tol):  # the pool-block model answers instead
+                        e_s, ent.sorted = None, False
+                        self.sorted_fallbacks += 1
                 if e_s is not None:
+                    used.add("sorted pools")
                     per[w] = float(true_costs @ e_s)
                     allocs[w] = e_s if raw else _q_matrix(structure_d(st), e_s)
                     viols[w] = v_s
-                    if certify:
-                        c = self._sorted_certificate(cast(SortedPoolModel, ent.sorted), true_costs, costs, e_s, v_s)
-                        certs[w] = c
-                        failures += [f"winner {w}: {p}" for p in c.problems(gap_rtol=self.gap_tol)]
+                    if cert is not None:
+                        certs[w] = cert
                     continue
             model = ent.model
             s0 = i0 = a0 = f0 = 0  # a new model's counts start at 0 (its warm rows are counted)
@@ -989,6 +908,7 @@ class CopelandLPSolver:
                 if not np.array_equal(lp.upper, upper):
                     lp.set_bounds(np.zeros(lp.n), upper)
             lp = model.lp
+            used.add("pool blocks" if self.lift else "plain")
             lp.simplex = self.simplex and not self.lift  # plain models only (CoveringLP._solve_simplex)
             v = np.inf
             for rnd in range(self.max_rounds):
@@ -1055,6 +975,7 @@ class CopelandLPSolver:
         size = {k: int(sum(z[k] for z in sizes)) for k in sizes[0]} if sizes else {}
         stats = {
             "method": "cutting-plane",
+            "model": ", ".join(sorted(used)),
             "seconds": time.perf_counter() - t0,
             "rounds": rounds,
             "lp_solves": solves,

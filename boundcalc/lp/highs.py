@@ -258,7 +258,7 @@ class CoveringLP:
     options : dict, optional
         Further HiGHS options (name -> value), set after the ones above (a derived model keeps
         them).  E.g. CW-RMED's lifted models turn HiGHS's scaling off
-        (:attr:`boundcalc.policies.cw_rmed.CWRMED.lifted_highs_options`).
+        (:func:`boundcalc.lp.rule.plan`).
 
     >>> lp = CoveringLP(np.array([1.0, 2.0, 3.0]))
     >>> lp.add_rows([np.array([0, 1]), np.array([1, 2])])
