@@ -370,3 +370,21 @@ def test_stored_checks_of_the_sorted_path_found_the_same_pairs():
     assert {(r["case"], r["steps"]) for r in ab["rows"]} >= {("fig1c", 20_000), ("mslr64", 20_000), ("fig1a", 100_000)}
     for r in ab["rows"]:
         assert r["same_decisions"] and r["reps"] >= 2
+
+
+def test_at_most_eight_arguments_per_lp_class_and_three_cw_rmed_options():
+    import inspect
+
+    from boundcalc.lp import constraints, cutting, highs, lifted
+
+    for mod in (constraints, cutting, highs, lifted):
+        for name, cls in inspect.getmembers(mod, inspect.isclass):
+            if cls.__module__ == mod.__name__ and not issubclass(cls, Exception):
+                assert len(inspect.signature(cls).parameters) <= 8, name
+    meta = {"name", "reference", "revision", "stat_names", "kernels"}
+    options = {
+        k
+        for k, v in vars(CWRMED).items()
+        if not k.startswith("_") and not callable(v) and not isinstance(v, (classmethod, staticmethod, property))
+    }
+    assert options - meta == {"perturb", "cache_size", "simplex_pivots"}

@@ -8,12 +8,10 @@ many rows generated on demand:
 2. run the sorting-based separation oracle over *all* rows of the family (000 Sec. 4.1.1;
    :meth:`~boundcalc.lp.constraints.CopelandFamily._sums`, compiled); stop when no row is
    violated by more than ``tol``;
-3. for every violated ``i2``, the most violated ``(l, case)`` choices (up to ``per_i2``) become
-   cuts (:meth:`~boundcalc.lp.lifted.CopelandModel.add_cuts`): a *lifted* row that stands for
-   every row of its ``(i2, l, case)`` at once, through blocks of auxiliary variables that
-   express "the sum of the ``k`` smallest values" by LP duality, or, until an ``(i2, k)`` has
-   needed ``promote`` of them, an ordinary row (:mod:`boundcalc.lp.lifted` explains why and
-   proves it exact); added in one bulk call; repeat.
+3. for every violated ``i2``, its most violated ``(l, case)`` choices become cuts, in the
+   model the rule chose (:mod:`boundcalc.lp.rule`): one row of the sorted-pool model per
+   ``(i2, l, case)``, a lifted row over pool blocks, or a plain 0/1 row
+   (:mod:`boundcalc.lp.lifted` explains why each is exact); added in one bulk call; repeat.
 
 Nothing is ever deleted (no churn): the model is bounded by one lifted row per ``(i2, l, case)``
 plus the blocks and a few explicit rows.  Equal values are taken in a random order per ``i2``
@@ -24,8 +22,9 @@ round).
 
 The result carries a :class:`~boundcalc.result.Certificate`: the oracle's largest violation of the
 returned allocation over the whole family and a Lagrangian dual bound from the row duals
-(:func:`~boundcalc.lp.highs.lagrangian_bound`; valid for the full LP, whose lifted form the model
-is a part of).  As ``scipy.optimize`` does with its ``_check_result``, the certificate is acted
+(:func:`~boundcalc.lp.highs.lagrangian_bound`; valid for the full LP: a lifted or plain model is
+a part of its lifted form, and the sorted-pool model's optimum is at most ``C*_{i1}``, see
+:meth:`CopelandLPSolver._sorted_certificate`).  As ``scipy.optimize`` does with its ``_check_result``, the certificate is acted
 upon: a solve whose violation exceeds ``tol`` or whose relative duality gap exceeds ``gap_tol``
 has ``status = "failed"`` and a ``message`` saying which (the front door
 :func:`boundcalc.lower_bound` raises :class:`~boundcalc.lp.highs.SolverError` on it).  When
@@ -33,17 +32,21 @@ HiGHS's warm dual simplex fails (near ties: costs spanning ~18 orders of magnitu
 solved again by other methods (:data:`~boundcalc.lp.highs.FALLBACKS`; ``stats["fallbacks"]``)
 and the answer is certified the same way.
 
-Online use (paper 000, Algorithm 1: CW-RMED)
-    :class:`CopelandLPSolver` keeps a small LRU cache of ``(family, HiGHS model)`` per
-    ``(Copeland structure, winner)``.  An empirical matrix ``mu_hat(t)`` whose structure is
-    unchanged costs only new costs and a warm re-solve, or none when the last basis stays optimal
-    for the new costs (:meth:`~boundcalc.lp.highs.CoveringLP.solve`); a matrix flipping back
-    and forth between two structures finds both warm.  :meth:`CopelandLPSolver.solve_empirical`
-    accepts exact ties (a tied pair lies in no row: 000 Algorithm 1 reads an undrawn or tied pair
-    as in neither ``S`` nor ``I``); :meth:`CopelandLPSolver.violation` answers check (3) with the
-    amount *and* the most violated rows; ``certify=False`` skips the dual bound.  The solver
-    pickles (its HiGHS models are dropped and rebuilt on first use), so it can travel to Dask
-    workers.
+Offline and online use
+    :func:`boundcalc.lower_bound` (certified) and the bootstrap's draws (not) solve each matrix
+    once, cold, on the sorted-pool model (:class:`~boundcalc.lp.lifted.SortedPoolModel`).  CW-RMED (paper
+    000, Algorithm 1, line 11) keeps one solver for the whole run (``online = K``): its model and
+    backend are the rule's (:mod:`boundcalc.lp.rule`), and a small LRU cache keeps ``(family,
+    model)`` per ``(Copeland structure, winner)``.  An empirical matrix ``mu_hat(t)`` whose
+    structure is unchanged costs only new costs and a warm re-solve, or none when the last basis
+    stays optimal for the new costs (:meth:`~boundcalc.lp.highs.CoveringLP.solve`); a matrix
+    flipping back and forth between two structures finds both warm; a new structure's model starts
+    from the last one of the same winner.  :meth:`CopelandLPSolver.solve_empirical` accepts exact
+    ties (a tied pair lies in no row: 000 Algorithm 1 reads an undrawn or tied pair as in neither
+    ``S`` nor ``I``); :meth:`CopelandLPSolver.violation` answers check (3) with the amount *and*
+    the most violated rows; :meth:`CopelandLPSolver.solve_online` answers line 11 without a result
+    object.  The solver pickles (its HiGHS models are dropped and rebuilt on first use), so it can
+    travel to Dask workers.
 """
 
 from __future__ import annotations

@@ -35,48 +35,38 @@ the policy between steps:
   :meth:`~boundcalc.lp.highs.CoveringLP.solve` before any warm re-solve); only the duals come
   from elsewhere: the LP core asks HiGHS's factorisation, CW-RMED's compiled step multiplies by
   ``M^-1`` kept per basis (faster here than reading ``B^-1`` from HiGHS: that module's text).
-* below ``lift_min_arms``, HiGHS is the fallback only (issue 31): a stored basis that fails the
-  test above is re-solved in the compiled step by a bounded primal simplex from it
-  (:func:`~boundcalc.kernels.cw_rmed.resolve_from_basis`, :mod:`boundcalc.kernels.simplex`;
-  ``CWRMED.simplex_pivots``), its new basis checked by the same sign test and its allocation by the
-  oracle over the whole family ``R_{i1}`` (a violated row: Python's LP adds cuts); and from
-  ``compiled_lp_min_arms`` arms Python's LP core solves the plain models with the same simplex
-  (``CopelandLPSolver(simplex=True)``, ``CWRMED.lp_simplex``: a new structure's model from the slack
-  basis, each round's cuts by the dual simplex).  HiGHS runs where the simplex gives up (its pivot
-  cap, a numerical check, an apparently infeasible LP).  Under :attr:`CWRMED.perturb` the optimum is
-  generically unique and the simplex lands on HiGHS's vertex: the same pairs
-  (tests/test_cw_rmed_simplex.py; ``benchmarks/cw_decisions.py``); with ``perturb = 0`` both are off.
-* from ``CWRMED.lift_min_arms`` (32) arms, line 11 runs on the LP core's lifted model instead
-  (:mod:`boundcalc.lp.lifted`: the same LP, eq. (2) exactly, with one row standing for all rows of
-  an ``(i2, l, case)``), solved by HiGHS without its scaling (``CWRMED.lifted_highs_options``).  The compiled basis test above reads 0/1 rows only; there the LP core makes
-  the same test itself before any warm re-solve (:meth:`boundcalc.lp.highs.CoveringLP.solve`: the
-  duals of the new costs from HiGHS's factorisation of the last basis, no simplex run), and HiGHS
-  re-solves only when it fails (``warm_answers`` counts line-11 answers given with no HiGHS run).  A cold solve of a
-  new empirical structure takes several times fewer rounds on the lifted model than on the plain one,
-  and near ties the structure changes often. So a new structure's model is not built
-  cold but derived from the last model of the same winner (``CopelandLPSolver(derive=True)``,
-  :meth:`boundcalc.lp.lifted.CopelandModel.derived`): consecutive structures differ by a pair or
-  two, and every row of an arm ``i2`` whose pool and table entries did not change is a row of the
-  new family too; those rows and the last basis are kept, the others dropped.
+* the model and backend of line 11 are the LP core's rule for an online policy of ``K`` arms
+  (:mod:`boundcalc.lp.rule`, one table).  Below 32 arms the model is plain (0/1 rows), and from 5
+  arms a stored basis that fails the test above is re-solved in the compiled step by a bounded
+  primal simplex from it (:func:`~boundcalc.kernels.cw_rmed.resolve_from_basis`,
+  :mod:`boundcalc.kernels.simplex`; at most :attr:`CWRMED.simplex_pivots` pivots), its new basis
+  checked by the same sign test and its allocation by the oracle over the whole family
+  ``R_{i1}`` (a violated row: Python's LP adds cuts, solved by the same simplex, the dual simplex
+  after new cuts).  HiGHS runs where the simplex gives up (its pivot cap, a numerical check, an
+  apparently infeasible LP).  From 32 arms line 11 runs on the sorted-pool model
+  (:class:`~boundcalc.lp.lifted.SortedPoolModel`: the same LP, eq. (2) exactly, one row per
+  ``(i2, l, case)``), solved by HiGHS without its scaling; the compiled basis test reads 0/1 rows
+  only, so there the LP core makes the same test itself before any warm re-solve
+  (:meth:`boundcalc.lp.highs.CoveringLP.solve`), and a new empirical structure's model starts from
+  the last one of the same winner (its rows that the new family still holds, and its basis:
+  consecutive structures differ by a pair or two).
 
-Where the decisions could depend on more than the counts: line 11's LP is often degenerate on
-empirical matrices, and which optimal vertex HiGHS returns depends on the solve path -- the LP
-core's LRU cache of warm models (``cache_size``, 64 here: a model dropped and rebuilt cold), a kept
-basis against HiGHS's re-solve, a model derived from another structure's or built cold.  Revision 3
-removes that: every model (plain and lifted, numpy and compiled paths) is solved with the costs
-perturbed by :attr:`CWRMED.perturb` (:mod:`boundcalc.kernels.perturb`: one formula and one weight vector,
-also used by the compiled basis test), which makes the optimum generically unique; the constants
-``C*_{i1}`` and ``i*`` are computed from the *true* costs at that optimum.  The pairs are then the
-same for every cache size, with ``derive_plain`` on or off, with ``promote`` and ``per_i2`` changed
-(tests/test_cw_perturb.py).  What is verified at each line-11 answer (``solve_online``, no dual
-bound): the oracle's largest violation of the returned allocation over the *whole* family ``R_{i1}``
-is at most the solver's ``tol`` (the allocation is feasible for the true LP: the perturbation
-changes costs, not rows), and HiGHS reported it optimal for the perturbed costs, so ``c.e`` is at
-most ``perturb (1 + P / C*_{i1})`` above the true ``C*_{i1}`` relatively (``P`` pairs); a
-certificate (``solve_empirical(certify=True)``, not asked online) adds the true LP's Lagrangian
-bound, from the duals of a warm re-solve with the true costs, and certifies ``c.e`` against the
-true ``C*_{i1}`` within the LP core's ``gap_tol`` (Table 2, panel (a): gaps below 1e-15).  A failed LP (status "failed": a
-HiGHS error, no convergence, or a certificate out of tolerance) raises
+Line 11's LP is often degenerate on empirical matrices, and which optimal vertex a simplex returns
+depends on its path (a model kept by the LRU cache or rebuilt cold, derived from another
+structure's or not, HiGHS or the compiled simplex).  Every model is therefore solved with the costs
+perturbed by :attr:`CWRMED.perturb` (:mod:`boundcalc.kernels.perturb`: one formula and one weight
+vector, also used by the compiled basis test), which makes the optimum generically unique; the
+constants ``C*_{i1}`` and ``i*`` are computed from the *true* costs at that optimum.  The pairs are
+the same for every cache size, derived or cold models, the cutting plane's constants and either
+backend (tests/test_cw_perturb.py, tests/test_cw_rmed_simplex.py, tests/test_cw_pools.py).  What
+is verified at each line-11 answer (``solve_online``, no dual bound): the oracle's largest
+violation of the returned allocation over the *whole* family ``R_{i1}`` is at most the solver's
+``tol`` (the allocation is feasible for the true LP: the perturbation changes costs, not rows), and
+the solver reported it optimal for the perturbed costs, so ``c.e`` is at most ``perturb (1 + P /
+C*_{i1})`` above the true ``C*_{i1}`` relatively (``P`` pairs); a certificate
+(``solve_empirical(certify=True)``, not asked online) adds the true LP's Lagrangian bound and
+certifies ``c.e`` against the true ``C*_{i1}`` within the LP core's ``gap_tol``.  A failed LP
+(status "failed": a HiGHS error, no convergence, or a certificate out of tolerance) raises
 :class:`boundcalc.SolverError`: the policy never acts on an unverified allocation.
 
 Python is entered only when line 11 meets a new structure (to read any warm basis the LP core
@@ -169,22 +159,14 @@ class CWRMED(CopelandRMED):
     #: ``delta`` of line 11's deterministic cost perturbation (:mod:`boundcalc.kernels.perturb`: ``c'_p =
     #: c_p (1 + delta g_p) + delta g_p``, ``g_p`` a fixed hash of the pair index in ``[0, 1)``),
     #: the same in the LP core's models (``CopelandLPSolver(perturb=...)``) and the compiled basis
-    #: test.  Why: on empirical matrices line 11's LP is often degenerate, and which optimal vertex a
-    #: simplex returns depends on its path (a model kept by the LRU cache or rebuilt cold, derived
-    #: from another structure's or not); revision 2's pairs changed with ``cache_size`` and
-    #: ``derive_plain``.  The reading of 000: Algorithm 1, line 11 plays "an optimal solution" of
-    #: eq. (2) and Theorem 3's proof holds for any choice among optimal ones, so the policy may fix
-    #: the choice; the perturbed optimum is a vertex of the same feasible set, and the constants
-    #: ``C*_{i1}`` (and ``i*``) are computed from the true costs at it (``c.e``).  The margin: with
-    #: 1e-6 the allocations agreed across solve paths to 1.3e-13 on every path tried (issue 31's
-    #: research, panel (a) of Figure 1, 10^5 steps); 1e-7 already let 0.2 % of the comparisons on
-    #: panel (a) differ (cost differences then come within HiGHS's tolerances, 1e-9 dual
-    #: feasibility, and its own cost perturbation, which the LP core turns off when perturbing:
-    #: left on, it still split the pairs of panel (a)'s seed 1 with ``derive_plain``).  Costs
-    #: change by at most ``delta (c + 1)``, so the reported constants are at most ``delta (1 + P /
-    #: C*)`` above the true ones (``P`` pairs; :class:`~boundcalc.lp.CopelandLPSolver`'s ``perturb``),
-    #: and equal to them wherever the perturbed vertex is optimal for the true LP.  0 restores
-    #: revision 2's solves.
+    #: test: the pairs do not depend on the solve path (module text).  The reading of 000:
+    #: Algorithm 1, line 11 plays "an optimal solution" of eq. (2) and Theorem 3's proof holds for
+    #: any choice among optimal ones, so the policy may fix the choice; the perturbed optimum is a
+    #: vertex of the same feasible set, and ``C*_{i1}`` (and ``i*``) are computed from the true costs
+    #: at it.  The margin: with 1e-6 the allocations agree across solve paths to 1.3e-13 on panel (a)
+    #: of Figure 1 (10^5 steps); with 1e-7, 0.2 % of the comparisons there differ (cost differences
+    #: come within HiGHS's 1e-9 dual feasibility tolerance).  0: the costs themselves (the solve
+    #: path then picks among a degenerate LP's vertices, and the compiled simplex is off).
     perturb = 1e-6
     State = CWState
     stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers")
