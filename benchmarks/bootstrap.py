@@ -173,7 +173,7 @@ def timing(workers: int) -> dict:
 
 
 def profile(draws: int) -> dict:
-    from boundcalc.lp.cutting import CopelandLPSolver
+    from boundcalc.lp.online import CopelandLPSolver
     from boundcalc.lp.structure import as_structure
     from boundcalc.matrix import PreferenceMatrix
     from boundcalc.uncertainty import _full, _lower_bound, draw_upper

@@ -667,6 +667,7 @@ def formulations(argv=None) -> int:
     ap.add_argument("--budget", type=float, default=120.0, help="per-solve timeout, seconds")
     ap.add_argument("--ks", default="100,200,300,500,700,1000")
     ap.add_argument("--seeds", type=int, default=1)
+    ap.add_argument("--families", default="mslr136,random,tournament", help="comma-separated case families")
     ap.add_argument("--max-k-others", type=int, default=500, help="largest K of the plain and block rows")
     ap.add_argument("--this", default=str(REPO), help="the tree measured as this version (default: this checkout)")
     ap.add_argument("--out", default=str(HERE / "results" / "lower_bound_formulations.json"))
@@ -675,6 +676,7 @@ def formulations(argv=None) -> int:
     cases = [("mslr136", 136, 0)]
     cases += [("random", K, 300 + K) for K in (8, 12, 16, 24, 32)]
     cases += [("tournament", int(K), s) for K in args.ks.split(",") for s in range(args.seeds)]
+    cases = [c for c in cases if c[0] in args.families.split(",")]
     forms = [("current", args.main), ("sorted", here), ("blocks", here), ("plain", here)]
     over: set = set()
     rows = []

@@ -38,7 +38,7 @@ Seeds and reproducibility
     :func:`boundcalc.batch.run_batch`.  The lower bound of a draw with two or more Copeland
     winners is 000 Theorem 6's closed form (``C* = C^E*``, ECW's allocation checked feasible);
     of the others, the cutting plane over the sorted-pool model (the pool-block model where it
-    or the closed form does not end optimal: :class:`~boundcalc.lp.cutting.CopelandLPSolver`'s
+    or the closed form does not end optimal: :class:`~boundcalc.lp.online.CopelandLPSolver`'s
     rule, :mod:`boundcalc.lp.rule`): its value is the LP optimum within the solver's tolerance (the oracle's 1e-9 on every row), equal
     to a cold :func:`boundcalc.lower_bound` of the drawn matrix to about 1e-9 relative (tested).
 
@@ -194,7 +194,7 @@ def _lower_bound(pm: PreferenceMatrix) -> BoundResult:
     :mod:`boundcalc.lp.rule`), equal to a cold :func:`boundcalc.lower_bound` of it within the LP
     tolerance (``tests/test_bootstrap.py``); no certificate.  Every draw is solved by a new solver:
     its answer is a function of its matrix."""
-    from .lp.cutting import CopelandLPSolver
+    from .lp.online import CopelandLPSolver
     from .lp.structure import as_structure
 
     return CopelandLPSolver(cache_size=1).solve_empirical(as_structure(pm))

@@ -25,8 +25,8 @@ from builders import lp_solver
 
 from boundcalc.kernels.policy import _GOLDEN, _MASK, _mix64_py
 from boundcalc.lp import ecw as _ecw
-from boundcalc.lp.cutting import CopelandLPSolver
 from boundcalc.lp.highs import SolverError
+from boundcalc.lp.online import CopelandLPSolver
 from boundcalc.lp.rule import LIFTED_MIN_ARMS
 from boundcalc.lp.structure import Structure, empirical_structure, pair_regret
 from boundcalc.matrix import kl_half

@@ -23,7 +23,8 @@ from builders import cw_variant, lp_solver
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.kernels.cw_rmed import _perturbed_cost
 from boundcalc.kernels.perturb import HASH_MOD, perturb_costs, perturbed_cost, weights
-from boundcalc.lp.cutting import CopelandLPSolver, pair_costs
+from boundcalc.lp.cutting import pair_costs
+from boundcalc.lp.online import CopelandLPSolver
 from boundcalc.lp.structure import empirical_structure
 from boundcalc.policies.cw_rmed import CWRMED
 

@@ -27,8 +27,9 @@ from test_review_lp import exact_lower_bound
 from boundcalc.datasets import random_matrix
 from boundcalc.kernels.perturb import perturb_costs
 from boundcalc.lp.constraints import CopelandFamily
-from boundcalc.lp.cutting import CopelandLPSolver, pair_costs
+from boundcalc.lp.cutting import pair_costs
 from boundcalc.lp.lifted import SortedPoolModel, sorted_rounds
+from boundcalc.lp.online import CopelandLPSolver
 from boundcalc.lp.structure import as_structure, empirical_structure, structure_d, triu
 from boundcalc.policies.cw_rmed import CWRMED
 
@@ -180,7 +181,7 @@ def test_a_failed_sorted_model_falls_back_to_the_block_model(monkeypatch):
         calls.append(1)
         return None, 1.0, "stall (test)"
 
-    monkeypatch.setattr("boundcalc.lp.cutting.sorted_rounds", stalled)
+    monkeypatch.setattr("boundcalc.lp.online.sorted_rounds", stalled)
     solver = lp_solver(lifted_model="sorted", perturb=1e-6)
     a = solver.solve_online(st)
     b = solver.solve_online(st)

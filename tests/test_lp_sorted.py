@@ -4,7 +4,7 @@
 * its value per Copeland winner equals the exact rational LP over every row of ``R_{i1}``
   (:func:`test_review_lp.exact_lower_bound`: 000 eq. (2) enumerated with itertools, no code shared)
   on the small tournaments of every kind, and the lifted cutting plane
-  (:class:`~boundcalc.lp.cutting.CopelandLPSolver`, certified) on random matrices, uniform
+  (:class:`~boundcalc.lp.online.CopelandLPSolver`, certified) on random matrices, uniform
   tournaments, near ties and drawn 136-arm MSLR matrices;
 * the ordering it rests on (some optimum has every pool's values in the reverse order of its
   costs): its allocation is feasible for the whole family and so ordered, and an exact optimum,

@@ -122,7 +122,7 @@ class CopelandModel:
         simplex basis a caller can test against new costs without HiGHS (CW-RMED's line 11,
         :mod:`boundcalc.policies.cw_rmed`).  Same optimum, more rounds on hard structures.
     reuse_basis : bool
-        See :class:`~boundcalc.lp.cutting.CopelandLPSolver`.
+        See :class:`~boundcalc.lp.online.CopelandLPSolver`.
     highs_options : dict, optional
         Further HiGHS options of the model (:class:`~boundcalc.lp.highs.CoveringLP`'s ``options``).
 

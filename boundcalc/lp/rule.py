@@ -1,6 +1,6 @@
 """Which model and backend solve the lower-bound LP (paper 000, eq. (2)): one rule, by use and K.
 
-Every solve of ``C*_{i1}`` goes through :class:`~boundcalc.lp.cutting.CopelandLPSolver`, whose
+Every solve of ``C*_{i1}`` goes through :class:`~boundcalc.lp.online.CopelandLPSolver`, whose
 constructor asks :func:`plan` for its model and backend.  The three models state the same LP
 exactly (:mod:`boundcalc.lp.lifted` proves it) and differ in size and in what a warm solve reuses:
 

@@ -21,7 +21,7 @@ the policy between steps:
   feasible by the oracle -- what :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical` answers
   there, computed in place.
 * line 11 otherwise: :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical` (through its lean
-  twin :meth:`~boundcalc.lp.cutting.CopelandLPSolver.solve_online`: ``C*_{i1}`` and an
+  twin :meth:`~boundcalc.lp.online.CopelandLPSolver.solve_online`: ``C*_{i1}`` and an
   optimal allocation per winner, warm per structure, exact ties in no row), asked **only when its
   answer can change**.  With the structure unchanged the rows and bounds do not depend on the
   counts, only the costs ``c = r / d`` move, so the basis of the model's last solve stays primal
@@ -113,8 +113,8 @@ from ..kernels.cw_rmed import (
     resolve_from_basis,
 )
 from ..kernels.perturb import weights as perturb_weights
-from ..lp.cutting import CopelandLPSolver
 from ..lp.highs import CoveringLP, SolverError
+from ..lp.online import CopelandLPSolver
 from ..lp.structure import Structure
 from .copeland_rmed import CopelandRMED
 from .registry import register_policy
