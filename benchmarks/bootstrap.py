@@ -187,12 +187,18 @@ def timing(workers: int) -> dict:
 
 
 def profile(draws: int) -> dict:
-    from boundcalc.lp.cutting import CopelandLPSolver
+    from boundcalc.lp.online import CopelandLPSolver
     from boundcalc.lp.structure import as_structure
     from boundcalc.matrix import PreferenceMatrix
-    from boundcalc.uncertainty import DRAW_PER_I2, _full, _lower_bound, draw_upper
+    from boundcalc.uncertainty import _full, _lower_bound, draw_upper
 
-    previous = CopelandLPSolver(per_i2=DRAW_PER_I2, cache_size=1)  # the bootstrap's solver before the sorted pools
+    def blocks(per_i2: int, cache_size: int = 8) -> CopelandLPSolver:
+        """The pool-block model alone, ``per_i2`` cuts per violated ``i2`` and round."""
+        s = CopelandLPSolver(cache_size=cache_size)
+        s.lifted_model, s.per_i2 = "blocks", per_i2
+        return s
+
+    previous = blocks(3, cache_size=1)  # the bootstrap's solver before the sorted pools
 
     mu = load_example("mslr-informational").mu
     true = PreferenceMatrix(mu)
@@ -216,8 +222,8 @@ def profile(draws: int) -> dict:
             pm = PreferenceMatrix(_full(draw_upper(W, r, 0), mu.shape[0]))
             row = {"draw": r, "winners": pm.copeland_winners.tolist(), "top_score": int((pm.mu > 0.5).sum(1).max())}
             for label, solve in (
-                ("cold_per_i2_1", lambda: CopelandLPSolver().solve(pm, certify=False)),
-                (f"cold_per_i2_{DRAW_PER_I2}", lambda: CopelandLPSolver(per_i2=DRAW_PER_I2).solve(pm, certify=False)),
+                ("cold_per_i2_1", lambda: blocks(1).solve(pm, certify=False)),
+                ("cold_per_i2_3", lambda: blocks(3).solve(pm, certify=False)),
                 ("previous_path", lambda: previous.solve_empirical(as_structure(pm), certify=False)),
                 ("bootstrap_path", lambda: _lower_bound(pm)),
             ):

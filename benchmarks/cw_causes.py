@@ -2,7 +2,7 @@
 
 One run of ``simulate(example, ["cw-rmed"], horizon=steps, runs=1, seed=0)`` with the LP core's
 calls wrapped (nothing else changes: the decisions are those of an unwrapped run).  Each model solve
-of :meth:`boundcalc.lp.cutting.CopelandLPSolver.solve_online` is put in one class:
+of :meth:`boundcalc.lp.online.CopelandLPSolver.solve_online` is put in one class:
 
 * the model's ``(structure, winner)``: ``hit`` (a warm model kept in the LRU cache), ``evicted`` (met
   before, dropped from the cache since), ``new`` (never met); for a model built for it, ``derived``

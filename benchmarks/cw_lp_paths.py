@@ -1,7 +1,7 @@
 """CW-RMED's LP on the LP core's compiled kernels or on their numpy twins (with the basis inverse run
 interpreted, ``basis_matrix.py_func``): which is faster end to end.
 
-``CWRMED.compiled_lp_min_arms`` chooses, by the number of arms, whether the plain LP of line 11 runs
+``boundcalc.lp.rule.COMPILED_MIN_ARMS`` chooses, by the number of arms, whether the plain LP of line 11 runs
 the LP core's compiled kernels (:mod:`boundcalc.kernels.lp`: the oracle's rows, the empirical
 structure, the certificate; the basis inverse) or their numpy twins (the inverse interpreted); that path saves their compilation on an empty
 cache (about 1 s of CPU).  This script runs CW-RMED's whole-run kernel (``Policy.run`` on the
@@ -35,15 +35,16 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def _run(mu: np.ndarray, steps: int, compiled: bool, seed: int = 3) -> tuple[float, np.ndarray, dict]:
+    from boundcalc.lp import rule
     from boundcalc.policies.cw_rmed import CWRMED
 
-    saved = CWRMED.compiled_lp_min_arms
-    CWRMED.compiled_lp_min_arms = 0 if compiled else 10**9  # the size rule's two ends
+    saved = rule.COMPILED_MIN_ARMS
+    rule.COMPILED_MIN_ARMS = 0 if compiled else 10**9  # the size rule's two ends
     try:
         pol = CWRMED(mu.shape[0], rng=np.random.default_rng(seed))
     finally:
-        CWRMED.compiled_lp_min_arms = saved
-    assert pol.solver.compiled == (compiled and mu.shape[0] < CWRMED.lift_min_arms)
+        rule.COMPILED_MIN_ARMS = saved
+    assert pol.solver.compiled == (compiled and mu.shape[0] < rule.LIFTED_MIN_ARMS)
     t0 = time.process_time()
     pairs, _ = pol.run(mu, steps, seed=seed)
     return time.process_time() - t0, pairs, dict(pol.stats)

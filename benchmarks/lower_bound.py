@@ -33,6 +33,11 @@ cannot find: the MSLR data are read from ``../shared/data/public`` (or ``$BOUNDC
 Machine load moves times by 20-40 %: compare columns of one run, not runs of different days.
 
     python benchmarks/lower_bound.py [--quick] [--no-baseline] [--out FILE]
+    python benchmarks/lower_bound.py formulations [--main /work/main] [--ks 100,...,1000]
+
+The second form compares the offline bound's formulations (plain, lifted pool blocks, sorted
+pools: :func:`formulations`) with each other and with the current main; JSON in
+``benchmarks/results/lower_bound_formulations.json``.
 """
 
 from __future__ import annotations
@@ -57,7 +62,8 @@ import numpy as np
 import boundcalc
 from boundcalc import PreferenceMatrix
 from boundcalc.datasets import tournament_matrix, utility_matrix
-from boundcalc.lp import CopelandFamily, CopelandLPSolver, _kernels, empirical_mu, empirical_structure
+from boundcalc.lp import CopelandFamily, CopelandLPSolver, empirical_mu, empirical_structure
+from boundcalc.lp.cutting import load_kernels
 from boundcalc.lp.full import lower_bound_enumerate
 
 HERE = Path(__file__).resolve().parent
@@ -240,7 +246,7 @@ def main(argv=None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="boundcalc_landed_"))
     landed = None if args.no_baseline else load_landed(args.baseline, tmp)
     repeat = 1 if args.quick else args.repeat
-    _kernels.load()  # compiled kernels loaded once, outside every timing
+    load_kernels()  # compiled kernels loaded once, outside every timing
     CopelandLPSolver().solve(tournament_matrix(30, 99))
     if landed is not None:
         landed.CopelandLPSolver().solve(landed.PreferenceMatrix(tournament_matrix(30, 99).mu))
@@ -601,5 +607,122 @@ def _print(hdr, table):
         print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
 
 
+# ----------------------------------------------------------------------------- formulations
+#: One solve in a fresh interpreter: the tree on ``PYTHONPATH`` (this one, or ``--main``'s), a
+#: small warm-up solve (imports), then the case's matrix and one timed solve (CPU seconds).
+_ONE = r"""
+import json, sys, time
+import numpy as np
+from boundcalc.datasets import load_example, random_matrix, tournament_matrix
+from boundcalc.lp import CopelandLPSolver
+case, K, seed, form = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+def make(case, K, seed):
+    if case == "mslr136":
+        return load_example("mslr-informational")
+    if case == "tournament":
+        return tournament_matrix(K, seed, low=0.05, high=0.45)
+    return random_matrix(K, seed, min_gap=0.01)
+kw = {"plain": dict(lift=False), "blocks": dict(lifted_model="blocks"), "sorted": {}, "current": {}}[form]
+def solver():
+    s = CopelandLPSolver()
+    for k, v in kw.items():  # the formulation: the rule's choice overridden
+        setattr(s, k, v)
+    return s
+solver().solve(tournament_matrix(12, 1))
+pm = make(case, K, seed)
+t = time.process_time()
+res = solver().solve(pm)
+sec = time.process_time() - t
+c = res.certificate
+print(json.dumps({"seconds": sec, "status": res.status, "value": res.value, "rounds": res.stats["rounds"],
+                  "rows": res.stats.get("rows"), "gap": None if c is None else c.gap,
+                  "violation": None if c is None else c.max_violation}))
+"""
+
+
+def _one(tree: str, case: str, K: int, seed: int, form: str, timeout: float) -> dict:
+    env = dict(os.environ, PYTHONPATH=tree)
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", _ONE, case, str(K), str(seed), form],
+            env=env,
+            cwd=tree,  # python -c puts the working directory first on sys.path
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=True,
+        )
+    except subprocess.TimeoutExpired:
+        return {"seconds": None, "status": f"over {timeout:.0f} s (stopped)"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def formulations(argv=None) -> int:
+    """The plain, lifted (pool blocks) and sorted-pool formulations of the offline bound against
+    each other and against the current main (``--main``, a checkout imported in a subprocess),
+    every solve in a fresh interpreter, the versions interleaved per matrix; CPU seconds of the
+    solve; a formulation that is over ``--budget`` seconds on a family is not run at larger K."""
+    ap = argparse.ArgumentParser(description=formulations.__doc__)
+    ap.add_argument("--main", default="/work/main", help="a checkout of the current main (its tree on PYTHONPATH)")
+    ap.add_argument("--budget", type=float, default=120.0, help="per-solve timeout, seconds")
+    ap.add_argument("--ks", default="100,200,300,500,700,1000")
+    ap.add_argument("--seeds", type=int, default=1)
+    ap.add_argument("--families", default="mslr136,random,tournament", help="comma-separated case families")
+    ap.add_argument("--max-k-others", type=int, default=500, help="largest K of the plain and block rows")
+    ap.add_argument("--this", default=str(REPO), help="the tree measured as this version (default: this checkout)")
+    ap.add_argument("--out", default=str(HERE / "results" / "lower_bound_formulations.json"))
+    args = ap.parse_args(argv)
+    here = args.this
+    cases = [("mslr136", 136, 0)]
+    cases += [("random", K, 300 + K) for K in (8, 12, 16, 24, 32)]
+    cases += [("tournament", int(K), s) for K in args.ks.split(",") for s in range(args.seeds)]
+    cases = [c for c in cases if c[0] in args.families.split(",")]
+    forms = [("current", args.main), ("sorted", here), ("blocks", here), ("plain", here)]
+    over: set = set()
+    rows = []
+    hdr = ("case", "K", "seed") + tuple(f for f, _ in forms)
+    print("  ".join(hdr))
+    for case, K, seed in cases:
+        row = {"case": case, "K": K, "seed": seed}
+        for form, tree in forms:
+            if (case, form) in over or (form in ("blocks", "plain") and K > args.max_k_others):
+                row[form] = {"seconds": None, "status": "skipped (over budget at a smaller K)"}
+                continue
+            r = _one(tree, case, K, seed, form, args.budget)
+            row[form] = r
+            if r["seconds"] is None or r["seconds"] > args.budget / 2:
+                over.add((case, form))
+        vals = [row[f]["value"] for f, _ in forms if row[f].get("value") is not None]
+        row["values_agree"] = bool(vals) and max(vals) - min(vals) <= 1e-9 * max(1.0, abs(max(vals)))
+        rows.append(row)
+        cells = [f"{row[f]['seconds']:.3f}" if row[f]["seconds"] is not None else "-" for f, _ in forms]
+        print(f"{case} {K} {seed} " + " ".join(cells) + ("" if row["values_agree"] else "  VALUES DIFFER"), flush=True)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    meta = {
+        "boundcalc": boundcalc.__version__,
+        "python": platform.python_version(),
+        "timer": "process_time of the solve, each in a fresh interpreter",
+        "current": f"{args.main} ({_git_head(args.main)})",
+        "this": _git_head(here),
+        "load_average": os.getloadavg(),
+        "argv": sys.argv[1:],
+    }
+    out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1, default=float) + "\n")
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+def _git_head(path: str) -> str:
+    try:
+        return subprocess.run(
+            ["git", "-C", path, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+    except OSError:
+        return "?"
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["formulations"]:
+        sys.exit(formulations(sys.argv[2:]))
     sys.exit(main())

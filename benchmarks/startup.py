@@ -62,7 +62,8 @@ task = sys.argv[1]
 mu = load_example("table2").mu
 if task == "lp":
     import inspect
-    kw = {"compiled": True} if "compiled" in inspect.signature(CopelandLPSolver).parameters else {}
+    params = inspect.signature(CopelandLPSolver).parameters  # the compiled path, as each version spells it
+    kw = {"online": 32} if "online" in params else {"compiled": True} if "compiled" in params else {}
     pm = random_matrix(12, 0)
     m = np.clip(pm.mu + 0.01 * (np.arange(12)[:, None] - np.arange(12)[None, :]) / 12, 0, 1)
     np.fill_diagonal(m, 0.5)
@@ -208,7 +209,6 @@ def in_process() -> dict:
 
     from boundcalc import as_preference_matrix
     from boundcalc.datasets import load_example, random_matrix
-    from boundcalc.lp import CopelandLPSolver
     from boundcalc.policies import make_policy
     from boundcalc.policies.base import matrix_duel
 
@@ -219,11 +219,11 @@ def in_process() -> dict:
         pm = as_preference_matrix(path)
         row = {}
         for compiled in (False, True):
-            CopelandLPSolver(compiled=compiled).solve(pm)  # loads the path (kernels: numba's cache)
+            _solver(compiled).solve(pm)  # loads the path (kernels: numba's cache)
             times = []
             for _ in range(3):
                 c = time.process_time()
-                v = CopelandLPSolver(compiled=compiled).solve(pm).value
+                v = _solver(compiled).solve(pm).value
                 times.append(time.process_time() - c)
             row["compiled" if compiled else "numpy"] = {"cpu": min(times), "value": v}
         lp[k] = row
@@ -450,6 +450,15 @@ def main(argv=None) -> int:
     out.write_text(json.dumps(result, indent=1))
     print(f"\nwrote {out}")
     return 0
+
+
+def _solver(compiled: bool):
+    """The offline solver with the LP core's compiled kernels or their numpy twins."""
+    from boundcalc.lp import CopelandLPSolver
+
+    s = CopelandLPSolver()
+    s.compiled = compiled
+    return s
 
 
 if __name__ == "__main__":

@@ -13,8 +13,8 @@ from .bounds.exact import ecw_bound, lower_bound
 from .comparison import COMPARE_KEYS, Comparison, compare
 from .datasets import load_example
 from .identification import identification_bound
-from .lp.cutting import CopelandLPSolver
 from .lp.highs import SolverError
+from .lp.online import CopelandLPSolver
 from .matrix import PreferenceMatrix, PreferenceMatrixError, as_preference_matrix, kl_bernoulli, kl_half
 from .result import BoundResult, Certificate, Result
 from .uncertainty import bootstrap

@@ -896,25 +896,28 @@ def _announce_large_matrix(pm: PreferenceMatrix, what: str) -> None:
     """Say on stderr, before the work starts, that a large matrix can take minutes."""
     if pm.K >= LARGE_K:
         print(
-            f"boundcalc: note: K = {pm.K} arms: {what} grows about as K^3 and can take many minutes at this"
-            " size (an elapsed-time line follows on a terminal; Ctrl-C stops it)",
+            f"boundcalc: note: K = {pm.K} arms: {what} grows about as K^{LB_COST_B:.2g} (an elapsed-time line"
+            " follows on a terminal; Ctrl-C stops it)",
             file=sys.stderr,
         )
     _announce_estimate(
         lower_bound_seconds(pm.K),
         f"the lower bound at K = {pm.K}",
-        f"{LB_COST_A:.4g} K^{LB_COST_B:.3g} s, fitted to random tournaments with K = 200-400",
+        f"{LB_COST_A:.4g} K^{LB_COST_B:.3g} s, fitted to random tournaments with K = 300-1500",
+        LB_ESTIMATE_THRESHOLD_S,
     )
 
 
 #: An estimate of the CPU time is printed on stderr, before the work, when it is above this many seconds.
 ESTIMATE_THRESHOLD_S = 60.0
+#: ``bounds``/``compare``: the lower bound's estimate is printed from this many seconds (K of about 1400).
+LB_ESTIMATE_THRESHOLD_S = 2.0
 #: ``bounds``/``compare``: CPU seconds of :func:`compute_bounds` (000's exact lower bound by the
 #: cutting-plane LP, then ECW) modelled as ``LB_COST_A * K**LB_COST_B``, the least-squares fit of
 #: ln(seconds) on ln K for K >= 200 in ``benchmarks/long_work.py`` (random tournaments and their
 #: random submatrices; ``benchmarks/results/long_work.json``, checked by tests/test_long_work.py).
-LB_COST_A = 5.132e-08
-LB_COST_B = 3.076
+LB_COST_A = 1.099e-06
+LB_COST_B = 1.971
 #: ``explore``: CPU microseconds per duel of each 004 algorithm, run at delta = 5e-324 on 000's
 #: Table 2 instance (``benchmarks/long_work.py``; the same JSON and test).
 EXPLORE_US_PER_DUEL: dict[str, float] = {
@@ -950,6 +953,8 @@ def lower_bound_seconds(K: int) -> float:
 
 
 def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     if seconds < 2 * 86400:
@@ -977,9 +982,10 @@ def explore_duels_per_run(inst: Any, algorithm: str, delta: float, epsilon: floa
     return min(float(max_duels), EXPLORE_DUELS_PER_EXPRESSION[algorithm] * max(value, 0.0))
 
 
-def _announce_estimate(seconds: float, what: str, model: str) -> None:
-    """One line on stderr, before the work, when it is expected to take more than a minute of CPU."""
-    if seconds > ESTIMATE_THRESHOLD_S:
+def _announce_estimate(seconds: float, what: str, model: str, threshold: float = ESTIMATE_THRESHOLD_S) -> None:
+    """One line on stderr, before the work, when it is expected to take more than ``threshold``
+    seconds of CPU (a minute by default)."""
+    if seconds > threshold:
         print(
             f"boundcalc: estimate: {what} takes about {_duration(seconds)} of CPU time ({model}; a loaded"
             " machine takes longer)",

@@ -44,10 +44,9 @@ Seeds and reproducibility
     work, in-process or on Dask, into a resumable JSON Lines file (``out``), like
     :func:`boundcalc.batch.run_batch`.  The lower bound of a draw with two or more Copeland
     winners is 000 Theorem 6's closed form (``C* = C^E*``, ECW's allocation checked feasible);
-    of the others, the cutting plane over the sorted-pool model
-    (:func:`~boundcalc.lp.lifted.solve_sorted_pools`, ``per_i2`` = :data:`DRAW_PER_I2`; where it
-    or the closed form does not end optimal, :class:`~boundcalc.lp.cutting.CopelandLPSolver`): its
-    value is the LP optimum within the solver's tolerance (the oracle's 1e-9 on every row), equal
+    of the others, the cutting plane over the sorted-pool model (the pool-block model where it
+    or the closed form does not end optimal: :class:`~boundcalc.lp.online.CopelandLPSolver`'s
+    rule, :mod:`boundcalc.lp.rule`): its value is the LP optimum within the solver's tolerance (the oracle's 1e-9 on every row), equal
     to a cold :func:`boundcalc.lower_bound` of the drawn matrix to about 1e-9 relative (tested).
 
 The report
@@ -81,7 +80,6 @@ The report
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import math
 import os
@@ -101,7 +99,7 @@ from .runner.store import same
 from .units import UNIT_DUELS, UNIT_HARDNESS
 
 if TYPE_CHECKING:
-    from .lp.cutting import CopelandLPSolver
+    pass
 
 __all__ = [
     "bootstrap",
@@ -227,51 +225,15 @@ def _full(x: np.ndarray, K: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- one draw (a task)
-@functools.cache
-def _draw_solver() -> CopelandLPSolver:
-    """The lower-bound solver of this process's draws (built once; a Dask worker builds its own)."""
-    from .lp.cutting import CopelandLPSolver
-
-    return CopelandLPSolver(per_i2=DRAW_PER_I2, cache_size=1)
-
-
-#: The cutting plane's cuts per violated ``i2`` and round on the draws (``per_i2`` of
-#: :func:`~boundcalc.lp.lifted.solve_sorted_pools`, and of the fallback
-#: :class:`~boundcalc.lp.cutting.CopelandLPSolver`; same LP, same optimum).  On a draw of weak data
-#: (many pairs near 1/2 drawn either way) the optimum of the MSLR matrices' LP spreads over every
-#: ``i2``'s pool: :class:`~boundcalc.lp.lifted.CopelandModel` then builds a pool block for nearly
-#: every ``i2``, 10,000-29,000 rows against the true matrix's 675, where the sorted-pool model
-#: keeps one row per ``(i2, l, case)`` (650-1,800; ``benchmarks/bootstrap.py --part
-#: profile``, results/bootstrap_profile.json).
-DRAW_PER_I2 = 3
-
-
 def _lower_bound(pm: PreferenceMatrix) -> BoundResult:
-    """000 Theorem 2's ``C*`` of a drawn matrix, equal to a cold :func:`boundcalc.lower_bound` of it
-    within the LP tolerance (``tests/test_bootstrap.py``).
-
-    One Copeland winner: the cutting plane over the sorted-pool model
-    (:func:`~boundcalc.lp.lifted.solve_sorted_pools`: every pool's values in the reverse order of
-    its costs, which some optimum has, so one row per ``(i2, l, case)`` and no pool block; exact by
-    the oracle's check over the whole family).  Two or more: Theorem 6's closed form (``C* =
-    C^E*``: ECW's allocation, checked feasible for ``R_{i1}`` by the oracle).  Where either does
-    not end optimal (the sorted loop stalls on HiGHS's tolerances, the closed form's allocation is
-    not feasible), the lifted cutting-plane LP (:class:`~boundcalc.lp.cutting.CopelandLPSolver`,
-    ``certify=False``: no dual bound).  Every draw is solved from scratch: its answer is a function
-    of its matrix."""
-    from .lp.highs import SolverError
-    from .lp.lifted import solve_sorted_pools
+    """000 Theorem 2's ``C*`` of a drawn matrix by the LP core's offline solver (its rule:
+    :mod:`boundcalc.lp.rule`), equal to a cold :func:`boundcalc.lower_bound` of it within the LP
+    tolerance (``tests/test_bootstrap.py``); no certificate.  Every draw is solved by a new solver:
+    its answer is a function of its matrix."""
+    from .lp.online import CopelandLPSolver
     from .lp.structure import as_structure
 
-    st = as_structure(pm)
-    if st.winners.size == 1:
-        try:
-            res = solve_sorted_pools(st, per_i2=DRAW_PER_I2)
-        except SolverError:
-            res = None
-        if res is not None and res.status == "ok":
-            return res
-    return _draw_solver().solve_empirical(st, certify=False)
+    return CopelandLPSolver(cache_size=1).solve_empirical(as_structure(pm))
 
 
 def bootstrap_task(task: dict, shared: dict) -> dict:

@@ -38,7 +38,7 @@ def _policy(name: str) -> None:
     from .simulate import simulate
 
     # 5 arms: every policy's kernels, and CW-RMED's compiled LP path too (from
-    # CWRMED.compiled_lp_min_arms arms; the kernels' types do not depend on K)
+    # boundcalc.lp.rule.COMPILED_MIN_ARMS arms; the kernels' types do not depend on K)
     mu = load_example("mslr5-noncondorcet").mu
     rng = np.random.default_rng(0)
     p = make_policy(name, mu.shape[0], rng=np.random.default_rng(0))
@@ -54,9 +54,10 @@ def _lp() -> None:
 
     from .datasets import random_matrix
     from .lp import CopelandLPSolver
+    from .lp.rule import LIFTED_MIN_ARMS
 
     pm = random_matrix(12, 0)
-    solver = CopelandLPSolver(compiled=True)
+    solver = CopelandLPSolver(online=LIFTED_MIN_ARMS)  # the compiled kernels of the lifted online path
     solver.solve(pm)
     mu = np.clip(pm.mu + 0.01 * (np.arange(12)[:, None] - np.arange(12)[None, :]) / 12, 0, 1)
     np.fill_diagonal(mu, 0.5)

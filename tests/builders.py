@@ -241,3 +241,33 @@ def st_counts_and_perm(draw, max_K=7, max_t=10**7):
             W[i, j], W[j, i] = w, n - w
     t = draw(st.integers(1, max_t))
     return W, t, draw(st.permutations(range(K)))
+
+
+def lp_solver(**kw):
+    """A :class:`~boundcalc.lp.CopelandLPSolver` with the rule's choices (its attributes: ``lift``,
+    ``lifted_model``, ``promote``, ``per_i2``, ``derive``, ``compiled``, ``simplex``, ...) set by
+    name after construction: the solve paths whose answers the tests compare."""
+    import inspect
+
+    from boundcalc.lp import CopelandLPSolver
+
+    ctor = set(inspect.signature(CopelandLPSolver).parameters)
+    solver = CopelandLPSolver(**{k: v for k, v in kw.items() if k in ctor})
+    for k, v in kw.items():
+        if k not in ctor:
+            if not hasattr(solver, k):
+                raise AttributeError(f"CopelandLPSolver has no attribute {k!r}")
+            setattr(solver, k, v)
+    return solver
+
+
+def cw_variant(**attrs):
+    """CW-RMED with some of its options (``cache_size``, ``simplex_pivots``, ``perturb``) or its LP
+    solver's rule-chosen solve path (attributes of :class:`~boundcalc.lp.CopelandLPSolver`, e.g.
+    ``simplex``, ``derive``, ``promote``, ``per_i2``, ``lifted_model``) changed: the paths whose
+    pairs the tests compare."""
+    from boundcalc.policies.cw_rmed import CWRMED
+
+    own = {k: v for k, v in attrs.items() if k in ("cache_size", "simplex_pivots", "perturb")}
+    path = {k: v for k, v in attrs.items() if k not in own}
+    return type("CWRMEDVariant", (CWRMED,), {**own, "_solve_path": path})

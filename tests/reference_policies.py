@@ -21,11 +21,13 @@ import math
 from functools import cached_property
 
 import numpy as np
+from builders import lp_solver
 
 from boundcalc.kernels.policy import _GOLDEN, _MASK, _mix64_py
 from boundcalc.lp import ecw as _ecw
-from boundcalc.lp.cutting import CopelandLPSolver
 from boundcalc.lp.highs import SolverError
+from boundcalc.lp.online import CopelandLPSolver
+from boundcalc.lp.rule import LIFTED_MIN_ARMS
 from boundcalc.lp.structure import Structure, empirical_structure, pair_regret
 from boundcalc.matrix import kl_half
 from boundcalc.policies.base import Integer, Policy, Real
@@ -440,9 +442,7 @@ class CWRMED(CopelandRMED):
         # against brute force over the whole optimal face.
         # revision 3: line 11's costs perturbed as the policy's (CWRMED.perturb), which makes the
         # optimal vertex one whatever the solve path (this solver's warm re-solves included)
-        self.solver = CopelandLPSolver(
-            seed=0, cache_size=CACHE_SIZE, lift=K >= _CompiledCW.lift_min_arms, perturb=_CompiledCW.perturb
-        )
+        self.solver = lp_solver(seed=0, cache_size=CACHE_SIZE, lift=K >= LIFTED_MIN_ARMS, perturb=_CompiledCW.perturb)
         # check (3) through the LP's own solver, as the package's step-by-step CW-RMED did (its
         # checks touched the solver's cache of warm models)
         self.checker = self.solver

@@ -214,13 +214,13 @@ def test_no_implementation_is_chosen_by_global_state():
 
 def test_the_lp_core_runs_the_path_its_caller_chose():
     """Importing the policies (which compile the LP core's kernels into their steps) changes nothing
-    about what a one-shot solve runs: the family's path is the solver's argument or the size rule."""
+    about what a one-shot solve runs: the family's path is the rule's (:mod:`boundcalc.lp.rule`)."""
     import boundcalc.policies  # noqa: F401  (imports the compiled layer)
     from boundcalc.datasets import load_example
     from boundcalc.lp import CopelandLPSolver
 
     pm = load_example("table2")
-    for kw, want in (({}, False), ({"compiled": False}, False), ({"compiled": True}, True)):
+    for kw, want in (({}, False), ({"online": 4}, False), ({"online": 5}, True), ({"online": 64}, True)):
         solver = CopelandLPSolver(**kw)
         value = solver.solve(pm).value
         assert solver.family(int(pm.copeland_winners[0])).compiled is want

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from builders import empirical_state
+from builders import empirical_state, lp_solver
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st_
 
@@ -32,7 +32,7 @@ import boundcalc.kernels as kernels
 from boundcalc.datasets import random_matrix
 from boundcalc.kernels.basis import duals_keep_signs
 from boundcalc.kernels.cw_rmed import inverse_duals
-from boundcalc.lp import CopelandLPSolver, empirical_structure
+from boundcalc.lp import empirical_structure
 from boundcalc.lp import highs as highs_mod
 from boundcalc.lp.highs import CoveringLP
 from boundcalc.policies.cw_rmed import _basis_parts
@@ -49,7 +49,9 @@ def _models(seed: int, K: int, gap: float, lift: bool, empirical: bool) -> list[
         st = empirical_structure(empirical_state(K, rng))
     else:
         st = random_matrix(K, rng, min_gap=gap).structure
-    solver = CopelandLPSolver(seed=0, lift=lift, promote=0 if lift else 2, reuse_basis=False)
+    solver = lp_solver(
+        seed=0, lift=lift, promote=0 if lift else 2, reuse_basis=False, lifted_model="blocks" if lift else "auto"
+    )
     res = solver.solve_empirical(st, certify=True)  # certify: the LP, never Theorem 6's closed form
     assert res.status == "ok", res.message
     return [m for m in (solver.model(st, w) for w in st.winners.tolist()) if m is not None and m.n_rows]

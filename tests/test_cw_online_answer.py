@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from builders import empirical_state
+from builders import empirical_state, lp_solver
 from test_lp_online import reference_value
 
-from boundcalc.lp import CopelandLPSolver, empirical_structure
+from boundcalc.lp import empirical_structure
 from boundcalc.lp.constraints import RowBlock, row_hashes
 from boundcalc.lp.highs import CoveringLP
 
@@ -30,8 +30,8 @@ def test_states_cover_ties_and_several_winners():
 
 @pytest.mark.parametrize("lift", [False, True])
 def test_solve_online_is_solve_empirical_and_the_written_out_lp(lift):
-    a = CopelandLPSolver(seed=0, lift=lift, compiled=True)
-    b = CopelandLPSolver(seed=0, lift=lift, compiled=True)
+    a = lp_solver(seed=0, lift=lift, compiled=True)
+    b = lp_solver(seed=0, lift=lift, compiled=True)
     for mu in STATES:  # one sequence of structures for both: warm models, LRU and tie-breaks in step
         st = empirical_structure(mu, compiled=True)
         full = a.solve_empirical(st)

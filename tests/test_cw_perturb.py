@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from builders import cw_variant, lp_solver
 
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.kernels.cw_rmed import _perturbed_cost
 from boundcalc.kernels.perturb import HASH_MOD, perturb_costs, perturbed_cost, weights
-from boundcalc.lp.cutting import CopelandLPSolver, pair_costs
+from boundcalc.lp.cutting import pair_costs
+from boundcalc.lp.online import CopelandLPSolver
 from boundcalc.lp.structure import empirical_structure
 from boundcalc.policies.cw_rmed import CWRMED
 
@@ -42,7 +44,7 @@ def two_winner_matrix() -> np.ndarray:
 def pairs_of(mu: np.ndarray, steps: int, seed: int, **variant) -> np.ndarray:
     """CW-RMED's pairs (its own run loop, outcomes from ``seed``) with some class attributes changed,
     line 11's LP solved by HiGHS (the compiled simplex's paths: tests/test_cw_rmed_simplex.py)."""
-    cls = type("CWRMEDVariant", (CWRMED,), {"lp_simplex": False, "simplex_pivots": 0, **variant})
+    cls = cw_variant(simplex=False, simplex_pivots=0, **variant)
     pol = cls(mu.shape[0], rng=np.random.default_rng(0))
     pairs, _ = pol.run(mu, steps, seed=seed)
     assert pol.stats["lp_solves"] > 0  # line 11 reached HiGHS
@@ -73,21 +75,21 @@ def test_pairs_do_not_depend_on_the_solve_path_panel_a(seed):
     the last one of the same winner (``derive_plain``): the same pairs.  Revision 2 (``perturb = 0``)
     parts at step 892 with ``derive_plain``."""
     mu = load_example("fig1a").mu
-    assert_same_pairs(mu, 3000, seed, [dict(cache_size=4), dict(derive_plain=True)])
+    assert_same_pairs(mu, 3000, seed, [dict(cache_size=4), dict(derive=True)])
 
 
 @pytest.mark.slow
 def test_pairs_do_not_depend_on_the_solve_path_panel_a_more():
     """As above, seed 0 and the two changes together (revision 2 parts at step 556 with ``derive_plain``)."""
     mu = load_example("fig1a").mu
-    assert_same_pairs(mu, 3000, 0, [dict(cache_size=4), dict(derive_plain=True), dict(cache_size=4, derive_plain=True)])
+    assert_same_pairs(mu, 3000, 0, [dict(cache_size=4), dict(derive=True), dict(cache_size=4, derive=True)])
 
 
 @pytest.mark.parametrize("seed", [1, 3, 5])
 def test_pairs_do_not_depend_on_the_solve_path_two_winners(seed):
     """A 5-arm matrix with two Copeland winners, 5,000 steps (about 100 HiGHS runs each): revision 2
     parts on seeds 1 (cache 4 and ``derive_plain`` together, step 46) and 3 (``derive_plain``, step 26)."""
-    variants = [dict(cache_size=4), dict(derive_plain=True), dict(cache_size=4, derive_plain=True)]
+    variants = [dict(cache_size=4), dict(derive=True), dict(cache_size=4, derive=True)]
     assert_same_pairs(two_winner_matrix(), 5000, seed, variants)
 
 
@@ -133,8 +135,8 @@ def test_constants_are_those_of_the_true_costs(name, value, lift):
     doctest; panel (a)'s 1252.8: the C* the Figure 1 rows state), to 1e-12, and certified against
     the true LP (the dual bound of the true costs: gap within ``gap_tol``)."""
     pm = load_example(name)
-    plain = CopelandLPSolver(lift=lift).solve(pm, certify=True)
-    pert = CopelandLPSolver(lift=lift, perturb=1e-6).solve(pm, certify=True)
+    plain = lp_solver(lift=lift).solve(pm, certify=True)
+    pert = lp_solver(lift=lift, perturb=1e-6).solve(pm, certify=True)
     assert pert.status == "ok", pert.message
     assert pert.value == pytest.approx(plain.value, rel=1e-12)
     assert round(pert.value, 4 if name == "table2" else 1) == value
@@ -160,13 +162,13 @@ def test_online_answer_is_one_vertex_with_true_constants():
     w = int(st.winners[0])
     answers = []
     for lift in (False, True):
-        cold = CopelandLPSolver(lift=lift, perturb=1e-6, seed=0).solve_online(st)
-        warm_solver = CopelandLPSolver(lift=lift, perturb=1e-6, seed=0, derive=True)
+        cold = lp_solver(lift=lift, perturb=1e-6, seed=0).solve_online(st)
+        warm_solver = lp_solver(lift=lift, perturb=1e-6, seed=0, derive=True)
         if w in st_other.winners:
             warm_solver.solve_online(st_other)
         warm = warm_solver.solve_online(st)
         answers += [cold, warm]
-    true = CopelandLPSolver(lift=False, seed=0).solve_online(st)
+    true = lp_solver(lift=False, seed=0).solve_online(st)
     for a in answers:
         assert not a.failures
         np.testing.assert_allclose(a.values[w], answers[0].values[w], rtol=0, atol=1e-12)

@@ -1,4 +1,4 @@
-"""The LP core's warm sorted-pools path (``CopelandLPSolver(lifted_model="sorted")``: a
+"""The LP core's warm sorted-pools path (``lp_solver(lifted_model="sorted")``: a
 :class:`~boundcalc.lp.lifted.SortedPoolModel` kept per structure and winner, a pool's new cost order
 only a cost change of it, :meth:`~boundcalc.lp.lifted.SortedPoolModel.set_pair_costs`) and CW-RMED
 on it (``CWRMED.lifted_model``; issue 31), against independent references:
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from builders import cw_variant, lp_solver
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 from test_review_lp import exact_lower_bound
@@ -26,8 +27,9 @@ from test_review_lp import exact_lower_bound
 from boundcalc.datasets import random_matrix
 from boundcalc.kernels.perturb import perturb_costs
 from boundcalc.lp.constraints import CopelandFamily
-from boundcalc.lp.cutting import CopelandLPSolver, pair_costs
+from boundcalc.lp.cutting import pair_costs
 from boundcalc.lp.lifted import SortedPoolModel, sorted_rounds
+from boundcalc.lp.online import CopelandLPSolver
 from boundcalc.lp.structure import as_structure, empirical_structure, structure_d, triu
 from boundcalc.policies.cw_rmed import CWRMED
 
@@ -54,11 +56,11 @@ def test_kept_sorted_model_equals_the_exact_lp_after_reorders(K, seed, ties):
     mu[iu] = 0.5 + gaps * rng.choice([-1.0, 1.0], iu[0].size)
     mu[(iu[1], iu[0])] = 1.0 - mu[iu]
     st = empirical_structure(mu)
-    solver = CopelandLPSolver(lifted_model="sorted", seed=0)
+    solver = lp_solver(lifted_model="sorted", seed=0)
     for _ in range(3):
         R = _regret(K, rng, ties)
         got = solver.solve_empirical(st, regret=R)
-        ref = CopelandLPSolver(lift=False).solve_empirical(st, regret=R, certify=True)
+        ref = lp_solver(lift=False).solve_empirical(st, regret=R, certify=True)
         assert got.status == "ok" and ref.status == "ok", (got.message, ref.message)
         for w in st.winners.tolist():
             exact = exact_lower_bound(st, w, regret=R)
@@ -126,7 +128,7 @@ def test_kept_basis_answers_without_highs_when_the_order_holds():
 
 
 def _cw_pairs(mu, steps, seed, **variant):
-    cls = type("CWRMEDVariant", (CWRMED,), variant)
+    cls = cw_variant(**variant)
     pol = cls(mu.shape[0], rng=np.random.default_rng(0))
     pairs, _ = pol.run(mu, steps, seed=seed)
     assert pol.stats["lp_solves"] > 0
@@ -179,25 +181,41 @@ def test_a_failed_sorted_model_falls_back_to_the_block_model(monkeypatch):
         calls.append(1)
         return None, 1.0, "stall (test)"
 
-    monkeypatch.setattr("boundcalc.lp.cutting.sorted_rounds", stalled)
-    solver = CopelandLPSolver(lifted_model="sorted", perturb=1e-6)
+    monkeypatch.setattr("boundcalc.lp.online.sorted_rounds", stalled)
+    solver = lp_solver(lifted_model="sorted", perturb=1e-6)
     a = solver.solve_online(st)
     b = solver.solve_online(st)
-    ref = CopelandLPSolver().solve(pm, certify=True)
+    ref = lp_solver(lifted_model="blocks").solve(pm, certify=True)
     assert not a.failures and not b.failures
     assert solver.sorted_fallbacks == st.winners.size and len(calls) == st.winners.size
     for w in st.winners.tolist():
         assert a.per_winner[w] == pytest.approx(ref.per_winner[w], rel=1e-9)
 
 
-def test_bad_lifted_model_is_refused():
-    with pytest.raises(ValueError, match="lifted_model"):
-        CopelandLPSolver(lifted_model="pools")
-    with pytest.raises(ValueError, match="lift=True"):
-        CopelandLPSolver(lifted_model="sorted", lift=False)
-    with pytest.raises(ValueError, match="sorted_per_i2"):
-        CopelandLPSolver(lifted_model="sorted", sorted_per_i2=0)
-    assert CWRMED.lifted_model == "sorted" and CWRMED(32).solver.lifted_model == "sorted"
+def test_one_rule_picks_model_and_backend_by_use_and_arms():
+    """boundcalc.lp.rule's table: offline the sorted pools; online plain with numpy kernels below 5
+    arms, plain with the compiled simplex (perturbed costs only) from 5, sorted pools derived from
+    the last structure's from 32; CW-RMED's solver follows it."""
+    from boundcalc.lp import rule
+
+    off = CopelandLPSolver()
+    assert off.lift and off.lifted_model == "sorted" and not (off.compiled or off.simplex or off.derive)
+    for K, lift, compiled, simplex, derive in [
+        (4, False, False, False, False),
+        (5, False, True, True, False),
+        (31, False, True, True, False),
+        (32, True, True, False, True),
+    ]:
+        s = CWRMED(K).solver
+        got = (s.lift, s.compiled, s.simplex, s.derive)
+        assert got == (lift, compiled, simplex, derive), K
+        assert (s.lifted_model, s.perturb, s.cache_size) == ("sorted", CWRMED.perturb, CWRMED.cache_size)
+        assert (K >= rule.LIFTED_MIN_ARMS) == s.lift and (K >= rule.COMPILED_MIN_ARMS) == s.compiled
+    assert not CopelandLPSolver(online=16).simplex  # the compiled simplex needs perturbed costs
+    assert CWRMED(32).solver.highs_options == {
+        "dual_simplex_cost_perturbation_multiplier": 0.0,
+        "simplex_scale_strategy": 0,
+    }
 
 
 def test_pool_order_is_cost_then_arm_order_by_hand():
@@ -248,7 +266,7 @@ def test_derived_sorted_model_answers_the_new_structure(K, seed):
             st2 = empirical_structure(mu2)
             if st2.winners.tolist() != [w]:
                 continue
-            solver = CopelandLPSolver(lifted_model="sorted", derive=True, perturb=1e-6, seed=0)
+            solver = lp_solver(lifted_model="sorted", derive=True, perturb=1e-6, seed=0)
             solver.solve_online(st1)
             got = solver.solve_online(st2)
             assert not got.failures and solver.sorted_fallbacks == 0
@@ -314,7 +332,7 @@ def test_slot_costs_are_summed_per_pool_next_to_near_ties(seed):
             mu[j, i2] = 0.5 + 1e-9 * rng.uniform(1, 2)
             mu[i2, j] = 1.0 - mu[j, i2]
     st = empirical_structure(mu)
-    solver = CopelandLPSolver(lifted_model="sorted")
+    solver = lp_solver(lifted_model="sorted")
     res = solver.solve_empirical(st, regret=st.regret)  # 000's regret, given: the LP, not Theorem 6
     assert res.status == "ok" and solver.sorted_fallbacks == 0
     assert all(isinstance(e.sorted, SortedPoolModel) for e in solver._cache.values())
@@ -353,3 +371,21 @@ def test_stored_checks_of_the_sorted_path_found_the_same_pairs():
     assert {(r["case"], r["steps"]) for r in ab["rows"]} >= {("fig1c", 20_000), ("mslr64", 20_000), ("fig1a", 100_000)}
     for r in ab["rows"]:
         assert r["same_decisions"] and r["reps"] >= 2
+
+
+def test_at_most_eight_arguments_per_lp_class_and_three_cw_rmed_options():
+    import inspect
+
+    from boundcalc.lp import constraints, cutting, highs, lifted
+
+    for mod in (constraints, cutting, highs, lifted):
+        for name, cls in inspect.getmembers(mod, inspect.isclass):
+            if cls.__module__ == mod.__name__ and not issubclass(cls, Exception):
+                assert len(inspect.signature(cls).parameters) <= 8, name
+    meta = {"name", "reference", "revision", "stat_names", "kernels"}
+    options = {
+        k
+        for k, v in vars(CWRMED).items()
+        if not k.startswith("_") and not callable(v) and not isinstance(v, (classmethod, staticmethod, property))
+    }
+    assert options - meta == {"perturb", "cache_size", "simplex_pivots"}

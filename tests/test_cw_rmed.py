@@ -53,12 +53,13 @@ import math
 import numpy as np
 import pytest
 import reference
+from builders import lp_solver
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from boundcalc.kernels.copeland_rmed import ISTAR, STRUCT, TAB
-from boundcalc.lp import CopelandLPSolver
+from boundcalc.lp import CopelandLPSolver, rule
 from boundcalc.policies import CWRMED
 
 # ----------------------------------------------------------------------------- brute force
@@ -466,7 +467,7 @@ def test_check_decided_by_its_bounds_equals_brute_force(example, seed):
 
 
 def test_lifted_line_11_from_32_arms_equals_a_plain_cold_solve():
-    """From ``CWRMED.lift_min_arms`` arms line 11 runs on the lifted model: every answer of a run
+    """From ``boundcalc.lp.rule.LIFTED_MIN_ARMS`` arms line 11 runs on the lifted model: every answer of a run
     (per-winner constants, ``i*``) equals a cold solve of the same empirical structure by the plain
     0/1 cutting plane (another model), and the allocation acted on is feasible for ``R_{i*}`` (the
     oracle over the whole family) at the optimal cost -- new structures' models derived from the
@@ -474,7 +475,7 @@ def test_lifted_line_11_from_32_arms_equals_a_plain_cold_solve():
     from boundcalc.datasets import random_matrix
     from boundcalc.simulate import DuelEnvironment
 
-    K = CWRMED.lift_min_arms
+    K = rule.LIFTED_MIN_ARMS
     mu = random_matrix(K, 3, min_gap=0.02).mu
     policy = CWRMED(K)
     assert policy.solver.lift and not CWRMED(K - 1).solver.lift
@@ -490,7 +491,7 @@ def test_lifted_line_11_from_32_arms_equals_a_plain_cold_solve():
             continue
         a = policy._arrays
         st = policy._structure()
-        cold = CopelandLPSolver(seed=0, lift=False).solve_empirical(st)
+        cold = lp_solver(seed=0, lift=False).solve_empirical(st)
         assert cold.success
         for w, v in cold.per_winner.items():
             assert a.wval[w] == pytest.approx(v, rel=1e-7, abs=1e-9), (policy.t, w)
@@ -633,7 +634,7 @@ def test_same_pairs_with_the_basis_read_of_old_highspy(monkeypatch):
 
     pm = load_example("mslr5-condorcet")
     # HiGHS's basis reads, with the compiled simplex off (its own paths: tests/test_cw_rmed_simplex.py)
-    monkeypatch.setattr(CWRMED, "lp_simplex", False)
+    monkeypatch.setattr(CWRMED, "_solve_path", {"simplex": False})
     monkeypatch.setattr(CWRMED, "simplex_pivots", 0)
 
     def pairs():
@@ -693,7 +694,7 @@ def test_basis_matrix_inverse_equals_numpy_and_refuses_singular_ones():
 
 
 def test_basis_matrix_interpreted_is_bit_equal():
-    """:func:`basis_matrix` run interpreted (its ``py_func``: CW-RMED below ``compiled_lp_min_arms``) returns what
+    """:func:`basis_matrix` run interpreted (its ``py_func``: CW-RMED below ``boundcalc.lp.rule.COMPILED_MIN_ARMS``) returns what
     the compiled :func:`basis_matrix` returns, bit for bit, on random 0/1 bases (nonsingular, singular, and with
     more basic variables than tight rows); the inverse is numpy's (``np.linalg.inv``) within rounding."""
     from boundcalc.kernels.cw_rmed import basis_matrix
@@ -738,7 +739,7 @@ def test_basis_matrix_interpreted_is_bit_equal():
 @pytest.mark.parametrize("example,seed", [("table2", 0), ("mslr5-noncondorcet", 1)])
 def test_lp_paths_choose_the_recorded_pairs(example, seed, monkeypatch):
     """CW-RMED's LP on the LP core's compiled kernels and on their numpy twins
-    (``CWRMED.compiled_lp_min_arms`` at either end, :func:`basis_matrix` compiled or interpreted with them):
+    (``boundcalc.lp.rule.COMPILED_MIN_ARMS`` at either end, :func:`basis_matrix` compiled or interpreted with them):
     both choose the pairs recorded for CW-RMED's revision on that stream
     (``tests/data/policy_decisions.json``), with the same counters, LP solves among them."""
     import policy_decisions as pd
@@ -750,10 +751,10 @@ def test_lp_paths_choose_the_recorded_pairs(example, seed, monkeypatch):
     seen = []
     real = cw_rmed._basis_parts
     # the LP core's two paths on HiGHS (the compiled simplex's own: tests/test_cw_rmed_simplex.py)
-    monkeypatch.setattr(CWRMED, "lp_simplex", False)
+    monkeypatch.setattr(CWRMED, "_solve_path", {"simplex": False})
     monkeypatch.setattr(CWRMED, "simplex_pivots", 0)
     for compiled in (True, False):
-        monkeypatch.setattr(CWRMED, "compiled_lp_min_arms", 0 if compiled else 10**9)
+        monkeypatch.setattr(rule, "COMPILED_MIN_ARMS", 0 if compiled else 10**9)
         used = []
         monkeypatch.setattr(cw_rmed, "_basis_parts", lambda lp, c=True, **kw: used.append(c) or real(lp, c, **kw))
         env = np.random.default_rng([seed, 1])

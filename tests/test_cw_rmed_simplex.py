@@ -3,7 +3,7 @@
 Two places use it: the compiled step re-solves a stored basis that failed the basis test
 (``CWRMED.simplex_pivots``, :func:`boundcalc.kernels.cw_rmed.resolve_from_basis`: the primal
 simplex after new costs), and Python's LP core solves the plain models with it
-(``CWRMED.lp_simplex``, ``CopelandLPSolver(simplex=True)``: a new structure's model from the slack
+(the rule's ``simplex``, :mod:`boundcalc.lp.rule`: a new structure's model from the slack
 basis and each cutting-plane round's cuts by the dual simplex), HiGHS the fallback of both.
 
 Paper 000 (Komiyama, Honda & Nakagawa, ICML 2016), Algorithm 1, line 11 plays an optimal solution of
@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from builders import cw_variant
 
 from boundcalc.datasets import load_example
 from boundcalc.kernels.cw_rmed import SPX
+from boundcalc.lp import rule
 from boundcalc.policies.cw_rmed import CWRMED
 
-HIGHS_ONLY = dict(lp_simplex=False, simplex_pivots=0)
+HIGHS_ONLY = dict(simplex=False, simplex_pivots=0)
 #: counters of LP work, not decisions: HiGHS runs, answers without one, and check (3)'s bound (a
 #: decision resumed after Python's LP answers check (3) once more, by its bound)
 WORK = ("lp_solves", "warm_answers", "check_bound")
@@ -35,7 +37,7 @@ def run(mu: np.ndarray, steps: int, seed: int, force: bool = False, **attrs):
     ``perturb`` is."""
     K = mu.shape[0]
     env = np.random.default_rng([seed, 1])
-    pol = type("CWRMEDVariant", (CWRMED,), attrs)(K, rng=np.random.default_rng(seed))
+    pol = cw_variant(**attrs)(K, rng=np.random.default_rng(seed))
     if force:
         pol._arrays.reg[SPX] = 50
         pol.solver.simplex = True
@@ -53,15 +55,15 @@ CASES = [("table2", 0, 3000), ("mslr5-noncondorcet", 1, 3000), ("mslr5-condorcet
 @pytest.mark.parametrize("name, seed, steps", CASES)
 def test_same_pairs_with_the_simplex(name, seed, steps):
     mu = load_example(name).mu
-    assert CWRMED.simplex_pivots > 0 and CWRMED.lp_simplex and CWRMED.perturb > 0
+    assert CWRMED.simplex_pivots > 0 and CWRMED(16).solver.simplex and CWRMED.perturb > 0
     ref, s_ref = run(mu, steps, seed, **HIGHS_ONLY)
-    for attrs in ({}, dict(lp_simplex=False), dict(simplex_pivots=0)):
+    for attrs in ({}, dict(simplex=False), dict(simplex_pivots=0)):
         got, s = run(mu, steps, seed, **attrs)
         np.testing.assert_array_equal(got, ref, err_msg=str(attrs))
         assert {k: v for k, v in s.items() if k not in WORK} == {k: v for k, v in s_ref.items() if k not in WORK}
-        if mu.shape[0] >= CWRMED.compiled_lp_min_arms:  # below, HiGHS (a few runs a stream)
+        if mu.shape[0] >= rule.COMPILED_MIN_ARMS:  # below, HiGHS (a few runs a stream)
             assert s["lp_solves"] < s_ref["lp_solves"], attrs  # the simplex answered instead of HiGHS
-        if not attrs and mu.shape[0] >= CWRMED.compiled_lp_min_arms:
+        if not attrs and mu.shape[0] >= rule.COMPILED_MIN_ARMS:
             assert s["lp_solves"] == 0  # every LP of the run: no fallback was needed here
 
 
@@ -72,7 +74,7 @@ def test_simplex_pairs_do_not_depend_on_the_solve_path(seed):
     as HiGHS's (panel (a) of 000's Figure 1, 16 arms, 3,000 steps)."""
     mu = load_example("fig1a").mu
     ref, _ = run(mu, 3000, seed, **HIGHS_ONLY)
-    for attrs in (dict(cache_size=4), dict(derive_plain=True)):
+    for attrs in (dict(cache_size=4), dict(derive=True)):
         got, _ = run(mu, 3000, seed, **attrs)
         np.testing.assert_array_equal(got, ref, err_msg=str(attrs))
 
@@ -94,13 +96,13 @@ def test_off_without_the_perturbation_and_the_control(monkeypatch):
 
 
 def test_lifted_models_keep_highs():
-    """From ``lift_min_arms`` arms line 11 runs on the lifted model (rows with other coefficients and
+    """From ``boundcalc.lp.rule.LIFTED_MIN_ARMS`` arms line 11 runs on the lifted model (rows with other coefficients and
     auxiliary variables): neither simplex path is taken there."""
-    big = CWRMED(CWRMED.lift_min_arms)
+    big = CWRMED(rule.LIFTED_MIN_ARMS)
     assert big._arrays.reg[SPX] == 0 and big.solver.lift
-    tiny = CWRMED(CWRMED.compiled_lp_min_arms - 1)  # Table 2's size: the LP core uncompiled, HiGHS
+    tiny = CWRMED(rule.COMPILED_MIN_ARMS - 1)  # Table 2's size: the LP core uncompiled, HiGHS
     assert tiny._arrays.reg[SPX] == 0 and not tiny.solver.simplex
-    small = CWRMED(CWRMED.lift_min_arms - 1)
+    small = CWRMED(rule.LIFTED_MIN_ARMS - 1)
     assert small._arrays.reg[SPX] == CWRMED.simplex_pivots and small.solver.simplex and not small.solver.lift
 
 

@@ -142,7 +142,7 @@ def test_add_hashed_rows_adds_what_add_rows_adds():
 
 
 def test_lifted_models_run_without_scaling_plain_models_with_it():
-    """CW-RMED's HiGHS options reach HiGHS: from ``lift_min_arms`` arms every model of its solver
+    """CW-RMED's HiGHS options reach HiGHS: from ``boundcalc.lp.rule.LIFTED_MIN_ARMS`` arms every model of its solver
     (a derived one too) has scaling off; below, HiGHS's default scaling stays (those models' runs
     are the recorded ones)."""
     from boundcalc.datasets import load_example

@@ -310,5 +310,5 @@ def test_mkdocs_build_strict(tmp_path):
     cli = (site / "cli" / "index.html").read_text(encoding="utf-8")
     assert "boundcalc simulate --help" in cli and "--horizon HORIZON" in cli  # generated from the parser
     lp = (site / "api" / "lp" / "index.html").read_text(encoding="utf-8")
-    assert 'id="boundcalc.lp.cutting.CopelandLPSolver.violation"' in lp
+    assert 'id="boundcalc.lp.online.CopelandLPSolver.violation"' in lp
     assert ":class:" not in lp and ":func:" not in lp  # the reStructuredText roles were converted

@@ -134,7 +134,7 @@ def _estimates(lines: list[str]) -> list[str]:
 @pytest.fixture(scope="module")
 def big_matrix(tmp_path_factory) -> tuple[Path, int]:
     """The smallest K whose modelled time is above a minute (plus 50), as a .npy file."""
-    K = next(k for k in range(300, 5000, 50) if cli.lower_bound_seconds(k) > cli.ESTIMATE_THRESHOLD_S) + 50
+    K = next(k for k in range(300, 5000, 50) if cli.lower_bound_seconds(k) > cli.LB_ESTIMATE_THRESHOLD_S) + 50
     path = tmp_path_factory.mktemp("big") / f"t{K}.npy"
     np.save(path, tournament_matrix(K, 0).mu)
     return path, K
@@ -147,12 +147,12 @@ def test_large_k_prints_one_estimate_before_the_work(command, big_matrix):
     assert code is None, lines  # stopped at the line: it came before the work ended
     est = _estimates(lines)
     assert len(est) == 1 and f"K = {K}" in est[0], lines
-    assert f"{cli.lower_bound_seconds(K) / 60:.0f} min" in est[0]
+    assert f"about {cli._duration(cli.lower_bound_seconds(K))} of CPU" in est[0]
 
 
 def test_no_estimate_below_a_minute(tmp_path):
     K = 300  # the note on large matrices, but the model says seconds
-    assert cli.lower_bound_seconds(K) < cli.ESTIMATE_THRESHOLD_S
+    assert cli.lower_bound_seconds(K) < cli.LB_ESTIMATE_THRESHOLD_S
     path = tmp_path / "t300.npy"
     np.save(path, tournament_matrix(K, 1).mu)
     lines, code = _first_lines(["bounds", str(path)], "never printed", timeout=600)
@@ -201,5 +201,5 @@ def test_docs_quote_the_stored_fit():
     doc = json.loads((RESULTS / "long_work.json").read_text())["bounds"]
     text = " ".join((ROOT / "docs" / "cli.md").read_text().split())
     assert f"grows about as K^{doc['b']:.2f}" in text
-    first = next(k for k in range(300, 5000) if cli.lower_bound_seconds(k) > cli.ESTIMATE_THRESHOLD_S)
+    first = next(k for k in range(300, 5000) if cli.lower_bound_seconds(k) > cli.LB_ESTIMATE_THRESHOLD_S)
     assert f"from about {round(first, -2)} arms" in text, first

@@ -15,7 +15,7 @@ import itertools
 import numpy as np
 import pytest
 import reference
-from builders import pm_from_upper, st_upper_and_perm, tournament_cases
+from builders import lp_solver, pm_from_upper, st_upper_and_perm, tournament_cases
 from hypothesis import HealthCheck, assume, given, settings
 from test_review_lp import exact_lower_bound
 
@@ -99,8 +99,9 @@ TOURNAMENTS = [(K, tournament_matrix(K, 1000 * K + s)) for K in range(6, 10) for
 def test_tournaments_cutting_plane_equals_enumeration(K):
     for _, pm in [c for c in TOURNAMENTS if c[0] == K]:
         en = lower_bound_enumerate(pm)
-        for kw in ({}, {"promote": 0}, {"promote": 10**9}):  # default, every cut lifted, none
-            cp = CopelandLPSolver(**kw).solve(pm)
+        blocks = {"lifted_model": "blocks"}  # the pool-block model: every cut lifted, none
+        for kw in ({}, {"promote": 0, **blocks}, {"promote": 10**9, **blocks}):
+            cp = lp_solver(**kw).solve(pm)
             assert cp.status == "ok", cp.message
             for w in pm.copeland_winners.tolist():
                 assert cp.per_winner[w] == pytest.approx(en.per_winner[w], rel=RTOL, abs=1e-9), kw

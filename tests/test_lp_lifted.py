@@ -23,6 +23,7 @@ import sys
 
 import numpy as np
 import pytest
+from builders import lp_solver
 from test_review_lp import exact_lower_bound
 
 from boundcalc import PreferenceMatrix, load_example, lower_bound
@@ -106,7 +107,7 @@ def test_lifted_rows_never_cut_off_a_feasible_point(promote):
     mats += [tournament_matrix(K, 80 + K) for K in (7, 10, 14, 20)]
     n_pool = 0
     for pm in mats:
-        solver = CopelandLPSolver(promote=promote)
+        solver = lp_solver(promote=promote, lifted_model="blocks")
         res = solver.solve(pm)
         assert res.status == "ok", res.message
         for w in pm.copeland_winners.tolist():
@@ -124,7 +125,7 @@ def test_lifted_rows_never_cut_off_a_feasible_point(promote):
 def test_model_grows_without_deleting_and_reports_its_size():
     pm = tournament_matrix(24, 4)
     assert pm.n_winners == 1  # stats sum over winners; one model here
-    solver = CopelandLPSolver()
+    solver = lp_solver(lifted_model="blocks")
     res = solver.solve(pm)
     s = res.stats
     assert s["rows_removed"] == 0 and s["rows_readded"] == 0
@@ -227,13 +228,13 @@ def test_derived_models_keep_only_rows_the_new_structure_implies(promote):
     rng = np.random.default_rng(70 + promote)
     derived = pool = 0
     for pm0 in [random_matrix(12, 71, min_gap=0.01), tournament_matrix(10, 72), tournament_matrix(14, 73)]:
-        solver = CopelandLPSolver(derive=True, promote=promote, cache_size=4)
+        solver = lp_solver(derive=True, promote=promote, cache_size=4, lifted_model="blocks")
         solver.solve(pm0)
         for pm in _neighbours(pm0, rng, 6):
             before = solver.derived
             res = solver.solve(pm)
             assert res.status == "ok", res.message
-            cold = CopelandLPSolver(promote=promote).solve(pm)
+            cold = lp_solver(promote=promote).solve(pm)
             assert res.per_winner == pytest.approx(cold.per_winner, rel=1e-9)
             for ent in solver._cache.values():  # every model, the ones derived from included
                 lp = ent.model.lp
@@ -274,7 +275,7 @@ def test_derived_models_on_empirical_structures_equal_the_exact_lp():
     flips, ties made and undone: every value of a solver that derives its models equals the exact
     rational LP over every row of 000 eq. (2)."""
     rng = np.random.default_rng(75)
-    solver = CopelandLPSolver(derive=True, promote=0, cache_size=2)
+    solver = lp_solver(derive=True, promote=0, cache_size=2)
     checked = 0
     for st in _empirical_walk(rng, (5, 6, 7), 76):
         res = solver.solve_empirical(st, certify=True)  # certify: the LP, never Theorem 6
@@ -294,7 +295,7 @@ def test_derived_plain_models_keep_only_rows_of_the_new_family():
     from boundcalc.lp.constraints import CopelandFamily
 
     rng = np.random.default_rng(77)
-    solver = CopelandLPSolver(lift=False, reuse_basis=False, derive=True, cache_size=3)
+    solver = lp_solver(lift=False, reuse_basis=False, derive=True, cache_size=3)
     checked = rows = 0
     for st in _empirical_walk(rng, (5, 6, 7, 8), 78):
         before = solver.derived
@@ -441,7 +442,7 @@ def test_near_ties_on_larger_matrices_agree_across_cut_kinds():
         for t in rng.choice(iu[0].size, 4, replace=False):
             mu = _with_pair(mu, iu[0][t], iu[1][t], 0.5)
         pm = PreferenceMatrix(mu, ties="break", tie_epsilon=2e-12)
-        vals = [CopelandLPSolver(promote=p).solve(pm) for p in (2, 0, 10**9)]
+        vals = [lp_solver(promote=p).solve(pm) for p in (2, 0, 10**9)]
         assert all(r.status == "ok" for r in vals)
         assert max(r.value for r in vals) == pytest.approx(min(r.value for r in vals), rel=1e-9)
 

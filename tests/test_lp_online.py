@@ -16,7 +16,7 @@ import pickle
 
 import numpy as np
 import pytest
-from builders import empirical_state
+from builders import empirical_state, lp_solver
 from scipy.optimize import linprog
 
 from boundcalc import PreferenceMatrix, load_example
@@ -223,7 +223,7 @@ def test_lru_keeps_two_alternating_structures_warm():
 
 def test_solver_pickles_and_rebuilds_models():
     pm = random_matrix(9, 5, min_gap=0.02)
-    solver = CopelandLPSolver(seed=4, per_i2=2)
+    solver = lp_solver(seed=4, per_i2=2)
     v = solver.solve(pm).value
     clone = pickle.loads(pickle.dumps(solver))
     assert clone.per_i2 == 2 and clone.seed == 4
@@ -254,7 +254,8 @@ def test_seeded_tie_breaks_are_reproducible_and_never_change_the_value():
 def test_options_change_the_path_not_the_value(kw):
     for s in range(12):
         pm = random_matrix(8 + s % 5, 40 + s, min_gap=0.01)
-        assert CopelandLPSolver(**kw).solve(pm).value == pytest.approx(CopelandLPSolver().solve(pm).value, rel=1e-9)
+        ref = CopelandLPSolver().solve(pm).value  # the sorted-pool model
+        assert lp_solver(**kw, lifted_model="blocks").solve(pm).value == pytest.approx(ref, rel=1e-9)
 
 
 def test_random_tie_break_spreads_rows_over_i2():
@@ -276,14 +277,14 @@ def test_random_tie_break_spreads_rows_over_i2():
 # ----------------------------------------------------------------------------- failures and validation
 def test_failure_is_reported_with_a_message():
     pm = random_matrix(12, 9, min_gap=0.01)
-    res = CopelandLPSolver(max_rounds=1).solve(pm)
+    res = lp_solver(max_rounds=1, lifted_model="blocks").solve(pm)
     assert res.status == "failed" and "no convergence in 1 rounds" in res.message
     assert not res.success
     from boundcalc import lower_bound
 
     assert lower_bound(pm).status == "ok"
-    with pytest.raises(ValueError, match="per_i2"):
-        CopelandLPSolver(per_i2=0)
+    with pytest.raises(ValueError, match="max_rounds"):
+        CopelandLPSolver(max_rounds=0)
 
 
 def test_custom_regret_validated_once_for_every_method():
@@ -352,7 +353,7 @@ def test_lifted_and_plain_cuts_agree_on_larger_matrices(K):
     # and the default (lift after two explicit rows): one value, tight certificates
     for seed in range(3):
         pm = random_matrix(K, 900 + seed, min_gap=0.005)
-        runs = [CopelandLPSolver(promote=p).solve(pm) for p in (2, 0, 10**9)]
+        runs = [lp_solver(promote=p, lifted_model="blocks").solve(pm) for p in (2, 0, 10**9)]
         assert [r.status for r in runs] == ["ok"] * 3
         assert runs[1].stats["pool_blocks"] > 0 and runs[2].stats["pool_blocks"] == 0
         for r in runs:
@@ -399,12 +400,12 @@ def test_compiled_kernels_equal_the_numpy_code():
 def test_numpy_and_compiled_solves_agree():
     # the caller's choice of path gives the same structures and values, online and one-shot
     for mu in STATES[::5]:
-        a = CopelandLPSolver(compiled=True).solve_empirical(mu, certify=True)
-        b = CopelandLPSolver(compiled=False).solve_empirical(mu, certify=True)
+        a = lp_solver(compiled=True).solve_empirical(mu, certify=True)
+        b = lp_solver(compiled=False).solve_empirical(mu, certify=True)
         assert a.value == pytest.approx(b.value, rel=1e-14) and a.stats["rounds"] == b.stats["rounds"]  # d to rounding
     for K in (5, 30):
         pm = random_matrix(K, 7)
-        a, b = CopelandLPSolver(compiled=True).solve(pm), CopelandLPSolver(compiled=False).solve(pm)
+        a, b = lp_solver(compiled=True).solve(pm), lp_solver(compiled=False).solve(pm)
         assert a.value == b.value and a.certificate.max_violation == b.certificate.max_violation
 
 
@@ -440,7 +441,7 @@ def test_basis_kept_under_new_costs_is_optimal_by_scipy(lift):
     the same rows, lifted blocks included, and its objective is of the new costs (HiGHS gets them
     only before it runs); both branches are exercised."""
     pm = random_matrix(9, np.random.default_rng(11), min_gap=0.02)
-    solver = CopelandLPSolver(seed=0, lift=lift, promote=0)
+    solver = lp_solver(seed=0, lift=lift, promote=0, lifted_model="blocks")
     st = pm.structure
     w = int(st.winners[0])
     solver.solve_empirical(st)
@@ -486,7 +487,7 @@ def test_basis_read_equals_highs_status_enums(lift, monkeypatch):
     checked = 0
     for seed in range(6):
         st = empirical_structure(empirical_state(7, np.random.default_rng(seed)))
-        solver = CopelandLPSolver(seed=0, lift=lift)
+        solver = lp_solver(seed=0, lift=lift, lifted_model="blocks" if lift else "auto")
         solver.solve_empirical(st, certify=True)
         for w in st.winners.tolist():
             lp = solver.model(st, w)
@@ -507,10 +508,10 @@ def test_one_time_loading_is_reported_apart_from_the_solve():
     # a compiled solve loads the kernels before its clock starts (stats["load_seconds"], once per
     # process); the numpy path loads nothing; the value is the same
     pm = random_matrix(6, 2)
-    a = CopelandLPSolver(compiled=True).solve(pm)
-    b = CopelandLPSolver(compiled=True).solve(pm)
+    a = lp_solver(compiled=True).solve(pm)
+    b = lp_solver(compiled=True).solve(pm)
     c = CopelandLPSolver().solve(pm)
     assert a.stats["load_seconds"] >= 0.0 and b.stats["load_seconds"] == 0.0 and c.stats["load_seconds"] == 0.0
     assert a.value == b.value == c.value
-    e = CopelandLPSolver(compiled=True).solve_empirical(STATES[0])
+    e = lp_solver(compiled=True).solve_empirical(STATES[0])
     assert e.stats["load_seconds"] == 0.0

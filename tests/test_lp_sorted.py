@@ -1,11 +1,10 @@
 """The sorted-pool model of the lower-bound LP (:class:`boundcalc.lp.lifted.SortedPoolModel`,
-:func:`boundcalc.lp.lifted.solve_sorted_pools`; the bootstrap's path for a draw with one Copeland
-winner), against independent references.
+:class:`boundcalc.lp.CopelandLPSolver`'s lifted model: ``lower_bound``'s and the bootstrap's path), against independent references.
 
 * its value per Copeland winner equals the exact rational LP over every row of ``R_{i1}``
   (:func:`test_review_lp.exact_lower_bound`: 000 eq. (2) enumerated with itertools, no code shared)
   on the small tournaments of every kind, and the lifted cutting plane
-  (:class:`~boundcalc.lp.cutting.CopelandLPSolver`, certified) on random matrices, uniform
+  (:class:`~boundcalc.lp.online.CopelandLPSolver`, certified) on random matrices, uniform
   tournaments, near ties and drawn 136-arm MSLR matrices;
 * the ordering it rests on (some optimum has every pool's values in the reverse order of its
   costs): its allocation is feasible for the whole family and so ordered, and an exact optimum,
@@ -20,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from builders import tournament_cases
+from builders import lp_solver, tournament_cases
 from test_review_lp import exact_lower_bound
 
 from boundcalc import PreferenceMatrix, load_example
@@ -28,8 +27,17 @@ from boundcalc.datasets import random_matrix, tournament_matrix
 from boundcalc.lp import CopelandFamily, CopelandLPSolver
 from boundcalc.lp.constraints import _as_square
 from boundcalc.lp.cutting import pair_costs
-from boundcalc.lp.lifted import SortedPoolModel, solve_sorted_pools
+from boundcalc.lp.lifted import SortedPoolModel, sorted_rounds
 from boundcalc.lp.structure import as_structure, structure_d, triu
+
+
+def sorted_solve(st):
+    """Every winner's ``C*`` on the sorted-pool model (a certified solve: no Theorem 6), with no
+    fallback to the pool blocks."""
+    solver = CopelandLPSolver()
+    res = solver.solve_empirical(st, certify=True)
+    assert solver.sorted_fallbacks == 0
+    return res
 
 
 def _drawn_mslr(n: int, r: int, seed: int = 0) -> PreferenceMatrix:
@@ -50,7 +58,7 @@ def test_sorted_pools_equal_the_exact_rational_lp_on_small_tournaments():
     seen_multi = 0
     for K, kind, pm in cases:
         st = as_structure(pm)
-        res = solve_sorted_pools(st)
+        res = sorted_solve(st)
         assert res.status == "ok", (K, kind, res.message)
         seen_multi += st.winners.size > 1
         for w in st.winners.tolist():
@@ -73,8 +81,8 @@ def test_sorted_pools_equal_the_lifted_cutting_plane(make):
     for s in range(3):
         pm = make(100 + s)
         st = as_structure(pm)
-        res = solve_sorted_pools(st)
-        ref = CopelandLPSolver().solve(pm)  # certified: violation and duality gap checked
+        res = sorted_solve(st)
+        ref = lp_solver(lifted_model="blocks").solve(pm)  # certified: violation and duality gap checked
         assert res.status == "ok" and ref.status == "ok"
         assert res.per_winner.keys() == ref.per_winner.keys()
         for w, v in ref.per_winner.items():
@@ -90,8 +98,8 @@ def test_sorted_pools_equal_the_lifted_cutting_plane_on_drawn_136_arm_matrices(n
         if pm.copeland_winners.size > 1:
             continue
         st = as_structure(pm)
-        res = solve_sorted_pools(st)
-        ref = CopelandLPSolver(per_i2=3).solve(pm, certify=False)
+        res = sorted_solve(st)
+        ref = lp_solver(per_i2=3, lifted_model="blocks").solve(pm, certify=False)
         assert res.status == "ok" and ref.status == "ok"
         assert res.value == pytest.approx(ref.value, rel=1e-8)
         assert res.stats["rows"] < 3000 and ref.stats["rows"] > 0
@@ -104,7 +112,7 @@ def test_sorted_pools_equal_the_lifted_cutting_plane_on_drawn_136_arm_matrices(n
 def test_the_allocation_is_feasible_and_every_pool_ordered_against_its_costs():
     for pm in (tournament_matrix(40, 5), random_matrix(30, 6), _drawn_mslr(1000, 0)):
         st = as_structure(pm)
-        res = solve_sorted_pools(st)
+        res = sorted_solve(st)
         costs = pair_costs(st)
         d = structure_d(st)
         for w in st.winners.tolist():
@@ -204,12 +212,61 @@ def test_a_stall_is_reported_and_the_bootstrap_falls_back_to_the_lifted_solver(m
 
     pm = next(m for s in range(20) if (m := tournament_matrix(24, s)).copeland_winners.size == 1)
     good = _lower_bound(pm)
-    assert good.stats["method"] == "cutting-plane, sorted pools"
+    assert good.stats["pool_blocks"] == 0 and good.stats["lifted_rows"] > 0  # the sorted model answered
     monkeypatch.setattr(SortedPoolModel, "add_cuts", lambda self, *a, **k: 0)
-    stalled = solve_sorted_pools(as_structure(pm))
-    assert stalled.status == "failed" and "numerical trouble" in stalled.message
     st = as_structure(pm)
     fam = CopelandFamily(st, int(st.winners[0]))
-    assert SortedPoolModel(fam, pair_costs(st), np.ones(fam.n_vars)).derived(fam, pair_costs(st), None) is None
+    model = SortedPoolModel(fam, pair_costs(st), np.ones(fam.n_vars))
+    e, v, why = sorted_rounds(model, 1e-9, 3, 100)
+    assert e is None and v > 1e-9 and "all in the model already" in why
+    assert model.derived(fam, pair_costs(st), None) is None
     back = _lower_bound(pm)
-    assert back.stats["method"] == "cutting-plane" and back.value == pytest.approx(good.value, rel=1e-8)
+    assert back.stats["pool_blocks"] + back.stats["explicit_rows"] > 0  # the pool-block model answered
+    assert back.value == pytest.approx(good.value, rel=1e-8)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda s: random_matrix(16, s, min_gap=0.01),
+        lambda s: tournament_matrix(40, s, low=0.05, high=0.45),
+        lambda s: tournament_matrix(30, s, low=1e-4, high=0.02),  # near ties
+    ],
+    ids=["random-16", "tournament-40", "near-tie-30"],
+)
+def test_lower_bound_is_the_certified_sorted_model_equal_to_the_pool_block_model(make):
+    """The offline bound: the sorted-pool model, certified by its own Lagrangian bound (a lower
+    bound on C*: the dual bound never exceeds the pool-block model's certified value), equal to the
+    pool-block model's value; no pool block is built."""
+    from boundcalc import lower_bound
+
+    for s in range(3):
+        pm = make(500 + s)
+        res = lower_bound(pm)
+        ref = lp_solver(lifted_model="blocks").solve(pm)
+        assert res.status == "ok" and ref.status == "ok"
+        assert res.stats["pool_blocks"] == 0
+        assert res.value == pytest.approx(ref.value, rel=1e-8)
+        c = res.certificate
+        assert c.max_violation <= 1e-9 and abs(c.gap) <= 1e-7 * max(1.0, res.value)
+        assert c.dual_bound <= ref.value * (1 + 1e-9)
+
+
+def test_the_sorted_certificate_bounds_the_exact_lp_from_below():
+    for K, kind, pm in tournament_cases(n_per_K=6, Ks=range(4, 7)):
+        res = CopelandLPSolver().solve(pm)
+        assert res.status == "ok", (K, kind)
+        exact = min(exact_lower_bound(as_structure(pm), w) for w in pm.copeland_winners.tolist())
+        assert res.certificate.dual_bound <= exact * (1 + 1e-9) + 1e-12
+        assert res.value == pytest.approx(exact, rel=1e-8, abs=1e-10)
+
+
+def test_a_stalled_sorted_model_leaves_the_answer_to_the_pool_block_model(monkeypatch):
+    pm = tournament_matrix(40, 3)
+    good = CopelandLPSolver().solve(pm)
+    assert good.stats["pool_blocks"] == 0
+    monkeypatch.setattr(SortedPoolModel, "add_cuts", lambda self, *a, **k: 0)
+    solver = CopelandLPSolver()
+    back = solver.solve(pm)
+    assert back.status == "ok" and solver.sorted_fallbacks >= 1
+    assert back.value == pytest.approx(good.value, rel=1e-8)

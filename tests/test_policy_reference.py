@@ -20,6 +20,7 @@ from numba import njit
 from reference_policies import REFERENCE, drive_both
 
 from boundcalc.datasets import load_example, random_matrix
+from boundcalc.lp.rule import LIFTED_MIN_ARMS
 from boundcalc.policies import get_policy, kernel, policy_names
 from boundcalc.simulate import checkpoints, regret_matrices, run_one
 
@@ -161,9 +162,9 @@ def test_whole_run_kernel_equals_the_protocol(name):
 
 
 def test_cw_rmed_on_the_lifted_model_equals_its_transcription():
-    """From ``lift_min_arms`` arms CW-RMED's line 11 runs on the lifted model, re-solved by HiGHS
+    """From ``boundcalc.lp.rule.LIFTED_MIN_ARMS`` arms CW-RMED's line 11 runs on the lifted model, re-solved by HiGHS
     (no basis test): the same pairs as the transcription, round for round, through the LP phase."""
-    K = get_policy("cw-rmed").lift_min_arms
+    K = LIFTED_MIN_ARMS
     pm = random_matrix(K, np.random.default_rng(7), min_gap=0.02)
     first, p, r = drive_both("cw-rmed", pm, 700, seed=7)
     assert first is None, f"pairs differ at round {first}"

@@ -14,6 +14,7 @@ import itertools
 
 import numpy as np
 import pytest
+from builders import lp_solver
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -307,17 +308,16 @@ def test_infeasible_is_reported():
 
 @pytest.mark.parametrize("example", ["table2", "fig1a", "mslr5-condorcet"])
 def test_lp_core_with_the_simplex_certifies_the_same_value(example):
-    """``CopelandLPSolver(simplex=True)`` (plain models, perturbed costs): the same allocation and
+    """``lp_solver(simplex=True)`` (plain models, perturbed costs): the same allocation and
     constant as HiGHS's solver, certified by the dual bound from the simplex's own duals (the
     certificate's re-solve with the true costs is the primal simplex from the perturbed optimum);
     Table 2's constant is paper 000's 27.5487."""
     from boundcalc.datasets import load_example
-    from boundcalc.lp.cutting import CopelandLPSolver
 
     pm = load_example(example)
     kw = dict(lift=False, perturb=1e-6, compiled=True)
-    a = CopelandLPSolver(simplex=True, **kw).solve(pm)
-    b = CopelandLPSolver(**kw).solve(pm)
+    a = lp_solver(simplex=True, **kw).solve(pm)
+    b = lp_solver(**kw).solve(pm)
     assert a.status == b.status == "ok"
     assert a.stats["lp_solves"] == 0 and b.stats["lp_solves"] > 0  # no HiGHS run with the simplex
     assert a.value == pytest.approx(b.value, rel=1e-12)

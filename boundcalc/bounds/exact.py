@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..lp.cutting import CopelandLPSolver
 from ..lp.ecw import ecw_bound as _ecw_closed_form
 from ..lp.full import DEFAULT_MAX_ROWS, lower_bound_enumerate
 from ..lp.highs import SolverError
+from ..lp.online import CopelandLPSolver
 from ..matrix import MatrixLike, as_preference_matrix
 from ..registry import Context, register_constant
 from ..result import BOUND_SOURCES, BoundResult

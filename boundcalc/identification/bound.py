@@ -37,7 +37,7 @@ import time
 
 import numpy as np
 
-from ..lp.cutting import CopelandLPSolver
+from ..lp.online import CopelandLPSolver
 from ..lp.highs import SolverError
 from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..registry import Context, register_constant

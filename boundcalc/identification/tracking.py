@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..lp.constraints import CopelandFamily
-from ..lp.cutting import CopelandLPSolver
+from ..lp.online import CopelandLPSolver
 from ..lp.structure import Structure, empirical_mu, empirical_structure
 from ..matrix import MatrixLike, as_preference_matrix
 from .bound import MODELS, check_delta

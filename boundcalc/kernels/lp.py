@@ -18,7 +18,7 @@ Each has a numpy twin in :mod:`boundcalc.lp` (``CopelandFamily._tables_numpy``, 
 :func:`boundcalc.lp.ecw.ecw_allocation` with ``compiled=False``) computing the same numbers in the
 same order (sorted values, sequential prefix sums; equal costs in arm order), so the results agree
 to the last bit; the caller chooses (``compiled=``, numpy by default: see
-:class:`boundcalc.lp.cutting.CopelandLPSolver`) and the tests check both on many random inputs
+:class:`boundcalc.lp.online.CopelandLPSolver`) and the tests check both on many random inputs
 (``tests/test_lp_online.py``, ``tests/test_lp_lifted.py``).
 
 >>> mu = np.array([[0.5, 0.8], [0.2, 0.5]])

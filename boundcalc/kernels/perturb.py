@@ -17,7 +17,7 @@ reported, from the true costs).  The relative part keeps the perturbation below 
 rounding scale for every magnitude (costs span many orders near ties); the absolute part breaks
 ties among pairs of cost 0 (an empirical Copeland winner's own pairs) and among equal costs.
 
-One definition serves the LP core (:class:`~boundcalc.lp.cutting.CopelandLPSolver`'s ``perturb``,
+One definition serves the LP core (:class:`~boundcalc.lp.online.CopelandLPSolver`'s ``perturb``,
 numpy) and CW-RMED's compiled step (:mod:`boundcalc.kernels.cw_rmed`: the weights :func:`weights`
 are computed here once and carried in its state, :func:`perturbed_cost` compiled from this very
 function), so both build the same costs to the last bit (tests/test_cw_perturb.py).  The module is plain

@@ -6,21 +6,25 @@
 * :mod:`~boundcalc.lp.highs` -- the incremental LP on HiGHS (fallbacks, Lagrangian bound);
 * :mod:`~boundcalc.lp.lifted` -- one winner's model: lifted blocks for "the sum of the k
   smallest values" and explicit rows;
-* :mod:`~boundcalc.lp.cutting` -- the cutting-plane driver, the online solver, and
-  :func:`check_conditioning` (near ties: :data:`MIN_SOLVABLE_GAP`);
+* :mod:`~boundcalc.lp.cutting` -- the cutting plane's pieces: costs, the certificate, check (3)'s
+  answer, and :func:`check_conditioning` (near ties: :data:`MIN_SOLVABLE_GAP`);
+* :mod:`~boundcalc.lp.rule` -- which model and backend solve the LP, by use and K (one table);
+* :mod:`~boundcalc.lp.online` -- :class:`CopelandLPSolver`, the solver kept warm between solves
+  (``lower_bound``, the bootstrap, CW-RMED's line 11);
 * :mod:`~boundcalc.lp.full` -- the whole LP through cvxpy (reference, small K);
 * :mod:`~boundcalc.lp.ecw` -- Theorem 5's closed form.
 
 The compiled twins of the hot spots live in the compiled layer (:mod:`boundcalc.kernels.lp`); the
-caller chooses them (``compiled=``; numpy by default, the policies pass True).
+rule chooses them (numpy offline and below 5 arms online).
 """
 
 from .constraints import CopelandFamily, ECWFamily, RowBlock, TooLargeError
-from .cutting import MIN_SOLVABLE_GAP, Conditioning, CopelandLPSolver, Violation, check_conditioning
+from .cutting import MIN_SOLVABLE_GAP, Conditioning, Violation, check_conditioning
 from .ecw import ecw_allocation, ecw_bound, ecw_empirical
 from .full import ecw_enumerate, lower_bound_enumerate
 from .highs import CoveringLP, SolverError
 from .lifted import CopelandModel
+from .online import CopelandLPSolver
 from .structure import Structure, check_regret, empirical_mu, empirical_structure
 
 __all__ = [

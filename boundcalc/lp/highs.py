@@ -24,7 +24,7 @@ optimal, :class:`SolverError` names every status.  The caller certifies the answ
 violation and the Lagrangian bound :meth:`CoveringLP.lagrangian_bound`).
 
 A ``CoveringLP`` holds a live HiGHS object and does not pickle; the solvers that own one
-(:class:`~boundcalc.lp.cutting.CopelandLPSolver`) drop it when pickled and rebuild it on the other side.
+(:class:`~boundcalc.lp.online.CopelandLPSolver`) drop it when pickled and rebuild it on the other side.
 """
 
 from __future__ import annotations
@@ -258,7 +258,7 @@ class CoveringLP:
     options : dict, optional
         Further HiGHS options (name -> value), set after the ones above (a derived model keeps
         them).  E.g. CW-RMED's lifted models turn HiGHS's scaling off
-        (:attr:`boundcalc.policies.cw_rmed.CWRMED.lifted_highs_options`).
+        (:func:`boundcalc.lp.rule.plan`).
 
     >>> lp = CoveringLP(np.array([1.0, 2.0, 3.0]))
     >>> lp.add_rows([np.array([0, 1]), np.array([1, 2])])
@@ -331,7 +331,7 @@ class CoveringLP:
         self._costs_stale = False  # set_costs since HiGHS last got the costs
         #: Solve with the compiled simplex (:mod:`boundcalc.kernels.simplex`) where the model is plain
         #: (0/1 rows ``>= 1`` over the pair variables, lower bounds 0), HiGHS the fallback
-        #: (:meth:`_solve_simplex`); set by the caller (:class:`~boundcalc.lp.cutting.CopelandLPSolver`'s ``simplex``).
+        #: (:meth:`_solve_simplex`); set by the caller (:class:`~boundcalc.lp.online.CopelandLPSolver`'s ``simplex``).
         self.simplex = False
         self.simplex_solves = 0  # answered by the compiled simplex (not in :attr:`solves`: HiGHS runs)
         self.simplex_pivots = 0

@@ -59,30 +59,26 @@ empirical structure (a pair or two flipped) then costs a few pivots instead of a
 
 Sorted pools.  A pool's variables occur in no other ``i2``'s rows and not on the winner side, so
 some optimum orders every pool's values against its costs; on that set ``SS_m`` of a pool is the
-sum of its ``m`` most expensive pairs, and :class:`SortedPoolModel` (with
-:func:`solve_sorted_pools`) writes each ``(i2, l, case)`` as one row and no pool block.  On draws
-of weak data, where every ``i2`` needs its block here (10,000-29,000 rows at 136 arms), it keeps
-650-1,800 (``benchmarks/results/bootstrap_profile.json``): the bootstrap's path
-(:mod:`boundcalc.uncertainty`).  Online (``CopelandLPSolver(lifted_model="sorted")``, CW-RMED from
-32 arms) a sorted model is kept per structure and winner: its rows read positions in a pool's cost
-order, not pairs, so new costs that reorder a pool are only new costs of the same model
-(:meth:`SortedPoolModel.set_pair_costs`, re-solved from the last basis), and a new structure's model
-starts from the last one of the same winner (:meth:`SortedPoolModel.for_structure`).
+sum of its ``m`` most expensive pairs, and :class:`SortedPoolModel` (with :func:`sorted_rounds`)
+writes each ``(i2, l, case)`` as one row and no pool block: the lifted model of every solve
+(:mod:`boundcalc.lp.rule`), with :class:`CopelandModel` the fallback where it stalls.  Where every
+``i2`` needs its pool block (a 500-arm tournament: 126,102 block rows; weak-data bootstrap draws
+of the 136-arm MSLR matrices: 10,000-29,000 rows) it keeps a few thousand rows at most
+(``benchmarks/results/lower_bound_formulations.json``, ``bootstrap_profile.json``).  A kept
+sorted model's rows read positions in a pool's cost order, not pairs, so new costs that reorder a
+pool are only new costs of the same model (:meth:`SortedPoolModel.set_pair_costs`, re-solved from
+the last basis), and a new structure's model starts from the last one of the same winner
+(:meth:`SortedPoolModel.for_structure`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import numpy as np
 
-from ..result import BoundResult
 from .constraints import CopelandFamily, RowBlock, _as_square
-from .ecw import _cost_matrix, ecw_allocation
 from .highs import CoveringLP, LPSolution
-from .structure import Structure, structure_d, triu
 
-__all__ = ["CopelandModel", "SortedPoolModel", "solve_sorted_pools", "sorted_rounds"]
+__all__ = ["CopelandModel", "SortedPoolModel", "sorted_rounds"]
 
 
 def _unchanged_i2(old: CopelandFamily, family: CopelandFamily) -> np.ndarray | None:
@@ -126,7 +122,7 @@ class CopelandModel:
         simplex basis a caller can test against new costs without HiGHS (CW-RMED's line 11,
         :mod:`boundcalc.policies.cw_rmed`).  Same optimum, more rounds on hard structures.
     reuse_basis : bool
-        See :class:`~boundcalc.lp.cutting.CopelandLPSolver`.
+        See :class:`~boundcalc.lp.online.CopelandLPSolver`.
     highs_options : dict, optional
         Further HiGHS options of the model (:class:`~boundcalc.lp.highs.CoveringLP`'s ``options``).
 
@@ -429,9 +425,8 @@ class CopelandModel:
 
 class SortedPoolModel(CopelandModel):
     """The LP ``min c.e over R_{winner}`` with every pool in the variables of its sorted values: one
-    row per ``(i2, l, case)`` and no pool block (an additive, caller-chosen model: the bootstrap's
-    draws, :mod:`boundcalc.uncertainty`; the online solver's ``lifted_model="sorted"``, kept per
-    structure and re-costed by :meth:`set_pair_costs`; :class:`CopelandModel` is unchanged).
+    row per ``(i2, l, case)`` and no pool block (kept per structure and re-costed by
+    :meth:`set_pair_costs`).
 
     Why it is exact.  The pool ``P = S_{i2} \\ {i1}`` of an ``i2`` holds the pairs ``{i2, j}``
     that ``j`` wins: each such pair lies in the pool of its loser only, never on the winner side
@@ -486,6 +481,8 @@ class SortedPoolModel(CopelandModel):
         self._sorted_checked: tuple | None = None
         #: the i2 whose rows :meth:`for_structure` dropped (none for a model built cold)
         self.changed_i2 = np.zeros(family.K, dtype=bool)
+        #: the last HiGHS answer of :func:`sorted_rounds` (its row duals certify the optimum)
+        self.last_solution: LPSolution | None = None
         tc = self._slot_costs(costs, seq)
         # a delta's upper bound: 1 (implied by e_(1) <= 1); other variables keep theirs
         up = np.asarray(upper, dtype=float).copy()
@@ -649,6 +646,7 @@ class SortedPoolModel(CopelandModel):
         new.order_changes = 0
         new._sorted_checked = None
         new._checked = None
+        new.last_solution = None
         up = np.asarray(upper, dtype=float).copy()
         up[slots] = 1.0
         new.lp = self.lp.derived(drop, new._slot_costs(costs, new._seq_now), up)
@@ -746,98 +744,6 @@ class SortedPoolModel(CopelandModel):
         return added
 
 
-def solve_sorted_pools(
-    structure: Structure,
-    *,
-    winners: Iterable[int] | None = None,
-    tol: float = 1e-9,
-    per_i2: int = 3,
-    warm_rows: int = 3,
-    max_rounds: int = 200,
-) -> BoundResult:
-    """000 Theorem 2's ``C*_{i1}`` of every Copeland winner of ``structure`` (a
-    :class:`~boundcalc.lp.structure.Structure` with ``d``; 000's regret, the whole family) by the
-    cutting plane over :class:`SortedPoolModel`: the same loop and stopping rule as
-    :class:`~boundcalc.lp.cutting.CopelandLPSolver` (the oracle over the whole family, at the pair
-    values, finds no row violated by more than ``tol``), the same first rows (per ``i2``, the
-    ``warm_rows`` tightest ``(l, case)`` at ECW's allocation, 000 Theorem 6's ``R^E c R``), one
-    row per ``(i2, l, case)`` and no pool block.  Its value is the LP optimum within ``tol``, that
-    of a cold :func:`boundcalc.lower_bound` (``tests/test_lp_sorted.py``).
-
-    Returns a :class:`~boundcalc.result.BoundResult` (no certificate: the dual bound of the
-    ordered model is not computed), ``status="failed"`` with the reason where the loop stalls
-    (a row present and still violated: HiGHS's tolerances) or hits ``max_rounds``; the caller
-    then solves with :class:`~boundcalc.lp.cutting.CopelandLPSolver`.  Raises
-    :class:`~boundcalc.lp.highs.SolverError` when HiGHS finds no optimum.
-    """
-    import time
-
-    st = structure
-    t0 = time.perf_counter()
-    d = structure_d(st)
-    C = _cost_matrix(st)  # r / d, K x K: the pair costs of :func:`~boundcalc.lp.cutting.pair_costs`
-    iu = triu(st.K)
-    costs = C[iu]
-    upper = np.where(d[iu] > 0, 1.0, 0.0)
-    winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
-    per, allocs, viols, failures = {}, {}, {}, []
-    rounds = solves = iters = rows = 0
-    for w in winners:
-        fam = CopelandFamily(st, w)
-        if not fam._has_rows:
-            per[w], allocs[w], viols[w] = 0.0, np.zeros((st.K, st.K)), -np.inf
-            continue
-        model = SortedPoolModel(fam, costs, upper)
-        model.add_cuts(ecw_allocation(st.beats, C, w)[1], -np.inf, warm_rows)
-        v = np.inf
-        for rnd in range(max_rounds):
-            sol = model.solve()
-            rounds += 1
-            e = model.pair_values(sol.x)
-            E = _as_square(e, st.K)
-            S = fam._sums(E)
-            v = float(1.0 - S.min())
-            if v <= tol:
-                break
-            if rnd == max_rounds - 1:
-                failures.append(f"winner {w}: no convergence in {max_rounds} rounds (max violation {v:.3g})")
-            elif model.add_cuts(E, tol, per_i2, None, S) == 0:
-                failures.append(
-                    f"winner {w}: the oracle's violated rows (max violation {v:.3g}) are all in the model"
-                    " already (numerical trouble)"
-                )
-                break
-        solves += model.lp.solves
-        iters += model.lp.iterations
-        rows += model.lp.n_rows
-        per[w] = float(costs @ e)
-        allocs[w] = np.divide(E, d, out=np.zeros(d.shape), where=d > 0)  # q = e / d
-        viols[w] = v
-    stats = {
-        "method": "cutting-plane, sorted pools",
-        "seconds": time.perf_counter() - t0,
-        "rounds": rounds,
-        "lp_solves": solves,
-        "simplex_iterations": iters,
-        "rows": rows,
-        "rows_added": rows,
-        "rows_removed": 0,
-        "warm_start": False,
-        "solver": "highs",
-        "max_violation": float(max(viols.values())),
-    }
-    return BoundResult.from_winners(
-        "lower_bound",
-        per,
-        allocs,
-        {},
-        method="cutting-plane, sorted pools",
-        stats=stats,
-        failures=failures,
-        message="optimal: no row of the family violated by more than tol",
-    )
-
-
 def sorted_rounds(
     model: SortedPoolModel, tol: float, per_i2: int, max_rounds: int
 ) -> tuple[np.ndarray | None, float, str]:
@@ -858,6 +764,7 @@ def sorted_rounds(
     v = np.inf
     for rnd in range(max_rounds):
         sol = model.lp.solve()
+        model.last_solution = sol
         chk = model._sorted_checked
         if chk is not None and chk[0] is sol.x and chk[1] == model.order_changes:
             return chk[2], chk[3], ""

@@ -21,7 +21,7 @@ the policy between steps:
   feasible by the oracle -- what :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical` answers
   there, computed in place.
 * line 11 otherwise: :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical` (through its lean
-  twin :meth:`~boundcalc.lp.cutting.CopelandLPSolver.solve_online`: ``C*_{i1}`` and an
+  twin :meth:`~boundcalc.lp.online.CopelandLPSolver.solve_online`: ``C*_{i1}`` and an
   optimal allocation per winner, warm per structure, exact ties in no row), asked **only when its
   answer can change**.  With the structure unchanged the rows and bounds do not depend on the
   counts, only the costs ``c = r / d`` move, so the basis of the model's last solve stays primal
@@ -35,48 +35,38 @@ the policy between steps:
   :meth:`~boundcalc.lp.highs.CoveringLP.solve` before any warm re-solve); only the duals come
   from elsewhere: the LP core asks HiGHS's factorisation, CW-RMED's compiled step multiplies by
   ``M^-1`` kept per basis (faster here than reading ``B^-1`` from HiGHS: that module's text).
-* below ``lift_min_arms``, HiGHS is the fallback only (issue 31): a stored basis that fails the
-  test above is re-solved in the compiled step by a bounded primal simplex from it
-  (:func:`~boundcalc.kernels.cw_rmed.resolve_from_basis`, :mod:`boundcalc.kernels.simplex`;
-  ``CWRMED.simplex_pivots``), its new basis checked by the same sign test and its allocation by the
-  oracle over the whole family ``R_{i1}`` (a violated row: Python's LP adds cuts); and from
-  ``compiled_lp_min_arms`` arms Python's LP core solves the plain models with the same simplex
-  (``CopelandLPSolver(simplex=True)``, ``CWRMED.lp_simplex``: a new structure's model from the slack
-  basis, each round's cuts by the dual simplex).  HiGHS runs where the simplex gives up (its pivot
-  cap, a numerical check, an apparently infeasible LP).  Under :attr:`CWRMED.perturb` the optimum is
-  generically unique and the simplex lands on HiGHS's vertex: the same pairs
-  (tests/test_cw_rmed_simplex.py; ``benchmarks/cw_decisions.py``); with ``perturb = 0`` both are off.
-* from ``CWRMED.lift_min_arms`` (32) arms, line 11 runs on the LP core's lifted model instead
-  (:mod:`boundcalc.lp.lifted`: the same LP, eq. (2) exactly, with one row standing for all rows of
-  an ``(i2, l, case)``), solved by HiGHS without its scaling (``CWRMED.lifted_highs_options``).  The compiled basis test above reads 0/1 rows only; there the LP core makes
-  the same test itself before any warm re-solve (:meth:`boundcalc.lp.highs.CoveringLP.solve`: the
-  duals of the new costs from HiGHS's factorisation of the last basis, no simplex run), and HiGHS
-  re-solves only when it fails (``warm_answers`` counts line-11 answers given with no HiGHS run).  A cold solve of a
-  new empirical structure takes several times fewer rounds on the lifted model than on the plain one,
-  and near ties the structure changes often. So a new structure's model is not built
-  cold but derived from the last model of the same winner (``CopelandLPSolver(derive=True)``,
-  :meth:`boundcalc.lp.lifted.CopelandModel.derived`): consecutive structures differ by a pair or
-  two, and every row of an arm ``i2`` whose pool and table entries did not change is a row of the
-  new family too; those rows and the last basis are kept, the others dropped.
+* the model and backend of line 11 are the LP core's rule for an online policy of ``K`` arms
+  (:mod:`boundcalc.lp.rule`, one table).  Below 32 arms the model is plain (0/1 rows), and from 5
+  arms a stored basis that fails the test above is re-solved in the compiled step by a bounded
+  primal simplex from it (:func:`~boundcalc.kernels.cw_rmed.resolve_from_basis`,
+  :mod:`boundcalc.kernels.simplex`; at most :attr:`CWRMED.simplex_pivots` pivots), its new basis
+  checked by the same sign test and its allocation by the oracle over the whole family
+  ``R_{i1}`` (a violated row: Python's LP adds cuts, solved by the same simplex, the dual simplex
+  after new cuts).  HiGHS runs where the simplex gives up (its pivot cap, a numerical check, an
+  apparently infeasible LP).  From 32 arms line 11 runs on the sorted-pool model
+  (:class:`~boundcalc.lp.lifted.SortedPoolModel`: the same LP, eq. (2) exactly, one row per
+  ``(i2, l, case)``), solved by HiGHS without its scaling; the compiled basis test reads 0/1 rows
+  only, so there the LP core makes the same test itself before any warm re-solve
+  (:meth:`boundcalc.lp.highs.CoveringLP.solve`), and a new empirical structure's model starts from
+  the last one of the same winner (its rows that the new family still holds, and its basis:
+  consecutive structures differ by a pair or two).
 
-Where the decisions could depend on more than the counts: line 11's LP is often degenerate on
-empirical matrices, and which optimal vertex HiGHS returns depends on the solve path -- the LP
-core's LRU cache of warm models (``cache_size``, 64 here: a model dropped and rebuilt cold), a kept
-basis against HiGHS's re-solve, a model derived from another structure's or built cold.  Revision 3
-removes that: every model (plain and lifted, numpy and compiled paths) is solved with the costs
-perturbed by :attr:`CWRMED.perturb` (:mod:`boundcalc.kernels.perturb`: one formula and one weight vector,
-also used by the compiled basis test), which makes the optimum generically unique; the constants
-``C*_{i1}`` and ``i*`` are computed from the *true* costs at that optimum.  The pairs are then the
-same for every cache size, with ``derive_plain`` on or off, with ``promote`` and ``per_i2`` changed
-(tests/test_cw_perturb.py).  What is verified at each line-11 answer (``solve_online``, no dual
-bound): the oracle's largest violation of the returned allocation over the *whole* family ``R_{i1}``
-is at most the solver's ``tol`` (the allocation is feasible for the true LP: the perturbation
-changes costs, not rows), and HiGHS reported it optimal for the perturbed costs, so ``c.e`` is at
-most ``perturb (1 + P / C*_{i1})`` above the true ``C*_{i1}`` relatively (``P`` pairs); a
-certificate (``solve_empirical(certify=True)``, not asked online) adds the true LP's Lagrangian
-bound, from the duals of a warm re-solve with the true costs, and certifies ``c.e`` against the
-true ``C*_{i1}`` within the LP core's ``gap_tol`` (Table 2, panel (a): gaps below 1e-15).  A failed LP (status "failed": a
-HiGHS error, no convergence, or a certificate out of tolerance) raises
+Line 11's LP is often degenerate on empirical matrices, and which optimal vertex a simplex returns
+depends on its path (a model kept by the LRU cache or rebuilt cold, derived from another
+structure's or not, HiGHS or the compiled simplex).  Every model is therefore solved with the costs
+perturbed by :attr:`CWRMED.perturb` (:mod:`boundcalc.kernels.perturb`: one formula and one weight
+vector, also used by the compiled basis test), which makes the optimum generically unique; the
+constants ``C*_{i1}`` and ``i*`` are computed from the *true* costs at that optimum.  The pairs are
+the same for every cache size, derived or cold models, the cutting plane's constants and either
+backend (tests/test_cw_perturb.py, tests/test_cw_rmed_simplex.py, tests/test_cw_pools.py).  What
+is verified at each line-11 answer (``solve_online``, no dual bound): the oracle's largest
+violation of the returned allocation over the *whole* family ``R_{i1}`` is at most the solver's
+``tol`` (the allocation is feasible for the true LP: the perturbation changes costs, not rows), and
+the solver reported it optimal for the perturbed costs, so ``c.e`` is at most ``perturb (1 + P /
+C*_{i1})`` above the true ``C*_{i1}`` relatively (``P`` pairs); a certificate
+(``solve_empirical(certify=True)``, not asked online) adds the true LP's Lagrangian bound and
+certifies ``c.e`` against the true ``C*_{i1}`` within the LP core's ``gap_tol``.  A failed LP
+(status "failed": a HiGHS error, no convergence, or a certificate out of tolerance) raises
 :class:`boundcalc.SolverError`: the policy never acts on an unverified allocation.
 
 Python is entered only when line 11 meets a new structure (to read any warm basis the LP core
@@ -123,13 +113,17 @@ from ..kernels.cw_rmed import (
     resolve_from_basis,
 )
 from ..kernels.perturb import weights as perturb_weights
-from ..lp.cutting import CopelandLPSolver
 from ..lp.highs import CoveringLP, SolverError
+from ..lp.online import CopelandLPSolver
 from ..lp.structure import Structure
 from .copeland_rmed import CopelandRMED
 from .registry import register_policy
 
 __all__ = ["CWRMED", "CWState", "copeland_update", "copeland_run"]
+
+#: Basic variables a stored basis may gain in the compiled simplex beyond those it was read with
+#: (its buffers' slack; more: HiGHS re-solves).
+SIMPLEX_SLACK = 24
 
 
 # ----------------------------------------------------------------------------- the class
@@ -166,125 +160,40 @@ class CWRMED(CopelandRMED):
     #: ``delta`` of line 11's deterministic cost perturbation (:mod:`boundcalc.kernels.perturb`: ``c'_p =
     #: c_p (1 + delta g_p) + delta g_p``, ``g_p`` a fixed hash of the pair index in ``[0, 1)``),
     #: the same in the LP core's models (``CopelandLPSolver(perturb=...)``) and the compiled basis
-    #: test.  Why: on empirical matrices line 11's LP is often degenerate, and which optimal vertex a
-    #: simplex returns depends on its path (a model kept by the LRU cache or rebuilt cold, derived
-    #: from another structure's or not); revision 2's pairs changed with ``cache_size`` and
-    #: ``derive_plain``.  The reading of 000: Algorithm 1, line 11 plays "an optimal solution" of
-    #: eq. (2) and Theorem 3's proof holds for any choice among optimal ones, so the policy may fix
-    #: the choice; the perturbed optimum is a vertex of the same feasible set, and the constants
-    #: ``C*_{i1}`` (and ``i*``) are computed from the true costs at it (``c.e``).  The margin: with
-    #: 1e-6 the allocations agreed across solve paths to 1.3e-13 on every path tried (issue 31's
-    #: research, panel (a) of Figure 1, 10^5 steps); 1e-7 already let 0.2 % of the comparisons on
-    #: panel (a) differ (cost differences then come within HiGHS's tolerances, 1e-9 dual
-    #: feasibility, and its own cost perturbation, which the LP core turns off when perturbing:
-    #: left on, it still split the pairs of panel (a)'s seed 1 with ``derive_plain``).  Costs
-    #: change by at most ``delta (c + 1)``, so the reported constants are at most ``delta (1 + P /
-    #: C*)`` above the true ones (``P`` pairs; :class:`~boundcalc.lp.CopelandLPSolver`'s ``perturb``),
-    #: and equal to them wherever the perturbed vertex is optimal for the true LP.  0 restores
-    #: revision 2's solves.
+    #: test: the pairs do not depend on the solve path (module text).  The reading of 000:
+    #: Algorithm 1, line 11 plays "an optimal solution" of eq. (2) and Theorem 3's proof holds for
+    #: any choice among optimal ones, so the policy may fix the choice; the perturbed optimum is a
+    #: vertex of the same feasible set, and ``C*_{i1}`` (and ``i*``) are computed from the true costs
+    #: at it.  The margin: with 1e-6 the allocations agree across solve paths to 1.3e-13 on panel (a)
+    #: of Figure 1 (10^5 steps); with 1e-7, 0.2 % of the comparisons there differ (cost differences
+    #: come within HiGHS's 1e-9 dual feasibility tolerance).  0: the costs themselves (the solve
+    #: path then picks among a degenerate LP's vertices, and the compiled simplex is off).
     perturb = 1e-6
     State = CWState
     stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers")
     kernels = (skeleton_select, copeland_update, copeland_run)
     #: Warm models kept by the LP core's cache (per structure and winner).
     cache_size = 64
-    #: From this many arms line 11 runs on the LP core's lifted model (see the module text).
-    lift_min_arms = 32
-    #: A lifted model for a new structure starts from the rows and basis of the last one it shares
-    #: them with (:meth:`boundcalc.lp.lifted.CopelandModel.derived`).
-    derive = True
-    #: Below ``lift_min_arms``, whether a plain model for a new structure starts from the rows and
-    #: basis of the last one of the same winner (:meth:`boundcalc.lp.lifted.CopelandModel.derived`,
-    #: exact) instead of cold.  Off: on Figure 1 panel (a) it saves about one HiGHS run in eight with
-    #: the same pairs, but under revision 2 its models landed on other optimal vertices of degenerate
-    #: LPs elsewhere (Table 2's pairs changed); with :attr:`perturb` the pairs are the same either
-    #: way (tests/test_cw_perturb.py), so turning it on is a speed question now (issue 31).
-    derive_plain = False
-    #: Explicit rows of an ``(i2, k)`` before its pool block is built, on the lifted model (the LP
-    #: core's default).  1 measured 0.86 of the CPU over the first 20,000 steps on the benchmark's
-    #: 64-arm matrix, but under revision 2 its models landed on other optimal vertices where the LP
-    #: is degenerate (regret 31,976 instead of 32,050 at 10^5); with :attr:`perturb` the pairs do not
-    #: depend on it (tests/test_cw_perturb.py, 32 arms), so 1 is a speed question now (issue 31).
-    promote = 2
-    #: ``(l, case)`` choices per violated ``i2`` that become cuts in a separation round (the LP
-    #: core's ``per_i2``, its default); with :attr:`perturb` the pairs do not depend on it.
-    per_i2 = 1
-    #: From this many arms the plain LP runs the LP core's compiled kernels (``compiled=True``: the
-    #: oracle's rows, the structure, the certificate) and the basis inverse is compiled
-    #: (:func:`~boundcalc.kernels.cw_rmed.basis_matrix`); below, the LP core's numpy twins and the
-    #: basis inverse's own source run interpreted (equal bit for bit: the same pairs both ways,
-    #: tests/test_cw_rmed.py).  At 4 arms (Table 2) that path compiles none of those kernels on an
-    #: empty cache, and a 10^5-step run costs 0.025 s of CPU as a fresh process's work against 0.042
-    #: compiled (loading the compiled kernels from the cache costs more than the few LP solves save;
-    #: 0.020 against 0.019 s once loaded); from 5 arms the compiled path is faster, and the
-    #: interpreted inverse soon far slower (17.7x at 16 arms; benchmarks/results/cw_lp_paths.json).
-    compiled_lp_min_arms = 5
-    #: HiGHS options of the lifted models (from ``lift_min_arms`` arms): scaling off.  The lifted
-    #: model's rows have coefficients 1, -1 and the levels ``k`` (at most ``K``); HiGHS's scaling
-    #: of them is per-run work that a HiGHS run after a cost change or new rows repeats (panel (c):
-    #: 0.91-0.93 of the CPU with scaling on, benchmarks/results/cw_speed/cw_ab_scale.json).  The pairs of the long
-    #: decision check (``benchmarks/cw_decisions.py``: panel (c), 10^4 steps) and of the recorded
-    #: 32-arm stream are those with scaling on.
-    lifted_highs_options: dict = {"simplex_scale_strategy": 0}
-    #: The LP core's lifted model from ``lift_min_arms`` arms (``CopelandLPSolver(lifted_model=...)``):
-    #: "sorted", a sorted-pools model kept per structure and winner whose pools' cost order is a
-    #: cost change (:meth:`boundcalc.lp.lifted.SortedPoolModel.set_pair_costs`), the pool-block
-    #: model where it fails; "blocks", the pool-block model (revision 3 as it landed).  With
-    #: :attr:`perturb` both give the same optimum, so the same pairs (tests/test_cw_pools.py; issue 31).
-    lifted_model = "sorted"
-    #: From ``compiled_lp_min_arms`` to ``lift_min_arms`` arms, a stored basis that fails the compiled basis test is re-solved for
-    #: the new costs by a compiled primal simplex from it (:func:`boundcalc.kernels.cw_rmed.resolve_from_basis`,
-    #: :mod:`boundcalc.kernels.simplex`), up to this many pivots, before Python's HiGHS is asked
-    #: (it still is when the simplex hits the cap or a check, or its answer violates a row of the
-    #: family: new cuts); 0: HiGHS re-solves every such basis (revision 3 as it landed).  The same
-    #: pairs either way: under :attr:`perturb` the optimum is generically unique, and the simplex
-    #: lands on the vertex HiGHS's re-solve returns (tests/test_cw_rmed_simplex.py).  Only with
-    #: ``perturb > 0``: without it the LP is often degenerate and the simplex's path picks another
-    #: optimal vertex than HiGHS's (the pairs then differ: that test's control).
+    #: Pivots the compiled primal simplex may take from a stored basis that fails the compiled basis
+    #: test (plain models, :func:`boundcalc.kernels.cw_rmed.resolve_from_basis`) before Python's LP
+    #: core is asked; 0: the LP core re-solves every such basis.  With :attr:`perturb` the simplex
+    #: lands on the vertex HiGHS's re-solve returns (the same pairs: tests/test_cw_rmed_simplex.py).
     simplex_pivots = 50
-    #: From ``compiled_lp_min_arms`` to ``lift_min_arms`` arms, Python's LP core solves the plain
-    #: models with the compiled simplex too (``CopelandLPSolver(simplex=True)``: a new structure's
-    #: model from the slack basis, each cutting-plane round's new cuts by the dual simplex, HiGHS
-    #: where it gives up); with ``perturb > 0`` only (the same vertex as HiGHS's).  Below
-    #: ``compiled_lp_min_arms`` (Table 2: a few HiGHS runs per 10^5 steps) the LP core stays
-    #: uncompiled.  False: HiGHS solves them (revision 3 as it landed).
-    lp_simplex = True
-    #: Basic variables a stored basis may gain in the compiled simplex beyond those it was read with
-    #: (its buffers' slack; more: HiGHS re-solves).
-    simplex_slack = 24
+    #: Changes of the LP core's rule-chosen solve path (attributes of
+    #: :class:`~boundcalc.lp.CopelandLPSolver`, e.g. ``derive``, ``promote``, ``lifted_model``,
+    #: ``simplex``), for tests that check the pairs do not depend on the path; empty in use.
+    _solve_path: dict = {}
 
     def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params: Any) -> None:
         # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
         # pairs are a function of the outcomes alone) and never draws from ``rng``
-        # the plain models' bases are tested in the compiled step (the LP core's own test would
-        # only repeat it; HiGHS's 0-iteration re-solve keeps the decisions of the landed version)
-        plain: dict[str, Any] = dict(
-            seed=0,
-            cache_size=self.cache_size,
-            lift=False,
-            reuse_basis=False,
-            derive=self.derive_plain,
-            perturb=self.perturb,
-            per_i2=self.per_i2,
-        )
-        self.solver = CopelandLPSolver(**plain)  # its tol goes into the state
+        arms = int(K) if isinstance(K, (int, np.integer)) and not isinstance(K, bool) else 0  # validated below
+        self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, perturb=self.perturb, online=arms)
+        for name, value in self._solve_path.items():
+            if not hasattr(self.solver, name):
+                raise AttributeError(f"CopelandLPSolver has no attribute {name!r}")
+            setattr(self.solver, name, value)
         super().__init__(K, rng=rng, **params)  # validates K
-        if self.K >= self.lift_min_arms:
-            self.solver = CopelandLPSolver(
-                seed=0,
-                cache_size=self.cache_size,
-                lift=True,
-                derive=self.derive,
-                promote=self.promote,
-                compiled=True,
-                highs_options=self.lifted_highs_options,
-                perturb=self.perturb,
-                per_i2=self.per_i2,
-                lifted_model=self.lifted_model,
-            )
-        elif self.K >= self.compiled_lp_min_arms:
-            # the LP core's compiled simplex too (the same vertex as HiGHS's only when perturbed)
-            self.solver = CopelandLPSolver(**plain, compiled=True, simplex=self.lp_simplex and self.perturb > 0)
 
     def initial_state(self) -> CWState:
         K = self.K
@@ -292,9 +201,10 @@ class CWRMED(CopelandRMED):
         reg = np.zeros(N_REG, dtype=np.int64)
         reg[: base["reg"].size] = base["reg"]
         reg[BAS] = -1
-        # plain models only, and only with the perturbation: without it a degenerate LP's vertex is
-        # the solve path's choice, and the simplex's path is not HiGHS's (revision 2's solves kept)
-        plain = self.compiled_lp_min_arms <= self.K < self.lift_min_arms  # Table 2's size: HiGHS's few runs
+        # plain compiled models only (Table 2's size: HiGHS's few runs), and only with the
+        # perturbation: without it a degenerate LP's vertex is the solve path's choice, and the
+        # simplex's path is not HiGHS's
+        plain = self.solver.compiled and not self.solver.lift
         reg[SPX] = self.simplex_pivots if plain and self.solver.perturb > 0 else 0
         reg[VARIANT] = CW  # line 11 by the LP (the run kernel is ECW-RMED's too)
         base["reg"] = reg
@@ -410,7 +320,7 @@ class CWRMED(CopelandRMED):
             got = self._parts_of(lp) if lp is not None and lp.n == P2 else None
             if got is not None:
                 parts.append((w, got))
-        slack = int(self.simplex_slack) if a.reg[SPX] > 0 else 0
+        slack = SIMPLEX_SLACK if a.reg[SPX] > 0 else 0
         caps = [min(P2, p[1][2].size + slack) for p in parts]
         need = {"lp_bvar": 0, "lp_minvT": 0, "lp_rstart": 0, "lp_ridx": 0, "lp_astart": 0, "lp_aidx": 0}
         for cap, (_, (x, status, bv, minvT, rs, ri, trow, ast, aix)) in zip(caps, parts):

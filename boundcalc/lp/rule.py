@@ -1,0 +1,93 @@
+"""Which model and backend solve the lower-bound LP (paper 000, eq. (2)): one rule, by use and K.
+
+Every solve of ``C*_{i1}`` goes through :class:`~boundcalc.lp.online.CopelandLPSolver`, whose
+constructor asks :func:`plan` for its model and backend.  The three models state the same LP
+exactly (:mod:`boundcalc.lp.lifted` proves it) and differ in size and in what a warm solve reuses:
+
+* **plain** -- every cut one 0/1 covering row of ``R_{i1}`` (000 Sec. 4.1.1).  Its basis is a
+  0/1 matrix that CW-RMED's compiled step tests against new costs and re-solves by the compiled
+  bounded simplex (:mod:`boundcalc.kernels.simplex`) without entering Python.
+* **sorted pools** -- :class:`~boundcalc.lp.lifted.SortedPoolModel`: every pool's values in the
+  reverse order of its costs, one row per ``(i2, l, case)``, no pool block.  The smallest model
+  (a 1000-arm tournament: 5,774 rows against 129,098 with pool blocks at 500 arms).
+* **pool blocks** -- :class:`~boundcalc.lp.lifted.CopelandModel`: lifted rows over blocks of
+  auxiliary variables.  It guarantees an answer where the sorted model stalls on HiGHS's
+  tolerances or fails its certificate (the fallback, counted in ``sorted_fallbacks``).
+
+=================  ==============  ===============================  =====================================
+use                K               model                            backend
+=================  ==============  ===============================  =====================================
+offline            any             sorted pools (fallback: blocks)  HiGHS, numpy kernels
+(``lower_bound``,
+bootstrap draws)
+online (CW-RMED)   below 5         plain                            HiGHS, numpy kernels
+online             5 to 31         plain                            compiled simplex (HiGHS where it
+                                                                    gives up), compiled kernels
+online             32 and more     sorted pools, derived from the   HiGHS without scaling, compiled
+                                   last structure's (fallback:      kernels
+                                   blocks)
+=================  ==============  ===============================  =====================================
+
+Why these bounds (measured; ``benchmarks/results/``):
+
+* offline, the sorted model beats the pool blocks at every size where either takes measurable
+  time, and the plain model from about 24 arms (``lower_bound_formulations.json``: 1000-arm
+  tournament about 1 s against 90-97 s);
+* online below 5 arms (Table 2) a 10^5-step run needs a few HiGHS runs: loading the compiled
+  kernels costs more than they save (``cw_lp_paths.json``); from 5 arms the compiled path wins;
+* online from 32 arms a new empirical structure's cold solve takes several times fewer rounds on
+  a lifted model, and a model derived from the last structure's (a pair or two flipped) starts
+  from its rows and basis; HiGHS's scaling of the lifted rows is per-run work
+  (``cw_speed/cw_ab_scale.json``); below 32 arms the plain model's compiled basis test answers
+  most steps without Python.
+
+The compiled simplex runs only with a cost perturbation (``perturb > 0``): it then lands on the
+generically unique optimum HiGHS returns, so the decisions do not depend on the backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Plan", "plan", "COMPILED_MIN_ARMS", "LIFTED_MIN_ARMS"]
+
+#: Online, from this many arms the LP core's compiled kernels and the compiled simplex run.
+COMPILED_MIN_ARMS = 5
+#: Online, from this many arms line 11 runs on the sorted-pool (lifted) model.
+LIFTED_MIN_ARMS = 32
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The model and backend of a solver (see the module table).
+
+    ``lift``: a lifted model (sorted pools, blocks as fallback), else plain 0/1 rows; ``simplex``: the compiled simplex on plain models;
+    ``compiled``: the LP core's compiled kernels; ``derive``: a new structure's model starts from
+    the last model of the same winner; ``reuse_basis``: the LP core tests a warm basis against new
+    costs before HiGHS (off where CW-RMED's compiled step has tested it already);
+    ``highs_options``: further HiGHS options of lifted models.
+    """
+
+    lift: bool
+    simplex: bool
+    compiled: bool
+    derive: bool
+    reuse_basis: bool
+    highs_options: dict | None
+
+
+def plan(online: int = 0, perturb: float = 0.0) -> Plan:
+    """The rule of the module table: ``online`` is the number of arms of the online policy the
+    solver serves (0: offline use); ``perturb`` its cost perturbation (the compiled simplex needs
+    one).
+
+    >>> plan().lift, plan(4).lift, plan(16, 1e-6).simplex, plan(16).simplex, plan(64).derive
+    (True, False, True, False, True)
+    """
+    if online <= 0:
+        return Plan(True, False, False, False, True, None)
+    if online < COMPILED_MIN_ARMS:
+        return Plan(False, False, False, False, False, None)
+    if online < LIFTED_MIN_ARMS:
+        return Plan(False, perturb > 0, True, False, False, None)
+    return Plan(True, False, True, True, True, {"simplex_scale_strategy": 0})
