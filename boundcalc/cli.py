@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn, TextIO, TypeGuard, ove
 import numpy as np
 
 from . import __version__
-from ._table import format_table
+from ._table import escape_control, format_table
 from .datasets import DUEL_EXAMPLES, EXAMPLES, load_example
 from .io import read_source
 from .matrix import (
@@ -331,7 +331,7 @@ def add_run_arguments(p: argparse.ArgumentParser, rows: str) -> None:
         type=_int_option(1),
         default=None,
         metavar="M",
-        help="tasks per Dask task (default: about 4 per worker, at most 100)",
+        help="tasks per Dask task (default: single tasks, then as many as fill about 0.25 s, at most 100)",
     )
     g.add_argument(
         "--quiet",
@@ -511,6 +511,13 @@ def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None
     if not source:  # neither given
         raise InputError("no comparison data: give --counts FILE or --duels FILE")
     names = [x.strip() for x in args.names.split(",")] if args.names else None
+    from .duels import MAX_ARMS
+
+    if names is not None and len(names) > MAX_ARMS:  # checked before a table of len(names)^2 counts
+        raise InputError(
+            f"--names: {len(names):,} names, more than the {MAX_ARMS:,} arms a count table holds"
+            f" ({8 * len(names) ** 2 / 2**30:.3g} GiB for {len(names):,}); name at most {MAX_ARMS:,} arms"
+        )
     try:
         if counts:
             if args.columns:
@@ -538,6 +545,8 @@ def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None
 
 def add_bootstrap_arguments(p: argparse.ArgumentParser) -> None:
     """--bootstrap N and its options (``bounds``, ``compare``): every constant with its interval."""
+    from .uncertainty import PRIOR_MAX, PRIOR_MIN
+
     g = p.add_argument_group("uncertainty (with --counts or --duels; boundcalc.bootstrap)")
     g.add_argument(
         "--bootstrap",
@@ -563,10 +572,10 @@ def add_bootstrap_arguments(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--prior",
-        type=_float_option(0.0, low_open=True),
+        type=_float_option(PRIOR_MIN, PRIOR_MAX),
         default=0.5,
         metavar="A",
-        help="the Beta prior's A (default 1/2, Jeffreys)",
+        help=f"the Beta prior's A, in [{PRIOR_MIN:g}, {PRIOR_MAX:g}] (default 1/2, Jeffreys)",
     )
     g.add_argument(
         "--resample",
@@ -683,11 +692,15 @@ def short_vector(values: Iterable[float], verbose: bool = False, limit: int = SH
 def matrix_header(pm: PreferenceMatrix, verbose: bool = False) -> str:
     """Two lines describing a matrix: name, K, losses; winners and smallest gap (vectors of more
     than :data:`SHORT_VECTOR` entries summarised unless ``verbose``)."""
-    name = f" {pm.name}" if pm.name else ""
+    name = f" {escape_control(pm.name)}" if pm.name else ""
     cw = pm.condorcet_winner
     return (
         f"matrix{name}: K = {pm.K}, losses L = {short_vector(pm.L.tolist(), verbose)}\n"
-        + (f"arms: {', '.join(f'{k} {n}' for k, n in enumerate(pm.names))}\n" if pm.names is not None else "")
+        + (
+            f"arms: {', '.join(f'{k} {escape_control(n)}' for k, n in enumerate(pm.names))}\n"
+            if pm.names is not None
+            else ""
+        )
         + "Copeland winners "
         + (
             str(_label_list(pm, pm.copeland_winners))
@@ -1347,6 +1360,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             )
         raise InputError(f"--runs {args.runs} x {len(names)} policies is more than one run holds ({RUNS_MAX:,} tasks)")
     pm = read_matrix(args)
+    _check_policy_constants(names, params, pm.K, args.param or [])
     if not args.protocol:  # one line on stderr when the policies' kernels are still to compile
         from .kernels import compile_notice
         from .policies import POLICIES
@@ -1394,11 +1408,31 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             raise
         raise InputError(
             f"--param {' '.join(args.param)}: a hyperparameter value overflows inside the policy"
-            f" ({type(exc).__name__}: {exc}); use a smaller value"
+            f" ({type(exc).__name__}: {exc}); use a value nearer the default"
         ) from None
     for key, msg in res.bounds.get("errors", {}).items():
         print(f"boundcalc: {key} not computed: {msg}", file=sys.stderr)
     return _emit_run(res, args)
+
+
+def _check_policy_constants(names: Sequence[str], params: dict, K: int, specs: Sequence[str]) -> None:
+    """Before any run: every policy's derived constants at ``K`` arms (``Policy.check_derived``) and
+    its arm limit, so that a value which overflows inside a policy is refused naming ``--param``."""
+    from .policies import POLICIES
+    from .policies.base import MAX_POLICY_ARMS
+
+    if K > MAX_POLICY_ARMS:
+        raise InputError(
+            f"K = {K:,} arms: a policy keeps K x K tables ({8 * K * K / 2**30:.3g} GiB each) and plays"
+            f" at most {MAX_POLICY_ARMS:,} arms; simulate on a submatrix"
+        )
+    for name in names:
+        cls = POLICIES[name]
+        try:
+            cls.check_derived(K, cls.validate_params(params.get(name, {})))
+        except ValueError as exc:
+            mine = [s for s in specs if s.split(".", 1)[0].strip() == name]
+            raise InputError((f"--param {' '.join(mine)}: " if mine else "") + str(exc)) from None
 
 
 def _policy_help() -> str:
@@ -1694,10 +1728,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         file: TextIO | None = None,
         line: str | None = None,
     ) -> None:  # one line, no source
-        print(f"boundcalc: warning: {' '.join(str(message).split())}", file=sys.stderr)
+        print(f"boundcalc: warning: {escape_control(' '.join(str(message).split()))}", file=sys.stderr)
 
     if not debug:
         warnings.showwarning = _warning_line
+    restore_signals = _signals_as_interrupts()
+    stdout = sys.stdout
+    if not (getattr(args, "json", False) or getattr(args, "csv", False)):  # JSON escapes; CSV is data
+        sys.stdout = _EscapingText(stdout)
     try:
         _check_plot_backend(args)
         code = int(args.func(args) or 0)
@@ -1706,10 +1744,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `boundcalc ... | head`: the reader stopped; not an error of ours
         _quiet_stdout()
         return EXIT_OK
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (Terminated): rows kept, 128 + N
         note = f"; {_INTERRUPT_NOTE[-1]}" if _INTERRUPT_NOTE else ""
-        print(f"boundcalc: interrupted{note}", file=sys.stderr)
-        return 130
+        signum = exc.signum if isinstance(exc, Terminated) else 2
+        what = f" by {exc.name}" if isinstance(exc, Terminated) else ""
+        print(f"boundcalc: interrupted{what}{note}", file=sys.stderr)
+        return 128 + signum
     except Exception as exc:  # the one boundary: every failure is one line (traceback under --debug)
         code, line = failure_line(exc)
         if debug:
@@ -1718,6 +1758,63 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc(file=sys.stderr)
         print(line, file=sys.stderr)
         return code
+    finally:
+        sys.stdout = stdout
+        restore_signals()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main thread like Ctrl-C's ``KeyboardInterrupt``: the same
+    clean-up runs (rows written so far kept, Dask workers and process pools stopped) and the
+    command exits ``128 + signum``."""
+
+    def __init__(self, signum: int) -> None:
+        import signal
+
+        super().__init__(signum)
+        self.signum = int(signum)
+        self.name = signal.Signals(signum).name
+
+
+def _signals_as_interrupts() -> Callable[[], None]:
+    """Turn SIGTERM and SIGHUP into :class:`Terminated` for the command's run (the first one only:
+    a second signal during the clean-up is ignored, so that the clean-up finishes); returns the
+    function that restores the previous handlers.  Off the main thread nothing changes."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    fired: list[int] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        if not fired:
+            fired.append(signum)
+            raise Terminated(signum)
+
+    sigs = [s for s in ("SIGTERM", "SIGHUP") if hasattr(signal, s)]
+    old = {name: signal.signal(getattr(signal, name), handler) for name in sigs}
+
+    def restore() -> None:
+        for name, h in old.items():
+            signal.signal(getattr(signal, name), h)
+
+    return restore
+
+
+class _EscapingText:
+    """A text command's standard output: every control character but newline and tab written as a
+    visible escape (:func:`boundcalc._table.escape_control`), so that an arm name from a file
+    cannot erase a line or print over a result on a terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(escape_control(text, keep="\n\t"))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 #: ``errno`` values of an output that ran out of a resource (exit 1), not a bad name (exit 2).
@@ -1788,7 +1885,7 @@ def failure_line(exc: BaseException) -> tuple[int, str]:
 
 def _one_line(exc: BaseException, width: int = 2000) -> str:
     """An exception's message on one line (newlines folded), cut at ``width`` characters."""
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    text = escape_control(" ".join(str(exc).split())) or type(exc).__name__
     return text if len(text) <= width else text[:width] + " ..."
 
 

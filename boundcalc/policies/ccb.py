@@ -77,7 +77,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.ccb import CCBState, ccb_run, ccb_select
-from .base import Real
+from .base import MAX_SCALE, Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 from .rucb import plain_update
@@ -100,7 +100,7 @@ class CCB(CompiledPolicy):
     name = "ccb"
     reference = "Zoghi, Karnin, Whiteson & de Rijke (NIPS 2015), Algorithm 1 (CCB)"
     hyperparameters = {
-        "alpha": Real(0.51, low=0.5, low_open=True, doc="confidence scale of the U/L bounds (> 1/2)"),
+        "alpha": Real(0.51, low=0.5, low_open=True, high=MAX_SCALE, doc="confidence scale of the U/L bounds (> 1/2)"),
     }
     deterministic = False
     State = CCBState

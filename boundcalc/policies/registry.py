@@ -114,5 +114,8 @@ def parse_param_spec(spec: str) -> tuple[str, str, object]:
         value = spec_.parse(text.strip())
     except ValueError:
         raise ValueError(f"--param {spec!r}: cannot read {text.strip()!r} as a value of {key}") from None
-    cls.validate_params({key: value})
+    try:
+        cls.validate_params({key: value})
+    except ValueError as exc:
+        raise ValueError(f"--param {spec!r}: {exc}") from None
     return cls.name, key, value

@@ -54,7 +54,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.rucb import RUCBState, lcb, plain_update, rucb_run, rucb_select, ucb
-from .base import Real
+from .base import MAX_SCALE, Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
@@ -75,7 +75,7 @@ class RUCB(CompiledPolicy):
     name = "rucb"
     reference = "Zoghi, Whiteson, Munos & de Rijke (ICML 2014), Algorithm 1 (RUCB)"
     hyperparameters = {
-        "alpha": Real(0.51, low=0.5, low_open=True, doc="confidence scale of the RUCB (> 1/2)"),
+        "alpha": Real(0.51, low=0.5, low_open=True, high=MAX_SCALE, doc="confidence scale of the RUCB (> 1/2)"),
     }
     deterministic = False
     State = RUCBState
