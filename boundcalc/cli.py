@@ -25,6 +25,7 @@ exit status 0 on success, 1 on a solver failure, 2 on bad input or usage.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import math
@@ -350,6 +351,14 @@ def _run_options(args: argparse.Namespace) -> dict:
         from .runner.executor import check_scheduler_address
 
         check_scheduler_address(args.scheduler)  # before any work; ValueError: exit 2, naming it
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if args.workers is not None and args.workers > cores:  # more processes than cores only add start-up and memory
+        print(
+            f"boundcalc: warning: --workers {args.workers} is more than the {cores} cores this machine gives"
+            f" the process; using {cores}",
+            file=sys.stderr,
+        )
+        args.workers = cores
     return {
         "out": args.out,
         "overwrite": args.overwrite,
@@ -601,6 +610,12 @@ def _cmd_bootstrap(args: argparse.Namespace, keys: list[str]) -> int:
         raise InputError("--break-ties is not needed with --bootstrap: its draws are never exactly 1/2")
     W, names, T = read_data_counts(args)
     run = _run_options(args)
+    K = int(np.shape(W)[0])
+    _announce_estimate(
+        args.bootstrap * (BOOTSTRAP_DRAW_S + (lower_bound_seconds(K) if "lower_bound" in keys else 0.0)),
+        f"--bootstrap {args.bootstrap:,} (K = {K})",
+        f"{BOOTSTRAP_DRAW_S * 1e3:g} ms + the lower bound's {LB_COST_A:.4g} K^{LB_COST_B:.3g} s per draw",
+    )
     try:
         res = bootstrap(
             W,
@@ -808,7 +823,11 @@ def _announce_large_matrix(pm: PreferenceMatrix, what: str) -> None:
 
 
 #: An estimate of the CPU time is printed on stderr, before the work, when it is above this many seconds.
-ESTIMATE_THRESHOLD_S = 60.0
+ESTIMATE_THRESHOLD_S = 10.0
+#: ``--bootstrap N``: CPU seconds per draw, ``BOOTSTRAP_DRAW_S + lower_bound_seconds(K)`` (the
+#: draw's sampling, compare rows and ECW, then its lower bound; measured in-process on 3.1, 3.5 and
+#: 11 ms per draw at K = 5, 16, 64: the fitted lower bound's time covers the growth).
+BOOTSTRAP_DRAW_S = 3e-3
 #: ``bounds``/``compare``: CPU seconds of :func:`compute_bounds` (000's exact lower bound by the
 #: cutting-plane LP, then ECW) modelled as ``LB_COST_A * K**LB_COST_B``, the least-squares fit of
 #: ln(seconds) on ln K for K >= 200 in ``benchmarks/long_work.py`` (random tournaments and their
@@ -893,6 +912,8 @@ def lower_bound_seconds(K: int) -> float:
 
 
 def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     if seconds < 2 * 86400:
@@ -921,13 +942,24 @@ def explore_duels_per_run(inst: Any, algorithm: str, delta: float, epsilon: floa
 
 
 def _announce_estimate(seconds: float, what: str, model: str) -> None:
-    """One line on stderr, before the work, when it is expected to take more than a minute of CPU."""
+    """One line on stderr, before the work, when it is expected to take more than
+    :data:`ESTIMATE_THRESHOLD_S` of CPU; refused (exit 2) when it is more than ``--max-seconds``."""
+    budget = _MAX_SECONDS[-1] if _MAX_SECONDS else None
+    if budget is not None and seconds > budget:
+        raise InputError(
+            f"--max-seconds {budget:g}: {what} is estimated at {_duration(seconds)} of CPU time ({model});"
+            " raise --max-seconds or ask for less work"
+        )
     if seconds > ESTIMATE_THRESHOLD_S:
         print(
             f"boundcalc: estimate: {what} takes about {_duration(seconds)} of CPU time ({model}; a loaded"
             " machine takes longer)",
             file=sys.stderr,
         )
+
+
+#: ``--max-seconds`` of the running command (a stack: ``main`` may be called again in-process).
+_MAX_SECONDS: list[float | None] = []
 
 
 class _Ticker:
@@ -1132,7 +1164,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     _check_no_bootstrap_options(args)
     pm = read_matrix(args)
     _note_conditioning(pm)
-    _announce_large_matrix(pm, "the comparison (the exact lower bound's LP first)")
+    if "lower_bound" in keys:  # the only row whose time grows as K^3: no estimate for a bound not computed
+        _announce_large_matrix(pm, "the comparison (the exact lower bound's LP first)")
     t0 = time.perf_counter()
     with _Ticker("compare", pm.K >= LARGE_K):
         cmp = compare(pm, alpha=alpha, keys=keys, certify=args.certify)
@@ -1373,15 +1406,16 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         ]  # compiled: exactly the CompiledPolicy classes
         compile_notice(["policy"] + mods, ", ".join(names))
     steps = args.horizon * args.runs * len(names)
+    cpu = sum(policy_us_per_step(n, pm.K) for n in names) * args.horizon * args.runs * 1e-6
     if steps >= LARGE_STEPS or pm.K >= LARGE_K:
         print(
             f"boundcalc: note: {steps:.3g} policy steps in all (T = {args.horizon:,} x {args.runs} runs x"
-            f" {len(names)} policies, K = {pm.K}): this can take hours; the progress bar counts finished runs"
-            " (--out FILE keeps them for a rerun)",
+            f" {len(names)} policies, K = {pm.K}): about {_duration(cpu)} of CPU time; the progress bar"
+            " counts finished runs (--out FILE keeps them for a rerun)",
             file=sys.stderr,
         )
     _announce_estimate(
-        sum(policy_us_per_step(n, pm.K) for n in names) * args.horizon * args.runs * 1e-6,
+        cpu,
         f"simulate (T = {args.horizon:,} x {args.runs} runs, {len(names)} policies, K = {pm.K})",
         "measured microseconds per policy step x steps" + ("; --protocol is slower still" if args.protocol else ""),
     )
@@ -1688,6 +1722,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for add in SUBCOMMANDS:
         add(sub)
+    for name, command in sub.choices.items():
+        if name != "warmup":  # every command with a CPU-time estimate
+            command.add_argument(
+                "--max-seconds",
+                type=_float_option(0.0, low_open=True),
+                default=None,
+                metavar="S",
+                help="refuse, before it starts, work whose CPU-time estimate is more than S seconds (exit 2)",
+            )
     return parser
 
 
@@ -1732,7 +1775,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if not debug:
         warnings.showwarning = _warning_line
+    _INTERRUPT_NOTE.clear()  # a note of an earlier call in this process does not apply
     restore_signals = _signals_as_interrupts()
+    _MAX_SECONDS.append(getattr(args, "max_seconds", None))
     stdout = sys.stdout
     if not (getattr(args, "json", False) or getattr(args, "csv", False)):  # JSON escapes; CSV is data
         sys.stdout = _EscapingText(stdout)
@@ -1760,6 +1805,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     finally:
         sys.stdout = stdout
+        _MAX_SECONDS.pop()
         restore_signals()
 
 
@@ -1776,28 +1822,70 @@ class Terminated(KeyboardInterrupt):
         self.name = signal.Signals(signum).name
 
 
+#: Seconds a command has, after SIGINT, SIGTERM or SIGHUP, to start its clean-up; a main thread
+#: still inside compiled code (a long LP solve) by then is ended at once, with the same line.
+SIGNAL_GRACE_SECONDS = 5.0
+
+
 def _signals_as_interrupts() -> Callable[[], None]:
-    """Turn SIGTERM and SIGHUP into :class:`Terminated` for the command's run (the first one only:
-    a second signal during the clean-up is ignored, so that the clean-up finishes); returns the
-    function that restores the previous handlers.  Off the main thread nothing changes."""
+    """For the command's run: SIGINT raises ``KeyboardInterrupt`` and SIGTERM / SIGHUP raise
+    :class:`Terminated` in the main thread (the first signal only: a second one during the clean-up
+    is ignored, so that the clean-up finishes).  Python runs a handler only between bytecodes, so
+    a watcher thread also reads the signals from the interpreter's wakeup pipe: when the main
+    thread has not taken the signal within :data:`SIGNAL_GRACE_SECONDS` (it is inside compiled
+    code), the process ends at once with the same line and exit status (rows already written are
+    in the file).  Returns the function that restores the previous handlers.  Off the main thread
+    nothing changes."""
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     fired: list[int] = []
+    done = threading.Event()
 
     def handler(signum: int, frame: Any) -> None:
         if not fired:
             fired.append(signum)
-            raise Terminated(signum)
+            raise Terminated(signum) if signum != signal.SIGINT else KeyboardInterrupt
 
-    sigs = [s for s in ("SIGTERM", "SIGHUP") if hasattr(signal, s)]
-    old = {name: signal.signal(getattr(signal, name), handler) for name in sigs}
+    sigs = [getattr(signal, s) for s in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, s)]
+    old = {sig: signal.signal(sig, handler) for sig in sigs}
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+
+    def watch() -> None:  # the signals as the C handler saw them, also while the main thread is busy
+        try:
+            _watch_wakeups(r, sigs, done, fired)
+        finally:
+            os.close(r)  # here, not in restore(): the descriptor is never closed under a read
+
+    def _watch_wakeups(r: int, sigs: list[int], done: threading.Event, fired: list[int]) -> None:
+        while not done.is_set():
+            try:
+                data = os.read(r, 64)
+            except OSError:
+                return
+            hits = [b for b in data if b in sigs]
+            if not data or done.is_set():
+                return
+            if hits and not done.wait(SIGNAL_GRACE_SECONDS) and not fired:
+                name = "" if hits[0] == signal.SIGINT else f" by {signal.Signals(hits[0]).name}"
+                note = f"; {_INTERRUPT_NOTE[-1]}" if _INTERRUPT_NOTE else ""
+                with contextlib.suppress(Exception):
+                    sys.stderr.write(f"boundcalc: interrupted{name}{note}\n")
+                    sys.stderr.flush()
+                os._exit(128 + hits[0])
+
+    threading.Thread(target=watch, name="boundcalc-signal-watch", daemon=True).start()
 
     def restore() -> None:
-        for name, h in old.items():
-            signal.signal(getattr(signal, name), h)
+        done.set()
+        signal.set_wakeup_fd(old_fd)
+        for sig, h in old.items():
+            signal.signal(sig, h)
+        os.close(w)  # the watcher's read returns (end of file): it ends and closes its end
 
     return restore
 

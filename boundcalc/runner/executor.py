@@ -549,6 +549,7 @@ def _run_dask(
 
     first = [submit(ch) for ch in (next_chunk() for _ in range(in_flight)) if ch is not None]
     ac = as_completed(first, loop=client.loop)
+    watch = _watch_scheduler(client)
     try:
         for fut in ac:
             try:
@@ -567,8 +568,14 @@ def _run_dask(
             nxt = next_chunk()
             if nxt is not None:
                 ac.add(submit(nxt))
-    except BaseException:
+    except BaseException as exc:
+        silent = watch["lost"]
+        watch["stop"].set()
         ac.clear()  # drop what is still queued
+        if silent is not None and isinstance(exc, KeyboardInterrupt):  # the watch interrupted the wait
+            raise ClusterLost(
+                f"the Dask scheduler stopped answering ({silent}): the rows finished so far are kept; rerun to resume"
+            ) from None
         _keep_finished(pending, consume)
         left = [f for f, _ in pending.values()]
         if left:
@@ -576,10 +583,47 @@ def _run_dask(
                 client.cancel(left)
         raise
     finally:
-        if shared_f is not None:
+        watch["stop"].set()
+        if shared_f is not None and watch["lost"] is None:
             with contextlib.suppress(Exception):
                 shared_f.release()
     return int(work["largest"])
+
+
+#: Seconds between the checks that a Dask scheduler still answers, and the silence after which the
+#: run ends with :class:`ClusterLost` (a frozen or unreachable scheduler otherwise keeps the client
+#: waiting without end).
+SCHEDULER_CHECK_SECONDS = 5.0
+SCHEDULER_SILENCE_SECONDS = 30.0
+
+
+def _watch_scheduler(client: Any) -> dict[str, Any]:
+    """Start a daemon thread that asks the client's scheduler who it is (:func:`probe_scheduler`, a
+    connection of its own) every :data:`SCHEDULER_CHECK_SECONDS`; when it does not answer within
+    :data:`SCHEDULER_SILENCE_SECONDS`, the thread records why in ``["lost"]`` and interrupts the
+    main thread, whose wait on the futures then ends.  ``["stop"]`` (an Event) ends the watch.
+    Off the main thread, or without a scheduler address, nothing is watched."""
+    import threading
+
+    state: dict[str, Any] = {"lost": None, "stop": threading.Event()}
+    address = getattr(getattr(client, "scheduler", None), "address", None)
+    if not isinstance(address, str) or threading.current_thread() is not threading.main_thread():
+        return state
+
+    def watch() -> None:
+        import _thread
+
+        while not state["stop"].wait(SCHEDULER_CHECK_SECONDS):
+            try:
+                probe_scheduler(address, SCHEDULER_SILENCE_SECONDS)
+            except Exception as exc:  # no answer in time, or the connection refused
+                if not state["stop"].is_set():
+                    state["lost"] = str(exc)
+                    _thread.interrupt_main()
+                return
+
+    threading.Thread(target=watch, name="boundcalc-scheduler-watch", daemon=True).start()
+    return state
 
 
 #: Seconds to fetch the chunks that finished before an interruption (their rows are kept), and
