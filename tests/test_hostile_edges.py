@@ -296,3 +296,88 @@ def test_sigterm_and_sighup_end_like_ctrl_c_with_rows_kept(sig, tmp_path):
     from boundcalc.runner import load_store
 
     assert len(load_store(out)[1]) >= 2
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (Linux /proc)."""
+    out: set[int] = set()
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                kids = [int(x) for x in (task / "children").read_text().split()]
+            except OSError:
+                continue
+            out.update(kids)
+            todo.extend(kids)
+    return out
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for p in pids:
+        try:
+            state = Path(f"/proc/{p}/stat").read_text().split(")")[-1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.add(p)
+    return alive
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_sigterm_stops_warmups_worker_processes(tmp_path):
+    """Before: after SIGTERM, warmup's two worker processes went on compiling for over 10 minutes."""
+    env = dict(ENV, NUMBA_CACHE_DIR=str(tmp_path / "cache"))  # an empty cache: minutes of compiling
+    proc = subprocess.Popen(
+        EXE + ["warmup", "--workers", "2", "--no-progress"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    kids: set[int] = set()
+    while time.monotonic() < deadline and len(kids) < 2:
+        time.sleep(0.5)
+        kids = _descendants(proc.pid)
+    assert kids, "no worker process started"
+    time.sleep(2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and err.strip().splitlines()[-1] == "boundcalc: interrupted by SIGTERM", err
+    t0 = time.monotonic()
+    while _alive(kids) and time.monotonic() - t0 < 10:
+        time.sleep(0.2)
+    assert not _alive(kids), f"worker processes still running: {_alive(kids)}"
+    assert "leaked semaphore" not in err
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_a_dask_simulation_keeps_every_finished_run(tmp_path):
+    """Before: with --workers 2, Ctrl-C after 28-60 s kept 0 finished runs (chunks of many runs came
+    back only whole) where the in-process run kept 68.  Now the rows written before Ctrl-C are
+    in the file, untouched by the rerun, which computes only the rest."""
+    out = tmp_path / "rows.jsonl"
+    cmd = EXE + ["simulate", "--example", "fig1a", "--policies", "rucb", "-T", "100000", "--runs", "24"]
+    cmd += ["--out", str(out), "--quiet"]
+    proc = subprocess.Popen(
+        cmd + ["--workers", "2"], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 4):
+        time.sleep(0.1)
+    before = out.read_text().splitlines()[1:]
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1].startswith(f"boundcalc: interrupted; rows finished so far are in {out}")
+    kept = out.read_text().splitlines()[1:]
+    assert len(kept) >= len(before) >= 3 and kept[: len(before)] == before
+    if len(kept) < 24:
+        rerun = subprocess.run(cmd + ["--workers", "0"], env=ENV, capture_output=True, text=True, timeout=600)
+        assert rerun.returncode == 0, rerun.stderr
+        after = out.read_text().splitlines()[1:]
+        assert len(after) == 24 and after[: len(kept)] == kept  # the finished runs are not computed again
