@@ -74,6 +74,26 @@ MAX_SCALE = 1e12
 MIN_SCALE = 1e-12
 
 
+def _count(n: int) -> str:
+    """An integer as a message shows it: with thousands separators, or by its size when it has more
+    digits than a line holds (Python refuses to print integers of over 4300 digits).
+
+    >>> _count(1234567), _count(10**5000)
+    ('1,234,567', 'an integer of about 5,000 digits')
+    """
+    if abs(n).bit_length() <= 128:
+        return f"{n:,}"
+    return f"{'a negative' if n < 0 else 'an'} integer of about {round(abs(n).bit_length() * math.log10(2)):,} digits"
+
+
+def _gib(nbytes: int) -> str:
+    """A size in GiB (``inf`` written out as more than any machine has)."""
+    try:
+        return f"{nbytes / 2**30:.3g} GiB"
+    except OverflowError:
+        return "more bytes than a float holds"
+
+
 def matrix_duel(mu: np.ndarray, seed: int = 0) -> Callable[[int, int], bool]:
     """``duel(i, j) -> bool`` drawing from the preference matrix ``mu`` on the simulator's duel stream
     (the ``n``-th duel of the pair ``lo < hi`` uses ``duel_uniform(k0, k1, lo K + hi, n)``; ``lo`` wins
@@ -285,16 +305,17 @@ class Policy:
         if rng is None:
             if seed is None:
                 seed = int(np.random.SeedSequence().entropy)  # fresh entropy, recorded below
-            elif isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
-                raise ValueError(f"{label}: seed = {seed!r} must be a non-negative integer")
+            elif isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= int(seed) < 2**128:
+                shown = _count(int(seed)) if isinstance(seed, numbers.Integral) else repr(seed)
+                raise ValueError(f"{label}: seed = {shown} must be an integer in [0, 2^128)")
             seed = int(seed)
             rng = np.random.default_rng(seed)
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"{label}: rng must be a numpy.random.Generator, got {type(rng).__name__}")
         if int(K) > MAX_POLICY_ARMS:
             raise ValueError(
-                f"{label}: K = {int(K):,} arms needs K x K tables of {int(K) ** 2:,} entries"
-                f" ({8 * int(K) ** 2 / 2**30:.3g} GiB each); a policy plays at most {MAX_POLICY_ARMS:,} arms"
+                f"{label}: K = {_count(int(K))} arms needs K x K tables of {_count(int(K) ** 2)} entries"
+                f" ({_gib(8 * int(K) ** 2)} each); a policy plays at most {MAX_POLICY_ARMS:,} arms"
                 " (MAX_POLICY_ARMS): play a subset of the arms"
             )
         self.K = int(K)
@@ -454,11 +475,11 @@ class Policy:
             raise ValueError(f"policy {self.name!r}: run's steps = {steps!r} must be an integer >= 0")
         steps = int(steps)
         if steps < 0:
-            raise ValueError(f"policy {self.name!r}: run's steps = {steps} must be >= 0")
+            raise ValueError(f"policy {self.name!r}: run's steps = {_count(steps)} must be >= 0")
         if steps > MAX_RUN_STEPS:
             raise ValueError(
-                f"policy {self.name!r}: run's steps = {steps:,}: a record of that many rounds"
-                f" ({24 * steps / 2**30:.3g} GiB) is more than the {MAX_RUN_STEPS:,} one call records"
+                f"policy {self.name!r}: run's steps = {_count(steps)}: a record of that many rounds"
+                f" ({_gib(24 * steps)}) is more than the {MAX_RUN_STEPS:,} one call records"
                 " (MAX_RUN_STEPS): call run repeatedly with fewer steps (the policy keeps its state between calls)"
             )
         return steps

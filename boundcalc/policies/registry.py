@@ -98,6 +98,8 @@ def parse_param_spec(spec: str) -> tuple[str, str, object]:
 
     The value is converted with the hyperparameter's own parser and validated.
     """
+    if len(spec) > 200:  # quoted whole in every message below: a value of thousands of digits is not
+        raise ValueError(f"--param {spec[:60]!r}... ({len(spec):,} characters): too long for POLICY.NAME=VALUE")
     if "=" not in spec or "." not in spec.split("=", 1)[0]:
         raise ValueError(f"--param {spec!r}: expected POLICY.NAME=VALUE, e.g. ecw-rmed.beta=0")
     lhs, text = spec.split("=", 1)
