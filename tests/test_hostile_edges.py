@@ -214,6 +214,25 @@ def test_a_bad_matrix_for_run_names_the_entry():
         p.run(np.full((3, 3), 0.5), 10)
 
 
+def test_ragged_rows_and_huge_integers_are_named_in_the_users_terms():
+    """Before: numpy's "inhomogeneous shape" and Python's "Exceeds the limit (4300 digits)"."""
+    from boundcalc import PreferenceMatrix, PreferenceMatrixError
+
+    with pytest.raises(PreferenceMatrixError, match=r"rows of unequal lengths \(row 0 has 2 entries, row 1 has 1\)"):
+        PreferenceMatrix([[0.5, 0.6], [0.4]])
+    with pytest.raises(PreferenceMatrixError, match="win counts has rows of unequal lengths"):
+        PreferenceMatrix.from_counts([[0, 1], [2]])
+    p = make_policy("rucb", 4, seed=0)
+    with pytest.raises(ValueError, match="an integer of about 5,000 digits"):
+        p.run(MU, 10**5000)
+    with pytest.raises(ValueError, match=r"K = an integer of about 5,000 digits arms"):
+        make_policy("rucb", 10**5000)
+    with pytest.raises(
+        ValueError, match=r"seed = an integer of about 5,000 digits must be an integer in \[0, 2\^128\)"
+    ):
+        make_policy("rucb", 4, seed=10**5000)
+
+
 def test_more_names_than_the_arm_limit_are_refused_before_the_table(tmp_path, capsys):
     """Before: 10^5 names lifted the 4,096-arm limit of a log and a 10^5 x 10^5 table was allocated."""
     log = tmp_path / "d.csv"
