@@ -612,9 +612,9 @@ def _cmd_bootstrap(args: argparse.Namespace, keys: list[str]) -> int:
     run = _run_options(args)
     K = int(np.shape(W)[0])
     _announce_estimate(
-        args.bootstrap * (BOOTSTRAP_DRAW_S + (lower_bound_seconds(K) if "lower_bound" in keys else 0.0)),
+        bootstrap_seconds(K, args.bootstrap),
         f"--bootstrap {args.bootstrap:,} (K = {K})",
-        f"{BOOTSTRAP_DRAW_S * 1e3:g} ms + the lower bound's {LB_COST_A:.4g} K^{LB_COST_B:.3g} s per draw",
+        f"{BOOTSTRAP_DRAW_S * 1e3:g} ms x max(1, K/16)^{BOOTSTRAP_DRAW_B:g} per draw, measured at K = 5-136",
     )
     try:
         res = bootstrap(
@@ -824,10 +824,19 @@ def _announce_large_matrix(pm: PreferenceMatrix, what: str) -> None:
 
 #: An estimate of the CPU time is printed on stderr, before the work, when it is above this many seconds.
 ESTIMATE_THRESHOLD_S = 10.0
-#: ``--bootstrap N``: CPU seconds per draw, ``BOOTSTRAP_DRAW_S + lower_bound_seconds(K)`` (the
-#: draw's sampling, compare rows and ECW, then its lower bound; measured in-process on 3.1, 3.5 and
-#: 11 ms per draw at K = 5, 16, 64: the fitted lower bound's time covers the growth).
+#: ``--bootstrap N``: CPU seconds per draw, ``BOOTSTRAP_DRAW_S * max(1, K / 16)^BOOTSTRAP_DRAW_B``
+#: (the draw, its lower bound on warm sorted pools and ECW): 3.1, 3.5 and 11 ms measured in-process
+#: at K = 5, 16 and 64 (mslr5, fig1a, fig1c, 200 duels per pair), and 13-21 ms at K = 136
+#: (``benchmarks/results/bootstrap.json``); the model gives 3, 3, 9 and 17 ms.
 BOOTSTRAP_DRAW_S = 3e-3
+BOOTSTRAP_DRAW_B = 0.8
+
+
+def bootstrap_seconds(K: int, draws: int) -> float:
+    """Estimated CPU seconds of ``--bootstrap draws`` on K arms (:data:`BOOTSTRAP_DRAW_S`)."""
+    return draws * BOOTSTRAP_DRAW_S * max(1.0, K / 16) ** BOOTSTRAP_DRAW_B
+
+
 #: ``bounds``/``compare``: CPU seconds of :func:`compute_bounds` (000's exact lower bound by the
 #: cutting-plane LP, then ECW) modelled as ``LB_COST_A * K**LB_COST_B``, the least-squares fit of
 #: ln(seconds) on ln K for K >= 200 in ``benchmarks/long_work.py`` (random tournaments and their

@@ -52,7 +52,6 @@ DEFAULT_ATOL = 1e-8
 TIE_ATOL = 1e-12
 
 
-
 def _why_not_an_array(obj: Any, exc: BaseException) -> str:
     """Why ``obj`` is no numeric array, in the user's terms: rows of unequal lengths (numpy's
     "inhomogeneous shape"), or the entry that is not a number.
@@ -75,6 +74,7 @@ def _why_not_an_array(obj: Any, exc: BaseException) -> str:
                 except (TypeError, ValueError):
                     return f"is not numeric: entry ({i}, {j}) = {x!r}"[:300]
     return f"is not numeric ({type(exc).__name__})" if "inhomogeneous" in str(exc) else f"is not numeric: {exc}"
+
 
 def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> np.ndarray:
     """Bernoulli KL divergence ``d(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q))`` (natural log).

@@ -204,7 +204,8 @@ def test_bootstrap_and_simulate_say_a_number_and_max_seconds_refuses(tmp_path):
     counts.write_text("[[0, 30, 40], [20, 0, 35], [10, 15, 0]]")
     argv = ["bounds", "--counts", str(counts), "--bootstrap", "1000000", "--workers", "0"]
     lines, code = _first_lines(argv, "boundcalc: estimate:")
-    want = 10**6 * (cli.BOOTSTRAP_DRAW_S + cli.lower_bound_seconds(3))
+    want = cli.bootstrap_seconds(3, 10**6)
+    assert want == 10**6 * 3e-3 and cli.bootstrap_seconds(136, 1) == pytest.approx(0.0166, abs=1e-4)
     assert code is None and cli._duration(want) in _estimates(lines)[0], lines
     lines, code = _first_lines(argv + ["--max-seconds", "60"], "never printed")
     assert code == 2 and len(lines) == 1 and "--max-seconds 60" in lines[0] and cli._duration(want) in lines[0]
