@@ -1732,7 +1732,7 @@ def build_parser() -> argparse.ArgumentParser:
     for add in SUBCOMMANDS:
         add(sub)
     for name, command in sub.choices.items():
-        if name != "warmup":  # every command with a CPU-time estimate
+        if name in ("bounds", "compare", "simulate", "explore"):  # the commands with a CPU-time estimate
             command.add_argument(
                 "--max-seconds",
                 type=_float_option(0.0, low_open=True),
