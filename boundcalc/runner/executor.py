@@ -436,6 +436,15 @@ def run_tasks(
     if isinstance(workers, bool) or int(workers) != workers or workers < 0:
         raise ValueError(f"workers must be an integer >= 0; got {workers!r}")
     workers = int(workers)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if workers > cores and scheduler is None:  # more local processes than cores: start-up and memory only
+        import warnings
+
+        warnings.warn(
+            f"workers={workers} is more than the {cores} cores this machine gives the process; using {cores}",
+            stacklevel=2,
+        )
+        workers = cores
     if chunk_size is not None and (int(chunk_size) != chunk_size or chunk_size < 1):
         raise ValueError(f"chunk_size must be an integer >= 1; got {chunk_size!r}")
     if not callable(fn):
