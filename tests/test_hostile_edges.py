@@ -400,3 +400,18 @@ def test_ctrl_c_on_a_dask_simulation_keeps_every_finished_run(tmp_path):
         assert rerun.returncode == 0, rerun.stderr
         after = out.read_text().splitlines()[1:]
         assert len(after) == 24 and after[: len(kept)] == kept  # the finished runs are not computed again
+
+
+def test_more_workers_than_cores_are_capped_with_a_warning():
+    """Before: --workers 1000 started a thousand Dask processes on two cores (they hung on scratch
+    directory warnings).  No cluster starts here: the tasks are already done."""
+    from boundcalc.runner import run_tasks
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    with pytest.warns(UserWarning, match=f"workers=1000 is more than the {cores} cores .*; using {cores}"):
+        rows = run_tasks(_row, [], workers=1000)
+    assert rows == [] and rows.stats["backend"] == "in-process"
+
+
+def _row(task, shared):
+    return {"index": task["index"]}
