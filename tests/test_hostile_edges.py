@@ -291,7 +291,7 @@ def test_names_with_terminal_escapes_are_shown_escaped(tmp_path, capsys):
 
 
 # ----------------------------------------------------------------------------- 6. signals
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, pytest.param(signal.SIGHUP, marks=pytest.mark.slow)])
 def test_sigterm_and_sighup_end_like_ctrl_c_with_rows_kept(sig, tmp_path):
     """Before: SIGTERM or SIGHUP ended the run without a word (in-process).  Now one line, exit
     128 + N, and the rows written so far verify and resume."""

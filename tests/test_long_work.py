@@ -198,6 +198,7 @@ def test_compare_gives_no_estimate_for_a_bound_it_does_not_compute(big_matrix):
     assert code == 0 and _estimates(lines) == [], lines
 
 
+@pytest.mark.slow
 def test_bootstrap_and_simulate_say_a_number_and_max_seconds_refuses(tmp_path):
     """Before: 10^6 bootstrap draws printed nothing for minutes; simulate said "can take hours"."""
     counts = tmp_path / "c.json"
