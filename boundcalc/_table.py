@@ -10,19 +10,44 @@ arm  value
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["format_table", "fmt_cell"]
+__all__ = ["format_table", "fmt_cell", "escape_control"]
+
+#: Characters a terminal acts on instead of showing: C0 controls, DEL, C1 controls (ESC starts the
+#: sequences that move the cursor or erase a line), and the bidirectional overrides and isolates
+#: that reorder what follows them on screen.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_control(text: str, keep: str = "") -> str:
+    r"""``text`` with every control character (but those in ``keep``) written as a visible escape,
+    ``\x1b`` or ``\u202e`` -- as ``git`` quotes a path and ``ls`` a file name -- so that a name
+    read from a file cannot move the cursor, erase a line or reorder what a terminal shows.
+
+    >>> escape_control("a\x1b[2Kb\tc\n", keep="\n")
+    'a\\x1b[2Kb\\x09c\n'
+    """
+
+    def one(m: re.Match[str]) -> str:
+        c = m.group()
+        if c in keep:
+            return c
+        return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+
+    return _CONTROL.sub(one, text)
 
 
 def fmt_cell(x: Any, digits: int = 6) -> str:
-    """A cell: ``-`` for None, floats to ``digits`` significant digits, anything else as ``str``."""
+    """A cell: ``-`` for None, floats to ``digits`` significant digits, anything else as ``str`` with
+    its control characters escaped (:func:`escape_control`)."""
     if x is None:
         return "-"
     if isinstance(x, float):
         return str(x) if not math.isfinite(x) else f"{x:.{digits}g}"
-    return str(x)
+    return escape_control(str(x))
 
 
 def format_table(
@@ -30,7 +55,7 @@ def format_table(
 ) -> str:
     """An aligned table with a rule under the header; headers and the columns in ``left`` are
     left-aligned, the other columns right-aligned (numbers).  Strings are kept as given, so callers may pre-format."""
-    cells = [[str(h) for h in headers]] + [[fmt_cell(c, digits) for c in r] for r in rows]
+    cells = [[escape_control(str(h)) for h in headers]] + [[fmt_cell(c, digits) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
 
     def line(r: Sequence[str], head: bool = False) -> str:

@@ -579,8 +579,8 @@ def run_batch(
         Use an existing Dask cluster (an address like ``"tcp://host:8786"``) instead of a local
         one; ``workers`` is then ignored.
     chunk_size : int, optional
-        Submatrices per Dask task (default: enough for about 4 tasks per worker thread, at
-        most 100).
+        Submatrices per Dask task (default: sized by the runner to about
+        :data:`~boundcalc.runner.executor.CHUNK_SECONDS` of work, at most 100).
     progress : bool, optional
         tqdm progress bar on stderr; default only when stderr is a terminal.
     overwrite : bool

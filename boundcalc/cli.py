@@ -25,6 +25,7 @@ exit status 0 on success, 1 on a solver failure, 2 on bad input or usage.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import math
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn, TextIO, TypeGuard, ove
 import numpy as np
 
 from . import __version__
-from ._table import format_table
+from ._table import escape_control, format_table
 from .datasets import DUEL_EXAMPLES, EXAMPLES, load_example
 from .io import read_source
 from .matrix import (
@@ -171,14 +172,16 @@ def _float_option(
 
 def _prior_option(text: str) -> str | float:
     """``--prior``: the word ``half`` (pairs never compared filled with 1/2) or the Beta prior's A > 0."""
+    from .uncertainty import PRIOR_MAX, PRIOR_MIN
+
     if text.strip().lower() == "half":
         return "half"
     try:
-        return _float_option(0.0, low_open=True)(text)
+        return _float_option(PRIOR_MIN, PRIOR_MAX)(text)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(
-            f"must be 'half' (fill pairs never compared with 1/2) or a number > 0 (the bootstrap's Beta"
-            f" prior A); got {_short(text)}"
+            f"must be 'half' (fill pairs never compared with 1/2) or a number in [{PRIOR_MIN:g}, {PRIOR_MAX:g}]"
+            f" (the bootstrap's Beta prior A, where numpy's Beta sampler draws faithfully); got {_short(text)}"
         ) from None
 
 
@@ -344,7 +347,7 @@ def add_run_arguments(p: argparse.ArgumentParser, rows: str) -> None:
         type=_int_option(1),
         default=None,
         metavar="M",
-        help="tasks per Dask task (default: about 4 per worker, at most 100)",
+        help="tasks per Dask task (default: single tasks, then as many as fill about 0.25 s, at most 100)",
     )
     g.add_argument(
         "--quiet",
@@ -363,6 +366,14 @@ def _run_options(args: argparse.Namespace) -> dict:
         from .runner.executor import check_scheduler_address
 
         check_scheduler_address(args.scheduler)  # before any work; ValueError: exit 2, naming it
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if args.workers is not None and args.workers > cores:  # more processes than cores only add start-up and memory
+        print(
+            f"boundcalc: warning: --workers {args.workers} is more than the {cores} cores this machine gives"
+            f" the process; using {cores}",
+            file=sys.stderr,
+        )
+        args.workers = cores
     return {
         "out": args.out,
         "overwrite": args.overwrite,
@@ -596,6 +607,13 @@ def read_data_counts(args: argparse.Namespace) -> tuple[np.ndarray, tuple | None
     if not source:  # neither given
         raise InputError("no comparison data: give --counts FILE or --duels FILE")
     names = [x.strip() for x in args.names.split(",")] if args.names else None
+    from .duels import MAX_ARMS
+
+    if names is not None and len(names) > MAX_ARMS:  # checked before a table of len(names)^2 counts
+        raise InputError(
+            f"--names: {len(names):,} names, more than the {MAX_ARMS:,} arms a count table holds"
+            f" ({8 * len(names) ** 2 / 2**30:.3g} GiB for {len(names):,}); name at most {MAX_ARMS:,} arms"
+        )
     try:
         if counts:
             if args.columns:
@@ -682,6 +700,12 @@ def _cmd_bootstrap(args: argparse.Namespace, keys: list[str]) -> int:
         raise InputError("--break-ties is not needed with --bootstrap: its draws are never exactly 1/2")
     W, names, T = read_data_counts(args)
     run = _run_options(args)
+    K = int(np.shape(W)[0])
+    _announce_estimate(
+        bootstrap_seconds(K, args.bootstrap),
+        f"--bootstrap {args.bootstrap:,} (K = {K})",
+        f"{BOOTSTRAP_DRAW_S * 1e3:g} ms x max(1, K/16)^{BOOTSTRAP_DRAW_B:g} per draw, measured at K = 5-136",
+    )
     try:
         res = bootstrap(
             W,
@@ -792,11 +816,15 @@ def short_vector(values: Iterable[float], verbose: bool = False, limit: int = SH
 def matrix_header(pm: PreferenceMatrix, verbose: bool = False) -> str:
     """Two lines describing a matrix: name, K, losses; winners and smallest gap (vectors of more
     than :data:`SHORT_VECTOR` entries summarised unless ``verbose``)."""
-    name = f" {pm.name}" if pm.name else ""
+    name = f" {escape_control(pm.name)}" if pm.name else ""
     cw = pm.condorcet_winner
     return (
         f"matrix{name}: K = {pm.K}, losses L = {short_vector(pm.L.tolist(), verbose)}\n"
-        + (f"arms: {', '.join(f'{k} {n}' for k, n in enumerate(pm.names))}\n" if pm.names is not None else "")
+        + (
+            f"arms: {', '.join(f'{k} {escape_control(n)}' for k, n in enumerate(pm.names))}\n"
+            if pm.names is not None
+            else ""
+        )
         + "Copeland winners "
         + (
             str(_label_list(pm, pm.copeland_winners))
@@ -909,9 +937,22 @@ def _announce_large_matrix(pm: PreferenceMatrix, what: str) -> None:
 
 
 #: An estimate of the CPU time is printed on stderr, before the work, when it is above this many seconds.
-ESTIMATE_THRESHOLD_S = 60.0
+ESTIMATE_THRESHOLD_S = 10.0
 #: ``bounds``/``compare``: the lower bound's estimate is printed from this many seconds (K of about 1400).
 LB_ESTIMATE_THRESHOLD_S = 2.0
+#: ``--bootstrap N``: CPU seconds per draw, ``BOOTSTRAP_DRAW_S * max(1, K / 16)^BOOTSTRAP_DRAW_B``
+#: (the draw, its lower bound on warm sorted pools and ECW): 3.1, 3.5 and 11 ms measured in-process
+#: at K = 5, 16 and 64 (mslr5, fig1a, fig1c, 200 duels per pair), and 13-21 ms at K = 136
+#: (``benchmarks/results/bootstrap.json``); the model gives 3, 3, 9 and 17 ms.
+BOOTSTRAP_DRAW_S = 3e-3
+BOOTSTRAP_DRAW_B = 0.8
+
+
+def bootstrap_seconds(K: int, draws: int) -> float:
+    """Estimated CPU seconds of ``--bootstrap draws`` on K arms (:data:`BOOTSTRAP_DRAW_S`)."""
+    return draws * BOOTSTRAP_DRAW_S * max(1.0, K / 16) ** BOOTSTRAP_DRAW_B
+
+
 #: ``bounds``/``compare``: CPU seconds of :func:`compute_bounds` (000's exact lower bound by the
 #: cutting-plane LP, then ECW) modelled as ``LB_COST_A * K**LB_COST_B``, the least-squares fit of
 #: ln(seconds) on ln K for K >= 200 in ``benchmarks/long_work.py`` (random tournaments and their
@@ -984,13 +1025,24 @@ def explore_duels_per_run(inst: Any, algorithm: str, delta: float, epsilon: floa
 
 def _announce_estimate(seconds: float, what: str, model: str, threshold: float = ESTIMATE_THRESHOLD_S) -> None:
     """One line on stderr, before the work, when it is expected to take more than ``threshold``
-    seconds of CPU (a minute by default)."""
+    seconds of CPU (:data:`ESTIMATE_THRESHOLD_S` by default); refused (exit 2) when it is more
+    than ``--max-seconds``."""
+    budget = _MAX_SECONDS[-1] if _MAX_SECONDS else None
+    if budget is not None and seconds > budget:
+        raise InputError(
+            f"--max-seconds {budget:g}: {what} is estimated at {_duration(seconds)} of CPU time ({model});"
+            " raise --max-seconds or ask for less work"
+        )
     if seconds > threshold:
         print(
             f"boundcalc: estimate: {what} takes about {_duration(seconds)} of CPU time ({model}; a loaded"
             " machine takes longer)",
             file=sys.stderr,
         )
+
+
+#: ``--max-seconds`` of the running command (a stack: ``main`` may be called again in-process).
+_MAX_SECONDS: list[float | None] = []
 
 
 class _Ticker:
@@ -1197,7 +1249,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     _check_no_bootstrap_options(args)
     pm = read_matrix(args)
     _note_conditioning(pm)
-    _announce_large_matrix(pm, "the comparison (the exact lower bound's LP first)")
+    if "lower_bound" in keys:  # the only row whose time grows as K^3: no estimate for a bound not computed
+        _announce_large_matrix(pm, "the comparison (the exact lower bound's LP first)")
     t0 = time.perf_counter()
     with _Ticker("compare", pm.K >= LARGE_K):
         cmp = compare(pm, alpha=alpha, keys=keys, certify=args.certify)
@@ -1427,23 +1480,25 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             )
         raise InputError(f"--runs {args.runs} x {len(names)} policies is more than one run holds ({RUNS_MAX:,} tasks)")
     pm = read_matrix(args)
+    _check_policy_constants(names, params, pm.K, args.param or [])
     if not args.protocol:  # one line on stderr when the policies' kernels are still to compile
         from .kernels import compile_notice
         from .policies.costs import kernel_modules
 
         compile_notice(kernel_modules(names), ", ".join(names))
+    from .policies.costs import policy_us_per_step
+
     steps = args.horizon * args.runs * len(names)
+    cpu = sum(policy_us_per_step(n, pm.K) for n in names) * args.horizon * args.runs * 1e-6
     if steps >= LARGE_STEPS or pm.K >= LARGE_K:
         print(
             f"boundcalc: note: {steps:.3g} policy steps in all (T = {args.horizon:,} x {args.runs} runs x"
-            f" {len(names)} policies, K = {pm.K}): this can take hours; the progress bar counts finished runs"
-            " (--out FILE keeps them for a rerun)",
+            f" {len(names)} policies, K = {pm.K}): about {_duration(cpu)} of CPU time; the progress bar"
+            " counts finished runs (--out FILE keeps them for a rerun)",
             file=sys.stderr,
         )
-    from .policies.costs import policy_us_per_step
-
     _announce_estimate(
-        sum(policy_us_per_step(n, pm.K) for n in names) * args.horizon * args.runs * 1e-6,
+        cpu,
         f"simulate (T = {args.horizon:,} x {args.runs} runs, {len(names)} policies, K = {pm.K})",
         "measured microseconds per policy step x steps" + ("; --protocol is slower still" if args.protocol else ""),
     )
@@ -1470,11 +1525,31 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             raise
         raise InputError(
             f"--param {' '.join(args.param)}: a hyperparameter value overflows inside the policy"
-            f" ({type(exc).__name__}: {exc}); use a smaller value"
+            f" ({type(exc).__name__}: {exc}); use a value nearer the default"
         ) from None
     for key, msg in res.bounds.get("errors", {}).items():
         print(f"boundcalc: {key} not computed: {msg}", file=sys.stderr)
     return _emit_run(res, args)
+
+
+def _check_policy_constants(names: Sequence[str], params: dict, K: int, specs: Sequence[str]) -> None:
+    """Before any run: every policy's derived constants at ``K`` arms (``Policy.check_derived``) and
+    its arm limit, so that a value which overflows inside a policy is refused naming ``--param``."""
+    from .policies import POLICIES
+    from .policies.base import MAX_POLICY_ARMS
+
+    if K > MAX_POLICY_ARMS:
+        raise InputError(
+            f"K = {K:,} arms: a policy keeps K x K tables ({8 * K * K / 2**30:.3g} GiB each) and plays"
+            f" at most {MAX_POLICY_ARMS:,} arms; simulate on a submatrix"
+        )
+    for name in names:
+        cls = POLICIES[name]
+        try:
+            cls.check_derived(K, cls.validate_params(params.get(name, {})))
+        except ValueError as exc:
+            mine = [s for s in specs if s.split(".", 1)[0].strip() == name]
+            raise InputError((f"--param {' '.join(mine)}: " if mine else "") + str(exc)) from None
 
 
 def _policy_help() -> str:
@@ -1792,6 +1867,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for add in SUBCOMMANDS:
         add(sub)
+    for name, command in sub.choices.items():
+        if name in ("bounds", "compare", "simulate", "explore"):  # the commands with a CPU-time estimate
+            command.add_argument(
+                "--max-seconds",
+                type=_float_option(0.0, low_open=True),
+                default=None,
+                metavar="S",
+                help="refuse, before it starts, work whose CPU-time estimate is more than S seconds (exit 2)",
+            )
     return parser
 
 
@@ -1832,10 +1916,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         file: TextIO | None = None,
         line: str | None = None,
     ) -> None:  # one line, no source
-        print(f"boundcalc: warning: {' '.join(str(message).split())}", file=sys.stderr)
+        print(f"boundcalc: warning: {escape_control(' '.join(str(message).split()))}", file=sys.stderr)
 
     if not debug:
         warnings.showwarning = _warning_line
+    _INTERRUPT_NOTE.clear()  # a note of an earlier call in this process does not apply
+    restore_signals = _signals_as_interrupts()
+    _MAX_SECONDS.append(getattr(args, "max_seconds", None))
+    stdout = sys.stdout
+    if not (getattr(args, "json", False) or getattr(args, "csv", False)):  # JSON escapes; CSV is data
+        sys.stdout = _EscapingText(stdout)
     try:
         _check_plot_backend(args)
         code = int(args.func(args) or 0)
@@ -1844,10 +1934,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `boundcalc ... | head`: the reader stopped; not an error of ours
         _quiet_stdout()
         return EXIT_OK
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (Terminated): rows kept, 128 + N
         note = f"; {_INTERRUPT_NOTE[-1]}" if _INTERRUPT_NOTE else ""
-        print(f"boundcalc: interrupted{note}", file=sys.stderr)
-        return 130
+        signum = exc.signum if isinstance(exc, Terminated) else 2
+        what = f" by {exc.name}" if isinstance(exc, Terminated) else ""
+        print(f"boundcalc: interrupted{what}{note}", file=sys.stderr)
+        return 128 + signum
     except Exception as exc:  # the one boundary: every failure is one line (traceback under --debug)
         code, line = failure_line(exc)
         if debug:
@@ -1856,6 +1948,106 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc(file=sys.stderr)
         print(line, file=sys.stderr)
         return code
+    finally:
+        sys.stdout = stdout
+        _MAX_SECONDS.pop()
+        restore_signals()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main thread like Ctrl-C's ``KeyboardInterrupt``: the same
+    clean-up runs (rows written so far kept, Dask workers and process pools stopped) and the
+    command exits ``128 + signum``."""
+
+    def __init__(self, signum: int) -> None:
+        import signal
+
+        super().__init__(signum)
+        self.signum = int(signum)
+        self.name = signal.Signals(signum).name
+
+
+#: Seconds a command has, after SIGINT, SIGTERM or SIGHUP, to start its clean-up; a main thread
+#: still inside compiled code (a long LP solve) by then is ended at once, with the same line.
+SIGNAL_GRACE_SECONDS = 5.0
+
+
+def _signals_as_interrupts() -> Callable[[], None]:
+    """For the command's run: SIGINT raises ``KeyboardInterrupt`` and SIGTERM / SIGHUP raise
+    :class:`Terminated` in the main thread (the first signal only: a second one during the clean-up
+    is ignored, so that the clean-up finishes).  Python runs a handler only between bytecodes, so
+    a watcher thread also reads the signals from the interpreter's wakeup pipe: when the main
+    thread has not taken the signal within :data:`SIGNAL_GRACE_SECONDS` (it is inside compiled
+    code), the process ends at once with the same line and exit status (rows already written are
+    in the file).  Returns the function that restores the previous handlers.  Off the main thread
+    nothing changes."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    fired: list[int] = []
+    done = threading.Event()
+
+    def handler(signum: int, frame: Any) -> None:
+        if not fired:
+            fired.append(signum)
+            raise Terminated(signum) if signum != signal.SIGINT else KeyboardInterrupt
+
+    sigs = [getattr(signal, s) for s in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, s)]
+    old = {sig: signal.signal(sig, handler) for sig in sigs}
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+
+    def watch() -> None:  # the signals as the C handler saw them, also while the main thread is busy
+        try:
+            _watch_wakeups(r, sigs, done, fired)
+        finally:
+            os.close(r)  # here, not in restore(): the descriptor is never closed under a read
+
+    def _watch_wakeups(r: int, sigs: list[int], done: threading.Event, fired: list[int]) -> None:
+        while not done.is_set():
+            try:
+                data = os.read(r, 64)
+            except OSError:
+                return
+            hits = [b for b in data if b in sigs]
+            if not data or done.is_set():
+                return
+            if hits and not done.wait(SIGNAL_GRACE_SECONDS) and not fired:
+                name = "" if hits[0] == signal.SIGINT else f" by {signal.Signals(hits[0]).name}"
+                note = f"; {_INTERRUPT_NOTE[-1]}" if _INTERRUPT_NOTE else ""
+                with contextlib.suppress(Exception):
+                    sys.stderr.write(f"boundcalc: interrupted{name}{note}\n")
+                    sys.stderr.flush()
+                os._exit(128 + hits[0])
+
+    threading.Thread(target=watch, name="boundcalc-signal-watch", daemon=True).start()
+
+    def restore() -> None:
+        done.set()
+        signal.set_wakeup_fd(old_fd)
+        for sig, h in old.items():
+            signal.signal(sig, h)
+        os.close(w)  # the watcher's read returns (end of file): it ends and closes its end
+
+    return restore
+
+
+class _EscapingText:
+    """A text command's standard output: every control character but newline and tab written as a
+    visible escape (:func:`boundcalc._table.escape_control`), so that an arm name from a file
+    cannot erase a line or print over a result on a terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(escape_control(text, keep="\n\t"))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 #: ``errno`` values of an output that ran out of a resource (exit 1), not a bad name (exit 2).
@@ -1926,7 +2118,7 @@ def failure_line(exc: BaseException) -> tuple[int, str]:
 
 def _one_line(exc: BaseException, width: int = 2000) -> str:
     """An exception's message on one line (newlines folded), cut at ``width`` characters."""
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    text = escape_control(" ".join(str(exc).split())) or type(exc).__name__
     return text if len(text) <= width else text[:width] + " ..."
 
 

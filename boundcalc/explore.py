@@ -711,9 +711,9 @@ def _draw_sample_complexity(
         lab = f"H ln(1/delta), delta = {d:g}"
         if max(xs_all) > min(xs_all):
             x = np.geomspace(min(xs_all), max(xs_all), 50)
-            ax.plot(x, x * math.log(1 / d), "k--", lw=1, label=lab)
+            ax.plot(x, x * -math.log(d), "k--", lw=1, label=lab)
         else:  # one hardness value: a marker
-            ax.plot(xs_all[:1], [xs_all[0] * math.log(1 / d)], "k_", ms=14, mew=1.5, label=lab)
+            ax.plot(xs_all[:1], [xs_all[0] * -math.log(d)], "k_", ms=14, mew=1.5, label=lab)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("hardness " + (" / ".join(sorted(keys_used)) if keys_used else "H"))

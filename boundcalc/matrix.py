@@ -52,6 +52,30 @@ DEFAULT_ATOL = 1e-8
 TIE_ATOL = 1e-12
 
 
+def _why_not_an_array(obj: Any, exc: BaseException) -> str:
+    """Why ``obj`` is no numeric array, in the user's terms: rows of unequal lengths (numpy's
+    "inhomogeneous shape"), or the entry that is not a number.
+
+    >>> _why_not_an_array([[0.5, 0.6], [0.4]], ValueError())
+    'has rows of unequal lengths (row 0 has 2 entries, row 1 has 1)'
+    >>> _why_not_an_array([[0.5, "x"], [0.4, 0.5]], ValueError("could not convert string to float: 'x'"))
+    "is not numeric: entry (0, 1) = 'x'"
+    """
+    rows = obj if isinstance(obj, (list, tuple)) else None
+    if rows is not None and all(isinstance(r, (list, tuple)) for r in rows):
+        lengths = [len(r) for r in rows]
+        if len(set(lengths)) > 1:
+            j = next(k for k, n in enumerate(lengths) if n != lengths[0])
+            return f"has rows of unequal lengths (row 0 has {lengths[0]} entries, row {j} has {lengths[j]})"
+        for i, r in enumerate(rows):
+            for j, x in enumerate(r):
+                try:
+                    float(x)
+                except (TypeError, ValueError):
+                    return f"is not numeric: entry ({i}, {j}) = {x!r}"[:300]
+    return f"is not numeric ({type(exc).__name__})" if "inhomogeneous" in str(exc) else f"is not numeric: {exc}"
+
+
 def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> np.ndarray:
     """Bernoulli KL divergence ``d(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q))`` (natural log).
 
@@ -200,7 +224,7 @@ def check_preference_array(
     try:
         a = np.array(mu, dtype=float, copy=True)
     except (TypeError, ValueError) as exc:
-        raise error(f"{pre}preference matrix is not numeric: {exc}") from None
+        raise error(f"{pre}preference matrix {_why_not_an_array(mu, exc)}") from None
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise error(f"{pre}preference matrix must be square (K x K); got shape {a.shape}")
     n = a.shape[0]
@@ -351,7 +375,7 @@ def check_counts(
     try:
         a = np.array(W, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise PreferenceMatrixError(f"{source}: win counts are not numeric: {exc}") from None
+        raise PreferenceMatrixError(f"{source}: win counts {_why_not_an_array(W, exc)}") from None
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise PreferenceMatrixError(f"{source}: win counts must be a square K x K table; got shape {a.shape}")
     K = a.shape[0]
@@ -556,7 +580,11 @@ class PreferenceMatrix:
             names = names if names is not None else mu.names
             counts, tie_counts = mu.counts, mu.tie_counts
             mu = mu.mu
-        names = check_arm_names(names, np.shape(mu)[0] if np.ndim(mu) == 2 else None)
+        try:
+            shape = np.shape(mu)
+        except ValueError:  # ragged rows: check_preference_array below names them
+            shape = ()
+        names = check_arm_names(names, shape[0] if len(shape) == 2 else None)
         if ties not in ("raise", "break"):
             raise PreferenceMatrixError(f"ties must be 'raise' or 'break'; got {ties!r}")
         a, tied = check_preference_array(mu, atol=atol, labels=names, label_kind="names")

@@ -231,7 +231,7 @@ def plan(
         }
     rows: list[dict[str, Any]] = []
     lnT = math.log(horizon) if horizon else None
-    lnd = math.log(1.0 / delta) if delta else None
+    lnd = -math.log(delta) if delta else None
     iu = np.triu_indices(K, 1)
     for a, b in zip(*iu):
         i, j = int(a), int(b)
@@ -257,6 +257,10 @@ def plan(
         if lnd is not None and t4 is not None:
             r["needed_at_delta"] = t4 * lnd
         rows.append(r)
+    for r in rows:  # every figure a finite number, or no plan (never an inf printed as a count)
+        for key, v in r.items():
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(f"plan: {key} of pair {tuple(r['pair'])} is {v}, not a finite number of duels")
     rows.sort(key=lambda r: (-r["lower_bound_q"], -(r["cpe_condorcet"] or 0.0), r["arms"]))
     totals = {
         "lower_bound_q": float(q[iu].sum()),

@@ -117,6 +117,12 @@ __all__ = [
 SCHEMES = ("posterior", "resample", "bradley-terry")
 #: The Beta prior's ``a`` of the posterior scheme: Jeffreys' prior ``Beta(1/2, 1/2)``.
 DEFAULT_PRIOR = 0.5
+#: The priors numpy's Beta sampler draws faithfully: above ``PRIOR_MAX`` the posterior's spread
+#: ``~1/(2 sqrt(2a))`` nears the tie tolerance and, far above it, ``W + a`` loses the counts and the
+#: gamma variates overflow (every draw exactly 0 or 1/2); below ``PRIOR_MIN`` (subnormal ``a``) the
+#: draws of ``Beta(a, a)`` are 0 or 1 in unequal proportions although the law is symmetric.
+PRIOR_MIN = 1e-300
+PRIOR_MAX = 1e12
 #: The default level of the intervals.
 DEFAULT_LEVEL = 0.95
 #: The constants recomputed by default: 000's lower bound (Theorem 2) and ECW's (Theorem 5).
@@ -558,7 +564,8 @@ def bootstrap(
     level : float
         Level of the intervals, in (0, 1).
     prior : float
-        The posterior's ``a > 0`` (``Beta(W_ij + a, W_ji + a)``); default 1/2 (Jeffreys).
+        The posterior's ``a`` (``Beta(W_ij + a, W_ji + a)``), in ``[PRIOR_MIN, PRIOR_MAX]``;
+        default 1/2 (Jeffreys).
     scheme : {"posterior", "resample", "bradley-terry"}
         The draw (:data:`SCHEMES`).
     names, tie_counts : optional
@@ -587,8 +594,11 @@ def bootstrap(
     if not (0.0 < level < 1.0):
         raise ValueError(f"level must lie in (0, 1); got {level}")
     prior = float(prior)
-    if not (math.isfinite(prior) and prior > 0):
-        raise ValueError(f"prior must be a number > 0 (the Beta prior's a); got {prior}")
+    if not (PRIOR_MIN <= prior <= PRIOR_MAX):
+        raise ValueError(
+            f"prior = {prior!r} is outside [{PRIOR_MIN:g}, {PRIOR_MAX:g}], where numpy's Beta sampler draws"
+            " the posterior Beta(W_ij + a, W_ji + a) faithfully"
+        )
     top = check_count(top, "top", low=0)
     iu = np.triu_indices(K, 1)
     n = (W + W.T)[iu]

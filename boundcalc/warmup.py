@@ -21,6 +21,7 @@ specialisations a user's command meets are compiled.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -128,6 +129,21 @@ def _jobs(tasks: list[str]) -> list[list[str]]:
     return list(groups.values())
 
 
+def _ignore_interrupts() -> None:
+    """A worker's initializer: Ctrl-C in the terminal reaches the whole process group; the parent
+    alone answers it (and stops the workers), so no worker prints a ``KeyboardInterrupt``."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """End the pool's worker processes at once (SIGTERM): a compile in progress is not waited for."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(Exception):
+            proc.terminate()
+
+
 def warmup(workers: int | None = None, progress: bool | None = None, tasks: list[str] | None = None) -> dict:
     """Compile every kernel ahead; ``{task: CPU seconds}`` (its worker's CPU for that task).
 
@@ -161,11 +177,17 @@ def warmup(workers: int | None = None, progress: bool | None = None, tasks: list
             done(*run_task(t))
     else:
         jobs = _jobs(tasks)
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=_ignore_interrupts)
+        try:
             futures = [pool.submit(_run_tasks, job) for job in jobs]
             for f in as_completed(futures):
                 for task, cpu in f.result():
                     done(task, cpu)
+        except BaseException:  # Ctrl-C, SIGTERM, a failed compile: stop the workers now, not after their compiles
+            _stop(pool)
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
     if bar is not None:
         bar.close()
     return out

@@ -39,11 +39,22 @@ COMMANDS = {
     "explore": ["--algorithm", "car-cond", "--delta", "0.2", "--runs", "1", "--workers", "0", "--max-duels", "20000"],
 }
 OPTIONS = {
-    "bounds": ["--break-ties", "--method", "--key"],
+    "bounds": ["--break-ties", "--method", "--key", "--max-seconds"],
     "compare": ["--alpha", "--break-ties", "--keys"],
     "cpe": ["--monte-carlo", "--seed", "--key"],
     "batch": ["--size", "--count", "--seed", "--min-gap", "--alpha", "--chunk-size", "--out"],
-    "simulate": ["--horizon", "--runs", "--seed", "--per-decade", "--param", "--first-run", "--scheduler", "--out"],
+    "simulate": [
+        "--horizon",
+        "--runs",
+        "--seed",
+        "--per-decade",
+        "--param",
+        "--first-run",
+        "--scheduler",
+        "--out",
+        "--workers",
+        "--max-seconds",
+    ],
     "explore": ["--delta", "--epsilon", "--seed", "--max-duels", "--runs", "--scheduler", "--out"],
 }
 VALUES = st.one_of(
@@ -73,6 +84,10 @@ VALUES = st.one_of(
             ".",
             "x" * 300,
             "tcp://127.0.0.1",
+            "5e-324",
+            "1.7976931348623157e308",
+            "merge-dts.delta=5e-324",
+            "sparring.alpha=1e308",
         ]
     ),
     st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12),
@@ -154,3 +169,69 @@ def test_fuzz_argv(tmp_path_factory, cmd, opt, value, stdin):
         ),
         argv,
     )
+
+
+# ----------------------------------------------------------------------------- second round's kinds
+EDGE_FLOATS = st.one_of(
+    st.sampled_from(
+        ["5e-324", "1e-310", "1e-300", "1e-12", "1e12", "1e13", "1e154", "1e300", "1.7976931348623157e308"]
+    ),
+    st.floats(min_value=5e-324, allow_nan=False, allow_infinity=False).map(repr),
+)
+
+
+def _real_parameters() -> list[tuple[str, str]]:
+    from boundcalc.policies import POLICIES
+    from boundcalc.policies.base import Real
+
+    return [(n, k) for n, c in POLICIES.items() for k, h in c.hyperparameters.items() if isinstance(h, Real)]
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+@given(case=st.sampled_from(_real_parameters()), value=EDGE_FLOATS)
+def test_fuzz_policy_hyperparameters_at_float_edges(tmp_path_factory, case, value):
+    """Any real hyperparameter of any policy at a float edge: a result or one line, never an
+    "internal error" (before: MergeDTS's subnormal delta, overflowing scales)."""
+    name, key = case
+    argv = ["simulate", "--example", "table2", "--horizon", "200", "--runs", "1", "--workers", "0"]
+    argv += ["--policies", name, "--param", f"{name}.{key}={value}"]
+    proc = subprocess.run(
+        EXE + argv, capture_output=True, text=True, env=ENV, timeout=TIMEOUT, stdin=subprocess.DEVNULL
+    )
+    _check(proc, argv)
+    assert "internal error" not in proc.stderr, (argv, proc.stderr)
+    if proc.returncode:
+        assert len(proc.stderr.strip().splitlines()) == 1, (argv, proc.stderr)
+
+
+NAMES = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters='\x00,"\n\r'), min_size=1, max_size=8
+)
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+@given(
+    names=st.lists(NAMES, min_size=2, max_size=3, unique=True).map(lambda ns: [n + "\x1b[2K" for n in ns]),
+    option=st.sampled_from([[], ["--plan", "--plan-delta"], ["--bootstrap", "4", "--workers", "0", "--prior"]]),
+    value=EDGE_FLOATS,
+)
+def test_fuzz_duel_logs_with_escapes_and_edge_options(tmp_path_factory, names, option, value):
+    """A duel log whose arm names carry terminal escapes, with --plan-delta or --prior at a float
+    edge: no control character reaches the text output, and every result is finite or refused."""
+    import csv
+
+    d = tmp_path_factory.mktemp("fz")
+    log = d / "d.csv"
+    with open(log, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["a", "b", "winner"])
+        for k in range(40):
+            a, b = names[k % len(names)], names[(k + 1) % len(names)]
+            w.writerow([a, b, a if k % 3 else b])
+    argv = ["bounds", "--duels", str(log), *option] + ([value] if option else [])
+    proc = subprocess.run(
+        EXE + argv, capture_output=True, text=True, env=ENV, timeout=TIMEOUT, stdin=subprocess.DEVNULL
+    )
+    _check(proc, argv)
+    assert "\x1b" not in proc.stdout and "internal error" not in proc.stderr, (argv, proc.stdout[:500])
+    assert "inf" not in proc.stdout.split() and "nan" not in proc.stdout.split(), (argv, proc.stdout)

@@ -133,7 +133,7 @@ def _estimates(lines: list[str]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def big_matrix(tmp_path_factory) -> tuple[Path, int]:
-    """The smallest K whose modelled time is above a minute (plus 50), as a .npy file."""
+    """The smallest K whose modelled time is above the lower bound's estimate threshold (plus 50), as a .npy file."""
     K = next(k for k in range(300, 5000, 50) if cli.lower_bound_seconds(k) > cli.LB_ESTIMATE_THRESHOLD_S) + 50
     path = tmp_path_factory.mktemp("big") / f"t{K}.npy"
     np.save(path, tournament_matrix(K, 0).mu)
@@ -150,7 +150,7 @@ def test_large_k_prints_one_estimate_before_the_work(command, big_matrix):
     assert f"about {cli._duration(cli.lower_bound_seconds(K))} of CPU" in est[0]
 
 
-def test_no_estimate_below_a_minute(tmp_path):
+def test_no_estimate_below_the_threshold(tmp_path):
     K = 300  # the note on large matrices, but the model says seconds
     assert cli.lower_bound_seconds(K) < cli.LB_ESTIMATE_THRESHOLD_S
     path = tmp_path / "t300.npy"
@@ -203,3 +203,28 @@ def test_docs_quote_the_stored_fit():
     assert f"grows about as K^{doc['b']:.2f}" in text
     first = next(k for k in range(300, 5000) if cli.lower_bound_seconds(k) > cli.LB_ESTIMATE_THRESHOLD_S)
     assert f"from about {round(first, -2)} arms" in text, first
+
+
+def test_compare_gives_no_estimate_for_a_bound_it_does_not_compute(big_matrix):
+    """Before: ``compare --keys ecw`` at large K printed the lower bound's estimate."""
+    path, K = big_matrix
+    lines, code = _first_lines(["compare", str(path), "--keys", "ecw,rmed1"], "never printed", timeout=600)
+    assert code == 0 and _estimates(lines) == [], lines
+
+
+@pytest.mark.slow
+def test_bootstrap_and_simulate_say_a_number_and_max_seconds_refuses(tmp_path):
+    """Before: 10^6 bootstrap draws printed nothing for minutes; simulate said "can take hours"."""
+    counts = tmp_path / "c.json"
+    counts.write_text("[[0, 30, 40], [20, 0, 35], [10, 15, 0]]")
+    argv = ["bounds", "--counts", str(counts), "--bootstrap", "1000000", "--workers", "0"]
+    lines, code = _first_lines(argv, "boundcalc: estimate:")
+    want = cli.bootstrap_seconds(3, 10**6)
+    assert want == 10**6 * 3e-3 and cli.bootstrap_seconds(136, 1) == pytest.approx(0.0166, abs=1e-4)
+    assert code is None and cli._duration(want) in _estimates(lines)[0], lines
+    lines, code = _first_lines(argv + ["--max-seconds", "60"], "never printed")
+    assert code == 2 and len(lines) == 1 and "--max-seconds 60" in lines[0] and cli._duration(want) in lines[0]
+    sim = ["simulate", "--example", "table2", "--policies", "rmed1", "-T", "1e9", "--runs", "2", "--workers", "0"]
+    lines, code = _first_lines(sim, "boundcalc: estimate:")
+    cpu = cli.policy_us_per_step("rmed1", 4) * 2e9 * 1e-6
+    assert code is None and any(f"about {cli._duration(cpu)} of CPU time" in ln for ln in lines), lines

@@ -799,14 +799,14 @@ def test_merge_rucb_time_offset_by_hand():
     """``C = ((4 alpha - 1) K^2 / ((2 alpha - 1) delta))^(1 / (2 alpha - 1))``: at K = 10, alpha = 1.01,
     delta = 0.01 the base is 3.04 * 100 / 0.0102 = 29803.92 and the exponent 1 / 1.02, so
     ln C = ln(29803.92) / 1.02 = 10.30240 / 1.02 = 10.10039, C = 24352.4, ceil 24353.  Too close to
-    1/2 (alpha = 0.51: exponent 50) the offset is refused with a clear error."""
-    from boundcalc.policies import PolicyError
+    1/2 (alpha = 0.51: exponent 50) the offset is refused with a clear error (ValueError, when the
+    policy is built)."""
     from boundcalc.policies.merge_rucb import merge_constant
 
     assert math.log(29803.92) == pytest.approx(10.30240, abs=1e-5)
     assert math.exp(10.30240 / 1.02) == pytest.approx(24352.4, abs=0.5)
     assert merge_constant(10, 1.01, 0.01) == 24353
-    with pytest.raises(PolicyError, match="alpha further from 1/2"):
+    with pytest.raises(ValueError, match="alpha further from 1/2"):
         make_policy("merge-rucb", 5, alpha=0.51)
 
 

@@ -40,6 +40,30 @@ def fail_once(task, shared):
     return {"index": task["index"], "y": task["index"] ** 2}
 
 
+def slow_square(task, shared):
+    """Sleeps ``shared["sleep"]`` seconds, then marks its task finished (a file) and returns."""
+    import time
+
+    time.sleep(shared["sleep"])
+    (Path(shared["dir"]) / f"done-{task['index']}").write_text("")
+    return {"index": task["index"], "y": task["index"] ** 2}
+
+
+class InterruptedStore(JsonlStore):
+    """A store whose ``interrupt_at``-th append raises ``KeyboardInterrupt`` (Ctrl-C arriving while
+    rows come in), after noting which tasks had finished on the workers by then."""
+
+    interrupt_at = 3
+    finished_then: set[int] = set()
+
+    def append(self, rows):
+        self.appends = getattr(self, "appends", 0) + 1
+        if self.appends == self.interrupt_at:
+            self.finished_then = {int(p.name.split("-")[1]) for p in self.path.parent.glob("done-*")}
+            raise KeyboardInterrupt
+        return super().append(rows)
+
+
 def error_row(task, shared):
     """Records its own failure as an error row while the marker file is absent."""
     if task["index"] % 3 == 1 and not Path(shared).exists():
@@ -151,6 +175,42 @@ def test_resume_on_dask_after_a_task_raised(cluster, tmp_path):
     )
     assert rows.stats["resumed"] == len(kept) and rows.stats["computed"] == 12 - len(kept)
     assert rows == [{"index": i, "y": i * i} for i in range(12)]
+
+
+@pytest.mark.parametrize("where", ["in-process", "dask"])
+def test_an_interrupted_run_keeps_every_finished_row_and_resumes(where, cluster, tmp_path):
+    """Ctrl-C while rows arrive: every task finished on a worker before it is in the file (Dask:
+    the chunks that ended are fetched before the queue is cancelled), and a rerun computes only the
+    rest.  Before: a Dask run kept nothing when its large chunks had not come back."""
+    path = tmp_path / "rows.jsonl"
+    shared = {"sleep": 0.3, "dir": str(tmp_path)}
+    tasks = [{"index": i} for i in range(16)]
+    kw = {"scheduler": cluster} if where == "dask" else {}
+    store = InterruptedStore(path, {"n": 16})
+    with pytest.raises(KeyboardInterrupt):
+        run_tasks(slow_square, tasks, shared=shared, store=store, **kw)
+    kept = {r["index"] for r in load_store(path)[1]}
+    finished = store.finished_then
+    if where == "dask":  # every task finished when Ctrl-C came is kept, the chunk being appended too
+        assert finished <= kept and len(kept) < 16
+    else:  # in-process the interrupted append is the task running in the main thread: it is lost
+        assert kept == finished - {max(finished)} == {0, 1}
+    rows = run_tasks(slow_square, tasks, shared={**shared, "sleep": 0.0}, store=JsonlStore(path, {"n": 16}), **kw)
+    assert (rows.stats["resumed"], rows.stats["computed"]) == (len(kept), 16 - len(kept))
+    assert rows == [{"index": i, "y": i * i} for i in range(16)]
+
+
+def test_dask_chunks_grow_from_single_tasks_to_fill_their_seconds(cluster, tmp_path):
+    """Without a chunk size, a chunk holds about CHUNK_SECONDS of work: single tasks while the
+    time per task is unknown or long, up to MAX_CHUNK tiny tasks; the rows are the same."""
+    from boundcalc.runner.executor import MAX_CHUNK
+
+    tiny = run_tasks(noisy_sum, _tasks(400, 5), shared=SHARED, scheduler=cluster)
+    assert 1 < tiny.stats["chunk_size"] <= MAX_CHUNK and tiny == _expected(_tasks(400, 5))
+    slow = run_tasks(
+        slow_square, [{"index": i} for i in range(6)], shared={"sleep": 0.3, "dir": str(tmp_path)}, scheduler=cluster
+    )
+    assert slow.stats["chunk_size"] == 1
 
 
 def test_error_rows_are_stored_and_retried(tmp_path):

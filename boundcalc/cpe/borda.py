@@ -317,7 +317,7 @@ def borda_lower_bound(
         raise ValueError("the expression needs gamma in (0, 1/4) and delta in (0, 1)")
     l = inst.n_positions
     H = borda_hardness(inst, w)
-    return float(0.2 * gamma * (1 - gamma) * (4 * gamma * l / (1 - 4 * gamma)) ** 2 * math.log(1 / delta) * H)
+    return float(0.2 * gamma * (1 - gamma) * (4 * gamma * l / (1 - 4 * gamma)) ** 2 * -math.log(delta) * H)
 
 
 def borda_scores_by_enumeration(inst: CPEInstance) -> tuple[np.ndarray, np.ndarray]:

@@ -392,4 +392,4 @@ def condorcet_lower_bound(
     inM = np.zeros(inst.n_edges, dtype=bool)
     inM[list(M)] = True
     s = float(np.sum(1.0 / g[~inM] ** 2))
-    return float(0.4 * gamma * (1 - gamma) / l**2 * s * math.log(1 / delta))
+    return float(0.4 * gamma * (1 - gamma) / l**2 * s * -math.log(delta))

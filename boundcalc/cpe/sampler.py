@@ -55,7 +55,7 @@ def mcmc_steps(n_edges: int, n_positions: int, log_states: float, eta: float, fa
     """
     if not 0 < eta < 1:
         raise ValueError(f"eta must lie in (0, 1); got {eta}")
-    return max(1, math.ceil(factor * max(n_edges, 1) * max(n_positions, 1) * (log_states + math.log(1 / eta))))
+    return max(1, math.ceil(factor * max(n_edges, 1) * max(n_positions, 1) * (log_states + -math.log(eta))))
 
 
 class MatchingSampler:

@@ -37,8 +37,8 @@ import time
 
 import numpy as np
 
-from ..lp.online import CopelandLPSolver
 from ..lp.highs import SolverError
+from ..lp.online import CopelandLPSolver
 from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..registry import Context, register_constant
 from ..result import BoundResult, Certificate

@@ -31,7 +31,11 @@ def savage_log_term(K: int, horizon: int, delta_scale: float) -> float:
     26.0216
     """
     delta = delta_scale / horizon
-    return math.log(K * (K - 1) * horizon / delta)
+    q = K * (K - 1) * horizon / delta if delta > 0 else math.inf
+    if math.isfinite(q):
+        return math.log(q)
+    # delta_scale / T underflows or the quotient overflows: the same logarithm, summed
+    return math.log(K * (K - 1)) + 2 * math.log(horizon) - math.log(delta_scale)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, inline="always")

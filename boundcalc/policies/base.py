@@ -44,7 +44,54 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["Policy", "Hyperparameter", "Real", "Integer", "PolicyError", "matrix_duel"]
+__all__ = [
+    "Policy",
+    "Hyperparameter",
+    "Real",
+    "Integer",
+    "PolicyError",
+    "matrix_duel",
+    "MAX_POLICY_ARMS",
+    "MAX_RUN_STEPS",
+    "MAX_SCALE",
+    "MIN_SCALE",
+]
+
+#: The most arms a policy plays: its state holds several K x K tables of 8-byte counts, 128 MiB
+#: each at 2^12 arms; a larger K is refused before any table is made (twice the most arms a
+#: preference matrix holds, :data:`boundcalc.io.MAX_ENTRIES`).
+MAX_POLICY_ARMS = 2**12
+#: The most rounds one call of :meth:`Policy.run` records: a pair and an outcome per round, 17 to
+#: 24 bytes, about 1.5 GiB at 2^26 rounds; more is refused before the record is made.
+MAX_RUN_STEPS = 2**26
+#: The largest confidence, exploration or learning-rate scale a policy takes (``alpha`` of the
+#: radii ``sqrt(alpha ln t / N)``, UCB1's ``alpha``, Self-Sparring's ``eta``, Versatile-DB's ``c``):
+#: at ``t <= 10^10`` the radius stays below ``5e6``, where estimates ``1e-9`` apart still differ;
+#: far beyond it the radii round to one value or overflow to ``inf`` for every arm and the
+#: decisions follow the arms' labels.  ``MIN_SCALE`` is its reciprocal (a scale whose square or
+#: quotient underflows to 0 leaves the same ties).
+MAX_SCALE = 1e12
+MIN_SCALE = 1e-12
+
+
+def _count(n: int) -> str:
+    """An integer as a message shows it: with thousands separators, or by its size when it has more
+    digits than a line holds (Python refuses to print integers of over 4300 digits).
+
+    >>> _count(1234567), _count(10**5000)
+    ('1,234,567', 'an integer of about 5,000 digits')
+    """
+    if abs(n).bit_length() <= 128:
+        return f"{n:,}"
+    return f"{'a negative' if n < 0 else 'an'} integer of about {round(abs(n).bit_length() * math.log10(2)):,} digits"
+
+
+def _gib(nbytes: int) -> str:
+    """A size in GiB (``inf`` written out as more than any machine has)."""
+    try:
+        return f"{nbytes / 2**30:.3g} GiB"
+    except OverflowError:
+        return "more bytes than a float holds"
 
 
 def matrix_duel(mu: np.ndarray, seed: int = 0) -> Callable[[int, int], bool]:
@@ -247,16 +294,24 @@ class Policy:
         if rng is None:
             if seed is None:
                 seed = int(np.random.SeedSequence().entropy)  # fresh entropy, recorded below
-            elif isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
-                raise ValueError(f"{label}: seed = {seed!r} must be a non-negative integer")
+            elif isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= int(seed) < 2**128:
+                shown = _count(int(seed)) if isinstance(seed, numbers.Integral) else repr(seed)
+                raise ValueError(f"{label}: seed = {shown} must be an integer in [0, 2^128)")
             seed = int(seed)
             rng = np.random.default_rng(seed)
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"{label}: rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        if int(K) > MAX_POLICY_ARMS:
+            raise ValueError(
+                f"{label}: K = {_count(int(K))} arms needs K x K tables of {_count(int(K) ** 2)} entries"
+                f" ({_gib(8 * int(K) ** 2)} each); a policy plays at most {MAX_POLICY_ARMS:,} arms"
+                " (MAX_POLICY_ARMS): play a subset of the arms"
+            )
         self.K = int(K)
         self.rng = rng
         self.seed: int | None = seed
         self.params = self.validate_params(params)
+        self.check_derived(self.K, self.params)
         self._pending: tuple[int, int] | None = None
         self._init_state()
 
@@ -268,6 +323,13 @@ class Policy:
         self.stats = {}
 
     # -- hyperparameters ----------------------------------------------------------------
+    @classmethod
+    def check_derived(cls, K: int, params: Mapping[str, Any]) -> None:
+        """Refuse, with ``ValueError`` naming the hyperparameters, values whose derived constants at
+        ``K`` arms overflow or lose their meaning in floating point (each domain alone cannot
+        say it: the constant depends on ``K`` or on several values).  Nothing is allocated; the
+        CLI calls it before a simulation starts.  Nothing to check by default."""
+
     @classmethod
     def validate_params(cls, params: Mapping[str, Any]) -> dict[str, Any]:
         """Defaults completed and every value checked; ``ValueError`` names the bad one."""
@@ -333,9 +395,7 @@ class Policy:
         and a compiled policy plays the whole run in one compiled call.  The batch form of
         :meth:`select_pair`/:meth:`update`: the same pairs.
         """
-        steps = int(steps)
-        if steps < 0:
-            raise ValueError(f"steps = {steps} must be >= 0")
+        steps = self._check_steps(steps)
         if not callable(duel):
             duel = matrix_duel(self._matrix(duel), seed)
         pairs = np.empty((steps, 2), dtype=np.int64)
@@ -395,13 +455,39 @@ class Policy:
         type(self).__init__(self, self.K, rng=self.rng, **self.params)  # a subclass's own set-up too
         self.seed = seed
 
+    def _check_steps(self, steps: Any) -> int:
+        """``run``'s ``steps``: an integer in ``[0, MAX_RUN_STEPS]``, checked before the record of
+        ``steps`` rows is allocated."""
+        if isinstance(steps, float) and steps.is_integer():
+            steps = int(steps)
+        if isinstance(steps, bool) or not isinstance(steps, numbers.Integral):
+            raise ValueError(f"policy {self.name!r}: run's steps = {steps!r} must be an integer >= 0")
+        steps = int(steps)
+        if steps < 0:
+            raise ValueError(f"policy {self.name!r}: run's steps = {_count(steps)} must be >= 0")
+        if steps > MAX_RUN_STEPS:
+            raise ValueError(
+                f"policy {self.name!r}: run's steps = {_count(steps)}: a record of that many rounds"
+                f" ({_gib(24 * steps)}) is more than the {MAX_RUN_STEPS:,} one call records"
+                " (MAX_RUN_STEPS): call run repeatedly with fewer steps (the policy keeps its state between calls)"
+            )
+        return steps
+
     def _matrix(self, duel: Any) -> np.ndarray:
         """The K x K matrix ``run`` draws from (checked: this policy's K, entries in [0, 1])."""
-        mu = np.asarray(getattr(duel, "mu", duel), dtype=float)
-        if mu.shape != (self.K, self.K) or not np.all((mu >= 0) & (mu <= 1)):
+        need = f"policy {self.name!r}: run needs a duel function or a {self.K} x {self.K} preference matrix"
+        try:
+            mu = np.asarray(getattr(duel, "mu", duel), dtype=float)
+        except (TypeError, ValueError) as exc:  # ragged rows, text: numpy's message names neither
+            raise ValueError(f"{need} of numbers; got {type(duel).__name__} ({str(exc).split(':')[0]})") from None
+        if mu.shape != (self.K, self.K):
+            raise ValueError(f"{need}; got shape {mu.shape}")
+        bad = np.argwhere(~((mu >= 0) & (mu <= 1)))
+        if len(bad):
+            i, j = (int(x) for x in bad[0])
             raise ValueError(
-                f"policy {self.name!r}: run needs a duel function or a {self.K} x {self.K} preference "
-                f"matrix with entries in [0, 1] (got shape {mu.shape})"
+                f"{need} with entries in [0, 1]; entry [{i}, {j}] = {float(mu[i, j])!r}"
+                + (f" ({len(bad)} entries outside [0, 1])" if len(bad) > 1 else "")
             )
         return mu
 

@@ -62,7 +62,7 @@ from ..kernels.beat_the_mean import (
     btm_select,
     btm_update,
 )
-from .base import Integer, Real
+from .base import MAX_SCALE, MIN_SCALE, Integer, Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
@@ -98,8 +98,8 @@ class BeatTheMean(CompiledPolicy):
         "horizon": Integer(10**5, low=1, doc="horizon T in delta = 1 / (2 T K)"),
         "gamma": Real(
             1.0,
-            low=0.0,
-            low_open=True,
+            low=math.sqrt(MIN_SCALE),
+            high=math.sqrt(MAX_SCALE),
             doc="relaxed stochastic transitivity in c(n) = 3 gamma^2 sqrt(log(1/delta) / n)",
         ),
     }

@@ -78,7 +78,7 @@ import numpy as np
 
 from ..kernels.ccb import CCBState, ccb_run, ccb_select
 from ..kernels.policy import plain_update
-from .base import Real
+from .base import MAX_SCALE, Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
@@ -101,7 +101,7 @@ class CCB(CompiledPolicy):
     plot_style = ("tab:orange", "-", "D")
     reference = "Zoghi, Karnin, Whiteson & de Rijke (NIPS 2015), Algorithm 1 (CCB)"
     hyperparameters = {
-        "alpha": Real(0.51, low=0.5, low_open=True, doc="confidence scale of the U/L bounds (> 1/2)"),
+        "alpha": Real(0.51, low=0.5, low_open=True, high=MAX_SCALE, doc="confidence scale of the U/L bounds (> 1/2)"),
     }
     deterministic = False
     State = CCBState

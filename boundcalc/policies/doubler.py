@@ -45,7 +45,7 @@ import numpy as np
 
 from ..kernels.doubler import DoublerState, doubler_run, doubler_select, doubler_update
 from ..kernels.stats import stream_index
-from .base import Real
+from .base import MAX_SCALE, MIN_SCALE, Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
@@ -65,7 +65,7 @@ class Doubler(CompiledPolicy):
         "Ailon, Karnin & Joachims (ICML 2014), Algorithm 2 (Doubler) with a UCB1 bandit; Condorcet (utility-based)"
     )
     hyperparameters = {
-        "alpha": Real(2.0, low=0.0, low_open=True, doc="UCB1 exploration constant: sqrt(alpha ln n / N_k)"),
+        "alpha": Real(2.0, low=MIN_SCALE, high=MAX_SCALE, doc="UCB1 exploration constant: sqrt(alpha ln n / N_k)"),
     }
     deterministic = False
     State = DoublerState

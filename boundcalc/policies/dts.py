@@ -58,7 +58,7 @@ import numpy as np
 
 from ..kernels.dts import DTSState, dts_run, dts_select
 from ..kernels.policy import plain_update
-from .base import Real
+from .base import MAX_SCALE, Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
@@ -80,7 +80,7 @@ class DTS(CompiledPolicy):
     plot_style = ("tab:purple", "-.", "v")
     reference = "Wu & Liu (NIPS 2016), Algorithm 1 (D-TS)"
     hyperparameters = {
-        "alpha": Real(0.51, low=0.5, low_open=True, doc="confidence scale of the RUCB/RLCB (> 1/2)"),
+        "alpha": Real(0.51, low=0.5, low_open=True, high=MAX_SCALE, doc="confidence scale of the RUCB/RLCB (> 1/2)"),
     }
     deterministic = False
     State = DTSState

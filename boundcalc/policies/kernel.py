@@ -239,9 +239,7 @@ class CompiledPolicy(Policy):
         """
         if self._pending is not None:
             raise PolicyError(f"policy {self.name!r}: run with pair {self._pending} still waiting for its outcome")
-        steps = int(steps)
-        if steps < 0:
-            raise ValueError(f"steps = {steps} must be >= 0")
+        steps = self._check_steps(steps)
         if not callable(duel):
             mu = self._matrix(duel)
             k0, k1 = (int(x) for x in np.random.SeedSequence(seed).generate_state(2, np.uint64))

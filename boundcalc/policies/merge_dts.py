@@ -47,13 +47,16 @@ was not read (the abstract states none), so it has no row in ``compare``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from ..kernels.merge_dts import MergeDTSState, merge_dts_run, merge_dts_select, merge_single_batch
 from ..kernels.policy import plain_update
-from .base import Integer, Real
+from .base import MAX_SCALE, Integer, Real
 from .kernel import CompiledPolicy
-from .merge_rucb import MergeRUCB, batch_setup
+from .merge_rucb import MergeRUCB, batch_setup, check_merge_constant
 from .registry import register_policy
 
 __all__ = ["MergeDTS", "MergeDTSState", "merge_dts_select", "merge_dts_run", "merge_single_batch"]
@@ -74,7 +77,9 @@ class MergeDTS(CompiledPolicy):
     name = "merge-dts"
     reference = "Li, Markov, de Rijke & Zoghi (TOIS 2020), MergeDTS; Condorcet"
     hyperparameters = {
-        "alpha": Real(1.01, low=0.5, low_open=True, doc="confidence scale of the pruning bounds (> 1/2)"),
+        "alpha": Real(
+            1.01, low=0.5, low_open=True, high=MAX_SCALE, doc="confidence scale of the pruning bounds (> 1/2)"
+        ),
         "delta": Real(0.01, low=0.0, high=1.0, low_open=True, doc="failure probability in the time offset C"),
         "batch_size": Integer(4, low=2, doc="initial batch size P"),
     }
@@ -84,6 +89,10 @@ class MergeDTS(CompiledPolicy):
     kernels = (merge_dts_select, plain_update, merge_dts_run)
 
     batches = MergeRUCB.batches
+
+    @classmethod
+    def check_derived(cls, K: int, params: Mapping[str, Any]) -> None:
+        check_merge_constant(cls, K, params)
 
     def initial_state(self) -> MergeDTSState:
         K, P, cc, rs, mem, size, nb = batch_setup(self)

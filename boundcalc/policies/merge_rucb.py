@@ -55,6 +55,8 @@ Written once (:mod:`boundcalc.kernels.merge_rucb`): the compiled :func:`merge_ru
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +70,7 @@ from ..kernels.merge_rucb import (
     stage_merge,
 )
 from ..kernels.policy import plain_update
-from .base import Integer, PolicyError, Real
+from .base import MAX_SCALE, Integer, PolicyError, Real
 from .kernel import CompiledPolicy, stream_index
 from .registry import register_policy
 
@@ -87,20 +89,34 @@ __all__ = [
 _CAP = 2**53
 
 
-def merge_constant(K: int, alpha: float, delta: float) -> int:
+def merge_constant(K: int, alpha: float, delta: float, name: str = "MergeRUCB") -> int:
     """``ceil(C)``, ``C = ((4 alpha - 1) K^2 / ((2 alpha - 1) delta))^(1 / (2 alpha - 1))`` (the
-    offset of MergeRUCB's confidence time).  Refused when it exceeds ``2^53`` (alpha too close to 1/2).
+    offset of MergeRUCB's confidence time).  Refused, in the words of the policy ``name``, when it
+    exceeds ``2^53`` (alpha too close to 1/2, or delta tiny); ``ln C`` is summed from logarithms, so
+    the test holds also where the quotient itself overflows (a subnormal delta).
 
     >>> merge_constant(10, 1.01, 0.01)
     24353
     """
-    base = (4 * alpha - 1) * K * K / ((2 * alpha - 1) * delta)
     e = 1.0 / (2 * alpha - 1)
-    if e * math.log(base) > math.log(_CAP):
+    log_base = math.log(4 * alpha - 1) + 2 * math.log(K) - math.log(2 * alpha - 1) - math.log(delta)
+    if not e * log_base <= math.log(_CAP):
         raise PolicyError(
-            f"MergeRUCB: C = ({base:.4g})^{e:.4g} exceeds 2^53; choose alpha further from 1/2 or a larger delta"
+            f"{name}: C = ((4 alpha - 1) K^2 / ((2 alpha - 1) delta))^(1 / (2 alpha - 1)) = exp({e * log_base:.4g})"
+            f" at K = {K}, alpha = {alpha!r}, delta = {delta!r} exceeds 2^53; choose alpha further from 1/2"
+            " or a larger delta"
         )
+    base = (4 * alpha - 1) * K * K / ((2 * alpha - 1) * delta)
     return int(math.ceil(base**e))
+
+
+def check_merge_constant(cls: type[CompiledPolicy], K: int, params: Mapping[str, Any]) -> None:
+    """MergeRUCB's and MergeDTS's ``check_derived``: the time offset ``C`` must be an exact integer
+    (:func:`merge_constant`), refused in the words of ``cls``."""
+    try:
+        merge_constant(K, params["alpha"], params["delta"], cls.__name__)
+    except PolicyError as exc:
+        raise ValueError(f"policy {cls.name!r}: {exc}") from None
 
 
 def initial_batches(rs: np.ndarray, K: int, P: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -126,7 +142,7 @@ def batch_setup(policy: CompiledPolicy) -> tuple[int, int, int, np.ndarray, np.n
     from the policy's stream)."""
     K = policy.K
     P = int(policy.params["batch_size"])
-    cc = merge_constant(K, policy.params["alpha"], policy.params["delta"])
+    cc = merge_constant(K, policy.params["alpha"], policy.params["delta"], type(policy).__name__)
     rs = policy._stream()
     mem, size, nb = initial_batches(rs, K, P)
     return K, P, cc, rs, mem, size, nb
@@ -147,7 +163,9 @@ class MergeRUCB(CompiledPolicy):
     name = "merge-rucb"
     reference = "Zoghi, Whiteson & de Rijke (WSDM 2015), Algorithm 1 (MergeRUCB); Condorcet"
     hyperparameters = {
-        "alpha": Real(1.01, low=0.5, low_open=True, doc="confidence scale of the relative UCBs (> 1/2)"),
+        "alpha": Real(
+            1.01, low=0.5, low_open=True, high=MAX_SCALE, doc="confidence scale of the relative UCBs (> 1/2)"
+        ),
         "delta": Real(0.01, low=0.0, high=1.0, low_open=True, doc="failure probability in the time offset C"),
         "batch_size": Integer(4, low=2, doc="initial batch size P"),
     }
@@ -155,6 +173,10 @@ class MergeRUCB(CompiledPolicy):
     State = MergeRUCBState
     stat_names = ("self_duels", "pruned", "merges")
     kernels = (merge_rucb_select, plain_update, merge_rucb_run)
+
+    @classmethod
+    def check_derived(cls, K: int, params: Mapping[str, Any]) -> None:
+        check_merge_constant(cls, K, params)
 
     @property
     def batches(self) -> list[list[int]]:

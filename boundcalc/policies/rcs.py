@@ -41,7 +41,7 @@ import numpy as np
 
 from ..kernels.policy import plain_update
 from ..kernels.rcs import RCSState, rcs_run, rcs_select
-from .base import Real
+from .base import MAX_SCALE, Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
@@ -61,7 +61,9 @@ class RCS(CompiledPolicy):
     name = "rcs"
     reference = "Zoghi, Whiteson, de Rijke & Munos (WSDM 2014), Algorithm 1 (RCS); Condorcet"
     hyperparameters = {
-        "alpha": Real(0.501, low=0.5, low_open=True, doc="confidence scale of the challenger's RUCB (> 1/2)"),
+        "alpha": Real(
+            0.501, low=0.5, low_open=True, high=MAX_SCALE, doc="confidence scale of the challenger's RUCB (> 1/2)"
+        ),
     }
     deterministic = False
     State = RCSState

@@ -98,6 +98,8 @@ def parse_param_spec(spec: str) -> tuple[str, str, object]:
 
     The value is converted with the hyperparameter's own parser and validated.
     """
+    if len(spec) > 200:  # quoted whole in every message below: a value of thousands of digits is not
+        raise ValueError(f"--param {spec[:60]!r}... ({len(spec):,} characters): too long for POLICY.NAME=VALUE")
     if "=" not in spec or "." not in spec.split("=", 1)[0]:
         raise ValueError(f"--param {spec!r}: expected POLICY.NAME=VALUE, e.g. ecw-rmed.beta=0")
     lhs, text = spec.split("=", 1)
@@ -114,5 +116,8 @@ def parse_param_spec(spec: str) -> tuple[str, str, object]:
         value = spec_.parse(text.strip())
     except ValueError:
         raise ValueError(f"--param {spec!r}: cannot read {text.strip()!r} as a value of {key}") from None
-    cls.validate_params({key: value})
+    try:
+        cls.validate_params({key: value})
+    except ValueError as exc:
+        raise ValueError(f"--param {spec!r}: {exc}") from None
     return cls.name, key, value

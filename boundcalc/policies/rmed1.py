@@ -40,6 +40,11 @@ without a Condorcet winner.
 
 from __future__ import annotations
 
+import math
+import sys
+from collections.abc import Mapping
+from typing import Any
+
 from ..kernels.rmed1 import RMEDState, rmed1_select, rmed_state, rmed_update
 from ..kernels.rmed2fh import rmed_run
 from .base import Integer, Real
@@ -47,6 +52,17 @@ from .kernel import CompiledPolicy
 from .registry import register_policy
 
 __all__ = ["RMED1", "RMEDState", "rmed1_select", "rmed_update", "rmed_run"]
+
+
+def check_f(cls: type[CompiledPolicy], K: int, params: Mapping[str, Any]) -> None:
+    """The RMED policies' ``check_derived``: ``f(K) = f_scale K^f_power`` must be a finite number
+    (``K^f_power`` overflows first)."""
+    scale, power = params["f_scale"], params["f_power"]
+    if scale > 0 and math.log(scale) + power * math.log(K) > math.log(sys.float_info.max):
+        raise ValueError(
+            f"policy {cls.name!r}: f(K) = f_scale * K**f_power = {scale!r} * {K}**{power!r} overflows"
+            " a floating-point number; choose a smaller f_power or f_scale"
+        )
 
 
 @register_policy
@@ -71,6 +87,10 @@ class RMED1(CompiledPolicy):
     State = RMEDState
     stat_names = ("initial", "self_duels")
     kernels = (rmed1_select, rmed_update, rmed_run)
+
+    @classmethod
+    def check_derived(cls, K: int, params: Mapping[str, Any]) -> None:
+        check_f(cls, K, params)
 
     def initial_state(self) -> RMEDState:
         return rmed_state(self.K, self.params, len(self.stat_names))

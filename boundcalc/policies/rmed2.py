@@ -49,6 +49,7 @@ RMED2's regret is asymptotically the Condorcet lower bound
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..kernels.rmed1 import RMED2 as _VARIANT
@@ -57,7 +58,7 @@ from ..kernels.rmed2fh import rmed_run
 from .base import Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
-from .rmed1 import RMED1, rmed_state, rmed_update
+from .rmed1 import RMED1, check_f, rmed_state, rmed_update
 
 __all__ = ["RMED2", "rmed2_target", "rmed2_select", "rmed_run"]
 
@@ -87,6 +88,10 @@ class RMED2(CompiledPolicy):
     State = RMED1.State
     stat_names = ("initial", "forced", "self_duels", "to_winner", "to_target")
     kernels = (rmed2_select, rmed_update, rmed_run)
+
+    @classmethod
+    def check_derived(cls, K: int, params: Mapping[str, Any]) -> None:
+        check_f(cls, K, params)
 
     def initial_state(self) -> Any:
         return rmed_state(self.K, self.params, len(self.stat_names), variant=_VARIANT)

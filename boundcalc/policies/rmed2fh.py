@@ -41,6 +41,7 @@ Written once: RMED's learning step (:func:`~boundcalc.policies.rmed1.rmed_update
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from ..kernels.rmed1 import RMED2FH as _VARIANT
@@ -49,6 +50,7 @@ from ..kernels.rmed2fh import RMED2FHState, rmed2fh_select, rmed_run, rmed_updat
 from .base import Integer
 from .kernel import CompiledPolicy
 from .registry import register_policy
+from .rmed1 import check_f
 from .rmed2 import RMED2
 
 __all__ = ["RMED2FH", "RMED2FHState", "rmed2fh_select", "rmed_run"]
@@ -81,6 +83,10 @@ class RMED2FH(CompiledPolicy):
     State = RMED2FHState
     stat_names = ("initial", "forced", "self_duels", "to_winner", "to_target")
     kernels = (rmed2fh_select, rmed_update, rmed_run)
+
+    @classmethod
+    def check_derived(cls, K: int, params: Mapping[str, Any]) -> None:
+        check_f(cls, K, params)
 
     def initial_state(self) -> Any:
         thr = rmed2fh_threshold(self.params["alpha"], self.params["horizon"])

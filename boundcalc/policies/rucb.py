@@ -57,7 +57,7 @@ import numpy as np
 
 from ..kernels.policy import plain_update
 from ..kernels.rucb import RUCBState, rucb_run, rucb_select
-from .base import Real
+from .base import MAX_SCALE, Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
@@ -79,7 +79,7 @@ class RUCB(CompiledPolicy):
     plot_style = ("tab:brown", (0, (4, 3)), "x")
     reference = "Zoghi, Whiteson, Munos & de Rijke (ICML 2014), Algorithm 1 (RUCB)"
     hyperparameters = {
-        "alpha": Real(0.51, low=0.5, low_open=True, doc="confidence scale of the RUCB (> 1/2)"),
+        "alpha": Real(0.51, low=0.5, low_open=True, high=MAX_SCALE, doc="confidence scale of the RUCB (> 1/2)"),
     }
     deterministic = False
     State = RUCBState

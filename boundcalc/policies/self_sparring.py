@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.self_sparring import SelfSparringState, ss_run, ss_select, ss_update
-from .base import Real
+from .base import MAX_SCALE, MIN_SCALE, Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
@@ -64,7 +64,7 @@ class SelfSparring(CompiledPolicy):
         " Condorcet (utility-based)"
     )
     hyperparameters = {
-        "eta": Real(1.0, low=0.0, low_open=True, doc="learning rate of the Beta posterior updates"),
+        "eta": Real(1.0, low=MIN_SCALE, high=MAX_SCALE, doc="learning rate of the Beta posterior updates"),
     }
     deterministic = False
     State = SelfSparringState

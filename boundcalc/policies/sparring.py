@@ -46,7 +46,7 @@ from ..kernels.sparring import (
     sparring_select,
     sparring_update,
 )
-from .base import Real
+from .base import MAX_SCALE, MIN_SCALE, Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
@@ -67,7 +67,7 @@ class Sparring(CompiledPolicy):
         "Ailon, Karnin & Joachims (ICML 2014), Algorithm 4 (Sparring) with UCB1 sub-bandits; Condorcet (utility-based)"
     )
     hyperparameters = {
-        "alpha": Real(2.0, low=0.0, low_open=True, doc="UCB1 exploration constant: sqrt(alpha ln n / N_k)"),
+        "alpha": Real(2.0, low=MIN_SCALE, high=MAX_SCALE, doc="UCB1 exploration constant: sqrt(alpha ln n / N_k)"),
     }
     deterministic = True
     State = SparringState

@@ -61,7 +61,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.versatile_db import VersatileDBState, vdb_run, vdb_select, vdb_update
-from .base import Real
+from .base import MAX_SCALE, MIN_SCALE, Real
 from .kernel import CompiledPolicy
 from .registry import register_policy
 
@@ -82,7 +82,7 @@ class VersatileDB(CompiledPolicy):
         " (Zimmert & Seldin, reduced-variance estimates); Condorcet"
     )
     hyperparameters = {
-        "c": Real(4.0, low=0.0, low_open=True, doc="Tsallis-INF learning rate eta_t = c / sqrt(t)"),
+        "c": Real(4.0, low=MIN_SCALE, high=MAX_SCALE, doc="Tsallis-INF learning rate eta_t = c / sqrt(t)"),
     }
     deterministic = False
     State = VersatileDBState

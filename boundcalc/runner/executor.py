@@ -58,6 +58,12 @@ _T = TypeVar("_T")
 
 #: Default upper bound on tasks per Dask chunk.
 MAX_CHUNK = 100
+#: Seconds of worker time a Dask chunk holds when the caller sets no chunk size: the first chunks
+#: are single tasks, later ones as many tasks as the mean task time so far fits in this (at most
+#: :data:`MAX_CHUNK`), so finished rows reach the row file and the progress bar within about this
+#: long, and an interruption loses at most this much work per worker, while many tiny tasks still
+#: share one Dask task.
+CHUNK_SECONDS = 0.25
 
 
 class Rows(list, RichResult):
@@ -69,7 +75,8 @@ class Rows(list, RichResult):
     stats : dict
         ``tasks``, ``resumed`` (rows taken from the store), ``computed``, ``errors`` (rows with
         an ``"error"`` key), ``backend`` (``"in-process"`` or ``"dask"``), ``workers`` (Dask
-        worker threads; 0 in-process), ``chunk_size`` (tasks per Dask task; 1 in-process),
+        worker threads; 0 in-process), ``chunk_size`` (tasks per Dask task: the size asked for, else the largest
+        chunk made; 1 in-process),
         ``seconds_cluster`` (starting or connecting to Dask) and ``seconds_run`` (computing).
     """
 
@@ -355,9 +362,11 @@ def _normalise(row: object, index: int) -> tuple[str, dict]:
     return line, back
 
 
-def _run_chunk(fn: Callable[[dict, Any], dict], chunk: list[dict], shared: Any) -> list[dict]:
-    """Dask task: the rows of a chunk of tasks, in order."""
-    return [fn(t, shared) for t in chunk]
+def _run_chunk(fn: Callable[[dict, Any], dict], chunk: list[dict], shared: Any) -> tuple[list[dict], float]:
+    """Dask task: the rows of a chunk of tasks, in order, and the worker's seconds for them."""
+    t0 = time.perf_counter()
+    rows = [fn(t, shared) for t in chunk]
+    return rows, time.perf_counter() - t0
 
 
 def run_tasks(
@@ -396,8 +405,9 @@ def run_tasks(
     scheduler : str, distributed.Client or cluster object, optional
         Run on an existing Dask cluster (e.g. ``"tcp://host:8786"``).
     chunk_size : int, optional
-        Tasks per Dask task (default: about 4 Dask tasks per worker thread, at most
-        :data:`MAX_CHUNK`); results never depend on it.  Ignored in-process.
+        Tasks per Dask task (default: single tasks first, then as many as fill
+        :data:`CHUNK_SECONDS` of a worker's time, at most :data:`MAX_CHUNK`, so rows come back and
+        are stored as they finish); results never depend on it.  Ignored in-process.
     progress : bool or None
         A tqdm bar on stderr (nothing when tqdm is not installed); None: only when stderr is a
         terminal.
@@ -426,6 +436,15 @@ def run_tasks(
     if isinstance(workers, bool) or int(workers) != workers or workers < 0:
         raise ValueError(f"workers must be an integer >= 0; got {workers!r}")
     workers = int(workers)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if workers > cores and scheduler is None:  # more local processes than cores: start-up and memory only
+        import warnings
+
+        warnings.warn(
+            f"workers={workers} is more than the {cores} cores this machine gives the process; using {cores}",
+            stacklevel=2,
+        )
+        workers = cores
     if chunk_size is not None and (int(chunk_size) != chunk_size or chunk_size < 1):
         raise ValueError(f"chunk_size must be an integer >= 1; got {chunk_size!r}")
     if not callable(fn):
@@ -471,10 +490,10 @@ def run_tasks(
                 stats["workers"] = n_threads
                 stats["seconds_cluster"] = time.perf_counter() - t0
                 t0 = time.perf_counter()
-                cs = int(chunk_size) if chunk_size else max(1, min(MAX_CHUNK, math.ceil(len(todo) / (4 * n_threads))))
-                stats["chunk_size"] = cs
+                cs = int(chunk_size) if chunk_size else None
                 try:
-                    _run_dask(client, fn, todo, shared, cs, n_threads, consume)
+                    largest = _run_dask(client, fn, todo, shared, cs, n_threads, consume)
+                    stats["chunk_size"] = cs or largest  # the size asked for, else the largest chunk made
                 except ClusterLost as exc:
                     kept = (
                         (
@@ -504,49 +523,145 @@ def _run_dask(
     fn: Callable[[dict, Any], dict],
     todo: list[dict],
     shared: Any,
-    chunk_size: int,
+    chunk_size: int | None,
     n_threads: int,
     consume: Callable[[list[dict], list], None],
-) -> None:
-    """Scatter ``shared`` once, submit chunks (a bounded number in flight), consume rows in
-    completion order; on an exception cancel what is still queued and re-raise."""
+) -> int:
+    """Scatter ``shared`` once, submit chunks (a bounded number in flight; ``chunk_size`` tasks
+    each, or sized by :data:`CHUNK_SECONDS` when None), consume rows in completion order; return
+    the largest chunk.  On an exception (an interruption, a lost worker, a failed task) the chunks
+    already finished are consumed first -- their rows reach the store -- then what is still
+    queued is cancelled and the exception re-raised."""
     from distributed import as_completed
 
     # wrapped in a list so that a list or dict is scattered as one object, not element-wise
-    shared_f = client.scatter([shared], broadcast=True)[0] if shared is not None else None
-    chunks = (todo[s : s + chunk_size] for s in range(0, len(todo), chunk_size))
+    # hash=False: a key of its own per run, never one a previous run of the same data is releasing
+    shared_f = client.scatter([shared], broadcast=True, hash=False)[0] if shared is not None else None
+    work: dict[str, Any] = {"pos": 0, "tasks": 0, "seconds": 0.0, "largest": 0}
     in_flight = max(4, 2 * n_threads)
     pending: dict = {}  # key -> (future, chunk)
+
+    def next_chunk() -> list[dict] | None:
+        size = chunk_size
+        if size is None:  # the mean seconds per task so far fill CHUNK_SECONDS
+            mean = work["seconds"] / work["tasks"] if work["tasks"] else math.inf
+            size = max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / mean) if mean > 0 else MAX_CHUNK))
+        ch = todo[work["pos"] : work["pos"] + size]
+        work["pos"] += len(ch)
+        work["largest"] = max(work["largest"], len(ch))
+        return ch or None
 
     def submit(ch: list[dict]) -> Any:
         fut = client.submit(_run_chunk, fn, ch, shared_f, pure=False)
         pending[fut.key] = (fut, ch)
         return fut
 
-    ac = as_completed([submit(ch) for _, ch in zip(range(in_flight), chunks)], loop=client.loop)
+    first = [submit(ch) for ch in (next_chunk() for _ in range(in_flight)) if ch is not None]
+    ac = as_completed(first, loop=client.loop)
+    watch = _watch_scheduler(client)
     try:
         for fut in ac:
             try:
-                rows = fut.result()
+                rows, seconds = fut.result()
             except _cluster_errors() as exc:
                 raise ClusterLost(
                     f"the Dask cluster went away mid-run ({_lost(exc)}): the rows finished so far"
                     " are kept; rerun to resume"
                 ) from exc
-            consume(pending.pop(fut.key)[1], rows)
+            chunk = pending[fut.key][1]
+            consume(chunk, rows)  # interrupted inside: the chunk stays pending, _keep_finished retries it
+            del pending[fut.key]
+            work["tasks"] += len(chunk)
+            work["seconds"] += seconds
             fut.release()
-            nxt = next(chunks, None)
+            nxt = next_chunk()
             if nxt is not None:
                 ac.add(submit(nxt))
-    except BaseException:
+    except BaseException as exc:
+        silent = watch["lost"]
+        watch["stop"].set()
         ac.clear()  # drop what is still queued
+        if silent is not None and isinstance(exc, KeyboardInterrupt):  # the watch interrupted the wait
+            raise ClusterLost(
+                f"the Dask scheduler stopped answering ({silent}): the rows finished so far are kept; rerun to resume"
+            ) from None
+        _keep_finished(pending, consume)
         left = [f for f, _ in pending.values()]
         if left:
-            client.cancel(left)
+            with contextlib.suppress(Exception):
+                client.cancel(left)
         raise
     finally:
-        if shared_f is not None:
-            shared_f.release()
+        watch["stop"].set()
+        if shared_f is not None and watch["lost"] is None:
+            with contextlib.suppress(Exception):
+                shared_f.release()
+    return int(work["largest"])
+
+
+#: Seconds between the checks that a Dask scheduler still answers, and the silence after which the
+#: run ends with :class:`ClusterLost` (a frozen or unreachable scheduler otherwise keeps the client
+#: waiting without end).
+SCHEDULER_CHECK_SECONDS = 5.0
+SCHEDULER_SILENCE_SECONDS = 30.0
+
+
+def _watch_scheduler(client: Any) -> dict[str, Any]:
+    """Start a daemon thread that asks the client's scheduler who it is (:func:`probe_scheduler`, a
+    connection of its own) every :data:`SCHEDULER_CHECK_SECONDS`; when it does not answer within
+    :data:`SCHEDULER_SILENCE_SECONDS`, the thread records why in ``["lost"]`` and interrupts the
+    main thread, whose wait on the futures then ends.  ``["stop"]`` (an Event) ends the watch.
+    Off the main thread, or without a scheduler address, nothing is watched."""
+    import threading
+
+    state: dict[str, Any] = {"lost": None, "stop": threading.Event()}
+    address = getattr(getattr(client, "scheduler", None), "address", None)
+    if not isinstance(address, str) or threading.current_thread() is not threading.main_thread():
+        return state
+
+    def watch() -> None:
+        import _thread
+
+        while not state["stop"].wait(SCHEDULER_CHECK_SECONDS):
+            try:
+                probe_scheduler(address, SCHEDULER_SILENCE_SECONDS)
+            except Exception as exc:  # no answer in time, or the connection refused
+                if not state["stop"].is_set():
+                    state["lost"] = str(exc)
+                    _thread.interrupt_main()
+                return
+
+    threading.Thread(target=watch, name="boundcalc-scheduler-watch", daemon=True).start()
+    return state
+
+
+#: Seconds to fetch the chunks that finished before an interruption (their rows are kept), and
+#: within it the grace for a chunk whose last task has just ended to reach the client.
+KEEP_SECONDS = 5.0
+GRACE_SECONDS = 0.5
+
+
+def _keep_finished(pending: dict, consume: Callable[[list[dict], list], None]) -> None:
+    """Consume the chunks of ``pending`` whose futures have finished but were not read yet (an
+    interruption or a lost worker arrived first, or the chunk ends within :data:`GRACE_SECONDS`),
+    within :data:`KEEP_SECONDS` in all; the others stay in ``pending``."""
+    deadline = time.monotonic() + KEEP_SECONDS
+    with contextlib.suppress(Exception):  # a timeout, a lost scheduler: keep what has finished
+        from distributed import wait
+
+        wait([f for f, _ in pending.values()], timeout=GRACE_SECONDS)
+    for key, (fut, chunk) in list(pending.items()):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        if getattr(fut, "status", None) != "finished":
+            continue
+        try:
+            rows, _ = fut.result(timeout=left)
+            consume(chunk, rows)
+        except Exception:  # its worker is gone, or the store cannot take it: the row is recomputed later
+            continue
+        del pending[key]
 
 
 def _cluster_errors() -> tuple[type[BaseException], ...]:

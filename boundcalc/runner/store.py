@@ -224,6 +224,11 @@ def _label(tag: str) -> str:
 #: Key of a row's checksum, and of the header line's row key (see :func:`row_sum`).
 SUM_FIELD = "_sum"
 KEY_FIELD = "rows_key"
+#: Key of the header line's layout version: files with checksums write ``STORE_FORMAT``; a file
+#: without the field is of the layout before checksums (or of the first one with them, which then
+#: holds ``rows_key`` and ``_sum`` in every row).
+FORMAT_FIELD = "rows_format"
+STORE_FORMAT = 2
 
 
 class StoreWarning(UserWarning):
@@ -270,7 +275,8 @@ def _read(path: Path, tag: str) -> tuple[dict | None, dict[int, dict], int]:
     ``rows_key``): a row whose content does not match (edited, or corrupt) is never used -- the
     lines are named in a :class:`StoreError` with the remedy.  A file without ``rows_key``
     (written before rows carried checksums, boundcalc <= 0.3) is read unverified, with a
-    :class:`StoreWarning`.
+    :class:`StoreWarning` -- only when nothing says it had checksums: a header with the layout
+    version ``rows_format`` or a row with a ``_sum`` but no ``rows_key`` is a corrupt header, refused.
     """
     head, rows, dropped, _ = _read_full(path, tag)
     return head, rows, dropped
@@ -299,6 +305,13 @@ def _read_full(path: Path, tag: str) -> tuple[dict | None, dict[int, dict], int,
     key = head.get(KEY_FIELD)
     if key is not None and not isinstance(key, str):
         raise StoreError(f"{path}:1: corrupt header (its {KEY_FIELD!r} is not a string)")
+    lost_key = StoreError(
+        f"{path}:1: corrupt header: it has no {KEY_FIELD!r}, so its rows' checksums cannot be verified"
+        f" (a file with checksums always has one); its rows are not used: rerun with --overwrite"
+        " (overwrite=True) to recompute them"
+    )
+    if key is None and head.get(FORMAT_FIELD) is not None:  # this layout: the key is part of it
+        raise lost_key
     rows: dict[int, dict] = {}
     bad: list[int] = []
     for n, line in enumerate(lines[1:], 2):
@@ -316,8 +329,8 @@ def _read_full(path: Path, tag: str) -> tuple[dict | None, dict[int, dict], int,
             if r.pop(SUM_FIELD, None) != row_sum(key, r):
                 bad.append(n)
                 continue
-        else:
-            r.pop(SUM_FIELD, None)
+        elif SUM_FIELD in r:  # rows with checksums under a header without its key: the header was edited
+            raise lost_key
         rows[i] = r
     if bad:
         raise StoreError(
@@ -512,7 +525,7 @@ class JsonlStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fh = open(self.path, "w", encoding="utf-8")
             with _naming(self.path):
-                fh.write(json.dumps({self.tag: self.header, KEY_FIELD: self.key}) + "\n")
+                fh.write(json.dumps({self.tag: self.header, KEY_FIELD: self.key, FORMAT_FIELD: STORE_FORMAT}) + "\n")
                 fh.flush()
             self._fresh = False
         else:

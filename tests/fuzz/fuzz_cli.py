@@ -286,6 +286,48 @@ def cases(d: Path) -> list[tuple[str, list[str]]]:
         ("unknown option", ["bounds", "--example", "table2", "--frob"]),
         ("enumerate too large", ["bounds", "--method", "enumerate", str(mats["good.txt"])]),
     ]
+    out += edge_cases(d, base)
+    return out
+
+
+def edge_cases(d: Path, base: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
+    """The second round's kinds: options at the edge of floating point (every real hyperparameter
+    of every policy, the prior, the plan's delta and horizon), sizes proportional to a number
+    (names beyond the arm limit, a budget), names with terminal escapes, a row file whose header
+    lost its checksum key."""
+    import csv
+
+    from boundcalc.policies import POLICIES
+    from boundcalc.policies.base import Real
+
+    edges = ["5e-324", "1e-310", "1e-300", "1e13", "1e154", "1e300", "1.7976931348623157e308"]
+    out: list[tuple[str, list[str]]] = []
+    for name, cls in POLICIES.items():
+        for key, hp in cls.hyperparameters.items():
+            if isinstance(hp, Real):
+                for v in edges:
+                    argv = base["simulate"][:-1] + [name, "--param", f"{name}.{key}={v}"]
+                    out.append((f"simulate {name}.{key}={v}", argv))
+    counts = d / "edge_counts.json"
+    counts.write_text("[[0, 30, 40], [20, 0, 35], [10, 15, 0]]")
+    for v in edges + ["1e-320", "0.9999999999999999"]:
+        out.append((f"bounds --prior {v}", ["bounds", "--counts", str(counts), "--bootstrap", "5", "--prior", v]))
+        out.append((f"bounds --plan-delta {v}", ["bounds", "--counts", str(counts), "--plan", "--plan-delta", v]))
+        out.append((f"bounds --plan-horizon {v}", ["bounds", "--counts", str(counts), "--plan", "--plan-horizon", v]))
+    names = ",".join(f"n{i}" for i in range(5000))
+    out.append(("--names beyond the arm limit", ["bounds", "--counts", str(counts), "--names", names]))
+    out.append(
+        ("--max-seconds refuses", ["bounds", "--counts", str(counts), "--bootstrap", "1000000", "--max-seconds", "1"])
+    )
+    log = d / "escapes.csv"
+    with open(log, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerows(
+            [["a", "b", "winner"]]
+            + [["x\x1b[2K\rok", "y\u202e", "x\x1b[2K\rok"]] * 20
+            + [["x\x1b[2K\rok", "y\u202e", ""]] * 5
+        )
+    out.append(("names with escapes", ["bounds", "--duels", str(log), "--plan"]))
     return out
 
 
