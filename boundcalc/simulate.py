@@ -51,6 +51,7 @@ Execution
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -147,9 +148,18 @@ def checkpoints(T: int, per_decade: int = 10) -> np.ndarray:
         raise ValueError(f"horizon T = {T} must be >= 1")
     if per_decade < 1:
         raise ValueError(f"per_decade = {per_decade} must be >= 1")
+    return _checkpoints(T, int(per_decade)).copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _checkpoints(T: int, per_decade: int) -> np.ndarray:
+    """:func:`checkpoints` of valid arguments, computed once per ``(T, per_decade)``: numpy's
+    ``geomspace`` and ``unique`` cost tens of microseconds, a copy of the kept array one."""
     n = int(math.ceil(per_decade * math.log10(T))) + 1 if T > 1 else 1
     pts = np.unique(np.round(np.geomspace(1, T, n)).astype(np.int64))
-    return np.unique(np.append(pts, T))
+    out = np.unique(np.append(pts, T))
+    out.flags.writeable = False
+    return out
 
 
 def _label_id(label: str) -> int:
@@ -160,11 +170,19 @@ def run_seeds(
     seed: int, run: int, label: str, crn: bool = True
 ) -> tuple[int, int, np.random.SeedSequence, np.random.SeedSequence]:
     """``(key0, key1, policy SeedSequence, shuffle SeedSequence)`` of run ``run`` (module text)."""
+    return (*_run_keys(seed, run, label, crn), _shuffle_seed(seed, run))
+
+
+def _run_keys(seed: int, run: int, label: str, crn: bool) -> tuple[int, int, np.random.SeedSequence]:
+    """The first three of :func:`run_seeds`: what a run without ``shuffle`` draws from."""
     lid = _label_id(label)
     k0, k1 = derive_seed(seed, run, 0, *(() if crn else (lid,)), form="words", n=2)
-    pol_ss = derive_seed(seed, run, 1, lid)
-    shuf_ss = derive_seed(seed, run, 2)
-    return k0, k1, pol_ss, shuf_ss
+    return k0, k1, derive_seed(seed, run, 1, lid)
+
+
+def _shuffle_seed(seed: int, run: int) -> np.random.SeedSequence:
+    """The last of :func:`run_seeds`: the arm shuffle's SeedSequence, drawn only with ``shuffle``."""
+    return derive_seed(seed, run, 2)
 
 
 def run_protocol(policy: Policy, env: DuelEnvironment, T: int, cps: np.ndarray, regrets: np.ndarray) -> np.ndarray:
@@ -228,11 +246,11 @@ def run_one(
     cls = get_policy(name)
     params = cls.validate_params(params)
     label = label or _policy_label(name, params)
-    k0, k1, pol_ss, shuf_ss = run_seeds(seed, run, label, crn)
+    k0, k1, pol_ss = _run_keys(seed, run, label, crn)
     mu = np.asarray(mu, dtype=float)
     K = mu.shape[0]
     if shuffle:
-        perm = np.random.default_rng(shuf_ss).permutation(K)
+        perm = np.random.default_rng(_shuffle_seed(seed, run)).permutation(K)
         mu = mu[np.ix_(perm, perm)]
         regrets = regrets[:, perm][:, :, perm]
     use_kernel = fast and cls.compiled
@@ -260,11 +278,11 @@ def run_one(
 def _new_policy(cls: type[Policy], K: int, pol_ss: np.random.SeedSequence, params: Mapping[str, Any]) -> Policy:
     """The run's policy: its Generator from the policy SeedSequence; a compiled randomized policy's
     stream seeded by ``pol_ss.generate_state(1, uint64)[0]`` (module text)."""
-    pol = cls(K, rng=np.random.default_rng(pol_ss), **params)
+    rng = np.random.default_rng(pol_ss)
     if cls.compiled and not cls.deterministic:
-        assert isinstance(pol, CompiledPolicy)  # compiled is True exactly for CompiledPolicy (policies.base)
-        pol.seed_stream(int(pol_ss.generate_state(1, np.uint64)[0]))
-    return pol
+        assert issubclass(cls, CompiledPolicy)  # compiled is True exactly for CompiledPolicy (policies.base)
+        return cls.with_stream(K, int(pol_ss.generate_state(1, np.uint64)[0]), rng=rng, **params)
+    return cls(K, rng=rng, **params)
 
 
 def simulation_task(task: dict, shared: dict) -> dict:

@@ -118,7 +118,24 @@ class CompiledPolicy(Policy):
         self._pending = None
         if not self.deterministic:
             self._seed = int(self.rng.integers(0, 2**64, dtype=np.uint64))
+            preset = self.__dict__.pop("_preset_seed", None)  # with_stream's, at construction only
+            if preset is not None:
+                self._seed = preset
         self._attach(self.initial_state())
+
+    @classmethod
+    def with_stream(cls, K: int, seed: int, **kwargs: Any) -> CompiledPolicy:
+        """``cls(K, **kwargs)`` followed by :meth:`seed_stream` ``(seed)``, building the state once.
+
+        The same policy (the ``rng`` draw that would seed the stream is still made and dropped), in
+        half the set-up: the simulator makes one per run.
+        """
+        if cls.deterministic:
+            raise PolicyError(f"policy {cls.name!r} is deterministic: it has no stream")
+        policy = cls.__new__(cls)
+        policy.__dict__["_preset_seed"] = int(seed) & ((1 << 64) - 1)
+        policy.__init__(K, **kwargs)  # type: ignore[misc]
+        return policy
 
     def _attach(self, arrays: Any) -> None:
         compile_notice(["policy", type(self).kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
