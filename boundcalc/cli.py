@@ -989,11 +989,11 @@ def _cmd_bounds(args: argparse.Namespace) -> int:
     c = rep["certificate"] or {}
     out.write(
         f"lower bound  {rep['lower_bound']:.8g}  (winner {pm.label(rep['lower_bound_winner'])}, {rep['method']},"
-        f" {rep['seconds']['lower_bound'] * 1e3:.1f} ms; certificate: max violation"
+        f" {rep['seconds']['lower_bound'] * 1e3:.1f} ms wall; certificate: max violation"
         f" {c.get('max_violation', float('nan')):.1e}, dual bound {c.get('dual_bound', float('nan')):.8g})\n"
     )
     out.write(
-        f"ECW          {rep['ecw']:.8g}  (winner {pm.label(rep['ecw_winner'])}, closed form, {rep['seconds']['ecw'] * 1e3:.2f} ms)\n"
+        f"ECW          {rep['ecw']:.8g}  (winner {pm.label(rep['ecw_winner'])}, closed form, {rep['seconds']['ecw'] * 1e3:.2f} ms wall)\n"
     )
     if rep["ratio_ecw_to_lower_bound"] is not None:
         out.write(f"ECW / lower bound = {rep['ratio_ecw_to_lower_bound']:.6g}\n")
@@ -1139,7 +1139,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     out.write(matrix_header(pm, args.verbose))
     out.write(f"coefficients of ln T (ln ln T where the unit says so), each in its paper's unit; alpha = {alpha:g}\n\n")
     out.write(cmp.summary() + "\n\n")
-    out.write(f"{len(cmp)} rows in {seconds * 1e3:.1f} ms\n")
+    out.write(f"{len(cmp)} rows in {seconds * 1e3:.1f} ms wall\n")
     sys.stdout.write(with_paper_legend(out.getvalue()))
     return status
 

@@ -81,7 +81,3 @@ def test_the_quoted_21_policy_figures():
         for name, src in text.items():
             flat = " ".join(src.split())
             assert f"{quoted} of CPU {median}" in flat or f"{quoted} {median}" in flat, (name, v)
-    # the README's start-up paragraph quotes both ranges to the hundredth
-    readme = " ".join((ROOT / "README.md").read_text().split())
-    this, landed = ([m["cpu"] for m in stored["all"][v]] for v in ("this", "landed"))
-    assert f"{min(this):.2f}-{max(this):.2f} s against {min(landed):.2f}-{max(landed):.2f} s" in readme

@@ -21,7 +21,34 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def hooks():
+    """``docs/hooks/results.py``, the renderer of the pages' numbers."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+    import results
+
+    return results
+
+
 README = ROOT / "README.md"
+# the pages that hold the studies the README once quoted, in one text (a sentence is on one of them)
+MOVED = [
+    ROOT / "docs" / "results" / n
+    for n in ("lower-bound-speed.md", "policy-speed.md", "table1.md", "figure1.md", "cpe.md")
+] + [ROOT / "docs" / "howto" / "choose-policy.md"]
+
+
+def moved_raw() -> str:
+    return "\n\n".join(q.read_text(encoding="utf-8") for q in MOVED)
+
+
+def moved() -> str:
+    return re.sub(r"\s+", " ", moved_raw())
+
+
 DOCS = ROOT / "docs"
 NOTEBOOKS = ROOT / "notebooks"
 RESULTS = ROOT / "benchmarks" / "results"
@@ -122,7 +149,7 @@ def test_notebooks_page_table1_figures():
 
 
 def test_readme_table1_section():
-    f, text = table1_figures(), page(README)
+    f, text = table1_figures(), moved()
     lb, ecw, ccb, dz = (f["c"][k] for k in ("lower_bound", "ecw", "ccb", "ccb_delta_z"))
     assert f"({f['drawn']:,} candidates drawn, {100 * f['accepted'] / f['drawn']:.2f} % accepted; seed 0)" in text
     rows = {
@@ -163,7 +190,7 @@ def test_readme_says_when_dask_wins():
     small, small_b = runs["table1-300"]["timings"], runs["table1-300-inprocess-first"]["timings"]
     assert runs["table1"]["meta"]["parameters"]["count"] == 10_000
     assert runs["table1-300"]["meta"]["parameters"]["count"] == 300
-    text = page(README)
+    text = moved()
     from boundcalc import COMPARE_KEYS  # the script evaluates every row; the stored runs predate the baselines' rows
 
     stored = {len(r["constants"]) for r in runs.values()}
@@ -306,7 +333,7 @@ def oracle_medians() -> list[tuple[float, float]]:
     ]
 
 
-@pytest.mark.parametrize("path", [DOCS / "notebooks.md", README], ids=["notebooks.md", "README"])
+@pytest.mark.parametrize("path", [DOCS / "notebooks.md", DOCS / "results" / "cpe.md"], ids=["notebooks.md", "cpe.md"])
 def test_cpe_ratio_ranges(path):
     r, text = cpe_ratios(), page(path)
     car, exact = (min(r["car"]), max(r["car"])), (min(r["exact"]), max(r["exact"]))
@@ -327,7 +354,7 @@ def test_notebooks_page_oracle_figures():
 
 
 def test_readme_cpe_table_is_the_stored_run():
-    s, text = summary("cpe_exploration"), README.read_text(encoding="utf-8")
+    s, text = summary("cpe_exploration"), moved_raw()
     runs = {(r["algorithm"], r["instance"].split(" ")[0]): r for r in s["explore"]}
     names = {
         "CLUCB-Borda-PAC": "clucb-borda-pac",
@@ -356,7 +383,7 @@ def test_readme_cpe_table_is_the_stored_run():
             seen += 1
     assert seen == 15
     assert s["runs"] == 10 and s["seed"] == 0 and s["delta"] == 0.05 and s["epsilon"] == 0.05
-    assert "Duels until stopping, mean +- standard error over 10 runs (`seed = 0`, `delta = 0.05`" in page(README)
+    assert "Duels until stopping, mean +- standard error over 10 runs (`seed = 0`, `delta = 0.05`" in moved()
 
 
 # ----------------------------------------------------------------------------- benchmarks/policies.py
@@ -367,7 +394,7 @@ def test_python_call_overhead_is_the_stored_benchmark():
     over = [r["user_us"] - r["kernel_us"] for r in rec["rows"] if r["policy"] != "cw-rmed"]
     assert len(over) == 27  # 9 policies x 3 matrices
     quoted = f"plus {min(over):.1f}-{max(over):.1f} us of Python"
-    assert quoted in page(README) and quoted in page(DOCS / "policies.md")
+    assert quoted in moved() and quoted in page(DOCS / "policies.md")
 
 
 # ----------------------------------------------------------------------------- Choose a policy
@@ -389,7 +416,7 @@ def test_readme_choose_a_policy_table_is_the_stored_run():
                     "stderr_per_ln_T": r["stderr_per_lnT"],
                     "runs": base["runs"],
                 }
-    text = README.read_text(encoding="utf-8")
+    text = moved_raw()
     head = re.search(
         r"^\| policy \| `mslr5-condorcet` \| `mslr5-noncondorcet` \| `table2` \(000\) \|$", text, re.MULTILINE
     )
@@ -433,7 +460,7 @@ def test_readme_choose_a_policy_sentences():
     """The figures the advice below the table quotes, from the same stored run."""
     rec = json.loads((RESULTS / "choose_policy.json").read_text())["matrices"]
     t2, nc, c = (rec[k]["policies"] for k in ("table2", "mslr5-noncondorcet", "mslr5-condorcet"))
-    text = page(README)
+    text = moved()
     assert f"CW-RMED ({t2['cw-rmed']['per_ln_T']:.0f}, 5 runs) or ECW-RMED ({t2['ecw-rmed']['per_ln_T']:.0f})" in text
     assert f"D-TS gets as low ({t2['dts']['per_ln_T']:.0f})" in text
     assert f"so {c['dts']['per_ln_T']:.1f} below `C* = {rec['mslr5-condorcet']['lower_bound']:.1f}`" in text
@@ -448,21 +475,14 @@ def test_readme_choose_a_policy_sentences():
     assert f"compiled around its LP: {cw[0]:.2f}-{cw[-1]:.2f} s of CPU per run here" in text
 
 
-def test_readme_opening_speed_claims():
-    """The README's opening figures: the 136-arm MSLR solves and the warm online re-solve at 16 arms,
-    from benchmarks/lower_bound.py's stored run (CPU time)."""
+def test_online_lp_page_speed_claims():
+    """docs/online-lp.md's figures of the warm online re-solve and the violation query at 16 arms are
+    benchmarks/lower_bound.py's stored run (CPU time)."""
     rec = json.loads((RESULTS / "lower_bound.json").read_text())
     cases = {r["case"]: r for r in rec["results"]}
-    mslr = sorted(r["seconds"] * 1e3 for r in rec["results"] if r.get("family") == "mslr136")
-    assert len(mslr) == 3
     online = {k: v for k, v in cases.items() if k.startswith("online warm re-solve K=16")}
     lp = next(v for k, v in online.items() if "certify" in k)["seconds"] * 1e3
     default = next(v for k, v in online.items() if "default" in k)["seconds"] * 1e3
-    assert (
-        f"in {mslr[0]:.0f}-{mslr[-1]:.0f} ms of CPU each on a 2-core machine, and re-solves a 16-arm "
-        f"empirical matrix online, warm, in {lp:.1f} ms through the LP ({default:.2f} ms where 000's "
-        f"Theorem 6 answers it)"
-    ) in page(README)
     assert cases["online warm re-solve K=16, online default"]["method"] == "closed-form (000 Theorem 6)"
     text = page(DOCS / "online-lp.md")
     query = cases["violation query K=16 (structure given)"]["seconds"] * 1e6
@@ -563,7 +583,7 @@ def policy_speed_rows(rec: dict) -> list[str]:
 def test_readme_online_policy_speeds_are_the_stored_run():
     rec = json.loads((RESULTS / "policies.json").read_text())
     assert rec["args"]["landed"], "the stored run measured the landed version beside this one"
-    text = README.read_text(encoding="utf-8")
+    text = moved_raw()
     for row in policy_speed_rows(rec):
         assert row in text, row
 
@@ -579,7 +599,7 @@ def test_readme_kernels_against_the_quoted_cpp():
     assert (
         f"The kernels take {1 / max(ratio):.2f}-{1 / min(ratio):.2f} of the quoted C++ figures' time "
         f"({min(ratio):.1f}-{max(ratio):.1f}x faster; D-TS and D-TS+ {min(dts):.1f}-{max(dts):.1f}x:"
-    ) in page(README)
+    ) in moved()
 
 
 # ----------------------------------------------------------------------------- peers (issue 34, point 2)
@@ -681,12 +701,12 @@ def test_policies_page_peer_sentences_are_the_stored_run():
 
 # ----------------------------------------------------------------------------- benchmarks/cw_ab.py
 def test_speed_page_cw_rmed_speed_is_the_stored_interleaved_run():
-    """docs/cw-rmed-speed.md: CW-RMED's CPU per run against the version before (issue 31 point 1), the smallest of
+    """benchmarks/results/cw_speed/README.md: CW-RMED's CPU per run against the version before (issue 31 point 1), the smallest of
     each version's interleaved runs (benchmarks/results/cw_speed/cw_ab.json), the same decisions in
     every run, and HiGHS's share of the profiled CPU (benchmarks/results/cw_speed/cw_profile.json)."""
     ab = {r["case"]: r for r in json.loads((RESULTS / "cw_speed" / "cw_ab.json").read_text())["rows"]}
     assert all(r["same_decisions"] for r in ab.values())
-    text = page(DOCS / "cw-rmed-speed.md")
+    text = page(RESULTS / "cw_speed" / "README.md")
     for case, label in (
         ("table2", "Table 2"),
         ("mslr16", "a 16-arm MSLR submatrix"),
@@ -717,9 +737,9 @@ def test_speed_page_cw_rmed_speed_is_the_stored_interleaved_run():
     assert f"{a['parts']['highs_run_calls']:,} runs in panel (a)'s first {a['steps']:,} steps" in text
 
 
-def test_readme_start_up_tables_are_the_stored_run():
-    """README's start-up tables and floor are ``benchmarks/results/startup.json`` as the script
-    renders it (``benchmarks/startup.py --markdown``)."""
+def test_start_up_tables_are_rendered_from_the_stored_run():
+    """The results page renders the start-up tables from ``benchmarks/results/startup.json`` through
+    ``benchmarks/startup.py``'s own ``markdown()`` (the page holds the macro, not the numbers)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("startup_bench", ROOT / "benchmarks" / "startup.py")
@@ -727,19 +747,9 @@ def test_readme_start_up_tables_are_the_stored_run():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     result = json.loads((ROOT / "benchmarks" / "results" / "startup.json").read_text())
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("### Start-up (`benchmarks/startup.py`)") :]
-    section = section[: section.index("\n### ", 10)]
+    text = (DOCS / "results" / "lower-bound-speed.md").read_text()
+    assert '{{ startup_tables("benchmarks/results/startup.json") }}' in text
+    rendered = hooks().render(text)
     for line in mod.markdown(result).splitlines():
-        if line.startswith("| ") and not line.startswith("|---"):
-            assert line in section, line
-    assert f"(`{result['landed']}`)" in section
-    assert f"took {result['floor']['cpu']:.2f} s" in section
-    # the paragraph under the tables quotes the cold simulations and ECW-RMED's task from the same run
-    flat = " ".join(section.split())
-    cold = {k: (v["this"]["cpu"], v["landed"]["cpu"]) for k, v in result["cold"].items()}
-    seed, every = cold["simulate seed10 T=1000"], cold["simulate all T=1000"]
-    assert f"{seed[0]:.2f} s of CPU for the ten seed papers' policies" in flat
-    assert f"{every[0]:.2f} s for all 21 policies (landed {seed[1]:.2f} and {every[1]:.2f};" in flat
-    ecw = result["kernels"]["ecw-rmed"]
-    assert f"({ecw['this']['compile_cpu']:.1f} s against {ecw['landed']['compile_cpu']:.1f} landed)" in flat
+        assert line in rendered, line
+    assert f"took {result['floor']['cpu']:.2f} s of CPU" in " ".join(rendered.split())

@@ -1,0 +1,249 @@
+"""MkDocs hook: every number a page quotes from a stored result is rendered from that result at build time.
+
+A page writes a macro where a number goes; the hook replaces it before Markdown is rendered:
+
+* ``{{ result("benchmarks/results/x.json", "path.to.value", ".1f") }}`` -- one value, formatted
+  with Python's format specification. The path is dot-separated: a name is a key of a mapping, an
+  integer an index of a list, and ``name=value`` the first mapping of a list whose ``name`` is
+  ``value`` (``"panels.panel=c.lower_bound"``). Optional keywords: ``scale`` multiplies the value
+  first (``scale=1000`` for milliseconds from seconds), ``per_ln`` divides it by ``ln(per_ln)``
+  (regret per ln T), ``suffix`` is appended.
+* ``{{ pm("FILE", "path.mean", "path.stderr", ".1f") }}`` -- ``mean +- stderr``, both formatted
+  alike (same keywords).
+* ``{{ summary("NOTEBOOK", "path", ".0f") }}`` -- a value of the machine-readable summary line
+  (``NOTEBOOK-summary: {...}``) that ``notebooks/NOTEBOOK.ipynb`` printed in its stored output.
+* ``{{ span("FILE", "path.to.list", "key", ".1f") }}`` -- ``min-max`` of ``key`` over a list of
+  repeated measurements.
+* ``{{ startup_tables("benchmarks/results/startup.json") }}`` -- ``benchmarks/startup.py``'s tables.
+* ``{{ figure1_table("benchmarks/results/figure1/figure1.json") }}`` -- paper 000's Figure 1 table
+  (lower bound, ECW's constant and every policy's regret per ln T at T) from the stored run.
+* ``{{ lower_bound_table("benchmarks/results/lower_bound.json") }}`` -- the lower bound's speed
+  table (case, K, CPU, rounds, rows) from ``benchmarks/lower_bound.py``'s stored run.
+
+A macro whose file, path or format does not resolve raises ``PluginError``, which fails the build.
+The rule a page's *literal* numbers follow (everything outside macros, code and links) is
+:func:`stray_numbers`; ``tests/test_docs_numbers.py`` runs it on every page and on the README.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+MACRO = re.compile(r"\{\{\s*(?P<name>\w+)\((?P<args>.*?)\)\s*\}\}", re.S)
+
+
+class RenderError(ValueError):
+    """A macro that does not resolve: the file, the path or the format is wrong."""
+
+
+@cache
+def load(path: str) -> Any:
+    """The stored result ``path`` (relative to the repository), parsed."""
+    full = ROOT / path
+    if not full.is_file():
+        raise RenderError(f"no stored result {path}")
+    return json.loads(full.read_text(encoding="utf-8"))
+
+
+def lookup(data: Any, path: str) -> Any:
+    """The value at the dot-separated ``path`` of ``data`` (see the module's docstring)."""
+    cur = data
+    for part in path.split("."):
+        if isinstance(cur, list) and "=" in part:
+            key, want = part.split("=", 1)
+            found = [x for x in cur if isinstance(x, dict) and str(x.get(key)) == want]
+            if not found:
+                raise RenderError(f"no entry with {key} = {want} at {path!r}")
+            cur = found[0]
+        elif isinstance(cur, list) and re.fullmatch(r"-?\d+", part):
+            try:
+                cur = cur[int(part)]
+            except IndexError:
+                raise RenderError(f"index {part} out of range at {path!r}") from None
+        elif isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        else:
+            raise RenderError(f"no {part!r} at {path!r}")
+    return cur
+
+
+def fmt(value: Any, spec: str = "", scale: float = 1.0, per_ln: float | None = None, suffix: str = "") -> str:
+    """``value`` scaled and formatted as ``format(value, spec)`` (``,`` groups thousands)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if spec:
+            raise RenderError(f"format {spec!r} given for a value that is not a number: {value!r}")
+        return f"{value}{suffix}"
+    v = value * scale
+    if per_ln is not None:
+        v = v / math.log(per_ln)
+    return format(v, spec) + suffix
+
+
+def result(path: str, key: str, spec: str = "", **kw: Any) -> str:
+    return fmt(lookup(load(path), key), spec, **kw)
+
+
+def pm(path: str, mean: str, stderr: str, spec: str = "", **kw: Any) -> str:
+    data = load(path)
+    return f"{fmt(lookup(data, mean), spec, **kw)} +- {fmt(lookup(data, stderr), spec, **kw)}"
+
+
+@cache
+def notebook_summary(name: str) -> Any:
+    """The ``NAME-summary: {...}`` line ``notebooks/NAME.ipynb`` printed in its stored output."""
+    nb = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            text = "".join(out.get("text", "")) + "".join(out.get("data", {}).get("text/plain", ""))
+            for line in text.splitlines():
+                if line.startswith(f"{name}-summary: "):
+                    return json.loads(line[len(f"{name}-summary: ") :])
+    raise RenderError(f"notebooks/{name}.ipynb has no stored '{name}-summary:' line")
+
+
+def summary(name: str, key: str, spec: str = "", **kw: Any) -> str:
+    return fmt(lookup(notebook_summary(name), key), spec, **kw)
+
+
+FIGURE1_POLICIES = ["ecw-rmed", "cw-rmed", "rmed1", "dts", "ccb", "rucb"]
+FIGURE1_NAMES = {"ecw-rmed": "ECW-RMED", "cw-rmed": "CW-RMED", "rmed1": "RMED1", "dts": "D-TS", "ccb": "CCB", "rucb": "RUCB"}
+
+
+def figure1_table(path: str) -> str:
+    """Regret at T per ln T, mean +- s.e. of every policy on every panel, beside the two constants."""
+    data = load(path)
+    horizon = data["horizon"]
+    head = ["panel", "lower bound `C*`", "ECW `C^E*`", *(FIGURE1_NAMES[p] for p in FIGURE1_POLICIES)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for p in data["panels"]:
+        cells = [f"({p['panel']}) K = {len(p['arms'])}", f"{p['lower_bound']:.1f}", f"{p['ecw']:.1f}"]
+        for name in FIGURE1_POLICIES:
+            run = p["policies"].get(name)
+            cells.append(
+                "not run"
+                if run is None
+                else f"{fmt(run['mean'][-1], '.1f', per_ln=horizon)} +- {fmt(run['stderr'][-1], '.1f', per_ln=horizon)}"
+            )
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def lower_bound_table(path: str) -> str:
+    """CPU time of one cold solve per case, with the LP's size, from benchmarks/lower_bound.py."""
+    lines = ["| case | K | CPU | rounds | rows | target |", "|---|---|---|---|---|---|"]
+    for r in load(path)["results"]:
+        ms = r["seconds"] * 1e3
+        cpu = f"{ms:.3g} ms" if ms < 1000 else f"{r['seconds']:.3g} s"
+        target = f"< {r['target_seconds'] * 1e3:g} ms" if r.get("target_seconds") else ""
+        rounds, rows = r.get("rounds", ""), r.get("rows", "")
+        lines.append(f"| {r['case']} | {r.get('K', '')} | {cpu} | {rounds} | {rows} | {target} |")
+    return "\n".join(lines)
+
+
+def span(path: str, rows: str, key: str, spec: str = "", **kw: Any) -> str:
+    """``min-max`` of ``key`` over the list at ``rows`` (the range of repeated measurements)."""
+    values = [lookup(r, key) for r in lookup(load(path), rows)]
+    lo, hi = fmt(min(values), spec, **kw), fmt(max(values), spec, **kw)
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+def startup_tables(path: str) -> str:
+    """The start-up tables of ``benchmarks/startup.py`` (its ``markdown()``) from the stored run."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("boundcalc_startup_bench", ROOT / "benchmarks" / "startup.py")
+    if spec is None or spec.loader is None:
+        raise RenderError("benchmarks/startup.py cannot be loaded")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.markdown(load(path))
+
+
+MACROS = {
+    "span": span,
+    "startup_tables": startup_tables,
+    "result": result,
+    "pm": pm,
+    "summary": summary,
+    "figure1_table": figure1_table,
+    "lower_bound_table": lower_bound_table,
+}
+
+
+def call(name: str, args: str) -> str:
+    """One macro, its arguments Python literals (positional and keyword)."""
+    if name not in MACROS:
+        raise RenderError(f"unknown macro {name!r} (there are: {', '.join(MACROS)})")
+    try:
+        node = ast.parse(f"f({args})", mode="eval").body
+        assert isinstance(node, ast.Call)
+        pos = [ast.literal_eval(a) for a in node.args]
+        kw = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
+    except (SyntaxError, ValueError, AssertionError) as exc:
+        raise RenderError(f"{name}({args}): arguments are not literals ({exc})") from None
+    try:
+        return MACROS[name](*pos, **kw)
+    except (KeyError, TypeError) as exc:
+        raise RenderError(f"{name}({args}): {type(exc).__name__}: {exc}") from None
+
+
+def render(markdown: str) -> str:
+    """``markdown`` with every macro replaced by what it renders."""
+    return MACRO.sub(lambda m: call(m["name"], m["args"]), markdown)
+
+
+# ----------------------------------------------------------------------------- the number rule
+CODE = re.compile(r"^```.*?^```|`[^`\n]*`|<!--.*?-->|\]\([^)]*\)|^\|[-| :]+\|$", re.S | re.M)
+NUMBER = re.compile(r"(?<![\w.^/-])-?\d+(?:,\d{3})*(?:\.\d+)?(?:e[+-]?\d+)?(?![\w^])")
+#: What a literal number may be, outside code spans, code blocks, links and macros.
+ALLOWED = [
+    re.compile(r"\b00[0-4]\b"),  # paper codes 000-004
+    re.compile(r"\b(?:19[5-9]\d|20[0-3]\d)\b"),  # years (of a paper, of a licence)
+    re.compile(  # a paper's parts: Theorem 2, Algorithms 1-3, eq. (2), Sec. 4.1.1, App. D.1.3, line 11
+        r"\b(?:Theorems?|Lemmas?|Algorithms?|Alg\.|eqs?\.|equations?|Sec\.|Section|Tables?|Figures?|App\.|"
+        r"Appendix|lines?|Propositions?|Corollary|Definition|Remark|footnote|Assumption|panels?|check|step|"
+        r"Example|Chapter|Fig\.)\s*\(?[A-Z]?\d+(?:\.\d+)*\)?(?:\s*(?:-|and|,|to)\s*\(?\d+(?:\.\d+)*\)?)*"
+    ),
+    re.compile(r"\bK\s*=\s*\d+(?:\s*(?:\.\.|-|,|/)\s*\d+)*"),  # the number of arms of a matrix
+    re.compile(r"\b\d+(?:\s*(?:/|-|,|or|and|to)\s*\d+)*[- ]arms?\b"),  # "16-arm", "64 arms", "4 / 16 arms"
+    re.compile(r"\b\d+ x \d+\b"),  # matrix shapes: 136 x 136
+    re.compile(r"\b10\^-?\d+\b"),  # powers of ten (horizons, counts: parameters of a run)
+    re.compile(r"(?<![\w.])\d(?![\w.,\d])"),  # a single digit: a count of things, a small parameter
+]
+
+
+def strip_code(markdown: str) -> str:
+    """Prose only: no code blocks, code spans, HTML comments, link targets, table rules or macros."""
+    return CODE.sub(" ", MACRO.sub(" ", markdown))
+
+
+def stray_numbers(markdown: str) -> list[str]:
+    """The literal numbers of ``markdown`` (its unrendered text) that the rule does not allow.
+
+    The rule: a number that comes from a stored result is written as a macro (rendered at build
+    time), so the page's text holds none. A literal number may only be a paper code (000-004), a
+    year, the number of a theorem, algorithm, equation, section, table, figure, line or panel, a
+    number of arms (``K = 16``, ``16-arm``, ``136 x 136``), a power of ten (``10^5``: horizons and
+    counts a command is given) or a single digit; code (spans and blocks) and link targets are
+    not prose and are not read.
+    """
+    prose = strip_code(markdown)
+    for pat in ALLOWED:
+        prose = pat.sub(" ", prose)
+    return NUMBER.findall(prose)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    from mkdocs.exceptions import PluginError
+
+    try:
+        return render(markdown)
+    except RenderError as exc:
+        raise PluginError(f"{page.file.src_path}: {exc}") from None
