@@ -5,9 +5,10 @@ A page writes a macro where a number goes; the hook replaces it before Markdown 
 * ``{{ result("benchmarks/results/x.json", "path.to.value", ".1f") }}`` -- one value, formatted
   with Python's format specification. The path is dot-separated: a name is a key of a mapping, an
   integer an index of a list, and ``name=value`` the first mapping of a list whose ``name`` is
-  ``value`` (``"panels.panel=c.lower_bound"``). Optional keywords: ``scale`` multiplies the value
+  ``value`` (``"panels.panel=c.lower_bound"``); ``name@key=value`` is the entry of list ``name`` at
+  the index where the sibling list ``key`` holds ``value`` (``"curve.mean@t=100000"``). Optional keywords: ``scale`` multiplies the value
   first (``scale=1000`` for milliseconds from seconds), ``per_ln`` divides it by ``ln(per_ln)``
-  (regret per ln T), ``suffix`` is appended.
+  (regret per ln T), ``per`` divides it (a ratio to a paper's value), ``suffix`` is appended.
 * ``{{ pm("FILE", "path.mean", "path.stderr", ".1f") }}`` -- ``mean +- stderr``, both formatted
   alike (same keywords).
 * ``{{ summary("NOTEBOOK", "path", ".0f") }}`` -- a value of the machine-readable summary line
@@ -15,8 +16,10 @@ A page writes a macro where a number goes; the hook replaces it before Markdown 
 * ``{{ span("FILE", "path.to.list", "key", ".1f") }}`` -- ``min-max`` of ``key`` over a list of
   repeated measurements.
 * ``{{ startup_tables("benchmarks/results/startup.json") }}`` -- ``benchmarks/startup.py``'s tables.
+* ``{{ paper("6.7e2", "000 Table 1") }}`` -- a number a paper prints, quoted as printed, with where.
 * ``{{ figure1_table("benchmarks/results/figure1/figure1.json") }}`` -- paper 000's Figure 1 table
   (lower bound, ECW's constant and every policy's regret per ln T at T) from the stored run.
+* ``{{ long_runs_table(("label", "FILE"), ...) }}`` -- CW-RMED against ECW-RMED on long runs.
 * ``{{ lower_bound_table("benchmarks/results/lower_bound.json") }}`` -- the lower bound's speed
   table (case, K, CPU, rounds, rows) from ``benchmarks/lower_bound.py``'s stored run.
 
@@ -56,7 +59,16 @@ def lookup(data: Any, path: str) -> Any:
     """The value at the dot-separated ``path`` of ``data`` (see the module's docstring)."""
     cur = data
     for part in path.split("."):
-        if isinstance(cur, list) and "=" in part:
+        if isinstance(cur, dict) and "@" in part:  # mean@t=100000: mean at the index where t is 100000
+            name, cond = part.split("@", 1)
+            key, want = cond.split("=", 1)
+            if name not in cur or key not in cur or not isinstance(cur[key], list):
+                raise RenderError(f"no lists {name!r} and {key!r} at {path!r}")
+            found = [i for i, x in enumerate(cur[key]) if str(x) == want]
+            if not found:
+                raise RenderError(f"no {key} = {want} at {path!r}")
+            cur = cur[name][found[0]]
+        elif isinstance(cur, list) and "=" in part:
             key, want = part.split("=", 1)
             found = [x for x in cur if isinstance(x, dict) and str(x.get(key)) == want]
             if not found:
@@ -74,15 +86,19 @@ def lookup(data: Any, path: str) -> Any:
     return cur
 
 
-def fmt(value: Any, spec: str = "", scale: float = 1.0, per_ln: float | None = None, suffix: str = "") -> str:
+def fmt(
+    value: Any, spec: str = "", scale: float = 1.0, per_ln: float | None = None, suffix: str = "", per: float = 1.0
+) -> str:
     """``value`` scaled and formatted as ``format(value, spec)`` (``,`` groups thousands)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         if spec:
             raise RenderError(f"format {spec!r} given for a value that is not a number: {value!r}")
         return f"{value}{suffix}"
-    v = value * scale
+    v = value * scale if scale != 1 else value
     if per_ln is not None:
         v = v / math.log(per_ln)
+    if per != 1:
+        v = v / per
     return format(v, spec) + suffix
 
 
@@ -113,7 +129,14 @@ def summary(name: str, key: str, spec: str = "", **kw: Any) -> str:
 
 
 FIGURE1_POLICIES = ["ecw-rmed", "cw-rmed", "rmed1", "dts", "ccb", "rucb"]
-FIGURE1_NAMES = {"ecw-rmed": "ECW-RMED", "cw-rmed": "CW-RMED", "rmed1": "RMED1", "dts": "D-TS", "ccb": "CCB", "rucb": "RUCB"}
+FIGURE1_NAMES = {
+    "ecw-rmed": "ECW-RMED",
+    "cw-rmed": "CW-RMED",
+    "rmed1": "RMED1",
+    "dts": "D-TS",
+    "ccb": "CCB",
+    "rucb": "RUCB",
+}
 
 
 def figure1_table(path: str) -> str:
@@ -123,7 +146,8 @@ def figure1_table(path: str) -> str:
     head = ["panel", "lower bound `C*`", "ECW `C^E*`", *(FIGURE1_NAMES[p] for p in FIGURE1_POLICIES)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for p in data["panels"]:
-        cells = [f"({p['panel']}) K = {len(p['arms'])}", f"{p['lower_bound']:.1f}", f"{p['ecw']:.1f}"]
+        where = ", Condorcet" if p.get("condorcet") else ", non-Condorcet" if "condorcet" in p else ""
+        cells = [f"({p['panel']}) K = {len(p['arms'])}{where}", f"{p['lower_bound']:.1f}", f"{p['ecw']:.1f}"]
         for name in FIGURE1_POLICIES:
             run = p["policies"].get(name)
             cells.append(
@@ -131,6 +155,43 @@ def figure1_table(path: str) -> str:
                 if run is None
                 else f"{fmt(run['mean'][-1], '.1f', per_ln=horizon)} +- {fmt(run['stderr'][-1], '.1f', per_ln=horizon)}"
             )
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def long_runs_table(*rows: tuple[str, str]) -> str:
+    """CW-RMED against ECW-RMED on long runs: per ln T at T, the paired difference and the slopes
+    over the last decade, one row per ``(label, stored figure1.json)``."""
+    head = [
+        "run",
+        "`C*`",
+        "`C^E*`",
+        "ECW-RMED",
+        "CW-RMED",
+        "CW - ECW",
+        "slope ECW-RMED",
+        "slope CW-RMED",
+        "slope CW - ECW",
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for label, path in rows:
+        data = load(path)
+        p, horizon = data["panels"][0], data["horizon"]
+        d, sl = p["paired"], p["paired"]["slopes"][-1]
+
+        def at_t(name: str) -> str:
+            run = p["policies"][name]
+            return f"{fmt(run['mean'][-1], '.1f', per_ln=horizon)} +- {fmt(run['stderr'][-1], '.1f', per_ln=horizon)}"
+
+        cells = [
+            label,
+            f"{p['lower_bound']:.1f}",
+            f"{p['ecw']:.1f}",
+            at_t("ecw-rmed"),
+            at_t("cw-rmed"),
+            f"{d['mean']:.1f} +- {d['stderr']:.1f}",
+            *(f"{sl[k]['mean']:.1f} +- {sl[k]['stderr']:.1f}" for k in ("b", "a", "diff")),
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -166,13 +227,23 @@ def startup_tables(path: str) -> str:
     return mod.markdown(load(path))
 
 
+def paper(value: str, source: str) -> str:
+    """A number printed in a paper (``source``, e.g. ``"000 Table 1"``), quoted as printed: the one
+    kind of number a page states that no stored result of boundcalc holds."""
+    if not source.strip():
+        raise RenderError(f"paper({value!r}): name the paper and where it prints the number")
+    return str(value)
+
+
 MACROS = {
+    "paper": paper,
     "span": span,
     "startup_tables": startup_tables,
     "result": result,
     "pm": pm,
     "summary": summary,
     "figure1_table": figure1_table,
+    "long_runs_table": long_runs_table,
     "lower_bound_table": lower_bound_table,
 }
 
@@ -200,22 +271,29 @@ def render(markdown: str) -> str:
 
 
 # ----------------------------------------------------------------------------- the number rule
-CODE = re.compile(r"^```.*?^```|`[^`\n]*`|<!--.*?-->|\]\([^)]*\)|^\|[-| :]+\|$", re.S | re.M)
-NUMBER = re.compile(r"(?<![\w.^/-])-?\d+(?:,\d{3})*(?:\.\d+)?(?:e[+-]?\d+)?(?![\w^])")
+CODE = re.compile(r"^```.*?^```|`[^`]*`|<!--.*?-->|\]\([^)]*\)|^\|[-| :]+\|$|^\s*\d+\.\s", re.S | re.M)
+NUMBER = re.compile(r"(?<![\w.^/])-?\d+(?:,\d{3})*(?:\.\d+)?(?:e[+-]?\d+)?(?![\w^])")
 #: What a literal number may be, outside code spans, code blocks, links and macros.
 ALLOWED = [
-    re.compile(r"\b00[0-4]\b"),  # paper codes 000-004
+    re.compile(r"(?<![\d,.])\b00[0-4]\b"),  # paper codes 000-004
     re.compile(r"\b(?:19[5-9]\d|20[0-3]\d)\b"),  # years (of a paper, of a licence)
     re.compile(  # a paper's parts: Theorem 2, Algorithms 1-3, eq. (2), Sec. 4.1.1, App. D.1.3, line 11
         r"\b(?:Theorems?|Lemmas?|Algorithms?|Alg\.|eqs?\.|equations?|Sec\.|Section|Tables?|Figures?|App\.|"
         r"Appendix|lines?|Propositions?|Corollary|Definition|Remark|footnote|Assumption|panels?|check|step|"
         r"Example|Chapter|Fig\.)\s*\(?[A-Z]?\d+(?:\.\d+)*\)?(?:\s*(?:-|and|,|to)\s*\(?\d+(?:\.\d+)*\)?)*"
     ),
+    re.compile(r"\b\d+ x \d+\b"),  # matrix shapes: 136 x 136
     re.compile(r"\bK\s*=\s*\d+(?:\s*(?:\.\.|-|,|/)\s*\d+)*"),  # the number of arms of a matrix
     re.compile(r"\b\d+(?:\s*(?:/|-|,|or|and|to)\s*\d+)*[- ]arms?\b"),  # "16-arm", "64 arms", "4 / 16 arms"
-    re.compile(r"\b\d+ x \d+\b"),  # matrix shapes: 136 x 136
+    re.compile(
+        r"\b\d[\d,]* (?:runs?|workers?|draws|cores?|seeds?|submatrices|steps)\b|\bseed \d+"
+    ),  # a run's size, its seed
     re.compile(r"\b10\^-?\d+\b"),  # powers of ten (horizons, counts: parameters of a run)
-    re.compile(r"(?<![\w.])\d(?![\w.,\d])"),  # a single digit: a count of things, a small parameter
+    re.compile(
+        r"--8<--|\bSHA-\d+\b"
+    ),  # a snippet include; a hash's name  # powers of ten (horizons, counts: parameters of a run)
+    # a single digit: a count of things, a small parameter; not a measurement (a unit or a range follows)
+    re.compile(r"(?<![\w.-])\d(?![\w\d]|[.,]\d|\s*(?:-\s*\d|%|x\b|ms\b|us\b|s\b|MB\b|minutes?\b|seconds?\b|times\b))"),
 ]
 
 
@@ -228,11 +306,13 @@ def stray_numbers(markdown: str) -> list[str]:
     """The literal numbers of ``markdown`` (its unrendered text) that the rule does not allow.
 
     The rule: a number that comes from a stored result is written as a macro (rendered at build
-    time), so the page's text holds none. A literal number may only be a paper code (000-004), a
-    year, the number of a theorem, algorithm, equation, section, table, figure, line or panel, a
-    number of arms (``K = 16``, ``16-arm``, ``136 x 136``), a power of ten (``10^5``: horizons and
-    counts a command is given) or a single digit; code (spans and blocks) and link targets are
-    not prose and are not read.
+    time), and so does a number a paper prints (``paper(...)``), so the page's text holds none. A
+    literal number may only be a paper code (000-004), a year, the number of a theorem, algorithm,
+    equation, section, table, figure, line or panel, a number of arms (``K = 16``, ``16-arm``,
+    ``136 x 136``), a run's size or seed (``100 runs``, ``2 workers``, ``300 submatrices``, ``seed 0``), a power of ten
+    (``10^5``: horizons and counts a command is given) or a single digit that no unit or range
+    follows (``2 cores``, not ``2 s`` or ``8-9``); code (spans and blocks)
+    and link targets are not prose and are not read.
     """
     prose = strip_code(markdown)
     for pat in ALLOWED:
