@@ -289,9 +289,7 @@ ALLOWED = [
         r"\b\d[\d,]* (?:runs?|workers?|draws|cores?|seeds?|submatrices|steps)\b|\bseed \d+"
     ),  # a run's size, its seed
     re.compile(r"\b10\^-?\d+\b"),  # powers of ten (horizons, counts: parameters of a run)
-    re.compile(
-        r"--8<--|\bSHA-\d+\b"
-    ),  # a snippet include; a hash's name  # powers of ten (horizons, counts: parameters of a run)
+    re.compile(r"--8<--|\bSHA-\d+\b"),  # a snippet include; a hash's name
     # a single digit: a count of things, a small parameter; not a measurement (a unit or a range follows)
     re.compile(r"(?<![\w.-])\d(?![\w\d]|[.,]\d|\s*(?:-\s*\d|%|x\b|ms\b|us\b|s\b|MB\b|minutes?\b|seconds?\b|times\b))"),
 ]
