@@ -25,8 +25,8 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TextIO
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import TextIO
 
 __all__ = ["warmup_tasks", "cached_tasks", "run_task", "warmup", "WarmupTimes"]
 
