@@ -1,6 +1,6 @@
 """The compile notice's estimates for the 19 policies' kernel modules (boundcalc.kernels.COMPILE_SECONDS)
 and the figures its comment quotes are ``benchmarks/results/compile_policies.json``'s, as
-``benchmarks/compile_policies.py`` measured them (issue 30, task c30b).
+``benchmarks/compile_policies.py`` measured them (the compile-time study).
 
 Independent check: the stored measurements, recomputed here from their raw fields (each module's
 outermost compile CPU less the shared machinery's, the medians of the stored runs).

@@ -42,7 +42,7 @@ def test_long_decision_check_found_the_same_pairs():
 def test_speed_page_quotes_the_stored_speed_rows():
     """benchmarks/results/cw_speed/README.md's numbers of this point are the stored runs: ``benchmarks/policies.py`` beside
     the landed version (``policies_cw.json``) and the interleaved comparisons (``cw_ab_python.json``,
-    ``cw_ab_scale.json``, ``cw_ab_blocks.json``, ``cw_ab_final.json``, ``cw_ab_d31.json``, ``cw_ab_basis.json``), each with
+    ``cw_ab_scale.json``, ``cw_ab_blocks.json``, ``cw_ab_final.json``, ``cw_ab_highs_banner.json``, ``cw_ab_basis.json``), each with
     the same decisions."""
     text = _flat(SPEED_PAGE.read_text())
     pol = {r["matrix"]: r for r in json.loads((RESULTS / "policies_cw.json").read_text())["cw_rmed"]}
@@ -62,7 +62,7 @@ def test_speed_page_quotes_the_stored_speed_rows():
         "cw_ab_scale.json",
         "cw_ab_blocks.json",
         "cw_ab_final.json",
-        "cw_ab_d31.json",
+        "cw_ab_highs_banner.json",
         "cw_ab_basis.json",
         "cw_ab_pools.json",
         "cw_ab_simplex.json",
@@ -78,7 +78,7 @@ def test_speed_page_quotes_the_stored_speed_rows():
 
 
 def test_speed_page_quotes_the_highs_fixed_costs():
-    """``benchmarks/cw_highs_fixed.py``'s stored rows: every option variant took the LP core's
+    """``cw_highs_fixed.py`` (an investigation script, in git history)'s stored rows: every option variant took the LP core's
     simplex path (the same iterations, every column value bit for bit), benchmarks/results/cw_speed/README.md quotes the fixed
     cost of a run with the LP core's options, the range of the others and the runs with one CPU and
     with all of them in the affinity mask."""
