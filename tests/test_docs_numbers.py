@@ -284,13 +284,13 @@ def test_readme_cpe_table_is_the_stored_run():
 
 # ----------------------------------------------------------------------------- benchmarks/policies.py
 def test_python_call_overhead_is_the_stored_benchmark():
-    """README and docs/policies.md quote the same range: the user loop minus the whole-run kernel, in
+    """docs/policies.md quotes the range: the user loop minus the whole-run kernel, in
     CPU us per step, over every compiled policy but CW-RMED (whose step is its LP's)."""
     rec = json.loads((RESULTS / "policies.json").read_text())
     over = [r["user_us"] - r["kernel_us"] for r in rec["rows"] if r["policy"] != "cw-rmed"]
     assert len(over) == 27  # 9 policies x 3 matrices
     quoted = f"plus {min(over):.1f}-{max(over):.1f} us of Python"
-    assert quoted in moved() and quoted in page(DOCS / "policies.md")
+    assert quoted in page(DOCS / "policies.md")
 
 
 # ----------------------------------------------------------------------------- Choose a policy
@@ -474,26 +474,12 @@ def policy_speed_rows(rec: dict) -> list[str]:
     return rows
 
 
-def test_readme_online_policy_speeds_are_the_stored_run():
-    rec = json.loads((RESULTS / "policies.json").read_text())
-    assert rec["args"]["landed"], "the stored run measured the landed version beside this one"
-    text = moved_raw()
-    for row in policy_speed_rows(rec):
-        assert row in text, row
-
-
-def test_readme_kernels_against_the_quoted_cpp():
+def test_kernels_are_faster_than_every_quoted_cpp_figure():
+    """The policies' compiled kernels take less CPU per step than the C++ figures quoted beside
+    them in the speed table, on every matrix (benchmarks/results/policies.json)."""
     rec = json.loads((RESULTS / "policies.json").read_text())
     ratio = [r["cpp_us_quoted"] / r["kernel_us"] for r in rec["rows"] if r["cpp_us_quoted"]]
-    dts = [
-        r["cpp_us_quoted"] / r["kernel_us"]
-        for r in rec["rows"]
-        if r["cpp_us_quoted"] and r["policy"] in ("dts", "dts+")
-    ]
-    assert (
-        f"The kernels take {1 / max(ratio):.2f}-{1 / min(ratio):.2f} of the quoted C++ figures' time "
-        f"({min(ratio):.1f}-{max(ratio):.1f}x faster; D-TS and D-TS+ {min(dts):.1f}-{max(dts):.1f}x:"
-    ) in moved()
+    assert len(ratio) >= 10 and min(ratio) > 1
 
 
 # ----------------------------------------------------------------------------- peers (issue 34, point 2)
@@ -717,7 +703,6 @@ PENDING = {
     "readings.md": 21,
     "results/bootstrap.md": 32,
     "results/cpe.md": 64,
-    "results/policy-speed.md": 226,
 }
 
 

@@ -20,6 +20,8 @@ A page writes a macro where a number goes; the hook replaces it before Markdown 
 * ``{{ figure1_table("benchmarks/results/figure1/figure1.json") }}`` -- paper 000's Figure 1 table
   (lower bound, ECW's constant and every policy's regret per ln T at T) from the stored run.
 * ``{{ long_runs_table(("label", "FILE"), ...) }}`` -- CW-RMED against ECW-RMED on long runs.
+* ``{{ policy_speed_table("FILE", ...) }}`` -- CPU per step of every policy of ``benchmarks/policies.py``'s runs.
+* ``{{ cw_rmed_table("FILE", "QUIET_FILE") }}`` -- CPU of one CW-RMED run per matrix.
 * ``{{ lower_bound_table("benchmarks/results/lower_bound.json") }}`` -- the lower bound's speed
   table (case, K, CPU, rounds, rows) from ``benchmarks/lower_bound.py``'s stored run.
 
@@ -196,6 +198,59 @@ def long_runs_table(*rows: tuple[str, str]) -> str:
     return "\n".join(lines)
 
 
+def us(v: float) -> str:
+    """Microseconds as the speed tables print them: whole above 20, one decimal above 1, else two."""
+    return f"{v:.0f}" if v >= 19.5 else f"{v:.1f}" if v >= 0.995 else f"{v:.2f}"
+
+
+def us_range(values: list[float]) -> str:
+    lo, hi = us(min(values)), us(max(values))
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+def policy_speed_table(*paths: str) -> str:
+    """CPU microseconds per step of every policy of ``benchmarks/policies.py``'s stored runs: from your
+    own loop and in the whole-run kernel, the range over the 5-arm matrices and the 16-arm one, and
+    the C++ figure the script quotes (``-`` where none exists)."""
+    head = "| policy | your own loop, K = 5 / 16 | whole-run kernel, K = 5 / 16 | C++ (quoted), K = 5 / 16 |"
+    lines = [head, "|---|---|---|---|"]
+    seen: set = set()
+    for path in paths:
+        rows = [r for r in load(path)["rows"] if r["policy"] != "cw-rmed"]
+        for name in dict.fromkeys(r["policy"] for r in rows):
+            if name in seen:
+                continue
+            seen.add(name)
+            got = [r for r in rows if r["policy"] == name]
+            five, sixteen = [r for r in got if r["K"] == 5], [r for r in got if r["K"] == 16]
+            if not five or not sixteen:
+                raise RenderError(f"{path}: {name} lacks its 5-arm or 16-arm rows")
+
+            def cell(key: str, five: list = five, sixteen: list = sixteen) -> str:
+                return f"{us_range([r[key] for r in five])} / {us_range([r[key] for r in sixteen])}"
+
+            cpp = [five[0]["cpp_us_quoted"], sixteen[0]["cpp_us_quoted"]]
+            cpp_cell = "-" if cpp == [None, None] else " / ".join("-" if c is None else f"{c:g}" for c in cpp)
+            lines.append(f"| `{name}` | {cell('user_us')} | {cell('kernel_us')} | {cpp_cell} |")
+    return "\n".join(lines)
+
+
+def cw_rmed_table(path: str, quiet: str | None = None) -> str:
+    """CPU seconds of one CW-RMED run per matrix (``benchmarks/policies.py``'s ``cw_rmed`` rows),
+    beside the decisions revision before it, a second measurement on a quiet machine, and the target."""
+    extra = {r["matrix"]: r for r in load(quiet)["cw_rmed"]} if quiet else {}
+    head = "| matrix | K | steps | CPU s | revision before | quiet machine | target |"
+    lines = [head, "|---|---|---|---|---|---|---|"]
+    for r in load(path)["cw_rmed"]:
+        q = extra.get(r["matrix"])
+        quiet_cell = "" if q is None else f"{q['cpu_seconds']:.2f}"
+        lines.append(
+            f"| {r['matrix']} | {r['K']} | {r['steps']:,} | {r['cpu_seconds']:.2f} | {r['landed_cpu_seconds']:.2f}"
+            f" | {quiet_cell} | {r['target_10_5']:g} |"
+        )
+    return "\n".join(lines)
+
+
 def lower_bound_table(path: str) -> str:
     """CPU time of one cold solve per case, with the LP's size, from benchmarks/lower_bound.py."""
     lines = ["| case | K | CPU | rounds | rows | target |", "|---|---|---|---|---|---|"]
@@ -245,6 +300,8 @@ MACROS = {
     "figure1_table": figure1_table,
     "long_runs_table": long_runs_table,
     "lower_bound_table": lower_bound_table,
+    "policy_speed_table": policy_speed_table,
+    "cw_rmed_table": cw_rmed_table,
 }
 
 
