@@ -22,6 +22,7 @@ A page writes a macro where a number goes; the hook replaces it before Markdown 
 * ``{{ long_runs_table(("label", "FILE"), ...) }}`` -- CW-RMED against ECW-RMED on long runs.
 * ``{{ policy_speed_table("FILE", ...) }}`` -- CPU per step of every policy of ``benchmarks/policies.py``'s runs.
 * ``{{ cw_rmed_table("FILE", "QUIET_FILE") }}`` -- CPU of one CW-RMED run per matrix.
+* ``{{ choose_policy_table("FILE", "BASELINES", ...) }}`` -- regret per ln T of every policy ("Choose a policy").
 * ``{{ lower_bound_table("benchmarks/results/lower_bound.json") }}`` -- the lower bound's speed
   table (case, K, CPU, rounds, rows) from ``benchmarks/lower_bound.py``'s stored run.
 
@@ -251,6 +252,37 @@ def cw_rmed_table(path: str, quiet: str | None = None) -> str:
     return "\n".join(lines)
 
 
+def choose_policy_table(path: str, *baselines: str) -> str:
+    """Regret per ln T at T of every policy on the three matrices of ``benchmarks/choose_policy.py``'s
+    stored run, with the baselines' rows of ``benchmarks/baselines.py``'s (their ``choose`` parts),
+    below the matrices' two constants; ``mean +- s.e.``, one decimal below 100."""
+    data = load(path)
+    cols = list(data["matrices"])
+    runs: dict = {c: dict(data["matrices"][c]["policies"]) for c in cols}
+    for b in baselines:
+        base = load(b)
+        for col, got in base["choose"].items():
+            for name, r in got.items():
+                runs[col][name] = {
+                    "per_ln_T": r["per_lnT"],
+                    "stderr_per_ln_T": r["stderr_per_lnT"],
+                    "runs": base["runs"],
+                }
+
+    def cell(m: float, s: float) -> str:
+        return f"{m:.1f} +- {s:.1f}" if m < 100 else f"{m:.0f} +- {s:.0f}"
+
+    lines = ["| policy | " + " | ".join(f"`{c}`" for c in cols) + " |", "|" + "---|" * (len(cols) + 1)]
+    lines.append("| lower bound `C*` | " + " | ".join(f"{data['matrices'][c]['lower_bound']:.1f}" for c in cols) + " |")
+    lines.append("| ECW constant `C^E*` | " + " | ".join(f"{data['matrices'][c]['ecw']:.1f}" for c in cols) + " |")
+    for name in runs[cols[0]]:
+        n = {runs[c][name]["runs"] for c in cols}
+        label = f"`{name}`" + (f" ({n.pop()} runs)" if n != {data["runs"]} and len(n) == 1 else "")
+        cells = [cell(runs[c][name]["per_ln_T"], runs[c][name]["stderr_per_ln_T"]) for c in cols]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def lower_bound_table(path: str) -> str:
     """CPU time of one cold solve per case, with the LP's size, from benchmarks/lower_bound.py."""
     lines = ["| case | K | CPU | rounds | rows | target |", "|---|---|---|---|---|---|"]
@@ -300,6 +332,7 @@ MACROS = {
     "figure1_table": figure1_table,
     "long_runs_table": long_runs_table,
     "lower_bound_table": lower_bound_table,
+    "choose_policy_table": choose_policy_table,
     "policy_speed_table": policy_speed_table,
     "cw_rmed_table": cw_rmed_table,
 }
