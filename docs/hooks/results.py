@@ -27,6 +27,9 @@ A page writes a macro where a number goes; the hook replaces it before Markdown 
   table (case, K, CPU, rounds, rows) from ``benchmarks/lower_bound.py``'s stored run.
 
 A macro whose file, path or format does not resolve raises ``PluginError``, which fails the build.
+The figures the benchmark scripts draw from the stored runs (``FIGURES``) are added to the site
+under their repository paths, so a results page shows them
+(``![...](../benchmarks/results/figure1/figure1.png)``).
 The rule a page's *literal* numbers follow (everything outside macros, code and links) is
 :func:`stray_numbers`; ``tests/test_docs_numbers.py`` runs it on every page and on the README.
 """
@@ -406,6 +409,25 @@ def stray_numbers(markdown: str) -> list[str]:
     for pat in ALLOWED:
         prose = pat.sub(" ", prose)
     return NUMBER.findall(prose)
+
+
+#: The figures the results pages show, drawn from the stored runs by the benchmark scripts; they are
+#: added to the site under their repository paths (they live outside ``docs/``).
+FIGURES = [
+    "benchmarks/results/figure1/figure1.png",
+    "benchmarks/results/figure1-1e6/figure1.png",
+    "benchmarks/results/table2-1e7/figure1.png",
+]
+
+
+def on_files(files: Any, config: Any) -> Any:
+    from mkdocs.structure.files import File
+
+    for path in FIGURES:
+        files.append(
+            File(path, src_dir=str(ROOT), dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls)
+        )
+    return files
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
