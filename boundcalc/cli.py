@@ -1051,7 +1051,7 @@ def _check_plot_backend(args: argparse.Namespace) -> None:
 
 
 #: The meaning of the columns of ``bounds``' table, printed under it.
-BOUNDS_TABLE_NOTE = "C*: regret lower bound of any consistent policy (000 Thm 2); C^E*: ECW-RMED's constant (000 Thm 5)"
+BOUNDS_TABLE_NOTE = "C*: regret lower bound (000 Thm 2); C^E*: ECW-RMED's constant (000 Thm 5)"
 
 
 def _add_bounds(sub: argparse._SubParsersAction) -> None:
