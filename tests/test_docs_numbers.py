@@ -240,46 +240,46 @@ def oracle_medians() -> list[tuple[float, float]]:
     ]
 
 
-@pytest.mark.parametrize("path", [DOCS / "results" / "cpe.md"], ids=["cpe.md"])
-def test_cpe_ratio_ranges(path):
-    r, text = cpe_ratios(), page(path)
-    car, exact = (min(r["car"]), max(r["car"])), (min(r["exact"]), max(r["exact"]))
-    assert round(car[0]) == 1 and round(car[1]) == 15  # "about 1-15"
-    assert round(exact[0], -1) == 350 and round(exact[1], -2) == 2400  # "350-2400"
-    assert "about 1-15 `H^C ln(1/delta)` duels, CLUCB-Borda-Exact 350-2400 `H^B ln(1/delta)`" in text
+def test_cpe_ratios_are_what_the_page_says():
+    """The CAR algorithms use a small multiple of ``H^C ln(1/delta)`` duels, CLUCB-Borda-Exact
+    hundreds to thousands of ``H^B ln(1/delta)`` (the notebook's stored runs)."""
+    r = cpe_ratios()
+    assert 0.5 <= min(r["car"]) and max(r["car"]) <= 20
+    assert 100 <= min(r["exact"]) and max(r["exact"]) < 10_000
 
 
-def test_readme_cpe_table_is_the_stored_run():
-    s, text = summary("cpe_exploration"), moved_raw()
+def test_cpe_table_renders_the_notebooks_summary():
+    s = summary("cpe_exploration")
+    text = hooks().render((DOCS / "results" / "cpe.md").read_text())
     runs = {(r["algorithm"], r["instance"].split(" ")[0]): r for r in s["explore"]}
-    names = {
-        "CLUCB-Borda-PAC": "clucb-borda-pac",
-        "CLUCB-Borda-Exact": "clucb-borda-exact",
-        "CAR-Cond": "car-cond",
-        "CAR-Verify": "car-verify",
-        "CAR-Parallel": "car-parallel",
-    }
+    insts = ("chen2020-fig1", "random-0", "random-3")
     header = re.search(
-        r"\| algorithm \| `chen2020-fig1`: `H\^B` ([\d.]+), `H\^C` ([\d.]+) \| random-0: `H\^B` "
-        r"([\d.]+), `H\^C` ([\d.]+) \| random-3: `H\^B` ([\d.]+), `H\^C` ([\d.]+) \|",
+        r"\| algorithm \| `chen2020-fig1`: `H\^B` ([\d.]+), `H\^C` ([\d.]+) \| `random-0`: `H\^B` "
+        r"([\d.]+), `H\^C` ([\d.]+) \| `random-3`: `H\^B` ([\d.]+), `H\^C` ([\d.]+) \|",
         text,
     )
-    assert header, "the README's CPE table header"
-    for k, inst in enumerate(("chen2020-fig1", "random-0", "random-3")):
+    assert header, "the CPE table header"
+    for k, inst in enumerate(insts):
         r = runs[("car-cond", inst)]
         assert agrees(header.group(2 * k + 1), r["H^B"]) and agrees(header.group(2 * k + 2), r["H^C"]), inst
     seen = 0
-    for label, algo in names.items():
+    for label, algo in (
+        ("CLUCB-Borda-PAC", "clucb-borda-pac"),
+        ("CLUCB-Borda-Exact", "clucb-borda-exact"),
+        ("CAR-Cond", "car-cond"),
+        ("CAR-Verify", "car-verify"),
+        ("CAR-Parallel", "car-parallel"),
+    ):
         m = re.search(rf"^\| {label} \| (.+?) \| (.+?) \| (.+?) \|$", text, re.MULTILINE)
         assert m, label
-        for cell, inst in zip(m.groups(), ("chen2020-fig1", "random-0", "random-3")):
+        for cell, inst in zip(m.groups(), insts):
             mean, se = cell.split(" +- ")
-            r = runs[(algo, inst)]["samples"]
-            assert agrees(mean, r["mean"]) and agrees(se, r["stderr"]), (label, inst, cell)
+            r = runs[(algo, inst)]
+            assert r["correct_rate"] == 1.0, (label, inst)  # "every run of every cell returned the right matching"
+            assert agrees(mean, r["samples"]["mean"]) and agrees(se, r["samples"]["stderr"]), (label, inst, cell)
             seen += 1
     assert seen == 15
     assert s["runs"] == 10 and s["seed"] == 0 and s["delta"] == 0.05 and s["epsilon"] == 0.05
-    assert "Duels until stopping, mean +- standard error over 10 runs (`seed = 0`, `delta = 0.05`" in moved()
 
 
 # ----------------------------------------------------------------------------- benchmarks/policies.py
@@ -702,7 +702,6 @@ PENDING = {
     "policies.md": 305,
     "readings.md": 21,
     "results/bootstrap.md": 32,
-    "results/cpe.md": 64,
 }
 
 

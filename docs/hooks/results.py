@@ -23,6 +23,7 @@ A page writes a macro where a number goes; the hook replaces it before Markdown 
 * ``{{ policy_speed_table("FILE", ...) }}`` -- CPU per step of every policy of ``benchmarks/policies.py``'s runs.
 * ``{{ cw_rmed_table("FILE", "QUIET_FILE") }}`` -- CPU of one CW-RMED run per matrix.
 * ``{{ choose_policy_table("FILE", "BASELINES", ...) }}`` -- regret per ln T of every policy ("Choose a policy").
+* ``{{ cpe_table("NOTEBOOK", "INSTANCE", ...) }}`` -- duels until stopping of 004's algorithms.
 * ``{{ lower_bound_table("benchmarks/results/lower_bound.json") }}`` -- the lower bound's speed
   table (case, K, CPU, rounds, rows) from ``benchmarks/lower_bound.py``'s stored run.
 
@@ -286,6 +287,35 @@ def choose_policy_table(path: str, *baselines: str) -> str:
     return "\n".join(lines)
 
 
+CPE_NAMES = {
+    "clucb-borda-pac": "CLUCB-Borda-PAC",
+    "clucb-borda-exact": "CLUCB-Borda-Exact",
+    "car-cond": "CAR-Cond",
+    "car-verify": "CAR-Verify",
+    "car-parallel": "CAR-Parallel",
+}
+
+
+def cpe_table(notebook: str, *instances: str) -> str:
+    """Duels until stopping, mean +- s.e., of each of 004's algorithms on the named instances of a
+    notebook's stored summary (``explore`` entries), with each instance's hardness ``H^B`` and ``H^C``."""
+    runs = {(r["algorithm"], r["instance"].split(" ")[0]): r for r in notebook_summary(notebook)["explore"]}
+    head = ["algorithm"]
+    for inst in instances:
+        r = next((v for (a, i), v in runs.items() if i == inst), None)
+        if r is None:
+            raise RenderError(f"notebooks/{notebook}.ipynb: no instance {inst!r}")
+        head.append(f"`{inst}`: `H^B` {r['H^B']:.4g}, `H^C` {r['H^C']:.4g}")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for algo, label in CPE_NAMES.items():
+        cells = []
+        for inst in instances:
+            s = runs[(algo, inst)]["samples"]
+            cells.append(f"{s['mean']:,.0f} +- {s['stderr']:,.0f}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def lower_bound_table(path: str) -> str:
     """CPU time of one cold solve per case, with the LP's size, from benchmarks/lower_bound.py."""
     lines = ["| case | K | CPU | rounds | rows | target |", "|---|---|---|---|---|---|"]
@@ -335,6 +365,7 @@ MACROS = {
     "figure1_table": figure1_table,
     "long_runs_table": long_runs_table,
     "lower_bound_table": lower_bound_table,
+    "cpe_table": cpe_table,
     "choose_policy_table": choose_policy_table,
     "policy_speed_table": policy_speed_table,
     "cw_rmed_table": cw_rmed_table,
