@@ -24,6 +24,10 @@ A page writes a macro where a number goes; the hook replaces it before Markdown 
 * ``{{ cw_rmed_table("FILE", "QUIET_FILE") }}`` -- CPU of one CW-RMED run per matrix.
 * ``{{ choose_policy_table("FILE", "BASELINES", ...) }}`` -- regret per ln T of every policy ("Choose a policy").
 * ``{{ cpe_table("NOTEBOOK", "INSTANCE", ...) }}`` -- duels until stopping of 004's algorithms.
+* ``{{ bootstrap_timing_table("FILE") }}``, ``{{ bootstrap_coverage_table("FILE") }}`` -- the
+  bootstrap's cost per draw and the coverage of its intervals.
+* ``{{ extreme("FILE", "path.to.list", "key", ".0f", which="max") }}`` -- the largest (or smallest)
+  value over a list.
 * ``{{ lower_bound_table("benchmarks/results/lower_bound.json") }}`` -- the lower bound's speed
   table (case, K, CPU, rounds, rows) from ``benchmarks/lower_bound.py``'s stored run.
 
@@ -316,6 +320,42 @@ def cpe_table(notebook: str, *instances: str) -> str:
     return "\n".join(lines)
 
 
+def bootstrap_timing_table(path: str) -> str:
+    """``benchmarks/bootstrap.py --part timing``: per configuration, the CPU of a draw and the wall
+    time of all draws in-process and on a local Dask cluster."""
+    lines = [
+        "| duels per pair | constants | draws | CPU per draw | CPU, all draws | wall, in-process | wall, Dask | same rows |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for c in load(path)["configurations"]:
+        lines.append(
+            f"| {c['duels_per_pair']:,} | {', '.join(c['keys'])} | {c['draws']:,} | {c['cpu_ms_per_draw']:.1f} ms"
+            f" | {c['cpu_seconds_in_process']:.0f} s | {c['wall_seconds_in_process']:.0f} s"
+            f" | {c['wall_seconds_dask']:.0f} s ({c['workers']} workers) | {'yes' if c['same_rows'] else 'no'} |"
+        )
+    return "\n".join(lines)
+
+
+def bootstrap_coverage_table(path: str) -> str:
+    """``benchmarks/bootstrap.py --part coverage``: how often the intervals held the true constants."""
+    data = load(path)
+    keys = list(data["settings"][0]["coverage"])
+    head = "| duels per pair | logs | level | " + " | ".join(f"coverage of `{k}`" for k in keys)
+    head += " | " + " | ".join(f"median width of `{k}`" for k in keys) + " |"
+    lines = [head, "|" + "---|" * (3 + 2 * len(keys))]
+    for s in data["settings"]:
+        cov = " | ".join(f"{s['coverage'][k]:.3f} +- {s['coverage_se'][k]:.3f}" for k in keys)
+        width = " | ".join(f"{s['median_width'][k]:.1f}" for k in keys)
+        lines.append(f"| {s['duels_per_pair']:,} | {s['logs']} | {s['level']:g} | {cov} | {width} |")
+    return "\n".join(lines)
+
+
+def extreme(path: str, rows: str, key: str, spec: str = "", which: str = "max", **kw: Any) -> str:
+    """The largest (``which="max"``) or smallest value of ``key`` over the list at ``rows``."""
+    values = [lookup(r, key) for r in lookup(load(path), rows)]
+    return fmt(max(values) if which == "max" else min(values), spec, **kw)
+
+
 def lower_bound_table(path: str) -> str:
     """CPU time of one cold solve per case, with the LP's size, from benchmarks/lower_bound.py."""
     lines = ["| case | K | CPU | rounds | rows | target |", "|---|---|---|---|---|---|"]
@@ -365,6 +405,9 @@ MACROS = {
     "figure1_table": figure1_table,
     "long_runs_table": long_runs_table,
     "lower_bound_table": lower_bound_table,
+    "bootstrap_timing_table": bootstrap_timing_table,
+    "bootstrap_coverage_table": bootstrap_coverage_table,
+    "extreme": extreme,
     "cpe_table": cpe_table,
     "choose_policy_table": choose_policy_table,
     "policy_speed_table": policy_speed_table,
