@@ -447,8 +447,10 @@ ALLOWED = [
     re.compile(  # a paper's parts: Theorem 2, Algorithms 1-3, eq. (2), Sec. 4.1.1, App. D.1.3, line 11
         r"\b(?:Theorems?|Lemmas?|Algorithms?|Alg\.|eqs?\.|equations?|Sec\.|Section|Tables?|Figures?|App\.|"
         r"Appendix|lines?|Propositions?|Corollary|Definition|Remark|footnote|Assumption|panels?|check|step|"
-        r"Example|Chapter|Fig\.)\s*\(?[A-Z]?\d+(?:\.\d+)*\)?(?:\s*(?:-|and|,|to)\s*\(?\d+(?:\.\d+)*\)?)*"
+        r"Example|Chapter|Fig\.)\s*\(?[A-Z]?\d+(?:\.\d+)*\)?(?:\s*(?:-|and|,|to)\s*\(?\d+(?:\.\d+)*\)?)*",
+        re.I,
     ),
+    re.compile(r"\(\d{1,2}\)"),  # an equation or check by its number: (3), (12)
     re.compile(r"\b\d+ x \d+\b"),  # matrix shapes: 136 x 136
     re.compile(r"\bK\s*=\s*\d+(?:\s*(?:\.\.|-|,|/)\s*\d+)*"),  # the number of arms of a matrix
     re.compile(r"\b\d+(?:\s*(?:/|-|,|or|and|to)\s*\d+)*[- ]arms?\b"),  # "16-arm", "64 arms", "4 / 16 arms"
@@ -457,6 +459,9 @@ ALLOWED = [
     ),  # a run's size, its seed
     re.compile(r"\b10\^-?\d+\b"),  # powers of ten (horizons, counts: parameters of a run)
     re.compile(r"--8<--|\bSHA-\d+\b"),  # a snippet include; a hash's name
+    re.compile(
+        r"\b(?:boundcalc|version|mypy|Python|numpy|highspy) \d+(?:\.\d+)*\b|\b\d+\.\d+\.\d+\b|UTF-8"
+    ),  # versions
     # a single digit: a count of things, a small parameter; not a measurement (a unit or a range follows)
     re.compile(r"(?<![\w.-])\d(?![\w\d]|[.,]\d|\s*(?:-\s*\d|%|x\b|ms\b|us\b|s\b|MB\b|minutes?\b|seconds?\b|times\b))"),
 ]
