@@ -696,7 +696,7 @@ def test_the_rule_allows_identifiers_and_finds_a_typed_number():
 #: Pages whose prose still holds typed numbers, with at most how many: each count may only fall.
 #: Every other page (and the README: tests/test_readme.py) holds none.
 PENDING = {
-    "policies.md": 304,
+    "policies.md": 303,
 }
 
 
@@ -714,3 +714,31 @@ def test_every_number_on_a_page_is_rendered_from_a_stored_result(path):
     stray = r.stray_numbers(text)
     name = str(path.relative_to(DOCS))
     assert len(stray) <= PENDING.get(name, 0), f"{name}: numbers no stored result renders: {stray}"
+
+
+# ----------------------------------------------------------------------------- no history in the pages
+HISTORY = re.compile(r"\blanded\b|\b[Ii]ssue \d+|\bsearch\W+tool|\bas it first\b|\bhave since\b|\btask [a-z]\d+", re.I)
+HASH = re.compile(r"(?<![\w-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])")
+EXTERNAL = re.compile(r"[\w.-]+/[\w.-]+`?,?\s*\(?(?:commit|at|@)\s*`?$")  # owner/repo at HASH: a cited source
+
+
+@pytest.mark.parametrize("path", [ROOT / "README.md", *doc_pages()], ids=lambda p: p.name)
+def test_pages_hold_no_history(path):
+    """README and docs (the changelog aside) say what boundcalc does: no "landed", issue or task
+    numbers, or how a source was found in their prose, and no commit hash but an external source's
+    (``owner/repo`` at a commit, a citation)."""
+    if path.name == "changelog.md":
+        return
+    text = path.read_text(encoding="utf-8")
+    prose = hooks().strip_code(text)
+    assert not HISTORY.findall(prose), f"{path.name}: {HISTORY.findall(prose)}"
+    for m in HASH.finditer(text):
+        before = text[max(0, m.start() - 60) : m.start()].replace("\n", " ")
+        assert EXTERNAL.search(before), f"{path.name}: a commit hash {m.group()!r} after {before!r}"
+
+
+def test_the_history_check_finds_history():
+    assert HISTORY.findall("against the landed version (issue 31)") == ["landed", "issue 31"]
+    text = "run by revision 3 (`a009bd5`); `chang-li/MergeDTS` at `296f3e2`"
+    cited = [m.group() for m in HASH.finditer(text) if EXTERNAL.search(text[: m.start()])]
+    assert [m.group() for m in HASH.finditer(text)] == ["a009bd5", "296f3e2"] and cited == ["296f3e2"]
