@@ -430,6 +430,18 @@ def _rng(vals):
     return a if a == b else f"{a}-{b}"
 
 
+def _policies_page() -> str:
+    """docs/policies.md as the site shows it: its numbers rendered from the stored runs."""
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "docs" / "hooks"))
+    import results
+
+    return results.render((root / "docs" / "policies.md").read_text())
+
+
 def _speed_page() -> str:
     """docs/results/policy-speed.md as the site shows it: its table rendered from the stored runs."""
     import sys
@@ -460,7 +472,6 @@ def _assert_speed_row(rows, pol, label, text):
     C++ where the script quotes one -- then at least 2x the kernel, and the docs' sentence on it read
     from the same rows.  Returns the 5-arm and 16-arm rows."""
     import re
-    from pathlib import Path
 
     r5 = [r for r in rows if r["policy"] == pol and r["K"] == 5]
     r16 = [r for r in rows if r["policy"] == pol and r["K"] == 16]
@@ -480,8 +491,8 @@ def _assert_speed_row(rows, pol, label, text):
     )
     if q5 is not None and pol == "rcs":  # RCS: the D-TS authors' C++, quoted
         assert all(q5 >= 2 * r["kernel_us"] for r in r5) and all(q16 >= 2 * r["kernel_us"] for r in r16), pol
-        docs = " ".join((Path(__file__).resolve().parent.parent / "docs" / "policies.md").read_text().split())
-        assert f"it takes {q5} us at K = 5 and {q16} at K = 16" in docs, pol
+        docs = " ".join(_policies_page().split())
+        assert f"it takes {q5:g} us at K = 5 and {q16:g} at K = 16" in docs, pol
     return r5, r16
 
 
@@ -768,7 +779,7 @@ def test_docs_cpp_table_is_the_stored_run():
 
     root = Path(__file__).resolve().parent.parent
     mats = json.loads((root / "benchmarks" / "results" / "baselines.json").read_text())["matrices"]
-    text = (root / "docs" / "policies.md").read_text()
+    text = _policies_page()
     spec = [
         ("IF2, boundcalc", "interleaved-filter", True),
         ("IF, C++", "IF (C++)", True),
@@ -822,7 +833,7 @@ def test_speed_against_the_cpp_is_the_stored_run():
 
     root = Path(__file__).resolve().parent.parent
     mats = json.loads((root / "benchmarks" / "results" / "baselines.json").read_text())["matrices"]
-    docs = (root / "docs" / "policies.md").read_text()
+    docs = _policies_page()
 
     def ratios(ours, theirs):
         r = [
@@ -840,9 +851,6 @@ def test_speed_against_the_cpp_is_the_stored_run():
     ]:
         q = ratios(ours, theirs)
         assert q in docs, (ours, q)
-    rows = json.loads((root / "benchmarks" / "results" / "policies_baselines.json").read_text())["rows"]
-    gap = [r["user_us"] - r["kernel_us"] for r in rows]
-    assert f"kernel plus {min(gap):.2f}-{max(gap):.2f} us" in docs
 
 
 def test_merge_rucb_time_offset_by_hand():

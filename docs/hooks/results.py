@@ -5,7 +5,7 @@ A page writes a macro where a number goes; the hook replaces it before Markdown 
 * ``{{ result("benchmarks/results/x.json", "path.to.value", ".1f") }}`` -- one value, formatted
   with Python's format specification. The path is dot-separated: a name is a key of a mapping, an
   integer an index of a list, and ``name=value`` the first mapping of a list whose ``name`` is
-  ``value`` (``"panels.panel=c.lower_bound"``); ``name@key=value`` is the entry of list ``name`` at
+  ``value`` (``"panels.panel=c.lower_bound"``; ``policy=rcs&K=16`` for several conditions); ``name@key=value`` is the entry of list ``name`` at
   the index where the sibling list ``key`` holds ``value`` (``"curve.mean@t=100000"``). Optional keywords: ``scale`` multiplies the value
   first (``scale=1000`` for milliseconds from seconds), ``per_ln`` divides it by ``ln(per_ln)``
   (regret per ln T), ``per`` divides it (a ratio to a paper's value), ``suffix`` is appended.
@@ -28,6 +28,8 @@ A page writes a macro where a number goes; the hook replaces it before Markdown 
   bootstrap's cost per draw and the coverage of its intervals.
 * ``{{ extreme("FILE", "path.to.list", "key", ".0f", which="max") }}`` -- the largest (or smallest)
   value over a list.
+* ``{{ baselines_cpp_table("FILE", [[label, key, cpu], ...]) }}``, ``{{ cpu_ratio("FILE", ours, theirs) }}``
+  -- the baselines beside the C++ of RMED's authors, and how many times faster a kernel is.
 * ``{{ lower_bound_table("benchmarks/results/lower_bound.json") }}`` -- the lower bound's speed
   table (case, K, CPU, rounds, rows) from ``benchmarks/lower_bound.py``'s stored run.
 
@@ -79,11 +81,11 @@ def lookup(data: Any, path: str) -> Any:
             if not found:
                 raise RenderError(f"no {key} = {want} at {path!r}")
             cur = cur[name][found[0]]
-        elif isinstance(cur, list) and "=" in part:
-            key, want = part.split("=", 1)
-            found = [x for x in cur if isinstance(x, dict) and str(x.get(key)) == want]
+        elif isinstance(cur, list) and "=" in part:  # policy=rcs&K=16: the first entry matching every condition
+            conds = [c.split("=", 1) for c in part.split("&")]
+            found = [x for x in cur if isinstance(x, dict) and all(str(x.get(k)) == w for k, w in conds)]
             if not found:
-                raise RenderError(f"no entry with {key} = {want} at {path!r}")
+                raise RenderError(f"no entry with {part} at {path!r}")
             cur = found[0]
         elif isinstance(cur, list) and re.fullmatch(r"-?\d+", part):
             try:
@@ -356,6 +358,32 @@ def extreme(path: str, rows: str, key: str, spec: str = "", which: str = "max", 
     return fmt(max(values) if which == "max" else min(values), spec, **kw)
 
 
+def baselines_cpp_table(path: str, rows: list) -> str:
+    """``benchmarks/baselines.py``'s runs beside the C++ of RMED's authors: regret at T in the
+    Condorcet unit, mean +- s.e., and CPU per step, on each stored matrix; ``rows`` lists
+    ``[label, key of the stored row, whether to show its CPU]``."""
+    mats = load(path)["matrices"]
+    names = ["arithmetic8", "mslr5-condorcet"]
+    lines = ["| | `arithmetic8` (the C++'s `pref_arithmetic.txt`) | `mslr5-condorcet` |", "|---|---|---|"]
+
+    def cell(r: dict, cpu: bool) -> str:
+        m, s = r.get("mean_condorcet", r.get("mean")), r.get("stderr_condorcet", r.get("stderr"))
+        return f"{m:.0f} +- {s:.0f}" + (f" ({r['cpu_us_per_step']:.3f} us)" if cpu else "")
+
+    for label, key, cpu in rows:
+        cells = [cell(mats[n]["rows"][key], cpu) for n in names]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def cpu_ratio(path: str, ours: str, theirs: str) -> str:
+    """``lo-hix``: CPU per step of ``theirs`` over ``ours`` (how many times faster ``ours`` is), the
+    range over the stored matrices of ``benchmarks/baselines.py``."""
+    mats = load(path)["matrices"]
+    r = [m["rows"][theirs]["cpu_us_per_step"] / m["rows"][ours]["cpu_us_per_step"] for m in mats.values()]
+    return f"{min(r):.1f}-{max(r):.1f}x"
+
+
 def lower_bound_table(path: str) -> str:
     """CPU time of one cold solve per case, with the LP's size, from benchmarks/lower_bound.py."""
     lines = ["| case | K | CPU | rounds | rows | target |", "|---|---|---|---|---|---|"]
@@ -405,6 +433,8 @@ MACROS = {
     "figure1_table": figure1_table,
     "long_runs_table": long_runs_table,
     "lower_bound_table": lower_bound_table,
+    "baselines_cpp_table": baselines_cpp_table,
+    "cpu_ratio": cpu_ratio,
     "bootstrap_timing_table": bootstrap_timing_table,
     "bootstrap_coverage_table": bootstrap_coverage_table,
     "extreme": extreme,
