@@ -30,6 +30,7 @@ A page writes a macro where a number goes; the hook replaces it before Markdown 
   value over a list.
 * ``{{ baselines_cpp_table("FILE", [[label, key, cpu], ...]) }}``, ``{{ cpu_ratio("FILE", ours, theirs) }}``
   -- the baselines beside the C++ of RMED's authors, and how many times faster a kernel is.
+* ``{{ peer_rows("FILE", "MATRIX", ...) }}`` -- the rows of a table against other implementations.
 * ``{{ lower_bound_table("benchmarks/results/lower_bound.json") }}`` -- the lower bound's speed
   table (case, K, CPU, rounds, rows) from ``benchmarks/lower_bound.py``'s stored run.
 
@@ -384,6 +385,35 @@ def cpu_ratio(path: str, ours: str, theirs: str) -> str:
     return f"{min(r):.1f}-{max(r):.1f}x"
 
 
+def _peer_figure(mean: float, stderr: float) -> str:
+    d = 0 if abs(mean) >= 100 else 1 if abs(mean) >= 10 else 2
+    return f"{mean:.{d}f} +- {stderr:.{d}f}"
+
+
+def _peer_z(z: float) -> str:
+    s = f"{z:+.1f}"
+    return "0.0" if s in ("+0.0", "-0.0") else s
+
+
+def peer_rows(path: str, *labels: str) -> str:
+    """The rows of one table of ``benchmarks/peers.py``'s stored run: per row and matrix, boundcalc's
+    and the peer's regret at T (mean +- s.e.) and their difference in combined standard errors."""
+    mats = [load(path)["matrices"][label] for label in labels]
+    rows = []
+    for name in [n for n in mats[0]["rows"] if all(n in m["rows"] for m in mats)]:
+        cells = []
+        for mat in mats:
+            row = mat["rows"][name]
+            b = row["boundcalc"]
+            cells.append(_peer_figure(b["mean"], b["stderr"]))
+            if "peer" in row:
+                cells += [_peer_figure(row["peer"]["mean"], row["peer"]["stderr"]), _peer_z(row["z"])]
+            else:
+                cells += ["-", "-"]
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
 def lower_bound_table(path: str) -> str:
     """CPU time of one cold solve per case, with the LP's size, from benchmarks/lower_bound.py."""
     lines = ["| case | K | CPU | rounds | rows | target |", "|---|---|---|---|---|---|"]
@@ -433,6 +463,7 @@ MACROS = {
     "figure1_table": figure1_table,
     "long_runs_table": long_runs_table,
     "lower_bound_table": lower_bound_table,
+    "peer_rows": peer_rows,
     "baselines_cpp_table": baselines_cpp_table,
     "cpu_ratio": cpu_ratio,
     "bootstrap_timing_table": bootstrap_timing_table,
