@@ -349,3 +349,17 @@ def test_readme_is_a_landing_page():
     lines = README.read_text(encoding="utf-8").splitlines()
     assert len(lines) <= 200
     assert "../shared" not in README.read_text(encoding="utf-8")
+
+
+def test_fresh_machine_check_covers_the_readme_command_table():
+    """``.ci/fresh_machine.py`` reads the README's "Command line" table: it finds every subcommand
+    that writes a result (all but ``warmup``), and has a check for each."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fresh_machine", ROOT / ".ci" / "fresh_machine.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    named = mod.readme_commands(README)
+    assert named == ["batch", "bounds", "compare", "cpe", "explore", "simulate"]
+    assert set(named) <= set(mod.CHECKS)
