@@ -105,14 +105,13 @@ def run_task(task: str) -> tuple[str, float]:
 def _compilations() -> int:
     """Specialisations numba compiled in this process so far (not loaded from its cache), over the
     dispatchers of the kernel modules imported: each ``Dispatcher.stats`` counts its cache misses."""
-    from numba.core.registry import CPUDispatcher
-
     n = 0
     for name, mod in list(sys.modules.items()):
         if name.startswith("boundcalc.kernels.") and mod is not None:
             for obj in vars(mod).values():
-                if isinstance(obj, CPUDispatcher):
-                    n += sum(obj.stats.cache_misses.values())
+                misses = getattr(getattr(obj, "stats", None), "cache_misses", None)  # a numba Dispatcher's
+                if misses is not None and hasattr(obj, "py_func"):
+                    n += sum(misses.values())
     return n
 
 
