@@ -299,7 +299,7 @@ def main(argv=None) -> int:
         action="store_true",
         help="only the compile profile of cw-rmed, ecw-rmed and rmed1 (this checkout), added to --out",
     )
-    ap.add_argument("--markdown", action="store_true", help="print the README's tables from --out and stop")
+    ap.add_argument("--markdown", action="store_true", help="print the docs' start-up tables from --out and stop")
     args = ap.parse_args(argv)
     if args.markdown:
         print(markdown(json.loads(Path(args.out).read_text())))

@@ -328,7 +328,7 @@ def add_run_arguments(p: argparse.ArgumentParser, rows: str) -> None:
         default=None,
         metavar="N",
         help="local Dask cluster of N worker processes (default: in-process; Dask pays only for long"
-        " jobs, see the README); 0 = in-process",
+        " jobs: docs, Run at scale on Dask); 0 = in-process",
     )
     g.add_argument("--no-dask", dest="workers", action="store_const", const=0, help=argparse.SUPPRESS)
     g.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask scheduler, e.g. tcp://host:8786")
