@@ -31,6 +31,7 @@ A page writes a macro where a number goes; the hook replaces it before Markdown 
 * ``{{ baselines_cpp_table("FILE", [[label, key, cpu], ...]) }}``, ``{{ cpu_ratio("FILE", ours, theirs) }}``
   -- the baselines beside the C++ of RMED's authors, and how many times faster a kernel is.
 * ``{{ peer_rows("FILE", "MATRIX", ...) }}`` -- the rows of a table against other implementations.
+* ``{{ ccb_rucb_table("FILE", [[label, name, [T, ...]], ...]) }}`` -- where CCB and RUCB part.
 * ``{{ lower_bound_table("benchmarks/results/lower_bound.json") }}`` -- the lower bound's speed
   table (case, K, CPU, rounds, rows) from ``benchmarks/lower_bound.py``'s stored run.
 
@@ -414,6 +415,31 @@ def peer_rows(path: str, *labels: str) -> str:
     return "\n".join(rows)
 
 
+def ccb_rucb_table(path: str, rows: list) -> str:
+    """``benchmarks/ccb_rucb.py``'s study: per matrix and horizon, CCB's and RUCB's regret per ln T,
+    their paired difference and how often each policy's Copeland-specific steps fired; ``rows`` lists
+    ``[label, entry name, [T, ...]]``."""
+    entries = {e["name"]: e for e in load(path)["entries"]}
+    lines = [
+        "| matrix | T | CCB | RUCB | CCB - RUCB | CCB self-duels | CCB line-10 set | RUCB `C` empty |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+
+    def frac(x: float, n: int) -> str:
+        return "0" if x == 0 else f"{x:.{n}f}"
+
+    for label, name, horizons in rows:
+        at = {d["T"]: d for d in entries[name]["decades"]}
+        for k, T in enumerate(horizons):
+            d = at[T]
+            lines.append(
+                f"| {label if k == 0 else ''} | 10^{round(math.log10(T))} | {d['ccb_per_ln_T']:.1f} | {d['rucb_per_ln_T']:.1f}"
+                f" | {d['paired']:.1f} +- {d['paired_stderr']:.1f} | {frac(d['ccb']['self_duels'], 3)}"
+                f" | {frac(d['ccb']['explore_eligible'], 4)} | {frac(d['rucb']['empty_C'], 3)} |"
+            )
+    return "\n".join(lines)
+
+
 def lower_bound_table(path: str) -> str:
     """CPU time of one cold solve per case, with the LP's size, from benchmarks/lower_bound.py."""
     lines = ["| case | K | CPU | rounds | rows | target |", "|---|---|---|---|---|---|"]
@@ -463,6 +489,7 @@ MACROS = {
     "figure1_table": figure1_table,
     "long_runs_table": long_runs_table,
     "lower_bound_table": lower_bound_table,
+    "ccb_rucb_table": ccb_rucb_table,
     "peer_rows": peer_rows,
     "baselines_cpp_table": baselines_cpp_table,
     "cpu_ratio": cpu_ratio,
