@@ -742,3 +742,17 @@ def test_the_history_check_finds_history():
     text = "run by revision 3 (`a009bd5`); `chang-li/MergeDTS` at `296f3e2`"
     cited = [m.group() for m in HASH.finditer(text) if EXTERNAL.search(text[: m.start()])]
     assert [m.group() for m in HASH.finditer(text)] == ["a009bd5", "296f3e2"] and cited == ["296f3e2"]
+
+
+def test_the_results_index_names_every_result_file():
+    """benchmarks/results/README.md names every stored result file (or the directory that holds it)
+    and no file that is not there."""
+    index = (RESULTS / "README.md").read_text(encoding="utf-8")
+    for path in RESULTS.rglob("*.json"):
+        rel = path.relative_to(RESULTS)
+        named = f"`{rel.as_posix()}`" in index or f"`{rel.parent.as_posix()}/`" in index
+        named = named or (path.name.startswith("policies_optsize_tried") and "`policies_optsize_tried*.json`" in index)
+        named = named or any(f"`{rel.name}`" in cell for cell in index.split("|"))
+        assert named, f"benchmarks/results/README.md does not name {rel}"
+    for name in re.findall(r"`([\w./-]+\.json)`", index):
+        assert (RESULTS / name).exists() or any(RESULTS.rglob(name)), name
