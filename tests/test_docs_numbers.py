@@ -200,23 +200,20 @@ def cw_cpu_per_step() -> dict:
 
 
 def test_policies_page_cw_rmed_cost():
-    """docs/policies.md: CW-RMED's CPU per step on Table 2 (cw_vs_ecw.ipynb) and on Figure 1's 16-arm
-    panels (figure1.json: CPU seconds of 100 runs of 10^5 steps)."""
-    text = page(DOCS / "policies.md")
-    t2 = cw_cpu_per_step()[("Table 2 (000)", "cw-rmed")]
+    """docs/policies.md: CW-RMED's CPU per step on Table 2, rendered from cw_vs_ecw.ipynb's stored
+    summary, and the claim on Figure 1's 16-arm panels (figure1.json: CPU seconds of 100 runs of
+    10^5 steps): tens of microseconds a step."""
+    text = " ".join(hooks().render((DOCS / "policies.md").read_text()).split())
+    t2 = hooks().notebook_summary("cw_vs_ecw")["panels"][0]["policies"]["cw-rmed"]["us_per_step"]
+    assert f"{t2:.1f} us of CPU a step on Table 2 over 10^4 steps" in text
     fig = json.loads((RESULTS / "figure1" / "figure1.json").read_text())
-    per_run = sorted(
-        p["policies"]["cw-rmed"]["cpu_seconds"] / p["policies"]["cw-rmed"]["runs"]
+    assert fig["horizon"] == 10**5
+    per_step = [
+        p["policies"]["cw-rmed"]["cpu_seconds"] / p["policies"]["cw-rmed"]["runs"] / fig["horizon"] * 1e6
         for p in fig["panels"]
         if p["K"] == 16
-    )
-    per_step = [x / fig["horizon"] * 1e6 for x in per_run]
-    assert fig["horizon"] == 10**5
-    assert (
-        f"{t2:.1f} us of CPU a step on Table 2 over 10^4 steps (`notebooks/cw_vs_ecw.ipynb`), "
-        f"{per_step[0]:.0f}-{per_step[1]:.0f} us on the 16-arm MSLR panels of 000's Figure 1 over 10^5 "
-        f"steps ({per_run[0]:.1f}-{per_run[1]:.1f} s of CPU a run,"
-    ) in text
+    ]
+    assert len(per_step) == 2 and all(10 <= x < 100 for x in per_step)
 
 
 # ----------------------------------------------------------------------------- dueling_policies.ipynb
@@ -284,13 +281,12 @@ def test_cpe_table_renders_the_notebooks_summary():
 
 # ----------------------------------------------------------------------------- benchmarks/policies.py
 def test_python_call_overhead_is_the_stored_benchmark():
-    """docs/policies.md quotes the range: the user loop minus the whole-run kernel, in
-    CPU us per step, over every compiled policy but CW-RMED (whose step is its LP's)."""
+    """The user loop minus the whole-run kernel, in CPU us per step, over every compiled policy but
+    CW-RMED (whose step is its LP's): about a microsecond at most, as the policies page says."""
     rec = json.loads((RESULTS / "policies.json").read_text())
     over = [r["user_us"] - r["kernel_us"] for r in rec["rows"] if r["policy"] != "cw-rmed"]
     assert len(over) == 27  # 9 policies x 3 matrices
-    quoted = f"plus {min(over):.1f}-{max(over):.1f} us of Python"
-    assert quoted in page(DOCS / "policies.md")
+    assert 0 < min(over) and max(over) < 1.05
 
 
 # ----------------------------------------------------------------------------- Choose a policy
@@ -696,7 +692,7 @@ def test_the_rule_allows_identifiers_and_finds_a_typed_number():
 #: Pages whose prose still holds typed numbers, with at most how many: each count may only fall.
 #: Every other page (and the README: tests/test_readme.py) holds none.
 PENDING = {
-    "policies.md": 77,
+    "policies.md": 70,
 }
 
 
