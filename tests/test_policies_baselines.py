@@ -1065,7 +1065,7 @@ def test_docs_merge_paragraph_is_the_stored_run():
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    text = " ".join((root / "docs" / "policies.md").read_text().split())
+    text = " ".join(_policies_page().split())
     mats = json.loads((root / "benchmarks" / "results" / "baselines_merge.json").read_text())["matrices"]
     cell = lambda r: f"{r['mean_condorcet']:.0f} +- {r['stderr_condorcet']:.0f}"  # noqa: E731
     a, m = mats["arithmetic8"]["rows"], mats["mslr5-condorcet"]["rows"]
@@ -1074,15 +1074,6 @@ def test_docs_merge_paragraph_is_the_stored_run():
         f"MergeDTS {cell(a['merge-dts'])} and {cell(m['merge-dts'])}"
     ) in text
     assert all(a["merge-dts"]["mean_condorcet"] < a["merge-rucb"]["mean_condorcet"] for a in (a, m))
-    rows = json.loads((root / "benchmarks" / "results" / "policies_merge.json").read_text())["rows"]
-    k = {(r["policy"], r["K"]): [] for r in rows}
-    for r in rows:
-        k[(r["policy"], r["K"])].append(r["kernel_us"])
-    assert (
-        f"kernels {min(k[('merge-rucb', 5)]):.2f}-{max(k[('merge-rucb', 5)]):.2f} us (MergeRUCB) and "
-        f"{min(k[('merge-dts', 5)]):.2f}-{max(k[('merge-dts', 5)]):.2f} us (MergeDTS) a step at K = 5, "
-        f"{k[('merge-rucb', 16)][0]:.2f} and {k[('merge-dts', 16)][0]:.2f} at K = 16"
-    ) in text
 
 
 # ----------------------------------------------------------------------------- versatile-db
