@@ -1,5 +1,5 @@
-"""Writing a benchmark's result file, one way for the CW-RMED scripts (``cw_ab.py``, ``cw_causes.py``,
-``cw_decisions.py``, ``cw_highs_fixed.py``): the script's fields, then where and when it ran
+"""Writing a benchmark's result file, one way for the CW-RMED scripts (``cw_ab.py``,
+``cw_decisions.py``): the script's fields, then where and when it ran
 (``python``, ``machine``, ``when``; a field the script gives itself is kept), as JSON indented by
 one, parent directories made, the path printed."""
 

@@ -20,7 +20,7 @@ For each matrix (the C++ library's own ``prefmats/pref_arithmetic.txt``, bundled
   ``beat-the-mean(gamma=0.69282)``; beside its Sparring, boundcalc's with ``alpha = 2.5``.  The
   C++ has no RCS, Self-Sparring, Winner Stays or Doubler.
 
-And the README's "Choose a policy" rows of these baselines: regret per ``ln T`` at ``T`` in 000's
+And the "Choose a policy" rows (docs/howto/choose-policy.md) of these baselines: regret per ``ln T`` at ``T`` in 000's
 unit (mean +- standard error over R runs, ``seed = 0``, common random numbers, compiled kernels) on
 ``mslr5-condorcet``, ``mslr5-noncondorcet`` and ``table2``, as the table's other rows (stored under
 ``"choose"``).
@@ -101,7 +101,7 @@ def run_boundcalc(mu: np.ndarray, name: str, T: int, R: int) -> dict:
 
 
 def run_choose(T: int, R: int, policies: list[str] | None = None) -> dict:
-    """Regret per ln T (000's unit) of every baseline on the README table's three matrices."""
+    """Regret per ln T (000's unit) of every baseline on the Choose a policy table's three matrices."""
     from boundcalc.datasets import load_example
     from boundcalc.simulate import simulate
 

@@ -44,9 +44,7 @@ def matrix(name: str):
         sys.path.insert(0, str(HERE))
         import figure1
 
-        path = figure1.shared_dir() / "data" / "public" / "nightingal3_MSLR_Informational_PMat.npz"
-        with np.load(path) as z:
-            mu = np.asarray(z[z.files[0]], dtype=float)
+        mu = figure1.informational_matrix()
         _, K, condorcet, gap = figure1.PANELS[name[-1]]
         return figure1.submatrix(mu, K, condorcet, gap, seed=1000 + K + int(condorcet))[0]
     from boundcalc import load_example

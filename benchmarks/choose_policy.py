@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The README's "Choose a policy" table: regret per ln T at ``T = 10^5`` of every registered policy on
+"""The "Choose a policy" table (docs/howto/choose-policy.md): regret per ln T at ``T = 10^5`` of every registered policy on
 ``mslr5-condorcet``, ``mslr5-noncondorcet`` (001 App. D.1.3) and ``table2`` (000 Table 2).
 
 Mean +- standard error over ``--runs`` (20) runs, seed 0, common random numbers, every policy's

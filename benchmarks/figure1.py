@@ -77,6 +77,18 @@ def shared_dir() -> Path:
     return Path(os.environ.get("BOUNDCALC_SHARED", HERE.parent.parent / "shared"))
 
 
+def informational_matrix() -> np.ndarray:
+    """The 136-arm MSLR informational matrix: the public file under ``shared_dir()`` when present,
+    else the copy bundled with the package (the same bytes, its SHA-256 tested)."""
+    path = shared_dir() / "data" / "public" / "nightingal3_MSLR_Informational_PMat.npz"
+    if not path.exists():
+        from boundcalc.datasets import mslr_array
+
+        return np.asarray(mslr_array("informational"), dtype=float)
+    with np.load(path) as z:
+        return np.asarray(z[z.files[0]], dtype=float)
+
+
 def submatrix(mu: np.ndarray, K: int, condorcet: bool, min_gap: float, seed: int):
     from boundcalc.matrix import PreferenceMatrix
 
@@ -142,11 +154,7 @@ def main() -> None:
         raise SystemExit(f"unknown panel(s) {bad}; have {sorted(PANELS) + sorted(EXAMPLE_PANELS)}")
     mu = None
     if any(k in PANELS for k in keys):
-        path = shared_dir() / "data" / "public" / "nightingal3_MSLR_Informational_PMat.npz"
-        if not path.exists():
-            raise SystemExit(f"the public MSLR matrix is absent ({path}); see README, Data")
-        with np.load(path) as z:
-            mu = np.asarray(z[z.files[0]], dtype=float)
+        mu = informational_matrix()
     out.mkdir(parents=True, exist_ok=True)
     policies = [p for p in a.policies.split(",") if p]
     report = {"runs": a.runs, "horizon": a.horizon, "seed": a.seed, "panels": []}

@@ -9,7 +9,7 @@ version (this checkout, and with ``--landed DIR`` an older checkout, e.g. ``git 
   ``mu[i][j]``) -- what a researcher's own experiment loop costs per step (issue 14 point 2);
 * **kernel**: ``simulate(..., runs=R, horizon=T)``, the compiled whole-run path, per run-step
   (Bernoulli draws and regret bookkeeping included; compiled first on a short run); beside it the
-  C++ figures of the D-TS authors' library quoted in the README (g++ -O2, per step including its
+  C++ figures of the D-TS authors' library quoted in the docs' speed page (g++ -O2, per step including its
   simulator): ECW-RMED 2.3 / 10.3 us (K = 5 / 16), RMED1 0.56 / 2.9, RUCB 0.7 / 4.0, D-TS 3.1 /
   28.9, D-TS+ 3.1 / -, CCB 1.9 / 10.2, SCB 0.29 / 1.2, SAVAGE 0.28 / 1.9, RCS 1.75 / 19.1;
 * CW-RMED's step is its LP's, whose work depends on the outcomes drawn, so its user loop and its
@@ -247,7 +247,7 @@ def main() -> None:
         "--cw-horizon-64",
         type=int,
         default=5_000,
-        help="CW-RMED's steps at 64 arms (0: leave that run out; 10^5 take 13-15 CPU minutes there: see the README)",
+        help="CW-RMED's steps at 64 arms (0: leave that run out; 10^5 take 13-15 CPU minutes there: see docs/results/policy-speed.md)",
     )
     ap.add_argument("--landed", default=None, help="an older checkout, measured the same way")
     ap.add_argument(
@@ -341,7 +341,7 @@ def main() -> None:
     rows = []
     print(
         "user loop, landed, kernel, user-kernel: measured now (CPU us per step); C++ us: quoted, not measured"
-        " here (the D-TS authors' library, g++ -O2, per step with its simulator, as in the README)"
+        " here (the D-TS authors' library, g++ -O2, per step with its simulator, as the docs' speed page quotes them)"
     )
     print(
         f"{'policy':10s} {'matrix':20s} {'K':>3s} {'user loop us':>13s} {'landed':>9s} {'kernel us':>10s} "

@@ -254,15 +254,15 @@ def in_process() -> dict:
 
 
 def markdown(result: dict) -> str:
-    """The README's start-up tables from a stored result (``--markdown`` prints them;
-    ``tests/test_docs_numbers.py`` checks that the README holds them)."""
+    """The start-up tables of a stored result, CPU seconds (``--markdown`` prints them; the docs'
+    results page renders them with ``docs/hooks/results.py``)."""
 
     def cpu(row: dict, version: str, key: str = "cpu", digits: int = 2) -> str:
         v = row.get(version, {}).get(key)
         return "-" if v is None or v != v else f"{v:.{digits}f}"
 
     lines = [
-        "| command | landed | this version | printed solve time (this / landed) |",
+        "| command | previous version | this version | printed solve time, wall (this / previous) |",
         "|---|---|---|---|",
     ]
     for name, row in result["warm"].items():
@@ -272,7 +272,7 @@ def markdown(result: dict) -> str:
         lines.append(f"| cold (empty numba cache): `{name}` | {cpu(row, 'landed')} | {cpu(row, 'this')} | |")
     lines += [
         "",
-        "| kernel task | compile: landed | this | its simulation first: landed | this | load: landed | this |",
+        "| kernel task | compile: previous | this | its simulation first: previous | this | load: previous | this |",
         "|---|---|---|---|---|---|---|",
     ]
     for task, row in result["kernels"].items():
@@ -299,7 +299,7 @@ def main(argv=None) -> int:
         action="store_true",
         help="only the compile profile of cw-rmed, ecw-rmed and rmed1 (this checkout), added to --out",
     )
-    ap.add_argument("--markdown", action="store_true", help="print the README's tables from --out and stop")
+    ap.add_argument("--markdown", action="store_true", help="print the docs' start-up tables from --out and stop")
     args = ap.parse_args(argv)
     if args.markdown:
         print(markdown(json.loads(Path(args.out).read_text())))

@@ -16,7 +16,7 @@ see it, so silencing must happen at the file-descriptor level:
   under capture printed nothing (highspy 1.16 prints its banner once per process: a
   ``std::call_once`` in ``Highs::logHeader``), later ones are built without the block (its file
   descriptor work and temporary file cost CW-RMED, which builds a model per new empirical
-  structure, a few per cent of its CPU on 16 arms: ``benchmarks/results/cw_speed/cw_ab_d31.json``);
+  structure, a few per cent of its CPU on 16 arms: ``benchmarks/results/cw_speed/cw_ab_highs_banner.json``);
   a highspy that prints at every construction keeps the block for every one
   (tests/test_highs_quiet.py).
 * :func:`solve_quietly` runs a callable (e.g. a cvxpy ``solve`` that builds its own HiGHS

@@ -488,7 +488,7 @@ class BatchResult(RichResult):
             f"batch: {len(self.rows)} accepted {m['size']}-arm submatrices{name} (K = {m['K']}),"
             f" every gap >= {m['min_gap']:g}, seed {m['seed']}\n"
             f"{st['drawn']} candidates drawn (acceptance {st['acceptance_rate']:.2%});"
-            f" {st['resumed']} rows resumed, {st['computed']} computed ({how}) in {st['seconds']:.1f} s\n"
+            f" {st['resumed']} rows resumed, {st['computed']} computed ({how}) in {st['seconds']:.1f} s wall\n"
             "mean and standard error over the submatrices where each constant applies (n):\n\n"
             + format_summary(self.constants)
         )

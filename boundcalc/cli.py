@@ -10,7 +10,7 @@ Subcommands (``boundcalc SUBCOMMAND --help`` for each):
   candidate-position instance (JSON) or of a plain matrix's one-position instance.
 * ``simulate PATH --policies P1,P2 --horizon T --runs R``: registered online policies on Bernoulli
   duels from the matrix, regret curves against the lower bound and ECW lines (table, ``--json``,
-  ``--plot FILE``; local Dask cluster by default, ``--scheduler ADDRESS``).
+  ``--plot FILE``; in-process, on Dask with ``--workers N`` or ``--scheduler ADDRESS``).
 * ``explore PATH`` / ``explore --example chen2020-fig1 --algorithm car-cond --delta 0.05 --runs R``:
   one of 004's pure-exploration algorithms run R times; correct rate against delta, duels used
   against the hardness constants (table, ``--json``, ``--plot FILE``; Dask like ``simulate``).
@@ -93,9 +93,15 @@ class ArgumentParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self._lazy_epilog = lazy_epilog
 
+    #: command lines shown at the end of ``--help`` (:data:`HELP_EXAMPLES`, set by build_parser)
+    examples: str = ""
+
     def format_help(self) -> str:
         if self._lazy_epilog is not None:
             self.epilog, self._lazy_epilog = self._lazy_epilog(), None
+        if self.examples:
+            self.epilog = f"{self.epilog or ''}\n\nexamples:\n{self.examples}".lstrip("\n")
+            self.examples = ""
         return super().format_help()
 
     def error(self, message: str) -> NoReturn:  # noqa: D401 - argparse's hook
@@ -338,7 +344,7 @@ def add_run_arguments(p: argparse.ArgumentParser, rows: str) -> None:
         default=None,
         metavar="N",
         help="local Dask cluster of N worker processes (default: in-process; Dask pays only for long"
-        " jobs, see the README); 0 = in-process",
+        " jobs: docs, Run at scale on Dask); 0 = in-process",
     )
     g.add_argument("--no-dask", dest="workers", action="store_const", const=0, help=argparse.SUPPRESS)
     g.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask scheduler, e.g. tcp://host:8786")
@@ -1113,15 +1119,16 @@ def _cmd_bounds(args: argparse.Namespace) -> int:
         )
         for w in rep["per_winner"]
     ]
-    out.write(format_table(["winner", "lower bound C*", "ECW C^E*", "ECW/LB"], rows) + "\n\n")
+    out.write(format_table(["winner", "lower bound C*", "ECW C^E*", "ECW/LB"], rows) + "\n")
+    out.write(f"{BOUNDS_TABLE_NOTE}\n\n")
     c = rep["certificate"] or {}
     out.write(
         f"lower bound  {rep['lower_bound']:.8g}  (winner {pm.label(rep['lower_bound_winner'])}, {rep['method']},"
-        f" {rep['seconds']['lower_bound'] * 1e3:.1f} ms; certificate: max violation"
+        f" {rep['seconds']['lower_bound'] * 1e3:.1f} ms wall; certificate: max violation"
         f" {c.get('max_violation', float('nan')):.1e}, dual bound {c.get('dual_bound', float('nan')):.8g})\n"
     )
     out.write(
-        f"ECW          {rep['ecw']:.8g}  (winner {pm.label(rep['ecw_winner'])}, closed form, {rep['seconds']['ecw'] * 1e3:.2f} ms)\n"
+        f"ECW          {rep['ecw']:.8g}  (winner {pm.label(rep['ecw_winner'])}, closed form, {rep['seconds']['ecw'] * 1e3:.2f} ms wall)\n"
     )
     if rep["ratio_ecw_to_lower_bound"] is not None:
         out.write(f"ECW / lower bound = {rep['ratio_ecw_to_lower_bound']:.6g}\n")
@@ -1169,6 +1176,10 @@ def _check_plot_backend(args: argparse.Namespace) -> None:
             import matplotlib  # noqa: F401
         except ImportError:
             raise InputError("--plot needs matplotlib: pip install 'boundcalc[plot]'") from None
+
+
+#: The meaning of the columns of ``bounds``' table, printed under it.
+BOUNDS_TABLE_NOTE = "C*: regret lower bound (000 Thm 2); C^E*: ECW-RMED's constant (000 Thm 5)"
 
 
 def _add_bounds(sub: argparse._SubParsersAction) -> None:
@@ -1272,7 +1283,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     out.write(matrix_header(pm, args.verbose))
     out.write(f"coefficients of ln T (ln ln T where the unit says so), each in its paper's unit; alpha = {alpha:g}\n\n")
     out.write(cmp.summary() + "\n\n")
-    out.write(f"{len(cmp)} rows in {seconds * 1e3:.1f} ms\n")
+    out.write(f"{len(cmp)} rows in {seconds * 1e3:.1f} ms wall\n")
     sys.stdout.write(with_paper_legend(out.getvalue()))
     return status
 
@@ -1571,8 +1582,8 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
         help="run the registered online policies on a matrix; regret against the bounds",
         description="Simulate registered dueling-bandit policies on Bernoulli duels from the matrix: R runs of T"
         " rounds each, cumulative regret (000's unit) at log-spaced checkpoints, compared with the"
-        " lower bound and ECW constants times ln T.  Runs go to a local Dask cluster when"
-        " dask.distributed is installed (--workers 0: in-process), or to --scheduler ADDRESS.",
+        " lower bound and ECW constants times ln T.  Runs go in-process, to a local Dask cluster"
+        " with --workers N, or to an existing one with --scheduler ADDRESS.",
         lazy_epilog=lambda: _policy_help() + PAPERS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -1699,8 +1710,8 @@ def _add_explore(sub: argparse._SubParsersAction) -> None:
         " R times (seeded) on a candidate-position instance, report the rate of correct answers"
         " against delta and the number of duels used (mean, standard error, spread) next to 004's"
         " hardness constants H^B, H^B_eps, H^C, H^C_ver and the expressions of its Theorems 1-6."
-        "  Runs go to a local Dask cluster when dask.distributed is installed (--workers 0:"
-        " in-process), or to --scheduler ADDRESS.",
+        "  Runs go in-process, to a local Dask cluster with --workers N, or to an existing one"
+        " with --scheduler ADDRESS.",
         lazy_epilog=lambda: _algorithm_help() + PAPERS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -1812,9 +1823,10 @@ def _cmd_warmup(args: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     done = warmup(workers=args.workers, progress=args.progress)
+    compiled = done.compiled
     print(
-        f"compiled the kernels of {len(done)} tasks ({', '.join(done)}) in {time.perf_counter() - t0:.1f} s;"
-        " numba's cache now holds them (later commands load them in milliseconds)"
+        f"compiled the kernels of {len(compiled)} tasks, loaded {len(done) - len(compiled)} from numba's cache,"
+        f" in {time.perf_counter() - t0:.1f} s wall; later commands load them in milliseconds"
     )
     return EXIT_OK
 
@@ -1844,6 +1856,35 @@ def _add_warmup(sub: argparse._SubParsersAction) -> None:
 
 
 # ----------------------------------------------------------------------------- main
+#: The examples each ``--help`` ends with: commands on bundled data that run as written.
+HELP_EXAMPLES = {
+    "": """  boundcalc bounds --example table2
+  boundcalc compare --example mslr5-noncondorcet
+  boundcalc simulate --example table2 --policies cw-rmed,ecw-rmed,dts --horizon 10000 --runs 10 --seed 0""",
+    "bounds": """  boundcalc bounds --example table2                       # 000's Table 2
+  boundcalc bounds prefs.npz --json --allocation           # your matrix, the optimal allocation too
+  boundcalc bounds --duels mslr5-duels --bootstrap 200 --seed 0   # from a duel log, with intervals
+  boundcalc bounds --duels mslr5-duels --plan --plan-horizon 1e6  # the duels each pair calls for""",
+    "compare": """  boundcalc compare --example table2
+  boundcalc compare --example mslr5-noncondorcet --csv --keys lower_bound,ecw,ccb
+  boundcalc compare --duels mslr5-duels --bootstrap 200 --seed 0""",
+    "cpe": """  boundcalc cpe --example chen2020-fig1
+  boundcalc cpe --example table2 --json                    # a matrix: its one-position instance""",
+    "batch": """  boundcalc batch --example arithmetic8 --size 4 --count 5 --seed 0 --out rows.jsonl
+  boundcalc batch --example mslr-informational --size 16 --count 10000 --min-gap 0.005 --seed 0 \\
+      --keys lower_bound,ecw,ccb --out table1.jsonl --workers 2   # 000's Table 1 on Dask""",
+    "simulate": """  boundcalc simulate --example table2 --policies cw-rmed,ecw-rmed,dts --horizon 10000 --runs 10 --seed 0
+  boundcalc simulate --example mslr5-noncondorcet --policies all --horizon 100000 --runs 20 --seed 0 \\
+      --out runs.jsonl                                     # rerun the same command to resume
+  boundcalc simulate --example fig1a --policies ecw-rmed --param ecw-rmed.alpha=2 -T 10000 -R 4 --plot regret.png""",
+    "explore": """  boundcalc explore --example chen2020-fig1 --algorithm car-cond --delta 0.05 --runs 10 --seed 0
+  boundcalc explore --example chen2020-fig1 --algorithm clucb-borda-pac --epsilon 0.05 --delta 0.05 --runs 10""",
+    "identify": """  boundcalc identify --example table2 --algorithm track-and-stop,knockout --delta 0.05 --runs 20 --seed 0
+  boundcalc identify --example mslr5-condorcet --algorithm track-and-stop-condorcet --delta 1e-3 --runs 10 --json""",
+    "warmup": """  boundcalc warmup                                         # every kernel, on all cores
+  boundcalc warmup --workers 0 --no-progress               # in this process, one line per task""",
+}
+
 SUBCOMMANDS = [_add_bounds, _add_compare, _add_cpe, _add_batch, _add_simulate, _add_explore, _add_identify, _add_warmup]
 
 
@@ -1876,6 +1917,9 @@ def build_parser() -> argparse.ArgumentParser:
                 metavar="S",
                 help="refuse, before it starts, work whose CPU-time estimate is more than S seconds (exit 2)",
             )
+    for name, p in {"": parser, **sub.choices}.items():
+        p.examples = HELP_EXAMPLES.get(name, "")
+        p.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
 
 

@@ -441,7 +441,7 @@ class ExplorationRuns(RichResult):
         se = "n/a" if sm["stderr"] is None else f"{sm['stderr']:.4g}"
         lines.append(
             f"duels: mean {sm['mean']:.6g} (stderr {se}), min {sm['min']}, median {sm['median']:.6g},"
-            f" max {sm['max']}; {s['seconds']:.3g} s in all"
+            f" max {sm['max']}; {s['seconds']:.3g} s wall in all"
         )
 
         def f(x: float | None) -> str:

@@ -234,7 +234,7 @@ def parse_count_table(text: str, source: str = "<text>") -> tuple[np.ndarray, tu
 #: Largest input read, in bytes (128 MiB: a K = 2048 text matrix of 20-character numbers is ~88 MB).
 MAX_INPUT_BYTES = 128 * 2**20
 #: Largest array read, in entries (2^22 = 4.2 million: K up to 2048; 32 MiB as float64).  Every
-#: command already runs for many minutes at K = 1000 (issue 32: ``bounds`` 251 s).
+#: command already runs for many minutes at K = 1000 (``bounds`` 251 s).
 MAX_ENTRIES = 2**22
 #: Deepest JSON nesting read (a matrix needs 2-3 levels, a CPE instance 4-5).
 MAX_JSON_DEPTH = 64

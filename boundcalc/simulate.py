@@ -607,7 +607,7 @@ class SimulationResult(RichResult):
             lb = "n/a" if self.lower_bound is None else f"{self.lower_bound:.4g}"
             ec = "n/a" if self.ecw is None else f"{self.ecw:.4g}"
             lines.append(f"lower bound C* = {lb} per ln T; ECW C^E* = {ec} per ln T")
-        # per ln T as the README and the papers quote it; the time per step from CPU time (a busy
+        # per ln T as the docs and the papers quote it; the time per step from CPU time (a busy
         # machine's wall time is mostly other work's)
         head = ["policy", "R(T) mean", "s.e.", "R(T)/ln T", "s.e./ln T", "wall s", "CPU s", "CPU us/step", "path"]
         rows = [

@@ -382,7 +382,7 @@ class BootstrapResult(RichResult):
             f"bootstrap: {m['draws']} draws ({_SCHEME_TEXT.get(m['scheme'], m['scheme'])}"
             + (f", prior Beta(W_ij + {m['prior']:g}, W_ji + {m['prior']:g})" if m["scheme"] == "posterior" else "")
             + f"), seed {m['seed']}; {st.get('tied_draws', 0)} draws undefined, {st.get('errors', 0)} failed;"
-            f" {st.get('seconds', 0):.1f} s ({st.get('backend', 'in-process')})\n"
+            f" {st.get('seconds', 0):.1f} s wall ({st.get('backend', 'in-process')})\n"
         )
         rows = [
             (

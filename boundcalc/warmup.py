@@ -27,8 +27,9 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import TextIO
 
-__all__ = ["warmup_tasks", "run_task", "warmup"]
+__all__ = ["warmup_tasks", "cached_tasks", "run_task", "warmup", "WarmupTimes"]
 
 
 def _policy(name: str) -> None:
@@ -99,19 +100,39 @@ def _module_of(task: str) -> str:
 
 def run_task(task: str) -> tuple[str, float]:
     """Run one warm-up task in this process; ``(task, CPU seconds)``."""
+    name, cpu, _ = _run_detail(task)
+    return name, cpu
+
+
+def _compilations() -> int:
+    """Specialisations numba compiled in this process so far (not loaded from its cache), over the
+    dispatchers of the kernel modules imported: each ``Dispatcher.stats`` counts its cache misses."""
+    n = 0
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("boundcalc.kernels.") and mod is not None:
+            for obj in vars(mod).values():
+                misses = getattr(getattr(obj, "stats", None), "cache_misses", None)  # a numba Dispatcher's
+                if misses is not None and hasattr(obj, "py_func"):
+                    n += sum(misses.values())
+    return n
+
+
+def _run_detail(task: str) -> tuple[str, float, bool]:
+    """Run one warm-up task; ``(task, CPU seconds, whether numba compiled anything for it)``."""
     import contextlib
     import io
 
+    before = _compilations()
     c0 = time.process_time()
     fn: Callable[[], None] = _lp if task == "lp" else _cpe if task == "cpe" else (lambda: _policy(task))
     with contextlib.redirect_stderr(io.StringIO()):  # the compile notices: compiling is what was asked
         fn()
-    return task, time.process_time() - c0
+    return task, time.process_time() - c0, _compilations() > before
 
 
-def _run_tasks(tasks: list[str]) -> list[tuple[str, float]]:
+def _run_tasks(tasks: list[str]) -> list[tuple[str, float, bool]]:
     """Run several warm-up tasks one after the other in this process."""
-    return [run_task(t) for t in tasks]
+    return [_run_detail(t) for t in tasks]
 
 
 def _jobs(tasks: list[str]) -> list[list[str]]:
@@ -144,45 +165,90 @@ def _stop(pool: ProcessPoolExecutor) -> None:
             proc.terminate()
 
 
-def warmup(workers: int | None = None, progress: bool | None = None, tasks: list[str] | None = None) -> dict:
-    """Compile every kernel ahead; ``{task: CPU seconds}`` (its worker's CPU for that task).
+class WarmupTimes(dict):
+    """``{task: CPU seconds}`` of a warm-up, and ``compiled``: the tasks for which numba compiled
+    code (the others loaded all of theirs from its cache)."""
+
+    def __init__(self, times: dict, compiled: list[str]) -> None:
+        super().__init__(times)
+        self.compiled = list(compiled)
+
+
+def cached_tasks(tasks: list[str]) -> set[str]:
+    """The tasks whose kernel module numba's on-disk cache already holds: running them loads the
+    machine code (milliseconds to a second) instead of compiling it."""
+    from .kernels import cached
+
+    return {t for t in tasks if cached(_module_of(t))}
+
+
+def warmup(
+    workers: int | None = None,
+    progress: bool | None = None,
+    tasks: list[str] | None = None,
+    report: TextIO | None = None,
+) -> WarmupTimes:
+    """Compile every kernel ahead; ``{task: CPU seconds}`` (its worker's CPU for that task), with
+    ``.compiled`` the tasks that compiled code.
 
     ``workers``: processes (default: the available cores; 0 runs in this process);
-    ``progress``: a tqdm bar on stderr (default: when stderr is a terminal; plain lines when tqdm
-    is missing).
+    ``progress``: a tqdm bar on stderr naming the tasks still running (default: when stderr is a
+    terminal and tqdm is installed); otherwise, and whenever ``report`` is given, one line per
+    task on ``report`` (default stderr) as it ends, saying whether it compiled its kernels or
+    loaded them from numba's cache. The first line, before any compilation, names every task.
     """
     tasks = warmup_tasks() if tasks is None else list(tasks)
     if workers is None:
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     if progress is None:
         progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    stream = sys.stderr if report is None else report
+    expected = cached_tasks(tasks)
+    where = "in this process" if workers <= 0 or len(tasks) <= 1 else f"on {min(workers, len(_jobs(tasks)))} processes"
+    print(
+        f"boundcalc warmup: {len(tasks)} kernel tasks, {len(tasks) - len(expected)} not in numba's cache,"
+        f" {where}: {', '.join(tasks)}",
+        file=stream,
+        flush=True,
+    )
     bar = None
     if progress:
         try:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(tasks), file=sys.stderr, desc="compiling kernels", unit="task", dynamic_ncols=True)
+            bar = tqdm(total=len(tasks), file=sys.stderr, desc="warmup", unit="task", dynamic_ncols=True)
         except ImportError:  # pragma: no cover - tqdm is optional
             bar = None
+    running = list(tasks)
     out: dict = {}
+    compiled: list[str] = []
 
-    def done(task: str, cpu: float) -> None:
+    def done(task: str, cpu: float, did_compile: bool) -> None:
         out[task] = cpu
+        if task in running:
+            running.remove(task)
+        what = "compiled" if did_compile else "loaded"
+        if did_compile:
+            compiled.append(task)
         if bar is not None:
-            bar.set_postfix_str(task)
+            bar.set_postfix_str(f"{what} {task}; running: {', '.join(running[:3])}" if running else f"{what} {task}")
             bar.update(1)
+        if bar is None or report is not None:
+            print(f"  {what} {task} ({cpu:.1f} s CPU)", file=stream, flush=True)
 
+    if bar is not None:
+        bar.set_postfix_str(f"running: {', '.join(running[:3])}")
     if workers <= 0 or len(tasks) <= 1:
         for t in tasks:
-            done(*run_task(t))
+            done(*_run_detail(t))
     else:
         jobs = _jobs(tasks)
         pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=_ignore_interrupts)
         try:
             futures = [pool.submit(_run_tasks, job) for job in jobs]
             for f in as_completed(futures):
-                for task, cpu in f.result():
-                    done(task, cpu)
+                for task, cpu, did_compile in f.result():
+                    done(task, cpu, did_compile)
         except BaseException:  # Ctrl-C, SIGTERM, a failed compile: stop the workers now, not after their compiles
             _stop(pool)
             raise
@@ -190,4 +256,4 @@ def warmup(workers: int | None = None, progress: bool | None = None, tasks: list
             pool.shutdown(wait=True, cancel_futures=True)
     if bar is not None:
         bar.close()
-    return out
+    return WarmupTimes(out, compiled=compiled)

@@ -79,7 +79,7 @@ def test_instance_json_on_a_matrix_command_says_what_it_is(capsys, tmp_path):
 
 @pytest.mark.parametrize("command", ["cpe", "explore"])
 def test_stdin_for_cpe_and_explore(command, capsys, monkeypatch):
-    """'-' reads an instance JSON (or a text matrix) from stdin, as the README allows."""
+    """'-' reads an instance JSON (or a text matrix) from stdin, as the command line's docs allow."""
     extra = (
         ["--algorithm", "car-cond", "--delta", "0.1", "--runs", "1", "--workers", "0", "--json"]
         if command == "explore"

@@ -1,5 +1,5 @@
-"""docs/cw-rmed-speed.md's account of why CW-RMED runs HiGHS (issue 31 point 1) is the stored count
-(``benchmarks/results/cw_speed/cw_causes.json``, written by ``benchmarks/cw_causes.py``), and that
+"""benchmarks/results/cw_speed/README.md's account of why CW-RMED runs HiGHS (issue 31 point 1) is the stored count
+(``benchmarks/results/cw_speed/cw_causes.json``, written by ``cw_causes.py`` (an investigation script, in git history)), and that
 count is complete: its runs by cause add up to the policy's own ``lp_solves`` counter, and the runs
 it counted were those of the recorded decisions (the regret of the interleaved benchmark's run)."""
 
@@ -43,7 +43,7 @@ def test_causes_were_counted_on_the_recorded_decisions():
 
 
 def test_speed_page_states_the_stored_causes():
-    text = " ".join((ROOT / "docs" / "cw-rmed-speed.md").read_text().split())
+    text = " ".join((ROOT / "benchmarks" / "results" / "cw_speed" / "README.md").read_text().split())
     a = _rows()[("fig1a", 100000)]
     a20 = _rows()[("fig1a", 20000)]
     c = _rows()[("fig1c", 100000)]
@@ -70,7 +70,7 @@ def test_speed_page_states_the_stored_causes():
 
 
 def test_interleaved_runs_made_the_same_highs_runs():
-    """docs/cw-rmed-speed.md says the interleaved benchmark's versions made the same decisions *and* the same
+    """benchmarks/results/cw_speed/README.md says the interleaved benchmark's versions made the same decisions *and* the same
     HiGHS runs: every counter of both versions' runs, ``lp_solves`` included, is equal."""
     for name in ("cw_ab.json", "cw_ab_16.json", "cw_ab_64.json"):
         for row in json.loads((RESULTS / name).read_text())["rows"]:

@@ -1,5 +1,5 @@
 """Issue 31 point 1, the per-step cost of CW-RMED's LP path with the same decisions: the long
-decision check (``benchmarks/cw_decisions.py``) and the speed rows docs/cw-rmed-speed.md quotes
+decision check (``benchmarks/cw_decisions.py``) and the speed rows benchmarks/results/cw_speed/README.md quotes
 (``benchmarks/results/cw_speed/``), and the two mechanisms they measure -- the lean row insertion
 of the plain models and the HiGHS options of the lifted ones -- against independent references."""
 
@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "cw_speed"
-SPEED_PAGE = ROOT / "docs" / "cw-rmed-speed.md"  # the measurements, step by step (moved from the README)
+SPEED_PAGE = RESULTS / "README.md"  # the measurements, step by step
 
 
 def _flat(text: str) -> str:
@@ -40,9 +40,9 @@ def test_long_decision_check_found_the_same_pairs():
 
 
 def test_speed_page_quotes_the_stored_speed_rows():
-    """docs/cw-rmed-speed.md's numbers of this point are the stored runs: ``benchmarks/policies.py`` beside
+    """benchmarks/results/cw_speed/README.md's numbers of this point are the stored runs: ``benchmarks/policies.py`` beside
     the landed version (``policies_cw.json``) and the interleaved comparisons (``cw_ab_python.json``,
-    ``cw_ab_scale.json``, ``cw_ab_blocks.json``, ``cw_ab_final.json``, ``cw_ab_d31.json``, ``cw_ab_basis.json``), each with
+    ``cw_ab_scale.json``, ``cw_ab_blocks.json``, ``cw_ab_final.json``, ``cw_ab_highs_banner.json``, ``cw_ab_basis.json``), each with
     the same decisions."""
     text = _flat(SPEED_PAGE.read_text())
     pol = {r["matrix"]: r for r in json.loads((RESULTS / "policies_cw.json").read_text())["cw_rmed"]}
@@ -62,7 +62,7 @@ def test_speed_page_quotes_the_stored_speed_rows():
         "cw_ab_scale.json",
         "cw_ab_blocks.json",
         "cw_ab_final.json",
-        "cw_ab_d31.json",
+        "cw_ab_highs_banner.json",
         "cw_ab_basis.json",
         "cw_ab_pools.json",
         "cw_ab_simplex.json",
@@ -78,8 +78,8 @@ def test_speed_page_quotes_the_stored_speed_rows():
 
 
 def test_speed_page_quotes_the_highs_fixed_costs():
-    """``benchmarks/cw_highs_fixed.py``'s stored rows: every option variant took the LP core's
-    simplex path (the same iterations, every column value bit for bit), docs/cw-rmed-speed.md quotes the fixed
+    """``cw_highs_fixed.py`` (an investigation script, in git history)'s stored rows: every option variant took the LP core's
+    simplex path (the same iterations, every column value bit for bit), benchmarks/results/cw_speed/README.md quotes the fixed
     cost of a run with the LP core's options, the range of the others and the runs with one CPU and
     with all of them in the affinity mask."""
     rec = json.loads((RESULTS / "cw_highs_fixed.json").read_text())
@@ -209,54 +209,34 @@ def test_a_highs_option_highs_refuses_is_an_error(bad):
         CoveringLP(np.ones(3), options=bad)
 
 
-def test_readme_cw_rmed_table_is_the_stored_run():
-    """The README's CW-RMED table (one run of 10^5 steps per matrix, this version and the landed one)
-    is ``benchmarks/results/policies_cw_rev3.json`` row for row, and its sentence on the interleaved
-    comparisons quotes ``cw_ab_simplex.json`` (panel (a), every run) and ``cw_ab_pools.json``."""
-    text = (ROOT / "README.md").read_text()
+def _speed_page() -> str:
+    """docs/results/policy-speed.md as built: its tables rendered from the stored runs."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+    import results
+
+    return results.render((ROOT / "docs" / "results" / "policy-speed.md").read_text())
+
+
+def test_cw_rmed_table_renders_the_stored_runs():
+    """The CW-RMED table of the speed page is ``benchmarks/results/policies_cw_rev3.json`` row for row
+    (one run of 10^5 steps per matrix, beside the revision before), with the quiet machine's 16-arm
+    rows of ``policies_cw_rev3_16.json``; the quiet rows meet their targets."""
+    text = _speed_page()
     rec = json.loads((RESULTS.parent / "policies_cw_rev3.json").read_text())
+    quiet = {x["matrix"]: x for x in json.loads((RESULTS.parent / "policies_cw_rev3_16.json").read_text())["cw_rmed"]}
     assert rec["args"]["cw_horizon_64"] == 100_000 and rec["args"]["landed_cw_64"]
-    labels = {
-        "table2 (K = 4)": "000's Table 2",
-        "mslr K = 16": "MSLR submatrix",
-        "figure1 (a) K = 16": "Figure 1 panel (a)",
-        "mslr K = 64": "MSLR submatrix",
-        "figure1 (c) K = 64": "Figure 1 panel (c)",
-    }
     for r in rec["cw_rmed"]:
         assert r["steps"] == 100_000
+        q = quiet.get(r["matrix"])
         row = (
-            f"| {labels[r['matrix']]} | {r['K']} | {r['cpu_seconds']:.2f} | {r['landed_cpu_seconds']:.2f} |"
-            f" {r['target_10_5']:g} |"
+            f"| {r['matrix']} | {r['K']} | 100,000 | {r['cpu_seconds']:.2f} | {r['landed_cpu_seconds']:.2f} |"
+            f" {'' if q is None else format(q['cpu_seconds'], '.2f')} | {r['target_10_5']:g} |"
         )
         assert row in text, row
-    flat = _flat(text)
-    a = {r["case"]: r for r in json.loads((RESULTS / "cw_ab_simplex.json").read_text())["rows"]}["fig1a"]
-    c = {r["case"]: r for r in json.loads((RESULTS / "cw_ab_pools.json").read_text())["rows"]}["fig1c"]
-    assert a["same_decisions"] and c["same_decisions"]
-    assert (
-        f"panel (a) {min(a['now_cpu']):.2f}-{max(a['now_cpu']):.2f} s against"
-        f" {min(a['landed_cpu']):.2f}-{max(a['landed_cpu']):.2f} s" in flat
-    )
-    assert f"panel (c) {c['steps']:,} steps {min(c['now_cpu']):.2f} s against {min(c['landed_cpu']):.2f} s" in flat
-
-
-def test_readme_quiet_16_arm_rows_are_the_stored_run():
-    """The README's sentence on the 16-arm rows measured on a free machine is
-    ``benchmarks/results/policies_cw_rev3_16.json``, and those rows meet issue 31's targets."""
-    rec = json.loads((RESULTS.parent / "policies_cw_rev3_16.json").read_text())
-    r = {x["matrix"]: x for x in rec["cw_rmed"]}
-    flat = _flat((ROOT / "README.md").read_text())
-    for key, label in (
-        ("table2 (K = 4)", "Table 2"),
-        ("mslr K = 16", "the 16-arm MSLR submatrix"),
-        ("figure1 (a) K = 16", "Figure 1 panel (a)"),
-    ):
-        x = r[key]
-        assert x["steps"] == 100_000 and x["cpu_seconds"] < x["target_10_5"], key
-        said = f"{label} {x['cpu_seconds']:.2f} s ("
-        assert said in flat, said
-        assert f"{x['landed_cpu_seconds']:.2f})" in flat.split(said, 1)[1][:40]
+    for x in quiet.values():
+        assert x["steps"] == 100_000 and x["cpu_seconds"] < x["target_10_5"], x["matrix"]
 
 
 def test_readme_revision_3_provenance_is_the_stored_comparison():
@@ -265,7 +245,7 @@ def test_readme_revision_3_provenance_is_the_stored_comparison():
     stored row file's ``cpu_seconds``, median and range); the CHANGELOG's Table 2 count against revision 2."""
     import statistics
 
-    flat = _flat((ROOT / "README.md").read_text())
+    flat = _flat(SPEED_PAGE.read_text() + (ROOT / "docs" / "results" / "figure1.md").read_text())
     rec = json.loads((RESULTS / "cw_rev3_paths.json").read_text())
     runs = sum(f["runs"] for f in rec["files"])
     equal = sum(f["equal"] for f in rec["files"])

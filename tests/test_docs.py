@@ -29,7 +29,7 @@ from test_readme import BLOCK, console_pairs, logical_lines, normalise, run_shel
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-PAGES = sorted(DOCS.glob("*.md"))
+PAGES = sorted(p for p in DOCS.rglob("*.md") if "api" not in p.relative_to(DOCS).parts)
 REDIRECTS = {">", ">>", "<", "2>", "2>&1", "&>"}  # the shell's, not the command's
 
 

@@ -6,8 +6,8 @@ RUCB, CCB, SCB, RMED1, RMED2, SAVAGE, ECW-RMED; :mod:`boundcalc.policies.fast`) 
 ``T = 10^5`` with ``seed = 0`` on ``mslr5-condorcet`` and ``mslr5-noncondorcet``
 (:func:`boundcalc.datasets.load_example`), common random numbers, regret in 000's unit (equal to
 001's).  CW-RMED is left out: it has no compiled kernel and costs about 15-25 s per run of
-``10^5`` steps on 5 arms, far beyond this test's budget; its numbers are in the README's
-"Choose a policy" table.
+``10^5`` steps on 5 arms, far beyond this test's budget; its numbers are in the
+"Choose a policy" table (docs/howto/choose-policy.md).
 
 Measured (this seed, regret per ln T, mean +- standard error over 20 runs):
 

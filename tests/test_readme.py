@@ -199,10 +199,17 @@ FIG1_JSON = ROOT / "benchmarks" / "results" / "figure1" / "figure1.json"
 FIG1_COLUMNS = ["ecw-rmed", "cw-rmed", "rmed1", "dts", "ccb", "rucb"]
 
 
+FIG1_PAGE = ROOT / "docs" / "results" / "figure1.md"
+
+
+def figure1_page() -> str:
+    """docs/results/figure1.md as the site shows it: its tables rendered from the stored runs."""
+    return _hooks().render(FIG1_PAGE.read_text(encoding="utf-8"))
+
+
 def figure1_rows() -> dict[str, list[str]]:
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("## Paper 000's Figure 1 at its scale") :]
-    section = section[: section.index("\n## ", 1)]
+    text = figure1_page()
+    section = text[: text.index("\n## ", 1)]
     rows = {}
     for ln in section.splitlines():
         m = re.match(r"\| \((\w)\) ", ln)
@@ -253,7 +260,7 @@ def test_long_cw_vs_ecw_runs_table_is_stored():
     difference and the last decade's slopes."""
     import json
 
-    text = README.read_text(encoding="utf-8")
+    text = figure1_page()
     for label, name in (("panel (a), T = 10^6", "figure1-1e6"), ("Table 2, T = 10^7", "table2-1e7")):
         line = next(ln for ln in text.splitlines() if ln.startswith(f"| {label} |"))
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -281,3 +288,78 @@ def test_long_cw_vs_ecw_runs_table_is_stored():
         assert d["mean"] == pytest.approx(
             (p["policies"]["cw-rmed"]["mean"][-1] - p["policies"]["ecw-rmed"]["mean"][-1]) / ln_t, rel=1e-9
         )
+
+
+# ----------------------------------------------------------------------------- the README's numbers
+def _hooks():
+    sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+    import results
+
+    return results
+
+
+#: every number the README's prose states, with the stored result it is rendered from
+#: (the docs' renderer, ``docs/hooks/results.py``, formats it): text -> macro call
+README_NUMBERS = {
+    "9.3 ms": (
+        "result",
+        ("benchmarks/results/lower_bound.json", "results.case=MSLR informational 136x136.seconds", ".1f"),
+        {"scale": 1000, "suffix": " ms"},
+    ),
+    "200948.4": ("result", ("benchmarks/results/figure1/figure1.json", "panels.panel=c.lower_bound", ".1f"), {}),
+    "35.2 +- 2.2": (
+        "pm",
+        (
+            "benchmarks/results/table2-1e7/figure1.json",
+            "panels.0.paired.slopes.-1.a.mean",
+            "panels.0.paired.slopes.-1.a.stderr",
+            ".1f",
+        ),
+        {},
+    ),
+    "49.66": ("result", ("benchmarks/results/table2-1e7/figure1.json", "panels.0.ecw", ".2f"), {}),
+    "661 +- 4": ("pm", ("table1",), {}),
+}
+
+
+def test_readme_numbers_are_rendered_from_the_stored_results():
+    """Each number of the README's prose is what the docs' renderer makes of its stored result, and
+    the README holds no other number than the renderer's rule allows (``stray_numbers``)."""
+    r = _hooks()
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    lb = r.notebook_summary("table1")
+    stat = next(x for x in lb["summary"] if x["key"] == "lower_bound")
+    for said, (macro, args, kw) in README_NUMBERS.items():
+        if args == ("table1",):  # the notebook's summary line: mean +- s.e. of the lower bound
+            rendered = f"{stat['mean_000']:.0f} +- {stat['se_000']:.0f}"
+        else:
+            rendered = r.MACROS[macro](*args, **kw)
+        assert rendered == said, (said, rendered)
+        assert said in text, said
+    from boundcalc.policies import POLICIES
+
+    assert f"| online policies | {len(POLICIES)}, compiled" in text
+    allowed = set(" ".join(README_NUMBERS).replace("+-", " ").split()) - {"ms"}
+    allowed |= {str(len(POLICIES)), "6.7e2"}  # the registry's size; the paper's printed Table 1 value
+    stray = [n for n in r.stray_numbers(README.read_text(encoding="utf-8")) if n not in allowed]
+    assert not stray, f"numbers in the README that no stored result renders: {stray}"
+
+
+def test_readme_is_a_landing_page():
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 200
+    assert "../shared" not in README.read_text(encoding="utf-8")
+
+
+def test_fresh_machine_check_covers_the_readme_command_table():
+    """``.ci/fresh_machine.py`` reads the README's "Command line" table: it finds every subcommand
+    that writes a result (all but ``warmup``), and has a check for each."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fresh_machine", ROOT / ".ci" / "fresh_machine.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    named = mod.readme_commands(README)
+    assert named == ["batch", "bounds", "compare", "cpe", "explore", "simulate"]
+    assert set(named) <= set(mod.CHECKS)

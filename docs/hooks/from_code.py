@@ -4,6 +4,7 @@
   becomes that parser's ``--help`` text, from :func:`boundcalc.cli.build_parser`. A page that
   uses the marker must have one for every subcommand of the parser, and every marker must name
   one: otherwise the build fails.
+* ``<!-- boundcalc-policy-names -->`` becomes the registered policies' names, with their count.
 * ``<!-- boundcalc-policies -->`` becomes the table of the registered policies
   (:data:`boundcalc.policies.POLICIES`): name, class, paper, compiled kernel and every
   hyperparameter with its default and meaning.
@@ -23,6 +24,7 @@ from mkdocs.exceptions import PluginError
 
 HELP = re.compile(r"^<!-- boundcalc-help:\s*(?P<name>[\w-]*)\s*-->$", re.M)
 POLICIES = re.compile(r"^<!-- boundcalc-policies -->$", re.M)
+POLICY_NAMES = re.compile(r"<!-- boundcalc-policy-names -->")
 WIDTH = "100"  # columns argparse wraps the help text to
 
 
@@ -89,10 +91,19 @@ def policy_table() -> str:
     return "\n".join(rows)
 
 
+def policy_names() -> str:
+    """``21 policies: `cw-rmed`, ...`` from the registry, in its order."""
+    from boundcalc.policies import POLICIES as registry
+
+    return f"{len(registry)} policies: " + ", ".join(f"`{name}`" for name in registry)
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     where = page.file.src_path
     if HELP.search(markdown):
         markdown = cli_help(markdown, where)
     if POLICIES.search(markdown):
         markdown = POLICIES.sub(lambda m: policy_table(), markdown)
+    if POLICY_NAMES.search(markdown):
+        markdown = POLICY_NAMES.sub(lambda m: policy_names(), markdown)
     return markdown
