@@ -30,7 +30,10 @@ A page writes a macro where a number goes; the hook replaces it before Markdown 
   value over a list.
 * ``{{ baselines_cpp_table("FILE", [[label, key, cpu], ...]) }}``, ``{{ cpu_ratio("FILE", ours, theirs) }}``
   -- the baselines beside the C++ of RMED's authors, and how many times faster a kernel is.
-* ``{{ peer_rows("FILE", "MATRIX", ...) }}`` -- the rows of a table against other implementations.
+* ``{{ peer_rows("FILE", "MATRIX", ...) }}`` -- the rows of a table against other implementations;
+  ``{{ peers_max_z("FILE", [MATRIX, ...], [ROW, ...]) }}`` the largest ``|z|`` of those rows, and
+  ``{{ peers_cpu_span("FILE", [MATRIX, ...], "peer") }}`` the range of their CPU per step.
+* ``{{ ratio("FILE", "path.a", "path.b", ".2f") }}`` -- one stored value over another.
 * ``{{ ccb_rucb_table("FILE", [[label, name, [T, ...]], ...]) }}`` -- where CCB and RUCB part.
 * ``{{ lower_bound_table("benchmarks/results/lower_bound.json") }}`` -- the lower bound's speed
   table (case, K, CPU, rounds, rows) from ``benchmarks/lower_bound.py``'s stored run.
@@ -415,6 +418,29 @@ def peer_rows(path: str, *labels: str) -> str:
     return "\n".join(rows)
 
 
+def ratio(path: str, num: str, den: str, spec: str = "", **kw: Any) -> str:
+    """The value at ``num`` over the value at ``den`` of one stored result (same keywords as ``result``)."""
+    data = load(path)
+    return fmt(lookup(data, num) / lookup(data, den), spec, **kw)
+
+
+def peers_rows(path: str, labels: list, names: list | None) -> list[dict]:
+    """The rows ``names`` (all when ``None``) of the matrices ``labels`` of ``benchmarks/peers.py``'s run."""
+    mats = [load(path)["matrices"][label]["rows"] for label in labels]
+    return [m[n] for m in mats for n in (names if names is not None else m)]
+
+
+def peers_max_z(path: str, labels: list, names: list | None = None, spec: str = ".1f") -> str:
+    """The largest ``|z|`` (difference in combined standard errors) of the rows that have a peer."""
+    return fmt(max(abs(r["z"]) for r in peers_rows(path, labels, names) if "z" in r), spec)
+
+
+def peers_cpu_span(path: str, labels: list, side: str, spec: str = ".2g") -> str:
+    """``min-max`` of the CPU microseconds per step of ``side`` (``boundcalc`` or ``peer``) over the rows."""
+    v = [r[side]["cpu_us_per_step"] for r in peers_rows(path, labels, None) if side in r]
+    return f"{fmt(min(v), spec)}-{fmt(max(v), spec)}"
+
+
 def ccb_rucb_table(path: str, rows: list) -> str:
     """``benchmarks/ccb_rucb.py``'s study: per matrix and horizon, CCB's and RUCB's regret per ln T,
     their paired difference and how often each policy's Copeland-specific steps fired; ``rows`` lists
@@ -491,6 +517,9 @@ MACROS = {
     "lower_bound_table": lower_bound_table,
     "ccb_rucb_table": ccb_rucb_table,
     "peer_rows": peer_rows,
+    "ratio": ratio,
+    "peers_max_z": peers_max_z,
+    "peers_cpu_span": peers_cpu_span,
     "baselines_cpp_table": baselines_cpp_table,
     "cpu_ratio": cpu_ratio,
     "bootstrap_timing_table": bootstrap_timing_table,
