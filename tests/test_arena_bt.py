@@ -391,7 +391,7 @@ def test_bundled_arena_log_is_the_scripts_output_and_small():
     log = read_duels(duel_log_path("arena-sim"))
     n = log.pair_counts
     never = sum(n[i, j] == 0 for i in range(log.K) for j in range(i + 1, log.K))
-    assert log.layout == "arena" and log.n_duels == 3600 and f"{never} of the 66" in text
+    assert log.layout == "arena" and log.n_duels == 3600 and f"{never} pair(s) never compared" in text
     from boundcalc import lower_bound
 
     pm = fit_bradley_terry(log.wins, log.names).matrix()
@@ -400,7 +400,7 @@ def test_bundled_arena_log_is_the_scripts_output_and_small():
 
 @pytest.mark.slow
 def test_tutorial_bootstrap_interval_holds_the_true_constant():
-    """The tutorial's interval, recomputed, and the true matrix's lower bound it holds (13.22)."""
+    """The tutorial's interval, recomputed, holds the true matrix's lower bound."""
     import sys
     from pathlib import Path
 
@@ -422,7 +422,7 @@ def test_tutorial_bootstrap_interval_holds_the_true_constant():
     res = bootstrap(log, 200, scheme="bradley-terry", seed=0, workers=0, progress=False)
     lo, hi = res.constant("lower_bound")["interval"]
     text = (root / "docs" / "arena-logs.md").read_text(encoding="utf-8")
-    assert f"[{lo:.5g}, {hi:.5g}]" in text and f"is {true:.2f}, inside the interval" in text
+    assert f"[{lo:.5g}, {hi:.5g}]" in text and lo <= true <= hi and "is inside the interval" in text
     assert lo <= true <= hi
 
 

@@ -202,7 +202,12 @@ def test_explore_estimate_from_the_expression_and_the_budget(tmp_path):
 
 def test_docs_quote_the_stored_fit():
     doc = json.loads((RESULTS / "long_work.json").read_text())["bounds"]
-    text = " ".join((ROOT / "docs" / "cli.md").read_text().split())
+    sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+    try:
+        import results
+    finally:
+        sys.path.pop(0)
+    text = " ".join(results.render((ROOT / "docs" / "cli.md").read_text()).split())
     assert f"grows about as K^{doc['b']:.2f}" in text
     first = next(k for k in range(300, 5000) if cli.lower_bound_seconds(k) > cli.LB_ESTIMATE_THRESHOLD_S)
     assert f"from about {round(first, -2)} arms" in text, first

@@ -659,8 +659,9 @@ def test_baseline_bound_rows_in_the_compare_cli(tmp_path):
 
 
 def test_docs_bound_figures_are_computed():
-    """The figures docs/policies.md quotes for the Doubler and Beat-the-Mean rows are the rows' own
-    values on the bundled matrices (rounded as the page rounds them)."""
+    """What docs/policies.md says of the Doubler and Beat-the-Mean rows holds on the bundled
+    matrices: no distance to the linear link on ``arithmetic8``, ``gamma = 1`` where the row equals
+    ``if2_hardness``."""
     from pathlib import Path
 
     from boundcalc.bounds import btm_order, doubler_order, if2_hardness
@@ -669,14 +670,13 @@ def test_docs_bound_figures_are_computed():
     text = (Path(__file__).resolve().parent.parent / "docs" / "policies.md").read_text(encoding="utf-8")
     a8, m5, f1 = (load_example(n) for n in ("arithmetic8", "mslr5-condorcet", "fig1a"))
     lin = (doubler_order(a8).extra["linear_link_max_error"], doubler_order(m5).extra["linear_link_max_error"])
-    assert f"(`linear_link_max_error`: {lin[0]:.0f} on `arithmetic8`, {lin[1]:.3f} on `mslr5-condorcet`)" in text
+    assert lin[0] < 1e-12 < lin[1]
+    assert "(`linear_link_max_error`, 0 on `arithmetic8`)" in text
     b8, b5, bf = btm_order(a8), btm_order(m5), btm_order(f1)
     assert b8.extra["gamma"] == b5.extra["gamma"] == 1.0
     assert b8.value == pytest.approx(if2_hardness(a8).value) and b5.value == pytest.approx(if2_hardness(m5).value)
-    assert (
-        f"`gamma = 1` on `arithmetic8` and `mslr5-condorcet`\n  ({b8.value:.0f} and {b5.value:.0f}, equal to"
-        f" `if2_hardness`), {bf.extra['gamma']:.2f} on `fig1a` ({bf.value:,.0f})"
-    ) in text
+    assert bf.extra["gamma"] > 1
+    assert "`gamma = 1` on `arithmetic8` and `mslr5-condorcet`\n  (where the row equals `if2_hardness`)" in text
 
 
 def test_arxiv6_is_ailon_et_al_yj_matrix_but_one_entry():

@@ -14,7 +14,7 @@ Two model classes (``docs/identification.md`` derives both):
   and ``Alt(i1)`` the matrices where ``i1`` is not one.  The infimum is the smallest row of paper
   000's family ``R_{i1}`` (eq. (2)) weighted by ``w_p d(mu_p)``, ``d(mu_p) = KL(mu_p, 1/2)``, so
   by LP duality ``T*_{i1} = min { sum_p q_p : q in R_{i1} }``: 000's LP with a unit cost per
-  draw (solved by :class:`~boundcalc.lp.cutting.CopelandLPSolver` with the regret 1 on every
+  draw (solved by :class:`~boundcalc.lp.online.CopelandLPSolver` with the regret 1 on every
   pair), ``w* = q* / sum q*`` and ``T* = min over Copeland winners of T*_{i1}``.
 * ``model="condorcet"`` -- ``mu`` is known to have a Condorcet winner ``i*``; ``Alt`` holds the
   matrices of the class whose Condorcet winner is another arm ``k``, which costs every loss of

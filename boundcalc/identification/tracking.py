@@ -8,7 +8,7 @@ Sampling
     drawing the pair of largest deficit.  The target is ``w*`` of
     :func:`~boundcalc.identification.identification_bound`'s model on an optimistic version of ``mu_hat`` (:func:`_target_structure`:
     each pair at the end of its confidence interval away from 1/2) -- Copeland model: the LP core's
-    :meth:`~boundcalc.lp.cutting.CopelandLPSolver.solve_empirical` with a unit cost per duel, its
+    :meth:`~boundcalc.lp.online.CopelandLPSolver.solve_empirical` with a unit cost per duel, its
     models kept warm per structure and perturbed (``perturb=1e-6``) so that a degenerate optimum does
     not jump between vertices; Condorcet model: the closed form.  It is recomputed only when the
     empirical Copeland structure changes or ``t`` passes the next time of a geometric grid

@@ -5,7 +5,8 @@ A page writes a macro where a number goes; the hook replaces it before Markdown 
 * ``{{ result("benchmarks/results/x.json", "path.to.value", ".1f") }}`` -- one value, formatted
   with Python's format specification. The path is dot-separated: a name is a key of a mapping, an
   integer an index of a list, and ``name=value`` the first mapping of a list whose ``name`` is
-  ``value`` (``"panels.panel=c.lower_bound"``; ``policy=rcs&K=16`` for several conditions); ``name@key=value`` is the entry of list ``name`` at
+  ``value`` (``"panels.panel=c.lower_bound"``; ``policy=rcs&K=16`` for several conditions; a number
+  matches by value, so ``delta=1e-1`` selects ``0.1``); ``name@key=value`` is the entry of list ``name`` at
   the index where the sibling list ``key`` holds ``value`` (``"curve.mean@t=100000"``). Optional keywords: ``scale`` multiplies the value
   first (``scale=1000`` for milliseconds from seconds), ``per_ln`` divides it by ``ln(per_ln)``
   (regret per ln T), ``per`` divides it (a ratio to a paper's value), ``suffix`` is appended.
@@ -15,7 +16,11 @@ A page writes a macro where a number goes; the hook replaces it before Markdown 
   (``NOTEBOOK-summary: {...}``) that ``notebooks/NOTEBOOK.ipynb`` printed in its stored output.
 * ``{{ span("FILE", "path.to.list", "key", ".1f") }}`` -- ``min-max`` of ``key`` over a list of
   repeated measurements.
-* ``{{ startup_tables("benchmarks/results/startup.json") }}`` -- ``benchmarks/startup.py``'s tables.
+* ``{{ startup_tables("benchmarks/results/startup.json") }}``,
+  ``{{ identification_table("benchmarks/results/identification.json") }}`` -- ``benchmarks/startup.py``'s
+  and ``benchmarks/identification.py``'s tables.
+* ``{{ constant("boundcalc.cli.ESTIMATE_THRESHOLD_S", ".0f") }}`` -- a setting of the code (a
+  threshold, a default limit), read from the package.
 * ``{{ paper("6.7e2", "000 Table 1") }}`` -- a number a paper prints, quoted as printed, with where.
 * ``{{ figure1_table("benchmarks/results/figure1/figure1.json") }}`` -- paper 000's Figure 1 table
   (lower bound, ECW's constant and every policy's regret per ln T at T) from the stored run.
@@ -73,6 +78,19 @@ def load(path: str) -> Any:
     return json.loads(full.read_text(encoding="utf-8"))
 
 
+def same(value: Any, want: str) -> bool:
+    """Whether a stored ``value`` is the selector's ``want``: as text, or as a number (``delta=1e-1``
+    selects ``0.1``, whose dot the path would split)."""
+    if str(value) == want:
+        return True
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return float(want) == value
+        except ValueError:
+            return False
+    return False
+
+
 def lookup(data: Any, path: str) -> Any:
     """The value at the dot-separated ``path`` of ``data`` (see the module's docstring)."""
     cur = data
@@ -88,7 +106,7 @@ def lookup(data: Any, path: str) -> Any:
             cur = cur[name][found[0]]
         elif isinstance(cur, list) and "=" in part:  # policy=rcs&K=16: the first entry matching every condition
             conds = [c.split("=", 1) for c in part.split("&")]
-            found = [x for x in cur if isinstance(x, dict) and all(str(x.get(k)) == w for k, w in conds)]
+            found = [x for x in cur if isinstance(x, dict) and all(same(x.get(k), w) for k, w in conds)]
             if not found:
                 raise RenderError(f"no entry with {part} at {path!r}")
             cur = found[0]
@@ -485,16 +503,39 @@ def span(path: str, rows: str, key: str, spec: str = "", **kw: Any) -> str:
     return lo if lo == hi else f"{lo}-{hi}"
 
 
-def startup_tables(path: str) -> str:
-    """The start-up tables of ``benchmarks/startup.py`` (its ``markdown()``) from the stored run."""
+def bench_markdown(script: str, path: str) -> str:
+    """The tables ``benchmarks/SCRIPT.py``'s own ``markdown()`` prints from the stored run ``path``."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("boundcalc_startup_bench", ROOT / "benchmarks" / "startup.py")
+    spec = importlib.util.spec_from_file_location(f"boundcalc_{script}_bench", ROOT / "benchmarks" / f"{script}.py")
     if spec is None or spec.loader is None:
-        raise RenderError("benchmarks/startup.py cannot be loaded")
+        raise RenderError(f"benchmarks/{script}.py cannot be loaded")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod.markdown(load(path))
+
+
+def startup_tables(path: str) -> str:
+    """The start-up tables of ``benchmarks/startup.py`` (its ``markdown()``) from the stored run."""
+    return bench_markdown("startup", path)
+
+
+def identification_table(path: str) -> str:
+    """``benchmarks/identification.py``'s table (its ``markdown()``) from the stored run."""
+    return bench_markdown("identification", path)
+
+
+def constant(name: str, spec: str = "", **kw: Any) -> str:
+    """A setting of the code, ``"boundcalc.module.NAME"`` (a threshold, a default limit), read from
+    the installed package so that the page states what the code does."""
+    import importlib
+
+    module, _, attr = name.rpartition(".")
+    try:
+        value = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise RenderError(f"constant({name!r}): {exc}") from None
+    return fmt(value, spec, **kw)
 
 
 def paper(value: str, source: str) -> str:
@@ -509,6 +550,8 @@ MACROS = {
     "paper": paper,
     "span": span,
     "startup_tables": startup_tables,
+    "identification_table": identification_table,
+    "constant": constant,
     "result": result,
     "pm": pm,
     "summary": summary,
