@@ -708,7 +708,7 @@ def test_every_number_on_a_page_is_rendered_from_a_stored_result(path):
 # ----------------------------------------------------------------------------- no history in the pages
 HISTORY = re.compile(r"\blanded\b|\b[Ii]ssue \d+|\bsearch\W+tool|\bas it first\b|\bhave since\b|\btask [a-z]\d+", re.I)
 HASH = re.compile(r"(?<![\w-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])")
-EXTERNAL = re.compile(r"[\w.-]+/[\w.-]+`?,?\s*\(?(?:commit|at|@)\s*`?$")  # owner/repo at HASH: a cited source
+EXTERNAL = re.compile(r"[\w.-]+/[\w.-]+`*,?\s*\(?(?:at\s+)?(?:commit|at|@)\s*`*$")  # owner/repo at HASH: a cited source
 
 
 @pytest.mark.parametrize("path", [ROOT / "README.md", *doc_pages()], ids=lambda p: p.name)
@@ -724,6 +724,34 @@ def test_pages_hold_no_history(path):
     for m in HASH.finditer(text):
         before = text[max(0, m.start() - 60) : m.start()].replace("\n", " ")
         assert EXTERNAL.search(before), f"{path.name}: a commit hash {m.group()!r} after {before!r}"
+
+
+def docstrings_and_comments(path: Path) -> str:
+    """A module's docstrings (module, classes, functions) and comments, one after another."""
+    import ast
+    import io
+    import tokenize
+
+    src = path.read_text(encoding="utf-8")
+    parts = [t.string for t in tokenize.generate_tokens(io.StringIO(src).readline) if t.type == tokenize.COMMENT]
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            parts.append(ast.get_docstring(node, clean=False) or "")
+    return "\n".join(parts)
+
+
+def test_package_docstrings_and_comments_hold_no_history():
+    """The package's docstrings and comments (every module, lp/, kernels/, policies/ included) say
+    what the code does and why: no "landed", issue or task numbers, and no commit hash but a cited
+    external source's."""
+    found = []
+    for path in sorted((ROOT / "boundcalc").rglob("*.py")):
+        text = docstrings_and_comments(path)
+        found += [(path.name, h) for h in HISTORY.findall(text)]
+        for m in HASH.finditer(text):
+            if not EXTERNAL.search(text[max(0, m.start() - 60) : m.start()].replace("\n", " ")):
+                found.append((path.name, m.group()))
+    assert not found, found
 
 
 def test_the_history_check_finds_history():

@@ -26,10 +26,10 @@ and one solve is all a one-off test needs).  CW-RMED tests the stored bases of e
 winner at every step without calling Python, so it keeps ``(M^-1)^T`` of each basis, ``M`` the 0/1
 basis matrix on the tight rows, inverted once per basis in compiled code
 (:func:`boundcalc.kernels.cw_rmed.basis_matrix`), and forms ``y = M^-T c_B`` as a small dense
-product.  Reading ``B^-1`` from HiGHS instead, row by row (``getBasisInverseRow``), cost more than
-the in-house inverse at 16-64 arms: measured on branch ``i31cw`` (benchmarks/policies.py, CW-RMED on
-Figure 1 panel (a)'s matrix, CPU), 8.55 s against 6.10 s per 10^5 steps, and 0.66-0.92x as fast
-over the matrices measured.  Both then call :func:`duals_keep_signs`, the one sign test.
+product.  Reading ``B^-1`` from HiGHS instead, row by row (``getBasisInverseRow``), costs more than
+the in-house inverse at 16-64 arms (benchmarks/policies.py, CW-RMED on Figure 1 panel (a)'s
+matrix, CPU: 8.55 s against 6.10 s per 10^5 steps, and 0.66-0.92x as fast over the matrices
+measured).  Both then call :func:`duals_keep_signs`, the one sign test.
 
 Plain ``@numba.njit(cache=True)`` functions, arrays in and out, nothing imported from boundcalc
 (the constants are plain floats: the LP core reads them without loading numba).

@@ -1,5 +1,5 @@
-"""LLVM's size-aware optimisation for the policies' kernels (issue 30: a simulation's first run on an
-empty numba cache).
+"""LLVM's size-aware optimisation for the policies' kernels: it shortens a simulation's first run on
+an empty numba cache.
 
 :func:`optimize_for_size`, called first in a compiled function, gives that function LLVM's
 ``optsize`` attribute (``-Os`` for that function alone): the same optimisation pipeline, with loop
@@ -16,19 +16,19 @@ machine-code generator then work through every copy, in each library the code is
 Measured on ``simulate --example table2 --policies all --horizon 1000 --workers 0`` on an empty
 cache, five runs of each interleaved (``benchmarks/compile_policies.py --policies all``,
 ``benchmarks/results/compile_policies_all21.json``): the process's CPU 17.4-18.0 s (median 17.9)
-against 19.9-20.6 s (median 20.4) on the landed code (2f8c11c), the same 80 functions compiled.
+against 19.9-20.6 s (median 20.4) with every function at ``-O3``, the same 80 functions compiled.
 
 Which functions call it: every compiled function of the policy kernels (the run kernels, the steps
 compiled apart, the skeleton and decision of the Copeland RMED family, the environment's
 :func:`~boundcalc.kernels.policy.play`) and the LP kernels the RMED family links
 (:func:`~boundcalc.kernels.lp.winner_tables`, ``copeland_sums`` and its sort, ``ecw_pool_row``,
-``ecw_closed_form``; the LP core's compiled 136-arm solve, which runs them, measured as fast as on
-the landed code with the same values: ``benchmarks/startup.py``'s in-process rows time it), except
+``ecw_closed_form``; the LP core's compiled 136-arm solve, which runs them, measured as fast as at
+``-O3`` with the same values: ``benchmarks/startup.py``'s in-process rows time it), except
 where a step's speed depends on ``-O3``: the random streams (:mod:`~boundcalc.kernels.policy`'s
 ``held_*``/``stream_*``) and the run kernels of D-TS (and D-TS+), RCS, Self-Sparring, MergeDTS and
 Savage, whose steps were slower with it (D-TS 3-9%, RCS 9-12%, Self-Sparring 13-18%, MergeDTS 7-11%,
 Savage 2-25% over the three matrices: ``benchmarks/results/policies_optsize_tried.json``,
-``benchmarks/policies.py`` against the landed code; the other policies' steps equal within the
+``benchmarks/policies.py`` against ``-O3``; the other policies' steps equal within the
 noise), and CW-RMED's dense linear algebra (:func:`~boundcalc.kernels.cw_rmed.basis_matrix`,
 ``inverse_duals``, :func:`~boundcalc.kernels.basis.duals_keep_signs`: with it, CW-RMED's steps at 16
 arms took 1-9% more CPU, ``benchmarks/results/policies_optsize_tried_cw1.json`` and ``_cw2.json``).

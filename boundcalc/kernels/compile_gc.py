@@ -1,4 +1,4 @@
-"""The compiled layer's garbage-collection guard for numba compilations (issue 30).
+"""The compiled layer's garbage-collection guard for numba compilations.
 
 Imported by every kernel wing (:mod:`~boundcalc.kernels.policy`, :mod:`~boundcalc.kernels.lp`,
 :mod:`~boundcalc.kernels.basis`, :mod:`~boundcalc.kernels.cpe`), so that it is registered, once per
@@ -39,7 +39,7 @@ class _CompileHeapFreezer(event.Listener):
     few kernels are compiled), and CPython's full collections, triggered by the many short-lived
     objects a compilation allocates, walk all of it: 2.4-2.6 s of the 14.9-15.7 s of CPU that the 19
     policies' kernels took to compile in one process on an empty cache, 0.2 s with this guard
-    (``benchmarks/results/compile_policies.json``, ``gc_seconds``; issue 30).  So for the length
+    (``benchmarks/results/compile_policies.json``, ``gc_seconds``).  So for the length
     of an outermost numba compilation (numba's ``numba:compile`` event; compilations are serialised
     by numba's compiler lock) the objects that exist before it are frozen (:func:`gc.freeze`:
     collections skip them) and unfrozen at its end (they are collectable again as before); the

@@ -1,10 +1,8 @@
 """Beat-the-Mean (Yue & Joachims, "Beat the Mean Bandit", ICML 2011, pp. 241-248, Algorithm 1 run in
 the paper's online setting: ``N = infinity``, ``delta = 1 / (2 T K)``), explore then exploit.
 
-Where it was read.  The paper was found with the ``search`` tool (``docplayer.net/355676``,
-``studylib.net/doc/7967687``, ``mlanthology.org/icml/2011/yue2011icml-beat``) but the tool returns a
-page's opening only, not Algorithm 1; the lines below are Algorithm 1 as cross-checked with two
-public implementations that cite it, ``jkomiyama/duelingbanditlib`` (``policy/policy_btm.hpp``, C++)
+Where it was read.  The paper's Algorithm 1 box is not among the texts read; the lines below are
+Algorithm 1 as two public implementations that cite it, ``jkomiyama/duelingbanditlib`` (``policy/policy_btm.hpp``, C++)
 and ``bengsV/duelpy`` (``duelpy/algorithms/beat_the_mean.py``), read, not copied.  Step by step (the
 line numbers number the steps as reconstructed; they are not checked against the printed box):
 

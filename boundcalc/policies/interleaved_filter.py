@@ -6,10 +6,8 @@ IF2, not IF1: IF2 is IF1 (the paper's Algorithm 1) with the pruning step (lines 
 variant whose expected regret the paper bounds by ``O((K / eps_{1,2}) log T)`` (its Theorem 2) and
 the one public code runs.
 
-Where it was read.  The paper's text was found with the ``search`` tool (its abstract and
-introduction, ``huggingface.co/datasets/nvidia/Nemotron-CC-Math-v1``, "The K-armed Dueling Bandits
-Problem"), but the tool returns a page's opening only, not the algorithm boxes; the lines below are
-therefore the paper's Algorithm 2 as cross-checked with two public implementations that cite it and
+Where it was read.  The paper's abstract and introduction ("The K-armed Dueling Bandits Problem"),
+not its algorithm boxes; the lines below are therefore the paper's Algorithm 2 as cross-checked with two public implementations that cite it and
 agree on every line: ``jkomiyama/duelingbanditlib`` (``policy/policy_if.hpp``, C++, by RMED's first
 author) and ``bengsV/duelpy`` (``duelpy/algorithms/interleaved_filtering.py``), both read, not copied.
 The steps of the paper's Algorithm 2 (the line numbers below number these steps; they are not

@@ -1,11 +1,10 @@
 """MergeDTS (Li, Markov, de Rijke & Zoghi, "MergeDTS: A Method for Effective Large-Scale Online
 Ranker Evaluation", ACM TOIS 38(4), 2020; arXiv 1812.04412), Merge Double Thompson Sampling.
 
-Where it was read.  The ``search`` tool finds the paper's records (OpenAlex, ar5iv's opening,
-Papers with Code) but not its algorithm box.  The steps below are read from the authors' published
-implementation, ``chang-li/MergeDTS``, ``dueling_bandits/merge_dts.py`` at commit
-``296f3e2943ac1291f2ca2316c5c75e9d0f1868c5`` (class ``MergeDTS``; ``ArmTree`` as in its
-``merge_rucb.py``), read, not copied.  MergeDTS is MergeRUCB's divide and conquer
+Where it was read.  The paper's abstract, not its algorithm box.  The steps below are read from
+the authors' published implementation, ``chang-li/MergeDTS`` at commit
+``296f3e2943ac1291f2ca2316c5c75e9d0f1868c5`` (``dueling_bandits/merge_dts.py``, class ``MergeDTS``;
+``ArmTree`` as in its ``merge_rucb.py``), read, not copied.  MergeDTS is MergeRUCB's divide and conquer
 (:mod:`boundcalc.policies.merge_rucb`: the same shuffled batches of ``P`` arms, the same confidence
 time ``tau = ceil(C) + t``, the same stage merges, the same pruning by ``U_ij < 1/2`` with the
 implementation's pseudo-counts; all shared compiled steps) with Thompson samples inside the

@@ -1,12 +1,11 @@
 """MergeRUCB (Zoghi, Whiteson & de Rijke, "MergeRUCB: A Method for Large-Scale Online Ranker
 Evaluation", WSDM 2015, pp. 17-26, Algorithm 1).
 
-Where it was read.  The ``search`` tool finds the paper's records (``cs.ox.ac.uk`` publication 9748,
-its abstract) but not its Algorithm 1.  The steps below are read from the implementation the
+Where it was read.  The paper's abstract, not its Algorithm 1.  The steps below are read from the implementation the
 authors' group published with MergeDTS (Li, Markov, de Rijke & Zoghi, TOIS 2020; Zoghi is an
-author of both): ``chang-li/MergeDTS``, ``dueling_bandits/merge_rucb.py`` at commit
-``296f3e2943ac1291f2ca2316c5c75e9d0f1868c5`` (class ``MergeRUCB`` and ``ArmTree``), compared with
-``bengsV/duelpy`` ``duelpy/algorithms/merge_rucb.py`` (commit ``2e6b37eb``), whose docstring
+author of both): ``chang-li/MergeDTS`` at commit ``296f3e2943ac1291f2ca2316c5c75e9d0f1868c5``
+(``dueling_bandits/merge_rucb.py``, class ``MergeRUCB`` and ``ArmTree``), compared with
+``bengsV/duelpy`` at commit ``2e6b37eb`` (``duelpy/algorithms/merge_rucb.py``), whose docstring
 paraphrases the paper's batches and merging; read, not copied.  Per round ``t`` (1-based):
 
 * the batches: at the start the arms are shuffled (Fisher-Yates from the last position, one index

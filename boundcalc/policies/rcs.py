@@ -1,8 +1,7 @@
 """RCS: Relative Confidence Sampling (Zoghi, Whiteson, de Rijke & Munos, "Relative Confidence
 Sampling for Efficient On-line Ranker Evaluation", WSDM 2014, pp. 73-82, Algorithm 1).
 
-Where it was read.  The ``search`` tool finds the paper's record (``dare.uva.nl``, ``aminer.org``:
-its abstract; arXiv 1312.3393) but not its Algorithm 1; the lines below are Algorithm 1 as
+Where it was read.  The paper's abstract (arXiv 1312.3393), not its Algorithm 1; the lines below are Algorithm 1 as
 described, step by step, by ``bengsV/duelpy`` (``duelpy/algorithms/relative_confidence_sampling.py``,
 whose docstring paraphrases the paper's three steps and names its experimental ``alpha``), read, not
 copied, and built on RUCB's confidence bounds (:mod:`boundcalc.policies.rucb`, whose lines RCS's

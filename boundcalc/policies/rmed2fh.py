@@ -3,8 +3,7 @@ Optimal Algorithm in Dueling Bandit Problem", COLT 2015, Algorithm 1 with the RM
 the variant whose regret the paper proves asymptotically optimal.
 
 What was taken from where.  As for :mod:`~boundcalc.policies.rmed2` (whose readings this module
-keeps), the COLT paper is not among ``../shared/papers/`` and the ``search`` tool returns no
-algorithm box; RMED2FH is read from the first author's public C++ (``jkomiyama/duelingbanditlib``,
+keeps), the COLT paper's algorithm box is not among the texts read; RMED2FH is read from the first author's public C++ (``jkomiyama/duelingbanditlib``,
 ``policy/policy_rmed.hpp``, mode 3, ``RMED2Finite``; read, not copied).  RMED2FH differs from RMED2
 in two places only:
 

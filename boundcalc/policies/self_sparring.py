@@ -2,9 +2,8 @@
 Algorithm 1, the independent-arms version with Beta posteriors), with ``m = 2`` arms a round: a
 dueling bandit.
 
-Where it was read.  The ``search`` tool finds the paper (``ar5iv.labs.arxiv.org/html/1705.00253``,
-``fdocuments.us``: its abstract and introduction) but returns a page's opening only, not Algorithm 1,
-and no public implementation was at hand; the steps below are Algorithm 1 as the paper describes it
+Where it was read.  The paper's abstract and introduction (arXiv 1705.00253), not Algorithm 1, and
+no public implementation; the steps below are Algorithm 1 as the paper describes it
 in its abstract ("reduces the multi-dueling bandits problem to a conventional bandit setting that can
 be solved using ... Thompson Sampling") and as recalled, with ``m = 2`` arms a round (the dueling
 case).  They are not checked against the printed lines; the numbering of the paper's lines is not

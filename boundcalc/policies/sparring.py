@@ -8,8 +8,7 @@ guarantees (Exp3-like), and its experiments and the public C++ run UCB.  This mo
 ``jkomiyama/duelingbanditlib`` (``policy/policy_sparring.hpp`` with ``policy/policy_ucb.hpp``, read,
 not copied) does, so the two can be set side by side (``benchmarks/baselines.py``).
 
-Where it was read.  First written from the paper's abstract and the C++ (the ``search`` tool
-returned only pages' openings), then checked against the printed Algorithm 4 (PMLR v32,
+Where it was read.  The paper's abstract and the C++, checked against the printed Algorithm 4 (PMLR v32,
 ``ailon14.pdf``, p. 6): line 4 ``x_t <- advance(S_L); y_t <- advance(S_R)``, line 6
 ``feedback(S_L, 1[b_t = 0]); feedback(S_R, 1[b_t = 1])`` (``b_t = 1``: "y_t is chosen", Sec. 2):
 

@@ -3,8 +3,8 @@ Learning from Preferences", ICML 2022, Algorithm 3), with two Tsallis-INF sub-ba
 Seldin, "Tsallis-INF: An Optimal Algorithm for Stochastic and Adversarial Bandits", JMLR 2021,
 Algorithm 1 with the reduced-variance loss estimates): a dueling bandit.
 
-Where it was read.  The ``search`` tool returns the paper's abstract only, not its Algorithm 3 box
-(tried again for this module: no page with the algorithm).  The steps below were read in the public
+Where it was read.  The paper's abstract, not its Algorithm 3 box, is among the texts read.  The
+steps below are read in the public
 JAX implementation ``stephen-huan/dueling-bandit`` at commit ``0ea36c6`` (read, not copied):
 ``bandit/algorithms/vdb.py`` lines 15-60 (``vdb_ind``, "algorithm 3 of [5]": two independent
 sub-bandits) and lines 64-106 (``vdb``, "remark 2": one shared distribution, both arms drawn from it,

@@ -4,9 +4,8 @@ Algorithm 1 (WS-W) inside the strong-regret schedule of its Sec. 4 (WS-S)).
 WS-S, not WS-W: boundcalc measures strong regret (both arms of a duel count), and WS-S is the
 paper's variant for it; WS-W is its inner loop.
 
-Where it was read.  The ``search`` tool finds the paper (the ICML text,
-``.../ml-papers-txt/ICML/2017/dueling_bandits_with_weak_regret__b5c07448.txt``: its abstract, which
-states WS-S's ``O(N^2 + N log T)`` strong regret) but returns a page's opening only; the steps below
+Where it was read.  The paper's abstract (ICML 2017), which states WS-S's ``O(N^2 + N log T)``
+strong regret, not its algorithm; the steps below
 are the algorithm as implemented and documented by ``bengsV/duelpy``
 (``duelpy/algorithms/winner_stays.py``, ``WinnerStaysWeakRegret`` and ``WinnerStaysStrongRegret``,
 read, not copied), which cites the paper for every step:
