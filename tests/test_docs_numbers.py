@@ -676,6 +676,32 @@ def test_macros_render_the_stored_values_and_fail_on_a_bad_call():
             r.render(bad)
 
 
+def test_ratio_constant_and_numeric_selectors_render_their_sources():
+    """``ratio`` divides two stored values, ``constant`` reads a setting of the package, a selector
+    matches a number by value (``delta=1e-1`` is the stored ``0.1``), ``peers_max_z`` is the largest
+    ``|z|`` of the named rows; a name that does not resolve fails the build."""
+    from boundcalc import cli
+
+    r = hooks()
+    peers = json.loads((RESULTS / "peers.json").read_text())["matrices"]
+    rcs = peers["arithmetic8"]["rows"]["RCS"]
+    ratio = r.ratio(
+        "benchmarks/results/peers.json",
+        "matrices.arithmetic8.rows.RCS.boundcalc.mean",
+        "matrices.arithmetic8.rows.RCS.peer.mean",
+        ".3f",
+    )
+    assert ratio == f"{rcs['boundcalc']['mean'] / rcs['peer']['mean']:.3f}"
+    assert r.constant("boundcalc.cli.ESTIMATE_THRESHOLD_S", "g") == f"{cli.ESTIMATE_THRESHOLD_S:g}"
+    with pytest.raises(r.RenderError):
+        r.constant("boundcalc.cli.NO_SUCH_SETTING")
+    assert r.lookup({"c": [{"delta": 0.01}, {"delta": 0.1}]}, "c.delta=1e-1.delta") == 0.1
+    assert not r.same(True, "1") and r.same(1e-06, "1e-6") and not r.same("x", "1")
+    mslr = peers["MSLR-Navigational-136"]["rows"].values()
+    want = max(abs(row["z"]) for row in mslr if "z" in row)
+    assert r.peers_max_z("benchmarks/results/peers.json", ["MSLR-Navigational-136"]) == f"{want:.1f}"
+
+
 def test_the_rule_allows_identifiers_and_finds_a_typed_number():
     r = hooks()
     ok = (
