@@ -1460,8 +1460,18 @@ def _add_batch(sub: argparse._SubParsersAction) -> None:
 # ----------------------------------------------------------------------------- cpe
 def _cmd_cpe(args: argparse.Namespace) -> int:
     from .cpe import CPETooLargeError, cpe_report
+    from .cpe.borda import check_sample_memory
+    from .cpe.instance import as_instance
 
     inst = read_input(args, instances=True)
+    bipartite = as_instance(inst)
+    if args.monte_carlo and _exact_too_large(bipartite):  # the edge rewards are sampled
+        check_sample_memory(bipartite, args.monte_carlo)
+        _announce_estimate(
+            args.monte_carlo * bipartite.n_edges * CPE_SAMPLE_NS_PER_EDGE * 1e-9,
+            f"--monte-carlo {args.monte_carlo:,} ({bipartite.n_edges:,} edges)",
+            f"{CPE_SAMPLE_NS_PER_EDGE:g} ns per sample and edge, measured by benchmarks/cpe_sampling_cost.py",
+        )
     try:
         rep = cpe_report(inst, monte_carlo=args.monte_carlo, seed=args.seed)
     except CPETooLargeError as exc:
@@ -1471,6 +1481,20 @@ def _cmd_cpe(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(with_paper_legend(rep.summary() + "\n"))
     return EXIT_OK
+
+
+#: ``cpe --monte-carlo N``: CPU nanoseconds per sample and edge of the instance, the largest of
+#: 21.5-35.9 measured at 243-757 edges (``benchmarks/results/cpe_sampling_cost.json``).
+CPE_SAMPLE_NS_PER_EDGE = 36.0
+
+
+def _exact_too_large(inst: Any) -> bool:
+    """Whether ``cpe``'s exact edge rewards exceed the subset DP's limits (more positions than
+    ``MAX_POSITIONS``, or candidates x 2^positions beyond ``MAX_DP_ENTRIES``): then
+    ``--monte-carlo`` samples them."""
+    from .cpe.matchings import MAX_DP_ENTRIES, MAX_POSITIONS
+
+    return inst.n_positions > MAX_POSITIONS or inst.n_candidates * 2**inst.n_positions > MAX_DP_ENTRIES
 
 
 def _add_cpe(sub: argparse._SubParsersAction) -> None:
@@ -1966,7 +1990,14 @@ def build_parser() -> argparse.ArgumentParser:
     for add in SUBCOMMANDS:
         add(sub)
     for name, command in sub.choices.items():
-        if name in ("bounds", "compare", "simulate", "explore", "batch"):  # the commands with a CPU-time estimate
+        if name in (
+            "bounds",
+            "compare",
+            "simulate",
+            "explore",
+            "batch",
+            "cpe",
+        ):  # the commands with a CPU-time estimate
             command.add_argument(
                 "--max-seconds",
                 type=_float_option(0.0, low_open=True),

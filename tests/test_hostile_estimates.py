@@ -156,3 +156,47 @@ def test_progress_bar_escapes_its_description_not_its_redraws(capsys):
     err = capsys.readouterr().err
     assert "bootstrap a\\x1b[2K\\x0dcertified" in err
     assert "\x1b" not in err and "\r" in err  # tqdm's own carriage returns stay
+
+
+# ----------------------------------------------------------------------------- 3 and 5. cpe --monte-carlo
+@pytest.fixture
+def large_instance(tmp_path):
+    """30 positions, 40 candidates, 597 edges: beyond the exact subset DP (20 positions)."""
+    from builders import random_cpe_instance
+
+    inst = random_cpe_instance(0, n_pos=30, n_cand=40, p_edge=0.5)
+    path = tmp_path / "inst.json"
+    path.write_text(json.dumps(inst.to_json()))
+    return inst, str(path)
+
+
+def test_monte_carlo_memory_is_refused_before_sampling(large_instance):
+    """By hand: the widest position has 26 edges, so a sample holds 40 + 8 x 30 + 8 + 24 x 26 = 912
+    bytes; 10^8 samples are 91.2e9 bytes (84.9 GiB), and 2^32 // 912 = 4,709,393 samples fit."""
+    from boundcalc import cpe
+    from boundcalc.cpe.borda import MAX_SAMPLE_BYTES, estimate_edge_rewards_bytes
+
+    inst, path = large_instance
+    assert max(len(ix) for ix in inst.position_edges) == 26
+    assert estimate_edge_rewards_bytes(inst, 10**8) == 912 * 10**8 and MAX_SAMPLE_BYTES // 912 == 4_709_393
+    with pytest.raises(ValueError, match="at most 4,709,393 samples"):
+        cpe.estimate_edge_rewards(inst, 10**8)
+    res = run_cli("cpe", path, "--monte-carlo", "100000000")
+    assert res.returncode == 2, res.stderr
+    line = only_line(res.stderr)
+    assert "84.9 GiB" in line and "at most 4,709,393 samples (--monte-carlo)" in line and res.stdout == ""
+
+
+def test_monte_carlo_estimate_and_max_seconds(large_instance):
+    from boundcalc.cli import CPE_SAMPLE_NS_PER_EDGE
+
+    data = json.loads((ROOT / "benchmarks" / "results" / "cpe_sampling_cost.json").read_text())
+    assert CPE_SAMPLE_NS_PER_EDGE >= data["max_ns_per_sample_edge"] and data["max_peak_over_model"] < 1
+    _, path = large_instance
+    res = run_cli("cpe", path, "--monte-carlo", "1000000", "--max-seconds", "5")
+    assert res.returncode == 2, res.stderr
+    # 10^6 samples x 597 edges x 36 ns = 21.5 s
+    assert only_line(res.stderr).startswith("boundcalc: error: --max-seconds 5: --monte-carlo 1,000,000 (597 edges)")
+    assert "estimated at 21 s of CPU time" in res.stderr
+    res = run_cli("cpe", path, "--monte-carlo", "500", "--max-seconds", "5")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
