@@ -596,7 +596,8 @@ def _note_unseen(W: np.ndarray, names: Sequence[Any] | None) -> None:
         i, j = int(iu[0][never[0]]), int(iu[1][never[0]])
         lab = (lambda k: names[k]) if names is not None else (lambda k: k)
         print(
-            f"boundcalc: note: {never.size} pair(s) never compared, e.g. ({lab(i)}, {lab(j)}), are filled with"
+            f"boundcalc: note: {never.size} pair(s) never compared, e.g."
+            f" ({escape_control(str(lab(i)))}, {escape_control(str(lab(j)))}), are filled with"
             " mu = 1/2 (--prior half); a constant is undefined where a pair is exactly 1/2",
             file=sys.stderr,
         )
@@ -692,7 +693,7 @@ def add_bootstrap_arguments(p: argparse.ArgumentParser) -> None:
 
 def _cmd_bootstrap(args: argparse.Namespace, keys: list[str]) -> int:
     """``bounds`` / ``compare`` with ``--bootstrap N``: :func:`boundcalc.uncertainty.bootstrap`."""
-    from .uncertainty import DEFAULT_PRIOR, bootstrap
+    from .uncertainty import DEFAULT_KEYS, DEFAULT_PRIOR, bootstrap, check_bootstrap_memory
 
     if not (getattr(args, "counts", None) or getattr(args, "duels", None)):
         raise InputError(
@@ -707,6 +708,7 @@ def _cmd_bootstrap(args: argparse.Namespace, keys: list[str]) -> int:
     W, names, T = read_data_counts(args)
     run = _run_options(args)
     K = int(np.shape(W)[0])
+    check_bootstrap_memory(K, args.bootstrap, len(keys or DEFAULT_KEYS))  # before the estimate: one line
     _announce_estimate(
         bootstrap_seconds(K, args.bootstrap),
         f"--bootstrap {args.bootstrap:,} (K = {K})",
@@ -739,7 +741,7 @@ def _cmd_bootstrap(args: argparse.Namespace, keys: list[str]) -> int:
                 raise InputError("no comparison data: give --counts FILE or --duels FILE")
             the_plan = _plan(args, pm_hat, None)
         except InputError as exc:  # e.g. an estimate of exactly 1/2: the intervals stand, the plan cannot
-            print(f"boundcalc: no --plan: {exc}", file=sys.stderr)
+            print(f"boundcalc: no --plan: {_one_line(exc)}", file=sys.stderr)
     if args.json:
         d = res.to_dict()
         if the_plan is not None:
@@ -917,7 +919,7 @@ def _note_conditioning(pm: PreferenceMatrix) -> None:
 
     cond = check_conditioning(pm)
     if not cond.allocation_resolved:
-        print(f"boundcalc: note: {cond.message}", file=sys.stderr)
+        print(f"boundcalc: note: {escape_control(cond.message)}", file=sys.stderr)
 
 
 #: Matrices with at least this many arms get a note before the LP starts (it can run for minutes).
@@ -992,6 +994,54 @@ EXPLORE_DUELS_PER_EXPRESSION: dict[str, float] = {
     "car-verify": 0.7972,
     "car-parallel": 1.642,
 }
+
+
+#: ``batch``: CPU seconds of one constant on one k-arm submatrix, ``a (k / 16)^b`` per key (``a``,
+#: ``b``): the least-squares fit by ``benchmarks/batch_cost.py`` on random submatrices of a 128-arm
+#: random tournament at k = 8-128 (``benchmarks/results/batch_cost.json``, checked by
+#: tests/test_hostile_estimates.py).  A key not listed costs what ``lower_bound`` costs.
+BATCH_KEY_COST: dict[str, tuple[float, float]] = {
+    "lower_bound": (0.00348, 0.53),
+    "ecw": (0.000261, 0.81),
+    "ccb": (2.74e-05, 0.53),
+    "ccb_delta_z": (0.000105, 0.99),
+    "scb_hardness": (6.52e-05, 0.40),
+    "dts_prop1": (5.07e-05, 0.86),
+    "dts_thm1": (0.000499, 1.13),
+    "dts_thm1_loglog": (0.000483, 1.18),
+    "rmed_lb": (1.91e-05, 0.03),
+    "rmed1": (1.6e-05, 0.06),
+    "ecw_eq11": (4.48e-05, 0.32),
+    "ecw_eq12": (4.31e-05, 0.29),
+    "savage_hardness": (4.72e-05, 0.42),
+    "cpe_borda_hardness": (0.000107, 0.40),
+    "cpe_condorcet_hardness": (7.86e-05, 0.56),
+    "cpe_condorcet_ver": (8.07e-05, 0.65),
+    "if2_hardness": (1.37e-05, 0.19),
+    "ws_s_hardness": (1.42e-05, 0.15),
+    "versatile_db_hardness": (1.88e-05, 0.04),
+    "merge_rucb_order": (1.36e-05, 0.27),
+    "btm_order": (1.67e-05, 0.19),
+    "doubler_order": (1.45e-05, 0.15),
+    "id_copeland": (0.00359, 0.54),
+    "id_condorcet": (2.03e-05, 0.04),
+}
+#: ``batch``: CPU seconds per submatrix beside its constants (the draw, the runner, the row):
+#: :func:`boundcalc.batch.run_batch` with the cheapest key alone, less that key's time, in the same
+#: benchmark (0.32 ms at k = 16).
+BATCH_ROW_S = 0.000323
+
+
+def batch_submatrix_seconds(size: int, keys: Sequence[str]) -> float:
+    """Estimated CPU seconds of ``batch`` per k-arm submatrix computing ``keys``
+    (:data:`BATCH_KEY_COST`, :data:`BATCH_ROW_S`); the lower bound at least
+    :func:`lower_bound_seconds` (its fit for large K)."""
+    total = BATCH_ROW_S
+    for key in keys:
+        a, b = BATCH_KEY_COST.get(key, BATCH_KEY_COST["lower_bound"])
+        cost = a * (size / 16) ** b
+        total += max(cost, lower_bound_seconds(size)) if key == "lower_bound" else cost
+    return total
 
 
 def lower_bound_seconds(K: int) -> float:
@@ -1166,7 +1216,7 @@ def _save_allocation_plot(pm: PreferenceMatrix, result: BoundResult, path: str) 
     from .plot import plot_allocation
 
     plot_allocation(pm, result, path)
-    print(f"wrote {path}", file=sys.stderr)
+    print(f"wrote {escape_control(str(path))}", file=sys.stderr)
 
 
 def _check_plot_backend(args: argparse.Namespace) -> None:
@@ -1270,7 +1320,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     status = EXIT_SOLVER if cmp.failed() else EXIT_OK
     for r in cmp.failed():
         what = "failed" if r.message.startswith(("the value is not finite", "not computable")) else "solver failure"
-        print(f"boundcalc: {what} on row {r.key}: {r.message}", file=sys.stderr)
+        print(f"boundcalc: {what} on row {r.key}: {escape_control(str(r.message))}", file=sys.stderr)
     if args.json:
         fit = getattr(pm, "bradley_terry", None)  # --model bradley-terry: the strengths beside the rows
         extra = {"bradley_terry": fit.to_dict()} if fit is not None else {}
@@ -1329,12 +1379,19 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
 # ----------------------------------------------------------------------------- batch
 def _cmd_batch(args: argparse.Namespace) -> int:
     from .batch import run_batch
+    from .comparison import check_options
 
     keys = None
     if args.keys is not None:
         keys = _key_list(args.keys)
     run = _run_options(args)
     pm = read_matrix(args)
+    computed = check_options(keys=keys)[2]  # the keys run_batch computes (all rows by default)
+    _announce_estimate(
+        args.count * batch_submatrix_seconds(args.size, computed),
+        f"batch of {args.count:,} submatrices of {args.size} arms ({len(computed)} constants)",
+        "count x (per-row cost + each constant's seconds at this size), measured by benchmarks/batch_cost.py",
+    )
     try:
         res = run_batch(pm, args.size, args.count, args.min_gap, args.seed, keys=keys, alpha=args.alpha, **run)
     except KeyboardInterrupt:
@@ -1343,7 +1400,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     st = res.stats
     if st["dropped_partial_line_bytes"]:
         print(
-            f"boundcalc: {args.out}: dropped a partial last line ({st['dropped_partial_line_bytes']} bytes)"
+            f"boundcalc: {escape_control(str(args.out))}: dropped a partial last line ({st['dropped_partial_line_bytes']} bytes)"
             " left by an interrupted run",
             file=sys.stderr,
         )
@@ -1403,8 +1460,18 @@ def _add_batch(sub: argparse._SubParsersAction) -> None:
 # ----------------------------------------------------------------------------- cpe
 def _cmd_cpe(args: argparse.Namespace) -> int:
     from .cpe import CPETooLargeError, cpe_report
+    from .cpe.borda import check_sample_memory
+    from .cpe.instance import as_instance
 
     inst = read_input(args, instances=True)
+    bipartite = as_instance(inst)
+    if args.monte_carlo and _exact_too_large(bipartite):  # the edge rewards are sampled
+        check_sample_memory(bipartite, args.monte_carlo)
+        _announce_estimate(
+            args.monte_carlo * bipartite.n_edges * CPE_SAMPLE_NS_PER_EDGE * 1e-9,
+            f"--monte-carlo {args.monte_carlo:,} ({bipartite.n_edges:,} edges)",
+            f"{CPE_SAMPLE_NS_PER_EDGE:g} ns per sample and edge, measured by benchmarks/cpe_sampling_cost.py",
+        )
     try:
         rep = cpe_report(inst, monte_carlo=args.monte_carlo, seed=args.seed)
     except CPETooLargeError as exc:
@@ -1414,6 +1481,20 @@ def _cmd_cpe(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(with_paper_legend(rep.summary() + "\n"))
     return EXIT_OK
+
+
+#: ``cpe --monte-carlo N``: CPU nanoseconds per sample and edge of the instance, the largest of
+#: 21.5-35.9 measured at 243-757 edges (``benchmarks/results/cpe_sampling_cost.json``).
+CPE_SAMPLE_NS_PER_EDGE = 36.0
+
+
+def _exact_too_large(inst: Any) -> bool:
+    """Whether ``cpe``'s exact edge rewards exceed the subset DP's limits (more positions than
+    ``MAX_POSITIONS``, or candidates x 2^positions beyond ``MAX_DP_ENTRIES``): then
+    ``--monte-carlo`` samples them."""
+    from .cpe.matchings import MAX_DP_ENTRIES, MAX_POSITIONS
+
+    return inst.n_positions > MAX_POSITIONS or inst.n_candidates * 2**inst.n_positions > MAX_DP_ENTRIES
 
 
 def _add_cpe(sub: argparse._SubParsersAction) -> None:
@@ -1539,7 +1620,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             f" ({type(exc).__name__}: {exc}); use a value nearer the default"
         ) from None
     for key, msg in res.bounds.get("errors", {}).items():
-        print(f"boundcalc: {key} not computed: {msg}", file=sys.stderr)
+        print(f"boundcalc: {key} not computed: {escape_control(str(msg))}", file=sys.stderr)
     return _emit_run(res, args)
 
 
@@ -1909,7 +1990,14 @@ def build_parser() -> argparse.ArgumentParser:
     for add in SUBCOMMANDS:
         add(sub)
     for name, command in sub.choices.items():
-        if name in ("bounds", "compare", "simulate", "explore"):  # the commands with a CPU-time estimate
+        if name in (
+            "bounds",
+            "compare",
+            "simulate",
+            "explore",
+            "batch",
+            "cpe",
+        ):  # the commands with a CPU-time estimate
             command.add_argument(
                 "--max-seconds",
                 type=_float_option(0.0, low_open=True),
@@ -1941,7 +2029,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_INPUT
     if extra:  # argparse's own message would send a subcommand's user to the top-level help
         prog = f"{parser.prog} {args.command}" if getattr(args, "command", None) else parser.prog
-        print(f"boundcalc: error: unrecognized arguments: {' '.join(extra)} (see '{prog} --help')", file=sys.stderr)
+        given = escape_control(" ".join(extra))
+        print(f"boundcalc: error: unrecognized arguments: {given} (see '{prog} --help')", file=sys.stderr)
         return EXIT_INPUT
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
@@ -1982,7 +2071,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         note = f"; {_INTERRUPT_NOTE[-1]}" if _INTERRUPT_NOTE else ""
         signum = exc.signum if isinstance(exc, Terminated) else 2
         what = f" by {exc.name}" if isinstance(exc, Terminated) else ""
-        print(f"boundcalc: interrupted{what}{note}", file=sys.stderr)
+        print(f"boundcalc: interrupted{what}{escape_control(note)}", file=sys.stderr)
         return 128 + signum
     except Exception as exc:  # the one boundary: every failure is one line (traceback under --debug)
         code, line = failure_line(exc)

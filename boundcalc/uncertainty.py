@@ -111,6 +111,8 @@ __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_KEYS",
     "bootstrap_task",
+    "bootstrap_bytes",
+    "check_bootstrap_memory",
 ]
 
 #: The draw schemes (module text).
@@ -135,6 +137,60 @@ _MAX_REDRAWS = 100
 #: The pairs' statistics (``flip_pairs``, ``drivers``) are read from at most this many draws (the
 #: first ones, by index): they redraw the matrices, ``draws x K (K - 1) / 2`` numbers in memory.
 MAX_PAIR_DRAWS = 2000
+#: The most memory a bootstrap may keep (the rows of every draw and the pair statistics); more is
+#: refused before the first draw, with the number of draws that fits (:func:`bootstrap_bytes`).
+MAX_BOOTSTRAP_BYTES = 2**32
+#: Bytes one draw's row holds in memory (the result keeps every row: a dict with the index, the
+#: winners, the flips and one value per constant): ``ROW_BYTES + ROW_KEY_BYTES`` per constant.
+#: tracemalloc measured 0.74 KB per draw with one constant and 0.87-1.17 KB with two, K = 4,
+#: 1,000 and 3,000 draws (difference of the two runs, current and peak).
+ROW_BYTES = 1024
+ROW_KEY_BYTES = 128
+#: The pair statistics (``flip_pairs``, ``drivers``) hold about this many float64 arrays of
+#: ``pair draws x K (K - 1) / 2`` at their peak (the redrawn matrices, their signs, the gaps,
+#: their ranks and centred ranks): tracemalloc measured 9.0 at K = 40 with 600 draws.
+PAIR_COPIES = 9
+
+
+def bootstrap_bytes(K: int, draws: int, n_keys: int, top: int = 5) -> int:
+    """The memory a bootstrap of ``draws`` draws on ``K`` arms keeps, in bytes: every draw's row
+    (:data:`ROW_BYTES`) and, with ``top > 0``, the pair statistics over the first
+    ``min(draws, MAX_PAIR_DRAWS)`` draws (:data:`PAIR_COPIES` arrays of their ``K (K - 1) / 2``
+    gaps).
+
+    >>> bootstrap_bytes(3, 1000, 2, top=0)
+    1280000
+    >>> bootstrap_bytes(3, 1000, 2) - bootstrap_bytes(3, 1000, 2, top=0) == 1000 * 3 * 8 * PAIR_COPIES
+    True
+    """
+    pair_draws = min(draws, MAX_PAIR_DRAWS) if top else 0
+    return draws * (ROW_BYTES + ROW_KEY_BYTES * n_keys) + pair_draws * (K * (K - 1) // 2) * 8 * PAIR_COPIES
+
+
+def check_bootstrap_memory(K: int, draws: int, n_keys: int, top: int = 5) -> None:
+    """Refuse (``ValueError``, one line with the size and the remedy) a bootstrap whose memory
+    (:func:`bootstrap_bytes`) exceeds :data:`MAX_BOOTSTRAP_BYTES`, before anything is drawn."""
+    from .policies.base import _gib
+
+    need = bootstrap_bytes(K, draws, n_keys, top)
+    if need <= MAX_BOOTSTRAP_BYTES:
+        return
+    lo, hi = 0, draws  # the most draws that fit: bootstrap_bytes grows with draws
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if bootstrap_bytes(K, mid, n_keys, top) <= MAX_BOOTSTRAP_BYTES else (lo, mid - 1)
+    pairs = K * (K - 1) // 2
+    pair_part = (
+        f"; pair statistics: {min(draws, MAX_PAIR_DRAWS):,} draws x {pairs:,} pairs x 8 bytes x {PAIR_COPIES} arrays"
+        if top
+        else ""
+    )
+    fix = f"ask for at most {lo:,} draws" if lo else "no number of draws fits"
+    raise ValueError(
+        f"bootstrap of {draws:,} draws at K = {K:,} keeps about {_gib(need)} in memory ({draws:,} rows of"
+        f" {ROW_BYTES + ROW_KEY_BYTES * n_keys:,} bytes{pair_part}), more than the {_gib(MAX_BOOTSTRAP_BYTES)}"
+        f" limit; {fix}" + (", or top=0 (no flip_pairs or drivers)" if top else "")
+    )
 
 
 # ----------------------------------------------------------------------------- the draw
@@ -600,6 +656,7 @@ def bootstrap(
             " the posterior Beta(W_ij + a, W_ji + a) faithfully"
         )
     top = check_count(top, "top", low=0)
+    check_bootstrap_memory(K, draws, len(keys), top)
     iu = np.triu_indices(K, 1)
     n = (W + W.T)[iu]
     if scheme in ("resample", "bradley-terry"):

@@ -317,7 +317,11 @@ def _progress_bar(total: int, initial: int, progress: bool | None, desc: str | N
         from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover - tqdm is optional
         return None
-    return tqdm(total=total, initial=initial, file=sys.stderr, desc=desc, unit="task", dynamic_ncols=True)
+    from .._table import escape_control
+
+    # the description may carry a name from a file: escaped, while the bar keeps its own "\r" redraws
+    label = None if desc is None else escape_control(desc)
+    return tqdm(total=total, initial=initial, file=sys.stderr, desc=label, unit="task", dynamic_ncols=True)
 
 
 def _task_index(n: int, i: object) -> int:
