@@ -45,7 +45,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--subs", type=int, default=20, help="submatrices per size (default 20)")
     ap.add_argument("--out", default=str(ROOT / "results" / "batch_cost.json"))
+    ap.add_argument(
+        "--write-costs",
+        metavar="RESULT",
+        help="measure nothing: write boundcalc/data/batch_costs.json (the estimates batch prints) from RESULT",
+    )
     args = ap.parse_args()
+    if args.write_costs:
+        write_costs(json.loads(Path(args.write_costs).read_text()))
+        return
     _, _, keys, _ = check_options(keys=None)
     mu = tournament_matrix(128, 0, low=0.005, high=0.5).mu
     rng = np.random.default_rng(1)
@@ -95,6 +103,20 @@ def main() -> None:
     }
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
     print(f"all keys at k = 16: {out['all_keys_at_16'] * 1e3:.1f} ms; table1.json: {t1_per * 1e3:.1f} ms")
+
+
+def write_costs(result: dict) -> None:
+    """``boundcalc/data/batch_costs.json``: the fitted ``(a, b)`` of every key and the per-row cost,
+    to three significant digits, with the result file they come from."""
+    data = {
+        "about": "CPU seconds of batch per k-arm submatrix: row_seconds plus a (k / 16)^b per key; written by"
+        " benchmarks/batch_cost.py --write-costs from benchmarks/results/batch_cost.json",
+        "row_seconds": float(f"{result['row_seconds']:.3g}"),
+        "keys": {k: [float(f"{v['a']:.3g}"), float(f"{v['b']:.2f}")] for k, v in result["model"].items()},
+    }
+    path = ROOT.parent / "boundcalc" / "data" / "batch_costs.json"
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

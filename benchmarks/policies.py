@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import subprocess
@@ -196,7 +197,6 @@ COST_ROWS = ("policies.json", "policies_baselines.json", "policies_merge.json", 
 STEP_COSTS = HERE.parent / "boundcalc" / "data" / "step_costs.json"
 #: CW-RMED's step, not in those rows (its work depends on the outcomes): the sentence of
 #: ``docs/notebooks.md`` that quotes the re-executed ``cw_vs_ecw`` notebook.
-CW_SENTENCE = r"(\S+) costs ([0-9.]+) us of CPU per step on Table 2 and ([0-9]+)-([0-9]+) us on 16 arms"
 
 
 def _sig4(x: float) -> float:
@@ -206,9 +206,7 @@ def _sig4(x: float) -> float:
 def step_costs(results: Path = HERE / "results", docs: Path = HERE.parent / "docs") -> dict:
     """CPU microseconds per policy step at K = 5 and K = 16: the largest ``user_us`` of each policy
     and K over :data:`COST_ROWS` (K = 5: the larger of the two MSLR matrices), to 4 significant
-    digits; CW-RMED's from ``docs/notebooks.md`` (the larger figure at 16 arms)."""
-    import re
-
+    digits; CW-RMED's from the cw_vs_ecw notebook's stored summary (the larger figure at 16 arms)."""
     rows: dict[str, dict[int, float]] = {}
     for name in COST_ROWS:
         for r in json.loads((results / name).read_text())["rows"]:
@@ -216,12 +214,16 @@ def step_costs(results: Path = HERE / "results", docs: Path = HERE.parent / "doc
             d[r["K"]] = max(d.get(r["K"], 0.0), r["user_us"])
     us = {p: [_sig4(d[5]), _sig4(d[16])] for p, d in rows.items()}
     sources = {p: "benchmarks/results/" + ", ".join(COST_ROWS) + ": user_us" for p in us}
-    said = re.search(CW_SENTENCE, " ".join((docs / "notebooks.md").read_text().split()))
-    if said is None:
-        raise RuntimeError("docs/notebooks.md no longer states CW-RMED's cost")
-    name = said.group(1).lower()
-    us[name] = [float(said.group(2)), float(said.group(4))]
-    sources[name] = "docs/notebooks.md (the cw_vs_ecw notebook)"
+    # CW-RMED's step depends on its LP re-solves: the re-executed cw_vs_ecw notebook's stored
+    # summary (what docs/notebooks.md renders), Table 2 and the larger 16-arm panel, truncated
+    sys.path.insert(0, str(docs / "hooks"))
+    import results as rendered
+
+    panels = rendered.notebook_summary("cw_vs_ecw")["panels"]
+    table2 = panels[0]["policies"]["cw-rmed"]["us_per_step"]
+    k16 = max(p["policies"]["cw-rmed"]["us_per_step"] for p in panels if p["K"] == 16)
+    us["cw-rmed"] = [math.floor(10 * table2) / 10, float(math.floor(k16))]
+    sources["cw-rmed"] = "notebooks/cw_vs_ecw.ipynb's stored summary (docs/notebooks.md renders it)"
     return {
         "about": "CPU microseconds per policy step (K = 5, K = 16) on simulate's compiled path;"
         " written by benchmarks/policies.py --write-costs",

@@ -996,40 +996,19 @@ EXPLORE_DUELS_PER_EXPRESSION: dict[str, float] = {
 }
 
 
+def _batch_costs() -> tuple[dict[str, tuple[float, float]], float]:
+    """``boundcalc/data/batch_costs.json`` (written by ``benchmarks/batch_cost.py --write-costs``)."""
+    path = Path(__file__).resolve().parent / "data" / "batch_costs.json"
+    data = json.loads(path.read_text())
+    return {str(k): (float(v[0]), float(v[1])) for k, v in data["keys"].items()}, float(data["row_seconds"])
+
+
 #: ``batch``: CPU seconds of one constant on one k-arm submatrix, ``a (k / 16)^b`` per key (``a``,
-#: ``b``): the least-squares fit by ``benchmarks/batch_cost.py`` on random submatrices of a 128-arm
-#: random tournament at k = 8-128 (``benchmarks/results/batch_cost.json``, checked by
-#: tests/test_hostile_estimates.py).  A key not listed costs what ``lower_bound`` costs.
-BATCH_KEY_COST: dict[str, tuple[float, float]] = {
-    "lower_bound": (0.00348, 0.53),
-    "ecw": (0.000261, 0.81),
-    "ccb": (2.74e-05, 0.53),
-    "ccb_delta_z": (0.000105, 0.99),
-    "scb_hardness": (6.52e-05, 0.40),
-    "dts_prop1": (5.07e-05, 0.86),
-    "dts_thm1": (0.000499, 1.13),
-    "dts_thm1_loglog": (0.000483, 1.18),
-    "rmed_lb": (1.91e-05, 0.03),
-    "rmed1": (1.6e-05, 0.06),
-    "ecw_eq11": (4.48e-05, 0.32),
-    "ecw_eq12": (4.31e-05, 0.29),
-    "savage_hardness": (4.72e-05, 0.42),
-    "cpe_borda_hardness": (0.000107, 0.40),
-    "cpe_condorcet_hardness": (7.86e-05, 0.56),
-    "cpe_condorcet_ver": (8.07e-05, 0.65),
-    "if2_hardness": (1.37e-05, 0.19),
-    "ws_s_hardness": (1.42e-05, 0.15),
-    "versatile_db_hardness": (1.88e-05, 0.04),
-    "merge_rucb_order": (1.36e-05, 0.27),
-    "btm_order": (1.67e-05, 0.19),
-    "doubler_order": (1.45e-05, 0.15),
-    "id_copeland": (0.00359, 0.54),
-    "id_condorcet": (2.03e-05, 0.04),
-}
-#: ``batch``: CPU seconds per submatrix beside its constants (the draw, the runner, the row):
-#: :func:`boundcalc.batch.run_batch` with the cheapest key alone, less that key's time, in the same
-#: benchmark (0.32 ms at k = 16).
-BATCH_ROW_S = 0.000323
+#: ``b``), and :data:`BATCH_ROW_S`, the CPU seconds per submatrix beside its constants (the draw,
+#: the runner, the row): the least-squares fit of ``benchmarks/batch_cost.py`` on random
+#: submatrices of a 128-arm random tournament at k = 8-128 (``benchmarks/results/batch_cost.json``),
+#: kept in ``boundcalc/data/batch_costs.json``.  A key not listed costs what ``lower_bound`` costs.
+BATCH_KEY_COST, BATCH_ROW_S = _batch_costs()
 
 
 def batch_submatrix_seconds(size: int, keys: Sequence[str]) -> float:
@@ -1937,34 +1916,11 @@ def _add_warmup(sub: argparse._SubParsersAction) -> None:
 
 
 # ----------------------------------------------------------------------------- main
-#: The examples each ``--help`` ends with: commands on bundled data that run as written.
-HELP_EXAMPLES = {
-    "": """  boundcalc bounds --example table2
-  boundcalc compare --example mslr5-noncondorcet
-  boundcalc simulate --example table2 --policies cw-rmed,ecw-rmed,dts --horizon 10000 --runs 10 --seed 0""",
-    "bounds": """  boundcalc bounds --example table2                       # 000's Table 2
-  boundcalc bounds prefs.npz --json --allocation           # your matrix, the optimal allocation too
-  boundcalc bounds --duels mslr5-duels --bootstrap 200 --seed 0   # from a duel log, with intervals
-  boundcalc bounds --duels mslr5-duels --plan --plan-horizon 1e6  # the duels each pair calls for""",
-    "compare": """  boundcalc compare --example table2
-  boundcalc compare --example mslr5-noncondorcet --csv --keys lower_bound,ecw,ccb
-  boundcalc compare --duels mslr5-duels --bootstrap 200 --seed 0""",
-    "cpe": """  boundcalc cpe --example chen2020-fig1
-  boundcalc cpe --example table2 --json                    # a matrix: its one-position instance""",
-    "batch": """  boundcalc batch --example arithmetic8 --size 4 --count 5 --seed 0 --out rows.jsonl
-  boundcalc batch --example mslr-informational --size 16 --count 10000 --min-gap 0.005 --seed 0 \\
-      --keys lower_bound,ecw,ccb --out table1.jsonl --workers 2   # 000's Table 1 on Dask""",
-    "simulate": """  boundcalc simulate --example table2 --policies cw-rmed,ecw-rmed,dts --horizon 10000 --runs 10 --seed 0
-  boundcalc simulate --example mslr5-noncondorcet --policies all --horizon 100000 --runs 20 --seed 0 \\
-      --out runs.jsonl                                     # rerun the same command to resume
-  boundcalc simulate --example fig1a --policies ecw-rmed --param ecw-rmed.alpha=2 -T 10000 -R 4 --plot regret.png""",
-    "explore": """  boundcalc explore --example chen2020-fig1 --algorithm car-cond --delta 0.05 --runs 10 --seed 0
-  boundcalc explore --example chen2020-fig1 --algorithm clucb-borda-pac --epsilon 0.05 --delta 0.05 --runs 10""",
-    "identify": """  boundcalc identify --example table2 --algorithm track-and-stop,knockout --delta 0.05 --runs 20 --seed 0
-  boundcalc identify --example mslr5-condorcet --algorithm track-and-stop-condorcet --delta 1e-3 --runs 10 --json""",
-    "warmup": """  boundcalc warmup                                         # every kernel, on all cores
-  boundcalc warmup --workers 0 --no-progress               # in this process, one line per task""",
-}
+#: The examples each ``--help`` ends with: commands on bundled data that run as written
+#: (``boundcalc/data/help_examples.json``; the subcommand's name, ``""`` for ``boundcalc`` itself).
+HELP_EXAMPLES: dict[str, str] = json.loads(
+    (Path(__file__).resolve().parent / "data" / "help_examples.json").read_text()
+)["examples"]
 
 SUBCOMMANDS = [_add_bounds, _add_compare, _add_cpe, _add_batch, _add_simulate, _add_explore, _add_identify, _add_warmup]
 

@@ -376,13 +376,13 @@ def test_stored_checks_of_the_sorted_path_found_the_same_pairs():
 def test_at_most_eight_arguments_per_lp_class_and_three_cw_rmed_options():
     import inspect
 
-    from boundcalc.lp import constraints, cutting, highs, lifted
+    from boundcalc.lp import constraints, cutting, highs, lifted, online, rule
 
-    for mod in (constraints, cutting, highs, lifted):
+    for mod in (constraints, cutting, highs, lifted, online, rule):
         for name, cls in inspect.getmembers(mod, inspect.isclass):
             if cls.__module__ == mod.__name__ and not issubclass(cls, Exception):
                 assert len(inspect.signature(cls).parameters) <= 8, name
-    meta = {"name", "reference", "revision", "stat_names", "kernels"}
+    meta = {"name", "reference", "revision", "stat_names", "kernels", "plot_style"}  # plot_style: figures only
     options = {
         k
         for k, v in vars(CWRMED).items()

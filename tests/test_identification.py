@@ -114,7 +114,7 @@ def test_properties_condorcet_below_copeland_and_permutation(K, seed, perm_seed)
 
 def test_rates_scale_with_a_uniform_cost():
     # T* is homogeneous in the cost of a draw: regret c on every pair gives c T*
-    from boundcalc.lp.cutting import CopelandLPSolver
+    from boundcalc.lp import CopelandLPSolver
 
     pm = load_example("mslr5-condorcet")
     K = pm.K

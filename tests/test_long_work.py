@@ -234,5 +234,5 @@ def test_bootstrap_and_simulate_say_a_number_and_max_seconds_refuses(tmp_path):
     assert code == 2 and len(lines) == 1 and "--max-seconds 60" in lines[0] and cli._duration(want) in lines[0]
     sim = ["simulate", "--example", "table2", "--policies", "rmed1", "-T", "1e9", "--runs", "2", "--workers", "0"]
     lines, code = _first_lines(sim, "boundcalc: estimate:")
-    cpu = cli.policy_us_per_step("rmed1", 4) * 2e9 * 1e-6
+    cpu = costs.policy_us_per_step("rmed1", 4) * 2e9 * 1e-6
     assert code is None and any(f"about {cli._duration(cpu)} of CPU time" in ln for ln in lines), lines
