@@ -154,6 +154,12 @@ MAX_DRAWS = 10**8
 _PROJECT_AFTER = 10**5
 
 
+def check_min_gap(pm: PreferenceMatrix, size: int, min_gap: float) -> None:
+    """Refuse at once a ``min_gap`` that no ``size``-arm submatrix of ``pm`` can meet (the check
+    :func:`run_batch` makes first; the CLI makes it before its estimate of the work)."""
+    _check_feasible(_gap_matrix(pm), size, float(min_gap))
+
+
 def _check_feasible(G: np.ndarray, size: int, min_gap: float) -> None:
     """Refuse at once a ``min_gap`` that no ``size``-arm submatrix can meet.
 

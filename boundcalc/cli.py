@@ -1011,6 +1011,12 @@ def _batch_costs() -> tuple[dict[str, tuple[float, float]], float]:
 BATCH_KEY_COST, BATCH_ROW_S = _batch_costs()
 
 
+#: ``--alpha`` (D-TS's confidence scale in the comparison's constants) at most this: the policies'
+#: cap on a confidence scale (:data:`boundcalc.policies.base.MAX_SCALE`), below which every
+#: constant that scales with it stays finite.
+ALPHA_MAX = 1e12
+
+
 def batch_submatrix_seconds(size: int, keys: Sequence[str]) -> float:
     """Estimated CPU seconds of ``batch`` per k-arm submatrix computing ``keys``
     (:data:`BATCH_KEY_COST`, :data:`BATCH_ROW_S`); the lower bound at least
@@ -1333,7 +1339,10 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
     add_input_arguments(p)
     add_data_arguments(p)
     p.add_argument(
-        "--alpha", type=_float_option(0.5, low_open=True), default=0.51, help="D-TS's alpha > 0.5 (001; default 0.51)"
+        "--alpha",
+        type=_float_option(0.5, ALPHA_MAX, low_open=True),
+        default=0.51,
+        help=f"D-TS's alpha in (0.5, {ALPHA_MAX:g}] (001; default 0.51)",
     )
     p.add_argument(
         "--keys",
@@ -1357,7 +1366,7 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
 
 # ----------------------------------------------------------------------------- batch
 def _cmd_batch(args: argparse.Namespace) -> int:
-    from .batch import run_batch
+    from .batch import check_min_gap, run_batch
     from .comparison import check_options
 
     keys = None
@@ -1366,6 +1375,11 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     run = _run_options(args)
     pm = read_matrix(args)
     computed = check_options(keys=keys)[2]  # the keys run_batch computes (all rows by default)
+    if args.count > 0 and args.size <= pm.K:  # an impossible --min-gap: refused before the estimate
+        try:
+            check_min_gap(pm, args.size, args.min_gap)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
     _announce_estimate(
         args.count * batch_submatrix_seconds(args.size, computed),
         f"batch of {args.count:,} submatrices of {args.size} arms ({len(computed)} constants)",
@@ -1430,7 +1444,12 @@ def _add_batch(sub: argparse._SubParsersAction) -> None:
         metavar="K1,K2,...",
         help="constants to compute (comma-separated; default all rows of the comparison)",
     )
-    g.add_argument("--alpha", type=_float_option(0.5, low_open=True), default=0.51, help="D-TS's alpha (default 0.51)")
+    g.add_argument(
+        "--alpha",
+        type=_float_option(0.5, ALPHA_MAX, low_open=True),
+        default=0.51,
+        help=f"D-TS's alpha in (0.5, {ALPHA_MAX:g}] (default 0.51)",
+    )
     add_output_arguments(p, what="the summary, run metadata and statistics")
     add_run_arguments(p, "header line + one row per submatrix")
     p.set_defaults(func=_cmd_batch)

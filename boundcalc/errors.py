@@ -12,7 +12,19 @@ PreferenceMatrixError mu[0,1] + mu[1,0] = 0.7 + 0.7 = 1.4, not 1 (tolerance atol
 
 from __future__ import annotations
 
-__all__ = ["PreferenceMatrixError", "CPEInstanceError", "CPETooLargeError", "NoWinnerError"]
+__all__ = ["PreferenceMatrixError", "CPEInstanceError", "CPETooLargeError", "NoWinnerError", "format_gib"]
+
+
+def format_gib(nbytes: float) -> str:
+    """A size in GiB for a refusal's message (a size past a float's range written out as such).
+
+    >>> format_gib(3 * 2**30), format_gib(10**400)
+    ('3 GiB', 'more bytes than a float holds')
+    """
+    try:
+        return f"{nbytes / 2**30:.3g} GiB"
+    except OverflowError:
+        return "more bytes than a float holds"
 
 
 class PreferenceMatrixError(ValueError):

@@ -170,7 +170,7 @@ def bootstrap_bytes(K: int, draws: int, n_keys: int, top: int = 5) -> int:
 def check_bootstrap_memory(K: int, draws: int, n_keys: int, top: int = 5) -> None:
     """Refuse (``ValueError``, one line with the size and the remedy) a bootstrap whose memory
     (:func:`bootstrap_bytes`) exceeds :data:`MAX_BOOTSTRAP_BYTES`, before anything is drawn."""
-    from .policies.base import _gib
+    from .errors import format_gib
 
     need = bootstrap_bytes(K, draws, n_keys, top)
     if need <= MAX_BOOTSTRAP_BYTES:
@@ -187,8 +187,8 @@ def check_bootstrap_memory(K: int, draws: int, n_keys: int, top: int = 5) -> Non
     )
     fix = f"ask for at most {lo:,} draws" if lo else "no number of draws fits"
     raise ValueError(
-        f"bootstrap of {draws:,} draws at K = {K:,} keeps about {_gib(need)} in memory ({draws:,} rows of"
-        f" {ROW_BYTES + ROW_KEY_BYTES * n_keys:,} bytes{pair_part}), more than the {_gib(MAX_BOOTSTRAP_BYTES)}"
+        f"bootstrap of {draws:,} draws at K = {K:,} keeps about {format_gib(need)} in memory ({draws:,} rows of"
+        f" {ROW_BYTES + ROW_KEY_BYTES * n_keys:,} bytes{pair_part}), more than the {format_gib(MAX_BOOTSTRAP_BYTES)}"
         f" limit; {fix}" + (", or top=0 (no flip_pairs or drivers)" if top else "")
     )
 

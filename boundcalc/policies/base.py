@@ -44,6 +44,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..errors import format_gib
+
 __all__ = [
     "Policy",
     "Hyperparameter",
@@ -84,14 +86,6 @@ def _count(n: int) -> str:
     if abs(n).bit_length() <= 128:
         return f"{n:,}"
     return f"{'a negative' if n < 0 else 'an'} integer of about {round(abs(n).bit_length() * math.log10(2)):,} digits"
-
-
-def _gib(nbytes: int) -> str:
-    """A size in GiB (``inf`` written out as more than any machine has)."""
-    try:
-        return f"{nbytes / 2**30:.3g} GiB"
-    except OverflowError:
-        return "more bytes than a float holds"
 
 
 def matrix_duel(mu: np.ndarray, seed: int = 0) -> Callable[[int, int], bool]:
@@ -304,7 +298,7 @@ class Policy:
         if int(K) > MAX_POLICY_ARMS:
             raise ValueError(
                 f"{label}: K = {_count(int(K))} arms needs K x K tables of {_count(int(K) ** 2)} entries"
-                f" ({_gib(8 * int(K) ** 2)} each); a policy plays at most {MAX_POLICY_ARMS:,} arms"
+                f" ({format_gib(8 * int(K) ** 2)} each); a policy plays at most {MAX_POLICY_ARMS:,} arms"
                 " (MAX_POLICY_ARMS): play a subset of the arms"
             )
         self.K = int(K)
@@ -468,7 +462,7 @@ class Policy:
         if steps > MAX_RUN_STEPS:
             raise ValueError(
                 f"policy {self.name!r}: run's steps = {_count(steps)}: a record of that many rounds"
-                f" ({_gib(24 * steps)}) is more than the {MAX_RUN_STEPS:,} one call records"
+                f" ({format_gib(24 * steps)}) is more than the {MAX_RUN_STEPS:,} one call records"
                 " (MAX_RUN_STEPS): call run repeatedly with fewer steps (the policy keeps its state between calls)"
             )
         return steps
