@@ -217,13 +217,19 @@ def test_failure_classes_map_to_exit_codes(exc, code, needle):
 
 
 def test_compare_never_reports_ok_for_a_non_finite_value(capsys):
-    """Before: `compare --alpha 1e308` printed inf (CSV) / null (JSON) with status ok."""
+    """Before: `compare --alpha 1e308` printed inf (CSV) / null (JSON) with status ok.  The command
+    line refuses such an alpha at parse time; the API marks the row failed, never ok."""
+    import boundcalc as bc
+
+    res = bc.compare(bc.load_example("table2"), alpha=1e308, keys=["dts_prop1", "lower_bound"])
+    rows = {r.key: r for r in res.rows}
+    assert rows["dts_prop1"].status == "failed" and rows["dts_prop1"].value is None
+    assert "not finite" in rows["dts_prop1"].message
+    assert rows["lower_bound"].status == "ok" and rows["lower_bound"].value == pytest.approx(27.548665, abs=1e-5)
     code = main(["compare", "--example", "table2", "--alpha", "1e308", "--keys", "dts_prop1,lower_bound", "--json"])
     cap = capsys.readouterr()
-    rows = {r["key"]: r for r in json.loads(cap.out)["rows"]}
-    assert code == 1 and rows["dts_prop1"]["status"] == "failed" and rows["dts_prop1"]["value"] is None
-    assert rows["lower_bound"]["status"] == "ok" and rows["lower_bound"]["value"] == pytest.approx(27.548665, abs=1e-5)
-    assert "row dts_prop1" in cap.err and "not finite" in cap.err
+    lines = cap.err.strip().splitlines()
+    assert code == 2 and cap.out == "" and len(lines) == 1 and "--alpha" in lines[0] and "1e+12" in lines[0]
 
 
 def test_hyperparameter_overflow_names_the_option(capsys):
