@@ -65,6 +65,22 @@ CHECKS = {
             "--json",
         ]
     ],
+    "identify": [
+        [
+            "identify",
+            "--example",
+            "table2",
+            "--algorithm",
+            "track-and-stop",
+            "--delta",
+            "0.1",
+            "--runs",
+            "2",
+            "--seed",
+            "0",
+            "--json",
+        ]
+    ],
     "explore": [
         [
             "explore",
