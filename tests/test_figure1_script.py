@@ -4,7 +4,6 @@ the paired CW-RMED - ECW-RMED difference, against the statistics of all runs com
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,35 +32,23 @@ def test_pool_is_the_statistics_of_all_runs(n1, n2):
     np.testing.assert_allclose(ps, s, rtol=1e-9)
 
 
-def run(out: Path, *extra: str) -> dict:
-    cmd = [
-        sys.executable,
-        str(ROOT / "benchmarks" / "figure1.py"),
-        "--panels",
-        "a",
-        "--policies",
-        "ecw-rmed,cw-rmed",
-        "--horizon",
-        "400",
-        "--workers",
-        "0",
-        "--out",
-        str(out),
-        *extra,
-    ]
-    env = dict(os.environ, BOUNDCALC_SHARED=str(bundled_shared_dir()))
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
-    assert res.returncode == 0, res.stderr[-3000:]
+def run(monkeypatch: pytest.MonkeyPatch, out: Path, *extra: str) -> dict:
+    """``benchmarks/figure1.py`` in this process (its ``main()`` with this argv): the Table 2 test
+    below runs the script as a subprocess, so these seven calls check only its arithmetic."""
+    argv = ["figure1.py", "--panels", "a", "--policies", "ecw-rmed,cw-rmed", "--horizon", "400"]
+    monkeypatch.setenv("BOUNDCALC_SHARED", str(bundled_shared_dir()))
+    monkeypatch.setattr(sys, "argv", [*argv, "--workers", "0", "--out", str(out), *extra])
+    figure1.main()
     return json.loads((out / "figure1.json").read_text())["panels"][0]
 
 
-@pytest.mark.slow  # seven runs of the script (about 30 s); the Table 2 panel's test below is the quick one
-def test_carry_pools_a_summary_whose_rows_are_gone_and_pairs_the_held_runs(tmp_path):
-    whole = run(tmp_path / "whole", "--runs", "4")
+@pytest.mark.slow  # seven runs of the script (about 15 s); the Table 2 panel's test below is the quick one
+def test_carry_pools_a_summary_whose_rows_are_gone_and_pairs_the_held_runs(tmp_path, monkeypatch):
+    whole = run(monkeypatch, tmp_path / "whole", "--runs", "4")
     part = tmp_path / "part"
-    first = run(part, "--runs", "2")
+    first = run(monkeypatch, part, "--runs", "2")
     (part / "a-cw-rmed.jsonl").unlink()  # CW-RMED's rows of runs 0-1 are gone, its summary stays
-    kept = run(part, "--runs", "4", "--carry")
+    kept = run(monkeypatch, part, "--runs", "4", "--carry")
     cw, ecw = kept["policies"]["cw-rmed"], kept["policies"]["ecw-rmed"]
     assert (
         cw["runs"] == 4 and cw["carried"]["runs"] == 2 and cw["carried"]["mean"] == first["policies"]["cw-rmed"]["mean"]
@@ -78,7 +65,7 @@ def test_carry_pools_a_summary_whose_rows_are_gone_and_pairs_the_held_runs(tmp_p
     diff = (whole["policies"]["cw-rmed"]["mean"][-1] - whole["policies"]["ecw-rmed"]["mean"][-1]) / lnT
     assert w["mean"] == pytest.approx(diff, rel=1e-12)
     # a later call pools with the recorded carried part again, computing nothing new
-    again = run(part, "--runs", "4")
+    again = run(monkeypatch, part, "--runs", "4")
     assert again["policies"]["cw-rmed"]["carried"] == cw["carried"]
     np.testing.assert_allclose(again["policies"]["cw-rmed"]["mean"], cw["mean"], rtol=0)
     # CPU: the carried part's and the rows' own (runs 2-3), nothing counted twice
@@ -88,11 +75,11 @@ def test_carry_pools_a_summary_whose_rows_are_gone_and_pairs_the_held_runs(tmp_p
         cw["carried"]["cpu_seconds"] + sum(r["cpu_seconds"] for r in rows), rel=1e-12
     )
     # fewer runs than the carried part holds: the stored entry is kept as it is
-    fewer = run(part, "--runs", "2")
+    fewer = run(monkeypatch, part, "--runs", "2")
     assert fewer["policies"]["cw-rmed"] == again["policies"]["cw-rmed"]
     # rows of every run again (here the whole job's): they replace the carried summary
     (part / "a-cw-rmed.jsonl").write_text((tmp_path / "whole" / "a-cw-rmed.jsonl").read_text())
-    rows_again = run(part, "--runs", "4")
+    rows_again = run(monkeypatch, part, "--runs", "4")
     assert "carried" not in rows_again["policies"]["cw-rmed"]
     assert rows_again["policies"]["cw-rmed"]["mean"] == whole["policies"]["cw-rmed"]["mean"]
     assert rows_again["paired"]["runs"] == 4
@@ -100,7 +87,7 @@ def test_carry_pools_a_summary_whose_rows_are_gone_and_pairs_the_held_runs(tmp_p
     seed1 = tmp_path / "seed1"
     seed1.mkdir()
     (seed1 / "figure1.json").write_text((tmp_path / "whole" / "figure1.json").read_text())
-    other = run(seed1, "--runs", "3", "--seed", "1", "--carry")
+    other = run(monkeypatch, seed1, "--runs", "3", "--seed", "1", "--carry")
     assert "carried" not in other["policies"]["cw-rmed"] and other["paired"]["runs"] == 3
 
 

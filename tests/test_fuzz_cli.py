@@ -187,21 +187,47 @@ def _real_parameters() -> list[tuple[str, str]]:
     return [(n, k) for n, c in POLICIES.items() for k, h in c.hyperparameters.items() if isinstance(h, Real)]
 
 
-@settings(max_examples=12, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+def _hyperparameter_argv(case: tuple[str, str], value: str) -> list[str]:
+    name, key = case
+    argv = ["simulate", "--example", "table2", "--horizon", "200", "--runs", "1", "--workers", "0"]
+    return argv + ["--policies", name, "--param", f"{name}.{key}={value}"]
+
+
+def _check_hyperparameter_result(code: int, stderr: str, argv) -> None:
+    assert "internal error" not in stderr, (argv, stderr)
+    if code:
+        assert len(stderr.strip().splitlines()) == 1, (argv, stderr)
+
+
+@settings(max_examples=4, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 @given(case=st.sampled_from(_real_parameters()), value=EDGE_FLOATS)
 def test_fuzz_policy_hyperparameters_at_float_edges(tmp_path_factory, case, value):
     """Any real hyperparameter of any policy at a float edge: a result or one line, never an
-    "internal error" (before: MergeDTS's subnormal delta, overflowing scales)."""
-    name, key = case
-    argv = ["simulate", "--example", "table2", "--horizon", "200", "--runs", "1", "--workers", "0"]
-    argv += ["--policies", name, "--param", f"{name}.{key}={value}"]
+    "internal error" (before: MergeDTS's subnormal delta, overflowing scales).  A few cases as a
+    subprocess of the installed command; the space itself: the in-process test below."""
+    argv = _hyperparameter_argv(case, value)
     proc = subprocess.run(
         EXE + argv, capture_output=True, text=True, env=ENV, timeout=TIMEOUT, stdin=subprocess.DEVNULL
     )
     _check(proc, argv)
-    assert "internal error" not in proc.stderr, (argv, proc.stderr)
-    if proc.returncode:
-        assert len(proc.stderr.strip().splitlines()) == 1, (argv, proc.stderr)
+    _check_hyperparameter_result(proc.returncode, proc.stderr, argv)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+@given(case=st.sampled_from(_real_parameters()), value=EDGE_FLOATS)
+def test_policy_hyperparameters_at_float_edges_in_process(capsys, case, value):
+    """The same argv by :func:`boundcalc.cli.main` in this process: exit 0 or 2 (an exception
+    fails the test), nothing on stdout unless 0, a result or one line."""
+    from boundcalc.cli import main
+
+    argv = _hyperparameter_argv(case, value)
+    capsys.readouterr()
+    code = main(argv)
+    got = capsys.readouterr()
+    assert code in (0, 2), (argv, code, got.err)
+    if code:
+        assert got.out == "", (argv, got.out[:500])
+    _check_hyperparameter_result(code, got.err, argv)
 
 
 NAMES = st.text(

@@ -20,7 +20,7 @@ from scipy import integrate, stats
 from boundcalc.datasets import load_example, random_matrix
 from boundcalc.matrix import kl_half
 from boundcalc.policies import PolicyError, kernel, make_policy
-from boundcalc.simulate import DuelEnvironment, checkpoints, regret_matrices, run_one, run_protocol, run_seeds, simulate
+from boundcalc.simulate import DuelEnvironment, checkpoints, regret_matrices, run_one, run_protocol, run_seeds
 
 
 def _at(cls, W, t, **kw):
@@ -368,45 +368,3 @@ def test_simulator_seeds_the_policy_stream():
     assert got["kernel"] and np.array_equal(got["regret"], out) and got["stats"] == p.stats
     other = run_one("dts", {}, pm.mu, 2000, cps, R, seed=4, run=3)
     assert not np.array_equal(other["regret"], out)
-
-
-# ----------------------------------------------------------------------------- behaviour
-@pytest.fixture(scope="module")
-def mslr_runs():
-    """T = 10^5 on both 5-arm MSLR matrices (fixed seed): 20 runs on the Condorcet one, 6 on the
-    other; RUCB, D-TS, D-TS+ and (Condorcet) ECW-RMED, RMED1 for 001 Figure 1(a)'s ordering."""
-    out = {}
-    for name, runs, pols in (
-        ("mslr5-condorcet", 20, ["rucb", "dts", "dts+", "ecw-rmed", "rmed1"]),
-        ("mslr5-noncondorcet", 6, ["rucb", "dts", "dts+"]),
-    ):
-        out[name] = simulate(load_example(name), pols, horizon=10**5, runs=runs, seed=0, bounds=False)
-    return out
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("matrix", ["mslr5-condorcet", "mslr5-noncondorcet"])
-@pytest.mark.parametrize("name", ["rucb", "dts", "dts+"])
-def test_share_outside_copeland_winners_falls(mslr_runs, matrix, name):
-    """Issue 8 point 3: the share of rounds with an arm outside the Copeland winners, mean over
-    runs, falls from T = 10^3 to 10^4 to 10^5 (measured, seed 0, Condorcet / non-Condorcet:
-    RUCB 1.00/0.46/0.06 and 0.67/0.55/0.33; D-TS 0.50/0.13/0.02 and 0.57/0.28/0.19; D-TS+
-    0.52/0.14/0.03 and 0.58/0.26/0.17)."""
-    res = mslr_runs[matrix]
-    cps = res.checkpoints.tolist()
-    share = [res.mean(name, "nonwinner")[cps.index(T)] / T for T in (10**3, 10**4, 10**5)]
-    assert share[0] > share[1] > share[2], share
-
-
-@pytest.mark.slow
-def test_figure1_ordering(mslr_runs):
-    """001 Figure 1: D-TS and D-TS+ below RUCB on both matrices, and below ECW-RMED and RMED1 on
-    the Condorcet one, at T = 10^5 (mean regret per ln T, seed 0: Condorcet D-TS 37.5, D-TS+ 38.3,
-    RMED1 73.9, ECW-RMED 80.8, RUCB 91.0, standard errors 3-6; non-Condorcet D-TS 531, D-TS+ 487,
-    RUCB 913)."""
-    for matrix, res in mslr_runs.items():
-        final = {p.label: res.mean(p.label)[-1] for p in res.policies}
-        others = [n for n in final if n not in ("dts", "dts+")]
-        for ts in ("dts", "dts+"):
-            for o in others:
-                assert final[ts] < final[o], (matrix, ts, o, final)

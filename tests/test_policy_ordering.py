@@ -117,3 +117,24 @@ def test_ecw_rmed_below_dts_on_the_noncondorcet_matrix(measured):
         assert _margin(table, "ecw-rmed", d) > 2, (d, table)
     # the lower bound is asymptotic: ECW-RMED at 10^5 is still above C* ln T (000 Theorem 2)
     assert table["ecw-rmed"][0] > res.lower_bound
+
+
+@pytest.mark.parametrize("name", ["rucb", "dts", "dts+"])
+def test_share_outside_copeland_winners_falls(measured, name):
+    """Issue 8 point 3: the share of rounds with an arm outside the Copeland winners, mean over
+    runs, falls from T = 10^3 to 10^4 to 10^5 (on this module's simulation of each matrix)."""
+    _, res, _ = measured
+    cps = res.checkpoints.tolist()
+    share = [res.mean(name, "nonwinner")[cps.index(t)] / t for t in (10**3, 10**4, 10**5)]
+    assert share[0] > share[1] > share[2], share
+
+
+def test_figure1_ordering(measured):
+    """001 Figure 1: D-TS and D-TS+ below RUCB on both matrices, and below ECW-RMED and RMED1 on
+    the Condorcet one, at T = 10^5 (mean regret at T)."""
+    name, res, _ = measured
+    final = {p.label: res.mean(p.label)[-1] for p in res.policies}
+    others = ["rucb", "ecw-rmed", "rmed1"] if name == "mslr5-condorcet" else ["rucb"]
+    for ts in ("dts", "dts+"):
+        for o in others:
+            assert final[ts] < final[o], (name, ts, o, final)

@@ -228,7 +228,18 @@ def test_first_run_gives_the_numbers_of_those_runs_in_a_longer_job(tmp_path):
         assert np.array_equal(joined.regret(name), whole.regret(name))
 
 
-def test_cli_simulate_first_run():
+def cli_in_process(capsys: pytest.CaptureFixture, cmd: list[str]) -> subprocess.CompletedProcess:
+    """``cmd`` (``python -m boundcalc ...``) run by :func:`boundcalc.cli.main` in this process: for
+    the calls of a test whose first call already runs the installed command as a subprocess."""
+    from boundcalc.cli import main
+
+    capsys.readouterr()
+    rc = main(cmd[3:])
+    got = capsys.readouterr()
+    return subprocess.CompletedProcess(cmd, rc, got.out, got.err)
+
+
+def test_cli_simulate_first_run(capsys):
     cmd = [
         sys.executable,
         "-m",
@@ -247,21 +258,21 @@ def test_cli_simulate_first_run():
         "--json",
     ]
     whole = subprocess.run(cmd + ["--runs", "4"], capture_output=True, text=True, timeout=300)
-    tail = subprocess.run(cmd + ["--runs", "2", "--first-run", "2"], capture_output=True, text=True, timeout=300)
+    tail = cli_in_process(capsys, cmd + ["--runs", "2", "--first-run", "2"])
     assert whole.returncode == 0 and tail.returncode == 0, whole.stderr + tail.stderr
     w, t = json.loads(whole.stdout), json.loads(tail.stdout)
     assert (w["first_run"], t["first_run"], t["runs"]) == (0, 2, 2)
     # the mean of runs 2-3 from the whole job's rows: its mean and that of the first two
-    first = subprocess.run(cmd + ["--runs", "2"], capture_output=True, text=True, timeout=300)
+    first = cli_in_process(capsys, cmd + ["--runs", "2"])
     f = json.loads(first.stdout)
     assert np.allclose(
         (np.array(f["policies"][0]["mean"]) + np.array(t["policies"][0]["mean"])) / 2,
         w["policies"][0]["mean"],
         rtol=1e-12,
     )
-    bad = subprocess.run(cmd + ["--first-run", "-1"], capture_output=True, text=True, timeout=300)
+    bad = cli_in_process(capsys, cmd + ["--first-run", "-1"])
     assert bad.returncode == 2 and "--first-run" in bad.stderr
-    far = subprocess.run(cmd + ["--first-run", "999999", "--runs", "2"], capture_output=True, text=True, timeout=300)
+    far = cli_in_process(capsys, cmd + ["--first-run", "999999", "--runs", "2"])
     assert far.returncode == 2 and "run numbers up to 1000000" in far.stderr
 
 
@@ -473,7 +484,7 @@ def test_simulate_rejects_bad_input():
 
 
 @pytest.mark.slow
-def test_cli_simulate(tmp_path):
+def test_cli_simulate(tmp_path, capsys):
     plot = tmp_path / "r.png"
     cmd = [
         sys.executable,
@@ -506,20 +517,18 @@ def test_cli_simulate(tmp_path):
     assert plot.stat().st_size > 1000 and f"wrote {plot}" in out.stderr  # a message: stderr, as bounds --plot
     table = subprocess.run([a for a in cmd if a != "--json"], capture_output=True, text=True, timeout=300)
     assert table.returncode == 0 and str(plot) not in table.stdout and f"wrote {plot}" in table.stderr
-    bad = subprocess.run(cmd[:-3] + ["--param", "ecw-rmed.alpha=0"], capture_output=True, text=True, timeout=300)
+    bad = cli_in_process(capsys, cmd[:-3] + ["--param", "ecw-rmed.alpha=0"])
     assert bad.returncode == 2 and "alpha" in bad.stderr
-    bad = subprocess.run(
-        cmd[:6] + ["--policies", "nope", "--horizon", "10"], capture_output=True, text=True, timeout=300
-    )
+    bad = cli_in_process(capsys, cmd[:6] + ["--policies", "nope", "--horizon", "10"])
     assert bad.returncode == 2 and "unknown policy 'nope'" in bad.stderr
     # --out: a larger --runs extends the file (docs/cli.md); the numbers are those of one run of the command
     rows = tmp_path / "rows.jsonl"
     more = [a if a != "2" else "3" for a in cmd[:-2]] + ["--out", str(rows)]
-    first = subprocess.run(cmd[:-2] + ["--out", str(rows)], capture_output=True, text=True, timeout=300)
+    first = cli_in_process(capsys, cmd[:-2] + ["--out", str(rows)])
     assert first.returncode == 0, first.stderr
-    ext = subprocess.run(more, capture_output=True, text=True, timeout=300)
+    ext = cli_in_process(capsys, more)
     assert ext.returncode == 0, ext.stderr
-    whole = subprocess.run([a if a != "2" else "3" for a in cmd[:-2]], capture_output=True, text=True, timeout=300)
+    whole = cli_in_process(capsys, [a if a != "2" else "3" for a in cmd[:-2]])
 
     def numbers(out):
         return [{k: v for k, v in p.items() if "seconds" not in k} for p in json.loads(out.stdout)["policies"]]

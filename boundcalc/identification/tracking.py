@@ -154,14 +154,9 @@ def _target_structure(wins: np.ndarray, t: int) -> Structure:
     x = np.where(up, m, 1.0 - m)  # the winner's side, in [1/2, 1]
     n = N[iu]
     level = math.log(math.e + t)
-    lo, hi = x.copy(), np.full(x.shape, 1.0 - 1e-12)
-    for _ in range(40):  # bisection on N kl(x, u) <= level, u in [x, 1)
-        mid = 0.5 * (lo + hi)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            kl = np.where(x > 0, x * np.log(x / mid), 0.0) + np.where(x < 1, (1 - x) * np.log((1 - x) / (1 - mid)), 0.0)
-        ok = n * kl <= level
-        lo = np.where(ok, mid, lo)
-        hi = np.where(ok, hi, mid)
+    from ..kernels.identification import kl_upper_ends
+
+    lo = kl_upper_ends(np.ascontiguousarray(x), np.ascontiguousarray(n), level)  # u in [x, 1) by bisection
     v = np.where(up, lo, 1.0 - lo)
     out = np.full((K, K), 0.5)
     out[iu] = v

@@ -7,7 +7,9 @@
   Krichevsky-Trofimov mixture's log likelihood ratio against a fair coin (the stopping statistic);
 * :func:`sequential_compare` -- one anytime sequential test of a pair (Knockout's COMPARE with
   ``epsilon = 0``: duel until ``|p_hat - 1/2| > sqrt(ln(4 n^2 / delta) / (2 n))``);
-* :func:`batch_wins` -- the wins of ``i`` in ``n`` further duels of a pair (DKWT's batches).
+* :func:`batch_wins` -- the wins of ``i`` in ``n`` further duels of a pair (DKWT's batches);
+* :func:`kl_upper_ends` -- the upper ends ``u`` of the Bernoulli confidence intervals
+  ``{u >= x : n kl(x, u) <= level}`` by 40 bisection steps (Track-and-Stop's optimistic target).
 
 Every duel is :func:`boundcalc.kernels.policy.duel_uniform` of the pair's code and its count so far:
 the ``n``-th duel of a pair has the same outcome in every algorithm run with the same keys.
@@ -29,7 +31,7 @@ from .policy import duel_uniform
 #: The kernel whose cache entry stands for this module's (:func:`boundcalc.kernels.compile_notice`).
 CACHE_ENTRY = "track_steps"
 
-__all__ = ["kt_log_ratio", "track_steps", "sequential_compare", "batch_wins", "condorcet_statistic"]
+__all__ = ["kt_log_ratio", "track_steps", "sequential_compare", "batch_wins", "condorcet_statistic", "kl_upper_ends"]
 
 _LOG_PI = math.log(math.pi)
 _LOG2 = math.log(2.0)
@@ -159,3 +161,26 @@ def batch_wins(mu_ij, key0, key1, code, n0, n):
         if duel_uniform(key0, key1, code, n0 + k) < mu_ij:
             w += 1
     return w
+
+
+@njit(cache=True, nogil=True)
+def kl_upper_ends(x, n, level):
+    """Per pair ``p``: the largest ``u`` in ``[x_p, 1 - 1e-12]`` with ``n_p kl(x_p, u) <= level`` (``x_p``
+    in ``[1/2, 1]``), found by 40 bisection steps on ``[x_p, 1 - 1e-12]`` (the lower end is returned);
+    ``kl(x, u) = x ln(x / u) + (1 - x) ln((1 - x) / (1 - u))``, its second term 0 at ``x = 1``."""
+    out = np.empty(x.size)
+    for p in range(x.size):
+        xp = x[p]
+        lo = xp
+        hi = 1.0 - 1e-12
+        for _ in range(40):
+            mid = 0.5 * (lo + hi)
+            kl = xp * math.log(xp / mid) if xp > 0 else 0.0
+            if xp < 1:
+                kl += (1 - xp) * math.log((1 - xp) / (1 - mid))
+            if n[p] * kl <= level:
+                lo = mid
+            else:
+                hi = mid
+        out[p] = lo
+    return out
