@@ -75,18 +75,23 @@ def draw(report: dict, path: Path) -> None:
             e = [c["stderr"] / math.log(1 / c["delta"]) for c in cs]
             ax.errorbar(x, y, yerr=e, fmt="o-", ms=3, capsize=2, lw=1, label=a)
             stars[cs[0]["model"]] = cs[0]["t_star"]
+        lines: dict[float, list[str]] = {}  # models whose T* coincide share one line and one label
         for model, T in stars.items():
-            ax.axhline(T, ls="--", lw=1, color="k" if model == "copeland" else "0.5")
-            ax.text(min(report["deltas"]), T, f" T* ({model})", va="bottom", fontsize="x-small")
+            same = next((t for t in lines if math.isclose(t, T, rel_tol=1e-9)), T)
+            lines.setdefault(same, []).append(model)
+        for T, models in lines.items():
+            ax.axhline(T, ls="--", lw=1, color="k" if "copeland" in models else "0.5")
+            ax.text(min(report["deltas"]), T, f" T* ({' = '.join(models)})", va="bottom", fontsize="x-small")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.invert_xaxis()
         ax.set_xlabel("delta")
         ax.set_title(name, fontsize="medium")
     axes[0].set_ylabel("E[tau] / ln(1/delta)  (duels)")
-    axes[0].legend(fontsize="x-small")
+    handles, labels = axes[0].get_legend_handles_labels()  # below the panels, clear of every curve
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize="small", frameon=False)
     fig.suptitle(f"identification: mean duels per ln(1/delta), {report['runs']} runs per point; dashed: T*")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     print(f"drawn {path}")
