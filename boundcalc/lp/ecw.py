@@ -12,6 +12,7 @@ The rows of different ``i2`` share no variable, so each ``i2`` is solved alone. 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -128,6 +129,23 @@ def ecw_winner(pm: PreferenceMatrix, winner: int, C: np.ndarray) -> tuple[float,
     return ecw_allocation(as_structure(pm).beats, C, winner)
 
 
+def closed_form_stats(method: str, t0: float) -> dict[str, Any]:
+    """A closed-form answer's ``stats``: the LP's counters at zero (no round, solve or row), the
+    wall-clock seconds since ``t0`` (``time.perf_counter()``), ``method`` named."""
+    return {
+        "method": method,
+        "seconds": time.perf_counter() - t0,
+        "rounds": 0,
+        "lp_solves": 0,
+        "simplex_iterations": 0,
+        "rows": 0,
+        "rows_added": 0,
+        "rows_removed": 0,
+        "warm_start": False,
+        "solver": "closed-form",
+    }
+
+
 def ecw_bound(matrix: MatrixLike, *, regret: ArrayLike | None = None, certify: bool = True) -> BoundResult:
     """ECW-RMED's regret constant ``min_{i1} C^E*_{i1}`` (paper 000, Theorems 4-5).
 
@@ -177,18 +195,7 @@ def _ecw(st: Structure, regret: ArrayLike | None, certify: bool) -> BoundResult:
             mv = fam.max_violation(E[iu])
             certs[w] = Certificate(mv, v, float("nan"))
             failures += [f"winner {w}: closed-form allocation: {p}" for p in certs[w].problems()]
-    stats = {
-        "method": "closed-form",
-        "seconds": time.perf_counter() - t0,
-        "rounds": 0,
-        "lp_solves": 0,
-        "simplex_iterations": 0,
-        "rows": 0,
-        "rows_added": 0,
-        "rows_removed": 0,
-        "warm_start": False,
-        "solver": "closed-form",
-    }
+    stats = closed_form_stats("closed-form", t0)
     return BoundResult.from_winners(
         "ecw",
         per,

@@ -47,7 +47,7 @@ from .cutting import (
     load_kernels,
     pair_costs,
 )
-from .ecw import _cost_matrix, ecw_allocation
+from .ecw import _cost_matrix, closed_form_stats, ecw_allocation
 from .highs import CoveringLP, SolverError
 from .lifted import CopelandModel, SortedPoolModel, sorted_rounds
 from .rule import plan
@@ -385,19 +385,8 @@ class CopelandLPSolver:
         self._last_key = st.key
         if raw:
             return OnlineAnswer(per, allocs, 0, True, [])
-        stats = {
-            "method": "closed-form (000 Theorem 6)",
-            "seconds": time.perf_counter() - t0,
-            "rounds": 0,
-            "lp_solves": 0,
-            "simplex_iterations": 0,
-            "rows": 0,
-            "rows_added": 0,
-            "rows_removed": 0,
-            "warm_start": False,
-            "solver": "closed-form",
-            "max_violation": float(max(viols.values())),
-        }
+        stats = closed_form_stats("closed-form (000 Theorem 6)", t0)
+        stats["max_violation"] = float(max(viols.values()))
         return BoundResult.from_winners(
             "lower_bound",
             per,
