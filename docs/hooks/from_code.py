@@ -20,7 +20,10 @@ import html
 import os
 import re
 
-from mkdocs.exceptions import PluginError
+try:
+    from mkdocs.exceptions import PluginError
+except ImportError:  # the tests read the generated tables without the docs extra installed
+    PluginError = RuntimeError  # type: ignore[misc,assignment]
 
 HELP = re.compile(r"^<!-- boundcalc-help:\s*(?P<name>[\w-]*)\s*-->$", re.M)
 POLICIES = re.compile(r"^<!-- boundcalc-policies -->$", re.M)
@@ -57,14 +60,17 @@ def cli_help(markdown: str, where: str) -> str:
     found = parsers()
     missing = [n for n in found if n and n not in set(HELP.findall(markdown))]
     if missing:
-        raise PluginError(f"{where}: no '<!-- boundcalc-help: NAME -->' for the subcommand(s)"
-                          f" {', '.join(missing)} of boundcalc.cli.build_parser()")
+        raise PluginError(
+            f"{where}: no '<!-- boundcalc-help: NAME -->' for the subcommand(s)"
+            f" {', '.join(missing)} of boundcalc.cli.build_parser()"
+        )
 
     def repl(m: re.Match) -> str:
         name = m["name"]
         if name not in found:
-            raise PluginError(f"{where}: '{m[0]}' names no subcommand of boundcalc"
-                              f" (there are: {', '.join(n for n in found if n)})")
+            raise PluginError(
+                f"{where}: '{m[0]}' names no subcommand of boundcalc (there are: {', '.join(n for n in found if n)})"
+            )
         return f"```text\n$ boundcalc {name + ' ' if name else ''}--help\n{help_text(found[name])}\n```"
 
     return HELP.sub(repl, markdown)
@@ -80,14 +86,23 @@ def policy_table() -> str:
     from boundcalc.policies import POLICIES as registry
     from boundcalc.policies.kernel import CompiledPolicy
 
-    rows = ["| name | class | paper, algorithm | compiled | hyperparameters (default: meaning) |",
-            "|---|---|---|---|---|"]
+    rows = [
+        "| name | class | paper, algorithm | compiled | hyperparameters (default: meaning) |",
+        "|---|---|---|---|---|",
+    ]
     for name, cls in registry.items():
-        params = "<br>".join(f"`{k} = {hp.default!r}`" + (f": {cell(hp.doc)}" if hp.doc else "")
-                             for k, hp in cls.hyperparameters.items()) or "none"
+        params = (
+            "<br>".join(
+                f"`{k} = {hp.default!r}`" + (f": {cell(hp.doc)}" if hp.doc else "")
+                for k, hp in cls.hyperparameters.items()
+            )
+            or "none"
+        )
         kernel = "select, update and the whole run" if issubclass(cls, CompiledPolicy) else "no (Python)"
-        rows.append(f"| `{name}` | [`{cls.__name__}`][{cls.__module__}.{cls.__qualname__}] | {cell(cls.reference)}"
-                    f" | {kernel} | {params} |")
+        rows.append(
+            f"| `{name}` | [`{cls.__name__}`][{cls.__module__}.{cls.__qualname__}] | {cell(cls.reference)}"
+            f" | {kernel} | {params} |"
+        )
     return "\n".join(rows)
 
 
