@@ -302,31 +302,3 @@ class Violation:
         if not self.rows:
             return np.zeros((0, 2), dtype=np.int64)
         return np.unique(np.concatenate(self.rows), axis=0)
-
-
-def _add_cuts(
-    model: CopelandModel,
-    E: np.ndarray,
-    tol: float,
-    per_i2: int,
-    rng: np.random.Generator | None,
-    sums: np.ndarray | None = None,
-) -> int:
-    """:meth:`CopelandModel.add_cuts <boundcalc.lp.lifted.CopelandModel.add_cuts>`, with a plain
-    model's rows handed to HiGHS by the lean :meth:`~boundcalc.lp.highs.CoveringLP.add_hashed_rows`
-    (the same rows, hashes, order and HiGHS calls; only Python's bookkeeping is shorter)."""
-    if model.lift:
-        return model.add_cuts(E, tol, per_i2, rng, sums)
-    fam = model.family
-    S = fam._sums(E) if sums is None else sums
-    n, i2, _, _, starts, idx, h1, h2 = fam._rows(E, S, tol, per_i2, rng, True)
-    if n == 0:
-        return 0
-    lp = model.lp
-    added = lp.add_hashed_rows(n, starts, idx, h1, h2)
-    if added:
-        kept = lp.last_kept
-        model._row_i2 = np.concatenate([model._row_i2, np.asarray(i2)[kept]])
-        model._row_keys.extend(zip(np.asarray(h1)[kept].tolist(), np.asarray(h2)[kept].tolist()))
-    model.explicit_rows += added
-    return added

@@ -249,9 +249,6 @@ class CoveringLP:
         scheduler per process, made by the first solve; a model that then asks for another
         number fails with status "Not Set".  Every HiGHS solve in boundcalc therefore asks for
         1 (the reference backend passes it to cvxpy's HiGHS interface too).
-    presolve : bool
-        HiGHS presolve; off by default (measured: on these LPs it only costs time, and a
-        warm start skips it anyway).
     reuse_basis : bool
         When only the costs changed since the last optimal solve, answer from its basis if that
         stays optimal for them (:meth:`solve`); False: every solve runs HiGHS.
@@ -277,7 +274,6 @@ class CoveringLP:
         upper: np.ndarray | None = None,
         *,
         threads: int = 1,
-        presolve: bool = False,
         reuse_basis: bool = True,
         options: dict | None = None,
     ):
@@ -294,7 +290,7 @@ class CoveringLP:
             threads=int(threads),
             primal_feasibility_tolerance=1e-9,
             dual_feasibility_tolerance=1e-9,
-            presolve="on" if presolve else "off",
+            presolve="off",
             infinite_cost=np.inf,
             **(options or {}),
         )  # also those of a derived model (:meth:`derived`)
@@ -424,37 +420,22 @@ class CoveringLP:
         if block.idx.size and (block.idx.min() < 0 or block.idx.max() >= self.n):
             raise ValueError(f"covering rows must use pair variables 0..{self.n - 1}")
         h1, h2 = row_hashes(block, self.n) if hashes is None else hashes
-        # the first occurrence of each row that the model does not hold: the (h1, h2) pair decides
-        # (a set lookup per row: the blocks are small, where np.unique/np.isin cost ~0.1 ms a call)
-        keys = self._keys
-        keep = []
-        for r, k in enumerate(zip(h1.tolist(), h2.tolist())):
-            if k not in keys:
-                keys.add(k)
-                keep.append(r)
-        if not keep:
-            return 0
-        first = np.asarray(keep, dtype=np.int64)
-        if first.size < block.n_rows:
-            block = _select_rows(block, first)
-        starts, idx = block.starts, block.idx
-        m = starts.size - 1
-        return self._append(starts, idx, np.ones(idx.size), np.ones(m))
+        starts = block.starts - block.starts[0]
+        return self.add_hashed_rows(block.n_rows, starts, block.idx[block.starts[0] :], h1, h2)
 
     def add_hashed_rows(self, n: int, starts: np.ndarray, idx: np.ndarray, h1: np.ndarray, h2: np.ndarray) -> int:
-        """:meth:`add_rows` for the compiled row builder's output as it returns it
+        """:meth:`add_rows` for the row builder's output as it returns it
         (:func:`boundcalc.kernels.lp.copeland_rows`: its first ``n`` rows over ``starts``/``idx``,
-        starting at 0, with their hashes; every index a pair variable): the same rows added in the
-        same order by the same HiGHS calls, without the general entry's conversions and checks
-        (CW-RMED's plain cutting plane adds rows thousands of times a run).  Returns how many."""
+        starting at 0, with their hashes; every index a pair variable), without the general entry's
+        conversions and checks.  Returns how many rows were added."""
         keys = self._keys
-        # the first occurrence of each row that the model does not hold (as add_rows)
+        # the first occurrence of each row that the model does not hold: the (h1, h2) pair decides
+        # (a set lookup per row: the blocks are small, where np.unique/np.isin cost ~0.1 ms a call)
         keep = []
         for r, k in enumerate(zip(h1[:n].tolist(), h2[:n].tolist())):
             if k not in keys:
                 keys.add(k)
                 keep.append(r)
-        self.last_kept = keep  # which of the n rows were added (a plain CopelandModel keys its rows by them)
         m = len(keep)
         if m == 0:
             return 0

@@ -75,7 +75,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constraints import CopelandFamily, RowBlock, _as_square
+from .constraints import CopelandFamily, _as_square
 from .highs import CoveringLP, LPSolution
 
 __all__ = ["CopelandModel", "SortedPoolModel", "sorted_rounds"]
@@ -114,8 +114,6 @@ class CopelandModel:
     promote : int
         Explicit rows per ``(i2, k)`` before its pool block is built (0: always lift; a large
         number: never, i.e. a plain cutting plane on the pool side).
-    presolve : bool
-        HiGHS presolve (off: measured to cost time here).
     lift : bool
         False: no block at all -- every cut is the family's own 0/1 row over pair variables (the
         plain cutting plane of 000 Sec. 4.1.1).  The model then holds covering rows only, whose
@@ -144,14 +142,13 @@ class CopelandModel:
         upper: np.ndarray,
         *,
         promote: int = 2,
-        presolve: bool = False,
         lift: bool = True,
         reuse_basis: bool = True,
         highs_options: dict | None = None,
     ):
         self.family = family
         self.lift = bool(lift)
-        self.lp = CoveringLP(costs, upper=upper, presolve=presolve, reuse_basis=reuse_basis, options=highs_options)
+        self.lp = CoveringLP(costs, upper=upper, reuse_basis=reuse_basis, options=highs_options)
         self.promote = int(promote)
         K, nc = family.K, family._ok.shape[1]
         nI = family.inferiors.size
@@ -161,21 +158,14 @@ class CopelandModel:
         self._win_y = np.full(nI + 1, -1, dtype=np.int64)  # y_k of the winner block at level k
         self._win_u = np.full((nI + 1, K), -1, dtype=np.int64)  # u_{k, j} of that block
         self._keys: dict[tuple[int, int, int], int] = {}  # (column, h1, h2) of the explicit rows -> i2
-        #: per model row: its i2 (-1 for block rows) and whether it is lifted (lifted models only)
+        #: per row of a lifted model: its i2 (-1 for block rows)
         self._row_i2 = np.zeros(0, dtype=np.int64)
-        self._row_lifted = np.zeros(0, dtype=bool)
-        #: per model row of a plain model: its covering-row hashes (those a derived model keeps)
-        self._row_keys: list[tuple[int, int]] = []
-        #: per model row: its block (index into :attr:`blocks`; -1 for cut rows); per block: its
-        #: ``i2`` (pool blocks; -1 for winner blocks) and whether its rows are in the model
-        self._row_block = np.zeros(0, dtype=np.int64)
-        self._block_i2 = np.zeros(0, dtype=np.int64)
-        self._block_live = np.zeros(0, dtype=bool)
         #: every block: (its pair variables, level k, and its variables t, u (one per pair), z)
         self.blocks: list[tuple[np.ndarray, int, int, np.ndarray, int]] = []
         self.explicit_rows = 0
         self.lifted_rows = 0
         self.winner_blocks = 0
+        self.pool_blocks = 0
         #: the last solution the oracle found feasible over the whole family, and its violation
         #: (a solve that keeps the last basis returns that very array: no second oracle pass)
         self._checked: tuple[np.ndarray, float] | None = None
@@ -191,12 +181,7 @@ class CopelandModel:
     @property
     def block_rows(self) -> int:
         """The rows of the blocks in the model."""
-        return int((self._row_block >= 0).sum())
-
-    @property
-    def pool_blocks(self) -> int:
-        """The pool blocks in the model (a derived model's are those of the ``i2`` it kept)."""
-        return int((self._block_live & (self._block_i2 >= 0)).sum())
+        return int((self._row_i2 < 0).sum())
 
     # ------------------------------------------------------------------ blocks
     def _blocks(self, members: list[np.ndarray], ks: np.ndarray, i2s: np.ndarray) -> list[tuple[int, np.ndarray, int]]:
@@ -226,12 +211,8 @@ class CopelandModel:
         starts = np.zeros(lens.size + 1, dtype=np.int64)
         np.cumsum(lens, out=starts[1:])
         nr = self.lp.add_general_rows(starts, np.concatenate(idx), np.concatenate(val), np.zeros(lens.size))
-        first = self._block_i2.size
-        self._row_block = np.concatenate([self._row_block, np.repeat(np.arange(first, first + nb), sizes + 1)])
-        self._block_i2 = np.concatenate([self._block_i2, np.asarray(i2s, dtype=np.int64)])
-        self._block_live = np.concatenate([self._block_live, np.ones(nb, dtype=bool)])
+        self.pool_blocks += int((np.asarray(i2s) >= 0).sum())
         self._row_i2 = np.concatenate([self._row_i2, np.full(nr, -1, dtype=np.int64)])
-        self._row_lifted = np.concatenate([self._row_lifted, np.zeros(nr, dtype=bool)])
         return out
 
     def _winner_blocks(self, levels: np.ndarray) -> None:
@@ -266,10 +247,7 @@ class CopelandModel:
         if n == 0:
             return 0
         if not self.lift:  # whole rows, de-duplicated by CoveringLP's hashes
-            st = np.asarray(starts)[: n + 1]
-            added = self.lp.add_rows(
-                RowBlock(st, np.asarray(idx)[: st[-1]], np.asarray(viol)[:n]), (np.asarray(h1)[:n], np.asarray(h2)[:n])
-            )
+            added = self.lp.add_hashed_rows(n, starts, idx, h1, h2)
             self.explicit_rows += added
             return added
         i2, c = np.asarray(i2), np.asarray(c)
@@ -322,89 +300,12 @@ class CopelandModel:
         out[np.repeat(rs[:-1] + hl, tl) + within] = idx[np.repeat(starts[:-1][sel], tl) + within]
         added = self.lp.add_general_rows(rs, out, np.ones(out.size), np.ones(m))
         self._row_i2 = np.concatenate([self._row_i2, i2])
-        self._row_lifted = np.concatenate([self._row_lifted, lifted])
-        self._row_block = np.concatenate([self._row_block, np.full(m, -1, dtype=np.int64)])
         ex = ~lifted
         np.add.at(self._n_explicit, (i2[ex], k[ex]), 1)
         self._lifted[i2[lifted], c[lifted]] = True
         self.explicit_rows += int(ex.sum())
         self.lifted_rows += int(lifted.sum())
         return added
-
-    def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> CopelandModel | None:
-        """This model's rows that ``family`` (another structure, same winner) still implies, as a
-        new model started from this one's last basis; None where none carry over.
-
-        A lifted model's rows are the blocks (valid for any structure: a winner block depends on
-        ``I_{i1}`` only, a pool block states ``z <= SS_k`` over its own pool) and, per ``i2``, its
-        lifted and explicit rows of ``(i2, l, case)``, which read only ``I_{i1}``, the pool
-        ``S_{i2} \\ {i1}``, ``[i2 in I_{i1}]`` and the table entries ``(m_I, m_S, ok)`` of that
-        ``i2``.  Where ``family`` has the same ``I_{i1}`` and levels, the rows of every ``i2`` whose
-        pool and table entries are unchanged are rows (or lifted rows) of ``family`` itself: they
-        are kept; the others are dropped with their pool blocks (no other row reads them) and the
-        cutting plane adds what ``family`` needs.  This model is not changed."""
-        same = _unchanged_i2(self.family, family)
-        if same is None:
-            return None
-        changed = ~same
-        r = self._row_i2
-        if not self.lift:
-            return self._derived_plain(family, costs, upper, changed)
-        gone = (r >= 0) & changed[np.maximum(r, 0)]
-        # the pool blocks of those i2 are used by no row any more: their rows go too
-        dead = self._block_live & (self._block_i2 >= 0) & changed[np.maximum(self._block_i2, 0)]
-        rb = self._row_block
-        unused = (rb >= 0) & dead[np.maximum(rb, 0)]
-        drop = np.flatnonzero(gone | unused)
-        new = CopelandModel.__new__(CopelandModel)
-        new.__dict__.update(self.__dict__)
-        new.family = family
-        new.lp = self.lp.derived(drop, costs, upper)
-        new._checked = None
-        keep = np.ones(r.size, dtype=bool)
-        keep[drop] = False
-        new._row_i2 = r[keep]
-        new._row_lifted = self._row_lifted[keep]
-        new._row_block = rb[keep]
-        new._block_live = self._block_live & ~dead
-        new._win_y = self._win_y.copy()
-        new._win_u = self._win_u.copy()
-        new._pool_z = self._pool_z.copy()
-        new._pool_z[changed] = -1
-        new._n_explicit = self._n_explicit.copy()
-        new._n_explicit[changed] = 0
-        new._lifted = self._lifted.copy()
-        new._lifted[changed] = False
-        new._keys = {k: i for k, i in self._keys.items() if same[i]}
-        new.blocks = list(self.blocks)
-        kept = new._row_i2 >= 0
-        new.lifted_rows = int((new._row_lifted & kept).sum())
-        new.explicit_rows = int((~new._row_lifted & kept).sum())
-        return new
-
-    def _derived_plain(
-        self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray, changed: np.ndarray
-    ) -> CopelandModel | None:
-        """:meth:`derived` for a plain model (``lift=False``): every row is one 0/1 row of an ``(i2,
-        l, case)``, a row of ``family`` too where that ``i2``'s pool and table entries are unchanged
-        (the same ``I_{i1}`` and levels: checked by the caller); those rows, their hashes and the
-        last basis are kept, the others dropped."""
-        r = self._row_i2
-        if r.size != self.lp.n_rows:  # rows added by another path (not keyed by i2)
-            return None
-        gone = changed[r]
-        drop = np.flatnonzero(gone)
-        new = CopelandModel.__new__(CopelandModel)
-        new.__dict__.update(self.__dict__)
-        new.family = family
-        new.lp = self.lp.derived(drop, costs, upper)
-        new._checked = None
-        keep = ~gone
-        new._row_i2 = r[keep]
-        new._row_keys = [k for k, g in zip(self._row_keys, gone.tolist()) if not g]
-        new.lp._keys = set(new._row_keys)
-        new.explicit_rows = int(keep.sum())
-        return new
 
     def sizes(self) -> dict:
         """The model's size (the ``stats`` of a solve)."""
@@ -460,7 +361,6 @@ class SortedPoolModel(CopelandModel):
         costs: np.ndarray,
         upper: np.ndarray,
         *,
-        presolve: bool = False,
         reuse_basis: bool = False,
         highs_options: dict | None = None,
     ):
@@ -492,7 +392,6 @@ class SortedPoolModel(CopelandModel):
             tc,
             up,
             promote=0,
-            presolve=presolve,
             lift=True,
             reuse_basis=reuse_basis,
             highs_options=highs_options,
@@ -607,12 +506,6 @@ class SortedPoolModel(CopelandModel):
         self._cell = row + self._pos_in
         self._cell_rev = row + (w - 1 - self._pos_in)
 
-    def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> None:
-        """None: :meth:`CopelandModel.derived`'s contract (pool blocks, positions fixed by pairs)
-        does not carry over to positions in a cost order; the sorted model's own is
-        :meth:`for_structure`."""
-        return None
-
     def for_structure(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> SortedPoolModel | None:
         """This model's rows that ``family`` (another structure, same winner) still holds, as a new
         model started from this one's last basis; None where none carry over (this model is not
@@ -654,14 +547,12 @@ class SortedPoolModel(CopelandModel):
         keep = np.ones(r.size, dtype=bool)
         keep[drop] = False
         new._row_i2 = r[keep]
-        new._row_lifted = self._row_lifted[keep]
-        new._row_block = self._row_block[keep]
         new._lifted = self._lifted.copy()
         new._lifted[~same] = False
         new._win_y = self._win_y.copy()
         new._win_u = self._win_u.copy()
         new.blocks = list(self.blocks)
-        new.lifted_rows = int((new._row_lifted & (new._row_i2 >= 0)).sum())
+        new.lifted_rows = int((new._row_i2 >= 0).sum())
         new.explicit_rows = 0
         #: the i2 whose rows were dropped (a caller may give them first rows)
         new.changed_i2 = ~same
@@ -737,8 +628,6 @@ class SortedPoolModel(CopelandModel):
         val[dst] = within + 1.0
         added = self.lp.add_general_rows(rs, out, val, np.ones(m))
         self._row_i2 = np.concatenate([self._row_i2, i2])
-        self._row_lifted = np.concatenate([self._row_lifted, np.ones(m, dtype=bool)])
-        self._row_block = np.concatenate([self._row_block, np.full(m, -1, dtype=np.int64)])
         self._lifted[i2, c] = True
         self.lifted_rows += m
         return added

@@ -40,7 +40,6 @@ from ..units import UNIT_000, UNIT_CUSTOM
 from .constraints import CopelandFamily, _as_square
 from .cutting import (
     Violation,
-    _add_cuts,
     _pair_costs_000,
     _q_matrix,
     certificate_for,
@@ -185,7 +184,6 @@ class CopelandLPSolver:
         self.derive, self.reuse_basis = p.derive, p.reuse_basis
         self.lifted_model = "sorted"
         self.promote, self.per_i2, self.warm_rows, self.sorted_per_i2 = 2, 1, 3, 3
-        self.presolve = False  # measured to only cost time on these LPs
         self.derived = 0  # models derived from another structure's (:meth:`_derived`)
         self.sorted_fallbacks = 0  # (structure, winner) the sorted model failed on (:meth:`_sorted_answer`)
         self._levels = None if levels is None else tuple(sorted(set(int(l) for l in levels)))
@@ -408,18 +406,6 @@ class CopelandLPSolver:
         kept[1].bit_generator.state = kept[2]
         return kept[1]
 
-    def _derived(
-        self, ent: _Entry, fam: CopelandFamily, w: int, costs: np.ndarray, upper: np.ndarray
-    ) -> CopelandModel | None:
-        """A new model for ``fam`` derived from the most recently used model of winner ``w`` (see
-        :meth:`~boundcalc.lp.lifted.CopelandModel.derived`), or None."""
-        for (k, w2), e in reversed(self._cache.items()):
-            if w2 == w and e is not ent and e.model is not None:
-                model = e.model.derived(fam, costs, upper)
-                self.derived += model is not None
-                return model
-        return None
-
     def _perturbed(self, true_costs: np.ndarray) -> np.ndarray:
         """:func:`~boundcalc.kernels.perturb.perturb_costs` of ``true_costs`` with ``delta g`` kept
         between solves (the same two operations per entry on the same numbers: equal bit for bit)."""
@@ -567,11 +553,6 @@ class CopelandLPSolver:
                     continue
             model = ent.model
             s0 = i0 = a0 = f0 = 0  # a new model's counts start at 0 (its warm rows are counted)
-            if model is None and self.derive:
-                model = self._derived(ent, fam, w, costs, upper)
-                if model is not None:
-                    warm_all = False
-                    ent.model = model
             if model is None:
                 warm_all = False
                 model = CopelandModel(
@@ -579,7 +560,6 @@ class CopelandLPSolver:
                     costs,
                     upper,
                     promote=self.promote,
-                    presolve=self.presolve,
                     lift=self.lift,
                     reuse_basis=self.reuse_basis,
                     highs_options=self.highs_options,
@@ -596,7 +576,7 @@ class CopelandLPSolver:
                     core = ecw_allocation(st.beats, C_square, w, compiled=self.compiled)[1]
                     if rng is None:
                         rng = self._fresh_rng()
-                    _add_cuts(model, core, -np.inf, self.warm_rows, rng)
+                    model.add_cuts(core, -np.inf, self.warm_rows, rng)
                     t_sep += time.perf_counter() - t1
             else:
                 lp = model.lp
@@ -632,7 +612,7 @@ class CopelandLPSolver:
                     break
                 if rng is None:
                     rng = self._fresh_rng()
-                n_new = _add_cuts(model, E, self.tol, self.per_i2, rng, S)
+                n_new = model.add_cuts(E, self.tol, self.per_i2, rng, S)
                 t_sep += time.perf_counter() - t2
                 if n_new == 0:
                     failures.append(
