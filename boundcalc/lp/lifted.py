@@ -6,69 +6,35 @@ Why lifting.  Every row of ``R_{i1}`` (paper 000, eq. (2)) for one ``(i2, l, cas
 
 over all subsets ``I`` of ``W = I_{i1} \\ {i2}`` with ``|I| = mI`` and ``S`` of the pool
 ``P = S_{i2} \\ {i1}`` with ``|S| = mS``.  All of them hold exactly when
-``SS_mI(e_{i1, W}) [+ e_{i1 i2}] + SS_mS(e_{i2, P}) >= 1``, ``SS_k`` being the sum of the ``k``
-smallest values.  A cutting plane that adds one subset at a time needs many rows per
-``(i2, l, case)`` on hard structures (on uniform random tournaments the optimum spreads ``e``
-over large pools, and each round the LP moves weight to the next-smallest values: K = 128 took
-1,881 rounds).  LP duality gives ``SS_k`` compactly instead:
+``SS_mI(e_{i1, W}) [+ e_{i1 i2}] + SS_mS(e_{i2, P}) >= 1``, ``SS_k`` the sum of the ``k``
+smallest values.  By LP duality
 
     ``SS_k(v_V) = max { k t - sum_{j in V} u_j  :  u_j >= t - v_j,  u_j >= 0 }``,
 
-the maximum attained for every ``t`` in ``[v_(k), v_(k+1)]`` (sorted values) with
-``u_j = (t - v_j)^+``.  A *block* over ``V`` at level ``k`` -- auxiliary variables ``t, u_j, z``
-with the rows ``v_j + u_j - t >= 0`` (``j in V``) and ``k t - sum u - z >= 0`` -- therefore gives
-``z <= SS_k(v_V)`` at every feasible point, with equality attainable.  One *lifted row*
-``(winner part) + z >= 1`` then stands for all the rows of its ``(i2, l, case)`` at once: it
-holds (for some block values) exactly when they all hold.
+attained for every ``t`` in ``[v_(k), v_(k+1)]`` with ``u_j = (t - v_j)^+``.  A *block* over ``V``
+at level ``k`` -- variables ``t, u_j, z``, rows ``v_j + u_j - t >= 0`` and
+``k t - sum u - z >= 0`` -- gives ``z <= SS_k(v_V)``, with equality attainable, so one *lifted
+row* ``(winner part) + z >= 1`` stands for all the rows of its ``(i2, l, case)``.
 
-Winner side, shared by every ``i2``.  One block per level ``k`` over the whole ``I_{i1}``
-(values ``v``), with ``y_k`` its ``z``, serves every ``i2``: ``y_k + u_{k, i2} <=
-k t - sum_{j != i2} u_j <= SS_k(v_{W})`` for any feasible block values (weak duality over
-``W = I_{i1} \\ {i2}``), and at ``t = v_(k+1)``, ``u = (t - v)^+`` both inequalities are
-equalities for *every* ``i2`` at once (if ``i2`` is among the ``k`` smallest, the ``k`` smallest
-of ``W`` are the ``k + 1`` smallest of ``I_{i1}`` but ``i2``, and the expression is
-``SS_{k+1} - v_{i2}``; otherwise ``u_{k, i2} = 0`` and it is ``SS_k``), and so is ``y_k = SS_k``
-for ``i2`` outside ``I_{i1}``.  The winner part of a lifted row is ``y_k [+ u_{k, i2}]
-[+ e_{i1 i2}]`` with ``k = mI``.
+Winner side: one block per level ``k`` over the whole ``I_{i1}`` serves every ``i2``:
+``y_k + u_{k, i2} <= SS_k(v_W)`` by weak duality over ``W``, with equality for every ``i2`` at
+once at ``t = v_(k+1)``.  The winner part of a lifted row is ``y_k [+ u_{k, i2}] [+ e_{i1 i2}]``.
+Pool side (:class:`CopelandModel`): per ``(i2, k)`` a block built on demand, after ``promote``
+explicit rows (the ``mS`` smallest pool values at the current point) of that ``(i2, k)``.
 
-Pool side, per ``(i2, k)``, created on demand.  A pool block has ``|P| + 1`` rows, so it is
-built only where it pays: an ``(i2, k)`` first gets ordinary cutting-plane rows (the ``mS``
-smallest values of the pool at the current point, with the lifted winner part); after
-``promote`` of them, the next violation builds its block and adds the lifted row.  Structured
-matrices (MSLR, near-total orders) then never build a pool block; tournaments build about one per
-``i2``.
+Exactness.  Every row added is implied by ``R_{i1}``, and the separation oracle checks the *whole*
+family, so when it finds nothing violated the LP optimum is ``C*_{i1}``.  Each round adds a new
+row (explicit rows are keyed by their hashes, a lifted row is added once), so the loop ends.
 
-Exactness.  Every row added is implied by ``R_{i1}`` (there are block values satisfying all of
-them at every point of ``R_{i1}``: the ones above), and a lifted row present with its block
-implies every row of its ``(i2, l, case)``.  The separation oracle checks the *whole* family, so
-when it finds nothing violated the LP optimum is the optimum of ``C*_{i1}``.  Each round adds
-at least one new row (explicit rows are keyed by their hashes; a lifted row is added once per
-``(i2, l, case)``; a lifted ``(i2, l, case)`` still violated by more than the tolerance -- which
-only HiGHS's feasibility tolerance summed over a block can cause -- gets its explicit row too),
-and there are finitely many, so the loop ends.  Nothing is deleted: the model is at most one
-lifted row per ``(i2, l, case)``, ``promote`` explicit rows per ``(i2, k)`` and the blocks.
-
-Another structure.  A model's rows read the structure only through ``I_{i1}`` (the winner blocks),
-the levels, and per ``i2`` its pool and table entries ``(m_I, m_S, ok)``.  For a structure with the
-same ``I_{i1}`` and levels, :meth:`CopelandModel.derived` keeps every row of the ``i2`` whose pool
-and entries are unchanged (rows, or lifted rows, of the new family itself), the winner blocks and
-those ``i2``'s pool blocks (valid for any structure), drops the rest (the other ``i2``'s rows and
-pool blocks: along an online run's structures, blocks no row reads would otherwise make up most
-of the model), and starts HiGHS from the old basis: an online policy's next
-empirical structure (a pair or two flipped) then costs a few pivots instead of a cold solve.
-
-Sorted pools.  A pool's variables occur in no other ``i2``'s rows and not on the winner side, so
-some optimum orders every pool's values against its costs; on that set ``SS_m`` of a pool is the
-sum of its ``m`` most expensive pairs, and :class:`SortedPoolModel` (with :func:`sorted_rounds`)
-writes each ``(i2, l, case)`` as one row and no pool block: the lifted model of every solve
-(:mod:`boundcalc.lp.rule`), with :class:`CopelandModel` the fallback where it stalls.  Where every
-``i2`` needs its pool block (a 500-arm tournament: 126,102 block rows; weak-data bootstrap draws
-of the 136-arm MSLR matrices: 10,000-29,000 rows) it keeps a few thousand rows at most
-(``benchmarks/results/lower_bound_formulations.json``, ``bootstrap_profile.json``).  A kept
-sorted model's rows read positions in a pool's cost order, not pairs, so new costs that reorder a
-pool are only new costs of the same model (:meth:`SortedPoolModel.set_pair_costs`, re-solved from
-the last basis), and a new structure's model starts from the last one of the same winner
-(:meth:`SortedPoolModel.for_structure`).
+Sorted pools (:class:`SortedPoolModel`).  A pool's variables occur in no other ``i2``'s rows and
+not on the winner side, so some optimum orders every pool's values against its costs; there
+``SS_m`` of a pool is the sum of its ``m`` most expensive pairs, and each ``(i2, l, case)`` is one
+row with no pool block: a few thousand rows where the blocks take 10^5
+(``benchmarks/results/lower_bound_formulations.json``).  Its rows read positions in a pool's cost
+order, not pairs, so new costs are only new costs of the same model
+(:meth:`SortedPoolModel.set_pair_costs`), and a new structure's model starts from the last one of
+the same winner (:meth:`SortedPoolModel.for_structure`).  Which model runs when:
+:mod:`boundcalc.lp.rule`.
 """
 
 from __future__ import annotations

@@ -1,25 +1,25 @@
-"""The LP solver kept between solves: :class:`CopelandLPSolver` (offline and online use).
-
-:func:`boundcalc.lower_bound` (certified) and the bootstrap's draws (not) solve each matrix
-once, cold, on the sorted-pool model (:class:`~boundcalc.lp.lifted.SortedPoolModel`).  CW-RMED (paper
-000, Algorithm 1, line 11) keeps one solver for the whole run (``online = K``): its model and
-backend are the rule's (:mod:`boundcalc.lp.rule`), and a small LRU cache keeps ``(family,
-model)`` per ``(Copeland structure, winner)``.  An empirical matrix ``mu_hat(t)`` whose
-structure is unchanged costs only new costs and a warm re-solve, or none when the last basis
-stays optimal for the new costs (:meth:`~boundcalc.lp.highs.CoveringLP.solve`); a matrix
-flipping back and forth between two structures finds both warm; a new structure's model starts
-from the last one of the same winner.  :meth:`CopelandLPSolver.solve_empirical` accepts exact
-ties (a tied pair lies in no row: 000 Algorithm 1 reads an undrawn or tied pair as in neither
-``S`` nor ``I``); :meth:`CopelandLPSolver.violation` answers check (3) with the amount *and*
-the most violated rows; :meth:`CopelandLPSolver.solve_online` answers line 11 without a result
-object.  The solver pickles (its HiGHS models are dropped and rebuilt on first use), so it can
-travel to Dask workers.
+"""The solver of paper 000's lower-bound LP, kept between solves: :class:`CopelandLPSolver`.
 
 What it solves: for each Copeland winner ``i1`` of a (possibly empirical) matrix, ``C*_{i1}`` of
-paper 000, eq. (2), by the cutting plane of :mod:`boundcalc.lp.cutting`, with the allocation; a
-certified solve adds the certificate of :func:`~boundcalc.lp.cutting.certificate_for`.  Which
-model and backend (plain, sorted pools, pool blocks; HiGHS or the compiled simplex) and why:
-:mod:`boundcalc.lp.rule`.
+000, eq. (2), with an optimal allocation, by the cutting plane of :mod:`boundcalc.lp.cutting`; a
+certified solve adds the certificate of :func:`~boundcalc.lp.cutting.certificate_for`.
+
+When each model is used, and why (:mod:`boundcalc.lp.rule` holds the table and the measurements):
+:func:`boundcalc.lower_bound` and the bootstrap's draws solve each matrix once, cold, on the
+sorted-pool model (:class:`~boundcalc.lp.lifted.SortedPoolModel`: the smallest model), with the
+pool-block model (:class:`~boundcalc.lp.lifted.CopelandModel`) where it stalls or fails its
+certificate.  CW-RMED (000 Algorithm 1, line 11) keeps one solver for the whole run
+(``online = K``) and solves ``mu_hat(t)`` thousands of times: below 32 arms on the plain model,
+whose 0/1 basis its compiled step tests and re-solves without Python; from 32 arms on the
+sorted-pool model, a new structure's model derived from the last one of the same winner.  A small
+LRU cache keeps ``(family, model)`` per ``(Copeland structure, winner)``: an unchanged structure
+costs new costs and a warm re-solve, or none when the last basis stays optimal for them.
+
+:meth:`CopelandLPSolver.solve_empirical` accepts exact ties (a tied pair lies in no row: 000
+Algorithm 1 reads an undrawn or tied pair as in neither ``S`` nor ``I``);
+:meth:`CopelandLPSolver.violation` answers check (3) with the amount and the most violated rows;
+:meth:`CopelandLPSolver.solve_online` answers line 11 without a result object.  The solver pickles
+(its HiGHS models are rebuilt on first use), so it can travel to Dask workers.
 """
 
 from __future__ import annotations
@@ -92,11 +92,7 @@ class _Entry:
 class CopelandLPSolver:
     """Exact ``C*_{i1}`` for every Copeland winner by cutting planes; warm between calls.
 
-    The model and backend come from :func:`boundcalc.lp.rule.plan` (the table of
-    :mod:`boundcalc.lp.rule`): offline, the sorted-pool model (the pool-block model where it
-    stalls or fails its certificate); online (``online = K``, CW-RMED), the plain model with the
-    compiled simplex below 32 arms and the sorted-pool model, derived from the last structure's,
-    from 32.
+    The model and backend come from :func:`boundcalc.lp.rule.plan` (the module text).
 
     Parameters
     ----------
