@@ -574,7 +574,7 @@ class CoveringLP:
         new._last_v = new._read = None
         new._sx = None  # the compiled simplex's basis is this model's (its buffers are not shared)
         new.simplex_solves = new.simplex_pivots = new.simplex_fallbacks = 0
-        new._keys = set()  # covering-row hashes: a derived plain model sets those of the rows it keeps
+        new._keys = set()  # covering-row hashes (a derived model's rows are lifted rows, not keyed)
         new._empty_row = bool(np.any((np.diff(new._starts) == 0) & (new._lo > 0)))
         new.solves = new.iterations = new.rows_added = new.fallbacks = new.reused = 0
         new._last = None

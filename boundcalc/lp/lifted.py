@@ -39,20 +39,42 @@ the same winner (:meth:`SortedPoolModel.for_structure`).  Which model runs when:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .constraints import CopelandFamily, _as_square
 from .highs import CoveringLP, LPSolution
 
-__all__ = ["CopelandModel", "SortedPoolModel", "sorted_rounds"]
+__all__ = ["CopelandModel", "SortedPoolModel", "sorted_rounds", "Progress", "PROGRESS"]
+
+
+@dataclass
+class Progress:
+    """How far this process's running cutting plane is, for a progress line another thread prints
+    (the CLI's, :data:`PROGRESS`): the winner being solved, the rounds of the solve so far, the
+    model's rows and the oracle's largest violation at the last round."""
+
+    winner: int = -1
+    rounds: int = 0
+    rows: int = 0
+    violation: float = float("nan")
+
+    def round(self, winner: int, rows: int, violation: float) -> None:
+        self.winner, self.rows, self.violation = winner, rows, violation
+        self.rounds += 1
+
+
+#: The running solve's progress: written by the cutting plane, read by a progress display.
+PROGRESS = Progress()
 
 
 def _unchanged_i2(old: CopelandFamily, family: CopelandFamily) -> np.ndarray | None:
     """Per ``i2``, whether its rows in ``old``'s family are rows of ``family`` too (another
     structure, same winner): ``family`` has ``old``'s ``K``, winner, levels and ``I_{i1}``, and that
     ``i2``'s pool ``S_{i2} \\ {i1}`` and table entries ``(m_I, m_S, ok)`` are unchanged; None where
-    the families differ in the former or no ``i2`` is unchanged (nothing carries over).  The one
-    test of :meth:`CopelandModel.derived` and :meth:`SortedPoolModel.for_structure`."""
+    the families differ in the former or no ``i2`` is unchanged (nothing carries over): the test of
+    :meth:`SortedPoolModel.for_structure`."""
     if (
         family.K != old.K
         or family.winner != old.winner
@@ -477,7 +499,7 @@ class SortedPoolModel(CopelandModel):
         model started from this one's last basis; None where none carry over (this model is not
         changed).
 
-        As :meth:`CopelandModel.derived`: with the same ``I_{i1}`` and levels, the rows of an
+        With the same ``I_{i1}`` and levels, the rows of an
         ``i2`` whose pool and table entries ``(m_I, m_S, ok)`` are unchanged are rows of
         ``family``'s sorted model too -- they read the winner blocks (``I_{i1}`` only),
         ``e_{i1 i2}`` and the positions of that pool, whose slots (the ``delta`` variables) the new
@@ -627,6 +649,7 @@ def sorted_rounds(
         E = _as_square(e, K)
         S = fam._sums(E)
         v = float(1.0 - S.min())
+        PROGRESS.round(fam.winner, model.lp.n_rows, v)
         if v <= tol:
             model._sorted_checked = (sol.x, model.order_changes, e, v)
             return e, v, ""

@@ -48,7 +48,7 @@ from .cutting import (
 )
 from .ecw import _cost_matrix, closed_form_stats, ecw_allocation
 from .highs import CoveringLP, SolverError
-from .lifted import CopelandModel, SortedPoolModel, sorted_rounds
+from .lifted import PROGRESS, CopelandModel, SortedPoolModel, sorted_rounds
 from .rule import plan
 from .structure import Structure, as_structure, empirical_structure, structure_d, triu
 
@@ -180,7 +180,7 @@ class CopelandLPSolver:
         self.derive, self.reuse_basis = p.derive, p.reuse_basis
         self.lifted_model = "sorted"
         self.promote, self.per_i2, self.warm_rows, self.sorted_per_i2 = 2, 1, 3, 3
-        self.derived = 0  # models derived from another structure's (:meth:`_derived`)
+        self.derived = 0  # sorted models derived from another structure's (:meth:`_sorted_answer`)
         self.sorted_fallbacks = 0  # (structure, winner) the sorted model failed on (:meth:`_sorted_answer`)
         self._levels = None if levels is None else tuple(sorted(set(int(l) for l in levels)))
         self.seed = int(seed)
@@ -453,7 +453,7 @@ class CopelandLPSolver:
             model.set_pair_costs(costs)
         elif self.derive:
             # from the most recently used sorted model of the same winner (its rows that still hold
-            # and its basis: SortedPoolModel.for_structure), as for the block models (:meth:`_derived`)
+            # and its basis: SortedPoolModel.for_structure)
             for (k, w2), e2 in reversed(self._cache.items()):
                 if w2 == w and e2 is not ent and isinstance(e2.sorted, SortedPoolModel):
                     model = e2.sorted.for_structure(fam, costs, upper)
@@ -497,6 +497,7 @@ class CopelandLPSolver:
     ) -> BoundResult | OnlineAnswer:
         load = load_kernels() if self.compiled else 0.0  # one-time, kept out of the solve's seconds
         t0 = time.perf_counter()
+        PROGRESS.rounds = 0
         structure_d(st)  # ValueError without d
         if theorem6 and regret is None and self.levels is None and st.winners.size >= 2 and st.ties == 0:
             res = self._theorem6(st, winners, t0, raw)
@@ -599,6 +600,7 @@ class CopelandLPSolver:
                 E = _as_square(sol.x, st.K)  # the oracle reads the LP solution K x K
                 S = fam._sums(E) if fam._has_rows else None
                 v = float(1.0 - S.min()) if S is not None else -np.inf
+                PROGRESS.round(w, lp.n_rows, v)
                 if v <= self.tol:
                     model._checked = (sol.x, v)
                     t_sep += time.perf_counter() - t2
