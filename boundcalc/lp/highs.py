@@ -403,10 +403,6 @@ class CoveringLP:
         s = self._starts
         return [self._idx[s[r] : s[r + 1]] for r in range(self.n_rows)]
 
-    def block(self) -> RowBlock:
-        """The model's rows as one :class:`~boundcalc.lp.constraints.RowBlock` (variables only)."""
-        return RowBlock(self._starts.copy(), self._idx.copy(), np.full(self.n_rows, np.nan))
-
     def add_rows(
         self, rows: RowBlock | Sequence[np.ndarray], hashes: tuple[np.ndarray, np.ndarray] | None = None
     ) -> int:
