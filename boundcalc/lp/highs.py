@@ -111,14 +111,13 @@ class SolverError(RuntimeError):
 
 @dataclass
 class LPSolution:
-    """One HiGHS solve: ``x`` (pair variables), ``aux`` (auxiliary variables), row duals and
-    activities in model order, HiGHS's status and simplex iterations, and the fallback used
-    (None when the warm solve was optimal)."""
+    """One HiGHS solve: ``x`` (pair variables), ``aux`` (auxiliary variables), row duals in model
+    order, HiGHS's status and simplex iterations, and the fallback used (None when the warm solve
+    was optimal)."""
 
     x: np.ndarray
     objective: float
     row_duals: np.ndarray
-    row_values: np.ndarray
     status: str
     simplex_iterations: int
     aux: np.ndarray | None = None
@@ -131,16 +130,15 @@ def _clip01(a: np.ndarray) -> np.ndarray:
 
 
 class _HighsSolution(LPSolution):
-    """An optimal :class:`LPSolution` of :meth:`CoveringLP.solve` whose row duals and row values
-    are read from HiGHS's solution record (a copy, taken right after the run) on first use: the
-    cutting plane reads neither (each is a list of one float per model row, thousands at 64 arms)."""
+    """An optimal :class:`LPSolution` of :meth:`CoveringLP.solve` whose row duals are read from
+    HiGHS's solution record (a copy, taken right after the run) on first use: the cutting plane
+    does not read them (a list of one float per model row, thousands at 64 arms)."""
 
     def __init__(self, x, objective, sol, iterations, aux, fallback) -> None:
         self.x = x
         self.objective = objective
         self._sol = sol
         self._row_duals: np.ndarray | None = None
-        self._row_values: np.ndarray | None = None
         self.status = "Optimal"
         self.simplex_iterations = iterations
         self.aux = aux
@@ -156,20 +154,10 @@ class _HighsSolution(LPSolution):
     def row_duals(self, value) -> None:
         self._row_duals = value
 
-    @property
-    def row_values(self) -> np.ndarray:
-        if self._row_values is None:
-            self._row_values = np.asarray(self._sol.row_value, dtype=float)
-        return self._row_values
-
-    @row_values.setter
-    def row_values(self, value) -> None:
-        self._row_values = value
-
 
 class _SimplexSolution(LPSolution):
     """An optimal :class:`LPSolution` of the compiled simplex (:meth:`CoveringLP._solve_simplex`): row
-    duals and row values computed on first use (the cutting plane reads neither)."""
+    duals computed on first use (the cutting plane does not read them)."""
 
     def __init__(self, lp: CoveringLP, x: np.ndarray, objective: float, iterations: int) -> None:
         self.x = x
@@ -179,7 +167,6 @@ class _SimplexSolution(LPSolution):
         self.aux = np.zeros(0)
         self.fallback = None
         self._row_duals: np.ndarray | None = None
-        self._row_values: np.ndarray | None = None
         self._lp = lp
         self._rows = lp.n_rows
         self._solve = lp.simplex_solves  # the duals are read from the model's basis while it is this solve's
@@ -202,17 +189,6 @@ class _SimplexSolution(LPSolution):
     @row_duals.setter
     def row_duals(self, value) -> None:
         self._row_duals = value
-
-    @property
-    def row_values(self) -> np.ndarray:
-        if self._row_values is None:
-            lp = self._lp
-            self._row_values = lp.row_activity(self.x)[: self._rows]
-        return self._row_values
-
-    @row_values.setter
-    def row_values(self, value) -> None:
-        self._row_values = value
 
 
 @dataclass
@@ -717,7 +693,7 @@ class CoveringLP:
             # answer "Empty"
             x = np.clip(self._lb[: self.n], 0.0, 1.0) + 0.0
             self.solves += 1
-            return LPSolution(x, float(self.costs @ x), np.zeros(0), np.zeros(0), "Optimal", 0, np.zeros(0))
+            return LPSolution(x, float(self.costs @ x), np.zeros(0), "Optimal", 0, np.zeros(0))
         if self.simplex:
             ans = self._solve_simplex()
             if ans is not None:
@@ -867,7 +843,7 @@ class CoveringLP:
         self.reused += 1
         x = last.x
         obj = float(self.costs @ x)
-        return LPSolution(x, obj, y, last.row_values, "Optimal", 0, last.aux, None)
+        return LPSolution(x, obj, y, "Optimal", 0, last.aux, None)
 
     def _basis_read(self):
         """The last optimal solve's basis as the warm-basis test reads it, over HiGHS's columns:
