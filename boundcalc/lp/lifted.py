@@ -317,30 +317,20 @@ class SortedPoolModel(CopelandModel):
     row per ``(i2, l, case)`` and no pool block (kept per structure and re-costed by
     :meth:`set_pair_costs`).
 
-    Why it is exact.  The pool ``P = S_{i2} \\ {i1}`` of an ``i2`` holds the pairs ``{i2, j}``
-    that ``j`` wins: each such pair lies in the pool of its loser only, never on the winner side
-    (pairs ``{i1, j}``, ``j in I_{i1}``; ``i1`` is in no pool), so a pool's variables occur in
-    the rows of its ``i2`` alone, and there only through ``SS_m(e_P)``, the sum of the ``m``
-    smallest values (paper 000, eq. (2); the module text).  Exchanging two values of a pool keeps
-    every ``SS_m`` and every bound ``0 <= e <= 1``, and where ``c_a <= c_b`` with ``e_a < e_b``
-    it does not raise the cost (``(c_a - c_b)(e_b - e_a) <= 0``): some optimum of ``C*_{i1}``
-    has every pool's values in the reverse order of its costs (cheapest largest; equal costs in
-    arm order).  On that set ``SS_m(e_P)`` is the sum over the ``m`` most expensive pairs, a
-    linear function, and with ``e_{(s)} = delta_s + ... + delta_p`` (positions by cost, ``delta
-    >= 0``) the order is a bound instead of ``|P| - 1`` rows: the ``(i2, l, case)`` family is the
-    one row ``winner part + sum_{s > p - m} (s - p + m) delta_s >= 1``, whatever ``l`` and the
-    subsets.  The variable ``delta_s`` takes the slot of the ``s``-th cheapest pair of the pool
-    (the same number of variables), with cost ``c_(1) + ... + c_(s)``.  The winner part is
-    :class:`CopelandModel`'s (winner blocks).
+    Why it is exact.  A pool's variables occur only in the rows of its ``i2``, and there only
+    through ``SS_m(e_P)`` (the module text).  Exchanging two values of a pool keeps every ``SS_m``
+    and bound, and where ``c_a <= c_b`` with ``e_a < e_b`` it does not raise the cost: some
+    optimum of ``C*_{i1}`` has every pool's values in the reverse order of its costs (equal costs
+    in arm order).  There ``SS_m(e_P)`` is the sum over the ``m`` most expensive pairs, and with
+    ``e_{(s)} = delta_s + ... + delta_p`` (positions by cost, ``delta >= 0``) the ``(i2, l, case)``
+    family is the one row ``winner part + sum_{s > p - m} (s - p + m) delta_s >= 1``.  The variable
+    ``delta_s`` takes the slot of the ``s``-th cheapest pair, with cost ``c_(1) + ... + c_(s)``.
 
-    The model is a relaxation of ``R_{i1}`` restricted to that order (a subset of its rows;
-    ``delta <= 1`` and no ``e_{(1)} <= 1`` row: a value above 1 is cut to 1 by :meth:`pair_values`,
-    which keeps every covering row and does not raise the cost), whose optimum equals ``C*_{i1}``
-    (the paragraph above).  So when the oracle (over the whole family, at the pair values) finds
-    nothing violated, the pair values are an optimum of ``C*_{i1}`` -- the cutting plane's stopping
-    rule, unchanged.  Rows are added per violated ``(i2, l, case)``, once each; a present row still
-    violated (HiGHS's tolerances) makes :meth:`add_cuts` return 0 and the caller falls back to
-    :class:`CopelandModel`.
+    The model is a relaxation of ``R_{i1}`` restricted to that order (a value above 1 is cut to 1
+    by :meth:`pair_values`, which keeps every covering row and does not raise the cost), whose
+    optimum is ``C*_{i1}``: when the oracle over the whole family finds nothing violated at the
+    pair values, they are an optimum.  A present row still violated (HiGHS's tolerances) makes
+    :meth:`add_cuts` return 0 and the caller falls back to :class:`CopelandModel`.
     """
 
     def __init__(

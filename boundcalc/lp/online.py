@@ -110,16 +110,12 @@ class CopelandLPSolver:
     max_rounds : int
         Safety limit on separation rounds per winner; hitting it gives ``status = "failed"``.
     perturb : float
-        ``delta`` of the deterministic cost perturbation (:mod:`boundcalc.kernels.perturb`): every
-        model is solved with the costs ``c (1 + delta g) + delta g``, so that a degenerate LP's
-        optimal vertex does not depend on the solve path (cache, derived or cold models, HiGHS or
-        the compiled simplex).  The reported ``C*_{i1}`` is ``c.e`` with the *true* costs at that
-        vertex; a certificate is that of the true LP (the Lagrangian bound at the duals of a warm
-        re-solve with the true costs), so a ``delta`` too large fails loudly.  Without a
-        certificate ``e`` is feasible and optimal for the perturbed costs: at most ``delta (1 + P
-        / C*)`` above ``C*`` relatively, ``P`` the pairs.  With ``perturb > 0`` HiGHS's own cost
-        perturbation is off (it would choose among the vertices again).  0: the costs themselves.
-        Theorem 6's closed form is not perturbed (it has one answer).  CW-RMED passes 1e-6.
+        ``delta`` of the cost perturbation (:mod:`boundcalc.kernels.perturb`): every model is
+        solved with the costs ``c (1 + delta g) + delta g``, so that a degenerate LP's optimal
+        vertex does not depend on the solve path.  ``C*_{i1}`` is ``c.e`` with the *true* costs at
+        that vertex, at most ``delta (1 + P / C*)`` above ``C*`` relatively (``P`` pairs); a
+        certificate is the true LP's.  HiGHS's own cost perturbation is then off.  0: the costs
+        themselves.  CW-RMED passes 1e-6.
     online : int
         The number of arms of the online policy the solver serves (000 Algorithm 1's line 11:
         compiled kernels, derived models, the compiled simplex by the rule), 0 for offline use.
@@ -134,11 +130,10 @@ class CopelandLPSolver:
         (:meth:`~boundcalc.lp.lifted.SortedPoolModel.set_pair_costs`); "blocks": the pool-block
         model only (what the fallback uses).
     promote, per_i2, warm_rows, sorted_per_i2 : int
-        The cutting plane's constants: explicit rows of an ``(i2, k)`` before its pool block
-        (2: MSLR-136 and tournaments both fast), cuts per violated ``i2`` and round on the block
-        and plain models (1: fewest pool blocks) and on the sorted model (3), and the first rows
-        per ``i2`` at ECW's closed-form allocation (3: the 136-arm MSLR matrices in one round).
-        The value never depends on them (tests/test_lp_lifted.py, tests/test_cw_perturb.py).
+        The cutting plane's constants: explicit rows of an ``(i2, k)`` before its pool block,
+        cuts per violated ``i2`` and round on the block and plain models and on the sorted model,
+        and the first rows per ``i2`` at ECW's closed-form allocation.  The value never depends on
+        them (tests/test_lp_lifted.py, tests/test_cw_perturb.py).
     derived, sorted_fallbacks : int
         Models derived from another structure's; ``(structure, winner)`` the sorted model failed on.
 
@@ -190,11 +185,9 @@ class CopelandLPSolver:
         self._last_key: bytes | None = None
         self.highs_options = None if p.highs_options is None else dict(p.highs_options)
         if self.perturb > 0:
-            # HiGHS's dual simplex perturbs the costs itself (by amounts of the order of ours) and,
-            # once it removes them, may stop at a basis dual infeasible by ~1e-8 that it still calls
-            # optimal: a vertex chosen by its path again (measured: panel (a) of Figure 1, seed 1,
-            # t = 312: max_dual_infeasibility 1.66e-8, another optimal vertex of the true LP than a
-            # cold solve's).  Off, every solve ends dual feasible for our perturbed costs.
+            # HiGHS's own cost perturbation, once removed, may leave a basis dual infeasible by ~1e-8
+            # that it calls optimal: a vertex chosen by its path again.  Off, every solve ends dual
+            # feasible for our perturbed costs.
             self.highs_options = {"dual_simplex_cost_perturbation_multiplier": 0.0, **(self.highs_options or {})}
 
     # ------------------------------------------------------------------ state
