@@ -237,7 +237,7 @@ LP_AND_CW_FILES = sorted(
 #: Their lines may only go down: the target is 5,000 (goal 4,000); what remains are the rule's
 #: models (plain, sorted pools, the pool-block fallback), the compiled simplex and the numpy twins
 #: of the compiled kernels.
-LP_AND_CW_MAX_LINES = 7147
+LP_AND_CW_MAX_LINES = 7144
 
 
 def test_the_lp_and_cw_rmed_code_stays_within_its_size():
