@@ -1091,6 +1091,15 @@ _MAX_SECONDS: list[float | None] = []
 PROGRESS_SECONDS = 5.0
 
 
+def _progress_seconds() -> float:
+    """``BOUNDCALC_PROGRESS_SECONDS`` when it is a positive number, else :data:`PROGRESS_SECONDS`."""
+    try:
+        v = float(os.environ.get("BOUNDCALC_PROGRESS_SECONDS", PROGRESS_SECONDS))
+    except ValueError:
+        return PROGRESS_SECONDS
+    return v if math.isfinite(v) and v > 0 else PROGRESS_SECONDS
+
+
 class _Ticker:
     """Progress on stderr while a long step runs, for a large matrix: on a terminal a tqdm bar with
     the elapsed time, refreshed once a second; otherwise one line every :data:`PROGRESS_SECONDS`
@@ -1121,7 +1130,7 @@ class _Ticker:
             except ImportError:  # pragma: no cover - tqdm is optional
                 return self
             self._bar = tqdm(desc=self.desc, file=sys.stderr, bar_format="{desc}: {elapsed} elapsed")
-        every = float(os.environ.get("BOUNDCALC_PROGRESS_SECONDS", PROGRESS_SECONDS)) if not tty else 1.0
+        every = 1.0 if tty else _progress_seconds()
         self._stop = stop = threading.Event()
         t0 = time.monotonic()
 
