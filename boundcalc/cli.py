@@ -932,8 +932,8 @@ def _announce_large_matrix(pm: PreferenceMatrix, what: str) -> None:
     """Say on stderr, before the work starts, that a large matrix can take minutes."""
     if pm.K >= LARGE_K:
         print(
-            f"boundcalc: note: K = {pm.K} arms: {what} grows about as K^{LB_COST_B:.2g} (an elapsed-time line"
-            " follows on a terminal; Ctrl-C stops it)",
+            f"boundcalc: note: K = {pm.K} arms: {what} grows about as K^{LB_COST_B:.2g} (progress follows on"
+            " stderr; Ctrl-C stops it)",
             file=sys.stderr,
         )
     _announce_estimate(
@@ -1086,30 +1086,62 @@ def _announce_estimate(seconds: float, what: str, model: str, threshold: float =
 _MAX_SECONDS: list[float | None] = []
 
 
+#: Seconds between two progress lines of a long step when stderr is not a terminal (a log file, a
+#: pipe); ``BOUNDCALC_PROGRESS_SECONDS`` sets another interval.
+PROGRESS_SECONDS = 5.0
+
+
+def _progress_seconds() -> float:
+    """``BOUNDCALC_PROGRESS_SECONDS`` when it is a positive number, else :data:`PROGRESS_SECONDS`."""
+    try:
+        v = float(os.environ.get("BOUNDCALC_PROGRESS_SECONDS", PROGRESS_SECONDS))
+    except ValueError:
+        return PROGRESS_SECONDS
+    return v if math.isfinite(v) and v > 0 else PROGRESS_SECONDS
+
+
 class _Ticker:
-    """An elapsed-time bar (tqdm, no total) on stderr while a long step without its own progress
-    runs -- shown only on a terminal and for a large matrix; updated once a second by a thread."""
+    """Progress on stderr while a long step runs, for a large matrix: on a terminal a tqdm bar with
+    the elapsed time, refreshed once a second; otherwise one line every :data:`PROGRESS_SECONDS`
+    (e.g. ``boundcalc: bounds: winner 3, round 12, 3,410 rows, max violation 1.2e-03, 14 s``), and
+    one when the step ends if it printed any.
+    The lower bound's cutting plane reports its round through :data:`boundcalc.lp.lifted.PROGRESS`;
+    a thread prints."""
 
     def __init__(self, desc: str, show: bool):
-        self.desc, self.show = desc, show and sys.stderr.isatty()
+        self.desc, self.show = desc, show
         self._stop: threading.Event | None = None
+
+    def _status(self, t0: float) -> str:
+        from .lp.lifted import PROGRESS as p
+
+        done = f"winner {p.winner}, round {p.rounds}, {p.rows:,} rows, max violation {p.violation:.1e}, "
+        return f"{done}{time.monotonic() - t0:.0f} s" if p.rounds else f"{time.monotonic() - t0:.0f} s elapsed"
 
     def __enter__(self) -> _Ticker:
         if not self.show:
             return self
         import threading
 
-        try:
-            from tqdm.auto import tqdm
-        except ImportError:  # pragma: no cover - tqdm is optional
-            return self
-        self._bar = tqdm(desc=self.desc, file=sys.stderr, bar_format="{desc}: {elapsed} elapsed")
+        tty = sys.stderr.isatty()
+        if tty:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:  # pragma: no cover - tqdm is optional
+                return self
+            self._bar = tqdm(desc=self.desc, file=sys.stderr, bar_format="{desc}: {elapsed} elapsed")
+        every = 1.0 if tty else _progress_seconds()
         self._stop = stop = threading.Event()
+        t0 = time.monotonic()
 
         def tick() -> None:
-            while not stop.wait(1.0):
-                self._bar.refresh()
+            while not stop.wait(every):
+                if tty:
+                    self._bar.refresh()
+                else:
+                    print(f"boundcalc: {self.desc}: {self._status(t0)}", file=sys.stderr, flush=True)
 
+        self._tty, self._every, self._t0 = tty, every, t0
         self._th = threading.Thread(target=tick, daemon=True)
         self._th.start()
         return self
@@ -1118,7 +1150,10 @@ class _Ticker:
         if self._stop is not None:
             self._stop.set()
             self._th.join()
-            self._bar.close()
+            if self._tty:
+                self._bar.close()
+            elif time.monotonic() - self._t0 >= self._every:  # the last line: where the step ended
+                print(f"boundcalc: {self.desc}: {self._status(self._t0)}", file=sys.stderr, flush=True)
 
 
 def _cmd_bounds(args: argparse.Namespace) -> int:

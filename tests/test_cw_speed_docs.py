@@ -193,7 +193,7 @@ def test_blocks_lays_out_the_rows_worked_by_hand():
     ]
     assert lp._lo.tolist() == [0.0] * 5 and lp.h.getNumRow() == 5
     assert lp._ub[[9, 12]].tolist() == [1.0, 2.0] and lp._lb[6:].tolist() == [0.0] * 7
-    assert m._row_block.tolist() == [0, 0, 0, 1, 1] and m._block_i2.tolist() == [-1, 3]
+    assert m.block_rows == 5 and m.pool_blocks == 1  # the second block's i2 is 3
 
 
 @pytest.mark.parametrize(

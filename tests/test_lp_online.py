@@ -247,7 +247,6 @@ def test_seeded_tie_breaks_are_reproducible_and_never_change_the_value():
         dict(per_i2=8, promote=0),
         dict(promote=0),
         dict(promote=10**9),
-        dict(presolve=True),
         dict(promote=1, seed=5),
     ],
 )

@@ -219,7 +219,6 @@ def test_a_stall_is_reported_and_the_bootstrap_falls_back_to_the_lifted_solver(m
     model = SortedPoolModel(fam, pair_costs(st), np.ones(fam.n_vars))
     e, v, why = sorted_rounds(model, 1e-9, 3, 100)
     assert e is None and v > 1e-9 and "all in the model already" in why
-    assert model.derived(fam, pair_costs(st), None) is None
     back = _lower_bound(pm)
     assert back.stats["pool_blocks"] + back.stats["explicit_rows"] > 0  # the pool-block model answered
     assert back.value == pytest.approx(good.value, rel=1e-8)
@@ -270,3 +269,37 @@ def test_a_stalled_sorted_model_leaves_the_answer_to_the_pool_block_model(monkey
     back = solver.solve(pm)
     assert back.status == "ok" and solver.sorted_fallbacks >= 1
     assert back.value == pytest.approx(good.value, rel=1e-8)
+
+
+def test_bounds_prints_progress_lines_when_stderr_is_not_a_terminal(tmp_path):
+    """``boundcalc bounds`` on a 300-arm tournament, stderr a pipe: the note and, every
+    ``BOUNDCALC_PROGRESS_SECONDS``, a line; the last one names the cutting plane's winner, round,
+    rows and largest violation: those of the certified solve of the last Copeland winner."""
+    import json
+    import os
+    import re
+    import subprocess
+    import sys
+
+    pm = tournament_matrix(300, 1)
+    path = tmp_path / "t300.csv"
+    np.savetxt(path, pm.mu, delimiter=",")
+    env = dict(os.environ, BOUNDCALC_PROGRESS_SECONDS="0.001")
+    proc = subprocess.run(
+        [sys.executable, "-m", "boundcalc", "bounds", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert "progress follows on stderr" in lines[0]
+    last = re.fullmatch(
+        r"boundcalc: bounds: winner (\d+), round (\d+), ([\d,]+) rows, max violation (\S+), \d+ s", lines[-1]
+    )
+    assert last is not None, lines[-3:]
+    winner, rounds, rows, violation = int(last[1]), int(last[2]), int(last[3].replace(",", "")), float(last[4])
+    out = json.loads(proc.stdout)
+    assert winner == out["copeland_winners"][-1] == pm.copeland_winners[-1]  # solved in turn, the last
+    assert rounds >= 1 and 0 < rows <= out["stats"]["rows"] and violation <= 1e-9

@@ -34,44 +34,13 @@ WINNER_TIE_RTOL = 1e-12
 
 
 #: The skeleton's fields (every variant's state has them, by these names).
-SKELETON_FIELDS = [
-    "W",
-    "N",
-    "beats",
-    "L",
-    "d",
-    "info",
-    "C",
-    "Q",
-    "is_win",
-    "wval",
-    "dirty_lo",
-    "dirty_hi",
-    "LC",
-    "inLR",
-    "inLN",
-    "forced",
-    "reg",
-    "fr",
-    "stats",
-    # check (3): E = (N / log t) d, the oracle's tables per winner (flat arrays with
-    # per-winner offsets), the N d and smallest row sums of the last oracle evaluation
-    "E",
-    "tab_nc",
-    "tab_off",
-    "tab_coff",
-    "tab_nI",
-    "tab_Ia",
-    "tab_pool",
-    "tab_inIa",
-    "tab_gI",
-    "tab_gS",
-    "tab_ok",
-    "tab_caseB",
-    "tab_out",
-    "chk_info",
-    "chk_m",
-]
+SKELETON_FIELDS = (
+    "W N beats L d info C Q is_win wval dirty_lo dirty_hi LC inLR inLN forced reg fr stats"
+    # check (3): E = (N / log t) d, the oracle's tables per winner (flat arrays with per-winner
+    # offsets), the N d and smallest row sums of the last oracle evaluation
+    " E tab_nc tab_off tab_coff tab_nI tab_Ia tab_pool tab_inIa tab_gI tab_gS tab_ok tab_caseB tab_out"
+    " chk_info chk_m"
+).split()
 
 
 # reg: the round t, position in L_C, |L_C|, forced pairs of this pass, position among them, a pass
@@ -111,7 +80,7 @@ CHECK_MARGIN = 1e-9
 #: ECW-RMED's fields beyond the skeleton's: the caches of Theorem 5 (``tgt_*``: per winner and pool,
 #: the pool's part of ``C^E*``, the number ``h`` of pairs taken, their level ``1 / (h - k)`` and which
 #: they are), a scratch row ``keys``.
-ECW_FIELDS = ["keys", "tgt_part", "tgt_h", "tgt_level", "tgt_sel", "tgt_I", "tgt_dirty", "tgtI_dirty"]
+ECW_FIELDS = "keys tgt_part tgt_h tgt_level tgt_sel tgt_I tgt_dirty tgtI_dirty".split()
 
 
 #: CW-RMED's fields beyond the skeleton's (:mod:`boundcalc.kernels.cw_rmed`): the warm bases per
@@ -119,38 +88,14 @@ ECW_FIELDS = ["keys", "tgt_part", "tgt_h", "tgt_level", "tgt_sel", "tgt_I", "tgt
 #: and tight rows, ``(M^-1)^T``), the pair ids and scratch (``tight`` all True and ``rval`` all 1: the
 #: tight rows' flags and 0/1 coefficients as the shared sign test reads them), and ``cpert``: the weights
 #: ``g_p`` of line 11's cost perturbation (:func:`boundcalc.kernels.perturb.weights`, per pair id).
-CW_FIELDS = [
-    "Etmp",
-    "pid",
-    "lp_valid",
-    "lp_x",
-    "lp_status",
-    "lp_nb",
-    "lp_boff",
-    "lp_moff",
-    "lp_soff",
-    "lp_bvar",
-    "lp_minvT",
-    "lp_rstart",
-    "lp_ridx",
-    "cvec",
-    "aty",
-    "atyabs",
-    "yv",
-    "cB",
-    "ymag",
-    "tight",
-    "rval",
-    "cpert",
-    # the compiled primal simplex's view of each winner's model (:func:`boundcalc.kernels.cw_rmed.resolve_from_basis`):
-    # the capacity of its basis buffers, its tight rows (beside lp_bvar), every row in CSR
-    "lp_cap",
-    "lp_trow",
-    "lp_nr",
-    "lp_aoff",
-    "lp_astart",
-    "lp_aidx",
-]
+CW_FIELDS = (
+    "Etmp pid lp_valid lp_x lp_status lp_nb lp_boff lp_moff lp_soff lp_bvar lp_minvT lp_rstart lp_ridx"
+    " cvec aty atyabs yv cB ymag tight rval cpert"
+    # the compiled primal simplex's view of each winner's model (:func:`boundcalc.kernels.cw_rmed.
+    # resolve_from_basis`): the capacity of its basis buffers, its tight rows (beside lp_bvar), every
+    # row in CSR
+    " lp_cap lp_trow lp_nr lp_aoff lp_astart lp_aidx"
+).split()
 
 
 #: The one state layout of both variants: the skeleton's fields, then ECW-RMED's and CW-RMED's (a

@@ -13,7 +13,7 @@ an online policy whose empirical matrix keeps its structure reuses the family as
 family offers
 
 * :meth:`enumerate` -- every row, straight from the definition (reference; small K only),
-* :meth:`separate_csr` / :meth:`separate` -- the most violated rows for a given ``e``
+* :meth:`separate_csr` -- the most violated rows for a given ``e``
   (sorting-based oracle, 000 Sec. 4.1.1), ``O(K^2 log K)`` per pass, vectorised; ties among
   equal ``e`` values are broken at random *per i2* (a seeded generator), so that different
   ``i2`` offer different pairs when many ``e`` are equal (typically 0),
@@ -164,13 +164,6 @@ class _FamilyBase:
         keys = np.where(self.pool, E, np.inf)
         keys.sort(axis=1)
         return _prefix(keys)
-
-    def rows_to_dense(self, rows: Sequence[np.ndarray]) -> np.ndarray:
-        """0/1 matrix (n_rows x n_vars) of the given rows."""
-        A = np.zeros((len(rows), self.n_vars))
-        for r, idx in enumerate(rows):
-            A[r, idx] = 1.0
-        return A
 
     def _best(self, E: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
         """The smallest row sums of the family at the K x K ``E`` (each family's own oracle)."""
@@ -550,14 +543,6 @@ class CopelandFamily(_FamilyBase):
         n, _, _, viol, starts, idx, _, _ = self._rows(E, S, tol, per_i2, rng, True)
         return RowBlock(np.array(starts), np.array(idx), np.array(viol))
 
-    def separate(
-        self, e: ArrayLike, tol: float = 1e-9, per_i2: int = 1, rng: np.random.Generator | None = None
-    ) -> tuple[list[np.ndarray], np.ndarray]:
-        """The most violated rows for ``e`` as a list of sorted index arrays and their violations
-        (:meth:`separate_csr`; two ``(l, case)`` choices can give the same row: kept once)."""
-        block = dedupe(self.separate_csr(e, tol, per_i2, rng), self.n_vars)
-        return block.rows(), block.violation
-
 
 def _select_rows(block: RowBlock, keep: np.ndarray) -> RowBlock:
     s = block.starts
@@ -605,19 +590,6 @@ def row_hashes(block: RowBlock, n_vars: int) -> tuple[np.ndarray, np.ndarray]:
         np.cumsum(z[block.idx], out=cs[1:])
         out.append(cs[block.starts[1:]] - cs[block.starts[:-1]])
     return out[0], out[1]
-
-
-def dedupe(block: RowBlock, n_vars: int | None = None) -> RowBlock:
-    """The block without repeated rows (first occurrence kept, order preserved)."""
-    if block.n_rows <= 1:
-        return block
-    n = n_vars if n_vars is not None else int(block.idx.max(initial=0)) + 1
-    h1, h2 = row_hashes(block, n)
-    pairs = np.stack([h1, h2], axis=1)
-    _, first = np.unique(pairs, axis=0, return_index=True)
-    if first.size == block.n_rows:
-        return block
-    return _select_rows(block, np.sort(first))
 
 
 class ECWFamily(_FamilyBase):

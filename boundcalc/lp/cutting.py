@@ -1,39 +1,24 @@
-"""Cutting-plane solution of paper 000's lower-bound LP (eq. (2), Theorem 2) over HiGHS.
+"""The cutting plane's pieces for paper 000's lower-bound LP (eq. (2), Theorem 2): costs, the
+certificate, check (3)'s answer and the conditioning of a matrix.
 
 For each Copeland winner ``i1`` the covering LP ``min c.e, 0 <= e <= 1, e in R_{i1}`` (normalised
 variables ``e_p = q_p d(mu_p)``, costs ``c_p = r_p / d(mu_p)``) is solved with its exponentially
-many rows generated on demand:
+many rows generated on demand (:class:`~boundcalc.lp.online.CopelandLPSolver`):
 
 1. solve the restricted LP with HiGHS (warm: the basis survives added rows);
 2. run the sorting-based separation oracle over *all* rows of the family (000 Sec. 4.1.1;
-   :meth:`~boundcalc.lp.constraints.CopelandFamily._sums`, compiled); stop when no row is
-   violated by more than ``tol``;
-3. for every violated ``i2``, its most violated ``(l, case)`` choices become cuts, in the
-   model the rule chose (:mod:`boundcalc.lp.rule`): one row of the sorted-pool model per
-   ``(i2, l, case)``, a lifted row over pool blocks, or a plain 0/1 row
-   (:mod:`boundcalc.lp.lifted` explains why each is exact); added in one bulk call; repeat.
+   :meth:`~boundcalc.lp.constraints.CopelandFamily._sums`); stop when no row is violated by more
+   than ``tol``;
+3. for every violated ``i2``, its most violated ``(l, case)`` choices become cuts in the model the
+   rule chose (:mod:`boundcalc.lp.rule`, :mod:`boundcalc.lp.lifted`); repeat.
 
-Nothing is ever deleted (no churn): the model is bounded by one lifted row per ``(i2, l, case)``
-plus the blocks and a few explicit rows.  Equal values are taken in a random order per ``i2``
-(seeded; every solve starts from ``seed``, so solves are reproducible and the value never depends
-on it).  The model, the costs (one pair vector, from :func:`pair_costs` to HiGHS) and the
-allocation are kept per winner; the oracle reads the LP solution as a K x K array (one gather per
-round).
-
-The result carries a :class:`~boundcalc.result.Certificate`: the oracle's largest violation of the
-returned allocation over the whole family and a Lagrangian dual bound from the row duals
-(:func:`~boundcalc.lp.highs.lagrangian_bound`; valid for the full LP: a lifted or plain model is
-a part of its lifted form, and the sorted-pool model's optimum is at most ``C*_{i1}``, see
-:meth:`CopelandLPSolver._sorted_certificate`).  As ``scipy.optimize`` does with its ``_check_result``, the certificate is acted
-upon: a solve whose violation exceeds ``tol`` or whose relative duality gap exceeds ``gap_tol``
-has ``status = "failed"`` and a ``message`` saying which (the front door
-:func:`boundcalc.lower_bound` raises :class:`~boundcalc.lp.highs.SolverError` on it).  When
-HiGHS's warm dual simplex fails (near ties: costs spanning ~18 orders of magnitude), the model is
-solved again by other methods (:data:`~boundcalc.lp.highs.FALLBACKS`; ``stats["fallbacks"]``)
-and the answer is certified the same way.
-
-The solver that runs it, kept warm between solves, is :class:`~boundcalc.lp.online.CopelandLPSolver`
-(:mod:`boundcalc.lp.online`); its model and backend are :mod:`boundcalc.lp.rule`'s.
+Nothing is deleted.  Equal values are taken in a seeded random order per ``i2``, every solve
+starting from ``seed``, so solves are reproducible and the value never depends on it.  The result
+carries a :class:`~boundcalc.result.Certificate` (:func:`certificate_for`): the oracle's largest
+violation over the whole family and a Lagrangian bound from the row duals
+(:func:`~boundcalc.lp.highs.lagrangian_bound`); a solve whose violation exceeds ``tol`` or whose
+relative duality gap exceeds ``gap_tol`` has ``status = "failed"`` (:func:`boundcalc.lower_bound`
+raises :class:`~boundcalc.lp.highs.SolverError` on it).
 """
 
 from __future__ import annotations
@@ -302,31 +287,3 @@ class Violation:
         if not self.rows:
             return np.zeros((0, 2), dtype=np.int64)
         return np.unique(np.concatenate(self.rows), axis=0)
-
-
-def _add_cuts(
-    model: CopelandModel,
-    E: np.ndarray,
-    tol: float,
-    per_i2: int,
-    rng: np.random.Generator | None,
-    sums: np.ndarray | None = None,
-) -> int:
-    """:meth:`CopelandModel.add_cuts <boundcalc.lp.lifted.CopelandModel.add_cuts>`, with a plain
-    model's rows handed to HiGHS by the lean :meth:`~boundcalc.lp.highs.CoveringLP.add_hashed_rows`
-    (the same rows, hashes, order and HiGHS calls; only Python's bookkeeping is shorter)."""
-    if model.lift:
-        return model.add_cuts(E, tol, per_i2, rng, sums)
-    fam = model.family
-    S = fam._sums(E) if sums is None else sums
-    n, i2, _, _, starts, idx, h1, h2 = fam._rows(E, S, tol, per_i2, rng, True)
-    if n == 0:
-        return 0
-    lp = model.lp
-    added = lp.add_hashed_rows(n, starts, idx, h1, h2)
-    if added:
-        kept = lp.last_kept
-        model._row_i2 = np.concatenate([model._row_i2, np.asarray(i2)[kept]])
-        model._row_keys.extend(zip(np.asarray(h1)[kept].tolist(), np.asarray(h2)[kept].tolist()))
-    model.explicit_rows += added
-    return added

@@ -27,7 +27,7 @@ from ..units import UNIT_000, UNIT_CUSTOM
 from .constraints import CopelandFamily, ECWFamily
 from .cutting import _q_matrix, certificate_for, pair_costs
 from .ecw import _cost_matrix as _ecw_costs
-from .ecw import ecw_allocation
+from .ecw import closed_form_stats, ecw_allocation
 from .highs import SolverError
 from .structure import as_structure, structure_d
 
@@ -127,17 +127,14 @@ def _purify(x: np.ndarray, costs: np.ndarray, A: sp.csr_matrix | None, lower: np
 
 
 def _stats(t0: float, nrows: int, used: dict[str, str]) -> dict[str, Any]:
+    """The enumerated LP's ``stats``: :func:`~boundcalc.lp.ecw.closed_form_stats`'s, with its solves and rows."""
     solvers = sorted(set(used.values()))
     return {
-        "method": "enumerate",
-        "seconds": time.perf_counter() - t0,
-        "rounds": 0,
+        **closed_form_stats("enumerate", t0),
         "lp_solves": len(used),
         "simplex_iterations": None,
         "rows": nrows,
         "rows_added": nrows,
-        "rows_removed": 0,
-        "warm_start": False,
         "solver": "cvxpy/" + "+".join(s.lower() for s in solvers),
         "solver_per_winner": dict(used),
     }

@@ -111,14 +111,13 @@ class SolverError(RuntimeError):
 
 @dataclass
 class LPSolution:
-    """One HiGHS solve: ``x`` (pair variables), ``aux`` (auxiliary variables), row duals and
-    activities in model order, HiGHS's status and simplex iterations, and the fallback used
-    (None when the warm solve was optimal)."""
+    """One HiGHS solve: ``x`` (pair variables), ``aux`` (auxiliary variables), row duals in model
+    order, HiGHS's status and simplex iterations, and the fallback used (None when the warm solve
+    was optimal)."""
 
     x: np.ndarray
     objective: float
     row_duals: np.ndarray
-    row_values: np.ndarray
     status: str
     simplex_iterations: int
     aux: np.ndarray | None = None
@@ -131,16 +130,15 @@ def _clip01(a: np.ndarray) -> np.ndarray:
 
 
 class _HighsSolution(LPSolution):
-    """An optimal :class:`LPSolution` of :meth:`CoveringLP.solve` whose row duals and row values
-    are read from HiGHS's solution record (a copy, taken right after the run) on first use: the
-    cutting plane reads neither (each is a list of one float per model row, thousands at 64 arms)."""
+    """An optimal :class:`LPSolution` of :meth:`CoveringLP.solve` whose row duals are read from
+    HiGHS's solution record (a copy, taken right after the run) on first use: the cutting plane
+    does not read them (a list of one float per model row, thousands at 64 arms)."""
 
     def __init__(self, x, objective, sol, iterations, aux, fallback) -> None:
         self.x = x
         self.objective = objective
         self._sol = sol
         self._row_duals: np.ndarray | None = None
-        self._row_values: np.ndarray | None = None
         self.status = "Optimal"
         self.simplex_iterations = iterations
         self.aux = aux
@@ -156,20 +154,10 @@ class _HighsSolution(LPSolution):
     def row_duals(self, value) -> None:
         self._row_duals = value
 
-    @property
-    def row_values(self) -> np.ndarray:
-        if self._row_values is None:
-            self._row_values = np.asarray(self._sol.row_value, dtype=float)
-        return self._row_values
-
-    @row_values.setter
-    def row_values(self, value) -> None:
-        self._row_values = value
-
 
 class _SimplexSolution(LPSolution):
     """An optimal :class:`LPSolution` of the compiled simplex (:meth:`CoveringLP._solve_simplex`): row
-    duals and row values computed on first use (the cutting plane reads neither)."""
+    duals computed on first use (the cutting plane does not read them)."""
 
     def __init__(self, lp: CoveringLP, x: np.ndarray, objective: float, iterations: int) -> None:
         self.x = x
@@ -179,7 +167,6 @@ class _SimplexSolution(LPSolution):
         self.aux = np.zeros(0)
         self.fallback = None
         self._row_duals: np.ndarray | None = None
-        self._row_values: np.ndarray | None = None
         self._lp = lp
         self._rows = lp.n_rows
         self._solve = lp.simplex_solves  # the duals are read from the model's basis while it is this solve's
@@ -202,17 +189,6 @@ class _SimplexSolution(LPSolution):
     @row_duals.setter
     def row_duals(self, value) -> None:
         self._row_duals = value
-
-    @property
-    def row_values(self) -> np.ndarray:
-        if self._row_values is None:
-            lp = self._lp
-            self._row_values = lp.row_activity(self.x)[: self._rows]
-        return self._row_values
-
-    @row_values.setter
-    def row_values(self, value) -> None:
-        self._row_values = value
 
 
 @dataclass
@@ -249,9 +225,6 @@ class CoveringLP:
         scheduler per process, made by the first solve; a model that then asks for another
         number fails with status "Not Set".  Every HiGHS solve in boundcalc therefore asks for
         1 (the reference backend passes it to cvxpy's HiGHS interface too).
-    presolve : bool
-        HiGHS presolve; off by default (measured: on these LPs it only costs time, and a
-        warm start skips it anyway).
     reuse_basis : bool
         When only the costs changed since the last optimal solve, answer from its basis if that
         stays optimal for them (:meth:`solve`); False: every solve runs HiGHS.
@@ -277,7 +250,6 @@ class CoveringLP:
         upper: np.ndarray | None = None,
         *,
         threads: int = 1,
-        presolve: bool = False,
         reuse_basis: bool = True,
         options: dict | None = None,
     ):
@@ -294,7 +266,7 @@ class CoveringLP:
             threads=int(threads),
             primal_feasibility_tolerance=1e-9,
             dual_feasibility_tolerance=1e-9,
-            presolve="on" if presolve else "off",
+            presolve="off",
             infinite_cost=np.inf,
             **(options or {}),
         )  # also those of a derived model (:meth:`derived`)
@@ -407,10 +379,6 @@ class CoveringLP:
         s = self._starts
         return [self._idx[s[r] : s[r + 1]] for r in range(self.n_rows)]
 
-    def block(self) -> RowBlock:
-        """The model's rows as one :class:`~boundcalc.lp.constraints.RowBlock` (variables only)."""
-        return RowBlock(self._starts.copy(), self._idx.copy(), np.full(self.n_rows, np.nan))
-
     def add_rows(
         self, rows: RowBlock | Sequence[np.ndarray], hashes: tuple[np.ndarray, np.ndarray] | None = None
     ) -> int:
@@ -424,37 +392,22 @@ class CoveringLP:
         if block.idx.size and (block.idx.min() < 0 or block.idx.max() >= self.n):
             raise ValueError(f"covering rows must use pair variables 0..{self.n - 1}")
         h1, h2 = row_hashes(block, self.n) if hashes is None else hashes
-        # the first occurrence of each row that the model does not hold: the (h1, h2) pair decides
-        # (a set lookup per row: the blocks are small, where np.unique/np.isin cost ~0.1 ms a call)
-        keys = self._keys
-        keep = []
-        for r, k in enumerate(zip(h1.tolist(), h2.tolist())):
-            if k not in keys:
-                keys.add(k)
-                keep.append(r)
-        if not keep:
-            return 0
-        first = np.asarray(keep, dtype=np.int64)
-        if first.size < block.n_rows:
-            block = _select_rows(block, first)
-        starts, idx = block.starts, block.idx
-        m = starts.size - 1
-        return self._append(starts, idx, np.ones(idx.size), np.ones(m))
+        starts = block.starts - block.starts[0]
+        return self.add_hashed_rows(block.n_rows, starts, block.idx[block.starts[0] :], h1, h2)
 
     def add_hashed_rows(self, n: int, starts: np.ndarray, idx: np.ndarray, h1: np.ndarray, h2: np.ndarray) -> int:
-        """:meth:`add_rows` for the compiled row builder's output as it returns it
+        """:meth:`add_rows` for the row builder's output as it returns it
         (:func:`boundcalc.kernels.lp.copeland_rows`: its first ``n`` rows over ``starts``/``idx``,
-        starting at 0, with their hashes; every index a pair variable): the same rows added in the
-        same order by the same HiGHS calls, without the general entry's conversions and checks
-        (CW-RMED's plain cutting plane adds rows thousands of times a run).  Returns how many."""
+        starting at 0, with their hashes; every index a pair variable), without the general entry's
+        conversions and checks.  Returns how many rows were added."""
         keys = self._keys
-        # the first occurrence of each row that the model does not hold (as add_rows)
+        # the first occurrence of each row that the model does not hold: the (h1, h2) pair decides
+        # (a set lookup per row: the blocks are small, where np.unique/np.isin cost ~0.1 ms a call)
         keep = []
         for r, k in enumerate(zip(h1[:n].tolist(), h2[:n].tolist())):
             if k not in keys:
                 keys.add(k)
                 keep.append(r)
-        self.last_kept = keep  # which of the n rows were added (a plain CopelandModel keys its rows by them)
         m = len(keep)
         if m == 0:
             return 0
@@ -593,7 +546,7 @@ class CoveringLP:
         new._last_v = new._read = None
         new._sx = None  # the compiled simplex's basis is this model's (its buffers are not shared)
         new.simplex_solves = new.simplex_pivots = new.simplex_fallbacks = 0
-        new._keys = set()  # covering-row hashes: a derived plain model sets those of the rows it keeps
+        new._keys = set()  # covering-row hashes (a derived model's rows are lifted rows, not keyed)
         new._empty_row = bool(np.any((np.diff(new._starts) == 0) & (new._lo > 0)))
         new.solves = new.iterations = new.rows_added = new.fallbacks = new.reused = 0
         new._last = None
@@ -740,7 +693,7 @@ class CoveringLP:
             # answer "Empty"
             x = np.clip(self._lb[: self.n], 0.0, 1.0) + 0.0
             self.solves += 1
-            return LPSolution(x, float(self.costs @ x), np.zeros(0), np.zeros(0), "Optimal", 0, np.zeros(0))
+            return LPSolution(x, float(self.costs @ x), np.zeros(0), "Optimal", 0, np.zeros(0))
         if self.simplex:
             ans = self._solve_simplex()
             if ans is not None:
@@ -890,7 +843,7 @@ class CoveringLP:
         self.reused += 1
         x = last.x
         obj = float(self.costs @ x)
-        return LPSolution(x, obj, y, last.row_values, "Optimal", 0, last.aux, None)
+        return LPSolution(x, obj, y, "Optimal", 0, last.aux, None)
 
     def _basis_read(self):
         """The last optimal solve's basis as the warm-basis test reads it, over HiGHS's columns:

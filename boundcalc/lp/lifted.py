@@ -6,87 +6,75 @@ Why lifting.  Every row of ``R_{i1}`` (paper 000, eq. (2)) for one ``(i2, l, cas
 
 over all subsets ``I`` of ``W = I_{i1} \\ {i2}`` with ``|I| = mI`` and ``S`` of the pool
 ``P = S_{i2} \\ {i1}`` with ``|S| = mS``.  All of them hold exactly when
-``SS_mI(e_{i1, W}) [+ e_{i1 i2}] + SS_mS(e_{i2, P}) >= 1``, ``SS_k`` being the sum of the ``k``
-smallest values.  A cutting plane that adds one subset at a time needs many rows per
-``(i2, l, case)`` on hard structures (on uniform random tournaments the optimum spreads ``e``
-over large pools, and each round the LP moves weight to the next-smallest values: K = 128 took
-1,881 rounds).  LP duality gives ``SS_k`` compactly instead:
+``SS_mI(e_{i1, W}) [+ e_{i1 i2}] + SS_mS(e_{i2, P}) >= 1``, ``SS_k`` the sum of the ``k``
+smallest values.  By LP duality
 
     ``SS_k(v_V) = max { k t - sum_{j in V} u_j  :  u_j >= t - v_j,  u_j >= 0 }``,
 
-the maximum attained for every ``t`` in ``[v_(k), v_(k+1)]`` (sorted values) with
-``u_j = (t - v_j)^+``.  A *block* over ``V`` at level ``k`` -- auxiliary variables ``t, u_j, z``
-with the rows ``v_j + u_j - t >= 0`` (``j in V``) and ``k t - sum u - z >= 0`` -- therefore gives
-``z <= SS_k(v_V)`` at every feasible point, with equality attainable.  One *lifted row*
-``(winner part) + z >= 1`` then stands for all the rows of its ``(i2, l, case)`` at once: it
-holds (for some block values) exactly when they all hold.
+attained for every ``t`` in ``[v_(k), v_(k+1)]`` with ``u_j = (t - v_j)^+``.  A *block* over ``V``
+at level ``k`` -- variables ``t, u_j, z``, rows ``v_j + u_j - t >= 0`` and
+``k t - sum u - z >= 0`` -- gives ``z <= SS_k(v_V)``, with equality attainable, so one *lifted
+row* ``(winner part) + z >= 1`` stands for all the rows of its ``(i2, l, case)``.
 
-Winner side, shared by every ``i2``.  One block per level ``k`` over the whole ``I_{i1}``
-(values ``v``), with ``y_k`` its ``z``, serves every ``i2``: ``y_k + u_{k, i2} <=
-k t - sum_{j != i2} u_j <= SS_k(v_{W})`` for any feasible block values (weak duality over
-``W = I_{i1} \\ {i2}``), and at ``t = v_(k+1)``, ``u = (t - v)^+`` both inequalities are
-equalities for *every* ``i2`` at once (if ``i2`` is among the ``k`` smallest, the ``k`` smallest
-of ``W`` are the ``k + 1`` smallest of ``I_{i1}`` but ``i2``, and the expression is
-``SS_{k+1} - v_{i2}``; otherwise ``u_{k, i2} = 0`` and it is ``SS_k``), and so is ``y_k = SS_k``
-for ``i2`` outside ``I_{i1}``.  The winner part of a lifted row is ``y_k [+ u_{k, i2}]
-[+ e_{i1 i2}]`` with ``k = mI``.
+Winner side: one block per level ``k`` over the whole ``I_{i1}`` serves every ``i2``:
+``y_k + u_{k, i2} <= SS_k(v_W)`` by weak duality over ``W``, with equality for every ``i2`` at
+once at ``t = v_(k+1)``.  The winner part of a lifted row is ``y_k [+ u_{k, i2}] [+ e_{i1 i2}]``.
+Pool side (:class:`CopelandModel`): per ``(i2, k)`` a block built on demand, after ``promote``
+explicit rows (the ``mS`` smallest pool values at the current point) of that ``(i2, k)``.
 
-Pool side, per ``(i2, k)``, created on demand.  A pool block has ``|P| + 1`` rows, so it is
-built only where it pays: an ``(i2, k)`` first gets ordinary cutting-plane rows (the ``mS``
-smallest values of the pool at the current point, with the lifted winner part); after
-``promote`` of them, the next violation builds its block and adds the lifted row.  Structured
-matrices (MSLR, near-total orders) then never build a pool block; tournaments build about one per
-``i2``.
+Exactness.  Every row added is implied by ``R_{i1}``, and the separation oracle checks the *whole*
+family, so when it finds nothing violated the LP optimum is ``C*_{i1}``.  Each round adds a new
+row (explicit rows are keyed by their hashes, a lifted row is added once), so the loop ends.
 
-Exactness.  Every row added is implied by ``R_{i1}`` (there are block values satisfying all of
-them at every point of ``R_{i1}``: the ones above), and a lifted row present with its block
-implies every row of its ``(i2, l, case)``.  The separation oracle checks the *whole* family, so
-when it finds nothing violated the LP optimum is the optimum of ``C*_{i1}``.  Each round adds
-at least one new row (explicit rows are keyed by their hashes; a lifted row is added once per
-``(i2, l, case)``; a lifted ``(i2, l, case)`` still violated by more than the tolerance -- which
-only HiGHS's feasibility tolerance summed over a block can cause -- gets its explicit row too),
-and there are finitely many, so the loop ends.  Nothing is deleted: the model is at most one
-lifted row per ``(i2, l, case)``, ``promote`` explicit rows per ``(i2, k)`` and the blocks.
-
-Another structure.  A model's rows read the structure only through ``I_{i1}`` (the winner blocks),
-the levels, and per ``i2`` its pool and table entries ``(m_I, m_S, ok)``.  For a structure with the
-same ``I_{i1}`` and levels, :meth:`CopelandModel.derived` keeps every row of the ``i2`` whose pool
-and entries are unchanged (rows, or lifted rows, of the new family itself), the winner blocks and
-those ``i2``'s pool blocks (valid for any structure), drops the rest (the other ``i2``'s rows and
-pool blocks: along an online run's structures, blocks no row reads would otherwise make up most
-of the model), and starts HiGHS from the old basis: an online policy's next
-empirical structure (a pair or two flipped) then costs a few pivots instead of a cold solve.
-
-Sorted pools.  A pool's variables occur in no other ``i2``'s rows and not on the winner side, so
-some optimum orders every pool's values against its costs; on that set ``SS_m`` of a pool is the
-sum of its ``m`` most expensive pairs, and :class:`SortedPoolModel` (with :func:`sorted_rounds`)
-writes each ``(i2, l, case)`` as one row and no pool block: the lifted model of every solve
-(:mod:`boundcalc.lp.rule`), with :class:`CopelandModel` the fallback where it stalls.  Where every
-``i2`` needs its pool block (a 500-arm tournament: 126,102 block rows; weak-data bootstrap draws
-of the 136-arm MSLR matrices: 10,000-29,000 rows) it keeps a few thousand rows at most
-(``benchmarks/results/lower_bound_formulations.json``, ``bootstrap_profile.json``).  A kept
-sorted model's rows read positions in a pool's cost order, not pairs, so new costs that reorder a
-pool are only new costs of the same model (:meth:`SortedPoolModel.set_pair_costs`, re-solved from
-the last basis), and a new structure's model starts from the last one of the same winner
-(:meth:`SortedPoolModel.for_structure`).
+Sorted pools (:class:`SortedPoolModel`).  A pool's variables occur in no other ``i2``'s rows and
+not on the winner side, so some optimum orders every pool's values against its costs; there
+``SS_m`` of a pool is the sum of its ``m`` most expensive pairs, and each ``(i2, l, case)`` is one
+row with no pool block: a few thousand rows where the blocks take 10^5
+(``benchmarks/results/lower_bound_formulations.json``).  Its rows read positions in a pool's cost
+order, not pairs, so new costs are only new costs of the same model
+(:meth:`SortedPoolModel.set_pair_costs`), and a new structure's model starts from the last one of
+the same winner (:meth:`SortedPoolModel.for_structure`).  Which model runs when:
+:mod:`boundcalc.lp.rule`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from .constraints import CopelandFamily, RowBlock, _as_square
+from .constraints import CopelandFamily, _as_square
 from .highs import CoveringLP, LPSolution
 
-__all__ = ["CopelandModel", "SortedPoolModel", "sorted_rounds"]
+__all__ = ["CopelandModel", "SortedPoolModel", "sorted_rounds", "Progress", "PROGRESS"]
+
+
+@dataclass
+class Progress:
+    """How far this process's running cutting plane is, for a progress line another thread prints
+    (the CLI's, :data:`PROGRESS`): the winner being solved, the rounds of the solve so far, the
+    model's rows and the oracle's largest violation at the last round."""
+
+    winner: int = -1
+    rounds: int = 0
+    rows: int = 0
+    violation: float = float("nan")
+
+    def round(self, winner: int, rows: int, violation: float) -> None:
+        self.winner, self.rows, self.violation = winner, rows, violation
+        self.rounds += 1
+
+
+#: The running solve's progress: written by the cutting plane, read by a progress display.
+PROGRESS = Progress()
 
 
 def _unchanged_i2(old: CopelandFamily, family: CopelandFamily) -> np.ndarray | None:
     """Per ``i2``, whether its rows in ``old``'s family are rows of ``family`` too (another
     structure, same winner): ``family`` has ``old``'s ``K``, winner, levels and ``I_{i1}``, and that
     ``i2``'s pool ``S_{i2} \\ {i1}`` and table entries ``(m_I, m_S, ok)`` are unchanged; None where
-    the families differ in the former or no ``i2`` is unchanged (nothing carries over).  The one
-    test of :meth:`CopelandModel.derived` and :meth:`SortedPoolModel.for_structure`."""
+    the families differ in the former or no ``i2`` is unchanged (nothing carries over): the test of
+    :meth:`SortedPoolModel.for_structure`."""
     if (
         family.K != old.K
         or family.winner != old.winner
@@ -114,8 +102,6 @@ class CopelandModel:
     promote : int
         Explicit rows per ``(i2, k)`` before its pool block is built (0: always lift; a large
         number: never, i.e. a plain cutting plane on the pool side).
-    presolve : bool
-        HiGHS presolve (off: measured to cost time here).
     lift : bool
         False: no block at all -- every cut is the family's own 0/1 row over pair variables (the
         plain cutting plane of 000 Sec. 4.1.1).  The model then holds covering rows only, whose
@@ -144,14 +130,13 @@ class CopelandModel:
         upper: np.ndarray,
         *,
         promote: int = 2,
-        presolve: bool = False,
         lift: bool = True,
         reuse_basis: bool = True,
         highs_options: dict | None = None,
     ):
         self.family = family
         self.lift = bool(lift)
-        self.lp = CoveringLP(costs, upper=upper, presolve=presolve, reuse_basis=reuse_basis, options=highs_options)
+        self.lp = CoveringLP(costs, upper=upper, reuse_basis=reuse_basis, options=highs_options)
         self.promote = int(promote)
         K, nc = family.K, family._ok.shape[1]
         nI = family.inferiors.size
@@ -161,21 +146,14 @@ class CopelandModel:
         self._win_y = np.full(nI + 1, -1, dtype=np.int64)  # y_k of the winner block at level k
         self._win_u = np.full((nI + 1, K), -1, dtype=np.int64)  # u_{k, j} of that block
         self._keys: dict[tuple[int, int, int], int] = {}  # (column, h1, h2) of the explicit rows -> i2
-        #: per model row: its i2 (-1 for block rows) and whether it is lifted (lifted models only)
+        #: per row of a lifted model: its i2 (-1 for block rows)
         self._row_i2 = np.zeros(0, dtype=np.int64)
-        self._row_lifted = np.zeros(0, dtype=bool)
-        #: per model row of a plain model: its covering-row hashes (those a derived model keeps)
-        self._row_keys: list[tuple[int, int]] = []
-        #: per model row: its block (index into :attr:`blocks`; -1 for cut rows); per block: its
-        #: ``i2`` (pool blocks; -1 for winner blocks) and whether its rows are in the model
-        self._row_block = np.zeros(0, dtype=np.int64)
-        self._block_i2 = np.zeros(0, dtype=np.int64)
-        self._block_live = np.zeros(0, dtype=bool)
         #: every block: (its pair variables, level k, and its variables t, u (one per pair), z)
         self.blocks: list[tuple[np.ndarray, int, int, np.ndarray, int]] = []
         self.explicit_rows = 0
         self.lifted_rows = 0
         self.winner_blocks = 0
+        self.pool_blocks = 0
         #: the last solution the oracle found feasible over the whole family, and its violation
         #: (a solve that keeps the last basis returns that very array: no second oracle pass)
         self._checked: tuple[np.ndarray, float] | None = None
@@ -191,12 +169,7 @@ class CopelandModel:
     @property
     def block_rows(self) -> int:
         """The rows of the blocks in the model."""
-        return int((self._row_block >= 0).sum())
-
-    @property
-    def pool_blocks(self) -> int:
-        """The pool blocks in the model (a derived model's are those of the ``i2`` it kept)."""
-        return int((self._block_live & (self._block_i2 >= 0)).sum())
+        return int((self._row_i2 < 0).sum())
 
     # ------------------------------------------------------------------ blocks
     def _blocks(self, members: list[np.ndarray], ks: np.ndarray, i2s: np.ndarray) -> list[tuple[int, np.ndarray, int]]:
@@ -226,12 +199,8 @@ class CopelandModel:
         starts = np.zeros(lens.size + 1, dtype=np.int64)
         np.cumsum(lens, out=starts[1:])
         nr = self.lp.add_general_rows(starts, np.concatenate(idx), np.concatenate(val), np.zeros(lens.size))
-        first = self._block_i2.size
-        self._row_block = np.concatenate([self._row_block, np.repeat(np.arange(first, first + nb), sizes + 1)])
-        self._block_i2 = np.concatenate([self._block_i2, np.asarray(i2s, dtype=np.int64)])
-        self._block_live = np.concatenate([self._block_live, np.ones(nb, dtype=bool)])
+        self.pool_blocks += int((np.asarray(i2s) >= 0).sum())
         self._row_i2 = np.concatenate([self._row_i2, np.full(nr, -1, dtype=np.int64)])
-        self._row_lifted = np.concatenate([self._row_lifted, np.zeros(nr, dtype=bool)])
         return out
 
     def _winner_blocks(self, levels: np.ndarray) -> None:
@@ -266,10 +235,7 @@ class CopelandModel:
         if n == 0:
             return 0
         if not self.lift:  # whole rows, de-duplicated by CoveringLP's hashes
-            st = np.asarray(starts)[: n + 1]
-            added = self.lp.add_rows(
-                RowBlock(st, np.asarray(idx)[: st[-1]], np.asarray(viol)[:n]), (np.asarray(h1)[:n], np.asarray(h2)[:n])
-            )
+            added = self.lp.add_hashed_rows(n, starts, idx, h1, h2)
             self.explicit_rows += added
             return added
         i2, c = np.asarray(i2), np.asarray(c)
@@ -322,89 +288,12 @@ class CopelandModel:
         out[np.repeat(rs[:-1] + hl, tl) + within] = idx[np.repeat(starts[:-1][sel], tl) + within]
         added = self.lp.add_general_rows(rs, out, np.ones(out.size), np.ones(m))
         self._row_i2 = np.concatenate([self._row_i2, i2])
-        self._row_lifted = np.concatenate([self._row_lifted, lifted])
-        self._row_block = np.concatenate([self._row_block, np.full(m, -1, dtype=np.int64)])
         ex = ~lifted
         np.add.at(self._n_explicit, (i2[ex], k[ex]), 1)
         self._lifted[i2[lifted], c[lifted]] = True
         self.explicit_rows += int(ex.sum())
         self.lifted_rows += int(lifted.sum())
         return added
-
-    def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> CopelandModel | None:
-        """This model's rows that ``family`` (another structure, same winner) still implies, as a
-        new model started from this one's last basis; None where none carry over.
-
-        A lifted model's rows are the blocks (valid for any structure: a winner block depends on
-        ``I_{i1}`` only, a pool block states ``z <= SS_k`` over its own pool) and, per ``i2``, its
-        lifted and explicit rows of ``(i2, l, case)``, which read only ``I_{i1}``, the pool
-        ``S_{i2} \\ {i1}``, ``[i2 in I_{i1}]`` and the table entries ``(m_I, m_S, ok)`` of that
-        ``i2``.  Where ``family`` has the same ``I_{i1}`` and levels, the rows of every ``i2`` whose
-        pool and table entries are unchanged are rows (or lifted rows) of ``family`` itself: they
-        are kept; the others are dropped with their pool blocks (no other row reads them) and the
-        cutting plane adds what ``family`` needs.  This model is not changed."""
-        same = _unchanged_i2(self.family, family)
-        if same is None:
-            return None
-        changed = ~same
-        r = self._row_i2
-        if not self.lift:
-            return self._derived_plain(family, costs, upper, changed)
-        gone = (r >= 0) & changed[np.maximum(r, 0)]
-        # the pool blocks of those i2 are used by no row any more: their rows go too
-        dead = self._block_live & (self._block_i2 >= 0) & changed[np.maximum(self._block_i2, 0)]
-        rb = self._row_block
-        unused = (rb >= 0) & dead[np.maximum(rb, 0)]
-        drop = np.flatnonzero(gone | unused)
-        new = CopelandModel.__new__(CopelandModel)
-        new.__dict__.update(self.__dict__)
-        new.family = family
-        new.lp = self.lp.derived(drop, costs, upper)
-        new._checked = None
-        keep = np.ones(r.size, dtype=bool)
-        keep[drop] = False
-        new._row_i2 = r[keep]
-        new._row_lifted = self._row_lifted[keep]
-        new._row_block = rb[keep]
-        new._block_live = self._block_live & ~dead
-        new._win_y = self._win_y.copy()
-        new._win_u = self._win_u.copy()
-        new._pool_z = self._pool_z.copy()
-        new._pool_z[changed] = -1
-        new._n_explicit = self._n_explicit.copy()
-        new._n_explicit[changed] = 0
-        new._lifted = self._lifted.copy()
-        new._lifted[changed] = False
-        new._keys = {k: i for k, i in self._keys.items() if same[i]}
-        new.blocks = list(self.blocks)
-        kept = new._row_i2 >= 0
-        new.lifted_rows = int((new._row_lifted & kept).sum())
-        new.explicit_rows = int((~new._row_lifted & kept).sum())
-        return new
-
-    def _derived_plain(
-        self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray, changed: np.ndarray
-    ) -> CopelandModel | None:
-        """:meth:`derived` for a plain model (``lift=False``): every row is one 0/1 row of an ``(i2,
-        l, case)``, a row of ``family`` too where that ``i2``'s pool and table entries are unchanged
-        (the same ``I_{i1}`` and levels: checked by the caller); those rows, their hashes and the
-        last basis are kept, the others dropped."""
-        r = self._row_i2
-        if r.size != self.lp.n_rows:  # rows added by another path (not keyed by i2)
-            return None
-        gone = changed[r]
-        drop = np.flatnonzero(gone)
-        new = CopelandModel.__new__(CopelandModel)
-        new.__dict__.update(self.__dict__)
-        new.family = family
-        new.lp = self.lp.derived(drop, costs, upper)
-        new._checked = None
-        keep = ~gone
-        new._row_i2 = r[keep]
-        new._row_keys = [k for k, g in zip(self._row_keys, gone.tolist()) if not g]
-        new.lp._keys = set(new._row_keys)
-        new.explicit_rows = int(keep.sum())
-        return new
 
     def sizes(self) -> dict:
         """The model's size (the ``stats`` of a solve)."""
@@ -428,30 +317,20 @@ class SortedPoolModel(CopelandModel):
     row per ``(i2, l, case)`` and no pool block (kept per structure and re-costed by
     :meth:`set_pair_costs`).
 
-    Why it is exact.  The pool ``P = S_{i2} \\ {i1}`` of an ``i2`` holds the pairs ``{i2, j}``
-    that ``j`` wins: each such pair lies in the pool of its loser only, never on the winner side
-    (pairs ``{i1, j}``, ``j in I_{i1}``; ``i1`` is in no pool), so a pool's variables occur in
-    the rows of its ``i2`` alone, and there only through ``SS_m(e_P)``, the sum of the ``m``
-    smallest values (paper 000, eq. (2); the module text).  Exchanging two values of a pool keeps
-    every ``SS_m`` and every bound ``0 <= e <= 1``, and where ``c_a <= c_b`` with ``e_a < e_b``
-    it does not raise the cost (``(c_a - c_b)(e_b - e_a) <= 0``): some optimum of ``C*_{i1}``
-    has every pool's values in the reverse order of its costs (cheapest largest; equal costs in
-    arm order).  On that set ``SS_m(e_P)`` is the sum over the ``m`` most expensive pairs, a
-    linear function, and with ``e_{(s)} = delta_s + ... + delta_p`` (positions by cost, ``delta
-    >= 0``) the order is a bound instead of ``|P| - 1`` rows: the ``(i2, l, case)`` family is the
-    one row ``winner part + sum_{s > p - m} (s - p + m) delta_s >= 1``, whatever ``l`` and the
-    subsets.  The variable ``delta_s`` takes the slot of the ``s``-th cheapest pair of the pool
-    (the same number of variables), with cost ``c_(1) + ... + c_(s)``.  The winner part is
-    :class:`CopelandModel`'s (winner blocks).
+    Why it is exact.  A pool's variables occur only in the rows of its ``i2``, and there only
+    through ``SS_m(e_P)`` (the module text).  Exchanging two values of a pool keeps every ``SS_m``
+    and bound, and where ``c_a <= c_b`` with ``e_a < e_b`` it does not raise the cost: some
+    optimum of ``C*_{i1}`` has every pool's values in the reverse order of its costs (equal costs
+    in arm order).  There ``SS_m(e_P)`` is the sum over the ``m`` most expensive pairs, and with
+    ``e_{(s)} = delta_s + ... + delta_p`` (positions by cost, ``delta >= 0``) the ``(i2, l, case)``
+    family is the one row ``winner part + sum_{s > p - m} (s - p + m) delta_s >= 1``.  The variable
+    ``delta_s`` takes the slot of the ``s``-th cheapest pair, with cost ``c_(1) + ... + c_(s)``.
 
-    The model is a relaxation of ``R_{i1}`` restricted to that order (a subset of its rows;
-    ``delta <= 1`` and no ``e_{(1)} <= 1`` row: a value above 1 is cut to 1 by :meth:`pair_values`,
-    which keeps every covering row and does not raise the cost), whose optimum equals ``C*_{i1}``
-    (the paragraph above).  So when the oracle (over the whole family, at the pair values) finds
-    nothing violated, the pair values are an optimum of ``C*_{i1}`` -- the cutting plane's stopping
-    rule, unchanged.  Rows are added per violated ``(i2, l, case)``, once each; a present row still
-    violated (HiGHS's tolerances) makes :meth:`add_cuts` return 0 and the caller falls back to
-    :class:`CopelandModel`.
+    The model is a relaxation of ``R_{i1}`` restricted to that order (a value above 1 is cut to 1
+    by :meth:`pair_values`, which keeps every covering row and does not raise the cost), whose
+    optimum is ``C*_{i1}``: when the oracle over the whole family finds nothing violated at the
+    pair values, they are an optimum.  A present row still violated (HiGHS's tolerances) makes
+    :meth:`add_cuts` return 0 and the caller falls back to :class:`CopelandModel`.
     """
 
     def __init__(
@@ -460,7 +339,6 @@ class SortedPoolModel(CopelandModel):
         costs: np.ndarray,
         upper: np.ndarray,
         *,
-        presolve: bool = False,
         reuse_basis: bool = False,
         highs_options: dict | None = None,
     ):
@@ -492,7 +370,6 @@ class SortedPoolModel(CopelandModel):
             tc,
             up,
             promote=0,
-            presolve=presolve,
             lift=True,
             reuse_basis=reuse_basis,
             highs_options=highs_options,
@@ -607,18 +484,12 @@ class SortedPoolModel(CopelandModel):
         self._cell = row + self._pos_in
         self._cell_rev = row + (w - 1 - self._pos_in)
 
-    def derived(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> None:
-        """None: :meth:`CopelandModel.derived`'s contract (pool blocks, positions fixed by pairs)
-        does not carry over to positions in a cost order; the sorted model's own is
-        :meth:`for_structure`."""
-        return None
-
     def for_structure(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> SortedPoolModel | None:
         """This model's rows that ``family`` (another structure, same winner) still holds, as a new
         model started from this one's last basis; None where none carry over (this model is not
         changed).
 
-        As :meth:`CopelandModel.derived`: with the same ``I_{i1}`` and levels, the rows of an
+        With the same ``I_{i1}`` and levels, the rows of an
         ``i2`` whose pool and table entries ``(m_I, m_S, ok)`` are unchanged are rows of
         ``family``'s sorted model too -- they read the winner blocks (``I_{i1}`` only),
         ``e_{i1 i2}`` and the positions of that pool, whose slots (the ``delta`` variables) the new
@@ -654,14 +525,12 @@ class SortedPoolModel(CopelandModel):
         keep = np.ones(r.size, dtype=bool)
         keep[drop] = False
         new._row_i2 = r[keep]
-        new._row_lifted = self._row_lifted[keep]
-        new._row_block = self._row_block[keep]
         new._lifted = self._lifted.copy()
         new._lifted[~same] = False
         new._win_y = self._win_y.copy()
         new._win_u = self._win_u.copy()
         new.blocks = list(self.blocks)
-        new.lifted_rows = int((new._row_lifted & (new._row_i2 >= 0)).sum())
+        new.lifted_rows = int((new._row_i2 >= 0).sum())
         new.explicit_rows = 0
         #: the i2 whose rows were dropped (a caller may give them first rows)
         new.changed_i2 = ~same
@@ -737,8 +606,6 @@ class SortedPoolModel(CopelandModel):
         val[dst] = within + 1.0
         added = self.lp.add_general_rows(rs, out, val, np.ones(m))
         self._row_i2 = np.concatenate([self._row_i2, i2])
-        self._row_lifted = np.concatenate([self._row_lifted, np.ones(m, dtype=bool)])
-        self._row_block = np.concatenate([self._row_block, np.full(m, -1, dtype=np.int64)])
         self._lifted[i2, c] = True
         self.lifted_rows += m
         return added
@@ -772,6 +639,7 @@ def sorted_rounds(
         E = _as_square(e, K)
         S = fam._sums(E)
         v = float(1.0 - S.min())
+        PROGRESS.round(fam.winner, model.lp.n_rows, v)
         if v <= tol:
             model._sorted_checked = (sol.x, model.order_changes, e, v)
             return e, v, ""

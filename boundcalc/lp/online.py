@@ -1,25 +1,25 @@
-"""The LP solver kept between solves: :class:`CopelandLPSolver` (offline and online use).
-
-:func:`boundcalc.lower_bound` (certified) and the bootstrap's draws (not) solve each matrix
-once, cold, on the sorted-pool model (:class:`~boundcalc.lp.lifted.SortedPoolModel`).  CW-RMED (paper
-000, Algorithm 1, line 11) keeps one solver for the whole run (``online = K``): its model and
-backend are the rule's (:mod:`boundcalc.lp.rule`), and a small LRU cache keeps ``(family,
-model)`` per ``(Copeland structure, winner)``.  An empirical matrix ``mu_hat(t)`` whose
-structure is unchanged costs only new costs and a warm re-solve, or none when the last basis
-stays optimal for the new costs (:meth:`~boundcalc.lp.highs.CoveringLP.solve`); a matrix
-flipping back and forth between two structures finds both warm; a new structure's model starts
-from the last one of the same winner.  :meth:`CopelandLPSolver.solve_empirical` accepts exact
-ties (a tied pair lies in no row: 000 Algorithm 1 reads an undrawn or tied pair as in neither
-``S`` nor ``I``); :meth:`CopelandLPSolver.violation` answers check (3) with the amount *and*
-the most violated rows; :meth:`CopelandLPSolver.solve_online` answers line 11 without a result
-object.  The solver pickles (its HiGHS models are dropped and rebuilt on first use), so it can
-travel to Dask workers.
+"""The solver of paper 000's lower-bound LP, kept between solves: :class:`CopelandLPSolver`.
 
 What it solves: for each Copeland winner ``i1`` of a (possibly empirical) matrix, ``C*_{i1}`` of
-paper 000, eq. (2), by the cutting plane of :mod:`boundcalc.lp.cutting`, with the allocation; a
-certified solve adds the certificate of :func:`~boundcalc.lp.cutting.certificate_for`.  Which
-model and backend (plain, sorted pools, pool blocks; HiGHS or the compiled simplex) and why:
-:mod:`boundcalc.lp.rule`.
+000, eq. (2), with an optimal allocation, by the cutting plane of :mod:`boundcalc.lp.cutting`; a
+certified solve adds the certificate of :func:`~boundcalc.lp.cutting.certificate_for`.
+
+When each model is used, and why (:mod:`boundcalc.lp.rule` holds the table and the measurements):
+:func:`boundcalc.lower_bound` and the bootstrap's draws solve each matrix once, cold, on the
+sorted-pool model (:class:`~boundcalc.lp.lifted.SortedPoolModel`: the smallest model), with the
+pool-block model (:class:`~boundcalc.lp.lifted.CopelandModel`) where it stalls or fails its
+certificate.  CW-RMED (000 Algorithm 1, line 11) keeps one solver for the whole run
+(``online = K``) and solves ``mu_hat(t)`` thousands of times: below 32 arms on the plain model,
+whose 0/1 basis its compiled step tests and re-solves without Python; from 32 arms on the
+sorted-pool model, a new structure's model derived from the last one of the same winner.  A small
+LRU cache keeps ``(family, model)`` per ``(Copeland structure, winner)``: an unchanged structure
+costs new costs and a warm re-solve, or none when the last basis stays optimal for them.
+
+:meth:`CopelandLPSolver.solve_empirical` accepts exact ties (a tied pair lies in no row: 000
+Algorithm 1 reads an undrawn or tied pair as in neither ``S`` nor ``I``);
+:meth:`CopelandLPSolver.violation` answers check (3) with the amount and the most violated rows;
+:meth:`CopelandLPSolver.solve_online` answers line 11 without a result object.  The solver pickles
+(its HiGHS models are rebuilt on first use), so it can travel to Dask workers.
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ from ..units import UNIT_000, UNIT_CUSTOM
 from .constraints import CopelandFamily, _as_square
 from .cutting import (
     Violation,
-    _add_cuts,
     _pair_costs_000,
     _q_matrix,
     certificate_for,
@@ -49,7 +48,7 @@ from .cutting import (
 )
 from .ecw import _cost_matrix, closed_form_stats, ecw_allocation
 from .highs import CoveringLP, SolverError
-from .lifted import CopelandModel, SortedPoolModel, sorted_rounds
+from .lifted import PROGRESS, CopelandModel, SortedPoolModel, sorted_rounds
 from .rule import plan
 from .structure import Structure, as_structure, empirical_structure, structure_d, triu
 
@@ -93,11 +92,7 @@ class _Entry:
 class CopelandLPSolver:
     """Exact ``C*_{i1}`` for every Copeland winner by cutting planes; warm between calls.
 
-    The model and backend come from :func:`boundcalc.lp.rule.plan` (the table of
-    :mod:`boundcalc.lp.rule`): offline, the sorted-pool model (the pool-block model where it
-    stalls or fails its certificate); online (``online = K``, CW-RMED), the plain model with the
-    compiled simplex below 32 arms and the sorted-pool model, derived from the last structure's,
-    from 32.
+    The model and backend come from :func:`boundcalc.lp.rule.plan` (the module text).
 
     Parameters
     ----------
@@ -115,16 +110,12 @@ class CopelandLPSolver:
     max_rounds : int
         Safety limit on separation rounds per winner; hitting it gives ``status = "failed"``.
     perturb : float
-        ``delta`` of the deterministic cost perturbation (:mod:`boundcalc.kernels.perturb`): every
-        model is solved with the costs ``c (1 + delta g) + delta g``, so that a degenerate LP's
-        optimal vertex does not depend on the solve path (cache, derived or cold models, HiGHS or
-        the compiled simplex).  The reported ``C*_{i1}`` is ``c.e`` with the *true* costs at that
-        vertex; a certificate is that of the true LP (the Lagrangian bound at the duals of a warm
-        re-solve with the true costs), so a ``delta`` too large fails loudly.  Without a
-        certificate ``e`` is feasible and optimal for the perturbed costs: at most ``delta (1 + P
-        / C*)`` above ``C*`` relatively, ``P`` the pairs.  With ``perturb > 0`` HiGHS's own cost
-        perturbation is off (it would choose among the vertices again).  0: the costs themselves.
-        Theorem 6's closed form is not perturbed (it has one answer).  CW-RMED passes 1e-6.
+        ``delta`` of the cost perturbation (:mod:`boundcalc.kernels.perturb`): every model is
+        solved with the costs ``c (1 + delta g) + delta g``, so that a degenerate LP's optimal
+        vertex does not depend on the solve path.  ``C*_{i1}`` is ``c.e`` with the *true* costs at
+        that vertex, at most ``delta (1 + P / C*)`` above ``C*`` relatively (``P`` pairs); a
+        certificate is the true LP's.  HiGHS's own cost perturbation is then off.  0: the costs
+        themselves.  CW-RMED passes 1e-6.
     online : int
         The number of arms of the online policy the solver serves (000 Algorithm 1's line 11:
         compiled kernels, derived models, the compiled simplex by the rule), 0 for offline use.
@@ -139,11 +130,10 @@ class CopelandLPSolver:
         (:meth:`~boundcalc.lp.lifted.SortedPoolModel.set_pair_costs`); "blocks": the pool-block
         model only (what the fallback uses).
     promote, per_i2, warm_rows, sorted_per_i2 : int
-        The cutting plane's constants: explicit rows of an ``(i2, k)`` before its pool block
-        (2: MSLR-136 and tournaments both fast), cuts per violated ``i2`` and round on the block
-        and plain models (1: fewest pool blocks) and on the sorted model (3), and the first rows
-        per ``i2`` at ECW's closed-form allocation (3: the 136-arm MSLR matrices in one round).
-        The value never depends on them (tests/test_lp_lifted.py, tests/test_cw_perturb.py).
+        The cutting plane's constants: explicit rows of an ``(i2, k)`` before its pool block,
+        cuts per violated ``i2`` and round on the block and plain models and on the sorted model,
+        and the first rows per ``i2`` at ECW's closed-form allocation.  The value never depends on
+        them (tests/test_lp_lifted.py, tests/test_cw_perturb.py).
     derived, sorted_fallbacks : int
         Models derived from another structure's; ``(structure, winner)`` the sorted model failed on.
 
@@ -185,8 +175,7 @@ class CopelandLPSolver:
         self.derive, self.reuse_basis = p.derive, p.reuse_basis
         self.lifted_model = "sorted"
         self.promote, self.per_i2, self.warm_rows, self.sorted_per_i2 = 2, 1, 3, 3
-        self.presolve = False  # measured to only cost time on these LPs
-        self.derived = 0  # models derived from another structure's (:meth:`_derived`)
+        self.derived = 0  # sorted models derived from another structure's (:meth:`_sorted_answer`)
         self.sorted_fallbacks = 0  # (structure, winner) the sorted model failed on (:meth:`_sorted_answer`)
         self._levels = None if levels is None else tuple(sorted(set(int(l) for l in levels)))
         self.seed = int(seed)
@@ -196,11 +185,9 @@ class CopelandLPSolver:
         self._last_key: bytes | None = None
         self.highs_options = None if p.highs_options is None else dict(p.highs_options)
         if self.perturb > 0:
-            # HiGHS's dual simplex perturbs the costs itself (by amounts of the order of ours) and,
-            # once it removes them, may stop at a basis dual infeasible by ~1e-8 that it still calls
-            # optimal: a vertex chosen by its path again (measured: panel (a) of Figure 1, seed 1,
-            # t = 312: max_dual_infeasibility 1.66e-8, another optimal vertex of the true LP than a
-            # cold solve's).  Off, every solve ends dual feasible for our perturbed costs.
+            # HiGHS's own cost perturbation, once removed, may leave a basis dual infeasible by ~1e-8
+            # that it calls optimal: a vertex chosen by its path again.  Off, every solve ends dual
+            # feasible for our perturbed costs.
             self.highs_options = {"dual_simplex_cost_perturbation_multiplier": 0.0, **(self.highs_options or {})}
 
     # ------------------------------------------------------------------ state
@@ -408,18 +395,6 @@ class CopelandLPSolver:
         kept[1].bit_generator.state = kept[2]
         return kept[1]
 
-    def _derived(
-        self, ent: _Entry, fam: CopelandFamily, w: int, costs: np.ndarray, upper: np.ndarray
-    ) -> CopelandModel | None:
-        """A new model for ``fam`` derived from the most recently used model of winner ``w`` (see
-        :meth:`~boundcalc.lp.lifted.CopelandModel.derived`), or None."""
-        for (k, w2), e in reversed(self._cache.items()):
-            if w2 == w and e is not ent and e.model is not None:
-                model = e.model.derived(fam, costs, upper)
-                self.derived += model is not None
-                return model
-        return None
-
     def _perturbed(self, true_costs: np.ndarray) -> np.ndarray:
         """:func:`~boundcalc.kernels.perturb.perturb_costs` of ``true_costs`` with ``delta g`` kept
         between solves (the same two operations per entry on the same numbers: equal bit for bit)."""
@@ -471,7 +446,7 @@ class CopelandLPSolver:
             model.set_pair_costs(costs)
         elif self.derive:
             # from the most recently used sorted model of the same winner (its rows that still hold
-            # and its basis: SortedPoolModel.for_structure), as for the block models (:meth:`_derived`)
+            # and its basis: SortedPoolModel.for_structure)
             for (k, w2), e2 in reversed(self._cache.items()):
                 if w2 == w and e2 is not ent and isinstance(e2.sorted, SortedPoolModel):
                     model = e2.sorted.for_structure(fam, costs, upper)
@@ -515,6 +490,7 @@ class CopelandLPSolver:
     ) -> BoundResult | OnlineAnswer:
         load = load_kernels() if self.compiled else 0.0  # one-time, kept out of the solve's seconds
         t0 = time.perf_counter()
+        PROGRESS.rounds = 0
         structure_d(st)  # ValueError without d
         if theorem6 and regret is None and self.levels is None and st.winners.size >= 2 and st.ties == 0:
             res = self._theorem6(st, winners, t0, raw)
@@ -567,11 +543,6 @@ class CopelandLPSolver:
                     continue
             model = ent.model
             s0 = i0 = a0 = f0 = 0  # a new model's counts start at 0 (its warm rows are counted)
-            if model is None and self.derive:
-                model = self._derived(ent, fam, w, costs, upper)
-                if model is not None:
-                    warm_all = False
-                    ent.model = model
             if model is None:
                 warm_all = False
                 model = CopelandModel(
@@ -579,7 +550,6 @@ class CopelandLPSolver:
                     costs,
                     upper,
                     promote=self.promote,
-                    presolve=self.presolve,
                     lift=self.lift,
                     reuse_basis=self.reuse_basis,
                     highs_options=self.highs_options,
@@ -596,7 +566,7 @@ class CopelandLPSolver:
                     core = ecw_allocation(st.beats, C_square, w, compiled=self.compiled)[1]
                     if rng is None:
                         rng = self._fresh_rng()
-                    _add_cuts(model, core, -np.inf, self.warm_rows, rng)
+                    model.add_cuts(core, -np.inf, self.warm_rows, rng)
                     t_sep += time.perf_counter() - t1
             else:
                 lp = model.lp
@@ -623,6 +593,7 @@ class CopelandLPSolver:
                 E = _as_square(sol.x, st.K)  # the oracle reads the LP solution K x K
                 S = fam._sums(E) if fam._has_rows else None
                 v = float(1.0 - S.min()) if S is not None else -np.inf
+                PROGRESS.round(w, lp.n_rows, v)
                 if v <= self.tol:
                     model._checked = (sol.x, v)
                     t_sep += time.perf_counter() - t2
@@ -632,7 +603,7 @@ class CopelandLPSolver:
                     break
                 if rng is None:
                     rng = self._fresh_rng()
-                n_new = _add_cuts(model, E, self.tol, self.per_i2, rng, S)
+                n_new = model.add_cuts(E, self.tol, self.per_i2, rng, S)
                 t_sep += time.perf_counter() - t2
                 if n_new == 0:
                     failures.append(

@@ -55,15 +55,11 @@ The empirical state (fields of :class:`RMEDState`, the one layout of both varian
     bit for bit.
 
 Check (3) (:func:`check3`)
-    evaluates, for each empirical Copeland winner ``i1`` in index order, the LP core's sorting
-    oracle (:func:`boundcalc.kernels.lp.copeland_sums` over the family's tables,
-    :meth:`~boundcalc.lp.constraints.CopelandFamily.oracle_args`) on ``E = (N / log t) d``: the
-    counts pass when ``1 - min_row sum <= check_tol``.  The tables are built compiled
-    (:func:`build_tables`) once per empirical structure, equal to the LP core's (tested); when they
-    outgrow their arrays the compiled step returns ``NEED_TABLES`` and Python enlarges them
-    (:meth:`CopelandRMED._grow_tables`), then the decision is made again.  With the structure
-    unchanged the rows are fixed, and bounds on the row sums often decide without the oracle
-    (:func:`check3`).
+    runs, for each empirical Copeland winner ``i1`` in index order, the LP core's sorting oracle
+    (:func:`boundcalc.kernels.lp.copeland_sums`) on ``E = (N / log t) d`` over tables built once
+    per empirical structure (:func:`build_tables`, equal to the LP core's); the counts pass when
+    ``1 - min_row sum <= check_tol``.  Tables that outgrow their arrays are enlarged by Python
+    (:meth:`CopelandRMED._grow_tables`).
 
 ECW-RMED's caches
     A duel that keeps the empirical structure changes only the eq. (5) pools of the pair's loser

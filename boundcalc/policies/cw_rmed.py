@@ -1,81 +1,32 @@
 """CW-RMED: paper 000's Algorithm 1 with the exact lower-bound LP (Komiyama, Honda & Nakagawa, ICML 2016).
 
-Paper 000 proves that CW-RMED attains the Copeland regret lower bound (Theorem 3) but could not
-run it: its check (3) and line 11 need the LP of eq. (2), whose constraints are exponentially
-many, on the empirical matrix at every step.  Here everything but line 11's LP runs compiled --
-the skeleton shared with ECW-RMED (:mod:`boundcalc.policies.copeland_rmed`: line 4, ``L_C``,
-``L_R``, ``L_N``, the empirical structure), check (3) and the cases of line 11 that need no LP
-solve -- and the LP goes to boundcalc's LP core (:class:`boundcalc.lp.CopelandLPSolver`), kept on
-the policy between steps:
+000 proves CW-RMED optimal (Theorem 3); its check (3) and line 11 need the LP of eq. (2), whose
+rows are exponentially many, on the empirical matrix at every step.  The skeleton shared with
+ECW-RMED (:mod:`boundcalc.policies.copeland_rmed`: line 4, ``L_C``, ``L_R``, ``L_N``, the empirical
+structure, check (3) by the LP core's sorting oracle on ``E = (N / log t) d``) runs compiled, and
+so does every line-11 answer that needs no LP solve:
 
-* check (3), line 8, is the skeleton's (:func:`boundcalc.policies.copeland_rmed.check3`, shared
-  with ECW-RMED as 000 prints it): for each empirical Copeland winner ``i1`` in index order, the LP
-  core's sorting oracle (:func:`boundcalc.kernels.lp.copeland_sums` over the family's tables,
-  :meth:`~boundcalc.lp.constraints.CopelandFamily.oracle_args`) on ``E = (N / log t) d``: the
-  counts pass when ``1 - min_row sum <= check_tol``.  Observed counts are tested against the
-  covering rows only (the box ``q <= 1/d`` of eq. (2) bounds the LP's rates, not observed counts).  The
-  tables are built compiled (:func:`~boundcalc.policies.copeland_rmed.build_tables`) once per empirical structure, equal to the LP
-  core's (tested).
-* line 11, with two or more empirical Copeland winners and no tie: 000 Theorem 6 (``C* =
-  C^E*``), ECW's closed-form allocation (:func:`boundcalc.kernels.lp.ecw_closed_form`) checked
-  feasible by the oracle -- what :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical` answers
-  there, computed in place.
-* line 11 otherwise: :meth:`~boundcalc.lp.CopelandLPSolver.solve_empirical` (through its lean
-  twin :meth:`~boundcalc.lp.online.CopelandLPSolver.solve_online`: ``C*_{i1}`` and an
-  optimal allocation per winner, warm per structure, exact ties in no row), asked **only when its
-  answer can change**.  With the structure unchanged the rows and bounds do not depend on the
-  counts, only the costs ``c = r / d`` move, so the basis of the model's last solve stays primal
-  feasible with the same solution ``e*``; it stays optimal while every reduced cost keeps its sign.
-  That check (the duals ``y`` of the basis's tight rows from ``M^T y = c_B``, ``M`` the basis
-  matrix on those rows; ``c_j - a_j.y >= 0`` at the lower bound, ``<= 0`` at the upper, ``y >= 0``)
-  runs compiled; within a margin of HiGHS's dual tolerance (``5e-10``, less an allowance for
-  rounding) the basis is kept and ``e*`` is the answer HiGHS's warm re-solve would return with
-  zero simplex iterations, otherwise HiGHS re-solves.  The sign test is the LP core's own
-  (:func:`boundcalc.kernels.basis.duals_keep_signs`, run by
-  :meth:`~boundcalc.lp.highs.CoveringLP.solve` before any warm re-solve); only the duals come
-  from elsewhere: the LP core asks HiGHS's factorisation, CW-RMED's compiled step multiplies by
-  ``M^-1`` kept per basis (faster here than reading ``B^-1`` from HiGHS: that module's text).
-* the model and backend of line 11 are the LP core's rule for an online policy of ``K`` arms
-  (:mod:`boundcalc.lp.rule`, one table).  Below 32 arms the model is plain (0/1 rows), and from 5
-  arms a stored basis that fails the test above is re-solved in the compiled step by a bounded
-  primal simplex from it (:func:`~boundcalc.kernels.cw_rmed.resolve_from_basis`,
-  :mod:`boundcalc.kernels.simplex`; at most :attr:`CWRMED.simplex_pivots` pivots), its new basis
-  checked by the same sign test and its allocation by the oracle over the whole family
-  ``R_{i1}`` (a violated row: Python's LP adds cuts, solved by the same simplex, the dual simplex
-  after new cuts).  HiGHS runs where the simplex gives up (its pivot cap, a numerical check, an
-  apparently infeasible LP).  From 32 arms line 11 runs on the sorted-pool model
-  (:class:`~boundcalc.lp.lifted.SortedPoolModel`: the same LP, eq. (2) exactly, one row per
-  ``(i2, l, case)``), solved by HiGHS without its scaling; the compiled basis test reads 0/1 rows
-  only, so there the LP core makes the same test itself before any warm re-solve
-  (:meth:`boundcalc.lp.highs.CoveringLP.solve`), and a new empirical structure's model starts from
-  the last one of the same winner (its rows that the new family still holds, and its basis:
-  consecutive structures differ by a pair or two).
+* two or more empirical Copeland winners and no tie: 000 Theorem 6 (``C* = C^E*``), ECW's
+  closed-form allocation checked feasible by the oracle;
+* the structure unchanged since the last solve: the rows and bounds are the same and only the costs
+  ``c = r / d`` move, so the last basis stays primal feasible; it is kept while its reduced costs
+  keep their signs (:func:`boundcalc.kernels.basis.duals_keep_signs`, the LP core's own test, with
+  ``M^-1`` kept per basis); on plain models a basis that fails it is re-solved by the compiled
+  bounded simplex (:func:`~boundcalc.kernels.cw_rmed.resolve_from_basis`, at most
+  :attr:`CWRMED.simplex_pivots` pivots).
 
-Line 11's LP is often degenerate on empirical matrices, and which optimal vertex a simplex returns
-depends on its path (a model kept by the LRU cache or rebuilt cold, derived from another
-structure's or not, HiGHS or the compiled simplex).  Every model is therefore solved with the costs
-perturbed by :attr:`CWRMED.perturb` (:mod:`boundcalc.kernels.perturb`: one formula and one weight
-vector, also used by the compiled basis test), which makes the optimum generically unique; the
-constants ``C*_{i1}`` and ``i*`` are computed from the *true* costs at that optimum.  The pairs are
-the same for every cache size, derived or cold models, the cutting plane's constants and either
-backend (tests/test_cw_perturb.py, tests/test_cw_rmed_simplex.py, tests/test_cw_pools.py).  What
-is verified at each line-11 answer (``solve_online``, no dual bound): the oracle's largest
-violation of the returned allocation over the *whole* family ``R_{i1}`` is at most the solver's
-``tol`` (the allocation is feasible for the true LP: the perturbation changes costs, not rows), and
-the solver reported it optimal for the perturbed costs, so ``c.e`` is at most ``perturb (1 + P /
-C*_{i1})`` above the true ``C*_{i1}`` relatively (``P`` pairs); a certificate
-(``solve_empirical(certify=True)``, not asked online) adds the true LP's Lagrangian bound and
-certifies ``c.e`` against the true ``C*_{i1}`` within the LP core's ``gap_tol``.  A failed LP
-(status "failed": a HiGHS error, no convergence, or a certificate out of tolerance) raises
+Otherwise line 11 is :meth:`boundcalc.lp.CopelandLPSolver.solve_online`, the LP core's solver kept
+on the policy; its model and backend are :mod:`boundcalc.lp.rule`'s, and :mod:`boundcalc.lp.online`
+says what it solves.  Every model is solved with the costs perturbed by :attr:`CWRMED.perturb`
+(:mod:`boundcalc.kernels.perturb`), so that a degenerate LP's optimal vertex, hence the pairs, does
+not depend on the solve path (tests/test_cw_perturb.py, tests/test_cw_rmed_simplex.py,
+tests/test_cw_pools.py); ``C*_{i1}`` and ``i*`` are computed from the true costs at that vertex.
+Each answer's allocation passes the oracle over the whole family ``R_{i1}``; a failed LP raises
 :class:`boundcalc.SolverError`: the policy never acts on an unverified allocation.
 
-Python is entered only when line 11 meets a new structure (to read any warm basis the LP core
-keeps for it), when the LP must be solved there (new cuts, or the compiled simplex gave up), and
-when the tables outgrow their arrays; the whole-run kernel
-:func:`~boundcalc.kernels.cw_rmed.copeland_run` (ECW-RMED's too, by ``reg[VARIANT]``) returns
-to :class:`CWRMED` then and resumes.  ``stats`` adds to the skeleton's: ``lp_solves`` (HiGHS
-solves), ``theorem6`` (line 11 answered by Theorem 6), ``warm_answers`` (line 11 answered with no
-HiGHS run: the reduced-cost check, the compiled simplex).
+The whole-run kernel :func:`~boundcalc.kernels.cw_rmed.copeland_run` returns to Python only to
+read a new structure's warm bases, to solve the LP, and to grow its tables.  ``stats`` adds
+``lp_solves`` (HiGHS solves), ``theorem6`` and ``warm_answers`` (no HiGHS run) to the skeleton's.
 """
 
 from __future__ import annotations
@@ -151,33 +102,22 @@ class CWRMED(CopelandRMED):
     name = "cw-rmed"
     plot_style = ("tab:red", "--", "s")
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (CW), eq. (2), Theorems 2-3"
-    #: 2: line 11 compiled around its LP, from 32 arms on the lifted and derived models with kept
-    #: bases: the pairs equal 0.1.0's on the recorded 4- and 5-arm streams and part from them on
-    #: the 32-arm one, where line 11 runs on those models (tests/policy_decisions.py).
-    #: 3: line 11's LP solved with perturbed costs (:attr:`perturb`): the pairs no longer depend on
-    #: the solve path (cache size, derived or cold models: tests/test_cw_perturb.py).
+    #: 3: line 11's LP solved with perturbed costs (:attr:`perturb`; tests/policy_decisions.py).
     revision = 3
-    #: ``delta`` of line 11's deterministic cost perturbation (:mod:`boundcalc.kernels.perturb`: ``c'_p =
-    #: c_p (1 + delta g_p) + delta g_p``, ``g_p`` a fixed hash of the pair index in ``[0, 1)``),
-    #: the same in the LP core's models (``CopelandLPSolver(perturb=...)``) and the compiled basis
-    #: test: the pairs do not depend on the solve path (module text).  The reading of 000:
-    #: Algorithm 1, line 11 plays "an optimal solution" of eq. (2) and Theorem 3's proof holds for
-    #: any choice among optimal ones, so the policy may fix the choice; the perturbed optimum is a
-    #: vertex of the same feasible set, and ``C*_{i1}`` (and ``i*``) are computed from the true costs
-    #: at it.  The margin: with 1e-6 the allocations agree across solve paths to 1.3e-13 on panel (a)
-    #: of Figure 1 (10^5 steps); with 1e-7, 0.2 % of the comparisons there differ (cost differences
-    #: come within HiGHS's 1e-9 dual feasibility tolerance).  0: the costs themselves (the solve
-    #: path then picks among a degenerate LP's vertices, and the compiled simplex is off).
+    #: ``delta`` of line 11's cost perturbation (:mod:`boundcalc.kernels.perturb`), the same in the
+    #: LP core's models and the compiled basis test.  000's Algorithm 1, line 11 plays "an optimal
+    #: solution" of eq. (2) and Theorem 3's proof holds for any choice among optimal ones, so the
+    #: policy may fix the choice.  With 1e-6 the allocations agree across solve paths to 1.3e-13 on
+    #: Figure 1 (a); with 1e-7 cost differences come within HiGHS's 1e-9 dual tolerance.  0: the
+    #: costs themselves (the solve path then picks the vertex; the compiled simplex is off).
     perturb = 1e-6
     State = CWState
     stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers")
     kernels = (skeleton_select, copeland_update, copeland_run)
     #: Warm models kept by the LP core's cache (per structure and winner).
     cache_size = 64
-    #: Pivots the compiled primal simplex may take from a stored basis that fails the compiled basis
-    #: test (plain models, :func:`boundcalc.kernels.cw_rmed.resolve_from_basis`) before Python's LP
-    #: core is asked; 0: the LP core re-solves every such basis.  With :attr:`perturb` the simplex
-    #: lands on the vertex HiGHS's re-solve returns (the same pairs: tests/test_cw_rmed_simplex.py).
+    #: Pivots the compiled primal simplex may take from a stored basis that fails the basis test
+    #: (plain models) before the LP core is asked; 0: the LP core re-solves every such basis.
     simplex_pivots = 50
     #: Changes of the LP core's rule-chosen solve path (attributes of
     #: :class:`~boundcalc.lp.CopelandLPSolver`, e.g. ``derive``, ``promote``, ``lifted_model``,
