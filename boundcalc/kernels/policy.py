@@ -16,7 +16,8 @@ State bundles
 
 The duel stream and the policy stream
     The simulator's duel draws and the randomized policies' draws (SplitMix64) are
-    :mod:`~boundcalc.kernels.stats`'s, re-exported here under the same names.
+    :mod:`~boundcalc.kernels.stats`'s, imported from there (the one place they are written and
+    exported).
 
 The run loops
     Every policy family has its own short whole-run kernel (``ccb_run``, ...; RMED1, RMED2 and
@@ -93,6 +94,7 @@ Compile time (a simulation's first run on an empty cache)
     young-generation threshold, or no collection at all, during a compile (the young generation
     then holds all of it: slower).
 
+>>> from boundcalc.kernels.stats import duel_uniform_py
 >>> duel_uniform(np.uint64(1), np.uint64(2), 3, 0) == duel_uniform_py(1, 2, 3, 0)
 True
 """
@@ -117,48 +119,12 @@ from numba.experimental import structref
 
 from . import compile_gc  # noqa: F401  (the garbage-collection guard of every compilation)
 from .codesize import optimize_for_size
-from .stats import (  # noqa: F401  (_GOLDEN, _MASK, _mix64_py: the transcriptions' SplitMix64)
-    _GOLDEN,
-    _MASK,
-    _mix64_py,
-    duel_uniform,
-    duel_uniform_py,
-    held_beta,
-    held_gamma,
-    held_index,
-    held_next,
-    held_normal,
-    held_stream,
-    held_uniform,
-    store_stream,
-    stream_beta,
-    stream_gamma,
-    stream_index,
-    stream_next,
-    stream_normal,
-    stream_uniform,
-)
+from .stats import duel_uniform
 
 __all__ = [
     "StateType",
     "bundle",
     "bind",
-    "duel_uniform",
-    "duel_uniform_py",
-    "stream_next",
-    "stream_uniform",
-    "stream_index",
-    "stream_normal",
-    "stream_gamma",
-    "stream_beta",
-    "held_stream",
-    "store_stream",
-    "held_next",
-    "held_uniform",
-    "held_index",
-    "held_normal",
-    "held_gamma",
-    "held_beta",
     "count",
     "count_wn",
     "plain_update",
@@ -220,6 +186,33 @@ def _layout(nt: Any) -> tuple[Any, str, int]:
     return inst_type, f"{sum(words)}n", total
 
 
+#: Offset of an array's data pointer in its object: numpy's ``PyArrayObject_fields`` start with the
+#: object header and then ``char *data`` (what ``PyArray_DATA`` reads), checked once below.
+_DATA_OFFSET = object.__basicsize__
+
+
+def _data_pointer_read(a: np.ndarray) -> int:
+    """The address of ``a``'s first element, read from the array object (0.2 us; numpy's
+    ``__array_interface__`` builds a dict for it, 1.1 us, nine times per policy state)."""
+    return ctypes.c_void_p.from_address(id(a) + _DATA_OFFSET).value or 0
+
+
+def _data_pointer_interface(a: np.ndarray) -> int:
+    """The address of ``a``'s first element, from numpy's array interface."""
+    return int(a.__array_interface__["data"][0])
+
+
+def _reads_data_pointer() -> bool:
+    """Whether :func:`_data_pointer_read` gives numpy's own answer here (on arrays of several
+    kinds: a fresh one, a view at an offset, a zero-size one)."""
+    base = np.arange(12, dtype=np.int64).reshape(3, 4)
+    probes = (base, base[1:, 2:], np.zeros(0), np.ones(3, dtype=np.bool_))
+    return all(_data_pointer_read(a) == _data_pointer_interface(a) for a in probes)
+
+
+_data_pointer = _data_pointer_read if _reads_data_pointer() else _data_pointer_interface
+
+
 def bundle(values: Any) -> StateBundle:
     """One :class:`StateType` struct over the arrays of the namedtuple ``values`` (shared, not copied).
 
@@ -247,7 +240,7 @@ def bundle(values: Any) -> StateBundle:
     inst_type, fmt, size = got
     words: list[int] = []
     for a in values:
-        words += (0, id(a), a.size, a.itemsize, a.__array_interface__["data"][0])
+        words += (0, id(a), a.size, a.itemsize, _data_pointer(a))
         words += a.shape
         words += a.strides
     mi = rtsys.meminfo_alloc(size)
