@@ -249,6 +249,7 @@ def main() -> None:
             "cpp_draws_us": cxx_floor,
             "cpp_draws_share": None if cxx_floor is None else cxx_floor / CPP_US[K],
             "cpp_draws_over_draws": None if cxx_floor is None else cxx_floor / floor,
+            "cpp_draws_over_run": None if cxx_floor is None else cxx_floor / run_us,
         }
         if "landed" in us:
             row |= {"landed_kernel_us": min(us["landed"]), "landed_kernel_us_runs": us["landed"]}

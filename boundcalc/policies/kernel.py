@@ -243,13 +243,20 @@ class CompiledPolicy(Policy):
         """Play the environment bundle ``env`` (:func:`new_env`) to its horizon with the whole-run kernel."""
         if self._pending is not None:
             raise PolicyError(f"policy {self.name!r}: a pair is waiting for its outcome")
-        type(self).kernels[2](self._s, env)
+        s = self._s
+        key = (type(self), s._numba_type_, env._numba_type_)
+        run = _RUN_ENTRY.get(key)
+        if run is None:  # the kernel's entry point for these types: no dispatch per call (bind)
+            run = _RUN_ENTRY[key] = bind(type(self).kernels[2], s, env)
+        run(s, env)
 
 
 #: The classes whose kernels :func:`~boundcalc.kernels.compile_notice` was asked about in this process.
 _NOTICE_GIVEN: set[type] = set()
 
 _ENTRY: dict[tuple[type, Any], tuple[Any, Any]] = {}
+#: The whole-run kernel's entry point per class, state type and environment type.
+_RUN_ENTRY: dict[tuple[type, Any, Any], Any] = {}
 
 
 def _entry_points(cls: type[CompiledPolicy], s: Any) -> tuple[Any, Any]:
