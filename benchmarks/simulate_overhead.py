@@ -13,8 +13,9 @@ that difference also holds the kernel's own spread.  The call is therefore also 
 the call), the least over the calls; ``in_call_share`` is that over the least kernel.
 
 The policies are those whose whole call came nearest a C++ peer (Interleaved Filter, Beat-the-Mean,
-Sparring, SAVAGE, RUCB); the matrices 001's 5-arm MSLR matrix and the 16-arm MSLR submatrix of
-``benchmarks/policies.py`` (``BOUNDCALC_SHARED``; left out when absent).
+Sparring, SAVAGE, RUCB), or those of ``--policies`` (``all``: every registered one); the matrices
+001's 5-arm MSLR matrix and the 16-arm MSLR submatrix of ``benchmarks/policies.py``
+(``BOUNDCALC_SHARED``; left out when absent).
 
 With ``--landed PATH`` every cell is also measured on the checkout at ``PATH`` (another tree of
 this repository, e.g. the main branch): both trees run in child processes (``PYTHONPATH``), one per
@@ -22,7 +23,7 @@ tree and round, in alternating order for ``--rounds`` rounds of ``--repeat`` cal
 that a shared machine's load falls on both alike; each side keeps its least figures over all
 rounds.
 
-    python3 benchmarks/simulate_overhead.py [--repeat 5] [--landed /work/main --rounds 3]
+    python3 benchmarks/simulate_overhead.py [--repeat 5] [--landed /work/main --rounds 3] [--policies all]
 
 Prints a table and writes ``benchmarks/results/simulate_overhead.json``.
 """
@@ -53,7 +54,9 @@ def measure(name: str, mu: np.ndarray, T: int, repeat: int) -> dict[str, list[fl
     from boundcalc.simulate import _new_policy, checkpoints, regret_matrices, run_seeds, simulate
 
     inner: list[float] = []
-    plain = CompiledPolicy.run_environment
+    cls = get_policy(name)
+    own = "run_environment" in vars(cls)  # ECW-RMED and CW-RMED have their own
+    plain = cls.run_environment
 
     def timed(policy: CompiledPolicy, env: object) -> None:
         c0 = time.process_time()
@@ -67,13 +70,16 @@ def measure(name: str, mu: np.ndarray, T: int, repeat: int) -> dict[str, list[fl
     regrets = np.stack(list(regret_matrices(pm).values()))
     k0, k1, _, _ = run_seeds(0, 0, name)
     for _ in range(repeat):
-        CompiledPolicy.run_environment = timed  # type: ignore[method-assign]
+        setattr(cls, "run_environment", timed)  # noqa: B010 (the policy's class, patched for the call)
         try:
             c0 = time.process_time()
             simulate(pm, [name], horizon=T, runs=1, seed=0, bounds=False, workers=0, progress=False)
             calls.append(time.process_time() - c0)
         finally:
-            CompiledPolicy.run_environment = plain  # type: ignore[method-assign]
+            if own:
+                setattr(cls, "run_environment", plain)  # noqa: B010
+            else:
+                delattr(cls, "run_environment")
         outside.append(calls[-1] - inner[-1])
         policy = _new_policy(get_policy(name), pm.K, run_seeds(0, 0, name)[2], {})  # run 0's policy and duels
         _, env = new_env(mu, T, k0, k1, cps, regrets)
@@ -109,21 +115,31 @@ def matrices() -> dict[str, np.ndarray]:
     return out
 
 
-def cells() -> list[tuple[str, str]]:
-    return [(name, mname) for mname in matrices() for name in POLICIES]
+def policy_list(text: str | None) -> list[str]:
+    """The policies of ``--policies`` (comma-separated names, or ``all``); :data:`POLICIES` without it."""
+    if not text:
+        return list(POLICIES)
+    from boundcalc.policies import resolve_policy_list
+
+    return resolve_policy_list(text)
 
 
-def measure_all(horizon: int, repeat: int) -> dict[str, dict[str, list[float]]]:
+def cells(policies: list[str]) -> list[tuple[str, str]]:
+    return [(name, mname) for mname in matrices() for name in policies]
+
+
+def measure_all(horizon: int, repeat: int, policies: list[str]) -> dict[str, dict[str, list[float]]]:
     """:func:`measure` of every cell, keyed ``policy matrix``."""
     mats = matrices()
-    return {f"{n} {m}": measure(n, mats[m], horizon, repeat) for n, m in cells()}
+    return {f"{n} {m}": measure(n, mats[m], horizon, repeat) for n, m in cells(policies)}
 
 
-def in_tree(tree: str, horizon: int, repeat: int) -> dict[str, dict[str, list[float]]]:
+def in_tree(tree: str, horizon: int, repeat: int, policies: list[str]) -> dict[str, dict[str, list[float]]]:
     """:func:`measure_all` in a child process importing ``boundcalc`` from ``tree``."""
     tree = str(Path(tree).resolve())
     proc = subprocess.run(
-        [sys.executable, __file__, "--tree", tree, "--horizon", str(horizon), "--repeat", str(repeat)],
+        [sys.executable, __file__, "--tree", tree, "--horizon", str(horizon), "--repeat", str(repeat)]
+        + ["--policies", ",".join(policies)],
         env=dict(os.environ, PYTHONPATH=tree),
         capture_output=True,
         text=True,
@@ -133,13 +149,13 @@ def in_tree(tree: str, horizon: int, repeat: int) -> dict[str, dict[str, list[fl
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def compared(horizon: int, repeat: int, rounds: int, landed: str) -> dict[str, dict]:
+def compared(horizon: int, repeat: int, rounds: int, landed: str, policies: list[str]) -> dict[str, dict]:
     """Every cell on this tree and on ``landed``, one child process per tree and round."""
     trees = {"this": str(HERE.parent), "landed": landed}
     runs: dict[str, dict[str, dict[str, list[float]]]] = {"this": {}, "landed": {}}
     for r in range(rounds):
         for side in ("this", "landed") if r % 2 == 0 else ("landed", "this"):
-            for cell, got in in_tree(trees[side], horizon, repeat).items():
+            for cell, got in in_tree(trees[side], horizon, repeat, policies).items():
                 mine = runs[side].setdefault(cell, {k: [] for k in got})
                 for k, v in got.items():
                     mine[k] += v
@@ -153,23 +169,25 @@ def main() -> None:
     ap.add_argument("--horizon", type=int, default=100_000)
     ap.add_argument("--landed", help="another checkout to measure beside this one (child processes)")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds per side with --landed")
+    ap.add_argument("--policies", help="comma-separated policy names, or 'all' (default: the five of the module text)")
     ap.add_argument("--tree", help=argparse.SUPPRESS)  # a child of --landed: measure, print JSON
     ap.add_argument("--out", default=str(HERE / "results" / "simulate_overhead.json"))
     a = ap.parse_args()
     if a.tree:
         sys.path.insert(0, a.tree)  # this tree's boundcalc, not the script's
-        print(json.dumps(measure_all(a.horizon, a.repeat)))
+        print(json.dumps(measure_all(a.horizon, a.repeat, policy_list(a.policies))))
         return
+    policies = policy_list(a.policies)
     if a.landed:
-        got = compared(a.horizon, a.repeat, a.rounds, a.landed)
+        got = compared(a.horizon, a.repeat, a.rounds, a.landed, policies)
     else:
-        got = {cell: summary(m) for cell, m in measure_all(a.horizon, a.repeat).items()}
+        got = {cell: summary(m) for cell, m in measure_all(a.horizon, a.repeat, policies).items()}
     mats = matrices()
     rows = []
     head = f"{'policy':20s} {'matrix':16s} {'call ms':>8s} {'kernel ms':>9s} {'overhead ms':>11s} {'share':>6s}"
     head += f" {'in-call ms':>10s} {'share':>6s}"
     print(head + (f" {'landed: overhead':>16s} {'share':>6s} {'in-call':>7s} {'share':>6s}" if a.landed else ""))
-    for name, mname in cells():
+    for name, mname in cells(policies):
         r = {"policy": name, "matrix": mname, "K": int(mats[mname].shape[0]), **got[f"{name} {mname}"]}
         rows.append(r)
         line = (
@@ -180,7 +198,7 @@ def main() -> None:
             la = r["landed"]
             line += f" {la['overhead_ms']:16.2f} {la['overhead_share']:6.0%} {la['in_call_ms']:7.2f} {la['in_call_share']:6.0%}"
         print(line, flush=True)
-    meta = {"horizon": a.horizon, "repeat": a.repeat}
+    meta = {"horizon": a.horizon, "repeat": a.repeat, "policies": policies}
     if a.landed:
         meta |= {"landed": str(Path(a.landed).resolve()), "rounds": a.rounds}
     Path(a.out).write_text(json.dumps({**meta, "rows": rows}, indent=1) + "\n")

@@ -33,7 +33,12 @@ Execution
     ones (the result is that of one job with all of them), one with fewer reads the first ones.
     ``first_run=m`` runs ``m, ..., m + runs - 1`` instead of ``0, ..., runs - 1``: the same numbers
     those runs have in a job of ``m + runs`` runs, so a long job can be split between machines, or
-    continued where the rows of its first runs are gone.  A compiled policy
+    continued where the rows of its first runs are gone.  In-process without a row file and without
+    a progress bar (a script's default) the tasks need nothing of the runner but their loop, and
+    :func:`simulate` computes their rows itself, in order: the runner's rows, each curve the float
+    array whose JSON list the runner returns (the same floats; ``tests/test_simulate_overhead.py``),
+    so that a short run does not pay the runner's fixed cost (``benchmarks/simulate_overhead.py``).
+    A compiled policy
     (:class:`~boundcalc.policies.kernel.CompiledPolicy`: every registered one) runs the whole
     horizon in its own whole-run kernel, which loops over the very step functions
     ``select_pair``/``update`` call; ``fast=False`` drives the same policy through the protocol
@@ -54,21 +59,25 @@ from __future__ import annotations
 import functools
 import math
 import os
+import sys
 import time
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._table import format_table
+from .kernels.policy import new_env, reset_env
+from .kernels.stats import duel_uniform_py
 from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .policies import Policy, PolicyError, get_policy, resolve_policy_list
 from .policies.environment import regret_matrices
-from .policies.kernel import CompiledPolicy, duel_uniform_py, new_env
+from .policies.kernel import CompiledPolicy
 from .result import Result, RichResult, to_jsonable
-from .runner.job import MAX_TASKS, Job, check_count, check_seed, derive_seed, run_job
+from .runner.executor import Rows
+from .runner.job import MAX_TASKS, Job, check_count, check_seed, derive_seed, resolve_workers, run_job
 from .runner.store import check_revision, revision, same
 from .units import UNIT_000, UNIT_RMED
 
@@ -246,8 +255,25 @@ def run_one(
     cls = get_policy(name)
     params = cls.validate_params(params)
     label = label or _policy_label(name, params)
+    return _run_checked(cls, params, label, np.asarray(mu, dtype=float), T, cps, regrets, seed, run, crn, shuffle, fast)
+
+
+def _run_checked(
+    cls: type[Policy],
+    params: Mapping[str, Any],
+    label: str,
+    mu: np.ndarray,
+    T: int,
+    cps: np.ndarray,
+    regrets: np.ndarray,
+    seed: int,
+    run: int,
+    crn: bool,
+    shuffle: bool,
+    fast: bool,
+) -> dict:
+    """:func:`run_one` of a policy class and hyperparameters already checked (``mu`` a float array)."""
     k0, k1, pol_ss = _run_keys(seed, run, label, crn)
-    mu = np.asarray(mu, dtype=float)
     K = mu.shape[0]
     if shuffle:
         perm = np.random.default_rng(_shuffle_seed(seed, run)).permutation(K)
@@ -259,20 +285,47 @@ def run_one(
     pol = _new_policy(cls, K, pol_ss, params)
     t0, c0 = time.perf_counter(), time.process_time()
     if use_kernel:
-        env_arrays, env = new_env(mu, T, k0, k1, cps, regrets)
+        env_arrays, env = _take_env(mu, T, k0, k1, cps, regrets)
         assert isinstance(pol, CompiledPolicy)  # cls.compiled: the class has kernels
         pol.run_environment(env)
-        out = env_arrays.out
+        out = env_arrays.out.copy()
+        _give_env(env_arrays, env)
     else:
         out = run_protocol(pol, DuelEnvironment(mu, k0, k1), T, cps, regrets)
+    c1, t1 = time.process_time(), time.perf_counter()
     stats = {k: int(v) for k, v in pol.stats.items()}
-    return {
-        "regret": out,
-        "stats": stats,
-        "seconds": time.perf_counter() - t0,
-        "cpu_seconds": time.process_time() - c0,
-        "kernel": bool(use_kernel),
-    }
+    return {"regret": out, "stats": stats, "seconds": t1 - t0, "cpu_seconds": c1 - c0, "kernel": bool(use_kernel)}
+
+
+#: Environments of finished runs (:func:`~boundcalc.kernels.policy.new_env`'s arrays and bundle), one per
+#: sizes ``(K, units, checkpoints)``, for the next run of those sizes: refilled in place
+#: (:func:`~boundcalc.kernels.policy.reset_env`, about 3 us) instead of built and bundled anew (about
+#: 10 us).  Only of up to :data:`SPARE_ENV_ARMS` arms, and of at most :data:`SPARE_ENV_SIZES` sizes.
+_SPARE_ENVS: dict[tuple[int, int, int], list] = {}
+SPARE_ENV_ARMS = 64
+SPARE_ENV_SIZES = 16
+
+
+def _take_env(mu: np.ndarray, T: int, k0: int, k1: int, cps: np.ndarray, regrets: np.ndarray) -> tuple[Any, Any]:
+    """``new_env(mu, T, k0, k1, cps, regrets)``: a spare environment of these sizes refilled, else a new one."""
+    try:
+        arrays, env = _SPARE_ENVS[(mu.shape[0], regrets.shape[0], cps.shape[0])].pop()
+    except (KeyError, IndexError):
+        return new_env(mu, T, k0, k1, cps, regrets)
+    reset_env(arrays, mu, T, k0, k1, cps, regrets)
+    return arrays, env
+
+
+def _give_env(arrays: Any, env: Any) -> None:
+    """Keep a finished run's environment for :func:`_take_env` (small sizes only; module constants)."""
+    K = arrays.mu.shape[0]
+    if K > SPARE_ENV_ARMS:
+        return
+    if len(_SPARE_ENVS) >= SPARE_ENV_SIZES:
+        _SPARE_ENVS.clear()
+    spare = _SPARE_ENVS.setdefault((K, arrays.regrets.shape[0], arrays.checkpoints.shape[0]), [])
+    if not spare:
+        spare.append((arrays, env))
 
 
 def _new_policy(cls: type[Policy], K: int, pol_ss: np.random.SeedSequence, params: Mapping[str, Any]) -> Policy:
@@ -289,25 +342,35 @@ def simulation_task(task: dict, shared: dict) -> dict:
     """The runner's task function: one (policy, run) -> a JSON row (see :func:`simulate`)."""
     spec = shared["policies"][task["policy"]]
     check_revision(spec["name"], spec.get("revision"), get_policy(spec["name"]).revision)
-    res = run_one(
-        spec["name"],
+    row = _task_row(task, shared)
+    row["regret"] = {u: curve.tolist() for u, curve in row["regret"].items()}
+    return row
+
+
+def _task_row(task: dict, shared: dict) -> dict:
+    """:func:`simulation_task`'s row with each unit's curve still a float array: the row
+    :func:`simulate` builds its result from when it runs in-process without a row file (the
+    runner's rows are these curves as JSON lists, which read back to the same floats)."""
+    spec = shared["policies"][task["policy"]]
+    res = _run_checked(
+        get_policy(spec["name"]),
         spec["params"],
+        spec["label"],
         shared["mu"],
         shared["horizon"],
         shared["checkpoints"],
         shared["regrets"],
-        seed=shared["seed"],
-        run=task["run"],
-        crn=shared["crn"],
-        shuffle=shared["shuffle"],
-        fast=shared["fast"],
-        label=spec["label"],
+        shared["seed"],
+        task["run"],
+        shared["crn"],
+        shared["shuffle"],
+        shared["fast"],
     )
     return {
         "index": task["index"],
         "policy": spec["label"],
         "run": task["run"],
-        "regret": {u: res["regret"][k].tolist() for k, u in enumerate(shared["units"])},
+        "regret": dict(zip(shared["units"], res["regret"])),
         "stats": res["stats"],
         "seconds": res["seconds"],
         "cpu_seconds": res["cpu_seconds"],
@@ -688,6 +751,78 @@ def _policy_specs(
     return specs
 
 
+def _regrets_of(pm: PreferenceMatrix) -> tuple[list[str], np.ndarray]:
+    """The recorded units and their regret matrices stacked (units x K x K) for :func:`simulate`,
+    computed once per matrix (:func:`_regret_stack`)."""
+    units, stack = _regret_stack(pm)
+    return list(units), stack
+
+
+@functools.lru_cache(maxsize=16)
+def _regret_stack(pm: PreferenceMatrix) -> tuple[tuple[str, ...], np.ndarray]:
+    """:func:`regret_matrices` of ``pm`` as ``(units, stack)``, kept for the matrix's next
+    simulation (a matrix's regrets are a function of ``mu``, which a :class:`PreferenceMatrix`
+    never changes, and which its equality and hash compare).  The stack stays writable (a
+    read-only array is another numba type, and every kernel would compile again for it); no
+    kernel writes it."""
+    reg = regret_matrices(pm)
+    return tuple(reg), np.stack(list(reg.values()))
+
+
+def _in_process_without_bar(workers: Any, scheduler: Any, chunk_size: Any, progress: bool | None) -> bool:
+    """Whether a simulation without a row file runs in this process with no progress bar: then it
+    needs nothing of the runner's but the loop over its tasks (:func:`_rows_in_process`).  The run
+    options are checked here as :func:`~boundcalc.runner.job.run_job` checks them."""
+    if chunk_size is not None:
+        check_count(chunk_size, "chunk_size", low=1)
+    if resolve_workers(workers, scheduler) != 0 or scheduler is not None:
+        return False
+    if progress is None:
+        progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    return not progress
+
+
+def _rows_in_process(tasks: list[dict], shared: dict) -> Rows:
+    """The rows of ``tasks`` computed here, in order (the runner's rows of an in-process run without
+    a row file, each curve a float array rather than a list of the same floats), with the runner's
+    figures of such a run."""
+    t0 = time.perf_counter()
+    rows = [_task_row(t, shared) for t in tasks]
+    stats = {
+        "tasks": len(tasks),
+        "resumed": 0,
+        "computed": len(rows),
+        "errors": 0,
+        "backend": "in-process",
+        "workers": 0,
+        "chunk_size": 1,
+        "seconds_cluster": 0.0,
+        "seconds_run": time.perf_counter() - t0,
+    }
+    return Rows(rows, stats)
+
+
+def _simulation_job(pm: PreferenceMatrix, shared: dict, per_decade: int, tasks: Callable[[], list[dict]]) -> Job:
+    """The runner's job of a simulation: :func:`simulation_task` over ``tasks``, and the row file's
+    header and identity (module text, Execution)."""
+    specs = shared["policies"]
+    header = {
+        "kind": "simulate",
+        "matrix": pm.mu.tolist(),
+        "horizon": shared["horizon"],
+        "seed": shared["seed"],
+        "crn": shared["crn"],
+        "shuffle": shared["shuffle"],
+        "per_decade": per_decade,
+        "policies": [{"label": s["label"], "params": s["params"], "revision": s["revision"]} for s in specs],
+        "fast": shared["fast"],
+        "layout": LAYOUT,
+    }
+    # with one policy both layouts index run r at r: a file of the earlier layout resumes as it is
+    identity = {f: (revision if f == "policies" else same) for f in header if not (f == "layout" and len(specs) == 1)}
+    return Job("simulate", simulation_task, shared=shared, header=header, identity=identity, tasks=tasks)
+
+
 def simulate(
     matrix: MatrixLike,
     policies: str | Sequence[str] = ("ecw-rmed", "rmed1"),
@@ -746,54 +881,39 @@ def simulate(
     R0 = check_count(first_run, "first_run", low=0, high=MAX_TASKS // len(specs) - R)
     per_decade = check_count(per_decade, "per_decade", low=1, high=1000)
     cps = checkpoints(T, per_decade)
-    reg = regret_matrices(pm)
-    units = list(reg)
+    units, regrets = _regrets_of(pm)
     shared = {
         "mu": pm.mu,
         "horizon": T,
         "checkpoints": cps,
         "units": units,
-        "regrets": np.stack([reg[u] for u in units]),
+        "regrets": regrets,
         "seed": int(seed),
         "crn": bool(crn),
         "shuffle": bool(shuffle),
         "fast": bool(fast),
         "policies": specs,
     }
-    header = {
-        "kind": "simulate",
-        "matrix": pm.mu.tolist(),
-        "horizon": T,
-        "seed": int(seed),
-        "crn": bool(crn),
-        "shuffle": bool(shuffle),
-        "per_decade": per_decade,
-        "policies": [{"label": s["label"], "params": s["params"], "revision": s["revision"]} for s in specs],
-        "fast": bool(fast),
-        "layout": LAYOUT,
-    }
     P = len(specs)
-    # with one policy both layouts index run r at r: a file of the earlier layout resumes as it is
-    identity = {f: (revision if f == "policies" else same) for f in header if not (f == "layout" and P == 1)}
-    job = Job(
-        "simulate",
-        simulation_task,
-        shared=shared,
-        header=header,
-        identity=identity,
-        tasks=lambda: [{"index": r * P + p, "policy": p, "run": r} for r in range(R0, R0 + R) for p in range(P)],
-    )
-    # a refused file (other settings, other decisions revisions, an earlier layout) is named by
-    # the store's one message (boundcalc.runner.store.refusal)
-    rows = run_job(
-        job,
-        out=out,
-        overwrite=overwrite,
-        workers=workers,
-        scheduler=scheduler,
-        chunk_size=chunk_size,
-        progress=progress,
-    )
+
+    def tasks() -> list[dict]:
+        return [{"index": r * P + p, "policy": p, "run": r} for r in range(R0, R0 + R) for p in range(P)]
+
+    if out is None and _in_process_without_bar(workers, scheduler, chunk_size, progress):
+        rows = _rows_in_process(tasks(), shared)
+    else:
+        job = _simulation_job(pm, shared, per_decade, tasks)
+        # a refused file (other settings, other decisions revisions, an earlier layout) is named by
+        # the store's one message (boundcalc.runner.store.refusal)
+        rows = run_job(
+            job,
+            out=out,
+            overwrite=overwrite,
+            workers=workers,
+            scheduler=scheduler,
+            chunk_size=chunk_size,
+            progress=progress,
+        )
     errors = [r for r in rows if "error" in r]
     if errors:
         raise RuntimeError(f"{len(errors)} simulation task(s) failed; first: {errors[0]['error']}")

@@ -23,7 +23,7 @@ from functools import cached_property
 import numpy as np
 from builders import lp_solver
 
-from boundcalc.kernels.policy import _GOLDEN, _MASK, _mix64_py
+from boundcalc.kernels.stats import _GOLDEN, _MASK, _mix64_py
 from boundcalc.lp import ecw as _ecw
 from boundcalc.lp.highs import SolverError
 from boundcalc.lp.online import CopelandLPSolver

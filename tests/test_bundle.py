@@ -8,7 +8,8 @@ from collections import namedtuple
 import numpy as np
 import pytest
 
-from boundcalc.kernels.policy import bundle, count, duel_uniform_py, new_env, play
+from boundcalc.kernels.policy import bundle, count, new_env, play
+from boundcalc.kernels.stats import duel_uniform_py
 
 S = namedtuple("S", ["W", "N", "reg"])
 

@@ -479,6 +479,19 @@ def test_kernels_are_faster_than_every_quoted_cpp_figure():
     assert len(ratio) >= 10 and min(ratio) > 1
 
 
+def test_rcs_and_its_cpp_sit_at_the_random_number_floor():
+    """What the speed page says of RCS (benchmarks/results/rcs_speed.json): on every cell its draws
+    alone are most of the kernel's step, the C++'s draws alone cost at least its quoted whole step,
+    and on one machine they cost at least twice the kernel's whole step."""
+    rows = json.loads((RESULTS / "rcs_speed.json").read_text())["rows"]
+    assert {r["K"] for r in rows} == {5, 16}
+    for r in rows:
+        assert r["draws_share"] >= 0.75 and r["cpp_draws_us"] >= r["cpp_us_quoted"]
+        assert (
+            r["cpp_draws_over_run"] == pytest.approx(r["cpp_draws_us"] / r["run_us"]) and r["cpp_draws_over_run"] >= 2
+        )
+
+
 # ----------------------------------------------------------------------------- peers (issue 34, point 2)
 PEER_TABLES = (
     ("arithmetic8", "mslr5-condorcet"),  # the seven baselines, T = 10^5 (Doubler 2^16), 20 runs

@@ -18,8 +18,9 @@ from reference_policies import DTS, RUCB, DTSPlus, copeland_candidates, drive_bo
 from scipy import integrate, stats
 
 from boundcalc.datasets import load_example, random_matrix
+from boundcalc.kernels import stats as kstats
 from boundcalc.matrix import kl_half
-from boundcalc.policies import PolicyError, kernel, make_policy
+from boundcalc.policies import PolicyError, make_policy
 from boundcalc.simulate import DuelEnvironment, checkpoints, regret_matrices, run_one, run_protocol, run_seeds
 
 
@@ -332,21 +333,21 @@ def _draws(fn, n, seed, *args, spare=False):
 @pytest.mark.parametrize("a,b", [(1.0, 1.0), (1.0, 40.0), (3.0, 7.0), (30.0, 70.0), (2000.0, 2100.0)])
 def test_stream_beta_against_scipy(a, b):
     """The policy stream's Beta sampler (Marsaglia-Tsang gammas on Box-Muller normals): KS against scipy."""
-    x = _draws(kernel.stream_beta, 8000, 17 + int(a), a, b, spare=True)
+    x = _draws(kstats.stream_beta, 8000, 17 + int(a), a, b, spare=True)
     assert stats.kstest(x, stats.beta(a, b).cdf).pvalue > 1e-3
     assert x.mean() == pytest.approx(a / (a + b), abs=5 * math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)) / 8000))
 
 
 def test_stream_uniform_normal_index():
-    u = _draws(kernel.stream_uniform, 20000, 5)
+    u = _draws(kstats.stream_uniform, 20000, 5)
     assert u.min() >= 0.0 and u.max() < 1.0 and stats.kstest(u, "uniform").pvalue > 1e-3
-    z = _draws(kernel.stream_normal, 20000, 6, spare=True)
+    z = _draws(kstats.stream_normal, 20000, 6, spare=True)
     assert stats.kstest(z, "norm").pvalue > 1e-3
     assert stats.kstest(z[0::2], "norm").pvalue > 1e-3 and stats.kstest(z[1::2], "norm").pvalue > 1e-3
     assert abs(np.corrcoef(z[0::2], z[1::2])[0, 1]) < 4 / math.sqrt(10000)  # the two of a pair
-    g = _draws(kernel.stream_gamma, 20000, 7, 1.0, spare=True)  # Gamma(1) = Exp(1): the boundary shape
+    g = _draws(kstats.stream_gamma, 20000, 7, 1.0, spare=True)  # Gamma(1) = Exp(1): the boundary shape
     assert stats.kstest(g, "expon").pvalue > 1e-3
-    k = _draws(kernel.stream_index, 21000, 8, 7)
+    k = _draws(kstats.stream_index, 21000, 8, 7)
     assert k.min() == 0 and k.max() == 6 and stats.chisquare(np.bincount(k)).pvalue > 1e-3
     # consecutive outputs are not correlated
     assert abs(np.corrcoef(u[:-1], u[1:])[0, 1]) < 4 / math.sqrt(20000)

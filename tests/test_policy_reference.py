@@ -20,8 +20,9 @@ from numba import njit
 from reference_policies import REFERENCE, drive_both
 
 from boundcalc.datasets import load_example, random_matrix
+from boundcalc.kernels import stats as kstats
 from boundcalc.lp.rule import LIFTED_MIN_ARMS
-from boundcalc.policies import get_policy, kernel, policy_names
+from boundcalc.policies import get_policy, policy_names
 from boundcalc.simulate import checkpoints, regret_matrices, run_one
 
 # rounds per case in the long (slow) run: the transcriptions cost 0.1-1 ms a round
@@ -80,18 +81,18 @@ def test_pure_python_stream_equals_the_compiled_stream():
     for _ in range(3000):
         kind = int(rng.integers(5))
         if kind == 0:
-            assert kernel.stream_uniform(st) == s.uniform()
+            assert kstats.stream_uniform(st) == s.uniform()
         elif kind == 1:
             n = int(rng.integers(1, 50))
-            assert kernel.stream_index(st, n) == s.index(n)
+            assert kstats.stream_index(st, n) == s.index(n)
         elif kind == 2:
-            assert kernel.stream_normal(st, spare) == s.normal()
+            assert kstats.stream_normal(st, spare) == s.normal()
         elif kind == 3:
             a = float(rng.integers(1, 30))
-            assert kernel.stream_gamma(st, spare, a) == s.gamma(a)
+            assert kstats.stream_gamma(st, spare, a) == s.gamma(a)
         else:
             a, b = float(rng.integers(1, 30)), float(rng.integers(1, 30))
-            assert kernel.stream_beta(st, spare, a, b) == s.beta(a, b)
+            assert kstats.stream_beta(st, spare, a, b) == s.beta(a, b)
         assert int(st[0]) == s.state
 
 
@@ -102,23 +103,23 @@ def _held_draws(st, spare, kinds, params, ends, out):
     end (``ends``); ``out[k]`` the k-th draw."""
     k = 0
     for e in ends:
-        g = kernel.held_stream(st, spare)
+        g = kstats.held_stream(st, spare)
         while k < e:
             kind = kinds[k]
             if kind == 0:
-                g, x = kernel.held_uniform(g)
+                g, x = kstats.held_uniform(g)
             elif kind == 1:
-                g, q = kernel.held_index(g, int(params[k, 0]))
+                g, q = kstats.held_index(g, int(params[k, 0]))
                 x = float(q)
             elif kind == 2:
-                g, x = kernel.held_normal(g)
+                g, x = kstats.held_normal(g)
             elif kind == 3:
-                g, x = kernel.held_gamma(g, params[k, 0])
+                g, x = kstats.held_gamma(g, params[k, 0])
             else:
-                g, x = kernel.held_beta(g, params[k, 0], params[k, 1])
+                g, x = kstats.held_beta(g, params[k, 0], params[k, 1])
             out[k] = x
             k += 1
-        kernel.store_stream(g, st, spare)
+        kstats.store_stream(g, st, spare)
 
 
 def test_register_held_stream_equals_the_pure_python_stream():
@@ -141,8 +142,8 @@ def test_register_held_stream_equals_the_pure_python_stream():
         want = draw[kinds[k]]() if kinds[k] in (0, 2) else draw[kinds[k]](params[k])
         assert out[k] == want, k
     assert int(st[0]) == s.state and bool(spare[0]) == (s.spare is not None)
-    assert kernel.stream_normal(st, spare) == s.normal()
-    assert kernel.stream_beta(st, spare, 7.0, 300.0) == s.beta(7.0, 300.0)
+    assert kstats.stream_normal(st, spare) == s.normal()
+    assert kstats.stream_beta(st, spare, 7.0, 300.0) == s.beta(7.0, 300.0)
 
 
 @pytest.mark.parametrize("name", sorted(REFERENCE))

@@ -2,7 +2,7 @@
 
 The reference is the protocol itself: a fresh policy driven step by step (``select_pair`` /
 ``update``) against :func:`boundcalc.policies.base.matrix_duel`, the pure-Python duel stream
-(:func:`boundcalc.kernels.policy.duel_uniform_py`, tested against the compiled one in
+(:func:`boundcalc.kernels.stats.duel_uniform_py`, tested against the compiled one in
 ``tests/test_policies.py``).  Speed is measured in ``benchmarks/startup.py``.
 """
 

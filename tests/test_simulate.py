@@ -13,8 +13,8 @@ import pytest
 from scipy import stats
 
 from boundcalc.datasets import load_example, random_matrix
+from boundcalc.kernels.stats import duel_uniform, duel_uniform_py
 from boundcalc.policies import make_policy
-from boundcalc.policies.kernel import duel_uniform, duel_uniform_py
 from boundcalc.simulate import DuelEnvironment, checkpoints, regret_matrices, run_one, run_protocol, run_seeds, simulate
 
 

@@ -2,7 +2,7 @@
 implementation ``chang-li/MergeDTS`` runs it); the reading of each step and the draws it makes are in
 :mod:`boundcalc.policies.merge_dts`.  The batches, the stage merges and the pruning are MergeRUCB's
 (:mod:`boundcalc.kernels.merge_rucb`); the Beta draws are the policy stream's
-(:func:`~boundcalc.kernels.policy.held_beta`); the update is RUCB's
+(:func:`~boundcalc.kernels.stats.held_beta`); the update is RUCB's
 (:func:`~boundcalc.kernels.policy.plain_update`).
 
 >>> MergeDTSState._fields[:5]   # the counts, the policy stream and its spare, the batches

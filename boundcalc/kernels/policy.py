@@ -16,7 +16,8 @@ State bundles
 
 The duel stream and the policy stream
     The simulator's duel draws and the randomized policies' draws (SplitMix64) are
-    :mod:`~boundcalc.kernels.stats`'s, re-exported here under the same names.
+    :mod:`~boundcalc.kernels.stats`'s, imported from there (the one place they are written and
+    exported).
 
 The run loops
     Every policy family has its own short whole-run kernel (``ccb_run``, ...; RMED1, RMED2 and
@@ -93,6 +94,7 @@ Compile time (a simulation's first run on an empty cache)
     young-generation threshold, or no collection at all, during a compile (the young generation
     then holds all of it: slower).
 
+>>> from boundcalc.kernels.stats import duel_uniform_py
 >>> duel_uniform(np.uint64(1), np.uint64(2), 3, 0) == duel_uniform_py(1, 2, 3, 0)
 True
 """
@@ -117,54 +119,19 @@ from numba.experimental import structref
 
 from . import compile_gc  # noqa: F401  (the garbage-collection guard of every compilation)
 from .codesize import optimize_for_size
-from .stats import (  # noqa: F401  (_GOLDEN, _MASK, _mix64_py: the transcriptions' SplitMix64)
-    _GOLDEN,
-    _MASK,
-    _mix64_py,
-    duel_uniform,
-    duel_uniform_py,
-    held_beta,
-    held_gamma,
-    held_index,
-    held_next,
-    held_normal,
-    held_stream,
-    held_uniform,
-    store_stream,
-    stream_beta,
-    stream_gamma,
-    stream_index,
-    stream_next,
-    stream_normal,
-    stream_uniform,
-)
+from .stats import duel_uniform
 
 __all__ = [
     "StateType",
     "bundle",
     "bind",
-    "duel_uniform",
-    "duel_uniform_py",
-    "stream_next",
-    "stream_uniform",
-    "stream_index",
-    "stream_normal",
-    "stream_gamma",
-    "stream_beta",
-    "held_stream",
-    "store_stream",
-    "held_next",
-    "held_uniform",
-    "held_index",
-    "held_normal",
-    "held_gamma",
-    "held_beta",
     "count",
     "count_wn",
     "plain_update",
     "Env",
     "LoggedEnv",
     "new_env",
+    "reset_env",
     "env_more",
     "play",
     "T_",
@@ -220,11 +187,38 @@ def _layout(nt: Any) -> tuple[Any, str, int]:
     return inst_type, f"{sum(words)}n", total
 
 
+#: Offset of an array's data pointer in its object: numpy's ``PyArrayObject_fields`` start with the
+#: object header and then ``char *data`` (what ``PyArray_DATA`` reads), checked once below.
+_DATA_OFFSET = object.__basicsize__
+
+
+def _data_pointer_read(a: np.ndarray) -> int:
+    """The address of ``a``'s first element, read from the array object (0.2 us; numpy's
+    ``__array_interface__`` builds a dict for it, 1.1 us, nine times per policy state)."""
+    return ctypes.c_void_p.from_address(id(a) + _DATA_OFFSET).value or 0
+
+
+def _data_pointer_interface(a: np.ndarray) -> int:
+    """The address of ``a``'s first element, from numpy's array interface."""
+    return int(a.__array_interface__["data"][0])
+
+
+def _reads_data_pointer() -> bool:
+    """Whether :func:`_data_pointer_read` gives numpy's own answer here (on arrays of several
+    kinds: a fresh one, a view at an offset, a zero-size one)."""
+    base = np.arange(12, dtype=np.int64).reshape(3, 4)
+    probes = (base, base[1:, 2:], np.zeros(0), np.ones(3, dtype=np.bool_))
+    return all(_data_pointer_read(a) == _data_pointer_interface(a) for a in probes)
+
+
+_data_pointer = _data_pointer_read if _reads_data_pointer() else _data_pointer_interface
+
+
 def bundle(values: Any) -> StateBundle:
     """One :class:`StateType` struct over the arrays of the namedtuple ``values`` (shared, not copied).
 
     Built here, without compiling a constructor per state type (0.1 s of CPU each on an
-    empty cache), in about 10 us: the payload is allocated by numba's runtime and each field written
+    empty cache), in about 7 us for nine arrays: the payload is allocated by numba's runtime and each field written
     as numba's unboxing writes an array (data pointer, shape, strides, the array as ``parent``), with
     no meminfo -- the struct *borrows* the arrays, as compiled code borrows an unboxed argument (a
     null meminfo is never reference-counted), and the returned handle keeps them alive (``_arrays``).
@@ -247,7 +241,7 @@ def bundle(values: Any) -> StateBundle:
     inst_type, fmt, size = got
     words: list[int] = []
     for a in values:
-        words += (0, id(a), a.size, a.itemsize, a.__array_interface__["data"][0])
+        words += (0, id(a), a.size, a.itemsize, _data_pointer(a))
         words += a.shape
         words += a.strides
     mi = rtsys.meminfo_alloc(size)
@@ -349,6 +343,30 @@ def new_env(
     )
     arrays = LoggedEnv(*fields, np.zeros((int(T), 3), dtype=np.int64)) if log else Env(*fields)
     return arrays, bundle(arrays)
+
+
+def reset_env(
+    arrays: Any, mu: np.ndarray, T: int, key0: int, key1: int, checkpoints: np.ndarray, regrets: np.ndarray
+) -> None:
+    """Refill the environment ``arrays`` of an earlier :func:`new_env` (without a log) in place for a
+    fresh run of ``T`` rounds: the state :func:`new_env` builds from the same arguments, in the same
+    arrays, so that their bundle plays it.  The sizes must be those of the arrays (``ValueError``
+    otherwise)."""
+    if arrays.mu.shape != np.shape(mu) or arrays.regrets.shape != np.shape(regrets):
+        raise ValueError(f"an environment of {arrays.mu.shape} arms and {arrays.regrets.shape} regrets")
+    if arrays.checkpoints.shape != np.shape(checkpoints):
+        raise ValueError(f"an environment of {arrays.checkpoints.shape[0]} checkpoints")
+    np.copyto(arrays.mu, mu)
+    arrays.counts.fill(0)
+    arrays.keys[0] = key0
+    arrays.keys[1] = key1
+    np.copyto(arrays.regrets, regrets)
+    arrays.cum.fill(0.0)
+    arrays.out.fill(0.0)
+    np.copyto(arrays.checkpoints, checkpoints)
+    arrays.reg[ENV_T] = 1
+    arrays.reg[ENV_CHECKPOINT] = 0
+    arrays.reg[ENV_HORIZON] = int(T)
 
 
 def record(env, t, i, j, won):

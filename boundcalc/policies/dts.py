@@ -43,7 +43,7 @@ Written once (:mod:`boundcalc.policies.kernel`): the compiled :func:`dts_select`
 stream, in order per round: the ``K (K - 1) / 2`` Beta draws of lines 7-10 for ``(i, j)``, ``i < j``,
 row by row; D-TS only: one index over the tied maximisers of line 11 (ascending) when more than
 one; the ``K - 1`` Beta draws of line 13 for ``i != a1`` ascending.  The stream is held in registers
-for the round (:func:`~boundcalc.policies.kernel.held_stream`) and stored at its end: the same
+for the round (:func:`~boundcalc.kernels.stats.held_stream`) and stored at its end: the same
 numbers as the array-held stream, 1.2-1.5x faster per round.
 
 >>> import numpy as np

@@ -5,11 +5,12 @@ Each policy is written once: its state is a few numpy arrays (a ``namedtuple`` c
 ``Policy.State``), its decisions two compiled functions, ``select(s) -> (i, j)`` and
 ``update(s, i, j, won)``, and its whole-run kernel ``run(s, env)`` loops over those very functions;
 all three live in the compiled layer (:mod:`boundcalc.kernels.policy` for the shared machinery --
-state bundles, the duel and policy streams, the environment -- and one module per policy there).
+state bundles, the environment -- :mod:`boundcalc.kernels.stats` for the duel and policy streams,
+and one module per policy).
 The Python class owns the arrays and calls ``select``/``update``; the simulator and
 :meth:`CompiledPolicy.run` on a matrix call ``run``.
 
->>> from boundcalc.kernels.policy import duel_uniform
+>>> from boundcalc.kernels.stats import duel_uniform, duel_uniform_py
 >>> duel_uniform(np.uint64(1), np.uint64(2), 3, 0) == duel_uniform_py(1, 2, 3, 0)
 True
 """
@@ -22,33 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..kernels import compile_notice
-from ..kernels.policy import (
-    T_,
-    Env,
-    StateType,
-    bind,
-    bundle,
-    count,
-    duel_uniform,
-    duel_uniform_py,
-    env_more,
-    held_beta,
-    held_gamma,
-    held_index,
-    held_next,
-    held_normal,
-    held_stream,
-    held_uniform,
-    new_env,
-    play,
-    store_stream,
-    stream_beta,
-    stream_gamma,
-    stream_index,
-    stream_next,
-    stream_normal,
-    stream_uniform,
-)
+from ..kernels.policy import T_, Env, StateType, bind, bundle, count, env_more, new_env, play
 from .base import Policy, PolicyError
 
 __all__ = [
@@ -56,22 +31,6 @@ __all__ = [
     "StateType",
     "bundle",
     "bind",
-    "duel_uniform",
-    "duel_uniform_py",
-    "stream_next",
-    "stream_uniform",
-    "stream_index",
-    "stream_normal",
-    "stream_gamma",
-    "stream_beta",
-    "held_stream",
-    "store_stream",
-    "held_next",
-    "held_uniform",
-    "held_index",
-    "held_normal",
-    "held_gamma",
-    "held_beta",
     "count",
     "Env",
     "new_env",
@@ -138,7 +97,10 @@ class CompiledPolicy(Policy):
         return policy
 
     def _attach(self, arrays: Any) -> None:
-        compile_notice(["policy", type(self).kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
+        cls = type(self)
+        if cls not in _NOTICE_GIVEN:  # the notice is once per process: each class is asked about once
+            compile_notice(["policy", cls.kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
+            _NOTICE_GIVEN.add(cls)
         self._arrays = arrays
         self._s = bundle(arrays)
         # the select/update entry points, bound at the first protocol call: the simulator plays only
@@ -281,10 +243,20 @@ class CompiledPolicy(Policy):
         """Play the environment bundle ``env`` (:func:`new_env`) to its horizon with the whole-run kernel."""
         if self._pending is not None:
             raise PolicyError(f"policy {self.name!r}: a pair is waiting for its outcome")
-        type(self).kernels[2](self._s, env)
+        s = self._s
+        key = (type(self), s._numba_type_, env._numba_type_)
+        run = _RUN_ENTRY.get(key)
+        if run is None:  # the kernel's entry point for these types: no dispatch per call (bind)
+            run = _RUN_ENTRY[key] = bind(type(self).kernels[2], s, env)
+        run(s, env)
 
+
+#: The classes whose kernels :func:`~boundcalc.kernels.compile_notice` was asked about in this process.
+_NOTICE_GIVEN: set[type] = set()
 
 _ENTRY: dict[tuple[type, Any], tuple[Any, Any]] = {}
+#: The whole-run kernel's entry point per class, state type and environment type.
+_RUN_ENTRY: dict[tuple[type, Any, Any], Any] = {}
 
 
 def _entry_points(cls: type[CompiledPolicy], s: Any) -> tuple[Any, Any]:

@@ -69,8 +69,9 @@ from ..kernels.merge_rucb import (
     stage_merge,
 )
 from ..kernels.policy import plain_update
+from ..kernels.stats import stream_index
 from .base import MAX_SCALE, Integer, PolicyError, Real
-from .kernel import CompiledPolicy, stream_index
+from .kernel import CompiledPolicy
 from .registry import register_policy
 
 __all__ = [

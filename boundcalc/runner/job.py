@@ -79,11 +79,9 @@ def check_count(value: Any, what: str, *, low: int = 1, high: int | None = None)
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if not ok and isinstance(value, float) and value.is_integer():
         ok = True
-    rng = f">= {low}" if high is None else f"in [{low}, {high:,}]"
-    if not ok:
-        raise ValueError(f"{what} must be an integer {rng}; got {value!r}")
-    v = int(value)
-    if v < low or (high is not None and v > high):
+    v = int(value) if ok else low - 1
+    if v < low or (high is not None and v > high):  # the message formatted only here: a check runs per call
+        rng = f">= {low}" if high is None else f"in [{low}, {high:,}]"
         raise ValueError(f"{what} must be an integer {rng}; got {value!r}")
     return v
 

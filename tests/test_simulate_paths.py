@@ -1,0 +1,65 @@
+"""An in-process simulation without a row file computes its rows itself (boundcalc.simulate, module
+text, Execution); through the runner (a row file, JSON rows read back) the same call gives the same
+numbers, bit for bit, and a spare environment refilled for a run is the one a new run builds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import boundcalc.simulate as sim
+from boundcalc.datasets import load_example
+from boundcalc.kernels.policy import new_env, reset_env
+from boundcalc.policies import get_policy
+from boundcalc.simulate import checkpoints, regret_matrices, simulate
+
+POLICIES = ["interleaved-filter", "rucb", "sparring", "savage"]
+
+
+def same_result(a: sim.SimulationResult, b: sim.SimulationResult) -> None:
+    assert a.units == b.units and np.array_equal(a.checkpoints, b.checkpoints)
+    for p, q in zip(a.policies, b.policies, strict=True):
+        assert (p.label, p.params, p.revision, p.steps, p.kernel) == (q.label, q.params, q.revision, q.steps, q.kernel)
+        assert p.stats == q.stats
+        for u in a.units:
+            assert p.regret[u].dtype == q.regret[u].dtype == np.float64
+            assert np.array_equal(p.regret[u], q.regret[u]), (p.label, u)
+
+
+@pytest.mark.parametrize(
+    ("seed", "options"),
+    [(0, {}), (7, {"crn": False, "shuffle": True}), (3, {"first_run": 2, "fast": False})],
+)
+def test_in_process_rows_are_the_runners(tmp_path, monkeypatch, seed, options):
+    pm = load_example("mslr5-condorcet")
+    taken = []
+    real = sim._rows_in_process
+    monkeypatch.setattr(sim, "_rows_in_process", lambda tasks, shared: taken.append(len(tasks)) or real(tasks, shared))
+    kw = {"horizon": 1500, "runs": 2, "seed": seed, "bounds": False, "progress": False, **options}
+    here = simulate(pm, POLICIES, **kw)
+    assert taken == [2 * len(POLICIES)]  # the in-process path, not the runner
+    again = simulate(pm, POLICIES, **kw)  # spare environments refilled
+    stored = simulate(pm, POLICIES, out=tmp_path / "runs.jsonl", **kw)  # the runner, JSON rows
+    resumed = simulate(pm, POLICIES, out=tmp_path / "runs.jsonl", **kw)  # the rows read back from the file
+    assert taken == [2 * len(POLICIES)] * 2
+    assert stored.runner_stats["computed"] == 2 * len(POLICIES) and resumed.runner_stats["resumed"] == 2 * len(POLICIES)
+    assert here.runner_stats["backend"] == "in-process" and here.runner_stats["computed"] == 2 * len(POLICIES)
+    for other in (again, stored, resumed):
+        same_result(here, other)
+
+
+def test_a_refilled_environment_is_a_new_one():
+    """reset_env on an environment played to its end gives new_env's arrays for other keys, matrix and horizon."""
+    a, b = load_example("mslr5-condorcet"), load_example("mslr5-noncondorcet")
+    cps = checkpoints(300)
+    reg_a = np.stack(list(regret_matrices(a).values()))
+    reg_b = np.random.default_rng(1).random(reg_a.shape)
+    arrays, env = new_env(a.mu, 300, 1, 2, cps, reg_a)
+    get_policy("rucb").with_stream(5, 9, rng=np.random.default_rng(0)).run_environment(env)
+    assert arrays.reg[0] == 301 and arrays.counts.sum() == 300
+    reset_env(arrays, b.mu, 200, 2**64 - 1, 5, cps, reg_b)
+    fresh, _ = new_env(b.mu, 200, 2**64 - 1, 5, cps, reg_b)
+    for name, x, y in zip(fresh._fields, arrays, fresh, strict=True):
+        assert x.dtype == y.dtype and np.array_equal(x, y), name
+    with pytest.raises(ValueError, match="arms"):
+        reset_env(arrays, np.full((3, 3), 0.5), 10, 1, 2, cps, reg_a[:, :3, :3])
