@@ -36,7 +36,7 @@ Execution
     continued where the rows of its first runs are gone.  In-process without a row file and without
     a progress bar (a script's default) the tasks need nothing of the runner but their loop, and
     :func:`simulate` computes their rows itself, in order: the runner's rows, each curve the float
-    array whose JSON list the runner returns (the same floats; ``tests/test_simulate_overhead.py``),
+    array whose JSON list the runner returns (the same floats; ``tests/test_simulate_paths.py``),
     so that a short run does not pay the runner's fixed cost (``benchmarks/simulate_overhead.py``).
     A compiled policy
     (:class:`~boundcalc.policies.kernel.CompiledPolicy`: every registered one) runs the whole
