@@ -64,6 +64,40 @@ class InterruptedStore(JsonlStore):
         return super().append(rows)
 
 
+def wait_after(task, shared):
+    """Tasks below ``shared["k"]`` return at once; the others wait (at most 30 s) for the file
+    ``shared["release"]``, so that a chunk is half done for as long as the test needs."""
+    import time
+
+    if task["index"] >= shared["k"]:
+        release, end = Path(shared["release"]), time.monotonic() + 30
+        while not release.exists() and time.monotonic() < end:
+            time.sleep(0.01)
+    if task["index"] == shared.get("fail"):
+        raise RuntimeError(f"task {task['index']} failed")
+    return {"index": task["index"], "x": 0.1 * task["index"], "draws": [task["index"], -1]}
+
+
+def _interrupt_when_stored(path: Path, n: int, seconds: float = 20.0):
+    """A thread that interrupts the main thread (as Ctrl-C does) once the row file at ``path``
+    holds ``n`` rows, or after ``seconds``."""
+    import _thread
+    import threading
+    import time
+
+    def watch():
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if path.exists() and len(path.read_text().splitlines()) - 1 >= n:
+                break
+            time.sleep(0.01)
+        _thread.interrupt_main()
+
+    th = threading.Thread(target=watch, daemon=True)
+    th.start()
+    return th
+
+
 def error_row(task, shared):
     """Records its own failure as an error row while the marker file is absent."""
     if task["index"] % 3 == 1 and not Path(shared).exists():
@@ -198,6 +232,53 @@ def test_an_interrupted_run_keeps_every_finished_row_and_resumes(where, cluster,
     rows = run_tasks(slow_square, tasks, shared={**shared, "sleep": 0.0}, store=JsonlStore(path, {"n": 16}), **kw)
     assert (rows.stats["resumed"], rows.stats["computed"]) == (len(kept), 16 - len(kept))
     assert rows == [{"index": i, "y": i * i} for i in range(16)]
+
+
+@pytest.mark.parametrize("publish", [None, 0.0])
+def test_dask_interrupted_mid_chunk_keeps_the_chunks_finished_rows(publish, cluster, tmp_path, monkeypatch):
+    """Ctrl-C while one chunk of six tasks is half done (three returned, three waiting): the three
+    finished rows reached the row file while the chunk still ran (the worker publishes each row
+    as it ends; default interval and at once), they are kept, and a rerun computes only the other
+    three; every row is the one an in-process run gives."""
+    from boundcalc.runner import executor
+
+    if publish is not None:
+        monkeypatch.setattr(executor, "PUBLISH_SECONDS", publish)
+    path, release = tmp_path / "rows.jsonl", tmp_path / "release"
+    shared = {"k": 3, "release": str(release)}
+    tasks = [{"index": i} for i in range(6)]
+    watch = _interrupt_when_stored(path, 3)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_tasks(
+                wait_after, tasks, shared=shared, store=JsonlStore(path, {"n": 6}), scheduler=cluster, chunk_size=6
+            )
+        watch.join()
+    finally:
+        release.write_text("")  # the waiting tasks end (their chunk was cancelled)
+    assert [r["index"] for r in load_store(path)[1]] == [0, 1, 2]
+    rows = run_tasks(
+        wait_after, tasks, shared=shared, store=JsonlStore(path, {"n": 6}), scheduler=cluster, chunk_size=6
+    )
+    assert (rows.stats["resumed"], rows.stats["computed"]) == (3, 3)
+    assert rows == run_tasks(wait_after, tasks, shared=shared) == load_store(path)[1]
+
+
+def test_dask_task_failing_mid_chunk_keeps_the_rows_before_it(cluster, tmp_path):
+    """A task raising in the middle of a chunk: the chunk's rows finished before it are in the
+    file (sent before the exception), the exception is the task's own."""
+    path = tmp_path / "rows.jsonl"
+    shared = {"k": 6, "release": str(tmp_path / "release"), "fail": 4}
+    with pytest.raises(RuntimeError, match="task 4 failed"):
+        run_tasks(
+            wait_after,
+            [{"index": i} for i in range(6)],
+            shared=shared,
+            store=JsonlStore(path, {"n": 6}),
+            scheduler=cluster,
+            chunk_size=6,
+        )
+    assert [r["index"] for r in load_store(path)[1]] == [0, 1, 2, 3]
 
 
 def test_dask_chunks_grow_from_single_tasks_to_fill_their_seconds(cluster, tmp_path):

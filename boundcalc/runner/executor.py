@@ -352,25 +352,108 @@ def _check_tasks(tasks: Iterable[_T]) -> list[_T]:
     return out
 
 
-def _normalise(row: object, index: int) -> tuple[str, dict]:
-    """The row as a JSON line and as JSON reads it back; check it carries the task's index."""
+def _row_line(row: object, index: int) -> str:
+    """The row of task ``index`` as a JSON line; check it is a dict carrying the task's index."""
     if not isinstance(row, Mapping):
         raise TypeError(f"task {index}: the task function returned a {type(row).__name__}, not a dict")
     try:
         line = json.dumps(row)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"task {index}: the row is not JSON-serialisable ({exc})") from None
-    back = json.loads(line)
-    if back.get("index") != index:
-        raise ValueError(f"task {index}: the task function returned a row with index {back.get('index')!r}")
-    return line, back
+    if row.get("index") != index:
+        raise ValueError(f"task {index}: the task function returned a row with index {row.get('index')!r}")
+    return line
 
 
-def _run_chunk(fn: Callable[[dict, Any], dict], chunk: list[dict], shared: Any) -> tuple[list[dict], float]:
-    """Dask task: the rows of a chunk of tasks, in order, and the worker's seconds for them."""
+def _normalise(row: object, index: int) -> dict:
+    """The row as JSON reads it back (the form every row is returned and stored in)."""
+    return json.loads(_row_line(row, index))
+
+
+#: The Dask event topic (``Worker.log_event``, ``Client.subscribe_topic``) on which a worker
+#: publishes the rows of a chunk as its tasks finish; each message carries its run's id.
+ROWS_TOPIC = "boundcalc-rows"
+#: Seconds a worker gathers the rows finishing in a chunk before it publishes them as one message:
+#: a row reaches the client (row file, progress bar) within about this long after its task ends,
+#: while many tiny tasks share a message.
+PUBLISH_SECONDS = 0.05
+
+
+class _RowPublisher:
+    """Publishes a chunk's rows from its worker as its tasks finish (:data:`ROWS_TOPIC`): a row
+    added is sent within ``seconds`` (a daemon thread gathers the rows finishing meanwhile into one
+    message; at once when ``seconds`` is 0), so that rows finished inside a chunk still running
+    reach the client even when the chunk never returns (an interruption, a lost worker).
+    :meth:`close` drops what is unsent: the chunk's result carries every row."""
+
+    def __init__(self, worker: Any, run: str, seconds: float) -> None:
+        import threading
+
+        self.worker, self.run, self.seconds = worker, run, float(seconds)
+        self.lock = threading.Lock()
+        self.unsent: list[str] = []
+        self.due = threading.Event()
+        self.closed = threading.Event()
+        if self.seconds > 0:
+            threading.Thread(target=self._gather, name="boundcalc-row-publisher", daemon=True).start()
+
+    def add(self, line: str) -> None:
+        with self.lock:
+            self.unsent.append(line)
+        if self.seconds > 0:
+            self.due.set()
+        else:
+            self.flush()
+
+    def flush(self) -> None:
+        with self.lock:
+            batch, self.unsent = self.unsent, []
+            self.due.clear()
+            if batch and not self.closed.is_set():
+                self.worker.log_event(ROWS_TOPIC, {"run": self.run, "rows": batch})
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed.set()
+            self.unsent = []
+        self.due.set()
+
+    def _gather(self) -> None:
+        while self.due.wait() and not self.closed.is_set():
+            if self.closed.wait(self.seconds):  # the rows finishing meanwhile join the message
+                return
+            self.flush()
+
+
+def _run_chunk(
+    fn: Callable[[dict, Any], dict], chunk: list[dict], shared: Any, run: str | None = None, publish: float = 0.0
+) -> tuple[list[str], float]:
+    """Dask task: the JSON lines of a chunk's rows, in order, and the worker's seconds for them.
+    With a ``run`` id, a chunk of several tasks also publishes each row as its task ends
+    (:class:`_RowPublisher`, within ``publish`` seconds), and the rows finished before a task
+    that raises are sent before the exception; the returned lines confirm them."""
     t0 = time.perf_counter()
-    rows = [fn(t, shared) for t in chunk]
-    return rows, time.perf_counter() - t0
+    publisher = None
+    if run is not None and len(chunk) > 1:
+        with contextlib.suppress(ImportError, ValueError):  # ValueError: not on a Dask worker
+            from distributed import get_worker
+
+            publisher = _RowPublisher(get_worker(), run, publish)
+    lines = []
+    try:
+        for t in chunk:
+            line = _row_line(fn(t, shared), int(t["index"]))
+            lines.append(line)
+            if publisher is not None:
+                publisher.add(line)
+    except BaseException:
+        if publisher is not None:
+            publisher.flush()  # the rows finished before the failure are kept
+        raise
+    finally:
+        if publisher is not None:
+            publisher.close()
+    return lines, time.perf_counter() - t0
 
 
 def run_tasks(
@@ -473,15 +556,14 @@ def run_tasks(
     }
     bar = _progress_bar(len(tasks), resumed, progress, desc)
 
-    def consume(chunk: list[dict], rows: list) -> None:
-        pairs = [_normalise(r, int(t["index"])) for t, r in zip(chunk, rows)]
+    def consume(rows: list[dict]) -> None:  # rows as JSON reads them back
         if store is not None:
-            store.append(back for _, back in pairs)
-        for _, back in pairs:
+            store.append(rows)
+        for back in rows:
             done[back["index"]] = back
-        stats["computed"] += len(pairs)
+        stats["computed"] += len(rows)
         if bar is not None:
-            bar.update(len(pairs))
+            bar.update(len(rows))
 
     t0 = time.perf_counter()
     try:
@@ -510,7 +592,7 @@ def run_tasks(
                     raise ClusterLost(f"{str(exc).split(': the rows')[0]}: {kept}") from exc
         else:
             for t in todo:
-                consume([t], [fn(t, shared)])
+                consume([_normalise(fn(t, shared), int(t["index"]))])
     finally:
         stats["seconds_run"] = time.perf_counter() - t0
         if bar is not None:
@@ -529,21 +611,38 @@ def _run_dask(
     shared: Any,
     chunk_size: int | None,
     n_threads: int,
-    consume: Callable[[list[dict], list], None],
+    consume: Callable[[list[dict]], None],
 ) -> int:
     """Scatter ``shared`` once, submit chunks (a bounded number in flight; ``chunk_size`` tasks
-    each, or sized by :data:`CHUNK_SECONDS` when None), consume rows in completion order; return
-    the largest chunk.  On an exception (an interruption, a lost worker, a failed task) the chunks
-    already finished are consumed first -- their rows reach the store -- then what is still
-    queued is cancelled and the exception re-raised."""
-    from distributed import as_completed
+    each, or sized by :data:`CHUNK_SECONDS` when None) and consume rows as they arrive; return the
+    largest chunk.
+
+    Rows arrive per task: a worker publishes the rows of a chunk as its tasks end
+    (:func:`_run_chunk`, on :data:`ROWS_TOPIC`), and a chunk's result then only confirms them
+    (rows are consumed once, by task index; both forms are the same JSON line, so the rows are
+    those of an in-process run).  On an exception (an interruption, a lost worker or scheduler, a
+    failed task) the rows that reached the client and the chunks that finished are consumed first
+    (:func:`_keep_arrived`) -- their rows reach the store -- then what is still queued is
+    cancelled and the exception re-raised."""
+    import queue
+    import uuid
 
     # wrapped in a list so that a list or dict is scattered as one object, not element-wise
     # hash=False: a key of its own per run, never one a previous run of the same data is releasing
     shared_f = client.scatter([shared], broadcast=True, hash=False)[0] if shared is not None else None
+    run = uuid.uuid4().hex  # this run's rows on the topic (another client's runs publish there too)
+    arrived: queue.SimpleQueue = queue.SimpleQueue()  # ("rows", [line, ...]) and ("done", future)
+
+    def on_event(event: Any) -> None:  # on the client's event loop: hand the rows to this thread
+        msg = event[1] if isinstance(event, (tuple, list)) and len(event) == 2 else None  # (time, msg)
+        if isinstance(msg, dict) and msg.get("run") == run and isinstance(msg.get("rows"), (list, tuple)):
+            arrived.put(("rows", list(msg["rows"])))
+
+    client.subscribe_topic(ROWS_TOPIC, on_event)
     work: dict[str, Any] = {"pos": 0, "tasks": 0, "seconds": 0.0, "largest": 0}
     in_flight = max(4, 2 * n_threads)
     pending: dict = {}  # key -> (future, chunk)
+    owner: dict[int, str] = {}  # index of a task whose row has not arrived -> its chunk's key
 
     def next_chunk() -> list[dict] | None:
         size = chunk_size
@@ -555,41 +654,71 @@ def _run_dask(
         work["largest"] = max(work["largest"], len(ch))
         return ch or None
 
-    def submit(ch: list[dict]) -> Any:
-        fut = client.submit(_run_chunk, fn, ch, shared_f, pure=False)
+    def submit(ch: list[dict]) -> None:
+        fut = client.submit(_run_chunk, fn, ch, shared_f, run, PUBLISH_SECONDS, pure=False)
         pending[fut.key] = (fut, ch)
-        return fut
+        owner.update((int(t["index"]), fut.key) for t in ch)
+        fut.add_done_callback(lambda f: arrived.put(("done", f)))
 
-    first = [submit(ch) for ch in (next_chunk() for _ in range(in_flight)) if ch is not None]
-    ac = as_completed(first, loop=client.loop)
+    def take(lines: list[str]) -> None:
+        """Consume the rows of ``lines`` not consumed yet."""
+        fresh: dict[int, dict] = {}
+        for line in lines:
+            back = json.loads(line)
+            if back["index"] in owner:
+                fresh[back["index"]] = back
+        if fresh:
+            consume(list(fresh.values()))
+            for i in fresh:
+                del owner[i]
+
+    def handle(item: tuple[str, Any], timeout: float | None = None) -> bool:
+        """Consume an arrival; True when it ends a chunk (its future's exception is raised)."""
+        kind, obj = item
+        if kind == "rows":
+            take(obj)
+            return False
+        if obj.key not in pending:  # cancelled after the run ended, or handled already
+            return False
+        try:
+            lines, seconds = obj.result(timeout=timeout)
+        except _cluster_errors() as exc:
+            raise ClusterLost(
+                f"the Dask cluster went away mid-run ({_lost(exc)}): the rows finished so far are kept; rerun to resume"
+            ) from exc
+        chunk = pending[obj.key][1]
+        take([line for t, line in zip(chunk, lines) if int(t["index"]) in owner])
+        del pending[obj.key]
+        work["tasks"] += len(chunk)
+        work["seconds"] += seconds
+        obj.release()
+        return True
+
+    for ch in (next_chunk() for _ in range(in_flight)):
+        if ch is not None:
+            submit(ch)
     watch = _watch_scheduler(client)
+    item = None
     try:
-        for fut in ac:
-            try:
-                rows, seconds = fut.result()
-            except _cluster_errors() as exc:
-                raise ClusterLost(
-                    f"the Dask cluster went away mid-run ({_lost(exc)}): the rows finished so far"
-                    " are kept; rerun to resume"
-                ) from exc
-            chunk = pending[fut.key][1]
-            consume(chunk, rows)  # interrupted inside: the chunk stays pending, _keep_finished retries it
-            del pending[fut.key]
-            work["tasks"] += len(chunk)
-            work["seconds"] += seconds
-            fut.release()
-            nxt = next_chunk()
-            if nxt is not None:
-                ac.add(submit(nxt))
+        while pending:
+            try:  # a short wait: an interruption from the scheduler watch lands within it
+                item = arrived.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if handle(item):
+                nxt = next_chunk()
+                if nxt is not None:
+                    submit(nxt)
+            item = None
     except BaseException as exc:
         silent = watch["lost"]
         watch["stop"].set()
-        ac.clear()  # drop what is still queued
         if silent is not None and isinstance(exc, KeyboardInterrupt):  # the watch interrupted the wait
+            _keep_arrived(arrived, item, pending, handle, grace=0.0)
             raise ClusterLost(
                 f"the Dask scheduler stopped answering ({silent}): the rows finished so far are kept; rerun to resume"
             ) from None
-        _keep_finished(pending, consume)
+        _keep_arrived(arrived, item, pending, handle, grace=GRACE_SECONDS)
         left = [f for f, _ in pending.values()]
         if left:
             with contextlib.suppress(Exception):
@@ -597,6 +726,8 @@ def _run_dask(
         raise
     finally:
         watch["stop"].set()
+        with contextlib.suppress(Exception):
+            client.unsubscribe_topic(ROWS_TOPIC)
         if shared_f is not None and watch["lost"] is None:
             with contextlib.suppress(Exception):
                 shared_f.release()
@@ -639,33 +770,44 @@ def _watch_scheduler(client: Any) -> dict[str, Any]:
     return state
 
 
-#: Seconds to fetch the chunks that finished before an interruption (their rows are kept), and
-#: within it the grace for a chunk whose last task has just ended to reach the client.
+#: Seconds to consume, after an interruption, the rows that reached the client and the chunks
+#: that finished (their rows are kept), and within it the grace for rows and chunks on their way.
 KEEP_SECONDS = 5.0
 GRACE_SECONDS = 0.5
 
 
-def _keep_finished(pending: dict, consume: Callable[[list[dict], list], None]) -> None:
-    """Consume the chunks of ``pending`` whose futures have finished but were not read yet (an
-    interruption or a lost worker arrived first, or the chunk ends within :data:`GRACE_SECONDS`),
-    within :data:`KEEP_SECONDS` in all; the others stay in ``pending``."""
-    deadline = time.monotonic() + KEEP_SECONDS
-    with contextlib.suppress(Exception):  # a timeout, a lost scheduler: keep what has finished
-        from distributed import wait
+def _keep_arrived(
+    arrived: Any,
+    current: tuple[str, Any] | None,
+    pending: dict,
+    handle: Callable[..., bool],
+    grace: float,
+) -> None:
+    """Consume what reached the client when a run stops: ``current`` (the arrival being consumed
+    when the exception came, if any), then what is queued in ``arrived`` and what arrives within
+    ``grace`` seconds while chunks are pending, in :data:`KEEP_SECONDS` in all; an arrival that
+    cannot be consumed (a failed chunk, a store that cannot take it) is skipped, its rows are
+    computed again by a rerun.  Chunks ended here leave ``pending``."""
+    import queue
 
-        wait([f for f, _ in pending.values()], timeout=GRACE_SECONDS)
-    for key, (fut, chunk) in list(pending.items()):
-        left = deadline - time.monotonic()
-        if left <= 0:
+    start = time.monotonic()
+    items = [current] if current is not None else []
+    while True:
+        now = time.monotonic()
+        if now - start > KEEP_SECONDS:
             return
-        if getattr(fut, "status", None) != "finished":
-            continue
+        if not items:
+            wait = start + grace - now
+            try:
+                items.append(arrived.get(timeout=wait) if wait > 0 and pending else arrived.get_nowait())
+            except queue.Empty:
+                return
+        item = items.pop()
         try:
-            rows, _ = fut.result(timeout=left)
-            consume(chunk, rows)
-        except Exception:  # its worker is gone, or the store cannot take it: the row is recomputed later
-            continue
-        del pending[key]
+            handle(item, timeout=max(0.0, start + KEEP_SECONDS - time.monotonic()))
+        except Exception:
+            if item[0] == "done":
+                pending.pop(item[1].key, None)
 
 
 def _cluster_errors() -> tuple[type[BaseException], ...]:
