@@ -281,6 +281,41 @@ def test_dask_task_failing_mid_chunk_keeps_the_rows_before_it(cluster, tmp_path)
     assert [r["index"] for r in load_store(path)[1]] == [0, 1, 2, 3]
 
 
+def die_after(task, shared):
+    """Tasks below ``shared["k"]`` return at once; the next ends its worker process after 0.3 s."""
+    import os
+    import time
+
+    if task["index"] >= shared["k"]:
+        time.sleep(0.3)
+        os._exit(3)
+    return {"index": task["index"], "y": task["index"] ** 2}
+
+
+@pytest.mark.slow
+def test_dask_worker_dying_mid_chunk_keeps_the_chunks_finished_rows(tmp_path):
+    """The worker of a chunk of six tasks dies after three of them returned (the scheduler allows
+    no retry): ClusterLost, the three rows are in the file, a rerun computes only the rest."""
+    distributed = pytest.importorskip("distributed")
+    import logging
+
+    import dask
+
+    from boundcalc.runner.executor import ClusterLost
+
+    path = tmp_path / "rows.jsonl"
+    tasks = [{"index": i} for i in range(6)]
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.CRITICAL
+        ) as one:
+            with pytest.raises(ClusterLost, match=r"workers died while running a task\): the 3 rows finished so far"):
+                run_tasks(die_after, tasks, shared={"k": 3}, store=JsonlStore(path, {}), scheduler=one, chunk_size=6)
+    assert [r["index"] for r in load_store(path)[1]] == [0, 1, 2]
+    rows = run_tasks(die_after, tasks, shared={"k": 6}, store=JsonlStore(path, {}))
+    assert (rows.stats["resumed"], rows.stats["computed"]) == (3, 3)
+
+
 def test_dask_chunks_grow_from_single_tasks_to_fill_their_seconds(cluster, tmp_path):
     """Without a chunk size, a chunk holds about CHUNK_SECONDS of work: single tasks while the
     time per task is unknown or long, up to MAX_CHUNK tiny tasks; the rows are the same."""
@@ -567,3 +602,94 @@ def test_the_store_gives_the_one_refusal_message(tmp_path):
     assert "earlier boundcalc" in msg and "'layout'" in msg
     msg = refused({"seed": 1, "revision": 1}, {"seed": 2, "revision": 2})
     assert "other settings" in msg and "seed: file 1, now 2" in msg and "other decisions" not in msg
+
+
+# ----------------------------------------------------------------------------- a frozen scheduler
+@pytest.fixture
+def scheduler_process(tmp_path):
+    """A Dask scheduler in a process of its own: ``(Popen, address)``; killed after."""
+    pytest.importorskip("distributed")
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    info = tmp_path / "scheduler.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0"]
+        + ["--no-dashboard", "--scheduler-file", str(info)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        end = time.monotonic() + 60
+        while not info.exists() or not info.read_text().strip():
+            assert proc.poll() is None and time.monotonic() < end, "the scheduler did not start"
+            time.sleep(0.05)
+        yield proc, json.loads(info.read_text())["address"]
+    finally:
+        proc.send_signal(signal.SIGCONT)
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.slow
+def test_a_scheduler_without_workers_or_frozen_ends_in_one_line(scheduler_process, tmp_path, monkeypatch, request):
+    """A scheduler no worker joins: one line naming it and the remedy after the connect timeout,
+    not a wait without end or dask's "No valid workers found".  Then, a worker joined, the scheduler
+    stops answering (SIGSTOP) while tasks run: the client ends within seconds (the silence and
+    check intervals made short here) with ClusterLost, which the CLI prints as one line with exit
+    status 1, naming the kept rows and the rerun."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import dask
+
+    from boundcalc.cli import failure_line
+    from boundcalc.runner import executor
+
+    proc, address = scheduler_process
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(
+            ConnectionError, match=r"at 'tcp://127.0.0.1:\d+' has no workers \(none joined within 1 s\)"
+        ):
+            run_tasks(noisy_sum, _tasks(2), shared=SHARED, scheduler=address)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_worker",
+            address,
+            "--no-nanny",
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    request.addfinalizer(lambda: (worker.kill(), worker.wait()))
+    monkeypatch.setattr(executor, "SCHEDULER_CHECK_SECONDS", 0.2)
+    monkeypatch.setattr(executor, "SCHEDULER_SILENCE_SECONDS", 1.0)
+    watch = executor._watch_scheduler
+
+    def freeze_then_watch(client):  # the tasks are submitted: the scheduler freezes
+        os.kill(proc.pid, signal.SIGSTOP)
+        return watch(client)
+
+    monkeypatch.setattr(executor, "_watch_scheduler", freeze_then_watch)
+    path = tmp_path / "rows.jsonl"
+    tasks, shared = [{"index": i} for i in range(4)], {"k": 0, "release": str(tmp_path / "never")}
+    t0 = time.monotonic()
+    with pytest.raises(executor.ClusterLost) as info:
+        run_tasks(wait_after, tasks, shared=shared, store=JsonlStore(path, {}), scheduler=address)
+    assert time.monotonic() - t0 < 20
+    code, line = failure_line(info.value)
+    assert code == 1 and "\n" not in line
+    assert (
+        line.startswith("boundcalc: error: the Dask scheduler stopped answering (") and "no answer within 1 s" in line
+    )
+    assert line.endswith(f"the 0 rows finished so far are kept in {path}; rerun the same command to resume")

@@ -572,7 +572,7 @@ def run_tasks(
         if todo and (scheduler is not None or workers > 0):
             stats["backend"] = "dask"
             with dask_client(workers, scheduler) as client:
-                n_threads = max(1, sum(client.nthreads().values()))
+                n_threads = _worker_threads(client)
                 stats["workers"] = n_threads
                 stats["seconds_cluster"] = time.perf_counter() - t0
                 t0 = time.perf_counter()
@@ -602,6 +602,24 @@ def run_tasks(
     rows = [done[int(t["index"])] for t in sorted(tasks, key=lambda t: int(t["index"]))]
     stats["errors"] = sum(1 for r in rows if "error" in r)
     return Rows(rows, stats)
+
+
+def _worker_threads(client: Any) -> int:
+    """The worker threads of ``client``'s cluster, waiting up to :func:`connect_timeout` for a first
+    worker to join a scheduler that has none (``ConnectionError`` then: the tasks would wait
+    without end)."""
+    n = sum(client.nthreads().values())
+    if n == 0:
+        try:
+            client.wait_for_workers(1, timeout=connect_timeout())
+        except (TimeoutError, OSError):
+            address = getattr(getattr(client, "scheduler", None), "address", "?")
+            raise ConnectionError(
+                f"the Dask scheduler at {address!r} has no workers (none joined within {connect_timeout():g} s):"
+                f" start some (dask worker {address}) or run on a local cluster (--workers N)"
+            ) from None
+        n = sum(client.nthreads().values())
+    return max(1, n)
 
 
 def _run_dask(
@@ -701,11 +719,8 @@ def _run_dask(
     item = None
     try:
         while pending:
-            try:  # a short wait: an interruption from the scheduler watch lands within it
-                item = arrived.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            if handle(item):
+            item = _next_arrival(arrived)
+            if item is not None and handle(item):
                 nxt = next_chunk()
                 if nxt is not None:
                     submit(nxt)
@@ -732,6 +747,17 @@ def _run_dask(
             with contextlib.suppress(Exception):
                 shared_f.release()
     return int(work["largest"])
+
+
+def _next_arrival(arrived: Any) -> tuple[str, Any] | None:
+    """The next item of ``arrived``, or None after a short wait (so that an interruption by the
+    scheduler watch, which sets no signal, lands within it)."""
+    import queue
+
+    try:
+        return arrived.get(timeout=0.1)
+    except queue.Empty:
+        return None
 
 
 #: Seconds between the checks that a Dask scheduler still answers, and the silence after which the
