@@ -610,16 +610,20 @@ class SimulationResult(RichResult):
         # per ln T as the docs and the papers quote it; the time per step from CPU time (a busy
         # machine's wall time is mostly other work's)
         head = ["policy", "R(T) mean", "s.e.", "R(T)/ln T", "s.e./ln T", "wall s", "CPU s", "CPU us/step", "path"]
+
+        def f(x: float, spec: str) -> str:  # undefined (one run's s.e., per ln T at T = 1): "-"
+            return format(x, spec) if math.isfinite(x) else "-"
+
         rows = [
             [
                 s["policy"],
-                f"{s['mean']:.4g}",
-                f"{s['stderr']:.2g}",
-                f"{s['per_ln_T']:.4g}",
-                f"{s['stderr_per_ln_T']:.2g}",
-                f"{s['seconds']:.3g}",
-                f"{s['cpu_seconds']:.3g}",
-                f"{s['cpu_us_per_step']:.3g}",
+                f(s["mean"], ".4g"),
+                f(s["stderr"], ".2g"),
+                f(s["per_ln_T"], ".4g"),
+                f(s["stderr_per_ln_T"], ".2g"),
+                f(s["seconds"], ".3g"),
+                f(s["cpu_seconds"], ".3g"),
+                f(s["cpu_us_per_step"], ".3g"),
                 "compiled" if s["kernel"] else "protocol",
             ]
             for s in self.table(unit)

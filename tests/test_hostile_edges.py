@@ -415,3 +415,38 @@ def test_more_workers_than_cores_are_capped_with_a_warning():
 
 def _row(task, shared):
     return {"index": task["index"]}
+
+
+# ----------------------------------------------------------------------------- 9. third round, new inputs
+def test_counts_whose_pair_total_overflows_are_refused_in_one_line(tmp_path, capsys):
+    """Before: 1e308 wins each way summed to inf duels: three numpy overflow warnings, then a
+    message about "1e+308 wins each of inf duels"."""
+    from boundcalc import PreferenceMatrix, PreferenceMatrixError
+
+    with pytest.raises(PreferenceMatrixError, match=r"W\[0, 1\] \+ W\[1, 0\] = 1e\+308 \+ 1e\+308 duels is beyond"):
+        PreferenceMatrix.from_counts([[0, 1e308], [1e308, 0]])
+    assert PreferenceMatrix.from_counts([[0, 1e308], [0, 0]]).mu[0, 1] == 1.0  # a finite total is read
+    p = tmp_path / "counts.txt"
+    p.write_text("0 1e308\n1.5e308 0\n")
+    one_line_error(capsys, ["bounds", "--counts", str(p)], "counts.txt: W[0, 1] + W[1, 0]", "largest float")
+
+
+def test_identification_at_a_subnormal_delta_is_finite():
+    """Before: T* ln(1/delta) was inf at delta = 1e-320 (1/delta overflows) in a table with exit 0,
+    and delta = 1 - 2^-53 was shown as "delta = 1"."""
+    from boundcalc.identification import identify
+
+    res = identify(MU, delta=1e-320, runs=1, max_duels=3000)
+    st_ = res.statistics("track-and-stop")
+    assert st_["t_star_log"] == pytest.approx(st_["t_star"] * 320 * math.log(10), rel=1e-3)  # -ln(1e-320) = 736.8
+    assert math.isfinite(st_["t_star_log"]) and "inf" not in res.summary()
+    assert "delta = 0.9999999999999999 " in identify(MU, delta=1 - 2**-53, runs=1, max_duels=3000).summary()
+
+
+def test_one_simulation_run_shows_its_undefined_standard_error_as_a_dash():
+    """Before: the table printed "nan" for the s.e. of one run (and for R(T)/ln T at T = 1)."""
+    from boundcalc.simulate import simulate
+
+    text = simulate(MU, ["rmed1"], horizon=1, runs=1, seed=0, workers=0).summary()
+    row = next(ln for ln in text.splitlines() if ln.startswith("rmed1"))
+    assert "nan" not in text and row.split()[2:5] == ["-", "-", "-"]
