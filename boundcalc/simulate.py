@@ -315,6 +315,36 @@ def simulation_task(task: dict, shared: dict) -> dict:
     }
 
 
+def check_simulation_row(task: dict, row: dict, shared: dict) -> str | None:
+    """Why a resumed row is not one :func:`simulation_task` writes for ``task``, or None: its
+    policy and run, one list of a finite number per checkpoint for every regret unit, counts as
+    stats, seconds >= 0 (the runner refuses the file naming the reason)."""
+    label = shared["policies"][task["policy"]]["label"]
+    if row.get("policy") != label or row.get("run") != task["run"]:
+        return f"it is of policy {row.get('policy')!r}, run {row.get('run')!r}, not of {label!r}, run {task['run']}"
+    n, reg = len(shared["checkpoints"]), row.get("regret")
+    if not isinstance(reg, dict) or sorted(reg) != sorted(shared["units"]):
+        return f"its 'regret' is not a list per unit ({', '.join(shared['units'])})"
+    real = (int, float)
+    for k, u in enumerate(shared["units"]):
+        v = reg[u]
+        if not (isinstance(v, list) and len(v) == n and all(isinstance(x, real) and math.isfinite(x) for x in v)):
+            return f"its regret[{u!r}] is not {n} finite numbers (one per checkpoint)"
+        most = shared["horizon"] * float(np.abs(shared["regrets"][k]).max()) * (1 + 1e-9)  # T steps' regret at most
+        if any(abs(x) > most for x in v):
+            return f"its regret[{u!r}] exceeds what {shared['horizon']} steps can reach ({most:.6g})"
+    stats = row.get("stats")
+    if not isinstance(stats, dict) or not all(isinstance(x, int) and not isinstance(x, bool) for x in stats.values()):
+        return "its 'stats' are not counts"
+    for what in ("seconds", "cpu_seconds"):
+        x = row.get(what, 0.0)
+        if not (isinstance(x, real) and not isinstance(x, bool) and math.isfinite(x) and x >= 0):
+            return f"its {what!r} = {x!r} is not a number of seconds"
+    if not isinstance(row.get("kernel"), bool):
+        return "its 'kernel' is not true or false"
+    return None
+
+
 _COMPILED: set[type] = set()
 
 
@@ -786,6 +816,7 @@ def simulate(
         header=header,
         identity=identity,
         tasks=lambda: [{"index": r * P + p, "policy": p, "run": r} for r in range(R0, R0 + R) for p in range(P)],
+        check_row=check_simulation_row,
     )
     # a refused file (other settings, other decisions revisions, an earlier layout) is named by
     # the store's one message (boundcalc.runner.store.refusal)

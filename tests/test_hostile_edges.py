@@ -450,3 +450,37 @@ def test_one_simulation_run_shows_its_undefined_standard_error_as_a_dash():
     text = simulate(MU, ["rmed1"], horizon=1, runs=1, seed=0, workers=0).summary()
     row = next(ln for ln in text.splitlines() if ln.startswith("rmed1"))
     assert "nan" not in text and row.split()[2:5] == ["-", "-", "-"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "why"),
+    [
+        (lambda r: r["regret"]["000"].__setitem__(-1, float("nan")), r"its regret\['000'\] is not \d+ finite numbers"),
+        (lambda r: r["regret"]["000"].__setitem__(-1, 1e308), r"its regret\['000'\] exceeds what 50 steps can reach"),
+        (lambda r: r.pop("regret"), "its 'regret' is not a list per unit"),
+        (lambda r: r.__setitem__("run", 7), "it is of policy 'rmed1', run 7, not of 'rmed1', run 1"),
+        (lambda r: r.__setitem__("cpu_seconds", -1.0), "its 'cpu_seconds' = -1.0 is not a number of seconds"),
+    ],
+)
+def test_a_resumed_simulation_row_that_is_not_its_tasks_is_refused(edit, why, tmp_path):
+    """A row edited and given a matching checksum (row_sum is public): before, a NaN regret was
+    averaged into the table with exit 0, a missing key was an "internal error" (KeyError), a short
+    list leaked numpy's "inhomogeneous shape"; now the file, the task and the reason, in one line."""
+    from boundcalc.runner import StoreError
+    from boundcalc.runner.store import SUM_FIELD, row_sum
+    from boundcalc.simulate import simulate
+
+    path = tmp_path / "sim.jsonl"
+    kw = {"horizon": 50, "runs": 2, "seed": 0, "workers": 0, "out": path, "bounds": False}
+    first = simulate(MU, ["rmed1"], **kw)
+    lines = path.read_text().splitlines()
+    key = json.loads(lines[0])["rows_key"]
+    row = json.loads(lines[2])
+    row.pop(SUM_FIELD)
+    edit(row)
+    lines[2] = json.dumps({**row, SUM_FIELD: row_sum(key, row)})
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(StoreError, match=rf"sim.jsonl: the stored row of task 1 is not a row this run writes: {why}"):
+        simulate(MU, ["rmed1"], **kw)
+    path.write_text("\n".join(lines[:2]) + "\n")  # the forged line deleted: resumes, computes it again
+    assert simulate(MU, ["rmed1"], **kw).policies[0].regret["000"].tolist() == first.policies[0].regret["000"].tolist()

@@ -456,6 +456,32 @@ def _run_chunk(
     return lines, time.perf_counter() - t0
 
 
+def _check_resumed(
+    store: JsonlStore, tasks: list[dict], done: dict[int, dict], check_row: Callable[..., str | None], shared: Any
+) -> None:
+    """Refuse resumed rows that ``check_row`` finds are not its task's (see :func:`run_tasks`)."""
+    from .store import StoreError
+
+    bad = []
+    for t in tasks:
+        i = int(t["index"])
+        if i in done:
+            try:
+                why = check_row(t, done[i], shared)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                why = f"it cannot be read ({type(exc).__name__}: {exc})"
+            if why:
+                bad.append((i, why))
+    if bad:
+        i, why = bad[0]
+        more = f" (and {len(bad) - 1} more rows)" if len(bad) > 1 else ""
+        raise StoreError(
+            f"{store.path}: the stored row of task {i} is not a row this run writes: {why}{more}; delete those"
+            " lines and rerun the same command (only the missing rows are computed), or rerun with --overwrite"
+            " (overwrite=True) to recompute all"
+        )
+
+
 def run_tasks(
     fn: Callable[[dict, Any], dict],
     tasks: Sequence[dict],
@@ -467,6 +493,7 @@ def run_tasks(
     chunk_size: int | None = None,
     progress: bool | None = False,
     desc: str | None = None,
+    check_row: Callable[[dict, dict, Any], str | None] | None = None,
 ) -> Rows:
     """Compute ``fn(task, shared)`` for every task not already in ``store``; rows sorted by index.
 
@@ -500,6 +527,11 @@ def run_tasks(
         terminal.
     desc : str, optional
         The bar's label.
+    check_row : callable, optional
+        ``check_row(task, row, shared)``: why a row resumed from ``store`` is not one ``fn``
+        writes for ``task`` (a wrong policy or run, a missing key, a non-finite number), or None.
+        A row with a reason is refused with :class:`~boundcalc.runner.store.StoreError` naming
+        the file, the task and the reason, before anything is computed.
 
     Returns
     -------
@@ -541,6 +573,8 @@ def run_tasks(
     if store is not None:
         stored = store.done
         done = {int(t["index"]): stored[int(t["index"])] for t in tasks if int(t["index"]) in stored}
+        if check_row is not None:
+            _check_resumed(store, tasks, done, check_row, shared)
     resumed = len(done)
     todo = [t for t in tasks if int(t["index"]) not in done]
     stats: dict[str, Any] = {
