@@ -378,12 +378,17 @@ def test_sigterm_stops_warmups_worker_processes(tmp_path):
 def test_ctrl_c_on_a_dask_simulation_keeps_every_finished_run(tmp_path):
     """Before: with --workers 2, Ctrl-C after 28-60 s kept 0 finished runs (chunks of many runs came
     back only whole) where the in-process run kept 68.  Now the rows written before Ctrl-C are
-    in the file, untouched by the rerun, which computes only the rest."""
+    in the file, untouched by the rerun, which computes only the rest.  Each worker holds one chunk
+    of 12 runs: rows reach the file run by run while the chunks run (published by the workers)."""
     out = tmp_path / "rows.jsonl"
     cmd = EXE + ["simulate", "--example", "fig1a", "--policies", "rucb", "-T", "100000", "--runs", "24"]
     cmd += ["--out", str(out), "--quiet"]
     proc = subprocess.Popen(
-        cmd + ["--workers", "2"], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        cmd + ["--workers", "2", "--chunk-size", "12"],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 4):
@@ -395,6 +400,7 @@ def test_ctrl_c_on_a_dask_simulation_keeps_every_finished_run(tmp_path):
     assert err.strip().splitlines()[-1].startswith(f"boundcalc: interrupted; rows finished so far are in {out}")
     kept = out.read_text().splitlines()[1:]
     assert len(kept) >= len(before) >= 3 and kept[: len(before)] == before
+    assert len(before) < 12  # not a whole chunk at once
     if len(kept) < 24:
         rerun = subprocess.run(cmd + ["--workers", "0"], env=ENV, capture_output=True, text=True, timeout=600)
         assert rerun.returncode == 0, rerun.stderr
