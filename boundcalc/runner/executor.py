@@ -11,6 +11,14 @@ Determinism
     the rows are identical in-process, on any number of workers, with any chunk size, and
     whether a row was computed now or resumed from the store.  Rows come back sorted by index.
 
+Rows as they finish
+    On Dask a worker publishes each row of a chunk as its task ends (a Dask event, within
+    :data:`PUBLISH_SECONDS`), and the client stores it and advances the bar then; the chunk's
+    result only confirms.  An interruption (Ctrl-C, SIGTERM), a dead worker or a failing task
+    thus keeps every row that reached the client, and a rerun with the same store computes the
+    rest.  (Two runs at once on one ``distributed.Client`` share its handler of the topic: the
+    later one's rows come by the topic, the earlier one's by the chunks' results.)
+
 Failures
     When ``fn`` raises, the exception propagates (in-process directly, on Dask from the
     future); the rows finished before it are already in the store and a rerun computes only
@@ -60,9 +68,8 @@ _T = TypeVar("_T")
 MAX_CHUNK = 100
 #: Seconds of worker time a Dask chunk holds when the caller sets no chunk size: the first chunks
 #: are single tasks, later ones as many tasks as the mean task time so far fits in this (at most
-#: :data:`MAX_CHUNK`), so finished rows reach the row file and the progress bar within about this
-#: long, and an interruption loses at most this much work per worker, while many tiny tasks still
-#: share one Dask task.
+#: :data:`MAX_CHUNK`), so that many tiny tasks share one Dask task while the scheduler still
+#: balances the work; the rows of a chunk reach the client task by task (:data:`PUBLISH_SECONDS`).
 CHUNK_SECONDS = 0.25
 
 
@@ -410,7 +417,8 @@ class _RowPublisher:
             batch, self.unsent = self.unsent, []
             self.due.clear()
             if batch and not self.closed.is_set():
-                self.worker.log_event(ROWS_TOPIC, {"run": self.run, "rows": batch})
+                with contextlib.suppress(Exception):  # a worker closing: the chunk's result has the rows
+                    self.worker.log_event(ROWS_TOPIC, {"run": self.run, "rows": batch})
 
     def close(self) -> None:
         with self.lock:
@@ -676,99 +684,34 @@ def _run_dask(
     failed task) the rows that reached the client and the chunks that finished are consumed first
     (:func:`_keep_arrived`) -- their rows reach the store -- then what is still queued is
     cancelled and the exception re-raised."""
-    import queue
-    import uuid
-
     # wrapped in a list so that a list or dict is scattered as one object, not element-wise
     # hash=False: a key of its own per run, never one a previous run of the same data is releasing
     shared_f = client.scatter([shared], broadcast=True, hash=False)[0] if shared is not None else None
-    run = uuid.uuid4().hex  # this run's rows on the topic (another client's runs publish there too)
-    arrived: queue.SimpleQueue = queue.SimpleQueue()  # ("rows", [line, ...]) and ("done", future)
-
-    def on_event(event: Any) -> None:  # on the client's event loop: hand the rows to this thread
-        msg = event[1] if isinstance(event, (tuple, list)) and len(event) == 2 else None  # (time, msg)
-        if isinstance(msg, dict) and msg.get("run") == run and isinstance(msg.get("rows"), (list, tuple)):
-            arrived.put(("rows", list(msg["rows"])))
-
-    client.subscribe_topic(ROWS_TOPIC, on_event)
-    work: dict[str, Any] = {"pos": 0, "tasks": 0, "seconds": 0.0, "largest": 0}
-    in_flight = max(4, 2 * n_threads)
-    pending: dict = {}  # key -> (future, chunk)
-    owner: dict[int, str] = {}  # index of a task whose row has not arrived -> its chunk's key
-
-    def next_chunk() -> list[dict] | None:
-        size = chunk_size
-        if size is None:  # the mean seconds per task so far fill CHUNK_SECONDS
-            mean = work["seconds"] / work["tasks"] if work["tasks"] else math.inf
-            size = max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / mean) if mean > 0 else MAX_CHUNK))
-        ch = todo[work["pos"] : work["pos"] + size]
-        work["pos"] += len(ch)
-        work["largest"] = max(work["largest"], len(ch))
-        return ch or None
-
-    def submit(ch: list[dict]) -> None:
-        fut = client.submit(_run_chunk, fn, ch, shared_f, run, PUBLISH_SECONDS, pure=False)
-        pending[fut.key] = (fut, ch)
-        owner.update((int(t["index"]), fut.key) for t in ch)
-        fut.add_done_callback(lambda f: arrived.put(("done", f)))
-
-    def take(lines: list[str]) -> None:
-        """Consume the rows of ``lines`` not consumed yet."""
-        fresh: dict[int, dict] = {}
-        for line in lines:
-            back = json.loads(line)
-            if back["index"] in owner:
-                fresh[back["index"]] = back
-        if fresh:
-            consume(list(fresh.values()))
-            for i in fresh:
-                del owner[i]
-
-    def handle(item: tuple[str, Any], timeout: float | None = None) -> bool:
-        """Consume an arrival; True when it ends a chunk (its future's exception is raised)."""
-        kind, obj = item
-        if kind == "rows":
-            take(obj)
-            return False
-        if obj.key not in pending:  # cancelled after the run ended, or handled already
-            return False
-        try:
-            lines, seconds = obj.result(timeout=timeout)
-        except _cluster_errors() as exc:
-            raise ClusterLost(
-                f"the Dask cluster went away mid-run ({_lost(exc)}): the rows finished so far are kept; rerun to resume"
-            ) from exc
-        chunk = pending[obj.key][1]
-        take([line for t, line in zip(chunk, lines) if int(t["index"]) in owner])
-        del pending[obj.key]
-        work["tasks"] += len(chunk)
-        work["seconds"] += seconds
-        obj.release()
-        return True
-
-    for ch in (next_chunk() for _ in range(in_flight)):
+    run = _DaskRun(client, fn, todo, shared_f, chunk_size, consume)
+    client.subscribe_topic(ROWS_TOPIC, run.on_event)
+    for ch in (run.next_chunk() for _ in range(max(4, 2 * n_threads))):
         if ch is not None:
-            submit(ch)
+            run.submit(ch)
     watch = _watch_scheduler(client)
     item = None
     try:
-        while pending:
-            item = _next_arrival(arrived)
-            if item is not None and handle(item):
-                nxt = next_chunk()
+        while run.pending:
+            item = _next_arrival(run.arrived)
+            if item is not None and run.handle(item):
+                nxt = run.next_chunk()
                 if nxt is not None:
-                    submit(nxt)
+                    run.submit(nxt)
             item = None
     except BaseException as exc:
         silent = watch["lost"]
         watch["stop"].set()
         if silent is not None and isinstance(exc, KeyboardInterrupt):  # the watch interrupted the wait
-            _keep_arrived(arrived, item, pending, handle, grace=0.0)
+            _keep_arrived(run.arrived, item, run.pending, run.handle, grace=0.0)
             raise ClusterLost(
                 f"the Dask scheduler stopped answering ({silent}): the rows finished so far are kept; rerun to resume"
             ) from None
-        _keep_arrived(arrived, item, pending, handle, grace=GRACE_SECONDS)
-        left = [f for f, _ in pending.values()]
+        _keep_arrived(run.arrived, item, run.pending, run.handle, grace=GRACE_SECONDS)
+        left = [f for f, _ in run.pending.values()]
         if left:
             with contextlib.suppress(Exception):
                 client.cancel(left)
@@ -780,7 +723,90 @@ def _run_dask(
         if shared_f is not None and watch["lost"] is None:
             with contextlib.suppress(Exception):
                 shared_f.release()
-    return int(work["largest"])
+    return run.largest
+
+
+class _DaskRun:
+    """The client's side of :func:`_run_dask`: the chunks (:meth:`next_chunk`, :meth:`submit`),
+    what arrives for them in :attr:`arrived` -- ``("rows", [line, ...])`` from the topic
+    (:meth:`on_event`) and ``("done", future)`` -- and its consumption (:meth:`handle`)."""
+
+    def __init__(
+        self,
+        client: Any,
+        fn: Callable[[dict, Any], dict],
+        todo: list[dict],
+        shared_f: Any,
+        chunk_size: int | None,
+        consume: Callable[[list[dict]], None],
+    ) -> None:
+        import queue
+        import uuid
+
+        self.client, self.fn, self.todo, self.shared_f = client, fn, todo, shared_f
+        self.chunk_size, self.consume = chunk_size, consume
+        self.id = uuid.uuid4().hex  # this run's rows on the topic (another client's runs publish there too)
+        self.arrived: queue.SimpleQueue = queue.SimpleQueue()
+        self.pending: dict = {}  # key -> (future, chunk)
+        self.owner: dict[int, str] = {}  # index of a task whose row has not arrived -> its chunk's key
+        self.pos = self.tasks = self.largest = 0
+        self.seconds = 0.0
+
+    def on_event(self, event: Any) -> None:
+        """The topic's handler, on the client's event loop: hand this run's rows to the main thread."""
+        msg = event[1] if isinstance(event, (tuple, list)) and len(event) == 2 else None  # (time, msg)
+        if isinstance(msg, dict) and msg.get("run") == self.id and isinstance(msg.get("rows"), (list, tuple)):
+            self.arrived.put(("rows", list(msg["rows"])))
+
+    def next_chunk(self) -> list[dict] | None:
+        size = self.chunk_size
+        if size is None:  # the mean seconds per task so far fill CHUNK_SECONDS
+            mean = self.seconds / self.tasks if self.tasks else math.inf
+            size = max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / mean) if mean > 0 else MAX_CHUNK))
+        ch = self.todo[self.pos : self.pos + size]
+        self.pos += len(ch)
+        self.largest = max(self.largest, len(ch))
+        return ch or None
+
+    def submit(self, ch: list[dict]) -> None:
+        fut = self.client.submit(_run_chunk, self.fn, ch, self.shared_f, self.id, PUBLISH_SECONDS, pure=False)
+        self.pending[fut.key] = (fut, ch)
+        self.owner.update((int(t["index"]), fut.key) for t in ch)
+        fut.add_done_callback(lambda f: self.arrived.put(("done", f)))
+
+    def take(self, lines: list[str]) -> None:
+        """Consume the rows of ``lines`` not consumed yet."""
+        fresh: dict[int, dict] = {}
+        for line in lines:
+            back = json.loads(line)
+            if back["index"] in self.owner:
+                fresh[back["index"]] = back
+        if fresh:
+            self.consume(list(fresh.values()))
+            for i in fresh:
+                del self.owner[i]
+
+    def handle(self, item: tuple[str, Any], timeout: float | None = None) -> bool:
+        """Consume an arrival; True when it ends a chunk (its future's exception is raised)."""
+        kind, obj = item
+        if kind == "rows":
+            self.take(obj)
+            return False
+        if obj.key not in self.pending:  # cancelled after the run ended, or handled already
+            return False
+        try:
+            lines, seconds = obj.result(timeout=timeout)
+        except _cluster_errors() as exc:
+            raise ClusterLost(
+                f"the Dask cluster went away mid-run ({_lost(exc)}): the rows finished so far are kept; rerun to resume"
+            ) from exc
+        chunk = self.pending[obj.key][1]
+        self.take([line for t, line in zip(chunk, lines) if int(t["index"]) in self.owner])
+        del self.pending[obj.key]
+        self.tasks += len(chunk)
+        self.seconds += seconds
+        obj.release()
+        return True
 
 
 def _next_arrival(arrived: Any) -> tuple[str, Any] | None:
