@@ -294,17 +294,25 @@ def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
             with _quiet_distributed(), contextlib.suppress(Exception):
                 client.close(timeout=CONNECT_TIMEOUT)
         return
+    import multiprocessing
     import warnings
 
+    from distributed.deploy.spec import SpecCluster
+
+    before, children = set(SpecCluster._instances), set(multiprocessing.active_children())
     with _workers_ignore_sigint(), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*already in use")  # the dashboard's port: none is used
-        cluster = distributed.LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.CRITICAL,
-        )
+        try:
+            cluster = distributed.LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.CRITICAL,
+            )
+        except BaseException:  # an interruption while it starts: stop what was started, quietly
+            _abandon_clusters(set(SpecCluster._instances) - before, set(multiprocessing.active_children()) - children)
+            raise
     client = distributed.Client(cluster, set_as_default=False)
     try:
         with _quiet_distributed():
@@ -313,6 +321,28 @@ def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
         with _quiet_distributed():
             client.close()
             cluster.close()
+
+
+def _abandon_clusters(clusters: set, children: set) -> None:
+    """Stop local clusters whose start was interrupted: the worker processes started for them
+    (``children``) are terminated and their event loops stopped, and they leave dask's list of
+    clusters to close at exit (whose close of a cluster that never ran ends in an
+    ``AssertionError`` traceback); the process's ``asyncio`` log is silenced, as their unfinished
+    start-up tasks report on it when collected (the caller reports the interruption)."""
+    from distributed.deploy.spec import SpecCluster
+
+    if not clusters:
+        return
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL + 1)  # "Task exception was never retrieved"
+    for c in clusters:
+        SpecCluster._instances.discard(c)
+        c.status = getattr(type(c.status), "closed", c.status)  # no "unclosed cluster" warning either
+    for child in children:  # the nannies' worker processes
+        with contextlib.suppress(Exception):
+            child.terminate()
+    for c in clusters:
+        with contextlib.suppress(Exception):
+            c._loop_runner.stop()
 
 
 def _progress_bar(total: int, initial: int, progress: bool | None, desc: str | None) -> Any:
