@@ -395,7 +395,16 @@ def check_counts(
     if neg.any():
         i, j = map(int, np.argwhere(neg)[0])
         raise PreferenceMatrixError(f"{source}: W[{lab(i)}, {lab(j)}] = {a[i, j]:g} < 0: win counts cannot be negative")
-    frac = (2.0 * a) != np.round(2.0 * a)  # whole wins, a tie half a win to each: multiples of 1/2
+    with np.errstate(over="ignore"):
+        total, twice = a + a.T, 2.0 * a
+    over = ~np.isfinite(total)
+    if over.any():  # the duels of a pair, W_ij + W_ji, are not a float: every estimate from them is lost
+        i, j = map(int, np.argwhere(over)[0])
+        raise PreferenceMatrixError(
+            f"{source}: W[{lab(i)}, {lab(j)}] + W[{lab(j)}, {lab(i)}] = {a[i, j]:g} + {a[j, i]:g} duels is"
+            " beyond the largest float (about 1.8e308): give counts whose pair totals are smaller"
+        )
+    frac = twice != np.round(twice)  # whole wins, a tie half a win to each: multiples of 1/2
     if frac.any():
         i, j = map(int, np.argwhere(frac)[0])
         raise PreferenceMatrixError(

@@ -378,6 +378,36 @@ def _task_row(task: dict, shared: dict) -> dict:
     }
 
 
+def check_simulation_row(task: dict, row: dict, shared: dict) -> str | None:
+    """Why a resumed row is not one :func:`simulation_task` writes for ``task``, or None: its
+    policy and run, one list of a finite number per checkpoint for every regret unit, counts as
+    stats, seconds >= 0 (the runner refuses the file naming the reason)."""
+    label = shared["policies"][task["policy"]]["label"]
+    if row.get("policy") != label or row.get("run") != task["run"]:
+        return f"it is of policy {row.get('policy')!r}, run {row.get('run')!r}, not of {label!r}, run {task['run']}"
+    n, reg = len(shared["checkpoints"]), row.get("regret")
+    if not isinstance(reg, dict) or sorted(reg) != sorted(shared["units"]):
+        return f"its 'regret' is not a list per unit ({', '.join(shared['units'])})"
+    real = (int, float)
+    for k, u in enumerate(shared["units"]):
+        v = reg[u]
+        if not (isinstance(v, list) and len(v) == n and all(isinstance(x, real) and math.isfinite(x) for x in v)):
+            return f"its regret[{u!r}] is not {n} finite numbers (one per checkpoint)"
+        most = shared["horizon"] * float(np.abs(shared["regrets"][k]).max()) * (1 + 1e-9)  # T steps' regret at most
+        if any(abs(x) > most for x in v):
+            return f"its regret[{u!r}] exceeds what {shared['horizon']} steps can reach ({most:.6g})"
+    stats = row.get("stats")
+    if not isinstance(stats, dict) or not all(isinstance(x, int) and not isinstance(x, bool) for x in stats.values()):
+        return "its 'stats' are not counts"
+    for what in ("seconds", "cpu_seconds"):
+        x = row.get(what, 0.0)
+        if not (isinstance(x, real) and not isinstance(x, bool) and math.isfinite(x) and x >= 0):
+            return f"its {what!r} = {x!r} is not a number of seconds"
+    if not isinstance(row.get("kernel"), bool):
+        return "its 'kernel' is not true or false"
+    return None
+
+
 _COMPILED: set[type] = set()
 
 
@@ -673,16 +703,20 @@ class SimulationResult(RichResult):
         # per ln T as the docs and the papers quote it; the time per step from CPU time (a busy
         # machine's wall time is mostly other work's)
         head = ["policy", "R(T) mean", "s.e.", "R(T)/ln T", "s.e./ln T", "wall s", "CPU s", "CPU us/step", "path"]
+
+        def f(x: float, spec: str) -> str:  # undefined (one run's s.e., per ln T at T = 1): "-"
+            return format(x, spec) if math.isfinite(x) else "-"
+
         rows = [
             [
                 s["policy"],
-                f"{s['mean']:.4g}",
-                f"{s['stderr']:.2g}",
-                f"{s['per_ln_T']:.4g}",
-                f"{s['stderr_per_ln_T']:.2g}",
-                f"{s['seconds']:.3g}",
-                f"{s['cpu_seconds']:.3g}",
-                f"{s['cpu_us_per_step']:.3g}",
+                f(s["mean"], ".4g"),
+                f(s["stderr"], ".2g"),
+                f(s["per_ln_T"], ".4g"),
+                f(s["stderr_per_ln_T"], ".2g"),
+                f(s["seconds"], ".3g"),
+                f(s["cpu_seconds"], ".3g"),
+                f(s["cpu_us_per_step"], ".3g"),
                 "compiled" if s["kernel"] else "protocol",
             ]
             for s in self.table(unit)
@@ -820,7 +854,15 @@ def _simulation_job(pm: PreferenceMatrix, shared: dict, per_decade: int, tasks: 
     }
     # with one policy both layouts index run r at r: a file of the earlier layout resumes as it is
     identity = {f: (revision if f == "policies" else same) for f in header if not (f == "layout" and len(specs) == 1)}
-    return Job("simulate", simulation_task, shared=shared, header=header, identity=identity, tasks=tasks)
+    return Job(
+        "simulate",
+        simulation_task,
+        shared=shared,
+        header=header,
+        identity=identity,
+        tasks=tasks,
+        check_row=check_simulation_row,
+    )
 
 
 def simulate(

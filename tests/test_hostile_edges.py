@@ -378,12 +378,17 @@ def test_sigterm_stops_warmups_worker_processes(tmp_path):
 def test_ctrl_c_on_a_dask_simulation_keeps_every_finished_run(tmp_path):
     """Before: with --workers 2, Ctrl-C after 28-60 s kept 0 finished runs (chunks of many runs came
     back only whole) where the in-process run kept 68.  Now the rows written before Ctrl-C are
-    in the file, untouched by the rerun, which computes only the rest."""
+    in the file, untouched by the rerun, which computes only the rest.  Each worker holds one chunk
+    of 12 runs: rows reach the file run by run while the chunks run (published by the workers)."""
     out = tmp_path / "rows.jsonl"
     cmd = EXE + ["simulate", "--example", "fig1a", "--policies", "rucb", "-T", "100000", "--runs", "24"]
     cmd += ["--out", str(out), "--quiet"]
     proc = subprocess.Popen(
-        cmd + ["--workers", "2"], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        cmd + ["--workers", "2", "--chunk-size", "12"],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 4):
@@ -395,6 +400,7 @@ def test_ctrl_c_on_a_dask_simulation_keeps_every_finished_run(tmp_path):
     assert err.strip().splitlines()[-1].startswith(f"boundcalc: interrupted; rows finished so far are in {out}")
     kept = out.read_text().splitlines()[1:]
     assert len(kept) >= len(before) >= 3 and kept[: len(before)] == before
+    assert len(before) < 12  # not a whole chunk at once
     if len(kept) < 24:
         rerun = subprocess.run(cmd + ["--workers", "0"], env=ENV, capture_output=True, text=True, timeout=600)
         assert rerun.returncode == 0, rerun.stderr
@@ -415,3 +421,72 @@ def test_more_workers_than_cores_are_capped_with_a_warning():
 
 def _row(task, shared):
     return {"index": task["index"]}
+
+
+# ----------------------------------------------------------------------------- 9. third round, new inputs
+def test_counts_whose_pair_total_overflows_are_refused_in_one_line(tmp_path, capsys):
+    """Before: 1e308 wins each way summed to inf duels: three numpy overflow warnings, then a
+    message about "1e+308 wins each of inf duels"."""
+    from boundcalc import PreferenceMatrix, PreferenceMatrixError
+
+    with pytest.raises(PreferenceMatrixError, match=r"W\[0, 1\] \+ W\[1, 0\] = 1e\+308 \+ 1e\+308 duels is beyond"):
+        PreferenceMatrix.from_counts([[0, 1e308], [1e308, 0]])
+    assert PreferenceMatrix.from_counts([[0, 1e308], [0, 0]]).mu[0, 1] == 1.0  # a finite total is read
+    p = tmp_path / "counts.txt"
+    p.write_text("0 1e308\n1.5e308 0\n")
+    one_line_error(capsys, ["bounds", "--counts", str(p)], "counts.txt: W[0, 1] + W[1, 0]", "largest float")
+
+
+def test_identification_at_a_subnormal_delta_is_finite():
+    """Before: T* ln(1/delta) was inf at delta = 1e-320 (1/delta overflows) in a table with exit 0,
+    and delta = 1 - 2^-53 was shown as "delta = 1"."""
+    from boundcalc.identification import identify
+
+    res = identify(MU, delta=1e-320, runs=1, max_duels=3000)
+    st_ = res.statistics("track-and-stop")
+    assert st_["t_star_log"] == pytest.approx(st_["t_star"] * 320 * math.log(10), rel=1e-3)  # -ln(1e-320) = 736.8
+    assert math.isfinite(st_["t_star_log"]) and "inf" not in res.summary()
+    assert "delta = 0.9999999999999999 " in identify(MU, delta=1 - 2**-53, runs=1, max_duels=3000).summary()
+
+
+def test_one_simulation_run_shows_its_undefined_standard_error_as_a_dash():
+    """Before: the table printed "nan" for the s.e. of one run (and for R(T)/ln T at T = 1)."""
+    from boundcalc.simulate import simulate
+
+    text = simulate(MU, ["rmed1"], horizon=1, runs=1, seed=0, workers=0).summary()
+    row = next(ln for ln in text.splitlines() if ln.startswith("rmed1"))
+    assert "nan" not in text and row.split()[2:5] == ["-", "-", "-"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "why"),
+    [
+        (lambda r: r["regret"]["000"].__setitem__(-1, float("nan")), r"its regret\['000'\] is not \d+ finite numbers"),
+        (lambda r: r["regret"]["000"].__setitem__(-1, 1e308), r"its regret\['000'\] exceeds what 50 steps can reach"),
+        (lambda r: r.pop("regret"), "its 'regret' is not a list per unit"),
+        (lambda r: r.__setitem__("run", 7), "it is of policy 'rmed1', run 7, not of 'rmed1', run 1"),
+        (lambda r: r.__setitem__("cpu_seconds", -1.0), "its 'cpu_seconds' = -1.0 is not a number of seconds"),
+    ],
+)
+def test_a_resumed_simulation_row_that_is_not_its_tasks_is_refused(edit, why, tmp_path):
+    """A row edited and given a matching checksum (row_sum is public): before, a NaN regret was
+    averaged into the table with exit 0, a missing key was an "internal error" (KeyError), a short
+    list leaked numpy's "inhomogeneous shape"; now the file, the task and the reason, in one line."""
+    from boundcalc.runner import StoreError
+    from boundcalc.runner.store import SUM_FIELD, row_sum
+    from boundcalc.simulate import simulate
+
+    path = tmp_path / "sim.jsonl"
+    kw = {"horizon": 50, "runs": 2, "seed": 0, "workers": 0, "out": path, "bounds": False}
+    first = simulate(MU, ["rmed1"], **kw)
+    lines = path.read_text().splitlines()
+    key = json.loads(lines[0])["rows_key"]
+    row = json.loads(lines[2])
+    row.pop(SUM_FIELD)
+    edit(row)
+    lines[2] = json.dumps({**row, SUM_FIELD: row_sum(key, row)})
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(StoreError, match=rf"sim.jsonl: the stored row of task 1 is not a row this run writes: {why}"):
+        simulate(MU, ["rmed1"], **kw)
+    path.write_text("\n".join(lines[:2]) + "\n")  # the forged line deleted: resumes, computes it again
+    assert simulate(MU, ["rmed1"], **kw).policies[0].regret["000"].tolist() == first.policies[0].regret["000"].tolist()

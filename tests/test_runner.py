@@ -64,6 +64,40 @@ class InterruptedStore(JsonlStore):
         return super().append(rows)
 
 
+def wait_after(task, shared):
+    """Tasks below ``shared["k"]`` return at once; the others wait (at most 30 s) for the file
+    ``shared["release"]``, so that a chunk is half done for as long as the test needs."""
+    import time
+
+    if task["index"] >= shared["k"]:
+        release, end = Path(shared["release"]), time.monotonic() + 30
+        while not release.exists() and time.monotonic() < end:
+            time.sleep(0.01)
+    if task["index"] == shared.get("fail"):
+        raise RuntimeError(f"task {task['index']} failed")
+    return {"index": task["index"], "x": 0.1 * task["index"], "draws": [task["index"], -1]}
+
+
+def _interrupt_when_stored(path: Path, n: int, seconds: float = 20.0):
+    """A thread that interrupts the main thread (as Ctrl-C does) once the row file at ``path``
+    holds ``n`` rows, or after ``seconds``."""
+    import _thread
+    import threading
+    import time
+
+    def watch():
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if path.exists() and len(path.read_text().splitlines()) - 1 >= n:
+                break
+            time.sleep(0.01)
+        _thread.interrupt_main()
+
+    th = threading.Thread(target=watch, daemon=True)
+    th.start()
+    return th
+
+
 def error_row(task, shared):
     """Records its own failure as an error row while the marker file is absent."""
     if task["index"] % 3 == 1 and not Path(shared).exists():
@@ -198,6 +232,124 @@ def test_an_interrupted_run_keeps_every_finished_row_and_resumes(where, cluster,
     rows = run_tasks(slow_square, tasks, shared={**shared, "sleep": 0.0}, store=JsonlStore(path, {"n": 16}), **kw)
     assert (rows.stats["resumed"], rows.stats["computed"]) == (len(kept), 16 - len(kept))
     assert rows == [{"index": i, "y": i * i} for i in range(16)]
+
+
+@pytest.mark.parametrize("publish", [None, 0.0])
+def test_dask_interrupted_mid_chunk_keeps_the_chunks_finished_rows(publish, cluster, tmp_path, monkeypatch):
+    """Ctrl-C while one chunk of six tasks is half done (three returned, three waiting): the three
+    finished rows reached the row file while the chunk still ran (the worker publishes each row
+    as it ends; default interval and at once), they are kept, and a rerun computes only the other
+    three; every row is the one an in-process run gives."""
+    from boundcalc.runner import executor
+
+    if publish is not None:
+        monkeypatch.setattr(executor, "PUBLISH_SECONDS", publish)
+    path, release = tmp_path / "rows.jsonl", tmp_path / "release"
+    shared = {"k": 3, "release": str(release)}
+    tasks = [{"index": i} for i in range(6)]
+    watch = _interrupt_when_stored(path, 3)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_tasks(
+                wait_after, tasks, shared=shared, store=JsonlStore(path, {"n": 6}), scheduler=cluster, chunk_size=6
+            )
+        watch.join()
+    finally:
+        release.write_text("")  # the waiting tasks end (their chunk was cancelled)
+    assert [r["index"] for r in load_store(path)[1]] == [0, 1, 2]
+    rows = run_tasks(
+        wait_after, tasks, shared=shared, store=JsonlStore(path, {"n": 6}), scheduler=cluster, chunk_size=6
+    )
+    assert (rows.stats["resumed"], rows.stats["computed"]) == (3, 3)
+    assert rows == run_tasks(wait_after, tasks, shared=shared) == load_store(path)[1]
+
+
+def test_dask_task_failing_mid_chunk_keeps_the_rows_before_it(cluster, tmp_path):
+    """A task raising in the middle of a chunk: the chunk's rows finished before it are in the
+    file (sent before the exception), the exception is the task's own."""
+    path = tmp_path / "rows.jsonl"
+    shared = {"k": 6, "release": str(tmp_path / "release"), "fail": 4}
+    with pytest.raises(RuntimeError, match="task 4 failed"):
+        run_tasks(
+            wait_after,
+            [{"index": i} for i in range(6)],
+            shared=shared,
+            store=JsonlStore(path, {"n": 6}),
+            scheduler=cluster,
+            chunk_size=6,
+        )
+    assert [r["index"] for r in load_store(path)[1]] == [0, 1, 2, 3]
+
+
+@pytest.mark.slow
+def test_an_interrupted_cluster_start_leaves_nothing_behind():
+    """SIGTERM (as the CLI raises it) while the local cluster starts: the interruption propagates,
+    the worker processes started for it end, and dask's at-exit close does not see it (before, it
+    printed an "AssertionError: Status.init" traceback after the one line)."""
+    distributed = pytest.importorskip("distributed")
+    import _thread
+    import multiprocessing
+    import signal
+    import threading
+    import time
+
+    from distributed.deploy.spec import SpecCluster
+
+    from boundcalc.runner.executor import dask_client
+
+    def terminated(signum, frame):
+        raise KeyboardInterrupt
+
+    before, clusters = set(multiprocessing.active_children()), set(SpecCluster._instances)
+    old = signal.signal(signal.SIGTERM, terminated)
+    try:
+        threading.Timer(0.5, _thread.interrupt_main, args=(signal.SIGTERM,)).start()
+        with pytest.raises(KeyboardInterrupt):
+            with dask_client(workers=2):
+                time.sleep(30)  # not reached: the start takes longer than the timer
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert set(SpecCluster._instances) <= clusters  # the one started here is not closed at exit
+    end = time.monotonic() + 10
+    while any(c.is_alive() for c in set(multiprocessing.active_children()) - before) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not set(multiprocessing.active_children()) - before
+    assert distributed  # imported for the skip
+
+
+def die_after(task, shared):
+    """Tasks below ``shared["k"]`` return at once; the next ends its worker process after 0.3 s."""
+    import os
+    import time
+
+    if task["index"] >= shared["k"]:
+        time.sleep(0.3)
+        os._exit(3)
+    return {"index": task["index"], "y": task["index"] ** 2}
+
+
+@pytest.mark.slow
+def test_dask_worker_dying_mid_chunk_keeps_the_chunks_finished_rows(tmp_path):
+    """The worker of a chunk of six tasks dies after three of them returned (the scheduler allows
+    no retry): ClusterLost, the three rows are in the file, a rerun computes only the rest."""
+    distributed = pytest.importorskip("distributed")
+    import logging
+
+    import dask
+
+    from boundcalc.runner.executor import ClusterLost
+
+    path = tmp_path / "rows.jsonl"
+    tasks = [{"index": i} for i in range(6)]
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.CRITICAL
+        ) as one:
+            with pytest.raises(ClusterLost, match=r"workers died while running a task\): the 3 rows finished so far"):
+                run_tasks(die_after, tasks, shared={"k": 3}, store=JsonlStore(path, {}), scheduler=one, chunk_size=6)
+    assert [r["index"] for r in load_store(path)[1]] == [0, 1, 2]
+    rows = run_tasks(die_after, tasks, shared={"k": 6}, store=JsonlStore(path, {}))
+    assert (rows.stats["resumed"], rows.stats["computed"]) == (3, 3)
 
 
 def test_dask_chunks_grow_from_single_tasks_to_fill_their_seconds(cluster, tmp_path):
@@ -486,3 +638,94 @@ def test_the_store_gives_the_one_refusal_message(tmp_path):
     assert "earlier boundcalc" in msg and "'layout'" in msg
     msg = refused({"seed": 1, "revision": 1}, {"seed": 2, "revision": 2})
     assert "other settings" in msg and "seed: file 1, now 2" in msg and "other decisions" not in msg
+
+
+# ----------------------------------------------------------------------------- a frozen scheduler
+@pytest.fixture
+def scheduler_process(tmp_path):
+    """A Dask scheduler in a process of its own: ``(Popen, address)``; killed after."""
+    pytest.importorskip("distributed")
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    info = tmp_path / "scheduler.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0"]
+        + ["--no-dashboard", "--scheduler-file", str(info)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        end = time.monotonic() + 60
+        while not info.exists() or not info.read_text().strip():
+            assert proc.poll() is None and time.monotonic() < end, "the scheduler did not start"
+            time.sleep(0.05)
+        yield proc, json.loads(info.read_text())["address"]
+    finally:
+        proc.send_signal(signal.SIGCONT)
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.slow
+def test_a_scheduler_without_workers_or_frozen_ends_in_one_line(scheduler_process, tmp_path, monkeypatch, request):
+    """A scheduler no worker joins: one line naming it and the remedy after the connect timeout,
+    not a wait without end or dask's "No valid workers found".  Then, a worker joined, the scheduler
+    stops answering (SIGSTOP) while tasks run: the client ends within seconds (the silence and
+    check intervals made short here) with ClusterLost, which the CLI prints as one line with exit
+    status 1, naming the kept rows and the rerun."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import dask
+
+    from boundcalc.cli import failure_line
+    from boundcalc.runner import executor
+
+    proc, address = scheduler_process
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(
+            ConnectionError, match=r"at 'tcp://127.0.0.1:\d+' has no workers \(none joined within 1 s\)"
+        ):
+            run_tasks(noisy_sum, _tasks(2), shared=SHARED, scheduler=address)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_worker",
+            address,
+            "--no-nanny",
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    request.addfinalizer(lambda: (worker.kill(), worker.wait()))
+    monkeypatch.setattr(executor, "SCHEDULER_CHECK_SECONDS", 0.2)
+    monkeypatch.setattr(executor, "SCHEDULER_SILENCE_SECONDS", 1.0)
+    watch = executor._watch_scheduler
+
+    def freeze_then_watch(client):  # the tasks are submitted: the scheduler freezes
+        os.kill(proc.pid, signal.SIGSTOP)
+        return watch(client)
+
+    monkeypatch.setattr(executor, "_watch_scheduler", freeze_then_watch)
+    path = tmp_path / "rows.jsonl"
+    tasks, shared = [{"index": i} for i in range(4)], {"k": 0, "release": str(tmp_path / "never")}
+    t0 = time.monotonic()
+    with pytest.raises(executor.ClusterLost) as info:
+        run_tasks(wait_after, tasks, shared=shared, store=JsonlStore(path, {}), scheduler=address)
+    assert time.monotonic() - t0 < 20
+    code, line = failure_line(info.value)
+    assert code == 1 and "\n" not in line
+    assert (
+        line.startswith("boundcalc: error: the Dask scheduler stopped answering (") and "no answer within 1 s" in line
+    )
+    assert line.endswith(f"the 0 rows finished so far are kept in {path}; rerun the same command to resume")

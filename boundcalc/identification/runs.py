@@ -106,7 +106,9 @@ class IdentificationRuns(RichResult):
             "median": q50,
             "q90": q90,
             "t_star": T,
-            "t_star_log": None if T is None else T * math.log(1.0 / self.delta),
+            "t_star_log": None
+            if T is None
+            else T * -math.log(self.delta),  # not log(1/delta): inf at a subnormal delta
             "t_star_kl": lower,
             "ratio": None if not lower else mean / lower,
             "cpu_seconds": float(sum(r["cpu_seconds"] for r in rows)),
@@ -156,7 +158,7 @@ class IdentificationRuns(RichResult):
                  f(s["q90"]), f(s["t_star"]), f(s["t_star_log"]), f(s["ratio"], 3)]
             )  # fmt: skip
         lines = [
-            f"identification of the winner on a {self.matrix.K}-arm matrix at delta = {self.delta:g}"
+            f"identification of the winner on a {self.matrix.K}-arm matrix at delta = {self.delta!r}"
             f" ({self.runs} runs each, seed {self.seed})",
             "",
             format_table(head, body),

@@ -11,6 +11,14 @@ Determinism
     the rows are identical in-process, on any number of workers, with any chunk size, and
     whether a row was computed now or resumed from the store.  Rows come back sorted by index.
 
+Rows as they finish
+    On Dask a worker publishes each row of a chunk as its task ends (a Dask event, within
+    :data:`PUBLISH_SECONDS`), and the client stores it and advances the bar then; the chunk's
+    result only confirms.  An interruption (Ctrl-C, SIGTERM), a dead worker or a failing task
+    thus keeps every row that reached the client, and a rerun with the same store computes the
+    rest.  (Two runs at once on one ``distributed.Client`` share its handler of the topic: the
+    later one's rows come by the topic, the earlier one's by the chunks' results.)
+
 Failures
     When ``fn`` raises, the exception propagates (in-process directly, on Dask from the
     future); the rows finished before it are already in the store and a rerun computes only
@@ -60,9 +68,8 @@ _T = TypeVar("_T")
 MAX_CHUNK = 100
 #: Seconds of worker time a Dask chunk holds when the caller sets no chunk size: the first chunks
 #: are single tasks, later ones as many tasks as the mean task time so far fits in this (at most
-#: :data:`MAX_CHUNK`), so finished rows reach the row file and the progress bar within about this
-#: long, and an interruption loses at most this much work per worker, while many tiny tasks still
-#: share one Dask task.
+#: :data:`MAX_CHUNK`), so that many tiny tasks share one Dask task while the scheduler still
+#: balances the work; the rows of a chunk reach the client task by task (:data:`PUBLISH_SECONDS`).
 CHUNK_SECONDS = 0.25
 
 
@@ -287,17 +294,25 @@ def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
             with _quiet_distributed(), contextlib.suppress(Exception):
                 client.close(timeout=CONNECT_TIMEOUT)
         return
+    import multiprocessing
     import warnings
 
+    from distributed.deploy.spec import SpecCluster
+
+    before, children = set(SpecCluster._instances), set(multiprocessing.active_children())
     with _workers_ignore_sigint(), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*already in use")  # the dashboard's port: none is used
-        cluster = distributed.LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.CRITICAL,
-        )
+        try:
+            cluster = distributed.LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.CRITICAL,
+            )
+        except BaseException:  # an interruption while it starts: stop what was started, quietly
+            _abandon_clusters(set(SpecCluster._instances) - before, set(multiprocessing.active_children()) - children)
+            raise
     client = distributed.Client(cluster, set_as_default=False)
     try:
         with _quiet_distributed():
@@ -306,6 +321,28 @@ def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
         with _quiet_distributed():
             client.close()
             cluster.close()
+
+
+def _abandon_clusters(clusters: set, children: set) -> None:
+    """Stop local clusters whose start was interrupted: the worker processes started for them
+    (``children``) are terminated and their event loops stopped, and they leave dask's list of
+    clusters to close at exit (whose close of a cluster that never ran ends in an
+    ``AssertionError`` traceback); the process's ``asyncio`` log is silenced, as their unfinished
+    start-up tasks report on it when collected (the caller reports the interruption)."""
+    from distributed.deploy.spec import SpecCluster
+
+    if not clusters:
+        return
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL + 1)  # "Task exception was never retrieved"
+    for c in clusters:
+        SpecCluster._instances.discard(c)
+        c.status = getattr(type(c.status), "closed", c.status)  # no "unclosed cluster" warning either
+    for child in children:  # the nannies' worker processes
+        with contextlib.suppress(Exception):
+            child.terminate()
+    for c in clusters:
+        with contextlib.suppress(Exception):
+            c._loop_runner.stop()
 
 
 def _progress_bar(total: int, initial: int, progress: bool | None, desc: str | None) -> Any:
@@ -352,25 +389,135 @@ def _check_tasks(tasks: Iterable[_T]) -> list[_T]:
     return out
 
 
-def _normalise(row: object, index: int) -> tuple[str, dict]:
-    """The row as a JSON line and as JSON reads it back; check it carries the task's index."""
+def _row_line(row: object, index: int) -> str:
+    """The row of task ``index`` as a JSON line; check it is a dict carrying the task's index."""
     if not isinstance(row, Mapping):
         raise TypeError(f"task {index}: the task function returned a {type(row).__name__}, not a dict")
     try:
         line = json.dumps(row)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"task {index}: the row is not JSON-serialisable ({exc})") from None
-    back = json.loads(line)
-    if back.get("index") != index:
-        raise ValueError(f"task {index}: the task function returned a row with index {back.get('index')!r}")
-    return line, back
+    if row.get("index") != index:
+        raise ValueError(f"task {index}: the task function returned a row with index {row.get('index')!r}")
+    return line
 
 
-def _run_chunk(fn: Callable[[dict, Any], dict], chunk: list[dict], shared: Any) -> tuple[list[dict], float]:
-    """Dask task: the rows of a chunk of tasks, in order, and the worker's seconds for them."""
+def _normalise(row: object, index: int) -> dict:
+    """The row as JSON reads it back (the form every row is returned and stored in)."""
+    return json.loads(_row_line(row, index))
+
+
+#: The Dask event topic (``Worker.log_event``, ``Client.subscribe_topic``) on which a worker
+#: publishes the rows of a chunk as its tasks finish; each message carries its run's id.
+ROWS_TOPIC = "boundcalc-rows"
+#: Seconds a worker gathers the rows finishing in a chunk before it publishes them as one message:
+#: a row reaches the client (row file, progress bar) within about this long after its task ends,
+#: while many tiny tasks share a message.
+PUBLISH_SECONDS = 0.05
+
+
+class _RowPublisher:
+    """Publishes a chunk's rows from its worker as its tasks finish (:data:`ROWS_TOPIC`): a row
+    added is sent within ``seconds`` (a daemon thread gathers the rows finishing meanwhile into one
+    message; at once when ``seconds`` is 0), so that rows finished inside a chunk still running
+    reach the client even when the chunk never returns (an interruption, a lost worker).
+    :meth:`close` drops what is unsent: the chunk's result carries every row."""
+
+    def __init__(self, worker: Any, run: str, seconds: float) -> None:
+        import threading
+
+        self.worker, self.run, self.seconds = worker, run, float(seconds)
+        self.lock = threading.Lock()
+        self.unsent: list[str] = []
+        self.due = threading.Event()
+        self.closed = threading.Event()
+        if self.seconds > 0:
+            threading.Thread(target=self._gather, name="boundcalc-row-publisher", daemon=True).start()
+
+    def add(self, line: str) -> None:
+        with self.lock:
+            self.unsent.append(line)
+        if self.seconds > 0:
+            self.due.set()
+        else:
+            self.flush()
+
+    def flush(self) -> None:
+        with self.lock:
+            batch, self.unsent = self.unsent, []
+            self.due.clear()
+            if batch and not self.closed.is_set():
+                with contextlib.suppress(Exception):  # a worker closing: the chunk's result has the rows
+                    self.worker.log_event(ROWS_TOPIC, {"run": self.run, "rows": batch})
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed.set()
+            self.unsent = []
+        self.due.set()
+
+    def _gather(self) -> None:
+        while self.due.wait() and not self.closed.is_set():
+            if self.closed.wait(self.seconds):  # the rows finishing meanwhile join the message
+                return
+            self.flush()
+
+
+def _run_chunk(
+    fn: Callable[[dict, Any], dict], chunk: list[dict], shared: Any, run: str | None = None, publish: float = 0.0
+) -> tuple[list[str], float]:
+    """Dask task: the JSON lines of a chunk's rows, in order, and the worker's seconds for them.
+    With a ``run`` id, a chunk of several tasks also publishes each row as its task ends
+    (:class:`_RowPublisher`, within ``publish`` seconds), and the rows finished before a task
+    that raises are sent before the exception; the returned lines confirm them."""
     t0 = time.perf_counter()
-    rows = [fn(t, shared) for t in chunk]
-    return rows, time.perf_counter() - t0
+    publisher = None
+    if run is not None and len(chunk) > 1:
+        with contextlib.suppress(ImportError, ValueError):  # ValueError: not on a Dask worker
+            from distributed import get_worker
+
+            publisher = _RowPublisher(get_worker(), run, publish)
+    lines = []
+    try:
+        for t in chunk:
+            line = _row_line(fn(t, shared), int(t["index"]))
+            lines.append(line)
+            if publisher is not None:
+                publisher.add(line)
+    except BaseException:
+        if publisher is not None:
+            publisher.flush()  # the rows finished before the failure are kept
+        raise
+    finally:
+        if publisher is not None:
+            publisher.close()
+    return lines, time.perf_counter() - t0
+
+
+def _check_resumed(
+    store: JsonlStore, tasks: list[dict], done: dict[int, dict], check_row: Callable[..., str | None], shared: Any
+) -> None:
+    """Refuse resumed rows that ``check_row`` finds are not its task's (see :func:`run_tasks`)."""
+    from .store import StoreError
+
+    bad = []
+    for t in tasks:
+        i = int(t["index"])
+        if i in done:
+            try:
+                why = check_row(t, done[i], shared)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                why = f"it cannot be read ({type(exc).__name__}: {exc})"
+            if why:
+                bad.append((i, why))
+    if bad:
+        i, why = bad[0]
+        more = f" (and {len(bad) - 1} more rows)" if len(bad) > 1 else ""
+        raise StoreError(
+            f"{store.path}: the stored row of task {i} is not a row this run writes: {why}{more}; delete those"
+            " lines and rerun the same command (only the missing rows are computed), or rerun with --overwrite"
+            " (overwrite=True) to recompute all"
+        )
 
 
 def run_tasks(
@@ -384,6 +531,7 @@ def run_tasks(
     chunk_size: int | None = None,
     progress: bool | None = False,
     desc: str | None = None,
+    check_row: Callable[[dict, dict, Any], str | None] | None = None,
 ) -> Rows:
     """Compute ``fn(task, shared)`` for every task not already in ``store``; rows sorted by index.
 
@@ -417,6 +565,11 @@ def run_tasks(
         terminal.
     desc : str, optional
         The bar's label.
+    check_row : callable, optional
+        ``check_row(task, row, shared)``: why a row resumed from ``store`` is not one ``fn``
+        writes for ``task`` (a wrong policy or run, a missing key, a non-finite number), or None.
+        A row with a reason is refused with :class:`~boundcalc.runner.store.StoreError` naming
+        the file, the task and the reason, before anything is computed.
 
     Returns
     -------
@@ -458,6 +611,8 @@ def run_tasks(
     if store is not None:
         stored = store.done
         done = {int(t["index"]): stored[int(t["index"])] for t in tasks if int(t["index"]) in stored}
+        if check_row is not None:
+            _check_resumed(store, tasks, done, check_row, shared)
     resumed = len(done)
     todo = [t for t in tasks if int(t["index"]) not in done]
     stats: dict[str, Any] = {
@@ -473,15 +628,14 @@ def run_tasks(
     }
     bar = _progress_bar(len(tasks), resumed, progress, desc)
 
-    def consume(chunk: list[dict], rows: list) -> None:
-        pairs = [_normalise(r, int(t["index"])) for t, r in zip(chunk, rows)]
+    def consume(rows: list[dict]) -> None:  # rows as JSON reads them back
         if store is not None:
-            store.append(back for _, back in pairs)
-        for _, back in pairs:
+            store.append(rows)
+        for back in rows:
             done[back["index"]] = back
-        stats["computed"] += len(pairs)
+        stats["computed"] += len(rows)
         if bar is not None:
-            bar.update(len(pairs))
+            bar.update(len(rows))
 
     t0 = time.perf_counter()
     try:
@@ -490,7 +644,7 @@ def run_tasks(
         if todo and (scheduler is not None or workers > 0):
             stats["backend"] = "dask"
             with dask_client(workers, scheduler) as client:
-                n_threads = max(1, sum(client.nthreads().values()))
+                n_threads = _worker_threads(client)
                 stats["workers"] = n_threads
                 stats["seconds_cluster"] = time.perf_counter() - t0
                 t0 = time.perf_counter()
@@ -510,7 +664,7 @@ def run_tasks(
                     raise ClusterLost(f"{str(exc).split(': the rows')[0]}: {kept}") from exc
         else:
             for t in todo:
-                consume([t], [fn(t, shared)])
+                consume([_normalise(fn(t, shared), int(t["index"]))])
     finally:
         stats["seconds_run"] = time.perf_counter() - t0
         if bar is not None:
@@ -522,6 +676,24 @@ def run_tasks(
     return Rows(rows, stats)
 
 
+def _worker_threads(client: Any) -> int:
+    """The worker threads of ``client``'s cluster, waiting up to :func:`connect_timeout` for a first
+    worker to join a scheduler that has none (``ConnectionError`` then: the tasks would wait
+    without end)."""
+    n = sum(client.nthreads().values())
+    if n == 0:
+        try:
+            client.wait_for_workers(1, timeout=connect_timeout())
+        except (TimeoutError, OSError):
+            address = getattr(getattr(client, "scheduler", None), "address", "?")
+            raise ConnectionError(
+                f"the Dask scheduler at {address!r} has no workers (none joined within {connect_timeout():g} s):"
+                f" start some (dask worker {address}) or run on a local cluster (--workers N)"
+            ) from None
+        n = sum(client.nthreads().values())
+    return max(1, n)
+
+
 def _run_dask(
     client: Any,
     fn: Callable[[dict, Any], dict],
@@ -529,78 +701,153 @@ def _run_dask(
     shared: Any,
     chunk_size: int | None,
     n_threads: int,
-    consume: Callable[[list[dict], list], None],
+    consume: Callable[[list[dict]], None],
 ) -> int:
     """Scatter ``shared`` once, submit chunks (a bounded number in flight; ``chunk_size`` tasks
-    each, or sized by :data:`CHUNK_SECONDS` when None), consume rows in completion order; return
-    the largest chunk.  On an exception (an interruption, a lost worker, a failed task) the chunks
-    already finished are consumed first -- their rows reach the store -- then what is still
-    queued is cancelled and the exception re-raised."""
-    from distributed import as_completed
+    each, or sized by :data:`CHUNK_SECONDS` when None) and consume rows as they arrive; return the
+    largest chunk.
 
+    Rows arrive per task: a worker publishes the rows of a chunk as its tasks end
+    (:func:`_run_chunk`, on :data:`ROWS_TOPIC`), and a chunk's result then only confirms them
+    (rows are consumed once, by task index; both forms are the same JSON line, so the rows are
+    those of an in-process run).  On an exception (an interruption, a lost worker or scheduler, a
+    failed task) the rows that reached the client and the chunks that finished are consumed first
+    (:func:`_keep_arrived`) -- their rows reach the store -- then what is still queued is
+    cancelled and the exception re-raised."""
     # wrapped in a list so that a list or dict is scattered as one object, not element-wise
     # hash=False: a key of its own per run, never one a previous run of the same data is releasing
     shared_f = client.scatter([shared], broadcast=True, hash=False)[0] if shared is not None else None
-    work: dict[str, Any] = {"pos": 0, "tasks": 0, "seconds": 0.0, "largest": 0}
-    in_flight = max(4, 2 * n_threads)
-    pending: dict = {}  # key -> (future, chunk)
-
-    def next_chunk() -> list[dict] | None:
-        size = chunk_size
-        if size is None:  # the mean seconds per task so far fill CHUNK_SECONDS
-            mean = work["seconds"] / work["tasks"] if work["tasks"] else math.inf
-            size = max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / mean) if mean > 0 else MAX_CHUNK))
-        ch = todo[work["pos"] : work["pos"] + size]
-        work["pos"] += len(ch)
-        work["largest"] = max(work["largest"], len(ch))
-        return ch or None
-
-    def submit(ch: list[dict]) -> Any:
-        fut = client.submit(_run_chunk, fn, ch, shared_f, pure=False)
-        pending[fut.key] = (fut, ch)
-        return fut
-
-    first = [submit(ch) for ch in (next_chunk() for _ in range(in_flight)) if ch is not None]
-    ac = as_completed(first, loop=client.loop)
+    run = _DaskRun(client, fn, todo, shared_f, chunk_size, consume)
+    client.subscribe_topic(ROWS_TOPIC, run.on_event)
+    for ch in (run.next_chunk() for _ in range(max(4, 2 * n_threads))):
+        if ch is not None:
+            run.submit(ch)
     watch = _watch_scheduler(client)
+    item = None
     try:
-        for fut in ac:
-            try:
-                rows, seconds = fut.result()
-            except _cluster_errors() as exc:
-                raise ClusterLost(
-                    f"the Dask cluster went away mid-run ({_lost(exc)}): the rows finished so far"
-                    " are kept; rerun to resume"
-                ) from exc
-            chunk = pending[fut.key][1]
-            consume(chunk, rows)  # interrupted inside: the chunk stays pending, _keep_finished retries it
-            del pending[fut.key]
-            work["tasks"] += len(chunk)
-            work["seconds"] += seconds
-            fut.release()
-            nxt = next_chunk()
-            if nxt is not None:
-                ac.add(submit(nxt))
+        while run.pending:
+            item = _next_arrival(run.arrived)
+            if item is not None and run.handle(item):
+                nxt = run.next_chunk()
+                if nxt is not None:
+                    run.submit(nxt)
+            item = None
     except BaseException as exc:
         silent = watch["lost"]
         watch["stop"].set()
-        ac.clear()  # drop what is still queued
         if silent is not None and isinstance(exc, KeyboardInterrupt):  # the watch interrupted the wait
+            _keep_arrived(run.arrived, item, run.pending, run.handle, grace=0.0)
             raise ClusterLost(
                 f"the Dask scheduler stopped answering ({silent}): the rows finished so far are kept; rerun to resume"
             ) from None
-        _keep_finished(pending, consume)
-        left = [f for f, _ in pending.values()]
+        _keep_arrived(run.arrived, item, run.pending, run.handle, grace=GRACE_SECONDS)
+        left = [f for f, _ in run.pending.values()]
         if left:
             with contextlib.suppress(Exception):
                 client.cancel(left)
         raise
     finally:
         watch["stop"].set()
+        with contextlib.suppress(Exception):
+            client.unsubscribe_topic(ROWS_TOPIC)
         if shared_f is not None and watch["lost"] is None:
             with contextlib.suppress(Exception):
                 shared_f.release()
-    return int(work["largest"])
+    return run.largest
+
+
+class _DaskRun:
+    """The client's side of :func:`_run_dask`: the chunks (:meth:`next_chunk`, :meth:`submit`),
+    what arrives for them in :attr:`arrived` -- ``("rows", [line, ...])`` from the topic
+    (:meth:`on_event`) and ``("done", future)`` -- and its consumption (:meth:`handle`)."""
+
+    def __init__(
+        self,
+        client: Any,
+        fn: Callable[[dict, Any], dict],
+        todo: list[dict],
+        shared_f: Any,
+        chunk_size: int | None,
+        consume: Callable[[list[dict]], None],
+    ) -> None:
+        import queue
+        import uuid
+
+        self.client, self.fn, self.todo, self.shared_f = client, fn, todo, shared_f
+        self.chunk_size, self.consume = chunk_size, consume
+        self.id = uuid.uuid4().hex  # this run's rows on the topic (another client's runs publish there too)
+        self.arrived: queue.SimpleQueue = queue.SimpleQueue()
+        self.pending: dict = {}  # key -> (future, chunk)
+        self.owner: dict[int, str] = {}  # index of a task whose row has not arrived -> its chunk's key
+        self.pos = self.tasks = self.largest = 0
+        self.seconds = 0.0
+
+    def on_event(self, event: Any) -> None:
+        """The topic's handler, on the client's event loop: hand this run's rows to the main thread."""
+        msg = event[1] if isinstance(event, (tuple, list)) and len(event) == 2 else None  # (time, msg)
+        if isinstance(msg, dict) and msg.get("run") == self.id and isinstance(msg.get("rows"), (list, tuple)):
+            self.arrived.put(("rows", list(msg["rows"])))
+
+    def next_chunk(self) -> list[dict] | None:
+        size = self.chunk_size
+        if size is None:  # the mean seconds per task so far fill CHUNK_SECONDS
+            mean = self.seconds / self.tasks if self.tasks else math.inf
+            size = max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / mean) if mean > 0 else MAX_CHUNK))
+        ch = self.todo[self.pos : self.pos + size]
+        self.pos += len(ch)
+        self.largest = max(self.largest, len(ch))
+        return ch or None
+
+    def submit(self, ch: list[dict]) -> None:
+        fut = self.client.submit(_run_chunk, self.fn, ch, self.shared_f, self.id, PUBLISH_SECONDS, pure=False)
+        self.pending[fut.key] = (fut, ch)
+        self.owner.update((int(t["index"]), fut.key) for t in ch)
+        fut.add_done_callback(lambda f: self.arrived.put(("done", f)))
+
+    def take(self, lines: list[str]) -> None:
+        """Consume the rows of ``lines`` not consumed yet."""
+        fresh: dict[int, dict] = {}
+        for line in lines:
+            back = json.loads(line)
+            if back["index"] in self.owner:
+                fresh[back["index"]] = back
+        if fresh:
+            self.consume(list(fresh.values()))
+            for i in fresh:
+                del self.owner[i]
+
+    def handle(self, item: tuple[str, Any], timeout: float | None = None) -> bool:
+        """Consume an arrival; True when it ends a chunk (its future's exception is raised)."""
+        kind, obj = item
+        if kind == "rows":
+            self.take(obj)
+            return False
+        if obj.key not in self.pending:  # cancelled after the run ended, or handled already
+            return False
+        try:
+            lines, seconds = obj.result(timeout=timeout)
+        except _cluster_errors() as exc:
+            raise ClusterLost(
+                f"the Dask cluster went away mid-run ({_lost(exc)}): the rows finished so far are kept; rerun to resume"
+            ) from exc
+        chunk = self.pending[obj.key][1]
+        self.take([line for t, line in zip(chunk, lines) if int(t["index"]) in self.owner])
+        del self.pending[obj.key]
+        self.tasks += len(chunk)
+        self.seconds += seconds
+        obj.release()
+        return True
+
+
+def _next_arrival(arrived: Any) -> tuple[str, Any] | None:
+    """The next item of ``arrived``, or None after a short wait (so that an interruption by the
+    scheduler watch, which sets no signal, lands within it)."""
+    import queue
+
+    try:
+        return arrived.get(timeout=0.1)
+    except queue.Empty:
+        return None
 
 
 #: Seconds between the checks that a Dask scheduler still answers, and the silence after which the
@@ -639,33 +886,44 @@ def _watch_scheduler(client: Any) -> dict[str, Any]:
     return state
 
 
-#: Seconds to fetch the chunks that finished before an interruption (their rows are kept), and
-#: within it the grace for a chunk whose last task has just ended to reach the client.
+#: Seconds to consume, after an interruption, the rows that reached the client and the chunks
+#: that finished (their rows are kept), and within it the grace for rows and chunks on their way.
 KEEP_SECONDS = 5.0
 GRACE_SECONDS = 0.5
 
 
-def _keep_finished(pending: dict, consume: Callable[[list[dict], list], None]) -> None:
-    """Consume the chunks of ``pending`` whose futures have finished but were not read yet (an
-    interruption or a lost worker arrived first, or the chunk ends within :data:`GRACE_SECONDS`),
-    within :data:`KEEP_SECONDS` in all; the others stay in ``pending``."""
-    deadline = time.monotonic() + KEEP_SECONDS
-    with contextlib.suppress(Exception):  # a timeout, a lost scheduler: keep what has finished
-        from distributed import wait
+def _keep_arrived(
+    arrived: Any,
+    current: tuple[str, Any] | None,
+    pending: dict,
+    handle: Callable[..., bool],
+    grace: float,
+) -> None:
+    """Consume what reached the client when a run stops: ``current`` (the arrival being consumed
+    when the exception came, if any), then what is queued in ``arrived`` and what arrives within
+    ``grace`` seconds while chunks are pending, in :data:`KEEP_SECONDS` in all; an arrival that
+    cannot be consumed (a failed chunk, a store that cannot take it) is skipped, its rows are
+    computed again by a rerun.  Chunks ended here leave ``pending``."""
+    import queue
 
-        wait([f for f, _ in pending.values()], timeout=GRACE_SECONDS)
-    for key, (fut, chunk) in list(pending.items()):
-        left = deadline - time.monotonic()
-        if left <= 0:
+    start = time.monotonic()
+    items = [current] if current is not None else []
+    while True:
+        now = time.monotonic()
+        if now - start > KEEP_SECONDS:
             return
-        if getattr(fut, "status", None) != "finished":
-            continue
+        if not items:
+            wait = start + grace - now
+            try:
+                items.append(arrived.get(timeout=wait) if wait > 0 and pending else arrived.get_nowait())
+            except queue.Empty:
+                return
+        item = items.pop()
         try:
-            rows, _ = fut.result(timeout=left)
-            consume(chunk, rows)
-        except Exception:  # its worker is gone, or the store cannot take it: the row is recomputed later
-            continue
-        del pending[key]
+            handle(item, timeout=max(0.0, start + KEEP_SECONDS - time.monotonic()))
+        except Exception:
+            if item[0] == "done":
+                pending.pop(item[1].key, None)
 
 
 def _cluster_errors() -> tuple[type[BaseException], ...]:

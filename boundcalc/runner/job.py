@@ -232,6 +232,9 @@ class Job:
         The store's header key.
     desc : str, optional
         The progress bar's label.
+    check_row : callable, optional
+        ``check_row(task, row, shared)``: why a resumed row is not one ``fn`` writes for ``task``,
+        or None (:func:`~boundcalc.runner.executor.run_tasks`).
     """
 
     kind: str
@@ -242,6 +245,7 @@ class Job:
     identity: Sequence[str] | Mapping[str, Callable] | None = None
     tag: str = DEFAULT_TAG
     desc: str | None = None
+    check_row: Callable[[dict, dict, Any], str | None] | None = None
 
     def open_store(self, out: str | os.PathLike | None, overwrite: bool = False) -> JsonlStore | None:
         """The job's store at ``out`` (None: no store; a :class:`JsonlStore` is used as it is)."""
@@ -305,6 +309,7 @@ def run_job(
             chunk_size=chunk_size,
             progress=progress,
             desc=job.desc or job.kind,
+            check_row=job.check_row,
         )
     finally:
         if store is not None:
