@@ -655,6 +655,7 @@ def stray_numbers(markdown: str) -> list[str]:
 FIGURES = [
     "benchmarks/results/figure1/figure1.png",
     "benchmarks/results/figure1-1e6/figure1.png",
+    "benchmarks/results/figure1-1e7/figure1.png",
     "benchmarks/results/table2-1e7/figure1.png",
 ]
 
