@@ -10,6 +10,7 @@ import pytest
 import boundcalc.simulate as sim
 from boundcalc.datasets import load_example
 from boundcalc.kernels.policy import new_env, reset_env
+from boundcalc.matrix import PreferenceMatrix
 from boundcalc.policies import get_policy
 from boundcalc.simulate import checkpoints, regret_matrices, simulate
 
@@ -63,3 +64,19 @@ def test_a_refilled_environment_is_a_new_one():
         assert x.dtype == y.dtype and np.array_equal(x, y), name
     with pytest.raises(ValueError, match="arms"):
         reset_env(arrays, np.full((3, 3), 0.5), 10, 1, 2, cps, reg_a[:, :3, :3])
+
+
+def test_a_run_on_another_matrix_leaves_a_matrix_s_next_simulation_unchanged():
+    """Simulations of two matrices of the same size in one process: the second matrix's runs refill
+    the first's spare environment, and the first matrix simulated again gives its numbers bit for
+    bit (the refill writes the environment's own arrays, never the cached regret stack it was
+    built from)."""
+    first = load_example("table2")
+    other = PreferenceMatrix([[0.5, 0.3, 0.6, 0.7], [0.7, 0.5, 0.6, 0.55], [0.4, 0.4, 0.5, 0.8], [0.3, 0.45, 0.2, 0.5]])
+    assert (first.condorcet_winner is None) == (other.condorcet_winner is None)  # the same units
+    kw = {"horizon": 400, "runs": 2, "bounds": False, "progress": False}
+    before = simulate(first, ["rmed1"], **kw)
+    simulate(other, ["rmed1"], **kw)
+    again = simulate(first, ["rmed1"], **kw)
+    same_result(before, again)
+    assert not np.array_equal(regret_matrices(first)["000"], regret_matrices(other)["000"])

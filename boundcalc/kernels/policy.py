@@ -327,10 +327,13 @@ def new_env(
     :data:`LoggedEnv`, keeping every round's pair and outcome (``arrays.log``)."""
     # a private, writable copy: one array type (a read-only ``mu`` is another numba type, and each
     # type compiles the policy's whole run again)
+    # ``regrets`` and ``checkpoints`` are private copies too: :func:`reset_env` refills these arrays
+    # in place, which must never write through to a caller's array (the simulator's cached regret
+    # stack of another matrix, say)
     mu = np.array(mu, dtype=np.float64, order="C")
     K = mu.shape[0]
-    regrets = np.ascontiguousarray(regrets, dtype=np.float64)
-    cps = np.ascontiguousarray(checkpoints, dtype=np.int64)
+    regrets = np.array(regrets, dtype=np.float64, order="C")
+    cps = np.array(checkpoints, dtype=np.int64, order="C")
     fields = (
         mu,
         np.zeros(K * K, dtype=np.int64),
