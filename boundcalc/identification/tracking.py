@@ -39,12 +39,13 @@ Stopping (``docs/identification.md``, "delta-correctness", gives the proof)
     P_{mu_p}(x_p)`` is a mean-1 martingale under any adaptive sampling, and so is ``W = prod_{p in
     G} ((1 - rho) + rho M_p)`` for a fixed set ``G`` of ``n`` pairs: Copeland model, all pairs;
     Condorcet model, the ``K - 1`` pairs of the true Condorcet winner ``c`` (fixed by ``mu``, unknown
-    to the algorithm: no union over it is needed).  A wrong answer puts ``mu`` in its alternative:
-    Copeland, the pairs ``D`` where ``mu_hat`` and ``mu`` disagree in sign contain a row ``F`` of
-    ``R_i``; Condorcet, every empirical loss of ``c`` is such a pair, and ``c``'s row is checked.  On
-    such a pair ``P_{mu_p}(x_p) <= P_{1/2}(x_p)`` (``mu_p`` and ``mu_hat_p`` on opposite sides of
-    1/2), so ``(1 - rho) + rho M_p >= (1 - rho) e^(E_p)``, and every other factor is at least ``1 -
-    rho``: ``ln W >= n ln(1 - rho) + sum_{p in F} E_p >= ln(1/delta)`` at the stopping time.  Hence
+    to the algorithm: no union over it is needed).  A wrong answer puts ``mu`` in its alternative.
+    Copeland: the pairs ``D`` where ``mu_hat`` and ``mu`` disagree in sign form a flip set of
+    ``Alt(i)``, and with ``E >= 0`` the smallest row of ``R_i`` is at most any such set's sum, so
+    ``sum_{p in D} E_p >= beta``; Condorcet: ``c``'s row is checked and lies in ``D``.  On a pair of
+    ``D``, ``P_{mu_p}(x_p) <= P_{1/2}(x_p)`` (``mu_p`` and ``mu_hat_p`` on opposite sides of 1/2),
+    so ``(1 - rho) + rho M_p >= (1 - rho) e^(E_p)``, and every other factor is at least ``1 - rho``:
+    ``ln W >= n ln(1 - rho) + sum_{p in D, p in G} E_p >= ln(1/delta)`` at the stopping time.  Hence
     ``P(wrong answer) <= P(exists t: W(t) >= 1/delta) <= delta`` whatever the sampling rule.
 
 Answer
