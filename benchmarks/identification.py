@@ -185,8 +185,9 @@ def markdown(report: dict) -> str:
 def merge(parts: list[dict]) -> dict:
     """One report of parts run apart (``--part``): cells and targets joined, CPU seconds summed."""
     out = dict(parts[0])
-    for key in ("cells", "target"):
-        out[key] = [c for p in parts for c in p[key]]
+    order = list(INSTANCES)
+    for key in ("cells", "target"):  # in the order of INSTANCES (a stable sort keeps each part's order)
+        out[key] = sorted((c for p in parts for c in p[key]), key=lambda c: order.index(c["instance"]))
     out["t_star_only"] = {k: v for p in parts for k, v in p["t_star_only"].items()}
     out["cpu_seconds"] = sum(p["cpu_seconds"] for p in parts)
     return out

@@ -188,7 +188,9 @@ def test_track_and_stop_at_1e6_within_the_hard_limit_of_the_lower_bound():
     for a in ("track-and-stop", "track-and-stop-condorcet"):
         s = res.statistics(a)
         assert s["errors"] == 0 and s["budget"] == 0
-        assert 1.0 <= s["ratio"] <= 5.0, (a, s["ratio"])  # the hard limit; the measured ratio is in the docs
+        # the hard limit is 5 and its target 2; the runs are benchmarks/identification.py's
+        # "target" cells (same seed): 2.41 and 2.25, docs/identification.md says where the rest goes
+        assert 1.0 <= s["ratio"] <= 2.5, (a, s["ratio"])
 
 
 @pytest.mark.slow
