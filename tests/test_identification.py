@@ -174,36 +174,43 @@ def test_condorcet_t_star_below_004_verification_hardness(K, seed):
 
 
 def test_results_page_shows_the_stored_runs():
-    """docs/identification.md's table is benchmarks/identification.py's rendering of its stored JSON."""
+    """docs/identification.md's tables are the benchmarks' renderings of their stored JSON."""
     import importlib.util
     import json
     import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    spec = importlib.util.spec_from_file_location("bench_identification", root / "benchmarks" / "identification.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    report = json.loads((root / "benchmarks" / "results" / "identification.json").read_text())
     sys.path.insert(0, str(root / "docs" / "hooks"))
     try:
         import results
     finally:
         sys.path.pop(0)
     page = results.render((root / "docs" / "identification.md").read_text())
-    assert bench.markdown(report) in page
-    for c in report["cells"]:  # every error rate at most delta (three standard errors of slack)
+    benches = {}
+    for script in ("identification", "identification_duelpy", "identification_dkwt"):
+        spec = importlib.util.spec_from_file_location(f"bench_{script}", root / "benchmarks" / f"{script}.py")
+        assert spec is not None and spec.loader is not None
+        benches[script] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(benches[script])
+        report = json.loads((root / "benchmarks" / "results" / f"{script}.json").read_text())
+        assert benches[script].markdown(report) in page
+        if script == "identification":
+            main = report
+        for c in report.get("compare", []) + (report["cells"] if script == "identification_dkwt" else []):
+            # the same algorithm as the public code: equal means within three standard errors
+            assert abs(c["z"]) < 3.0, c
+    bench = benches["identification"]
+    from test_identification_algorithms import _five_arms
+
+    assert np.array_equal(bench.load("tests-5arm").mu, _five_arms().mu)  # the page's "tests' 5-arm matrix"
+    for c in main["cells"] + main["target"]:  # every error rate at most delta (three standard errors of slack)
         assert c["errors"] / c["runs"] <= c["delta"] + 3 * math.sqrt(c["delta"] * (1 - c["delta"]) / c["runs"])
-        assert c["t_star"] == pytest.approx(identification_bound(load_example(c["instance"]), c["model"]).value)
-    assert f"{report['cpu_seconds']:.0f} s of CPU" in page
-    # the issue's target: within 2x of T* kl(delta, 1 - delta) at delta = 1e-6 on a 5-arm matrix
-    cell = [
-        c
-        for c in report["cells"]
-        if (c["instance"], c["algorithm"], c["delta"]) == ("mslr5-condorcet", "track-and-stop", 1e-6)
-    ]
-    assert len(cell) == 1 and cell[0]["ratio"] < 2.0 and cell[0]["errors"] == 0
+        assert c["t_star"] == pytest.approx(identification_bound(bench.load(c["instance"]), c["model"]).value)
+    assert f"{main['cpu_seconds']:.0f} s of CPU" in page
+    # the issue's target: within 2x of T* kl(delta, 1 - delta) at delta = 1e-6, 100 runs
+    cell = [c for c in main["target"] if (c["instance"], c["algorithm"]) == ("mslr5-condorcet", "track-and-stop")]
+    assert len(cell) == 1 and cell[0]["ratio"] < 2.0 and cell[0]["errors"] == 0 and cell[0]["runs"] == 100
 
 
 @pytest.mark.parametrize("pm", _cases(range(3, 6), 4, 4849))

@@ -15,8 +15,8 @@ from boundcalc import PreferenceMatrix
 from boundcalc.datasets import load_example
 from boundcalc.identification import ALGORITHMS, identification_bound, identify, kl_confidence, track_and_stop
 from boundcalc.identification.algorithms import dkwt, knockout
-from boundcalc.identification.tracking import stopping_threshold
-from boundcalc.kernels.identification import kt_log_ratio
+from boundcalc.identification.tracking import martingale_pairs, stopping_threshold
+from boundcalc.kernels.identification import kt_log_ratio, pair_evidence
 
 # arm i beats arm j with probability 1 for i < j: every duel's outcome is known
 SURE = PreferenceMatrix([[0.5, 1, 1, 1], [0, 0.5, 1, 1], [0, 0, 0.5, 1], [0, 0, 0, 0.5]])
@@ -45,6 +45,23 @@ def test_stopping_threshold_by_hand():
     assert stopping_threshold(0.05, 6) == pytest.approx(math.log(20) - 6 * math.log(1 - 1 / 6), rel=1e-12)
     with pytest.raises(ValueError, match="delta"):
         stopping_threshold(1.5, 6)
+    with pytest.raises(ValueError, match="2 pairs"):
+        stopping_threshold(0.05, 1)
+    # the test martingale's pairs: all P pairs (Copeland), the K - 1 pairs of one arm (Condorcet), >= 2
+    assert [martingale_pairs("copeland", K) for K in (2, 3, 5)] == [2, 3, 10]
+    assert [martingale_pairs("condorcet", K) for K in (2, 3, 5)] == [2, 2, 4]
+
+
+def test_pair_evidence_is_the_mixture_factor_and_never_negative():
+    # ln((1 - rho) + rho e^kt) - ln(1 - rho) with rho = 1/n, by hand, for n = 4 and n = 10
+    for n in (4, 10):
+        rho = 1 / n
+        for a, b in ((0, 0), (3, 1), (1, 3), (40, 2), (500, 430), (5000, 4000)):
+            kt = kt_log_ratio(a, b)
+            want = math.log((1 - rho) + rho * math.exp(kt)) - math.log(1 - rho) if kt < 700 else kt - math.log(n - 1)
+            got = pair_evidence(a, b, -math.log(n - 1))
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-15) and got > 0
+            assert got >= kt - math.log(n - 1)  # the per-pair prior's price is at most ln((1 - rho) / rho)
 
 
 def test_track_and_stop_is_deterministic_and_correct_on_table2():
@@ -171,7 +188,9 @@ def test_track_and_stop_at_1e6_within_the_hard_limit_of_the_lower_bound():
     for a in ("track-and-stop", "track-and-stop-condorcet"):
         s = res.statistics(a)
         assert s["errors"] == 0 and s["budget"] == 0
-        assert 1.0 <= s["ratio"] <= 5.0, (a, s["ratio"])  # the hard limit; the measured ratio is in the docs
+        # the hard limit is 5 and its target 2; the runs are benchmarks/identification.py's
+        # "target" cells (same seed): 2.41 and 2.25, docs/identification.md says where the rest goes
+        assert 1.0 <= s["ratio"] <= 2.5, (a, s["ratio"])
 
 
 @pytest.mark.slow

@@ -5,45 +5,52 @@ Sampling
     C-tracking (Garivier & Kaufmann 2016, Sec. 3.1; :func:`boundcalc.kernels.identification.track_steps`):
     the cumulative sum of the targets, each mixed with the uniform allocation at weight
     ``eps_t = 1 / (2 sqrt(P^2 + t))`` (forced exploration; ``P = K (K - 1) / 2``), is tracked by
-    drawing the pair of largest deficit.  The target is ``w*`` of
-    :func:`~boundcalc.identification.identification_bound`'s model on an optimistic version of ``mu_hat`` (:func:`_target_structure`:
-    each pair at the end of its confidence interval away from 1/2) -- Copeland model: the LP core's
+    drawing the pair of largest deficit.  The target is ``w*(mu_hat)`` of
+    :func:`~boundcalc.identification.identification_bound`'s model -- Copeland model: the LP core's
     :meth:`~boundcalc.lp.online.CopelandLPSolver.solve_empirical` with a unit cost per duel, its
     models kept warm per structure and perturbed (``perturb=1e-6``) so that a degenerate optimum does
-    not jump between vertices; Condorcet model: the closed form.  It is recomputed only when the
-    empirical Copeland structure changes or ``t`` passes the next time of a geometric grid
-    (``t_{k+1} = ceil(1.2 t_k)``).  With several Copeland winners the tracked answer is the one of
+    not jump between vertices; Condorcet model: the closed form.  It is recomputed only when ``t``
+    passes the next time of a geometric grid (``t_{k+1} = ceil(1.2 t_k)``) or the empirical
+    Copeland structure changes -- to a structure not solved within the current grid step
+    (``_Target.update``: near a tie the structure flips back and forth).  With several Copeland winners the tracked answer is the one of
     smallest ``T*_i``, ties to the answer tracked before (sticky, as Degenne & Koolen 2019's
     Sticky Track-and-Stop).
 
-Stopping (``docs/identification.md`` gives the proof)
+Stopping (``docs/identification.md``, "delta-correctness", gives the proof)
     Let ``a_p = ln(P_KT(x_p) / P_{1/2}(x_p))`` be pair ``p``'s Krichevsky-Trofimov mixture log
-    likelihood ratio against a fair coin (:func:`boundcalc.kernels.identification.kt_log_ratio`;
-    ``a_p >= N_p d(mu_hat_p, 1/2) - ln(N_p) / 2 - ln 2``).  The algorithm stops at the first ``t``
-    with no tied pair at which
+    likelihood ratio against a fair coin (:func:`boundcalc.kernels.identification.kt_log_ratio`),
+    ``n`` the number of pairs of the test martingale (``P`` in the Copeland model, ``K - 1`` in the
+    Condorcet model; at least 2), ``rho = 1/n`` and ``E_p = ln(1 + e^(a_p) / (n - 1))``
+    (:func:`~boundcalc.kernels.identification.pair_evidence`, never negative).  The algorithm stops
+    at the first ``t`` at which
 
-        min over the rows F of the alternative of the answer i of  sum_{p in F} (a_p - ln P)  >=  beta(delta),
-        beta(delta) = ln(1/delta) - P ln(1 - 1/P),
+        min over the rows F of the alternative of the answer i of  sum_{p in F} E_p  >=  beta(delta),
+        beta(delta) = ln(1/delta) - n ln(1 - 1/n)                       (:func:`stopping_threshold`),
 
     the rows being those of 000's family ``R_i`` (eq. (2)) on the empirical structure (Copeland
-    model) or "every loss of an arm k != i" (Condorcet model).  This is the GLR statistic
-    ``inf_{lambda in Alt} sum_p N_p d(mu_hat_p, lambda_p)`` (whose infimum is the smallest row of
-    ``N_p d(mu_hat_p, 1/2)``) with each pair's ``N_p d`` replaced by its mixture version, computed
-    by the same sorting oracle (:func:`boundcalc.kernels.lp.copeland_sums`).
+    model; no tied pair allowed) or "every strict loss of an arm k != i" (Condorcet model).  This is
+    the GLR statistic ``inf_{lambda in Alt} sum_p N_p d(mu_hat_p, lambda_p)`` (the smallest row of
+    ``N_p d(mu_hat_p, 1/2)``) with each pair's ``N_p d`` replaced by its mixture version, computed by
+    the same sorting oracle (:func:`boundcalc.kernels.lp.copeland_sums`).
 
-    delta-correctness: ``W(t) = prod_p ((1 - rho) + rho M_p(t))``, ``M_p = P_KT(x_p) / P_{mu_p}(x_p)``,
-    ``rho = 1/P``, is a nonnegative martingale of mean 1 under any adaptive sampling (a mixture over
-    subsets of products of per-pair likelihood-ratio martingales), so ``P(exists t: W(t) >= 1/delta)
-    <= delta`` (Ville's inequality).  If the answer is wrong, the true ``mu`` lies in its
-    alternative, so some row ``F`` has every ``mu_p`` (p in F) on the other side of 1/2 from
-    ``mu_hat_p``, where ``P_{mu_p}(x_p) <= P_{1/2}(x_p)``; then ``ln W >= sum_{p in F} (a_p - ln P)
-    + (P - |F|) ln(1 - 1/P) >= ln(1/delta)`` at the stopping time.  Hence ``P(wrong answer) <=
-    delta``, whatever the sampling rule -- the union-bound-free form of the mixture thresholds of
-    Kaufmann & Koolen (JMLR 2021, "Mixture martingales revisited", Sec. 4), with the prior ``rho``
-    over which pairs deviate.
+    delta-correctness (Ville's inequality for a mixture of likelihood-ratio martingales, the device
+    of Kaufmann & Koolen, "Mixture martingales revisited", JMLR 2021, Sec. 4, here with a prior
+    ``rho`` over which pairs deviate instead of a union bound over them).  ``M_p = P_KT(x_p) /
+    P_{mu_p}(x_p)`` is a mean-1 martingale under any adaptive sampling, and so is ``W = prod_{p in
+    G} ((1 - rho) + rho M_p)`` for a fixed set ``G`` of ``n`` pairs: Copeland model, all pairs;
+    Condorcet model, the ``K - 1`` pairs of the true Condorcet winner ``c`` (fixed by ``mu``, unknown
+    to the algorithm: no union over it is needed).  A wrong answer puts ``mu`` in its alternative.
+    Copeland: the pairs ``D`` where ``mu_hat`` and ``mu`` disagree in sign form a flip set of
+    ``Alt(i)``, and with ``E >= 0`` the smallest row of ``R_i`` is at most any such set's sum, so
+    ``sum_{p in D} E_p >= beta``; Condorcet: ``c``'s row is checked and lies in ``D``.  On a pair of
+    ``D``, ``P_{mu_p}(x_p) <= P_{1/2}(x_p)`` (``mu_p`` and ``mu_hat_p`` on opposite sides of 1/2),
+    so ``(1 - rho) + rho M_p >= (1 - rho) e^(E_p)``, and every other factor is at least ``1 - rho``:
+    ``ln W >= n ln(1 - rho) + sum_{p in D, p in G} E_p >= ln(1/delta)`` at the stopping time.  Hence
+    ``P(wrong answer) <= P(exists t: W(t) >= 1/delta) <= delta`` whatever the sampling rule.
 
 Answer
-    The tracked empirical Copeland winner (Condorcet model: the empirical Condorcet winner).
+    The tracked empirical Copeland winner (Condorcet model: the arm of smallest own row, the
+    empirical Condorcet winner when there is one).
 """
 
 from __future__ import annotations
@@ -59,22 +66,31 @@ from ..lp.structure import Structure, empirical_mu, empirical_structure
 from ..matrix import MatrixLike, as_preference_matrix
 from .bound import MODELS, check_delta
 
-__all__ = ["track_and_stop", "TrackAndStopRun", "stopping_threshold", "GRID_GROWTH"]
+__all__ = ["track_and_stop", "TrackAndStopRun", "stopping_threshold", "martingale_pairs", "GRID_GROWTH"]
 
 #: Growth of the geometric grid of re-solve times (a re-solve also follows every structure change).
 GRID_GROWTH = 1.2
 
 
+def martingale_pairs(model: str, K: int) -> int:
+    """``n``: the pairs of the stopping rule's test martingale (module text), at least 2 so that
+    ``rho = 1/n < 1``: ``K (K - 1) / 2`` (Copeland model) or ``K - 1`` (Condorcet model)."""
+    n = K * (K - 1) // 2 if model == "copeland" else K - 1
+    return max(n, 2)
+
+
 def stopping_threshold(delta: float, n_pairs: int) -> float:
-    """``beta(delta) = ln(1/delta) - P ln(1 - 1/P)`` (module text); ``P = 1``: ``ln(1/delta)``.
+    """``beta(delta) = ln(1/delta) - n ln(1 - 1/n)`` for a test martingale over ``n >= 2`` pairs
+    with ``rho = 1/n`` (module text).
 
     >>> round(stopping_threshold(0.05, 10), 4)
     4.0493
     """
     delta = check_delta(delta)
-    P = int(n_pairs)
-    extra = 0.0 if P <= 1 else -P * math.log1p(-1.0 / P)
-    return -math.log(delta) + extra
+    n = int(n_pairs)
+    if n < 2:
+        raise ValueError(f"the test martingale needs at least 2 pairs; got {n_pairs!r}")
+    return -math.log(delta) - n * math.log1p(-1.0 / n)
 
 
 @dataclass
@@ -101,9 +117,28 @@ class _Target:
         self.unit = np.ones((K, K)) - np.eye(K)
         self.answer: int | None = None
         self.solves = 0
+        self.recent: dict = {}  # structure key -> (allocation, answer, t of its solve)
 
-    def update(self, st: Structure) -> np.ndarray:
-        """The allocation over pairs (sums to 1) and, in :attr:`answer`, the tracked answer."""
+    def update(self, st: Structure, t: int, fresh: bool) -> np.ndarray:
+        """The allocation over pairs (sums to 1) and, in :attr:`answer`, the tracked answer.
+
+        Copeland model, ``fresh`` false (a structure change between two grid times): a structure
+        solved at a time ``s`` with ``GRID_GROWTH s >= t`` (within the current grid step) keeps
+        that solve's allocation and answer instead of a new LP solve -- near a tie the structure
+        flips back and forth, and its allocation is as recent as the grid asks."""
+        if self.model == "copeland" and not fresh:
+            hit = self.recent.get(st.key)
+            if hit is not None and GRID_GROWTH * hit[2] >= t:
+                self.answer = hit[1]
+                return hit[0]
+        w = self._solve(st)
+        if self.model == "copeland":
+            if len(self.recent) > 64:
+                self.recent.clear()
+            self.recent[st.key] = (w, self.answer, t)
+        return w
+
+    def _solve(self, st: Structure) -> np.ndarray:
         uniform = np.full(self.P, 1.0 / self.P)
         if self.model == "condorcet":
             # the presumed winner: the arm of fewest losses (the empirical Condorcet winner when any)
@@ -135,33 +170,6 @@ class _Target:
         q = np.asarray(res.allocations[self.answer])[self.iu]
         total = q.sum()
         return q / total if total > 0 else uniform
-
-
-def _target_structure(wins: np.ndarray, t: int) -> Structure:
-    """The optimistic matrix the target is computed on: each pair's ``mu_hat`` moved away from 1/2 to
-    the end of its confidence interval ``{x : N kl(mu_hat, x) <= ln(e + t)}`` (a tie is read on the
-    side of the lower-indexed arm).  The LP allocates nothing to a pair that looks uninformative, so
-    a pair whose gap ``mu_hat`` underestimates would be drawn by forced exploration alone and stay
-    underestimated; optimism in the target (Degenne, Koolen & Menard, NeurIPS 2019) draws it until
-    its estimate settles, and converges to ``w*(mu)`` as the intervals shrink.  The stopping rule
-    does not read it."""
-    mu = empirical_mu(wins)
-    N = (wins + wins.T).astype(float)
-    K = mu.shape[0]
-    iu = np.triu_indices(K, 1)
-    m = mu[iu]
-    up = m >= 0.5
-    x = np.where(up, m, 1.0 - m)  # the winner's side, in [1/2, 1]
-    n = N[iu]
-    level = math.log(math.e + t)
-    from ..kernels.identification import kl_upper_ends
-
-    lo = kl_upper_ends(np.ascontiguousarray(x), np.ascontiguousarray(n), level)  # u in [x, 1) by bisection
-    v = np.where(up, lo, 1.0 - lo)
-    out = np.full((K, K), 0.5)
-    out[iu] = v
-    out[iu[1], iu[0]] = 1.0 - v
-    return empirical_structure(out, check=False)
 
 
 def _tables(st: Structure, answer: int, cache: dict) -> tuple:
@@ -233,10 +241,11 @@ def track_and_stop(
     n_pair = np.zeros(P, dtype=np.int64)
     cum = np.zeros(P)
     answer_out = np.zeros(1, dtype=np.int64)
-    log_prior = -math.log(P) if P > 1 else 0.0
-    E = np.full((K, K), log_prior)
+    n_mart = martingale_pairs(model, K)
+    log_odds = -math.log(n_mart - 1)  # ln(rho / (1 - rho)), rho = 1 / n_mart
+    E = np.full((K, K), math.log1p(1.0 / (n_mart - 1)))  # pair_evidence of no duels
     np.fill_diagonal(E, 0.0)
-    beta = stopping_threshold(delta, P)
+    beta = stopping_threshold(delta, n_mart)
     target = _Target(model, K)
     tables: dict = {}
     k0, k1 = np.uint64(keys[0]), np.uint64(keys[1])
@@ -248,11 +257,12 @@ def track_and_stop(
     stale = True
     code = 0
     while True:
-        if stale:
+        resolve = stale or t >= next_solve
+        if resolve:  # the signs and the gaps of mu_hat now
             st = empirical_structure(empirical_mu(wins), check=False)
         assert st is not None
-        if stale or t >= next_solve:
-            w = target.update(_target_structure(wins, t))
+        if resolve:
+            w = target.update(st, t, fresh=t >= next_solve)
             next_solve = max(t + 1, math.ceil(GRID_GROWTH * t))
         stale = False
         ans = target.answer
@@ -266,7 +276,7 @@ def track_and_stop(
             tab = _EMPTY_TABLES
         args = (
             mu, wins, n_pair, cum, pi, pj, np.ascontiguousarray(w), E, k0, k1, t, next_solve, max_duels,
-            0 if model == "copeland" else 1, -1 if ans is None else ans, can_stop, *tab, log_prior, beta, answer_out,
+            0 if model == "copeland" else 1, -1 if ans is None else ans, can_stop, *tab, log_odds, beta, answer_out,
         )  # fmt: skip
         t, code = track_steps(*args)
         if code == 1:

@@ -4,12 +4,11 @@
   exploration) and its stopping test, advanced duel by duel until it stops, the empirical
   Copeland structure changes or a re-solve time is reached (the caller re-solves the LP there);
 * :func:`kt_log_ratio` -- ``ln(P_KT(x) / P_{1/2}(x))`` of ``a`` wins and ``b`` losses, the
-  Krichevsky-Trofimov mixture's log likelihood ratio against a fair coin (the stopping statistic);
+  Krichevsky-Trofimov mixture's log likelihood ratio against a fair coin, and
+  :func:`pair_evidence` -- a pair's term of the stopping statistic, ``ln(1 + e^(kt + log_odds))``;
 * :func:`sequential_compare` -- one anytime sequential test of a pair (Knockout's COMPARE with
   ``epsilon = 0``: duel until ``|p_hat - 1/2| > sqrt(ln(4 n^2 / delta) / (2 n))``);
-* :func:`batch_wins` -- the wins of ``i`` in ``n`` further duels of a pair (DKWT's batches);
-* :func:`kl_upper_ends` -- the upper ends ``u`` of the Bernoulli confidence intervals
-  ``{u >= x : n kl(x, u) <= level}`` by 40 bisection steps (Track-and-Stop's optimistic target).
+* :func:`batch_wins` -- the wins of ``i`` in ``n`` further duels of a pair (DKWT's batches).
 
 Every duel is :func:`boundcalc.kernels.policy.duel_uniform` of the pair's code and its count so far:
 the ``n``-th duel of a pair has the same outcome in every algorithm run with the same keys.
@@ -31,7 +30,7 @@ from .policy import duel_uniform
 #: The kernel whose cache entry stands for this module's (:func:`boundcalc.kernels.compile_notice`).
 CACHE_ENTRY = "track_steps"
 
-__all__ = ["kt_log_ratio", "track_steps", "sequential_compare", "batch_wins", "condorcet_statistic", "kl_upper_ends"]
+__all__ = ["kt_log_ratio", "pair_evidence", "track_steps", "sequential_compare", "batch_wins", "condorcet_statistic"]
 
 _LOG_PI = math.log(math.pi)
 _LOG2 = math.log(2.0)
@@ -42,6 +41,18 @@ def kt_log_ratio(a, b):
     """``ln(P_KT / P_{1/2})`` of ``a`` wins and ``b`` losses: ``ln B(a + 1/2, b + 1/2) - ln pi + (a + b) ln 2``
     (the Beta(1/2, 1/2) mixture of Bernoulli likelihoods, Krichevsky & Trofimov 1981)."""
     return math.lgamma(a + 0.5) + math.lgamma(b + 0.5) - math.lgamma(a + b + 1.0) - _LOG_PI + (a + b) * _LOG2
+
+
+@njit(cache=True, nogil=True)
+def pair_evidence(a, b, log_odds):
+    """``ln(1 + e^(x))``, ``x = kt_log_ratio(a, b) + log_odds``: the pair's factor
+    ``ln((1 - rho) + rho M) - ln(1 - rho)`` of the stopping rule's test martingale
+    (:mod:`boundcalc.identification.tracking`) with ``M`` at its lower bound ``e^kt`` and
+    ``log_odds = ln(rho / (1 - rho))``; never negative, so a pair that says little adds little."""
+    x = kt_log_ratio(a, b) + log_odds
+    if x > 0.0:
+        return x + math.log1p(math.exp(-x))
+    return math.log1p(math.exp(x))
 
 
 @njit(cache=True, nogil=True)
@@ -70,7 +81,7 @@ def condorcet_statistic(E, wins):
 @njit(cache=True, nogil=True)
 def track_steps(
     mu, wins, n_pair, cum, pi, pj, target, E, key0, key1, t, t_until, max_t,
-    model, answer, can_stop, Ia, pool, mI, mS, ok, caseB, in_Ia, sums, log_prior, beta, answer_out,
+    model, answer, can_stop, Ia, pool, mI, mS, ok, caseB, in_Ia, sums, log_odds, beta, answer_out,
 ):  # fmt: skip
     """Advance Track-and-Stop from duel ``t``; returns ``(t, code)``.
 
@@ -78,7 +89,7 @@ def track_steps(
     with the uniform allocation, ``(1 - P eps_t) target + eps_t`` with ``eps_t = 1 / (2 sqrt(P^2 + t))``
     (forced exploration), and the drawn pair is ``argmax_p cum_p - N_p`` (ties: the first pair).  A duel of pair ``p = (i, j)`` is ``i`` winning when
     ``duel_uniform(key0, key1, p, N_p) < mu[i, j]``.  ``E[i, j]`` holds the pair's stopping weight
-    ``kt_log_ratio(W_ij, W_ji) + log_prior``.
+    ``pair_evidence(W_ij, W_ji, log_odds)``.
 
     Stopping (when ``can_stop``: no tied pair and an answer of the model): the smallest row sum of
     ``E`` over the alternative of ``answer`` -- :func:`boundcalc.kernels.lp.copeland_sums` over the
@@ -115,7 +126,7 @@ def track_steps(
             wins[j, i] += 1
         n_pair[p] += 1
         t += 1
-        e = kt_log_ratio(wins[i, j], wins[j, i]) + log_prior
+        e = pair_evidence(wins[i, j], wins[j, i], log_odds)
         E[i, j] = e
         E[j, i] = e
         after = wins[i, j] - wins[j, i]
@@ -161,26 +172,3 @@ def batch_wins(mu_ij, key0, key1, code, n0, n):
         if duel_uniform(key0, key1, code, n0 + k) < mu_ij:
             w += 1
     return w
-
-
-@njit(cache=True, nogil=True)
-def kl_upper_ends(x, n, level):
-    """Per pair ``p``: the largest ``u`` in ``[x_p, 1 - 1e-12]`` with ``n_p kl(x_p, u) <= level`` (``x_p``
-    in ``[1/2, 1]``), found by 40 bisection steps on ``[x_p, 1 - 1e-12]`` (the lower end is returned);
-    ``kl(x, u) = x ln(x / u) + (1 - x) ln((1 - x) / (1 - u))``, its second term 0 at ``x = 1``."""
-    out = np.empty(x.size)
-    for p in range(x.size):
-        xp = x[p]
-        lo = xp
-        hi = 1.0 - 1e-12
-        for _ in range(40):
-            mid = 0.5 * (lo + hi)
-            kl = xp * math.log(xp / mid) if xp > 0 else 0.0
-            if xp < 1:
-                kl += (1 - xp) * math.log((1 - xp) / (1 - mid))
-            if n[p] * kl <= level:
-                lo = mid
-            else:
-                hi = mid
-        out[p] = lo
-    return out

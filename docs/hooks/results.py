@@ -520,9 +520,12 @@ def startup_tables(path: str) -> str:
     return bench_markdown("startup", path)
 
 
-def identification_table(path: str) -> str:
-    """``benchmarks/identification.py``'s table (its ``markdown()``) from the stored run."""
-    return bench_markdown("identification", path)
+def identification_table(path: str, script: str = "identification") -> str:
+    """``benchmarks/identification.py``'s table (its ``markdown()``) from the stored run; ``script``
+    names another ``benchmarks/identification*.py`` (the comparisons with public implementations)."""
+    if not script.startswith("identification"):
+        raise RenderError(f"identification_table: {script!r} is not a benchmarks/identification*.py script")
+    return bench_markdown(script, path)
 
 
 def constant(name: str, spec: str = "", **kw: Any) -> str:
