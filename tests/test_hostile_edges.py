@@ -375,6 +375,57 @@ def test_sigterm_stops_warmups_worker_processes(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: signal.Signals(s).name)
+def test_a_signal_while_the_local_cluster_starts_ends_the_run(sig, tmp_path):
+    """Before: Ctrl-C while ``--workers 2`` started its local cluster did nothing (SIGINT was
+    ignored in the whole process so that the workers inherited it) and the run went on to exit 0.
+    Now Ctrl-C, sent to the process group as a terminal does, ends the run like SIGTERM and SIGHUP
+    in the same window: one line, exit 128 + N within seconds, no worker traceback, no child
+    process left.  The signal goes out once the first worker process exists: the start is then
+    under way (the workers still import and register) whatever the machine's load."""
+    pytest.importorskip("distributed")
+    from test_cli_stdout import boundcalc_command
+
+    from boundcalc.runner import load_store
+
+    out = tmp_path / "rows.jsonl"
+    cmd = ["simulate", "--example", "fig1a", "--policies", "rucb", "-T", "100000", "--runs", "24"]
+    cmd += ["--workers", "2", "--out", str(out)]
+    proc = subprocess.Popen(
+        boundcalc_command() + cmd,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    kids: set[int] = set()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(kids) < 2:  # multiprocessing's resource tracker and a worker
+        kids |= _descendants(proc.pid)
+        time.sleep(0.02)
+    assert len(kids) >= 2, "no worker process started"
+    time.sleep(0.3)
+    os.killpg(proc.pid, sig)
+    sent = time.monotonic()
+    _, err = proc.communicate(timeout=60)
+    took = time.monotonic() - sent
+    lines = [ln for ln in err.strip().splitlines() if not ln.startswith("boundcalc: compiling")]
+    by = "" if sig == signal.SIGINT else f" by {signal.Signals(sig).name}"
+    assert proc.returncode == 128 + sig, err
+    assert lines == [
+        f"boundcalc: interrupted{by}; rows finished so far are in {out}; rerun the same command to resume"
+    ], err
+    assert took < 15, f"{took:.1f} s from the signal to the exit"
+    assert load_store(out)[1] == []  # stopped during the start: no run had finished
+    t0 = time.monotonic()
+    while _alive(kids) and time.monotonic() - t0 < 10:
+        time.sleep(0.2)
+    assert not _alive(kids), f"child processes still running: {_alive(kids)}"
+
+
+@pytest.mark.slow
 def test_ctrl_c_on_a_dask_simulation_keeps_every_finished_run(tmp_path):
     """Before: with --workers 2, Ctrl-C after 28-60 s kept 0 finished runs (chunks of many runs came
     back only whole) where the in-process run kept 68.  Now the rows written before Ctrl-C are

@@ -317,6 +317,49 @@ def test_an_interrupted_cluster_start_leaves_nothing_behind():
     assert distributed  # imported for the skip
 
 
+def _sigint_kept_out_of_every_thread() -> list[bool]:
+    """For each thread of this process, whether SIGINT cannot reach it: blocked in the thread, or
+    ignored by the process (Linux /proc)."""
+    import signal
+
+    def has_sigint(status: Path, key: str) -> bool:
+        line = next(ln for ln in status.read_text().splitlines() if ln.startswith(key))
+        return bool(int(line.split()[1], 16) >> (signal.SIGINT - 1) & 1)
+
+    ignored = has_sigint(Path("/proc/self/status"), "SigIgn:")
+    return [ignored or has_sigint(status, "SigBlk:") for status in Path("/proc/self/task").glob("*/status")]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_local_workers_never_take_sigint_restarted_ones_too():
+    """A terminal's Ctrl-C reaches the workers of a local cluster too: none of their threads takes
+    it, so none prints a KeyboardInterrupt, nor of a worker its nanny starts after one died
+    (before, a restarted worker took Ctrl-C's default, Python's KeyboardInterrupt); the client's
+    thread still takes it."""
+    pytest.importorskip("distributed")
+    import os
+    import signal
+    import time
+
+    from boundcalc.runner.executor import dask_client
+
+    with dask_client(workers=1) as client:
+        assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # the caller's mask
+        (first,) = client.run(os.getpid).values()
+        assert all(next(iter(client.run(_sigint_kept_out_of_every_thread).values())))
+        os.kill(first, signal.SIGKILL)
+        deadline, now = time.monotonic() + 60, first
+        while now == first and time.monotonic() < deadline:
+            time.sleep(0.2)
+            try:
+                now = next(iter(client.run(os.getpid).values()), first)
+            except Exception:  # the nanny is restarting it
+                continue
+        assert now != first, "the worker was not restarted"
+        assert all(next(iter(client.run(_sigint_kept_out_of_every_thread).values())))
+
+
 def die_after(task, shared):
     """Tasks below ``shared["k"]`` return at once; the next ends its worker process after 0.3 s."""
     import os

@@ -243,21 +243,61 @@ def _quiet_distributed() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _workers_ignore_sigint() -> Iterator[None]:
-    """Start worker processes with SIGINT ignored (the disposition survives ``exec``), so that a
-    Ctrl-C in the terminal reaches only the client, which stops the run in one line, and no worker
-    prints a ``KeyboardInterrupt`` traceback; the cluster is closed by the client."""
+def _workers_block_sigint() -> Iterator[None]:
+    """Block SIGINT in this thread while a local cluster starts, so that no worker process ever
+    takes a Ctrl-C and a Ctrl-C during the start still ends the run.
+
+    A terminal's Ctrl-C goes to the whole process group; a worker that took it would print a
+    ``KeyboardInterrupt`` traceback, while the client stops the run in one line and closes the
+    cluster.  The signal mask is inherited by the threads created in the block (the cluster's event
+    loop, and the process-watch threads that fork the workers) and by child processes across fork
+    and ``exec``, and Python's start-up keeps it: every thread of every worker keeps SIGINT
+    blocked, including a worker its nanny restarts later from the same loop.  The client's own
+    handler stays in place: a Ctrl-C during the start goes to a thread that does not block it (the
+    CLI's signal watcher), which raises ``KeyboardInterrupt`` in this thread as soon as the start
+    returns; or it waits, pending, until the mask is restored on leaving the block, which raises it
+    there.  Ignoring SIGINT (``SIG_IGN``) instead would lose that Ctrl-C: the disposition is
+    process-wide, the kernel discards an ignored signal, and a handler to record it would reach
+    the workers as SIGINT's default after ``exec``, that is, as Python's ``KeyboardInterrupt``.
+    Without signal masks (Windows) SIGINT is ignored during the start, as the only way to keep it
+    from the workers."""
     import signal
     import threading
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        ignored = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, ignored)
         return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _start_resource_tracker()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, old)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)  # a Ctrl-C held meanwhile is raised here
+
+
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (it removes the semaphores of the workers' queues
+    if the client dies) before the cluster, with SIGHUP blocked.  Its start unblocks SIGINT in the
+    thread that starts it (``multiprocessing.resource_tracker.ResourceTracker.ensure_running``),
+    which would otherwise be the thread forking the first worker; and it ignores SIGINT and
+    SIGTERM but not SIGHUP, so a hangup of the process group would end it, and the client's
+    relaunch of it print a ``KeyError`` traceback for each semaphore the new one never saw.  A
+    tracker already running is left as it is; SIGHUP to this process meanwhile is raised on return."""
+    import signal
+    from multiprocessing import resource_tracker
+
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 @contextlib.contextmanager
@@ -300,9 +340,9 @@ def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
     from distributed.deploy.spec import SpecCluster
 
     before, children = set(SpecCluster._instances), set(multiprocessing.active_children())
-    with _workers_ignore_sigint(), warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*already in use")  # the dashboard's port: none is used
-        try:
+    try:  # an interruption while it starts, or held until it started: stop what was started, quietly
+        with _workers_block_sigint(), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*already in use")  # the dashboard's port: none is used
             cluster = distributed.LocalCluster(
                 n_workers=workers,
                 threads_per_worker=1,
@@ -310,10 +350,10 @@ def dask_client(workers: int = 0, scheduler: Any = None) -> Iterator[Any]:
                 dashboard_address=None,
                 silence_logs=logging.CRITICAL,
             )
-        except BaseException:  # an interruption while it starts: stop what was started, quietly
-            _abandon_clusters(set(SpecCluster._instances) - before, set(multiprocessing.active_children()) - children)
-            raise
-    client = distributed.Client(cluster, set_as_default=False)
+        client = distributed.Client(cluster, set_as_default=False)
+    except BaseException:
+        _abandon_clusters(set(SpecCluster._instances) - before, set(multiprocessing.active_children()) - children)
+        raise
     try:
         with _quiet_distributed():
             yield client
