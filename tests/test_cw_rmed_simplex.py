@@ -49,7 +49,7 @@ def run(mu: np.ndarray, steps: int, seed: int, force: bool = False, **attrs):
     return pairs, pol.stats
 
 
-CASES = [("table2", 0, 3000), ("mslr5-noncondorcet", 1, 3000), ("mslr5-condorcet", 2, 3000), ("fig1a", 0, 6000)]
+CASES = [("table2", 0, 3000), ("mslr5-noncondorcet", 1, 3000), ("mslr5-condorcet", 2, 3000), ("fig1a", 0, 3000)]
 
 
 @pytest.mark.parametrize("name, seed, steps", CASES)
@@ -67,11 +67,12 @@ def test_same_pairs_with_the_simplex(name, seed, steps):
             assert s["lp_solves"] == 0  # every LP of the run: no fallback was needed here
 
 
-@pytest.mark.parametrize("seed", [1, 3])
+@pytest.mark.parametrize("seed", [3])
 def test_simplex_pairs_do_not_depend_on_the_solve_path(seed):
     """tests/test_cw_perturb.py's solve paths (models dropped by a 4-entry cache and rebuilt from
     the slack basis, models derived from another structure's) with the simplex on: the same pairs
-    as HiGHS's (panel (a) of 000's Figure 1, 16 arms, 3,000 steps)."""
+    as HiGHS's (panel (a) of 000's Figure 1, 16 arms, 3,000 steps; seed 1 with the simplex on is
+    tests/test_cw_perturb.py's panel (a) case)."""
     mu = load_example("fig1a").mu
     ref, _ = run(mu, 3000, seed, **HIGHS_ONLY)
     for attrs in (dict(cache_size=4), dict(derive=True)):
