@@ -33,6 +33,7 @@ def page_blocks() -> tuple[dict[str, str], str]:
     return files, run
 
 
+@pytest.mark.slow
 def test_the_page_runs_as_written(tmp_path):
     files, run = page_blocks()
     (tmp_path / "toy_policies").mkdir()

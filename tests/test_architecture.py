@@ -170,6 +170,7 @@ def test_the_kernels_layer_imports_nothing_else_of_boundcalc():
     assert g.has_edge("boundcalc.kernels.lp", "boundcalc.kernels.kl")  # the one KL, shared
 
 
+@pytest.mark.slow
 def test_no_wing_imports_another_wings_private_names():
     """``from boundcalc.x import _y`` only inside the wing ``x`` (``_y`` is that wing's business)."""
     mods = modules()

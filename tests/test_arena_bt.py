@@ -112,6 +112,7 @@ def test_installed_cli_arena_error_is_one_line(tmp_path):
 
 
 # ----------------------------------------------------------------------------- read once, read strictly
+@pytest.mark.slow
 def test_stdin_is_read_once_past_the_first_kibibytes(tmp_path):
     """A log longer than any sniffing buffer, piped: every row counted (none lost to a reopen)."""
     from test_cli_stdout import parse_json, run_cli
@@ -184,6 +185,7 @@ def test_reader_limits_name_file_line_limit_and_argument(tmp_path):
         read_duels(path, max_rows=1)
 
 
+@pytest.mark.slow
 def test_a_field_past_pythons_csv_limit_is_read_not_an_internal_error(tmp_path):
     """Python's csv module refuses fields past 131,072 characters; boundcalc's own limit is larger."""
     from test_cli_stdout import run_cli

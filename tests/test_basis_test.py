@@ -250,6 +250,7 @@ def _assignments(name: str) -> list[str]:
 
 
 @pytest.mark.parametrize("name", ["DUAL_MARGIN", "ROUNDING"])
+@pytest.mark.slow
 def test_the_margins_are_defined_once(name):
     """One definition of each margin, in the compiled layer's numba-free ``__init__``; the LP core
     and CW-RMED's kernel read that one (the value: half HiGHS's dual tolerance 1e-9, set on every
@@ -259,6 +260,7 @@ def test_the_margins_are_defined_once(name):
     assert kernels.DUAL_MARGIN == 0.5 * 1e-9 and kernels.ROUNDING == 1e-13
 
 
+@pytest.mark.slow
 def test_both_callers_run_the_one_sign_test():
     """The LP core's ``_reuse_basis`` and CW-RMED's decision (``copeland_run``) both call
     ``duals_keep_signs``, and nothing else in the package compares against the margins."""

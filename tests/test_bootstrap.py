@@ -60,6 +60,7 @@ def test_resample_draw_is_the_multinomial_of_the_pairs_duels():
 
 
 # ----------------------------------------------------------------------------- the report
+@pytest.mark.slow
 def test_two_arm_report_against_the_beta_cdf():
     W = np.array([[0, 3.0], [1.0, 0]])
     res = bootstrap(W, 2000, seed=5, names=["u", "v"], workers=0, progress=False)
@@ -77,6 +78,7 @@ def test_two_arm_report_against_the_beta_cdf():
     assert res.flip_pairs[0]["pair"] == ["u", "v"]
 
 
+@pytest.mark.slow
 def test_the_pair_with_few_duels_drives_the_spread():
     # (a, b) from 20 duels, every other pair from 2000 with large gaps: only (a, b)'s gap is uncertain
     W = np.array([[0, 12, 1500, 1500], [8, 0, 1500, 1500], [500, 500, 0, 1400], [500, 500, 600, 0]], float)
@@ -129,6 +131,7 @@ def test_rows_depend_on_seed_and_index_only_and_resume(tmp_path):
         bootstrap(W, 30, seed=10, out=path, workers=0, progress=False)
 
 
+@pytest.mark.slow
 def test_dask_gives_the_same_rows():
     pytest.importorskip("distributed")
     W = np.array([[0, 30, 40], [20, 0, 35], [10, 15, 0]], float)
@@ -375,6 +378,7 @@ def test_the_fast_path_equals_a_cold_lower_bound_on_every_draw_of_a_136_arm_matr
     assert "sorted pools" in methods and methods <= {"sorted pools", "closed form"}  # no fallback
 
 
+@pytest.mark.slow
 def test_installed_cli_bootstrap_is_seeded_resumable_and_named(tmp_path):
     """As a user runs it (installed command, subprocess): the same --seed gives the same report;
     --out resumes (a longer run reads the shorter one's draws and computes only the new ones, and

@@ -49,12 +49,14 @@ def parse_json(proc: subprocess.CompletedProcess):
         raise AssertionError(f"stdout is not JSON ({exc}); it starts with {proc.stdout[:300]!r}") from None
 
 
+@pytest.mark.slow
 def test_bounds_json_is_the_whole_stdout():
     out = parse_json(run_cli("bounds", "--example", "table2", "--json"))
     assert out["lower_bound"] == pytest.approx(27.5487, abs=1e-4)
     assert "HiGHS" not in run_cli("bounds", "--example", "table2").stdout
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_early_is_not_an_error():
     # `boundcalc ... | head`: the pipe's read end is closed before the command writes (its start-up
     # alone takes longer), so every write fails with EPIPE; exit 0 and nothing on stderr
@@ -94,6 +96,7 @@ def test_compare_json_and_csv():
     assert [r["key"] for r in rows] == ["lower_bound", "ecw"]
 
 
+@pytest.mark.slow
 def test_cpe_json():
     out = parse_json(run_cli("cpe", "--example", "chen2020-fig1", "--json"))
     assert out  # a non-empty report (its numbers are checked in test_cpe.py)

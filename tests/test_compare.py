@@ -402,6 +402,7 @@ def test_ccb_gaps(pm):
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(matrices(kmin=3, kmax=8, condorcet=True))
+@pytest.mark.slow
 def test_rmed_bound_is_the_l0_copeland_lp(pm):
     R = rmed_regret_matrix(pm)
     rm = rmed_lb(pm).value

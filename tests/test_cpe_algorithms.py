@@ -499,6 +499,7 @@ FAST_CASES = _cases([("pac", EXAMPLE, 0.05, None, range(3)), ("exact", ONE, None
 
 
 @pytest.mark.parametrize("kind,inst,eps,budget,seeds", FAST_CASES)
+@pytest.mark.slow
 def test_fast_clucb_loop_equals_lsa_path_duel_for_duel(kind, inst, eps, budget, seeds, monkeypatch):
     """The compiled loop over the enumerated matchings takes the LSA path's every decision: the
     same duels (z_t, e', outcome) in the same order, the same matching, statistics and stop, and
@@ -615,6 +616,7 @@ class _LogOracle(DuelOracle):
 @pytest.mark.parametrize(
     "inst,seeds", [(ONE, range(4)), (TWO, range(3)), (EXAMPLE, range(1))], ids=["one", "two", "example"]
 )
+@pytest.mark.slow
 def test_car_verify_pulls_are_algorithm_4s(inst, seeds, monkeypatch):
     """CAR-Verify = CAR-Cond(delta_0) (the same duels as a CAR-Cond run on the same generator),
     then every verification duel is one Algorithm 4 may pull, recomputed here by brute force

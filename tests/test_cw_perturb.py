@@ -68,6 +68,7 @@ def test_the_class_perturbs_and_its_revision_says_so():
     assert np.array_equal(s.cpert, weights(10)) and s.fr[4] == CWRMED.perturb  # kernels.cw_rmed.PERT
 
 
+@pytest.mark.slow
 def test_pairs_do_not_depend_on_the_solve_path_panel_a():
     """Figure 1 panel (a) (16 arms, one Copeland winner), 3,000 steps of seed 1: the LP core's cache
     of 4 models instead of 64 (models dropped and rebuilt cold), new structures' models derived from

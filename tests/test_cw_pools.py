@@ -44,6 +44,7 @@ def _regret(K: int, rng: np.random.Generator, ties: bool) -> np.ndarray:
 
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(K=hs.integers(4, 7), seed=hs.integers(0, 10**6), ties=hs.booleans())
+@pytest.mark.slow
 def test_kept_sorted_model_equals_the_exact_lp_after_reorders(K, seed, ties):
     """One solver answers the same structure under three regrets in turn (the kept sorted model,
     re-costed, pools reordered): every value equals the exact rational LP's and the certified plain
@@ -247,6 +248,7 @@ def test_pool_order_is_cost_then_arm_order_by_hand():
 
 
 @pytest.mark.parametrize("K,seed", [(6, 0), (7, 1), (7, 2), (24, 3)])
+@pytest.mark.slow
 def test_derived_sorted_model_answers_the_new_structure(K, seed):
     """A sorted model derived from a neighbouring structure's (one pair away from the winner flipped:
     :meth:`SortedPoolModel.for_structure`, rows of the unchanged pools and the basis kept) answers the new

@@ -283,6 +283,7 @@ def compare_state(call: dict) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_next_candidates_equal_brute_force(rng):
     """CW-RMED's L_NC (check (3) and line 11) == the brute force of the module text, 240 random states
     (K = 3..5, :func:`random_state`) on fresh policies; every category below must occur often enough
@@ -466,6 +467,7 @@ def test_check_decided_by_its_bounds_equals_brute_force(example, seed):
     assert seen["pass"] >= 1000 if example == "table2" else seen["fail"] >= 1000, seen
 
 
+@pytest.mark.slow
 def test_lifted_line_11_from_32_arms_equals_a_plain_cold_solve():
     """From ``boundcalc.lp.rule.LIFTED_MIN_ARMS`` arms line 11 runs on the lifted model: every answer of a run
     (per-winner constants, ``i*``) equals a cold solve of the same empirical structure by the plain
@@ -737,6 +739,7 @@ def test_basis_matrix_interpreted_is_bit_equal():
 
 
 @pytest.mark.parametrize("example,seed", [("table2", 0), ("mslr5-noncondorcet", 1)])
+@pytest.mark.slow
 def test_lp_paths_choose_the_recorded_pairs(example, seed, monkeypatch):
     """CW-RMED's LP on the LP core's compiled kernels and on their numpy twins
     (``boundcalc.lp.rule.COMPILED_MIN_ARMS`` at either end, :func:`basis_matrix` compiled or interpreted with them):

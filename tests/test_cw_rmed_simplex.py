@@ -53,6 +53,7 @@ CASES = [("table2", 0, 3000), ("mslr5-noncondorcet", 1, 3000), ("mslr5-condorcet
 
 
 @pytest.mark.parametrize("name, seed, steps", CASES)
+@pytest.mark.slow
 def test_same_pairs_with_the_simplex(name, seed, steps):
     mu = load_example(name).mu
     assert CWRMED.simplex_pivots > 0 and CWRMED(16).solver.simplex and CWRMED.perturb > 0
@@ -68,6 +69,7 @@ def test_same_pairs_with_the_simplex(name, seed, steps):
 
 
 @pytest.mark.parametrize("seed", [3])
+@pytest.mark.slow
 def test_simplex_pairs_do_not_depend_on_the_solve_path(seed):
     """tests/test_cw_perturb.py's solve paths (models dropped by a 4-entry cache and rebuilt from
     the slack basis, models derived from another structure's) with the simplex on: the same pairs
@@ -108,6 +110,7 @@ def test_lifted_models_keep_highs():
 
 
 @pytest.mark.parametrize("seed", [3, 11])
+@pytest.mark.slow
 def test_same_pairs_on_random_matrices(seed):
     """Random 12-arm matrices (gaps from 0.01: many near ties, structures changing often), 3,000
     steps: the simplex's pairs are HiGHS's."""
@@ -120,6 +123,7 @@ def test_same_pairs_on_random_matrices(seed):
     assert s_ref["lp_solves"] > 0 and s["lp_solves"] < s_ref["lp_solves"]
 
 
+@pytest.mark.slow
 def test_simplex_basis_read_equals_basis_matrix(monkeypatch):
     """CW-RMED reads the LP core's simplex bases from the simplex's own ``M^-1``
     (``policies.cw_rmed._simplex_basis``) instead of inverting ``M`` again: the same basic variables,

@@ -258,6 +258,7 @@ def test_rst_sections_keep_their_items_and_close_on_text(rst):
     assert rst.convert_sections(examples) == examples  # griffe reads these itself
 
 
+@pytest.mark.slow
 def test_rst_roles_become_cross_references(rst):
     import griffe
 

@@ -779,6 +779,7 @@ def docstrings_and_comments(path: Path) -> str:
     return "\n".join(parts)
 
 
+@pytest.mark.slow
 def test_package_docstrings_and_comments_hold_no_history():
     """The package's docstrings and comments (every module, lp/, kernels/, policies/ included) say
     what the code does and why: no "landed", issue or task numbers, and no commit hash but a cited

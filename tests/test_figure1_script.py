@@ -91,6 +91,7 @@ def test_carry_pools_a_summary_whose_rows_are_gone_and_pairs_the_held_runs(tmp_p
     assert "carried" not in other["policies"]["cw-rmed"] and other["paired"]["runs"] == 3
 
 
+@pytest.mark.slow
 def test_table2_panel_pairs_cw_and_ecw_at_every_checkpoint_and_draw_only_redraws(tmp_path):
     """``--panels t2`` (000's Table 2, no data needed): the stored paired curve at every checkpoint
     is the per-run difference of the two policies' regrets on common random numbers, checked

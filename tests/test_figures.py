@@ -112,6 +112,7 @@ def test_the_check_fails_on_a_curve_hidden_under_another():
 
 
 @pytest.mark.parametrize("path", REPORTS, ids=[p.parent.name for p in REPORTS])
+@pytest.mark.slow
 def test_stored_figure1_reports_show_every_legend_entry(path):
     report = json.loads(path.read_text())
     fig = figure1.figure(report)
@@ -158,6 +159,7 @@ def test_coinciding_policies_stay_visible_and_legend_counts_agree_with_runs():
     plt.close(fig)
 
 
+@pytest.mark.slow
 def test_sample_complexity_tick_labels_do_not_overlap():
     """cpe_exploration.ipynb's Borda panel spans H^B = 30-700, less than two decades, where
     matplotlib labelled every minor tick (``3x10^1 4x10^1`` ran into each other)."""

@@ -93,6 +93,7 @@ def test_batch_cost_model_is_the_stored_fit_for_every_key():
     assert batch_submatrix_seconds(32, ["ecw", "rmed1"]) == pytest.approx(BATCH_ROW_S + a1 * 2**b1 + a2 * 2**b2)
 
 
+@pytest.mark.slow
 def test_batch_beyond_max_seconds_is_refused_in_one_line():
     expect = _duration(10**6 * batch_submatrix_seconds(3, check_options(keys=None)[2]))
     res = run_cli("batch", "--example", "mslr5-condorcet", "--size", "3", "--count", "1000000", "--max-seconds", "60")
@@ -130,6 +131,7 @@ def test_batch_estimate_comes_within_seconds_before_the_work(tmp_path):
 EVIL = "a\x1b[2K\rcertified"
 
 
+@pytest.mark.slow
 def test_names_in_stderr_notes_are_escaped(tmp_path):
     """A pair never compared is named in a note on stderr: its escape sequence and carriage return
     are shown escaped, not acted on."""
@@ -170,6 +172,7 @@ def large_instance(tmp_path):
     return inst, str(path)
 
 
+@pytest.mark.slow
 def test_monte_carlo_memory_is_refused_before_sampling(large_instance):
     """By hand: the widest position has 26 edges, so a sample holds 40 + 8 x 30 + 8 + 24 x 26 = 912
     bytes; 10^8 samples are 91.2e9 bytes (84.9 GiB), and 2^32 // 912 = 4,709,393 samples fit."""
@@ -187,6 +190,7 @@ def test_monte_carlo_memory_is_refused_before_sampling(large_instance):
     assert "84.9 GiB" in line and "at most 4,709,393 samples (--monte-carlo)" in line and res.stdout == ""
 
 
+@pytest.mark.slow
 def test_monte_carlo_estimate_and_max_seconds(large_instance):
     from boundcalc.cli import CPE_SAMPLE_NS_PER_EDGE
 

@@ -332,6 +332,7 @@ def test_scheduler_address_checked_before_connecting(address, needle, capsys):
     )
 
 
+@pytest.mark.slow
 def test_a_listener_that_is_not_a_scheduler_is_detected(monkeypatch):
     """Before: distributed.Client waited without end on a plain TCP server."""
     pytest.importorskip("distributed")
@@ -503,6 +504,7 @@ def test_clucb_exact_epoch_delta_below_the_normal_floats():
     assert res.stopped in ("identified", "budget")
 
 
+@pytest.mark.slow
 def test_explore_at_the_smallest_delta_prints_no_numpy_warning():
     out = subprocess.run(
         EXE

@@ -173,6 +173,7 @@ def test_condorcet_t_star_below_004_verification_hardness(K, seed):
     assert cmp["cpe_condorcet_ver"].value <= cmp["cpe_condorcet_hardness"].value * (1 + 1e-12)
 
 
+@pytest.mark.slow
 def test_results_page_shows_the_stored_runs():
     """docs/identification.md's tables are the benchmarks' renderings of their stored JSON."""
     import importlib.util

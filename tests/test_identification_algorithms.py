@@ -147,6 +147,7 @@ def _cli(*args):
     )
 
 
+@pytest.mark.slow
 def test_cli_identify_json_and_errors():
     r = _cli("identify", "--example", "table2", "--algorithm", "knockout,track-and-stop-condorcet", "--runs", "2",
              "--delta", "0.1", "--json")  # fmt: skip

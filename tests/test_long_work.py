@@ -163,6 +163,7 @@ def test_no_estimate_below_the_threshold(tmp_path):
     assert any("K = 300 arms" in ln for ln in lines)  # the note is still there
 
 
+@pytest.mark.slow
 def test_simulate_long_horizon_estimate():
     argv = ["simulate", "--example", "table2", "--policies", "rmed1", "--runs", "1", "--workers", "0"]
     lines, code = _first_lines(argv + ["-T", "1e10"], "boundcalc: estimate:")
@@ -173,6 +174,7 @@ def test_simulate_long_horizon_estimate():
     assert code == 0 and _estimates(lines) == [], lines
 
 
+@pytest.mark.slow
 def test_explore_estimate_from_the_expression_and_the_budget(tmp_path):
     """A near tie (gap 0.001) at delta 1e-10: 004's Theorem 4 expression is ~1e6 ln(...) duels
     per run, minutes in all; Table 2 at delta 0.1 is seconds (no line)."""
@@ -213,6 +215,7 @@ def test_docs_quote_the_stored_fit():
     assert f"from about {round(first, -2)} arms" in text, first
 
 
+@pytest.mark.slow
 def test_compare_gives_no_estimate_for_a_bound_it_does_not_compute(big_matrix):
     """Before: ``compare --keys ecw`` at large K printed the lower bound's estimate."""
     path, K = big_matrix

@@ -195,6 +195,7 @@ def _empirical_walk(rng, Ks, seed0: int, steps: int = 20):
             yield empirical_structure(mu)
 
 
+@pytest.mark.slow
 def test_derived_models_on_empirical_structures_equal_the_exact_lp():
     """Empirical structures with exact ties (a tied pair is in no row and bounded by 0), walked by
     flips, ties made and undone: every value of a solver that derives its models equals the exact
@@ -289,6 +290,7 @@ def test_near_ties_on_bundled_matrices_equal_the_exact_lp(name, eps):
         assert res.value == pytest.approx(ref, rel=1e-9), method
 
 
+@pytest.mark.slow
 def test_near_ties_down_to_the_last_double_equal_the_exact_lp():
     # a user's matrix takes gaps above 1e-12 (PreferenceMatrix reads closer ones as ties): both
     # methods; an empirical matrix takes any gap a double holds: the cutting plane

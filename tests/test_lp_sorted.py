@@ -77,6 +77,7 @@ def test_sorted_pools_equal_the_exact_rational_lp_on_small_tournaments():
     ],
     ids=["random-24", "condorcet-40", "tournament-32", "tournament-64", "near-tie-48"],
 )
+@pytest.mark.slow
 def test_sorted_pools_equal_the_lifted_cutting_plane(make):
     for s in range(3):
         pm = make(100 + s)
@@ -90,6 +91,7 @@ def test_sorted_pools_equal_the_lifted_cutting_plane(make):
 
 
 @pytest.mark.parametrize("n", [1000, 10**4])
+@pytest.mark.slow
 def test_sorted_pools_equal_the_lifted_cutting_plane_on_drawn_136_arm_matrices(n):
     """The bootstrap's weak-data draws, where the lifted model grows 10,000-29,000 rows."""
     done = 0
@@ -271,6 +273,7 @@ def test_a_stalled_sorted_model_leaves_the_answer_to_the_pool_block_model(monkey
     assert back.value == pytest.approx(good.value, rel=1e-8)
 
 
+@pytest.mark.slow
 def test_bounds_prints_progress_lines_when_stderr_is_not_a_terminal(tmp_path):
     """``boundcalc bounds`` on a 300-arm tournament, stderr a pipe: the note and, every
     ``BOUNDCALC_PROGRESS_SECONDS``, a line; the last one names the cutting plane's winner, round,

@@ -31,6 +31,7 @@ def test_the_halves_cover_every_warmup_task():
     assert set(numba_warmup.FIRST) | {"lp"} | {t for t in tasks if t not in numba_warmup.FIRST} == set(tasks)
 
 
+@pytest.mark.slow
 def test_compile_notice_says_it_once_on_an_empty_cache(tmp_path):
     """On an empty numba cache the notice names what is compiled and about how long, once per process;
     nothing is compiled to find that out (the cache's index files are read)."""

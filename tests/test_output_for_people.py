@@ -43,6 +43,7 @@ def test_legend_names_exactly_the_codes_used():
     assert with_paper_legend(with_paper_legend("in 000's unit")) == "in 000's unit\n" + paper_legend("000")
 
 
+@pytest.mark.slow
 def test_every_printed_output_names_its_papers(tmp_path):
     """bounds, compare, simulate: the last line names each code the output uses (and only those)."""
     outs = {
@@ -87,6 +88,7 @@ def losses(mu: np.ndarray) -> list[int]:
     return [sum(1 for j in range(K) if j != i and mu[j, i] > 0.5) for i in range(K)]
 
 
+@pytest.mark.slow
 def test_long_vectors_are_summarised_and_verbose_prints_them(tmp_path):
     pm = random_matrix(40, np.random.default_rng(3), min_gap=0.01)
     path = tmp_path / "m40.npy"
@@ -158,6 +160,7 @@ def test_version_is_0_2_0_in_pyproject_changelog_and_citation():
     assert re.search(r"^version: 0\.2\.0$", (ROOT / "CITATION.cff").read_text(), re.MULTILINE)
 
 
+@pytest.mark.slow
 def test_installed_version_is_the_checkout():
     """``boundcalc --version`` (run as a user runs it, from the checkout) prints pyproject's version
     whenever the package it imports is this checkout's (skipped only when another copy is imported).

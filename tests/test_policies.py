@@ -378,6 +378,7 @@ def test_forced_exploration_reading():
     ]
 
 
+@pytest.mark.slow
 def test_lists_follow_algorithm_1():
     """L_C never holds a duplicate, is walked in lexicographic order, and the exploit pair (i*, i*)
     reaches the next pass (line 15 over P_all)."""

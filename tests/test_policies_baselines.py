@@ -91,6 +91,7 @@ def test_if2_prunes_arms_the_old_candidate_beat_without_confidence():
     assert _script(p, lambda i, j: True, 4) == [(x, z)] * 4
 
 
+@pytest.mark.slow
 def test_if_finds_the_condorcet_winner_of_a_clear_total_order():
     """The paper's guarantee (IF2 returns the best arm with probability >= 1 - 1/T): on a 5-arm total
     order with gaps 0.2, 30 seeds each exploit arm 0 by T = 20,000 (the exploration takes about
@@ -141,6 +142,7 @@ def test_btm_never_compares_an_arm_with_itself_while_exploring():
     assert np.all(np.abs(off - 1000 / 3) < 4 * math.sqrt(1000 * (1 / 3) * (2 / 3)))
 
 
+@pytest.mark.slow
 def test_btm_finds_the_condorcet_winner_of_a_clear_total_order():
     """On a 5-arm total order with gaps 0.2 every one of 20 seeds exploits arm 0 by T = 40,000."""
     mu = _total_order(5, 0.2)
@@ -333,6 +335,7 @@ def test_doubler_epochs_and_the_multiset_by_hand():
         ("versatile-db", {"c": 0.5}, "self_duels", 3000),
     ],
 )
+@pytest.mark.slow
 def test_compiled_equals_transcription_through_every_phase(name, params, stat, rounds):
     """With hyperparameters that make the phases come early (a horizon of 1 shrinks IF's and BTM's
     radii), the compiled policy and its transcription choose the same pairs for 3,000 rounds (IF to
@@ -631,6 +634,7 @@ def test_doubler_order_by_hand():
     assert cyc.status == "not-applicable" and "Condorcet" in cyc.reason
 
 
+@pytest.mark.slow
 def test_baseline_bound_rows_in_the_compare_cli(tmp_path):
     """``boundcalc compare`` run as a user runs it (a child process, ``--json``) prints the Doubler
     and Beat-the-Mean rows with the hand-worked numbers above: on A, 7.5 and 1.5^7 * 30; on the
@@ -721,6 +725,7 @@ BASELINES = [
 ]
 
 
+@pytest.mark.slow
 def test_baselines_on_dask_equal_in_process():
     """The eight baselines through simulate on two Dask workers (one run per task) give the in-process
     numbers to the last bit, as every other policy does (their kernels are pickled to the workers)."""
@@ -1009,6 +1014,7 @@ def _merge_dts_rule(W, rng, n):
     return {k: v / n for k, v in freq.items()}
 
 
+@pytest.mark.slow
 def test_merge_dts_champion_and_challenger_in_distribution():
     """K = 3 in one batch, counts too small to prune anything (every radius above 0.9): the compiled
     pair's frequencies over 3,000 seeds equal those of the rule written with numpy (champion: most

@@ -465,6 +465,7 @@ def test_scb_reward_and_pass_by_hand():
     assert p.R.tolist() == [1, int(seq[need][1] > 1), 0] and p.stats["rewards"] - before == K
 
 
+@pytest.mark.slow
 def test_scb_compiled_equals_transcription():
     """Pair for pair on the policy stream, same stats, including rounds where Algorithm 2 identified
     its arm and Algorithm 3 line 3 exploits (the strong 3-arm matrix, 40000 rounds), and eps > 0."""

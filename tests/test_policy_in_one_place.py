@@ -8,6 +8,8 @@ import importlib.util
 import statistics
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -29,6 +31,7 @@ def test_the_counter_sees_names_in_code_not_in_docstrings(tmp_path):
     assert strings == ["rucb.alpha=1"] and "dts" in names and "rucb" not in names
 
 
+@pytest.mark.slow
 def test_the_command_line_names_no_policy():
     got = _spread_module().spread()
     assert [name for name, files in got.items() if "boundcalc/cli.py" in files] == []

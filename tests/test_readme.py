@@ -175,6 +175,7 @@ def _long(cmd: str):
 
 
 @pytest.mark.parametrize("cmd", [_long(c) for c in bash_commands()])
+@pytest.mark.slow
 def test_bash_blocks_run(cmd, tmp_path):
     proc = run_shell(cmd, tmp_path)
     assert proc.returncode == 0, f"{cmd}\n{proc.stderr[-3000:]}"

@@ -164,6 +164,7 @@ def test_identical_rows_on_a_new_local_cluster():
 
 
 @pytest.mark.parametrize("chunk_size", [1, 3, 100])
+@pytest.mark.slow
 def test_identical_rows_whatever_the_chunk_size(cluster, chunk_size, tmp_path):
     tasks = _tasks(17, 2)
     store = JsonlStore(tmp_path / "rows.jsonl", {"run": "chunks"})
@@ -212,6 +213,7 @@ def test_resume_on_dask_after_a_task_raised(cluster, tmp_path):
 
 
 @pytest.mark.parametrize("where", ["in-process", "dask"])
+@pytest.mark.slow
 def test_an_interrupted_run_keeps_every_finished_row_and_resumes(where, cluster, tmp_path):
     """Ctrl-C while rows arrive: every task finished on a worker before it is in the file (Dask:
     the chunks that ended are fetched before the queue is cancelled), and a rerun computes only the
@@ -395,6 +397,7 @@ def test_dask_worker_dying_mid_chunk_keeps_the_chunks_finished_rows(tmp_path):
     assert (rows.stats["resumed"], rows.stats["computed"]) == (3, 3)
 
 
+@pytest.mark.slow
 def test_dask_chunks_grow_from_single_tasks_to_fill_their_seconds(cluster, tmp_path):
     """Without a chunk size, a chunk holds about CHUNK_SECONDS of work: single tasks while the
     time per task is unknown or long, up to MAX_CHUNK tiny tasks; the rows are the same."""

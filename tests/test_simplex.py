@@ -105,6 +105,7 @@ def covering_lp(draw, max_n=5, max_m=6, degenerate=False):
 
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(covering_lp())
+@pytest.mark.slow
 def test_cold_optimum_is_the_best_vertex(lp):
     rows, ub, cost = lp
     status, x, _, _ = cold(cost, ub, rows)
@@ -117,6 +118,7 @@ def test_cold_optimum_is_the_best_vertex(lp):
 
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(covering_lp(degenerate=True))
+@pytest.mark.slow
 def test_degenerate_optimum_is_the_best_vertex(lp):
     rows, ub, cost = lp
     status, x, _, _ = cold(cost, ub, rows)
@@ -245,6 +247,7 @@ def slack_start(cost, ub, rows, maxit=500):
 
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(covering_lp())
+@pytest.mark.slow
 def test_dual_from_the_slack_basis_is_the_best_vertex(lp):
     rows, ub, cost = lp
     (status, _, _), x = slack_start(cost, ub, rows)
@@ -256,6 +259,7 @@ def test_dual_from_the_slack_basis_is_the_best_vertex(lp):
 
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(covering_lp(degenerate=True))
+@pytest.mark.slow
 def test_dual_degenerate_optimum_is_the_best_vertex(lp):
     rows, ub, cost = lp
     (status, _, _), x = slack_start(cost, ub, rows)

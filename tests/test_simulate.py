@@ -239,6 +239,7 @@ def cli_in_process(capsys: pytest.CaptureFixture, cmd: list[str]) -> subprocess.
     return subprocess.CompletedProcess(cmd, rc, got.out, got.err)
 
 
+@pytest.mark.slow
 def test_cli_simulate_first_run(capsys):
     cmd = [
         sys.executable,

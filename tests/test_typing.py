@@ -145,6 +145,7 @@ def test_mypy_config_states_its_strictness():
     assert excused and not any(m.startswith("boundcalc") for m in excused)
 
 
+@pytest.mark.slow
 def test_strict_modules_exist_and_every_def_in_them_is_annotated():
     # what disallow_untyped_defs asks of these modules, read from their source: every parameter
     # but self/cls annotated, every return annotated (an __init__ with annotated parameters may omit it)
