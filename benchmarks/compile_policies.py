@@ -1,4 +1,4 @@
-"""Cold compile CPU of the policy kernels (issue 30): the 19 policies other than ECW-RMED and CW-RMED
+"""Cold compile CPU of the policy kernels: the 19 policies other than ECW-RMED and CW-RMED
 (or, with ``--policies all``, all 21).
 
 Each measurement is a fresh process on an empty ``NUMBA_CACHE_DIR`` that records numba's compile

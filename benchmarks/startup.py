@@ -1,4 +1,4 @@
-"""Start-up cost of boundcalc's commands, warm and cold, beside the landed version (issue 30).
+"""Start-up cost of boundcalc's commands, warm and cold, beside another checkout of it.
 
 Every figure is a fresh process (``python -m boundcalc ...``), its CPU (user + system of the child,
 ``resource.getrusage(RUSAGE_CHILDREN)``) and wall time, for two package versions run by the same code:
@@ -11,7 +11,7 @@ this checkout and the landed one (``git archive LANDED`` into a temporary direct
   --horizon 1000``; targets: floor + 0.15 s, + 0.1 s, + 0.3 s of CPU for the first three;
 * **cold** (an empty ``NUMBA_CACHE_DIR`` per command): the first ``bounds`` on a 136-arm matrix
   (target floor + 2 s), ``simulate --policies all --horizon 1000`` (target 20 s of CPU) and the same
-  simulation of the ten seed papers' policies (:data:`SEED_POLICIES`, the ``all`` of issue 30);
+  simulation of the ten seed papers' policies (:data:`SEED_POLICIES`);
 * **kernels** -- each kernel module's compile time (the first run of its warm-up task on an empty
   cache) and load time (the same task on the filled cache), in CPU seconds of the task's process
   minus that process's imports: one task per policy (the simulator's run first -- its CPU alone is

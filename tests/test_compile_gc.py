@@ -1,4 +1,4 @@
-"""The compiled layer's garbage-collection guard (boundcalc.kernels.compile_gc._CompileHeapFreezer, issue 30):
+"""The compiled layer's garbage-collection guard (boundcalc.kernels.compile_gc._CompileHeapFreezer):
 for the length of an outermost numba compilation the objects that exist before it are frozen
 (CPython's full collections skip them), and unfrozen at its end; a process that froze objects itself
 keeps its own freeze.
