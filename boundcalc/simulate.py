@@ -69,7 +69,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._table import format_table
-from .kernels.policy import new_env, reset_env
+from .kernels.policy import new_env
 from .kernels.stats import duel_uniform_py
 from .matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from .policies import Policy, PolicyError, get_policy, resolve_policy_list
@@ -285,47 +285,15 @@ def _run_checked(
     pol = _new_policy(cls, K, pol_ss, params)
     t0, c0 = time.perf_counter(), time.process_time()
     if use_kernel:
-        env_arrays, env = _take_env(mu, T, k0, k1, cps, regrets)
+        env_arrays, env = new_env(mu, T, k0, k1, cps, regrets)
         assert isinstance(pol, CompiledPolicy)  # cls.compiled: the class has kernels
         pol.run_environment(env)
-        out = env_arrays.out.copy()
-        _give_env(env_arrays, env)
+        out = env_arrays.out
     else:
         out = run_protocol(pol, DuelEnvironment(mu, k0, k1), T, cps, regrets)
     c1, t1 = time.process_time(), time.perf_counter()
     stats = {k: int(v) for k, v in pol.stats.items()}
     return {"regret": out, "stats": stats, "seconds": t1 - t0, "cpu_seconds": c1 - c0, "kernel": bool(use_kernel)}
-
-
-#: Environments of finished runs (:func:`~boundcalc.kernels.policy.new_env`'s arrays and bundle), one per
-#: sizes ``(K, units, checkpoints)``, for the next run of those sizes: refilled in place
-#: (:func:`~boundcalc.kernels.policy.reset_env`, about 3 us) instead of built and bundled anew (about
-#: 10 us).  Only of up to :data:`SPARE_ENV_ARMS` arms, and of at most :data:`SPARE_ENV_SIZES` sizes.
-_SPARE_ENVS: dict[tuple[int, int, int], list] = {}
-SPARE_ENV_ARMS = 64
-SPARE_ENV_SIZES = 16
-
-
-def _take_env(mu: np.ndarray, T: int, k0: int, k1: int, cps: np.ndarray, regrets: np.ndarray) -> tuple[Any, Any]:
-    """``new_env(mu, T, k0, k1, cps, regrets)``: a spare environment of these sizes refilled, else a new one."""
-    try:
-        arrays, env = _SPARE_ENVS[(mu.shape[0], regrets.shape[0], cps.shape[0])].pop()
-    except (KeyError, IndexError):
-        return new_env(mu, T, k0, k1, cps, regrets)
-    reset_env(arrays, mu, T, k0, k1, cps, regrets)
-    return arrays, env
-
-
-def _give_env(arrays: Any, env: Any) -> None:
-    """Keep a finished run's environment for :func:`_take_env` (small sizes only; module constants)."""
-    K = arrays.mu.shape[0]
-    if K > SPARE_ENV_ARMS:
-        return
-    if len(_SPARE_ENVS) >= SPARE_ENV_SIZES:
-        _SPARE_ENVS.clear()
-    spare = _SPARE_ENVS.setdefault((K, arrays.regrets.shape[0], arrays.checkpoints.shape[0]), [])
-    if not spare:
-        spare.append((arrays, env))
 
 
 def _new_policy(cls: type[Policy], K: int, pol_ss: np.random.SeedSequence, params: Mapping[str, Any]) -> Policy:

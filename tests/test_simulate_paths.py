@@ -9,10 +9,8 @@ import pytest
 
 import boundcalc.simulate as sim
 from boundcalc.datasets import load_example
-from boundcalc.kernels.policy import new_env, reset_env
 from boundcalc.matrix import PreferenceMatrix
-from boundcalc.policies import get_policy
-from boundcalc.simulate import checkpoints, regret_matrices, simulate
+from boundcalc.simulate import regret_matrices, simulate
 
 POLICIES = ["interleaved-filter", "rucb", "sparring", "savage"]
 
@@ -49,28 +47,10 @@ def test_in_process_rows_are_the_runners(tmp_path, monkeypatch, seed, options):
         same_result(here, other)
 
 
-def test_a_refilled_environment_is_a_new_one():
-    """reset_env on an environment played to its end gives new_env's arrays for other keys, matrix and horizon."""
-    a, b = load_example("mslr5-condorcet"), load_example("mslr5-noncondorcet")
-    cps = checkpoints(300)
-    reg_a = np.stack(list(regret_matrices(a).values()))
-    reg_b = np.random.default_rng(1).random(reg_a.shape)
-    arrays, env = new_env(a.mu, 300, 1, 2, cps, reg_a)
-    get_policy("rucb").with_stream(5, 9, rng=np.random.default_rng(0)).run_environment(env)
-    assert arrays.reg[0] == 301 and arrays.counts.sum() == 300
-    reset_env(arrays, b.mu, 200, 2**64 - 1, 5, cps, reg_b)
-    fresh, _ = new_env(b.mu, 200, 2**64 - 1, 5, cps, reg_b)
-    for name, x, y in zip(fresh._fields, arrays, fresh, strict=True):
-        assert x.dtype == y.dtype and np.array_equal(x, y), name
-    with pytest.raises(ValueError, match="arms"):
-        reset_env(arrays, np.full((3, 3), 0.5), 10, 1, 2, cps, reg_a[:, :3, :3])
-
-
 def test_a_run_on_another_matrix_leaves_a_matrix_s_next_simulation_unchanged():
-    """Simulations of two matrices of the same size in one process: the second matrix's runs refill
-    the first's spare environment, and the first matrix simulated again gives its numbers bit for
-    bit (the refill writes the environment's own arrays, never the cached regret stack it was
-    built from)."""
+    """Simulations of two matrices of the same size in one process: the first matrix simulated again
+    after the second gives its numbers bit for bit (a run's environment holds its own copies of the
+    regrets, never the simulator's cached regret stack it was built from)."""
     first = load_example("table2")
     other = PreferenceMatrix([[0.5, 0.3, 0.6, 0.7], [0.7, 0.5, 0.6, 0.55], [0.4, 0.4, 0.5, 0.8], [0.3, 0.45, 0.2, 0.5]])
     assert (first.condorcet_winner is None) == (other.condorcet_winner is None)  # the same units

@@ -131,7 +131,6 @@ __all__ = [
     "Env",
     "LoggedEnv",
     "new_env",
-    "reset_env",
     "env_more",
     "play",
     "T_",
@@ -327,9 +326,8 @@ def new_env(
     :data:`LoggedEnv`, keeping every round's pair and outcome (``arrays.log``)."""
     # a private, writable copy: one array type (a read-only ``mu`` is another numba type, and each
     # type compiles the policy's whole run again)
-    # ``regrets`` and ``checkpoints`` are private copies too: :func:`reset_env` refills these arrays
-    # in place, which must never write through to a caller's array (the simulator's cached regret
-    # stack of another matrix, say)
+    # ``regrets`` and ``checkpoints`` are private copies too: the arrays belong to this run alone
+    # and never write through to a caller's (the simulator's cached regret stack, say)
     mu = np.array(mu, dtype=np.float64, order="C")
     K = mu.shape[0]
     regrets = np.array(regrets, dtype=np.float64, order="C")
@@ -346,30 +344,6 @@ def new_env(
     )
     arrays = LoggedEnv(*fields, np.zeros((int(T), 3), dtype=np.int64)) if log else Env(*fields)
     return arrays, bundle(arrays)
-
-
-def reset_env(
-    arrays: Any, mu: np.ndarray, T: int, key0: int, key1: int, checkpoints: np.ndarray, regrets: np.ndarray
-) -> None:
-    """Refill the environment ``arrays`` of an earlier :func:`new_env` (without a log) in place for a
-    fresh run of ``T`` rounds: the state :func:`new_env` builds from the same arguments, in the same
-    arrays, so that their bundle plays it.  The sizes must be those of the arrays (``ValueError``
-    otherwise)."""
-    if arrays.mu.shape != np.shape(mu) or arrays.regrets.shape != np.shape(regrets):
-        raise ValueError(f"an environment of {arrays.mu.shape} arms and {arrays.regrets.shape} regrets")
-    if arrays.checkpoints.shape != np.shape(checkpoints):
-        raise ValueError(f"an environment of {arrays.checkpoints.shape[0]} checkpoints")
-    np.copyto(arrays.mu, mu)
-    arrays.counts.fill(0)
-    arrays.keys[0] = key0
-    arrays.keys[1] = key1
-    np.copyto(arrays.regrets, regrets)
-    arrays.cum.fill(0.0)
-    arrays.out.fill(0.0)
-    np.copyto(arrays.checkpoints, checkpoints)
-    arrays.reg[ENV_T] = 1
-    arrays.reg[ENV_CHECKPOINT] = 0
-    arrays.reg[ENV_HORIZON] = int(T)
 
 
 def record(env, t, i, j, won):
