@@ -18,11 +18,10 @@ Timing (``--part timing``)
 Profile (``--part profile``)
     Why a draw of weak data costs more than the true matrix: for the first ``--profile-draws``
     draws at 10^3, 10^4 and 10^5 duels per pair, the Copeland winners of the draw and, per solver
-    setting, the CPU of one cold solve (``CopelandLPSolver(per_i2=1)``, what a cold
-    ``lower_bound`` runs; ``per_i2=3``), of the bootstrap's previous path
-    (``previous_path``: Theorem 6's closed form with two or more winners, else the lifted model
-    with ``per_i2=3``) and of its path (``bootstrap_path``: the closed form, else the sorted-pool
-    model, :func:`boundcalc.lp.lifted.solve_sorted_pools`), the LP's rows and rounds, and the
+    setting, the CPU of one cold solve on the plain model (``per_i2=1`` and ``per_i2=3``), of one
+    plain solver kept warm over the draws (``previous_path``: Theorem 6's closed form with two or
+    more winners, else the plain model with ``per_i2=3``) and of the bootstrap's path
+    (``bootstrap_path``: the closed form, else the sorted-pool model), the LP's rows and rounds, and the
     values' largest relative difference to the cold solve.  Writes
     ``benchmarks/results/bootstrap_profile.json``.
 
@@ -192,13 +191,13 @@ def profile(draws: int) -> dict:
     from boundcalc.matrix import PreferenceMatrix
     from boundcalc.uncertainty import _full, _lower_bound, draw_upper
 
-    def blocks(per_i2: int, cache_size: int = 8) -> CopelandLPSolver:
-        """The pool-block model alone, ``per_i2`` cuts per violated ``i2`` and round."""
+    def plain(per_i2: int, cache_size: int = 8) -> CopelandLPSolver:
+        """The plain model alone, ``per_i2`` cuts per violated ``i2`` and round."""
         s = CopelandLPSolver(cache_size=cache_size)
-        s.lifted_model, s.per_i2 = "blocks", per_i2
+        s.lift, s.per_i2 = False, per_i2
         return s
 
-    previous = blocks(3, cache_size=1)  # the bootstrap's solver before the sorted pools
+    previous = plain(3, cache_size=1)  # one plain solver kept warm over the draws
 
     mu = load_example("mslr-informational").mu
     true = PreferenceMatrix(mu)
@@ -222,8 +221,8 @@ def profile(draws: int) -> dict:
             pm = PreferenceMatrix(_full(draw_upper(W, r, 0), mu.shape[0]))
             row = {"draw": r, "winners": pm.copeland_winners.tolist(), "top_score": int((pm.mu > 0.5).sum(1).max())}
             for label, solve in (
-                ("cold_per_i2_1", lambda: blocks(1).solve(pm, certify=False)),
-                ("cold_per_i2_3", lambda: blocks(3).solve(pm, certify=False)),
+                ("cold_per_i2_1", lambda: plain(1).solve(pm, certify=False)),
+                ("cold_per_i2_3", lambda: plain(3).solve(pm, certify=False)),
                 ("previous_path", lambda: previous.solve_empirical(as_structure(pm), certify=False)),
                 ("bootstrap_path", lambda: _lower_bound(pm)),
             ):

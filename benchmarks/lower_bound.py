@@ -35,8 +35,8 @@ Machine load moves times by 20-40 %: compare columns of one run, not runs of dif
     python benchmarks/lower_bound.py [--quick] [--no-baseline] [--out FILE]
     python benchmarks/lower_bound.py formulations [--main /work/main] [--ks 100,...,1000]
 
-The second form compares the offline bound's formulations (plain, lifted pool blocks, sorted
-pools: :func:`formulations`) with each other and with the current main; JSON in
+The second form compares the offline bound's formulations (plain and sorted pools:
+:func:`formulations`) with each other and with the current main; JSON in
 ``benchmarks/results/lower_bound_formulations.json``.
 """
 
@@ -508,7 +508,7 @@ def main(argv=None) -> int:
         "winners",
         "rounds (landed)",
         "rows",
-        "pool blocks",
+        "block rows",
         "columns",
         "HiGHS %",
         "churn landed",
@@ -527,7 +527,7 @@ def main(argv=None) -> int:
                     ",".join(map(str, r["winners"])),
                     f"{r['rounds']} ({r.get('landed_rounds', '-')})",
                     r["rows"],
-                    r["pool_blocks"],
+                    r.get("block_rows", "-"),
                     r["columns"],
                     f"{100 * share:.0f}",
                     f"{r.get('landed_rows_added', '-')}/{r.get('landed_rows_removed', '-')}/"
@@ -591,7 +591,6 @@ STAT_KEYS = (
     "rows_readded",
     "cut_rows",
     "block_rows",
-    "pool_blocks",
     "columns",
     "pair_columns",
     "lp_seconds",
@@ -622,7 +621,7 @@ def make(case, K, seed):
     if case == "tournament":
         return tournament_matrix(K, seed, low=0.05, high=0.45)
     return random_matrix(K, seed, min_gap=0.01)
-kw = {"plain": dict(lift=False), "blocks": dict(lifted_model="blocks"), "sorted": {}, "current": {}}[form]
+kw = {"plain": dict(lift=False), "sorted": {}, "current": {}}[form]
 def solver():
     s = CopelandLPSolver()
     for k, v in kw.items():  # the formulation: the rule's choice overridden
@@ -658,7 +657,7 @@ def _one(tree: str, case: str, K: int, seed: int, form: str, timeout: float) -> 
 
 
 def formulations(argv=None) -> int:
-    """The plain, lifted (pool blocks) and sorted-pool formulations of the offline bound against
+    """The plain and sorted-pool formulations of the offline bound against
     each other and against the current main (``--main``, a checkout imported in a subprocess),
     every solve in a fresh interpreter, the versions interleaved per matrix; CPU seconds of the
     solve; a formulation that is over ``--budget`` seconds on a family is not run at larger K."""
@@ -668,7 +667,7 @@ def formulations(argv=None) -> int:
     ap.add_argument("--ks", default="100,200,300,500,700,1000")
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--families", default="mslr136,random,tournament", help="comma-separated case families")
-    ap.add_argument("--max-k-others", type=int, default=500, help="largest K of the plain and block rows")
+    ap.add_argument("--max-k-others", type=int, default=500, help="largest K of the plain rows")
     ap.add_argument("--this", default=str(REPO), help="the tree measured as this version (default: this checkout)")
     ap.add_argument("--out", default=str(HERE / "results" / "lower_bound_formulations.json"))
     args = ap.parse_args(argv)
@@ -677,7 +676,7 @@ def formulations(argv=None) -> int:
     cases += [("random", K, 300 + K) for K in (8, 12, 16, 24, 32)]
     cases += [("tournament", int(K), s) for K in args.ks.split(",") for s in range(args.seeds)]
     cases = [c for c in cases if c[0] in args.families.split(",")]
-    forms = [("current", args.main), ("sorted", here), ("blocks", here), ("plain", here)]
+    forms = [("current", args.main), ("sorted", here), ("plain", here)]
     over: set = set()
     rows = []
     hdr = ("case", "K", "seed") + tuple(f for f, _ in forms)
@@ -685,7 +684,7 @@ def formulations(argv=None) -> int:
     for case, K, seed in cases:
         row = {"case": case, "K": K, "seed": seed}
         for form, tree in forms:
-            if (case, form) in over or (form in ("blocks", "plain") and K > args.max_k_others):
+            if (case, form) in over or (form == "plain" and K > args.max_k_others):
                 row[form] = {"seconds": None, "status": "skipped (over budget at a smaller K)"}
                 continue
             r = _one(tree, case, K, seed, form, args.budget)

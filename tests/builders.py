@@ -245,7 +245,7 @@ def st_counts_and_perm(draw, max_K=7, max_t=10**7):
 
 def lp_solver(**kw):
     """A :class:`~boundcalc.lp.CopelandLPSolver` with the rule's choices (its attributes: ``lift``,
-    ``lifted_model``, ``promote``, ``per_i2``, ``derive``, ``compiled``, ``simplex``, ...) set by
+    ``per_i2``, ``sorted_per_i2``, ``derive``, ``compiled``, ``simplex``, ...) set by
     name after construction: the solve paths whose answers the tests compare."""
     import inspect
 
@@ -264,7 +264,7 @@ def lp_solver(**kw):
 def cw_variant(**attrs):
     """CW-RMED with some of its options (``cache_size``, ``simplex_pivots``, ``perturb``) or its LP
     solver's rule-chosen solve path (attributes of :class:`~boundcalc.lp.CopelandLPSolver`, e.g.
-    ``simplex``, ``derive``, ``promote``, ``per_i2``, ``lifted_model``) changed: the paths whose
+    ``lift``, ``simplex``, ``derive``, ``per_i2``, ``sorted_per_i2``) changed: the paths whose
     pairs the tests compare."""
     from boundcalc.policies.cw_rmed import CWRMED
 

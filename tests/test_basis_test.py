@@ -49,9 +49,7 @@ def _models(seed: int, K: int, gap: float, lift: bool, empirical: bool) -> list[
         st = empirical_structure(empirical_state(K, rng))
     else:
         st = random_matrix(K, rng, min_gap=gap).structure
-    solver = lp_solver(
-        seed=0, lift=lift, promote=0 if lift else 2, reuse_basis=False, lifted_model="blocks" if lift else "auto"
-    )
+    solver = lp_solver(seed=0, lift=lift, reuse_basis=False)
     res = solver.solve_empirical(st, certify=True)  # certify: the LP, never Theorem 6's closed form
     assert res.status == "ok", res.message
     return [m for m in (solver.model(st, w) for w in st.winners.tolist()) if m is not None and m.n_rows]

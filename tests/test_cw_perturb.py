@@ -2,13 +2,11 @@
 (:mod:`boundcalc.kernels.perturb`, ``CWRMED.perturb``), so that its pairs are a function of the data alone.
 
 Paper 000 (Komiyama, Honda & Nakagawa, ICML 2016), Algorithm 1, line 11 plays an optimal solution of
-the LP of eq. (2); where that LP is degenerate, revision 2 played the vertex its solve path reached,
-and its pairs changed with the LP core's cache size, ``derive_plain``, ``promote`` (the tests of the
-solve paths below fail with ``CWRMED.perturb = 0``: panel (a) of 000's Figure 1, seed 1, from step
-892 with ``derive_plain``; the 5-arm matrix's seeds 1 and 3; at 32 arms, seed 8).  What confirms the
+the LP of eq. (2); where that LP is degenerate, the vertex a solve path reaches depends on the path
+(the cache size, derived models, the cuts per round: the tests of the solve paths below fail with
+``CWRMED.perturb = 0``).  What confirms the
 numbers independently: the solve paths themselves (a model kept warm in a 64-entry cache, dropped
-from a 4-entry one and rebuilt cold, derived from another structure's, lifted rows promoted sooner,
-more cuts a round) are different computations, and they must agree on every pair; the constants
+from a 4-entry one and rebuilt cold, derived from another structure's, fewer or more cuts a round) are different computations, and they must agree on every pair; the constants
 reported with the perturbation are those of the unperturbed LP (Table 2's 27.5487 and panel (a)'s
 1252.8 of the stored Figure 1 rows), certified by their own dual bounds, and where two pairs tie
 in true cost the one the perturbation orders first by hand carries the allocation.
@@ -89,10 +87,10 @@ def test_pairs_do_not_depend_on_the_solve_path_two_winners(seed):
 @pytest.mark.slow
 def test_pairs_do_not_depend_on_the_solve_path_lifted():
     """32 arms (line 11 on the lifted, derived models; tests/policy_decisions.py's random matrix),
-    3,000 steps of seed 8: cache 4, ``promote`` 1, ``per_i2`` 2, models built cold instead of
-    derived (revision 2 parts with the last three)."""
+    3,000 steps of seed 8: cache 4, one sorted-model cut per ``i2`` and round, ``per_i2`` 2, models
+    built cold instead of derived."""
     mu = random_matrix(32, 7, min_gap=0.01).mu
-    variants = [dict(cache_size=4), dict(promote=1), dict(per_i2=2), dict(derive=False)]
+    variants = [dict(cache_size=4), dict(sorted_per_i2=1), dict(per_i2=2), dict(derive=False)]
     assert_same_pairs(mu, 3000, 8, variants)
 
 

@@ -1,17 +1,17 @@
-"""The LP core's warm sorted-pools path (``lp_solver(lifted_model="sorted")``: a
-:class:`~boundcalc.lp.lifted.SortedPoolModel` kept per structure and winner, a pool's new cost order
-only a cost change of it, :meth:`~boundcalc.lp.lifted.SortedPoolModel.set_pair_costs`) and CW-RMED
-on it (``CWRMED.lifted_model``; issue 31), against independent references:
+"""The LP core's warm sorted-pools path (a :class:`~boundcalc.lp.lifted.SortedPoolModel` kept per
+structure and winner, a pool's new cost order only a cost change of it,
+:meth:`~boundcalc.lp.lifted.SortedPoolModel.set_pair_costs`) and CW-RMED on it, against independent
+references:
 
 * the kept model's value after cost changes that reorder the pools equals the exact rational LP
   over every row of ``R_{i1}`` (000 eq. (2) enumerated with itertools: :func:`test_review_lp.exact_lower_bound`)
   and the certified plain cutting plane, on random small matrices and costs with exact ties
-  (hypothesis, seeded); with the perturbation its allocation is the pool-block model's (the one
+  (hypothesis, seeded); with the perturbation its allocation is the plain model's (the one
   perturbed optimum), and equals a cold sorted model built for the new costs;
-* CW-RMED's pairs with the sorted path are those of the pool-block path (revision 3 as it landed) at
-  32 arms, where line 11 runs on the lifted models, and the sorted models are really used (new cost
-  orders met, bases kept); without the perturbation the two paths part (the test has teeth);
-* a failure of the sorted model falls back to the pool-block model (same answer, counted), and bad
+* CW-RMED's pairs with the sorted path (the rule's from 32 arms, forced at 20) are those of the
+  plain path with the compiled simplex, and the sorted models are really used (new cost orders met, bases kept); without the
+  perturbation the two paths part (the test has teeth);
+* a failure of the sorted model falls back to the plain model (same answer, counted), and bad
   options are refused.
 """
 
@@ -57,7 +57,7 @@ def test_kept_sorted_model_equals_the_exact_lp_after_reorders(K, seed, ties):
     mu[iu] = 0.5 + gaps * rng.choice([-1.0, 1.0], iu[0].size)
     mu[(iu[1], iu[0])] = 1.0 - mu[iu]
     st = empirical_structure(mu)
-    solver = lp_solver(lifted_model="sorted", seed=0)
+    solver = lp_solver(seed=0)
     for _ in range(3):
         R = _regret(K, rng, ties)
         got = solver.solve_empirical(st, regret=R)
@@ -72,7 +72,7 @@ def test_kept_sorted_model_equals_the_exact_lp_after_reorders(K, seed, ties):
 
 def _kept_vs_cold(st, costs_seq, perturb=1e-6):
     """The kept sorted model's pair values along ``costs_seq`` (re-costed each time), the cold
-    sorted model's built for each costs, and the pool-block model's (all perturbed)."""
+    sorted model's built for each costs (all perturbed)."""
     w = int(st.winners[0])
     fam = CopelandFamily(st, w)
     upper = np.where(structure_d(st)[triu(st.K)] > 0, 1.0, 0.0)
@@ -95,7 +95,7 @@ def _kept_vs_cold(st, costs_seq, perturb=1e-6):
 
 def test_reordered_model_is_the_cold_model_of_the_new_costs():
     """A 24-arm random matrix, costs scaled per pair at random (pool orders change every time): the
-    kept model re-costed gives the cold sorted model's pair values, and their cost is the pool-block
+    kept model re-costed gives the cold sorted model's pair values, and their cost is the plain
     solver's C* for the same costs (certified against its dual bound)."""
     pm = random_matrix(24, 3)
     st = as_structure(pm)
@@ -112,7 +112,7 @@ def test_reordered_model_is_the_cold_model_of_the_new_costs():
         iu = triu(st.K)
         R[iu] = c * d[iu]
         R = R + R.T
-        ref = CopelandLPSolver(perturb=1e-6).solve(pm, regret=R, winners=[w])
+        ref = lp_solver(perturb=1e-6, lift=False).solve(pm, regret=R, winners=[w])
         assert ref.status == "ok"
         assert float(c @ e) == pytest.approx(ref.per_winner[w], rel=1e-9)
 
@@ -132,16 +132,27 @@ def _cw_pairs(mu, steps, seed, **variant):
     cls = cw_variant(**variant)
     pol = cls(mu.shape[0], rng=np.random.default_rng(0))
     pairs, _ = pol.run(mu, steps, seed=seed)
-    assert pol.stats["lp_solves"] > 0
     return np.asarray(pairs), pol
 
 
+def _sorted_path(perturb: float) -> dict:
+    """The solve path :func:`boundcalc.lp.rule.plan` gives CW-RMED from 32 arms (sorted pools,
+    derived models, kept bases, HiGHS without scaling), to force on a smaller matrix."""
+    from boundcalc.lp import rule
+
+    p = rule.plan(rule.LIFTED_MIN_ARMS, perturb)
+    extra = {"dual_simplex_cost_perturbation_multiplier": 0.0} if perturb > 0 else {}
+    return dict(lift=p.lift, derive=p.derive, simplex=p.simplex, reuse_basis=p.reuse_basis,
+                highs_options={**(p.highs_options or {}), **extra})  # fmt: skip
+
+
 @pytest.mark.slow
-def test_cw_pairs_are_the_same_with_the_sorted_path_at_32_arms(monkeypatch):
-    """tests/policy_decisions.py's 32-arm random matrix (line 11 on the lifted models), 3,000 steps of
-    seed 8: the pairs with ``lifted_model="sorted"`` equal those of the pool-block models (revision
-    3 as it landed); the sorted models answered (no fallback), met new pool orders and kept bases."""
-    mu = random_matrix(32, 7, min_gap=0.01).mu
+def test_cw_pairs_are_the_same_on_the_sorted_and_the_plain_path(monkeypatch):
+    """A 20-arm random matrix, 3,000 steps of seed 8: the pairs with line 11 on the sorted-pool
+    models (the path from 32 arms) equal those on the plain models with the compiled simplex (the
+    path below 32); the sorted models answered (no fallback), met new pool orders, were derived
+    from other structures' and kept bases."""
+    mu = random_matrix(20, 7, min_gap=0.01).mu
     calls = {"reorders": 0}
     orig = SortedPoolModel.set_pair_costs
 
@@ -151,29 +162,30 @@ def test_cw_pairs_are_the_same_with_the_sorted_path_at_32_arms(monkeypatch):
         return changed
 
     monkeypatch.setattr(SortedPoolModel, "set_pair_costs", counting)
-    ref, _ = _cw_pairs(mu, 3000, 8, lifted_model="blocks")
-    got, pol = _cw_pairs(mu, 3000, 8, lifted_model="sorted")
+    ref, plain = _cw_pairs(mu, 3000, 8)
+    got, pol = _cw_pairs(mu, 3000, 8, **_sorted_path(CWRMED.perturb))
     diff = np.nonzero((got != ref).any(axis=1))[0]
     assert diff.size == 0, f"the sorted path parts from step {diff[0]}"
-    assert pol.solver.lifted_model == "sorted" and pol.solver.sorted_fallbacks == 0
-    assert calls["reorders"] > 0 and pol.stats["warm_answers"] > 0
+    assert not plain.solver.lift and plain.solver.simplex
+    assert pol.solver.lift and pol.solver.sorted_fallbacks == 0 and pol.stats["lp_solves"] > 0
+    assert calls["reorders"] > 0 and pol.stats["warm_answers"] > 0 and pol.solver.derived > 0
 
 
 @pytest.mark.slow
 def test_without_the_perturbation_the_paths_part(monkeypatch):
-    """The check above has teeth: with ``CWRMED.perturb = 0`` (revision 2's costs) the degenerate LPs'
-    vertices depend on the model, and the sorted path's pairs part from the pool-block path's."""
+    """The check above has teeth: with ``CWRMED.perturb = 0`` the degenerate LPs' vertices depend on
+    the model, and the sorted path's pairs part from the plain path's."""
     monkeypatch.setattr(CWRMED, "perturb", 0.0)
-    mu = random_matrix(32, 7, min_gap=0.01).mu
-    ref, _ = _cw_pairs(mu, 3000, 8, lifted_model="blocks")
-    got, _ = _cw_pairs(mu, 3000, 8, lifted_model="sorted")
+    mu = random_matrix(20, 7, min_gap=0.01).mu
+    ref, _ = _cw_pairs(mu, 3000, 8)
+    got, _ = _cw_pairs(mu, 3000, 8, **_sorted_path(0.0))
     assert (got != ref).any()
 
 
-def test_a_failed_sorted_model_falls_back_to_the_block_model(monkeypatch):
-    """The sorted loop reporting a stall: that (structure, winner) is answered by the pool-block
-    model (the same C*, the certified value of a cold solve), counted in ``sorted_fallbacks``, and
-    asked of the block model from then on."""
+def test_a_failed_sorted_model_falls_back_to_the_plain_model(monkeypatch):
+    """The sorted loop reporting a stall: that (structure, winner) is answered by the plain model
+    (the same C*, the certified value of a cold solve), counted in ``sorted_fallbacks``, and asked
+    of the plain model from then on."""
     pm = random_matrix(24, 4)
     st = as_structure(pm)
     calls = []
@@ -183,10 +195,10 @@ def test_a_failed_sorted_model_falls_back_to_the_block_model(monkeypatch):
         return None, 1.0, "stall (test)"
 
     monkeypatch.setattr("boundcalc.lp.online.sorted_rounds", stalled)
-    solver = lp_solver(lifted_model="sorted", perturb=1e-6)
+    solver = lp_solver(perturb=1e-6)
     a = solver.solve_online(st)
     b = solver.solve_online(st)
-    ref = lp_solver(lifted_model="blocks").solve(pm, certify=True)
+    ref = lp_solver(lift=False).solve(pm, certify=True)
     assert not a.failures and not b.failures
     assert solver.sorted_fallbacks == st.winners.size and len(calls) == st.winners.size
     for w in st.winners.tolist():
@@ -200,7 +212,7 @@ def test_one_rule_picks_model_and_backend_by_use_and_arms():
     from boundcalc.lp import rule
 
     off = CopelandLPSolver()
-    assert off.lift and off.lifted_model == "sorted" and not (off.compiled or off.simplex or off.derive)
+    assert off.lift and not (off.compiled or off.simplex or off.derive)
     for K, lift, compiled, simplex, derive in [
         (4, False, False, False, False),
         (5, False, True, True, False),
@@ -210,7 +222,7 @@ def test_one_rule_picks_model_and_backend_by_use_and_arms():
         s = CWRMED(K).solver
         got = (s.lift, s.compiled, s.simplex, s.derive)
         assert got == (lift, compiled, simplex, derive), K
-        assert (s.lifted_model, s.perturb, s.cache_size) == ("sorted", CWRMED.perturb, CWRMED.cache_size)
+        assert (s.perturb, s.cache_size) == (CWRMED.perturb, CWRMED.cache_size)
         assert (K >= rule.LIFTED_MIN_ARMS) == s.lift and (K >= rule.COMPILED_MIN_ARMS) == s.compiled
     assert not CopelandLPSolver(online=16).simplex  # the compiled simplex needs perturbed costs
     assert CWRMED(32).solver.highs_options == {
@@ -252,8 +264,8 @@ def test_pool_order_is_cost_then_arm_order_by_hand():
 def test_derived_sorted_model_answers_the_new_structure(K, seed):
     """A sorted model derived from a neighbouring structure's (one pair away from the winner flipped:
     :meth:`SortedPoolModel.for_structure`, rows of the unchanged pools and the basis kept) answers the new
-    structure: the exact rational LP's value at small K, the certified pool-block solver's at 24
-    arms, with the perturbed allocation of a cold pool-block solve."""
+    structure: the exact rational LP's value at small K, the certified plain solver's at 24 arms,
+    with the perturbed allocation of a cold sorted solve."""
     pm = random_matrix(K, seed)
     mu = pm.mu.copy()
     st1 = empirical_structure(mu)
@@ -268,7 +280,7 @@ def test_derived_sorted_model_answers_the_new_structure(K, seed):
             st2 = empirical_structure(mu2)
             if st2.winners.tolist() != [w]:
                 continue
-            solver = lp_solver(lifted_model="sorted", derive=True, perturb=1e-6, seed=0)
+            solver = lp_solver(derive=True, perturb=1e-6, seed=0)
             solver.solve_online(st1)
             got = solver.solve_online(st2)
             assert not got.failures and solver.sorted_fallbacks == 0
@@ -278,7 +290,7 @@ def test_derived_sorted_model_answers_the_new_structure(K, seed):
             if K <= 7:
                 assert got.per_winner[w] == pytest.approx(exact_lower_bound(st2, w), rel=1e-8, abs=1e-10)
             else:
-                ref = CopelandLPSolver().solve_empirical(st2, certify=True)
+                ref = lp_solver(lift=False).solve_empirical(st2, certify=True)
                 assert ref.status == "ok" and got.per_winner[w] == pytest.approx(ref.per_winner[w], rel=1e-9)
                 if derived >= 6:
                     break
@@ -334,7 +346,7 @@ def test_slot_costs_are_summed_per_pool_next_to_near_ties(seed):
             mu[j, i2] = 0.5 + 1e-9 * rng.uniform(1, 2)
             mu[i2, j] = 1.0 - mu[j, i2]
     st = empirical_structure(mu)
-    solver = lp_solver(lifted_model="sorted")
+    solver = lp_solver()
     res = solver.solve_empirical(st, regret=st.regret)  # 000's regret, given: the LP, not Theorem 6
     assert res.status == "ok" and solver.sorted_fallbacks == 0
     assert all(isinstance(e.sorted, SortedPoolModel) for e in solver._cache.values())

@@ -627,30 +627,6 @@ def test_mslr5_cw_rmed_regret_per_log_t(example):
     assert rlo <= cw.mean() / ecw.mean() <= rhi, cw / ecw
 
 
-def test_same_pairs_with_the_basis_read_of_old_highspy(monkeypatch):
-    """With highspy < 1.10's reading of the basis (status enums, no basis solves) CW-RMED draws the
-    same pairs as with the fast reading (a 5-arm MSLR run through its LP phase)."""
-    from boundcalc.datasets import load_example
-    from boundcalc.lp import highs
-    from boundcalc.simulate import DuelEnvironment
-
-    pm = load_example("mslr5-condorcet")
-    # HiGHS's basis reads, with the compiled simplex off (its own paths: tests/test_cw_rmed_simplex.py)
-    monkeypatch.setattr(CWRMED, "_solve_path", {"simplex": False})
-    monkeypatch.setattr(CWRMED, "simplex_pivots", 0)
-
-    def pairs():
-        policy = CWRMED(pm.K)
-        out, _ = policy.run(DuelEnvironment(pm.mu, 8, 9).duel, 1500)
-        return out.tolist(), policy.stats
-
-    fast, stats = pairs()
-    assert stats["warm_answers"] > 0 and stats["lp_solves"] > 0
-    monkeypatch.setattr(highs, "BASIS_SOLVES", False)
-    old, _ = pairs()
-    assert fast == old
-
-
 def test_basis_matrix_inverse_equals_numpy_and_refuses_singular_ones():
     """The compiled basis test's ``(M^-1)^T`` (Gauss-Jordan, written out in :func:`basis_matrix`) equals numpy's inverse
     on random nonsingular 0/1 basis matrices given as tight rows; a singular ``M`` (two equal tight

@@ -160,7 +160,7 @@ def test_lifted_models_run_without_scaling_plain_models_with_it():
     assert pol.solver.highs_options == {"simplex_scale_strategy": 0, "dual_simplex_cost_perturbation_multiplier": 0}
     pol.run(mu, 2000, seed=0)  # the first LP solves come after about 1,000 steps
     models = [e.model.lp for e in pol.solver._cache.values() if e.model is not None]
-    # the sorted-pools models (CWRMED.lifted_model = "sorted": the LP core's lifted models there)
+    # the sorted-pool models (the LP core's models there)
     models += [e.sorted.lp for e in pol.solver._cache.values() if e.sorted not in (None, False)]
     assert models and pol.stats["lp_solves"] > 0
     for m in models:
@@ -168,32 +168,34 @@ def test_lifted_models_run_without_scaling_plain_models_with_it():
         assert _option(m.h, "dual_simplex_cost_perturbation_multiplier") == 0
 
 
-def test_blocks_lays_out_the_rows_worked_by_hand():
-    """:meth:`CopelandModel._blocks` (the rows of every block it adds) on two blocks written out by hand:
-    members {0, 1} at level 1 and {2} at level 2 over Table 2's six pair variables get ``t, u, z``
-    numbered from 6 on, rows ``x_j + u_j - t >= 0`` then ``k t - sum u - z >= 0`` per block, and
-    ``z <= k``."""
+def test_winner_blocks_lay_out_the_rows_worked_by_hand():
+    """:meth:`SortedPoolModel._winner_blocks` on Table 2's winner 0 (it beats arms 1, 2, 3: pair
+    variables 0, 1, 2) at levels 1 and 2, written out by hand: ``t, u, z`` numbered from 6 on, rows
+    ``x_j + u_j - t >= 0`` then ``k t - sum u - z >= 0`` per block, and ``z <= k``."""
     from boundcalc.datasets import load_example
     from boundcalc.lp.constraints import CopelandFamily
     from boundcalc.lp.cutting import pair_costs
-    from boundcalc.lp.lifted import CopelandModel
+    from boundcalc.lp.lifted import SortedPoolModel
 
     pm = load_example("table2")
-    m = CopelandModel(CopelandFamily(pm, 0), pair_costs(pm), np.ones(6))
-    got = m._blocks([np.array([0, 1]), np.array([2])], np.array([1.0, 2.0]), np.array([-1, 3]))
-    assert [(t, u.tolist(), z) for t, u, z in got] == [(6, [7, 8], 9), (10, [11], 12)]
+    m = SortedPoolModel(CopelandFamily(pm, 0), pair_costs(pm), np.ones(6))
+    m._winner_blocks(np.array([1, 2]))
+    assert [(b[1], b[2], b[3].tolist(), b[4]) for b in m.blocks] == [(1, 6, [7, 8, 9], 10), (2, 11, [12, 13, 14], 15)]
     lp = m.lp
     rows = [(lp._idx[a:b].tolist(), lp._val[a:b].tolist()) for a, b in zip(lp._starts[:-1], lp._starts[1:])]
     assert rows == [
         ([0, 7, 6], [1.0, 1.0, -1.0]),
         ([1, 8, 6], [1.0, 1.0, -1.0]),
-        ([6, 7, 8, 9], [1.0, -1.0, -1.0, -1.0]),
-        ([2, 11, 10], [1.0, 1.0, -1.0]),
-        ([10, 11, 12], [2.0, -1.0, -1.0]),
+        ([2, 9, 6], [1.0, 1.0, -1.0]),
+        ([6, 7, 8, 9, 10], [1.0, -1.0, -1.0, -1.0, -1.0]),
+        ([0, 12, 11], [1.0, 1.0, -1.0]),
+        ([1, 13, 11], [1.0, 1.0, -1.0]),
+        ([2, 14, 11], [1.0, 1.0, -1.0]),
+        ([11, 12, 13, 14, 15], [2.0, -1.0, -1.0, -1.0, -1.0]),
     ]
-    assert lp._lo.tolist() == [0.0] * 5 and lp.h.getNumRow() == 5
-    assert lp._ub[[9, 12]].tolist() == [1.0, 2.0] and lp._lb[6:].tolist() == [0.0] * 7
-    assert m.block_rows == 5 and m.pool_blocks == 1  # the second block's i2 is 3
+    assert lp._lo.tolist() == [0.0] * 8 and lp.h.getNumRow() == 8
+    assert lp._ub[[10, 15]].tolist() == [1.0, 2.0] and lp._lb[6:].tolist() == [0.0] * 10
+    assert m.sizes()["block_rows"] == 8 and m.winner_blocks == 2
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,9 @@
 near ties, against independent references.
 
 * the two identities the lifted blocks rest on, by brute force over sorted values;
-* every row a lifted model holds is satisfied at points of ``R_{i1}`` (block variables set by the
-  module text's formula), so no feasible point is ever cut off -- on random matrices and
-  tournaments, with every ``(i2, l, case)`` lifted;
+* every row a sorted-pool model holds is satisfied at points of ``R_{i1}`` moved to the order of
+  the costs (block variables set by the module text's formula), so no optimum is cut off -- on
+  random matrices and tournaments;
 * the model grows without deleting, within its bound; ``stats`` report its size and the pair
   columns a row uses;
 * a model derived from another structure's (``derive=True``) solves to the exact optimum;
@@ -99,49 +99,68 @@ def _feasible_points(pm, w, res, rng):
             yield np.minimum(1.0, e / s)  # a row with a clipped entry holds through that entry
 
 
-@pytest.mark.parametrize("promote", [0, 1, 2])
-def test_lifted_rows_never_cut_off_a_feasible_point(promote):
-    rng = np.random.default_rng(40 + promote)
+def _sorted_values(model, e: np.ndarray) -> np.ndarray:
+    """Every variable of the sorted-pool ``model`` at the pair point ``e`` with each pool's values
+    moved to the reverse order of its costs (the class text's exchange): the slot of position ``s``
+    holds ``delta_s = e_(s) - e_(s+1)``; the winner blocks as :func:`_block_values`."""
+    full = _block_values(model, e)
+    ps = model._pool_start
+    for i2 in range(model.family.K):
+        a, b = ps[i2], ps[i2 + 1]
+        vals = np.sort(e[model._seq_now[a:b]])[::-1]  # the largest value on the cheapest pair
+        full[model._seq[a:b]] = vals - np.append(vals[1:], 0.0)
+    return full
+
+
+def test_sorted_model_rows_never_cut_off_a_feasible_point():
+    """Every row of a solved sorted-pool model holds at points of ``R_{i1}`` moved to the order of
+    the costs, at no higher cost: the model's optimum is at most ``C*_{i1}``."""
+    rng = np.random.default_rng(40)
     mats = [random_matrix(K, 70 + K, min_gap=0.01) for K in (5, 8, 12, 16)]
     mats += [tournament_matrix(K, 80 + K) for K in (7, 10, 14, 20)]
-    n_pool = 0
+    n_blocks = 0
     for pm in mats:
-        solver = lp_solver(promote=promote, lifted_model="blocks")
+        solver = lp_solver()
         res = solver.solve(pm)
         assert res.status == "ok", res.message
         for w in pm.copeland_winners.tolist():
-            model = solver._entry(pm.structure, w).model
-            n_pool += model.pool_blocks
+            model = solver._entry(pm.structure, w).sorted
+            n_blocks += model.winner_blocks
             fam = CopelandFamily(pm, w)
             for e in _feasible_points(pm, w, res, rng):
                 assert fam.max_violation(e) <= 1e-9
-                full = _block_values(model, e)
+                full = _sorted_values(model, e)
                 assert np.all(model.lp._lb - 1e-12 <= full) and np.all(full <= model.lp._ub + 1e-12)
                 assert np.all(model.lp.row_activity(full) >= model.lp._lo - 1e-9)
-    assert n_pool > 0  # pool blocks were built and checked
+                assert model.lp.costs @ full[: model.lp.n] <= model.pair_costs @ e * (1 + 1e-12) + 1e-12
+    assert n_blocks > 0  # winner blocks were built and checked
 
 
-def test_model_grows_without_deleting_and_reports_its_size():
+@pytest.mark.parametrize("lift", [False, True])
+def test_model_grows_without_deleting_and_reports_its_size(lift):
     pm = tournament_matrix(24, 4)
     assert pm.n_winners == 1  # stats sum over winners; one model here
-    solver = lp_solver(lifted_model="blocks")
+    solver = lp_solver(lift=lift)
     res = solver.solve(pm)
     s = res.stats
     assert s["rows_removed"] == 0 and s["rows_readded"] == 0
     assert s["rows"] == s["cut_rows"] + s["block_rows"] == s["rows_added"]
     w = res.winner
-    model = solver._entry(pm.structure, w).model
+    ent = solver._entry(pm.structure, w)
+    model = ent.sorted if lift else ent.model
     fam = model.family
-    # the bound of the module text: one lifted row per (i2, l, case), `promote` explicit rows
-    # per (i2, k), and the blocks (pool: |P| + 1 rows; winner: |I| + 1)
-    assert model.lifted_rows <= int(fam._ok.sum())
-    assert model.explicit_rows <= solver.promote * model._n_explicit.astype(bool).sum()
-    # the pair columns are exactly the pairs some row uses; a pair in no row has e = 0
+    if lift:  # one row per (i2, l, case), and the winner blocks (|I| + 1 rows each)
+        assert model.cut_rows <= int(fam._ok.sum())
+        assert s["block_rows"] == model.winner_blocks * (fam.inferiors.size + 1) > 0
+    else:
+        assert s["block_rows"] == 0 and s["model"] == "plain"
+    # the pair columns are exactly the pairs some row uses
     used = np.unique(np.concatenate(model.lp.rows))
     used = used[used < model.lp.n]
     assert s["pair_columns"] == used.size <= fam.n_vars
-    x = (res.allocation * pm.d)[np.triu_indices(pm.K, 1)]
-    assert np.all(np.delete(x, used) == 0)
+    if not lift:  # a pair in no row has e = 0
+        x = (res.allocation * pm.d)[np.triu_indices(pm.K, 1)]
+        assert np.all(np.delete(x, used) == 0)
     # warm re-solves over moved costs keep adding to the same model, never deleting
     rng = np.random.default_rng(1)
     for _ in range(5):
@@ -201,7 +220,7 @@ def test_derived_models_on_empirical_structures_equal_the_exact_lp():
     flips, ties made and undone: every value of a solver that derives its models equals the exact
     rational LP over every row of 000 eq. (2)."""
     rng = np.random.default_rng(75)
-    solver = lp_solver(derive=True, promote=0, cache_size=2)
+    solver = lp_solver(derive=True, cache_size=2)
     checked = 0
     for st in _empirical_walk(rng, (5, 6, 7), 76):
         res = solver.solve_empirical(st, certify=True)  # certify: the LP, never Theorem 6
@@ -328,7 +347,7 @@ def test_near_ties_on_larger_matrices_agree_across_cut_kinds():
         for t in rng.choice(iu[0].size, 4, replace=False):
             mu = _with_pair(mu, iu[0][t], iu[1][t], 0.5)
         pm = PreferenceMatrix(mu, ties="break", tie_epsilon=2e-12)
-        vals = [lp_solver(promote=p).solve(pm) for p in (2, 0, 10**9)]
+        vals = [lp_solver(lift=lift).solve(pm) for lift in (True, False)]
         assert all(r.status == "ok" for r in vals)
         assert max(r.value for r in vals) == pytest.approx(min(r.value for r in vals), rel=1e-9)
 

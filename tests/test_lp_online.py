@@ -243,18 +243,18 @@ def test_seeded_tie_breaks_are_reproducible_and_never_change_the_value():
 @pytest.mark.parametrize(
     "kw",
     [
-        dict(per_i2=3),
-        dict(per_i2=8, promote=0),
-        dict(promote=0),
-        dict(promote=10**9),
-        dict(promote=1, seed=5),
+        dict(per_i2=3, lift=False),
+        dict(per_i2=8, lift=False, seed=5),
+        dict(lift=False),
+        dict(sorted_per_i2=1),
+        dict(warm_rows=0, seed=5),
     ],
 )
 def test_options_change_the_path_not_the_value(kw):
     for s in range(12):
         pm = random_matrix(8 + s % 5, 40 + s, min_gap=0.01)
         ref = CopelandLPSolver().solve(pm).value  # the sorted-pool model
-        assert lp_solver(**kw, lifted_model="blocks").solve(pm).value == pytest.approx(ref, rel=1e-9)
+        assert lp_solver(**kw).solve(pm).value == pytest.approx(ref, rel=1e-9)
 
 
 def test_random_tie_break_spreads_rows_over_i2():
@@ -276,7 +276,7 @@ def test_random_tie_break_spreads_rows_over_i2():
 # ----------------------------------------------------------------------------- failures and validation
 def test_failure_is_reported_with_a_message():
     pm = random_matrix(12, 9, min_gap=0.01)
-    res = lp_solver(max_rounds=1, lifted_model="blocks").solve(pm)
+    res = lp_solver(max_rounds=1, lift=False).solve(pm)
     assert res.status == "failed" and "no convergence in 1 rounds" in res.message
     assert not res.success
     from boundcalc import lower_bound
@@ -348,13 +348,12 @@ def test_theorem6_shortcut_equals_the_lp():
 
 @pytest.mark.parametrize("K", [20, 28])
 def test_lifted_and_plain_cuts_agree_on_larger_matrices(K):
-    # lifting every (i2, l, case) at once, never lifting the pool side (a plain cutting plane),
-    # and the default (lift after two explicit rows): one value, tight certificates
+    # the sorted-pool model and the plain cutting plane: one value, tight certificates
     for seed in range(3):
         pm = random_matrix(K, 900 + seed, min_gap=0.005)
-        runs = [lp_solver(promote=p, lifted_model="blocks").solve(pm) for p in (2, 0, 10**9)]
-        assert [r.status for r in runs] == ["ok"] * 3
-        assert runs[1].stats["pool_blocks"] > 0 and runs[2].stats["pool_blocks"] == 0
+        runs = [lp_solver(lift=lift).solve(pm) for lift in (True, False)]
+        assert [r.status for r in runs] == ["ok"] * 2
+        assert [r.stats["model"] for r in runs] == ["sorted pools", "plain"]
         for r in runs:
             assert r.value == pytest.approx(runs[0].value, rel=1e-9)
             assert r.certificate.max_violation <= 1e-9
@@ -440,7 +439,7 @@ def test_basis_kept_under_new_costs_is_optimal_by_scipy(lift):
     the same rows, lifted blocks included, and its objective is of the new costs (HiGHS gets them
     only before it runs); both branches are exercised."""
     pm = random_matrix(9, np.random.default_rng(11), min_gap=0.02)
-    solver = lp_solver(seed=0, lift=lift, promote=0, lifted_model="blocks")
+    solver = lp_solver(seed=0, lift=lift)
     st = pm.structure
     w = int(st.winners[0])
     solver.solve_empirical(st)
@@ -471,36 +470,6 @@ def test_basis_kept_under_new_costs_is_optimal_by_scipy(lift):
         assert sol.objective == pytest.approx(float(costs @ sol.x), rel=1e-9, abs=1e-12), k  # HiGHS had these costs
         assert np.all(A @ np.concatenate([sol.x, sol.aux]) >= lp._lo - 1e-7)
     assert lp.reused - reused0 >= 5 and lp.solves - runs0 >= 5, (lp.reused - reused0, lp.solves - runs0)
-
-
-@pytest.mark.parametrize("lift", [True, False])
-def test_basis_read_equals_highs_status_enums(lift, monkeypatch):
-    """``CoveringLP.basis`` (HiGHS's basic-variable list and the values) reads the same basis as
-    HiGHS's own status enums (``HighsBasis``; the reading kept for highspy < 1.10): every status
-    of a variable that can move, which rows are basic, and the solution, on the models of several
-    empirical states (ties pin variables at 0)."""
-    from boundcalc.lp import highs
-
-    if not highs.BASIS_SOLVES:
-        pytest.skip("highspy < 1.10: the enum reading is the only one")
-    checked = 0
-    for seed in range(6):
-        st = empirical_structure(empirical_state(7, np.random.default_rng(seed)))
-        solver = lp_solver(seed=0, lift=lift, lifted_model="blocks" if lift else "auto")
-        solver.solve_empirical(st, certify=True)
-        for w in st.winners.tolist():
-            lp = solver.model(st, w)
-            if lp is None:
-                continue
-            a = lp.basis()
-            with monkeypatch.context() as m:
-                m.setattr(highs, "BASIS_SOLVES", False)
-                b = lp.basis()
-            moves = a.upper > a.lower
-            assert np.array_equal(a.status[moves], b.status[moves]), (seed, w)
-            assert np.array_equal(a.row_basic, b.row_basic) and np.array_equal(a.x, b.x)
-            checked += 1
-    assert checked >= 4, checked
 
 
 def test_one_time_loading_is_reported_apart_from_the_solve():

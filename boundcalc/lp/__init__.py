@@ -4,8 +4,7 @@
 * :mod:`~boundcalc.lp.constraints` -- the families ``R_{i1}`` and ``R^E_{i1}``: enumeration,
   the vectorised separation oracle, check (3);
 * :mod:`~boundcalc.lp.highs` -- the incremental LP on HiGHS (fallbacks, Lagrangian bound);
-* :mod:`~boundcalc.lp.lifted` -- one winner's model: lifted blocks for "the sum of the k
-  smallest values" and explicit rows;
+* :mod:`~boundcalc.lp.lifted` -- one winner's model: plain 0/1 rows, or sorted pools;
 * :mod:`~boundcalc.lp.cutting` -- the cutting plane's pieces: costs, the certificate, check (3)'s
   answer, and :func:`check_conditioning` (near ties: :data:`MIN_SOLVABLE_GAP`);
 * :mod:`~boundcalc.lp.rule` -- which model and backend solve the LP, by use and K (one table);

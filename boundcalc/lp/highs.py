@@ -42,18 +42,11 @@ except ImportError as exc:  # pragma: no cover
 
 from .._highs import new_highs
 
-# the warm-basis test's margins, defined once in the compiled layer's numba-free ``__init__``
-# (:mod:`boundcalc.kernels.basis`: the test the LP core and CW-RMED share)
+# the margins of the warm-basis test the LP core and CW-RMED share (numba-free)
 from ..kernels import DUAL_MARGIN, ROUNDING
 from .constraints import RowBlock, _select_rows, row_hashes, rows_to_csr
 
 __all__ = ["CoveringLP", "SolverError", "LPSolution", "LPBasis", "FALLBACKS", "lagrangian_bound"]
-
-#: highspy >= 1.10 lists the basic variables and solves with the basis factorisation
-#: (``Highs.getBasicVariables``, ``Highs.getBasisTransposeSolve``); older versions read the basis
-#: from ``HighsBasis``'s status enums and never keep a basis for new costs.
-BASIS_SOLVES = hasattr(highspy.Highs, "getBasicVariables") and hasattr(highspy.Highs, "getBasisTransposeSolve")
-
 
 #: What :meth:`CoveringLP.solve` tries, from scratch and in this order, when the warm dual
 #: simplex does not end "Optimal": ``(name, HiGHS options)``.
@@ -111,9 +104,8 @@ class SolverError(RuntimeError):
 
 @dataclass
 class LPSolution:
-    """One HiGHS solve: ``x`` (pair variables), ``aux`` (auxiliary variables), row duals in model
-    order, HiGHS's status and simplex iterations, and the fallback used (None when the warm solve
-    was optimal)."""
+    """One solve: ``x`` (pair variables), ``aux`` (auxiliary variables), row duals in model order,
+    the status, simplex iterations, and the fallback used (None when the warm solve was optimal)."""
 
     x: np.ndarray
     objective: float
@@ -129,61 +121,20 @@ def _clip01(a: np.ndarray) -> np.ndarray:
     return np.minimum(np.maximum(a, 0.0), 1.0)
 
 
-class _HighsSolution(LPSolution):
-    """An optimal :class:`LPSolution` of :meth:`CoveringLP.solve` whose row duals are read from
-    HiGHS's solution record (a copy, taken right after the run) on first use: the cutting plane
-    does not read them (a list of one float per model row, thousands at 64 arms)."""
+class _LazySolution(LPSolution):
+    """An optimal :class:`LPSolution` whose row duals ``read()`` computes on first use: the cutting
+    plane does not read them (thousands of floats at 64 arms)."""
 
-    def __init__(self, x, objective, sol, iterations, aux, fallback) -> None:
-        self.x = x
-        self.objective = objective
-        self._sol = sol
+    def __init__(self, x, objective, iterations, aux, fallback, read) -> None:
+        self.x, self.objective, self.status = x, objective, "Optimal"
+        self.simplex_iterations, self.aux, self.fallback = iterations, aux, fallback
+        self._read = read
         self._row_duals: np.ndarray | None = None
-        self.status = "Optimal"
-        self.simplex_iterations = iterations
-        self.aux = aux
-        self.fallback = fallback
 
     @property
     def row_duals(self) -> np.ndarray:
         if self._row_duals is None:
-            self._row_duals = np.asarray(self._sol.row_dual, dtype=float)
-        return self._row_duals
-
-    @row_duals.setter
-    def row_duals(self, value) -> None:
-        self._row_duals = value
-
-
-class _SimplexSolution(LPSolution):
-    """An optimal :class:`LPSolution` of the compiled simplex (:meth:`CoveringLP._solve_simplex`): row
-    duals computed on first use (the cutting plane does not read them)."""
-
-    def __init__(self, lp: CoveringLP, x: np.ndarray, objective: float, iterations: int) -> None:
-        self.x = x
-        self.objective = objective
-        self.status = "Optimal"
-        self.simplex_iterations = iterations
-        self.aux = np.zeros(0)
-        self.fallback = None
-        self._row_duals: np.ndarray | None = None
-        self._lp = lp
-        self._rows = lp.n_rows
-        self._solve = lp.simplex_solves  # the duals are read from the model's basis while it is this solve's
-        self._costs = lp.costs  # (and its costs: set_costs puts a new array)
-
-    @property
-    def row_duals(self) -> np.ndarray:
-        if self._row_duals is None:
-            lp = self._lp
-            if (
-                lp._sx is None
-                or lp.simplex_solves != self._solve
-                or lp.n_rows != self._rows
-                or lp.costs is not self._costs
-            ):
-                raise RuntimeError("the row duals of a compiled simplex solve are read before the model's next solve")
-            self._row_duals = lp._simplex_duals()
+            self._row_duals = self._read()
         return self._row_duals
 
     @row_duals.setter
@@ -193,14 +144,10 @@ class _SimplexSolution(LPSolution):
 
 @dataclass
 class LPBasis:
-    """A simplex basis of a :class:`CoveringLP` (:meth:`CoveringLP.basis`).
-
-    ``x``: the solution (as :meth:`CoveringLP.solve` returns it); ``status[j]``: 0 nonbasic at its
-    lower bound, 1 basic, 2 nonbasic at its upper bound, 3 not in the model (at its lower bound) or
-    another HiGHS status; ``row_basic[r]``: row ``r``'s slack is basic (the row is not held at 1);
-    ``starts``/``idx``: the model's rows in CSR form (row ``r`` is ``idx[starts[r]:starts[r+1]]``);
-    ``lower``/``upper``: the variables' bounds.
-    """
+    """A simplex basis of a :class:`CoveringLP` (:meth:`CoveringLP.basis`): the solution ``x``;
+    ``status[j]`` 0 at its lower bound, 1 basic, 2 at its upper bound, 3 in no row or another HiGHS
+    status; ``row_basic[r]`` whether row ``r``'s slack is basic; the rows in CSR (``starts``,
+    ``idx``); the variables' bounds."""
 
     x: np.ndarray
     status: np.ndarray
@@ -221,17 +168,15 @@ class CoveringLP:
     lower, upper : ndarray, optional
         Bounds of the pair variables (default 0 and 1).
     threads : int
-        HiGHS threads (1: the models are small and solved many times).  HiGHS has one thread
-        scheduler per process, made by the first solve; a model that then asks for another
-        number fails with status "Not Set".  Every HiGHS solve in boundcalc therefore asks for
-        1 (the reference backend passes it to cvxpy's HiGHS interface too).
+        HiGHS threads.  HiGHS has one thread scheduler per process, made by the first solve, and a
+        model that asks for another number fails ("Not Set"): every HiGHS solve in boundcalc asks
+        for 1 (the models are small and solved many times).
     reuse_basis : bool
         When only the costs changed since the last optimal solve, answer from its basis if that
         stays optimal for them (:meth:`solve`); False: every solve runs HiGHS.
     options : dict, optional
-        Further HiGHS options (name -> value), set after the ones above (a derived model keeps
-        them).  E.g. CW-RMED's lifted models turn HiGHS's scaling off
-        (:func:`boundcalc.lp.rule.plan`).
+        Further HiGHS options (name -> value), set after the ones above; a derived model keeps
+        them (:func:`boundcalc.lp.rule.plan`).
 
     >>> lp = CoveringLP(np.array([1.0, 2.0, 3.0]))
     >>> lp.add_rows([np.array([0, 1]), np.array([1, 2])])
@@ -297,13 +242,9 @@ class CoveringLP:
         self.reuse_basis = bool(reuse_basis)  # False: every solve runs HiGHS
         self._last: LPSolution | None = None  # the last optimal dual simplex solve (its basis may be kept)
         self._last_v = None  # its values of every variable
-        self._read: tuple[tuple, LPSolution | None] | None = (
-            None  # (its basis as read for _reuse_basis, the LPSolution it was read for)
-        )
+        self._read: tuple | None = None  # (its basis as _reuse_basis reads it, the solve read)
         self._costs_stale = False  # set_costs since HiGHS last got the costs
-        #: Solve with the compiled simplex (:mod:`boundcalc.kernels.simplex`) where the model is plain
-        #: (0/1 rows ``>= 1`` over the pair variables, lower bounds 0), HiGHS the fallback
-        #: (:meth:`_solve_simplex`); set by the caller (:class:`~boundcalc.lp.online.CopelandLPSolver`'s ``simplex``).
+        #: solve by the compiled simplex where the model is plain (:meth:`_solve_simplex`)
         self.simplex = False
         self.simplex_solves = 0  # answered by the compiled simplex (not in :attr:`solves`: HiGHS runs)
         self.simplex_pivots = 0
@@ -313,9 +254,8 @@ class CoveringLP:
     # ------------------------------------------------------------------ HiGHS
     @property
     def h(self) -> Any:  # highspy.Highs (its stubs lack the basis solves of highspy >= 1.10)
-        """The model's HiGHS instance, made on first use: empty, or -- for a model whose rows and
-        columns were kept out of HiGHS while the compiled simplex solved it (:meth:`_hl`) -- with
-        every column (in :attr:`_var`'s order, its bounds and cost) and every row (in order)."""
+        """The model's HiGHS instance, made on first use with every column and row the model holds
+        (kept out of HiGHS while the compiled simplex solved it: :meth:`_hl`)."""
         if self._h is None:
             h = new_highs(**self._options)
             nc = self._var.size
@@ -341,9 +281,8 @@ class CoveringLP:
         return self._h
 
     def _hl(self) -> Any:  # highspy.Highs or None
-        """The HiGHS instance to hand a change to now, or None: while the compiled simplex solves the
-        model and HiGHS has not been needed (:attr:`simplex`), changes stay in the model's arrays
-        and :attr:`h` hands HiGHS the whole model when it first is."""
+        """The HiGHS instance to hand a change to now, or None while the compiled simplex solves the
+        model and HiGHS has not been needed (the change stays in the model's arrays)."""
         if self._h is None and self.simplex:
             return None
         return self.h
@@ -382,10 +321,9 @@ class CoveringLP:
     def add_rows(
         self, rows: RowBlock | Sequence[np.ndarray], hashes: tuple[np.ndarray, np.ndarray] | None = None
     ) -> int:
-        """Add covering rows (a RowBlock, or index arrays of pair variables); rows already present
-        are skipped.  ``hashes``: the rows' :func:`~boundcalc.lp.constraints.row_hashes` when the
-        caller has them (the compiled row builder computes them as it builds the rows).  Returns
-        the number of rows added."""
+        """Add covering rows (a RowBlock, or index arrays of pair variables), skipping rows already
+        present; ``hashes``: their :func:`~boundcalc.lp.constraints.row_hashes` when the caller has
+        them.  Returns the number of rows added."""
         block = rows if isinstance(rows, RowBlock) else rows_to_csr(list(rows))
         if block.n_rows == 0:
             return 0
@@ -396,13 +334,12 @@ class CoveringLP:
         return self.add_hashed_rows(block.n_rows, starts, block.idx[block.starts[0] :], h1, h2)
 
     def add_hashed_rows(self, n: int, starts: np.ndarray, idx: np.ndarray, h1: np.ndarray, h2: np.ndarray) -> int:
-        """:meth:`add_rows` for the row builder's output as it returns it
-        (:func:`boundcalc.kernels.lp.copeland_rows`: its first ``n`` rows over ``starts``/``idx``,
-        starting at 0, with their hashes; every index a pair variable), without the general entry's
-        conversions and checks.  Returns how many rows were added."""
+        """:meth:`add_rows` for the row builder's output (:func:`boundcalc.kernels.lp.copeland_rows`:
+        its first ``n`` rows over ``starts``/``idx`` from 0, with their hashes), without the checks.
+        Returns how many rows were added."""
         keys = self._keys
-        # the first occurrence of each row that the model does not hold: the (h1, h2) pair decides
-        # (a set lookup per row: the blocks are small, where np.unique/np.isin cost ~0.1 ms a call)
+        # the first occurrence of each row the model does not hold (a set lookup per row: the blocks
+        # are small, where np.unique/np.isin cost ~0.1 ms a call)
         keep = []
         for r, k in enumerate(zip(h1[:n].tolist(), h2[:n].tolist())):
             if k not in keys:
@@ -417,33 +354,8 @@ class CoveringLP:
             starts, idx = block.starts, block.idx
         else:
             idx = np.asarray(idx[: starts[n]], dtype=np.int64)
-        # _append for 0/1 rows >= 1 (starts from 0)
-        self._last = None
-        nnz = idx.size
-        if (starts[1:] == starts[:-1]).any():  # an empty row >= 1: infeasible, as _append records
-            self._empty_row = True
-        cols = self._col[idx]
-        if nnz and cols.min() < 0:  # some pair variable gets its column first
-            self._ensure_cols(idx)
-            cols = self._col[idx]
-        ones = np.ones(max(m, nnz))
-        h = self._hl()
-        if h is not None:
-            h.addRows(
-                m,
-                ones[:m],
-                np.full(m, highspy.kHighsInf),
-                nnz,
-                starts[:-1].astype(np.int32),
-                cols.astype(np.int32),
-                ones[:nnz],
-            )
-        self._starts = np.concatenate((self._starts, self._starts[-1] + starts[1:]))
-        self._idx = np.concatenate((self._idx, idx))
-        self._val = np.concatenate((self._val, ones[:nnz]))
-        self._lo = np.concatenate((self._lo, ones[:m]))
-        self.rows_added += m
-        return m
+        ones = np.ones(max(m, idx.size))
+        return self._append(starts, idx, ones[: idx.size], ones[:m])
 
     def add_vars(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
         """Add auxiliary variables (cost 0) with these bounds; returns their variable indices."""
@@ -517,10 +429,8 @@ class CoveringLP:
             h.changeColsCost(int(new.size), cols, self.costs[new])
 
     def derived(self, drop: np.ndarray, costs: np.ndarray, upper: np.ndarray) -> CoveringLP:
-        """A new model holding this one's variables and rows but ``drop`` (row indices), with new
-        pair costs and upper bounds, its HiGHS instance started from this model's last basis
-        (HiGHS keeps the status of the remaining rows and columns when rows are deleted); this
-        model is left as it is."""
+        """A new model with this one's variables and rows but ``drop`` (row indices), new pair costs
+        and upper bounds, started from this model's last basis; this model is left as it is."""
         new = CoveringLP.__new__(CoveringLP)
         new.__dict__.update(self.__dict__)
         new._h = new_highs(**self._options)
@@ -564,13 +474,10 @@ class CoveringLP:
         if np.any(costs < 0):
             raise ValueError("LP costs must be non-negative")
         self.costs = costs.copy()
-        self._costs_stale = True  # HiGHS gets them before its next run (:meth:`_run`): a solve
-        # answered from the last basis never needs them there
+        self._costs_stale = True  # HiGHS gets them before its next run (:meth:`_run`)
 
     def set_bounds(self, lower: np.ndarray, upper: np.ndarray | None = None) -> None:
-        """New bounds of the pair variables; HiGHS is handed those of the columns whose bounds
-        changed only (``_lb``/``_ub`` mirror HiGHS's: columns are added from them and a derived
-        model copies both, :meth:`derived`), which for a derived model are a few empirical ties."""
+        """New bounds of the pair variables; HiGHS is handed those of the columns that changed."""
         self._last = None
         lower = np.asarray(lower, dtype=float)
         upper = np.ones(self.n) if upper is None else np.asarray(upper, dtype=float)
@@ -591,8 +498,8 @@ class CoveringLP:
         return self._ub[: self.n]
 
     def row_activity(self, v: np.ndarray) -> np.ndarray:
-        """``A v`` for the model's rows; ``v`` holds every variable (:attr:`n_vars`), or only the
-        pair variables when every row uses pair variables only."""
+        """``A v`` for the model's rows; ``v`` holds every variable (or the pair variables, followed by
+        zeros)."""
         v = np.asarray(v, dtype=float)
         if v.size < self.n_vars:
             v = np.concatenate([v, np.zeros(self.n_vars - v.size)])
@@ -607,19 +514,13 @@ class CoveringLP:
         return lagrangian_bound(c, self._lb, self._ub, self._starts, self._idx, self._val, self._lo, y)
 
     def basis(self) -> LPBasis:
-        """The simplex basis and solution of the last :meth:`solve`, in the variables' numbering.
-
-        For a caller that tests, without HiGHS, whether the basis stays optimal under new costs
-        (rows and bounds unchanged: the basis stays primal feasible and its solution is unchanged;
-        it is optimal while the reduced costs keep their signs -- CW-RMED's line 11,
-        :mod:`boundcalc.policies.cw_rmed`).  See :class:`LPBasis`.
-        """
+        """The simplex basis and solution of the last :meth:`solve` (:class:`LPBasis`), for a caller
+        that tests whether it stays optimal under new costs (CW-RMED's line 11)."""
         x, status, row_basic = self._basis_status()
         return LPBasis(x, status, row_basic, self._starts.copy(), self._idx.copy(), self._lb.copy(), self._ub.copy())
 
     def _basis_status(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(x, status, row_basic)`` of :meth:`basis` (new arrays), for a caller that reads the
-        rows and bounds from the model itself (CW-RMED's basis reads, one per HiGHS solve)."""
+        """``(x, status, row_basic)`` of :meth:`basis` (new arrays), without copying rows and bounds."""
         if self._sx is not None:  # the compiled simplex's basis (its codes are LPBasis's but SKIP)
             bvar, trow, _, code, x, nb = self._sx
             status = code.copy()
@@ -630,8 +531,7 @@ class CoveringLP:
         status = np.full(self.n_vars, 3, dtype=np.int8)
         row_basic = np.zeros(self.n_rows, dtype=bool)  # no valid basis: every row reads tight, none basic
         x = self._lb.copy()
-        # the last HiGHS solve's values where the model has not changed since (what getSolution
-        # would read again, one conversion of a list fewer)
+        # the last HiGHS solve's values where the model has not changed since
         last = self._last_v if self._last is not None and self._last_v is not None else None
         var = self._var
         vals = last[var] if last is not None and last.size == self.n_vars else None
@@ -643,14 +543,10 @@ class CoveringLP:
         return _clip01(x) + 0.0, status, row_basic  # x as solve() returns it (np.clip's numbers)
 
     def _column_status(self, values: np.ndarray | None = None):
-        """``(status per HiGHS column, row_basic, basic variables as HiGHS lists them, column
-        values)`` of the last solve, or None without a valid basis.  HiGHS lists a basic column
-        ``j`` as ``j`` and a basic row ``r`` as ``-1 - r``; a nonbasic column sits exactly at a
-        bound (status 0 lower, 2 upper) or, free, at 0 (3).  (Reading ``HighsBasis.col_status``
-        instead converts one enum object per column: 20x slower; highspy < 1.10 has only that,
-        :meth:`_column_status_from_enums`.)"""
-        if not BASIS_SOLVES:
-            return self._column_status_from_enums()
+        """``(status per HiGHS column, row_basic, basic variables as HiGHS lists them, column values)``
+        of the last solve, or None without a valid basis.  HiGHS lists a basic column ``j`` as ``j``
+        and a basic row ``r`` as ``-1 - r``; a nonbasic column sits at a bound (0 lower, 2 upper) or,
+        free, at 0 (3).  (``HighsBasis.col_status`` converts one enum object per column: 20x slower.)"""
         ok, bv = self.h.getBasicVariables()
         if ok != highspy.HighsStatus.kOk:
             return None
@@ -663,28 +559,12 @@ class CoveringLP:
         row_basic[-1 - bv[bv < 0]] = True
         return col, row_basic, bv, v
 
-    def _column_status_from_enums(self):
-        """:meth:`_column_status` read from ``HighsBasis``'s status enums (highspy < 1.10), without
-        the basic-variable list (None)."""
-        b = self.h.getBasis()
-        if not b.valid:
-            return None
-        # HighsBasisStatus values: kLower 0, kBasic 1, kUpper 2, kZero 3, kNonbasic 4
-        col = np.array([c.value for c in b.col_status], dtype=np.int8)
-        col[col > 2] = 3
-        row_basic = np.array([c.value for c in b.row_status], dtype=np.int8) == 1
-        return col, row_basic, None, np.asarray(self.h.getSolution().col_value, dtype=float)
-
     # ------------------------------------------------------------------ solve
     def solve(self) -> LPSolution:
-        """Solve (warm); on a status other than optimal, the :data:`FALLBACKS` from scratch.
-
-        When only the costs changed since the last optimal solve and its basis stays optimal for
-        them, that solution is returned without running HiGHS (:meth:`_reuse_basis`; counted in
-        :attr:`reused`, not in :attr:`solves`).
-
-        Raises :class:`SolverError` when no method reports an optimal solution.
-        """
+        """Solve warm: by the compiled simplex (:attr:`simplex`), from the kept basis when only the
+        costs changed and it stays optimal (:meth:`_reuse_basis`, counted in :attr:`reused`), else
+        HiGHS; on a status other than optimal, the :data:`FALLBACKS` from scratch.  Raises
+        :class:`SolverError` when no method reports an optimal solution."""
         if self._empty_row:
             self.solves += 1
             raise SolverError("the covering LP is Infeasible: it has an empty row (0 >= 1)")
@@ -698,7 +578,7 @@ class CoveringLP:
             ans = self._solve_simplex()
             if ans is not None:
                 return ans
-        elif self._last is not None and self.reuse_basis and BASIS_SOLVES:
+        elif self._last is not None and self.reuse_basis:
             kept = self._reuse_basis()
             if kept is not None:
                 return kept
@@ -733,7 +613,9 @@ class CoveringLP:
         v = self._lb.copy()  # pair variables in no row sit at their lower bound
         v[self._var] = sol.col_value
         x = _clip01(v[: self.n]) + 0.0  # no -0.0
-        out = _HighsSolution(x, self._last_obj, sol, self._last_its, v[self.n :], used)
+        out = _LazySolution(
+            x, self._last_obj, self._last_its, v[self.n :], used, lambda: np.asarray(sol.row_dual, dtype=float)
+        )
         self._last = out if used is None else None
         self._last_v = v
         return out
@@ -743,14 +625,11 @@ class CoveringLP:
 
     def _solve_simplex(self) -> LPSolution | None:
         """The model solved by the compiled bounded simplex (:func:`boundcalc.kernels.simplex.solve_from_basis`)
-        from its last basis -- the primal simplex after new costs (the basis stays primal feasible),
-        the dual simplex after new rows (it stays dual feasible), from the slack basis for a new model
-        (dual feasible for ``c >= 0``, as HiGHS's cold dual simplex starts) -- or None, HiGHS to
-        solve: the model is not plain (auxiliary variables, rows other than 0/1 ``>= 1``, lower
-        bounds other than 0), or the simplex stopped (its pivot cap, a numerical check, an apparently
-        infeasible LP: HiGHS says what it is).  Its answer passed the kernel's checks (every row and
-        bound within ``1e-9``, ``M^-1`` checked, the duals' signs by the shared warm-basis test);
-        under a cost perturbation the vertex is the one HiGHS returns (tests/test_simplex.py)."""
+        from its last basis (the slack basis for a new model, dual feasible for ``c >= 0``), or None
+        for HiGHS to solve: the model is not plain (auxiliary variables, rows other than 0/1 ``>= 1``,
+        lower bounds other than 0), or the simplex stopped (pivot cap, a numerical check, an
+        apparently infeasible LP).  Under a cost perturbation its vertex is HiGHS's
+        (tests/test_simplex.py)."""
         from ..kernels.simplex import OPTIMAL, solve_from_basis  # compiled; only online solves get here
 
         n = self.n
@@ -780,7 +659,14 @@ class CoveringLP:
         self.simplex_solves += 1
         self.simplex_pivots += int(piv)
         xo = x + 0.0  # a copy (the buffer moves with the next solve), no -0.0
-        return _SimplexSolution(self, xo, float(self.costs @ xo), int(piv))
+        solves, rows, costs = self.simplex_solves, self.n_rows, self.costs  # the basis the duals read
+
+        def duals() -> np.ndarray:
+            if self._sx is None or (self.simplex_solves, self.n_rows) != (solves, rows) or self.costs is not costs:
+                raise RuntimeError("the row duals of a compiled simplex solve are read before the model's next solve")
+            return self._simplex_duals()
+
+        return _LazySolution(xo, float(self.costs @ xo), int(piv), np.zeros(0), None, duals)
 
     _plain_nnz = -1
 
@@ -796,18 +682,11 @@ class CoveringLP:
 
     def _reuse_basis(self) -> LPSolution | None:
         """The last solve's answer when only the costs changed since and its basis stays optimal for
-        the new ones (else None: HiGHS re-solves).
-
-        With the rows and bounds unchanged the basis stays primal feasible with the same solution;
-        it stays optimal while the duals of the new costs keep their signs.  The duals ``y``
-        (``B^T y = c_B``) come from one solve with HiGHS's factorisation
-        (:meth:`highspy.Highs.getBasisTransposeSolve`); the signs are judged by the one warm-basis
-        test that CW-RMED's compiled line 11 runs too
-        (:func:`boundcalc.kernels.basis.duals_keep_signs`: ``y_r >= 0`` on the tight rows, reduced
-        costs ``>= 0`` at a lower bound, ``<= 0`` at an upper one, ``= 0`` between them, each within
-        :data:`DUAL_MARGIN` less :data:`ROUNDING` times the magnitudes summed into it; a row's
-        magnitude is taken as the largest basic cost), so that the basis is kept only where HiGHS's
-        warm re-solve would pivot no more (0 iterations) and return this solution."""
+        them, else None (HiGHS re-solves).  With rows and bounds unchanged the basis stays primal
+        feasible; the duals ``y`` (``B^T y = c_B``, one solve with HiGHS's factorisation) are judged
+        by the warm-basis test CW-RMED's compiled line 11 runs too
+        (:func:`boundcalc.kernels.basis.duals_keep_signs`), so the basis is kept only where HiGHS's
+        warm re-solve would not pivot."""
         from ..kernels.basis import duals_keep_signs  # compiled; only online re-solves get here
 
         last = self._last
@@ -847,10 +726,8 @@ class CoveringLP:
 
     def _basis_read(self):
         """The last optimal solve's basis as the warm-basis test reads it, over HiGHS's columns:
-        ``(tight rows, basic variables as HiGHS lists them, which of them are columns, each row
-        entry's column, each column's code)`` (codes of :mod:`boundcalc.kernels.basis`: 0 at its
-        lower bound, 1 basic, 2 at its upper bound, 3 between them, 4 fixed, not tested); read once
-        per HiGHS solve (a basis kept for new costs is unchanged); None without a basis."""
+        ``(tight rows, basic variables, which are columns, each row entry's column, each column's
+        code of boundcalc.kernels.basis)``; read once per HiGHS solve; None without a basis."""
         last = self._last
         if self._last_v is None:
             return None
@@ -874,8 +751,7 @@ class CoveringLP:
         h.run()
         status = h.getModelStatus()
         self.solves += 1
-        # two fields, not getInfo()'s whole record (a tenth of its cost; the same numbers)
-        # (an invalid record -- no solve to speak of -- reads as getInfo()'s defaults: -1 and 0)
+        # two fields, not getInfo()'s whole record (a tenth of its cost)
         ok_i, its = h.getInfoValue("simplex_iteration_count")
         ok_o, obj = h.getInfoValue("objective_function_value")
         its = int(max(its, 0)) if ok_i == highspy.HighsStatus.kOk else 0

@@ -1,25 +1,27 @@
 """The solver of paper 000's lower-bound LP, kept between solves: :class:`CopelandLPSolver`.
 
 What it solves: for each Copeland winner ``i1`` of a (possibly empirical) matrix, ``C*_{i1}`` of
-000, eq. (2), with an optimal allocation, by the cutting plane of :mod:`boundcalc.lp.cutting`; a
-certified solve adds the certificate of :func:`~boundcalc.lp.cutting.certificate_for`.
+000, eq. (2), with an optimal allocation, by a cutting plane: solve the model, run the sorting
+oracle (000 Sec. 4.1.1) over the whole family ``R_{i1}`` at its solution, add the violated rows,
+until none is violated by more than ``tol``.  A certified solve adds the certificate of
+:func:`~boundcalc.lp.cutting.certificate_for`.
 
 When each model is used, and why (:mod:`boundcalc.lp.rule` holds the table and the measurements):
-:func:`boundcalc.lower_bound` and the bootstrap's draws solve each matrix once, cold, on the
-sorted-pool model (:class:`~boundcalc.lp.lifted.SortedPoolModel`: the smallest model), with the
-pool-block model (:class:`~boundcalc.lp.lifted.CopelandModel`) where it stalls or fails its
-certificate.  CW-RMED (000 Algorithm 1, line 11) keeps one solver for the whole run
-(``online = K``) and solves ``mu_hat(t)`` thousands of times: below 32 arms on the plain model,
-whose 0/1 basis its compiled step tests and re-solves without Python; from 32 arms on the
-sorted-pool model, a new structure's model derived from the last one of the same winner.  A small
-LRU cache keeps ``(family, model)`` per ``(Copeland structure, winner)``: an unchanged structure
-costs new costs and a warm re-solve, or none when the last basis stays optimal for them.
 
+* :func:`boundcalc.lower_bound` and the bootstrap's draws solve each matrix once, cold, on the
+  sorted-pool model (:class:`~boundcalc.lp.lifted.SortedPoolModel`: the smallest model);
+* CW-RMED (000 Algorithm 1, line 11) keeps one solver for the whole run (``online = K``) and
+  solves ``mu_hat(t)`` thousands of times: below 32 arms on the plain model, whose 0/1 basis its
+  compiled step tests and re-solves without Python; from 32 arms on the sorted-pool model, a new
+  structure's model derived from the last one of the same winner;
+* where the sorted-pool model stalls on HiGHS's tolerances or fails its certificate, the plain
+  model answers (counted in ``sorted_fallbacks``).
+
+A small LRU cache keeps the models per ``(Copeland structure, winner)``: an unchanged structure
+costs new costs and a warm re-solve, or none when the last basis stays optimal for them.
 :meth:`CopelandLPSolver.solve_empirical` accepts exact ties (a tied pair lies in no row: 000
-Algorithm 1 reads an undrawn or tied pair as in neither ``S`` nor ``I``);
-:meth:`CopelandLPSolver.violation` answers check (3) with the amount and the most violated rows;
-:meth:`CopelandLPSolver.solve_online` answers line 11 without a result object.  The solver pickles
-(its HiGHS models are rebuilt on first use), so it can travel to Dask workers.
+Algorithm 1 reads an undrawn or tied pair as in neither ``S`` nor ``I``).  The solver pickles (its
+HiGHS models are rebuilt on first use), so it can travel to Dask workers.
 """
 
 from __future__ import annotations
@@ -57,13 +59,11 @@ __all__ = ["CopelandLPSolver", "OnlineAnswer"]
 
 @dataclass
 class OnlineAnswer:
-    """What :meth:`CopelandLPSolver.solve_online` answers: line 11's LP per winner without a
-    :class:`~boundcalc.result.BoundResult` around it (CW-RMED asks thousands of times a run).
+    """Line 11's LP per winner without a :class:`~boundcalc.result.BoundResult` around it.
 
     ``per_winner[w]`` is ``C*_w``; ``values[w]`` the optimal ``e`` of winner ``w`` (a pair vector,
-    or K x K for Theorem 6's allocation), :meth:`allocation` its rates ``q = e / d``;
-    ``lp_solves`` the HiGHS runs it took; ``theorem6`` whether 000 Theorem 6 answered;
-    ``failures`` why the LP failed (empty when it did not).
+    or K x K for Theorem 6's allocation); ``lp_solves`` the HiGHS runs; ``theorem6`` whether 000
+    Theorem 6 answered; ``failures`` why the LP failed (empty when it did not).
     """
 
     per_winner: dict
@@ -73,20 +73,46 @@ class OnlineAnswer:
     failures: list
 
     def allocation(self, winner: int, st: Structure) -> np.ndarray:
-        """``q = e / d`` of ``winner`` (K x K; 0 where ``d = 0``), as :meth:`CopelandLPSolver.solve_empirical`'s
-        ``allocations[winner]``."""
+        """``q = e / d`` of ``winner`` (K x K; 0 where ``d = 0``)."""
         return _q_matrix(structure_d(st), self.values[winner])
 
 
 class _Entry:
+    """The cached models of one ``(structure, winner)``: the plain model (None before its first
+    solve) and the sorted-pool model (None before, False once it failed: the plain model answers)."""
+
     __slots__ = ("family", "model", "sorted")
 
-    def __init__(self, family: CopelandFamily, model: CopelandModel | None) -> None:
+    def __init__(self, family: CopelandFamily) -> None:
         self.family = family
-        self.model = model
-        #: the kept sorted-pools model (``lifted_model="sorted"``), None before the first solve,
-        #: False once it failed for this ``(structure, winner)`` (:class:`CopelandModel` answers)
+        self.model: CopelandModel | None = None
         self.sorted: SortedPoolModel | None | bool = None
+
+
+class _Tally:
+    """One solve's counts and shared state: the tie-break generator (drawn on first use), the costs
+    K x K for ECW's allocation (gathered once), and what the winners' solves add up to."""
+
+    def __init__(self, solver: CopelandLPSolver, costs: np.ndarray) -> None:
+        self.solver, self.costs = solver, costs
+        self.rounds = self.added = self.solves = self.iters = self.fallbacks = 0
+        self.t_lp = self.t_sep = 0.0
+        self.warm_all = True
+        self.used: set[str] = set()
+        self.failures: list[str] = []
+        self._rng: np.random.Generator | None = None
+        self._square: np.ndarray | None = None
+
+    def rng(self) -> np.random.Generator:
+        if self._rng is None:
+            self._rng = self.solver._fresh_rng()
+        return self._rng
+
+    def costs_square(self, K: int) -> np.ndarray:
+        if self._square is None:
+            self._square = _as_square(self.costs, K).copy()
+            np.fill_diagonal(self._square, np.inf)
+        return self._square
 
 
 class CopelandLPSolver:
@@ -110,30 +136,22 @@ class CopelandLPSolver:
     max_rounds : int
         Safety limit on separation rounds per winner; hitting it gives ``status = "failed"``.
     perturb : float
-        ``delta`` of the cost perturbation (:mod:`boundcalc.kernels.perturb`): every model is
-        solved with the costs ``c (1 + delta g) + delta g``, so that a degenerate LP's optimal
-        vertex does not depend on the solve path.  ``C*_{i1}`` is ``c.e`` with the *true* costs at
-        that vertex, at most ``delta (1 + P / C*)`` above ``C*`` relatively (``P`` pairs); a
-        certificate is the true LP's.  HiGHS's own cost perturbation is then off.  0: the costs
-        themselves.  CW-RMED passes 1e-6.
+        ``delta`` of the cost perturbation (:mod:`boundcalc.kernels.perturb`): the models are solved
+        with the costs ``c (1 + delta g) + delta g``, so that a degenerate LP's optimal vertex does
+        not depend on the solve path.  ``C*_{i1}`` is ``c.e`` with the *true* costs at that vertex,
+        at most ``delta (1 + P / C*)`` above ``C*`` relatively (``P`` pairs); a certificate is the
+        true LP's.  HiGHS's own cost perturbation is then off.  CW-RMED passes 1e-6.
     online : int
-        The number of arms of the online policy the solver serves (000 Algorithm 1's line 11:
-        compiled kernels, derived models, the compiled simplex by the rule), 0 for offline use.
+        The number of arms of the online policy the solver serves (000 Algorithm 1's line 11), 0
+        for offline use.
 
     Attributes
     ----------
     lift, simplex, compiled, derive, reuse_basis : bool
         The rule's choices (:class:`~boundcalc.lp.rule.Plan`).
-    lifted_model : {"sorted", "blocks"}
-        "sorted": a lifted solve tries the sorted-pool model first, kept per ``(structure,
-        winner)``, its pools' cost order only new costs of the kept model
-        (:meth:`~boundcalc.lp.lifted.SortedPoolModel.set_pair_costs`); "blocks": the pool-block
-        model only (what the fallback uses).
-    promote, per_i2, warm_rows, sorted_per_i2 : int
-        The cutting plane's constants: explicit rows of an ``(i2, k)`` before its pool block,
-        cuts per violated ``i2`` and round on the block and plain models and on the sorted model,
-        and the first rows per ``i2`` at ECW's closed-form allocation.  The value never depends on
-        them (tests/test_lp_lifted.py, tests/test_cw_perturb.py).
+    per_i2, warm_rows, sorted_per_i2 : int
+        Cuts per violated ``i2`` and round on the plain and on the sorted model, and the first
+        rows per ``i2`` at ECW's closed-form allocation.  The value never depends on them.
     derived, sorted_fallbacks : int
         Models derived from another structure's; ``(structure, winner)`` the sorted model failed on.
 
@@ -173,10 +191,9 @@ class CopelandLPSolver:
         p = plan(int(online), self.perturb)
         self.lift, self.simplex, self.compiled = p.lift, p.simplex, p.compiled
         self.derive, self.reuse_basis = p.derive, p.reuse_basis
-        self.lifted_model = "sorted"
-        self.promote, self.per_i2, self.warm_rows, self.sorted_per_i2 = 2, 1, 3, 3
-        self.derived = 0  # sorted models derived from another structure's (:meth:`_sorted_answer`)
-        self.sorted_fallbacks = 0  # (structure, winner) the sorted model failed on (:meth:`_sorted_answer`)
+        self.per_i2, self.warm_rows, self.sorted_per_i2 = 1, 3, 3
+        self.derived = 0
+        self.sorted_fallbacks = 0
         self._levels = None if levels is None else tuple(sorted(set(int(l) for l in levels)))
         self.seed = int(seed)
         self.cache_size = max(1, int(cache_size))
@@ -186,8 +203,7 @@ class CopelandLPSolver:
         self.highs_options = None if p.highs_options is None else dict(p.highs_options)
         if self.perturb > 0:
             # HiGHS's own cost perturbation, once removed, may leave a basis dual infeasible by ~1e-8
-            # that it calls optimal: a vertex chosen by its path again.  Off, every solve ends dual
-            # feasible for our perturbed costs.
+            # that it calls optimal; off, every solve ends dual feasible for the perturbed costs
             self.highs_options = {"dual_simplex_cost_perturbation_multiplier": 0.0, **(self.highs_options or {})}
 
     # ------------------------------------------------------------------ state
@@ -198,7 +214,7 @@ class CopelandLPSolver:
         return state
 
     def _empirical(self, mu_hat: ArrayLike | PreferenceMatrix) -> Structure:
-        """The structure of an empirical matrix (or a PreferenceMatrix's own), on the chosen path."""
+        """The structure of an empirical matrix (or a PreferenceMatrix's own)."""
         if isinstance(mu_hat, PreferenceMatrix):
             return mu_hat.structure
         mu = np.asarray(mu_hat, dtype=float)
@@ -215,7 +231,7 @@ class CopelandLPSolver:
         if e is not None:
             self._cache.move_to_end(key)
             return e
-        e = _Entry(CopelandFamily(st, winner, self.levels, compiled=self.compiled), None)
+        e = _Entry(CopelandFamily(st, winner, self.levels, compiled=self.compiled))
         self._cache[key] = e
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
@@ -231,10 +247,14 @@ class CopelandLPSolver:
         return self._entry(as_structure(matrix), winner).family
 
     def model(self, structure: Structure, winner: int) -> CoveringLP | None:
-        """The warm HiGHS model kept for ``(structure, winner)``, or None (never solved, or dropped
-        from the cache).  Its :meth:`~boundcalc.lp.highs.CoveringLP.basis` is that of its last solve."""
+        """The warm HiGHS model kept for ``(structure, winner)`` (the plain model's where it answers,
+        else the sorted model's), or None (never solved, or dropped from the cache)."""
         e = self._cache.get((structure.key, int(winner)))
-        return None if e is None or e.model is None else e.model.lp
+        if e is None:
+            return None
+        if e.model is not None:
+            return e.model.lp
+        return e.sorted.lp if isinstance(e.sorted, SortedPoolModel) else None
 
     # ------------------------------------------------------------------ check (3)
     def violation(
@@ -250,9 +270,8 @@ class CopelandLPSolver:
         """Algorithm 1's check (3) on ``q`` (e.g. ``N / log t``): by how much, and where, it fails.
 
         ``mu_hat`` is an empirical matrix (ties allowed), a PreferenceMatrix or a Structure with
-        ``d``; ``q`` a K x K rate matrix (or pair vector).  Observed counts are tested against the
-        covering rows only: the box ``q <= 1/d`` does not apply to them (000 Algorithm 1, check (3)
-        compares ``N_ij / ln t`` with the set's rows, not with its box).
+        ``d``; ``q`` a K x K rate matrix (or pair vector), tested against the covering rows only
+        (check (3) compares ``N_ij / ln t`` with the set's rows, not with its box ``q <= 1/d``).
         """
         st = mu_hat if isinstance(mu_hat, Structure) else self._empirical(mu_hat)
         fam = self._entry(st, winner).family
@@ -308,15 +327,14 @@ class CopelandLPSolver:
         -------
         BoundResult
             ``status == "ok"``: value, winner, per-winner values, allocations, certificate,
-            ``stats`` (:data:`boundcalc.result.STATS_KEYS`).  ``status == "failed"`` (no value,
-            ``message`` says why): the loop did not converge, stalled, or the certificate's gap
-            exceeded ``gap_tol``.
+            ``stats`` (:data:`boundcalc.result.STATS_KEYS`).  ``status == "failed"`` (``message``
+            says why): the loop did not converge, stalled, or the certificate's gap exceeded
+            ``gap_tol``.
 
         Raises
         ------
         SolverError
-            HiGHS reported a status other than optimal.  This happens, reported and never as a
-            wrong value, when gaps ``|mu_ij - 1/2|`` below about 1e-9 push costs past 1e18.
+            HiGHS reported no optimum (gaps ``|mu_ij - 1/2|`` below about 1e-9 push costs past 1e18).
         """
         pm = matrix if isinstance(matrix, PreferenceMatrix) else as_preference_matrix(matrix)
         return cast(BoundResult, self._solve(as_structure(pm), regret, winners, certify))
@@ -332,9 +350,8 @@ class CopelandLPSolver:
         """Solve on an empirical matrix ``mu_hat`` (exact ties allowed: a tied pair is in no row).
 
         ``mu_hat`` may also be a :class:`~boundcalc.lp.structure.Structure` with ``d``.  With
-        ``certify=False`` (the online default), two or more Copeland winners, no ties, 000's
-        regret and the whole family (no ``levels``), the answer comes from Theorem 6 (``C* = C^E*``; ECW's allocation, checked
-        feasible by the oracle) instead of the LP; ``stats["method"]`` says which.
+        ``certify=False``, two or more Copeland winners, no ties, 000's regret and no ``levels``, 000
+        Theorem 6 answers (``C* = C^E*``; :meth:`_theorem6`); ``stats["method"]`` says which.
         """
         st = mu_hat if isinstance(mu_hat, Structure) else self._empirical(mu_hat)
         return cast(BoundResult, self._solve(st, regret, winners, certify, theorem6=not certify))
@@ -345,18 +362,16 @@ class CopelandLPSolver:
         return self._levels
 
     def solve_online(self, st: Structure) -> OnlineAnswer:
-        """:meth:`solve_empirical` on a structure with ``d`` for every winner, 000's regret and no
-        certificate, answered as an :class:`OnlineAnswer`: the same solves (HiGHS calls, rows and
-        tie-breaks) and numbers, without the result object, the solve statistics and the
-        allocations of the winners the caller does not ask for."""
+        """:meth:`solve_empirical` on a structure with ``d`` (000's regret, no certificate), answered
+        as an :class:`OnlineAnswer`: the same solves and numbers without the result object."""
         return cast(OnlineAnswer, self._solve(st, None, None, False, theorem6=True, raw=True))
 
     def _theorem6(
         self, st: Structure, winners: Iterable[int] | None, t0: float, raw: bool = False
     ) -> BoundResult | OnlineAnswer | None:
-        """With two or more Copeland winners (and no ties), ``C*_{i1} = C^E*_{i1}`` (000 Theorem 6)
-        and ECW's closed-form allocation, which lies in ``R^E_{i1} c R_{i1}``, is optimal for the
-        LP.  Its feasibility is checked by the oracle; None (use the LP) if that ever fails."""
+        """With two or more Copeland winners and no ties, ``C*_{i1} = C^E*_{i1}`` (000 Theorem 6) and
+        ECW's closed-form allocation (in ``R^E_{i1} c R_{i1}``) is optimal; the oracle checks it
+        feasible, else None (the LP answers)."""
         C = _cost_matrix(st)
         winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
         per, allocs, viols = {}, {}, {}
@@ -385,8 +400,8 @@ class CopelandLPSolver:
         )
 
     def _fresh_rng(self) -> np.random.Generator:
-        """A generator in the state of ``np.random.default_rng(self.seed)`` (every solve starts
-        there): one generator kept and reset, a tenth of the cost of seeding a new one."""
+        """A generator in the state of ``np.random.default_rng(self.seed)``: one kept and reset (a tenth
+        of the cost of seeding a new one)."""
         kept = self.__dict__.get("_rng_kept")
         if kept is None or kept[0] != self.seed:
             g = np.random.default_rng(self.seed)
@@ -396,8 +411,8 @@ class CopelandLPSolver:
         return kept[1]
 
     def _perturbed(self, true_costs: np.ndarray) -> np.ndarray:
-        """:func:`~boundcalc.kernels.perturb.perturb_costs` of ``true_costs`` with ``delta g`` kept
-        between solves (the same two operations per entry on the same numbers: equal bit for bit)."""
+        """:func:`~boundcalc.kernels.perturb.perturb_costs` of ``true_costs``, ``delta g`` kept between
+        solves (bit for bit the same)."""
         if self.perturb == 0:
             return perturb_costs(true_costs, 0.0)
         kept = self.__dict__.get("_pert_h")
@@ -406,20 +421,13 @@ class CopelandLPSolver:
             self._pert_h = kept
         return perturbed_cost(true_costs, kept[1])
 
-    def _sorted_first(self) -> bool:
-        """Whether a lifted solve tries the sorted-pool model first (:attr:`lifted_model`)."""
-        return self.lift and self.lifted_model == "sorted"
-
     def _sorted_certificate(
         self, model: SortedPoolModel, true_costs: np.ndarray, costs: np.ndarray, e: np.ndarray, v: float
     ) -> Certificate:
-        """The certificate of the sorted model's optimum ``e``: the oracle's violation ``v`` over the
-        whole family, the primal bound ``c.e`` and the Lagrangian bound of the sorted model at its
-        row duals (:meth:`~boundcalc.lp.highs.CoveringLP.lagrangian_bound`).  The bound is valid
-        for ``C*_{i1}``: an optimum with every pool in reverse cost order is a point of the sorted
-        model of the same cost (:class:`~boundcalc.lp.lifted.SortedPoolModel`), so the model's
-        optimum, and any Lagrangian bound of it, is at most ``C*_{i1}``.  With perturbed costs
-        the duals are those of a warm re-solve with the true costs."""
+        """The certificate of the sorted model's optimum ``e``: the oracle's violation ``v``, the primal
+        bound ``c.e`` and the Lagrangian bound of the sorted model at its row duals (valid for
+        ``C*_{i1}``: some optimum is a point of the sorted model of the same cost).  With perturbed
+        costs the duals are those of a warm re-solve with the true costs."""
         sol = model.last_solution
         if costs is not true_costs or sol is None:
             model.set_pair_costs(true_costs)
@@ -432,21 +440,18 @@ class CopelandLPSolver:
         return Certificate(max_violation=float(v), primal_bound=float(true_costs @ xf), dual_bound=dual)
 
     def _sorted_answer(
-        self, ent: _Entry, st: Structure, w: int, costs: np.ndarray, upper: np.ndarray
-    ) -> tuple[np.ndarray | None, float, int, int]:
-        """Winner ``w``'s optimum on the kept :class:`~boundcalc.lp.lifted.SortedPoolModel` of
-        ``ent`` (``lifted_model="sorted"``): ``(e, violation, HiGHS runs, simplex iterations)``,
-        ``e`` None where it failed (``ent.sorted`` is then False: :class:`CopelandModel` answers)."""
-        fam = ent.family
+        self, ent: _Entry, st: Structure, w: int, true_costs: np.ndarray, upper: np.ndarray, certify: bool, run: _Tally
+    ) -> tuple[np.ndarray, float, Certificate | None] | None:
+        """Winner ``w``'s ``(e, violation, certificate)`` on the kept (or derived, or new) sorted-pool
+        model, or None where it fails (``ent.sorted`` is then False: the plain model answers)."""
+        fam, costs = ent.family, run.costs
         model = ent.sorted if isinstance(ent.sorted, SortedPoolModel) else None
-        s0 = i0 = 0
+        s0 = i0 = a0 = 0
         derived_now = False
         if model is not None:
-            s0, i0 = model.lp.solves, model.lp.iterations
+            s0, i0, a0 = model.lp.solves, model.lp.iterations, model.lp.rows_added
             model.set_pair_costs(costs)
-        elif self.derive:
-            # from the most recently used sorted model of the same winner (its rows that still hold
-            # and its basis: SortedPoolModel.for_structure)
+        elif self.derive:  # from the most recently used sorted model of the same winner
             for (k, w2), e2 in reversed(self._cache.items()):
                 if w2 == w and e2 is not ent and isinstance(e2.sorted, SortedPoolModel):
                     model = e2.sorted.for_structure(fam, costs, upper)
@@ -454,30 +459,115 @@ class CopelandLPSolver:
                     self.derived += derived_now
                     break
         fresh = model is None
-        if fresh:
+        if model is None:
             model = SortedPoolModel(fam, costs, upper, reuse_basis=self.reuse_basis, highs_options=self.highs_options)
-        assert model is not None
         if self.warm_rows and (fresh or derived_now):
-            # the first rows: the tightest at ECW's allocation, as a new CopelandModel's (a derived
-            # model: for the i2 whose rows it dropped)
-            C = _as_square(costs, st.K).copy()
-            np.fill_diagonal(C, np.inf)
-            core = ecw_allocation(st.beats, C, w, compiled=self.compiled)[1]
+            # the first rows: the tightest at ECW's allocation (for a derived model, of the i2 whose
+            # rows it dropped)
+            core = ecw_allocation(st.beats, run.costs_square(st.K), w, compiled=self.compiled)[1]
             S = None
             if not fresh:
                 S = fam._sums(core).copy()
-                S[~model.changed_i2] = np.inf  # no first rows for the kept i2
+                S[~model.changed_i2] = np.inf
             model.add_cuts(core, -np.inf, self.warm_rows, None, S)
         ent.sorted = model
         try:
-            e, v, why = sorted_rounds(model, self.tol, self.sorted_per_i2, self.max_rounds)
+            e, v, _ = sorted_rounds(model, self.tol, self.sorted_per_i2, self.max_rounds)
         except SolverError:
             e, v = None, np.inf
-        n, its = model.lp.solves - s0, model.lp.iterations - i0
+        n = model.lp.solves - s0
+        run.solves += n
+        run.rounds += n
+        run.iters += model.lp.iterations - i0
+        cert = None
+        if e is not None:
+            run.added += model.lp.rows_added - a0
+            if certify:
+                cert = self._sorted_certificate(model, true_costs, costs, e, v)
+                if cert.problems(gap_rtol=self.gap_tol):
+                    e = None
         if e is None:
             ent.sorted = False
             self.sorted_fallbacks += 1
-        return e, v, n, its
+            return None
+        run.used.add("sorted pools")
+        return e, v, cert
+
+    def _plain_answer(
+        self, ent: _Entry, st: Structure, w: int, true_costs: np.ndarray, upper: np.ndarray, certify: bool, run: _Tally
+    ) -> tuple[np.ndarray, float, Certificate | None]:
+        """Winner ``w``'s ``(e, violation, certificate)`` on the plain model, warm where it is kept;
+        a loop that does not converge adds to ``run.failures``."""
+        fam, costs = ent.family, run.costs
+        model = ent.model
+        s0 = i0 = a0 = f0 = 0  # a new model's counts start at 0 (its first rows are counted)
+        if model is None:
+            run.warm_all = False
+            model = CopelandModel(fam, costs, upper, reuse_basis=self.reuse_basis, highs_options=self.highs_options)
+            ent.model = model
+            model.lp.simplex = self.simplex and not self.lift  # before its first rows (CoveringLP.h)
+            if self.warm_rows and fam._has_rows:
+                # first rows: the tightest at ECW's allocation (feasible, R^E c R: 000 Theorem 6),
+                # whose zeros sit on the expensive pairs the optimum also leaves out
+                t1 = time.perf_counter()
+                core = ecw_allocation(st.beats, run.costs_square(st.K), w, compiled=self.compiled)[1]
+                model.add_cuts(core, -np.inf, self.warm_rows, run.rng())
+                run.t_sep += time.perf_counter() - t1
+        else:
+            lp = model.lp
+            s0, i0, a0, f0 = lp.solves, lp.iterations, lp.rows_added, lp.fallbacks
+            lp.set_costs(costs)
+            if not np.array_equal(lp.upper, upper):
+                lp.set_bounds(np.zeros(lp.n), upper)
+        lp = model.lp
+        run.used.add("plain")
+        lp.simplex = self.simplex and not self.lift
+        v = np.inf
+        for rnd in range(self.max_rounds):
+            t1 = time.perf_counter()
+            sol = model.solve()
+            t2 = time.perf_counter()
+            run.t_lp += t2 - t1
+            run.rounds += 1
+            checked = model._checked
+            if checked is not None and checked[0] is sol.x:  # the basis kept: the solution passed before
+                v = checked[1]
+                break
+            E = _as_square(sol.x, st.K)
+            S = fam._sums(E) if fam._has_rows else None
+            v = float(1.0 - S.min()) if S is not None else -np.inf
+            PROGRESS.round(w, lp.n_rows, v)
+            if v <= self.tol:
+                model._checked = (sol.x, v)
+                run.t_sep += time.perf_counter() - t2
+                break
+            if rnd == self.max_rounds - 1:
+                run.failures.append(f"winner {w}: no convergence in {self.max_rounds} rounds (max violation {v:.3g})")
+                break
+            n_new = model.add_cuts(E, self.tol, self.per_i2, run.rng(), S)
+            run.t_sep += time.perf_counter() - t2
+            if n_new == 0:
+                run.failures.append(
+                    f"winner {w}: the oracle's violated rows (max violation {v:.3g}) are all in the"
+                    " model already (numerical trouble)"
+                )
+                break
+        run.solves += lp.solves - s0
+        run.iters += lp.iterations - i0
+        run.added += lp.rows_added - a0
+        run.fallbacks += lp.fallbacks - f0
+        cert = None
+        if certify:
+            duals = sol.row_duals
+            if costs is not true_costs:
+                # the true LP's duals: a warm re-solve with the true costs from the perturbed
+                # optimum's basis; the certificate is that of c.x at the perturbed vertex
+                lp.set_costs(true_costs)
+                duals = model.solve().row_duals
+                lp.set_costs(costs)
+            cert = certificate_for(fam, true_costs, sol.x, model, duals, max_violation=v)
+            run.failures += [f"winner {w}: {p}" for p in cert.problems(gap_rtol=self.gap_tol)]
+        return sol.x, v, cert
 
     def _solve(
         self,
@@ -491,176 +581,35 @@ class CopelandLPSolver:
         load = load_kernels() if self.compiled else 0.0  # one-time, kept out of the solve's seconds
         t0 = time.perf_counter()
         PROGRESS.rounds = 0
-        structure_d(st)  # ValueError without d
+        d = structure_d(st)  # ValueError without d
         if theorem6 and regret is None and self.levels is None and st.winners.size >= 2 and st.ties == 0:
             res = self._theorem6(st, winners, t0, raw)
             if res is not None:
                 if not raw:
                     cast(BoundResult, res).stats["load_seconds"] = load
                 return res
-        # what C*_{i1} and the certificate are computed with
+        # C*_{i1} and the certificate use the true costs; the models are solved with the perturbed ones
         true_costs = pair_costs(st, regret) if regret is not None else _pair_costs_000(st)
-        costs = self._perturbed(true_costs)  # what the models are solved with (kernels.perturb)
-        upper = np.where(structure_d(st)[triu(st.K)] > 0, 1.0, 0.0)
+        run = _Tally(self, self._perturbed(true_costs))
+        upper = np.where(d[triu(st.K)] > 0, 1.0, 0.0)
         warm = st.key == self._last_key
         self._last_key = st.key
-        if winners is None:
-            winners = st.winners.tolist()
-        else:
-            winners = [int(w) for w in winners]
-        rng = None  # reset to the seed's state on first use in this solve (:meth:`_fresh_rng`)
+        winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
         per, allocs, certs, viols = {}, {}, {}, {}
-        rounds = added = solves = iters = fallbacks = 0
-        C_square = None  # the costs K x K, gathered once for ECW's allocation
-        t_lp = t_sep = 0.0
-        warm_all = True
-        failures: list[str] = []
-        used: set[str] = set()  # the models that answered
         for w in winners:
             ent = self._entry(st, w)
-            fam = ent.family
-            if self._sorted_first() and fam._has_rows and ent.sorted is not False:
-                a0 = ent.sorted.lp.rows_added if isinstance(ent.sorted, SortedPoolModel) else 0
-                e_s, v_s, n, its = self._sorted_answer(ent, st, w, costs, upper)
-                if isinstance(ent.sorted, SortedPoolModel):
-                    added += ent.sorted.lp.rows_added - a0
-                solves += n
-                rounds += n
-                iters += its
-                cert = None
-                if e_s is not None and certify:
-                    cert = self._sorted_certificate(cast(SortedPoolModel, ent.sorted), true_costs, costs, e_s, v_s)
-                    if cert.problems(gap_rtol=self.gap_tol):  # the pool-block model answers instead
-                        e_s, ent.sorted = None, False
-                        self.sorted_fallbacks += 1
-                if e_s is not None:
-                    used.add("sorted pools")
-                    per[w] = float(true_costs @ e_s)
-                    allocs[w] = e_s if raw else _q_matrix(structure_d(st), e_s)
-                    viols[w] = v_s
-                    if cert is not None:
-                        certs[w] = cert
-                    continue
-            model = ent.model
-            s0 = i0 = a0 = f0 = 0  # a new model's counts start at 0 (its warm rows are counted)
-            if model is None:
-                warm_all = False
-                model = CopelandModel(
-                    fam,
-                    costs,
-                    upper,
-                    promote=self.promote,
-                    lift=self.lift,
-                    reuse_basis=self.reuse_basis,
-                    highs_options=self.highs_options,
-                )
-                ent.model = model
-                model.lp.simplex = self.simplex and not self.lift  # before its first rows (CoveringLP.h)
-                if self.warm_rows and fam._has_rows:
-                    # first rows: the tightest at ECW's allocation (feasible, R^E c R: 000 Theorem 6),
-                    # whose zeros sit on the expensive pairs the optimum also leaves out
-                    t1 = time.perf_counter()
-                    if C_square is None:
-                        C_square = _as_square(costs, st.K).copy()
-                        np.fill_diagonal(C_square, np.inf)
-                    core = ecw_allocation(st.beats, C_square, w, compiled=self.compiled)[1]
-                    if rng is None:
-                        rng = self._fresh_rng()
-                    model.add_cuts(core, -np.inf, self.warm_rows, rng)
-                    t_sep += time.perf_counter() - t1
-            else:
-                lp = model.lp
-                s0, i0, a0, f0 = lp.solves, lp.iterations, lp.rows_added, lp.fallbacks
-                lp.set_costs(costs)
-                if not np.array_equal(lp.upper, upper):
-                    lp.set_bounds(np.zeros(lp.n), upper)
-            lp = model.lp
-            used.add("pool blocks" if self.lift else "plain")
-            lp.simplex = self.simplex and not self.lift  # plain models only (CoveringLP._solve_simplex)
-            v = np.inf
-            for rnd in range(self.max_rounds):
-                t1 = time.perf_counter()
-                sol = model.solve()
-                t2 = time.perf_counter()
-                t_lp += t2 - t1
-                rounds += 1
-                checked = model._checked
-                if checked is not None and checked[0] is sol.x:
-                    # the last basis kept for new costs (:meth:`CoveringLP.solve`): the solution the
-                    # oracle passed over this family before, unchanged (the same array)
-                    v = checked[1]
-                    break
-                E = _as_square(sol.x, st.K)  # the oracle reads the LP solution K x K
-                S = fam._sums(E) if fam._has_rows else None
-                v = float(1.0 - S.min()) if S is not None else -np.inf
-                PROGRESS.round(w, lp.n_rows, v)
-                if v <= self.tol:
-                    model._checked = (sol.x, v)
-                    t_sep += time.perf_counter() - t2
-                    break
-                if rnd == self.max_rounds - 1:
-                    failures.append(f"winner {w}: no convergence in {self.max_rounds} rounds (max violation {v:.3g})")
-                    break
-                if rng is None:
-                    rng = self._fresh_rng()
-                n_new = model.add_cuts(E, self.tol, self.per_i2, rng, S)
-                t_sep += time.perf_counter() - t2
-                if n_new == 0:
-                    failures.append(
-                        f"winner {w}: the oracle's violated rows (max violation {v:.3g}) are all in the"
-                        " model already (numerical trouble)"
-                    )
-                    break
-            solves += lp.solves - s0
-            iters += lp.iterations - i0
-            added += lp.rows_added - a0
-            fallbacks += lp.fallbacks - f0
-            x = sol.x
-            per[w] = float(true_costs @ x)
-            allocs[w] = x if raw else _q_matrix(structure_d(st), x)
-            viols[w] = v
-            if certify:
-                duals = sol.row_duals
-                if costs is not true_costs:
-                    # the true LP's duals: the model re-solved warm with the true costs (from the
-                    # perturbed optimum's basis: few or no simplex iterations), then given its
-                    # perturbed costs back; the certificate is that of c.x at the perturbed vertex
-                    lp.set_costs(true_costs)
-                    duals = model.solve().row_duals
-                    lp.set_costs(costs)
-                c = certificate_for(fam, true_costs, x, model, duals, max_violation=v)
-                certs[w] = c
-                failures += [f"winner {w}: {p}" for p in c.problems(gap_rtol=self.gap_tol)]
+            got = None
+            if self.lift and ent.family._has_rows and ent.sorted is not False:
+                got = self._sorted_answer(ent, st, w, true_costs, upper, certify, run)
+            if got is None:
+                got = self._plain_answer(ent, st, w, true_costs, upper, certify, run)
+            e, viols[w], cert = got
+            per[w] = float(true_costs @ e)
+            allocs[w] = e if raw else _q_matrix(d, e)
+            if cert is not None:
+                certs[w] = cert
         if raw:
-            return OnlineAnswer(per, allocs, solves, False, failures)
-        sizes = [
-            m.sizes()
-            for w in winners
-            if (e := self._cache.get((st.key, w))) is not None
-            and (m := e.model if e.model is not None else e.sorted) is not None
-            and not isinstance(m, bool)
-        ]
-        size = {k: int(sum(z[k] for z in sizes)) for k in sizes[0]} if sizes else {}
-        stats = {
-            "method": "cutting-plane",
-            "model": ", ".join(sorted(used)),
-            "seconds": time.perf_counter() - t0,
-            "rounds": rounds,
-            "lp_solves": solves,
-            "simplex_iterations": iters,
-            "rows": size.pop("rows", 0),
-            "rows_added": added,
-            "rows_removed": 0,
-            "warm_start": bool(warm and warm_all),
-            "solver": "highs",
-            "max_violation": float(max(viols.values())),
-            "rows_readded": 0,
-            **size,
-            "fallbacks": fallbacks,
-            "lp_seconds": t_lp,
-            "separation_seconds": t_sep,
-            "load_seconds": load,
-        }
+            return OnlineAnswer(per, allocs, run.solves, False, run.failures)
         return BoundResult.from_winners(
             "lower_bound",
             per,
@@ -668,7 +617,40 @@ class CopelandLPSolver:
             certs,
             method="cutting-plane",
             unit=UNIT_000 if regret is None else UNIT_CUSTOM,
-            stats=stats,
-            failures=failures,
+            stats=self._stats(st, winners, run, viols, warm, t0, load),
+            failures=run.failures,
             message="optimal: no row of the family violated by more than tol",
         )
+
+    def _stats(
+        self, st: Structure, winners: list, run: _Tally, viols: dict, warm: bool, t0: float, load: float
+    ) -> dict[str, Any]:
+        """The ``stats`` of a cutting-plane solve (:data:`boundcalc.result.STATS_KEYS`, and the sizes
+        of the models that answered)."""
+        sizes = []
+        for w in winners:
+            e = self._cache.get((st.key, w))
+            m = None if e is None else (e.model if e.model is not None else e.sorted)
+            if m is not None and not isinstance(m, bool):
+                sizes.append(m.sizes())
+        size = {k: int(sum(z[k] for z in sizes)) for k in sizes[0]} if sizes else {}
+        return {
+            "method": "cutting-plane",
+            "model": ", ".join(sorted(run.used)),
+            "seconds": time.perf_counter() - t0,
+            "rounds": run.rounds,
+            "lp_solves": run.solves,
+            "simplex_iterations": run.iters,
+            "rows": size.pop("rows", 0),
+            "rows_added": run.added,
+            "rows_removed": 0,
+            "warm_start": bool(warm and run.warm_all),
+            "solver": "highs",
+            "max_violation": float(max(viols.values())),
+            "rows_readded": 0,
+            **size,
+            "fallbacks": run.fallbacks,
+            "lp_seconds": run.t_lp,
+            "separation_seconds": run.t_sep,
+            "load_seconds": load,
+        }

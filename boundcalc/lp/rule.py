@@ -1,23 +1,22 @@
 """Which model and backend solve the lower-bound LP (paper 000, eq. (2)): one rule, by use and K.
 
 Every solve of ``C*_{i1}`` goes through :class:`~boundcalc.lp.online.CopelandLPSolver`, whose
-constructor asks :func:`plan` for its model and backend.  The three models state the same LP
-exactly (:mod:`boundcalc.lp.lifted` proves it) and differ in size and in what a warm solve reuses:
+constructor asks :func:`plan` for its model and backend.  The two models of
+:mod:`boundcalc.lp.lifted` state the same LP exactly and differ in size and in what a warm solve
+reuses:
 
 * **plain** -- every cut one 0/1 covering row of ``R_{i1}`` (000 Sec. 4.1.1).  Its basis is a
   0/1 matrix that CW-RMED's compiled step tests against new costs and re-solves by the compiled
-  bounded simplex (:mod:`boundcalc.kernels.simplex`) without entering Python.
-* **sorted pools** -- :class:`~boundcalc.lp.lifted.SortedPoolModel`: every pool's values in the
-  reverse order of its costs, one row per ``(i2, l, case)``, no pool block.  The smallest model
-  (a 1000-arm tournament: 5,774 rows against 129,098 with pool blocks at 500 arms).
-* **pool blocks** -- :class:`~boundcalc.lp.lifted.CopelandModel`: lifted rows over blocks of
-  auxiliary variables.  It guarantees an answer where the sorted model stalls on HiGHS's
-  tolerances or fails its certificate (the fallback, counted in ``sorted_fallbacks``).
+  bounded simplex (:mod:`boundcalc.kernels.simplex`) without entering Python.  It is also the
+  fallback that guarantees an answer where the sorted model stalls on HiGHS's tolerances or
+  fails its certificate (counted in ``sorted_fallbacks``).
+* **sorted pools** -- one row per ``(i2, l, case)``: winner blocks, and every pool's values in
+  the reverse order of its costs.  The smallest model (a 1000-arm tournament: 5,774 rows).
 
 =================  ==============  ===============================  =====================================
 use                K               model                            backend
 =================  ==============  ===============================  =====================================
-offline            any             sorted pools (fallback: blocks)  HiGHS, numpy kernels
+offline            any             sorted pools (fallback: plain)   HiGHS, numpy kernels
 (``lower_bound``,
 bootstrap draws)
 online (CW-RMED)   below 5         plain                            HiGHS, numpy kernels
@@ -25,18 +24,18 @@ online             5 to 31         plain                            compiled sim
                                                                     gives up), compiled kernels
 online             32 and more     sorted pools, derived from the   HiGHS without scaling, compiled
                                    last structure's (fallback:      kernels
-                                   blocks)
+                                   plain)
 =================  ==============  ===============================  =====================================
 
 Why these bounds (measured; ``benchmarks/results/``):
 
-* offline, the sorted model beats the pool blocks at every size where either takes measurable
-  time, and the plain model from about 24 arms (``lower_bound_formulations.json``: 1000-arm
-  tournament about 1 s against 90-97 s);
+* offline, the sorted model beats the plain model from about 24 arms and a lifted model with a
+  block per pool at every size (``lower_bound_formulations.json``: a 1000-arm tournament in about
+  1 s against 90-97 s);
 * online below 5 arms (Table 2) a 10^5-step run needs a few HiGHS runs: loading the compiled
   kernels costs more than they save (``cw_lp_paths.json``); from 5 arms the compiled path wins;
 * online from 32 arms a new empirical structure's cold solve takes several times fewer rounds on
-  a lifted model, and a model derived from the last structure's (a pair or two flipped) starts
+  the sorted model, and a model derived from the last structure's (a pair or two flipped) starts
   from its rows and basis; HiGHS's scaling of the lifted rows is per-run work
   (``cw_speed/cw_ab_scale.json``); below 32 arms the plain model's compiled basis test answers
   most steps without Python.
@@ -61,11 +60,11 @@ LIFTED_MIN_ARMS = 32
 class Plan:
     """The model and backend of a solver (see the module table).
 
-    ``lift``: a lifted model (sorted pools, blocks as fallback), else plain 0/1 rows; ``simplex``: the compiled simplex on plain models;
-    ``compiled``: the LP core's compiled kernels; ``derive``: a new structure's model starts from
-    the last model of the same winner; ``reuse_basis``: the LP core tests a warm basis against new
-    costs before HiGHS (off where CW-RMED's compiled step has tested it already);
-    ``highs_options``: further HiGHS options of lifted models.
+    ``lift``: the sorted-pool model (plain as fallback), else plain; ``simplex``: the compiled
+    simplex on plain models; ``compiled``: the LP core's compiled kernels; ``derive``: a new
+    structure's model starts from the last model of the same winner; ``reuse_basis``: the LP core
+    tests a warm basis against new costs before HiGHS (off where CW-RMED's compiled step tests it);
+    ``highs_options``: further HiGHS options.
     """
 
     lift: bool
