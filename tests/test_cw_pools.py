@@ -142,8 +142,8 @@ def _sorted_path(perturb: float) -> dict:
 
     p = rule.plan(rule.LIFTED_MIN_ARMS, perturb)
     extra = {"dual_simplex_cost_perturbation_multiplier": 0.0} if perturb > 0 else {}
-    return dict(lift=p.lift, derive=p.derive, simplex=p.simplex, reuse_basis=p.reuse_basis,
-                highs_options={**(p.highs_options or {}), **extra})  # fmt: skip
+    options = {**(p.highs_options or {}), **extra}
+    return dict(lift=p.lift, derive=p.derive, simplex=p.simplex, reuse_basis=p.reuse_basis, highs_options=options)
 
 
 @pytest.mark.slow
