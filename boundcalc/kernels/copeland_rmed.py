@@ -184,6 +184,33 @@ def skeleton_select(s):
     return i, j
 
 
+@njit(inline="always")
+def _min_loss(L):
+    """``L(1)``, the smallest loss."""
+    L1 = L[0]
+    for q in range(L.shape[0]):
+        if L[q] < L1:
+            L1 = L[q]
+    return L1
+
+
+@njit(inline="always")
+def _pair_update(s, i, j, L1):
+    """Entry ``(i, j)`` of ``d`` (0 on ties), ``N d`` and the cost ``r / d`` (000's regret on the
+    empirical losses; ``inf`` where ``d = 0``)."""
+    if s.beats[i, j] or s.beats[j, i]:
+        n = s.N[i, j]
+        s.d[i, j] = 0.5 * (kl_half(s.W[i, j] / n) + kl_half(s.W[j, i] / n))
+    else:
+        s.d[i, j] = 0.0
+    s.info[i, j] = float(s.N[i, j]) * s.d[i, j]
+    if i != j and s.d[i, j] > 0:
+        K = s.L.shape[0]
+        s.C[i, j] = ((float(s.L[i]) + float(s.L[j]) - 2.0 * float(L1)) / (2.0 * (K - 1))) / s.d[i, j]
+    else:
+        s.C[i, j] = np.inf
+
+
 @njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def skeleton_learn(s, i, j, won):
     """Count the duel ``(i, j)``.  A kept structure updates the pair's ``d``, ``N d`` and cost and
@@ -201,26 +228,9 @@ def skeleton_learn(s, i, j, won):
     if s.reg[FULL] or (2 * W[i, j] > N[i, j]) != old_ij or (2 * W[j, i] > N[j, i]) != old_ji:
         s.reg[FULL] = 1
         return
-    K = W.shape[0]
-    if beats[i, j] or beats[j, i]:
-        n = N[i, j]
-        x = 0.5 * (kl_half(W[i, j] / n) + kl_half(W[j, i] / n))
-        s.d[i, j] = x
-        s.d[j, i] = x
-    else:
-        s.d[i, j] = 0.0
-        s.d[j, i] = 0.0
-    L = s.L
-    L1 = L[0]
-    for q in range(K):
-        if L[q] < L1:
-            L1 = L[q]
-    for x, y in ((i, j), (j, i)):
-        s.info[x, y] = float(N[x, y]) * s.d[x, y]
-        if s.d[x, y] > 0:  # 000's regret r_xy on the empirical losses, over d
-            s.C[x, y] = ((float(L[x]) + float(L[y]) - 2.0 * float(L1)) / (2.0 * (K - 1))) / s.d[x, y]
-        else:
-            s.C[x, y] = np.inf
+    L1 = _min_loss(s.L)
+    _pair_update(s, i, j, L1)
+    _pair_update(s, j, i, L1)
     if beats[i, j] or beats[j, i]:
         s.dirty_lo[j if beats[i, j] else i] = True  # the pair's loser: its eq. (5) rows change
         s.dirty_hi[i if beats[i, j] else j] = True  # the pair's winner: its eq. (4) row changes
@@ -245,22 +255,10 @@ def skeleton_refresh(s):
         for j in range(K):
             if beats[i, j]:
                 L[j] += 1
-    L1 = L[0]
-    for q in range(K):
-        if L[q] < L1:
-            L1 = L[q]
+    L1 = _min_loss(L)
     for i in range(K):
         for j in range(K):
-            if beats[i, j] or beats[j, i]:
-                n = N[i, j]
-                s.d[i, j] = 0.5 * (kl_half(W[i, j] / n) + kl_half(W[j, i] / n))
-            else:
-                s.d[i, j] = 0.0
-            s.info[i, j] = float(N[i, j]) * s.d[i, j]
-            if i != j and s.d[i, j] > 0:  # 000's regret r_ij on the empirical losses, over d
-                s.C[i, j] = ((float(L[i]) + float(L[j]) - 2.0 * float(L1)) / (2.0 * (K - 1))) / s.d[i, j]
-            else:
-                s.C[i, j] = np.inf
+            _pair_update(s, i, j, L1)
     for q in range(K):
         s.is_win[q] = L[q] == L1
     s.dirty_lo[:] = True

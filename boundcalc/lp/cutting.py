@@ -7,12 +7,14 @@ demand (:class:`~boundcalc.lp.online.CopelandLPSolver`): solve the restricted LP
 run the sorting oracle of 000 Sec. 4.1.1 over all rows of the family
 (:meth:`~boundcalc.lp.constraints.CopelandFamily._sums`) and stop when none is violated by more
 than ``tol``; otherwise add each violated ``i2``'s most violated rows to the model the rule chose
-(:mod:`boundcalc.lp.rule`, :mod:`boundcalc.lp.lifted`) and repeat.  Equal values are taken in a
-seeded random order per ``i2``, so solves are reproducible and the value never depends on the seed.
+(:mod:`boundcalc.lp.rule`, :mod:`boundcalc.lp.lifted`) and repeat; no row is deleted.  Equal
+values are taken in a seeded random order per ``i2``, so solves are reproducible and the value
+never depends on the seed.
 
 The result carries a :class:`~boundcalc.result.Certificate` (:func:`certificate_for`): the
 oracle's largest violation over the whole family and a Lagrangian bound from the row duals; a
-violation above ``tol`` or a relative duality gap above ``gap_tol`` gives ``status = "failed"``.
+violation above ``tol`` or a relative duality gap above ``gap_tol`` gives ``status = "failed"``
+(:func:`boundcalc.lower_bound` raises :class:`~boundcalc.lp.highs.SolverError` on it).
 """
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ def _solve_covering(
     # one HiGHS thread, as every HiGHS model of boundcalc (the process has one thread scheduler);
     # every finite cost a cost (HiGHS reads 1e20 as infinite; a pair 1e-11 from 1/2 costs 6e20)
     highs_opts = {"threads": 1, "infinite_cost": np.inf}
-    if solver == "auto":
+    if solver == "auto":  # HiGHS's simplex (a vertex), then Clarabel if it fails
         attempts = [("HIGHS", highs_opts), ("CLARABEL", clarabel_tight), ("CLARABEL", {})]
     elif solver == "CLARABEL":
         attempts = [("CLARABEL", clarabel_tight), ("CLARABEL", {})]
