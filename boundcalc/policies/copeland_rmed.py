@@ -11,14 +11,15 @@ variant supplies line 11's target: ECW-RMED (:class:`ECWRMED`,
 Readings of the text (000 Algorithm 1, Sec. 4)
     * Line 4: when a pass starts, the pairs ``(i, j)``, ``i > j``, with ``N_ij < alpha sqrt(log t)``
       or ``|mu_hat_ij - 1/2| < beta / log log t`` (``t`` the round about to be played) are listed
-      and each is drawn once, in lexicographic order, before the loop over ``L_C``.  The beta test
-      is off when ``log log t <= 0`` or ``beta = 0``.
+      and each is drawn once, in lexicographic order, before the loop over ``L_C`` (``t`` advancing
+      with each draw).  The beta test is off when ``log log t <= 0`` or ``beta = 0``.
     * ``L_C`` is walked in lexicographic order of ``(i, j)``, ``i >= j`` (line 5's "arbitrarily
       fixed order"); the first pass is ``P_{i != j}``.
     * Check (3) is line 8's for both variants: ``N / log t`` in ``R_{i*}(mu_hat)`` of eq. (2), as
-      printed (and as the D-TS authors' C++ ECW-RMED checks it).  ``R^E`` is what ECW-RMED's line
-      11 optimises over; since ``R^E c R`` its target passes check (3) once reached (Theorem 4).
-      Testing ``R^E`` there explores more (``tests/test_policies.py`` has a state where they part).
+      printed (and as the D-TS authors' C++ ECW-RMED checks it); only line 11 differs.  ``R^E`` is
+      what ECW-RMED's line 11 optimises over; since ``R^E c R`` its target passes check (3) once
+      reached (Theorem 4).  Testing ``R^E`` there explores more (``tests/test_policies.py`` has a
+      state where they part).
     * Check (3) and line 11 use the counts including the draw just made and ``t`` the round just
       played; in normalised form every covering row asks ``sum_p N_p d(mu_hat_p) >= log t`` (the
       box ``q <= 1/d`` does not apply to counts).  At ``t = 1`` the check holds trivially and the
@@ -29,8 +30,9 @@ Readings of the text (000 Algorithm 1, Sec. 4)
     * Line 15 ranges over ``P_all`` (``i >= j``, Sec. 2), so ``(i*, i*)`` reaches the next pass; a
       pair still in ``L_R`` is not added, and ``L_N`` holds no duplicates.
     * An undrawn or tied pair has ``mu_hat = 1/2``: it is in neither ``S`` nor ``I``, has ``d = 0``
-      and lies in no row.  ``d(0) = d(1) = log 2``.  A self-duel ``(i, i)`` changes no count.
-    * Line 11's allocation depends on ``mu_hat`` alone, so after a self-duel it is reused.
+      and lies in no row.  ``d(0) = d(1) = log 2``.
+    * A self-duel ``(i, i)`` changes no count (``t`` advances), so line 11's allocation, which
+      depends on ``mu_hat`` alone, is reused.
 
 The empirical state (:class:`RMEDState`)
     ``beats`` (strict), ``L``, ``d`` (0 on ties), ``info = N d``, ``C = r / d`` (000's regret on
