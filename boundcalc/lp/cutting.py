@@ -1,24 +1,20 @@
 """The cutting plane's pieces for paper 000's lower-bound LP (eq. (2), Theorem 2): costs, the
 certificate, check (3)'s answer and the conditioning of a matrix.
 
-For each Copeland winner ``i1`` the covering LP ``min c.e, 0 <= e <= 1, e in R_{i1}`` (normalised
-variables ``e_p = q_p d(mu_p)``, costs ``c_p = r_p / d(mu_p)``) is solved with its exponentially
-many rows generated on demand (:class:`~boundcalc.lp.online.CopelandLPSolver`):
+For each Copeland winner ``i1`` the covering LP ``min c.e, 0 <= e <= 1, e in R_{i1}`` (``e_p =
+q_p d(mu_p)``, ``c_p = r_p / d(mu_p)``) is solved with its exponentially many rows generated on
+demand (:class:`~boundcalc.lp.online.CopelandLPSolver`): solve the restricted LP (HiGHS, warm);
+run the sorting oracle of 000 Sec. 4.1.1 over all rows of the family
+(:meth:`~boundcalc.lp.constraints.CopelandFamily._sums`) and stop when none is violated by more
+than ``tol``; otherwise add each violated ``i2``'s most violated rows to the model the rule chose
+(:mod:`boundcalc.lp.rule`, :mod:`boundcalc.lp.lifted`) and repeat; no row is deleted.  Equal
+values are taken in a seeded random order per ``i2``, so solves are reproducible and the value
+never depends on the seed.
 
-1. solve the restricted LP with HiGHS (warm: the basis survives added rows);
-2. run the sorting-based separation oracle over *all* rows of the family (000 Sec. 4.1.1;
-   :meth:`~boundcalc.lp.constraints.CopelandFamily._sums`); stop when no row is violated by more
-   than ``tol``;
-3. for every violated ``i2``, its most violated ``(l, case)`` choices become cuts in the model the
-   rule chose (:mod:`boundcalc.lp.rule`, :mod:`boundcalc.lp.lifted`); repeat.
-
-Nothing is deleted.  Equal values are taken in a seeded random order per ``i2``, every solve
-starting from ``seed``, so solves are reproducible and the value never depends on it.  The result
-carries a :class:`~boundcalc.result.Certificate` (:func:`certificate_for`): the oracle's largest
-violation over the whole family and a Lagrangian bound from the row duals
-(:func:`~boundcalc.lp.highs.lagrangian_bound`); a solve whose violation exceeds ``tol`` or whose
-relative duality gap exceeds ``gap_tol`` has ``status = "failed"`` (:func:`boundcalc.lower_bound`
-raises :class:`~boundcalc.lp.highs.SolverError` on it).
+The result carries a :class:`~boundcalc.result.Certificate` (:func:`certificate_for`): the
+oracle's largest violation over the whole family and a Lagrangian bound from the row duals; a
+violation above ``tol`` or a relative duality gap above ``gap_tol`` gives ``status = "failed"``
+(:func:`boundcalc.lower_bound` raises :class:`~boundcalc.lp.highs.SolverError` on it).
 """
 
 from __future__ import annotations
@@ -37,14 +33,7 @@ from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
 from .ecw import ecw_allocation
 from .highs import CoveringLP, lagrangian_bound
 from .lifted import CopelandModel
-from .structure import (
-    Structure,
-    as_structure,
-    check_regret,
-    empirical_structure,
-    structure_d,
-    triu,
-)
+from .structure import Structure, as_structure, check_regret, empirical_structure, structure_d, triu
 
 __all__ = [
     "Violation",
@@ -60,11 +49,11 @@ _LOADED: set = set()
 
 
 def load_kernels() -> float:
-    """Load the LP core's compiled kernels (:mod:`boundcalc.kernels.lp`) from numba's cache -- or
-    compile them, on an empty cache -- for the argument types the solver passes, once per process;
-    returns the wall seconds it took (0 once loaded).  A compiled solve calls it before its clock
-    starts, so its ``stats["seconds"]`` is the solve and the one-time loading is
-    ``stats["load_seconds"]``."""
+    """Load (or compile) the LP core's kernels for the solver's argument types, once per process.
+
+    Returns the wall seconds taken (0 once loaded): a compiled solve reports them as
+    ``stats["load_seconds"]``, apart from the solve's ``stats["seconds"]``.
+    """
     if "lp" in _LOADED:
         return 0.0
     t = time.perf_counter()
@@ -82,44 +71,37 @@ def load_kernels() -> float:
 def pair_costs(matrix: MatrixLike | Structure, regret: ArrayLike | None = None) -> np.ndarray:
     """Normalised costs ``c_p = r_p / d(mu_p)`` per pair, in ``triu_indices`` order.
 
-    ``matrix`` is a PreferenceMatrix or a :class:`~boundcalc.lp.structure.Structure` with ``d``;
-    ``regret`` overrides paper 000's pair regret (a symmetric K x K matrix, e.g. RMED's;
-    validated by :func:`~boundcalc.lp.structure.check_regret`).  A pair with ``d = 0`` (an
-    empirical tie: in no row) gets cost 1, so its optimal ``e`` is 0.
+    ``regret`` overrides 000's pair regret (:func:`~boundcalc.lp.structure.check_regret`).  A pair
+    with ``d = 0`` (an empirical tie, in no row) costs 1, so its optimal ``e`` is 0.
     """
-    st = matrix if isinstance(matrix, Structure) else as_structure(matrix)
-    K = st.K
-    iu = triu(K)
-    R = st.regret if regret is None else check_regret(regret, K)
-    r = R[iu]
-    d = structure_d(st)[iu]
-    out = np.ones(d.size)
-    return np.divide(r, d, out=out, where=d > 0)
+    st = as_structure(matrix)
+    iu = triu(st.K)
+    R = st.regret if regret is None else check_regret(regret, st.K)
+    return _over_d(R[iu], structure_d(st)[iu])
 
 
 def _pair_costs_000(st: Structure) -> np.ndarray:
-    """:func:`pair_costs` of ``st`` with 000's regret, computed on the pairs alone (an online solver
-    asks at every line-11 answer): ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))`` by the very
-    operations of :func:`~boundcalc.matrix.pair_regret` on the same numbers, so equal bit for bit."""
+    """:func:`pair_costs` with 000's regret ``r_ij = (L_i + L_j - 2 L(1)) / (2 (K - 1))``, on the pairs
+    alone (for the online solver); the operations of :func:`~boundcalc.matrix.pair_regret`, bit for bit."""
     K = st.K
     i, j = triu(K)
     L = np.asarray(st.L, dtype=float)
     r = (L[i] + L[j] - 2.0 * L.min()) / (2.0 * (K - 1))
-    d = structure_d(st)[i, j]
-    out = np.ones(d.size)
-    return np.divide(r, d, out=out, where=d > 0)
+    return _over_d(r, structure_d(st)[i, j])
 
 
-#: The smallest gap ``|mu_ij - 1/2|`` a double holds next to 1/2 (``2**-53``; ``1/2 + eps`` rounds
-#: to 1/2 below about that).  The cutting plane solves and certifies the LP down to it (checked
-#: against an exact rational LP on empirical matrices with pairs at 1/2 + 1e-14 and 1/2 + 1.1e-16,
-#: costs ``c = r / d ~ r / (2 gap^2)`` then spanning 31 orders of magnitude; and with both methods
-#: on every gap a :class:`~boundcalc.PreferenceMatrix` takes, above 1e-12: ``tests/test_lp_lifted.py``).
+def _over_d(r: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """``r / d``, 1 where ``d = 0``."""
+    return np.divide(r, d, out=np.ones(d.size), where=d > 0)
+
+
+#: The smallest gap ``|mu_ij - 1/2|`` a double holds next to 1/2 (``2**-53``).  The cutting plane
+#: solves and certifies the LP down to it, costs ``c ~ r / (2 gap^2)`` then spanning 31 orders of
+#: magnitude (``tests/test_lp_lifted.py`` checks it against an exact rational LP).
 MIN_SOLVABLE_GAP = 2.0**-53
 
-#: ``1 / machine epsilon`` (4.5e15): when the largest pair cost exceeds the smallest positive one by
-#: more, the optimal value is still exact, but the allocation of the cheap pairs no longer changes
-#: it in double precision (it is one optimum among many that the objective cannot tell apart).
+#: ``1 / machine epsilon`` (4.5e15): past this ratio of pair costs the value is still exact, but
+#: the cheap pairs' allocation no longer changes it in double precision (one optimum among many).
 ALLOCATION_COST_RATIO = 1.0 / float(np.finfo(float).eps)
 
 
@@ -130,11 +112,9 @@ class Conditioning:
     Attributes
     ----------
     min_gap : float
-        Smallest ``|mu_ij - 1/2|``, ``i != j`` (0 for a tie left in place, e.g. by ``1/2 + eps``
-        rounding to 1/2).
+        Smallest ``|mu_ij - 1/2|``, ``i != j`` (0 for a tie left in place).
     max_cost, min_cost : float
-        Largest and smallest positive pair cost ``c_p = r_p / d(mu_p)`` (NaN when no cost is
-        positive, e.g. every arm a Copeland winner).
+        Largest and smallest positive pair cost ``c_p = r_p / d(mu_p)`` (NaN when none is positive).
     """
 
     min_gap: float
@@ -175,10 +155,18 @@ class Conditioning:
 def check_conditioning(matrix: MatrixLike | Structure, regret: np.ndarray | None = None) -> Conditioning:
     """The :class:`Conditioning` of the lower-bound LP of ``matrix``.
 
-    ``matrix`` is a PreferenceMatrix or a path to one, or an array read as an empirical matrix
-    (exact ties allowed, so that a tie left in place is reported rather than refused).
-    ``solvable`` says whether the LP is defined and verified there; ``allocation_resolved``
-    whether the objective still tells the cheap pairs' allocation apart.
+    Parameters
+    ----------
+    matrix : PreferenceMatrix, path or array_like
+        An array is read as an empirical matrix, so that a tie left in place is reported, not refused.
+    regret : ndarray, optional
+        Override paper 000's pair regret.
+
+    Returns
+    -------
+    Conditioning
+        ``solvable``: the LP is defined and verified; ``allocation_resolved``: the objective still
+        tells the cheap pairs' allocation apart.
 
     >>> from boundcalc.datasets import load_example
     >>> c = check_conditioning(load_example("table2"))
@@ -213,15 +201,12 @@ def certificate_for(
     duals: np.ndarray,
     max_violation: float | None = None,
 ) -> Certificate:
-    """The optimality certificate of ``x`` for ``min c.e`` over ``family`` (see :class:`Certificate`).
+    """The optimality certificate of ``x`` for ``min costs.e`` over ``family``.
 
-    ``rows`` are the rows the duals belong to: a :class:`~boundcalc.lp.lifted.CopelandModel` or
-    :class:`~boundcalc.lp.highs.CoveringLP` (its model rows, lifted ones included), a
-    :class:`~boundcalc.lp.constraints.RowBlock` or a list of index arrays (covering rows).
-    ``max_violation`` is the oracle's largest violation over the whole family (recomputed when
-    not given); the bounds are those of ``costs`` (which may differ from the costs the model was
-    solved with: :class:`CopelandLPSolver`'s ``perturb``); the dual bound is :func:`~boundcalc.lp.highs.lagrangian_bound` for ``y = max(0,
-    duals)``, valid for any ``y >= 0`` (rows outside the model carry ``y = 0``).
+    ``rows`` are the rows ``duals`` belong to (a model, a row block or covering index arrays);
+    ``max_violation`` is the oracle's over the whole family (recomputed when not given).  The dual
+    bound is :func:`~boundcalc.lp.highs.lagrangian_bound` at ``y = max(0, duals)``, valid for any
+    ``y >= 0``, so also for duals of a model solved with perturbed costs.
     """
     v = family.max_violation(x) if max_violation is None else float(max_violation)
     if v > 0:
@@ -231,13 +216,10 @@ def certificate_for(
     primal = float(costs @ xf)
     lp = rows.lp if isinstance(rows, CopelandModel) else rows
     if isinstance(lp, CoveringLP):
-        # with ``costs``, not the model's own (a solver's ``perturb``: the model solved perturbed
-        # costs, the bound is the true LP's, valid for the perturbed duals as for any y >= 0)
         c = np.concatenate([np.asarray(costs, dtype=float), np.zeros(lp.n_vars - lp.n)])
         dual = lagrangian_bound(c, lp._lb, lp._ub, lp._starts, lp._idx, lp._val, lp._lo, duals)
     else:
         block = lp if isinstance(lp, RowBlock) else rows_to_csr(list(lp))
-        m = block.n_rows
         dual = lagrangian_bound(
             costs,
             np.zeros(costs.size),
@@ -245,7 +227,7 @@ def certificate_for(
             block.starts,
             block.idx,
             np.ones(block.idx.size),
-            np.ones(m),
+            np.ones(block.n_rows),
             duals,
         )
     return Certificate(max_violation=float(v), primal_bound=primal, dual_bound=dual)
@@ -264,11 +246,9 @@ class Violation:
     Attributes
     ----------
     amount : float
-        ``max over rows of (1 - sum_{p in row} q_p d(mu_p))``; ``<= 0`` means ``q`` lies in
-        ``R_{winner}(mu)`` (every covering row satisfied).
+        ``max over rows of (1 - sum_{p in row} q_p d(mu_p))``; ``<= 0``: ``q`` lies in ``R_{winner}(mu)``.
     rows : list of ndarray (m, 2)
-        The most violated rows, each as the array of its pairs ``(i, j)`` with ``i < j``:
-        the pairs whose exploration would fix them.  Empty when ``amount <= tol``.
+        The most violated rows, each as its pairs ``(i, j)``, ``i < j`` (empty when satisfied).
     winner : int
     """
 

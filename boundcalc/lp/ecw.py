@@ -1,12 +1,14 @@
 """ECW-RMED's constant by the sorted closed form of paper 000, Theorem 5.
 
-``R^E_{i1}`` (000 eqs. (4)-(5)) fixes ``e_{i1 j} = 1`` for every
-``j in I_{i1}`` and asks, for every ``i2 != i1``, that every ``S`` subset of
-``P = S_{i2} \\ {i1}`` with ``|S| = m = L_{i2} - L_{i1} + 1`` covers: ``sum_{j in S} e_{j i2} >= 1``.
-The rows of different ``i2`` share no variable, so each ``i2`` is solved alone.  With
-``k = |P| - m`` and the pool's costs sorted ``c_(1) <= c_(2) <= ...``, an optimum puts
-``e = 1/(h - k)`` on the ``h`` cheapest pairs and 0 elsewhere for the best ``h in k+1 .. |P|``
-(Theorem 5).  Everything is vectorised over ``i2``: one row sort of a K x K matrix.
+``R^E_{i1}`` (000 eqs. (4)-(5)) fixes ``e_{i1 j} = 1`` for every ``j in I_{i1}`` and asks, for
+every ``i2 != i1``, that every ``S`` subset of ``P = S_{i2} \\ {i1}`` with
+``|S| = m = L_{i2} - L_{i1} + 1`` covers: ``sum_{j in S} e_{j i2} >= 1``.  A pair lies only in
+the pool of its loser, so the rows of different ``i2`` share no variable and each ``i2`` is solved
+alone.  With ``k = |P| - m`` and the pool's costs sorted ``c_(1) <= c_(2) <= ...``, an optimum
+puts ``e = 1/(h - k)`` on the ``h`` cheapest pairs and 0 elsewhere for the best
+``h in k+1 .. |P|`` (Theorem 5).  Everything is vectorised over ``i2``: one row sort of a K x K
+matrix.  Equal costs are taken smaller arm index first (a stable sort), so the allocation is
+the same on every machine.
 """
 
 from __future__ import annotations
@@ -20,13 +22,8 @@ from numpy.typing import ArrayLike
 from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
-from .structure import (
-    Structure,
-    as_structure,
-    check_regret,
-    empirical_structure,
-    structure_d,
-)
+from .constraints import ECWFamily
+from .structure import Structure, as_structure, check_regret, empirical_structure, structure_d, triu
 
 __all__ = ["ecw_bound", "ecw_allocation", "ecw_allocation_numpy", "ecw_winner", "ecw_empirical"]
 
@@ -44,35 +41,29 @@ def _cost_matrix(st: Structure, regret: ArrayLike | None = None) -> np.ndarray:
 def ecw_allocation(
     beats: np.ndarray, C: np.ndarray, winner: int, *, compiled: bool = False
 ) -> tuple[float, np.ndarray]:
-    """``C^E*_{winner}`` and its normalised allocation ``E`` (K x K, ``e = q d``), Theorem 5.
+    """``C^E*_{winner}`` and its normalised allocation ``E`` (K x K, ``e = q d``), 000 Theorem 5.
 
     Parameters
     ----------
     beats : ndarray of bool (K, K)
-        ``beats[i, j]``: ``i`` beats ``j`` strictly (the Copeland structure; empirical ties are
-        pairs in neither direction).
+        ``beats[i, j]``: ``i`` beats ``j`` strictly (empirical ties are in neither direction).
     C : ndarray (K, K)
         Pair costs ``c_ij = r_ij / d(mu_ij)`` (symmetric; the diagonal is ignored).
     winner : int
         A Copeland winner ``i1`` of ``beats``.
-
-    Every pair lies in at most one pool (that of its loser), so the per-``i2`` problems are
-    independent and one row sort of a K x K matrix solves them all.
+    compiled : bool
+        Run :func:`boundcalc.kernels.lp.ecw_closed_form` (the online path) instead of
+        :func:`ecw_allocation_numpy`; both give the same numbers.
 
     >>> b = np.array([[0, 1, 1], [0, 0, 1], [0, 0, 0]], bool)   # 0 > 1 > 2 and 0 > 2
     >>> v, E = ecw_allocation(b, np.ones((3, 3)), 0)   # e01 = e02 = 1; no pool is large enough
     >>> v, E[0].tolist(), float(E[1, 2])
     (2.0, [0.0, 1.0, 1.0], 0.0)
-
-    Among pairs of equal cost the smaller arm index is taken first (a stable sort), so the
-    allocation is reproducible on every machine.  ``compiled=True`` runs the compiled kernel
-    (:func:`boundcalc.kernels.lp.ecw_closed_form`, for the online solves); otherwise
-    :func:`ecw_allocation_numpy`, the same computation in numpy (the tests check both equal).
     """
     if compiled:
         from ..kernels.lp import ecw_closed_form
 
-        b = np.array(beats, dtype=bool)  # writable, as the policies' arrays: one compiled version serves both
+        b = np.array(beats, dtype=bool)  # writable, as the policies' arrays: one compiled version
         E = np.empty(b.shape)
         L = b.sum(axis=0).astype(np.int64)
         v = ecw_closed_form(b, L, np.ascontiguousarray(C, dtype=float), int(winner), E)
@@ -94,16 +85,14 @@ def ecw_allocation_numpy(beats: np.ndarray, C: np.ndarray, winner: int) -> tuple
     vals = np.take_along_axis(keys, order, axis=1)
     cums = np.cumsum(vals, axis=1)  # cums[:, h-1] = sum of h cheapest
     n = pool.sum(axis=1)
-    m = L - L[a] + 1
-    k = n - m
+    k = n - (L - L[a] + 1)
     has_row = (k >= 0) & (np.arange(K) != a)
     H = np.arange(1, K + 1)
     ok = has_row[:, None] & (H[None, :] >= k[:, None] + 1) & (H[None, :] <= n[:, None])
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(ok, cums / np.maximum(H[None, :] - k[:, None], 1), np.inf)
     hbest = np.argmin(ratio, axis=1) + 1
-    part = ratio[np.arange(K), hbest - 1]
-    part = np.where(has_row, part, 0.0)
+    part = np.where(has_row, ratio[np.arange(K), hbest - 1], 0.0)
     Ia = beats[a]
     # sequential sums in arm order, as the compiled kernel adds them (the same value to the last bit)
     total_I = 0.0
@@ -112,26 +101,23 @@ def ecw_allocation_numpy(beats: np.ndarray, C: np.ndarray, winner: int) -> tuple
     parts = 0.0
     for x in part[has_row].tolist():
         parts += x
-    value = total_I + parts
-    # allocation: e = 1/(h-k) on the h cheapest of each pool
     level = np.where(has_row, 1.0 / np.maximum(hbest - k, 1), 0.0)
     take = np.arange(K)[None, :] < np.where(has_row, hbest, 0)[:, None]
     Erow = np.zeros((K, K))
     np.put_along_axis(Erow, order, np.where(take, level[:, None], 0.0), axis=1)
-    E = Erow + Erow.T  # each pair lies in at most one pool (that of its loser)
+    E = Erow + Erow.T
     E[a, Ia] = 1.0
     E[Ia, a] = 1.0
-    return value, E
+    return total_I + parts, E
 
 
 def ecw_winner(pm: PreferenceMatrix, winner: int, C: np.ndarray) -> tuple[float, np.ndarray]:
-    """``C^E*_{winner}`` and its normalised allocation for a PreferenceMatrix (see :func:`ecw_allocation`)."""
+    """:func:`ecw_allocation` for a PreferenceMatrix."""
     return ecw_allocation(as_structure(pm).beats, C, winner)
 
 
 def closed_form_stats(method: str, t0: float) -> dict[str, Any]:
-    """A closed-form answer's ``stats``: the LP's counters at zero (no round, solve or row), the
-    wall-clock seconds since ``t0`` (``time.perf_counter()``), ``method`` named."""
+    """A closed-form answer's ``stats``: the LP's counters at zero, the seconds since ``t0``."""
     return {
         "method": method,
         "seconds": time.perf_counter() - t0,
@@ -156,9 +142,12 @@ def ecw_bound(matrix: MatrixLike, *, regret: ArrayLike | None = None, certify: b
     regret : ndarray, optional
         Override paper 000's pair regret (K x K, symmetric, finite, non-negative).
     certify : bool
-        Also check the returned allocation against every row of ``R^E_{i1}`` with the
-        sorting oracle (the certificate's ``max_violation``; a closed form has no dual bound,
-        hence NaN there).
+        Check the allocation against every row of ``R^E_{i1}`` with the sorting oracle (the
+        certificate's ``max_violation``; a closed form has no dual bound: NaN).
+
+    Returns
+    -------
+    BoundResult
 
     Examples
     --------
@@ -178,24 +167,16 @@ def ecw_empirical(mu_hat: ArrayLike, *, regret: ArrayLike | None = None, certify
 def _ecw(st: Structure, regret: ArrayLike | None, certify: bool) -> BoundResult:
     t0 = time.perf_counter()
     C = _cost_matrix(st, regret)
-    per, allocs, certs = {}, {}, {}
     d = structure_d(st)
-    failures = []
+    per, allocs, certs, failures = {}, {}, {}, []
     for w in st.winners.tolist():
         v, E = ecw_allocation(st.beats, C, w)
         per[w] = v
         with np.errstate(divide="ignore", invalid="ignore"):
-            Q = np.where(d > 0, E / np.where(d > 0, d, 1.0), 0.0)
-        allocs[w] = Q
+            allocs[w] = np.where(d > 0, E / np.where(d > 0, d, 1.0), 0.0)
         if certify:
-            from .constraints import ECWFamily
-
-            fam = ECWFamily(st, w)
-            iu = np.triu_indices(st.K, 1)
-            mv = fam.max_violation(E[iu])
-            certs[w] = Certificate(mv, v, float("nan"))
+            certs[w] = Certificate(ECWFamily(st, w).max_violation(E[triu(st.K)]), v, float("nan"))
             failures += [f"winner {w}: closed-form allocation: {p}" for p in certs[w].problems()]
-    stats = closed_form_stats("closed-form", t0)
     return BoundResult.from_winners(
         "ecw",
         per,
@@ -203,7 +184,7 @@ def _ecw(st: Structure, regret: ArrayLike | None, certify: bool) -> BoundResult:
         certs,
         method="closed-form",
         unit=UNIT_000 if regret is None else UNIT_CUSTOM,
-        stats=stats,
+        stats=closed_form_stats("closed-form", t0),
         failures=failures,
         message="closed form (000 Theorem 5)",
     )

@@ -1,12 +1,11 @@
-"""The whole LP written out and solved through ``cvxpy`` (reference backend for small K).
+"""The whole LP written out and solved through ``cvxpy`` (the reference backend for small K).
 
-Every row of ``R_{i1}`` (or ``R^E_{i1}``) is enumerated from the definition
-(:meth:`~boundcalc.lp.constraints.CopelandFamily.enumerate`) and the LP is handed to an
-LP solver through cvxpy: by default HiGHS's simplex on cvxpy's canonical form of the whole LP
-(a code path that shares neither the separation oracle nor the incremental model with the
-cutting-plane method), or Clarabel's interior point (``solver="CLARABEL"``), which shares no
-solver with it either.  Refuses clearly when the
-enumeration is larger than ``max_rows``.
+Every row of ``R_{i1}`` (000 eq. (2)) or ``R^E_{i1}`` (eqs. (4)-(5)) is enumerated from its
+definition (:meth:`~boundcalc.lp.constraints.CopelandFamily.enumerate`) and the covering LP is
+solved by HiGHS's simplex on cvxpy's canonical form, or by Clarabel's interior point
+(``solver="CLARABEL"``): neither shares the separation oracle, the incremental model or (for
+Clarabel) the solver with the cutting plane, so it checks it independently.  A family with more
+than ``max_rows`` rows is refused (:class:`~boundcalc.lp.constraints.TooLargeError`).
 """
 
 from __future__ import annotations
@@ -43,12 +42,10 @@ def _solve_covering(
     solver: str = "CLARABEL",
     scale: float | None = None,
 ) -> tuple[np.ndarray, float, np.ndarray, str]:
-    """Solve ``min c.x, lower <= x <= 1, rows >= 1`` through cvxpy.
+    """Solve ``min c.x, lower <= x <= 1, rows >= 1``; returns ``x``, the value, row duals, solver.
 
-    ``scale`` should be the objective of some feasible point (an upper bound within a small
-    factor of the optimum): the objective is divided by it so that the solver's absolute
-    tolerances act as relative ones.  Near ties make costs span ~10 orders of magnitude, and
-    without this an interior-point solver stops ~1% away from the optimum.
+    ``scale``, the value of a feasible point, divides Clarabel's objective so that its absolute
+    tolerances act as relative ones: near ties make costs span ~10 orders of magnitude.
     """
     import cvxpy as cp
 
@@ -65,23 +62,17 @@ def _solve_covering(
         cons.append(row_con)
     if scale is None or not np.isfinite(scale) or scale <= 0:
         scale = 1.0
-    # the scaled objective serves Clarabel only: HiGHS scales internally, and dividing by a
-    # large value would push small costs under its absolute dual tolerance (1e-7)
+    # HiGHS scales internally: dividing would push small costs under its dual tolerance (1e-7)
     problems = {
         "CLARABEL": cp.Problem(cp.Minimize((costs / scale) @ x), cons),
         "HIGHS": cp.Problem(cp.Minimize(costs @ x), cons),
     }
     factor = {"CLARABEL": scale, "HIGHS": 1.0}
-    # "auto": HiGHS's simplex through cvxpy (a vertex, exact to the solver's tolerance; the
-    # model is cvxpy's canonicalisation of the full LP, sharing nothing with the incremental
-    # model or the oracle), then Clarabel if HiGHS fails.  "CLARABEL" alone gives a check
-    # independent of HiGHS, accurate to ~1e-6 relative when costs span many orders of magnitude.
     clarabel_tight = dict(tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11, max_iter=500)
-    # one HiGHS thread, as every HiGHS model of boundcalc asks (the process has one HiGHS thread
-    # scheduler; a model asking for another number afterwards fails: CoveringLP's ``threads``),
-    # and every finite cost a cost (HiGHS reads 1e20 as infinite; a pair 1e-11 from 1/2 costs 6e20)
+    # one HiGHS thread, as every HiGHS model of boundcalc (the process has one thread scheduler);
+    # every finite cost a cost (HiGHS reads 1e20 as infinite; a pair 1e-11 from 1/2 costs 6e20)
     highs_opts = {"threads": 1, "infinite_cost": np.inf}
-    if solver == "auto":
+    if solver == "auto":  # HiGHS's simplex (a vertex), then Clarabel if it fails
         attempts = [("HIGHS", highs_opts), ("CLARABEL", clarabel_tight), ("CLARABEL", {})]
     elif solver == "CLARABEL":
         attempts = [("CLARABEL", clarabel_tight), ("CLARABEL", {})]
@@ -95,8 +86,7 @@ def _solve_covering(
                 warnings.simplefilter("ignore", UserWarning)
                 solve_quietly(lambda: prob.solve(solver=name, **opts))
         except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
-            # cvxpy raises ValueError ("Cannot unpack invalid solution") when the solver stops
-            # without one, e.g. HiGHS with status UNKNOWN on a pair 1e-11 from 1/2
+            # ValueError: "Cannot unpack invalid solution" when the solver stops without one
             tried.append(f"{name}: {type(exc).__name__}: {exc}")
             continue
         if prob.status == cp.OPTIMAL:
@@ -113,9 +103,10 @@ def _solve_covering(
 
 
 def _purify(x: np.ndarray, costs: np.ndarray, A: sp.csr_matrix | None, lower: np.ndarray) -> np.ndarray:
-    """Interior-point solutions keep ~1e-12 on variables that should be 0, which costs
-    ``1e-12 * c`` with ``c`` up to ~1e10 near ties.  Zero the entries below 1e-7, restore
-    feasibility by scaling (rows are 0/1 covering rows), and keep the result if cheaper."""
+    """``x`` with entries below 1e-7 zeroed and feasibility restored by scaling, if that is cheaper.
+
+    An interior point leaves ~1e-12 on zero variables, which costs ``1e-12 c`` with ``c`` up to 1e10.
+    """
     y = np.where((x < 1e-7) & (lower <= 0), 0.0, x)
     if A is not None:
         v = float(np.max(1.0 - A @ y, initial=-np.inf))
@@ -126,25 +117,55 @@ def _purify(x: np.ndarray, costs: np.ndarray, A: sp.csr_matrix | None, lower: np
     return y if costs @ y <= costs @ x else x
 
 
-def _stats(t0: float, nrows: int, used: dict[str, str]) -> dict[str, Any]:
-    """The enumerated LP's ``stats``: :func:`~boundcalc.lp.ecw.closed_form_stats`'s, with its solves and rows."""
-    solvers = sorted(set(used.values()))
-    return {
+def _enumerate(
+    kind: str, matrix: MatrixLike, regret: ArrayLike | None, levels: Sequence[int] | None, max_rows: int, solver: str
+) -> BoundResult:
+    """The LP over ``R_{i1}`` (``kind = "lower_bound"``) or ``R^E_{i1}`` (``"ecw"``) for every winner."""
+    t0 = time.perf_counter()
+    pm = as_preference_matrix(matrix)
+    st = as_structure(pm)
+    costs = pair_costs(st, regret)
+    C = _ecw_costs(st, regret)
+    per, allocs, certs, used = {}, {}, {}, {}
+    nrows = 0
+    for w in pm.copeland_winners.tolist():
+        fam: CopelandFamily | ECWFamily = ECWFamily(st, w) if kind == "ecw" else CopelandFamily(st, w, levels)
+        rows = fam.enumerate(max_rows=max_rows)
+        lower = None
+        if isinstance(fam, ECWFamily):
+            lower = np.zeros(costs.size)
+            lower[fam.fixed_vars] = 1.0
+        # ECW's allocation lies in R_{w} (000 Theorem 6), so its value scales the objective
+        scale = ecw_allocation(st.beats, C, w)[0]
+        x, _, duals, used[str(w)] = _solve_covering(costs, rows, lower=lower, solver=solver, scale=scale)
+        per[w] = float(costs @ x)
+        allocs[w] = _q_matrix(structure_d(st), x)
+        if isinstance(fam, ECWFamily):
+            certs[w] = Certificate(max_violation=fam.max_violation(x), primal_bound=per[w], dual_bound=float("nan"))
+        else:
+            certs[w] = certificate_for(fam, costs, x, rows, duals)
+        nrows += len(rows)
+    stats: dict[str, Any] = {
         **closed_form_stats("enumerate", t0),
         "lp_solves": len(used),
         "simplex_iterations": None,
         "rows": nrows,
         "rows_added": nrows,
-        "solver": "cvxpy/" + "+".join(s.lower() for s in solvers),
+        "solver": "cvxpy/" + "+".join(s.lower() for s in sorted(set(used.values()))),
         "solver_per_winner": dict(used),
     }
-
-
-def _status(certs: dict[int, Certificate]) -> tuple[list[str], str]:
-    """The certificate acted upon (:meth:`~boundcalc.result.Certificate.problems`, the one check of
-    every LP bound): failures, and the message of a success."""
-    bad = [f"winner {w}: {p}" for w, c in certs.items() for p in c.problems()]
-    return bad, "optimal (every row enumerated)"
+    return BoundResult.from_winners(
+        kind,
+        per,
+        allocs,
+        certs,
+        method="enumerate",
+        unit=UNIT_000 if regret is None else UNIT_CUSTOM,
+        stats=stats,
+        # the certificate is acted upon as every LP bound's (Certificate.problems)
+        failures=[f"winner {w}: {p}" for w, c in certs.items() for p in c.problems()],
+        message="optimal (every row enumerated)",
+    )
 
 
 def lower_bound_enumerate(
@@ -155,77 +176,16 @@ def lower_bound_enumerate(
     max_rows: int = DEFAULT_MAX_ROWS,
     solver: str = "auto",
 ) -> BoundResult:
-    """Paper 000's lower bound with every row of ``R_{i1}`` written out (small K only).
+    """Paper 000's lower bound (eq. (2), Theorem 2) with every row of ``R_{i1}`` written out.
 
-    Raises :class:`~boundcalc.lp.constraints.TooLargeError` when a winner's family has more
-    than ``max_rows`` rows.  The certificate is acted upon as in the cutting plane: a row
-    violated by more than 1e-7 or a relative duality gap above 1e-6 gives ``status = "failed"``.
+    A row violated by more than 1e-7 or a relative duality gap above 1e-6 gives
+    ``status = "failed"``, as in the cutting plane.
     """
-    t0 = time.perf_counter()
-    pm = as_preference_matrix(matrix)
-    st = as_structure(pm)
-    costs = pair_costs(st, regret)
-    C = _ecw_costs(st, regret)
-    per, allocs, certs, used_solvers = {}, {}, {}, {}
-    nrows = 0
-    for w in pm.copeland_winners.tolist():
-        fam = CopelandFamily(st, w, levels)
-        rows = fam.enumerate(max_rows=max_rows)
-        # ECW's allocation lies in R_{w} (000 Theorem 6), so its value scales the objective
-        scale = ecw_allocation(st.beats, C, w)[0]
-        x, _, duals, used = _solve_covering(costs, rows, solver=solver, scale=scale)
-        per[w] = float(costs @ x)
-        allocs[w] = _q_matrix(structure_d(st), x)
-        certs[w] = certificate_for(fam, costs, x, rows, duals)
-        nrows += len(rows)
-        used_solvers[str(w)] = used
-    failures, message = _status(certs)
-    return BoundResult.from_winners(
-        "lower_bound",
-        per,
-        allocs,
-        certs,
-        method="enumerate",
-        unit=UNIT_000 if regret is None else UNIT_CUSTOM,
-        stats=_stats(t0, nrows, used_solvers),
-        failures=failures,
-        message=message,
-    )
+    return _enumerate("lower_bound", matrix, regret, levels, max_rows, solver)
 
 
 def ecw_enumerate(
     matrix: MatrixLike, *, regret: ArrayLike | None = None, max_rows: int = DEFAULT_MAX_ROWS, solver: str = "auto"
 ) -> BoundResult:
-    """The ECW LP ``min c.e over R^E_{i1}`` with all rows written out (checks Theorem 5)."""
-    t0 = time.perf_counter()
-    pm = as_preference_matrix(matrix)
-    st = as_structure(pm)
-    costs = pair_costs(st, regret)
-    C = _ecw_costs(st, regret)
-    per, allocs, certs, used_solvers = {}, {}, {}, {}
-    nrows = 0
-    for w in pm.copeland_winners.tolist():
-        fam = ECWFamily(st, w)
-        rows = fam.enumerate(max_rows=max_rows)
-        nrows += len(rows)
-        lower = np.zeros(costs.size)
-        lower[fam.fixed_vars] = 1.0
-        scale = ecw_allocation(st.beats, C, w)[0]
-        x, _, duals, used = _solve_covering(costs, rows, lower=lower, solver=solver, scale=scale)
-        used_solvers[str(w)] = used
-        per[w] = float(costs @ x)
-        allocs[w] = _q_matrix(structure_d(st), x)
-        v = fam.max_violation(x)
-        certs[w] = Certificate(max_violation=v, primal_bound=per[w], dual_bound=float("nan"))
-    failures, message = _status(certs)
-    return BoundResult.from_winners(
-        "ecw",
-        per,
-        allocs,
-        certs,
-        method="enumerate",
-        unit=UNIT_000 if regret is None else UNIT_CUSTOM,
-        stats=_stats(t0, nrows, used_solvers),
-        failures=failures,
-        message=message,
-    )
+    """The ECW LP ``min c.e over R^E_{i1}`` with every row written out (checks 000 Theorem 5)."""
+    return _enumerate("ecw", matrix, regret, None, max_rows, solver)

@@ -1,23 +1,17 @@
 """The Copeland structure of a preference matrix -- who beats whom -- apart from the gaps.
 
-:class:`~boundcalc.matrix.Structure` (defined with :class:`~boundcalc.PreferenceMatrix`, which
-computes its own once) is re-exported here with the empirical side of it.
-
-The constraint families of paper 000 (``R_{i1}``, eq. (2); ``R^E_{i1}``, eqs. (4)-(5)) depend
-on the matrix only through its *structure*: the sets ``S_i`` (arms that beat ``i``) and
-``I_i`` (arms that ``i`` beats), the losses ``L_i = |S_i|`` and the Copeland winners.  The gaps
-enter only through the costs ``c_p = r_p / d(mu_p)`` and the normalisation ``e_p = q_p d(mu_p)``
-(000 Sec. 3).  An online policy's empirical matrix ``mu_hat(t)`` keeps the same
-structure for long stretches, so everything built from a :class:`Structure` (families, HiGHS
-models) is reused while only the costs move.
+The constraint families of paper 000 (``R_{i1}``, eq. (2); ``R^E_{i1}``, eqs. (4)-(5)) depend on
+the matrix only through its structure: ``S_i`` (arms that beat ``i``), ``I_i`` (arms ``i``
+beats), the losses ``L_i = |S_i|`` and the Copeland winners.  The gaps enter only through the
+costs ``c_p = r_p / d(mu_p)`` and the normalisation ``e_p = q_p d(mu_p)`` (000 Sec. 3).  An
+online policy's ``mu_hat(t)`` keeps its structure for long stretches, so what is built from a
+:class:`~boundcalc.matrix.Structure` (families, HiGHS models) is reused while the costs move.
 
 Empirical ties
-    A user's matrix with an exact tie ``mu_ij = 1/2`` is refused by
-    :class:`~boundcalc.PreferenceMatrix` (the theory assumes none).  An empirical matrix has ties
-    all the time (an undrawn pair, or as many wins as losses).  :func:`empirical_structure`
-    takes this reading of paper 000's Algorithm 1 (Sec. 4): a tied pair is
-    in neither ``S`` nor ``I`` (it counts as a loss for neither arm), its ``d = 0``, and it
-    lies in no row of any family, so no amount of drawing it is ever asked for.
+    A :class:`~boundcalc.PreferenceMatrix` refuses ``mu_ij = 1/2`` (the theory assumes no tie);
+    an empirical matrix has them all the time.  :func:`empirical_structure` reads 000's
+    Algorithm 1 (Sec. 4) so: a tied pair is in neither ``S`` nor ``I``, its ``d = 0``, and it
+    lies in no row, so no drawing of it is ever asked for.
 
 >>> s = empirical_structure([[.5, .5, .7], [.5, .5, .2], [.3, .8, .5]])   # arms 0 and 1 tied
 >>> s.L.tolist(), s.winners.tolist(), s.ties
@@ -28,6 +22,7 @@ Empirical ties
 
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
@@ -61,35 +56,24 @@ def empirical_mu(wins: np.ndarray) -> np.ndarray:
     return mu
 
 
-_EYE: dict[int, np.ndarray] = {}
-_IU: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
+@functools.cache
 def triu(K: int) -> tuple[np.ndarray, np.ndarray]:
     """``numpy.triu_indices(K, 1)``, cached (the pair order of every variable vector)."""
-    iu = _IU.get(K)
-    if iu is None:
-        iu = np.triu_indices(K, 1)
-        _IU[K] = iu
-    return iu
+    return np.triu_indices(K, 1)
 
 
+@functools.cache
 def _off(K: int) -> np.ndarray:
-    e = _EYE.get(K)
-    if e is None:
-        e = ~np.eye(K, dtype=bool)
-        _EYE[K] = e
-    return e
+    """The off-diagonal mask of a K x K matrix, cached."""
+    return ~np.eye(K, dtype=bool)
 
 
 def empirical_structure(mu_hat: ArrayLike, *, check: bool = True, compiled: bool = False) -> Structure:
-    """The structure of an empirical matrix ``mu_hat`` (exact ties allowed; see the module text).
+    """The structure of an empirical matrix ``mu_hat`` (exact ties allowed), ``d(0) = d(1) = log 2``.
 
-    Only the shape, finiteness, range ``[0, 1]`` and ``mu_hat + mu_hat.T == 1`` (to 1e-9) are
-    checked (``check=False`` skips even that, for a caller that builds ``mu_hat`` from counts
-    as :func:`empirical_mu` does).  ``d(0) = d(1) = log 2`` exactly.  ``compiled=True`` runs the
-    compiled kernel (:func:`boundcalc.kernels.lp.kl_structure`: one pass, no temporaries, for the
-    online solves); the numpy path below gives the same structure to the last bit.
+    ``check`` validates the shape, the range ``[0, 1]`` and ``mu_hat + mu_hat.T == 1`` (to 1e-9);
+    ``compiled=True`` runs :func:`boundcalc.kernels.lp.kl_structure` (the online path), which gives
+    the same structure to the last bit.
     """
     mu = np.asarray(mu_hat, dtype=float)
     if mu.ndim != 2 or mu.shape[0] != mu.shape[1] or mu.shape[0] < 2:
@@ -134,7 +118,7 @@ def as_structure(matrix: MatrixLike | Structure) -> Structure:
         return matrix
     if isinstance(matrix, PreferenceMatrix):
         return matrix.structure  # computed once by the matrix
-    if isinstance(matrix, (str, os.PathLike)):  # an array of numbers only: no file is read here
+    if isinstance(matrix, (str, os.PathLike)):  # no file is read here
         raise TypeError(
             f"expected a preference matrix, a Structure or an array; got the path {matrix!r} "
             "(load it with boundcalc.PreferenceMatrix)"
@@ -143,17 +127,14 @@ def as_structure(matrix: MatrixLike | Structure) -> Structure:
 
 
 def structure_d(st: Structure) -> np.ndarray:
-    """``st.d``, the KL divergences the costs and allocations need; ``ValueError`` for a structure
-    built from ``beats`` alone (no gaps)."""
+    """``st.d`` (the KL divergences); ``ValueError`` for a structure built from ``beats`` alone."""
     if st.d is None:
         raise ValueError("the structure carries no d (KL divergences); build it from a matrix")
     return st.d
 
 
 def check_regret(regret: ArrayLike | None, K: int) -> np.ndarray:
-    """Validate a custom pair regret (one check for every method): K x K, finite, symmetric, >= 0.
-
-    Returns it as a float array with a zero diagonal.
+    """A custom pair regret validated (K x K, finite, symmetric, >= 0), with a zero diagonal.
 
     >>> check_regret(-np.ones((2, 2)), 2)
     Traceback (most recent call last):
@@ -163,15 +144,11 @@ def check_regret(regret: ArrayLike | None, K: int) -> np.ndarray:
     R = np.array(regret, dtype=float)
     if R.shape != (K, K):
         raise ValueError(f"regret must be a {K}x{K} array; got shape {R.shape}")
-    off = ~np.eye(K, dtype=bool)
-    bad = np.argwhere(~np.isfinite(R) & off)
-    if bad.size:
-        i, j = bad[0]
-        raise ValueError(f"regret must be finite; entry ({i}, {j}) is {R[i, j]}")
-    bad = np.argwhere((R < 0) & off)
-    if bad.size:
-        i, j = bad[0]
-        raise ValueError(f"regret must be non-negative; entry ({i}, {j}) is {R[i, j]}")
+    for bad, must in ((~np.isfinite(R), "finite"), (R < 0, "non-negative")):
+        where = np.argwhere(bad & _off(K))
+        if where.size:
+            i, j = where[0]
+            raise ValueError(f"regret must be {must}; entry ({i}, {j}) is {R[i, j]}")
     if not np.allclose(R, R.T, atol=1e-12, rtol=1e-12):
         i, j = np.unravel_index(np.argmax(np.abs(R - R.T)), R.shape)
         raise ValueError(f"regret must be symmetric; entries ({i}, {j}) and ({j}, {i}) differ")

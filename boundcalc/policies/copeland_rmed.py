@@ -1,74 +1,53 @@
 """Paper 000's Algorithm 1 (CW-RMED / ECW-RMED, Komiyama, Honda & Nakagawa, ICML 2016, Sec. 4).
 
-The algorithm's skeleton is shared by both variants and written once, compiled: the candidate lists
-``L_C`` (this pass), ``L_R`` (still to be drawn in this pass), ``L_N`` (next pass), the forced
-exploration of line 4, the empirical structure kept up to date duel by duel, and the list step of
-lines 11-15 (:func:`skeleton_select`, :func:`skeleton_learn`, :func:`skeleton_refresh`,
-:func:`skeleton_finish`), and check (3) of line 8 (:func:`check3`), which 000 prints once for both
-variants: the observed counts against ``R_{i*}(mu_hat)`` of eq. (2), by the LP core's sorting oracle.
-A variant supplies line 11's target allocation: ECW-RMED (:class:`ECWRMED`, :func:`~boundcalc.kernels.copeland_rmed.ecw_target`)
-Theorem 5's closed form over ``R^E`` (eqs. (4)-(5)); CW-RMED (:mod:`boundcalc.policies.cw_rmed`) the
-exact LP of eq. (2).
+The skeleton both variants share is compiled once: the lists ``L_C`` (this pass), ``L_R`` (still
+to draw in it) and ``L_N`` (next pass), line 4's forced exploration, the empirical structure kept
+up to date duel by duel, lines 11-15's list step (:func:`skeleton_select`, :func:`skeleton_learn`,
+:func:`skeleton_refresh`, :func:`skeleton_finish`) and line 8's check (3) (:func:`check3`).  A
+variant supplies line 11's target: ECW-RMED (:class:`ECWRMED`,
+:func:`~boundcalc.kernels.copeland_rmed.ecw_target`) Theorem 5's closed form over ``R^E`` (eqs.
+(4)-(5)), CW-RMED (:mod:`boundcalc.policies.cw_rmed`) the exact LP of eq. (2).
 
-Readings of the text taken here (000 Algorithm 1, Sec. 4)
-    * Line 4, forced exploration: at the start of every pass (each iteration of the ``while``
-      loop) the pairs ``(i, j)``, ``i > j``, with ``N_ij < alpha sqrt(log t)`` or
-      ``|mu_hat_ij - 1/2| < beta / log log t`` are listed once, with ``t`` the round about to be
-      played, and each is drawn once, in lexicographic order, before the pass's loop over
-      ``L_C``; ``t`` advances with each draw.  ``log log t <= 0`` (``t <= 2``) disables the
-      beta test; ``beta = 0`` disables it always.
-    * ``L_C`` is walked in lexicographic order of ``(i, j)``, ``i >= j`` (the "arbitrarily fixed
-      order" of line 5); the first pass is ``P_{i != j}``.
-    * Check (3) is line 8's, the same for both variants: ``N / log t`` in ``R_{i*}(mu_hat)`` of
-      eq. (2), as printed (and as the D-TS authors' C++ ECW-RMED checks it); only line 11 differs
-      ("(CW)" / "(ECW)").  ECW-RMED does not test the smaller ``R^E`` (eqs. (4)-(5)) there: ``R^E``
-      is the set line 11's closed form optimises over, and Sec. 4.2's "the difference ... is the
-      amount of exploration" is line 11's target.  Since ``R^E c R``, ECW's target passes check (3)
-      once reached, as Theorem 4 needs.  (Testing ``R^E`` here explores more:
-      ``tests/test_policies.py`` holds a state where the two checks part.)
-    * Check (3) and line 11 use the counts *including* the draw just made and ``t`` = the round
-      just played.  In normalised form (``e_p = q_p d(mu_p)``, 000 eq. (2)), check (3) asks, for every
-      covering row ``P``, ``sum_{p in P} N_p d(mu_hat_p) >= log t``; the box ``q <= 1/d`` does
-      not apply to observed counts.  At ``t = 1`` (``log t = 0``) the check holds trivially
-      and the first empirical Copeland winner is exploited.
-    * The empirical winner ``i*`` of line 11 is the argmin of the per-winner constants; values
-      within a relative ``1e-12`` of the minimum count as ties and go to the smaller arm index.
-    * Line 11 puts ``(i, j)``, ``i > j``, into ``L_NC`` when ``q*_ij > N_ij / log t``; line 12
-      adds ``(i*, i*)``.
-    * Line 15 ranges over ``P_all`` (pairs with ``i >= j``, 000 Sec. 2), so the exploitation pair
-      ``(i*, i*)`` reaches the next pass; a pair still in ``L_R`` (to be drawn later in this
-      pass) is not added, and ``L_N`` holds no duplicates.
-    * ``mu_hat = 1/2`` for an undrawn or tied pair; such a pair is in neither ``S`` nor ``I``,
-      has ``d = 0`` and lies in no row.  ``d(0) = d(1) = log 2``.
-    * A self-duel ``(i, i)`` carries no information: counts are unchanged, ``t`` advances.
-    * Line 11's allocation depends on ``mu_hat`` alone: after a self-duel only ``log t`` moved, so
-      the last allocation is reused and compared with the new ``N / log t``.
+Readings of the text (000 Algorithm 1, Sec. 4)
+    * Line 4: when a pass starts, the pairs ``(i, j)``, ``i > j``, with ``N_ij < alpha sqrt(log t)``
+      or ``|mu_hat_ij - 1/2| < beta / log log t`` (``t`` the round about to be played) are listed
+      and each is drawn once, in lexicographic order, before the loop over ``L_C`` (``t`` advancing
+      with each draw).  The beta test is off when ``log log t <= 0`` or ``beta = 0``.
+    * ``L_C`` is walked in lexicographic order of ``(i, j)``, ``i >= j`` (line 5's "arbitrarily
+      fixed order"); the first pass is ``P_{i != j}``.
+    * Check (3) is line 8's for both variants: ``N / log t`` in ``R_{i*}(mu_hat)`` of eq. (2), as
+      printed (and as the D-TS authors' C++ ECW-RMED checks it); only line 11 differs.  ``R^E`` is
+      what ECW-RMED's line 11 optimises over; since ``R^E c R`` its target passes check (3) once
+      reached (Theorem 4).  Testing ``R^E`` there explores more (``tests/test_policies.py`` has a
+      state where they part).
+    * Check (3) and line 11 use the counts including the draw just made and ``t`` the round just
+      played; in normalised form every covering row asks ``sum_p N_p d(mu_hat_p) >= log t`` (the
+      box ``q <= 1/d`` does not apply to counts).  At ``t = 1`` the check holds trivially and the
+      first empirical Copeland winner is exploited.
+    * Line 11's ``i*`` is the argmin of the per-winner constants; values within a relative
+      ``1e-12`` of the minimum are tied and go to the smaller arm index.  ``(i, j)``, ``i > j``,
+      joins ``L_NC`` when ``q*_ij > N_ij / log t``; line 12 adds ``(i*, i*)``.
+    * Line 15 ranges over ``P_all`` (``i >= j``, Sec. 2), so ``(i*, i*)`` reaches the next pass; a
+      pair still in ``L_R`` is not added, and ``L_N`` holds no duplicates.
+    * An undrawn or tied pair has ``mu_hat = 1/2``: it is in neither ``S`` nor ``I``, has ``d = 0``
+      and lies in no row.  ``d(0) = d(1) = log 2``.
+    * A self-duel ``(i, i)`` changes no count (``t`` advances), so line 11's allocation, which
+      depends on ``mu_hat`` alone, is reused.
 
-The empirical state (fields of :class:`RMEDState`, the one layout of both variants)
-    ``beats`` (strict, ties in neither direction), ``L`` (losses), ``d`` (``d(mu_hat)``, 0 on
-    ties), ``info = N d``, ``C = r / d`` (000's regret on the empirical losses; ``inf`` on ties and
-    the diagonal), ``Q`` (line 11's allocation, draws per ``log t``).  A duel that keeps the
-    structure changes one pair's ``d``, ``N d`` and cost (:func:`skeleton_learn`); a duel that flips
-    it marks the structure stale and the next decision recomputes everything
-    (:func:`skeleton_refresh`).  ``mu_hat``, ``d`` and the costs are computed with the arithmetic of
-    :func:`boundcalc.lp.structure.empirical_structure` and :func:`boundcalc.lp.ecw._cost_matrix`,
-    bit for bit.
+The empirical state (:class:`RMEDState`)
+    ``beats`` (strict), ``L``, ``d`` (0 on ties), ``info = N d``, ``C = r / d`` (000's regret on
+    the empirical losses, ``inf`` on ties and the diagonal), ``Q`` (line 11's allocation, draws per
+    ``log t``), with the arithmetic of :func:`boundcalc.lp.structure.empirical_structure` and
+    :func:`boundcalc.lp.ecw._cost_matrix`, bit for bit.  A duel that keeps the structure changes
+    one pair (:func:`skeleton_learn`), and for ECW-RMED only its loser's eq. (5) pools and its
+    winner's eq. (4) row of Theorem 5; one that flips it makes the next decision recompute
+    everything (:func:`skeleton_refresh`).  Check (3) runs the LP core's sorting oracle
+    (:func:`boundcalc.kernels.lp.copeland_sums`) on ``E = (N / log t) d`` over tables built once per
+    structure (:func:`build_tables`; Python enlarges them: :meth:`CopelandRMED._grow_tables`).
 
-Check (3) (:func:`check3`)
-    runs, for each empirical Copeland winner ``i1`` in index order, the LP core's sorting oracle
-    (:func:`boundcalc.kernels.lp.copeland_sums`) on ``E = (N / log t) d`` over tables built once
-    per empirical structure (:func:`build_tables`, equal to the LP core's); the counts pass when
-    ``1 - min_row sum <= check_tol``.  Tables that outgrow their arrays are enlarged by Python
-    (:meth:`CopelandRMED._grow_tables`).
-
-ECW-RMED's caches
-    A duel that keeps the empirical structure changes only the eq. (5) pools of the pair's loser
-    and the eq. (4) row of its winner; those parts of Theorem 5 are recomputed, the others reused.
-
-``stats``: ``forced`` (line 4 draws), ``checks`` (check (3) evaluations), ``targets`` (times line
-11 is reached), ``solves`` (line 11 computed anew: the counts changed since the last one),
-``self_duels``, ``structures`` (empirical structures met by check (3)), ``check_bound`` (check (3)
-decided by its bounds, no oracle).
+``stats``: ``forced`` (line 4 draws), ``checks`` (check (3) evaluations), ``targets`` (line 11
+reached), ``solves`` (line 11 computed anew), ``self_duels``, ``structures`` (empirical structures
+met by check (3)), ``check_bound`` (check (3) decided by its bounds, no oracle).
 """
 
 from __future__ import annotations
@@ -106,10 +85,9 @@ from .base import Real
 from .kernel import T_, CompiledPolicy, bind, bundle
 from .registry import register_policy
 
-#: A decision of lines 7-13 on given counts (:meth:`CopelandRMED.decide`): the winner check (3)
-#: passed for (None when it failed), line 11's ``i*``, allocation ``Q`` and per-winner constants
-#: (None when check (3) passed), ``L_NC`` (lexicographic, then ``(i*, i*)``), and the policy's
-#: counters for this one decision (e.g. CW-RMED's ``warm_answers``: line 11 without HiGHS).
+#: A decision of lines 7-13 (:meth:`CopelandRMED.decide`): the winner check (3) passed for, or line
+#: 11's ``i*``, allocation ``Q`` and per-winner constants (None for the part not taken), ``L_NC``
+#: (lexicographic, then ``(i*, i*)``) and the policy's counters for this decision.
 Decision = namedtuple("Decision", ["check", "istar", "Q", "values", "next", "stats"])
 
 __all__ = [
@@ -135,15 +113,10 @@ __all__ = [
 class CopelandRMED(CompiledPolicy):
     """The skeleton of 000's Algorithm 1 (see the module text); ECW-RMED and CW-RMED derive from it.
 
-    Hyperparameters: ``alpha > 0`` (forced exploration ``N_ij < alpha sqrt(log t)``) and
-    ``beta >= 0`` (``|mu_hat_ij - 1/2| < beta / log log t``); defaults 3 and 0.01, the values of
-    000's experiments; ``check_tol`` (check (3) passes when the largest row violation of
-    ``N / log t`` is at most this; default 1e-12, i.e. exact up to rounding).
-
-    A compiled step that needs Python (larger tables; CW-RMED's LP) returns a request; the class
-    serves it (:meth:`_serve`) and resumes the step (the kernel called with ``i = RESUME``).  The
-    protocol's step and the whole run are one kernel
-    (:func:`~boundcalc.kernels.cw_rmed.copeland_run`; a step passes ``env = None``).
+    Hyperparameters ``alpha`` and ``beta`` (line 4; defaults 3 and 0.01, 000's experiments) and
+    ``check_tol`` (check (3)'s tolerance on row violations; 1e-12, exact up to rounding).  A
+    compiled step that needs Python (larger tables, CW-RMED's LP) returns a request, which
+    :meth:`_serve` serves before the step resumes (the kernel called with ``i = RESUME``).
     """
 
     #: (select, learning step): the learning step is the run kernel's, ``(s, None, i, j, won)``.
@@ -165,16 +138,15 @@ class CopelandRMED(CompiledPolicy):
     )
 
     def _attach(self, arrays: Any) -> None:
-        # CompiledPolicy's, with the learning step's entry point bound at its first use: a simulation
-        # runs the whole-run kernel alone, and each of the two holds the whole decision (numba would
-        # compile it once more for an update bound and never called)
+        # the learning step is bound at its first use: a simulation runs the whole-run kernel alone,
+        # and numba would compile the whole decision once more for an update never called
         compile_notice(["policy", type(self).kernels[2].py_func.__module__.rsplit(".", 1)[1]], f"policy {self.name!r}")
         self._arrays = arrays
         self._s = bundle(arrays)
         self._calls = (_entry(type(self), 0, self._s), self._learn_first)
 
     def _learn_first(self, s: Any, env: None, i: int, j: int, won: bool) -> Any:
-        update = _entry(type(self), 1, self._s)  # the learning step alone (select is bound above)
+        update = _entry(type(self), 1, self._s)
         self._calls = (self._calls[0], update)
         return update(s, env, i, j, won)
 
@@ -183,7 +155,6 @@ class CopelandRMED(CompiledPolicy):
         self._calls = (self._calls[0], _entry(type(self), 1, self._s))
         return self._calls
 
-    # -- stepping with Python's help ----------------------------------------------------------
     def _learn_compiled(self, i: int, j: int, won: bool) -> None:
         status = self._calls[1](self._s, None, i, j, won)
         while status != DONE:
@@ -208,8 +179,7 @@ class CopelandRMED(CompiledPolicy):
             raise RuntimeError(f"{self.name}: unknown request {status} from the compiled step")
 
     def _grow_tables(self) -> None:
-        """Flat table arrays large enough for the current structure (twice that, at most every
-        level of every arm), for :func:`build_tables` to fill."""
+        """Flat table arrays for :func:`build_tables`: twice the current structure's need, at most all levels."""
         a = self._arrays
         K = self.K
         L = np.sort(a.L)
@@ -225,7 +195,7 @@ class CopelandRMED(CompiledPolicy):
         )
 
     def _replace(self, **arrays: np.ndarray) -> None:
-        """New arrays for some fields (sizes changed): the bundle is rebuilt over them."""
+        """New arrays for some fields; the bundle is rebuilt over them."""
         self._attach(self._arrays._replace(**arrays))
 
     @property
@@ -235,9 +205,8 @@ class CopelandRMED(CompiledPolicy):
         return [divmod(int(c), self.K) for c in a.LC[: a.reg[NLC]]]
 
     def decide(self, t: int, wins: np.ndarray, draws: np.ndarray) -> Decision:
-        """Lines 7-13 of Algorithm 1 on the counts ``wins`` (``draws = wins + wins.T``) after round
-        ``t``, as this policy decides them (its own state is left alone): check (3), line 11 and
-        ``L_NC``.  For tests and inspection."""
+        """Lines 7-13 on the counts ``wins`` (``draws = wins + wins.T``) after round ``t``, this
+        policy's state left alone (for tests and inspection)."""
         W = np.array(wins, dtype=np.int64)
         N = np.array(draws, dtype=np.int64)
         K = self.K
@@ -270,13 +239,9 @@ class CopelandRMED(CompiledPolicy):
 class ECWRMED(CopelandRMED):
     """ECW-RMED: 000's Algorithm 1 with line 11 over ``R^E`` (eqs. (4)-(5)), Theorem 5's closed form.
 
-    Check (3) (line 8, the same as CW-RMED's) tests the observed counts against ``R_{i1}(mu_hat)``
-    of eq. (2) for each empirical Copeland winner in index order (:func:`check3`); when none passes,
-    line 11 takes the winner with the smallest ``C^E*_{i1}(mu_hat)`` and its closed-form allocation,
-    cost ties broken towards the smaller arm index (:func:`ecw_target`).  Defaults ``alpha = 3``,
-    ``beta = 0.01`` (000's experiments); ``beta = 0`` allowed; ``check_tol`` as CW-RMED's.  The readings of the loose parts of the text are listed
-    in :mod:`boundcalc.policies.copeland_rmed`.  Regret is at most ``C^E* log T + o(log T)``
-    (Theorem 4).
+    Check (3) tests the counts against ``R_{i1}(mu_hat)`` of eq. (2) per empirical winner
+    (:func:`check3`); when none passes, line 11 takes the winner of smallest ``C^E*_{i1}(mu_hat)``
+    and its allocation (:func:`ecw_target`).  Regret is at most ``C^E* log T + o(log T)`` (Theorem 4).
 
     Examples
     --------
@@ -296,7 +261,7 @@ class ECWRMED(CopelandRMED):
     def initial_state(self) -> ECWState:
         K = self.K
         base = skeleton_state(K, self.params, len(self.stat_names))
-        base.update(  # ECW-RMED's fields (the one layout: CW-RMED's stay empty)
+        base.update(  # ECW-RMED's fields (CW-RMED's stay empty)
             keys=np.empty(K),
             tgt_part=np.zeros((K, K)),
             tgt_h=np.zeros((K, K), dtype=np.int64),
@@ -313,8 +278,7 @@ _ENTRIES: dict[tuple[Any, int, Any], Any] = {}
 
 
 def _entry(cls: type[CopelandRMED], k: int, s: Any) -> Any:
-    """The entry point of ``cls.kernels[k]`` (0: select, 1: update, the run kernel with a duel given and
-    ``env = None``) for the state type of ``s`` (cached)."""
+    """The cached entry point of ``cls.kernels[k]`` (0: select, 1: update) for the state type of ``s``."""
     key = (cls, k, s._numba_type_)
     got = _ENTRIES.get(key)
     if got is None:
