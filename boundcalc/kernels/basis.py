@@ -1,47 +1,36 @@
 """The one warm-basis optimality test: does a stored simplex basis stay optimal under new costs?
 
-Shared by the LP core (:meth:`boundcalc.lp.highs.CoveringLP._reuse_basis`) and CW-RMED's compiled
-line 11 (:func:`boundcalc.kernels.cw_rmed.copeland_run`; paper 000 = Komiyama, Honda & Nakagawa,
-ICML 2016, Algorithm 1 line 11: the LP of eq. (2) on the empirical structure at every step).
-
-The LP is ``min c.v  s.t.  lb <= v <= ub,  A v >= lo`` (rows with infinite upper bounds).  With
-the rows and bounds unchanged since the basis was optimal, the basis stays primal feasible with the
-same solution; it stays optimal for new costs ``c`` while its duals ``y`` (``B^T y = c_B``) keep
-their signs (LP optimality conditions, e.g. Chvatal, *Linear Programming*, ch. 10):
+Paper 000 (Komiyama, Honda & Nakagawa, ICML 2016), Algorithm 1 line 11, solves the LP of eq. (2) on
+the empirical structure at every step; between structure changes only its costs move.  The LP is
+``min c.v  s.t.  lb <= v <= ub,  A v >= lo``.  With the rows and bounds unchanged the basis stays
+primal feasible, and it stays optimal for new costs ``c`` while its duals ``y`` (``B^T y = c_B``)
+keep their signs (Chvatal, *Linear Programming*, ch. 10):
 
 * a tight row (its slack nonbasic) needs ``y_r >= 0``;
 * a nonbasic variable needs its reduced cost ``d_j = c_j - a_j.y >= 0`` at its lower bound,
-  ``<= 0`` at its upper bound and ``= 0`` when nonbasic between its bounds; a fixed variable (or
-  one in no row, at its lower bound with ``c >= 0``) is not tested.
+  ``<= 0`` at its upper bound and ``= 0`` between them; a fixed variable (or one in no row, at its
+  lower bound with ``c >= 0``) is not tested.
 
 Each sign is required with a margin of :data:`DUAL_MARGIN` (half HiGHS's dual feasibility
-tolerance) less a rounding allowance :data:`ROUNDING` times the magnitudes summed into the number,
-so that a basis is kept only where HiGHS's warm re-solve would pivot no more (0 simplex iterations)
-and return the same solution (tested against HiGHS on random cost changes, plain and lifted
-models: ``tests/test_basis_test.py``).
+tolerance) less :data:`ROUNDING` times the magnitudes summed into the number, so that a basis is
+kept only where HiGHS's warm re-solve would pivot no more and return the same solution
+(``tests/test_basis_test.py``).
 
-**One sign test, two sources of duals.**  The LP core gets ``y`` from HiGHS's own factorisation
-(one ``getBasisTransposeSolve`` per test: its models are plain or lifted, the basis is HiGHS's,
-and one solve is all a one-off test needs).  CW-RMED tests the stored bases of every Copeland
-winner at every step without calling Python, so it keeps ``(M^-1)^T`` of each basis, ``M`` the 0/1
-basis matrix on the tight rows, inverted once per basis in compiled code
-(:func:`boundcalc.kernels.cw_rmed.basis_matrix`), and forms ``y = M^-T c_B`` as a small dense
-product.  Reading ``B^-1`` from HiGHS instead, row by row (``getBasisInverseRow``), costs more than
-the in-house inverse at 16-64 arms (benchmarks/policies.py, CW-RMED on Figure 1 panel (a)'s
-matrix, CPU: 8.55 s against 6.10 s per 10^5 steps, and 0.66-0.92x as fast over the matrices
-measured).  Both then call :func:`duals_keep_signs`, the one sign test.
+Two sources of duals, one test: the LP core (:meth:`boundcalc.lp.highs.CoveringLP._reuse_basis`)
+reads ``y`` from HiGHS's factorisation; CW-RMED's compiled step (:mod:`boundcalc.kernels.cw_rmed`),
+testing every Copeland winner's basis at every step without Python, keeps ``(M^-1)^T`` of each
+basis (``M`` the 0/1 basis matrix on the tight rows) and forms ``y = M^-T c_B`` itself, faster at
+16-64 arms than reading ``B^-1`` from HiGHS row by row.
 
-Plain ``@numba.njit(cache=True)`` functions, arrays in and out, nothing imported from boundcalc
-(the constants are plain floats: the LP core reads them without loading numba).
+Plain ``@numba.njit(cache=True)`` functions over arrays; the margins are plain floats of the layer's
+numba-free ``__init__``, so the LP core reads them without loading numba.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-# DUAL_MARGIN, ROUNDING: defined once, in the layer's numba-free __init__; compile_gc: the
-# garbage-collection guard of every compilation
-from . import DUAL_MARGIN, ROUNDING, compile_gc  # noqa: F401
+from . import DUAL_MARGIN, ROUNDING, compile_gc  # noqa: F401  (compile_gc: the compilations' GC guard)
 
 #: ``code`` of a variable: nonbasic at its lower bound, basic, nonbasic at its upper bound,
 #: nonbasic strictly between its bounds, not tested (fixed, or in no row).
@@ -50,13 +39,10 @@ AT_LOWER, BASIC, AT_UPPER, BETWEEN, SKIP = 0, 1, 2, 3, 4
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def duals_keep_signs(cost, y, ymag, tight, starts, idx, val, code, margin, rounding, aty, atyabs):
-    """Whether the duals ``y`` (with magnitudes ``ymag``) prove the basis optimal for ``cost``:
-    ``y_r >= -margin + rounding * ymag_r`` on tight rows, and every tested variable's reduced
-    cost ``cost_j - (A^T y)_j`` of the right sign within ``margin`` less ``rounding`` times
-    ``|cost_j| + sum_r |a_rj y_r|`` (module text).  ``A``: the rows of ``y`` in CSR (``starts``
-    of length ``len(y) + 1``, absolute positions in ``idx``/``val``, ``idx`` naming the
-    variables); ``code`` per variable (:data:`AT_LOWER` ... :data:`SKIP`); ``aty``, ``atyabs``:
-    scratch of the variables' length.
+    """Whether the duals ``y`` (with magnitudes ``ymag``) prove the basis optimal for ``cost`` (the
+    module's signs and margins).  ``A``: the rows of ``y`` in CSR (``starts`` of length
+    ``len(y) + 1``, absolute positions in ``idx``/``val``); ``code`` per variable (:data:`AT_LOWER`
+    ... :data:`SKIP`); ``aty``, ``atyabs``: scratch of the variables' length.
 
     >>> import numpy as np
     >>> # min v0 + 2 v1, v0 + v1 >= 1: v0 basic, y = c_0 = 1 (magnitude 1), d_1 = 2 - 1 = 1 >= 0

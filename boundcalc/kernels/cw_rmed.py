@@ -1,8 +1,29 @@
-"""CW-RMED's compiled steps (paper 000: Komiyama, Honda & Nakagawa, ICML 2016, Algorithm 1 with the
-LP of eq. (2)): the state layout, Theorem 6's shortcut, the warm-basis test of line 11, and the
-decision and run loop of both Copeland RMED variants (:func:`copeland_run`, the protocol's step and
-the whole run: ECW-RMED's line 11 or CW-RMED's, by ``reg[VARIANT]``); the reading of each line, and
-the Python side that calls HiGHS, are in :mod:`boundcalc.policies.cw_rmed`.
+"""CW-RMED's and ECW-RMED's compiled decision and run loop (paper 000: Komiyama, Honda & Nakagawa,
+ICML 2016, Algorithm 1 with the LP of eq. (2)); the reading of each line, and the Python side that
+calls HiGHS, are in :mod:`boundcalc.policies.cw_rmed`.
+
+:func:`copeland_run` is the one kernel of both variants (``reg[VARIANT]``) and of both ways of
+driving them: the protocol's learning step (``env = None``; numba prunes the playing part) and the
+whole run.  After a draw of the loop over ``L_C`` it runs lines 7-15 of Algorithm 1, line 11 being
+the variant's:
+
+* ECW-RMED: Theorem 5 (:func:`~boundcalc.kernels.copeland_rmed.ecw_target`), its parts made stale by
+  the duels since the last decision recomputed;
+* CW-RMED with two or more Copeland winners and no tie: Theorem 6, ECW's closed form per winner
+  (:func:`boundcalc.kernels.lp.ecw_closed_form`), feasible for ``R_a`` by the oracle;
+* otherwise CW-RMED keeps each winner's stored basis while it stays optimal for the costs ``c``,
+  perturbed as the LP core's models are (:mod:`boundcalc.kernels.perturb`): the duals from the kept
+  ``(M^-1)^T`` (:func:`inverse_duals`), judged by the LP core's warm-basis test
+  (:func:`boundcalc.kernels.basis.duals_keep_signs`); then ``C*_a = c.e*_a`` with the true costs.
+
+A decision that needs Python returns what it needs (``NEED_TABLES``, ``NEED_LP``, ``NEED_BASES``,
+``NEED_SIMPLEX``) with ``reg[PENDING]`` set and nothing counted, and the call with ``i = RESUME``
+makes it again.  ``NEED_SIMPLEX`` has Python run :func:`resolve_from_basis`, the compiled simplex
+from the stored basis, before HiGHS; it is compiled apart because numba links and re-optimises
+every callee into each caller, and the simplex inside the run kernel made the cold compile 2-3x
+longer.  For the same reason the decision is written out in :func:`copeland_run` rather than in
+helpers, while the larger steps (check (3), the tables, Theorem 5's target) stay functions of their
+own.
 
 >>> from boundcalc.policies import make_policy
 >>> from boundcalc.kernels.copeland_rmed import skeleton_select
@@ -55,48 +76,32 @@ from .policy import T_, env_more, play
 from .simplex import OPTIMAL, solve_from_basis
 
 #: What a compiled step may ask of Python beyond the skeleton's (``DONE``, ``NEED_TABLES``): an LP
-#: solve, the warm bases of a new structure (from the LP core's cache).
-NEED_LP, NEED_BASES = 2, 3
-#: ... and the compiled simplex's re-solve of winner ``reg[SPXW]``'s stored basis
-#: (:func:`resolve_from_basis`, called by Python: compiled apart from this kernel, see there)
-NEED_SIMPLEX = 4
+#: solve, the warm bases of a new structure, the compiled simplex's re-solve of winner ``reg[SPXW]``.
+NEED_LP, NEED_BASES, NEED_SIMPLEX = 2, 3, 4
 
-
-# reg beyond the skeleton's: the structure version the warm bases were loaded for
-BAS = N_REG_SKELETON
-# and the pivots the compiled primal simplex may take from a stored basis that failed the basis test
-# (:func:`resolve_from_basis`; 0: HiGHS re-solves, as before)
-SPX = N_REG_SKELETON + 1
-# the winner whose basis NEED_SIMPLEX asks to re-solve
-SPXW = N_REG_SKELETON + 2
-
-
+#: ``reg`` beyond the skeleton's: the structure the warm bases were read for, the pivots the
+#: compiled simplex may take (0: HiGHS re-solves), the winner whose basis ``NEED_SIMPLEX`` re-solves.
+BAS, SPX, SPXW = N_REG_SKELETON, N_REG_SKELETON + 1, N_REG_SKELETON + 2
 N_REG = N_REG_SKELETON + 3
 
-
-LP_TOL = 3  # fr beyond the skeleton's (alpha, beta, check_tol)
-PERT = 4  # line 11's cost perturbation delta (:mod:`boundcalc.kernels.perturb`; 0: the costs themselves)
+#: ``fr`` beyond the skeleton's (alpha, beta, check_tol): the oracle's tolerance, the perturbation delta.
+LP_TOL, PERT = 3, 4
+#: ``stats`` beyond the skeleton's: LP solves, Theorem 6's shortcuts, decisions on kept warm bases.
+S_LP, S_THM6, S_WARM = 7, 8, 9
 
 #: :func:`boundcalc.kernels.perturb.perturbed_cost` compiled: the LP core's formula, not a copy of it
 _perturbed_cost = njit(cache=True, no_cfunc_wrapper=True)(perturbed_cost)
 
 
-S_LP, S_THM6, S_WARM = 7, 8, 9  # stats beyond the skeleton's
-
-
-#: CW-RMED's state: the one layout of both variants (:data:`~boundcalc.kernels.copeland_rmed.RMEDState`:
-#: the skeleton's fields, check (3)'s included, and CW-RMED's :data:`~boundcalc.kernels.copeland_rmed.CW_FIELDS`:
-#: the warm bases per winner, the pair ids and scratch; ECW-RMED's fields empty).
+#: The state of both variants (:data:`~boundcalc.kernels.copeland_rmed.RMEDState`; CW-RMED's warm
+#: bases in :data:`~boundcalc.kernels.copeland_rmed.CW_FIELDS`, empty for ECW-RMED).
 CWState = RMEDState
 
 
-# ----------------------------------------------------------------------------- compiled steps
 @njit(cache=True, no_cfunc_wrapper=True)
 def inverse_duals(cost, bvar, minvT, cB, y, ymag):
-    """The duals ``y = M^-T c_B`` of a stored basis from its in-house inverse (``minvT`` =
-    ``(M^-1)^T`` row-major, :func:`basis_matrix`; ``bvar`` the basic variables), and ``ymag`` the
-    magnitudes summed into each, written into the first ``len(bvar)`` entries of ``y`` and
-    ``ymag`` (``cB``: scratch)."""
+    """``y = M^-T c_B`` of a stored basis from ``minvT = (M^-1)^T`` (row-major) and ``ymag``, the
+    magnitudes summed into each, in the first ``len(bvar)`` entries (``cB``: scratch)."""
     nb = bvar.shape[0]
     for b in range(nb):
         cB[b] = cost[bvar[b]]
@@ -113,10 +118,8 @@ def inverse_duals(cost, bvar, minvT, cB, y, ymag):
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def stored_basis_optimal(s, a):
-    """Whether winner ``a``'s stored basis stays optimal for the costs ``s.cvec``: the duals from its
-    kept ``M^-1`` (:func:`inverse_duals`), their signs by the LP core's warm-basis test
-    (:func:`boundcalc.kernels.basis.duals_keep_signs`).  The one test of :func:`copeland_run` and
-    :func:`resolve_from_basis` (kept at -O3, as the functions it calls)."""
+    """Whether winner ``a``'s stored basis stays optimal for the costs ``s.cvec`` (the shared sign
+    test on the duals of :func:`inverse_duals`; at -O3, as its callees)."""
     nb = s.lp_nb[a]
     bo = s.lp_boff[a]
     mo = s.lp_moff[a]
@@ -140,21 +143,12 @@ def stored_basis_optimal(s, a):
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def resolve_from_basis(s, a, maxit):
-    """Line 11's plain model of winner ``a`` re-solved for the costs ``s.cvec`` by the compiled primal
-    simplex (:func:`boundcalc.kernels.simplex.solve_from_basis`) from its stored basis, which the
-    basis test has just found no longer optimal (the structure, hence the model's rows and bounds,
-    unchanged: the basis is primal feasible).  On success the new basis replaces the stored one
-    (``lp_x``, ``lp_status``, ``lp_nb``, the basic variables, tight rows, their CSR and ``(M^-1)^T``),
-    the shared basis test is run on it again (it must pass) and the oracle checks the new ``e`` over
-    the whole family ``R_a`` (largest violation at most ``fr[LP_TOL]``, as the LP core's cutting
-    plane); False, with the stored basis as it was where the simplex did not finish, when any step
-    fails: the caller asks Python's LP (HiGHS) instead.  The model's rows are read in CSR
-    (``lp_astart``/``lp_aidx``; every row ``>= 1`` with 0/1 coefficients: plain models only).
-
-    Called by Python between two calls of :func:`copeland_run` (``NEED_SIMPLEX``), not from it:
-    linked into the run kernel, the simplex's code was optimised again in its library and the
-    command's cold compile took 2-3x the CPU (``benchmarks/compile_policies.py --policies cw-rmed``);
-    a return to Python costs microseconds against the simplex's tens."""
+    """Winner ``a``'s plain model re-solved for the costs ``s.cvec`` by the compiled simplex
+    (:func:`boundcalc.kernels.simplex.solve_from_basis`) from its stored basis, which the basis test
+    found no longer optimal (the rows and bounds unchanged: it stays primal feasible).  True when the
+    new basis is stored, passes the basis test and its allocation passes the oracle over ``R_a``
+    (violation at most ``fr[LP_TOL]``); False (the stored basis unchanged where the simplex did not
+    finish) sends the caller to HiGHS."""
     optimize_for_size()
     nr = s.lp_nr[a]
     if nr <= 0:
@@ -183,15 +177,13 @@ def resolve_from_basis(s, a, maxit):
         for b in range(nb):
             minv[b * cap + r] = s.lp_minvT[mo + r * nb + b]
     astart = s.lp_astart[ao : ao + nr + 1].copy()
-    # the LP core's entry, with arguments of its types (one compilation serves both callers; from
-    # this primal feasible basis its dual phase does not run)
+    # the LP core's entry with its argument types: one compilation serves both callers
     status, nb2, _ = solve_from_basis(
         s.cvec, ub, astart, s.lp_aidx, x, code, nb, bvar, trow, minv, maxit, DUAL_MARGIN, ROUNDING
     )
     if status != OPTIMAL:
         return False
-    # the new basis in the stored form (tight rows' CSR at the winner's place in lp_ridx)
-    q = s.lp_rstart[so]  # the winner's place in lp_ridx (sized for every row of its model)
+    q = s.lp_rstart[so]  # the new basis stored: tight rows' CSR at the winner's place in lp_ridx
     for i in range(nb2):
         s.lp_bvar[bo + i] = bvar[i]
         s.lp_trow[bo + i] = trow[i]
@@ -220,46 +212,9 @@ def resolve_from_basis(s, a, maxit):
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def copeland_run(s, env, i, j, won):
-    """The one kernel of ECW-RMED and CW-RMED, for the protocol's learning step and the whole run.
-
-    ``i >= 0``: first learn the duel ``(i, j)`` the caller played (``won``: ``i`` won), the
-    protocol's update, called with ``env = None``; ``i = RESUME``: learn nothing.  Then the waiting
-    decision, if any, and select, duel, learn to the environment's horizon.  After a draw of the
-    loop over ``L_C``, lines 7-15 of Algorithm 1 with ``t`` the round just played, for the variant
-    of ``reg[VARIANT]``; then ``t`` advances and nothing is pending.  A decision that needs Python
-    returns what it needs first (NEED_TABLES; CW-RMED also NEED_BASES, NEED_LP) with
-    ``reg[PENDING]`` set and nothing counted or changed beyond the structure's refresh and its
-    tables, and the call with ``i = RESUME`` makes it again.
-
-    Line 11 is the variant's: ECW-RMED's Theorem 5
-    (:func:`~boundcalc.kernels.copeland_rmed.ecw_target`, its parts made stale by the duels since the
-    last decision recomputed); CW-RMED's, with two or more winners and no tie, 000's Theorem 6 (ECW's
-    closed form per winner, :func:`boundcalc.kernels.lp.ecw_closed_form`, feasible for ``R_a`` by the
-    oracle; ``Q = E / d`` of ``i*``), otherwise the stored bases when every winner's stays optimal
-    for the costs ``c`` (perturbed by ``fr[PERT]`` as the LP core's models are,
-    :mod:`boundcalc.kernels.perturb`; its duals from the in-house inverse, :func:`inverse_duals`, judged by
-    the one warm-basis test the LP core runs too, :func:`boundcalc.kernels.basis.duals_keep_signs`; why
-    the duals come from here and not from HiGHS: that module's text): ``C*_a = c.e*_a`` with the true
-    costs ``c``, ``Q = e*_{i*} / d``; a basis that fails it is re-solved by the compiled primal
-    simplex when ``reg[SPX] > 0`` (NEED_SIMPLEX: Python calls :func:`resolve_from_basis`, whose new
-    basis is stored, tested again and its allocation checked by the oracle, and resumes; where it
-    fails, Python's LP); else Python's LP (NEED_LP, or NEED_BASES for a structure whose bases are
-    not read).
-
-    One kernel for both variants (they share the state type) and for both ways of driving them, the
-    decision written in it once: a command running both variants compiles the skeleton, check (3)
-    and the decision once (numba links and re-optimises every callee's code into each caller: a run
-    kernel per variant was 1.2-1.8 s of CPU more on an empty cache, and the decision as a function
-    of its own one more compilation of all of it).  The protocol's step is this kernel's
-    specialisation for ``env = None`` (numba prunes the playing part from it): a learning step that
-    passed an environment bundle without rounds, one specialisation for both uses, cost the
-    protocol's loop 0.06-0.09 us a step (the bundle's unboxing; benchmarks/policies.py).  The
-    decision, CW-RMED's Theorem 6 and basis test included, is written out here rather than inlined
-    from helpers (numba ``inline="always"``): inlining it cost 0.3 s of CPU more on an empty cache, and
-    inlining those two 0.2 s more (``simulate --example table2 --policies cw-rmed,ecw-rmed``, CPU);
-    as functions of their own they linked and re-optimised their callees once more (0.2-0.5 s each).
-    Larger steps (check (3), the tables, ECW-RMED's target) stay functions of their own: inlined, they
-    cost 0.5 s more (numba's passes grow faster than linearly with a function's size)."""
+    """Learn the duel ``(i, j)`` (``won``: ``i`` won; ``i = RESUME``: none), then make the waiting
+    decision, if any, and select, duel and learn to the environment's horizon (``env = None``: the
+    protocol's step, no play).  Returns ``DONE`` or what Python must supply (module text)."""
     optimize_for_size()
     if i >= 0:
         skeleton_learn(s, i, j, won)
@@ -308,8 +263,7 @@ def copeland_run(s, env, i, j, won):
                                 thm6 = False
                     for a in range(K):
                         s.wval[a] = np.inf
-                    if not thm6:  # the pairs' costs, pair_costs's order: a tie costs 1; perturbed as
-                        # the LP core's models were solved (their bases are tested against these)
+                    if not thm6:  # the pairs' costs (a tie costs 1), perturbed as the LP core's models
                         dl = s.fr[PERT]
                         for a in range(K):
                             for b in range(a + 1, K):

@@ -1,28 +1,24 @@
 """A deterministic cost perturbation of paper 000's lower-bound LP (eq. (2)) for online use.
 
 Algorithm 1 of Komiyama, Honda & Nakagawa (ICML 2016), line 11, plays an *optimal solution* of
-``min c.e`` over ``R_{i1}(mu_hat)``.  On empirical matrices that LP is often degenerate: several
-vertices are optimal, and which one a simplex returns depends on its path (a warm basis kept or
-dropped by an LRU cache, a model derived from another structure's, a cold start).  000 leaves the
-choice open (any optimal solution satisfies Theorem 3's proof); a policy whose pairs depend on its
-solver's cache size is not a function of its data, though.  Solving instead with the costs
+``min c.e`` over ``R_{i1}(mu_hat)``.  On empirical matrices that LP is often degenerate, and which
+optimal vertex a simplex returns depends on its path (a warm basis kept or dropped, a model derived
+from another structure's, a cold start); 000 leaves the choice open (Theorem 3's proof holds for any
+optimal solution).  Solving instead with the costs
 
     ``c'_p = c_p (1 + delta g_p) + delta g_p``,   ``g_p = ((p 2654435761 + 12345) mod 1000003) / 1000003``
 
-(``p`` the pair's index in :func:`~boundcalc.lp.cutting.pair_costs`'s ``triu_indices`` order,
-``g_p`` in ``[0, 1)``, a fixed multiplicative hash: no random state) makes the optimum generically
-unique, so every solve path lands on the same vertex; for ``delta`` small against the gaps between
-the vertices' values it is one of the true LP's optimal vertices (its value ``c.e`` is what is
-reported, from the true costs).  The relative part keeps the perturbation below the costs' own
-rounding scale for every magnitude (costs span many orders near ties); the absolute part breaks
-ties among pairs of cost 0 (an empirical Copeland winner's own pairs) and among equal costs.
+(``p`` the pair's index in :func:`~boundcalc.lp.cutting.pair_costs`'s ``triu_indices`` order, ``g_p``
+in ``[0, 1)``, a fixed hash: no random state) makes the optimum generically unique, so every solve
+path lands on the same vertex; for ``delta`` small against the gaps between the vertices' values it
+is an optimal vertex of the true LP, whose value ``c.e`` is reported with the true costs.  The
+relative part scales with each cost (costs span many orders near ties); the absolute part breaks
+ties among costs of 0 (a Copeland winner's own pairs) and among equal costs.
 
-One definition serves the LP core (:class:`~boundcalc.lp.online.CopelandLPSolver`'s ``perturb``,
-numpy) and CW-RMED's compiled step (:mod:`boundcalc.kernels.cw_rmed`: the weights :func:`weights`
-are computed here once and carried in its state, :func:`perturbed_cost` compiled from this very
-function), so both build the same costs to the last bit (tests/test_cw_perturb.py).  The module is plain
-numpy, in the compiled layer only so that its kernels can compile it (it imports no numba: the LP
-core imports it without loading the compiler).
+One definition serves the LP core (:class:`~boundcalc.lp.online.CopelandLPSolver`'s ``perturb``) and
+CW-RMED's compiled step (:mod:`boundcalc.kernels.cw_rmed` carries :func:`weights` in its state and
+compiles :func:`perturbed_cost` itself), so both build the same costs to the last bit
+(tests/test_cw_perturb.py).  Plain numpy: the LP core imports it without loading numba.
 
 >>> weights(3).round(6).tolist()
 [0.012345, 0.440143, 0.86794]
@@ -52,10 +48,8 @@ def weights(n: int) -> np.ndarray:
 
 
 def perturbed_cost(c: Any, h: Any) -> Any:
-    """``c (1 + h) + h`` with ``h = delta g_p``: a cost (floats, or numpy arrays elementwise).
-
-    The one formula: the LP core calls it on arrays, CW-RMED's compiled step on scalars (numba
-    compiles this function itself; the same two IEEE operations per entry either way)."""
+    """``c (1 + h) + h`` with ``h = delta g_p``, on floats or elementwise on arrays (the same IEEE
+    operations either way: the LP core calls it on arrays, CW-RMED's compiled step on scalars)."""
     return c * (1.0 + h) + h
 
 

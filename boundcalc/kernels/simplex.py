@@ -1,58 +1,42 @@
-"""A small dense bounded primal simplex for 0/1 covering LPs, warm from a stored basis.
+"""A dense bounded simplex for line 11's 0/1 covering LPs, warm from a stored basis.
 
-The LP is line 11's plain model of paper 000 (Komiyama, Honda & Nakagawa, ICML 2016, Algorithm 1,
-line 11: ``min c.x`` over the cutting plane's rows of ``R_{i1}``, eq. (2)):
+The LP is the plain model of paper 000 (Komiyama, Honda & Nakagawa, ICML 2016), Algorithm 1,
+line 11 (``min c.x`` over the cutting plane's rows of ``R_{i1}``, eq. (2)):
 
     ``min c.x   s.t.   sum_{j in row r} x_j >= 1  (r = 0 .. m-1),   0 <= x_j <= u_j``
 
-with ``c >= 0`` (perturbed costs, :mod:`boundcalc.kernels.perturb`), ``u_j`` 1 or 0 (an empirical
-tie: fixed).  CW-RMED keeps, per Copeland winner, the basis of its model's last optimal solve in the
-form its compiled basis test reads (:mod:`boundcalc.kernels.cw_rmed`): the basic variables ``B``, the
-tight rows ``T`` (slack nonbasic; ``|T| = |B|``), ``M`` = the 0/1 matrix of ``T x B`` and ``M^-1``;
-every other row's slack is basic and every nonbasic variable sits at a bound.  When only the costs
-change (the empirical structure, hence the rows and bounds, unchanged), that basis stays primal
-feasible; when the basis test finds a reduced cost of the wrong sign, :func:`primal_from_basis`
-continues with the textbook bounded primal simplex (e.g. Chvatal, *Linear Programming*, ch. 8 and
-10; Dantzig's pricing) from it:
+with ``c >= 0`` (perturbed, :mod:`boundcalc.kernels.perturb`) and ``u_j`` 1 or 0 (an empirical tie:
+fixed).  A basis is held as CW-RMED stores it (:mod:`boundcalc.kernels.cw_rmed`): the basic
+variables ``B``, the tight rows ``T`` (slack nonbasic, ``|T| = |B|``), ``M`` = the 0/1 matrix of
+``T x B`` and ``M^-1``; every other row's slack is basic, every nonbasic variable at a bound.
 
-1. duals ``y = M^-T c_B`` on the tight rows; reduced costs ``d_j = c_j - sum_{r in T, j in r} y_r``;
-   a tight row's slack (column ``-e_r``, cost 0) has reduced cost ``y_r``;
-2. the entering candidate with the largest violation of the optimality signs (``d_j >= 0`` at the
-   lower bound, ``<= 0`` at the upper, ``y_r >= 0``), each judged with exactly the margins of the one
-   warm-basis test (:func:`boundcalc.kernels.basis.duals_keep_signs`: :data:`~boundcalc.kernels.DUAL_MARGIN`
-   less :data:`~boundcalc.kernels.ROUNDING` times the magnitudes); none: optimal;
-3. the ratio test over the basic variables' bounds, the basic slacks (``>= 0``) and the entering
-   variable's own bound (a bound flip); ties go to the largest pivot;
-4. the basis changes (a variable or slack enters, one leaves at the bound it reached: ``|B|`` and
-   ``|T|`` change together) and ``M^-1`` is updated for it (a column or a row of ``M`` replaced,
-   Sherman-Morrison; a row and a column added or removed, the bordered inverse); the basic values
-   are recomputed from the basis (``x_B = M^-1 (1 - the tight rows' sums over nonbasic variables)``),
-   never updated incrementally.  At the end ``|M M^-1 - I| <= 1e-9`` is checked; where it fails (and
-   every 100 pivots) ``M^-1`` is computed afresh by Gauss-Jordan elimination with partial pivoting.
+:func:`solve_from_basis` runs the textbook bounded simplex (Chvatal, *Linear Programming*, ch. 8 and
+10) from that basis:
 
-After new rows (a cutting plane's cuts) the basis stays dual feasible instead:
-:func:`solve_from_basis` runs the bounded dual simplex first (the most infeasible basic variable or
-row slack leaves; the dual ratio test with bound flips over boxed candidates; ties to the largest
-pivot), from the slack basis when the given basis is not dual feasible (every variable at 0: dual
-feasible for ``c >= 0``, as HiGHS's cold dual simplex starts), then the primal simplex above.
+* the dual phase, while a basic variable or row slack is out of its bounds (a cutting plane's new
+  rows): the most infeasible one leaves; the dual ratio test with bound flips; ties to the largest
+  pivot.  When the basis is not dual feasible it restarts from the slack basis (every variable at 0:
+  dual feasible for ``c >= 0``, as HiGHS's cold dual simplex);
+* the primal phase (new costs keep the basis primal feasible): the entering candidate is the largest
+  violation of the optimality signs, each judged with the margins of the warm-basis test
+  (:func:`boundcalc.kernels.basis.duals_keep_signs`); the ratio test over the basic variables'
+  bounds, the basic slacks and the entering variable's own bound (a bound flip); ties to the largest
+  pivot.
+
+Each pivot updates ``M^-1`` (a column or a row replaced: Sherman-Morrison; a row and a column added
+or removed: the bordered inverse) and recomputes the basic values from the basis, never
+incrementally.  ``M^-1`` is recomputed by Gauss-Jordan elimination every 100 pivots and where the
+final check ``|M M^-1 - I| <= 1e-9`` fails.
 
 Under the perturbation the optimum is generically unique, so the vertex reached is the one HiGHS's
-warm re-solve returns (tests/test_simplex.py: against HiGHS and against the enumeration of every
-vertex on random covering LPs, degenerate ones included; CW-RMED's pairs with and without it).
-Nothing is answered unverified: the result is returned only when, at the final basis, every row holds
-within ``1e-9``, every bound within ``1e-9``, ``M^-1`` passed its check, and the duals pass the shared
-sign test's conditions (the pricing's stopping rule; CW-RMED's step also runs the shared test
-itself on the result); otherwise (or after ``maxit`` pivots: cycling, or a long path) the status
-says why and the caller re-solves with HiGHS.
+warm re-solve returns (tests/test_simplex.py).  A result is returned only when every row and bound
+holds within :data:`FEAS_TOL`, ``M^-1`` passed its check and the duals pass the sign test;
+otherwise (or after ``maxit`` pivots) the status says why and the caller re-solves with HiGHS.
+Callers: :meth:`boundcalc.lp.highs.CoveringLP._solve_simplex` and
+:func:`boundcalc.kernels.cw_rmed.resolve_from_basis`.
 
-Plain ``@numba.njit(cache=True)`` functions over flat arrays (``M^-1`` row-major in a buffer of
-capacity ``cap * cap``, ``cap = len(bvar)``), nothing imported from boundcalc beyond this layer, each
-with :func:`~boundcalc.kernels.codesize.optimize_for_size` (the cold compile; without it panel (a)'s
-10^5 steps measured 0.97 of the CPU, within the noise); integer arguments are passed as ``int64``
-(:data:`I64`), so that numba compiles each function once, not again for a constant's literal type.
-Callers: the LP core (:meth:`boundcalc.lp.highs.CoveringLP._solve_simplex`) and CW-RMED's compiled
-step through Python (:func:`boundcalc.kernels.cw_rmed.resolve_from_basis`), both by
-:func:`solve_from_basis`.
+Functions are ``@njit(cache=True)`` over flat arrays (``M^-1`` row-major with leading dimension
+``cap = len(bvar)``), sized by :func:`~boundcalc.kernels.codesize.optimize_for_size`.
 """
 
 from __future__ import annotations
@@ -63,13 +47,12 @@ from numba import njit
 from .basis import AT_LOWER, AT_UPPER, BASIC, SKIP
 from .codesize import optimize_for_size
 
-#: :func:`primal_from_basis`'s and :func:`solve_from_basis`'s status: optimal; ``maxit`` pivots
-#: reached; numerical trouble (a singular or ill-conditioned ``M``, a row or bound off by more than
-#: ``1e-9`` at the end, no leaving variable on a direction that lowers the cost); more basic variables
-#: than the buffers hold; no entering variable in the dual ratio test (the LP looks infeasible).
+#: Status: optimal; ``maxit`` pivots reached; numerical trouble (``M`` singular or ill conditioned, a
+#: row or bound off at the end, an unbounded direction); the basis outgrows the buffers; no entering
+#: variable in the dual ratio test (the LP looks infeasible).
 OPTIMAL, ITERATION_LIMIT, NUMERICAL, CAPACITY, INFEASIBLE = 0, 1, 2, 3, 4
 
-#: An integer argument as ``int64`` (numba would compile a callee once more for a constant's literal type)
+#: An integer argument as ``int64`` (numba would compile a callee once more for a literal's type)
 I64 = np.int64
 
 #: Feasibility tolerance of the final check (HiGHS's ``primal_feasibility_tolerance`` in the LP core).
@@ -80,11 +63,10 @@ PIVOT_TOL = 1e-11
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
-    """``M^-1`` (row-major with leading dimension ``ld`` into ``minv``; ``M[i, b] = 1`` when
-    variable ``bvar[b]`` is in row ``trow[i]``; the rows in CSR ``astart``/``aidx``, ``pos[v]`` the
-    basis position of variable ``v`` or -1) by Gauss-Jordan elimination with partial pivoting;
-    False when a pivot is below ``1e-12`` or :func:`inverse_ok` fails.  ``work``: scratch of at
-    least ``nb^2``."""
+    """``M^-1`` into ``minv`` (row-major, leading dimension ``ld``) by Gauss-Jordan elimination with
+    partial pivoting; ``M[i, b] = 1`` when variable ``bvar[b]`` is in row ``trow[i]`` (rows in CSR
+    ``astart``/``aidx``, ``pos[v]`` the basis position of ``v`` or -1).  False when a pivot is below
+    ``1e-12`` or :func:`inverse_ok` fails; ``work``: scratch of at least ``nb^2``."""
     optimize_for_size()
     for q in range(nb * nb):
         work[q] = 0.0
@@ -130,8 +112,7 @@ def invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
-    """``|M M^-1 - I| <= 1e-9`` entrywise (``M`` read sparse from the rows, ``M^-1`` by rows;
-    ``work``: ``nb``)."""
+    """``|M M^-1 - I| <= 1e-9`` entrywise (``work``: scratch of ``nb``)."""
     optimize_for_size()
     for i in range(nb):
         for q in range(nb):
@@ -151,8 +132,7 @@ def inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs):
-    """The basic values from the basis: nonbasic variables at their bounds, ``x_B = M^-1 (1 - the
-    tight rows' sums over nonbasic variables)``."""
+    """Nonbasic variables at their bounds, ``x_B = M^-1 (1 - the tight rows' nonbasic sums)``."""
     optimize_for_size()
     n = x.shape[0]
     for j in range(n):
@@ -177,7 +157,7 @@ def _values(x, code, ub, nb, bvar, trow, astart, aidx, minv, ld, rhs):
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def _column(j, nb, trow, astart, aidx, minv, ld, aT, w):
-    """``w = M^-1 a_j`` (``a_j``: variable ``j``'s entries in the tight rows, into ``aT``)."""
+    """``w = M^-1 a_j``, ``a_j`` variable ``j``'s entries in the tight rows (into ``aT``)."""
     optimize_for_size()
     for i in range(nb):
         aT[i] = 0.0
@@ -194,15 +174,34 @@ def _column(j, nb, trow, astart, aidx, minv, ld, aT, w):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def _change_basis(
-    enter, kind, leave, leave_code, n, nb, bvar, trow, pos, tight, code, minv, ld, astart, aidx, w, u, z, aT
-):
-    """The basis after a pivot, ``M^-1`` updated (module text): ``enter`` a variable ``j < n`` or the
-    slack ``n + i`` of tight row ``i``; ``kind`` 1: the basic variable at position ``leave`` leaves
-    (its code becomes ``leave_code``), 2: the slack of row ``leave`` (not tight) leaves, the row
-    becomes tight.  Returns ``(status, nb)``."""
+def _row_inverse(r, nb, pos, astart, aidx, minv, ld, u, z):
+    """``z = u^T M^-1``, ``u`` row ``r`` on the basic variables (summed by rows of ``M^-1``)."""
     optimize_for_size()
+    for b in range(nb):
+        u[b] = 0.0
+    for k in range(astart[r], astart[r + 1]):
+        p = pos[aidx[k]]
+        if p >= 0:
+            u[p] = 1.0
+    for i in range(nb):
+        z[i] = 0.0
+    for b in range(nb):
+        if u[b] != 0.0:
+            o = b * ld
+            for i in range(nb):
+                z[i] += minv[o + i]
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def _change_basis(enter, kind, leave, leave_code, nb, bvar, trow, pos, tight, code, minv, astart, aidx, w, u, z, aT):
+    """The basis after a pivot, ``M^-1`` updated: ``enter`` a variable ``j < n`` or ``n + i``, the
+    slack of tight row ``i``; ``kind`` 1: the basic variable at position ``leave`` leaves (its code
+    becomes ``leave_code``), 2: row ``leave``'s slack leaves (the row becomes tight).
+    Returns ``(status, nb)``."""
+    optimize_for_size()
+    n = pos.shape[0]
     cap = bvar.shape[0]
+    ld = cap
     if enter < n:
         _column(I64(enter), I64(nb), trow, astart, aidx, minv, ld, aT, w)
     if kind == 1:
@@ -249,26 +248,14 @@ def _change_basis(
             nb -= 1
         return OPTIMAL, nb
     r = leave  # row r becomes tight
-    for b in range(nb):  # row r on the basic variables
-        u[b] = 0.0
-    alpha = 0.0
-    for k in range(astart[r], astart[r + 1]):
-        p = pos[aidx[k]]
-        if p >= 0:
-            u[p] = 1.0
-        if aidx[k] == enter:
-            alpha = 1.0
-    for i in range(nb):  # z = u^T M^-1, by rows of M^-1
-        z[i] = 0.0
-    for b in range(nb):
-        if u[b] != 0.0:
-            o = b * ld
-            for i in range(nb):
-                z[i] += minv[o + i]
+    _row_inverse(I64(r), I64(nb), pos, astart, aidx, minv, ld, u, z)
     if enter < n:  # variable j and row r join M (bordered inverse)
         if nb >= cap:
             return CAPACITY, nb
-        sch = alpha
+        sch = 0.0
+        for k in range(astart[r], astart[r + 1]):
+            if aidx[k] == enter:
+                sch = 1.0
         for b in range(nb):
             sch -= u[b] * w[b]
         if not abs(sch) > PIVOT_TOL:
@@ -309,8 +296,8 @@ def _change_basis(
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, cB, y, ymag, aty, atyabs):
-    """``y = M^-T c_B`` with the magnitudes summed into each, and ``A_T^T y`` (with magnitudes)."""
+def _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, y, ymag, aty, atyabs):
+    """``y = M^-T c_B`` and ``A_T^T y``, each with the magnitudes summed into it."""
     optimize_for_size()
     n = cost.shape[0]
     for i in range(nb):
@@ -318,7 +305,6 @@ def _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, cB, y, ymag, aty, atyab
         ymag[i] = 0.0
     for b in range(nb):  # by rows of M^-1 (contiguous); each y_i summed over b in order
         cb = cost[bvar[b]]
-        cB[b] = cb
         o = b * ld
         for i in range(nb):
             t = minv[o + i] * cb
@@ -337,39 +323,48 @@ def _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, cB, y, ymag, aty, atyab
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def _positions(ub, x, code, nb, bvar, trow, n, m):
-    """A stored basis read for the phases: each variable's place among the basic ones (-1: none),
-    the tight rows, and a variable in no row when the basis was read (``SKIP``) put at its lower
-    bound where it may now be in one.  The one set-up of :func:`primal_from_basis` and the dual phase."""
+def _entering(cost, ub, code, nb, y, ymag, aty, atyabs, margin, rounding):
+    """The largest violation of the sign test's conditions: ``(enter, sigma)``, ``enter`` a variable
+    ``j``, ``n + i`` for tight row ``i``'s slack, or -1 (none: dual feasible); ``sigma`` its direction."""
     optimize_for_size()
-    pos = np.empty(n, dtype=np.int64)
-    for j in range(n):
-        pos[j] = -1
-        if code[j] == SKIP and ub[j] > 0.0 and x[j] == 0.0:
-            code[j] = AT_LOWER  # a variable in no row when the basis was read may be in one now
-    for b in range(nb):
-        pos[bvar[b]] = b
-    tight = np.zeros(m, dtype=np.bool_)
+    n = cost.shape[0]
+    enter = -1
+    sigma = 1.0
+    worst = 0.0
     for i in range(nb):
-        tight[trow[i]] = True
-    return pos, tight
+        allow = -margin + rounding * ymag[i]
+        if y[i] < allow and allow - y[i] > worst:
+            worst = allow - y[i]
+            enter = n + i
+            sigma = 1.0
+    for j in range(n):
+        cj = code[j]
+        if (cj != AT_LOWER and cj != AT_UPPER) or not ub[j] > 0.0:
+            continue
+        dj = cost[j] - aty[j]
+        allow = -margin + rounding * (abs(cost[j]) + atyabs[j])
+        if cj == AT_LOWER:
+            if dj < allow and allow - dj > worst:
+                worst = allow - dj
+                enter = j
+                sigma = 1.0
+        elif -dj < allow and allow + dj > worst:
+            worst = allow + dj
+            enter = j
+            sigma = -1.0
+    return enter, sigma
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding):
     """The bounded primal simplex from a primal feasible basis (module text), in place.
 
-    ``cost``, ``ub``: per variable (``n``); ``astart``/``aidx``: every row (CSR, ``m`` rows);
-    ``x``, ``code`` (:mod:`boundcalc.kernels.basis`'s codes: ``AT_LOWER``, ``BASIC``, ``AT_UPPER``,
-    ``SKIP`` never enters), ``bvar[:nb]``, ``trow[:nb]`` and ``minv`` (``M^-1`` row-major with
-    leading dimension ``cap = len(bvar)``: entry ``(b, i)`` at ``b * cap + i``) describe the starting
-    basis and are overwritten with the final one; ``cap`` bounds the basis size (``len(trow) >= cap``,
-    ``len(minv) >= cap^2``).  ``M^-1`` is updated per pivot (a column or row replaced, a row and a
-    column added or removed: the bordered-inverse and Sherman-Morrison identities), checked at the end
-    and recomputed from the basis when the check fails (and every 100 pivots).  Returns ``(status,
-    nb, pivots)`` (:data:`OPTIMAL` ... :data:`CAPACITY`); on :data:`OPTIMAL` ``x`` is the optimal
-    vertex (values within ``1e-12`` of 0 read as 0, every value clipped to its bounds) and its basis
-    passed the checks of the module text.
+    ``cost``, ``ub``: per variable; ``astart``/``aidx``: every row in CSR; ``x``, ``code``
+    (:mod:`boundcalc.kernels.basis`'s codes), ``bvar[:nb]``, ``trow[:nb]`` and ``minv`` (``M^-1``,
+    entry ``(b, i)`` at ``b * cap + i``, ``cap = len(bvar)``; ``len(trow) >= cap``,
+    ``len(minv) >= cap^2``) describe the starting basis and are overwritten with the final one.
+    Returns ``(status, nb, pivots)``; on :data:`OPTIMAL` ``x`` is the optimal vertex (clipped to its
+    bounds, values within ``1e-12`` of 0 read as 0).
 
     >>> # min x0 + 2 x1 + 3 x2, x0 + x1 >= 1, x1 + x2 >= 1, 0 <= x <= 1; start at x = (1, 1, 1)
     >>> import numpy as np
@@ -381,33 +376,14 @@ def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, max
     (0, [0.0, 1.0, 0.0])
     """
     optimize_for_size()
-    n = cost.shape[0]
-    m = astart.shape[0] - 1
-    cap = bvar.shape[0]
-    if trow.shape[0] < cap or minv.shape[0] < cap * cap or nb > cap:
-        return CAPACITY, nb, 0
-    pos, tight = _positions(ub, x, code, nb, bvar, trow, n, m)
-    work = np.empty(cap * cap + 1)
-    rhs = np.empty(cap + 1)
-    _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, cap, rhs)
-    return _primal_phase(
-        cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding,
-        pos, tight, work, rhs, np.empty(cap + 1), np.empty(cap + 1), np.empty(cap + 1), np.empty(n),
-        np.empty(n), np.empty(cap + 1), np.empty(cap + 1), np.empty(cap + 1), np.empty(cap + 1),
-        np.empty(cap + 1), I64(0), I64(0),
-    )  # fmt: skip
+    return _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding, False)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding):
-    """:func:`primal_from_basis` from any basis: while a row or a basic variable is out of its bounds
-    (rows added since the basis was optimal: a cutting plane's new cuts), the bounded dual simplex
-    (Dantzig's rule on the most infeasible basic variable or row slack, the dual ratio test over the
-    nonbasic variables and tight rows' slacks, ties to the largest pivot), which needs a dual
-    feasible basis: when the given one is not, it starts from the slack basis (every row's slack
-    basic, every variable at its lower bound: dual feasible for ``c >= 0``).  Then the primal
-    simplex (which verifies the optimum).  :data:`INFEASIBLE` when no variable can enter the dual
-    ratio test (the caller asks HiGHS, which says why).
+    """:func:`primal_from_basis` from any basis: the dual phase first while a row or a basic
+    variable is out of its bounds (module text).  :data:`INFEASIBLE` when no variable can enter the
+    dual ratio test (the caller asks HiGHS, which says why).
 
     >>> import numpy as np
     >>> x = np.zeros(3); code = np.zeros(3, dtype=np.int8)   # the slack basis: every x_j at 0
@@ -423,6 +399,7 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding, dual):
+    """Both phases (the dual one only when ``dual``), then the final checks."""
     optimize_for_size()
     n = cost.shape[0]
     m = astart.shape[0] - 1
@@ -430,12 +407,20 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
     ld = cap
     if trow.shape[0] < cap or minv.shape[0] < cap * cap or nb > cap:
         return CAPACITY, nb, 0
-    pos, tight = _positions(ub, x, code, nb, bvar, trow, n, m)
+    pos = np.empty(n, dtype=np.int64)  # each variable's basis position, -1: none
+    for j in range(n):
+        pos[j] = -1
+        if code[j] == SKIP and ub[j] > 0.0 and x[j] == 0.0:
+            code[j] = AT_LOWER  # a variable in no row when the basis was read may be in one now
+    for b in range(nb):
+        pos[bvar[b]] = b
+    tight = np.zeros(m, dtype=np.bool_)
+    for i in range(nb):
+        tight[trow[i]] = True
     work = np.empty(cap * cap + 1)
     rhs = np.empty(cap + 1)
     y = np.empty(cap + 1)
     ymag = np.empty(cap + 1)
-    cB = np.empty(cap + 1)
     aty = np.empty(n)
     atyabs = np.empty(n)
     alpha = np.empty(n)
@@ -444,7 +429,6 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
     dB = np.empty(cap + 1)
     z = np.empty(cap + 1)
     u = np.empty(cap + 1)
-    act = np.empty(m)
     cand = np.empty(n + cap + 1, dtype=np.int64)
     cratio = np.empty(n + cap + 1)
     ca = np.empty(n + cap + 1)
@@ -466,31 +450,23 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
                     dual = True
                     break
     if dual:
-        # ---------------------------------------------------------------- the dual phase
-        _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, cB, y, ymag, aty, atyabs)
-        feasible = True  # dual feasible (the shared test's signs, with its margins)?
-        for i in range(nb):
-            if y[i] < -margin + rounding * ymag[i]:
-                feasible = False
-        for j in range(n):
-            cj = code[j]
-            if (cj == AT_LOWER or cj == AT_UPPER) and ub[j] > 0.0:
-                dj = cost[j] - aty[j]
-                allow = -margin + rounding * (abs(cost[j]) + atyabs[j])
-                if (dj < allow) if cj == AT_LOWER else (-dj < allow):
-                    feasible = False
-        if not feasible:  # the slack basis
-            nb = 0
+        _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, y, ymag, aty, atyabs)
+        if _entering(cost, ub, code, I64(nb), y, ymag, aty, atyabs, margin, rounding)[0] >= 0:
+            nb = 0  # not dual feasible: the slack basis
             for j in range(n):
                 pos[j] = -1
                 code[j] = AT_LOWER if ub[j] > 0.0 else SKIP
             for r in range(m):
                 tight[r] = False
             _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
-        while True:
-            # the leaving variable: the most infeasible basic variable or row slack
+    while True:
+        enter = -1
+        kind = 0  # the pivot: 0 a bound flip, 1 the basic variable at position leave leaves, 2 row leave's slack
+        leave = -1
+        lc = AT_LOWER  # the leaving variable's code
+        if dual:  # the leaving variable: the most infeasible basic variable or row slack
             worst = FEAS_TOL
-            p = -1  # a basis position, or m_off + r for row r's slack
+            p = -1  # a basis position, or nb + r for row r's slack
             need_up = True
             for b in range(nb):
                 v = x[bvar[b]]
@@ -502,51 +478,30 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
                 a = -1.0
                 for k in range(astart[r], astart[r + 1]):
                     a += x[aidx[k]]
-                act[r] = a
                 if not tight[r] and -a > worst:
                     worst, p, need_up = -a, nb + r, True
-            if p < 0:
-                break
+            dual = p >= 0
+        if dual:
             if pivots >= maxit:
                 return ITERATION_LIMIT, nb, pivots
-            _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, cB, y, ymag, aty, atyabs)
-            # the pivot row: the leaving variable's rate per unit move of each nonbasic one
-            if p >= nb:  # row r's slack: z = u^T M^-1, alpha_j = a_rj - z.a_j, a slack's z_i
+            _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, y, ymag, aty, atyabs)
+            # the pivot row alpha_j: the leaving variable's rate per unit move of each nonbasic one
+            for j in range(n):
+                alpha[j] = 0.0
+            if p >= nb:  # row r's slack: alpha_j = a_rj - z.a_j, z = u^T M^-1
                 r = p - nb
-                for b in range(nb):
-                    u[b] = 0.0
-                for j in range(n):
-                    alpha[j] = 0.0
                 for k in range(astart[r], astart[r + 1]):
                     alpha[aidx[k]] = 1.0
-                    q = pos[aidx[k]]
-                    if q >= 0:
-                        u[q] = 1.0
-                for i in range(nb):
-                    z[i] = 0.0
-                for b in range(nb):
-                    if u[b] != 0.0:
-                        o = b * ld
-                        for i in range(nb):
-                            z[i] += minv[o + i]
-            else:  # basic variable l: rho = row l of M^-1, alpha_j = -rho.a_j, a slack's rho_i
-                for j in range(n):
-                    alpha[j] = 0.0
+                _row_inverse(I64(r), I64(nb), pos, astart, aidx, minv, ld, u, z)
+            else:  # basic variable p: alpha_j = -z.a_j, z = row p of M^-1
                 for i in range(nb):
                     z[i] = minv[p * ld + i]
-                for i in range(nb):
-                    zi = z[i]
-                    if zi != 0.0:
-                        rr = trow[i]
-                        for k in range(astart[rr], astart[rr + 1]):
-                            alpha[aidx[k]] -= zi
-            if p >= nb:
-                for i in range(nb):
-                    zi = z[i]
-                    if zi != 0.0:
-                        rr = trow[i]
-                        for k in range(astart[rr], astart[rr + 1]):
-                            alpha[aidx[k]] -= zi
+            for i in range(nb):
+                zi = z[i]
+                if zi != 0.0:
+                    rr = trow[i]
+                    for k in range(astart[rr], astart[rr + 1]):
+                        alpha[aidx[k]] -= zi
             # the dual ratio test with bound flips (the "long step": a boxed candidate passed over
             # moves to its other bound while the leaving variable's infeasibility is not used up)
             delta = 1.0 if need_up else -1.0
@@ -555,8 +510,7 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
                 cj = code[j]
                 if (cj != AT_LOWER and cj != AT_UPPER) or not ub[j] > 0.0:
                     continue
-                mv = 1.0 if cj == AT_LOWER else -1.0
-                a = alpha[j] * mv * delta
+                a = alpha[j] * (1.0 if cj == AT_LOWER else -1.0) * delta
                 if a > PIVOT_TOL:
                     cand[nc] = j
                     cratio[nc] = abs(cost[j] - aty[j]) / a
@@ -571,11 +525,9 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
                     nc += 1
             if nc == 0:
                 return INFEASIBLE, nb, pivots
-            # the candidates by increasing ratio, a group of equal ratios at a time (selection: the
-            # walk rarely passes more than one group)
+            # the candidates by increasing ratio, one group of equal ratios at a time
             slope = worst
             done = 0  # candidates passed so far (moved to the front of cand)
-            q = -1
             while True:
                 lo_r = np.inf
                 for k in range(done, nc):
@@ -601,43 +553,84 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
                     for k in range(done, g1):
                         if ca[k] > piv_best:
                             piv_best = ca[k]
-                            q = cand[k]
+                            enter = cand[k]
                     break
                 slope -= drop
                 done = g1
             for k in range(done):  # the passed candidates flip to their other bound
                 c = cand[k]
                 code[c] = AT_UPPER if code[c] == AT_LOWER else AT_LOWER
-            pivots += 1
-            since += 1
-            kind = 2  # row p - nb's slack leaves, or (1) the basic variable at position p
-            lv = p - nb
-            lc = AT_LOWER
+            kind, leave = 2, p - nb
             if p < nb:
-                kind = 1
-                lv = p
-                jl = bvar[p]
-                lc = SKIP if not ub[jl] > 0.0 else (AT_LOWER if need_up else AT_UPPER)
+                kind, leave = 1, p
+                lc = SKIP if not ub[bvar[p]] > 0.0 else (AT_LOWER if need_up else AT_UPPER)
+        else:
+            _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, y, ymag, aty, atyabs)
+            enter, sigma = _entering(cost, ub, code, I64(nb), y, ymag, aty, atyabs, margin, rounding)
+            if enter < 0:
+                if since == 0 or inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+                    break
+                # the updated inverse drifted: recompute it and the values, and price again
+                if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+                    return NUMERICAL, nb, pivots
+                since = 0
+                _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
+                continue
+            if pivots >= maxit:
+                return ITERATION_LIMIT, nb, pivots
+            # the direction of the basic variables per unit step, and the ratio test
+            if enter < n:
+                _column(I64(enter), I64(nb), trow, astart, aidx, minv, ld, aT, w)
+                for b in range(nb):
+                    dB[b] = -sigma * w[b]
+                step = ub[enter]  # the bound flip
+            else:
+                for b in range(nb):
+                    dB[b] = minv[b * ld + enter - n]
+                step = np.inf
+            leave_up = False
+            piv_best = 0.0
+            for b in range(nb):
+                db = dB[b]
+                j = bvar[b]
+                if db < -PIVOT_TOL:
+                    t = max(x[j], 0.0) / -db
+                    up = False
+                elif db > PIVOT_TOL:
+                    t = max(ub[j] - x[j], 0.0) / db
+                    up = True
+                else:
+                    continue
+                if t < step or (t == step and kind != 0 and abs(db) > piv_best):
+                    step, kind, leave, leave_up, piv_best = t, 1, b, up, abs(db)
+            for r in range(m):
+                if tight[r]:
+                    continue
+                ds = 0.0
+                a = -1.0
+                for k in range(astart[r], astart[r + 1]):
+                    j = aidx[k]
+                    a += x[j]
+                    if j == enter:
+                        ds += sigma
+                    q = pos[j]
+                    if q >= 0:
+                        ds += dB[q]
+                if ds < -PIVOT_TOL:
+                    t = max(a, 0.0) / -ds
+                    if t < step or (t == step and kind != 0 and abs(ds) > piv_best):
+                        step, kind, leave, piv_best = t, 2, r, abs(ds)
+            if step == np.inf:  # the cost falls without end: impossible with c >= 0
+                return NUMERICAL, nb, pivots
+            if kind == 0:
+                code[enter] = AT_UPPER if code[enter] == AT_LOWER else AT_LOWER
+            elif kind == 1:
+                lc = SKIP if not ub[bvar[leave]] > 0.0 else (AT_UPPER if leave_up else AT_LOWER)
+        pivots += 1
+        since += 1
+        if kind != 0:
             st, nb = _change_basis(
-                I64(q),
-                I64(kind),
-                I64(lv),
-                I64(lc),
-                n,
-                I64(nb),
-                bvar,
-                trow,
-                pos,
-                tight,
-                code,
-                minv,
-                ld,
-                astart,
-                aidx,
-                w,
-                u,
-                z,
-                aT,
+                enter, kind, leave, lc, nb, bvar, trow, pos, tight, code, minv, astart, aidx, w, u, z, aT
             )
             if st != OPTIMAL:
                 return st, nb, pivots
@@ -645,133 +638,8 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
                 if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
                     return NUMERICAL, nb, pivots
                 since = 0
-            _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
-    return _primal_phase(
-        cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding,
-        pos, tight, work, rhs, y, ymag, cB, aty, atyabs, aT, w, dB, z, u, I64(pivots), I64(since),
-    )  # fmt: skip
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def _primal_phase(
-    cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding,
-    pos, tight, work, rhs, y, ymag, cB, aty, atyabs, aT, w, dB, z, u, pivots, since,
-):  # fmt: skip
-    """The primal simplex from a primal feasible basis (values in ``x``), then the final checks;
-    a function of its own so that CW-RMED's compiled step links it without the dual phase."""
-    optimize_for_size()
-    n = cost.shape[0]
-    m = astart.shape[0] - 1
-    ld = bvar.shape[0]
-    while True:
-        _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, cB, y, ymag, aty, atyabs)
-        # pricing: the largest violation of the shared test's signs
-        enter = -1  # a variable j, or n + i for the slack of tight row i
-        sigma = 1.0
-        worst = 0.0
-        for i in range(nb):
-            allow = -margin + rounding * ymag[i]
-            if y[i] < allow and allow - y[i] > worst:
-                worst = allow - y[i]
-                enter = n + i
-                sigma = 1.0
-        for j in range(n):
-            cj = code[j]
-            if cj != AT_LOWER and cj != AT_UPPER:
-                continue
-            if not ub[j] > 0.0:
-                continue
-            dj = cost[j] - aty[j]
-            allow = -margin + rounding * (abs(cost[j]) + atyabs[j])
-            if cj == AT_LOWER:
-                if dj < allow and allow - dj > worst:
-                    worst = allow - dj
-                    enter = j
-                    sigma = 1.0
-            elif -dj < allow and allow + dj > worst:
-                worst = allow + dj
-                enter = j
-                sigma = -1.0
-        if enter < 0:
-            if since == 0 or inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
-                break
-            # the updated inverse drifted: recompute it and the values, and price again
-            if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
-                return NUMERICAL, nb, pivots
-            since = 0
-            _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
-            continue
-        if pivots >= maxit:
-            return ITERATION_LIMIT, nb, pivots
-        # the direction of the basic variables per unit step, and the ratio test
-        if enter < n:
-            _column(I64(enter), I64(nb), trow, astart, aidx, minv, ld, aT, w)
-            for b in range(nb):
-                dB[b] = -sigma * w[b]
-            step = ub[enter]  # the bound flip
-        else:
-            i0 = enter - n
-            for b in range(nb):
-                dB[b] = minv[b * ld + i0]
-            step = np.inf
-        leave_kind = 0  # 0: bound flip, 1: basic variable (position), 2: basic slack (row)
-        leave = -1
-        leave_up = False
-        piv_best = 0.0
-        for b in range(nb):
-            db = dB[b]
-            j = bvar[b]
-            if db < -PIVOT_TOL:
-                t = max(x[j], 0.0) / -db
-                up = False
-            elif db > PIVOT_TOL:
-                t = max(ub[j] - x[j], 0.0) / db
-                up = True
-            else:
-                continue
-            if t < step or (t == step and leave_kind != 0 and abs(db) > piv_best):
-                step, leave_kind, leave, leave_up, piv_best = t, 1, b, up, abs(db)
-        for r in range(m):
-            if tight[r]:
-                continue
-            ds = 0.0
-            a = -1.0
-            for k in range(astart[r], astart[r + 1]):
-                j = aidx[k]
-                a += x[j]
-                if j == enter:
-                    ds += sigma
-                q = pos[j]
-                if q >= 0:
-                    ds += dB[q]
-            if ds < -PIVOT_TOL:
-                t = max(a, 0.0) / -ds
-                if t < step or (t == step and leave_kind != 0 and abs(ds) > piv_best):
-                    step, leave_kind, leave, piv_best = t, 2, r, abs(ds)
-        if step == np.inf:  # the cost falls without end: impossible with c >= 0 (numerical trouble)
-            return NUMERICAL, nb, pivots
-        pivots += 1
-        since += 1
-        if leave_kind == 0:
-            code[enter] = AT_UPPER if code[enter] == AT_LOWER else AT_LOWER
-        else:
-            lc = AT_LOWER
-            if leave_kind == 1:
-                jl = bvar[leave]
-                lc = SKIP if not ub[jl] > 0.0 else (AT_UPPER if leave_up else AT_LOWER)
-            st, nb = _change_basis(
-                I64(enter), I64(leave_kind), I64(leave), I64(lc), n, I64(nb), bvar, trow, pos, tight, code, minv, ld,
-                astart, aidx, w, u, z, aT,
-            )  # fmt: skip
-            if st != OPTIMAL:
-                return st, nb, pivots
-            if since >= 100:
-                if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
-                    return NUMERICAL, nb, pivots
-                since = 0
         _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
-    # the final checks: bounds and rows
-    for j in range(n):
+    for j in range(n):  # the final checks: bounds and rows
         v = x[j]
         if v < -FEAS_TOL or v > ub[j] + FEAS_TOL:
             return NUMERICAL, nb, pivots
