@@ -287,9 +287,6 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
     members = np.empty(K, dtype=np.int64)
     wmem = np.empty(nI, dtype=np.int64)
     corder = np.empty(nc, dtype=np.int64)
-    zc = np.empty(nc)  # the columns' second key: none
-    for c in range(nc):
-        zc[c] = 0.0
     buf = np.empty(K if K > nc else nc, dtype=np.int64)
     n = 0
     nnz = 0
@@ -302,7 +299,7 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
             continue
         for c in range(nc):
             corder[c] = c
-        _stable_sort(corder, nc, sums[i2], zc, buf)
+        _stable_sort(corder, nc, sums[i2], sums[i2], buf)  # equal sums in column order
         m = np.int64(0)  # not a literal 0 (numba would compile _stable_sort for that type too)
         for j in range(K):
             if pool[i2, j]:

@@ -290,8 +290,7 @@ class CopelandFamily(_FamilyBase):
             )
         st, a, pid = self.structure, self.winner, self.pid
         Ia = set(st.inferiors(a).tolist())
-        seen: set[tuple[int, ...]] = set()
-        rows: list[np.ndarray] = []
+        rows: dict[tuple[int, ...], None] = {}  # insertion-ordered, without duplicates
         for i2 in range(self.K):
             if i2 == a:
                 continue
@@ -305,11 +304,8 @@ class CopelandFamily(_FamilyBase):
                     if size_S > len(pool):
                         continue
                     for S in itertools.combinations(pool, size_S):
-                        key = tuple(sorted({int(pid[a, j]) for j in I} | {int(pid[i2, j]) for j in S}))
-                        if key not in seen:
-                            seen.add(key)
-                            rows.append(np.array(key, dtype=np.int64))
-        return rows
+                        rows[tuple(sorted({int(pid[a, j]) for j in I} | {int(pid[i2, j]) for j in S}))] = None
+        return [np.array(key, dtype=np.int64) for key in rows]
 
     def _sums(self, E: np.ndarray) -> np.ndarray:
         """Minimal row sum of every ``(i2, l, case)`` (K x 2nl; inf where no row exists)."""
