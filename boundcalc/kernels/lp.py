@@ -427,8 +427,8 @@ def ecw_closed_form(beats, L, C, a, E):
     """Theorem 5 of paper 000 for winner ``a``: returns ``C^E*_a`` and writes the normalised ``E``.
 
     ``beats`` strict, ``L`` the losses, ``C`` the costs ``r/d`` (finite on every decided pair).
-    Each pool's ``h`` cheapest (by cost, then arm) get ``e = 1/(h - k)`` (:func:`ecw_pool_row`), and
-    ``e_{a j} = 1`` on ``I_a``.
+    Each pool's ``h`` cheapest (by cost, then arm; ``h`` the first minimiser of their sum over
+    ``h - k``) get ``e = 1/(h - k)`` (:func:`ecw_pool_row`), and ``e_{a j} = 1`` on ``I_a``.
     """
     optimize_for_size()
     K = beats.shape[0]
