@@ -1,25 +1,24 @@
-"""The LP core's compiled kernels: the Copeland tables, the sorting oracle, the row builder, the
-empirical structure and Theorem 5 (paper 000: Komiyama, Honda & Nakagawa, ICML 2016).
+"""The LP core's compiled kernels (paper 000: Komiyama, Honda & Nakagawa, ICML 2016).
 
-* :func:`winner_tables` -- the one layout of the oracle's tables of a winner ``a`` (``I_a``, the
-  pools ``S_{i2} \\ {a}`` and, per ``(i2, l, case)``, the sizes ``|I|``, ``|S|`` and whether the
-  case has rows; 000 eq. (2)), read by the LP core
-  (:class:`boundcalc.lp.constraints.CopelandFamily`, compiled path) and by the RMED family
-  (:func:`boundcalc.kernels.copeland_rmed.build_tables`, per empirical winner);
-* :func:`copeland_sums` -- the minimal row sum of every ``(i2, l, case)`` of ``R_a``
-  (000 Sec. 4.1.1's sorting oracle and Algorithm 1's check (3));
+* :func:`winner_tables` -- the tables of a winner ``a`` for the sorting oracle of 000 Sec. 4.1.1
+  (``I_a``, the pools ``S_{i2} \\ {a}`` and, per ``(i2, l, case)`` of eq. (2), the sizes ``|I|``,
+  ``|S|`` and whether the case has rows), shared by the LP core and the RMED family;
+* :func:`copeland_sums` -- the minimal row sum of every ``(i2, l, case)`` of ``R_a`` (the oracle,
+  and Algorithm 1's check (3));
 * :func:`copeland_rows` -- the most violated rows themselves, as index lists with their hashes;
 * :func:`kl_structure` -- ``beats`` and ``d = KL(mu_hat, 1/2)`` of an empirical matrix;
-* :func:`ecw_closed_form` -- Theorem 5's closed form for one winner (and its pool row,
-  :func:`ecw_pool_row`, which ECW-RMED caches per pool).
+* :func:`ecw_closed_form` -- Theorem 5's closed form for one winner (its pool row,
+  :func:`ecw_pool_row`, is cached per pool by ECW-RMED).
 
 Each has a numpy twin in :mod:`boundcalc.lp` (``CopelandFamily._tables_numpy``, ``._sums_numpy``,
-``._rows_numpy``, :func:`boundcalc.lp.structure.empirical_structure` with ``compiled=False``,
-:func:`boundcalc.lp.ecw.ecw_allocation` with ``compiled=False``) computing the same numbers in the
-same order (sorted values, sequential prefix sums; equal costs in arm order), so the results agree
-to the last bit; the caller chooses (``compiled=``, numpy by default: see
-:class:`boundcalc.lp.online.CopelandLPSolver`) and the tests check both on many random inputs
-(``tests/test_lp_online.py``, ``tests/test_lp_lifted.py``).
+``._rows_numpy``, :func:`~boundcalc.lp.structure.empirical_structure` and
+:func:`~boundcalc.lp.ecw.ecw_allocation` with ``compiled=False``) that computes the same numbers in
+the same order (sorted values, sequential prefix sums, equal values in a fixed order), so both agree
+to the last bit; the tests check this on many random inputs.
+
+The sorts are written out rather than numba's ``np.sort``/mergesort, which every calling kernel would
+compile again, and min/max as ``a if a < b else b``: numba compiles an overload once per set of the
+calling kernel's flags, so the kernels here share two flag sets.
 
 >>> mu = np.array([[0.5, 0.8], [0.2, 0.5]])
 >>> beats, d = kl_structure(mu, np.empty((2, 2), dtype=np.bool_), np.empty((2, 2)))
@@ -47,25 +46,17 @@ __all__ = [
 ]
 
 
-# numba compiles an overload a kernel uses (np.empty, min, max) once per argument types *and* per
-# set of the calling kernel's flags (nogil, no_cpython_wrapper, ...), so the kernels here and in
-# copeland_rmed / cw_rmed that allocate share two flag sets (with and without the CPython wrapper,
-# both nogil) and min/max are written out (``a if a < b else b``: the same value): 12 overload
-# compilations of a Copeland RMED simulation became 5.
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def winner_tables(beats, L, a, ls, L1, Ia, in_Ia, pool, pool_size, mI, mS, ok, gI, gS, caseB):
     """Fill the oracle's tables of winner ``a`` of the structure ``(beats, L)`` at the levels ``ls``
     (``L1`` the smallest loss); returns ``|I_a|``.
 
-    ``Ia[:|I_a|]`` the arms ``a`` beats (ascending), ``in_Ia[j]`` whether ``j`` is one; ``pool[i2, j]``
-    whether ``j`` is in ``S_{i2} \\ {a}`` (``j`` beats ``i2``, ``j != a``; empty for ``i2 = a``),
-    ``pool_size`` its size; ``mI``, ``mS``, ``ok`` (K x 2nl: per ``(i2, l, case)``, columns
-    ``0..nl-1`` case A, ``i2`` not in ``I``, then case B) the unclipped sizes ``|I| = l + 1 - L(1)``
-    (less one in case B) and ``|S| = max(0, L_{i2} - l [- 1])`` and whether the case has rows (both
-    sizes feasible in ``I_a \\ {i2}`` and the pool; never for ``i2 = a``);
-    ``gI``, ``gS`` the sizes clipped to ``[0, |I_a|]`` and ``[0, K]`` (what the oracle gathers by;
-    they may be ``mI``, ``mS`` themselves: then clipped in place); ``caseB[c]`` whether column ``c``
-    is case B.  The one layout of 000 eq. (2)'s tables."""
+    ``Ia[:|I_a|]`` the arms ``a`` beats, ascending (``in_Ia`` as a mask); ``pool[i2]`` the mask of
+    ``S_{i2} \\ {a}`` (empty for ``i2 = a``), ``pool_size`` its size; ``mI``, ``mS``, ``ok`` (K x 2nl,
+    columns ``0..nl-1`` case A, ``i2`` not in ``I``, then case B) the unclipped ``|I|``, ``|S|`` and
+    whether the case has rows; ``gI``, ``gS`` the sizes clipped to ``[0, |I_a|]`` and ``[0, K]``
+    (they may be ``mI``, ``mS``: then clipped in place); ``caseB[c]`` whether column ``c`` is case B.
+    """
     optimize_for_size()
     K = beats.shape[0]
     nl = ls.shape[0]
@@ -82,50 +73,32 @@ def winner_tables(beats, L, a, ls, L1, Ia, in_Ia, pool, pool_size, mI, mS, ok, g
             pool[i2, j] = v
             size += v
         pool_size[i2] = size
-    # the (i2, l, case) tables (K x 2nl; columns 0..nl-1 case A, i2 not in I, then case B, i2 in I):
-    # mI = |I| = l + 1 - L(1) (less one in case B), mS = |S| = max(0, L_{i2} - l [- 1]) (unclipped),
-    # and whether the case has rows (both sizes feasible in I_a \\ {i2} and the pool; never i2 = a)
+    for c in range(2 * nl):
+        caseB[c] = c >= nl
     for i2 in range(K):
         cap = nI - (1 if in_Ia[i2] else 0)  # |I_a \\ {i2}|
-        for t in range(nl):
-            lv = ls[t]
-            m = lv + 1 - L1
-            s_ = L[i2] - lv
-            s_ = s_ if s_ > 0 else 0
-            mI[i2, t] = m
-            mS[i2, t] = s_
-            ok[i2, t] = i2 != a and m >= 0 and m <= cap and s_ <= pool_size[i2]
-            m -= 1
-            s_ = L[i2] - lv - 1
-            s_ = s_ if s_ > 0 else 0
-            mI[i2, nl + t] = m
-            mS[i2, nl + t] = s_
-            ok[i2, nl + t] = i2 != a and in_Ia[i2] and m >= 0 and m <= cap and s_ <= pool_size[i2]
-    for i2 in range(K):
         for c in range(2 * nl):
-            v = mI[i2, c]
-            v = v if v > 0 else 0
+            b = 1 if caseB[c] else 0
+            lv = ls[c - b * nl]
+            m = lv + 1 - L1 - b  # |I| = l + 1 - L(1) and |S| = max(0, L_{i2} - l), less one in case B
+            s_ = L[i2] - lv - b
+            s_ = s_ if s_ > 0 else 0
+            mI[i2, c] = m
+            mS[i2, c] = s_
+            ok[i2, c] = i2 != a and (b == 0 or in_Ia[i2]) and m >= 0 and m <= cap and s_ <= pool_size[i2]
+            v = m if m > 0 else 0
             gI[i2, c] = v if v < nI else nI
-            v = mS[i2, c]
-            v = v if v > 0 else 0
-            gS[i2, c] = v if v < K else K
-    for t in range(nl):
-        caseB[t] = False
-        caseB[nl + t] = True
+            gS[i2, c] = s_ if s_ < K else K
     return nI
 
 
 @njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _sort_head(x, n):
     """``x[:n]`` sorted ascending in place: quicksort (median of three, Hoare's partition, the smaller
-    part first from an explicit stack), insertion sort on parts of at most 16 values.
+    part first), insertion sort on parts of at most 16 values.
 
-    Written out rather than ``np.sort``: a sorted array of numbers is the same whichever algorithm
-    sorts it (equal values differ in bits only as 0.0 and -0.0, which give the same prefix sums;
-    no NaN reaches the oracle), and numba's quicksort is five compiled functions, which every kernel
-    calling :func:`copeland_sums` compiled again (about a second on an empty cache).  In place and
-    without allocating below 17 values, it is 2-3x faster than ``np.sort`` there and as fast at 136
-    arms (copeland_sums measured on random 16-, 64- and 136-arm structures, CPU)."""
+    Any sort gives the same sorted numbers (equal values differ only as 0.0 and -0.0, which sum alike;
+    no NaN reaches the oracle); in place, it allocates nothing below 17 values."""
     optimize_for_size()
     lo = 0
     hi = n - 1
@@ -229,12 +202,9 @@ def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):
 
 @njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _stable_sort(idx, n, k1, k2, buf):
-    """``idx[:n]`` sorted in place by ``(k1[j], k2[j])``, equal keys in their order in ``idx`` (a
-    stable sort: insertion sort on runs of 8, then bottom-up merges through ``buf``, ``len >= n``).
-
-    What two stable argsorts do (by ``k2``, then by ``k1``: the numpy twin's order), written out:
-    numba's mergesort is several compiled functions, which every kernel calling :func:`copeland_rows`
-    compiled again (about a second on an empty cache)."""
+    """``idx[:n]`` sorted in place by ``(k1[j], k2[j])``, equal keys in their order in ``idx``: what
+    stable argsorts by ``k2``, then ``k1`` give (insertion sort on runs of 8, then bottom-up merges
+    through ``buf``, ``len >= n``)."""
     for lo in range(0, n, 8):
         hi = lo + 8 if lo + 8 < n else n
         for q in range(lo + 1, hi):
@@ -285,18 +255,17 @@ def _stable_sort(idx, n, k1, k2, buf):
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, per_i2, winner_side, z1, z2):
-    """The most violated rows of ``R_a`` at ``E``, built as sparse index lists and hashed in one pass.
+    """The most violated rows of ``R_a`` at ``E`` (000 Sec. 4.1.1), as index lists with their hashes.
 
-    ``sums`` is :func:`copeland_sums` of the same ``E``.  For every ``i2`` whose smallest row sum
-    is below ``1 - tol``, up to ``per_i2`` of its ``(l, case)`` columns with the smallest sums
-    (violated by more than ``tol``; equal sums in column order) each give one row: the ``mS``
-    smallest values of ``i2``'s pool and, with ``winner_side``, the ``mI`` smallest of
-    ``I_a \\ {i2}`` plus ``(a, i2)`` in case B (000 Sec. 4.1.1).  Equal values are taken in the
-    order of ``tb[i2, j]`` (random keys, or zeros for arm order), then arm order.  Each row's two
-    Zobrist hashes are the wrapping sums of ``z1``, ``z2`` over its pair variables.
+    ``sums`` is :func:`copeland_sums` of ``E``.  For every ``i2`` whose smallest sum is below
+    ``1 - tol``, up to ``per_i2`` of its columns with the smallest sums (violated by more than
+    ``tol``; equal sums in column order) each give one row: the ``mS`` smallest values of ``i2``'s
+    pool and, with ``winner_side``, the ``mI`` smallest of ``I_a \\ {i2}`` plus ``(a, i2)`` in case B;
+    equal values in the order of ``tb[i2]``, then arm order.  Each row's two Zobrist hashes are the
+    wrapping sums of ``z1``, ``z2`` over its variables.
 
-    Returns ``(n, i2, col, violation, starts, idx, h1, h2)``: ``n`` rows, row ``r``'s pair
-    variables ``idx[starts[r]:starts[r + 1]]`` (winner side first, pool in ascending order).
+    Returns ``(n, i2, col, violation, starts, idx, h1, h2)``; row ``r`` is
+    ``idx[starts[r]:starts[r + 1]]``, winner side first.
     """
     K = E.shape[0]
     nc = sums.shape[1]
@@ -309,19 +278,15 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
     pick_i2 = np.empty(maxr, dtype=np.int64)
     pick_c = np.empty(maxr, dtype=np.int64)
     pick_v = np.empty(maxr)
-    # np.empty and the entries that are read set by hand: each np.zeros of another dtype is one more
-    # numba compilation (np.zeros, its np.empty and its fill) on an empty cache
+    # np.empty, not np.zeros: each np.zeros of another dtype is one more compilation
     starts = np.empty(maxr + 1, dtype=np.int64)
     starts[0] = 0
     idx = np.empty(maxr * width, dtype=np.int64)
-    h1 = np.empty(maxr, dtype=np.uint64)  # rows' hashes, each written before it is returned
+    h1 = np.empty(maxr, dtype=np.uint64)
     h2 = np.empty(maxr, dtype=np.uint64)
     members = np.empty(K, dtype=np.int64)
     wmem = np.empty(nI, dtype=np.int64)
     corder = np.empty(nc, dtype=np.int64)
-    zc = np.empty(nc)  # the columns' second key: none
-    for c in range(nc):
-        zc[c] = 0.0
     buf = np.empty(K if K > nc else nc, dtype=np.int64)
     n = 0
     nnz = 0
@@ -332,16 +297,15 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
                 best = sums[i2, c]
         if not (1.0 - best > tol):
             continue
-        for c in range(nc):  # the columns by their sums, equal sums in column order
+        for c in range(nc):
             corder[c] = c
-        _stable_sort(corder, nc, sums[i2], zc, buf)
+        _stable_sort(corder, nc, sums[i2], sums[i2], buf)  # equal sums in column order
         m = np.int64(0)  # not a literal 0 (numba would compile _stable_sort for that type too)
         for j in range(K):
             if pool[i2, j]:
                 members[m] = j
                 m += 1
         _stable_sort(members, m, E[i2], tb[i2], buf)  # the pool by (value, tb, arm)
-        porder = members
         if winner_side:
             w = np.int64(0)
             for k in range(nI):
@@ -349,7 +313,6 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
                     wmem[w] = Ia[k]
                     w += 1
             _stable_sort(wmem, w, E[a], tb[i2], buf)  # I_a \\ {i2} by (value, tb, arm)
-        word = wmem
         taken = 0
         for q in range(nc):
             if taken >= npick:
@@ -364,13 +327,13 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
             first = nnz
             if winner_side:
                 for k in range(mI[i2, c]):
-                    idx[nnz] = pid[a, word[k]]
+                    idx[nnz] = pid[a, wmem[k]]
                     nnz += 1
                 if caseB[c]:
                     idx[nnz] = pid[a, i2]
                     nnz += 1
             for k in range(mS[i2, c]):
-                idx[nnz] = pid[i2, porder[k]]
+                idx[nnz] = pid[i2, members[k]]
                 nnz += 1
             g1 = np.uint64(0)
             g2 = np.uint64(0)
@@ -387,8 +350,8 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def check_empirical(mu):
-    """0 when every entry is in [0, 1] (not NaN) and ``mu + mu.T = 1`` off the diagonal (to 1e-9);
-    1 for a range/NaN problem, 2 for asymmetry."""
+    """0 when every entry is in [0, 1] and ``mu + mu.T = 1`` off the diagonal (to 1e-9); 1 for an
+    entry out of range or NaN, 2 for asymmetry."""
     K = mu.shape[0]
     for i in range(K):
         for j in range(K):
@@ -461,13 +424,11 @@ def ecw_pool_row(beats, L, C, a, i2, idx, keys):
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def ecw_closed_form(beats, L, C, a, E):
-    """Theorem 5 of paper 000 for winner ``a``: returns ``C^E*_a``, writes the normalised ``E``.
+    """Theorem 5 of paper 000 for winner ``a``: returns ``C^E*_a`` and writes the normalised ``E``.
 
-    ``beats`` (bool K x K, strict), ``L`` (losses), ``C`` (costs ``r/d``, finite on every
-    strictly decided pair).  Pools sorted by (cost, arm index); ``h`` the first minimiser of
-    ``(sum of the h cheapest) / (h - k)``; ``e = 1/(h - k)`` on those ``h``; ``e_{a j} = 1`` on
-    ``I_a`` (:func:`boundcalc.lp.ecw.ecw_allocation` in numpy; also called inside the policies'
-    whole-run kernels, :mod:`boundcalc.policies.copeland_rmed`).
+    ``beats`` strict, ``L`` the losses, ``C`` the costs ``r/d`` (finite on every decided pair).
+    Each pool's ``h`` cheapest (by cost, then arm; ``h`` the first minimiser of their sum over
+    ``h - k``) get ``e = 1/(h - k)`` (:func:`ecw_pool_row`), and ``e_{a j} = 1`` on ``I_a``.
     """
     optimize_for_size()
     K = beats.shape[0]

@@ -1,27 +1,25 @@
-"""The constraint families of paper 000: ``R_{i1}`` (eq. (2), Theorem 2) and ``R^E_{i1}`` (eqs. (4)-(5)).
+"""The constraint families of paper 000 (Komiyama, Honda & Nakagawa, ICML 2016): ``R_{i1}``
+(eq. (2), Theorem 2) and ``R^E_{i1}`` (eqs. (4)-(5)).
 
-Both are written in *normalised* variables (the box ``0 <= q_p <= 1/d(mu_p)`` of 000 eq. (2)
-scaled by ``d``): one variable
-``e_p = q_p d(mu_p)`` in ``[0, 1]`` per unordered pair ``p = {i, j}``, ordered as
-``numpy.triu_indices(K, 1)``.  Every row of either family is then a 0/1 covering row
-``sum_{p in P} e_p >= 1`` whatever the gaps, which is what makes the cutting-plane loop
-well conditioned.
+Both are written in normalised variables: ``e_p = q_p d(mu_p)`` in ``[0, 1]`` (eq. (2)'s box
+``0 <= q_p <= 1/d(mu_p)`` scaled by ``d``), one per unordered pair ``p = {i, j}`` in the order of
+``numpy.triu_indices(K, 1)``.  Every row is then a 0/1 covering row ``sum_{p in P} e_p >= 1``
+whatever the gaps, which keeps the cutting-plane loop well conditioned.
 
-A family is built from the Copeland *structure* alone (who beats whom,
-:class:`~boundcalc.lp.structure.Structure`): the gaps enter only through ``e`` and the costs, so
-an online policy whose empirical matrix keeps its structure reuses the family as it is.  A
-family offers
+A family is built from the Copeland structure alone (who beats whom,
+:class:`~boundcalc.lp.structure.Structure`); the gaps enter only through ``e`` and the costs, so an
+online policy reuses a family while its empirical matrix keeps its structure.  A family offers
 
-* :meth:`enumerate` -- every row, straight from the definition (reference; small K only),
-* :meth:`separate_csr` -- the most violated rows for a given ``e``
-  (sorting-based oracle, 000 Sec. 4.1.1), ``O(K^2 log K)`` per pass, vectorised; ties among
-  equal ``e`` values are broken at random *per i2* (a seeded generator), so that different
-  ``i2`` offer different pairs when many ``e`` are equal (typically 0),
-* :meth:`min_row_sum` / :meth:`max_violation` / :meth:`contains` -- Algorithm 1's check (3):
+* :meth:`enumerate` -- every row, straight from the definition (reference; small K only);
+* :meth:`separate_csr` -- the most violated rows for a given ``e`` by the sorting oracle of
+  000 Sec. 4.1.1 (``O(K^2 log K)`` per pass); ties among equal ``e`` (typically 0) are broken
+  at random per ``i2``, so that different ``i2`` offer different pairs;
+* :meth:`min_row_sum` / :meth:`max_violation` / :meth:`contains` -- Algorithm 1's check (3),
   "is ``{N_ij / log t}`` in ``R_{i1}(mu_hat)``?".
 
-Rows are exchanged in CSR form (:class:`RowBlock`): ``starts`` and ``idx`` (the variables of row
-``r`` are ``idx[starts[r]:starts[r+1]]``, sorted), ready for one bulk ``Highs.addRows``.
+The oracle's tables, row sums and rows have compiled versions in :mod:`boundcalc.kernels.lp`
+(``compiled=True``) and numpy twins here that give the same numbers to the last bit.  Rows are
+exchanged in CSR form (:class:`RowBlock`), ready for one bulk ``Highs.addRows``.
 
 >>> from boundcalc import PreferenceMatrix
 >>> pm = PreferenceMatrix([[.5, .6, .6, .6], [.4, .5, .9, .1], [.4, .1, .5, .9], [.4, .9, .1, .5]])
@@ -37,6 +35,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -66,15 +65,10 @@ def pair_ids(K: int) -> np.ndarray:
     return pid
 
 
-_PID_CACHE: dict[int, np.ndarray] = {}
-
-
+@functools.cache
 def _pid(K: int) -> np.ndarray:
-    p = _PID_CACHE.get(K)
-    if p is None:
-        p = pair_ids(K)
-        p.setflags(write=False)
-        _PID_CACHE[K] = p
+    p = pair_ids(K)
+    p.setflags(write=False)
     return p
 
 
@@ -102,22 +96,26 @@ def _prefix(sorted_vals: np.ndarray) -> np.ndarray:
 
 @dataclass
 class RowBlock:
-    """Covering rows in CSR form: row ``r`` is ``idx[starts[r]:starts[r + 1]]`` (in no particular order).
+    """Covering rows in CSR form.
 
-    ``violation[r] = 1 - sum_{p in row r} e_p`` for the ``e`` they were separated from
-    (NaN when unknown).
+    Parameters
+    ----------
+    starts, idx : ndarray of int64
+        Row ``r`` is ``idx[starts[r]:starts[r + 1]]`` (in no particular order).
+    violation : ndarray
+        ``1 - sum_{p in row r} e_p`` at the ``e`` the rows were separated from (NaN when unknown).
     """
 
-    starts: np.ndarray  # (n_rows + 1,) int64
-    idx: np.ndarray  # (nnz,) int64
-    violation: np.ndarray  # (n_rows,)
+    starts: np.ndarray
+    idx: np.ndarray
+    violation: np.ndarray
 
     @property
     def n_rows(self) -> int:
         return int(self.starts.size - 1)
 
     def rows(self) -> list[np.ndarray]:
-        """The rows as a list of index arrays."""
+        """The rows as a list of sorted index arrays."""
         s = self.starts
         return [np.sort(self.idx[s[r] : s[r + 1]]) for r in range(self.n_rows)]
 
@@ -140,8 +138,6 @@ class _FamilyBase:
     def __init__(self, matrix: MatrixLike | Structure, winner: int) -> None:
         st = as_structure(matrix)
         self.structure = st
-        # kept for callers that pass a PreferenceMatrix (contains_q uses its d)
-        self.pm = matrix if not isinstance(matrix, Structure) and hasattr(matrix, "beats") else None
         K = st.K
         self.K = K
         winner = int(winner)
@@ -150,9 +146,8 @@ class _FamilyBase:
         self.winner = winner
         self.n_vars = K * (K - 1) // 2
         self.pid = _pid(K)
-        beats = st.beats
-        # pool[i2, j]: j beats i2 and j != winner; i2 != winner (S_{i2} \ {i1})
-        pool = beats.T.copy()
+        # pool[i2, j]: j in S_{i2} \ {i1} (j beats i2, j != winner); empty for i2 = winner
+        pool = st.beats.T.copy()
         pool[:, winner] = False
         pool[winner, :] = False
         self.pool = pool
@@ -166,11 +161,11 @@ class _FamilyBase:
         return _prefix(keys)
 
     def _best(self, E: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
-        """The smallest row sums of the family at the K x K ``E`` (each family's own oracle)."""
+        """The smallest row sums of the family at the K x K ``E``."""
         raise NotImplementedError
 
     def min_row_sum(self, e: ArrayLike) -> float:
-        """Smallest left-hand side ``sum_{p in row} e_p`` over *all* rows (inf when there are none)."""
+        """Smallest left-hand side ``sum_{p in row} e_p`` over all rows (inf when there are none)."""
         return float(self._best(_as_square(e, self.K)).min(initial=np.inf))
 
     def max_violation(self, e: ArrayLike) -> float:
@@ -181,15 +176,11 @@ class _FamilyBase:
         """Algorithm 1's check (3): does ``e`` (normalised) satisfy every row, up to ``tol``?"""
         return self.max_violation(e) <= tol
 
-    def _d(self) -> np.ndarray:
+    def contains_q(self, q: ArrayLike, tol: float = 1e-9) -> bool:
+        """As :meth:`contains` for raw rates ``q`` (e.g. ``N_ij / log t``), K x K or a pair vector."""
         if self.structure.d is None:
             raise ValueError("this family's structure carries no d; pass normalised e instead")
-        return self.structure.d
-
-    def contains_q(self, q: ArrayLike, tol: float = 1e-9) -> bool:
-        """As :meth:`contains` but for raw rates ``q`` (e.g. ``N_ij / log t``), K x K or a pair vector."""
-        Q = _as_square(q, self.K)
-        return self.contains(Q * self._d(), tol)
+        return self.contains(_as_square(q, self.K) * self.structure.d, tol)
 
 
 class CopelandFamily(_FamilyBase):
@@ -198,7 +189,9 @@ class CopelandFamily(_FamilyBase):
     For every ``i2 != i1``, ``l in max(0, L(1)-1) .. L(2)``, ``I`` a subset of ``I_{i1}`` with
     ``|I| = l + 1 - L(1)`` and ``S`` a subset of ``S_{i2} \\ {i1}`` with
     ``|S| = max(0, L_{i2} - l - [i2 in I])``: ``sum_{p in P_IS} e_p >= 1`` where
-    ``P_IS = {(i1, j): j in I} u {(i2, j): j in S}`` (000 eq. (2)).
+    ``P_IS = {(i1, j): j in I} u {(i2, j): j in S}``.  The oracle groups the rows by
+    ``(i2, l, case)``, case A ``i2 not in I`` and case B ``i2 in I``: tables of K x 2nl columns,
+    case A first.
 
     Parameters
     ----------
@@ -208,9 +201,10 @@ class CopelandFamily(_FamilyBase):
     winner : int
         A Copeland winner ``i1``.
     levels : iterable of int, optional
-        Restrict ``l`` to these values (intersected with the admissible range); used e.g. to
-        compare with the Condorcet regret lower bound of RMED (Komiyama et al. 2015), which is the
-        ``l = 0`` part of the family with RMED's regret.
+        Restrict ``l`` to these values (intersected with the admissible range), e.g. ``[0]`` for
+        the Condorcet regret lower bound of RMED (Komiyama et al. 2015).
+    compiled : bool
+        Use the compiled oracle of :mod:`boundcalc.kernels.lp` (the same numbers as numpy).
     """
 
     def __init__(
@@ -225,106 +219,69 @@ class CopelandFamily(_FamilyBase):
         self.compiled = bool(compiled)
         st = self.structure
         L1 = int(st.L_sorted[0])
-        L2 = int(st.L_sorted[1])
         self.L1 = L1
-        ls = np.arange(max(0, L1 - 1), L2 + 1)
+        ls = np.arange(max(0, L1 - 1), int(st.L_sorted[1]) + 1)
         if levels is not None:
             ls = np.array(sorted(set(int(x) for x in levels) & set(ls.tolist())), dtype=np.int64)
         self.levels = ls
         K, a = self.K, self.winner
         L = st.L.astype(np.int64)
         nI = self.inferiors.size
-        in_Ia = st.beats[a].copy()  # i2 in I_{i1}
-        self.in_Ia = in_Ia
-        nc = 2 * ls.size
-        if self.compiled:  # the one layout of the tables, shared with the RMED family's kernels
+        self.in_Ia = st.beats[a].copy()  # i2 in I_{i1}
+        if self.compiled:
             from ..kernels import compile_notice
             from ..kernels.lp import winner_tables
 
             compile_notice(["lp"], "the LP core")
-
-            self._mI = np.empty((K, nc), dtype=np.int64)
-            self._mS = np.empty((K, nc), dtype=np.int64)
-            self._ok = np.empty((K, nc), dtype=np.bool_)
-            self._gI = np.empty((K, nc), dtype=np.int64)
-            self._gS = np.empty((K, nc), dtype=np.int64)
-            self._caseB = np.empty(nc, dtype=np.bool_)
-            winner_tables(
-                np.array(st.beats),  # writable, as the policies' arrays: one compiled version serves both
-                L,
-                a,
-                ls,
-                L1,
-                np.empty(K, dtype=np.int64),
-                np.empty(K, dtype=np.bool_),
-                np.empty((K, K), dtype=np.bool_),
-                np.empty(K, dtype=np.int64),
-                self._mI,
-                self._mS,
-                self._ok,
-                self._gI,
-                self._gS,
-                self._caseB,
-            )
+            shape = (K, 2 * ls.size)
+            self._mI, self._mS, self._gI, self._gS = (np.empty(shape, dtype=np.int64) for _ in range(4))
+            self._ok = np.empty(shape, dtype=np.bool_)
+            self._caseB = np.empty(shape[1], dtype=np.bool_)
+            # I_a, in_Ia, the pools and their sizes go to scratch (the family has them); beats is
+            # copied writable, as the policies' arrays, so that one compiled version serves both
+            scratch = (np.empty(K, np.int64), np.empty(K, np.bool_), np.empty((K, K), np.bool_), np.empty(K, np.int64))
+            tables = (self._mI, self._mS, self._ok, self._gI, self._gS, self._caseB)
+            winner_tables(np.array(st.beats), L, a, ls, L1, *scratch, *tables)
         else:
             self._mI, self._mS, self._ok = self._tables_numpy(ls, L, nI)
-            # combined (l, case) tables: columns 0..nl-1 case A, nl..2nl-1 case B; clipped gather indices
             self._caseB = np.concatenate([np.zeros(ls.size, bool), np.ones(ls.size, bool)])
             self._gI = np.clip(self._mI, 0, nI)
             self._gS = np.clip(self._mS, 0, K)
-        nl = ls.size
-        self._mIA, self._mSA, self._okA = self._mI[:, :nl], self._mS[:, :nl], self._ok[:, :nl]
-        self._mIB, self._mSB, self._okB = self._mI[:, nl:], self._mS[:, nl:], self._ok[:, nl:]
+        # precomputed gathers of _sums_numpy
         self._gI1 = np.minimum(self._gI + 1, nI)
         self._has_rows = bool(self._ok.any())
         self._flatS = np.arange(K)[:, None] * (K + 1) + self._gS
-        self._inIa_col = in_Ia[:, None]
+        self._inIa_col = self.in_Ia[:, None]
         self._caseB_f = self._caseB.astype(float)[None, :]
 
     def _tables_numpy(self, ls: np.ndarray, L: np.ndarray, nI: int) -> tuple:
-        """``(m_I, m_S, ok)`` (K x 2nl, unclipped) of every ``(i2, l, case)`` in numpy: what
-        :func:`boundcalc.kernels.lp.winner_tables` lays out on the compiled path (the tests check
-        both equal)."""
+        """``(m_I, m_S, ok)`` (K x 2nl, unclipped): :func:`boundcalc.kernels.lp.winner_tables`'s
+        layout in numpy."""
         K, a, in_Ia = self.K, self.winner, self.in_Ia
-        mI = ls + 1 - self.L1  # (nl,)
-        # case A: i2 not in I
-        mIA = np.broadcast_to(mI, (K, ls.size)).copy()
+        mIA = np.broadcast_to(ls + 1 - self.L1, (K, ls.size)).copy()
         capA = nI - in_Ia.astype(np.int64)  # |I_{i1} \\ {i2}|
         mSA = np.maximum(0, L[:, None] - ls[None, :])
         okA = (mIA >= 0) & (mIA <= capA[:, None]) & (mSA <= self.pool_size[:, None])
-        # case B: i2 in I (needs i2 in I_{i1} and |I| >= 1)
         mIB = mIA - 1
         mSB = np.maximum(0, L[:, None] - ls[None, :] - 1)
         okB = in_Ia[:, None] & (mIB >= 0) & (mIB <= capA[:, None]) & (mSB <= self.pool_size[:, None])
         okA[a] = False
         okB[a] = False
-        return (
-            np.concatenate([mIA, mIB], axis=1),
-            np.concatenate([mSA, mSB], axis=1),
-            np.concatenate([okA, okB], axis=1),
-        )
+        return tuple(np.concatenate(ab, axis=1) for ab in ((mIA, mIB), (mSA, mSB), (okA, okB)))
 
-    # -- counting / enumeration -------------------------------------------------------
     def n_rows(self) -> int:
         """Number of (I, S) combinations in the definition (rows before de-duplication)."""
         nI = self.inferiors.size
-        total = 0
-        for i2 in range(self.K):
-            for t, _ in enumerate(self.levels):
-                if self._okA[i2, t]:
-                    total += comb(nI - int(self.in_Ia[i2]), int(self._mIA[i2, t])) * comb(
-                        int(self.pool_size[i2]), int(self._mSA[i2, t])
-                    )
-                if self._okB[i2, t]:
-                    total += comb(nI - 1, int(self._mIB[i2, t])) * comb(int(self.pool_size[i2]), int(self._mSB[i2, t]))
-        return total
+        return sum(
+            comb(nI - int(self.in_Ia[i2]), int(self._mI[i2, c])) * comb(int(self.pool_size[i2]), int(self._mS[i2, c]))
+            for i2, c in zip(*np.nonzero(self._ok))
+        )
 
     def enumerate(self, max_rows: int = 200_000) -> list[np.ndarray]:
-        """Every row of ``R_{i1}``, written literally from the definition (000 eq. (2)).
+        """Every row of ``R_{i1}``, de-duplicated, written literally from 000 eq. (2).
 
-        Deliberately independent of the separation code: it loops over ``i2``, ``l``, and all
-        subsets ``I``, ``S`` with :func:`itertools.combinations`.  Duplicate rows are removed.
-        Raises :class:`TooLargeError` when the definition has more than ``max_rows`` rows.
+        Independent of the oracle (it loops over all subsets with :mod:`itertools`); raises
+        :class:`TooLargeError` when the definition has more than ``max_rows`` rows.
         """
         n = self.n_rows()
         if n > max_rows:
@@ -332,10 +289,8 @@ class CopelandFamily(_FamilyBase):
                 f"R_{{{self.winner}}} has {n} rows for K={self.K} (limit {max_rows}); use the cutting-plane method"
             )
         st, a, pid = self.structure, self.winner, self.pid
-        L = st.L
         Ia = set(st.inferiors(a).tolist())
-        seen: set[tuple[int, ...]] = set()
-        rows: list[np.ndarray] = []
+        rows: dict[tuple[int, ...], None] = {}  # insertion-ordered, without duplicates
         for i2 in range(self.K):
             if i2 == a:
                 continue
@@ -345,25 +300,15 @@ class CopelandFamily(_FamilyBase):
                 if size_I < 0 or size_I > len(Ia):
                     continue
                 for I in itertools.combinations(sorted(Ia), size_I):
-                    size_S = max(0, int(L[i2]) - l - (1 if i2 in I else 0))
+                    size_S = max(0, int(st.L[i2]) - l - (1 if i2 in I else 0))
                     if size_S > len(pool):
                         continue
                     for S in itertools.combinations(pool, size_S):
-                        pairs = {int(pid[a, j]) for j in I} | {int(pid[i2, j]) for j in S}
-                        key = tuple(sorted(pairs))
-                        if key not in seen:
-                            seen.add(key)
-                            rows.append(np.array(key, dtype=np.int64))
-        return rows
+                        rows[tuple(sorted({int(pid[a, j]) for j in I} | {int(pid[i2, j]) for j in S}))] = None
+        return [np.array(key, dtype=np.int64) for key in rows]
 
-    # -- separation -------------------------------------------------------------------
     def _sums(self, E: np.ndarray) -> np.ndarray:
-        """Minimal row sum of every ``(i2, l, case)`` (K x 2nl; inf where no row exists).
-
-        Compiled (:func:`boundcalc.kernels.lp.copeland_sums`) when the family was built with
-        ``compiled=True``; otherwise :meth:`_sums_numpy`, which documents the method (the same
-        numbers to the last bit).
-        """
+        """Minimal row sum of every ``(i2, l, case)`` (K x 2nl; inf where no row exists)."""
         if self.compiled:
             from ..kernels.lp import copeland_sums
 
@@ -374,38 +319,24 @@ class CopelandFamily(_FamilyBase):
     def oracle_args(
         self,
     ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The arguments of :func:`boundcalc.kernels.lp.copeland_sums` between ``E`` and ``out`` for
-        this family: ``(winner, I_winner, pool, m_I, m_S, ok, case_B, in_I)`` (``ok``, ``m_I``, ``m_S``
-        K x 2nl).  What :meth:`_sums` passes; for callers that evaluate check (3) many times in their
-        own compiled loop.
-        """
+        """The arguments of :func:`boundcalc.kernels.lp.copeland_sums` between ``E`` and ``out``:
+        ``(winner, I_winner, pool, m_I, m_S, ok, case_B, in_I)``, for callers with their own
+        compiled loop."""
         return (self.winner, self.inferiors, self.pool, self._gI, self._gS, self._ok, self._caseB, self.in_Ia)
 
     def _sums_numpy(self, E: np.ndarray) -> np.ndarray:
-        """Minimal row sum of every ``(i2, l, case)`` (K x 2nl; inf where no row exists).
+        """:meth:`_sums` in numpy.
 
-        The winner's values over ``I_{i1}`` are sorted once; "the smallest ``m`` of
-        ``I_{i1} \\ {i2}``" is the smallest ``m`` of the whole list, or the smallest ``m + 1``
-        minus ``e_{i1 i2}`` when ``e_{i1 i2}`` is at most the ``m``-th smallest (with ties
-        either reading gives the same sum).  Written for speed: this is Algorithm 1's check (3).
+        The winner's values over ``I_{i1}`` are sorted once: the smallest ``m`` of
+        ``I_{i1} \\ {i2}`` is the smallest ``m`` of the whole list, or the smallest ``m + 1``
+        minus ``e_{i1 i2}`` when ``e_{i1 i2}`` is at most the ``m``-th smallest.
         """
-        a = self.winner
-        ea = E[a]
+        ea = E[self.winner]
         va = np.sort(ea[self.inferiors])
-        nI = va.size
-        PA = np.empty(nI + 1)
-        PA[0] = 0.0
-        np.cumsum(va, out=PA[1:])
-        keys = np.where(self.pool, E, np.inf)
-        keys.sort(axis=1)
-        PS = np.empty((self.K, self.K + 1))
-        PS[:, 0] = 0.0
-        np.cumsum(keys, axis=1, out=PS[:, 1:])
-        psum = PS.ravel()[self._flatS]
+        PA = _prefix(va)
+        psum = self._pool_sorted_sums(E).ravel()[self._flatS]
         own = ea[:, None]
-        vext = np.empty(nI + 1)
-        vext[0] = -np.inf
-        vext[1:] = va
+        vext = np.concatenate(([-np.inf], va))
         inside = self._inIa_col & (own <= vext[self._gI])
         wsum = np.where(inside, PA[self._gI1] - own, PA[self._gI])
         wsum += self._caseB_f * own
@@ -427,40 +358,19 @@ class CopelandFamily(_FamilyBase):
         rng: np.random.Generator | None,
         winner_side: bool,
     ) -> tuple[Any, ...]:
-        """The most violated rows of ``R_a`` at ``E`` with their hashes: the compiled row builder
-        (:func:`boundcalc.kernels.lp.copeland_rows`, see there) when the family was built with
-        ``compiled=True``, else :meth:`_rows_numpy` (the same rows and hashes).
-
-        Ties among equal ``e`` values are broken by random keys drawn *per i2* from ``rng`` (arm
-        order when ``rng`` is None), so that different ``i2`` offer different winner pairs when
-        many values are equal (typically 0).
-        """
-        K = self.K
-        tb = np.zeros((K, K)) if rng is None else rng.random((K, K))
+        """The most violated rows at ``E`` with their hashes: :func:`boundcalc.kernels.lp.copeland_rows`
+        when compiled, else :meth:`_rows_numpy`; ties broken by keys drawn from ``rng`` (arm order
+        when None)."""
+        tb = np.zeros((self.K, self.K)) if rng is None else rng.random((self.K, self.K))
         z1, z2 = _zobrist(self.n_vars)
         E = np.ascontiguousarray(E, dtype=float)
         if not self.compiled:
             return self._rows_numpy(E, sums, float(tol), int(per_i2), tb, bool(winner_side), z1, z2)
         from ..kernels.lp import copeland_rows
 
+        # gI, gS equal mI, mS wherever ok, and only such columns are violated
         return copeland_rows(
-            E,
-            self.winner,
-            self.inferiors,
-            self.pool,
-            self._mI,
-            self._mS,
-            self._ok,
-            self._caseB,
-            self.in_Ia,
-            self.pid,
-            sums,
-            tb,
-            float(tol),
-            int(per_i2),
-            bool(winner_side),
-            z1,
-            z2,
+            E, *self.oracle_args(), self.pid, sums, tb, float(tol), int(per_i2), bool(winner_side), z1, z2
         )
 
     def _rows_numpy(
@@ -474,12 +384,8 @@ class CopelandFamily(_FamilyBase):
         z1: np.ndarray,
         z2: np.ndarray,
     ) -> tuple[Any, ...]:
-        """:func:`boundcalc.kernels.lp.copeland_rows` in numpy: for every ``i2`` whose smallest row
-        sum is below ``1 - tol``, up to ``per_i2`` of its ``(l, case)`` columns (smallest sums first,
-        equal sums in column order, each violated by more than ``tol``) give one row each: the
-        ``mS`` smallest of ``i2``'s pool and, with ``winner_side``, the ``mI`` smallest of
-        ``I_a \\ {i2}`` plus ``(a, i2)`` in case B; equal values in the order of ``tb[i2]``, then
-        arm order.  Returns the same ``(n, i2, col, violation, starts, idx, h1, h2)``."""
+        """:func:`boundcalc.kernels.lp.copeland_rows` in numpy: the same rows, hashes and return
+        tuple."""
         a, pid, Ia = self.winner, self.pid, self.inferiors
         npick = min(per_i2, sums.shape[1])
         pick_i2, pick_c, pick_v, rows = [], [], [], []
@@ -506,18 +412,9 @@ class CopelandFamily(_FamilyBase):
         starts = np.zeros(len(rows) + 1, dtype=np.int64)
         starts[1:] = np.cumsum([r.size for r in rows], dtype=np.int64)
         idx = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
-        h1 = np.array([z1[r].sum(dtype=np.uint64) for r in rows], dtype=np.uint64)
-        h2 = np.array([z2[r].sum(dtype=np.uint64) for r in rows], dtype=np.uint64)
-        return (
-            len(rows),
-            np.array(pick_i2, dtype=np.int64),
-            np.array(pick_c, dtype=np.int64),
-            np.array(pick_v, dtype=float),
-            starts,
-            idx,
-            h1,
-            h2,
-        )
+        h1, h2 = (np.array([z[r].sum(dtype=np.uint64) for r in rows], dtype=np.uint64) for z in (z1, z2))
+        picks = (np.array(pick_i2, dtype=np.int64), np.array(pick_c, dtype=np.int64), np.array(pick_v, dtype=float))
+        return (len(rows), *picks, starts, idx, h1, h2)
 
     def separate_csr(
         self,
@@ -527,24 +424,22 @@ class CopelandFamily(_FamilyBase):
         rng: np.random.Generator | None = None,
         sums: np.ndarray | None = None,
     ) -> RowBlock:
-        """The most violated rows for ``e`` (000 Sec. 4.1.1), as a :class:`RowBlock`.
+        """The most violated rows for ``e`` (000 Sec. 4.1.1), each violated by more than ``tol``.
 
-        For every ``i2`` whose best row is violated by more than ``tol``, the rows of up to
-        ``per_i2`` ``(l, case)`` choices with the smallest left-hand sides (most violated first),
-        each taking the smallest ``e`` values on both sides; equal values are taken in a random
-        order drawn per ``i2`` from ``rng`` (arm order when ``rng`` is None).  ``sums`` may pass
-        :meth:`_sums` of the same ``e`` when the caller has it.  Every row returned is a row of
-        the family, violated by more than ``tol`` (its ``violation``).
+        Per ``i2``, the rows of up to ``per_i2`` ``(l, case)`` choices with the smallest sums,
+        each taking the smallest ``e`` values (ties in a random order per ``i2`` drawn from
+        ``rng``; arm order when None).  ``sums`` may pass :meth:`_sums` of the same ``e``.
         """
         E = _as_square(e, self.K)
         if not self._has_rows:
             return RowBlock.empty()
         S = self._sums(E) if sums is None else sums
-        n, _, _, viol, starts, idx, _, _ = self._rows(E, S, tol, per_i2, rng, True)
+        _, _, _, viol, starts, idx, _, _ = self._rows(E, S, tol, per_i2, rng, True)
         return RowBlock(np.array(starts), np.array(idx), np.array(viol))
 
 
 def _select_rows(block: RowBlock, keep: np.ndarray) -> RowBlock:
+    """The rows ``keep`` of ``block``."""
     s = block.starts
     lens = np.diff(s)[keep]
     starts = np.zeros(keep.size + 1, dtype=np.int64)
@@ -554,35 +449,25 @@ def _select_rows(block: RowBlock, keep: np.ndarray) -> RowBlock:
 
 
 def _ordered(vals: np.ndarray, tb: np.ndarray, members: np.ndarray) -> np.ndarray:
-    """``members`` (ascending arm indices) sorted by ``(vals[j], tb[j], j)``: two stable sorts (the
-    numpy twin of the row builder's ordering)."""
+    """``members`` (ascending arm indices) sorted by ``(vals[j], tb[j], j)`` by two stable sorts."""
     m1 = members[np.argsort(tb[members], kind="mergesort")]
     return m1[np.argsort(vals[m1], kind="mergesort")]
 
 
-_Z_CACHE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
+@functools.cache
 def _zobrist(n_vars: int) -> tuple[np.ndarray, np.ndarray]:
     """Two fixed random odd 64-bit words per variable (the same for every family of that size)."""
-    Z = _Z_CACHE.get(n_vars)
-    if Z is None:
-        g = np.random.default_rng(0x5EED_B0C)
-        Z = (
-            g.integers(0, 2**63, n_vars, dtype=np.uint64) * np.uint64(2) + np.uint64(1),
-            g.integers(0, 2**63, n_vars, dtype=np.uint64) * np.uint64(2) + np.uint64(1),
-        )
-        for z in Z:
-            z.setflags(write=False)
-        _Z_CACHE[n_vars] = Z
-    return Z
+    g = np.random.default_rng(0x5EED_B0C)
+    Z = tuple(g.integers(0, 2**63, n_vars, dtype=np.uint64) * np.uint64(2) + np.uint64(1) for _ in range(2))
+    for z in Z:
+        z.setflags(write=False)
+    return Z[0], Z[1]
 
 
 def row_hashes(block: RowBlock, n_vars: int) -> tuple[np.ndarray, np.ndarray]:
     """Two independent 64-bit Zobrist hashes per row (sums of fixed random words, mod 2^64).
 
-    Equal rows hash equally; two different rows collide on both with probability 2^-128.  The
-    compiled row builder computes the same hashes while it builds the rows.
+    Equal rows hash equally; two different rows collide on both with probability 2^-128.
     """
     out = []
     for z in _zobrist(n_vars):
@@ -595,15 +480,21 @@ def row_hashes(block: RowBlock, n_vars: int) -> tuple[np.ndarray, np.ndarray]:
 class ECWFamily(_FamilyBase):
     """``R^E_{i1}``: ECW-RMED's feasible set (paper 000, eqs. (4)-(5), Theorem 4).
 
-    ``e_{i1 j} = 1`` for every ``j in I_{i1}``, and for every ``i2 != i1`` and every ``S``
-    subset of ``S_{i2} \\ {i1}`` with ``|S| = L_{i2} - L_{i1} + 1``: ``sum_{j in S} e_{j i2} >= 1``.
-    The fixed part is exposed as :attr:`fixed_vars` (variables whose lower bound is 1).
+    ``e_{i1 j} = 1`` for every ``j in I_{i1}`` (:attr:`fixed_vars`, variables whose lower bound
+    is 1), and for every ``i2 != i1`` and every ``S`` subset of ``S_{i2} \\ {i1}`` with
+    ``|S| = L_{i2} - L_{i1} + 1``: ``sum_{j in S} e_{j i2} >= 1``.
+
+    Parameters
+    ----------
+    matrix : PreferenceMatrix, Structure or array_like
+        Only its Copeland structure is read.
+    winner : int
+        A Copeland winner ``i1``.
     """
 
     def __init__(self, matrix: MatrixLike | Structure, winner: int):
         super().__init__(matrix, winner)
-        st = self.structure
-        L = st.L.astype(np.int64)
+        L = self.structure.L.astype(np.int64)
         self.m = L - L[self.winner] + 1  # required |S| per i2
         self.has_row = (self.m <= self.pool_size) & (np.arange(self.K) != self.winner)
         self.fixed_vars = np.sort(self.pid[self.winner, self.inferiors])
@@ -632,8 +523,6 @@ class ECWFamily(_FamilyBase):
 
     def _best(self, E: np.ndarray) -> np.ndarray:
         """Per i2 the smallest covering-row sum; the fixed part ``e_{i1 j} >= 1`` counts as rows."""
-        PS = self._pool_sorted_sums(E)
-        s = np.take_along_axis(PS, self._gm, axis=1)[:, 0]
+        s = np.take_along_axis(self._pool_sorted_sums(E), self._gm, axis=1)[:, 0]
         s = np.where(self.has_row, s, np.inf)
-        fixed = E[self.winner, self.inferiors]
-        return np.append(s, fixed)
+        return np.append(s, E[self.winner, self.inferiors])

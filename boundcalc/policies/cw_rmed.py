@@ -2,31 +2,27 @@
 
 000 proves CW-RMED optimal (Theorem 3); its check (3) and line 11 need the LP of eq. (2), whose
 rows are exponentially many, on the empirical matrix at every step.  The skeleton shared with
-ECW-RMED (:mod:`boundcalc.policies.copeland_rmed`: line 4, ``L_C``, ``L_R``, ``L_N``, the empirical
-structure, check (3) by the LP core's sorting oracle on ``E = (N / log t) d``) runs compiled, and
-so does every line-11 answer that needs no LP solve:
+ECW-RMED (:mod:`boundcalc.policies.copeland_rmed`, check (3) included) runs compiled, and so does
+every line-11 answer that needs no LP solve:
 
-* two or more empirical Copeland winners and no tie: 000 Theorem 6 (``C* = C^E*``), ECW's
-  closed-form allocation checked feasible by the oracle;
-* the structure unchanged since the last solve: the rows and bounds are the same and only the costs
-  ``c = r / d`` move, so the last basis stays primal feasible; it is kept while its reduced costs
-  keep their signs (:func:`boundcalc.kernels.basis.duals_keep_signs`, the LP core's own test, with
-  ``M^-1`` kept per basis); on plain models a basis that fails it is re-solved by the compiled
-  bounded simplex (:func:`~boundcalc.kernels.cw_rmed.resolve_from_basis`, at most
-  :attr:`CWRMED.simplex_pivots` pivots).
+* two or more empirical Copeland winners and no tie: Theorem 6 (``C* = C^E*``), ECW's closed-form
+  allocation checked feasible by the oracle;
+* the structure unchanged since the last solve: only the costs ``c = r / d`` move, so the last
+  basis stays primal feasible; it is kept while its reduced costs keep their signs
+  (:func:`boundcalc.kernels.basis.duals_keep_signs`, with ``M^-1`` kept per basis).  On plain
+  models a basis that fails is re-solved by the compiled simplex
+  (:func:`~boundcalc.kernels.cw_rmed.resolve_from_basis`, at most :attr:`CWRMED.simplex_pivots` pivots).
 
-Otherwise line 11 is :meth:`boundcalc.lp.CopelandLPSolver.solve_online`, the LP core's solver kept
-on the policy; its model and backend are :mod:`boundcalc.lp.rule`'s, and :mod:`boundcalc.lp.online`
-says what it solves.  Every model is solved with the costs perturbed by :attr:`CWRMED.perturb`
-(:mod:`boundcalc.kernels.perturb`), so that a degenerate LP's optimal vertex, hence the pairs, does
-not depend on the solve path (tests/test_cw_perturb.py, tests/test_cw_rmed_simplex.py,
-tests/test_cw_pools.py); ``C*_{i1}`` and ``i*`` are computed from the true costs at that vertex.
-Each answer's allocation passes the oracle over the whole family ``R_{i1}``; a failed LP raises
-:class:`boundcalc.SolverError`: the policy never acts on an unverified allocation.
+Otherwise line 11 is :meth:`boundcalc.lp.CopelandLPSolver.solve_online` (:mod:`boundcalc.lp.online`).
+Every path solves with the costs perturbed by :attr:`CWRMED.perturb` (:mod:`boundcalc.kernels.perturb`),
+so that a degenerate LP's optimal vertex, hence the pairs, does not depend on the path; ``C*_{i1}``
+and ``i*`` are computed from the true costs at that vertex.  Each allocation passes the oracle over
+the whole ``R_{i1}``, and a failed LP raises :class:`boundcalc.SolverError`: the policy never acts
+on an unverified allocation.
 
-The whole-run kernel :func:`~boundcalc.kernels.cw_rmed.copeland_run` returns to Python only to
-read a new structure's warm bases, to solve the LP, and to grow its tables.  ``stats`` adds
-``lp_solves`` (HiGHS solves), ``theorem6`` and ``warm_answers`` (no HiGHS run) to the skeleton's.
+The run kernel :func:`~boundcalc.kernels.cw_rmed.copeland_run` returns to Python only to read a new
+structure's warm bases, to solve the LP, and to grow its tables.  ``stats`` adds ``lp_solves``
+(HiGHS solves), ``theorem6`` and ``warm_answers`` (no HiGHS run) to the skeleton's.
 """
 
 from __future__ import annotations
@@ -72,20 +68,24 @@ from .registry import register_policy
 
 __all__ = ["CWRMED", "CWState", "copeland_update", "copeland_run"]
 
-#: Basic variables a stored basis may gain in the compiled simplex beyond those it was read with
-#: (its buffers' slack; more: HiGHS re-solves).
+#: Basic variables a stored basis may gain in the compiled simplex (its buffers' slack; beyond it
+#: HiGHS re-solves).
 SIMPLEX_SLACK = 24
 
 
-# ----------------------------------------------------------------------------- the class
 @register_policy
 class CWRMED(CopelandRMED):
     """CW-RMED: 000's Algorithm 1 with the exact LP ``R_{i1}`` of eq. (2) (Theorems 2-3).
 
-    Hyperparameters ``alpha = 3``, ``beta = 0.01`` (000's experiments; ``beta = 0`` allowed) and
-    ``check_tol`` (check (3) passes when the largest row violation of ``N / log t`` is at most
-    this; default 1e-12, i.e. exact up to rounding).  See the module text for how the LP is kept
-    out of most steps; :attr:`solver` is the LP core's solver it keeps between steps.
+    Parameters
+    ----------
+    K : int
+        Number of arms.
+    rng : numpy.random.Generator, optional
+        Not drawn from: the policy is deterministic.
+    alpha, beta, check_tol : float
+        The skeleton's hyperparameters (:class:`~boundcalc.policies.copeland_rmed.CopelandRMED`;
+        defaults 3, 0.01 and 1e-12).
 
     Examples
     --------
@@ -102,31 +102,26 @@ class CWRMED(CopelandRMED):
     name = "cw-rmed"
     plot_style = ("tab:red", "--", "s")
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (CW), eq. (2), Theorems 2-3"
-    #: 3: line 11's LP solved with perturbed costs (:attr:`perturb`; tests/policy_decisions.py).
+    #: 3: line 11's LP solved with perturbed costs (:attr:`perturb`).
     revision = 3
-    #: ``delta`` of line 11's cost perturbation (:mod:`boundcalc.kernels.perturb`), the same in the
-    #: LP core's models and the compiled basis test.  000's Algorithm 1, line 11 plays "an optimal
-    #: solution" of eq. (2) and Theorem 3's proof holds for any choice among optimal ones, so the
-    #: policy may fix the choice.  With 1e-6 the allocations agree across solve paths to 1.3e-13 on
-    #: Figure 1 (a); with 1e-7 cost differences come within HiGHS's 1e-9 dual tolerance.  0: the
-    #: costs themselves (the solve path then picks the vertex; the compiled simplex is off).
+    #: ``delta`` of line 11's cost perturbation (:mod:`boundcalc.kernels.perturb`).  Line 11 plays
+    #: "an optimal solution" of eq. (2) and Theorem 3 holds for any, so the policy fixes the choice;
+    #: with 1e-7 cost differences come within HiGHS's 1e-9 dual tolerance.  0: the true costs (the
+    #: solve path then picks the vertex; the compiled simplex is off).
     perturb = 1e-6
     State = CWState
     stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers")
     kernels = (skeleton_select, copeland_update, copeland_run)
     #: Warm models kept by the LP core's cache (per structure and winner).
     cache_size = 64
-    #: Pivots the compiled primal simplex may take from a stored basis that fails the basis test
-    #: (plain models) before the LP core is asked; 0: the LP core re-solves every such basis.
+    #: Pivots the compiled simplex may take from a stored basis that fails the basis test (plain
+    #: models) before the LP core re-solves; 0: the LP core re-solves every such basis.
     simplex_pivots = 50
-    #: Changes of the LP core's rule-chosen solve path (attributes of
-    #: :class:`~boundcalc.lp.CopelandLPSolver`, e.g. ``derive``, ``promote``, ``lifted_model``,
-    #: ``simplex``), for tests that check the pairs do not depend on the path; empty in use.
+    #: Attribute changes of the LP core's solver, for tests; empty in use.
     _solve_path: dict = {}
 
     def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params: Any) -> None:
-        # the oracle's random tie-breaks have a fixed seed: the policy stays deterministic (its
-        # pairs are a function of the outcomes alone) and never draws from ``rng``
+        # seed=0: the oracle's tie-breaks are fixed, so the pairs depend on the outcomes alone
         arms = int(K) if isinstance(K, (int, np.integer)) and not isinstance(K, bool) else 0  # validated below
         self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, perturb=self.perturb, online=arms)
         for name, value in self._solve_path.items():
@@ -141,12 +136,11 @@ class CWRMED(CopelandRMED):
         reg = np.zeros(N_REG, dtype=np.int64)
         reg[: base["reg"].size] = base["reg"]
         reg[BAS] = -1
-        # plain compiled models only (Table 2's size: HiGHS's few runs), and only with the
-        # perturbation: without it a degenerate LP's vertex is the solve path's choice, and the
-        # simplex's path is not HiGHS's
+        # plain compiled models with perturbed costs only: otherwise a degenerate LP's vertex is
+        # the solve path's choice, and the simplex's path is not HiGHS's
         plain = self.solver.compiled and not self.solver.lift
         reg[SPX] = self.simplex_pivots if plain and self.solver.perturb > 0 else 0
-        reg[VARIANT] = CW  # line 11 by the LP (the run kernel is ECW-RMED's too)
+        reg[VARIANT] = CW
         base["reg"] = reg
         base["fr"] = np.append(base["fr"], [self.solver.tol, self.solver.perturb])  # LP_TOL, PERT
         P2 = K * (K - 1) // 2
@@ -154,56 +148,41 @@ class CWRMED(CopelandRMED):
         iu = np.triu_indices(K, 1)
         pid[iu] = np.arange(P2)
         pid[(iu[1], iu[0])] = np.arange(P2)
-        z = lambda n, dt=np.int64: np.zeros(n, dtype=dt)  # noqa: E731
+        # the warm bases: per-winner offsets into buffers that _load_bases grows
+        offsets = "lp_nb lp_boff lp_moff lp_soff lp_cap lp_nr lp_aoff".split()
+        buffers = "lp_bvar lp_rstart lp_ridx lp_trow lp_astart lp_aidx".split()
+        base.update({k: np.zeros(K, dtype=np.int64) for k in offsets})
+        base.update({k: np.zeros(0, dtype=np.int64) for k in buffers})
+        base.update({k: np.zeros(0) for k in ("lp_minvT", "yv", "cB", "ymag")})
+        base.update({k: np.zeros(P2) for k in ("cvec", "aty", "atyabs")})
         base.update(
             Etmp=np.zeros((K, K)),
             pid=pid,
-            lp_valid=z(K, np.bool_),
+            lp_valid=np.zeros(K, dtype=np.bool_),
             lp_x=np.zeros((K, P2)),
             lp_status=np.full((K, P2), 3, dtype=np.int8),
-            lp_nb=z(K),
-            lp_boff=z(K),
-            lp_moff=z(K),
-            lp_soff=z(K),
-            lp_bvar=z(0),
-            lp_minvT=np.zeros(0),
-            lp_rstart=z(0),
-            lp_ridx=z(0),
-            cvec=np.zeros(P2),
-            aty=np.zeros(P2),
-            atyabs=np.zeros(P2),
-            yv=np.zeros(0),
-            cB=np.zeros(0),
-            ymag=np.zeros(0),
             tight=np.ones(0, dtype=np.bool_),
             rval=np.ones(0),
-            cpert=perturb_weights(P2),  # g_p per pair id, as the LP core's (one definition)
-            lp_cap=z(K),
-            lp_trow=z(0),
-            lp_nr=z(K),
-            lp_aoff=z(K),
-            lp_astart=z(0),
-            lp_aidx=z(0),
+            cpert=perturb_weights(P2),  # g_p per pair id, as the LP core's
         )
-        return CWState(**base)  # by name (CWState's fields are not literal to a type checker)
+        return CWState(**base)
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
         state.pop("_parts_memo", None)  # it holds live HiGHS models (the solver drops its own too)
         return state
 
-    # -- what the compiled steps ask of Python ------------------------------------------------
     def _structure(self) -> Structure:
         a = self._arrays
         return Structure._from_fresh(a.beats.copy(), a.d.copy())  # antisymmetric by construction
 
     def _serve(self, status: int) -> None:
-        """Provide what the compiled decision asked for (module text)."""
+        """Provide what the compiled decision asked for."""
         if status == NEED_BASES:
             self._load_bases(self._structure())
         elif status == NEED_LP:
             self._solve(self._structure())
-        elif status == NEED_SIMPLEX:  # the compiled simplex from the stored basis, else the LP
+        elif status == NEED_SIMPLEX:
             a = self._arrays
             if not resolve_from_basis(self._s, int(a.reg[SPXW]), int(a.reg[SPX])):
                 self._solve(self._structure())
@@ -211,9 +190,8 @@ class CWRMED(CopelandRMED):
             super()._serve(status)
 
     def _solve(self, st: Structure) -> None:
-        """Line 11 by the LP core (HiGHS, warm per structure): ``Q``, ``i*``, and the new bases."""
+        """Line 11 by the LP core: ``Q``, ``i*``, and the new bases."""
         a = self._arrays
-        # solve_empirical's solves and numbers, without its result object (CopelandLPSolver.solve_online)
         res = self.solver.solve_online(st)
         if res.failures:
             raise SolverError(f"CW-RMED at t = {self.t}: the lower-bound LP failed: {'; '.join(res.failures)}")
@@ -231,27 +209,25 @@ class CWRMED(CopelandRMED):
         self._load_bases(st)
 
     def _parts_of(self, lp: CoveringLP) -> tuple[np.ndarray, ...] | None:
-        """:func:`_basis_parts` of ``lp``, read again only when HiGHS has run on it since (a model
-        met again after other structures, or answered by Theorem 6, keeps its basis)."""
+        """:func:`_basis_parts` of ``lp``, read again only when a solver has run on it since."""
         memo = self.__dict__.setdefault("_parts_memo", {})
         key = id(lp)
         got = memo.get(key)
-        done = (lp.solves, lp.simplex_solves)  # HiGHS's runs and the compiled simplex's answers
+        done = (lp.solves, lp.simplex_solves)
         if got is not None and got[0] is lp and got[1] == done and got[2] == lp.n_rows:
             return got[3]
         parts = _basis_parts(lp, self.solver.compiled, rows=True)
         memo.pop(key, None)
         memo[key] = (lp, done, lp.n_rows, parts)
-        while len(memo) > 2 * self.cache_size:  # the models the LP core may still hold, and a few more
+        while len(memo) > 2 * self.cache_size:
             del memo[next(iter(memo))]
         return parts
 
     def _load_bases(self, st: Structure) -> None:
-        """The last basis of every winner's warm model of ``st`` (where the LP core keeps one)."""
+        """Load the last basis of every winner's warm model of ``st`` into the state."""
         a = self._arrays
         a.reg[BAS] = a.reg[STRUCT]
-        K = self.K
-        P2 = K * (K - 1) // 2
+        P2 = self.K * (self.K - 1) // 2
         a.lp_valid[:] = False
         a.lp_nr[:] = 0
         parts = []
@@ -280,7 +256,7 @@ class CWRMED(CopelandRMED):
             for k, n in need.items()
             if getattr(a, k).size < n
         }
-        if grow:  # larger arrays (twice what is needed), written in place from then on
+        if grow:  # twice what is needed, written in place from then on
             self._replace(**grow)
             a = self._arrays
         bo = mo = so = ro = ao = io = 0
@@ -309,16 +285,13 @@ class CWRMED(CopelandRMED):
 
 def _basis_parts(lp: CoveringLP, compiled: bool = True, rows: bool = False) -> tuple[np.ndarray, ...] | None:
     """``(x, status, basic variables, (M^-1)^T, tight rows' starts, their variables)`` of ``lp``'s
-    last basis, ``M`` the basis matrix restricted to the tight rows; None when it cannot serve
-    (no rows, or ``M`` not square and well conditioned); ``compiled`` as the LP's: False runs
-    :func:`~boundcalc.kernels.cw_rmed.basis_matrix`'s own source interpreted (``py_func``: no
-    compilation, the same operations in the same order, so the same arrays bit for bit).
-    ``rows``: followed by what the compiled simplex reads (the tight rows' numbers, and every row
-    of the model in CSR; no rows where the model is not plain)."""
-    # lp.basis()'s x, status and row_basic, with the rows and bounds read in place (not copied)
+    last basis (``M`` the basis matrix on the tight rows), or None when ``M`` is not square and well
+    conditioned.  ``compiled=False`` runs :func:`~boundcalc.kernels.cw_rmed.basis_matrix`'s source
+    interpreted (the same arrays bit for bit).  ``rows`` appends what the compiled simplex reads:
+    the tight rows and every row of the model in CSR (none where the model is not plain)."""
     x, status, row_basic = lp._basis_status()
     status[(lp._ub <= lp._lb) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
-    if lp._sx is not None:  # the compiled simplex's basis: its M^-1 (checked there), in basis_matrix's order
+    if lp._sx is not None:
         ok, bvar, rs, ri, minvT = _simplex_basis(lp)
     else:
         ok, bvar, rs, ri, minvT = (basis_matrix if compiled else basis_matrix.py_func)(
@@ -326,11 +299,10 @@ def _basis_parts(lp: CoveringLP, compiled: bool = True, rows: bool = False) -> t
         )
     if not ok:
         return None
-    # the shared test's codes: LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
+    # LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
     status[status == 3] = SKIP
     if not rows:
         return x, status, bvar, minvT, rs, ri
-    # the tight rows' numbers and every row (the compiled simplex's view; covering rows >= 1 only)
     plain = bool(np.all(lp._val == 1.0) and np.all(lp._lo == 1.0))
     trow = np.flatnonzero(~row_basic)
     starts = lp._starts if plain else np.zeros(1, dtype=np.int64)
@@ -338,10 +310,8 @@ def _basis_parts(lp: CoveringLP, compiled: bool = True, rows: bool = False) -> t
 
 
 def _simplex_basis(lp: CoveringLP) -> tuple:
-    """:func:`~boundcalc.kernels.cw_rmed.basis_matrix`'s answer for the basis of ``lp``'s last compiled
-    simplex solve (:meth:`~boundcalc.lp.highs.CoveringLP._solve_simplex`), from the simplex's own
-    ``M^-1`` (updated per pivot and checked, ``|M M^-1 - I| <= 1e-9``, before that solve returned):
-    the basic variables ascending, the tight rows in row order, ``(M^-1)^T`` in that order."""
+    """:func:`~boundcalc.kernels.cw_rmed.basis_matrix`'s answer for ``lp``'s last compiled simplex
+    solve, read from the simplex's own checked ``M^-1`` rather than inverting ``M`` again."""
     sb, st, minv, _, _, nb = lp._sx  # type: ignore[misc]
     n = lp.n
     ob = np.argsort(sb[:nb], kind="stable")
