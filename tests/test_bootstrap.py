@@ -294,7 +294,7 @@ def test_results_page_renders_the_stored_speed_and_coverage():
     s1000 = next(s for s in prof["settings"] if s["duels_per_pair"] == 1000)
     assert (
         f"the true matrix's LP has {prof['true_matrix']['rows']} rows, a draw's at `10^3` duels per pair up to"
-        f" {max(r['cold_per_i2_1']['rows'] for r in s1000['rows']):,} in the lifted model"
+        f" {max(r['cold_per_i2_1']['rows'] for r in s1000['rows']):,} in a lifted model with a block per pool"
     ) in page
     assert f"at most {max(r['bootstrap_path']['rows'] for r in s1000['rows']):,} rows there" in page
     assert (
