@@ -252,32 +252,14 @@ def test_compiled_row_builder_equals_its_numpy_twin():
             E = np.triu(E, 1) + np.triu(E, 1).T
             S = fam._sums(E)
             tb = rng.random((pm.K, pm.K)) if k % 3 else np.zeros((pm.K, pm.K))
-            for winner_side in (True, False):
-                args = (
-                    E,
-                    fam.winner,
-                    fam.inferiors,
-                    fam.pool,
-                    fam._mI,
-                    fam._mS,
-                    fam._ok,
-                    fam._caseB,
-                    fam.in_Ia,
-                    fam.pid,
-                    S,
-                    tb,
-                    1e-9,
-                    int(rng.integers(1, 5)),
-                    winner_side,
-                    *_zobrist(fam.n_vars),
-                )
-                a = compiled(*args)
-                b = source(E, S, 1e-9, args[13], tb, winner_side, *_zobrist(fam.n_vars))
+            for per_i2 in (1, int(rng.integers(2, 5))):
+                a = compiled(E, *fam.oracle_args(), fam.pid, S, tb, 1e-9, per_i2, *_zobrist(fam.n_vars))
+                b = source(E, S, 1e-9, per_i2, tb, *_zobrist(fam.n_vars))
                 assert a[0] == b[0]
                 for x, y in zip(a[1:], b[1:]):
                     assert np.array_equal(x, y)
-                h1, h2 = row_hashes(RowBlock(a[4], a[5], a[3]), fam.n_vars)
-                assert np.array_equal(h1, a[6]) and np.array_equal(h2, a[7])
+                h1, h2 = row_hashes(RowBlock(a[2], a[3], a[1]), fam.n_vars)
+                assert np.array_equal(h1, a[4]) and np.array_equal(h2, a[5])
                 n_rows += a[0]
     assert n_rows > 100
 

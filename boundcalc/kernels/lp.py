@@ -254,17 +254,17 @@ def _stable_sort(idx, n, k1, k2, buf):
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
-def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, per_i2, winner_side, z1, z2):
+def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, per_i2, z1, z2):
     """The most violated rows of ``R_a`` at ``E`` (000 Sec. 4.1.1), as index lists with their hashes.
 
     ``sums`` is :func:`copeland_sums` of ``E``.  For every ``i2`` whose smallest sum is below
     ``1 - tol``, up to ``per_i2`` of its columns with the smallest sums (violated by more than
     ``tol``; equal sums in column order) each give one row: the ``mS`` smallest values of ``i2``'s
-    pool and, with ``winner_side``, the ``mI`` smallest of ``I_a \\ {i2}`` plus ``(a, i2)`` in case B;
+    pool, the ``mI`` smallest of ``I_a \\ {i2}`` and ``(a, i2)`` in case B;
     equal values in the order of ``tb[i2]``, then arm order.  Each row's two Zobrist hashes are the
     wrapping sums of ``z1``, ``z2`` over its variables.
 
-    Returns ``(n, i2, col, violation, starts, idx, h1, h2)``; row ``r`` is
+    Returns ``(n, violation, starts, idx, h1, h2)``; row ``r`` is
     ``idx[starts[r]:starts[r + 1]]``, winner side first.
     """
     K = E.shape[0]
@@ -272,11 +272,7 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
     nI = Ia.shape[0]
     npick = per_i2 if per_i2 < nc else nc
     maxr = K * npick
-    width = K + 1
-    if winner_side:
-        width += nI
-    pick_i2 = np.empty(maxr, dtype=np.int64)
-    pick_c = np.empty(maxr, dtype=np.int64)
+    width = K + 1 + nI
     pick_v = np.empty(maxr)
     # np.empty, not np.zeros: each np.zeros of another dtype is one more compilation
     starts = np.empty(maxr + 1, dtype=np.int64)
@@ -306,13 +302,12 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
                 members[m] = j
                 m += 1
         _stable_sort(members, m, E[i2], tb[i2], buf)  # the pool by (value, tb, arm)
-        if winner_side:
-            w = np.int64(0)
-            for k in range(nI):
-                if Ia[k] != i2:
-                    wmem[w] = Ia[k]
-                    w += 1
-            _stable_sort(wmem, w, E[a], tb[i2], buf)  # I_a \\ {i2} by (value, tb, arm)
+        w = np.int64(0)
+        for k in range(nI):
+            if Ia[k] != i2:
+                wmem[w] = Ia[k]
+                w += 1
+        _stable_sort(wmem, w, E[a], tb[i2], buf)  # I_a \\ {i2} by (value, tb, arm)
         taken = 0
         for q in range(nc):
             if taken >= npick:
@@ -321,17 +316,14 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
             s = sums[i2, c]
             if not (1.0 - s > tol):
                 break
-            pick_i2[n] = i2
-            pick_c[n] = c
             pick_v[n] = 1.0 - s
             first = nnz
-            if winner_side:
-                for k in range(mI[i2, c]):
-                    idx[nnz] = pid[a, wmem[k]]
-                    nnz += 1
-                if caseB[c]:
-                    idx[nnz] = pid[a, i2]
-                    nnz += 1
+            for k in range(mI[i2, c]):
+                idx[nnz] = pid[a, wmem[k]]
+                nnz += 1
+            if caseB[c]:
+                idx[nnz] = pid[a, i2]
+                nnz += 1
             for k in range(mS[i2, c]):
                 idx[nnz] = pid[i2, members[k]]
                 nnz += 1
@@ -345,7 +337,7 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
             n += 1
             starts[n] = nnz
             taken += 1
-    return n, pick_i2[:n], pick_c[:n], pick_v[:n], starts[: n + 1], idx[:nnz], h1[:n], h2[:n]
+    return n, pick_v[:n], starts[: n + 1], idx[:nnz], h1[:n], h2[:n]
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)

@@ -356,7 +356,6 @@ class CopelandFamily(_FamilyBase):
         tol: float,
         per_i2: int,
         rng: np.random.Generator | None,
-        winner_side: bool,
     ) -> tuple[Any, ...]:
         """The most violated rows at ``E`` with their hashes: :func:`boundcalc.kernels.lp.copeland_rows`
         when compiled, else :meth:`_rows_numpy`; ties broken by keys drawn from ``rng`` (arm order
@@ -365,13 +364,11 @@ class CopelandFamily(_FamilyBase):
         z1, z2 = _zobrist(self.n_vars)
         E = np.ascontiguousarray(E, dtype=float)
         if not self.compiled:
-            return self._rows_numpy(E, sums, float(tol), int(per_i2), tb, bool(winner_side), z1, z2)
+            return self._rows_numpy(E, sums, float(tol), int(per_i2), tb, z1, z2)
         from ..kernels.lp import copeland_rows
 
         # gI, gS equal mI, mS wherever ok, and only such columns are violated
-        return copeland_rows(
-            E, *self.oracle_args(), self.pid, sums, tb, float(tol), int(per_i2), bool(winner_side), z1, z2
-        )
+        return copeland_rows(E, *self.oracle_args(), self.pid, sums, tb, float(tol), int(per_i2), z1, z2)
 
     def _rows_numpy(
         self,
@@ -380,7 +377,6 @@ class CopelandFamily(_FamilyBase):
         tol: float,
         per_i2: int,
         tb: np.ndarray,
-        winner_side: bool,
         z1: np.ndarray,
         z2: np.ndarray,
     ) -> tuple[Any, ...]:
@@ -388,33 +384,25 @@ class CopelandFamily(_FamilyBase):
         tuple."""
         a, pid, Ia = self.winner, self.pid, self.inferiors
         npick = min(per_i2, sums.shape[1])
-        pick_i2, pick_c, pick_v, rows = [], [], [], []
+        pick_v, rows = [], []
         for i2 in range(self.K):
             if not (1.0 - sums[i2].min() > tol):
                 continue
             corder = np.argsort(sums[i2], kind="mergesort")
             porder = _ordered(E[i2], tb[i2], np.flatnonzero(self.pool[i2]))
-            word = _ordered(E[a], tb[i2], Ia[Ia != i2]) if winner_side else Ia[:0]
+            word = _ordered(E[a], tb[i2], Ia[Ia != i2])
             for c in corder[:npick].tolist():
                 s = sums[i2, c]
                 if not (1.0 - s > tol):
                     break
-                parts = []
-                if winner_side:
-                    parts.append(pid[a, word[: self._mI[i2, c]]])
-                    if self._caseB[c]:
-                        parts.append(pid[a, [i2]])
-                parts.append(pid[i2, porder[: self._mS[i2, c]]])
-                rows.append(np.concatenate(parts).astype(np.int64))
-                pick_i2.append(i2)
-                pick_c.append(c)
+                own = pid[a, [i2]] if self._caseB[c] else pid[a, :0]
+                rows.append(np.concatenate([pid[a, word[: self._mI[i2, c]]], own, pid[i2, porder[: self._mS[i2, c]]]]))
                 pick_v.append(1.0 - s)
         starts = np.zeros(len(rows) + 1, dtype=np.int64)
         starts[1:] = np.cumsum([r.size for r in rows], dtype=np.int64)
         idx = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
         h1, h2 = (np.array([z[r].sum(dtype=np.uint64) for r in rows], dtype=np.uint64) for z in (z1, z2))
-        picks = (np.array(pick_i2, dtype=np.int64), np.array(pick_c, dtype=np.int64), np.array(pick_v, dtype=float))
-        return (len(rows), *picks, starts, idx, h1, h2)
+        return len(rows), np.array(pick_v, dtype=float), starts, idx, h1, h2
 
     def separate_csr(
         self,
@@ -434,7 +422,7 @@ class CopelandFamily(_FamilyBase):
         if not self._has_rows:
             return RowBlock.empty()
         S = self._sums(E) if sums is None else sums
-        _, _, _, viol, starts, idx, _, _ = self._rows(E, S, tol, per_i2, rng, True)
+        _, viol, starts, idx, _, _ = self._rows(E, S, tol, per_i2, rng)
         return RowBlock(np.array(starts), np.array(idx), np.array(viol))
 
 

@@ -61,8 +61,7 @@ def load_kernels() -> float:
     fam = CopelandFamily(st, 0, compiled=True)
     E = np.zeros((3, 3))
     S = fam._sums(E)
-    for winner_side in (True, False):
-        fam._rows(E, S, 1e-9, 1, None, winner_side)
+    fam._rows(E, S, 1e-9, 1, None)
     ecw_allocation(st.beats, np.ones((3, 3)), 0, compiled=True)
     _LOADED.add("lp")
     return time.perf_counter() - t

@@ -142,7 +142,7 @@ class CopelandModel(_Model):
         (0: nothing violated, or every violated row is in the model already)."""
         fam = self.family
         S = fam._sums(E) if sums is None else sums
-        n, _, _, _, starts, idx, h1, h2 = fam._rows(E, S, tol, per_i2, rng, True)
+        n, _, starts, idx, h1, h2 = fam._rows(E, S, tol, per_i2, rng)
         added = self.lp.add_hashed_rows(n, starts, idx, h1, h2) if n else 0
         self.cut_rows += added
         return added
