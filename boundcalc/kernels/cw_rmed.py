@@ -73,7 +73,7 @@ from .copeland_rmed import N_REG as N_REG_SKELETON
 from .lp import ecw_closed_form as _closed_form
 from .perturb import perturbed_cost
 from .policy import T_, env_more, play
-from .simplex import OPTIMAL, solve_from_basis
+from .simplex import OPTIMAL, invert_basis, solve_from_basis
 
 #: What a compiled step may ask of Python beyond the skeleton's (``DONE``, ``NEED_TABLES``): an LP
 #: solve, the warm bases of a new structure, the compiled simplex's re-solve of winner ``reg[SPXW]``.
@@ -355,115 +355,27 @@ def istar_from_values(s):
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def basis_matrix(status, row_basic, starts, idx):
     """The basic variables, the tight rows (CSR: starts, variables, in row order) and ``(M^-1)^T``
-    (flat, row-major), ``M`` the 0/1 basis matrix on them (rows: tight rows, columns: basic variables); ``ok`` False
-    when their numbers differ or ``M`` is singular or ill conditioned (``|M^-1 M - I| > 1e-9``):
-    the basis test cannot use it."""
+    (flat, row-major), ``M`` the 0/1 basis matrix on them (rows: tight rows, columns: basic
+    variables), inverted by the compiled simplex's :func:`~boundcalc.kernels.simplex.invert_basis`;
+    ``ok`` False when their numbers differ or ``M`` is singular or ill conditioned: the basis test
+    cannot use it."""
     n = status.shape[0]
-    nb = 0
-    for j in range(n):
-        nb += status[j] == 1
-    nt = 0
-    for r in range(row_basic.shape[0]):
-        nt += not row_basic[r]
-    bvar = np.empty(nb, dtype=np.int64)
-    pos = np.empty(n, dtype=np.int64)
-    k = 0
-    for j in range(n):
-        pos[j] = -1
-        if status[j] == 1:
-            bvar[k] = j
-            pos[j] = k
-            k += 1
-    rs = np.empty(nt + 1, dtype=np.int64)  # every entry written (np.zeros would be one more compilation)
+    bvar = np.flatnonzero(status == 1)
+    trow = np.flatnonzero(~row_basic)
+    nb, nt = bvar.shape[0], trow.shape[0]
+    pos = np.full(n, -1, dtype=np.int64)
+    pos[bvar] = np.arange(nb)
+    rs = np.empty(nt + 1, dtype=np.int64)
     rs[0] = 0
-    nnz = 0
-    r2 = 0
-    for r in range(row_basic.shape[0]):
-        if not row_basic[r]:
-            nnz += starts[r + 1] - starts[r]
-            r2 += 1
-            rs[r2] = nnz
-    ri = np.empty(nnz, dtype=np.int64)
-    # M, A, M^-1 as flat row-major float arrays from np.empty, every entry written: 2-D arrays and
-    # np.zeros were more LLVM code and three more numba compilations (np.zeros, its fill, a 2-D
-    # np.empty) on an empty cache
-    M = np.empty(nt * nb)
-    for q in range(nt * nb):
-        M[q] = 0.0
-    if nb != nt:
-        return False, bvar, rs, ri, M
-    r2 = 0
-    for r in range(row_basic.shape[0]):
-        if not row_basic[r]:
-            o = rs[r2]
-            for q in range(starts[r], starts[r + 1]):
-                v = idx[q]
-                ri[o + q - starts[r]] = v
-                if pos[v] >= 0:
-                    M[r2 * nb + pos[v]] = 1.0
-            r2 += 1
-    if nb == 0:
-        return True, bvar, rs, ri, M
-    # M^-1 by Gauss-Jordan elimination with partial pivoting; a pivot below 1e-12: singular, or too
-    # close to it for the basis test.  Written out rather than ``np.linalg.inv``: the basis matrices
-    # are small (tens of rows) and LAPACK's threads, spinning on a busy machine, made each inverse
-    # 2-3x slower than the elimination itself; and in this function rather than a helper of its
-    # own, which numba would compile (and link in here) separately.
-    A = np.empty(nb * nb)
-    Minv = np.empty(nb * nb)
-    for q in range(nb * nb):
-        A[q] = M[q]
-        Minv[q] = 0.0
-    for c in range(nb):
-        Minv[c * nb + c] = 1.0
-    for c in range(nb):
-        p = c
-        best = abs(A[c * nb + c])
-        for r in range(c + 1, nb):
-            if abs(A[r * nb + c]) > best:
-                best = abs(A[r * nb + c])
-                p = r
-        if not best > 1e-12:  # singular
-            return False, bvar, rs, ri, M
-        co = c * nb
-        if p != c:
-            po = p * nb
-            for k in range(nb):
-                A[co + k], A[po + k] = A[po + k], A[co + k]
-                Minv[co + k], Minv[po + k] = Minv[po + k], Minv[co + k]
-        f = 1.0 / A[co + c]
-        for k in range(nb):
-            A[co + k] *= f
-            Minv[co + k] *= f
-        for r in range(nb):
-            ro = r * nb
-            g = A[ro + c]
-            if r != c and g != 0.0:
-                for k in range(nb):
-                    A[ro + k] -= g * A[co + k]
-                    Minv[ro + k] -= g * Minv[co + k]
-    # M^-1 M - I over M's nonzeros, each sum in row order: M's columns listed once (the rows holding
-    # a 1, ascending), not M scanned whole for each of the nb^2 entries (M is 0/1: a term is the
-    # entry of M^-1 itself, the same sum to the bit)
-    cs = np.empty(nb + 1, dtype=np.int64)
-    crow = np.empty(nt * nb, dtype=np.int64)  # at most every entry; one pass over M
-    cs[0] = 0
-    q = 0
-    for b in range(nb):
-        for r in range(nt):
-            if M[r * nb + b] != 0.0:
-                crow[q] = r
-                q += 1
-        cs[b + 1] = q
-    for a in range(nb):
-        for b in range(nb):
-            e = 0.0
-            for q in range(cs[b], cs[b + 1]):
-                e += Minv[a * nb + crow[q]]
-            e -= 1.0 if a == b else 0.0
-            if not abs(e) <= 1e-9:
-                return False, bvar, rs, ri, M
+    for i in range(nt):
+        rs[i + 1] = rs[i] + starts[trow[i] + 1] - starts[trow[i]]
+    ri = np.empty(rs[nt], dtype=np.int64)
+    for i in range(nt):
+        ri[rs[i] : rs[i + 1]] = idx[starts[trow[i]] : starts[trow[i] + 1]]
+    minv = np.empty(nb * nb)
+    if nb != nt or not invert_basis(trow, bvar, nb, starts, idx, pos, minv, nb, np.empty(nb * nb)):
+        return False, bvar, rs, ri, minv
     for a in range(nb):  # (M^-1)^T, row-major
         for b in range(a + 1, nb):
-            Minv[a * nb + b], Minv[b * nb + a] = Minv[b * nb + a], Minv[a * nb + b]
-    return True, bvar, rs, ri, Minv
+            minv[a * nb + b], minv[b * nb + a] = minv[b * nb + a], minv[a * nb + b]
+    return True, bvar, rs, ri, minv
