@@ -83,9 +83,9 @@ class CWRMED(CopelandRMED):
         Number of arms.
     rng : numpy.random.Generator, optional
         Not drawn from: the policy is deterministic.
-    alpha, beta, check_tol : float
-        The skeleton's hyperparameters (:class:`~boundcalc.policies.copeland_rmed.CopelandRMED`;
-        defaults 3, 0.01 and 1e-12).
+    **params
+        The skeleton's hyperparameters ``alpha``, ``beta`` and ``check_tol``
+        (:class:`~boundcalc.policies.copeland_rmed.CopelandRMED`; defaults 3, 0.01 and 1e-12).
 
     Examples
     --------
