@@ -1,4 +1,4 @@
-"""The classical baselines of issue 34 beside a peer implementation: regret and CPU per step.
+"""The classical baselines beside a peer implementation: regret and CPU per step.
 
 For each matrix (the C++ library's own ``prefmats/pref_arithmetic.txt``, bundled here as
 ``arithmetic8``, and 001's ``mslr5-condorcet``) and each baseline of :data:`POLICIES`:
@@ -124,8 +124,7 @@ def main() -> None:
     ap.add_argument(
         "--policies",
         default=",".join(POLICIES),
-        help="comma-separated baselines (issue 34's second part: merge-rucb,merge-dts "
-        "--out benchmarks/results/baselines_merge.json)",
+        help="comma-separated baselines (e.g. merge-rucb,merge-dts --out benchmarks/results/baselines_merge.json)",
     )
     a = ap.parse_args()
     policies = a.policies.split(",")

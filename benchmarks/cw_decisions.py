@@ -1,5 +1,5 @@
 """The long decision check of CW-RMED: the pairs it chooses on Figure 1's panels over long runs, this
-checkout against an older one (issue 31: a faster LP core must leave every decision as it was).
+checkout against an older one (a faster LP core must leave every decision as it was).
 
 ``tests/policy_decisions.py`` pins 3,000 steps of four small streams; the LP core's degenerate
 vertices (a different solve path lands on another optimal vertex) show up later and on larger

@@ -8,7 +8,7 @@ arena layout (``model_a,model_b,winner`` with ``model_a`` / ``model_b`` / ``tie`
 process (``python -m boundcalc``, the installed command's code) and its CPU time is the child's
 user + system time (``resource.getrusage(RUSAGE_CHILDREN)``): interpreter start, imports, reading
 and counting the log, the estimate or the Bradley-Terry fit, and the lower bound's LP.  The median
-of ``--repeats`` runs per command.  The target: under 3 s of CPU (issue: "hard limit 6").
+of ``--repeats`` runs per command.  The target: under 3 s of CPU (6 s at most).
 ``--baseline DIR`` also times the ``a,b,winner`` command with another checkout's code (e.g. the
 main branch: its reader parses every row with the csv module), stored as ``baseline``.
 

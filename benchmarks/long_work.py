@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The cost models behind the CLI's "this will take about ..." lines (issue 32 point 2).
+"""The cost models behind the CLI's "this will take about ..." lines.
 
 Two measurements, CPU seconds of this process (``time.process_time``):
 

@@ -1,5 +1,5 @@
 """Seven classical baselines beside a peer implementation: RCS, Self-Sparring, Winner Stays, Doubler,
-MergeRUCB, MergeDTS and Versatile-DB (issue 34, point 2; IF, BTM, Sparring and RMED2FH are
+MergeRUCB, MergeDTS and Versatile-DB (IF, BTM, Sparring and RMED2FH are
 ``benchmarks/baselines.py``'s, against the C++ of ``jkomiyama/duelingbanditlib``).
 
 For each matrix of :data:`MATRICES` and each row of :data:`ROWS`, R runs of T duels:

@@ -6,7 +6,7 @@ version (this checkout, and with ``--landed DIR`` an older checkout, e.g. ``git 
 
 * **user loop**: ``make_policy(...)`` driven step by step from Python, ``select_pair()`` then
   ``update(i, j, won)`` with the outcome drawn by the loop itself (a Python float against
-  ``mu[i][j]``) -- what a researcher's own experiment loop costs per step (issue 14 point 2);
+  ``mu[i][j]``) -- what a researcher's own experiment loop costs per step;
 * **kernel**: ``simulate(..., runs=R, horizon=T)``, the compiled whole-run path, per run-step
   (Bernoulli draws and regret bookkeeping included; compiled first on a short run); beside it the
   C++ figures of the D-TS authors' library quoted in the docs' speed page (g++ -O2, per step including its
@@ -20,7 +20,8 @@ version (this checkout, and with ``--landed DIR`` an older checkout, e.g. ``git 
   column is an upper bound on the Python calls' cost;
 * **CW-RMED**: one run of 10^5 steps through ``simulate`` on 000's Table 2 (K = 4) and on 16- and
   64-arm submatrices of the MSLR informational matrix (``../shared``; skipped when absent), with
-  issue 31's targets (under 0.1 / 2 / 60 s; a run of fewer steps is compared with them scaled to 10^5).
+  the targets of :data:`CW_TARGET` (under 0.1 / 2 / 60 s; a run of fewer steps is compared with them
+  scaled to 10^5).
 
 K = 5 uses 001's two MSLR matrices (bundled); K = 16 a 16-arm MSLR submatrix (a seeded random
 matrix when ``../shared`` is absent).  Prints a table and writes ``benchmarks/results/policies.json``.
@@ -70,7 +71,7 @@ CPP = {
     ("rcs", 16): 19.1,
 }
 POLICIES = ["ecw-rmed", "rmed1", "rmed2", "rucb", "dts", "dts+", "ccb", "scb", "savage", "cw-rmed"]
-#: issue 34's baselines (their C++ figures, where a C++ exists, are stored by benchmarks/baselines.py)
+#: the classical baselines (their C++ figures, where a C++ exists, are stored by benchmarks/baselines.py)
 POLICIES += [
     "interleaved-filter",
     "beat-the-mean",
@@ -81,9 +82,9 @@ POLICIES += [
     "doubler",
     "rmed2fh",
 ]
-POLICIES += ["merge-rucb", "merge-dts"]  # issue 34, second part (benchmarks/results/policies_merge.json)
-POLICIES += ["versatile-db"]  # issue 34, last baseline (benchmarks/results/policies_vdb.json)
-#: CPU seconds for one run of 10^5 steps (issue 31: Table 2 under 0.1 s, 16 arms under 2 s, 64 under 60 s)
+POLICIES += ["merge-rucb", "merge-dts"]  # benchmarks/results/policies_merge.json
+POLICIES += ["versatile-db"]  # benchmarks/results/policies_vdb.json
+#: CW-RMED's CPU targets for one run of 10^5 steps: Table 2 under 0.1 s, 16 arms under 2 s, 64 under 60 s
 CW_TARGET = {4: 0.1, 16: 2.0, 64: 60.0}
 
 
@@ -329,7 +330,7 @@ def main() -> None:
     now = run_worker(ROOT, spec)
     landed = None
     if a.landed:
-        # the landed CW-RMED at 64 arms takes hours (issue 14: 1.39 ms a step at 16 arms)
+        # an older CW-RMED at 64 arms may take hours: its 64-arm rows run only with --landed-cw-64
         lcw = {k: v for k, v in spec["cw_matrices"].items() if len(v) <= 16 or a.landed_cw_64} if a.landed_cw else {}
         lspec = dict(
             spec,

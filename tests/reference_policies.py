@@ -1,6 +1,6 @@
 """Plain transcriptions of every policy's algorithm, the independent reference of the compiled policies.
 
-These are the step-by-step Python classes the package shipped before issue 14 (each paper's lines
+These are the step-by-step Python classes the package once shipped (each paper's lines
 written out with numpy; the readings documented in the package's policy modules), kept here as
 scikit-learn and scipy keep naive references in their tests.  ``tests/test_policy_reference.py``
 drives each compiled policy and its transcription on the same outcomes and asserts the same pairs,
@@ -1339,7 +1339,7 @@ def drive_both(name, pm, T, seed, params=None):
     return None, p, r
 
 
-# ----------------------------------------------------------------------------- interleaved-filter (issue 34)
+# ----------------------------------------------------------------------------- interleaved-filter
 class InterleavedFilter(Streamed):
     """Interleaved Filter 2, Yue, Broder, Kleinberg & Joachims (JCSS 2012), Algorithm 2, then exploit:
     a plain transcription with Python sets (the readings: :mod:`boundcalc.policies.interleaved_filter`)."""
@@ -1400,7 +1400,7 @@ class InterleavedFilter(Streamed):
         self.queue = sorted(self.Wset)
 
 
-# ----------------------------------------------------------------------------- beat-the-mean (issue 34)
+# ----------------------------------------------------------------------------- beat-the-mean
 class BeatTheMean(Streamed):
     """Beat-the-Mean, Yue & Joachims (ICML 2011), Algorithm 1 online, then exploit: a plain
     transcription (the readings: :mod:`boundcalc.policies.beat_the_mean`)."""
@@ -1461,7 +1461,7 @@ REFERENCE["interleaved-filter"] = InterleavedFilter
 REFERENCE["beat-the-mean"] = BeatTheMean
 
 
-# ----------------------------------------------------------------------------- rcs (issue 34)
+# ----------------------------------------------------------------------------- rcs
 class RCS(Streamed):
     """RCS, Zoghi, Whiteson, de Rijke & Munos (WSDM 2014), Algorithm 1: a plain transcription with
     numpy (the readings: :mod:`boundcalc.policies.rcs`)."""
@@ -1503,7 +1503,7 @@ class RCS(Streamed):
 REFERENCE["rcs"] = RCS
 
 
-# ----------------------------------------------------------------------------- sparring (issue 34)
+# ----------------------------------------------------------------------------- sparring
 class UCB1:
     """Auer, Cesa-Bianchi & Fischer (2002) UCB1 with exploration constant ``alpha`` (each arm once,
     ascending; then the first maximiser of ``mean + sqrt(alpha ln n / N_k)``)."""
@@ -1554,7 +1554,7 @@ class Sparring(Policy):
         self.right.reward(j, 0.0 if i_won else 1.0)
 
 
-# ----------------------------------------------------------------------------- self-sparring (issue 34)
+# ----------------------------------------------------------------------------- self-sparring
 class SelfSparring(Streamed):
     """Self-Sparring, Sui et al. (UAI 2017), Algorithm 1 with Beta posteriors and m = 2: a plain
     transcription (the readings: :mod:`boundcalc.policies.self_sparring`)."""
@@ -1590,7 +1590,7 @@ REFERENCE["sparring"] = Sparring
 REFERENCE["self-sparring"] = SelfSparring
 
 
-# ----------------------------------------------------------------------------- winner-stays (issue 34)
+# ----------------------------------------------------------------------------- winner-stays
 class WinnerStays(Streamed):
     """Winner Stays for strong regret (WS-S), Chen & Frazier (ICML 2017): a plain transcription (the
     readings: :mod:`boundcalc.policies.winner_stays`)."""
@@ -1642,7 +1642,7 @@ class WinnerStays(Streamed):
 REFERENCE["winner-stays"] = WinnerStays
 
 
-# ----------------------------------------------------------------------------- doubler (issue 34)
+# ----------------------------------------------------------------------------- doubler
 class Doubler(Streamed):
     """Doubler, Ailon, Karnin & Joachims (ICML 2014), Algorithm 2, UCB1 singleton bandit: a plain
     transcription with a Python list as the multiset (the readings: :mod:`boundcalc.policies.doubler`)."""
@@ -1680,7 +1680,7 @@ class Doubler(Streamed):
 REFERENCE["doubler"] = Doubler
 
 
-# ----------------------------------------------------------------------------- rmed2fh (issue 34)
+# ----------------------------------------------------------------------------- rmed2fh
 class RMED2FH(RMED2):
     """RMED2FH, Komiyama et al. (COLT 2015): RMED2 with forced exploration to ``alpha log log T`` and
     the targets fixed when the main loop starts (the readings: :mod:`boundcalc.policies.rmed2fh`)."""
@@ -1733,7 +1733,7 @@ class RMED2FH(RMED2):
 REFERENCE["rmed2fh"] = RMED2FH
 
 
-# ----------------------------------------------------------------------------- merge-rucb (issue 34)
+# ----------------------------------------------------------------------------- merge-rucb
 class MergeRUCB(Streamed):
     """MergeRUCB, Zoghi, Whiteson & de Rijke (WSDM 2015), Algorithm 1: a plain transcription with
     Python lists of batches (the readings: :mod:`boundcalc.policies.merge_rucb`)."""
@@ -1815,7 +1815,7 @@ class MergeRUCB(Streamed):
 REFERENCE["merge-rucb"] = MergeRUCB
 
 
-# ----------------------------------------------------------------------------- merge-dts (issue 34)
+# ----------------------------------------------------------------------------- merge-dts
 class MergeDTS(MergeRUCB):
     """MergeDTS, Li, Markov, de Rijke & Zoghi (TOIS 2020): a plain transcription with Python lists of
     batches, MergeRUCB's batches, merges and pruning (the readings: :mod:`boundcalc.policies.merge_dts`)."""
@@ -1888,7 +1888,7 @@ class MergeDTS(MergeRUCB):
 REFERENCE["merge-dts"] = MergeDTS
 
 
-# ----------------------------------------------------------------------------- versatile-db (issue 34)
+# ----------------------------------------------------------------------------- versatile-db
 class TsallisINF:
     """Zimmert & Seldin's Tsallis-INF (1/2-Tsallis entropy, reduced-variance estimates) as one side of
     Versatile-DB: the weights by Newton's method from ``min L - 2 / eta``, the draw by one uniform."""

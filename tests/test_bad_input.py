@@ -1,7 +1,5 @@
-"""Every bad input named in issue 13 gets exit status 2 and one line naming the option, file or entry.
-
-Each case here failed before the fix (a traceback, a hang, a silent wrong number or an unclear
-message).  The checks run ``boundcalc.cli.main`` in-process (fast) and assert the whole of stderr
+"""Bad input gets exit status 2 and one line naming the option, file or entry, never a traceback, a
+hang, a silent wrong number or an unclear message.  The checks run ``boundcalc.cli.main`` in-process (fast) and assert the whole of stderr
 is one ``boundcalc: error: ...`` line; ``test_cli_stdout.py`` runs the installed command as a
 subprocess.
 """

@@ -342,7 +342,7 @@ def test_tampered_or_foreign_files_are_refused(pm, tmp_path):
     row = json.loads(lines[2])
     row["arms"] = row["arms"][::-1]
     out.write_text("\n".join(lines[:2] + [json.dumps(row)] + lines[3:]) + "\n")
-    # an edited row no longer matches its checksum (issue 32): refused by line before the draw is compared
+    # an edited row no longer matches its checksum: refused by line before the draw is compared
     with pytest.raises(BatchFileError, match=r"rows.jsonl:3: corrupt row .*checksum"):
         run_batch(pm, SIZE, 4, MIN_GAP, seed=9, out=out, keys=["ecw"], workers=0, progress=False)
     out.write_text("\n".join(lines[:2] + ["{not json"] + lines[3:]) + "\n")

@@ -1,4 +1,4 @@
-"""CCB against RUCB (issue 31 point 4): why 000's Figure 1 panels at T = 10^5 show them equal to
+"""CCB against RUCB: why 000's Figure 1 panels at T = 10^5 show them equal to
 four digits, and where they part (benchmarks/ccb_rucb.py, stored in
 benchmarks/results/ccb_rucb/ccb_rucb.json; docs/policies.md, "CCB and RUCB").
 

@@ -79,11 +79,11 @@ ISSUE_KEYS = [
     "cpe_condorcet_hardness",
     "cpe_condorcet_ver",
     "if2_hardness",
-    "ws_s_hardness",  # issue 34: the baselines' order-only bounds
+    "ws_s_hardness",  # the baselines' order-only bounds
     "versatile_db_hardness",
-    "merge_rucb_order",  # issue 34, second part
+    "merge_rucb_order",
     "btm_order",
-    "doubler_order",  # issue 34, third part
+    "doubler_order",
     "id_copeland",  # the identification constant T* (Copeland model)
     "id_condorcet",  # and the Condorcet model's
 ]
@@ -584,7 +584,7 @@ def test_solver_failure_in_the_commands(monkeypatch, capsys):
 @pytest.mark.parametrize("package", [boundcalc, boundcalc.bounds, boundcalc.identification])
 def test_no_module_is_shadowed_by_a_function(package):
     """``boundcalc.bounds.<name>`` and ``boundcalc.<name>`` are modules for every submodule name
-    (issue 6: bounds/__init__ used to shadow lower_bound, ccb and compare with functions)."""
+    (a function of the same name in bounds/__init__ would shadow the module lower_bound, ccb or compare)."""
     for info in pkgutil.iter_modules(package.__path__):
         if info.name == "__main__":
             continue

@@ -45,7 +45,7 @@ HSET = settings(max_examples=25, deadline=None, suppress_health_check=[HealthChe
 
 
 def test_every_constant_of_the_issue_is_registered_in_order():
-    # written out here, not read from the code: the 16 rows of issue 6 / boundcalc.compare
+    # written out here, not read from the code: the 16 rows of boundcalc.compare
     assert [s.key for s in SPECS] == [
         "lower_bound",
         "ecw",
@@ -64,11 +64,11 @@ def test_every_constant_of_the_issue_is_registered_in_order():
         "cpe_condorcet_hardness",
         "cpe_condorcet_ver",
         "if2_hardness",
-        "ws_s_hardness",  # issue 34
+        "ws_s_hardness",  # the classical baselines' order-only bounds
         "versatile_db_hardness",
-        "merge_rucb_order",  # issue 34, second part
+        "merge_rucb_order",
         "btm_order",
-        "doubler_order",  # issue 34, third part
+        "doubler_order",
         "id_copeland",  # the identification constant T*
         "id_condorcet",
     ]

@@ -735,7 +735,7 @@ def _failing_linprog(*args, **kwargs):
 
 @pytest.mark.parametrize("method", ["lp", "auto"])
 def test_condorcet_lp_failure_is_reported_not_read_as_no_winner(monkeypatch, ex004, method):
-    """A HiGHS failure in 004's Condorcet max-min LP raises SolverError (issue 6, point 3): it
+    """A HiGHS failure in 004's Condorcet max-min LP raises SolverError: it
     never becomes "no Condorcet winner", and nothing wrong is cached on the instance."""
     import boundcalc.cpe.condorcet as cond
 

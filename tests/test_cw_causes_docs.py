@@ -1,4 +1,4 @@
-"""benchmarks/results/cw_speed/README.md's account of why CW-RMED runs HiGHS (issue 31 point 1) is the stored count
+"""benchmarks/results/cw_speed/README.md's account of why CW-RMED runs HiGHS is the stored count
 (``benchmarks/results/cw_speed/cw_causes.json``, written by ``cw_causes.py`` (an investigation script, in git history)), and that
 count is complete: its runs by cause add up to the policy's own ``lp_solves`` counter, and the runs
 it counted were those of the recorded decisions (the regret of the interleaved benchmark's run)."""

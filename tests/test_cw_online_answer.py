@@ -1,4 +1,4 @@
-"""The lean online surface CW-RMED's line 11 uses (issue 31 point 1) against the LP core's result
+"""The lean online surface CW-RMED's line 11 uses against the LP core's result
 and against scipy:
 
 * ``CopelandLPSolver.solve_online`` gives ``solve_empirical``'s numbers to the last bit (values and

@@ -89,7 +89,7 @@ def brute_kl_half(p: float) -> float:
 
     The textbook form loses ``~eps / x^2`` to cancellation: 4.4e-10 relative at the strategy's near
     ties (``w = n/2 +- 1``, ``n <= 4000``), which once made an optimal allocation look 1.5e-9 short of
-    a row (issue 13).  This form keeps ``~eps / x`` (1e-13 there)."""
+    a row.  This form keeps ``~eps / x`` (1e-13 there)."""
     x = 2.0 * p - 1.0
     out = 0.0
     if x > -1.0:

@@ -23,7 +23,7 @@ def _flat(text: str) -> str:
 def test_long_decision_check_found_the_same_pairs():
     """The stored long check: per case, this checkout's pairs (their SHA-256), wins, regret curve
     and counters other than LP work equal the landed checkout's; panel (a) over 10^5 steps and
-    panel (c) over 10^4, as issue 31 asks, and benchmarks/policies.py's 64-arm MSLR submatrix over 10^4."""
+    panel (c) over 10^4, and benchmarks/policies.py's 64-arm MSLR submatrix over 10^4."""
     rec = json.loads((RESULTS / "cw_decisions.json").read_text())
     cases = {(r["example"], r["steps"]) for r in rec["rows"]}
     assert {("fig1a", 100_000), ("fig1c", 10_000), ("mslr64", 10_000)} <= cases

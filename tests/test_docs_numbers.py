@@ -492,7 +492,7 @@ def test_rcs_and_its_cpp_sit_at_the_random_number_floor():
         )
 
 
-# ----------------------------------------------------------------------------- peers (issue 34, point 2)
+# ----------------------------------------------------------------------------- peers
 PEER_TABLES = (
     ("arithmetic8", "mslr5-condorcet"),  # the seven baselines, T = 10^5 (Doubler 2^16), 20 runs
     ("MSLR-Navigational-136",),  # the MergeDTS paper's 136-ranker matrix, the authors' code
@@ -591,7 +591,7 @@ def test_policies_page_peer_sentences_are_the_stored_run():
 
 # ----------------------------------------------------------------------------- benchmarks/cw_ab.py
 def test_speed_page_cw_rmed_speed_is_the_stored_interleaved_run():
-    """benchmarks/results/cw_speed/README.md: CW-RMED's CPU per run against the version before (issue 31 point 1), the smallest of
+    """benchmarks/results/cw_speed/README.md: CW-RMED's CPU per run against the version before, the smallest of
     each version's interleaved runs (benchmarks/results/cw_speed/cw_ab.json), the same decisions in
     every run, and HiGHS's share of the profiled CPU (benchmarks/results/cw_speed/cw_profile.json)."""
     ab = {r["case"]: r for r in json.loads((RESULTS / "cw_speed" / "cw_ab.json").read_text())["rows"]}

@@ -297,7 +297,7 @@ def test_cli_json_and_plot(tmp_path, capsys):
 
 @pytest.mark.parametrize("name", ["clucb-borda-pac", "clucb-borda-exact", "car-cond", "car-verify", "car-parallel"])
 def test_cli_runs_each_algorithm_name(name, capsys):
-    """Every command-line name of issue 9 runs through ``boundcalc explore`` and finds Table 2's
+    """Every command-line name of 004's algorithms runs through ``boundcalc explore`` and finds Table 2's
     winner (arm 0 beats every arm: Borda and Condorcet winner of the one-position instance)."""
     argv = [
         "explore",

@@ -1,4 +1,4 @@
-"""Every stored figure shows every curve its legend names (issue 31 point 3).
+"""Every stored figure shows every curve its legend names.
 
 A legend entry is *visible* when hiding its artist changes at least ``MIN_PIXELS`` pixels inside
 its Axes, outside the legend box, whose colour in the full picture is the entry's own (within

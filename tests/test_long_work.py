@@ -1,4 +1,4 @@
-"""Long work announced (issue 32 point 2): the CPU-time estimate printed before ``bounds``,
+"""Long work announced: the CPU-time estimate printed before ``bounds``,
 ``compare``, ``simulate`` and ``explore`` start, when above a minute.
 
 The cost models' constants live in ``boundcalc/cli.py`` (the policies' in

@@ -9,7 +9,7 @@ near ties, against independent references.
   columns a row uses;
 * a model derived from another structure's (``derive=True``) solves to the exact optimum;
 * the compiled row builder equals its own Python source, and its hashes equal ``row_hashes``;
-* near ties (issue 13, item 6): pairs down to 1.1e-16 from 1/2 solved by both methods and equal
+* near ties: pairs down to 1.1e-16 from 1/2 solved by both methods and equal
   to an exact rational LP; HiGHS's failures answered by the fallbacks; cvxpy's failures reported
   as ``SolverError``; one HiGHS thread count in a process whatever solved first;
   ``check_conditioning``.

@@ -1,4 +1,4 @@
-"""The LP core's online surface (issue 6, point 2) against independent references.
+"""The LP core's online surface against independent references.
 
 * empirical matrices with exact ties: the family is the definition's with tied pairs in no row,
   and the cutting plane equals an LP written out here with itertools and solved by scipy;

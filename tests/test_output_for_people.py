@@ -186,7 +186,7 @@ def test_changelog_names_every_decisions_change():
     text = changed.group(1)
     revised = {name.upper(): cls.revision for name, cls in POLICIES.items() if cls.revision > 1}
     revised.update({name.upper(): a.revision for name, a in ALGORITHMS.items() if a.revision > 1})
-    assert revised == {"ECW-RMED": 2, "CW-RMED": 3}  # CW-RMED 3: line 11's costs perturbed (issue 31)
+    assert revised == {"ECW-RMED": 2, "CW-RMED": 3}  # CW-RMED 3: line 11's costs perturbed
     for name, rev in revised.items():
         assert re.search(rf"\*\*{re.escape(name)}, revision {rev}\*\*", text), name
     assert "fresh entropy" in text  # the unseeded-policy change of 0.2.0

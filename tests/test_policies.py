@@ -1,6 +1,6 @@
 """Policies: the contract every registered policy meets, and the papers' readings of ECW-RMED / RMED1.
 
-The contract (issue 7 point 7, DESIGN.md ``policies/``) runs over ``policy_names()``: a policy
+The contract (DESIGN.md ``policies/``) runs over ``policy_names()``: a policy
 of the next issue joins it by registering.  Independent checks: the ``R^E`` membership test
 (000 eqs. (4)-(5)) against a brute-force enumeration of its rows; check (3), which is line 8's
 ``R`` for both variants, on a state where ``R`` and ``R^E`` part; the compiled closed form

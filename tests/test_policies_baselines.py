@@ -1,4 +1,4 @@
-"""The classical baselines of issue 34 (Interleaved Filter 2, Beat-the-Mean): the readings of their
+"""The classical baselines (Interleaved Filter 2, Beat-the-Mean): the readings of their
 papers' lines, each checked on a hand-worked scripted run (the round at which a confidence
 interval first excludes 1/2 computed by hand from the paper's radius), and their guarantee on a
 clear total order.  The compiled policies equal their plain transcriptions pair for pair in
@@ -533,7 +533,7 @@ def test_readme_speed_rows_are_the_stored_run():
 def test_readme_speed_rows_of_the_later_baselines_are_the_stored_runs():
     """MergeRUCB's, MergeDTS's and Versatile-DB's rows of the README's speed table are the stored runs
     of benchmarks/policies.py (policies_merge.json, policies_vdb.json), formatted as the eight rows
-    above; from a user's loop each costs its kernel plus less than 3 us (issue 34, point 4)."""
+    above; from a user's loop each costs its kernel plus less than 3 us."""
     import json
     from pathlib import Path
 

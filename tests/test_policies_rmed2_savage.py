@@ -1,7 +1,7 @@
 """RMED2 (Komiyama et al., COLT 2015, Algorithm 3) and Copeland SAVAGE (paper 003): the rules on
 hand-built states (on the plain transcriptions of ``tests/reference_policies.py``), RMED2's target
 (the package's compiled one and the transcription's) against the LP core's l = 0 rows with RMED's
-regret, SAVAGE's Copeland predicate against brute force, the two pitfalls of issue 8 (each test
+regret, SAVAGE's Copeland predicate against brute force, the two pitfalls of their readings (each test
 fails on the buggy variant), the compiled policies against the transcriptions and their whole-run
 kernels against their protocol path over long runs, and behaviour on the two 5-arm MSLR matrices.
 """

@@ -1,4 +1,4 @@
-"""001's Figure 1 ordering on the two 5-arm MSLR matrices at ``T = 10^5`` over 20 runs (issue 8, point 3).
+"""001's Figure 1 ordering on the two 5-arm MSLR matrices at ``T = 10^5`` over 20 runs.
 
 Wu & Liu (NIPS 2016, paper 001) Figure 1 shows D-TS and D-TS+ with the lowest regret among the
 Copeland dueling-bandit policies on 5-arm MSLR matrices. Here every compiled policy (D-TS, D-TS+,

@@ -1,4 +1,4 @@
-"""Reviewer's regression tests for the LP core (issue 6 review).
+"""Reviewer's regression tests for the LP core.
 
 The reference here is an *exact* rational LP: the dual of the written-out covering LP
 ``min c.e, 0 <= e <= 1, A e >= 1`` (rows from ``tests/reference.py``: 000 eq. (2) enumerated

@@ -538,8 +538,8 @@ def test_cli_simulate(tmp_path, capsys):
     assert len(rows.read_text().splitlines()) == 1 + 2 * 3
 
 
-ISSUE_POLICY_NAMES = {"cw-rmed", "ecw-rmed", "rmed1", "dts", "dts+", "ccb", "scb", "rucb", "rmed2", "savage"}
-ISSUE_POLICY_NAMES |= {
+REGISTERED_POLICY_NAMES = {"cw-rmed", "ecw-rmed", "rmed1", "dts", "dts+", "ccb", "scb", "rucb", "rmed2", "savage"}
+REGISTERED_POLICY_NAMES |= {
     "interleaved-filter",
     "beat-the-mean",
     "rcs",
@@ -548,9 +548,8 @@ ISSUE_POLICY_NAMES |= {
     "winner-stays",
     "doubler",
     "rmed2fh",
-}  # issue 34's baselines
-ISSUE_POLICY_NAMES |= {"merge-rucb", "merge-dts"}  # issue 34, second part
-ISSUE_POLICY_NAMES |= {"versatile-db"}  # issue 34, the last baseline
+}  # the classical baselines
+REGISTERED_POLICY_NAMES |= {"merge-rucb", "merge-dts", "versatile-db"}
 
 
 def test_cli_simulate_all_runs_every_named_policy(capsys):
@@ -574,9 +573,9 @@ def test_cli_simulate_all_runs_every_named_policy(capsys):
     ]
     assert main(args + ["--policies", "all"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert {p["policy"] for p in doc["policies"]} == ISSUE_POLICY_NAMES
-    assert main(args + ["--policies", ",".join(sorted(ISSUE_POLICY_NAMES))]) == 0
-    assert {p["policy"] for p in json.loads(capsys.readouterr().out)["policies"]} == ISSUE_POLICY_NAMES
+    assert {p["policy"] for p in doc["policies"]} == REGISTERED_POLICY_NAMES
+    assert main(args + ["--policies", ",".join(sorted(REGISTERED_POLICY_NAMES))]) == 0
+    assert {p["policy"] for p in json.loads(capsys.readouterr().out)["policies"]} == REGISTERED_POLICY_NAMES
 
 
 # ----------------------------------------------------------------------------- behaviour (fixed seeds)

@@ -1,4 +1,4 @@
-"""What the second typing pass (issue 33 point 2) changed at run time in the LP core, the policy
+"""What the second typing pass changed at run time in the LP core, the policy
 protocol and comparison: each narrowing mypy asked for is a clear error or the same behaviour."""
 
 from __future__ import annotations
