@@ -1,15 +1,10 @@
 """The cutting plane's pieces for paper 000's lower-bound LP (eq. (2), Theorem 2): costs, the
 certificate, check (3)'s answer and the conditioning of a matrix.
 
-For each Copeland winner ``i1`` the covering LP ``min c.e, 0 <= e <= 1, e in R_{i1}`` (``e_p =
-q_p d(mu_p)``, ``c_p = r_p / d(mu_p)``) is solved with its exponentially many rows generated on
-demand (:class:`~boundcalc.lp.online.CopelandLPSolver`): solve the restricted LP (HiGHS, warm);
-run the sorting oracle of 000 Sec. 4.1.1 over all rows of the family
-(:meth:`~boundcalc.lp.constraints.CopelandFamily._sums`) and stop when none is violated by more
-than ``tol``; otherwise add each violated ``i2``'s most violated rows to the model the rule chose
-(:mod:`boundcalc.lp.rule`, :mod:`boundcalc.lp.lifted`) and repeat; no row is deleted.  Equal
-values are taken in a seeded random order per ``i2``, so solves are reproducible and the value
-never depends on the seed.
+The cutting plane itself (the covering LP ``min c.e, 0 <= e <= 1, e in R_{i1}`` with
+``e_p = q_p d(mu_p)`` and ``c_p = r_p / d(mu_p)``, its rows generated on demand by the sorting
+oracle of 000 Sec. 4.1.1) runs in :class:`~boundcalc.lp.online.CopelandLPSolver`, whose module
+says what it solves and when each model is used.
 
 The result carries a :class:`~boundcalc.result.Certificate` (:func:`certificate_for`): the
 oracle's largest violation over the whole family and a Lagrangian bound from the row duals; a
