@@ -98,6 +98,17 @@ def _interrupt_when_stored(path: Path, n: int, seconds: float = 20.0):
     return th
 
 
+@pytest.fixture
+def sigint_raises():
+    """SIGINT raising ``KeyboardInterrupt`` for the test: a shell's background job starts with SIGINT
+    ignored, and ``_thread.interrupt_main`` then does nothing."""
+    import signal
+
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
 def error_row(task, shared):
     """Records its own failure as an error row while the marker file is absent."""
     if task["index"] % 3 == 1 and not Path(shared).exists():
@@ -237,7 +248,9 @@ def test_an_interrupted_run_keeps_every_finished_row_and_resumes(where, cluster,
 
 
 @pytest.mark.parametrize("publish", [None, 0.0])
-def test_dask_interrupted_mid_chunk_keeps_the_chunks_finished_rows(publish, cluster, tmp_path, monkeypatch):
+def test_dask_interrupted_mid_chunk_keeps_the_chunks_finished_rows(
+    publish, cluster, tmp_path, monkeypatch, sigint_raises
+):
     """Ctrl-C while one chunk of six tasks is half done (three returned, three waiting): the three
     finished rows reached the row file while the chunk still ran (the worker publishes each row
     as it ends; default interval and at once), they are kept, and a rerun computes only the other
