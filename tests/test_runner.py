@@ -788,3 +788,25 @@ def test_a_scheduler_without_workers_or_frozen_ends_in_one_line(scheduler_proces
         line.startswith("boundcalc: error: the Dask scheduler stopped answering (") and "no answer within 1 s" in line
     )
     assert line.endswith(f"the 0 rows finished so far are kept in {path}; rerun the same command to resume")
+
+
+@pytest.mark.parametrize("ignored", [False, True])
+def test_the_scheduler_watch_interrupts_the_main_thread_with_sigint_ignored_or_not(ignored):
+    """The watch's interruption reaches the main thread where SIGINT is Python's and where it is
+    ignored (a shell's background job: ``_thread.interrupt_main`` alone would do nothing there)."""
+    import signal
+    import threading
+    import time
+
+    from boundcalc.runner.executor import _interrupt_main
+
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN if ignored else signal.default_int_handler)
+    try:
+        threading.Timer(0.2, _interrupt_main).start()
+        end = time.monotonic() + 10
+        with pytest.raises(KeyboardInterrupt):
+            while time.monotonic() < end:
+                time.sleep(0.01)
+        assert time.monotonic() < end
+    finally:
+        signal.signal(signal.SIGINT, old)

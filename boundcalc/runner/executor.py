@@ -901,8 +901,8 @@ def _watch_scheduler(client: Any) -> dict[str, Any]:
     """Start a daemon thread that asks the client's scheduler who it is (:func:`probe_scheduler`, a
     connection of its own) every :data:`SCHEDULER_CHECK_SECONDS`; when it does not answer within
     :data:`SCHEDULER_SILENCE_SECONDS`, the thread records why in ``["lost"]`` and interrupts the
-    main thread, whose wait on the futures then ends.  ``["stop"]`` (an Event) ends the watch.
-    Off the main thread, or without a scheduler address, nothing is watched."""
+    main thread (:func:`_interrupt_main`), whose wait on the futures then ends.  ``["stop"]`` (an
+    Event) ends the watch.  Off the main thread, or without a scheduler address, nothing is watched."""
     import threading
 
     state: dict[str, Any] = {"lost": None, "stop": threading.Event()}
@@ -911,19 +911,34 @@ def _watch_scheduler(client: Any) -> dict[str, Any]:
         return state
 
     def watch() -> None:
-        import _thread
-
         while not state["stop"].wait(SCHEDULER_CHECK_SECONDS):
             try:
                 probe_scheduler(address, SCHEDULER_SILENCE_SECONDS)
             except Exception as exc:  # no answer in time, or the connection refused
                 if not state["stop"].is_set():
                     state["lost"] = str(exc)
-                    _thread.interrupt_main()
+                    _interrupt_main()
                 return
 
     threading.Thread(target=watch, name="boundcalc-scheduler-watch", daemon=True).start()
     return state
+
+
+def _interrupt_main() -> None:
+    """Raise ``KeyboardInterrupt`` in the main thread: as SIGINT would where Python handles SIGINT,
+    else (a shell's background job starts with SIGINT ignored, where ``_thread.interrupt_main``
+    does nothing) as an asynchronous exception, which lands at the main thread's next bytecode."""
+    import _thread
+    import ctypes
+    import signal
+    import threading
+
+    if signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, signal.SIG_DFL, None):
+        _thread.interrupt_main()
+        return
+    main = threading.main_thread().ident
+    if main is not None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), ctypes.py_object(KeyboardInterrupt))
 
 
 #: Seconds to consume, after an interruption, the rows that reached the client and the chunks
