@@ -11,11 +11,11 @@ worker processes, default chunking, for two task sets:
 
 For each: the wall seconds of the run (cluster start excluded), the client's CPU seconds
 (``time.process_time``), and the rows the client received from the topic before their chunk's
-result.  With ``--landed DIR`` the same runs are made with the package of checkout ``DIR`` (in a
+result.  With ``--baseline DIR`` the same runs are made with the package of checkout ``DIR`` (in a
 subprocess whose ``PYTHONPATH`` is ``DIR``) and shown beside.  Wall times move with the
 machine's load; the rows are checked identical to an in-process run.
 
-    python benchmarks/dask_rows.py [--landed DIR] [--out benchmarks/results/dask_rows.json]
+    python benchmarks/dask_rows.py [--baseline DIR] [--out benchmarks/results/dask_rows.json]
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def main() -> None:
     ap.add_argument("--tiny", type=int, default=20000)
     ap.add_argument("--busy", type=int, default=200)
     ap.add_argument("--busy-ms", type=float, default=10.0)
-    ap.add_argument("--landed", help="a checkout to measure beside this one")
+    ap.add_argument("--baseline", help="a checkout to measure beside this one")
     ap.add_argument("--out", default="benchmarks/results/dask_rows.json")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -105,12 +105,12 @@ def main() -> None:
         print(json.dumps(measure(*args)))
         return
     result = {"this": measure(*args)}
-    if a.landed:
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([a.landed, str(Path(__file__).resolve().parent)]))
+    if a.baseline:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([a.baseline, str(Path(__file__).resolve().parent)]))
         cmd = [sys.executable, __file__, "--child", "--workers", str(a.workers), "--tiny", str(a.tiny)]
         cmd += ["--busy", str(a.busy), "--busy-ms", str(a.busy_ms)]
         res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
-        result["landed"] = json.loads(res.stdout.strip().splitlines()[-1])
+        result["baseline"] = json.loads(res.stdout.strip().splitlines()[-1])
     print(f"{'case':6} {'tree':7} {'tasks':>6} {'wall s':>7} {'client CPU s':>12} {'chunk':>5} {'published':>9}")
     for tree, cases in result.items():
         for name, r in cases.items():
@@ -118,7 +118,7 @@ def main() -> None:
                 f"{name:6} {tree:7} {r['tasks']:6d} {r['wall_seconds']:7.2f} {r['client_cpu_seconds']:12.2f}"
                 f" {r['largest_chunk']:5d} {r['rows_published']:9d}"
             )
-    write_result(a.out, workers=a.workers, busy_ms=a.busy_ms, landed=a.landed, results=result)
+    write_result(a.out, workers=a.workers, busy_ms=a.busy_ms, baseline=a.baseline, results=result)
 
 
 if __name__ == "__main__":
