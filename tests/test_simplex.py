@@ -28,7 +28,6 @@ from boundcalc.kernels.simplex import (
     ITERATION_LIMIT,
     OPTIMAL,
     invert_basis,
-    primal_from_basis,
     solve_from_basis,
 )
 from boundcalc.lp.highs import CoveringLP
@@ -75,7 +74,7 @@ def cold(cost, ub, rows, maxit=500):
     code = np.where(ub > 0, AT_UPPER, SKIP).astype(np.int8)
     cap = n
     bvar, trow, minv = np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap * cap)
-    status, nb, piv = primal_from_basis(
+    status, nb, piv = solve_from_basis(
         cost, ub, starts, idx, x, code, 0, bvar, trow, minv, maxit, DUAL_MARGIN, ROUNDING
     )
     return status, x, nb, piv
@@ -171,7 +170,7 @@ def test_warm_from_highs_basis_lands_on_highs_vertex():
         Minv = minvT.reshape(nb, nb).T
         for b in range(nb):
             minv[b * cap : b * cap + nb] = Minv[b]
-        status, nb2, piv = primal_from_basis(
+        status, nb2, piv = solve_from_basis(
             c2, ub, lp._starts, lp._idx, x, code, nb, bv, tr, minv, 200, DUAL_MARGIN, ROUNDING
         )
         assert status == OPTIMAL
@@ -197,7 +196,7 @@ def test_iteration_limit_and_capacity_are_reported():
     starts, idx = csr(rows)
     x, code = np.ones(3), np.full(3, AT_UPPER, dtype=np.int8)
     # the optimum (1/2, 1/2, 1/2) has 3 basic variables; room for 1
-    status, *_ = primal_from_basis(
+    status, *_ = solve_from_basis(
         cost,
         ub,
         starts,

@@ -356,50 +356,27 @@ def _entering(cost, ub, code, nb, y, ymag, aty, atyabs, margin, rounding):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def primal_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding):
-    """The bounded primal simplex from a primal feasible basis (module text), in place.
+def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding):
+    """The bounded simplex from a stored basis (module text), in place: the dual phase while a row or
+    a basic variable is out of its bounds, then the primal phase, then the final checks.
 
     ``cost``, ``ub``: per variable; ``astart``/``aidx``: every row in CSR; ``x``, ``code``
     (:mod:`boundcalc.kernels.basis`'s codes), ``bvar[:nb]``, ``trow[:nb]`` and ``minv`` (``M^-1``,
     entry ``(b, i)`` at ``b * cap + i``, ``cap = len(bvar)``; ``len(trow) >= cap``,
     ``len(minv) >= cap^2``) describe the starting basis and are overwritten with the final one.
     Returns ``(status, nb, pivots)``; on :data:`OPTIMAL` ``x`` is the optimal vertex (clipped to its
-    bounds, values within ``1e-12`` of 0 read as 0).
+    bounds, values within ``1e-12`` of 0 read as 0).  :data:`INFEASIBLE` when no variable can enter
+    the dual ratio test (the caller asks HiGHS, which says why).
 
-    >>> # min x0 + 2 x1 + 3 x2, x0 + x1 >= 1, x1 + x2 >= 1, 0 <= x <= 1; start at x = (1, 1, 1)
+    >>> # min x0 + 2 x1 + 3 x2, x0 + x1 >= 1, x1 + x2 >= 1, 0 <= x <= 1, from the slack basis (x = 0)
     >>> import numpy as np
-    >>> x = np.ones(3); code = np.full(3, AT_UPPER, dtype=np.int8)
-    >>> bvar, trow, minv = np.zeros(3, np.int64), np.zeros(3, np.int64), np.zeros(9)
-    >>> st, nb, piv = primal_from_basis(np.array([1.0, 2.0, 3.0]), np.ones(3), np.array([0, 2, 4]),
-    ...                                 np.array([0, 1, 1, 2]), x, code, 0, bvar, trow, minv, 50, 5e-10, 1e-13)
-    >>> int(st), x.tolist()
-    (0, [0.0, 1.0, 0.0])
-    """
-    optimize_for_size()
-    return _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding, False)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding):
-    """:func:`primal_from_basis` from any basis: the dual phase first while a row or a basic
-    variable is out of its bounds (module text).  :data:`INFEASIBLE` when no variable can enter the
-    dual ratio test (the caller asks HiGHS, which says why).
-
-    >>> import numpy as np
-    >>> x = np.zeros(3); code = np.zeros(3, dtype=np.int8)   # the slack basis: every x_j at 0
+    >>> x = np.zeros(3); code = np.zeros(3, dtype=np.int8)
     >>> bvar, trow, minv = np.zeros(3, np.int64), np.zeros(3, np.int64), np.zeros(9)
     >>> st, nb, piv = solve_from_basis(np.array([1.0, 2.0, 3.0]), np.ones(3), np.array([0, 2, 4]),
     ...                                np.array([0, 1, 1, 2]), x, code, 0, bvar, trow, minv, 50, 5e-10, 1e-13)
     >>> int(st), x.tolist()
     (0, [0.0, 1.0, 0.0])
     """
-    optimize_for_size()
-    return _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding, True)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margin, rounding, dual):
-    """Both phases (the dual one only when ``dual``), then the final checks."""
     optimize_for_size()
     n = cost.shape[0]
     m = astart.shape[0] - 1
@@ -435,20 +412,19 @@ def _simplex(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxit, margi
     _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
     pivots = 0
     since = 0  # pivots since M^-1 was last computed from the basis
-    if dual:  # primal infeasible (rows added since the basis was read)?
-        dual = False
-        for b in range(nb):
-            v = x[bvar[b]]
-            if v < -FEAS_TOL or v > ub[bvar[b]] + FEAS_TOL:
+    dual = False  # primal infeasible (rows added since the basis was read)?
+    for b in range(nb):
+        v = x[bvar[b]]
+        if v < -FEAS_TOL or v > ub[bvar[b]] + FEAS_TOL:
+            dual = True
+    for r in range(m):
+        if not tight[r]:
+            a = -1.0
+            for k in range(astart[r], astart[r + 1]):
+                a += x[aidx[k]]
+            if a < -FEAS_TOL:
                 dual = True
-        for r in range(m):
-            if not tight[r]:
-                a = -1.0
-                for k in range(astart[r], astart[r + 1]):
-                    a += x[aidx[k]]
-                if a < -FEAS_TOL:
-                    dual = True
-                    break
+                break
     if dual:
         _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, y, ymag, aty, atyabs)
         if _entering(cost, ub, code, I64(nb), y, ymag, aty, atyabs, margin, rounding)[0] >= 0:

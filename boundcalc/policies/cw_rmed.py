@@ -167,11 +167,6 @@ class CWRMED(CopelandRMED):
         )
         return CWState(**base)
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = super().__getstate__()
-        state.pop("_parts_memo", None)  # it holds live HiGHS models (the solver drops its own too)
-        return state
-
     def _structure(self) -> Structure:
         a = self._arrays
         return Structure._from_fresh(a.beats.copy(), a.d.copy())  # antisymmetric by construction
@@ -208,21 +203,6 @@ class CWRMED(CopelandRMED):
         a.stats[S_SOLVES] += 1
         self._load_bases(st)
 
-    def _parts_of(self, lp: CoveringLP) -> tuple[np.ndarray, ...] | None:
-        """:func:`_basis_parts` of ``lp``, read again only when a solver has run on it since."""
-        memo = self.__dict__.setdefault("_parts_memo", {})
-        key = id(lp)
-        got = memo.get(key)
-        done = (lp.solves, lp.simplex_solves)
-        if got is not None and got[0] is lp and got[1] == done and got[2] == lp.n_rows:
-            return got[3]
-        parts = _basis_parts(lp, self.solver.compiled, rows=True)
-        memo.pop(key, None)
-        memo[key] = (lp, done, lp.n_rows, parts)
-        while len(memo) > 2 * self.cache_size:
-            del memo[next(iter(memo))]
-        return parts
-
     def _load_bases(self, st: Structure) -> None:
         """Load the last basis of every winner's warm model of ``st`` into the state."""
         a = self._arrays
@@ -233,7 +213,7 @@ class CWRMED(CopelandRMED):
         parts = []
         for w in st.winners.tolist():
             lp = None if self.solver.lift else self.solver.model(st, w)  # the test reads 0/1 rows only
-            got = self._parts_of(lp) if lp is not None and lp.n == P2 else None
+            got = _basis_parts(lp, self.solver.compiled, rows=True) if lp is not None and lp.n == P2 else None
             if got is not None:
                 parts.append((w, got))
         slack = SIMPLEX_SLACK if a.reg[SPX] > 0 else 0
