@@ -270,4 +270,12 @@ def cw_variant(**attrs):
 
     own = {k: v for k, v in attrs.items() if k in ("cache_size", "simplex_pivots", "perturb")}
     path = {k: v for k, v in attrs.items() if k not in own}
-    return type("CWRMEDVariant", (CWRMED,), {**own, "_solve_path": path})
+
+    def initial_state(self):  # the solver's path set before the state reads it
+        for name, value in path.items():
+            if not hasattr(self.solver, name):
+                raise AttributeError(f"CopelandLPSolver has no attribute {name!r}")
+            setattr(self.solver, name, value)
+        return CWRMED.initial_state(self)
+
+    return type("CWRMEDVariant", (CWRMED,), {**own, "initial_state": initial_state})

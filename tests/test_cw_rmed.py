@@ -53,7 +53,7 @@ import math
 import numpy as np
 import pytest
 import reference
-from builders import lp_solver
+from builders import cw_variant, lp_solver
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
@@ -730,14 +730,13 @@ def test_lp_paths_choose_the_recorded_pairs(example, seed, monkeypatch):
     seen = []
     real = cw_rmed._basis_parts
     # the LP core's two paths on HiGHS (the compiled simplex's own: tests/test_cw_rmed_simplex.py)
-    monkeypatch.setattr(CWRMED, "_solve_path", {"simplex": False})
-    monkeypatch.setattr(CWRMED, "simplex_pivots", 0)
+    variant = cw_variant(simplex=False, simplex_pivots=0)
     for compiled in (True, False):
         monkeypatch.setattr(rule, "COMPILED_MIN_ARMS", 0 if compiled else 10**9)
         used = []
         monkeypatch.setattr(cw_rmed, "_basis_parts", lambda lp, c=True, **kw: used.append(c) or real(lp, c, **kw))
         env = np.random.default_rng([seed, 1])
-        pol = CWRMED(mu.shape[0], rng=np.random.default_rng(seed))
+        pol = variant(mu.shape[0], rng=np.random.default_rng(seed))
         assert pol.solver.compiled == compiled
         pairs = np.empty((pd.STEPS, 2), dtype=np.int64)
         for t in range(pd.STEPS):

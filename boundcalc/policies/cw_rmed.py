@@ -117,17 +117,11 @@ class CWRMED(CopelandRMED):
     #: Pivots the compiled simplex may take from a stored basis that fails the basis test (plain
     #: models) before the LP core re-solves; 0: the LP core re-solves every such basis.
     simplex_pivots = 50
-    #: Attribute changes of the LP core's solver, for tests; empty in use.
-    _solve_path: dict = {}
 
     def __init__(self, K: int, *, rng: np.random.Generator | None = None, **params: Any) -> None:
         # seed=0: the oracle's tie-breaks are fixed, so the pairs depend on the outcomes alone
         arms = int(K) if isinstance(K, (int, np.integer)) and not isinstance(K, bool) else 0  # validated below
         self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, perturb=self.perturb, online=arms)
-        for name, value in self._solve_path.items():
-            if not hasattr(self.solver, name):
-                raise AttributeError(f"CopelandLPSolver has no attribute {name!r}")
-            setattr(self.solver, name, value)
         super().__init__(K, rng=rng, **params)  # validates K
 
     def initial_state(self) -> CWState:
