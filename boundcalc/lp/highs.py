@@ -1,30 +1,22 @@
 """An incremental LP on HiGHS (``highspy``): add rows and columns, change costs, re-solve warm.
 
-The model is ``min c.x  s.t.  lb <= x <= ub,  A (x, w) >= lo`` over the *pair variables* ``x``
-(one per unordered pair, ``c >= 0``) and *auxiliary variables* ``w`` (cost 0, bounded), with
-rows added over time in bulk:
+The model is ``min c.x  s.t.  lb <= x <= ub,  A (x, w) >= lo`` over the *pair variables* ``x`` (one per unordered
+pair, ``c >= 0``) and *auxiliary variables* ``w`` (cost 0, bounded), with rows added over time in bulk: 0/1 covering
+rows ``sum_{p in row} x_p >= 1`` (:meth:`CoveringLP.add_rows`, none twice), and auxiliary variables and rows with any
+coefficients and lower bounds (:meth:`CoveringLP.add_vars`, :meth:`CoveringLP.add_general_rows`: the lifted rows of
+:mod:`boundcalc.lp.lifted`).
 
-* :meth:`CoveringLP.add_rows` -- 0/1 covering rows ``sum_{p in row} x_p >= 1``, identified by two
-  64-bit hashes (:func:`~boundcalc.lp.constraints.row_hashes`) so that none is added twice;
-* :meth:`CoveringLP.add_vars` and :meth:`CoveringLP.add_general_rows` -- auxiliary variables and
-  rows with any coefficients and lower bounds (the lifted rows of
-  :mod:`boundcalc.lp.lifted`).
+HiGHS keeps its simplex basis between calls: after adding rows the dual simplex restarts from the previous optimum,
+after :meth:`CoveringLP.set_costs` the primal simplex does.  A pair variable becomes a HiGHS column
+(:attr:`CoveringLP.n_cols`) only when a row first uses it (in no row it sits at its lower bound, optimal for
+``c >= 0``).
 
-HiGHS keeps its simplex basis between calls, so after adding rows the dual simplex restarts from
-the previous optimum, and after :meth:`CoveringLP.set_costs` the primal simplex does.  A pair
-variable becomes a HiGHS column only when a row first uses it (a variable in no row sits at its
-lower bound, optimal for ``c >= 0``); :attr:`CoveringLP.n_cols` counts the columns.
-
-Solver status is never ignored.  When HiGHS does not report "Optimal" -- its dual simplex can stop
-with "Solve error" on costs spanning 18 orders of magnitude (a pair within 1e-10 of 1/2 has
-``c = r / d ~ 1e19``) -- the model is solved again from scratch by other methods in turn
-(:data:`FALLBACKS`: cold dual simplex, presolve, primal simplex, interior point with crossover);
-the first optimal answer is taken and counted in :attr:`CoveringLP.fallbacks`.  When none is
-optimal, :class:`SolverError` names every status.  The caller certifies the answer (the oracle's
-violation and the Lagrangian bound :meth:`CoveringLP.lagrangian_bound`).
-
-A ``CoveringLP`` holds a live HiGHS object and does not pickle; the solvers that own one
-(:class:`~boundcalc.lp.online.CopelandLPSolver`) drop it when pickled and rebuild it on the other side.
+Solver status is never ignored.  When HiGHS does not report "Optimal" -- its dual simplex can stop with "Solve error"
+on costs spanning 18 orders of magnitude (a pair within 1e-10 of 1/2 has ``c = r / d ~ 1e19``) -- the model is solved
+again from scratch by the :data:`FALLBACKS` in turn; the first optimal answer is taken and counted in
+:attr:`CoveringLP.fallbacks`.  When none is optimal, :class:`SolverError` names every status.  The caller certifies
+the answer (the oracle's violation and :meth:`CoveringLP.lagrangian_bound`).  A ``CoveringLP`` holds a live HiGHS
+object and does not pickle (its owner drops it: :mod:`boundcalc.lp.online`).
 """
 
 from __future__ import annotations
@@ -76,10 +68,9 @@ def lagrangian_bound(
 ) -> float:
     """Weak duality for ``min c.v, lb <= v <= ub, A v >= lo`` (``A`` in CSR: ``starts, idx, val``).
 
-    For row weights ``y`` (negative entries read as 0), ``sum_r y_r lo_r + sum_v min(lb_v g_v,
-    ub_v g_v)`` with ``g = c - A^T y`` is at most the optimum -- of this LP and of every LP with
-    more rows (a row outside carries ``y = 0``).  For 0/1 covering rows over ``[0, 1]`` it reads
-    ``sum_r y_r + sum_p min(0, c_p - (A^T y)_p)``.
+    For row weights ``y`` (negative entries read as 0), ``sum_r y_r lo_r + sum_v min(lb_v g_v, ub_v g_v)`` with
+    ``g = c - A^T y`` is at most the optimum -- of this LP and of every LP with more rows (a row outside has ``y = 0``).
+    For 0/1 covering rows over ``[0, 1]`` it reads ``sum_r y_r + sum_p min(0, c_p - (A^T y)_p)``.
 
     >>> lagrangian_bound(np.array([1.0, 2.0]), np.zeros(2), np.ones(2), np.array([0, 2]),
     ...                  np.array([0, 1]), np.ones(2), np.ones(1), np.array([1.0]))
@@ -144,10 +135,9 @@ class _LazySolution(LPSolution):
 
 @dataclass
 class LPBasis:
-    """A simplex basis of a :class:`CoveringLP` (:meth:`CoveringLP.basis`): the solution ``x``;
-    ``status[j]`` 0 at its lower bound, 1 basic, 2 at its upper bound, 3 in no row or another HiGHS
-    status; ``row_basic[r]`` whether row ``r``'s slack is basic; the rows in CSR (``starts``,
-    ``idx``); the variables' bounds."""
+    """A simplex basis of a :class:`CoveringLP` (:meth:`CoveringLP.basis`): the solution ``x``; ``status[j]`` 0 at its
+    lower bound, 1 basic, 2 at its upper bound, 3 in no row or another HiGHS status; ``row_basic[r]`` whether row
+    ``r``'s slack is basic; the rows in CSR (``starts``, ``idx``); the variables' bounds."""
 
     x: np.ndarray
     status: np.ndarray
@@ -498,8 +488,7 @@ class CoveringLP:
         return self._ub[: self.n]
 
     def row_activity(self, v: np.ndarray) -> np.ndarray:
-        """``A v`` for the model's rows; ``v`` holds every variable (or the pair variables, followed by
-        zeros)."""
+        """``A v`` for the model's rows; ``v`` holds every variable (or the pair variables, followed by zeros)."""
         v = np.asarray(v, dtype=float)
         if v.size < self.n_vars:
             v = np.concatenate([v, np.zeros(self.n_vars - v.size)])
@@ -624,12 +613,11 @@ class CoveringLP:
     SIMPLEX_MAXIT = 500
 
     def _solve_simplex(self) -> LPSolution | None:
-        """The model solved by the compiled bounded simplex (:func:`boundcalc.kernels.simplex.solve_from_basis`)
-        from its last basis (the slack basis for a new model, dual feasible for ``c >= 0``), or None
-        for HiGHS to solve: the model is not plain (auxiliary variables, rows other than 0/1 ``>= 1``,
-        lower bounds other than 0), or the simplex stopped (pivot cap, a numerical check, an
-        apparently infeasible LP).  Under a cost perturbation its vertex is HiGHS's
-        (tests/test_simplex.py)."""
+        """The model solved by the compiled bounded simplex (:func:`boundcalc.kernels.simplex.solve_from_basis`) from
+        its last basis (the slack basis for a new model, dual feasible for ``c >= 0``), or None for HiGHS to solve:
+        the model is not plain (auxiliary variables, rows other than 0/1 ``>= 1``, lower bounds other than 0), or the
+        simplex stopped (pivot cap, a numerical check, an apparently infeasible LP).  Under a cost perturbation its
+        vertex is HiGHS's (tests/test_simplex.py)."""
         from ..kernels.simplex import OPTIMAL, solve_from_basis  # compiled; only online solves get here
 
         n = self.n
@@ -681,11 +669,10 @@ class CoveringLP:
         return y
 
     def _reuse_basis(self) -> LPSolution | None:
-        """The last solve's answer when only the costs changed since and its basis stays optimal for
-        them, else None (HiGHS re-solves).  With rows and bounds unchanged the basis stays primal
-        feasible; the duals ``y`` (``B^T y = c_B``, one solve with HiGHS's factorisation) are judged
-        by the warm-basis test CW-RMED's compiled line 11 runs too
-        (:func:`boundcalc.kernels.basis.duals_keep_signs`), so the basis is kept only where HiGHS's
+        """The last solve's answer when only the costs changed since and its basis stays optimal for them, else None
+        (HiGHS re-solves).  With rows and bounds unchanged the basis stays primal feasible; the duals ``y``
+        (``B^T y = c_B``, one solve with HiGHS's factorisation) are judged by the warm-basis test CW-RMED's compiled
+        line 11 runs too (:func:`boundcalc.kernels.basis.duals_keep_signs`), so the basis is kept only where HiGHS's
         warm re-solve would not pivot."""
         from ..kernels.basis import duals_keep_signs  # compiled; only online re-solves get here
 
