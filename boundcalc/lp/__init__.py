@@ -2,7 +2,7 @@
 
 * :mod:`~boundcalc.lp.structure` -- the Copeland structure (who beats whom), empirical ties;
 * :mod:`~boundcalc.lp.constraints` -- the families ``R_{i1}`` and ``R^E_{i1}``: enumeration, the vectorised
-  separation oracle, check (3);
+  separation oracle (compiled twins of the hot spots: :mod:`boundcalc.kernels.lp`), check (3);
 * :mod:`~boundcalc.lp.highs` -- the incremental LP on HiGHS (fallbacks, Lagrangian bound);
 * :mod:`~boundcalc.lp.lifted` -- one winner's model: plain 0/1 rows, or sorted pools;
 * :mod:`~boundcalc.lp.cutting` -- the cutting plane's pieces: costs, the certificate, check (3)'s answer, and
@@ -12,8 +12,6 @@
   bootstrap, CW-RMED's line 11), and the one description of the LP it solves, which model runs when, and why;
 * :mod:`~boundcalc.lp.full` -- the whole LP through cvxpy (reference, small K);
 * :mod:`~boundcalc.lp.ecw` -- Theorem 5's closed form.
-
-The compiled twins of the hot spots live in :mod:`boundcalc.kernels.lp`.
 """
 
 from .constraints import CopelandFamily, ECWFamily, RowBlock, TooLargeError

@@ -4,14 +4,11 @@ and ``R^E_{i1}`` (eqs. (4)-(5)).
 Both are written in normalised variables: ``e_p = q_p d(mu_p)`` in ``[0, 1]`` (eq. (2)'s box ``0 <= q_p <= 1/d(mu_p)``
 scaled by ``d``), one per unordered pair ``p = {i, j}`` in the order of ``numpy.triu_indices(K, 1)``.  Every row is
 then a 0/1 covering row ``sum_{p in P} e_p >= 1`` whatever the gaps, which keeps the cutting plane well conditioned.
-A family is built from the Copeland structure alone (:mod:`~boundcalc.lp.structure` says why) and offers
-
-* :meth:`enumerate` -- every row, straight from the definition (reference; small K only);
-* :meth:`separate_csr` -- the most violated rows for a given ``e`` by the sorting oracle of 000 Sec. 4.1.1
-  (``O(K^2 log K)`` per pass); ties among equal ``e`` (typically 0) are broken at random per ``i2``, so that
-  different ``i2`` offer different pairs;
-* :meth:`min_row_sum` / :meth:`max_violation` / :meth:`contains` -- Algorithm 1's check (3), "is ``{N_ij / log t}``
-  in ``R_{i1}(mu_hat)``?".
+A family is built from the Copeland structure alone (:mod:`~boundcalc.lp.structure` says why).  It writes out every
+row (:meth:`enumerate`: the reference, small K only), finds the most violated rows at ``e`` by the sorting oracle of
+000 Sec. 4.1.1 (:meth:`separate_csr`, ``O(K^2 log K)`` a pass; ties among equal ``e``, typically 0, broken at random
+per ``i2`` so that different ``i2`` offer different pairs), and answers Algorithm 1's check (3), "is
+``{N_ij / log t}`` in ``R_{i1}(mu_hat)``?" (:meth:`contains`, :meth:`max_violation`, :meth:`min_row_sum`).
 
 The oracle's tables, row sums and rows have compiled versions in :mod:`boundcalc.kernels.lp` (``compiled=True``) and
 numpy twins here that give the same numbers to the last bit.  Rows are exchanged in CSR form (:class:`RowBlock`),
@@ -190,8 +187,7 @@ class CopelandFamily(_FamilyBase):
     Parameters
     ----------
     matrix : PreferenceMatrix, Structure or array_like
-        Only its Copeland structure is read (an array is read as an empirical matrix:
-        :func:`~boundcalc.lp.structure.empirical_structure`).
+        Only its Copeland structure is read (an array's by :func:`~boundcalc.lp.structure.empirical_structure`).
     winner : int
         A Copeland winner ``i1``.
     levels : iterable of int, optional
@@ -319,9 +315,8 @@ class CopelandFamily(_FamilyBase):
     def _sums_numpy(self, E: np.ndarray) -> np.ndarray:
         """:meth:`_sums` in numpy.
 
-        The winner's values over ``I_{i1}`` are sorted once: the smallest ``m`` of ``I_{i1} \\ {i2}`` is the smallest
-        ``m`` of the whole list, or the smallest ``m + 1`` minus ``e_{i1 i2}`` when ``e_{i1 i2}`` is at most the
-        ``m``-th smallest.
+        The winner's values over ``I_{i1}`` are sorted once: the ``m`` smallest of ``I_{i1} \\ {i2}`` are the list's
+        ``m`` smallest, or its ``m + 1`` smallest but ``e_{i1 i2}`` when ``e_{i1 i2}`` is at most the ``m``-th smallest.
         """
         ea = E[self.winner]
         va = np.sort(ea[self.inferiors])
@@ -458,9 +453,8 @@ def row_hashes(block: RowBlock, n_vars: int) -> tuple[np.ndarray, np.ndarray]:
 class ECWFamily(_FamilyBase):
     """``R^E_{i1}``: ECW-RMED's feasible set (paper 000, eqs. (4)-(5), Theorem 4).
 
-    ``e_{i1 j} = 1`` for every ``j in I_{i1}`` (:attr:`fixed_vars`, variables whose lower bound
-    is 1), and for every ``i2 != i1`` and every ``S`` subset of ``S_{i2} \\ {i1}`` with
-    ``|S| = L_{i2} - L_{i1} + 1``: ``sum_{j in S} e_{j i2} >= 1``.
+    ``e_{i1 j} = 1`` for every ``j in I_{i1}`` (:attr:`fixed_vars`: lower bound 1), and for every ``i2 != i1`` and
+    every ``S`` subset of ``S_{i2} \\ {i1}`` with ``|S| = L_{i2} - L_{i1} + 1``: ``sum_{j in S} e_{j i2} >= 1``.
 
     Parameters
     ----------

@@ -1,10 +1,9 @@
 """The cutting plane's pieces for paper 000's lower-bound LP (eq. (2), Theorem 2): pair costs, the certificate,
-check (3)'s answer and the conditioning of a matrix.  The loop itself, and which model runs when:
-:mod:`boundcalc.lp.online`.
+check (3)'s answer and the conditioning of a matrix (the loop, and which model runs when: :mod:`boundcalc.lp.online`).
 
-The :class:`~boundcalc.result.Certificate` of :func:`certificate_for` holds the oracle's largest violation over the
-whole family and a Lagrangian bound from the row duals; a violation above ``tol`` or a relative duality gap above
-``gap_tol`` gives ``status = "failed"`` (:func:`boundcalc.lower_bound` then raises :class:`~boundcalc.SolverError`).
+The certificate (:func:`certificate_for`) holds the oracle's largest violation over the whole family and a Lagrangian
+bound from the row duals; a violation above ``tol`` or a relative duality gap above ``gap_tol`` gives
+``status = "failed"`` (:func:`boundcalc.lower_bound` then raises :class:`~boundcalc.SolverError`).
 """
 
 from __future__ import annotations
@@ -154,8 +153,7 @@ def check_conditioning(matrix: MatrixLike | Structure, regret: np.ndarray | None
     Returns
     -------
     Conditioning
-        ``solvable``: the LP is defined and verified; ``allocation_resolved``: the objective still tells the cheap
-        pairs' allocation apart.
+        ``solvable``: the LP is defined and verified; ``allocation_resolved``: cheap pairs' allocation is determined.
 
     >>> from boundcalc.datasets import load_example
     >>> c = check_conditioning(load_example("table2"))

@@ -176,8 +176,7 @@ def lower_bound_enumerate(
 ) -> BoundResult:
     """Paper 000's lower bound (eq. (2), Theorem 2) with every row of ``R_{i1}`` written out.
 
-    A row violated by more than 1e-7 or a relative duality gap above 1e-6 gives ``status = "failed"``, as in the
-    cutting plane.
+    A violation over 1e-7 or a relative duality gap over 1e-6 gives ``status = "failed"`` (as in the cutting plane).
     """
     return _enumerate("lower_bound", matrix, regret, levels, max_rows, solver)
 

@@ -8,8 +8,7 @@ violated rows, until none is violated by more than ``tol``; a certified solve ad
 :func:`~boundcalc.lp.cutting.certificate_for`.  Where 000 Theorem 6 applies (``C* = C^E*``; see
 :meth:`CopelandLPSolver.solve_empirical`), ECW's closed form answers if the oracle finds it feasible.
 
-Which model and backend run when (:func:`~boundcalc.lp.rule.plan`; the one table, with the measured reasons:
-:mod:`boundcalc.lp.rule`):
+Which model and backend run when (the one table, with the measured reasons: :mod:`boundcalc.lp.rule`):
 
 * :func:`boundcalc.lower_bound` and the bootstrap's draws solve each matrix once, cold, on the sorted-pool model
   (:class:`~boundcalc.lp.lifted.SortedPoolModel`, the smallest);
@@ -127,8 +126,7 @@ class CopelandLPSolver:
     levels : iterable of int, optional
         Restrict the ``l`` of the family (see :class:`~boundcalc.lp.constraints.CopelandFamily`).
     seed : int
-        Seeds the oracle's random tie-breaks; every solve starts from it, so a solve is reproducible (the value
-        never depends on it).
+        Seeds the oracle's random tie-breaks, anew for every solve (reproducible; the value never depends on it).
     cache_size : int
         ``(structure, winner)`` models kept warm (least recently used dropped first).
     gap_tol : float
@@ -139,8 +137,7 @@ class CopelandLPSolver:
         ``delta`` of the cost perturbation (:mod:`boundcalc.kernels.perturb`): the models are solved with the costs
         ``c (1 + delta g) + delta g``, so that a degenerate LP's optimal vertex does not depend on the solve path.
         ``C*_{i1}`` is ``c.e`` with the *true* costs at that vertex, at most ``delta (1 + P / C*)`` above ``C*``
-        relatively (``P`` pairs); a certificate is the true LP's.  HiGHS's own cost perturbation is then off.
-        CW-RMED passes 1e-6.
+        relatively (``P`` pairs); a certificate is the true LP's.  HiGHS's own is then off.  CW-RMED passes 1e-6.
     online : int
         The number of arms of the online policy the solver serves (000 Algorithm 1's line 11), 0 for offline use.
 
@@ -367,9 +364,8 @@ class CopelandLPSolver:
     def _theorem6(
         self, st: Structure, winners: Iterable[int] | None, t0: float, raw: bool = False
     ) -> BoundResult | OnlineAnswer | None:
-        """With two or more Copeland winners and no ties, ``C*_{i1} = C^E*_{i1}`` (000 Theorem 6) and ECW's
-        closed-form allocation (in ``R^E_{i1} c R_{i1}``) is optimal; the oracle checks it feasible, else None (the LP
-        answers)."""
+        """ECW's closed-form allocation (in ``R^E_{i1} c R_{i1}``), optimal where 000 Theorem 6 gives ``C* = C^E*``
+        (two or more Copeland winners, no ties), if the oracle finds it feasible; else None (the LP answers)."""
         C = _cost_matrix(st)
         winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
         per, allocs, viols = {}, {}, {}
@@ -398,8 +394,7 @@ class CopelandLPSolver:
         )
 
     def _fresh_rng(self) -> np.random.Generator:
-        """A generator in the state of ``np.random.default_rng(self.seed)``: one kept and reset (a tenth of the cost
-        of seeding a new one)."""
+        """A kept generator reset to ``np.random.default_rng(self.seed)``'s state (a tenth of a new one's cost)."""
         kept = self.__dict__.get("_rng_kept")
         if kept is None or kept[0] != self.seed:
             g = np.random.default_rng(self.seed)
@@ -409,8 +404,7 @@ class CopelandLPSolver:
         return kept[1]
 
     def _perturbed(self, true_costs: np.ndarray) -> np.ndarray:
-        """:func:`~boundcalc.kernels.perturb.perturb_costs` of ``true_costs``, ``delta g`` kept between solves (bit
-        for bit the same)."""
+        """:func:`~boundcalc.kernels.perturb.perturb_costs` of ``true_costs`` bit for bit (``delta g`` kept)."""
         if self.perturb == 0:
             return perturb_costs(true_costs, 0.0)
         kept = self.__dict__.get("_pert_h")
@@ -621,8 +615,7 @@ class CopelandLPSolver:
     def _stats(
         self, st: Structure, winners: list, run: _Tally, viols: dict, warm: bool, t0: float, load: float
     ) -> dict[str, Any]:
-        """The ``stats`` of a cutting-plane solve (:data:`boundcalc.result.STATS_KEYS`, and the sizes of the models
-        that answered)."""
+        """A cutting-plane solve's ``stats``: :data:`boundcalc.result.STATS_KEYS` and the answering models' sizes."""
         sizes = []
         for w in winners:
             e = self._cache.get((st.key, w))

@@ -21,17 +21,15 @@ online             32 and more     sorted pools, derived from the   HiGHS withou
 
 Why these bounds (measured; ``benchmarks/results/``):
 
-* offline the sorted model is the smallest and the fastest measured but for one 136-arm case (12% behind a model
-  with a block per pool): 1.7 to 32 times faster than the plain model from 8 to 136 arms; a 1000-arm tournament takes
-  5,774 rows and under 1 s, against 189 s with a block per pool (``lower_bound_formulations.json``,
-  ``lower_bound_formulations_1000.json``);
+* offline the sorted model is the smallest and the fastest measured but for one 136-arm case (12% behind a model of
+  pool blocks): 1.7 to 32 times faster than the plain model at 8 to 136 arms; a 1000-arm tournament: 5,774 rows, under
+  1 s against 189 s with pool blocks (``lower_bound_formulations.json``, ``lower_bound_formulations_1000.json``);
 * online below 5 arms (Table 2) a 10^5-step run needs a few HiGHS runs: loading the compiled kernels costs more than
   they save (``cw_lp_paths.json``); from 5 arms the compiled path wins;
-* online from 32 arms a new empirical structure's cold solve takes several times fewer rounds on the sorted model,
-  and a model derived from the last structure's (a pair or two flipped) starts from its rows and basis; HiGHS's
-  scaling of the lifted rows is per-run work (``cw_speed/cw_ab_scale.json``); below 32 arms the plain model's 0/1
-  basis, which CW-RMED's compiled step tests against new costs and the compiled simplex re-solves, answers most steps
-  without Python.
+* online from 32 arms a new empirical structure's cold solve takes several times fewer rounds on the sorted model, and
+  a model derived from the last structure's (a pair or two flipped) starts from its rows and basis; HiGHS's scaling of
+  the lifted rows is per-run work (``cw_speed/cw_ab_scale.json``); below 32 arms the plain model's 0/1 basis, tested
+  by CW-RMED's compiled step and re-solved by the compiled simplex, answers most steps without Python.
 
 The compiled simplex runs only with a cost perturbation (``perturb > 0``): it then lands on the generically unique
 optimum HiGHS returns, so the decisions do not depend on the backend.

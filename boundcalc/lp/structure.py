@@ -6,10 +6,9 @@ Copeland winners.  The gaps enter only through the costs ``c_p = r_p / d(mu_p)``
 ``e_p = q_p d(mu_p)`` (000 Sec. 3).  An online policy's ``mu_hat(t)`` keeps its structure for long stretches, so what
 is built from a :class:`~boundcalc.matrix.Structure` (families, HiGHS models) is reused while the costs move.
 
-Empirical ties
-    A :class:`~boundcalc.PreferenceMatrix` refuses ``mu_ij = 1/2`` (the theory assumes no tie); an empirical matrix
-    has them all the time.  :func:`empirical_structure` reads 000's Algorithm 1 (Sec. 4) so: a tied pair is in neither
-    ``S`` nor ``I``, its ``d = 0``, and it lies in no row, so no drawing of it is ever asked for.
+Empirical ties: a :class:`~boundcalc.PreferenceMatrix` refuses ``mu_ij = 1/2`` (the theory assumes no tie); an
+empirical matrix has them all the time.  :func:`empirical_structure` reads 000's Algorithm 1 (Sec. 4) so: a tied pair
+is in neither ``S`` nor ``I``, its ``d = 0``, and it lies in no row, so no drawing of it is ever asked for.
 
 >>> s = empirical_structure([[.5, .5, .7], [.5, .5, .2], [.3, .8, .5]])   # arms 0 and 1 tied
 >>> s.L.tolist(), s.winners.tolist(), s.ties
