@@ -1,25 +1,18 @@
-"""The constraint families of paper 000 (Komiyama, Honda & Nakagawa, ICML 2016): ``R_{i1}``
-(eq. (2), Theorem 2) and ``R^E_{i1}`` (eqs. (4)-(5)).
+"""The constraint families of paper 000 (Komiyama, Honda & Nakagawa, ICML 2016): ``R_{i1}`` (eq. (2), Theorem 2)
+and ``R^E_{i1}`` (eqs. (4)-(5)).
 
-Both are written in normalised variables: ``e_p = q_p d(mu_p)`` in ``[0, 1]`` (eq. (2)'s box
-``0 <= q_p <= 1/d(mu_p)`` scaled by ``d``), one per unordered pair ``p = {i, j}`` in the order of
-``numpy.triu_indices(K, 1)``.  Every row is then a 0/1 covering row ``sum_{p in P} e_p >= 1``
-whatever the gaps, which keeps the cutting-plane loop well conditioned.
+Both are written in normalised variables: ``e_p = q_p d(mu_p)`` in ``[0, 1]`` (eq. (2)'s box ``0 <= q_p <= 1/d(mu_p)``
+scaled by ``d``), one per unordered pair ``p = {i, j}`` in the order of ``numpy.triu_indices(K, 1)``.  Every row is
+then a 0/1 covering row ``sum_{p in P} e_p >= 1`` whatever the gaps, which keeps the cutting plane well conditioned.
+A family is built from the Copeland structure alone (:mod:`~boundcalc.lp.structure` says why).  It writes out every
+row (:meth:`enumerate`: the reference, small K only), finds the most violated rows at ``e`` by the sorting oracle of
+000 Sec. 4.1.1 (:meth:`separate_csr`, ``O(K^2 log K)`` a pass; ties among equal ``e``, typically 0, broken at random
+per ``i2`` so that different ``i2`` offer different pairs), and answers Algorithm 1's check (3), "is
+``{N_ij / log t}`` in ``R_{i1}(mu_hat)``?" (:meth:`contains`, :meth:`max_violation`, :meth:`min_row_sum`).
 
-A family is built from the Copeland structure alone (who beats whom,
-:class:`~boundcalc.lp.structure.Structure`); the gaps enter only through ``e`` and the costs, so an
-online policy reuses a family while its empirical matrix keeps its structure.  A family offers
-
-* :meth:`enumerate` -- every row, straight from the definition (reference; small K only);
-* :meth:`separate_csr` -- the most violated rows for a given ``e`` by the sorting oracle of
-  000 Sec. 4.1.1 (``O(K^2 log K)`` per pass); ties among equal ``e`` (typically 0) are broken
-  at random per ``i2``, so that different ``i2`` offer different pairs;
-* :meth:`min_row_sum` / :meth:`max_violation` / :meth:`contains` -- Algorithm 1's check (3),
-  "is ``{N_ij / log t}`` in ``R_{i1}(mu_hat)``?".
-
-The oracle's tables, row sums and rows have compiled versions in :mod:`boundcalc.kernels.lp`
-(``compiled=True``) and numpy twins here that give the same numbers to the last bit.  Rows are
-exchanged in CSR form (:class:`RowBlock`), ready for one bulk ``Highs.addRows``.
+The oracle's tables, row sums and rows have compiled versions in :mod:`boundcalc.kernels.lp` (``compiled=True``) and
+numpy twins here that give the same numbers to the last bit.  Rows are exchanged in CSR form (:class:`RowBlock`),
+ready for one bulk ``Highs.addRows``.
 
 >>> from boundcalc import PreferenceMatrix
 >>> pm = PreferenceMatrix([[.5, .6, .6, .6], [.4, .5, .9, .1], [.4, .1, .5, .9], [.4, .9, .1, .5]])
@@ -186,18 +179,15 @@ class _FamilyBase:
 class CopelandFamily(_FamilyBase):
     """``R_{i1}``: the feasible set of paper 000's lower-bound LP for winner ``i1`` (eq. (2)).
 
-    For every ``i2 != i1``, ``l in max(0, L(1)-1) .. L(2)``, ``I`` a subset of ``I_{i1}`` with
-    ``|I| = l + 1 - L(1)`` and ``S`` a subset of ``S_{i2} \\ {i1}`` with
-    ``|S| = max(0, L_{i2} - l - [i2 in I])``: ``sum_{p in P_IS} e_p >= 1`` where
-    ``P_IS = {(i1, j): j in I} u {(i2, j): j in S}``.  The oracle groups the rows by
-    ``(i2, l, case)``, case A ``i2 not in I`` and case B ``i2 in I``: tables of K x 2nl columns,
-    case A first.
+    For every ``i2 != i1``, ``l in max(0, L(1)-1) .. L(2)``, ``I`` a subset of ``I_{i1}`` with ``|I| = l + 1 - L(1)``
+    and ``S`` a subset of ``S_{i2} \\ {i1}`` with ``|S| = max(0, L_{i2} - l - [i2 in I])``:
+    ``sum_{p in P_IS} e_p >= 1`` where ``P_IS = {(i1, j): j in I} u {(i2, j): j in S}``.  The oracle groups the rows
+    by ``(i2, l, case)``, case A ``i2 not in I`` and case B ``i2 in I``: tables of K x 2nl columns, case A first.
 
     Parameters
     ----------
     matrix : PreferenceMatrix, Structure or array_like
-        Only its Copeland structure is read (an array is read as an empirical matrix:
-        :func:`~boundcalc.lp.structure.empirical_structure`).
+        Only its Copeland structure is read (an array's by :func:`~boundcalc.lp.structure.empirical_structure`).
     winner : int
         A Copeland winner ``i1``.
     levels : iterable of int, optional
@@ -255,8 +245,7 @@ class CopelandFamily(_FamilyBase):
         self._caseB_f = self._caseB.astype(float)[None, :]
 
     def _tables_numpy(self, ls: np.ndarray, L: np.ndarray, nI: int) -> tuple:
-        """``(m_I, m_S, ok)`` (K x 2nl, unclipped): :func:`boundcalc.kernels.lp.winner_tables`'s
-        layout in numpy."""
+        """``(m_I, m_S, ok)`` (K x 2nl, unclipped): :func:`boundcalc.kernels.lp.winner_tables`'s layout in numpy."""
         K, a, in_Ia = self.K, self.winner, self.in_Ia
         mIA = np.broadcast_to(ls + 1 - self.L1, (K, ls.size)).copy()
         capA = nI - in_Ia.astype(np.int64)  # |I_{i1} \\ {i2}|
@@ -280,8 +269,8 @@ class CopelandFamily(_FamilyBase):
     def enumerate(self, max_rows: int = 200_000) -> list[np.ndarray]:
         """Every row of ``R_{i1}``, de-duplicated, written literally from 000 eq. (2).
 
-        Independent of the oracle (it loops over all subsets with :mod:`itertools`); raises
-        :class:`TooLargeError` when the definition has more than ``max_rows`` rows.
+        Independent of the oracle (it loops over all subsets with :mod:`itertools`); raises :class:`TooLargeError`
+        when the definition has more than ``max_rows`` rows.
         """
         n = self.n_rows()
         if n > max_rows:
@@ -320,16 +309,14 @@ class CopelandFamily(_FamilyBase):
         self,
     ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The arguments of :func:`boundcalc.kernels.lp.copeland_sums` between ``E`` and ``out``:
-        ``(winner, I_winner, pool, m_I, m_S, ok, case_B, in_I)``, for callers with their own
-        compiled loop."""
+        ``(winner, I_winner, pool, m_I, m_S, ok, case_B, in_I)``, for callers with their own compiled loop."""
         return (self.winner, self.inferiors, self.pool, self._gI, self._gS, self._ok, self._caseB, self.in_Ia)
 
     def _sums_numpy(self, E: np.ndarray) -> np.ndarray:
         """:meth:`_sums` in numpy.
 
-        The winner's values over ``I_{i1}`` are sorted once: the smallest ``m`` of
-        ``I_{i1} \\ {i2}`` is the smallest ``m`` of the whole list, or the smallest ``m + 1``
-        minus ``e_{i1 i2}`` when ``e_{i1 i2}`` is at most the ``m``-th smallest.
+        The winner's values over ``I_{i1}`` are sorted once: the ``m`` smallest of ``I_{i1} \\ {i2}`` are the list's
+        ``m`` smallest, or its ``m + 1`` smallest but ``e_{i1 i2}`` when ``e_{i1 i2}`` is at most the ``m``-th smallest.
         """
         ea = E[self.winner]
         va = np.sort(ea[self.inferiors])
@@ -357,9 +344,8 @@ class CopelandFamily(_FamilyBase):
         per_i2: int,
         rng: np.random.Generator | None,
     ) -> tuple[Any, ...]:
-        """The most violated rows at ``E`` with their hashes: :func:`boundcalc.kernels.lp.copeland_rows`
-        when compiled, else :meth:`_rows_numpy`; ties broken by keys drawn from ``rng`` (arm order
-        when None)."""
+        """The most violated rows at ``E`` with their hashes: :func:`boundcalc.kernels.lp.copeland_rows` when
+        compiled, else :meth:`_rows_numpy`; ties broken by keys drawn from ``rng`` (arm order when None)."""
         tb = np.zeros((self.K, self.K)) if rng is None else rng.random((self.K, self.K))
         z1, z2 = _zobrist(self.n_vars)
         E = np.ascontiguousarray(E, dtype=float)
@@ -380,8 +366,7 @@ class CopelandFamily(_FamilyBase):
         z1: np.ndarray,
         z2: np.ndarray,
     ) -> tuple[Any, ...]:
-        """:func:`boundcalc.kernels.lp.copeland_rows` in numpy: the same rows, hashes and return
-        tuple."""
+        """:func:`boundcalc.kernels.lp.copeland_rows` in numpy: the same rows, hashes and return tuple."""
         a, pid, Ia = self.winner, self.pid, self.inferiors
         npick = min(per_i2, sums.shape[1])
         pick_v, rows = [], []
@@ -414,9 +399,9 @@ class CopelandFamily(_FamilyBase):
     ) -> RowBlock:
         """The most violated rows for ``e`` (000 Sec. 4.1.1), each violated by more than ``tol``.
 
-        Per ``i2``, the rows of up to ``per_i2`` ``(l, case)`` choices with the smallest sums,
-        each taking the smallest ``e`` values (ties in a random order per ``i2`` drawn from
-        ``rng``; arm order when None).  ``sums`` may pass :meth:`_sums` of the same ``e``.
+        Per ``i2``, the rows of up to ``per_i2`` ``(l, case)`` choices with the smallest sums, each taking the
+        smallest ``e`` values (ties in a random order per ``i2`` drawn from ``rng``; arm order when None).  ``sums``
+        may pass :meth:`_sums` of the same ``e``.
         """
         E = _as_square(e, self.K)
         if not self._has_rows:
@@ -468,9 +453,8 @@ def row_hashes(block: RowBlock, n_vars: int) -> tuple[np.ndarray, np.ndarray]:
 class ECWFamily(_FamilyBase):
     """``R^E_{i1}``: ECW-RMED's feasible set (paper 000, eqs. (4)-(5), Theorem 4).
 
-    ``e_{i1 j} = 1`` for every ``j in I_{i1}`` (:attr:`fixed_vars`, variables whose lower bound
-    is 1), and for every ``i2 != i1`` and every ``S`` subset of ``S_{i2} \\ {i1}`` with
-    ``|S| = L_{i2} - L_{i1} + 1``: ``sum_{j in S} e_{j i2} >= 1``.
+    ``e_{i1 j} = 1`` for every ``j in I_{i1}`` (:attr:`fixed_vars`: lower bound 1), and for every ``i2 != i1`` and
+    every ``S`` subset of ``S_{i2} \\ {i1}`` with ``|S| = L_{i2} - L_{i1} + 1``: ``sum_{j in S} e_{j i2} >= 1``.
 
     Parameters
     ----------

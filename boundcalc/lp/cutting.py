@@ -1,15 +1,9 @@
-"""The cutting plane's pieces for paper 000's lower-bound LP (eq. (2), Theorem 2): costs, the
-certificate, check (3)'s answer and the conditioning of a matrix.
+"""The cutting plane's pieces for paper 000's lower-bound LP (eq. (2), Theorem 2): pair costs, the certificate,
+check (3)'s answer and the conditioning of a matrix (the loop, and which model runs when: :mod:`boundcalc.lp.online`).
 
-The cutting plane itself (the covering LP ``min c.e, 0 <= e <= 1, e in R_{i1}`` with
-``e_p = q_p d(mu_p)`` and ``c_p = r_p / d(mu_p)``, its rows generated on demand by the sorting
-oracle of 000 Sec. 4.1.1) runs in :class:`~boundcalc.lp.online.CopelandLPSolver`, whose module
-says what it solves and when each model is used.
-
-The result carries a :class:`~boundcalc.result.Certificate` (:func:`certificate_for`): the
-oracle's largest violation over the whole family and a Lagrangian bound from the row duals; a
-violation above ``tol`` or a relative duality gap above ``gap_tol`` gives ``status = "failed"``
-(:func:`boundcalc.lower_bound` raises :class:`~boundcalc.lp.highs.SolverError` on it).
+The certificate (:func:`certificate_for`) holds the oracle's largest violation over the whole family and a Lagrangian
+bound from the row duals; a violation above ``tol`` or a relative duality gap above ``gap_tol`` gives
+``status = "failed"`` (:func:`boundcalc.lower_bound` then raises :class:`~boundcalc.SolverError`).
 """
 
 from __future__ import annotations
@@ -46,8 +40,8 @@ _LOADED: set = set()
 def load_kernels() -> float:
     """Load (or compile) the LP core's kernels for the solver's argument types, once per process.
 
-    Returns the wall seconds taken (0 once loaded): a compiled solve reports them as
-    ``stats["load_seconds"]``, apart from the solve's ``stats["seconds"]``.
+    Returns the wall seconds taken (0 once loaded): a compiled solve reports them as ``stats["load_seconds"]``, apart
+    from the solve's ``stats["seconds"]``.
     """
     if "lp" in _LOADED:
         return 0.0
@@ -65,8 +59,8 @@ def load_kernels() -> float:
 def pair_costs(matrix: MatrixLike | Structure, regret: ArrayLike | None = None) -> np.ndarray:
     """Normalised costs ``c_p = r_p / d(mu_p)`` per pair, in ``triu_indices`` order.
 
-    ``regret`` overrides 000's pair regret (:func:`~boundcalc.lp.structure.check_regret`).  A pair
-    with ``d = 0`` (an empirical tie, in no row) costs 1, so its optimal ``e`` is 0.
+    ``regret`` overrides 000's pair regret (:func:`~boundcalc.lp.structure.check_regret`).  A pair with ``d = 0`` (an
+    empirical tie, in no row) costs 1, so its optimal ``e`` is 0.
     """
     st = as_structure(matrix)
     iu = triu(st.K)
@@ -89,13 +83,13 @@ def _over_d(r: np.ndarray, d: np.ndarray) -> np.ndarray:
     return np.divide(r, d, out=np.ones(d.size), where=d > 0)
 
 
-#: The smallest gap ``|mu_ij - 1/2|`` a double holds next to 1/2 (``2**-53``).  The cutting plane
-#: solves and certifies the LP down to it, costs ``c ~ r / (2 gap^2)`` then spanning 31 orders of
-#: magnitude (``tests/test_lp_lifted.py`` checks it against an exact rational LP).
+#: The smallest gap ``|mu_ij - 1/2|`` a double holds next to 1/2 (``2**-53``).  The cutting plane solves and certifies
+#: the LP down to it, costs ``c ~ r / (2 gap^2)`` then spanning 31 orders of magnitude (``tests/test_lp_lifted.py``
+#: checks it against an exact rational LP).
 MIN_SOLVABLE_GAP = 2.0**-53
 
-#: ``1 / machine epsilon`` (4.5e15): past this ratio of pair costs the value is still exact, but
-#: the cheap pairs' allocation no longer changes it in double precision (one optimum among many).
+#: ``1 / machine epsilon`` (4.5e15): past this ratio of pair costs the value is still exact, but the cheap pairs'
+#: allocation no longer changes it in double precision (one optimum among many).
 ALLOCATION_COST_RATIO = 1.0 / float(np.finfo(float).eps)
 
 
@@ -159,8 +153,7 @@ def check_conditioning(matrix: MatrixLike | Structure, regret: np.ndarray | None
     Returns
     -------
     Conditioning
-        ``solvable``: the LP is defined and verified; ``allocation_resolved``: the objective still
-        tells the cheap pairs' allocation apart.
+        ``solvable``: the LP is defined and verified; ``allocation_resolved``: cheap pairs' allocation is determined.
 
     >>> from boundcalc.datasets import load_example
     >>> c = check_conditioning(load_example("table2"))
@@ -197,10 +190,10 @@ def certificate_for(
 ) -> Certificate:
     """The optimality certificate of ``x`` for ``min costs.e`` over ``family``.
 
-    ``rows`` are the rows ``duals`` belong to (a model, a row block or covering index arrays);
-    ``max_violation`` is the oracle's over the whole family (recomputed when not given).  The dual
-    bound is :func:`~boundcalc.lp.highs.lagrangian_bound` at ``y = max(0, duals)``, valid for any
-    ``y >= 0``, so also for duals of a model solved with perturbed costs.
+    ``rows`` are the rows ``duals`` belong to (a model, a row block or covering index arrays); ``max_violation`` is
+    the oracle's over the whole family (recomputed when not given).  The dual bound is
+    :func:`~boundcalc.lp.highs.lagrangian_bound` at ``y = max(0, duals)``, valid for any ``y >= 0``, so also for the
+    duals of a model solved with perturbed costs.
     """
     v = family.max_violation(x) if max_violation is None else float(max_violation)
     if v > 0:

@@ -1,14 +1,11 @@
 """ECW-RMED's constant by the sorted closed form of paper 000, Theorem 5.
 
-``R^E_{i1}`` (000 eqs. (4)-(5)) fixes ``e_{i1 j} = 1`` for every ``j in I_{i1}`` and asks, for
-every ``i2 != i1``, that every ``S`` subset of ``P = S_{i2} \\ {i1}`` with
-``|S| = m = L_{i2} - L_{i1} + 1`` covers: ``sum_{j in S} e_{j i2} >= 1``.  A pair lies only in
-the pool of its loser, so the rows of different ``i2`` share no variable and each ``i2`` is solved
-alone.  With ``k = |P| - m`` and the pool's costs sorted ``c_(1) <= c_(2) <= ...``, an optimum
-puts ``e = 1/(h - k)`` on the ``h`` cheapest pairs and 0 elsewhere for the best
-``h in k+1 .. |P|`` (Theorem 5).  Everything is vectorised over ``i2``: one row sort of a K x K
-matrix.  Equal costs are taken smaller arm index first (a stable sort), so the allocation is
-the same on every machine.
+In ``R^E_{i1}`` (000 eqs. (4)-(5), :class:`~boundcalc.lp.constraints.ECWFamily`) the ``e_{j i2}`` of any
+``m = L_{i2} - L_{i1} + 1`` arms ``j`` of the pool ``P = S_{i2} \\ {i1}`` sum to at least 1; a pair lies only in the
+pool of its loser, so each ``i2`` is solved alone.  With ``k = |P| - m`` and the pool's costs sorted
+``c_(1) <= c_(2) <= ...``, an optimum puts ``e = 1/(h - k)`` on the ``h`` cheapest pairs and 0 elsewhere for the best
+``h in k+1 .. |P|`` (Theorem 5).  Everything is vectorised over ``i2``: one row sort of a K x K matrix.  Equal costs
+are taken smaller arm index first (a stable sort), so the allocation is the same on every machine.
 """
 
 from __future__ import annotations
@@ -52,8 +49,7 @@ def ecw_allocation(
     winner : int
         A Copeland winner ``i1`` of ``beats``.
     compiled : bool
-        Run :func:`boundcalc.kernels.lp.ecw_closed_form` (the online path) instead of
-        :func:`ecw_allocation_numpy`; both give the same numbers.
+        Run :func:`boundcalc.kernels.lp.ecw_closed_form` (online), not :func:`ecw_allocation_numpy` (same numbers).
 
     >>> b = np.array([[0, 1, 1], [0, 0, 1], [0, 0, 0]], bool)   # 0 > 1 > 2 and 0 > 2
     >>> v, E = ecw_allocation(b, np.ones((3, 3)), 0)   # e01 = e02 = 1; no pool is large enough

@@ -1,11 +1,10 @@
 """The whole LP written out and solved through ``cvxpy`` (the reference backend for small K).
 
-Every row of ``R_{i1}`` (000 eq. (2)) or ``R^E_{i1}`` (eqs. (4)-(5)) is enumerated from its
-definition (:meth:`~boundcalc.lp.constraints.CopelandFamily.enumerate`) and the covering LP is
-solved by HiGHS's simplex on cvxpy's canonical form, or by Clarabel's interior point
-(``solver="CLARABEL"``): neither shares the separation oracle, the incremental model or (for
-Clarabel) the solver with the cutting plane, so it checks it independently.  A family with more
-than ``max_rows`` rows is refused (:class:`~boundcalc.lp.constraints.TooLargeError`).
+Every row of ``R_{i1}`` (000 eq. (2)) or ``R^E_{i1}`` (eqs. (4)-(5)) is enumerated from its definition
+(:meth:`~boundcalc.lp.constraints.CopelandFamily.enumerate`) and the covering LP is solved by HiGHS's simplex on
+cvxpy's canonical form, or by Clarabel's interior point (``solver="CLARABEL"``): neither shares the separation oracle,
+the incremental model or (for Clarabel) the solver with the cutting plane, so it checks it independently.  A family
+with more than ``max_rows`` rows is refused (:class:`~boundcalc.lp.constraints.TooLargeError`).
 """
 
 from __future__ import annotations
@@ -44,8 +43,8 @@ def _solve_covering(
 ) -> tuple[np.ndarray, float, np.ndarray, str]:
     """Solve ``min c.x, lower <= x <= 1, rows >= 1``; returns ``x``, the value, row duals, solver.
 
-    ``scale``, the value of a feasible point, divides Clarabel's objective so that its absolute
-    tolerances act as relative ones: near ties make costs span ~10 orders of magnitude.
+    ``scale``, the value of a feasible point, divides Clarabel's objective so that its absolute tolerances act as
+    relative ones: near ties make costs span ~10 orders of magnitude.
     """
     import cvxpy as cp
 
@@ -69,8 +68,7 @@ def _solve_covering(
     }
     factor = {"CLARABEL": scale, "HIGHS": 1.0}
     clarabel_tight = dict(tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11, max_iter=500)
-    # one HiGHS thread, as every HiGHS model of boundcalc (the process has one thread scheduler);
-    # every finite cost a cost (HiGHS reads 1e20 as infinite; a pair 1e-11 from 1/2 costs 6e20)
+    # the options of every HiGHS model of boundcalc and why: CoveringLP's (one thread, every finite cost a cost)
     highs_opts = {"threads": 1, "infinite_cost": np.inf}
     if solver == "auto":  # HiGHS's simplex (a vertex), then Clarabel if it fails
         attempts = [("HIGHS", highs_opts), ("CLARABEL", clarabel_tight), ("CLARABEL", {})]
@@ -178,8 +176,7 @@ def lower_bound_enumerate(
 ) -> BoundResult:
     """Paper 000's lower bound (eq. (2), Theorem 2) with every row of ``R_{i1}`` written out.
 
-    A row violated by more than 1e-7 or a relative duality gap above 1e-6 gives
-    ``status = "failed"``, as in the cutting plane.
+    A violation over 1e-7 or a relative duality gap over 1e-6 gives ``status = "failed"`` (as in the cutting plane).
     """
     return _enumerate("lower_bound", matrix, regret, levels, max_rows, solver)
 

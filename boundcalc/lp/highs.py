@@ -1,30 +1,20 @@
 """An incremental LP on HiGHS (``highspy``): add rows and columns, change costs, re-solve warm.
 
-The model is ``min c.x  s.t.  lb <= x <= ub,  A (x, w) >= lo`` over the *pair variables* ``x``
-(one per unordered pair, ``c >= 0``) and *auxiliary variables* ``w`` (cost 0, bounded), with
-rows added over time in bulk:
+The model is ``min c.x  s.t.  lb <= x <= ub,  A (x, w) >= lo`` over the *pair variables* ``x`` (one per unordered
+pair, ``c >= 0``) and *auxiliary variables* ``w`` (cost 0, bounded), with rows added over time in bulk: 0/1 covering
+rows ``sum_{p in row} x_p >= 1`` (:meth:`CoveringLP.add_rows`, none twice), and auxiliary variables and rows with any
+coefficients and lower bounds (:meth:`CoveringLP.add_vars`, :meth:`CoveringLP.add_general_rows`: the lifted rows of
+:mod:`boundcalc.lp.lifted`).
 
-* :meth:`CoveringLP.add_rows` -- 0/1 covering rows ``sum_{p in row} x_p >= 1``, identified by two
-  64-bit hashes (:func:`~boundcalc.lp.constraints.row_hashes`) so that none is added twice;
-* :meth:`CoveringLP.add_vars` and :meth:`CoveringLP.add_general_rows` -- auxiliary variables and
-  rows with any coefficients and lower bounds (the lifted rows of
-  :mod:`boundcalc.lp.lifted`).
+HiGHS keeps its simplex basis between calls: after new rows the dual simplex restarts from the last optimum, after
+:meth:`CoveringLP.set_costs` the primal simplex.  A pair variable becomes a HiGHS column (:attr:`CoveringLP.n_cols`)
+only when a row first uses it (in no row it sits at its lower bound, optimal for ``c >= 0``).
 
-HiGHS keeps its simplex basis between calls, so after adding rows the dual simplex restarts from
-the previous optimum, and after :meth:`CoveringLP.set_costs` the primal simplex does.  A pair
-variable becomes a HiGHS column only when a row first uses it (a variable in no row sits at its
-lower bound, optimal for ``c >= 0``); :attr:`CoveringLP.n_cols` counts the columns.
-
-Solver status is never ignored.  When HiGHS does not report "Optimal" -- its dual simplex can stop
-with "Solve error" on costs spanning 18 orders of magnitude (a pair within 1e-10 of 1/2 has
-``c = r / d ~ 1e19``) -- the model is solved again from scratch by other methods in turn
-(:data:`FALLBACKS`: cold dual simplex, presolve, primal simplex, interior point with crossover);
-the first optimal answer is taken and counted in :attr:`CoveringLP.fallbacks`.  When none is
-optimal, :class:`SolverError` names every status.  The caller certifies the answer (the oracle's
-violation and the Lagrangian bound :meth:`CoveringLP.lagrangian_bound`).
-
-A ``CoveringLP`` holds a live HiGHS object and does not pickle; the solvers that own one
-(:class:`~boundcalc.lp.online.CopelandLPSolver`) drop it when pickled and rebuild it on the other side.
+Solver status is never ignored: when HiGHS does not report "Optimal" (its dual simplex can stop with "Solve error" on
+costs spanning 18 orders of magnitude: a pair within 1e-10 of 1/2 has ``c = r / d ~ 1e19``), the :data:`FALLBACKS`
+solve the model again, the first optimal answer counted in :attr:`CoveringLP.fallbacks`; when none is optimal,
+:class:`SolverError` names every status.  The caller certifies the answer (the oracle's violation,
+:meth:`CoveringLP.lagrangian_bound`).  A ``CoveringLP`` holds a live HiGHS object and does not pickle.
 """
 
 from __future__ import annotations
@@ -76,10 +66,9 @@ def lagrangian_bound(
 ) -> float:
     """Weak duality for ``min c.v, lb <= v <= ub, A v >= lo`` (``A`` in CSR: ``starts, idx, val``).
 
-    For row weights ``y`` (negative entries read as 0), ``sum_r y_r lo_r + sum_v min(lb_v g_v,
-    ub_v g_v)`` with ``g = c - A^T y`` is at most the optimum -- of this LP and of every LP with
-    more rows (a row outside carries ``y = 0``).  For 0/1 covering rows over ``[0, 1]`` it reads
-    ``sum_r y_r + sum_p min(0, c_p - (A^T y)_p)``.
+    For row weights ``y`` (negative entries read as 0), ``sum_r y_r lo_r + sum_v min(lb_v g_v, ub_v g_v)`` with
+    ``g = c - A^T y`` is at most the optimum -- of this LP and of every LP with more rows (a row outside has ``y = 0``).
+    For 0/1 covering rows over ``[0, 1]`` it reads ``sum_r y_r + sum_p min(0, c_p - (A^T y)_p)``.
 
     >>> lagrangian_bound(np.array([1.0, 2.0]), np.zeros(2), np.ones(2), np.array([0, 2]),
     ...                  np.array([0, 1]), np.ones(2), np.ones(1), np.array([1.0]))
@@ -144,10 +133,9 @@ class _LazySolution(LPSolution):
 
 @dataclass
 class LPBasis:
-    """A simplex basis of a :class:`CoveringLP` (:meth:`CoveringLP.basis`): the solution ``x``;
-    ``status[j]`` 0 at its lower bound, 1 basic, 2 at its upper bound, 3 in no row or another HiGHS
-    status; ``row_basic[r]`` whether row ``r``'s slack is basic; the rows in CSR (``starts``,
-    ``idx``); the variables' bounds."""
+    """A simplex basis of a :class:`CoveringLP` (:meth:`CoveringLP.basis`): the solution ``x``; ``status[j]`` 0 at its
+    lower bound, 1 basic, 2 at its upper bound, 3 in no row or another HiGHS status; ``row_basic[r]`` whether row
+    ``r``'s slack is basic; the rows in CSR (``starts``, ``idx``); the variables' bounds."""
 
     x: np.ndarray
     status: np.ndarray
@@ -168,15 +156,13 @@ class CoveringLP:
     lower, upper : ndarray, optional
         Bounds of the pair variables (default 0 and 1).
     threads : int
-        HiGHS threads.  HiGHS has one thread scheduler per process, made by the first solve, and a
-        model that asks for another number fails ("Not Set"): every HiGHS solve in boundcalc asks
-        for 1 (the models are small and solved many times).
+        HiGHS threads.  HiGHS has one thread scheduler per process, made by the first solve, and a model asking
+        for another number fails ("Not Set"): every HiGHS solve in boundcalc asks for 1 (small models, many solves).
     reuse_basis : bool
         When only the costs changed since the last optimal solve, answer from its basis if that
         stays optimal for them (:meth:`solve`); False: every solve runs HiGHS.
     options : dict, optional
-        Further HiGHS options (name -> value), set after the ones above; a derived model keeps
-        them (:func:`boundcalc.lp.rule.plan`).
+        Further HiGHS options (name -> value; :func:`boundcalc.lp.rule.plan`), set last; a derived model keeps them.
 
     >>> lp = CoveringLP(np.array([1.0, 2.0, 3.0]))
     >>> lp.add_rows([np.array([0, 1]), np.array([1, 2])])
@@ -321,9 +307,8 @@ class CoveringLP:
     def add_rows(
         self, rows: RowBlock | Sequence[np.ndarray], hashes: tuple[np.ndarray, np.ndarray] | None = None
     ) -> int:
-        """Add covering rows (a RowBlock, or index arrays of pair variables), skipping rows already
-        present; ``hashes``: their :func:`~boundcalc.lp.constraints.row_hashes` when the caller has
-        them.  Returns the number of rows added."""
+        """Add the covering rows not yet present (a RowBlock, or index arrays of pair variables); ``hashes``: their
+        :func:`~boundcalc.lp.constraints.row_hashes` when the caller has them.  Returns how many it added."""
         block = rows if isinstance(rows, RowBlock) else rows_to_csr(list(rows))
         if block.n_rows == 0:
             return 0
@@ -334,9 +319,8 @@ class CoveringLP:
         return self.add_hashed_rows(block.n_rows, starts, block.idx[block.starts[0] :], h1, h2)
 
     def add_hashed_rows(self, n: int, starts: np.ndarray, idx: np.ndarray, h1: np.ndarray, h2: np.ndarray) -> int:
-        """:meth:`add_rows` for the row builder's output (:func:`boundcalc.kernels.lp.copeland_rows`:
-        its first ``n`` rows over ``starts``/``idx`` from 0, with their hashes), without the checks.
-        Returns how many rows were added."""
+        """:meth:`add_rows` without its checks for the row builder's output (:func:`boundcalc.kernels.lp.copeland_rows`:
+        its first ``n`` rows over ``starts``/``idx`` from 0, with their hashes); returns how many it added."""
         keys = self._keys
         # the first occurrence of each row the model does not hold (a set lookup per row: the blocks
         # are small, where np.unique/np.isin cost ~0.1 ms a call)
@@ -498,8 +482,7 @@ class CoveringLP:
         return self._ub[: self.n]
 
     def row_activity(self, v: np.ndarray) -> np.ndarray:
-        """``A v`` for the model's rows; ``v`` holds every variable (or the pair variables, followed by
-        zeros)."""
+        """``A v`` for the model's rows; ``v`` holds every variable (or the pair variables, followed by zeros)."""
         v = np.asarray(v, dtype=float)
         if v.size < self.n_vars:
             v = np.concatenate([v, np.zeros(self.n_vars - v.size)])
@@ -561,10 +544,9 @@ class CoveringLP:
 
     # ------------------------------------------------------------------ solve
     def solve(self) -> LPSolution:
-        """Solve warm: by the compiled simplex (:attr:`simplex`), from the kept basis when only the
-        costs changed and it stays optimal (:meth:`_reuse_basis`, counted in :attr:`reused`), else
-        HiGHS; on a status other than optimal, the :data:`FALLBACKS` from scratch.  Raises
-        :class:`SolverError` when no method reports an optimal solution."""
+        """Solve warm: by the compiled simplex (:attr:`simplex`), from the kept basis when only the costs changed and
+        it stays optimal (:meth:`_reuse_basis`, counted in :attr:`reused`), else HiGHS; on a status other than
+        optimal, the :data:`FALLBACKS` from scratch.  Raises :class:`SolverError` when none reports an optimum."""
         if self._empty_row:
             self.solves += 1
             raise SolverError("the covering LP is Infeasible: it has an empty row (0 >= 1)")
@@ -624,12 +606,11 @@ class CoveringLP:
     SIMPLEX_MAXIT = 500
 
     def _solve_simplex(self) -> LPSolution | None:
-        """The model solved by the compiled bounded simplex (:func:`boundcalc.kernels.simplex.solve_from_basis`)
-        from its last basis (the slack basis for a new model, dual feasible for ``c >= 0``), or None
-        for HiGHS to solve: the model is not plain (auxiliary variables, rows other than 0/1 ``>= 1``,
-        lower bounds other than 0), or the simplex stopped (pivot cap, a numerical check, an
-        apparently infeasible LP).  Under a cost perturbation its vertex is HiGHS's
-        (tests/test_simplex.py)."""
+        """The model solved by the compiled bounded simplex (:func:`boundcalc.kernels.simplex.solve_from_basis`) from
+        its last basis (the slack basis for a new model, dual feasible for ``c >= 0``), or None for HiGHS to solve:
+        the model is not plain (auxiliary variables, rows other than 0/1 ``>= 1``, lower bounds other than 0), or the
+        simplex stopped (pivot cap, a numerical check, an apparently infeasible LP).  Under a cost perturbation its
+        vertex is HiGHS's (tests/test_simplex.py)."""
         from ..kernels.simplex import OPTIMAL, solve_from_basis  # compiled; only online solves get here
 
         n = self.n
@@ -681,12 +662,10 @@ class CoveringLP:
         return y
 
     def _reuse_basis(self) -> LPSolution | None:
-        """The last solve's answer when only the costs changed since and its basis stays optimal for
-        them, else None (HiGHS re-solves).  With rows and bounds unchanged the basis stays primal
-        feasible; the duals ``y`` (``B^T y = c_B``, one solve with HiGHS's factorisation) are judged
-        by the warm-basis test CW-RMED's compiled line 11 runs too
-        (:func:`boundcalc.kernels.basis.duals_keep_signs`), so the basis is kept only where HiGHS's
-        warm re-solve would not pivot."""
+        """The last solve's answer when only the costs changed since and its basis stays optimal for them, else None
+        (HiGHS re-solves).  With rows and bounds unchanged the basis stays primal feasible; the duals ``y``
+        (``B^T y = c_B``, one solve with HiGHS's factorisation) pass CW-RMED's warm-basis test
+        (:func:`boundcalc.kernels.basis.duals_keep_signs`) only where HiGHS's warm re-solve would not pivot."""
         from ..kernels.basis import duals_keep_signs  # compiled; only online re-solves get here
 
         last = self._last

@@ -1,27 +1,28 @@
-"""The solver of paper 000's lower-bound LP, kept between solves: :class:`CopelandLPSolver`.
+"""The online LP, described once: paper 000's lower-bound LP solved warm between solves (:class:`CopelandLPSolver`).
 
-What it solves: for each Copeland winner ``i1`` of a (possibly empirical) matrix, ``C*_{i1}`` of
-000, eq. (2), with an optimal allocation, by a cutting plane: solve the model, run the sorting
-oracle (000 Sec. 4.1.1) over the whole family ``R_{i1}`` at its solution, add the violated rows,
-until none is violated by more than ``tol``.  A certified solve adds the certificate of
-:func:`~boundcalc.lp.cutting.certificate_for`.
+What it solves: for each Copeland winner ``i1`` of a (possibly empirical) matrix, ``C*_{i1}`` of 000 eq. (2)
+(Theorem 2) and an optimal allocation, i.e. the covering LP ``min c.e, 0 <= e <= 1, e in R_{i1}`` in the normalised
+variables ``e_p = q_p d(mu_p)`` with costs ``c_p = r_p / d(mu_p)`` (:mod:`~boundcalc.lp.constraints`), by a cutting
+plane: solve the model, run the sorting oracle (000 Sec. 4.1.1) over the whole family at its solution, add the
+violated rows, until none is violated by more than ``tol``; a certified solve adds the certificate of
+:func:`~boundcalc.lp.cutting.certificate_for`.  Where 000 Theorem 6 applies (``C* = C^E*``; see
+:meth:`CopelandLPSolver.solve_empirical`), ECW's closed form answers if the oracle finds it feasible.
 
-When each model is used, and why (:mod:`boundcalc.lp.rule` holds the table and the measurements):
+Which model and backend run when (the one table, with the measured reasons: :mod:`boundcalc.lp.rule`):
 
-* :func:`boundcalc.lower_bound` and the bootstrap's draws solve each matrix once, cold, on the
-  sorted-pool model (:class:`~boundcalc.lp.lifted.SortedPoolModel`: the smallest model);
-* CW-RMED (000 Algorithm 1, line 11) keeps one solver for the whole run (``online = K``) and
-  solves ``mu_hat(t)`` thousands of times: below 32 arms on the plain model, whose 0/1 basis its
-  compiled step tests and re-solves without Python; from 32 arms on the sorted-pool model, a new
-  structure's model derived from the last one of the same winner;
-* where the sorted-pool model stalls on HiGHS's tolerances or fails its certificate, the plain
-  model answers (counted in ``sorted_fallbacks``).
+* :func:`boundcalc.lower_bound` and the bootstrap's draws solve each matrix once, cold, on the sorted-pool model
+  (:class:`~boundcalc.lp.lifted.SortedPoolModel`, the smallest);
+* CW-RMED (000 Algorithm 1, line 11) keeps one solver for the run (``online = K``) and solves ``mu_hat(t)``
+  thousands of times: below 32 arms on the plain model (:class:`~boundcalc.lp.lifted.CopelandModel`), whose 0/1
+  basis its step tests against new costs (from 5 arms compiled, the compiled simplex re-solving without Python); from
+  32 arms on the sorted-pool model, derived from the last structure's model of the same winner;
+* where the sorted-pool model stalls on HiGHS's tolerances or fails its certificate, the plain model answers
+  (``sorted_fallbacks``); within one model HiGHS retries by :data:`~boundcalc.lp.highs.FALLBACKS`.
 
-A small LRU cache keeps the models per ``(Copeland structure, winner)``: an unchanged structure
-costs new costs and a warm re-solve, or none when the last basis stays optimal for them.
-:meth:`CopelandLPSolver.solve_empirical` accepts exact ties (a tied pair lies in no row: 000
-Algorithm 1 reads an undrawn or tied pair as in neither ``S`` nor ``I``).  The solver pickles (its
-HiGHS models are rebuilt on first use), so it can travel to Dask workers.
+Warm state: an LRU cache keeps the models per ``(Copeland structure, winner)``; an unchanged structure costs new
+costs and a warm re-solve, or none when the last basis stays optimal for them.  Ties: ``solve_empirical`` accepts
+exact ties (a tied pair lies in no row: :mod:`~boundcalc.lp.structure`).  Pickling: the solver pickles without its
+HiGHS models (rebuilt on first use), so it travels to Dask workers.
 """
 
 from __future__ import annotations
@@ -61,9 +62,9 @@ __all__ = ["CopelandLPSolver", "OnlineAnswer"]
 class OnlineAnswer:
     """Line 11's LP per winner without a :class:`~boundcalc.result.BoundResult` around it.
 
-    ``per_winner[w]`` is ``C*_w``; ``values[w]`` the optimal ``e`` of winner ``w`` (a pair vector,
-    or K x K for Theorem 6's allocation); ``lp_solves`` the HiGHS runs; ``theorem6`` whether 000
-    Theorem 6 answered; ``failures`` why the LP failed (empty when it did not).
+    ``per_winner[w]`` is ``C*_w``; ``values[w]`` the optimal ``e`` of winner ``w`` (a pair vector, or K x K for
+    Theorem 6's allocation); ``lp_solves`` the HiGHS runs; ``theorem6`` whether 000 Theorem 6 answered; ``failures``
+    why the LP failed (empty when it did not).
     """
 
     per_winner: dict
@@ -78,8 +79,8 @@ class OnlineAnswer:
 
 
 class _Entry:
-    """The cached models of one ``(structure, winner)``: the plain model (None before its first
-    solve) and the sorted-pool model (None before, False once it failed: the plain model answers)."""
+    """The cached models of one ``(structure, winner)``: the plain model (None before its first solve) and the
+    sorted-pool model (None before, False once it failed: the plain model answers)."""
 
     __slots__ = ("family", "model", "sorted")
 
@@ -90,8 +91,8 @@ class _Entry:
 
 
 class _Tally:
-    """One solve's counts and shared state: the tie-break generator (drawn on first use), the costs
-    K x K for ECW's allocation (gathered once), and what the winners' solves add up to."""
+    """One solve's counts and shared state: the tie-break generator (drawn on first use), the costs K x K for ECW's
+    allocation (gathered once), and what the winners' solves add up to."""
 
     def __init__(self, solver: CopelandLPSolver, costs: np.ndarray) -> None:
         self.solver, self.costs = solver, costs
@@ -116,9 +117,7 @@ class _Tally:
 
 
 class CopelandLPSolver:
-    """Exact ``C*_{i1}`` for every Copeland winner by cutting planes; warm between calls.
-
-    The model and backend come from :func:`boundcalc.lp.rule.plan` (the module text).
+    """Exact ``C*_{i1}`` for every Copeland winner by cutting planes, warm between calls (the module text).
 
     Parameters
     ----------
@@ -127,8 +126,7 @@ class CopelandLPSolver:
     levels : iterable of int, optional
         Restrict the ``l`` of the family (see :class:`~boundcalc.lp.constraints.CopelandFamily`).
     seed : int
-        Seeds the random tie-breaks of the oracle; every solve starts from this seed, so a
-        solve is reproducible (the value never depends on it).
+        Seeds the oracle's random tie-breaks, anew for every solve (reproducible; the value never depends on it).
     cache_size : int
         ``(structure, winner)`` models kept warm (least recently used dropped first).
     gap_tol : float
@@ -136,22 +134,20 @@ class CopelandLPSolver:
     max_rounds : int
         Safety limit on separation rounds per winner; hitting it gives ``status = "failed"``.
     perturb : float
-        ``delta`` of the cost perturbation (:mod:`boundcalc.kernels.perturb`): the models are solved
-        with the costs ``c (1 + delta g) + delta g``, so that a degenerate LP's optimal vertex does
-        not depend on the solve path.  ``C*_{i1}`` is ``c.e`` with the *true* costs at that vertex,
-        at most ``delta (1 + P / C*)`` above ``C*`` relatively (``P`` pairs); a certificate is the
-        true LP's.  HiGHS's own cost perturbation is then off.  CW-RMED passes 1e-6.
+        ``delta`` of the cost perturbation (:mod:`boundcalc.kernels.perturb`): the models are solved with the costs
+        ``c (1 + delta g) + delta g``, so that a degenerate LP's optimal vertex does not depend on the solve path.
+        ``C*_{i1}`` is ``c.e`` with the *true* costs at that vertex, at most ``delta (1 + P / C*)`` above ``C*``
+        relatively (``P`` pairs); a certificate is the true LP's.  HiGHS's own is then off.  CW-RMED passes 1e-6.
     online : int
-        The number of arms of the online policy the solver serves (000 Algorithm 1's line 11), 0
-        for offline use.
+        The number of arms of the online policy the solver serves (000 Algorithm 1's line 11), 0 for offline use.
 
     Attributes
     ----------
     lift, simplex, compiled, derive, reuse_basis : bool
         The rule's choices (:class:`~boundcalc.lp.rule.Plan`).
     per_i2, warm_rows, sorted_per_i2 : int
-        Cuts per violated ``i2`` and round on the plain and on the sorted model, and the first
-        rows per ``i2`` at ECW's closed-form allocation.  The value never depends on them.
+        Cuts per violated ``i2`` and round on the plain model, first rows per ``i2`` at ECW's closed-form
+        allocation, and cuts per violated ``i2`` and round on the sorted model.  The value never depends on them.
     derived, sorted_fallbacks : int
         Models derived from another structure's; ``(structure, winner)`` the sorted model failed on.
 
@@ -202,8 +198,8 @@ class CopelandLPSolver:
         self._last_key: bytes | None = None
         self.highs_options = None if p.highs_options is None else dict(p.highs_options)
         if self.perturb > 0:
-            # HiGHS's own cost perturbation, once removed, may leave a basis dual infeasible by ~1e-8
-            # that it calls optimal; off, every solve ends dual feasible for the perturbed costs
+            # HiGHS's own cost perturbation, once removed, may leave a basis dual infeasible by ~1e-8 that it calls
+            # optimal; off, every solve ends dual feasible for the perturbed costs
             self.highs_options = {"dual_simplex_cost_perturbation_multiplier": 0.0, **(self.highs_options or {})}
 
     # ------------------------------------------------------------------ state
@@ -247,8 +243,8 @@ class CopelandLPSolver:
         return self._entry(as_structure(matrix), winner).family
 
     def model(self, structure: Structure, winner: int) -> CoveringLP | None:
-        """The warm HiGHS model kept for ``(structure, winner)`` (the plain model's where it answers,
-        else the sorted model's), or None (never solved, or dropped from the cache)."""
+        """The warm HiGHS model kept for ``(structure, winner)`` (the plain model's where it answers, else the sorted
+        model's), or None (never solved, or dropped from the cache)."""
         e = self._cache.get((structure.key, int(winner)))
         if e is None:
             return None
@@ -269,9 +265,9 @@ class CopelandLPSolver:
     ) -> Violation:
         """Algorithm 1's check (3) on ``q`` (e.g. ``N / log t``): by how much, and where, it fails.
 
-        ``mu_hat`` is an empirical matrix (ties allowed), a PreferenceMatrix or a Structure with
-        ``d``; ``q`` a K x K rate matrix (or pair vector), tested against the covering rows only
-        (check (3) compares ``N_ij / ln t`` with the set's rows, not with its box ``q <= 1/d``).
+        ``mu_hat`` is an empirical matrix (ties allowed), a PreferenceMatrix or a Structure with ``d``; ``q`` a K x K
+        rate matrix (or pair vector), tested against the covering rows only (check (3) compares ``N_ij / ln t`` with
+        the set's rows, not with its box ``q <= 1/d``).
         """
         st = mu_hat if isinstance(mu_hat, Structure) else self._empirical(mu_hat)
         fam = self._entry(st, winner).family
@@ -327,9 +323,8 @@ class CopelandLPSolver:
         -------
         BoundResult
             ``status == "ok"``: value, winner, per-winner values, allocations, certificate,
-            ``stats`` (:data:`boundcalc.result.STATS_KEYS`).  ``status == "failed"`` (``message``
-            says why): the loop did not converge, stalled, or the certificate's gap exceeded
-            ``gap_tol``.
+            ``stats`` (:data:`boundcalc.result.STATS_KEYS`).  ``status == "failed"`` (``message`` says why): the
+            loop did not converge, stalled, or the certificate's gap exceeded ``gap_tol``.
 
         Raises
         ------
@@ -349,9 +344,9 @@ class CopelandLPSolver:
     ) -> BoundResult:
         """Solve on an empirical matrix ``mu_hat`` (exact ties allowed: a tied pair is in no row).
 
-        ``mu_hat`` may also be a :class:`~boundcalc.lp.structure.Structure` with ``d``.  With
-        ``certify=False``, two or more Copeland winners, no ties, 000's regret and no ``levels``, 000
-        Theorem 6 answers (``C* = C^E*``; :meth:`_theorem6`); ``stats["method"]`` says which.
+        ``mu_hat`` may also be a :class:`~boundcalc.lp.structure.Structure` with ``d``.  With ``certify=False``, two
+        or more Copeland winners, no ties, 000's regret and no ``levels``, 000 Theorem 6 answers (``C* = C^E*``;
+        :meth:`_theorem6`); ``stats["method"]`` says which.
         """
         st = mu_hat if isinstance(mu_hat, Structure) else self._empirical(mu_hat)
         return cast(BoundResult, self._solve(st, regret, winners, certify, theorem6=not certify))
@@ -362,16 +357,15 @@ class CopelandLPSolver:
         return self._levels
 
     def solve_online(self, st: Structure) -> OnlineAnswer:
-        """:meth:`solve_empirical` on a structure with ``d`` (000's regret, no certificate), answered
-        as an :class:`OnlineAnswer`: the same solves and numbers without the result object."""
+        """:meth:`solve_empirical` on a structure with ``d`` (000's regret, no certificate) as an
+        :class:`OnlineAnswer`: the same solves and numbers without the result object."""
         return cast(OnlineAnswer, self._solve(st, None, None, False, theorem6=True, raw=True))
 
     def _theorem6(
         self, st: Structure, winners: Iterable[int] | None, t0: float, raw: bool = False
     ) -> BoundResult | OnlineAnswer | None:
-        """With two or more Copeland winners and no ties, ``C*_{i1} = C^E*_{i1}`` (000 Theorem 6) and
-        ECW's closed-form allocation (in ``R^E_{i1} c R_{i1}``) is optimal; the oracle checks it
-        feasible, else None (the LP answers)."""
+        """ECW's closed-form allocation (in ``R^E_{i1} c R_{i1}``), optimal where 000 Theorem 6 gives ``C* = C^E*``
+        (two or more Copeland winners, no ties), if the oracle finds it feasible; else None (the LP answers)."""
         C = _cost_matrix(st)
         winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
         per, allocs, viols = {}, {}, {}
@@ -400,8 +394,7 @@ class CopelandLPSolver:
         )
 
     def _fresh_rng(self) -> np.random.Generator:
-        """A generator in the state of ``np.random.default_rng(self.seed)``: one kept and reset (a tenth
-        of the cost of seeding a new one)."""
+        """A kept generator reset to ``np.random.default_rng(self.seed)``'s state (a tenth of a new one's cost)."""
         kept = self.__dict__.get("_rng_kept")
         if kept is None or kept[0] != self.seed:
             g = np.random.default_rng(self.seed)
@@ -411,8 +404,7 @@ class CopelandLPSolver:
         return kept[1]
 
     def _perturbed(self, true_costs: np.ndarray) -> np.ndarray:
-        """:func:`~boundcalc.kernels.perturb.perturb_costs` of ``true_costs``, ``delta g`` kept between
-        solves (bit for bit the same)."""
+        """:func:`~boundcalc.kernels.perturb.perturb_costs` of ``true_costs`` bit for bit (``delta g`` kept)."""
         if self.perturb == 0:
             return perturb_costs(true_costs, 0.0)
         kept = self.__dict__.get("_pert_h")
@@ -424,10 +416,9 @@ class CopelandLPSolver:
     def _sorted_certificate(
         self, model: SortedPoolModel, true_costs: np.ndarray, costs: np.ndarray, e: np.ndarray, v: float
     ) -> Certificate:
-        """The certificate of the sorted model's optimum ``e``: the oracle's violation ``v``, the primal
-        bound ``c.e`` and the Lagrangian bound of the sorted model at its row duals (valid for
-        ``C*_{i1}``: some optimum is a point of the sorted model of the same cost).  With perturbed
-        costs the duals are those of a warm re-solve with the true costs."""
+        """The certificate of the sorted model's optimum ``e``: the oracle's violation ``v``, the primal bound ``c.e``
+        and the Lagrangian bound of the sorted model at its row duals (valid for ``C*_{i1}``: some optimum is a point
+        of the sorted model of the same cost); with perturbed costs, the duals of a warm re-solve with the true ones."""
         sol = model.last_solution
         if costs is not true_costs or sol is None:
             model.set_pair_costs(true_costs)
@@ -442,8 +433,8 @@ class CopelandLPSolver:
     def _sorted_answer(
         self, ent: _Entry, st: Structure, w: int, true_costs: np.ndarray, upper: np.ndarray, certify: bool, run: _Tally
     ) -> tuple[np.ndarray, float, Certificate | None] | None:
-        """Winner ``w``'s ``(e, violation, certificate)`` on the kept (or derived, or new) sorted-pool
-        model, or None where it fails (``ent.sorted`` is then False: the plain model answers)."""
+        """Winner ``w``'s ``(e, violation, certificate)`` on the kept (or derived, or new) sorted-pool model, or None
+        where it fails (``ent.sorted`` is then False: the plain model answers)."""
         fam, costs = ent.family, run.costs
         model = ent.sorted if isinstance(ent.sorted, SortedPoolModel) else None
         s0 = i0 = a0 = 0
@@ -462,8 +453,7 @@ class CopelandLPSolver:
         if model is None:
             model = SortedPoolModel(fam, costs, upper, reuse_basis=self.reuse_basis, highs_options=self.highs_options)
         if self.warm_rows and (fresh or derived_now):
-            # the first rows: the tightest at ECW's allocation (for a derived model, of the i2 whose
-            # rows it dropped)
+            # the first rows: the tightest at ECW's allocation (for a derived model, of the i2 whose rows it dropped)
             core = ecw_allocation(st.beats, run.costs_square(st.K), w, compiled=self.compiled)[1]
             S = None
             if not fresh:
@@ -496,8 +486,8 @@ class CopelandLPSolver:
     def _plain_answer(
         self, ent: _Entry, st: Structure, w: int, true_costs: np.ndarray, upper: np.ndarray, certify: bool, run: _Tally
     ) -> tuple[np.ndarray, float, Certificate | None]:
-        """Winner ``w``'s ``(e, violation, certificate)`` on the plain model, warm where it is kept;
-        a loop that does not converge adds to ``run.failures``."""
+        """Winner ``w``'s ``(e, violation, certificate)`` on the plain model, warm where it is kept; a loop that does
+        not converge adds to ``run.failures``."""
         fam, costs = ent.family, run.costs
         model = ent.model
         s0 = i0 = a0 = f0 = 0  # a new model's counts start at 0 (its first rows are counted)
@@ -507,8 +497,8 @@ class CopelandLPSolver:
             ent.model = model
             model.lp.simplex = self.simplex and not self.lift  # before its first rows (CoveringLP.h)
             if self.warm_rows and fam._has_rows:
-                # first rows: the tightest at ECW's allocation (feasible, R^E c R: 000 Theorem 6),
-                # whose zeros sit on the expensive pairs the optimum also leaves out
+                # first rows: the tightest at ECW's allocation (feasible, R^E c R: 000 Theorem 6), whose zeros sit on
+                # the expensive pairs the optimum also leaves out
                 t1 = time.perf_counter()
                 core = ecw_allocation(st.beats, run.costs_square(st.K), w, compiled=self.compiled)[1]
                 model.add_cuts(core, -np.inf, self.warm_rows, run.rng())
@@ -560,8 +550,8 @@ class CopelandLPSolver:
         if certify:
             duals = sol.row_duals
             if costs is not true_costs:
-                # the true LP's duals: a warm re-solve with the true costs from the perturbed
-                # optimum's basis; the certificate is that of c.x at the perturbed vertex
+                # the true LP's duals: a warm re-solve with the true costs from the perturbed optimum's basis; the
+                # certificate is that of c.x at the perturbed vertex
                 lp.set_costs(true_costs)
                 duals = model.solve().row_duals
                 lp.set_costs(costs)
@@ -625,8 +615,7 @@ class CopelandLPSolver:
     def _stats(
         self, st: Structure, winners: list, run: _Tally, viols: dict, warm: bool, t0: float, load: float
     ) -> dict[str, Any]:
-        """The ``stats`` of a cutting-plane solve (:data:`boundcalc.result.STATS_KEYS`, and the sizes
-        of the models that answered)."""
+        """A cutting-plane solve's ``stats``: :data:`boundcalc.result.STATS_KEYS` and the answering models' sizes."""
         sizes = []
         for w in winners:
             e = self._cache.get((st.key, w))

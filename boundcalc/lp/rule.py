@@ -1,17 +1,9 @@
 """Which model and backend solve the lower-bound LP (paper 000, eq. (2)): one rule, by use and K.
 
-Every solve of ``C*_{i1}`` goes through :class:`~boundcalc.lp.online.CopelandLPSolver`, whose
-constructor asks :func:`plan` for its model and backend.  The two models of
-:mod:`boundcalc.lp.lifted` state the same LP exactly and differ in size and in what a warm solve
-reuses:
-
-* **plain** -- every cut one 0/1 covering row of ``R_{i1}`` (000 Sec. 4.1.1).  Its basis is a
-  0/1 matrix that CW-RMED's compiled step tests against new costs and re-solves by the compiled
-  bounded simplex (:mod:`boundcalc.kernels.simplex`) without entering Python.  It is also the
-  fallback that guarantees an answer where the sorted model stalls on HiGHS's tolerances or
-  fails its certificate (counted in ``sorted_fallbacks``).
-* **sorted pools** -- one row per ``(i2, l, case)``: winner blocks, and every pool's values in
-  the reverse order of its costs.  The smallest model (a 1000-arm tournament: 5,774 rows).
+:func:`plan` answers :class:`~boundcalc.lp.online.CopelandLPSolver`'s constructor (how the solver uses the answer:
+:mod:`boundcalc.lp.online`).  The two models of :mod:`boundcalc.lp.lifted`, **plain** (0/1 covering rows) and
+**sorted pools** (one row per ``(i2, l, case)``), state the same LP exactly and differ in size and in what a warm solve
+reuses; the compiled simplex is :mod:`boundcalc.kernels.simplex`.
 
 =================  ==============  ===============================  =====================================
 use                K               model                            backend
@@ -29,19 +21,18 @@ online             32 and more     sorted pools, derived from the   HiGHS withou
 
 Why these bounds (measured; ``benchmarks/results/``):
 
-* offline, the sorted model beats the plain model from about 24 arms and a lifted model with a
-  block per pool at every size (``lower_bound_formulations.json``: a 1000-arm tournament in about
-  1 s against 90-97 s);
-* online below 5 arms (Table 2) a 10^5-step run needs a few HiGHS runs: loading the compiled
-  kernels costs more than they save (``cw_lp_paths.json``); from 5 arms the compiled path wins;
-* online from 32 arms a new empirical structure's cold solve takes several times fewer rounds on
-  the sorted model, and a model derived from the last structure's (a pair or two flipped) starts
-  from its rows and basis; HiGHS's scaling of the lifted rows is per-run work
-  (``cw_speed/cw_ab_scale.json``); below 32 arms the plain model's compiled basis test answers
-  most steps without Python.
+* offline the sorted model is the smallest and the fastest measured but for one 136-arm case (12% behind a model of
+  pool blocks): 1.7 to 32 times faster than the plain model at 8 to 136 arms; a 1000-arm tournament: 5,774 rows, under
+  1 s against 189 s with pool blocks (``lower_bound_formulations.json``, ``lower_bound_formulations_1000.json``);
+* online below 5 arms (Table 2) a 10^5-step run needs a few HiGHS runs: loading the compiled kernels costs more than
+  they save (``cw_lp_paths.json``); from 5 arms the compiled path wins;
+* online from 32 arms a new empirical structure's cold solve takes several times fewer rounds on the sorted model, and
+  a model derived from the last structure's (a pair or two flipped) starts from its rows and basis; HiGHS's scaling of
+  the lifted rows is per-run work (``cw_speed/cw_ab_scale.json``); below 32 arms the plain model's 0/1 basis, tested
+  by CW-RMED's compiled step and re-solved by the compiled simplex, answers most steps without Python.
 
-The compiled simplex runs only with a cost perturbation (``perturb > 0``): it then lands on the
-generically unique optimum HiGHS returns, so the decisions do not depend on the backend.
+The compiled simplex runs only with a cost perturbation (``perturb > 0``): it then lands on the generically unique
+optimum HiGHS returns, so the decisions do not depend on the backend.
 """
 
 from __future__ import annotations
@@ -60,11 +51,10 @@ LIFTED_MIN_ARMS = 32
 class Plan:
     """The model and backend of a solver (see the module table).
 
-    ``lift``: the sorted-pool model (plain as fallback), else plain; ``simplex``: the compiled
-    simplex on plain models; ``compiled``: the LP core's compiled kernels; ``derive``: a new
-    structure's model starts from the last model of the same winner; ``reuse_basis``: the LP core
-    tests a warm basis against new costs before HiGHS (off where CW-RMED's compiled step tests it);
-    ``highs_options``: further HiGHS options.
+    ``lift``: the sorted-pool model (plain as fallback), else plain; ``simplex``: the compiled simplex on plain
+    models; ``compiled``: the LP core's compiled kernels; ``derive``: a new structure's model starts from the last
+    model of the same winner; ``reuse_basis``: the LP core tests a warm basis against new costs before HiGHS (off
+    where CW-RMED's compiled step tests it); ``highs_options``: further HiGHS options.
     """
 
     lift: bool
@@ -76,9 +66,8 @@ class Plan:
 
 
 def plan(online: int = 0, perturb: float = 0.0) -> Plan:
-    """The rule of the module table: ``online`` is the number of arms of the online policy the
-    solver serves (0: offline use); ``perturb`` its cost perturbation (the compiled simplex needs
-    one).
+    """The rule of the module table: ``online`` is the number of arms of the online policy the solver serves (0:
+    offline use); ``perturb`` its cost perturbation (the compiled simplex needs one).
 
     >>> plan().lift, plan(4).lift, plan(16, 1e-6).simplex, plan(16).simplex, plan(64).derive
     (True, False, True, False, True)

@@ -1,17 +1,14 @@
 """The Copeland structure of a preference matrix -- who beats whom -- apart from the gaps.
 
-The constraint families of paper 000 (``R_{i1}``, eq. (2); ``R^E_{i1}``, eqs. (4)-(5)) depend on
-the matrix only through its structure: ``S_i`` (arms that beat ``i``), ``I_i`` (arms ``i``
-beats), the losses ``L_i = |S_i|`` and the Copeland winners.  The gaps enter only through the
-costs ``c_p = r_p / d(mu_p)`` and the normalisation ``e_p = q_p d(mu_p)`` (000 Sec. 3).  An
-online policy's ``mu_hat(t)`` keeps its structure for long stretches, so what is built from a
-:class:`~boundcalc.matrix.Structure` (families, HiGHS models) is reused while the costs move.
+The constraint families of paper 000 (``R_{i1}``, eq. (2); ``R^E_{i1}``, eqs. (4)-(5)) depend on the matrix only
+through its structure: ``S_i`` (arms that beat ``i``), ``I_i`` (arms ``i`` beats), the losses ``L_i = |S_i|`` and the
+Copeland winners.  The gaps enter only through the costs ``c_p = r_p / d(mu_p)`` and the normalisation
+``e_p = q_p d(mu_p)`` (000 Sec. 3).  An online policy's ``mu_hat(t)`` keeps its structure for long stretches, so what
+is built from a :class:`~boundcalc.matrix.Structure` (families, HiGHS models) is reused while the costs move.
 
-Empirical ties
-    A :class:`~boundcalc.PreferenceMatrix` refuses ``mu_ij = 1/2`` (the theory assumes no tie);
-    an empirical matrix has them all the time.  :func:`empirical_structure` reads 000's
-    Algorithm 1 (Sec. 4) so: a tied pair is in neither ``S`` nor ``I``, its ``d = 0``, and it
-    lies in no row, so no drawing of it is ever asked for.
+Empirical ties: a :class:`~boundcalc.PreferenceMatrix` refuses ``mu_ij = 1/2`` (the theory assumes no tie); an
+empirical matrix has them all the time.  :func:`empirical_structure` reads 000's Algorithm 1 (Sec. 4) so: a tied pair
+is in neither ``S`` nor ``I``, its ``d = 0``, and it lies in no row, so no drawing of it is ever asked for.
 
 >>> s = empirical_structure([[.5, .5, .7], [.5, .5, .2], [.3, .8, .5]])   # arms 0 and 1 tied
 >>> s.L.tolist(), s.winners.tolist(), s.ties
@@ -71,9 +68,8 @@ def _off(K: int) -> np.ndarray:
 def empirical_structure(mu_hat: ArrayLike, *, check: bool = True, compiled: bool = False) -> Structure:
     """The structure of an empirical matrix ``mu_hat`` (exact ties allowed), ``d(0) = d(1) = log 2``.
 
-    ``check`` validates the shape, the range ``[0, 1]`` and ``mu_hat + mu_hat.T == 1`` (to 1e-9);
-    ``compiled=True`` runs :func:`boundcalc.kernels.lp.kl_structure` (the online path), which gives
-    the same structure to the last bit.
+    ``check`` validates the shape, the range ``[0, 1]`` and ``mu_hat + mu_hat.T == 1`` (to 1e-9); ``compiled=True``
+    runs :func:`boundcalc.kernels.lp.kl_structure` (the online path), which gives the same structure to the last bit.
     """
     mu = np.asarray(mu_hat, dtype=float)
     if mu.ndim != 2 or mu.shape[0] != mu.shape[1] or mu.shape[0] < 2:
