@@ -84,7 +84,7 @@ class Listener(event.Listener):
         t0, inner, f = stack.pop()
         dur = time.process_time() - t0
         n[0] += 1
-        if f.__module__.endswith((".kernels.policy", ".kernels.kl")):
+        if f.__module__.endswith(".kernels.policy"):
             mach[0] += dur - inner
         if stack:
             stack[-1][1] += dur

@@ -39,8 +39,7 @@ def _policy(name: str) -> None:
     from .policies.registry import make_policy
     from .simulate import simulate
 
-    # 5 arms: every policy's kernels, and CW-RMED's compiled LP path too (from
-    # boundcalc.lp.rule.COMPILED_MIN_ARMS arms; the kernels' types do not depend on K)
+    # 5 arms: every policy's kernels, and CW-RMED's compiled LP path too (the kernels' types do not depend on K)
     mu = load_example("mslr5-noncondorcet").mu
     rng = np.random.default_rng(0)
     p = make_policy(name, mu.shape[0], rng=np.random.default_rng(0))

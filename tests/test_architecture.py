@@ -167,7 +167,6 @@ def test_the_kernels_layer_imports_nothing_else_of_boundcalc():
     g = import_graph()
     bad = [(a, b) for a, b in g.edges if a.startswith("boundcalc.kernels") and not b.startswith("boundcalc.kernels")]
     assert not bad, bad
-    assert g.has_edge("boundcalc.kernels.lp", "boundcalc.kernels.kl")  # the one KL, shared
 
 
 @pytest.mark.slow
@@ -221,7 +220,7 @@ def test_the_lp_core_runs_the_path_its_caller_chose():
     from boundcalc.lp import CopelandLPSolver
 
     pm = load_example("table2")
-    for kw, want in (({}, False), ({"online": 4}, False), ({"online": 5}, True), ({"online": 64}, True)):
+    for kw, want in (({}, False), ({"online": 4}, True), ({"online": 5}, True), ({"online": 64}, True)):
         solver = CopelandLPSolver(**kw)
         value = solver.solve(pm).value
         assert solver.family(int(pm.copeland_winners[0])).compiled is want
@@ -238,7 +237,7 @@ LP_AND_CW_FILES = sorted(
 #: Their lines may only go down: the target is 5,000 (goal 4,000); what remains are the two models
 #: (plain, sorted pools), the compiled simplex and warm-basis test, and the numpy twins of the
 #: compiled kernels (the offline path, which loads no numba).
-LP_AND_CW_MAX_LINES = 6108
+LP_AND_CW_MAX_LINES = 5859
 
 
 def test_the_lp_and_cw_rmed_code_stays_within_its_size():

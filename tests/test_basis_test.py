@@ -58,7 +58,7 @@ def _models(seed: int, K: int, gap: float, lift: bool, empirical: bool) -> list[
 def _cw_duals(parts, costs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """CW-RMED's duals of the stored basis ``parts`` (``_basis_parts``) under ``costs``, over the
     tight rows, as its compiled step forms them."""
-    _, _, bvar, minvT, _, _ = parts
+    _, _, bvar, minvT, _, _ = parts[:6]
     nb = bvar.size
     y, ymag = np.zeros(nb), np.zeros(nb)
     inverse_duals(costs, bvar, minvT.ravel(), np.zeros(nb), y, ymag)
@@ -72,7 +72,7 @@ def _cw_verdict(lp: CoveringLP, costs: np.ndarray) -> tuple[bool, np.ndarray] | 
     parts = _basis_parts(lp)
     if parts is None:
         return None
-    x, code, bvar, _, rs, ri = parts
+    x, code, bvar, _, rs, ri = parts[:6]
     y, ymag = _cw_duals(parts, costs)
     nv = code.size
     ok = duals_keep_signs(

@@ -33,7 +33,7 @@ def test_solve_online_is_solve_empirical_and_the_written_out_lp(lift):
     a = lp_solver(seed=0, lift=lift, compiled=True)
     b = lp_solver(seed=0, lift=lift, compiled=True)
     for mu in STATES:  # one sequence of structures for both: warm models, LRU and tie-breaks in step
-        st = empirical_structure(mu, compiled=True)
+        st = empirical_structure(mu)
         full = a.solve_empirical(st)
         lean = b.solve_online(st)
         assert full.success and not lean.failures

@@ -214,7 +214,7 @@ def test_one_rule_picks_model_and_backend_by_use_and_arms():
     off = CopelandLPSolver()
     assert off.lift and not (off.compiled or off.simplex or off.derive)
     for K, lift, compiled, simplex, derive in [
-        (4, False, False, False, False),
+        (4, False, True, True, False),
         (5, False, True, True, False),
         (31, False, True, True, False),
         (32, True, True, False, True),
@@ -223,7 +223,7 @@ def test_one_rule_picks_model_and_backend_by_use_and_arms():
         got = (s.lift, s.compiled, s.simplex, s.derive)
         assert got == (lift, compiled, simplex, derive), K
         assert (s.perturb, s.cache_size) == (CWRMED.perturb, CWRMED.cache_size)
-        assert (K >= rule.LIFTED_MIN_ARMS) == s.lift and (K >= rule.COMPILED_MIN_ARMS) == s.compiled
+        assert (K >= rule.LIFTED_MIN_ARMS) == s.lift and s.compiled
     assert not CopelandLPSolver(online=16).simplex  # the compiled simplex needs perturbed costs
     assert CWRMED(32).solver.highs_options == {
         "dual_simplex_cost_perturbation_multiplier": 0.0,

@@ -62,9 +62,8 @@ def test_same_pairs_with_the_simplex(name, seed, steps):
         got, s = run(mu, steps, seed, **attrs)
         np.testing.assert_array_equal(got, ref, err_msg=str(attrs))
         assert {k: v for k, v in s.items() if k not in WORK} == {k: v for k, v in s_ref.items() if k not in WORK}
-        if mu.shape[0] >= rule.COMPILED_MIN_ARMS:  # below, HiGHS (a few runs a stream)
-            assert s["lp_solves"] < s_ref["lp_solves"], attrs  # the simplex answered instead of HiGHS
-        if not attrs and mu.shape[0] >= rule.COMPILED_MIN_ARMS:
+        assert s["lp_solves"] < s_ref["lp_solves"], attrs  # the simplex answered instead of HiGHS
+        if not attrs:
             assert s["lp_solves"] == 0  # every LP of the run: no fallback was needed here
 
 
@@ -103,10 +102,8 @@ def test_lifted_models_keep_highs():
     auxiliary variables): neither simplex path is taken there."""
     big = CWRMED(rule.LIFTED_MIN_ARMS)
     assert big._arrays.reg[SPX] == 0 and big.solver.lift
-    tiny = CWRMED(rule.COMPILED_MIN_ARMS - 1)  # Table 2's size: the LP core uncompiled, HiGHS
-    assert tiny._arrays.reg[SPX] == 0 and not tiny.solver.simplex
-    small = CWRMED(rule.LIFTED_MIN_ARMS - 1)
-    assert small._arrays.reg[SPX] == CWRMED.simplex_pivots and small.solver.simplex and not small.solver.lift
+    for small in (CWRMED(2), CWRMED(rule.LIFTED_MIN_ARMS - 1)):
+        assert small._arrays.reg[SPX] == CWRMED.simplex_pivots and small.solver.simplex and not small.solver.lift
 
 
 @pytest.mark.parametrize("seed", [3, 11])
@@ -135,7 +132,7 @@ def test_simplex_basis_read_equals_basis_matrix(monkeypatch):
     seen = []
     real = C._basis_parts
 
-    def check(lp, compiled=True, rows=False):
+    def check(lp):
         if lp._sx is not None:
             x, status, row_basic = lp._basis_status()
             status[(lp._ub <= lp._lb) & (status != 1)] = 3
@@ -146,7 +143,7 @@ def test_simplex_basis_read_equals_basis_matrix(monkeypatch):
                 np.testing.assert_array_equal(u, v)
             np.testing.assert_allclose(b[4], a[4], atol=1e-12)
             seen.append(a[1].size)
-        return real(lp, compiled, rows)
+        return real(lp)
 
     monkeypatch.setattr(C, "_basis_parts", check)
     run(load_example("fig1a").mu, 3000, 0)

@@ -47,9 +47,10 @@ def test_case_mix_covers_multiple_winners_and_near_ties():
 
 # ----------------------------------------------------------------------------- cutting plane == enumeration
 def test_compiled_tables_equal_the_numpy_reading():
-    """The family's (i2, l, case) tables from the compiled kernel (what the LP core and CW-RMED use)
-    equal the numpy reading of 000 eq. (2), for every winner of random matrices, tournaments and
-    empirical matrices with ties, whole families and restricted levels."""
+    """The (i2, l, case) tables of the compiled kernel (what CW-RMED's check (3) uses) equal the family's numpy
+    reading of 000 eq. (2), for every winner of random matrices, tournaments and empirical matrices with ties, whole
+    families and restricted levels."""
+    from boundcalc.kernels.lp import winner_tables
     from boundcalc.lp.structure import empirical_structure
 
     rng = np.random.default_rng(5)
@@ -64,12 +65,24 @@ def test_compiled_tables_equal_the_numpy_reading():
     for st in structures:
         for w in st.winners.tolist():
             for levels in (None, [0], [int(st.L_sorted[1])]):
-                fam = CopelandFamily(st, w, levels, compiled=True)
-                ref = CopelandFamily(st, w, levels, compiled=False)
-                mI, mS, ok = fam._tables_numpy(fam.levels, st.L.astype(np.int64), fam.inferiors.size)
+                fam = CopelandFamily(st, w, levels)
+                K, ls = st.K, fam.levels
+                Ia, in_Ia, pool, psize = (
+                    np.empty(K, np.int64),
+                    np.empty(K, bool),
+                    np.empty((K, K), bool),
+                    np.empty(K, np.int64),
+                )
+                mI, mS, gI, gS = (np.empty((K, 2 * ls.size), np.int64) for _ in range(4))
+                ok, caseB = np.empty((K, 2 * ls.size), bool), np.empty(2 * ls.size, bool)
+                L = st.L.astype(np.int64)
+                nI = winner_tables(
+                    np.array(st.beats), L, w, ls, fam.L1, Ia, in_Ia, pool, psize, mI, mS, ok, gI, gS, caseB
+                )
                 assert np.array_equal(fam._mI, mI) and np.array_equal(fam._mS, mS) and np.array_equal(fam._ok, ok)
-                for name in ("_gI", "_gS", "_caseB", "pool", "inferiors", "in_Ia"):  # the one layout
-                    assert np.array_equal(getattr(fam, name), getattr(ref, name)), name
+                assert np.array_equal(fam._gI, gI) and np.array_equal(fam._gS, gS) and np.array_equal(fam._caseB, caseB)
+                assert np.array_equal(fam.inferiors, Ia[:nI]) and np.array_equal(fam.in_Ia, in_Ia)
+                assert np.array_equal(fam.pool, pool) and np.array_equal(fam.pool_size, psize)
                 seen += int(ok.any())
     assert seen >= 40, seen
 

@@ -232,9 +232,42 @@ def test_derived_models_on_empirical_structures_equal_the_exact_lp():
 
 
 # ----------------------------------------------------------------------------- the compiled row builder
-def test_compiled_row_builder_equals_its_numpy_twin():
-    """The compiled row builder (:func:`boundcalc.kernels.lp.copeland_rows`) and the family's numpy
-    path (``compiled=False``) give the same rows, columns, violations and hashes."""
+def _ordered(vals: np.ndarray, tb: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """``members`` (ascending arm indices) sorted by ``(vals[j], tb[j], j)`` by two stable sorts."""
+    m1 = members[np.argsort(tb[members], kind="mergesort")]
+    return m1[np.argsort(vals[m1], kind="mergesort")]
+
+
+def _rows_reference(fam, E, sums, tol, per_i2, tb, z1, z2):
+    """:func:`boundcalc.kernels.lp.copeland_rows` written in numpy from 000 Sec. 4.1.1: per violated ``i2``, its
+    ``per_i2`` columns of smallest sums, each row the ``mI`` smallest of ``I_a \\ {i2}``, ``(a, i2)`` in case B and
+    the ``mS`` smallest of the pool (equal values by ``tb``, then arm)."""
+    a, pid, Ia = fam.winner, fam.pid, fam.inferiors
+    npick = min(per_i2, sums.shape[1])
+    pick_v, rows = [], []
+    for i2 in range(fam.K):
+        if not (1.0 - sums[i2].min() > tol):
+            continue
+        corder = np.argsort(sums[i2], kind="mergesort")
+        porder = _ordered(E[i2], tb[i2], np.flatnonzero(fam.pool[i2]))
+        word = _ordered(E[a], tb[i2], Ia[Ia != i2])
+        for c in corder[:npick].tolist():
+            s = sums[i2, c]
+            if not (1.0 - s > tol):
+                break
+            own = pid[a, [i2]] if fam._caseB[c] else pid[a, :0]
+            rows.append(np.concatenate([pid[a, word[: fam._mI[i2, c]]], own, pid[i2, porder[: fam._mS[i2, c]]]]))
+            pick_v.append(1.0 - s)
+    starts = np.zeros(len(rows) + 1, dtype=np.int64)
+    starts[1:] = np.cumsum([r.size for r in rows], dtype=np.int64)
+    idx = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
+    h1, h2 = (np.array([z[r].sum(dtype=np.uint64) for r in rows], dtype=np.uint64) for z in (z1, z2))
+    return len(rows), np.array(pick_v, dtype=float), starts, idx, h1, h2
+
+
+def test_compiled_row_builder_equals_a_numpy_reference():
+    """The compiled row builder (:func:`boundcalc.kernels.lp.copeland_rows`) and a numpy reference written here give
+    the same rows, violations and hashes."""
     from boundcalc.kernels.lp import copeland_rows as compiled
 
     rng = np.random.default_rng(9)
@@ -247,14 +280,13 @@ def test_compiled_row_builder_equals_its_numpy_twin():
         )
         for w in pm.copeland_winners.tolist():
             fam = CopelandFamily(pm, w)
-            source = fam._rows_numpy
             E = np.round(rng.random((pm.K, pm.K)) * rng.choice([0.3, 1.0]), int(rng.integers(0, 3)))
             E = np.triu(E, 1) + np.triu(E, 1).T
             S = fam._sums(E)
             tb = rng.random((pm.K, pm.K)) if k % 3 else np.zeros((pm.K, pm.K))
             for per_i2 in (1, int(rng.integers(2, 5))):
                 a = compiled(E, *fam.oracle_args(), fam.pid, S, tb, 1e-9, per_i2, *_zobrist(fam.n_vars))
-                b = source(E, S, 1e-9, per_i2, tb, *_zobrist(fam.n_vars))
+                b = _rows_reference(fam, E, S, 1e-9, per_i2, tb, *_zobrist(fam.n_vars))
                 assert a[0] == b[0]
                 for x, y in zip(a[1:], b[1:]):
                     assert np.array_equal(x, y)

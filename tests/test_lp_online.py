@@ -362,17 +362,14 @@ def test_lifted_and_plain_cuts_agree_on_larger_matrices(K):
 
 # ----------------------------------------------------------------------------- compiled kernels
 def test_compiled_kernels_equal_the_numpy_code():
-    """Both paths of the LP core (the caller's ``compiled=``) give the same structure, tables, oracle
-    sums, Theorem 5 allocations and rows to the last bit, d to rounding (numpy's vectorised
-    arctanh and the scalar libm call may differ in the last bit); d against the textbook KL."""
+    """Both paths of the LP core (the caller's ``compiled=``) give the same oracle sums, Theorem 5 allocations and
+    rows to the last bit; the structure's d against the textbook KL."""
     from boundcalc.lp.ecw import _cost_matrix, ecw_allocation
     from boundcalc.matrix import kl_half
 
     rng = np.random.default_rng(17)
     for k, mu in enumerate(STATES + [random_matrix(K, 60 + K).mu for K in (2, 7, 12, 20)]):
-        st = empirical_structure(mu, compiled=True)
-        st2 = empirical_structure(mu, compiled=False)
-        assert np.array_equal(st.beats, st2.beats) and np.allclose(st.d, st2.d, rtol=1e-14, atol=0)
+        st = empirical_structure(mu)
         # d against the textbook KL, written out independently (0 on ties and the diagonal)
         tied = ~(st.beats | st.beats.T)
         assert np.allclose(st.d, np.where(tied, 0.0, d_half(mu)), rtol=1e-12, atol=1e-300)
@@ -400,7 +397,7 @@ def test_numpy_and_compiled_solves_agree():
     for mu in STATES[::5]:
         a = lp_solver(compiled=True).solve_empirical(mu, certify=True)
         b = lp_solver(compiled=False).solve_empirical(mu, certify=True)
-        assert a.value == pytest.approx(b.value, rel=1e-14) and a.stats["rounds"] == b.stats["rounds"]  # d to rounding
+        assert a.value == b.value and a.stats["rounds"] == b.stats["rounds"]
     for K in (5, 30):
         pm = random_matrix(K, 7)
         a, b = lp_solver(compiled=True).solve(pm), lp_solver(compiled=False).solve(pm)

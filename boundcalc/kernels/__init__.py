@@ -22,8 +22,7 @@ Modules
 
 * :mod:`~boundcalc.kernels.stats` -- the statistics every policy kernel computes, written once: the
   duel draw and the policy stream, the divergences (``KL(p, 1/2)``, the Bernoulli ``KL(p, q)``), the
-  confidence bounds, the argmax and its tie-break (:mod:`~boundcalc.kernels.kl`: ``KL(p, 1/2)`` under
-  the LP core's name);
+  confidence bounds, the argmax and its tie-break;
 * :mod:`~boundcalc.kernels.codesize` -- LLVM's ``optsize`` for the kernels whose speed does not need
   ``-O3`` (compile time on an empty cache);
 * :mod:`~boundcalc.kernels.basis` -- the one warm-basis optimality test (the LP core's and

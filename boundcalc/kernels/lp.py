@@ -6,24 +6,21 @@
 * :func:`copeland_sums` -- the minimal row sum of every ``(i2, l, case)`` of ``R_a`` (the oracle,
   and Algorithm 1's check (3));
 * :func:`copeland_rows` -- the most violated rows themselves, as index lists with their hashes;
-* :func:`kl_structure` -- ``beats`` and ``d = KL(mu_hat, 1/2)`` of an empirical matrix;
 * :func:`ecw_closed_form` -- Theorem 5's closed form for one winner (its pool row,
   :func:`ecw_pool_row`, is cached per pool by ECW-RMED).
 
-Each has a numpy twin in :mod:`boundcalc.lp` (``CopelandFamily._tables_numpy``, ``._sums_numpy``,
-``._rows_numpy``, :func:`~boundcalc.lp.structure.empirical_structure` and
-:func:`~boundcalc.lp.ecw.ecw_allocation` with ``compiled=False``) that computes the same numbers in
-the same order (sorted values, sequential prefix sums, equal values in a fixed order), so both agree
-to the last bit; the tests check this on many random inputs.
+The tables, the sums and the closed form have numpy twins in :mod:`boundcalc.lp` (``CopelandFamily._tables_numpy``,
+``._sums_numpy``, :func:`~boundcalc.lp.ecw.ecw_allocation` with ``compiled=False``: the offline path, which loads no
+numba) that compute the same numbers in the same order (sorted values, sequential prefix sums, equal values in a fixed
+order), so both agree to the last bit; the tests check this on many random inputs.
 
 The sorts are written out rather than numba's ``np.sort``/mergesort, which every calling kernel would
 compile again, and min/max as ``a if a < b else b``: numba compiles an overload once per set of the
 calling kernel's flags, so the kernels here share two flag sets.
 
->>> mu = np.array([[0.5, 0.8], [0.2, 0.5]])
->>> beats, d = kl_structure(mu, np.empty((2, 2), dtype=np.bool_), np.empty((2, 2)))
->>> beats.tolist(), round(float(d[0, 1]), 6), check_empirical(mu)
-([[False, True], [False, False]], 0.192745, 0)
+>>> beats = np.array([[False, True], [False, False]]); E = np.empty((2, 2))   # arm 0 beats arm 1
+>>> ecw_closed_form(beats, beats.sum(axis=0), np.ones((2, 2)), 0, E), E.tolist()
+(1.0, [[0.0, 1.0], [1.0, 0.0]])
 """
 
 from __future__ import annotations
@@ -33,14 +30,11 @@ from numba import njit
 
 from . import compile_gc  # noqa: F401  (the garbage-collection guard of every compilation)
 from .codesize import optimize_for_size
-from .kl import kl_half
 
 __all__ = [
     "winner_tables",
     "copeland_sums",
     "copeland_rows",
-    "kl_structure",
-    "check_empirical",
     "ecw_pool_row",
     "ecw_closed_form",
 ]
@@ -338,43 +332,6 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
             starts[n] = nnz
             taken += 1
     return n, pick_v[:n], starts[: n + 1], idx[:nnz], h1[:n], h2[:n]
-
-
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
-def check_empirical(mu):
-    """0 when every entry is in [0, 1] and ``mu + mu.T = 1`` off the diagonal (to 1e-9); 1 for an
-    entry out of range or NaN, 2 for asymmetry."""
-    K = mu.shape[0]
-    for i in range(K):
-        for j in range(K):
-            v = mu[i, j]
-            if not (v >= 0.0 and v <= 1.0):
-                return 1
-    for i in range(K):
-        for j in range(i + 1, K):
-            if abs(mu[i, j] + mu[j, i] - 1.0) > 1e-9:
-                return 2
-    return 0
-
-
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
-def kl_structure(mu, beats, d):
-    """``beats = mu > 1/2`` off the diagonal; ``d = KL(mu, 1/2)`` symmetrised, 0 on ties."""
-    K = mu.shape[0]
-    for i in range(K):
-        for j in range(K):
-            beats[i, j] = (i != j) and (mu[i, j] > 0.5)
-    for i in range(K):
-        d[i, i] = 0.0
-        for j in range(i + 1, K):
-            if not (beats[i, j] or beats[j, i]):
-                d[i, j] = 0.0
-                d[j, i] = 0.0
-                continue
-            v = 0.5 * (kl_half(mu[i, j]) + kl_half(mu[j, i]))
-            d[i, j] = v
-            d[j, i] = v
-    return beats, d
 
 
 @njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)

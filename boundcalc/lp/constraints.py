@@ -10,9 +10,9 @@ row (:meth:`enumerate`: the reference, small K only), finds the most violated ro
 per ``i2`` so that different ``i2`` offer different pairs), and answers Algorithm 1's check (3), "is
 ``{N_ij / log t}`` in ``R_{i1}(mu_hat)``?" (:meth:`contains`, :meth:`max_violation`, :meth:`min_row_sum`).
 
-The oracle's tables, row sums and rows have compiled versions in :mod:`boundcalc.kernels.lp` (``compiled=True``) and
-numpy twins here that give the same numbers to the last bit.  Rows are exchanged in CSR form (:class:`RowBlock`),
-ready for one bulk ``Highs.addRows``.
+The oracle's tables and row sums are numpy here, the sums also compiled (:mod:`boundcalc.kernels.lp`,
+``compiled=True``, the online path; the same numbers to the last bit); the rows come from the compiled row builder.
+Rows are exchanged in CSR form (:class:`RowBlock`), ready for one bulk ``Highs.addRows``.
 
 >>> from boundcalc import PreferenceMatrix
 >>> pm = PreferenceMatrix([[.5, .6, .6, .6], [.4, .5, .9, .1], [.4, .1, .5, .9], [.4, .9, .1, .5]])
@@ -194,7 +194,7 @@ class CopelandFamily(_FamilyBase):
         Restrict ``l`` to these values (intersected with the admissible range), e.g. ``[0]`` for
         the Condorcet regret lower bound of RMED (Komiyama et al. 2015).
     compiled : bool
-        Use the compiled oracle of :mod:`boundcalc.kernels.lp` (the same numbers as numpy).
+        Sum the rows by the compiled oracle of :mod:`boundcalc.kernels.lp` (the same numbers as numpy).
     """
 
     def __init__(
@@ -220,23 +220,12 @@ class CopelandFamily(_FamilyBase):
         self.in_Ia = st.beats[a].copy()  # i2 in I_{i1}
         if self.compiled:
             from ..kernels import compile_notice
-            from ..kernels.lp import winner_tables
 
             compile_notice(["lp"], "the LP core")
-            shape = (K, 2 * ls.size)
-            self._mI, self._mS, self._gI, self._gS = (np.empty(shape, dtype=np.int64) for _ in range(4))
-            self._ok = np.empty(shape, dtype=np.bool_)
-            self._caseB = np.empty(shape[1], dtype=np.bool_)
-            # I_a, in_Ia, the pools and their sizes go to scratch (the family has them); beats is
-            # copied writable, as the policies' arrays, so that one compiled version serves both
-            scratch = (np.empty(K, np.int64), np.empty(K, np.bool_), np.empty((K, K), np.bool_), np.empty(K, np.int64))
-            tables = (self._mI, self._mS, self._ok, self._gI, self._gS, self._caseB)
-            winner_tables(np.array(st.beats), L, a, ls, L1, *scratch, *tables)
-        else:
-            self._mI, self._mS, self._ok = self._tables_numpy(ls, L, nI)
-            self._caseB = np.concatenate([np.zeros(ls.size, bool), np.ones(ls.size, bool)])
-            self._gI = np.clip(self._mI, 0, nI)
-            self._gS = np.clip(self._mS, 0, K)
+        self._mI, self._mS, self._ok = self._tables_numpy(ls, L, nI)
+        self._caseB = np.concatenate([np.zeros(ls.size, bool), np.ones(ls.size, bool)])
+        self._gI = np.clip(self._mI, 0, nI)
+        self._gS = np.clip(self._mS, 0, K)
         # precomputed gathers of _sums_numpy
         self._gI1 = np.minimum(self._gI + 1, nI)
         self._has_rows = bool(self._ok.any())
@@ -344,50 +333,20 @@ class CopelandFamily(_FamilyBase):
         per_i2: int,
         rng: np.random.Generator | None,
     ) -> tuple[Any, ...]:
-        """The most violated rows at ``E`` with their hashes: :func:`boundcalc.kernels.lp.copeland_rows` when
-        compiled, else :meth:`_rows_numpy`; ties broken by keys drawn from ``rng`` (arm order when None)."""
+        """The most violated rows at ``E`` with their hashes by :func:`boundcalc.kernels.lp.copeland_rows`, whatever
+        :attr:`compiled` says (offline, only the plain model, the fallback, asks for rows); ties broken by keys drawn
+        from ``rng`` (arm order when None)."""
+        if not self.compiled:
+            from ..kernels import compile_notice
+
+            compile_notice(["lp"], "the LP core")
         tb = np.zeros((self.K, self.K)) if rng is None else rng.random((self.K, self.K))
         z1, z2 = _zobrist(self.n_vars)
         E = np.ascontiguousarray(E, dtype=float)
-        if not self.compiled:
-            return self._rows_numpy(E, sums, float(tol), int(per_i2), tb, z1, z2)
         from ..kernels.lp import copeland_rows
 
         # gI, gS equal mI, mS wherever ok, and only such columns are violated
         return copeland_rows(E, *self.oracle_args(), self.pid, sums, tb, float(tol), int(per_i2), z1, z2)
-
-    def _rows_numpy(
-        self,
-        E: np.ndarray,
-        sums: np.ndarray,
-        tol: float,
-        per_i2: int,
-        tb: np.ndarray,
-        z1: np.ndarray,
-        z2: np.ndarray,
-    ) -> tuple[Any, ...]:
-        """:func:`boundcalc.kernels.lp.copeland_rows` in numpy: the same rows, hashes and return tuple."""
-        a, pid, Ia = self.winner, self.pid, self.inferiors
-        npick = min(per_i2, sums.shape[1])
-        pick_v, rows = [], []
-        for i2 in range(self.K):
-            if not (1.0 - sums[i2].min() > tol):
-                continue
-            corder = np.argsort(sums[i2], kind="mergesort")
-            porder = _ordered(E[i2], tb[i2], np.flatnonzero(self.pool[i2]))
-            word = _ordered(E[a], tb[i2], Ia[Ia != i2])
-            for c in corder[:npick].tolist():
-                s = sums[i2, c]
-                if not (1.0 - s > tol):
-                    break
-                own = pid[a, [i2]] if self._caseB[c] else pid[a, :0]
-                rows.append(np.concatenate([pid[a, word[: self._mI[i2, c]]], own, pid[i2, porder[: self._mS[i2, c]]]]))
-                pick_v.append(1.0 - s)
-        starts = np.zeros(len(rows) + 1, dtype=np.int64)
-        starts[1:] = np.cumsum([r.size for r in rows], dtype=np.int64)
-        idx = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
-        h1, h2 = (np.array([z[r].sum(dtype=np.uint64) for r in rows], dtype=np.uint64) for z in (z1, z2))
-        return len(rows), np.array(pick_v, dtype=float), starts, idx, h1, h2
 
     def separate_csr(
         self,
@@ -419,12 +378,6 @@ def _select_rows(block: RowBlock, keep: np.ndarray) -> RowBlock:
     np.cumsum(lens, out=starts[1:])
     take = np.repeat(s[:-1][keep] - starts[:-1], lens) + np.arange(starts[-1])
     return RowBlock(starts, block.idx[take], block.violation[keep])
-
-
-def _ordered(vals: np.ndarray, tb: np.ndarray, members: np.ndarray) -> np.ndarray:
-    """``members`` (ascending arm indices) sorted by ``(vals[j], tb[j], j)`` by two stable sorts."""
-    m1 = members[np.argsort(tb[members], kind="mergesort")]
-    return m1[np.argsort(vals[m1], kind="mergesort")]
 
 
 @functools.cache

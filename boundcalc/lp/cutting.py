@@ -46,7 +46,7 @@ def load_kernels() -> float:
     if "lp" in _LOADED:
         return 0.0
     t = time.perf_counter()
-    st = empirical_structure(np.array([[0.5, 0.7, 0.8], [0.3, 0.5, 0.6], [0.2, 0.4, 0.5]]), compiled=True)
+    st = empirical_structure(np.array([[0.5, 0.7, 0.8], [0.3, 0.5, 0.6], [0.2, 0.4, 0.5]]))
     fam = CopelandFamily(st, 0, compiled=True)
     E = np.zeros((3, 3))
     S = fam._sums(E)

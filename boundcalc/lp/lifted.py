@@ -22,7 +22,7 @@ over all ``I`` in ``W = I_{i1} \\ {i2}`` with ``|I| = mI`` and ``S`` in the pool
 
 Both are exact: every row added is implied by ``R_{i1}``, and the separation oracle checks the whole
 family, so when it finds nothing violated the model's optimum is ``C*_{i1}``.  Which model runs
-when: :mod:`boundcalc.lp.rule`.
+when: :mod:`boundcalc.lp.online`.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Which model and backend run when (the one table, with the measured reasons: :mod
   (:class:`~boundcalc.lp.lifted.SortedPoolModel`, the smallest);
 * CW-RMED (000 Algorithm 1, line 11) keeps one solver for the run (``online = K``) and solves ``mu_hat(t)``
   thousands of times: below 32 arms on the plain model (:class:`~boundcalc.lp.lifted.CopelandModel`), whose 0/1
-  basis its step tests against new costs (from 5 arms compiled, the compiled simplex re-solving without Python); from
+  basis its compiled step tests against new costs (the compiled simplex re-solving without Python); from
   32 arms on the sorted-pool model, derived from the last structure's model of the same winner;
 * where the sorted-pool model stalls on HiGHS's tolerances or fails its certificate, the plain model answers
   (``sorted_fallbacks``); within one model HiGHS retries by :data:`~boundcalc.lp.highs.FALLBACKS`.
@@ -214,7 +214,7 @@ class CopelandLPSolver:
         if isinstance(mu_hat, PreferenceMatrix):
             return mu_hat.structure
         mu = np.asarray(mu_hat, dtype=float)
-        return empirical_structure(mu, compiled=self.compiled)
+        return empirical_structure(mu)
 
     def reset(self) -> None:
         """Forget every model (the next solve starts cold)."""

@@ -11,8 +11,7 @@ use                K               model                            backend
 offline            any             sorted pools (fallback: plain)   HiGHS, numpy kernels
 (``lower_bound``,
 bootstrap draws)
-online (CW-RMED)   below 5         plain                            HiGHS, numpy kernels
-online             5 to 31         plain                            compiled simplex (HiGHS where it
+online (CW-RMED)   below 32        plain                            compiled simplex (HiGHS where it
                                                                     gives up), compiled kernels
 online             32 and more     sorted pools, derived from the   HiGHS without scaling, compiled
                                    last structure's (fallback:      kernels
@@ -24,8 +23,8 @@ Why these bounds (measured; ``benchmarks/results/``):
 * offline the sorted model is the smallest and the fastest measured but for one 136-arm case (12% behind a model of
   pool blocks): 1.7 to 32 times faster than the plain model at 8 to 136 arms; a 1000-arm tournament: 5,774 rows, under
   1 s against 189 s with pool blocks (``lower_bound_formulations.json``, ``lower_bound_formulations_1000.json``);
-* online below 5 arms (Table 2) a 10^5-step run needs a few HiGHS runs: loading the compiled kernels costs more than
-  they save (``cw_lp_paths.json``); from 5 arms the compiled path wins;
+* online the compiled kernels are faster from 4 arms on (``cw_lp_paths.json``: Table 2's 10^5 steps 0.019 s against
+  0.020 s, 16 arms 2.2 s against 38 s); a fresh process pays about 17 ms to load them;
 * online from 32 arms a new empirical structure's cold solve takes several times fewer rounds on the sorted model, and
   a model derived from the last structure's (a pair or two flipped) starts from its rows and basis; HiGHS's scaling of
   the lifted rows is per-run work (``cw_speed/cw_ab_scale.json``); below 32 arms the plain model's 0/1 basis, tested
@@ -39,10 +38,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Plan", "plan", "COMPILED_MIN_ARMS", "LIFTED_MIN_ARMS"]
+__all__ = ["Plan", "plan", "LIFTED_MIN_ARMS"]
 
-#: Online, from this many arms the LP core's compiled kernels and the compiled simplex run.
-COMPILED_MIN_ARMS = 5
 #: Online, from this many arms line 11 runs on the sorted-pool (lifted) model.
 LIFTED_MIN_ARMS = 32
 
@@ -69,13 +66,11 @@ def plan(online: int = 0, perturb: float = 0.0) -> Plan:
     """The rule of the module table: ``online`` is the number of arms of the online policy the solver serves (0:
     offline use); ``perturb`` its cost perturbation (the compiled simplex needs one).
 
-    >>> plan().lift, plan(4).lift, plan(16, 1e-6).simplex, plan(16).simplex, plan(64).derive
-    (True, False, True, False, True)
+    >>> plan().lift, plan().compiled, plan(4).lift, plan(16, 1e-6).simplex, plan(16).simplex, plan(64).derive
+    (True, False, False, True, False, True)
     """
     if online <= 0:
         return Plan(True, False, False, False, True, None)
-    if online < COMPILED_MIN_ARMS:
-        return Plan(False, False, False, False, False, None)
     if online < LIFTED_MIN_ARMS:
         return Plan(False, perturb > 0, True, False, False, None)
     return Plan(True, False, True, True, True, {"simplex_scale_strategy": 0})

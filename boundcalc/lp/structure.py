@@ -65,29 +65,14 @@ def _off(K: int) -> np.ndarray:
     return ~np.eye(K, dtype=bool)
 
 
-def empirical_structure(mu_hat: ArrayLike, *, check: bool = True, compiled: bool = False) -> Structure:
+def empirical_structure(mu_hat: ArrayLike, *, check: bool = True) -> Structure:
     """The structure of an empirical matrix ``mu_hat`` (exact ties allowed), ``d(0) = d(1) = log 2``.
 
-    ``check`` validates the shape, the range ``[0, 1]`` and ``mu_hat + mu_hat.T == 1`` (to 1e-9); ``compiled=True``
-    runs :func:`boundcalc.kernels.lp.kl_structure` (the online path), which gives the same structure to the last bit.
+    ``check`` validates the shape, the range ``[0, 1]`` and ``mu_hat + mu_hat.T == 1`` (to 1e-9).
     """
     mu = np.asarray(mu_hat, dtype=float)
     if mu.ndim != 2 or mu.shape[0] != mu.shape[1] or mu.shape[0] < 2:
         raise ValueError(f"mu_hat must be a square K x K array with K >= 2; got shape {mu.shape}")
-    if compiled:
-        from ..kernels.lp import check_empirical, kl_structure
-
-        mu = np.ascontiguousarray(mu)
-        if check:
-            code = check_empirical(mu)
-            if code == 1:
-                raise ValueError("mu_hat must be finite with entries in [0, 1]")
-            if code == 2:
-                raise ValueError("mu_hat must satisfy mu_hat[i, j] + mu_hat[j, i] = 1 off the diagonal")
-        K = mu.shape[0]
-        beats, d = kl_structure(mu, np.empty((K, K), dtype=bool), np.empty((K, K)))
-        d.setflags(write=False)
-        return Structure._from_fresh(beats, d)
     off = _off(mu.shape[0])
     if check:
         if not np.all((mu >= 0) & (mu <= 1)):  # NaN fails too

@@ -207,7 +207,7 @@ class CWRMED(CopelandRMED):
         parts = []
         for w in st.winners.tolist():
             lp = None if self.solver.lift else self.solver.model(st, w)  # the test reads 0/1 rows only
-            got = _basis_parts(lp, self.solver.compiled, rows=True) if lp is not None and lp.n == P2 else None
+            got = _basis_parts(lp) if lp is not None and lp.n == P2 else None
             if got is not None:
                 parts.append((w, got))
         slack = SIMPLEX_SLACK if a.reg[SPX] > 0 else 0
@@ -257,30 +257,21 @@ class CWRMED(CopelandRMED):
             a.lp_valid[w] = True
 
 
-def _basis_parts(lp: CoveringLP, compiled: bool = True, rows: bool = False) -> tuple[np.ndarray, ...] | None:
-    """``(x, status, basic variables, (M^-1)^T, tight rows' starts, their variables)`` of ``lp``'s
-    last basis (``M`` the basis matrix on the tight rows), or None when ``M`` is not square and well
-    conditioned.  ``compiled=False`` runs :func:`~boundcalc.kernels.cw_rmed.basis_matrix`'s source
-    interpreted (the same arrays bit for bit).  ``rows`` appends what the compiled simplex reads:
-    the tight rows and every row of the model in CSR (none where the model is not plain)."""
+def _basis_parts(lp: CoveringLP) -> tuple[np.ndarray, ...] | None:
+    """``(x, status, basic variables, (M^-1)^T, tight rows' starts, their variables, tight rows, every row's starts
+    and variables)`` of the plain model ``lp``'s last basis (``M`` the 0/1 basis matrix on the tight rows; the last
+    three for the compiled simplex), or None when ``M`` is not square and well conditioned."""
     x, status, row_basic = lp._basis_status()
     status[(lp._ub <= lp._lb) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
     if lp._sx is not None:
         ok, bvar, rs, ri, minvT = _simplex_basis(lp)
     else:
-        ok, bvar, rs, ri, minvT = (basis_matrix if compiled else basis_matrix.py_func)(
-            status, row_basic, lp._starts, lp._idx
-        )
+        ok, bvar, rs, ri, minvT = basis_matrix(status, row_basic, lp._starts, lp._idx)
     if not ok:
         return None
     # LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
     status[status == 3] = SKIP
-    if not rows:
-        return x, status, bvar, minvT, rs, ri
-    plain = bool(np.all(lp._val == 1.0) and np.all(lp._lo == 1.0))
-    trow = np.flatnonzero(~row_basic)
-    starts = lp._starts if plain else np.zeros(1, dtype=np.int64)
-    return x, status, bvar, minvT, rs, ri, trow, starts, lp._idx if plain else np.zeros(0, dtype=np.int64)
+    return x, status, bvar, minvT, rs, ri, np.flatnonzero(~row_basic), lp._starts, lp._idx
 
 
 def _simplex_basis(lp: CoveringLP) -> tuple:
