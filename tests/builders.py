@@ -279,3 +279,11 @@ def cw_variant(**attrs):
         return CWRMED.initial_state(self)
 
     return type("CWRMEDVariant", (CWRMED,), {**own, "initial_state": initial_state})
+
+
+def row_activity(lp, v: np.ndarray) -> np.ndarray:
+    """``A v`` over the rows of a :class:`~boundcalc.lp.highs.CoveringLP`; ``v`` holds every variable (or the pair
+    variables, followed by zeros)."""
+    v = np.concatenate([np.asarray(v, dtype=float), np.zeros(lp.n_vars - np.size(v))])
+    cs = np.concatenate([[0.0], np.cumsum(v[lp._idx] * lp._val)])
+    return cs[lp._starts[1:]] - cs[lp._starts[:-1]]

@@ -216,8 +216,8 @@ def test_contains_matches_enumeration_and_q_scaling():
         e = rng.random(fam.n_vars)
         assert fam.contains(e) == bool((A @ e >= 1 - 1e-9).all())
     res = lower_bound(pm)
-    assert fam.contains_q(res.allocation)
-    assert not fam.contains_q(0.5 * res.allocation)
+    assert fam.contains(res.allocation * pm.d)  # q scaled to e = q d
+    assert not fam.contains(0.5 * res.allocation * pm.d)
 
 
 def test_ecw_oracle_equals_brute_force():
@@ -279,7 +279,7 @@ def test_allocation_feasible_and_attains_value():
             # q_p <= 1/d(mu_p)
             assert np.all(Q * pm.d <= 1 + 1e-9)
             fam = CopelandFamily(pm, w)
-            assert fam.contains_q(Q, tol=1e-8)
+            assert fam.contains(Q * pm.d, tol=1e-8)
             # sum over pairs of r_p q_p (each pair once) equals C*_{w}
             assert 0.5 * (pm.regret * Q).sum() == pytest.approx(res.per_winner[w], rel=1e-9)
 

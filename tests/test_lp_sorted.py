@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from builders import lp_solver, tournament_cases
+from builders import lp_solver, row_activity, tournament_cases
 from test_review_lp import exact_lower_bound
 
 from boundcalc import PreferenceMatrix, load_example
@@ -199,7 +199,7 @@ def test_every_row_of_the_model_is_a_row_of_the_family_at_ordered_points():
             members, k, t, u, z = blk
             tt = sv[min(k, sv.size - 1)]
             x[t], x[u], x[z] = tt, np.maximum(0.0, tt - va), sv[:k].sum()
-        act = model.lp.row_activity(x)
+        act = row_activity(model.lp, x)
         S = fam._sums(E)
         cut = np.flatnonzero(model._row_i2 >= 0)
         cols = np.argwhere(model._lifted)

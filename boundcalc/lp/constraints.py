@@ -169,12 +169,6 @@ class _FamilyBase:
         """Algorithm 1's check (3): does ``e`` (normalised) satisfy every row, up to ``tol``?"""
         return self.max_violation(e) <= tol
 
-    def contains_q(self, q: ArrayLike, tol: float = 1e-9) -> bool:
-        """As :meth:`contains` for raw rates ``q`` (e.g. ``N_ij / log t``), K x K or a pair vector."""
-        if self.structure.d is None:
-            raise ValueError("this family's structure carries no d; pass normalised e instead")
-        return self.contains(_as_square(q, self.K) * self.structure.d, tol)
-
 
 class CopelandFamily(_FamilyBase):
     """``R_{i1}``: the feasible set of paper 000's lower-bound LP for winner ``i1`` (eq. (2)).

@@ -234,7 +234,6 @@ class CoveringLP:
         self.simplex = False
         self.simplex_solves = 0  # answered by the compiled simplex (not in :attr:`solves`: HiGHS runs)
         self.simplex_pivots = 0
-        self.simplex_fallbacks = 0  # the compiled simplex gave up (HiGHS solved)
         self._sx: list | None = None  # its basis: [bvar, trow, M^-1, code, x, nb, tight rows known]
 
     # ------------------------------------------------------------------ HiGHS
@@ -439,7 +438,7 @@ class CoveringLP:
         new._col = self._col.copy()  # _ensure_cols writes into it
         new._last_v = new._read = None
         new._sx = None  # the compiled simplex's basis is this model's (its buffers are not shared)
-        new.simplex_solves = new.simplex_pivots = new.simplex_fallbacks = 0
+        new.simplex_solves = new.simplex_pivots = 0
         new._keys = set()  # covering-row hashes (a derived model's rows are lifted rows, not keyed)
         new._empty_row = bool(np.any((np.diff(new._starts) == 0) & (new._lo > 0)))
         new.solves = new.iterations = new.rows_added = new.fallbacks = new.reused = 0
@@ -480,15 +479,6 @@ class CoveringLP:
     def upper(self) -> np.ndarray:
         """Upper bounds of the pair variables."""
         return self._ub[: self.n]
-
-    def row_activity(self, v: np.ndarray) -> np.ndarray:
-        """``A v`` for the model's rows; ``v`` holds every variable (or the pair variables, followed by zeros)."""
-        v = np.asarray(v, dtype=float)
-        if v.size < self.n_vars:
-            v = np.concatenate([v, np.zeros(self.n_vars - v.size)])
-        cs = np.zeros(self._idx.size + 1)
-        np.cumsum(v[self._idx] * self._val, out=cs[1:])
-        return cs[self._starts[1:]] - cs[self._starts[:-1]]
 
     def lagrangian_bound(self, y: np.ndarray) -> float:
         """:func:`lagrangian_bound` of this model for the row weights ``y`` (e.g. the row duals of
@@ -632,7 +622,6 @@ class CoveringLP:
         )  # fmt: skip
         if status != OPTIMAL:
             self._sx = None
-            self.simplex_fallbacks += 1
             return None
         sx[5] = nb
         self._sx = sx
