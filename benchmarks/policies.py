@@ -330,7 +330,7 @@ def main() -> None:
     now = run_worker(ROOT, spec)
     landed = None
     if a.landed:
-        # an older CW-RMED at 64 arms may take hours: its 64-arm rows run only with --landed-cw-64
+        # the --landed checkout's CW-RMED runs 64 arms only with --landed-cw-64 (a slow checkout takes hours)
         lcw = {k: v for k, v in spec["cw_matrices"].items() if len(v) <= 16 or a.landed_cw_64} if a.landed_cw else {}
         lspec = dict(
             spec,
