@@ -196,11 +196,7 @@ def certificate_for(
     duals of a model solved with perturbed costs.
     """
     v = family.max_violation(x) if max_violation is None else float(max_violation)
-    if v > 0:
-        xf = np.minimum(1.0, x / (1.0 - v)) if v < 1 else np.ones_like(x)
-    else:
-        xf = x
-    primal = float(costs @ xf)
+    primal = _primal_bound(costs, x, v)
     lp = rows.lp if isinstance(rows, CopelandModel) else rows
     if isinstance(lp, CoveringLP):
         c = np.concatenate([np.asarray(costs, dtype=float), np.zeros(lp.n_vars - lp.n)])
@@ -218,6 +214,13 @@ def certificate_for(
             duals,
         )
     return Certificate(max_violation=float(v), primal_bound=primal, dual_bound=dual)
+
+
+def _primal_bound(costs: np.ndarray, x: np.ndarray, violation: float) -> float:
+    """``costs.x`` at ``x`` scaled up to feasibility, ``min(1, x / (1 - violation))`` (1 when ``violation >= 1``): an
+    upper bound on the optimum when no covering row is short by more than ``violation``."""
+    xf = x if violation <= 0 else (np.minimum(1.0, x / (1.0 - violation)) if violation < 1 else np.ones_like(x))
+    return float(costs @ xf)
 
 
 def _q_matrix(d: np.ndarray, x: np.ndarray) -> np.ndarray:

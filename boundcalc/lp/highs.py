@@ -541,9 +541,8 @@ class CoveringLP:
             self.solves += 1
             raise SolverError("the covering LP is Infeasible: it has an empty row (0 >= 1)")
         if self._var.size == 0 and self.n_rows == 0:
-            # no row at all: every variable at its lower bound (costs are >= 0); HiGHS would
-            # answer "Empty"
-            x = np.clip(self._lb[: self.n], 0.0, 1.0) + 0.0
+            # no row at all: every variable at its lower bound (costs >= 0), where HiGHS answers "Empty"
+            x = _clip01(self._lb[: self.n]) + 0.0
             self.solves += 1
             return LPSolution(x, float(self.costs @ x), np.zeros(0), "Optimal", 0, np.zeros(0))
         if self.simplex:

@@ -44,6 +44,7 @@ from .constraints import CopelandFamily, _as_square
 from .cutting import (
     Violation,
     _pair_costs_000,
+    _primal_bound,
     _q_matrix,
     certificate_for,
     load_kernels,
@@ -109,11 +110,12 @@ class _Tally:
             self._rng = self.solver._fresh_rng()
         return self._rng
 
-    def costs_square(self, K: int) -> np.ndarray:
+    def ecw_core(self, st: Structure, winner: int) -> np.ndarray:
+        """ECW's allocation ``E`` of ``winner`` (000 Theorem 5; in ``R^E c R``), whose tightest rows start a model."""
         if self._square is None:
-            self._square = _as_square(self.costs, K).copy()
+            self._square = _as_square(self.costs, st.K).copy()
             np.fill_diagonal(self._square, np.inf)
-        return self._square
+        return ecw_allocation(st.beats, self._square, winner, compiled=self.solver.compiled)[1]
 
 
 class CopelandLPSolver:
@@ -423,12 +425,9 @@ class CopelandLPSolver:
         if costs is not true_costs or sol is None:
             model.set_pair_costs(true_costs)
             sol = model.lp.solve()
-            dual = model.lp.lagrangian_bound(sol.row_duals)
-            model.set_pair_costs(costs)
-        else:
-            dual = model.lp.lagrangian_bound(sol.row_duals)
-        xf = np.minimum(1.0, e / (1.0 - v)) if 0 < v < 1 else (np.ones_like(e) if v >= 1 else e)
-        return Certificate(max_violation=float(v), primal_bound=float(true_costs @ xf), dual_bound=dual)
+        dual = model.lp.lagrangian_bound(sol.row_duals)
+        model.set_pair_costs(costs)  # the model's own costs again (nothing to do when they are the true ones)
+        return Certificate(max_violation=float(v), primal_bound=_primal_bound(true_costs, e, v), dual_bound=dual)
 
     def _sorted_answer(
         self, ent: _Entry, st: Structure, w: int, true_costs: np.ndarray, upper: np.ndarray, certify: bool, run: _Tally
@@ -454,7 +453,7 @@ class CopelandLPSolver:
             model = SortedPoolModel(fam, costs, upper, reuse_basis=self.reuse_basis, highs_options=self.highs_options)
         if self.warm_rows and (fresh or derived_now):
             # the first rows: the tightest at ECW's allocation (for a derived model, of the i2 whose rows it dropped)
-            core = ecw_allocation(st.beats, run.costs_square(st.K), w, compiled=self.compiled)[1]
+            core = run.ecw_core(st, w)
             S = None
             if not fresh:
                 S = fam._sums(core).copy()
@@ -497,10 +496,9 @@ class CopelandLPSolver:
             ent.model = model
             model.lp.simplex = self.simplex and not self.lift  # before its first rows (CoveringLP.h)
             if self.warm_rows and fam._has_rows:
-                # first rows: the tightest at ECW's allocation (feasible, R^E c R: 000 Theorem 6), whose zeros sit on
-                # the expensive pairs the optimum also leaves out
+                # ECW's allocation's zeros sit on the expensive pairs the optimum also leaves out
                 t1 = time.perf_counter()
-                core = ecw_allocation(st.beats, run.costs_square(st.K), w, compiled=self.compiled)[1]
+                core = run.ecw_core(st, w)
                 model.add_cuts(core, -np.inf, self.warm_rows, run.rng())
                 run.t_sep += time.perf_counter() - t1
         else:
