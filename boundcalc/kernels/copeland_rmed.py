@@ -196,19 +196,19 @@ def _min_loss(L):
 
 @njit(inline="always")
 def _pair_update(s, i, j, L1):
-    """Entry ``(i, j)`` of ``d`` (0 on ties), ``N d`` and the cost ``r / d`` (000's regret on the
-    empirical losses; ``inf`` where ``d = 0``)."""
+    """Entries ``(i, j)`` and ``(j, i)`` of ``d`` (0 on ties), ``N d`` and the cost ``r / d`` (000's regret on the
+    empirical losses; ``inf`` where ``d = 0``), ``d`` and the cost computed once for both."""
     if s.beats[i, j] or s.beats[j, i]:
         n = s.N[i, j]
-        s.d[i, j] = 0.5 * (kl_half(s.W[i, j] / n) + kl_half(s.W[j, i] / n))
-    else:
-        s.d[i, j] = 0.0
-    s.info[i, j] = float(s.N[i, j]) * s.d[i, j]
-    if i != j and s.d[i, j] > 0:
+        d = 0.5 * (kl_half(s.W[i, j] / n) + kl_half(s.W[j, i] / n))
         K = s.L.shape[0]
-        s.C[i, j] = ((float(s.L[i]) + float(s.L[j]) - 2.0 * float(L1)) / (2.0 * (K - 1))) / s.d[i, j]
+        c = ((float(s.L[i]) + float(s.L[j]) - 2.0 * float(L1)) / (2.0 * (K - 1))) / d if d > 0 else np.inf
     else:
-        s.C[i, j] = np.inf
+        d = 0.0
+        c = np.inf
+    s.d[i, j] = s.d[j, i] = d
+    s.info[i, j] = s.info[j, i] = float(s.N[i, j]) * d  # N is symmetric
+    s.C[i, j] = s.C[j, i] = c
 
 
 @njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -230,7 +230,6 @@ def skeleton_learn(s, i, j, won):
         return
     L1 = _min_loss(s.L)
     _pair_update(s, i, j, L1)
-    _pair_update(s, j, i, L1)
     if beats[i, j] or beats[j, i]:
         s.dirty_lo[j if beats[i, j] else i] = True  # the pair's loser: its eq. (5) rows change
         s.dirty_hi[i if beats[i, j] else j] = True  # the pair's winner: its eq. (4) row changes
@@ -257,7 +256,7 @@ def skeleton_refresh(s):
                 L[j] += 1
     L1 = _min_loss(L)
     for i in range(K):
-        for j in range(K):
+        for j in range(i, K):
             _pair_update(s, i, j, L1)
     for q in range(K):
         s.is_win[q] = L[q] == L1
