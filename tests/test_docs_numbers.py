@@ -813,3 +813,32 @@ def test_the_results_index_names_every_result_file():
         assert named, f"benchmarks/results/README.md does not name {rel}"
     for name in re.findall(r"`([\w./-]+\.json)`", index):
         assert (RESULTS / name).exists() or any(RESULTS.rglob(name)), name
+
+
+def test_lp_rule_quotes_its_stored_measurements():
+    """``boundcalc.lp.rule``'s module text (rendered in the API reference) quotes the runs that set the rule:
+    ``lower_bound_formulations*.json`` (offline formulations) and ``cw_lp_paths.json`` (online kernels)."""
+    import boundcalc.lp.rule as rule
+
+    text = " ".join(rule.__doc__.split())
+    res = ROOT / "benchmarks" / "results"
+    rows = json.loads((res / "lower_bound_formulations.json").read_text())["rows"]
+    ratios = [r["plain"]["seconds"] / r["sorted"]["seconds"] for r in rows if r["plain"]["seconds"]]
+    ks = [r["K"] for r in rows if r["plain"]["seconds"]]
+    assert (
+        f"{min(ratios):.1f} to {max(ratios):.0f} times faster than the plain model at {min(ks)} to {max(ks)} arms"
+        in text
+    )
+    behind = [r for r in rows if r["blocks"]["seconds"] and r["sorted"]["seconds"] > r["blocks"]["seconds"]]
+    assert len(behind) == 1 and f"one {behind[0]['K']}-arm case" in text
+    assert f"({behind[0]['sorted']['seconds'] / behind[0]['blocks']['seconds'] - 1:.0%} behind" in text
+    big = json.loads((res / "lower_bound_formulations_1000.json").read_text())["rows"][0]
+    assert f"{big['sorted']['rows']:,} rows, under 1 s against {big['current']['seconds']:.0f} s" in text
+    assert big["sorted"]["seconds"] < 1 and big["values_agree"]
+    paths = {r["K"]: r for r in json.loads((res / "cw_lp_paths.json").read_text())["rows"]}
+    t2, k16 = paths[4], paths[16]
+    assert f"10^5 steps {t2['compiled_cpu_s']:.3f} s against {t2['numpy_cpu_s']:.3f} s" in text
+    assert f"16 arms {k16['compiled_cpu_s']:.1f} s against {k16['numpy_cpu_s']:.0f} s" in text
+    load = (t2["fresh_process_compiled_cpu_s"] - t2["fresh_process_numpy_cpu_s"]) * 1000
+    assert f"about {load:.0f} ms to load them" in text
+    assert all(r["compiled_cpu_s"] < r["numpy_cpu_s"] for r in paths.values())  # faster at every size measured
