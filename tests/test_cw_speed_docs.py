@@ -43,7 +43,8 @@ def test_speed_page_quotes_the_stored_speed_rows():
     """benchmarks/results/cw_speed/README.md's numbers of this point are the stored runs: ``benchmarks/policies.py`` beside
     the landed version (``policies_cw.json``) and the interleaved comparisons (``cw_ab_python.json``,
     ``cw_ab_scale.json``, ``cw_ab_blocks.json``, ``cw_ab_final.json``, ``cw_ab_highs_banner.json``, ``cw_ab_basis.json``,
-    ``cw_ab_pools.json``, ``cw_ab_simplex.json``, ``cw_ab_two_models*.json``, ``cw_ab_rows_compiled.json``), each with
+    ``cw_ab_pools.json``, ``cw_ab_simplex.json``, ``cw_ab_two_models*.json``, ``cw_ab_rows_compiled.json``, ``cw_ab_no_memo.json``,
+    ``cw_ab_pool_resort.json``), each with
     the same decisions."""
     text = _flat(SPEED_PAGE.read_text())
     pol = {r["matrix"]: r for r in json.loads((RESULTS / "policies_cw.json").read_text())["cw_rmed"]}
@@ -70,6 +71,8 @@ def test_speed_page_quotes_the_stored_speed_rows():
         "cw_ab_two_models.json",
         "cw_ab_two_models_64.json",
         "cw_ab_rows_compiled.json",
+        "cw_ab_no_memo.json",
+        "cw_ab_pool_resort.json",
     ):
         for r in json.loads((RESULTS / name).read_text())["rows"]:
             assert r["same_decisions"]
