@@ -48,21 +48,16 @@ class TooLargeError(ValueError):
     """Raised when a full enumeration would be too large to write out."""
 
 
+@functools.cache
 def pair_ids(K: int) -> np.ndarray:
-    """K x K array mapping a pair (i, j), i != j, to its variable index (-1 on the diagonal)."""
+    """K x K array mapping a pair (i, j), i != j, to its variable index (-1 on the diagonal); read-only, one per K."""
     pid = np.full((K, K), -1, dtype=np.int64)
     iu = np.triu_indices(K, 1)
     idx = np.arange(iu[0].size)
     pid[iu] = idx
     pid[(iu[1], iu[0])] = idx
+    pid.setflags(write=False)
     return pid
-
-
-@functools.cache
-def _pid(K: int) -> np.ndarray:
-    p = pair_ids(K)
-    p.setflags(write=False)
-    return p
 
 
 def _as_square(e: ArrayLike, K: int) -> np.ndarray:
@@ -70,7 +65,7 @@ def _as_square(e: ArrayLike, K: int) -> np.ndarray:
     e = np.asarray(e, dtype=float)
     n = K * (K - 1) // 2
     if e.shape == (n,):
-        E = e[_pid(K)]
+        E = e[pair_ids(K)]
         np.fill_diagonal(E, 0.0)
         return E
     if e.shape == (K, K):
@@ -112,10 +107,6 @@ class RowBlock:
         s = self.starts
         return [np.sort(self.idx[s[r] : s[r + 1]]) for r in range(self.n_rows)]
 
-    @classmethod
-    def empty(cls) -> RowBlock:
-        return cls(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
-
 
 def rows_to_csr(rows: Sequence[np.ndarray]) -> RowBlock:
     """A :class:`RowBlock` from a list of index arrays (each sorted here)."""
@@ -129,16 +120,14 @@ def rows_to_csr(rows: Sequence[np.ndarray]) -> RowBlock:
 
 class _FamilyBase:
     def __init__(self, matrix: MatrixLike | Structure, winner: int) -> None:
-        st = as_structure(matrix)
-        self.structure = st
-        K = st.K
-        self.K = K
+        self.structure = st = as_structure(matrix)
+        self.K = K = st.K
         winner = int(winner)
         if winner not in set(st.winners.tolist()):
             raise ValueError(f"arm {winner} is not a Copeland winner (winners: {st.winners.tolist()})")
         self.winner = winner
         self.n_vars = K * (K - 1) // 2
-        self.pid = _pid(K)
+        self.pid = pair_ids(K)
         # pool[i2, j]: j in S_{i2} \ {i1} (j beats i2, j != winner); empty for i2 = winner
         pool = st.beats.T.copy()
         pool[:, winner] = False
@@ -202,8 +191,7 @@ class CopelandFamily(_FamilyBase):
         super().__init__(matrix, winner)
         self.compiled = bool(compiled)
         st = self.structure
-        L1 = int(st.L_sorted[0])
-        self.L1 = L1
+        self.L1 = L1 = int(st.L_sorted[0])
         ls = np.arange(max(0, L1 - 1), int(st.L_sorted[1]) + 1)
         if levels is not None:
             ls = np.array(sorted(set(int(x) for x in levels) & set(ls.tolist())), dtype=np.int64)
@@ -288,9 +276,7 @@ class CopelandFamily(_FamilyBase):
             return copeland_sums(np.ascontiguousarray(E, dtype=float), *self.oracle_args(), out)
         return self._sums_numpy(E)
 
-    def oracle_args(
-        self,
-    ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def oracle_args(self) -> tuple[Any, ...]:
         """The arguments of :func:`boundcalc.kernels.lp.copeland_sums` between ``E`` and ``out``:
         ``(winner, I_winner, pool, m_I, m_S, ok, case_B, in_I)``, for callers with their own compiled loop."""
         return (self.winner, self.inferiors, self.pool, self._gI, self._gS, self._ok, self._caseB, self.in_Ia)
@@ -320,12 +306,7 @@ class CopelandFamily(_FamilyBase):
         return self._sums(E).min(axis=1)
 
     def _rows(
-        self,
-        E: np.ndarray,
-        sums: np.ndarray,
-        tol: float,
-        per_i2: int,
-        rng: np.random.Generator | None,
+        self, E: np.ndarray, sums: np.ndarray, tol: float, per_i2: int, rng: np.random.Generator | None
     ) -> tuple[Any, ...]:
         """The most violated rows at ``E`` with their hashes by :func:`boundcalc.kernels.lp.copeland_rows`, whatever
         :attr:`compiled` says (offline, only the plain model, the fallback, asks for rows); ties broken by keys drawn
@@ -358,7 +339,7 @@ class CopelandFamily(_FamilyBase):
         """
         E = _as_square(e, self.K)
         if not self._has_rows:
-            return RowBlock.empty()
+            return rows_to_csr([])
         S = self._sums(E) if sums is None else sums
         _, viol, starts, idx, _, _ = self._rows(E, S, tol, per_i2, rng)
         return RowBlock(np.array(starts), np.array(idx), np.array(viol))

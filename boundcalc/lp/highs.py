@@ -105,6 +105,13 @@ class LPSolution:
     fallback: str | None = None
 
 
+def _add_rows(h, lower: np.ndarray, starts: np.ndarray, cols: np.ndarray, val: np.ndarray) -> None:
+    """``h.addRows`` of the rows ``sum_k val[k] x[cols[k]] >= lower[r]`` over ``starts`` (CSR), no upper bound."""
+    m = starts.size - 1
+    first = (starts[:-1] - starts[0]).astype(np.int32)
+    h.addRows(m, lower, np.full(m, highspy.kHighsInf), int(cols.size), first, cols.astype(np.int32), val)
+
+
 def _clip01(a: np.ndarray) -> np.ndarray:
     """``np.clip(a, 0, 1)`` (the same numbers) without its Python wrapper."""
     return np.minimum(np.maximum(a, 0.0), 1.0)
@@ -189,8 +196,7 @@ class CoveringLP:
             raise ValueError("LP costs must be finite")
         if np.any(costs < 0):
             raise ValueError("LP costs must be non-negative (a variable in no row is left at its lower bound)")
-        n = costs.size
-        self.n = n
+        self.n = n = costs.size
         # infinite_cost: HiGHS reads a cost of 1e20 or more as infinite (the variable pinned to a
         # bound), which a pair 1e-11 from 1/2 reaches (c = r / d ~ 6e20); every finite cost is a cost
         self._options = dict(
@@ -220,10 +226,7 @@ class CoveringLP:
         self._val = np.zeros(0)
         self._lo = np.zeros(0)
         self._keys: set[tuple[int, int]] = set()  # the covering rows' (h1, h2) hashes
-        self.solves = 0
-        self.iterations = 0
-        self.rows_added = 0
-        self.fallbacks = 0
+        self.solves = self.iterations = self.rows_added = self.fallbacks = 0
         self.reused = 0  # solves answered by the last basis, no HiGHS run (:meth:`_reuse_basis`)
         self.reuse_basis = bool(reuse_basis)  # False: every solve runs HiGHS
         self._last: LPSolution | None = None  # the last optimal dual simplex solve (its basis may be kept)
@@ -251,17 +254,8 @@ class CoveringLP:
                 if pc.size:
                     h.changeColsCost(int(pc.size), pc, self.costs[v[pc]])
                 self._costs_stale = False
-            m = self.n_rows
-            if m:
-                h.addRows(
-                    m,
-                    self._lo,
-                    np.full(m, highspy.kHighsInf),
-                    int(self._idx.size),
-                    self._starts[:-1].astype(np.int32),
-                    self._col[self._idx].astype(np.int32),
-                    self._val,
-                )
+            if self.n_rows:
+                _add_rows(h, self._lo, self._starts, self._col[self._idx], self._val)
             self._h = h
         return self._h
 
@@ -353,8 +347,7 @@ class CoveringLP:
         h = self._hl()  # made (if at all) before the arrays grow: it gets the new columns below
         self._lb = np.concatenate([self._lb, lower])
         self._ub = np.concatenate([self._ub, upper])
-        c0 = self._var.size
-        self._col = np.concatenate([self._col, c0 + np.arange(k, dtype=np.int64)])
+        self._col = np.concatenate([self._col, self._var.size + np.arange(k, dtype=np.int64)])
         self._var = np.concatenate([self._var, ids])
         if h is not None:
             h.addVars(int(k), lower, upper)
@@ -376,40 +369,26 @@ class CoveringLP:
         self._last = None
         self._empty_row |= bool(np.any((np.diff(starts) == 0) & (lower > 0)))
         cols = self._col[idx]
-        if cols.size and cols.min() < 0:  # some pair variable gets its column first
-            self._ensure_cols(idx)
+        h = self._hl()  # made (if at all) before the arrays grow: it gets the new columns and rows below
+        if cols.size and cols.min() < 0:  # some pair variables get their columns first
+            new = np.unique(idx[cols < 0])  # only pair variables can lack a column
+            first = self._var.size
+            self._col[new] = first + np.arange(new.size)
+            self._var = np.concatenate([self._var, new])
+            pcols = np.arange(first, first + new.size, dtype=np.int32)
+            self._pcols = np.concatenate([self._pcols, pcols])
+            if h is not None:
+                h.addVars(int(new.size), self._lb[new], self._ub[new])
+                h.changeColsCost(int(new.size), pcols, self.costs[new])
             cols = self._col[idx]
-        h = self._hl()
         if h is not None:
-            h.addRows(
-                m,
-                lower,
-                np.full(m, highspy.kHighsInf),
-                int(idx.size),
-                (starts[:-1] - starts[0]).astype(np.int32),
-                cols.astype(np.int32),
-                val,
-            )
+            _add_rows(h, lower, starts, cols, val)
         self._starts = np.concatenate([self._starts, self._starts[-1] + (starts[1:] - starts[0])])
         self._idx = np.concatenate([self._idx, idx])
         self._val = np.concatenate([self._val, val])
         self._lo = np.concatenate([self._lo, lower])
         self.rows_added += m
         return m
-
-    def _ensure_cols(self, idx: np.ndarray) -> None:
-        new = np.unique(idx[self._col[idx] < 0])  # only pair variables can lack a column
-        if new.size == 0:
-            return
-        first = self._var.size
-        h = self._hl()  # made (if at all) before the arrays grow: it gets the new columns below
-        self._col[new] = first + np.arange(new.size)
-        self._var = np.concatenate([self._var, new])
-        self._pcols = np.concatenate([self._pcols, np.arange(first, first + new.size, dtype=np.int32)])
-        if h is not None:
-            h.addVars(int(new.size), self._lb[new], self._ub[new])
-            cols = np.arange(first, first + new.size, dtype=np.int32)
-            h.changeColsCost(int(new.size), cols, self.costs[new])
 
     def derived(self, drop: np.ndarray, costs: np.ndarray, upper: np.ndarray) -> CoveringLP:
         """A new model with this one's variables and rows but ``drop`` (row indices), new pair costs
@@ -433,16 +412,14 @@ class CoveringLP:
         new._idx = self._idx[inrow]
         new._val = self._val[inrow]
         new._lo = self._lo[keep]
-        new._lb = self._lb.copy()
-        new._ub = self._ub.copy()
-        new._col = self._col.copy()  # _ensure_cols writes into it
-        new._last_v = new._read = None
+        # own copies: set_bounds and _append write into them
+        new._lb, new._ub, new._col = self._lb.copy(), self._ub.copy(), self._col.copy()
+        new._last = new._last_v = new._read = None
         new._sx = None  # the compiled simplex's basis is this model's (its buffers are not shared)
-        new.simplex_solves = new.simplex_pivots = 0
         new._keys = set()  # covering-row hashes (a derived model's rows are lifted rows, not keyed)
         new._empty_row = bool(np.any((np.diff(new._starts) == 0) & (new._lo > 0)))
         new.solves = new.iterations = new.rows_added = new.fallbacks = new.reused = 0
-        new._last = None
+        new.simplex_solves = new.simplex_pivots = 0
         new.costs = self.costs
         new.set_bounds(self._lb[: self.n], upper)
         new.set_costs(costs)
@@ -630,24 +607,17 @@ class CoveringLP:
         xo = x + 0.0  # a copy (the buffer moves with the next solve), no -0.0
         solves, rows, costs = self.simplex_solves, self.n_rows, self.costs  # the basis the duals read
 
-        def duals() -> np.ndarray:
+        def duals() -> np.ndarray:  # the basis's row duals: M^-T c_B on its tight rows, 0 elsewhere
             if self._sx is None or (self.simplex_solves, self.n_rows) != (solves, rows) or self.costs is not costs:
                 raise RuntimeError("the row duals of a compiled simplex solve are read before the model's next solve")
-            return self._simplex_duals()
+            y = np.zeros(rows)
+            if nb:
+                y[trow[:nb]] = minv.reshape(n, n)[:nb, :nb].T @ costs[bvar[:nb]]
+            return y
 
         return _LazySolution(xo, float(self.costs @ xo), int(piv), np.zeros(0), None, duals)
 
     _plain_nnz = -1
-
-    def _simplex_duals(self) -> np.ndarray:
-        """Row duals of the compiled simplex's last basis: ``M^-T c_B`` on its tight rows, 0 elsewhere."""
-        bvar, trow, minv, _, _, nb = self._sx  # type: ignore[misc]
-        n = self.n
-        y = np.zeros(self.n_rows)
-        if nb:
-            Minv = minv.reshape(n, n)[:nb, :nb]
-            y[trow[:nb]] = Minv.T @ self.costs[bvar[:nb]]
-        return y
 
     def _reuse_basis(self) -> LPSolution | None:
         """The last solve's answer when only the costs changed since and its basis stays optimal for them, else None
@@ -661,8 +631,8 @@ class CoveringLP:
         if read is None or last is None:
             return None
         tight, bv, colb, cols, code = read
-        ncol = self._var.size
-        c = np.zeros(ncol)
+        nc = self._var.size
+        c = np.zeros(nc)
         c[self._pcols] = self.costs[self._var[self._pcols]]
         rhs = np.zeros(bv.size)
         rhs[colb] = c[bv[colb]]
@@ -672,24 +642,11 @@ class CoveringLP:
         y = np.asarray(y, dtype=float)
         ymag = np.full(y.size, float(np.abs(rhs).max(initial=0.0)))
         if not duals_keep_signs(
-            c,
-            y,
-            ymag,
-            tight,
-            self._starts,
-            cols,
-            self._val,
-            code,
-            DUAL_MARGIN,
-            ROUNDING,
-            np.empty(ncol),
-            np.empty(ncol),
+            c, y, ymag, tight, self._starts, cols, self._val, code, DUAL_MARGIN, ROUNDING, np.empty(nc), np.empty(nc)
         ):
             return None
         self.reused += 1
-        x = last.x
-        obj = float(self.costs @ x)
-        return LPSolution(x, obj, y, "Optimal", 0, last.aux, None)
+        return LPSolution(last.x, float(self.costs @ last.x), y, "Optimal", 0, last.aux, None)
 
     def _basis_read(self):
         """The last optimal solve's basis as the warm-basis test reads it, over HiGHS's columns:
@@ -725,6 +682,4 @@ class CoveringLP:
         self.iterations += its
         self._last_its = its
         self._last_obj = float(obj) if ok_o == highspy.HighsStatus.kOk else 0.0
-        if status == highspy.HighsModelStatus.kOptimal:
-            return "Optimal"
-        return h.modelStatusToString(status)
+        return "Optimal" if status == highspy.HighsModelStatus.kOptimal else h.modelStatusToString(status)

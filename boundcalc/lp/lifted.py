@@ -177,9 +177,8 @@ class SortedPoolModel(_Model):
         costs = np.asarray(costs, dtype=float)
         self._set_pools(family)
         self._seq_now = None
-        seq = self._pool_order(family, costs)
         #: the slots: position s's variable (``delta_s``) is that of the pair first there
-        self._seq = seq
+        self._seq = seq = self._pool_order(costs)
         #: the pairs at the positions for the current costs
         self._seq_now = seq
         #: cost-order changes met by :meth:`set_pair_costs`
@@ -199,7 +198,6 @@ class SortedPoolModel(_Model):
         self._lifted = np.zeros(family._ok.shape, dtype=bool)  # the row of (i2, l, case) is present
         self._win_y = np.full(nI + 1, -1, dtype=np.int64)  # z of the winner block at level k
         self._win_u = np.full((nI + 1, family.K), -1, dtype=np.int64)  # its u_j
-        self._row_i2 = np.zeros(0, dtype=np.int64)
         #: every winner block: (its pair variables, level k, and its variables t, u, z)
         self.blocks: list[tuple[np.ndarray, int, int, np.ndarray, int]] = []
         self.pair_costs = costs
@@ -231,7 +229,7 @@ class SortedPoolModel(_Model):
         self._row_i2 = np.concatenate([self._row_i2, np.full(nr, -1, dtype=np.int64)])
         self.winner_blocks += nb
 
-    def _pool_order(self, family: CopelandFamily, costs: np.ndarray) -> np.ndarray:
+    def _pool_order(self, costs: np.ndarray) -> np.ndarray:
         """Every pool's pair variables by ``costs`` (cheapest first, equal costs in arm order),
         concatenated over ``i2``; the current order (the same array) where it still holds."""
         now = self._seq_now
@@ -280,7 +278,7 @@ class SortedPoolModel(_Model):
         moved = np.flatnonzero(costs != old) if old.shape == costs.shape else None
         if moved is not None and moved.size == 0:
             return False  # the same costs: the model's are unchanged
-        seq = self._pool_order(self.family, costs)
+        seq = self._pool_order(costs)
         now = self._seq_now
         changed = now is None or (seq is not now and not np.array_equal(seq, now))
         if changed:
@@ -307,8 +305,7 @@ class SortedPoolModel(_Model):
         p = family.pool_size.astype(np.int64)
         self._pool_start = np.zeros(K + 1, dtype=np.int64)
         np.cumsum(p, out=self._pool_start[1:])
-        self._first = np.repeat(self._pool_start[:-1], p)
-        self._pos_in = np.arange(int(self._pool_start[-1])) - self._first
+        pos_in = np.arange(int(self._pool_start[-1])) - np.repeat(self._pool_start[:-1], p)  # position in its pool
         self._grid = (K, max(int(p.max(initial=0)), 1))
         self._arm_seq = family.pid[family.pool]
         self._pool_of = np.repeat(np.arange(K, dtype=np.int16), p)
@@ -319,8 +316,8 @@ class SortedPoolModel(_Model):
         # to left (suffix sums)
         w = self._grid[1]
         row = np.repeat(np.arange(K, dtype=np.int64), p) * w
-        self._cell = row + self._pos_in
-        self._cell_rev = row + (w - 1 - self._pos_in)
+        self._cell = row + pos_in
+        self._cell_rev = row + (w - 1 - pos_in)
 
     def for_structure(self, family: CopelandFamily, costs: np.ndarray, upper: np.ndarray) -> SortedPoolModel | None:
         """A new model for ``family`` (another structure, same winner) holding this one's rows that
@@ -343,22 +340,16 @@ class SortedPoolModel(_Model):
         slots[same[new._pool_of]] = self._seq[same[self._pool_of]]
         new._seq = slots
         new._seq_now = None
-        new._seq_now = new._pool_order(family, costs)
+        new._seq_now = new._pool_order(costs)
         new.order_changes = 0
-        new._sorted_checked = None
-        new.last_solution = None
+        new._sorted_checked = new.last_solution = None
         up = np.asarray(upper, dtype=float).copy()
         up[slots] = 1.0
         new.lp = self.lp.derived(drop, new._slot_costs(costs, new._seq_now), up)
         new.pair_costs = costs
-        keep = np.ones(r.size, dtype=bool)
-        keep[drop] = False
-        new._row_i2 = r[keep]
-        new._lifted = self._lifted.copy()
-        new._lifted[~same] = False
-        new._win_y = self._win_y.copy()
-        new._win_u = self._win_u.copy()
-        new.blocks = list(self.blocks)
+        new._row_i2 = np.delete(r, drop)
+        new._lifted = self._lifted & same[:, None]
+        new._win_y, new._win_u, new.blocks = self._win_y.copy(), self._win_u.copy(), list(self.blocks)  # own copies
         new.cut_rows = int((new._row_i2 >= 0).sum())
         new.changed_i2 = ~same
         return new
@@ -446,7 +437,6 @@ def sorted_rounds(
     then solves the plain model.  A kept basis returns the same array: with the same cost order the
     oracle is not run again."""
     fam = model.family
-    K = fam.K
     v = np.inf
     for rnd in range(max_rounds):
         sol = model.lp.solve()
@@ -455,7 +445,7 @@ def sorted_rounds(
         if chk is not None and chk[0] is sol.x and chk[1] == model.order_changes:
             return chk[2], chk[3], ""
         e = model.pair_values(sol.x)
-        E = _as_square(e, K)
+        E = _as_square(e, fam.K)
         S = fam._sums(E)
         v = float(1.0 - S.min())
         PROGRESS.round(fam.winner, model.lp.n_rows, v)
