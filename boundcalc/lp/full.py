@@ -66,7 +66,6 @@ def _solve_covering(
         "CLARABEL": cp.Problem(cp.Minimize((costs / scale) @ x), cons),
         "HIGHS": cp.Problem(cp.Minimize(costs @ x), cons),
     }
-    factor = {"CLARABEL": scale, "HIGHS": 1.0}
     clarabel_tight = dict(tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11, max_iter=500)
     # the options of every HiGHS model of boundcalc and why: CoveringLP's (one thread, every finite cost a cost)
     highs_opts = {"threads": 1, "infinite_cost": np.inf}
@@ -95,7 +94,7 @@ def _solve_covering(
         raise SolverError("cvxpy found no optimal solution of the full LP (" + "; ".join(tried) + ")")
     xv = np.clip(np.asarray(x.value, dtype=float), 0.0, 1.0)
     xv = _purify(xv, costs, A if rows else None, lo)
-    f = factor.get(used, 1.0)
+    f = scale if used == "CLARABEL" else 1.0
     duals = f * np.asarray(row_con.dual_value, dtype=float) if row_con is not None else np.zeros(0)
     return xv, f * float(prob.value), duals, used
 

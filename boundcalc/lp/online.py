@@ -79,6 +79,13 @@ class OnlineAnswer:
         return _q_matrix(structure_d(st), self.values[winner])
 
 
+def _empirical(mu_hat: ArrayLike | PreferenceMatrix | Structure) -> Structure:
+    """The structure of an empirical matrix (ties allowed), or a PreferenceMatrix's own, or ``mu_hat`` itself."""
+    if isinstance(mu_hat, Structure):
+        return mu_hat
+    return mu_hat.structure if isinstance(mu_hat, PreferenceMatrix) else empirical_structure(mu_hat)
+
+
 class _Entry:
     """The cached models of one ``(structure, winner)``: the plain model (None before its first solve) and the
     sorted-pool model (None before, False once it failed: the plain model answers)."""
@@ -190,8 +197,7 @@ class CopelandLPSolver:
         self.lift, self.simplex, self.compiled = p.lift, p.simplex, p.compiled
         self.derive, self.reuse_basis = p.derive, p.reuse_basis
         self.per_i2, self.warm_rows, self.sorted_per_i2 = 1, 3, 3
-        self.derived = 0
-        self.sorted_fallbacks = 0
+        self.derived = self.sorted_fallbacks = 0
         self._levels = None if levels is None else tuple(sorted(set(int(l) for l in levels)))
         self.seed = int(seed)
         self.cache_size = max(1, int(cache_size))
@@ -210,18 +216,6 @@ class CopelandLPSolver:
         state["_cache"] = OrderedDict()  # HiGHS objects do not pickle; rebuilt on first use
         state["_last_key"] = None
         return state
-
-    def _empirical(self, mu_hat: ArrayLike | PreferenceMatrix) -> Structure:
-        """The structure of an empirical matrix (or a PreferenceMatrix's own)."""
-        if isinstance(mu_hat, PreferenceMatrix):
-            return mu_hat.structure
-        mu = np.asarray(mu_hat, dtype=float)
-        return empirical_structure(mu)
-
-    def reset(self) -> None:
-        """Forget every model (the next solve starts cold)."""
-        self._cache = OrderedDict()
-        self._last_key = None
 
     def _entry(self, st: Structure, winner: int) -> _Entry:
         key = (st.key, int(winner))
@@ -247,12 +241,15 @@ class CopelandLPSolver:
     def model(self, structure: Structure, winner: int) -> CoveringLP | None:
         """The warm HiGHS model kept for ``(structure, winner)`` (the plain model's where it answers, else the sorted
         model's), or None (never solved, or dropped from the cache)."""
-        e = self._cache.get((structure.key, int(winner)))
+        m = self._answering(structure, winner)
+        return None if m is None else m.lp
+
+    def _answering(self, st: Structure, winner: int) -> CopelandModel | SortedPoolModel | None:
+        """The kept model that answers ``(st, winner)``: the plain model once solved, else the sorted-pool model."""
+        e = self._cache.get((st.key, int(winner)))
         if e is None:
             return None
-        if e.model is not None:
-            return e.model.lp
-        return e.sorted.lp if isinstance(e.sorted, SortedPoolModel) else None
+        return e.model if e.model is not None else (e.sorted if isinstance(e.sorted, SortedPoolModel) else None)
 
     # ------------------------------------------------------------------ check (3)
     def violation(
@@ -271,7 +268,7 @@ class CopelandLPSolver:
         rate matrix (or pair vector), tested against the covering rows only (check (3) compares ``N_ij / ln t`` with
         the set's rows, not with its box ``q <= 1/d``).
         """
-        st = mu_hat if isinstance(mu_hat, Structure) else self._empirical(mu_hat)
+        st = _empirical(mu_hat)
         fam = self._entry(st, winner).family
         Q = _as_square(q, st.K)
         if not (np.all(Q >= 0) and np.all(np.isfinite(Q))):
@@ -286,8 +283,7 @@ class CopelandLPSolver:
         out: list = []
         if rows and amount > tol:
             block = fam.separate_csr(E, tol, per_i2, None, S)
-            iu = np.triu_indices(st.K, 1)
-            pairs = np.stack(iu, axis=1)
+            pairs = np.stack(triu(st.K), axis=1)
             order = np.argsort(-block.violation, kind="stable")
             s = block.starts
             out = [pairs[block.idx[s[r] : s[r + 1]]] for r in order.tolist()]
@@ -333,8 +329,7 @@ class CopelandLPSolver:
         SolverError
             HiGHS reported no optimum (gaps ``|mu_ij - 1/2|`` below about 1e-9 push costs past 1e18).
         """
-        pm = matrix if isinstance(matrix, PreferenceMatrix) else as_preference_matrix(matrix)
-        return cast(BoundResult, self._solve(as_structure(pm), regret, winners, certify))
+        return cast(BoundResult, self._solve(as_structure(as_preference_matrix(matrix)), regret, winners, certify))
 
     def solve_empirical(
         self,
@@ -350,7 +345,7 @@ class CopelandLPSolver:
         or more Copeland winners, no ties, 000's regret and no ``levels``, 000 Theorem 6 answers (``C* = C^E*``;
         :meth:`_theorem6`); ``stats["method"]`` says which.
         """
-        st = mu_hat if isinstance(mu_hat, Structure) else self._empirical(mu_hat)
+        st = _empirical(mu_hat)
         return cast(BoundResult, self._solve(st, regret, winners, certify, theorem6=not certify))
 
     @property
@@ -363,13 +358,10 @@ class CopelandLPSolver:
         :class:`OnlineAnswer`: the same solves and numbers without the result object."""
         return cast(OnlineAnswer, self._solve(st, None, None, False, theorem6=True, raw=True))
 
-    def _theorem6(
-        self, st: Structure, winners: Iterable[int] | None, t0: float, raw: bool = False
-    ) -> BoundResult | OnlineAnswer | None:
+    def _theorem6(self, st: Structure, winners: list[int], t0: float, raw: bool) -> BoundResult | OnlineAnswer | None:
         """ECW's closed-form allocation (in ``R^E_{i1} c R_{i1}``), optimal where 000 Theorem 6 gives ``C* = C^E*``
         (two or more Copeland winners, no ties), if the oracle finds it feasible; else None (the LP answers)."""
         C = _cost_matrix(st)
-        winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
         per, allocs, viols = {}, {}, {}
         for w in winners:
             v, E = ecw_allocation(st.beats, C, w, compiled=self.compiled)
@@ -570,6 +562,7 @@ class CopelandLPSolver:
         t0 = time.perf_counter()
         PROGRESS.rounds = 0
         d = structure_d(st)  # ValueError without d
+        winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
         if theorem6 and regret is None and self.levels is None and st.winners.size >= 2 and st.ties == 0:
             res = self._theorem6(st, winners, t0, raw)
             if res is not None:
@@ -582,7 +575,6 @@ class CopelandLPSolver:
         upper = np.where(d[triu(st.K)] > 0, 1.0, 0.0)
         warm = st.key == self._last_key
         self._last_key = st.key
-        winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
         per, allocs, certs, viols = {}, {}, {}, {}
         for w in winners:
             ent = self._entry(st, w)
@@ -614,12 +606,7 @@ class CopelandLPSolver:
         self, st: Structure, winners: list, run: _Tally, viols: dict, warm: bool, t0: float, load: float
     ) -> dict[str, Any]:
         """A cutting-plane solve's ``stats``: :data:`boundcalc.result.STATS_KEYS` and the answering models' sizes."""
-        sizes = []
-        for w in winners:
-            e = self._cache.get((st.key, w))
-            m = None if e is None else (e.model if e.model is not None else e.sorted)
-            if m is not None and not isinstance(m, bool):
-                sizes.append(m.sizes())
+        sizes = [m.sizes() for m in (self._answering(st, w) for w in winners) if m is not None]
         size = {k: int(sum(z[k] for z in sizes)) for k in sizes[0]} if sizes else {}
         return {
             "method": "cutting-plane",
