@@ -428,8 +428,8 @@ class CopelandLPSolver:
         where it fails (``ent.sorted`` is then False: the plain model answers)."""
         fam, costs = ent.family, run.costs
         model = ent.sorted if isinstance(ent.sorted, SortedPoolModel) else None
+        kept = model is not None
         s0 = i0 = a0 = 0
-        derived_now = False
         if model is not None:
             s0, i0, a0 = model.lp.solves, model.lp.iterations, model.lp.rows_added
             model.set_pair_costs(costs)
@@ -437,13 +437,12 @@ class CopelandLPSolver:
             for (k, w2), e2 in reversed(self._cache.items()):
                 if w2 == w and e2 is not ent and isinstance(e2.sorted, SortedPoolModel):
                     model = e2.sorted.for_structure(fam, costs, upper)
-                    derived_now = model is not None
-                    self.derived += derived_now
+                    self.derived += model is not None
                     break
         fresh = model is None
         if model is None:
             model = SortedPoolModel(fam, costs, upper, reuse_basis=self.reuse_basis, highs_options=self.highs_options)
-        if self.warm_rows and (fresh or derived_now):
+        if self.warm_rows and not kept:
             # the first rows: the tightest at ECW's allocation (for a derived model, of the i2 whose rows it dropped)
             core = run.ecw_core(st, w)
             S = None
