@@ -358,7 +358,9 @@ class CopelandLPSolver:
         :class:`OnlineAnswer`: the same solves and numbers without the result object."""
         return cast(OnlineAnswer, self._solve(st, None, None, False, theorem6=True, raw=True))
 
-    def _theorem6(self, st: Structure, winners: list[int], t0: float, raw: bool) -> BoundResult | OnlineAnswer | None:
+    def _theorem6(
+        self, st: Structure, winners: list[int], t0: float, raw: bool, load: float
+    ) -> BoundResult | OnlineAnswer | None:
         """ECW's closed-form allocation (in ``R^E_{i1} c R_{i1}``), optimal where 000 Theorem 6 gives ``C* = C^E*``
         (two or more Copeland winners, no ties), if the oracle finds it feasible; else None (the LP answers)."""
         C = _cost_matrix(st)
@@ -375,17 +377,10 @@ class CopelandLPSolver:
         self._last_key = st.key
         if raw:
             return OnlineAnswer(per, allocs, 0, True, [])
-        stats = closed_form_stats("closed-form (000 Theorem 6)", t0)
-        stats["max_violation"] = float(max(viols.values()))
-        return BoundResult.from_winners(
-            "lower_bound",
-            per,
-            allocs,
-            {},
-            method="closed-form (000 Theorem 6)",
-            stats=stats,
-            message="C >= 2: ECW's allocation is optimal (000 Theorem 6)",
-        )
+        method = "closed-form (000 Theorem 6)"
+        stats = {**closed_form_stats(method, t0), "max_violation": float(max(viols.values())), "load_seconds": load}
+        msg = "C >= 2: ECW's allocation is optimal (000 Theorem 6)"
+        return BoundResult.from_winners("lower_bound", per, allocs, {}, method=method, stats=stats, message=msg)
 
     def _fresh_rng(self) -> np.random.Generator:
         """A kept generator reset to ``np.random.default_rng(self.seed)``'s state (a tenth of a new one's cost)."""
@@ -563,10 +558,8 @@ class CopelandLPSolver:
         d = structure_d(st)  # ValueError without d
         winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
         if theorem6 and regret is None and self.levels is None and st.winners.size >= 2 and st.ties == 0:
-            res = self._theorem6(st, winners, t0, raw)
+            res = self._theorem6(st, winners, t0, raw, load)
             if res is not None:
-                if not raw:
-                    cast(BoundResult, res).stats["load_seconds"] = load
                 return res
         # C*_{i1} and the certificate use the true costs; the models are solved with the perturbed ones
         true_costs = pair_costs(st, regret) if regret is not None else _pair_costs_000(st)
