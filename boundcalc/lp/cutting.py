@@ -49,8 +49,7 @@ def load_kernels() -> float:
     st = empirical_structure(np.array([[0.5, 0.7, 0.8], [0.3, 0.5, 0.6], [0.2, 0.4, 0.5]]))
     fam = CopelandFamily(st, 0, compiled=True)
     E = np.zeros((3, 3))
-    S = fam._sums(E)
-    fam._rows(E, S, 1e-9, 1, None)
+    fam._rows(E, fam._sums(E), 1e-9, 1, None)
     ecw_allocation(st.beats, np.ones((3, 3)), 0, compiled=True)
     _LOADED.add("lp")
     return time.perf_counter() - t
@@ -202,16 +201,10 @@ def certificate_for(
         c = np.concatenate([np.asarray(costs, dtype=float), np.zeros(lp.n_vars - lp.n)])
         dual = lagrangian_bound(c, lp._lb, lp._ub, lp._starts, lp._idx, lp._val, lp._lo, duals)
     else:
-        block = lp if isinstance(lp, RowBlock) else rows_to_csr(list(lp))
+        b = lp if isinstance(lp, RowBlock) else rows_to_csr(list(lp))
+        n = costs.size
         dual = lagrangian_bound(
-            costs,
-            np.zeros(costs.size),
-            np.ones(costs.size),
-            block.starts,
-            block.idx,
-            np.ones(block.idx.size),
-            np.ones(block.n_rows),
-            duals,
+            costs, np.zeros(n), np.ones(n), b.starts, b.idx, np.ones(b.idx.size), np.ones(b.n_rows), duals
         )
     return Certificate(max_violation=float(v), primal_bound=primal, dual_bound=dual)
 

@@ -16,21 +16,20 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..matrix import MatrixLike, PreferenceMatrix, as_preference_matrix
+from ..matrix import MatrixLike, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
 from .constraints import ECWFamily
 from .structure import Structure, as_structure, check_regret, empirical_structure, structure_d, triu
 
-__all__ = ["ecw_bound", "ecw_allocation", "ecw_allocation_numpy", "ecw_winner", "ecw_empirical"]
+__all__ = ["ecw_bound", "ecw_allocation", "ecw_allocation_numpy", "ecw_empirical"]
 
 
 def _cost_matrix(st: Structure, regret: ArrayLike | None = None) -> np.ndarray:
     """``C = r / d`` (K x K), ``inf`` on the diagonal; tied pairs (``d = 0``, in no row) get cost 1."""
     R = st.regret if regret is None else check_regret(regret, st.K)
     d = structure_d(st)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        C = np.where(d > 0, R / np.where(d > 0, d, 1.0), 1.0)
+    C = np.divide(R, d, out=np.ones(d.shape), where=d > 0)
     np.fill_diagonal(C, np.inf)
     return C
 
@@ -107,25 +106,10 @@ def ecw_allocation_numpy(beats: np.ndarray, C: np.ndarray, winner: int) -> tuple
     return total_I + parts, E
 
 
-def ecw_winner(pm: PreferenceMatrix, winner: int, C: np.ndarray) -> tuple[float, np.ndarray]:
-    """:func:`ecw_allocation` for a PreferenceMatrix."""
-    return ecw_allocation(as_structure(pm).beats, C, winner)
-
-
 def closed_form_stats(method: str, t0: float) -> dict[str, Any]:
     """A closed-form answer's ``stats``: the LP's counters at zero, the seconds since ``t0``."""
-    return {
-        "method": method,
-        "seconds": time.perf_counter() - t0,
-        "rounds": 0,
-        "lp_solves": 0,
-        "simplex_iterations": 0,
-        "rows": 0,
-        "rows_added": 0,
-        "rows_removed": 0,
-        "warm_start": False,
-        "solver": "closed-form",
-    }
+    zero = dict.fromkeys(("rounds", "lp_solves", "simplex_iterations", "rows", "rows_added", "rows_removed"), 0)
+    return {"method": method, "seconds": time.perf_counter() - t0, **zero, "warm_start": False, "solver": "closed-form"}
 
 
 def ecw_bound(matrix: MatrixLike, *, regret: ArrayLike | None = None, certify: bool = True) -> BoundResult:
@@ -168,8 +152,7 @@ def _ecw(st: Structure, regret: ArrayLike | None, certify: bool) -> BoundResult:
     for w in st.winners.tolist():
         v, E = ecw_allocation(st.beats, C, w)
         per[w] = v
-        with np.errstate(divide="ignore", invalid="ignore"):
-            allocs[w] = np.where(d > 0, E / np.where(d > 0, d, 1.0), 0.0)
+        allocs[w] = np.divide(E, d, out=np.zeros(d.shape), where=d > 0)
         if certify:
             certs[w] = Certificate(ECWFamily(st, w).max_violation(E[triu(st.K)]), v, float("nan"))
             failures += [f"winner {w}: closed-form allocation: {p}" for p in certs[w].problems()]

@@ -35,11 +35,7 @@ DEFAULT_MAX_ROWS = 200_000
 
 
 def _solve_covering(
-    costs: np.ndarray,
-    rows: Sequence[np.ndarray],
-    lower: np.ndarray | None = None,
-    solver: str = "CLARABEL",
-    scale: float | None = None,
+    costs: np.ndarray, rows: Sequence[np.ndarray], lower: np.ndarray | None, solver: str, scale: float
 ) -> tuple[np.ndarray, float, np.ndarray, str]:
     """Solve ``min c.x, lower <= x <= 1, rows >= 1``; returns ``x``, the value, row duals, solver.
 
@@ -59,14 +55,13 @@ def _solve_covering(
         A = sp.csr_matrix((data, np.concatenate(rows), indptr), shape=(len(rows), n))
         row_con = A @ x >= 1
         cons.append(row_con)
-    if scale is None or not np.isfinite(scale) or scale <= 0:
+    if not np.isfinite(scale) or scale <= 0:
         scale = 1.0
     # HiGHS scales internally: dividing would push small costs under its dual tolerance (1e-7)
     problems = {
         "CLARABEL": cp.Problem(cp.Minimize((costs / scale) @ x), cons),
         "HIGHS": cp.Problem(cp.Minimize(costs @ x), cons),
     }
-    factor = {"CLARABEL": scale, "HIGHS": 1.0}
     clarabel_tight = dict(tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11, max_iter=500)
     # the options of every HiGHS model of boundcalc and why: CoveringLP's (one thread, every finite cost a cost)
     highs_opts = {"threads": 1, "infinite_cost": np.inf}
@@ -93,9 +88,8 @@ def _solve_covering(
         tried.append(f"{name}: status {prob.status!r}")
     if used is None:
         raise SolverError("cvxpy found no optimal solution of the full LP (" + "; ".join(tried) + ")")
-    xv = np.clip(np.asarray(x.value, dtype=float), 0.0, 1.0)
-    xv = _purify(xv, costs, A if rows else None, lo)
-    f = factor.get(used, 1.0)
+    xv = _purify(np.clip(np.asarray(x.value, dtype=float), 0.0, 1.0), costs, A if rows else None, lo)
+    f = scale if used == "CLARABEL" else 1.0
     duals = f * np.asarray(row_con.dual_value, dtype=float) if row_con is not None else np.zeros(0)
     return xv, f * float(prob.value), duals, used
 

@@ -79,6 +79,13 @@ class OnlineAnswer:
         return _q_matrix(structure_d(st), self.values[winner])
 
 
+def _empirical(mu_hat: ArrayLike | PreferenceMatrix | Structure) -> Structure:
+    """The structure of an empirical matrix (ties allowed), or a PreferenceMatrix's own, or ``mu_hat`` itself."""
+    if isinstance(mu_hat, Structure):
+        return mu_hat
+    return mu_hat.structure if isinstance(mu_hat, PreferenceMatrix) else empirical_structure(mu_hat)
+
+
 class _Entry:
     """The cached models of one ``(structure, winner)``: the plain model (None before its first solve) and the
     sorted-pool model (None before, False once it failed: the plain model answers)."""
@@ -190,8 +197,7 @@ class CopelandLPSolver:
         self.lift, self.simplex, self.compiled = p.lift, p.simplex, p.compiled
         self.derive, self.reuse_basis = p.derive, p.reuse_basis
         self.per_i2, self.warm_rows, self.sorted_per_i2 = 1, 3, 3
-        self.derived = 0
-        self.sorted_fallbacks = 0
+        self.derived = self.sorted_fallbacks = 0
         self._levels = None if levels is None else tuple(sorted(set(int(l) for l in levels)))
         self.seed = int(seed)
         self.cache_size = max(1, int(cache_size))
@@ -210,18 +216,6 @@ class CopelandLPSolver:
         state["_cache"] = OrderedDict()  # HiGHS objects do not pickle; rebuilt on first use
         state["_last_key"] = None
         return state
-
-    def _empirical(self, mu_hat: ArrayLike | PreferenceMatrix) -> Structure:
-        """The structure of an empirical matrix (or a PreferenceMatrix's own)."""
-        if isinstance(mu_hat, PreferenceMatrix):
-            return mu_hat.structure
-        mu = np.asarray(mu_hat, dtype=float)
-        return empirical_structure(mu)
-
-    def reset(self) -> None:
-        """Forget every model (the next solve starts cold)."""
-        self._cache = OrderedDict()
-        self._last_key = None
 
     def _entry(self, st: Structure, winner: int) -> _Entry:
         key = (st.key, int(winner))
@@ -247,12 +241,15 @@ class CopelandLPSolver:
     def model(self, structure: Structure, winner: int) -> CoveringLP | None:
         """The warm HiGHS model kept for ``(structure, winner)`` (the plain model's where it answers, else the sorted
         model's), or None (never solved, or dropped from the cache)."""
-        e = self._cache.get((structure.key, int(winner)))
+        m = self._answering(structure, winner)
+        return None if m is None else m.lp
+
+    def _answering(self, st: Structure, winner: int) -> CopelandModel | SortedPoolModel | None:
+        """The kept model that answers ``(st, winner)``: the plain model once solved, else the sorted-pool model."""
+        e = self._cache.get((st.key, int(winner)))
         if e is None:
             return None
-        if e.model is not None:
-            return e.model.lp
-        return e.sorted.lp if isinstance(e.sorted, SortedPoolModel) else None
+        return e.model if e.model is not None else (e.sorted if isinstance(e.sorted, SortedPoolModel) else None)
 
     # ------------------------------------------------------------------ check (3)
     def violation(
@@ -271,7 +268,7 @@ class CopelandLPSolver:
         rate matrix (or pair vector), tested against the covering rows only (check (3) compares ``N_ij / ln t`` with
         the set's rows, not with its box ``q <= 1/d``).
         """
-        st = mu_hat if isinstance(mu_hat, Structure) else self._empirical(mu_hat)
+        st = _empirical(mu_hat)
         fam = self._entry(st, winner).family
         Q = _as_square(q, st.K)
         if not (np.all(Q >= 0) and np.all(np.isfinite(Q))):
@@ -286,8 +283,7 @@ class CopelandLPSolver:
         out: list = []
         if rows and amount > tol:
             block = fam.separate_csr(E, tol, per_i2, None, S)
-            iu = np.triu_indices(st.K, 1)
-            pairs = np.stack(iu, axis=1)
+            pairs = np.stack(triu(st.K), axis=1)
             order = np.argsort(-block.violation, kind="stable")
             s = block.starts
             out = [pairs[block.idx[s[r] : s[r + 1]]] for r in order.tolist()]
@@ -333,8 +329,7 @@ class CopelandLPSolver:
         SolverError
             HiGHS reported no optimum (gaps ``|mu_ij - 1/2|`` below about 1e-9 push costs past 1e18).
         """
-        pm = matrix if isinstance(matrix, PreferenceMatrix) else as_preference_matrix(matrix)
-        return cast(BoundResult, self._solve(as_structure(pm), regret, winners, certify))
+        return cast(BoundResult, self._solve(as_structure(as_preference_matrix(matrix)), regret, winners, certify))
 
     def solve_empirical(
         self,
@@ -350,7 +345,7 @@ class CopelandLPSolver:
         or more Copeland winners, no ties, 000's regret and no ``levels``, 000 Theorem 6 answers (``C* = C^E*``;
         :meth:`_theorem6`); ``stats["method"]`` says which.
         """
-        st = mu_hat if isinstance(mu_hat, Structure) else self._empirical(mu_hat)
+        st = _empirical(mu_hat)
         return cast(BoundResult, self._solve(st, regret, winners, certify, theorem6=not certify))
 
     @property
@@ -364,12 +359,11 @@ class CopelandLPSolver:
         return cast(OnlineAnswer, self._solve(st, None, None, False, theorem6=True, raw=True))
 
     def _theorem6(
-        self, st: Structure, winners: Iterable[int] | None, t0: float, raw: bool = False
+        self, st: Structure, winners: list[int], t0: float, raw: bool, load: float
     ) -> BoundResult | OnlineAnswer | None:
         """ECW's closed-form allocation (in ``R^E_{i1} c R_{i1}``), optimal where 000 Theorem 6 gives ``C* = C^E*``
         (two or more Copeland winners, no ties), if the oracle finds it feasible; else None (the LP answers)."""
         C = _cost_matrix(st)
-        winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
         per, allocs, viols = {}, {}, {}
         for w in winners:
             v, E = ecw_allocation(st.beats, C, w, compiled=self.compiled)
@@ -383,17 +377,10 @@ class CopelandLPSolver:
         self._last_key = st.key
         if raw:
             return OnlineAnswer(per, allocs, 0, True, [])
-        stats = closed_form_stats("closed-form (000 Theorem 6)", t0)
-        stats["max_violation"] = float(max(viols.values()))
-        return BoundResult.from_winners(
-            "lower_bound",
-            per,
-            allocs,
-            {},
-            method="closed-form (000 Theorem 6)",
-            stats=stats,
-            message="C >= 2: ECW's allocation is optimal (000 Theorem 6)",
-        )
+        method = "closed-form (000 Theorem 6)"
+        stats = {**closed_form_stats(method, t0), "max_violation": float(max(viols.values())), "load_seconds": load}
+        msg = "C >= 2: ECW's allocation is optimal (000 Theorem 6)"
+        return BoundResult.from_winners("lower_bound", per, allocs, {}, method=method, stats=stats, message=msg)
 
     def _fresh_rng(self) -> np.random.Generator:
         """A kept generator reset to ``np.random.default_rng(self.seed)``'s state (a tenth of a new one's cost)."""
@@ -436,8 +423,8 @@ class CopelandLPSolver:
         where it fails (``ent.sorted`` is then False: the plain model answers)."""
         fam, costs = ent.family, run.costs
         model = ent.sorted if isinstance(ent.sorted, SortedPoolModel) else None
+        kept = model is not None
         s0 = i0 = a0 = 0
-        derived_now = False
         if model is not None:
             s0, i0, a0 = model.lp.solves, model.lp.iterations, model.lp.rows_added
             model.set_pair_costs(costs)
@@ -445,13 +432,12 @@ class CopelandLPSolver:
             for (k, w2), e2 in reversed(self._cache.items()):
                 if w2 == w and e2 is not ent and isinstance(e2.sorted, SortedPoolModel):
                     model = e2.sorted.for_structure(fam, costs, upper)
-                    derived_now = model is not None
-                    self.derived += derived_now
+                    self.derived += model is not None
                     break
         fresh = model is None
         if model is None:
             model = SortedPoolModel(fam, costs, upper, reuse_basis=self.reuse_basis, highs_options=self.highs_options)
-        if self.warm_rows and (fresh or derived_now):
+        if self.warm_rows and not kept:
             # the first rows: the tightest at ECW's allocation (for a derived model, of the i2 whose rows it dropped)
             core = run.ecw_core(st, w)
             S = None
@@ -570,11 +556,10 @@ class CopelandLPSolver:
         t0 = time.perf_counter()
         PROGRESS.rounds = 0
         d = structure_d(st)  # ValueError without d
+        winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
         if theorem6 and regret is None and self.levels is None and st.winners.size >= 2 and st.ties == 0:
-            res = self._theorem6(st, winners, t0, raw)
+            res = self._theorem6(st, winners, t0, raw, load)
             if res is not None:
-                if not raw:
-                    cast(BoundResult, res).stats["load_seconds"] = load
                 return res
         # C*_{i1} and the certificate use the true costs; the models are solved with the perturbed ones
         true_costs = pair_costs(st, regret) if regret is not None else _pair_costs_000(st)
@@ -582,7 +567,6 @@ class CopelandLPSolver:
         upper = np.where(d[triu(st.K)] > 0, 1.0, 0.0)
         warm = st.key == self._last_key
         self._last_key = st.key
-        winners = st.winners.tolist() if winners is None else [int(w) for w in winners]
         per, allocs, certs, viols = {}, {}, {}, {}
         for w in winners:
             ent = self._entry(st, w)
@@ -614,12 +598,7 @@ class CopelandLPSolver:
         self, st: Structure, winners: list, run: _Tally, viols: dict, warm: bool, t0: float, load: float
     ) -> dict[str, Any]:
         """A cutting-plane solve's ``stats``: :data:`boundcalc.result.STATS_KEYS` and the answering models' sizes."""
-        sizes = []
-        for w in winners:
-            e = self._cache.get((st.key, w))
-            m = None if e is None else (e.model if e.model is not None else e.sorted)
-            if m is not None and not isinstance(m, bool):
-                sizes.append(m.sizes())
+        sizes = [m.sizes() for m in (self._answering(st, w) for w in winners) if m is not None]
         size = {k: int(sum(z[k] for z in sizes)) for k in sizes[0]} if sizes else {}
         return {
             "method": "cutting-plane",

@@ -82,8 +82,7 @@ def empirical_structure(mu_hat: ArrayLike, *, check: bool = True) -> Structure:
     beats = (mu > 0.5) & off
     # d(p) = x atanh(x) + log1p(-x^2)/2 with x = 2p - 1 (matrix.kl_half), log 2 at x = +-1
     x = 2.0 * mu - 1.0
-    x2 = x * x
-    inner = x2 < 1.0
+    inner = x * x < 1.0
     xs = np.where(inner, x, 0.0)
     d = xs * np.arctanh(xs) + 0.5 * np.log1p(-xs * xs)
     d[~inner] = np.log(2.0)
