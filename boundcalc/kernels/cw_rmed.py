@@ -142,9 +142,8 @@ def resolve_from_basis(s, a, maxit):
     bvar = np.empty(cap, dtype=np.int64)
     trow = np.empty(cap, dtype=np.int64)
     minv = np.empty(cap * cap)
-    for b in range(nb):
-        bvar[b] = s.lp_bvar[bo + b]
-        trow[b] = s.lp_trow[bo + b]
+    bvar[:nb] = s.lp_bvar[bo : bo + nb]
+    trow[:nb] = s.lp_trow[bo : bo + nb]
     for r in range(nb):  # M^-1 (leading dimension cap) from the stored (M^-1)^T
         for b in range(nb):
             minv[b * cap + r] = s.lp_minvT[mo + r * nb + b]
@@ -168,9 +167,8 @@ def resolve_from_basis(s, a, maxit):
         for b in range(nb2):
             s.lp_minvT[mo + r * nb2 + b] = minv[b * cap + r]
     s.lp_nb[a] = nb2
-    for p in range(n):
-        s.lp_x[a, p] = x[p]
-        s.lp_status[a, p] = code[p]
+    s.lp_x[a, :] = x
+    s.lp_status[a, :] = code
     if not stored_basis_optimal(s, a):
         return False
     for b1 in range(K):  # the oracle over the whole family, on e as a K x K matrix

@@ -109,9 +109,7 @@ class CopelandRMED(CompiledPolicy):
         self._calls = (_entry(type(self), 0, self._s), self._learn_first)
 
     def _learn_first(self, s: Any, env: None, i: int, j: int, won: bool) -> Any:
-        update = _entry(type(self), 1, self._s)
-        self._calls = (self._calls[0], update)
-        return update(s, env, i, j, won)
+        return self._bind()[1](s, env, i, j, won)
 
     def _bind(self) -> tuple[Any, Any]:
         """The select and learning-step entry points (CompiledPolicy's, for this class's kernels)."""
@@ -130,9 +128,6 @@ class CopelandRMED(CompiledPolicy):
         while status != cr.DONE:
             self._serve(status)
             status = run(self._s, env, cr.RESUME, cr.RESUME, False)
-
-    def _decide(self) -> None:
-        self._learn_compiled(cr.RESUME, cr.RESUME, False)
 
     def _serve(self, status: int) -> None:
         """Provide what the compiled decision asked for."""
@@ -161,12 +156,6 @@ class CopelandRMED(CompiledPolicy):
         """New arrays for some fields; the bundle is rebuilt over them."""
         self._attach(self._arrays._replace(**arrays))
 
-    @property
-    def candidates(self) -> list[tuple[int, int]]:
-        """``L_C``, the current pass's list (a copy)."""
-        a = self._arrays
-        return [divmod(int(c), self.K) for c in a.LC[: a.reg[cr.NLC]]]
-
     def decide(self, t: int, wins: np.ndarray, draws: np.ndarray) -> Decision:
         """Lines 7-13 on the counts ``wins`` (``draws = wins + wins.T``) after round ``t``, this
         policy's state left alone (for tests and inspection)."""
@@ -186,7 +175,7 @@ class CopelandRMED(CompiledPolicy):
         saved = (self._arrays, self._s, self._calls)
         try:
             self._attach(arrays)
-            self._decide()
+            self._learn_compiled(cr.RESUME, cr.RESUME, False)
         finally:
             self._arrays, self._s, self._calls = saved
         nxt = [divmod(int(c), K) for c in arrays.LC[: arrays.reg[cr.NLC]]]
@@ -243,8 +232,6 @@ _ENTRIES: dict[tuple[Any, int, Any], Any] = {}
 def _entry(cls: type[CopelandRMED], k: int, s: Any) -> Any:
     """The cached entry point of ``cls.kernels[k]`` (0: select, 1: update) for the state type of ``s``."""
     key = (cls, k, s._numba_type_)
-    got = _ENTRIES.get(key)
-    if got is None:
-        got = bind(cls.kernels[k], s) if k == 0 else bind(cls.kernels[k], s, None, 0, 0, True)
-        _ENTRIES[key] = got
-    return got
+    if key not in _ENTRIES:
+        _ENTRIES[key] = bind(cls.kernels[k], s) if k == 0 else bind(cls.kernels[k], s, None, 0, 0, True)
+    return _ENTRIES[key]
