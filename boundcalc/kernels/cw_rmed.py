@@ -308,11 +308,6 @@ def copeland_run(s, env, i, j, won):
             pending = False
 
 
-#: The protocol's learning step: :func:`copeland_run` with the duel given and ``env = None`` (the
-#: policies' ``kernels`` name it apart from the run, as every policy's).
-copeland_update = copeland_run
-
-
 @njit(cache=True, no_cfunc_wrapper=True)
 def istar_from_values(s):
     """``i*`` from the per-winner constants in ``wval`` (Python's LP answer), set in ``reg``."""

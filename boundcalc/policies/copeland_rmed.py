@@ -59,7 +59,7 @@ import numpy as np
 
 from ..kernels import compile_notice
 from ..kernels import copeland_rmed as cr
-from ..kernels.cw_rmed import copeland_run, copeland_update
+from ..kernels.cw_rmed import copeland_run
 from .base import Real
 from .kernel import T_, CompiledPolicy, bind, bundle
 from .registry import register_policy
@@ -208,7 +208,7 @@ class ECWRMED(CopelandRMED):
     #: 2: check (3) against line 8's ``R``, as printed.
     revision = 2
     State = cr.ECWState
-    kernels = (cr.skeleton_select, copeland_update, copeland_run)
+    kernels = (cr.skeleton_select, copeland_run, copeland_run)  # the run kernel learns too
 
     def initial_state(self) -> cr.ECWState:
         K = self.K

@@ -86,7 +86,7 @@ class CWRMED(CopelandRMED):
     perturb = 1e-6
     State = kcw.CWState
     stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers")
-    kernels = (cr.skeleton_select, kcw.copeland_update, kcw.copeland_run)
+    kernels = (cr.skeleton_select, kcw.copeland_run, kcw.copeland_run)  # the run kernel learns too
     #: Warm models kept by the LP core's cache (per structure and winner).
     cache_size = 64
     #: Pivots the compiled simplex may take from a stored basis that fails the basis test (plain
@@ -117,12 +117,9 @@ class CWRMED(CopelandRMED):
         iu = np.triu_indices(K, 1)
         pid[iu] = np.arange(P2)
         pid[(iu[1], iu[0])] = np.arange(P2)
-        # the warm bases: per-winner offsets into buffers that _load_bases grows
+        # the warm bases: per-winner offsets into the buffers (empty here) that _load_bases grows
         offsets = "lp_nb lp_boff lp_moff lp_soff lp_cap lp_nr lp_aoff".split()
-        buffers = "lp_bvar lp_rstart lp_ridx lp_trow lp_astart lp_aidx".split()
         base.update({k: np.zeros(K, dtype=np.int64) for k in offsets})
-        base.update({k: np.zeros(0, dtype=np.int64) for k in buffers})
-        base.update({k: np.zeros(0) for k in ("lp_minvT", "yv", "cB", "ymag")})
         base.update({k: np.zeros(P2) for k in ("cvec", "aty", "atyabs")})
         base.update(
             Etmp=np.zeros((K, K)),
@@ -130,8 +127,6 @@ class CWRMED(CopelandRMED):
             lp_valid=np.zeros(K, dtype=np.bool_),
             lp_x=np.zeros((K, P2)),
             lp_status=np.full((K, P2), 3, dtype=np.int8),
-            tight=np.ones(0, dtype=np.bool_),
-            rval=np.ones(0),
             cpert=perturb_weights(P2),  # g_p per pair id, as the LP core's
         )
         return kcw.CWState(**base)
