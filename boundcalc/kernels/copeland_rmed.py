@@ -83,9 +83,6 @@ CW_FIELDS = (
 #: type, so the skeleton, check (3) and the LP core's kernels compile once for both variants.
 RMEDState = namedtuple("RMEDState", SKELETON_FIELDS + ECW_FIELDS + CW_FIELDS)  # type: ignore[misc]
 
-#: ECW-RMED's state (the one layout, :data:`RMEDState`).
-ECWState = RMEDState
-
 
 def skeleton_state(K: int, params: Mapping[str, Any], n_stats: int) -> dict[str, Any]:
     """The skeleton's arrays at ``t = 1`` by field name: counts 0, the structure stale, the first

@@ -65,11 +65,6 @@ S_LP, S_THM6, S_WARM = 7, 8, 9
 _perturbed_cost = njit(cache=True, no_cfunc_wrapper=True)(perturbed_cost)
 
 
-#: The state of both variants (:data:`~boundcalc.kernels.copeland_rmed.RMEDState`; CW-RMED's warm
-#: bases in :data:`~boundcalc.kernels.copeland_rmed.CW_FIELDS`, empty for ECW-RMED).
-CWState = cr.RMEDState
-
-
 @njit(cache=True, no_cfunc_wrapper=True)
 def inverse_duals(cost, bvar, minvT, cB, y, ymag):
     """``y = M^-T c_B`` of a stored basis from ``minvT = (M^-1)^T`` (row-major) and ``ymag``, the

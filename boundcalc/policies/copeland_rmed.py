@@ -207,10 +207,10 @@ class ECWRMED(CopelandRMED):
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (ECW), Theorem 5"
     #: 2: check (3) against line 8's ``R``, as printed.
     revision = 2
-    State = cr.ECWState
+    State = cr.RMEDState
     kernels = (cr.skeleton_select, copeland_run, copeland_run)  # the run kernel learns too
 
-    def initial_state(self) -> cr.ECWState:
+    def initial_state(self) -> cr.RMEDState:
         K = self.K
         base = cr.skeleton_state(K, self.params, len(self.stat_names))
         base.update(  # ECW-RMED's fields (CW-RMED's stay empty)
@@ -223,7 +223,7 @@ class ECWRMED(CopelandRMED):
             tgt_dirty=np.ones(K, dtype=np.bool_),
             tgtI_dirty=np.ones(K, dtype=np.bool_),
         )
-        return cr.ECWState(**base)
+        return cr.RMEDState(**base)
 
 
 _ENTRIES: dict[tuple[Any, int, Any], Any] = {}

@@ -84,7 +84,7 @@ class CWRMED(CopelandRMED):
     #: with 1e-7 cost differences come within HiGHS's 1e-9 dual tolerance.  0: the true costs (the
     #: solve path then picks the vertex; the compiled simplex is off).
     perturb = 1e-6
-    State = kcw.CWState
+    State = cr.RMEDState
     stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers")
     kernels = (cr.skeleton_select, kcw.copeland_run, kcw.copeland_run)  # the run kernel learns too
     #: Warm models kept by the LP core's cache (per structure and winner).
@@ -99,7 +99,7 @@ class CWRMED(CopelandRMED):
         self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, perturb=self.perturb, online=arms)
         super().__init__(K, rng=rng, **params)  # validates K
 
-    def initial_state(self) -> kcw.CWState:
+    def initial_state(self) -> cr.RMEDState:
         K = self.K
         base = cr.skeleton_state(K, self.params, len(self.stat_names))
         reg = np.zeros(kcw.N_REG, dtype=np.int64)
@@ -129,14 +129,13 @@ class CWRMED(CopelandRMED):
             lp_status=np.full((K, P2), 3, dtype=np.int8),
             cpert=perturb_weights(P2),  # g_p per pair id, as the LP core's
         )
-        return kcw.CWState(**base)
+        return cr.RMEDState(**base)
 
     def _structure(self) -> Structure:
         a = self._arrays
         return Structure._from_fresh(a.beats.copy(), a.d.copy())  # antisymmetric by construction
 
     def _serve(self, status: int) -> None:
-        """Provide what the compiled decision asked for."""
         if status == kcw.NEED_BASES:
             self._load_bases(self._structure())
         elif status == kcw.NEED_LP:
