@@ -83,52 +83,43 @@ CW_FIELDS = (
 #: type, so the skeleton, check (3) and the LP core's kernels compile once for both variants.
 RMEDState = namedtuple("RMEDState", SKELETON_FIELDS + ECW_FIELDS + CW_FIELDS)  # type: ignore[misc]
 
-#: ECW-RMED's state (the one layout, :data:`RMEDState`).
-ECWState = RMEDState
-
 
 def skeleton_state(K: int, params: Mapping[str, Any], n_stats: int) -> dict[str, Any]:
     """The skeleton's arrays at ``t = 1`` by field name: counts 0, the structure stale, the first
     pass ``L_C = P_{i != j}`` in lexicographic order, the variants' fields empty."""
     P = K * K
-    LC = np.zeros(P, dtype=np.int64)
-    inLR = np.zeros(P, dtype=np.bool_)
-    n = 0
-    for i in range(1, K):
-        for j in range(i):
-            LC[n] = i * K + j
-            inLR[i * K + j] = True
-            n += 1
+    first = [i * K + j for i in range(1, K) for j in range(i)]  # the first pass's L_C and L_R
     reg = np.zeros(N_REG, dtype=np.int64)
-    reg[T_], reg[NLC], reg[PASS_START], reg[FULL] = 1, n, 1, 1
+    reg[T_], reg[NLC], reg[PASS_START], reg[FULL] = 1, len(first), 1, 1
     reg[TAB] = reg[CHK] = -1
     f8, i8, b1 = np.float64, np.int64, np.bool_
-    zeros = [  # (fields, shape, dtype) of the arrays that start at 0
+    zeros = [  # (fields, shape, dtype) of the arrays made as zeros (L_C and L_R filled below)
         ("W N tab_Ia", (K, K), i8),
         ("d info C Q E chk_info", (K, K), f8),
         ("beats tab_inIa", (K, K), b1),
         ("L tab_nc tab_off tab_coff tab_nI", K, i8),
         ("is_win", K, b1),
         ("wval", K, f8),
-        ("inLN", P, b1),
-        ("forced", P, i8),
+        ("inLN inLR", P, b1),
+        ("forced LC", P, i8),
         ("stats", n_stats, i8),
         ("tab_pool", (K, K, K), b1),
         ("tab_gI tab_gS", 0, i8),
         ("tab_ok tab_caseB", 0, b1),
         ("tab_out", 2 * K * K, f8),
     ]
-    return dict(
+    state = dict(
         {name: np.zeros(shape, dtype=dt) for names, shape, dt in zeros for name in names.split()},
         dirty_lo=np.ones(K, dtype=b1),
         dirty_hi=np.ones(K, dtype=b1),
-        LC=LC,
-        inLR=inLR,
         reg=reg,
         fr=np.array([params["alpha"], params["beta"], params["check_tol"]]),
         chk_m=np.full(K, np.nan),
         **_empty_variant_fields(),
     )
+    state["LC"][: len(first)] = first
+    state["inLR"][first] = True
+    return state
 
 
 def _empty_variant_fields() -> dict[str, np.ndarray]:
@@ -302,20 +293,17 @@ def skeleton_finish(s, exploit, log_t):
     reg = s.reg
     code = s.LC[reg[POS]]
     s.inLR[code] = False
-    if exploit >= 0:
-        p = exploit * K + exploit
-        if not s.inLR[p]:
-            s.inLN[p] = True
-    else:
+    if exploit < 0:
         for a in range(1, K):
             for b in range(a):
                 if s.Q[a, b] > s.N[a, b] / log_t:
                     p = a * K + b
                     if not s.inLR[p]:
                         s.inLN[p] = True
-        p = reg[ISTAR] * K + reg[ISTAR]
-        if not s.inLR[p]:
-            s.inLN[p] = True
+    w = exploit if exploit >= 0 else reg[ISTAR]  # the self-duel of the exploited winner or of i*
+    p = w * K + w
+    if not s.inLR[p]:
+        s.inLN[p] = True
     reg[POS] += 1
     if reg[POS] == reg[NLC]:
         n = 0

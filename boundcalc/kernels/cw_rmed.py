@@ -39,37 +39,9 @@ import numpy as np
 from numba import njit
 
 from . import DUAL_MARGIN, ROUNDING
+from . import copeland_rmed as cr
 from .basis import duals_keep_signs
 from .codesize import optimize_for_size
-from .copeland_rmed import (
-    BND,
-    DONE,
-    ECW,
-    HAVE_TARGET,
-    IN_LOOP,
-    ISTAR,
-    NEED_TABLES,
-    PENDING,
-    S_BOUND,
-    S_CHECKS,
-    S_SOLVES,
-    S_TARGETS,
-    STRUCT,
-    TAB,
-    VARIANT,
-    RMEDState,
-    _min_row_sum,
-    argmin_winner,
-    build_tables,
-    check3,
-    ecw_target,
-    first_winner,
-    skeleton_finish,
-    skeleton_learn,
-    skeleton_refresh,
-    skeleton_select,
-)
-from .copeland_rmed import N_REG as N_REG_SKELETON
 from .lp import ecw_closed_form as _closed_form
 from .perturb import perturbed_cost
 from .policy import T_, env_more, play
@@ -81,8 +53,8 @@ NEED_LP, NEED_BASES, NEED_SIMPLEX = 2, 3, 4
 
 #: ``reg`` beyond the skeleton's: the structure the warm bases were read for, the pivots the
 #: compiled simplex may take (0: HiGHS re-solves), the winner whose basis ``NEED_SIMPLEX`` re-solves.
-BAS, SPX, SPXW = N_REG_SKELETON, N_REG_SKELETON + 1, N_REG_SKELETON + 2
-N_REG = N_REG_SKELETON + 3
+BAS, SPX, SPXW = cr.N_REG, cr.N_REG + 1, cr.N_REG + 2
+N_REG = cr.N_REG + 3
 
 #: ``fr`` beyond the skeleton's (alpha, beta, check_tol): the oracle's tolerance, the perturbation delta.
 LP_TOL, PERT = 3, 4
@@ -91,11 +63,6 @@ S_LP, S_THM6, S_WARM = 7, 8, 9
 
 #: :func:`boundcalc.kernels.perturb.perturbed_cost` compiled: the LP core's formula, not a copy of it
 _perturbed_cost = njit(cache=True, no_cfunc_wrapper=True)(perturbed_cost)
-
-
-#: The state of both variants (:data:`~boundcalc.kernels.copeland_rmed.RMEDState`; CW-RMED's warm
-#: bases in :data:`~boundcalc.kernels.copeland_rmed.CW_FIELDS`, empty for ECW-RMED).
-CWState = RMEDState
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -170,9 +137,8 @@ def resolve_from_basis(s, a, maxit):
     bvar = np.empty(cap, dtype=np.int64)
     trow = np.empty(cap, dtype=np.int64)
     minv = np.empty(cap * cap)
-    for b in range(nb):
-        bvar[b] = s.lp_bvar[bo + b]
-        trow[b] = s.lp_trow[bo + b]
+    bvar[:nb] = s.lp_bvar[bo : bo + nb]
+    trow[:nb] = s.lp_trow[bo : bo + nb]
     for r in range(nb):  # M^-1 (leading dimension cap) from the stored (M^-1)^T
         for b in range(nb):
             minv[b * cap + r] = s.lp_minvT[mo + r * nb + b]
@@ -196,9 +162,8 @@ def resolve_from_basis(s, a, maxit):
         for b in range(nb2):
             s.lp_minvT[mo + r * nb2 + b] = minv[b * cap + r]
     s.lp_nb[a] = nb2
-    for p in range(n):
-        s.lp_x[a, p] = x[p]
-        s.lp_status[a, p] = code[p]
+    s.lp_x[a, :] = x
+    s.lp_status[a, :] = code
     if not stored_basis_optimal(s, a):
         return False
     for b1 in range(K):  # the oracle over the whole family, on e as a K x K matrix
@@ -207,7 +172,7 @@ def resolve_from_basis(s, a, maxit):
             e = x[s.pid[b1, b2]]
             s.Etmp[b1, b2] = e
             s.Etmp[b2, b1] = e
-    return not 1.0 - _min_row_sum(s, a, s.Etmp) > s.fr[LP_TOL]
+    return not 1.0 - cr._min_row_sum(s, a, s.Etmp) > s.fr[LP_TOL]
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -217,41 +182,41 @@ def copeland_run(s, env, i, j, won):
     protocol's step, no play).  Returns ``DONE`` or what Python must supply (module text)."""
     optimize_for_size()
     if i >= 0:
-        skeleton_learn(s, i, j, won)
-        if s.reg[IN_LOOP]:
-            s.reg[IN_LOOP] = 0
-            s.reg[PENDING] = 1
+        cr.skeleton_learn(s, i, j, won)
+        if s.reg[cr.IN_LOOP]:
+            s.reg[cr.IN_LOOP] = 0
+            s.reg[cr.PENDING] = 1
         else:
             s.reg[T_] += 1
-    pending = s.reg[PENDING] != 0
+    pending = s.reg[cr.PENDING] != 0
     while True:
         if not pending:
             if env is None:  # the protocol's step: nothing to play (numba prunes the rest for this type)
-                return DONE
+                return cr.DONE
             if not env_more(env):
-                return DONE
-            a, b = skeleton_select(s)
-            skeleton_learn(s, a, b, play(env, a, b))
-            if s.reg[IN_LOOP]:
-                s.reg[IN_LOOP] = 0
-                s.reg[PENDING] = 1
+                return cr.DONE
+            a, b = cr.skeleton_select(s)
+            cr.skeleton_learn(s, a, b, play(env, a, b))
+            if s.reg[cr.IN_LOOP]:
+                s.reg[cr.IN_LOOP] = 0
+                s.reg[cr.PENDING] = 1
                 pending = True
             else:
                 s.reg[T_] += 1
         if pending:
-            skeleton_refresh(s)
-            ecw = s.reg[VARIANT] == ECW
+            cr.skeleton_refresh(s)
+            ecw = s.reg[cr.VARIANT] == cr.ECW
             log_t = math.log(s.reg[T_])
             if log_t <= 0:
-                exploit = first_winner(s)
+                exploit = cr.first_winner(s)
             else:
-                if s.reg[TAB] != s.reg[STRUCT]:  # a new structure: its tables, and its warm bases not yet read
-                    if not build_tables(s):
-                        return NEED_TABLES
+                if s.reg[cr.TAB] != s.reg[cr.STRUCT]:  # a new structure: its tables, and its warm bases not yet read
+                    if not cr.build_tables(s):
+                        return cr.NEED_TABLES
                     for a in range(s.lp_valid.shape[0]):
                         s.lp_valid[a] = False
-                exploit = check3(s, log_t)
-                if exploit < 0 and not s.reg[HAVE_TARGET] and not ecw:
+                exploit = cr.check3(s, log_t)
+                if exploit < 0 and not s.reg[cr.HAVE_TARGET] and not ecw:
                     K = s.W.shape[0]
                     nwin = 0
                     for a in range(K):
@@ -276,7 +241,7 @@ def copeland_run(s, env, i, j, won):
                             continue
                         if thm6:  # Theorem 6: ECW's closed form, feasible for R_a by the oracle
                             v = _closed_form(s.beats, s.L, s.C, a, s.Etmp)
-                            if 1.0 - _min_row_sum(s, a, s.Etmp) > s.fr[LP_TOL]:
+                            if 1.0 - cr._min_row_sum(s, a, s.Etmp) > s.fr[LP_TOL]:
                                 istar = -1
                                 break
                         else:  # the stored basis of winner a, kept while optimal for the costs
@@ -298,8 +263,8 @@ def copeland_run(s, env, i, j, won):
                     if istar == -2:
                         return NEED_SIMPLEX
                     if istar < 0:
-                        return NEED_LP if thm6 or s.reg[BAS] == s.reg[STRUCT] else NEED_BASES
-                    istar = argmin_winner(s)
+                        return NEED_LP if thm6 or s.reg[BAS] == s.reg[cr.STRUCT] else NEED_BASES
+                    istar = cr.argmin_winner(s)
                     if thm6:  # Q = E / d of i*
                         _closed_form(s.beats, s.L, s.C, istar, s.Etmp)
                         for a in range(K):
@@ -313,11 +278,11 @@ def copeland_run(s, env, i, j, won):
                                 s.Q[a, b] = q
                                 s.Q[b, a] = q
                     s.stats[S_THM6 if thm6 else S_WARM] += 1
-                    s.stats[S_SOLVES] += 1
-                    s.reg[ISTAR] = istar
-                    s.reg[HAVE_TARGET] = 1
-                s.stats[S_CHECKS] += 1
-                s.stats[S_BOUND] += s.reg[BND]
+                    s.stats[cr.S_SOLVES] += 1
+                    s.reg[cr.ISTAR] = istar
+                    s.reg[cr.HAVE_TARGET] = 1
+                s.stats[cr.S_CHECKS] += 1
+                s.stats[cr.S_BOUND] += s.reg[cr.BND]
             if ecw:
                 for q in range(s.W.shape[0]):  # Theorem 5's parts made stale by the duels since the last decision
                     if s.dirty_lo[q]:
@@ -327,28 +292,23 @@ def copeland_run(s, env, i, j, won):
                     s.dirty_lo[q] = False
                     s.dirty_hi[q] = False
             if exploit < 0:
-                s.stats[S_TARGETS] += 1
-                if ecw and not s.reg[HAVE_TARGET]:
-                    s.stats[S_SOLVES] += 1
-                    ecw_target(s)
-                    s.reg[HAVE_TARGET] = 1
-            skeleton_finish(s, exploit, log_t)
-            s.reg[PENDING] = 0
+                s.stats[cr.S_TARGETS] += 1
+                if ecw and not s.reg[cr.HAVE_TARGET]:
+                    s.stats[cr.S_SOLVES] += 1
+                    cr.ecw_target(s)
+                    s.reg[cr.HAVE_TARGET] = 1
+            cr.skeleton_finish(s, exploit, log_t)
+            s.reg[cr.PENDING] = 0
             s.reg[T_] += 1
             pending = False
-
-
-#: The protocol's learning step: :func:`copeland_run` with the duel given and ``env = None`` (the
-#: policies' ``kernels`` name it apart from the run, as every policy's).
-copeland_update = copeland_run
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def istar_from_values(s):
     """``i*`` from the per-winner constants in ``wval`` (Python's LP answer), set in ``reg``."""
     optimize_for_size()
-    istar = argmin_winner(s)
-    s.reg[ISTAR] = istar
+    istar = cr.argmin_winner(s)
+    s.reg[cr.ISTAR] = istar
     return istar
 
 

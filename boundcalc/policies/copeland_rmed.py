@@ -1,11 +1,11 @@
 """Paper 000's Algorithm 1 (CW-RMED / ECW-RMED, Komiyama, Honda & Nakagawa, ICML 2016, Sec. 4).
 
-The skeleton both variants share is compiled once: the lists ``L_C`` (this pass), ``L_R`` (still
-to draw in it) and ``L_N`` (next pass), line 4's forced exploration, the empirical structure kept
-up to date duel by duel, lines 11-15's list step (:func:`skeleton_select`, :func:`skeleton_learn`,
-:func:`skeleton_refresh`, :func:`skeleton_finish`) and line 8's check (3) (:func:`check3`).  A
-variant supplies line 11's target: ECW-RMED (:class:`ECWRMED`,
-:func:`~boundcalc.kernels.copeland_rmed.ecw_target`) Theorem 5's closed form over ``R^E`` (eqs.
+The skeleton both variants share is compiled once (:mod:`boundcalc.kernels.copeland_rmed`, ``cr``
+below): the lists ``L_C`` (this pass), ``L_R`` (still to draw in it) and ``L_N`` (next pass), line
+4's forced exploration, the empirical structure kept up to date duel by duel, lines 11-15's list
+step (:func:`~cr.skeleton_select`, :func:`~cr.skeleton_learn`, :func:`~cr.skeleton_refresh`,
+:func:`~cr.skeleton_finish`) and line 8's check (3) (:func:`~cr.check3`).  A variant supplies line
+11's target: ECW-RMED (:class:`ECWRMED`, :func:`~cr.ecw_target`) Theorem 5's closed form over ``R^E`` (eqs.
 (4)-(5)), CW-RMED (:mod:`boundcalc.policies.cw_rmed`) the exact LP of eq. (2).
 
 Readings of the text (000 Algorithm 1, Sec. 4)
@@ -34,16 +34,16 @@ Readings of the text (000 Algorithm 1, Sec. 4)
     * A self-duel ``(i, i)`` changes no count (``t`` advances), so line 11's allocation, which
       depends on ``mu_hat`` alone, is reused.
 
-The empirical state (:class:`RMEDState`)
+The empirical state (:class:`~cr.RMEDState`)
     ``beats`` (strict), ``L``, ``d`` (0 on ties), ``info = N d``, ``C = r / d`` (000's regret on
     the empirical losses, ``inf`` on ties and the diagonal), ``Q`` (line 11's allocation, draws per
     ``log t``), with the arithmetic of :func:`boundcalc.lp.structure.empirical_structure` and
     :func:`boundcalc.lp.ecw._cost_matrix`, bit for bit.  A duel that keeps the structure changes
-    one pair (:func:`skeleton_learn`), and for ECW-RMED only its loser's eq. (5) pools and its
+    one pair (:func:`~cr.skeleton_learn`), and for ECW-RMED only its loser's eq. (5) pools and its
     winner's eq. (4) row of Theorem 5; one that flips it makes the next decision recompute
-    everything (:func:`skeleton_refresh`).  Check (3) runs the LP core's sorting oracle
+    everything (:func:`~cr.skeleton_refresh`).  Check (3) runs the LP core's sorting oracle
     (:func:`boundcalc.kernels.lp.copeland_sums`) on ``E = (N / log t) d`` over tables built once per
-    structure (:func:`build_tables`; Python enlarges them: :meth:`CopelandRMED._grow_tables`).
+    structure (:func:`~cr.build_tables`; Python enlarges them: :meth:`CopelandRMED._grow_tables`).
 
 ``stats``: ``forced`` (line 4 draws), ``checks`` (check (3) evaluations), ``targets`` (line 11
 reached), ``solves`` (line 11 computed anew), ``self_duels``, ``structures`` (empirical structures
@@ -58,29 +58,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..kernels import compile_notice
-from ..kernels.copeland_rmed import (
-    DONE,
-    IN_LOOP,
-    ISTAR,
-    NEED_TABLES,
-    NLC,
-    PASS_START,
-    PENDING,
-    POS,
-    RESUME,
-    S_TARGETS,
-    WINNER_TIE_RTOL,
-    ECWState,
-    RMEDState,
-    build_tables,
-    check3,
-    skeleton_finish,
-    skeleton_learn,
-    skeleton_refresh,
-    skeleton_select,
-    skeleton_state,
-)
-from ..kernels.cw_rmed import copeland_run, copeland_update
+from ..kernels import copeland_rmed as cr
+from ..kernels.cw_rmed import copeland_run
 from .base import Real
 from .kernel import T_, CompiledPolicy, bind, bundle
 from .registry import register_policy
@@ -90,23 +69,7 @@ from .registry import register_policy
 #: (lexicographic, then ``(i*, i*)``) and the policy's counters for this decision.
 Decision = namedtuple("Decision", ["check", "istar", "Q", "values", "next", "stats"])
 
-__all__ = [
-    "CopelandRMED",
-    "ECWRMED",
-    "ECWState",
-    "RMEDState",
-    "Decision",
-    "skeleton_state",
-    "skeleton_select",
-    "skeleton_learn",
-    "skeleton_refresh",
-    "skeleton_finish",
-    "check3",
-    "build_tables",
-    "copeland_update",
-    "copeland_run",
-    "WINNER_TIE_RTOL",
-]
+__all__ = ["CopelandRMED", "ECWRMED", "Decision"]
 
 
 # ----------------------------------------------------------------------------- the classes
@@ -146,9 +109,7 @@ class CopelandRMED(CompiledPolicy):
         self._calls = (_entry(type(self), 0, self._s), self._learn_first)
 
     def _learn_first(self, s: Any, env: None, i: int, j: int, won: bool) -> Any:
-        update = _entry(type(self), 1, self._s)
-        self._calls = (self._calls[0], update)
-        return update(s, env, i, j, won)
+        return self._bind()[1](s, env, i, j, won)
 
     def _bind(self) -> tuple[Any, Any]:
         """The select and learning-step entry points (CompiledPolicy's, for this class's kernels)."""
@@ -157,29 +118,26 @@ class CopelandRMED(CompiledPolicy):
 
     def _learn_compiled(self, i: int, j: int, won: bool) -> None:
         status = self._calls[1](self._s, None, i, j, won)
-        while status != DONE:
+        while status != cr.DONE:
             self._serve(status)
-            status = self._calls[1](self._s, None, RESUME, RESUME, False)
+            status = self._calls[1](self._s, None, cr.RESUME, cr.RESUME, False)
 
     def run_environment(self, env: Any) -> None:
         run = type(self).kernels[2]
-        status = run(self._s, env, RESUME, RESUME, False)
-        while status != DONE:
+        status = run(self._s, env, cr.RESUME, cr.RESUME, False)
+        while status != cr.DONE:
             self._serve(status)
-            status = run(self._s, env, RESUME, RESUME, False)
-
-    def _decide(self) -> None:
-        self._learn_compiled(RESUME, RESUME, False)
+            status = run(self._s, env, cr.RESUME, cr.RESUME, False)
 
     def _serve(self, status: int) -> None:
         """Provide what the compiled decision asked for."""
-        if status == NEED_TABLES:
+        if status == cr.NEED_TABLES:
             self._grow_tables()
         else:  # pragma: no cover - defensive
             raise RuntimeError(f"{self.name}: unknown request {status} from the compiled step")
 
     def _grow_tables(self) -> None:
-        """Flat table arrays for :func:`build_tables`: twice the current structure's need, at most all levels."""
+        """Flat table arrays for :func:`~cr.build_tables`: twice the current structure's need, at most all levels."""
         a = self._arrays
         K = self.K
         L = np.sort(a.L)
@@ -198,12 +156,6 @@ class CopelandRMED(CompiledPolicy):
         """New arrays for some fields; the bundle is rebuilt over them."""
         self._attach(self._arrays._replace(**arrays))
 
-    @property
-    def candidates(self) -> list[tuple[int, int]]:
-        """``L_C``, the current pass's list (a copy)."""
-        a = self._arrays
-        return [divmod(int(c), self.K) for c in a.LC[: a.reg[NLC]]]
-
     def decide(self, t: int, wins: np.ndarray, draws: np.ndarray) -> Decision:
         """Lines 7-13 on the counts ``wins`` (``draws = wins + wins.T``) after round ``t``, this
         policy's state left alone (for tests and inspection)."""
@@ -216,23 +168,23 @@ class CopelandRMED(CompiledPolicy):
         arrays.W[:] = W
         arrays.N[:] = N
         reg = arrays.reg
-        reg[T_], reg[NLC], reg[POS], reg[PASS_START], reg[IN_LOOP] = int(t), 1, 0, 0, 1
-        reg[PENDING] = 1  # the decision after a draw of the loop, made by the next step
+        reg[T_], reg[cr.NLC], reg[cr.POS], reg[cr.PASS_START], reg[cr.IN_LOOP] = int(t), 1, 0, 0, 1
+        reg[cr.PENDING] = 1  # the decision after a draw of the loop, made by the next step
         arrays.LC[0] = 1 * K + 0  # a stand-in for the drawn pair (its L_R bit is cleared)
         arrays.inLR[:] = False
         saved = (self._arrays, self._s, self._calls)
         try:
             self._attach(arrays)
-            self._decide()
+            self._learn_compiled(cr.RESUME, cr.RESUME, False)
         finally:
             self._arrays, self._s, self._calls = saved
-        nxt = [divmod(int(c), K) for c in arrays.LC[: arrays.reg[NLC]]]
+        nxt = [divmod(int(c), K) for c in arrays.LC[: arrays.reg[cr.NLC]]]
         nxt = [p for p in nxt if p[0] != p[1]] + [p for p in nxt if p[0] == p[1]]
         stats = dict(zip(self.stat_names, (int(x) for x in arrays.stats)))
-        if arrays.stats[S_TARGETS] == 0:
+        if arrays.stats[cr.S_TARGETS] == 0:
             return Decision(nxt[0][0], None, None, None, nxt, stats)
         values = {a: float(arrays.wval[a]) for a in np.flatnonzero(arrays.is_win).tolist()}
-        return Decision(None, int(arrays.reg[ISTAR]), arrays.Q.copy(), values, nxt, stats)
+        return Decision(None, int(arrays.reg[cr.ISTAR]), arrays.Q.copy(), values, nxt, stats)
 
 
 @register_policy
@@ -240,8 +192,8 @@ class ECWRMED(CopelandRMED):
     """ECW-RMED: 000's Algorithm 1 with line 11 over ``R^E`` (eqs. (4)-(5)), Theorem 5's closed form.
 
     Check (3) tests the counts against ``R_{i1}(mu_hat)`` of eq. (2) per empirical winner
-    (:func:`check3`); when none passes, line 11 takes the winner of smallest ``C^E*_{i1}(mu_hat)``
-    and its allocation (:func:`ecw_target`).  Regret is at most ``C^E* log T + o(log T)`` (Theorem 4).
+    (:func:`~cr.check3`); when none passes, line 11 takes the winner of smallest ``C^E*_{i1}(mu_hat)``
+    and its allocation (:func:`~cr.ecw_target`).  Regret is at most ``C^E* log T + o(log T)`` (Theorem 4).
 
     Examples
     --------
@@ -255,12 +207,12 @@ class ECWRMED(CopelandRMED):
     reference = "Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (ECW), Theorem 5"
     #: 2: check (3) against line 8's ``R``, as printed.
     revision = 2
-    State = ECWState
-    kernels = (skeleton_select, copeland_update, copeland_run)
+    State = cr.RMEDState
+    kernels = (cr.skeleton_select, copeland_run, copeland_run)  # the run kernel learns too
 
-    def initial_state(self) -> ECWState:
+    def initial_state(self) -> cr.RMEDState:
         K = self.K
-        base = skeleton_state(K, self.params, len(self.stat_names))
+        base = cr.skeleton_state(K, self.params, len(self.stat_names))
         base.update(  # ECW-RMED's fields (CW-RMED's stay empty)
             keys=np.empty(K),
             tgt_part=np.zeros((K, K)),
@@ -271,7 +223,7 @@ class ECWRMED(CopelandRMED):
             tgt_dirty=np.ones(K, dtype=np.bool_),
             tgtI_dirty=np.ones(K, dtype=np.bool_),
         )
-        return ECWState(**base)
+        return cr.RMEDState(**base)
 
 
 _ENTRIES: dict[tuple[Any, int, Any], Any] = {}
@@ -280,8 +232,6 @@ _ENTRIES: dict[tuple[Any, int, Any], Any] = {}
 def _entry(cls: type[CopelandRMED], k: int, s: Any) -> Any:
     """The cached entry point of ``cls.kernels[k]`` (0: select, 1: update) for the state type of ``s``."""
     key = (cls, k, s._numba_type_)
-    got = _ENTRIES.get(key)
-    if got is None:
-        got = bind(cls.kernels[k], s) if k == 0 else bind(cls.kernels[k], s, None, 0, 0, True)
-        _ENTRIES[key] = got
-    return got
+    if key not in _ENTRIES:
+        _ENTRIES[key] = bind(cls.kernels[k], s) if k == 0 else bind(cls.kernels[k], s, None, 0, 0, True)
+    return _ENTRIES[key]

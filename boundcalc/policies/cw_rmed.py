@@ -31,34 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels import copeland_rmed as cr
+from ..kernels import cw_rmed as kcw
 from ..kernels.basis import SKIP
-from ..kernels.copeland_rmed import (
-    CW,
-    HAVE_TARGET,
-    S_SOLVES,
-    STRUCT,
-    VARIANT,
-    skeleton_select,
-    skeleton_state,
-)
-from ..kernels.cw_rmed import (
-    BAS,
-    N_REG,
-    NEED_BASES,
-    NEED_LP,
-    NEED_SIMPLEX,
-    S_LP,
-    S_THM6,
-    S_WARM,
-    SPX,
-    SPXW,
-    CWState,
-    basis_matrix,
-    copeland_run,
-    copeland_update,
-    istar_from_values,
-    resolve_from_basis,
-)
 from ..kernels.perturb import weights as perturb_weights
 from ..lp.highs import CoveringLP, SolverError
 from ..lp.online import CopelandLPSolver
@@ -66,7 +41,7 @@ from ..lp.structure import Structure
 from .copeland_rmed import CopelandRMED
 from .registry import register_policy
 
-__all__ = ["CWRMED", "CWState", "copeland_update", "copeland_run"]
+__all__ = ["CWRMED"]
 
 #: Basic variables a stored basis may gain in the compiled simplex (its buffers' slack; beyond it
 #: HiGHS re-solves).
@@ -109,9 +84,9 @@ class CWRMED(CopelandRMED):
     #: with 1e-7 cost differences come within HiGHS's 1e-9 dual tolerance.  0: the true costs (the
     #: solve path then picks the vertex; the compiled simplex is off).
     perturb = 1e-6
-    State = CWState
+    State = cr.RMEDState
     stat_names = CopelandRMED.stat_names + ("lp_solves", "theorem6", "warm_answers")
-    kernels = (skeleton_select, copeland_update, copeland_run)
+    kernels = (cr.skeleton_select, kcw.copeland_run, kcw.copeland_run)  # the run kernel learns too
     #: Warm models kept by the LP core's cache (per structure and winner).
     cache_size = 64
     #: Pivots the compiled simplex may take from a stored basis that fails the basis test (plain
@@ -124,17 +99,17 @@ class CWRMED(CopelandRMED):
         self.solver = CopelandLPSolver(seed=0, cache_size=self.cache_size, perturb=self.perturb, online=arms)
         super().__init__(K, rng=rng, **params)  # validates K
 
-    def initial_state(self) -> CWState:
+    def initial_state(self) -> cr.RMEDState:
         K = self.K
-        base = skeleton_state(K, self.params, len(self.stat_names))
-        reg = np.zeros(N_REG, dtype=np.int64)
+        base = cr.skeleton_state(K, self.params, len(self.stat_names))
+        reg = np.zeros(kcw.N_REG, dtype=np.int64)
         reg[: base["reg"].size] = base["reg"]
-        reg[BAS] = -1
+        reg[kcw.BAS] = -1
         # plain compiled models with perturbed costs only: otherwise a degenerate LP's vertex is
         # the solve path's choice, and the simplex's path is not HiGHS's
         plain = self.solver.compiled and not self.solver.lift
-        reg[SPX] = self.simplex_pivots if plain and self.solver.perturb > 0 else 0
-        reg[VARIANT] = CW
+        reg[kcw.SPX] = self.simplex_pivots if plain and self.solver.perturb > 0 else 0
+        reg[cr.VARIANT] = cr.CW
         base["reg"] = reg
         base["fr"] = np.append(base["fr"], [self.solver.tol, self.solver.perturb])  # LP_TOL, PERT
         P2 = K * (K - 1) // 2
@@ -142,12 +117,9 @@ class CWRMED(CopelandRMED):
         iu = np.triu_indices(K, 1)
         pid[iu] = np.arange(P2)
         pid[(iu[1], iu[0])] = np.arange(P2)
-        # the warm bases: per-winner offsets into buffers that _load_bases grows
+        # the warm bases: per-winner offsets into the buffers (empty here) that _load_bases grows
         offsets = "lp_nb lp_boff lp_moff lp_soff lp_cap lp_nr lp_aoff".split()
-        buffers = "lp_bvar lp_rstart lp_ridx lp_trow lp_astart lp_aidx".split()
         base.update({k: np.zeros(K, dtype=np.int64) for k in offsets})
-        base.update({k: np.zeros(0, dtype=np.int64) for k in buffers})
-        base.update({k: np.zeros(0) for k in ("lp_minvT", "yv", "cB", "ymag")})
         base.update({k: np.zeros(P2) for k in ("cvec", "aty", "atyabs")})
         base.update(
             Etmp=np.zeros((K, K)),
@@ -155,25 +127,22 @@ class CWRMED(CopelandRMED):
             lp_valid=np.zeros(K, dtype=np.bool_),
             lp_x=np.zeros((K, P2)),
             lp_status=np.full((K, P2), 3, dtype=np.int8),
-            tight=np.ones(0, dtype=np.bool_),
-            rval=np.ones(0),
             cpert=perturb_weights(P2),  # g_p per pair id, as the LP core's
         )
-        return CWState(**base)
+        return cr.RMEDState(**base)
 
     def _structure(self) -> Structure:
         a = self._arrays
         return Structure._from_fresh(a.beats.copy(), a.d.copy())  # antisymmetric by construction
 
     def _serve(self, status: int) -> None:
-        """Provide what the compiled decision asked for."""
-        if status == NEED_BASES:
+        if status == kcw.NEED_BASES:
             self._load_bases(self._structure())
-        elif status == NEED_LP:
+        elif status == kcw.NEED_LP:
             self._solve(self._structure())
-        elif status == NEED_SIMPLEX:
+        elif status == kcw.NEED_SIMPLEX:
             a = self._arrays
-            if not resolve_from_basis(self._s, int(a.reg[SPXW]), int(a.reg[SPX])):
+            if not kcw.resolve_from_basis(self._s, int(a.reg[kcw.SPXW]), int(a.reg[kcw.SPX])):
                 self._solve(self._structure())
         else:
             super()._serve(status)
@@ -184,23 +153,23 @@ class CWRMED(CopelandRMED):
         res = self.solver.solve_online(st)
         if res.failures:
             raise SolverError(f"CW-RMED at t = {self.t}: the lower-bound LP failed: {'; '.join(res.failures)}")
-        a.stats[S_LP] += res.lp_solves
+        a.stats[kcw.S_LP] += res.lp_solves
         thm6 = res.theorem6
-        a.stats[S_THM6] += int(thm6)
-        a.stats[S_WARM] += int(not thm6 and res.lp_solves == 0)  # every model's basis kept
+        a.stats[kcw.S_THM6] += int(thm6)
+        a.stats[kcw.S_WARM] += int(not thm6 and res.lp_solves == 0)  # every model's basis kept
         a.wval[:] = np.inf
         for w, v in res.per_winner.items():
             a.wval[w] = v
-        istar = istar_from_values(self._s)
+        istar = kcw.istar_from_values(self._s)
         a.Q[:] = res.allocation(istar, st)
-        a.reg[HAVE_TARGET] = 1
-        a.stats[S_SOLVES] += 1
+        a.reg[cr.HAVE_TARGET] = 1
+        a.stats[cr.S_SOLVES] += 1
         self._load_bases(st)
 
     def _load_bases(self, st: Structure) -> None:
         """Load the last basis of every winner's warm model of ``st`` into the state."""
         a = self._arrays
-        a.reg[BAS] = a.reg[STRUCT]
+        a.reg[kcw.BAS] = a.reg[cr.STRUCT]
         P2 = self.K * (self.K - 1) // 2
         a.lp_valid[:] = False
         a.lp_nr[:] = 0
@@ -210,7 +179,7 @@ class CWRMED(CopelandRMED):
             got = _basis_parts(lp) if lp is not None and lp.n == P2 else None
             if got is not None:
                 parts.append((w, got))
-        slack = SIMPLEX_SLACK if a.reg[SPX] > 0 else 0
+        slack = SIMPLEX_SLACK if a.reg[kcw.SPX] > 0 else 0
         caps = [min(P2, p[1][2].size + slack) for p in parts]
         need = {"lp_bvar": 0, "lp_minvT": 0, "lp_rstart": 0, "lp_ridx": 0, "lp_astart": 0, "lp_aidx": 0}
         for cap, (_, (x, status, bv, minvT, rs, ri, trow, ast, aix)) in zip(caps, parts):
@@ -266,7 +235,7 @@ def _basis_parts(lp: CoveringLP) -> tuple[np.ndarray, ...] | None:
     if lp._sx is not None:
         ok, bvar, rs, ri, minvT = _simplex_basis(lp)
     else:
-        ok, bvar, rs, ri, minvT = basis_matrix(status, row_basic, lp._starts, lp._idx)
+        ok, bvar, rs, ri, minvT = kcw.basis_matrix(status, row_basic, lp._starts, lp._idx)
     if not ok:
         return None
     # LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
