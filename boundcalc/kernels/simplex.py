@@ -34,9 +34,6 @@ holds within :data:`FEAS_TOL`, ``M^-1`` passed its check and the duals pass the 
 otherwise (or after ``maxit`` pivots) the status says why and the caller re-solves with HiGHS.
 Callers: :meth:`boundcalc.lp.highs.CoveringLP._solve_simplex` and
 :func:`boundcalc.kernels.cw_rmed.resolve_from_basis`.
-
-Functions are ``@njit(cache=True)`` over flat arrays (``M^-1`` row-major with leading dimension
-``cap = len(bvar)``), sized by :func:`~boundcalc.kernels.codesize.optimize_for_size`.
 """
 
 from __future__ import annotations
@@ -107,11 +104,11 @@ def invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
                 for k in range(nb):
                     work[ro + k] -= g * work[co + k]
                     minv[r * ld + k] -= g * minv[c * ld + k]
-    return inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work)
+    return inverse_ok(trow, nb, astart, aidx, pos, minv, ld, work)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+def inverse_ok(trow, nb, astart, aidx, pos, minv, ld, work):
     """``|M M^-1 - I| <= 1e-9`` entrywise (``work``: scratch of ``nb``)."""
     optimize_for_size()
     for i in range(nb):
@@ -389,11 +386,10 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
         pos[j] = -1
         if code[j] == SKIP and ub[j] > 0.0 and x[j] == 0.0:
             code[j] = AT_LOWER  # a variable in no row when the basis was read may be in one now
+    tight = np.zeros(m, dtype=np.bool_)
     for b in range(nb):
         pos[bvar[b]] = b
-    tight = np.zeros(m, dtype=np.bool_)
-    for i in range(nb):
-        tight[trow[i]] = True
+        tight[trow[b]] = True
     work = np.empty(cap * cap + 1)
     rhs = np.empty(cap + 1)
     y = np.empty(cap + 1)
@@ -544,7 +540,7 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
             _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, y, ymag, aty, atyabs)
             enter, sigma = _entering(cost, ub, code, I64(nb), y, ymag, aty, atyabs, margin, rounding)
             if enter < 0:
-                if since == 0 or inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+                if since == 0 or inverse_ok(trow, nb, astart, aidx, pos, minv, ld, work):
                     break
                 # the updated inverse drifted: recompute it and the values, and price again
                 if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
