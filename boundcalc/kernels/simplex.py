@@ -65,10 +65,9 @@ def invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
     ``astart``/``aidx``, ``pos[v]`` the basis position of ``v`` or -1).  False when a pivot is below
     ``1e-12`` or :func:`inverse_ok` fails; ``work``: scratch of at least ``nb^2``."""
     optimize_for_size()
-    for q in range(nb * nb):
-        work[q] = 0.0
     for b in range(nb):
         for i in range(nb):
+            work[b * nb + i] = 0.0
             minv[b * ld + i] = 0.0
     for i in range(nb):
         r = trow[i]
@@ -378,7 +377,6 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
     n = cost.shape[0]
     m = astart.shape[0] - 1
     cap = bvar.shape[0]
-    ld = cap
     if trow.shape[0] < cap or minv.shape[0] < cap * cap or nb > cap:
         return CAPACITY, nb, 0
     pos = np.empty(n, dtype=np.int64)  # each variable's basis position, -1: none
@@ -405,7 +403,7 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
     cand = np.empty(n + cap + 1, dtype=np.int64)
     cratio = np.empty(n + cap + 1)
     ca = np.empty(n + cap + 1)
-    _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
+    _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, cap, rhs)
     pivots = 0
     since = 0  # pivots since M^-1 was last computed from the basis
     dual = False  # primal infeasible (rows added since the basis was read)?
@@ -422,7 +420,7 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
                 dual = True
                 break
     if dual:
-        _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, y, ymag, aty, atyabs)
+        _duals(cost, nb, bvar, trow, astart, aidx, minv, cap, y, ymag, aty, atyabs)
         if _entering(cost, ub, code, I64(nb), y, ymag, aty, atyabs, margin, rounding)[0] >= 0:
             nb = 0  # not dual feasible: the slack basis
             for j in range(n):
@@ -430,7 +428,7 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
                 code[j] = AT_LOWER if ub[j] > 0.0 else SKIP
             for r in range(m):
                 tight[r] = False
-            _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
+            _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, cap, rhs)
     while True:
         enter = -1
         kind = 0  # the pivot: 0 a bound flip, 1 the basic variable at position leave leaves, 2 row leave's slack
@@ -456,7 +454,7 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
         if dual:
             if pivots >= maxit:
                 return ITERATION_LIMIT, nb, pivots
-            _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, y, ymag, aty, atyabs)
+            _duals(cost, nb, bvar, trow, astart, aidx, minv, cap, y, ymag, aty, atyabs)
             # the pivot row alpha_j: the leaving variable's rate per unit move of each nonbasic one
             for j in range(n):
                 alpha[j] = 0.0
@@ -464,10 +462,10 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
                 r = p - nb
                 for k in range(astart[r], astart[r + 1]):
                     alpha[aidx[k]] = 1.0
-                _row_inverse(I64(r), I64(nb), pos, astart, aidx, minv, ld, u, z)
+                _row_inverse(I64(r), I64(nb), pos, astart, aidx, minv, cap, u, z)
             else:  # basic variable p: alpha_j = -z.a_j, z = row p of M^-1
                 for i in range(nb):
-                    z[i] = minv[p * ld + i]
+                    z[i] = minv[p * cap + i]
             for i in range(nb):
                 zi = z[i]
                 if zi != 0.0:
@@ -537,28 +535,28 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
                 kind, leave = 1, p
                 lc = SKIP if not ub[bvar[p]] > 0.0 else (AT_LOWER if need_up else AT_UPPER)
         else:
-            _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, y, ymag, aty, atyabs)
+            _duals(cost, nb, bvar, trow, astart, aidx, minv, cap, y, ymag, aty, atyabs)
             enter, sigma = _entering(cost, ub, code, I64(nb), y, ymag, aty, atyabs, margin, rounding)
             if enter < 0:
-                if since == 0 or inverse_ok(trow, nb, astart, aidx, pos, minv, ld, work):
+                if since == 0 or inverse_ok(trow, nb, astart, aidx, pos, minv, cap, work):
                     break
                 # the updated inverse drifted: recompute it and the values, and price again
-                if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+                if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, cap, work):
                     return NUMERICAL, nb, pivots
                 since = 0
-                _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
+                _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, cap, rhs)
                 continue
             if pivots >= maxit:
                 return ITERATION_LIMIT, nb, pivots
             # the direction of the basic variables per unit step, and the ratio test
             if enter < n:
-                _column(I64(enter), I64(nb), trow, astart, aidx, minv, ld, aT, w)
+                _column(I64(enter), I64(nb), trow, astart, aidx, minv, cap, aT, w)
                 for b in range(nb):
                     dB[b] = -sigma * w[b]
                 step = ub[enter]  # the bound flip
             else:
                 for b in range(nb):
-                    dB[b] = minv[b * ld + enter - n]
+                    dB[b] = minv[b * cap + enter - n]
                 step = np.inf
             leave_up = False
             piv_best = 0.0
@@ -607,10 +605,10 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
             if st != OPTIMAL:
                 return st, nb, pivots
             if since >= 100:
-                if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+                if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, cap, work):
                     return NUMERICAL, nb, pivots
                 since = 0
-        _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
+        _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, cap, rhs)
     for j in range(n):  # the final checks: bounds and rows
         v = x[j]
         if v < -FEAS_TOL or v > ub[j] + FEAS_TOL:
