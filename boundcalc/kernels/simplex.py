@@ -196,10 +196,9 @@ def _change_basis(enter, kind, leave, leave_code, nb, bvar, trow, pos, tight, co
     Returns ``(status, nb)``."""
     optimize_for_size()
     n = pos.shape[0]
-    cap = bvar.shape[0]
-    ld = cap
+    cap = bvar.shape[0]  # also M^-1's leading dimension
     if enter < n:
-        _column(I64(enter), I64(nb), trow, astart, aidx, minv, ld, aT, w)
+        _column(I64(enter), I64(nb), trow, astart, aidx, minv, cap, aT, w)
     if kind == 1:
         l = leave
         jl = bvar[l]
@@ -213,38 +212,38 @@ def _change_basis(enter, kind, leave, leave_code, nb, bvar, trow, pos, tight, co
             code[enter] = BASIC
             f = 1.0 / w[l]
             for i in range(nb):
-                minv[l * ld + i] *= f
+                minv[l * cap + i] *= f
             for b in range(nb):
                 g = w[b]
                 if b != l and g != 0.0:
                     for i in range(nb):
-                        minv[b * ld + i] -= g * minv[l * ld + i]
+                        minv[b * cap + i] -= g * minv[l * cap + i]
         else:  # the slack of tight row i0 for variable l: row i0 and column l leave M
             i0 = enter - n
-            pv = minv[l * ld + i0]
+            pv = minv[l * cap + i0]
             if not abs(pv) > PIVOT_TOL:
                 return NUMERICAL, nb
             f = 1.0 / pv
             for b in range(nb):
-                g = minv[b * ld + i0] * f
+                g = minv[b * cap + i0] * f
                 if b != l and g != 0.0:
                     for i in range(nb):
-                        minv[b * ld + i] -= g * minv[l * ld + i]
+                        minv[b * cap + i] -= g * minv[l * cap + i]
             last = nb - 1
             tight[trow[i0]] = False
             if l != last:
                 bvar[l] = bvar[last]
                 pos[bvar[l]] = l
                 for i in range(nb):
-                    minv[l * ld + i] = minv[last * ld + i]
+                    minv[l * cap + i] = minv[last * cap + i]
             if i0 != last:
                 trow[i0] = trow[last]
                 for b in range(nb):
-                    minv[b * ld + i0] = minv[b * ld + last]
+                    minv[b * cap + i0] = minv[b * cap + last]
             nb -= 1
         return OPTIMAL, nb
     r = leave  # row r becomes tight
-    _row_inverse(I64(r), I64(nb), pos, astart, aidx, minv, ld, u, z)
+    _row_inverse(I64(r), I64(nb), pos, astart, aidx, minv, cap, u, z)
     if enter < n:  # variable j and row r join M (bordered inverse)
         if nb >= cap:
             return CAPACITY, nb
@@ -261,11 +260,11 @@ def _change_basis(enter, kind, leave, leave_code, nb, bvar, trow, pos, tight, co
             g = w[b] * f
             if g != 0.0:
                 for i in range(nb):
-                    minv[b * ld + i] += g * z[i]
-            minv[b * ld + nb] = -g
+                    minv[b * cap + i] += g * z[i]
+            minv[b * cap + nb] = -g
         for i in range(nb):
-            minv[nb * ld + i] = -z[i] * f
-        minv[nb * ld + nb] = f
+            minv[nb * cap + i] = -z[i] * f
+        minv[nb * cap + nb] = f
         bvar[nb] = enter
         pos[enter] = nb
         code[enter] = BASIC
@@ -279,12 +278,12 @@ def _change_basis(enter, kind, leave, leave_code, nb, bvar, trow, pos, tight, co
         return NUMERICAL, nb
     z[i0] -= 1.0
     for b in range(nb):
-        aT[b] = minv[b * ld + i0]
+        aT[b] = minv[b * cap + i0]
     for b in range(nb):
         g = aT[b] / den
         if g != 0.0:
             for i in range(nb):
-                minv[b * ld + i] -= g * z[i]
+                minv[b * cap + i] -= g * z[i]
     tight[trow[i0]] = False
     trow[i0] = r
     tight[r] = True
