@@ -21,9 +21,6 @@ reads ``y`` from HiGHS's factorisation; CW-RMED's compiled step (:mod:`boundcalc
 testing every Copeland winner's basis at every step without Python, keeps ``(M^-1)^T`` of each
 basis (``M`` the 0/1 basis matrix on the tight rows) and forms ``y = M^-T c_B`` itself, faster at
 16-64 arms than reading ``B^-1`` from HiGHS row by row.
-
-Plain ``@numba.njit(cache=True)`` functions over arrays; the margins are plain floats of the layer's
-numba-free ``__init__``, so the LP core reads them without loading numba.
 """
 
 from __future__ import annotations

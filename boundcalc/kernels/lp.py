@@ -31,13 +31,7 @@ from numba import njit
 from . import compile_gc  # noqa: F401  (the garbage-collection guard of every compilation)
 from .codesize import optimize_for_size
 
-__all__ = [
-    "winner_tables",
-    "copeland_sums",
-    "copeland_rows",
-    "ecw_pool_row",
-    "ecw_closed_form",
-]
+__all__ = ["winner_tables", "copeland_sums", "copeland_rows", "ecw_pool_row", "ecw_closed_form"]
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
@@ -166,19 +160,16 @@ def copeland_sums(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, out):
             if ok[i2, c]:
                 anyok = True
                 break
-        if not anyok:
-            for c in range(nc):
-                out[i2, c] = np.inf
-            continue
-        n = np.int64(0)  # not a literal 0: numba would compile _sort_head for that type too
-        for j in range(K):
-            if pool[i2, j]:
-                tmp[n] = E[i2, j]
-                n += 1
-        _sort_head(tmp, n)
-        PS[0] = 0.0
-        for k in range(n):
-            PS[k + 1] = PS[k] + tmp[k]
+        if anyok:  # the pool's sorted prefix sums, for the case columns with rows
+            n = np.int64(0)  # not a literal 0: numba would compile _sort_head for that type too
+            for j in range(K):
+                if pool[i2, j]:
+                    tmp[n] = E[i2, j]
+                    n += 1
+            _sort_head(tmp, n)
+            PS[0] = 0.0
+            for k in range(n):
+                PS[k + 1] = PS[k] + tmp[k]
         own = E[a, i2]
         for c in range(nc):
             if not ok[i2, c]:
@@ -302,10 +293,7 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
                 wmem[w] = Ia[k]
                 w += 1
         _stable_sort(wmem, w, E[a], tb[i2], buf)  # I_a \\ {i2} by (value, tb, arm)
-        taken = 0
-        for q in range(nc):
-            if taken >= npick:
-                break
+        for q in range(npick):
             c = corder[q]
             s = sums[i2, c]
             if not (1.0 - s > tol):
@@ -330,7 +318,6 @@ def copeland_rows(E, a, Ia, pool, mI, mS, ok, caseB, in_Ia, pid, sums, tb, tol, 
             h2[n] = g2
             n += 1
             starts[n] = nnz
-            taken += 1
     return n, pick_v[:n], starts[: n + 1], idx[:nnz], h1[:n], h2[:n]
 
 
@@ -387,9 +374,11 @@ def ecw_closed_form(beats, L, C, a, E):
     idx = np.empty(K, dtype=np.int64)
     keys = np.empty(K)
     total_I = 0.0
-    for j in range(K):
+    for j in range(K):  # e_{a j} = 1 on I_a; the pools' rows below write no entry of row or column a
         if beats[a, j]:
             total_I += C[a, j]
+            E[a, j] = 1.0
+            E[j, a] = 1.0
     parts = 0.0
     for i2 in range(K):
         if i2 == a:
@@ -401,8 +390,4 @@ def ecw_closed_form(beats, L, C, a, E):
         for q in range(hbest):
             E[i2, idx[q]] = level
             E[idx[q], i2] = level
-    for j in range(K):
-        if beats[a, j]:
-            E[a, j] = 1.0
-            E[j, a] = 1.0
     return total_I + parts

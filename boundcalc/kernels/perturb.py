@@ -48,8 +48,7 @@ def weights(n: int) -> np.ndarray:
 
 
 def perturbed_cost(c: Any, h: Any) -> Any:
-    """``c (1 + h) + h`` with ``h = delta g_p``, on floats or elementwise on arrays (the same IEEE
-    operations either way: the LP core calls it on arrays, CW-RMED's compiled step on scalars)."""
+    """``c (1 + h) + h`` with ``h = delta g_p``: the same IEEE operations on floats or elementwise on arrays."""
     return c * (1.0 + h) + h
 
 

@@ -34,9 +34,6 @@ holds within :data:`FEAS_TOL`, ``M^-1`` passed its check and the duals pass the 
 otherwise (or after ``maxit`` pivots) the status says why and the caller re-solves with HiGHS.
 Callers: :meth:`boundcalc.lp.highs.CoveringLP._solve_simplex` and
 :func:`boundcalc.kernels.cw_rmed.resolve_from_basis`.
-
-Functions are ``@njit(cache=True)`` over flat arrays (``M^-1`` row-major with leading dimension
-``cap = len(bvar)``), sized by :func:`~boundcalc.kernels.codesize.optimize_for_size`.
 """
 
 from __future__ import annotations
@@ -68,10 +65,9 @@ def invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
     ``astart``/``aidx``, ``pos[v]`` the basis position of ``v`` or -1).  False when a pivot is below
     ``1e-12`` or :func:`inverse_ok` fails; ``work``: scratch of at least ``nb^2``."""
     optimize_for_size()
-    for q in range(nb * nb):
-        work[q] = 0.0
     for b in range(nb):
         for i in range(nb):
+            work[b * nb + i] = 0.0
             minv[b * ld + i] = 0.0
     for i in range(nb):
         r = trow[i]
@@ -107,11 +103,11 @@ def invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
                 for k in range(nb):
                     work[ro + k] -= g * work[co + k]
                     minv[r * ld + k] -= g * minv[c * ld + k]
-    return inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work)
+    return inverse_ok(trow, nb, astart, aidx, pos, minv, ld, work)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+def inverse_ok(trow, nb, astart, aidx, pos, minv, ld, work):
     """``|M M^-1 - I| <= 1e-9`` entrywise (``work``: scratch of ``nb``)."""
     optimize_for_size()
     for i in range(nb):
@@ -200,10 +196,9 @@ def _change_basis(enter, kind, leave, leave_code, nb, bvar, trow, pos, tight, co
     Returns ``(status, nb)``."""
     optimize_for_size()
     n = pos.shape[0]
-    cap = bvar.shape[0]
-    ld = cap
+    cap = bvar.shape[0]  # also M^-1's leading dimension
     if enter < n:
-        _column(I64(enter), I64(nb), trow, astart, aidx, minv, ld, aT, w)
+        _column(I64(enter), I64(nb), trow, astart, aidx, minv, cap, aT, w)
     if kind == 1:
         l = leave
         jl = bvar[l]
@@ -217,38 +212,38 @@ def _change_basis(enter, kind, leave, leave_code, nb, bvar, trow, pos, tight, co
             code[enter] = BASIC
             f = 1.0 / w[l]
             for i in range(nb):
-                minv[l * ld + i] *= f
+                minv[l * cap + i] *= f
             for b in range(nb):
                 g = w[b]
                 if b != l and g != 0.0:
                     for i in range(nb):
-                        minv[b * ld + i] -= g * minv[l * ld + i]
+                        minv[b * cap + i] -= g * minv[l * cap + i]
         else:  # the slack of tight row i0 for variable l: row i0 and column l leave M
             i0 = enter - n
-            pv = minv[l * ld + i0]
+            pv = minv[l * cap + i0]
             if not abs(pv) > PIVOT_TOL:
                 return NUMERICAL, nb
             f = 1.0 / pv
             for b in range(nb):
-                g = minv[b * ld + i0] * f
+                g = minv[b * cap + i0] * f
                 if b != l and g != 0.0:
                     for i in range(nb):
-                        minv[b * ld + i] -= g * minv[l * ld + i]
+                        minv[b * cap + i] -= g * minv[l * cap + i]
             last = nb - 1
             tight[trow[i0]] = False
             if l != last:
                 bvar[l] = bvar[last]
                 pos[bvar[l]] = l
                 for i in range(nb):
-                    minv[l * ld + i] = minv[last * ld + i]
+                    minv[l * cap + i] = minv[last * cap + i]
             if i0 != last:
                 trow[i0] = trow[last]
                 for b in range(nb):
-                    minv[b * ld + i0] = minv[b * ld + last]
+                    minv[b * cap + i0] = minv[b * cap + last]
             nb -= 1
         return OPTIMAL, nb
     r = leave  # row r becomes tight
-    _row_inverse(I64(r), I64(nb), pos, astart, aidx, minv, ld, u, z)
+    _row_inverse(I64(r), I64(nb), pos, astart, aidx, minv, cap, u, z)
     if enter < n:  # variable j and row r join M (bordered inverse)
         if nb >= cap:
             return CAPACITY, nb
@@ -265,11 +260,11 @@ def _change_basis(enter, kind, leave, leave_code, nb, bvar, trow, pos, tight, co
             g = w[b] * f
             if g != 0.0:
                 for i in range(nb):
-                    minv[b * ld + i] += g * z[i]
-            minv[b * ld + nb] = -g
+                    minv[b * cap + i] += g * z[i]
+            minv[b * cap + nb] = -g
         for i in range(nb):
-            minv[nb * ld + i] = -z[i] * f
-        minv[nb * ld + nb] = f
+            minv[nb * cap + i] = -z[i] * f
+        minv[nb * cap + nb] = f
         bvar[nb] = enter
         pos[enter] = nb
         code[enter] = BASIC
@@ -283,12 +278,12 @@ def _change_basis(enter, kind, leave, leave_code, nb, bvar, trow, pos, tight, co
         return NUMERICAL, nb
     z[i0] -= 1.0
     for b in range(nb):
-        aT[b] = minv[b * ld + i0]
+        aT[b] = minv[b * cap + i0]
     for b in range(nb):
         g = aT[b] / den
         if g != 0.0:
             for i in range(nb):
-                minv[b * ld + i] -= g * z[i]
+                minv[b * cap + i] -= g * z[i]
     tight[trow[i0]] = False
     trow[i0] = r
     tight[r] = True
@@ -381,7 +376,6 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
     n = cost.shape[0]
     m = astart.shape[0] - 1
     cap = bvar.shape[0]
-    ld = cap
     if trow.shape[0] < cap or minv.shape[0] < cap * cap or nb > cap:
         return CAPACITY, nb, 0
     pos = np.empty(n, dtype=np.int64)  # each variable's basis position, -1: none
@@ -389,11 +383,10 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
         pos[j] = -1
         if code[j] == SKIP and ub[j] > 0.0 and x[j] == 0.0:
             code[j] = AT_LOWER  # a variable in no row when the basis was read may be in one now
+    tight = np.zeros(m, dtype=np.bool_)
     for b in range(nb):
         pos[bvar[b]] = b
-    tight = np.zeros(m, dtype=np.bool_)
-    for i in range(nb):
-        tight[trow[i]] = True
+        tight[trow[b]] = True
     work = np.empty(cap * cap + 1)
     rhs = np.empty(cap + 1)
     y = np.empty(cap + 1)
@@ -409,7 +402,7 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
     cand = np.empty(n + cap + 1, dtype=np.int64)
     cratio = np.empty(n + cap + 1)
     ca = np.empty(n + cap + 1)
-    _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
+    _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, cap, rhs)
     pivots = 0
     since = 0  # pivots since M^-1 was last computed from the basis
     dual = False  # primal infeasible (rows added since the basis was read)?
@@ -426,7 +419,7 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
                 dual = True
                 break
     if dual:
-        _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, y, ymag, aty, atyabs)
+        _duals(cost, nb, bvar, trow, astart, aidx, minv, cap, y, ymag, aty, atyabs)
         if _entering(cost, ub, code, I64(nb), y, ymag, aty, atyabs, margin, rounding)[0] >= 0:
             nb = 0  # not dual feasible: the slack basis
             for j in range(n):
@@ -434,7 +427,7 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
                 code[j] = AT_LOWER if ub[j] > 0.0 else SKIP
             for r in range(m):
                 tight[r] = False
-            _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
+            _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, cap, rhs)
     while True:
         enter = -1
         kind = 0  # the pivot: 0 a bound flip, 1 the basic variable at position leave leaves, 2 row leave's slack
@@ -460,7 +453,7 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
         if dual:
             if pivots >= maxit:
                 return ITERATION_LIMIT, nb, pivots
-            _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, y, ymag, aty, atyabs)
+            _duals(cost, nb, bvar, trow, astart, aidx, minv, cap, y, ymag, aty, atyabs)
             # the pivot row alpha_j: the leaving variable's rate per unit move of each nonbasic one
             for j in range(n):
                 alpha[j] = 0.0
@@ -468,10 +461,10 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
                 r = p - nb
                 for k in range(astart[r], astart[r + 1]):
                     alpha[aidx[k]] = 1.0
-                _row_inverse(I64(r), I64(nb), pos, astart, aidx, minv, ld, u, z)
+                _row_inverse(I64(r), I64(nb), pos, astart, aidx, minv, cap, u, z)
             else:  # basic variable p: alpha_j = -z.a_j, z = row p of M^-1
                 for i in range(nb):
-                    z[i] = minv[p * ld + i]
+                    z[i] = minv[p * cap + i]
             for i in range(nb):
                 zi = z[i]
                 if zi != 0.0:
@@ -541,28 +534,28 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
                 kind, leave = 1, p
                 lc = SKIP if not ub[bvar[p]] > 0.0 else (AT_LOWER if need_up else AT_UPPER)
         else:
-            _duals(cost, nb, bvar, trow, astart, aidx, minv, ld, y, ymag, aty, atyabs)
+            _duals(cost, nb, bvar, trow, astart, aidx, minv, cap, y, ymag, aty, atyabs)
             enter, sigma = _entering(cost, ub, code, I64(nb), y, ymag, aty, atyabs, margin, rounding)
             if enter < 0:
-                if since == 0 or inverse_ok(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+                if since == 0 or inverse_ok(trow, nb, astart, aidx, pos, minv, cap, work):
                     break
                 # the updated inverse drifted: recompute it and the values, and price again
-                if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+                if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, cap, work):
                     return NUMERICAL, nb, pivots
                 since = 0
-                _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
+                _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, cap, rhs)
                 continue
             if pivots >= maxit:
                 return ITERATION_LIMIT, nb, pivots
             # the direction of the basic variables per unit step, and the ratio test
             if enter < n:
-                _column(I64(enter), I64(nb), trow, astart, aidx, minv, ld, aT, w)
+                _column(I64(enter), I64(nb), trow, astart, aidx, minv, cap, aT, w)
                 for b in range(nb):
                     dB[b] = -sigma * w[b]
                 step = ub[enter]  # the bound flip
             else:
                 for b in range(nb):
-                    dB[b] = minv[b * ld + enter - n]
+                    dB[b] = minv[b * cap + enter - n]
                 step = np.inf
             leave_up = False
             piv_best = 0.0
@@ -611,10 +604,10 @@ def solve_from_basis(cost, ub, astart, aidx, x, code, nb, bvar, trow, minv, maxi
             if st != OPTIMAL:
                 return st, nb, pivots
             if since >= 100:
-                if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, ld, work):
+                if not invert_basis(trow, bvar, nb, astart, aidx, pos, minv, cap, work):
                     return NUMERICAL, nb, pivots
                 since = 0
-        _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, ld, rhs)
+        _values(x, code, ub, I64(nb), bvar, trow, astart, aidx, minv, cap, rhs)
     for j in range(n):  # the final checks: bounds and rows
         v = x[j]
         if v < -FEAS_TOL or v > ub[j] + FEAS_TOL:
