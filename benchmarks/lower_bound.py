@@ -134,10 +134,19 @@ def _count_landed_churn(mod) -> None:
     highs.CoveringLP.add_rows = add_rows
 
 
+def _cached_lps(solver):
+    """The HiGHS models a solver's cache holds: an entry's ``lp``, or its plain and sorted models' ``lp``."""
+    for e in solver._cache.values():
+        for m in (getattr(e, "lp", None), getattr(e, "model", None), getattr(e, "sorted", None)):
+            lp = getattr(m, "lp", m)
+            if lp is not None and lp is not False:
+                yield lp
+
+
 def landed_solve(landed, mu: np.ndarray):
     solver = landed.CopelandLPSolver()
     res = solver.solve(landed.PreferenceMatrix(mu))
-    res.stats["rows_readded"] = sum(e.lp.__dict__.get("readded", 0) for e in solver._cache.values() if e.lp)
+    res.stats["rows_readded"] = sum(lp.__dict__.get("readded", 0) for lp in _cached_lps(solver))
     return res
 
 

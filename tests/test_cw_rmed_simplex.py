@@ -134,7 +134,7 @@ def test_simplex_basis_read_equals_basis_matrix(monkeypatch):
 
     def check(lp):
         if lp._sx is not None:
-            x, status, row_basic = lp._basis_status()
+            x, status, row_basic = lp.basis_status()
             status[(lp._ub <= lp._lb) & (status != 1)] = 3
             a = basis_matrix(status, row_basic, lp._starts, lp._idx)
             b = C._simplex_basis(lp)

@@ -381,6 +381,8 @@ def test_check_conditioning():
     last[0, 1], last[1, 0] = np.nextafter(0.5, 1.0), 1.0 - np.nextafter(0.5, 1.0)
     assert check_conditioning(last).solvable
     assert MIN_SOLVABLE_GAP == np.nextafter(0.5, 1.0) - 0.5
+    with pytest.raises(TypeError, match="not a Structure"):  # a structure holds no gaps
+        check_conditioning(PreferenceMatrix(mu, ties="break", tie_epsilon=1e-3).structure)
 
 
 # ----------------------------------------------------------------------------- HiGHS and cvxpy failures

@@ -133,7 +133,7 @@ def highs_model(cost, ub, rows):
 
 def stored_basis(lp):
     """HiGHS's last basis in the form CW-RMED's kernel keeps it (policies.cw_rmed._basis_parts)."""
-    x, status, row_basic = lp._basis_status()
+    x, status, row_basic = lp.basis_status()
     status[(lp._ub <= lp._lb) & (status != 1)] = 3
     ok, bvar, _, _, minvT = basis_matrix(status, row_basic, lp._starts, lp._idx)
     status[status == 3] = SKIP

@@ -139,7 +139,7 @@ class Conditioning:
         return f"well posed: smallest gap {self.min_gap:.3g}, pair costs span {self.cost_ratio:.3g}"
 
 
-def check_conditioning(matrix: MatrixLike | Structure, regret: np.ndarray | None = None) -> Conditioning:
+def check_conditioning(matrix: MatrixLike, regret: np.ndarray | None = None) -> Conditioning:
     """The :class:`Conditioning` of the lower-bound LP of ``matrix``.
 
     Parameters
@@ -161,6 +161,8 @@ def check_conditioning(matrix: MatrixLike | Structure, regret: np.ndarray | None
     >>> check_conditioning([[0.5, 0.5 + 1e-17], [0.5 - 1e-17, 0.5]]).solvable   # 1/2 + 1e-17 is 1/2
     False
     """
+    if isinstance(matrix, Structure):  # the gaps are the matrix's, not its structure's
+        raise TypeError("check_conditioning needs the preference matrix (its gaps), not a Structure")
     if isinstance(matrix, (str, os.PathLike)):
         matrix = as_preference_matrix(matrix)
     if isinstance(matrix, PreferenceMatrix):

@@ -36,7 +36,7 @@ from .._highs import new_highs
 from ..kernels import DUAL_MARGIN, ROUNDING
 from .constraints import RowBlock, _select_rows, row_hashes, rows_to_csr
 
-__all__ = ["CoveringLP", "SolverError", "LPSolution", "LPBasis", "FALLBACKS", "lagrangian_bound"]
+__all__ = ["CoveringLP", "SolverError", "LPSolution", "FALLBACKS", "lagrangian_bound"]
 
 #: What :meth:`CoveringLP.solve` tries, from scratch and in this order, when the warm dual
 #: simplex does not end "Optimal": ``(name, HiGHS options)``.
@@ -136,21 +136,6 @@ class _LazySolution(LPSolution):
     @row_duals.setter
     def row_duals(self, value) -> None:
         self._row_duals = value
-
-
-@dataclass
-class LPBasis:
-    """A simplex basis of a :class:`CoveringLP` (:meth:`CoveringLP.basis`): the solution ``x``; ``status[j]`` 0 at its
-    lower bound, 1 basic, 2 at its upper bound, 3 in no row or another HiGHS status; ``row_basic[r]`` whether row
-    ``r``'s slack is basic; the rows in CSR (``starts``, ``idx``); the variables' bounds."""
-
-    x: np.ndarray
-    status: np.ndarray
-    row_basic: np.ndarray
-    starts: np.ndarray
-    idx: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
 
 
 class CoveringLP:
@@ -463,16 +448,12 @@ class CoveringLP:
         c = np.concatenate([self.costs, np.zeros(self.n_vars - self.n)])
         return lagrangian_bound(c, self._lb, self._ub, self._starts, self._idx, self._val, self._lo, y)
 
-    def basis(self) -> LPBasis:
-        """The simplex basis and solution of the last :meth:`solve` (:class:`LPBasis`), for a caller
-        that tests whether it stays optimal under new costs (CW-RMED's line 11)."""
-        x, status, row_basic = self._basis_status()
-        return LPBasis(x, status, row_basic, self._starts.copy(), self._idx.copy(), self._lb.copy(), self._ub.copy())
-
-    def _basis_status(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(x, status, row_basic)`` of :meth:`basis` (new arrays), without copying rows and bounds."""
-        if self._sx is not None:  # the compiled simplex's basis (its codes are LPBasis's but SKIP)
-            bvar, trow, _, code, x, nb = self._sx
+    def basis_status(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The basis of the last :meth:`solve`, for a caller that tests whether it stays optimal under new costs
+        (CW-RMED's line 11), as new arrays ``(x, status, row_basic)``: ``status[j]`` 0 at its lower bound, 1 basic, 2 at
+        its upper bound, 3 in no row or another status; ``row_basic[r]`` whether row ``r``'s slack is basic."""
+        if self._sx is not None:  # the compiled simplex's basis (its SKIP read as 3)
+            _, trow, _, code, x, nb = self._sx
             status = code.copy()
             status[status > 2] = 3
             row_basic = np.ones(self.n_rows, dtype=bool)
@@ -592,10 +573,10 @@ class CoveringLP:
             code[~(self._ub > 0)] = 4  # SKIP: fixed at 0
             sx = [np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n * n), code, np.zeros(n), 0]
         bvar, trow, minv, code, x, nb = sx
+        maxit = self.SIMPLEX_MAXIT
         status, nb, piv = solve_from_basis(
-            self.costs, self._ub, self._starts, self._idx, x, code, nb, bvar, trow, minv, self.SIMPLEX_MAXIT,
-            DUAL_MARGIN, ROUNDING,
-        )  # fmt: skip
+            self.costs, self._ub, self._starts, self._idx, x, code, nb, bvar, trow, minv, maxit, DUAL_MARGIN, ROUNDING
+        )
         if status != OPTIMAL:
             self._sx = None
             return None

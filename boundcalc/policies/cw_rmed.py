@@ -230,7 +230,7 @@ def _basis_parts(lp: CoveringLP) -> tuple[np.ndarray, ...] | None:
     """``(x, status, basic variables, (M^-1)^T, tight rows' starts, their variables, tight rows, every row's starts
     and variables)`` of the plain model ``lp``'s last basis (``M`` the 0/1 basis matrix on the tight rows; the last
     three for the compiled simplex), or None when ``M`` is not square and well conditioned."""
-    x, status, row_basic = lp._basis_status()
+    x, status, row_basic = lp.basis_status()
     status[(lp._ub <= lp._lb) & (status != 1)] = 3  # a fixed variable (an empirical tie) never moves
     if lp._sx is not None:
         ok, bvar, rs, ri, minvT = _simplex_basis(lp)
@@ -238,7 +238,7 @@ def _basis_parts(lp: CoveringLP) -> tuple[np.ndarray, ...] | None:
         ok, bvar, rs, ri, minvT = kcw.basis_matrix(status, row_basic, lp._starts, lp._idx)
     if not ok:
         return None
-    # LPBasis's 3 (fixed, in no row, or nonbasic off its bounds) is not tested
+    # status 3 (fixed, in no row, or nonbasic off its bounds) is not tested
     status[status == 3] = SKIP
     return x, status, bvar, minvT, rs, ri, np.flatnonzero(~row_basic), lp._starts, lp._idx
 
