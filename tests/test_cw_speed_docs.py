@@ -44,7 +44,7 @@ def test_speed_page_quotes_the_stored_speed_rows():
     the landed version (``policies_cw.json``) and the interleaved comparisons (``cw_ab_python.json``,
     ``cw_ab_scale.json``, ``cw_ab_blocks.json``, ``cw_ab_final.json``, ``cw_ab_highs_banner.json``, ``cw_ab_basis.json``,
     ``cw_ab_pools.json``, ``cw_ab_simplex.json``, ``cw_ab_two_models*.json``, ``cw_ab_rows_compiled.json``, ``cw_ab_no_memo.json``,
-    ``cw_ab_pool_resort.json``), each with
+    ``cw_ab_pool_resort.json``, ``cw_ab_line_cut*.json``, ``cw_ab_without_simplex.json``), each with
     the same decisions."""
     text = _flat(SPEED_PAGE.read_text())
     pol = {r["matrix"]: r for r in json.loads((RESULTS / "policies_cw.json").read_text())["cw_rmed"]}
@@ -73,6 +73,10 @@ def test_speed_page_quotes_the_stored_speed_rows():
         "cw_ab_rows_compiled.json",
         "cw_ab_no_memo.json",
         "cw_ab_pool_resort.json",
+        "cw_ab_line_cut.json",
+        "cw_ab_line_cut_fig1a.json",
+        "cw_ab_line_cut_fig1c.json",
+        "cw_ab_without_simplex.json",
     ):
         for r in json.loads((RESULTS / name).read_text())["rows"]:
             assert r["same_decisions"]
