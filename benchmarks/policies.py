@@ -330,7 +330,7 @@ def main() -> None:
     now = run_worker(ROOT, spec)
     landed = None
     if a.landed:
-        # the --landed checkout's CW-RMED runs 64 arms only with --landed-cw-64 (a slow checkout takes hours)
+        # CW-RMED on 64 arms runs in the --landed checkout only with --landed-cw-64 (hours where its LP is slow)
         lcw = {k: v for k, v in spec["cw_matrices"].items() if len(v) <= 16 or a.landed_cw_64} if a.landed_cw else {}
         lspec = dict(
             spec,

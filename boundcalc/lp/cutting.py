@@ -22,7 +22,7 @@ from .constraints import CopelandFamily, RowBlock, _as_square, rows_to_csr
 from .ecw import ecw_allocation
 from .highs import CoveringLP, lagrangian_bound
 from .lifted import CopelandModel
-from .structure import Structure, as_structure, check_regret, empirical_structure, structure_d, triu
+from .structure import Structure, as_structure, check_regret, empirical_structure, over_d, structure_d, triu
 
 __all__ = [
     "Violation",
@@ -64,7 +64,7 @@ def pair_costs(matrix: MatrixLike | Structure, regret: ArrayLike | None = None) 
     st = as_structure(matrix)
     iu = triu(st.K)
     R = st.regret if regret is None else check_regret(regret, st.K)
-    return _over_d(R[iu], structure_d(st)[iu])
+    return over_d(R[iu], structure_d(st)[iu], 1.0)
 
 
 def _pair_costs_000(st: Structure) -> np.ndarray:
@@ -74,12 +74,7 @@ def _pair_costs_000(st: Structure) -> np.ndarray:
     i, j = triu(K)
     L = np.asarray(st.L, dtype=float)
     r = (L[i] + L[j] - 2.0 * L.min()) / (2.0 * (K - 1))
-    return _over_d(r, structure_d(st)[i, j])
-
-
-def _over_d(r: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """``r / d``, 1 where ``d = 0``."""
-    return np.divide(r, d, out=np.ones(d.size), where=d > 0)
+    return over_d(r, structure_d(st)[i, j], 1.0)
 
 
 #: The smallest gap ``|mu_ij - 1/2|`` a double holds next to 1/2 (``2**-53``).  The cutting plane solves and certifies
@@ -220,8 +215,7 @@ def _primal_bound(costs: np.ndarray, x: np.ndarray, violation: float) -> float:
 
 def _q_matrix(d: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``q = e / d`` (K x K), 0 where ``d = 0`` (the diagonal and empirical ties)."""
-    E = _as_square(x, d.shape[0])
-    return np.divide(E, d, out=np.zeros(d.shape), where=d > 0)
+    return over_d(_as_square(x, d.shape[0]), d, 0.0)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from ..matrix import MatrixLike, as_preference_matrix
 from ..result import BoundResult, Certificate
 from ..units import UNIT_000, UNIT_CUSTOM
 from .constraints import ECWFamily
-from .structure import Structure, as_structure, check_regret, empirical_structure, structure_d, triu
+from .structure import Structure, as_structure, check_regret, empirical_structure, over_d, structure_d, triu
 
 __all__ = ["ecw_bound", "ecw_allocation", "ecw_allocation_numpy", "ecw_empirical"]
 
@@ -29,7 +29,7 @@ def _cost_matrix(st: Structure, regret: ArrayLike | None = None) -> np.ndarray:
     """``C = r / d`` (K x K), ``inf`` on the diagonal; tied pairs (``d = 0``, in no row) get cost 1."""
     R = st.regret if regret is None else check_regret(regret, st.K)
     d = structure_d(st)
-    C = np.divide(R, d, out=np.ones(d.shape), where=d > 0)
+    C = over_d(R, d, 1.0)
     np.fill_diagonal(C, np.inf)
     return C
 
@@ -152,7 +152,7 @@ def _ecw(st: Structure, regret: ArrayLike | None, certify: bool) -> BoundResult:
     for w in st.winners.tolist():
         v, E = ecw_allocation(st.beats, C, w)
         per[w] = v
-        allocs[w] = np.divide(E, d, out=np.zeros(d.shape), where=d > 0)
+        allocs[w] = over_d(E, d, 0.0)
         if certify:
             certs[w] = Certificate(ECWFamily(st, w).max_violation(E[triu(st.K)]), v, float("nan"))
             failures += [f"winner {w}: closed-form allocation: {p}" for p in certs[w].problems()]

@@ -23,8 +23,8 @@ Why these bounds (measured; ``benchmarks/results/``):
 * offline the sorted model is the smallest and the fastest measured but for one 136-arm case (12% behind a model of
   pool blocks): 1.7 to 32 times faster than the plain model at 8 to 136 arms; a 1000-arm tournament: 5,774 rows, under
   1 s against 189 s with pool blocks (``lower_bound_formulations.json``, ``lower_bound_formulations_1000.json``);
-* online the compiled kernels are faster at every size measured, 4 to 16 arms (``cw_lp_paths.json``: Table 2's 10^5 steps 0.019 s against
-  0.020 s, 16 arms 2.2 s against 38 s); a fresh process pays about 17 ms to load them;
+* online the compiled kernels are faster at every size measured, 4 to 16 arms (``cw_lp_paths.json``: Table 2's
+  10^5 steps 0.019 s against 0.020 s, 16 arms 2.2 s against 38 s); a fresh process pays about 17 ms to load them;
 * online from 32 arms a new empirical structure's cold solve takes several times fewer rounds on the sorted model, and
   a model derived from the last structure's (a pair or two flipped) starts from its rows and basis; HiGHS's scaling of
   the lifted rows is per-run work (``cw_speed/cw_ab_scale.json``); below 32 arms the plain model's 0/1 basis, tested

@@ -36,6 +36,7 @@ __all__ = [
     "check_regret",
     "pair_regret",
     "triu",
+    "over_d",
 ]
 
 
@@ -51,6 +52,12 @@ def empirical_mu(wins: np.ndarray) -> np.ndarray:
         mu = np.where(N > 0, W / np.where(N > 0, N, 1.0), 0.5)
     np.fill_diagonal(mu, 0.5)
     return mu
+
+
+def over_d(x: np.ndarray, d: np.ndarray, fill: float) -> np.ndarray:
+    """``x / d`` entrywise, ``fill`` where ``d = 0`` (the diagonal and empirical ties): pair costs ``r / d`` (fill 1,
+    so that a pair in no row gets ``e = 0``) and allocations ``q = e / d`` (fill 0)."""
+    return np.divide(x, d, out=np.full(np.shape(d), float(fill)), where=d > 0)
 
 
 @functools.cache
